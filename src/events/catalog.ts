@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import type { NewEvent, RecordedEvent } from '../store/types';
+import { eventIdFor } from './ids';
+
+/**
+ * Every event type recon writes has a name, a version and a zod schema of its data. Upcasting an old
+ * version means adding a new definition, never editing one that has been written.
+ */
+export interface EventDefinition<T extends string, S extends z.ZodType> {
+  readonly type: T;
+  readonly version: number;
+  readonly schema: S;
+}
+
+export function defineEvent<T extends string, S extends z.ZodType>(type: T, version: number, schema: S): EventDefinition<T, S> {
+  return Object.freeze({ type, version, schema });
+}
+
+export type EventData<D> = D extends EventDefinition<string, infer S> ? z.infer<S> : never;
+
+/** Builds a new event: validates the data and derives the id from the source and the content. */
+export function newEvent<T extends string, S extends z.ZodType>(
+  def: EventDefinition<T, S>,
+  data: z.input<S>,
+  opts: { idSource?: string; idContent?: unknown; metadata?: Record<string, unknown> } = {},
+): NewEvent<z.infer<S>> {
+  const parsed = def.schema.parse(data) as z.infer<S>;
+  const id = eventIdFor(opts.idSource ?? `${def.type}.v${def.version}`, opts.idContent ?? parsed);
+  return { id, type: def.type, version: def.version, data: parsed, ...(opts.metadata ? { metadata: opts.metadata } : {}) };
+}
+
+/** True when a recorded event is of this definition (type and version); its data is then validated. */
+export function isEvent<T extends string, S extends z.ZodType>(
+  def: EventDefinition<T, S>,
+  e: RecordedEvent,
+): e is RecordedEvent<z.infer<S>> & { type: T } {
+  return e.type === def.type && e.version === def.version;
+}
+
+export function dataOf<T extends string, S extends z.ZodType>(def: EventDefinition<T, S>, e: RecordedEvent): z.infer<S> {
+  return def.schema.parse(e.data) as z.infer<S>;
+}

@@ -1,0 +1,44 @@
+import { createHash } from 'node:crypto';
+
+/** Namespace of every deterministic id recon derives (UUID v5, RFC 9562). */
+export const RECON_NAMESPACE = '6f1c7a52-3d0b-5b8e-9a41-2c7d0e9b4f10';
+
+function uuidBytes(uuid: string): Buffer {
+  return Buffer.from(uuid.replace(/-/g, ''), 'hex');
+}
+
+/** UUID v5: SHA-1 of namespace + name, with version and variant bits set. */
+export function uuidV5(name: string, namespace: string = RECON_NAMESPACE): string {
+  const hash = createHash('sha1').update(uuidBytes(namespace)).update(name, 'utf8').digest();
+  hash[6] = (hash[6]! & 0x0f) | 0x50;
+  hash[8] = (hash[8]! & 0x3f) | 0x80;
+  const hex = hash.subarray(0, 16).toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
+/**
+ * JSON with object keys sorted at every level, so that equal content always gives equal text
+ * (and equal ids and hashes) whatever order a source sent its fields in. Bigints become strings.
+ */
+export function stableStringify(value: unknown): string {
+  if (value === null || typeof value !== 'object') {
+    if (typeof value === 'bigint') return JSON.stringify(value.toString());
+    return JSON.stringify(value) ?? 'null';
+  }
+  if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
+  if (value instanceof Date) return JSON.stringify(value.toISOString());
+  const entries = Object.keys(value as object)
+    .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${stableStringify((value as Record<string, unknown>)[k])}`);
+  return `{${entries.join(',')}}`;
+}
+
+export function sha256Hex(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/** Deterministic event id from the source and the content. */
+export function eventIdFor(source: string, content: unknown): string {
+  return uuidV5(`${source}\n${stableStringify(content)}`);
+}

@@ -1,0 +1,77 @@
+import type { LogLevel } from './config/env';
+
+/**
+ * Structured logs: one JSON object per line on stderr. Every line passes through a scrubber that
+ * removes the configured secret values and anything shaped like a card number, so that neither can
+ * reach a log whatever a caller passes in.
+ */
+
+export interface Logger {
+  debug(msg: string, fields?: Record<string, unknown>): void;
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+  error(msg: string, fields?: Record<string, unknown>): void;
+  child(fields: Record<string, unknown>): Logger;
+}
+
+const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
+
+// 13 to 19 digits, optionally grouped by spaces or dashes: the shape of a PAN.
+const PAN = /\b(?:\d[ -]?){12,18}\d\b/g;
+// Fields whose values are never written, whatever they hold.
+const SENSITIVE_KEY = /^(cc_number|card_cvv|cvv|cvc|api_?secret|api_?key|endpoints_?key|password|authorization|x-api-auth|x-api-key|signature|token|secret)$/i;
+
+export function maskPan(text: string): string {
+  return text.replace(PAN, (m) => {
+    const digits = m.replace(/\D/g, '');
+    return `${digits.slice(0, 6)}******${digits.slice(-4)}`;
+  });
+}
+
+export function scrubber(secrets: readonly string[]): (text: string) => string {
+  const list = [...new Set(secrets.filter((s) => s.length >= 4))].sort((a, b) => b.length - a.length);
+  return (text) => {
+    let out = text;
+    for (const s of list) if (out.includes(s)) out = out.split(s).join('[redacted]');
+    return maskPan(out);
+  };
+}
+
+function redactKeys(value: unknown, depth = 0): unknown {
+  if (depth > 6 || value === null || typeof value !== 'object') {
+    return typeof value === 'bigint' ? value.toString() : value;
+  }
+  if (value instanceof Error) return { name: value.name, message: value.message, ...(('code' in value) ? { code: (value as { code: unknown }).code } : {}) };
+  if (Array.isArray(value)) return value.map((v) => redactKeys(v, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = SENSITIVE_KEY.test(k) ? '[redacted]' : redactKeys(v, depth + 1);
+  return out;
+}
+
+export interface LoggerOptions {
+  readonly level?: LogLevel;
+  readonly secrets?: readonly string[];
+  readonly write?: (line: string) => void;
+  readonly base?: Record<string, unknown>;
+}
+
+export function createLogger(opts: LoggerOptions = {}): Logger {
+  const threshold = ORDER[opts.level ?? 'info'];
+  const scrub = scrubber(opts.secrets ?? []);
+  const write = opts.write ?? ((line: string) => process.stderr.write(line + '\n'));
+  const base = opts.base ?? {};
+  const emit = (level: Exclude<LogLevel, 'silent'>, msg: string, fields?: Record<string, unknown>) => {
+    if (ORDER[level] < threshold) return;
+    const record = { time: new Date().toISOString(), level, msg, ...(redactKeys({ ...base, ...fields }) as object) };
+    write(scrub(JSON.stringify(record)));
+  };
+  return {
+    debug: (m, f) => emit('debug', m, f),
+    info: (m, f) => emit('info', m, f),
+    warn: (m, f) => emit('warn', m, f),
+    error: (m, f) => emit('error', m, f),
+    child: (fields) => createLogger({ ...opts, base: { ...base, ...fields } }),
+  };
+}
+
+export const silentLogger: Logger = createLogger({ level: 'silent' });

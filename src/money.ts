@@ -1,0 +1,60 @@
+/**
+ * Money is integer minor units (bigint) from parse to export. Nothing here ever goes through a float.
+ */
+
+export type Minor = bigint;
+
+export type AmountParse =
+  | { readonly ok: true; readonly minor: Minor; readonly raw: string }
+  | { readonly ok: false; readonly reason: string; readonly raw: string };
+
+// Plain decimal notation only: no exponent, no NaN/Infinity, no thousands separators, at most two decimals.
+const DECIMAL = /^(-)?(\d+)(?:\.(\d+))?$/;
+
+/** Largest amount accepted, in minor units: far above any real payment, far below 2^63. */
+export const MAX_MINOR = 10n ** 15n;
+
+/**
+ * Parses a decimal amount exactly to minor units (2 decimals). `raw` is the text as received, which
+ * the caller keeps for audit. A JS number is accepted only through its shortest round-trip text,
+ * which is exact for every value with at most two decimals below 2^53 / 100.
+ */
+export function parseAmount(input: unknown, opts: { allowNegative?: boolean } = {}): AmountParse {
+  const raw = typeof input === 'number' ? String(input) : typeof input === 'string' ? input : JSON.stringify(input) ?? String(input);
+  if (typeof input !== 'number' && typeof input !== 'string') {
+    return { ok: false, reason: 'expected a decimal number', raw };
+  }
+  if (typeof input === 'number' && !Number.isFinite(input)) return { ok: false, reason: 'not a finite number', raw };
+  const text = raw.trim();
+  const m = DECIMAL.exec(text);
+  if (!m) return { ok: false, reason: `not a plain decimal amount: ${JSON.stringify(raw.slice(0, 40))}`, raw };
+  const [, sign, whole, frac = ''] = m;
+  if (frac.length > 2) return { ok: false, reason: `more than two decimals: ${raw}`, raw };
+  const minor = BigInt(whole!) * 100n + BigInt(frac.padEnd(2, '0'));
+  if (minor > MAX_MINOR) return { ok: false, reason: `amount too large: ${raw}`, raw };
+  const signed = sign ? -minor : minor;
+  if (signed < 0n && !opts.allowNegative) return { ok: false, reason: `negative amount: ${raw}`, raw };
+  return { ok: true, minor: signed, raw };
+}
+
+/** Parses or throws; for trusted internal data only. */
+export function toMinor(input: unknown): Minor {
+  const r = parseAmount(input, { allowNegative: true });
+  if (!r.ok) throw new RangeError(r.reason);
+  return r.minor;
+}
+
+/** Minor units to a plain decimal string with two decimals ("-12.05"). Exact. */
+export function formatMinor(minor: Minor): string {
+  const neg = minor < 0n;
+  const abs = neg ? -minor : minor;
+  const whole = abs / 100n;
+  const frac = (abs % 100n).toString().padStart(2, '0');
+  return `${neg ? '-' : ''}${whole}.${frac}`;
+}
+
+export function sumMinor(values: Iterable<Minor>): Minor {
+  let total = 0n;
+  for (const v of values) total += v;
+  return total;
+}

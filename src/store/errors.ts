@@ -1,0 +1,57 @@
+import type { ExpectedRevision } from './types';
+
+/** Typed store errors: callers switch on `code` (after tRPC's error codes). */
+export type StoreErrorCode = 'WRONG_EXPECTED_REVISION' | 'EVENT_ID_CONFLICT' | 'STORE_UNAVAILABLE' | 'INVALID_EVENT';
+
+export class StoreError extends Error {
+  constructor(readonly code: StoreErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreError';
+  }
+}
+
+export class WrongExpectedRevisionError extends StoreError {
+  constructor(readonly stream: string, readonly expected: ExpectedRevision, readonly actual: number | 'no_stream') {
+    super('WRONG_EXPECTED_REVISION', `stream ${stream}: expected revision ${String(expected)}, actual ${String(actual)}`);
+    this.name = 'WrongExpectedRevisionError';
+  }
+}
+
+export class EventIdConflictError extends StoreError {
+  constructor(readonly eventId: string, readonly stream: string, readonly reason: 'different_content' | 'other_stream', readonly existingStream: string) {
+    super(
+      'EVENT_ID_CONFLICT',
+      reason === 'different_content'
+        ? `event ${eventId} already exists in ${existingStream} with different content`
+        : `event ${eventId} already exists in stream ${existingStream}, not ${stream}`,
+    );
+    this.name = 'EventIdConflictError';
+  }
+}
+
+export class StoreUnavailableError extends StoreError {
+  constructor(message: string, cause?: unknown) {
+    super('STORE_UNAVAILABLE', message, { cause });
+    this.name = 'StoreUnavailableError';
+  }
+}
+
+export class InvalidEventError extends StoreError {
+  constructor(message: string) {
+    super('INVALID_EVENT', message);
+    this.name = 'InvalidEventError';
+  }
+}
+
+export function isStoreError(e: unknown, code?: StoreErrorCode): e is StoreError {
+  return e instanceof StoreError && (code === undefined || e.code === code);
+}
+
+export function checkExpected(stream: string, expected: ExpectedRevision, actual: number): void {
+  const ok =
+    expected === 'any' ||
+    (expected === 'no_stream' && actual === -1) ||
+    (expected === 'stream_exists' && actual >= 0) ||
+    (typeof expected === 'number' && expected === actual);
+  if (!ok) throw new WrongExpectedRevisionError(stream, expected, actual < 0 ? 'no_stream' : actual);
+}

@@ -1,0 +1,182 @@
+import type { Sql } from '../db/connect';
+import { constraintOf, isConnectionError, isSqlState } from '../db/errors';
+import { EventIdConflictError, StoreUnavailableError, checkExpected } from './errors';
+import { prepareAppend, type PreparedEvent } from './prepare';
+import type { AppendRequest, AppendResult, EventStore, NewEvent, Position, RecordedEvent } from './types';
+
+interface EventRow {
+  global_position: bigint;
+  transaction_id: string;
+  event_id: string;
+  stream_id: string;
+  stream_revision: bigint;
+  type: string;
+  version: number;
+  data: unknown;
+  metadata: Record<string, unknown>;
+  recorded_at: Date;
+}
+
+function toRecorded(r: EventRow): RecordedEvent {
+  return {
+    id: r.event_id,
+    stream: r.stream_id,
+    revision: Number(r.stream_revision),
+    position: { commit: BigInt(r.transaction_id), prepare: r.global_position },
+    type: r.type,
+    version: r.version,
+    data: r.data,
+    metadata: r.metadata,
+    recordedAt: r.recorded_at,
+  };
+}
+
+const COLUMNS = 'global_position, transaction_id::text as transaction_id, event_id::text as event_id, stream_id, stream_revision, type, version, data, metadata, recorded_at';
+
+/** Two concurrent appends of the same new id: the loser retries once and then sees it as a duplicate. */
+const MAX_ATTEMPTS = 3;
+
+async function guard<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (isConnectionError(e)) throw new StoreUnavailableError(`event store unavailable: ${(e as Error).message}`, e);
+    throw e;
+  }
+}
+
+/** PostgreSQL backend: events in the same database as the read models. */
+export function createPostgresEventStore(sql: Sql, opts: { ownsConnection?: boolean } = {}): EventStore {
+  async function appendOnce(requests: readonly AppendRequest[]): Promise<AppendResult[]> {
+    const prepared = prepareAppend(requests);
+    return sql.begin(async (tx) => {
+      const ids = prepared.map((p) => p.id);
+      const existing = ids.length
+        ? await tx<{ event_id: string; stream_id: string; content_hash: string }[]>`
+            select event_id::text as event_id, stream_id, content_hash from es_events where event_id = any(${ids}::uuid[])`
+        : [];
+      const known = new Map(existing.map((r) => [r.event_id, r]));
+      const fresh: PreparedEvent[] = [];
+      const duplicates = new Map<string, number>();
+      for (const p of prepared) {
+        const k = known.get(p.id);
+        if (!k) {
+          fresh.push(p);
+          continue;
+        }
+        if (k.stream_id !== p.stream) throw new EventIdConflictError(p.id, p.stream, 'other_stream', k.stream_id);
+        if (k.content_hash !== p.contentHash) throw new EventIdConflictError(p.id, p.stream, 'different_content', k.stream_id);
+        duplicates.set(p.stream, (duplicates.get(p.stream) ?? 0) + 1);
+      }
+      const streams = [...new Set(requests.map((r) => r.stream))].sort();
+      const writing = [...new Set(fresh.map((p) => p.stream))].sort();
+      if (writing.length) {
+        // Sorted inserts and row locks: concurrent multi-stream appends cannot deadlock.
+        await tx`insert into es_streams (stream_id, revision) select s, -1 from unnest(${writing}::text[]) as s order by s on conflict do nothing`;
+      }
+      const current = new Map<string, number>();
+      if (streams.length) {
+        const rows = await tx<{ stream_id: string; revision: bigint }[]>`
+          select stream_id, revision from es_streams where stream_id = any(${streams}::text[]) order by stream_id for update`;
+        for (const r of rows) current.set(r.stream_id, Number(r.revision));
+      }
+      for (const r of requests) {
+        const hasFresh = fresh.some((p) => p.stream === r.stream);
+        if (hasFresh) checkExpected(r.stream, r.expectedRevision ?? 'any', current.get(r.stream) ?? -1);
+      }
+      const revisions: number[] = [];
+      const next = new Map(current);
+      for (const p of fresh) {
+        const rev = (next.get(p.stream) ?? -1) + 1;
+        next.set(p.stream, rev);
+        revisions.push(rev);
+      }
+      const lastPosition = new Map<string, Position>();
+      if (fresh.length) {
+        const inserted = await tx<{ stream_id: string; global_position: bigint; transaction_id: string }[]>`
+          insert into es_events (event_id, stream_id, stream_revision, type, version, data, metadata, content_hash)
+          select id, stream, rev, type, version, data::jsonb, metadata::jsonb, hash
+          from unnest(${fresh.map((p) => p.id)}::uuid[], ${fresh.map((p) => p.stream)}::text[], ${revisions}::int8[],
+                      ${fresh.map((p) => p.type)}::text[], ${fresh.map((p) => p.version)}::int4[],
+                      ${fresh.map((p) => p.dataJson)}::text[], ${fresh.map((p) => p.metadataJson)}::text[],
+                      ${fresh.map((p) => p.contentHash)}::text[])
+            as t(id, stream, rev, type, version, data, metadata, hash)
+          returning stream_id, global_position, transaction_id::text as transaction_id`;
+        for (const row of inserted) {
+          const pos = { commit: BigInt(row.transaction_id), prepare: row.global_position };
+          const prior = lastPosition.get(row.stream_id);
+          if (!prior || prior.prepare < pos.prepare) lastPosition.set(row.stream_id, pos);
+        }
+        const updated = writing.map((s) => next.get(s)!);
+        await tx`update es_streams as s set revision = v.rev from unnest(${writing}::text[], ${updated}::int8[]) as v(stream, rev) where s.stream_id = v.stream`;
+      }
+      return requests.map((r): AppendResult => ({
+        stream: r.stream,
+        revision: next.get(r.stream) ?? current.get(r.stream) ?? -1,
+        appended: fresh.filter((p) => p.stream === r.stream).length,
+        duplicates: duplicates.get(r.stream) ?? 0,
+        position: lastPosition.get(r.stream),
+      }));
+    }) as Promise<AppendResult[]>;
+  }
+
+  async function appendMany(requests: readonly AppendRequest[]): Promise<AppendResult[]> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await guard(() => appendOnce(requests));
+      } catch (e) {
+        const raced = isSqlState(e, 'uniqueViolation') && constraintOf(e) === 'es_events_event_id_unique';
+        if (!raced || attempt >= MAX_ATTEMPTS) throw e;
+      }
+    }
+  }
+
+  return {
+    backend: 'postgres',
+    async append(stream: string, events: readonly NewEvent[], opts: { expectedRevision?: import('./types').ExpectedRevision } = {}) {
+      const [r] = await appendMany([{ stream, events, expectedRevision: opts.expectedRevision ?? 'any' }]);
+      return r!;
+    },
+    appendMany,
+    async readStream(stream, opts = {}) {
+      const from = opts.fromRevision ?? 0;
+      const limit = opts.maxCount ?? 1_000_000;
+      const rows = await guard(() => sql.unsafe<EventRow[]>(
+        `select ${COLUMNS} from es_events where stream_id = $1 and stream_revision >= $2 order by stream_revision limit $3`,
+        [stream, from, limit],
+      ));
+      return rows.map(toRecorded);
+    },
+    async readAll(from, opts = {}) {
+      const limit = opts.maxCount ?? 1000;
+      const rows = await guard(() =>
+        from
+          ? sql.unsafe<EventRow[]>(
+              `select ${COLUMNS} from es_events
+               where (transaction_id, global_position) > ($1::text::xid8, $2::int8)
+                 and transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+               order by transaction_id, global_position limit $3`,
+              [from.commit.toString(), from.prepare.toString(), limit],
+            )
+          : sql.unsafe<EventRow[]>(
+              `select ${COLUMNS} from es_events
+               where transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+               order by transaction_id, global_position limit $1`,
+              [limit],
+            ),
+      );
+      return rows.map(toRecorded);
+    },
+    async headPosition() {
+      const rows = await guard(() => sql<{ transaction_id: string; global_position: bigint }[]>`
+        select transaction_id::text as transaction_id, global_position from es_events
+        where transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+        order by transaction_id desc, global_position desc limit 1`);
+      const r = rows[0];
+      return r ? { commit: BigInt(r.transaction_id), prepare: r.global_position } : undefined;
+    },
+    async close() {
+      if (opts.ownsConnection) await sql.end({ timeout: 5 });
+    },
+  };
+}

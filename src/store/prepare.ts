@@ -1,0 +1,56 @@
+import { sha256Hex, stableStringify } from '../events/ids';
+import { EventIdConflictError, InvalidEventError } from './errors';
+import type { AppendRequest, NewEvent } from './types';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface PreparedEvent {
+  readonly stream: string;
+  readonly id: string;
+  readonly type: string;
+  readonly version: number;
+  readonly dataJson: string;
+  readonly metadataJson: string;
+  readonly contentHash: string;
+}
+
+/** Content that an event id stands for: type, version and data (metadata is circumstance, not content). */
+export function contentHash(e: Pick<NewEvent, 'type' | 'version' | 'data'>): string {
+  return sha256Hex(stableStringify({ type: e.type, version: e.version, data: e.data }));
+}
+
+/**
+ * Validates and serialises the events of append requests, shared by both backends. Repeats of an id
+ * within the same call collapse to one when their content is equal and are refused otherwise.
+ */
+export function prepareAppend(requests: readonly AppendRequest[]): PreparedEvent[] {
+  const seen = new Map<string, PreparedEvent>();
+  const out: PreparedEvent[] = [];
+  for (const r of requests) {
+    if (typeof r.stream !== 'string' || r.stream.length === 0 || r.stream.length > 512) throw new InvalidEventError(`invalid stream name ${JSON.stringify(r.stream)}`);
+    for (const e of r.events) {
+      if (!UUID.test(e.id)) throw new InvalidEventError(`event id must be a UUID, got ${JSON.stringify(e.id)}`);
+      if (!e.type || typeof e.type !== 'string') throw new InvalidEventError(`event ${e.id}: type is required`);
+      if (!Number.isInteger(e.version) || e.version < 1) throw new InvalidEventError(`event ${e.id}: version must be a positive integer`);
+      let dataJson: string;
+      let metadataJson: string;
+      try {
+        dataJson = JSON.stringify(e.data);
+        metadataJson = JSON.stringify(e.metadata ?? {});
+      } catch (err) {
+        throw new InvalidEventError(`event ${e.id}: data is not plain JSON (${(err as Error).message})`);
+      }
+      if (dataJson === undefined) throw new InvalidEventError(`event ${e.id}: data is required`);
+      const prepared: PreparedEvent = { stream: r.stream, id: e.id.toLowerCase(), type: e.type, version: e.version, dataJson, metadataJson, contentHash: contentHash(e) };
+      const prior = seen.get(prepared.id);
+      if (prior) {
+        if (prior.stream !== prepared.stream) throw new EventIdConflictError(prepared.id, prepared.stream, 'other_stream', prior.stream);
+        if (prior.contentHash !== prepared.contentHash) throw new EventIdConflictError(prepared.id, prepared.stream, 'different_content', prior.stream);
+        continue;
+      }
+      seen.set(prepared.id, prepared);
+      out.push(prepared);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,100 @@
+/**
+ * The event store port. Two backends implement it (PostgreSQL, EventStoreDB) and one contract test
+ * suite runs against both (test/store/contract.ts).
+ */
+
+/** Where an event sits in the global order: `commit` first, then `prepare` (EventStoreDB's terms). */
+export interface Position {
+  readonly commit: bigint;
+  readonly prepare: bigint;
+}
+
+export type ExpectedRevision = number | 'no_stream' | 'stream_exists' | 'any';
+
+/** An event to append. `data` and `metadata` must be plain JSON (amounts as strings, never bigint). */
+export interface NewEvent<D = unknown> {
+  /** Deterministic: derived from the source and the content (see src/events/ids.ts). */
+  readonly id: string;
+  readonly type: string;
+  readonly version: number;
+  readonly data: D;
+  readonly metadata?: Readonly<Record<string, unknown>>;
+}
+
+export interface RecordedEvent<D = unknown> {
+  readonly id: string;
+  readonly stream: string;
+  /** 0-based position within the stream. */
+  readonly revision: number;
+  readonly position: Position;
+  readonly type: string;
+  readonly version: number;
+  readonly data: D;
+  readonly metadata: Readonly<Record<string, unknown>>;
+  readonly recordedAt: Date;
+}
+
+export interface AppendRequest {
+  readonly stream: string;
+  readonly events: readonly NewEvent[];
+  readonly expectedRevision?: ExpectedRevision;
+}
+
+export interface AppendResult {
+  readonly stream: string;
+  /** Revision of the stream's last event after the append (-1: the stream does not exist). */
+  readonly revision: number;
+  /** Events written now. */
+  readonly appended: number;
+  /** Events whose ids were already in the stream with the same content: skipped, not an error. */
+  readonly duplicates: number;
+  /** Position of the last event written now, when any was. */
+  readonly position: Position | undefined;
+}
+
+export interface ReadAllOptions {
+  /** Largest number of events returned by one call. */
+  readonly maxCount?: number;
+}
+
+export interface EventStore {
+  readonly backend: 'postgres' | 'eventstoredb';
+  /**
+   * Appends to one stream. Events whose ids are already in the stream with the same content are
+   * skipped (so every retry is safe); if nothing new remains the call succeeds without checking
+   * `expectedRevision`. An id already stored with other content, or in another stream, is an error.
+   */
+  append(stream: string, events: readonly NewEvent[], opts?: { expectedRevision?: ExpectedRevision }): Promise<AppendResult>;
+  /**
+   * Appends to several streams. PostgreSQL does it in one transaction (all or nothing); EventStoreDB
+   * has no multi-stream transaction and appends stream by stream (each idempotent, so a retry completes it).
+   */
+  appendMany(requests: readonly AppendRequest[]): Promise<AppendResult[]>;
+  /** The whole stream in revision order; empty when it does not exist. */
+  readStream(stream: string, opts?: { fromRevision?: number; maxCount?: number }): Promise<RecordedEvent[]>;
+  /**
+   * Events strictly after `from` (from the start when omitted) in commit order. A follower that passes
+   * the last position it saw never skips an event and never sees one twice.
+   */
+  readAll(from?: Position, opts?: ReadAllOptions): Promise<RecordedEvent[]>;
+  /** Position of the last event a reader can see now, or undefined when the store is empty. */
+  headPosition(): Promise<Position | undefined>;
+  close(): Promise<void>;
+}
+
+export function comparePositions(a: Position, b: Position): number {
+  if (a.commit !== b.commit) return a.commit < b.commit ? -1 : 1;
+  if (a.prepare !== b.prepare) return a.prepare < b.prepare ? -1 : 1;
+  return 0;
+}
+
+/** Text form for storage in checkpoints, statements and logs: "commit/prepare". */
+export function formatPosition(p: Position): string {
+  return `${p.commit}/${p.prepare}`;
+}
+
+export function parsePosition(text: string): Position {
+  const m = /^(\d+)\/(\d+)$/.exec(text.trim());
+  if (!m) throw new RangeError(`not a position: ${JSON.stringify(text)} (expected commit/prepare)`);
+  return { commit: BigInt(m[1]!), prepare: BigInt(m[2]!) };
+}

@@ -1,0 +1,180 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventIdFor } from '../../src/events/ids';
+import { EventIdConflictError, WrongExpectedRevisionError } from '../../src/store/errors';
+import { comparePositions, type EventStore, type NewEvent, type RecordedEvent } from '../../src/store/types';
+import { randomUUID } from 'node:crypto';
+
+/**
+ * One contract, every backend (after emmett's approach): the same behaviour is demanded of the
+ * PostgreSQL and the EventStoreDB event store.
+ */
+export interface StoreFixture {
+  readonly store: EventStore;
+  teardown(): Promise<void>;
+}
+
+export function ev(stream: string, n: number, data: Record<string, unknown> = {}): NewEvent {
+  const content = { n, ...data };
+  return { id: eventIdFor(`test:${stream}`, content), type: 'TestEvent', version: 1, data: content, metadata: { by: 'contract' } };
+}
+
+export async function readAllEvents(store: EventStore, batch = 1000): Promise<RecordedEvent[]> {
+  const out: RecordedEvent[] = [];
+  let from;
+  for (;;) {
+    const page = await store.readAll(from, { maxCount: batch });
+    if (page.length === 0) return out;
+    out.push(...page);
+    from = page[page.length - 1]!.position;
+  }
+}
+
+export function eventStoreContract(name: string, make: () => Promise<StoreFixture>, skipReason?: string) {
+  const suite = skipReason ? describe.skip : describe;
+  if (skipReason) console.log(`[skipped] event store contract for ${name}: ${skipReason}`);
+  suite(`event store contract: ${name}`, () => {
+    let fx: StoreFixture;
+    let store: EventStore;
+    const s = () => `contract-${randomUUID()}`;
+    beforeAll(async () => {
+      fx = await make();
+      store = fx.store;
+    });
+    afterAll(async () => fx?.teardown());
+
+    it('appends and reads a stream in revision order', async () => {
+      const stream = s();
+      const r = await store.append(stream, [ev(stream, 1), ev(stream, 2), ev(stream, 3)], { expectedRevision: 'no_stream' });
+      expect(r).toMatchObject({ stream, revision: 2, appended: 3, duplicates: 0 });
+      const events = await store.readStream(stream);
+      expect(events.map((e) => [e.revision, (e.data as { n: number }).n, e.type, e.version])).toEqual([
+        [0, 1, 'TestEvent', 1],
+        [1, 2, 'TestEvent', 1],
+        [2, 3, 'TestEvent', 1],
+      ]);
+      expect(events[0]!.metadata).toEqual({ by: 'contract' });
+    });
+
+    it('reads an absent stream as empty', async () => {
+      expect(await store.readStream(s())).toEqual([]);
+    });
+
+    it('checks every kind of expected revision and reports expected and actual', async () => {
+      const stream = s();
+      await expect(store.append(stream, [ev(stream, 1)], { expectedRevision: 'stream_exists' })).rejects.toMatchObject({
+        code: 'WRONG_EXPECTED_REVISION', expected: 'stream_exists', actual: 'no_stream',
+      });
+      await expect(store.append(stream, [ev(stream, 1)], { expectedRevision: 5 })).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+      await store.append(stream, [ev(stream, 1)], { expectedRevision: 'no_stream' });
+      await expect(store.append(stream, [ev(stream, 2)], { expectedRevision: 'no_stream' })).rejects.toMatchObject({ expected: 'no_stream', actual: 0 });
+      await expect(store.append(stream, [ev(stream, 2)], { expectedRevision: 3 })).rejects.toMatchObject({ stream, expected: 3, actual: 0 });
+      await store.append(stream, [ev(stream, 2)], { expectedRevision: 0 });
+      await store.append(stream, [ev(stream, 3)], { expectedRevision: 'stream_exists' });
+      await store.append(stream, [ev(stream, 4)], { expectedRevision: 'any' });
+      expect((await store.readStream(stream)).map((e) => e.revision)).toEqual([0, 1, 2, 3]);
+    });
+
+    it('treats a re-sent event id as a successful no-op, whatever the expected revision', async () => {
+      const stream = s();
+      const batch = [ev(stream, 1), ev(stream, 2)];
+      await store.append(stream, batch, { expectedRevision: 'no_stream' });
+      const again = await store.append(stream, batch, { expectedRevision: 'no_stream' });
+      expect(again).toMatchObject({ appended: 0, duplicates: 2, revision: 1 });
+      // a batch with old and new events writes only the new ones
+      const mixed = await store.append(stream, [ev(stream, 2), ev(stream, 3)]);
+      expect(mixed).toMatchObject({ appended: 1, duplicates: 1, revision: 2 });
+      // the same id twice within one call collapses to one
+      const twice = await store.append(stream, [ev(stream, 4), ev(stream, 4)]);
+      expect(twice.appended).toBe(1);
+      expect((await store.readStream(stream)).length).toBe(4);
+    });
+
+    it('refuses an existing id with different content, and writes nothing of that batch', async () => {
+      const stream = s();
+      const e1 = ev(stream, 1);
+      await store.append(stream, [e1]);
+      const forged = { ...e1, data: { n: 999 } };
+      await expect(store.append(stream, [ev(stream, 2), forged])).rejects.toBeInstanceOf(EventIdConflictError);
+      await expect(store.append(stream, [ev(stream, 2), forged])).rejects.toMatchObject({ code: 'EVENT_ID_CONFLICT', reason: 'different_content' });
+      expect((await store.readStream(stream)).map((e) => (e.data as { n: number }).n)).toEqual([1]);
+    });
+
+    it('refuses invalid events with a clear message', async () => {
+      const stream = s();
+      await expect(store.append(stream, [{ id: 'not-a-uuid', type: 'T', version: 1, data: {} }])).rejects.toThrow(/UUID/);
+      await expect(store.append(stream, [{ ...ev(stream, 1), data: { amount: 10n } }])).rejects.toThrow(/plain JSON/);
+      await expect(store.append(stream, [{ ...ev(stream, 1), version: 0 }])).rejects.toThrow(/version/);
+    });
+
+    it('readAll returns every event once, in a stable order, across pages', async () => {
+      const before = await readAllEvents(store);
+      const streams = [s(), s(), s()];
+      for (let i = 0; i < 30; i++) {
+        const stream = streams[i % 3]!;
+        await store.append(stream, [ev(stream, i)]);
+      }
+      const all = await readAllEvents(store, 7);
+      const mine = all.filter((e) => streams.includes(e.stream));
+      expect(mine.map((e) => (e.data as { n: number }).n)).toEqual([...Array(30).keys()]);
+      for (let i = 1; i < all.length; i++) expect(comparePositions(all[i - 1]!.position, all[i]!.position)).toBe(-1);
+      expect(all.slice(0, before.length).map((e) => e.id)).toEqual(before.map((e) => e.id));
+      const head = await store.headPosition();
+      expect(head && comparePositions(head, all[all.length - 1]!.position)).toBe(0);
+      expect(await store.readAll(head)).toEqual([]);
+    });
+
+    it('appendMany writes several streams and stays idempotent', async () => {
+      const a = s();
+      const b = s();
+      const reqs = [
+        { stream: a, events: [ev(a, 1), ev(a, 2)], expectedRevision: 'no_stream' as const },
+        { stream: b, events: [ev(b, 1)] },
+      ];
+      const first = await store.appendMany(reqs);
+      expect(first.map((r) => r.appended)).toEqual([2, 1]);
+      const second = await store.appendMany(reqs);
+      expect(second.map((r) => r.appended)).toEqual([0, 0]);
+      expect((await store.readStream(a)).length).toBe(2);
+      expect((await store.readStream(b)).length).toBe(1);
+    });
+
+    it('a follower of readAll sees every event of concurrent writers exactly once', async () => {
+      const writers = 8;
+      const perWriter = 25;
+      const streams = Array.from({ length: writers }, () => s());
+      const start = await store.headPosition();
+      const seen: RecordedEvent[] = [];
+      let done = false;
+      const follower = (async () => {
+        let from = start;
+        for (;;) {
+          const page = await store.readAll(from, { maxCount: 13 });
+          for (const e of page) if (streams.includes(e.stream)) seen.push(e);
+          if (page.length) from = page[page.length - 1]!.position;
+          else if (done) return;
+          else await new Promise((r) => setTimeout(r, 5));
+        }
+      })();
+      await Promise.all(streams.map(async (stream) => {
+        for (let i = 0; i < perWriter; i++) await store.append(stream, [ev(stream, i)]);
+      }));
+      done = true;
+      await follower;
+      expect(seen.length).toBe(writers * perWriter);
+      expect(new Set(seen.map((e) => e.id)).size).toBe(writers * perWriter);
+      const replay = (await readAllEvents(store)).filter((e) => streams.includes(e.stream));
+      expect(seen.map((e) => e.id)).toEqual(replay.map((e) => e.id));
+      for (const stream of streams) {
+        expect(seen.filter((e) => e.stream === stream).map((e) => e.revision)).toEqual([...Array(perWriter).keys()]);
+      }
+    });
+
+    it('concurrent appends of the same events store them once', async () => {
+      const stream = s();
+      const batch = Array.from({ length: 10 }, (_, i) => ev(stream, i));
+      const results = await Promise.all(Array.from({ length: 6 }, () => store.append(stream, batch)));
+      expect(results.reduce((n, r) => n + r.appended, 0)).toBe(10);
+      expect((await store.readStream(stream)).length).toBe(10);
+    });
+  });
+}

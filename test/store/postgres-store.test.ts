@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPostgresEventStore } from '../../src/store/postgres';
+import { createTestDatabase, type TestDatabase } from '../support/db';
+import { ev, eventStoreContract, readAllEvents } from './contract';
+import type { RecordedEvent } from '../../src/store/types';
+import { contentHash } from '../../src/store/prepare';
+
+eventStoreContract('postgres', async () => {
+  const db = await createTestDatabase();
+  return { store: createPostgresEventStore(db.sql), teardown: () => db.drop() };
+});
+
+describe('postgres event store: commit order versus sequence order', () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(async () => db.drop());
+
+  it('a follower never skips an event whose transaction commits after later sequence numbers', async () => {
+    const store = createPostgresEventStore(db.sql);
+    await store.append('warm-up', [ev('warm-up', 0)]);
+    const seen: RecordedEvent[] = [];
+    let from = await store.headPosition();
+    const poll = async () => {
+      for (;;) {
+        const page = await store.readAll(from, { maxCount: 100 });
+        if (!page.length) return;
+        seen.push(...page);
+        from = page[page.length - 1]!.position;
+      }
+    };
+
+    // A slow append: its transaction takes the next sequence number and stays open.
+    const slow = await db.sql.reserve();
+    await slow`begin`;
+    const held = ev('slow', 1);
+    await slow`insert into es_streams (stream_id, revision) values ('slow', 0)`;
+    await slow`insert into es_events (event_id, stream_id, stream_revision, type, version, data, content_hash)
+               values (${held.id}, 'slow', 0, ${held.type}, 1, ${db.sql.json(held.data as never)}, ${contentHash(held)})`;
+
+    // Later appends take higher sequence numbers and commit first.
+    for (let i = 0; i < 5; i++) await store.append('fast', [ev('fast', i)]);
+    await poll();
+    // While the slow transaction is open, nothing after it is visible: reading past it would skip it.
+    expect(seen.map((e) => e.stream)).toEqual([]);
+
+    await slow`commit`;
+    slow.release();
+    await poll();
+    expect(seen.map((e) => `${e.stream}:${(e.data as { n: number }).n}`)).toEqual(['slow:1', 'fast:0', 'fast:1', 'fast:2', 'fast:3', 'fast:4']);
+    // The order is stable: a replay from zero gives the same order.
+    const replay = (await readAllEvents(store)).filter((e) => e.stream !== 'warm-up');
+    expect(replay.map((e) => e.id)).toEqual(seen.map((e) => e.id));
+    // The sequence numbers alone would have put "slow" first but a naive reader would have passed it.
+    expect(seen[0]!.position.prepare < seen[1]!.position.prepare).toBe(true);
+  });
+
+  it('refuses updates and deletes of stored events', async () => {
+    const store = createPostgresEventStore(db.sql);
+    await store.append('immutable', [ev('immutable', 1)]);
+    await expect(db.sql`update es_events set type = 'x' where stream_id = 'immutable'`).rejects.toThrow(/append-only/);
+    await expect(db.sql`delete from es_events where stream_id = 'immutable'`).rejects.toThrow(/append-only/);
+  });
+
+  it('a failed multi-stream append leaves nothing behind', async () => {
+    const store = createPostgresEventStore(db.sql);
+    await store.append('atomic-b', [ev('atomic-b', 1)]);
+    await expect(
+      store.appendMany([
+        { stream: 'atomic-a', events: [ev('atomic-a', 1)] },
+        { stream: 'atomic-b', events: [ev('atomic-b', 2)], expectedRevision: 'no_stream' },
+      ]),
+    ).rejects.toMatchObject({ code: 'WRONG_EXPECTED_REVISION' });
+    expect(await store.readStream('atomic-a')).toEqual([]);
+  });
+});
