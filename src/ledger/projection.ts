@@ -1,0 +1,35 @@
+import type postgres from 'postgres';
+import type { RecordedEvent } from '../store/types';
+
+/**
+ * A read model built from the event store. One file per projection in projections/. The runner
+ * (src/ledger/runner.ts) feeds events in commit order and, in one PostgreSQL transaction, applies a
+ * batch and moves the projection's checkpoint: each event takes effect exactly once.
+ *
+ * Tables live in a schema of their own per build (`ctx.schema`, e.g. rm_journal_v1_b1), so that a new
+ * version builds beside the old one; readers use the stable views each projection publishes in schema
+ * `recon` (re-pointed by the runner when a build goes live), never the build schema directly.
+ */
+export type Tx = postgres.TransactionSql<{ bigint: bigint }>;
+
+export interface ProjectionContext {
+  /** the build's schema: qualify every table with it (sql(ctx.schema) as identifier) */
+  readonly schema: string;
+  /** business time zone (RECON_TIMEZONE) for day and month membership */
+  readonly timezone: string;
+  readonly graceHours: number;
+}
+
+export interface Projection {
+  readonly name: string;
+  readonly version: number;
+  /** creates the tables in ctx.schema (an empty schema made for this build) */
+  setup(tx: Tx, ctx: ProjectionContext): Promise<void>;
+  /** applies a batch of events (commit order) inside the runner's transaction; must be deterministic */
+  apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionContext): Promise<void>;
+  /**
+   * `create or replace view recon.<name> as select ... from <ctx.schema>.<table>` statements, run by the
+   * runner when this build goes live. These are the documented views auditors query.
+   */
+  views(ctx: ProjectionContext): readonly string[];
+}
