@@ -175,17 +175,43 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
   }
   const configFile = get('RECON_CONFIG');
   if (configFile !== undefined) {
+    let raw: { projects?: unknown[] } | undefined;
     try {
-      const raw = JSON.parse(readFileSync(configFile, 'utf8')) as { projects?: unknown[] };
+      const text = readFileSync(configFile, 'utf8');
+      try {
+        raw = JSON.parse(text) as { projects?: unknown[] };
+      } catch (e) {
+        // V8 quotes a piece of the text in its message, and the file holds secrets: keep only the position.
+        const at = /position (\d+)/.exec((e as Error).message)?.[1];
+        problem('RECON_CONFIG', `${configFile} is not valid JSON${at ? ` (at character ${at})` : ''}`);
+      }
+    } catch (e) {
+      problem('RECON_CONFIG', `cannot read ${configFile}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`);
+    }
+    if (raw !== undefined && (typeof raw !== 'object' || raw === null)) {
+      problem('RECON_CONFIG', `${configFile}: expected a JSON object with a "projects" array`);
+    } else if (raw !== undefined) {
+      const unsetRefs = new Set<string>();
       const resolved = {
         ...raw,
         projects: Array.isArray(raw.projects)
-          ? raw.projects.map((p) => Object.fromEntries(Object.entries(p as object).map(([k, v]) => [k, resolveEnvRef(v, env)])))
+          ? raw.projects.map((p, n) =>
+              p !== null && typeof p === 'object'
+                ? Object.fromEntries(Object.entries(p as object).map(([k, v]) => {
+                    const value = resolveEnvRef(v, env);
+                    if (value === undefined) {
+                      unsetRefs.add(`projects.${n}.${k}`);
+                      problem('RECON_CONFIG', `${configFile}: projects.${n}.${k} refers to ${String(v).slice(4)}, which is not set in the environment`);
+                    }
+                    return [k, value];
+                  }))
+                : p)
           : raw.projects,
       };
       const parsed = projectFileSchema.safeParse(resolved);
       if (!parsed.success) {
         for (const i of parsed.error.issues) {
+          if (unsetRefs.has(i.path.join('.'))) continue;
           // Name the field, never the value: the file holds secrets.
           problem('RECON_CONFIG', `${configFile}: ${i.path.join('.') || '(root)'}: ${i.message}`);
         }
@@ -196,8 +222,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
           } else projects.push(p);
         }
       }
-    } catch (e) {
-      problem('RECON_CONFIG', `cannot read ${configFile} as JSON: ${(e as Error).message.split('\n')[0]}`);
     }
   }
 
