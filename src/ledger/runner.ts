@@ -1,0 +1,414 @@
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Sql } from '../db/connect';
+import type { Logger } from '../log';
+import { comparePositions, formatPosition, parsePosition, type EventStore, type Position, type RecordedEvent } from '../store/types';
+import type { Projection, ProjectionContext, Tx } from './projection';
+
+/**
+ * The projection runner. Every projection in projections/ is caught up from its checkpoint: each batch of
+ * events and the checkpoint move in one transaction (exactly once). A transaction-scoped advisory lock per
+ * projection name keeps a second runner from working on the same projection at the same time (it skips),
+ * and the checkpoint is re-read under a row lock before applying, so a batch read by a runner that lost
+ * the race is never applied. A crashed runner resumes from the last committed checkpoint.
+ *
+ * A projection whose `version` differs from its live build (or a forced rebuild) is built from zero in a
+ * new schema beside the live one; when caught up, one transaction re-points the `recon.*` views to it,
+ * marks it live and drops the old build.
+ */
+
+export interface RunnerDeps {
+  readonly sql: Sql;
+  readonly store: EventStore;
+  readonly log: Logger;
+  readonly timezone: string;
+  readonly graceHours: number;
+  /** the projections to run; default: every file of projections/ */
+  readonly projections?: readonly Projection[];
+}
+
+export interface ProjectionProgress {
+  readonly name: string;
+  readonly schema: string;
+  readonly status: 'live' | 'building';
+  readonly applied: number;
+  readonly position: string | null;
+}
+
+export interface RunOptions {
+  /** only these projections (default: all) */
+  readonly names?: readonly string[];
+  /** events per transaction (default 1000) */
+  readonly batchSize?: number;
+  /** stop once this position is applied (events after it are left for a later run) */
+  readonly until?: Position;
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (p: ProjectionProgress) => void;
+}
+
+export interface ProjectionReport {
+  readonly name: string;
+  readonly version: number;
+  /** schema of the build that is live after the run (or still building) */
+  readonly schema: string;
+  readonly status: 'live' | 'building';
+  /** events applied by this run, over every build of the projection */
+  readonly applied: number;
+  /** events applied to the reported build since it started */
+  readonly totalApplied: number;
+  /** checkpoint of the reported build ("commit/prepare"), null when nothing was applied */
+  readonly position: string | null;
+  /** a new build replaced the previous live one during this run */
+  readonly wentLive: boolean;
+  /** another runner held the projection: nothing or only part was done by this one */
+  readonly busy: boolean;
+}
+
+export interface Report {
+  readonly projections: readonly ProjectionReport[];
+  /** head of the event store when the run ended */
+  readonly head: string | null;
+}
+
+export const PROJECTIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../projections');
+
+// Advisory lock class of projection locks (the second key is hashtext(name)).
+const LOCK_CLASS = 7315;
+
+let loaded: Promise<Projection[]> | undefined;
+
+/** Every projections/*.ts exporting `projection`, sorted by file name (new files need no registration). */
+export function loadProjections(dir: string = PROJECTIONS_DIR): Promise<Projection[]> {
+  if (dir === PROJECTIONS_DIR && loaded) return loaded;
+  const p = (async () => {
+    const files = readdirSync(dir).filter((f) => /\.ts$/.test(f) && !f.endsWith('.d.ts') && !f.endsWith('.test.ts')).sort();
+    const out: Projection[] = [];
+    const names = new Set<string>();
+    for (const f of files) {
+      const mod = (await import(pathToFileURL(path.join(dir, f)).href)) as { projection?: Projection };
+      if (!mod.projection) continue;
+      if (names.has(mod.projection.name)) throw new Error(`two projections are named ${mod.projection.name} (${f})`);
+      if (!/^[a-z][a-z0-9_]{0,30}$/.test(mod.projection.name)) throw new Error(`projection name ${JSON.stringify(mod.projection.name)} (${f}) must be lower-case snake_case`);
+      names.add(mod.projection.name);
+      out.push(mod.projection);
+    }
+    return out;
+  })();
+  if (dir === PROJECTIONS_DIR) loaded = p;
+  return p;
+}
+
+interface BuildRow {
+  schema_name: string;
+  name: string;
+  version: number;
+  build: number;
+  status: 'building' | 'live' | 'retired';
+  checkpoint: string | null;
+  events_applied: bigint;
+}
+
+export function buildSchemaName(name: string, version: number, build: number): string {
+  return `rm_${name}_v${version}_b${build}`;
+}
+
+function contextFor(deps: RunnerDeps, schema: string): ProjectionContext {
+  return { schema, timezone: deps.timezone, graceHours: deps.graceHours };
+}
+
+async function selectProjections(deps: RunnerDeps, names?: readonly string[]): Promise<Projection[]> {
+  const all = deps.projections ? [...deps.projections] : await loadProjections();
+  if (!names || names.length === 0) return all;
+  const unknown = names.filter((n) => !all.some((p) => p.name === n));
+  if (unknown.length) throw new Error(`unknown projection${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')} (known: ${all.map((p) => p.name).join(', ') || 'none'})`);
+  return all.filter((p) => names.includes(p.name));
+}
+
+async function buildsOf(sql: Sql | Tx, name: string): Promise<BuildRow[]> {
+  return (await sql<BuildRow[]>`
+    select schema_name, name, version, build, status, checkpoint, events_applied
+    from projection_builds where name = ${name} and status in ('building', 'live') order by build`) as unknown as BuildRow[];
+}
+
+async function lockBlocking(tx: Tx, name: string): Promise<void> {
+  await tx`select pg_advisory_xact_lock(${LOCK_CLASS}, hashtext(${name}))`;
+}
+
+async function tryLock(tx: Tx, name: string): Promise<boolean> {
+  const [r] = await tx<{ ok: boolean }[]>`select pg_try_advisory_xact_lock(${LOCK_CLASS}, hashtext(${name})) as ok`;
+  return r?.ok === true;
+}
+
+async function dropBuild(tx: Tx, schema: string): Promise<void> {
+  await tx`update projection_builds set status = 'retired', retired_at = now(), updated_at = now() where schema_name = ${schema}`;
+  await tx.unsafe(`drop schema if exists ${quoteIdent(schema)} cascade`);
+}
+
+function quoteIdent(s: string): string {
+  return `"${s.replace(/"/g, '""')}"`;
+}
+
+/** Creates a new build (schema + tables) of the projection's current version. Caller holds the lock. */
+async function createBuild(tx: Tx, deps: RunnerDeps, p: Projection): Promise<BuildRow> {
+  const [m] = await tx<{ n: number }[]>`select coalesce(max(build), 0)::int as n from projection_builds where name = ${p.name}`;
+  const build = (m?.n ?? 0) + 1;
+  const schema = buildSchemaName(p.name, p.version, build);
+  await tx.unsafe(`drop schema if exists ${quoteIdent(schema)} cascade`);
+  await tx.unsafe(`create schema ${quoteIdent(schema)}`);
+  await p.setup(tx, contextFor(deps, schema));
+  const [row] = await tx<BuildRow[]>`
+    insert into projection_builds (schema_name, name, version, build, status)
+    values (${schema}, ${p.name}, ${p.version}, ${build}, 'building')
+    returning schema_name, name, version, build, status, checkpoint, events_applied`;
+  deps.log.info('projection build started', { projection: p.name, version: p.version, schema });
+  return row as BuildRow;
+}
+
+/**
+ * Makes sure the projection has a build of its current version (live or building): drops a building build
+ * of another version, starts one when the live build is of another version or missing.
+ */
+async function ensureBuilds(deps: RunnerDeps, p: Projection, fresh: boolean): Promise<void> {
+  await deps.sql.begin(async (tx) => {
+    await lockBlocking(tx, p.name);
+    const builds = await buildsOf(tx, p.name);
+    const live = builds.find((b) => b.status === 'live');
+    let building = builds.find((b) => b.status === 'building');
+    if (building && (building.version !== p.version || fresh)) {
+      deps.log.info('projection build abandoned', { projection: p.name, schema: building.schema_name, version: building.version });
+      await dropBuild(tx, building.schema_name);
+      building = undefined;
+    }
+    if (!building && (fresh || !live || live.version !== p.version)) await createBuild(tx, deps, p);
+  });
+}
+
+type StepResult = { kind: 'applied'; count: number; caughtUp: boolean } | { kind: 'busy' } | { kind: 'moved' } | { kind: 'gone' };
+
+/** Applies one batch to one build: lock, re-check checkpoint, apply, move the checkpoint; one transaction. */
+async function step(deps: RunnerDeps, p: Projection, build: BuildRow, batchSize: number, until: Position | undefined): Promise<StepResult> {
+  const from = build.checkpoint ? parsePosition(build.checkpoint) : undefined;
+  let events: RecordedEvent[] = await deps.store.readAll(from, { maxCount: batchSize });
+  let reachedUntil = false;
+  if (until) {
+    const kept = events.filter((e) => comparePositions(e.position, until) <= 0);
+    reachedUntil = kept.length < events.length || (kept.length > 0 && comparePositions(kept[kept.length - 1]!.position, until) === 0);
+    events = kept;
+  }
+  if (events.length === 0) return { kind: 'applied', count: 0, caughtUp: true };
+  const last = events[events.length - 1]!.position;
+  return deps.sql.begin(async (tx): Promise<StepResult> => {
+    if (!(await tryLock(tx, p.name))) return { kind: 'busy' };
+    const [row] = await tx<{ checkpoint: string | null; status: string }[]>`
+      select checkpoint, status from projection_builds where schema_name = ${build.schema_name} for update`;
+    if (!row || row.status === 'retired') return { kind: 'gone' };
+    if (row.checkpoint !== build.checkpoint) return { kind: 'moved' };
+    await p.apply(tx, events, contextFor(deps, build.schema_name));
+    const text = formatPosition(last);
+    await tx`
+      update projection_builds set checkpoint = ${text}, checkpoint_commit = ${last.commit.toString()}::numeric,
+        checkpoint_prepare = ${last.prepare.toString()}::numeric, events_applied = events_applied + ${events.length},
+        updated_at = now()
+      where schema_name = ${build.schema_name}`;
+    build.checkpoint = text;
+    build.events_applied += BigInt(events.length);
+    return { kind: 'applied', count: events.length, caughtUp: reachedUntil || events.length < batchSize };
+  }) as Promise<StepResult>;
+}
+
+const VIEW_NAME = /^\s*create\s+(?:or\s+replace\s+)?view\s+((?:"[^"]+"|[a-z_][a-z0-9_]*)(?:\.(?:"[^"]+"|[a-z_][a-z0-9_]*))?)/i;
+
+/** Runs a view statement; a view whose columns changed cannot be replaced in place, so it is dropped first. */
+async function publishView(tx: Tx, statement: string): Promise<void> {
+  try {
+    await tx.savepoint((sp) => sp.unsafe(statement));
+  } catch (e) {
+    const name = VIEW_NAME.exec(statement)?.[1];
+    const code = (e as { code?: string }).code;
+    if (!name || (code !== '42P16' && code !== '42809' && code !== '42804')) throw e;
+    await tx.unsafe(`drop view if exists ${name}`);
+    await tx.unsafe(statement);
+  }
+}
+
+/** Re-points the views to the build, marks it live and drops the previous live build. */
+async function promote(deps: RunnerDeps, p: Projection, build: BuildRow): Promise<boolean> {
+  return deps.sql.begin(async (tx) => {
+    if (!(await tryLock(tx, p.name))) return false;
+    const [row] = await tx<{ status: string }[]>`select status from projection_builds where schema_name = ${build.schema_name} for update`;
+    if (row?.status !== 'building') return false;
+    const old = (await buildsOf(tx, p.name)).find((b) => b.status === 'live');
+    await tx`create schema if not exists recon`;
+    for (const statement of p.views(contextFor(deps, build.schema_name))) await publishView(tx, statement);
+    if (old) await dropBuild(tx, old.schema_name);
+    await tx`update projection_builds set status = 'live', live_at = now(), updated_at = now() where schema_name = ${build.schema_name}`;
+    build.status = 'live';
+    deps.log.info('projection build live', { projection: p.name, version: p.version, schema: build.schema_name, replaced: old?.schema_name ?? null });
+    return true;
+  }) as Promise<boolean>;
+}
+
+interface Advance {
+  applied: number;
+  caughtUp: boolean;
+  busy: boolean;
+  gone: boolean;
+}
+
+async function advance(deps: RunnerDeps, p: Projection, build: BuildRow, opts: RunOptions): Promise<Advance> {
+  const batchSize = Math.max(1, opts.batchSize ?? 1000);
+  let applied = 0;
+  for (;;) {
+    if (opts.signal?.aborted) return { applied, caughtUp: false, busy: false, gone: false };
+    const r = await step(deps, p, build, batchSize, opts.until);
+    if (r.kind === 'busy') return { applied, caughtUp: false, busy: true, gone: false };
+    if (r.kind === 'gone') return { applied, caughtUp: false, busy: false, gone: true };
+    if (r.kind === 'moved') {
+      // another runner applied in between: continue from its checkpoint
+      const fresh = (await buildsOf(deps.sql, p.name)).find((b) => b.schema_name === build.schema_name);
+      if (!fresh) return { applied, caughtUp: false, busy: false, gone: true };
+      build.checkpoint = fresh.checkpoint;
+      build.events_applied = fresh.events_applied;
+      continue;
+    }
+    applied += r.count;
+    if (r.count > 0) {
+      opts.onProgress?.({ name: p.name, schema: build.schema_name, status: build.status === 'live' ? 'live' : 'building', applied, position: build.checkpoint });
+    }
+    if (r.caughtUp) return { applied, caughtUp: true, busy: false, gone: false };
+  }
+}
+
+async function runOne(deps: RunnerDeps, p: Projection, opts: RunOptions, fresh: boolean): Promise<ProjectionReport> {
+  await ensureBuilds(deps, p, fresh);
+  const builds = await buildsOf(deps.sql, p.name);
+  let live = builds.find((b) => b.status === 'live');
+  const building = builds.find((b) => b.status === 'building');
+  let applied = 0;
+  let busy = false;
+  let wentLive = false;
+  // The live build keeps serving fresh data while a new one builds, when its code is still the current one.
+  if (live && live.version === p.version) {
+    const a = await advance(deps, p, live, opts);
+    applied += a.applied;
+    busy ||= a.busy;
+  }
+  if (building && !busy) {
+    const a = await advance(deps, p, building, opts);
+    applied += a.applied;
+    busy ||= a.busy;
+    if (a.caughtUp && !opts.signal?.aborted) {
+      if (await promote(deps, p, building)) {
+        wentLive = true;
+        live = building;
+      } else busy = true;
+    }
+  }
+  const shown = wentLive || !building ? live! : building;
+  return {
+    name: p.name,
+    version: p.version,
+    schema: shown.schema_name,
+    status: shown.status === 'live' ? 'live' : 'building',
+    applied,
+    totalApplied: Number(shown.events_applied),
+    position: shown.checkpoint,
+    wentLive,
+    busy,
+  };
+}
+
+async function headText(store: EventStore): Promise<string | null> {
+  const h = await store.headPosition();
+  return h ? formatPosition(h) : null;
+}
+
+/** Catches every projection (or `opts.names`) up to the head of the store and returns. */
+export async function runProjections(deps: RunnerDeps, opts: RunOptions = {}): Promise<Report> {
+  const list = await selectProjections(deps, opts.names);
+  const reports: ProjectionReport[] = [];
+  for (const p of list) {
+    if (opts.signal?.aborted) break;
+    reports.push(await runOne(deps, p, opts, false));
+  }
+  return { projections: reports, head: await headText(deps.store) };
+}
+
+/**
+ * Rebuilds from zero, beside the live build, the named projection (or every one), then swaps it in.
+ * The live build keeps serving (and following the store) until the new one has caught up.
+ */
+export async function rebuildProjection(deps: RunnerDeps, name?: string, opts: Omit<RunOptions, 'names'> = {}): Promise<Report> {
+  const list = await selectProjections(deps, name ? [name] : undefined);
+  const reports: ProjectionReport[] = [];
+  for (const p of list) {
+    if (opts.signal?.aborted) break;
+    reports.push(await runOne(deps, p, opts, true));
+  }
+  return { projections: reports, head: await headText(deps.store) };
+}
+
+/** The builds table as it stands (for `recon project --status` and tests). */
+export async function projectionBuilds(sql: Sql): Promise<Array<{ name: string; version: number; schema: string; status: string; checkpoint: string | null; eventsApplied: bigint; updatedAt: Date }>> {
+  const rows = await sql<{ name: string; version: number; schema_name: string; status: string; checkpoint: string | null; events_applied: bigint; updated_at: Date }[]>`
+    select name, version, schema_name, status, checkpoint, events_applied, updated_at from projection_builds
+    where status <> 'retired' order by name, build`;
+  return rows.map((r) => ({ name: r.name, version: r.version, schema: r.schema_name, status: r.status, checkpoint: r.checkpoint, eventsApplied: r.events_applied, updatedAt: r.updated_at }));
+}
+
+/** Schema of the live build of a projection, or undefined before its first build went live. */
+export async function liveSchema(sql: Sql | Tx, name: string): Promise<string | undefined> {
+  const [r] = await sql<{ schema_name: string }[]>`select schema_name from projection_builds where name = ${name} and status = 'live'`;
+  return r?.schema_name;
+}
+
+/**
+ * Live mode (the worker): catches up, then waits for new events (a PostgreSQL notification from the event
+ * store, or `pollMs` at the latest) and catches up again, until the signal is aborted. A failing run is
+ * logged and retried after `pollMs`.
+ */
+export async function followProjections(deps: RunnerDeps, opts: { signal: AbortSignal; pollMs?: number; batchSize?: number; onReport?: (r: Report) => void }): Promise<void> {
+  const pollMs = Math.max(10, opts.pollMs ?? 1000);
+  let wake: (() => void) | undefined;
+  let pending = false;
+  const notify = () => {
+    pending = true;
+    wake?.();
+  };
+  let unlisten: (() => Promise<void>) | undefined;
+  if (deps.store.backend === 'postgres') {
+    try {
+      const l = await deps.sql.listen('recon_events', notify);
+      unlisten = () => l.unlisten();
+    } catch (e) {
+      deps.log.warn('projection follower cannot listen for events; polling only', { error: e });
+    }
+  }
+  const onAbort = () => wake?.();
+  opts.signal.addEventListener('abort', onAbort);
+  try {
+    while (!opts.signal.aborted) {
+      pending = false;
+      try {
+        const r = await runProjections(deps, { signal: opts.signal, ...(opts.batchSize ? { batchSize: opts.batchSize } : {}) });
+        opts.onReport?.(r);
+      } catch (e) {
+        if (opts.signal.aborted) break;
+        deps.log.error('projection run failed; retrying', { error: e });
+      }
+      if (pending || opts.signal.aborted) continue;
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, pollMs);
+        wake = () => {
+          clearTimeout(t);
+          resolve();
+        };
+      });
+      wake = undefined;
+    }
+  } finally {
+    opts.signal.removeEventListener('abort', onAbort);
+    await unlisten?.().catch(() => {});
+  }
+}
