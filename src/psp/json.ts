@@ -1,0 +1,289 @@
+import { isLosslessNumber, isSafeNumber, parse as losslessParse, LosslessNumber } from 'lossless-json';
+
+/**
+ * Exact JSON for the PSP's data: numbers keep their source text (lossless-json), nesting is bounded,
+ * and large arrays are read element by element in bounded memory.
+ */
+
+/** Deepest nesting accepted in one document (records are 1–3 levels deep; anything near 32 is an attack or a bug). */
+export const MAX_JSON_DEPTH = 32;
+/** Largest single array element accepted by the streaming reader (a register record is well under 4 KiB). */
+export const MAX_ITEM_CHARS = 1_048_576;
+
+export type JsonParse = { ok: true; value: unknown } | { ok: false; reason: string };
+
+/** Depth of the deepest array/object in `text` (strings skipped); stops counting at `limit + 1`. */
+export function jsonDepth(text: string, limit = MAX_JSON_DEPTH): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92 /* \ */) i++;
+      else if (c === 34 /* " */) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) {
+      depth++;
+      if (depth > max) max = depth;
+      if (max > limit) return max;
+    } else if (c === 125 || c === 93) depth--;
+  }
+  return max;
+}
+
+/**
+ * Parses JSON with every number kept as a `LosslessNumber` (its exact source text). The depth is
+ * checked before parsing so that a hostile document cannot exhaust the stack. Duplicate keys with
+ * different values are refused (which one the PSP meant is unknowable).
+ */
+export function parseJsonExact(text: string, opts: { maxDepth?: number } = {}): JsonParse {
+  const maxDepth = opts.maxDepth ?? MAX_JSON_DEPTH;
+  if (jsonDepth(text, maxDepth) > maxDepth) return { ok: false, reason: `nested deeper than ${maxDepth} levels` };
+  try {
+    return { ok: true, value: losslessParse(text) };
+  } catch (e) {
+    return { ok: false, reason: `invalid JSON: ${(e as Error).message.slice(0, 120)}` };
+  }
+}
+
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !isLosslessNumber(v);
+}
+
+/**
+ * Converts a lossless tree to plain JSON for event data: a number becomes a JS number when that is
+ * exact (lossless-json's `isSafeNumber`), otherwise its source text as a string. The record's raw
+ * text is kept beside it, so nothing is lost either way.
+ */
+export function toPlainJson(value: unknown): unknown {
+  if (isLosslessNumber(value)) return isSafeNumber(value.value) ? Number(value.value) : value.value;
+  if (Array.isArray(value)) return value.map(toPlainJson);
+  if (isPlainObject(value)) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = toPlainJson(v);
+    return out;
+  }
+  return value;
+}
+
+export { isLosslessNumber, LosslessNumber };
+
+// ---------------------------------------------------------------------------------------------
+// Streaming array reader
+
+export class JsonStreamError extends Error {
+  readonly code = 'PSP_BAD_RESPONSE';
+  constructor(message: string) {
+    super(message);
+    this.name = 'JsonStreamError';
+  }
+}
+
+const isWs = (c: number) => c === 32 || c === 10 || c === 13 || c === 9;
+
+type Phase =
+  | 'root' // before the root value
+  | 'obj-key' // in the root object: expecting a key or '}'
+  | 'obj-colon'
+  | 'obj-value' // expecting a member value
+  | 'obj-after' // expecting ',' or '}'
+  | 'arr-first' // just after '[': an element or ']'
+  | 'arr-next' // after ',': an element
+  | 'arr-after' // after an element: ',' or ']'
+  | 'done';
+
+/**
+ * A push scanner over decoded text: feed it pieces, it returns the complete elements found so far.
+ * It holds at most one element's text (plus a key being skipped) in memory.
+ */
+export function createArrayScanner(maxItemChars = MAX_ITEM_CHARS) {
+  let phase: Phase = 'root';
+  let rootIsObject = false;
+  let arrayFound = false;
+  let arrayDone = false;
+  // The value being read (an element, or an object member skipped); null when between values.
+  let value: null | { kind: 'container' | 'string' | 'scalar'; depth: number; inString: boolean; escape: boolean; capture: boolean; parts: string[]; size: number; isKey: boolean } = null;
+  let offset = 0; // characters consumed so far, for error messages
+
+  const fail = (msg: string): never => {
+    throw new JsonStreamError(`PSP response is not the expected JSON array: ${msg} (at character ${offset})`);
+  };
+
+  const startValue = (c: number, capture: boolean, isKey = false) => {
+    const kind = c === 123 || c === 91 ? 'container' : c === 34 ? 'string' : 'scalar';
+    if (kind === 'scalar' && !/[-0-9tfn]/.test(String.fromCharCode(c))) fail(`unexpected character ${JSON.stringify(String.fromCharCode(c))}`);
+    // The first character is scanned (and kept) by scanValue, like every other.
+    value = { kind, depth: 0, inString: false, escape: false, capture, parts: [], size: 0, isKey };
+  };
+
+  /** Scans `text` from `i` for the end of the current value; returns the index after it, or -1. */
+  const scanValue = (text: string, i: number): number => {
+    const v = value!;
+    if (v.kind === 'scalar') {
+      for (; i < text.length; i++) {
+        const c = text.charCodeAt(i);
+        if (c === 44 || c === 93 || c === 125 || isWs(c)) return i;
+      }
+      return -1;
+    }
+    for (; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (v.inString) {
+        if (v.escape) v.escape = false;
+        else if (c === 92) v.escape = true;
+        else if (c === 34) {
+          v.inString = false;
+          if (v.kind === 'string') return i + 1;
+        }
+      } else if (c === 34) v.inString = true;
+      else if (c === 123 || c === 91) {
+        v.depth++;
+        if (v.depth > MAX_JSON_DEPTH + 2) fail(`nested deeper than ${MAX_JSON_DEPTH} levels`);
+      } else if (c === 125 || c === 93) {
+        v.depth--;
+        if (v.depth === 0) return i + 1;
+      }
+    }
+    return -1;
+  };
+
+  const keep = (piece: string) => {
+    const v = value!;
+    if (!v.capture) return;
+    v.size += piece.length;
+    if (v.size > maxItemChars) fail(`an element is larger than ${maxItemChars} characters`);
+    v.parts.push(piece);
+  };
+
+  const push = (text: string): string[] => {
+    const out: string[] = [];
+    let i = 0;
+    while (i < text.length) {
+      if (value !== null) {
+        const end = scanValue(text, i);
+        if (end === -1) {
+          keep(text.slice(i));
+          offset += text.length - i;
+          return out;
+        }
+        keep(text.slice(i, end));
+        offset += end - i;
+        i = end;
+        const v = value as { capture: boolean; parts: string[]; isKey: boolean };
+        value = null;
+        if (v.capture) {
+          out.push(v.parts.join(''));
+          phase = 'arr-after';
+        } else phase = v.isKey ? 'obj-colon' : 'obj-after';
+        continue;
+      }
+      const c = text.charCodeAt(i);
+      if (isWs(c)) {
+        i++;
+        offset++;
+        continue;
+      }
+      const ch = String.fromCharCode(c);
+      switch (phase) {
+        case 'root':
+          if (c === 91) {
+            phase = 'arr-first';
+            arrayFound = true;
+          } else if (c === 123) {
+            rootIsObject = true;
+            phase = 'obj-key';
+          } else fail(`expected an array or an object, found ${JSON.stringify(ch)}`);
+          break;
+        case 'obj-key':
+          if (c === 125) {
+            if (!arrayFound) fail('the object has no array member');
+            phase = 'done';
+          } else if (c === 34) {
+            startValue(c, false, true);
+            continue;
+          } else fail(`expected a member name, found ${JSON.stringify(ch)}`);
+          break;
+        case 'obj-colon':
+          if (c !== 58) fail(`expected ':', found ${JSON.stringify(ch)}`);
+          phase = 'obj-value';
+          break;
+        case 'obj-value':
+          if (c === 91 && !arrayFound) {
+            arrayFound = true;
+            phase = 'arr-first';
+          } else {
+            // Any other member (and any array after the first) is skipped without being kept.
+            startValue(c, false);
+            continue;
+          }
+          break;
+        case 'obj-after':
+          if (c === 44) phase = 'obj-key';
+          else if (c === 125) phase = 'done';
+          else fail(`expected ',' or '}', found ${JSON.stringify(ch)}`);
+          break;
+        case 'arr-first':
+        case 'arr-next':
+          if (c === 93 && phase === 'arr-first') {
+            arrayDone = true;
+            phase = rootIsObject ? 'obj-after' : 'done';
+          } else {
+            startValue(c, true);
+            continue; // the element's first character is scanned (and kept) by scanValue
+          }
+          break;
+        case 'arr-after':
+          if (c === 44) phase = 'arr-next';
+          else if (c === 93) {
+            arrayDone = true;
+            phase = rootIsObject ? 'obj-after' : 'done';
+          } else fail(`expected ',' or ']', found ${JSON.stringify(ch)}`);
+          break;
+        case 'done':
+          fail(`unexpected ${JSON.stringify(ch)} after the end of the document`);
+      }
+      i++;
+      offset++;
+    }
+    return out;
+  };
+
+  /** Call at the end of input: a scalar element ends there; anything else unfinished is truncation. */
+  const end = (): string[] => {
+    const out: string[] = [];
+    // A value still open (even a scalar: it cannot end a document inside an array) is truncation.
+    if (phase !== 'done' || value !== null) {
+      if (phase === 'root') fail('empty response');
+      fail(arrayFound && !arrayDone ? 'truncated input: the document ends inside the array' : 'truncated input: the document is incomplete');
+    }
+    return out;
+  };
+
+  return { push, end };
+}
+
+/**
+ * Yields the exact JSON text of each element of the top-level array of a streamed response. Two
+ * shapes are accepted: a bare array `[...]`, and an object whose first array-valued member holds the
+ * records (`{"count": 2, "records": [...]}`); other members of such an object are skipped. UTF-8 split
+ * across chunks is decoded correctly; truncated input throws a `JsonStreamError`.
+ */
+export async function* jsonArrayItems(body: AsyncIterable<Uint8Array>, opts: { maxItemChars?: number } = {}): AsyncGenerator<string> {
+  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+  const scanner = createArrayScanner(opts.maxItemChars);
+  const decode = (chunk?: Uint8Array): string => {
+    try {
+      return chunk === undefined ? decoder.decode() : decoder.decode(chunk, { stream: true });
+    } catch {
+      throw new JsonStreamError('PSP response is not valid UTF-8');
+    }
+  };
+  for await (const chunk of body) {
+    const text = decode(chunk);
+    if (text.length > 0) yield* scanner.push(text);
+  }
+  const rest = decode();
+  if (rest.length > 0) yield* scanner.push(rest);
+  yield* scanner.end();
+}

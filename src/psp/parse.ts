@@ -1,0 +1,258 @@
+import { DateTime } from 'luxon';
+import type { z } from 'zod';
+import {
+  operationMethod,
+  transactionStatus,
+  type NormalizedPeriodRecord,
+  type NormalizedRegisterRecord,
+  type NormalizedWebhook,
+  type OperationMethod,
+  type TransactionStatus,
+} from '../events/ingest-events';
+import { isPlainObject, parseJsonExact, toPlainJson } from './json';
+import { decodeBase64Url } from './signature';
+import { captureWebhook, periodRecord, primaryWebhook, refundWebhook, registerRecord, voidWebhook, type Amount } from './schemas';
+
+/**
+ * Normalizers: the PSP's JSON text → the exact records of src/events/ingest-events.ts. Every failure
+ * names the field that failed, so that a rejected record can be shown to a person with its raw text.
+ */
+
+export type ParseResult<T> = { ok: true; value: T } | { ok: false; field: string; reason: string };
+
+export interface ParseOptions {
+  /** "now" for the plausibility check of times (default: the clock). */
+  readonly now?: Date;
+}
+
+/** Earliest plausible record time; anything before is a unit or encoding error. */
+export const EARLIEST_RECORD_TIME = Date.UTC(2000, 0, 1);
+/** Latest plausible record time, relative to now. */
+export const LATEST_RECORD_AHEAD_MS = 366 * 24 * 3600 * 1000;
+
+const fail = (field: string, reason: string): { ok: false; field: string; reason: string } => ({ ok: false, field, reason });
+
+function readObject(text: string): ParseResult<Record<string, unknown>> {
+  const parsed = parseJsonExact(text);
+  if (!parsed.ok) return fail('(root)', parsed.reason);
+  if (!isPlainObject(parsed.value)) return fail('(root)', 'expected a JSON object');
+  return { ok: true, value: parsed.value };
+}
+
+function firstIssue(error: z.ZodError): { ok: false; field: string; reason: string } {
+  const issue = error.issues[0];
+  const field = issue && issue.path.length > 0 ? issue.path.map(String).join('.') : '(root)';
+  return fail(field, issue?.message ?? 'invalid');
+}
+
+function plausible(ms: number, now: Date): string | null {
+  if (ms < EARLIEST_RECORD_TIME) return 'time before 2000-01-01 (wrong unit?)';
+  if (ms > now.getTime() + LATEST_RECORD_AHEAD_MS) return 'time more than a year ahead of now';
+  return null;
+}
+
+/** `dateTime`: milliseconds since the epoch (number or numeric string); "" or null → null. */
+export function epochMillisToIso(value: string | null | undefined, now: Date = new Date()): ParseResult<string | null> {
+  if (value == null || value.trim() === '') return { ok: true, value: null };
+  if (!/^\d{1,15}$/.test(value.trim())) return fail('dateTime', 'expected whole milliseconds since the Unix epoch');
+  const ms = Number(value.trim());
+  const bad = plausible(ms, now);
+  if (bad) return fail('dateTime', bad);
+  return { ok: true, value: new Date(ms).toISOString() };
+}
+
+const RECORD_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?$/;
+
+/**
+ * Record timestamps (`yyyy-MM-ddTHH:mm:ss.SSS`, no zone shown) are read as UTC. A zone, when one is
+ * given, is honoured. "" or null → null.
+ */
+export function recordTimeToIso(value: string | null | undefined, field: string, now: Date = new Date()): ParseResult<string | null> {
+  if (value === null || value === undefined || value.trim() === '') return { ok: true, value: null };
+  const t = value.trim();
+  if (!RECORD_TIME.test(t)) return fail(field, 'expected a timestamp yyyy-MM-ddTHH:mm:ss.SSS');
+  const dt = DateTime.fromISO(t.replace(' ', 'T'), { zone: 'utc' });
+  if (!dt.isValid) return fail(field, `not a valid time: ${dt.invalidExplanation ?? dt.invalidReason}`);
+  const bad = plausible(dt.toMillis(), now);
+  if (bad) return fail(field, bad);
+  return { ok: true, value: dt.toUTC().toISO()! };
+}
+
+// Method and status are matched case-insensitively: a change of case is not a change of meaning.
+function methodOf(v: string, field = 'method'): ParseResult<OperationMethod> {
+  const r = operationMethod.safeParse(v.trim().toLowerCase());
+  return r.success ? { ok: true, value: r.data } : fail(field, `unknown method ${JSON.stringify(v.slice(0, 40))}`);
+}
+function statusOf(v: string, field = 'status'): ParseResult<TransactionStatus> {
+  const r = transactionStatus.safeParse(v.trim().toLowerCase());
+  return r.success ? { ok: true, value: r.data } : fail(field, `unknown status ${JSON.stringify(v.slice(0, 40))}`);
+}
+
+const minor = (a: Amount | null | undefined): string | null => (a == null ? null : a.minor.toString());
+const orNull = (s: string | null | undefined): string | null => (s == null || s === '' ? null : s);
+
+function otherFields(obj: Record<string, unknown>, mapped: ReadonlySet<string>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(obj)) if (!mapped.has(k)) out[k] = toPlainJson(v);
+  return out;
+}
+
+const REGISTER_MAPPED = new Set([
+  'projectId', 'orderId', 'paymentId', 'method', 'status', 'dateTime', 'currency', 'amount', 'originalAmount', 'customerFee',
+  'merchantFee', 'receiverName', 'receiverAmount', 'receiverFee', 'reserveAmount', 'cardMask', 'payway',
+]);
+
+/** A register record (2.10), exactly. Fields absent from the report come out as null. */
+export function parseRegisterRecord(text: string, opts: ParseOptions = {}): ParseResult<NormalizedRegisterRecord> {
+  const root = readObject(text);
+  if (!root.ok) return root;
+  const r = registerRecord.safeParse(root.value);
+  if (!r.success) return firstIssue(r.error);
+  const d = r.data;
+  if (d.paymentId.trim() === '') return fail('paymentId', 'empty payment id');
+  const m = methodOf(d.method);
+  if (!m.ok) return m;
+  const s = statusOf(d.status);
+  if (!s.ok) return s;
+  const t = epochMillisToIso(d.dateTime, opts.now);
+  if (!t.ok) return t;
+  return {
+    ok: true,
+    value: {
+      projectId: orNull(d.projectId),
+      orderId: orNull(d.orderId),
+      paymentId: d.paymentId,
+      method: m.value,
+      status: s.value,
+      dateTime: t.value,
+      currency: d.currency,
+      amount: minor(d.amount),
+      originalAmount: minor(d.originalAmount),
+      customerFee: minor(d.customerFee),
+      merchantFee: minor(d.merchantFee),
+      receiverName: orNull(d.receiverName),
+      receiverAmount: minor(d.receiverAmount),
+      receiverFee: minor(d.receiverFee),
+      reserveAmount: minor(d.reserveAmount),
+      cardMask: orNull(d.cardMask),
+      payway: orNull(d.payway),
+      other: otherFields(root.value, REGISTER_MAPPED),
+    },
+  };
+}
+
+const PERIOD_MAPPED = new Set(['projectId', 'orderId', 'paymentId', 'method', 'status', 'dateTime', 'currency', 'amount', 'customerFee', 'merchantFee']);
+
+/** A time-period transaction record (2.9), exactly. */
+export function parsePeriodRecord(text: string, opts: ParseOptions = {}): ParseResult<NormalizedPeriodRecord> {
+  const root = readObject(text);
+  if (!root.ok) return root;
+  const r = periodRecord.safeParse(root.value);
+  if (!r.success) return firstIssue(r.error);
+  const d = r.data;
+  if (d.paymentId.trim() === '') return fail('paymentId', 'empty payment id');
+  const m = methodOf(d.method);
+  if (!m.ok) return m;
+  const s = statusOf(d.status);
+  if (!s.ok) return s;
+  const t = epochMillisToIso(d.dateTime, opts.now);
+  if (!t.ok) return t;
+  return {
+    ok: true,
+    value: {
+      projectId: orNull(d.projectId),
+      orderId: orNull(d.orderId),
+      paymentId: d.paymentId,
+      method: m.value,
+      status: s.value,
+      dateTime: t.value,
+      currency: d.currency,
+      amount: d.amount.minor.toString(),
+      customerFee: minor(d.customerFee),
+      merchantFee: minor(d.merchantFee),
+      other: otherFields(root.value, PERIOD_MAPPED),
+    },
+  };
+}
+
+const WEBHOOK_MAPPED = new Set([
+  'payment_id', 'order_id', 'operation_id', 'transaction_id', 'method', 'status', 'status_code', 'currency', 'amount', 'fee', 'created_at', 'processed_at',
+]);
+
+/** Which body a webhook has: `recurring` when a recurring object is present, else by method. */
+export function webhookKindOf(method: OperationMethod, hasRecurring: boolean): NormalizedWebhook['kind'] {
+  if (hasRecurring) return 'recurring';
+  switch (method) {
+    case 'purchase':
+    case 'auth':
+    case 'credit':
+    case 'p2p':
+    case 'lookup':
+      return 'primary';
+    case 'capture':
+    case 'void':
+    case 'refund':
+      return method;
+    default:
+      return 'other';
+  }
+}
+
+/** A webhook (6.2–6.5) from the decoded JSON text of its `data` field. */
+export function parseWebhookPayload(json: string, opts: ParseOptions = {}): ParseResult<NormalizedWebhook> {
+  const root = readObject(json);
+  if (!root.ok) return root;
+  const obj = root.value;
+  if (typeof obj.method !== 'string') return fail('method', 'expected a method');
+  const m = methodOf(obj.method);
+  if (!m.ok) return m;
+  const hasRecurring = isPlainObject(obj.recurring);
+  const kind = webhookKindOf(m.value, hasRecurring);
+  const schema = kind === 'primary' || kind === 'recurring' ? primaryWebhook : kind === 'capture' ? captureWebhook : kind === 'refund' ? refundWebhook : voidWebhook;
+  const r = schema.safeParse(obj);
+  if (!r.success) return firstIssue(r.error);
+  const d = r.data as z.infer<typeof voidWebhook> & { operation_id?: string | null; recurring?: { id: string } | null };
+  if (d.payment_id.trim() === '') return fail('payment_id', 'empty payment id');
+  const s = statusOf(d.status);
+  if (!s.ok) return s;
+  const created = recordTimeToIso(d.created_at, 'created_at', opts.now);
+  if (!created.ok) return created;
+  const processed = recordTimeToIso(d.processed_at, 'processed_at', opts.now);
+  if (!processed.ok) return processed;
+  if (d.fee?.currency != null && d.fee.currency !== '' && !/^[A-Z]{3}$/.test(d.fee.currency)) return fail('fee.currency', 'expected a 3-letter uppercase currency code');
+  return {
+    ok: true,
+    value: {
+      kind,
+      paymentId: d.payment_id,
+      orderId: orNull(d.order_id),
+      operationId: orNull(d.operation_id),
+      transactionId: orNull(d.transaction_id),
+      method: m.value,
+      status: s.value,
+      statusCode: orNull(d.status_code),
+      currency: d.currency,
+      amount: d.amount.minor.toString(),
+      fee: minor(d.fee?.amount),
+      feeCurrency: orNull(d.fee?.currency),
+      createdAt: created.value,
+      processedAt: processed.value,
+      recurringId: d.recurring ? orNull(d.recurring.id) : null,
+      other: otherFields(obj, WEBHOOK_MAPPED),
+    },
+  };
+}
+
+/**
+ * Decodes a webhook's `data` field (base64url, padded or not) to its JSON text. Invalid base64url or
+ * invalid UTF-8 are refused rather than repaired.
+ */
+export function decodeWebhookData(data: string): ParseResult<string> {
+  const bytes = decodeBase64Url(data);
+  if (bytes === null) return fail('data', 'not base64url');
+  try {
+    return { ok: true, value: new TextDecoder('utf-8', { fatal: true }).decode(bytes) };
+  } catch {
+    return fail('data', 'decoded data is not UTF-8');
+  }
+}
