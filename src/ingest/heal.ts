@@ -1,0 +1,106 @@
+import type { PspProject } from '../config/env';
+import type { Sql } from '../db/connect';
+import { newEvent } from '../events/catalog';
+import { WebhookResendRequested, healStream, type OperationMethod } from '../events/ingest-events';
+import type { Logger } from '../log';
+import { createPspClient, type PspClient } from '../psp/client';
+import { isStoreError } from '../store/errors';
+import type { EventStore } from '../store/types';
+import { catchUpOperationsSeen } from './operations-seen';
+
+/**
+ * Healing (`recon heal`): an operation that the register or the period data show final
+ * (success/failure), older than the grace period, for which no webhook arrived, gets one re-send
+ * request (section 4.9). The request is recorded as WebhookResendRequested with an id derived from the
+ * operation alone, so it is never asked twice; the webhook that follows arrives at the receiver and
+ * is ingested like any other.
+ */
+
+export interface HealDeps {
+  readonly sql: Sql;
+  readonly store: EventStore;
+  readonly projects: readonly PspProject[];
+  readonly log: Logger;
+  readonly graceHours: number;
+  readonly pspTimeoutMs?: number;
+  readonly clientFor?: (project: PspProject) => PspClient;
+}
+
+export interface HealRequest {
+  readonly posId: string;
+  readonly orderId: string;
+  readonly paymentId: string;
+  readonly method: OperationMethod;
+  readonly transactionId: string | null;
+  readonly outcome: 'requested' | 'failed';
+  readonly detail: string | null;
+}
+
+export interface HealReport {
+  readonly candidates: number;
+  readonly requested: number;
+  readonly failed: number;
+  readonly requests: HealRequest[];
+}
+
+/** Methods whose webhooks the interface describes (6.2–6.5) plus subscription charges. */
+const HEALABLE: readonly OperationMethod[] = ['purchase', 'auth', 'credit', 'p2p', 'lookup', 'capture', 'void', 'refund', 'recurrent'];
+
+export async function healMissingWebhooks(
+  deps: HealDeps,
+  opts: { now?: Date; posIds?: readonly string[]; limit?: number; signal?: AbortSignal } = {},
+): Promise<HealReport> {
+  const now = opts.now ?? new Date();
+  await catchUpOperationsSeen(deps.sql, deps.store, { signal: opts.signal });
+  const projects = deps.projects.filter((p) => !opts.posIds?.length || opts.posIds.some((id) => id.toLowerCase() === p.posId.toLowerCase()));
+  const cutoff = new Date(now.getTime() - deps.graceHours * 3_600_000);
+  const requests: HealRequest[] = [];
+  let candidates = 0;
+  for (const project of projects) {
+    const rows = await deps.sql<{ payment_id: string; method: string; order_id: string; transaction_id: string | null; recurring: boolean }[]>`
+      select payment_id, method, order_id, transaction_id, recurring from ingest_operations_seen
+      where pos_id = ${project.posId} and final_status is not null and webhook_at is null and resend_requested_at is null
+        and order_id is not null and final_at < ${cutoff} and method = any(${[...HEALABLE]}::text[])
+      order by final_at, payment_id, method
+      limit ${opts.limit ?? 10_000}`;
+    candidates += rows.length;
+    if (rows.length === 0) continue;
+    const client = deps.clientFor ? deps.clientFor(project) : createPspClient(project, { timeoutMs: deps.pspTimeoutMs, log: deps.log });
+    for (const row of rows) {
+      opts.signal?.throwIfAborted();
+      const method = row.method as OperationMethod;
+      // A subscription charge is re-sent through its initial purchase, naming the charge's transaction.
+      const operation = method === 'recurrent' ? 'purchase' : method;
+      const transactionId = row.recurring ? row.transaction_id : null;
+      let outcome: HealRequest['outcome'] = 'requested';
+      let detail: string | null = null;
+      try {
+        await client.resendWebhook(row.order_id, operation, transactionId ? { transactionId } : undefined);
+      } catch (e) {
+        outcome = 'failed';
+        const code = (e as { code?: unknown }).code;
+        detail = `${typeof code === 'string' ? `${code}: ` : ''}${(e as Error).message}`;
+      }
+      const requestedAt = now.toISOString();
+      const data = { posId: project.posId, orderId: row.order_id, paymentId: row.payment_id, operation: method, transactionId, requestedAt, outcome, detail };
+      const key = { posId: project.posId, orderId: row.order_id, paymentId: row.payment_id, operation: method, transactionId };
+      // A request is keyed by the operation (never repeated); a failure by its time (tried again next run).
+      const event = outcome === 'requested'
+        ? newEvent(WebhookResendRequested, data, { idContent: { ...key, outcome } })
+        : newEvent(WebhookResendRequested, data);
+      try {
+        await deps.store.append(healStream(project.posId), [event]);
+      } catch (e) {
+        if (!isStoreError(e, 'EVENT_ID_CONFLICT')) throw e;
+        // Another heal run asked for it already: nothing to do.
+      }
+      if (outcome === 'requested') {
+        await deps.sql`update ingest_operations_seen set resend_requested_at = coalesce(resend_requested_at, ${now})
+                       where pos_id = ${project.posId} and payment_id = ${row.payment_id} and method = ${row.method}`;
+      }
+      deps.log.info('webhook re-send', { posId: project.posId, paymentId: row.payment_id, method, outcome, detail });
+      requests.push({ posId: project.posId, orderId: row.order_id, paymentId: row.payment_id, method, transactionId, outcome, detail });
+    }
+  }
+  return { candidates, requested: requests.filter((r) => r.outcome === 'requested').length, failed: requests.filter((r) => r.outcome === 'failed').length, requests };
+}

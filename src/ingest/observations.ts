@@ -1,0 +1,85 @@
+import { newEvent } from '../events/catalog';
+import {
+  PeriodRecordObserved,
+  RegisterRecordObserved,
+  SourceRecordRejected,
+  WebhookReceived,
+  paymentStream,
+  rejectionStream,
+  type NormalizedPeriodRecord,
+  type NormalizedRegisterRecord,
+  type NormalizedWebhook,
+} from '../events/ingest-events';
+import type { AppendRequest, NewEvent } from '../store/types';
+
+/**
+ * Builders of the events ingestion appends. Ids come from the event data (posId, the exact raw text
+ * and its normalized form): the same record read again is the same id, so a re-append is a no-op,
+ * and a record whose content changed is a new observation. Metadata (when and how it was read) is
+ * not part of the id.
+ */
+
+export interface WindowRef {
+  readonly from: string;
+  readonly to: string;
+}
+
+export interface SyncObservation {
+  readonly source: 'register' | 'period';
+  readonly reportId: string | null;
+  readonly window: WindowRef;
+  readonly observedAt: string;
+}
+
+export interface WebhookObservation {
+  readonly receivedAt: string;
+  readonly remoteAddress: string | null;
+}
+
+export type Keyed = { readonly stream: string; readonly event: NewEvent };
+
+export function registerObserved(posId: string, raw: string, record: NormalizedRegisterRecord, meta: SyncObservation): Keyed {
+  return {
+    stream: paymentStream(posId, record.paymentId),
+    event: newEvent(RegisterRecordObserved, { posId, raw, record }, { metadata: { ...meta } }),
+  };
+}
+
+export function periodObserved(posId: string, raw: string, record: NormalizedPeriodRecord, meta: SyncObservation): Keyed {
+  return {
+    stream: paymentStream(posId, record.paymentId),
+    event: newEvent(PeriodRecordObserved, { posId, raw, record }, { metadata: { ...meta } }),
+  };
+}
+
+export function webhookReceived(posId: string, raw: string, webhook: NormalizedWebhook, meta: WebhookObservation): Keyed {
+  return {
+    stream: paymentStream(posId, webhook.paymentId),
+    event: newEvent(WebhookReceived, { posId, raw, webhook }, { metadata: { source: 'webhook', ...meta } }),
+  };
+}
+
+export function recordRejected(
+  posId: string,
+  source: 'register' | 'period' | 'webhook',
+  field: string,
+  reason: string,
+  raw: string,
+  meta: Record<string, unknown>,
+): Keyed {
+  return {
+    stream: rejectionStream(posId),
+    event: newEvent(SourceRecordRejected, { posId, source, field: field || '(record)', reason, raw }, { metadata: { source, ...meta } }),
+  };
+}
+
+/** Groups keyed events by stream (first-seen order) for one `appendMany`. */
+export function toAppendRequests(items: readonly Keyed[]): AppendRequest[] {
+  const byStream = new Map<string, NewEvent[]>();
+  for (const { stream, event } of items) {
+    const list = byStream.get(stream);
+    if (list) list.push(event);
+    else byStream.set(stream, [event]);
+  }
+  return [...byStream].map(([stream, events]) => ({ stream, events, expectedRevision: 'any' as const }));
+}

@@ -1,0 +1,255 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { PspProject } from '../config/env';
+import { isConnectionError } from '../db/errors';
+import type { Logger } from '../log';
+import { parseWebhookPayload } from '../psp/parse';
+import { decodeBase64Url, verify } from '../psp/signature';
+import { isStoreError } from '../store/errors';
+import type { EventStore } from '../store/types';
+import { createAppendBatcher, type AppendBatcher } from './append-batcher';
+import { sendJson, type Route } from './http-app';
+import { recordRejected, webhookReceived, type Keyed } from './observations';
+import { createRejectionLimiter, type RejectionLimiter } from './rate-limit';
+
+/**
+ * The webhook receiver (section 6): `POST /webhooks/<pos_id>` with a form-urlencoded `data` (base64url
+ * JSON) and `signature`. A 200 is sent only after the WebhookReceived event has committed; every
+ * other answer says why nothing was stored:
+ *   401 wrong/missing signature · 400 malformed form, base64, JSON or payload · 413 body too large ·
+ *   404 unknown pos_id · 403 sender not allowed · 405 not POST · 429 too many rejected requests from
+ *   this sender · 503 store unavailable (the PSP delivers again).
+ */
+
+export interface ReceiverOptions {
+  readonly allowedIps: readonly string[];
+  readonly trustProxy: boolean;
+  readonly maxBodyBytes: number;
+}
+
+export interface ReceiverDeps {
+  readonly store: EventStore;
+  readonly projects: readonly Pick<PspProject, 'posId' | 'apiSecret' | 'name'>[];
+  readonly log: Logger;
+  readonly options: ReceiverOptions;
+  /** Readiness probe (e.g. `select 1`); defaults to reading the store's head. */
+  readonly ready?: () => Promise<unknown>;
+  /** false: answer 200 without appending (the benchmark's ceiling); never in production. */
+  readonly durable?: boolean;
+  readonly limiter?: RejectionLimiter;
+  readonly now?: () => Date;
+}
+
+export interface ReceiverMetrics {
+  received: number;
+  accepted: number;
+  unauthorized: number;
+  malformed: number;
+  tooLarge: number;
+  unknownPos: number;
+  forbidden: number;
+  rateLimited: number;
+  unavailable: number;
+  failed: number;
+}
+
+export interface WebhookReceiver {
+  /** Route for createHttpApp: takes /webhooks/*, /healthz, /readyz, /metrics. */
+  readonly handle: Route;
+  metrics(): ReceiverMetrics;
+  /** Waits for the appends queued so far. */
+  drain(): Promise<void>;
+}
+
+const FORM_BODY = /^[A-Za-z0-9%&=+._~*\-!'()]*$/;
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+type Outcome =
+  | { status: 200 }
+  | { status: 400 | 401 | 403 | 404 | 405 | 413; reason: string; metric: keyof ReceiverMetrics }
+  | { status: 503; reason: string };
+
+function normalizeIp(ip: string | undefined): string {
+  if (!ip) return 'unknown';
+  const t = ip.trim();
+  return t.startsWith('::ffff:') && t.includes('.') ? t.slice(7) : t;
+}
+
+/** The sender: the socket's peer, or the address the trusted proxy appended last to X-Forwarded-For. */
+export function senderOf(req: IncomingMessage, trustProxy: boolean): string {
+  if (trustProxy) {
+    const xff = req.headers['x-forwarded-for'];
+    const text = Array.isArray(xff) ? xff.join(',') : xff;
+    const last = text?.split(',').map((s) => s.trim()).filter(Boolean).pop();
+    if (last) return normalizeIp(last);
+  }
+  return normalizeIp(req.socket.remoteAddress);
+}
+
+function isUnavailable(e: unknown): boolean {
+  return isStoreError(e, 'STORE_UNAVAILABLE') || isConnectionError(e);
+}
+
+/** Reads the body up to `max` bytes; null when it is larger. */
+function readBody(req: IncomingMessage, max: number): Promise<Buffer | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    req.on('data', (c: Buffer) => {
+      if (over) return;
+      size += c.length;
+      if (size > max) {
+        over = true;
+        chunks.length = 0;
+        resolve(null);
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => { if (!over) resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)); });
+    req.on('error', reject);
+  });
+}
+
+export function createWebhookReceiver(deps: ReceiverDeps): WebhookReceiver {
+  const secrets = new Map(deps.projects.map((p) => [p.posId.toLowerCase(), p]));
+  const batcher: AppendBatcher = createAppendBatcher(deps.store);
+  const limiter = deps.limiter ?? createRejectionLimiter();
+  const now = deps.now ?? (() => new Date());
+  const durable = deps.durable ?? true;
+  const log = deps.log.child({ module: 'webhooks' });
+  const m: ReceiverMetrics = { received: 0, accepted: 0, unauthorized: 0, malformed: 0, tooLarge: 0, unknownPos: 0, forbidden: 0, rateLimited: 0, unavailable: 0, failed: 0 };
+  const ready = deps.ready ?? (() => deps.store.headPosition());
+
+  async function rejectPayload(posId: string, field: string, reason: string, raw: string, sender: string): Promise<Outcome> {
+    // Authentic (signed) but unusable: keep it for inspection, then tell the sender why.
+    try {
+      await batcher.append(recordRejected(posId, 'webhook', field, reason, raw, { receivedAt: now().toISOString(), remoteAddress: sender }));
+    } catch (e) {
+      if (isUnavailable(e)) return { status: 503, reason: 'store unavailable' };
+      throw e;
+    }
+    return { status: 400, reason: `${field}: ${reason}`, metric: 'malformed' };
+  }
+
+  async function receive(req: IncomingMessage, posId: string, sender: string): Promise<Outcome> {
+    if (deps.options.allowedIps.length > 0 && !deps.options.allowedIps.includes(sender)) {
+      return { status: 403, reason: 'sender not allowed', metric: 'forbidden' };
+    }
+    const project = secrets.get(posId.toLowerCase());
+    if (!project) return { status: 404, reason: 'unknown pos_id', metric: 'unknownPos' };
+    if (req.method !== 'POST') return { status: 405, reason: 'use POST', metric: 'malformed' };
+    const declared = Number(req.headers['content-length'] ?? '0');
+    if (declared > deps.options.maxBodyBytes) return { status: 413, reason: `body over ${deps.options.maxBodyBytes} bytes`, metric: 'tooLarge' };
+    const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    if (type !== 'application/x-www-form-urlencoded') return { status: 400, reason: 'expected content-type application/x-www-form-urlencoded', metric: 'malformed' };
+    const body = await readBody(req, deps.options.maxBodyBytes);
+    if (body === null) return { status: 413, reason: `body over ${deps.options.maxBodyBytes} bytes`, metric: 'tooLarge' };
+    const text = body.toString('latin1');
+    if (!FORM_BODY.test(text)) return { status: 400, reason: 'malformed form body', metric: 'malformed' };
+    let form: URLSearchParams;
+    try {
+      form = new URLSearchParams(text);
+    } catch {
+      return { status: 400, reason: 'malformed form body', metric: 'malformed' };
+    }
+    const datas = form.getAll('data');
+    const signatures = form.getAll('signature');
+    if (datas.length !== 1 || datas[0] === '') return { status: 400, reason: 'form field data missing or repeated', metric: 'malformed' };
+    if (signatures.length !== 1 || !verify(project.apiSecret, datas[0]!, signatures[0]!)) {
+      return { status: 401, reason: signatures.length === 0 ? 'signature missing' : 'signature invalid', metric: 'unauthorized' };
+    }
+    const data = datas[0]!;
+    const bytes = decodeBase64Url(data);
+    if (bytes === null) return rejectPayload(project.posId, 'data', 'not base64url', data, sender);
+    let json: string;
+    try {
+      json = utf8.decode(bytes);
+    } catch {
+      return rejectPayload(project.posId, 'data', 'decoded data is not UTF-8', data, sender);
+    }
+    const parsed = parseWebhookPayload(json);
+    if (!parsed.ok) return rejectPayload(project.posId, parsed.field, parsed.reason, json, sender);
+    const claimedPos = parsed.value.other['pos_id'];
+    if (typeof claimedPos === 'string' && claimedPos.toLowerCase() !== project.posId.toLowerCase()) {
+      return rejectPayload(project.posId, 'pos_id', 'differs from the pos_id of the address', json, sender);
+    }
+    if (!durable) return { status: 200 };
+    try {
+      await batcher.append(webhookReceived(project.posId, json, parsed.value, { receivedAt: now().toISOString(), remoteAddress: sender }));
+    } catch (e) {
+      if (isUnavailable(e)) return { status: 503, reason: 'store unavailable' };
+      throw e;
+    }
+    return { status: 200 };
+  }
+
+  function answer(req: IncomingMessage, res: ServerResponse, posId: string, sender: string, o: Outcome) {
+    if (o.status === 200) {
+      m.accepted++;
+      sendJson(res, 200, { status: 'accepted' });
+      return;
+    }
+    if (o.status === 503) {
+      m.unavailable++;
+      log.error('webhook not stored: store unavailable', { posId, sender });
+      sendJson(res, 503, { error: 'unavailable', reason: o.reason }, { 'retry-after': '5' });
+      return;
+    }
+    // A rejection: spend the sender's budget; once spent, answer a bare 429 and log nothing more.
+    const close: Record<string, string> = o.status === 413 ? { connection: 'close' } : {};
+    if (!limiter.take(sender)) {
+      m.rateLimited++;
+      if (!req.complete) req.resume();
+      sendJson(res, 429, { error: 'too_many_rejected_requests' }, { 'retry-after': '1', connection: 'close' });
+      return;
+    }
+    m[o.metric]++;
+    log.warn('webhook rejected', { posId, sender, status: o.status, reason: o.reason });
+    if (!req.complete) req.resume();
+    sendJson(res, o.status, { error: o.reason }, close);
+  }
+
+  const handle: Route = (req, res) => {
+    const path = (req.url ?? '/').split('?')[0]!;
+    if (req.method === 'GET' && path === '/healthz') {
+      sendJson(res, 200, { status: 'ok' });
+      return true;
+    }
+    if (req.method === 'GET' && path === '/readyz') {
+      ready().then(
+        () => sendJson(res, 200, { status: 'ready' }),
+        (e) => {
+          log.warn('not ready', { error: e });
+          sendJson(res, 503, { status: 'unavailable' });
+        },
+      );
+      return true;
+    }
+    if (req.method === 'GET' && path === '/metrics') {
+      sendJson(res, 200, { webhooks: { ...m } });
+      return true;
+    }
+    const match = /^\/webhooks\/([^/]+)\/?$/.exec(path);
+    if (!match) return false;
+    m.received++;
+    const sender = senderOf(req, deps.options.trustProxy);
+    let posId = match[1]!;
+    try {
+      posId = decodeURIComponent(posId);
+    } catch {
+      // an undecodable id is simply unknown (404)
+    }
+    receive(req, posId, sender).then(
+      (o) => answer(req, res, posId, sender, o),
+      (e) => {
+        m.failed++;
+        log.error('webhook handling failed', { posId, sender, error: e });
+        sendJson(res, 500, { error: 'internal_error' });
+      },
+    );
+    return true;
+  };
+
+  return { handle, metrics: () => ({ ...m }), drain: () => batcher.drain() };
+}

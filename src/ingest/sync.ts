@@ -1,0 +1,375 @@
+import type { PspProject } from '../config/env';
+import { isConnectionError } from '../db/errors';
+import { dataOf, isEvent, newEvent } from '../events/catalog';
+import { RegisterCountMismatched, SyncWindowCompleted, SyncWindowFailed, syncStream } from '../events/ingest-events';
+import type { Logger } from '../log';
+import { createPspClient, type PspClient } from '../psp/client';
+import { parsePeriodRecord, parseRegisterRecord } from '../psp/parse';
+import { windows as cutWindows } from '../psp/windows';
+import { isStoreError } from '../store/errors';
+import type { EventStore } from '../store/types';
+import { periodObserved, recordRejected, registerObserved, toAppendRequests, type Keyed, type SyncObservation, type WindowRef } from './observations';
+
+/**
+ * Windowed sync of the two PSP data sources (register report, period transactions) into the event
+ * store. Per window and project: start a register report asking for every field of section 2.10,
+ * poll until ready (capped backoff, bounded wait), stream the records in batches into the payment
+ * streams, check the announced count, read the period transactions for the same window, record the
+ * window as completed. Every append is idempotent (ids from content), so a run killed anywhere and
+ * started again completes what is missing and duplicates nothing.
+ */
+
+/** Every field of section 2.10 (and projectId): the projections use most of them, `other` keeps the rest. */
+export const REGISTER_FIELDS = [
+  'projectId', 'orderId', 'paymentId', 'amount', 'currency', 'method', 'status', 'dateTime', 'cardMask', 'payway',
+  'customerFee', 'merchantFee', 'entityName', 'projectName', 'originalAmount', 'exchangeAmount', 'exchangeCurrency',
+  'exchangeRate', 'tokenizationKind', 'authCode', 'rrnCode', 'description', 'payload', 'paymentSystem',
+  'recipientCardMask', 'reserveAmount', 'receiverName', 'receiverAmount', 'receiverFee',
+] as const;
+
+export interface SyncDeps {
+  readonly store: EventStore;
+  readonly projects: readonly PspProject[];
+  readonly log: Logger;
+  readonly timezone: string;
+  /** Longest wait for one register report to become ready (RECON_REPORT_MAX_WAIT_MS). */
+  readonly reportMaxWaitMs: number;
+  readonly pspTimeoutMs?: number;
+  readonly lookbackDays?: number;
+  /** Records per appendMany. */
+  readonly batchSize?: number;
+  readonly pollBaseMs?: number;
+  readonly pollMaxMs?: number;
+  readonly clientFor?: (project: PspProject) => PspClient;
+  readonly now?: () => Date;
+}
+
+export interface SyncProgress {
+  readonly posId: string;
+  readonly window: WindowRef;
+  readonly phase: 'report' | 'register' | 'period' | 'completed' | 'failed';
+  readonly windowsDone: number;
+  readonly windowsTotal: number;
+  /** Records read in this run so far (register + period, valid or rejected). */
+  readonly records: number;
+  readonly recordsPerSecond: number;
+}
+
+export interface WindowResult {
+  readonly posId: string;
+  readonly window: WindowRef;
+  readonly status: 'completed' | 'failed' | 'skipped';
+  readonly reportId?: string;
+  readonly announcedCount?: number;
+  readonly registerRecords?: number;
+  readonly periodRecords?: number;
+  readonly rejected?: number;
+  readonly appended?: number;
+  readonly countMismatch?: boolean;
+  readonly reason?: string;
+  readonly durationMs?: number;
+}
+
+export interface SyncReport {
+  readonly windows: WindowResult[];
+  readonly completed: number;
+  readonly failed: number;
+  readonly skipped: number;
+  readonly records: number;
+  readonly appended: number;
+  readonly durationMs: number;
+}
+
+export interface SyncRangeOptions {
+  /** First local day (YYYY-MM-DD in the configured zone). */
+  readonly from: string;
+  /** Day after the last one (exclusive). */
+  readonly to: string;
+  readonly posIds?: readonly string[];
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (p: SyncProgress) => void;
+  /** Skip windows already recorded as completed (a resumed backfill); default: read them again. */
+  readonly skipCompleted?: boolean;
+}
+
+export type SyncErrorCode = 'SYNC_UNKNOWN_POS' | 'SYNC_REPORT_NOT_READY' | 'SYNC_BAD_RANGE';
+
+export class SyncError extends Error {
+  constructor(readonly code: SyncErrorCode, message: string) {
+    super(message);
+    this.name = 'SyncError';
+  }
+}
+
+interface PlannedWindow {
+  readonly project: PspProject;
+  readonly from: Date;
+  readonly to: Date;
+}
+
+const iso = (d: Date) => d.toISOString();
+const windowKey = (w: WindowRef) => `${w.from}|${w.to}`;
+
+function selectProjects(deps: SyncDeps, posIds?: readonly string[]): PspProject[] {
+  if (!posIds || posIds.length === 0) return [...deps.projects];
+  const wanted = posIds.map((p) => p.toLowerCase());
+  for (const w of wanted) {
+    if (!deps.projects.some((p) => p.posId.toLowerCase() === w)) throw new SyncError('SYNC_UNKNOWN_POS', `no configured PSP project has pos_id ${w}`);
+  }
+  return deps.projects.filter((p) => wanted.includes(p.posId.toLowerCase()));
+}
+
+function abortable(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Windows recorded as completed in `sync-<posId>`, with the latest end among them. */
+export async function completedWindows(store: EventStore, posId: string): Promise<{ keys: Set<string>; watermark: Date | undefined }> {
+  const events = await store.readStream(syncStream(posId));
+  const keys = new Set<string>();
+  let watermark: Date | undefined;
+  for (const e of events) {
+    if (!isEvent(SyncWindowCompleted, e)) continue;
+    const d = dataOf(SyncWindowCompleted, e);
+    keys.add(windowKey(d.window));
+    const end = new Date(d.window.to);
+    if (!watermark || end > watermark) watermark = end;
+  }
+  return { keys, watermark };
+}
+
+function planRange(deps: SyncDeps, projects: readonly PspProject[], fromDay: string, toDay: string): PlannedWindow[] {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(fromDay) || !/^\d{4}-\d{2}-\d{2}$/.test(toDay)) throw new SyncError('SYNC_BAD_RANGE', 'dates are YYYY-MM-DD');
+  if (fromDay >= toDay) throw new SyncError('SYNC_BAD_RANGE', `--from ${fromDay} must be before --to ${toDay} (--to is exclusive)`);
+  const ws = cutWindows(fromDay, toDay, deps.timezone);
+  return projects.flatMap((project) => ws.map((w) => ({ project, from: w.from, to: w.to })));
+}
+
+/** `recon sync --from --to`: every window of the range for each selected project. */
+export async function syncRange(deps: SyncDeps, opts: SyncRangeOptions): Promise<SyncReport> {
+  const projects = selectProjects(deps, opts.posIds);
+  const planned = planRange(deps, projects, opts.from, opts.to);
+  return runWindows(deps, planned, opts);
+}
+
+/**
+ * `recon sync --incremental` (the nightly job): per project from the end of the last completed window
+ * minus the lookback, up to now. A project never synced starts `lookbackDays` before today.
+ */
+export async function syncIncremental(deps: SyncDeps, opts: Omit<SyncRangeOptions, 'from' | 'to' | 'skipCompleted'> = {}): Promise<SyncReport> {
+  const { DateTime } = await import('luxon');
+  const now = (deps.now ?? (() => new Date()))();
+  const lookback = deps.lookbackDays ?? 3;
+  const planned: PlannedWindow[] = [];
+  for (const project of selectProjects(deps, opts.posIds)) {
+    const { watermark } = await completedWindows(deps.store, project.posId);
+    const start = DateTime.fromJSDate(watermark ?? now, { zone: deps.timezone }).minus({ days: lookback }).startOf('day');
+    const end = DateTime.fromJSDate(now, { zone: deps.timezone }).startOf('day').plus({ days: 1 });
+    for (const w of cutWindows(start.toISODate()!, end.toISODate()!, deps.timezone)) {
+      if (w.from >= now) continue;
+      // The last window stops at now: the PSP has nothing later, and the watermark stays truthful.
+      planned.push({ project, from: w.from, to: w.to > now ? now : w.to });
+    }
+  }
+  return runWindows(deps, planned, opts);
+}
+
+async function runWindows(deps: SyncDeps, planned: PlannedWindow[], opts: Omit<SyncRangeOptions, 'from' | 'to'>): Promise<SyncReport> {
+  const started = Date.now();
+  const results: WindowResult[] = [];
+  const clients = new Map<string, PspClient>();
+  const clientOf = (p: PspProject) => {
+    let c = clients.get(p.posId);
+    if (!c) {
+      c = deps.clientFor ? deps.clientFor(p) : createPspClient(p, { timeoutMs: deps.pspTimeoutMs, log: deps.log });
+      clients.set(p.posId, c);
+    }
+    return c;
+  };
+  const done = new Map<string, Set<string>>();
+  if (opts.skipCompleted) {
+    for (const posId of new Set(planned.map((w) => w.project.posId))) done.set(posId, (await completedWindows(deps.store, posId)).keys);
+  }
+  const counters = { records: 0, windowsDone: 0, started };
+  const progress = (posId: string, window: WindowRef, phase: SyncProgress['phase']) => {
+    const secs = Math.max((Date.now() - counters.started) / 1000, 0.001);
+    opts.onProgress?.({ posId, window, phase, windowsDone: counters.windowsDone, windowsTotal: planned.length, records: counters.records, recordsPerSecond: Math.round(counters.records / secs) });
+  };
+  for (const w of planned) {
+    opts.signal?.throwIfAborted();
+    const ref = { from: iso(w.from), to: iso(w.to) };
+    if (done.get(w.project.posId)?.has(windowKey(ref))) {
+      results.push({ posId: w.project.posId, window: ref, status: 'skipped' });
+      counters.windowsDone++;
+      continue;
+    }
+    const r = await syncWindow(deps, clientOf(w.project), w.project.posId, w.from, w.to, { signal: opts.signal, counters, progress });
+    counters.windowsDone++;
+    progress(w.project.posId, ref, r.status === 'completed' ? 'completed' : 'failed');
+    results.push(r);
+  }
+  return {
+    windows: results,
+    completed: results.filter((r) => r.status === 'completed').length,
+    failed: results.filter((r) => r.status === 'failed').length,
+    skipped: results.filter((r) => r.status === 'skipped').length,
+    records: counters.records,
+    appended: results.reduce((s, r) => s + (r.appended ?? 0), 0),
+    durationMs: Date.now() - started,
+  };
+}
+
+interface WindowCtx {
+  readonly signal?: AbortSignal;
+  readonly counters: { records: number };
+  readonly progress: (posId: string, window: WindowRef, phase: SyncProgress['phase']) => void;
+}
+
+/**
+ * Appends batches while the next one is being read and parsed: at most one append in flight, so
+ * memory stays at two batches whatever the report's size.
+ */
+function createBatchWriter(store: EventStore) {
+  let inflight: Promise<void> = Promise.resolve();
+  let failure: unknown;
+  let appended = 0;
+  return {
+    async write(items: Keyed[]) {
+      await inflight;
+      if (failure) throw failure;
+      inflight = store.appendMany(toAppendRequests(items)).then(
+        (rs) => { appended += rs.reduce((s, r) => s + r.appended, 0); },
+        (e) => { failure = e; },
+      );
+    },
+    async finish(): Promise<number> {
+      await inflight;
+      if (failure) throw failure;
+      return appended;
+    },
+  };
+}
+
+async function readRecords(
+  records: AsyncIterable<string>,
+  parse: (text: string) => Keyed,
+  batchSize: number,
+  writer: ReturnType<typeof createBatchWriter>,
+  ctx: WindowCtx,
+  onBatch: () => void,
+): Promise<{ received: number; rejected: number }> {
+  let batch: Keyed[] = [];
+  let received = 0;
+  let rejected = 0;
+  for await (const text of records) {
+    ctx.signal?.throwIfAborted();
+    const k = parse(text);
+    if (k.event.type === 'SourceRecordRejected') rejected++;
+    batch.push(k);
+    received++;
+    ctx.counters.records++;
+    if (batch.length >= batchSize) {
+      await writer.write(batch);
+      batch = [];
+      onBatch();
+    }
+  }
+  if (batch.length) await writer.write(batch);
+  return { received, rejected };
+}
+
+export async function syncWindow(deps: SyncDeps, client: PspClient, posId: string, from: Date, to: Date, ctx: WindowCtx): Promise<WindowResult> {
+  const window = { from: iso(from), to: iso(to) };
+  const log = deps.log.child({ posId, window: `${window.from}..${window.to}` });
+  const batchSize = deps.batchSize ?? 1000;
+  const now = deps.now ?? (() => new Date());
+  const started = Date.now();
+  let reportId = '';
+  try {
+    ctx.progress(posId, window, 'report');
+    const start = await client.startRegisterReport({ from, to, transactionDetails: [...REGISTER_FIELDS] });
+    reportId = start.reportId;
+    log.info('register report started', { reportId, announcedCount: start.count });
+    const records = await waitForReport(deps, client, reportId, ctx.signal);
+    const writer = createBatchWriter(deps.store);
+    const registerMeta: SyncObservation = { source: 'register', reportId, window, observedAt: iso(now()) };
+    const register = await readRecords(
+      records,
+      (text) => {
+        const r = parseRegisterRecord(text);
+        return r.ok ? registerObserved(posId, text, r.value, registerMeta) : recordRejected(posId, 'register', r.field, r.reason, text, { reportId, window, observedAt: registerMeta.observedAt });
+      },
+      batchSize,
+      writer,
+      ctx,
+      () => ctx.progress(posId, window, 'register'),
+    );
+    const mismatch = register.received !== start.count;
+    if (mismatch) {
+      log.warn('register count differs from the announced count', { reportId, announced: start.count, received: register.received });
+      await writer.finish();
+      await deps.store.append(syncStream(posId), [
+        newEvent(RegisterCountMismatched, { posId, window, reportId, announcedCount: start.count, receivedCount: register.received, detectedAt: iso(now()) }),
+      ]);
+    }
+    ctx.progress(posId, window, 'period');
+    const periodMeta: SyncObservation = { source: 'period', reportId: null, window, observedAt: iso(now()) };
+    const period = await readRecords(
+      client.periodTransactions(from, to),
+      (text) => {
+        const r = parsePeriodRecord(text);
+        return r.ok ? periodObserved(posId, text, r.value, periodMeta) : recordRejected(posId, 'period', r.field, r.reason, text, { window, observedAt: periodMeta.observedAt });
+      },
+      batchSize,
+      writer,
+      ctx,
+      () => ctx.progress(posId, window, 'period'),
+    );
+    const appended = await writer.finish();
+    const durationMs = Date.now() - started;
+    const rejected = register.rejected + period.rejected;
+    await deps.store.append(syncStream(posId), [newEvent(SyncWindowCompleted, {
+      posId, window, reportId, announcedCount: start.count, registerRecords: register.received, periodRecords: period.received,
+      rejected, appended, durationMs, completedAt: iso(now()),
+    })]);
+    log.info('window synced', { reportId, announced: start.count, register: register.received, period: period.received, rejected, appended, durationMs });
+    return { posId, window, status: 'completed', reportId, announcedCount: start.count, registerRecords: register.received, periodRecords: period.received, rejected, appended, countMismatch: mismatch, durationMs };
+  } catch (e) {
+    if (ctx.signal?.aborted) throw ctx.signal.reason ?? e;
+    // The store itself failing cannot be recorded in the store: stop the run.
+    if (isStoreError(e) || isConnectionError(e)) throw e;
+    const code = (e as { code?: unknown }).code;
+    const reason = `${typeof code === 'string' ? `${code}: ` : ''}${(e as Error).message ?? String(e)}`;
+    log.error('window failed; it will be read again on the next run', { reportId: reportId || undefined, reason });
+    await deps.store.append(syncStream(posId), [newEvent(SyncWindowFailed, { posId, window, reason, failedAt: iso(now()) })]);
+    return { posId, window, status: 'failed', reportId: reportId || undefined, reason, durationMs: Date.now() - started };
+  }
+}
+
+/** Polls `fetch` with capped exponential backoff until the report is ready or the wait is over. */
+async function waitForReport(deps: SyncDeps, client: PspClient, reportId: string, signal?: AbortSignal): Promise<AsyncIterable<string>> {
+  const base = deps.pollBaseMs ?? 250;
+  const cap = deps.pollMaxMs ?? 5000;
+  const deadline = Date.now() + deps.reportMaxWaitMs;
+  for (let attempt = 0; ; attempt++) {
+    signal?.throwIfAborted();
+    const r = await client.fetchRegisterReport(reportId);
+    if (r.ready) return r.records;
+    const left = deadline - Date.now();
+    if (left <= 0) {
+      throw new SyncError('SYNC_REPORT_NOT_READY', `register report ${reportId} was not ready after ${Math.round(deps.reportMaxWaitMs / 1000)} s (${attempt + 1} polls; RECON_REPORT_MAX_WAIT_MS=${deps.reportMaxWaitMs})`);
+    }
+    await abortable(Math.min(cap, base * 2 ** Math.min(attempt, 20), left), signal);
+  }
+}
