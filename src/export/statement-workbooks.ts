@@ -1,0 +1,298 @@
+import { DateTime } from 'luxon';
+import { sha256Hex, stableStringify } from '../events/ids';
+import {
+  COUNT_FORMAT, DATE_FORMAT, DATE_TIME_FORMAT, ExportError, addTableSheet, closeTable, createLocalTime, excelDay,
+  minorToMajor, moneyFormat, openWorkbook, safeText, writeRow, yieldToIo,
+} from './xlsx';
+
+/**
+ * The writer layer of payout statements: plain rows in, workbooks out. It knows nothing of the
+ * database, so it is tested and benchmarked on its own; src/export/statements.ts feeds it from the
+ * ledger queries.
+ */
+
+/** One sub-merchant's figures for one month and currency (bigint minor units). */
+export interface StatementFigures {
+  readonly subMerchantId: string;
+  readonly subMerchantName: string;
+  readonly currency: string;
+  readonly opening: bigint;
+  readonly gross: bigint;
+  readonly refunds: bigint;
+  readonly chargebacks: bigint;
+  readonly fees: bigint;
+  readonly reserveHeld: bigint;
+  readonly reserveReleased: bigint;
+  readonly netPayable: bigint;
+  readonly closing: bigint;
+  readonly operations: number;
+}
+
+export interface StatementLine {
+  readonly at: Date;
+  readonly orderId: string | null;
+  readonly paymentId: string;
+  readonly method: string;
+  readonly status: string;
+  readonly share: bigint;
+  readonly fee: bigint;
+  readonly reserve: bigint;
+  readonly net: bigint;
+  readonly eventIds: readonly string[];
+}
+
+export interface ReserveScheduleRow {
+  readonly heldOn: string | Date;
+  readonly currency: string;
+  readonly held: bigint;
+  readonly releaseOn: string | Date;
+  readonly released: bigint;
+}
+
+/** What a statement was cut from: recorded in every workbook so a figure can be re-derived. */
+export interface StatementMeta {
+  readonly month: string;
+  readonly timezone: string;
+  /** event-store position ("commit/prepare") the figures were cut at */
+  readonly position: string;
+  readonly figuresSha256: string;
+}
+
+export interface StatementSource {
+  /** one row per currency, all of one sub-merchant */
+  readonly figures: readonly StatementFigures[];
+  lines(currency: string): AsyncIterable<StatementLine>;
+  readonly reserve: readonly ReserveScheduleRow[];
+}
+
+/** The Payouts index header, exactly as finance's import expects it. */
+export const PAYOUTS_HEADER = [
+  'sub_merchant_id', 'sub_merchant_name', 'currency', 'gross', 'refunds', 'chargebacks', 'fees',
+  'reserve_held', 'reserve_released', 'net_payable', 'operations',
+] as const;
+
+export const statementFileName = (subMerchantId: string, month: string) => `${subMerchantId.replace(/[^A-Za-z0-9._-]/g, '_')}-${month}.xlsx`;
+export const payoutsFileName = (month: string) => `payouts-${month}.xlsx`;
+
+/** The net payable the bridge implies; statements refuse figures that do not add up. */
+export function bridgeNet(f: StatementFigures): bigint {
+  return f.gross - f.refunds - f.chargebacks - f.fees - f.reserveHeld + f.reserveReleased;
+}
+
+export function checkBridge(f: StatementFigures): void {
+  const net = bridgeNet(f);
+  if (net !== f.netPayable || f.opening + f.netPayable !== f.closing) {
+    throw new ExportError(
+      'EXPORT_BRIDGE_MISMATCH',
+      `figures of ${f.subMerchantId} ${f.currency} do not add up: movements give net ${net}, stated ${f.netPayable}; opening ${f.opening} + net ≠ closing ${f.closing}`,
+    );
+  }
+}
+
+/** sha-256 of the figures in a canonical order: equal figures give an equal hash, whatever the row order. */
+export function figuresDigest(month: string, timezone: string, figures: readonly StatementFigures[]): string {
+  const sorted = [...figures].sort((a, b) => (a.subMerchantId + '\u0000' + a.currency < b.subMerchantId + '\u0000' + b.currency ? -1 : 1));
+  return sha256Hex(stableStringify({ month, timezone, figures: sorted }));
+}
+
+export function monthRange(month: string, timezone: string): { from: DateTime; to: DateTime } {
+  const from = DateTime.fromFormat(month, 'yyyy-MM', { zone: timezone });
+  if (!from.isValid) throw new RangeError(`not a month: ${JSON.stringify(month)} (expected YYYY-MM)`);
+  return { from, to: from.plus({ months: 1 }) };
+}
+
+const periodText = (meta: StatementMeta) => {
+  const { from, to } = monthRange(meta.month, meta.timezone);
+  return `${meta.month} (${from.toISODate()} to ${to.minus({ days: 1 }).toISODate()}, ${meta.timezone})`;
+};
+
+// Rows between two yields to the zip stream: enough to amortise the turn, few enough to keep memory flat.
+const ROWS_PER_YIELD = 2000;
+
+const BRIDGE: ReadonlyArray<{ label: string; value: (f: StatementFigures) => bigint }> = [
+  { label: 'Opening balance', value: (f) => f.opening },
+  { label: '+ Gross sales (shares)', value: (f) => f.gross },
+  { label: '− Refunds', value: (f) => -f.refunds },
+  { label: '− Chargebacks', value: (f) => -f.chargebacks },
+  { label: '− Fees', value: (f) => -f.fees },
+  { label: '− Reserve held', value: (f) => -f.reserveHeld },
+  { label: '+ Reserve released', value: (f) => f.reserveReleased },
+  { label: '= Net payable (sum of the six movements above)', value: (f) => f.netPayable },
+  { label: 'Closing balance (opening + net payable)', value: (f) => f.closing },
+];
+
+export interface WrittenStatement {
+  readonly file: string;
+  readonly subMerchantId: string;
+  readonly lines: number;
+}
+
+/** One sub-merchant's statement: Summary, Operations (one sheet per currency), Reserve schedule. */
+export async function writeStatementWorkbook(file: string, src: StatementSource, meta: StatementMeta): Promise<WrittenStatement> {
+  const figures = [...src.figures].sort((a, b) => (a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : 0));
+  const first = figures[0];
+  if (!first) throw new RangeError('a statement needs figures for at least one currency');
+  for (const f of figures) checkBridge(f);
+  const pending = openWorkbook(file);
+  const wb = pending.workbook;
+  let lineCount = 0;
+  try {
+    // Summary: who, which period, cut where; then the bridge, one column per currency.
+    const summary = wb.addWorksheet('Summary', { views: [{ state: 'frozen', xSplit: 1, ySplit: 8 }] });
+    summary.columns = [{ width: 48 }, ...figures.map(() => ({ width: 20 }))];
+    const info: Array<[string, string]> = [
+      ['Sub-merchant', safeText(first.subMerchantName)],
+      ['Sub-merchant id', safeText(first.subMerchantId)],
+      ['Period', periodText(meta)],
+      ['Cut at event-store position', meta.position],
+      ['Figures sha-256', meta.figuresSha256],
+      ['Amounts', 'in major units of each currency; every total computed exactly in minor units'],
+    ];
+    for (const [label, value] of info) {
+      const r = summary.addRow([label, value]);
+      r.getCell(1).font = { bold: true };
+      r.commit();
+    }
+    summary.addRow([]).commit();
+    const head = summary.addRow(['Payout bridge', ...figures.map((f) => f.currency)]);
+    head.font = { bold: true };
+    head.commit();
+    const firstBridgeRow = 9;
+    for (const line of BRIDGE) {
+      const r = summary.addRow([line.label, ...figures.map((f) => minorToMajor(line.value(f)))]);
+      figures.forEach((f, i) => (r.getCell(i + 2).numFmt = moneyFormat(f.currency)));
+      if (line.label.startsWith('=') || line.label.startsWith('Closing')) r.font = { bold: true };
+      r.commit();
+    }
+    // The one live formula: Excel recomputes opening + net payable − closing, which must show zero.
+    const openingRow = firstBridgeRow;
+    const netRow = firstBridgeRow + 7;
+    const closingRow = firstBridgeRow + 8;
+    const check = summary.addRow([
+      'Check: opening + net payable − closing (must be 0)',
+      ...figures.map((f, i) => {
+        const col = String.fromCharCode(66 + i);
+        return { formula: `${col}${openingRow}+${col}${netRow}-${col}${closingRow}`, result: minorToMajor(f.opening + f.netPayable - f.closing) };
+      }),
+    ]);
+    figures.forEach((f, i) => (check.getCell(i + 2).numFmt = moneyFormat(f.currency)));
+    check.commit();
+    const ops = summary.addRow(['Operations', ...figures.map((f) => f.operations)]);
+    figures.forEach((_f, i) => (ops.getCell(i + 2).numFmt = COUNT_FORMAT));
+    ops.commit();
+    summary.commit();
+
+    // Operations: every line, one sheet per currency so that each column has one currency format.
+    const localTime = createLocalTime(meta.timezone);
+    for (const f of figures) {
+      const money = moneyFormat(f.currency);
+      const t = addTableSheet(wb, figures.length === 1 ? 'Operations' : `Operations ${f.currency}`.slice(0, 31), [
+        { header: `Date and time (${meta.timezone})`, width: 20, numFmt: DATE_TIME_FORMAT },
+        { header: 'Order', width: 24 },
+        { header: 'Payment', width: 24 },
+        { header: 'Method', width: 11 },
+        { header: 'Status', width: 10 },
+        { header: 'Share', width: 16, numFmt: money },
+        { header: 'Fee', width: 14, numFmt: money },
+        { header: 'Reserve', width: 14, numFmt: money },
+        { header: 'Net', width: 16, numFmt: money },
+        { header: 'Event ids', width: 40 },
+      ]);
+      let share = 0n, fee = 0n, reserve = 0n, net = 0n, n = 0;
+      for await (const l of src.lines(f.currency)) {
+        share += l.share;
+        fee += l.fee;
+        reserve += l.reserve;
+        net += l.net;
+        writeRow(t, [
+          localTime(l.at), safeText(l.orderId), safeText(l.paymentId), safeText(l.method), safeText(l.status),
+          minorToMajor(l.share), minorToMajor(l.fee), minorToMajor(l.reserve), minorToMajor(l.net), l.eventIds.join(' '),
+        ]);
+        if (++n % ROWS_PER_YIELD === 0) await yieldToIo();
+      }
+      lineCount += n;
+      closeTable(t, [{
+        values: [`Total (${n} lines)`, '', '', '', '', minorToMajor(share), minorToMajor(fee), minorToMajor(reserve), minorToMajor(net), ''],
+        numFmts: [undefined, undefined, undefined, undefined, undefined, money, money, money, money],
+      }]);
+    }
+
+    // Reserve schedule: what was held, when it is released, what was released.
+    const reserve = addTableSheet(wb, 'Reserve schedule', [
+      { header: 'Held on', width: 12, numFmt: DATE_FORMAT },
+      { header: 'Currency', width: 10 },
+      { header: 'Held', width: 16 },
+      { header: 'Release on', width: 12, numFmt: DATE_FORMAT },
+      { header: 'Released', width: 16 },
+    ]);
+    const totals = new Map<string, { held: bigint; released: bigint }>();
+    for (const r of src.reserve) {
+      const fmt = moneyFormat(r.currency);
+      const row = reserve.sheet.addRow([excelDay(r.heldOn), safeText(r.currency), minorToMajor(r.held), excelDay(r.releaseOn), minorToMajor(r.released)]);
+      row.getCell(3).numFmt = fmt;
+      row.getCell(5).numFmt = fmt;
+      row.commit();
+      reserve.rows++;
+      const t = totals.get(r.currency) ?? { held: 0n, released: 0n };
+      t.held += r.held;
+      t.released += r.released;
+      totals.set(r.currency, t);
+    }
+    closeTable(reserve, [...totals.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([currency, t]) => ({
+      values: ['Total', safeText(currency), minorToMajor(t.held), '', minorToMajor(t.released)],
+      numFmts: [undefined, undefined, moneyFormat(currency), undefined, moneyFormat(currency)],
+    })));
+    await pending.commit();
+  } catch (e) {
+    pending.abort();
+    throw e;
+  }
+  return { file, subMerchantId: first.subMerchantId, lines: lineCount };
+}
+
+/** Finance's index: sheet Payouts (exact header, one row per sub-merchant and currency), then Run. */
+export async function writePayoutsWorkbook(file: string, figures: readonly StatementFigures[], meta: StatementMeta & { files?: readonly string[] }): Promise<void> {
+  const rows = [...figures].sort((a, b) => (a.subMerchantId < b.subMerchantId ? -1 : a.subMerchantId > b.subMerchantId ? 1 : a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : 0));
+  const pending = openWorkbook(file);
+  try {
+    const widths = [38, 32, 9, 16, 16, 16, 16, 16, 16, 16, 11];
+    const t = addTableSheet(pending.workbook, 'Payouts', PAYOUTS_HEADER.map((h, i) => ({ header: h, width: widths[i]! })));
+    const totals = new Map<string, { sums: bigint[]; operations: number }>();
+    for (const f of rows) {
+      const amounts = [f.gross, f.refunds, f.chargebacks, f.fees, f.reserveHeld, f.reserveReleased, f.netPayable];
+      const fmt = moneyFormat(f.currency);
+      const row = t.sheet.addRow([safeText(f.subMerchantId), safeText(f.subMerchantName), safeText(f.currency), ...amounts.map(minorToMajor), f.operations]);
+      for (let c = 4; c <= 10; c++) row.getCell(c).numFmt = fmt;
+      row.getCell(11).numFmt = COUNT_FORMAT;
+      row.commit();
+      t.rows++;
+      const tot = totals.get(f.currency) ?? { sums: amounts.map(() => 0n), operations: 0 };
+      amounts.forEach((a, i) => (tot.sums[i]! += a));
+      tot.operations += f.operations;
+      totals.set(f.currency, tot);
+    }
+    // Totals per currency (adding euros to dollars means nothing), after a blank row outside the filter.
+    closeTable(t, [...totals.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([currency, tot]) => ({
+      values: ['Total', '', safeText(currency), ...tot.sums.map(minorToMajor), tot.operations],
+      numFmts: [undefined, undefined, undefined, ...tot.sums.map(() => moneyFormat(currency)), COUNT_FORMAT],
+    })));
+    const run = pending.workbook.addWorksheet('Run', { views: [{ state: 'frozen', ySplit: 1 }] });
+    run.columns = [{ width: 30 }, { width: 70 }];
+    const head = run.addRow(['Field', 'Value']);
+    head.font = { bold: true };
+    head.commit();
+    const facts: Array<[string, string | number]> = [
+      ['Period', periodText(meta)],
+      ['Cut at event-store position', meta.position],
+      ['Figures sha-256', meta.figuresSha256],
+      ['Rows (sub-merchant × currency)', rows.length],
+      ...(meta.files ?? []).map((f, i): [string, string] => [i === 0 ? 'Statement files' : '', safeText(f)]),
+    ];
+    for (const fact of facts) run.addRow(fact).commit();
+    run.commit();
+    await pending.commit();
+  } catch (e) {
+    pending.abort();
+    throw e;
+  }
+}

@@ -1,0 +1,209 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, renameSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import ExcelJS from 'exceljs';
+import { IANAZone } from 'luxon';
+
+/**
+ * Spreadsheet hygiene shared by every workbook recon writes: exact money display, real dates in the
+ * business zone, text that can never run as a formula, frozen header + autofilter + widths, and a
+ * temp-then-rename file commit so that no partial file ever looks complete.
+ */
+
+export type ExportErrorCode = 'EXPORT_AMOUNT_TOO_LARGE' | 'EXPORT_WRITE_FAILED' | 'EXPORT_NO_POSITION' | 'EXPORT_BRIDGE_MISMATCH' | 'EXPORT_NOTHING_TO_ISSUE';
+
+export class ExportError extends Error {
+  constructor(readonly code: ExportErrorCode, message: string) {
+    super(message);
+    this.name = 'ExportError';
+  }
+}
+
+/**
+ * Minor units (hundredths) to the number Excel stores. Every integer below 2^53 is exact as a double,
+ * and dividing it by 100 gives the double nearest the decimal value: the very number Excel would hold
+ * had one typed the decimal text. Above 2^53 that no longer holds, so we refuse instead of writing a
+ * wrong figure. This is for display only: every sum is taken in bigint before converting.
+ */
+export function minorToMajor(minor: bigint): number {
+  if (minor > BigInt(Number.MAX_SAFE_INTEGER) || minor < -BigInt(Number.MAX_SAFE_INTEGER)) {
+    throw new ExportError('EXPORT_AMOUNT_TOO_LARGE', `amount ${minor} minor units is beyond what a spreadsheet number holds exactly`);
+  }
+  return Number(minor) / 100;
+}
+
+const exponents = new Map<string, number>();
+
+/** Decimals a currency is shown with (ISO 4217 via Intl); 2 when the code is unknown to Intl. */
+export function currencyExponent(currency: string): number {
+  let e = exponents.get(currency);
+  if (e === undefined) {
+    try {
+      e = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+    } catch {
+      e = 2;
+    }
+    exponents.set(currency, e);
+  }
+  return e;
+}
+
+/** Number format showing the currency code after the amount, in the currency's own decimals. */
+export function moneyFormat(currency: string): string {
+  const code = currency.replace(/[^A-Za-z0-9]/g, '').slice(0, 8);
+  const e = currencyExponent(currency);
+  const body = e > 0 ? `#,##0.${'0'.repeat(e)}` : '#,##0';
+  return code ? `${body} "${code}";-${body} "${code}"` : `${body};-${body}`;
+}
+
+export const DATE_TIME_FORMAT = 'yyyy-mm-dd hh:mm:ss';
+export const DATE_FORMAT = 'yyyy-mm-dd';
+export const COUNT_FORMAT = '#,##0';
+
+// = + - @ start a formula in Excel and LibreOffice; tab and CR are used to smuggle one past filters.
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/**
+ * Text for a cell. It is always written as a plain string cell (never a formula); text that would start
+ * a formula when a user re-edits the cell or pastes it elsewhere gets a visible leading apostrophe
+ * (exceljs 4.4 cannot write the quotePrefix style flag, so the apostrophe is part of the text).
+ */
+export function safeText(value: string | null | undefined): string {
+  if (value === null || value === undefined) return '';
+  return FORMULA_START.test(value) ? `'${value}` : value;
+}
+
+/**
+ * Instant → the Date exceljs stores for the wall-clock time in `zone`. exceljs turns a Date into an Excel
+ * serial from its UTC fields, and Excel date-times carry no zone, so we shift by the zone's offset.
+ * Offsets are cached per quarter hour (every modern zone changes offset on a quarter hour) because
+ * asking Intl for each of a million lines would cost more than writing them.
+ */
+export function createLocalTime(zone: string): (at: Date) => Date {
+  const z = IANAZone.create(zone);
+  const cache = new Map<number, number>();
+  return (at) => {
+    const ms = at.getTime();
+    const bucket = Math.floor(ms / 900_000);
+    let offset = cache.get(bucket);
+    if (offset === undefined) {
+      if (cache.size > 50_000) cache.clear();
+      offset = z.offset(ms);
+      cache.set(bucket, offset);
+    }
+    return new Date(ms + offset * 60_000);
+  };
+}
+
+/** A local calendar day "YYYY-MM-DD" (or a Date already holding a day) as an Excel date. */
+export function excelDay(day: string | Date): Date {
+  if (day instanceof Date) return day;
+  const m = /^(\d{4})-(\d{2})-(\d{2})/.exec(day);
+  if (!m) throw new RangeError(`not a day: ${JSON.stringify(day)}`);
+  return new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+}
+
+export interface ColumnSpec {
+  readonly header: string;
+  readonly width: number;
+  readonly numFmt?: string;
+}
+
+export type Workbook = ExcelJS.stream.xlsx.WorkbookWriter;
+export type Sheet = ExcelJS.Worksheet;
+
+export interface TableSheet {
+  readonly sheet: Sheet;
+  /** rows written so far, header included */
+  rows: number;
+  readonly columns: readonly ColumnSpec[];
+}
+
+const HEADER_FONT = { bold: true } as const;
+const TOTAL_FONT = { bold: true } as const;
+
+/** A sheet with a frozen, bold header row; the autofilter is set over the data when it is closed. */
+export function addTableSheet(workbook: Workbook, name: string, columns: readonly ColumnSpec[], opts: { tabColor?: string } = {}): TableSheet {
+  const sheet = workbook.addWorksheet(name, {
+    views: [{ state: 'frozen', xSplit: 0, ySplit: 1 }],
+    ...(opts.tabColor ? { properties: { tabColor: { argb: opts.tabColor } } } : {}),
+  });
+  sheet.columns = columns.map((c) => ({ width: c.width, ...(c.numFmt ? { style: { numFmt: c.numFmt } } : {}) }));
+  const header = sheet.addRow(columns.map((c) => c.header));
+  header.font = HEADER_FONT;
+  header.commit();
+  return { sheet, rows: 1, columns };
+}
+
+/** Writes one data row and hands it to the zip stream at once (bounded memory). */
+export function writeRow(t: TableSheet, values: readonly unknown[]): void {
+  t.sheet.addRow(values as unknown[]).commit();
+  t.rows++;
+}
+
+/** Closes a table: autofilter over header + data, then optional totals rows after a blank row. */
+export function closeTable(t: TableSheet, totals: ReadonlyArray<{ values: readonly unknown[]; numFmts?: ReadonlyArray<string | undefined> }> = []): void {
+  const last = String.fromCharCode(64 + t.columns.length);
+  t.sheet.autoFilter = `A1:${last}${Math.max(1, t.rows)}`;
+  if (totals.length > 0) {
+    t.sheet.addRow([]).commit();
+    for (const total of totals) {
+      const row = t.sheet.addRow(total.values as unknown[]);
+      row.font = TOTAL_FONT;
+      total.numFmts?.forEach((f, i) => {
+        if (f) row.getCell(i + 1).numFmt = f;
+      });
+      row.commit();
+    }
+  }
+  t.sheet.commit();
+}
+
+/**
+ * A workbook written to a hidden temporary name beside its final path and renamed only after the zip is
+ * complete: readers (and finance) never see a half-written .xlsx under the final name.
+ */
+export interface PendingWorkbook {
+  readonly workbook: Workbook;
+  readonly finalPath: string;
+  readonly tempPath: string;
+  commit(): Promise<void>;
+  abort(): void;
+}
+
+export function openWorkbook(finalPath: string): PendingWorkbook {
+  mkdirSync(path.dirname(finalPath), { recursive: true });
+  const tempPath = path.join(path.dirname(finalPath), `.${path.basename(finalPath)}.${randomBytes(4).toString('hex')}.partial`);
+  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
+    filename: tempPath,
+    useStyles: true,
+    useSharedStrings: false,
+    // A fixed creation date keeps the workbook's own properties the same from one run to the next.
+    created: new Date(0),
+    modified: new Date(0),
+    creator: 'recon',
+    lastModifiedBy: 'recon',
+  } as ConstructorParameters<typeof ExcelJS.stream.xlsx.WorkbookWriter>[0]);
+  let done = false;
+  return {
+    workbook,
+    finalPath,
+    tempPath,
+    async commit() {
+      try {
+        await workbook.commit();
+      } catch (e) {
+        rmSync(tempPath, { force: true });
+        throw new ExportError('EXPORT_WRITE_FAILED', `cannot write ${finalPath}: ${(e as Error).message}`);
+      }
+      renameSync(tempPath, finalPath);
+      done = true;
+    },
+    abort() {
+      if (!done) rmSync(tempPath, { force: true });
+    },
+  };
+}
+
+/** Lets the zip stream drain: rows are committed synchronously, compression happens between turns. */
+export const yieldToIo = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
