@@ -203,7 +203,7 @@ export function createPspClient(project: PspProject, opts: PspClientOptions = {}
     try {
       arm();
       for (;;) {
-        let r: { done: true; value?: undefined } | { done: false; value: Uint8Array };
+        let r: Awaited<ReturnType<typeof reader.read>>;
         try {
           r = await reader.read();
         } catch (e) {
