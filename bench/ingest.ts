@@ -1,0 +1,140 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { connect } from '../src/db/connect';
+import { createHttpApp } from '../src/ingest/http-app';
+import { createWebhookReceiver } from '../src/ingest/receiver';
+import { createLogger } from '../src/log';
+import { encodeBase64Url, sign } from '../src/psp/signature';
+import { createPostgresEventStore } from '../src/store/postgres';
+import { perSecond, type BenchContext } from './harness';
+
+/**
+ * Issue 4's ingestion benchmarks.
+ *  1. Webhook receiver under autocannon (64 connections, distinct signed webhooks, INGEST_BENCH_SECONDS,
+ *     default 20 s): durable webhooks/s and p99 beside the same receiver answering without the append
+ *     (the ceiling); afterwards every webhook answered 200 is looked up in the store.
+ *  2. Sync: register reports from the sandbox into the store (see syncBench below).
+ * The receiver runs in a child process of its own (this file with RECON_BENCH_RECEIVER=1), so the load
+ * generator does not share its thread.
+ */
+
+const POS_ID = '6b1d2a4e-7c0f-4f51-9d3e-1a2b3c4d5e6f';
+const SECRET = 'sk_bench_webhook_secret';
+const THIS_FILE = fileURLToPath(import.meta.url);
+
+// ---------------------------------------------------------------- receiver child
+
+async function receiverChild(): Promise<void> {
+  const sql = connect(process.env.RECON_BENCH_DB_URL!, { max: 16 });
+  const store = createPostgresEventStore(sql);
+  const log = createLogger({ level: 'error' });
+  const projects = [{ name: 'bench', posId: POS_ID, apiSecret: SECRET }];
+  const options = { allowedIps: [], trustProxy: false, maxBodyBytes: 65_536 };
+  const durable = createHttpApp({ routes: [createWebhookReceiver({ store, projects, log, options }).handle], log });
+  const ceiling = createHttpApp({ routes: [createWebhookReceiver({ store, projects, log, options, durable: false }).handle], log });
+  const a = await durable.listen(0);
+  const b = await ceiling.listen(0);
+  process.stdout.write(JSON.stringify({ durable: a.url, ceiling: b.url }) + '\n');
+  process.once('SIGTERM', () => {
+    void (async () => {
+      await durable.close({ graceMs: 5000 });
+      await ceiling.close({ graceMs: 5000 });
+      await sql.end({ timeout: 5 });
+      process.exit(0);
+    })();
+  });
+}
+
+if (process.env.RECON_BENCH_RECEIVER === '1') void receiverChild();
+
+async function startReceiver(dbUrl: string): Promise<{ child: ChildProcess; durable: string; ceiling: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', THIS_FILE], {
+    env: { ...process.env, RECON_BENCH_RECEIVER: '1', RECON_BENCH_DB_URL: dbUrl },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const line = await new Promise<string>((resolve, reject) => {
+    const rl = createInterface({ input: child.stdout! });
+    rl.once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`receiver exited with ${code}`)));
+  });
+  const urls = JSON.parse(line) as { durable: string; ceiling: string };
+  return { child, ...urls };
+}
+
+function webhookForm(paymentId: string, n: number): string {
+  const body = {
+    payment_id: paymentId, order_id: `bench-${n}`, transaction_id: randomUUID(), pos_id: POS_ID, mode: 'direct', method: 'purchase',
+    amount: Number(((1000 + (n % 90_000)) / 100).toFixed(2)), currency: 'UAH', status: 'success', status_code: '1000',
+    status_description: 'transaction is successful', fee: { amount: 2.5, currency: 'UAH' }, cc_mask: '537541******7421',
+    created_at: '2025-03-01T10:00:00.000', processed_at: '2025-03-01T10:00:02.000',
+  };
+  const data = encodeBase64Url(JSON.stringify(body));
+  return `data=${data}&signature=${encodeURIComponent(sign(SECRET, data))}`;
+}
+
+async function load(url: string, seconds: number): Promise<{ ok: string[]; non2xx: number; errors: number; rps: number; p99: number; p50: number }> {
+  const ok: string[] = [];
+  let n = 0;
+  const result = await autocannon({
+    url: `${url}/webhooks/${POS_ID}`,
+    connections: 64,
+    duration: seconds,
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    requests: [{
+      setupRequest: (req: Record<string, unknown>, context: Record<string, unknown>) => {
+        const paymentId = randomUUID();
+        context.paymentId = paymentId;
+        return { ...req, body: webhookForm(paymentId, n++) };
+      },
+      onResponse: (status: number, _body: string, context: Record<string, unknown>) => {
+        if (status === 200) ok.push(context.paymentId as string);
+      },
+    }],
+  });
+  return { ok, non2xx: result.non2xx, errors: result.errors + result.timeouts, rps: (result['2xx'] / result.duration), p99: result.latency.p99, p50: result.latency.p50 };
+}
+
+async function webhookBench(ctx: BenchContext): Promise<void> {
+  const seconds = Number(process.env.INGEST_BENCH_SECONDS ?? (ctx.quick ? 3 : 20));
+  const receiver = await startReceiver(ctx.url);
+  try {
+    const ceiling = await load(receiver.ceiling, seconds);
+    const durable = await load(receiver.durable, seconds);
+    ctx.note(`webhooks: 64 connections, ${seconds} s each; ceiling ${ceiling.ok.length} answered 200 (p50 ${ceiling.p50} ms), durable ${durable.ok.length} answered 200 (p50 ${durable.p50} ms), non-2xx ${durable.non2xx}, errors ${durable.errors}`);
+    ctx.figure({ name: 'durable webhooks', value: durable.rps, unit: 'webhooks/s', reference: { name: 'same receiver without append', value: ceiling.rps }, target: { min: 3000, text: '≥ 3,000/s' } });
+    ctx.figure({ name: 'durable webhook p99 latency', value: durable.p99, unit: 'ms', reference: { name: 'without append p99', value: ceiling.p99 }, target: { max: 50, text: '< 50 ms' } });
+    // Every 200 must be in the store: look each answered payment up.
+    const found = await countStored(ctx, durable.ok);
+    ctx.note(`webhooks answered 200: ${durable.ok.length}; found in the store: ${found}${found === durable.ok.length ? ' (all)' : ' (MISSING SOME)'}`);
+    ctx.figure({ name: 'webhooks answered 200 missing from the store', value: durable.ok.length - found, unit: 'webhooks', target: { max: 0, text: 'none' } });
+  } finally {
+    receiver.child.kill('SIGTERM');
+    await new Promise((r) => receiver.child.once('exit', r));
+  }
+}
+
+async function countStored(ctx: BenchContext, paymentIds: string[]): Promise<number> {
+  let found = 0;
+  for (let i = 0; i < paymentIds.length; i += 10_000) {
+    const streams = paymentIds.slice(i, i + 10_000).map((id) => `payment-${POS_ID}-${id}`);
+    const [row] = await ctx.sql<{ n: number }[]>`
+      select count(distinct stream_id)::int as n from es_events where stream_id = any(${streams}::text[]) and type = 'WebhookReceived'`;
+    found += row?.n ?? 0;
+  }
+  return found;
+}
+
+export async function run(ctx: BenchContext): Promise<void> {
+  const only = process.env.INGEST_BENCH_ONLY;
+  if (!only || only === 'webhooks') await webhookBench(ctx);
+  if (!only || only === 'sync') await syncBench(ctx);
+}
+
+async function syncBench(ctx: BenchContext): Promise<void> {
+  ctx.note('sync benchmark: not written yet');
+  void perSecond;
+}
