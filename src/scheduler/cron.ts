@@ -1,0 +1,117 @@
+import cron from 'node-cron';
+import { DateTime, IANAZone } from 'luxon';
+
+/**
+ * Cron expressions, validated and parsed by node-cron, evaluated in the business time zone with luxon so
+ * that the next run time can be computed from any clock (a fake one in tests).
+ *
+ * Local-time rules (documented in docs/outputs.md):
+ * - a wall time that does not exist on a spring-forward day (02:30 when clocks jump from 02:00 to 03:00)
+ *   still runs, one hour later in wall time (the same instant luxon gives for it), so a nightly job is
+ *   never lost on a DST day;
+ * - a wall time that happens twice on a fall-back day runs once, at its first occurrence;
+ * - day of month and day of week must both match (node-cron's rule, not Vixie cron's "either").
+ */
+
+export interface CronSchedule {
+  readonly expression: string;
+  readonly zone: string;
+  readonly seconds: readonly number[];
+  readonly minutes: readonly number[];
+  readonly hours: readonly number[];
+  /** numbers, or -1 for "L" (last day of the month) */
+  readonly days: readonly number[];
+  readonly months: readonly number[];
+  /** 0 = Sunday … 6 = Saturday */
+  readonly weekdays: readonly number[];
+}
+
+export type CronParse = { ok: true; schedule: CronSchedule } | { ok: false; reason: string };
+
+export function parseCron(expression: string, zone: string): CronParse {
+  const detailed = cron.validateDetailed(expression);
+  if (!detailed.valid || !detailed.fields) {
+    return { ok: false, reason: detailed.errors.map((e) => e.message).join('; ') || 'not a cron expression' };
+  }
+  const f = detailed.fields;
+  const days: number[] = [];
+  for (const d of f.dayOfMonth) {
+    if (typeof d === 'number') days.push(d);
+    else if (d === 'L') days.push(-1);
+    else return { ok: false, reason: `day of month "${d}" is not supported (numbers, ranges, steps and L only)` };
+  }
+  const weekdays: number[] = [];
+  for (const d of f.dayOfWeek) {
+    if (typeof d === 'number') weekdays.push(d % 7);
+    else return { ok: false, reason: `day of week "${d}" is not supported (numbers, names, ranges and steps only)` };
+  }
+  const asc = (xs: readonly number[]) => [...new Set(xs)].sort((a, b) => a - b);
+  return {
+    ok: true,
+    schedule: { expression, zone, seconds: asc(f.second), minutes: asc(f.minute), hours: asc(f.hour), days: asc(days), months: asc(f.month), weekdays: asc(weekdays) },
+  };
+}
+
+/** True when node-cron accepts the expression and this scheduler supports every field in it. */
+export function validateCron(expression: string): boolean {
+  return cron.validate(expression) && parseCron(expression, 'UTC').ok;
+}
+
+function dayMatches(s: CronSchedule, d: DateTime): boolean {
+  if (!s.months.includes(d.month)) return false;
+  if (!s.weekdays.includes(d.weekday % 7)) return false;
+  return s.days.includes(d.day) || (s.days.includes(-1) && d.day === d.daysInMonth);
+}
+
+/**
+ * The instant of a wall time in a zone: the earliest one when the wall time happens twice (fall back);
+ * when it does not exist (spring forward) the instant at the same distance from the offset before the gap,
+ * i.e. the wall time read with the old offset (02:30 → 03:30 new time).
+ */
+export function wallTimeToInstant(zone: IANAZone, year: number, month: number, day: number, hour: number, minute: number, second: number): number {
+  const wall = Date.UTC(year, month - 1, day, hour, minute, second);
+  const offsets = new Set([zone.offset(wall - 43_200_000), zone.offset(wall + 43_200_000)]);
+  let best: number | undefined;
+  for (const off of offsets) {
+    const instant = wall - off * 60_000;
+    if (zone.offset(instant) === off && (best === undefined || instant < best)) best = instant;
+  }
+  // In a gap: no offset reads back. Use the offset in force before the gap.
+  return best ?? wall - zone.offset(wall - 43_200_000) * 60_000;
+}
+
+// Far enough for "29 February on a Monday" style expressions.
+const MAX_DAYS = 366 * 30;
+
+/** The first run time strictly after `after`. */
+export function nextRun(s: CronSchedule, after: Date): Date {
+  const afterMs = after.getTime();
+  const zone = IANAZone.create(s.zone);
+  // Start a day early: a shifted (nonexistent) wall time of the previous local day can fall after `after`.
+  let day = DateTime.fromMillis(afterMs, { zone: s.zone }).startOf('day').minus({ days: 1 });
+  for (let i = 0; i < MAX_DAYS; i++, day = day.plus({ days: 1 })) {
+    if (!dayMatches(s, day)) continue;
+    let best: number | undefined;
+    for (const hour of s.hours) {
+      for (const minute of s.minutes) {
+        for (const second of s.seconds) {
+          const ms = wallTimeToInstant(zone, day.year, day.month, day.day, hour, minute, second);
+          if (ms > afterMs && (best === undefined || ms < best)) best = ms;
+        }
+      }
+    }
+    if (best !== undefined) return new Date(best);
+  }
+  throw new RangeError(`cron "${s.expression}" has no run time in the next ${MAX_DAYS} days`);
+}
+
+/** The next `count` run times after `after`. */
+export function nextRuns(s: CronSchedule, after: Date, count: number): Date[] {
+  const out: Date[] = [];
+  let t = after;
+  for (let i = 0; i < count; i++) {
+    t = nextRun(s, t);
+    out.push(t);
+  }
+  return out;
+}

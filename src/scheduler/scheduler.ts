@@ -1,0 +1,238 @@
+import { hostname } from 'node:os';
+import type { Sql } from '../db/connect';
+import { silentLogger, type Logger } from '../log';
+import { systemClock, type Clock } from './clock';
+import { nextRun, parseCron, type CronSchedule } from './cron';
+import { lockKey, type JobTrigger } from './job-runs';
+
+/**
+ * Runs jobs on cron schedules in the business time zone.
+ *
+ * - A job never overlaps itself: a session advisory lock keyed by the job's name is held for the whole
+ *   run, by whichever worker runs it; a tick that finds it held is skipped (and recorded as skipped).
+ * - With several workers only one executes a given occurrence: a second advisory lock keyed by job name +
+ *   scheduled time, and the job_runs row (job, scheduled_for) claimed with an upsert that only a failed,
+ *   abandoned or skipped occurrence lets through. A worker arriving after the run sees it succeeded.
+ * - A failed occurrence is retried at the job's next tick (before that tick's own run), up to
+ *   `maxAttempts` attempts in all.
+ * - Time comes from an injectable clock, so tests drive a month of ticks with a fake one.
+ */
+
+export interface JobContext {
+  readonly scheduledFor: Date;
+  readonly trigger: JobTrigger;
+  readonly attempt: number;
+  readonly signal: AbortSignal;
+  readonly log: Logger;
+  readonly now: () => Date;
+}
+
+/** What a job returns: counters stored with its run (numbers, short strings, small lists). */
+export type JobCounters = Record<string, unknown>;
+
+export interface JobDefinition {
+  readonly name: string;
+  readonly description: string;
+  /** cron expression (5 or 6 fields), evaluated in the scheduler's time zone */
+  readonly cron: string;
+  run(ctx: JobContext): Promise<JobCounters | void>;
+}
+
+export type RunOutcome =
+  | { status: 'succeeded'; job: string; scheduledFor: Date; attempt: number; counters: JobCounters }
+  | { status: 'failed'; job: string; scheduledFor: Date; attempt: number; error: string }
+  | { status: 'skipped'; job: string; scheduledFor: Date; reason: 'overlap' }
+  | { status: 'already-done'; job: string; scheduledFor: Date };
+
+export interface SchedulerOptions {
+  readonly jobs: readonly JobDefinition[];
+  readonly sql: Sql;
+  readonly timezone: string;
+  readonly clock?: Clock;
+  readonly log?: Logger;
+  /** name written in job_runs.worker */
+  readonly worker?: string;
+  /** attempts of one occurrence in all (first run + retries at later ticks); default 3 */
+  readonly maxAttempts?: number;
+  /** called after every occurrence handled (tests, progress) */
+  readonly onOutcome?: (o: RunOutcome) => void;
+}
+
+export interface ScheduledJobInfo {
+  readonly name: string;
+  readonly description: string;
+  readonly cron: string;
+  readonly nextRun: Date;
+}
+
+export interface Scheduler {
+  /** Starts one loop per job; returns at once. */
+  start(): void;
+  /** Stops the loops, aborts running jobs' signals and waits for them to finish. */
+  stop(): Promise<void>;
+  /** Runs a job now (trigger "manual"), with the same locks and recording as a scheduled run. */
+  runNow(name: string, opts?: { signal?: AbortSignal }): Promise<RunOutcome>;
+  /** Each job's schedule and next run time after now. */
+  schedules(): ScheduledJobInfo[];
+}
+
+export type SchedulerErrorCode = 'SCHEDULER_BAD_CRON' | 'SCHEDULER_UNKNOWN_JOB' | 'SCHEDULER_DUPLICATE_JOB';
+
+export class SchedulerError extends Error {
+  constructor(readonly code: SchedulerErrorCode, message: string) {
+    super(message);
+    this.name = 'SchedulerError';
+  }
+}
+
+const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e)).slice(0, 2000);
+
+/** Plain-JSON counters: bigints as strings, so that jsonb accepts them. */
+const plain = (c: JobCounters): JobCounters => JSON.parse(JSON.stringify(c, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))) as JobCounters;
+
+export function createScheduler(opts: SchedulerOptions): Scheduler {
+  const clock = opts.clock ?? systemClock;
+  const log = opts.log ?? silentLogger;
+  const worker = opts.worker ?? `${hostname()}:${process.pid}`;
+  const maxAttempts = opts.maxAttempts ?? 3;
+  const { sql } = opts;
+  const parsed = new Map<string, { job: JobDefinition; schedule: CronSchedule }>();
+  for (const job of opts.jobs) {
+    if (parsed.has(job.name)) throw new SchedulerError('SCHEDULER_DUPLICATE_JOB', `job ${job.name} is defined twice`);
+    const p = parseCron(job.cron, opts.timezone);
+    if (!p.ok) throw new SchedulerError('SCHEDULER_BAD_CRON', `job ${job.name}: invalid cron expression "${job.cron}": ${p.reason}`);
+    parsed.set(job.name, { job, schedule: p.schedule });
+  }
+
+  const controller = new AbortController();
+  const loops: Promise<void>[] = [];
+  /** runs in flight in this process, per job */
+  const inFlight = new Map<string, Promise<unknown>>();
+  let started = false;
+
+  const report = (o: RunOutcome) => {
+    opts.onOutcome?.(o);
+    return o;
+  };
+
+  async function recordSkip(job: string, scheduledFor: Date, trigger: JobTrigger): Promise<RunOutcome> {
+    // Never overwrites a row: if the occurrence is being (or was) run elsewhere, that row stands.
+    await sql`
+      insert into job_runs (job, scheduled_for, trigger, status, worker, started_at, finished_at, error)
+      values (${job}, ${scheduledFor}, ${trigger}, 'skipped', ${worker}, ${clock.now()}, ${clock.now()}, 'previous run still running')
+      on conflict (job, scheduled_for) do nothing`;
+    log.warn('job tick skipped: previous run still running', { job, scheduledFor: scheduledFor.toISOString() });
+    return report({ status: 'skipped', job, scheduledFor, reason: 'overlap' });
+  }
+
+  /** Executes one occurrence under both advisory locks, recording it in job_runs. */
+  async function execute(job: JobDefinition, scheduledFor: Date, trigger: JobTrigger, signal: AbortSignal): Promise<RunOutcome> {
+    const conn = await sql.reserve();
+    const jobKey = lockKey(job.name);
+    const occurrenceKey = lockKey(`${job.name}@${scheduledFor.toISOString()}`);
+    let haveJobLock = false;
+    let haveOccurrenceLock = false;
+    try {
+      const [a] = await conn<{ locked: boolean }[]>`select pg_try_advisory_lock(${jobKey}::int8) as locked`;
+      haveJobLock = a?.locked === true;
+      if (!haveJobLock) return await recordSkip(job.name, scheduledFor, trigger);
+      const [b] = await conn<{ locked: boolean }[]>`select pg_try_advisory_lock(${occurrenceKey}::int8) as locked`;
+      haveOccurrenceLock = b?.locked === true;
+      if (!haveOccurrenceLock) return await recordSkip(job.name, scheduledFor, trigger);
+      // Claim the occurrence. A row left "running" can only belong to a worker that died (we hold the lock).
+      const claimed = await conn<{ attempt: number }[]>`
+        insert into job_runs (job, scheduled_for, trigger, status, worker, started_at)
+        values (${job.name}, ${scheduledFor}, ${trigger}, 'running', ${worker}, ${clock.now()})
+        on conflict (job, scheduled_for) do update
+          set status = 'running', attempt = job_runs.attempt + case when job_runs.status = 'skipped' then 0 else 1 end,
+              worker = excluded.worker, trigger = excluded.trigger, started_at = excluded.started_at,
+              finished_at = null, error = null, counters = '{}'::jsonb
+          where job_runs.status in ('failed', 'running', 'skipped') and job_runs.attempt < ${maxAttempts}
+        returning attempt`;
+      const attempt = claimed[0]?.attempt;
+      if (attempt === undefined) return report({ status: 'already-done', job: job.name, scheduledFor });
+      const runLog = log.child({ job: job.name, scheduledFor: scheduledFor.toISOString(), attempt, trigger });
+      runLog.info('job started');
+      try {
+        const counters = plain((await job.run({ scheduledFor, trigger, attempt, signal, log: runLog, now: () => clock.now() })) ?? {});
+        await conn`update job_runs set status = 'succeeded', finished_at = ${clock.now()}, counters = ${sql.json(counters as never)}
+                   where job = ${job.name} and scheduled_for = ${scheduledFor}`;
+        runLog.info('job succeeded', { counters });
+        return report({ status: 'succeeded', job: job.name, scheduledFor, attempt, counters });
+      } catch (e) {
+        const error = errorText(e);
+        await conn`update job_runs set status = 'failed', finished_at = ${clock.now()}, error = ${error}
+                   where job = ${job.name} and scheduled_for = ${scheduledFor}`;
+        runLog.error('job failed', { error, willRetry: attempt < maxAttempts });
+        return report({ status: 'failed', job: job.name, scheduledFor, attempt, error });
+      }
+    } finally {
+      if (haveOccurrenceLock) await conn`select pg_advisory_unlock(${occurrenceKey}::int8)`.catch(() => {});
+      if (haveJobLock) await conn`select pg_advisory_unlock(${jobKey}::int8)`.catch(() => {});
+      conn.release();
+    }
+  }
+
+  /** A scheduled tick: first the previous occurrence again if it failed, then this one. */
+  async function tick(job: JobDefinition, at: Date): Promise<void> {
+    const signal = controller.signal;
+    const [prev] = await sql<{ scheduled_for: Date; status: string; attempt: number }[]>`
+      select scheduled_for, status, attempt from job_runs
+      where job = ${job.name} and scheduled_for < ${at} and trigger = 'schedule'
+      order by scheduled_for desc limit 1`;
+    if (prev && prev.status === 'failed' && prev.attempt < maxAttempts) {
+      log.info('retrying failed job run', { job: job.name, scheduledFor: prev.scheduled_for.toISOString(), attempt: prev.attempt + 1 });
+      await execute(job, prev.scheduled_for, 'schedule', signal);
+    }
+    if (!signal.aborted) await execute(job, at, 'schedule', signal);
+  }
+
+  async function loop(job: JobDefinition, schedule: CronSchedule): Promise<void> {
+    let after = clock.now();
+    const signal = controller.signal;
+    while (!signal.aborted) {
+      let due = nextRun(schedule, after);
+      try {
+        await clock.sleepUntil(due, signal);
+      } catch {
+        return;
+      }
+      // Woken late (suspended laptop, long GC, clock moved): run only the latest occurrence that is due.
+      for (let later = nextRun(schedule, due); later.getTime() <= clock.now().getTime(); later = nextRun(schedule, later)) due = later;
+      after = due;
+      if (inFlight.has(job.name)) {
+        await recordSkip(job.name, due, 'schedule').catch((e) => log.error('cannot record skipped tick', { job: job.name, error: errorText(e) }));
+        continue;
+      }
+      const run = tick(job, due)
+        .catch((e) => log.error('job tick failed before it could be recorded', { job: job.name, error: errorText(e) }))
+        .finally(() => inFlight.delete(job.name));
+      inFlight.set(job.name, run);
+    }
+  }
+
+  return {
+    start() {
+      if (started) return;
+      started = true;
+      for (const { job, schedule } of parsed.values()) loops.push(loop(job, schedule));
+      log.info('scheduler started', { jobs: [...parsed.keys()], timezone: opts.timezone, worker });
+    },
+    async stop() {
+      controller.abort(new Error('scheduler stopping'));
+      await Promise.all(loops);
+      await Promise.all([...inFlight.values()]);
+    },
+    async runNow(name, runOpts = {}) {
+      const entry = parsed.get(name);
+      if (!entry) throw new SchedulerError('SCHEDULER_UNKNOWN_JOB', `unknown job ${JSON.stringify(name)}; jobs: ${[...parsed.keys()].join(', ')}`);
+      // Whole seconds: the occurrence key of a manual run is readable and collides with nothing scheduled.
+      const at = new Date(Math.floor(clock.now().getTime() / 1000) * 1000);
+      return execute(entry.job, at, 'manual', runOpts.signal ?? controller.signal);
+    },
+    schedules() {
+      const now = clock.now();
+      return [...parsed.values()].map(({ job, schedule }) => ({ name: job.name, description: job.description, cron: job.cron, nextRun: nextRun(schedule, now) }));
+    },
+  };
+}
