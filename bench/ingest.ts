@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
+import { createRequire } from 'node:module';
 import { connect } from '../src/db/connect';
 import { createHttpApp } from '../src/ingest/http-app';
 import { createWebhookReceiver } from '../src/ingest/receiver';
@@ -20,6 +20,13 @@ import { perSecond, type BenchContext } from './harness';
  * The receiver runs in a child process of its own (this file with RECON_BENCH_RECEIVER=1), so the load
  * generator does not share its thread.
  */
+
+interface LoadResult {
+  non2xx: number; errors: number; timeouts: number; duration: number; '2xx': number;
+  latency: { p50: number; p99: number };
+}
+// autocannon ships no type declarations: the few fields used here are typed by hand.
+const autocannon = createRequire(import.meta.url)('autocannon') as (opts: Record<string, unknown>) => Promise<LoadResult>;
 
 const POS_ID = '6b1d2a4e-7c0f-4f51-9d3e-1a2b3c4d5e6f';
 const SECRET = 'sk_bench_webhook_secret';

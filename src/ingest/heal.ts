@@ -71,10 +71,17 @@ export async function healMissingWebhooks(
       const method = row.method as OperationMethod;
       // A subscription charge is re-sent through its initial purchase, naming the charge's transaction.
       const operation = method === 'recurrent' ? 'purchase' : method;
-      const transactionId = row.recurring ? row.transaction_id : null;
+      let transactionId = row.recurring ? row.transaction_id : null;
       let outcome: HealRequest['outcome'] = 'requested';
       let detail: string | null = null;
       try {
+        if (method === 'recurrent' && !transactionId) {
+          // The register does not carry the charge's transaction id; the order's transactions (4.4) do.
+          // Without it the PSP would re-send the subscription's latest charge, maybe not this one.
+          const records = await client.getOrderTransactions(row.order_id);
+          transactionId = records.find((r) => r.payment_id === row.payment_id && r.transaction_id)?.transaction_id ?? null;
+          if (!transactionId) throw new Error(`transaction id of subscription charge ${row.payment_id} not found in order ${row.order_id}`);
+        }
         await client.resendWebhook(row.order_id, operation, transactionId ? { transactionId } : undefined);
       } catch (e) {
         outcome = 'failed';
