@@ -1,0 +1,23 @@
+import { z } from 'zod';
+import { defineEvent } from './catalog';
+
+/**
+ * Events of the ledger side. Stream per sub-merchant: `sub-merchant-<id>`. The sub-merchant directory is
+ * kept in the event log (not read from the CSV at projection time) so that projections stay a pure
+ * function of the log and a replay gives the same journal.
+ */
+
+export const subMerchantStream = (subMerchantId: string) => `sub-merchant-${subMerchantId}`;
+
+export const DEFAULT_RESERVE_HOLD_DAYS = 90;
+
+export const SubMerchantRegistered = defineEvent(
+  'SubMerchantRegistered',
+  1,
+  z.object({
+    subMerchantId: z.string().min(1),
+    /** exactly as the register's `receiverName` gives it (trimmed) */
+    name: z.string().min(1),
+    reserveHoldDays: z.number().int().min(0).max(3650),
+  }),
+);

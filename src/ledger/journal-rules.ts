@@ -1,0 +1,236 @@
+import { DateTime } from 'luxon';
+import type { NormalizedRegisterRecord, OperationMethod } from '../events/ingest-events';
+
+/**
+ * The double-entry rules, as plain functions of one register row (no database, no clock), so that the
+ * projection, tests and `recon explain` agree on every number.
+ *
+ * Sign convention: amount > 0 is a debit, < 0 a credit. Every entry nets to zero per currency.
+ * Accounts (each line also carries the receiver it concerns, null for the marketplace's own rows):
+ *   psp_clearing  what the PSP collected for us and owes us (asset)
+ *   psp_fees      fees the PSP withholds (credit: owed to the PSP, netted by it)
+ *   payable       what the marketplace owes a sub-merchant (liability; credit balance)
+ *   reserve       a sub-merchant's rolling reserve held back (liability; credit balance)
+ *   marketplace   the marketplace's own account (rows without receiver fields), in place of payable
+ * Each line also names the statement component it feeds: gross, refund, chargeback, fee, reserve_held,
+ * reserve_released.
+ */
+
+export type Account = 'psp_clearing' | 'psp_fees' | 'payable' | 'reserve' | 'marketplace';
+export type Component = 'gross' | 'refund' | 'chargeback' | 'fee' | 'reserve_held' | 'reserve_released';
+
+export interface DraftLine {
+  readonly account: Account;
+  readonly component: Component;
+  readonly amount: bigint;
+}
+
+export interface DraftEntry {
+  readonly kind: 'settlement' | 'reserve_release';
+  /** instant the entry is dated at: the row's dateTime, or local midnight of the release day */
+  readonly bookedAt: Date;
+  /** local date (RECON_TIMEZONE) of bookedAt, yyyy-mm-dd */
+  readonly bookedOn: string;
+  readonly releaseOn: string | null;
+  readonly holdDays: number | null;
+  readonly lines: readonly DraftLine[];
+}
+
+/** What the journal keeps of one register row. */
+export interface RowFacts {
+  readonly rowKey: string;
+  readonly posId: string;
+  readonly orderId: string | null;
+  readonly paymentId: string;
+  readonly method: OperationMethod;
+  readonly status: string;
+  /** receiverName, null for a row of the marketplace itself */
+  readonly receiver: string | null;
+  readonly currency: string;
+  /** receiverAmount + receiverFee for a receiver row; originalAmount for a marketplace row */
+  readonly share: bigint;
+  readonly fee: bigint;
+  readonly reserve: bigint;
+  readonly bookedAt: Date;
+  readonly bookedOn: string;
+}
+
+export type Settlement = 'sale' | 'refund' | 'chargeback' | 'none';
+
+export function settlementOf(method: OperationMethod): Settlement {
+  switch (method) {
+    case 'purchase':
+    case 'capture':
+    case 'recurrent':
+      return 'sale';
+    case 'refund':
+      return 'refund';
+    case 'dispute':
+      return 'chargeback';
+    default:
+      // auth, void, lookup, credit, p2p: no settlement effect
+      return 'none';
+  }
+}
+
+const big = (s: string | null | undefined): bigint => (s === null || s === undefined || s === '' ? 0n : BigInt(s));
+
+/**
+ * How one register row is recognised across observations (a later status of the same row replaces the
+ * earlier one): POS, paymentId, method, receiverName, dateTime and originalAmount. Partial refunds of one
+ * payment differ by time or amount; the receivers of a split differ by name.
+ */
+export function rowKeyOf(posId: string, r: NormalizedRegisterRecord): string {
+  return [posId, r.paymentId, r.method, receiverOf(r) ?? '', r.dateTime ?? '', r.originalAmount ?? ''].join('|');
+}
+
+export function receiverOf(r: Pick<NormalizedRegisterRecord, 'receiverName'>): string | null {
+  const name = r.receiverName?.trim();
+  return name ? name : null;
+}
+
+// Local dates through a cache keyed by the UTC quarter hour: zone offsets only change on quarter hours,
+// and a full luxon conversion per row would dominate a rebuild.
+const offsetCache = new Map<string, Map<number, number>>();
+const QUARTER = 900_000;
+
+function offsetMinutes(ms: number, zone: string): number {
+  let byZone = offsetCache.get(zone);
+  if (!byZone) offsetCache.set(zone, (byZone = new Map()));
+  const q = Math.floor(ms / QUARTER);
+  let off = byZone.get(q);
+  if (off === undefined) {
+    const dt = DateTime.fromMillis(q * QUARTER, { zone });
+    if (!dt.isValid) throw new RangeError(`unknown time zone ${zone}`);
+    off = dt.offset;
+    if (byZone.size > 200_000) byZone.clear();
+    byZone.set(q, off);
+  }
+  return off;
+}
+
+/** Local calendar date (yyyy-mm-dd) of an instant in a zone. */
+export function localDate(at: Date, zone: string): string {
+  const ms = at.getTime();
+  return new Date(ms + offsetMinutes(ms, zone) * 60_000).toISOString().slice(0, 10);
+}
+
+const midnightCache = new Map<string, Date>();
+
+/** The instant local midnight of a date starts at. */
+export function localMidnight(date: string, zone: string): Date {
+  const k = `${zone}|${date}`;
+  let d = midnightCache.get(k);
+  if (!d) {
+    const dt = DateTime.fromISO(date, { zone }).startOf('day');
+    if (!dt.isValid) throw new RangeError(`not a date in ${zone}: ${date}`);
+    d = dt.toUTC().toJSDate();
+    if (midnightCache.size > 100_000) midnightCache.clear();
+    midnightCache.set(k, d);
+  }
+  return d;
+}
+
+export function addDays(date: string, days: number): string {
+  const d = new Date(`${date}T00:00:00.000Z`);
+  d.setUTCDate(d.getUTCDate() + days);
+  return d.toISOString().slice(0, 10);
+}
+
+/** First instant of a month (yyyy-mm) and of the next one, in a zone. */
+export function monthBounds(month: string, zone: string): { from: Date; to: Date } {
+  const m = /^(\d{4})-(\d{2})$/.exec(month);
+  if (!m || Number(m[2]) < 1 || Number(m[2]) > 12) throw new RangeError(`not a month: ${JSON.stringify(month)} (expected YYYY-MM)`);
+  const start = DateTime.fromObject({ year: Number(m[1]), month: Number(m[2]), day: 1 }, { zone });
+  if (!start.isValid) throw new RangeError(`unknown time zone ${zone}`);
+  return { from: start.toUTC().toJSDate(), to: start.plus({ months: 1 }).toUTC().toJSDate() };
+}
+
+/**
+ * The facts of a register row. `fallbackAt` dates a row the PSP gave no dateTime (the observation time).
+ */
+export function rowFacts(posId: string, r: NormalizedRegisterRecord, fallbackAt: Date, timezone: string): RowFacts {
+  const receiver = receiverOf(r);
+  const bookedAt = r.dateTime ? new Date(r.dateTime) : fallbackAt;
+  const share = receiver !== null
+    ? big(r.receiverAmount) + big(r.receiverFee)
+    : r.originalAmount !== null ? big(r.originalAmount) : big(r.amount) - big(r.customerFee);
+  const fee = receiver !== null ? big(r.receiverFee) : big(r.merchantFee);
+  return {
+    rowKey: rowKeyOf(posId, r),
+    posId,
+    orderId: r.orderId,
+    paymentId: r.paymentId,
+    method: r.method,
+    status: r.status,
+    receiver,
+    currency: r.currency,
+    share,
+    fee,
+    reserve: big(r.reserveAmount),
+    bookedAt,
+    bookedOn: localDate(bookedAt, timezone),
+  };
+}
+
+function push(lines: DraftLine[], account: Account, component: Component, amount: bigint): void {
+  if (amount !== 0n) lines.push({ account, component, amount });
+}
+
+/**
+ * The entries a row causes: none unless it is a `success` row of a settling method; a sale with a reserve
+ * also causes the release entry, dated `holdDays` local days after the sale.
+ */
+export function entriesFor(f: RowFacts, holdDays: number, timezone: string): DraftEntry[] {
+  if (f.status !== 'success') return [];
+  const kind = settlementOf(f.method);
+  if (kind === 'none') return [];
+  const owner: Account = f.receiver === null ? 'marketplace' : 'payable';
+  const lines: DraftLine[] = [];
+  if (kind === 'sale') {
+    push(lines, 'psp_clearing', 'gross', f.share);
+    push(lines, owner, 'gross', -f.share);
+  } else {
+    const component: Component = kind === 'refund' ? 'refund' : 'chargeback';
+    push(lines, owner, component, f.share);
+    push(lines, 'psp_clearing', component, -f.share);
+  }
+  push(lines, owner, 'fee', f.fee);
+  push(lines, 'psp_fees', 'fee', -f.fee);
+  const reserve = kind === 'sale' ? f.reserve : 0n;
+  push(lines, owner, 'reserve_held', reserve);
+  push(lines, 'reserve', 'reserve_held', -reserve);
+  const out: DraftEntry[] = [];
+  const releaseOn = reserve !== 0n ? addDays(f.bookedOn, holdDays) : null;
+  if (lines.length) out.push({ kind: 'settlement', bookedAt: f.bookedAt, bookedOn: f.bookedOn, releaseOn, holdDays: reserve !== 0n ? holdDays : null, lines });
+  if (releaseOn !== null) {
+    const release: DraftLine[] = [];
+    push(release, 'reserve', 'reserve_released', reserve);
+    push(release, owner, 'reserve_released', -reserve);
+    out.push({ kind: 'reserve_release', bookedAt: localMidnight(releaseOn, timezone), bookedOn: releaseOn, releaseOn, holdDays, lines: release });
+  }
+  for (const e of out) assertBalanced(e.lines);
+  return out;
+}
+
+export class UnbalancedEntryError extends Error {
+  readonly code = 'JOURNAL_UNBALANCED';
+  constructor(readonly total: bigint, detail: string) {
+    super(`journal entry does not net to zero (off by ${total}): ${detail}`);
+    this.name = 'UnbalancedEntryError';
+  }
+}
+
+/** Every entry nets to zero (an entry has one currency): checked before anything is written. */
+export function assertBalanced(lines: readonly DraftLine[]): void {
+  let total = 0n;
+  for (const l of lines) total += l.amount;
+  if (total !== 0n) throw new UnbalancedEntryError(total, lines.map((l) => `${l.account}/${l.component} ${l.amount}`).join(', '));
+}
+
+/** Effect on the owner's payable (credit positive): what the row adds to the sub-merchant's net payable. */
+export function netOf(lines: readonly DraftLine[]): bigint {
+  let net = 0n;
+  for (const l of lines) if (l.account === 'payable' || l.account === 'marketplace') net -= l.amount;
+  return net;
+}

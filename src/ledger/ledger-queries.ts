@@ -1,0 +1,287 @@
+import type { Sql } from '../db/connect';
+import type { Position } from '../store/types';
+import { monthBounds } from './journal-rules';
+
+/**
+ * Statement figures from the journal's views (schema `recon`, see docs/ledger.md). Every query can be cut
+ * at an event-store position: only journal lines written by events at or before it count, and the
+ * sub-merchant directory is taken as it stood then. Amounts are bigint minor units.
+ *
+ * Sub-merchants are the receivers of the register; a receiver the directory does not know is reported
+ * under the placeholder id `receiver:<name>` (with `known: false`) so that no money disappears.
+ */
+
+export interface StatementFigures {
+  readonly subMerchantId: string;
+  readonly subMerchantName: string;
+  /** false: a receiverName the directory does not know (id `receiver:<name>`) */
+  readonly known: boolean;
+  readonly currency: string;
+  readonly opening: bigint;
+  readonly gross: bigint;
+  readonly refunds: bigint;
+  readonly chargebacks: bigint;
+  readonly fees: bigint;
+  readonly reserveHeld: bigint;
+  readonly reserveReleased: bigint;
+  /** gross − refunds − chargebacks − fees − reserveHeld + reserveReleased */
+  readonly netPayable: bigint;
+  /** opening + netPayable */
+  readonly closing: bigint;
+  /** register rows (settlement entries in force) of the month */
+  readonly operations: number;
+}
+
+export interface StatementLine {
+  readonly at: Date;
+  readonly orderId: string | null;
+  readonly paymentId: string;
+  readonly method: string;
+  readonly status: string;
+  /** signed from the sub-merchant's side: + for a sale, − for a refund or chargeback */
+  readonly share: bigint;
+  /** fee charged (positive) */
+  readonly fee: bigint;
+  /** reserve held (positive) */
+  readonly reserve: bigint;
+  /** share − fee − reserve: what the row adds to the net payable */
+  readonly net: bigint;
+  readonly currency: string;
+  readonly entryId: string;
+  readonly eventIds: string[];
+  /** position of the event that booked this line ("commit/prepare") */
+  readonly position: string;
+}
+
+export interface ReserveRow {
+  /** local date the reserve was held (yyyy-mm-dd) */
+  readonly heldOn: string;
+  readonly currency: string;
+  readonly held: bigint;
+  readonly releaseOn: string;
+  /** released by the end of the month (0 when the release date is later) */
+  readonly released: bigint;
+}
+
+export type LedgerAccount = 'payable' | 'reserve' | 'fees';
+
+type Q = Sql;
+
+const PLACEHOLDER = 'receiver:';
+
+/** SQL text of the directory (name → id) at a position, or current. Parameters $1/$2 when cut. */
+function directorySql(cut: boolean, c: number): string {
+  const versions = cut
+    ? `(select distinct on (sub_merchant_id) sub_merchant_id, name from recon.sub_merchant_versions
+         where (commit_pos, prepare_pos) <= ($${c}::numeric, $${c + 1}::numeric)
+         order by sub_merchant_id, commit_pos desc, prepare_pos desc)`
+    : `(select sub_merchant_id, name from recon.sub_merchants)`;
+  return `select distinct on (name) sub_merchant_id, name from ${versions} v order by name, sub_merchant_id`;
+}
+
+function posParams(at?: Position): string[] {
+  return at ? [at.commit.toString(), at.prepare.toString()] : [];
+}
+
+/** Receiver names of a sub-merchant id (as of the cut); a placeholder id names its receiver directly. */
+async function receiversOf(sql: Q, subMerchantId: string, at?: Position): Promise<string[]> {
+  if (subMerchantId.startsWith(PLACEHOLDER)) {
+    const name = subMerchantId.slice(PLACEHOLDER.length);
+    const known = await sql.unsafe<{ name: string }[]>(`${directorySql(!!at, 1)}`, posParams(at));
+    return known.some((k) => k.name === name) ? [] : [name];
+  }
+  const rows = await sql.unsafe<{ name: string }[]>(
+    `select name from (${directorySql(!!at, 2)}) d where d.sub_merchant_id = $1`,
+    [subMerchantId, ...posParams(at)],
+  );
+  return rows.map((r) => r.name);
+}
+
+interface FigureRow {
+  receiver: string;
+  sub_merchant_id: string | null;
+  currency: string;
+  opening: bigint;
+  gross: bigint;
+  refunds: bigint;
+  chargebacks: bigint;
+  fees: bigint;
+  reserve_held: bigint;
+  reserve_released: bigint;
+}
+
+/** Month figures per sub-merchant and currency (sorted by sub-merchant id, currency). */
+export async function statementFigures(sql: Q, opts: { month: string; timezone: string; subMerchantId?: string; atPosition?: Position }): Promise<StatementFigures[]> {
+  const { from, to } = monthBounds(opts.month, opts.timezone);
+  const cut = opts.atPosition;
+  const params: unknown[] = [from, to, ...posParams(cut)];
+  const posCond = (alias: string) => (cut ? `and (${alias}.commit_pos, ${alias}.prepare_pos) <= ($3::numeric, $4::numeric)` : '');
+  let receiverCond = '';
+  if (opts.subMerchantId !== undefined) {
+    const names = await receiversOf(sql, opts.subMerchantId, cut);
+    if (names.length === 0) return [];
+    params.push(names);
+    receiverCond = `and l.receiver_name = any($${params.length}::text[])`;
+  }
+  const dir = directorySql(!!cut, 3);
+  const rows = await sql.unsafe<FigureRow[]>(`
+    with dir as (${dir})
+    select l.receiver_name as receiver, d.sub_merchant_id, l.currency,
+      coalesce(sum(-l.amount) filter (where l.booked_at < $1), 0)::int8 as opening,
+      coalesce(sum(-l.amount) filter (where l.booked_at >= $1 and l.component = 'gross'), 0)::int8 as gross,
+      coalesce(sum(l.amount) filter (where l.booked_at >= $1 and l.component = 'refund'), 0)::int8 as refunds,
+      coalesce(sum(l.amount) filter (where l.booked_at >= $1 and l.component = 'chargeback'), 0)::int8 as chargebacks,
+      coalesce(sum(l.amount) filter (where l.booked_at >= $1 and l.component = 'fee'), 0)::int8 as fees,
+      coalesce(sum(l.amount) filter (where l.booked_at >= $1 and l.component = 'reserve_held'), 0)::int8 as reserve_held,
+      coalesce(sum(-l.amount) filter (where l.booked_at >= $1 and l.component = 'reserve_released'), 0)::int8 as reserve_released
+    from recon.journal_lines l
+    left join dir d on d.name = l.receiver_name
+    where l.account = 'payable' and l.booked_at < $2 ${posCond('l')} ${receiverCond}
+    group by l.receiver_name, d.sub_merchant_id, l.currency`, params as never[]);
+
+  const ops = await sql.unsafe<{ receiver: string; currency: string; n: number }[]>(`
+    select e.receiver_name as receiver, e.currency, count(*)::int as n
+    from recon.journal_entries e
+    where e.kind = 'settlement' and e.receiver_name is not null and e.booked_at >= $1 and e.booked_at < $2 ${posCond('e')}
+      ${receiverCond.replace('l.receiver_name', 'e.receiver_name')}
+      and not exists (select 1 from recon.journal_entries r where r.reverses = e.entry_id ${posCond('r')})
+    group by e.receiver_name, e.currency`, params as never[]);
+  const opCount = new Map(ops.map((o) => [`${o.receiver}\u0000${o.currency}`, o.n]));
+
+  const out = rows.map((r): StatementFigures => {
+    const netPayable = r.gross - r.refunds - r.chargebacks - r.fees - r.reserve_held + r.reserve_released;
+    return {
+      subMerchantId: r.sub_merchant_id ?? `${PLACEHOLDER}${r.receiver}`,
+      subMerchantName: r.receiver,
+      known: r.sub_merchant_id !== null,
+      currency: r.currency,
+      opening: r.opening,
+      gross: r.gross,
+      refunds: r.refunds,
+      chargebacks: r.chargebacks,
+      fees: r.fees,
+      reserveHeld: r.reserve_held,
+      reserveReleased: r.reserve_released,
+      netPayable,
+      closing: r.opening + netPayable,
+      operations: opCount.get(`${r.receiver}\u0000${r.currency}`) ?? 0,
+    };
+  });
+  // Several receiver names can never share an id (the directory maps one name to one id), so rows are unique.
+  return out.sort((a, b) => (a.subMerchantId < b.subMerchantId ? -1 : a.subMerchantId > b.subMerchantId ? 1 : a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : 0));
+}
+
+interface LineRow {
+  booked_at: Date;
+  order_id: string | null;
+  payment_id: string;
+  method: string;
+  status: string;
+  share: bigint;
+  fee: bigint;
+  reserve: bigint;
+  net: bigint;
+  currency: string;
+  entry_id: string;
+  event_ids: string[];
+  position: string;
+}
+
+/** The register rows in force of a sub-merchant's month, in time order, read through a cursor. */
+export async function* statementLines(sql: Q, opts: { month: string; timezone: string; subMerchantId: string; currency?: string; atPosition?: Position; batch?: number }): AsyncIterable<StatementLine> {
+  const { from, to } = monthBounds(opts.month, opts.timezone);
+  const cut = opts.atPosition;
+  const names = await receiversOf(sql, opts.subMerchantId, cut);
+  if (names.length === 0) return;
+  const params: unknown[] = [from, to, ...posParams(cut)];
+  const posCond = (alias: string) => (cut ? `and (${alias}.commit_pos, ${alias}.prepare_pos) <= ($3::numeric, $4::numeric)` : '');
+  params.push(names);
+  const namesParam = `$${params.length}`;
+  let currencyCond = '';
+  if (opts.currency) {
+    params.push(opts.currency);
+    currencyCond = `and e.currency = $${params.length}`;
+  }
+  const query = sql.unsafe<LineRow[]>(`
+    select e.booked_at, e.order_id, e.payment_id, e.method, e.status,
+      case when e.method in ('refund', 'dispute') then -e.share else e.share end as share,
+      e.fee, e.reserve, e.net, e.currency, e.entry_id, e.event_ids::text[] as event_ids, e.position
+    from recon.journal_entries e
+    where e.kind = 'settlement' and e.receiver_name = any(${namesParam}::text[]) ${currencyCond}
+      and e.booked_at >= $1 and e.booked_at < $2 ${posCond('e')}
+      and not exists (select 1 from recon.journal_entries r where r.reverses = e.entry_id ${posCond('r')})
+    order by e.booked_at, e.entry_id`, params as never[]);
+  for await (const rows of query.cursor(opts.batch ?? 500)) {
+    for (const r of rows) {
+      yield {
+        at: r.booked_at,
+        orderId: r.order_id,
+        paymentId: r.payment_id,
+        method: r.method,
+        status: r.status,
+        share: r.share,
+        fee: r.fee,
+        reserve: r.reserve,
+        net: r.net,
+        currency: r.currency,
+        entryId: r.entry_id,
+        eventIds: r.event_ids,
+        position: r.position,
+      };
+    }
+  }
+}
+
+/**
+ * Reserves of a sub-merchant that concern the month: held in it, or released in it. `released` is what
+ * was released by the month's end.
+ */
+export async function reserveSchedule(sql: Q, opts: { month: string; timezone: string; subMerchantId: string; atPosition?: Position }): Promise<ReserveRow[]> {
+  const { from, to } = monthBounds(opts.month, opts.timezone);
+  const cut = opts.atPosition;
+  const names = await receiversOf(sql, opts.subMerchantId, cut);
+  if (names.length === 0) return [];
+  const params: unknown[] = [from, to, ...posParams(cut)];
+  const posCond = (alias: string) => (cut ? `and (${alias}.commit_pos, ${alias}.prepare_pos) <= ($3::numeric, $4::numeric)` : '');
+  params.push(names);
+  const rows = await sql.unsafe<{ held_on: string; currency: string; held: bigint; release_on: string; released: bigint }[]>(`
+    with rel as (
+      select e.entry_id, e.booked_on as held_on, e.currency, e.reserve, e.release_on, e.booked_at,
+        ((e.release_on::timestamp) at time zone $${params.length + 1}) as release_at
+      from recon.journal_entries e
+      where e.kind = 'settlement' and e.reserve <> 0 and e.receiver_name = any($${params.length}::text[]) ${posCond('e')}
+        and not exists (select 1 from recon.journal_entries r where r.reverses = e.entry_id ${posCond('r')})
+    )
+    select to_char(held_on, 'YYYY-MM-DD') as held_on, currency, sum(reserve)::int8 as held, to_char(release_on, 'YYYY-MM-DD') as release_on,
+      sum(case when release_at < $2 then reserve else 0 end)::int8 as released
+    from rel
+    where (booked_at >= $1 and booked_at < $2) or (release_at >= $1 and release_at < $2)
+    group by held_on, currency, release_on
+    order by held_on, currency, release_on`, [...params, opts.timezone] as never[]);
+  return rows.map((r) => ({ heldOn: r.held_on, currency: r.currency, held: r.held, releaseOn: r.release_on, released: r.released }));
+}
+
+/**
+ * Balance of a sub-merchant's account just before `at` (lines dated strictly earlier), credit positive:
+ * payable (net owed), reserve (held), fees (charged to date).
+ */
+export async function ledgerBalance(sql: Q, opts: { subMerchantId: string; currency: string; account: LedgerAccount; at: Date; atPosition?: Position }): Promise<bigint> {
+  const names = await receiversOf(sql, opts.subMerchantId, opts.atPosition);
+  if (names.length === 0) return 0n;
+  const account = opts.account === 'fees' ? 'psp_fees' : opts.account;
+  const params: unknown[] = [names, opts.currency, account, opts.at, ...posParams(opts.atPosition)];
+  const posCond = opts.atPosition ? `and (l.commit_pos, l.prepare_pos) <= ($5::numeric, $6::numeric)` : '';
+  const [row] = await sql.unsafe<{ balance: bigint }[]>(`
+    select coalesce(sum(-l.amount), 0)::int8 as balance from recon.journal_lines l
+    where l.receiver_name = any($1::text[]) and l.currency = $2 and l.account = $3 and l.booked_at < $4 ${posCond}`, params as never[]);
+  return row?.balance ?? 0n;
+}
+
+/** Totals of every line per account and currency (a trial balance): each currency sums to zero. */
+export async function trialBalance(sql: Q, opts: { atPosition?: Position } = {}): Promise<Array<{ account: string; currency: string; balance: bigint }>> {
+  const params = posParams(opts.atPosition);
+  return sql.unsafe<{ account: string; currency: string; balance: bigint }[]>(`
+    select account, currency, sum(amount)::int8 as balance from recon.journal_lines l
+    where true ${opts.atPosition ? 'and (l.commit_pos, l.prepare_pos) <= ($1::numeric, $2::numeric)' : ''}
+    group by account, currency order by currency, account`, params as never[]) as unknown as Promise<Array<{ account: string; currency: string; balance: bigint }>>;
+}
