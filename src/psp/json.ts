@@ -220,7 +220,10 @@ export function createArrayScanner(maxItemChars = MAX_ITEM_CHARS) {
           break;
         case 'obj-after':
           if (c === 44) phase = 'obj-key';
-          else if (c === 125) phase = 'done';
+          else if (c === 125) {
+            if (!arrayFound) fail('the object has no array member');
+            phase = 'done';
+          }
           else fail(`expected ',' or '}', found ${JSON.stringify(ch)}`);
           break;
         case 'arr-first':
