@@ -1,0 +1,238 @@
+import { DateTime } from 'luxon';
+import type { Sql } from '../db/connect';
+import { isSqlState } from '../db/errors';
+import { newEvent } from '../events/catalog';
+import { DiscrepancyAccepted, discrepancyStream } from '../events/audit-events';
+import { isStoreError } from '../store/errors';
+import type { EventStore } from '../store/types';
+import { DISCREPANCY_STATUSES, DISCREPANCY_TYPES } from './discrepancy-rules';
+
+/**
+ * Auditors' queries over the `recon.*` views of the reconciliation projection, shared by the CLI
+ * (recon discrepancies, recon explain) and the auditor HTTP API.
+ */
+
+export interface DiscrepancyFilter {
+  /** first local day (YYYY-MM-DD, RECON_TIMEZONE) of the operation's time */
+  readonly from?: string | undefined;
+  /** last local day, inclusive */
+  readonly to?: string | undefined;
+  readonly type?: string | undefined;
+  readonly status?: string | undefined;
+  readonly subMerchantId?: string | undefined;
+  readonly paymentId?: string | undefined;
+  readonly timezone: string;
+  readonly limit?: number | undefined;
+}
+
+/** One discrepancy as auditors read it (JSON, CSV and the HTTP API share this shape). */
+export interface DiscrepancyRecord {
+  id: string;
+  type: string;
+  status: string;
+  pos_id: string;
+  order_id: string | null;
+  payment_id: string | null;
+  method: string | null;
+  operation_key: string;
+  receiver_name: string | null;
+  sub_merchant_id: string | null;
+  sub_merchant_ids: string[];
+  currency: string | null;
+  values: Record<string, unknown>;
+  evidence: string[];
+  occurred_at: string | null;
+  detected_at: string | null;
+  detected_by_event: string;
+  resolved_at: string | null;
+  resolved_by_event: string | null;
+  accepted_at: string | null;
+  accepted_by: string | null;
+  accepted_note: string | null;
+  accepted_by_event: string | null;
+}
+
+export type QueryErrorCode = 'INVALID_FILTER' | 'NOT_PROJECTED';
+export type QueryResult<T> = { ok: true; value: T } | { ok: false; code: QueryErrorCode; message: string };
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+function dayStart(day: string, zone: string): DateTime | null {
+  if (!DAY.test(day)) return null;
+  const d = DateTime.fromISO(day, { zone });
+  return d.isValid ? d.startOf('day') : null;
+}
+
+const isoOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : v instanceof Date ? v.toISOString() : String(v));
+
+function toRecord(r: Record<string, unknown>): DiscrepancyRecord {
+  return {
+    id: String(r.id),
+    type: String(r.type),
+    status: String(r.status),
+    pos_id: String(r.pos_id),
+    order_id: (r.order_id as string | null) ?? null,
+    payment_id: (r.payment_id as string | null) ?? null,
+    method: (r.method as string | null) ?? null,
+    operation_key: String(r.operation_key),
+    receiver_name: (r.receiver_name as string | null) ?? null,
+    sub_merchant_id: (r.sub_merchant_id as string | null) ?? null,
+    sub_merchant_ids: (r.sub_merchant_ids as string[] | null) ?? [],
+    currency: (r.currency as string | null) ?? null,
+    values: (r.values as Record<string, unknown>) ?? {},
+    evidence: (r.evidence as string[] | null) ?? [],
+    occurred_at: isoOrNull(r.occurred_at),
+    detected_at: isoOrNull(r.detected_at),
+    detected_by_event: String(r.detected_by_event),
+    resolved_at: isoOrNull(r.resolved_at),
+    resolved_by_event: isoOrNull(r.resolved_by_event),
+    accepted_at: isoOrNull(r.accepted_at),
+    accepted_by: (r.accepted_by as string | null) ?? null,
+    accepted_note: (r.accepted_note as string | null) ?? null,
+    accepted_by_event: isoOrNull(r.accepted_by_event),
+  };
+}
+
+/** Checks a filter; the message names the field and what is expected. */
+export function checkFilter(f: DiscrepancyFilter): { ok: true } | { ok: false; code: 'INVALID_FILTER'; message: string } {
+  const bad = (message: string) => ({ ok: false as const, code: 'INVALID_FILTER' as const, message });
+  if (f.from !== undefined && !dayStart(f.from, f.timezone)) return bad(`from: expected a day YYYY-MM-DD, got ${JSON.stringify(f.from)}`);
+  if (f.to !== undefined && !dayStart(f.to, f.timezone)) return bad(`to: expected a day YYYY-MM-DD, got ${JSON.stringify(f.to)}`);
+  if (f.from !== undefined && f.to !== undefined && f.from > f.to) return bad(`from (${f.from}) is after to (${f.to})`);
+  if (f.type !== undefined && !(DISCREPANCY_TYPES as readonly string[]).includes(f.type)) return bad(`type: expected one of ${DISCREPANCY_TYPES.join(', ')}, got ${JSON.stringify(f.type)}`);
+  if (f.status !== undefined && !(DISCREPANCY_STATUSES as readonly string[]).includes(f.status)) return bad(`status: expected one of ${DISCREPANCY_STATUSES.join(', ')}, got ${JSON.stringify(f.status)}`);
+  if (f.limit !== undefined && (!Number.isInteger(f.limit) || f.limit < 1)) return bad(`limit: expected a positive whole number`);
+  return { ok: true };
+}
+
+async function guardView<T>(fn: () => Promise<T>): Promise<QueryResult<T>> {
+  try {
+    return { ok: true, value: await fn() };
+  } catch (e) {
+    if (isSqlState(e, 'undefinedTable') || (e as { code?: string }).code === '3F000') {
+      return { ok: false, code: 'NOT_PROJECTED', message: 'the reconciliation views do not exist yet: run `recon project` first' };
+    }
+    throw e;
+  }
+}
+
+/** Discrepancies matching the filter, oldest operation first. Days are local days of `timezone`. */
+export async function listDiscrepancies(sql: Sql, f: DiscrepancyFilter): Promise<QueryResult<DiscrepancyRecord[]>> {
+  const checked = checkFilter(f);
+  if (!checked.ok) return checked;
+  const from = f.from ? dayStart(f.from, f.timezone)!.toJSDate() : null;
+  const to = f.to ? dayStart(f.to, f.timezone)!.plus({ days: 1 }).toJSDate() : null;
+  return guardView(async () => {
+    const rows = await sql<Record<string, unknown>[]>`
+      select * from recon.discrepancies
+      where (${from}::timestamptz is null or coalesce(occurred_at, detected_at) >= ${from}::timestamptz)
+        and (${to}::timestamptz is null or coalesce(occurred_at, detected_at) < ${to}::timestamptz)
+        and (${f.type ?? null}::text is null or type = ${f.type ?? null}::text)
+        and (${f.status ?? null}::text is null or status = ${f.status ?? null}::text)
+        and (${f.subMerchantId ?? null}::text is null or ${f.subMerchantId ?? null}::text = any(sub_merchant_ids))
+        and (${f.paymentId ?? null}::text is null or payment_id = ${f.paymentId ?? null}::text)
+      order by coalesce(occurred_at, detected_at), type, id
+      limit ${f.limit ?? 1_000_000}`;
+    return rows.map(toRecord);
+  });
+}
+
+export async function getDiscrepancy(sql: Sql, id: string): Promise<QueryResult<DiscrepancyRecord | undefined>> {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return { ok: true, value: undefined };
+  return guardView(async () => {
+    const [r] = await sql<Record<string, unknown>[]>`select * from recon.discrepancies where id = ${id}::uuid`;
+    return r ? toRecord(r) : undefined;
+  });
+}
+
+export interface OperationRecord {
+  [column: string]: unknown;
+}
+
+const plain = (r: Record<string, unknown>): Record<string, unknown> => {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(r)) out[k] = typeof v === 'bigint' ? v.toString() : v instanceof Date ? v.toISOString() : v;
+  return out;
+};
+
+/** The operations of a payment (or of an order), with their receivers and discrepancies. Amounts as decimal strings of minor units. */
+export async function operationsOf(sql: Sql, ref: { paymentId?: string; orderId?: string }): Promise<QueryResult<{ operations: OperationRecord[]; receivers: OperationRecord[]; discrepancies: DiscrepancyRecord[] }>> {
+  return guardView(async () => {
+    const ops = await sql<Record<string, unknown>[]>`
+      select * from recon.operations
+      where payment_id = ${ref.paymentId ?? null}::text or order_id = ${ref.orderId ?? null}::text
+      order by pos_id, payment_id, method, ordinal`;
+    const keys = ops.map((o) => String(o.operation_key));
+    const payments = [...new Set(ops.map((o) => String(o.payment_id)))];
+    const receivers = keys.length
+      ? await sql<Record<string, unknown>[]>`select * from recon.operation_receivers where operation_key = any(${keys}::text[]) order by operation_key, receiver_name`
+      : [];
+    const disc = payments.length
+      ? await sql<Record<string, unknown>[]>`select * from recon.discrepancies where payment_id = any(${payments}::text[]) order by coalesce(occurred_at, detected_at), type, id`
+      : [];
+    return { operations: ops.map(plain), receivers: receivers.map(plain), discrepancies: disc.map(toRecord) };
+  });
+}
+
+export type AcceptErrorCode = 'EMPTY_NOTE' | 'EMPTY_NAME' | 'UNKNOWN_ID' | 'ALREADY_ACCEPTED' | 'NOT_PROJECTED';
+export type AcceptResult = { ok: true; eventId: string; discrepancy: DiscrepancyRecord } | { ok: false; code: AcceptErrorCode; message: string };
+
+/**
+ * Records an auditor's acceptance as a DiscrepancyAccepted event (stream discrepancy-<id>, appended only
+ * when the stream does not exist, so a second acceptance is refused even between two projection runs).
+ * The projection freezes the discrepancy's values and evidence when it applies the event.
+ */
+export async function acceptDiscrepancy(deps: { sql: Sql; store: EventStore }, req: { id: string; note: string; by: string; at: Date }): Promise<AcceptResult> {
+  const note = req.note.trim();
+  const by = req.by.trim();
+  if (!note) return { ok: false, code: 'EMPTY_NOTE', message: 'a note is required (--note TEXT): say why the difference is acceptable' };
+  if (!by) return { ok: false, code: 'EMPTY_NAME', message: 'the name of the person accepting is required (--by NAME)' };
+  const found = await getDiscrepancy(deps.sql, req.id);
+  if (!found.ok) return { ok: false, code: 'NOT_PROJECTED', message: found.message };
+  const d = found.value;
+  if (!d) return { ok: false, code: 'UNKNOWN_ID', message: `no discrepancy with id ${req.id}` };
+  if (d.status === 'accepted') return { ok: false, code: 'ALREADY_ACCEPTED', message: `discrepancy ${d.id} was already accepted by ${d.accepted_by} at ${d.accepted_at}` };
+  const event = newEvent(DiscrepancyAccepted, { discrepancyId: d.id, note, acceptedBy: by, acceptedAt: req.at.toISOString() });
+  try {
+    await deps.store.append(discrepancyStream(d.id), [event], { expectedRevision: 'no_stream' });
+  } catch (e) {
+    if (isStoreError(e, 'WRONG_EXPECTED_REVISION')) {
+      return { ok: false, code: 'ALREADY_ACCEPTED', message: `discrepancy ${d.id} already has an acceptance recorded (the projection has not applied it yet)` };
+    }
+    throw e;
+  }
+  return { ok: true, eventId: event.id, discrepancy: d };
+}
+
+/** The JSON form printed by `recon discrepancies --format json` and served by the API. */
+export function discrepancyJson(d: DiscrepancyRecord): Record<string, unknown> {
+  return { ...d };
+}
+
+/** A CSV cell, quoted, and defused against formula injection (a leading = + - @ tab or CR gets a quote). */
+export function csvCell(value: unknown): string {
+  let text = value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  return /[",\r\n']/.test(text) || text !== text.trim() ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+export const CSV_COLUMNS = [
+  'id', 'type', 'status', 'pos_id', 'order_id', 'payment_id', 'method', 'receiver_name', 'sub_merchant_id', 'currency',
+  'occurred_at', 'detected_at', 'resolved_at', 'resolved_by_event', 'accepted_at', 'accepted_by', 'accepted_note', 'values', 'evidence',
+] as const;
+
+export function discrepanciesCsv(rows: readonly DiscrepancyRecord[]): string {
+  const lines = [CSV_COLUMNS.join(',')];
+  for (const r of rows) {
+    lines.push(CSV_COLUMNS.map((c) => csvCell(c === 'evidence' ? r.evidence.join(' ') : (r as unknown as Record<string, unknown>)[c])).join(','));
+  }
+  return lines.join('\r\n') + '\r\n';
+}
+
+export function discrepanciesTable(rows: readonly DiscrepancyRecord[]): string {
+  const cols = ['id', 'type', 'status', 'payment_id', 'method', 'receiver_name', 'currency', 'detected_at'] as const;
+  const cells = rows.map((r) => cols.map((c) => String(r[c] ?? '-')));
+  const widths = cols.map((c, i) => Math.max(c.length, ...cells.map((row) => row[i]!.length)));
+  const line = (vals: readonly string[]) => vals.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd();
+  return [line(cols), ...cells.map(line), `${rows.length} discrepanc${rows.length === 1 ? 'y' : 'ies'}`].join('\n') + '\n';
+}

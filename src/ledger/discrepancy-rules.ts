@@ -1,0 +1,240 @@
+import { uuidV5 } from '../events/ids';
+import { isFinal, SOURCES, type MatchedOperation, type Observation, type SourceItem, type SourceName } from './matching';
+
+/**
+ * Discrepancy rules: which discrepancies one payment's matched operations show at a given "now".
+ * Pure: "now" is the time carried by the events (the projection's clock), never the wall clock.
+ * An operation is judged only once it is older than the grace period (now ≥ occurredAt + grace).
+ */
+
+export const DISCREPANCY_TYPES = [
+  'missing_in_report',
+  'missing_in_period',
+  'missing_webhook',
+  'status_mismatch',
+  'amount_mismatch',
+  'currency_mismatch',
+  'fee_mismatch',
+  'split_mismatch',
+  'unknown_sub_merchant',
+  'duplicate',
+  'report_count_mismatch',
+] as const;
+export type DiscrepancyType = (typeof DISCREPANCY_TYPES)[number];
+
+export const DISCREPANCY_STATUSES = ['open', 'resolved', 'accepted'] as const;
+export type DiscrepancyStatus = (typeof DISCREPANCY_STATUSES)[number];
+
+export interface SyncWindow {
+  readonly posId: string;
+  readonly from: string;
+  readonly to: string;
+  readonly completedAt: string;
+  readonly reportId: string;
+  readonly eventId: string;
+}
+
+export interface ResendRequest {
+  readonly posId: string;
+  readonly paymentId: string;
+  readonly method: string;
+  readonly requestedAt: string;
+  readonly eventId: string;
+}
+
+export interface RuleContext {
+  /** the projection's clock (ms), null before any timed event */
+  readonly now: number | null;
+  readonly graceMs: number;
+  /** completed sync windows of the payment's posId */
+  readonly windows: readonly SyncWindow[];
+  /** webhook re-send requests of this payment */
+  readonly resends: readonly ResendRequest[];
+  /** sub-merchant directory: receiverName → sub_merchant_id */
+  readonly subMerchantOf: (receiverName: string) => string | undefined;
+}
+
+/** A discrepancy the rules see now (before lifecycle: status, detection and resolution times). */
+export interface Finding {
+  readonly id: string;
+  readonly type: DiscrepancyType;
+  readonly posId: string;
+  readonly paymentId: string | null;
+  readonly orderId: string | null;
+  readonly method: string | null;
+  readonly operationKey: string;
+  readonly receiverName: string | null;
+  readonly subMerchantIds: readonly string[];
+  readonly currency: string | null;
+  readonly occurredAt: string | null;
+  /** what each source said (amounts as decimal strings of minor units) */
+  readonly values: Record<string, unknown>;
+  /** event ids, in commit order where known */
+  readonly evidence: readonly string[];
+}
+
+/** Deterministic discrepancy id: UUID v5 of type, operation key and receiver. */
+export function discrepancyId(type: DiscrepancyType, operationKey: string, receiver: string | null): string {
+  return uuidV5(`discrepancy\n${type}\n${operationKey}\n${receiver ?? ''}`);
+}
+
+const s = (v: bigint | null | undefined) => (v === null || v === undefined ? null : v.toString());
+
+export function sourceValues(it: SourceItem | null): Record<string, unknown> | null {
+  if (!it) return null;
+  const v: Record<string, unknown> = {
+    status: it.status,
+    amount: s(it.amount),
+    currency: it.currency,
+    date_time: it.dateTime,
+  };
+  if (it.source === 'register') {
+    v.gross_amount = s(it.grossAmount);
+    v.customer_fee = s(it.customerFee);
+    v.merchant_fee = s(it.merchantFee);
+    if (it.receivers.length) {
+      v.receivers = it.receivers.map((r) => ({
+        receiver_name: r.receiverName,
+        receiver_amount: s(r.receiverAmount),
+        receiver_fee: s(r.receiverFee),
+        reserve_amount: s(r.reserveAmount),
+        share: s(r.share),
+      }));
+    }
+  } else if (it.source === 'period') {
+    v.customer_fee = s(it.customerFee);
+    v.merchant_fee = s(it.merchantFee);
+  } else {
+    v.fee = s(it.merchantFee);
+  }
+  return v;
+}
+
+function perSource(op: MatchedOperation): Record<string, unknown> {
+  return { register: sourceValues(op.register), period: sourceValues(op.period), webhook: sourceValues(op.webhook) };
+}
+
+const present = (op: MatchedOperation): SourceItem[] => SOURCES.map((src) => op[src]).filter((x): x is SourceItem => x !== null);
+
+const distinct = <T>(xs: T[]) => [...new Set(xs)];
+
+/** The time at which an operation stops being "inside the grace period", in ms (null: unknown yet). */
+export function matureAt(op: MatchedOperation, graceMs: number): number | null {
+  return op.occurredAt === null ? null : Date.parse(op.occurredAt) + graceMs;
+}
+
+/** Findings of one payment's operations at ctx.now. */
+export function findDiscrepancies(ops: readonly MatchedOperation[], ctx: RuleContext): Finding[] {
+  const out: Finding[] = [];
+  for (const op of ops) {
+    const mature = matureAt(op, ctx.graceMs);
+    if (ctx.now === null || mature === null || ctx.now < mature) continue;
+    const items = present(op);
+    const receivers = op.register?.receivers ?? [];
+    const subMerchantIds = distinct(receivers.map((r) => ctx.subMerchantOf(r.receiverName)).filter((x): x is string => x !== undefined)).sort();
+    const currency = op.register?.currency ?? op.period?.currency ?? op.webhook?.currency ?? null;
+    const opEvidence = items.flatMap((i) => i.eventIds);
+    const base = (type: DiscrepancyType, receiver: string | null, values: Record<string, unknown>, evidence: readonly string[], idReceiver = receiver): Finding => ({
+      id: discrepancyId(type, op.key, idReceiver),
+      type,
+      posId: op.posId,
+      paymentId: op.paymentId,
+      orderId: op.orderId,
+      method: op.method,
+      operationKey: op.key,
+      receiverName: receiver,
+      subMerchantIds: receiver !== null ? [ctx.subMerchantOf(receiver)].filter((x): x is string => x !== undefined) : subMerchantIds,
+      currency,
+      occurredAt: op.occurredAt,
+      values,
+      evidence: distinct([...evidence]),
+    });
+    const final = items.some((i) => isFinal(i.status));
+    const t = Date.parse(op.occurredAt!);
+
+    // missing_in_report / missing_in_period: a window covering the operation was synced after it was older than the grace.
+    for (const [src, type] of [['register', 'missing_in_report'], ['period', 'missing_in_period']] as const) {
+      if (op[src] || !final) continue;
+      const w = ctx.windows.find((w) => Date.parse(w.from) <= t && t < Date.parse(w.to) && Date.parse(w.completedAt) >= mature);
+      if (!w) continue;
+      out.push(base(type, null, { ...perSource(op), window: { from: w.from, to: w.to, completed_at: w.completedAt, report_id: w.reportId } }, [...opEvidence, w.eventId]));
+    }
+
+    // missing_webhook: the PSP's data show a final operation, healing asked for a re-send, the grace has passed since.
+    const pspFinal = [op.register, op.period].some((i) => i !== null && isFinal(i.status));
+    if (!op.webhook && pspFinal) {
+      const asked = ctx.resends.filter((r) => r.method === op.method && Date.parse(r.requestedAt) + ctx.graceMs <= ctx.now!);
+      if (asked.length) {
+        out.push(base('missing_webhook', null, { ...perSource(op), resend_requested_at: asked.map((r) => r.requestedAt) }, [...opEvidence, ...asked.map((r) => r.eventId)]));
+      }
+    }
+
+    if (items.length > 1) {
+      if (distinct(items.map((i) => i.status)).length > 1) out.push(base('status_mismatch', null, perSource(op), opEvidence));
+      const amounts = items.filter((i) => i.amount !== null).map((i) => i.amount!.toString());
+      if (distinct(amounts).length > 1) out.push(base('amount_mismatch', null, perSource(op), opEvidence));
+      if (distinct(items.map((i) => i.currency)).length > 1) out.push(base('currency_mismatch', null, perSource(op), opEvidence));
+      const r = op.register;
+      const p = op.period;
+      const w = op.webhook;
+      const differs = (a: bigint | null | undefined, b: bigint | null | undefined) => a != null && b != null && a !== b;
+      if (
+        (r && p && (differs(r.customerFee, p.customerFee) || differs(r.merchantFee, p.merchantFee))) ||
+        (r && w && differs(w.merchantFee, r.merchantFee))
+      ) {
+        out.push(base('fee_mismatch', null, perSource(op), opEvidence));
+      }
+    }
+
+    const r = op.register;
+    if (r && receivers.length > 0 && r.amount !== null) {
+      const sum = receivers.reduce((a, x) => a + x.share, 0n);
+      if (sum !== r.amount) {
+        out.push(base('split_mismatch', null, { ...perSource(op), shares_sum: sum.toString(), original_amount: r.amount.toString() }, r.eventIds));
+      }
+    }
+    for (const rc of receivers) {
+      if (ctx.subMerchantOf(rc.receiverName) === undefined) {
+        out.push(base('unknown_sub_merchant', rc.receiverName, { register: sourceValues(r), receiver_name: rc.receiverName }, rc.row.versions.map((v) => v.eventId)));
+      }
+    }
+    for (const src of SOURCES) {
+      const it = op[src];
+      if (!it) continue;
+      for (const row of it.rows) {
+        if (row.duplicates.size === 0) continue;
+        const receiver = row.current.receiverName;
+        const versions: Observation[] = [...row.duplicates.values()].flat();
+        out.push(
+          base(
+            'duplicate',
+            receiver,
+            {
+              source: src,
+              receiver_name: receiver,
+              report_ids: [...row.duplicates.keys()].sort(),
+              rows: versions.map((v) => ({ event_id: v.eventId, report_id: v.reportId, status: v.status, amount: s(v.amount), gross_amount: s(v.grossAmount), customer_fee: s(v.customerFee), merchant_fee: s(v.merchantFee), receiver_amount: s(v.receiverAmount), receiver_fee: s(v.receiverFee), reserve_amount: s(v.reserveAmount), currency: v.currency, date_time: v.dateTime })),
+            },
+            versions.map((v) => v.eventId),
+            `${src}:${receiver ?? ''}`,
+          ),
+        );
+      }
+    }
+  }
+  return out;
+}
+
+/** The next time (ms, after now) at which this payment's findings may change with the clock alone. */
+export function nextDue(ops: readonly MatchedOperation[], resends: readonly ResendRequest[], now: number | null, graceMs: number): number | null {
+  const times: number[] = [];
+  for (const op of ops) {
+    const m = matureAt(op, graceMs);
+    if (m !== null) times.push(m);
+  }
+  for (const r of resends) times.push(Date.parse(r.requestedAt) + graceMs);
+  const future = times.filter((t) => now === null || t > now);
+  return future.length ? Math.min(...future) : null;
+}
+
+export type { SourceName };

@@ -1,0 +1,419 @@
+import { isEvent, dataOf } from '../events/catalog';
+import { PeriodRecordObserved, RegisterRecordObserved, WebhookReceived, type OperationMethod } from '../events/ingest-events';
+import type { RecordedEvent } from '../store/types';
+
+/**
+ * Matching the three sources of one payment into operations (pure functions, no I/O, no clock).
+ *
+ * 1. Observations are read from the payment's events. Amounts are bigint minor units; the amount
+ *    "as read" is the amount requested: webhook `amount`, period `amount`, register `originalAmount`
+ *    (or `amount − customerFee` when the report lacks originalAmount).
+ * 2. Each source's observations are consolidated into items (see `consolidate`): a later
+ *    observation of the same row replaces the earlier one; two different rows of the same operation
+ *    and receiver inside one report are a duplicate (the first row stays the one compared).
+ * 3. Register rows of one operation (one per receiver) are grouped into one register item.
+ * 4. Items are matched one-to-one into operations per method: register items are the first
+ *    operations; then period items, then webhook items, each claim an operation that has no item of
+ *    their source yet: first among operations with an equal amount, then among any; in each pass
+ *    the pairs are taken greedily by (time distance, operation order, item order). An unclaimed item
+ *    starts an operation of its own. Orders are by (time, amount, first event position), so the
+ *    result never depends on anything but the events.
+ */
+
+export type SourceName = 'register' | 'period' | 'webhook';
+export const SOURCES: readonly SourceName[] = ['register', 'period', 'webhook'];
+
+export interface Observation {
+  readonly eventId: string;
+  /** commit order of the event: [commit, prepare] */
+  readonly commit: bigint;
+  readonly prepare: bigint;
+  readonly source: SourceName;
+  readonly posId: string;
+  readonly paymentId: string;
+  readonly orderId: string | null;
+  readonly method: OperationMethod;
+  readonly status: string;
+  readonly currency: string;
+  /** amount requested, as read */
+  readonly amount: bigint | null;
+  /** register `amount` (originalAmount + customerFee); null elsewhere */
+  readonly grossAmount: bigint | null;
+  readonly customerFee: bigint | null;
+  /** register/period merchantFee; webhook fee.amount */
+  readonly merchantFee: bigint | null;
+  readonly receiverName: string | null;
+  readonly receiverAmount: bigint | null;
+  readonly receiverFee: bigint | null;
+  readonly reserveAmount: bigint | null;
+  /** operation time as the source gives it (register/period dateTime, webhook processed_at ?? created_at) */
+  readonly dateTime: string | null;
+  readonly reportId: string | null;
+  /** webhook operation_id / transaction_id: tell a webhook's versions apart from another operation's */
+  readonly operationRef: string | null;
+  /** observedAt / receivedAt: when recon saw it */
+  readonly seenAt: string | null;
+}
+
+const big = (s: string | null | undefined): bigint | null => (s === null || s === undefined ? null : BigInt(s));
+const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
+const trimName = (s: string | null): string | null => (s === null ? null : s.trim() === '' ? null : s.trim());
+
+/** The observation carried by a payment event, or null for any other event. */
+export function observationOf(e: RecordedEvent): Observation | null {
+  const pos = { eventId: e.id, commit: e.position.commit, prepare: e.position.prepare };
+  const meta = e.metadata ?? {};
+  if (isEvent(RegisterRecordObserved, e)) {
+    const d = dataOf(RegisterRecordObserved, e);
+    const r = d.record;
+    const original = big(r.originalAmount);
+    const gross = big(r.amount);
+    const customerFee = big(r.customerFee);
+    return {
+      ...pos,
+      source: 'register',
+      posId: d.posId,
+      paymentId: r.paymentId,
+      orderId: r.orderId,
+      method: r.method,
+      status: r.status,
+      currency: r.currency,
+      amount: original ?? (gross !== null ? gross - (customerFee ?? 0n) : null),
+      grossAmount: gross,
+      customerFee,
+      merchantFee: big(r.merchantFee),
+      receiverName: trimName(r.receiverName),
+      receiverAmount: big(r.receiverAmount),
+      receiverFee: big(r.receiverFee),
+      reserveAmount: big(r.reserveAmount),
+      dateTime: r.dateTime,
+      reportId: str(meta.reportId),
+      operationRef: null,
+      seenAt: str(meta.observedAt),
+    };
+  }
+  if (isEvent(PeriodRecordObserved, e)) {
+    const d = dataOf(PeriodRecordObserved, e);
+    const r = d.record;
+    return {
+      ...pos,
+      source: 'period',
+      posId: d.posId,
+      paymentId: r.paymentId,
+      orderId: r.orderId,
+      method: r.method,
+      status: r.status,
+      currency: r.currency,
+      amount: BigInt(r.amount),
+      grossAmount: null,
+      customerFee: big(r.customerFee),
+      merchantFee: big(r.merchantFee),
+      receiverName: null,
+      receiverAmount: null,
+      receiverFee: null,
+      reserveAmount: null,
+      dateTime: r.dateTime,
+      reportId: str(meta.reportId),
+      operationRef: null,
+      seenAt: str(meta.observedAt),
+    };
+  }
+  if (isEvent(WebhookReceived, e)) {
+    const d = dataOf(WebhookReceived, e);
+    const w = d.webhook;
+    return {
+      ...pos,
+      source: 'webhook',
+      posId: d.posId,
+      paymentId: w.paymentId,
+      orderId: w.orderId,
+      method: w.method,
+      status: w.status,
+      currency: w.currency,
+      amount: BigInt(w.amount),
+      grossAmount: null,
+      customerFee: null,
+      merchantFee: big(w.fee),
+      receiverName: null,
+      receiverAmount: null,
+      receiverFee: null,
+      reserveAmount: null,
+      dateTime: w.processedAt ?? w.createdAt,
+      reportId: null,
+      operationRef: w.operationId ?? w.transactionId,
+      seenAt: str(meta.receivedAt),
+    };
+  }
+  return null;
+}
+
+/** Plain JSON form (amounts as strings) for storage; `observationFromJson` reverses it exactly. */
+export function observationToJson(o: Observation): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(o)) out[k] = typeof v === 'bigint' ? v.toString() : v;
+  return out;
+}
+
+const BIG_FIELDS = ['commit', 'prepare', 'amount', 'grossAmount', 'customerFee', 'merchantFee', 'receiverAmount', 'receiverFee', 'reserveAmount'] as const;
+
+export function observationFromJson(j: Record<string, unknown>): Observation {
+  const out: Record<string, unknown> = { ...j };
+  for (const k of BIG_FIELDS) out[k] = j[k] === null || j[k] === undefined ? null : BigInt(j[k] as string);
+  return out as unknown as Observation;
+}
+
+export const isFinal = (status: string | null | undefined): boolean => status === 'success' || status === 'failure';
+
+export function byPosition(a: Observation, b: Observation): number {
+  if (a.commit !== b.commit) return a.commit < b.commit ? -1 : 1;
+  if (a.prepare !== b.prepare) return a.prepare < b.prepare ? -1 : 1;
+  return 0;
+}
+
+const timeMs = (t: string | null): number | null => (t === null ? null : Date.parse(t));
+
+/** One row of one source after consolidation: its current version and everything that was seen. */
+export interface SourceRow {
+  readonly source: SourceName;
+  /** the version compared with the other sources */
+  current: Observation;
+  /** every observation of this row, in commit order */
+  readonly versions: Observation[];
+  /** versions that differ from the first one inside one report: reportId → observations */
+  readonly duplicates: Map<string, Observation[]>;
+}
+
+function sameContent(a: Observation, b: Observation): boolean {
+  return (
+    a.status === b.status && a.currency === b.currency && a.amount === b.amount && a.grossAmount === b.grossAmount &&
+    a.customerFee === b.customerFee && a.merchantFee === b.merchantFee && a.receiverAmount === b.receiverAmount &&
+    a.receiverFee === b.receiverFee && a.reserveAmount === b.reserveAmount && a.dateTime === b.dateTime
+  );
+}
+
+const compatibleTime = (a: string | null, b: string | null) => a === null || b === null || a === b;
+
+/** Does `o` belong to the row whose latest version is `row.current`? */
+function sameRow(row: SourceRow, o: Observation): boolean {
+  const c = row.current;
+  if (c.method !== o.method || c.receiverName !== o.receiverName) return false;
+  if (o.source === 'webhook') {
+    if (c.operationRef !== null && o.operationRef !== null) return c.operationRef === o.operationRef;
+    return c.amount === o.amount;
+  }
+  // Inside one report: the same operation and receiver at the same time is the same row (a duplicate
+  // when its values differ). Across reports: the same time, or the same amount when a time is missing.
+  if (c.reportId !== null && c.reportId === o.reportId) return c.dateTime === o.dateTime;
+  if (c.dateTime !== null && o.dateTime !== null) return c.dateTime === o.dateTime;
+  return compatibleTime(c.dateTime, o.dateTime) && c.amount === o.amount;
+}
+
+/** A webhook's later status never replaces a final one that arrived earlier (deliveries get reordered). */
+function replaces(current: Observation, next: Observation): boolean {
+  if (next.source !== 'webhook') return true;
+  if (isFinal(current.status) && !isFinal(next.status)) return false;
+  return true;
+}
+
+/** Consolidates one source's observations (any order) into rows. */
+export function consolidate(observations: readonly Observation[]): SourceRow[] {
+  const rows: SourceRow[] = [];
+  for (const o of [...observations].sort(byPosition)) {
+    const row = rows.find((r) => r.source === o.source && sameRow(r, o));
+    if (!row) {
+      rows.push({ source: o.source, current: o, versions: [o], duplicates: new Map() });
+      continue;
+    }
+    row.versions.push(o);
+    const inReport = o.reportId !== null && row.versions.some((v) => v !== o && v.reportId === o.reportId);
+    if (inReport) {
+      // A second, different row of one operation and receiver in one report: a duplicate. The first row
+      // stays the one compared with the other sources.
+      if (!row.versions.some((v) => v !== o && v.reportId === o.reportId && sameContent(v, o))) {
+        const list = row.duplicates.get(o.reportId!) ?? row.versions.filter((v) => v !== o && v.reportId === o.reportId);
+        list.push(o);
+        row.duplicates.set(o.reportId!, list);
+      }
+      continue;
+    }
+    if (replaces(row.current, o)) row.current = o;
+  }
+  return rows;
+}
+
+export interface Receiver {
+  readonly receiverName: string;
+  readonly receiverAmount: bigint | null;
+  readonly receiverFee: bigint | null;
+  readonly reserveAmount: bigint | null;
+  /** receiverAmount + receiverFee */
+  readonly share: bigint;
+  readonly row: SourceRow;
+}
+
+/** One source's view of one operation. */
+export interface SourceItem {
+  readonly source: SourceName;
+  readonly method: OperationMethod;
+  readonly status: string;
+  readonly currency: string;
+  readonly amount: bigint | null;
+  readonly grossAmount: bigint | null;
+  readonly customerFee: bigint | null;
+  readonly merchantFee: bigint | null;
+  readonly dateTime: string | null;
+  readonly orderId: string | null;
+  /** register split rows (empty for a marketplace-own operation and for the other sources) */
+  readonly receivers: readonly Receiver[];
+  readonly rows: readonly SourceRow[];
+  /** every event id behind this item, in commit order */
+  readonly eventIds: readonly string[];
+  readonly firstCommit: bigint;
+  readonly firstPrepare: bigint;
+}
+
+function itemOf(source: SourceName, rows: SourceRow[]): SourceItem {
+  const latest = rows.map((r) => r.current).sort(byPosition).at(-1)!;
+  const all = rows.flatMap((r) => r.versions).sort(byPosition);
+  const first = all[0]!;
+  return {
+    source,
+    method: latest.method,
+    status: latest.status,
+    currency: latest.currency,
+    amount: latest.amount,
+    grossAmount: latest.grossAmount,
+    customerFee: latest.customerFee,
+    merchantFee: latest.merchantFee,
+    dateTime: latest.dateTime,
+    orderId: all.find((o) => o.orderId !== null)?.orderId ?? null,
+    receivers: rows
+      .filter((r) => r.current.receiverName !== null)
+      .map((r) => ({
+        receiverName: r.current.receiverName!,
+        receiverAmount: r.current.receiverAmount,
+        receiverFee: r.current.receiverFee,
+        reserveAmount: r.current.reserveAmount,
+        share: (r.current.receiverAmount ?? 0n) + (r.current.receiverFee ?? 0n),
+        row: r,
+      }))
+      .sort((a, b) => (a.receiverName < b.receiverName ? -1 : a.receiverName > b.receiverName ? 1 : 0)),
+    rows,
+    eventIds: [...new Set(all.map((o) => o.eventId))],
+    firstCommit: first.commit,
+    firstPrepare: first.prepare,
+  };
+}
+
+/** Groups consolidated rows of one source into items: register split rows of one operation share method, time and amount. */
+export function itemsOf(source: SourceName, rows: readonly SourceRow[]): SourceItem[] {
+  if (source !== 'register') return rows.map((r) => itemOf(source, [r]));
+  const groups = new Map<string, SourceRow[]>();
+  for (const r of rows) {
+    const k = `${r.current.method}|${r.current.dateTime ?? ''}|${r.current.amount ?? ''}`;
+    const g = groups.get(k);
+    if (g) g.push(r);
+    else groups.set(k, [r]);
+  }
+  return [...groups.values()].map((g) => itemOf(source, g));
+}
+
+export interface MatchedOperation {
+  readonly posId: string;
+  readonly paymentId: string;
+  readonly method: OperationMethod;
+  /** 0-based rank among the payment's operations of this method */
+  readonly ordinal: number;
+  /** `<posId>:<paymentId>:<method>:<ordinal>` */
+  readonly key: string;
+  readonly orderId: string | null;
+  /** register dateTime ?? period dateTime ?? webhook time ?? first seen */
+  readonly occurredAt: string | null;
+  readonly register: SourceItem | null;
+  readonly period: SourceItem | null;
+  readonly webhook: SourceItem | null;
+}
+
+function compareItems(a: SourceItem, b: SourceItem): number {
+  const ta = timeMs(a.dateTime) ?? Number.MAX_SAFE_INTEGER;
+  const tb = timeMs(b.dateTime) ?? Number.MAX_SAFE_INTEGER;
+  if (ta !== tb) return ta - tb;
+  const aa = a.amount ?? -1n;
+  const ab = b.amount ?? -1n;
+  if (aa !== ab) return aa < ab ? -1 : 1;
+  if (a.firstCommit !== b.firstCommit) return a.firstCommit < b.firstCommit ? -1 : 1;
+  return a.firstPrepare < b.firstPrepare ? -1 : a.firstPrepare > b.firstPrepare ? 1 : 0;
+}
+
+type Slot = { register: SourceItem | null; period: SourceItem | null; webhook: SourceItem | null };
+
+const anchorOf = (s: Slot): SourceItem => (s.register ?? s.period ?? s.webhook)!;
+
+function distance(a: SourceItem, b: SourceItem): number {
+  const ta = timeMs(a.dateTime);
+  const tb = timeMs(b.dateTime);
+  return ta === null || tb === null ? Number.MAX_SAFE_INTEGER : Math.abs(ta - tb);
+}
+
+function claim(slots: Slot[], items: SourceItem[], source: SourceName): void {
+  const free = new Set(items.map((_, i) => i));
+  for (const sameAmount of [true, false]) {
+    const pairs: Array<[number, number, number]> = [];
+    slots.forEach((s, si) => {
+      if (s[source]) return;
+      const anchor = anchorOf(s);
+      for (const ii of free) {
+        const it = items[ii]!;
+        if (sameAmount && it.amount !== anchor.amount) continue;
+        pairs.push([distance(anchor, it), si, ii]);
+      }
+    });
+    pairs.sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]);
+    for (const [, si, ii] of pairs) {
+      if (slots[si]![source] || !free.has(ii)) continue;
+      slots[si]![source] = items[ii]!;
+      free.delete(ii);
+    }
+  }
+  for (const ii of [...free].sort((a, b) => a - b)) slots.push({ register: null, period: null, webhook: null, [source]: items[ii]! });
+}
+
+/** Matches every observation of one payment into operations (deterministic; see the module comment). */
+export function matchPayment(observations: readonly Observation[]): MatchedOperation[] {
+  if (observations.length === 0) return [];
+  const posId = observations[0]!.posId;
+  const paymentId = observations[0]!.paymentId;
+  const methods = [...new Set(observations.map((o) => o.method))].sort();
+  const out: MatchedOperation[] = [];
+  for (const method of methods) {
+    const of = (source: SourceName) =>
+      itemsOf(source, consolidate(observations.filter((o) => o.method === method && o.source === source))).sort(compareItems);
+    const slots: Slot[] = of('register').map((r) => ({ register: r, period: null, webhook: null }));
+    claim(slots, of('period'), 'period');
+    claim(slots, of('webhook'), 'webhook');
+    const ordered = slots
+      .map((s) => ({ s, anchor: anchorOf(s), time: s.register?.dateTime ?? s.period?.dateTime ?? s.webhook?.dateTime ?? null }))
+      .sort((a, b) => compareItems({ ...a.anchor, dateTime: a.time }, { ...b.anchor, dateTime: b.time }));
+    ordered.forEach(({ s, time }, ordinal) => {
+      const items = [s.register, s.period, s.webhook].filter((x): x is SourceItem => x !== null);
+      const firstSeen = observations
+        .filter((o) => items.some((it) => it.eventIds.includes(o.eventId)))
+        .map((o) => o.seenAt)
+        .filter((t): t is string => t !== null)
+        .sort()[0];
+      out.push({
+        posId,
+        paymentId,
+        method,
+        ordinal,
+        key: `${posId}:${paymentId}:${method}:${ordinal}`,
+        orderId: items.find((i) => i.orderId !== null)?.orderId ?? null,
+        occurredAt: time ?? firstSeen ?? null,
+        register: s.register,
+        period: s.period,
+        webhook: s.webhook,
+      });
+    });
+  }
+  return out;
+}
