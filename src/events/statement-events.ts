@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import { defineEvent } from './catalog';
+
+/**
+ * Statements issued (src/export/statements.ts). Stream `statements-YYYY-MM`. The data is what makes the run
+ * reproducible (month, zone, position, hash of the figures, file names), so the same statements issued again
+ * at the same position are the same event and append nothing; the files' own sha-256 (their bytes carry zip
+ * timestamps) and the time of issue are metadata.
+ */
+
+export const statementStream = (month: string) => `statements-${month}`;
+
+export const StatementIssued = defineEvent(
+  'StatementIssued',
+  1,
+  z.object({
+    month: z.string().regex(/^\d{4}-\d{2}$/),
+    timezone: z.string(),
+    /** null: every sub-merchant of the month */
+    subMerchantId: z.string().nullable(),
+    /** event-store position the figures were cut at ("commit/prepare") */
+    position: z.string().regex(/^\d+\/\d+$/),
+    figuresSha256: z.string().regex(/^[0-9a-f]{64}$/),
+    statements: z.number().int().min(0),
+    files: z.array(z.string()),
+  }),
+);

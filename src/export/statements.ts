@@ -1,0 +1,178 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { createReadStream, statSync } from 'node:fs';
+import path from 'node:path';
+import type { Sql } from '../db/connect';
+import { newEvent } from '../events/catalog';
+import { StatementIssued, statementStream } from '../events/statement-events';
+import { reserveSchedule, statementFigures, statementLines } from '../ledger/ledger-queries';
+import type { Logger } from '../log';
+import { formatPosition, parsePosition, type EventStore, type Position } from '../store/types';
+import {
+  figuresDigest, monthRange, payoutsFileName, statementFileName, writePayoutsWorkbook, writeStatementWorkbook,
+  type ReserveScheduleRow, type StatementFigures, type StatementLine,
+} from './statement-workbooks';
+import { ExportError } from './xlsx';
+
+/**
+ * `recon statements`: cuts the month's figures at one event-store position (the journal's checkpoint
+ * unless one is given), writes one workbook per sub-merchant and the Payouts index, and records the run
+ * (statement_runs row + StatementIssued event) so that finance can prove what was sent and regenerate it.
+ */
+
+/** The ledger queries a statement needs (src/ledger/ledger-queries.ts); injectable for tests. */
+export interface StatementQueries {
+  figures(opts: { month: string; timezone: string; subMerchantId?: string; atPosition: Position }): Promise<readonly StatementFigures[]>;
+  lines(opts: { month: string; timezone: string; subMerchantId: string; currency: string; atPosition: Position }): AsyncIterable<StatementLine>;
+  reserve(opts: { month: string; timezone: string; subMerchantId: string; atPosition: Position }): Promise<readonly ReserveScheduleRow[]>;
+}
+
+export function ledgerStatementQueries(sql: Sql): StatementQueries {
+  return {
+    figures: (o) => statementFigures(sql, o),
+    lines: (o) => statementLines(sql, o),
+    reserve: (o) => reserveSchedule(sql, o),
+  };
+}
+
+/** The journal's checkpoint: every event up to it is in the ledger, none after it. */
+export async function ledgerPosition(sql: Sql, projection = 'journal'): Promise<Position | undefined> {
+  const [row] = await sql<{ checkpoint: string | null }[]>`
+    select checkpoint from projection_builds where name = ${projection} and status = 'live'`;
+  return row?.checkpoint ? parsePosition(row.checkpoint) : undefined;
+}
+
+export interface StatementDeps {
+  readonly sql: Sql;
+  readonly store: EventStore;
+  readonly log: Logger;
+  readonly timezone: string;
+  readonly queries?: StatementQueries;
+}
+
+export interface IssueOptions {
+  readonly month: string;
+  readonly outDir: string;
+  readonly subMerchantId?: string;
+  /** cut here instead of at the journal's checkpoint (regenerating a statement already sent) */
+  readonly atPosition?: Position;
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (p: { done: number; total: number; subMerchantId: string; lines: number }) => void;
+}
+
+export interface IssuedFile {
+  readonly name: string;
+  readonly path: string;
+  readonly sha256: string;
+  readonly bytes: number;
+  /** absent for the Payouts index */
+  readonly subMerchantId?: string;
+}
+
+export interface IssueResult {
+  readonly runId: string;
+  readonly month: string;
+  readonly timezone: string;
+  readonly position: string;
+  readonly figuresSha256: string;
+  readonly figures: readonly StatementFigures[];
+  readonly statements: number;
+  readonly lines: number;
+  readonly files: readonly IssuedFile[];
+  readonly eventId: string;
+  /** false when the same run (same figures at the same position) had already been issued */
+  readonly newEvent: boolean;
+}
+
+export async function fileSha256(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+async function describeFile(file: string, subMerchantId?: string): Promise<IssuedFile> {
+  return { name: path.basename(file), path: file, sha256: await fileSha256(file), bytes: statSync(file).size, ...(subMerchantId ? { subMerchantId } : {}) };
+}
+
+export async function issueStatements(deps: StatementDeps, opts: IssueOptions): Promise<IssueResult> {
+  monthRange(opts.month, deps.timezone); // validates the month
+  const queries = deps.queries ?? ledgerStatementQueries(deps.sql);
+  const position = opts.atPosition ?? (await ledgerPosition(deps.sql));
+  if (!position) throw new ExportError('EXPORT_NO_POSITION', 'the journal has not been built yet: run `recon project` first');
+  const positionText = formatPosition(position);
+  const base = { month: opts.month, timezone: deps.timezone, atPosition: position };
+  const figures = await queries.figures({ ...base, ...(opts.subMerchantId ? { subMerchantId: opts.subMerchantId } : {}) });
+  if (opts.subMerchantId && figures.length === 0) {
+    throw new ExportError('EXPORT_NOTHING_TO_ISSUE', `no figures for sub-merchant ${opts.subMerchantId} in ${opts.month} at position ${positionText}`);
+  }
+  const figuresSha256 = figuresDigest(opts.month, deps.timezone, figures);
+  const meta = { month: opts.month, timezone: deps.timezone, position: positionText, figuresSha256 };
+
+  const bySubMerchant = new Map<string, StatementFigures[]>();
+  for (const f of figures) bySubMerchant.set(f.subMerchantId, [...(bySubMerchant.get(f.subMerchantId) ?? []), f]);
+  const files: IssuedFile[] = [];
+  let lines = 0;
+  let done = 0;
+  for (const [subMerchantId, own] of bySubMerchant) {
+    opts.signal?.throwIfAborted();
+    const file = path.join(opts.outDir, statementFileName(subMerchantId, opts.month));
+    const reserve = await queries.reserve({ ...base, subMerchantId });
+    const written = await writeStatementWorkbook(file, {
+      figures: own,
+      lines: (currency) => queries.lines({ ...base, subMerchantId, currency }),
+      reserve,
+    }, meta);
+    lines += written.lines;
+    files.push(await describeFile(file, subMerchantId));
+    opts.onProgress?.({ done: ++done, total: bySubMerchant.size, subMerchantId, lines });
+  }
+  // The index lists the whole month; a run for one sub-merchant does not overwrite it with a single row.
+  if (!opts.subMerchantId) {
+    const index = path.join(opts.outDir, payoutsFileName(opts.month));
+    await writePayoutsWorkbook(index, figures, { ...meta, files: files.map((f) => f.name) });
+    files.push(await describeFile(index));
+  }
+
+  const event = newEvent(StatementIssued, {
+    month: opts.month,
+    timezone: deps.timezone,
+    subMerchantId: opts.subMerchantId ?? null,
+    position: positionText,
+    figuresSha256,
+    statements: bySubMerchant.size,
+    files: files.map((f) => f.name),
+  }, { metadata: { files: files.map(({ name, sha256, bytes }) => ({ name, sha256, bytes })), issuedAt: new Date().toISOString() } });
+  const appended = await deps.store.append(statementStream(opts.month), [event]);
+  const runId = randomUUID();
+  await deps.sql`
+    insert into statement_runs (run_id, month, timezone, sub_merchant_id, position, figures_sha256, statements, files, event_id)
+    values (${runId}, ${opts.month}, ${deps.timezone}, ${opts.subMerchantId ?? null}, ${positionText}, ${figuresSha256}, ${bySubMerchant.size},
+            ${deps.sql.json(files.map(({ name, sha256, bytes, subMerchantId }) => ({ name, sha256, bytes, ...(subMerchantId ? { subMerchantId } : {}) })) as never)}, ${event.id})`;
+  deps.log.info('statements issued', { month: opts.month, position: positionText, figuresSha256, statements: bySubMerchant.size, lines, runId });
+  return {
+    runId, month: opts.month, timezone: deps.timezone, position: positionText, figuresSha256, figures,
+    statements: bySubMerchant.size, lines, files, eventId: event.id, newEvent: appended.appended > 0,
+  };
+}
+
+export interface StatementRunRow {
+  readonly runId: string;
+  readonly month: string;
+  readonly timezone: string;
+  readonly subMerchantId: string | null;
+  readonly position: string;
+  readonly figuresSha256: string;
+  readonly statements: number;
+  readonly files: ReadonlyArray<{ name: string; sha256: string; bytes: number; subMerchantId?: string }>;
+  readonly eventId: string | null;
+  readonly issuedAt: Date;
+}
+
+export async function statementRuns(sql: Sql, opts: { month?: string; limit?: number } = {}): Promise<StatementRunRow[]> {
+  const rows = await sql<{ run_id: string; month: string; timezone: string; sub_merchant_id: string | null; position: string; figures_sha256: string; statements: number; files: StatementRunRow['files']; event_id: string | null; issued_at: Date }[]>`
+    select run_id, month, timezone, sub_merchant_id, position, figures_sha256, statements, files, event_id, issued_at from statement_runs
+    ${opts.month ? sql`where month = ${opts.month}` : sql``} order by issued_at desc limit ${opts.limit ?? 50}`;
+  return rows.map((r) => ({
+    runId: r.run_id, month: r.month, timezone: r.timezone, subMerchantId: r.sub_merchant_id, position: r.position, figuresSha256: r.figures_sha256,
+    statements: r.statements, files: r.files, eventId: r.event_id, issuedAt: r.issued_at,
+  }));
+}
