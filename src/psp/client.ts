@@ -333,6 +333,7 @@ export function createPspClient(project: PspProject, opts: PspClientOptions = {}
         endpoint,
         status: cause.status,
         pspCode: cause.pspCode,
+        pspMessage: cause.pspMessage,
         cause: e,
       });
     }
@@ -380,7 +381,7 @@ export function createPspClient(project: PspProject, opts: PspClientOptions = {}
           primary
             ? `purchase on ${endpoint} failed (${e.code}) but order ${req.order_id} exists at the PSP; its checkout address was not returned`
             : `purchase on ${endpoint} failed (${e.code}) and order ${req.order_id} is not found at the PSP (yet): it was probably not created`,
-          { endpoint, status: e.status, pspCode: e.pspCode, found, cause: e },
+          { endpoint, status: e.status, pspCode: e.pspCode, pspMessage: e.pspMessage, found, cause: e },
         );
       }
       const location = locationOf(call, a);
@@ -406,7 +407,7 @@ export function createPspClient(project: PspProject, opts: PspClientOptions = {}
           found.length > 0
             ? `subscription purchase failed (${e.code}) but order ${req.order_id} exists at the PSP; its checkout address was not returned`
             : `subscription purchase failed (${e.code}) and order ${req.order_id} is not found at the PSP (yet): it was probably not created`,
-          { endpoint, status: e.status, pspCode: e.pspCode, found, cause: e },
+          { endpoint, status: e.status, pspCode: e.pspCode, pspMessage: e.pspMessage, found, cause: e },
         );
       }
       const location = locationOf(call, a);
