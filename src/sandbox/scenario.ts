@@ -352,7 +352,7 @@ function splitShares(total: bigint, count: number, r: Rng): bigint[] {
 }
 
 /** Settlement parts of a money-moving operation (purchase, capture, recurrent). */
-function chargeParts(shares: readonly bigint[], sms: readonly SubMerchant[]): ReceiverPart[] {
+export function chargeParts(shares: readonly bigint[], sms: readonly SubMerchant[]): ReceiverPart[] {
   return shares.map((share, j) => {
     const sm = sms[j]!;
     const fixedFee = sm.fixedFee < share ? sm.fixedFee : share;
@@ -366,12 +366,12 @@ function chargeParts(shares: readonly bigint[], sms: readonly SubMerchant[]): Re
 }
 
 /** auth and void: no fee, no reserve. */
-function plainParts(shares: readonly bigint[], sms: readonly SubMerchant[]): ReceiverPart[] {
+export function plainParts(shares: readonly bigint[], sms: readonly SubMerchant[]): ReceiverPart[] {
   return shares.map((share, j) => ({ subMerchantId: sms[j]!.id, name: sms[j]!.name, share, fee: 0n, fixedFee: 0n, percentFee: 0n, amount: share, reserve: 0n }));
 }
 
 /** A refund or dispute of `amount`, spread over the receivers in proportion to their shares. */
-function proportionalParts(amount: bigint, shares: readonly bigint[], sms: readonly SubMerchant[], feeOf: (sm: SubMerchant) => bigint): ReceiverPart[] {
+export function proportionalParts(amount: bigint, shares: readonly bigint[], sms: readonly SubMerchant[], feeOf: (sm: SubMerchant) => bigint): ReceiverPart[] {
   const total = shares.reduce((a, b) => a + b, 0n);
   const parts = shares.map((s) => (amount * s) / total);
   parts[0] = parts[0]! + (amount - parts.reduce((a, b) => a + b, 0n));

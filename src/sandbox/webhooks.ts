@@ -1,0 +1,153 @@
+import { encodeBase64Url, sign } from '../psp/signature';
+import type { Operation } from './model';
+import { createRng, hashSeed } from './random';
+import { webhookBody } from './render';
+
+/**
+ * Webhooks as the PSP sends them (section 6.1): POST, form-urlencoded `data` (base64url JSON) and
+ * `signature` (section 5.4, computed with the project's API secret).
+ */
+
+export interface SignedWebhook {
+  /** the JSON text before encoding */
+  readonly body: string;
+  readonly data: string;
+  readonly signature: string;
+  /** the form-urlencoded request body */
+  readonly form: string;
+}
+
+export function signWebhook(op: Operation, apiSecret: string): SignedWebhook {
+  const body = webhookBody(op);
+  const data = encodeBase64Url(body);
+  const signature = sign(apiSecret, data);
+  return { body, data, signature, form: new URLSearchParams({ data, signature }).toString() };
+}
+
+/** 'payment': server_url of the payment; 'recurring': notification_url of a subscription charge. */
+export type WebhookTarget = (posId: string, info: { kind: 'payment' | 'recurring'; orderId: string }) => string | URL | undefined;
+
+export type PostOutcome = { ok: true; status: number } | { ok: false; status: number | null; error: string };
+
+export async function postWebhook(url: string | URL, form: string, timeoutMs: number): Promise<PostOutcome> {
+  try {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: form,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    await res.arrayBuffer().catch(() => undefined);
+    return res.ok ? { ok: true, status: res.status } : { ok: false, status: res.status, error: `HTTP ${res.status}` };
+  } catch (e) {
+    return { ok: false, status: null, error: (e as Error).message };
+  }
+}
+
+export interface DeliveryOptions {
+  /** only operations with `at` in [from, to) */
+  readonly range?: { readonly from: Date | number; readonly to: Date | number };
+  /** share of webhooks sent twice (the second copy right after, or later when reordered) */
+  readonly duplicateRate?: number;
+  /** shuffle the sending order within consecutive blocks of this many webhooks (1: in order) */
+  readonly reorderWindow?: number;
+  /** pause before each POST, per sender */
+  readonly delayMs?: number;
+  /** share of webhooks dropped on delivery on top of the scenario's; a re-send request recovers them */
+  readonly lossRate?: number;
+  /** parallel senders (default 4) */
+  readonly concurrency?: number;
+  readonly timeoutMs?: number;
+  /** stop after this many operations */
+  readonly limit?: number;
+  readonly signal?: AbortSignal;
+}
+
+export interface DeliveryStats {
+  /** operations whose webhook was due */
+  operations: number;
+  /** POSTs made (duplicates included) */
+  attempted: number;
+  /** POSTs answered 2xx */
+  delivered: number;
+  /** POSTs answered otherwise, or failed on the network */
+  failed: number;
+  duplicatesSent: number;
+  /** scenario webhooks not sent: lost for good or lost but re-sendable (ground truth) */
+  lostByScenario: number;
+  /** dropped by lossRate (re-sendable) */
+  lostOnDelivery: number;
+  byStatus: Record<string, number>;
+  /** first few failures, for diagnosis */
+  errors: string[];
+}
+
+export interface DeliveryJob {
+  readonly op: Operation;
+  readonly url: string | URL;
+  readonly secret: string;
+}
+
+/**
+ * Sends the jobs with the knobs applied. Deterministic in what is sent (duplicates, losses, order of
+ * dispatch) for a given seed; with concurrency > 1 arrival order also depends on the receiver.
+ */
+export async function deliver(jobs: Iterable<DeliveryJob | { lost: true }>, seed: string, opts: DeliveryOptions = {}): Promise<DeliveryStats> {
+  const stats: DeliveryStats = { operations: 0, attempted: 0, delivered: 0, failed: 0, duplicatesSent: 0, lostByScenario: 0, lostOnDelivery: 0, byStatus: {}, errors: [] };
+  const r = createRng(hashSeed(seed, 'delivery'));
+  const window = Math.max(1, opts.reorderWindow ?? 1);
+  const timeoutMs = opts.timeoutMs ?? 10_000;
+
+  /** POSTs in dispatch order, produced lazily block by block */
+  function* sends(): Generator<{ job: DeliveryJob; copy: boolean }> {
+    let block: Array<{ job: DeliveryJob; copy: boolean }> = [];
+    const flush = function* () {
+      for (let i = block.length - 1; i > 0 && window > 1; i--) {
+        const j = Math.floor(r.next() * (i + 1));
+        [block[i], block[j]] = [block[j]!, block[i]!];
+      }
+      yield* block;
+      block = [];
+    };
+    for (const job of jobs) {
+      if (opts.limit !== undefined && stats.operations >= opts.limit) break;
+      stats.operations++;
+      if ('lost' in job) {
+        stats.lostByScenario++;
+        continue;
+      }
+      if (opts.lossRate && r.chance(opts.lossRate)) {
+        stats.lostOnDelivery++;
+        continue;
+      }
+      block.push({ job, copy: false });
+      if (opts.duplicateRate && r.chance(opts.duplicateRate)) block.push({ job, copy: true });
+      if (block.length >= window) yield* flush();
+    }
+    yield* flush();
+  }
+
+  const queue = sends();
+  const worker = async () => {
+    for (;;) {
+      if (opts.signal?.aborted) return;
+      const next = queue.next();
+      if (next.done) return;
+      const { job, copy } = next.value;
+      if (opts.delayMs) await new Promise((res) => setTimeout(res, opts.delayMs));
+      const signed = signWebhook(job.op, job.secret);
+      stats.attempted++;
+      if (copy) stats.duplicatesSent++;
+      const out = await postWebhook(job.url, signed.form, timeoutMs);
+      const key = out.status === null ? 'network' : String(out.status);
+      stats.byStatus[key] = (stats.byStatus[key] ?? 0) + 1;
+      if (out.ok) stats.delivered++;
+      else {
+        stats.failed++;
+        if (stats.errors.length < 10) stats.errors.push(`${job.op.orderId} ${job.op.method}: ${out.error}`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? 4) }, worker));
+  return stats;
+}
