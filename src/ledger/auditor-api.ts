@@ -1,0 +1,106 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Sql } from '../db/connect';
+import { discrepancyJson, listDiscrepancies, operationsOf } from './discrepancy-queries';
+
+/**
+ * The auditors' read-only HTTP API, mounted on the `recon serve` server:
+ *   GET /api/discrepancies?from=&to=&type=&status=&sub_merchant=&payment=   (same filters as the CLI)
+ *   GET /api/operations/:paymentId
+ * Every request needs `Authorization: Bearer <RECON_AUDITOR_TOKEN>` (compared in constant time).
+ * 401 without or with a wrong token, 403 for any method but GET/HEAD, errors as JSON `{ error, message }`.
+ */
+
+export type AuditorApiHandler = (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
+
+const PREFIXES = ['/api/discrepancies', '/api/operations'];
+
+function send(res: ServerResponse, status: number, body: unknown, head = false, extra: Record<string, string> = {}): void {
+  const text = JSON.stringify(body, (_k, v) => (typeof v === 'bigint' ? v.toString() : v));
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    ...extra,
+  });
+  res.end(head ? undefined : text);
+}
+
+const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
+
+/** Constant-time comparison: both sides hashed to the same length first, so the length leaks nothing either. */
+export function tokenMatches(given: string | undefined, expected: string): boolean {
+  if (given === undefined) return false;
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
+function bearer(req: IncomingMessage): string | undefined {
+  const h = req.headers.authorization;
+  if (typeof h !== 'string') return undefined;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
+  return m?.[1];
+}
+
+export function createAuditorApi(deps: { sql: Sql; token: string | undefined; timezone?: string }): AuditorApiHandler {
+  const timezone = deps.timezone ?? 'UTC';
+  return async (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const path = url.pathname;
+    if (!PREFIXES.some((p) => path === p || path.startsWith(p + '/'))) return false;
+    const head = req.method === 'HEAD';
+    try {
+      if (!deps.token) {
+        send(res, 503, { error: 'auditor_api_disabled', message: 'set RECON_AUDITOR_TOKEN to enable the auditor API' }, head);
+        return true;
+      }
+      if (!tokenMatches(bearer(req), deps.token)) {
+        send(res, 401, { error: 'unauthorized', message: 'a valid bearer token is required' }, head, { 'www-authenticate': 'Bearer realm="recon-auditor"' });
+        return true;
+      }
+      if (req.method !== 'GET' && !head) {
+        send(res, 403, { error: 'read_only', message: 'the auditor API is read-only: only GET and HEAD are allowed' }, false, { allow: 'GET, HEAD' });
+        return true;
+      }
+      if (path === '/api/discrepancies') {
+        const q = url.searchParams;
+        const opt = (k: string) => q.get(k) ?? undefined;
+        const limitText = opt('limit');
+        const r = await listDiscrepancies(deps.sql, {
+          from: opt('from'),
+          to: opt('to'),
+          type: opt('type'),
+          status: opt('status'),
+          subMerchantId: opt('sub_merchant') ?? opt('sub-merchant'),
+          paymentId: opt('payment'),
+          timezone,
+          limit: limitText === undefined ? undefined : /^\d+$/.test(limitText) ? Number(limitText) : -1,
+        });
+        if (!r.ok) send(res, r.code === 'INVALID_FILTER' ? 400 : 503, { error: r.code.toLowerCase(), message: r.message }, head);
+        else send(res, 200, r.value.map(discrepancyJson), head);
+        return true;
+      }
+      const m = /^\/api\/operations\/([^/]+)$/.exec(path);
+      if (!m) {
+        send(res, 404, { error: 'not_found', message: `no such resource: ${path}` }, head);
+        return true;
+      }
+      let paymentId: string;
+      try {
+        paymentId = decodeURIComponent(m[1]!);
+      } catch {
+        send(res, 400, { error: 'invalid_path', message: 'the payment id is not valid percent-encoding' }, head);
+        return true;
+      }
+      const r = await operationsOf(deps.sql, { paymentId });
+      if (!r.ok) send(res, 503, { error: r.code.toLowerCase(), message: r.message }, head);
+      else if (r.value.operations.length === 0) send(res, 404, { error: 'not_found', message: `no operations of payment ${paymentId}` }, head);
+      else send(res, 200, { payment_id: paymentId, ...r.value }, head);
+      return true;
+    } catch (e) {
+      if (!res.headersSent) send(res, 500, { error: 'internal', message: 'the request failed; see the server log' }, head);
+      else res.destroy(e as Error);
+      return true;
+    }
+  };
+}

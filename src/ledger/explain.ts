@@ -1,0 +1,145 @@
+import type { Sql } from '../db/connect';
+import { WebhookResendRequested, healStream, paymentStream, syncStream } from '../events/ingest-events';
+import { comparePositions, formatPosition, type EventStore, type RecordedEvent } from '../store/types';
+import { operationsOf, type DiscrepancyRecord, type OperationRecord } from './discrepancy-queries';
+
+/**
+ * `recon explain ORDER_ID|PAYMENT_ID`: every event from every source about one payment (or every payment of
+ * an order), in commit order, then the state the projections derived from them: operations, receivers,
+ * discrepancies, and the rows of any other `recon.*` view that has a payment_id column (e.g. the journal).
+ */
+
+export interface ExplainedEvent {
+  readonly position: string;
+  readonly stream: string;
+  readonly type: string;
+  readonly id: string;
+  /** observedAt / receivedAt / completedAt / requestedAt … */
+  readonly at: string | null;
+  readonly summary: string;
+  readonly data: unknown;
+  readonly metadata: unknown;
+}
+
+export interface Explanation {
+  readonly query: string;
+  readonly payments: ReadonlyArray<{ posId: string; paymentId: string }>;
+  readonly events: readonly ExplainedEvent[];
+  readonly operations: readonly OperationRecord[];
+  readonly receivers: readonly OperationRecord[];
+  readonly discrepancies: readonly DiscrepancyRecord[];
+  /** other recon.* views with a payment_id column: view name → rows */
+  readonly related: Readonly<Record<string, readonly Record<string, unknown>[]>>;
+}
+
+function timeOf(e: RecordedEvent): string | null {
+  const m = e.metadata as Record<string, unknown>;
+  const d = (e.data ?? {}) as Record<string, unknown>;
+  const t = m.observedAt ?? m.receivedAt ?? d.completedAt ?? d.requestedAt ?? d.detectedAt ?? d.failedAt ?? d.acceptedAt;
+  return typeof t === 'string' ? t : null;
+}
+
+function summaryOf(e: RecordedEvent): string {
+  const d = (e.data ?? {}) as Record<string, any>;
+  const r = d.record ?? d.webhook;
+  if (r) {
+    const recv = r.receiverName ? ` receiver=${r.receiverName} share=${BigInt(r.receiverAmount ?? '0') + BigInt(r.receiverFee ?? '0')}` : '';
+    const amount = r.originalAmount ?? r.amount;
+    return `${r.method} ${r.status} amount=${amount} ${r.currency}${recv}${e.metadata.reportId ? ` report=${String(e.metadata.reportId)}` : ''}`;
+  }
+  if (d.window) return `window ${d.window.from} → ${d.window.to}${d.reportId ? ` report=${d.reportId}` : ''}${d.announcedCount !== undefined ? ` announced=${d.announcedCount}` : ''}${d.receivedCount !== undefined ? ` received=${d.receivedCount}` : ''}`;
+  if (e.type === WebhookResendRequested.type) return `re-send ${d.operation} ${d.outcome}`;
+  if (d.discrepancyId) return `discrepancy ${d.discrepancyId} accepted by ${d.acceptedBy}: ${d.note}`;
+  return '';
+}
+
+async function posIdsOf(sql: Sql, ref: string, configured: readonly string[]): Promise<Array<{ posId: string; paymentId: string }>> {
+  const found = new Map<string, { posId: string; paymentId: string }>();
+  try {
+    const rows = await sql<{ pos_id: string; payment_id: string }[]>`
+      select distinct pos_id, payment_id from recon.operations where payment_id = ${ref} or order_id = ${ref}`;
+    for (const r of rows) found.set(`${r.pos_id}/${r.payment_id}`, { posId: r.pos_id, paymentId: r.payment_id });
+  } catch {
+    // views not built yet: fall back to the configured projects
+  }
+  if (found.size === 0) for (const posId of configured) found.set(`${posId}/${ref}`, { posId, paymentId: ref });
+  return [...found.values()];
+}
+
+/** Everything recon knows about one payment or order. */
+export async function explain(deps: { sql: Sql; store: EventStore; posIds: readonly string[] }, ref: string): Promise<Explanation> {
+  const payments = await posIdsOf(deps.sql, ref, deps.posIds);
+  const events: RecordedEvent[] = [];
+  const seen = new Set<string>();
+  const add = (e: RecordedEvent) => {
+    if (seen.has(e.id)) return;
+    seen.add(e.id);
+    events.push(e);
+  };
+  const existing: typeof payments = [];
+  for (const p of payments) {
+    const own = await deps.store.readStream(paymentStream(p.posId, p.paymentId));
+    if (own.length) existing.push(p);
+    own.forEach(add);
+  }
+  const times = events.map((e) => [e.data as any].map((d) => (d.record ?? d.webhook)?.dateTime ?? (d.webhook?.processedAt as string | undefined))[0]).filter((t): t is string => typeof t === 'string').map((t) => Date.parse(t));
+  for (const posId of new Set(existing.map((p) => p.posId))) {
+    // sync windows covering the payment's operations, and healing requests about it
+    for (const e of await deps.store.readStream(syncStream(posId))) {
+      const w = (e.data as { window?: { from: string; to: string } }).window;
+      if (w && times.some((t) => Date.parse(w.from) <= t && t < Date.parse(w.to))) add(e);
+    }
+    for (const e of await deps.store.readStream(healStream(posId))) {
+      if (existing.some((p) => (e.data as { paymentId?: string }).paymentId === p.paymentId)) add(e);
+    }
+  }
+  const state = await operationsOf(deps.sql, existing.length === 1 ? { paymentId: existing[0]!.paymentId } : { orderId: ref, paymentId: ref });
+  const discrepancies = state.ok ? state.value.discrepancies : [];
+  for (const d of discrepancies) for (const e of await deps.store.readStream(`discrepancy-${d.id}`)) add(e);
+  events.sort((a, b) => comparePositions(a.position, b.position));
+
+  const related: Record<string, Record<string, unknown>[]> = {};
+  const views = await deps.sql<{ table_name: string }[]>`
+    select c.table_name from information_schema.columns c join information_schema.views v using (table_schema, table_name)
+    where c.table_schema = 'recon' and c.column_name = 'payment_id'
+      and c.table_name not in ('operations', 'operation_receivers', 'discrepancies')
+    order by c.table_name`;
+  const ids = existing.map((p) => p.paymentId);
+  for (const v of views) {
+    if (!ids.length) break;
+    const rows = await deps.sql.unsafe<Record<string, unknown>[]>(`select * from recon."${v.table_name.replace(/"/g, '""')}" where payment_id = any($1::text[])`, [ids] as never[]);
+    if (rows.length) related[v.table_name] = rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, x]) => [k, typeof x === 'bigint' ? x.toString() : x instanceof Date ? x.toISOString() : x])));
+  }
+
+  return {
+    query: ref,
+    payments: existing,
+    events: events.map((e) => ({ position: formatPosition(e.position), stream: e.stream, type: e.type, id: e.id, at: timeOf(e), summary: summaryOf(e), data: e.data, metadata: e.metadata })),
+    operations: state.ok ? state.value.operations : [],
+    receivers: state.ok ? state.value.receivers : [],
+    discrepancies,
+    related,
+  };
+}
+
+/** Human-readable form of an explanation. */
+export function explanationText(x: Explanation): string {
+  const out: string[] = [];
+  if (x.payments.length === 0) return `nothing known about ${x.query}\n`;
+  out.push(`${x.query}: ${x.payments.map((p) => `payment ${p.paymentId} (pos ${p.posId})`).join(', ')}`, '', 'events (commit order):');
+  for (const e of x.events) out.push(`  ${e.position.padEnd(14)} ${(e.at ?? '-').padEnd(24)} ${e.type.padEnd(24)} ${e.summary}  [${e.id}]`);
+  out.push('', 'operations:');
+  for (const o of x.operations) {
+    const src = (p: string) => (o[`${p}_present`] ? `${p}=${o[`${p}_status`]} ${o[`${p}_amount`]} ${o[`${p}_currency`]}` : `${p}=absent`);
+    out.push(`  ${o.operation_key}  ${o.occurred_at ?? '-'}  ${src('register')}  ${src('period')}  ${src('webhook')}`);
+  }
+  for (const r of x.receivers) out.push(`    receiver ${r.receiver_name} (${r.sub_merchant_id ?? 'unknown'}) share=${r.share} fee=${r.receiver_fee} reserve=${r.reserve_amount}`);
+  out.push('', 'discrepancies:');
+  if (!x.discrepancies.length) out.push('  none');
+  for (const d of x.discrepancies) out.push(`  ${d.id} ${d.type} ${d.status}${d.receiver_name ? ` receiver=${d.receiver_name}` : ''} detected ${d.detected_at}${d.resolved_at ? ` resolved ${d.resolved_at}` : ''}${d.accepted_by ? ` accepted by ${d.accepted_by}: ${d.accepted_note}` : ''}`);
+  for (const [view, rows] of Object.entries(x.related)) {
+    out.push('', `recon.${view}:`);
+    for (const r of rows) out.push(`  ${JSON.stringify(r)}`);
+  }
+  return out.join('\n') + '\n';
+}
