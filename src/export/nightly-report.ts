@@ -1,0 +1,327 @@
+import path from 'node:path';
+import { DateTime } from 'luxon';
+import type { Sql } from '../db/connect';
+import type { EventStore } from '../store/types';
+import {
+  COUNT_FORMAT, DATE_TIME_FORMAT, ExportError, addTableSheet, closeTable, createLocalTime, minorToMajor, moneyFormat,
+  openWorkbook, safeText, writeRow,
+} from './xlsx';
+
+/**
+ * The nightly reconciliation report: one workbook per business day, read from the reconciliation views
+ * (recon.operations, recon.discrepancies, recon.sync_windows) and the event store. Like statements, a plain
+ * data layer (`NightlyReportData`) sits between the queries and the writer.
+ */
+
+export type Source = 'register' | 'period' | 'webhook';
+export const SOURCES: readonly Source[] = ['register', 'period', 'webhook'];
+export type Scope = 'day' | 'open window';
+
+export interface SourceTotals {
+  readonly scope: Scope;
+  readonly source: Source;
+  readonly currency: string;
+  readonly operations: number;
+  readonly successful: number;
+  /** amount requested of the successful operations, minor units */
+  readonly amount: bigint;
+  /** merchant fees of the successful operations as the source states them */
+  readonly fees: bigint;
+}
+
+export interface MatchingTotals {
+  readonly scope: Scope;
+  readonly operations: number;
+  readonly matched: number;
+  readonly unmatched: number;
+  readonly inAllThree: number;
+  readonly noRegister: number;
+  readonly noPeriod: number;
+  readonly noWebhook: number;
+  readonly withOpenDiscrepancy: number;
+}
+
+export interface DiscrepancyCount {
+  readonly type: string;
+  readonly subMerchantId: string | null;
+  readonly opened: number;
+  readonly resolved: number;
+  readonly accepted: number;
+  readonly open: number;
+}
+
+export interface SourceValue {
+  readonly status: string | null;
+  readonly amount: bigint | null;
+  readonly currency: string | null;
+}
+
+export interface OpenDiscrepancy {
+  readonly id: string;
+  readonly type: string;
+  readonly detectedAt: Date | null;
+  readonly occurredAt: Date | null;
+  readonly posId: string | null;
+  readonly orderId: string | null;
+  readonly paymentId: string | null;
+  readonly method: string | null;
+  readonly subMerchantId: string | null;
+  readonly receiverName: string | null;
+  readonly currency: string | null;
+  readonly values: Readonly<Record<Source, SourceValue | null>>;
+  readonly evidence: number;
+}
+
+export interface SyncedWindow {
+  readonly posId: string;
+  readonly from: Date;
+  readonly to: Date;
+  readonly completedAt: Date;
+  readonly reportId: string;
+}
+
+export interface NightlyReportData {
+  readonly date: string;
+  readonly timezone: string;
+  readonly day: { readonly from: Date; readonly to: Date };
+  readonly openWindow: { readonly from: Date; readonly to: Date };
+  readonly sources: readonly SourceTotals[];
+  readonly matching: readonly MatchingTotals[];
+  readonly discrepancies: readonly DiscrepancyCount[];
+  readonly open: readonly OpenDiscrepancy[];
+  readonly windows: readonly SyncedWindow[];
+  /** label → value: webhooks received/rejected, records rejected, and the job's own counters */
+  readonly facts: ReadonlyArray<readonly [string, string | number]>;
+}
+
+export const nightlyReportFileName = (date: string) => `nightly-${date}.xlsx`;
+
+/** The business day [from, to) and the open window: operations still inside the grace period at the day's end. */
+export function reportPeriods(date: string, timezone: string, graceHours: number): Pick<NightlyReportData, 'day' | 'openWindow'> {
+  const start = DateTime.fromISO(date, { zone: timezone });
+  if (!start.isValid || !/^\d{4}-\d{2}-\d{2}$/.test(date)) throw new RangeError(`not a day: ${JSON.stringify(date)} (expected YYYY-MM-DD)`);
+  const to = start.plus({ days: 1 }).toJSDate();
+  return { day: { from: start.toJSDate(), to }, openWindow: { from: new Date(to.getTime() - graceHours * 3_600_000), to } };
+}
+
+const n = (v: unknown) => Number(v ?? 0);
+
+/** Reads the report's data. Needs the reconciliation projection (recon.* views) to be built. */
+export async function nightlyReportData(
+  deps: { sql: Sql; store: EventStore },
+  opts: { date: string; timezone: string; graceHours: number; facts?: ReadonlyArray<readonly [string, string | number]>; windows?: readonly SyncedWindow[] },
+): Promise<NightlyReportData> {
+  const { sql } = deps;
+  const periods = reportPeriods(opts.date, opts.timezone, opts.graceHours);
+  const [views] = await sql<{ n: number }[]>`
+    select count(*)::int as n from information_schema.views where table_schema = 'recon' and table_name in ('operations', 'discrepancies', 'sync_windows')`;
+  if ((views?.n ?? 0) < 3) throw new ExportError('EXPORT_NO_POSITION', 'the reconciliation views are not built yet: run `recon project` first');
+
+  const scopes: Array<[Scope, { from: Date; to: Date }]> = [['day', periods.day], ['open window', periods.openWindow]];
+  const sources: SourceTotals[] = [];
+  const matching: MatchingTotals[] = [];
+  for (const [scope, { from, to }] of scopes) {
+    const rows = await sql<{ source: Source; currency: string | null; operations: number; successful: number; amount: bigint; fees: bigint }[]>`
+      select source, currency, count(*)::int as operations, count(*) filter (where status = 'success')::int as successful,
+        coalesce(sum(amount) filter (where status = 'success'), 0)::int8 as amount, coalesce(sum(fee) filter (where status = 'success'), 0)::int8 as fees
+      from (
+        select 'register' as source, register_currency as currency, register_status as status, register_amount as amount, register_merchant_fee as fee
+          from recon.operations where register_present and occurred_at >= ${from} and occurred_at < ${to}
+        union all
+        select 'period', period_currency, period_status, period_amount, period_merchant_fee
+          from recon.operations where period_present and occurred_at >= ${from} and occurred_at < ${to}
+        union all
+        select 'webhook', webhook_currency, webhook_status, webhook_amount, webhook_fee
+          from recon.operations where webhook_present and occurred_at >= ${from} and occurred_at < ${to}
+      ) x group by source, currency order by array_position(array['register', 'period', 'webhook'], source), currency`;
+    for (const r of rows) sources.push({ scope, source: r.source, currency: r.currency ?? '', operations: r.operations, successful: r.successful, amount: r.amount, fees: r.fees });
+    const [m] = await sql<Record<string, number>[]>`
+      select count(*)::int as operations,
+        count(*) filter (where all3 and not disputed)::int as matched,
+        count(*) filter (where all3)::int as in_all_three,
+        count(*) filter (where not coalesce(register_present, false))::int as no_register,
+        count(*) filter (where not coalesce(period_present, false))::int as no_period,
+        count(*) filter (where not coalesce(webhook_present, false))::int as no_webhook,
+        count(*) filter (where disputed)::int as with_open
+      from (
+        select o.*, coalesce(o.register_present and o.period_present and o.webhook_present, false) as all3,
+          exists (select 1 from recon.discrepancies d where d.status = 'open' and d.operation_key = o.operation_key) as disputed
+        from recon.operations o where o.occurred_at >= ${from} and o.occurred_at < ${to}
+      ) x`;
+    matching.push({
+      scope, operations: n(m?.operations), matched: n(m?.matched), unmatched: n(m?.operations) - n(m?.matched), inAllThree: n(m?.in_all_three),
+      noRegister: n(m?.no_register), noPeriod: n(m?.no_period), noWebhook: n(m?.no_webhook), withOpenDiscrepancy: n(m?.with_open),
+    });
+  }
+
+  const { from, to } = periods.day;
+  const discrepancies = (await sql<{ type: string; sub_merchant_id: string | null; opened: number; resolved: number; accepted: number; open: number }[]>`
+    select type, sub_merchant_id,
+      count(*) filter (where detected_at >= ${from} and detected_at < ${to})::int as opened,
+      count(*) filter (where resolved_at >= ${from} and resolved_at < ${to})::int as resolved,
+      count(*) filter (where accepted_at >= ${from} and accepted_at < ${to})::int as accepted,
+      count(*) filter (where status = 'open')::int as open
+    from recon.discrepancies group by type, sub_merchant_id
+    having count(*) filter (where status = 'open' or (detected_at >= ${from} and detected_at < ${to}) or (resolved_at >= ${from} and resolved_at < ${to})
+      or (accepted_at >= ${from} and accepted_at < ${to})) > 0
+    order by type, sub_merchant_id nulls first`).map((r) => ({ type: r.type, subMerchantId: r.sub_merchant_id, opened: r.opened, resolved: r.resolved, accepted: r.accepted, open: r.open }));
+
+  const openRows = await sql<{ id: string; type: string; detected_at: Date | null; occurred_at: Date | null; pos_id: string | null; order_id: string | null; payment_id: string | null; method: string | null; sub_merchant_id: string | null; receiver_name: string | null; currency: string | null; values: Record<string, unknown> | null; evidence: string[] | null }[]>`
+    select id, type, detected_at, occurred_at, pos_id, order_id, payment_id, method, sub_merchant_id, receiver_name, currency, "values", evidence
+    from recon.discrepancies where status = 'open' order by type, occurred_at nulls first, id`;
+  const valueOf = (v: unknown): SourceValue | null => {
+    if (!v || typeof v !== 'object') return null;
+    const o = v as Record<string, unknown>;
+    const amount = typeof o.amount === 'string' && /^-?\d+$/.test(o.amount) ? BigInt(o.amount) : null;
+    return { status: typeof o.status === 'string' ? o.status : null, amount, currency: typeof o.currency === 'string' ? o.currency : null };
+  };
+  const open = openRows.map((r): OpenDiscrepancy => ({
+    id: r.id, type: r.type, detectedAt: r.detected_at, occurredAt: r.occurred_at, posId: r.pos_id, orderId: r.order_id, paymentId: r.payment_id,
+    method: r.method, subMerchantId: r.sub_merchant_id, receiverName: r.receiver_name, currency: r.currency,
+    values: { register: valueOf(r.values?.register), period: valueOf(r.values?.period), webhook: valueOf(r.values?.webhook) },
+    evidence: r.evidence?.length ?? 0,
+  }));
+
+  // Windows synced for the day: completed during it or during the night after it (the nightly run).
+  const windowsTo = new Date(to.getTime() + 86_400_000);
+  const windows = opts.windows ?? (await sql<{ pos_id: string; window_from: Date; window_to: Date; completed_at: Date; report_id: string }[]>`
+    select pos_id, window_from, window_to, completed_at, report_id from recon.sync_windows
+    where completed_at >= ${from} and completed_at < ${windowsTo} order by completed_at, pos_id`).map((w) => ({ posId: w.pos_id, from: w.window_from, to: w.window_to, completedAt: w.completed_at, reportId: w.report_id }));
+
+  const facts: Array<readonly [string, string | number]> = [];
+  if (deps.store.backend === 'postgres') {
+    // Counted where they are stored. Webhooks refused before parsing (bad signature, 413, allow-list)
+    // are never stored: the receiver's metrics count those.
+    const [c] = await sql<{ webhooks: number; rejected_webhook: number; rejected_register: number; rejected_period: number }[]>`
+      select count(*) filter (where type = 'WebhookReceived')::int as webhooks,
+        count(*) filter (where type = 'SourceRecordRejected' and data->>'source' = 'webhook')::int as rejected_webhook,
+        count(*) filter (where type = 'SourceRecordRejected' and data->>'source' = 'register')::int as rejected_register,
+        count(*) filter (where type = 'SourceRecordRejected' and data->>'source' = 'period')::int as rejected_period
+      from es_events where recorded_at >= ${from} and recorded_at < ${to} and type in ('WebhookReceived', 'SourceRecordRejected')`;
+    facts.push(
+      ['Webhooks received (stored) during the day', n(c?.webhooks)],
+      ['Webhooks rejected after a valid signature (invalid payload)', n(c?.rejected_webhook)],
+      ['Register records rejected', n(c?.rejected_register)],
+      ['Period records rejected', n(c?.rejected_period)],
+    );
+  } else {
+    facts.push(['Webhooks received / rejected', 'n/a with the EventStoreDB backend (see the receiver metrics)']);
+  }
+  facts.push(['Windows synced', windows.length], ['Register report ids', [...new Set(windows.map((w) => w.reportId))].join(', ') || '-']);
+  facts.push(...(opts.facts ?? []));
+  return { date: opts.date, timezone: opts.timezone, ...periods, sources, matching, discrepancies, open, windows, facts };
+}
+
+const money = (v: bigint | null) => (v === null ? null : minorToMajor(v));
+
+export async function writeNightlyReport(file: string, data: NightlyReportData): Promise<void> {
+  const pending = openWorkbook(file);
+  const local = createLocalTime(data.timezone);
+  const when = (d: Date | null) => (d ? local(d) : null);
+  try {
+    const wb = pending.workbook;
+    const sources = addTableSheet(wb, 'Sources', [
+      { header: 'scope', width: 13 }, { header: 'source', width: 10 }, { header: 'currency', width: 9 },
+      { header: 'operations', width: 11, numFmt: COUNT_FORMAT }, { header: 'successful', width: 11, numFmt: COUNT_FORMAT },
+      { header: 'amount (successful)', width: 20 }, { header: 'merchant fees (successful)', width: 22 },
+    ]);
+    for (const s of data.sources) {
+      const row = sources.sheet.addRow([s.scope, s.source, safeText(s.currency), s.operations, s.successful, minorToMajor(s.amount), minorToMajor(s.fees)]);
+      row.getCell(6).numFmt = moneyFormat(s.currency);
+      row.getCell(7).numFmt = moneyFormat(s.currency);
+      row.commit();
+      sources.rows++;
+    }
+    const scopeTotals = (['day', 'open window'] as const).map((scope) => {
+      const xs = data.sources.filter((s) => s.scope === scope && s.source === 'register');
+      return { values: [`Total ${scope} (register)`, '', '', xs.reduce((a, s) => a + s.operations, 0), xs.reduce((a, s) => a + s.successful, 0)] };
+    });
+    closeTable(sources, scopeTotals);
+
+    const matching = addTableSheet(wb, 'Matching', [
+      { header: 'scope', width: 13 }, { header: 'operations', width: 11 }, { header: 'matched', width: 10 }, { header: 'unmatched', width: 11 },
+      { header: 'in all three sources', width: 19 }, { header: 'not in register', width: 15 }, { header: 'not in period', width: 14 },
+      { header: 'no webhook', width: 12 }, { header: 'with open discrepancy', width: 21 },
+    ].map((c) => ({ ...c, ...(c.header === 'scope' ? {} : { numFmt: COUNT_FORMAT }) })));
+    for (const m of data.matching) writeRow(matching, [m.scope, m.operations, m.matched, m.unmatched, m.inAllThree, m.noRegister, m.noPeriod, m.noWebhook, m.withOpenDiscrepancy]);
+    closeTable(matching);
+
+    const counts = addTableSheet(wb, 'Discrepancies', [
+      { header: 'type', width: 22 }, { header: 'sub_merchant_id', width: 38 }, { header: 'opened (day)', width: 13, numFmt: COUNT_FORMAT },
+      { header: 'resolved (day)', width: 14, numFmt: COUNT_FORMAT }, { header: 'accepted (day)', width: 14, numFmt: COUNT_FORMAT },
+      { header: 'still open', width: 11, numFmt: COUNT_FORMAT },
+    ]);
+    for (const d of data.discrepancies) writeRow(counts, [safeText(d.type), safeText(d.subMerchantId ?? '(none)'), d.opened, d.resolved, d.accepted, d.open]);
+    const sum = (k: 'opened' | 'resolved' | 'accepted' | 'open') => data.discrepancies.reduce((a, d) => a + d[k], 0);
+    closeTable(counts, [{ values: ['Total', '', sum('opened'), sum('resolved'), sum('accepted'), sum('open')] }]);
+
+    const open = addTableSheet(wb, 'Open discrepancies', [
+      { header: 'id', width: 38 }, { header: 'type', width: 20 }, { header: `detected (${data.timezone})`, width: 20, numFmt: DATE_TIME_FORMAT },
+      { header: `operation time (${data.timezone})`, width: 20, numFmt: DATE_TIME_FORMAT }, { header: 'pos_id', width: 38 }, { header: 'order_id', width: 22 },
+      { header: 'payment_id', width: 22 }, { header: 'method', width: 10 }, { header: 'sub_merchant_id', width: 38 }, { header: 'receiver_name', width: 22 },
+      { header: 'currency', width: 9 },
+      ...SOURCES.flatMap((s) => [{ header: `${s} status`, width: 12 }, { header: `${s} amount`, width: 16 }, { header: `${s} currency`, width: 10 }]),
+      { header: 'evidence events', width: 10, numFmt: COUNT_FORMAT },
+    ]);
+    for (const d of data.open) {
+      const row = open.sheet.addRow([
+        d.id, safeText(d.type), when(d.detectedAt), when(d.occurredAt), safeText(d.posId), safeText(d.orderId), safeText(d.paymentId), safeText(d.method),
+        safeText(d.subMerchantId), safeText(d.receiverName), safeText(d.currency),
+        ...SOURCES.flatMap((s) => {
+          const v = d.values[s];
+          return v ? [safeText(v.status), money(v.amount), safeText(v.currency)] : ['(absent)', null, null];
+        }),
+        d.evidence,
+      ]);
+      SOURCES.forEach((s, i) => {
+        const c = d.values[s]?.currency ?? d.currency;
+        if (c) row.getCell(13 + 3 * i).numFmt = moneyFormat(c);
+      });
+      row.commit();
+      open.rows++;
+    }
+    closeTable(open, [{ values: [`Total: ${data.open.length} open`] }]);
+
+    const job = addTableSheet(wb, 'Job', [{ header: 'fact', width: 52 }, { header: 'value', width: 60 }]);
+    const facts: Array<readonly [string, string | number]> = [
+      ['Business day', `${data.date} (${data.timezone})`],
+      ['Open window', `${DateTime.fromJSDate(data.openWindow.from, { zone: data.timezone }).toFormat('yyyy-MM-dd HH:mm')} to ${DateTime.fromJSDate(data.openWindow.to, { zone: data.timezone }).toFormat('yyyy-MM-dd HH:mm')} (inside the grace period)`],
+      ...data.facts,
+    ];
+    for (const [k, v] of facts) writeRow(job, [safeText(k), typeof v === 'number' ? v : safeText(v)]);
+    closeTable(job);
+
+    const windows = addTableSheet(wb, 'Windows synced', [
+      { header: 'pos_id', width: 38 }, { header: `from (${data.timezone})`, width: 20, numFmt: DATE_TIME_FORMAT },
+      { header: `to (${data.timezone})`, width: 20, numFmt: DATE_TIME_FORMAT }, { header: `completed (${data.timezone})`, width: 20, numFmt: DATE_TIME_FORMAT },
+      { header: 'report_id', width: 40 },
+    ]);
+    for (const w of data.windows) writeRow(windows, [safeText(w.posId), local(w.from), local(w.to), local(w.completedAt), safeText(w.reportId)]);
+    closeTable(windows, [{ values: [`Total: ${data.windows.length} windows`] }]);
+    await pending.commit();
+  } catch (e) {
+    pending.abort();
+    throw e;
+  }
+}
+
+/** Reads the data and writes `DIR/nightly-YYYY-MM-DD.xlsx`; returns the file and the data written. */
+export async function writeNightlyReportFor(
+  deps: { sql: Sql; store: EventStore },
+  opts: { date: string; timezone: string; graceHours: number; outDir: string; facts?: ReadonlyArray<readonly [string, string | number]>; windows?: readonly SyncedWindow[] },
+): Promise<{ file: string; data: NightlyReportData }> {
+  const data = await nightlyReportData(deps, opts);
+  const file = path.join(opts.outDir, nightlyReportFileName(opts.date));
+  await writeNightlyReport(file, data);
+  return { file, data };
+}
+
+/** Yesterday in the business zone, the default day of the report. */
+export function previousDay(now: Date, timezone: string): string {
+  return DateTime.fromJSDate(now, { zone: timezone }).minus({ days: 1 }).toISODate()!;
+}
+
+/** The previous month in the business zone (monthly statements). */
+export function previousMonth(now: Date, timezone: string): string {
+  return DateTime.fromJSDate(now, { zone: timezone }).minus({ months: 1 }).toFormat('yyyy-MM');
+}

@@ -1,0 +1,151 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import ExcelJS from 'exceljs';
+import { DateTime } from 'luxon';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nightlyReportData, previousDay, previousMonth, reportPeriods, writeNightlyReport, writeNightlyReportFor, type NightlyReportData } from '../../src/export/nightly-report';
+import { moneyFormat, safeText } from '../../src/export/xlsx';
+import { runProjections } from '../../src/ledger/runner';
+import { silentLogger } from '../../src/log';
+import { createPostgresEventStore } from '../../src/store/postgres';
+import type { EventStore } from '../../src/store/types';
+import { createTestDatabase, type TestDatabase } from '../support/db';
+import { appendChunks, scenarioEvents, scenarioFor } from '../ledger/ingest-stream';
+
+const TZ = 'Europe/Kyiv';
+let db: TestDatabase;
+let store: EventStore;
+const out = mkdtempSync(path.join(tmpdir(), 'recon-nightly-'));
+
+async function open(file: string): Promise<ExcelJS.Workbook> {
+  const wb = new ExcelJS.Workbook();
+  await wb.xlsx.readFile(file);
+  return wb;
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  store = createPostgresEventStore(db.sql);
+  const scenario = scenarioFor({ seed: 77, payments: 200, month: '2025-01', timezone: TZ, subMerchants: 5 });
+  for (const c of appendChunks(scenarioEvents(scenario), 500)) await store.appendMany(c);
+  await runProjections({ sql: db.sql, store, log: silentLogger, timezone: TZ, graceHours: 48 });
+});
+afterAll(async () => {
+  rmSync(out, { recursive: true, force: true });
+  await db?.drop();
+});
+
+describe('nightly report', () => {
+  it('computes the day and open window in the business zone', () => {
+    const p = reportPeriods('2025-03-30', TZ, 48);
+    expect(p.day.from.toISOString()).toBe('2025-03-29T22:00:00.000Z');
+    expect(p.day.to.toISOString()).toBe('2025-03-30T21:00:00.000Z'); // 23-hour day: DST starts
+    expect(p.openWindow.from.toISOString()).toBe('2025-03-28T21:00:00.000Z');
+    expect(previousDay(new Date('2025-04-01T00:30:00Z'), TZ)).toBe('2025-03-31');
+    expect(previousMonth(new Date('2025-04-01T03:00:00Z'), TZ)).toBe('2025-03');
+    expect(() => reportPeriods('2025-3-1', TZ, 48)).toThrow(RangeError);
+  });
+
+  it('matches the reconciliation views, and reads back cell by cell', async () => {
+    const date = '2025-01-15';
+    const { file, data } = await writeNightlyReportFor({ sql: db.sql, store }, { date, timezone: TZ, graceHours: 48, outDir: out, facts: [['Job: healing requests', 3]] });
+    expect(path.basename(file)).toBe('nightly-2025-01-15.xlsx');
+
+    // independent count from the operations view, in JS
+    const { from, to } = reportPeriods(date, TZ, 48).day;
+    const ops = await db.sql<{ occurred_at: Date; register_present: boolean; register_status: string | null; register_amount: bigint | null; register_currency: string | null; period_present: boolean; webhook_present: boolean; operation_key: string }[]>`
+      select occurred_at, register_present, register_status, register_amount, register_currency, period_present, webhook_present, operation_key from recon.operations`;
+    const dayOps = ops.filter((o) => o.occurred_at >= from && o.occurred_at < to);
+    expect(dayOps.length).toBeGreaterThan(0);
+    const dayMatching = data.matching.find((m) => m.scope === 'day')!;
+    expect(dayMatching.operations).toBe(dayOps.length);
+    expect(dayMatching.inAllThree).toBe(dayOps.filter((o) => o.register_present && o.period_present && o.webhook_present).length);
+    expect(dayMatching.matched + dayMatching.unmatched).toBe(dayOps.length);
+    const register = dayOps.filter((o) => o.register_present);
+    const byCurrency = new Map<string, { n: number; amount: bigint }>();
+    for (const o of register) {
+      const t = byCurrency.get(o.register_currency ?? '') ?? { n: 0, amount: 0n };
+      t.n++;
+      if (o.register_status === 'success') t.amount += o.register_amount ?? 0n;
+      byCurrency.set(o.register_currency ?? '', t);
+    }
+    const reg = data.sources.filter((s) => s.scope === 'day' && s.source === 'register');
+    expect(new Map(reg.map((s) => [s.currency, { n: s.operations, amount: s.amount }]))).toEqual(byCurrency);
+
+    const [openCount] = await db.sql<{ n: number }[]>`select count(*)::int as n from recon.discrepancies where status = 'open'`;
+    expect(data.open.length).toBe(openCount!.n);
+    expect(data.open.length).toBeGreaterThan(0);
+    expect(data.sources.some((x) => x.scope === 'open window')).toBe(true);
+    expect(data.discrepancies.reduce((a, d) => a + d.open, 0)).toBe(openCount!.n);
+
+    const wb = await open(file);
+    expect(wb.worksheets.map((w) => w.name)).toEqual(['Sources', 'Matching', 'Discrepancies', 'Open discrepancies', 'Job', 'Windows synced']);
+    const s = wb.getWorksheet('Sources')!;
+    data.sources.forEach((x, i) => {
+      const r = s.getRow(i + 2);
+      expect((r.values as unknown[]).slice(1)).toEqual([x.scope, x.source, x.currency, x.operations, x.successful, Number(x.amount) / 100, Number(x.fees) / 100]);
+      expect(r.getCell(6).numFmt).toBe(moneyFormat(x.currency));
+    });
+    const m = wb.getWorksheet('Matching')!;
+    data.matching.forEach((x, i) => {
+      expect((m.getRow(i + 2).values as unknown[]).slice(1)).toEqual([x.scope, x.operations, x.matched, x.unmatched, x.inAllThree, x.noRegister, x.noPeriod, x.noWebhook, x.withOpenDiscrepancy]);
+    });
+    const d = wb.getWorksheet('Discrepancies')!;
+    data.discrepancies.forEach((x, i) => {
+      expect((d.getRow(i + 2).values as unknown[]).slice(1)).toEqual([x.type, x.subMerchantId ?? '(none)', x.opened, x.resolved, x.accepted, x.open]);
+    });
+    const o = wb.getWorksheet('Open discrepancies')!;
+    data.open.forEach((x, i) => {
+      const r = o.getRow(i + 2);
+      expect(r.getCell(1).value).toBe(x.id);
+      expect(r.getCell(2).value).toBe(x.type);
+      expect(r.getCell(7).value ?? '').toBe(safeText(x.paymentId));
+      const reg = x.values.register;
+      expect(r.getCell(12).value).toBe(reg ? reg.status : '(absent)');
+      expect(r.getCell(13).value ?? null).toBe(reg?.amount != null ? Number(reg.amount) / 100 : null);
+      if (x.detectedAt) {
+        const l = DateTime.fromJSDate(x.detectedAt, { zone: TZ });
+        expect(r.getCell(3).value).toEqual(new Date(Date.UTC(l.year, l.month - 1, l.day, l.hour, l.minute, l.second, l.millisecond)));
+      }
+    });
+    const job = wb.getWorksheet('Job')!;
+    const facts = new Map(job.getSheetValues().slice(2).filter(Array.isArray).map((r) => [r[1], r[2]]));
+    expect(facts.get('Business day')).toBe('2025-01-15 (Europe/Kyiv)');
+    expect(facts.get('Job: healing requests')).toBe(3);
+    expect(facts.get('Windows synced')).toBe(data.windows.length);
+  });
+
+  it('writes formula-looking values as inert text', async () => {
+    const data: NightlyReportData = {
+      date: '2025-01-01', timezone: 'UTC', ...reportPeriods('2025-01-01', 'UTC', 48), sources: [], matching: [], discrepancies: [],
+      open: [{
+        id: 'x', type: 'amount_mismatch', detectedAt: null, occurredAt: null, posId: 'p', orderId: '=cmd|"/c calc"!A1', paymentId: '@x', method: 'purchase',
+        subMerchantId: null, receiverName: '+name', currency: 'EUR',
+        values: { register: { status: 'success', amount: 1000n, currency: 'EUR' }, period: null, webhook: { status: 'success', amount: 999n, currency: 'EUR' } }, evidence: 2,
+      }],
+      windows: [], facts: [['=1+1', '-2']],
+    };
+    const file = path.join(out, 'inject.xlsx');
+    await writeNightlyReport(file, data);
+    const wb = await open(file);
+    const o = wb.getWorksheet('Open discrepancies')!;
+    for (const [addr, text] of [['F2', `'=cmd|"/c calc"!A1`], ['G2', "'@x"], ['J2', "'+name"]] as const) {
+      expect(o.getCell(addr).type).toBe(ExcelJS.ValueType.String);
+      expect(o.getCell(addr).value).toBe(text);
+    }
+    expect([o.getCell('M2').value, o.getCell('O2').value, o.getCell('S2').value]).toEqual([10, '(absent)', 9.99]);
+    const job = wb.getWorksheet('Job')!;
+    expect([job.getCell('A4').value, job.getCell('B4').value]).toEqual(["'=1+1", "'-2"]);
+  });
+
+  it('asks for the projections when the views are missing', async () => {
+    const empty = await createTestDatabase();
+    try {
+      await expect(nightlyReportData({ sql: empty.sql, store: createPostgresEventStore(empty.sql) }, { date: '2025-01-01', timezone: 'UTC', graceHours: 48 }))
+        .rejects.toThrow(/recon project/);
+    } finally {
+      await empty.drop();
+    }
+  });
+});
