@@ -132,6 +132,8 @@ export interface WebhookOp {
   fee?: bigint | null;
   currency?: string;
   receivedAt: string;
+  /** operation_id of a secondary operation (capture, void, refund): one per operation */
+  operationId?: string;
 }
 
 export function webhook(op: WebhookOp): AppendRequest {
@@ -139,7 +141,7 @@ export function webhook(op: WebhookOp): AppendRequest {
     kind: 'primary' as const,
     paymentId: op.paymentId,
     orderId: op.orderId ?? `order-${op.paymentId}`,
-    operationId: null,
+    operationId: op.operationId ?? null,
     transactionId: `tx-${op.paymentId}-${op.method ?? 'purchase'}`,
     method: op.method ?? 'purchase',
     status: op.status ?? 'success',
