@@ -253,6 +253,10 @@ function createBatchWriter(store: EventStore) {
         (e) => { failure = e; },
       );
     },
+    /** Waits for the append in flight, whatever its outcome (before giving up on a window). */
+    async settle(): Promise<void> {
+      await inflight;
+    },
     async finish(): Promise<number> {
       await inflight;
       if (failure) throw failure;
@@ -296,13 +300,13 @@ export async function syncWindow(deps: SyncDeps, client: PspClient, posId: strin
   const now = deps.now ?? (() => new Date());
   const started = Date.now();
   let reportId = '';
+  const writer = createBatchWriter(deps.store);
   try {
     ctx.progress(posId, window, 'report');
     const start = await client.startRegisterReport({ from, to, transactionDetails: [...REGISTER_FIELDS] });
     reportId = start.reportId;
     log.info('register report started', { reportId, announcedCount: start.count });
     const records = await waitForReport(deps, client, reportId, ctx.signal);
-    const writer = createBatchWriter(deps.store);
     const registerMeta: SyncObservation = { source: 'register', reportId, window, observedAt: iso(now()) };
     const register = await readRecords(
       records,
@@ -346,6 +350,8 @@ export async function syncWindow(deps: SyncDeps, client: PspClient, posId: strin
     log.info('window synced', { reportId, announced: start.count, register: register.received, period: period.received, rejected, appended, durationMs });
     return { posId, window, status: 'completed', reportId, announcedCount: start.count, registerRecords: register.received, periodRecords: period.received, rejected, appended, countMismatch: mismatch, durationMs };
   } catch (e) {
+    // Nothing keeps running once the call returns: an interrupted run leaves no append behind it.
+    await writer.settle();
     if (ctx.signal?.aborted) throw ctx.signal.reason ?? e;
     // The store itself failing cannot be recorded in the store: stop the run.
     if (isStoreError(e) || isConnectionError(e)) throw e;
