@@ -2,7 +2,7 @@ import type { Sql } from '../db/connect';
 import { constraintOf, isConnectionError, isSqlState } from '../db/errors';
 import { EventIdConflictError, StoreUnavailableError, checkExpected } from './errors';
 import { prepareAppend, type PreparedEvent } from './prepare';
-import type { AppendRequest, AppendResult, EventStore, NewEvent, Position, RecordedEvent } from './types';
+import { formatPosition, type AppendRequest, type AppendResult, type EventStore, type NewEvent, type Position, type RecordedEvent } from './types';
 
 interface EventRow {
   global_position: bigint;
@@ -31,6 +31,8 @@ function toRecorded(r: EventRow): RecordedEvent {
   };
 }
 
+// Ordering always names e.transaction_id: a bare "transaction_id" in ORDER BY would mean the text alias
+// below and sort "10000" before "9999".
 const COLUMNS = 'global_position, transaction_id::text as transaction_id, event_id::text as event_id, stream_id, stream_revision, type, version, data, metadata, recorded_at';
 
 /** Two concurrent appends of the same new id: the loser retries once and then sees it as a duplicate. */
@@ -131,6 +133,28 @@ export function createPostgresEventStore(sql: Sql, opts: { ownsConnection?: bool
     }
   }
 
+  async function readPage(from: Position | undefined, limit: number): Promise<RecordedEvent[]> {
+    const rows = await guard(() =>
+      from
+        ? sql.unsafe<EventRow[]>(
+            `select ${COLUMNS} from es_events e
+             where (e.transaction_id, e.global_position) > ($1::text::xid8, $2::int8)
+               and e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+             order by e.transaction_id, e.global_position limit $3`,
+            [from.commit.toString(), from.prepare.toString(), limit],
+          )
+        : sql.unsafe<EventRow[]>(
+            `select ${COLUMNS} from es_events e
+             where e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+             order by e.transaction_id, e.global_position limit $1`,
+            [limit],
+          ),
+    );
+    return rows.map(toRecorded);
+  }
+  /** The page after the last full page returned, being read already. */
+  let readAhead: { key: string; page: Promise<RecordedEvent[]> } | undefined;
+
   return {
     backend: 'postgres',
     async append(stream: string, events: readonly NewEvent[], opts: { expectedRevision?: import('./types').ExpectedRevision } = {}) {
@@ -149,33 +173,36 @@ export function createPostgresEventStore(sql: Sql, opts: { ownsConnection?: bool
     },
     async readAll(from, opts = {}) {
       const limit = opts.maxCount ?? 1000;
-      const rows = await guard(() =>
-        from
-          ? sql.unsafe<EventRow[]>(
-              `select ${COLUMNS} from es_events
-               where (transaction_id, global_position) > ($1::text::xid8, $2::int8)
-                 and transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-               order by transaction_id, global_position limit $3`,
-              [from.commit.toString(), from.prepare.toString(), limit],
-            )
-          : sql.unsafe<EventRow[]>(
-              `select ${COLUMNS} from es_events
-               where transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-               order by transaction_id, global_position limit $1`,
-              [limit],
-            ),
-      );
-      return rows.map(toRecorded);
+      const key = `${from ? formatPosition(from) : '-'}:${limit}`;
+      let pending: Promise<RecordedEvent[]>;
+      if (readAhead?.key === key) {
+        pending = readAhead.page;
+        readAhead = undefined;
+      } else pending = readPage(from, limit);
+      const page = await pending;
+      if (page.length === limit) {
+        // A follower catching up asks for the next page at once: read it while the caller handles this one.
+        // Safe: every event below the snapshot's xmin is final, so a page read a little earlier is still
+        // exactly the next events after this position, only possibly fewer of them.
+        const last = page[page.length - 1]!.position;
+        const next = readPage(last, limit);
+        next.catch(() => {}); // a failed read-ahead is read again by the call that wants it
+        readAhead = { key: `${formatPosition(last)}:${limit}`, page: next.catch(() => readPage(last, limit)) };
+      }
+      return page;
     },
     async headPosition() {
       const rows = await guard(() => sql<{ transaction_id: string; global_position: bigint }[]>`
-        select transaction_id::text as transaction_id, global_position from es_events
-        where transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-        order by transaction_id desc, global_position desc limit 1`);
+        select e.transaction_id::text as transaction_id, e.global_position from es_events e
+        where e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+        order by e.transaction_id desc, e.global_position desc limit 1`);
       const r = rows[0];
       return r ? { commit: BigInt(r.transaction_id), prepare: r.global_position } : undefined;
     },
     async close() {
+      const ahead = readAhead;
+      readAhead = undefined;
+      await ahead?.page.catch(() => {});
       if (opts.ownsConnection) await sql.end({ timeout: 5 });
     },
   };

@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventIdFor } from '../../src/events/ids';
+import { createPostgresEventStore } from '../../src/store/postgres';
+import { formatPosition, type EventStore, type NewEvent, type Position } from '../../src/store/types';
+import { createTestDatabase, type TestDatabase } from '../support/db';
+
+/**
+ * The commit part of a position is a transaction id (xid8). It must be compared as a number everywhere:
+ * once ids cross a power of ten ("9999" → "10000"), an ordering by its text form would put later
+ * transactions first and a follower would skip events.
+ */
+
+const event = (n: number): NewEvent => {
+  const data = { n };
+  return { id: eventIdFor('test:commit-order', data), type: 'TestEvent', version: 1, data };
+};
+
+/** Takes transaction ids until the next one has one more digit than the current one. */
+async function crossPowerOfTen(db: TestDatabase): Promise<bigint> {
+  const [row] = await db.sql<{ xid: string }[]>`select pg_current_xact_id()::text as xid`;
+  const current = BigInt(row!.xid);
+  const target = 10n ** BigInt(current.toString().length);
+  const burn = Number(target - current);
+  // Each subtransaction that writes takes an id of its own: thousands in one statement, no commit each.
+  await db.sql.begin(async (tx) => {
+    await tx.unsafe('create temp table xid_burner (n int) on commit drop');
+    await tx.unsafe(`do $$ begin
+      for i in 1..${burn} loop
+        begin insert into xid_burner values (i); exception when others then null; end;
+      end loop; end $$`);
+  });
+  return target;
+}
+
+async function follow(store: EventStore, maxCount: number): Promise<{ n: number; position: Position }[]> {
+  const seen: { n: number; position: Position }[] = [];
+  let from: Position | undefined;
+  for (;;) {
+    const page = await store.readAll(from, { maxCount });
+    if (page.length === 0) return seen;
+    for (const e of page) seen.push({ n: (e.data as { n: number }).n, position: e.position });
+    from = page[page.length - 1]!.position;
+  }
+}
+
+describe('postgres event store: transaction ids compared as numbers', () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(async () => db.drop());
+
+  it('reads in commit order across a power of ten of transaction ids', async () => {
+    const store = createPostgresEventStore(db.sql);
+    const before = await store.append('before', [event(1)]);
+    const target = await crossPowerOfTen(db);
+    await store.append('after', [event(2)]);
+    const last = await store.append('after', [event(3)]);
+
+    expect(before.position!.commit < target).toBe(true);
+    expect(last.position!.commit >= target).toBe(true);
+    // The text forms sort the other way round: exactly the case a text ordering gets wrong.
+    expect(formatPosition(last.position!) < formatPosition(before.position!)).toBe(true);
+
+    for (const pageSize of [1, 2, 1000]) {
+      expect((await follow(store, pageSize)).map((e) => e.n)).toEqual([1, 2, 3]);
+    }
+    expect((await store.readAll(before.position)).map((e) => (e.data as { n: number }).n)).toEqual([2, 3]);
+    expect(await store.headPosition()).toEqual(last.position);
+  });
+});
