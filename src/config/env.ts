@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { IANAZone } from 'luxon';
+import cron from 'node-cron';
 import { z } from 'zod';
 
 /**
@@ -235,6 +236,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
   if (!['true', 'false', '1', '0'].includes(trustProxyRaw)) problem('WEBHOOK_TRUST_PROXY', `expected true or false, got ${JSON.stringify(trustProxyRaw)}`);
   const auditorToken = get('RECON_AUDITOR_TOKEN');
   if (auditorToken !== undefined && auditorToken.length < 16) problem('RECON_AUDITOR_TOKEN', 'expected at least 16 characters');
+  // Schedules: node-cron's own validation; the scheduler (src/scheduler/cron.ts) also refuses W and # tokens.
+  const schedule = (name: string, fallback: string): string => {
+    const v = get(name) ?? fallback;
+    const d = cron.validateDetailed(v);
+    const unsupported = d.fields && [...d.fields.dayOfMonth, ...d.fields.dayOfWeek].some((x) => typeof x === 'string' && x !== 'L');
+    if (!d.valid || unsupported) problem(name, `expected a cron expression (minute hour day month weekday), got ${JSON.stringify(v)}${d.errors[0] ? `: ${d.errors[0].message}` : unsupported ? ': W and # are not supported' : ''}`);
+    return v;
+  };
+  const schedules = {
+    nightly: schedule('RECON_CRON_NIGHTLY', '30 2 * * *'),
+    monthly: schedule('RECON_CRON_MONTHLY', '0 6 1 * *'),
+    healing: schedule('RECON_CRON_HEALING', '15 * * * *'),
+  };
 
   const config: Config = {
     databaseUrl,
@@ -250,11 +264,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
     pspTimeoutMs: int('RECON_PSP_TIMEOUT_MS', 30_000, 100, 600_000),
     webhook: { allowedIps, trustProxy: trustProxyRaw === 'true' || trustProxyRaw === '1', maxBodyBytes: int('WEBHOOK_MAX_BODY_BYTES', 65_536, 1024, 16_777_216) },
     auditorToken,
-    schedules: {
-      nightly: get('RECON_CRON_NIGHTLY') ?? '30 2 * * *',
-      monthly: get('RECON_CRON_MONTHLY') ?? '0 6 1 * *',
-      healing: get('RECON_CRON_HEALING') ?? '15 * * * *',
-    },
+    schedules,
     outDir: path.resolve(get('RECON_OUT_DIR') ?? './out'),
   };
   return issues.length > 0 ? { ok: false, issues } : { ok: true, config };

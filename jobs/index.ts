@@ -1,0 +1,12 @@
+import type { JobDefinition } from '../src/scheduler/scheduler';
+import { hourlyHealingJob } from './hourly-healing';
+import { monthlyStatementsJob } from './monthly-statements';
+import type { JobDeps } from './job-deps';
+import { nightlyReconciliationJob } from './nightly-reconciliation';
+
+export type { JobDeps } from './job-deps';
+
+/** Every scheduled job, with the schedules from the configuration (RECON_CRON_*). */
+export function allJobs(deps: JobDeps): JobDefinition[] {
+  return [nightlyReconciliationJob(deps), monthlyStatementsJob(deps), hourlyHealingJob(deps)];
+}

@@ -1,0 +1,24 @@
+import { previousMonth } from '../src/export/nightly-report';
+import { issueStatements } from '../src/export/statements';
+import { runProjections } from '../src/ledger/runner';
+import type { JobDefinition } from '../src/scheduler/scheduler';
+import type { JobDeps } from './job-deps';
+
+/**
+ * Monthly: catches the projections up, then issues the previous month's statements (in the business zone,
+ * relative to the scheduled time, so a retry a day later still issues the same month) into RECON_OUT_DIR.
+ */
+export function monthlyStatementsJob(deps: JobDeps): JobDefinition {
+  return {
+    name: 'monthly-statements',
+    description: "the previous month's payout statements and Payouts index, cut at the journal's checkpoint",
+    cron: deps.config.schedules.monthly,
+    async run(ctx) {
+      const { config } = deps;
+      const month = previousMonth(ctx.scheduledFor, config.timezone);
+      await runProjections({ sql: deps.sql, store: deps.store, log: ctx.log, timezone: config.timezone, graceHours: config.graceHours }, { signal: ctx.signal });
+      const r = await issueStatements({ sql: deps.sql, store: deps.store, log: ctx.log, timezone: config.timezone }, { month, outDir: config.outDir, signal: ctx.signal });
+      return { month, position: r.position, figuresSha256: r.figuresSha256, statements: r.statements, lines: r.lines, files: r.files.map((f) => f.name), runId: r.runId };
+    },
+  };
+}
