@@ -65,6 +65,11 @@ export interface SandboxOptions {
   /** clock for orders created over HTTP (default Date.now); the scenario itself never reads it */
   readonly now?: () => number;
   /** accepts the signed `PAY-HMAC-SHA1 key:signature` form; without it that form is refused (its algorithm is not published) */
+  /**
+   * How the end of a register or period query is read (the PSP does not say). 'inclusive' (default, as
+   * src/psp/client.ts assumes: it sends the window's end minus 1 ms) serves [start, end]; 'exclusive' serves [start, end).
+   */
+  readonly periodEnd?: 'inclusive' | 'exclusive';
   readonly verifySignedAuth?: (req: { method: string; url: string; body: string; apiKey: string; signature: string; credentials: PosCredentials }) => boolean;
 }
 
@@ -137,6 +142,8 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
   const liveRng = createRng(hashSeed(scenario.seed, 'live'));
   let target: WebhookTarget | undefined = toTarget(opts.webhookTarget);
   let deliveries = 0;
+  // queries are served as [from, to) internally; an inclusive end covers its last millisecond too
+  const endShift = (opts.periodEnd ?? 'inclusive') === 'inclusive' ? 1 : 0;
 
   const live = new Map<string, Order>();
   const checkouts = new Map<string, string>(); // checkout id → order id
@@ -314,8 +321,9 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
         const posId = decodeURIComponent(m[1]!);
         requirePos(authenticate(ctx.req, ctx.body, true), posId);
         const from = msParam(ctx.url, 'startDate');
-        const to = msParam(ctx.url, 'enddate');
-        if (to <= from) throw HttpError(400, 'validation_error', 'enddate must be after startDate');
+        const end = msParam(ctx.url, 'enddate');
+        if (end <= from) throw HttpError(400, 'validation_error', 'enddate must be after startDate');
+        const to = end + endShift;
         const records = (function* () {
           for (const op of operationsIn(posId, from, to)) {
             const rec = periodRecord(op);
@@ -450,13 +458,13 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     const methods = list('methods', METHODS);
     const details = list('transaction_details', REGISTER_FIELDS);
     const fields = details && details.length ? (details as RegisterField[]) : DEFAULT_REGISTER_FIELDS;
-    const partial: Omit<Report, 'count'> = { id: liveRng.uuid(), posId: creds.posId, from, to, statuses, methods, fields, polls: 0, fetches: 0 };
+    const partial: Omit<Report, 'count'> = { id: liveRng.uuid(), posId: creds.posId, from, to: to + endShift, statuses, methods, fields, polls: 0, fetches: 0 };
     let count = 0;
-    for (const op of operationsIn(creds.posId, from, to)) if (reportWants(partial as Report, op)) count += registerRowCount(op);
+    for (const op of operationsIn(creds.posId, from, partial.to)) if (reportWants(partial as Report, op)) count += registerRowCount(op);
     // Fault from the scenario's ground truth: reports covering these days announce one record too many.
     for (const day of scenario.countMismatchDays) {
       const noon = dayNoon(day, scenario.timezone);
-      if (noon >= from && noon < to) count++;
+      if (noon >= from && noon < partial.to) count++;
     }
     return { ...partial, count };
   };
