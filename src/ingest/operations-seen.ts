@@ -132,13 +132,15 @@ export async function catchUpOperationsSeen(sql: Sql, store: EventStore, opts: {
       const list = [...rows.values()];
       if (list.length) {
         const col = <K extends keyof Row>(k: K) => list.map((r) => r[k]);
+        // Booleans travel as text: the driver has no boolean[] parameter type.
+        const flag = (k: 'recurring' | 'in_register' | 'in_period') => list.map((r) => (r[k] ? 'true' : 'false'));
         await tx`
           insert into ingest_operations_seen as t (pos_id, payment_id, method, order_id, transaction_id, recurring, final_status,
             final_at, in_register, in_period, webhook_at, resend_requested_at)
           select * from unnest(${col('pos_id') as string[]}::text[], ${col('payment_id') as string[]}::text[], ${col('method') as string[]}::text[],
-            ${col('order_id') as string[]}::text[], ${col('transaction_id') as string[]}::text[], ${col('recurring') as unknown as string[]}::bool[],
-            ${col('final_status') as string[]}::text[], ${col('final_at') as string[]}::timestamptz[], ${col('in_register') as unknown as string[]}::bool[],
-            ${col('in_period') as unknown as string[]}::bool[], ${col('webhook_at') as string[]}::timestamptz[], ${col('resend_requested_at') as string[]}::timestamptz[])
+            ${col('order_id') as string[]}::text[], ${col('transaction_id') as string[]}::text[], ${flag('recurring')}::text[]::bool[],
+            ${col('final_status') as string[]}::text[], ${col('final_at') as string[]}::timestamptz[], ${flag('in_register')}::text[]::bool[],
+            ${flag('in_period')}::text[]::bool[], ${col('webhook_at') as string[]}::timestamptz[], ${col('resend_requested_at') as string[]}::timestamptz[])
           on conflict (pos_id, payment_id, method) do update set
             order_id = coalesce(excluded.order_id, t.order_id),
             transaction_id = coalesce(excluded.transaction_id, t.transaction_id),
