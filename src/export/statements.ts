@@ -34,11 +34,15 @@ export function ledgerStatementQueries(sql: Sql): StatementQueries {
   };
 }
 
-/** The journal's checkpoint: every event up to it is in the ledger, none after it. */
+/**
+ * The journal's checkpoint: every event up to it is in the ledger, none after it. A live build that has
+ * applied nothing yet (empty store) is at 0/0; no live build at all means the ledger was never built.
+ */
 export async function ledgerPosition(sql: Sql, projection = 'journal'): Promise<Position | undefined> {
   const [row] = await sql<{ checkpoint: string | null }[]>`
     select checkpoint from projection_builds where name = ${projection} and status = 'live'`;
-  return row?.checkpoint ? parsePosition(row.checkpoint) : undefined;
+  if (!row) return undefined;
+  return row.checkpoint ? parsePosition(row.checkpoint) : { commit: 0n, prepare: 0n };
 }
 
 export interface StatementDeps {
