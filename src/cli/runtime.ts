@@ -55,22 +55,28 @@ export async function closeRuntime(rt: Runtime): Promise<void> {
  */
 export async function withRuntime<T>(fn: (rt: Runtime, signal: AbortSignal) => Promise<T>, opts: { maxConnections?: number } = {}): Promise<T> {
   const config = loadConfigOrExit();
-  const rt = await openRuntime(config, opts);
+  const log = loggerFor(config);
   const controller = new AbortController();
   let signals = 0;
   const onSignal = (sig: NodeJS.Signals) => {
     signals++;
-    rt.log.info('signal received, finishing', { signal: sig });
+    log.info('signal received, finishing', { signal: sig });
     if (signals > 1) process.exit(130);
     controller.abort(new Error(`interrupted by ${sig}`));
   };
+  // Listening from the start: a signal while the database opens still ends in a clean close.
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
-    return await fn(rt, controller.signal);
+    const rt = await openRuntime(config, { ...opts, log });
+    try {
+      controller.signal.throwIfAborted();
+      return await fn(rt, controller.signal);
+    } finally {
+      await closeRuntime(rt);
+    }
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    await closeRuntime(rt);
   }
 }

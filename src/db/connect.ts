@@ -1,7 +1,7 @@
 import postgres from 'postgres';
 import type { Config } from '../config/env';
 import type { Logger } from '../log';
-import { ensureEmbeddedPostgres, stopEmbeddedPostgres } from './embedded';
+import { ensureEmbeddedPostgres, stopEmbeddedPostgresIfLastUser } from './embedded';
 import { migrate } from './migrate';
 
 export type Sql = postgres.Sql<{ bigint: bigint }>;
@@ -28,31 +28,44 @@ export function connect(url: string, opts: { max?: number; applicationName?: str
 
 /** Opens the configured database (or the embedded one) and applies pending migrations. */
 export async function openDatabase(config: Config, log: Logger, opts: { max?: number; migrate?: boolean } = {}): Promise<Database> {
-  let url = config.databaseUrl;
-  let embedded = false;
-  if (url === undefined) {
-    const server = await ensureEmbeddedPostgres(config.dataDir, log);
-    url = server.url;
-    embedded = true;
+  if (config.databaseUrl !== undefined) {
+    const sql = connect(config.databaseUrl, { max: opts.max ?? 10 });
+    if (opts.migrate !== false) await migrate(sql, log);
+    return { sql, close: () => sql.end({ timeout: 5 }) };
   }
-  const sql = connect(url, { max: opts.max ?? 10 });
-  if (opts.migrate !== false) await migrate(sql, log);
+  // Embedded: one connection held open for the process's lifetime marks it as a user of the server (pool
+  // connections come and go with idle_timeout). It is opened under the start/stop lock, so a process
+  // stopping the server as its last user either sees this one or stops before this one looks.
+  let presence: Sql | undefined;
+  const server = await ensureEmbeddedPostgres(config.dataDir, log, async (s) => {
+    presence = postgres(s.url, { max: 1, idle_timeout: 0, onnotice: () => {}, connection: { application_name: `${APPLICATION_PREFIX}${process.pid}` } }) as unknown as Sql;
+    await presence`select 1`;
+  });
+  const sql = connect(server.url, { max: opts.max ?? 10 });
+  const closeAll = async () => {
+    await sql.end({ timeout: 5 });
+    await stopEmbeddedPostgresIfLastUser(config.dataDir, log, async () => {
+      try {
+        const [row] = await presence!<{ others: number }[]>`
+          select count(*)::int4 as others from pg_stat_activity
+          where application_name like ${APPLICATION_PREFIX + '%'} and application_name <> ${APPLICATION_PREFIX + process.pid}`;
+        return row?.others === 0;
+      } catch {
+        return false; // the server is gone or unreachable: nothing of ours to stop
+      } finally {
+        await presence!.end({ timeout: 5 });
+      }
+    });
+  };
+  try {
+    if (opts.migrate !== false) await migrate(sql, log);
+  } catch (e) {
+    await closeAll().catch(() => {});
+    throw e;
+  }
+  let closing: Promise<void> | undefined;
   return {
     sql,
-    async close() {
-      let last = false;
-      if (embedded) {
-        try {
-          const [row] = await sql<{ others: bigint }[]>`
-            select count(*)::int8 as others from pg_stat_activity
-            where application_name like ${APPLICATION_PREFIX + '%'} and application_name <> ${APPLICATION_PREFIX + process.pid}`;
-          last = (row?.others ?? 0n) === 0n;
-        } catch {
-          last = false;
-        }
-      }
-      await sql.end({ timeout: 5 });
-      if (embedded && last) await stopEmbeddedPostgres(config.dataDir, log);
-    },
+    close: () => (closing ??= closeAll()),
   };
 }

@@ -164,7 +164,11 @@ async function start(dataDir: string, log: Logger): Promise<number> {
   throw new Error(`embedded PostgreSQL did not start (see ${logFile}):\n${tail}`);
 }
 
-export async function ensureEmbeddedPostgres(dataDir: string, log: Logger): Promise<EmbeddedServer> {
+/**
+ * Starts the server under RECON_DATA_DIR, or finds it running. `attach` runs while the start/stop lock is
+ * still held: a process that connects there is counted by any process deciding to stop the server.
+ */
+export async function ensureEmbeddedPostgres(dataDir: string, log: Logger, attach?: (server: EmbeddedServer) => Promise<void>): Promise<EmbeddedServer> {
   mkdirSync(dataDir, { recursive: true });
   // As root, PostgreSQL runs as the 'postgres' user, which must be able to reach its data directory.
   if (userInfo().uid === 0) chmodSync(dataDir, 0o755);
@@ -172,29 +176,48 @@ export async function ensureEmbeddedPostgres(dataDir: string, log: Logger): Prom
   const urlFor = (port: number) => `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
   return withFileLock(path.join(dataDir, 'pg.lock'), async () => {
     const running = runningServer(dataDir);
-    if (running) return { url: urlFor(running.port), port: running.port, dataDir, started: false };
-    await initialise(dataDir, password, log);
-    const port = await start(dataDir, log);
-    return { url: urlFor(port), port, dataDir, started: true };
+    let server: EmbeddedServer;
+    if (running) server = { url: urlFor(running.port), port: running.port, dataDir, started: false };
+    else {
+      await initialise(dataDir, password, log);
+      const port = await start(dataDir, log);
+      server = { url: urlFor(port), port, dataDir, started: true };
+    }
+    if (attach) await attach(server);
+    return server;
+  });
+}
+
+/**
+ * Stops the server when `isLastUser` says so, deciding under the start/stop lock: no other process can
+ * attach between the decision and the stop.
+ */
+export async function stopEmbeddedPostgresIfLastUser(dataDir: string, log: Logger, isLastUser: () => Promise<boolean>): Promise<boolean> {
+  return withFileLock(path.join(dataDir, 'pg.lock'), async () => {
+    if (!(await isLastUser())) return false;
+    await stopLocked(dataDir, log);
+    return true;
   });
 }
 
 /** Fast shutdown (SIGINT): clean, aborts open transactions, no recovery needed at the next start. */
 export async function stopEmbeddedPostgres(dataDir: string, log: Logger): Promise<void> {
-  await withFileLock(path.join(dataDir, 'pg.lock'), async () => {
-    const running = runningServer(dataDir);
-    if (!running) return;
-    process.kill(running.pid, 'SIGINT');
-    const deadline = Date.now() + 30_000;
-    while (Date.now() < deadline) {
-      try {
-        process.kill(running.pid, 0);
-      } catch {
-        log.info('embedded PostgreSQL stopped', { pid: running.pid });
-        return;
-      }
-      await sleep(50);
+  await withFileLock(path.join(dataDir, 'pg.lock'), () => stopLocked(dataDir, log));
+}
+
+async function stopLocked(dataDir: string, log: Logger): Promise<void> {
+  const running = runningServer(dataDir);
+  if (!running) return;
+  process.kill(running.pid, 'SIGINT');
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    try {
+      process.kill(running.pid, 0);
+    } catch {
+      log.info('embedded PostgreSQL stopped', { pid: running.pid });
+      return;
     }
-    log.warn('embedded PostgreSQL did not stop within 30 s', { pid: running.pid });
-  });
+    await sleep(50);
+  }
+  log.warn('embedded PostgreSQL did not stop within 30 s', { pid: running.pid });
 }
