@@ -150,6 +150,8 @@ export interface GroundTruthEntry {
   /** null for report_count_mismatch (a property of a report, not of a payment) */
   readonly orderId: string | null;
   readonly paymentId: string | null;
+  /** the operation's transaction_id (selects one transaction of a subscription in a re-send request) */
+  readonly transactionId: string | null;
   readonly method: SandboxMethod | null;
   readonly receiverName?: string;
   /** JSON-safe: amounts as decimal strings of minor units */

@@ -650,7 +650,7 @@ function buildGroundTruth(injected: Order[], countMismatchDays: readonly string[
   for (const order of injected) {
     const op = order.operations.find((o) => o.distortion || o.webhook === 'lost_for_good' || o.webhook === 'lost_resendable' || o.receivers.some((x) => x.name.startsWith('Unlisted Seller')));
     if (!op || !order.injection) continue;
-    const base = { posId: order.posId, orderId: order.orderId, paymentId: op.paymentId, method: op.method };
+    const base = { posId: order.posId, orderId: order.orderId, paymentId: op.paymentId, transactionId: op.transactionId, method: op.method };
     const d = op.distortion;
     switch (order.injection) {
       case 'missing_in_report':
@@ -695,7 +695,7 @@ function buildGroundTruth(injected: Order[], countMismatchDays: readonly string[
   }
   for (const day of countMismatchDays) {
     for (const posId of posIds) {
-      out.push({ type: 'report_count_mismatch', posId, orderId: null, paymentId: null, method: null, detail: { source: 'register', day, timezone: zone, extraAnnounced: 1 } });
+      out.push({ type: 'report_count_mismatch', posId, orderId: null, paymentId: null, transactionId: null, method: null, detail: { source: 'register', day, timezone: zone, extraAnnounced: 1 } });
     }
   }
   return out;

@@ -321,9 +321,8 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
         const posId = decodeURIComponent(m[1]!);
         requirePos(authenticate(ctx.req, ctx.body, true), posId);
         const from = msParam(ctx.url, 'startDate');
-        const end = msParam(ctx.url, 'enddate');
-        if (end <= from) throw HttpError(400, 'validation_error', 'enddate must be after startDate');
-        const to = end + endShift;
+        const to = msParam(ctx.url, 'enddate') + endShift;
+        if (to <= from) throw HttpError(400, 'validation_error', 'enddate must be after startDate');
         const records = (function* () {
           for (const op of operationsIn(posId, from, to)) {
             const rec = periodRecord(op);

@@ -40,7 +40,7 @@ function detect(s: Scenario): GroundTruthEntry[] {
   const found: GroundTruthEntry[] = [];
   for (const order of s.orders()) {
     for (const op of order.operations) {
-      const base = { posId: op.posId, orderId: op.orderId, paymentId: op.paymentId, method: op.method };
+      const base = { posId: op.posId, orderId: op.orderId, paymentId: op.paymentId, transactionId: op.transactionId, method: op.method };
       const rows = registerRows(op, render).map((t) => JSON.parse(t) as Record<string, unknown>);
       const periodText = periodRecord(op);
       const period = periodText === null ? null : (JSON.parse(periodText) as Record<string, unknown>);
