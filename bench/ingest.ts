@@ -9,7 +9,7 @@ import { createWebhookReceiver } from '../src/ingest/receiver';
 import { createLogger } from '../src/log';
 import { encodeBase64Url, sign } from '../src/psp/signature';
 import { createPostgresEventStore } from '../src/store/postgres';
-import { perSecond, type BenchContext } from './harness';
+import { perSecond, sampleRss, type BenchContext } from './harness';
 
 /**
  * Issue 4's ingestion benchmarks.
@@ -141,7 +141,75 @@ export async function run(ctx: BenchContext): Promise<void> {
   if (!only || only === 'sync') await syncBench(ctx);
 }
 
+// ---------------------------------------------------------------- sync
+
+/** Sandbox child: one sandbox per size, so that report generation has its own process and memory. */
+async function sandboxChild(): Promise<void> {
+  const { startSandbox } = await import('../src/sandbox/server');
+  const sizes = (process.env.RECON_BENCH_SANDBOX_PAYMENTS ?? '').split(',').map(Number);
+  const out = [];
+  for (const payments of sizes) {
+    const sb = await startSandbox({ scenario: { seed: `bench-${payments}`, month: '2025-01', timezone: 'UTC', payments }, faults: { reportNotReadyPolls: 0 } });
+    out.push({ payments, projects: sb.projects });
+  }
+  process.stdout.write(JSON.stringify(out) + '\n');
+}
+
+if (process.env.RECON_BENCH_SANDBOX === '1') void sandboxChild();
+
+// January's register holds about 3.4 rows per payment (split operations give one row per receiver).
+const ROWS_PER_PAYMENT = 3.42;
+
 async function syncBench(ctx: BenchContext): Promise<void> {
-  ctx.note('sync benchmark: not written yet');
-  void perSecond;
+  const { syncRange } = await import('../src/ingest/sync');
+  const { createPspClient } = await import('../src/psp/client');
+  const { registerObservation } = await import('./store');
+  const targets = ctx.quick ? [10_000, 40_000] : [50_000, 200_000];
+  const child = spawn(process.execPath, ['--import', 'tsx', THIS_FILE], {
+    env: { ...process.env, RECON_BENCH_SANDBOX: '1', RECON_BENCH_SANDBOX_PAYMENTS: targets.map((t) => Math.ceil(t / ROWS_PER_PAYMENT)).join(',') },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    const line = await new Promise<string>((resolve, reject) => {
+      createInterface({ input: child.stdout! }).once('line', resolve);
+      child.once('exit', (code) => reject(new Error(`sandbox exited with ${code}`)));
+    });
+    const sandboxes = JSON.parse(line) as Array<{ payments: number; projects: import('../src/config/env').PspProject[] }>;
+
+    // Reference: the raw batched append rate of the store (batches of 1,000 observations), same run.
+    const store = createPostgresEventStore(ctx.sql);
+    const rawCount = ctx.quick ? 20_000 : 50_000;
+    const t0 = performance.now();
+    for (let i = 0; i < rawCount; i += 1000) {
+      const batch = Array.from({ length: 1000 }, (_, k) => registerObservation(i + k, 'raw'));
+      await store.appendMany(batch.map((b) => ({ stream: `payment-${POS_ID}-${b.paymentId}`, events: [b.event] })));
+    }
+    const rawRate = perSecond(rawCount, performance.now() - t0);
+
+    for (const sb of sandboxes) {
+      const db = await ctx.createDatabase({ max: 10 });
+      const deps = {
+        store: createPostgresEventStore(db.sql),
+        projects: sb.projects,
+        log: ctx.log,
+        timezone: 'UTC',
+        reportMaxWaitMs: 60_000,
+        clientFor: (p: import('../src/config/env').PspProject) => createPspClient(p, { timeoutMs: 120_000 }),
+      };
+      (globalThis as { gc?: () => void }).gc?.();
+      const rss = sampleRss(20);
+      const started = performance.now();
+      // One 31-day window: January.
+      const report = await syncRange(deps, { from: '2025-01-01', to: '2025-02-01' });
+      const ms = performance.now() - started;
+      const peak = rss.stop();
+      const w = report.windows[0]!;
+      const records = (w.registerRecords ?? 0) + (w.periodRecords ?? 0);
+      ctx.note(`sync of ${w.registerRecords} register + ${w.periodRecords} period records (${sb.payments} payments): ${(ms / 1000).toFixed(1)} s, ${report.appended} events appended, peak RSS ${(peak / 2 ** 20).toFixed(0)} MB`);
+      ctx.figure({ name: `sync end to end, ${w.registerRecords} register records`, value: perSecond(records, ms), unit: 'records/s', reference: { name: 'raw batched append', value: rawRate }, target: { min: 20_000, text: '≥ 20k/s' } });
+      ctx.figure({ name: `sync peak RSS, ${w.registerRecords} register records`, value: peak / 2 ** 20, unit: 'MB' });
+    }
+  } finally {
+    child.kill('SIGTERM');
+  }
 }
