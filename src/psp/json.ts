@@ -43,8 +43,16 @@ export function parseJsonExact(text: string, opts: { maxDepth?: number } = {}): 
   try {
     return { ok: true, value: losslessParse(text) };
   } catch (e) {
-    return { ok: false, reason: `invalid JSON: ${(e as Error).message.slice(0, 120)}` };
+    return { ok: false, reason: `invalid JSON: ${printable((e as Error).message.slice(0, 120))}` };
   }
+}
+
+/**
+ * Control characters and surrogate halves written as `\uXXXX` text. lossless-json quotes the offending
+ * character in its messages (a NUL, or half of an emoji), and a reason is stored: PostgreSQL refuses both.
+ */
+export function printable(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f\ud800-\udfff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 export function isPlainObject(v: unknown): v is Record<string, unknown> {
@@ -138,8 +146,10 @@ export function createArrayScanner(maxItemChars = MAX_ITEM_CHARS) {
         }
       } else if (c === 34) v.inString = true;
       else if (c === 123 || c === 91) {
+        // No depth limit here: this loop does not recurse, and the element's size is bounded. A deeply
+        // nested element is handed on whole, so that its parser rejects that one record (raw kept)
+        // instead of failing the whole report.
         v.depth++;
-        if (v.depth > MAX_JSON_DEPTH + 2) fail(`nested deeper than ${MAX_JSON_DEPTH} levels`);
       } else if (c === 125 || c === 93) {
         v.depth--;
         if (v.depth === 0) return i + 1;

@@ -36,7 +36,51 @@ function readObject(text: string): ParseResult<Record<string, unknown>> {
   const parsed = parseJsonExact(text);
   if (!parsed.ok) return fail('(root)', parsed.reason);
   if (!isPlainObject(parsed.value)) return fail('(root)', 'expected a JSON object');
+  const bad = unstorableText(parsed.value, '');
+  if (bad) return bad;
   return { ok: true, value: parsed.value };
+}
+
+// U+0000 and unpaired surrogates are valid in JSON text (as escapes) but PostgreSQL's jsonb and text
+// refuse them: accepted, such a record would fail every append of its batch, on every run.
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** The first string (member name or value) in a parsed tree that cannot be stored, as a rejection. */
+export function unstorableText(value: unknown, path: string): { ok: false; field: string; reason: string } | null {
+  const check = (s: string, where: string) => {
+    const m = UNSTORABLE.exec(s);
+    if (!m) return null;
+    return fail(where || '(root)', m[0] === '\u0000' ? 'contains a NUL character (U+0000), which cannot be stored' : 'contains an unpaired UTF-16 surrogate (not Unicode text)');
+  };
+  if (typeof value === 'string') return check(value, path);
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const r = unstorableText(value[i], path ? `${path}.${i}` : String(i));
+      if (r) return r;
+    }
+    return null;
+  }
+  if (isPlainObject(value)) {
+    for (const [k, v] of Object.entries(value)) {
+      // The field path is stored too: write an unstorable name's characters as \uXXXX text.
+      const name = k.replace(new RegExp(UNSTORABLE.source, 'g'), (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+      const where = path ? `${path}.${name}` : name;
+      const r = check(k, where) ?? unstorableText(v, where);
+      if (r) return r;
+    }
+  }
+  return null;
+}
+
+/** Longest payment id accepted: it becomes part of a stream name (the PSP's ids are UUIDs). */
+export const MAX_PAYMENT_ID_CHARS = 256;
+
+/** A payment id names the payment's stream: non-empty, bounded, no control characters. */
+function badPaymentId(id: string, field: string): { ok: false; field: string; reason: string } | null {
+  if (id.trim() === '') return fail(field, 'empty payment id');
+  if (id.length > MAX_PAYMENT_ID_CHARS) return fail(field, `payment id longer than ${MAX_PAYMENT_ID_CHARS} characters`);
+  if (/[\u0000-\u001f\u007f]/.test(id)) return fail(field, 'payment id contains a control character');
+  return null;
 }
 
 function firstIssue(error: z.ZodError): { ok: false; field: string; reason: string } {
@@ -61,7 +105,8 @@ export function epochMillisToIso(value: string | null | undefined, now: Date = n
   return { ok: true, value: new Date(ms).toISOString() };
 }
 
-const RECORD_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?$/;
+// Offsets as they exist on Earth: -12:00 … +14:59 (luxon would otherwise accept +99:00).
+const RECORD_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-](?:0\d|1[0-4]):?[0-5]\d)?$/;
 
 /**
  * Record timestamps (`yyyy-MM-ddTHH:mm:ss.SSS`, no zone shown) are read as UTC. A zone, when one is
@@ -109,7 +154,8 @@ export function parseRegisterRecord(text: string, opts: ParseOptions = {}): Pars
   const r = registerRecord.safeParse(root.value);
   if (!r.success) return firstIssue(r.error);
   const d = r.data;
-  if (d.paymentId.trim() === '') return fail('paymentId', 'empty payment id');
+  const badId = badPaymentId(d.paymentId, 'paymentId');
+  if (badId) return badId;
   const m = methodOf(d.method);
   if (!m.ok) return m;
   const s = statusOf(d.status);
@@ -150,7 +196,8 @@ export function parsePeriodRecord(text: string, opts: ParseOptions = {}): ParseR
   const r = periodRecord.safeParse(root.value);
   if (!r.success) return firstIssue(r.error);
   const d = r.data;
-  if (d.paymentId.trim() === '') return fail('paymentId', 'empty payment id');
+  const badId = badPaymentId(d.paymentId, 'paymentId');
+  if (badId) return badId;
   const m = methodOf(d.method);
   if (!m.ok) return m;
   const s = statusOf(d.status);
@@ -212,7 +259,8 @@ export function parseWebhookPayload(json: string, opts: ParseOptions = {}): Pars
   const r = schema.safeParse(obj);
   if (!r.success) return firstIssue(r.error);
   const d = r.data as z.infer<typeof voidWebhook> & { operation_id?: string | null; recurring?: { id: string } | null };
-  if (d.payment_id.trim() === '') return fail('payment_id', 'empty payment id');
+  const badId = badPaymentId(d.payment_id, 'payment_id');
+  if (badId) return badId;
   const s = statusOf(d.status);
   if (!s.ok) return s;
   const created = recordTimeToIso(d.created_at, 'created_at', opts.now);
