@@ -1,3 +1,4 @@
+import { DateTime } from 'luxon';
 import type { PspProject } from '../config/env';
 import { isConnectionError } from '../db/errors';
 import { dataOf, isEvent, newEvent } from '../events/catalog';
@@ -168,7 +169,6 @@ export async function syncRange(deps: SyncDeps, opts: SyncRangeOptions): Promise
  * minus the lookback, up to now. A project never synced starts `lookbackDays` before today.
  */
 export async function syncIncremental(deps: SyncDeps, opts: Omit<SyncRangeOptions, 'from' | 'to' | 'skipCompleted'> = {}): Promise<SyncReport> {
-  const { DateTime } = await import('luxon');
   const now = (deps.now ?? (() => new Date()))();
   const lookback = deps.lookbackDays ?? 3;
   const planned: PlannedWindow[] = [];
