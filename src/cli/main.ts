@@ -16,9 +16,10 @@ const COMMANDS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'co
 
 export async function buildProgram(): Promise<Command> {
   const program = new Command('recon')
-    .description('recon: reconciles a split-payment marketplace against its payment service (PSP).\n' +
-      'Ingests register reports, period transactions and webhooks into an append-only event store, builds\n' +
-      'double-entry ledgers and discrepancy views, and writes payout statements and nightly reports.\n' +
+    // One paragraph: commander wraps it to the terminal's width (hard line breaks made it ragged).
+    .description('recon: reconciles a split-payment marketplace against its payment service (PSP). ' +
+      'Ingests register reports, period transactions and webhooks into an append-only event store, builds ' +
+      'double-entry ledgers and discrepancy views, and writes payout statements and nightly reports. ' +
       'Configuration comes from environment variables: see README.md (Configuration).')
     .version('0.1.0')
     .showHelpAfterError('(run with --help for usage)');
