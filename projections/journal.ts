@@ -1,4 +1,4 @@
-import { stableStringify } from '../src/events/ids';
+import { copyRows } from '../src/ledger/copy-rows';
 import { RegisterRecordObserved } from '../src/events/ingest-events';
 import { DEFAULT_RESERVE_HOLD_DAYS, SubMerchantRegistered } from '../src/events/ledger-events';
 import { entriesFor, netOf, rowFacts, UnbalancedEntryError, type Account, type Component, type RowFacts } from '../src/ledger/journal-rules';
@@ -30,8 +30,12 @@ interface StoredEntry {
 }
 
 interface RowState {
-  signature: string;
   entries: StoredEntry[];
+}
+
+/** What makes two observations of a row equivalent for the journal: the entries' dates and lines. */
+function signatureOf(entries: readonly StoredEntry[]): string {
+  return JSON.stringify(entries.map((e) => [e.kind, e.at, e.releaseOn, e.lines]));
 }
 
 interface EntryRow {
@@ -126,8 +130,8 @@ export const projection: Projection = {
       create index on ${s}.directory (name);
       create table ${s}.register_rows (
         row_key text primary key,
-        signature text not null,
-        effect jsonb not null,
+        -- the entries in force for this row (JSON), reversed when a later observation changes them
+        effect text not null,
         last_event_id uuid not null
       );
       create table ${s}.entries (
@@ -199,14 +203,18 @@ export const projection: Projection = {
 
     const dir = await loadDirectory(tx, schema, [...names], [...ids]);
     const states = new Map<string, RowState>();
+    const known = new Set<string>();
     if (keys.size) {
-      const rows = await tx<{ row_key: string; signature: string; effect: StoredEntry[] }[]>`
-        select row_key, signature, effect from ${tx(schema)}.register_rows where row_key = any(${[...keys]}::text[])`;
-      for (const r of rows) states.set(r.row_key, { signature: r.signature, entries: r.effect });
+      const rows = await tx<{ row_key: string; effect: string }[]>`
+        select row_key, effect from ${tx(schema)}.register_rows where row_key = any(${[...keys]}::text[])`;
+      for (const r of rows) {
+        states.set(r.row_key, { entries: JSON.parse(r.effect) as StoredEntry[] });
+        known.add(r.row_key);
+      }
     }
 
     const versions: Array<{ eventId: string; id: string; name: string; hold: number; commit: string; prepare: string }> = [];
-    const dirty = new Map<string, RowState & { lastEventId: string }>();
+    const dirty = new Map<string, { entries: StoredEntry[]; lastEventId: string }>();
     const entries: EntryRow[] = [];
     const lines: LineRow[] = [];
 
@@ -223,10 +231,18 @@ export const projection: Projection = {
       // The hold of a reserve is fixed when it is held (the directory as known at this event).
       const hold = f.receiver ? dir.holdByName.get(f.receiver)?.hold ?? DEFAULT_RESERVE_HOLD_DAYS : DEFAULT_RESERVE_HOLD_DAYS;
       const drafts = entriesFor(f, hold, ctx.timezone);
-      const signature = stableStringify(drafts.map((d) => ({ k: d.kind, at: d.bookedAt, r: d.releaseOn, l: d.lines })));
+      const stored: StoredEntry[] = drafts.map((d, i) => {
+        const sale = d.kind === 'settlement';
+        return {
+          id: `${e.id}:${i}`, kind: d.kind, at: d.bookedAt.toISOString(), on: d.bookedOn, releaseOn: d.releaseOn, holdDays: d.holdDays,
+          lines: d.lines.map((l) => [l.account, l.component, l.amount.toString()]),
+          share: (sale ? f.share : 0n).toString(), fee: (sale ? f.fee : 0n).toString(),
+          reserve: (d.releaseOn !== null ? f.reserve : 0n).toString(), net: netOf(d.lines).toString(), eventId: e.id,
+        };
+      });
       const prior = states.get(f.rowKey);
-      if (prior ? prior.signature === signature : drafts.length === 0) continue;
-      const stored: StoredEntry[] = [];
+      // the latest observation wins; an observation with the same effect changes nothing
+      if (prior ? signatureOf(prior.entries) === signatureOf(stored) : stored.length === 0) continue;
       // reverse what is in force, dated as the originals
       (prior?.entries ?? []).forEach((old, i) => {
         const entryId = `${e.id}:r${i}`;
@@ -240,27 +256,18 @@ export const projection: Projection = {
           lines.push({ entryId, lineNo: n, account, receiver: f.receiver, component, currency: f.currency, amount: -BigInt(amount), bookedAt: old.at, commit, prepare });
         });
       });
-      drafts.forEach((d, i) => {
-        const entryId = `${e.id}:${i}`;
-        const isSale = d.kind === 'settlement';
-        const at = d.bookedAt.toISOString();
+      for (const st of stored) {
         entries.push({
-          entryId, kind: d.kind, reverses: null, facts: f, status: f.status,
-          share: isSale ? f.share : 0n, fee: isSale ? f.fee : 0n,
-          reserve: d.releaseOn !== null ? f.reserve : 0n, net: netOf(d.lines),
-          bookedAt: at, bookedOn: d.bookedOn, releaseOn: d.releaseOn, holdDays: d.holdDays, eventIds: [e.id], commit, prepare,
+          entryId: st.id, kind: st.kind, reverses: null, facts: f, status: f.status,
+          share: BigInt(st.share), fee: BigInt(st.fee), reserve: BigInt(st.reserve), net: BigInt(st.net),
+          bookedAt: st.at, bookedOn: st.on, releaseOn: st.releaseOn, holdDays: st.holdDays, eventIds: [e.id], commit, prepare,
         });
-        d.lines.forEach((l, n) => lines.push({ entryId, lineNo: n, account: l.account, receiver: f.receiver, component: l.component, currency: f.currency, amount: l.amount, bookedAt: at, commit, prepare }));
-        const last = entries[entries.length - 1]!;
-        stored.push({
-          id: entryId, kind: d.kind, at, on: d.bookedOn, releaseOn: d.releaseOn, holdDays: d.holdDays,
-          lines: d.lines.map((l) => [l.account, l.component, l.amount.toString()]),
-          share: last.share.toString(), fee: last.fee.toString(), reserve: last.reserve.toString(), net: last.net.toString(), eventId: e.id,
+        st.lines.forEach(([account, component, amount], n) => {
+          lines.push({ entryId: st.id, lineNo: n, account, receiver: f.receiver, component, currency: f.currency, amount: BigInt(amount), bookedAt: st.at, commit, prepare });
         });
-      });
-      const state = { signature, entries: stored };
-      states.set(f.rowKey, state);
-      dirty.set(f.rowKey, { ...state, lastEventId: e.id });
+      }
+      states.set(f.rowKey, { entries: stored });
+      dirty.set(f.rowKey, { entries: stored, lastEventId: e.id });
     }
 
     // Checked in code before writing: every entry nets to zero.
@@ -268,13 +275,11 @@ export const projection: Projection = {
     for (const l of lines) totals.set(l.entryId, (totals.get(l.entryId) ?? 0n) + l.amount);
     for (const [id, t] of totals) if (t !== 0n) throw new UnbalancedEntryError(t, `entry ${id}`);
 
+    const q = `"${schema}"`;
     if (versions.length) {
-      await tx`
-        insert into ${tx(schema)}.sub_merchant_versions (event_id, sub_merchant_id, name, reserve_hold_days, commit_pos, prepare_pos)
-        select * from unnest(${versions.map((v) => v.eventId)}::uuid[], ${versions.map((v) => v.id)}::text[], ${versions.map((v) => v.name)}::text[],
-          ${versions.map((v) => v.hold)}::int4[], ${versions.map((v) => v.commit)}::numeric[], ${versions.map((v) => v.prepare)}::numeric[])`;
-      const latest = new Map(versions.map((v) => [v.id, v]));
-      const vs = [...latest.values()];
+      await copyRows(tx, `${q}.sub_merchant_versions`, ['event_id', 'sub_merchant_id', 'name', 'reserve_hold_days', 'commit_pos', 'prepare_pos'],
+        versions.map((v) => [v.eventId, v.id, v.name, v.hold, v.commit, v.prepare]));
+      const vs = [...new Map(versions.map((v) => [v.id, v])).values()];
       await tx`
         insert into ${tx(schema)}.directory (sub_merchant_id, name, reserve_hold_days, event_id, commit_pos, prepare_pos)
         select * from unnest(${vs.map((v) => v.id)}::text[], ${vs.map((v) => v.name)}::text[], ${vs.map((v) => v.hold)}::int4[],
@@ -282,27 +287,13 @@ export const projection: Projection = {
         on conflict (sub_merchant_id) do update set name = excluded.name, reserve_hold_days = excluded.reserve_hold_days,
           event_id = excluded.event_id, commit_pos = excluded.commit_pos, prepare_pos = excluded.prepare_pos`;
     }
-    if (entries.length) {
-      const col = <T>(fn: (e: EntryRow) => T) => entries.map(fn);
-      await tx`
-        insert into ${tx(schema)}.entries (entry_id, kind, reverses, row_key, pos_id, order_id, payment_id, method, status, receiver, currency,
-          share, fee, reserve, net, booked_at, booked_on, release_on, hold_days, event_ids, commit_pos, prepare_pos)
-        select id, kind, rev, rk, pos, ord, pay, meth, st, rcv, cur, sh, fe, rs, nt, at, bon, ron, hd, string_to_array(evs, ',')::uuid[], cm, pr
-        from unnest(${col((e) => e.entryId)}::text[], ${col((e) => e.kind)}::text[], ${col((e) => e.reverses)}::text[], ${col((e) => e.facts.rowKey)}::text[],
-          ${col((e) => e.facts.posId)}::text[], ${col((e) => e.facts.orderId)}::text[], ${col((e) => e.facts.paymentId)}::text[], ${col((e) => e.facts.method)}::text[],
-          ${col((e) => e.status)}::text[], ${col((e) => e.facts.receiver)}::text[], ${col((e) => e.facts.currency)}::text[],
-          ${col((e) => e.share.toString())}::int8[], ${col((e) => e.fee.toString())}::int8[], ${col((e) => e.reserve.toString())}::int8[], ${col((e) => e.net.toString())}::int8[],
-          ${col((e) => e.bookedAt)}::timestamptz[], ${col((e) => e.bookedOn)}::date[], ${col((e) => e.releaseOn)}::date[], ${col((e) => e.holdDays)}::int4[],
-          ${col((e) => e.eventIds.join(','))}::text[], ${col((e) => e.commit)}::numeric[], ${col((e) => e.prepare)}::numeric[])
-          as t(id, kind, rev, rk, pos, ord, pay, meth, st, rcv, cur, sh, fe, rs, nt, at, bon, ron, hd, evs, cm, pr)`;
-    }
+    await copyRows(tx, `${q}.entries`, ['entry_id', 'kind', 'reverses', 'row_key', 'pos_id', 'order_id', 'payment_id', 'method', 'status', 'receiver', 'currency',
+      'share', 'fee', 'reserve', 'net', 'booked_at', 'booked_on', 'release_on', 'hold_days', 'event_ids', 'commit_pos', 'prepare_pos'],
+    entries.map((e) => [e.entryId, e.kind, e.reverses, e.facts.rowKey, e.facts.posId, e.facts.orderId, e.facts.paymentId, e.facts.method, e.status, e.facts.receiver,
+      e.facts.currency, e.share, e.fee, e.reserve, e.net, e.bookedAt, e.bookedOn, e.releaseOn, e.holdDays, `{${e.eventIds.join(',')}}`, e.commit, e.prepare]));
     if (lines.length) {
-      const col = <T>(fn: (l: LineRow) => T) => lines.map(fn);
-      await tx`
-        insert into ${tx(schema)}.lines (entry_id, line_no, account, receiver, component, currency, amount, booked_at, commit_pos, prepare_pos)
-        select * from unnest(${col((l) => l.entryId)}::text[], ${col((l) => l.lineNo)}::int2[], ${col((l) => l.account)}::text[], ${col((l) => l.receiver)}::text[],
-          ${col((l) => l.component)}::text[], ${col((l) => l.currency)}::text[], ${col((l) => l.amount.toString())}::int8[], ${col((l) => l.bookedAt)}::timestamptz[],
-          ${col((l) => l.commit)}::numeric[], ${col((l) => l.prepare)}::numeric[])`;
+      await copyRows(tx, `${q}.lines`, ['entry_id', 'line_no', 'account', 'receiver', 'component', 'currency', 'amount', 'booked_at', 'commit_pos', 'prepare_pos'],
+        lines.map((l) => [l.entryId, l.lineNo, l.account, l.receiver, l.component, l.currency, l.amount, l.bookedAt, l.commit, l.prepare]));
       // Checked again in the database, inside the same transaction: nothing unbalanced is ever committed.
       const entryIds = [...totals.keys()];
       const [bad] = await tx<{ entry_id: string; total: bigint }[]>`
@@ -311,12 +302,16 @@ export const projection: Projection = {
       if (bad) throw new UnbalancedEntryError(bad.total, `entry ${bad.entry_id} (database check)`);
     }
     if (dirty.size) {
-      const rows = [...dirty.entries()];
-      await tx`
-        insert into ${tx(schema)}.register_rows (row_key, signature, effect, last_event_id)
-        select k, s, e::jsonb, id from unnest(${rows.map(([k]) => k)}::text[], ${rows.map(([, v]) => v.signature)}::text[],
-          ${rows.map(([, v]) => JSON.stringify(v.entries))}::text[], ${rows.map(([, v]) => v.lastEventId)}::uuid[]) as t(k, s, e, id)
-        on conflict (row_key) do update set signature = excluded.signature, effect = excluded.effect, last_event_id = excluded.last_event_id`;
+      const fresh: Array<[string, { entries: StoredEntry[]; lastEventId: string }]> = [];
+      const changed: Array<[string, { entries: StoredEntry[]; lastEventId: string }]> = [];
+      for (const kv of dirty) (known.has(kv[0]) ? changed : fresh).push(kv);
+      await copyRows(tx, `${q}.register_rows`, ['row_key', 'effect', 'last_event_id'], fresh.map(([k, v]) => [k, JSON.stringify(v.entries), v.lastEventId]));
+      if (changed.length) {
+        await tx`
+          update ${tx(schema)}.register_rows r set effect = t.e, last_event_id = t.id
+          from unnest(${changed.map(([k]) => k)}::text[], ${changed.map(([, v]) => JSON.stringify(v.entries))}::text[], ${changed.map(([, v]) => v.lastEventId)}::uuid[]) as t(k, e, id)
+          where r.row_key = t.k`;
+      }
     }
   },
 

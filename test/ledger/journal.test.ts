@@ -11,6 +11,7 @@ import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore, Position } from '../../src/store/types';
 import { projection as journal } from '../../projections/journal';
 import { createTestDatabase, type TestDatabase } from '../support/db';
+import { waitVisible } from './visible';
 
 const TZ = 'Europe/Kyiv';
 const POS = 'pos-1';
@@ -18,7 +19,7 @@ let db: TestDatabase;
 let store: EventStore;
 let deps: RunnerDeps;
 
-function record(p: Partial<NormalizedRegisterRecord> & { paymentId: string; method: OperationMethod; dateTime: string }): NormalizedRegisterRecord {
+function record(p: Partial<NormalizedRegisterRecord> & { paymentId: string; method: OperationMethod; dateTime: string | null }): NormalizedRegisterRecord {
   return {
     projectId: POS, orderId: `order-${p.paymentId}`, status: 'success', currency: 'EUR', amount: null, originalAmount: null, customerFee: '0',
     merchantFee: null, receiverName: null, receiverAmount: null, receiverFee: null, reserveAmount: null, cardMask: null, payway: 'card', other: {},
@@ -107,6 +108,7 @@ describe('journal projection and ledger queries', () => {
     const bookedWrong = await observe(wrong);
     await observe({ ...wrong, status: 'failure' });
 
+    await waitVisible(db.sql, store);
     await runProjections(deps, { batchSize: 3 });
 
     const jan = await statementFigures(db.sql, { month: '2025-01', timezone: TZ });

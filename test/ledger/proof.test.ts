@@ -6,6 +6,7 @@ import { createPostgresEventStore } from '../../src/store/postgres';
 import { parsePosition, type EventStore } from '../../src/store/types';
 import { monthBounds } from '../../src/ledger/journal-rules';
 import { createTestDatabase, type TestDatabase } from '../support/db';
+import { waitVisible } from './visible';
 import { appendChunks, scenarioEvents, scenarioFor } from './ingest-stream';
 
 /**
@@ -65,9 +66,10 @@ describe('incremental and rebuilt projections agree', () => {
     for (const requests of appendChunks(scenarioEvents(scenario), 37)) {
       await store.appendMany(requests);
       chunks++;
-      if (chunks % 3 === 0) await runProjections(deps, { batchSize: 13 });
+      if (chunks % 3 === 0) await runProjections(deps, { batchSize: 50 });
     }
-    const last = await runProjections(deps, { batchSize: 13 });
+    await waitVisible(db.sql, store);
+    const last = await runProjections(deps, { batchSize: 50 });
     expect(chunks).toBeGreaterThan(10);
     for (const p of last.projections) expect(p.position).toBe(last.head);
     expect(last.projections.map((p) => p.name)).toContain('journal');

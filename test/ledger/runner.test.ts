@@ -3,7 +3,7 @@ import { silentLogger } from '../../src/log';
 import type { Projection } from '../../src/ledger/projection';
 import { followProjections, projectionBuilds, rebuildProjection, runProjections, type RunnerDeps } from '../../src/ledger/runner';
 import { createPostgresEventStore } from '../../src/store/postgres';
-import type { EventStore, NewEvent } from '../../src/store/types';
+import { comparePositions, type EventStore, type NewEvent } from '../../src/store/types';
 import { createTestDatabase, type TestDatabase } from '../support/db';
 
 // A small read model: one row per event (stream, amount) and a per-stream total.
@@ -41,6 +41,20 @@ function deps(p: Projection): RunnerDeps {
   return { sql: db.sql, store, log: silentLogger, timezone: 'UTC', graceHours: 48, projections: [p] };
 }
 
+/**
+ * readAll shows an event once no older transaction is running on the server (any database of it: the other
+ * test files run beside this one), so each append waits until it is visible before the test projects.
+ */
+async function append(stream: string, events: NewEvent[]) {
+  const r = await store.append(stream, events);
+  for (let i = 0; i < 400; i++) {
+    const head = await store.headPosition();
+    if (head && r.position && comparePositions(head, r.position) >= 0) break;
+    await new Promise((res) => setTimeout(res, 25));
+  }
+  return r;
+}
+
 async function totals(): Promise<Record<string, bigint>> {
   const rows = await db.sql<{ stream: string; total: bigint }[]>`select stream, total from recon.tally order by stream`;
   return Object.fromEntries(rows.map((r) => [r.stream, r.total]));
@@ -56,14 +70,14 @@ afterAll(async () => {
 
 describe('projection runner', () => {
   it('builds from zero, publishes views, then applies only new events (exactly once)', async () => {
-    await store.append('s-a', [ev('x', 10), ev('x', 5)]);
-    await store.append('s-b', [ev('x', 7)]);
+    await append('s-a', [ev('x', 10), ev('x', 5)]);
+    await append('s-b', [ev('x', 7)]);
     const r1 = await runProjections(deps(counter(1)), { batchSize: 2 });
     expect(r1.projections[0]).toMatchObject({ name: 'tally', status: 'live', applied: 3, wentLive: true });
     expect(await totals()).toEqual({ 's-a': 15n, 's-b': 7n });
     const r2 = await runProjections(deps(counter(1)));
     expect(r2.projections[0]!.applied).toBe(0);
-    await store.append('s-a', [ev('x', 1)]);
+    await append('s-a', [ev('x', 1)]);
     const r3 = await runProjections(deps(counter(1)));
     expect(r3.projections[0]!.applied).toBe(1);
     expect(r3.projections[0]!.position).toBe(r3.head);
@@ -71,7 +85,7 @@ describe('projection runner', () => {
   });
 
   it('a failing batch leaves the checkpoint where it was; the next run resumes from it', async () => {
-    await store.append('s-c', [ev('x', 100), ev('boom', 1), ev('x', 2)]);
+    await append('s-c', [ev('x', 100), ev('boom', 1), ev('x', 2)]);
     await expect(runProjections(deps(counter(1, { failOn: 'boom' })), { batchSize: 1 })).rejects.toThrow('projection bug');
     // the first event of s-c was committed in its own batch, the failing one not
     expect((await totals())['s-c']).toBe(100n);
@@ -81,7 +95,7 @@ describe('projection runner', () => {
   });
 
   it('two runners at once never apply an event twice', async () => {
-    for (let i = 0; i < 20; i++) await store.append(`s-par-${i % 3}`, [ev('x', 1), ev('x', 1)]);
+    for (let i = 0; i < 20; i++) await append(`s-par-${i % 3}`, [ev('x', 1), ev('x', 1)]);
     const before = await db.sql<{ n: bigint }[]>`select sum(events)::int8 as n from recon.tally`;
     const results = await Promise.all([1, 2, 3].map(() => runProjections(deps(counter(1)), { batchSize: 3 })));
     const after = await db.sql<{ n: bigint }[]>`select sum(events)::int8 as n from recon.tally`;
@@ -92,9 +106,9 @@ describe('projection runner', () => {
   });
 
   it('stops at `until`', async () => {
-    await store.append('s-until', [ev('x', 1)]);
-    const r1 = await store.append('s-until', [ev('x', 2)]);
-    await store.append('s-until', [ev('x', 4)]);
+    await append('s-until', [ev('x', 1)]);
+    const r1 = await append('s-until', [ev('x', 2)]);
+    await append('s-until', [ev('x', 4)]);
     await runProjections(deps(counter(1)), { until: r1.position! });
     expect((await totals())['s-until']).toBe(3n);
     await runProjections(deps(counter(1)));
@@ -126,8 +140,8 @@ describe('projection runner', () => {
   it('follows the store live until aborted', async () => {
     const controller = new AbortController();
     const seen: number[] = [];
-    const following = followProjections(deps(counter(2)), { signal: controller.signal, pollMs: 5_000, onReport: (r) => seen.push(r.projections[0]!.applied) });
-    await store.append('s-live', [ev('x', 21)]);
+    const following = followProjections(deps(counter(2)), { signal: controller.signal, pollMs: 500, onReport: (r) => seen.push(r.projections[0]!.applied) });
+    await append('s-live', [ev('x', 21)]);
     for (let i = 0; i < 200 && (await totals())['s-live'] === undefined; i++) await new Promise((res) => setTimeout(res, 25));
     controller.abort();
     await following;

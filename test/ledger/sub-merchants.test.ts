@@ -10,6 +10,7 @@ import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore } from '../../src/store/types';
 import { projection as journal } from '../../projections/journal';
 import { createTestDatabase, type TestDatabase } from '../support/db';
+import { waitVisible } from './visible';
 
 describe('sub-merchant CSV', () => {
   it('reads quoted fields, trims names, defaults an empty hold to 90', () => {
@@ -91,6 +92,7 @@ describe('sub-merchant import', () => {
     expect(await importSubMerchants(store, rows(45))).toEqual({ registered: 1, unchanged: 1 });
     expect(await importSubMerchants(store, rows(30))).toEqual({ registered: 1, unchanged: 1 });
     expect((await store.readStream(subMerchantStream('SM-1'))).map((e) => (e.data as { reserveHoldDays: number }).reserveHoldDays)).toEqual([30, 45, 30]);
+    await waitVisible(db.sql, store);
     await runProjections({ sql: db.sql, store, log: silentLogger, timezone: 'UTC', graceHours: 48, projections: [journal] });
     const dir = await db.sql`select sub_merchant_id, name, reserve_hold_days from recon.sub_merchants order by 1`;
     expect(dir.map((r) => ({ ...r }))).toEqual([

@@ -1,0 +1,86 @@
+import { loadProjections, rebuildProjection, type RunnerDeps } from '../src/ledger/runner';
+import { createPostgresEventStore } from '../src/store/postgres';
+import type { Position } from '../src/store/types';
+import { appendChunks, scenarioEvents, scenarioFor } from '../test/ledger/ingest-stream';
+import { perSecond, sampleRss, timed, type BenchContext } from './harness';
+
+/**
+ * Issue 5's projection benchmark: rebuild every projection of projections/ from zero over ~1M events
+ * derived from the sandbox's scenario (register rows per receiver, period records, webhooks, the
+ * directory), beside `readAll` alone over the same events (the ceiling). Peak RSS is sampled during the
+ * rebuild, and RSS is compared between the middle and the end of the rebuild: it must not grow with the
+ * number of events.
+ */
+
+const MB = 1024 * 1024;
+
+export async function run(ctx: BenchContext): Promise<void> {
+  const target = ctx.quick ? 50_000 : 1_000_000;
+  // about 4.7 events per order in the sandbox's default mix
+  const payments = Math.ceil(target / 4.7);
+  const store = createPostgresEventStore(ctx.sql);
+  const scenario = scenarioFor({ seed: 'bench-project', payments, month: '2025-01', timezone: 'Europe/Kyiv', subMerchants: 200 });
+
+  const fill = await timed(async () => {
+    let n = 0;
+    for (const requests of appendChunks(scenarioEvents(scenario), 2_000)) {
+      await store.appendMany(requests);
+      n += requests.reduce((s, r) => s + r.events.length, 0);
+      if (n >= target) break;
+    }
+    return n;
+  });
+  const events = fill.result;
+  ctx.note(`${events.toLocaleString('en-US')} events from the sandbox scenario (${payments.toLocaleString('en-US')} orders) appended in ${(fill.ms / 1000).toFixed(1)} s`);
+
+  // the ceiling: readAll alone, same batch size as the rebuild
+  const batchSize = 5_000;
+  const read = await timed(async () => {
+    let from: Position | undefined;
+    let n = 0;
+    for (;;) {
+      const batch = await store.readAll(from, { maxCount: batchSize });
+      if (batch.length === 0) break;
+      n += batch.length;
+      from = batch[batch.length - 1]!.position;
+    }
+    return n;
+  });
+
+  const only = process.env['BENCH_PROJECTIONS']?.split(',');
+  const projections = (await loadProjections()).filter((p) => !only || only.includes(p.name));
+  ctx.note(`projections: ${projections.map((p) => `${p.name} v${p.version}`).join(', ')}; batch ${batchSize}`);
+  const deps: RunnerDeps = { sql: ctx.sql, store, log: ctx.log, timezone: 'Europe/Kyiv', graceHours: 48, projections };
+  (globalThis as { gc?: () => void }).gc?.();
+  const rss = sampleRss(50);
+  const samples: Array<{ name: string; applied: number; rss: number }> = [];
+  const rebuild = await timed(() => rebuildProjection(deps, undefined, {
+    batchSize,
+    onProgress: (p) => {
+      if (p.applied === Math.min(events, Math.round(events / 2 / batchSize) * batchSize) || p.applied >= events) {
+        samples.push({ name: p.name, applied: p.applied, rss: process.memoryUsage.rss() });
+      }
+    },
+  }));
+  const peak = rss.stop();
+  const applied = rebuild.result.projections.reduce((s, p) => s + p.totalApplied, 0);
+  for (const p of rebuild.result.projections) ctx.note(`  ${p.name}: ${p.totalApplied.toLocaleString('en-US')} events, ${p.status}`);
+  for (const s of samples) ctx.note(`  rss ${s.name} after ${s.applied.toLocaleString('en-US')} events: ${(s.rss / MB).toFixed(0)} MB`);
+
+  const perProjection = projections.length ? perSecond(events * projections.length, rebuild.ms) : 0;
+  ctx.figure({
+    name: 'rebuild of all projections',
+    value: perSecond(events, rebuild.ms),
+    unit: 'events/s',
+    reference: { name: 'readAll alone', value: perSecond(read.result, read.ms) },
+    target: { min: 20_000, text: '≥ 20,000 events/s' },
+  });
+  ctx.note(`(${projections.length} projections: ${Math.round(perProjection).toLocaleString('en-US')} projection-events/s; applied ${applied.toLocaleString('en-US')})`);
+  const [journal] = await ctx.sql<{ n: bigint }[]>`select count(*)::int8 as n from recon.journal_lines`;
+  ctx.note(`journal lines: ${journal?.n.toLocaleString('en-US')}`);
+  ctx.figure({ name: 'peak RSS during the rebuild', value: peak / MB, unit: 'MB', target: { max: 512, text: '< 512 MB' } });
+  const byName = new Map<string, number[]>();
+  for (const s of samples) byName.set(s.name, [...(byName.get(s.name) ?? []), s.rss]);
+  const growth = Math.max(0, ...[...byName.values()].filter((v) => v.length >= 2).map((v) => (v[v.length - 1]! - v[0]!) / MB));
+  ctx.figure({ name: 'RSS growth from half to all events', value: growth, unit: 'MB', target: { max: 64, text: '< 64 MB (flat)' } });
+}
