@@ -76,21 +76,26 @@ export function safeText(value: string | null | undefined): string {
 /**
  * Instant → the Date exceljs stores for the wall-clock time in `zone`. exceljs turns a Date into an Excel
  * serial from its UTC fields, and Excel date-times carry no zone, so we shift by the zone's offset.
- * Offsets are cached per quarter hour (every modern zone changes offset on a quarter hour) because
- * asking Intl for each of a million lines would cost more than writing them.
+ * Asking Intl for the offset of each of a million lines would cost more than writing them, so offsets are
+ * cached per UTC day: when the offset at the day's start equals the one at its end, no change happens in
+ * between (zones change offset at most once a day); a day with a change is asked line by line.
  */
 export function createLocalTime(zone: string): (at: Date) => Date {
   const z = IANAZone.create(zone);
+  const DAY = 86_400_000;
+  // day number → offset in minutes, or NaN for a day with a change
   const cache = new Map<number, number>();
   return (at) => {
     const ms = at.getTime();
-    const bucket = Math.floor(ms / 900_000);
-    let offset = cache.get(bucket);
+    const day = Math.floor(ms / DAY);
+    let offset = cache.get(day);
     if (offset === undefined) {
-      if (cache.size > 50_000) cache.clear();
-      offset = z.offset(ms);
-      cache.set(bucket, offset);
+      if (cache.size > 10_000) cache.clear();
+      const start = z.offset(day * DAY);
+      offset = start === z.offset(day * DAY + DAY - 1) ? start : Number.NaN;
+      cache.set(day, offset);
     }
+    if (Number.isNaN(offset)) offset = z.offset(ms);
     return new Date(ms + offset * 60_000);
   };
 }
