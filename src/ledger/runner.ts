@@ -184,19 +184,22 @@ async function ensureBuilds(deps: RunnerDeps, p: Projection, fresh: boolean): Pr
   });
 }
 
-type StepResult = { kind: 'applied'; count: number; caughtUp: boolean } | { kind: 'busy' } | { kind: 'moved' } | { kind: 'gone' };
+type StepResult = { kind: 'applied'; count: number } | { kind: 'busy' } | { kind: 'moved' } | { kind: 'gone' };
 
-/** Applies one batch to one build: lock, re-check checkpoint, apply, move the checkpoint; one transaction. */
-async function step(deps: RunnerDeps, p: Projection, build: BuildRow, batchSize: number, until: Position | undefined): Promise<StepResult> {
-  const from = build.checkpoint ? parsePosition(build.checkpoint) : undefined;
-  let events: RecordedEvent[] = await deps.store.readAll(from, { maxCount: batchSize });
-  let reachedUntil = false;
+/** Reads the batch after a checkpoint (cut at `until`); `reachedEnd`: nothing more to read for now. */
+async function readBatch(store: EventStore, checkpoint: string | null, batchSize: number, until: Position | undefined): Promise<{ events: RecordedEvent[]; reachedEnd: boolean }> {
+  let events = await store.readAll(checkpoint ? parsePosition(checkpoint) : undefined, { maxCount: batchSize });
+  let reachedEnd = events.length < batchSize;
   if (until) {
     const kept = events.filter((e) => comparePositions(e.position, until) <= 0);
-    reachedUntil = kept.length < events.length || (kept.length > 0 && comparePositions(kept[kept.length - 1]!.position, until) === 0);
+    if (kept.length < events.length || (kept.length > 0 && comparePositions(kept[kept.length - 1]!.position, until) === 0)) reachedEnd = true;
     events = kept;
   }
-  if (events.length === 0) return { kind: 'applied', count: 0, caughtUp: true };
+  return { events, reachedEnd };
+}
+
+/** Applies one batch to one build: lock, re-check checkpoint, apply, move the checkpoint; one transaction. */
+async function step(deps: RunnerDeps, p: Projection, build: BuildRow, events: readonly RecordedEvent[]): Promise<StepResult> {
   const last = events[events.length - 1]!.position;
   return deps.sql.begin(async (tx): Promise<StepResult> => {
     if (!(await tryLock(tx, p.name))) return { kind: 'busy' };
@@ -216,7 +219,7 @@ async function step(deps: RunnerDeps, p: Projection, build: BuildRow, batchSize:
       where schema_name = ${build.schema_name}`;
     build.checkpoint = text;
     build.events_applied += BigInt(events.length);
-    return { kind: 'applied', count: events.length, caughtUp: reachedUntil || events.length < batchSize };
+    return { kind: 'applied', count: events.length };
   }) as Promise<StepResult>;
 }
 
@@ -252,74 +255,100 @@ async function promote(deps: RunnerDeps, p: Projection, build: BuildRow): Promis
   }) as Promise<boolean>;
 }
 
-interface Advance {
+interface Target {
+  readonly p: Projection;
+  readonly build: BuildRow;
   applied: number;
+  active: boolean;
   caughtUp: boolean;
   busy: boolean;
-  gone: boolean;
 }
 
-async function advance(deps: RunnerDeps, p: Projection, build: BuildRow, opts: RunOptions): Promise<Advance> {
+/**
+ * Advances every target build to the head. Builds at the same checkpoint (every build of a rebuild from
+ * zero, every live projection that is up to date) share one readAll per batch; each applies it in a
+ * transaction of its own.
+ */
+async function advanceAll(deps: RunnerDeps, targets: Target[], opts: RunOptions): Promise<void> {
   const batchSize = Math.max(1, opts.batchSize ?? 1000);
-  let applied = 0;
   for (;;) {
-    if (opts.signal?.aborted) return { applied, caughtUp: false, busy: false, gone: false };
-    const r = await step(deps, p, build, batchSize, opts.until);
-    if (r.kind === 'busy') return { applied, caughtUp: false, busy: true, gone: false };
-    if (r.kind === 'gone') return { applied, caughtUp: false, busy: false, gone: true };
-    if (r.kind === 'moved') {
-      // another runner applied in between: continue from its checkpoint
-      const fresh = (await buildsOf(deps.sql, p.name)).find((b) => b.schema_name === build.schema_name);
-      if (!fresh) return { applied, caughtUp: false, busy: false, gone: true };
-      build.checkpoint = fresh.checkpoint;
-      build.events_applied = fresh.events_applied;
-      continue;
+    if (opts.signal?.aborted) return;
+    const active = targets.filter((t) => t.active);
+    if (active.length === 0) return;
+    const key = (t: Target) => t.build.checkpoint ? parsePosition(t.build.checkpoint) : { commit: -1n, prepare: -1n };
+    const lowest = active.reduce((m, t) => (comparePositions(key(t), key(m)) < 0 ? t : m));
+    const group = active.filter((t) => t.build.checkpoint === lowest.build.checkpoint);
+    const { events, reachedEnd } = await readBatch(deps.store, lowest.build.checkpoint, batchSize, opts.until);
+    for (const t of group) {
+      if (events.length === 0) {
+        t.caughtUp = true;
+        t.active = false;
+        continue;
+      }
+      const r = await step(deps, t.p, t.build, events);
+      if (r.kind === 'busy' || r.kind === 'gone') {
+        t.busy = r.kind === 'busy';
+        t.active = false;
+      } else if (r.kind === 'moved') {
+        // another runner applied in between: continue from its checkpoint
+        const fresh = (await buildsOf(deps.sql, t.p.name)).find((b) => b.schema_name === t.build.schema_name);
+        if (!fresh) t.active = false;
+        else {
+          t.build.checkpoint = fresh.checkpoint;
+          t.build.events_applied = fresh.events_applied;
+        }
+      } else {
+        t.applied += r.count;
+        opts.onProgress?.({ name: t.p.name, schema: t.build.schema_name, status: t.build.status === 'live' ? 'live' : 'building', applied: t.applied, position: t.build.checkpoint });
+        if (reachedEnd) {
+          t.caughtUp = true;
+          t.active = false;
+        }
+      }
     }
-    applied += r.count;
-    if (r.count > 0) {
-      opts.onProgress?.({ name: p.name, schema: build.schema_name, status: build.status === 'live' ? 'live' : 'building', applied, position: build.checkpoint });
-    }
-    if (r.caughtUp) return { applied, caughtUp: true, busy: false, gone: false };
   }
 }
 
-async function runOne(deps: RunnerDeps, p: Projection, opts: RunOptions, fresh: boolean): Promise<ProjectionReport> {
-  await ensureBuilds(deps, p, fresh);
-  const builds = await buildsOf(deps.sql, p.name);
-  let live = builds.find((b) => b.status === 'live');
-  const building = builds.find((b) => b.status === 'building');
-  let applied = 0;
-  let busy = false;
-  let wentLive = false;
-  // The live build keeps serving fresh data while a new one builds, when its code is still the current one.
-  if (live && live.version === p.version) {
-    const a = await advance(deps, p, live, opts);
-    applied += a.applied;
-    busy ||= a.busy;
+async function runAll(deps: RunnerDeps, list: readonly Projection[], opts: RunOptions, fresh: boolean): Promise<ProjectionReport[]> {
+  const targets: Target[] = [];
+  const plans: Array<{ p: Projection; live: BuildRow | undefined; building: BuildRow | undefined }> = [];
+  for (const p of list) {
+    await ensureBuilds(deps, p, fresh);
+    const builds = await buildsOf(deps.sql, p.name);
+    const live = builds.find((b) => b.status === 'live');
+    const building = builds.find((b) => b.status === 'building');
+    plans.push({ p, live, building });
+    // The live build keeps serving fresh data while a new one builds, when its code is still the current one.
+    if (live && live.version === p.version) targets.push({ p, build: live, applied: 0, active: true, caughtUp: false, busy: false });
+    if (building) targets.push({ p, build: building, applied: 0, active: true, caughtUp: false, busy: false });
   }
-  if (building && !busy) {
-    const a = await advance(deps, p, building, opts);
-    applied += a.applied;
-    busy ||= a.busy;
-    if (a.caughtUp && !opts.signal?.aborted) {
+  await advanceAll(deps, targets, opts);
+  const reports: ProjectionReport[] = [];
+  for (const { p, live, building } of plans) {
+    const mine = targets.filter((t) => t.p === p);
+    let busy = mine.some((t) => t.busy);
+    let wentLive = false;
+    let shown = live;
+    const b = mine.find((t) => t.build === building);
+    if (building && b?.caughtUp && !opts.signal?.aborted) {
       if (await promote(deps, p, building)) {
         wentLive = true;
-        live = building;
+        shown = building;
       } else busy = true;
-    }
+    } else if (building) shown = building;
+    reports.push({
+      name: p.name,
+      version: p.version,
+      schema: shown!.schema_name,
+      status: shown!.status === 'live' ? 'live' : 'building',
+      applied: mine.reduce((s, t) => s + t.applied, 0),
+      totalApplied: Number(shown!.events_applied),
+      position: shown!.checkpoint,
+      wentLive,
+      busy,
+    });
   }
-  const shown = wentLive || !building ? live! : building;
-  return {
-    name: p.name,
-    version: p.version,
-    schema: shown.schema_name,
-    status: shown.status === 'live' ? 'live' : 'building',
-    applied,
-    totalApplied: Number(shown.events_applied),
-    position: shown.checkpoint,
-    wentLive,
-    busy,
-  };
+  return reports;
 }
 
 async function headText(store: EventStore): Promise<string | null> {
@@ -330,11 +359,7 @@ async function headText(store: EventStore): Promise<string | null> {
 /** Catches every projection (or `opts.names`) up to the head of the store and returns. */
 export async function runProjections(deps: RunnerDeps, opts: RunOptions = {}): Promise<Report> {
   const list = await selectProjections(deps, opts.names);
-  const reports: ProjectionReport[] = [];
-  for (const p of list) {
-    if (opts.signal?.aborted) break;
-    reports.push(await runOne(deps, p, opts, false));
-  }
+  const reports = await runAll(deps, list, opts, false);
   return { projections: reports, head: await headText(deps.store) };
 }
 
@@ -344,11 +369,7 @@ export async function runProjections(deps: RunnerDeps, opts: RunOptions = {}): P
  */
 export async function rebuildProjection(deps: RunnerDeps, name?: string, opts: Omit<RunOptions, 'names'> = {}): Promise<Report> {
   const list = await selectProjections(deps, name ? [name] : undefined);
-  const reports: ProjectionReport[] = [];
-  for (const p of list) {
-    if (opts.signal?.aborted) break;
-    reports.push(await runOne(deps, p, opts, true));
-  }
+  const reports = await runAll(deps, list, opts, true);
   return { projections: reports, head: await headText(deps.store) };
 }
 

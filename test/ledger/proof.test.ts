@@ -61,7 +61,7 @@ afterAll(async () => {
 
 describe('incremental and rebuilt projections agree', () => {
   it('gives identical read models and statements, and the journal balances', async () => {
-    const scenario = scenarioFor({ seed: 'proof', payments: 250, month: '2025-01', timezone: TZ });
+    const scenario = scenarioFor({ seed: 'proof', payments: 180, month: '2025-01', timezone: TZ });
     let chunks = 0;
     for (const requests of appendChunks(scenarioEvents(scenario), 37)) {
       await store.appendMany(requests);
