@@ -29,11 +29,13 @@ export function parseAmount(input: unknown, opts: { allowNegative?: boolean } = 
   const m = DECIMAL.exec(text);
   if (!m) return { ok: false, reason: `not a plain decimal amount: ${JSON.stringify(raw.slice(0, 40))}`, raw };
   const [, sign, whole, frac = ''] = m;
-  if (frac.length > 2) return { ok: false, reason: `more than two decimals: ${raw}`, raw };
+  // Reasons are logged and stored: show a bounded prefix of a huge number, never all of it.
+  const shown = text.length > 40 ? `${text.slice(0, 40)}… (${text.length} characters)` : raw;
+  if (frac.length > 2) return { ok: false, reason: `more than two decimals: ${shown}`, raw };
   const minor = BigInt(whole!) * 100n + BigInt(frac.padEnd(2, '0'));
-  if (minor > MAX_MINOR) return { ok: false, reason: `amount too large: ${raw}`, raw };
+  if (minor > MAX_MINOR) return { ok: false, reason: `amount too large: ${shown}`, raw };
   const signed = sign ? -minor : minor;
-  if (signed < 0n && !opts.allowNegative) return { ok: false, reason: `negative amount: ${raw}`, raw };
+  if (signed < 0n && !opts.allowNegative) return { ok: false, reason: `negative amount: ${shown}`, raw };
   return { ok: true, minor: signed, raw };
 }
 
