@@ -1,6 +1,6 @@
 import { getPostgreSQLEventStore, type PostgresEventStore } from '@event-driven-io/emmett-postgresql';
 import { STREAM_DOES_NOT_EXIST } from '@event-driven-io/emmett';
-import type { Sql } from '../src/db/connect';
+import { connect, type Sql } from '../src/db/connect';
 import { eventIdFor } from '../src/events/ids';
 import { createPostgresEventStore } from '../src/store/postgres';
 import type { EventStore, NewEvent, Position } from '../src/store/types';
@@ -106,6 +106,7 @@ export async function run(ctx: BenchContext): Promise<void> {
   const WRITERS = 16;
   const SINGLE_EVENTS = quick ? 1_600 : 16_000;
   const READ_EVENTS = quick ? 100_000 : 1_000_000;
+  const ROUNDS = 10;
   const sql = ctx.sql;
   const store = createPostgresEventStore(sql);
   const emmettDb = await ctx.createDatabase({ migrate: false, max: 1 });
@@ -115,6 +116,25 @@ export async function run(ctx: BenchContext): Promise<void> {
   const sample = registerObservation(1, 'size').event;
   ctx.note(`event: RegisterRecordObserved, ${JSON.stringify(sample.data).length} bytes of data + ${JSON.stringify(sample.metadata).length} bytes of metadata`);
 
+  // The three writers take turns batch by batch (in a rotating order), so that whatever else the machine is
+  // doing weighs on each of them alike.
+  const turns = async (count: number, work: Record<'raw' | 'recon' | 'emmett', (i: number) => Promise<unknown>>) => {
+    const ms = { raw: 0, recon: 0, emmett: 0 };
+    const order = ['raw', 'recon', 'emmett'] as const;
+    for (let i = 0; i < count; i++) {
+      for (let k = 0; k < 3; k++) {
+        const who = order[(i + k) % 3]!;
+        ms[who] += (await timed(() => work[who](i))).ms;
+      }
+    }
+    return ms;
+  };
+  const byStream = (rows: readonly Row[]) => {
+    const m = new Map<string, NewEvent[]>();
+    for (const r of rows) m.set(r.stream, [...(m.get(r.stream) ?? []), r.event]);
+    return [...m];
+  };
+
   // ---- batched appends: 1,000 events per call
   {
     ctx.note(`batched: ${BATCHED_EVENTS.toLocaleString('en-US')} events, ${BATCH} per append`);
@@ -122,74 +142,55 @@ export async function run(ctx: BenchContext): Promise<void> {
     const single = batchesOf('one', BATCHED_EVENTS, BATCH).map((rows, b) => ({ stream: `import-${b}`, rows }));
     await createPlainTable(sql, 'raw_batched');
     await checkpoint(sql);
-    const raw = await timed(async () => {
-      for (const { stream, rows } of single) await rawInsert(sql, 'raw_batched', rows.map((r) => ({ ...r, stream })), rows.map((_, i) => i));
+    const a = await turns(single.length, {
+      raw: (b) => rawInsert(sql, 'raw_batched', single[b]!.rows.map((r) => ({ ...r, stream: single[b]!.stream })), single[b]!.rows.map((_, i) => i)),
+      recon: (b) => store.append(single[b]!.stream, single[b]!.rows.map((r) => r.event), { expectedRevision: 'no_stream' }),
+      emmett: (b) => emmett.appendToStream(single[b]!.stream, single[b]!.rows.map((r) => emmettEvent(r.event)), { expectedStreamVersion: STREAM_DOES_NOT_EXIST }),
     });
-    await checkpoint(sql);
-    const recon = await timed(async () => {
-      for (const { stream, rows } of single) await store.append(stream, rows.map((r) => r.event), { expectedRevision: 'no_stream' });
-    });
-    await checkpoint(sql);
-    const em = await timed(async () => {
-      for (const { stream, rows } of single) await emmett.appendToStream(stream, rows.map((r) => emmettEvent(r.event)), { expectedStreamVersion: STREAM_DOES_NOT_EXIST });
-    });
-    const rawRate = perSecond(BATCHED_EVENTS, raw.ms);
-    const reconRate = perSecond(BATCHED_EVENTS, recon.ms);
-    const emRate = perSecond(BATCHED_EVENTS, em.ms);
-    ctx.figure({ name: 'batched append, 1 stream per call', value: reconRate, unit: 'events/s', reference: { name: 'raw multi-row INSERT', value: rawRate }, target: { minRatio: 0.5, text: '>= 0.50 of raw' } });
-    ctx.figure({ name: 'batched append, 1 stream per call', value: reconRate, unit: 'events/s', reference: { name: 'emmett appendToStream', value: emRate }, target: { minRatio: 1, text: '>= 1.00 of emmett' } });
+    const reconRate = perSecond(BATCHED_EVENTS, a.recon);
+    ctx.figure({ name: 'batched append, 1 stream per call', value: reconRate, unit: 'events/s', reference: { name: 'raw multi-row INSERT', value: perSecond(BATCHED_EVENTS, a.raw) }, target: { minRatio: 0.5, text: '>= 0.50 of raw' } });
+    ctx.figure({ name: 'batched append, 1 stream per call', value: reconRate, unit: 'events/s', reference: { name: 'emmett appendToStream', value: perSecond(BATCHED_EVENTS, a.emmett) }, target: { minRatio: 1, text: '>= 1.00 of emmett' } });
 
-    // (b) the sync's real shape: 1,000 observations of 500 payments, one appendMany (one transaction) per batch
+    // (b) the sync's real shape: 1,000 observations of 500 payments, one appendMany (one transaction) per batch;
+    // emmett appends one stream per call, so the same rows take it 500 calls per batch.
     const many = batchesOf('many', BATCHED_EVENTS, BATCH);
     await createPlainTable(sql, 'raw_many');
     await checkpoint(sql);
-    const rawMany = await timed(async () => {
-      for (const rows of many) await rawInsert(sql, 'raw_many', rows, rows.map((_, i) => i % 2));
+    const m = await turns(many.length, {
+      raw: (b) => rawInsert(sql, 'raw_many', many[b]!, many[b]!.map((_, i) => i % 2)),
+      recon: (b) => store.appendMany(byStream(many[b]!).map(([stream, events]) => ({ stream, events, expectedRevision: 'no_stream' as const }))),
+      emmett: async (b) => {
+        for (const [stream, events] of byStream(many[b]!)) await emmett.appendToStream(stream, events.map(emmettEvent), { expectedStreamVersion: STREAM_DOES_NOT_EXIST });
+      },
     });
-    await checkpoint(sql);
-    const reconMany = await timed(async () => {
-      for (const rows of many) {
-        const byStream = new Map<string, NewEvent[]>();
-        for (const r of rows) byStream.set(r.stream, [...(byStream.get(r.stream) ?? []), r.event]);
-        await store.appendMany([...byStream].map(([stream, events]) => ({ stream, events, expectedRevision: 'no_stream' as const })));
-      }
-    });
-    await checkpoint(sql);
-    const emMany = await timed(async () => {
-      // emmett appends one stream per call: the same rows take 500 calls per batch.
-      for (const rows of many) {
-        const byStream = new Map<string, NewEvent[]>();
-        for (const r of rows) byStream.set(r.stream, [...(byStream.get(r.stream) ?? []), r.event]);
-        for (const [stream, events] of byStream) await emmett.appendToStream(stream, events.map(emmettEvent), { expectedStreamVersion: STREAM_DOES_NOT_EXIST });
-      }
-    });
-    const reconManyRate = perSecond(BATCHED_EVENTS, reconMany.ms);
-    ctx.figure({ name: 'batched appendMany, 500 streams per call', value: reconManyRate, unit: 'events/s', reference: { name: 'raw multi-row INSERT', value: perSecond(BATCHED_EVENTS, rawMany.ms) }, target: { minRatio: 0.5, text: '>= 0.50 of raw' } });
-    ctx.figure({ name: 'batched appendMany, 500 streams per call', value: reconManyRate, unit: 'events/s', reference: { name: 'emmett, 1 call per stream', value: perSecond(BATCHED_EVENTS, emMany.ms) }, target: { minRatio: 1, text: '>= 1.00 of emmett' } });
+    const reconManyRate = perSecond(BATCHED_EVENTS, m.recon);
+    ctx.figure({ name: 'batched appendMany, 500 streams per call', value: reconManyRate, unit: 'events/s', reference: { name: 'raw multi-row INSERT', value: perSecond(BATCHED_EVENTS, m.raw) }, target: { minRatio: 0.5, text: '>= 0.50 of raw' } });
+    ctx.figure({ name: 'batched appendMany, 500 streams per call', value: reconManyRate, unit: 'events/s', reference: { name: 'emmett, 1 call per stream', value: perSecond(BATCHED_EVENTS, m.emmett) }, target: { minRatio: 1, text: '>= 1.00 of emmett' } });
   }
 
   // ---- single-event appends from 16 concurrent writers
   {
-    ctx.note(`single-event: ${SINGLE_EVENTS.toLocaleString('en-US')} events, one per append, ${WRITERS} concurrent writers (pool of ${WRITERS})`);
+    ctx.note(`single-event: ${SINGLE_EVENTS.toLocaleString('en-US')} events, one per append, ${WRITERS} concurrent writers (pool of ${WRITERS}), in ${ROUNDS} rounds`);
     // One event per payment stream: concurrent webhooks of different payments.
     const rows = batchesOf('single', SINGLE_EVENTS, SINGLE_EVENTS)[0]!.map((r, i) => ({ ...r, stream: paymentStream(`single-${i}`) }));
-    const pool = (await import('../src/db/connect')).connect(ctx.url, { max: WRITERS });
+    const round = (i: number) => rows.slice((i * rows.length) / ROUNDS, ((i + 1) * rows.length) / ROUNDS);
+    const pool = connect(ctx.url, { max: WRITERS });
     const poolStore = createPostgresEventStore(pool);
     await createPlainTable(pool, 'raw_single');
     await checkpoint(pool);
-    const raw = await timed(() => inParallel(rows, WRITERS, (r) => rawInsert(pool, 'raw_single', [r], [0])));
-    await checkpoint(pool);
-    const recon = await timed(() => inParallel(rows, WRITERS, async (r) => {
-      await poolStore.append(r.stream, [r.event], { expectedRevision: 'no_stream' });
-    }));
-    await checkpoint(pool);
-    const em = await timed(() => inParallel(rows, WRITERS, async (r) => {
-      await emmett.appendToStream(r.stream, [emmettEvent(r.event)], { expectedStreamVersion: STREAM_DOES_NOT_EXIST });
-    }));
+    const t = await turns(ROUNDS, {
+      raw: (i) => inParallel(round(i), WRITERS, (r) => rawInsert(pool, 'raw_single', [r], [0])),
+      recon: (i) => inParallel(round(i), WRITERS, async (r) => {
+        await poolStore.append(r.stream, [r.event], { expectedRevision: 'no_stream' });
+      }),
+      emmett: (i) => inParallel(round(i), WRITERS, async (r) => {
+        await emmett.appendToStream(r.stream, [emmettEvent(r.event)], { expectedStreamVersion: STREAM_DOES_NOT_EXIST });
+      }),
+    });
     await pool.end();
-    const reconRate = perSecond(SINGLE_EVENTS, recon.ms);
-    ctx.figure({ name: `single-event append, ${WRITERS} writers`, value: reconRate, unit: 'events/s', reference: { name: 'raw single-row INSERT', value: perSecond(SINGLE_EVENTS, raw.ms) } });
-    ctx.figure({ name: `single-event append, ${WRITERS} writers`, value: reconRate, unit: 'events/s', reference: { name: 'emmett appendToStream', value: perSecond(SINGLE_EVENTS, em.ms) } });
+    const reconRate = perSecond(SINGLE_EVENTS, t.recon);
+    ctx.figure({ name: `single-event append, ${WRITERS} writers`, value: reconRate, unit: 'events/s', reference: { name: 'raw single-row INSERT', value: perSecond(SINGLE_EVENTS, t.raw) } });
+    ctx.figure({ name: `single-event append, ${WRITERS} writers`, value: reconRate, unit: 'events/s', reference: { name: 'emmett appendToStream', value: perSecond(SINGLE_EVENTS, t.emmett) } });
   }
   await emmett.close();
 
@@ -205,9 +206,7 @@ export async function run(ctx: BenchContext): Promise<void> {
           const { paymentId, event } = registerObservation(b * BATCH + i, 'fill');
           rows.push({ stream: paymentStream(paymentId), event });
         }
-        const byStream = new Map<string, NewEvent[]>();
-        for (const r of rows) byStream.set(r.stream, [...(byStream.get(r.stream) ?? []), r.event]);
-        await store.appendMany([...byStream].map(([stream, events]) => ({ stream, events })));
+        await store.appendMany(byStream(rows).map(([stream, events]) => ({ stream, events })));
       }
     });
     ctx.note(`readAll: ${READ_EVENTS.toLocaleString('en-US')} events in the store (filled ${missing.toLocaleString('en-US')} at ${Math.round(perSecond(missing, fill.ms)).toLocaleString('en-US')} events/s)`);

@@ -174,20 +174,22 @@ export function createPostgresEventStore(sql: Sql, opts: { ownsConnection?: bool
     async readAll(from, opts = {}) {
       const limit = opts.maxCount ?? 1000;
       const key = `${from ? formatPosition(from) : '-'}:${limit}`;
-      let pending: Promise<RecordedEvent[]>;
+      let page: RecordedEvent[] | undefined;
       if (readAhead?.key === key) {
-        pending = readAhead.page;
+        const pending = readAhead.page;
         readAhead = undefined;
-      } else pending = readPage(from, limit);
-      const page = await pending;
+        const ahead = await pending;
+        // Only a full page read ahead is what a read now would return (see below); a shorter one may
+        // be missing events committed since, so it is read again.
+        if (ahead.length === limit) page = ahead;
+      }
+      page ??= await readPage(from, limit);
       if (page.length === limit) {
         // A follower catching up asks for the next page at once: read it while the caller handles this one.
-        // Safe: every event below the snapshot's xmin is final, so a page read a little earlier is still
-        // exactly the next events after this position, only possibly fewer of them.
+        // Every event below the snapshot's xmin is final, and any event committed later sorts after all of
+        // them, so a full page read a little earlier is exactly the page a read now would return.
         const last = page[page.length - 1]!.position;
-        const next = readPage(last, limit);
-        next.catch(() => {}); // a failed read-ahead is read again by the call that wants it
-        readAhead = { key: `${formatPosition(last)}:${limit}`, page: next.catch(() => readPage(last, limit)) };
+        readAhead = { key: `${formatPosition(last)}:${limit}`, page: readPage(last, limit).catch(() => []) };
       }
       return page;
     },
@@ -202,7 +204,7 @@ export function createPostgresEventStore(sql: Sql, opts: { ownsConnection?: bool
     async close() {
       const ahead = readAhead;
       readAhead = undefined;
-      await ahead?.page.catch(() => {});
+      await ahead?.page;
       if (opts.ownsConnection) await sql.end({ timeout: 5 });
     },
   };

@@ -68,4 +68,18 @@ describe('postgres event store: transaction ids compared as numbers', () => {
     expect((await store.readAll(before.position)).map((e) => (e.data as { n: number }).n)).toEqual([2, 3]);
     expect(await store.headPosition()).toEqual(last.position);
   });
+
+  it('a page read ahead never hides events committed after it was read', async () => {
+    const store = createPostgresEventStore(db.sql);
+    const stream = 'read-ahead';
+    await store.append(stream, [event(10), event(11)]);
+    const start = await store.headPosition();
+    await store.append(stream, [event(12), event(13)]);
+    // A full page: the store reads the page after it ahead (empty at that moment).
+    const first = await store.readAll(start, { maxCount: 2 });
+    expect(first.map((e) => (e.data as { n: number }).n)).toEqual([12, 13]);
+    await store.append(stream, [event(14)]);
+    const next = await store.readAll(first[1]!.position, { maxCount: 2 });
+    expect(next.map((e) => (e.data as { n: number }).n)).toEqual([14]);
+  });
 });
