@@ -1,0 +1,173 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { DateTime } from 'luxon';
+import type { Config, PspProject } from '../config/env';
+import { issueStatements } from '../export/statements';
+import { writeNightlyReportFor } from '../export/nightly-report';
+import { createHttpApp } from '../ingest/http-app';
+import { healMissingWebhooks } from '../ingest/heal';
+import { createWebhookReceiver } from '../ingest/receiver';
+import { syncRange } from '../ingest/sync';
+import { listDiscrepancies } from '../ledger/discrepancy-queries';
+import { runProjections } from '../ledger/runner';
+import { importSubMerchants, parseSubMerchantCsv } from '../ledger/sub-merchants';
+import { startSandbox } from '../sandbox/server';
+import { openRuntime, closeRuntime } from './runtime';
+import type { Logger } from '../log';
+
+/**
+ * `recon demo`: the whole main job on the embedded default, against the sandbox PSP, with no
+ * configuration. Every step is idempotent, so a second run appends nothing new and issues the same
+ * statements (same position, same figures hash).
+ */
+export interface DemoOptions {
+  readonly seed: string;
+  readonly payments: number;
+  readonly month?: string;
+  readonly outDir: string;
+  readonly print: (line: string) => void;
+  readonly signal?: AbortSignal;
+}
+
+export interface DemoSummary {
+  readonly month: string;
+  readonly posId: string;
+  readonly events: number;
+  readonly sync: { windows: number; records: number; appended: number };
+  readonly webhooks: { delivered: number; duplicates: number; lost: number; accepted: number; rejected: number };
+  readonly healing: { requested: number };
+  readonly projections: Record<string, number>;
+  readonly discrepancies: Record<string, number>;
+  readonly groundTruth: Record<string, number>;
+  readonly statements: { files: string[]; position: string; figuresSha256: string; newRun: boolean };
+  readonly nightlyReport: string;
+}
+
+const count = <T>(items: readonly T[], key: (t: T) => string): Record<string, number> => {
+  const out: Record<string, number> = {};
+  for (const i of items) out[key(i)] = (out[key(i)] ?? 0) + 1;
+  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
+};
+
+export async function runDemo(baseConfig: Config, log: Logger, opts: DemoOptions): Promise<DemoSummary> {
+  const zone = baseConfig.timezone;
+  const month = opts.month ?? DateTime.now().setZone(zone).minus({ months: 1 }).toFormat('yyyy-MM');
+  const monthStart = DateTime.fromFormat(month, 'yyyy-MM', { zone });
+  const from = monthStart.toISODate()!;
+  const to = monthStart.plus({ months: 1 }).toISODate()!;
+  const started = Date.now();
+  const step = (text: string) => opts.print(`[${((Date.now() - started) / 1000).toFixed(1).padStart(5)} s] ${text}`);
+
+  step(`sandbox PSP: generating ${opts.payments} payments for ${month} (seed ${opts.seed}, zone ${zone})`);
+  const sandbox = await startSandbox({ scenario: { seed: opts.seed, payments: opts.payments, month, timezone: zone } });
+  const projects: PspProject[] = sandbox.projects.map((p) => ({ ...p }));
+  const config: Config = { ...baseConfig, projects, reportPollMaxWaitMs: Math.min(baseConfig.reportPollMaxWaitMs, 60_000) };
+  const rt = await openRuntime(config, { log, maxConnections: 16 });
+  const app = createHttpApp({ routes: [], log });
+  try {
+    step(`database ready (${config.databaseUrl ? 'DATABASE_URL' : `embedded PostgreSQL in ${config.dataDir}`}), event store: ${rt.store.backend}`);
+
+    const csv = sandbox.scenario.subMerchantCsv();
+    const csvFile = path.join(config.dataDir, 'demo', 'sub-merchants.csv');
+    mkdirSync(path.dirname(csvFile), { recursive: true });
+    writeFileSync(csvFile, csv);
+    const directory = parseSubMerchantCsv(csv, csvFile);
+    if (!directory.ok) throw new Error(`sandbox sub-merchant directory is invalid: ${JSON.stringify(directory.issues[0])}`);
+    const imported = await importSubMerchants(rt.store, directory.rows);
+    step(`sub-merchant directory: ${directory.rows.length} sub-merchants (${imported.registered} new) from ${path.relative(process.cwd(), csvFile)}`);
+
+    // The receiver listens before anything is sent to it; the sandbox re-sends there on request too.
+    const receiver = createWebhookReceiver({ store: rt.store, projects, log, options: config.webhook, ready: () => rt.sql`select 1` });
+    const demoApp = createHttpApp({ routes: [receiver.handle], log });
+    const { url } = await demoApp.listen(0, '127.0.0.1');
+    const target = `${url}/webhooks/{posId}`;
+    step(`webhook receiver on ${url}`);
+
+    let lastProgress = 0;
+    const sync = await syncRange(
+      { store: rt.store, projects, log, timezone: zone, reportMaxWaitMs: config.reportPollMaxWaitMs, pspTimeoutMs: config.pspTimeoutMs, pollBaseMs: 50, pollMaxMs: 500 },
+      {
+        from,
+        to,
+        signal: opts.signal,
+        onProgress: (p) => {
+          if (Date.now() - lastProgress > 1000 || p.phase === 'completed') {
+            lastProgress = Date.now();
+            step(`  sync ${p.window.from.slice(0, 10)}…${p.window.to.slice(0, 10)}: ${p.phase}, ${p.records} records, windows ${p.windowsDone}/${p.windowsTotal}`);
+          }
+        },
+      },
+    );
+    step(`sync ${from} → ${to}: ${sync.completed} windows, ${sync.records} records read, ${sync.appended} events appended${sync.failed ? `, ${sync.failed} FAILED` : ''}`);
+
+    const delivery = await sandbox.deliverWebhooks(target, { duplicateRate: 0.05, reorderWindow: 8, concurrency: 8 });
+    await receiver.drain();
+    step(`webhooks: ${delivery.delivered} delivered (${delivery.duplicatesSent} duplicates, ${delivery.lostByScenario + delivery.lostOnDelivery} lost on the way)`);
+
+    const heal = await healMissingWebhooks({ sql: rt.sql, store: rt.store, projects, log, graceHours: config.graceHours, pspTimeoutMs: config.pspTimeoutMs }, { now: new Date() });
+    await sandbox.settled();
+    await receiver.drain();
+    step(`healing: ${heal.requested} re-send requests for webhooks that never arrived (${heal.failed} failed); re-sent webhooks ingested`);
+
+    const projected = await runProjections({ sql: rt.sql, store: rt.store, log, timezone: zone, graceHours: config.graceHours }, { signal: opts.signal });
+    const applied = Object.fromEntries(projected.projections.map((p) => [p.name, p.applied]));
+    step(`projections caught up: ${projected.projections.map((p) => `${p.name} +${p.applied}`).join(', ')}`);
+
+    const found = await listDiscrepancies(rt.sql, { timezone: zone, limit: 100_000 });
+    if (!found.ok) throw new Error(found.message);
+    const discrepancies = count(found.value, (d) => d.type);
+    const groundTruth = count(sandbox.scenario.groundTruth, (g) => g.type);
+
+    mkdirSync(opts.outDir, { recursive: true });
+    const issued = await issueStatements({ sql: rt.sql, store: rt.store, log, timezone: zone }, { month, outDir: opts.outDir });
+    step(`statements for ${month}: ${issued.statements} workbooks + payouts index, ${issued.lines} operation lines, cut at position ${issued.position}`);
+    const reportDate = monthStart.plus({ months: 1 }).minus({ days: 1 }).toISODate()!;
+    const report = await writeNightlyReportFor(
+      { sql: rt.sql, store: rt.store },
+      { date: reportDate, timezone: zone, graceHours: config.graceHours, outDir: opts.outDir, facts: [['Run', 'recon demo'], ['Sandbox seed', opts.seed]] },
+    );
+    step(`nightly report for ${reportDate}: ${path.relative(process.cwd(), report.file)}`);
+
+    const metrics = receiver.metrics();
+    await demoApp.close({ graceMs: 2000 });
+    const [events] = await rt.sql<{ n: number }[]>`select count(*)::int as n from es_events`.catch(() => [{ n: -1 }]);
+    return {
+      month,
+      posId: projects[0]!.posId,
+      events: events?.n ?? -1,
+      sync: { windows: sync.completed, records: sync.records, appended: sync.appended },
+      webhooks: { delivered: delivery.delivered, duplicates: delivery.duplicatesSent, lost: delivery.lostByScenario + delivery.lostOnDelivery, accepted: metrics.accepted, rejected: metrics.received - metrics.accepted },
+      healing: { requested: heal.requested },
+      projections: applied,
+      discrepancies,
+      groundTruth,
+      statements: { files: issued.files.map((f) => f.path), position: issued.position, figuresSha256: issued.figuresSha256, newRun: issued.newEvent },
+      nightlyReport: report.file,
+    };
+  } finally {
+    await app.close({ graceMs: 100 }).catch(() => {});
+    await sandbox.close();
+    await closeRuntime(rt);
+  }
+}
+
+export function formatSummary(s: DemoSummary): string {
+  const types = [...new Set([...Object.keys(s.discrepancies), ...Object.keys(s.groundTruth)])].sort();
+  const rel = (f: string) => path.relative(process.cwd(), f);
+  const lines = [
+    '',
+    `recon demo — ${s.month}, PSP project ${s.posId}`,
+    `  events in the store      ${s.events}`,
+    `  register+period records  ${s.sync.records} read in ${s.sync.windows} windows, ${s.sync.appended} new events`,
+    `  webhooks                 ${s.webhooks.accepted} accepted, ${s.webhooks.duplicates} duplicates sent, ${s.webhooks.lost} lost, ${s.healing.requested} re-send requests`,
+    '  discrepancies by type    found (injected by the sandbox)',
+    ...types.map((t) => `    ${t.padEnd(24)} ${String(s.discrepancies[t] ?? 0).padStart(4)} (${s.groundTruth[t] ?? 0})`),
+    `  statements               ${s.statements.files.length} files, position ${s.statements.position}, figures sha256 ${s.statements.figuresSha256.slice(0, 16)}…${s.statements.newRun ? '' : ' (same run as before)'}`,
+    ...s.statements.files.slice(0, 3).map((f) => `    ${rel(f)}`),
+    ...(s.statements.files.length > 3 ? [`    … and ${s.statements.files.length - 3} more in ${rel(path.dirname(s.statements.files[0]!))}`] : []),
+    `  nightly report           ${rel(s.nightlyReport)}`,
+    '',
+    'Next: npx recon discrepancies --format table · npx recon explain <payment_id> · open the workbooks in ./out',
+  ];
+  return lines.join('\n');
+}
