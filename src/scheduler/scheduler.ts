@@ -122,7 +122,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       values (${job}, ${scheduledFor}, ${trigger}, 'skipped', ${worker}, ${clock.now()}, ${clock.now()}, 'previous run still running')
       on conflict (job, scheduled_for) do nothing`;
     log.warn('job tick skipped: previous run still running', { job, scheduledFor: scheduledFor.toISOString() });
-    return report({ status: 'skipped', job, scheduledFor, reason: 'overlap' });
+    return { status: 'skipped', job, scheduledFor, reason: 'overlap' };
   }
 
   /** Executes one occurrence under both advisory locks, recording it in job_runs. */
@@ -150,7 +150,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
           where job_runs.status in ('failed', 'running', 'skipped') and job_runs.attempt < ${maxAttempts}
         returning attempt`;
       const attempt = claimed[0]?.attempt;
-      if (attempt === undefined) return report({ status: 'already-done', job: job.name, scheduledFor });
+      if (attempt === undefined) return { status: 'already-done', job: job.name, scheduledFor };
       const runLog = log.child({ job: job.name, scheduledFor: scheduledFor.toISOString(), attempt, trigger });
       runLog.info('job started');
       try {
@@ -158,13 +158,13 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
         await conn`update job_runs set status = 'succeeded', finished_at = ${clock.now()}, counters = ${sql.json(counters as never)}
                    where job = ${job.name} and scheduled_for = ${scheduledFor}`;
         runLog.info('job succeeded', { counters });
-        return report({ status: 'succeeded', job: job.name, scheduledFor, attempt, counters });
+        return { status: 'succeeded', job: job.name, scheduledFor, attempt, counters };
       } catch (e) {
         const error = errorText(e);
         await conn`update job_runs set status = 'failed', finished_at = ${clock.now()}, error = ${error}
                    where job = ${job.name} and scheduled_for = ${scheduledFor}`;
         runLog.error('job failed', { error, willRetry: attempt < maxAttempts });
-        return report({ status: 'failed', job: job.name, scheduledFor, attempt, error });
+        return { status: 'failed', job: job.name, scheduledFor, attempt, error };
       }
     } finally {
       if (haveOccurrenceLock) await conn`select pg_advisory_unlock(${occurrenceKey}::int8)`.catch(() => {});
@@ -174,17 +174,19 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
   }
 
   /** A scheduled tick: first the previous occurrence again if it failed, then this one. */
-  async function tick(job: JobDefinition, at: Date): Promise<void> {
+  async function tick(job: JobDefinition, at: Date): Promise<RunOutcome[]> {
     const signal = controller.signal;
+    const outcomes: RunOutcome[] = [];
     const [prev] = await sql<{ scheduled_for: Date; status: string; attempt: number }[]>`
       select scheduled_for, status, attempt from job_runs
       where job = ${job.name} and scheduled_for < ${at} and trigger = 'schedule'
       order by scheduled_for desc limit 1`;
     if (prev && prev.status === 'failed' && prev.attempt < maxAttempts) {
       log.info('retrying failed job run', { job: job.name, scheduledFor: prev.scheduled_for.toISOString(), attempt: prev.attempt + 1 });
-      await execute(job, prev.scheduled_for, 'schedule', signal);
+      outcomes.push(await execute(job, prev.scheduled_for, 'schedule', signal));
     }
-    if (!signal.aborted) await execute(job, at, 'schedule', signal);
+    if (!signal.aborted) outcomes.push(await execute(job, at, 'schedule', signal));
+    return outcomes;
   }
 
   async function loop(job: JobDefinition, schedule: CronSchedule): Promise<void> {
@@ -201,12 +203,20 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       for (let later = nextRun(schedule, due); later.getTime() <= clock.now().getTime(); later = nextRun(schedule, later)) due = later;
       after = due;
       if (inFlight.has(job.name)) {
-        await recordSkip(job.name, due, 'schedule').catch((e) => log.error('cannot record skipped tick', { job: job.name, error: errorText(e) }));
+        await recordSkip(job.name, due, 'schedule').then(report, (e) => log.error('cannot record skipped tick', { job: job.name, error: errorText(e) }));
         continue;
       }
-      const run = tick(job, due)
-        .catch((e) => log.error('job tick failed before it could be recorded', { job: job.name, error: errorText(e) }))
-        .finally(() => inFlight.delete(job.name));
+      // Outcomes are reported once the run is completely over (locks released, no longer in flight).
+      const run = tick(job, due).then(
+        (outcomes) => {
+          inFlight.delete(job.name);
+          outcomes.forEach(report);
+        },
+        (e) => {
+          inFlight.delete(job.name);
+          log.error('job tick failed before it could be recorded', { job: job.name, error: errorText(e) });
+        },
+      );
       inFlight.set(job.name, run);
     }
   }
@@ -228,7 +238,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       if (!entry) throw new SchedulerError('SCHEDULER_UNKNOWN_JOB', `unknown job ${JSON.stringify(name)}; jobs: ${[...parsed.keys()].join(', ')}`);
       // Whole seconds: the occurrence key of a manual run is readable and collides with nothing scheduled.
       const at = new Date(Math.floor(clock.now().getTime() / 1000) * 1000);
-      return execute(entry.job, at, 'manual', runOpts.signal ?? controller.signal);
+      return report(await execute(entry.job, at, 'manual', runOpts.signal ?? controller.signal));
     },
     schedules() {
       const now = clock.now();

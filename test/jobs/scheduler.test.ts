@@ -64,7 +64,7 @@ describe('scheduler with a fake clock', () => {
     const expected = ['2024-03-29T01:30:00.000Z', '2024-03-30T01:30:00.000Z', '2024-03-31T01:30:00.000Z', '2024-04-01T00:30:00.000Z', '2024-04-02T00:30:00.000Z'];
     for (const [i, at] of expected.entries()) {
       await clock.advanceTo(at);
-      await vi.waitFor(() => expect(outcomes).toHaveLength(i + 1));
+      await vi.waitFor(() => expect(outcomes).toHaveLength(i + 1), { timeout: 15_000 });
     }
     await s.stop();
     // 03:30 local every day (+02 before the change, +03 after it); on 31 March 03:30 does not exist
@@ -92,13 +92,13 @@ describe('scheduler with a fake clock', () => {
     });
     s.start();
     await clock.advanceTo('2024-05-01T01:00:00Z');
-    await vi.waitFor(async () => expect((await runsOf(db.sql, 'slow-hourly')).map((r) => r.status)).toEqual(['running']));
+    await vi.waitFor(async () => expect((await runsOf(db.sql, 'slow-hourly')).map((r) => r.status)).toEqual(['running']), { timeout: 15_000 });
     await clock.advanceTo('2024-05-01T02:00:00Z');
-    await vi.waitFor(() => expect(outcomes.map((o) => o.status)).toEqual(['skipped']));
+    await vi.waitFor(() => expect(outcomes.map((o) => o.status)).toEqual(['skipped']), { timeout: 15_000 });
     release();
-    await vi.waitFor(() => expect(outcomes.map((o) => o.status)).toEqual(['skipped', 'succeeded']));
+    await vi.waitFor(() => expect(outcomes.map((o) => o.status)).toEqual(['skipped', 'succeeded']), { timeout: 15_000 });
     await clock.advanceTo('2024-05-01T03:00:00Z');
-    await vi.waitFor(() => expect(outcomes).toHaveLength(3));
+    await vi.waitFor(() => expect(outcomes).toHaveLength(3), { timeout: 15_000 });
     await s.stop();
     expect(runs).toBe(2);
     const rows = await runsOf(db.sql, 'slow-hourly');
@@ -127,7 +127,7 @@ describe('scheduler with a fake clock', () => {
     const ticks = ['2024-06-01T00:15:00.000Z', '2024-06-01T01:15:00.000Z', '2024-06-01T02:15:00.000Z'];
     for (const [i, t] of ticks.entries()) {
       await clock.advanceTo(t);
-      await vi.waitFor(() => expect(outcomes).toHaveLength(2 * (i + 1)));
+      await vi.waitFor(() => expect(outcomes).toHaveLength(2 * (i + 1)), { timeout: 15_000 });
     }
     await Promise.all([a.stop(), b.stop()]);
     expect(executions).toEqual(ticks);
@@ -155,12 +155,12 @@ describe('scheduler with a fake clock', () => {
     });
     s.start();
     await clock.advanceTo('2024-07-01T03:00:00Z');
-    await vi.waitFor(() => expect(outcomes).toHaveLength(1));
+    await vi.waitFor(() => expect(outcomes).toHaveLength(1), { timeout: 15_000 });
     expect(outcomes[0]).toMatchObject({ status: 'failed', error: 'PSP unreachable', attempt: 1 });
     const failed = await runsOf(db.sql, 'flaky-daily');
     expect(failed.map((r) => [r.status, r.error])).toEqual([['failed', 'PSP unreachable']]);
     await clock.advanceTo('2024-07-02T03:00:00Z');
-    await vi.waitFor(() => expect(outcomes).toHaveLength(3));
+    await vi.waitFor(() => expect(outcomes).toHaveLength(3), { timeout: 15_000 });
     await s.stop();
     expect(calls).toEqual(['2024-07-01T03:00:00.000Z#1', '2024-07-01T03:00:00.000Z#2', '2024-07-02T03:00:00.000Z#1']);
     const rows = await runsOf(db.sql, 'flaky-daily');
