@@ -50,9 +50,10 @@ async function statements(): Promise<string> {
 beforeAll(async () => {
   db = await createTestDatabase();
   store = createPostgresEventStore(db.sql);
-  // PROOF_PROJECTIONS=all runs every projection of projections/ through the proof (default: the journal)
+  // every projection of projections/ goes through the proof; PROOF_PROJECTIONS=journal,... restricts it
   const all = await loadProjections();
-  const only = process.env['PROOF_PROJECTIONS'] === 'all' ? all : all.filter((p) => p.name === 'journal');
+  const names = process.env['PROOF_PROJECTIONS']?.split(',').filter((n) => n && n !== 'all');
+  const only = names?.length ? all.filter((p) => names.includes(p.name)) : all;
   deps = { sql: db.sql, store, log: silentLogger, timezone: TZ, graceHours: 48, projections: only };
 });
 afterAll(async () => {
