@@ -8,6 +8,8 @@ import { createHttpApp } from '../ingest/http-app';
 import { healMissingWebhooks } from '../ingest/heal';
 import { createWebhookReceiver } from '../ingest/receiver';
 import { syncRange } from '../ingest/sync';
+import { createPspClient } from '../psp/client';
+import { maskPan } from '../log';
 import { listDiscrepancies } from '../ledger/discrepancy-queries';
 import { runProjections } from '../ledger/runner';
 import { importSubMerchants, parseSubMerchantCsv } from '../ledger/sub-merchants';
@@ -83,6 +85,9 @@ export async function runDemo(baseConfig: Config, log: Logger, opts: DemoOptions
     const target = `${url}/webhooks/{posId}`;
     step(`webhook receiver on ${url}`);
 
+    const live = await livePurchases(projects[0]!, sandbox.scenario.subMerchants.slice(0, 2).map((s) => s.id), `${url}/webhooks/${projects[0]!.posId}`, log, month);
+    step(`live purchases through the client: ${live.join('; ')}`);
+
     let lastProgress = 0;
     const sync = await syncRange(
       { store: rt.store, projects, log, timezone: zone, reportMaxWaitMs: config.reportPollMaxWaitMs, pspTimeoutMs: config.pspTimeoutMs, pollBaseMs: 50, pollMaxMs: 500 },
@@ -149,6 +154,34 @@ export async function runDemo(baseConfig: Config, log: Logger, opts: DemoOptions
     await sandbox.close();
     await closeRuntime(rt);
   }
+}
+
+// Test cards of the sandbox: outcome by the last four digits (0002 declined). Card data goes to the PSP
+// only; recon keeps masks.
+const TEST_CARDS = ['4111111111111111', '4000000000000002'];
+
+/** A few purchases made through the real client (direct with card data, hosted with a redirect). */
+async function livePurchases(project: PspProject, subMerchantIds: string[], serverUrl: string, log: Logger, month: string): Promise<string[]> {
+  const client = createPspClient(project, { log });
+  const out: string[] = [];
+  const customer = { customer_fname: 'Demo', customer_lname: 'Customer', customer_email: 'demo@example.com', customer_phone: '+380000000000' };
+  const year = (new Date().getUTCFullYear() + 2) % 100;
+  for (const [i, card] of TEST_CARDS.entries()) {
+    const r = await client.splitPurchase({
+      pos_id: project.posId, mode: 'direct', method: 'purchase', amount: 150.5, currency: 'UAH', description: 'demo direct purchase',
+      order_id: `DEMO-${month}-D${i}`, order_3ds_bypass: 'always', cc_number: card, exp_month: 12, exp_year: year, card_cvv: '123',
+      ...customer, customer_ip: '127.0.0.1', server_url: serverUrl,
+      split: [{ amount: 100, sub_merchant_id: subMerchantIds[0]! }, { amount: 50.5, sub_merchant_id: subMerchantIds[1]! }],
+    }).catch((e: Error) => ({ kind: 'error' as const, message: e.message }));
+    out.push(r.kind === 'direct' ? `direct ${maskPan(card)} → ${r.record.status}` : r.kind === 'error' ? `direct ${maskPan(card)} → ${r.message}` : 'direct → redirect');
+  }
+  const hosted = await client.splitPurchase({
+    pos_id: project.posId, mode: 'hosted', method: 'purchase', amount: 20, currency: 'UAH', description: 'demo hosted purchase',
+    order_id: `DEMO-${month}-H0`, order_3ds_bypass: 'always', customer_patronym: 'Demovych', ...customer, server_url: serverUrl,
+    split: [{ amount: 20, sub_merchant_id: subMerchantIds[0]! }],
+  }).catch((e: Error) => ({ kind: 'error' as const, message: e.message }));
+  out.push(hosted.kind === 'hosted' ? 'hosted → 303 to the checkout form' : hosted.kind === 'error' ? `hosted → ${hosted.message}` : 'hosted → record');
+  return out;
 }
 
 export function formatSummary(s: DemoSummary): string {
