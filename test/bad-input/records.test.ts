@@ -13,8 +13,9 @@ import type { PspClient } from '../../src/psp/client';
 import { createArrayScanner, jsonArrayItems } from '../../src/psp/json';
 import { parsePeriodRecord, parseRegisterRecord, parseWebhookPayload, type ParseResult } from '../../src/psp/parse';
 import { createPostgresEventStore } from '../../src/store/postgres';
-import type { EventStore, RecordedEvent } from '../../src/store/types';
+import type { EventStore } from '../../src/store/types';
 import { createTestDatabase, type TestDatabase } from '../support/db';
+import { eventsSince } from './http';
 import { NOW, periodCases, registerCases, webhookPayloadCases, type RecordCase } from './records.cases';
 
 const parsers = {
@@ -182,16 +183,8 @@ describe('the corpus through recon sync into the event store', () => {
     await db?.drop();
   });
 
-  async function allEvents(): Promise<RecordedEvent[]> {
-    const out: RecordedEvent[] = [];
-    let from;
-    for (;;) {
-      const batch = await store.readAll(from, { maxCount: 1000 });
-      if (!batch.length) return out;
-      out.push(...batch);
-      from = batch[batch.length - 1]!.position;
-    }
-  }
+  // Read from the table (see eventsSince in ./http.ts: readAll hides events above the server-wide xmin).
+  const allEvents = () => eventsSince(db.sql, 0n);
 
   const deps = (register: Uint8Array, count: number, period: Uint8Array) => ({
     store,
