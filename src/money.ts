@@ -20,7 +20,7 @@ export const MAX_MINOR = 10n ** 15n;
  * which is exact for every value with at most two decimals below 2^53 / 100.
  */
 export function parseAmount(input: unknown, opts: { allowNegative?: boolean } = {}): AmountParse {
-  const raw = typeof input === 'number' ? String(input) : typeof input === 'string' ? input : JSON.stringify(input) ?? String(input);
+  const raw = typeof input === 'number' ? String(input) : typeof input === 'string' ? input : describe(input);
   if (typeof input !== 'number' && typeof input !== 'string') {
     return { ok: false, reason: 'expected a decimal number', raw };
   }
@@ -37,6 +37,15 @@ export function parseAmount(input: unknown, opts: { allowNegative?: boolean } = 
   const signed = sign ? -minor : minor;
   if (signed < 0n && !opts.allowNegative) return { ok: false, reason: `negative amount: ${shown}`, raw };
   return { ok: true, minor: signed, raw };
+}
+
+/** Text of a non-amount for the refusal's `raw`; never throws (a bigint or a cycle inside is not JSON). */
+function describe(input: unknown): string {
+  try {
+    return (JSON.stringify(input) ?? String(input)).slice(0, 200);
+  } catch {
+    return Object.prototype.toString.call(input);
+  }
 }
 
 /** Parses or throws; for trusted internal data only. */
