@@ -2,7 +2,7 @@ import { DateTime } from 'luxon';
 import { sha256Hex, stableStringify } from '../events/ids';
 import {
   COUNT_FORMAT, DATE_FORMAT, DATE_TIME_FORMAT, ExportError, addTableSheet, closeTable, createLocalTime, excelDay,
-  minorToMajor, moneyFormat, openWorkbook, safeText, writeRow, yieldToIo,
+  drainSheet, minorToMajor, moneyFormat, openWorkbook, safeText, writeRow,
 } from './xlsx';
 
 /**
@@ -106,7 +106,7 @@ const periodText = (meta: StatementMeta) => {
   return `${meta.month} (${from.toISODate()} to ${to.minus({ days: 1 }).toISODate()}, ${meta.timezone})`;
 };
 
-// Rows between two yields to the zip stream: enough to amortise the turn, few enough to keep memory flat.
+// Rows between two checks of the zip stream's backlog (see drainSheet).
 const ROWS_PER_YIELD = 2000;
 
 const BRIDGE: ReadonlyArray<{ label: string; value: (f: StatementFigures) => bigint }> = [
@@ -208,7 +208,7 @@ export async function writeStatementWorkbook(file: string, src: StatementSource,
           localTime(l.at), safeText(l.orderId), safeText(l.paymentId), safeText(l.method), safeText(l.status),
           minorToMajor(l.share), minorToMajor(l.fee), minorToMajor(l.reserve), minorToMajor(l.net), l.eventIds.join(' '),
         ]);
-        if (++n % ROWS_PER_YIELD === 0) await yieldToIo();
+        if (++n % ROWS_PER_YIELD === 0) await drainSheet(t.sheet);
       }
       lineCount += n;
       closeTable(t, [{

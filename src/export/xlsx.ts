@@ -212,3 +212,27 @@ export function openWorkbook(finalPath: string): PendingWorkbook {
 
 /** Lets the zip stream drain: rows are committed synchronously, compression happens between turns. */
 export const yieldToIo = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+// Sheet XML waiting for the zip (compression) before the writer produces more rows.
+const MAX_PENDING_BYTES = 1 << 20;
+
+interface StreamState {
+  readonly _writableState?: { length?: number };
+  readonly _readableState?: { length?: number };
+}
+
+/** Bytes of a streaming sheet not yet taken by the zip (exceljs internals; 0 when they cannot be seen). */
+function pendingBytes(sheet: Sheet): number {
+  const pipe = (sheet as unknown as { stream?: { pipes?: StreamState[] } }).stream?.pipes?.[0];
+  return (pipe?._writableState?.length ?? 0) + (pipe?._readableState?.length ?? 0);
+}
+
+/**
+ * Backpressure for the streaming writer: exceljs's sheet stream ignores it and would buffer a whole sheet in
+ * memory when rows come faster than they are compressed. Yields a turn, then waits while more than 1 MB is
+ * pending, so memory stays flat however many lines a statement has.
+ */
+export async function drainSheet(sheet: Sheet): Promise<void> {
+  await yieldToIo();
+  while (pendingBytes(sheet) > MAX_PENDING_BYTES) await new Promise((resolve) => setTimeout(resolve, 1));
+}
