@@ -9,7 +9,7 @@ import {
   type OperationMethod,
   type TransactionStatus,
 } from '../events/ingest-events';
-import { isPlainObject, parseJsonExact, toPlainJson } from './json';
+import { isLosslessNumber, isPlainObject, parseJsonExact, toPlainJson } from './json';
 import { decodeBase64Url } from './signature';
 import { captureWebhook, periodRecord, primaryWebhook, refundWebhook, registerRecord, voidWebhook, type Amount } from './schemas';
 
@@ -263,6 +263,11 @@ export function parseWebhookPayload(json: string, opts: ParseOptions = {}): Pars
   if (badId) return badId;
   const s = statusOf(d.status);
   if (!s.ok) return s;
+  // operation_id is in the schema of capture, void and refund only; on a primary body it passes through
+  // unread, so read it here (a number arrives as a LosslessNumber, which is not event data).
+  const op = d.operation_id as unknown;
+  const operationId = op == null || op === '' ? null : typeof op === 'string' ? op : isLosslessNumber(op) ? op.value : undefined;
+  if (operationId === undefined) return fail('operation_id', 'expected a string or a number');
   const created = recordTimeToIso(d.created_at, 'created_at', opts.now);
   if (!created.ok) return created;
   const processed = recordTimeToIso(d.processed_at, 'processed_at', opts.now);
@@ -274,7 +279,7 @@ export function parseWebhookPayload(json: string, opts: ParseOptions = {}): Pars
       kind,
       paymentId: d.payment_id,
       orderId: orNull(d.order_id),
-      operationId: orNull(d.operation_id),
+      operationId,
       transactionId: orNull(d.transaction_id),
       method: m.value,
       status: s.value,

@@ -312,6 +312,8 @@ function webhookOnlyCases(): RecordCase[] {
     c('recurring as an array', { recurring: '[1]' }, refuse('recurring')),
     c('recurring without an id', { recurring: '{}' }, refuse('recurring.id')),
     c('a refund', { method: '"refund"', operation_id: '"op-1"' }, accept({ kind: 'refund', operationId: 'op-1' })),
+    c('operation_id as a JSON number on a purchase (kept as its text)', { operation_id: '0e0' }, accept({ kind: 'primary', operationId: '0e0' })),
+    c('operation_id as an object', { operation_id: '{"id": 1}' }, refuse('operation_id')),
     c('method missing', { method: undefined }, refuse('method')),
     c('status missing', { status: undefined }, refuse('status')),
   ];

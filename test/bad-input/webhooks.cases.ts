@@ -104,6 +104,7 @@ export const webhookCases: readonly WebhookCase[] = [
   { name: 'a valid recurring notification', build: valid({ recurring: '{"id": "sub-1", "status": "active"}' }), status: 200, stored: 'webhook' },
   { name: 'unknown fields (kept)', build: valid({ brand_new: '{"nested": [1, 2, {"deep": null}]}' }), status: 200, stored: 'webhook' },
   { name: 'a well-formed currency outside ISO 4217 (kept)', build: valid({ currency: '"ZZZ"' }), status: 200, stored: 'webhook' },
+  { name: 'operation_id as a JSON number on a purchase (was a 500: found by fuzzing)', build: valid({ operation_id: '12345678901234567890' }), status: 200, stored: 'webhook' },
   { name: 'created_at empty (not yet set)', build: valid({ created_at: '""' }), status: 200, stored: 'webhook' },
   {
     name: 'data with base64 padding kept',

@@ -1,20 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatMinor, MAX_MINOR, parseAmount } from '../../src/money';
-import { oracleMinor } from './oracle';
+import { amountText, oracleMinor } from './oracle';
 
 const RUN = { numRuns: 3000, interruptAfterTimeLimit: 3000 } as const;
-
-const digits = (min: number, max: number) => fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: min, maxLength: max });
-const ws = fc.string({ unit: fc.constantFrom(' ', '\t', '\n', '\r', '\u00a0'), maxLength: 2 });
-
-/** Decimal-looking text: mostly near-valid amounts, with every kind of near miss. */
-export const amountText = fc.oneof(
-  { weight: 6, arbitrary: fc.tuple(ws, fc.constantFrom('', '', '', '-', '+'), digits(0, 18), fc.option(fc.tuple(fc.constantFrom('.', '.', ','), digits(0, 4)), { nil: undefined }), ws).map(([a, s, w, f, b]) => `${a}${s}${w}${f ? f[0] + f[1] : ''}${b}`) },
-  { weight: 1, arbitrary: fc.tuple(digits(1, 6), fc.constantFrom('e', 'E', 'e+', 'e-'), digits(1, 3)).map(([m, e, x]) => `${m}${e}${x}`) },
-  { weight: 1, arbitrary: fc.constantFrom('NaN', 'Infinity', '-Infinity', '0x10', '1_000', '١٠', '10.5.0', '--1', '') },
-  { weight: 1, arbitrary: fc.string({ maxLength: 12 }) },
-);
 
 describe('parseAmount against a string-arithmetic oracle (property)', () => {
   it('accepts exactly what the oracle accepts, with the same minor units, for text', () => {

@@ -1,3 +1,5 @@
+import fc from 'fast-check';
+
 /**
  * An independent decimal oracle for the PSP's amounts, on string arithmetic only (no regex shared with
  * src/money.ts, no BigInt, no Number): plain decimal notation, optional leading '-', at most two
@@ -5,6 +7,9 @@
  * Returns the minor units as a canonical decimal string ("-0" never appears), or null when refused.
  */
 const DIGITS = '0123456789';
+
+/** Text PostgreSQL cannot store in jsonb or text: U+0000, or a surrogate half without its other half. */
+export const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const MAX_MINOR_TEXT = '1' + '0'.repeat(15);
 
 function isDigits(s: string): boolean {
@@ -55,3 +60,18 @@ export function oracleMinor(text: string, opts: { allowNegative?: boolean } = {}
   if (negative && !opts.allowNegative) return null;
   return negative ? `-${minor}` : minor;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Generators shared by the fuzz tests
+
+const digits = (min: number, max: number) => fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: min, maxLength: max });
+const ws = fc.string({ unit: fc.constantFrom(' ', '\t', '\n', '\r', '\u00a0'), maxLength: 2 });
+
+/** Decimal-looking text: mostly near-valid amounts, with every kind of near miss. */
+export const amountText = fc.oneof(
+  { weight: 6, arbitrary: fc.tuple(ws, fc.constantFrom('', '', '', '-', '+'), digits(0, 18), fc.option(fc.tuple(fc.constantFrom('.', '.', ','), digits(0, 4)), { nil: undefined }), ws).map(([a, s, w, f, b]) => `${a}${s}${w}${f ? f[0] + f[1] : ''}${b}`) },
+  { weight: 1, arbitrary: fc.tuple(digits(1, 6), fc.constantFrom('e', 'E', 'e+', 'e-'), digits(1, 3)).map(([m, e, x]) => `${m}${e}${x}`) },
+  { weight: 1, arbitrary: fc.constantFrom('NaN', 'Infinity', '-Infinity', '0x10', '1_000', '١٠', '10.5.0', '--1', '') },
+  { weight: 1, arbitrary: fc.string({ maxLength: 12 }) },
+);
+
