@@ -56,11 +56,23 @@ export function runningServer(dataDir: string): { pid: number; port: number } | 
   return status === 'ready' ? { pid, port } : undefined;
 }
 
-async function freePort(): Promise<number> {
+/**
+ * The port of the previous start when it is still free (so that a restarted server keeps its address and
+ * clients reconnect by themselves), else any free port.
+ */
+async function choosePort(dataDir: string): Promise<number> {
+  const file = path.join(dataDir, 'pg-port');
+  const previous = existsSync(file) ? Number(readFileSync(file, 'utf8')) : 0;
+  const port = previous > 0 ? await freePort(previous).catch(() => freePort(0)) : await freePort(0);
+  writeFileSync(file, String(port));
+  return port;
+}
+
+async function freePort(wanted = 0): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
+    srv.listen(wanted, '127.0.0.1', () => {
       const addr = srv.address();
       srv.close(() => (typeof addr === 'object' && addr ? resolve(addr.port) : reject(new Error('no port'))));
     });
@@ -136,7 +148,7 @@ async function initialise(dataDir: string, password: string, log: Logger): Promi
 async function start(dataDir: string, log: Logger): Promise<number> {
   const { postgres } = await binaries();
   const pgDir = pgDirOf(dataDir);
-  const port = await freePort();
+  const port = await choosePort(dataDir);
   const logFile = path.join(dataDir, 'pg.log');
   const fd = openSync(logFile, 'a');
   const ids = postgresIds();
