@@ -102,7 +102,12 @@ describe('webhook endpoint under fuzzing (property, real receiver and store)', (
         expect(first.status, first.error).toBeLessThan(500);
         expect([200, 400, 413]).toContain(first.status);
         const appended = await eventsSince(db.sql, mark);
-        if (first.status === 200) {
+        if (first.status === 200 && appended.length === 0) {
+          // The generator can make the same payload twice (a constant payment_id): a repeat stores nothing,
+          // and the first delivery is in the store.
+          const [row] = await db.sql<{ n: number }[]>`select count(*)::int as n from es_events where type = 'WebhookReceived' and data->>'raw' = ${text}`;
+          expect(row!.n).toBe(1);
+        } else if (first.status === 200) {
           expect(appended.map((e) => e.type)).toEqual(['WebhookReceived']);
           expect((appended[0]!.data as { raw: string }).raw).toBe(text);
           const paymentId = (appended[0]!.data as { webhook: { paymentId: string } }).webhook.paymentId;
