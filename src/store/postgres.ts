@@ -52,39 +52,49 @@ export function createPostgresEventStore(sql: Sql, opts: { ownsConnection?: bool
   async function appendOnce(requests: readonly AppendRequest[]): Promise<AppendResult[]> {
     const prepared = prepareAppend(requests);
     return sql.begin(async (tx) => {
+      // Two statements per append (round trips weigh most on small appends). The first takes every
+      // stream that has events, creating it at -1 if new, with a row lock in sorted order (concurrent
+      // multi-stream appends cannot deadlock) and its current revision, and reads the ids already stored.
       const ids = prepared.map((p) => p.id);
-      const existing = ids.length
-        ? await tx<{ event_id: string; stream_id: string; content_hash: string }[]>`
-            select event_id::text as event_id, stream_id, content_hash from es_events where event_id = any(${ids}::uuid[])`
+      const withEvents = [...new Set(prepared.map((p) => p.stream))].sort();
+      const rows = ids.length
+        ? await tx<{ kind: 's' | 'e'; key: string; value: string; hash: string | null }[]>`
+            with locked as (
+              insert into es_streams (stream_id, revision) select s, -1 from unnest(${withEvents}::text[]) as s order by s
+              on conflict (stream_id) do update set revision = es_streams.revision
+              returning stream_id, revision)
+            select 's' as kind, stream_id as key, revision::text as value, null::text as hash from locked
+            union all
+            select 'e', event_id::text, stream_id, content_hash from es_events where event_id = any(${ids}::uuid[])`
         : [];
-      const known = new Map(existing.map((r) => [r.event_id, r]));
+      const current = new Map<string, number>();
+      const known = new Map<string, { stream: string; hash: string }>();
+      for (const r of rows) {
+        if (r.kind === 's') current.set(r.key, Number(r.value));
+        else known.set(r.key, { stream: r.value, hash: r.hash! });
+      }
+      const others = [...new Set(requests.map((r) => r.stream))].filter((st) => !current.has(st));
+      if (others.length) {
+        // Requests without events: their revision is only reported.
+        for (const r of await tx<{ stream_id: string; revision: bigint }[]>`
+          select stream_id, revision from es_streams where stream_id = any(${others}::text[])`) current.set(r.stream_id, Number(r.revision));
+      }
       const fresh: PreparedEvent[] = [];
+      const freshCount = new Map<string, number>();
       const duplicates = new Map<string, number>();
       for (const p of prepared) {
         const k = known.get(p.id);
         if (!k) {
           fresh.push(p);
+          freshCount.set(p.stream, (freshCount.get(p.stream) ?? 0) + 1);
           continue;
         }
-        if (k.stream_id !== p.stream) throw new EventIdConflictError(p.id, p.stream, 'other_stream', k.stream_id);
-        if (k.content_hash !== p.contentHash) throw new EventIdConflictError(p.id, p.stream, 'different_content', k.stream_id);
+        if (k.stream !== p.stream) throw new EventIdConflictError(p.id, p.stream, 'other_stream', k.stream);
+        if (k.hash !== p.contentHash) throw new EventIdConflictError(p.id, p.stream, 'different_content', k.stream);
         duplicates.set(p.stream, (duplicates.get(p.stream) ?? 0) + 1);
       }
-      const streams = [...new Set(requests.map((r) => r.stream))].sort();
-      const writing = [...new Set(fresh.map((p) => p.stream))].sort();
-      if (writing.length) {
-        // Sorted inserts and row locks: concurrent multi-stream appends cannot deadlock.
-        await tx`insert into es_streams (stream_id, revision) select s, -1 from unnest(${writing}::text[]) as s order by s on conflict do nothing`;
-      }
-      const current = new Map<string, number>();
-      if (streams.length) {
-        const rows = await tx<{ stream_id: string; revision: bigint }[]>`
-          select stream_id, revision from es_streams where stream_id = any(${streams}::text[]) order by stream_id for update`;
-        for (const r of rows) current.set(r.stream_id, Number(r.revision));
-      }
       for (const r of requests) {
-        const hasFresh = fresh.some((p) => p.stream === r.stream);
-        if (hasFresh) checkExpected(r.stream, r.expectedRevision ?? 'any', current.get(r.stream) ?? -1);
+        if (freshCount.has(r.stream)) checkExpected(r.stream, r.expectedRevision ?? 'any', current.get(r.stream) ?? -1);
       }
       const revisions: number[] = [];
       const next = new Map(current);
@@ -95,27 +105,33 @@ export function createPostgresEventStore(sql: Sql, opts: { ownsConnection?: bool
       }
       const lastPosition = new Map<string, Position>();
       if (fresh.length) {
+        // The second inserts the events and moves the streams' revisions on, in one statement.
+        const writing = [...freshCount.keys()].sort();
+        const updated = writing.map((st) => next.get(st)!);
         const inserted = await tx<{ stream_id: string; global_position: bigint; transaction_id: string }[]>`
-          insert into es_events (event_id, stream_id, stream_revision, type, version, data, metadata, content_hash)
-          select id, stream, rev, type, version, data::jsonb, metadata::jsonb, hash
-          from unnest(${fresh.map((p) => p.id)}::uuid[], ${fresh.map((p) => p.stream)}::text[], ${revisions}::int8[],
-                      ${fresh.map((p) => p.type)}::text[], ${fresh.map((p) => p.version)}::int4[],
-                      ${fresh.map((p) => p.dataJson)}::text[], ${fresh.map((p) => p.metadataJson)}::text[],
-                      ${fresh.map((p) => p.contentHash)}::text[])
-            as t(id, stream, rev, type, version, data, metadata, hash)
-          returning stream_id, global_position, transaction_id::text as transaction_id`;
+          with inserted as (
+            insert into es_events (event_id, stream_id, stream_revision, type, version, data, metadata, content_hash)
+            select id, stream, rev, type, version, data::jsonb, metadata::jsonb, hash
+            from unnest(${fresh.map((p) => p.id)}::uuid[], ${fresh.map((p) => p.stream)}::text[], ${revisions}::int8[],
+                        ${fresh.map((p) => p.type)}::text[], ${fresh.map((p) => p.version)}::int4[],
+                        ${fresh.map((p) => p.dataJson)}::text[], ${fresh.map((p) => p.metadataJson)}::text[],
+                        ${fresh.map((p) => p.contentHash)}::text[])
+              as t(id, stream, rev, type, version, data, metadata, hash)
+            returning stream_id, global_position, transaction_id::text as transaction_id),
+          moved as (
+            update es_streams as s set revision = v.rev
+            from unnest(${writing}::text[], ${updated}::int8[]) as v(stream, rev) where s.stream_id = v.stream)
+          select stream_id, global_position, transaction_id from inserted`;
         for (const row of inserted) {
           const pos = { commit: BigInt(row.transaction_id), prepare: row.global_position };
           const prior = lastPosition.get(row.stream_id);
           if (!prior || prior.prepare < pos.prepare) lastPosition.set(row.stream_id, pos);
         }
-        const updated = writing.map((s) => next.get(s)!);
-        await tx`update es_streams as s set revision = v.rev from unnest(${writing}::text[], ${updated}::int8[]) as v(stream, rev) where s.stream_id = v.stream`;
       }
       return requests.map((r): AppendResult => ({
         stream: r.stream,
-        revision: next.get(r.stream) ?? current.get(r.stream) ?? -1,
-        appended: fresh.filter((p) => p.stream === r.stream).length,
+        revision: next.get(r.stream) ?? -1,
+        appended: freshCount.get(r.stream) ?? 0,
         duplicates: duplicates.get(r.stream) ?? 0,
         position: lastPosition.get(r.stream),
       }));

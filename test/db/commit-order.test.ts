@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventIdFor } from '../../src/events/ids';
 import { createPostgresEventStore } from '../../src/store/postgres';
-import { formatPosition, type EventStore, type NewEvent, type Position } from '../../src/store/types';
+import { comparePositions, formatPosition, type EventStore, type NewEvent, type Position } from '../../src/store/types';
 import { createTestDatabase, type TestDatabase } from '../support/db';
 
 /**
@@ -21,15 +21,32 @@ async function crossPowerOfTen(db: TestDatabase): Promise<bigint> {
   const current = BigInt(row!.xid);
   const target = 10n ** BigInt(current.toString().length);
   const burn = Number(target - current);
-  // Each subtransaction that writes takes an id of its own: thousands in one statement, no commit each.
-  await db.sql.begin(async (tx) => {
-    await tx.unsafe('create temp table xid_burner (n int) on commit drop');
-    await tx.unsafe(`do $$ begin
-      for i in 1..${burn} loop
-        begin insert into xid_burner values (i); exception when others then null; end;
-      end loop; end $$`);
-  });
+  // One short transaction per id (a long one would hold back every follower on the server, since
+  // pg_snapshot_xmin is server-wide), without waiting for a disk flush at each commit.
+  const conn = await db.sql.reserve();
+  try {
+    await conn`set synchronous_commit = off`;
+    await conn.unsafe(`do $$ begin
+      for i in 1..${burn} loop perform pg_current_xact_id(); commit; end loop; end $$`);
+  } finally {
+    await conn`reset synchronous_commit`;
+    conn.release();
+  }
   return target;
+}
+
+/**
+ * Waits until a fresh read can see `position`. Visibility stops at the oldest transaction still running
+ * on the whole server, so another test file's open transaction may delay it for a moment.
+ */
+async function visible(store: EventStore, position: Position): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const head = await store.headPosition();
+    if (head && comparePositions(head, position) >= 0) return;
+    if (Date.now() > deadline) throw new Error(`position ${formatPosition(position)} not visible after 20 s`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
 
 async function follow(store: EventStore, maxCount: number): Promise<{ n: number; position: Position }[]> {
@@ -56,6 +73,7 @@ describe('postgres event store: transaction ids compared as numbers', () => {
     const target = await crossPowerOfTen(db);
     await store.append('after', [event(2)]);
     const last = await store.append('after', [event(3)]);
+    await visible(store, last.position!);
 
     expect(before.position!.commit < target).toBe(true);
     expect(last.position!.commit >= target).toBe(true);
@@ -72,13 +90,14 @@ describe('postgres event store: transaction ids compared as numbers', () => {
   it('a page read ahead never hides events committed after it was read', async () => {
     const store = createPostgresEventStore(db.sql);
     const stream = 'read-ahead';
-    await store.append(stream, [event(10), event(11)]);
-    const start = await store.headPosition();
-    await store.append(stream, [event(12), event(13)]);
+    const start = (await store.append(stream, [event(10), event(11)])).position;
+    const third = await store.append(stream, [event(12), event(13)]);
+    await visible(store, third.position!);
     // A full page: the store reads the page after it ahead (empty at that moment).
     const first = await store.readAll(start, { maxCount: 2 });
     expect(first.map((e) => (e.data as { n: number }).n)).toEqual([12, 13]);
-    await store.append(stream, [event(14)]);
+    const fifth = await store.append(stream, [event(14)]);
+    await visible(store, fifth.position!); // headPosition does not take the page read ahead
     const next = await store.readAll(first[1]!.position, { maxCount: 2 });
     expect(next.map((e) => (e.data as { n: number }).n)).toEqual([14]);
   });
