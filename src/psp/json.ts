@@ -77,6 +77,84 @@ export function toPlainJson(value: unknown): unknown {
 
 export { isLosslessNumber, LosslessNumber };
 
+/** What `parseJsonFast` proved about a document besides its value. */
+export interface FastParse {
+  readonly value: unknown;
+  /** The text has a `\u` escape or a surrogate code unit: its strings may hold NUL or unpaired surrogates. */
+  readonly mayHaveUnstorableText: boolean;
+}
+
+// Characters that may continue a JSON number token.
+const isNumberChar = (c: number) => (c >= 48 && c <= 57) || c === 45 || c === 43 || c === 46 || c === 101 || c === 69;
+
+function membersOf(value: unknown): number {
+  if (typeof value !== 'object' || value === null) return 0;
+  let n = 0;
+  if (Array.isArray(value)) {
+    for (const v of value) n += membersOf(v);
+    return n;
+  }
+  // JSON.parse makes "__proto__" an own member; leave such a document to lossless-json.
+  if (Object.hasOwn(value, '__proto__')) return -1;
+  for (const k in value) {
+    const inner = membersOf((value as Record<string, unknown>)[k]);
+    if (inner < 0) return -1;
+    n += 1 + inner;
+  }
+  return n;
+}
+
+/**
+ * The fast path of `parseJsonExact` for records: the engine's `JSON.parse` (numbers as JS numbers), used
+ * only when that is provably the same document as the lossless tree. One scan of the text checks that
+ * every number token is exactly the shortest round-trip text of its double (`String(Number(t)) === t`:
+ * no exponent, no trailing zero, no digit beyond a double's precision, no -0, no integer beyond 2^53), so
+ * a number's text is `String(value)` and nothing was rounded; that nesting is within `maxDepth`; and that the tree has as
+ * many members as the text has `name:` pairs (a repeated name, which JSON.parse would silently collapse,
+ * is left to lossless-json's rule). Returns null whenever anything is unproven (including invalid JSON,
+ * so that errors keep lossless-json's messages): the caller then takes the lossless path.
+ */
+export function parseJsonFast(text: string, maxDepth = MAX_JSON_DEPTH): FastParse | null {
+  let depth = 0;
+  let colons = 0;
+  let suspect = false;
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    let c = text.charCodeAt(i);
+    if (c === 34) {
+      // A string: skip to its closing quote, noting escapes of code units and surrogates.
+      for (i++; i < n; i++) {
+        c = text.charCodeAt(i);
+        if (c === 34) break;
+        if (c === 92) {
+          i++;
+          if (text.charCodeAt(i) === 117 /* u */) suspect = true;
+        } else if (c >= 0xd800 && c <= 0xdfff) suspect = true;
+      }
+    } else if (c === 123 || c === 91) {
+      if (++depth > maxDepth) return null;
+    } else if (c === 125 || c === 93) depth--;
+    else if (c === 58) colons++;
+    else if ((c >= 48 && c <= 57) || c === 45) {
+      let j = i + 1;
+      while (j < n && isNumberChar(text.charCodeAt(j))) j++;
+      const token = text.slice(i, j);
+      const num = Number(token);
+      // toPlainJson keeps integers beyond 2^53 as text (isSafeNumber): leave those to the lossless path.
+      if (String(num) !== token || (Number.isInteger(num) && !Number.isSafeInteger(num))) return null;
+      i = j - 1;
+    } else if (c >= 0xd800 && c <= 0xdfff) suspect = true;
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (membersOf(value) !== colons) return null;
+  return { value, mayHaveUnstorableText: suspect };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Streaming array reader
 

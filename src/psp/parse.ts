@@ -9,9 +9,10 @@ import {
   type OperationMethod,
   type TransactionStatus,
 } from '../events/ingest-events';
-import { isLosslessNumber, isPlainObject, parseJsonExact, toPlainJson } from './json';
+import { isLosslessNumber, isPlainObject, parseJsonExact, parseJsonFast, toPlainJson } from './json';
 import { decodeBase64Url } from './signature';
-import { captureWebhook, periodRecord, primaryWebhook, refundWebhook, registerRecord, voidWebhook, type Amount } from './schemas';
+import { parseAmount } from '../money';
+import { captureWebhook, periodRecord, primaryWebhook, refundWebhook, registerRecord, voidWebhook, type Amount, type PeriodRecord, type RegisterRecord } from './schemas';
 
 /**
  * Normalizers: the PSP's JSON text → the exact records of src/events/ingest-events.ts. Every failure
@@ -23,6 +24,11 @@ export type ParseResult<T> = { ok: true; value: T } | { ok: false; field: string
 export interface ParseOptions {
   /** "now" for the plausibility check of times (default: the clock). */
   readonly now?: Date;
+  /**
+   * true: lossless-json and the zod schemas only, never the fast paths (tests compare both; the fast
+   * paths give the same result or step aside).
+   */
+  readonly exactOnly?: boolean;
 }
 
 /** Earliest plausible record time; anything before is a unit or encoding error. */
@@ -32,18 +38,25 @@ export const LATEST_RECORD_AHEAD_MS = 366 * 24 * 3600 * 1000;
 
 const fail = (field: string, reason: string): { ok: false; field: string; reason: string } => ({ ok: false, field, reason });
 
-function readObject(text: string): ParseResult<Record<string, unknown>> {
-  const parsed = parseJsonExact(text);
+function readObject(text: string, opts: ParseOptions): ParseResult<Record<string, unknown>> {
+  // Fast path (see parseJsonFast): numbers arrive as JS numbers whose text is exactly the source's,
+  // which every schema and normalizer reads as it reads a LosslessNumber.
+  const fast = opts.exactOnly ? null : parseJsonFast(text);
+  const parsed = fast ? { ok: true as const, value: fast.value } : parseJsonExact(text);
   if (!parsed.ok) return fail('(root)', parsed.reason);
   if (!isPlainObject(parsed.value)) return fail('(root)', 'expected a JSON object');
-  const bad = unstorableText(parsed.value, '');
-  if (bad) return bad;
+  // Without a \u escape or a surrogate in the text, no string can hold NUL or an unpaired surrogate.
+  if (!fast || fast.mayHaveUnstorableText) {
+    const bad = unstorableText(parsed.value, '');
+    if (bad) return bad;
+  }
   return { ok: true, value: parsed.value };
 }
 
 // U+0000 and unpaired surrogates are valid in JSON text (as escapes) but PostgreSQL's jsonb and text
 // refuse them: accepted, such a record would fail every append of its batch, on every run.
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const UNSTORABLE_ALL = new RegExp(UNSTORABLE.source, 'g');
 
 /** The first string (member name or value) in a parsed tree that cannot be stored, as a rejection. */
 export function unstorableText(value: unknown, path: string): { ok: false; field: string; reason: string } | null {
@@ -63,7 +76,7 @@ export function unstorableText(value: unknown, path: string): { ok: false; field
   if (isPlainObject(value)) {
     for (const [k, v] of Object.entries(value)) {
       // The field path is stored too: write an unstorable name's characters as \uXXXX text.
-      const name = k.replace(new RegExp(UNSTORABLE.source, 'g'), (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+      const name = UNSTORABLE.test(k) ? k.replace(UNSTORABLE_ALL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : k;
       const where = path ? `${path}.${name}` : name;
       const r = check(k, where) ?? unstorableText(v, where);
       if (r) return r;
@@ -142,18 +155,107 @@ function otherFields(obj: Record<string, unknown>, mapped: ReadonlySet<string>):
   return out;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Fast readers of the register and period schemas (zod's unions cost tens of µs a record, most of a
+// sync's parsing time). Each reads a field exactly as its schema in schemas.ts does when the value has
+// a plain, valid shape, and answers SLOW otherwise (a LosslessNumber, a wrong type, an invalid amount):
+// the record then goes through zod, which gives the verdict and its message. test/psp/fast-path.test.ts
+// checks that both ways agree on arbitrary and hostile records.
+
+const SLOW = Symbol('slow');
+type Read = (v: unknown) => unknown;
+
+/** idText */
+const idTextOf: Read = (v) => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : SLOW);
+/** optionalIdText */
+const optionalIdTextOf: Read = (v) => (v == null || v === '' ? null : idTextOf(v));
+/** text, timestamp: z.string().nullish() */
+const textOf: Read = (v) => (v == null || typeof v === 'string' ? v : SLOW);
+/** z.string() */
+const stringOf: Read = (v) => (typeof v === 'string' ? v : SLOW);
+/** currency */
+const currencyOf: Read = (v) => (typeof v === 'string' && /^[A-Z]{3}$/.test(v) ? v : SLOW);
+/** epochMillis */
+const epochOf: Read = (v) => (v == null ? null : typeof v === 'string' ? v : typeof v === 'number' ? String(v) : SLOW);
+/** amount (required, non-negative) */
+const amountOf: Read = (v) => {
+  if (typeof v !== 'string' && typeof v !== 'number') return SLOW;
+  const raw = typeof v === 'number' ? String(v) : v;
+  const r = parseAmount(raw, { allowNegative: false });
+  return r.ok ? ({ minor: r.minor, raw } satisfies Amount) : SLOW;
+};
+/** optionalAmount */
+const optionalAmountOf: Read = (v) => (v === '' || v == null ? null : amountOf(v));
+
+function readFast(obj: Record<string, unknown>, spec: ReadonlyArray<readonly [string, Read]>): Record<string, unknown> | null {
+  const out: Record<string, unknown> = {};
+  for (const [name, read] of spec) {
+    const v = read(obj[name]);
+    if (v === SLOW) return null;
+    out[name] = v;
+  }
+  return out;
+}
+
+// The fields of registerRecord / periodRecord that the normalizers read (the rest stay in `other`).
+const REGISTER_FAST: ReadonlyArray<readonly [string, Read]> = [
+  ['projectId', optionalIdTextOf], ['orderId', optionalIdTextOf], ['paymentId', idTextOf], ['amount', optionalAmountOf],
+  ['currency', currencyOf], ['method', stringOf], ['status', stringOf], ['dateTime', epochOf], ['cardMask', textOf],
+  ['payway', textOf], ['customerFee', optionalAmountOf], ['merchantFee', optionalAmountOf], ['entityName', textOf],
+  ['projectName', textOf], ['originalAmount', optionalAmountOf], ['exchangeCurrency', textOf], ['tokenizationKind', textOf],
+  ['authCode', optionalIdTextOf], ['rrnCode', optionalIdTextOf], ['description', textOf], ['payload', textOf],
+  ['paymentSystem', textOf], ['recipientCardMask', textOf], ['reserveAmount', optionalAmountOf], ['receiverName', textOf],
+  ['receiverAmount', optionalAmountOf], ['receiverFee', optionalAmountOf],
+];
+const PERIOD_FAST: ReadonlyArray<readonly [string, Read]> = [
+  ['projectId', optionalIdTextOf], ['orderId', optionalIdTextOf], ['paymentId', idTextOf], ['amount', amountOf],
+  ['currency', currencyOf], ['method', stringOf], ['status', stringOf], ['dateTime', epochOf], ['authCode', optionalIdTextOf],
+  ['rrnCode', optionalIdTextOf], ['description', textOf], ['payload', textOf], ['customerFee', optionalAmountOf],
+  ['merchantFee', optionalAmountOf], ['paymentSystem', textOf], ['recipientCardMask', textOf],
+];
+
+type Checked<T> = { ok: true; value: T } | { ok: false; field: string; reason: string };
+
+function checkRegister(obj: Record<string, unknown>, opts: ParseOptions): Checked<RegisterRecord> {
+  const fast = opts.exactOnly ? null : readFast(obj, REGISTER_FAST);
+  if (fast) return { ok: true, value: fast as RegisterRecord };
+  const r = registerRecord.safeParse(obj);
+  return r.success ? { ok: true, value: r.data } : firstIssue(r.error);
+}
+
+function checkPeriod(obj: Record<string, unknown>, opts: ParseOptions): Checked<PeriodRecord> {
+  const fast = opts.exactOnly ? null : readFast(obj, PERIOD_FAST);
+  if (fast) return { ok: true, value: fast as PeriodRecord };
+  const r = periodRecord.safeParse(obj);
+  return r.success ? { ok: true, value: r.data } : firstIssue(r.error);
+}
+
 const REGISTER_MAPPED = new Set([
   'projectId', 'orderId', 'paymentId', 'method', 'status', 'dateTime', 'currency', 'amount', 'originalAmount', 'customerFee',
   'merchantFee', 'receiverName', 'receiverAmount', 'receiverFee', 'reserveAmount', 'cardMask', 'payway',
 ]);
 
+/**
+ * A refusal found on a fast path is read again on the exact path, whose reasons (zod's messages name
+ * what it saw: a LosslessNumber, not a number) are the ones stored: the same record is refused with the
+ * same reason, so with the same event id, whichever path read it first.
+ */
+function exactOnRefusal<T>(read: (text: string, opts: ParseOptions) => ParseResult<T>): (text: string, opts?: ParseOptions) => ParseResult<T> {
+  return (text, opts = {}) => {
+    const r = read(text, opts);
+    return r.ok || opts.exactOnly ? r : read(text, { ...opts, exactOnly: true });
+  };
+}
+
 /** A register record (2.10), exactly. Fields absent from the report come out as null. */
-export function parseRegisterRecord(text: string, opts: ParseOptions = {}): ParseResult<NormalizedRegisterRecord> {
-  const root = readObject(text);
+export const parseRegisterRecord = exactOnRefusal(readRegisterRecord);
+
+function readRegisterRecord(text: string, opts: ParseOptions): ParseResult<NormalizedRegisterRecord> {
+  const root = readObject(text, opts);
   if (!root.ok) return root;
-  const r = registerRecord.safeParse(root.value);
-  if (!r.success) return firstIssue(r.error);
-  const d = r.data;
+  const r = checkRegister(root.value, opts);
+  if (!r.ok) return r;
+  const d = r.value;
   const badId = badPaymentId(d.paymentId, 'paymentId');
   if (badId) return badId;
   const m = methodOf(d.method);
@@ -190,12 +292,14 @@ export function parseRegisterRecord(text: string, opts: ParseOptions = {}): Pars
 const PERIOD_MAPPED = new Set(['projectId', 'orderId', 'paymentId', 'method', 'status', 'dateTime', 'currency', 'amount', 'customerFee', 'merchantFee']);
 
 /** A time-period transaction record (2.9), exactly. */
-export function parsePeriodRecord(text: string, opts: ParseOptions = {}): ParseResult<NormalizedPeriodRecord> {
-  const root = readObject(text);
+export const parsePeriodRecord = exactOnRefusal(readPeriodRecord);
+
+function readPeriodRecord(text: string, opts: ParseOptions): ParseResult<NormalizedPeriodRecord> {
+  const root = readObject(text, opts);
   if (!root.ok) return root;
-  const r = periodRecord.safeParse(root.value);
-  if (!r.success) return firstIssue(r.error);
-  const d = r.data;
+  const r = checkPeriod(root.value, opts);
+  if (!r.ok) return r;
+  const d = r.value;
   const badId = badPaymentId(d.paymentId, 'paymentId');
   if (badId) return badId;
   const m = methodOf(d.method);
@@ -246,8 +350,10 @@ export function webhookKindOf(method: OperationMethod, hasRecurring: boolean): N
 }
 
 /** A webhook (6.2–6.5) from the decoded JSON text of its `data` field. */
-export function parseWebhookPayload(json: string, opts: ParseOptions = {}): ParseResult<NormalizedWebhook> {
-  const root = readObject(json);
+export const parseWebhookPayload = exactOnRefusal(readWebhookPayload);
+
+function readWebhookPayload(json: string, opts: ParseOptions): ParseResult<NormalizedWebhook> {
+  const root = readObject(json, opts);
   if (!root.ok) return root;
   const obj = root.value;
   if (typeof obj.method !== 'string') return fail('method', 'expected a method');
@@ -266,7 +372,7 @@ export function parseWebhookPayload(json: string, opts: ParseOptions = {}): Pars
   // operation_id is in the schema of capture, void and refund only; on a primary body it passes through
   // unread, so read it here (a number arrives as a LosslessNumber, which is not event data).
   const op = d.operation_id as unknown;
-  const operationId = op == null || op === '' ? null : typeof op === 'string' ? op : isLosslessNumber(op) ? op.value : undefined;
+  const operationId = op == null || op === '' ? null : typeof op === 'string' ? op : isLosslessNumber(op) ? op.value : typeof op === 'number' ? String(op) : undefined;
   if (operationId === undefined) return fail('operation_id', 'expected a string or a number');
   const created = recordTimeToIso(d.created_at, 'created_at', opts.now);
   if (!created.ok) return created;
