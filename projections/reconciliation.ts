@@ -1,17 +1,9 @@
 import { dataOf, isEvent } from '../src/events/catalog';
-import { stableStringify } from '../src/events/ids';
-import { RegisterCountMismatched, SyncWindowCompleted, SyncWindowFailed, WebhookResendRequested } from '../src/events/ingest-events';
+import { RegisterCountMismatched, SyncWindowCompleted, WebhookResendRequested } from '../src/events/ingest-events';
 import { SubMerchantRegistered } from '../src/events/ledger-events';
 import { DiscrepancyAccepted } from '../src/events/audit-events';
-import {
-  discrepancyId,
-  findDiscrepancies,
-  nextDue,
-  type Finding,
-  type ResendRequest,
-  type SyncWindow,
-} from '../src/ledger/discrepancy-rules';
-import { matchPayment, observationFromJson, observationOf, observationToJson, type MatchedOperation, type Observation, type SourceItem } from '../src/ledger/matching';
+import { discrepancyId, findDiscrepancies, nextDue, type Finding, type ResendRequest, type SyncWindow } from '../src/ledger/discrepancy-rules';
+import { matchPayment, observationFromRow, observationOf, observationToRow, type MatchedOperation, type Observation, type SourceItem } from '../src/ledger/matching';
 import type { Projection, ProjectionContext, Tx } from '../src/ledger/projection';
 import type { RecordedEvent } from '../src/store/types';
 
@@ -25,9 +17,11 @@ import type { RecordedEvent } from '../src/store/types';
  * event (not every batch) the payments it concerns, and every payment whose grace period or re-send
  * grace has run out by the new clock, are judged again; so the rows (including detection and resolution
  * times and events) are the same whatever the batch sizes.
+ *
+ * Cost and memory: a batch loads the state of only the payments it touches (one query per table, keyed
+ * by arrays of payment keys), keeps it in memory for the batch and drops it after; it writes back only
+ * what changed, with COPY. Nothing is cached across batches, so memory does not grow with the log.
  */
-
-type Row = Record<string, unknown>;
 
 interface DiscRow {
   id: string;
@@ -63,15 +57,30 @@ interface PaymentState {
   readonly observations: Observation[];
   readonly resends: ResendRequest[];
   readonly discrepancies: Map<string, DiscRow>;
+  /** earliest dateTime or seenAt of any observation (ms): no operation is older, see `evaluate` */
+  earliest: number | null;
+  /** the payment had observations stored before this batch (its view rows exist) */
+  readonly stored: boolean;
   ops: MatchedOperation[] | null;
   opsDirty: boolean;
   due: number | null;
+  /** a due row exists in the table */
+  dueStored: boolean;
   dueDirty: boolean;
+}
+
+interface PendingAcceptance {
+  readonly discrepancyId: string;
+  readonly acceptedBy: string;
+  readonly note: string;
+  readonly acceptedAt: string;
+  readonly eventId: string;
 }
 
 const paymentKey = (posId: string, paymentId: string) => `${posId}\u0000${paymentId}`;
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 const isoOf = (v: unknown): string | null => (v === null || v === undefined ? null : v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString());
+const q = (ident: string) => `"${ident.replace(/"/g, '""')}"`;
 
 /** The time an event carries (ms), or null: the projection's only notion of "now". */
 export function eventTime(e: RecordedEvent): number | null {
@@ -101,54 +110,101 @@ const RECEIVER_COLUMNS = `operation_key text, pos_id text, payment_id text, meth
 
 const names = (cols: string) => cols.split(',').map((c) => c.trim().split(/\s+/)[0]!).join(', ');
 
-async function insertJson(tx: Tx, schema: string, table: string, cols: string, rows: Row[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += 5000) {
-    const chunk = rows.slice(i, i + 5000);
+// ---------------------------------------------------------------- bulk insert
+
+/** A value for insertRows: text-like values and bigint, a boolean, a plain object (jsonb), or a text array. */
+type Cell = string | number | bigint | boolean | null | undefined | readonly string[] | Record<string, unknown>;
+
+const PLAIN_ELEMENT = /^[A-Za-z0-9_.:@+-]+$/;
+
+/** A PostgreSQL array literal of text elements (quoted unless plainly safe). */
+function arrayLiteral(xs: readonly string[]): string {
+  let out = '{';
+  for (let i = 0; i < xs.length; i++) {
+    const x = xs[i]!;
+    if (i) out += ',';
+    out += PLAIN_ELEMENT.test(x) && x.toUpperCase() !== 'NULL' ? x : `"${x.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+  }
+  return out + '}';
+}
+
+// Every column travels as text (the driver then has no type of its own to apply) and is cast in SQL.
+function cell(v: Cell): string | null {
+  if (v === null || v === undefined) return null;
+  if (typeof v === 'string') return v;
+  if (typeof v === 'boolean') return v ? 'true' : 'false';
+  if (Array.isArray(v)) return arrayLiteral(v as readonly string[]);
+  if (typeof v === 'object') return JSON.stringify(v);
+  return String(v);
+}
+
+/** `name type, …` → the parts an unnest insert needs. */
+function columnsOf(cols: string): Array<{ name: string; type: string }> {
+  return cols.split(',').map((c) => {
+    const [name, type] = c.trim().split(/\s+/) as [string, string];
+    return { name, type };
+  });
+}
+
+/**
+ * Inserts rows in one statement: one text[] parameter per column, `insert … select from unnest(…)`, each
+ * column cast to its type (array-typed columns travel as their literal: unnest would flatten them).
+ * (Not COPY: the driver sends COPY's end in a write of its own, which waits for a delayed ACK.)
+ */
+async function insertRows(tx: Tx, schema: string, table: string, cols: string, rows: readonly (readonly Cell[])[]): Promise<void> {
+  if (rows.length === 0) return;
+  const columns = columnsOf(cols);
+  for (let i = 0; i < rows.length; i += 20_000) {
+    const chunk = rows.slice(i, i + 20_000);
+    const params = columns.map((_, c) => chunk.map((r) => cell(r[c])));
+    const unnest = columns.map((_, k) => `$${k + 1}::text[]`).join(', ');
+    const select = columns.map((c, k) => (c.type === 'text' ? `c${k}` : `c${k}::${c.type}`)).join(', ');
     await tx.unsafe(
-      `insert into ${q(schema)}.${table} (${names(cols)}) select ${names(cols)} from jsonb_to_recordset($1::text::jsonb) as t(${cols})`,
-      [JSON.stringify(chunk)] as never[],
+      `insert into ${q(schema)}.${table} (${columns.map((c) => c.name).join(', ')}) select ${select} from unnest(${unnest}) as u(${columns.map((_, k) => `c${k}`).join(', ')})`,
+      params as never[],
     );
   }
 }
 
-const q = (ident: string) => `"${ident.replace(/"/g, '""')}"`;
+// ---------------------------------------------------------------- rows of the views
 
-function sourceColumns(prefix: string, it: SourceItem | null): Row {
-  const s = (v: bigint | null | undefined) => (v === null || v === undefined ? null : v.toString());
-  const row: Row = {
-    [`${prefix}_present`]: it !== null,
-    [`${prefix}_status`]: it?.status ?? null,
-    [`${prefix}_amount`]: s(it?.amount),
-    [`${prefix}_currency`]: it?.currency ?? null,
-    [`${prefix}_date_time`]: it?.dateTime ?? null,
-    [`${prefix}_event_ids`]: it ? [...it.eventIds] : [],
-  };
-  if (prefix === 'webhook') row.webhook_fee = s(it?.merchantFee);
-  else {
-    row[`${prefix}_customer_fee`] = s(it?.customerFee);
-    row[`${prefix}_merchant_fee`] = s(it?.merchantFee);
+const big = (v: bigint | null | undefined) => (v === null || v === undefined ? null : v);
+
+function sourceCells(it: SourceItem | null, kind: 'register' | 'period' | 'webhook'): Cell[] {
+  if (kind === 'register') {
+    return [it !== null, it?.status, big(it?.amount), big(it?.grossAmount), it?.currency, big(it?.customerFee), big(it?.merchantFee), it?.dateTime, it ? it.eventIds : []];
   }
-  if (prefix === 'register') row.register_gross_amount = s(it?.grossAmount);
-  return row;
+  if (kind === 'period') {
+    return [it !== null, it?.status, big(it?.amount), it?.currency, big(it?.customerFee), big(it?.merchantFee), it?.dateTime, it ? it.eventIds : []];
+  }
+  return [it !== null, it?.status, big(it?.amount), it?.currency, big(it?.merchantFee), it?.dateTime, it ? it.eventIds : []];
 }
 
-function opRow(op: MatchedOperation): Row {
-  return {
-    operation_key: op.key,
-    pos_id: op.posId,
-    payment_id: op.paymentId,
-    order_id: op.orderId,
-    method: op.method,
-    ordinal: op.ordinal,
-    occurred_at: op.occurredAt,
-    currency: op.register?.currency ?? op.period?.currency ?? op.webhook?.currency ?? null,
-    ...sourceColumns('register', op.register),
-    ...sourceColumns('period', op.period),
-    ...sourceColumns('webhook', op.webhook),
-  };
+function opCells(op: MatchedOperation): Cell[] {
+  return [
+    op.key,
+    op.posId,
+    op.paymentId,
+    op.orderId,
+    op.method,
+    op.ordinal,
+    op.occurredAt,
+    op.register?.currency ?? op.period?.currency ?? op.webhook?.currency ?? null,
+    ...sourceCells(op.register, 'register'),
+    ...sourceCells(op.period, 'period'),
+    ...sourceCells(op.webhook, 'webhook'),
+  ];
 }
 
-function discRowFromDb(r: Row): DiscRow {
+function discCells(r: DiscRow): Cell[] {
+  return [
+    r.id, r.type, r.status, r.pos_id, r.payment_id, r.order_id, r.method, r.operation_key, r.receiver_name, r.sub_merchant_id,
+    r.sub_merchant_ids, r.currency, r.occurred_at, r.values, r.evidence, r.detected_at, r.detected_by_event,
+    r.resolved_at, r.resolved_by_event, r.accepted_at, r.accepted_by, r.accepted_note, r.accepted_by_event, r.updated_at, r.updated_by_event,
+  ];
+}
+
+function discRowFromDb(r: Record<string, unknown>): DiscRow {
   return {
     ...(r as unknown as DiscRow),
     id: String(r.id),
@@ -167,13 +223,36 @@ function discRowFromDb(r: Row): DiscRow {
   };
 }
 
+/** Structural equality of plain JSON values (keys in any order; undefined members count as absent). */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  let n = 0;
+  for (const k in x) {
+    if (x[k] === undefined) continue;
+    n++;
+    if (!sameJson(x[k], y[k])) return false;
+  }
+  for (const k in y) if (y[k] !== undefined) n--;
+  return n === 0;
+}
+
 async function setup(tx: Tx, ctx: ProjectionContext): Promise<void> {
   const s = q(ctx.schema);
   await tx.unsafe(`
     create table ${s}.state (id int primary key, clock timestamptz);
     insert into ${s}.state values (1, null);
-    create table ${s}.observations (event_id uuid primary key, pos_id text not null, payment_id text not null, obs jsonb not null);
-    create index on ${s}.observations (pos_id, payment_id);
+    -- one row per observation, in a compact form (observationToRow); read back by payment
+    create table ${s}.observations (pos_id text not null, payment_id text not null, event_id uuid not null, obs text not null,
+      primary key (pos_id, payment_id, event_id));
     create table ${s}.resends (event_id uuid primary key, pos_id text not null, payment_id text not null, method text not null,
       requested_at timestamptz not null, outcome text not null);
     create index on ${s}.resends (pos_id, payment_id);
@@ -195,7 +274,60 @@ async function setup(tx: Tx, ctx: ProjectionContext): Promise<void> {
     create index on ${s}.discrepancies (pos_id, payment_id);
     create index on ${s}.discrepancies (type, status);
     create index on ${s}.discrepancies (occurred_at);
+    create index on ${s}.discrepancies (pos_id) where payment_id is null;
   `);
+}
+
+// ---------------------------------------------------------------- a batch in memory
+
+/** Min-heap of (due time, payment) with lazy deletion: an entry counts only while it equals the payment's due. */
+interface DueHeap {
+  push(at: number, p: PaymentState): void;
+  /** payments whose due ≤ clock, each once */
+  takeReady(clock: number): PaymentState[];
+}
+
+function createDueHeap(): DueHeap {
+  const h: Array<{ at: number; p: PaymentState }> = [];
+  const up = (i: number) => {
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (h[parent]!.at <= h[i]!.at) break;
+      [h[parent], h[i]] = [h[i]!, h[parent]!];
+      i = parent;
+    }
+  };
+  const down = (i: number) => {
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < h.length && h[l]!.at < h[m]!.at) m = l;
+      if (r < h.length && h[r]!.at < h[m]!.at) m = r;
+      if (m === i) return;
+      [h[m], h[i]] = [h[i]!, h[m]!];
+      i = m;
+    }
+  };
+  return {
+    push(at, p) {
+      h.push({ at, p });
+      up(h.length - 1);
+    },
+    takeReady(clock) {
+      const out = new Set<PaymentState>();
+      while (h.length && h[0]!.at <= clock) {
+        const top = h[0]!;
+        const last = h.pop()!;
+        if (h.length) {
+          h[0] = last;
+          down(0);
+        }
+        if (top.p.due === top.at) out.add(top.p);
+      }
+      return [...out];
+    },
+  };
 }
 
 interface Batch {
@@ -210,18 +342,26 @@ interface Batch {
   /** sub_merchant_id → name */
   readonly directory: Map<string, { name: string; eventId: string }>;
   readonly directoryDirty: Set<string>;
+  /** receiverName → sub_merchant_id, rebuilt when the directory changes */
+  lookup: ((name: string) => string | undefined) | null;
   /** report-level discrepancies (report_count_mismatch) */
   readonly reportLevel: Map<string, DiscRow>;
   readonly dirtyDisc: Map<string, DiscRow>;
-  readonly pendingAcceptances: Row[];
-  minDue: number | null;
+  /** ids of discrepancy rows present in the table before this batch */
+  readonly storedDisc: Set<string>;
+  /** acceptances waiting for their discrepancy: the stored ones and this batch's */
+  readonly pending: Map<string, PendingAcceptance & { stored: boolean }>;
+  readonly pendingDone: Set<string>;
+  readonly due: DueHeap;
 }
 
 function subMerchantLookup(b: Batch): (name: string) => string | undefined {
+  if (b.lookup) return b.lookup;
   const byName = new Map<string, string>();
   // Latest registration of a name wins; entries are sorted by id so ties never depend on load order.
   for (const [id, v] of [...b.directory.entries()].sort((x, y) => (x[0] < y[0] ? -1 : 1))) if (!byName.has(v.name)) byName.set(v.name, id);
-  return (name) => byName.get(name.trim());
+  b.lookup = (name) => byName.get(name.trim());
+  return b.lookup;
 }
 
 function opsOf(p: PaymentState): MatchedOperation[] {
@@ -229,17 +369,42 @@ function opsOf(p: PaymentState): MatchedOperation[] {
   return p.ops;
 }
 
+function timeOf(o: Observation): number | null {
+  const a = o.dateTime === null ? NaN : Date.parse(o.dateTime);
+  const b = o.seenAt === null ? NaN : Date.parse(o.seenAt);
+  if (Number.isNaN(a)) return Number.isNaN(b) ? null : b;
+  return Number.isNaN(b) ? a : Math.min(a, b);
+}
+
+function addObservation(p: PaymentState, o: Observation): void {
+  p.observations.push(o);
+  const t = timeOf(o);
+  if (t !== null && (p.earliest === null || t < p.earliest)) p.earliest = t;
+  p.ops = null;
+}
+
 function markDisc(b: Batch, r: DiscRow): void {
   b.dirtyDisc.set(r.id, r);
 }
 
-function applyFindings(b: Batch, p: PaymentState | null, existing: Map<string, DiscRow>, findings: Finding[], eventId: string, scopeOpen: (r: DiscRow) => boolean): void {
+function accept(r: DiscRow, a: PendingAcceptance, updatedAt: string | null, updatedBy: string): void {
+  Object.assign(r, {
+    status: 'accepted',
+    accepted_at: a.acceptedAt,
+    accepted_by: a.acceptedBy,
+    accepted_note: a.note,
+    accepted_by_event: a.eventId,
+    updated_at: updatedAt,
+    updated_by_event: updatedBy,
+  });
+}
+
+function applyFindings(b: Batch, existing: Map<string, DiscRow>, findings: Finding[], eventId: string, scopeOpen: (r: DiscRow) => boolean): void {
   const now = iso(b.clock);
   const seen = new Set<string>();
   for (const f of findings) {
     seen.add(f.id);
     const r = existing.get(f.id);
-    const evidence = [...f.evidence];
     const values = f.values;
     const subMerchantId = f.subMerchantIds.length === 1 ? f.subMerchantIds[0]! : null;
     if (!r) {
@@ -258,7 +423,7 @@ function applyFindings(b: Batch, p: PaymentState | null, existing: Map<string, D
         currency: f.currency,
         occurred_at: f.occurredAt,
         values,
-        evidence,
+        evidence: [...f.evidence],
         detected_at: now,
         detected_by_event: eventId,
         resolved_at: null,
@@ -270,6 +435,14 @@ function applyFindings(b: Batch, p: PaymentState | null, existing: Map<string, D
         updated_at: now,
         updated_by_event: eventId,
       };
+      // An auditor's acceptance that arrived before the discrepancy existed (a rebuild with other rules,
+      // or an earlier build) takes effect as soon as it appears: detected and accepted, evidence frozen.
+      const pending = b.pending.get(f.id);
+      if (pending) {
+        accept(row, pending, now, eventId);
+        b.pending.delete(f.id);
+        if (pending.stored) b.pendingDone.add(f.id);
+      }
       existing.set(f.id, row);
       markDisc(b, row);
       continue;
@@ -277,18 +450,20 @@ function applyFindings(b: Batch, p: PaymentState | null, existing: Map<string, D
     if (r.status === 'accepted') continue; // an auditor's decision freezes the evidence
     const changed =
       r.status === 'resolved' ||
-      stableStringify(r.values) !== stableStringify(values) ||
-      stableStringify(r.evidence) !== stableStringify(evidence) ||
       r.sub_merchant_id !== subMerchantId ||
-      stableStringify(r.sub_merchant_ids) !== stableStringify(f.subMerchantIds) ||
-      r.order_id !== f.orderId || r.currency !== f.currency || r.occurred_at !== f.occurredAt;
+      r.order_id !== f.orderId ||
+      r.currency !== f.currency ||
+      r.occurred_at !== f.occurredAt ||
+      !sameJson(r.evidence, f.evidence) ||
+      !sameJson(r.sub_merchant_ids, f.subMerchantIds) ||
+      !sameJson(r.values, values);
     if (!changed) continue;
     Object.assign(r, {
       status: 'open',
       resolved_at: null,
       resolved_by_event: null,
       values,
-      evidence,
+      evidence: [...f.evidence],
       sub_merchant_id: subMerchantId,
       sub_merchant_ids: [...f.subMerchantIds],
       order_id: f.orderId,
@@ -305,38 +480,125 @@ function applyFindings(b: Batch, p: PaymentState | null, existing: Map<string, D
     Object.assign(r, { status: 'resolved', resolved_at: now, resolved_by_event: eventId, updated_at: now, updated_by_event: eventId });
     markDisc(b, r);
   }
-  void p;
 }
 
+function setDue(b: Batch, p: PaymentState, due: number | null): void {
+  if (due === p.due) return;
+  p.due = due;
+  p.dueDirty = true;
+  if (due !== null) b.due.push(due, p);
+}
+
+/**
+ * Judges one payment at the clock. When no operation can be older than the grace period yet (every
+ * operation's time is one of its observations' dateTime or seenAt, so none is earlier than `earliest`),
+ * the rules find nothing and the payment has no open discrepancy (one would have needed an operation that
+ * old, and the clock only moves forward): the matching is skipped and the payment is due again at
+ * `earliest + grace` (or an earlier re-send grace), where it is judged in full. Judging a payment when
+ * nothing but the clock changed never changes a row unless something came of age, so this extra visit
+ * changes no result.
+ */
 function evaluate(b: Batch, p: PaymentState, eventId: string): void {
+  if (b.clock === null || p.earliest === null || b.clock < p.earliest + b.graceMs) {
+    let due = p.earliest === null ? null : p.earliest + b.graceMs;
+    for (const r of p.resends) {
+      const t = Date.parse(r.requestedAt) + b.graceMs;
+      if ((b.clock === null || t > b.clock) && (due === null || t < due)) due = t;
+    }
+    setDue(b, p, due);
+    return;
+  }
   const ops = opsOf(p);
-  const lookup = subMerchantLookup(b);
   const findings = findDiscrepancies(ops, {
     now: b.clock,
     graceMs: b.graceMs,
     windows: b.windows.get(p.posId) ?? [],
     resends: p.resends,
-    subMerchantOf: lookup,
+    subMerchantOf: subMerchantLookup(b),
   });
-  applyFindings(b, p, p.discrepancies, findings, eventId, () => true);
-  const due = nextDue(ops, p.resends, b.clock, b.graceMs);
-  if (due !== p.due) {
-    p.due = due;
-    p.dueDirty = true;
-  }
-  if (due !== null && (b.minDue === null || due < b.minDue)) b.minDue = due;
+  applyFindings(b, p.discrepancies, findings, eventId, () => true);
+  setDue(b, p, nextDue(ops, p.resends, b.clock, b.graceMs));
 }
 
 function runDue(b: Batch, eventId: string): void {
-  if (b.clock === null || b.minDue === null || b.minDue > b.clock) return;
-  const ready = [...b.payments.values()].filter((p) => p.due !== null && p.due <= b.clock!);
-  b.minDue = null;
-  for (const p of ready) evaluate(b, p, eventId);
-  for (const p of b.payments.values()) if (p.due !== null && (b.minDue === null || p.due < b.minDue)) b.minDue = p.due;
+  if (b.clock === null) return;
+  for (const p of b.due.takeReady(b.clock)) if (p.due !== null && p.due <= b.clock) evaluate(b, p, eventId);
 }
 
-const inWindow = (op: MatchedOperation, w: { from: string; to: string }) =>
-  op.occurredAt !== null && Date.parse(op.occurredAt) >= Date.parse(w.from) && Date.parse(op.occurredAt) < Date.parse(w.to);
+const inWindow = (op: MatchedOperation, from: number, to: number) => {
+  if (op.occurredAt === null) return false;
+  const t = Date.parse(op.occurredAt);
+  return t >= from && t < to;
+};
+
+/** Could one of the payment's operations have its time in [from, to)? (Its time is one of the observations' times.) */
+function mayHaveTimeIn(p: PaymentState, from: number, to: number): boolean {
+  for (const o of p.observations) {
+    for (const t of [o.dateTime, o.seenAt]) {
+      if (t === null) continue;
+      const ms = Date.parse(t);
+      if (ms >= from && ms < to) return true;
+    }
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------- apply
+
+type Want = (posId: string, paymentId: string) => void;
+
+async function loadPayments(tx: Tx, s: string, b: Batch, keys: Array<[string, string]>, storedDue: Map<string, number>): Promise<void> {
+  const posIds = keys.map((k) => k[0]);
+  const paymentIds = keys.map((k) => k[1]);
+  const obs = new Map<string, Array<{ obs: string }>>();
+  if (keys.length) {
+    const join = `join unnest($1::text[], $2::text[]) as k(pos_id, payment_id) using (pos_id, payment_id)`;
+    const args = [posIds, paymentIds] as never[];
+    for (const r of await tx.unsafe<{ pos_id: string; payment_id: string; obs: string }[]>(`select pos_id, payment_id, obs from ${s}.observations ${join}`, args)) {
+      const k = paymentKey(r.pos_id, r.payment_id);
+      const list = obs.get(k);
+      if (list) list.push(r);
+      else obs.set(k, [r]);
+    }
+    for (const [posId, paymentId] of keys) {
+      const k = paymentKey(posId, paymentId);
+      const stored = obs.get(k);
+      const p: PaymentState = {
+        posId,
+        paymentId,
+        observations: [],
+        resends: [],
+        discrepancies: new Map(),
+        earliest: null,
+        stored: stored !== undefined,
+        ops: null,
+        opsDirty: false,
+        due: null,
+        dueStored: false,
+        dueDirty: false,
+      };
+      for (const r of stored ?? []) addObservation(p, observationFromRow(posId, paymentId, r.obs));
+      const due = storedDue.get(k);
+      if (due !== undefined) {
+        p.due = due;
+        p.dueStored = true;
+        b.due.push(due, p);
+      }
+      b.payments.set(k, p);
+    }
+    for (const r of await tx.unsafe<{ pos_id: string; payment_id: string; method: string; requested_at: Date; event_id: string }[]>(
+      `select pos_id, payment_id, method, requested_at, event_id::text from ${s}.resends ${join} order by requested_at, event_id`,
+      args,
+    )) {
+      b.payments.get(paymentKey(r.pos_id, r.payment_id))!.resends.push({ posId: r.pos_id, paymentId: r.payment_id, method: r.method, requestedAt: r.requested_at.toISOString(), eventId: r.event_id });
+    }
+    for (const r of await tx.unsafe<Record<string, unknown>[]>(`select d.* from ${s}.discrepancies d ${join}`, args)) {
+      const d = discRowFromDb(r);
+      b.storedDisc.add(d.id);
+      b.payments.get(paymentKey(d.pos_id, d.payment_id!))!.discrepancies.set(d.id, d);
+    }
+  }
+}
 
 async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionContext): Promise<void> {
   const s = q(ctx.schema);
@@ -349,13 +611,16 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
   }
 
   // What this batch may touch, so that everything it reads is loaded once.
-  const wanted = new Set<string>();
-  const want = (posId: string, paymentId: string) => wanted.add(paymentKey(posId, paymentId));
+  const wanted = new Map<string, [string, string]>();
+  const want: Want = (posId, paymentId) => {
+    const k = paymentKey(posId, paymentId);
+    if (!wanted.has(k)) wanted.set(k, [posId, paymentId]);
+  };
   const batchWindows: Array<{ posId: string; from: string; to: string }> = [];
   const receiverNames = new Set<string>();
   const acceptedIds: string[] = [];
   let reportLevelNeeded = false;
-  // parsed once: validating event data is the costliest part of a batch
+  let directoryEvents = false;
   const observed = events.map(observationOf);
   for (const [i, e] of events.entries()) {
     const o = observed[i];
@@ -368,8 +633,10 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
       batchWindows.push({ posId: d.posId, ...d.window });
       reportLevelNeeded = true;
     } else if (isEvent(RegisterCountMismatched, e)) reportLevelNeeded = true;
-    else if (isEvent(SubMerchantRegistered, e)) receiverNames.add(dataOf(SubMerchantRegistered, e).name.trim());
-    else if (isEvent(DiscrepancyAccepted, e)) {
+    else if (isEvent(SubMerchantRegistered, e)) {
+      receiverNames.add(dataOf(SubMerchantRegistered, e).name.trim());
+      directoryEvents = true;
+    } else if (isEvent(DiscrepancyAccepted, e)) {
       acceptedIds.push(dataOf(DiscrepancyAccepted, e).discrepancyId);
       reportLevelNeeded = true;
     }
@@ -379,14 +646,17 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
   for (const r of await tx.unsafe<{ sub_merchant_id: string; name: string; event_id: string }[]>(`select sub_merchant_id, name, event_id::text from ${s}.directory`)) {
     directory.set(r.sub_merchant_id, { name: r.name, eventId: r.event_id });
   }
-  for (const e of events) {
-    if (!isEvent(SubMerchantRegistered, e)) continue;
-    const old = directory.get(dataOf(SubMerchantRegistered, e).subMerchantId);
-    if (old) receiverNames.add(old.name); // a renamed sub-merchant: its old name becomes unknown
+  if (directoryEvents) {
+    for (const e of events) {
+      if (!isEvent(SubMerchantRegistered, e)) continue;
+      const old = directory.get(dataOf(SubMerchantRegistered, e).subMerchantId);
+      if (old) receiverNames.add(old.name); // a renamed sub-merchant: its old name becomes unknown
+    }
   }
 
+  const storedDue = new Map<string, number>();
   if (maxClock !== null) {
-    for (const r of await tx.unsafe<{ pos_id: string; payment_id: string }[]>(`select pos_id, payment_id from ${s}.due where due_at <= $1`, [new Date(maxClock)] as never[])) {
+    for (const r of await tx.unsafe<{ pos_id: string; payment_id: string; due_at: Date }[]>(`select pos_id, payment_id, due_at from ${s}.due where due_at <= $1`, [new Date(maxClock)] as never[])) {
       want(r.pos_id, r.payment_id);
     }
   }
@@ -413,6 +683,24 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
     for (const r of rows) if (r.payment_id !== null) want(r.pos_id, r.payment_id);
   }
 
+  const keys = [...wanted.values()];
+  if (keys.length) {
+    // every due row of the wanted payments (not only the ripe ones): a changed due replaces it
+    for (const r of await tx.unsafe<{ pos_id: string; payment_id: string; due_at: Date }[]>(
+      `select pos_id, payment_id, due_at from ${s}.due join unnest($1::text[], $2::text[]) as k(pos_id, payment_id) using (pos_id, payment_id)`,
+      [keys.map((k) => k[0]), keys.map((k) => k[1])] as never[],
+    )) {
+      storedDue.set(paymentKey(r.pos_id, r.payment_id), r.due_at.getTime());
+    }
+  }
+
+  const pending = new Map<string, PendingAcceptance & { stored: boolean }>();
+  for (const r of await tx.unsafe<{ discrepancy_id: string; accepted_by: string; note: string; accepted_at: Date; event_id: string }[]>(
+    `select discrepancy_id::text, accepted_by, note, accepted_at, event_id::text from ${s}.pending_acceptances`,
+  )) {
+    pending.set(r.discrepancy_id, { discrepancyId: r.discrepancy_id, acceptedBy: r.accepted_by, note: r.note, acceptedAt: r.accepted_at.toISOString(), eventId: r.event_id, stored: true });
+  }
+
   const b: Batch = {
     ctx,
     graceMs: ctx.graceHours * 3_600_000,
@@ -424,50 +712,16 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
     newObservations: [],
     directory,
     directoryDirty: new Set(),
+    lookup: null,
     reportLevel: new Map(),
     dirtyDisc: new Map(),
-    pendingAcceptances: [],
-    minDue: null,
+    storedDisc: new Set(),
+    pending,
+    pendingDone: new Set(),
+    due: createDueHeap(),
   };
 
-  const keys = [...wanted].map((k) => k.split('\u0000') as [string, string]);
-  const posIds = keys.map((k) => k[0]);
-  const paymentIds = keys.map((k) => k[1]);
-  for (const [posId, paymentId] of keys) {
-    b.payments.set(paymentKey(posId, paymentId), {
-      posId,
-      paymentId,
-      observations: [],
-      resends: [],
-      discrepancies: new Map(),
-      ops: null,
-      opsDirty: false,
-      due: null,
-      dueDirty: false,
-    });
-  }
-  if (keys.length) {
-    const join = `join unnest($1::text[], $2::text[]) as k(pos_id, payment_id) using (pos_id, payment_id)`;
-    const args = [posIds, paymentIds] as never[];
-    for (const r of await tx.unsafe<{ pos_id: string; payment_id: string; obs: Row }[]>(`select pos_id, payment_id, obs from ${s}.observations ${join}`, args)) {
-      b.payments.get(paymentKey(r.pos_id, r.payment_id))!.observations.push(observationFromJson(r.obs));
-    }
-    for (const r of await tx.unsafe<{ pos_id: string; payment_id: string; method: string; requested_at: Date; event_id: string }[]>(
-      `select pos_id, payment_id, method, requested_at, event_id::text from ${s}.resends ${join} order by requested_at, event_id`,
-      args,
-    )) {
-      b.payments.get(paymentKey(r.pos_id, r.payment_id))!.resends.push({ posId: r.pos_id, paymentId: r.payment_id, method: r.method, requestedAt: r.requested_at.toISOString(), eventId: r.event_id });
-    }
-    for (const r of await tx.unsafe<Row[]>(`select * from ${s}.discrepancies ${join}`, args)) {
-      const d = discRowFromDb(r);
-      b.payments.get(paymentKey(d.pos_id, d.payment_id!))!.discrepancies.set(d.id, d);
-    }
-    for (const r of await tx.unsafe<{ pos_id: string; payment_id: string; due_at: Date }[]>(`select pos_id, payment_id, due_at from ${s}.due ${join}`, args)) {
-      const p = b.payments.get(paymentKey(r.pos_id, r.payment_id))!;
-      p.due = r.due_at.getTime();
-      if (b.minDue === null || p.due < b.minDue) b.minDue = p.due;
-    }
-  }
+  await loadPayments(tx, s, b, keys, storedDue);
   for (const r of await tx.unsafe<{ pos_id: string; window_from: Date; window_to: Date; completed_at: Date; report_id: string; event_id: string }[]>(
     `select pos_id, window_from, window_to, completed_at, report_id, event_id::text from ${s}.sync_windows order by completed_at, event_id`,
   )) {
@@ -476,8 +730,9 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
     b.windows.set(r.pos_id, list);
   }
   if (reportLevelNeeded) {
-    for (const r of await tx.unsafe<Row[]>(`select * from ${s}.discrepancies where payment_id is null`)) {
+    for (const r of await tx.unsafe<Record<string, unknown>[]>(`select * from ${s}.discrepancies where payment_id is null`)) {
       const d = discRowFromDb(r);
+      b.storedDisc.add(d.id);
       b.reportLevel.set(d.id, d);
     }
   }
@@ -489,8 +744,7 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
     const o = observed[i];
     if (o) {
       const p = b.payments.get(paymentKey(o.posId, o.paymentId))!;
-      p.observations.push(o);
-      p.ops = null;
+      addObservation(p, o);
       p.opsDirty = true;
       b.newObservations.push(o);
       evaluate(b, p, e.id);
@@ -508,9 +762,11 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
       list.push(w);
       b.windows.set(d.posId, list);
       b.newWindows.push(w);
+      const from = Date.parse(w.from);
+      const to = Date.parse(w.to);
       for (const p of b.payments.values()) {
-        if (p.posId !== d.posId) continue;
-        if (opsOf(p).some((op) => inWindow(op, w) && !(op.register && op.period))) evaluate(b, p, e.id);
+        if (p.posId !== d.posId || !mayHaveTimeIn(p, from, to)) continue;
+        if (opsOf(p).some((op) => inWindow(op, from, to) && !(op.register && op.period))) evaluate(b, p, e.id);
       }
       // A later report of the same window whose count matched resolves the window's count mismatches.
       const mismatched = [...b.reportLevel.values()].some((r) => (r.values as { report_id?: string }).report_id === d.reportId);
@@ -519,7 +775,7 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
           const v = r.values as { window?: { from: string; to: string } };
           return r.pos_id === d.posId && v.window?.from === d.window.from && v.window?.to === d.window.to;
         });
-        applyFindings(b, null, new Map(same.map((r) => [r.id, r])), [], e.id, () => true);
+        applyFindings(b, new Map(same.map((r) => [r.id, r])), [], e.id, () => true);
       }
     } else if (isEvent(RegisterCountMismatched, e)) {
       const d = dataOf(RegisterCountMismatched, e);
@@ -540,7 +796,7 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
         evidence: [e.id],
       };
       const existing = new Map([...b.reportLevel.entries()].filter(([id]) => id === f.id));
-      applyFindings(b, null, existing, [f], e.id, () => false);
+      applyFindings(b, existing, [f], e.id, () => false);
       for (const [id, r] of existing) b.reportLevel.set(id, r);
     } else if (isEvent(SubMerchantRegistered, e)) {
       const d = dataOf(SubMerchantRegistered, e);
@@ -548,7 +804,9 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
       const affected = new Set([d.name.trim(), ...(old ? [old.name] : [])]);
       b.directory.set(d.subMerchantId, { name: d.name.trim(), eventId: e.id });
       b.directoryDirty.add(d.subMerchantId);
+      b.lookup = null;
       for (const p of b.payments.values()) {
+        if (!p.observations.some((o) => o.receiverName !== null && affected.has(o.receiverName))) continue;
         if (opsOf(p).some((op) => op.register?.receivers.some((r) => affected.has(r.receiverName)))) {
           p.opsDirty = true; // sub_merchant_id of its receivers may change
           evaluate(b, p, e.id);
@@ -558,19 +816,12 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
       const d = dataOf(DiscrepancyAccepted, e);
       let row = b.reportLevel.get(d.discrepancyId);
       if (!row) for (const p of b.payments.values()) row ??= p.discrepancies.get(d.discrepancyId);
+      const a = { discrepancyId: d.discrepancyId, acceptedBy: d.acceptedBy, note: d.note, acceptedAt: d.acceptedAt, eventId: e.id };
       if (row && row.status !== 'accepted') {
-        Object.assign(row, {
-          status: 'accepted',
-          accepted_at: d.acceptedAt,
-          accepted_by: d.acceptedBy,
-          accepted_note: d.note,
-          accepted_by_event: e.id,
-          updated_at: d.acceptedAt,
-          updated_by_event: e.id,
-        });
+        accept(row, a, d.acceptedAt, e.id);
         markDisc(b, row);
-      } else if (!row) {
-        b.pendingAcceptances.push({ discrepancy_id: d.discrepancyId, accepted_by: d.acceptedBy, note: d.note, accepted_at: d.acceptedAt, event_id: e.id });
+      } else if (!row && !b.pending.has(d.discrepancyId)) {
+        b.pending.set(d.discrepancyId, { ...a, stored: false });
       }
     }
     runDue(b, e.id);
@@ -579,80 +830,66 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
   await writeBack(tx, b);
 }
 
+// ---------------------------------------------------------------- write back what changed
+
 async function writeBack(tx: Tx, b: Batch): Promise<void> {
   const schema = b.ctx.schema;
   const s = q(schema);
   await tx.unsafe(`update ${s}.state set clock = $1 where id = 1`, [b.clock === null ? null : new Date(b.clock)] as never[]);
-  if (b.newObservations.length) {
-    await insertJson(tx, schema, 'observations', 'event_id uuid, pos_id text, payment_id text, obs jsonb',
-      b.newObservations.map((o) => ({ event_id: o.eventId, pos_id: o.posId, payment_id: o.paymentId, obs: observationToJson(o) })));
-  }
-  if (b.newResends.length) {
-    await insertJson(tx, schema, 'resends', 'event_id uuid, pos_id text, payment_id text, method text, requested_at timestamptz, outcome text',
-      b.newResends.map((r) => ({ event_id: r.eventId, pos_id: r.posId, payment_id: r.paymentId, method: r.method, requested_at: r.requestedAt, outcome: r.outcome })));
-  }
-  if (b.newWindows.length) {
-    await insertJson(tx, schema, 'sync_windows', 'event_id uuid, pos_id text, window_from timestamptz, window_to timestamptz, completed_at timestamptz, report_id text',
-      b.newWindows.map((w) => ({ event_id: w.eventId, pos_id: w.posId, window_from: w.from, window_to: w.to, completed_at: w.completedAt, report_id: w.reportId })));
-  }
+  await insertRows(tx, schema, 'observations', 'pos_id text, payment_id text, event_id uuid, obs text', b.newObservations.map((o) => [o.posId, o.paymentId, o.eventId, observationToRow(o)]));
+  await insertRows(tx, schema, 'resends', 'event_id uuid, pos_id text, payment_id text, method text, requested_at timestamptz, outcome text', b.newResends.map((r) => [r.eventId, r.posId, r.paymentId, r.method, r.requestedAt, r.outcome]));
+  await insertRows(tx, schema, 'sync_windows', 'event_id uuid, pos_id text, window_from timestamptz, window_to timestamptz, completed_at timestamptz, report_id text', b.newWindows.map((w) => [w.eventId, w.posId, w.from, w.to, w.completedAt, w.reportId]));
   if (b.directoryDirty.size) {
-    const rows = [...b.directoryDirty].map((id) => ({ sub_merchant_id: id, name: b.directory.get(id)!.name, event_id: b.directory.get(id)!.eventId }));
-    await tx.unsafe(`delete from ${s}.directory where sub_merchant_id = any($1::text[])`, [rows.map((r) => r.sub_merchant_id)] as never[]);
-    await insertJson(tx, schema, 'directory', 'sub_merchant_id text, name text, event_id uuid', rows);
+    const ids = [...b.directoryDirty];
+    await tx.unsafe(`delete from ${s}.directory where sub_merchant_id = any($1::text[])`, [ids] as never[]);
+    await insertRows(tx, schema, 'directory', 'sub_merchant_id text, name text, event_id uuid', ids.map((id) => [id, b.directory.get(id)!.name, b.directory.get(id)!.eventId]));
   }
-  if (b.pendingAcceptances.length) {
-    await tx.unsafe(
-      `insert into ${s}.pending_acceptances select * from jsonb_to_recordset($1::text::jsonb) as t(discrepancy_id uuid, accepted_by text, note text, accepted_at timestamptz, event_id uuid) on conflict do nothing`,
-      [JSON.stringify(b.pendingAcceptances)] as never[],
-    );
-  }
+  if (b.pendingDone.size) await tx.unsafe(`delete from ${s}.pending_acceptances where discrepancy_id = any($1::uuid[])`, [[...b.pendingDone]] as never[]);
+  const newPending = [...b.pending.values()].filter((a) => !a.stored);
+  await insertRows(tx, schema, 'pending_acceptances', 'discrepancy_id uuid, accepted_by text, note text, accepted_at timestamptz, event_id uuid', newPending.map((a) => [a.discrepancyId, a.acceptedBy, a.note, a.acceptedAt, a.eventId]));
 
   const changed = [...b.payments.values()].filter((p) => p.opsDirty);
+  const replaced = changed.filter((p) => p.stored);
+  if (replaced.length) {
+    const args = [replaced.map((p) => p.posId), replaced.map((p) => p.paymentId)] as never[];
+    const using = `using unnest($1::text[], $2::text[]) as k(pos_id, payment_id)`;
+    await tx.unsafe(`delete from ${s}.operations o ${using} where o.pos_id = k.pos_id and o.payment_id = k.payment_id`, args);
+    await tx.unsafe(`delete from ${s}.operation_receivers o ${using} where o.pos_id = k.pos_id and o.payment_id = k.payment_id`, args);
+  }
   if (changed.length) {
-    const args = [changed.map((p) => p.posId), changed.map((p) => p.paymentId)] as never[];
-    const join = `using unnest($1::text[], $2::text[]) as k(pos_id, payment_id)`;
-    await tx.unsafe(`delete from ${s}.operations o ${join} where o.pos_id = k.pos_id and o.payment_id = k.payment_id`, args);
-    await tx.unsafe(`delete from ${s}.operation_receivers o ${join} where o.pos_id = k.pos_id and o.payment_id = k.payment_id`, args);
     const lookup = subMerchantLookup(b);
-    const ops = changed.flatMap((p) => opsOf(p));
-    await insertJson(tx, schema, 'operations', OP_COLUMNS, ops.map(opRow));
-    await insertJson(
-      tx,
-      schema,
-      'operation_receivers',
-      RECEIVER_COLUMNS,
-      ops.flatMap((op) =>
-        (op.register?.receivers ?? []).map((r) => ({
-          operation_key: op.key,
-          pos_id: op.posId,
-          payment_id: op.paymentId,
-          method: op.method,
-          receiver_name: r.receiverName,
-          sub_merchant_id: lookup(r.receiverName) ?? null,
-          status: r.row.current.status,
-          currency: r.row.current.currency,
-          receiver_amount: r.receiverAmount?.toString() ?? null,
-          receiver_fee: r.receiverFee?.toString() ?? null,
-          reserve_amount: r.reserveAmount?.toString() ?? null,
-          share: r.share.toString(),
-          event_ids: r.row.versions.map((v) => v.eventId),
-        })),
-      ),
-    );
+    const opRows: Cell[][] = [];
+    const receiverRows: Cell[][] = [];
+    for (const p of changed) {
+      for (const op of opsOf(p)) {
+        opRows.push(opCells(op));
+        for (const r of op.register?.receivers ?? []) {
+          receiverRows.push([
+            op.key, op.posId, op.paymentId, op.method, r.receiverName, lookup(r.receiverName) ?? null, r.row.current.status, r.row.current.currency,
+            r.receiverAmount, r.receiverFee, r.reserveAmount, r.share, r.row.versions.map((v) => v.eventId),
+          ]);
+        }
+      }
+    }
+    await insertRows(tx, schema, 'operations', OP_COLUMNS, opRows);
+    await insertRows(tx, schema, 'operation_receivers', RECEIVER_COLUMNS, receiverRows);
   }
 
   const dueChanged = [...b.payments.values()].filter((p) => p.dueDirty);
-  if (dueChanged.length) {
-    const args = [dueChanged.map((p) => p.posId), dueChanged.map((p) => p.paymentId)] as never[];
-    await tx.unsafe(`delete from ${s}.due d using unnest($1::text[], $2::text[]) as k(pos_id, payment_id) where d.pos_id = k.pos_id and d.payment_id = k.payment_id`, args);
-    const rows = dueChanged.filter((p) => p.due !== null).map((p) => ({ pos_id: p.posId, payment_id: p.paymentId, due_at: iso(p.due) }));
-    if (rows.length) await insertJson(tx, schema, 'due', 'pos_id text, payment_id text, due_at timestamptz', rows);
+  const dueDropped = dueChanged.filter((p) => p.dueStored);
+  if (dueDropped.length) {
+    await tx.unsafe(
+      `delete from ${s}.due d using unnest($1::text[], $2::text[]) as k(pos_id, payment_id) where d.pos_id = k.pos_id and d.payment_id = k.payment_id`,
+      [dueDropped.map((p) => p.posId), dueDropped.map((p) => p.paymentId)] as never[],
+    );
   }
+  await insertRows(tx, schema, 'due', 'pos_id text, payment_id text, due_at timestamptz', dueChanged.filter((p) => p.due !== null).map((p) => [p.posId, p.paymentId, iso(p.due)]));
 
   if (b.dirtyDisc.size) {
     const rows = [...b.dirtyDisc.values()];
-    await tx.unsafe(`delete from ${s}.discrepancies where id = any($1::uuid[])`, [rows.map((r) => r.id)] as never[]);
-    await insertJson(tx, schema, 'discrepancies', DISC_COLUMNS, rows as unknown as Row[]);
+    const stored = rows.filter((r) => b.storedDisc.has(r.id)).map((r) => r.id);
+    if (stored.length) await tx.unsafe(`delete from ${s}.discrepancies where id = any($1::uuid[])`, [stored] as never[]);
+    await insertRows(tx, schema, 'discrepancies', DISC_COLUMNS, rows.map(discCells));
   }
 }
 
@@ -666,4 +903,4 @@ function views(ctx: ProjectionContext): readonly string[] {
   ];
 }
 
-export const projection: Projection = { name: 'reconciliation', version: 1, setup, apply, views };
+export const projection: Projection = { name: 'reconciliation', version: 2, setup, apply, views };
