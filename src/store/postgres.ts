@@ -35,6 +35,16 @@ function toRecorded(r: EventRow): RecordedEvent {
 // below and sort "10000" before "9999".
 const COLUMNS = 'global_position, transaction_id::text as transaction_id, event_id::text as event_id, stream_id, stream_revision, type, version, data, metadata, recorded_at';
 
+/**
+ * The commit-order bound of a read: the oldest transaction still running in the statement's snapshot
+ * (pg_snapshot_xmin), leaving out the transactions of other databases listed in parameter `param`.
+ * Events of transactions below it are final, and every later commit sorts after them.
+ */
+const VISIBLE_BELOW = (param: string) => `(
+  select coalesce(
+    (select min(x) from pg_snapshot_xip(pg_current_snapshot()) as x where not (x::xid::text = any(${param}::text[]))),
+    pg_snapshot_xmax(pg_current_snapshot())))`;
+
 /** Two concurrent appends of the same new id: the loser retries once and then sees it as a duplicate. */
 const MAX_ATTEMPTS = 3;
 
@@ -149,23 +159,38 @@ export function createPostgresEventStore(sql: Sql, opts: { ownsConnection?: bool
     }
   }
 
+  /**
+   * Transactions running in other databases of the same server, read before the query's snapshot is
+   * taken. They cannot write this database's events, so readers need not wait for them (the server-wide
+   * xmin alone would hold every reader back behind, say, a long migration in another database).
+   * Dropping only these from the snapshot's in-progress list is safe: an xid of this database is never
+   * in the list, and a transaction that started after this read stays in the bound (it only delays).
+   */
+  async function otherDatabasesXids(): Promise<string[]> {
+    const rows = await sql<{ x: string }[]>`
+      select backend_xid::text as x from pg_stat_activity
+      where backend_xid is not null and datname is distinct from current_database()`;
+    return rows.map((r) => r.x);
+  }
+
   async function readPage(from: Position | undefined, limit: number): Promise<RecordedEvent[]> {
-    const rows = await guard(() =>
-      from
+    const rows = await guard(async () => {
+      const others = await otherDatabasesXids();
+      return from
         ? sql.unsafe<EventRow[]>(
             `select ${COLUMNS} from es_events e
              where (e.transaction_id, e.global_position) > ($1::text::xid8, $2::int8)
-               and e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+               and e.transaction_id < ${VISIBLE_BELOW('$4')}
              order by e.transaction_id, e.global_position limit $3`,
-            [from.commit.toString(), from.prepare.toString(), limit],
+            [from.commit.toString(), from.prepare.toString(), limit, others],
           )
         : sql.unsafe<EventRow[]>(
             `select ${COLUMNS} from es_events e
-             where e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+             where e.transaction_id < ${VISIBLE_BELOW('$2')}
              order by e.transaction_id, e.global_position limit $1`,
-            [limit],
-          ),
-    );
+            [limit, others],
+          );
+    });
     return rows.map(toRecorded);
   }
   /** The page after the last full page returned, being read already. */
@@ -210,10 +235,15 @@ export function createPostgresEventStore(sql: Sql, opts: { ownsConnection?: bool
       return page;
     },
     async headPosition() {
-      const rows = await guard(() => sql<{ transaction_id: string; global_position: bigint }[]>`
-        select e.transaction_id::text as transaction_id, e.global_position from es_events e
-        where e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-        order by e.transaction_id desc, e.global_position desc limit 1`);
+      const rows = await guard(async () => {
+        const others = await otherDatabasesXids();
+        return sql.unsafe<{ transaction_id: string; global_position: bigint }[]>(
+          `select e.transaction_id::text as transaction_id, e.global_position from es_events e
+           where e.transaction_id < ${VISIBLE_BELOW('$1')}
+           order by e.transaction_id desc, e.global_position desc limit 1`,
+          [others],
+        );
+      });
       const r = rows[0];
       return r ? { commit: BigInt(r.transaction_id), prepare: r.global_position } : undefined;
     },

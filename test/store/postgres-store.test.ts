@@ -56,6 +56,24 @@ describe('postgres event store: commit order versus sequence order', () => {
     expect(seen[0]!.position.prepare < seen[1]!.position.prepare).toBe(true);
   });
 
+  it('a transaction left open in another database of the server does not hold readers back', async () => {
+    const other = await createTestDatabase({ migrate: false });
+    const store = createPostgresEventStore(db.sql);
+    const idle = await other.sql.reserve();
+    try {
+      await idle`begin`;
+      await idle`select pg_current_xact_id()`; // takes an xid: it is in every snapshot's in-progress list now
+      const r = await store.append('other-db-open', [ev('other-db-open', 1)]);
+      const seen = await store.readAll({ commit: r.position!.commit - 1n, prepare: 0n });
+      expect(seen.map((e) => e.stream)).toContain('other-db-open');
+      expect(await store.headPosition()).toEqual(r.position);
+    } finally {
+      await idle`rollback`;
+      idle.release();
+      await other.drop();
+    }
+  });
+
   it('refuses updates and deletes of stored events', async () => {
     const store = createPostgresEventStore(db.sql);
     await store.append('immutable', [ev('immutable', 1)]);
