@@ -3,7 +3,7 @@ import { RegisterCountMismatched, SyncWindowCompleted, WebhookResendRequested } 
 import { SubMerchantRegistered } from '../src/events/ledger-events';
 import { DiscrepancyAccepted } from '../src/events/audit-events';
 import { discrepancyId, findDiscrepancies, nextDue, type Finding, type ResendRequest, type SyncWindow } from '../src/ledger/discrepancy-rules';
-import { matchPayment, observationFromRow, observationOf, observationToRow, type MatchedOperation, type Observation, type SourceItem } from '../src/ledger/matching';
+import { matchMethod, observationFromRow, observationOf, observationToRow, type MatchedOperation, type Observation, type SourceItem } from '../src/ledger/matching';
 import type { Projection, ProjectionContext, Tx } from '../src/ledger/projection';
 import type { RecordedEvent } from '../src/store/types';
 
@@ -55,12 +55,14 @@ interface PaymentState {
   readonly posId: string;
   readonly paymentId: string;
   readonly observations: Observation[];
+  /** observations and (once matched) operations per method: a new observation re-matches its method only */
+  readonly methods: Map<string, { observations: Observation[]; ops: MatchedOperation[] | null }>;
   readonly resends: ResendRequest[];
   readonly discrepancies: Map<string, DiscRow>;
   /** earliest dateTime or seenAt of any observation (ms): no operation is older, see `evaluate` */
   earliest: number | null;
-  /** the payment had observations stored before this batch (its view rows exist) */
-  readonly stored: boolean;
+  /** the payment's stored observations (text of a JSON array of observationToRow), null when none: no view rows yet */
+  readonly stored: string | null;
   ops: MatchedOperation[] | null;
   opsDirty: boolean;
   due: number | null;
@@ -151,7 +153,7 @@ function columnsOf(cols: string): Array<{ name: string; type: string }> {
  * column cast to its type (array-typed columns travel as their literal: unnest would flatten them).
  * (Not COPY: the driver sends COPY's end in a write of its own, which waits for a delayed ACK.)
  */
-async function insertRows(tx: Tx, schema: string, table: string, cols: string, rows: readonly (readonly Cell[])[]): Promise<void> {
+async function insertRows(tx: Tx, schema: string, table: string, cols: string, rows: readonly (readonly Cell[])[], onConflict = ''): Promise<void> {
   if (rows.length === 0) return;
   const columns = columnsOf(cols);
   for (let i = 0; i < rows.length; i += 20_000) {
@@ -160,7 +162,7 @@ async function insertRows(tx: Tx, schema: string, table: string, cols: string, r
     const unnest = columns.map((_, k) => `$${k + 1}::text[]`).join(', ');
     const select = columns.map((c, k) => (c.type === 'text' ? `c${k}` : `c${k}::${c.type}`)).join(', ');
     await tx.unsafe(
-      `insert into ${q(schema)}.${table} (${columns.map((c) => c.name).join(', ')}) select ${select} from unnest(${unnest}) as u(${columns.map((_, k) => `c${k}`).join(', ')})`,
+      `insert into ${q(schema)}.${table} (${columns.map((c) => c.name).join(', ')}) select ${select} from unnest(${unnest}) as u(${columns.map((_, k) => `c${k}`).join(', ')}) ${onConflict}`,
       params as never[],
     );
   }
@@ -250,9 +252,8 @@ async function setup(tx: Tx, ctx: ProjectionContext): Promise<void> {
   await tx.unsafe(`
     create table ${s}.state (id int primary key, clock timestamptz);
     insert into ${s}.state values (1, null);
-    -- one row per observation, in a compact form (observationToRow); read back by payment
-    create table ${s}.observations (pos_id text not null, payment_id text not null, event_id uuid not null, obs text not null,
-      primary key (pos_id, payment_id, event_id));
+    -- one row per payment: its observations, a JSON array of observationToRow (compact; read and written whole)
+    create table ${s}.observations (pos_id text not null, payment_id text not null, obs text not null, primary key (pos_id, payment_id));
     create table ${s}.resends (event_id uuid primary key, pos_id text not null, payment_id text not null, method text not null,
       requested_at timestamptz not null, outcome text not null);
     create index on ${s}.resends (pos_id, payment_id);
@@ -364,9 +365,17 @@ function subMerchantLookup(b: Batch): (name: string) => string | undefined {
   return b.lookup;
 }
 
+/** The payment's operations (matchPayment), re-matching only the methods that got new observations. */
 function opsOf(p: PaymentState): MatchedOperation[] {
-  if (p.ops === null) p.ops = matchPayment(p.observations);
-  return p.ops;
+  if (p.ops !== null) return p.ops;
+  const ops: MatchedOperation[] = [];
+  for (const method of [...p.methods.keys()].sort()) {
+    const m = p.methods.get(method)!;
+    m.ops ??= matchMethod(m.observations);
+    ops.push(...m.ops);
+  }
+  p.ops = ops;
+  return ops;
 }
 
 function timeOf(o: Observation): number | null {
@@ -378,6 +387,11 @@ function timeOf(o: Observation): number | null {
 
 function addObservation(p: PaymentState, o: Observation): void {
   p.observations.push(o);
+  const m = p.methods.get(o.method);
+  if (m) {
+    m.observations.push(o);
+    m.ops = null;
+  } else p.methods.set(o.method, { observations: [o], ops: null });
   const t = timeOf(o);
   if (t !== null && (p.earliest === null || t < p.earliest)) p.earliest = t;
   p.ops = null;
@@ -550,15 +564,12 @@ type Want = (posId: string, paymentId: string) => void;
 async function loadPayments(tx: Tx, s: string, b: Batch, keys: Array<[string, string]>, storedDue: Map<string, number>): Promise<void> {
   const posIds = keys.map((k) => k[0]);
   const paymentIds = keys.map((k) => k[1]);
-  const obs = new Map<string, Array<{ obs: string }>>();
+  const obs = new Map<string, string>();
   if (keys.length) {
     const join = `join unnest($1::text[], $2::text[]) as k(pos_id, payment_id) using (pos_id, payment_id)`;
     const args = [posIds, paymentIds] as never[];
     for (const r of await tx.unsafe<{ pos_id: string; payment_id: string; obs: string }[]>(`select pos_id, payment_id, obs from ${s}.observations ${join}`, args)) {
-      const k = paymentKey(r.pos_id, r.payment_id);
-      const list = obs.get(k);
-      if (list) list.push(r);
-      else obs.set(k, [r]);
+      obs.set(paymentKey(r.pos_id, r.payment_id), r.obs);
     }
     for (const [posId, paymentId] of keys) {
       const k = paymentKey(posId, paymentId);
@@ -567,17 +578,18 @@ async function loadPayments(tx: Tx, s: string, b: Batch, keys: Array<[string, st
         posId,
         paymentId,
         observations: [],
+        methods: new Map(),
         resends: [],
         discrepancies: new Map(),
         earliest: null,
-        stored: stored !== undefined,
+        stored: stored ?? null,
         ops: null,
         opsDirty: false,
         due: null,
         dueStored: false,
         dueDirty: false,
       };
-      for (const r of stored ?? []) addObservation(p, observationFromRow(posId, paymentId, r.obs));
+      if (stored !== undefined) for (const row of JSON.parse(stored) as unknown[][]) addObservation(p, observationFromRow(posId, paymentId, row));
       const due = storedDue.get(k);
       if (due !== undefined) {
         p.due = due;
@@ -836,7 +848,22 @@ async function writeBack(tx: Tx, b: Batch): Promise<void> {
   const schema = b.ctx.schema;
   const s = q(schema);
   await tx.unsafe(`update ${s}.state set clock = $1 where id = 1`, [b.clock === null ? null : new Date(b.clock)] as never[]);
-  await insertRows(tx, schema, 'observations', 'pos_id text, payment_id text, event_id uuid, obs text', b.newObservations.map((o) => [o.posId, o.paymentId, o.eventId, observationToRow(o)]));
+  // a payment's new observations are appended to its stored array (written whole: one row per payment)
+  const added = new Map<PaymentState, string[]>();
+  for (const o of b.newObservations) {
+    const p = b.payments.get(paymentKey(o.posId, o.paymentId))!;
+    const list = added.get(p);
+    if (list) list.push(observationToRow(o));
+    else added.set(p, [observationToRow(o)]);
+  }
+  await insertRows(
+    tx,
+    schema,
+    'observations',
+    'pos_id text, payment_id text, obs text',
+    [...added].map(([p, rows]) => [p.posId, p.paymentId, p.stored === null ? `[${rows.join(',')}]` : `${p.stored.slice(0, -1)},${rows.join(',')}]`]),
+    'on conflict (pos_id, payment_id) do update set obs = excluded.obs',
+  );
   await insertRows(tx, schema, 'resends', 'event_id uuid, pos_id text, payment_id text, method text, requested_at timestamptz, outcome text', b.newResends.map((r) => [r.eventId, r.posId, r.paymentId, r.method, r.requestedAt, r.outcome]));
   await insertRows(tx, schema, 'sync_windows', 'event_id uuid, pos_id text, window_from timestamptz, window_to timestamptz, completed_at timestamptz, report_id text', b.newWindows.map((w) => [w.eventId, w.posId, w.from, w.to, w.completedAt, w.reportId]));
   if (b.directoryDirty.size) {
@@ -849,7 +876,7 @@ async function writeBack(tx: Tx, b: Batch): Promise<void> {
   await insertRows(tx, schema, 'pending_acceptances', 'discrepancy_id uuid, accepted_by text, note text, accepted_at timestamptz, event_id uuid', newPending.map((a) => [a.discrepancyId, a.acceptedBy, a.note, a.acceptedAt, a.eventId]));
 
   const changed = [...b.payments.values()].filter((p) => p.opsDirty);
-  const replaced = changed.filter((p) => p.stored);
+  const replaced = changed.filter((p) => p.stored !== null);
   if (replaced.length) {
     const args = [replaced.map((p) => p.posId), replaced.map((p) => p.paymentId)] as never[];
     const using = `using unnest($1::text[], $2::text[]) as k(pos_id, payment_id)`;

@@ -73,9 +73,20 @@ export interface Finding {
   readonly evidence: readonly string[];
 }
 
+// Ids are asked for again every time a payment is judged; a hash each time was a tenth of the judging.
+// Bounded: cleared when full, so memory stays flat however many discrepancies a build sees.
+const ids = new Map<string, string>();
+
 /** Deterministic discrepancy id: UUID v5 of type, operation key and receiver. */
 export function discrepancyId(type: DiscrepancyType, operationKey: string, receiver: string | null): string {
-  return uuidV5(`discrepancy\n${type}\n${operationKey}\n${receiver ?? ''}`);
+  const name = `discrepancy\n${type}\n${operationKey}\n${receiver ?? ''}`;
+  let id = ids.get(name);
+  if (id === undefined) {
+    if (ids.size >= 20_000) ids.clear();
+    id = uuidV5(name);
+    ids.set(name, id);
+  }
+  return id;
 }
 
 const s = (v: bigint | null | undefined) => (v === null || v === undefined ? null : v.toString());
@@ -149,6 +160,8 @@ export function findDiscrepancies(ops: readonly MatchedOperation[], ctx: RuleCon
       values,
       evidence: distinct([...evidence]),
     });
+    let values: Record<string, unknown> | undefined;
+    const perSourceOf = () => (values ??= perSource(op));
     const final = items.some((i) => isFinal(i.status));
     const t = Date.parse(op.occurredAt!);
 
@@ -157,7 +170,7 @@ export function findDiscrepancies(ops: readonly MatchedOperation[], ctx: RuleCon
       if (op[src] || !final) continue;
       const w = ctx.windows.find((w) => Date.parse(w.from) <= t && t < Date.parse(w.to) && Date.parse(w.completedAt) >= mature);
       if (!w) continue;
-      out.push(base(type, null, { ...perSource(op), window: { from: w.from, to: w.to, completed_at: w.completedAt, report_id: w.reportId } }, [...opEvidence, w.eventId]));
+      out.push(base(type, null, { ...perSourceOf(), window: { from: w.from, to: w.to, completed_at: w.completedAt, report_id: w.reportId } }, [...opEvidence, w.eventId]));
     }
 
     // missing_webhook: the PSP's data show a final operation, healing asked for a re-send, the grace has passed since.
@@ -165,15 +178,15 @@ export function findDiscrepancies(ops: readonly MatchedOperation[], ctx: RuleCon
     if (!op.webhook && pspFinal) {
       const asked = ctx.resends.filter((r) => r.method === op.method && Date.parse(r.requestedAt) + ctx.graceMs <= ctx.now!);
       if (asked.length) {
-        out.push(base('missing_webhook', null, { ...perSource(op), resend_requested_at: asked.map((r) => r.requestedAt) }, [...opEvidence, ...asked.map((r) => r.eventId)]));
+        out.push(base('missing_webhook', null, { ...perSourceOf(), resend_requested_at: asked.map((r) => r.requestedAt) }, [...opEvidence, ...asked.map((r) => r.eventId)]));
       }
     }
 
     if (items.length > 1) {
-      if (distinct(items.map((i) => i.status)).length > 1) out.push(base('status_mismatch', null, perSource(op), opEvidence));
+      if (distinct(items.map((i) => i.status)).length > 1) out.push(base('status_mismatch', null, perSourceOf(), opEvidence));
       const amounts = items.filter((i) => i.amount !== null).map((i) => i.amount!.toString());
-      if (distinct(amounts).length > 1) out.push(base('amount_mismatch', null, perSource(op), opEvidence));
-      if (distinct(items.map((i) => i.currency)).length > 1) out.push(base('currency_mismatch', null, perSource(op), opEvidence));
+      if (distinct(amounts).length > 1) out.push(base('amount_mismatch', null, perSourceOf(), opEvidence));
+      if (distinct(items.map((i) => i.currency)).length > 1) out.push(base('currency_mismatch', null, perSourceOf(), opEvidence));
       const r = op.register;
       const p = op.period;
       const w = op.webhook;
@@ -182,7 +195,7 @@ export function findDiscrepancies(ops: readonly MatchedOperation[], ctx: RuleCon
         (r && p && (differs(r.customerFee, p.customerFee) || differs(r.merchantFee, p.merchantFee))) ||
         (r && w && differs(w.merchantFee, r.merchantFee))
       ) {
-        out.push(base('fee_mismatch', null, perSource(op), opEvidence));
+        out.push(base('fee_mismatch', null, perSourceOf(), opEvidence));
       }
     }
 
@@ -190,7 +203,7 @@ export function findDiscrepancies(ops: readonly MatchedOperation[], ctx: RuleCon
     if (r && receivers.length > 0 && r.amount !== null) {
       const sum = receivers.reduce((a, x) => a + x.share, 0n);
       if (sum !== r.amount) {
-        out.push(base('split_mismatch', null, { ...perSource(op), shares_sum: sum.toString(), original_amount: r.amount.toString() }, r.eventIds));
+        out.push(base('split_mismatch', null, { ...perSourceOf(), shares_sum: sum.toString(), original_amount: r.amount.toString() }, r.eventIds));
       }
     }
     for (const rc of receivers) {

@@ -186,9 +186,9 @@ export function observationToRow(o: Observation): string {
   ]);
 }
 
-/** Reverses `observationToRow` exactly. */
-export function observationFromRow(posId: string, paymentId: string, row: string): Observation {
-  const a = JSON.parse(row) as unknown[];
+/** Reverses `observationToRow` exactly (given its text, or the text already parsed). */
+export function observationFromRow(posId: string, paymentId: string, row: string | readonly unknown[]): Observation {
+  const a = (typeof row === 'string' ? JSON.parse(row) : row) as unknown[];
   return {
     eventId: a[0] as string,
     commit: BigInt(a[1] as string),
@@ -439,13 +439,24 @@ function claim(slots: Slot[], items: SourceItem[], source: SourceName): void {
 /** Matches every observation of one payment into operations (deterministic; see the module comment). */
 export function matchPayment(observations: readonly Observation[]): MatchedOperation[] {
   if (observations.length === 0) return [];
+  const methods = [...new Set(observations.map((o) => o.method))].sort();
+  if (methods.length === 1) return matchMethod(observations);
+  return methods.flatMap((method) => matchMethod(observations.filter((o) => o.method === method)));
+}
+
+/**
+ * The operations of one payment and one method, from that method's observations only (a payment's
+ * operations are those of its methods, in method order: `matchPayment`). A new observation changes
+ * only its own method's operations.
+ */
+export function matchMethod(observations: readonly Observation[]): MatchedOperation[] {
+  if (observations.length === 0) return [];
   const posId = observations[0]!.posId;
   const paymentId = observations[0]!.paymentId;
-  const methods = [...new Set(observations.map((o) => o.method))].sort();
+  const method = observations[0]!.method;
   const out: MatchedOperation[] = [];
-  for (const method of methods) {
-    const of = (source: SourceName) =>
-      itemsOf(source, consolidate(observations.filter((o) => o.method === method && o.source === source))).sort(compareItems);
+  {
+    const of = (source: SourceName) => itemsOf(source, consolidate(observations.filter((o) => o.source === source))).sort(compareItems);
     const slots: Slot[] = of('register').map((r) => ({ register: r, period: null, webhook: null }));
     claim(slots, of('period'), 'period');
     claim(slots, of('webhook'), 'webhook');
