@@ -119,13 +119,15 @@ type Cell = string | number | bigint | boolean | null | undefined | readonly str
 
 const PLAIN_ELEMENT = /^[A-Za-z0-9_.:@+-]+$/;
 
-/** A PostgreSQL array literal of text elements (quoted unless plainly safe). */
-function arrayLiteral(xs: readonly string[]): string {
+/** A PostgreSQL array literal of text elements (quoted unless plainly safe; null elements as NULL). */
+function arrayLiteral(xs: readonly (string | null)[]): string {
   let out = '{';
   for (let i = 0; i < xs.length; i++) {
     const x = xs[i]!;
     if (i) out += ',';
-    out += PLAIN_ELEMENT.test(x) && x.toUpperCase() !== 'NULL' ? x : `"${x.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+    if (x === null) out += 'NULL';
+    else if (x.length && x.length < 64 && PLAIN_ELEMENT.test(x) && x.toUpperCase() !== 'NULL') out += x;
+    else out += `"${x.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
   }
   return out + '}';
 }
@@ -158,7 +160,8 @@ async function insertRows(tx: Tx, schema: string, table: string, cols: string, r
   const columns = columnsOf(cols);
   for (let i = 0; i < rows.length; i += 20_000) {
     const chunk = rows.slice(i, i + 20_000);
-    const params = columns.map((_, c) => chunk.map((r) => cell(r[c])));
+    // built here rather than by the driver: most cells (ids, amounts, times) need no quoting
+    const params = columns.map((_, c) => arrayLiteral(chunk.map((r) => cell(r[c]))));
     const unnest = columns.map((_, k) => `$${k + 1}::text[]`).join(', ');
     const select = columns.map((c, k) => (c.type === 'text' ? `c${k}` : `c${k}::${c.type}`)).join(', ');
     await tx.unsafe(
