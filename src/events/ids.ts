@@ -22,16 +22,24 @@ export function uuidV5(name: string, namespace: string = RECON_NAMESPACE): strin
  */
 export function stableStringify(value: unknown): string {
   if (value === null || typeof value !== 'object') {
+    if (typeof value === 'string') return JSON.stringify(value);
     if (typeof value === 'bigint') return JSON.stringify(value.toString());
     return JSON.stringify(value) ?? 'null';
   }
   if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
   if (value instanceof Date) return JSON.stringify(value.toISOString());
-  const entries = Object.keys(value as object)
-    .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-    .sort()
-    .map((k) => `${JSON.stringify(k)}:${stableStringify((value as Record<string, unknown>)[k])}`);
-  return `{${entries.join(',')}}`;
+  // Loops rather than filter/map/join: this runs for every event recon writes (its id and its hash).
+  const obj = value as Record<string, unknown>;
+  const keys = Object.keys(obj).sort();
+  let out = '{';
+  let first = true;
+  for (const k of keys) {
+    const v = obj[k];
+    if (v === undefined) continue;
+    out += `${first ? '' : ','}${JSON.stringify(k)}:${stableStringify(v)}`;
+    first = false;
+  }
+  return `${out}}`;
 }
 
 export function sha256Hex(text: string): string {

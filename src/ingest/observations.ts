@@ -16,7 +16,8 @@ import type { AppendRequest, NewEvent } from '../store/types';
  * Builders of the events ingestion appends. Ids come from the event data (posId, the exact raw text
  * and its normalized form): the same record read again is the same id, so a re-append is a no-op,
  * and a record whose content changed is a new observation. Metadata (when and how it was read) is
- * not part of the id.
+ * not part of the id. The normalized records come from the parsers of src/psp/parse.ts, already in
+ * the schema's shape, so they are not validated a second time (`validated: true`).
  */
 
 export interface WindowRef {
@@ -41,21 +42,21 @@ export type Keyed = { readonly stream: string; readonly event: NewEvent };
 export function registerObserved(posId: string, raw: string, record: NormalizedRegisterRecord, meta: SyncObservation): Keyed {
   return {
     stream: paymentStream(posId, record.paymentId),
-    event: newEvent(RegisterRecordObserved, { posId, raw, record }, { metadata: { ...meta } }),
+    event: newEvent(RegisterRecordObserved, { posId, raw, record }, { metadata: { ...meta }, validated: true }),
   };
 }
 
 export function periodObserved(posId: string, raw: string, record: NormalizedPeriodRecord, meta: SyncObservation): Keyed {
   return {
     stream: paymentStream(posId, record.paymentId),
-    event: newEvent(PeriodRecordObserved, { posId, raw, record }, { metadata: { ...meta } }),
+    event: newEvent(PeriodRecordObserved, { posId, raw, record }, { metadata: { ...meta }, validated: true }),
   };
 }
 
 export function webhookReceived(posId: string, raw: string, webhook: NormalizedWebhook, meta: WebhookObservation): Keyed {
   return {
     stream: paymentStream(posId, webhook.paymentId),
-    event: newEvent(WebhookReceived, { posId, raw, webhook }, { metadata: { source: 'webhook', ...meta } }),
+    event: newEvent(WebhookReceived, { posId, raw, webhook }, { metadata: { source: 'webhook', ...meta }, validated: true }),
   };
 }
 
