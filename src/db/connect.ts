@@ -1,6 +1,7 @@
 import postgres from 'postgres';
 import type { Config } from '../config/env';
 import type { Logger } from '../log';
+import { installDriverGuard } from './driver-guard';
 import { ensureEmbeddedPostgres, stopEmbeddedPostgresIfLastUser } from './embedded';
 import { migrate } from './migrate';
 
@@ -15,6 +16,7 @@ export interface Database {
 export const APPLICATION_PREFIX = 'recon:';
 
 export function connect(url: string, opts: { max?: number; applicationName?: string } = {}): Sql {
+  installDriverGuard();
   return postgres(url, {
     max: opts.max ?? 10,
     onnotice: () => {},
@@ -23,6 +25,10 @@ export function connect(url: string, opts: { max?: number; applicationName?: str
     connection: { application_name: opts.applicationName ?? `${APPLICATION_PREFIX}${process.pid}` },
     idle_timeout: 30,
     connect_timeout: 10,
+    // Seconds before a connection that failed tries again. The library's default grows to 20 s across the
+    // pool during an outage: requests then waited up to 20 s for their 503, and kept failing for as long
+    // after the server was back. Attempts are made only for waiting queries, so a short cap costs nothing.
+    backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
   }) as unknown as Sql;
 }
 
