@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { matchPayment, observationOf, type Observation } from '../../src/ledger/matching';
+import { matchMethod, matchPayment, observationFromRow, observationOf, observationToRow, type Observation } from '../../src/ledger/matching';
 import type { AppendRequest, RecordedEvent } from '../../src/store/types';
 import { at, periodRow, registerRows, webhook } from './fixtures';
 
@@ -66,5 +66,19 @@ describe('matching the sources of one payment', () => {
     expect(ops[0]!.register!.status).toBe('success');
     expect(ops[0]!.register!.eventIds).toHaveLength(2);
     expect(ops[0]!.webhook!.status).toBe('success');
+  });
+
+  it('stores observations compactly and reads them back exactly; a payment is the sum of its methods', () => {
+    const t = at('2024-06-01T09:00:00Z');
+    const obs = recorded([
+      registerRows({ paymentId: 'p4', dateTime: t, amount: 10_00n, customerFee: 25n, receivers: [{ name: 'Shop "A" \\ Co', amount: 9_90n, fee: 10n, reserve: 3n }], reportId: 'r1', observedAt: seen }),
+      periodRow({ paymentId: 'p4', dateTime: t, amount: 10_00n, merchantFee: 10n, reportId: 'r1', observedAt: seen }),
+      webhook({ paymentId: 'p4', processedAt: t, amount: 10_00n, fee: null, receivedAt: seen }),
+      registerRows({ paymentId: 'p4', method: 'refund', dateTime: at('2024-06-03T09:00:00Z'), amount: 4_00n, reportId: 'r2', observedAt: seen }),
+    ]);
+    for (const o of obs) expect(observationFromRow(o.posId, o.paymentId, observationToRow(o))).toEqual(o);
+    const byMethod = ['purchase', 'refund'].flatMap((m) => matchMethod(obs.filter((o) => o.method === m)));
+    expect(byMethod).toEqual(matchPayment(obs));
+    expect(byMethod.map((o) => o.key)).toEqual(['6b1d2a4e-7c0f-4f51-9d3e-1a2b3c4d5e6f:p4:purchase:0', '6b1d2a4e-7c0f-4f51-9d3e-1a2b3c4d5e6f:p4:refund:0']);
   });
 });
