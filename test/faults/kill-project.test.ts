@@ -16,7 +16,7 @@ let sandbox: Sandbox;
 let db: TestDatabase;
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ scenario: { seed: 'faults-kill-project', month: '2025-01', timezone: 'Europe/Kyiv', payments: 1200 }, faults: { reportNotReadyPolls: 0 } });
+  sandbox = await startSandbox({ scenario: { seed: 'faults-kill-project', month: '2025-01', timezone: 'Europe/Kyiv', payments: 800 }, faults: { reportNotReadyPolls: 0 } });
   db = await createTestDatabase();
   await ingestScenario(db.sql, sandbox, { from: '2025-01-01', to: '2025-02-01', timezone: 'Europe/Kyiv' });
 });
@@ -52,11 +52,11 @@ describe('kill -9 in the middle of a projection batch', () => {
     const { events: total } = await projectionState(db.sql);
     expect(total).toBeGreaterThan(3000);
 
-    const victim = spawnRecon(['project', '--batch', '50'], env);
+    const victim = spawnRecon(['project', '--batch', '100'], env);
     // Killed once a few batches are committed: the runner is then reading or applying the next one.
     await waitFor(async () => {
       const bs = await builds().catch(() => []);
-      return bs.length === 2 && bs.every((b) => b.applied >= 200) ? bs : undefined;
+      return bs.length === 2 && bs.every((b) => b.applied >= 300) ? bs : undefined;
     }, { timeoutMs: 40_000, intervalMs: 10, what: 'a few committed batches' });
     victim.kill('SIGKILL');
     expect((await victim.exited).signal).toBe('SIGKILL');
@@ -69,7 +69,7 @@ describe('kill -9 in the middle of a projection batch', () => {
       if (b.name === 'journal') expect(await journalRowsBeyond(b)).toBe(0);
     }
 
-    const again = await runRecon(['project', '--batch', '50'], env);
+    const again = await runRecon(['project', '--batch', '100'], env);
     expect(again.code, again.stderr.slice(-2000)).toBe(0);
     const resumed = await projectionState(db.sql);
     expect(resumed.builds.map((b) => b.name)).toEqual(['journal', 'reconciliation']);
