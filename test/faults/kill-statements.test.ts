@@ -1,0 +1,106 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ledgerPosition, statementRuns } from '../../src/export/statements';
+import { runProjections } from '../../src/ledger/runner';
+import { silentLogger } from '../../src/log';
+import { startSandbox, type Sandbox } from '../../src/sandbox/server';
+import { createPostgresEventStore } from '../../src/store/postgres';
+import { formatPosition } from '../../src/store/types';
+import { createTestDatabase, type TestDatabase } from '../support/db';
+import { reconEnv } from './support/env';
+import { killAll, runRecon, spawnRecon, waitFor } from './support/processes';
+import { ingestScenario } from './support/scenario';
+import { recordedTypes } from './support/store-checks';
+import { listOutput, sha256File, workbookDigest } from './support/workbooks';
+
+/**
+ * `kill -9` of `recon statements` while it writes (many sub-merchants, one workbook each): no file under a
+ * final name is partial (each one there is complete and equal to the uninterrupted run's), the run is not
+ * recorded, and the same command again writes the same statements, recorded with the same position and
+ * figures hash as an uninterrupted run and with the sha-256 of the files actually on disk.
+ */
+const MONTH = '2025-01';
+let sandbox: Sandbox;
+let db: TestDatabase;
+let dir: string;
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ scenario: { seed: 'faults-kill-statements', month: MONTH, timezone: 'UTC', payments: 1500, subMerchants: 60 }, faults: { reportNotReadyPolls: 0 } });
+  db = await createTestDatabase();
+  dir = mkdtempSync(path.join(tmpdir(), 'recon-faults-statements-'));
+  await ingestScenario(db.sql, sandbox, { from: '2025-01-01', to: '2025-02-01', timezone: 'UTC' });
+  await runProjections({ sql: db.sql, store: createPostgresEventStore(db.sql), log: silentLogger, timezone: 'UTC', graceHours: 48 }, { names: ['journal'] });
+});
+
+afterAll(async () => {
+  await killAll();
+  await sandbox?.close();
+  await db?.drop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('kill -9 in the middle of a statement run', () => {
+  it('leaves no partial file under a final name, and the rerun writes what an uninterrupted run writes', async () => {
+    const env = reconEnv({ databaseUrl: db.url });
+    const position = formatPosition((await ledgerPosition(db.sql))!);
+    const referenceDir = path.join(dir, 'reference');
+    const out = path.join(dir, 'out');
+
+    const reference = await runRecon(['statements', '--month', MONTH, '--out', referenceDir], env);
+    expect(reference.code, reference.stderr.slice(-2000)).toBe(0);
+    const [refRun] = await statementRuns(db.sql, { month: MONTH });
+    expect(refRun!.position).toBe(position);
+    expect(refRun!.statements).toBeGreaterThan(40);
+    const refFiles = listOutput(referenceDir);
+    expect(refFiles.partials).toEqual([]);
+    expect(refFiles.finals).toEqual(refRun!.files.map((f) => f.name).sort());
+    const refDigests = new Map<string, string>();
+    for (const name of refFiles.finals) refDigests.set(name, await workbookDigest(path.join(referenceDir, name)));
+
+    // Killed while a workbook is being written, after some others were finished.
+    const victim = spawnRecon(['statements', '--month', MONTH, '--out', out], env);
+    await waitFor(() => {
+      try {
+        const now = listOutput(out);
+        return now.finals.length >= 3 && now.partials.length > 0 ? true : undefined;
+      } catch {
+        return undefined; // the directory does not exist yet
+      }
+    }, { timeoutMs: 40_000, intervalMs: 2, what: 'a statement being written' });
+    victim.kill('SIGKILL');
+    expect((await victim.exited).signal).toBe('SIGKILL');
+
+    const cut = listOutput(out);
+    expect(cut.other).toEqual([]);
+    expect(cut.partials.length).toBeGreaterThan(0);
+    expect(cut.finals.length).toBeLessThan(refFiles.finals.length);
+    expect(cut.finals).not.toContain(`payouts-${MONTH}.xlsx`); // the index is written last
+    // Every file under a final name is a whole workbook, identical in content to the uninterrupted run's.
+    for (const name of cut.finals) expect(await workbookDigest(path.join(out, name)), name).toBe(refDigests.get(name));
+    expect(await statementRuns(db.sql, { month: MONTH })).toHaveLength(1); // the killed run is not recorded
+    expect(await recordedTypes(db.sql, 'statements-%')).toEqual({ StatementIssued: 1 });
+
+    const again = await runRecon(['statements', '--month', MONTH, '--out', out], env);
+    expect(again.code, again.stderr.slice(-2000)).toBe(0);
+    expect(again.stdout).toContain('(same run already recorded)'); // same position, same figures: same StatementIssued
+    const runs = await statementRuns(db.sql, { month: MONTH });
+    expect(runs).toHaveLength(2);
+    const rerun = runs.find((r) => r.runId !== refRun!.runId)!;
+    expect(rerun.position).toBe(refRun!.position);
+    expect(rerun.figuresSha256).toBe(refRun!.figuresSha256);
+    expect(rerun.files.map((f) => f.name)).toEqual(refRun!.files.map((f) => f.name));
+    expect(await recordedTypes(db.sql, 'statements-%')).toEqual({ StatementIssued: 1 });
+
+    const done = listOutput(out);
+    expect(done.finals).toEqual(refFiles.finals);
+    for (const f of rerun.files) {
+      // the run record describes the bytes on disk, and the content is the uninterrupted run's
+      expect(sha256File(path.join(out, f.name)), f.name).toBe(f.sha256);
+      expect(await workbookDigest(path.join(out, f.name)), f.name).toBe(refDigests.get(f.name));
+    }
+    // The killed run's temporary files stay hidden under their temporary names (see docs/reliability.md).
+    expect(done.partials).toEqual(cut.partials);
+  });
+});
