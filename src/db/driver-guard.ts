@@ -7,8 +7,9 @@
  *
  * The query concerned has already failed (the caller got its connection error, e.g. a 503), and the
  * driver's connection object recovers by itself on a later reconnect, so this one error, recognised by
- * its exact shape, is logged instead of ending the process. Any other uncaught exception still ends it,
- * as Node would. Remove once the driver carries the upstream fix (a guard in `nextWrite`).
+ * its exact shape, is logged instead of ending the process; so is a lost-connection rejection of a
+ * driver query nobody awaited. Any other uncaught exception or rejection still ends it, as Node would.
+ * Remove once the driver carries the upstream fix (a guard in `nextWrite`, PR #1209).
  */
 
 let installed = false;
@@ -17,6 +18,19 @@ export function isDriverNullSocketWrite(e: unknown): boolean {
   if (!(e instanceof TypeError)) return false;
   const stack = e.stack ?? '';
   return /reading 'write'|evaluating 'socket\.write'/.test(e.message) && /\bnextWrite\b/.test(stack) && /[/\\]postgres[/\\]src[/\\]connection\.js/.test(stack);
+}
+
+const CONNECTION_LOST = new Set(['CONNECTION_CLOSED', 'CONNECTION_DESTROYED', 'CONNECTION_ENDED', 'CONNECT_TIMEOUT', 'ECONNREFUSED', 'ECONNRESET']);
+
+/**
+ * A driver query that failed because the connection went away and that nobody awaited (seen once in
+ * about ten outage runs, from the driver's own bookkeeping around a lost transaction): no caller waits
+ * for it, so it is logged, not allowed to end the process.
+ */
+export function isDriverLostConnection(e: unknown): boolean {
+  if (!(e instanceof Error)) return false;
+  const code = (e as { code?: unknown }).code;
+  return typeof code === 'string' && CONNECTION_LOST.has(code) && /[/\\]postgres[/\\]src[/\\]/.test(e.stack ?? '');
 }
 
 export function installDriverGuard(): void {
@@ -31,5 +45,15 @@ export function installDriverGuard(): void {
     if (process.listenerCount('uncaughtException') > 1) return;
     process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
     process.exit(1);
+  });
+  process.on('unhandledRejection', (reason) => {
+    if (isDriverLostConnection(reason)) {
+      const query = String((reason as { query?: unknown }).query ?? '').replace(/\s+/g, ' ').slice(0, 60);
+      process.stderr.write(JSON.stringify({ time: new Date().toISOString(), level: 'warn', msg: 'database query failed with its connection and nobody awaited it (ignored)', code: (reason as { code: string }).code, query }) + '\n');
+      return;
+    }
+    if (process.listenerCount('unhandledRejection') > 1) return;
+    // Alone, keep Node's default: an unhandled rejection ends the process.
+    throw reason;
   });
 }
