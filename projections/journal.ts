@@ -1,7 +1,7 @@
-import { copyRows } from '../src/ledger/copy-rows';
-import { RegisterRecordObserved } from '../src/events/ingest-events';
+import { copyCell, copyRows, copyText, createTextBuffer, type TextBuffer } from '../src/ledger/copy-rows';
+import { RegisterRecordObserved, type NormalizedRegisterRecord } from '../src/events/ingest-events';
 import { DEFAULT_RESERVE_HOLD_DAYS, SubMerchantRegistered } from '../src/events/ledger-events';
-import { entriesFor, netOf, rowFacts, UnbalancedEntryError, type Account, type Component, type RowFacts } from '../src/ledger/journal-rules';
+import { entriesFor, netOf, rowFacts, settlementOf, UnbalancedEntryError, type DraftEntry, type DraftLine, type RowFacts } from '../src/ledger/journal-rules';
 import type { Projection, ProjectionContext, Tx } from '../src/ledger/projection';
 import type { RecordedEvent } from '../src/store/types';
 
@@ -14,60 +14,53 @@ import type { RecordedEvent } from '../src/store/types';
  * any position are the figures the journal showed then, and the latest observation wins after it.
  */
 
-interface StoredEntry {
-  id: string;
-  kind: 'settlement' | 'reserve_release';
-  at: string;
-  on: string;
-  releaseOn: string | null;
-  holdDays: number | null;
-  lines: Array<[Account, Component, string]>;
-  share: string;
-  fee: string;
-  reserve: string;
-  net: string;
-  eventId: string;
+/**
+ * What is in force for a register row, kept compact in `register_rows.effect`: the inputs the entries are a
+ * pure function of (with the build's time zone), not the entries themselves. `[]` when the row has no
+ * entries in force (a success row observed again as pending). The entries are recomputed when they must
+ * be reversed, with the ids they were written under (`<event id>:<n>`).
+ */
+type Effect = [] | [eventId: string, settlement: 'sale' | 'refund' | 'chargeback', owner: 'm' | 'r', share: string, fee: string, reserve: string, at: string, on: string, hold: number];
+
+const METHOD_OF = { sale: 'purchase', refund: 'refund', chargeback: 'dispute' } as const;
+
+function effectOf(eventId: string, f: RowFacts, hold: number, drafts: readonly DraftEntry[]): Effect {
+  if (drafts.length === 0) return [];
+  return [eventId, settlementOf(f.method) as 'sale', f.receiver === null ? 'm' : 'r', f.share.toString(), f.fee.toString(), f.reserve.toString(), f.bookedAt.toISOString(), f.bookedOn, hold];
 }
 
-interface RowState {
-  entries: StoredEntry[];
+interface InForce {
+  readonly eventId: string;
+  readonly share: bigint;
+  readonly fee: bigint;
+  readonly reserve: bigint;
+  readonly drafts: readonly DraftEntry[];
+}
+
+function inForce(effect: Effect, timezone: string): InForce | undefined {
+  if (effect.length === 0) return undefined;
+  const [eventId, settlement, owner, share, fee, reserve, at, on, hold] = effect;
+  const f: RowFacts = {
+    rowKey: '', posId: '', orderId: null, paymentId: '', method: METHOD_OF[settlement], status: 'success', receiver: owner === 'm' ? null : '-',
+    currency: '', share: BigInt(share), fee: BigInt(fee), reserve: BigInt(reserve), bookedAt: new Date(at), bookedOn: on,
+  };
+  return { eventId, share: f.share, fee: f.fee, reserve: f.reserve, drafts: entriesFor(f, hold, timezone) };
 }
 
 /** What makes two observations of a row equivalent for the journal: the entries' dates and lines. */
-function signatureOf(entries: readonly StoredEntry[]): string {
-  return JSON.stringify(entries.map((e) => [e.kind, e.at, e.releaseOn, e.lines]));
-}
-
-interface EntryRow {
-  entryId: string;
-  kind: 'settlement' | 'reserve_release' | 'reversal';
-  reverses: string | null;
-  facts: RowFacts;
-  status: string;
-  share: bigint;
-  fee: bigint;
-  reserve: bigint;
-  net: bigint;
-  bookedAt: string;
-  bookedOn: string;
-  releaseOn: string | null;
-  holdDays: number | null;
-  eventIds: string[];
-  commit: string;
-  prepare: string;
-}
-
-interface LineRow {
-  entryId: string;
-  lineNo: number;
-  account: Account;
-  receiver: string | null;
-  component: Component;
-  currency: string;
-  amount: bigint;
-  bookedAt: string;
-  commit: string;
-  prepare: string;
+function sameEntries(a: readonly DraftEntry[], b: readonly DraftEntry[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if (x.kind !== y.kind || x.bookedAt.getTime() !== y.bookedAt.getTime() || x.releaseOn !== y.releaseOn || x.lines.length !== y.lines.length) return false;
+    for (let j = 0; j < x.lines.length; j++) {
+      const l = x.lines[j]!;
+      const m = y.lines[j]!;
+      if (l.account !== m.account || l.component !== m.component || l.amount !== m.amount) return false;
+    }
+  }
+  return true;
 }
 
 interface Directory {
@@ -78,6 +71,19 @@ interface Directory {
 function fallbackAt(e: RecordedEvent): Date {
   const observed = e.metadata['observedAt'];
   return typeof observed === 'string' && !Number.isNaN(Date.parse(observed)) ? new Date(observed) : e.recordedAt;
+}
+
+/**
+ * The register row of an event. The event was validated against its definition when it was appended, so
+ * only a cheap shape check here (a full parse per row would cost more than the rest of the journal).
+ */
+function registerRowOf(e: RecordedEvent): { posId: string; record: NormalizedRegisterRecord } {
+  const d = e.data as { posId?: unknown; record?: Partial<Record<keyof NormalizedRegisterRecord, unknown>> } | null;
+  const r = d?.record;
+  if (typeof d?.posId !== 'string' || !r || typeof r.paymentId !== 'string' || typeof r.method !== 'string' || typeof r.status !== 'string' || typeof r.currency !== 'string') {
+    throw new Error(`event ${e.id} (${e.type} v${e.version}) does not have the shape of a register row observation`);
+  }
+  return d as { posId: string; record: NormalizedRegisterRecord };
 }
 
 async function loadDirectory(tx: Tx, schema: string, names: string[], ids: string[]): Promise<Directory> {
@@ -103,9 +109,42 @@ function register(dir: Directory, id: string, name: string, hold: number): void 
   if (!holder || holder.id >= id) dir.holdByName.set(name, { id, hold });
 }
 
+const ENTRY_COLUMNS = ['entry_id', 'kind', 'reverses', 'row_key', 'pos_id', 'order_id', 'payment_id', 'method', 'status', 'receiver', 'currency',
+  'share', 'fee', 'reserve', 'net', 'booked_at', 'booked_on', 'release_on', 'hold_days', 'event_ids', 'commit_pos', 'prepare_pos'];
+const LINE_COLUMNS = ['entry_id', 'line_no', 'account', 'receiver', 'component', 'currency', 'amount', 'booked_at', 'commit_pos', 'prepare_pos'];
+
+/** The secondary indexes, created when a build goes live (a rebuild writes faster without them). */
+function indexes(s: string): string[] {
+  return [
+    `create index if not exists entries_receiver_currency_booked_at_idx on ${s}.entries (receiver, currency, booked_at)`,
+    `create index if not exists entries_reverses_idx on ${s}.entries (reverses) where reverses is not null`,
+    `create index if not exists entries_payment_id_idx on ${s}.entries (payment_id)`,
+    `create index if not exists lines_receiver_currency_account_booked_at_idx on ${s}.lines (receiver, currency, account, booked_at)`,
+  ];
+}
+
+/** Two effects with the same inputs (whoever wrote them) have the same entries. */
+function sameInputs(a: Effect, b: Effect): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 1; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** The COPY text lines of an entry's lines (`sign` -1n for a reversal). */
+function lineRows(out: TextBuffer, entryId: string, lines: readonly DraftLine[], sign: bigint, receiver: string, currency: string, at: string, pos: string): void {
+  let total = 0n;
+  lines.forEach((l, n) => {
+    total += l.amount;
+    out.add(`${entryId}\t${n}\t${l.account}\t${receiver}\t${l.component}\t${currency}\t${sign * l.amount}\t${at}\t${pos}\n`);
+  });
+  // every entry nets to zero, checked in code before anything is written
+  if (total !== 0n) throw new UnbalancedEntryError(total, `entry ${entryId}`);
+}
+
 export const projection: Projection = {
   name: 'journal',
-  version: 1,
+  // 2: register_rows.effect holds the compact inputs of the entries in force (1: the entries as JSON)
+  version: 2,
 
   async setup(tx: Tx, ctx: ProjectionContext) {
     const s = `"${ctx.schema}"`;
@@ -130,7 +169,7 @@ export const projection: Projection = {
       create index on ${s}.directory (name);
       create table ${s}.register_rows (
         row_key text primary key,
-        -- the entries in force for this row (JSON), reversed when a later observation changes them
+        -- what is in force for this row (compact JSON, see Effect), reversed when a later observation changes it
         effect text not null,
         last_event_id uuid not null
       );
@@ -159,9 +198,6 @@ export const projection: Projection = {
         commit_pos numeric(20,0) not null,
         prepare_pos numeric(20,0) not null
       );
-      create index on ${s}.entries (receiver, currency, booked_at);
-      create index on ${s}.entries (reverses) where reverses is not null;
-      create index on ${s}.entries (payment_id);
       create table ${s}.lines (
         entry_id text not null,
         line_no smallint not null,
@@ -175,105 +211,105 @@ export const projection: Projection = {
         prepare_pos numeric(20,0) not null,
         primary key (entry_id, line_no)
       );
-      create index on ${s}.lines (receiver, currency, account, booked_at);
     `);
   },
 
   async apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionContext) {
     const schema = ctx.schema;
-    const registers: RecordedEvent[] = [];
+    const tz = ctx.timezone;
+    type Row = { e: RecordedEvent; f: RowFacts } | { e: RecordedEvent; f: null };
+    const todo: Row[] = [];
     const names = new Set<string>();
     const keys = new Set<string>();
     const ids = new Set<string>();
-    const facts = new Map<string, RowFacts>();
     for (const e of events) {
       if (e.type === RegisterRecordObserved.type && e.version === RegisterRecordObserved.version) {
-        const d = e.data as { posId: string; record: Parameters<typeof rowFacts>[1] };
-        const f = rowFacts(d.posId, d.record, fallbackAt(e), ctx.timezone);
-        facts.set(e.id, f);
-        registers.push(e);
+        const d = registerRowOf(e);
+        const f = rowFacts(d.posId, d.record, fallbackAt(e), tz);
+        todo.push({ e, f });
         keys.add(f.rowKey);
         if (f.receiver) names.add(f.receiver);
       } else if (e.type === SubMerchantRegistered.type && e.version === SubMerchantRegistered.version) {
-        registers.push(e);
+        todo.push({ e, f: null });
         ids.add((e.data as { subMerchantId: string }).subMerchantId);
       }
     }
-    if (registers.length === 0) return;
+    if (todo.length === 0) return;
 
-    const dir = await loadDirectory(tx, schema, [...names], [...ids]);
-    const states = new Map<string, RowState>();
-    const known = new Set<string>();
-    if (keys.size) {
-      const rows = await tx<{ row_key: string; effect: string }[]>`
-        select row_key, effect from ${tx(schema)}.register_rows where row_key = any(${[...keys]}::text[])`;
-      for (const r of rows) {
-        states.set(r.row_key, { entries: JSON.parse(r.effect) as StoredEntry[] });
-        known.add(r.row_key);
-      }
-    }
+    const [dir, states] = await Promise.all([
+      loadDirectory(tx, schema, [...names], [...ids]),
+      (async () => {
+        const m = new Map<string, Effect>();
+        if (keys.size === 0) return m;
+        const rows = await tx<{ row_key: string; effect: string }[]>`
+          select row_key, effect from ${tx(schema)}.register_rows where row_key = any(${[...keys]}::text[])`;
+        for (const r of rows) m.set(r.row_key, JSON.parse(r.effect) as Effect);
+        return m;
+      })(),
+    ]);
+    const known = new Set(states.keys());
 
     const versions: Array<{ eventId: string; id: string; name: string; hold: number; commit: string; prepare: string }> = [];
-    const dirty = new Map<string, { entries: StoredEntry[]; lastEventId: string }>();
-    const entries: EntryRow[] = [];
-    const lines: LineRow[] = [];
+    const dirty = new Map<string, { effect: Effect; lastEventId: string }>();
+    // COPY text of the rows to write, built as they are decided (no per-row objects)
+    const entryText = createTextBuffer();
+    const lineText = createTextBuffer();
+    const entryIds: string[] = [];
 
-    for (const e of registers) {
+    for (const { e, f } of todo) {
       const commit = e.position.commit.toString();
       const prepare = e.position.prepare.toString();
-      if (e.type === SubMerchantRegistered.type) {
+      if (f === null) {
         const d = SubMerchantRegistered.schema.parse(e.data);
         register(dir, d.subMerchantId, d.name, d.reserveHoldDays);
         versions.push({ eventId: e.id, id: d.subMerchantId, name: d.name, hold: d.reserveHoldDays, commit, prepare });
         continue;
       }
-      const f = facts.get(e.id)!;
       // The hold of a reserve is fixed when it is held (the directory as known at this event).
       const hold = f.receiver ? dir.holdByName.get(f.receiver)?.hold ?? DEFAULT_RESERVE_HOLD_DAYS : DEFAULT_RESERVE_HOLD_DAYS;
-      const drafts = entriesFor(f, hold, ctx.timezone);
-      const stored: StoredEntry[] = drafts.map((d, i) => {
-        const sale = d.kind === 'settlement';
-        return {
-          id: `${e.id}:${i}`, kind: d.kind, at: d.bookedAt.toISOString(), on: d.bookedOn, releaseOn: d.releaseOn, holdDays: d.holdDays,
-          lines: d.lines.map((l) => [l.account, l.component, l.amount.toString()]),
-          share: (sale ? f.share : 0n).toString(), fee: (sale ? f.fee : 0n).toString(),
-          reserve: (d.releaseOn !== null ? f.reserve : 0n).toString(), net: netOf(d.lines).toString(), eventId: e.id,
-        };
-      });
-      const prior = states.get(f.rowKey);
+      const drafts = entriesFor(f, hold, tz);
+      const effect = effectOf(e.id, f, hold, drafts);
+      const priorEffect = states.get(f.rowKey);
       // the latest observation wins; an observation with the same effect changes nothing
-      if (prior ? signatureOf(prior.entries) === signatureOf(stored) : stored.length === 0) continue;
+      let prior: InForce | undefined;
+      if (priorEffect === undefined) {
+        if (drafts.length === 0) continue;
+      } else {
+        if (sameInputs(priorEffect, effect)) continue;
+        prior = inForce(priorEffect, tz);
+        if (sameEntries(prior?.drafts ?? [], drafts)) continue;
+      }
+      // values every row of this event repeats, escaped for COPY once
+      const rowKey = copyCell(f.rowKey);
+      const facts = `${rowKey}\t${copyCell(f.posId)}\t${copyCell(f.orderId)}\t${copyCell(f.paymentId)}\t${copyCell(f.method)}\t${copyCell(f.status)}`;
+      const receiver = copyCell(f.receiver);
+      const currency = copyCell(f.currency);
+      const pos = `${commit}\t${prepare}`;
       // reverse what is in force, dated as the originals
-      (prior?.entries ?? []).forEach((old, i) => {
-        const entryId = `${e.id}:r${i}`;
-        entries.push({
-          entryId, kind: 'reversal', reverses: old.id, facts: f, status: f.status,
-          share: -BigInt(old.share), fee: -BigInt(old.fee), reserve: -BigInt(old.reserve), net: -BigInt(old.net),
-          bookedAt: old.at, bookedOn: old.on, releaseOn: old.releaseOn, holdDays: old.holdDays,
-          eventIds: [e.id, old.eventId], commit, prepare,
-        });
-        old.lines.forEach(([account, component, amount], n) => {
-          lines.push({ entryId, lineNo: n, account, receiver: f.receiver, component, currency: f.currency, amount: -BigInt(amount), bookedAt: old.at, commit, prepare });
-        });
-      });
-      for (const st of stored) {
-        entries.push({
-          entryId: st.id, kind: st.kind, reverses: null, facts: f, status: f.status,
-          share: BigInt(st.share), fee: BigInt(st.fee), reserve: BigInt(st.reserve), net: BigInt(st.net),
-          bookedAt: st.at, bookedOn: st.on, releaseOn: st.releaseOn, holdDays: st.holdDays, eventIds: [e.id], commit, prepare,
-        });
-        st.lines.forEach(([account, component, amount], n) => {
-          lines.push({ entryId: st.id, lineNo: n, account, receiver: f.receiver, component, currency: f.currency, amount: BigInt(amount), bookedAt: st.at, commit, prepare });
+      if (prior) {
+        const p = prior;
+        p.drafts.forEach((old, i) => {
+          const entryId = `${e.id}:r${i}`;
+          const sale = old.kind === 'settlement';
+          const at = old.bookedAt.toISOString();
+          entryIds.push(entryId);
+          entryText.add(`${entryId}\treversal\t${p.eventId}:${i}\t${facts}\t${receiver}\t${currency}\t${sale ? -p.share : 0n}\t${sale ? -p.fee : 0n}\t` +
+            `${old.releaseOn !== null ? -p.reserve : 0n}\t${-netOf(old.lines)}\t${at}\t${old.bookedOn}\t${old.releaseOn ?? '\\N'}\t${old.holdDays ?? '\\N'}\t{${e.id},${p.eventId}}\t${pos}\n`);
+          lineRows(lineText, entryId, old.lines, -1n, receiver, currency, at, pos);
         });
       }
-      states.set(f.rowKey, { entries: stored });
-      dirty.set(f.rowKey, { entries: stored, lastEventId: e.id });
+      drafts.forEach((d, i) => {
+        const entryId = `${e.id}:${i}`;
+        const sale = d.kind === 'settlement';
+        const at = d.bookedAt.toISOString();
+        entryIds.push(entryId);
+        entryText.add(`${entryId}\t${d.kind}\t\\N\t${facts}\t${receiver}\t${currency}\t${sale ? f.share : 0n}\t${sale ? f.fee : 0n}\t` +
+          `${d.releaseOn !== null ? f.reserve : 0n}\t${netOf(d.lines)}\t${at}\t${d.bookedOn}\t${d.releaseOn ?? '\\N'}\t${d.holdDays ?? '\\N'}\t{${e.id}}\t${pos}\n`);
+        lineRows(lineText, entryId, d.lines, 1n, receiver, currency, at, pos);
+      });
+      states.set(f.rowKey, effect);
+      dirty.set(f.rowKey, { effect, lastEventId: e.id });
     }
-
-    // Checked in code before writing: every entry nets to zero.
-    const totals = new Map<string, bigint>();
-    for (const l of lines) totals.set(l.entryId, (totals.get(l.entryId) ?? 0n) + l.amount);
-    for (const [id, t] of totals) if (t !== 0n) throw new UnbalancedEntryError(t, `entry ${id}`);
 
     const q = `"${schema}"`;
     if (versions.length) {
@@ -287,29 +323,25 @@ export const projection: Projection = {
         on conflict (sub_merchant_id) do update set name = excluded.name, reserve_hold_days = excluded.reserve_hold_days,
           event_id = excluded.event_id, commit_pos = excluded.commit_pos, prepare_pos = excluded.prepare_pos`;
     }
-    await copyRows(tx, `${q}.entries`, ['entry_id', 'kind', 'reverses', 'row_key', 'pos_id', 'order_id', 'payment_id', 'method', 'status', 'receiver', 'currency',
-      'share', 'fee', 'reserve', 'net', 'booked_at', 'booked_on', 'release_on', 'hold_days', 'event_ids', 'commit_pos', 'prepare_pos'],
-    entries.map((e) => [e.entryId, e.kind, e.reverses, e.facts.rowKey, e.facts.posId, e.facts.orderId, e.facts.paymentId, e.facts.method, e.status, e.facts.receiver,
-      e.facts.currency, e.share, e.fee, e.reserve, e.net, e.bookedAt, e.bookedOn, e.releaseOn, e.holdDays, `{${e.eventIds.join(',')}}`, e.commit, e.prepare]));
-    if (lines.length) {
-      await copyRows(tx, `${q}.lines`, ['entry_id', 'line_no', 'account', 'receiver', 'component', 'currency', 'amount', 'booked_at', 'commit_pos', 'prepare_pos'],
-        lines.map((l) => [l.entryId, l.lineNo, l.account, l.receiver, l.component, l.currency, l.amount, l.bookedAt, l.commit, l.prepare]));
+    // Every entry was checked to net to zero in code (entriesFor; a reversal negates a checked entry).
+    await copyText(tx, `${q}.entries`, ENTRY_COLUMNS, entryText.chunks());
+    if (entryIds.length) {
+      await copyText(tx, `${q}.lines`, LINE_COLUMNS, lineText.chunks());
       // Checked again in the database, inside the same transaction: nothing unbalanced is ever committed.
-      const entryIds = [...totals.keys()];
       const [bad] = await tx<{ entry_id: string; total: bigint }[]>`
         select entry_id, sum(amount)::int8 as total from ${tx(schema)}.lines where entry_id = any(${entryIds}::text[])
         group by entry_id, currency having sum(amount) <> 0 limit 1`;
       if (bad) throw new UnbalancedEntryError(bad.total, `entry ${bad.entry_id} (database check)`);
     }
     if (dirty.size) {
-      const fresh: Array<[string, { entries: StoredEntry[]; lastEventId: string }]> = [];
-      const changed: Array<[string, { entries: StoredEntry[]; lastEventId: string }]> = [];
-      for (const kv of dirty) (known.has(kv[0]) ? changed : fresh).push(kv);
-      await copyRows(tx, `${q}.register_rows`, ['row_key', 'effect', 'last_event_id'], fresh.map(([k, v]) => [k, JSON.stringify(v.entries), v.lastEventId]));
+      const fresh: Array<[string, string, string]> = [];
+      const changed: Array<[string, string, string]> = [];
+      for (const [k, v] of dirty) (known.has(k) ? changed : fresh).push([k, JSON.stringify(v.effect), v.lastEventId]);
+      await copyRows(tx, `${q}.register_rows`, ['row_key', 'effect', 'last_event_id'], fresh);
       if (changed.length) {
         await tx`
           update ${tx(schema)}.register_rows r set effect = t.e, last_event_id = t.id
-          from unnest(${changed.map(([k]) => k)}::text[], ${changed.map(([, v]) => JSON.stringify(v.entries))}::text[], ${changed.map(([, v]) => v.lastEventId)}::uuid[]) as t(k, e, id)
+          from unnest(${changed.map((c) => c[0])}::text[], ${changed.map((c) => c[1])}::text[], ${changed.map((c) => c[2])}::uuid[]) as t(k, e, id)
           where r.row_key = t.k`;
       }
     }
@@ -321,6 +353,7 @@ export const projection: Projection = {
     const idOf = `(select d.sub_merchant_id from ${s}.directory d where d.name = x.receiver order by d.sub_merchant_id limit 1)`;
     const pos = `x.commit_pos::text || '/' || x.prepare_pos::text`;
     return [
+      ...indexes(s),
       `create or replace view recon.sub_merchants as
          select sub_merchant_id, name, reserve_hold_days, event_id, commit_pos::text || '/' || prepare_pos::text as position
          from ${s}.directory`,

@@ -9,18 +9,46 @@ import type { Tx } from './projection';
 
 export type CopyValue = string | number | bigint | boolean | null | undefined;
 
-// COPY text format: backslash escapes; \N is null.
-function cell(v: CopyValue): string {
+const SPECIAL = /[\\\t\n\r]/;
+
+/** One value in COPY text format: backslash escapes; \N is null. */
+export function copyCell(v: CopyValue): string {
   if (v === null || v === undefined) return '\\N';
   const s = typeof v === 'string' ? v : String(v);
-  return /[\\\t\n\r]/.test(s) ? s.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r') : s;
+  return SPECIAL.test(s) ? s.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r') : s;
 }
 
-function* chunks(rows: readonly (readonly CopyValue[])[]): Generator<string> {
+const CHUNK = 262_144;
+
+/** COPY text built line by line, kept in chunks of about 256 kB (one CopyData message each). */
+export interface TextBuffer {
+  /** appends one or more complete lines (each ending with \n, cells already escaped with copyCell) */
+  add(text: string): void;
+  chunks(): string[];
+}
+
+export function createTextBuffer(): TextBuffer {
+  const done: string[] = [];
+  let buf = '';
+  return {
+    add(text) {
+      buf += text;
+      if (buf.length > CHUNK) {
+        done.push(buf);
+        buf = '';
+      }
+    },
+    chunks() {
+      return buf ? [...done, buf] : done;
+    },
+  };
+}
+
+function* rowChunks(rows: readonly (readonly CopyValue[])[]): Generator<string> {
   let buf = '';
   for (const r of rows) {
-    buf += r.map(cell).join('\t') + '\n';
-    if (buf.length > 262_144) {
+    buf += r.map(copyCell).join('\t') + '\n';
+    if (buf.length > CHUNK) {
       yield buf;
       buf = '';
     }
@@ -31,6 +59,13 @@ function* chunks(rows: readonly (readonly CopyValue[])[]): Generator<string> {
 /** `table` and `columns` are trusted identifiers (already quoted where needed). */
 export async function copyRows(tx: Tx, table: string, columns: readonly string[], rows: readonly (readonly CopyValue[])[]): Promise<void> {
   if (rows.length === 0) return;
+  await copyText(tx, table, columns, rowChunks(rows));
+}
+
+/** COPY of text already in COPY text format (complete lines); nothing is sent when there is none. */
+export async function copyText(tx: Tx, table: string, columns: readonly string[], chunks: Iterable<string>): Promise<void> {
+  const list = Array.isArray(chunks) ? (chunks as string[]) : [...chunks];
+  if (list.length === 0) return;
   const target = await tx.unsafe(`copy ${table} (${columns.join(', ')}) from stdin`).writable();
-  await pipeline(Readable.from(chunks(rows)), target);
+  await pipeline(Readable.from(list), target);
 }

@@ -267,7 +267,8 @@ interface Target {
 /**
  * Advances every target build to the head. Builds at the same checkpoint (every build of a rebuild from
  * zero, every live projection that is up to date) share one readAll per batch; each applies it in a
- * transaction of its own.
+ * transaction of its own, all at the same time (on separate connections: the database works on one
+ * projection's batch while another's is computed), and the store reads the next page meanwhile.
  */
 async function advanceAll(deps: RunnerDeps, targets: Target[], opts: RunOptions): Promise<void> {
   const batchSize = Math.max(1, opts.batchSize ?? 1000);
@@ -279,32 +280,39 @@ async function advanceAll(deps: RunnerDeps, targets: Target[], opts: RunOptions)
     const lowest = active.reduce((m, t) => (comparePositions(key(t), key(m)) < 0 ? t : m));
     const group = active.filter((t) => t.build.checkpoint === lowest.build.checkpoint);
     const { events, reachedEnd } = await readBatch(deps.store, lowest.build.checkpoint, batchSize, opts.until);
-    for (const t of group) {
-      if (events.length === 0) {
+    if (events.length === 0) {
+      for (const t of group) {
         t.caughtUp = true;
         t.active = false;
-        continue;
       }
-      const r = await step(deps, t.p, t.build, events);
-      if (r.kind === 'busy' || r.kind === 'gone') {
-        t.busy = r.kind === 'busy';
-        t.active = false;
-      } else if (r.kind === 'moved') {
-        // another runner applied in between: continue from its checkpoint
-        const fresh = (await buildsOf(deps.sql, t.p.name)).find((b) => b.schema_name === t.build.schema_name);
-        if (!fresh) t.active = false;
-        else {
-          t.build.checkpoint = fresh.checkpoint;
-          t.build.events_applied = fresh.events_applied;
-        }
-      } else {
-        t.applied += r.count;
-        opts.onProgress?.({ name: t.p.name, schema: t.build.schema_name, status: t.build.status === 'live' ? 'live' : 'building', applied: t.applied, position: t.build.checkpoint });
-        if (reachedEnd) {
-          t.caughtUp = true;
-          t.active = false;
-        }
-      }
+      continue;
+    }
+    const results = await Promise.allSettled(group.map((t) => advanceOne(deps, t, events, reachedEnd, opts)));
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+}
+
+/** Applies one shared batch to one target build and updates the target's state. */
+async function advanceOne(deps: RunnerDeps, t: Target, events: readonly RecordedEvent[], reachedEnd: boolean, opts: RunOptions): Promise<void> {
+  const r = await step(deps, t.p, t.build, events);
+  if (r.kind === 'busy' || r.kind === 'gone') {
+    t.busy = r.kind === 'busy';
+    t.active = false;
+  } else if (r.kind === 'moved') {
+    // another runner applied in between: continue from its checkpoint
+    const fresh = (await buildsOf(deps.sql, t.p.name)).find((b) => b.schema_name === t.build.schema_name);
+    if (!fresh) t.active = false;
+    else {
+      t.build.checkpoint = fresh.checkpoint;
+      t.build.events_applied = fresh.events_applied;
+    }
+  } else {
+    t.applied += r.count;
+    opts.onProgress?.({ name: t.p.name, schema: t.build.schema_name, status: t.build.status === 'live' ? 'live' : 'building', applied: t.applied, position: t.build.checkpoint });
+    if (reachedEnd) {
+      t.caughtUp = true;
+      t.active = false;
     }
   }
 }
