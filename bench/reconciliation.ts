@@ -1,8 +1,10 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { connect, type Sql } from '../src/db/connect';
 import { ensureEmbeddedPostgres } from '../src/db/embedded';
 import { migrate } from '../src/db/migrate';
 import { createLogger, silentLogger } from '../src/log';
+import type { Projection } from '../src/ledger/projection';
 import { rebuildProjection } from '../src/ledger/runner';
 import { createPostgresEventStore } from '../src/store/postgres';
 import type { Position } from '../src/store/types';
@@ -43,7 +45,18 @@ async function fill(sql: Sql, target: number): Promise<{ events: number; ms: num
   return { events: r.result, ms: r.ms };
 }
 
-export async function measure(sql: Sql, opts: { events: number; batchSize: number; note: (t: string) => void; figure: (f: Figure) => void }): Promise<void> {
+export async function measure(
+  sql: Sql,
+  opts: {
+    events: number;
+    batchSize: number;
+    note: (t: string) => void;
+    figure: (f: Figure) => void;
+    projection?: Projection;
+    /** CPU seconds used so far by the database server's processes (standalone runs on a server of their own) */
+    serverCpu?: () => number;
+  },
+): Promise<void> {
   const filled = await fill(sql, opts.events);
   if (filled.ms) opts.note(`${filled.events.toLocaleString('en-US')} events appended in ${(filled.ms / 1000).toFixed(1)} s`);
   const store = createPostgresEventStore(sql);
@@ -67,8 +80,10 @@ export async function measure(sql: Sql, opts: { events: number; batchSize: numbe
   const timer = setInterval(() => (peakSoFar = Math.max(peakSoFar, process.memoryUsage.rss())), 20);
   timer.unref();
   let nextMark = 100_000;
+  const cpu0 = process.cpuUsage();
+  const server0 = opts.serverCpu?.();
   const rebuild = await timed(() =>
-    rebuildProjection({ sql, store, log: silentLogger, timezone: 'Europe/Kyiv', graceHours: 48, projections: [projection] }, 'reconciliation', {
+    rebuildProjection({ sql, store, log: silentLogger, timezone: 'Europe/Kyiv', graceHours: 48, projections: [opts.projection ?? projection] }, 'reconciliation', {
       batchSize: opts.batchSize,
       onProgress: (p) => {
         if (p.applied >= nextMark || p.applied >= total) {
@@ -81,6 +96,10 @@ export async function measure(sql: Sql, opts: { events: number; batchSize: numbe
   );
   clearInterval(timer);
   const peak = rss.stop();
+  // CPU time per 1,000 events: less at the mercy of other work on the machine than events/s
+  const cpu = process.cpuUsage(cpu0);
+  const perK = (seconds: number) => ((seconds * 1000) / (total / 1000)).toFixed(1);
+  opts.note(`CPU per 1,000 events: node ${perK((cpu.user + cpu.system) / 1e6)} ms` + (server0 !== undefined ? `, database server ${perK(opts.serverCpu!() - server0)} ms` : ''));
   for (const m of marks) {
     opts.note(`after ${m.applied.toLocaleString('en-US')} events: ${Math.round(perSecond(m.applied, m.ms)).toLocaleString('en-US')} events/s, peak RSS so far ${(m.peak / MB).toFixed(0)} MB`);
   }
@@ -96,7 +115,7 @@ export async function measure(sql: Sql, opts: { events: number; batchSize: numbe
     target: { min: 20_000, text: '≥ 20,000 events/s' },
   });
   const first = marks.find((m) => m.applied >= 100_000) ?? marks[0];
-  if (first) opts.figure({ name: `peak RSS at ${first.applied.toLocaleString('en-US')} events`, value: first.peak / MB, unit: 'MB' });
+  if (first && first.applied < total) opts.figure({ name: `peak RSS at ${first.applied.toLocaleString('en-US')} events`, value: first.peak / MB, unit: 'MB' });
   opts.figure({ name: `peak RSS at ${total.toLocaleString('en-US')} events`, value: peak / MB, unit: 'MB', target: { max: 512, text: '< 512 MB' } });
   if (first && marks.length > 1) opts.figure({ name: 'peak RSS growth after the first 100k events', value: Math.max(0, peak - first.peak) / MB, unit: 'MB', target: { max: 64, text: '< 64 MB (flat)' } });
 }
@@ -106,6 +125,33 @@ export async function run(ctx: BenchContext): Promise<void> {
   const batchSize = Number(process.env['BENCH_RECON_BATCH'] ?? 5_000);
   ctx.note(`reconciliation projection alone, ${events.toLocaleString('en-US')} events, batch ${batchSize}`);
   await measure(ctx.sql, { events, batchSize, note: ctx.note, figure: ctx.figure });
+}
+
+/** utime + stime of the server's processes (postmaster and backends), from /proc. */
+export function serverCpuSeconds(dataDir: string): number {
+  const ticks = 100; // USER_HZ on Linux
+  let sum = 0;
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      if (!cmd.includes('postgres')) continue;
+      const own = cmd.includes(dataDir) || readFileSync(`/proc/${pid}/stat`, 'utf8').split(' ')[3] === postmasterPid(dataDir);
+      if (!own) continue;
+      const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      sum += (Number(f[11]) + Number(f[12])) / ticks;
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return sum;
+}
+
+function postmasterPid(dataDir: string): string | undefined {
+  try {
+    return readFileSync(`${dataDir}/pg/postmaster.pid`, 'utf8').split('\n')[0];
+  } catch {
+    return undefined;
+  }
 }
 
 // Standalone: a persistent embedded server in /tmp, one database per size (filled once).
@@ -121,7 +167,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   u.pathname = `/${name}`;
   const sql = connect(u.toString(), { max: 20 });
   await migrate(sql, silentLogger);
-  await measure(sql, { events, batchSize, note: (t) => console.log(`  ${t}`), figure: (f) => console.log(`  ${f.name}: ${f.value.toFixed(0)} ${f.unit}${f.reference ? ` (${f.reference.name}: ${f.reference.value.toFixed(0)} ${f.unit})` : ''}`) });
+  const dataDir = process.env['BENCH_RECON_PGDATA'] ?? '/tmp/recon-bench-reconciliation-pg';
+  await measure(sql, { events, batchSize, serverCpu: () => serverCpuSeconds(dataDir), note: (t) => console.log(`  ${t}`), figure: (f) => console.log(`  ${f.name}: ${f.value.toFixed(0)} ${f.unit}${f.reference ? ` (${f.reference.name}: ${f.reference.value.toFixed(0)} ${f.unit})` : ''}`) });
   await sql.end();
   process.exit(0);
 }
