@@ -63,25 +63,61 @@ function dayMatches(s: CronSchedule, d: DateTime): boolean {
   return s.days.includes(d.day) || (s.days.includes(-1) && d.day === d.daysInMonth);
 }
 
+/** A zone's UTC offset (minutes) at an instant. */
+type OffsetAt = (ms: number) => number;
+
+interface Offsets {
+  readonly at: OffsetAt;
+  /** smallest and largest offset in the span (minutes) */
+  readonly min: number;
+  readonly max: number;
+}
+
+/**
+ * The zone's offsets over `[lo, hi]` as a plain function. luxon reads each offset through Intl (several
+ * microseconds), and a schedule with seconds tries 86,400 wall times a day: asked of luxon one by one, that
+ * blocked the worker's event loop (and its webhook receiver) for about a second per run time. Assumes at
+ * most one offset change in the span (2½ days here; real zones change at most twice a year).
+ */
+function offsetsOver(zone: IANAZone, lo: number, hi: number): Offsets {
+  const first = zone.offset(lo);
+  const last = zone.offset(hi);
+  const range = { min: Math.min(first, last), max: Math.max(first, last) };
+  if (first === last) return { at: () => first, ...range };
+  let a = lo;
+  let b = hi; // offset(a) = first, offset(b) = last: bisect to the first instant of the new offset
+  while (b - a > 1) {
+    const mid = Math.floor((a + b) / 2);
+    if (zone.offset(mid) === first) a = mid;
+    else b = mid;
+  }
+  return { at: (ms) => (ms < b ? first : last), ...range };
+}
+
+function instantOfWall(offsetAt: OffsetAt, wall: number): number {
+  const before = offsetAt(wall - 43_200_000);
+  const after = offsetAt(wall + 43_200_000);
+  let best: number | undefined;
+  for (const off of before === after ? [before] : [before, after]) {
+    const instant = wall - off * 60_000;
+    if (offsetAt(instant) === off && (best === undefined || instant < best)) best = instant;
+  }
+  // In a gap: no offset reads back. Use the offset in force before the gap.
+  return best ?? wall - before * 60_000;
+}
+
 /**
  * The instant of a wall time in a zone: the earliest one when the wall time happens twice (fall back);
  * when it does not exist (spring forward) the instant at the same distance from the offset before the gap,
  * i.e. the wall time read with the old offset (02:30 → 03:30 new time).
  */
 export function wallTimeToInstant(zone: IANAZone, year: number, month: number, day: number, hour: number, minute: number, second: number): number {
-  const wall = Date.UTC(year, month - 1, day, hour, minute, second);
-  const offsets = new Set([zone.offset(wall - 43_200_000), zone.offset(wall + 43_200_000)]);
-  let best: number | undefined;
-  for (const off of offsets) {
-    const instant = wall - off * 60_000;
-    if (zone.offset(instant) === off && (best === undefined || instant < best)) best = instant;
-  }
-  // In a gap: no offset reads back. Use the offset in force before the gap.
-  return best ?? wall - zone.offset(wall - 43_200_000) * 60_000;
+  return instantOfWall((ms) => zone.offset(ms), Date.UTC(year, month - 1, day, hour, minute, second));
 }
 
 // Far enough for "29 February on a Monday" style expressions.
 const MAX_DAYS = 366 * 30;
+const HOUR_MS = 3_600_000;
 
 /** The first run time strictly after `after`. */
 export function nextRun(s: CronSchedule, after: Date): Date {
@@ -91,11 +127,24 @@ export function nextRun(s: CronSchedule, after: Date): Date {
   let day = DateTime.fromMillis(afterMs, { zone: s.zone }).startOf('day').minus({ days: 1 });
   for (let i = 0; i < MAX_DAYS; i++, day = day.plus({ days: 1 })) {
     if (!dayMatches(s, day)) continue;
+    const wallDay = Date.UTC(day.year, day.month - 1, day.day);
+    // Every offset read for this day's wall times (±12 h around them, ±14 h offsets) lies in this span.
+    const offsets = offsetsOver(zone, wallDay - 16 * HOUR_MS, wallDay + 40 * HOUR_MS);
+    // A wall time's instant lies within [wall − max offset, wall − min offset]: whole hours and minutes that
+    // cannot hold the answer are skipped without reading their wall times (the minimum stays exact).
+    const lastSecond = s.seconds[s.seconds.length - 1]! * 1000;
+    const lastMinute = s.minutes[s.minutes.length - 1]! * 60_000 + lastSecond;
     let best: number | undefined;
+    const canHold = (fromWall: number, toWall: number) =>
+      toWall - offsets.min * 60_000 > afterMs && (best === undefined || fromWall - offsets.max * 60_000 < best);
     for (const hour of s.hours) {
+      const h = wallDay + hour * HOUR_MS;
+      if (!canHold(h, h + lastMinute)) continue;
       for (const minute of s.minutes) {
+        const m = h + minute * 60_000;
+        if (!canHold(m, m + lastSecond)) continue;
         for (const second of s.seconds) {
-          const ms = wallTimeToInstant(zone, day.year, day.month, day.day, hour, minute, second);
+          const ms = instantOfWall(offsets.at, m + second * 1000);
           if (ms > afterMs && (best === undefined || ms < best)) best = ms;
         }
       }
