@@ -40,7 +40,10 @@ async function receiverChild(): Promise<void> {
   const log = createLogger({ level: 'error' });
   const projects = [{ name: 'bench', posId: POS_ID, apiSecret: SECRET }];
   const options = { allowedIps: [], trustProxy: false, maxBodyBytes: 65_536 };
-  const durable = createHttpApp({ routes: [createWebhookReceiver({ store, projects, log, options }).handle], log });
+  // INGEST_BENCH_GROUP=maxBatch,maxInFlight tries other group-commit settings than the receiver's defaults.
+  const [maxBatch, maxInFlight] = (process.env.INGEST_BENCH_GROUP ?? '').split(',').map((v) => (v ? Number(v) : undefined));
+  const groupCommit = { maxBatch, maxInFlight };
+  const durable = createHttpApp({ routes: [createWebhookReceiver({ store, projects, log, options, groupCommit }).handle], log });
   const ceiling = createHttpApp({ routes: [createWebhookReceiver({ store, projects, log, options, durable: false }).handle], log });
   const a = await durable.listen(0);
   const b = await ceiling.listen(0);

@@ -37,6 +37,8 @@ export interface ReceiverDeps {
   readonly durable?: boolean;
   readonly limiter?: RejectionLimiter;
   readonly now?: () => Date;
+  /** Group commit: largest group per transaction and transactions in flight (see append-batcher.ts). */
+  readonly groupCommit?: { readonly maxBatch?: number; readonly maxInFlight?: number };
 }
 
 export interface ReceiverMetrics {
@@ -113,7 +115,7 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer | null> {
 
 export function createWebhookReceiver(deps: ReceiverDeps): WebhookReceiver {
   const secrets = new Map(deps.projects.map((p) => [p.posId.toLowerCase(), p]));
-  const batcher: AppendBatcher = createAppendBatcher(deps.store);
+  const batcher: AppendBatcher = createAppendBatcher(deps.store, deps.groupCommit);
   const limiter = deps.limiter ?? createRejectionLimiter();
   const now = deps.now ?? (() => new Date());
   const durable = deps.durable ?? true;

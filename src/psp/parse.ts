@@ -214,6 +214,51 @@ const PERIOD_FAST: ReadonlyArray<readonly [string, Read]> = [
   ['merchantFee', optionalAmountOf], ['paymentSystem', textOf], ['recipientCardMask', textOf],
 ];
 
+const plainOf = (v: unknown): v is Record<string, unknown> => isPlainObject(v) && !isLosslessNumber(v);
+/** feeObject.nullish() */
+const feeOf: Read = (v) => {
+  if (v == null) return v;
+  if (!plainOf(v)) return SLOW;
+  const amount = optionalAmountOf(v.amount);
+  const currency = textOf(v.currency);
+  return amount === SLOW || currency === SLOW ? SLOW : { ...v, amount, currency };
+};
+/** limitInfo.nullish() (validated, not read) */
+const limitInfoOf: Read = (v) => (v == null || (plainOf(v) && textOf(v.retry_after) !== SLOW && textOf(v.description) !== SLOW) ? v : SLOW);
+/** recurringObject.nullish() */
+const recurringOf: Read = (v) => {
+  if (v == null) return v;
+  if (!plainOf(v)) return SLOW;
+  const id = idTextOf(v.id);
+  const status = textOf(v.status);
+  return id === SLOW || status === SLOW ? SLOW : { ...v, id, status };
+};
+/** z.string().max(256).nullish() */
+const shortTextOf: Read = (v) => (v == null || (typeof v === 'string' && v.length <= 256) ? v : SLOW);
+/** A member outside the schema: passed through as it is. */
+const asIs: Read = (v) => v;
+
+const WEBHOOK_BASE_FAST: ReadonlyArray<readonly [string, Read]> = [
+  ['payment_id', idTextOf], ['order_id', optionalIdTextOf], ['transaction_id', optionalIdTextOf], ['pos_id', textOf], ['mode', textOf],
+  ['method', stringOf], ['amount', amountOf], ['currency', currencyOf], ['status', stringOf], ['status_code', optionalIdTextOf],
+  ['status_description', textOf], ['fee', feeOf], ['created_at', textOf], ['processed_at', textOf],
+];
+const PRIMARY_FAST: ReadonlyArray<readonly [string, Read]> = [
+  ...WEBHOOK_BASE_FAST, ['operation_id', asIs], ['gateway_order_id', textOf], ['billing_order_id', textOf], ['payway', textOf],
+  ['eci', optionalIdTextOf], ['limit_info', limitInfoOf], ['cc_mask', textOf], ['cc_token', textOf], ['cc_token_expiration', textOf],
+  ['customer_id', textOf], ['customer_phone', textOf], ['fixed_fee', feeOf], ['percent_fee', feeOf], ['payload', textOf],
+  ['receipt_url', textOf], ['recurring', recurringOf], ['processed_amount', optionalAmountOf], ['processed_currency', shortTextOf],
+];
+/** The schema of each webhook kind (primaryWebhook, captureWebhook, voidWebhook, refundWebhook), read fast. */
+const WEBHOOK_FAST: Record<NormalizedWebhook['kind'], ReadonlyArray<readonly [string, Read]>> = {
+  primary: PRIMARY_FAST,
+  recurring: PRIMARY_FAST,
+  capture: [...WEBHOOK_BASE_FAST, ['operation_id', optionalIdTextOf], ['limit_info', limitInfoOf]],
+  refund: [...WEBHOOK_BASE_FAST, ['operation_id', optionalIdTextOf], ['receipt_url', textOf]],
+  void: [...WEBHOOK_BASE_FAST, ['operation_id', optionalIdTextOf]],
+  other: [...WEBHOOK_BASE_FAST, ['operation_id', optionalIdTextOf]],
+};
+
 type Checked<T> = { ok: true; value: T } | { ok: false; field: string; reason: string };
 
 function checkRegister(obj: Record<string, unknown>, opts: ParseOptions): Checked<RegisterRecord> {
@@ -361,10 +406,16 @@ function readWebhookPayload(json: string, opts: ParseOptions): ParseResult<Norma
   if (!m.ok) return m;
   const hasRecurring = isPlainObject(obj.recurring);
   const kind = webhookKindOf(m.value, hasRecurring);
-  const schema = kind === 'primary' || kind === 'recurring' ? primaryWebhook : kind === 'capture' ? captureWebhook : kind === 'refund' ? refundWebhook : voidWebhook;
-  const r = schema.safeParse(obj);
-  if (!r.success) return firstIssue(r.error);
-  const d = r.data as z.infer<typeof voidWebhook> & { operation_id?: string | null; recurring?: { id: string } | null };
+  type Body = z.infer<typeof voidWebhook> & { operation_id?: string | null; recurring?: { id: string } | null };
+  const fast = opts.exactOnly ? null : readFast(obj, WEBHOOK_FAST[kind]);
+  let d: Body;
+  if (fast) d = fast as Body;
+  else {
+    const schema = kind === 'primary' || kind === 'recurring' ? primaryWebhook : kind === 'capture' ? captureWebhook : kind === 'refund' ? refundWebhook : voidWebhook;
+    const r = schema.safeParse(obj);
+    if (!r.success) return firstIssue(r.error);
+    d = r.data as Body;
+  }
   const badId = badPaymentId(d.payment_id, 'payment_id');
   if (badId) return badId;
   const s = statusOf(d.status);

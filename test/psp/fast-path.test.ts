@@ -32,7 +32,8 @@ const numberText = fc.oneof(
 const stringText = fc.oneof(
   fc.string({ unit: 'grapheme', maxLength: 12 }).map((s) => JSON.stringify(s)),
   fc.constantFrom('"UAH"', '"usd"', '""', '"purchase"', '"REFUND"', '"success"', '" pending "', '"12.50"', '"1e3"', '"-5"',
-    '"\\u0000"', '"a\\ud800b"', '"\\udc00"', '"\\ud83d\\ude00"', '"\\u0410\\u0411"', '"💳"', '"\ud800"', '"1735700000000"'),
+    '"\\u0000"', '"a\\ud800b"', '"\\udc00"', '"\\ud83d\\ude00"', '"\\u0410\\u0411"', '"💳"', '"\ud800"', '"1735700000000"',
+    '"capture"', '"refund"', '"void"', '"dispute"', '"2025-03-01T10:00:00.000"', '"2025-02-30T10:00:00.000"', JSON.stringify('x'.repeat(300))),
 );
 
 const leaf = fc.oneof({ weight: 3, arbitrary: numberText }, { weight: 3, arbitrary: stringText }, fc.constantFrom('null', 'true', 'false'));
@@ -42,7 +43,7 @@ const valueText: fc.Arbitrary<string> = fc.letrec<{ v: string }>((tie) => ({
     { depthSize: 'small', withCrossShrink: true },
     { weight: 6, arbitrary: leaf },
     fc.array(tie('v'), { maxLength: 3 }).map((xs) => `[${xs.join(',')}]`),
-    fc.array(fc.tuple(fc.constantFrom('a', 'amount', 'currency', '__proto__', 'x'), tie('v')), { maxLength: 3 })
+    fc.array(fc.tuple(fc.constantFrom('a', 'amount', 'currency', '__proto__', 'x', 'id', 'status', 'retry_after', 'description'), tie('v')), { maxLength: 3 })
       .map((es) => `{${es.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`),
   ),
 })).v;
@@ -73,7 +74,7 @@ type Edit = { kind: 'set'; at: number; value: string } | { kind: 'drop'; at: num
 const edit = fc.oneof(
   { weight: 5, arbitrary: fc.record({ kind: fc.constant('set' as const), at: fc.nat(), value: valueText }) },
   fc.record({ kind: fc.constant('drop' as const), at: fc.nat() }),
-  fc.record({ kind: fc.constant('add' as const), name: fc.oneof(fc.string({ maxLength: 6 }), fc.constantFrom('__proto__', 'constructor', 'recurring', 'extra')), value: valueText }),
+  fc.record({ kind: fc.constant('add' as const), name: fc.oneof(fc.string({ maxLength: 6 }), fc.constantFrom('__proto__', 'constructor', 'recurring', 'extra', 'fee', 'fixed_fee', 'percent_fee', 'limit_info', 'operation_id', 'eci', 'processed_amount', 'processed_currency', 'receipt_url')), value: valueText }),
   fc.record({ kind: fc.constant('repeat' as const), at: fc.nat(), value: fc.oneof(valueText, fc.constant('')) }),
 );
 
@@ -158,5 +159,10 @@ describe('record parsers: fast path and exact path agree', () => {
     expect(r.ok && r.value).toMatchObject({ amount: '10250', originalAmount: '10000', customerFee: '250', merchantFee: '175', receiverAmount: '5825' });
     expect(r.ok && r.value.other).toMatchObject({ rrnCode: 412345678901, exchangeRate: null });
     expect(r).toEqual(parseRegisterRecord(text, EXACT));
+    const body = `{${WEBHOOK_BASE.map(([k, v]) => `"${k}":${v}`).join(',')},"recurring":{"id":77,"status":"active"}}`;
+    expect(parseJsonFast(body)).not.toBeNull();
+    const w = parseWebhookPayload(body, FAST);
+    expect(w.ok && w.value).toMatchObject({ kind: 'recurring', amount: '1250', fee: '25', feeCurrency: 'UAH', recurringId: '77', operationId: 'op-1' });
+    expect(w).toEqual(parseWebhookPayload(body, EXACT));
   });
 });
