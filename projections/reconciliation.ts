@@ -519,7 +519,7 @@ function evaluate(b: Batch, p: PaymentState, eventId: string): void {
   if (b.clock === null || p.earliest === null || b.clock < p.earliest + b.graceMs) {
     let due = p.earliest === null ? null : p.earliest + b.graceMs;
     for (const r of p.resends) {
-      const t = Date.parse(r.requestedAt) + b.graceMs;
+      const t = Date.parse(r.requestedAt);
       if ((b.clock === null || t > b.clock) && (due === null || t < due)) due = t;
     }
     setDue(b, p, due);
@@ -933,4 +933,4 @@ function views(ctx: ProjectionContext): readonly string[] {
   ];
 }
 
-export const projection: Projection = { name: 'reconciliation', version: 2, setup, apply, views };
+export const projection: Projection = { name: 'reconciliation', version: 3, setup, apply, views };

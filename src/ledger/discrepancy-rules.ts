@@ -173,10 +173,11 @@ export function findDiscrepancies(ops: readonly MatchedOperation[], ctx: RuleCon
       out.push(base(type, null, { ...perSourceOf(), window: { from: w.from, to: w.to, completed_at: w.completedAt, report_id: w.reportId } }, [...opEvidence, w.eventId]));
     }
 
-    // missing_webhook: the PSP's data show a final operation, healing asked for a re-send, the grace has passed since.
+    // missing_webhook: the PSP's data show a final operation older than the grace, and healing asked for a re-send
+    // that has not arrived (yet): resolved when it does.
     const pspFinal = [op.register, op.period].some((i) => i !== null && isFinal(i.status));
     if (!op.webhook && pspFinal) {
-      const asked = ctx.resends.filter((r) => r.method === op.method && Date.parse(r.requestedAt) + ctx.graceMs <= ctx.now!);
+      const asked = ctx.resends.filter((r) => r.method === op.method && Date.parse(r.requestedAt) <= ctx.now!);
       if (asked.length) {
         out.push(base('missing_webhook', null, { ...perSourceOf(), resend_requested_at: asked.map((r) => r.requestedAt) }, [...opEvidence, ...asked.map((r) => r.eventId)]));
       }
@@ -245,7 +246,7 @@ export function nextDue(ops: readonly MatchedOperation[], resends: readonly Rese
     const m = matureAt(op, graceMs);
     if (m !== null) times.push(m);
   }
-  for (const r of resends) times.push(Date.parse(r.requestedAt) + graceMs);
+  for (const r of resends) times.push(Date.parse(r.requestedAt));
   const future = times.filter((t) => now === null || t > now);
   return future.length ? Math.min(...future) : null;
 }

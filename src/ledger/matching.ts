@@ -236,14 +236,6 @@ export interface SourceRow {
   readonly duplicates: Map<string, Observation[]>;
 }
 
-function sameContent(a: Observation, b: Observation): boolean {
-  return (
-    a.status === b.status && a.currency === b.currency && a.amount === b.amount && a.grossAmount === b.grossAmount &&
-    a.customerFee === b.customerFee && a.merchantFee === b.merchantFee && a.receiverAmount === b.receiverAmount &&
-    a.receiverFee === b.receiverFee && a.reserveAmount === b.reserveAmount && a.dateTime === b.dateTime
-  );
-}
-
 const compatibleTime = (a: string | null, b: string | null) => a === null || b === null || a === b;
 
 /** Does `o` belong to the row whose latest version is `row.current`? */
@@ -280,13 +272,12 @@ export function consolidate(observations: readonly Observation[]): SourceRow[] {
     row.versions.push(o);
     const inReport = o.reportId !== null && row.versions.some((v) => v !== o && v.reportId === o.reportId);
     if (inReport) {
-      // A second, different row of one operation and receiver in one report: a duplicate. The first row
-      // stays the one compared with the other sources.
-      if (!row.versions.some((v) => v !== o && v.reportId === o.reportId && sameContent(v, o))) {
-        const list = row.duplicates.get(o.reportId!) ?? row.versions.filter((v) => v !== o && v.reportId === o.reportId);
-        list.push(o);
-        row.duplicates.set(o.reportId!, list);
-      }
+      // A second row of one operation and receiver in one report: a duplicate. Its content differs from
+      // the first in some field (card mask, codes, amounts...): identical rows share their event id and
+      // are stored once. The first row stays the one compared with the other sources.
+      const list = row.duplicates.get(o.reportId!) ?? row.versions.filter((v) => v !== o && v.reportId === o.reportId);
+      list.push(o);
+      row.duplicates.set(o.reportId!, list);
       continue;
     }
     if (replaces(row.current, o)) row.current = o;

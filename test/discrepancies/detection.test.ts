@@ -117,7 +117,7 @@ describe('discrepancy detection', () => {
     await project(db.sql, store);
     let rows = await discrepancies(db.sql);
     const open = rows.filter((r) => r.status === 'open').map((r) => `${r.type}:${r.payment_id}${r.receiver_name ? `:${r.receiver_name}` : ''}`).sort();
-    // missing_webhook waits for the grace after the re-send request (2024-03-05T12:00).
+    // missing_webhook opens once healing has asked for a re-send that has not arrived.
     expect(open).toEqual([
       'amount_mismatch:pay-amount',
       'currency_mismatch:pay-currency',
@@ -125,6 +125,7 @@ describe('discrepancy detection', () => {
       'fee_mismatch:pay-fee',
       'missing_in_period:pay-missing-period',
       'missing_in_report:pay-missing-report',
+      'missing_webhook:pay-missing-webhook',
       'split_mismatch:pay-split',
       'status_mismatch:pay-status',
       'unknown_sub_merchant:pay-unknown:Mystery Goods',
@@ -139,7 +140,9 @@ describe('discrepancy detection', () => {
     rows = await discrepancies(db.sql);
     const mw = rows.filter((r) => r.type === 'missing_webhook');
     expect(mw.map((r) => [r.payment_id, r.status])).toEqual([['pay-missing-webhook', 'open']]);
-    expect(mw[0]!.detected_at?.toISOString()).toBe('2024-03-06T02:00:00.000Z');
+    // detected when the re-send request was recorded, not later
+    expect(mw[0]!.detected_at!.getTime()).toBeGreaterThanOrEqual(Date.parse('2024-03-03T12:00:00Z'));
+    expect(mw[0]!.detected_at!.getTime()).toBeLessThanOrEqual(Date.parse(SYNC2));
   });
 
   it('each discrepancy carries the values per source and its evidence event ids', async () => {
@@ -173,7 +176,9 @@ describe('discrepancy detection', () => {
   it('later data that makes the sources agree resolves automatically, naming the event and the time', async () => {
     const late = registerRows({ paymentId: 'pay-missing-report', dateTime: T(10), amount: 120_00n, receivers: split(120_00n), reportId: 'rep-4', observedAt: at('2024-03-06T03:00:00Z') });
     const dirLate = subMerchant('sm-mystery', 'Mystery Goods');
-    await appendAll(store, [late, dirLate]);
+    // the webhook that healing asked for finally arrives
+    const resent = webhook({ paymentId: 'pay-missing-webhook', processedAt: T(11), amount: 140_00n, fee: 200n, receivedAt: at('2024-03-06T03:30:00Z') });
+    await appendAll(store, [late, dirLate, resent]);
     await project(db.sql, store);
     const rows = await discrepancies(db.sql);
     const missing = rows.find((r) => r.type === 'missing_in_report')!;
@@ -183,6 +188,9 @@ describe('discrepancy detection', () => {
     const unknown = rows.find((r) => r.type === 'unknown_sub_merchant')!;
     expect(unknown.status).toBe('resolved');
     expect(unknown.resolved_by_event).toBe(dirLate.events[0]!.id);
+    const mw = rows.find((r) => r.type === 'missing_webhook')!;
+    expect(mw.status).toBe('resolved');
+    expect(mw.resolved_by_event).toBe(resent.events[0]!.id);
   });
 
   it('acceptance needs a note and a name, refuses unknown and repeated ids, and freezes the evidence', async () => {

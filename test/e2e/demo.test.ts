@@ -1,0 +1,135 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import ExcelJS from 'exceljs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateScenario } from '../../src/sandbox/scenario';
+import { createTestDatabase, type TestDatabase } from '../support/db';
+
+/**
+ * The main job end to end, as a user runs it: `recon demo` in its own process against a fresh database,
+ * with debug logs. Then: the discrepancies recon reports are exactly the sandbox's injected ones, the
+ * statements and report are written, a second run changes no figure, and no secret or card data appears
+ * in logs, events, read models or exports.
+ */
+const SEED = 'e2e-demo';
+const MONTH = '2025-03'; // Europe/Kyiv changes to summer time on 30 March
+const ZONE = 'Europe/Kyiv';
+const PAYMENTS = 200;
+const CARDS = ['4111111111111111', '4000000000000002'];
+
+interface Run { code: number | null; stdout: string; stderr: string }
+
+function runDemo(env: NodeJS.ProcessEnv, out: string): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['bin/recon.mjs', 'demo', '--seed', SEED, '--payments', String(PAYMENTS), '--month', MONTH, '--out', out, '--json'], {
+      cwd: path.resolve(__dirname, '../..'),
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+async function workbookText(file: string): Promise<string> {
+  const wb = new ExcelJS.Workbook();
+  await wb.xlsx.readFile(file);
+  const parts: string[] = [];
+  wb.eachSheet((ws) => ws.eachRow((row) => row.eachCell((cell) => parts.push(String(cell.text ?? cell.value)))));
+  return parts.join('\n');
+}
+
+describe('recon demo, end to end', () => {
+  let db: TestDatabase;
+  let dir: string;
+  let first: Run;
+  let second: Run;
+  let summary: { statements: { files: string[]; figuresSha256: string }; nightlyReport: string; discrepancies: Record<string, number> };
+  const scenario = generateScenario({ seed: SEED, payments: PAYMENTS, month: MONTH, timezone: ZONE });
+
+  beforeAll(async () => {
+    db = await createTestDatabase({ migrate: false });
+    dir = mkdtempSync(path.join(tmpdir(), 'recon-demo-'));
+    const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: db.url, RECON_DATA_DIR: dir, RECON_TIMEZONE: ZONE, RECON_LOG_LEVEL: 'debug' };
+    for (const k of Object.keys(env)) if (k.startsWith('PSP_')) delete env[k];
+    first = await runDemo(env, path.join(dir, 'out'));
+    second = await runDemo(env, path.join(dir, 'out'));
+    try {
+      summary = JSON.parse(first.stdout);
+    } catch {
+      throw new Error(`demo printed no JSON summary (exit ${first.code}):\n${first.stdout.slice(-3000)}\n${first.stderr.slice(-3000)}`);
+    }
+  }, 240_000);
+
+  afterAll(async () => {
+    await db?.drop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('runs to completion twice', () => {
+    expect(first.code, first.stderr.slice(-2000)).toBe(0);
+    expect(second.code, second.stderr.slice(-2000)).toBe(0);
+  });
+
+  it('writes one statement per sub-merchant, the payouts index and the nightly report', async () => {
+    const files = readdirSync(path.join(dir, 'out'));
+    expect(files).toContain(`payouts-${MONTH}.xlsx`);
+    expect(files.filter((f) => f.endsWith(`-${MONTH}.xlsx`) && !f.startsWith('payouts')).length).toBeGreaterThan(0);
+    expect(files.some((f) => f.startsWith('nightly-'))).toBe(true);
+    expect(files.filter((f) => f.includes('.tmp') || f.startsWith('.'))).toEqual([]);
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.readFile(path.join(dir, 'out', `payouts-${MONTH}.xlsx`));
+    const header = (wb.worksheets[0]!.getRow(1).values as unknown[]).slice(1);
+    expect(wb.worksheets[0]!.name).toBe('Payouts');
+    expect(header).toEqual(['sub_merchant_id', 'sub_merchant_name', 'currency', 'gross', 'refunds', 'chargebacks', 'fees', 'reserve_held', 'reserve_released', 'net_payable', 'operations']);
+  });
+
+  it('a second run changes no figure', () => {
+    const again = JSON.parse(second.stdout) as typeof summary;
+    expect(again.statements.figuresSha256).toBe(summary.statements.figuresSha256);
+    expect(again.discrepancies).toEqual(summary.discrepancies);
+  });
+
+  it('finds exactly the discrepancies the sandbox injected', async () => {
+    const rows = await db.sql<{ type: string; payment_id: string | null; status: string }[]>`
+      select type, payment_id, status from recon.discrepancies where status in ('open', 'accepted') order by type, payment_id`;
+    const found = rows.map((r) => `${r.type} ${r.payment_id ?? ''}`).sort();
+    const expected = scenario.groundTruth
+      // a webhook that healing recovered is no discrepancy; one lost for good is
+      .filter((g) => g.type !== 'missing_webhook' || (g.detail as { lostForGood?: boolean }).lostForGood)
+      .map((g) => `${g.type} ${g.type === 'report_count_mismatch' ? '' : g.paymentId}`)
+      .sort();
+    expect(found).toEqual(expected);
+  });
+
+  it('never writes a secret or card data to logs, events, read models or exports', async () => {
+    const creds = scenario.credentials;
+    const secrets = creds.flatMap((c) => [c.apiKey, c.apiSecret, c.endpointsKey]);
+    const haystacks: Array<[string, string]> = [
+      ['logs', first.stderr + second.stderr],
+      ['stdout', first.stdout + second.stdout],
+      ['events', (await db.sql<{ t: string }[]>`select coalesce(string_agg(data::text || metadata::text, E'\n'), '') as t from es_events`)[0]!.t],
+    ];
+    const schemas = await db.sql<{ schema_name: string }[]>`select schema_name from information_schema.schemata where schema_name like 'rm\\_%' or schema_name = 'recon'`;
+    for (const { schema_name } of schemas) {
+      const tables = await db.sql<{ table_name: string }[]>`select table_name from information_schema.tables where table_schema = ${schema_name}`;
+      for (const { table_name } of tables) {
+        const [row] = await db.sql.unsafe<{ t: string | null }[]>(`select string_agg(t::text, E'\\n') as t from "${schema_name}"."${table_name}" t`);
+        haystacks.push([`${schema_name}.${table_name}`, row?.t ?? '']);
+      }
+    }
+    for (const f of readdirSync(path.join(dir, 'out')).filter((f) => f.endsWith('.xlsx'))) haystacks.push([f, await workbookText(path.join(dir, 'out', f))]);
+    expect(first.stderr).toMatch(/"level":"debug"/); // the logs really were at debug level
+    for (const [where, text] of haystacks) {
+      for (const s of secrets) expect(text.includes(s), `secret found in ${where}`).toBe(false);
+      for (const card of CARDS) expect(text.includes(card), `card number found in ${where}`).toBe(false);
+      expect(/card_cvv/.test(text), `card_cvv found in ${where}`).toBe(false);
+    }
+  });
+});
