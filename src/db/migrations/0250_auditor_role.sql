@@ -8,8 +8,11 @@ begin
   if not exists (select 1 from pg_roles where rolname = 'recon_auditor') then
     create role recon_auditor nologin noinherit nocreatedb nocreaterole;
   end if;
-exception when insufficient_privilege then
-  raise notice 'recon_auditor not created (no CREATEROLE privilege); create it by hand, see docs/discrepancies.md';
+exception
+  when insufficient_privilege then
+    raise notice 'recon_auditor not created (no CREATEROLE privilege); create it by hand, see docs/discrepancies.md';
+  -- another database of the same server created it at the same moment
+  when unique_violation or duplicate_object then null;
 end $$;
 
 create schema if not exists recon;
