@@ -18,7 +18,7 @@ export interface StoreIntegrity {
 }
 
 export async function storeIntegrity(sql: Sql): Promise<StoreIntegrity> {
-  const [{ n }] = (await sql<{ n: number }[]>`select count(*)::int as n from es_events`) as [{ n: number }];
+  const [count] = await sql<{ n: number }[]>`select count(*)::int as n from es_events`;
   const duplicateIds = (await sql<{ id: string }[]>`select event_id::text as id from es_events group by event_id having count(*) > 1`).map((r) => r.id);
   const duplicateContent = (await sql<{ stream: string; content_hash: string; n: number }[]>`
     select stream_id as stream, content_hash, count(*)::int as n from es_events group by stream_id, content_hash having count(*) > 1`)
@@ -31,7 +31,7 @@ export async function storeIntegrity(sql: Sql): Promise<StoreIntegrity> {
     select s.stream_id as stream, s.revision::text as head, max(e.stream_revision)::text as last
     from es_streams s left join es_events e using (stream_id)
     group by s.stream_id, s.revision having s.revision is distinct from coalesce(max(e.stream_revision), -1)`);
-  return { events: n, duplicateIds, duplicateContent, revisionGaps: [...revisionGaps], streamHeadMismatches: [...streamHeadMismatches] };
+  return { events: count!.n, duplicateIds, duplicateContent, revisionGaps: [...revisionGaps], streamHeadMismatches: [...streamHeadMismatches] };
 }
 
 /** Event ids of the streams matching a LIKE pattern, sorted. */
