@@ -2,7 +2,7 @@ import { dataOf, isEvent } from '../src/events/catalog';
 import { RegisterCountMismatched, SyncWindowCompleted, WebhookResendRequested } from '../src/events/ingest-events';
 import { SubMerchantRegistered } from '../src/events/ledger-events';
 import { DiscrepancyAccepted } from '../src/events/audit-events';
-import { discrepancyId, findDiscrepancies, nextDue, type Finding, type ResendRequest, type SyncWindow } from '../src/ledger/discrepancy-rules';
+import { discrepancyId, findDiscrepancies, nextDue, splitWaits, type Finding, type ResendRequest, type SplitWait, type SyncWindow } from '../src/ledger/discrepancy-rules';
 import { matchMethod, observationFromRow, observationOf, observationToRow, type MatchedOperation, type Observation, type SourceItem } from '../src/ledger/matching';
 import type { Projection, ProjectionContext, Tx } from '../src/ledger/projection';
 import type { RecordedEvent } from '../src/store/types';
@@ -69,6 +69,11 @@ interface PaymentState {
   /** a due row exists in the table */
   dueStored: boolean;
   dueDirty: boolean;
+  /** split operations waiting for their register report (as of the last full judgement; see `evaluate`) */
+  splitWaits: readonly SplitWait[];
+  /** split_pending rows exist in the table */
+  splitStored: boolean;
+  splitDirty: boolean;
 }
 
 interface PendingAcceptance {
@@ -265,6 +270,12 @@ async function setup(tx: Tx, ctx: ProjectionContext): Promise<void> {
     create table ${s}.directory (sub_merchant_id text primary key, name text not null, event_id uuid not null);
     create table ${s}.due (pos_id text not null, payment_id text not null, due_at timestamptz not null, primary key (pos_id, payment_id));
     create index on ${s}.due (due_at);
+    -- split operations judged while their register report was still arriving: judged again when it completes
+    create table ${s}.split_pending (pos_id text not null, payment_id text not null, operation_key text not null, report_id text not null,
+      date_time timestamptz);
+    create index on ${s}.split_pending (pos_id, payment_id);
+    create index on ${s}.split_pending (pos_id, report_id);
+    create index on ${s}.split_pending (pos_id, date_time);
     create table ${s}.pending_acceptances (discrepancy_id uuid primary key, accepted_by text not null, note text not null,
       accepted_at timestamptz not null, event_id uuid not null);
     create table ${s}.operations (${OP_COLUMNS}, primary key (operation_key));
@@ -340,6 +351,8 @@ interface Batch {
   clock: number | null;
   readonly payments: Map<string, PaymentState>;
   readonly windows: Map<string, SyncWindow[]>;
+  /** report ids of `windows`, per pos */
+  readonly completedReports: Map<string, Set<string>>;
   readonly newWindows: SyncWindow[];
   readonly newResends: Array<ResendRequest & { outcome: string }>;
   readonly newObservations: Observation[];
@@ -398,6 +411,12 @@ function addObservation(p: PaymentState, o: Observation): void {
   const t = timeOf(o);
   if (t !== null && (p.earliest === null || t < p.earliest)) p.earliest = t;
   p.ops = null;
+}
+
+function addCompletedReport(b: Batch, posId: string, reportId: string): void {
+  const set = b.completedReports.get(posId);
+  if (set) set.add(reportId);
+  else b.completedReports.set(posId, new Set([reportId]));
 }
 
 function markDisc(b: Batch, r: DiscRow): void {
@@ -526,15 +545,46 @@ function evaluate(b: Batch, p: PaymentState, eventId: string): void {
     return;
   }
   const ops = opsOf(p);
-  const findings = findDiscrepancies(ops, {
+  const rules = {
     now: b.clock,
     graceMs: b.graceMs,
     windows: b.windows.get(p.posId) ?? [],
+    completedReports: b.completedReports.get(p.posId) ?? new Set<string>(),
     resends: p.resends,
     subMerchantOf: subMerchantLookup(b),
-  });
-  applyFindings(b, p.discrepancies, findings, eventId, () => true);
+  };
+  const findings = findDiscrepancies(ops, rules);
+  const waits = splitWaits(ops, rules);
+  if (waits.length === 0) applyFindings(b, p.discrepancies, findings, eventId, () => true);
+  else {
+    // a split still waiting for its report keeps its judgement as it was (neither resolved nor re-opened)
+    const waiting = new Set(waits.map((w) => w.operationKey));
+    applyFindings(b, p.discrepancies, findings, eventId, (r) => r.type !== 'split_mismatch' || !waiting.has(r.operation_key));
+  }
+  setSplitWaits(p, waits);
   setDue(b, p, nextDue(ops, p.resends, b.clock, b.graceMs));
+}
+
+const waitsKey = (ws: readonly SplitWait[]) => ws.map((w) => `${w.operationKey}\u0000${w.reportId}\u0000${w.dateTime ?? ''}`).sort().join('\u0001');
+
+function setSplitWaits(p: PaymentState, waits: readonly SplitWait[]): void {
+  if (waits.length === 0 && p.splitWaits.length === 0) return;
+  if (waitsKey(waits) === waitsKey(p.splitWaits)) return;
+  p.splitWaits = waits;
+  p.splitDirty = true;
+}
+
+/** Does this completed window end one of the payment's split waits? (its report, or a window covering the operation) */
+function endsSplitWait(p: PaymentState, w: SyncWindow, from: number, to: number): boolean {
+  if (p.posId !== w.posId) return false;
+  for (const x of p.splitWaits) {
+    if (x.reportId === w.reportId) return true;
+    if (x.dateTime !== null) {
+      const t = Date.parse(x.dateTime);
+      if (t >= from && t < to) return true;
+    }
+  }
+  return false;
 }
 
 function runDue(b: Batch, eventId: string): void {
@@ -591,6 +641,9 @@ async function loadPayments(tx: Tx, s: string, b: Batch, keys: Array<[string, st
         due: null,
         dueStored: false,
         dueDirty: false,
+        splitWaits: [],
+        splitStored: false,
+        splitDirty: false,
       };
       if (stored !== undefined) for (const row of JSON.parse(stored) as unknown[][]) addObservation(p, observationFromRow(posId, paymentId, row));
       const due = storedDue.get(k);
@@ -606,6 +659,21 @@ async function loadPayments(tx: Tx, s: string, b: Batch, keys: Array<[string, st
       args,
     )) {
       b.payments.get(paymentKey(r.pos_id, r.payment_id))!.resends.push({ posId: r.pos_id, paymentId: r.payment_id, method: r.method, requestedAt: r.requested_at.toISOString(), eventId: r.event_id });
+    }
+    const waits = new Map<string, SplitWait[]>();
+    for (const r of await tx.unsafe<{ pos_id: string; payment_id: string; operation_key: string; report_id: string; date_time: Date | null }[]>(
+      `select pos_id, payment_id, operation_key, report_id, date_time from ${s}.split_pending ${join}`,
+      args,
+    )) {
+      const k = paymentKey(r.pos_id, r.payment_id);
+      const list = waits.get(k) ?? [];
+      list.push({ operationKey: r.operation_key, reportId: r.report_id, dateTime: r.date_time === null ? null : r.date_time.toISOString() });
+      waits.set(k, list);
+    }
+    for (const [k, list] of waits) {
+      const p = b.payments.get(k)!;
+      p.splitWaits = list;
+      p.splitStored = true;
     }
     for (const r of await tx.unsafe<Record<string, unknown>[]>(`select d.* from ${s}.discrepancies d ${join}`, args)) {
       const d = discRowFromDb(r);
@@ -631,7 +699,7 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
     const k = paymentKey(posId, paymentId);
     if (!wanted.has(k)) wanted.set(k, [posId, paymentId]);
   };
-  const batchWindows: Array<{ posId: string; from: string; to: string }> = [];
+  const batchWindows: Array<{ posId: string; from: string; to: string; reportId: string }> = [];
   const receiverNames = new Set<string>();
   const acceptedIds: string[] = [];
   let reportLevelNeeded = false;
@@ -645,7 +713,7 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
       want(d.posId, d.paymentId);
     } else if (isEvent(SyncWindowCompleted, e)) {
       const d = dataOf(SyncWindowCompleted, e);
-      batchWindows.push({ posId: d.posId, ...d.window });
+      batchWindows.push({ posId: d.posId, ...d.window, reportId: d.reportId });
       reportLevelNeeded = true;
     } else if (isEvent(RegisterCountMismatched, e)) reportLevelNeeded = true;
     else if (isEvent(SubMerchantRegistered, e)) {
@@ -682,6 +750,13 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
       [w.posId, w.from, w.to] as never[],
     );
     for (const r of rows) want(r.pos_id, r.payment_id);
+    // split operations waiting for this report (or for any window covering them): judged when it completes
+    const waiting = await tx.unsafe<{ pos_id: string; payment_id: string }[]>(
+      `select distinct pos_id, payment_id from ${s}.split_pending
+       where pos_id = $1 and (report_id = $2 or (date_time >= $3 and date_time < $4))`,
+      [w.posId, w.reportId, w.from, w.to] as never[],
+    );
+    for (const r of waiting) want(r.pos_id, r.payment_id);
   }
   if (receiverNames.size) {
     const rows = await tx.unsafe<{ pos_id: string; payment_id: string }[]>(
@@ -722,6 +797,7 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
     clock: startClock,
     payments: new Map(),
     windows: new Map(),
+    completedReports: new Map(),
     newWindows: [],
     newResends: [],
     newObservations: [],
@@ -743,6 +819,7 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
     const list = b.windows.get(r.pos_id) ?? [];
     list.push({ posId: r.pos_id, from: r.window_from.toISOString(), to: r.window_to.toISOString(), completedAt: r.completed_at.toISOString(), reportId: r.report_id, eventId: r.event_id });
     b.windows.set(r.pos_id, list);
+    addCompletedReport(b, r.pos_id, r.report_id);
   }
   if (reportLevelNeeded) {
     for (const r of await tx.unsafe<Record<string, unknown>[]>(`select * from ${s}.discrepancies where payment_id is null`)) {
@@ -776,12 +853,14 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
       const list = b.windows.get(d.posId) ?? [];
       list.push(w);
       b.windows.set(d.posId, list);
+      addCompletedReport(b, d.posId, d.reportId);
       b.newWindows.push(w);
       const from = Date.parse(w.from);
       const to = Date.parse(w.to);
       for (const p of b.payments.values()) {
-        if (p.posId !== d.posId || !mayHaveTimeIn(p, from, to)) continue;
-        if (opsOf(p).some((op) => inWindow(op, from, to) && !(op.register && op.period))) evaluate(b, p, e.id);
+        if (p.posId !== d.posId) continue;
+        if (endsSplitWait(p, w, from, to)) evaluate(b, p, e.id);
+        else if (mayHaveTimeIn(p, from, to) && opsOf(p).some((op) => inWindow(op, from, to) && !(op.register && op.period))) evaluate(b, p, e.id);
       }
       // A later report of the same window whose count matched resolves the window's count mismatches.
       const mismatched = [...b.reportLevel.values()].some((r) => (r.values as { report_id?: string }).report_id === d.reportId);
@@ -905,6 +984,22 @@ async function writeBack(tx: Tx, b: Batch): Promise<void> {
     await insertRows(tx, schema, 'operation_receivers', RECEIVER_COLUMNS, receiverRows);
   }
 
+  const splitChanged = [...b.payments.values()].filter((p) => p.splitDirty);
+  const splitDropped = splitChanged.filter((p) => p.splitStored);
+  if (splitDropped.length) {
+    await tx.unsafe(
+      `delete from ${s}.split_pending d using unnest($1::text[], $2::text[]) as k(pos_id, payment_id) where d.pos_id = k.pos_id and d.payment_id = k.payment_id`,
+      [splitDropped.map((p) => p.posId), splitDropped.map((p) => p.paymentId)] as never[],
+    );
+  }
+  await insertRows(
+    tx,
+    schema,
+    'split_pending',
+    'pos_id text, payment_id text, operation_key text, report_id text, date_time timestamptz',
+    splitChanged.flatMap((p) => p.splitWaits.map((w) => [p.posId, p.paymentId, w.operationKey, w.reportId, w.dateTime])),
+  );
+
   const dueChanged = [...b.payments.values()].filter((p) => p.dueDirty);
   const dueDropped = dueChanged.filter((p) => p.dueStored);
   if (dueDropped.length) {
@@ -933,4 +1028,4 @@ function views(ctx: ProjectionContext): readonly string[] {
   ];
 }
 
-export const projection: Projection = { name: 'reconciliation', version: 3, setup, apply, views };
+export const projection: Projection = { name: 'reconciliation', version: 4, setup, apply, views };

@@ -52,6 +52,17 @@ export interface RuleContext {
   readonly resends: readonly ResendRequest[];
   /** sub-merchant directory: receiverName → sub_merchant_id */
   readonly subMerchantOf: (receiverName: string) => string | undefined;
+  /** report ids of `windows` (a faster look-up than scanning them; built from them when absent) */
+  readonly completedReports?: ReadonlySet<string>;
+}
+
+/** A split operation whose receiver rows may still be arriving: its split is judged when the report completes. */
+export interface SplitWait {
+  readonly operationKey: string;
+  /** the register report still awaited */
+  readonly reportId: string;
+  /** the operation's register dateTime: a later completed window covering it also ends the wait */
+  readonly dateTime: string | null;
 }
 
 /** A discrepancy the rules see now (before lifecycle: status, detection and resolution times). */
@@ -134,9 +145,47 @@ export function matureAt(op: MatchedOperation, graceMs: number): number | null {
   return op.occurredAt === null ? null : Date.parse(op.occurredAt) + graceMs;
 }
 
+/**
+ * The register reports a split operation's receiver rows came from that have not completed yet (empty: every
+ * row is in, the split can be judged). The sync appends a report's rows one per receiver, then, after all of
+ * them, a `SyncWindowCompleted` with the report's id: before it, the shares of the rows seen so far do not sum
+ * to `originalAmount` yet. A row's report also counts as complete when a later window of the same pos that
+ * covers the operation's time has completed (`completedAt ≥` the row's `observedAt`): a sync killed or failed
+ * mid-report never completes its report, and its rerun reads the rows again under a new report id without
+ * appending them again (same content, same event id).
+ */
+export function awaitedReports(op: MatchedOperation, windows: readonly SyncWindow[], completed?: ReadonlySet<string>): string[] {
+  const r = op.register;
+  if (!r || r.receivers.length === 0) return [];
+  const done = completed ?? new Set(windows.map((w) => w.reportId));
+  let out: string[] | null = null;
+  for (const rc of r.receivers) {
+    const o = rc.row.current;
+    if (o.reportId === null || done.has(o.reportId) || out?.includes(o.reportId)) continue;
+    const t = o.dateTime === null ? NaN : Date.parse(o.dateTime);
+    const seen = o.seenAt === null ? -Infinity : Date.parse(o.seenAt);
+    const covered = !Number.isNaN(t) && windows.some((w) => Date.parse(w.from) <= t && t < Date.parse(w.to) && Date.parse(w.completedAt) >= seen);
+    if (!covered) (out ??= []).push(o.reportId);
+  }
+  return out ?? [];
+}
+
+/** The mature split operations whose judgement waits for their register report (see `awaitedReports`). */
+export function splitWaits(ops: readonly MatchedOperation[], ctx: RuleContext): SplitWait[] {
+  const out: SplitWait[] = [];
+  if (ctx.now === null) return out;
+  for (const op of ops) {
+    const mature = matureAt(op, ctx.graceMs);
+    if (mature === null || ctx.now < mature || !op.register || op.register.receivers.length === 0) continue;
+    for (const reportId of awaitedReports(op, ctx.windows, ctx.completedReports)) out.push({ operationKey: op.key, reportId, dateTime: op.register.dateTime });
+  }
+  return out;
+}
+
 /** Findings of one payment's operations at ctx.now. */
 export function findDiscrepancies(ops: readonly MatchedOperation[], ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
+  const completed = ctx.completedReports ?? new Set(ctx.windows.map((w) => w.reportId));
   for (const op of ops) {
     const mature = matureAt(op, ctx.graceMs);
     if (ctx.now === null || mature === null || ctx.now < mature) continue;
@@ -201,7 +250,8 @@ export function findDiscrepancies(ops: readonly MatchedOperation[], ctx: RuleCon
     }
 
     const r = op.register;
-    if (r && receivers.length > 0 && r.amount !== null) {
+    // judged only once the report the receiver rows came from is complete (no transient mismatch mid-report)
+    if (r && receivers.length > 0 && r.amount !== null && awaitedReports(op, ctx.windows, completed).length === 0) {
       const sum = receivers.reduce((a, x) => a + x.share, 0n);
       if (sum !== r.amount) {
         out.push(base('split_mismatch', null, { ...perSourceOf(), shares_sum: sum.toString(), original_amount: r.amount.toString() }, r.eventIds));
