@@ -3,7 +3,7 @@ import { RegisterRecordObserved, type NormalizedRegisterRecord } from '../src/ev
 import { DEFAULT_RESERVE_HOLD_DAYS, SubMerchantRegistered } from '../src/events/ledger-events';
 import { entriesFor, netOf, rowFacts, settlementOf, UnbalancedEntryError, type DraftEntry, type DraftLine, type RowFacts } from '../src/ledger/journal-rules';
 import type { Projection, ProjectionContext, Tx } from '../src/ledger/projection';
-import type { RecordedEvent } from '../src/store/types';
+import type { Position, RecordedEvent } from '../src/store/types';
 
 /**
  * The double-entry journal and the sub-merchant directory (docs/ledger.md).
@@ -113,13 +113,25 @@ const ENTRY_COLUMNS = ['entry_id', 'kind', 'reverses', 'row_key', 'pos_id', 'ord
   'share', 'fee', 'reserve', 'net', 'booked_at', 'booked_on', 'release_on', 'hold_days', 'event_ids', 'commit_pos', 'prepare_pos'];
 const LINE_COLUMNS = ['entry_id', 'line_no', 'account', 'receiver', 'component', 'currency', 'amount', 'booked_at', 'commit_pos', 'prepare_pos'];
 
-/** The secondary indexes, created when a build goes live (a rebuild writes faster without them). */
-function indexes(s: string): string[] {
+/**
+ * What a rebuild does without (random inserts into these indexes cost more than the rest of the journal's
+ * writes) and builds when the build goes live, sorted, in the transaction that makes it live: the unique
+ * keys of entries and lines (a line or entry written twice stops the build from going live), the indexes
+ * the ledger queries use, and a balance check of the whole journal. `if not exists`: statements re-run on
+ * a build that is live already change nothing.
+ */
+function liveIndexes(s: string): string[] {
   return [
+    `create unique index if not exists entries_pkey on ${s}.entries (entry_id)`,
+    `create unique index if not exists lines_pkey on ${s}.lines (entry_id, line_no)`,
     `create index if not exists entries_receiver_currency_booked_at_idx on ${s}.entries (receiver, currency, booked_at)`,
     `create index if not exists entries_reverses_idx on ${s}.entries (reverses) where reverses is not null`,
     `create index if not exists entries_payment_id_idx on ${s}.entries (payment_id)`,
     `create index if not exists lines_receiver_currency_account_booked_at_idx on ${s}.lines (receiver, currency, account, booked_at)`,
+    `do $$ declare bad record; begin
+       select entry_id, sum(amount) as total into bad from ${s}.lines group by entry_id, currency having sum(amount) <> 0 limit 1;
+       if found then raise exception 'journal entry does not net to zero (off by %): entry % (check of the whole build)', bad.total, bad.entry_id; end if;
+     end $$`,
   ];
 }
 
@@ -174,7 +186,8 @@ export const projection: Projection = {
         last_event_id uuid not null
       );
       create table ${s}.entries (
-        entry_id text primary key,
+        -- unique (entries_pkey), made when the build goes live
+        entry_id text not null,
         kind text not null check (kind in ('settlement', 'reserve_release', 'reversal')),
         reverses text,
         row_key text not null,
@@ -208,9 +221,11 @@ export const projection: Projection = {
         amount bigint not null,
         booked_at timestamptz not null,
         commit_pos numeric(20,0) not null,
-        prepare_pos numeric(20,0) not null,
-        primary key (entry_id, line_no)
+        prepare_pos numeric(20,0) not null
+        -- unique (entry_id, line_no) (lines_pkey), made when the build goes live
       );
+      -- lines are appended in position order (inserts at the index's right edge, cheap): the lines a batch wrote
+      create index lines_position_idx on ${s}.lines (commit_pos, prepare_pos);
     `);
   },
 
@@ -254,7 +269,9 @@ export const projection: Projection = {
     // COPY text of the rows to write, built as they are decided (no per-row objects)
     const entryText = createTextBuffer();
     const lineText = createTextBuffer();
-    const entryIds: string[] = [];
+    // positions of the first and last event that wrote entries
+    let first: Position | undefined;
+    let last: Position | undefined;
 
     for (const { e, f } of todo) {
       const commit = e.position.commit.toString();
@@ -279,6 +296,8 @@ export const projection: Projection = {
         prior = inForce(priorEffect, tz);
         if (sameEntries(prior?.drafts ?? [], drafts)) continue;
       }
+      first ??= e.position;
+      last = e.position;
       // values every row of this event repeats, escaped for COPY once
       const rowKey = copyCell(f.rowKey);
       const facts = `${rowKey}\t${copyCell(f.posId)}\t${copyCell(f.orderId)}\t${copyCell(f.paymentId)}\t${copyCell(f.method)}\t${copyCell(f.status)}`;
@@ -292,7 +311,6 @@ export const projection: Projection = {
           const entryId = `${e.id}:r${i}`;
           const sale = old.kind === 'settlement';
           const at = old.bookedAt.toISOString();
-          entryIds.push(entryId);
           entryText.add(`${entryId}\treversal\t${p.eventId}:${i}\t${facts}\t${receiver}\t${currency}\t${sale ? -p.share : 0n}\t${sale ? -p.fee : 0n}\t` +
             `${old.releaseOn !== null ? -p.reserve : 0n}\t${-netOf(old.lines)}\t${at}\t${old.bookedOn}\t${old.releaseOn ?? '\\N'}\t${old.holdDays ?? '\\N'}\t{${e.id},${p.eventId}}\t${pos}\n`);
           lineRows(lineText, entryId, old.lines, -1n, receiver, currency, at, pos);
@@ -302,7 +320,6 @@ export const projection: Projection = {
         const entryId = `${e.id}:${i}`;
         const sale = d.kind === 'settlement';
         const at = d.bookedAt.toISOString();
-        entryIds.push(entryId);
         entryText.add(`${entryId}\t${d.kind}\t\\N\t${facts}\t${receiver}\t${currency}\t${sale ? f.share : 0n}\t${sale ? f.fee : 0n}\t` +
           `${d.releaseOn !== null ? f.reserve : 0n}\t${netOf(d.lines)}\t${at}\t${d.bookedOn}\t${d.releaseOn ?? '\\N'}\t${d.holdDays ?? '\\N'}\t{${e.id}}\t${pos}\n`);
         lineRows(lineText, entryId, d.lines, 1n, receiver, currency, at, pos);
@@ -325,12 +342,16 @@ export const projection: Projection = {
     }
     // Every entry was checked to net to zero in code (entriesFor; a reversal negates a checked entry).
     await copyText(tx, `${q}.entries`, ENTRY_COLUMNS, entryText.chunks());
-    if (entryIds.length) {
+    if (first && last) {
       await copyText(tx, `${q}.lines`, LINE_COLUMNS, lineText.chunks());
-      // Checked again in the database, inside the same transaction: nothing unbalanced is ever committed.
+      // Checked again in the database, inside the same transaction: every line at the positions of this
+      // batch's events (the lines just written), so nothing unbalanced is ever committed.
       const [bad] = await tx<{ entry_id: string; total: bigint }[]>`
-        select entry_id, sum(amount)::int8 as total from ${tx(schema)}.lines where entry_id = any(${entryIds}::text[])
-        group by entry_id, currency having sum(amount) <> 0 limit 1`;
+        with written as materialized (
+          select entry_id, currency, amount from ${tx(schema)}.lines
+          where (commit_pos, prepare_pos) >= (${first.commit.toString()}::numeric, ${first.prepare.toString()}::numeric)
+            and (commit_pos, prepare_pos) <= (${last.commit.toString()}::numeric, ${last.prepare.toString()}::numeric))
+        select entry_id, sum(amount)::int8 as total from written group by entry_id, currency having sum(amount) <> 0 limit 1`;
       if (bad) throw new UnbalancedEntryError(bad.total, `entry ${bad.entry_id} (database check)`);
     }
     if (dirty.size) {
@@ -353,7 +374,7 @@ export const projection: Projection = {
     const idOf = `(select d.sub_merchant_id from ${s}.directory d where d.name = x.receiver order by d.sub_merchant_id limit 1)`;
     const pos = `x.commit_pos::text || '/' || x.prepare_pos::text`;
     return [
-      ...indexes(s),
+      ...liveIndexes(s),
       `create or replace view recon.sub_merchants as
          select sub_merchant_id, name, reserve_hold_days, event_id, commit_pos::text || '/' || prepare_pos::text as position
          from ${s}.directory`,
