@@ -1,0 +1,130 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../support/db';
+import { liveSchema, rebuildProjection } from '../../src/ledger/runner';
+import { createPostgresEventStore } from '../../src/store/postgres';
+import type { AppendRequest, EventStore } from '../../src/store/types';
+import { appendAll, at, deps, discrepancies, project, registerRows, subMerchant, syncCompleted, type Receiver } from './fixtures';
+
+/**
+ * A split operation's register rows arrive one per receiver, and the report's SyncWindowCompleted only after
+ * all of them: the split is judged when the report completes, never on the rows seen so far. Every step is
+ * projected as a batch of its own (as a live worker would), and a rebuild in other batch sizes gives the same rows.
+ */
+
+const DAY = { from: at('2024-05-01T00:00:00Z'), to: at('2024-05-02T00:00:00Z') };
+// read three days after the operations: past the 48 h grace, so each row is judged as soon as it arrives
+const OBSERVED = at('2024-05-04T01:00:00Z');
+const COMPLETED = at('2024-05-04T01:05:00Z');
+
+const three = (short = 0n): Receiver[] => [
+  { name: 'Alpha Shop', amount: 50_00n - 100n, fee: 100n },
+  { name: 'Beta Store', amount: 30_00n - 60n, fee: 60n },
+  { name: 'Gamma Goods', amount: 20_00n - 40n - short, fee: 40n },
+];
+
+/** One append per receiver row (each its own batch when projected between appends). */
+const oneByOne = (r: AppendRequest): AppendRequest[] => r.events.map((e) => ({ stream: r.stream, events: [e] }));
+
+let db: TestDatabase;
+let store: EventStore;
+let schema: string;
+
+const splitRows = async () => (await discrepancies(db.sql)).filter((r) => r.type === 'split_mismatch');
+const waiting = async () =>
+  (await db.sql.unsafe<{ payment_id: string; report_id: string }[]>(`select payment_id, report_id from "${schema}".split_pending order by payment_id, report_id`)).map((r) => `${r.payment_id}:${r.report_id}`);
+
+async function digest(): Promise<string[]> {
+  const out: string[] = [];
+  for (const v of ['discrepancies', 'operations', 'operation_receivers']) {
+    const [r] = await db.sql.unsafe<{ d: string; n: number }[]>(`select md5(coalesce(string_agg(t::text, '|' order by t::text), '')) as d, count(*)::int as n from recon.${v} t`);
+    out.push(`${v}:${r!.n}:${r!.d}`);
+  }
+  return out;
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  store = createPostgresEventStore(db.sql);
+  await appendAll(store, [subMerchant('sm-alpha', 'Alpha Shop'), subMerchant('sm-beta', 'Beta Store'), subMerchant('sm-gamma', 'Gamma Goods')]);
+  await project(db.sql, store);
+  schema = (await liveSchema(db.sql, 'reconciliation'))!;
+});
+
+afterAll(async () => {
+  await db?.drop();
+});
+
+describe('split_mismatch waits for the register report of its receiver rows', () => {
+  it('rows arriving one by one open nothing; a real short split opens exactly when its report completes', async () => {
+    const ok = registerRows({ paymentId: 'pay-split-ok', dateTime: at('2024-05-01T10:00:00Z'), amount: 100_00n, receivers: three(), reportId: 'rep-A', observedAt: OBSERVED });
+    const short = registerRows({ paymentId: 'pay-split-short', dateTime: at('2024-05-01T11:00:00Z'), amount: 100_00n, receivers: three(100n), reportId: 'rep-A', observedAt: OBSERVED });
+    expect(ok.events).toHaveLength(3);
+    for (const row of [...oneByOne(ok), ...oneByOne(short)]) {
+      await appendAll(store, [row]);
+      await project(db.sql, store);
+      // after the first and second receiver row the shares do not sum yet: still nothing
+      expect(await splitRows()).toEqual([]);
+    }
+    // both operations were judged (past the grace) and wait for rep-A
+    expect(await waiting()).toEqual(['pay-split-ok:rep-A', 'pay-split-short:rep-A']);
+
+    const done = syncCompleted({ ...DAY, completedAt: COMPLETED, reportId: 'rep-A', announced: 6 });
+    await appendAll(store, [done]);
+    await project(db.sql, store);
+    const rows = await splitRows();
+    expect(rows.map((r) => [r.payment_id, r.status])).toEqual([['pay-split-short', 'open']]);
+    expect(rows[0]!.detected_by_event).toBe(done.events[0]!.id);
+    expect(rows[0]!.detected_at?.toISOString()).toBe(COMPLETED);
+    expect(rows[0]!.values).toMatchObject({ shares_sum: '9900', original_amount: '10000' });
+    expect(rows[0]!.evidence.sort()).toEqual(short.events.map((e) => e.id).sort());
+    expect(await waiting()).toEqual([]);
+  });
+
+  it('a later report correcting the rows keeps the mismatch open until that report completes, then resolves it', async () => {
+    const fixed = registerRows({ paymentId: 'pay-split-short', dateTime: at('2024-05-01T11:00:00Z'), amount: 100_00n, receivers: three(), reportId: 'rep-B', observedAt: at('2024-05-05T01:00:00Z') });
+    // only Gamma's row changed: Alpha's and Beta's rows are identical to rep-A's (same event ids, not appended again)
+    const [changed] = await store.appendMany([fixed]);
+    expect([changed!.appended, changed!.duplicates]).toEqual([1, 2]);
+    await project(db.sql, store);
+    expect((await splitRows()).map((r) => r.status)).toEqual(['open']);
+    expect(await waiting()).toEqual(['pay-split-short:rep-B']);
+
+    const done = syncCompleted({ ...DAY, completedAt: at('2024-05-05T01:05:00Z'), reportId: 'rep-B', announced: 6 });
+    await appendAll(store, [done]);
+    await project(db.sql, store);
+    const [row] = await splitRows();
+    expect([row!.status, row!.resolved_by_event, row!.resolved_at?.toISOString()]).toEqual(['resolved', done.events[0]!.id, '2024-05-05T01:05:00.000Z']);
+    expect(await waiting()).toEqual([]);
+  });
+
+  it('rows of a report that never completed (sync killed, rerun under a new report) are judged when a later window covering them completes', async () => {
+    const killed = registerRows({ paymentId: 'pay-split-killed', dateTime: at('2024-05-01T12:00:00Z'), amount: 100_00n, receivers: three(200n), reportId: 'rep-killed', observedAt: at('2024-05-06T01:00:00Z') });
+    const [first, ...rest] = oneByOne(killed);
+    await appendAll(store, [first!]);
+    await project(db.sql, store);
+    // the rerun reads the report again: its first row is already stored, the others come under rep-rerun
+    const rerun = registerRows({ paymentId: 'pay-split-killed', dateTime: at('2024-05-01T12:00:00Z'), amount: 100_00n, receivers: three(200n), reportId: 'rep-rerun', observedAt: at('2024-05-06T02:00:00Z') });
+    expect(rest.map((r) => r.events[0]!.id)).toEqual(rerun.events.slice(1).map((e) => e.id));
+    for (const row of oneByOne(rerun)) {
+      await store.appendMany([row]);
+      await project(db.sql, store);
+      expect((await splitRows()).filter((r) => r.payment_id === 'pay-split-killed')).toEqual([]);
+    }
+    const done = syncCompleted({ ...DAY, completedAt: at('2024-05-06T02:05:00Z'), reportId: 'rep-rerun', announced: 6 });
+    await appendAll(store, [done]);
+    await project(db.sql, store);
+    const rows = (await splitRows()).filter((r) => r.payment_id === 'pay-split-killed');
+    expect(rows.map((r) => [r.status, r.detected_by_event])).toEqual([['open', done.events[0]!.id]]);
+    expect(await waiting()).toEqual([]);
+  });
+
+  it('a rebuild in one batch and in batches of one event gives the same rows as the steps above', async () => {
+    const stepwise = await digest();
+    await rebuildProjection(deps(db.sql, store), 'reconciliation', { batchSize: 100_000 });
+    await project(db.sql, store, 100_000);
+    expect(await digest()).toEqual(stepwise);
+    await rebuildProjection(deps(db.sql, store), 'reconciliation', { batchSize: 1 });
+    await project(db.sql, store, 1);
+    expect(await digest()).toEqual(stepwise);
+  });
+});
