@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { NewEvent, RecordedEvent } from '../store/types';
-import { eventIdFor } from './ids';
+import { eventIdFor, idFromCanonical, stableStringify } from './ids';
 
 /**
  * Every event type recon writes has a name, a version and a zod schema of its data. Upcasting an old
@@ -30,8 +30,13 @@ export function newEvent<T extends string, S extends z.ZodType>(
   opts: { idSource?: string; idContent?: unknown; metadata?: Record<string, unknown>; validated?: boolean } = {},
 ): NewEvent<z.infer<S>> {
   const parsed = (opts.validated ? data : def.schema.parse(data)) as z.infer<S>;
-  const id = eventIdFor(opts.idSource ?? `${def.type}.v${def.version}`, opts.idContent ?? parsed);
-  return { id, type: def.type, version: def.version, data: parsed, ...(opts.metadata ? { metadata: opts.metadata } : {}) };
+  const source = opts.idSource ?? `${def.type}.v${def.version}`;
+  if (opts.idContent !== undefined) {
+    return { id: eventIdFor(source, opts.idContent), type: def.type, version: def.version, data: parsed, ...(opts.metadata ? { metadata: opts.metadata } : {}) };
+  }
+  // The id is derived from the data: serialise it once and hand the same text to the store.
+  const canonicalData = stableStringify(parsed, true);
+  return { id: idFromCanonical(source, canonicalData), type: def.type, version: def.version, data: parsed, canonicalData, ...(opts.metadata ? { metadata: opts.metadata } : {}) };
 }
 
 /** True when a recorded event is of this definition (type and version); its data is then validated. */

@@ -18,15 +18,24 @@ export function uuidV5(name: string, namespace: string = RECON_NAMESPACE): strin
 
 /**
  * JSON with object keys sorted at every level, so that equal content always gives equal text
- * (and equal ids and hashes) whatever order a source sent its fields in. Bigints become strings.
+ * (and equal ids and hashes) whatever order a source sent its fields in. Bigints become strings, unless
+ * `strict`: then anything that is not plain JSON (bigint, non-finite number, function) is refused, as
+ * the event store requires of event data.
  */
-export function stableStringify(value: unknown): string {
+export function stableStringify(value: unknown, strict = false): string {
   if (value === null || typeof value !== 'object') {
     if (typeof value === 'string') return JSON.stringify(value);
+    if (strict && (typeof value === 'bigint' || typeof value === 'function' || typeof value === 'symbol' || (typeof value === 'number' && !Number.isFinite(value)))) {
+      throw new TypeError(`${typeof value === 'number' ? String(value) : `a ${typeof value}`} is not plain JSON`);
+    }
     if (typeof value === 'bigint') return JSON.stringify(value.toString());
     return JSON.stringify(value) ?? 'null';
   }
-  if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += `${i ? ',' : ''}${stableStringify(value[i], strict)}`;
+    return `${out}]`;
+  }
   if (value instanceof Date) return JSON.stringify(value.toISOString());
   // Loops rather than filter/map/join: this runs for every event recon writes (its id and its hash).
   const obj = value as Record<string, unknown>;
@@ -36,7 +45,7 @@ export function stableStringify(value: unknown): string {
   for (const k of keys) {
     const v = obj[k];
     if (v === undefined) continue;
-    out += `${first ? '' : ','}${JSON.stringify(k)}:${stableStringify(v)}`;
+    out += `${first ? '' : ','}${JSON.stringify(k)}:${stableStringify(v, strict)}`;
     first = false;
   }
   return `${out}}`;
@@ -48,5 +57,10 @@ export function sha256Hex(text: string): string {
 
 /** Deterministic event id from the source and the content. */
 export function eventIdFor(source: string, content: unknown): string {
-  return uuidV5(`${source}\n${stableStringify(content)}`);
+  return idFromCanonical(source, stableStringify(content));
+}
+
+/** The same id, from content already in canonical form. */
+export function idFromCanonical(source: string, canonical: string): string {
+  return uuidV5(`${source}\n${canonical}`);
 }

@@ -20,6 +20,15 @@ export function contentHash(e: Pick<NewEvent, 'type' | 'version' | 'data'>): str
 }
 
 /**
+ * The same hash from the data's canonical text: `stableStringify({ type, version, data })` puts the keys
+ * in the order data, type, version, so the text can be assembled around the data without serialising
+ * it again (test/store/prepare.test.ts checks the two agree).
+ */
+export function contentHashOfCanonical(type: string, version: number, canonicalData: string): string {
+  return sha256Hex(`{"data":${canonicalData},"type":${JSON.stringify(type)},"version":${version}}`);
+}
+
+/**
  * Validates and serialises the events of append requests, shared by both backends. Repeats of an id
  * within the same call collapse to one when their content is equal and are refused otherwise.
  */
@@ -32,16 +41,20 @@ export function prepareAppend(requests: readonly AppendRequest[]): PreparedEvent
       if (!UUID.test(e.id)) throw new InvalidEventError(`event id must be a UUID, got ${JSON.stringify(e.id)}`);
       if (!e.type || typeof e.type !== 'string') throw new InvalidEventError(`event ${e.id}: type is required`);
       if (!Number.isInteger(e.version) || e.version < 1) throw new InvalidEventError(`event ${e.id}: version must be a positive integer`);
+      if (e.data === undefined) throw new InvalidEventError(`event ${e.id}: data is required`);
       let dataJson: string;
       let metadataJson: string;
       try {
-        dataJson = JSON.stringify(e.data);
+        // Canonical text: stored as the event's data and hashed, so it is serialised only once.
+        dataJson = e.canonicalData ?? stableStringify(e.data, true);
         metadataJson = JSON.stringify(e.metadata ?? {});
       } catch (err) {
         throw new InvalidEventError(`event ${e.id}: data is not plain JSON (${(err as Error).message})`);
       }
-      if (dataJson === undefined) throw new InvalidEventError(`event ${e.id}: data is required`);
-      const prepared: PreparedEvent = { stream: r.stream, id: e.id.toLowerCase(), type: e.type, version: e.version, dataJson, metadataJson, contentHash: contentHash(e) };
+      const prepared: PreparedEvent = {
+        stream: r.stream, id: e.id.toLowerCase(), type: e.type, version: e.version, dataJson, metadataJson,
+        contentHash: contentHashOfCanonical(e.type, e.version, dataJson),
+      };
       const prior = seen.get(prepared.id);
       if (prior) {
         if (prior.stream !== prepared.stream) throw new EventIdConflictError(prepared.id, prepared.stream, 'other_stream', prior.stream);

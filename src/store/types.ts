@@ -19,6 +19,11 @@ export interface NewEvent<D = unknown> {
   readonly version: number;
   readonly data: D;
   readonly metadata?: Readonly<Record<string, unknown>>;
+  /**
+   * `data` already serialised in canonical form (`stableStringify(data, true)`), when the caller has it
+   * (newEvent does, to derive the id): the store then does not serialise the data again.
+   */
+  readonly canonicalData?: string;
 }
 
 export interface RecordedEvent<D = unknown> {
