@@ -20,26 +20,32 @@ export function copyCell(v: CopyValue): string {
 
 const CHUNK = 262_144;
 
-/** COPY text built line by line, kept in chunks of about 256 kB (one CopyData message each). */
+/**
+ * COPY text built line by line, encoded at once into buffers of about 256 kB (one CopyData message each):
+ * no long concatenated strings to flatten and encode later.
+ */
 export interface TextBuffer {
   /** appends one or more complete lines (each ending with \n, cells already escaped with copyCell) */
   add(text: string): void;
-  chunks(): string[];
+  chunks(): Buffer[];
 }
 
 export function createTextBuffer(): TextBuffer {
-  const done: string[] = [];
-  let buf = '';
+  const done: Buffer[] = [];
+  let buf = Buffer.allocUnsafe(CHUNK);
+  let used = 0;
   return {
     add(text) {
-      buf += text;
-      if (buf.length > CHUNK) {
-        done.push(buf);
-        buf = '';
+      // at most 3 bytes per UTF-16 unit
+      if (used + text.length * 3 > buf.length) {
+        if (used > 0) done.push(buf.subarray(0, used));
+        buf = Buffer.allocUnsafe(Math.max(CHUNK, text.length * 3));
+        used = 0;
       }
+      used += buf.write(text, used);
     },
     chunks() {
-      return buf ? [...done, buf] : done;
+      return used > 0 ? [...done, buf.subarray(0, used)] : done;
     },
   };
 }
@@ -63,8 +69,8 @@ export async function copyRows(tx: Tx, table: string, columns: readonly string[]
 }
 
 /** COPY of text already in COPY text format (complete lines); nothing is sent when there is none. */
-export async function copyText(tx: Tx, table: string, columns: readonly string[], chunks: Iterable<string>): Promise<void> {
-  const list = Array.isArray(chunks) ? (chunks as string[]) : [...chunks];
+export async function copyText(tx: Tx, table: string, columns: readonly string[], chunks: Iterable<string | Buffer>): Promise<void> {
+  const list = Array.isArray(chunks) ? (chunks as Array<string | Buffer>) : [...chunks];
   if (list.length === 0) return;
   const target = await tx.unsafe(`copy ${table} (${columns.join(', ')}) from stdin`).writable();
   await pipeline(Readable.from(list), target);
