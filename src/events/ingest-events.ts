@@ -134,6 +134,8 @@ export const SourceRecordRejected = defineEvent(
     field: z.string(),
     reason: z.string(),
     raw: z.string(),
+    /** true when characters PostgreSQL cannot store (U+0000, lone surrogates) were written as \uXXXX in raw */
+    rawEscaped: z.literal(true).optional(),
   }),
 );
 

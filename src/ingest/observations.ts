@@ -60,6 +60,22 @@ export function webhookReceived(posId: string, raw: string, webhook: NormalizedW
   };
 }
 
+// PostgreSQL text and jsonb cannot hold U+0000 or a lone surrogate half.
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * A refused payload is kept for inspection even when it holds characters the database cannot store:
+ * those are written as `\uXXXX` text and the event says so (`rawEscaped`), so nothing else is altered.
+ */
+export function storableRaw(raw: string): { raw: string; rawEscaped?: true } {
+  if (!UNSTORABLE.test(raw)) {
+    UNSTORABLE.lastIndex = 0;
+    return { raw };
+  }
+  UNSTORABLE.lastIndex = 0;
+  return { raw: raw.replace(UNSTORABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`), rawEscaped: true };
+}
+
 export function recordRejected(
   posId: string,
   source: 'register' | 'period' | 'webhook',
@@ -70,7 +86,7 @@ export function recordRejected(
 ): Keyed {
   return {
     stream: rejectionStream(posId),
-    event: newEvent(SourceRecordRejected, { posId, source, field: field || '(record)', reason, raw }, { metadata: { source, ...meta } }),
+    event: newEvent(SourceRecordRejected, { posId, source, field: field || '(record)', reason, ...storableRaw(raw) }, { metadata: { source, ...meta } }),
   };
 }
 

@@ -242,18 +242,15 @@ describe('the corpus through recon sync into the event store', () => {
     expect(failed.at(-1)!.data).toMatchObject({ reason: expect.stringMatching(/truncated/) });
   });
 
-  // Known ingest bug (reported): a record with a literal NUL character is refused by the parser (not JSON),
-  // but src/ingest/observations.ts stores its raw text as is, and PostgreSQL refuses U+0000 in jsonb (22P05):
-  // the append of its whole batch fails, and the window is recorded as failed ("22P05: unsupported Unicode
-  // escape sequence") on every run, for ever. Expected: the window completes, the record is recorded as
-  // rejected (raw kept in a storable form), and the valid records beside it are stored.
-  // When this is fixed, `it.fails` turns red: make it a plain `it`.
-  it.fails('KNOWN INGEST BUG: a record with a raw NUL character is rejected alone (currently fails its window on every run)', async () => {
+  // A record with a literal NUL character is refused by the parser (not JSON). PostgreSQL cannot store
+  // U+0000, so the rejection keeps its raw text with the NUL written as \u0000 (rawEscaped): the window
+  // completes, and the valid records beside it are stored.
+  it('a record with a raw NUL character is rejected alone, its raw text kept in a storable form', async () => {
     const valid = registerCases.find((c) => c.name === 'the valid record')!.text.replace('"102.50"', '"104.50"');
     const withNul = valid.replace('"Order 1"', '"Order\u00001"');
     const report = await syncRange(deps(bodyOf([valid, withNul]), 2, bodyOf([])), { from: '2024-07-01', to: '2024-07-02' });
     expect(report).toMatchObject({ completed: 1, failed: 0 });
-    const rejected = (await store.readStream(rejectionStream(POS_ID))).map((e) => e.data as { raw: string; field: string });
-    expect(rejected.some((r) => r.field === '(root)' && r.raw.includes('Order'))).toBe(true);
+    const rejected = (await store.readStream(rejectionStream(POS_ID))).map((e) => e.data as { raw: string; field: string; rawEscaped?: boolean });
+    expect(rejected.some((r) => r.field === '(root)' && r.raw.includes('"Order\\u00001"') && r.rawEscaped === true)).toBe(true);
   });
 });

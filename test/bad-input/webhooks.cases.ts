@@ -223,8 +223,6 @@ export const webhookCases: readonly WebhookCase[] = [
     reason: /invalid JSON/,
     stored: 'rejection',
     field: '(root)',
-    knownIssue:
-      'src/ingest/receiver.ts stores the decoded text (with its U+0000) as SourceRecordRejected.raw; PostgreSQL refuses it (22P05) and the receiver answers 500',
   },
 
   // --- unreadable requests: 4xx, nothing stored ----------------------------------------------
