@@ -189,4 +189,34 @@ describe('journal projection and ledger queries', () => {
     const [schema] = await db.sql`select 1 from information_schema.schemata where schema_name = 'rm_unbalanced'`;
     expect(schema).toBeUndefined();
   });
+
+  it('a build goes live only when its whole journal balances and no line or entry is written twice', async () => {
+    const ctx = { schema: 'rm_golive', timezone: TZ, graceHours: 48 };
+    const ev = newEvent(RegisterRecordObserved, { posId: POS, raw: '{}', record: splitRow('g', '2025-01-01T00:00:00.000Z', 'X', 100n, 1n, 5n) });
+    const recorded = { ...ev, stream: 's', revision: 0, position: { commit: 5n, prepare: 5n }, metadata: {}, recordedAt: new Date() } as never;
+    const goLive = (tx: Parameters<Parameters<typeof db.sql.begin>[0]>[0]) => tx.unsafe('create schema if not exists recon')
+      .then(async () => { for (const s of journal.views(ctx)) await tx.unsafe(s); });
+    let indexes: string[] = [];
+    const build = async (tamper: string) => db.sql.begin(async (tx) => {
+      await tx.unsafe('create schema rm_golive');
+      await journal.setup(tx, ctx);
+      await journal.apply(tx, [recorded], ctx);
+      await tx.unsafe(tamper);
+      await goLive(tx);
+      indexes = (await tx<{ indexname: string }[]>`select indexname from pg_indexes where schemaname = 'rm_golive' order by 1`).map((x) => x.indexname);
+      // not committed: every case is tried on a fresh schema (and the views stay as they were)
+      throw new Error('went live');
+    });
+    // a line at a position no batch checked (written behind the projection's back) unbalances its entry
+    await expect(build(`insert into rm_golive.lines select entry_id, 99, 'payable', 'X', 'gross', 'EUR', 7, now(), 1, 1 from rm_golive.lines limit 1`))
+      .rejects.toThrow(/does not net to zero.*whole build/);
+    // a line written twice (balanced, so only the unique key can tell)
+    await expect(build(`insert into rm_golive.lines select * from rm_golive.lines`)).rejects.toThrow(/lines_pkey|duplicate/);
+    await expect(build(`insert into rm_golive.entries select * from rm_golive.entries`)).rejects.toThrow(/entries_pkey|duplicate/);
+    // untouched, it goes live with its unique keys and the indexes the ledger queries use
+    await expect(build('select 1')).rejects.toThrow('went live');
+    expect(indexes).toEqual(expect.arrayContaining(['entries_pkey', 'lines_pkey', 'lines_receiver_currency_account_booked_at_idx', 'entries_receiver_currency_booked_at_idx']));
+    const [left] = await db.sql`select 1 from information_schema.schemata where schema_name = 'rm_golive'`;
+    expect(left).toBeUndefined();
+  });
 });
