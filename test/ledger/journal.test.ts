@@ -10,6 +10,7 @@ import { silentLogger } from '../../src/log';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore, Position } from '../../src/store/types';
 import { projection as journal } from '../../projections/journal';
+import type { Tx } from '../../src/ledger/projection';
 import { createTestDatabase, type TestDatabase } from '../support/db';
 import { waitVisible } from './visible';
 
@@ -194,7 +195,7 @@ describe('journal projection and ledger queries', () => {
     const ctx = { schema: 'rm_golive', timezone: TZ, graceHours: 48 };
     const ev = newEvent(RegisterRecordObserved, { posId: POS, raw: '{}', record: splitRow('g', '2025-01-01T00:00:00.000Z', 'X', 100n, 1n, 5n) });
     const recorded = { ...ev, stream: 's', revision: 0, position: { commit: 5n, prepare: 5n }, metadata: {}, recordedAt: new Date() } as never;
-    const goLive = (tx: Parameters<Parameters<typeof db.sql.begin>[0]>[0]) => tx.unsafe('create schema if not exists recon')
+    const goLive = (tx: Tx) => tx.unsafe('create schema if not exists recon')
       .then(async () => { for (const s of journal.views(ctx)) await tx.unsafe(s); });
     let indexes: string[] = [];
     const build = async (tamper: string) => db.sql.begin(async (tx) => {
