@@ -46,7 +46,7 @@ describe('sync windows across DST changes and month ends', () => {
   it('equal the UTC arithmetic for every start day of 2024–2025, in Kyiv, New York and UTC', () => {
     for (const zone of ['Europe/Kyiv', 'America/New_York', 'UTC']) {
       for (let day = '2024-01-02'; day < '2025-10-25'; day = addDays(day, 1)) {
-        for (const length of [1, 30, 31, 32, 65]) {
+        for (const length of [1, 31, 32, 65]) {
           const to = addDays(day, length);
           expect(windows(day, to, zone), `${zone} ${day}..${to}`).toEqual(toDates(expectedWindows(zone, day, to)));
         }

@@ -35,7 +35,7 @@ const COMPARE = {
 
 beforeAll(async () => {
   sandbox = await startSandbox({
-    scenario: { seed: 'faults-kill-sync', month: '2025-01', timezone: 'UTC', payments: 1500 },
+    scenario: { seed: 'faults-kill-sync', month: '2025-01', timezone: 'UTC', payments: 1100 },
     // The period read waits, so that the window is still open whatever the machine's speed.
     faults: { reportNotReadyPolls: 0, slowRate: 1, slowMs: 1500, appliesTo: (r) => r.path.endsWith('/transactions') },
   });
@@ -68,7 +68,7 @@ describe('kill -9 in the middle of a sync', () => {
     expect(ref.code, ref.stderr.slice(-2000)).toBe(0);
     expect(ref.stdout).toMatch(/sync: 1 windows completed, 0 failed/);
     const expectedIds = await eventIds(reference.sql, 'payment-%');
-    expect(expectedIds.length).toBeGreaterThan(4000);
+    expect(expectedIds.length).toBeGreaterThan(3000);
     expect(partial).toBeGreaterThan(0);
     expect(partial).toBeLessThan(expectedIds.length);
     expect(await recordedTypes(db.sql, 'sync-%')).toEqual({}); // the window never completed
