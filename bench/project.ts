@@ -9,13 +9,16 @@ import { perSecond, sampleRss, timed, type BenchContext } from './harness';
  * derived from the sandbox's scenario (register rows per receiver, period records, webhooks, the
  * directory), beside `readAll` alone over the same events (the ceiling). Peak RSS is sampled during the
  * rebuild, and RSS is compared between the middle and the end of the rebuild: it must not grow with the
- * number of events.
+ * number of events. BENCH_PROJECTIONS=journal,... restricts the projections, BENCH_PROJECT_EVENTS sets the
+ * number of events, BENCH_BATCH the batch size (default 5,000).
  */
 
 const MB = 1024 * 1024;
 
 export async function run(ctx: BenchContext): Promise<void> {
-  const target = ctx.quick ? 50_000 : 1_000_000;
+  // BENCH_PROJECT_EVENTS: another size (to compare memory at two sizes)
+  const sized = Number(process.env['BENCH_PROJECT_EVENTS'] ?? '');
+  const target = Number.isInteger(sized) && sized > 0 ? sized : ctx.quick ? 50_000 : 1_000_000;
   // about 4.7 events per order in the sandbox's default mix
   const payments = Math.ceil(target / 4.7);
   const store = createPostgresEventStore(ctx.sql);
@@ -34,7 +37,7 @@ export async function run(ctx: BenchContext): Promise<void> {
   ctx.note(`${events.toLocaleString('en-US')} events from the sandbox scenario (${payments.toLocaleString('en-US')} orders) appended in ${(fill.ms / 1000).toFixed(1)} s`);
 
   // the ceiling: readAll alone, same batch size as the rebuild
-  const batchSize = 5_000;
+  const batchSize = Number(process.env['BENCH_BATCH'] ?? '') || 5_000;
   const read = await timed(async () => {
     let from: Position | undefined;
     let n = 0;
