@@ -5,6 +5,7 @@ import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sql } from '../../src/db/connect';
 import { windows } from '../../src/psp/windows';
+import { nextRun, parseCron } from '../../src/scheduler/cron';
 import { runProjections } from '../../src/ledger/runner';
 import { silentLogger } from '../../src/log';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server';
@@ -55,6 +56,39 @@ describe('sync windows across DST changes and month ends', () => {
         }
       }
     }
+  });
+});
+
+/** The instant a wall time runs at by the scheduler's documented rules, from the written-down offsets. */
+function expectedRunInstant(zone: string, wall: number): number {
+  const { standard, summer } = ZONE_RULES[zone]!;
+  const readBack = [standard, summer].map((off) => wall - off * 60_000).filter((t) => wallClock(zone, t) === new Date(wall).toISOString().slice(0, 19));
+  // twice (fall back): the first occurrence; never (spring forward): read with the offset before the gap
+  return readBack.length > 0 ? Math.min(...readBack) : wall - offsetAt(zone, wall - 12 * 3_600_000) * 60_000;
+}
+
+describe('scheduled run times across DST changes', () => {
+  it.each([
+    ['Europe/Kyiv', '0 30 3 * * *', '2025-03-27', '2025-04-02'],
+    ['Europe/Kyiv', '0 30 3 * * *', '2025-10-23', '2025-10-29'],
+    ['Europe/Kyiv', '0 */20 * * * *', '2025-10-25', '2025-10-27'],
+    ['Europe/Kyiv', '0 */20 * * * *', '2025-03-29', '2025-03-31'],
+    ['America/New_York', '30 2 * * *', '2025-03-06', '2025-03-12'],
+    ['America/New_York', '*/15 1-2 * * *', '2025-11-01', '2025-11-04'],
+  ])('%s %s from %s to %s: the instants the UTC arithmetic gives, each once', (zone, expression, from, to) => {
+    const parsed = parseCron(expression, zone);
+    if (!parsed.ok) throw new Error(parsed.reason);
+    const s = parsed.schedule;
+    const walls: number[] = [];
+    for (let day = from; day < to; day = addDays(day, 1)) {
+      for (const h of s.hours) for (const m of s.minutes) for (const sec of s.seconds) walls.push(Date.parse(`${day}T00:00:00Z`) + h * 3_600_000 + m * 60_000 + sec * 1000);
+    }
+    const start = localMidnight(zone, from);
+    const end = localMidnight(zone, to);
+    const expected = [...new Set(walls.map((w) => expectedRunInstant(zone, w)))].filter((t) => t >= start && t < end).sort((a, b) => a - b);
+    const got: number[] = [];
+    for (let t = nextRun(s, new Date(start - 1)); t.getTime() < end; t = nextRun(s, t)) got.push(t.getTime());
+    expect(got.map((t) => new Date(t).toISOString())).toEqual(expected.map((t) => new Date(t).toISOString()));
   });
 });
 
