@@ -57,14 +57,27 @@ export async function healMissingWebhooks(
   const requests: HealRequest[] = [];
   let candidates = 0;
   for (const project of projects) {
+    // One heal run per project at a time (the nightly and the hourly job may overlap, in two workers):
+    // the second waits, then finds the operations the first asked for already marked, and asks nothing twice.
+    const lock = await deps.sql.reserve();
+    try {
+      await lock`select pg_advisory_lock(hashtextextended(${`recon:heal:${project.posId}`}, 0))`;
+      candidates += await healProject(project);
+    } finally {
+      await lock`select pg_advisory_unlock(hashtextextended(${`recon:heal:${project.posId}`}, 0))`.catch(() => {});
+      lock.release();
+    }
+  }
+  return { candidates, requested: requests.filter((r) => r.outcome === 'requested').length, failed: requests.filter((r) => r.outcome === 'failed').length, requests };
+
+  async function healProject(project: PspProject): Promise<number> {
     const rows = await deps.sql<{ payment_id: string; method: string; order_id: string; transaction_id: string | null; recurring: boolean }[]>`
       select payment_id, method, order_id, transaction_id, recurring from ingest_operations_seen
       where pos_id = ${project.posId} and final_status is not null and webhook_at is null and resend_requested_at is null
         and order_id is not null and final_at < ${cutoff} and method = any(${[...HEALABLE]}::text[])
       order by final_at, payment_id, method
       limit ${opts.limit ?? 10_000}`;
-    candidates += rows.length;
-    if (rows.length === 0) continue;
+    if (rows.length === 0) return 0;
     const client = deps.clientFor ? deps.clientFor(project) : createPspClient(project, { timeoutMs: deps.pspTimeoutMs, log: deps.log });
     for (const row of rows) {
       opts.signal?.throwIfAborted();
@@ -108,6 +121,6 @@ export async function healMissingWebhooks(
       deps.log.info('webhook re-send', { posId: project.posId, paymentId: row.payment_id, method, outcome, detail });
       requests.push({ posId: project.posId, orderId: row.order_id, paymentId: row.payment_id, method, transactionId, outcome, detail });
     }
+    return rows.length;
   }
-  return { candidates, requested: requests.filter((r) => r.outcome === 'requested').length, failed: requests.filter((r) => r.outcome === 'failed').length, requests };
 }

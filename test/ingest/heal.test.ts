@@ -69,8 +69,13 @@ describe('healing missing webhooks against the sandbox', () => {
     const early = await healMissingWebhooks(deps(), { now: new Date('2025-01-02T00:00:00Z') });
     expect(early.requested).toBe(0);
 
-    const first = await healMissingWebhooks(deps(), { now: new Date('2025-04-01T00:00:00Z') });
+    // Two heal runs at once (the nightly and the hourly job in two workers) ask the PSP once per operation.
+    const resendsBefore = sandbox.stats.webhooks.resendRequests;
+    const runs = await Promise.all([1, 2].map(() => healMissingWebhooks(deps(), { now: new Date('2025-04-01T00:00:00Z') })));
+    const first = { failed: runs[0]!.failed + runs[1]!.failed, requested: runs[0]!.requested + runs[1]!.requested, requests: [...runs[0]!.requests, ...runs[1]!.requests] };
     expect(first.failed).toBe(0);
+    expect(new Set(first.requests.map((r) => `${r.paymentId}/${r.method}`)).size).toBe(first.requests.length);
+    expect(sandbox.stats.webhooks.resendRequests - resendsBefore).toBe(first.requests.length);
     const asked = new Set(first.requests.map((r) => `${r.paymentId}/${r.method}`));
     for (const op of lost) expect(asked.has(`${op.paymentId}/${op.method}`)).toBe(true);
     // Lost for good: asked too (the PSP cannot re-send them; the discrepancy stays).
