@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, renameSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { IANAZone } from 'luxon';
@@ -176,8 +176,27 @@ export interface PendingWorkbook {
   abort(): void;
 }
 
+/** A temporary file older than this is the leftover of a killed run, not one being written. */
+export const STALE_PARTIAL_MS = 60 * 60 * 1000;
+
+/** Removes the temporary files that killed runs left for this workbook (hidden, but they take space). */
+function removeStalePartials(finalPath: string, now = Date.now()): void {
+  const dir = path.dirname(finalPath);
+  const prefix = `.${path.basename(finalPath)}.`;
+  for (const name of readdirSync(dir)) {
+    if (!name.startsWith(prefix) || !name.endsWith('.partial')) continue;
+    const file = path.join(dir, name);
+    try {
+      if (now - statSync(file).mtimeMs > STALE_PARTIAL_MS) rmSync(file, { force: true });
+    } catch {
+      /* gone already */
+    }
+  }
+}
+
 export function openWorkbook(finalPath: string): PendingWorkbook {
   mkdirSync(path.dirname(finalPath), { recursive: true });
+  removeStalePartials(finalPath);
   const tempPath = path.join(path.dirname(finalPath), `.${path.basename(finalPath)}.${randomBytes(4).toString('hex')}.partial`);
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
     filename: tempPath,

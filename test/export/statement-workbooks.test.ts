@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
@@ -7,7 +7,7 @@ import {
   PAYOUTS_HEADER, figuresDigest, writePayoutsWorkbook, writeStatementWorkbook,
   type StatementFigures, type StatementLine, type StatementMeta,
 } from '../../src/export/statement-workbooks';
-import { ExportError, minorToMajor, moneyFormat, safeText } from '../../src/export/xlsx';
+import { ExportError, minorToMajor, moneyFormat, safeText, STALE_PARTIAL_MS } from '../../src/export/xlsx';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'recon-export-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -155,6 +155,21 @@ describe('statement workbook', () => {
     const file = path.join(dir, 'bad.xlsx');
     await expect(writeStatementWorkbook(file, { figures: [bad], lines: () => iter([]), reserve: [] }, meta([bad]))).rejects.toMatchObject({ code: 'EXPORT_BRIDGE_MISMATCH' });
     expect(existsSync(file)).toBe(false);
+  });
+
+  it('removes the temporary files a killed run left long ago, never one that may be being written', async () => {
+    const f = figures();
+    const folder = path.join(dir, 'stale');
+    mkdirSync(folder, { recursive: true });
+    const stale = path.join(folder, '.statement.xlsx.0badc0de.partial');
+    const fresh = path.join(folder, '.statement.xlsx.0fee1bad.partial');
+    const other = path.join(folder, '.other.xlsx.0badc0de.partial');
+    for (const file of [stale, fresh, other]) writeFileSync(file, 'half a workbook');
+    const old = (Date.now() - STALE_PARTIAL_MS - 60_000) / 1000;
+    utimesSync(stale, old, old);
+    utimesSync(other, old, old);
+    await writeStatementWorkbook(path.join(folder, 'statement.xlsx'), { figures: [f], lines: () => iter(lines), reserve: [] }, meta([f]));
+    expect(readdirSync(folder).sort()).toEqual(['.other.xlsx.0badc0de.partial', '.statement.xlsx.0fee1bad.partial', 'statement.xlsx']);
   });
 
   it('writes under a temporary name and renames only when complete', async () => {
