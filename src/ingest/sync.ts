@@ -10,6 +10,7 @@ import { windows as cutWindows } from '../psp/windows';
 import { isStoreError } from '../store/errors';
 import type { EventStore } from '../store/types';
 import { periodObserved, recordRejected, registerObserved, toAppendRequests, type Keyed, type SyncObservation, type WindowRef } from './observations';
+import { REGISTER_FIELDS } from '../psp/schemas';
 
 /**
  * Windowed sync of the two PSP data sources (register report, period transactions) into the event
@@ -21,12 +22,8 @@ import { periodObserved, recordRejected, registerObserved, toAppendRequests, typ
  */
 
 /** Every field of section 2.10 (and projectId): the projections use most of them, `other` keeps the rest. */
-export const REGISTER_FIELDS = [
-  'projectId', 'orderId', 'paymentId', 'amount', 'currency', 'method', 'status', 'dateTime', 'cardMask', 'payway',
-  'customerFee', 'merchantFee', 'entityName', 'projectName', 'originalAmount', 'exchangeAmount', 'exchangeCurrency',
-  'exchangeRate', 'tokenizationKind', 'authCode', 'rrnCode', 'description', 'payload', 'paymentSystem',
-  'recipientCardMask', 'reserveAmount', 'receiverName', 'receiverAmount', 'receiverFee',
-] as const;
+/** Every field of the register record (section 2.10): the raw record kept for audit is then complete. */
+export { REGISTER_FIELDS } from '../psp/schemas';
 
 export interface SyncDeps {
   readonly store: EventStore;

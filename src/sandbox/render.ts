@@ -1,4 +1,5 @@
 import type { Operation, ReceiverPart, SandboxStatus } from './model';
+import type { RegisterField } from '../psp/schemas';
 
 /**
  * The PSP's wire forms of an operation: register rows (2.10), period records (2.9), webhook bodies
@@ -8,41 +9,8 @@ import type { Operation, ReceiverPart, SandboxStatus } from './model';
  */
 
 /** Fields of a register record (2.10) plus projectId, in the order the sandbox writes them. */
-export const REGISTER_FIELDS = [
-  'projectId',
-  'orderId',
-  'paymentId',
-  'amount',
-  'currency',
-  'method',
-  'status',
-  'dateTime',
-  'cardMask',
-  'payway',
-  'customerFee',
-  'merchantFee',
-  'entityName',
-  'projectName',
-  'originalAmount',
-  'exchangeAmount',
-  'exchangeCurrency',
-  'exchangeRate',
-  'tokenizationKind',
-  'authCode',
-  'rrnCode',
-  'description',
-  'payload',
-  'paymentSystem',
-  'recipientCardMask',
-  'reserveAmount',
-  'receiverName',
-  'receiverAmount',
-  'receiverFee',
-] as const;
-export type RegisterField = (typeof REGISTER_FIELDS)[number];
-
-/** Fields sent when the report request has no transaction_details (2.10 "Default: yes"). */
-export const DEFAULT_REGISTER_FIELDS: readonly RegisterField[] = ['orderId', 'paymentId', 'amount', 'currency', 'method', 'status', 'dateTime', 'cardMask', 'payway', 'customerFee', 'merchantFee'];
+// The register's fields are the interface's (src/psp/schemas.ts): one list for recon and its sandbox.
+export { REGISTER_FIELDS, REGISTER_DEFAULT_FIELDS as DEFAULT_REGISTER_FIELDS, type RegisterField } from '../psp/schemas';
 
 /** Minor units as a JSON number with at most two decimals, as the PSP writes them (12.5, 7, 0.05). */
 export function wireNumber(minor: bigint): string {
