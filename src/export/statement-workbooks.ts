@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon';
 import { sha256Hex, stableStringify } from '../events/ids';
+import type { StatementFigures as LedgerFigures, StatementLine as LedgerLine } from '../ledger/ledger-queries';
 import {
   COUNT_FORMAT, DATE_FORMAT, DATE_TIME_FORMAT, ExportError, addTableSheet, closeTable, createLocalTime, excelDay,
   drainSheet, minorToMajor, moneyFormat, openWorkbook, safeText, writeRow,
@@ -12,34 +13,11 @@ import {
  */
 
 /** One sub-merchant's figures for one month and currency (bigint minor units). */
-export interface StatementFigures {
-  readonly subMerchantId: string;
-  readonly subMerchantName: string;
-  readonly currency: string;
-  readonly opening: bigint;
-  readonly gross: bigint;
-  readonly refunds: bigint;
-  readonly chargebacks: bigint;
-  readonly fees: bigint;
-  readonly reserveHeld: bigint;
-  readonly reserveReleased: bigint;
-  readonly netPayable: bigint;
-  readonly closing: bigint;
-  readonly operations: number;
-}
+/** The figures of one statement (sub-merchant and currency), as the ledger gives them. */
+export type StatementFigures = Omit<LedgerFigures, 'known'>;
 
-export interface StatementLine {
-  readonly at: Date;
-  readonly orderId: string | null;
-  readonly paymentId: string;
-  readonly method: string;
-  readonly status: string;
-  readonly share: bigint;
-  readonly fee: bigint;
-  readonly reserve: bigint;
-  readonly net: bigint;
-  readonly eventIds: readonly string[];
-}
+/** One operation line of a statement: what the workbook shows of the ledger's line. */
+export type StatementLine = Pick<LedgerLine, 'at' | 'orderId' | 'paymentId' | 'method' | 'status' | 'share' | 'fee' | 'reserve' | 'net' | 'eventIds'>;
 
 export interface ReserveScheduleRow {
   readonly heldOn: string | Date;
