@@ -9,6 +9,6 @@ export default defineConfig({
     // Two cores: files run in parallel, each in its own database on one embedded server.
     maxWorkers: 2,
     fileParallelism: true,
-    reporters: ['default'],
+    reporters: ['default', './test/support/summary-reporter.ts'],
   },
 });
