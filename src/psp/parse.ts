@@ -292,6 +292,22 @@ function exactOnRefusal<T>(read: (text: string, opts: ParseOptions) => ParseResu
   };
 }
 
+/** The identification shared by register and period records: ids, method, status and time, checked. */
+function identityOf(
+  d: { projectId?: string | null; orderId?: string | null; paymentId: string; method: string; status: string; dateTime?: string | null },
+  opts: ParseOptions,
+): ParseResult<{ projectId: string | null; orderId: string | null; paymentId: string; method: OperationMethod; status: TransactionStatus; dateTime: string | null }> {
+  const badId = badPaymentId(d.paymentId, 'paymentId');
+  if (badId) return badId;
+  const m = methodOf(d.method);
+  if (!m.ok) return m;
+  const s = statusOf(d.status);
+  if (!s.ok) return s;
+  const t = epochMillisToIso(d.dateTime, opts.now);
+  if (!t.ok) return t;
+  return { ok: true, value: { projectId: orNull(d.projectId), orderId: orNull(d.orderId), paymentId: d.paymentId, method: m.value, status: s.value, dateTime: t.value } };
+}
+
 /** A register record (2.10), exactly. Fields absent from the report come out as null. */
 export const parseRegisterRecord = exactOnRefusal(readRegisterRecord);
 
@@ -301,23 +317,12 @@ function readRegisterRecord(text: string, opts: ParseOptions): ParseResult<Norma
   const r = checkRegister(root.value, opts);
   if (!r.ok) return r;
   const d = r.value;
-  const badId = badPaymentId(d.paymentId, 'paymentId');
-  if (badId) return badId;
-  const m = methodOf(d.method);
-  if (!m.ok) return m;
-  const s = statusOf(d.status);
-  if (!s.ok) return s;
-  const t = epochMillisToIso(d.dateTime, opts.now);
-  if (!t.ok) return t;
+  const c = identityOf(d, opts);
+  if (!c.ok) return c;
   return {
     ok: true,
     value: {
-      projectId: orNull(d.projectId),
-      orderId: orNull(d.orderId),
-      paymentId: d.paymentId,
-      method: m.value,
-      status: s.value,
-      dateTime: t.value,
+      ...c.value,
       currency: d.currency,
       amount: minor(d.amount),
       originalAmount: minor(d.originalAmount),
@@ -345,23 +350,12 @@ function readPeriodRecord(text: string, opts: ParseOptions): ParseResult<Normali
   const r = checkPeriod(root.value, opts);
   if (!r.ok) return r;
   const d = r.value;
-  const badId = badPaymentId(d.paymentId, 'paymentId');
-  if (badId) return badId;
-  const m = methodOf(d.method);
-  if (!m.ok) return m;
-  const s = statusOf(d.status);
-  if (!s.ok) return s;
-  const t = epochMillisToIso(d.dateTime, opts.now);
-  if (!t.ok) return t;
+  const c = identityOf(d, opts);
+  if (!c.ok) return c;
   return {
     ok: true,
     value: {
-      projectId: orNull(d.projectId),
-      orderId: orNull(d.orderId),
-      paymentId: d.paymentId,
-      method: m.value,
-      status: s.value,
-      dateTime: t.value,
+      ...c.value,
       currency: d.currency,
       amount: d.amount.minor.toString(),
       customerFee: minor(d.customerFee),
