@@ -339,6 +339,24 @@ export function createPspClient(project: PspProject, opts: PspClientOptions = {}
     }
   };
 
+  /**
+   * Sends a purchase POST once. When its outcome is lost (5xx, timeout, network), it is never sent again:
+   * the order is looked up instead, as the PSP advises.
+   */
+  const sendPurchase = async (call: Call, orderId: string, endpoint: string): Promise<{ answer: Answer } | { lost: PspError; found: PaymentRecord[] }> => {
+    try {
+      const a = await send(call);
+      if (a.status >= 500) throw httpError(call, a.status, a.text, a.headers, a.attempts);
+      return { answer: a };
+    } catch (e) {
+      if (!mayHaveTakenEffect(e)) throw e;
+      return { lost: e, found: await lookUpAfterLoss(orderId, e, endpoint) };
+    }
+  };
+
+  const outcomeUnknown = (e: PspError, endpoint: string, found: PaymentRecord[], message: string): PspError =>
+    new PspError('PSP_OUTCOME_UNKNOWN', message, { endpoint, status: e.status, pspCode: e.pspCode, pspMessage: e.pspMessage, found, cause: e });
+
   const purchaseCall = (path: string, endpoint: string, req: Record<string, unknown>): Call => ({
     method: 'POST',
     base: 'base',
@@ -367,23 +385,16 @@ export function createPspClient(project: PspProject, opts: PspClientOptions = {}
       const v = validatePurchase(req, { now: now() });
       if (!v.ok) throw validationError(endpoint, v.violations);
       const call = purchaseCall('/api/v1/split/purchase', endpoint, req as Record<string, unknown>);
-      let a: Answer;
-      try {
-        a = await send(call);
-        if (a.status >= 500) throw httpError(call, a.status, a.text, a.headers, a.attempts);
-      } catch (e) {
-        if (!mayHaveTakenEffect(e)) throw e;
-        const found = await lookUpAfterLoss(req.order_id, e, endpoint);
+      const sent = await sendPurchase(call, req.order_id, endpoint);
+      if ('lost' in sent) {
+        const { lost: e, found } = sent;
         const primary = found.find((r) => r.method === 'purchase') ?? found[0];
         if (primary && req.mode === 'direct') return { kind: 'direct', record: primary };
-        throw new PspError(
-          'PSP_OUTCOME_UNKNOWN',
-          primary
-            ? `purchase on ${endpoint} failed (${e.code}) but order ${req.order_id} exists at the PSP; its checkout address was not returned`
-            : `purchase on ${endpoint} failed (${e.code}) and order ${req.order_id} is not found at the PSP (yet): it was probably not created`,
-          { endpoint, status: e.status, pspCode: e.pspCode, pspMessage: e.pspMessage, found, cause: e },
-        );
+        throw outcomeUnknown(e, endpoint, found, primary
+          ? `purchase on ${endpoint} failed (${e.code}) but order ${req.order_id} exists at the PSP; its checkout address was not returned`
+          : `purchase on ${endpoint} failed (${e.code}) and order ${req.order_id} is not found at the PSP (yet): it was probably not created`);
       }
+      const a = sent.answer;
       const location = locationOf(call, a);
       if (location !== null) return { kind: 'hosted', location };
       expectOk(call, a);
@@ -395,21 +406,14 @@ export function createPspClient(project: PspProject, opts: PspClientOptions = {}
       const v = validateSubscriptionPurchase(req);
       if (!v.ok) throw validationError(endpoint, v.violations);
       const call = purchaseCall('/api/v1/payment', endpoint, req as Record<string, unknown>);
-      let a: Answer;
-      try {
-        a = await send(call);
-        if (a.status >= 500) throw httpError(call, a.status, a.text, a.headers, a.attempts);
-      } catch (e) {
-        if (!mayHaveTakenEffect(e)) throw e;
-        const found = await lookUpAfterLoss(req.order_id, e, endpoint);
-        throw new PspError(
-          'PSP_OUTCOME_UNKNOWN',
-          found.length > 0
-            ? `subscription purchase failed (${e.code}) but order ${req.order_id} exists at the PSP; its checkout address was not returned`
-            : `subscription purchase failed (${e.code}) and order ${req.order_id} is not found at the PSP (yet): it was probably not created`,
-          { endpoint, status: e.status, pspCode: e.pspCode, pspMessage: e.pspMessage, found, cause: e },
-        );
+      const sent = await sendPurchase(call, req.order_id, endpoint);
+      if ('lost' in sent) {
+        const { lost: e, found } = sent;
+        throw outcomeUnknown(e, endpoint, found, found.length > 0
+          ? `subscription purchase failed (${e.code}) but order ${req.order_id} exists at the PSP; its checkout address was not returned`
+          : `subscription purchase failed (${e.code}) and order ${req.order_id} is not found at the PSP (yet): it was probably not created`);
       }
+      const a = sent.answer;
       const location = locationOf(call, a);
       if (location !== null) return { location };
       expectOk(call, a);
