@@ -137,7 +137,7 @@ export function createPostgresEventStore(sql: Sql, opts: { ownsConnection?: bool
             insert into es_events (event_id, stream_id, stream_revision, type, version, data, metadata, content_hash)
             select id, stream, rev, type, version, data, metadata, hash
             from json_to_recordset(${rowsJson(fresh, revisions)}::text::json)
-              as t(ord int4, id uuid, stream text, rev int8, type text, version int4, data jsonb, metadata jsonb, hash text)
+              as t(ord int4, id uuid, stream text, rev int8, type text, version int4, data json, metadata json, hash text)
             order by ord
             returning stream_id, global_position, transaction_id::text as transaction_id),
           moved as (
