@@ -54,7 +54,7 @@ function rowsJson(fresh: readonly PreparedEvent[], revisions: readonly number[])
   let out = '[';
   for (let i = 0; i < fresh.length; i++) {
     const p = fresh[i]!;
-    out += `${i ? ',' : ''}{"ord":${i},"id":"${p.id}","stream":${JSON.stringify(p.stream)},"rev":${revisions[i]},"type":${JSON.stringify(p.type)},"version":${p.version},"data":${p.dataJson},"metadata":${p.metadataJson},"hash":"${p.contentHash}"}`;
+    out += `${i ? ',' : ''}{"ord":${i},"id":"${p.id}","stream":${JSON.stringify(p.stream)},"rev":${revisions[i] ?? null},"type":${JSON.stringify(p.type)},"version":${p.version},"data":${p.dataJson},"metadata":${p.metadataJson},"hash":"${p.contentHash}"}`;
   }
   return `${out}]`;
 }
@@ -75,6 +75,9 @@ async function guard<T>(fn: () => Promise<T>): Promise<T> {
 export function createPostgresEventStore(sql: Sql, opts: { ownsConnection?: boolean } = {}): EventStore {
   async function appendOnce(requests: readonly AppendRequest[]): Promise<AppendResult[]> {
     const prepared = prepareAppend(requests);
+    if (prepared.length > 0 && requests.every((r) => r.events.length > 0 && (r.expectedRevision ?? 'any') === 'any')) {
+      return appendAnyInOneStatement(requests, prepared);
+    }
     return sql.begin(async (tx) => {
       // Two statements per append (round trips weigh most on small appends). The first takes every
       // stream that has events, creating it at -1 if new, with a row lock in sorted order (concurrent
@@ -158,6 +161,78 @@ export function createPostgresEventStore(sql: Sql, opts: { ownsConnection?: bool
         position: lastPosition.get(r.stream),
       }));
     }) as Promise<AppendResult[]>;
+  }
+
+  /**
+   * The append of ingestion (every request has events, every expectation is "any") as one statement,
+   * so one round trip and one implicit transaction instead of four round trips: webhooks wait for
+   * it. It reads the ids already stored, and unless one of them has other content or another stream
+   * (then nothing is written and the error is raised below, as the general path does), moves each
+   * stream's revision on by its number of new events in a single upsert that also takes the stream's
+   * row lock (in stream order: concurrent appends cannot deadlock), and inserts the new events
+   * numbered from the revision it found. A concurrent append of the same new id ends in a unique
+   * violation, which appendMany retries as a duplicate.
+   */
+  async function appendAnyInOneStatement(requests: readonly AppendRequest[], prepared: readonly PreparedEvent[]): Promise<AppendResult[]> {
+    const rows = await sql<{ kind: 'k' | 's' | 'c' | 'e'; key: string; value: string; extra: string | null }[]>`
+      with input as (
+        select * from json_to_recordset(${rowsJson(prepared, [])}::text::json)
+          as t(ord int4, id uuid, stream text, type text, version int4, data json, metadata json, hash text)),
+      known as (
+        select e.event_id, e.stream_id, e.content_hash from es_events e where e.event_id in (select id from input)),
+      conflicting as (
+        select 1 from input i join known k on k.event_id = i.id where k.stream_id <> i.stream or k.content_hash <> i.hash),
+      fresh as (
+        select i.*, row_number() over (partition by i.stream order by i.ord) as n from input i
+        where not exists (select 1 from known k where k.event_id = i.id)),
+      counts as (select stream, count(*)::int8 as n from fresh group by stream),
+      locked as (
+        insert into es_streams as s (stream_id, revision)
+        select stream, n - 1 from counts where not exists (select 1 from conflicting) order by stream
+        on conflict (stream_id) do update set revision = s.revision + excluded.revision + 1
+        returning s.stream_id, s.revision),
+      inserted as (
+        insert into es_events (event_id, stream_id, stream_revision, type, version, data, metadata, content_hash)
+        select f.id, f.stream, l.revision - c.n + f.n, f.type, f.version, f.data, f.metadata, f.hash
+        from fresh f join locked l on l.stream_id = f.stream join counts c on c.stream = f.stream
+        order by f.ord
+        returning stream_id, global_position, transaction_id)
+      select 'k' as kind, event_id::text as key, stream_id as value, content_hash as extra from known
+      union all select 's', stream_id, revision::text, null from locked
+      union all select 'c', stream_id, revision::text, null from es_streams
+        where stream_id in (select stream from input) and stream_id not in (select stream from counts)
+      union all select 'e', stream_id, global_position::text, transaction_id::text from inserted`;
+    const known = new Map<string, { stream: string; hash: string }>();
+    const revision = new Map<string, number>();
+    const lastPosition = new Map<string, Position>();
+    for (const r of rows) {
+      if (r.kind === 'k') known.set(r.key, { stream: r.value, hash: r.extra! });
+      else if (r.kind === 's' || r.kind === 'c') revision.set(r.key, Number(r.value));
+      else {
+        const pos = { commit: BigInt(r.extra!), prepare: BigInt(r.value) };
+        const prior = lastPosition.get(r.key);
+        if (!prior || prior.prepare < pos.prepare) lastPosition.set(r.key, pos);
+      }
+    }
+    const appended = new Map<string, number>();
+    const duplicates = new Map<string, number>();
+    for (const p of prepared) {
+      const k = known.get(p.id);
+      if (!k) {
+        appended.set(p.stream, (appended.get(p.stream) ?? 0) + 1);
+        continue;
+      }
+      if (k.stream !== p.stream) throw new EventIdConflictError(p.id, p.stream, 'other_stream', k.stream);
+      if (k.hash !== p.contentHash) throw new EventIdConflictError(p.id, p.stream, 'different_content', k.stream);
+      duplicates.set(p.stream, (duplicates.get(p.stream) ?? 0) + 1);
+    }
+    return requests.map((r): AppendResult => ({
+      stream: r.stream,
+      revision: revision.get(r.stream) ?? -1,
+      appended: appended.get(r.stream) ?? 0,
+      duplicates: duplicates.get(r.stream) ?? 0,
+      position: lastPosition.get(r.stream),
+    }));
   }
 
   async function appendMany(requests: readonly AppendRequest[]): Promise<AppendResult[]> {

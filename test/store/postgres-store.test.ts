@@ -93,3 +93,46 @@ describe('postgres event store: commit order versus sequence order', () => {
     expect(await store.readStream('atomic-a')).toEqual([]);
   });
 });
+
+// Ingestion's appends (every expectation "any") run as one statement: its numbering, its refusal of an
+// id claimed elsewhere and its duplicate reporting, under concurrency.
+describe('postgres event store: the one-statement append', () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase({ max: 12 });
+  });
+  afterAll(async () => db.drop());
+
+  it('concurrent appends of different events to one stream number them without gap or repeat', async () => {
+    const store = createPostgresEventStore(db.sql);
+    const stream = 'one-statement-shared';
+    await Promise.all(Array.from({ length: 8 }, (_, w) => (async () => {
+      for (let i = 0; i < 5; i++) await store.append(stream, [ev(stream, w * 100 + i * 2), ev(stream, w * 100 + i * 2 + 1)]);
+    })()));
+    const events = await store.readStream(stream);
+    expect(events.map((e) => e.revision)).toEqual([...Array(80).keys()]);
+    expect(new Set(events.map((e) => e.id)).size).toBe(80);
+    expect((await store.append(stream, [ev(stream, 999)])).revision).toBe(80);
+  });
+
+  it('an id claimed by another stream fails the whole multi-stream append and moves no revision', async () => {
+    const store = createPostgresEventStore(db.sql);
+    const [a, b, c] = ['claim-a', 'claim-b', 'claim-c'];
+    const taken = ev(a, 1);
+    await store.append(a, [taken]);
+    await store.append(b, [ev(b, 1)]);
+    await expect(store.appendMany([
+      { stream: b, events: [ev(b, 2)] },
+      { stream: c, events: [ev(c, 1), { ...taken }] },
+    ])).rejects.toMatchObject({ code: 'EVENT_ID_CONFLICT', reason: 'other_stream' });
+    expect((await store.readStream(b)).length).toBe(1);
+    expect(await store.readStream(c)).toEqual([]);
+    // nothing moved: the next events take the revisions right after the stored ones
+    const [rb, rc] = await store.appendMany([{ stream: b, events: [ev(b, 2)] }, { stream: c, events: [ev(c, 1)] }]);
+    expect([rb!.revision, rc!.revision]).toEqual([1, 0]);
+    // a stream whose events are all stored already reports its revision beside one that moves
+    const [again, moved] = await store.appendMany([{ stream: b, events: [ev(b, 2)] }, { stream: c, events: [ev(c, 2)] }]);
+    expect(again).toMatchObject({ revision: 1, appended: 0, duplicates: 1 });
+    expect(moved).toMatchObject({ revision: 1, appended: 1, duplicates: 0 });
+  });
+});
