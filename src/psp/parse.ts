@@ -121,6 +121,22 @@ export function epochMillisToIso(value: string | null | undefined, now: Date = n
 // Offsets as they exist on Earth: -12:00 … +14:59 (luxon would otherwise accept +99:00).
 const RECORD_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-](?:0\d|1[0-4]):?[0-5]\d)?$/;
 
+const PLAIN_UTC = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,3}))?Z?$/;
+
+/**
+ * The common shape (no zone or Z, at most milliseconds, a real calendar time from 2000 on) read without
+ * luxon, which cost a webhook about 15 µs; anything else, valid or not, goes the luxon way, which also
+ * words the errors. test/psp/record-time.test.ts checks both ways agree.
+ */
+function plainUtcMillis(t: string): number | undefined {
+  const m = PLAIN_UTC.exec(t);
+  if (!m) return undefined;
+  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6]].map(Number) as [number, number, number, number, number, number];
+  if (year < 2000 || month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return undefined;
+  const ms = Date.UTC(year, month - 1, day, hour, minute, second, m[7] ? Number(m[7].padEnd(3, '0')) : 0);
+  return new Date(ms).getUTCDate() === day ? ms : undefined;
+}
+
 /**
  * Record timestamps (`yyyy-MM-ddTHH:mm:ss.SSS`, no zone shown) are read as UTC. A zone, when one is
  * given, is honoured. "" or null → null.
@@ -128,6 +144,8 @@ const RECORD_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[
 export function recordTimeToIso(value: string | null | undefined, field: string, now: Date = new Date()): ParseResult<string | null> {
   if (value === null || value === undefined || value.trim() === '') return { ok: true, value: null };
   const t = value.trim();
+  const plain = plainUtcMillis(t);
+  if (plain !== undefined && !plausible(plain, now)) return { ok: true, value: new Date(plain).toISOString() };
   if (!RECORD_TIME.test(t)) return fail(field, 'expected a timestamp yyyy-MM-ddTHH:mm:ss.SSS');
   const dt = DateTime.fromISO(t.replace(' ', 'T'), { zone: 'utc' });
   if (!dt.isValid) return fail(field, `not a valid time: ${dt.invalidExplanation ?? dt.invalidReason}`);
