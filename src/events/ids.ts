@@ -32,8 +32,8 @@ function uuidV5Of(namespace: Buffer, ...nameParts: string[]): string {
  * the event store requires of event data.
  */
 export function stableStringify(value: unknown, strict = false): string {
+  if (typeof value === 'string') return JSON.stringify(value);
   if (value === null || typeof value !== 'object') {
-    if (typeof value === 'string') return JSON.stringify(value);
     if (strict && (typeof value === 'bigint' || typeof value === 'function' || typeof value === 'symbol' || (typeof value === 'number' && !Number.isFinite(value)))) {
       throw new TypeError(`${typeof value === 'number' ? String(value) : `a ${typeof value}`} is not plain JSON`);
     }
@@ -42,22 +42,33 @@ export function stableStringify(value: unknown, strict = false): string {
   }
   if (Array.isArray(value)) {
     let out = '[';
-    for (let i = 0; i < value.length; i++) out += `${i ? ',' : ''}${stableStringify(value[i], strict)}`;
-    return `${out}]`;
+    for (let i = 0; i < value.length; i++) out += (i ? ',' : '') + stableStringify(value[i], strict);
+    return out + ']';
   }
   if (value instanceof Date) return JSON.stringify(value.toISOString());
   // Loops rather than filter/map/join: this runs for every event recon writes (its id and its hash).
   const obj = value as Record<string, unknown>;
   const keys = Object.keys(obj).sort();
   let out = '{';
-  let first = true;
-  for (const k of keys) {
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
     const v = obj[k];
     if (v === undefined) continue;
-    out += `${first ? '' : ','}${JSON.stringify(k)}:${stableStringify(v, strict)}`;
-    first = false;
+    // Strings, the commonest member, without a call.
+    out += (out.length > 1 ? ',' : '') + quotedKey(k) + ':' + (typeof v === 'string' ? JSON.stringify(v) : stableStringify(v, strict));
   }
-  return `${out}}`;
+  return out + '}';
+}
+
+// Member names repeat across events (the same record shapes): quoted once. Bounded, as names come from sources.
+const QUOTED_KEYS = new Map<string, string>();
+function quotedKey(k: string): string {
+  let q = QUOTED_KEYS.get(k);
+  if (q === undefined) {
+    q = JSON.stringify(k);
+    if (QUOTED_KEYS.size < 4096) QUOTED_KEYS.set(k, q);
+  }
+  return q;
 }
 
 export function sha256Hex(text: string): string {
