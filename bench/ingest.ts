@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { readFileSync, readdirSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
@@ -160,6 +161,60 @@ async function sandboxChild(): Promise<void> {
 
 if (process.env.RECON_BENCH_SANDBOX === '1') void sandboxChild();
 
+/**
+ * CPU time (user + system, ms) of a process from /proc, and of a PostgreSQL server's processes (the
+ * children of its postmaster): where a record's time goes, measured beside the rates. Linux and a local
+ * server only; undefined otherwise.
+ */
+function processCpuMs(pid: number): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+function parentOf(pid: number): number | undefined {
+  try {
+    return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+async function serverCpuMeter(sql: BenchContext['sql']): Promise<(() => number | undefined)> {
+  const [row] = await sql<{ pid: number }[]>`select pg_backend_pid() as pid`;
+  const postmaster = parentOf(row!.pid);
+  return () => {
+    if (postmaster === undefined || processCpuMs(postmaster) === undefined) return undefined;
+    let ms = 0;
+    for (const d of readdirSync('/proc')) {
+      if (/^\d+$/.test(d) && parentOf(Number(d)) === postmaster) ms += processCpuMs(Number(d)) ?? 0;
+    }
+    return ms;
+  };
+}
+
+/** CPU of this process, another process and the PostgreSQL server over `fn`, in µs per unit of work. */
+async function cpuPer<T>(units: (r: T) => number, meters: { serverCpu: () => number | undefined; otherPid?: number }, fn: () => Promise<T>) {
+  const self0 = process.cpuUsage();
+  const other0 = meters.otherPid ? processCpuMs(meters.otherPid) : undefined;
+  const server0 = meters.serverCpu();
+  const r = await fn();
+  const self = process.cpuUsage(self0);
+  const other1 = meters.otherPid ? processCpuMs(meters.otherPid) : undefined;
+  const server1 = meters.serverCpu();
+  const n = units(r);
+  const per = (ms: number | undefined) => (ms === undefined ? 'n/a' : ((ms * 1000) / n).toFixed(0));
+  return {
+    result: r,
+    self: per((self.user + self.system) / 1000),
+    other: per(other0 !== undefined && other1 !== undefined ? other1 - other0 : undefined),
+    server: per(server0 !== undefined && server1 !== undefined ? server1 - server0 : undefined),
+  };
+}
+
 // January's register holds about 3.4 rows per payment (split operations give one row per receiver).
 const ROWS_PER_PAYMENT = 3.42;
 
@@ -182,12 +237,16 @@ async function syncBench(ctx: BenchContext): Promise<void> {
     // Reference: the raw batched append rate of the store (batches of 1,000 observations), same run.
     const store = createPostgresEventStore(ctx.sql);
     const rawCount = ctx.quick ? 20_000 : 50_000;
+    const serverCpu = await serverCpuMeter(ctx.sql);
     const t0 = performance.now();
-    for (let i = 0; i < rawCount; i += 1000) {
-      const batch = Array.from({ length: 1000 }, (_, k) => registerObservation(i + k, 'raw'));
-      await store.appendMany(batch.map((b) => ({ stream: `payment-${POS_ID}-${b.paymentId}`, events: [b.event] })));
-    }
+    const raw = await cpuPer(() => rawCount, { serverCpu }, async () => {
+      for (let i = 0; i < rawCount; i += 1000) {
+        const batch = Array.from({ length: 1000 }, (_, k) => registerObservation(i + k, 'raw'));
+        await store.appendMany(batch.map((b) => ({ stream: `payment-${POS_ID}-${b.paymentId}`, events: [b.event] })));
+      }
+    });
     const rawRate = perSecond(rawCount, performance.now() - t0);
+    ctx.note(`raw batched append: ${rawCount} events; CPU per event: PostgreSQL ${raw.server} µs, this process ${raw.self} µs (building the events included)`);
 
     for (const sb of sandboxes) {
       const db = await ctx.createDatabase({ max: 10 });
@@ -203,12 +262,14 @@ async function syncBench(ctx: BenchContext): Promise<void> {
       const rss = sampleRss(20);
       const started = performance.now();
       // One 31-day window: January.
-      const report = await syncRange(deps, { from: '2025-01-01', to: '2025-02-01' });
+      const cpu = await cpuPer((r) => r.records, { serverCpu, otherPid: child.pid }, () => syncRange(deps, { from: '2025-01-01', to: '2025-02-01' }));
+      const report = cpu.result;
       const ms = performance.now() - started;
       const peak = rss.stop();
       const w = report.windows[0]!;
       const records = (w.registerRecords ?? 0) + (w.periodRecords ?? 0);
       ctx.note(`sync of ${w.registerRecords} register + ${w.periodRecords} period records (${sb.payments} payments): ${(ms / 1000).toFixed(1)} s, ${report.appended} events appended, peak RSS ${(peak / 2 ** 20).toFixed(0)} MB`);
+      ctx.note(`  CPU per record: sync ${cpu.self} µs, sandbox ${cpu.other} µs, PostgreSQL ${cpu.server} µs; wall ${((ms * 1000) / records).toFixed(0)} µs (2 cores shared)`);
       ctx.figure({ name: `sync end to end, ${w.registerRecords} register records`, value: perSecond(records, ms), unit: 'records/s', reference: { name: 'raw batched append', value: rawRate }, target: { min: 20_000, text: '≥ 20k/s' } });
       ctx.figure({ name: `sync peak RSS, ${w.registerRecords} register records`, value: peak / 2 ** 20, unit: 'MB' });
     }

@@ -36,6 +36,8 @@ export interface SyncDeps {
   readonly lookbackDays?: number;
   /** Records per appendMany. */
   readonly batchSize?: number;
+  /** Appends in flight at once (default 2); 1 appends strictly one batch after the other. */
+  readonly appendsInFlight?: number;
   readonly pollBaseMs?: number;
   readonly pollMaxMs?: number;
   readonly clientFor?: (project: PspProject) => PspClient;
@@ -234,28 +236,45 @@ interface WindowCtx {
 }
 
 /**
- * Appends batches while the next one is being read and parsed: at most one append in flight, so
- * memory stays at two batches whatever the report's size.
+ * Appends batches while the next ones are being read and parsed. At most `maxInFlight` appends run at
+ * once (so memory stays at `maxInFlight + 1` batches whatever the report's size), and a batch waits for
+ * any batch in flight that writes to one of its streams: per payment, events keep the report's order.
+ * Two in flight keep PostgreSQL busy while this process prepares and sends the next batch.
  */
-function createBatchWriter(store: EventStore) {
-  let inflight: Promise<void> = Promise.resolve();
+function createBatchWriter(store: EventStore, maxInFlight: number) {
+  interface InFlight { readonly streams: ReadonlySet<string>; done: Promise<void> }
+  const inflight = new Set<InFlight>();
   let failure: unknown;
   let appended = 0;
+  const shares = (a: ReadonlySet<string>, b: ReadonlySet<string>) => {
+    const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+    for (const s of small) if (large.has(s)) return true;
+    return false;
+  };
+  const settle = async (): Promise<void> => {
+    while (inflight.size) await Promise.all([...inflight].map((f) => f.done));
+  };
   return {
     async write(items: Keyed[]) {
-      await inflight;
-      if (failure) throw failure;
-      inflight = store.appendMany(toAppendRequests(items)).then(
+      const requests = toAppendRequests(items);
+      const streams = new Set(requests.map((r) => r.stream));
+      for (;;) {
+        if (failure) throw failure;
+        const blocking = [...inflight].filter((f) => shares(f.streams, streams));
+        if (blocking.length === 0 && inflight.size < maxInFlight) break;
+        await Promise.race((blocking.length ? blocking : [...inflight]).map((f) => f.done));
+      }
+      const entry: InFlight = { streams, done: Promise.resolve() };
+      entry.done = store.appendMany(requests).then(
         (rs) => { appended += rs.reduce((s, r) => s + r.appended, 0); },
-        (e) => { failure = e; },
-      );
+        (e) => { failure ??= e; },
+      ).finally(() => { inflight.delete(entry); });
+      inflight.add(entry);
     },
-    /** Waits for the append in flight, whatever its outcome (before giving up on a window). */
-    async settle(): Promise<void> {
-      await inflight;
-    },
+    /** Waits for every append in flight, whatever its outcome (before giving up on a window). */
+    settle,
     async finish(): Promise<number> {
-      await inflight;
+      await settle();
       if (failure) throw failure;
       return appended;
     },
@@ -297,7 +316,7 @@ export async function syncWindow(deps: SyncDeps, client: PspClient, posId: strin
   const now = deps.now ?? (() => new Date());
   const started = Date.now();
   let reportId = '';
-  const writer = createBatchWriter(deps.store);
+  const writer = createBatchWriter(deps.store, Math.max(1, deps.appendsInFlight ?? 2));
   try {
     ctx.progress(posId, window, 'report');
     const start = await client.startRegisterReport({ from, to, transactionDetails: [...REGISTER_FIELDS] });

@@ -118,6 +118,17 @@ describe('sync against the sandbox', () => {
     expect(resumed.appended).toBe(full.length - partial.length);
   });
 
+  it('keeps each payment stream in the report\'s order with small batches and several appends in flight', async () => {
+    const db = await freshDb();
+    await syncRange(depsFor(db, { batchSize: 7, appendsInFlight: 3 }), RANGE);
+    const streams = (d: TestDatabase) => d.sql<{ stream: string; ids: string[] }[]>`
+      select stream_id as stream, array_agg(event_id::text order by stream_revision) as ids
+      from es_events where stream_id like 'payment-%' or stream_id like 'rejections-%' group by 1 order by 1`;
+    const concurrent = await streams(db);
+    expect(concurrent.length).toBeGreaterThan(100);
+    expect(concurrent).toEqual(await streams(reference));
+  });
+
   it('appends no new observation when a finished range is read again, and appends changed records as new observations', async () => {
     const ids = await observationIds(reference);
     const again = await syncRange(depsFor(reference), RANGE);
