@@ -59,6 +59,26 @@ function rowsJson(fresh: readonly PreparedEvent[], revisions: readonly number[])
   return `${out}]`;
 }
 
+/**
+ * The same rows for the one-statement append as one text: fields split by U+001F, rows by U+001E.
+ * PostgreSQL then validates each event's JSON once as it becomes json, where reading a JSON array of
+ * rows parsed every byte twice more (measured: 28 against 17 ms of server time per 1,000 register
+ * observations). JSON text never holds a raw control character; a stream name or type that does (or
+ * a NUL) takes the JSON form instead (undefined here).
+ */
+const FIELD = '\x1f';
+const ROW = '\x1e';
+const SEPARATORS = /[\x00\x1e\x1f]/;
+function rowsText(fresh: readonly PreparedEvent[]): string | undefined {
+  let out = '';
+  for (let i = 0; i < fresh.length; i++) {
+    const p = fresh[i]!;
+    if (SEPARATORS.test(p.stream) || SEPARATORS.test(p.type)) return undefined;
+    out += `${i ? ROW : ''}${i}${FIELD}${p.id}${FIELD}${p.stream}${FIELD}${p.type}${FIELD}${p.version}${FIELD}${p.dataJson}${FIELD}${p.metadataJson}${FIELD}${p.contentHash}`;
+  }
+  return out;
+}
+
 /** Two concurrent appends of the same new id: the loser retries once and then sees it as a duplicate. */
 const MAX_ATTEMPTS = 3;
 
@@ -174,33 +194,42 @@ export function createPostgresEventStore(sql: Sql, opts: { ownsConnection?: bool
    * violation, which appendMany retries as a duplicate.
    */
   async function appendAnyInOneStatement(requests: readonly AppendRequest[], prepared: readonly PreparedEvent[]): Promise<AppendResult[]> {
+    const asText = rowsText(prepared);
     const rows = await sql<{ kind: 'k' | 's' | 'c' | 'e'; key: string; value: string; extra: string | null }[]>`
-      with input as (
-        select * from json_to_recordset(${rowsJson(prepared, [])}::text::json)
-          as t(ord int4, id uuid, stream text, type text, version int4, data json, metadata json, hash text)),
-      known as (
-        select e.event_id, e.stream_id, e.content_hash from es_events e where e.event_id in (select id from input)),
+      with input as (${asText === undefined
+        ? sql`select * from json_to_recordset(${rowsJson(prepared, [])}::text::json)
+            as t(ord int4, id uuid, stream text, type text, version int4, data json, metadata json, hash text)`
+        : sql`select f[1]::int4 as ord, f[2]::uuid as id, f[3] as stream, f[4] as type, f[5]::int4 as version,
+              f[6]::json as data, f[7]::json as metadata, f[8] as hash
+            from (select string_to_array(r, E'\\x1f') as f from string_to_table(${asText}::text, E'\\x1e') as r) as rows`}),
+      probed as (
+        select i.*, e.stream_id as stored_stream, e.content_hash as stored_hash
+        from input i left join es_events e on e.event_id = i.id),
       conflicting as (
-        select 1 from input i join known k on k.event_id = i.id where k.stream_id <> i.stream or k.content_hash <> i.hash),
+        select 1 from probed where stored_stream <> stream or stored_hash <> hash),
       fresh as (
-        select i.*, row_number() over (partition by i.stream order by i.ord) as n from input i
-        where not exists (select 1 from known k where k.event_id = i.id)),
-      counts as (select stream, count(*)::int8 as n from fresh group by stream),
+        select p.*, row_number() over w as n, count(*) over w as total from probed p
+        where stored_stream is null
+        window w as (partition by stream order by ord rows between unbounded preceding and unbounded following)),
       locked as (
         insert into es_streams as s (stream_id, revision)
-        select stream, n - 1 from counts where not exists (select 1 from conflicting) order by stream
+        select distinct on (stream) stream, total - 1 from fresh where not exists (select 1 from conflicting) order by stream
         on conflict (stream_id) do update set revision = s.revision + excluded.revision + 1
         returning s.stream_id, s.revision),
+      -- The streams' new revisions as one jsonb lookup: the planner cannot estimate these CTEs, and
+      -- a join of the events to them ran as a nested loop (quadratic in the batch size).
+      moved as materialized (select jsonb_object_agg(stream_id, revision) as revisions from locked),
       inserted as (
         insert into es_events (event_id, stream_id, stream_revision, type, version, data, metadata, content_hash)
-        select f.id, f.stream, l.revision - c.n + f.n, f.type, f.version, f.data, f.metadata, f.hash
-        from fresh f join locked l on l.stream_id = f.stream join counts c on c.stream = f.stream
+        select f.id, f.stream, (m.revisions ->> f.stream)::int8 - f.total + f.n, f.type, f.version, f.data, f.metadata, f.hash
+        from fresh f cross join moved m
+        where m.revisions ->> f.stream is not null
         order by f.ord
         returning stream_id, global_position, transaction_id)
-      select 'k' as kind, event_id::text as key, stream_id as value, content_hash as extra from known
+      select 'k' as kind, id::text as key, stored_stream as value, stored_hash as extra from probed where stored_stream is not null
       union all select 's', stream_id, revision::text, null from locked
       union all select 'c', stream_id, revision::text, null from es_streams
-        where stream_id in (select stream from input) and stream_id not in (select stream from counts)
+        where stream_id in (select stream from probed where stored_stream is not null) and stream_id not in (select stream from fresh)
       union all select 'e', stream_id, global_position::text, transaction_id::text from inserted`;
     const known = new Map<string, { stream: string; hash: string }>();
     const revision = new Map<string, number>();

@@ -115,6 +115,23 @@ describe('postgres event store: the one-statement append', () => {
     expect((await store.append(stream, [ev(stream, 999)])).revision).toBe(80);
   });
 
+  it('carries separator characters in data, and in stream names and types, exactly', async () => {
+    const store = createPostgresEventStore(db.sql);
+    const odd = 'sep-\u001e-\u001f-stream';
+    const data = { text: 'a\u001eb\u001fc\u0001', nested: { quote: '"\\' } };
+    const plain = { ...ev('sep-plain', 1), data };
+    const oddType = { ...ev(odd, 1), type: 'Odd\u001fType', data };
+    const [a, b] = await store.appendMany([{ stream: 'sep-plain', events: [plain] }, { stream: odd, events: [oddType] }]);
+    expect([a!.appended, b!.appended]).toEqual([1, 1]);
+    const [readPlain] = await store.readStream('sep-plain');
+    const [readOdd] = await store.readStream(odd);
+    expect(readPlain!.data).toEqual(data);
+    expect(readOdd).toMatchObject({ stream: odd, type: 'Odd\u001fType', data });
+    // and again: duplicates, whichever form carried them
+    const again = await store.appendMany([{ stream: 'sep-plain', events: [plain] }, { stream: odd, events: [oddType] }]);
+    expect(again.map((r) => r.duplicates)).toEqual([1, 1]);
+  });
+
   it('an id claimed by another stream fails the whole multi-stream append and moves no revision', async () => {
     const store = createPostgresEventStore(db.sql);
     const [a, b, c] = ['claim-a', 'claim-b', 'claim-c'];
