@@ -60,11 +60,11 @@ function rowsJson(fresh: readonly PreparedEvent[], revisions: readonly number[])
 }
 
 /**
- * The same rows for the one-statement append as one text: fields split by U+001F, rows by U+001E.
- * PostgreSQL then validates each event's JSON once as it becomes json, where reading a JSON array of
- * rows parsed every byte twice more (measured: 28 against 17 ms of server time per 1,000 register
- * observations). JSON text never holds a raw control character; a stream name or type that does (or
- * a NUL) takes the JSON form instead (undefined here).
+ * The rows of the one-call append (es_append_any, migration 0500) as one text: fields split by U+001F,
+ * rows by U+001E. PostgreSQL then validates each event's JSON once as it becomes json, where reading a
+ * JSON array of rows parsed every byte twice more (measured: 28 against 17 ms of server time per 1,000
+ * register observations). JSON text never holds a raw control character; a stream name or type that
+ * does (or a NUL) cannot be sent this way (undefined here), and its append takes the transaction below.
  */
 const FIELD = '\x1f';
 const ROW = '\x1e';
@@ -95,9 +95,10 @@ async function guard<T>(fn: () => Promise<T>): Promise<T> {
 export function createPostgresEventStore(sql: Sql, opts: { ownsConnection?: boolean } = {}): EventStore {
   async function appendOnce(requests: readonly AppendRequest[]): Promise<AppendResult[]> {
     const prepared = prepareAppend(requests);
-    if (prepared.length > 0 && requests.every((r) => r.events.length > 0 && (r.expectedRevision ?? 'any') === 'any')) {
-      return appendAnyInOneStatement(requests, prepared);
-    }
+    const asText = prepared.length > 0 && requests.every((r) => r.events.length > 0 && (r.expectedRevision ?? 'any') === 'any')
+      ? rowsText(prepared)
+      : undefined;
+    if (asText !== undefined) return appendAnyInOneStatement(requests, prepared, asText);
     return sql.begin(async (tx) => {
       // Two statements per append (round trips weigh most on small appends). The first takes every
       // stream that has events, creating it at -1 if new, with a row lock in sorted order (concurrent
@@ -184,53 +185,17 @@ export function createPostgresEventStore(sql: Sql, opts: { ownsConnection?: bool
   }
 
   /**
-   * The append of ingestion (every request has events, every expectation is "any") as one statement,
-   * so one round trip and one implicit transaction instead of four round trips: webhooks wait for
-   * it. It reads the ids already stored, and unless one of them has other content or another stream
-   * (then nothing is written and the error is raised below, as the general path does), moves each
-   * stream's revision on by its number of new events in a single upsert that also takes the stream's
-   * row lock (in stream order: concurrent appends cannot deadlock), and inserts the new events
-   * numbered from the revision it found. A concurrent append of the same new id ends in a unique
-   * violation, which appendMany retries as a duplicate.
+   * The append of ingestion (every request has events, every expectation is "any") as one call of
+   * es_append_any (migration 0500), so one round trip and one implicit transaction instead of four
+   * round trips: webhooks wait for it. It reads the ids already stored, and unless one of them has other
+   * content or another stream (then nothing is written and the error is raised below, as the general
+   * path does), moves each stream's revision on by its number of new events in a single upsert that also
+   * takes the stream's row lock, and inserts the new events numbered from the revision it found. A
+   * concurrent append of the same new id ends in a unique violation, which appendMany retries.
    */
-  async function appendAnyInOneStatement(requests: readonly AppendRequest[], prepared: readonly PreparedEvent[]): Promise<AppendResult[]> {
-    const asText = rowsText(prepared);
+  async function appendAnyInOneStatement(requests: readonly AppendRequest[], prepared: readonly PreparedEvent[], asText: string): Promise<AppendResult[]> {
     const rows = await sql<{ kind: 'k' | 's' | 'c' | 'e'; key: string; value: string; extra: string | null }[]>`
-      with input as (${asText === undefined
-        ? sql`select * from json_to_recordset(${rowsJson(prepared, [])}::text::json)
-            as t(ord int4, id uuid, stream text, type text, version int4, data json, metadata json, hash text)`
-        : sql`select f[1]::int4 as ord, f[2]::uuid as id, f[3] as stream, f[4] as type, f[5]::int4 as version,
-              f[6]::json as data, f[7]::json as metadata, f[8] as hash
-            from (select string_to_array(r, E'\\x1f') as f from string_to_table(${asText}::text, E'\\x1e') as r) as rows`}),
-      probed as (
-        select i.*, e.stream_id as stored_stream, e.content_hash as stored_hash
-        from input i left join es_events e on e.event_id = i.id),
-      conflicting as (
-        select 1 from probed where stored_stream <> stream or stored_hash <> hash),
-      fresh as (
-        select p.*, row_number() over w as n, count(*) over w as total from probed p
-        where stored_stream is null
-        window w as (partition by stream order by ord rows between unbounded preceding and unbounded following)),
-      locked as (
-        insert into es_streams as s (stream_id, revision)
-        select distinct on (stream) stream, total - 1 from fresh where not exists (select 1 from conflicting) order by stream
-        on conflict (stream_id) do update set revision = s.revision + excluded.revision + 1
-        returning s.stream_id, s.revision),
-      -- The streams' new revisions as one jsonb lookup: the planner cannot estimate these CTEs, and
-      -- a join of the events to them ran as a nested loop (quadratic in the batch size).
-      moved as materialized (select jsonb_object_agg(stream_id, revision) as revisions from locked),
-      inserted as (
-        insert into es_events (event_id, stream_id, stream_revision, type, version, data, metadata, content_hash)
-        select f.id, f.stream, (m.revisions ->> f.stream)::int8 - f.total + f.n, f.type, f.version, f.data, f.metadata, f.hash
-        from fresh f cross join moved m
-        where m.revisions ->> f.stream is not null
-        order by f.ord
-        returning stream_id, global_position, transaction_id)
-      select 'k' as kind, id::text as key, stored_stream as value, stored_hash as extra from probed where stored_stream is not null
-      union all select 's', stream_id, revision::text, null from locked
-      union all select 'c', stream_id, revision::text, null from es_streams
-        where stream_id in (select stream from probed where stored_stream is not null) and stream_id not in (select stream from fresh)
-      union all select 'e', stream_id, global_position::text, transaction_id::text from inserted`;
+      select kind, key, value, extra from es_append_any(${asText}::text)`;
     const known = new Map<string, { stream: string; hash: string }>();
     const revision = new Map<string, number>();
     const lastPosition = new Map<string, Position>();

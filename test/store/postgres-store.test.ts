@@ -153,3 +153,31 @@ describe('postgres event store: the one-statement append', () => {
     expect(moved).toMatchObject({ revision: 1, appended: 1, duplicates: 0 });
   });
 });
+
+describe('postgres event store: the one-call append keeps its lookups by key', () => {
+  it('reads stored ids by index even when its plan was made while the store was empty', async () => {
+    const db = await createTestDatabase({ max: 1 });
+    try {
+      const store = createPostgresEventStore(db.sql);
+      // Early calls on an empty store: a cached generic plan is made now (after five executions).
+      for (let i = 0; i < 8; i++) await store.append(`early-${i}`, [ev(`early-${i}`, i)]);
+      for (let b = 0; b < 10; b++) {
+        await store.appendMany(Array.from({ length: 300 }, (_, i) => ({ stream: `fill-${b}-${i}`, events: [ev(`fill-${b}-${i}`, 1), ev(`fill-${b}-${i}`, 2)] })));
+      }
+      const scans = async () => {
+        await db.sql`select pg_stat_force_next_flush()`;
+        const [r] = await db.sql<{ seq: number; idx: number }[]>`
+          select coalesce(seq_scan, 0)::int as seq, coalesce(idx_scan, 0)::int as idx from pg_stat_user_tables where relname = 'es_events'`;
+        return r!;
+      };
+      const before = await scans();
+      for (let i = 0; i < 20; i++) await store.append(`late-${i}`, [ev(`late-${i}`, i)]);
+      await store.appendMany([{ stream: 'fill-0-0', events: [ev('fill-0-0', 1), ev('fill-0-0', 3)] }]);
+      const after = await scans();
+      expect(after.seq - before.seq).toBe(0);
+      expect(after.idx - before.idx).toBeGreaterThanOrEqual(21);
+    } finally {
+      await db.drop();
+    }
+  });
+});
