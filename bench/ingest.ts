@@ -126,8 +126,14 @@ async function webhookBench(ctx: BenchContext): Promise<void> {
   const seconds = Number(process.env.INGEST_BENCH_SECONDS ?? (ctx.quick ? 3 : 20));
   const receiver = await startReceiver(ctx.url);
   try {
-    const ceiling = await load(receiver.ceiling, seconds);
-    const durable = await load(receiver.durable, seconds);
+    const serverCpu = await serverCpuMeter(ctx.sql);
+    const ceilingCpu = await cpuPer((r) => r.ok.length, { serverCpu, otherPid: receiver.child.pid }, () => load(receiver.ceiling, seconds));
+    const durableCpu = await cpuPer((r) => r.ok.length, { serverCpu, otherPid: receiver.child.pid }, () => load(receiver.durable, seconds));
+    const ceiling = ceilingCpu.result;
+    const durable = durableCpu.result;
+    for (const [name, c] of [['ceiling', ceilingCpu], ['durable', durableCpu]] as const) {
+      ctx.note(`  CPU per webhook, ${name}: receiver ${c.other} µs, PostgreSQL ${c.server} µs, load generator ${c.self} µs`);
+    }
     ctx.note(`webhooks: 64 connections, ${seconds} s each; ceiling ${ceiling.ok.length} answered 200 (p50 ${ceiling.p50} ms), durable ${durable.ok.length} answered 200 (p50 ${durable.p50} ms), non-2xx ${durable.non2xx}, errors ${durable.errors}`);
     ctx.figure({ name: 'durable webhooks', value: durable.rps, unit: 'webhooks/s', reference: { name: 'same receiver without append', value: ceiling.rps }, target: { min: 3000, text: '≥ 3,000/s' } });
     ctx.figure({ name: 'durable webhook p99 latency', value: durable.p99, unit: 'ms', reference: { name: 'without append p99', value: ceiling.p99 }, target: { max: 50, text: '< 50 ms' } });

@@ -6,7 +6,8 @@
 -- scan, and kept doing so for every later batch as the table grew (measured on a fresh store: 13M rows
 -- read for 20k webhooks, 673 µs of server CPU per webhook). The stored ids and the streams' revisions
 -- are read here with lookups by key (lateral and scalar subqueries), and the function turns sequential
--- scans off for its own statements, so the only plans left are index lookups, whatever the statistics.
+-- scans off for its own statements (and fences the lookup, see below), so the only plans left are
+-- index lookups by key, whatever the statistics.
 --
 -- `rows`: one text, fields split by U+001F and rows by U+001E (JSON text never holds a raw control
 -- character): ord, event id, stream, type, version, data (JSON), metadata (JSON), content hash.
@@ -25,7 +26,9 @@ begin
   probed as materialized (
     select i.*, stored.stream_id as stored_stream, stored.content_hash as stored_hash
     from input i left join lateral (
-      select e.stream_id, e.content_hash from es_events e where e.event_id = i.id) as stored on true),
+      -- offset 0 keeps this a lookup per event: pulled up into a join, it became a hash join over a
+      -- scan of the whole event_id index for every batch.
+      select e.stream_id, e.content_hash from es_events e where e.event_id = i.id offset 0) as stored on true),
   conflicting as (
     select 1 from probed p where p.stored_stream <> p.stream or p.stored_hash <> p.hash),
   fresh as materialized (
