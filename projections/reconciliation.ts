@@ -295,19 +295,31 @@ async function setup(tx: Tx, ctx: ProjectionContext): Promise<void> {
     create index on ${s}.split_pending (pos_id, date_time);
     create table ${s}.pending_acceptances (discrepancy_id uuid primary key, accepted_by text not null, note text not null,
       accepted_at timestamptz not null, event_id uuid not null);
-    create table ${s}.operations (${OP_COLUMNS}, primary key (operation_key));
+    -- keys and indexes only readers use are made when the build goes live (readerIndexes)
+    create table ${s}.operations (${OP_COLUMNS});
     create index on ${s}.operations (pos_id, payment_id);
-    create index on ${s}.operations (order_id);
     create index on ${s}.operations (pos_id, occurred_at);
-    create table ${s}.operation_receivers (${RECEIVER_COLUMNS}, primary key (operation_key, receiver_name));
+    create table ${s}.operation_receivers (${RECEIVER_COLUMNS});
     create index on ${s}.operation_receivers (receiver_name);
     create index on ${s}.operation_receivers (pos_id, payment_id);
     create table ${s}.discrepancies (${DISC_COLUMNS}, primary key (id));
     create index on ${s}.discrepancies (pos_id, payment_id);
-    create index on ${s}.discrepancies (type, status);
-    create index on ${s}.discrepancies (occurred_at);
     create index on ${s}.discrepancies (pos_id) where payment_id is null;
   `);
+}
+
+/**
+ * Keys and indexes the projection itself never reads by, made in the transaction that puts a build live:
+ * while a build catches up they would only cost writes (a duplicate key then keeps the build from going live).
+ */
+function readerIndexes(s: string): string[] {
+  return [
+    `create unique index if not exists operations_pkey on ${s}.operations (operation_key)`,
+    `create index if not exists operations_order_id_idx on ${s}.operations (order_id)`,
+    `create unique index if not exists operation_receivers_pkey on ${s}.operation_receivers (operation_key, receiver_name)`,
+    `create index if not exists discrepancies_type_status_idx on ${s}.discrepancies (type, status)`,
+    `create index if not exists discrepancies_occurred_at_idx on ${s}.discrepancies (occurred_at)`,
+  ];
 }
 
 // ---------------------------------------------------------------- a batch in memory
@@ -1051,6 +1063,7 @@ async function writeBack(tx: Tx, b: Batch): Promise<void> {
 function views(ctx: ProjectionContext): readonly string[] {
   const s = q(ctx.schema);
   return [
+    ...readerIndexes(s),
     `create or replace view recon.operations as select ${names(OP_COLUMNS)} from ${s}.operations`,
     `create or replace view recon.operation_receivers as select ${names(RECEIVER_COLUMNS)} from ${s}.operation_receivers`,
     `create or replace view recon.discrepancies as select ${names(DISC_COLUMNS)} from ${s}.discrepancies`,
