@@ -650,7 +650,20 @@ async function loadPayments(tx: Tx, s: string, b: Batch, keys: Array<[string, st
   if (keys.length) {
     const join = `join unnest($1::text[], $2::text[]) as k(pos_id, payment_id) using (pos_id, payment_id)`;
     const args = [posIds, paymentIds] as never[];
-    for (const r of await tx.unsafe<{ pos_id: string; payment_id: string; obs: string }[]>(`select pos_id, payment_id, obs from ${s}.observations ${join}`, args)) {
+    // independent reads, sent together (one wait for the database instead of four)
+    const [obsRows, resendRows, waitRows, discRows] = await Promise.all([
+      tx.unsafe<{ pos_id: string; payment_id: string; obs: string }[]>(`select pos_id, payment_id, obs from ${s}.observations ${join}`, args),
+      tx.unsafe<{ pos_id: string; payment_id: string; method: string; requested_at: Date; event_id: string }[]>(
+        `select pos_id, payment_id, method, requested_at, event_id::text from ${s}.resends ${join} order by requested_at, event_id`,
+        args,
+      ),
+      tx.unsafe<{ pos_id: string; payment_id: string; operation_key: string; report_id: string; date_time: Date | null }[]>(
+        `select pos_id, payment_id, operation_key, report_id, date_time from ${s}.split_pending ${join}`,
+        args,
+      ),
+      tx.unsafe<Record<string, unknown>[]>(`select d.* from ${s}.discrepancies d ${join}`, args),
+    ]);
+    for (const r of obsRows) {
       obs.set(paymentKey(r.pos_id, r.payment_id), r.obs);
     }
     for (const [posId, paymentId] of keys) {
@@ -683,17 +696,11 @@ async function loadPayments(tx: Tx, s: string, b: Batch, keys: Array<[string, st
       }
       b.payments.set(k, p);
     }
-    for (const r of await tx.unsafe<{ pos_id: string; payment_id: string; method: string; requested_at: Date; event_id: string }[]>(
-      `select pos_id, payment_id, method, requested_at, event_id::text from ${s}.resends ${join} order by requested_at, event_id`,
-      args,
-    )) {
+    for (const r of resendRows) {
       b.payments.get(paymentKey(r.pos_id, r.payment_id))!.resends.push({ posId: r.pos_id, paymentId: r.payment_id, method: r.method, requestedAt: r.requested_at.toISOString(), eventId: r.event_id });
     }
     const waits = new Map<string, SplitWait[]>();
-    for (const r of await tx.unsafe<{ pos_id: string; payment_id: string; operation_key: string; report_id: string; date_time: Date | null }[]>(
-      `select pos_id, payment_id, operation_key, report_id, date_time from ${s}.split_pending ${join}`,
-      args,
-    )) {
+    for (const r of waitRows) {
       const k = paymentKey(r.pos_id, r.payment_id);
       const list = waits.get(k) ?? [];
       list.push({ operationKey: r.operation_key, reportId: r.report_id, dateTime: r.date_time === null ? null : r.date_time.toISOString() });
@@ -704,7 +711,7 @@ async function loadPayments(tx: Tx, s: string, b: Batch, keys: Array<[string, st
       p.splitWaits = list;
       p.splitStored = true;
     }
-    for (const r of await tx.unsafe<Record<string, unknown>[]>(`select d.* from ${s}.discrepancies d ${join}`, args)) {
+    for (const r of discRows) {
       const d = discRowFromDb(r);
       b.storedDisc.add(d.id);
       b.payments.get(paymentKey(d.pos_id, d.payment_id!))!.discrepancies.set(d.id, d);
@@ -714,7 +721,17 @@ async function loadPayments(tx: Tx, s: string, b: Batch, keys: Array<[string, st
 
 async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionContext): Promise<void> {
   const s = q(ctx.schema);
-  const [st] = await tx.unsafe<{ clock: Date | null }[]>(`select clock from ${s}.state where id = 1`);
+  // reads that do not depend on the batch, sent together
+  const [[st], directoryRows, pendingRows, windowRows] = await Promise.all([
+    tx.unsafe<{ clock: Date | null }[]>(`select clock from ${s}.state where id = 1`),
+    tx.unsafe<{ sub_merchant_id: string; name: string; event_id: string }[]>(`select sub_merchant_id, name, event_id::text from ${s}.directory`),
+    tx.unsafe<{ discrepancy_id: string; accepted_by: string; note: string; accepted_at: Date; event_id: string }[]>(
+      `select discrepancy_id::text, accepted_by, note, accepted_at, event_id::text from ${s}.pending_acceptances`,
+    ),
+    tx.unsafe<{ pos_id: string; window_from: Date; window_to: Date; completed_at: Date; report_id: string; event_id: string }[]>(
+      `select pos_id, window_from, window_to, completed_at, report_id, event_id::text from ${s}.sync_windows order by completed_at, event_id`,
+    ),
+  ]);
   const startClock = st?.clock ? st.clock.getTime() : null;
   let maxClock = startClock;
   for (const e of events) {
@@ -755,7 +772,7 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
   }
 
   const directory = new Map<string, { name: string; eventId: string }>();
-  for (const r of await tx.unsafe<{ sub_merchant_id: string; name: string; event_id: string }[]>(`select sub_merchant_id, name, event_id::text from ${s}.directory`)) {
+  for (const r of directoryRows) {
     directory.set(r.sub_merchant_id, { name: r.name, eventId: r.event_id });
   }
   if (directoryEvents) {
@@ -814,9 +831,7 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
   }
 
   const pending = new Map<string, PendingAcceptance & { stored: boolean }>();
-  for (const r of await tx.unsafe<{ discrepancy_id: string; accepted_by: string; note: string; accepted_at: Date; event_id: string }[]>(
-    `select discrepancy_id::text, accepted_by, note, accepted_at, event_id::text from ${s}.pending_acceptances`,
-  )) {
+  for (const r of pendingRows) {
     pending.set(r.discrepancy_id, { discrepancyId: r.discrepancy_id, acceptedBy: r.accepted_by, note: r.note, acceptedAt: r.accepted_at.toISOString(), eventId: r.event_id, stored: true });
   }
 
@@ -842,9 +857,7 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
   };
 
   await loadPayments(tx, s, b, keys, storedDue);
-  for (const r of await tx.unsafe<{ pos_id: string; window_from: Date; window_to: Date; completed_at: Date; report_id: string; event_id: string }[]>(
-    `select pos_id, window_from, window_to, completed_at, report_id, event_id::text from ${s}.sync_windows order by completed_at, event_id`,
-  )) {
+  for (const r of windowRows) {
     const list = b.windows.get(r.pos_id) ?? [];
     list.push({ posId: r.pos_id, from: r.window_from.toISOString(), to: r.window_to.toISOString(), completedAt: r.completed_at.toISOString(), reportId: r.report_id, eventId: r.event_id });
     b.windows.set(r.pos_id, list);
