@@ -4,6 +4,7 @@ import { SubMerchantRegistered } from '../src/events/ledger-events';
 import { DiscrepancyAccepted } from '../src/events/audit-events';
 import { discrepancyId, findDiscrepancies, nextDue, splitWaits, type Finding, type ResendRequest, type SplitWait, type SyncWindow } from '../src/ledger/discrepancy-rules';
 import { matchMethod, observationFromRow, observationOf, observationToRow, type MatchedOperation, type Observation, type SourceItem } from '../src/ledger/matching';
+import { copyCell, copyText, createTextBuffer } from '../src/ledger/copy-rows';
 import type { Projection, ProjectionContext, Tx } from '../src/ledger/projection';
 import type { RecordedEvent } from '../src/store/types';
 
@@ -13,10 +14,14 @@ import type { RecordedEvent } from '../src/store/types';
  * operations as matched, and sharing one projection keeps them from ever disagreeing.
  *
  * Determinism: the projection never reads the wall clock. Its clock is the latest time carried by the
- * events so far (observedAt, receivedAt, completedAt, requestedAt, detectedAt, failedAt). After every
- * event (not every batch) the payments it concerns, and every payment whose grace period or re-send
- * grace has run out by the new clock, are judged again; so the rows (including detection and resolution
- * times and events) are the same whatever the batch sizes.
+ * events so far (observedAt, receivedAt, completedAt, requestedAt, detectedAt, failedAt). At the end of
+ * every append's transaction (events sharing `position.commit`; the runner never splits one between
+ * batches) the payments it concerns, with the last of their events in it, and every payment whose grace
+ * period or re-send grace has run out by the new clock, are judged again (named by the first of their
+ * events in the append; those judged for their age alone, by the append's last event); so the rows (including
+ * detection and resolution times and events) are the same whatever the batch sizes. Judging once per
+ * append rather than after every event (version 4) spares the re-matching of a payment for each of the
+ * rows, record and webhook of one sync page.
  *
  * Cost and memory: a batch loads the state of only the payments it touches (one query per table, keyed
  * by arrays of payment keys), keeps it in memory for the batch and drops it after; it writes back only
@@ -155,13 +160,25 @@ function columnsOf(cols: string): Array<{ name: string; type: string }> {
   });
 }
 
+/** Inserts rows with COPY (text format): cheaper to build and to load than parameters cast in SQL. */
+async function copyRowsInto(tx: Tx, schema: string, table: string, cols: string, rows: readonly (readonly Cell[])[]): Promise<void> {
+  const buf = createTextBuffer();
+  for (const r of rows) {
+    let line = '';
+    for (let i = 0; i < r.length; i++) line += (i ? '\t' : '') + copyCell(cell(r[i]!));
+    buf.add(line + '\n');
+  }
+  await copyText(tx, `${q(schema)}.${table}`, columnsOf(cols).map((c) => c.name), buf.chunks());
+}
+
 /**
- * Inserts rows in one statement: one text[] parameter per column, `insert … select from unnest(…)`, each
- * column cast to its type (array-typed columns travel as their literal: unnest would flatten them).
- * (Not COPY: the driver sends COPY's end in a write of its own, which waits for a delayed ACK.)
+ * Inserts rows: with COPY, or, for an upsert (`onConflict`), in one statement: one text[] parameter per
+ * column, `insert … select from unnest(…)`, each column cast to its type (array-typed columns travel as
+ * their literal: unnest would flatten them).
  */
 async function insertRows(tx: Tx, schema: string, table: string, cols: string, rows: readonly (readonly Cell[])[], onConflict = ''): Promise<void> {
   if (rows.length === 0) return;
+  if (!onConflict) return copyRowsInto(tx, schema, table, cols, rows);
   const columns = columnsOf(cols);
   for (let i = 0; i < rows.length; i += 20_000) {
     const chunk = rows.slice(i, i + 20_000);
@@ -278,19 +295,31 @@ async function setup(tx: Tx, ctx: ProjectionContext): Promise<void> {
     create index on ${s}.split_pending (pos_id, date_time);
     create table ${s}.pending_acceptances (discrepancy_id uuid primary key, accepted_by text not null, note text not null,
       accepted_at timestamptz not null, event_id uuid not null);
-    create table ${s}.operations (${OP_COLUMNS}, primary key (operation_key));
+    -- keys and indexes only readers use are made when the build goes live (readerIndexes)
+    create table ${s}.operations (${OP_COLUMNS});
     create index on ${s}.operations (pos_id, payment_id);
-    create index on ${s}.operations (order_id);
     create index on ${s}.operations (pos_id, occurred_at);
-    create table ${s}.operation_receivers (${RECEIVER_COLUMNS}, primary key (operation_key, receiver_name));
+    create table ${s}.operation_receivers (${RECEIVER_COLUMNS});
     create index on ${s}.operation_receivers (receiver_name);
     create index on ${s}.operation_receivers (pos_id, payment_id);
     create table ${s}.discrepancies (${DISC_COLUMNS}, primary key (id));
     create index on ${s}.discrepancies (pos_id, payment_id);
-    create index on ${s}.discrepancies (type, status);
-    create index on ${s}.discrepancies (occurred_at);
     create index on ${s}.discrepancies (pos_id) where payment_id is null;
   `);
+}
+
+/**
+ * Keys and indexes the projection itself never reads by, made in the transaction that puts a build live:
+ * while a build catches up they would only cost writes (a duplicate key then keeps the build from going live).
+ */
+function readerIndexes(s: string): string[] {
+  return [
+    `create unique index if not exists operations_pkey on ${s}.operations (operation_key)`,
+    `create index if not exists operations_order_id_idx on ${s}.operations (order_id)`,
+    `create unique index if not exists operation_receivers_pkey on ${s}.operation_receivers (operation_key, receiver_name)`,
+    `create index if not exists discrepancies_type_status_idx on ${s}.discrepancies (type, status)`,
+    `create index if not exists discrepancies_occurred_at_idx on ${s}.discrepancies (occurred_at)`,
+  ];
 }
 
 // ---------------------------------------------------------------- a batch in memory
@@ -621,7 +650,20 @@ async function loadPayments(tx: Tx, s: string, b: Batch, keys: Array<[string, st
   if (keys.length) {
     const join = `join unnest($1::text[], $2::text[]) as k(pos_id, payment_id) using (pos_id, payment_id)`;
     const args = [posIds, paymentIds] as never[];
-    for (const r of await tx.unsafe<{ pos_id: string; payment_id: string; obs: string }[]>(`select pos_id, payment_id, obs from ${s}.observations ${join}`, args)) {
+    // independent reads, sent together (one wait for the database instead of four)
+    const [obsRows, resendRows, waitRows, discRows] = await Promise.all([
+      tx.unsafe<{ pos_id: string; payment_id: string; obs: string }[]>(`select pos_id, payment_id, obs from ${s}.observations ${join}`, args),
+      tx.unsafe<{ pos_id: string; payment_id: string; method: string; requested_at: Date; event_id: string }[]>(
+        `select pos_id, payment_id, method, requested_at, event_id::text from ${s}.resends ${join} order by requested_at, event_id`,
+        args,
+      ),
+      tx.unsafe<{ pos_id: string; payment_id: string; operation_key: string; report_id: string; date_time: Date | null }[]>(
+        `select pos_id, payment_id, operation_key, report_id, date_time from ${s}.split_pending ${join}`,
+        args,
+      ),
+      tx.unsafe<Record<string, unknown>[]>(`select d.* from ${s}.discrepancies d ${join}`, args),
+    ]);
+    for (const r of obsRows) {
       obs.set(paymentKey(r.pos_id, r.payment_id), r.obs);
     }
     for (const [posId, paymentId] of keys) {
@@ -654,17 +696,11 @@ async function loadPayments(tx: Tx, s: string, b: Batch, keys: Array<[string, st
       }
       b.payments.set(k, p);
     }
-    for (const r of await tx.unsafe<{ pos_id: string; payment_id: string; method: string; requested_at: Date; event_id: string }[]>(
-      `select pos_id, payment_id, method, requested_at, event_id::text from ${s}.resends ${join} order by requested_at, event_id`,
-      args,
-    )) {
+    for (const r of resendRows) {
       b.payments.get(paymentKey(r.pos_id, r.payment_id))!.resends.push({ posId: r.pos_id, paymentId: r.payment_id, method: r.method, requestedAt: r.requested_at.toISOString(), eventId: r.event_id });
     }
     const waits = new Map<string, SplitWait[]>();
-    for (const r of await tx.unsafe<{ pos_id: string; payment_id: string; operation_key: string; report_id: string; date_time: Date | null }[]>(
-      `select pos_id, payment_id, operation_key, report_id, date_time from ${s}.split_pending ${join}`,
-      args,
-    )) {
+    for (const r of waitRows) {
       const k = paymentKey(r.pos_id, r.payment_id);
       const list = waits.get(k) ?? [];
       list.push({ operationKey: r.operation_key, reportId: r.report_id, dateTime: r.date_time === null ? null : r.date_time.toISOString() });
@@ -675,7 +711,7 @@ async function loadPayments(tx: Tx, s: string, b: Batch, keys: Array<[string, st
       p.splitWaits = list;
       p.splitStored = true;
     }
-    for (const r of await tx.unsafe<Record<string, unknown>[]>(`select d.* from ${s}.discrepancies d ${join}`, args)) {
+    for (const r of discRows) {
       const d = discRowFromDb(r);
       b.storedDisc.add(d.id);
       b.payments.get(paymentKey(d.pos_id, d.payment_id!))!.discrepancies.set(d.id, d);
@@ -685,7 +721,17 @@ async function loadPayments(tx: Tx, s: string, b: Batch, keys: Array<[string, st
 
 async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionContext): Promise<void> {
   const s = q(ctx.schema);
-  const [st] = await tx.unsafe<{ clock: Date | null }[]>(`select clock from ${s}.state where id = 1`);
+  // reads that do not depend on the batch, sent together
+  const [[st], directoryRows, pendingRows, windowRows] = await Promise.all([
+    tx.unsafe<{ clock: Date | null }[]>(`select clock from ${s}.state where id = 1`),
+    tx.unsafe<{ sub_merchant_id: string; name: string; event_id: string }[]>(`select sub_merchant_id, name, event_id::text from ${s}.directory`),
+    tx.unsafe<{ discrepancy_id: string; accepted_by: string; note: string; accepted_at: Date; event_id: string }[]>(
+      `select discrepancy_id::text, accepted_by, note, accepted_at, event_id::text from ${s}.pending_acceptances`,
+    ),
+    tx.unsafe<{ pos_id: string; window_from: Date; window_to: Date; completed_at: Date; report_id: string; event_id: string }[]>(
+      `select pos_id, window_from, window_to, completed_at, report_id, event_id::text from ${s}.sync_windows order by completed_at, event_id`,
+    ),
+  ]);
   const startClock = st?.clock ? st.clock.getTime() : null;
   let maxClock = startClock;
   for (const e of events) {
@@ -726,7 +772,7 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
   }
 
   const directory = new Map<string, { name: string; eventId: string }>();
-  for (const r of await tx.unsafe<{ sub_merchant_id: string; name: string; event_id: string }[]>(`select sub_merchant_id, name, event_id::text from ${s}.directory`)) {
+  for (const r of directoryRows) {
     directory.set(r.sub_merchant_id, { name: r.name, eventId: r.event_id });
   }
   if (directoryEvents) {
@@ -785,9 +831,7 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
   }
 
   const pending = new Map<string, PendingAcceptance & { stored: boolean }>();
-  for (const r of await tx.unsafe<{ discrepancy_id: string; accepted_by: string; note: string; accepted_at: Date; event_id: string }[]>(
-    `select discrepancy_id::text, accepted_by, note, accepted_at, event_id::text from ${s}.pending_acceptances`,
-  )) {
+  for (const r of pendingRows) {
     pending.set(r.discrepancy_id, { discrepancyId: r.discrepancy_id, acceptedBy: r.accepted_by, note: r.note, acceptedAt: r.accepted_at.toISOString(), eventId: r.event_id, stored: true });
   }
 
@@ -813,9 +857,7 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
   };
 
   await loadPayments(tx, s, b, keys, storedDue);
-  for (const r of await tx.unsafe<{ pos_id: string; window_from: Date; window_to: Date; completed_at: Date; report_id: string; event_id: string }[]>(
-    `select pos_id, window_from, window_to, completed_at, report_id, event_id::text from ${s}.sync_windows order by completed_at, event_id`,
-  )) {
+  for (const r of windowRows) {
     const list = b.windows.get(r.pos_id) ?? [];
     list.push({ posId: r.pos_id, from: r.window_from.toISOString(), to: r.window_to.toISOString(), completedAt: r.completed_at.toISOString(), reportId: r.report_id, eventId: r.event_id });
     b.windows.set(r.pos_id, list);
@@ -829,7 +871,12 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
     }
   }
 
-  // Replay the batch event by event.
+  // Replay the batch event by event; the payments an append touched are judged once, at its end, named
+  // by the first of the append's events that touched them.
+  const toJudge = new Map<PaymentState, string>();
+  const judge = (p: PaymentState, eventId: string) => {
+    if (!toJudge.has(p)) toJudge.set(p, eventId);
+  };
   for (const [i, e] of events.entries()) {
     const t = eventTime(e);
     if (t !== null && (b.clock === null || t > b.clock)) b.clock = t;
@@ -839,14 +886,14 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
       addObservation(p, o);
       p.opsDirty = true;
       b.newObservations.push(o);
-      evaluate(b, p, e.id);
+      judge(p, e.id);
     } else if (isEvent(WebhookResendRequested, e)) {
       const d = dataOf(WebhookResendRequested, e);
       const p = b.payments.get(paymentKey(d.posId, d.paymentId))!;
       const r = { posId: d.posId, paymentId: d.paymentId, method: d.operation, requestedAt: d.requestedAt, eventId: e.id };
       p.resends.push(r);
       b.newResends.push({ ...r, outcome: d.outcome });
-      evaluate(b, p, e.id);
+      judge(p, e.id);
     } else if (isEvent(SyncWindowCompleted, e)) {
       const d = dataOf(SyncWindowCompleted, e);
       const w: SyncWindow = { posId: d.posId, from: d.window.from, to: d.window.to, completedAt: d.completedAt, reportId: d.reportId, eventId: e.id };
@@ -859,8 +906,8 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
       const to = Date.parse(w.to);
       for (const p of b.payments.values()) {
         if (p.posId !== d.posId) continue;
-        if (endsSplitWait(p, w, from, to)) evaluate(b, p, e.id);
-        else if (mayHaveTimeIn(p, from, to) && opsOf(p).some((op) => inWindow(op, from, to) && !(op.register && op.period))) evaluate(b, p, e.id);
+        if (endsSplitWait(p, w, from, to)) judge(p, e.id);
+        else if (mayHaveTimeIn(p, from, to) && opsOf(p).some((op) => inWindow(op, from, to) && !(op.register && op.period))) judge(p, e.id);
       }
       // A later report of the same window whose count matched resolves the window's count mismatches.
       const mismatched = [...b.reportLevel.values()].some((r) => (r.values as { report_id?: string }).report_id === d.reportId);
@@ -903,7 +950,7 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
         if (!p.observations.some((o) => o.receiverName !== null && affected.has(o.receiverName))) continue;
         if (opsOf(p).some((op) => op.register?.receivers.some((r) => affected.has(r.receiverName)))) {
           p.opsDirty = true; // sub_merchant_id of its receivers may change
-          evaluate(b, p, e.id);
+          judge(p, e.id);
         }
       }
     } else if (isEvent(DiscrepancyAccepted, e)) {
@@ -918,7 +965,12 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
         b.pending.set(d.discrepancyId, { ...a, stored: false });
       }
     }
-    runDue(b, e.id);
+    const next = events[i + 1];
+    if (next === undefined || next.position.commit !== e.position.commit) {
+      for (const [p, eventId] of toJudge) evaluate(b, p, eventId);
+      toJudge.clear();
+      runDue(b, e.id);
+    }
   }
 
   await writeBack(tx, b);
@@ -938,12 +990,15 @@ async function writeBack(tx: Tx, b: Batch): Promise<void> {
     if (list) list.push(observationToRow(o));
     else added.set(p, [observationToRow(o)]);
   }
+  const firstSeen = [...added].filter(([p]) => p.stored === null);
+  const seenBefore = [...added].filter(([p]) => p.stored !== null);
+  await insertRows(tx, schema, 'observations', 'pos_id text, payment_id text, obs text', firstSeen.map(([p, rows]) => [p.posId, p.paymentId, `[${rows.join(',')}]`]));
   await insertRows(
     tx,
     schema,
     'observations',
     'pos_id text, payment_id text, obs text',
-    [...added].map(([p, rows]) => [p.posId, p.paymentId, p.stored === null ? `[${rows.join(',')}]` : `${p.stored.slice(0, -1)},${rows.join(',')}]`]),
+    seenBefore.map(([p, rows]) => [p.posId, p.paymentId, `${p.stored!.slice(0, -1)},${rows.join(',')}]`]),
     'on conflict (pos_id, payment_id) do update set obs = excluded.obs',
   );
   await insertRows(tx, schema, 'resends', 'event_id uuid, pos_id text, payment_id text, method text, requested_at timestamptz, outcome text', b.newResends.map((r) => [r.eventId, r.posId, r.paymentId, r.method, r.requestedAt, r.outcome]));
@@ -1021,6 +1076,7 @@ async function writeBack(tx: Tx, b: Batch): Promise<void> {
 function views(ctx: ProjectionContext): readonly string[] {
   const s = q(ctx.schema);
   return [
+    ...readerIndexes(s),
     `create or replace view recon.operations as select ${names(OP_COLUMNS)} from ${s}.operations`,
     `create or replace view recon.operation_receivers as select ${names(RECEIVER_COLUMNS)} from ${s}.operation_receivers`,
     `create or replace view recon.discrepancies as select ${names(DISC_COLUMNS)} from ${s}.discrepancies`,
@@ -1028,4 +1084,4 @@ function views(ctx: ProjectionContext): readonly string[] {
   ];
 }
 
-export const projection: Projection = { name: 'reconciliation', version: 4, setup, apply, views };
+export const projection: Projection = { name: 'reconciliation', version: 5, setup, apply, views };

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import postgres from 'postgres';
 import type { Config } from '../config/env';
 import type { Logger } from '../log';
@@ -15,6 +16,18 @@ export interface Database {
 
 export const APPLICATION_PREFIX = 'recon:';
 
+/**
+ * The driver's sockets with TCP_NODELAY (the driver leaves Nagle on): a message the driver writes on its own
+ * after another (COPY's end, a Bind after its Describe) otherwise waits for the server's delayed ACK, about
+ * 40 ms; a COPY of ten rows took 90 ms instead of 2. The driver writes the startup message once this returns
+ * (a socket buffers writes until it is connected) and makes a new socket for every reconnection.
+ */
+function noDelaySocket(o: { host: string[]; port: number[]; path?: string | false }): net.Socket {
+  const s = o.path ? net.connect(o.path) : net.connect(o.port[0]!, o.host[0]!);
+  s.setNoDelay(true);
+  return s;
+}
+
 export function connect(url: string, opts: { max?: number; applicationName?: string } = {}): Sql {
   installDriverGuard();
   return postgres(url, {
@@ -29,6 +42,8 @@ export function connect(url: string, opts: { max?: number; applicationName?: str
     // pool during an outage: requests then waited up to 20 s for their 503, and kept failing for as long
     // after the server was back. Attempts are made only for waiting queries, so a short cap costs nothing.
     backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
+    // documented by the driver (README "Custom socket") but missing from its option types
+    ...({ socket: noDelaySocket } as object),
   }) as unknown as Sql;
 }
 

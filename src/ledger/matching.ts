@@ -83,76 +83,44 @@ export function observationOf(e: RecordedEvent): Observation | null {
   const d = obj(e.data, 'data');
   const meta = e.metadata ?? {};
   const posId = required(d.posId, 'posId');
+  // Every observation is one object literal with the fields in one order (no spread of a shared base:
+  // spread copies made slow objects, ten times the cost of the rest, and one shape keeps matching fast).
   if (source === 'webhook') {
     const w = obj(d.webhook, 'webhook');
     return {
-      eventId: e.id,
-      commit: e.position.commit,
-      prepare: e.position.prepare,
-      source,
-      posId,
-      paymentId: required(w.paymentId, 'paymentId'),
-      orderId: text(w.orderId),
-      method: required(w.method, 'method') as OperationMethod,
-      status: required(w.status, 'status'),
-      currency: required(w.currency, 'currency'),
-      amount: BigInt(required(w.amount, 'amount')),
-      grossAmount: null,
-      customerFee: null,
-      merchantFee: big(text(w.fee)),
-      receiverName: null,
-      receiverAmount: null,
-      receiverFee: null,
-      reserveAmount: null,
-      dateTime: text(w.processedAt) ?? text(w.createdAt),
-      reportId: null,
-      operationRef: text(w.operationId) ?? text(w.transactionId),
+      eventId: e.id, commit: e.position.commit, prepare: e.position.prepare, source, posId,
+      paymentId: required(w.paymentId, 'paymentId'), orderId: text(w.orderId), method: required(w.method, 'method') as OperationMethod,
+      status: required(w.status, 'status'), currency: required(w.currency, 'currency'),
+      amount: BigInt(required(w.amount, 'amount')), grossAmount: null, customerFee: null, merchantFee: big(text(w.fee)),
+      receiverName: null, receiverAmount: null, receiverFee: null, reserveAmount: null,
+      dateTime: text(w.processedAt) ?? text(w.createdAt), reportId: null, operationRef: text(w.operationId) ?? text(w.transactionId),
       seenAt: str(meta.receivedAt),
     };
   }
   const r = obj(d.record, 'record');
-  const base = {
-    eventId: e.id,
-    commit: e.position.commit,
-    prepare: e.position.prepare,
-    source,
-    posId,
-    paymentId: required(r.paymentId, 'paymentId'),
-    orderId: text(r.orderId),
-    method: required(r.method, 'method') as OperationMethod,
-    status: required(r.status, 'status'),
-    currency: required(r.currency, 'currency'),
-    dateTime: text(r.dateTime),
-    reportId: str(meta.reportId),
-    operationRef: null,
-    seenAt: str(meta.observedAt),
-  } as const;
+  const paymentId = required(r.paymentId, 'paymentId');
+  const method = required(r.method, 'method') as OperationMethod;
+  const status = required(r.status, 'status');
+  const currency = required(r.currency, 'currency');
   if (source === 'period') {
     return {
-      ...base,
-      amount: BigInt(required(r.amount, 'amount')),
-      grossAmount: null,
-      customerFee: big(text(r.customerFee)),
-      merchantFee: big(text(r.merchantFee)),
-      receiverName: null,
-      receiverAmount: null,
-      receiverFee: null,
-      reserveAmount: null,
+      eventId: e.id, commit: e.position.commit, prepare: e.position.prepare, source, posId,
+      paymentId, orderId: text(r.orderId), method, status, currency,
+      amount: BigInt(required(r.amount, 'amount')), grossAmount: null, customerFee: big(text(r.customerFee)), merchantFee: big(text(r.merchantFee)),
+      receiverName: null, receiverAmount: null, receiverFee: null, reserveAmount: null,
+      dateTime: text(r.dateTime), reportId: str(meta.reportId), operationRef: null, seenAt: str(meta.observedAt),
     };
   }
   const original = big(text(r.originalAmount));
   const gross = big(text(r.amount));
   const customerFee = big(text(r.customerFee));
   return {
-    ...base,
-    amount: original ?? (gross !== null ? gross - (customerFee ?? 0n) : null),
-    grossAmount: gross,
-    customerFee,
-    merchantFee: big(text(r.merchantFee)),
-    receiverName: trimName(text(r.receiverName)),
-    receiverAmount: big(text(r.receiverAmount)),
-    receiverFee: big(text(r.receiverFee)),
+    eventId: e.id, commit: e.position.commit, prepare: e.position.prepare, source, posId,
+    paymentId, orderId: text(r.orderId), method, status, currency,
+    amount: original ?? (gross !== null ? gross - (customerFee ?? 0n) : null), grossAmount: gross, customerFee, merchantFee: big(text(r.merchantFee)),
+    receiverName: trimName(text(r.receiverName)), receiverAmount: big(text(r.receiverAmount)), receiverFee: big(text(r.receiverFee)),
     reserveAmount: big(text(r.reserveAmount)),
+    dateTime: text(r.dateTime), reportId: str(meta.reportId), operationRef: null, seenAt: str(meta.observedAt),
   };
 }
 

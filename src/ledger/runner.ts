@@ -186,16 +186,54 @@ async function ensureBuilds(deps: RunnerDeps, p: Projection, fresh: boolean): Pr
 
 type StepResult = { kind: 'applied'; count: number } | { kind: 'busy' } | { kind: 'moved' } | { kind: 'gone' };
 
-/** Reads the batch after a checkpoint (cut at `until`); `reachedEnd`: nothing more to read for now. */
-async function readBatch(store: EventStore, checkpoint: string | null, batchSize: number, until: Position | undefined): Promise<{ events: RecordedEvent[]; reachedEnd: boolean }> {
-  let events = await store.readAll(checkpoint ? parsePosition(checkpoint) : undefined, { maxCount: batchSize });
-  let reachedEnd = events.length < batchSize;
-  if (until) {
-    const kept = events.filter((e) => comparePositions(e.position, until) <= 0);
-    if (kept.length < events.length || (kept.length > 0 && comparePositions(kept[kept.length - 1]!.position, until) === 0)) reachedEnd = true;
-    events = kept;
+/** Events read past a batch's last complete transaction: the head of the next batch read after `after`. */
+interface Carry {
+  readonly after: string | null;
+  readonly events: RecordedEvent[];
+  /** where the store's next page starts (the last event read) */
+  readonly readFrom: Position;
+}
+
+/**
+ * Reads the batch after a checkpoint (cut at `until`); `reachedEnd`: nothing more to read for now.
+ * A batch never splits an append's transaction (events sharing `position.commit`): a projection may act
+ * once per transaction (the reconciliation judges a payment once per append), and that must not depend
+ * on where batches end. The events of a trailing transaction that may continue in the next page are
+ * carried into the next batch; a transaction longer than the batch size makes a longer batch. A page
+ * shorter than the batch size ends with a complete transaction (readAll shows committed ones only).
+ */
+async function readBatch(
+  store: EventStore,
+  checkpoint: string | null,
+  batchSize: number,
+  until: Position | undefined,
+  carry: Carry | undefined,
+): Promise<{ events: RecordedEvent[]; reachedEnd: boolean; carry: Carry | undefined }> {
+  let events: RecordedEvent[] = [];
+  let from = checkpoint ? parsePosition(checkpoint) : undefined;
+  if (carry && carry.after === checkpoint) {
+    events = carry.events;
+    from = carry.readFrom;
   }
-  return { events, reachedEnd };
+  for (;;) {
+    const page = await store.readAll(from, { maxCount: batchSize });
+    events = events.length ? events.concat(page) : page;
+    let reachedEnd = page.length < batchSize;
+    if (until) {
+      const kept = events.filter((e) => comparePositions(e.position, until) <= 0);
+      if (kept.length < events.length || (kept.length > 0 && comparePositions(kept[kept.length - 1]!.position, until) === 0)) reachedEnd = true;
+      if (reachedEnd) return { events: kept, reachedEnd, carry: undefined };
+    }
+    if (reachedEnd || events.length === 0) return { events, reachedEnd, carry: undefined };
+    const last = events[events.length - 1]!.position;
+    let cut = events.length;
+    while (cut > 0 && events[cut - 1]!.position.commit === last.commit) cut--;
+    if (cut > 0) {
+      const head = events.slice(0, cut);
+      return { events: head, reachedEnd: false, carry: { after: formatPosition(head[head.length - 1]!.position), events: events.slice(cut), readFrom: last } };
+    }
+    from = last; // one transaction fills the whole page: read on
+  }
 }
 
 /**
@@ -279,6 +317,7 @@ interface Target {
  */
 async function advanceAll(deps: RunnerDeps, targets: Target[], opts: RunOptions): Promise<void> {
   const batchSize = Math.max(1, opts.batchSize ?? 1000);
+  let carry: Carry | undefined;
   for (;;) {
     if (opts.signal?.aborted) return;
     const active = targets.filter((t) => t.active);
@@ -286,7 +325,9 @@ async function advanceAll(deps: RunnerDeps, targets: Target[], opts: RunOptions)
     const key = (t: Target) => t.build.checkpoint ? parsePosition(t.build.checkpoint) : { commit: -1n, prepare: -1n };
     const lowest = active.reduce((m, t) => (comparePositions(key(t), key(m)) < 0 ? t : m));
     const group = active.filter((t) => t.build.checkpoint === lowest.build.checkpoint);
-    const { events, reachedEnd } = await readBatch(deps.store, lowest.build.checkpoint, batchSize, opts.until);
+    const read = await readBatch(deps.store, lowest.build.checkpoint, batchSize, opts.until, carry);
+    const { events, reachedEnd } = read;
+    carry = read.carry;
     if (events.length === 0) {
       for (const t of group) {
         t.caughtUp = true;

@@ -85,7 +85,8 @@ describe('projection runner', () => {
   });
 
   it('a failing batch leaves the checkpoint where it was; the next run resumes from it', async () => {
-    await append('s-c', [ev('x', 100), ev('boom', 1), ev('x', 2)]);
+    // three appends: a batch never splits one, so each can be a batch of its own
+    for (const e of [ev('x', 100), ev('boom', 1), ev('x', 2)]) await append('s-c', [e]);
     await expect(runProjections(deps(counter(1, { failOn: 'boom' })), { batchSize: 1 })).rejects.toThrow('projection bug');
     // the first event of s-c was committed in its own batch, the failing one not
     expect((await totals())['s-c']).toBe(100n);
@@ -103,6 +104,29 @@ describe('projection runner', () => {
     expect(results.reduce((s, r) => s + r.projections[0]!.applied, 0)).toBe(40);
     // a last run sees everything applied
     expect((await runProjections(deps(counter(1)))).projections[0]!.applied).toBe(0);
+  });
+
+  it('never splits an append between two batches', async () => {
+    const seen: string[][] = [];
+    const base = counter(1);
+    const recording: Projection = { ...base, name: 'tally', async apply(tx, events, ctx) {
+      seen.push(events.map((e) => e.position.commit.toString()));
+      await base.apply(tx, events, ctx);
+    } };
+    for (let i = 0; i < 4; i++) await append(`s-whole-${i}`, [ev('x', 1), ev('x', 1), ev('x', 1)]);
+    await append('s-whole-big', Array.from({ length: 7 }, () => ev('x', 1)));
+    const r = await runProjections(deps(recording), { batchSize: 2 });
+    expect(r.projections[0]!.applied).toBe(19);
+    const batchOf = new Map<string, number>();
+    seen.forEach((commits, i) => {
+      for (const c of commits) {
+        expect(batchOf.get(c) ?? i).toBe(i);
+        batchOf.set(c, i);
+      }
+    });
+    // a transaction longer than the batch size is one longer batch
+    expect(Math.max(...seen.map((b) => b.length))).toBe(7);
+    expect((await totals())['s-whole-big']).toBe(7n);
   });
 
   it('stops at `until`', async () => {
