@@ -160,8 +160,10 @@ async function countStored(ctx: BenchContext, paymentIds: string[]): Promise<num
 
 export async function run(ctx: BenchContext): Promise<void> {
   const only = process.env.INGEST_BENCH_ONLY;
-  if (!only || only === 'webhooks') await webhookBench(ctx);
+  // Sync first: its peak RSS is sampled in this process, and the webhook load's signed bodies would
+  // still be resident after it (RSS does not shrink back after a collection).
   if (!only || only === 'sync') await syncBench(ctx);
+  if (!only || only === 'webhooks') await webhookBench(ctx);
 }
 
 // ---------------------------------------------------------------- sync
