@@ -54,7 +54,7 @@ function rowsJson(fresh: readonly PreparedEvent[], revisions: readonly number[])
   let out = '[';
   for (let i = 0; i < fresh.length; i++) {
     const p = fresh[i]!;
-    out += `${i ? ',' : ''}{"ord":${i},"id":"${p.id}","stream":${JSON.stringify(p.stream)},"rev":${revisions[i] ?? null},"type":${JSON.stringify(p.type)},"version":${p.version},"data":${p.dataJson},"metadata":${p.metadataJson},"hash":"${p.contentHash}"}`;
+    out += `${i ? ',' : ''}{"ord":${i},"id":"${p.id}","stream":${JSON.stringify(p.stream)},"rev":${revisions[i]},"type":${JSON.stringify(p.type)},"version":${p.version},"data":${p.dataJson},"metadata":${p.metadataJson},"hash":"${p.contentHash}"}`;
   }
   return `${out}]`;
 }
@@ -89,6 +89,51 @@ async function guard<T>(fn: () => Promise<T>): Promise<T> {
     if (isConnectionError(e)) throw new StoreUnavailableError(`event store unavailable: ${(e as Error).message}`, e);
     throw e;
   }
+}
+
+type StoredIds = ReadonlyMap<string, { readonly stream: string; readonly hash: string }>;
+
+/**
+ * Sorts the events of an append into new ones and ones already stored (counted per stream), and refuses
+ * an id stored with other content or in another stream. Shared by both append paths.
+ */
+function sortOut(prepared: readonly PreparedEvent[], stored: StoredIds) {
+  const fresh: PreparedEvent[] = [];
+  const freshCount = new Map<string, number>();
+  const duplicates = new Map<string, number>();
+  for (const p of prepared) {
+    const k = stored.get(p.id);
+    if (!k) {
+      fresh.push(p);
+      freshCount.set(p.stream, (freshCount.get(p.stream) ?? 0) + 1);
+      continue;
+    }
+    if (k.stream !== p.stream) throw new EventIdConflictError(p.id, p.stream, 'other_stream', k.stream);
+    if (k.hash !== p.contentHash) throw new EventIdConflictError(p.id, p.stream, 'different_content', k.stream);
+    duplicates.set(p.stream, (duplicates.get(p.stream) ?? 0) + 1);
+  }
+  return { fresh, freshCount, duplicates };
+}
+
+/** Keeps the latest position appended per stream. */
+function notePosition(last: Map<string, Position>, stream: string, pos: Position): void {
+  const prior = last.get(stream);
+  if (!prior || prior.prepare < pos.prepare) last.set(stream, pos);
+}
+
+function resultsOf(
+  requests: readonly AppendRequest[],
+  revision: ReadonlyMap<string, number>,
+  sorted: { freshCount: ReadonlyMap<string, number>; duplicates: ReadonlyMap<string, number> },
+  last: ReadonlyMap<string, Position>,
+): AppendResult[] {
+  return requests.map((r): AppendResult => ({
+    stream: r.stream,
+    revision: revision.get(r.stream) ?? -1,
+    appended: sorted.freshCount.get(r.stream) ?? 0,
+    duplicates: sorted.duplicates.get(r.stream) ?? 0,
+    position: last.get(r.stream),
+  }));
 }
 
 /** PostgreSQL backend: events in the same database as the read models. */
@@ -127,20 +172,8 @@ export function createPostgresEventStore(sql: Sql, opts: { ownsConnection?: bool
         for (const r of await tx<{ stream_id: string; revision: bigint }[]>`
           select stream_id, revision from es_streams where stream_id = any(${others}::text[])`) current.set(r.stream_id, Number(r.revision));
       }
-      const fresh: PreparedEvent[] = [];
-      const freshCount = new Map<string, number>();
-      const duplicates = new Map<string, number>();
-      for (const p of prepared) {
-        const k = known.get(p.id);
-        if (!k) {
-          fresh.push(p);
-          freshCount.set(p.stream, (freshCount.get(p.stream) ?? 0) + 1);
-          continue;
-        }
-        if (k.stream !== p.stream) throw new EventIdConflictError(p.id, p.stream, 'other_stream', k.stream);
-        if (k.hash !== p.contentHash) throw new EventIdConflictError(p.id, p.stream, 'different_content', k.stream);
-        duplicates.set(p.stream, (duplicates.get(p.stream) ?? 0) + 1);
-      }
+      const sorted = sortOut(prepared, known);
+      const { fresh, freshCount } = sorted;
       for (const r of requests) {
         if (freshCount.has(r.stream)) checkExpected(r.stream, r.expectedRevision ?? 'any', current.get(r.stream) ?? -1);
       }
@@ -168,19 +201,9 @@ export function createPostgresEventStore(sql: Sql, opts: { ownsConnection?: bool
             update es_streams as s set revision = v.rev
             from unnest(${writing}::text[], ${updated}::int8[]) as v(stream, rev) where s.stream_id = v.stream)
           select stream_id, global_position, transaction_id from inserted`;
-        for (const row of inserted) {
-          const pos = { commit: BigInt(row.transaction_id), prepare: row.global_position };
-          const prior = lastPosition.get(row.stream_id);
-          if (!prior || prior.prepare < pos.prepare) lastPosition.set(row.stream_id, pos);
-        }
+        for (const row of inserted) notePosition(lastPosition, row.stream_id, { commit: BigInt(row.transaction_id), prepare: row.global_position });
       }
-      return requests.map((r): AppendResult => ({
-        stream: r.stream,
-        revision: next.get(r.stream) ?? -1,
-        appended: freshCount.get(r.stream) ?? 0,
-        duplicates: duplicates.get(r.stream) ?? 0,
-        position: lastPosition.get(r.stream),
-      }));
+      return resultsOf(requests, next, sorted, lastPosition);
     }) as Promise<AppendResult[]>;
   }
 
@@ -202,31 +225,9 @@ export function createPostgresEventStore(sql: Sql, opts: { ownsConnection?: bool
     for (const r of rows) {
       if (r.kind === 'k') known.set(r.key, { stream: r.value, hash: r.extra! });
       else if (r.kind === 's' || r.kind === 'c') revision.set(r.key, Number(r.value));
-      else {
-        const pos = { commit: BigInt(r.extra!), prepare: BigInt(r.value) };
-        const prior = lastPosition.get(r.key);
-        if (!prior || prior.prepare < pos.prepare) lastPosition.set(r.key, pos);
-      }
+      else notePosition(lastPosition, r.key, { commit: BigInt(r.extra!), prepare: BigInt(r.value) });
     }
-    const appended = new Map<string, number>();
-    const duplicates = new Map<string, number>();
-    for (const p of prepared) {
-      const k = known.get(p.id);
-      if (!k) {
-        appended.set(p.stream, (appended.get(p.stream) ?? 0) + 1);
-        continue;
-      }
-      if (k.stream !== p.stream) throw new EventIdConflictError(p.id, p.stream, 'other_stream', k.stream);
-      if (k.hash !== p.contentHash) throw new EventIdConflictError(p.id, p.stream, 'different_content', k.stream);
-      duplicates.set(p.stream, (duplicates.get(p.stream) ?? 0) + 1);
-    }
-    return requests.map((r): AppendResult => ({
-      stream: r.stream,
-      revision: revision.get(r.stream) ?? -1,
-      appended: appended.get(r.stream) ?? 0,
-      duplicates: duplicates.get(r.stream) ?? 0,
-      position: lastPosition.get(r.stream),
-    }));
+    return resultsOf(requests, revision, sortOut(prepared, known), lastPosition);
   }
 
   async function appendMany(requests: readonly AppendRequest[]): Promise<AppendResult[]> {
