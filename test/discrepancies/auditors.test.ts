@@ -113,6 +113,7 @@ describe('recon_auditor role', () => {
         await denied(`delete from recon.operations`);
         await denied(`insert into es_events (event_id, stream_id, stream_revision, type, version, data, content_hash) values (gen_random_uuid(), 's', 0, 't', 1, '{}', 'x')`);
         await denied('create table recon.mine (x int)');
+        await denied(`select * from es_append_any('')`);
         throw new Error('rollback');
       })
       .catch((e: Error) => {
@@ -120,6 +121,9 @@ describe('recon_auditor role', () => {
       });
     const [r] = await db.sql<{ rolcanlogin: boolean }[]>`select rolcanlogin from pg_roles where rolname = 'recon_auditor'`;
     expect(r!.rolcanlogin).toBe(false);
+    // the store's append function is not callable by the auditor (nor by PUBLIC)
+    const [f] = await db.sql<{ auditor: boolean }[]>`select has_function_privilege('recon_auditor', 'es_append_any(text)', 'execute') as auditor`;
+    expect(f!.auditor).toBe(false);
   });
 });
 

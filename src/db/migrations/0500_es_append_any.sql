@@ -60,3 +60,6 @@ begin
     from (select p.stream from probed p where p.stored_stream is not null except select f.stream from fresh f) as st
   union all select 'e', i.stream_id, i.global_position::text, i.transaction_id::text from inserted i;
 end $$;
+
+-- Only the owner (recon itself) appends; the auditor role and any other may not even call it.
+revoke execute on function es_append_any(text) from public;
