@@ -204,21 +204,36 @@ function parentOf(pid: number): number | undefined {
   }
 }
 
-async function serverCpuMeter(sql: BenchContext['sql']): Promise<(() => number | undefined)> {
+/**
+ * CPU of the server's processes so far, per pid. A delta counts what each process present at the end used
+ * since the start (its whole CPU if it started since): a backend that exited in between (a closed pool)
+ * is left out rather than subtracted.
+ */
+type CpuSnapshot = Map<number, number>;
+async function serverCpuMeter(sql: BenchContext['sql']): Promise<(() => CpuSnapshot | undefined)> {
   const [row] = await sql<{ pid: number }[]>`select pg_backend_pid() as pid`;
   const postmaster = parentOf(row!.pid);
   return () => {
     if (postmaster === undefined || processCpuMs(postmaster) === undefined) return undefined;
-    let ms = 0;
+    const snapshot: CpuSnapshot = new Map([[postmaster, processCpuMs(postmaster)!]]);
     for (const d of readdirSync('/proc')) {
-      if (/^\d+$/.test(d) && parentOf(Number(d)) === postmaster) ms += processCpuMs(Number(d)) ?? 0;
+      if (!/^\d+$/.test(d) || parentOf(Number(d)) !== postmaster) continue;
+      const ms = processCpuMs(Number(d));
+      if (ms !== undefined) snapshot.set(Number(d), ms);
     }
-    return ms;
+    return snapshot;
   };
 }
 
+function cpuSince(before: CpuSnapshot | undefined, after: CpuSnapshot | undefined): number | undefined {
+  if (!before || !after) return undefined;
+  let ms = 0;
+  for (const [pid, now] of after) ms += now - (before.get(pid) ?? 0);
+  return ms;
+}
+
 /** CPU of this process, another process and the PostgreSQL server over `fn`, in µs per unit of work. */
-async function cpuPer<T>(units: (r: T) => number, meters: { serverCpu: () => number | undefined; otherPid?: number }, fn: () => Promise<T>) {
+async function cpuPer<T>(units: (r: T) => number, meters: { serverCpu: () => CpuSnapshot | undefined; otherPid?: number }, fn: () => Promise<T>) {
   const self0 = process.cpuUsage();
   const other0 = meters.otherPid ? processCpuMs(meters.otherPid) : undefined;
   const server0 = meters.serverCpu();
@@ -232,7 +247,7 @@ async function cpuPer<T>(units: (r: T) => number, meters: { serverCpu: () => num
     result: r,
     self: per((self.user + self.system) / 1000),
     other: per(other0 !== undefined && other1 !== undefined ? other1 - other0 : undefined),
-    server: per(server0 !== undefined && server1 !== undefined ? server1 - server0 : undefined),
+    server: per(cpuSince(server0, server1)),
   };
 }
 
