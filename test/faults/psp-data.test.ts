@@ -2,14 +2,13 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PspProject } from '../../src/config/env';
-import { dataOf, isEvent } from '../../src/events/catalog';
-import { SyncWindowFailed, syncStream } from '../../src/events/ingest-events';
 import { syncRange, type SyncDeps, type SyncReport } from '../../src/ingest/sync';
 import { silentLogger } from '../../src/log';
 import { createPspClient, type PspClient } from '../../src/psp/client';
 import { DEFAULT_FAULTS, startSandbox, type Faults, type Sandbox } from '../../src/sandbox/server';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import { createTestDatabase, type TestDatabase } from '../support/db';
+import { failuresRecorded, observationIds } from './support/store-checks';
 
 /**
  * PSP answers that are wrong rather than late: a register report that never becomes ready, truncated
@@ -38,7 +37,7 @@ beforeAll(async () => {
   const db = await freshDb();
   const report = await syncRange(depsFor(db), RANGE);
   expect(report.windows.map((w) => w.status)).toEqual(['completed', 'completed']);
-  reference = await observationIds(db);
+  reference = await observationIds(db.sql);
   expect(reference.length).toBeGreaterThan(100);
 });
 afterAll(async () => {
@@ -68,17 +67,6 @@ function depsFor(db: TestDatabase, over: Partial<SyncDeps> = {}): SyncDeps {
   };
 }
 
-async function observationIds(db: TestDatabase): Promise<string[]> {
-  const rows = await db.sql<{ id: string }[]>`
-    select event_id::text as id from es_events where stream_id like 'payment-%' or stream_id like 'rejections-%' order by 1`;
-  return rows.map((r) => r.id);
-}
-
-async function failuresRecorded(db: TestDatabase): Promise<{ window: { from: string; to: string }; reason: string }[]> {
-  const events = await createPostgresEventStore(db.sql).readStream(syncStream(sandbox.projects[0]!.posId));
-  return events.filter((e) => isEvent(SyncWindowFailed, e)).map((e) => ({ window: dataOf(SyncWindowFailed, e).window, reason: dataOf(SyncWindowFailed, e).reason }));
-}
-
 /** A sync under `faults` (failures recorded as reported), then a fault-free run that must repair it. */
 async function failThenRepair(faults: Partial<Faults>, over: Partial<SyncDeps> = {}): Promise<{ first: SyncReport; db: TestDatabase; partial: number }> {
   const db = await freshDb();
@@ -91,11 +79,11 @@ async function failThenRepair(faults: Partial<Faults>, over: Partial<SyncDeps> =
   }
   const failed = first.windows.filter((w) => w.status === 'failed');
   expect(failed.length).toBeGreaterThan(0);
-  expect(await failuresRecorded(db)).toEqual(failed.map((w) => ({ window: w.window, reason: w.reason })));
-  const partial = (await observationIds(db)).length;
+  expect(await failuresRecorded(db.sql, sandbox.projects[0]!.posId)).toEqual(failed.map((w) => ({ window: w.window, reason: w.reason })));
+  const partial = (await observationIds(db.sql)).length;
   const repair = await syncRange(depsFor(db), RANGE);
   expect(repair.windows.map((w) => w.status)).toEqual(['completed', 'completed']);
-  expect(await observationIds(db)).toEqual(reference);
+  expect(await observationIds(db.sql)).toEqual(reference);
   return { first, db, partial };
 }
 
@@ -187,12 +175,12 @@ describe('a register page that changes between two fetches', () => {
     // A later run reads the page as it was (pending): both versions are kept, each once.
     const again = await syncRange(depsFor(db), RANGE);
     expect(again.windows.map((w) => w.status)).toEqual(['completed', 'completed']);
-    const ids = await observationIds(db);
+    const ids = await observationIds(db.sql);
     expect(ids.filter((id) => !reference.includes(id)).length).toBe(lateSuccess.length);
     expect(reference.every((id) => ids.includes(id))).toBe(true);
     const third = await syncRange(depsFor(db), RANGE);
     expect(third.appended).toBe(0);
-    expect(await observationIds(db)).toEqual(ids);
+    expect(await observationIds(db.sql)).toEqual(ids);
   });
 });
 
@@ -251,11 +239,11 @@ describe('recon sync as a process facing a PSP fault', () => {
     expect(first.out).toMatch(/was not ready after 1 s \(\d+ polls; RECON_REPORT_MAX_WAIT_MS=1000\)\); it will be read again on the next run/);
     expect(first.out).toContain(`${posId} ${WINDOWS[1]!.from} .. ${WINDOWS[1]!.to}: report `);
     expect(first.out).toMatch(/sync: 1 windows completed, 1 failed/);
-    expect((await failuresRecorded(db)).map((f) => f.window)).toEqual([WINDOWS[0]]);
+    expect((await failuresRecorded(db.sql, sandbox.projects[0]!.posId)).map((f) => f.window)).toEqual([WINDOWS[0]]);
 
     const second = await runSync(db);
     expect(second.code, second.err).toBe(0);
     expect(second.out).toMatch(/sync: 2 windows completed, 0 failed/);
-    expect(await observationIds(db)).toEqual(reference);
+    expect(await observationIds(db.sql)).toEqual(reference);
   });
 });

@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PspProject } from '../../src/config/env';
-import { dataOf, isEvent } from '../../src/events/catalog';
-import { SyncWindowFailed, syncStream } from '../../src/events/ingest-events';
 import { syncRange, type SyncDeps, type SyncReport } from '../../src/ingest/sync';
 import { silentLogger } from '../../src/log';
 import { createPspClient } from '../../src/psp/client';
 import { DEFAULT_FAULTS, startSandbox, type Faults, type Sandbox } from '../../src/sandbox/server';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import { createTestDatabase, type TestDatabase } from '../support/db';
+import { failuresRecorded, observationIds } from './support/store-checks';
 
 /**
  * Transient PSP faults against the sandbox's fault knobs, through the real client and sync: 5xx and 429
@@ -36,7 +35,7 @@ beforeAll(async () => {
   const db = await freshDb();
   const report = await syncRange(depsFor(db), RANGE);
   expect(report.windows.map((w) => w.status)).toEqual(['completed', 'completed']);
-  reference = await observationIds(db);
+  reference = await observationIds(db.sql);
   expect(reference.length).toBeGreaterThan(100);
 });
 afterAll(async () => {
@@ -64,20 +63,6 @@ function depsFor(db: TestDatabase): SyncDeps {
   };
 }
 
-async function observationIds(db: TestDatabase): Promise<string[]> {
-  const rows = await db.sql<{ id: string }[]>`
-    select event_id::text as id from es_events where stream_id like 'payment-%' or stream_id like 'rejections-%' order by 1`;
-  return rows.map((r) => r.id);
-}
-
-async function failuresRecorded(db: TestDatabase): Promise<{ window: { from: string; to: string }; reason: string }[]> {
-  const events = await createPostgresEventStore(db.sql).readStream(syncStream(sandbox.projects[0]!.posId));
-  return events.filter((e) => isEvent(SyncWindowFailed, e)).map((e) => {
-    const d = dataOf(SyncWindowFailed, e);
-    return { window: d.window, reason: d.reason };
-  });
-}
-
 /** Runs a sync under `faults`, then checks its outcome and, when a window failed, that a fault-free run repairs it. */
 async function syncUnder(faults: Partial<Faults>): Promise<{ first: SyncReport; db: TestDatabase; served: Sandbox['stats']['faults'] }> {
   const db = await freshDb();
@@ -101,14 +86,14 @@ async function syncUnder(faults: Partial<Faults>): Promise<{ first: SyncReport; 
   // Every window either completed or was recorded as failed, with its reason, in the sync stream.
   const failed = first.windows.filter((w) => w.status === 'failed');
   expect(first.windows.every((w) => w.status === 'completed' || w.status === 'failed')).toBe(true);
-  const recorded = await failuresRecorded(db);
+  const recorded = await failuresRecorded(db.sql, sandbox.projects[0]!.posId);
   expect(recorded.map((f) => f.window)).toEqual(failed.map((w) => w.window));
   expect(recorded.map((f) => f.reason)).toEqual(failed.map((w) => w.reason));
   if (failed.length > 0) {
     const repair = await syncRange(depsFor(db), RANGE);
     expect(repair.windows.map((w) => w.status)).toEqual(['completed', 'completed']);
   }
-  expect(await observationIds(db)).toEqual(reference);
+  expect(await observationIds(db.sql)).toEqual(reference);
   return { first, db, served };
 }
 
@@ -151,7 +136,7 @@ describe('PSP faults that outlast the retries: a recorded failure, repaired by t
     const { first, db } = await syncUnder({ serverErrorRate: 1, appliesTo: burst(4, START) });
     expect(first.windows.map((w) => w.status)).toEqual(['failed', 'completed']);
     expect(first.windows[0]!.reason).toMatch(/^PSP_HTTP_ERROR: PSP answered 50[023] on POST \/streaming-report\/start \(internal_error\)/);
-    expect((await failuresRecorded(db))[0]!.window).toEqual({ from: '2025-01-01T00:00:00.000Z', to: '2025-02-01T00:00:00.000Z' });
+    expect((await failuresRecorded(db.sql, sandbox.projects[0]!.posId))[0]!.window).toEqual({ from: '2025-01-01T00:00:00.000Z', to: '2025-02-01T00:00:00.000Z' });
   });
 
   it('429 for longer than the retries: failed with too_many_requests', async () => {

@@ -1,4 +1,7 @@
 import type { Sql } from '../../../src/db/connect';
+import { dataOf, isEvent } from '../../../src/events/catalog';
+import { SyncWindowFailed, syncStream } from '../../../src/events/ingest-events';
+import { createPostgresEventStore } from '../../../src/store/postgres';
 
 /**
  * What a crash must never leave in the event store, read straight from its tables (es_events, es_streams),
@@ -38,6 +41,22 @@ export async function storeIntegrity(sql: Sql): Promise<StoreIntegrity> {
 export async function eventIds(sql: Sql, streamLike: string): Promise<string[]> {
   const rows = await sql<{ id: string }[]>`select event_id::text as id from es_events where stream_id like ${streamLike} order by 1`;
   return rows.map((r) => r.id);
+}
+
+/** Ids of every observation and rejection a sync appended (payment and rejection streams), sorted. */
+export async function observationIds(sql: Sql): Promise<string[]> {
+  const rows = await sql<{ id: string }[]>`
+    select event_id::text as id from es_events where stream_id like 'payment-%' or stream_id like 'rejections-%' order by 1`;
+  return rows.map((r) => r.id);
+}
+
+/** The windows a sync of `posId` recorded as failed, with their reasons, in order. */
+export async function failuresRecorded(sql: Sql, posId: string): Promise<{ window: { from: string; to: string }; reason: string }[]> {
+  const events = await createPostgresEventStore(sql).readStream(syncStream(posId));
+  return events.filter((e) => isEvent(SyncWindowFailed, e)).map((e) => {
+    const d = dataOf(SyncWindowFailed, e);
+    return { window: d.window, reason: d.reason };
+  });
 }
 
 export async function countEvents(sql: Sql, streamLike = '%'): Promise<number> {
