@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readFileSync, readdirSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
@@ -10,6 +9,7 @@ import { createWebhookReceiver } from '../src/ingest/receiver';
 import { createLogger } from '../src/log';
 import { encodeBase64Url, sign } from '../src/psp/signature';
 import { createPostgresEventStore } from '../src/store/postgres';
+import { cpuPer, serverCpuMeter } from './cpu';
 import { perSecond, sampleRss, type BenchContext } from './harness';
 
 /**
@@ -182,75 +182,6 @@ async function sandboxChild(): Promise<void> {
 
 if (process.env.RECON_BENCH_SANDBOX === '1') void sandboxChild();
 
-/**
- * CPU time (user + system, ms) of a process from /proc, and of a PostgreSQL server's processes (the
- * children of its postmaster): where a record's time goes, measured beside the rates. Linux and a local
- * server only; undefined otherwise.
- */
-function processCpuMs(pid: number): number | undefined {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-  } catch {
-    return undefined;
-  }
-}
-
-function parentOf(pid: number): number | undefined {
-  try {
-    return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * CPU of the server's processes so far, per pid. A delta counts what each process present at the end used
- * since the start (its whole CPU if it started since): a backend that exited in between (a closed pool)
- * is left out rather than subtracted.
- */
-type CpuSnapshot = Map<number, number>;
-async function serverCpuMeter(sql: BenchContext['sql']): Promise<(() => CpuSnapshot | undefined)> {
-  const [row] = await sql<{ pid: number }[]>`select pg_backend_pid() as pid`;
-  const postmaster = parentOf(row!.pid);
-  return () => {
-    if (postmaster === undefined || processCpuMs(postmaster) === undefined) return undefined;
-    const snapshot: CpuSnapshot = new Map([[postmaster, processCpuMs(postmaster)!]]);
-    for (const d of readdirSync('/proc')) {
-      if (!/^\d+$/.test(d) || parentOf(Number(d)) !== postmaster) continue;
-      const ms = processCpuMs(Number(d));
-      if (ms !== undefined) snapshot.set(Number(d), ms);
-    }
-    return snapshot;
-  };
-}
-
-function cpuSince(before: CpuSnapshot | undefined, after: CpuSnapshot | undefined): number | undefined {
-  if (!before || !after) return undefined;
-  let ms = 0;
-  for (const [pid, now] of after) ms += now - (before.get(pid) ?? 0);
-  return ms;
-}
-
-/** CPU of this process, another process and the PostgreSQL server over `fn`, in µs per unit of work. */
-async function cpuPer<T>(units: (r: T) => number, meters: { serverCpu: () => CpuSnapshot | undefined; otherPid?: number }, fn: () => Promise<T>) {
-  const self0 = process.cpuUsage();
-  const other0 = meters.otherPid ? processCpuMs(meters.otherPid) : undefined;
-  const server0 = meters.serverCpu();
-  const r = await fn();
-  const self = process.cpuUsage(self0);
-  const other1 = meters.otherPid ? processCpuMs(meters.otherPid) : undefined;
-  const server1 = meters.serverCpu();
-  const n = units(r);
-  const per = (ms: number | undefined) => (ms === undefined ? 'n/a' : ((ms * 1000) / n).toFixed(0));
-  return {
-    result: r,
-    self: per((self.user + self.system) / 1000),
-    other: per(other0 !== undefined && other1 !== undefined ? other1 - other0 : undefined),
-    server: per(cpuSince(server0, server1)),
-  };
-}
-
 // January's register holds about 3.4 rows per payment (split operations give one row per receiver).
 const ROWS_PER_PAYMENT = 3.42;
 
@@ -305,7 +236,7 @@ async function syncBench(ctx: BenchContext): Promise<void> {
       const w = report.windows[0]!;
       const records = (w.registerRecords ?? 0) + (w.periodRecords ?? 0);
       ctx.note(`sync of ${w.registerRecords} register + ${w.periodRecords} period records (${sb.payments} payments): ${(ms / 1000).toFixed(1)} s, ${report.appended} events appended, peak RSS ${(peak / 2 ** 20).toFixed(0)} MB`);
-      ctx.note(`  CPU per record: sync ${cpu.self} µs, sandbox ${cpu.other} µs, PostgreSQL ${cpu.server} µs; wall ${((ms * 1000) / records).toFixed(0)} µs (2 cores shared)`);
+      ctx.note(`  CPU per record: sync ${cpu.self} µs, sandbox ${cpu.other} µs, PostgreSQL ${cpu.server} µs (background ${cpu.serverBackground} µs); wall ${((ms * 1000) / records).toFixed(0)} µs (2 cores shared)`);
       ctx.figure({ name: `sync end to end, ${w.registerRecords} register records`, value: perSecond(records, ms), unit: 'records/s', reference: { name: 'raw batched append', value: rawRate }, target: { min: 20_000, text: '≥ 20k/s' } });
       ctx.figure({ name: `sync peak RSS, ${w.registerRecords} register records`, value: peak / 2 ** 20, unit: 'MB' });
     }

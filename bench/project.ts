@@ -2,6 +2,7 @@ import { loadProjections, rebuildProjection, type RunnerDeps } from '../src/ledg
 import { createPostgresEventStore } from '../src/store/postgres';
 import type { Position } from '../src/store/types';
 import { appendChunks, scenarioEvents, scenarioFor } from '../test/ledger/ingest-stream';
+import { cpuPer, serverCpuMeter } from './cpu';
 import { perSecond, sampleRss, timed, type BenchContext } from './harness';
 
 /**
@@ -61,7 +62,8 @@ export async function run(ctx: BenchContext): Promise<void> {
   const marks = [0.25, 0.5, 0.75, 1].map((q) => Math.max(1, Math.floor(events * q)));
   const samples: Array<{ name: string; applied: number; heap: number }> = [];
   const next = new Map<string, number>();
-  const rebuild = await timed(() => rebuildProjection(deps, undefined, {
+  const serverCpu = await serverCpuMeter(ctx.sql);
+  const measured = await cpuPer(() => events, { serverCpu }, () => timed(() => rebuildProjection(deps, undefined, {
     batchSize,
     onProgress: (p) => {
       const i = next.get(p.name) ?? 0;
@@ -71,8 +73,10 @@ export async function run(ctx: BenchContext): Promise<void> {
         next.set(p.name, i + 1);
       }
     },
-  }));
+  })));
+  const rebuild = measured.result;
   const peak = rss.stop();
+  ctx.note(`  CPU per event: this process ${measured.self} µs, PostgreSQL ${measured.server} µs (of which background processes ${measured.serverBackground} µs); wall ${((rebuild.ms * 1000) / events).toFixed(0)} µs (2 cores shared)`);
   const applied = rebuild.result.projections.reduce((s, p) => s + p.totalApplied, 0);
   for (const p of rebuild.result.projections) ctx.note(`  ${p.name}: ${p.totalApplied.toLocaleString('en-US')} events, ${p.status}`);
   for (const s of samples) ctx.note(`  heap after gc, ${s.name} after ${s.applied.toLocaleString('en-US')} events: ${(s.heap / MB).toFixed(1)} MB`);
