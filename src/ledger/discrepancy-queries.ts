@@ -5,7 +5,7 @@ import { newEvent } from '../events/catalog';
 import { DiscrepancyAccepted, discrepancyStream } from '../events/audit-events';
 import { isStoreError } from '../store/errors';
 import type { EventStore } from '../store/types';
-import { DISCREPANCY_STATUSES, DISCREPANCY_TYPES } from './discrepancy-rules';
+import { DISCREPANCY_STATUSES, DISCREPANCY_TYPES } from './discrepancy-types';
 
 /**
  * Auditors' queries over the `recon.*` views of the reconciliation projection, shared by the CLI

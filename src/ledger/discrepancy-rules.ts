@@ -1,4 +1,5 @@
 import { uuidV5 } from '../events/ids';
+import type { DiscrepancyStatus, DiscrepancyType } from './discrepancy-types';
 import { isFinal, SOURCES, type MatchedOperation, type Observation, type SourceItem, type SourceName } from './matching';
 
 /**
@@ -6,24 +7,6 @@ import { isFinal, SOURCES, type MatchedOperation, type Observation, type SourceI
  * Pure: "now" is the time carried by the events (the projection's clock), never the wall clock.
  * An operation is judged only once it is older than the grace period (now ≥ occurredAt + grace).
  */
-
-export const DISCREPANCY_TYPES = [
-  'missing_in_report',
-  'missing_in_period',
-  'missing_webhook',
-  'status_mismatch',
-  'amount_mismatch',
-  'currency_mismatch',
-  'fee_mismatch',
-  'split_mismatch',
-  'unknown_sub_merchant',
-  'duplicate',
-  'report_count_mismatch',
-] as const;
-export type DiscrepancyType = (typeof DISCREPANCY_TYPES)[number];
-
-export const DISCREPANCY_STATUSES = ['open', 'resolved', 'accepted'] as const;
-export type DiscrepancyStatus = (typeof DISCREPANCY_STATUSES)[number];
 
 export interface SyncWindow {
   readonly posId: string;

@@ -1,3 +1,5 @@
+import type { DiscrepancyType } from '../ledger/discrepancy-types';
+
 /**
  * The sandbox's picture of the PSP's data: orders, their operations, and the injected differences
  * between the PSP's three sources (register report, period transactions, webhooks). Amounts are
@@ -127,19 +129,8 @@ export interface Order {
   readonly injection: InjectionType | null;
 }
 
-/** Ground-truth discrepancy types (the names of issue 5). */
-export type GroundTruthType =
-  | 'missing_in_report'
-  | 'missing_in_period'
-  | 'missing_webhook'
-  | 'status_mismatch'
-  | 'amount_mismatch'
-  | 'currency_mismatch'
-  | 'fee_mismatch'
-  | 'split_mismatch'
-  | 'unknown_sub_merchant'
-  | 'duplicate'
-  | 'report_count_mismatch';
+/** Ground-truth discrepancy types: the names recon gives the discrepancies (issue 5). */
+export type GroundTruthType = DiscrepancyType;
 
 /** What can be injected: the ground-truth types plus a webhook lost on delivery that a re-send recovers. */
 export type InjectionType = GroundTruthType | 'webhook_lost_resendable';

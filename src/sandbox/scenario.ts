@@ -1,9 +1,11 @@
 import { DateTime } from 'luxon';
+import { DISCREPANCY_TYPES } from '../ledger/discrepancy-types';
 import { createRng, hashSeed, type Rng } from './random';
 import type {
   CardData,
   Distortion,
   GroundTruthEntry,
+  GroundTruthType,
   InjectionType,
   Operation,
   Order,
@@ -73,19 +75,8 @@ export interface Scenario {
   subMerchantCsv(): string;
 }
 
-export const GROUND_TRUTH_TYPES = [
-  'missing_in_report',
-  'missing_in_period',
-  'missing_webhook',
-  'status_mismatch',
-  'amount_mismatch',
-  'currency_mismatch',
-  'fee_mismatch',
-  'split_mismatch',
-  'unknown_sub_merchant',
-  'duplicate',
-  'report_count_mismatch',
-] as const;
+/** Every discrepancy type recon detects is one the sandbox can inject. */
+export const GROUND_TRUTH_TYPES: readonly GroundTruthType[] = DISCREPANCY_TYPES;
 
 export const INJECTION_TYPES: readonly InjectionType[] = [...GROUND_TRUTH_TYPES, 'webhook_lost_resendable'];
 
