@@ -2,6 +2,7 @@ import { ConfigError, requireConfig, secretValues, type Config } from '../config
 import { openDatabase, type Database, type Sql } from '../db/connect';
 import { createLogger, type Logger } from '../log';
 import { openEventStore } from '../store/open';
+import { readTransactionCounter } from '../store/transaction-counter';
 import type { EventStore } from '../store/types';
 
 /** What a command runs with: validated configuration, logger, database (migrated) and event store. */
@@ -41,6 +42,15 @@ export async function openRuntime(config: Config, opts: { log?: Logger; maxConne
   const log = opts.log ?? loggerFor(config);
   const db = await openDatabase(config, log, { max: opts.maxConnections ?? 10 });
   const store = openEventStore(config, db.sql);
+  if (store.backend === 'postgres') {
+    // Said at every start: after a logical restore every append fails until an operator acts (reading works).
+    const counter = await readTransactionCounter(db.sql);
+    if (!counter.ok) {
+      log.warn('the event store refuses appends: its transaction counter is behind the stored events (restored from a logical dump?); run recon store advance-xid', {
+        lastCommit: counter.lastCommit?.toString(), nextTransaction: counter.nextTransaction.toString(),
+      });
+    }
+  }
   return { config, log, db, sql: db.sql, store };
 }
 

@@ -20,6 +20,8 @@ export const SqlState = {
   duplicateObject: '42710',
   insufficientPrivilege: '42501',
   readOnlyTransaction: '25006',
+  /** recon's own (migration 0600): the event store refuses appends, the server's transaction counter is behind its events */
+  transactionCounterBehind: 'RE001',
 } as const;
 
 export type SqlStateName = keyof typeof SqlState;

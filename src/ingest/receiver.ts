@@ -87,8 +87,13 @@ export function senderOf(req: IncomingMessage, trustProxy: boolean): string {
   return normalizeIp(req.socket.remoteAddress);
 }
 
-function isUnavailable(e: unknown): boolean {
-  return isStoreError(e, 'STORE_UNAVAILABLE') || isConnectionError(e);
+/**
+ * The store cannot take the webhook now, so the PSP must deliver it again: unreachable, or refusing appends
+ * until an operator has moved the transaction counter on after a restore (TRANSACTION_COUNTER_BEHIND).
+ */
+function unavailable(e: unknown): { status: 503; reason: string } | undefined {
+  if (isStoreError(e, 'TRANSACTION_COUNTER_BEHIND')) return { status: 503, reason: 'store refuses appends until its transaction counter is advanced (recon store advance-xid)' };
+  return isStoreError(e, 'STORE_UNAVAILABLE') || isConnectionError(e) ? { status: 503, reason: 'store unavailable' } : undefined;
 }
 
 /** Reads the body up to `max` bytes; null when it is larger. */
@@ -128,7 +133,8 @@ export function createWebhookReceiver(deps: ReceiverDeps): WebhookReceiver {
     try {
       await batcher.append(recordRejected(posId, 'webhook', field, reason, raw, { receivedAt: now().toISOString(), remoteAddress: sender }));
     } catch (e) {
-      if (isUnavailable(e)) return { status: 503, reason: 'store unavailable' };
+      const out = unavailable(e);
+      if (out) return out;
       throw e;
     }
     return { status: 400, reason: `${field}: ${reason}`, metric: 'malformed' };
@@ -180,7 +186,8 @@ export function createWebhookReceiver(deps: ReceiverDeps): WebhookReceiver {
     try {
       await batcher.append(webhookReceived(project.posId, json, parsed.value, { receivedAt: now().toISOString(), remoteAddress: sender }));
     } catch (e) {
-      if (isUnavailable(e)) return { status: 503, reason: 'store unavailable' };
+      const out = unavailable(e);
+      if (out) return out;
       throw e;
     }
     return { status: 200 };
@@ -194,7 +201,7 @@ export function createWebhookReceiver(deps: ReceiverDeps): WebhookReceiver {
     }
     if (o.status === 503) {
       m.unavailable++;
-      log.error('webhook not stored: store unavailable', { posId, sender });
+      log.error(`webhook not stored: ${o.reason}`, { posId, sender });
       sendJson(res, 503, { error: 'unavailable', reason: o.reason }, { 'retry-after': '5' });
       return;
     }

@@ -1,7 +1,7 @@
 import type { ExpectedRevision } from './types';
 
 /** Typed store errors: callers switch on `code` (after tRPC's error codes). */
-export type StoreErrorCode = 'WRONG_EXPECTED_REVISION' | 'EVENT_ID_CONFLICT' | 'STORE_UNAVAILABLE' | 'INVALID_EVENT';
+export type StoreErrorCode = 'WRONG_EXPECTED_REVISION' | 'EVENT_ID_CONFLICT' | 'STORE_UNAVAILABLE' | 'INVALID_EVENT' | 'TRANSACTION_COUNTER_BEHIND';
 
 export class StoreError extends Error {
   constructor(readonly code: StoreErrorCode, message: string, options?: { cause?: unknown }) {
@@ -33,6 +33,19 @@ export class StoreUnavailableError extends StoreError {
   constructor(message: string, cause?: unknown) {
     super('STORE_UNAVAILABLE', message, { cause });
     this.name = 'StoreUnavailableError';
+  }
+}
+
+/**
+ * PostgreSQL backend: the server's next transaction id is not above the last stored event's (a database
+ * restored from a logical dump into another server), so an append would sort before stored events and
+ * readers would skip it. Nothing is written; appends work again once `recon store advance-xid` has moved
+ * the counter on (docs/store.md, "Backups and restores").
+ */
+export class TransactionCounterBehindError extends StoreError {
+  constructor(message: string, cause?: unknown) {
+    super('TRANSACTION_COUNTER_BEHIND', message, { cause });
+    this.name = 'TransactionCounterBehindError';
   }
 }
 

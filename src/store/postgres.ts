@@ -1,6 +1,6 @@
 import type { Sql } from '../db/connect';
 import { constraintOf, isConnectionError, isSqlState } from '../db/errors';
-import { EventIdConflictError, StoreUnavailableError, checkExpected } from './errors';
+import { EventIdConflictError, StoreUnavailableError, TransactionCounterBehindError, checkExpected } from './errors';
 import { prepareAppend, type PreparedEvent } from './prepare';
 import { formatPosition, type AppendRequest, type AppendResult, type EventStore, type NewEvent, type Position, type RecordedEvent } from './types';
 
@@ -87,6 +87,10 @@ async function guard<T>(fn: () => Promise<T>): Promise<T> {
     return await fn();
   } catch (e) {
     if (isConnectionError(e)) throw new StoreUnavailableError(`event store unavailable: ${(e as Error).message}`, e);
+    if (isSqlState(e, 'transactionCounterBehind')) {
+      const hint = (e as { hint?: string }).hint;
+      throw new TransactionCounterBehindError(`${(e as Error).message}${hint ? `. ${hint}` : ''}`, e);
+    }
     throw e;
   }
 }

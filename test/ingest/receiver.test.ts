@@ -8,6 +8,7 @@ import { encodeBase64Url, sign } from '../../src/psp/signature';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore } from '../../src/store/types';
 import { createTestDatabase, type TestDatabase } from '../support/db';
+import { storeEventAheadOfCounter } from '../support/logical-restore';
 import { POS_ID, SECRET, capturingLogger, formOf, post, project, purchaseWebhook } from './helpers';
 
 let db: TestDatabase;
@@ -188,6 +189,26 @@ describe('webhook receiver', () => {
       expect((await fetch(`${okUrl}/readyz`)).status).toBe(200);
     } finally {
       await ok.close();
+    }
+  });
+
+  it('answers 503 while the store refuses appends after a logical restore, stores nothing, and says why in the log', async () => {
+    const restored = await createTestDatabase();
+    try {
+      await storeEventAheadOfCounter(restored);
+      const { app, url, lines } = await start({ store: createPostgresEventStore(restored.sql) });
+      try {
+        const r = await post(`${url}/webhooks/${POS_ID}`, formOf(purchaseWebhook()));
+        expect(r.status).toBe(503);
+        expect(JSON.parse(r.body)).toEqual({ error: 'unavailable', reason: expect.stringContaining('recon store advance-xid') });
+        expect(lines.some((l) => l.includes('webhook not stored') && l.includes('recon store advance-xid'))).toBe(true);
+      } finally {
+        await app.close();
+      }
+      const [n] = await restored.sql<{ n: number }[]>`select count(*)::int as n from es_events where type = ${WebhookReceived.type}`;
+      expect(n!.n).toBe(0);
+    } finally {
+      await restored.drop();
     }
   });
 
