@@ -4,6 +4,7 @@ import { createWebhookReceiver } from '../ingest/receiver';
 import { createAuditorApi } from '../ledger/auditor-api';
 import { followProjections } from '../ledger/runner';
 import { createScheduler } from '../scheduler/scheduler';
+import { storeReadiness } from '../store/transaction-counter';
 import { asyncRoute } from './http-routes';
 import type { Runtime } from './runtime';
 
@@ -26,7 +27,7 @@ export async function runWorker(rt: Runtime, signal: AbortSignal, opts: WorkerOp
     projects: config.projects,
     log,
     options: config.webhook,
-    ready: () => rt.sql`select 1`,
+    ready: storeReadiness(rt.store, rt.sql),
   });
   const auditor = createAuditorApi({ sql: rt.sql, token: config.auditorToken, timezone: config.timezone });
   const app = createHttpApp({ routes: [receiver.handle, asyncRoute('/api', auditor, log)], log });

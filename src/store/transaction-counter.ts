@@ -1,4 +1,6 @@
 import type { Sql } from '../db/connect';
+import { TransactionCounterBehindError } from './errors';
+import type { EventStore } from './types';
 
 /**
  * The PostgreSQL backend's positions take their commit part from transaction ids, so the server's counter
@@ -47,4 +49,21 @@ export async function advanceTransactionCounter(
     opts.onProgress?.({ next, target });
   }
   return { before, after: await readTransactionCounter(sql) };
+}
+
+/**
+ * Readiness of a webhook receiver: the store can take appends now. PostgreSQL: reachable and its counter
+ * above the stored events (so a load balancer stops routing webhooks to a restored store that refuses
+ * them); EventStoreDB: reachable, and so is PostgreSQL (the read models).
+ */
+export function storeReadiness(store: EventStore, sql: Sql): () => Promise<void> {
+  return async () => {
+    if (store.backend === 'postgres') {
+      const c = await readTransactionCounter(sql);
+      if (!c.ok) throw new TransactionCounterBehindError(`the event store refuses appends: its transaction counter (${c.nextTransaction}) is behind the last stored event (${c.lastCommit}); run recon store advance-xid`);
+      return;
+    }
+    await store.headPosition();
+    await sql`select 1`;
+  };
 }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isStoreError } from '../../src/store/errors';
 import { createPostgresEventStore } from '../../src/store/postgres';
-import { advanceTransactionCounter, readTransactionCounter } from '../../src/store/transaction-counter';
+import { advanceTransactionCounter, readTransactionCounter, storeReadiness } from '../../src/store/transaction-counter';
 import type { EventStore, Position } from '../../src/store/types';
 import { createTestDatabase, type TestDatabase } from '../support/db';
 import { storeEventAheadOfCounter } from '../support/logical-restore';
@@ -62,6 +62,10 @@ describe('postgres event store: a transaction counter behind the stored events (
     expect(s!.n).toBe(0);
   });
 
+  it('a receiver is not ready (a load balancer routes webhooks elsewhere) until the counter is advanced', async () => {
+    await expect(storeReadiness(store, db.sql)()).rejects.toSatisfy((e) => isStoreError(e, 'TRANSACTION_COUNTER_BEHIND'));
+  });
+
   it('readers are held back below the counter (they skip nothing: the restored event waits, it is not passed)', async () => {
     const page = await store.readAll(undefined, { maxCount: 10 });
     expect(page.map((e) => e.stream)).toEqual(['before']);
@@ -77,6 +81,7 @@ describe('postgres event store: a transaction counter behind the stored events (
     expect(after.ok).toBe(true);
     expect(after.nextTransaction).toBeGreaterThan(restoredAt.commit);
     expect(steps.length).toBeGreaterThanOrEqual(2); // in steps, with progress
+    await expect(storeReadiness(store, db.sql)()).resolves.toBeUndefined();
     const [r] = await store.appendMany([{ stream: 'new-a', events: [ev('new-a', 0)] }]);
     expect(r!.position!.commit).toBeGreaterThan(restoredAt.commit);
     const page = await store.readAll(restoredAt, { maxCount: 10 });

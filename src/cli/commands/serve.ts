@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { createHttpApp } from '../../ingest/http-app';
 import { createWebhookReceiver } from '../../ingest/receiver';
+import { storeReadiness } from '../../store/transaction-counter';
 import { UsageError, withRuntime } from '../runtime';
 
 export function register(program: Command): void {
@@ -25,7 +26,7 @@ export function register(program: Command): void {
           projects: rt.config.projects,
           log: rt.log,
           options: rt.config.webhook,
-          ready: () => rt.sql`select 1`,
+          ready: storeReadiness(rt.store, rt.sql),
         });
         const app = createHttpApp({ routes: [receiver.handle], log: rt.log });
         const { url } = await app.listen(port, opts.host);
