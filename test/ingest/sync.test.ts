@@ -4,8 +4,11 @@ import { syncIncremental, syncRange, type SyncDeps } from '../../src/ingest/sync
 import { silentLogger } from '../../src/log';
 import { createPspClient, type PspClient } from '../../src/psp/client';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server';
+import { isStoreError } from '../../src/store/errors';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import { createTestDatabase, type TestDatabase } from '../support/db';
+import { storeEventAheadOfCounter } from '../support/logical-restore';
+import { ev } from '../store/contract';
 
 const scenarioOptions = { seed: 'ingest-sync', month: '2025-01', timezone: 'UTC', payments: 160 };
 // January plus the longest lag of a secondary operation (21 days): two windows.
@@ -201,5 +204,13 @@ describe('sync against the sandbox', () => {
     expect(skipped.skipped).toBe(1);
     expect(sandbox.stats.reportsStarted).toBe(started);
   });
-});
 
+  it('stops with TRANSACTION_COUNTER_BEHIND, appending nothing, while the store refuses appends after a logical restore', async () => {
+    const db = await freshDb();
+    await storeEventAheadOfCounter(db);
+    const err = await syncRange(depsFor(db), { from: '2025-01-01', to: '2025-01-08' }).then(() => undefined, (e: unknown) => e);
+    expect(isStoreError(err, 'TRANSACTION_COUNTER_BEHIND'), String(err)).toBe(true);
+    expect((err as Error).message).toMatch(/recon store advance-xid/);
+    expect(await countByType(db)).toEqual({ [ev('x', 0).type]: 1 }); // the restored event alone
+  });
+});
