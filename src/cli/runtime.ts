@@ -43,7 +43,8 @@ export async function openRuntime(config: Config, opts: { log?: Logger; maxConne
   const db = await openDatabase(config, log, { max: opts.maxConnections ?? 10 });
   const store = openEventStore(config, db.sql);
   if (store.backend === 'postgres') {
-    // Said at every start: after a logical restore every append fails until an operator acts (reading works).
+    // Said at every start: after a logical restore every append fails until an operator acts (reads see the
+    // events below the counter).
     const counter = await readTransactionCounter(db.sql);
     if (!counter.ok) {
       log.warn('the event store refuses appends: its transaction counter is behind the stored events (restored from a logical dump?); run recon store advance-xid', {

@@ -7,7 +7,7 @@ import { withRuntime, type Runtime } from '../runtime';
  * after a restore (docs/store.md, "Backups and restores").
  */
 
-function describe(c: TransactionCounter): string {
+function summary(c: TransactionCounter): string {
   const last = c.lastCommit === null ? '(no events)' : c.lastCommit.toString();
   const verdict = c.ok ? 'appends accepted' : `appends REFUSED: the counter is ${(c.lastCommit! - c.nextTransaction + 1n).toLocaleString('en-US')} behind (run recon store advance-xid)`;
   return `last event's transaction id: ${last}\nserver's next transaction id: ${c.nextTransaction}\n${verdict}\n`;
@@ -30,7 +30,7 @@ export function register(program: Command): void {
         const head = await rt.store.headPosition();
         process.stdout.write(`event store backend: postgres; head position ${head ? `${head.commit}/${head.prepare}` : '(empty)'}\n`);
         const c = await readTransactionCounter(rt.sql);
-        process.stdout.write(describe(c));
+        process.stdout.write(summary(c));
         if (!c.ok) process.exitCode = 1;
       });
     });
@@ -47,8 +47,8 @@ export function register(program: Command): void {
           onProgress: (p) => rt.log.info('advancing the transaction counter', { next: p.next.toString(), target: p.target.toString() }),
         });
         process.stdout.write(before.ok
-          ? `nothing to do: ${describe(before)}`
-          : `advanced by ${(after.nextTransaction - before.nextTransaction).toLocaleString('en-US')} transaction ids in ${((Date.now() - started) / 1000).toFixed(1)} s\n${describe(after)}`);
+          ? `nothing to do: ${summary(before)}`
+          : `advanced by ${(after.nextTransaction - before.nextTransaction).toLocaleString('en-US')} transaction ids in ${((Date.now() - started) / 1000).toFixed(1)} s\n${summary(after)}`);
       });
     });
 }
