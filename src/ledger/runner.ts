@@ -99,6 +99,20 @@ export function loadProjections(dir: string = PROJECTIONS_DIR): Promise<Projecti
   return p;
 }
 
+/**
+ * A build's checkpoint is past the event store's head: the read model holds events the store no longer
+ * has (the store was restored from an older backup, or replaced, and the read models were not). Carrying
+ * on would skip every event appended below the checkpoint, silently; the build must be rebuilt.
+ */
+export class ProjectionAheadOfStoreError extends Error {
+  readonly code = 'PROJECTION_AHEAD_OF_STORE';
+  constructor(readonly projection: string, readonly schema: string, readonly checkpoint: string, readonly head: string | null) {
+    super(`projection ${projection} (build ${schema}) is at position ${checkpoint}, past the event store's head ${head ?? '(empty store)'}: ` +
+      'the event store was restored from an older backup or replaced while the read models were not; rebuild them with recon project --rebuild');
+    this.name = 'ProjectionAheadOfStoreError';
+  }
+}
+
 interface BuildRow {
   schema_name: string;
   name: string;
@@ -365,6 +379,25 @@ async function advanceOne(deps: RunnerDeps, t: Target, events: readonly Recorded
   }
 }
 
+/**
+ * Checkpoints never pass the head on their own (a reader only ever sees events below the head, and the head
+ * only moves on), so a build past it was made from another store (ProjectionAheadOfStoreError). A live
+ * build in that state is left alone while a new build of its projection is under way (the rebuild that
+ * repairs it, which replaces it when caught up); otherwise the run stops.
+ */
+async function refuseBuildsAheadOfStore(deps: RunnerDeps, targets: Target[], plans: ReadonlyArray<{ p: Projection; building: BuildRow | undefined }>): Promise<void> {
+  const head = await deps.store.headPosition();
+  for (const t of targets) {
+    const at = t.build.checkpoint;
+    if (at === null || (head !== undefined && comparePositions(parsePosition(at), head) <= 0)) continue;
+    const error = new ProjectionAheadOfStoreError(t.p.name, t.build.schema_name, at, head ? formatPosition(head) : null);
+    const rebuilding = plans.some((pl) => pl.p === t.p && pl.building !== undefined && pl.building !== t.build);
+    if (!rebuilding) throw error;
+    deps.log.warn('live build not advanced: past the event store\'s head; the build under way replaces it', { projection: t.p.name, schema: t.build.schema_name, checkpoint: at, head: head ? formatPosition(head) : null });
+    t.active = false;
+  }
+}
+
 async function runAll(deps: RunnerDeps, list: readonly Projection[], opts: RunOptions, fresh: boolean): Promise<ProjectionReport[]> {
   const targets: Target[] = [];
   const plans: Array<{ p: Projection; live: BuildRow | undefined; building: BuildRow | undefined }> = [];
@@ -378,6 +411,7 @@ async function runAll(deps: RunnerDeps, list: readonly Projection[], opts: RunOp
     if (live && live.version === p.version) targets.push({ p, build: live, applied: 0, active: true, caughtUp: false, busy: false });
     if (building) targets.push({ p, build: building, applied: 0, active: true, caughtUp: false, busy: false });
   }
+  await refuseBuildsAheadOfStore(deps, targets, plans);
   await advanceAll(deps, targets, opts);
   const reports: ProjectionReport[] = [];
   for (const { p, live, building } of plans) {

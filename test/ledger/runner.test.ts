@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log';
 import type { Projection } from '../../src/ledger/projection';
-import { followProjections, projectionBuilds, rebuildProjection, runProjections, type RunnerDeps } from '../../src/ledger/runner';
+import { followProjections, ProjectionAheadOfStoreError, projectionBuilds, rebuildProjection, runProjections, type RunnerDeps } from '../../src/ledger/runner';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import { comparePositions, type EventStore, type NewEvent } from '../../src/store/types';
 import { createTestDatabase, type TestDatabase } from '../support/db';
@@ -170,5 +170,24 @@ describe('projection runner', () => {
     controller.abort();
     await following;
     expect((await totals())['s-live']).toBe(42n);
+  });
+
+  it('a build past the event store\'s head (a store restored from an older backup) stops the run; a rebuild replaces it', async () => {
+    const before = await totals();
+    const [live] = (await projectionBuilds(db.sql)).filter((b) => b.status === 'live');
+    // as if the store had been restored to an older backup: the read model's position is beyond everything it has
+    const ahead = '999999999999/999999999';
+    await db.sql`update projection_builds set checkpoint = ${ahead} where schema_name = ${live!.schema}`;
+    await append('s-after-restore', [ev('x', 5)]);
+
+    const err = await runProjections(deps(counter(2))).then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(ProjectionAheadOfStoreError);
+    expect((err as Error).message).toMatch(new RegExp(`projection tally \\(build ${live!.schema}\\) is at position ${ahead}, past the event store's head .*recon project --rebuild`));
+    expect((await projectionBuilds(db.sql)).find((b) => b.schema === live!.schema)?.checkpoint).toBe(ahead);
+
+    const r = await rebuildProjection(deps(counter(2)), 'tally');
+    expect(r.projections[0]).toMatchObject({ status: 'live', wentLive: true });
+    expect(await totals()).toEqual({ ...before, 's-after-restore': 10n });
+    await expect(runProjections(deps(counter(2)))).resolves.toBeDefined();
   });
 });
