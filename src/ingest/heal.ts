@@ -51,7 +51,7 @@ export async function healMissingWebhooks(
   opts: { now?: Date; posIds?: readonly string[]; limit?: number; signal?: AbortSignal } = {},
 ): Promise<HealReport> {
   const now = opts.now ?? new Date();
-  await catchUpOperationsSeen(deps.sql, deps.store, { signal: opts.signal });
+  await catchUpOperationsSeen(deps.sql, deps.store, { signal: opts.signal, log: deps.log });
   const projects = deps.projects.filter((p) => !opts.posIds?.length || opts.posIds.some((id) => id.toLowerCase() === p.posId.toLowerCase()));
   const cutoff = new Date(now.getTime() - deps.graceHours * 3_600_000);
   const requests: HealRequest[] = [];

@@ -1,7 +1,8 @@
 import type { Sql } from '../db/connect';
 import { dataOf, isEvent } from '../events/catalog';
 import { PeriodRecordObserved, RegisterRecordObserved, WebhookReceived, WebhookResendRequested } from '../events/ingest-events';
-import { formatPosition, parsePosition, type EventStore, type Position, type RecordedEvent } from '../store/types';
+import type { Logger } from '../log';
+import { comparePositions, formatPosition, parsePosition, type EventStore, type Position, type RecordedEvent } from '../store/types';
 
 /**
  * Keeps `ingest_operations_seen` (migration 0100) up to date from the event log: one row per
@@ -107,8 +108,28 @@ async function readCheckpoint(sql: Sql): Promise<Position | undefined> {
   return row ? parsePosition(row.position) : undefined;
 }
 
+/**
+ * A checkpoint past the store's head was taken from another store (the event store restored from an older
+ * backup, or replaced): reading on from it would skip every event appended below it. The table is a pure
+ * function of the log, so it is emptied and read again from the start.
+ */
+async function resetWhenAheadOfStore(sql: Sql, store: EventStore, log: Logger | undefined): Promise<void> {
+  const head = await store.headPosition();
+  const at = await readCheckpoint(sql);
+  if (!at || (head && comparePositions(at, head) <= 0)) return;
+  await sql.begin(async (tx) => {
+    await tx`select pg_advisory_xact_lock(${LOCK})`;
+    await tx`delete from ingest_operations_seen`;
+    await tx`delete from ingest_checkpoints where name = ${CHECKPOINT}`;
+  });
+  log?.warn('operations seen: checkpoint past the event store\'s head (store restored or replaced); read again from the start', {
+    checkpoint: formatPosition(at), head: head ? formatPosition(head) : null,
+  });
+}
+
 /** Reads the events after the checkpoint into the table. Returns the number of events read. */
-export async function catchUpOperationsSeen(sql: Sql, store: EventStore, opts: { batchSize?: number; signal?: AbortSignal } = {}): Promise<number> {
+export async function catchUpOperationsSeen(sql: Sql, store: EventStore, opts: { batchSize?: number; signal?: AbortSignal; log?: Logger } = {}): Promise<number> {
+  await resetWhenAheadOfStore(sql, store, opts.log);
   let total = 0;
   for (;;) {
     opts.signal?.throwIfAborted();

@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { NormalizedRegisterRecord } from '../../src/events/ingest-events';
+import { registerObserved } from '../../src/ingest/observations';
+import { catchUpOperationsSeen } from '../../src/ingest/operations-seen';
+import { createPostgresEventStore } from '../../src/store/postgres';
+import { comparePositions, type EventStore } from '../../src/store/types';
+import { createTestDatabase, type TestDatabase } from '../support/db';
+import { capturingLogger } from './helpers';
+
+const POS = 'pos-ops-seen';
+const meta = { source: 'register' as const, reportId: 'r-1', window: { from: '2025-01-01T00:00:00.000Z', to: '2025-02-01T00:00:00.000Z' }, observedAt: '2025-02-02T00:00:00.000Z' };
+
+function record(paymentId: string): NormalizedRegisterRecord {
+  return {
+    projectId: POS, orderId: `o-${paymentId}`, paymentId, method: 'purchase', status: 'success', dateTime: '2025-01-10T10:00:00.000Z',
+    currency: 'UAH', amount: '1000', originalAmount: '1000', customerFee: '0', merchantFee: '20', receiverName: null, receiverAmount: null,
+    receiverFee: null, reserveAmount: null, cardMask: null, payway: null, other: {},
+  };
+}
+
+async function appendRecord(store: EventStore, paymentId: string) {
+  const k = registerObserved(POS, JSON.stringify({ paymentId }), record(paymentId), meta);
+  const [r] = await store.appendMany([{ stream: k.stream, events: [k.event] }]);
+  // readAll shows an append once no older transaction runs on the server (other test files run beside)
+  for (let i = 0; i < 400; i++) {
+    const head = await store.headPosition();
+    if (head && comparePositions(head, r!.position!) >= 0) break;
+    await new Promise((res) => setTimeout(res, 25));
+  }
+}
+
+describe('operations seen (the healing index)', () => {
+  let db: TestDatabase;
+  let store: EventStore;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    store = createPostgresEventStore(db.sql);
+  });
+  afterAll(async () => db.drop());
+
+  const payments = async () => (await db.sql<{ payment_id: string }[]>`select payment_id from ingest_operations_seen order by 1`).map((r) => r.payment_id);
+
+  it('reads itself again from the start when its checkpoint is past the store\'s head (the store restored or replaced)', async () => {
+    await appendRecord(store, 'p-1');
+    await catchUpOperationsSeen(db.sql, store);
+    expect(await payments()).toEqual(['p-1']);
+
+    // as if the store had been restored to an older backup: the checkpoint is beyond everything it has,
+    // and the table holds an operation the store no longer has
+    await db.sql`update ingest_checkpoints set position = '999999999999/999999999' where name = 'ingest_operations_seen'`;
+    await db.sql`insert into ingest_operations_seen (pos_id, payment_id, method) values (${POS}, 'p-gone', 'purchase')`;
+    await appendRecord(store, 'p-2');
+
+    const { log, lines } = capturingLogger();
+    const read = await catchUpOperationsSeen(db.sql, store, { log });
+    expect(read).toBe(2);
+    expect(await payments()).toEqual(['p-1', 'p-2']);
+    expect(lines.some((l) => l.includes('checkpoint past the event store'))).toBe(true);
+    // and nothing more to do afterwards
+    expect(await catchUpOperationsSeen(db.sql, store, { log })).toBe(0);
+  });
+});
