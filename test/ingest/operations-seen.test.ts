@@ -3,7 +3,8 @@ import type { NormalizedRegisterRecord } from '../../src/events/ingest-events';
 import { registerObserved } from '../../src/ingest/observations';
 import { catchUpOperationsSeen } from '../../src/ingest/operations-seen';
 import { createPostgresEventStore } from '../../src/store/postgres';
-import { comparePositions, type EventStore } from '../../src/store/types';
+import type { EventStore } from '../../src/store/types';
+import { waitVisible } from '../ledger/visible';
 import { createTestDatabase, type TestDatabase } from '../support/db';
 import { capturingLogger } from './helpers';
 
@@ -18,15 +19,10 @@ function record(paymentId: string): NormalizedRegisterRecord {
   };
 }
 
-async function appendRecord(store: EventStore, paymentId: string) {
+async function appendRecord(db: TestDatabase, store: EventStore, paymentId: string) {
   const k = registerObserved(POS, JSON.stringify({ paymentId }), record(paymentId), meta);
-  const [r] = await store.appendMany([{ stream: k.stream, events: [k.event] }]);
-  // readAll shows an append once no older transaction runs on the server (other test files run beside)
-  for (let i = 0; i < 400; i++) {
-    const head = await store.headPosition();
-    if (head && comparePositions(head, r!.position!) >= 0) break;
-    await new Promise((res) => setTimeout(res, 25));
-  }
+  await store.appendMany([{ stream: k.stream, events: [k.event] }]);
+  await waitVisible(db.sql, store);
 }
 
 describe('operations seen (the healing index)', () => {
@@ -41,7 +37,7 @@ describe('operations seen (the healing index)', () => {
   const payments = async () => (await db.sql<{ payment_id: string }[]>`select payment_id from ingest_operations_seen order by 1`).map((r) => r.payment_id);
 
   it('reads itself again from the start when its checkpoint is past the store\'s head (the store restored or replaced)', async () => {
-    await appendRecord(store, 'p-1');
+    await appendRecord(db, store, 'p-1');
     await catchUpOperationsSeen(db.sql, store);
     expect(await payments()).toEqual(['p-1']);
 
@@ -49,7 +45,7 @@ describe('operations seen (the healing index)', () => {
     // and the table holds an operation the store no longer has
     await db.sql`update ingest_checkpoints set position = '999999999999/999999999' where name = 'ingest_operations_seen'`;
     await db.sql`insert into ingest_operations_seen (pos_id, payment_id, method) values (${POS}, 'p-gone', 'purchase')`;
-    await appendRecord(store, 'p-2');
+    await appendRecord(db, store, 'p-2');
 
     const { log, lines } = capturingLogger();
     const read = await catchUpOperationsSeen(db.sql, store, { log });
