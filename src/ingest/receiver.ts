@@ -96,6 +96,34 @@ function unavailable(e: unknown): { status: 503; reason: string } | undefined {
   return isStoreError(e, 'STORE_UNAVAILABLE') || isConnectionError(e) ? { status: 503, reason: 'store unavailable' } : undefined;
 }
 
+/**
+ * A Prometheus scraper asks for its text format (Accept: text/plain or application/openmetrics-text), as
+ * does `?format=prometheus`; anything else gets the JSON counters.
+ */
+function wantsPrometheusText(req: IncomingMessage): boolean {
+  if (/[?&]format=prometheus(?:&|$)/.test(req.url ?? '')) return true;
+  const accept = req.headers.accept ?? '';
+  return /\b(?:text\/plain|application\/openmetrics-text)\b/.test(accept) && !/\bapplication\/json\b/.test(accept);
+}
+
+const OUTCOMES: ReadonlyArray<[keyof ReceiverMetrics, string]> = [
+  ['accepted', 'accepted'], ['unauthorized', 'unauthorized'], ['malformed', 'malformed'], ['tooLarge', 'too_large'],
+  ['unknownPos', 'unknown_pos'], ['forbidden', 'forbidden'], ['rateLimited', 'rate_limited'], ['unavailable', 'unavailable'], ['failed', 'failed'],
+];
+
+/** The counters in Prometheus's text exposition format (0.0.4). */
+export function prometheusText(m: ReceiverMetrics): string {
+  const lines = [
+    '# HELP recon_webhooks_received_total Webhook requests received on POST /webhooks/<pos_id>.',
+    '# TYPE recon_webhooks_received_total counter',
+    `recon_webhooks_received_total ${m.received}`,
+    '# HELP recon_webhooks_total Webhook requests answered, by outcome (accepted: stored and answered 200).',
+    '# TYPE recon_webhooks_total counter',
+    ...OUTCOMES.map(([k, outcome]) => `recon_webhooks_total{outcome="${outcome}"} ${m[k]}`),
+  ];
+  return lines.join('\n') + '\n';
+}
+
 /** Reads the body up to `max` bytes; null when it is larger. */
 function readBody(req: IncomingMessage, max: number): Promise<Buffer | null> {
   return new Promise((resolve, reject) => {
@@ -236,7 +264,11 @@ export function createWebhookReceiver(deps: ReceiverDeps): WebhookReceiver {
       return true;
     }
     if (req.method === 'GET' && path === '/metrics') {
-      sendJson(res, 200, { webhooks: { ...m } });
+      if (wantsPrometheusText(req)) {
+        const text = prometheusText(m);
+        res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+        res.end(text);
+      } else sendJson(res, 200, { webhooks: { ...m } });
       return true;
     }
     const match = /^\/webhooks\/([^/]+)\/?$/.exec(path);

@@ -105,6 +105,33 @@ describe('webhook receiver', () => {
     }
   });
 
+  it('serves its counters at /metrics: JSON, or Prometheus text to a scraper', async () => {
+    const { app, url } = await start();
+    try {
+      expect((await post(`${url}/webhooks/${POS_ID}`, formOf(purchaseWebhook()))).status).toBe(200);
+      expect((await post(`${url}/webhooks/${POS_ID}`, new URLSearchParams({ data: 'x' }).toString())).status).toBe(401);
+      const json = await fetch(`${url}/metrics`);
+      expect(json.headers.get('content-type')).toMatch(/^application\/json/);
+      expect((await json.json()).webhooks).toMatchObject({ received: 2, accepted: 1, unauthorized: 1, tooLarge: 0 });
+      // the Accept header Prometheus sends when it scrapes
+      const scraped = await fetch(`${url}/metrics`, { headers: { accept: 'application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5,*/*;q=0.1' } });
+      expect(scraped.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
+      const text = await scraped.text();
+      expect(text).toContain('# TYPE recon_webhooks_total counter\n');
+      const samples = Object.fromEntries(text.split('\n').filter((l) => l && !l.startsWith('#')).map((l) => l.split(' ') as [string, string]));
+      expect(samples).toMatchObject({
+        recon_webhooks_received_total: '2',
+        'recon_webhooks_total{outcome="accepted"}': '1',
+        'recon_webhooks_total{outcome="unauthorized"}': '1',
+        'recon_webhooks_total{outcome="too_large"}': '0',
+      });
+      expect(Object.keys(samples)).toHaveLength(10);
+      expect((await (await fetch(`${url}/metrics?format=prometheus`)).text())).toBe(text);
+    } finally {
+      await app.close();
+    }
+  });
+
   it('refuses wrong and missing signatures with 401, stores nothing, counts them and never logs the secret', async () => {
     const { app, url, receiver, lines } = await start();
     try {
