@@ -390,10 +390,10 @@ async function refuseBuildsAheadOfStore(deps: RunnerDeps, targets: Target[], pla
   for (const t of targets) {
     const at = t.build.checkpoint;
     if (at === null || (head !== undefined && comparePositions(parsePosition(at), head) <= 0)) continue;
-    const error = new ProjectionAheadOfStoreError(t.p.name, t.build.schema_name, at, head ? formatPosition(head) : null);
+    const headText = head ? formatPosition(head) : null;
     const rebuilding = plans.some((pl) => pl.p === t.p && pl.building !== undefined && pl.building !== t.build);
-    if (!rebuilding) throw error;
-    deps.log.warn('live build not advanced: past the event store\'s head; the build under way replaces it', { projection: t.p.name, schema: t.build.schema_name, checkpoint: at, head: head ? formatPosition(head) : null });
+    if (!rebuilding) throw new ProjectionAheadOfStoreError(t.p.name, t.build.schema_name, at, headText);
+    deps.log.warn('live build not advanced: past the event store\'s head; the build under way replaces it', { projection: t.p.name, schema: t.build.schema_name, checkpoint: at, head: headText });
     t.active = false;
   }
 }
