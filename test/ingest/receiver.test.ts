@@ -112,7 +112,7 @@ describe('webhook receiver', () => {
       expect((await post(`${url}/webhooks/${POS_ID}`, new URLSearchParams({ data: 'x' }).toString())).status).toBe(401);
       const json = await fetch(`${url}/metrics`);
       expect(json.headers.get('content-type')).toMatch(/^application\/json/);
-      expect((await json.json()).webhooks).toMatchObject({ received: 2, accepted: 1, unauthorized: 1, tooLarge: 0 });
+      expect(((await json.json()) as { webhooks: unknown }).webhooks).toMatchObject({ received: 2, accepted: 1, unauthorized: 1, tooLarge: 0 });
       // the Accept header Prometheus sends when it scrapes
       const scraped = await fetch(`${url}/metrics`, { headers: { accept: 'application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5,*/*;q=0.1' } });
       expect(scraped.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
