@@ -121,14 +121,27 @@ interface BuildRow {
   status: 'building' | 'live' | 'retired';
   checkpoint: string | null;
   events_applied: bigint;
+  /** the settings this build applies events with (migration 0700); null only before its first run since */
+  timezone: string | null;
+  grace_hours: number | null;
 }
 
 export function buildSchemaName(name: string, version: number, build: number): string {
   return `rm_${name}_v${version}_b${build}`;
 }
 
-function contextFor(deps: RunnerDeps, schema: string): ProjectionContext {
-  return { schema, timezone: deps.timezone, graceHours: deps.graceHours };
+/** A build applies events with its own recorded settings, which may differ from the current ones while a new build replaces it. */
+function contextFor(deps: RunnerDeps, build: Pick<BuildRow, 'schema_name' | 'timezone' | 'grace_hours'>): ProjectionContext {
+  return { schema: build.schema_name, timezone: build.timezone ?? deps.timezone, graceHours: build.grace_hours ?? deps.graceHours };
+}
+
+/** The settings differ from the current configuration: the build must be replaced. */
+function settingsChanged(deps: RunnerDeps, b: BuildRow): string | undefined {
+  const changed = [
+    b.timezone !== null && b.timezone !== deps.timezone ? `timezone ${b.timezone} → ${deps.timezone}` : '',
+    b.grace_hours !== null && b.grace_hours !== deps.graceHours ? `grace hours ${b.grace_hours} → ${deps.graceHours}` : '',
+  ].filter(Boolean);
+  return changed.length ? changed.join(', ') : undefined;
 }
 
 async function selectProjections(deps: RunnerDeps, names?: readonly string[]): Promise<Projection[]> {
@@ -141,7 +154,7 @@ async function selectProjections(deps: RunnerDeps, names?: readonly string[]): P
 
 async function buildsOf(sql: Sql | Tx, name: string): Promise<BuildRow[]> {
   return (await sql<BuildRow[]>`
-    select schema_name, name, version, build, status, checkpoint, events_applied
+    select schema_name, name, version, build, status, checkpoint, events_applied, timezone, grace_hours
     from projection_builds where name = ${name} and status in ('building', 'live') order by build`) as unknown as BuildRow[];
 }
 
@@ -170,31 +183,38 @@ async function createBuild(tx: Tx, deps: RunnerDeps, p: Projection): Promise<Bui
   const schema = buildSchemaName(p.name, p.version, build);
   await tx.unsafe(`drop schema if exists ${quoteIdent(schema)} cascade`);
   await tx.unsafe(`create schema ${quoteIdent(schema)}`);
-  await p.setup(tx, contextFor(deps, schema));
+  await p.setup(tx, contextFor(deps, { schema_name: schema, timezone: deps.timezone, grace_hours: deps.graceHours }));
   const [row] = await tx<BuildRow[]>`
-    insert into projection_builds (schema_name, name, version, build, status)
-    values (${schema}, ${p.name}, ${p.version}, ${build}, 'building')
-    returning schema_name, name, version, build, status, checkpoint, events_applied`;
-  deps.log.info('projection build started', { projection: p.name, version: p.version, schema });
+    insert into projection_builds (schema_name, name, version, build, status, timezone, grace_hours)
+    values (${schema}, ${p.name}, ${p.version}, ${build}, 'building', ${deps.timezone}, ${deps.graceHours})
+    returning schema_name, name, version, build, status, checkpoint, events_applied, timezone, grace_hours`;
+  deps.log.info('projection build started', { projection: p.name, version: p.version, schema, timezone: deps.timezone, graceHours: deps.graceHours });
   return row as BuildRow;
 }
 
 /**
- * Makes sure the projection has a build of its current version (live or building): drops a building build
- * of another version, starts one when the live build is of another version or missing.
+ * Makes sure the projection has a build of its current version and settings (live or building): drops a
+ * building build of another version or other settings, starts one when the live build is of another
+ * version, has other settings, or is missing. Builds without recorded settings (made before migration
+ * 0700) are given the current ones.
  */
 async function ensureBuilds(deps: RunnerDeps, p: Projection, fresh: boolean): Promise<void> {
   await deps.sql.begin(async (tx) => {
     await lockBlocking(tx, p.name);
+    await tx`
+      update projection_builds set timezone = coalesce(timezone, ${deps.timezone}), grace_hours = coalesce(grace_hours, ${deps.graceHours})
+      where name = ${p.name} and status in ('building', 'live') and (timezone is null or grace_hours is null)`;
     const builds = await buildsOf(tx, p.name);
     const live = builds.find((b) => b.status === 'live');
     let building = builds.find((b) => b.status === 'building');
-    if (building && (building.version !== p.version || fresh)) {
-      deps.log.info('projection build abandoned', { projection: p.name, schema: building.schema_name, version: building.version });
+    if (building && (building.version !== p.version || fresh || settingsChanged(deps, building))) {
+      deps.log.info('projection build abandoned', { projection: p.name, schema: building.schema_name, version: building.version, settingsChanged: settingsChanged(deps, building) ?? null });
       await dropBuild(tx, building.schema_name);
       building = undefined;
     }
-    if (!building && (fresh || !live || live.version !== p.version)) await createBuild(tx, deps, p);
+    const changed = live ? settingsChanged(deps, live) : undefined;
+    if (changed && !building) deps.log.warn('projection settings changed: a new build replaces the live one when caught up', { projection: p.name, schema: live!.schema_name, changed });
+    if (!building && (fresh || !live || live.version !== p.version || changed)) await createBuild(tx, deps, p);
   });
 }
 
@@ -269,7 +289,7 @@ async function step(deps: RunnerDeps, p: Projection, build: BuildRow, events: re
     if (row?.ok !== true) return { kind: 'busy' };
     if (!row.status || row.status === 'retired') return { kind: 'gone' };
     if (row.checkpoint !== build.checkpoint) return { kind: 'moved' };
-    await p.apply(tx, events, contextFor(deps, build.schema_name));
+    await p.apply(tx, events, contextFor(deps, build));
     const text = formatPosition(last);
     await tx`
       update projection_builds set checkpoint = ${text}, checkpoint_commit = ${last.commit.toString()}::numeric,
@@ -305,7 +325,7 @@ async function promote(deps: RunnerDeps, p: Projection, build: BuildRow): Promis
     if (row?.status !== 'building') return false;
     const old = (await buildsOf(tx, p.name)).find((b) => b.status === 'live');
     await tx`create schema if not exists recon`;
-    for (const statement of p.views(contextFor(deps, build.schema_name))) await publishView(tx, statement);
+    for (const statement of p.views(contextFor(deps, build))) await publishView(tx, statement);
     if (old) await dropBuild(tx, old.schema_name);
     await tx`update projection_builds set status = 'live', live_at = now(), updated_at = now() where schema_name = ${build.schema_name}`;
     build.status = 'live';
@@ -464,11 +484,14 @@ export async function rebuildProjection(deps: RunnerDeps, name?: string, opts: O
 }
 
 /** The builds table as it stands (for `recon project --status` and tests). */
-export async function projectionBuilds(sql: Sql): Promise<Array<{ name: string; version: number; schema: string; status: string; checkpoint: string | null; eventsApplied: bigint; updatedAt: Date }>> {
-  const rows = await sql<{ name: string; version: number; schema_name: string; status: string; checkpoint: string | null; events_applied: bigint; updated_at: Date }[]>`
-    select name, version, schema_name, status, checkpoint, events_applied, updated_at from projection_builds
+export async function projectionBuilds(sql: Sql): Promise<Array<{ name: string; version: number; schema: string; status: string; checkpoint: string | null; eventsApplied: bigint; updatedAt: Date; timezone: string | null; graceHours: number | null }>> {
+  const rows = await sql<{ name: string; version: number; schema_name: string; status: string; checkpoint: string | null; events_applied: bigint; updated_at: Date; timezone: string | null; grace_hours: number | null }[]>`
+    select name, version, schema_name, status, checkpoint, events_applied, updated_at, timezone, grace_hours from projection_builds
     where status <> 'retired' order by name, build`;
-  return rows.map((r) => ({ name: r.name, version: r.version, schema: r.schema_name, status: r.status, checkpoint: r.checkpoint, eventsApplied: r.events_applied, updatedAt: r.updated_at }));
+  return rows.map((r) => ({
+    name: r.name, version: r.version, schema: r.schema_name, status: r.status, checkpoint: r.checkpoint, eventsApplied: r.events_applied, updatedAt: r.updated_at,
+    timezone: r.timezone, graceHours: r.grace_hours,
+  }));
 }
 
 /** Schema of the live build of a projection, or undefined before its first build went live. */

@@ -5,6 +5,7 @@ import { followProjections, ProjectionAheadOfStoreError, projectionBuilds, rebui
 import { createPostgresEventStore } from '../../src/store/postgres';
 import { comparePositions, type EventStore, type NewEvent } from '../../src/store/types';
 import { createTestDatabase, type TestDatabase } from '../support/db';
+import { waitVisible } from './visible';
 
 // A small read model: one row per event (stream, amount) and a per-stream total.
 function counter(version: number, opts: { failOn?: string } = {}): Projection {
@@ -189,5 +190,66 @@ describe('projection runner', () => {
     expect(r.projections[0]).toMatchObject({ status: 'live', wentLive: true });
     expect(await totals()).toEqual({ ...before, 's-after-restore': 10n });
     await expect(runProjections(deps(counter(2)))).resolves.toBeDefined();
+  });
+});
+
+describe('projection runner: the settings a build applies events with', () => {
+  let sdb: TestDatabase;
+  let sstore: EventStore;
+  beforeAll(async () => {
+    sdb = await createTestDatabase();
+    sstore = createPostgresEventStore(sdb.sql);
+  });
+  afterAll(async () => sdb?.drop());
+
+  // records, per event, the time zone and grace period it was applied with
+  const settingsProbe: Projection = {
+    name: 'probe',
+    version: 1,
+    async setup(tx, ctx) {
+      await tx.unsafe(`create table ${ctx.schema}.applied (event_id uuid primary key, timezone text not null, grace int not null)`);
+    },
+    async apply(tx, events, ctx) {
+      await tx`insert into ${tx(ctx.schema)}.applied ${tx(events.map((e) => ({ event_id: e.id, timezone: ctx.timezone, grace: ctx.graceHours })))}`;
+    },
+    views(ctx) {
+      return [`create or replace view recon.probe as select timezone, grace, count(*)::int8 as events from ${ctx.schema}.applied group by timezone, grace`];
+    },
+  };
+  const run = (timezone: string, graceHours: number) =>
+    runProjections({ sql: sdb.sql, store: sstore, log: silentLogger, timezone, graceHours, projections: [settingsProbe] });
+  const probe = async () => (await sdb.sql<{ timezone: string; grace: number; events: bigint }[]>`select * from recon.probe order by 1, 2`).map((r) => [r.timezone, r.grace, Number(r.events)]);
+  const appendVisible = async (stream: string) => {
+    await sstore.append(stream, [ev('s', 1)]);
+    await waitVisible(sdb.sql, sstore);
+  };
+
+  it('a change of RECON_TIMEZONE or RECON_GRACE_HOURS rebuilds beside the live build; a build never mixes settings', async () => {
+    await appendVisible('p-1');
+    await appendVisible('p-2');
+    expect((await run('UTC', 48)).projections[0]).toMatchObject({ status: 'live', wentLive: true, totalApplied: 2 });
+    expect(await probe()).toEqual([['UTC', 48, 2]]);
+
+    await appendVisible('p-3');
+    const same = await run('UTC', 48);
+    expect(same.projections[0]).toMatchObject({ wentLive: false, applied: 1 });
+
+    await appendVisible('p-4');
+    const kyiv = await run('Europe/Kyiv', 48);
+    expect(kyiv.projections[0]).toMatchObject({ status: 'live', wentLive: true, totalApplied: 4 });
+    expect(await probe()).toEqual([['Europe/Kyiv', 48, 4]]);
+    expect((await projectionBuilds(sdb.sql)).map((b) => [b.status, b.timezone, b.graceHours])).toEqual([['live', 'Europe/Kyiv', 48]]);
+
+    const grace = await run('Europe/Kyiv', 24);
+    expect(grace.projections[0]).toMatchObject({ wentLive: true, totalApplied: 4 });
+    expect(await probe()).toEqual([['Europe/Kyiv', 24, 4]]);
+  });
+
+  it('a build made before settings were recorded keeps going with the current ones', async () => {
+    await sdb.sql`update projection_builds set timezone = null, grace_hours = null where name = 'probe' and status = 'live'`;
+    await appendVisible('p-5');
+    const r = await run('Europe/Kyiv', 24);
+    expect(r.projections[0]).toMatchObject({ wentLive: false, applied: 1 });
+    expect((await projectionBuilds(sdb.sql)).map((b) => [b.status, b.timezone, b.graceHours])).toEqual([['live', 'Europe/Kyiv', 24]]);
   });
 });

@@ -33,7 +33,7 @@ export function register(program: Command): void {
       await withRuntime(async (rt, signal) => {
         if (opts.status) {
           for (const b of await projectionBuilds(rt.sql)) {
-            process.stdout.write(`${b.name}  v${b.version}  ${b.status}  ${b.schema}  applied ${b.eventsApplied}  position ${b.checkpoint ?? '-'}  updated ${b.updatedAt.toISOString()}\n`);
+            process.stdout.write(`${b.name}  v${b.version}  ${b.status}  ${b.schema}  applied ${b.eventsApplied}  position ${b.checkpoint ?? '-'}  timezone ${b.timezone ?? '-'}  grace ${b.graceHours ?? '-'} h  updated ${b.updatedAt.toISOString()}\n`);
           }
           return;
         }
