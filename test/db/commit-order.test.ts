@@ -3,6 +3,7 @@ import { eventIdFor } from '../../src/events/ids';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import { comparePositions, formatPosition, type EventStore, type NewEvent, type Position } from '../../src/store/types';
 import { createTestDatabase, type TestDatabase } from '../support/db';
+import { withTransactionCounterLock } from '../support/xid-lock';
 
 /**
  * The commit part of a position is a transaction id (xid8). It must be compared as a number everywhere:
@@ -17,6 +18,10 @@ const event = (n: number): NewEvent => {
 
 /** Takes transaction ids until the next one has one more digit than the current one. */
 async function crossPowerOfTen(db: TestDatabase): Promise<bigint> {
+  return withTransactionCounterLock(() => spendUntilPowerOfTen(db));
+}
+
+async function spendUntilPowerOfTen(db: TestDatabase): Promise<bigint> {
   const [row] = await db.sql<{ xid: string }[]>`select pg_current_xact_id()::text as xid`;
   const current = BigInt(row!.xid);
   const target = 10n ** BigInt(current.toString().length);

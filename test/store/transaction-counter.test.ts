@@ -7,6 +7,7 @@ import { advanceTransactionCounter, readTransactionCounter, storeReadiness } fro
 import type { EventStore, Position } from '../../src/store/types';
 import { createTestDatabase, type TestDatabase } from '../support/db';
 import { storeEventAheadOfCounter } from '../support/logical-restore';
+import { withTransactionCounterLock } from '../support/xid-lock';
 import { ev } from './contract';
 
 /**
@@ -74,28 +75,42 @@ describe('postgres event store: a transaction counter behind the stored events (
     expect((await store.readStream('restored')).map((e) => e.revision)).toEqual([0]);
   });
 
-  it('after advancing the counter, appends work and sort after the restored events, where a reader at their position finds them', async () => {
-    const steps: bigint[] = [];
-    const { before, after } = await advanceTransactionCounter(db.sql, { step: 50_000, onProgress: (p) => steps.push(p.next) });
-    expect(before.ok).toBe(false);
-    expect(after.ok).toBe(true);
-    expect(after.nextTransaction).toBeGreaterThan(restoredAt.commit);
-    expect(steps.length).toBeGreaterThanOrEqual(2); // in steps, with progress
-    await expect(storeReadiness(store, db.sql)()).resolves.toBeUndefined();
-    const [r] = await store.appendMany([{ stream: 'new-a', events: [ev('new-a', 0)] }]);
-    expect(r!.position!.commit).toBeGreaterThan(restoredAt.commit);
-    const page = await store.readAll(restoredAt, { maxCount: 10 });
-    expect(page.map((e) => e.stream)).toEqual(['new-a']);
-    expect((await store.readAll(undefined, { maxCount: 10 })).map((e) => e.stream)).toEqual(['before', 'restored', 'new-a']);
-    // nothing left to do the second time
-    const again = await advanceTransactionCounter(db.sql);
-    expect(again.after.nextTransaction - again.before.nextTransaction).toBeLessThan(10n);
-  });
-
   it('the procedure is the owner\'s only', async () => {
     const [f] = await db.sql<{ pub: boolean }[]>`
       select has_function_privilege('public', 'es_advance_transaction_counter(xid8)', 'execute') as pub`;
     expect(f!.pub).toBe(false);
+  });
+});
+
+describe('postgres event store: advancing the counter past restored events', () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(async () => db.drop());
+
+  it('after advancing the counter, appends work and sort after the restored events, where a reader at their position finds them', async () => {
+    const store = createPostgresEventStore(db.sql);
+    await store.append('before', [ev('before', 0)]);
+    // a gap small enough to advance past in a second; nothing else moves the shared counter meanwhile
+    await withTransactionCounterLock(async () => {
+      const restoredAt = await storeEventAheadOfCounter(db, 150_000n);
+      const steps: bigint[] = [];
+      const { before, after } = await advanceTransactionCounter(db.sql, { step: 50_000, onProgress: (p) => steps.push(p.next) });
+      expect(before.ok).toBe(false);
+      expect(after.ok).toBe(true);
+      expect(after.nextTransaction).toBeGreaterThan(restoredAt.commit);
+      expect(steps.length).toBeGreaterThanOrEqual(2); // in steps, with progress
+      await expect(storeReadiness(store, db.sql)()).resolves.toBeUndefined();
+      const [r] = await store.appendMany([{ stream: 'new-a', events: [ev('new-a', 0)] }]);
+      expect(r!.position!.commit).toBeGreaterThan(restoredAt.commit);
+      const page = await store.readAll(restoredAt, { maxCount: 10 });
+      expect(page.map((e) => e.stream)).toEqual(['new-a']);
+      expect((await store.readAll(undefined, { maxCount: 10 })).map((e) => e.stream)).toEqual(['before', 'restored', 'new-a']);
+      // nothing left to do the second time
+      const again = await advanceTransactionCounter(db.sql);
+      expect(again.after.nextTransaction - again.before.nextTransaction).toBeLessThan(10n);
+    });
   });
 });
 
@@ -143,16 +158,18 @@ describe('recon store check / advance-xid (CLI)', () => {
     expect(healthy.status).toBe(0);
     expect(healthy.stdout).toMatch(/appends accepted/);
 
-    await storeEventAheadOfCounter(db);
-    const behind = run(['store', 'check']);
-    expect(behind.status).toBe(1);
-    expect(behind.stdout).toMatch(/appends REFUSED: the counter is [\d,]+ behind \(run recon store advance-xid\)/);
-    expect(behind.stderr).toMatch(/"level":"warn".*refuses appends.*recon store advance-xid/);
+    await withTransactionCounterLock(async () => {
+      await storeEventAheadOfCounter(db, 150_000n);
+      const behind = run(['store', 'check']);
+      expect(behind.status).toBe(1);
+      expect(behind.stdout).toMatch(/appends REFUSED: the counter is [\d,]+ behind \(run recon store advance-xid\)/);
+      expect(behind.stderr).toMatch(/"level":"warn".*refuses appends.*recon store advance-xid/);
 
-    const advanced = run(['store', 'advance-xid']);
-    expect(advanced.status, advanced.stderr).toBe(0);
-    expect(advanced.stdout).toMatch(/advanced by [\d,]+ transaction ids .*\n.*\n.*\nappends accepted/);
-    expect((await readTransactionCounter(db.sql)).ok).toBe(true);
+      const advanced = run(['store', 'advance-xid']);
+      expect(advanced.status, advanced.stderr).toBe(0);
+      expect(advanced.stdout).toMatch(/advanced by [\d,]+ transaction ids .*\n.*\n.*\nappends accepted/);
+      expect((await readTransactionCounter(db.sql)).ok).toBe(true);
+    });
 
     const again = run(['store', 'advance-xid']);
     expect(again.stdout).toMatch(/^nothing to do:/);

@@ -5,10 +5,11 @@ import type { TestDatabase } from './db';
 
 /**
  * Leaves the database as a logical restore into another server would (docs/store.md, "Backups and
- * restores"): an event whose transaction id is `ahead` above the server's counter. Far enough ahead that
- * the other test files, which share the server's counter, do not close the gap while a file runs.
+ * restores"): an event whose transaction id is `ahead` above the server's counter. The default is out of
+ * reach of anything the test files do with the shared counter; a test that advances past a smaller gap
+ * holds withTransactionCounterLock (./xid-lock.ts) from storing it to its last assertion.
  */
-export async function storeEventAheadOfCounter(db: TestDatabase, ahead = 150_000n): Promise<Position> {
+export async function storeEventAheadOfCounter(db: TestDatabase, ahead = 10n ** 12n): Promise<Position> {
   const restored = ev('restored', 0, { note: 'from a dump' });
   const [row] = await db.sql<{ commit: string; prepare: bigint }[]>`
     insert into es_events (transaction_id, event_id, stream_id, stream_revision, type, version, data, content_hash)
