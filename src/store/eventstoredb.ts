@@ -179,6 +179,15 @@ export function createEventStoreDbStore(connectionString: string): EventStore {
       }
       return undefined;
     },
+    async readAt(position) {
+      // fromPosition is inclusive: the first event read is the one at the position, when there is one
+      for await (const resolved of client.readAll({ fromPosition: { commit: position.commit, prepare: position.prepare }, direction: FORWARDS, maxCount: 1, resolveLinkTos: false })) {
+        const p = resolved.event?.position;
+        if (!p || p.commit !== position.commit || p.prepare !== position.prepare) return undefined;
+        return toRecorded(resolved);
+      }
+      return undefined;
+    },
     async close() {
       await client.dispose();
     },

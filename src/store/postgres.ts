@@ -333,6 +333,14 @@ export function createPostgresEventStore(sql: Sql, opts: { ownsConnection?: bool
       const r = rows[0];
       return r ? { commit: BigInt(r.transaction_id), prepare: r.global_position } : undefined;
     },
+    async readAt(position) {
+      // an event at a position someone has read is final: no visibility bound needed
+      const rows = await guard(() => sql.unsafe<EventRow[]>(
+        `select ${COLUMNS} from es_events where transaction_id = $1::text::xid8 and global_position = $2::int8`,
+        [position.commit.toString(), position.prepare.toString()],
+      ));
+      return rows[0] ? toRecorded(rows[0]) : undefined;
+    },
     async close() {
       const ahead = readAhead;
       readAhead = undefined;

@@ -84,6 +84,12 @@ export interface EventStore {
   readAll(from?: Position, opts?: ReadAllOptions): Promise<RecordedEvent[]>;
   /** Position of the last event a reader can see now, or undefined when the store is empty. */
   headPosition(): Promise<Position | undefined>;
+  /**
+   * The event at exactly this position, or undefined when there is none. A follower checks with it that
+   * the event it last applied is still where it saw it: after a store is restored from an older backup
+   * and appended to again, a position may hold another event, or none.
+   */
+  readAt(position: Position): Promise<RecordedEvent | undefined>;
   close(): Promise<void>;
 }
 

@@ -123,6 +123,16 @@ export function eventStoreContract(name: string, make: () => Promise<StoreFixtur
       expect(await store.readAll(head)).toEqual([]);
     });
 
+    it('readAt gives the event at exactly a position, and nothing where no event of recon is', async () => {
+      const stream = s();
+      await store.append(stream, [ev(stream, 1), ev(stream, 2)]);
+      const mine = (await readAllEvents(store)).filter((e) => e.stream === stream);
+      expect(mine).toHaveLength(2);
+      for (const e of mine) expect(await store.readAt(e.position)).toEqual(e);
+      // the very start of the log holds no event of recon in either backend
+      expect(await store.readAt({ commit: 0n, prepare: 0n })).toBeUndefined();
+    });
+
     it('appendMany writes several streams and stays idempotent', async () => {
       const a = s();
       const b = s();
