@@ -109,27 +109,43 @@ async function readCheckpoint(sql: Sql): Promise<Position | undefined> {
 }
 
 /**
- * A checkpoint past the store's head was taken from another store (the event store restored from an older
- * backup, or replaced): reading on from it would skip every event appended below it. The table is a pure
- * function of the log, so it is emptied and read again from the start.
+ * A checkpoint must be a place in this store's log: below its head, holding the event read last. One past
+ * the head was taken from another store (the event store replaced, or restored from an older backup); one
+ * whose position holds another event, or none, from a store since restored and appended to again. Reading
+ * on from either would skip every event stored below it. The table is a pure function of the log, so it is
+ * emptied and read again from the start. A checkpoint without an event id (made before migration 0800)
+ * gets the one at its position.
  */
-async function resetWhenAheadOfStore(sql: Sql, store: EventStore, log: Logger | undefined): Promise<void> {
+async function resetWhenNotOnStore(sql: Sql, store: EventStore, log: Logger | undefined): Promise<void> {
   const head = await store.headPosition();
-  const at = await readCheckpoint(sql);
-  if (!at || (head && comparePositions(at, head) <= 0)) return;
+  const [row] = await sql<{ position: string; event_id: string | null }[]>`
+    select position, event_id::text from ingest_checkpoints where name = ${CHECKPOINT}`;
+  if (!row) return;
+  const at = parsePosition(row.position);
+  let reason: string;
+  if (head && comparePositions(at, head) <= 0) {
+    const found = (await store.readAt(at))?.id.toLowerCase() ?? null;
+    const read = row.event_id?.toLowerCase() ?? null;
+    if (read === null && found !== null) {
+      await sql`update ingest_checkpoints set event_id = ${found}::uuid where name = ${CHECKPOINT} and position = ${row.position} and event_id is null`;
+      return;
+    }
+    if (found === read) return;
+    reason = `the event at the checkpoint is ${found ?? 'missing'}, not ${read ?? '(not recorded)'} (store restored and appended to since, or replaced)`;
+  } else {
+    reason = 'checkpoint past the event store\'s head (store restored or replaced)';
+  }
   await sql.begin(async (tx) => {
     await tx`select pg_advisory_xact_lock(${LOCK})`;
     await tx`delete from ingest_operations_seen`;
     await tx`delete from ingest_checkpoints where name = ${CHECKPOINT}`;
   });
-  log?.warn('operations seen: checkpoint past the event store\'s head (store restored or replaced); read again from the start', {
-    checkpoint: formatPosition(at), head: head ? formatPosition(head) : null,
-  });
+  log?.warn(`operations seen: ${reason}; read again from the start`, { checkpoint: row.position, head: head ? formatPosition(head) : null });
 }
 
 /** Reads the events after the checkpoint into the table. Returns the number of events read. */
 export async function catchUpOperationsSeen(sql: Sql, store: EventStore, opts: { batchSize?: number; signal?: AbortSignal; log?: Logger } = {}): Promise<number> {
-  await resetWhenAheadOfStore(sql, store, opts.log);
+  await resetWhenNotOnStore(sql, store, opts.log);
   let total = 0;
   for (;;) {
     opts.signal?.throwIfAborted();
@@ -144,7 +160,8 @@ export async function catchUpOperationsSeen(sql: Sql, store: EventStore, opts: {
         rows.set(k, prior ? merge(prior, r) : r);
       }
     }
-    const last = formatPosition(events[events.length - 1]!.position);
+    const lastEvent = events[events.length - 1]!;
+    const last = formatPosition(lastEvent.position);
     const moved = await sql.begin(async (tx) => {
       await tx`select pg_advisory_xact_lock(${LOCK})`;
       const [cp] = await tx<{ position: string }[]>`select position from ingest_checkpoints where name = ${CHECKPOINT}`;
@@ -173,8 +190,8 @@ export async function catchUpOperationsSeen(sql: Sql, store: EventStore, opts: {
             webhook_at = least(t.webhook_at, excluded.webhook_at),
             resend_requested_at = least(t.resend_requested_at, excluded.resend_requested_at)`;
       }
-      await tx`insert into ingest_checkpoints (name, position) values (${CHECKPOINT}, ${last})
-               on conflict (name) do update set position = excluded.position, updated_at = now()`;
+      await tx`insert into ingest_checkpoints (name, position, event_id) values (${CHECKPOINT}, ${last}, ${lastEvent.id}::uuid)
+               on conflict (name) do update set position = excluded.position, event_id = excluded.event_id, updated_at = now()`;
       return true;
     });
     if (moved) total += events.length;

@@ -113,6 +113,22 @@ export class ProjectionAheadOfStoreError extends Error {
   }
 }
 
+/**
+ * The event at a build's checkpoint is not the one the build last applied (or there is none): the event
+ * store was restored from an older backup and appended to again past the checkpoint, or replaced, while
+ * the read models were not. The checkpoint is below the head, so the head alone cannot show it; carrying
+ * on would skip the events now stored below the checkpoint and keep effects of events the store lost.
+ */
+export class ProjectionCheckpointMismatchError extends Error {
+  readonly code = 'PROJECTION_CHECKPOINT_MISMATCH';
+  constructor(readonly projection: string, readonly schema: string, readonly checkpoint: string, readonly applied: string | null, readonly found: string | null) {
+    super(`projection ${projection} (build ${schema}) last applied event ${applied ?? '(not recorded)'} at position ${checkpoint}, ` +
+      `but the event store holds ${found ? `event ${found}` : 'no event'} there: the event store was restored from an older backup and ` +
+      'appended to since, or replaced, while the read models were not; rebuild them with recon project --rebuild');
+    this.name = 'ProjectionCheckpointMismatchError';
+  }
+}
+
 interface BuildRow {
   schema_name: string;
   name: string;
@@ -120,6 +136,8 @@ interface BuildRow {
   build: number;
   status: 'building' | 'live' | 'retired';
   checkpoint: string | null;
+  /** id of the event at the checkpoint (migration 0800); null before the first check since, or when nothing was applied */
+  checkpoint_event_id: string | null;
   events_applied: bigint;
   /** the settings this build applies events with (migration 0700); null only before its first run since */
   timezone: string | null;
@@ -154,7 +172,7 @@ async function selectProjections(deps: RunnerDeps, names?: readonly string[]): P
 
 async function buildsOf(sql: Sql | Tx, name: string): Promise<BuildRow[]> {
   return (await sql<BuildRow[]>`
-    select schema_name, name, version, build, status, checkpoint, events_applied, timezone, grace_hours
+    select schema_name, name, version, build, status, checkpoint, checkpoint_event_id::text, events_applied, timezone, grace_hours
     from projection_builds where name = ${name} and status in ('building', 'live') order by build`) as unknown as BuildRow[];
 }
 
@@ -187,7 +205,7 @@ async function createBuild(tx: Tx, deps: RunnerDeps, p: Projection): Promise<Bui
   const [row] = await tx<BuildRow[]>`
     insert into projection_builds (schema_name, name, version, build, status, timezone, grace_hours)
     values (${schema}, ${p.name}, ${p.version}, ${build}, 'building', ${deps.timezone}, ${deps.graceHours})
-    returning schema_name, name, version, build, status, checkpoint, events_applied, timezone, grace_hours`;
+    returning schema_name, name, version, build, status, checkpoint, checkpoint_event_id::text, events_applied, timezone, grace_hours`;
   deps.log.info('projection build started', { projection: p.name, version: p.version, schema, timezone: deps.timezone, graceHours: deps.graceHours });
   return row as BuildRow;
 }
@@ -277,7 +295,8 @@ async function readBatch(
  * busy never waits for the other one.
  */
 async function step(deps: RunnerDeps, p: Projection, build: BuildRow, events: readonly RecordedEvent[]): Promise<StepResult> {
-  const last = events[events.length - 1]!.position;
+  const lastEvent = events[events.length - 1]!;
+  const last = lastEvent.position;
   return deps.sql.begin(async (tx): Promise<StepResult> => {
     // A read model is rebuilt from the log: losing the last commits in a server crash only moves the
     // checkpoint back with the data (same transaction), so the commit need not wait for the disk.
@@ -293,10 +312,11 @@ async function step(deps: RunnerDeps, p: Projection, build: BuildRow, events: re
     const text = formatPosition(last);
     await tx`
       update projection_builds set checkpoint = ${text}, checkpoint_commit = ${last.commit.toString()}::numeric,
-        checkpoint_prepare = ${last.prepare.toString()}::numeric, events_applied = events_applied + ${events.length},
-        updated_at = now()
+        checkpoint_prepare = ${last.prepare.toString()}::numeric, checkpoint_event_id = ${lastEvent.id}::uuid,
+        events_applied = events_applied + ${events.length}, updated_at = now()
       where schema_name = ${build.schema_name}`;
     build.checkpoint = text;
+    build.checkpoint_event_id = lastEvent.id;
     build.events_applied += BigInt(events.length);
     return { kind: 'applied', count: events.length };
   }) as Promise<StepResult>;
@@ -387,6 +407,7 @@ async function advanceOne(deps: RunnerDeps, t: Target, events: readonly Recorded
     if (!fresh) t.active = false;
     else {
       t.build.checkpoint = fresh.checkpoint;
+      t.build.checkpoint_event_id = fresh.checkpoint_event_id;
       t.build.events_applied = fresh.events_applied;
     }
   } else {
@@ -400,20 +421,45 @@ async function advanceOne(deps: RunnerDeps, t: Target, events: readonly Recorded
 }
 
 /**
- * Checkpoints never pass the head on their own (a reader only ever sees events below the head, and the head
- * only moves on), so a build past it was made from another store (ProjectionAheadOfStoreError). A live
- * build in that state is left alone while a new build of its projection is under way (the rebuild that
- * repairs it, which replaces it when caught up); otherwise the run stops.
+ * A build's checkpoint must be a place in this store's log: below its head (checkpoints never pass the head
+ * on their own: a reader only sees events below it, and it only moves on), and holding the event the build
+ * last applied. A build past the head was made from another store (ProjectionAheadOfStoreError); one whose
+ * checkpoint holds another event, or none, was made from a store since restored to an older backup and
+ * appended to again (ProjectionCheckpointMismatchError). A live build in either state is left alone while
+ * a new build of its projection is under way (the rebuild that repairs it, which replaces it when caught
+ * up); otherwise the run stops. Builds made before the event ids were recorded get theirs now.
  */
-async function refuseBuildsAheadOfStore(deps: RunnerDeps, targets: Target[], plans: ReadonlyArray<{ p: Projection; building: BuildRow | undefined }>): Promise<void> {
+async function refuseBuildsNotOnStore(deps: RunnerDeps, targets: Target[], plans: ReadonlyArray<{ p: Projection; building: BuildRow | undefined }>): Promise<void> {
   const head = await deps.store.headPosition();
+  const headText = head ? formatPosition(head) : null;
+  const atCheckpoint = new Map<string, Promise<RecordedEvent | undefined>>();
+  const eventAt = (at: string) => {
+    let found = atCheckpoint.get(at);
+    if (!found) atCheckpoint.set(at, (found = deps.store.readAt(parsePosition(at))));
+    return found;
+  };
   for (const t of targets) {
     const at = t.build.checkpoint;
-    if (at === null || (head !== undefined && comparePositions(parsePosition(at), head) <= 0)) continue;
-    const headText = head ? formatPosition(head) : null;
+    if (at === null) continue;
+    let problem: Error | undefined;
+    if (head === undefined || comparePositions(parsePosition(at), head) > 0) {
+      problem = new ProjectionAheadOfStoreError(t.p.name, t.build.schema_name, at, headText);
+    } else {
+      const found = (await eventAt(at))?.id.toLowerCase() ?? null;
+      const applied = t.build.checkpoint_event_id?.toLowerCase() ?? null;
+      if (applied === null && found !== null) {
+        await deps.sql`update projection_builds set checkpoint_event_id = ${found}::uuid
+          where schema_name = ${t.build.schema_name} and checkpoint = ${at} and checkpoint_event_id is null`;
+        t.build.checkpoint_event_id = found;
+        deps.log.info('projection checkpoint event recorded', { projection: t.p.name, schema: t.build.schema_name, checkpoint: at, event: found });
+      } else if (found !== applied) {
+        problem = new ProjectionCheckpointMismatchError(t.p.name, t.build.schema_name, at, applied, found);
+      }
+    }
+    if (!problem) continue;
     const rebuilding = plans.some((pl) => pl.p === t.p && pl.building !== undefined && pl.building !== t.build);
-    if (!rebuilding) throw new ProjectionAheadOfStoreError(t.p.name, t.build.schema_name, at, headText);
-    deps.log.warn('live build not advanced: past the event store\'s head; the build under way replaces it', { projection: t.p.name, schema: t.build.schema_name, checkpoint: at, head: headText });
+    if (!rebuilding) throw problem;
+    deps.log.warn('live build not advanced: it is not on this event store; the build under way replaces it', { projection: t.p.name, schema: t.build.schema_name, checkpoint: at, head: headText, reason: problem.message });
     t.active = false;
   }
 }
@@ -431,7 +477,7 @@ async function runAll(deps: RunnerDeps, list: readonly Projection[], opts: RunOp
     if (live && live.version === p.version) targets.push({ p, build: live, applied: 0, active: true, caughtUp: false, busy: false });
     if (building) targets.push({ p, build: building, applied: 0, active: true, caughtUp: false, busy: false });
   }
-  await refuseBuildsAheadOfStore(deps, targets, plans);
+  await refuseBuildsNotOnStore(deps, targets, plans);
   await advanceAll(deps, targets, opts);
   const reports: ProjectionReport[] = [];
   for (const { p, live, building } of plans) {

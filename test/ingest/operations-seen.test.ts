@@ -3,7 +3,7 @@ import type { NormalizedRegisterRecord } from '../../src/events/ingest-events';
 import { registerObserved } from '../../src/ingest/observations';
 import { catchUpOperationsSeen } from '../../src/ingest/operations-seen';
 import { createPostgresEventStore } from '../../src/store/postgres';
-import type { EventStore } from '../../src/store/types';
+import { parsePosition, type EventStore } from '../../src/store/types';
 import { waitVisible } from '../ledger/visible';
 import { createTestDatabase, type TestDatabase } from '../support/db';
 import { capturingLogger } from './helpers';
@@ -54,5 +54,27 @@ describe('operations seen (the healing index)', () => {
     expect(lines.some((l) => l.includes('checkpoint past the event store'))).toBe(true);
     // and nothing more to do afterwards
     expect(await catchUpOperationsSeen(db.sql, store, { log })).toBe(0);
+  });
+
+  it('reads itself again from the start when its checkpoint holds another event (the store restored and appended to since)', async () => {
+    await catchUpOperationsSeen(db.sql, store);
+    const [cp] = await db.sql<{ position: string; event_id: string | null }[]>`select position, event_id::text from ingest_checkpoints where name = 'ingest_operations_seen'`;
+    expect((await store.readAt(parsePosition(cp!.position)))?.id).toBe(cp!.event_id);
+
+    // a checkpoint from before migration 0800 takes the id of the event at its position, and nothing is read again
+    await db.sql`update ingest_checkpoints set event_id = null where name = 'ingest_operations_seen'`;
+    expect(await catchUpOperationsSeen(db.sql, store)).toBe(0);
+    const [recorded] = await db.sql<{ event_id: string | null }[]>`select event_id::text from ingest_checkpoints where name = 'ingest_operations_seen'`;
+    expect(recorded!.event_id).toBe(cp!.event_id);
+
+    // as if the store had been restored to an older backup and appended to past the checkpoint: another
+    // event at the checkpoint's position, and the table holds an operation the store no longer has
+    await db.sql`update ingest_checkpoints set event_id = ${crypto.randomUUID()}::uuid where name = 'ingest_operations_seen'`;
+    await db.sql`insert into ingest_operations_seen (pos_id, payment_id, method) values (${POS}, 'p-gone', 'purchase')`;
+    const { log, lines } = capturingLogger();
+    const all = await store.readAll(undefined, { maxCount: 100_000 });
+    expect(await catchUpOperationsSeen(db.sql, store, { log })).toBe(all.length);
+    expect(await payments()).toEqual(['p-1', 'p-2']);
+    expect(lines.some((l) => l.includes(`the event at the checkpoint is ${cp!.event_id}, not`))).toBe(true);
   });
 });

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log';
 import type { Projection } from '../../src/ledger/projection';
-import { followProjections, ProjectionAheadOfStoreError, projectionBuilds, rebuildProjection, runProjections, type RunnerDeps } from '../../src/ledger/runner';
+import { followProjections, ProjectionAheadOfStoreError, ProjectionCheckpointMismatchError, projectionBuilds, rebuildProjection, runProjections, type RunnerDeps } from '../../src/ledger/runner';
 import { createPostgresEventStore } from '../../src/store/postgres';
-import { comparePositions, type EventStore, type NewEvent } from '../../src/store/types';
+import { comparePositions, parsePosition, type EventStore, type NewEvent } from '../../src/store/types';
 import { createTestDatabase, type TestDatabase } from '../support/db';
 import { waitVisible } from './visible';
 
@@ -190,6 +190,69 @@ describe('projection runner', () => {
     expect(r.projections[0]).toMatchObject({ status: 'live', wentLive: true });
     expect(await totals()).toEqual({ ...before, 's-after-restore': 10n });
     await expect(runProjections(deps(counter(2)))).resolves.toBeDefined();
+  });
+});
+
+describe('projection runner: a checkpoint must hold the event the build last applied', () => {
+  it('records the event at each checkpoint, and takes one for a build made before it was recorded', async () => {
+    await append('s-check', [ev('x', 1)]);
+    await runProjections(deps(counter(2)));
+    const [live] = await db.sql<{ schema_name: string; checkpoint: string; checkpoint_event_id: string }[]>`
+      select schema_name, checkpoint, checkpoint_event_id::text from projection_builds where name = 'tally' and status = 'live'`;
+    const last = (await store.readStream('s-check')).at(-1)!;
+    expect(live!.checkpoint_event_id).toBe(last.id);
+    expect((await store.readAt(last.position))?.id).toBe(last.id);
+
+    // a build from before migration 0800: the id is taken from the store at the next run, which goes on
+    await db.sql`update projection_builds set checkpoint_event_id = null where schema_name = ${live!.schema_name}`;
+    await append('s-check', [ev('x', 2)]);
+    await expect(runProjections(deps(counter(2)))).resolves.toMatchObject({ projections: [{ applied: 1 }] });
+    const [again] = await db.sql<{ checkpoint_event_id: string | null }[]>`select checkpoint_event_id::text from projection_builds where schema_name = ${live!.schema_name}`;
+    expect(again!.checkpoint_event_id).toBe((await store.readStream('s-check')).at(-1)!.id);
+  });
+
+  it('another event at the checkpoint stops the run, naming both events', async () => {
+    const [live] = await db.sql<{ schema_name: string; checkpoint: string; checkpoint_event_id: string }[]>`
+      select schema_name, checkpoint, checkpoint_event_id::text from projection_builds where name = 'tally' and status = 'live'`;
+    const other = crypto.randomUUID();
+    await db.sql`update projection_builds set checkpoint_event_id = ${other}::uuid where schema_name = ${live!.schema_name}`;
+    const err = await runProjections(deps(counter(2))).then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(ProjectionCheckpointMismatchError);
+    expect((err as ProjectionCheckpointMismatchError).code).toBe('PROJECTION_CHECKPOINT_MISMATCH');
+    expect((err as Error).message).toBe(
+      `projection tally (build ${live!.schema_name}) last applied event ${other} at position ${live!.checkpoint}, but the event store holds event ` +
+      `${live!.checkpoint_event_id} there: the event store was restored from an older backup and appended to since, or replaced, while the read ` +
+      'models were not; rebuild them with recon project --rebuild');
+    await db.sql`update projection_builds set checkpoint_event_id = ${live!.checkpoint_event_id}::uuid where schema_name = ${live!.schema_name}`;
+  });
+
+  it('a store restored to an older backup and appended to past the checkpoint is refused, not skipped; a rebuild replaces the build', async () => {
+    // The read models stay in this database; the event store is another one, as after a restore of the
+    // store alone: it lacks the events the read model applied last, and new events were appended to it
+    // since, so its head is past the read model's checkpoint (transaction ids are server-wide).
+    const restored = await createTestDatabase();
+    try {
+      const restoredStore = createPostgresEventStore(restored.sql);
+      await restoredStore.append('s-a', [ev('x', 10), ev('x', 5)]);
+      const late = await restoredStore.append('s-appended-after-restore', [ev('x', 3)]);
+      await waitVisible(restored.sql, restoredStore);
+      const [live] = (await projectionBuilds(db.sql)).filter((b) => b.status === 'live');
+      expect(comparePositions((await restoredStore.headPosition())!, late.position!)).toBe(0);
+      expect(comparePositions(late.position!, parsePosition(live!.checkpoint!))).toBe(1);
+
+      const onRestored: RunnerDeps = { ...deps(counter(2)), store: restoredStore };
+      const err = await runProjections(onRestored).then(() => undefined, (e: unknown) => e);
+      expect(err).toBeInstanceOf(ProjectionCheckpointMismatchError);
+      expect((err as Error).message).toMatch(new RegExp(`build ${live!.schema}\\) last applied event [0-9a-f-]+ at position ${live!.checkpoint}, but the event store holds no event there`));
+      expect((await projectionBuilds(db.sql)).find((b) => b.schema === live!.schema)?.checkpoint).toBe(live!.checkpoint);
+
+      const r = await rebuildProjection(onRestored, 'tally');
+      expect(r.projections[0]).toMatchObject({ status: 'live', wentLive: true, totalApplied: 3 });
+      expect(await totals()).toEqual({ 's-a': 30n, 's-appended-after-restore': 6n });
+      await expect(runProjections(onRestored)).resolves.toBeDefined();
+    } finally {
+      await restored.drop();
+    }
   });
 });
 
