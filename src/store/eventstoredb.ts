@@ -181,10 +181,17 @@ export function createEventStoreDbStore(connectionString: string): EventStore {
     },
     async readAt(position) {
       // fromPosition is inclusive: the first event read is the one at the position, when there is one
-      for await (const resolved of client.readAll({ fromPosition: { commit: position.commit, prepare: position.prepare }, direction: FORWARDS, maxCount: 1, resolveLinkTos: false })) {
-        const p = resolved.event?.position;
-        if (!p || p.commit !== position.commit || p.prepare !== position.prepare) return undefined;
-        return toRecorded(resolved);
+      try {
+        for await (const resolved of client.readAll({ fromPosition: { commit: position.commit, prepare: position.prepare }, direction: FORWARDS, maxCount: 1, resolveLinkTos: false })) {
+          const p = resolved.event?.position;
+          if (!p || p.commit !== position.commit || p.prepare !== position.prepare) return undefined;
+          return toRecorded(resolved);
+        }
+      } catch (e) {
+        // A position inside another record (a log restored and written again) is refused by the server
+        // ("Trying to read from an invalid position", KurrentDB#3991): no event of ours starts there.
+        if (e instanceof Error && /invalid position/i.test(e.message)) return undefined;
+        throw e;
       }
       return undefined;
     },
