@@ -420,48 +420,90 @@ async function advanceOne(deps: RunnerDeps, t: Target, events: readonly Recorded
   }
 }
 
+type EventAt = (at: string) => Promise<RecordedEvent | undefined>;
+
+/** readAt, once per checkpoint (builds often share one). */
+function eventAtOnce(store: EventStore): EventAt {
+  const seen = new Map<string, Promise<RecordedEvent | undefined>>();
+  return (at) => {
+    let found = seen.get(at);
+    if (!found) seen.set(at, (found = store.readAt(parsePosition(at))));
+    return found;
+  };
+}
+
 /**
- * A build's checkpoint must be a place in this store's log: below its head (checkpoints never pass the head
- * on their own: a reader only sees events below it, and it only moves on), and holding the event the build
- * last applied. A build past the head was made from another store (ProjectionAheadOfStoreError); one whose
- * checkpoint holds another event, or none, was made from a store since restored to an older backup and
- * appended to again (ProjectionCheckpointMismatchError). A live build in either state is left alone while
- * a new build of its projection is under way (the rebuild that repairs it, which replaces it when caught
- * up); otherwise the run stops. Builds made before the event ids were recorded get theirs now.
+ * Why a build's checkpoint is not a place in this store's log, or undefined when it is: it must be below
+ * the head (checkpoints never pass the head on their own: a reader only sees events below it, and it only
+ * moves on) and hold the event the build last applied. A build past the head was made from another store
+ * (ProjectionAheadOfStoreError); one whose checkpoint holds another event, or none, from a store since
+ * restored to an older backup and appended to again (ProjectionCheckpointMismatchError). A build made
+ * before the event ids were recorded has none: `record` takes the one at its checkpoint.
+ */
+async function offStore(deps: Pick<RunnerDeps, 'sql' | 'log'>, build: BuildRow, head: Position | undefined, eventAt: EventAt, record: boolean): Promise<ProjectionAheadOfStoreError | ProjectionCheckpointMismatchError | undefined> {
+  const at = build.checkpoint;
+  if (at === null) return undefined;
+  if (head === undefined || comparePositions(parsePosition(at), head) > 0) {
+    return new ProjectionAheadOfStoreError(build.name, build.schema_name, at, head ? formatPosition(head) : null);
+  }
+  const found = (await eventAt(at))?.id.toLowerCase() ?? null;
+  const applied = build.checkpoint_event_id?.toLowerCase() ?? null;
+  if (applied === null && found !== null) {
+    if (record) {
+      await deps.sql`update projection_builds set checkpoint_event_id = ${found}::uuid
+        where schema_name = ${build.schema_name} and checkpoint = ${at} and checkpoint_event_id is null`;
+      build.checkpoint_event_id = found;
+      deps.log.info('projection checkpoint event recorded', { projection: build.name, schema: build.schema_name, checkpoint: at, event: found });
+    }
+    return undefined;
+  }
+  return found === applied ? undefined : new ProjectionCheckpointMismatchError(build.name, build.schema_name, at, applied, found);
+}
+
+/**
+ * Stops the run when a build is not on this store (see offStore). A live build in that state is left alone
+ * while a new build of its projection is under way (the rebuild that repairs it, which replaces it when
+ * caught up).
  */
 async function refuseBuildsNotOnStore(deps: RunnerDeps, targets: Target[], plans: ReadonlyArray<{ p: Projection; building: BuildRow | undefined }>): Promise<void> {
   const head = await deps.store.headPosition();
-  const headText = head ? formatPosition(head) : null;
-  const atCheckpoint = new Map<string, Promise<RecordedEvent | undefined>>();
-  const eventAt = (at: string) => {
-    let found = atCheckpoint.get(at);
-    if (!found) atCheckpoint.set(at, (found = deps.store.readAt(parsePosition(at))));
-    return found;
-  };
+  const eventAt = eventAtOnce(deps.store);
   for (const t of targets) {
-    const at = t.build.checkpoint;
-    if (at === null) continue;
-    let problem: Error | undefined;
-    if (head === undefined || comparePositions(parsePosition(at), head) > 0) {
-      problem = new ProjectionAheadOfStoreError(t.p.name, t.build.schema_name, at, headText);
-    } else {
-      const found = (await eventAt(at))?.id.toLowerCase() ?? null;
-      const applied = t.build.checkpoint_event_id?.toLowerCase() ?? null;
-      if (applied === null && found !== null) {
-        await deps.sql`update projection_builds set checkpoint_event_id = ${found}::uuid
-          where schema_name = ${t.build.schema_name} and checkpoint = ${at} and checkpoint_event_id is null`;
-        t.build.checkpoint_event_id = found;
-        deps.log.info('projection checkpoint event recorded', { projection: t.p.name, schema: t.build.schema_name, checkpoint: at, event: found });
-      } else if (found !== applied) {
-        problem = new ProjectionCheckpointMismatchError(t.p.name, t.build.schema_name, at, applied, found);
-      }
-    }
+    const problem = await offStore(deps, t.build, head, eventAt, true);
     if (!problem) continue;
     const rebuilding = plans.some((pl) => pl.p === t.p && pl.building !== undefined && pl.building !== t.build);
     if (!rebuilding) throw problem;
-    deps.log.warn('live build not advanced: it is not on this event store; the build under way replaces it', { projection: t.p.name, schema: t.build.schema_name, checkpoint: at, head: headText, reason: problem.message });
+    deps.log.warn('live build not advanced: it is not on this event store; the build under way replaces it', { projection: t.p.name, schema: t.build.schema_name, checkpoint: t.build.checkpoint, reason: problem.message });
     t.active = false;
   }
+}
+
+export interface BuildOnStore {
+  readonly name: string;
+  readonly schema: string;
+  readonly status: 'building' | 'live';
+  readonly checkpoint: string | null;
+  /** null: the build's checkpoint is a place in this store's log */
+  readonly problem: { readonly code: 'PROJECTION_AHEAD_OF_STORE' | 'PROJECTION_CHECKPOINT_MISMATCH'; readonly message: string } | null;
+}
+
+/**
+ * Whether every projection build (building or live) is on this event store, without changing anything:
+ * what `recon store check` reports after a restore. A build made before the event ids were recorded counts
+ * as on the store when an event is at its checkpoint.
+ */
+export async function checkBuildsOnStore(deps: Pick<RunnerDeps, 'sql' | 'store' | 'log'>): Promise<BuildOnStore[]> {
+  const builds = (await deps.sql<BuildRow[]>`
+    select schema_name, name, version, build, status, checkpoint, checkpoint_event_id::text, events_applied, timezone, grace_hours
+    from projection_builds where status in ('building', 'live') order by name, build`) as unknown as BuildRow[];
+  const head = await deps.store.headPosition();
+  const eventAt = eventAtOnce(deps.store);
+  const out: BuildOnStore[] = [];
+  for (const b of builds) {
+    const problem = await offStore(deps, b, head, eventAt, false);
+    out.push({ name: b.name, schema: b.schema_name, status: b.status as 'building' | 'live', checkpoint: b.checkpoint, problem: problem ? { code: problem.code, message: problem.message } : null });
+  }
+  return out;
 }
 
 async function runAll(deps: RunnerDeps, list: readonly Projection[], opts: RunOptions, fresh: boolean): Promise<ProjectionReport[]> {

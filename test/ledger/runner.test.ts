@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log';
 import type { Projection } from '../../src/ledger/projection';
-import { followProjections, ProjectionAheadOfStoreError, ProjectionCheckpointMismatchError, projectionBuilds, rebuildProjection, runProjections, type RunnerDeps } from '../../src/ledger/runner';
+import { checkBuildsOnStore, followProjections, ProjectionAheadOfStoreError, ProjectionCheckpointMismatchError, projectionBuilds, rebuildProjection, runProjections, type RunnerDeps } from '../../src/ledger/runner';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import { comparePositions, parsePosition, type EventStore, type NewEvent } from '../../src/store/types';
 import { createTestDatabase, type TestDatabase } from '../support/db';
@@ -219,11 +219,16 @@ describe('projection runner: a checkpoint must hold the event the build last app
     const err = await runProjections(deps(counter(2))).then(() => undefined, (e: unknown) => e);
     expect(err).toBeInstanceOf(ProjectionCheckpointMismatchError);
     expect((err as ProjectionCheckpointMismatchError).code).toBe('PROJECTION_CHECKPOINT_MISMATCH');
+    // what recon store check reports, without changing anything
+    expect(await checkBuildsOnStore(deps(counter(2)))).toEqual([
+      { name: 'tally', schema: live!.schema_name, status: 'live', checkpoint: live!.checkpoint, problem: { code: 'PROJECTION_CHECKPOINT_MISMATCH', message: (err as Error).message } },
+    ]);
     expect((err as Error).message).toBe(
       `projection tally (build ${live!.schema_name}) last applied event ${other} at position ${live!.checkpoint}, but the event store holds event ` +
       `${live!.checkpoint_event_id} there: the event store was restored from an older backup and appended to since, or replaced, while the read ` +
       'models were not; rebuild them with recon project --rebuild');
     await db.sql`update projection_builds set checkpoint_event_id = ${live!.checkpoint_event_id}::uuid where schema_name = ${live!.schema_name}`;
+    expect((await checkBuildsOnStore(deps(counter(2)))).map((c) => c.problem)).toEqual([null]);
   });
 
   it('a store restored to an older backup and appended to past the checkpoint is refused, not skipped; a rebuild replaces the build', async () => {

@@ -156,7 +156,7 @@ describe('recon store check / advance-xid (CLI)', () => {
   it('check says whether appends are accepted (exit 1 when not), every command warns, advance-xid repairs it once', async () => {
     const healthy = run(['store', 'check']);
     expect(healthy.status).toBe(0);
-    expect(healthy.stdout).toMatch(/appends accepted/);
+    expect(healthy.stdout).toMatch(/appends accepted\nread models: none built yet\n$/);
 
     await withTransactionCounterLock(async () => {
       await storeEventAheadOfCounter(db, 150_000n);
@@ -174,5 +174,19 @@ describe('recon store check / advance-xid (CLI)', () => {
     const again = run(['store', 'advance-xid']);
     expect(again.stdout).toMatch(/^nothing to do:/);
     expect(again.stderr).toBe('');
+  });
+
+  it('check says which read models are not on this store (a store restored older and appended to since), exit 1', async () => {
+    const built = run(['project']);
+    expect(built.status, built.stderr).toBe(0);
+    const ok = run(['store', 'check']);
+    expect(ok.status, ok.stdout).toBe(0);
+    expect(ok.stdout).toMatch(/read models:\n  journal \(rm_journal_v\d+_b1, live\) at \d+\/\d+: on this store\n  reconciliation \(rm_reconciliation_v\d+_b1, live\) at \d+\/\d+: on this store\n$/);
+
+    // the journal's checkpoint now holds another event than the one it applied last
+    await db.sql`update projection_builds set checkpoint_event_id = ${crypto.randomUUID()}::uuid where name = 'journal'`;
+    const off = run(['store', 'check']);
+    expect(off.status).toBe(1);
+    expect(off.stdout).toMatch(/  journal \(rm_journal_v\d+_b1, live\) at \d+\/\d+: NOT ON THIS STORE: projection journal .* but the event store holds event [0-9a-f-]+ there: .*\n  reconciliation .*: on this store\nrebuild the read models not on this store: recon project --rebuild\n$/);
   });
 });

@@ -1,10 +1,13 @@
 import type { Command } from 'commander';
+import { checkBuildsOnStore, type BuildOnStore } from '../../ledger/runner';
 import { advanceTransactionCounter, readTransactionCounter, type TransactionCounter } from '../../store/transaction-counter';
 import { withRuntime, type Runtime } from '../runtime';
 
 /**
- * `recon store check` and `recon store advance-xid`: the PostgreSQL event store's transaction counter
- * after a restore (docs/store.md, "Backups and restores").
+ * `recon store check` and `recon store advance-xid`: after a restore (docs/store.md, "Backups and
+ * restores"), whether the PostgreSQL event store's transaction counter lets it accept appends, and whether
+ * every projection build is still on this store (its checkpoint below the head, holding the event it
+ * applied last).
  */
 
 function summary(c: TransactionCounter): string {
@@ -13,9 +16,15 @@ function summary(c: TransactionCounter): string {
   return `last event's transaction id: ${last}\nserver's next transaction id: ${c.nextTransaction}\n${verdict}\n`;
 }
 
+function readModels(builds: readonly BuildOnStore[]): string {
+  if (builds.length === 0) return 'read models: none built yet\n';
+  const lines = builds.map((b) => `  ${b.name} (${b.schema}, ${b.status}) at ${b.checkpoint ?? '(nothing applied)'}: ${b.problem ? `NOT ON THIS STORE: ${b.problem.message}` : 'on this store'}`);
+  return `read models:\n${lines.join('\n')}\n`;
+}
+
 function onPostgres(rt: Runtime): boolean {
   if (rt.store.backend === 'postgres') return true;
-  process.stdout.write(`event store backend: ${rt.store.backend}; its positions are its own, nothing to check here\n`);
+  process.stdout.write(`event store backend: ${rt.store.backend}; no transaction counter to check (its positions are its own)\n`);
   return false;
 }
 
@@ -23,15 +32,23 @@ export function register(program: Command): void {
   const store = program.command('store').description('the event store: check it, and move its transaction counter on after a logical restore');
   store
     .command('check')
-    .description('whether the PostgreSQL event store accepts appends: its transaction counter must be above every stored event (exit 1 when not)')
+    .description('after a restore: whether the PostgreSQL event store accepts appends (its transaction counter must be above every ' +
+      'stored event), and whether every read model is still on this store (exit 1 when either is not)')
     .action(async () => {
       await withRuntime(async (rt) => {
-        if (!onPostgres(rt)) return;
-        const head = await rt.store.headPosition();
-        process.stdout.write(`event store backend: postgres; head position ${head ? `${head.commit}/${head.prepare}` : '(empty)'}\n`);
-        const c = await readTransactionCounter(rt.sql);
-        process.stdout.write(summary(c));
-        if (!c.ok) process.exitCode = 1;
+        if (onPostgres(rt)) {
+          const head = await rt.store.headPosition();
+          process.stdout.write(`event store backend: postgres; head position ${head ? `${head.commit}/${head.prepare}` : '(empty)'}\n`);
+          const c = await readTransactionCounter(rt.sql);
+          process.stdout.write(summary(c));
+          if (!c.ok) process.exitCode = 1;
+        }
+        const builds = await checkBuildsOnStore(rt);
+        process.stdout.write(readModels(builds));
+        if (builds.some((b) => b.problem)) {
+          process.stdout.write('rebuild the read models not on this store: recon project --rebuild\n');
+          process.exitCode = 1;
+        }
       });
     });
   store
