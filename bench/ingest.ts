@@ -11,6 +11,7 @@ import { encodeBase64Url, sign } from '../src/psp/signature';
 import { createPostgresEventStore } from '../src/store/postgres';
 import { cpuPer, serverCpuMeter } from './cpu';
 import { perSecond, sampleRss, type BenchContext } from './harness';
+import { signedAhead, webhookRequests } from './webhook-load';
 
 /**
  * Issue 4's ingestion benchmarks.
@@ -90,34 +91,16 @@ let signedSoFar = 0;
 
 async function load(url: string, seconds: number): Promise<{ ok: string[]; non2xx: number; errors: number; rps: number; p99: number; p50: number }> {
   const ok: string[] = [];
-  // Signed before the load starts (the load generator stands in for the PSP, whose signing does not
-  // run on recon's machine): more than the receiver can take; past them, signed on the fly.
-  const ahead = Array.from({ length: 8_000 * seconds }, (_, i) => {
-    const paymentId = randomUUID();
-    return { paymentId, body: webhookForm(paymentId, signedSoFar + i) };
-  });
+  // Signed before the load starts (see webhook-load.ts): more than the receiver can take.
+  const ahead = signedAhead(webhookForm, 8_000 * seconds, signedSoFar);
   signedSoFar += ahead.length;
-  let n = 0;
   const result = await autocannon({
     url: `${url}/webhooks/${POS_ID}`,
     connections: 64,
     duration: seconds,
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    requests: [{
-      setupRequest: (req: Record<string, unknown>, context: Record<string, unknown>) => {
-        const next = ahead[n] ?? (() => {
-          const paymentId = randomUUID();
-          return { paymentId, body: webhookForm(paymentId, signedSoFar + n) };
-        })();
-        n++;
-        context.paymentId = next.paymentId;
-        return { ...req, body: next.body };
-      },
-      onResponse: (status: number, _body: string, context: Record<string, unknown>) => {
-        if (status === 200) ok.push(context.paymentId as string);
-      },
-    }],
+    requests: webhookRequests(webhookForm, ahead, signedSoFar, ok),
   });
   return { ok, non2xx: result.non2xx, errors: result.errors + result.timeouts, rps: (result['2xx'] / result.duration), p99: result.latency.p99, p50: result.latency.p50 };
 }

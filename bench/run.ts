@@ -18,7 +18,7 @@ import { formatNumber, judge, type BenchContext, type Figure, type FigureResult 
  */
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
-const NOT_BENCHMARKS = new Set(['run', 'harness', 'cpu']);
+const NOT_BENCHMARKS = new Set(['run', 'harness', 'cpu', 'webhook-load']);
 const FIGURE_PREFIX = '@@bench-figure ';
 
 function available(): string[] {

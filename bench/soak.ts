@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { encodeBase64Url, sign } from '../src/psp/signature';
 import type { BenchContext } from './harness';
+import { signedAhead, webhookRequests } from './webhook-load';
 
 /**
  * Issue 7's soak: `recon serve` (a process of its own) takes signed webhooks at a fixed rate (SOAK_RATE,
@@ -104,25 +105,14 @@ function webhookForm(p: Project, paymentId: string, n: number): string {
 
 interface Phase { ok: string[]; other: Record<string, number>; errors: number; sent: number; rate: number; p50: number; p99: number; max: number }
 
-/**
- * The phase's webhooks, signed before the load starts: the load generator stands in for the PSP, whose
- * signing does not run on recon's machine, so it should take as little of the two cores as it can.
- * More than the phase can send; should it run out, the rest are signed on the fly.
- */
-function signedAhead(p: Project, count: number, first: number): { paymentId: string; body: string }[] {
-  return Array.from({ length: count }, (_, i) => {
-    const paymentId = randomUUID();
-    return { paymentId, body: webhookForm(p, paymentId, first + i) };
-  });
-}
-
 let signedSoFar = 0;
 
 async function load(url: string, p: Project, seconds: number, rate: number): Promise<Phase> {
   const ok: string[] = [];
-  const ahead = signedAhead(p, Math.ceil(rate * seconds * 1.05) + 100, signedSoFar);
+  const form = (paymentId: string, n: number) => webhookForm(p, paymentId, n);
+  // The phase's webhooks, signed before the load starts (see webhook-load.ts): more than it can send.
+  const ahead = signedAhead(form, Math.ceil(rate * seconds * 1.05) + 100, signedSoFar);
   signedSoFar += ahead.length;
-  let n = 0;
   const result = await autocannon({
     url: `${url}/webhooks/${p.posId}`,
     connections: 64,
@@ -131,20 +121,7 @@ async function load(url: string, p: Project, seconds: number, rate: number): Pro
     timeout: 30,
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    requests: [{
-      setupRequest: (req: Record<string, unknown>, context: Record<string, unknown>) => {
-        const next = ahead[n] ?? (() => {
-          const paymentId = randomUUID();
-          return { paymentId, body: webhookForm(p, paymentId, signedSoFar + n) };
-        })();
-        n++;
-        context.paymentId = next.paymentId;
-        return { ...req, body: next.body };
-      },
-      onResponse: (status: number, _body: string, context: Record<string, unknown>) => {
-        if (status === 200) ok.push(context.paymentId as string);
-      },
-    }],
+    requests: webhookRequests(form, ahead, signedSoFar, ok),
   });
   const other: Record<string, number> = {};
   for (const [code, s] of Object.entries(result.statusCodeStats ?? {})) if (code !== '200') other[code] = s.count;

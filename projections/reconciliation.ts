@@ -5,6 +5,7 @@ import { DiscrepancyAccepted } from '../src/events/audit-events';
 import { discrepancyId, findDiscrepancies, nextDue, splitWaits, type Finding, type ResendRequest, type SplitWait, type SyncWindow } from '../src/ledger/discrepancy-rules';
 import { matchMethod, observationFromRow, observationOf, observationToRow, type MatchedOperation, type Observation, type SourceItem } from '../src/ledger/matching';
 import { copyCell, copyText, createTextBuffer } from '../src/ledger/copy-rows';
+import type { DiscrepancyRecord, DiscrepancyStatus } from '../src/ledger/discrepancy-types';
 import type { Projection, ProjectionContext, Tx } from '../src/ledger/projection';
 import type { RecordedEvent } from '../src/store/types';
 
@@ -28,30 +29,9 @@ import type { RecordedEvent } from '../src/store/types';
  * what changed, with COPY. Nothing is cached across batches, so memory does not grow with the log.
  */
 
-interface DiscRow {
-  id: string;
-  type: string;
-  status: 'open' | 'resolved' | 'accepted';
-  pos_id: string;
-  payment_id: string | null;
-  order_id: string | null;
-  method: string | null;
-  operation_key: string;
-  receiver_name: string | null;
-  sub_merchant_id: string | null;
-  sub_merchant_ids: string[];
-  currency: string | null;
-  occurred_at: string | null;
-  values: Record<string, unknown>;
-  evidence: string[];
-  detected_at: string | null;
-  detected_by_event: string;
-  resolved_at: string | null;
-  resolved_by_event: string | null;
-  accepted_at: string | null;
-  accepted_by: string | null;
-  accepted_note: string | null;
-  accepted_by_event: string | null;
+/** A discrepancy row as the projection keeps it: the auditors' record, with its status typed and the update columns. */
+interface DiscRow extends DiscrepancyRecord {
+  status: DiscrepancyStatus;
   updated_at: string | null;
   updated_by_event: string;
 }

@@ -27,8 +27,11 @@ export type OperationMethod = z.infer<typeof operationMethod>;
 export const transactionStatus = z.enum(['init', 'pending', 'success', 'failure']);
 export type TransactionStatus = z.infer<typeof transactionStatus>;
 
-/** A register record (section 2.10) after exact parsing. Fields absent from the report are null. */
-export const normalizedRegisterRecord = z.object({
+/**
+ * What register and period records have in common after exact parsing, first in both and read the
+ * same way from both (src/psp/parse.ts, identityOf).
+ */
+const normalizedRecordCommon = z.object({
   projectId: z.string().nullable(),
   orderId: z.string().nullable(),
   paymentId: z.string(),
@@ -37,6 +40,11 @@ export const normalizedRegisterRecord = z.object({
   /** null when the PSP gave no time */
   dateTime: isoInstant.nullable(),
   currency: z.string(),
+});
+export type NormalizedRecordCommon = z.infer<typeof normalizedRecordCommon>;
+
+/** A register record (section 2.10) after exact parsing. Fields absent from the report are null. */
+export const normalizedRegisterRecord = normalizedRecordCommon.extend({
   /** amount with fees applied (originalAmount + customerFee) */
   amount: minorString.nullable(),
   originalAmount: minorString.nullable(),
@@ -54,14 +62,7 @@ export const normalizedRegisterRecord = z.object({
 export type NormalizedRegisterRecord = z.infer<typeof normalizedRegisterRecord>;
 
 /** A time-period transaction record (section 2.9) after exact parsing. */
-export const normalizedPeriodRecord = z.object({
-  projectId: z.string().nullable(),
-  orderId: z.string().nullable(),
-  paymentId: z.string(),
-  method: operationMethod,
-  status: transactionStatus,
-  dateTime: isoInstant.nullable(),
-  currency: z.string(),
+export const normalizedPeriodRecord = normalizedRecordCommon.extend({
   /** amount requested */
   amount: minorString,
   customerFee: minorString.nullable(),

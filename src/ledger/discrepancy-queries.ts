@@ -5,7 +5,9 @@ import { newEvent } from '../events/catalog';
 import { DiscrepancyAccepted, discrepancyStream } from '../events/audit-events';
 import { isStoreError } from '../store/errors';
 import type { EventStore } from '../store/types';
-import { DISCREPANCY_STATUSES, DISCREPANCY_TYPES } from './discrepancy-types';
+import { DISCREPANCY_STATUSES, DISCREPANCY_TYPES, type DiscrepancyRecord } from './discrepancy-types';
+
+export type { DiscrepancyRecord } from './discrepancy-types';
 
 /**
  * Auditors' queries over the `recon.*` views of the reconciliation projection, shared by the CLI
@@ -23,33 +25,6 @@ export interface DiscrepancyFilter {
   readonly paymentId?: string | undefined;
   readonly timezone: string;
   readonly limit?: number | undefined;
-}
-
-/** One discrepancy as auditors read it (JSON, CSV and the HTTP API share this shape). */
-export interface DiscrepancyRecord {
-  id: string;
-  type: string;
-  status: string;
-  pos_id: string;
-  order_id: string | null;
-  payment_id: string | null;
-  method: string | null;
-  operation_key: string;
-  receiver_name: string | null;
-  sub_merchant_id: string | null;
-  sub_merchant_ids: string[];
-  currency: string | null;
-  values: Record<string, unknown>;
-  evidence: string[];
-  occurred_at: string | null;
-  detected_at: string | null;
-  detected_by_event: string;
-  resolved_at: string | null;
-  resolved_by_event: string | null;
-  accepted_at: string | null;
-  accepted_by: string | null;
-  accepted_note: string | null;
-  accepted_by_event: string | null;
 }
 
 export type QueryErrorCode = 'INVALID_FILTER' | 'NOT_PROJECTED';

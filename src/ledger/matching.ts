@@ -263,18 +263,12 @@ export interface Receiver {
   readonly row: SourceRow;
 }
 
-/** One source's view of one operation. */
-export interface SourceItem {
-  readonly source: SourceName;
-  readonly method: OperationMethod;
-  readonly status: string;
-  readonly currency: string;
-  readonly amount: bigint | null;
-  readonly grossAmount: bigint | null;
-  readonly customerFee: bigint | null;
-  readonly merchantFee: bigint | null;
-  readonly dateTime: string | null;
-  readonly orderId: string | null;
+/**
+ * One source's view of one operation: the values of its latest observation (see `itemOf`; orderId, the
+ * first one given), with the rows and events behind it.
+ */
+export interface SourceItem
+  extends Pick<Observation, 'source' | 'method' | 'status' | 'currency' | 'amount' | 'grossAmount' | 'customerFee' | 'merchantFee' | 'dateTime' | 'orderId'> {
   /** register split rows (empty for a marketplace-own operation and for the other sources) */
   readonly receivers: readonly Receiver[];
   readonly rows: readonly SourceRow[];

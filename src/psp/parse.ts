@@ -4,6 +4,7 @@ import {
   operationMethod,
   transactionStatus,
   type NormalizedPeriodRecord,
+  type NormalizedRecordCommon,
   type NormalizedRegisterRecord,
   type NormalizedWebhook,
   type OperationMethod,
@@ -12,7 +13,7 @@ import {
 import { isLosslessNumber, isPlainObject, parseJsonExact, parseJsonFast, toPlainJson } from './json';
 import { decodeBase64Url } from './signature';
 import { parseAmount } from '../money';
-import { captureWebhook, periodRecord, primaryWebhook, refundWebhook, registerRecord, voidWebhook, type Amount, type PeriodRecord, type RegisterRecord } from './schemas';
+import { captureWebhook, periodRecord, primaryWebhook, refundWebhook, registerRecord, voidWebhook, type Amount } from './schemas';
 
 /**
  * Normalizers: the PSP's JSON text → the exact records of src/events/ingest-events.ts. Every failure
@@ -277,22 +278,6 @@ const WEBHOOK_FAST: Record<NormalizedWebhook['kind'], ReadonlyArray<readonly [st
   other: [...WEBHOOK_BASE_FAST, ['operation_id', optionalIdTextOf]],
 };
 
-type Checked<T> = { ok: true; value: T } | { ok: false; field: string; reason: string };
-
-function checkRegister(obj: Record<string, unknown>, opts: ParseOptions): Checked<RegisterRecord> {
-  const fast = opts.exactOnly ? null : readFast(obj, REGISTER_FAST);
-  if (fast) return { ok: true, value: fast as RegisterRecord };
-  const r = registerRecord.safeParse(obj);
-  return r.success ? { ok: true, value: r.data } : firstIssue(r.error);
-}
-
-function checkPeriod(obj: Record<string, unknown>, opts: ParseOptions): Checked<PeriodRecord> {
-  const fast = opts.exactOnly ? null : readFast(obj, PERIOD_FAST);
-  if (fast) return { ok: true, value: fast as PeriodRecord };
-  const r = periodRecord.safeParse(obj);
-  return r.success ? { ok: true, value: r.data } : firstIssue(r.error);
-}
-
 const REGISTER_MAPPED = new Set([
   'projectId', 'orderId', 'paymentId', 'method', 'status', 'dateTime', 'currency', 'amount', 'originalAmount', 'customerFee',
   'merchantFee', 'receiverName', 'receiverAmount', 'receiverFee', 'reserveAmount', 'cardMask', 'payway',
@@ -310,11 +295,11 @@ function exactOnRefusal<T>(read: (text: string, opts: ParseOptions) => ParseResu
   };
 }
 
-/** The identification shared by register and period records: ids, method, status and time, checked. */
-function identityOf(
-  d: { projectId?: string | null; orderId?: string | null; paymentId: string; method: string; status: string; dateTime?: string | null },
-  opts: ParseOptions,
-): ParseResult<{ projectId: string | null; orderId: string | null; paymentId: string; method: OperationMethod; status: TransactionStatus; dateTime: string | null }> {
+/** The fields register and period records share, as their schemas read them. */
+type RecordCommon = { projectId?: string | null; orderId?: string | null; paymentId: string; method: string; status: string; dateTime?: string | null; currency: string };
+
+/** The identification shared by register and period records (ids, method, status and time, checked), and the currency. */
+function identityOf(d: RecordCommon, opts: ParseOptions): ParseResult<NormalizedRecordCommon> {
   const badId = badPaymentId(d.paymentId, 'paymentId');
   if (badId) return badId;
   const m = methodOf(d.method);
@@ -323,25 +308,45 @@ function identityOf(
   if (!s.ok) return s;
   const t = epochMillisToIso(d.dateTime, opts.now);
   if (!t.ok) return t;
-  return { ok: true, value: { projectId: orNull(d.projectId), orderId: orNull(d.orderId), paymentId: d.paymentId, method: m.value, status: s.value, dateTime: t.value } };
+  return {
+    ok: true,
+    value: { projectId: orNull(d.projectId), orderId: orNull(d.orderId), paymentId: d.paymentId, method: m.value, status: s.value, dateTime: t.value, currency: d.currency },
+  };
+}
+
+type RecordHead<T> = { ok: true; root: Record<string, unknown>; record: T; common: NormalizedRecordCommon } | { ok: false; field: string; reason: string };
+
+/**
+ * What reading a register or a period record starts with: the JSON object, the record as its schema
+ * reads it (by the fast reader `fast` when it can, else by zod), and the fields they share, normalized.
+ */
+function readRecordHead<T extends RecordCommon>(text: string, opts: ParseOptions, fast: ReadonlyArray<readonly [string, Read]>, schema: z.ZodType<T>): RecordHead<T> {
+  const root = readObject(text, opts);
+  if (!root.ok) return root;
+  const fastRecord = opts.exactOnly ? null : readFast(root.value, fast);
+  let d: T;
+  if (fastRecord) d = fastRecord as T;
+  else {
+    const r = schema.safeParse(root.value);
+    if (!r.success) return firstIssue(r.error);
+    d = r.data;
+  }
+  const c = identityOf(d, opts);
+  if (!c.ok) return c;
+  return { ok: true, root: root.value, record: d, common: c.value };
 }
 
 /** A register record (2.10), exactly. Fields absent from the report come out as null. */
 export const parseRegisterRecord = exactOnRefusal(readRegisterRecord);
 
 function readRegisterRecord(text: string, opts: ParseOptions): ParseResult<NormalizedRegisterRecord> {
-  const root = readObject(text, opts);
-  if (!root.ok) return root;
-  const r = checkRegister(root.value, opts);
-  if (!r.ok) return r;
-  const d = r.value;
-  const c = identityOf(d, opts);
-  if (!c.ok) return c;
+  const h = readRecordHead(text, opts, REGISTER_FAST, registerRecord);
+  if (!h.ok) return h;
+  const d = h.record;
   return {
     ok: true,
     value: {
-      ...c.value,
-      currency: d.currency,
+      ...h.common,
       amount: minor(d.amount),
       originalAmount: minor(d.originalAmount),
       customerFee: minor(d.customerFee),
@@ -352,7 +357,7 @@ function readRegisterRecord(text: string, opts: ParseOptions): ParseResult<Norma
       reserveAmount: minor(d.reserveAmount),
       cardMask: orNull(d.cardMask),
       payway: orNull(d.payway),
-      other: otherFields(root.value, REGISTER_MAPPED),
+      other: otherFields(h.root, REGISTER_MAPPED),
     },
   };
 }
@@ -363,22 +368,17 @@ const PERIOD_MAPPED = new Set(['projectId', 'orderId', 'paymentId', 'method', 's
 export const parsePeriodRecord = exactOnRefusal(readPeriodRecord);
 
 function readPeriodRecord(text: string, opts: ParseOptions): ParseResult<NormalizedPeriodRecord> {
-  const root = readObject(text, opts);
-  if (!root.ok) return root;
-  const r = checkPeriod(root.value, opts);
-  if (!r.ok) return r;
-  const d = r.value;
-  const c = identityOf(d, opts);
-  if (!c.ok) return c;
+  const h = readRecordHead(text, opts, PERIOD_FAST, periodRecord);
+  if (!h.ok) return h;
+  const d = h.record;
   return {
     ok: true,
     value: {
-      ...c.value,
-      currency: d.currency,
+      ...h.common,
       amount: d.amount.minor.toString(),
       customerFee: minor(d.customerFee),
       merchantFee: minor(d.merchantFee),
-      other: otherFields(root.value, PERIOD_MAPPED),
+      other: otherFields(h.root, PERIOD_MAPPED),
     },
   };
 }
