@@ -1,11 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { NormalizedRegisterRecord } from '../../src/events/ingest-events';
 import { registerObserved } from '../../src/ingest/observations';
 import { catchUpOperationsSeen } from '../../src/ingest/operations-seen';
-import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore } from '../../src/store/types';
 import { waitVisible } from '../ledger/visible';
-import { createTestDatabase, type TestDatabase } from '../support/db';
+import { useTestStore, type TestDatabase } from '../support/db';
 import { capturingLogger } from './helpers';
 
 const POS = 'pos-ops-seen';
@@ -26,33 +25,27 @@ async function appendRecord(db: TestDatabase, store: EventStore, paymentId: stri
 }
 
 describe('operations seen (the healing index)', () => {
-  let db: TestDatabase;
-  let store: EventStore;
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    store = createPostgresEventStore(db.sql);
-  });
-  afterAll(async () => db.drop());
+  const fx = useTestStore();
 
-  const payments = async () => (await db.sql<{ payment_id: string }[]>`select payment_id from ingest_operations_seen order by 1`).map((r) => r.payment_id);
+  const payments = async () => (await fx.db.sql<{ payment_id: string }[]>`select payment_id from ingest_operations_seen order by 1`).map((r) => r.payment_id);
 
   it('reads itself again from the start when its checkpoint is past the store\'s head (the store restored or replaced)', async () => {
-    await appendRecord(db, store, 'p-1');
-    await catchUpOperationsSeen(db.sql, store);
+    await appendRecord(fx.db, fx.store, 'p-1');
+    await catchUpOperationsSeen(fx.db.sql, fx.store);
     expect(await payments()).toEqual(['p-1']);
 
     // as if the store had been restored to an older backup: the checkpoint is beyond everything it has,
     // and the table holds an operation the store no longer has
-    await db.sql`update ingest_checkpoints set position = '999999999999/999999999' where name = 'ingest_operations_seen'`;
-    await db.sql`insert into ingest_operations_seen (pos_id, payment_id, method) values (${POS}, 'p-gone', 'purchase')`;
-    await appendRecord(db, store, 'p-2');
+    await fx.db.sql`update ingest_checkpoints set position = '999999999999/999999999' where name = 'ingest_operations_seen'`;
+    await fx.db.sql`insert into ingest_operations_seen (pos_id, payment_id, method) values (${POS}, 'p-gone', 'purchase')`;
+    await appendRecord(fx.db, fx.store, 'p-2');
 
     const { log, lines } = capturingLogger();
-    const read = await catchUpOperationsSeen(db.sql, store, { log });
+    const read = await catchUpOperationsSeen(fx.db.sql, fx.store, { log });
     expect(read).toBe(2);
     expect(await payments()).toEqual(['p-1', 'p-2']);
     expect(lines.some((l) => l.includes('checkpoint past the event store'))).toBe(true);
     // and nothing more to do afterwards
-    expect(await catchUpOperationsSeen(db.sql, store, { log })).toBe(0);
+    expect(await catchUpOperationsSeen(fx.db.sql, fx.store, { log })).toBe(0);
   });
 });
