@@ -3,11 +3,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PspProject } from '../../src/config/env';
 import { syncRange, type SyncDeps, type SyncReport } from '../../src/ingest/sync';
-import { silentLogger } from '../../src/log';
 import { createPspClient, type PspClient } from '../../src/psp/client';
 import { DEFAULT_FAULTS, startSandbox, type Faults, type Sandbox } from '../../src/sandbox/server';
-import { createPostgresEventStore } from '../../src/store/postgres';
-import { createTestDatabase, type TestDatabase } from '../support/db';
+import { useTestDatabases, type TestDatabase } from '../support/db';
+import { sandboxSyncDeps } from '../support/sync-deps';
 import { failuresRecorded, observationIds } from './support/store-checks';
 
 /**
@@ -23,7 +22,7 @@ const WINDOWS = [
   { from: '2025-01-01T00:00:00.000Z', to: '2025-02-01T00:00:00.000Z' },
   { from: '2025-02-01T00:00:00.000Z', to: '2025-02-23T00:00:00.000Z' },
 ];
-const dbs: TestDatabase[] = [];
+const freshDb = useTestDatabases();
 let sandbox: Sandbox;
 let reference: string[];
 
@@ -42,30 +41,11 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await sandbox?.close();
-  for (const db of dbs) await db.drop();
 });
 
-async function freshDb(): Promise<TestDatabase> {
-  const db = await createTestDatabase();
-  dbs.push(db);
-  return db;
-}
-
-const clientOf = (p: PspProject) => createPspClient(p, { timeoutMs: 5_000, retryBaseMs: 5, retryMaxMs: 40 });
-
-function depsFor(db: TestDatabase, over: Partial<SyncDeps> = {}): SyncDeps {
-  return {
-    store: createPostgresEventStore(db.sql),
-    projects: sandbox.projects,
-    log: silentLogger,
-    timezone: 'UTC',
-    reportMaxWaitMs: 5_000,
-    pollBaseMs: 5,
-    pollMaxMs: 50,
-    clientFor: clientOf,
-    ...over,
-  };
-}
+const CLIENT = { timeoutMs: 5_000, retryBaseMs: 5, retryMaxMs: 40 };
+const clientOf = (p: PspProject) => createPspClient(p, CLIENT);
+const depsFor = (db: TestDatabase, over: Partial<SyncDeps> = {}): SyncDeps => sandboxSyncDeps(db, sandbox, { pollMaxMs: 50, client: CLIENT }, over);
 
 /** A sync under `faults` (failures recorded as reported), then a fault-free run that must repair it. */
 async function failThenRepair(faults: Partial<Faults>, over: Partial<SyncDeps> = {}): Promise<{ first: SyncReport; db: TestDatabase; partial: number }> {

@@ -43,6 +43,22 @@ export async function createTestDatabase(opts: { migrate?: boolean; max?: number
   };
 }
 
+/**
+ * For a block that needs several databases (a reference and the copies compared with it): each call of the
+ * returned function makes a fresh one, and all are dropped after the enclosing file's or block's tests.
+ */
+export function useTestDatabases(): () => Promise<TestDatabase> {
+  const made: TestDatabase[] = [];
+  afterAll(async () => {
+    for (const db of made) await db.drop();
+  });
+  return async () => {
+    const db = await createTestDatabase();
+    made.push(db);
+    return db;
+  };
+}
+
 export interface TestStore {
   readonly db: TestDatabase;
   readonly store: EventStore;
