@@ -7,6 +7,7 @@ import { createPspClient, type PspClient } from '../../src/psp/client';
 import { DEFAULT_FAULTS, startSandbox, type Faults, type Sandbox } from '../../src/sandbox/server';
 import { useTestDatabases, type TestDatabase } from '../support/db';
 import { sandboxSyncDeps } from '../support/sync-deps';
+import { pspEnv } from './support/env';
 import { failuresRecorded, observationIds } from './support/store-checks';
 
 /**
@@ -166,7 +167,6 @@ describe('a register page that changes between two fetches', () => {
 
 describe('recon sync as a process facing a PSP fault', () => {
   function runSync(db: TestDatabase): Promise<{ code: number | null; out: string; err: string }> {
-    const p = sandbox.projects[0]!;
     const child = spawn(process.execPath, [BIN, 'sync', '--from', RANGE.from, '--to', RANGE.to], {
       env: {
         ...process.env,
@@ -175,12 +175,7 @@ describe('recon sync as a process facing a PSP fault', () => {
         RECON_LOG_LEVEL: 'error',
         RECON_REPORT_MAX_WAIT_MS: '1000',
         RECON_PSP_TIMEOUT_MS: '5000',
-        PSP_BASE_URL: p.baseUrl,
-        PSP_REPORT_URL: p.reportUrl,
-        PSP_POS_ID: p.posId,
-        PSP_API_KEY: p.apiKey,
-        PSP_API_SECRET: p.apiSecret,
-        PSP_ENDPOINTS_KEY: p.endpointsKey,
+        ...pspEnv(sandbox.projects[0]!),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

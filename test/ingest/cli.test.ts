@@ -5,6 +5,7 @@ import { syncRange } from '../../src/ingest/sync';
 import { silentLogger } from '../../src/log';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server';
 import { createPostgresEventStore } from '../../src/store/postgres';
+import { pspEnv } from '../faults/support/env';
 import { useTestDatabases, type TestDatabase } from '../support/db';
 
 const BIN = path.resolve('bin/recon.mjs');
@@ -24,19 +25,13 @@ afterAll(async () => {
 });
 
 function envFor(db: TestDatabase): NodeJS.ProcessEnv {
-  const p = sandbox.projects[0]!;
   return {
     ...process.env,
     DATABASE_URL: db.url,
     RECON_TIMEZONE: 'UTC',
     RECON_LOG_LEVEL: 'warn',
     RECON_REPORT_MAX_WAIT_MS: '5000',
-    PSP_BASE_URL: p.baseUrl,
-    PSP_REPORT_URL: p.reportUrl,
-    PSP_POS_ID: p.posId,
-    PSP_API_KEY: p.apiKey,
-    PSP_API_SECRET: p.apiSecret,
-    PSP_ENDPOINTS_KEY: p.endpointsKey,
+    ...pspEnv(sandbox.projects[0]!),
   };
 }
 
