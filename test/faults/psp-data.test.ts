@@ -8,6 +8,7 @@ import { DEFAULT_FAULTS, startSandbox, type Faults, type Sandbox } from '../../s
 import { useTestDatabases, type TestDatabase } from '../support/db';
 import { sandboxSyncDeps } from '../support/sync-deps';
 import { pspEnv } from './support/env';
+import { faultFreeObservations } from './support/scenario';
 import { failuresRecorded, observationIds } from './support/store-checks';
 
 /**
@@ -35,10 +36,7 @@ const CALM: Partial<Faults> = { ...DEFAULT_FAULTS, reportNotReadyPolls: 0 };
 beforeAll(async () => {
   sandbox = await startSandbox({ scenario: { seed: 'faults-psp-data', month: '2025-01', timezone: 'UTC', payments: 80 }, faults: CALM });
   const db = await freshDb();
-  const report = await syncRange(depsFor(db), RANGE);
-  expect(report.windows.map((w) => w.status)).toEqual(['completed', 'completed']);
-  reference = await observationIds(db.sql);
-  expect(reference.length).toBeGreaterThan(100);
+  reference = await faultFreeObservations(db.sql, depsFor(db), RANGE);
 });
 afterAll(async () => {
   await sandbox?.close();

@@ -3,6 +3,7 @@ import { syncRange, type SyncDeps, type SyncReport } from '../../src/ingest/sync
 import { DEFAULT_FAULTS, startSandbox, type Faults, type Sandbox } from '../../src/sandbox/server';
 import { useTestDatabases, type TestDatabase } from '../support/db';
 import { sandboxSyncDeps } from '../support/sync-deps';
+import { faultFreeObservations } from './support/scenario';
 import { failuresRecorded, observationIds } from './support/store-checks';
 
 /**
@@ -30,10 +31,7 @@ function burst(n: number, match: (r: { method: string; path: string }) => boolea
 beforeAll(async () => {
   sandbox = await startSandbox({ scenario: { seed: 'faults-psp-retries', month: '2025-01', timezone: 'UTC', payments: 60 }, faults: { reportNotReadyPolls: 0 } });
   const db = await freshDb();
-  const report = await syncRange(depsFor(db), RANGE);
-  expect(report.windows.map((w) => w.status)).toEqual(['completed', 'completed']);
-  reference = await observationIds(db.sql);
-  expect(reference.length).toBeGreaterThan(100);
+  reference = await faultFreeObservations(db.sql, depsFor(db), RANGE);
 });
 afterAll(async () => {
   await sandbox?.close();
