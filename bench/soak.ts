@@ -5,6 +5,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { encodeBase64Url, sign } from '../src/psp/signature';
+import { pspEnv } from '../test/faults/support/env';
 import type { BenchContext } from './harness';
 import { signedAhead, webhookRequests } from './webhook-load';
 
@@ -74,12 +75,7 @@ function reconEnv(dbUrl: string, p: Project): NodeJS.ProcessEnv {
     RECON_LOG_LEVEL: 'error',
     RECON_REPORT_MAX_WAIT_MS: '120000',
     RECON_PSP_TIMEOUT_MS: '120000',
-    PSP_BASE_URL: p.baseUrl,
-    PSP_REPORT_URL: p.reportUrl,
-    PSP_POS_ID: p.posId,
-    PSP_API_KEY: p.apiKey,
-    PSP_API_SECRET: p.apiSecret,
-    PSP_ENDPOINTS_KEY: p.endpointsKey,
+    ...pspEnv(p),
   };
 }
 

@@ -1,10 +1,12 @@
 import { request } from 'node:http';
+import { afterAll, beforeAll } from 'vitest';
 import { createHttpApp, type HttpApp } from '../../src/ingest/http-app';
 import { createRejectionLimiter } from '../../src/ingest/rate-limit';
 import { createWebhookReceiver, type WebhookReceiver } from '../../src/ingest/receiver';
 import { silentLogger } from '../../src/log';
 import type { Sql } from '../../src/db/connect';
 import type { EventStore } from '../../src/store/types';
+import { useTestStore, type TestStore } from '../support/db';
 import { MAX_BODY, POS_A, POS_B, SECRET_A, SECRET_B, type WebhookRequest } from './webhooks.cases';
 
 /** The real receiver on a loopback port, for projects A and B, with the corpus' body limit. */
@@ -22,6 +24,44 @@ export async function startReceiver(store: EventStore): Promise<{ app: HttpApp; 
   const app = createHttpApp({ routes: [receiver.handle], log: silentLogger });
   const { port } = await app.listen(0, '127.0.0.1');
   return { app, receiver, port };
+}
+
+export interface TestReceiver extends TestStore {
+  readonly receiver: WebhookReceiver;
+  readonly port: number;
+}
+
+/**
+ * startReceiver on a database and store of its own (useTestStore) for the enclosing file or describe block:
+ * listening before its tests; closed, then the database dropped, after them. Read it in hooks and tests.
+ */
+export function useReceiver(): TestReceiver {
+  const fx = useTestStore();
+  let started: { app: HttpApp; receiver: WebhookReceiver; port: number } | undefined;
+  beforeAll(async () => {
+    started = await startReceiver(fx.store);
+  });
+  afterAll(async () => {
+    await started?.app.close({ graceMs: 2000 });
+  });
+  const ready = () => {
+    if (!started) throw new Error('useReceiver: the receiver starts in beforeAll; read it in hooks and tests');
+    return started;
+  };
+  return {
+    get db() {
+      return fx.db;
+    },
+    get store() {
+      return fx.store;
+    },
+    get receiver() {
+      return ready().receiver;
+    },
+    get port() {
+      return ready().port;
+    },
+  };
 }
 
 export interface Answer {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   normalizedPeriodRecord,
   normalizedRegisterRecord,
@@ -12,9 +12,7 @@ import { silentLogger } from '../../src/log';
 import type { PspClient } from '../../src/psp/client';
 import { createArrayScanner, jsonArrayItems } from '../../src/psp/json';
 import { parsePeriodRecord, parseRegisterRecord, parseWebhookPayload, type ParseResult } from '../../src/psp/parse';
-import { createPostgresEventStore } from '../../src/store/postgres';
-import type { EventStore } from '../../src/store/types';
-import { createTestDatabase, type TestDatabase } from '../support/db';
+import { useTestStore } from '../support/db';
 import { eventsSince } from './http';
 import { UNSTORABLE } from '../fuzz/oracle';
 import { NOW, periodCases, registerCases, webhookPayloadCases, type RecordCase } from './records.cases';
@@ -174,21 +172,13 @@ function fakePsp(register: Uint8Array, registerCount: number, period: Uint8Array
 }
 
 describe('the corpus through recon sync into the event store', () => {
-  let db: TestDatabase;
-  let store: EventStore;
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    store = createPostgresEventStore(db.sql);
-  });
-  afterAll(async () => {
-    await db?.drop();
-  });
+  const fx = useTestStore();
 
   // Read from the table (see eventsSince in ./http.ts: readAll hides events above the server-wide xmin).
-  const allEvents = () => eventsSince(db.sql, 0n);
+  const allEvents = () => eventsSince(fx.db.sql, 0n);
 
   const deps = (register: Uint8Array, count: number, period: Uint8Array) => ({
-    store,
+    store: fx.store,
     projects: [project],
     log: silentLogger,
     timezone: 'UTC',
@@ -222,7 +212,7 @@ describe('the corpus through recon sync into the event store', () => {
       expect(e, `${source} ${c.name}`).toBeDefined();
       expect((e!.data as { field: string }).field).toBe(c.expect.ok ? '' : c.expect.field);
     }
-    const [completed] = (await store.readStream(syncStream(POS_ID))).filter((e) => e.type === 'SyncWindowCompleted');
+    const [completed] = (await fx.store.readStream(syncStream(POS_ID))).filter((e) => e.type === 'SyncWindowCompleted');
     expect(completed!.data).toMatchObject({ registerRecords: reg.length, periodRecords: per.length, rejected: refused.length });
 
     // Reading the same data again appends nothing: nothing was half-applied the first time.
@@ -238,7 +228,7 @@ describe('the corpus through recon sync into the event store', () => {
     const report = await syncRange(deps(broken, 3, bodyOf([])), { from: '2024-06-01', to: '2024-06-02' });
     expect(report).toMatchObject({ completed: 0, failed: 1 });
     expect(report.windows[0]!.reason).toMatch(/truncated/);
-    const failed = (await store.readStream(syncStream(POS_ID))).filter((e) => e.type === 'SyncWindowFailed');
+    const failed = (await fx.store.readStream(syncStream(POS_ID))).filter((e) => e.type === 'SyncWindowFailed');
     expect(failed.at(-1)!.data).toMatchObject({ reason: expect.stringMatching(/truncated/) });
   });
 
@@ -250,7 +240,7 @@ describe('the corpus through recon sync into the event store', () => {
     const withNul = valid.replace('"Order 1"', '"Order\u00001"');
     const report = await syncRange(deps(bodyOf([valid, withNul]), 2, bodyOf([])), { from: '2024-07-01', to: '2024-07-02' });
     expect(report).toMatchObject({ completed: 1, failed: 0 });
-    const rejected = (await store.readStream(rejectionStream(POS_ID))).map((e) => e.data as { raw: string; field: string; rawEscaped?: boolean });
+    const rejected = (await fx.store.readStream(rejectionStream(POS_ID))).map((e) => e.data as { raw: string; field: string; rawEscaped?: boolean });
     expect(rejected.some((r) => r.field === '(root)' && r.raw.includes('"Order\\u00001"') && r.rawEscaped === true)).toBe(true);
   });
 });

@@ -1,28 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { paymentStream, rejectionStream } from '../../src/events/ingest-events';
-import type { HttpApp } from '../../src/ingest/http-app';
-import type { WebhookReceiver } from '../../src/ingest/receiver';
-import { createPostgresEventStore } from '../../src/store/postgres';
-import type { EventStore } from '../../src/store/types';
-import { createTestDatabase, type TestDatabase } from '../support/db';
-import { eventsSince, send, startReceiver, storeMark, type StoredEvent } from './http';
+import { eventsSince, send, storeMark, useReceiver, type StoredEvent } from './http';
 import { POS_A, webhookCases, type WebhookCase, type WebhookRequest } from './webhooks.cases';
 
-let db: TestDatabase;
-let store: EventStore;
-let app: HttpApp;
-let receiver: WebhookReceiver;
-let port: number;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  store = createPostgresEventStore(db.sql);
-  ({ app, receiver, port } = await startReceiver(store));
-});
-afterAll(async () => {
-  await app?.close({ graceMs: 2000 });
-  await db?.drop();
-});
+const fx = useReceiver();
 
 /** What the store must hold after one case, and nothing else. */
 function checkStored(c: WebhookCase, r: WebhookRequest, appended: readonly StoredEvent[]) {
@@ -55,13 +36,13 @@ function asStored(raw: string): string {
 
 async function runCase(c: WebhookCase) {
   const r = c.build();
-  const mark = await storeMark(db.sql);
-  const answer = await send(port, r);
+  const mark = await storeMark(fx.db.sql);
+  const answer = await send(fx.port, r);
   expect(answer.status, `answer: ${answer.error.slice(0, 200)}`).toBe(c.status);
   if (c.reason) expect(answer.error).toMatch(c.reason);
   // A 4xx says why; the secret never appears in an answer.
   if (c.status >= 400 && c.status !== 431) expect(answer.error.length).toBeGreaterThan(0); // 431 is Node's own bare answer
-  checkStored(c, r, await eventsSince(db.sql, mark));
+  checkStored(c, r, await eventsSince(fx.db.sql, mark));
 }
 
 describe('webhook endpoint: the corpus, one request at a time', () => {
@@ -84,20 +65,20 @@ describe('webhook endpoint: the corpus, one request at a time', () => {
 describe('webhook endpoint: the whole corpus at once', () => {
   it('answers each request as alone, stores exactly the valid deliveries and the signed rejections, and nothing half-applied', async () => {
     const cases = webhookCases.filter((c) => !c.knownIssue);
-    const before = receiver.metrics();
-    const mark = await storeMark(db.sql);
+    const before = fx.receiver.metrics();
+    const mark = await storeMark(fx.db.sql);
     const built = cases.map((c) => ({ c, r: c.build() }));
     // In random order, 16 at a time: valid deliveries among hostile ones.
     const order = built.map((b, i) => ({ b, k: (i * 7919) % built.length })).sort((x, y) => x.k - y.k).map((x) => x.b);
     const answers = new Map<(typeof built)[number], number>();
     for (let i = 0; i < order.length; i += 16) {
       const slice = order.slice(i, i + 16);
-      const got = await Promise.all(slice.map((b) => send(port, b.r)));
+      const got = await Promise.all(slice.map((b) => send(fx.port, b.r)));
       slice.forEach((b, j) => answers.set(b, got[j]!.status));
     }
     for (const b of built) expect(answers.get(b), b.c.name).toBe(b.c.status);
 
-    const appended = await eventsSince(db.sql, mark);
+    const appended = await eventsSince(fx.db.sql, mark);
     const received = appended.filter((e) => e.type === 'WebhookReceived');
     const rejected = appended.filter((e) => e.type === 'SourceRecordRejected');
     expect(received.length + rejected.length).toBe(appended.length);
@@ -110,13 +91,13 @@ describe('webhook endpoint: the whole corpus at once', () => {
     const pairsOf = (es: readonly StoredEvent[]) =>
       es.filter((e) => e.type === 'SourceRecordRejected').map((e) => pair((e.data as { field: string }).field, (e.data as { raw: string }).raw));
     for (const p of pairsOf(rejected)) expect(expectedPairs.has(p), p.slice(0, 80)).toBe(true);
-    const stored = new Set(pairsOf(await eventsSince(db.sql, 0n)));
+    const stored = new Set(pairsOf(await eventsSince(fx.db.sql, 0n)));
     for (const p of expectedPairs) expect(stored.has(p), p.slice(0, 80)).toBe(true);
     // No payment-stream event for any request answered 401 (its payment id is nowhere in the store).
     for (const b of built.filter((x) => x.c.status === 401 && x.r.paymentId)) {
-      expect(await store.readStream(paymentStream(POS_A, b.r.paymentId!))).toEqual([]);
+      expect(await fx.store.readStream(paymentStream(POS_A, b.r.paymentId!))).toEqual([]);
     }
-    const after = receiver.metrics();
+    const after = fx.receiver.metrics();
     expect(after.failed - before.failed).toBe(0);
     expect(after.unavailable - before.unavailable).toBe(0);
     expect(after.unauthorized - before.unauthorized).toBe(built.filter((b) => b.c.status === 401).length);
@@ -125,9 +106,9 @@ describe('webhook endpoint: the whole corpus at once', () => {
   it('a valid delivery sent again after the corpus is a no-op (200, nothing new)', async () => {
     const c = webhookCases.find((x) => x.name === 'a valid purchase')!;
     const r = c.build();
-    expect((await send(port, r)).status).toBe(200);
-    const mark = await storeMark(db.sql);
-    expect((await send(port, r)).status).toBe(200);
-    expect(await eventsSince(db.sql, mark)).toEqual([]);
+    expect((await send(fx.port, r)).status).toBe(200);
+    const mark = await storeMark(fx.db.sql);
+    expect((await send(fx.port, r)).status).toBe(200);
+    expect(await eventsSince(fx.db.sql, mark)).toEqual([]);
   });
 });

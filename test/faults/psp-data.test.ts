@@ -3,11 +3,12 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PspProject } from '../../src/config/env';
 import { syncRange, type SyncDeps, type SyncReport } from '../../src/ingest/sync';
-import { silentLogger } from '../../src/log';
 import { createPspClient, type PspClient } from '../../src/psp/client';
 import { DEFAULT_FAULTS, startSandbox, type Faults, type Sandbox } from '../../src/sandbox/server';
-import { createPostgresEventStore } from '../../src/store/postgres';
-import { createTestDatabase, type TestDatabase } from '../support/db';
+import { useTestDatabases, type TestDatabase } from '../support/db';
+import { sandboxSyncDeps } from '../support/sync-deps';
+import { pspEnv } from './support/env';
+import { faultFreeObservations } from './support/scenario';
 import { failuresRecorded, observationIds } from './support/store-checks';
 
 /**
@@ -23,7 +24,7 @@ const WINDOWS = [
   { from: '2025-01-01T00:00:00.000Z', to: '2025-02-01T00:00:00.000Z' },
   { from: '2025-02-01T00:00:00.000Z', to: '2025-02-23T00:00:00.000Z' },
 ];
-const dbs: TestDatabase[] = [];
+const freshDb = useTestDatabases();
 let sandbox: Sandbox;
 let reference: string[];
 
@@ -35,37 +36,15 @@ const CALM: Partial<Faults> = { ...DEFAULT_FAULTS, reportNotReadyPolls: 0 };
 beforeAll(async () => {
   sandbox = await startSandbox({ scenario: { seed: 'faults-psp-data', month: '2025-01', timezone: 'UTC', payments: 80 }, faults: CALM });
   const db = await freshDb();
-  const report = await syncRange(depsFor(db), RANGE);
-  expect(report.windows.map((w) => w.status)).toEqual(['completed', 'completed']);
-  reference = await observationIds(db.sql);
-  expect(reference.length).toBeGreaterThan(100);
+  reference = await faultFreeObservations(db.sql, depsFor(db), RANGE);
 });
 afterAll(async () => {
   await sandbox?.close();
-  for (const db of dbs) await db.drop();
 });
 
-async function freshDb(): Promise<TestDatabase> {
-  const db = await createTestDatabase();
-  dbs.push(db);
-  return db;
-}
-
-const clientOf = (p: PspProject) => createPspClient(p, { timeoutMs: 5_000, retryBaseMs: 5, retryMaxMs: 40 });
-
-function depsFor(db: TestDatabase, over: Partial<SyncDeps> = {}): SyncDeps {
-  return {
-    store: createPostgresEventStore(db.sql),
-    projects: sandbox.projects,
-    log: silentLogger,
-    timezone: 'UTC',
-    reportMaxWaitMs: 5_000,
-    pollBaseMs: 5,
-    pollMaxMs: 50,
-    clientFor: clientOf,
-    ...over,
-  };
-}
+const CLIENT = { timeoutMs: 5_000, retryBaseMs: 5, retryMaxMs: 40 };
+const clientOf = (p: PspProject) => createPspClient(p, CLIENT);
+const depsFor = (db: TestDatabase, over: Partial<SyncDeps> = {}): SyncDeps => sandboxSyncDeps(db, sandbox, { pollMaxMs: 50, client: CLIENT }, over);
 
 /** A sync under `faults` (failures recorded as reported), then a fault-free run that must repair it. */
 async function failThenRepair(faults: Partial<Faults>, over: Partial<SyncDeps> = {}): Promise<{ first: SyncReport; db: TestDatabase; partial: number }> {
@@ -186,7 +165,6 @@ describe('a register page that changes between two fetches', () => {
 
 describe('recon sync as a process facing a PSP fault', () => {
   function runSync(db: TestDatabase): Promise<{ code: number | null; out: string; err: string }> {
-    const p = sandbox.projects[0]!;
     const child = spawn(process.execPath, [BIN, 'sync', '--from', RANGE.from, '--to', RANGE.to], {
       env: {
         ...process.env,
@@ -195,12 +173,7 @@ describe('recon sync as a process facing a PSP fault', () => {
         RECON_LOG_LEVEL: 'error',
         RECON_REPORT_MAX_WAIT_MS: '1000',
         RECON_PSP_TIMEOUT_MS: '5000',
-        PSP_BASE_URL: p.baseUrl,
-        PSP_REPORT_URL: p.reportUrl,
-        PSP_POS_ID: p.posId,
-        PSP_API_KEY: p.apiKey,
-        PSP_API_SECRET: p.apiSecret,
-        PSP_ENDPOINTS_KEY: p.endpointsKey,
+        ...pspEnv(sandbox.projects[0]!),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -1,11 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PspProject } from '../../src/config/env';
 import { syncRange, type SyncDeps, type SyncReport } from '../../src/ingest/sync';
-import { silentLogger } from '../../src/log';
-import { createPspClient } from '../../src/psp/client';
 import { DEFAULT_FAULTS, startSandbox, type Faults, type Sandbox } from '../../src/sandbox/server';
-import { createPostgresEventStore } from '../../src/store/postgres';
-import { createTestDatabase, type TestDatabase } from '../support/db';
+import { useTestDatabases, type TestDatabase } from '../support/db';
+import { sandboxSyncDeps } from '../support/sync-deps';
+import { faultFreeObservations } from './support/scenario';
 import { failuresRecorded, observationIds } from './support/store-checks';
 
 /**
@@ -17,7 +15,7 @@ import { failuresRecorded, observationIds } from './support/store-checks';
 
 const RANGE = { from: '2025-01-01', to: '2025-02-23' }; // January plus the lag of late operations: two windows
 const TIMEOUT_MS = 400;
-const dbs: TestDatabase[] = [];
+const freshDb = useTestDatabases();
 let sandbox: Sandbox;
 let reference: string[];
 
@@ -33,35 +31,15 @@ function burst(n: number, match: (r: { method: string; path: string }) => boolea
 beforeAll(async () => {
   sandbox = await startSandbox({ scenario: { seed: 'faults-psp-retries', month: '2025-01', timezone: 'UTC', payments: 60 }, faults: { reportNotReadyPolls: 0 } });
   const db = await freshDb();
-  const report = await syncRange(depsFor(db), RANGE);
-  expect(report.windows.map((w) => w.status)).toEqual(['completed', 'completed']);
-  reference = await observationIds(db.sql);
-  expect(reference.length).toBeGreaterThan(100);
+  reference = await faultFreeObservations(db.sql, depsFor(db), RANGE);
 });
 afterAll(async () => {
   await sandbox?.close();
-  for (const db of dbs) await db.drop();
 });
 
-async function freshDb(): Promise<TestDatabase> {
-  const db = await createTestDatabase();
-  dbs.push(db);
-  return db;
-}
-
-function depsFor(db: TestDatabase): SyncDeps {
-  return {
-    store: createPostgresEventStore(db.sql),
-    projects: sandbox.projects,
-    log: silentLogger,
-    timezone: 'UTC',
-    reportMaxWaitMs: 5_000,
-    pollBaseMs: 5,
-    pollMaxMs: 20,
-    // The real client with its default retry count (3); short waits keep the test fast.
-    clientFor: (p: PspProject) => createPspClient(p, { timeoutMs: TIMEOUT_MS, retryBaseMs: 5, retryMaxMs: 40, retryAfterMaxMs: 3_000 }),
-  };
-}
+// The real client with its default retry count (3); short waits keep the test fast.
+const depsFor = (db: TestDatabase): SyncDeps =>
+  sandboxSyncDeps(db, sandbox, { pollMaxMs: 20, client: { timeoutMs: TIMEOUT_MS, retryBaseMs: 5, retryMaxMs: 40, retryAfterMaxMs: 3_000 } });
 
 /** Runs a sync under `faults`, then checks its outcome and, when a window failed, that a fault-free run repairs it. */
 async function syncUnder(faults: Partial<Faults>): Promise<{ first: SyncReport; db: TestDatabase; served: Sandbox['stats']['faults'] }> {

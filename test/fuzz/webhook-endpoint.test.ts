@@ -1,30 +1,11 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { paymentStream } from '../../src/events/ingest-events';
-import type { HttpApp } from '../../src/ingest/http-app';
-import type { WebhookReceiver } from '../../src/ingest/receiver';
 import { encodeBase64Url, sign } from '../../src/psp/signature';
-import { createPostgresEventStore } from '../../src/store/postgres';
-import type { EventStore } from '../../src/store/types';
-import { createTestDatabase, type TestDatabase } from '../support/db';
-import { eventsSince, send, startReceiver, storeMark } from '../bad-input/http';
+import { eventsSince, send, storeMark, useReceiver } from '../bad-input/http';
 import { POS_A, POS_B, SECRET_A, SECRET_B, formBody, payload, type WebhookRequest } from '../bad-input/webhooks.cases';
 
-let db: TestDatabase;
-let store: EventStore;
-let app: HttpApp;
-let receiver: WebhookReceiver;
-let port: number;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  store = createPostgresEventStore(db.sql);
-  ({ app, receiver, port } = await startReceiver(store));
-});
-afterAll(async () => {
-  await app?.close({ graceMs: 2000 });
-  await db?.drop();
-});
+const fx = useReceiver();
 
 const RUN = { numRuns: 150, interruptAfterTimeLimit: 6000 } as const;
 
@@ -65,20 +46,20 @@ function hostileRequest(h: Hostile): WebhookRequest {
 
 describe('webhook endpoint under fuzzing (property, real receiver and store)', () => {
   it('random bodies, headers and forged signatures: never a 5xx, never a 200, nothing in any payment stream', async () => {
-    const before = receiver.metrics();
-    const mark = await storeMark(db.sql);
+    const before = fx.receiver.metrics();
+    const mark = await storeMark(fx.db.sql);
     await fc.assert(
       fc.asyncProperty(hostile, async (h) => {
         const r = hostileRequest(h);
-        const a = await send(port, r);
+        const a = await send(fx.port, r);
         expect(a.status, a.error).toBeLessThan(500);
         if (!(r.path === '/healthz' && r.method === 'GET')) expect(a.status).not.toBe(200);
       }),
       RUN,
     );
     // A forged request never reaches the store: no payment event, no rejection (those need a valid signature).
-    expect(await eventsSince(db.sql, mark)).toEqual([]);
-    expect(receiver.metrics().failed - before.failed).toBe(0);
+    expect(await eventsSince(fx.db.sql, mark)).toEqual([]);
+    expect(fx.receiver.metrics().failed - before.failed).toBe(0);
   });
 
   it('signed payloads of any content: 200 and stored once when valid, 400 with a recorded rejection otherwise, never a 5xx', async () => {
@@ -97,24 +78,24 @@ describe('webhook endpoint under fuzzing (property, real receiver and store)', (
       fc.asyncProperty(signedPayload, async (text) => {
         const data = encodeBase64Url(text);
         const r: WebhookRequest = { path: `/webhooks/${POS_A}`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: formBody([['data', data], ['signature', sign(SECRET_A, data)]]) };
-        const mark = await storeMark(db.sql);
-        const first = await send(port, r);
+        const mark = await storeMark(fx.db.sql);
+        const first = await send(fx.port, r);
         expect(first.status, first.error).toBeLessThan(500);
         expect([200, 400, 413]).toContain(first.status);
-        const appended = await eventsSince(db.sql, mark);
+        const appended = await eventsSince(fx.db.sql, mark);
         if (first.status === 200 && appended.length === 0) {
           // The generator can make the same payload twice (a constant payment_id): a repeat stores nothing,
           // and the first delivery is in the store.
-          const [row] = await db.sql<{ n: number }[]>`select count(*)::int as n from es_events where type = 'WebhookReceived' and data->>'raw' = ${text}`;
+          const [row] = await fx.db.sql<{ n: number }[]>`select count(*)::int as n from es_events where type = 'WebhookReceived' and data->>'raw' = ${text}`;
           expect(row!.n).toBe(1);
         } else if (first.status === 200) {
           expect(appended.map((e) => e.type)).toEqual(['WebhookReceived']);
           expect((appended[0]!.data as { raw: string }).raw).toBe(text);
           const paymentId = (appended[0]!.data as { webhook: { paymentId: string } }).webhook.paymentId;
           // Delivered again: 200, and still stored once.
-          expect((await send(port, r)).status).toBe(200);
+          expect((await send(fx.port, r)).status).toBe(200);
           expect(appended[0]!.stream).toBe(paymentStream(POS_A, paymentId));
-          expect((await eventsSince(db.sql, mark)).length).toBe(1);
+          expect((await eventsSince(fx.db.sql, mark)).length).toBe(1);
         } else if (first.status === 400) {
           // At most one rejection (none when the same refused payload was recorded before), raw kept.
           expect(appended.length).toBeLessThanOrEqual(1);
@@ -128,7 +109,7 @@ describe('webhook endpoint under fuzzing (property, real receiver and store)', (
   it('valid deliveries always get 200 and are stored exactly once, even mixed with forged ones', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fc.boolean(), { minLength: 2, maxLength: 12 }), async (pattern) => {
-        const mark = await storeMark(db.sql);
+        const mark = await storeMark(fx.db.sql);
         const valid: string[] = [];
         const requests = pattern.map((isValid) => {
           const p = payload();
@@ -136,9 +117,9 @@ describe('webhook endpoint under fuzzing (property, real receiver and store)', (
           if (isValid) valid.push(p.paymentId);
           return { isValid, r: { path: `/webhooks/${POS_A}`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: formBody([['data', data], ['signature', isValid ? sign(SECRET_A, data) : sign(SECRET_B, data)]]) } as WebhookRequest };
         });
-        const answers = await Promise.all(requests.map((x) => send(port, x.r)));
+        const answers = await Promise.all(requests.map((x) => send(fx.port, x.r)));
         requests.forEach((x, i) => expect(answers[i]!.status).toBe(x.isValid ? 200 : 401));
-        const appended = await eventsSince(db.sql, mark);
+        const appended = await eventsSince(fx.db.sql, mark);
         expect(appended.map((e) => e.stream).sort()).toEqual(valid.map((id) => paymentStream(POS_A, id)).sort());
       }),
       { numRuns: 40, interruptAfterTimeLimit: 5000 },

@@ -5,12 +5,13 @@ import { syncRange } from '../../src/ingest/sync';
 import { silentLogger } from '../../src/log';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server';
 import { createPostgresEventStore } from '../../src/store/postgres';
-import { createTestDatabase, type TestDatabase } from '../support/db';
+import { pspEnv } from '../faults/support/env';
+import { useTestDatabases, type TestDatabase } from '../support/db';
 
 const BIN = path.resolve('bin/recon.mjs');
 const RANGE = ['--from', '2025-01-01', '--to', '2025-02-23'];
 let sandbox: Sandbox;
-const dbs: TestDatabase[] = [];
+const freshDb = useTestDatabases();
 
 beforeAll(async () => {
   sandbox = await startSandbox({
@@ -21,23 +22,16 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await sandbox.close();
-  for (const db of dbs) await db.drop();
 });
 
 function envFor(db: TestDatabase): NodeJS.ProcessEnv {
-  const p = sandbox.projects[0]!;
   return {
     ...process.env,
     DATABASE_URL: db.url,
     RECON_TIMEZONE: 'UTC',
     RECON_LOG_LEVEL: 'warn',
     RECON_REPORT_MAX_WAIT_MS: '5000',
-    PSP_BASE_URL: p.baseUrl,
-    PSP_REPORT_URL: p.reportUrl,
-    PSP_POS_ID: p.posId,
-    PSP_API_KEY: p.apiKey,
-    PSP_API_SECRET: p.apiSecret,
-    PSP_ENDPOINTS_KEY: p.endpointsKey,
+    ...pspEnv(sandbox.projects[0]!),
   };
 }
 
@@ -49,16 +43,14 @@ async function ids(db: TestDatabase): Promise<string[]> {
 
 describe('recon sync as a process', () => {
   it('killed with SIGKILL mid-window and run again: the same events as an uninterrupted sync', async () => {
-    const reference = await createTestDatabase();
-    dbs.push(reference);
+    const reference = await freshDb();
     await syncRange(
       { store: createPostgresEventStore(reference.sql), projects: sandbox.projects, log: silentLogger, timezone: 'UTC', reportMaxWaitMs: 5000 },
       { from: '2025-01-01', to: '2025-02-23' },
     );
     const expected = await ids(reference);
 
-    const db = await createTestDatabase();
-    dbs.push(db);
+    const db = await freshDb();
     const child = spawn(process.execPath, [BIN, 'sync', ...RANGE], { env: envFor(db), stdio: 'ignore' });
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     let seen = 0;

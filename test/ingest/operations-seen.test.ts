@@ -1,11 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { NormalizedRegisterRecord } from '../../src/events/ingest-events';
 import { registerObserved } from '../../src/ingest/observations';
 import { catchUpOperationsSeen } from '../../src/ingest/operations-seen';
-import { createPostgresEventStore } from '../../src/store/postgres';
 import { parsePosition, type EventStore } from '../../src/store/types';
 import { waitVisible } from '../ledger/visible';
-import { createTestDatabase, type TestDatabase } from '../support/db';
+import { useTestStore, type TestDatabase } from '../support/db';
 import { capturingLogger } from './helpers';
 
 const POS = 'pos-ops-seen';
@@ -26,54 +25,48 @@ async function appendRecord(db: TestDatabase, store: EventStore, paymentId: stri
 }
 
 describe('operations seen (the healing index)', () => {
-  let db: TestDatabase;
-  let store: EventStore;
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    store = createPostgresEventStore(db.sql);
-  });
-  afterAll(async () => db.drop());
+  const fx = useTestStore();
 
-  const payments = async () => (await db.sql<{ payment_id: string }[]>`select payment_id from ingest_operations_seen order by 1`).map((r) => r.payment_id);
+  const payments = async () => (await fx.db.sql<{ payment_id: string }[]>`select payment_id from ingest_operations_seen order by 1`).map((r) => r.payment_id);
 
   it('reads itself again from the start when its checkpoint is past the store\'s head (the store restored or replaced)', async () => {
-    await appendRecord(db, store, 'p-1');
-    await catchUpOperationsSeen(db.sql, store);
+    await appendRecord(fx.db, fx.store, 'p-1');
+    await catchUpOperationsSeen(fx.db.sql, fx.store);
     expect(await payments()).toEqual(['p-1']);
 
     // as if the store had been restored to an older backup: the checkpoint is beyond everything it has,
     // and the table holds an operation the store no longer has
-    await db.sql`update ingest_checkpoints set position = '999999999999/999999999' where name = 'ingest_operations_seen'`;
-    await db.sql`insert into ingest_operations_seen (pos_id, payment_id, method) values (${POS}, 'p-gone', 'purchase')`;
-    await appendRecord(db, store, 'p-2');
+    await fx.db.sql`update ingest_checkpoints set position = '999999999999/999999999' where name = 'ingest_operations_seen'`;
+    await fx.db.sql`insert into ingest_operations_seen (pos_id, payment_id, method) values (${POS}, 'p-gone', 'purchase')`;
+    await appendRecord(fx.db, fx.store, 'p-2');
 
     const { log, lines } = capturingLogger();
-    const read = await catchUpOperationsSeen(db.sql, store, { log });
+    const read = await catchUpOperationsSeen(fx.db.sql, fx.store, { log });
     expect(read).toBe(2);
     expect(await payments()).toEqual(['p-1', 'p-2']);
     expect(lines.some((l) => l.includes('checkpoint past the event store'))).toBe(true);
     // and nothing more to do afterwards
-    expect(await catchUpOperationsSeen(db.sql, store, { log })).toBe(0);
+    expect(await catchUpOperationsSeen(fx.db.sql, fx.store, { log })).toBe(0);
   });
 
   it('reads itself again from the start when its checkpoint holds another event (the store restored and appended to since)', async () => {
-    await catchUpOperationsSeen(db.sql, store);
-    const [cp] = await db.sql<{ position: string; event_id: string | null }[]>`select position, event_id::text from ingest_checkpoints where name = 'ingest_operations_seen'`;
-    expect((await store.readAt(parsePosition(cp!.position)))?.id).toBe(cp!.event_id);
+    await catchUpOperationsSeen(fx.db.sql, fx.store);
+    const [cp] = await fx.db.sql<{ position: string; event_id: string | null }[]>`select position, event_id::text from ingest_checkpoints where name = 'ingest_operations_seen'`;
+    expect((await fx.store.readAt(parsePosition(cp!.position)))?.id).toBe(cp!.event_id);
 
     // a checkpoint from before migration 0800 takes the id of the event at its position, and nothing is read again
-    await db.sql`update ingest_checkpoints set event_id = null where name = 'ingest_operations_seen'`;
-    expect(await catchUpOperationsSeen(db.sql, store)).toBe(0);
-    const [recorded] = await db.sql<{ event_id: string | null }[]>`select event_id::text from ingest_checkpoints where name = 'ingest_operations_seen'`;
+    await fx.db.sql`update ingest_checkpoints set event_id = null where name = 'ingest_operations_seen'`;
+    expect(await catchUpOperationsSeen(fx.db.sql, fx.store)).toBe(0);
+    const [recorded] = await fx.db.sql<{ event_id: string | null }[]>`select event_id::text from ingest_checkpoints where name = 'ingest_operations_seen'`;
     expect(recorded!.event_id).toBe(cp!.event_id);
 
     // as if the store had been restored to an older backup and appended to past the checkpoint: another
     // event at the checkpoint's position, and the table holds an operation the store no longer has
-    await db.sql`update ingest_checkpoints set event_id = ${crypto.randomUUID()}::uuid where name = 'ingest_operations_seen'`;
-    await db.sql`insert into ingest_operations_seen (pos_id, payment_id, method) values (${POS}, 'p-gone', 'purchase')`;
+    await fx.db.sql`update ingest_checkpoints set event_id = ${crypto.randomUUID()}::uuid where name = 'ingest_operations_seen'`;
+    await fx.db.sql`insert into ingest_operations_seen (pos_id, payment_id, method) values (${POS}, 'p-gone', 'purchase')`;
     const { log, lines } = capturingLogger();
-    const all = await store.readAll(undefined, { maxCount: 100_000 });
-    expect(await catchUpOperationsSeen(db.sql, store, { log })).toBe(all.length);
+    const all = await fx.store.readAll(undefined, { maxCount: 100_000 });
+    expect(await catchUpOperationsSeen(fx.db.sql, fx.store, { log })).toBe(all.length);
     expect(await payments()).toEqual(['p-1', 'p-2']);
     expect(lines.some((l) => l.includes(`the event at the checkpoint is ${cp!.event_id}, not`))).toBe(true);
   });

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { connect } from '../../src/db/connect';
 import { WebhookReceived, paymentStream, rejectionStream } from '../../src/events/ingest-events';
 import { createHttpApp, type HttpApp } from '../../src/ingest/http-app';
@@ -7,26 +7,17 @@ import { createWebhookReceiver, type ReceiverDeps, type WebhookReceiver } from '
 import { encodeBase64Url, sign } from '../../src/psp/signature';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore } from '../../src/store/types';
-import { createTestDatabase, type TestDatabase } from '../support/db';
+import { createTestDatabase, useTestStore } from '../support/db';
 import { storeEventAheadOfCounter } from '../support/logical-restore';
 import { POS_ID, SECRET, capturingLogger, formOf, post, project, purchaseWebhook } from './helpers';
 
-let db: TestDatabase;
-let store: EventStore;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  store = createPostgresEventStore(db.sql);
-});
-afterAll(async () => {
-  await db.drop();
-});
+const fx = useTestStore();
 
 const options = { allowedIps: [] as string[], trustProxy: false, maxBodyBytes: 65_536 };
 
 async function start(over: Partial<ReceiverDeps> = {}): Promise<{ app: HttpApp; receiver: WebhookReceiver; url: string; lines: string[] }> {
   const { log, lines } = capturingLogger();
-  const receiver = createWebhookReceiver({ store, projects: [project], log, options, ...over });
+  const receiver = createWebhookReceiver({ store: fx.store, projects: [project], log, options, ...over });
   const app = createHttpApp({ routes: [receiver.handle], log });
   const { url } = await app.listen(0);
   return { app, receiver, url, lines };
@@ -36,7 +27,7 @@ async function allEvents() {
   const out = [];
   let from;
   for (;;) {
-    const batch = await store.readAll(from, { maxCount: 1000 });
+    const batch = await fx.store.readAll(from, { maxCount: 1000 });
     if (!batch.length) return out;
     out.push(...batch);
     from = batch[batch.length - 1]!.position;
@@ -52,7 +43,7 @@ describe('webhook receiver', () => {
       const first = await post(`${url}/webhooks/${POS_ID}`, form);
       expect(first.status).toBe(200);
       const stream = paymentStream(POS_ID, body.payment_id as string);
-      const after1 = await store.readStream(stream);
+      const after1 = await fx.store.readStream(stream);
       expect(after1).toHaveLength(1);
       expect(after1[0]!.type).toBe(WebhookReceived.type);
       const data = after1[0]!.data as { raw: string; webhook: { amount: string; fee: string; kind: string; other: Record<string, unknown> } };
@@ -66,7 +57,7 @@ describe('webhook receiver', () => {
       // The PSP delivers the same webhook again (6.1.4): answered 200, nothing new stored.
       const again = await post(`${url}/webhooks/${POS_ID}`, form);
       expect(again.status).toBe(200);
-      expect(await store.readStream(stream)).toHaveLength(1);
+      expect(await fx.store.readStream(stream)).toHaveLength(1);
     } finally {
       await app.close();
     }
@@ -86,7 +77,7 @@ describe('webhook receiver', () => {
       ]);
       expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
       expect((await post(`${url}/webhooks/${POS_ID}`, purchaseForm)).status).toBe(200);
-      const events = await store.readStream(paymentStream(POS_ID, purchase.payment_id as string));
+      const events = await fx.store.readStream(paymentStream(POS_ID, purchase.payment_id as string));
       expect(events.map((e) => (e.data as { webhook: { method: string } }).webhook.method)).toEqual(['refund', 'purchase']);
     } finally {
       await app.close();
@@ -98,7 +89,7 @@ describe('webhook receiver', () => {
     try {
       const body = purchaseWebhook({ recurring: { id: 'sub-42', status: 'active' } });
       expect((await post(`${url}/webhooks/${POS_ID}`, formOf(body))).status).toBe(200);
-      const [e] = await store.readStream(paymentStream(POS_ID, body.payment_id as string));
+      const [e] = await fx.store.readStream(paymentStream(POS_ID, body.payment_id as string));
       expect((e!.data as { webhook: { kind: string; recurringId: string } }).webhook).toMatchObject({ kind: 'recurring', recurringId: 'sub-42' });
     } finally {
       await app.close();
@@ -174,7 +165,7 @@ describe('webhook receiver', () => {
       expect(badAmount.status).toBe(400);
       expect(JSON.parse(badAmount.body).error).toMatch(/^amount/);
 
-      const rejected = await store.readStream(rejectionStream(POS_ID));
+      const rejected = await fx.store.readStream(rejectionStream(POS_ID));
       const fields = rejected.map((e) => (e.data as { source: string; field: string }).field);
       expect(rejected.every((e) => (e.data as { source: string }).source === 'webhook')).toBe(true);
       expect(fields).toContain('data');
@@ -251,7 +242,7 @@ describe('webhook receiver', () => {
     try {
       expect((await post(`${proxied.url}/webhooks/${POS_ID}`, formOf(body), { 'x-forwarded-for': '198.51.100.7, 203.0.113.10' })).status).toBe(200);
       expect((await post(`${proxied.url}/webhooks/${POS_ID}`, formOf(body), { 'x-forwarded-for': '203.0.113.10, 198.51.100.7' })).status).toBe(403);
-      const [e] = await store.readStream(paymentStream(POS_ID, body.payment_id as string));
+      const [e] = await fx.store.readStream(paymentStream(POS_ID, body.payment_id as string));
       expect(e!.metadata).toMatchObject({ remoteAddress: '203.0.113.10' });
     } finally {
       await proxied.app.close();
@@ -268,7 +259,7 @@ describe('webhook receiver', () => {
       expect(statuses).toEqual([401, 401, 401, 429, 429, 429, 429, 429]);
       const valid = purchaseWebhook();
       expect((await post(`${url}/webhooks/${POS_ID}`, formOf(valid))).status).toBe(200);
-      expect(await store.readStream(paymentStream(POS_ID, valid.payment_id as string))).toHaveLength(1);
+      expect(await fx.store.readStream(paymentStream(POS_ID, valid.payment_id as string))).toHaveLength(1);
       expect(receiver.metrics()).toMatchObject({ unauthorized: 3, rateLimited: 5 });
     } finally {
       await app.close();
@@ -278,7 +269,7 @@ describe('webhook receiver', () => {
   it('finishes the requests in flight on shutdown', async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => { release = r; });
-    const slowStore: EventStore = { ...store, appendMany: async (reqs) => { await gate; return store.appendMany(reqs); } };
+    const slowStore: EventStore = { ...fx.store, appendMany: async (reqs) => { await gate; return fx.store.appendMany(reqs); } };
     const { app, url } = await start({ store: slowStore });
     const body = purchaseWebhook();
     const pending = post(`${url}/webhooks/${POS_ID}`, formOf(body));
@@ -288,6 +279,6 @@ describe('webhook receiver', () => {
     release();
     expect((await pending).status).toBe(200);
     await closing;
-    expect(await store.readStream(paymentStream(POS_ID, body.payment_id as string))).toHaveLength(1);
+    expect(await fx.store.readStream(paymentStream(POS_ID, body.payment_id as string))).toHaveLength(1);
   });
 });

@@ -1,20 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PspProject } from '../../src/config/env';
 import { syncIncremental, syncRange, type SyncDeps } from '../../src/ingest/sync';
-import { silentLogger } from '../../src/log';
 import { createPspClient, type PspClient } from '../../src/psp/client';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server';
 import { isStoreError } from '../../src/store/errors';
-import { createPostgresEventStore } from '../../src/store/postgres';
-import { createTestDatabase, type TestDatabase } from '../support/db';
+import { useTestDatabases, type TestDatabase } from '../support/db';
 import { storeEventAheadOfCounter } from '../support/logical-restore';
+import { sandboxSyncDeps } from '../support/sync-deps';
 import { ev } from '../store/contract';
 
 const scenarioOptions = { seed: 'ingest-sync', month: '2025-01', timezone: 'UTC', payments: 160 };
 // January plus the longest lag of a secondary operation (21 days): two windows.
 const RANGE = { from: '2025-01-01', to: '2025-02-23' };
 
-const dbs: TestDatabase[] = [];
+const freshDb = useTestDatabases();
 let sandbox: Sandbox;
 
 beforeAll(async () => {
@@ -22,28 +21,10 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await sandbox.close();
-  for (const db of dbs) await db.drop();
 });
 
-async function freshDb(): Promise<TestDatabase> {
-  const db = await createTestDatabase();
-  dbs.push(db);
-  return db;
-}
-
-function depsFor(db: TestDatabase, over: Partial<SyncDeps> = {}): SyncDeps {
-  return {
-    store: createPostgresEventStore(db.sql),
-    projects: sandbox.projects,
-    log: silentLogger,
-    timezone: 'UTC',
-    reportMaxWaitMs: 5_000,
-    pollBaseMs: 5,
-    pollMaxMs: 20,
-    clientFor: (p: PspProject) => createPspClient(p, { timeoutMs: 5_000, retryBaseMs: 5, retryMaxMs: 20 }),
-    ...over,
-  };
-}
+const depsFor = (db: TestDatabase, over: Partial<SyncDeps> = {}): SyncDeps =>
+  sandboxSyncDeps(db, sandbox, { pollMaxMs: 20, client: { timeoutMs: 5_000, retryBaseMs: 5, retryMaxMs: 20 } }, over);
 
 async function countByType(db: TestDatabase): Promise<Record<string, number>> {
   const rows = await db.sql<{ type: string; n: number }[]>`select type, count(*)::int as n from es_events group by type`;

@@ -1,15 +1,13 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { subMerchantStream } from '../../src/events/ledger-events';
 import { importSubMerchants, parseCsvRecords, parseSubMerchantCsv, readSubMerchantDirectory } from '../../src/ledger/sub-merchants';
 import { runProjections } from '../../src/ledger/runner';
 import { silentLogger } from '../../src/log';
-import { createPostgresEventStore } from '../../src/store/postgres';
-import type { EventStore } from '../../src/store/types';
 import { projection as journal } from '../../projections/journal';
-import { createTestDatabase, type TestDatabase } from '../support/db';
+import { useTestStore } from '../support/db';
 import { waitVisible } from './visible';
 
 describe('sub-merchant CSV', () => {
@@ -70,15 +68,7 @@ describe('sub-merchant CSV', () => {
 });
 
 describe('sub-merchant import', () => {
-  let db: TestDatabase;
-  let store: EventStore;
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    store = createPostgresEventStore(db.sql);
-  });
-  afterAll(async () => {
-    await db?.drop();
-  });
+  const fx = useTestStore();
 
   const rows = (hold: number, name = 'Kyiv Crafts') => {
     const r = parseSubMerchantCsv(`sub_merchant_id,name,reserve_hold_days\nSM-1,${name},${hold}\nSM-2,Lviv Books,\n`, 'd.csv');
@@ -87,14 +77,14 @@ describe('sub-merchant import', () => {
   };
 
   it('appends new and changed rows only; the latest wins in the projection, even when a value changes back', async () => {
-    expect(await importSubMerchants(store, rows(30))).toEqual({ registered: 2, unchanged: 0 });
-    expect(await importSubMerchants(store, rows(30))).toEqual({ registered: 0, unchanged: 2 });
-    expect(await importSubMerchants(store, rows(45))).toEqual({ registered: 1, unchanged: 1 });
-    expect(await importSubMerchants(store, rows(30))).toEqual({ registered: 1, unchanged: 1 });
-    expect((await store.readStream(subMerchantStream('SM-1'))).map((e) => (e.data as { reserveHoldDays: number }).reserveHoldDays)).toEqual([30, 45, 30]);
-    await waitVisible(db.sql, store);
-    await runProjections({ sql: db.sql, store, log: silentLogger, timezone: 'UTC', graceHours: 48, projections: [journal] });
-    const dir = await db.sql`select sub_merchant_id, name, reserve_hold_days from recon.sub_merchants order by 1`;
+    expect(await importSubMerchants(fx.store, rows(30))).toEqual({ registered: 2, unchanged: 0 });
+    expect(await importSubMerchants(fx.store, rows(30))).toEqual({ registered: 0, unchanged: 2 });
+    expect(await importSubMerchants(fx.store, rows(45))).toEqual({ registered: 1, unchanged: 1 });
+    expect(await importSubMerchants(fx.store, rows(30))).toEqual({ registered: 1, unchanged: 1 });
+    expect((await fx.store.readStream(subMerchantStream('SM-1'))).map((e) => (e.data as { reserveHoldDays: number }).reserveHoldDays)).toEqual([30, 45, 30]);
+    await waitVisible(fx.db.sql, fx.store);
+    await runProjections({ sql: fx.db.sql, store: fx.store, log: silentLogger, timezone: 'UTC', graceHours: 48, projections: [journal] });
+    const dir = await fx.db.sql`select sub_merchant_id, name, reserve_hold_days from recon.sub_merchants order by 1`;
     expect(dir.map((r) => ({ ...r }))).toEqual([
       { sub_merchant_id: 'SM-1', name: 'Kyiv Crafts', reserve_hold_days: 30 },
       { sub_merchant_id: 'SM-2', name: 'Lviv Books', reserve_hold_days: 90 },

@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { connect, type Sql } from '../../src/db/connect';
 import { migrate } from '../../src/db/migrate';
 import { silentLogger } from '../../src/log';
+import { createPostgresEventStore } from '../../src/store/postgres';
+import type { EventStore } from '../../src/store/types';
 
 export interface TestDatabase {
   readonly url: string;
@@ -37,6 +39,55 @@ export async function createTestDatabase(opts: { migrate?: boolean; max?: number
       const a = connect(serverUrl(), { max: 1 });
       await a.unsafe(`drop database if exists ${name} with (force)`);
       await a.end();
+    },
+  };
+}
+
+/**
+ * For a block that needs several databases (a reference and the copies compared with it): each call of the
+ * returned function makes a fresh one, and all are dropped after the enclosing file's or block's tests.
+ */
+export function useTestDatabases(): () => Promise<TestDatabase> {
+  const made: TestDatabase[] = [];
+  afterAll(async () => {
+    for (const db of made) await db.drop();
+  });
+  return async () => {
+    const db = await createTestDatabase();
+    made.push(db);
+    return db;
+  };
+}
+
+export interface TestStore {
+  readonly db: TestDatabase;
+  readonly store: EventStore;
+}
+
+/**
+ * A database of its own and a PostgreSQL event store on it for the enclosing file or describe block: made
+ * before its tests, dropped after them (so the drop is not forgotten). Read `db` and `store` in hooks and
+ * tests only: they exist once the block's beforeAll has run.
+ */
+export function useTestStore(): TestStore {
+  let made: TestStore | undefined;
+  beforeAll(async () => {
+    const db = await createTestDatabase();
+    made = { db, store: createPostgresEventStore(db.sql) };
+  });
+  afterAll(async () => {
+    await made?.db.drop();
+  });
+  const ready = (): TestStore => {
+    if (!made) throw new Error('useTestStore: the database is made in beforeAll; read it in hooks and tests');
+    return made;
+  };
+  return {
+    get db() {
+      return ready().db;
+    },
+    get store() {
+      return ready().store;
     },
   };
 }

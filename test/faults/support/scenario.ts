@@ -1,9 +1,11 @@
+import { expect } from 'vitest';
 import type { Sql } from '../../../src/db/connect';
-import { syncRange } from '../../../src/ingest/sync';
+import { syncRange, type SyncDeps } from '../../../src/ingest/sync';
 import { importSubMerchants, parseSubMerchantCsv } from '../../../src/ledger/sub-merchants';
 import { silentLogger } from '../../../src/log';
 import type { Sandbox } from '../../../src/sandbox/server';
 import { createPostgresEventStore } from '../../../src/store/postgres';
+import { observationIds } from './store-checks';
 
 /**
  * Fills a database's event store from a sandbox (in the test process, to save time): the sub-merchant
@@ -18,6 +20,18 @@ export async function ingestScenario(sql: Sql, sandbox: Sandbox, opts: { from: s
   );
   if (r.failed > 0) throw new Error(`sync failed: ${JSON.stringify(r.windows.filter((w) => w.status === 'failed'))}`);
   return { records: r.records, appended: r.appended };
+}
+
+/**
+ * A fault-free sync of `range` (two windows, both completed) into the database of `sql`: the observation
+ * ids every faulted run of the same range must end with once repaired.
+ */
+export async function faultFreeObservations(sql: Sql, deps: SyncDeps, range: { from: string; to: string }): Promise<string[]> {
+  const report = await syncRange(deps, range);
+  expect(report.windows.map((w) => w.status)).toEqual(['completed', 'completed']);
+  const ids = await observationIds(sql);
+  expect(ids.length).toBeGreaterThan(100);
+  return ids;
 }
 
 /** The sandbox's sub-merchant directory, imported as `recon sub-merchants import` would. */
