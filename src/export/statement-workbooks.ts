@@ -49,7 +49,30 @@ export const PAYOUTS_HEADER = [
   'reserve_held', 'reserve_released', 'net_payable', 'operations',
 ] as const;
 
-export const statementFileName = (subMerchantId: string, month: string) => `${subMerchantId.replace(/[^A-Za-z0-9._-]/g, '_')}-${month}.xlsx`;
+const SAFE_FILE_NAME = /^[A-Za-z0-9._-]+$/;
+
+/**
+ * A statement's file name: the sub-merchant id as it is when it is safe on every file system, else its
+ * safe characters and the first 8 hex digits of its sha-256, so that ids differing only in other
+ * characters (two Cyrillic names of one length, both `receiver:____`) never share a file.
+ */
+export function statementFileName(subMerchantId: string, month: string): string {
+  if (SAFE_FILE_NAME.test(subMerchantId)) return `${subMerchantId}-${month}.xlsx`;
+  return `${subMerchantId.replace(/[^A-Za-z0-9._-]/g, '_')}-${sha256Hex(subMerchantId).slice(0, 8)}-${month}.xlsx`;
+}
+
+/** Refuses a run in which two sub-merchants would write one file (also on a case-insensitive file system). */
+export function checkStatementFileNames(subMerchantIds: Iterable<string>, month: string): void {
+  const seen = new Map<string, string>();
+  for (const id of subMerchantIds) {
+    const name = statementFileName(id, month).toLowerCase();
+    const other = seen.get(name);
+    if (other !== undefined) {
+      throw new ExportError('EXPORT_FILE_NAME_COLLISION', `sub-merchants ${JSON.stringify(other)} and ${JSON.stringify(id)} would write the same statement file ${statementFileName(id, month)}; nothing was written`);
+    }
+    seen.set(name, id);
+  }
+}
 export const payoutsFileName = (month: string) => `payouts-${month}.xlsx`;
 
 /** The net payable the bridge implies; statements refuse figures that do not add up. */

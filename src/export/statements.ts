@@ -8,7 +8,7 @@ import { reserveSchedule, statementFigures, statementLines } from '../ledger/led
 import type { Logger } from '../log';
 import { formatPosition, parsePosition, type EventStore, type Position } from '../store/types';
 import {
-  figuresDigest, monthRange, payoutsFileName, statementFileName, writePayoutsWorkbook, writeStatementWorkbook,
+  checkStatementFileNames, figuresDigest, monthRange, payoutsFileName, statementFileName, writePayoutsWorkbook, writeStatementWorkbook,
   type ReserveScheduleRow, type StatementFigures, type StatementLine,
 } from './statement-workbooks';
 import { ExportError } from './xlsx';
@@ -113,6 +113,7 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
 
   const bySubMerchant = new Map<string, StatementFigures[]>();
   for (const f of figures) bySubMerchant.set(f.subMerchantId, [...(bySubMerchant.get(f.subMerchantId) ?? []), f]);
+  checkStatementFileNames(bySubMerchant.keys(), opts.month);
   const files: IssuedFile[] = [];
   let lines = 0;
   let done = 0;

@@ -10,7 +10,8 @@ import { IANAZone } from 'luxon';
  * temp-then-rename file commit so that no partial file ever looks complete.
  */
 
-export type ExportErrorCode = 'EXPORT_AMOUNT_TOO_LARGE' | 'EXPORT_WRITE_FAILED' | 'EXPORT_NO_POSITION' | 'EXPORT_BRIDGE_MISMATCH' | 'EXPORT_NOTHING_TO_ISSUE';
+export type ExportErrorCode =
+  | 'EXPORT_AMOUNT_TOO_LARGE' | 'EXPORT_WRITE_FAILED' | 'EXPORT_NO_POSITION' | 'EXPORT_BRIDGE_MISMATCH' | 'EXPORT_NOTHING_TO_ISSUE' | 'EXPORT_FILE_NAME_COLLISION';
 
 export class ExportError extends Error {
   constructor(readonly code: ExportErrorCode, message: string) {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
-  PAYOUTS_HEADER, figuresDigest, writePayoutsWorkbook, writeStatementWorkbook,
+  PAYOUTS_HEADER, checkStatementFileNames, figuresDigest, statementFileName, writePayoutsWorkbook, writeStatementWorkbook,
   type StatementFigures, type StatementLine, type StatementMeta,
 } from '../../src/export/statement-workbooks';
 import { ExportError, minorToMajor, moneyFormat, safeText, STALE_PARTIAL_MS } from '../../src/export/xlsx';
@@ -196,6 +196,30 @@ describe('statement workbook', () => {
     }
     await expect(writeStatementWorkbook(failing, { figures: [f], lines: () => broken(), reserve: [] }, meta([f]))).rejects.toThrow('database went away');
     expect(readdirSync(path.dirname(failing))).toEqual([]);
+  });
+});
+
+describe('statement file names', () => {
+  it('keep a safe id as it is, and give other ids a hash so that no two share a file', () => {
+    expect(statementFileName('SM-001', '2025-01')).toBe('SM-001-2025-01.xlsx');
+    const kafe = statementFileName('receiver:Кафе', '2025-01');
+    const salo = statementFileName('receiver:Сало', '2025-01');
+    expect(kafe).toMatch(/^receiver_____-[0-9a-f]{8}-2025-01\.xlsx$/);
+    expect(salo).toMatch(/^receiver_____-[0-9a-f]{8}-2025-01\.xlsx$/);
+    expect(kafe).not.toBe(salo);
+    expect(() => checkStatementFileNames(['receiver:Кафе', 'receiver:Сало', 'SM-001'], '2025-01')).not.toThrow();
+  });
+
+  it('a run in which two sub-merchants would write one file (case-insensitive file systems) is refused by name', () => {
+    const err = (() => {
+      try {
+        checkStatementFileNames(['SM-a', 'SM-b', 'SM-A'], '2025-01');
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toBeInstanceOf(ExportError);
+    expect(err).toMatchObject({ code: 'EXPORT_FILE_NAME_COLLISION', message: 'sub-merchants "SM-a" and "SM-A" would write the same statement file SM-A-2025-01.xlsx; nothing was written' });
   });
 });
 
