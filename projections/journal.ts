@@ -155,8 +155,10 @@ function lineRows(out: TextBuffer, entryId: string, lines: readonly DraftLine[],
 
 export const projection: Projection = {
   name: 'journal',
+  // 3: a register row is recognised by its time, not its amounts (a corrected originalAmount replaces the
+  //    row instead of booking a second one); a reserve held for 0 days is released after it is held
   // 2: register_rows.effect holds the compact inputs of the entries in force (1: the entries as JSON)
-  version: 2,
+  version: 3,
 
   async setup(tx: Tx, ctx: ProjectionContext) {
     const s = `"${ctx.schema}"`;

@@ -1,4 +1,5 @@
 import { DateTime } from 'luxon';
+import { receiverOf, registerRowKey } from '../events/register-row';
 import type { NormalizedRegisterRecord, OperationMethod } from '../events/ingest-events';
 
 /**
@@ -75,19 +76,9 @@ export function settlementOf(method: OperationMethod): Settlement {
 
 const big = (s: string | null | undefined): bigint => (s === null || s === undefined || s === '' ? 0n : BigInt(s));
 
-/**
- * How one register row is recognised across observations (a later status of the same row replaces the
- * earlier one): POS, paymentId, method, receiverName, dateTime and originalAmount. Partial refunds of one
- * payment differ by time or amount; the receivers of a split differ by name.
- */
-export function rowKeyOf(posId: string, r: NormalizedRegisterRecord): string {
-  return [posId, r.paymentId, r.method, receiverOf(r) ?? '', r.dateTime ?? '', r.originalAmount ?? ''].join('|');
-}
-
-export function receiverOf(r: Pick<NormalizedRegisterRecord, 'receiverName'>): string | null {
-  const name = r.receiverName?.trim();
-  return name ? name : null;
-}
+/** See src/events/register-row.ts: shared with ingestion, which must recognise rows the same way. */
+export const rowKeyOf = registerRowKey;
+export { receiverOf };
 
 // Local dates through a cache keyed by the UTC quarter hour: zone offsets only change on quarter hours,
 // and a full luxon conversion per row would dominate a rebuild.
@@ -207,7 +198,12 @@ export function entriesFor(f: RowFacts, holdDays: number, timezone: string): Dra
     const release: DraftLine[] = [];
     push(release, 'reserve', 'reserve_released', reserve);
     push(release, owner, 'reserve_released', -reserve);
-    out.push({ kind: 'reserve_release', bookedAt: localMidnight(releaseOn, timezone), bookedOn: releaseOn, releaseOn, holdDays, lines: release });
+    // At the start of the release day, but never before the hold itself: with a hold of 0 days the release
+    // day is the sale's own day, whose midnight comes before the sale (the reserve would go negative); it is
+    // then released a millisecond after it is held, so that balances in booking order never go below zero.
+    const midnight = localMidnight(releaseOn, timezone);
+    const releasedAt = midnight > f.bookedAt ? midnight : new Date(f.bookedAt.getTime() + 1);
+    out.push({ kind: 'reserve_release', bookedAt: releasedAt, bookedOn: releaseOn, releaseOn, holdDays, lines: release });
   }
   for (const e of out) assertBalanced(e.lines);
   return out;
