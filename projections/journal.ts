@@ -92,7 +92,10 @@ async function loadDirectory(tx: Tx, schema: string, names: string[], ids: strin
   const rows = await tx<{ sub_merchant_id: string; name: string; reserve_hold_days: number }[]>`
     select sub_merchant_id, name, reserve_hold_days from ${tx(schema)}.directory
     where name = any(${names}::text[]) or sub_merchant_id = any(${ids}::text[])
-    order by sub_merchant_id`;
+      -- every other holder of a name an id of the batch holds now: if that id takes another name, the
+      -- name stays with them (register), as it would for a batch that starts after the rename
+      or name in (select d.name from ${tx(schema)}.directory d where d.sub_merchant_id = any(${ids}::text[]))
+    order by sub_merchant_id collate "C"`;
   for (const r of rows) {
     dir.byId.set(r.sub_merchant_id, { name: r.name, hold: r.reserve_hold_days });
     // two ids under one name: the smallest id takes the name (deterministic)
@@ -101,10 +104,20 @@ async function loadDirectory(tx: Tx, schema: string, names: string[], ids: strin
   return dir;
 }
 
+/**
+ * A directory event applied to the batch's directory, exactly as the table would have it after the event:
+ * when an id takes another name, its old name passes to the smallest other id holding it (loadDirectory
+ * loaded them all), so that the hold of a reserve never depends on where a batch starts.
+ */
 function register(dir: Directory, id: string, name: string, hold: number): void {
   const prev = dir.byId.get(id);
-  if (prev && prev.name !== name && dir.holdByName.get(prev.name)?.id === id) dir.holdByName.delete(prev.name);
   dir.byId.set(id, { name, hold });
+  if (prev && prev.name !== name && dir.holdByName.get(prev.name)?.id === id) {
+    dir.holdByName.delete(prev.name);
+    let next: { id: string; hold: number } | undefined;
+    for (const [otherId, v] of dir.byId) if (v.name === prev.name && (next === undefined || otherId < next.id)) next = { id: otherId, hold: v.hold };
+    if (next) dir.holdByName.set(prev.name, next);
+  }
   const holder = dir.holdByName.get(name);
   if (!holder || holder.id >= id) dir.holdByName.set(name, { id, hold });
 }
@@ -172,6 +185,7 @@ export const projection: Projection = {
         prepare_pos numeric(20,0) not null
       );
       create index on ${s}.sub_merchant_versions (sub_merchant_id, commit_pos, prepare_pos);
+      create index on ${s}.sub_merchant_versions (name, commit_pos, prepare_pos);
       create table ${s}.directory (
         sub_merchant_id text primary key,
         name text not null,
@@ -372,8 +386,10 @@ export const projection: Projection = {
 
   views(ctx: ProjectionContext) {
     const s = `"${ctx.schema}"`;
-    // receiver name → sub-merchant id by the current directory (smallest id when a name is given twice)
-    const idOf = `(select d.sub_merchant_id from ${s}.directory d where d.name = x.receiver order by d.sub_merchant_id limit 1)`;
+    // receiver name → sub-merchant id: the id holding the name now (the smallest when two do), else the id
+    // that held it last (a renamed sub-merchant keeps the rows booked under its former name)
+    const idOf = `coalesce((select d.sub_merchant_id from ${s}.directory d where d.name = x.receiver order by d.sub_merchant_id collate "C" limit 1),
+      (select v.sub_merchant_id from ${s}.sub_merchant_versions v where v.name = x.receiver order by v.commit_pos desc, v.prepare_pos desc limit 1))`;
     const pos = `x.commit_pos::text || '/' || x.prepare_pos::text`;
     return [
       ...liveIndexes(s),

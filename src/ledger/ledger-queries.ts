@@ -69,14 +69,23 @@ type Q = Sql;
 
 const PLACEHOLDER = 'receiver:';
 
-/** SQL text of the directory (name → id) at a position, or current. Parameters $1/$2 when cut. */
+/**
+ * SQL text of the directory (name → id) at a position, or current: every name ever registered, mapped to
+ * the id holding it then (the smallest when two do), else to the id that held it last — so a renamed
+ * sub-merchant keeps the rows booked under its former name. Parameters $c/$c+1 when cut.
+ */
 function directorySql(cut: boolean, c: number): string {
   const versions = cut
-    ? `(select distinct on (sub_merchant_id) sub_merchant_id, name from recon.sub_merchant_versions
-         where (commit_pos, prepare_pos) <= ($${c}::numeric, $${c + 1}::numeric)
-         order by sub_merchant_id, commit_pos desc, prepare_pos desc)`
-    : `(select sub_merchant_id, name from recon.sub_merchants)`;
-  return `select distinct on (name) sub_merchant_id, name from ${versions} v order by name, sub_merchant_id`;
+    ? `(select sub_merchant_id, name, commit_pos, prepare_pos from recon.sub_merchant_versions
+         where (commit_pos, prepare_pos) <= ($${c}::numeric, $${c + 1}::numeric))`
+    : `(select sub_merchant_id, name, commit_pos, prepare_pos from recon.sub_merchant_versions)`;
+  return `with v as ${versions},
+    cur as (select distinct on (sub_merchant_id) sub_merchant_id, name from v order by sub_merchant_id, commit_pos desc, prepare_pos desc),
+    held as (select distinct on (name) name, sub_merchant_id from cur order by name, sub_merchant_id collate "C"),
+    past as (select distinct on (name) name, sub_merchant_id from v order by name, commit_pos desc, prepare_pos desc)
+    select m.sub_merchant_id, m.name, c.name as current_name
+    from (select coalesce(h.sub_merchant_id, p.sub_merchant_id) as sub_merchant_id, p.name from past p left join held h on h.name = p.name) m
+    join cur c on c.sub_merchant_id = m.sub_merchant_id`;
 }
 
 function posParams(at?: Position): string[] {
@@ -98,7 +107,8 @@ async function receiversOf(sql: Q, subMerchantId: string, at?: Position): Promis
 }
 
 interface FigureRow {
-  receiver: string;
+  /** the sub-merchant's name as of the cut, or the receiver's name when unknown to the directory */
+  name: string;
   sub_merchant_id: string | null;
   currency: string;
   opening: bigint;
@@ -126,7 +136,7 @@ export async function statementFigures(sql: Q, opts: { month: string; timezone: 
   const dir = directorySql(!!cut, 3);
   const rows = await sql.unsafe<FigureRow[]>(`
     with dir as (${dir})
-    select l.receiver_name as receiver, d.sub_merchant_id, l.currency,
+    select coalesce(d.current_name, l.receiver_name) as name, d.sub_merchant_id, l.currency,
       coalesce(sum(-l.amount) filter (where l.booked_at < $1), 0)::int8 as opening,
       coalesce(sum(-l.amount) filter (where l.booked_at >= $1 and l.component = 'gross'), 0)::int8 as gross,
       coalesce(sum(l.amount) filter (where l.booked_at >= $1 and l.component = 'refund'), 0)::int8 as refunds,
@@ -137,22 +147,26 @@ export async function statementFigures(sql: Q, opts: { month: string; timezone: 
     from recon.journal_lines l
     left join dir d on d.name = l.receiver_name
     where l.account = 'payable' and l.booked_at < $2 ${posCond('l')} ${receiverCond}
-    group by l.receiver_name, d.sub_merchant_id, l.currency`, params as never[]);
+    -- one row per sub-merchant (all the names it was booked under) or unknown receiver, and currency
+    group by coalesce(d.sub_merchant_id, '${PLACEHOLDER}' || l.receiver_name), coalesce(d.current_name, l.receiver_name), d.sub_merchant_id, l.currency`, params as never[]);
 
-  const ops = await sql.unsafe<{ receiver: string; currency: string; n: number }[]>(`
-    select e.receiver_name as receiver, e.currency, count(*)::int as n
+  const ops = await sql.unsafe<{ key: string; currency: string; n: number }[]>(`
+    with dir as (${dir})
+    select coalesce(d.sub_merchant_id, '${PLACEHOLDER}' || e.receiver_name) as key, e.currency, count(*)::int as n
     from recon.journal_entries e
+    left join dir d on d.name = e.receiver_name
     where e.kind = 'settlement' and e.receiver_name is not null and e.booked_at >= $1 and e.booked_at < $2 ${posCond('e')}
       ${receiverCond.replace('l.receiver_name', 'e.receiver_name')}
       and not exists (select 1 from recon.journal_entries r where r.reverses = e.entry_id ${posCond('r')})
-    group by e.receiver_name, e.currency`, params as never[]);
-  const opCount = new Map(ops.map((o) => [`${o.receiver}\u0000${o.currency}`, o.n]));
+    group by 1, e.currency`, params as never[]);
+  const opCount = new Map(ops.map((o) => [`${o.key}\u0000${o.currency}`, o.n]));
 
   const out = rows.map((r): StatementFigures => {
     const netPayable = r.gross - r.refunds - r.chargebacks - r.fees - r.reserve_held + r.reserve_released;
+    const subMerchantId = r.sub_merchant_id ?? `${PLACEHOLDER}${r.name}`;
     return {
-      subMerchantId: r.sub_merchant_id ?? `${PLACEHOLDER}${r.receiver}`,
-      subMerchantName: r.receiver,
+      subMerchantId,
+      subMerchantName: r.name,
       known: r.sub_merchant_id !== null,
       currency: r.currency,
       opening: r.opening,
@@ -164,10 +178,10 @@ export async function statementFigures(sql: Q, opts: { month: string; timezone: 
       reserveReleased: r.reserve_released,
       netPayable,
       closing: r.opening + netPayable,
-      operations: opCount.get(`${r.receiver}\u0000${r.currency}`) ?? 0,
+      operations: opCount.get(`${subMerchantId}\u0000${r.currency}`) ?? 0,
     };
   });
-  // Several receiver names can never share an id (the directory maps one name to one id), so rows are unique.
+  // One row per (sub-merchant or unknown receiver, currency): a renamed sub-merchant's names are one row.
   return out.sort((a, b) => (a.subMerchantId < b.subMerchantId ? -1 : a.subMerchantId > b.subMerchantId ? 1 : a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : 0));
 }
 
