@@ -169,7 +169,8 @@ function lineRows(out: TextBuffer, entryId: string, lines: readonly DraftLine[],
 export const projection: Projection = {
   name: 'journal',
   // 3: a register row is recognised by its time, not its amounts (a corrected originalAmount replaces the
-  //    row instead of booking a second one); a reserve held for 0 days is released after it is held
+  //    row instead of booking a second one); a reserve held for 0 days is released after it is held; a
+  //    name passes back to its other holder when its holder is renamed (holds no longer depend on batches)
   // 2: register_rows.effect holds the compact inputs of the entries in force (1: the entries as JSON)
   version: 3,
 
