@@ -114,6 +114,11 @@ describe('recon_auditor role', () => {
         await denied(`insert into es_events (event_id, stream_id, stream_revision, type, version, data, content_hash) values (gen_random_uuid(), 's', 0, 't', 1, '{}', 'x')`);
         await denied('create table recon.mine (x int)');
         await denied(`select * from es_append_any('')`);
+        // nor take the advisory locks recon serialises its work on: held for a session, one would stall
+        // every catch-up (found in review; migration 0900)
+        await denied(`select pg_advisory_lock(7315, hashtext('reconciliation'))`);
+        await denied('select pg_try_advisory_lock(7315220100)');
+        await denied('select pg_advisory_xact_lock_shared(1)');
         throw new Error('rollback');
       })
       .catch((e: Error) => {
@@ -124,6 +129,12 @@ describe('recon_auditor role', () => {
     // the store's append function is not callable by the auditor (nor by PUBLIC)
     const [f] = await db.sql<{ auditor: boolean }[]>`select has_function_privilege('recon_auditor', 'es_append_any(text)', 'execute') as auditor`;
     expect(f!.auditor).toBe(false);
+    const locks = await db.sql<{ fn: string; auditor: boolean; recon: boolean }[]>`
+      select p.oid::regprocedure::text as fn, has_function_privilege('recon_auditor', p.oid, 'execute') as auditor,
+             has_function_privilege(current_user, p.oid, 'execute') as recon
+      from pg_proc p where p.pronamespace = 'pg_catalog'::regnamespace and p.proname like 'pg\\_%advisory\\_%lock%' and p.proname not like '%unlock%'`;
+    expect(locks.length).toBe(16);
+    expect(locks.filter((l) => l.auditor || !l.recon)).toEqual([]);
   });
 });
 
