@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import { sha256Hex, stableStringify } from '../events/ids';
-import type { StatementFigures as LedgerFigures, StatementLine as LedgerLine } from '../ledger/ledger-queries';
+import type { AdjustmentEntry as LedgerAdjustment, StatementFigures as LedgerFigures, StatementLine as LedgerLine } from '../ledger/ledger-queries';
 import {
   COUNT_FORMAT, DATE_FORMAT, DATE_TIME_FORMAT, ExportError, addTableSheet, closeTable, createLocalTime, excelDay,
   drainSheet, minorToMajor, moneyFormat, openWorkbook, safeText, writeRow,
@@ -18,6 +18,7 @@ export type StatementFigures = Omit<LedgerFigures, 'known'>;
 
 /** One operation line of a statement: what the workbook shows of the ledger's line. */
 export type StatementLine = Pick<LedgerLine, 'at' | 'orderId' | 'paymentId' | 'method' | 'status' | 'share' | 'fee' | 'reserve' | 'net' | 'eventIds'>;
+export type AdjustmentLine = Pick<LedgerAdjustment, 'at' | 'kind' | 'orderId' | 'paymentId' | 'method' | 'status' | 'net' | 'eventIds'>;
 
 export interface ReserveScheduleRow {
   readonly heldOn: string | Date;
@@ -40,6 +41,8 @@ export interface StatementSource {
   /** one row per currency, all of one sub-merchant */
   readonly figures: readonly StatementFigures[];
   lines(currency: string): AsyncIterable<StatementLine>;
+  /** the entries behind a currency's adjustments (only asked for figures with a previous statement) */
+  adjustments?(currency: string): AsyncIterable<AdjustmentLine>;
   readonly reserve: readonly ReserveScheduleRow[];
 }
 
@@ -47,6 +50,8 @@ export interface StatementSource {
 export const PAYOUTS_HEADER = [
   'sub_merchant_id', 'sub_merchant_name', 'currency', 'gross', 'refunds', 'chargebacks', 'fees',
   'reserve_held', 'reserve_released', 'net_payable', 'operations',
+  // appended (columns before them unchanged): changes to months already stated, and what is due in all
+  'adjustments', 'amount_due',
 ] as const;
 
 const SAFE_FILE_NAME = /^[A-Za-z0-9._-]+$/;
@@ -82,10 +87,11 @@ export function bridgeNet(f: StatementFigures): bigint {
 
 export function checkBridge(f: StatementFigures): void {
   const net = bridgeNet(f);
-  if (net !== f.netPayable || f.opening + f.netPayable !== f.closing) {
+  const adjustments = f.adjustments ?? 0n;
+  if (net !== f.netPayable || f.opening + adjustments + f.netPayable !== f.closing) {
     throw new ExportError(
       'EXPORT_BRIDGE_MISMATCH',
-      `figures of ${f.subMerchantId} ${f.currency} do not add up: movements give net ${net}, stated ${f.netPayable}; opening ${f.opening} + net ≠ closing ${f.closing}`,
+      `figures of ${f.subMerchantId} ${f.currency} do not add up: movements give net ${net}, stated ${f.netPayable}; opening ${f.opening} + adjustments ${adjustments} + net ≠ closing ${f.closing}`,
     );
   }
 }
@@ -111,7 +117,8 @@ const periodText = (meta: StatementMeta) => {
 const ROWS_PER_YIELD = 2000;
 
 const BRIDGE: ReadonlyArray<{ label: string; value: (f: StatementFigures) => bigint }> = [
-  { label: 'Opening balance', value: (f) => f.opening },
+  { label: 'Opening balance (the previous statement\'s closing)', value: (f) => f.opening },
+  { label: '± Adjustments to earlier months (sheet Adjustments)', value: (f) => f.adjustments ?? 0n },
   { label: '+ Gross sales (shares)', value: (f) => f.gross },
   { label: '− Refunds', value: (f) => -f.refunds },
   { label: '− Chargebacks', value: (f) => -f.chargebacks },
@@ -119,7 +126,8 @@ const BRIDGE: ReadonlyArray<{ label: string; value: (f: StatementFigures) => big
   { label: '− Reserve held', value: (f) => -f.reserveHeld },
   { label: '+ Reserve released', value: (f) => f.reserveReleased },
   { label: '= Net payable (sum of the six movements above)', value: (f) => f.netPayable },
-  { label: 'Closing balance (opening + net payable)', value: (f) => f.closing },
+  { label: '= Amount due (adjustments + net payable)', value: (f) => (f.adjustments ?? 0n) + f.netPayable },
+  { label: 'Closing balance (opening + amount due)', value: (f) => f.closing },
 ];
 
 export interface WrittenStatement {
@@ -139,7 +147,7 @@ export async function writeStatementWorkbook(file: string, src: StatementSource,
   let lineCount = 0;
   try {
     // Summary: who, which period, cut where; then the bridge, one column per currency.
-    const summary = wb.addWorksheet('Summary', { views: [{ state: 'frozen', xSplit: 1, ySplit: 8 }] });
+    const summary = wb.addWorksheet('Summary', { views: [{ state: 'frozen', xSplit: 1, ySplit: 9 }] });
     summary.columns = [{ width: 48 }, ...figures.map(() => ({ width: 20 }))];
     const info: Array<[string, string]> = [
       ['Sub-merchant', safeText(first.subMerchantName)],
@@ -148,6 +156,7 @@ export async function writeStatementWorkbook(file: string, src: StatementSource,
       ['Cut at event-store position', meta.position],
       ['Figures sha-256', meta.figuresSha256],
       ['Amounts', 'in major units of each currency; every total computed exactly in minor units'],
+      ['Opening from', first.previousStatement ? `the statement of ${first.previousStatement}` : 'the ledger (no statement issued before)'],
     ];
     for (const [label, value] of info) {
       const r = summary.addRow([label, value]);
@@ -158,22 +167,27 @@ export async function writeStatementWorkbook(file: string, src: StatementSource,
     const head = summary.addRow(['Payout bridge', ...figures.map((f) => f.currency)]);
     head.font = { bold: true };
     head.commit();
-    const firstBridgeRow = 9;
+    const firstBridgeRow = info.length + 3;
     for (const line of BRIDGE) {
       const r = summary.addRow([line.label, ...figures.map((f) => minorToMajor(line.value(f)))]);
       figures.forEach((f, i) => (r.getCell(i + 2).numFmt = moneyFormat(f.currency)));
       if (line.label.startsWith('=') || line.label.startsWith('Closing')) r.font = { bold: true };
       r.commit();
     }
-    // The one live formula: Excel recomputes opening + net payable − closing, which must show zero.
-    const openingRow = firstBridgeRow;
-    const netRow = firstBridgeRow + 7;
-    const closingRow = firstBridgeRow + 8;
+    // The one live formula: Excel recomputes opening + adjustments + net payable − closing, which must show zero.
+    const rowOf = (prefix: string) => firstBridgeRow + BRIDGE.findIndex((l) => l.label.startsWith(prefix));
+    const openingRow = rowOf('Opening');
+    const adjustmentsRow = rowOf('± Adjustments');
+    const netRow = rowOf('= Net payable');
+    const closingRow = rowOf('Closing');
     const check = summary.addRow([
-      'Check: opening + net payable − closing (must be 0)',
+      'Check: opening + adjustments + net payable − closing (must be 0)',
       ...figures.map((f, i) => {
         const col = String.fromCharCode(66 + i);
-        return { formula: `${col}${openingRow}+${col}${netRow}-${col}${closingRow}`, result: minorToMajor(f.opening + f.netPayable - f.closing) };
+        return {
+          formula: `${col}${openingRow}+${col}${adjustmentsRow}+${col}${netRow}-${col}${closingRow}`,
+          result: minorToMajor(f.opening + (f.adjustments ?? 0n) + f.netPayable - f.closing),
+        };
       }),
     ]);
     figures.forEach((f, i) => (check.getCell(i + 2).numFmt = moneyFormat(f.currency)));
@@ -218,6 +232,45 @@ export async function writeStatementWorkbook(file: string, src: StatementSource,
       }]);
     }
 
+    // Adjustments: the entries dated before the month that the previous statement did not include.
+    if (src.adjustments && figures.some((f) => f.previousStatement !== undefined)) {
+      const t = addTableSheet(wb, 'Adjustments', [
+        { header: `Dated (${meta.timezone})`, width: 20, numFmt: DATE_TIME_FORMAT },
+        { header: 'Currency', width: 10 },
+        { header: 'Entry', width: 16 },
+        { header: 'Order', width: 24 },
+        { header: 'Payment', width: 24 },
+        { header: 'Method', width: 11 },
+        { header: 'Status', width: 10 },
+        { header: 'Net', width: 16 },
+        { header: 'Event ids', width: 40 },
+      ]);
+      const totals = new Map<string, bigint>();
+      for (const f of figures) {
+        if (f.previousStatement === undefined) continue;
+        let n = 0;
+        for await (const a of src.adjustments(f.currency)) {
+          const row = t.sheet.addRow([
+            localTime(a.at), safeText(f.currency), safeText(a.kind), safeText(a.orderId), safeText(a.paymentId), safeText(a.method), safeText(a.status),
+            minorToMajor(a.net), a.eventIds.join(' '),
+          ]);
+          row.getCell(8).numFmt = moneyFormat(f.currency);
+          row.commit();
+          t.rows++;
+          totals.set(f.currency, (totals.get(f.currency) ?? 0n) + a.net);
+          if (++n % ROWS_PER_YIELD === 0) await drainSheet(t.sheet);
+        }
+        // the entries are the adjustments: a statement whose detail does not add up is not written
+        if ((totals.get(f.currency) ?? 0n) !== (f.adjustments ?? 0n)) {
+          throw new ExportError('EXPORT_BRIDGE_MISMATCH', `adjustments of ${f.subMerchantId} ${f.currency}: entries add up to ${totals.get(f.currency) ?? 0n}, figures say ${f.adjustments ?? 0n}`);
+        }
+      }
+      closeTable(t, [...totals.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([currency, total]) => ({
+        values: ['Total', safeText(currency), '', '', '', '', '', minorToMajor(total), ''],
+        numFmts: [undefined, undefined, undefined, undefined, undefined, undefined, undefined, moneyFormat(currency)],
+      })));
+    }
+
     // Reserve schedule: what was held, when it is released, what was released.
     const reserve = addTableSheet(wb, 'Reserve schedule', [
       { header: 'Held on', width: 12, numFmt: DATE_FORMAT },
@@ -256,26 +309,29 @@ export async function writePayoutsWorkbook(file: string, figures: readonly State
   const rows = [...figures].sort((a, b) => (a.subMerchantId < b.subMerchantId ? -1 : a.subMerchantId > b.subMerchantId ? 1 : a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : 0));
   const pending = openWorkbook(file);
   try {
-    const widths = [38, 32, 9, 16, 16, 16, 16, 16, 16, 16, 11];
+    const widths = [38, 32, 9, 16, 16, 16, 16, 16, 16, 16, 11, 16, 16];
     const t = addTableSheet(pending.workbook, 'Payouts', PAYOUTS_HEADER.map((h, i) => ({ header: h, width: widths[i]! })));
-    const totals = new Map<string, { sums: bigint[]; operations: number }>();
+    const totals = new Map<string, { sums: bigint[]; operations: number; due: bigint[] }>();
     for (const f of rows) {
       const amounts = [f.gross, f.refunds, f.chargebacks, f.fees, f.reserveHeld, f.reserveReleased, f.netPayable];
+      const adjustments = f.adjustments ?? 0n;
+      const due = [adjustments, adjustments + f.netPayable];
       const fmt = moneyFormat(f.currency);
-      const row = t.sheet.addRow([safeText(f.subMerchantId), safeText(f.subMerchantName), safeText(f.currency), ...amounts.map(minorToMajor), f.operations]);
-      for (let c = 4; c <= 10; c++) row.getCell(c).numFmt = fmt;
+      const row = t.sheet.addRow([safeText(f.subMerchantId), safeText(f.subMerchantName), safeText(f.currency), ...amounts.map(minorToMajor), f.operations, ...due.map(minorToMajor)]);
+      for (const c of [4, 5, 6, 7, 8, 9, 10, 12, 13]) row.getCell(c).numFmt = fmt;
       row.getCell(11).numFmt = COUNT_FORMAT;
       row.commit();
       t.rows++;
-      const tot = totals.get(f.currency) ?? { sums: amounts.map(() => 0n), operations: 0 };
+      const tot = totals.get(f.currency) ?? { sums: amounts.map(() => 0n), operations: 0, due: [0n, 0n] };
       amounts.forEach((a, i) => (tot.sums[i]! += a));
+      due.forEach((a, i) => (tot.due[i]! += a));
       tot.operations += f.operations;
       totals.set(f.currency, tot);
     }
     // Totals per currency (adding euros to dollars means nothing), after a blank row outside the filter.
     closeTable(t, [...totals.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([currency, tot]) => ({
-      values: ['Total', '', safeText(currency), ...tot.sums.map(minorToMajor), tot.operations],
-      numFmts: [undefined, undefined, undefined, ...tot.sums.map(() => moneyFormat(currency)), COUNT_FORMAT],
+      values: ['Total', '', safeText(currency), ...tot.sums.map(minorToMajor), tot.operations, ...tot.due.map(minorToMajor)],
+      numFmts: [undefined, undefined, undefined, ...tot.sums.map(() => moneyFormat(currency)), COUNT_FORMAT, moneyFormat(currency), moneyFormat(currency)],
     })));
     const run = pending.workbook.addWorksheet('Run', { views: [{ state: 'frozen', ySplit: 1 }] });
     run.columns = [{ width: 30 }, { width: 70 }];

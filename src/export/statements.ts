@@ -4,13 +4,14 @@ import path from 'node:path';
 import type { Sql } from '../db/connect';
 import { newEvent } from '../events/catalog';
 import { StatementIssued, statementStream } from '../events/statement-events';
-import { reserveSchedule, statementFigures, statementLines } from '../ledger/ledger-queries';
+import { adjustmentEntries, reserveSchedule, statementFigures, statementLines } from '../ledger/ledger-queries';
 import type { Logger } from '../log';
 import { formatPosition, parsePosition, type EventStore, type Position } from '../store/types';
 import {
   checkStatementFileNames, figuresDigest, monthRange, payoutsFileName, statementFileName, writePayoutsWorkbook, writeStatementWorkbook,
-  type ReserveScheduleRow, type StatementFigures, type StatementLine,
+  type AdjustmentLine, type ReserveScheduleRow, type StatementFigures, type StatementLine,
 } from './statement-workbooks';
+import { issuedBefore, openAtPreviousStatements, previousRunOf, type IssuedRun } from './previous-statements';
 import { ExportError } from './xlsx';
 
 /**
@@ -24,6 +25,8 @@ export interface StatementQueries {
   figures(opts: { month: string; timezone: string; subMerchantId?: string; atPosition: Position }): Promise<readonly StatementFigures[]>;
   lines(opts: { month: string; timezone: string; subMerchantId: string; currency: string; atPosition: Position }): AsyncIterable<StatementLine>;
   reserve(opts: { month: string; timezone: string; subMerchantId: string; atPosition: Position }): Promise<readonly ReserveScheduleRow[]>;
+  /** the entries behind the adjustments of a statement that builds on `previous` */
+  adjustments?(opts: { month: string; timezone: string; subMerchantId: string; currency: string; atPosition: Position; previous: { month: string; atPosition: Position } }): AsyncIterable<AdjustmentLine>;
 }
 
 export function ledgerStatementQueries(sql: Sql): StatementQueries {
@@ -31,6 +34,7 @@ export function ledgerStatementQueries(sql: Sql): StatementQueries {
     figures: (o) => statementFigures(sql, o),
     lines: (o) => statementLines(sql, o),
     reserve: (o) => reserveSchedule(sql, o),
+    adjustments: (o) => adjustmentEntries(sql, o),
   };
 }
 
@@ -104,7 +108,18 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
   if (!position) throw new ExportError('EXPORT_NO_POSITION', 'the journal has not been built yet: run `recon project` first');
   const positionText = formatPosition(position);
   const base = { month: opts.month, timezone: deps.timezone, atPosition: position };
-  const figures = await queries.figures({ ...base, ...(opts.subMerchantId ? { subMerchantId: opts.subMerchantId } : {}) });
+  const ledger = await queries.figures({ ...base, ...(opts.subMerchantId ? { subMerchantId: opts.subMerchantId } : {}) });
+  // opened at the statements issued before (previous-statements.ts); their figures as issued, once per run
+  const runs = await issuedBefore(deps.store, opts.month, deps.timezone, position);
+  const issued = new Map<IssuedRun, Promise<readonly StatementFigures[]>>();
+  const figures = await openAtPreviousStatements(ledger, runs, (run) => {
+    let f = issued.get(run);
+    if (!f) {
+      f = queries.figures({ month: run.month, timezone: deps.timezone, atPosition: run.cut, ...(run.subMerchantId ? { subMerchantId: run.subMerchantId } : {}) });
+      issued.set(run, f);
+    }
+    return f;
+  });
   if (opts.subMerchantId && figures.length === 0) {
     throw new ExportError('EXPORT_NOTHING_TO_ISSUE', `no figures for sub-merchant ${opts.subMerchantId} in ${opts.month} at position ${positionText}`);
   }
@@ -121,9 +136,14 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
     opts.signal?.throwIfAborted();
     const file = path.join(opts.outDir, statementFileName(subMerchantId, opts.month));
     const reserve = await queries.reserve({ ...base, subMerchantId });
+    const previous = previousRunOf(runs, subMerchantId);
+    const adjustments = queries.adjustments;
     const written = await writeStatementWorkbook(file, {
       figures: own,
       lines: (currency) => queries.lines({ ...base, subMerchantId, currency }),
+      ...(previous && adjustments
+        ? { adjustments: (currency: string) => adjustments({ ...base, subMerchantId, currency, previous: { month: previous.month, atPosition: previous.cut } }) }
+        : {}),
       reserve,
     }, meta);
     lines += written.lines;

@@ -17,7 +17,19 @@ export interface StatementFigures {
   /** false: a receiverName the directory does not know (id `receiver:<name>`) */
   readonly known: boolean;
   readonly currency: string;
+  /**
+   * The balance the month starts from: the closing of the previous statement issued (see
+   * `previousStatement`), else the ledger's balance at the start of the month.
+   */
   readonly opening: bigint;
+  /**
+   * Changes to earlier months since the previous statement was issued (lines dated before this month that
+   * it did not include: a late row, a later status, a correction), so that an amount paid on a statement
+   * is never silently re-stated. Absent: no previous statement (the opening is the ledger's).
+   */
+  readonly adjustments?: bigint;
+  /** the statement the opening comes from: `YYYY-MM at <position>` (absent: none issued before) */
+  readonly previousStatement?: string;
   readonly gross: bigint;
   readonly refunds: bigint;
   readonly chargebacks: bigint;
@@ -26,7 +38,7 @@ export interface StatementFigures {
   readonly reserveReleased: bigint;
   /** gross − refunds − chargebacks − fees − reserveHeld + reserveReleased */
   readonly netPayable: bigint;
-  /** opening + netPayable */
+  /** opening + adjustments + netPayable: the ledger's balance at the end of the month */
   readonly closing: bigint;
   /** register rows (settlement entries in force) of the month */
   readonly operations: number;
@@ -241,6 +253,66 @@ export async function* statementLines(sql: Q, opts: { month: string; timezone: s
         entryId: r.entry_id,
         eventIds: r.event_ids,
         position: r.position,
+      };
+    }
+  }
+}
+
+export interface AdjustmentEntry {
+  /** when the entry is dated (before the statement's month) */
+  readonly at: Date;
+  /** settlement, reversal (of the entry `reverses`) or reserve_release */
+  readonly kind: string;
+  readonly reverses: string | null;
+  readonly orderId: string | null;
+  readonly paymentId: string;
+  readonly method: string;
+  readonly status: string;
+  /** what the entry adds to the sub-merchant's balance (credit +) */
+  readonly net: bigint;
+  readonly currency: string;
+  readonly entryId: string;
+  readonly eventIds: string[];
+  /** position of the event that wrote it ("commit/prepare"): after the previous statement's cut, or dated after its month */
+  readonly position: string;
+}
+
+/**
+ * The journal entries behind a statement's adjustments (see StatementFigures.adjustments): dated before the
+ * month and not in the previous statement (written after its cut, or dated after its month), as of the cut.
+ * Their nets add up to the adjustments. In date order, through a cursor.
+ */
+export async function* adjustmentEntries(
+  sql: Q,
+  opts: { month: string; timezone: string; subMerchantId: string; currency?: string; atPosition?: Position; previous: { month: string; atPosition: Position }; batch?: number },
+): AsyncIterable<AdjustmentEntry> {
+  const { from } = monthBounds(opts.month, opts.timezone);
+  const prevTo = monthBounds(opts.previous.month, opts.timezone).to;
+  const cut = opts.atPosition;
+  const names = await receiversOf(sql, opts.subMerchantId, cut);
+  if (names.length === 0) return;
+  const params: unknown[] = [from, prevTo, opts.previous.atPosition.commit.toString(), opts.previous.atPosition.prepare.toString(), names];
+  let cond = '';
+  if (cut) {
+    params.push(cut.commit.toString(), cut.prepare.toString());
+    cond += ` and (e.commit_pos, e.prepare_pos) <= ($${params.length - 1}::numeric, $${params.length}::numeric)`;
+  }
+  if (opts.currency) {
+    params.push(opts.currency);
+    cond += ` and e.currency = $${params.length}`;
+  }
+  const query = sql.unsafe<Array<{ booked_at: Date; kind: string; reverses: string | null; order_id: string | null; payment_id: string; method: string; status: string; net: bigint; currency: string; entry_id: string; event_ids: string[]; position: string }>>(`
+    select e.booked_at, e.kind, e.reverses, e.order_id, e.payment_id, e.method, e.status, e.net, e.currency, e.entry_id,
+      e.event_ids::text[] as event_ids, e.position
+    from recon.journal_entries e
+    where e.receiver_name = any($5::text[]) and e.net <> 0 and e.booked_at < $1
+      and not (e.booked_at < $2 and (e.commit_pos, e.prepare_pos) <= ($3::numeric, $4::numeric)) ${cond}
+    order by e.booked_at, e.commit_pos, e.prepare_pos, e.entry_id`, params as never[]);
+  for await (const rows of query.cursor(opts.batch ?? 500)) {
+    for (const r of rows) {
+      yield {
+        at: r.booked_at, kind: r.kind, reverses: r.reverses, orderId: r.order_id, paymentId: r.payment_id, method: r.method, status: r.status,
+        net: r.net, currency: r.currency, entryId: r.entry_id, eventIds: r.event_ids, position: r.position,
       };
     }
   }

@@ -80,21 +80,23 @@ describe('statement workbook', () => {
     expect(String(s.getCell('B3').value)).toContain('2024-03-01 to 2024-03-31, Europe/Kyiv');
     expect(s.getCell('B4').value).toBe('1234/56');
     expect(s.getCell('B5').value).toBe(meta([f]).figuresSha256);
-    expect(s.getCell('B8').value).toBe('UAH');
-    const bridge = [f.opening, f.gross, -f.refunds, -f.chargebacks, -f.fees, -f.reserveHeld, f.reserveReleased, f.netPayable, f.closing];
+    expect(s.getCell('B7').value).toBe('the ledger (no statement issued before)');
+    expect(s.getCell('B9').value).toBe('UAH');
+    // opening, adjustments (none: no statement before), the six movements, net payable, amount due, closing
+    const bridge = [f.opening, 0n, f.gross, -f.refunds, -f.chargebacks, -f.fees, -f.reserveHeld, f.reserveReleased, f.netPayable, f.netPayable, f.closing];
     bridge.forEach((v, i) => {
-      const c = s.getCell(`B${9 + i}`);
+      const c = s.getCell(`B${10 + i}`);
       expect(c.value).toBe(Number(v) / 100);
       expect(c.numFmt).toBe(moneyFormat('UAH'));
     });
-    // the six movements sum to the net payable, and opening + net = closing, exactly in minor units
-    expect(bridge.slice(1, 7).reduce((a, b) => a + b, 0n)).toBe(f.netPayable);
-    const check = s.getCell('B18').value as { formula: string; result: number };
-    expect(check.formula).toBe('B9+B16-B17');
+    // the six movements sum to the net payable, and opening + adjustments + net = closing, exactly in minor units
+    expect(bridge.slice(2, 8).reduce((a, b) => a + b, 0n)).toBe(f.netPayable);
+    const check = s.getCell('B21').value as { formula: string; result: number };
+    expect(check.formula).toBe('B10+B11+B18-B20');
     // what Excel computes from the cells (exceljs drops a cached result of 0 when reading back)
     const cell = (a: string) => s.getCell(a).value as number;
-    expect(Math.round((cell('B9') + cell('B16') - cell('B17')) * 100)).toBe(0);
-    expect(s.getCell('B19').value).toBe(3);
+    expect(Math.round((cell('B10') + cell('B11') + cell('B18') - cell('B20')) * 100)).toBe(0);
+    expect(s.getCell('B22').value).toBe(3);
 
     const o = wb.getWorksheet('Operations')!;
     expect(o.views[0]).toMatchObject({ state: 'frozen', ySplit: 1 });
@@ -145,8 +147,8 @@ describe('statement workbook', () => {
     await writeStatementWorkbook(file, { figures: [uah, eur], lines: (c) => iter(c === 'EUR' ? [eurLine] : lines), reserve: [] }, meta([uah, eur]));
     const wb = await open(file);
     expect(wb.worksheets.map((w) => w.name)).toEqual(['Summary', 'Operations EUR', 'Operations UAH', 'Reserve schedule']);
-    expect(wb.getWorksheet('Summary')!.getCell('B8').value).toBe('EUR');
-    expect(wb.getWorksheet('Summary')!.getCell('C8').value).toBe('UAH');
+    expect(wb.getWorksheet('Summary')!.getCell('B9').value).toBe('EUR');
+    expect(wb.getWorksheet('Summary')!.getCell('C9').value).toBe('UAH');
     expect(wb.getWorksheet('Operations EUR')!.getCell('I2').value).toBe(9.9);
   });
 
@@ -235,7 +237,7 @@ describe('payouts index', () => {
     const p = wb.worksheets[0]!;
     expect((p.getRow(1).values as unknown[]).slice(1)).toEqual([...PAYOUTS_HEADER]);
     expect(p.views[0]).toMatchObject({ state: 'frozen', ySplit: 1 });
-    expect(p.autoFilter).toBe('A1:K4');
+    expect(p.autoFilter).toBe('A1:M4');
     const expected = [b, c, a];
     expected.forEach((f, i) => {
       const r = p.getRow(i + 2);
@@ -249,6 +251,8 @@ describe('payouts index', () => {
         expect(r.getCell(4 + j).numFmt).toBe(moneyFormat(f.currency));
       });
       expect(r.getCell(11).value).toBe(f.operations);
+      // no statement issued before: nothing to adjust, and the amount due is the net payable
+      expect([r.getCell(12).value, r.getCell(13).value]).toEqual([0, Number(f.netPayable) / 100]);
     });
     expect(p.getCell('B2').value).toBe("'@evil");
     expect(p.getRow(5).cellCount).toBe(0);

@@ -5,7 +5,7 @@ import ExcelJS from 'exceljs';
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StatementIssued, statementStream } from '../../src/events/statement-events';
-import { PAYOUTS_HEADER } from '../../src/export/statement-workbooks';
+import { PAYOUTS_HEADER, statementFileName } from '../../src/export/statement-workbooks';
 import { issueStatements, ledgerPosition, statementRuns, fileSha256 } from '../../src/export/statements';
 import { moneyFormat, safeText } from '../../src/export/xlsx';
 import { reserveSchedule, statementFigures, statementLines } from '../../src/ledger/ledger-queries';
@@ -79,6 +79,7 @@ describe('statements from the journal', () => {
       expect((row.values as unknown[]).slice(1)).toEqual([
         safeText(f.subMerchantId), safeText(f.subMerchantName), f.currency,
         money(f.gross), money(f.refunds), money(f.chargebacks), money(f.fees), money(f.reserveHeld), money(f.reserveReleased), money(f.netPayable), f.operations,
+        money(f.adjustments ?? 0n), money((f.adjustments ?? 0n) + f.netPayable),
       ]);
     });
     expect(p.getRow(figures.length + 2).cellCount).toBe(0);
@@ -87,17 +88,18 @@ describe('statements from the journal', () => {
     let linesSeen = 0;
     for (const id of subMerchants) {
       const own = figures.filter((f) => f.subMerchantId === id);
-      const wb = await open(path.join(dir, `${id.replace(/[^A-Za-z0-9._-]/g, '_')}-${MONTH}.xlsx`));
+      const wb = await open(path.join(dir, statementFileName(id, MONTH)));
       const s = wb.getWorksheet('Summary')!;
       expect(s.getCell('B2').value).toBe(safeText(id));
       expect(s.getCell('B4').value).toBe(r.position);
       expect(s.getCell('B5').value).toBe(r.figuresSha256);
       own.forEach((f, c) => {
         const col = String.fromCharCode(66 + c);
-        expect(s.getCell(`${col}8`).value).toBe(f.currency);
-        const bridge = [f.opening, f.gross, -f.refunds, -f.chargebacks, -f.fees, -f.reserveHeld, f.reserveReleased, f.netPayable, f.closing];
-        bridge.forEach((v, k) => expect(s.getCell(`${col}${9 + k}`).value).toBe(money(v)));
-        expect(f.opening + bridge.slice(1, 7).reduce((a, b) => a + b, 0n)).toBe(f.closing);
+        expect(s.getCell(`${col}9`).value).toBe(f.currency);
+        const adjustments = f.adjustments ?? 0n;
+        const bridge = [f.opening, adjustments, f.gross, -f.refunds, -f.chargebacks, -f.fees, -f.reserveHeld, f.reserveReleased, f.netPayable, adjustments + f.netPayable, f.closing];
+        bridge.forEach((v, k) => expect(s.getCell(`${col}${10 + k}`).value).toBe(money(v)));
+        expect(f.opening + adjustments + bridge.slice(2, 8).reduce((a, b) => a + b, 0n)).toBe(f.closing);
       });
       for (const f of own) {
         const sheet = wb.getWorksheet(own.length === 1 ? 'Operations' : `Operations ${f.currency}`)!;

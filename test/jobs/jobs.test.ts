@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { allJobs } from '../../jobs/index';
 import { loadConfig, type Config } from '../../src/config/env';
 import { statementFigures } from '../../src/ledger/ledger-queries';
+import { statementFileName } from '../../src/export/statement-workbooks';
 import { silentLogger } from '../../src/log';
 import { createFakeClock } from '../../src/scheduler/clock';
 import { runsOf } from '../../src/scheduler/job-runs';
@@ -68,7 +69,7 @@ describe('scheduled jobs', () => {
     const ids = [...new Set(figures.map((f) => f.subMerchantId))];
     expect(monthly.counters['statements']).toBe(ids.length);
     expect(readdirSync(out).filter((f) => f.endsWith('-2025-01.xlsx')).sort()).toEqual(
-      [...ids.map((id) => `${id.replace(/[^A-Za-z0-9._-]/g, '_')}-2025-01.xlsx`), 'payouts-2025-01.xlsx'].sort(),
+      [...ids.map((id) => statementFileName(id, '2025-01')), 'payouts-2025-01.xlsx'].sort(),
     );
     const wb = new ExcelJS.Workbook();
     await wb.xlsx.readFile(path.join(out, 'payouts-2025-01.xlsx'));

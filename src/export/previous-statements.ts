@@ -1,0 +1,86 @@
+import { dataOf } from '../events/catalog';
+import { StatementIssued, statementStream } from '../events/statement-events';
+import type { StatementFigures } from '../ledger/ledger-queries';
+import { comparePositions, parsePosition, type EventStore, type Position } from '../store/types';
+
+/**
+ * Statements build on the ones issued before them: a month opens at the closing finance was last told
+ * (the previous statement's), and whatever changed in earlier months since (a late row, a status that
+ * turned, a correction) is shown as this month's adjustments instead of silently re-stating a month that
+ * was already paid. Found in review: a January sale that failed after January's statement was issued
+ * vanished from January and was never clawed back.
+ *
+ * Only what the event log says counts (StatementIssued events at or before the cut), so a statement
+ * issued again at the same position is the same statement.
+ */
+
+export interface IssuedRun {
+  readonly month: string;
+  /** position the issued figures were cut at */
+  readonly cut: Position;
+  readonly cutText: string;
+  /** null: every sub-merchant of the month */
+  readonly subMerchantId: string | null;
+}
+
+const LOOKBACK_MONTHS = 36;
+
+function monthsBefore(month: string, n: number): string[] {
+  let [y, m] = month.split('-').map(Number) as [number, number];
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) {
+    m -= 1;
+    if (m === 0) {
+      m = 12;
+      y -= 1;
+    }
+    out.push(`${y}-${String(m).padStart(2, '0')}`);
+  }
+  return out;
+}
+
+/**
+ * Statements issued for the months before `month` (up to three years back) in the same time zone, by
+ * events at or before `cut`: the latest month first, the latest issue of a month first.
+ */
+export async function issuedBefore(store: EventStore, month: string, timezone: string, cut: Position): Promise<IssuedRun[]> {
+  const out: IssuedRun[] = [];
+  for (const m of monthsBefore(month, LOOKBACK_MONTHS)) {
+    const events = await store.readStream(statementStream(m));
+    const runs = events
+      .filter((e) => e.type === StatementIssued.type && comparePositions(e.position, cut) <= 0)
+      .map((e) => ({ e, d: dataOf(StatementIssued, e) }))
+      .filter(({ d }) => d.timezone === timezone)
+      .sort((a, b) => comparePositions(b.e.position, a.e.position));
+    for (const { d } of runs) out.push({ month: d.month, cut: parsePosition(d.position), cutText: d.position, subMerchantId: d.subMerchantId });
+  }
+  return out;
+}
+
+/** The run a sub-merchant's statement builds on: the latest that covered it. */
+export function previousRunOf(runs: readonly IssuedRun[], subMerchantId: string): IssuedRun | undefined {
+  return runs.find((r) => r.subMerchantId === null || r.subMerchantId === subMerchantId);
+}
+
+/**
+ * The month's figures opened at the previous statement's closing, with the difference as adjustments.
+ * `issuedFigures(run)` gives the figures of a run as issued (the ledger cut at the run's position).
+ */
+export async function openAtPreviousStatements<F extends Omit<StatementFigures, 'known'>>(
+  figures: readonly F[],
+  runs: readonly IssuedRun[],
+  issuedFigures: (run: IssuedRun) => Promise<readonly F[]>,
+): Promise<F[]> {
+  const out: F[] = [];
+  for (const f of figures) {
+    const run = previousRunOf(runs, f.subMerchantId);
+    if (!run) {
+      out.push(f);
+      continue;
+    }
+    const issued = (await issuedFigures(run)).find((p) => p.subMerchantId === f.subMerchantId && p.currency === f.currency);
+    const opening = issued?.closing ?? 0n;
+    out.push({ ...f, opening, adjustments: f.opening - opening, previousStatement: `${run.month} at ${run.cutText}` });
+  }
+  return out;
+}
