@@ -6,7 +6,7 @@ import type { JobDefinition } from '../src/scheduler/scheduler';
 import type { JobDeps } from './job-deps';
 
 /**
- * Nightly: incremental sync of every project (from the last completed window minus the lookback), healing
+ * Nightly: incremental sync of every project (from what was last read without a gap minus the lookback, or an earlier failed window), healing
  * of missing webhooks, projections caught up, then the nightly report of the previous business day. Windows
  * that failed make the run fail after the report is written, so that it is retried at the next tick.
  */

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { IANAZone } from 'luxon';
 import cron from 'node-cron';
 import { z } from 'zod';
+import { canonicalIp } from './ip-address';
 
 /**
  * Configuration from the environment (and an optional JSON file listing several PSP projects),
@@ -231,7 +232,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
     problem('RECON_LOG_LEVEL', `expected debug, info, warn, error or silent, got ${JSON.stringify(logLevel)}`);
   }
   const allowedIps = (get('WEBHOOK_ALLOWED_IPS') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-  for (const ip of allowedIps) if (!z.union([z.ipv4(), z.ipv6()]).safeParse(ip).success) problem('WEBHOOK_ALLOWED_IPS', `not an IP address: ${JSON.stringify(ip)}`);
+  // Kept as written (as `recon config` shows them); the receiver compares canonical forms (ip-address.ts).
+  for (const ip of allowedIps) if (canonicalIp(ip) === undefined) problem('WEBHOOK_ALLOWED_IPS', `not an IP address: ${JSON.stringify(ip)}`);
   const trustProxyRaw = get('WEBHOOK_TRUST_PROXY') ?? 'false';
   if (!['true', 'false', '1', '0'].includes(trustProxyRaw)) problem('WEBHOOK_TRUST_PROXY', `expected true or false, got ${JSON.stringify(trustProxyRaw)}`);
   const auditorToken = get('RECON_AUDITOR_TOKEN');

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PspProject } from '../config/env';
+import { canonicalIp } from '../config/ip-address';
 import { isConnectionError } from '../db/errors';
 import type { Logger } from '../log';
 import { parseWebhookPayload } from '../psp/parse';
@@ -70,13 +71,16 @@ type Outcome =
   | { status: 400 | 401 | 403 | 404 | 405 | 413; reason: string; metric: keyof ReceiverMetrics }
   | { status: 503; reason: string };
 
+/** The canonical form of an address (so it meets the allow-list's); anything else as it came, never matching. */
 function normalizeIp(ip: string | undefined): string {
   if (!ip) return 'unknown';
-  const t = ip.trim();
-  return t.startsWith('::ffff:') && t.includes('.') ? t.slice(7) : t;
+  return canonicalIp(ip) ?? ip.trim();
 }
 
-/** The sender: the socket's peer, or the address the trusted proxy appended last to X-Forwarded-For. */
+/**
+ * The sender: the socket's peer, or the address the trusted proxy appended last to X-Forwarded-For, in
+ * canonical form either way (a proxy may write `::FFFF:203.0.113.10` or a full IPv6 address).
+ */
 export function senderOf(req: IncomingMessage, trustProxy: boolean): string {
   if (trustProxy) {
     const xff = req.headers['x-forwarded-for'];
@@ -155,6 +159,8 @@ export function createWebhookReceiver(deps: ReceiverDeps): WebhookReceiver {
   const log = deps.log.child({ module: 'webhooks' });
   const m: ReceiverMetrics = { received: 0, accepted: 0, unauthorized: 0, malformed: 0, tooLarge: 0, unknownPos: 0, forbidden: 0, rateLimited: 0, unavailable: 0, failed: 0 };
   const ready = deps.ready ?? (() => deps.store.headPosition());
+  // The list as written may spell an address otherwise than the sender's canonical form: compare canonical forms.
+  const allowed = new Set(deps.options.allowedIps.map((ip) => canonicalIp(ip) ?? ip));
 
   async function rejectPayload(posId: string, field: string, reason: string, raw: string, sender: string): Promise<Outcome> {
     // Authentic (signed) but unusable: keep it for inspection, then tell the sender why.
@@ -169,7 +175,7 @@ export function createWebhookReceiver(deps: ReceiverDeps): WebhookReceiver {
   }
 
   async function receive(req: IncomingMessage, posId: string, sender: string): Promise<Outcome> {
-    if (deps.options.allowedIps.length > 0 && !deps.options.allowedIps.includes(sender)) {
+    if (allowed.size > 0 && !allowed.has(sender)) {
       return { status: 403, reason: 'sender not allowed', metric: 'forbidden' };
     }
     const project = secrets.get(posId.toLowerCase());

@@ -10,6 +10,7 @@ import { windows as cutWindows } from '../psp/windows';
 import { isStoreError } from '../store/errors';
 import type { EventStore } from '../store/types';
 import { periodObserved, recordRejected, registerObserved, toAppendRequests, type Keyed, type SyncObservation, type WindowRef } from './observations';
+import { readMarks } from './watermark';
 import { REGISTER_FIELDS } from '../psp/schemas';
 
 /**
@@ -134,52 +135,60 @@ function abortable(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-/** Windows recorded as completed in `sync-<posId>`, with the latest end among them. */
-export async function completedWindows(store: EventStore, posId: string): Promise<{ keys: Set<string>; watermark: Date | undefined }> {
-  const events = await store.readStream(syncStream(posId));
+/** Keys of the windows recorded as completed in `sync-<posId>` (for --skip-completed). */
+async function completedWindows(store: EventStore, posId: string): Promise<Set<string>> {
   const keys = new Set<string>();
-  let watermark: Date | undefined;
-  for (const e of events) {
-    if (!isEvent(SyncWindowCompleted, e)) continue;
-    const d = dataOf(SyncWindowCompleted, e);
-    keys.add(windowKey(d.window));
-    const end = new Date(d.window.to);
-    if (!watermark || end > watermark) watermark = end;
+  for (const e of await store.readStream(syncStream(posId))) {
+    if (isEvent(SyncWindowCompleted, e)) keys.add(windowKey(dataOf(SyncWindowCompleted, e).window));
   }
-  return { keys, watermark };
+  return keys;
 }
 
-function planRange(deps: SyncDeps, projects: readonly PspProject[], fromDay: string, toDay: string): PlannedWindow[] {
+/**
+ * The windows of `[fromDay, toDay)` for `project` that have begun by `now`, the last one ending at now: the
+ * PSP has nothing later, and a window recorded as completed must not claim a time it could not read (the
+ * incremental sync resumes from what was read, watermark.ts).
+ */
+function windowsUntilNow(deps: SyncDeps, project: PspProject, fromDay: string, toDay: string, now: Date): PlannedWindow[] {
+  return cutWindows(fromDay, toDay, deps.timezone)
+    .filter((w) => w.from < now)
+    .map((w) => ({ project, from: w.from, to: w.to > now ? now : w.to }));
+}
+
+function planRange(deps: SyncDeps, projects: readonly PspProject[], fromDay: string, toDay: string, now: Date): PlannedWindow[] {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(fromDay) || !/^\d{4}-\d{2}-\d{2}$/.test(toDay)) throw new SyncError('SYNC_BAD_RANGE', 'dates are YYYY-MM-DD');
   if (fromDay >= toDay) throw new SyncError('SYNC_BAD_RANGE', `--from ${fromDay} must be before --to ${toDay} (--to is exclusive)`);
-  const ws = cutWindows(fromDay, toDay, deps.timezone);
-  return projects.flatMap((project) => ws.map((w) => ({ project, from: w.from, to: w.to })));
+  return projects.flatMap((project) => windowsUntilNow(deps, project, fromDay, toDay, now));
 }
 
-/** `recon sync --from --to`: every window of the range for each selected project. */
+/** `recon sync --from --to`: every window of the range for each selected project, up to now. */
 export async function syncRange(deps: SyncDeps, opts: SyncRangeOptions): Promise<SyncReport> {
   const projects = selectProjects(deps, opts.posIds);
-  const planned = planRange(deps, projects, opts.from, opts.to);
+  const now = (deps.now ?? (() => new Date()))();
+  const planned = planRange(deps, projects, opts.from, opts.to, now);
+  if (planned.length === 0 && projects.length > 0) deps.log.warn('the range begins after now: nothing to read', { from: opts.from, to: opts.to, now: iso(now) });
   return runWindows(deps, planned, opts);
 }
 
 /**
- * `recon sync --incremental` (the nightly job): per project from the end of the last completed window
- * minus the lookback, up to now. A project never synced starts `lookbackDays` before today.
+ * `recon sync --incremental` (the nightly job): per project, up to now, from the earlier of
+ *  - the watermark (the end of what was read without a gap, watermark.ts) minus the lookback, for the
+ *    records the PSP lists late;
+ *  - the start of the earliest failed window not read since (it was cut with the lookback already).
+ * A project never synced starts `lookbackDays` before today.
  */
 export async function syncIncremental(deps: SyncDeps, opts: Omit<SyncRangeOptions, 'from' | 'to' | 'skipCompleted'> = {}): Promise<SyncReport> {
   const now = (deps.now ?? (() => new Date()))();
   const lookback = deps.lookbackDays ?? 3;
+  const local = (d: Date) => DateTime.fromJSDate(d, { zone: deps.timezone });
   const planned: PlannedWindow[] = [];
   for (const project of selectProjects(deps, opts.posIds)) {
-    const { watermark } = await completedWindows(deps.store, project.posId);
-    const start = DateTime.fromJSDate(watermark ?? now, { zone: deps.timezone }).minus({ days: lookback }).startOf('day');
-    const end = DateTime.fromJSDate(now, { zone: deps.timezone }).startOf('day').plus({ days: 1 });
-    for (const w of cutWindows(start.toISODate()!, end.toISODate()!, deps.timezone)) {
-      if (w.from >= now) continue;
-      // The last window stops at now: the PSP has nothing later, and the watermark stays truthful.
-      planned.push({ project, from: w.from, to: w.to > now ? now : w.to });
-    }
+    const { watermark, unreadFrom } = readMarks(await deps.store.readStream(syncStream(project.posId)));
+    let start = local(watermark ?? now).minus({ days: lookback }).startOf('day');
+    if (unreadFrom && unreadFrom < start.toJSDate()) start = local(unreadFrom).startOf('day');
+    deps.log.info('incremental sync', { posId: project.posId, watermark: watermark && iso(watermark), unreadFrom: unreadFrom && iso(unreadFrom), from: iso(start.toJSDate()) });
+    const end = local(now).startOf('day').plus({ days: 1 });
+    planned.push(...windowsUntilNow(deps, project, start.toISODate()!, end.toISODate()!, now));
   }
   return runWindows(deps, planned, opts);
 }
@@ -198,7 +207,7 @@ async function runWindows(deps: SyncDeps, planned: PlannedWindow[], opts: Omit<S
   };
   const done = new Map<string, Set<string>>();
   if (opts.skipCompleted) {
-    for (const posId of new Set(planned.map((w) => w.project.posId))) done.set(posId, (await completedWindows(deps.store, posId)).keys);
+    for (const posId of new Set(planned.map((w) => w.project.posId))) done.set(posId, await completedWindows(deps.store, posId));
   }
   const counters = { records: 0, windowsDone: 0, started };
   const progress = (posId: string, window: WindowRef, phase: SyncProgress['phase']) => {

@@ -16,7 +16,7 @@ export function register(program: Command): void {
     .option('--from <YYYY-MM-DD>', 'first day to read')
     .option('--to <YYYY-MM-DD>', 'day after the last one to read (exclusive)')
     .option('--pos <POS_ID...>', 'only these PSP projects (pos_id); default: every configured project')
-    .option('--incremental', 'from the last completed window minus RECON_LOOKBACK_DAYS up to now (the nightly job)')
+    .option('--incremental', 'from the end of what was read without a gap minus RECON_LOOKBACK_DAYS (or from a failed window not read since, if earlier) up to now (the nightly job)')
     .option('--skip-completed', 'skip windows already recorded as completed (resume a long backfill without re-reading)')
     .action(async (opts: { from?: string; to?: string; pos?: string[]; incremental?: boolean; skipCompleted?: boolean }) => {
       if (opts.incremental && (opts.from || opts.to)) throw new UsageError('--incremental takes no --from/--to');
