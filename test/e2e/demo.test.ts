@@ -87,7 +87,7 @@ describe('recon demo, end to end', () => {
     await wb.xlsx.readFile(path.join(dir, 'out', `payouts-${MONTH}.xlsx`));
     const header = (wb.worksheets[0]!.getRow(1).values as unknown[]).slice(1);
     expect(wb.worksheets[0]!.name).toBe('Payouts');
-    expect(header).toEqual(['sub_merchant_id', 'sub_merchant_name', 'currency', 'gross', 'refunds', 'chargebacks', 'fees', 'reserve_held', 'reserve_released', 'net_payable', 'operations']);
+    expect(header).toEqual(['sub_merchant_id', 'sub_merchant_name', 'currency', 'gross', 'refunds', 'chargebacks', 'fees', 'reserve_held', 'reserve_released', 'net_payable', 'operations', 'adjustments', 'amount_due']);
   });
 
   it('a second run changes no figure', () => {
