@@ -97,6 +97,15 @@ export type NormalizedWebhook = z.infer<typeof normalizedWebhook>;
 
 const windowRange = z.object({ from: isoInstant, to: isoInstant });
 
+/**
+ * Set only on a re-observation: the row read again with a content the store already holds (it went back
+ * to an earlier state: success → pending → success), appended again because the row's latest observation
+ * says otherwise. The id of the observation it supersedes is part of the content, so the event has an id
+ * of its own (src/ingest/reobservations.ts). Absent on every other observation, whose ids and stored text
+ * it leaves unchanged.
+ */
+const supersedes = z.uuid().optional();
+
 export const RegisterRecordObserved = defineEvent(
   'RegisterRecordObserved',
   1,
@@ -105,13 +114,14 @@ export const RegisterRecordObserved = defineEvent(
     /** the record's JSON text exactly as the PSP sent it */
     raw: z.string(),
     record: normalizedRegisterRecord,
+    supersedes,
   }),
 );
 
 export const PeriodRecordObserved = defineEvent(
   'PeriodRecordObserved',
   1,
-  z.object({ posId: z.string(), raw: z.string(), record: normalizedPeriodRecord }),
+  z.object({ posId: z.string(), raw: z.string(), record: normalizedPeriodRecord, supersedes }),
 );
 
 export const WebhookReceived = defineEvent(

@@ -1,4 +1,4 @@
-import type { NormalizedRegisterRecord } from './ingest-events';
+import type { NormalizedPeriodRecord, NormalizedRegisterRecord } from './ingest-events';
 
 /**
  * How one register row is recognised across observations, for everyone who must agree on it (the journal,
@@ -11,6 +11,23 @@ import type { NormalizedRegisterRecord } from './ingest-events';
 export function registerRowKey(posId: string, r: Pick<NormalizedRegisterRecord, 'paymentId' | 'method' | 'receiverName' | 'dateTime' | 'originalAmount'>): string {
   const head = `${posId}|${r.paymentId}|${r.method}|${receiverOf(r) ?? ''}`;
   return r.dateTime ? `${head}|${r.dateTime}` : `${head}||${r.originalAmount ?? ''}`;
+}
+
+/**
+ * How one period record is recognised across observations (ingestion), as the reconciliation's matching
+ * recognises it (src/ledger/matching.ts, `sameRow`; period records have no receiver and no report id): POS,
+ * paymentId and method (`periodRowGroup`), then the same dateTime, or the same amount when either record has
+ * no dateTime (the PSP gives none for some init/pending records, and gives one once they are final). That
+ * last rule is not an equivalence (a record without time joins rows of different times), so it is a
+ * predicate over a group rather than a key.
+ */
+export function periodRowGroup(posId: string, r: Pick<NormalizedPeriodRecord, 'paymentId' | 'method'>): string {
+  return `${posId}|${r.paymentId}|${r.method}`;
+}
+
+export function samePeriodRow(a: Pick<NormalizedPeriodRecord, 'dateTime' | 'amount'>, b: Pick<NormalizedPeriodRecord, 'dateTime' | 'amount'>): boolean {
+  if (a.dateTime && b.dateTime) return a.dateTime === b.dateTime;
+  return BigInt(a.amount) === BigInt(b.amount);
 }
 
 /** The receiver of a split row, or null for a row of the marketplace itself. */

@@ -12,6 +12,7 @@ import type { EventStore } from '../store/types';
 import { periodObserved, recordRejected, registerObserved, toAppendRequests, type Keyed, type SyncObservation, type WindowRef } from './observations';
 import { readMarks } from './watermark';
 import { REGISTER_FIELDS } from '../psp/schemas';
+import { appendObservations } from './reobservations';
 
 /**
  * Windowed sync of the two PSP data sources (register report, period transactions) into the event
@@ -274,7 +275,8 @@ function createBatchWriter(store: EventStore, maxInFlight: number) {
         await Promise.race((blocking.length ? blocking : [...inflight]).map((f) => f.done));
       }
       const entry: InFlight = { streams, done: Promise.resolve() };
-      entry.done = store.appendMany(requests).then(
+      // appendMany, then any row that went back to an earlier content observed again (reobservations.ts)
+      entry.done = appendObservations(store, requests).then(
         (rs) => { appended += rs.reduce((s, r) => s + r.appended, 0); },
         (e) => { failure ??= e; },
       ).finally(() => { inflight.delete(entry); });

@@ -45,7 +45,9 @@ function summaryOf(e: RecordedEvent): string {
   if (r) {
     const recv = r.receiverName ? ` receiver=${r.receiverName} share=${BigInt(r.receiverAmount ?? '0') + BigInt(r.receiverFee ?? '0')}` : '';
     const amount = r.originalAmount ?? r.amount;
-    return `${r.method} ${r.status} amount=${amount} ${r.currency}${recv}${e.metadata.reportId ? ` report=${String(e.metadata.reportId)}` : ''}`;
+    // a re-observation (the row back to an earlier content) names the observation it supersedes
+    const again = typeof d.supersedes === 'string' ? ` supersedes ${d.supersedes}` : '';
+    return `${r.method} ${r.status} amount=${amount} ${r.currency}${recv}${e.metadata.reportId ? ` report=${String(e.metadata.reportId)}` : ''}${again}`;
   }
   if (d.window) return `window ${d.window.from} → ${d.window.to}${d.reportId ? ` report=${d.reportId}` : ''}${d.announcedCount !== undefined ? ` announced=${d.announcedCount}` : ''}${d.receivedCount !== undefined ? ` received=${d.receivedCount}` : ''}`;
   if (e.type === WebhookResendRequested.type) return `re-send ${d.operation} ${d.outcome}`;
