@@ -1064,4 +1064,5 @@ function views(ctx: ProjectionContext): readonly string[] {
   ];
 }
 
-export const projection: Projection = { name: 'reconciliation', version: 5, setup, apply, views };
+// v6: values of duplicate and unknown_sub_merchant hold every source's values ({ register, period, webhook })
+export const projection: Projection = { name: 'reconciliation', version: 6, setup, apply, views };

@@ -242,7 +242,7 @@ export function findDiscrepancies(ops: readonly MatchedOperation[], ctx: RuleCon
     }
     for (const rc of receivers) {
       if (ctx.subMerchantOf(rc.receiverName) === undefined) {
-        out.push(base('unknown_sub_merchant', rc.receiverName, { register: sourceValues(r), receiver_name: rc.receiverName }, rc.row.versions.map((v) => v.eventId)));
+        out.push(base('unknown_sub_merchant', rc.receiverName, { ...perSourceOf(), receiver_name: rc.receiverName }, rc.row.versions.map((v) => v.eventId)));
       }
     }
     for (const src of SOURCES) {
@@ -257,6 +257,7 @@ export function findDiscrepancies(ops: readonly MatchedOperation[], ctx: RuleCon
             'duplicate',
             receiver,
             {
+              ...perSourceOf(),
               source: src,
               receiver_name: receiver,
               report_ids: [...row.duplicates.keys()].sort(),
