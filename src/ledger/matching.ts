@@ -221,11 +221,19 @@ function sameRow(row: SourceRow, o: Observation): boolean {
   return compatibleTime(c.dateTime, o.dateTime) && c.amount === o.amount;
 }
 
-/** A webhook's later status never replaces a final one that arrived earlier (deliveries get reordered). */
+/**
+ * Does a webhook delivered later replace the current one? Deliveries get reordered: a non-final status never
+ * replaces a final one, and of two final ones the one the PSP processed last (processed_at, else created_at)
+ * is kept. When either time is unknown, or both are equal, the later delivery wins.
+ */
 function replaces(current: Observation, next: Observation): boolean {
   if (next.source !== 'webhook') return true;
-  if (isFinal(current.status) && !isFinal(next.status)) return false;
-  return true;
+  if (!isFinal(current.status)) return true;
+  if (!isFinal(next.status)) return false;
+  const tc = timeMs(current.dateTime);
+  const tn = timeMs(next.dateTime);
+  if (tc === null || tn === null || Number.isNaN(tc) || Number.isNaN(tn)) return true;
+  return tn >= tc;
 }
 
 /** Consolidates one source's observations (any order) into rows. */
