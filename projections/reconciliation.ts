@@ -1064,5 +1064,5 @@ function views(ctx: ProjectionContext): readonly string[] {
   ];
 }
 
-// v6: values of duplicate and unknown_sub_merchant hold every source's values; of two final webhooks the one processed last is kept
+// v6: values of duplicate and unknown_sub_merchant hold every source's values; of two final webhooks the one processed last is kept; items claim operations in time order (no crossed pairs)
 export const projection: Projection = { name: 'reconciliation', version: 6, setup, apply, views };
