@@ -62,6 +62,10 @@ interface PaymentState {
   /** report_pending rows exist in the table */
   waitsStored: boolean;
   waitsDirty: boolean;
+  /** version 5 id (from the operation's rank) → discrepancy id, as of the latest judgement that found it (see `evaluate`) */
+  readonly legacy: Map<string, string>;
+  legacyStored: boolean;
+  legacyDirty: boolean;
 }
 
 interface PendingAcceptance {
@@ -276,6 +280,10 @@ async function setup(tx: Tx, ctx: ProjectionContext): Promise<void> {
     create index on ${s}.report_pending (pos_id, payment_id);
     create index on ${s}.report_pending (pos_id, report_id);
     create index on ${s}.report_pending (pos_id, date_time);
+    -- version 5 ids (operation keys by rank) of the discrepancies, as last judged: acceptances recorded against them still apply
+    create table ${s}.legacy_ids (pos_id text not null, payment_id text not null, legacy_id uuid not null, id uuid not null);
+    create index on ${s}.legacy_ids (pos_id, payment_id);
+    create index on ${s}.legacy_ids (legacy_id);
     create table ${s}.pending_acceptances (discrepancy_id uuid primary key, accepted_by text not null, note text not null,
       accepted_at timestamptz not null, event_id uuid not null);
     -- keys and indexes only readers use are made when the build goes live (readerIndexes)
@@ -485,17 +493,15 @@ function applyFindings(b: Batch, existing: Map<string, DiscRow>, findings: Findi
       };
       // An auditor's acceptance that arrived before the discrepancy existed (a rebuild with other rules,
       // or an earlier build) takes effect as soon as it appears: detected and accepted, evidence frozen.
-      const pending = b.pending.get(f.id);
-      if (pending) {
-        accept(row, pending, now, eventId);
-        b.pending.delete(f.id);
-        if (pending.stored) b.pendingDone.add(f.id);
-      }
+      const pendingId = b.pending.has(f.id) ? f.id : b.pending.has(f.legacyId) ? f.legacyId : null;
+      if (pendingId !== null) takePending(b, row, pendingId, now, eventId);
       existing.set(f.id, row);
       markDisc(b, row);
       continue;
     }
     if (r.status === 'accepted') continue; // an auditor's decision freezes the evidence
+    // accepted, before this build knew it by that id, under the id version 5 gives it now: updated, then frozen
+    const legacyAccepted = b.pending.has(f.legacyId);
     const changed =
       r.status === 'resolved' ||
       r.sub_merchant_id !== subMerchantId ||
@@ -505,22 +511,24 @@ function applyFindings(b: Batch, existing: Map<string, DiscRow>, findings: Findi
       !sameJson(r.evidence, f.evidence) ||
       !sameJson(r.sub_merchant_ids, f.subMerchantIds) ||
       !sameJson(r.values, values);
-    if (!changed) continue;
-    Object.assign(r, {
-      status: 'open',
-      resolved_at: null,
-      resolved_by_event: null,
-      values,
-      evidence: [...f.evidence],
-      sub_merchant_id: subMerchantId,
-      sub_merchant_ids: [...f.subMerchantIds],
-      order_id: f.orderId,
-      currency: f.currency,
-      occurred_at: f.occurredAt,
-      updated_at: now,
-      updated_by_event: eventId,
-    });
-    markDisc(b, r);
+    if (changed) {
+      Object.assign(r, {
+        status: 'open',
+        resolved_at: null,
+        resolved_by_event: null,
+        values,
+        evidence: [...f.evidence],
+        sub_merchant_id: subMerchantId,
+        sub_merchant_ids: [...f.subMerchantIds],
+        order_id: f.orderId,
+        currency: f.currency,
+        occurred_at: f.occurredAt,
+        updated_at: now,
+        updated_by_event: eventId,
+      });
+    }
+    if (legacyAccepted) takePending(b, r, f.legacyId, now, eventId);
+    if (changed || legacyAccepted) markDisc(b, r);
   }
   for (const r of existing.values()) {
     if (r.status !== 'open' || seen.has(r.id) || !scopeOpen(r)) continue;
@@ -528,6 +536,14 @@ function applyFindings(b: Batch, existing: Map<string, DiscRow>, findings: Findi
     Object.assign(r, { status: 'resolved', resolved_at: now, resolved_by_event: eventId, updated_at: now, updated_by_event: eventId });
     markDisc(b, r);
   }
+}
+
+/** Applies the acceptance waiting under `id` (a discrepancy id, or a version 5 one) to this row. */
+function takePending(b: Batch, row: DiscRow, id: string, now: string | null, eventId: string): void {
+  const pending = b.pending.get(id)!;
+  accept(row, pending, now, eventId);
+  b.pending.delete(id);
+  if (pending.stored) b.pendingDone.add(id);
 }
 
 function setDue(b: Batch, p: PaymentState, due: number | null): void {
@@ -566,6 +582,11 @@ function evaluate(b: Batch, p: PaymentState, eventId: string): void {
     subMerchantOf: subMerchantLookup(b),
   };
   const findings = findDiscrepancies(ops, rules);
+  for (const f of findings) {
+    if (p.legacy.get(f.legacyId) === f.id) continue;
+    p.legacy.set(f.legacyId, f.id);
+    p.legacyDirty = true;
+  }
   const waits = reportWaits(ops, rules);
   if (waits.length === 0) applyFindings(b, p.discrepancies, findings, eventId, () => true);
   else {
@@ -643,7 +664,7 @@ async function loadPayments(tx: Tx, s: string, b: Batch, keys: Array<[string, st
     const join = `join unnest($1::text[], $2::text[]) as k(pos_id, payment_id) using (pos_id, payment_id)`;
     const args = [posIds, paymentIds] as never[];
     // independent reads, sent together (one wait for the database instead of four)
-    const [obsRows, resendRows, waitRows, discRows] = await Promise.all([
+    const [obsRows, resendRows, waitRows, discRows, legacyRows] = await Promise.all([
       tx.unsafe<{ pos_id: string; payment_id: string; obs: string }[]>(`select pos_id, payment_id, obs from ${s}.observations ${join}`, args),
       tx.unsafe<{ pos_id: string; payment_id: string; method: string; requested_at: Date; event_id: string }[]>(
         `select pos_id, payment_id, method, requested_at, event_id::text from ${s}.resends ${join} order by requested_at, event_id`,
@@ -654,6 +675,7 @@ async function loadPayments(tx: Tx, s: string, b: Batch, keys: Array<[string, st
         args,
       ),
       tx.unsafe<Record<string, unknown>[]>(`select d.* from ${s}.discrepancies d ${join}`, args),
+      tx.unsafe<{ pos_id: string; payment_id: string; legacy_id: string; id: string }[]>(`select pos_id, payment_id, legacy_id::text, id::text from ${s}.legacy_ids ${join}`, args),
     ]);
     for (const r of obsRows) {
       obs.set(paymentKey(r.pos_id, r.payment_id), r.obs);
@@ -678,6 +700,9 @@ async function loadPayments(tx: Tx, s: string, b: Batch, keys: Array<[string, st
         waits: [],
         waitsStored: false,
         waitsDirty: false,
+        legacy: new Map(),
+        legacyStored: false,
+        legacyDirty: false,
       };
       if (stored !== undefined) for (const row of JSON.parse(stored) as unknown[][]) addObservation(p, observationFromRow(posId, paymentId, row));
       const due = storedDue.get(k);
@@ -702,6 +727,11 @@ async function loadPayments(tx: Tx, s: string, b: Batch, keys: Array<[string, st
       const p = b.payments.get(k)!;
       p.waits = list;
       p.waitsStored = true;
+    }
+    for (const r of legacyRows) {
+      const p = b.payments.get(paymentKey(r.pos_id, r.payment_id))!;
+      p.legacy.set(r.legacy_id, r.id);
+      p.legacyStored = true;
     }
     for (const r of discRows) {
       const d = discRowFromDb(r);
@@ -805,7 +835,8 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
   }
   if (acceptedIds.length) {
     const rows = await tx.unsafe<{ pos_id: string; payment_id: string | null }[]>(
-      `select pos_id, payment_id from ${s}.discrepancies where id = any($1::uuid[])`,
+      `select pos_id, payment_id from ${s}.discrepancies where id = any($1::uuid[])
+       union select pos_id, payment_id from ${s}.legacy_ids where legacy_id = any($1::uuid[])`,
       [acceptedIds] as never[],
     );
     for (const r of rows) if (r.payment_id !== null) want(r.pos_id, r.payment_id);
@@ -913,8 +944,10 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
     } else if (isEvent(RegisterCountMismatched, e)) {
       const d = dataOf(RegisterCountMismatched, e);
       const key = `report:${d.posId}:${d.reportId}`;
+      const id = discrepancyId('report_count_mismatch', key, null);
       const f: Finding = {
-        id: discrepancyId('report_count_mismatch', key, null),
+        id,
+        legacyId: id, // a report's key has no rank: version 5 gave the same id
         type: 'report_count_mismatch',
         posId: d.posId,
         paymentId: null,
@@ -949,6 +982,13 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
       const d = dataOf(DiscrepancyAccepted, e);
       let row = b.reportLevel.get(d.discrepancyId);
       if (!row) for (const p of b.payments.values()) row ??= p.discrepancies.get(d.discrepancyId);
+      // recorded against a version 5 id (operation key by rank): the discrepancy that id names as last judged
+      if (!row) {
+        for (const p of b.payments.values()) {
+          const id = p.legacy.get(d.discrepancyId);
+          if (id !== undefined) row ??= p.discrepancies.get(id);
+        }
+      }
       const a = { discrepancyId: d.discrepancyId, acceptedBy: d.acceptedBy, note: d.note, acceptedAt: d.acceptedAt, eventId: e.id };
       if (row && row.status !== 'accepted') {
         accept(row, a, d.acceptedAt, e.id);
@@ -1047,6 +1087,22 @@ async function writeBack(tx: Tx, b: Batch): Promise<void> {
     waitsChanged.flatMap((p) => p.waits.map((w) => [p.posId, p.paymentId, w.operationKey, w.reportId, w.dateTime])),
   );
 
+  const legacyChanged = [...b.payments.values()].filter((p) => p.legacyDirty);
+  const legacyDropped = legacyChanged.filter((p) => p.legacyStored);
+  if (legacyDropped.length) {
+    await tx.unsafe(
+      `delete from ${s}.legacy_ids d using unnest($1::text[], $2::text[]) as k(pos_id, payment_id) where d.pos_id = k.pos_id and d.payment_id = k.payment_id`,
+      [legacyDropped.map((p) => p.posId), legacyDropped.map((p) => p.paymentId)] as never[],
+    );
+  }
+  await insertRows(
+    tx,
+    schema,
+    'legacy_ids',
+    'pos_id text, payment_id text, legacy_id uuid, id uuid',
+    legacyChanged.flatMap((p) => [...p.legacy].map(([legacyId, id]) => [p.posId, p.paymentId, legacyId, id])),
+  );
+
   const dueChanged = [...b.payments.values()].filter((p) => p.dueDirty);
   const dueDropped = dueChanged.filter((p) => p.dueStored);
   if (dueDropped.length) {
@@ -1076,5 +1132,5 @@ function views(ctx: ProjectionContext): readonly string[] {
   ];
 }
 
-// v6: values of duplicate/unknown_sub_merchant per source; of two final webhooks the one processed last; items claim operations in time order; missing_in_* waits for its rows' reports like split_mismatch (report_pending), a wait also ends at observedAt + grace
+// v6: values of duplicate/unknown_sub_merchant per source; of two final webhooks the one processed last; items claim operations in time order; missing_in_* waits for its rows' reports like split_mismatch (report_pending), a wait also ends at observedAt + grace; operation keys by time, not ordinal (legacy_ids maps version 5 ids for acceptances)
 export const projection: Projection = { name: 'reconciliation', version: 6, setup, apply, views };

@@ -17,6 +17,7 @@ import type { RecordedEvent } from '../store/types';
  *    operations and items are paired keeping their order in time, with the least total time distance
  *    (`orderedPairs`). An unclaimed item starts an operation of its own. Orders are by (time, amount,
  *    first event position), so the result never depends on anything but the events.
+ * 5. An operation is keyed by its time, not its rank (`operationKeys`).
  */
 
 export type SourceName = 'register' | 'period' | 'webhook';
@@ -338,7 +339,7 @@ export interface MatchedOperation {
   readonly method: OperationMethod;
   /** 0-based rank among the payment's operations of this method */
   readonly ordinal: number;
-  /** `<posId>:<paymentId>:<method>:<ordinal>` */
+  /** `<posId>:<paymentId>:<method>:<occurred_at>` (`#1`, `#2`… for later operations at the same instant; see `operationKeys`) */
   readonly key: string;
   readonly orderId: string | null;
   /** register dateTime ?? period dateTime ?? webhook time ?? first seen */
@@ -498,21 +499,28 @@ export function matchMethod(observations: readonly Observation[]): MatchedOperat
     const ordered = slots
       .map((s) => ({ s, anchor: anchorOf(s), time: s.register?.dateTime ?? s.period?.dateTime ?? s.webhook?.dateTime ?? null }))
       .sort((a, b) => compareAt(a.time, a.anchor, b.time, b.anchor));
-    ordered.forEach(({ s, time }, ordinal) => {
+    const timed = ordered.map(({ s, time }) => {
       const items = [s.register, s.period, s.webhook].filter((x): x is SourceItem => x !== null);
       let firstSeen: string | undefined;
       if (time === null) {
         const ids = new Set(items.flatMap((it) => it.eventIds));
         for (const o of observations) if (o.seenAt !== null && ids.has(o.eventId) && (firstSeen === undefined || o.seenAt < firstSeen)) firstSeen = o.seenAt;
       }
+      return { s, items, occurredAt: time ?? firstSeen ?? null };
+    });
+    const keys = operationKeys(
+      `${posId}:${paymentId}:${method}`,
+      timed.map((x) => ({ occurredAt: x.occurredAt, anchor: anchorOf(x.s) })),
+    );
+    timed.forEach(({ s, items, occurredAt }, ordinal) => {
       out.push({
         posId,
         paymentId,
         method,
         ordinal,
-        key: `${posId}:${paymentId}:${method}:${ordinal}`,
+        key: keys[ordinal]!,
         orderId: items.find((i) => i.orderId !== null)?.orderId ?? null,
-        occurredAt: time ?? firstSeen ?? null,
+        occurredAt,
         register: s.register,
         period: s.period,
         webhook: s.webhook,
@@ -520,4 +528,45 @@ export function matchMethod(observations: readonly Observation[]): MatchedOperat
     });
   }
   return out;
+}
+
+/** The operation's time as a key part: the instant in ISO form (any spelling of one instant gives one key). */
+function timeKey(t: string | null): string {
+  if (t === null) return 'unknown';
+  const ms = Date.parse(t);
+  return Number.isNaN(ms) ? t : new Date(ms).toISOString();
+}
+
+/**
+ * Operation keys `<prefix>:<occurred_at>`: an operation is named by its own time (register dateTime, else
+ * period, else webhook, else first seen), not by its rank among the payment's operations, so an earlier
+ * operation reported late (a partial refund in a lookback sync) shifts no other operation's key — nor the ids
+ * of its discrepancies, nor an auditor's acceptance of them. Operations of one method at the same instant are
+ * told apart by when recon first saw the item that gives their time (register, else period, else webhook: its
+ * first event, in commit order; a register item never moves to another operation): the first keeps the plain
+ * key, the next ones get `#1`, `#2`… — so a later one never takes an earlier one's key, and a replay of the
+ * log gives the same keys.
+ */
+function operationKeys(prefix: string, ops: ReadonlyArray<{ occurredAt: string | null; anchor: SourceItem }>): string[] {
+  const base = ops.map((o) => `${prefix}:${timeKey(o.occurredAt)}`);
+  const keys = [...base];
+  const byBase = new Map<string, number[]>();
+  base.forEach((k, i) => {
+    const list = byBase.get(k);
+    if (list) list.push(i);
+    else byBase.set(k, [i]);
+  });
+  const firstOf = (i: number): [bigint, bigint] => [ops[i]!.anchor.firstCommit, ops[i]!.anchor.firstPrepare];
+  for (const list of byBase.values()) {
+    if (list.length < 2) continue;
+    const sorted = [...list].sort((x, y) => {
+      const [cx, px] = firstOf(x);
+      const [cy, py] = firstOf(y);
+      return cx !== cy ? (cx < cy ? -1 : 1) : px !== py ? (px < py ? -1 : 1) : x - y;
+    });
+    sorted.forEach((i, n) => {
+      if (n > 0) keys[i] = `${base[i]}#${n}`;
+    });
+  }
+  return keys;
 }
