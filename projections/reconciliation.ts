@@ -2,7 +2,7 @@ import { dataOf, isEvent } from '../src/events/catalog';
 import { RegisterCountMismatched, SyncWindowCompleted, WebhookResendRequested } from '../src/events/ingest-events';
 import { SubMerchantRegistered } from '../src/events/ledger-events';
 import { DiscrepancyAccepted } from '../src/events/audit-events';
-import { discrepancyId, findDiscrepancies, nextDue, splitWaits, type Finding, type ResendRequest, type SplitWait, type SyncWindow } from '../src/ledger/discrepancy-rules';
+import { discrepancyId, findDiscrepancies, nextDue, reportWaits, type Finding, type ReportWait, type ResendRequest, type SyncWindow } from '../src/ledger/discrepancy-rules';
 import { matchMethod, observationFromRow, observationOf, observationToRow, type MatchedOperation, type Observation, type SourceItem } from '../src/ledger/matching';
 import { copyCell, copyText, createTextBuffer } from '../src/ledger/copy-rows';
 import type { DiscrepancyRecord, DiscrepancyStatus } from '../src/ledger/discrepancy-types';
@@ -36,6 +36,9 @@ interface DiscRow extends DiscrepancyRecord {
   updated_by_event: string;
 }
 
+/** A wait as the report_pending table keeps it: what a completed window must match to judge the payment again. */
+type StoredWait = Pick<ReportWait, 'operationKey' | 'reportId' | 'dateTime'>;
+
 interface PaymentState {
   readonly posId: string;
   readonly paymentId: string;
@@ -54,11 +57,15 @@ interface PaymentState {
   /** a due row exists in the table */
   dueStored: boolean;
   dueDirty: boolean;
-  /** split operations waiting for their register report (as of the last full judgement; see `evaluate`) */
-  splitWaits: readonly SplitWait[];
-  /** split_pending rows exist in the table */
-  splitStored: boolean;
-  splitDirty: boolean;
+  /** operations whose judgement waits for a report (as of the last full judgement; see `evaluate`), one per operation, report and time */
+  waits: readonly StoredWait[];
+  /** report_pending rows exist in the table */
+  waitsStored: boolean;
+  waitsDirty: boolean;
+  /** version 5 id (from the operation's rank) → discrepancy id, as of the latest judgement that found it (see `evaluate`) */
+  readonly legacy: Map<string, string>;
+  legacyStored: boolean;
+  legacyDirty: boolean;
 }
 
 interface PendingAcceptance {
@@ -267,12 +274,16 @@ async function setup(tx: Tx, ctx: ProjectionContext): Promise<void> {
     create table ${s}.directory (sub_merchant_id text primary key, name text not null, event_id uuid not null);
     create table ${s}.due (pos_id text not null, payment_id text not null, due_at timestamptz not null, primary key (pos_id, payment_id));
     create index on ${s}.due (due_at);
-    -- split operations judged while their register report was still arriving: judged again when it completes
-    create table ${s}.split_pending (pos_id text not null, payment_id text not null, operation_key text not null, report_id text not null,
+    -- operations judged while a report of their rows was still arriving (split_mismatch, missing_in_*): judged again when it completes
+    create table ${s}.report_pending (pos_id text not null, payment_id text not null, operation_key text not null, report_id text not null,
       date_time timestamptz);
-    create index on ${s}.split_pending (pos_id, payment_id);
-    create index on ${s}.split_pending (pos_id, report_id);
-    create index on ${s}.split_pending (pos_id, date_time);
+    create index on ${s}.report_pending (pos_id, payment_id);
+    create index on ${s}.report_pending (pos_id, report_id);
+    create index on ${s}.report_pending (pos_id, date_time);
+    -- version 5 ids (operation keys by rank) of the discrepancies, as last judged: acceptances recorded against them still apply
+    create table ${s}.legacy_ids (pos_id text not null, payment_id text not null, legacy_id uuid not null, id uuid not null);
+    create index on ${s}.legacy_ids (pos_id, payment_id);
+    create index on ${s}.legacy_ids (legacy_id);
     create table ${s}.pending_acceptances (discrepancy_id uuid primary key, accepted_by text not null, note text not null,
       accepted_at timestamptz not null, event_id uuid not null);
     -- keys and indexes only readers use are made when the build goes live (readerIndexes)
@@ -482,17 +493,15 @@ function applyFindings(b: Batch, existing: Map<string, DiscRow>, findings: Findi
       };
       // An auditor's acceptance that arrived before the discrepancy existed (a rebuild with other rules,
       // or an earlier build) takes effect as soon as it appears: detected and accepted, evidence frozen.
-      const pending = b.pending.get(f.id);
-      if (pending) {
-        accept(row, pending, now, eventId);
-        b.pending.delete(f.id);
-        if (pending.stored) b.pendingDone.add(f.id);
-      }
+      const pendingId = b.pending.has(f.id) ? f.id : b.pending.has(f.legacyId) ? f.legacyId : null;
+      if (pendingId !== null) takePending(b, row, pendingId, now, eventId);
       existing.set(f.id, row);
       markDisc(b, row);
       continue;
     }
     if (r.status === 'accepted') continue; // an auditor's decision freezes the evidence
+    // accepted, before this build knew it by that id, under the id version 5 gives it now: updated, then frozen
+    const legacyAccepted = b.pending.has(f.legacyId);
     const changed =
       r.status === 'resolved' ||
       r.sub_merchant_id !== subMerchantId ||
@@ -502,22 +511,24 @@ function applyFindings(b: Batch, existing: Map<string, DiscRow>, findings: Findi
       !sameJson(r.evidence, f.evidence) ||
       !sameJson(r.sub_merchant_ids, f.subMerchantIds) ||
       !sameJson(r.values, values);
-    if (!changed) continue;
-    Object.assign(r, {
-      status: 'open',
-      resolved_at: null,
-      resolved_by_event: null,
-      values,
-      evidence: [...f.evidence],
-      sub_merchant_id: subMerchantId,
-      sub_merchant_ids: [...f.subMerchantIds],
-      order_id: f.orderId,
-      currency: f.currency,
-      occurred_at: f.occurredAt,
-      updated_at: now,
-      updated_by_event: eventId,
-    });
-    markDisc(b, r);
+    if (changed) {
+      Object.assign(r, {
+        status: 'open',
+        resolved_at: null,
+        resolved_by_event: null,
+        values,
+        evidence: [...f.evidence],
+        sub_merchant_id: subMerchantId,
+        sub_merchant_ids: [...f.subMerchantIds],
+        order_id: f.orderId,
+        currency: f.currency,
+        occurred_at: f.occurredAt,
+        updated_at: now,
+        updated_by_event: eventId,
+      });
+    }
+    if (legacyAccepted) takePending(b, r, f.legacyId, now, eventId);
+    if (changed || legacyAccepted) markDisc(b, r);
   }
   for (const r of existing.values()) {
     if (r.status !== 'open' || seen.has(r.id) || !scopeOpen(r)) continue;
@@ -525,6 +536,14 @@ function applyFindings(b: Batch, existing: Map<string, DiscRow>, findings: Findi
     Object.assign(r, { status: 'resolved', resolved_at: now, resolved_by_event: eventId, updated_at: now, updated_by_event: eventId });
     markDisc(b, r);
   }
+}
+
+/** Applies the acceptance waiting under `id` (a discrepancy id, or a version 5 one) to this row. */
+function takePending(b: Batch, row: DiscRow, id: string, now: string | null, eventId: string): void {
+  const pending = b.pending.get(id)!;
+  accept(row, pending, now, eventId);
+  b.pending.delete(id);
+  if (pending.stored) b.pendingDone.add(id);
 }
 
 function setDue(b: Batch, p: PaymentState, due: number | null): void {
@@ -563,30 +582,44 @@ function evaluate(b: Batch, p: PaymentState, eventId: string): void {
     subMerchantOf: subMerchantLookup(b),
   };
   const findings = findDiscrepancies(ops, rules);
-  const waits = splitWaits(ops, rules);
+  for (const f of findings) {
+    if (p.legacy.get(f.legacyId) === f.id) continue;
+    p.legacy.set(f.legacyId, f.id);
+    p.legacyDirty = true;
+  }
+  const waits = reportWaits(ops, rules);
   if (waits.length === 0) applyFindings(b, p.discrepancies, findings, eventId, () => true);
   else {
-    // a split still waiting for its report keeps its judgement as it was (neither resolved nor re-opened)
-    const waiting = new Set(waits.map((w) => w.operationKey));
-    applyFindings(b, p.discrepancies, findings, eventId, (r) => r.type !== 'split_mismatch' || !waiting.has(r.operation_key));
+    // an operation still waiting for a report keeps its judgement of the waiting types as it was (neither
+    // resolved nor re-opened): split_mismatch for a split wait, missing_in_* for a missing wait
+    const split = new Set(waits.filter((w) => w.judges === 'split').map((w) => w.operationKey));
+    const missing = new Set(waits.filter((w) => w.judges === 'missing').map((w) => w.operationKey));
+    applyFindings(b, p.discrepancies, findings, eventId, (r) =>
+      r.type === 'split_mismatch' ? !split.has(r.operation_key) : r.type === 'missing_in_report' || r.type === 'missing_in_period' ? !missing.has(r.operation_key) : true,
+    );
   }
-  setSplitWaits(p, waits);
-  setDue(b, p, nextDue(ops, p.resends, b.clock, b.graceMs));
+  setWaits(p, waits);
+  setDue(b, p, nextDue(ops, p.resends, b.clock, b.graceMs, waits));
 }
 
-const waitsKey = (ws: readonly SplitWait[]) => ws.map((w) => `${w.operationKey}\u0000${w.reportId}\u0000${w.dateTime ?? ''}`).sort().join('\u0001');
+const waitKey = (w: StoredWait) => `${w.operationKey}\u0000${w.reportId}\u0000${w.dateTime ?? ''}`;
+const waitsKey = (ws: readonly StoredWait[]) => [...new Set(ws.map(waitKey))].sort().join('\u0001');
 
-function setSplitWaits(p: PaymentState, waits: readonly SplitWait[]): void {
-  if (waits.length === 0 && p.splitWaits.length === 0) return;
-  if (waitsKey(waits) === waitsKey(p.splitWaits)) return;
-  p.splitWaits = waits;
-  p.splitDirty = true;
+/** Keeps the payment's waits (one per operation, report and time: what the table stores); marks them for writing when they changed. */
+function setWaits(p: PaymentState, waits: readonly ReportWait[]): void {
+  if (waits.length === 0 && p.waits.length === 0) return;
+  if (waitsKey(waits) === waitsKey(p.waits)) return;
+  const seen = new Set<string>();
+  p.waits = waits
+    .filter((w) => !seen.has(waitKey(w)) && !!seen.add(waitKey(w)))
+    .map((w) => ({ operationKey: w.operationKey, reportId: w.reportId, dateTime: w.dateTime }));
+  p.waitsDirty = true;
 }
 
-/** Does this completed window end one of the payment's split waits? (its report, or a window covering the operation) */
-function endsSplitWait(p: PaymentState, w: SyncWindow, from: number, to: number): boolean {
+/** Does this completed window end one of the payment's waits? (its report, or a window covering the row) */
+function endsWait(p: PaymentState, w: SyncWindow, from: number, to: number): boolean {
   if (p.posId !== w.posId) return false;
-  for (const x of p.splitWaits) {
+  for (const x of p.waits) {
     if (x.reportId === w.reportId) return true;
     if (x.dateTime !== null) {
       const t = Date.parse(x.dateTime);
@@ -631,17 +664,18 @@ async function loadPayments(tx: Tx, s: string, b: Batch, keys: Array<[string, st
     const join = `join unnest($1::text[], $2::text[]) as k(pos_id, payment_id) using (pos_id, payment_id)`;
     const args = [posIds, paymentIds] as never[];
     // independent reads, sent together (one wait for the database instead of four)
-    const [obsRows, resendRows, waitRows, discRows] = await Promise.all([
+    const [obsRows, resendRows, waitRows, discRows, legacyRows] = await Promise.all([
       tx.unsafe<{ pos_id: string; payment_id: string; obs: string }[]>(`select pos_id, payment_id, obs from ${s}.observations ${join}`, args),
       tx.unsafe<{ pos_id: string; payment_id: string; method: string; requested_at: Date; event_id: string }[]>(
         `select pos_id, payment_id, method, requested_at, event_id::text from ${s}.resends ${join} order by requested_at, event_id`,
         args,
       ),
       tx.unsafe<{ pos_id: string; payment_id: string; operation_key: string; report_id: string; date_time: Date | null }[]>(
-        `select pos_id, payment_id, operation_key, report_id, date_time from ${s}.split_pending ${join}`,
+        `select pos_id, payment_id, operation_key, report_id, date_time from ${s}.report_pending ${join}`,
         args,
       ),
       tx.unsafe<Record<string, unknown>[]>(`select d.* from ${s}.discrepancies d ${join}`, args),
+      tx.unsafe<{ pos_id: string; payment_id: string; legacy_id: string; id: string }[]>(`select pos_id, payment_id, legacy_id::text, id::text from ${s}.legacy_ids ${join}`, args),
     ]);
     for (const r of obsRows) {
       obs.set(paymentKey(r.pos_id, r.payment_id), r.obs);
@@ -663,9 +697,12 @@ async function loadPayments(tx: Tx, s: string, b: Batch, keys: Array<[string, st
         due: null,
         dueStored: false,
         dueDirty: false,
-        splitWaits: [],
-        splitStored: false,
-        splitDirty: false,
+        waits: [],
+        waitsStored: false,
+        waitsDirty: false,
+        legacy: new Map(),
+        legacyStored: false,
+        legacyDirty: false,
       };
       if (stored !== undefined) for (const row of JSON.parse(stored) as unknown[][]) addObservation(p, observationFromRow(posId, paymentId, row));
       const due = storedDue.get(k);
@@ -679,7 +716,7 @@ async function loadPayments(tx: Tx, s: string, b: Batch, keys: Array<[string, st
     for (const r of resendRows) {
       b.payments.get(paymentKey(r.pos_id, r.payment_id))!.resends.push({ posId: r.pos_id, paymentId: r.payment_id, method: r.method, requestedAt: r.requested_at.toISOString(), eventId: r.event_id });
     }
-    const waits = new Map<string, SplitWait[]>();
+    const waits = new Map<string, StoredWait[]>();
     for (const r of waitRows) {
       const k = paymentKey(r.pos_id, r.payment_id);
       const list = waits.get(k) ?? [];
@@ -688,8 +725,13 @@ async function loadPayments(tx: Tx, s: string, b: Batch, keys: Array<[string, st
     }
     for (const [k, list] of waits) {
       const p = b.payments.get(k)!;
-      p.splitWaits = list;
-      p.splitStored = true;
+      p.waits = list;
+      p.waitsStored = true;
+    }
+    for (const r of legacyRows) {
+      const p = b.payments.get(paymentKey(r.pos_id, r.payment_id))!;
+      p.legacy.set(r.legacy_id, r.id);
+      p.legacyStored = true;
     }
     for (const r of discRows) {
       const d = discRowFromDb(r);
@@ -776,9 +818,9 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
       [w.posId, w.from, w.to] as never[],
     );
     for (const r of rows) want(r.pos_id, r.payment_id);
-    // split operations waiting for this report (or for any window covering them): judged when it completes
+    // operations waiting for this report (or for any window covering their rows): judged when it completes
     const waiting = await tx.unsafe<{ pos_id: string; payment_id: string }[]>(
-      `select distinct pos_id, payment_id from ${s}.split_pending
+      `select distinct pos_id, payment_id from ${s}.report_pending
        where pos_id = $1 and (report_id = $2 or (date_time >= $3 and date_time < $4))`,
       [w.posId, w.reportId, w.from, w.to] as never[],
     );
@@ -793,7 +835,8 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
   }
   if (acceptedIds.length) {
     const rows = await tx.unsafe<{ pos_id: string; payment_id: string | null }[]>(
-      `select pos_id, payment_id from ${s}.discrepancies where id = any($1::uuid[])`,
+      `select pos_id, payment_id from ${s}.discrepancies where id = any($1::uuid[])
+       union select pos_id, payment_id from ${s}.legacy_ids where legacy_id = any($1::uuid[])`,
       [acceptedIds] as never[],
     );
     for (const r of rows) if (r.payment_id !== null) want(r.pos_id, r.payment_id);
@@ -886,7 +929,7 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
       const to = Date.parse(w.to);
       for (const p of b.payments.values()) {
         if (p.posId !== d.posId) continue;
-        if (endsSplitWait(p, w, from, to)) judge(p, e.id);
+        if (endsWait(p, w, from, to)) judge(p, e.id);
         else if (mayHaveTimeIn(p, from, to) && opsOf(p).some((op) => inWindow(op, from, to) && !(op.register && op.period))) judge(p, e.id);
       }
       // A later report of the same window whose count matched resolves the window's count mismatches.
@@ -901,8 +944,10 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
     } else if (isEvent(RegisterCountMismatched, e)) {
       const d = dataOf(RegisterCountMismatched, e);
       const key = `report:${d.posId}:${d.reportId}`;
+      const id = discrepancyId('report_count_mismatch', key, null);
       const f: Finding = {
-        id: discrepancyId('report_count_mismatch', key, null),
+        id,
+        legacyId: id, // a report's key has no rank: version 5 gave the same id
         type: 'report_count_mismatch',
         posId: d.posId,
         paymentId: null,
@@ -937,6 +982,13 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
       const d = dataOf(DiscrepancyAccepted, e);
       let row = b.reportLevel.get(d.discrepancyId);
       if (!row) for (const p of b.payments.values()) row ??= p.discrepancies.get(d.discrepancyId);
+      // recorded against a version 5 id (operation key by rank): the discrepancy that id names as last judged
+      if (!row) {
+        for (const p of b.payments.values()) {
+          const id = p.legacy.get(d.discrepancyId);
+          if (id !== undefined) row ??= p.discrepancies.get(id);
+        }
+      }
       const a = { discrepancyId: d.discrepancyId, acceptedBy: d.acceptedBy, note: d.note, acceptedAt: d.acceptedAt, eventId: e.id };
       if (row && row.status !== 'accepted') {
         accept(row, a, d.acceptedAt, e.id);
@@ -1019,20 +1071,36 @@ async function writeBack(tx: Tx, b: Batch): Promise<void> {
     await insertRows(tx, schema, 'operation_receivers', RECEIVER_COLUMNS, receiverRows);
   }
 
-  const splitChanged = [...b.payments.values()].filter((p) => p.splitDirty);
-  const splitDropped = splitChanged.filter((p) => p.splitStored);
-  if (splitDropped.length) {
+  const waitsChanged = [...b.payments.values()].filter((p) => p.waitsDirty);
+  const waitsDropped = waitsChanged.filter((p) => p.waitsStored);
+  if (waitsDropped.length) {
     await tx.unsafe(
-      `delete from ${s}.split_pending d using unnest($1::text[], $2::text[]) as k(pos_id, payment_id) where d.pos_id = k.pos_id and d.payment_id = k.payment_id`,
-      [splitDropped.map((p) => p.posId), splitDropped.map((p) => p.paymentId)] as never[],
+      `delete from ${s}.report_pending d using unnest($1::text[], $2::text[]) as k(pos_id, payment_id) where d.pos_id = k.pos_id and d.payment_id = k.payment_id`,
+      [waitsDropped.map((p) => p.posId), waitsDropped.map((p) => p.paymentId)] as never[],
     );
   }
   await insertRows(
     tx,
     schema,
-    'split_pending',
+    'report_pending',
     'pos_id text, payment_id text, operation_key text, report_id text, date_time timestamptz',
-    splitChanged.flatMap((p) => p.splitWaits.map((w) => [p.posId, p.paymentId, w.operationKey, w.reportId, w.dateTime])),
+    waitsChanged.flatMap((p) => p.waits.map((w) => [p.posId, p.paymentId, w.operationKey, w.reportId, w.dateTime])),
+  );
+
+  const legacyChanged = [...b.payments.values()].filter((p) => p.legacyDirty);
+  const legacyDropped = legacyChanged.filter((p) => p.legacyStored);
+  if (legacyDropped.length) {
+    await tx.unsafe(
+      `delete from ${s}.legacy_ids d using unnest($1::text[], $2::text[]) as k(pos_id, payment_id) where d.pos_id = k.pos_id and d.payment_id = k.payment_id`,
+      [legacyDropped.map((p) => p.posId), legacyDropped.map((p) => p.paymentId)] as never[],
+    );
+  }
+  await insertRows(
+    tx,
+    schema,
+    'legacy_ids',
+    'pos_id text, payment_id text, legacy_id uuid, id uuid',
+    legacyChanged.flatMap((p) => [...p.legacy].map(([legacyId, id]) => [p.posId, p.paymentId, legacyId, id])),
   );
 
   const dueChanged = [...b.payments.values()].filter((p) => p.dueDirty);
@@ -1064,4 +1132,5 @@ function views(ctx: ProjectionContext): readonly string[] {
   ];
 }
 
-export const projection: Projection = { name: 'reconciliation', version: 5, setup, apply, views };
+// v6: values of duplicate/unknown_sub_merchant per source; of two final webhooks the one processed last; items claim operations in time order; missing_in_* waits for its rows' reports like split_mismatch (report_pending), a wait also ends at observedAt + grace; operation keys by time, not ordinal (legacy_ids maps version 5 ids for acceptances)
+export const projection: Projection = { name: 'reconciliation', version: 6, setup, apply, views };

@@ -39,18 +39,31 @@ export interface RuleContext {
   readonly completedReports?: ReadonlySet<string>;
 }
 
-/** A split operation whose receiver rows may still be arriving: its split is judged when the report completes. */
-export interface SplitWait {
+/**
+ * A mature operation whose judgement of some types waits for a register or period report that has not
+ * completed yet (see `awaitedReports`): `split` (split_mismatch: receiver rows may still be arriving) or
+ * `missing` (missing_in_report / missing_in_period: the other source's records of the same sync may still be
+ * arriving).
+ */
+export interface ReportWait {
   readonly operationKey: string;
-  /** the register report still awaited */
+  /** the report still awaited */
   readonly reportId: string;
-  /** the operation's register dateTime: a later completed window covering it also ends the wait */
+  /** the awaiting row's dateTime: a later completed window covering it also ends the wait */
   readonly dateTime: string | null;
+  readonly judges: 'split' | 'missing';
+  /** when the clock alone ends the wait (ms: the row's observedAt + grace) */
+  readonly until: number;
 }
 
 /** A discrepancy the rules see now (before lifecycle: status, detection and resolution times). */
 export interface Finding {
   readonly id: string;
+  /**
+   * The id version 5 gave it, from the operation's rank (`<posId>:<paymentId>:<method>:<ordinal>`) as matched
+   * now: acceptances recorded against those ids still find their discrepancy (see docs/discrepancies.md).
+   */
+  readonly legacyId: string;
   readonly type: DiscrepancyType;
   readonly posId: string;
   readonly paymentId: string | null;
@@ -129,38 +142,59 @@ export function matureAt(op: MatchedOperation, graceMs: number): number | null {
 }
 
 /**
- * The register reports a split operation's receiver rows came from that have not completed yet (empty: every
- * row is in, the split can be judged). The sync appends a report's rows one per receiver, then, after all of
- * them, a `SyncWindowCompleted` with the report's id: before it, the shares of the rows seen so far do not sum
- * to `originalAmount` yet. A row's report also counts as complete when a later window of the same pos that
- * covers the operation's time has completed (`completedAt ≥` the row's `observedAt`): a sync killed or failed
- * mid-report never completes its report, and its rerun reads the rows again under a new report id without
- * appending them again (same content, same event id).
+ * The reports of these rows (current versions) that have not completed yet, with the row awaiting each: the
+ * sync appends a report's rows (one per receiver, in pages), then the window's period records, then, after
+ * all of them, a `SyncWindowCompleted` with the report's id; before it, what has been seen of the window is
+ * partial. A row's report counts as complete when
+ * - its `SyncWindowCompleted` has been applied;
+ * - a later window of the same pos that covers the row's time has completed (`completedAt ≥` the row's
+ *   `observedAt`): a sync killed or failed mid-report never completes its report, and its rerun reads the rows
+ *   again under a new report id without appending them again (same content, same event id);
+ * - or the clock has passed the row's `observedAt` + grace: a report that failed and was never synced again
+ *   is not waited for forever.
+ * Rows without a report id await nothing.
  */
-export function awaitedReports(op: MatchedOperation, windows: readonly SyncWindow[], completed?: ReadonlySet<string>): string[] {
-  const r = op.register;
-  if (!r || r.receivers.length === 0) return [];
-  const done = completed ?? new Set(windows.map((w) => w.reportId));
-  let out: string[] | null = null;
-  for (const rc of r.receivers) {
-    const o = rc.row.current;
-    if (o.reportId === null || done.has(o.reportId) || out?.includes(o.reportId)) continue;
+export function awaitedReports(
+  rows: readonly Observation[],
+  ctx: Pick<RuleContext, 'now' | 'graceMs' | 'windows' | 'completedReports'>,
+): Array<{ reportId: string; dateTime: string | null; until: number }> {
+  let out: Array<{ reportId: string; dateTime: string | null; until: number }> | null = null;
+  let done: ReadonlySet<string> | undefined = ctx.completedReports;
+  for (const o of rows) {
+    if (o.reportId === null || out?.some((x) => x.reportId === o.reportId && x.dateTime === o.dateTime)) continue;
+    done ??= new Set(ctx.windows.map((w) => w.reportId));
+    if (done.has(o.reportId)) continue;
+    const seenMs = o.seenAt === null ? NaN : Date.parse(o.seenAt);
+    const seen = Number.isNaN(seenMs) ? -Infinity : seenMs;
+    const until = seen + ctx.graceMs;
+    if (ctx.now !== null && ctx.now >= until) continue;
     const t = o.dateTime === null ? NaN : Date.parse(o.dateTime);
-    const seen = o.seenAt === null ? -Infinity : Date.parse(o.seenAt);
-    const covered = !Number.isNaN(t) && windows.some((w) => Date.parse(w.from) <= t && t < Date.parse(w.to) && Date.parse(w.completedAt) >= seen);
-    if (!covered) (out ??= []).push(o.reportId);
+    const covered = !Number.isNaN(t) && ctx.windows.some((w) => Date.parse(w.from) <= t && t < Date.parse(w.to) && Date.parse(w.completedAt) >= seen);
+    if (!covered) (out ??= []).push({ reportId: o.reportId, dateTime: o.dateTime, until });
   }
   return out ?? [];
 }
 
-/** The mature split operations whose judgement waits for their register report (see `awaitedReports`). */
-export function splitWaits(ops: readonly MatchedOperation[], ctx: RuleContext): SplitWait[] {
-  const out: SplitWait[] = [];
+/** The rows whose reports an operation's split_mismatch waits for: its register receiver rows. */
+const splitRows = (op: MatchedOperation): Observation[] => (op.register?.receivers ?? []).map((r) => r.row.current);
+
+/**
+ * The rows whose reports an operation's missing_in_* waits for: its register and period rows, when one of the
+ * two is absent and some source has a final status (otherwise nothing can be missing).
+ */
+const missingRows = (op: MatchedOperation): Observation[] =>
+  (op.register && op.period) || !present(op).some((i) => isFinal(i.status)) ? [] : [...(op.register?.rows ?? []), ...(op.period?.rows ?? [])].map((r) => r.current);
+
+/** What the mature operations' judgements wait for (see `ReportWait`, `awaitedReports`). */
+export function reportWaits(ops: readonly MatchedOperation[], ctx: RuleContext): ReportWait[] {
+  const out: ReportWait[] = [];
   if (ctx.now === null) return out;
   for (const op of ops) {
     const mature = matureAt(op, ctx.graceMs);
-    if (mature === null || ctx.now < mature || !op.register || op.register.receivers.length === 0) continue;
-    for (const reportId of awaitedReports(op, ctx.windows, ctx.completedReports)) out.push({ operationKey: op.key, reportId, dateTime: op.register.dateTime });
+    if (mature === null || ctx.now < mature) continue;
+    for (const [judges, rows] of [['split', splitRows(op)], ['missing', missingRows(op)]] as const) {
+      for (const a of awaitedReports(rows, ctx)) out.push({ operationKey: op.key, reportId: a.reportId, dateTime: a.dateTime, judges, until: a.until });
+    }
   }
   return out;
 }
@@ -168,7 +202,7 @@ export function splitWaits(ops: readonly MatchedOperation[], ctx: RuleContext): 
 /** Findings of one payment's operations at ctx.now. */
 export function findDiscrepancies(ops: readonly MatchedOperation[], ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
-  const completed = ctx.completedReports ?? new Set(ctx.windows.map((w) => w.reportId));
+  const rules = { ...ctx, completedReports: ctx.completedReports ?? new Set(ctx.windows.map((w) => w.reportId)) };
   for (const op of ops) {
     const mature = matureAt(op, ctx.graceMs);
     if (ctx.now === null || mature === null || ctx.now < mature) continue;
@@ -179,6 +213,7 @@ export function findDiscrepancies(ops: readonly MatchedOperation[], ctx: RuleCon
     const opEvidence = items.flatMap((i) => i.eventIds);
     const base = (type: DiscrepancyType, receiver: string | null, values: Record<string, unknown>, evidence: readonly string[], idReceiver = receiver): Finding => ({
       id: discrepancyId(type, op.key, idReceiver),
+      legacyId: discrepancyId(type, `${op.posId}:${op.paymentId}:${op.method}:${op.ordinal}`, idReceiver),
       type,
       posId: op.posId,
       paymentId: op.paymentId,
@@ -197,9 +232,12 @@ export function findDiscrepancies(ops: readonly MatchedOperation[], ctx: RuleCon
     const final = items.some((i) => isFinal(i.status));
     const t = Date.parse(op.occurredAt!);
 
-    // missing_in_report / missing_in_period: a window covering the operation was synced after it was older than the grace.
+    // missing_in_report / missing_in_period: a window covering the operation was synced after it was older than the
+    // grace; judged only once the reports of the operation's rows are complete (the sync appends a window's register
+    // rows and its period records in separate appends: the one seen without the other is not missing yet).
+    const missingWaits = awaitedReports(missingRows(op), rules).length > 0;
     for (const [src, type] of [['register', 'missing_in_report'], ['period', 'missing_in_period']] as const) {
-      if (op[src] || !final) continue;
+      if (op[src] || !final || missingWaits) continue;
       const w = ctx.windows.find((w) => Date.parse(w.from) <= t && t < Date.parse(w.to) && Date.parse(w.completedAt) >= mature);
       if (!w) continue;
       out.push(base(type, null, { ...perSourceOf(), window: { from: w.from, to: w.to, completed_at: w.completedAt, report_id: w.reportId } }, [...opEvidence, w.eventId]));
@@ -234,7 +272,7 @@ export function findDiscrepancies(ops: readonly MatchedOperation[], ctx: RuleCon
 
     const r = op.register;
     // judged only once the report the receiver rows came from is complete (no transient mismatch mid-report)
-    if (r && receivers.length > 0 && r.amount !== null && awaitedReports(op, ctx.windows, completed).length === 0) {
+    if (r && receivers.length > 0 && r.amount !== null && awaitedReports(splitRows(op), rules).length === 0) {
       const sum = receivers.reduce((a, x) => a + x.share, 0n);
       if (sum !== r.amount) {
         out.push(base('split_mismatch', null, { ...perSourceOf(), shares_sum: sum.toString(), original_amount: r.amount.toString() }, r.eventIds));
@@ -242,7 +280,7 @@ export function findDiscrepancies(ops: readonly MatchedOperation[], ctx: RuleCon
     }
     for (const rc of receivers) {
       if (ctx.subMerchantOf(rc.receiverName) === undefined) {
-        out.push(base('unknown_sub_merchant', rc.receiverName, { register: sourceValues(r), receiver_name: rc.receiverName }, rc.row.versions.map((v) => v.eventId)));
+        out.push(base('unknown_sub_merchant', rc.receiverName, { ...perSourceOf(), receiver_name: rc.receiverName }, rc.row.versions.map((v) => v.eventId)));
       }
     }
     for (const src of SOURCES) {
@@ -257,6 +295,7 @@ export function findDiscrepancies(ops: readonly MatchedOperation[], ctx: RuleCon
             'duplicate',
             receiver,
             {
+              ...perSourceOf(),
               source: src,
               receiver_name: receiver,
               report_ids: [...row.duplicates.keys()].sort(),
@@ -272,14 +311,15 @@ export function findDiscrepancies(ops: readonly MatchedOperation[], ctx: RuleCon
   return out;
 }
 
-/** The next time (ms, after now) at which this payment's findings may change with the clock alone. */
-export function nextDue(ops: readonly MatchedOperation[], resends: readonly ResendRequest[], now: number | null, graceMs: number): number | null {
+/** The next time (ms, after now) at which this payment's findings may change with the clock alone (a wait's end included). */
+export function nextDue(ops: readonly MatchedOperation[], resends: readonly ResendRequest[], now: number | null, graceMs: number, waits: readonly ReportWait[] = []): number | null {
   const times: number[] = [];
   for (const op of ops) {
     const m = matureAt(op, graceMs);
     if (m !== null) times.push(m);
   }
   for (const r of resends) times.push(Date.parse(r.requestedAt));
+  for (const w of waits) times.push(w.until);
   const future = times.filter((t) => now === null || t > now);
   return future.length ? Math.min(...future) : null;
 }

@@ -14,9 +14,10 @@ import type { RecordedEvent } from '../store/types';
  * 4. Items are matched one-to-one into operations per method: register items are the first
  *    operations; then period items, then webhook items, each claim an operation that has no item of
  *    their source yet: first among operations with an equal amount, then among any; in each pass
- *    the pairs are taken greedily by (time distance, operation order, item order). An unclaimed item
- *    starts an operation of its own. Orders are by (time, amount, first event position), so the
- *    result never depends on anything but the events.
+ *    operations and items are paired keeping their order in time, with the least total time distance
+ *    (`orderedPairs`). An unclaimed item starts an operation of its own. Orders are by (time, amount,
+ *    first event position), so the result never depends on anything but the events.
+ * 5. An operation is keyed by its time, not its rank (`operationKeys`).
  */
 
 export type SourceName = 'register' | 'period' | 'webhook';
@@ -221,11 +222,19 @@ function sameRow(row: SourceRow, o: Observation): boolean {
   return compatibleTime(c.dateTime, o.dateTime) && c.amount === o.amount;
 }
 
-/** A webhook's later status never replaces a final one that arrived earlier (deliveries get reordered). */
+/**
+ * Does a webhook delivered later replace the current one? Deliveries get reordered: a non-final status never
+ * replaces a final one, and of two final ones the one the PSP processed last (processed_at, else created_at)
+ * is kept. When either time is unknown, or both are equal, the later delivery wins.
+ */
 function replaces(current: Observation, next: Observation): boolean {
   if (next.source !== 'webhook') return true;
-  if (isFinal(current.status) && !isFinal(next.status)) return false;
-  return true;
+  if (!isFinal(current.status)) return true;
+  if (!isFinal(next.status)) return false;
+  const tc = timeMs(current.dateTime);
+  const tn = timeMs(next.dateTime);
+  if (tc === null || tn === null || Number.isNaN(tc) || Number.isNaN(tn)) return true;
+  return tn >= tc;
 }
 
 /** Consolidates one source's observations (any order) into rows. */
@@ -330,7 +339,7 @@ export interface MatchedOperation {
   readonly method: OperationMethod;
   /** 0-based rank among the payment's operations of this method */
   readonly ordinal: number;
-  /** `<posId>:<paymentId>:<method>:<ordinal>` */
+  /** `<posId>:<paymentId>:<method>:<occurred_at>` (`#1`, `#2`… for later operations at the same instant; see `operationKeys`) */
   readonly key: string;
   readonly orderId: string | null;
   /** register dateTime ?? period dateTime ?? webhook time ?? first seen */
@@ -360,32 +369,106 @@ type Slot = { register: SourceItem | null; period: SourceItem | null; webhook: S
 
 const anchorOf = (s: Slot): SourceItem => (s.register ?? s.period ?? s.webhook)!;
 
-function distance(a: SourceItem, b: SourceItem): number {
-  const ta = timeMs(a.dateTime);
-  const tb = timeMs(b.dateTime);
-  return ta === null || tb === null ? Number.MAX_SAFE_INTEGER : Math.abs(ta - tb);
+/**
+ * Pairs every element of the shorter of two ordered lists with one of the longer, keeping both orders (the
+ * i-th paired element of one list is paired with the i-th paired element of the other), with the fewest
+ * pairs of unknown time distance, then the least total time distance. Ties go to the earlier partner.
+ * `dist(i, j)`: distance of short[i] and long[j] in ms, null when a time is unknown. Returns [short, long] index pairs.
+ *
+ * On a line, a pairing that keeps both orders is always among the shortest in total (two crossed pairs are
+ * never shorter than the same pairs uncrossed), so this is the least total distance of any one-to-one
+ * pairing; unlike taking the nearest pairs first, it never crosses two operations whose items all lag
+ * (webhook processed_at a few seconds after the register time).
+ */
+function orderedPairs(shortLen: number, longLen: number, dist: (i: number, j: number) => number | null): Array<[number, number]> {
+  const w = longLen + 1;
+  // f[i][j]: best cost of pairing short[i..] with long[j..] — [unknown pairs, total distance]
+  const unknown = new Float64Array((shortLen + 1) * w);
+  const total = new Float64Array((shortLen + 1) * w);
+  const take = new Uint8Array((shortLen + 1) * w);
+  for (let i = shortLen - 1; i >= 0; i--) {
+    for (let j = longLen - (shortLen - i); j >= 0; j--) {
+      const d = dist(i, j);
+      const tu = unknown[(i + 1) * w + j + 1]! + (d === null ? 1 : 0);
+      const tt = total[(i + 1) * w + j + 1]! + (d ?? 0);
+      const k = i * w + j;
+      // skipping long[j] is possible only while enough of the long list is left
+      const canSkip = longLen - (j + 1) >= shortLen - i;
+      if (canSkip) {
+        const su = unknown[k + 1]!;
+        const st = total[k + 1]!;
+        if (su < tu || (su === tu && st < tt)) {
+          unknown[k] = su;
+          total[k] = st;
+          continue;
+        }
+      }
+      unknown[k] = tu;
+      total[k] = tt;
+      take[k] = 1;
+    }
+  }
+  const out: Array<[number, number]> = [];
+  for (let i = 0, j = 0; i < shortLen; j++) {
+    if (take[i * w + j]) out.push([i++, j]);
+  }
+  return out;
 }
 
+function timeDistance(a: SourceItem, b: SourceItem): number | null {
+  const ta = timeMs(a.dateTime);
+  const tb = timeMs(b.dateTime);
+  return ta === null || tb === null || Number.isNaN(ta) || Number.isNaN(tb) ? null : Math.abs(ta - tb);
+}
+
+/**
+ * The items of one source (sorted by compareItems) claim the operations that have no item of that source
+ * yet: first among operations with an equal amount, then among any; in each pass the operations (in order
+ * of their anchor item) and the items are paired keeping their order in time (`orderedPairs`). An item
+ * left over starts an operation of its own.
+ */
 function claim(slots: Slot[], items: SourceItem[], source: SourceName): void {
   const free = new Set(items.map((_, i) => i));
-  for (const sameAmount of [true, false]) {
-    const pairs: Array<[number, number, number]> = [];
-    slots.forEach((s, si) => {
-      if (s[source]) return;
-      const anchor = anchorOf(s);
-      for (const ii of free) {
-        const it = items[ii]!;
-        if (sameAmount && it.amount !== anchor.amount) continue;
-        pairs.push([distance(anchor, it), si, ii]);
-      }
-    });
-    pairs.sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]);
-    for (const [, si, ii] of pairs) {
-      if (slots[si]![source] || !free.has(ii)) continue;
+  const pair = (slotIdx: number[], itemIdx: number[]) => {
+    if (slotIdx.length === 0 || itemIdx.length === 0) return;
+    const slotsShort = slotIdx.length <= itemIdx.length;
+    const [short, long] = slotsShort ? [slotIdx, itemIdx] : [itemIdx, slotIdx];
+    const dist = (i: number, j: number) => {
+      const si = slotsShort ? short[i]! : long[j]!;
+      const ii = slotsShort ? long[j]! : short[i]!;
+      return timeDistance(anchorOf(slots[si]!), items[ii]!);
+    };
+    for (const [i, j] of orderedPairs(short.length, long.length, dist)) {
+      const si = slotsShort ? short[i]! : long[j]!;
+      const ii = slotsShort ? long[j]! : short[i]!;
       slots[si]![source] = items[ii]!;
       free.delete(ii);
     }
+  };
+  const open = () =>
+    slots
+      .map((s, si) => si)
+      .filter((si) => !slots[si]![source])
+      .sort((x, y) => compareItems(anchorOf(slots[x]!), anchorOf(slots[y]!)) || x - y);
+  // first pass: per amount (null amounts together)
+  const amountKey = (a: bigint | null) => (a === null ? '' : a.toString());
+  const slotsBy = new Map<string, number[]>();
+  for (const si of open()) {
+    const k = amountKey(anchorOf(slots[si]!).amount);
+    const list = slotsBy.get(k);
+    if (list) list.push(si);
+    else slotsBy.set(k, [si]);
   }
+  const itemsBy = new Map<string, number[]>();
+  for (const ii of [...free].sort((a, b) => a - b)) {
+    const k = amountKey(items[ii]!.amount);
+    const list = itemsBy.get(k);
+    if (list) list.push(ii);
+    else itemsBy.set(k, [ii]);
+  }
+  for (const [k, slotIdx] of slotsBy) pair(slotIdx, itemsBy.get(k) ?? []);
+  // second pass: whatever is left, any amount
+  pair(open(), [...free].sort((a, b) => a - b));
   for (const ii of [...free].sort((a, b) => a - b)) slots.push({ register: null, period: null, webhook: null, [source]: items[ii]! });
 }
 
@@ -416,21 +499,28 @@ export function matchMethod(observations: readonly Observation[]): MatchedOperat
     const ordered = slots
       .map((s) => ({ s, anchor: anchorOf(s), time: s.register?.dateTime ?? s.period?.dateTime ?? s.webhook?.dateTime ?? null }))
       .sort((a, b) => compareAt(a.time, a.anchor, b.time, b.anchor));
-    ordered.forEach(({ s, time }, ordinal) => {
+    const timed = ordered.map(({ s, time }) => {
       const items = [s.register, s.period, s.webhook].filter((x): x is SourceItem => x !== null);
       let firstSeen: string | undefined;
       if (time === null) {
         const ids = new Set(items.flatMap((it) => it.eventIds));
         for (const o of observations) if (o.seenAt !== null && ids.has(o.eventId) && (firstSeen === undefined || o.seenAt < firstSeen)) firstSeen = o.seenAt;
       }
+      return { s, items, occurredAt: time ?? firstSeen ?? null };
+    });
+    const keys = operationKeys(
+      `${posId}:${paymentId}:${method}`,
+      timed.map((x) => ({ occurredAt: x.occurredAt, anchor: anchorOf(x.s) })),
+    );
+    timed.forEach(({ s, items, occurredAt }, ordinal) => {
       out.push({
         posId,
         paymentId,
         method,
         ordinal,
-        key: `${posId}:${paymentId}:${method}:${ordinal}`,
+        key: keys[ordinal]!,
         orderId: items.find((i) => i.orderId !== null)?.orderId ?? null,
-        occurredAt: time ?? firstSeen ?? null,
+        occurredAt,
         register: s.register,
         period: s.period,
         webhook: s.webhook,
@@ -438,4 +528,45 @@ export function matchMethod(observations: readonly Observation[]): MatchedOperat
     });
   }
   return out;
+}
+
+/** The operation's time as a key part: the instant in ISO form (any spelling of one instant gives one key). */
+function timeKey(t: string | null): string {
+  if (t === null) return 'unknown';
+  const ms = Date.parse(t);
+  return Number.isNaN(ms) ? t : new Date(ms).toISOString();
+}
+
+/**
+ * Operation keys `<prefix>:<occurred_at>`: an operation is named by its own time (register dateTime, else
+ * period, else webhook, else first seen), not by its rank among the payment's operations, so an earlier
+ * operation reported late (a partial refund in a lookback sync) shifts no other operation's key — nor the ids
+ * of its discrepancies, nor an auditor's acceptance of them. Operations of one method at the same instant are
+ * told apart by when recon first saw the item that gives their time (register, else period, else webhook: its
+ * first event, in commit order; a register item never moves to another operation): the first keeps the plain
+ * key, the next ones get `#1`, `#2`… — so a later one never takes an earlier one's key, and a replay of the
+ * log gives the same keys.
+ */
+function operationKeys(prefix: string, ops: ReadonlyArray<{ occurredAt: string | null; anchor: SourceItem }>): string[] {
+  const base = ops.map((o) => `${prefix}:${timeKey(o.occurredAt)}`);
+  const keys = [...base];
+  const byBase = new Map<string, number[]>();
+  base.forEach((k, i) => {
+    const list = byBase.get(k);
+    if (list) list.push(i);
+    else byBase.set(k, [i]);
+  });
+  const firstOf = (i: number): [bigint, bigint] => [ops[i]!.anchor.firstCommit, ops[i]!.anchor.firstPrepare];
+  for (const list of byBase.values()) {
+    if (list.length < 2) continue;
+    const sorted = [...list].sort((x, y) => {
+      const [cx, px] = firstOf(x);
+      const [cy, py] = firstOf(y);
+      return cx !== cy ? (cx < cy ? -1 : 1) : px !== py ? (px < py ? -1 : 1) : x - y;
+    });
+    sorted.forEach((i, n) => {
+      if (n > 0) keys[i] = `${base[i]}#${n}`;
+    });
+  }
+  return keys;
 }

@@ -86,7 +86,7 @@ describe('an acceptance that arrives before its discrepancy', () => {
 
   it('is kept pending, then applied when the discrepancy appears (values frozen from then on)', async () => {
     const t = at('2024-04-01T10:00:00Z');
-    const key = `${POS}:pay-early:purchase:0`;
+    const key = `${POS}:pay-early:purchase:${t}`; // an operation is keyed by its time
     const id = discrepancyId('amount_mismatch', key, null);
     // e.g. accepted against a build of other rules, then rebuilt: the decision is in the log before the data
     const acceptance = newEvent(DiscrepancyAccepted, { discrepancyId: id, note: 'PSP confirmed the partial capture', acceptedBy: 'Olena K.', acceptedAt: at('2024-04-01T09:00:00Z') });

@@ -33,9 +33,9 @@ describe('matching the sources of one payment', () => {
     ]);
     const ops = matchPayment(obs);
     expect(ops.map((o) => [o.key, o.register?.dateTime, o.period?.dateTime, o.webhook?.dateTime ?? null])).toEqual([
-      ['6b1d2a4e-7c0f-4f51-9d3e-1a2b3c4d5e6f:p1:refund:0', refunds[0]!.t, refunds[0]!.t, null],
-      ['6b1d2a4e-7c0f-4f51-9d3e-1a2b3c4d5e6f:p1:refund:1', refunds[1]!.t, refunds[1]!.t, at('2024-06-01T12:00:01Z')],
-      ['6b1d2a4e-7c0f-4f51-9d3e-1a2b3c4d5e6f:p1:refund:2', refunds[2]!.t, refunds[2]!.t, at('2024-06-01T15:00:02Z')],
+      [`6b1d2a4e-7c0f-4f51-9d3e-1a2b3c4d5e6f:p1:refund:${refunds[0]!.t}`, refunds[0]!.t, refunds[0]!.t, null],
+      [`6b1d2a4e-7c0f-4f51-9d3e-1a2b3c4d5e6f:p1:refund:${refunds[1]!.t}`, refunds[1]!.t, refunds[1]!.t, at('2024-06-01T12:00:01Z')],
+      [`6b1d2a4e-7c0f-4f51-9d3e-1a2b3c4d5e6f:p1:refund:${refunds[2]!.t}`, refunds[2]!.t, refunds[2]!.t, at('2024-06-01T15:00:02Z')],
     ]);
     // the same observations in another order give the same operations
     expect(matchPayment([...obs].reverse()).map((o) => o.key)).toEqual(ops.map((o) => o.key));
@@ -79,6 +79,6 @@ describe('matching the sources of one payment', () => {
     for (const o of obs) expect(observationFromRow(o.posId, o.paymentId, observationToRow(o))).toEqual(o);
     const byMethod = ['purchase', 'refund'].flatMap((m) => matchMethod(obs.filter((o) => o.method === m)));
     expect(byMethod).toEqual(matchPayment(obs));
-    expect(byMethod.map((o) => o.key)).toEqual(['6b1d2a4e-7c0f-4f51-9d3e-1a2b3c4d5e6f:p4:purchase:0', '6b1d2a4e-7c0f-4f51-9d3e-1a2b3c4d5e6f:p4:refund:0']);
+    expect(byMethod.map((o) => o.key)).toEqual(['6b1d2a4e-7c0f-4f51-9d3e-1a2b3c4d5e6f:p4:purchase:2024-06-01T09:00:00.000Z', '6b1d2a4e-7c0f-4f51-9d3e-1a2b3c4d5e6f:p4:refund:2024-06-03T09:00:00.000Z']);
   });
 });

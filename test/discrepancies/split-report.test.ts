@@ -31,7 +31,7 @@ let schema: string;
 
 const splitRows = async () => (await discrepancies(db.sql)).filter((r) => r.type === 'split_mismatch');
 const waiting = async () =>
-  (await db.sql.unsafe<{ payment_id: string; report_id: string }[]>(`select payment_id, report_id from "${schema}".split_pending order by payment_id, report_id`)).map((r) => `${r.payment_id}:${r.report_id}`);
+  (await db.sql.unsafe<{ payment_id: string; report_id: string }[]>(`select payment_id, report_id from "${schema}".report_pending order by payment_id, report_id`)).map((r) => `${r.payment_id}:${r.report_id}`);
 
 async function digest(): Promise<string[]> {
   const out: string[] = [];
@@ -115,6 +115,26 @@ describe('split_mismatch waits for the register report of its receiver rows', ()
     await project(db.sql, store);
     const rows = (await splitRows()).filter((r) => r.payment_id === 'pay-split-killed');
     expect(rows.map((r) => [r.status, r.detected_by_event])).toEqual([['open', done.events[0]!.id]]);
+    expect(await waiting()).toEqual([]);
+  });
+
+  it('rows of a report that never completed and whose window is never synced again are judged once the grace has passed since they were observed', async () => {
+    // the sync died after two of the three receiver rows; the day falls out of the lookback and is never read again
+    const abandoned = registerRows({ paymentId: 'pay-split-abandoned', dateTime: at('2024-05-01T13:00:00Z'), amount: 100_00n, receivers: three(), reportId: 'rep-abandoned', observedAt: at('2024-05-07T01:00:00Z') });
+    await appendAll(store, oneByOne(abandoned).slice(0, 2));
+    await project(db.sql, store);
+    const other = (d: string, completedAt: string, reportId: string) => syncCompleted({ from: at(`${d}T00:00:00Z`), to: at(`${d}T23:59:59Z`), completedAt: at(completedAt), reportId });
+    await appendAll(store, [other('2024-05-07', '2024-05-08T01:00:00Z', 'rep-may-7')]);
+    await project(db.sql, store);
+    expect((await splitRows()).filter((r) => r.payment_id === 'pay-split-abandoned')).toEqual([]);
+    expect(await waiting()).toEqual(['pay-split-abandoned:rep-abandoned']);
+    // 48 h after the rows were observed, an unrelated event moves the clock past it: judged on the rows there are
+    const later = other('2024-05-08', '2024-05-09T02:00:00Z', 'rep-may-8');
+    await appendAll(store, [later]);
+    await project(db.sql, store);
+    const rows = (await splitRows()).filter((r) => r.payment_id === 'pay-split-abandoned');
+    expect(rows.map((r) => [r.status, r.detected_by_event, r.detected_at?.toISOString()])).toEqual([['open', later.events[0]!.id, '2024-05-09T02:00:00.000Z']]);
+    expect(rows[0]!.values).toMatchObject({ shares_sum: '8000', original_amount: '10000' });
     expect(await waiting()).toEqual([]);
   });
 
