@@ -355,7 +355,10 @@ export async function syncWindow(deps: SyncDeps, client: PspClient, posId: strin
       ]);
     }
     ctx.progress(posId, window, 'period');
-    const periodMeta: SyncObservation = { source: 'period', reportId: null, window, observedAt: iso(now()) };
+    // The window's report id: the period records of one fetch are told apart from another fetch's, so that
+    // two different records of one operation in one fetch are a duplicate (found in review: with null, the
+    // second replaced the first unseen), and they wait for the window's SyncWindowCompleted like its rows.
+    const periodMeta: SyncObservation = { source: 'period', reportId, window, observedAt: iso(now()) };
     const period = await readRecords(
       client.periodTransactions(from, to),
       (text) => {

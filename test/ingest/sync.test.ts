@@ -63,6 +63,13 @@ describe('sync against the sandbox', () => {
     expect(counts.RegisterRecordObserved).toBeGreaterThan(150);
     expect(report.windows.reduce((s, w) => s + w.registerRecords!, 0)).toBe(served);
     expect(counts.SyncWindowCompleted).toBe(2);
+    // period records carry their window's register report id: one fetch's records belong together
+    const periodReports = await reference.sql<{ period: string | null; register: string }[]>`
+      select distinct p.metadata->>'reportId' as period, c.data->>'reportId' as register
+      from es_events p join es_events c on c.type = 'SyncWindowCompleted' and c.data->'window'->>'from' = p.metadata->'window'->>'from'
+      where p.type = 'PeriodRecordObserved'`;
+    expect(periodReports.length).toBeGreaterThan(0);
+    for (const r of periodReports) expect(r.period).toBe(r.register);
 
     // The scenario's count fault: the window holding that day announces one record more than it sends.
     const mismatchDay = sandbox.scenario.countMismatchDays[0]!;
