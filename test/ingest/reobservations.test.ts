@@ -143,6 +143,22 @@ describe('appendObservations', () => {
     expect(await batch([per(ok, 5), reg(row('p-period'), 5)])).toBe(0);
   });
 
+  it('a duplicate first seen in a later report is a new version of the row; a later report listing the clean row alone observes it again', async () => {
+    const clean = row('pay-late-dup');
+    const other = row('pay-late-dup', { cardMask: '5555********4444' });
+    expect(await batch([reg(clean, 1)])).toBe(1);
+    // the lookback's report: the clean row (stored under run 1, a duplicate) and a second, different row of it
+    expect(await batch([reg(clean, 2), reg(other, 2)])).toBe(1);
+    // the night after: the clean row alone, observed again as the row's latest; then nothing more
+    expect(await batch([reg(clean, 3)])).toBe(1);
+    expect(await batch([reg(clean, 4)])).toBe(0);
+    const s = await stream('pay-late-dup');
+    expect(s.map((e) => [(e.data as { record: NormalizedRegisterRecord }).record.cardMask, e.metadata['reportId']])).toEqual([
+      ['4111********1111', 'rep-1'], ['5555********4444', 'rep-2'], ['4111********1111', 'rep-3'],
+    ]);
+    expect(supersedes(s)).toEqual([null, null, s[1]!.id]);
+  });
+
   it('reads back only streams that had a duplicate, and reads a stream again when another writer moved it before the append', async () => {
     const reads: string[] = [];
     let intrude = true;
