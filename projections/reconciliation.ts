@@ -272,6 +272,8 @@ async function setup(tx: Tx, ctx: ProjectionContext): Promise<void> {
     create table ${s}.sync_windows (event_id uuid primary key, pos_id text not null, window_from timestamptz not null,
       window_to timestamptz not null, completed_at timestamptz not null, report_id text not null);
     create table ${s}.directory (sub_merchant_id text primary key, name text not null, event_id uuid not null);
+    -- the id that last held a name no id holds now: a renamed sub-merchant keeps its rows under its former name
+    create table ${s}.former_names (name text primary key, sub_merchant_id text not null, event_id uuid not null);
     create table ${s}.due (pos_id text not null, payment_id text not null, due_at timestamptz not null, primary key (pos_id, payment_id));
     create index on ${s}.due (due_at);
     -- operations judged while a report of their rows was still arriving (split_mismatch, missing_in_*): judged again when it completes
@@ -379,6 +381,9 @@ interface Batch {
   /** sub_merchant_id → name */
   readonly directory: Map<string, { name: string; eventId: string }>;
   readonly directoryDirty: Set<string>;
+  /** name → the id that last held it (a name given up by a rename) */
+  readonly formerNames: Map<string, { id: string; eventId: string }>;
+  readonly formerDirty: Set<string>;
   /** receiverName → sub_merchant_id, rebuilt when the directory changes */
   lookup: ((name: string) => string | undefined) | null;
   /** report-level discrepancies (report_count_mismatch) */
@@ -397,7 +402,8 @@ function subMerchantLookup(b: Batch): (name: string) => string | undefined {
   const byName = new Map<string, string>();
   // Latest registration of a name wins; entries are sorted by id so ties never depend on load order.
   for (const [id, v] of [...b.directory.entries()].sort((x, y) => (x[0] < y[0] ? -1 : 1))) if (!byName.has(v.name)) byName.set(v.name, id);
-  b.lookup = (name) => byName.get(name.trim());
+  // a name no id holds now maps to the id that last held it, as in the journal's views and the statements
+  b.lookup = (name) => byName.get(name.trim()) ?? b.formerNames.get(name.trim())?.id;
   return b.lookup;
 }
 
@@ -744,9 +750,10 @@ async function loadPayments(tx: Tx, s: string, b: Batch, keys: Array<[string, st
 async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionContext): Promise<void> {
   const s = q(ctx.schema);
   // reads that do not depend on the batch, sent together
-  const [[st], directoryRows, pendingRows, windowRows] = await Promise.all([
+  const [[st], directoryRows, formerRows, pendingRows, windowRows] = await Promise.all([
     tx.unsafe<{ clock: Date | null }[]>(`select clock from ${s}.state where id = 1`),
     tx.unsafe<{ sub_merchant_id: string; name: string; event_id: string }[]>(`select sub_merchant_id, name, event_id::text from ${s}.directory`),
+    tx.unsafe<{ name: string; sub_merchant_id: string; event_id: string }[]>(`select name, sub_merchant_id, event_id::text from ${s}.former_names`),
     tx.unsafe<{ discrepancy_id: string; accepted_by: string; note: string; accepted_at: Date; event_id: string }[]>(
       `select discrepancy_id::text, accepted_by, note, accepted_at, event_id::text from ${s}.pending_acceptances`,
     ),
@@ -801,7 +808,7 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
     for (const e of events) {
       if (!isEvent(SubMerchantRegistered, e)) continue;
       const old = directory.get(dataOf(SubMerchantRegistered, e).subMerchantId);
-      if (old) receiverNames.add(old.name); // a renamed sub-merchant: its old name becomes unknown
+      if (old) receiverNames.add(old.name); // a renamed sub-merchant: its rows under the old name are judged again (former_names)
     }
   }
 
@@ -870,6 +877,8 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
     newObservations: [],
     directory,
     directoryDirty: new Set(),
+    formerNames: new Map(formerRows.map((r) => [r.name, { id: r.sub_merchant_id, eventId: r.event_id }])),
+    formerDirty: new Set(),
     lookup: null,
     reportLevel: new Map(),
     dirtyDisc: new Map(),
@@ -970,6 +979,10 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
       const affected = new Set([d.name.trim(), ...(old ? [old.name] : [])]);
       b.directory.set(d.subMerchantId, { name: d.name.trim(), eventId: e.id });
       b.directoryDirty.add(d.subMerchantId);
+      if (old && old.name !== d.name.trim()) {
+        b.formerNames.set(old.name, { id: d.subMerchantId, eventId: e.id });
+        b.formerDirty.add(old.name);
+      }
       b.lookup = null;
       for (const p of b.payments.values()) {
         if (!p.observations.some((o) => o.receiverName !== null && affected.has(o.receiverName))) continue;
@@ -1035,6 +1048,11 @@ async function writeBack(tx: Tx, b: Batch): Promise<void> {
   );
   await insertRows(tx, schema, 'resends', 'event_id uuid, pos_id text, payment_id text, method text, requested_at timestamptz, outcome text', b.newResends.map((r) => [r.eventId, r.posId, r.paymentId, r.method, r.requestedAt, r.outcome]));
   await insertRows(tx, schema, 'sync_windows', 'event_id uuid, pos_id text, window_from timestamptz, window_to timestamptz, completed_at timestamptz, report_id text', b.newWindows.map((w) => [w.eventId, w.posId, w.from, w.to, w.completedAt, w.reportId]));
+  if (b.formerDirty.size) {
+    const names = [...b.formerDirty];
+    await tx.unsafe(`delete from ${s}.former_names where name = any($1::text[])`, [names] as never[]);
+    await insertRows(tx, schema, 'former_names', 'name text, sub_merchant_id text, event_id uuid', names.map((n) => [n, b.formerNames.get(n)!.id, b.formerNames.get(n)!.eventId]));
+  }
   if (b.directoryDirty.size) {
     const ids = [...b.directoryDirty];
     await tx.unsafe(`delete from ${s}.directory where sub_merchant_id = any($1::text[])`, [ids] as never[]);
@@ -1132,5 +1150,5 @@ function views(ctx: ProjectionContext): readonly string[] {
   ];
 }
 
-// v6: values of duplicate/unknown_sub_merchant per source; of two final webhooks the one processed last; items claim operations in time order; missing_in_* waits for its rows' reports like split_mismatch (report_pending), a wait also ends at observedAt + grace; operation keys by time, not ordinal (legacy_ids maps version 5 ids for acceptances)
+// v6: values of duplicate/unknown_sub_merchant per source; of two final webhooks the one processed last; items claim operations in time order; missing_in_* waits for its rows' reports like split_mismatch (report_pending), a wait also ends at observedAt + grace; operation keys by time, not ordinal (legacy_ids maps version 5 ids for acceptances); a renamed sub-merchant keeps its former name (former_names), so its rows do not turn unknown_sub_merchant
 export const projection: Projection = { name: 'reconciliation', version: 6, setup, apply, views };
