@@ -36,6 +36,8 @@ export interface Config {
   readonly webhook: {
     readonly allowedIps: readonly string[];
     readonly trustProxy: boolean;
+    /** the proxies whose X-Forwarded-For is taken (empty: any peer's, when trustProxy) */
+    readonly trustedProxies: readonly string[];
     readonly maxBodyBytes: number;
   };
   readonly auditorToken: string | undefined;
@@ -85,6 +87,7 @@ export const VARIABLES: readonly VariableDoc[] = [
   { name: 'RECON_PSP_TIMEOUT_MS', default: '30000', example: '10000', meaning: 'timeout of each PSP call' },
   { name: 'WEBHOOK_ALLOWED_IPS', default: '(unset: any sender)', example: '203.0.113.10,127.0.0.1', meaning: 'comma-separated sender allow-list' },
   { name: 'WEBHOOK_TRUST_PROXY', default: 'false', example: 'true', meaning: 'take the sender from X-Forwarded-For (behind a proxy)' },
+  { name: 'WEBHOOK_TRUSTED_PROXIES', default: '(any peer, with WEBHOOK_TRUST_PROXY)', example: '10.0.0.5', meaning: 'comma-separated proxy addresses: X-Forwarded-For is taken only from them (implies WEBHOOK_TRUST_PROXY)' },
   { name: 'WEBHOOK_MAX_BODY_BYTES', default: '65536', example: '131072', meaning: 'largest webhook body accepted' },
   { name: 'RECON_AUDITOR_TOKEN', default: '(unset: auditor API off)', example: 'a-long-random-token', meaning: 'bearer token of the read-only auditor HTTP API (secret)' },
   { name: 'RECON_CRON_NIGHTLY', default: '30 2 * * *', example: '0 3 * * *', meaning: 'schedule of the nightly reconciliation' },
@@ -236,6 +239,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
   for (const ip of allowedIps) if (canonicalIp(ip) === undefined) problem('WEBHOOK_ALLOWED_IPS', `not an IP address: ${JSON.stringify(ip)}`);
   const trustProxyRaw = get('WEBHOOK_TRUST_PROXY') ?? 'false';
   if (!['true', 'false', '1', '0'].includes(trustProxyRaw)) problem('WEBHOOK_TRUST_PROXY', `expected true or false, got ${JSON.stringify(trustProxyRaw)}`);
+  const trustedProxies = (get('WEBHOOK_TRUSTED_PROXIES') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  for (const ip of trustedProxies) if (canonicalIp(ip) === undefined) problem('WEBHOOK_TRUSTED_PROXIES', `not an IP address: ${JSON.stringify(ip)}`);
   const auditorToken = get('RECON_AUDITOR_TOKEN');
   if (auditorToken !== undefined && auditorToken.length < 16) problem('RECON_AUDITOR_TOKEN', 'expected at least 16 characters');
   // Schedules: node-cron's own validation; the scheduler (src/scheduler/cron.ts) also refuses W and # tokens.
@@ -264,7 +269,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
     logLevel,
     reportPollMaxWaitMs: int('RECON_REPORT_MAX_WAIT_MS', 600_000, 0, 86_400_000),
     pspTimeoutMs: int('RECON_PSP_TIMEOUT_MS', 30_000, 100, 600_000),
-    webhook: { allowedIps, trustProxy: trustProxyRaw === 'true' || trustProxyRaw === '1', maxBodyBytes: int('WEBHOOK_MAX_BODY_BYTES', 65_536, 1024, 16_777_216) },
+    webhook: { allowedIps, trustProxy: trustProxyRaw === 'true' || trustProxyRaw === '1' || trustedProxies.length > 0, trustedProxies, maxBodyBytes: int('WEBHOOK_MAX_BODY_BYTES', 65_536, 1024, 16_777_216) },
     auditorToken,
     schedules,
     outDir: path.resolve(get('RECON_OUT_DIR') ?? './out'),

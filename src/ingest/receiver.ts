@@ -24,6 +24,8 @@ import { createRejectionLimiter, type RejectionLimiter } from './rate-limit';
 export interface ReceiverOptions {
   readonly allowedIps: readonly string[];
   readonly trustProxy: boolean;
+  /** with trustProxy: X-Forwarded-For only from these peers (absent or empty: from any peer) */
+  readonly trustedProxies?: readonly string[];
   readonly maxBodyBytes: number;
 }
 
@@ -79,16 +81,19 @@ function normalizeIp(ip: string | undefined): string {
 
 /**
  * The sender: the socket's peer, or the address the trusted proxy appended last to X-Forwarded-For, in
- * canonical form either way (a proxy may write `::FFFF:203.0.113.10` or a full IPv6 address).
+ * canonical form either way (a proxy may write `::FFFF:203.0.113.10` or a full IPv6 address). With a list
+ * of trusted proxies, a request that did not come through one of them is taken at its peer: otherwise
+ * anyone reaching the port directly could name an allowed sender in the header.
  */
-export function senderOf(req: IncomingMessage, trustProxy: boolean): string {
-  if (trustProxy) {
+export function senderOf(req: IncomingMessage, trustProxy: boolean, trustedProxies?: ReadonlySet<string>): string {
+  const peer = normalizeIp(req.socket.remoteAddress);
+  if (trustProxy && (!trustedProxies || trustedProxies.size === 0 || trustedProxies.has(peer))) {
     const xff = req.headers['x-forwarded-for'];
     const text = Array.isArray(xff) ? xff.join(',') : xff;
     const last = text?.split(',').map((s) => s.trim()).filter(Boolean).pop();
     if (last) return normalizeIp(last);
   }
-  return normalizeIp(req.socket.remoteAddress);
+  return peer;
 }
 
 /**
@@ -161,6 +166,7 @@ export function createWebhookReceiver(deps: ReceiverDeps): WebhookReceiver {
   const ready = deps.ready ?? (() => deps.store.headPosition());
   // The list as written may spell an address otherwise than the sender's canonical form: compare canonical forms.
   const allowed = new Set(deps.options.allowedIps.map((ip) => canonicalIp(ip) ?? ip));
+  const proxies = new Set((deps.options.trustedProxies ?? []).map((ip) => canonicalIp(ip) ?? ip));
 
   async function rejectPayload(posId: string, field: string, reason: string, raw: string, sender: string): Promise<Outcome> {
     // Authentic (signed) but unusable: keep it for inspection, then tell the sender why.
@@ -280,7 +286,7 @@ export function createWebhookReceiver(deps: ReceiverDeps): WebhookReceiver {
     const match = /^\/webhooks\/([^/]+)\/?$/.exec(path);
     if (!match) return false;
     m.received++;
-    const sender = senderOf(req, deps.options.trustProxy);
+    const sender = senderOf(req, deps.options.trustProxy, proxies);
     let posId = match[1]!;
     try {
       posId = decodeURIComponent(posId);

@@ -46,7 +46,7 @@ describe('configuration defaults', () => {
     expect(c.logLevel).toBe('info');
     expect(c.reportPollMaxWaitMs).toBe(600_000);
     expect(c.pspTimeoutMs).toBe(30_000);
-    expect(c.webhook).toEqual({ allowedIps: [], trustProxy: false, maxBodyBytes: 65_536 });
+    expect(c.webhook).toEqual({ allowedIps: [], trustProxy: false, trustedProxies: [], maxBodyBytes: 65_536 });
     expect(c.auditorToken).toBeUndefined();
     expect(c.schedules).toEqual({ nightly: '30 2 * * *', monthly: '0 6 1 * *', healing: '15 * * * *' });
     expect(c.outDir).toBe(path.resolve('./out'));
@@ -82,7 +82,7 @@ describe('configuration defaults', () => {
     expect(r.config.graceHours).toBe(72);
     expect(r.config.projects).toHaveLength(1);
     expect(r.config.projects[0]).toMatchObject({ name: 'live', posId: '6b1d2a4e-7c0f-4f51-9d3e-1a2b3c4d5e6f' });
-    expect(r.config.webhook).toEqual({ allowedIps: ['203.0.113.10', '127.0.0.1'], trustProxy: true, maxBodyBytes: 131_072 });
+    expect(r.config.webhook).toEqual({ allowedIps: ['203.0.113.10', '127.0.0.1'], trustProxy: true, trustedProxies: ['10.0.0.5'], maxBodyBytes: 131_072 });
   });
 
   it('reads one PSP project from the PSP_* variables', () => {

@@ -247,6 +247,20 @@ describe('webhook receiver', () => {
     } finally {
       await proxied.app.close();
     }
+    // with a list of trusted proxies, the header counts only from them: a client reaching the port directly
+    // cannot name an allowed sender (the test client connects from 127.0.0.1)
+    const listed = await start({ options: { ...options, allowedIps: ['203.0.113.10'], trustProxy: true, trustedProxies: ['10.0.0.5'] } });
+    try {
+      expect((await post(`${listed.url}/webhooks/${POS_ID}`, formOf(purchaseWebhook()), { 'x-forwarded-for': '203.0.113.10' })).status).toBe(403);
+    } finally {
+      await listed.app.close();
+    }
+    const fromProxy = await start({ options: { ...options, allowedIps: ['203.0.113.10'], trustProxy: true, trustedProxies: ['0:0:0:0:0:0:0:1', '127.0.0.1'] } });
+    try {
+      expect((await post(`${fromProxy.url}/webhooks/${POS_ID}`, formOf(purchaseWebhook()), { 'x-forwarded-for': '203.0.113.10' })).status).toBe(200);
+    } finally {
+      await fromProxy.app.close();
+    }
   });
 
   it('limits rejected requests per sender without ever limiting valid deliveries', async () => {
