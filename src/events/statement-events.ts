@@ -23,5 +23,11 @@ export const StatementIssued = defineEvent(
     figuresSha256: z.string().regex(/^[0-9a-f]{64}$/),
     statements: z.number().int().min(0),
     files: z.array(z.string()),
+    /**
+     * What the run stated per receiver name and currency: [receiverName, currency, closing in minor units],
+     * sorted. The next month opens at these (src/export/previous-statements.ts). Absent in runs recorded
+     * before they were kept: their closings are read again from the journal at the run's cut.
+     */
+    closings: z.array(z.tuple([z.string(), z.string(), z.string().regex(/^-?\d+$/)])).optional(),
   }),
 );

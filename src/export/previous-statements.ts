@@ -6,12 +6,14 @@ import { comparePositions, parsePosition, type EventStore, type Position } from 
 /**
  * Statements build on the ones issued before them: a month opens at the closing finance was last told
  * (the previous statement's), and whatever changed in earlier months since (a late row, a status that
- * turned, a correction) is shown as this month's adjustments instead of silently re-stating a month that
- * was already paid. Found in review: a January sale that failed after January's statement was issued
- * vanished from January and was never clawed back.
+ * turned, a correction, a journal rebuilt by better rules) is shown as this month's adjustments instead of
+ * silently re-stating a month that was already paid. Found in review: a January sale that failed after
+ * January's statement was issued vanished from January and was never clawed back.
  *
- * Only what the event log says counts (StatementIssued events at or before the cut), so a statement
- * issued again at the same position is the same statement.
+ * What a run stated is kept per receiver name (StatementIssued.closings), because a sub-merchant's id for a
+ * name can change between runs (a receiver unknown to the directory, stated as `receiver:<name>`, is later
+ * registered). Only what the event log says counts (StatementIssued events at or before the cut), so a
+ * statement issued again at the same position is the same statement.
  */
 
 export interface IssuedRun {
@@ -21,6 +23,8 @@ export interface IssuedRun {
   readonly cutText: string;
   /** null: every sub-merchant of the month */
   readonly subMerchantId: string | null;
+  /** what the run stated, `receiverName \u0000 currency` → minor units; absent for runs recorded before it was kept */
+  readonly closings?: ReadonlyMap<string, bigint>;
 }
 
 const LOOKBACK_MONTHS = 36;
@@ -39,9 +43,12 @@ function monthsBefore(month: string, n: number): string[] {
   return out;
 }
 
+export const closingKey = (receiver: string, currency: string) => `${receiver}\u0000${currency}`;
+
 /**
  * Statements issued for the months before `month` (up to three years back) in the same time zone, by
- * events at or before `cut`: the latest month first, the latest issue of a month first.
+ * events at or before `cut`: the latest month first; within a month, the latest cut first (a statement
+ * regenerated at an older position for proof is not what the next month builds on), then the latest issue.
  */
 export async function issuedBefore(store: EventStore, month: string, timezone: string, cut: Position): Promise<IssuedRun[]> {
   const out: IssuedRun[] = [];
@@ -51,8 +58,14 @@ export async function issuedBefore(store: EventStore, month: string, timezone: s
       .filter((e) => e.type === StatementIssued.type && comparePositions(e.position, cut) <= 0)
       .map((e) => ({ e, d: dataOf(StatementIssued, e) }))
       .filter(({ d }) => d.timezone === timezone)
-      .sort((a, b) => comparePositions(b.e.position, a.e.position));
-    for (const { d } of runs) out.push({ month: d.month, cut: parsePosition(d.position), cutText: d.position, subMerchantId: d.subMerchantId });
+      .map(({ e, d }) => ({ e, d, cut: parsePosition(d.position) }))
+      .sort((a, b) => comparePositions(b.cut, a.cut) || comparePositions(b.e.position, a.e.position));
+    for (const { d, cut: runCut } of runs) {
+      out.push({
+        month: d.month, cut: runCut, cutText: d.position, subMerchantId: d.subMerchantId,
+        ...(d.closings ? { closings: new Map(d.closings.map(([r, c, v]) => [closingKey(r, c), BigInt(v)])) } : {}),
+      });
+    }
   }
   return out;
 }
@@ -63,13 +76,18 @@ export function previousRunOf(runs: readonly IssuedRun[], subMerchantId: string)
 }
 
 /**
- * The month's figures opened at the previous statement's closing, with the difference as adjustments.
- * `issuedFigures(run)` gives the figures of a run as issued (the ledger cut at the run's position).
+ * The month's figures opened at the previous statement's closing (the sum of what it stated for the
+ * receiver names the sub-merchant has now), with the difference as adjustments.
  */
 export async function openAtPreviousStatements<F extends Omit<StatementFigures, 'known'>>(
   figures: readonly F[],
   runs: readonly IssuedRun[],
-  issuedFigures: (run: IssuedRun) => Promise<readonly F[]>,
+  deps: {
+    /** what a run stated (its recorded closings, or the journal's at its cut) */
+    closingsOf(run: IssuedRun): Promise<ReadonlyMap<string, bigint>>;
+    /** the receiver names of a sub-merchant now */
+    namesOf(subMerchantId: string): Promise<readonly string[]>;
+  },
 ): Promise<F[]> {
   const out: F[] = [];
   for (const f of figures) {
@@ -78,8 +96,9 @@ export async function openAtPreviousStatements<F extends Omit<StatementFigures, 
       out.push(f);
       continue;
     }
-    const issued = (await issuedFigures(run)).find((p) => p.subMerchantId === f.subMerchantId && p.currency === f.currency);
-    const opening = issued?.closing ?? 0n;
+    const closings = await deps.closingsOf(run);
+    let opening = 0n;
+    for (const name of await deps.namesOf(f.subMerchantId)) opening += closings.get(closingKey(name, f.currency)) ?? 0n;
     out.push({ ...f, opening, adjustments: f.opening - opening, previousStatement: `${run.month} at ${run.cutText}` });
   }
   return out;

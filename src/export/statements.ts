@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Sql } from '../db/connect';
 import { newEvent } from '../events/catalog';
 import { StatementIssued, statementStream } from '../events/statement-events';
-import { adjustmentEntries, reserveSchedule, statementFigures, statementLines } from '../ledger/ledger-queries';
+import { adjustmentEntries, closingsByReceiver, receiversOf, reserveSchedule, statementFigures, statementLines } from '../ledger/ledger-queries';
 import type { Logger } from '../log';
 import { formatPosition, parsePosition, type EventStore, type Position } from '../store/types';
 import {
@@ -12,6 +12,7 @@ import {
   type AdjustmentLine, type ReserveScheduleRow, type StatementFigures, type StatementLine,
 } from './statement-workbooks';
 import { issuedBefore, openAtPreviousStatements, previousRunOf, type IssuedRun } from './previous-statements';
+import { memoize } from '../memoize';
 import { ExportError } from './xlsx';
 
 /**
@@ -111,14 +112,19 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
   const ledger = await queries.figures({ ...base, ...(opts.subMerchantId ? { subMerchantId: opts.subMerchantId } : {}) });
   // opened at the statements issued before (previous-statements.ts); their figures as issued, once per run
   const runs = await issuedBefore(deps.store, opts.month, deps.timezone, position);
-  const issued = new Map<IssuedRun, Promise<readonly StatementFigures[]>>();
-  const figures = await openAtPreviousStatements(ledger, runs, (run) => {
-    let f = issued.get(run);
-    if (!f) {
-      f = queries.figures({ month: run.month, timezone: deps.timezone, atPosition: run.cut, ...(run.subMerchantId ? { subMerchantId: run.subMerchantId } : {}) });
-      issued.set(run, f);
-    }
-    return f;
+  // what this run states per receiver name: recorded with it, for the next month to open at
+  const closings = await closingsByReceiver(deps.sql, {
+    month: opts.month, timezone: deps.timezone, atPosition: position,
+    ...(opts.subMerchantId ? { names: await receiversOf(deps.sql, opts.subMerchantId, position) } : {}),
+  });
+  const figures = await openAtPreviousStatements(ledger, runs, {
+    closingsOf: memoize((run: IssuedRun) => run.closings
+      ? Promise.resolve(run.closings)
+      : (async () => closingsByReceiver(deps.sql, {
+          month: run.month, timezone: deps.timezone, atPosition: run.cut,
+          ...(run.subMerchantId ? { names: await receiversOf(deps.sql, run.subMerchantId, run.cut) } : {}),
+        }))()),
+    namesOf: memoize((id: string) => receiversOf(deps.sql, id, position)),
   });
   if (opts.subMerchantId && figures.length === 0) {
     throw new ExportError('EXPORT_NOTHING_TO_ISSUE', `no figures for sub-merchant ${opts.subMerchantId} in ${opts.month} at position ${positionText}`);
@@ -165,6 +171,7 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
     figuresSha256,
     statements: bySubMerchant.size,
     files: files.map((f) => f.name),
+    closings: [...closings].map(([k, v]) => [...k.split('\u0000'), v.toString()] as [string, string, string]).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0)),
   }, { metadata: { files: files.map(({ name, sha256, bytes }) => ({ name, sha256, bytes })), issuedAt: new Date().toISOString() } });
   const appended = await deps.store.append(statementStream(opts.month), [event]);
   const runId = randomUUID();

@@ -105,7 +105,7 @@ function posParams(at?: Position): string[] {
 }
 
 /** Receiver names of a sub-merchant id (as of the cut); a placeholder id names its receiver directly. */
-async function receiversOf(sql: Q, subMerchantId: string, at?: Position): Promise<string[]> {
+export async function receiversOf(sql: Q, subMerchantId: string, at?: Position): Promise<string[]> {
   if (subMerchantId.startsWith(PLACEHOLDER)) {
     const name = subMerchantId.slice(PLACEHOLDER.length);
     const known = await sql.unsafe<{ name: string }[]>(`${directorySql(!!at, 1)}`, posParams(at));
@@ -256,6 +256,29 @@ export async function* statementLines(sql: Q, opts: { month: string; timezone: s
       };
     }
   }
+}
+
+/**
+ * Each receiver's payable balance at the end of a month, as of a cut (every receiver, or the names given),
+ * keyed `name \u0000 currency`: what a statement of that month stated per receiver name. A statement run
+ * records them (StatementIssued.closings), so the next month opens at what was stated even if the directory
+ * maps the names to other ids by then, or the journal is rebuilt by other rules.
+ */
+export async function closingsByReceiver(sql: Q, opts: { month: string; timezone: string; atPosition: Position; names?: readonly string[] }): Promise<Map<string, bigint>> {
+  const { to } = monthBounds(opts.month, opts.timezone);
+  const params: unknown[] = [to, opts.atPosition.commit.toString(), opts.atPosition.prepare.toString()];
+  let cond = '';
+  if (opts.names) {
+    params.push(opts.names);
+    cond = `and l.receiver_name = any($4::text[])`;
+  }
+  const rows = await sql.unsafe<{ receiver: string; currency: string; closing: bigint }[]>(`
+    select l.receiver_name as receiver, l.currency, coalesce(sum(-l.amount), 0)::int8 as closing
+    from recon.journal_lines l
+    where l.account = 'payable' and l.receiver_name is not null and l.booked_at < $1
+      and (l.commit_pos, l.prepare_pos) <= ($2::numeric, $3::numeric) ${cond}
+    group by l.receiver_name, l.currency`, params as never[]);
+  return new Map(rows.map((r) => [`${r.receiver}\u0000${r.currency}`, r.closing]));
 }
 
 export interface AdjustmentEntry {

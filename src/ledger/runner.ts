@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Sql } from '../db/connect';
 import type { Logger } from '../log';
+import { memoize } from '../memoize';
 import { comparePositions, formatPosition, parsePosition, type EventStore, type Position, type RecordedEvent } from '../store/types';
 import type { Projection, ProjectionContext, Tx } from './projection';
 
@@ -423,14 +424,7 @@ async function advanceOne(deps: RunnerDeps, t: Target, events: readonly Recorded
 type EventAt = (at: string) => Promise<RecordedEvent | undefined>;
 
 /** readAt, once per checkpoint (builds often share one). */
-function eventAtOnce(store: EventStore): EventAt {
-  const seen = new Map<string, Promise<RecordedEvent | undefined>>();
-  return (at) => {
-    let found = seen.get(at);
-    if (!found) seen.set(at, (found = store.readAt(parsePosition(at))));
-    return found;
-  };
-}
+const eventAtOnce = (store: EventStore): EventAt => memoize((at: string) => store.readAt(parsePosition(at)));
 
 /**
  * Why a build's checkpoint is not a place in this store's log, or undefined when it is: it must be below

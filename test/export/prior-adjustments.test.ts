@@ -75,6 +75,9 @@ describe('statements build on the statements issued before them', () => {
     const janLate = jan.figures.find((f) => f.subMerchantId === 'SM-LATE')!;
     // what January's statement told finance to pay: the share less the fee
     expect({ closing: janLate.closing, previous: janLate.previousStatement, adjustments: janLate.adjustments }).toEqual({ closing: 50_000n, previous: undefined, adjustments: undefined });
+    // the run records what it stated per receiver name: the next month opens at it
+    const [issued] = await store.readStream('statements-2025-01');
+    expect((issued!.data as { closings?: unknown }).closings).toEqual([['Late Shop', 'EUR', '50000']]);
 
     // in February the PSP reports the January sale as failed, and a January sale of another sub-merchant for the first time
     await observe(sale('pay-late', '2025-01-20T10:00:00.000Z', 'Late Shop', 50_000n, 500n, 'failure'), '2025-02-03T00:00:00.000Z');
