@@ -85,6 +85,9 @@ export class SchedulerError extends Error {
   }
 }
 
+/** At most this many owed occurrences of a job are run by one tick (the rest by the next ones). */
+const MAX_OWED = 40;
+
 const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e)).slice(0, 2000);
 
 /** Plain-JSON counters: bigints as strings, so that jsonb accepts them. */
@@ -108,6 +111,8 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
   const loops: Promise<void>[] = [];
   /** runs in flight in this process, per job */
   const inFlight = new Map<string, Promise<unknown>>();
+  /** per job, scheduled times whose tick failed before anything was recorded (database unreachable) */
+  const unrecorded = new Map<string, Date[]>();
   let started = false;
 
   const report = (o: RunOutcome) => {
@@ -173,25 +178,68 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
     }
   }
 
-  /** A scheduled tick: first the previous occurrence again if it failed, then this one. */
-  async function tick(job: JobDefinition, at: Date): Promise<RunOutcome[]> {
+  /**
+   * The occurrences before `before` that still need a run, oldest first: every one that failed, or was left
+   * `running` by a worker that died (execute's occurrence lock tells a live run from a dead one), with
+   * attempts left; and every one since the job's latest recorded occurrence that has no row at all (the
+   * worker was down at its time, or its tick met a database outage before anything was recorded). Found in
+   * review: only the latest earlier occurrence was retried, and only when `failed`.
+   */
+  async function owed(job: JobDefinition, schedule: CronSchedule, before: Date): Promise<Array<{ at: Date; why: string }>> {
+    const unfinished = await sql<{ scheduled_for: Date; status: string; attempt: number }[]>`
+      select scheduled_for, status, attempt from job_runs
+      where job = ${job.name} and trigger = 'schedule' and scheduled_for < ${before}
+        and status in ('failed', 'running') and attempt < ${maxAttempts}
+      order by scheduled_for limit ${MAX_OWED}`;
+    const out = unfinished.map((r) => ({ at: r.scheduled_for, why: r.status === 'running' ? 'abandoned by a worker that stopped' : 'failed' }));
+    const [last] = await sql<{ at: Date | null }[]>`
+      select max(scheduled_for) as at from job_runs where job = ${job.name} and trigger = 'schedule' and scheduled_for < ${before}`;
+    if (last?.at) {
+      for (let t = nextRun(schedule, last.at); t.getTime() < before.getTime() && out.length < MAX_OWED; t = nextRun(schedule, t)) out.push({ at: t, why: 'missed (no run recorded)' });
+    }
+    // ticks of this process that failed before anything was recorded (a job with no row yet included)
+    for (const t of unrecorded.get(job.name) ?? []) {
+      if (t.getTime() < before.getTime() && !out.some((o) => o.at.getTime() === t.getTime())) out.push({ at: t, why: 'its tick failed before it was recorded' });
+    }
+    unrecorded.delete(job.name);
+    return out.sort((a, b) => a.at.getTime() - b.at.getTime());
+  }
+
+  /** Runs what is owed before `before`, then (with `at`) the occurrence itself. */
+  async function tick(job: JobDefinition, schedule: CronSchedule, before: Date, at?: Date): Promise<RunOutcome[]> {
     const signal = controller.signal;
     const outcomes: RunOutcome[] = [];
-    const [prev] = await sql<{ scheduled_for: Date; status: string; attempt: number }[]>`
-      select scheduled_for, status, attempt from job_runs
-      where job = ${job.name} and scheduled_for < ${at} and trigger = 'schedule'
-      order by scheduled_for desc limit 1`;
-    if (prev && prev.status === 'failed' && prev.attempt < maxAttempts) {
-      log.info('retrying failed job run', { job: job.name, scheduledFor: prev.scheduled_for.toISOString(), attempt: prev.attempt + 1 });
-      outcomes.push(await execute(job, prev.scheduled_for, 'schedule', signal));
+    for (const o of await owed(job, schedule, before)) {
+      if (signal.aborted) break;
+      log.info('running an owed job occurrence', { job: job.name, scheduledFor: o.at.toISOString(), why: o.why });
+      outcomes.push(await execute(job, o.at, 'schedule', signal));
     }
-    if (!signal.aborted) outcomes.push(await execute(job, at, 'schedule', signal));
+    if (at && !signal.aborted) outcomes.push(await execute(job, at, 'schedule', signal));
     return outcomes;
+  }
+
+  /** Runs `work` (the tick of `at`, if any) as the job's run in flight; outcomes are reported once it is completely over. */
+  function runInFlight(job: JobDefinition, work: Promise<RunOutcome[]>, at?: Date): void {
+    const run = work.then(
+      (outcomes) => {
+        inFlight.delete(job.name);
+        outcomes.forEach(report);
+      },
+      (e) => {
+        inFlight.delete(job.name);
+        if (at) unrecorded.set(job.name, [...(unrecorded.get(job.name) ?? []), at]);
+        log.error('job tick failed before it could be recorded; the next tick runs it', { job: job.name, scheduledFor: at?.toISOString(), error: errorText(e) });
+      },
+    );
+    inFlight.set(job.name, run);
   }
 
   async function loop(job: JobDefinition, schedule: CronSchedule): Promise<void> {
     let after = clock.now();
     const signal = controller.signal;
+    // At start: what fell due while no worker ran (and what a dead worker left), before waiting for the next time.
+    runInFlight(job, tick(job, schedule, after));
+    await inFlight.get(job.name);
     while (!signal.aborted) {
       let due = nextRun(schedule, after);
       try {
@@ -199,25 +247,15 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       } catch {
         return;
       }
-      // Woken late (suspended laptop, long GC, clock moved): run only the latest occurrence that is due.
+      // Woken late (suspended host, long GC, clock moved): the latest occurrence that is due is this tick's;
+      // the ones passed meanwhile are owed and run first, oldest first (tick).
       for (let later = nextRun(schedule, due); later.getTime() <= clock.now().getTime(); later = nextRun(schedule, later)) due = later;
       after = due;
       if (inFlight.has(job.name)) {
         await recordSkip(job.name, due, 'schedule').then(report, (e) => log.error('cannot record skipped tick', { job: job.name, error: errorText(e) }));
         continue;
       }
-      // Outcomes are reported once the run is completely over (locks released, no longer in flight).
-      const run = tick(job, due).then(
-        (outcomes) => {
-          inFlight.delete(job.name);
-          outcomes.forEach(report);
-        },
-        (e) => {
-          inFlight.delete(job.name);
-          log.error('job tick failed before it could be recorded', { job: job.name, error: errorText(e) });
-        },
-      );
-      inFlight.set(job.name, run);
+      runInFlight(job, tick(job, schedule, due, due), due);
     }
   }
 
