@@ -3,6 +3,7 @@ import { DateTime } from 'luxon';
 import { allJobs } from '../../../jobs/index';
 import { lastRuns, listRuns } from '../../scheduler/job-runs';
 import { createScheduler } from '../../scheduler/scheduler';
+import { positiveWhole } from '../options';
 import { withRuntime } from '../runtime';
 
 export function register(program: Command): void {
@@ -26,9 +27,9 @@ export function register(program: Command): void {
             : '    last run  never\n');
         }
         if (opts.history !== undefined) {
-          const limit = typeof opts.history === 'string' ? Number(opts.history) : 20;
+          const limit = typeof opts.history === 'string' ? positiveWhole('--history', opts.history) : 20;
           process.stdout.write('\nrecent runs\n');
-          for (const r of await listRuns(rt.sql, { limit: Number.isFinite(limit) ? limit : 20 })) {
+          for (const r of await listRuns(rt.sql, { limit })) {
             process.stdout.write(`  ${local(r.scheduledFor)}  ${r.job.padEnd(24)} ${r.status.padEnd(9)} ${r.trigger.padEnd(8)} attempt ${r.attempt}  ${r.worker}  ${r.error ?? JSON.stringify(r.counters)}\n`);
           }
         }

@@ -1,7 +1,8 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { previousDay, writeNightlyReportFor } from '../../export/nightly-report';
-import { UsageError, withRuntime } from '../runtime';
+import { calendarDay } from '../options';
+import { withRuntime } from '../runtime';
 
 export function register(program: Command): void {
   const report = program.command('report').description('reconciliation reports');
@@ -11,7 +12,7 @@ export function register(program: Command): void {
     .option('--date <YYYY-MM-DD>', 'business day in RECON_TIMEZONE (default: yesterday)')
     .option('--out <dir>', 'output directory (default: RECON_OUT_DIR)')
     .action(async (opts: { date?: string; out?: string }) => {
-      if (opts.date !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(opts.date)) throw new UsageError(`--date: expected YYYY-MM-DD, got ${JSON.stringify(opts.date)}`);
+      if (opts.date !== undefined) calendarDay('--date', opts.date);
       await withRuntime(async (rt) => {
         const date = opts.date ?? previousDay(new Date(), rt.config.timezone);
         const { file, data } = await writeNightlyReportFor(

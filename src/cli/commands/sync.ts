@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import { createProgressReporter } from '../../ingest/progress';
 import type { SyncDeps, SyncReport } from '../../ingest/sync';
+import { calendarDay } from '../options';
 import { UsageError, withRuntime } from '../runtime';
 
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 export function register(program: Command): void {
   program
@@ -22,7 +22,8 @@ export function register(program: Command): void {
       if (opts.incremental && (opts.from || opts.to)) throw new UsageError('--incremental takes no --from/--to');
       if (!opts.incremental) {
         if (!opts.from || !opts.to) throw new UsageError('give --from and --to (YYYY-MM-DD), or --incremental');
-        if (!DAY.test(opts.from) || !DAY.test(opts.to)) throw new UsageError('--from and --to are days: YYYY-MM-DD');
+        calendarDay('--from', opts.from);
+        calendarDay('--to', opts.to);
         if (opts.from >= opts.to) throw new UsageError('--from must be before --to (--to is exclusive)');
       }
       // Loaded on use: `recon --help` stays fast and independent of the PSP client.

@@ -1,0 +1,20 @@
+import { DateTime } from 'luxon';
+import { UsageError } from './runtime';
+
+/**
+ * Option values checked before anything is opened, each refusal a usage error (exit 2) naming the option:
+ * a date must be a day of the calendar, not only have its shape (2025-02-30 has it).
+ */
+
+export function calendarDay(option: string, value: string): string {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || !DateTime.fromISO(value, { zone: 'UTC' }).isValid) {
+    throw new UsageError(`${option}: expected a day of the calendar (YYYY-MM-DD), got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+export function positiveWhole(option: string, value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1) throw new UsageError(`${option}: expected a whole number ≥ 1, got ${JSON.stringify(value)}`);
+  return n;
+}
