@@ -130,7 +130,8 @@ async function resetWhenNotOnStore(sql: Sql, store: EventStore, log: Logger | un
       await sql`update ingest_checkpoints set event_id = ${found}::uuid where name = ${CHECKPOINT} and position = ${row.position} and event_id is null`;
       return;
     }
-    if (found === read) return;
+    // no event at the checkpoint (whatever was recorded) means another store
+    if (found !== null && found === read) return;
     reason = `the event at the checkpoint is ${found ?? 'missing'}, not ${read ?? '(not recorded)'} (store restored and appended to since, or replaced)`;
   } else {
     reason = 'checkpoint past the event store\'s head (store restored or replaced)';

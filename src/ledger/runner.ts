@@ -362,6 +362,29 @@ interface Target {
   active: boolean;
   caughtUp: boolean;
   busy: boolean;
+  /** the batch it could not apply (the others carry on without it) */
+  failed?: ProjectionApplyError;
+}
+
+/**
+ * A projection's `apply` threw on a batch: nothing of that batch was written (its transaction rolled back
+ * with the checkpoint), and the next run tries it again. Names the projection, its build and the batch.
+ */
+export class ProjectionApplyError extends Error {
+  readonly code = 'PROJECTION_APPLY_FAILED';
+  constructor(readonly projection: string, readonly schema: string, readonly from: string, readonly to: string, cause: unknown) {
+    super(`projection ${projection} (build ${schema}) could not apply the events ${from} to ${to}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'ProjectionApplyError';
+  }
+}
+
+/** Every projection that failed in a run, after the others went as far as they could. */
+export class ProjectionsFailedError extends Error {
+  readonly code = 'PROJECTIONS_FAILED';
+  constructor(readonly failures: readonly ProjectionApplyError[]) {
+    super(failures.map((f) => f.message).join('; '), { cause: failures[0] });
+    this.name = 'ProjectionsFailedError';
+  }
 }
 
 /**
@@ -391,8 +414,15 @@ async function advanceAll(deps: RunnerDeps, targets: Target[], opts: RunOptions)
       continue;
     }
     const results = await Promise.allSettled(group.map((t) => advanceOne(deps, t, events, reachedEnd, opts)));
-    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed) throw failed.reason;
+    // A build that cannot apply a batch stops alone; the others read on (found in review: one failing
+    // projection, always the lowest checkpoint, kept every other one from following the store).
+    results.forEach((r, i) => {
+      if (r.status === 'fulfilled') return;
+      const t = group[i]!;
+      t.active = false;
+      t.failed = new ProjectionApplyError(t.p.name, t.build.schema_name, formatPosition(events[0]!.position), formatPosition(events[events.length - 1]!.position), r.reason);
+      deps.log.error('projection could not apply a batch; the others carry on', { projection: t.p.name, schema: t.build.schema_name, error: t.failed.message });
+    });
   }
 }
 
@@ -451,7 +481,8 @@ async function offStore(deps: Pick<RunnerDeps, 'sql' | 'log'>, build: BuildRow, 
     }
     return undefined;
   }
-  return found === applied ? undefined : new ProjectionCheckpointMismatchError(build.name, build.schema_name, at, applied, found);
+  // no event at a checkpoint (whatever was recorded) is never on this store: a follower only stops on events
+  return found !== null && found === applied ? undefined : new ProjectionCheckpointMismatchError(build.name, build.schema_name, at, applied, found);
 }
 
 /**
@@ -540,6 +571,10 @@ async function runAll(deps: RunnerDeps, list: readonly Projection[], opts: RunOp
       busy,
     });
   }
+  // after every other projection went as far as it could, and every caught-up build went live
+  const failures = targets.flatMap((t) => (t.failed ? [t.failed] : []));
+  if (failures.length === 1) throw failures[0];
+  if (failures.length > 1) throw new ProjectionsFailedError(failures);
   return reports;
 }
 
