@@ -106,6 +106,39 @@ export function eventStoreContract(name: string, make: () => Promise<StoreFixtur
       await expect(store.append(stream, [{ ...ev(stream, 1), version: 0 }])).rejects.toThrow(/version/);
     });
 
+    // Found in review: the cases below once reached PostgreSQL and failed there untyped (22021, 22P05,
+    // 22003), or worse, were stored under another name, or stored and then reported as failed.
+
+    it('refuses a stream name or type it cannot store as given, and a version above 2147483647, writing nothing', async () => {
+      const codeOf = (p: Promise<unknown>) => p.then(() => 'stored', (e: unknown) => `${(e as { code?: string }).code}: ${(e as Error).message}`);
+      // A lone surrogate is not Unicode: PostgreSQL's driver sent it as U+FFFD, so the event landed in another
+      // stream than the one named (and a retry wrote its new event, then failed with EVENT_ID_CONFLICT).
+      const lone = `${s()}-\ud800`;
+      const e1 = ev(lone, 1);
+      expect(await codeOf(store.append(lone, [e1]))).toMatch(/^INVALID_EVENT: invalid stream name .*lone surrogate/);
+      expect(await codeOf(store.append(lone, [e1, ev(lone, 2)]))).toMatch(/^INVALID_EVENT: invalid stream name/);
+      expect(await store.readStream(lone.replace('\ud800', '\ufffd'))).toEqual([]);
+      const nul = `${s()}\u0000x`;
+      expect(await codeOf(store.append(nul, [ev(nul, 1)]))).toMatch(/^INVALID_EVENT: invalid stream name .*NUL/);
+      const stream = s();
+      expect(await codeOf(store.append(stream, [{ ...ev(stream, 1), type: 'T\u0000' }]))).toMatch(/^INVALID_EVENT: event .*: type .*NUL/);
+      expect(await codeOf(store.append(stream, [{ ...ev(stream, 2), type: 'T\udc00' }]))).toMatch(/^INVALID_EVENT: event .*: type .*lone surrogate/);
+      expect(await codeOf(store.append(stream, [{ ...ev(stream, 3), version: 3_000_000_000 }]))).toMatch(/^INVALID_EVENT: event .*: version 3000000000 is above 2147483647/);
+      // in a multi-stream call too: nothing of it is written, whatever the order of the requests
+      const other = s();
+      expect(await codeOf(store.appendMany([
+        { stream: other, events: [ev(other, 1)] },
+        { stream, events: [{ ...ev(stream, 4), version: 2 ** 31 }] },
+      ]))).toMatch(/^INVALID_EVENT: .*version/);
+      expect(await store.readStream(stream)).toEqual([]);
+      expect(await store.readStream(other)).toEqual([]);
+      // what the store can hold is stored exactly: a name and a type outside the BMP (surrogate pairs),
+      // the largest version
+      const astral = `${s()}-\u{1F4B8}`;
+      await store.append(astral, [{ ...ev(astral, 1), type: 'Paid\u{1F4B8}', version: 2_147_483_647 }]);
+      expect(await store.readStream(astral)).toMatchObject([{ stream: astral, type: 'Paid\u{1F4B8}', version: 2_147_483_647 }]);
+    });
+
     it('readAll returns every event once, in a stable order, across pages', async () => {
       const before = await readAllEvents(store);
       const streams = [s(), s(), s()];
