@@ -197,7 +197,9 @@ export function createPostgresEventStore(sql: Sql, opts: { ownsConnection?: bool
         const inserted = await tx<{ stream_id: string; global_position: bigint; transaction_id: string }[]>`
           with inserted as (
             insert into es_events (event_id, stream_id, stream_revision, type, version, data, metadata, content_hash)
-            select id, stream, rev, type, version, data, metadata, hash
+            -- json_to_recordset makes a JSON null an SQL NULL; data is never absent (prepareAppend), so
+            -- a NULL here is an event whose data is JSON null, stored as such (as the one-call path does)
+            select id, stream, rev, type, version, coalesce(data, 'null'::json), metadata, hash
             from json_to_recordset(${rowsJson(fresh, revisions)}::text::json)
               as t(ord int4, id uuid, stream text, rev int8, type text, version int4, data json, metadata json, hash text)
             order by ord

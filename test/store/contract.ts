@@ -109,6 +109,21 @@ export function eventStoreContract(name: string, make: () => Promise<StoreFixtur
     // Found in review: the cases below once reached PostgreSQL and failed there untyped (22021, 22P05,
     // 22003), or worse, were stored under another name, or stored and then reported as failed.
 
+    it('stores an event whose data is JSON null, whatever the expected revision', async () => {
+      // PostgreSQL: "any" takes the one-call append, an expected revision the transaction, whose
+      // json_to_recordset made the JSON null an SQL NULL (23502, not-null violation)
+      for (const expectedRevision of ['any', 'no_stream', 'stream_exists', 0] as const) {
+        const stream = s();
+        if (expectedRevision === 'stream_exists' || expectedRevision === 0) await store.append(stream, [ev(stream, 0)]);
+        const nothing = { ...ev(stream, 1), data: null };
+        expect(await store.append(stream, [nothing], { expectedRevision })).toMatchObject({ appended: 1 });
+        const stored = (await store.readStream(stream)).at(-1)!;
+        expect([stored.id, stored.data]).toEqual([nothing.id, null]);
+        // and a retry is a duplicate: the content hash is the same
+        expect(await store.append(stream, [nothing], { expectedRevision })).toMatchObject({ appended: 0, duplicates: 1 });
+      }
+    });
+
     it('refuses a stream name or type it cannot store as given, and a version above 2147483647, writing nothing', async () => {
       const codeOf = (p: Promise<unknown>) => p.then(() => 'stored', (e: unknown) => `${(e as { code?: string }).code}: ${(e as Error).message}`);
       // A lone surrogate is not Unicode: PostgreSQL's driver sent it as U+FFFD, so the event landed in another
