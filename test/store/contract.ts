@@ -234,5 +234,20 @@ export function eventStoreContract(name: string, make: () => Promise<StoreFixtur
       expect(results.reduce((n, r) => n + r.appended, 0)).toBe(10);
       expect((await store.readStream(stream)).length).toBe(10);
     });
+
+    it('retries of an append with an expected revision, racing the original, are duplicates, not WRONG_EXPECTED_REVISION', async () => {
+      // PostgreSQL: a retry that waited for the stream's lock read the stored ids with a snapshot from before
+      // the wait; EventStoreDB: a retry whose append lost the race to the original was refused at once.
+      for (const before of [0, 2]) {
+        const stream = s();
+        if (before) await store.append(stream, [ev(stream, -1), ev(stream, -2)]);
+        const batch = Array.from({ length: 5 }, (_, i) => ev(stream, i));
+        const expectedRevision = before ? before - 1 : 'no_stream';
+        const results = await Promise.all(Array.from({ length: 6 }, () => store.append(stream, batch, { expectedRevision })));
+        expect(results.map((r) => r.appended).sort()).toEqual([0, 0, 0, 0, 0, 5]);
+        for (const r of results) expect(r).toMatchObject({ revision: before + 4, duplicates: 5 - r.appended });
+        expect((await store.readStream(stream)).map((e) => e.id)).toEqual([...(before ? [ev(stream, -1).id, ev(stream, -2).id] : []), ...batch.map((e) => e.id)]);
+      }
+    });
   });
 }
