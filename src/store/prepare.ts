@@ -46,15 +46,21 @@ function unstorableText(text: string): string | undefined {
 /**
  * Validates and serialises the events of append requests, shared by both backends, before anything is
  * written. Repeats of an id within the same call collapse to one when their content is equal and are
- * refused otherwise.
+ * refused otherwise. A call that names one stream in two requests is refused: an expected revision and a
+ * result are the stream's, so a second request for it has neither a revision to be checked against nor
+ * counts of its own (PostgreSQL checked both against the stream as the call found it and reported the
+ * stream's totals twice; EventStoreDB, stream by stream, checked the second against the first).
  */
 export function prepareAppend(requests: readonly AppendRequest[]): PreparedEvent[] {
   const seen = new Map<string, PreparedEvent>();
+  const streams = new Set<string>();
   const out: PreparedEvent[] = [];
   for (const r of requests) {
     if (typeof r.stream !== 'string' || r.stream.length === 0 || r.stream.length > 512) throw new InvalidEventError(`invalid stream name ${JSON.stringify(r.stream)}`);
     const badStream = unstorableText(r.stream);
     if (badStream) throw new InvalidEventError(`invalid stream name ${JSON.stringify(r.stream)}: ${badStream}`);
+    if (streams.has(r.stream)) throw new InvalidEventError(`stream ${JSON.stringify(r.stream)} is named by more than one request of one call: put its events in one request`);
+    streams.add(r.stream);
     for (const e of r.events) {
       if (!UUID.test(e.id)) throw new InvalidEventError(`event id must be a UUID, got ${JSON.stringify(e.id)}`);
       if (!e.type || typeof e.type !== 'string') throw new InvalidEventError(`event ${e.id}: type is required`);

@@ -196,6 +196,31 @@ export function eventStoreContract(name: string, make: () => Promise<StoreFixtur
       expect((await store.readStream(b)).length).toBe(1);
     });
 
+    it('appendMany refuses a call that names one stream twice, naming it, and writes nothing of the call', async () => {
+      // PostgreSQL once checked both expectations against the stream as the call found it (two "no_stream"
+      // both passed) and reported the stream's totals for each request; EventStoreDB checked the second
+      // against the first. An expectation and a result are the stream's: one request per stream.
+      const a = s();
+      const b = s();
+      const calls = [
+        [{ stream: a, events: [ev(a, 1)], expectedRevision: 'no_stream' as const }, { stream: a, events: [ev(a, 2)], expectedRevision: 'no_stream' as const }],
+        [{ stream: a, events: [ev(a, 1)], expectedRevision: 'no_stream' as const }, { stream: a, events: [ev(a, 2)], expectedRevision: 0 }],
+        [{ stream: b, events: [ev(b, 1)] }, { stream: a, events: [ev(a, 1)] }, { stream: a, events: [ev(a, 2)] }],
+        [{ stream: b, events: [ev(b, 1)] }, { stream: a, events: [ev(a, 1)] }, { stream: a, events: [] }],
+      ];
+      for (const call of calls) {
+        await expect(store.appendMany(call)).rejects.toMatchObject({
+          code: 'INVALID_EVENT',
+          message: expect.stringContaining(`stream ${JSON.stringify(a)} is named by more than one request`),
+        });
+      }
+      expect(await store.readStream(a)).toEqual([]);
+      expect(await store.readStream(b)).toEqual([]);
+      // its events in one request: each counted once
+      const [ra, rb] = await store.appendMany([{ stream: a, events: [ev(a, 1), ev(a, 2)], expectedRevision: 'no_stream' }, { stream: b, events: [ev(b, 1)] }]);
+      expect([ra, rb]).toMatchObject([{ stream: a, appended: 2, revision: 1 }, { stream: b, appended: 1, revision: 0 }]);
+    });
+
     it('a follower of readAll sees every event of concurrent writers exactly once', async () => {
       const writers = 8;
       const perWriter = 25;
