@@ -172,6 +172,7 @@ async function syncBench(ctx: BenchContext): Promise<void> {
   const { syncRange } = await import('../src/ingest/sync');
   const { createPspClient } = await import('../src/psp/client');
   const { registerObservation } = await import('./store');
+  const { toAppendRequests } = await import('../src/ingest/observations');
   const targets = ctx.quick ? [10_000, 40_000] : [50_000, 200_000];
   const child = spawn(process.execPath, ['--import', 'tsx', THIS_FILE], {
     env: { ...process.env, RECON_BENCH_SANDBOX: '1', RECON_BENCH_SANDBOX_PAYMENTS: targets.map((t) => Math.ceil(t / ROWS_PER_PAYMENT)).join(',') },
@@ -192,7 +193,8 @@ async function syncBench(ctx: BenchContext): Promise<void> {
     const raw = await cpuPer(() => rawCount, { serverCpu }, async () => {
       for (let i = 0; i < rawCount; i += 1000) {
         const batch = Array.from({ length: 1000 }, (_, k) => registerObservation(i + k, 'raw'));
-        await store.appendMany(batch.map((b) => ({ stream: `payment-${POS_ID}-${b.paymentId}`, events: [b.event] })));
+        // one request per stream, as sync's batches (two observations per payment)
+        await store.appendMany(toAppendRequests(batch.map((b) => ({ stream: `payment-${POS_ID}-${b.paymentId}`, event: b.event }))));
       }
     });
     const rawRate = perSecond(rawCount, performance.now() - t0);

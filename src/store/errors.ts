@@ -60,11 +60,16 @@ export function isStoreError(e: unknown, code?: StoreErrorCode): e is StoreError
   return e instanceof StoreError && (code === undefined || e.code === code);
 }
 
-export function checkExpected(stream: string, expected: ExpectedRevision, actual: number): void {
-  const ok =
+/** Whether a stream at revision `actual` (-1: no stream) meets the expectation. */
+export function meetsExpected(expected: ExpectedRevision, actual: number): boolean {
+  return (
     expected === 'any' ||
     (expected === 'no_stream' && actual === -1) ||
     (expected === 'stream_exists' && actual >= 0) ||
-    (typeof expected === 'number' && expected === actual);
-  if (!ok) throw new WrongExpectedRevisionError(stream, expected, actual < 0 ? 'no_stream' : actual);
+    (typeof expected === 'number' && expected === actual)
+  );
+}
+
+export function checkExpected(stream: string, expected: ExpectedRevision, actual: number): void {
+  if (!meetsExpected(expected, actual)) throw new WrongExpectedRevisionError(stream, expected, actual < 0 ? 'no_stream' : actual);
 }

@@ -106,12 +106,15 @@ export function createEventStoreDbStore(connectionString: string): EventStore {
         const position: Position | undefined = result.position ? { commit: result.position.commit, prepare: result.position.prepare } : undefined;
         return { stream: request.stream, revision: Number(result.nextExpectedRevision), appended: fresh.length, duplicates, position };
       } catch (e) {
-        if (e instanceof WrongExpectedVersionError && attempt < 5) {
+        if (e instanceof WrongExpectedVersionError) {
+          // Someone appended between our read and our write: read again, whatever the expectation. It may
+          // have been the original of this call (this one its retry): its events are then duplicates and
+          // the call a no-op; otherwise the expectation is checked against the revision read then.
+          if (attempt < 5) continue;
           if (expected !== 'any') {
             const actual = typeof e.actualVersion === 'bigint' ? Number(e.actualVersion) : -1;
             throw new WrongExpectedRevisionError(request.stream, expected, actual < 0 ? 'no_stream' : actual);
           }
-          continue; // someone appended between our read and our write: read again
         }
         throw e;
       }

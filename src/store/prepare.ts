@@ -28,19 +28,46 @@ export function contentHashOfCanonical(type: string, version: number, canonicalD
   return sha256Hex(`{"data":${canonicalData},"type":${JSON.stringify(type)},"version":${version}}`);
 }
 
+/** Largest `version`: the column is a PostgreSQL int4. */
+export const MAX_VERSION = 2_147_483_647;
+
 /**
- * Validates and serialises the events of append requests, shared by both backends. Repeats of an id
- * within the same call collapse to one when their content is equal and are refused otherwise.
+ * Why a stream name or type cannot be stored exactly as given, or undefined when it can. A lone UTF-16
+ * surrogate is not Unicode: the driver sends it as U+FFFD, so the event would land in another stream
+ * (or under another type) than the one named. NUL is refused by PostgreSQL text (SQLSTATE 22021, 22P05).
+ * (With the `u` flag, [\ud800-\udfff] matches only surrogates that are not part of a pair.)
+ */
+function unstorableText(text: string): string | undefined {
+  if (/[\ud800-\udfff]/u.test(text)) return 'is not well-formed Unicode (a lone surrogate)';
+  if (text.includes('\0')) return 'contains NUL (U+0000)';
+  return undefined;
+}
+
+/**
+ * Validates and serialises the events of append requests, shared by both backends, before anything is
+ * written. Repeats of an id within the same call collapse to one when their content is equal and are
+ * refused otherwise. A call that names one stream in two requests is refused: an expected revision and a
+ * result are the stream's, so a second request for it has neither a revision to be checked against nor
+ * counts of its own (PostgreSQL checked both against the stream as the call found it and reported the
+ * stream's totals twice; EventStoreDB, stream by stream, checked the second against the first).
  */
 export function prepareAppend(requests: readonly AppendRequest[]): PreparedEvent[] {
   const seen = new Map<string, PreparedEvent>();
+  const streams = new Set<string>();
   const out: PreparedEvent[] = [];
   for (const r of requests) {
     if (typeof r.stream !== 'string' || r.stream.length === 0 || r.stream.length > 512) throw new InvalidEventError(`invalid stream name ${JSON.stringify(r.stream)}`);
+    const badStream = unstorableText(r.stream);
+    if (badStream) throw new InvalidEventError(`invalid stream name ${JSON.stringify(r.stream)}: ${badStream}`);
+    if (streams.has(r.stream)) throw new InvalidEventError(`stream ${JSON.stringify(r.stream)} is named by more than one request of one call: put its events in one request`);
+    streams.add(r.stream);
     for (const e of r.events) {
       if (!UUID.test(e.id)) throw new InvalidEventError(`event id must be a UUID, got ${JSON.stringify(e.id)}`);
       if (!e.type || typeof e.type !== 'string') throw new InvalidEventError(`event ${e.id}: type is required`);
+      const badType = unstorableText(e.type);
+      if (badType) throw new InvalidEventError(`event ${e.id}: type ${JSON.stringify(e.type)} ${badType}`);
       if (!Number.isInteger(e.version) || e.version < 1) throw new InvalidEventError(`event ${e.id}: version must be a positive integer`);
+      if (e.version > MAX_VERSION) throw new InvalidEventError(`event ${e.id}: version ${e.version} is above ${MAX_VERSION}, the largest the store holds`);
       if (e.data === undefined) throw new InvalidEventError(`event ${e.id}: data is required`);
       let dataJson: string;
       let metadataJson: string;

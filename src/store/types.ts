@@ -71,8 +71,9 @@ export interface EventStore {
    */
   append(stream: string, events: readonly NewEvent[], opts?: { expectedRevision?: ExpectedRevision }): Promise<AppendResult>;
   /**
-   * Appends to several streams. PostgreSQL does it in one transaction (all or nothing); EventStoreDB
-   * has no multi-stream transaction and appends stream by stream (each idempotent, so a retry completes it).
+   * Appends to several streams, each named by one request (a stream named twice is INVALID_EVENT).
+   * PostgreSQL does it in one transaction (all or nothing); EventStoreDB has no multi-stream transaction
+   * and appends stream by stream (each idempotent, so a retry completes it).
    */
   appendMany(requests: readonly AppendRequest[]): Promise<AppendResult[]>;
   /** The whole stream in revision order; empty when it does not exist. */

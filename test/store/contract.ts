@@ -186,5 +186,94 @@ export function eventStoreContract(name: string, make: () => Promise<StoreFixtur
       expect(results.reduce((n, r) => n + r.appended, 0)).toBe(10);
       expect((await store.readStream(stream)).length).toBe(10);
     });
+
+    // Each of the behaviours below once failed on PostgreSQL (a raced retry refused, a stream named twice
+    // checked and counted as if named once, JSON null refused by one path, a name stored as another name,
+    // raw 22021/22P05/22003), and the first two went otherwise on EventStoreDB (found in review).
+
+    it('retries of an append with an expected revision, racing the original, are duplicates, not WRONG_EXPECTED_REVISION', async () => {
+      // PostgreSQL: a retry that waited for the stream's lock read the stored ids with a snapshot from before
+      // the wait; EventStoreDB: a retry whose append lost the race to the original was refused at once.
+      for (const before of [0, 2]) {
+        const stream = s();
+        if (before) await store.append(stream, [ev(stream, -1), ev(stream, -2)]);
+        const batch = Array.from({ length: 5 }, (_, i) => ev(stream, i));
+        const expectedRevision = before ? before - 1 : 'no_stream';
+        const results = await Promise.all(Array.from({ length: 6 }, () => store.append(stream, batch, { expectedRevision })));
+        expect(results.map((r) => r.appended).sort()).toEqual([0, 0, 0, 0, 0, 5]);
+        for (const r of results) expect(r).toMatchObject({ revision: before + 4, duplicates: 5 - r.appended });
+        expect((await store.readStream(stream)).map((e) => e.id)).toEqual([...(before ? [ev(stream, -1).id, ev(stream, -2).id] : []), ...batch.map((e) => e.id)]);
+      }
+    });
+
+    it('appendMany refuses a call that names one stream twice, naming it, and writes nothing of the call', async () => {
+      // PostgreSQL once checked both expectations against the stream as the call found it (two "no_stream"
+      // both passed) and reported the stream's totals for each request; EventStoreDB checked the second
+      // against the first. An expectation and a result are the stream's: one request per stream.
+      const a = s();
+      const b = s();
+      const calls = [
+        [{ stream: a, events: [ev(a, 1)], expectedRevision: 'no_stream' as const }, { stream: a, events: [ev(a, 2)], expectedRevision: 'no_stream' as const }],
+        [{ stream: a, events: [ev(a, 1)], expectedRevision: 'no_stream' as const }, { stream: a, events: [ev(a, 2)], expectedRevision: 0 }],
+        [{ stream: b, events: [ev(b, 1)] }, { stream: a, events: [ev(a, 1)] }, { stream: a, events: [ev(a, 2)] }],
+        [{ stream: b, events: [ev(b, 1)] }, { stream: a, events: [ev(a, 1)] }, { stream: a, events: [] }],
+      ];
+      for (const call of calls) {
+        await expect(store.appendMany(call)).rejects.toMatchObject({
+          code: 'INVALID_EVENT',
+          message: expect.stringContaining(`stream ${JSON.stringify(a)} is named by more than one request`),
+        });
+      }
+      expect(await store.readStream(a)).toEqual([]);
+      expect(await store.readStream(b)).toEqual([]);
+      // its events in one request: each counted once
+      const [ra, rb] = await store.appendMany([{ stream: a, events: [ev(a, 1), ev(a, 2)], expectedRevision: 'no_stream' }, { stream: b, events: [ev(b, 1)] }]);
+      expect([ra, rb]).toMatchObject([{ stream: a, appended: 2, revision: 1 }, { stream: b, appended: 1, revision: 0 }]);
+    });
+
+    it('stores an event whose data is JSON null, whatever the expected revision', async () => {
+      // PostgreSQL: "any" takes the one-call append, an expected revision the transaction, whose
+      // json_to_recordset made the JSON null an SQL NULL (23502, not-null violation)
+      for (const expectedRevision of ['any', 'no_stream', 'stream_exists', 0] as const) {
+        const stream = s();
+        if (expectedRevision === 'stream_exists' || expectedRevision === 0) await store.append(stream, [ev(stream, 0)]);
+        const nothing = { ...ev(stream, 1), data: null };
+        expect(await store.append(stream, [nothing], { expectedRevision })).toMatchObject({ appended: 1 });
+        const stored = (await store.readStream(stream)).at(-1)!;
+        expect([stored.id, stored.data]).toEqual([nothing.id, null]);
+        // and a retry is a duplicate: the content hash is the same
+        expect(await store.append(stream, [nothing], { expectedRevision })).toMatchObject({ appended: 0, duplicates: 1 });
+      }
+    });
+
+    it('refuses a stream name or type it cannot store as given, and a version above 2147483647, writing nothing', async () => {
+      const codeOf = (p: Promise<unknown>) => p.then(() => 'stored', (e: unknown) => `${(e as { code?: string }).code}: ${(e as Error).message}`);
+      // A lone surrogate is not Unicode: PostgreSQL's driver sent it as U+FFFD, so the event landed in another
+      // stream than the one named (and a retry wrote its new event, then failed with EVENT_ID_CONFLICT).
+      const lone = `${s()}-\ud800`;
+      const e1 = ev(lone, 1);
+      expect(await codeOf(store.append(lone, [e1]))).toMatch(/^INVALID_EVENT: invalid stream name .*lone surrogate/);
+      expect(await codeOf(store.append(lone, [e1, ev(lone, 2)]))).toMatch(/^INVALID_EVENT: invalid stream name/);
+      expect(await store.readStream(lone.replace('\ud800', '\ufffd'))).toEqual([]);
+      const nul = `${s()}\u0000x`;
+      expect(await codeOf(store.append(nul, [ev(nul, 1)]))).toMatch(/^INVALID_EVENT: invalid stream name .*NUL/);
+      const stream = s();
+      expect(await codeOf(store.append(stream, [{ ...ev(stream, 1), type: 'T\u0000' }]))).toMatch(/^INVALID_EVENT: event .*: type .*NUL/);
+      expect(await codeOf(store.append(stream, [{ ...ev(stream, 2), type: 'T\udc00' }]))).toMatch(/^INVALID_EVENT: event .*: type .*lone surrogate/);
+      expect(await codeOf(store.append(stream, [{ ...ev(stream, 3), version: 3_000_000_000 }]))).toMatch(/^INVALID_EVENT: event .*: version 3000000000 is above 2147483647/);
+      // in a multi-stream call too: nothing of it is written, whatever the order of the requests
+      const other = s();
+      expect(await codeOf(store.appendMany([
+        { stream: other, events: [ev(other, 1)] },
+        { stream, events: [{ ...ev(stream, 4), version: 2 ** 31 }] },
+      ]))).toMatch(/^INVALID_EVENT: .*version/);
+      expect(await store.readStream(stream)).toEqual([]);
+      expect(await store.readStream(other)).toEqual([]);
+      // what the store can hold is stored exactly: a name and a type outside the BMP (surrogate pairs),
+      // the largest version
+      const astral = `${s()}-\u{1F4B8}`;
+      await store.append(astral, [{ ...ev(astral, 1), type: 'Paid\u{1F4B8}', version: 2_147_483_647 }]);
+      expect(await store.readStream(astral)).toMatchObject([{ stream: astral, type: 'Paid\u{1F4B8}', version: 2_147_483_647 }]);
+    });
   });
 }

@@ -29,6 +29,23 @@ describe('event preparation: one canonical serialisation per event', () => {
     expect(q).toEqual(p);
   });
 
+  it('refuses, before anything is written, what PostgreSQL cannot hold as given', () => {
+    const id = '00000000-0000-5000-8000-000000000001';
+    const prepare = (stream: string, e: Partial<{ type: string; version: number }> = {}) => () =>
+      prepareAppend([{ stream, events: [{ id, type: 'T', version: 1, data: {}, ...e }] }]);
+    expect(prepare('s-\ud800')).toThrow(/invalid stream name "s-\\ud800": is not well-formed Unicode/);
+    expect(prepare('s-\udfff-\ud800')).toThrow(/invalid stream name/);
+    expect(prepare('s-\u0000')).toThrow(/invalid stream name .*contains NUL/);
+    expect(prepare('s', { type: 'T\ud800x' })).toThrow(/: type .*not well-formed Unicode/);
+    expect(prepare('s', { type: '\u0000' })).toThrow(/: type .*contains NUL/);
+    expect(prepare('s', { version: 2_147_483_648 })).toThrow(/version 2147483648 is above 2147483647/);
+    for (const f of [prepare('s-\ud800'), prepare('s', { type: 'T\u0000' }), prepare('s', { version: 2 ** 40 })]) {
+      expect(f).toThrow(expect.objectContaining({ code: 'INVALID_EVENT' }));
+    }
+    // surrogate pairs are Unicode; the largest int4 is a version
+    expect(prepare('s-\u{1F4B8}', { type: '\u{1D11E}', version: 2_147_483_647 })()).toHaveLength(1);
+  });
+
   it('refuses data that is not plain JSON', () => {
     for (const data of [{ a: 1n }, { n: Number.NaN }, { f: () => 1 }, [Infinity]]) {
       expect(() => prepareAppend([{ stream: 's', events: [{ id: '00000000-0000-5000-8000-000000000001', type: 'T', version: 1, data }] }])).toThrow(/not plain JSON/);
