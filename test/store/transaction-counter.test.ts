@@ -9,6 +9,7 @@ import { createTestDatabase, type TestDatabase } from '../support/db';
 import { storeEventAheadOfCounter } from '../support/logical-restore';
 import { withTransactionCounterLock } from '../support/xid-lock';
 import { ev } from './contract';
+import { contentHash } from '../../src/store/prepare';
 
 /**
  * A database restored from a logical dump into another server keeps its events' transaction ids, while
@@ -134,6 +135,20 @@ describe('postgres event store: the counter check on a healthy server', () => {
     const results = await Promise.allSettled(writers);
     expect(results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);
     expect(await count(db)).toBe(16 * 40 + 16 * 20);
+  });
+
+  it('does not refuse a second insert of one transaction (its own first event is not a restored one)', async () => {
+    // A snapshot's xmax is one past the latest completed transaction: this transaction's own first event is at
+    // or above it, and the guard of migration 0600 took it for a restored one (found in review; 1000 fixes it).
+    const before = await count(db);
+    await db.sql.begin(async (tx) => {
+      for (const n of [1, 2, 3]) {
+        const e = ev('one-tx', n);
+        await tx`insert into es_events (event_id, stream_id, stream_revision, type, version, data, content_hash)
+                 values (${e.id}, 'one-tx', ${n - 1}, ${e.type}, 1, ${tx.json(e.data as never)}, ${contentHash(e)})`;
+      }
+    });
+    expect(await count(db)).toBe(before + 3);
   });
 });
 
