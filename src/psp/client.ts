@@ -2,6 +2,7 @@ import { DateTime } from 'luxon';
 import { LosslessNumber, stringify as losslessStringify } from 'lossless-json';
 import type { PspProject } from '../config/env';
 import { silentLogger, type Logger } from '../log';
+import { formatMinor, parseAmount } from '../money';
 import { cleanText, isPspError, PspError } from './errors';
 import { isPlainObject, jsonArrayItems, parseJsonExact, toPlainJson } from './json';
 import {
@@ -107,7 +108,14 @@ interface Answer {
   attempts: number;
 }
 
-const seg = (s: string) => encodeURIComponent(s);
+/**
+ * A path segment. `.` and `..` are refused: the URL parser collapses them (encoded or not), so the request
+ * would go to another endpoint (`cancel("..")` became a POST to /pos/<pos>/cancel; found in review).
+ */
+const seg = (s: string) => {
+  if (s === '.' || s === '..' || /^(%2e|\.){1,2}$/i.test(s)) throw new PspError('PSP_VALIDATION', `a path segment may not be ${JSON.stringify(s)}`, { endpoint: 'path', violations: [{ field: 'order_id', message: `${JSON.stringify(s)} is not an identifier` }] });
+  return encodeURIComponent(s);
+};
 
 /** ISO 8601 with an explicit offset, as the register start wants it ("2024-03-01T00:00:00.000+00:00"). */
 export function isoWithOffset(d: Date): string {
@@ -122,9 +130,16 @@ export function retryAfterMs(value: string | null, now: Date = new Date()): numb
   return Number.isNaN(at) ? undefined : Math.max(0, at - now.getTime());
 }
 
-/** JSON body of a request with amounts written as JSON numbers holding exactly the decimal given. */
+/**
+ * JSON body of a request with amounts written as JSON numbers, exactly: from the minor units the amount
+ * parses to ("012.50" and "12.5" are sent as 12.50; lossless-json refuses a leading zero, found in review).
+ */
 export function serializeRequest(req: Record<string, unknown>): string {
-  const num = (v: unknown) => (typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v.trim()) ? new LosslessNumber(v.trim()) : v);
+  const num = (v: unknown) => {
+    if (typeof v !== 'string') return v;
+    const a = parseAmount(v, { allowNegative: true });
+    return a.ok ? new LosslessNumber(formatMinor(a.minor)) : v;
+  };
   const copy: Record<string, unknown> = { ...req, amount: num(req.amount) };
   if (Array.isArray(req.split)) copy.split = req.split.map((i) => (isPlainObject(i) ? { ...i, amount: num(i.amount) } : i));
   if (isPlainObject(req.init_recurring)) copy.init_recurring = { ...req.init_recurring, amount: num(req.init_recurring.amount) };
@@ -364,7 +379,9 @@ export function createPspClient(project: PspProject, opts: PspClientOptions = {}
     endpoint,
     body: serializeRequest(req),
     retry: false,
-    secrets: [req.cc_number, req.card_cvv].filter((v): v is string => typeof v === 'string' && v.length > 0),
+    // the card number as sent and as digits only (a PSP may echo it either way; a 12-digit one escapes the PAN mask)
+    secrets: [req.cc_number, typeof req.cc_number === 'string' ? req.cc_number.replace(/[ -]/g, '') : undefined, req.card_cvv]
+      .filter((v): v is string => typeof v === 'string' && v.length > 0),
   });
 
   const validationError = (endpoint: string, violations: Violation[]) =>

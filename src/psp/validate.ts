@@ -42,6 +42,22 @@ const CARD_FIELDS = ['cc_number', 'exp_month', 'exp_year', 'card_cvv'] as const;
 const NOT_IN_HOSTED = ['cc_number', 'exp_month', 'exp_year', 'card_cvv', 'cc_token', 'customer_ip', 'customer_referrer', 'browser_fingerprint', 'cryptogram'] as const;
 
 /** Luhn checksum over the digits of a card number. */
+/** Request fields of free text the merchant writes and the PSP sends back in its reports and webhooks. */
+const FREE_TEXT_FIELDS = ['description', 'payload'] as const;
+
+/**
+ * A card number inside free text: a whole run of 13 to 19 digits (spaces or dashes between them allowed)
+ * that starts as the card schemes' numbers do (2–6) and passes the Luhn check. Narrow on purpose: a request
+ * refused for an order number that merely looks like a card would cost a sale (docs/psp.md).
+ */
+export function holdsCardNumber(text: string): boolean {
+  for (const m of text.matchAll(/(?<![\d])\d(?:[ -]?\d){12,18}(?![\d])/g)) {
+    const digits = m[0].replace(/[ -]/g, '');
+    if (/^[2-6]/.test(digits) && luhnValid(digits)) return true;
+  }
+  return false;
+}
+
 export function luhnValid(digits: string): boolean {
   if (!/^\d+$/.test(digits)) return false;
   let sum = 0;
@@ -117,11 +133,15 @@ function checkCommon(req: Record<string, unknown>, add: Add) {
   if (typeof req.currency === 'string' && !/^[A-Z]{3}$/.test(req.currency)) add('currency', 'expected a 3-letter uppercase ISO 4217 code');
   if (typeof req.order_id === 'string') {
     if (req.order_id.trim() === '') add('order_id', 'must not be empty');
+    if (req.order_id === '.' || req.order_id === '..') add('order_id', 'must not be "." or ".." (it is a path segment of later calls)');
     if (req.order_id.length > MAX_ORDER_ID_CHARS) add('order_id', `at most ${MAX_ORDER_ID_CHARS} characters`);
   }
   if (typeof req.description === 'string' && req.description.trim() === '') add('description', 'must not be empty');
   if (typeof req.order_3ds_bypass === 'string' && req.order_3ds_bypass.trim() === '') add('order_3ds_bypass', 'must not be empty');
   if (typeof req.payload === 'string' && [...req.payload].length > MAX_PAYLOAD_CHARS) add('payload', `at most ${MAX_PAYLOAD_CHARS} characters`);
+  // The PSP stores these and returns them in the register, the period records and webhooks, whose text recon
+  // keeps: a card number written there would be persisted (found in review).
+  for (const f of FREE_TEXT_FIELDS) if (typeof req[f] === 'string' && holdsCardNumber(req[f])) add(f, 'must not hold a card number');
   if (typeof req.customer_birthday === 'string' && !isDate(req.customer_birthday)) add('customer_birthday', 'expected a date yyyy-MM-dd');
   if (typeof req.customer_country === 'string' && !/^[A-Z]{2}$/.test(req.customer_country)) add('customer_country', 'expected an ISO 3166-1 alpha-2 code');
   if (typeof req.customer_email === 'string' && !/^[^\s@]+@[^\s@]+$/.test(req.customer_email)) add('customer_email', 'expected an e-mail address');
