@@ -1,19 +1,23 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Sql } from '../db/connect';
-import { discrepancyJson, listDiscrepancies, operationsOf } from './discrepancy-queries';
+import { MAX_LIMIT, discrepancyJson, operationsOf, pageOfDiscrepancies } from './discrepancy-queries';
 
 /**
  * The auditors' read-only HTTP API, mounted on the `recon serve` server:
- *   GET /api/discrepancies?from=&to=&type=&status=&sub_merchant=&payment=   (same filters as the CLI)
+ *   GET /api/discrepancies?from=&to=&type=&status=&sub_merchant=&payment=&limit=&offset=   (the CLI's filters, paged)
  *   GET /api/operations/:paymentId
  * Every request needs `Authorization: Bearer <RECON_AUDITOR_TOKEN>` (compared in constant time).
- * 401 without or with a wrong token, 403 for any method but GET/HEAD, errors as JSON `{ error, message }`.
+ * 401 without or with a wrong token, 403 for any method but GET/HEAD, 400 for a bad filter value; errors as
+ * JSON `{ error, message }`.
  */
 
 export type AuditorApiHandler = (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
 
 const PREFIXES = ['/api/discrepancies', '/api/operations'];
+
+/** A whole number parameter as text: digits only, else NaN (which the filter check refuses, naming it). */
+const wholeNumber = (text: string | undefined): number | undefined => (text === undefined ? undefined : /^\d+$/.test(text) ? Number(text) : Number.NaN);
 
 function send(res: ServerResponse, status: number, body: unknown, head = false, extra: Record<string, string> = {}): void {
   const text = JSON.stringify(body, (_k, v) => (typeof v === 'bigint' ? v.toString() : v));
@@ -65,8 +69,10 @@ export function createAuditorApi(deps: { sql: Sql; token: string | undefined; ti
       if (path === '/api/discrepancies') {
         const q = url.searchParams;
         const opt = (k: string) => q.get(k) ?? undefined;
-        const limitText = opt('limit');
-        const r = await listDiscrepancies(deps.sql, {
+        // a page of at most MAX_LIMIT rows, also when no limit is given: one request never reads the whole view
+        const limit = wholeNumber(opt('limit')) ?? MAX_LIMIT;
+        const offset = wholeNumber(opt('offset')) ?? 0;
+        const r = await pageOfDiscrepancies(deps.sql, {
           from: opt('from'),
           to: opt('to'),
           type: opt('type'),
@@ -74,10 +80,17 @@ export function createAuditorApi(deps: { sql: Sql; token: string | undefined; ti
           subMerchantId: opt('sub_merchant') ?? opt('sub-merchant'),
           paymentId: opt('payment'),
           timezone,
-          limit: limitText === undefined ? undefined : /^\d+$/.test(limitText) ? Number(limitText) : -1,
+          limit,
+          offset,
         });
-        if (!r.ok) send(res, r.code === 'INVALID_FILTER' ? 400 : 503, { error: r.code.toLowerCase(), message: r.message }, head);
-        else send(res, 200, r.value.map(discrepancyJson), head);
+        if (!r.ok) {
+          send(res, r.code === 'INVALID_FILTER' ? 400 : 503, { error: r.code.toLowerCase(), message: r.message }, head);
+          return true;
+        }
+        // rows follow this page: the link to the next one (the same query, offset past this page)
+        const next = new URLSearchParams(q);
+        next.set('offset', String(offset + r.value.rows.length));
+        send(res, 200, r.value.rows.map(discrepancyJson), head, r.value.more ? { link: `<${path}?${next.toString()}>; rel="next"` } : {});
         return true;
       }
       const m = /^\/api\/operations\/([^/]+)$/.exec(path);
