@@ -6,15 +6,35 @@ import { MAX_LIMIT, discrepancyJson, operationsOf, pageOfDiscrepancies } from '.
 /**
  * The auditors' read-only HTTP API, mounted on the `recon serve` server:
  *   GET /api/discrepancies?from=&to=&type=&status=&sub_merchant=&payment=&limit=&offset=   (the CLI's filters, paged)
- *   GET /api/operations/:paymentId
+ *   GET /api/operations/:paymentId   (no parameters)
  * Every request needs `Authorization: Bearer <RECON_AUDITOR_TOKEN>` (compared in constant time).
- * 401 without or with a wrong token, 403 for any method but GET/HEAD, 400 for a bad filter value; errors as
- * JSON `{ error, message }`.
+ * 401 without or with a wrong token, 403 for any method but GET/HEAD, 400 for a bad filter value, an unknown
+ * parameter or a repeated one; errors as JSON `{ error, message }`.
  */
 
 export type AuditorApiHandler = (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
 
 const PREFIXES = ['/api/discrepancies', '/api/operations'];
+
+/**
+ * The parameters of GET /api/discrepancies (`sub-merchant` is the CLI's spelling of `sub_merchant`). Any other
+ * is refused: ignored, a misspelt filter (`payment_id=`) returned every discrepancy as if it had matched.
+ */
+const DISCREPANCY_PARAMETERS = ['from', 'to', 'type', 'status', 'sub_merchant', 'sub-merchant', 'payment', 'limit', 'offset'] as const;
+
+/** Why the query's parameters are not acceptable (unknown or repeated), or null. */
+function parameterProblem(q: URLSearchParams, allowed: readonly string[], where: string): string | null {
+  const counts = new Map<string, number>();
+  for (const k of q.keys()) counts.set(k, (counts.get(k) ?? 0) + 1);
+  for (const [k, n] of counts) {
+    if (!allowed.includes(k)) {
+      return `unknown parameter ${JSON.stringify(k)}: ${allowed.length ? `${where} takes ${allowed.join(', ')}` : `${where} takes no parameters`}`;
+    }
+    if (n > 1) return `${k}: given ${n} times; give each parameter at most once`;
+  }
+  if (counts.has('sub_merchant') && counts.has('sub-merchant')) return 'sub_merchant: given twice (as sub_merchant and sub-merchant); give it once';
+  return null;
+}
 
 /** A whole number parameter as text: digits only, else NaN (which the filter check refuses, naming it). */
 const wholeNumber = (text: string | undefined): number | undefined => (text === undefined ? undefined : /^\d+$/.test(text) ? Number(text) : Number.NaN);
@@ -68,6 +88,11 @@ export function createAuditorApi(deps: { sql: Sql; token: string | undefined; ti
       }
       if (path === '/api/discrepancies') {
         const q = url.searchParams;
+        const problem = parameterProblem(q, DISCREPANCY_PARAMETERS, 'GET /api/discrepancies');
+        if (problem) {
+          send(res, 400, { error: 'invalid_filter', message: problem }, head);
+          return true;
+        }
         const opt = (k: string) => q.get(k) ?? undefined;
         // a page of at most MAX_LIMIT rows, also when no limit is given: one request never reads the whole view
         const limit = wholeNumber(opt('limit')) ?? MAX_LIMIT;
@@ -96,6 +121,11 @@ export function createAuditorApi(deps: { sql: Sql; token: string | undefined; ti
       const m = /^\/api\/operations\/([^/]+)$/.exec(path);
       if (!m) {
         send(res, 404, { error: 'not_found', message: `no such resource: ${path}` }, head);
+        return true;
+      }
+      const problem = parameterProblem(url.searchParams, [], 'GET /api/operations/:paymentId');
+      if (problem) {
+        send(res, 400, { error: 'invalid_filter', message: problem }, head);
         return true;
       }
       let paymentId: string;

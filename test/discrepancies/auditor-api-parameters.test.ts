@@ -9,9 +9,10 @@ import { createTestDatabase, type TestDatabase } from '../support/db';
 import { appendAll, at, periodRow, project, registerRows, syncCompleted, webhook } from './fixtures';
 
 /**
- * The query parameters of the auditor API (found in review): a limit PostgreSQL could not take was a 500. Now
- * limit is 1…MAX_LIMIT (also the default page), and offset pages through the rest, announced by a
- * `Link: rel="next"` header.
+ * The query parameters of the auditor API (found in review): a limit PostgreSQL could not take was a 500, and
+ * an unknown parameter — a misspelt filter — was ignored, so the answer was every discrepancy as if it had
+ * matched. Now the parameters are an allow-list, each given at most once, limit is 1…MAX_LIMIT (also the
+ * default page), and offset pages through the rest, announced by a `Link: rel="next"` header.
  */
 
 const TOKEN = 'auditor-token-for-parameter-tests-0123';
@@ -119,5 +120,30 @@ describe('auditor API: limit and offset', () => {
     expect(r.ok && r.value.map((d) => d.payment_id)).toEqual(PAYMENTS);
     const checked = await listDiscrepancies(db.sql, { timezone: 'UTC', limit: MAX_LIMIT + 1 });
     expect(checked).toMatchObject({ ok: false, code: 'INVALID_FILTER' });
+  });
+});
+
+describe('auditor API: unknown and repeated parameters', () => {
+  it('refuses an unknown (misspelt) parameter, naming it, instead of ignoring it and returning every payment', async () => {
+    await refused('/api/discrepancies?payment_id=pay-1', 'payment_id');
+    await refused('/api/discrepancies?payment=pay-1&staus=open', 'staus');
+    await refused('/api/discrepancies?Payment=pay-1', 'Payment');
+    // the documented ones are taken
+    const one = await get('/api/discrepancies?payment=pay-1&status=open&type=amount_mismatch&from=2024-05-10&to=2024-05-10&limit=10&offset=0');
+    expect(one.status).toBe(200);
+    expect(one.body.map((d: { payment_id: string }) => d.payment_id)).toEqual(['pay-1']);
+    expect((await get('/api/discrepancies?sub_merchant=sm-x')).body).toEqual([]);
+    expect((await get('/api/discrepancies?sub-merchant=sm-x')).body).toEqual([]);
+  });
+
+  it('refuses a repeated parameter (which of the values would be meant?)', async () => {
+    await refused('/api/discrepancies?payment=pay-1&payment=pay-2', 'payment');
+    await refused('/api/discrepancies?limit=1&limit=2', 'limit');
+    await refused('/api/discrepancies?sub_merchant=a&sub-merchant=b', 'sub_merchant');
+  });
+
+  it('refuses any parameter of /api/operations/:paymentId, which takes none', async () => {
+    await refused('/api/operations/pay-1?method=refund', 'method');
+    expect((await get('/api/operations/pay-1')).status).toBe(200);
   });
 });
