@@ -118,7 +118,7 @@ export async function runDemo(baseConfig: Config, log: Logger, opts: DemoOptions
     const applied = Object.fromEntries(projected.projections.map((p) => [p.name, p.applied]));
     step(`projections caught up: ${projected.projections.map((p) => `${p.name} +${p.applied}`).join(', ')}`);
 
-    const found = await listDiscrepancies(rt.sql, { timezone: zone, limit: 100_000 });
+    const found = await listDiscrepancies(rt.sql, { timezone: zone });
     if (!found.ok) throw new Error(found.message);
     const discrepancies = count(found.value, (d) => d.type);
     const groundTruth = count(sandbox.scenario.groundTruth, (g) => g.type);

@@ -1,19 +1,43 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Sql } from '../db/connect';
-import { discrepancyJson, listDiscrepancies, operationsOf } from './discrepancy-queries';
+import { MAX_LIMIT, discrepancyJson, operationsOf, pageOfDiscrepancies } from './discrepancy-queries';
 
 /**
  * The auditors' read-only HTTP API, mounted on the `recon serve` server:
- *   GET /api/discrepancies?from=&to=&type=&status=&sub_merchant=&payment=   (same filters as the CLI)
- *   GET /api/operations/:paymentId
+ *   GET /api/discrepancies?from=&to=&type=&status=&sub_merchant=&payment=&limit=&offset=   (the CLI's filters, paged)
+ *   GET /api/operations/:paymentId   (no parameters)
  * Every request needs `Authorization: Bearer <RECON_AUDITOR_TOKEN>` (compared in constant time).
- * 401 without or with a wrong token, 403 for any method but GET/HEAD, errors as JSON `{ error, message }`.
+ * 401 without or with a wrong token, 403 for any method but GET/HEAD, 400 for a bad filter value, an unknown
+ * parameter or a repeated one; errors as JSON `{ error, message }`.
  */
 
 export type AuditorApiHandler = (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
 
 const PREFIXES = ['/api/discrepancies', '/api/operations'];
+
+/**
+ * The parameters of GET /api/discrepancies (`sub-merchant` is the CLI's spelling of `sub_merchant`). Any other
+ * is refused: ignored, a misspelt filter (`payment_id=`) returned every discrepancy as if it had matched.
+ */
+const DISCREPANCY_PARAMETERS = ['from', 'to', 'type', 'status', 'sub_merchant', 'sub-merchant', 'payment', 'limit', 'offset'] as const;
+
+/** Why the query's parameters are not acceptable (unknown or repeated), or null. */
+function parameterProblem(q: URLSearchParams, allowed: readonly string[], where: string): string | null {
+  const counts = new Map<string, number>();
+  for (const k of q.keys()) counts.set(k, (counts.get(k) ?? 0) + 1);
+  for (const [k, n] of counts) {
+    if (!allowed.includes(k)) {
+      return `unknown parameter ${JSON.stringify(k)}: ${allowed.length ? `${where} takes ${allowed.join(', ')}` : `${where} takes no parameters`}`;
+    }
+    if (n > 1) return `${k}: given ${n} times; give each parameter at most once`;
+  }
+  if (counts.has('sub_merchant') && counts.has('sub-merchant')) return 'sub_merchant: given twice (as sub_merchant and sub-merchant); give it once';
+  return null;
+}
+
+/** A whole number parameter as text: digits only, else NaN (which the filter check refuses, naming it). */
+const wholeNumber = (text: string | undefined): number | undefined => (text === undefined ? undefined : /^\d+$/.test(text) ? Number(text) : Number.NaN);
 
 function send(res: ServerResponse, status: number, body: unknown, head = false, extra: Record<string, string> = {}): void {
   const text = JSON.stringify(body, (_k, v) => (typeof v === 'bigint' ? v.toString() : v));
@@ -64,9 +88,16 @@ export function createAuditorApi(deps: { sql: Sql; token: string | undefined; ti
       }
       if (path === '/api/discrepancies') {
         const q = url.searchParams;
+        const problem = parameterProblem(q, DISCREPANCY_PARAMETERS, 'GET /api/discrepancies');
+        if (problem) {
+          send(res, 400, { error: 'invalid_filter', message: problem }, head);
+          return true;
+        }
         const opt = (k: string) => q.get(k) ?? undefined;
-        const limitText = opt('limit');
-        const r = await listDiscrepancies(deps.sql, {
+        // a page of at most MAX_LIMIT rows, also when no limit is given: one request never reads the whole view
+        const limit = wholeNumber(opt('limit')) ?? MAX_LIMIT;
+        const offset = wholeNumber(opt('offset')) ?? 0;
+        const r = await pageOfDiscrepancies(deps.sql, {
           from: opt('from'),
           to: opt('to'),
           type: opt('type'),
@@ -74,15 +105,27 @@ export function createAuditorApi(deps: { sql: Sql; token: string | undefined; ti
           subMerchantId: opt('sub_merchant') ?? opt('sub-merchant'),
           paymentId: opt('payment'),
           timezone,
-          limit: limitText === undefined ? undefined : /^\d+$/.test(limitText) ? Number(limitText) : -1,
+          limit,
+          offset,
         });
-        if (!r.ok) send(res, r.code === 'INVALID_FILTER' ? 400 : 503, { error: r.code.toLowerCase(), message: r.message }, head);
-        else send(res, 200, r.value.map(discrepancyJson), head);
+        if (!r.ok) {
+          send(res, r.code === 'INVALID_FILTER' ? 400 : 503, { error: r.code.toLowerCase(), message: r.message }, head);
+          return true;
+        }
+        // rows follow this page: the link to the next one (the same query, offset past this page)
+        const next = new URLSearchParams(q);
+        next.set('offset', String(offset + r.value.rows.length));
+        send(res, 200, r.value.rows.map(discrepancyJson), head, r.value.more ? { link: `<${path}?${next.toString()}>; rel="next"` } : {});
         return true;
       }
       const m = /^\/api\/operations\/([^/]+)$/.exec(path);
       if (!m) {
         send(res, 404, { error: 'not_found', message: `no such resource: ${path}` }, head);
+        return true;
+      }
+      const problem = parameterProblem(url.searchParams, [], 'GET /api/operations/:paymentId');
+      if (problem) {
+        send(res, 400, { error: 'invalid_filter', message: problem }, head);
         return true;
       }
       let paymentId: string;

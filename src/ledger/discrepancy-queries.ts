@@ -24,8 +24,17 @@ export interface DiscrepancyFilter {
   readonly subMerchantId?: string | undefined;
   readonly paymentId?: string | undefined;
   readonly timezone: string;
+  /** at most this many rows, 1…MAX_LIMIT; none: every matching row (the CLI) */
   readonly limit?: number | undefined;
+  /** skip this many rows of the order first (paging; 0 when none) */
+  readonly offset?: number | undefined;
 }
+
+/**
+ * The most rows one query may ask for with `limit`: the auditor API's page size at most (and its default),
+ * so that one request cannot make the server hold an unbounded result in memory.
+ */
+export const MAX_LIMIT = 10_000;
 
 export type QueryErrorCode = 'INVALID_FILTER' | 'NOT_PROJECTED';
 export type QueryResult<T> = { ok: true; value: T } | { ok: false; code: QueryErrorCode; message: string };
@@ -76,7 +85,9 @@ export function checkFilter(f: DiscrepancyFilter): { ok: true } | { ok: false; c
   if (f.from !== undefined && f.to !== undefined && f.from > f.to) return bad(`from (${f.from}) is after to (${f.to})`);
   if (f.type !== undefined && !(DISCREPANCY_TYPES as readonly string[]).includes(f.type)) return bad(`type: expected one of ${DISCREPANCY_TYPES.join(', ')}, got ${JSON.stringify(f.type)}`);
   if (f.status !== undefined && !(DISCREPANCY_STATUSES as readonly string[]).includes(f.status)) return bad(`status: expected one of ${DISCREPANCY_STATUSES.join(', ')}, got ${JSON.stringify(f.status)}`);
-  if (f.limit !== undefined && (!Number.isInteger(f.limit) || f.limit < 1)) return bad(`limit: expected a positive whole number`);
+  // bounded here, not by PostgreSQL: a limit beyond its bigint (or any number not exact in JS) failed in the query (a 500)
+  if (f.limit !== undefined && (!Number.isInteger(f.limit) || f.limit < 1 || f.limit > MAX_LIMIT)) return bad(`limit: expected a whole number from 1 to ${MAX_LIMIT}`);
+  if (f.offset !== undefined && (!Number.isSafeInteger(f.offset) || f.offset < 0)) return bad(`offset: expected a whole number from 0 to ${Number.MAX_SAFE_INTEGER}`);
   return { ok: true };
 }
 
@@ -91,8 +102,18 @@ async function guardView<T>(fn: () => Promise<T>): Promise<QueryResult<T>> {
   }
 }
 
-/** Discrepancies matching the filter, oldest operation first. Days are local days of `timezone`. */
+/**
+ * Discrepancies matching the filter, oldest operation first (then type, id: a total order, so pages of
+ * `offset`/`limit` neither overlap nor leave rows out while the view does not change). Days are local days of
+ * `timezone`. Without `limit`, every matching row.
+ */
 export async function listDiscrepancies(sql: Sql, f: DiscrepancyFilter): Promise<QueryResult<DiscrepancyRecord[]>> {
+  const r = await pageOfDiscrepancies(sql, f);
+  return r.ok ? { ok: true, value: r.value.rows } : r;
+}
+
+/** `listDiscrepancies`, also telling whether rows follow the page (`more`: one row past `limit` exists). */
+export async function pageOfDiscrepancies(sql: Sql, f: DiscrepancyFilter): Promise<QueryResult<{ rows: DiscrepancyRecord[]; more: boolean }>> {
   const checked = checkFilter(f);
   if (!checked.ok) return checked;
   const from = f.from ? dayStart(f.from, f.timezone)!.toJSDate() : null;
@@ -107,8 +128,9 @@ export async function listDiscrepancies(sql: Sql, f: DiscrepancyFilter): Promise
         and (${f.subMerchantId ?? null}::text is null or ${f.subMerchantId ?? null}::text = any(sub_merchant_ids))
         and (${f.paymentId ?? null}::text is null or payment_id = ${f.paymentId ?? null}::text)
       order by coalesce(occurred_at, detected_at), type, id
-      limit ${f.limit ?? 1_000_000}`;
-    return rows.map(toRecord);
+      limit ${f.limit === undefined ? null : f.limit + 1} offset ${f.offset ?? 0}`;
+    const more = f.limit !== undefined && rows.length > f.limit;
+    return { rows: (more ? rows.slice(0, f.limit) : rows).map(toRecord), more };
   });
 }
 

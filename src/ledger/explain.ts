@@ -2,6 +2,7 @@ import type { Sql } from '../db/connect';
 import { WebhookResendRequested, healStream, paymentStream, syncStream } from '../events/ingest-events';
 import { comparePositions, formatPosition, type EventStore, type RecordedEvent } from '../store/types';
 import { operationsOf, type DiscrepancyRecord, type OperationRecord } from './discrepancy-queries';
+import { observationOf } from './matching';
 
 /**
  * `recon explain ORDER_ID|PAYMENT_ID`: every event from every source about one payment (or every payment of
@@ -37,6 +38,23 @@ function timeOf(e: RecordedEvent): string | null {
   const d = (e.data ?? {}) as Record<string, unknown>;
   const t = m.observedAt ?? m.receivedAt ?? d.completedAt ?? d.requestedAt ?? d.detectedAt ?? d.failedAt ?? d.acceptedAt;
   return typeof t === 'string' ? t : null;
+}
+
+/**
+ * The operation time a payment event gives, read as matching reads it (`observationOf`: register/period
+ * `dateTime`, webhook `processed_at`, else `created_at`), so that the sync windows listed are the ones the
+ * discrepancies were judged on. Reading it here apart (webhook `processed_at` only) left out the window
+ * that is the evidence of a webhook-only payment's missing_in_report when its webhook had only `created_at`.
+ */
+function operationTimeOf(e: RecordedEvent): number | null {
+  let t: string | null;
+  try {
+    t = observationOf(e)?.dateTime ?? null;
+  } catch {
+    return null; // not a well-formed observation: matching could not have used it either
+  }
+  const ms = t === null ? Number.NaN : Date.parse(t);
+  return Number.isNaN(ms) ? null : ms;
 }
 
 function summaryOf(e: RecordedEvent): string {
@@ -84,7 +102,11 @@ export async function explain(deps: { sql: Sql; store: EventStore; posIds: reado
     if (own.length) existing.push(p);
     own.forEach(add);
   }
-  const times = events.map((e) => [e.data as any].map((d) => (d.record ?? d.webhook)?.dateTime ?? (d.webhook?.processedAt as string | undefined))[0]).filter((t): t is string => typeof t === 'string').map((t) => Date.parse(t));
+  const state = await operationsOf(deps.sql, existing.length === 1 ? { paymentId: existing[0]!.paymentId } : { orderId: ref, paymentId: ref });
+  // the times a sync window must cover to be listed: every observation's, and every operation's `occurred_at`
+  // (the time a missing_in_* is judged on, which is the first-seen time when no source gives one)
+  const times = events.map(operationTimeOf).filter((t): t is number => t !== null);
+  if (state.ok) for (const o of state.value.operations) if (o.occurred_at) times.push(Date.parse(String(o.occurred_at)));
   for (const posId of new Set(existing.map((p) => p.posId))) {
     // sync windows covering the payment's operations, and healing requests about it
     for (const e of await deps.store.readStream(syncStream(posId))) {
@@ -95,7 +117,6 @@ export async function explain(deps: { sql: Sql; store: EventStore; posIds: reado
       if (existing.some((p) => (e.data as { paymentId?: string }).paymentId === p.paymentId)) add(e);
     }
   }
-  const state = await operationsOf(deps.sql, existing.length === 1 ? { paymentId: existing[0]!.paymentId } : { orderId: ref, paymentId: ref });
   const discrepancies = state.ok ? state.value.discrepancies : [];
   for (const d of discrepancies) for (const e of await deps.store.readStream(`discrepancy-${d.id}`)) add(e);
   events.sort((a, b) => comparePositions(a.position, b.position));
