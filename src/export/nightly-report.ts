@@ -207,7 +207,7 @@ export async function nightlyReportData(
   } else {
     facts.push(['Webhooks received / rejected', 'n/a with the EventStoreDB backend (see the receiver metrics)']);
   }
-  facts.push(['Windows synced', windows.length], ['Register report ids', [...new Set(windows.map((w) => w.reportId))].join(', ') || '-']);
+  facts.push(['Windows synced', windows.length], ['Register report ids', [...new Set(windows.map((w) => w.reportId))].join(', ') || '(none)']);
   facts.push(...(opts.facts ?? []));
   return { date: opts.date, timezone: opts.timezone, ...periods, sources, matching, discrepancies, open, windows, facts };
 }

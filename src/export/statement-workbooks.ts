@@ -279,6 +279,10 @@ export async function writeStatementWorkbook(file: string, src: StatementSource,
       { header: 'Release on', width: 12, numFmt: DATE_FORMAT },
       { header: 'Released', width: 16 },
     ]);
+    // The schedule lists what was held in the month and what was released in it (held earlier); its totals
+    // are the month's, as in the bridge: held in the month, released in the month (found in review: the
+    // held total added the earlier holds released this month, and disagreed with the bridge).
+    const heldThisMonth = (r: ReserveScheduleRow) => excelDay(r.heldOn).toISOString().slice(0, 7) === meta.month;
     const totals = new Map<string, { held: bigint; released: bigint }>();
     for (const r of src.reserve) {
       const fmt = moneyFormat(r.currency);
@@ -288,12 +292,12 @@ export async function writeStatementWorkbook(file: string, src: StatementSource,
       row.commit();
       reserve.rows++;
       const t = totals.get(r.currency) ?? { held: 0n, released: 0n };
-      t.held += r.held;
+      if (heldThisMonth(r)) t.held += r.held;
       t.released += r.released;
       totals.set(r.currency, t);
     }
     closeTable(reserve, [...totals.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([currency, t]) => ({
-      values: ['Total', safeText(currency), minorToMajor(t.held), '', minorToMajor(t.released)],
+      values: ['Total of the month (held in it, released in it)', safeText(currency), minorToMajor(t.held), '', minorToMajor(t.released)],
       numFmts: [undefined, undefined, moneyFormat(currency), undefined, moneyFormat(currency)],
     })));
     await pending.commit();
