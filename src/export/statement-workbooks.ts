@@ -248,6 +248,7 @@ export async function writeStatementWorkbook(file: string, src: StatementSource,
       const totals = new Map<string, bigint>();
       for (const f of figures) {
         if (f.previousStatement === undefined) continue;
+        totals.set(f.currency, 0n); // a total per currency, 0 when nothing changed
         let n = 0;
         for await (const a of src.adjustments(f.currency)) {
           const row = t.sheet.addRow([

@@ -141,6 +141,16 @@ describe('statement workbook', () => {
     expect(r.getCell('E5').value).toBe(50);
   });
 
+  it('shows an Adjustments total of 0 for a statement built on an earlier one when nothing changed since', async () => {
+    const f = { ...figures(), previousStatement: '2024-02 at 1200/3', adjustments: 0n };
+    const file = path.join(dir, 'adjusted-nothing.xlsx');
+    await writeStatementWorkbook(file, { figures: [f], lines: () => iter(lines), adjustments: () => iter([]), reserve: [] }, meta([f]));
+    const wb = await open(file);
+    const adj = wb.getWorksheet('Adjustments')!;
+    expect(adj.getCell('A2').value).toBeNull();
+    expect([adj.getCell('A3').value, adj.getCell('B3').value, adj.getCell('H3').value]).toEqual(['Total', 'UAH', 0]);
+  });
+
   it('puts each currency on its own operations sheet', async () => {
     const uah = figures();
     const eur = figures({ currency: 'EUR', opening: 0n, gross: 1000n, refunds: 0n, chargebacks: 0n, fees: 10n, reserveHeld: 0n, reserveReleased: 0n, operations: 1 });
