@@ -2,7 +2,15 @@ import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
+import { loadConfig, secretValues } from '../config/env';
+import { scrubber } from '../log';
 import { UsageError } from './runtime';
+
+/** An error's text without the configured secrets (a driver may quote a connection string). */
+function scrubbed(text: string): string {
+  const c = loadConfig(process.env);
+  return scrubber(c.ok ? secretValues(c.config) : [])(text);
+}
 
 /**
  * The `recon` command. Each file in ./commands registers one command (or a group), so adding a
@@ -46,7 +54,7 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = 2;
       return;
     }
-    process.stderr.write(`recon: ${(e as Error).message ?? String(e)}\n`);
+    process.stderr.write(`recon: ${scrubbed((e as Error).message ?? String(e))}\n`);
     process.exitCode = 1;
   }
 }

@@ -4,6 +4,7 @@ import { IANAZone } from 'luxon';
 import cron from 'node-cron';
 import { z } from 'zod';
 import { canonicalIp } from './ip-address';
+import { urlPasswords } from '../url-passwords';
 
 /**
  * Configuration from the environment (and an optional JSON file listing several PSP projects),
@@ -142,6 +143,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
     try {
       const u = new URL(v);
       if (!protocols.includes(u.protocol)) throw new Error('protocol');
+      // What the drivers do with the credentials, checked here so that the message names the variable
+      // (found in review): they percent-decode them, and split the address at the first "@".
+      const userinfo = /^[a-z+]+:\/\/([^/?#]*)@/i.exec(v)?.[1] ?? '';
+      if (userinfo.includes('@')) {
+        problem(name, 'the user name or password holds "@": write it percent-encoded (%40)');
+        return undefined;
+      }
+      try {
+        decodeURIComponent(u.username);
+        decodeURIComponent(u.password);
+      } catch {
+        problem(name, 'the user name or password holds a "%" that is not a percent-encoding: write it as %25');
+        return undefined;
+      }
       return v;
     } catch {
       const secret = (SECRET_VARIABLES as readonly string[]).includes(name);
@@ -286,8 +301,11 @@ export function formatConfigIssues(issues: readonly ConfigIssue[]): string {
 export function secretValues(config: Config): string[] {
   const values = config.projects.flatMap((p) => [p.apiKey, p.apiSecret, p.endpointsKey]);
   if (config.auditorToken) values.push(config.auditorToken);
+  // the passwords of the connection strings, as written and decoded (a client library may print either)
+  for (const u of [config.databaseUrl, config.eventStoreUrl]) values.push(...urlPasswords(u));
   return values.filter((v) => v.length >= 4);
 }
+
 
 export class ConfigError extends Error {
   constructor(readonly issues: readonly ConfigIssue[]) {

@@ -10,6 +10,7 @@ import {
   type ResolvedEvent,
 } from '@eventstore/db-client';
 import { EventIdConflictError, StoreUnavailableError, WrongExpectedRevisionError, checkExpected } from './errors';
+import { urlPasswords } from '../url-passwords';
 import { prepareAppend } from './prepare';
 import type { AppendRequest, AppendResult, EventStore, ExpectedRevision, NewEvent, Position, RecordedEvent } from './types';
 
@@ -59,8 +60,23 @@ async function guard<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * Runs `fn` with console.warn passing through a filter that removes the connection string's password: the
+ * client library warns with the whole string for an option it ignores (found in review).
+ */
+function quietly<T>(connectionString: string, fn: () => T): T {
+  const secrets = urlPasswords(connectionString);
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => warn(...args.map((a) => (typeof a === 'string' ? secrets.reduce((t, p) => t.split(p).join('[redacted]'), a) : a)));
+  try {
+    return fn();
+  } finally {
+    console.warn = warn;
+  }
+}
+
 export function createEventStoreDbStore(connectionString: string): EventStore {
-  const client = EventStoreDBClient.connectionString(connectionString);
+  const client = quietly(connectionString, () => EventStoreDBClient.connectionString(connectionString));
 
   async function readExisting(stream: string): Promise<{ revision: number; byId: Map<string, string> }> {
     const byId = new Map<string, string>();
