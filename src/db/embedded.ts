@@ -240,9 +240,15 @@ async function start(dataDir: string, log: Logger): Promise<number> {
 
 /**
  * Starts the server under RECON_DATA_DIR, or finds it running. `attach` runs while the start/stop lock is
- * still held: a process that connects there is counted by any process deciding to stop the server.
+ * still held: a process that connects there is counted by any process deciding to stop the server. `signal`
+ * stops the wait for that lock (not a start under way).
  */
-export async function ensureEmbeddedPostgres(dataDir: string, log: Logger, attach?: (server: EmbeddedServer) => Promise<void>): Promise<EmbeddedServer> {
+export async function ensureEmbeddedPostgres(
+  dataDir: string,
+  log: Logger,
+  attach?: (server: EmbeddedServer) => Promise<void>,
+  opts: { signal?: AbortSignal } = {},
+): Promise<EmbeddedServer> {
   mkdirSync(dataDir, { recursive: true });
   // As root, PostgreSQL runs as the 'postgres' user, which must be able to reach its data directory.
   if (userInfo().uid === 0) chmodSync(dataDir, 0o755);
@@ -259,6 +265,9 @@ export async function ensureEmbeddedPostgres(dataDir: string, log: Logger, attac
     }
     if (attach) await attach(server);
     return server;
+  }, undefined, {
+    signal: opts.signal,
+    onWait: (holder) => log.info('waiting for the embedded PostgreSQL start/stop lock', { lock: path.join(dataDir, 'pg.lock'), holder }),
   });
 }
 

@@ -137,8 +137,28 @@ function tryCreate(file: string, content: string): boolean {
 // In-process mutex: one holder per lock file in this module instance.
 const held = new Map<string, Promise<void>>();
 
-async function acquireInProcess(key: string, deadline: number, file: string): Promise<() => void> {
+/** Resolves after `ms`, or at once when the signal is aborted. */
+function pause(ms: number, signal: AbortSignal | undefined, also?: Promise<unknown>): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+    also?.then(done, done);
+  });
+}
+
+function interrupted(signal: AbortSignal, file: string): Error {
+  const reason = signal.reason instanceof Error ? signal.reason.message : String(signal.reason ?? 'aborted');
+  return new Error(`${reason} while waiting for lock ${file}`);
+}
+
+async function acquireInProcess(key: string, deadline: number, file: string, signal: AbortSignal | undefined, onWait: () => void): Promise<() => void> {
   for (;;) {
+    if (signal?.aborted) throw interrupted(signal, file);
     const current = held.get(key);
     if (current === undefined) {
       let release!: () => void;
@@ -151,15 +171,29 @@ async function acquireInProcess(key: string, deadline: number, file: string): Pr
     }
     const remaining = deadline - Date.now();
     if (remaining <= 0) throw new Error(`timed out waiting for lock ${file} held by this process (pid ${process.pid})`);
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([current, new Promise((r) => (timer = setTimeout(r, remaining)))]);
-    clearTimeout(timer);
+    onWait();
+    await pause(remaining, signal, current);
   }
 }
 
-export async function withFileLock<T>(file: string, fn: () => Promise<T>, timeoutMs = 60_000): Promise<T> {
+export interface FileLockOptions {
+  /** Stops the wait for a live holder (not `fn`) with an error naming its reason. */
+  readonly signal?: AbortSignal;
+  /** Called once, when the lock is busy and the call starts waiting; `holder` describes who holds it. */
+  readonly onWait?: (holder: string) => void;
+}
+
+/** Runs `fn` holding the lock, waiting for a live holder up to `timeoutMs`. */
+export async function withFileLock<T>(file: string, fn: () => Promise<T>, timeoutMs = 60_000, opts: FileLockOptions = {}): Promise<T> {
+  const { signal } = opts;
   const deadline = Date.now() + timeoutMs;
-  const releaseInProcess = await acquireInProcess(path.resolve(file), deadline, file);
+  let waiting = false;
+  const onWait = (holder: string) => {
+    if (waiting) return;
+    waiting = true;
+    opts.onWait?.(holder);
+  };
+  const releaseInProcess = await acquireInProcess(path.resolve(file), deadline, file, signal, () => onWait('this process'));
   try {
     const me = identity();
     const content = JSON.stringify({ pid: me.pid, token: me.token });
@@ -200,8 +234,10 @@ export async function withFileLock<T>(file: string, fn: () => Promise<T>, timeou
           holder += ` (stale, but it cannot be removed: ${code})`;
         }
       }
+      if (signal?.aborted) throw interrupted(signal, `${file} held by ${holder}`);
       if (Date.now() > deadline) throw new Error(`timed out waiting for lock ${file} held by ${holder}`);
-      await new Promise((r) => setTimeout(r, POLL_MS));
+      onWait(holder);
+      await pause(POLL_MS, signal);
     }
     try {
       return await fn();

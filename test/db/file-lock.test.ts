@@ -7,12 +7,13 @@ import { withFileLock } from '../../src/db/file-lock';
 
 /**
  * The embedded server's start/stop lock (pg.lock, src/db/file-lock.ts): stale locks are recognised, live ones
- * are waited for. Found in review: a lock naming this process's own pid (left by a process killed with -9
+ * are waited for, and a signal (a command's SIGINT/SIGTERM) ends the wait. Found in review: a lock naming this process's own pid (left by a process killed with -9
  * before a container restart, whose pid the new process got: pids start again from 1) was waited for until
  * the timeout, and an empty lock file (its holder killed between creating it and writing its pid) was never
  * taken over, at every later start.
  */
 
+const ROOT = path.resolve(import.meta.dirname, '../..');
 const dir = mkdtempSync(path.join(tmpdir(), 'recon-file-lock-'));
 const children: ChildProcess[] = [];
 afterAll(() => {
@@ -129,4 +130,51 @@ describe('file lock: live locks are waited for', () => {
     expect(readFileSync(counter, 'utf8')).toBe('75');
     expect(readdirSync(dir).filter((f) => f.startsWith(`.${path.basename(file)}`) || f === path.basename(file))).toEqual([]);
   }, 60_000);
+});
+
+describe('file lock: a signal ends the wait', () => {
+  it('an abort stops the wait for a live holder at once, with its reason', async () => {
+    const file = lockFile();
+    writeFileSync(file, String(sleeper()));
+    const controller = new AbortController();
+    const outcome = withFileLock(file, async () => 'ran', 30_000, { signal: controller.signal }).catch((e: Error) => e.message);
+    await new Promise((r) => setTimeout(r, 100));
+    const t0 = Date.now();
+    controller.abort(new Error('interrupted by SIGTERM'));
+    expect(await outcome).toMatch(/^interrupted by SIGTERM while waiting for lock .* held by pid \d+$/);
+    expect(Date.now() - t0).toBeLessThan(200);
+    expect(existsSync(file)).toBe(true);
+  });
+
+  it('an abort stops a wait behind another call of this process', async () => {
+    const file = lockFile();
+    let release!: () => void;
+    const first = withFileLock(file, () => new Promise<void>((r) => (release = r)));
+    const controller = new AbortController();
+    const outcome = withFileLock(file, async () => 'ran', 30_000, { signal: controller.signal }).catch((e: Error) => e.message);
+    await new Promise((r) => setTimeout(r, 50));
+    controller.abort(new Error('interrupted by SIGINT'));
+    expect(await outcome).toMatch(/^interrupted by SIGINT while waiting for lock /);
+    release();
+    await first;
+  });
+
+  it('recon: one SIGTERM while it waits for the embedded server\'s start/stop lock ends it', async () => {
+    const dataDir = mkdtempSync(path.join(dir, 'data-'));
+    const holder = sleeper();
+    writeFileSync(path.join(dataDir, 'pg.lock'), String(holder));
+    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', RECON_DATA_DIR: dataDir, RECON_LOG_LEVEL: 'info' };
+    const child = spawn(process.execPath, [path.join(ROOT, 'bin/recon.mjs'), 'migrate'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+    for (let i = 0; i < 300 && !stderr.includes('waiting for the embedded PostgreSQL start/stop lock'); i++) await new Promise((r) => setTimeout(r, 50));
+    const [waitLine] = stderr.split('\n').filter((l) => l.includes('"waiting for the embedded PostgreSQL start/stop lock"'));
+    expect(JSON.parse(waitLine!)).toMatchObject({ lock: path.join(dataDir, 'pg.lock'), holder: `pid ${holder}` });
+    child.kill('SIGTERM');
+    const code = await Promise.race([exited, new Promise<'still running'>((r) => setTimeout(() => r('still running'), 5_000))]);
+    if (code === 'still running') child.kill('SIGKILL');
+    expect(code, stderr).toBe(1);
+    expect(stderr).toContain(`recon: interrupted by SIGTERM while waiting for lock ${path.join(dataDir, 'pg.lock')} held by pid ${holder}`);
+  }, 30_000);
 });
