@@ -38,9 +38,9 @@ export function loggerFor(config: Config): Logger {
   return createLogger({ level: config.logLevel, secrets: secretValues(config) });
 }
 
-export async function openRuntime(config: Config, opts: { log?: Logger; maxConnections?: number } = {}): Promise<Runtime> {
+export async function openRuntime(config: Config, opts: { log?: Logger; maxConnections?: number; signal?: AbortSignal } = {}): Promise<Runtime> {
   const log = opts.log ?? loggerFor(config);
-  const db = await openDatabase(config, log, { max: opts.maxConnections ?? 10 });
+  const db = await openDatabase(config, log, { max: opts.maxConnections ?? 10, signal: opts.signal });
   const store = openEventStore(config, db.sql);
   if (store.backend === 'postgres') {
     // Said at every start: after a logical restore every append fails until an operator acts (reads see the
@@ -79,7 +79,7 @@ export async function withRuntime<T>(fn: (rt: Runtime, signal: AbortSignal) => P
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
-    const rt = await openRuntime(config, { ...opts, log });
+    const rt = await openRuntime(config, { ...opts, log, signal: controller.signal });
     try {
       controller.signal.throwIfAborted();
       return await fn(rt, controller.signal);

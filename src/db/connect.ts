@@ -47,11 +47,21 @@ export function connect(url: string, opts: { max?: number; applicationName?: str
   }) as unknown as Sql;
 }
 
-/** Opens the configured database (or the embedded one) and applies pending migrations. */
-export async function openDatabase(config: Config, log: Logger, opts: { max?: number; migrate?: boolean } = {}): Promise<Database> {
+/**
+ * Opens the configured database (or the embedded one) and applies pending migrations. `signal` (a command's
+ * SIGINT/SIGTERM) stops the waits on the way, for the embedded server's start/stop lock and for another
+ * process's migrations, and fails with its reason.
+ */
+export async function openDatabase(config: Config, log: Logger, opts: { max?: number; migrate?: boolean; signal?: AbortSignal } = {}): Promise<Database> {
+  const { signal } = opts;
   if (config.databaseUrl !== undefined) {
     const sql = connect(config.databaseUrl, { max: opts.max ?? 10 });
-    if (opts.migrate !== false) await migrate(sql, log);
+    try {
+      if (opts.migrate !== false) await migrate(sql, log, undefined, { signal });
+    } catch (e) {
+      await sql.end({ timeout: 5 }).catch(() => {});
+      throw e;
+    }
     return { sql, close: () => sql.end({ timeout: 5 }) };
   }
   // Embedded: one connection held open for the process's lifetime marks it as a user of the server (pool
@@ -61,7 +71,7 @@ export async function openDatabase(config: Config, log: Logger, opts: { max?: nu
   const server = await ensureEmbeddedPostgres(config.dataDir, log, async (s) => {
     presence = postgres(s.url, { max: 1, idle_timeout: 0, onnotice: () => {}, connection: { application_name: `${APPLICATION_PREFIX}${process.pid}` } }) as unknown as Sql;
     await presence`select 1`;
-  });
+  }, { signal });
   const sql = connect(server.url, { max: opts.max ?? 10 });
   const closeAll = async () => {
     await sql.end({ timeout: 5 });
@@ -79,7 +89,7 @@ export async function openDatabase(config: Config, log: Logger, opts: { max?: nu
     });
   };
   try {
-    if (opts.migrate !== false) await migrate(sql, log);
+    if (opts.migrate !== false) await migrate(sql, log, undefined, { signal });
   } catch (e) {
     await closeAll().catch(() => {});
     throw e;

@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, chownSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync, chownSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { userInfo } from 'node:os';
@@ -31,12 +31,74 @@ function pgDirOf(dataDir: string): string {
   return path.join(dataDir, 'pg');
 }
 
-function readCredentials(dataDir: string): Credentials {
+/**
+ * The superuser's password, made at the first start. Called under the start/stop lock, before initdb: the
+ * file is read and, when absent, created there, so every process uses the password the cluster was
+ * initialised with (found in review: made before the lock with a plain write, two processes starting on a
+ * fresh directory both wrote one, initdb took the first and the file kept the second, and no later process
+ * could connect). It is written whole (a temporary file, fsync, rename), mode 0600.
+ */
+function readOrCreateCredentials(dataDir: string): Credentials {
   const file = path.join(dataDir, 'pg-credentials.json');
-  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as Credentials;
+  let text: string | undefined;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
+  const password = text === undefined ? undefined : parsePassword(text);
+  if (password !== undefined) return { password };
+  // A cluster exists that was initialised with a password this file no longer holds: another one would
+  // only fail to connect. Without a cluster (or after a write an older version cut short) make one.
+  if (existsSync(path.join(pgDirOf(dataDir), 'PG_VERSION'))) {
+    throw new Error(
+      `${file} is ${text === undefined ? 'missing' : 'not readable'} but the embedded PostgreSQL under ${pgDirOf(dataDir)} was initialised with the password it held: ` +
+        'restore the file (a copy of the data directory needs both), or remove the pg directory to start from nothing',
+    );
+  }
   const created = { password: randomBytes(18).toString('base64url') };
-  writeFileSync(file, JSON.stringify(created), { mode: 0o600 });
+  writeFileAtomic(file, JSON.stringify(created), 0o600);
   return created;
+}
+
+function parsePassword(text: string): string | undefined {
+  try {
+    const v = JSON.parse(text) as { password?: unknown };
+    return typeof v?.password === 'string' && v.password !== '' ? v.password : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Writes a file whole: a temporary file beside it, fsync, rename over it, fsync of the directory. */
+function writeFileAtomic(file: string, content: string, mode: number): void {
+  const tmp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  const fd = openSync(tmp, 'wx', mode);
+  try {
+    writeSync(fd, content);
+    fsyncSync(fd);
+  } catch (e) {
+    closeSync(fd);
+    rmSync(tmp, { force: true });
+    throw e;
+  }
+  closeSync(fd);
+  try {
+    renameSync(tmp, file);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw e;
+  }
+  try {
+    const dfd = openSync(path.dirname(file), 'r');
+    try {
+      fsyncSync(dfd);
+    } finally {
+      closeSync(dfd);
+    }
+  } catch {
+    /* directories cannot be fsynced everywhere; the rename is atomic regardless */
+  }
 }
 
 /** postmaster.pid lines: pid, data dir, start time, port, socket dir, listen address, shmem key, status. */
@@ -178,15 +240,21 @@ async function start(dataDir: string, log: Logger): Promise<number> {
 
 /**
  * Starts the server under RECON_DATA_DIR, or finds it running. `attach` runs while the start/stop lock is
- * still held: a process that connects there is counted by any process deciding to stop the server.
+ * still held: a process that connects there is counted by any process deciding to stop the server. `signal`
+ * stops the wait for that lock (not a start under way).
  */
-export async function ensureEmbeddedPostgres(dataDir: string, log: Logger, attach?: (server: EmbeddedServer) => Promise<void>): Promise<EmbeddedServer> {
+export async function ensureEmbeddedPostgres(
+  dataDir: string,
+  log: Logger,
+  attach?: (server: EmbeddedServer) => Promise<void>,
+  opts: { signal?: AbortSignal } = {},
+): Promise<EmbeddedServer> {
   mkdirSync(dataDir, { recursive: true });
   // As root, PostgreSQL runs as the 'postgres' user, which must be able to reach its data directory.
   if (userInfo().uid === 0) chmodSync(dataDir, 0o755);
-  const { password } = readCredentials(dataDir);
-  const urlFor = (port: number) => `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
   return withFileLock(path.join(dataDir, 'pg.lock'), async () => {
+    const { password } = readOrCreateCredentials(dataDir);
+    const urlFor = (port: number) => `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
     const running = runningServer(dataDir);
     let server: EmbeddedServer;
     if (running) server = { url: urlFor(running.port), port: running.port, dataDir, started: false };
@@ -197,6 +265,9 @@ export async function ensureEmbeddedPostgres(dataDir: string, log: Logger, attac
     }
     if (attach) await attach(server);
     return server;
+  }, undefined, {
+    signal: opts.signal,
+    onWait: (holder) => log.info('waiting for the embedded PostgreSQL start/stop lock', { lock: path.join(dataDir, 'pg.lock'), holder }),
   });
 }
 
