@@ -4,7 +4,7 @@ import type { Sql } from '../db/connect';
 import { MAX_LIMIT, discrepancyJson, operationsOf, pageOfDiscrepancies } from './discrepancy-queries';
 
 /**
- * The auditors' read-only HTTP API, mounted on the `recon serve` server:
+ * The auditors' read-only HTTP API, mounted by `recon start` beside the webhook receiver:
  *   GET /api/discrepancies?from=&to=&type=&status=&sub_merchant=&payment=&limit=&offset=   (the CLI's filters, paged)
  *   GET /api/operations/:paymentId   (no parameters)
  * Every request needs `Authorization: Bearer <RECON_AUDITOR_TOKEN>` (compared in constant time).
