@@ -70,9 +70,20 @@ export async function issuedBefore(store: EventStore, month: string, timezone: s
   return out;
 }
 
-/** The run a sub-merchant's statement builds on: the latest that covered it. */
-export function previousRunOf(runs: readonly IssuedRun[], subMerchantId: string): IssuedRun | undefined {
-  return runs.find((r) => r.subMerchantId === null || r.subMerchantId === subMerchantId);
+/**
+ * The run a sub-merchant's statement builds on: the latest that covered it — a run for all, or one for it
+ * that stated every name it has now (`names`). A run for it alone states only the names it had then: a name
+ * joined since (a `receiver:<name>` registered under it) was stated by a run for all, and a statement built on
+ * the single run would count it at 0 and pay it again (found in review).
+ */
+export function previousRunOf(runs: readonly IssuedRun[], subMerchantId: string, names: readonly string[] = []): IssuedRun | undefined {
+  return runs.find((r) => {
+    if (r.subMerchantId === null) return true;
+    if (r.subMerchantId !== subMerchantId) return false;
+    if (!r.closings) return true;
+    const stated = new Set([...r.closings.keys()].map((k) => k.split('\u0000')[0]));
+    return names.every((n) => stated.has(n));
+  });
 }
 
 /**
@@ -91,14 +102,15 @@ export async function openAtPreviousStatements<F extends Omit<StatementFigures, 
 ): Promise<F[]> {
   const out: F[] = [];
   for (const f of figures) {
-    const run = previousRunOf(runs, f.subMerchantId);
+    const names = await deps.namesOf(f.subMerchantId);
+    const run = previousRunOf(runs, f.subMerchantId, names);
     if (!run) {
       out.push(f);
       continue;
     }
     const closings = await deps.closingsOf(run);
     let opening = 0n;
-    for (const name of await deps.namesOf(f.subMerchantId)) opening += closings.get(closingKey(name, f.currency)) ?? 0n;
+    for (const name of names) opening += closings.get(closingKey(name, f.currency)) ?? 0n;
     out.push({ ...f, opening, adjustments: f.opening - opening, previousStatement: `${run.month} at ${run.cutText}` });
   }
   return out;

@@ -117,6 +117,7 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
     month: opts.month, timezone: deps.timezone, atPosition: position,
     ...(opts.subMerchantId ? { names: await receiversOf(deps.sql, opts.subMerchantId, position) } : {}),
   });
+  const namesOf = memoize((id: string) => receiversOf(deps.sql, id, position));
   const figures = await openAtPreviousStatements(ledger, runs, {
     closingsOf: memoize((run: IssuedRun) => run.closings
       ? Promise.resolve(run.closings)
@@ -124,7 +125,7 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
           month: run.month, timezone: deps.timezone, atPosition: run.cut,
           ...(run.subMerchantId ? { names: await receiversOf(deps.sql, run.subMerchantId, run.cut) } : {}),
         }))()),
-    namesOf: memoize((id: string) => receiversOf(deps.sql, id, position)),
+    namesOf,
   });
   if (opts.subMerchantId && figures.length === 0) {
     throw new ExportError('EXPORT_NOTHING_TO_ISSUE', `no figures for sub-merchant ${opts.subMerchantId} in ${opts.month} at position ${positionText}`);
@@ -142,7 +143,7 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
     opts.signal?.throwIfAborted();
     const file = path.join(opts.outDir, statementFileName(subMerchantId, opts.month));
     const reserve = await queries.reserve({ ...base, subMerchantId });
-    const previous = previousRunOf(runs, subMerchantId);
+    const previous = previousRunOf(runs, subMerchantId, await namesOf(subMerchantId));
     const adjustments = queries.adjustments;
     const written = await writeStatementWorkbook(file, {
       figures: own,
