@@ -1,20 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { NormalizedRegisterRecord } from '../../src/events/ingest-events';
-import { issueStatements, type IssueResult, type StatementDeps } from '../../src/export/statements';
-import { registerObserved } from '../../src/ingest/observations';
-import { appendObservations } from '../../src/ingest/reobservations';
-import { importSubMerchants, parseSubMerchantCsv } from '../../src/ledger/sub-merchants';
-import { rebuildProjection, runProjections, type RunnerDeps } from '../../src/ledger/runner';
-import { parsePosition } from '../../src/store/types';
-import { silentLogger } from '../../src/log';
-import { createPostgresEventStore } from '../../src/store/postgres';
-import type { EventStore } from '../../src/store/types';
-import { projection as journal } from '../../projections/journal';
-import { createTestDatabase, type TestDatabase } from '../support/db';
-import { waitVisible } from '../ledger/visible';
+import { describe, beforeAll, expect, it } from 'vitest';
+import { issueStatements, type IssueResult } from '../../src/export/statements';
+import { useStatementTest } from './support';
 
 /**
  * January is issued for everyone, then Shop A's January statement is sent again alone (`--sub-merchant`,
@@ -25,59 +11,16 @@ import { waitVisible } from '../ledger/visible';
  * (Found in review.)
  */
 
-const TZ = 'Europe/Kyiv';
-const POS = 'pos-r5';
-let db: TestDatabase;
-let store: EventStore;
-let project: RunnerDeps;
-let deps: StatementDeps;
-const out = mkdtempSync(path.join(tmpdir(), 'recon-r5-partial-'));
+const t = useStatementTest({ pos: 'pos-r5', outPrefix: 'recon-r5-partial-', window: { from: '2025-01-01', to: '2025-04-01' } });
+const { sync, directory } = t;
+const sale = (paymentId: string, dateTime: string, receiver: string, amount: bigint, fee: bigint, reserve: bigint) => t.sale(paymentId, dateTime, receiver, amount, { fee, reserve });
 
-function sale(paymentId: string, dateTime: string, receiver: string, amount: bigint, fee: bigint, reserve: bigint, status = 'success'): NormalizedRegisterRecord {
-  return {
-    projectId: POS, orderId: `order-${paymentId}`, paymentId, method: 'purchase', status: status as NormalizedRegisterRecord['status'], dateTime, currency: 'EUR',
-    amount: null, originalAmount: String(amount + fee), customerFee: '0', merchantFee: String(fee), receiverName: receiver, receiverAmount: String(amount),
-    receiverFee: String(fee), reserveAmount: String(reserve), cardMask: null, payway: 'card', other: {},
-  };
-}
-
-/** one nightly sync: the records of a register report, through the re-observation path */
-async function sync(records: NormalizedRegisterRecord[], observedAt: string): Promise<void> {
-  const reqs = records.map((r) => {
-    const k = registerObserved(POS, JSON.stringify(r), r, { source: 'register', reportId: `rep-${observedAt}`, window: { from: '2025-01-01', to: '2025-04-01' }, observedAt });
-    return { stream: k.stream, events: [k.event] };
-  });
-  await appendObservations(store, reqs);
-  await waitVisible(db.sql, store);
-  await runProjections(project);
-}
+beforeAll(() => directory('sub_merchant_id,name,reserve_hold_days\nSM-A,Shop A,30\n', { settle: false }));
 
 const due = (r: IssueResult, id: string) => {
   const f = r.figures.find((x) => x.subMerchantId === id);
   return f ? (f.adjustments ?? 0n) + f.netPayable : 0n;
 };
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  store = createPostgresEventStore(db.sql);
-  project = { sql: db.sql, store, log: silentLogger, timezone: TZ, graceHours: 48, projections: [journal] };
-  deps = { sql: db.sql, store, log: silentLogger, timezone: TZ };
-  const csv = parseSubMerchantCsv('sub_merchant_id,name,reserve_hold_days\nSM-A,Shop A,30\n', 'directory.csv');
-  if (!csv.ok) throw new Error(JSON.stringify(csv.issues));
-  await importSubMerchants(store, csv.rows);
-});
-afterAll(async () => {
-  rmSync(out, { recursive: true, force: true });
-  await db?.drop();
-});
-
-async function directory(csvText: string): Promise<void> {
-  const csv = parseSubMerchantCsv(csvText, 'directory.csv');
-  if (!csv.ok) throw new Error(JSON.stringify(csv.issues));
-  await importSubMerchants(store, csv.rows);
-  await waitVisible(db.sql, store);
-  await runProjections(project);
-}
 
 describe('a statement re-sent for one sub-merchant, then a placeholder receiver given to that sub-merchant', () => {
   it("February opens at what January's statements stated for every name the sub-merchant has", async () => {
@@ -86,10 +29,10 @@ describe('a statement re-sent for one sub-merchant, then a placeholder receiver 
       sale('pay-a', '2025-01-10T10:00:00.000Z', 'Shop A', 10_000n, 100n, 0n),
       sale('pay-x', '2025-01-12T10:00:00.000Z', 'Shop A Ltd', 5_000n, 50n, 0n),
     ], '2025-01-13T00:00:00.000Z');
-    const jan = await issueStatements(deps, { month: '2025-01', outDir: out });
+    const jan = await issueStatements(t.deps, { month: '2025-01', outDir: t.out });
     expect(jan.figures.map((f) => [f.subMerchantId, due(jan, f.subMerchantId)])).toEqual([['SM-A', 10_000n], ['receiver:Shop A Ltd', 5_000n]].sort((a, b) => (a[0]! < b[0]! ? -1 : 1)));
     // Shop A's January statement is sent again (same figures, same position: nothing changed)
-    const resent = await issueStatements(deps, { month: '2025-01', outDir: out, subMerchantId: 'SM-A' });
+    const resent = await issueStatements(t.deps, { month: '2025-01', outDir: t.out, subMerchantId: 'SM-A' });
     expect(resent.position).toBe(jan.position);
     expect(due(resent, 'SM-A')).toBe(10_000n);
 
@@ -98,7 +41,7 @@ describe('a statement re-sent for one sub-merchant, then a placeholder receiver 
     await sync([sale('pay-f', '2025-02-10T10:00:00.000Z', 'Shop A Ltd', 1_000n, 10n, 0n)], '2025-02-11T00:00:00.000Z');
 
     // January's 10,000 (Shop A) and 5,000 (as receiver:Shop A Ltd) were both stated and paid in January
-    const feb = await issueStatements(deps, { month: '2025-02', outDir: out });
+    const feb = await issueStatements(t.deps, { month: '2025-02', outDir: t.out });
     const f = feb.figures.find((x) => x.subMerchantId === 'SM-A')!;
     expect({ opening: f.opening, adjustments: f.adjustments, netPayable: f.netPayable, closing: f.closing })
       .toEqual({ opening: 15_000n, adjustments: 0n, netPayable: 1_000n, closing: 16_000n });

@@ -1,20 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { NormalizedRegisterRecord } from '../../src/events/ingest-events';
 import { statementFileName } from '../../src/export/statement-workbooks';
-import { issueStatements, type StatementDeps } from '../../src/export/statements';
-import { registerObserved } from '../../src/ingest/observations';
-import { importSubMerchants, parseSubMerchantCsv } from '../../src/ledger/sub-merchants';
-import { runProjections, type RunnerDeps } from '../../src/ledger/runner';
-import { silentLogger } from '../../src/log';
-import { createPostgresEventStore } from '../../src/store/postgres';
-import type { EventStore } from '../../src/store/types';
-import { projection as journal } from '../../projections/journal';
-import { createTestDatabase, type TestDatabase } from '../support/db';
-import { waitVisible } from '../ledger/visible';
+import { issueStatements } from '../../src/export/statements';
+import { useStatementTest } from './support';
 
 /**
  * A statement opens at the closing of the statement issued before it, and shows what changed in earlier
@@ -23,60 +13,30 @@ import { waitVisible } from '../ledger/visible';
  * back; a January sale first reported after January was issued was never paid).
  */
 
-const TZ = 'Europe/Kyiv';
-const POS = 'pos-adj';
-let db: TestDatabase;
-let store: EventStore;
-let project: RunnerDeps;
-let deps: StatementDeps;
-const out = mkdtempSync(path.join(tmpdir(), 'recon-adjustments-'));
+const t = useStatementTest({ pos: 'pos-adj', outPrefix: 'recon-adjustments-' });
+const { observe } = t;
+const sale = (paymentId: string, dateTime: string, receiver: string, amount: bigint, fee: bigint, status: NormalizedRegisterRecord['status'] = 'success') =>
+  t.sale(paymentId, dateTime, receiver, amount, { fee, status });
 
-function sale(paymentId: string, dateTime: string, receiver: string, amount: bigint, fee: bigint, status = 'success'): NormalizedRegisterRecord {
-  return {
-    projectId: POS, orderId: `order-${paymentId}`, paymentId, method: 'purchase', status: status as NormalizedRegisterRecord['status'], dateTime, currency: 'EUR',
-    amount: null, originalAmount: String(amount + fee), customerFee: '0', merchantFee: String(fee), receiverName: receiver, receiverAmount: String(amount),
-    receiverFee: String(fee), reserveAmount: '0', cardMask: null, payway: 'card', other: {},
-  };
-}
-
-async function observe(r: NormalizedRegisterRecord, observedAt: string): Promise<void> {
-  const k = registerObserved(POS, JSON.stringify(r), r, { source: 'register', reportId: `rep-${observedAt}`, window: { from: '2025-01-01', to: '2025-03-01' }, observedAt });
-  await store.append(k.stream, [k.event]);
-  await waitVisible(db.sql, store);
-  await runProjections(project);
-}
+beforeAll(() => t.directory('sub_merchant_id,name,reserve_hold_days\nSM-LATE,Late Shop,30\nSM-NEW,New Shop,30\n', { settle: false }));
 
 async function summaryOf(file: string): Promise<Map<string, unknown>> {
   const wb = new ExcelJS.Workbook();
-  await wb.xlsx.readFile(path.join(out, file));
+  await wb.xlsx.readFile(path.join(t.out, file));
   const rows = new Map<string, unknown>();
   wb.getWorksheet('Summary')!.eachRow((row) => rows.set(String(row.getCell(1).value), row.getCell(2).value));
   return rows;
 }
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  store = createPostgresEventStore(db.sql);
-  project = { sql: db.sql, store, log: silentLogger, timezone: TZ, graceHours: 48, projections: [journal] };
-  deps = { sql: db.sql, store, log: silentLogger, timezone: TZ };
-  const csv = parseSubMerchantCsv('sub_merchant_id,name,reserve_hold_days\nSM-LATE,Late Shop,30\nSM-NEW,New Shop,30\n', 'directory.csv');
-  if (!csv.ok) throw new Error(JSON.stringify(csv.issues));
-  await importSubMerchants(store, csv.rows);
-});
-afterAll(async () => {
-  rmSync(out, { recursive: true, force: true });
-  await db?.drop();
-});
-
 describe('statements build on the statements issued before them', () => {
   it('a sale that failed, and a sale first reported, after their month was issued are adjustments of the next month', async () => {
     await observe(sale('pay-late', '2025-01-20T10:00:00.000Z', 'Late Shop', 50_000n, 500n), '2025-01-21T00:00:00.000Z');
-    const jan = await issueStatements(deps, { month: '2025-01', outDir: out });
+    const jan = await issueStatements(t.deps, { month: '2025-01', outDir: t.out });
     const janLate = jan.figures.find((f) => f.subMerchantId === 'SM-LATE')!;
     // what January's statement told finance to pay: the share less the fee
     expect({ closing: janLate.closing, previous: janLate.previousStatement, adjustments: janLate.adjustments }).toEqual({ closing: 50_000n, previous: undefined, adjustments: undefined });
     // the run records what it stated per receiver name: the next month opens at it
-    const [issued] = await store.readStream('statements-2025-01');
+    const [issued] = await t.store.readStream('statements-2025-01');
     expect((issued!.data as { closings?: unknown }).closings).toEqual([['Late Shop', 'EUR', '50000']]);
 
     // in February the PSP reports the January sale as failed, and a January sale of another sub-merchant for the first time
@@ -84,7 +44,7 @@ describe('statements build on the statements issued before them', () => {
     await observe(sale('pay-new', '2025-01-31T20:00:00.000Z', 'New Shop', 7_000n, 70n), '2025-02-03T00:00:00.000Z');
     await observe(sale('pay-feb', '2025-02-10T10:00:00.000Z', 'New Shop', 1_000n, 10n), '2025-02-11T00:00:00.000Z');
 
-    const feb = await issueStatements(deps, { month: '2025-02', outDir: out });
+    const feb = await issueStatements(t.deps, { month: '2025-02', outDir: t.out });
     const byId = new Map(feb.figures.map((f) => [f.subMerchantId, f]));
     const previous = `2025-01 at ${jan.position}`;
     // February opens where January's statement ended, and claws the failed sale back
@@ -99,7 +59,7 @@ describe('statements build on the statements issued before them', () => {
     expect(late.get('± Adjustments to earlier months (sheet Adjustments)')).toBe(-500);
     expect(late.get('= Amount due (adjustments + net payable)')).toBe(-500);
     const wb = new ExcelJS.Workbook();
-    await wb.xlsx.readFile(path.join(out, statementFileName('SM-LATE', '2025-02')));
+    await wb.xlsx.readFile(path.join(t.out, statementFileName('SM-LATE', '2025-02')));
     const adj = wb.getWorksheet('Adjustments')!;
     expect([adj.getCell('C2').value, adj.getCell('E2').value, adj.getCell('H2').value]).toEqual(['reversal', 'pay-late', -500]);
     expect(adj.getCell('A3').value).toBeNull(); // one entry, then the totals after a blank row
@@ -107,12 +67,12 @@ describe('statements build on the statements issued before them', () => {
 
     // the Payouts index: what is due in all
     const index = new ExcelJS.Workbook();
-    await index.xlsx.readFile(path.join(out, 'payouts-2025-02.xlsx'));
+    await index.xlsx.readFile(path.join(t.out, 'payouts-2025-02.xlsx'));
     const rows = index.getWorksheet('Payouts')!.getSheetValues().slice(2, 4).map((r) => (r as unknown[]).slice(1));
     expect(rows.map((r) => [r[0], r[11], r[12]])).toEqual([['SM-LATE', -500, -500], ['SM-NEW', 70, 80]]);
 
     // issued again at the same position: the same statement (the opening comes from the log, not the clock)
-    const again = await issueStatements(deps, { month: '2025-02', outDir: out, atPosition: { commit: BigInt(feb.position.split('/')[0]!), prepare: BigInt(feb.position.split('/')[1]!) } });
+    const again = await issueStatements(t.deps, { month: '2025-02', outDir: t.out, atPosition: { commit: BigInt(feb.position.split('/')[0]!), prepare: BigInt(feb.position.split('/')[1]!) } });
     expect({ sha: again.figuresSha256, newEvent: again.newEvent }).toEqual({ sha: feb.figuresSha256, newEvent: false });
   });
 });
