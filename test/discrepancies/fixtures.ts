@@ -12,10 +12,11 @@ import {
   type OperationMethod,
 } from '../../src/events/ingest-events';
 import { SubMerchantRegistered, subMerchantStream } from '../../src/events/ledger-events';
+import { observationOf, type Observation } from '../../src/ledger/matching';
 import { runProjections } from '../../src/ledger/runner';
 import { silentLogger } from '../../src/log';
 import type { Sql } from '../../src/db/connect';
-import type { AppendRequest, EventStore, NewEvent } from '../../src/store/types';
+import type { AppendRequest, EventStore, NewEvent, RecordedEvent } from '../../src/store/types';
 import { projection } from '../../projections/reconciliation';
 
 /** Realistic ingest events, built with the real definitions, for the discrepancy tests. */
@@ -208,6 +209,18 @@ export function resendRequested(p: { paymentId: string; method?: OperationMethod
 
 export function subMerchant(id: string, name: string, holdDays = 90): AppendRequest {
   return { stream: subMerchantStream(id), events: [newEvent(SubMerchantRegistered, { subMerchantId: id, name, reserveHoldDays: holdDays })] };
+}
+
+/** Append requests → observations with increasing positions (commit order = order given), without a store. */
+export function recorded(requests: AppendRequest[]): Observation[] {
+  let n = 0n;
+  return requests.flatMap((r) =>
+    r.events.map((e) => {
+      n += 1n;
+      const rec: RecordedEvent = { id: e.id, stream: r.stream, revision: 0, position: { commit: n, prepare: n }, type: e.type, version: e.version, data: e.data, metadata: e.metadata ?? {}, recordedAt: new Date(0) };
+      return observationOf(rec)!;
+    }),
+  );
 }
 
 /** Appends requests one stream-append at a time (so commit order = the order given). */

@@ -1,19 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { matchMethod, matchPayment, observationFromRow, observationOf, observationToRow, type Observation } from '../../src/ledger/matching';
-import type { AppendRequest, RecordedEvent } from '../../src/store/types';
-import { at, periodRow, registerRows, webhook } from './fixtures';
-
-/** Turns append requests into recorded events with increasing positions (commit order = order given). */
-function recorded(requests: AppendRequest[]): Observation[] {
-  let n = 0n;
-  return requests.flatMap((r) =>
-    r.events.map((e) => {
-      n += 1n;
-      const rec: RecordedEvent = { id: e.id, stream: r.stream, revision: 0, position: { commit: n, prepare: n }, type: e.type, version: e.version, data: e.data, metadata: e.metadata ?? {}, recordedAt: new Date(0) };
-      return observationOf(rec)!;
-    }),
-  );
-}
+import { matchMethod, matchPayment, observationFromRow, observationToRow } from '../../src/ledger/matching';
+import { at, periodRow, recorded, registerRows, webhook } from './fixtures';
 
 const seen = at('2024-06-02T00:00:00Z');
 

@@ -1,14 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../support/db';
-import { createPostgresEventStore } from '../../src/store/postgres';
+import { describe, expect, it } from 'vitest';
+import { useTestStore } from '../support/db';
 import { newEvent } from '../../src/events/catalog';
 import { DiscrepancyAccepted, discrepancyStream } from '../../src/events/audit-events';
 import { acceptDiscrepancy } from '../../src/ledger/discrepancy-queries';
 import { discrepancyId } from '../../src/ledger/discrepancy-rules';
 import { rebuildProjection } from '../../src/ledger/runner';
-import { matchPayment, observationOf, type Observation } from '../../src/ledger/matching';
-import type { AppendRequest, EventStore, RecordedEvent } from '../../src/store/types';
-import { POS, appendAll, at, deps, discrepancies, periodRow, project, registerRows, syncCompleted, webhook } from './fixtures';
+import { matchPayment, type Observation } from '../../src/ledger/matching';
+import { appendAll, at, deps, discrepancies, periodRow, POS, project, recorded, registerRows, syncCompleted, webhook } from './fixtures';
 
 /**
  * Operation keys name an operation by its time (`<posId>:<paymentId>:<method>:<occurred_at>`), and discrepancy
@@ -16,18 +14,6 @@ import { POS, appendAll, at, deps, discrepancies, periodRow, project, registerRo
  * shifted every later refund's key, so their discrepancies got new ids and an auditor's acceptance landed on
  * another operation (found in review).
  */
-
-/** Append requests → observations with increasing positions (commit order = order given). */
-function recorded(requests: AppendRequest[]): Observation[] {
-  let n = 0n;
-  return requests.flatMap((r) =>
-    r.events.map((e) => {
-      n += 1n;
-      const rec: RecordedEvent = { id: e.id, stream: r.stream, revision: 0, position: { commit: n, prepare: n }, type: e.type, version: e.version, data: e.data, metadata: e.metadata ?? {}, recordedAt: new Date(0) };
-      return observationOf(rec)!;
-    }),
-  );
-}
 
 const P = 'pay-refunds';
 const R1 = at('2024-03-01T10:00:00Z'); // reported late
@@ -74,44 +60,34 @@ describe('operation keys stay with their operation as data arrives', () => {
 });
 
 describe('an accepted discrepancy of a partial refund', () => {
-  let db: TestDatabase;
-  let store: EventStore;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    store = createPostgresEventStore(db.sql);
-  });
-
-  afterAll(async () => {
-    await db?.drop();
-  });
+  const fx = useTestStore();
 
   it('stays the one decision on that refund when an earlier refund of the payment is reported later', async () => {
     // Refund R2 (45.00): the period states another merchant fee than the register → fee_mismatch.
-    await appendAll(store, [
+    await appendAll(fx.store, [
       registerRows({ paymentId: P, method: 'refund', dateTime: R2, amount: 45_00n, merchantFee: 100n, reportId: 'rep-1', observedAt: at('2024-03-02T01:00:00Z') }),
       periodRow({ paymentId: P, method: 'refund', dateTime: R2, amount: 45_00n, merchantFee: 999n, reportId: 'rep-1', observedAt: at('2024-03-02T01:00:00Z') }),
       webhook({ paymentId: P, method: 'refund', operationId: 'op-r2', processedAt: R2, amount: 45_00n, fee: 100n, receivedAt: R2 }),
       syncCompleted({ ...day, completedAt: at('2024-03-02T01:00:00Z'), reportId: 'rep-1' }),
       syncCompleted({ from: at('2024-03-03T00:00:00Z'), to: at('2024-03-04T00:00:00Z'), completedAt: at('2024-03-04T01:00:00Z'), reportId: 'rep-2' }),
     ]);
-    await project(db.sql, store);
-    const before = (await discrepancies(db.sql)).filter((d) => d.type === 'fee_mismatch');
+    await project(fx.db.sql, fx.store);
+    const before = (await discrepancies(fx.db.sql)).filter((d) => d.type === 'fee_mismatch');
     expect(before.map((d) => d.status)).toEqual(['open']);
-    const accepted = await acceptDiscrepancy({ sql: db.sql, store }, { id: before[0]!.id, note: 'PSP fee correction pending, confirmed by e-mail', by: 'Olena', at: new Date('2024-03-04T09:00:00Z') });
+    const accepted = await acceptDiscrepancy({ sql: fx.db.sql, store: fx.store }, { id: before[0]!.id, note: 'PSP fee correction pending, confirmed by e-mail', by: 'Olena', at: new Date('2024-03-04T09:00:00Z') });
     expect(accepted.ok).toBe(true);
-    await project(db.sql, store);
+    await project(fx.db.sql, fx.store);
 
     // The lookback sync of the day now also lists refund R1 (30.00, 10:00), on which every source agrees.
-    await appendAll(store, [
+    await appendAll(fx.store, [
       registerRows({ paymentId: P, method: 'refund', dateTime: R1, amount: 30_00n, merchantFee: 50n, reportId: 'rep-3', observedAt: at('2024-03-04T10:00:00Z') }),
       periodRow({ paymentId: P, method: 'refund', dateTime: R1, amount: 30_00n, merchantFee: 50n, reportId: 'rep-3', observedAt: at('2024-03-04T10:00:00Z') }),
       webhook({ paymentId: P, method: 'refund', operationId: 'op-r1', processedAt: R1, amount: 30_00n, fee: 50n, receivedAt: at('2024-03-04T10:00:00Z') }),
       syncCompleted({ ...day, completedAt: at('2024-03-04T10:05:00Z'), reportId: 'rep-3' }),
     ]);
-    await project(db.sql, store);
-    const after = (await discrepancies(db.sql)).filter((d) => d.payment_id === P);
-    const ops = await db.sql<{ operation_key: string; ordinal: number; register_date_time: Date }[]>`
+    await project(fx.db.sql, fx.store);
+    const after = (await discrepancies(fx.db.sql)).filter((d) => d.payment_id === P);
+    const ops = await fx.db.sql<{ operation_key: string; ordinal: number; register_date_time: Date }[]>`
       select operation_key, ordinal, register_date_time from recon.operations where payment_id = ${P} order by ordinal`;
     expect(ops.map((o) => [o.ordinal, o.register_date_time.toISOString(), o.operation_key])).toEqual([
       [0, R1, `${POS}:${P}:refund:${R1}`],
@@ -125,17 +101,7 @@ describe('an accepted discrepancy of a partial refund', () => {
 });
 
 describe('acceptances recorded against version 5 ids (operation key by rank)', () => {
-  let db: TestDatabase;
-  let store: EventStore;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    store = createPostgresEventStore(db.sql);
-  });
-
-  afterAll(async () => {
-    await db?.drop();
-  });
+  const fx = useTestStore();
 
   /** A DiscrepancyAccepted as `recon discrepancies accept` recorded it under version 5: the id from `<…>:<ordinal>`. */
   const acceptedV5 = (paymentId: string, ordinal: number, acceptedAt: string) => {
@@ -147,26 +113,26 @@ describe('acceptances recorded against version 5 ids (operation key by rank)', (
     periodRow({ paymentId, method: 'refund', dateTime, amount, merchantFee: periodFee, reportId, observedAt: at(observedAt) }),
   ];
   const digest = async () => {
-    const [r] = await db.sql<{ d: string; n: number }[]>`select md5(coalesce(string_agg(t::text, '|' order by t::text), '')) as d, count(*)::int as n from recon.discrepancies t`;
+    const [r] = await fx.db.sql<{ d: string; n: number }[]>`select md5(coalesce(string_agg(t::text, '|' order by t::text), '')) as d, count(*)::int as n from recon.discrepancies t`;
     return `${r!.n}:${r!.d}`;
   };
 
   it('still accept the discrepancy that id named when it was recorded, and keep it through a later earlier refund and a rebuild', async () => {
-    await appendAll(store, [...refund('pay-v5', R2, 45_00n, 999n, 'rep-1', '2024-03-02T01:00:00Z'), syncCompleted({ ...day, completedAt: at('2024-03-04T01:00:00Z'), reportId: 'rep-2' })]);
-    await project(db.sql, store);
-    const [open] = await discrepancies(db.sql);
+    await appendAll(fx.store, [...refund('pay-v5', R2, 45_00n, 999n, 'rep-1', '2024-03-02T01:00:00Z'), syncCompleted({ ...day, completedAt: at('2024-03-04T01:00:00Z'), reportId: 'rep-2' })]);
+    await project(fx.db.sql, fx.store);
+    const [open] = await discrepancies(fx.db.sql);
     expect([open!.type, open!.status]).toEqual(['fee_mismatch', 'open']);
     // accepted by a version 5 build: R2 was then the payment's refund 0
     const acceptance = acceptedV5('pay-v5', 0, '2024-03-04T09:00:00Z');
-    await appendAll(store, [acceptance]);
-    await project(db.sql, store);
-    const [accepted] = await db.sql<{ id: string; status: string; accepted_by: string; accepted_by_event: string }[]>`select id::text, status, accepted_by, accepted_by_event::text from recon.discrepancies`;
+    await appendAll(fx.store, [acceptance]);
+    await project(fx.db.sql, fx.store);
+    const [accepted] = await fx.db.sql<{ id: string; status: string; accepted_by: string; accepted_by_event: string }[]>`select id::text, status, accepted_by, accepted_by_event::text from recon.discrepancies`;
     expect(accepted).toEqual({ id: open!.id, status: 'accepted', accepted_by: 'Olena', accepted_by_event: acceptance.events[0]!.id });
 
     // R1 (fee mismatch too) reported later: it is now refund 0 and R2 refund 1; R2's decision stays on R2 only
-    await appendAll(store, [...refund('pay-v5', R1, 30_00n, 555n, 'rep-3', '2024-03-04T10:00:00Z'), syncCompleted({ ...day, completedAt: at('2024-03-04T10:05:00Z'), reportId: 'rep-3' })]);
-    await project(db.sql, store);
-    const rows = await db.sql<{ status: string; operation_key: string }[]>`select status, operation_key from recon.discrepancies order by operation_key`;
+    await appendAll(fx.store, [...refund('pay-v5', R1, 30_00n, 555n, 'rep-3', '2024-03-04T10:00:00Z'), syncCompleted({ ...day, completedAt: at('2024-03-04T10:05:00Z'), reportId: 'rep-3' })]);
+    await project(fx.db.sql, fx.store);
+    const rows = await fx.db.sql<{ status: string; operation_key: string }[]>`select status, operation_key from recon.discrepancies order by operation_key`;
     expect(rows).toEqual([
       { status: 'open', operation_key: `${POS}:pay-v5:refund:${R1}` },
       { status: 'accepted', operation_key: `${POS}:pay-v5:refund:${R2}` },
@@ -174,18 +140,18 @@ describe('acceptances recorded against version 5 ids (operation key by rank)', (
 
     const stepwise = await digest();
     for (const batchSize of [100_000, 1]) {
-      await rebuildProjection(deps(db.sql, store), 'reconciliation', { batchSize });
-      await project(db.sql, store, batchSize);
+      await rebuildProjection(deps(fx.db.sql, fx.store), 'reconciliation', { batchSize });
+      await project(fx.db.sql, fx.store, batchSize);
       expect(await digest()).toEqual(stepwise);
     }
   });
 
   it('an acceptance recorded before its discrepancy exists (a rebuild of other rules) is applied when the version 5 id appears', async () => {
-    await appendAll(store, [acceptedV5('pay-v5-early', 0, '2024-03-01T09:00:00Z')]);
-    await project(db.sql, store);
-    await appendAll(store, [...refund('pay-v5-early', R2, 45_00n, 999n, 'rep-4', '2024-03-04T11:00:00Z'), syncCompleted({ ...day, completedAt: at('2024-03-04T11:05:00Z'), reportId: 'rep-4' })]);
-    await project(db.sql, store);
-    const rows = await db.sql<{ status: string; operation_key: string }[]>`select status, operation_key from recon.discrepancies where payment_id = 'pay-v5-early'`;
+    await appendAll(fx.store, [acceptedV5('pay-v5-early', 0, '2024-03-01T09:00:00Z')]);
+    await project(fx.db.sql, fx.store);
+    await appendAll(fx.store, [...refund('pay-v5-early', R2, 45_00n, 999n, 'rep-4', '2024-03-04T11:00:00Z'), syncCompleted({ ...day, completedAt: at('2024-03-04T11:05:00Z'), reportId: 'rep-4' })]);
+    await project(fx.db.sql, fx.store);
+    const rows = await fx.db.sql<{ status: string; operation_key: string }[]>`select status, operation_key from recon.discrepancies where payment_id = 'pay-v5-early'`;
     expect(rows).toEqual([{ status: 'accepted', operation_key: `${POS}:pay-v5-early:refund:${R2}` }]);
   });
 });

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../support/db';
-import { createPostgresEventStore } from '../../src/store/postgres';
-import type { AppendRequest, EventStore } from '../../src/store/types';
+import { describe, expect, it } from 'vitest';
+import { useTestStore } from '../support/db';
+import type { AppendRequest } from '../../src/store/types';
 import { periodObserved, toAppendRequests } from '../../src/ingest/observations';
 import { appendAll, at, discrepancies, POS, project, registerRows, syncCompleted, webhook } from './fixtures';
 
@@ -28,22 +27,12 @@ function periodAsSynced(paymentId: string, amount: bigint, observedAt: string, r
   return req!;
 }
 
-let db: TestDatabase;
-let store: EventStore;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  store = createPostgresEventStore(db.sql);
-});
-
-afterAll(async () => {
-  await db?.drop();
-});
+const fx = useTestStore();
 
 describe('duplicates in the period transactions', () => {
   it('one fetch listing an operation twice with different values is a duplicate; the first record stays the one compared', async () => {
     const p = 'pay-period-dup';
-    await appendAll(store, [
+    await appendAll(fx.store, [
       registerRows({ paymentId: p, dateTime: T, amount: 100_00n, reportId: 'rep-p1', observedAt: S1 }),
       periodAsSynced(p, 100_00n, S1, 'rep-p1'),
       periodAsSynced(p, 150_00n, S1, 'rep-p1'),
@@ -51,8 +40,8 @@ describe('duplicates in the period transactions', () => {
       syncCompleted({ ...day, completedAt: S1, reportId: 'rep-p1' }),
       syncCompleted({ from: at('2024-03-04T00:00:00Z'), to: at('2024-03-05T00:00:00Z'), completedAt: LATE, reportId: 'rep-p2' }),
     ]);
-    await project(db.sql, store);
-    const rows = (await discrepancies(db.sql)).filter((d) => d.payment_id === p);
+    await project(fx.db.sql, fx.store);
+    const rows = (await discrepancies(fx.db.sql)).filter((d) => d.payment_id === p);
     expect(rows.map((d) => `${d.type}:${d.status}`)).toEqual(['duplicate:open']);
     expect(rows[0]!.values).toMatchObject({ source: 'period' });
   });

@@ -1,7 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../support/db';
-import { createPostgresEventStore } from '../../src/store/postgres';
-import type { EventStore } from '../../src/store/types';
+import { describe, expect, it } from 'vitest';
+import { useTestStore } from '../support/db';
 import { rebuildProjection } from '../../src/ledger/runner';
 import { appendAll, at, deps, discrepancies, periodRow, project, registerRows, subMerchant, syncCompleted, webhook } from './fixtures';
 
@@ -16,21 +14,12 @@ const S1 = at('2024-03-01T23:30:00Z');
 const LATE = at('2024-03-05T01:00:00Z');
 const day = { from: at('2024-03-01T00:00:00Z'), to: at('2024-03-02T00:00:00Z') };
 
-let db: TestDatabase;
-let store: EventStore;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  store = createPostgresEventStore(db.sql);
-});
-afterAll(async () => {
-  await db?.drop();
-});
+const fx = useTestStore();
 
 describe('a renamed sub-merchant', () => {
   it('keeps its rows under the former name, in one batch or across batches; a name nobody held is still unknown', async () => {
     const p = 'pay-renamed';
-    await appendAll(store, [
+    await appendAll(fx.store, [
       subMerchant('sm-ren', 'Old Name'),
       registerRows({ paymentId: p, dateTime: T, amount: 100_00n, receivers: [{ name: 'Old Name', amount: 60_00n, fee: 0n }, { name: 'Nobody', amount: 40_00n, fee: 0n }], reportId: 'rep-1', observedAt: S1 }),
       periodRow({ paymentId: p, dateTime: T, amount: 100_00n, reportId: 'rep-1', observedAt: S1 }),
@@ -38,20 +27,20 @@ describe('a renamed sub-merchant', () => {
       syncCompleted({ ...day, completedAt: S1, reportId: 'rep-1' }),
       syncCompleted({ from: at('2024-03-04T00:00:00Z'), to: at('2024-03-05T00:00:00Z'), completedAt: LATE, reportId: 'rep-2' }),
     ]);
-    await project(db.sql, store);
-    await appendAll(store, [subMerchant('sm-ren', 'New Name')]);
-    await project(db.sql, store);
+    await project(fx.db.sql, fx.store);
+    await appendAll(fx.store, [subMerchant('sm-ren', 'New Name')]);
+    await project(fx.db.sql, fx.store);
 
     const check = async () => {
-      const receivers = await db.sql<{ receiver_name: string; sub_merchant_id: string | null }[]>`
+      const receivers = await fx.db.sql<{ receiver_name: string; sub_merchant_id: string | null }[]>`
         select receiver_name, sub_merchant_id from recon.operation_receivers where payment_id = ${p} order by receiver_name`;
       expect(receivers.map((r) => [r.receiver_name, r.sub_merchant_id])).toEqual([['Nobody', null], ['Old Name', 'sm-ren']]);
-      const open = (await discrepancies(db.sql)).filter((d) => d.payment_id === p && d.status === 'open');
+      const open = (await discrepancies(fx.db.sql)).filter((d) => d.payment_id === p && d.status === 'open');
       expect(open.map((d) => `${d.type}:${(d as { receiver_name?: string }).receiver_name ?? ''}`)).toEqual(['unknown_sub_merchant:Nobody']);
     };
     await check();
     // replayed from zero in one batch: the same
-    await rebuildProjection(deps(db.sql, store), 'reconciliation', { batchSize: 100_000 });
+    await rebuildProjection(deps(fx.db.sql, fx.store), 'reconciliation', { batchSize: 100_000 });
     await check();
   });
 });

@@ -1,20 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { matchPayment, observationOf, type Observation } from '../../src/ledger/matching';
+import { matchPayment } from '../../src/ledger/matching';
 import { findDiscrepancies } from '../../src/ledger/discrepancy-rules';
-import type { AppendRequest, RecordedEvent } from '../../src/store/types';
-import { at, periodRow, registerRows, webhook } from './fixtures';
-
-/** Append requests → observations with increasing positions (commit order = order given). */
-function recorded(requests: AppendRequest[]): Observation[] {
-  let n = 0n;
-  return requests.flatMap((r) =>
-    r.events.map((e) => {
-      n += 1n;
-      const rec: RecordedEvent = { id: e.id, stream: r.stream, revision: 0, position: { commit: n, prepare: n }, type: e.type, version: e.version, data: e.data, metadata: e.metadata ?? {}, recordedAt: new Date(0) };
-      return observationOf(rec)!;
-    }),
-  );
-}
+import { at, periodRow, recorded, registerRows, webhook } from './fixtures';
 
 const T = at('2024-06-01T10:00:00Z');
 const seen = at('2024-06-02T00:00:00Z');
