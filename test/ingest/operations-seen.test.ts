@@ -1,33 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import type { NormalizedRegisterRecord } from '../../src/events/ingest-events';
-import { registerObserved } from '../../src/ingest/observations';
 import { catchUpOperationsSeen } from '../../src/ingest/operations-seen';
-import { parsePosition, type EventStore } from '../../src/store/types';
-import { waitVisible } from '../ledger/visible';
-import { useTestStore, type TestDatabase } from '../support/db';
+import { parsePosition } from '../../src/store/types';
+import { useTestStore } from '../support/db';
+import { registerRecords, seenPayments } from './operations-seen-support';
 import { capturingLogger } from './helpers';
 
 const POS = 'pos-ops-seen';
-const meta = { source: 'register' as const, reportId: 'r-1', window: { from: '2025-01-01T00:00:00.000Z', to: '2025-02-01T00:00:00.000Z' }, observedAt: '2025-02-02T00:00:00.000Z' };
-
-function record(paymentId: string): NormalizedRegisterRecord {
-  return {
-    projectId: POS, orderId: `o-${paymentId}`, paymentId, method: 'purchase', status: 'success', dateTime: '2025-01-10T10:00:00.000Z',
-    currency: 'UAH', amount: '1000', originalAmount: '1000', customerFee: '0', merchantFee: '20', receiverName: null, receiverAmount: null,
-    receiverFee: null, reserveAmount: null, cardMask: null, payway: null, other: {},
-  };
-}
-
-async function appendRecord(db: TestDatabase, store: EventStore, paymentId: string) {
-  const k = registerObserved(POS, JSON.stringify({ paymentId }), record(paymentId), meta);
-  await store.appendMany([{ stream: k.stream, events: [k.event] }]);
-  await waitVisible(db.sql, store);
-}
+const { appendRecord } = registerRecords(POS);
 
 describe('operations seen (the healing index)', () => {
   const fx = useTestStore();
 
-  const payments = async () => (await fx.db.sql<{ payment_id: string }[]>`select payment_id from ingest_operations_seen order by 1`).map((r) => r.payment_id);
+  const payments = () => seenPayments(fx.db.sql);
 
   it('reads itself again from the start when its checkpoint is past the store\'s head (the store restored or replaced)', async () => {
     await appendRecord(fx.db, fx.store, 'p-1');
