@@ -1,13 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { NormalizedRegisterRecord } from '../../src/events/ingest-events';
 import { registerObserved } from '../../src/ingest/observations';
-import { importSubMerchants, parseSubMerchantCsv } from '../../src/ledger/sub-merchants';
-import { rebuildProjection, runProjections, type RunnerDeps } from '../../src/ledger/runner';
-import { silentLogger } from '../../src/log';
-import { createPostgresEventStore } from '../../src/store/postgres';
-import type { EventStore } from '../../src/store/types';
-import { projection as journal } from '../../projections/journal';
-import { createTestDatabase, type TestDatabase } from '../support/db';
+import { rebuildProjection, runProjections } from '../../src/ledger/runner';
+import { importCsv, useJournalStore } from './journal-support';
 import { waitVisible } from '../ledger/visible';
 
 /**
@@ -17,53 +12,35 @@ import { waitVisible } from '../ledger/visible';
  * (everything in one batch) disagreed (found in review).
  */
 
-const TZ = 'Europe/Kyiv';
 const POS = 'pos-b';
-let db: TestDatabase;
-let store: EventStore;
-let deps: RunnerDeps;
-
-async function importCsv(csv: string): Promise<void> {
-  const parsed = parseSubMerchantCsv(csv, 'directory.csv');
-  if (!parsed.ok) throw new Error(JSON.stringify(parsed.issues));
-  await importSubMerchants(store, parsed.rows);
-}
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  store = createPostgresEventStore(db.sql);
-  deps = { sql: db.sql, store, log: silentLogger, timezone: TZ, graceHours: 48, projections: [journal] };
-});
-afterAll(async () => {
-  await db?.drop();
-});
+const fx = useJournalStore();
 
 async function releases(): Promise<Array<{ release_on: string; hold_days: number }>> {
-  return db.sql<{ release_on: string; hold_days: number }[]>`
+  return fx.db.sql<{ release_on: string; hold_days: number }[]>`
     select to_char(release_on, 'YYYY-MM-DD') as release_on, hold_days from recon.journal_entries where payment_id = 'pay-b' and kind = 'settlement'`;
 }
 
 describe('journal: replay from zero with directory changes', () => {
   it('gives the same reserve release dates as the live build when a name passes from one sub-merchant to another', async () => {
     // two imports (each valid on its own): "Shop" is first A-1's, later also B-2's (a re-registration under a new id)
-    await importCsv('sub_merchant_id,name,reserve_hold_days\nA-1,Shop,10\n');
-    await importCsv('sub_merchant_id,name,reserve_hold_days\nB-2,Shop,30\n');
+    await importCsv(fx.store, 'sub_merchant_id,name,reserve_hold_days\nA-1,Shop,10\n');
+    await importCsv(fx.store, 'sub_merchant_id,name,reserve_hold_days\nB-2,Shop,30\n');
     // A-1 takes another name: "Shop" is now only B-2's
-    await importCsv('sub_merchant_id,name,reserve_hold_days\nA-1,Shop Old,10\n');
+    await importCsv(fx.store, 'sub_merchant_id,name,reserve_hold_days\nA-1,Shop Old,10\n');
     const r: NormalizedRegisterRecord = {
       projectId: POS, orderId: 'o-b', paymentId: 'pay-b', method: 'purchase', status: 'success', dateTime: '2025-01-10T10:00:00.000Z', currency: 'EUR',
       amount: null, originalAmount: '10000', customerFee: '0', merchantFee: '0', receiverName: 'Shop', receiverAmount: '10000', receiverFee: '0',
       reserveAmount: '500', cardMask: null, payway: 'card', other: {},
     };
     const k = registerObserved(POS, JSON.stringify(r), r, { source: 'register', reportId: 'rep', window: { from: '2025-01-01', to: '2025-01-31' }, observedAt: '2025-02-01T00:00:00.000Z' });
-    await store.append(k.stream, [k.event]);
-    await waitVisible(db.sql, store);
+    await fx.store.append(k.stream, [k.event]);
+    await waitVisible(fx.db.sql, fx.store);
 
     // live: one append per batch
-    await runProjections(deps, { batchSize: 1 });
+    await runProjections(fx.deps, { batchSize: 1 });
     const live = await releases();
     // replay from zero: a rebuild reads everything in one batch
-    await rebuildProjection(deps, 'journal', { batchSize: 1000 });
+    await rebuildProjection(fx.deps, 'journal', { batchSize: 1000 });
     const rebuilt = await releases();
     expect(live).toEqual([{ release_on: '2025-02-09', hold_days: 30 }]); // B-2's 30 days
     expect(rebuilt).toEqual(live);

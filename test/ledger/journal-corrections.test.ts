@@ -1,14 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { NormalizedRegisterRecord, OperationMethod } from '../../src/events/ingest-events';
+import { describe, expect, it } from 'vitest';
+import type { NormalizedRegisterRecord } from '../../src/events/ingest-events';
 import { registerObserved } from '../../src/ingest/observations';
 import { ledgerBalance, statementFigures } from '../../src/ledger/ledger-queries';
-import { importSubMerchants, parseSubMerchantCsv } from '../../src/ledger/sub-merchants';
-import { runProjections, type RunnerDeps } from '../../src/ledger/runner';
-import { silentLogger } from '../../src/log';
-import { createPostgresEventStore } from '../../src/store/postgres';
-import type { EventStore, Position } from '../../src/store/types';
-import { projection as journal } from '../../projections/journal';
-import { createTestDatabase, type TestDatabase } from '../support/db';
+import { runProjections } from '../../src/ledger/runner';
+import type { Position } from '../../src/store/types';
+import { importCsv, registerRows, TZ, useJournalStore } from './journal-support';
 import { waitVisible } from '../ledger/visible';
 
 /**
@@ -17,78 +13,49 @@ import { waitVisible } from '../ledger/visible';
  * Each test uses its own payments and receivers.
  */
 
-const TZ = 'Europe/Kyiv';
 const POS = 'pos-r';
-let db: TestDatabase;
-let store: EventStore;
-let deps: RunnerDeps;
-
-function record(p: Partial<NormalizedRegisterRecord> & { paymentId: string; method: OperationMethod; dateTime: string | null }): NormalizedRegisterRecord {
-  return {
-    projectId: POS, orderId: `order-${p.paymentId}`, status: 'success', currency: 'EUR', amount: null, originalAmount: null, customerFee: '0',
-    merchantFee: null, receiverName: null, receiverAmount: null, receiverFee: null, reserveAmount: null, cardMask: null, payway: 'card', other: {},
-    ...p,
-  };
-}
-
-function splitRow(paymentId: string, dateTime: string, receiver: string, amount: bigint, fee: bigint, reserve: bigint, extra: Partial<NormalizedRegisterRecord> = {}) {
-  return record({ paymentId, method: 'purchase', dateTime, receiverName: receiver, receiverAmount: String(amount), receiverFee: String(fee), reserveAmount: String(reserve), originalAmount: '100000', merchantFee: '900', ...extra });
-}
+const fx = useJournalStore();
+const { record, splitRow } = registerRows(POS);
 
 /** One register observation, built like the sync builds it (id from raw text + normalized record). */
 async function observe(r: NormalizedRegisterRecord): Promise<Position | undefined> {
   const k = registerObserved(POS, JSON.stringify({ ...r, other: undefined }), r, { source: 'register', reportId: 'rep', window: { from: '2025-01-01', to: '2025-01-31' }, observedAt: '2025-03-01T00:00:00.000Z' });
-  const res = await store.append(k.stream, [k.event]);
+  const res = await fx.store.append(k.stream, [k.event]);
   return res.position;
 }
 
-async function importCsv(csv: string): Promise<void> {
-  const parsed = parseSubMerchantCsv(csv, 'directory.csv');
-  if (!parsed.ok) throw new Error(JSON.stringify(parsed.issues));
-  await importSubMerchants(store, parsed.rows);
-}
-
 async function project(): Promise<void> {
-  await waitVisible(db.sql, store);
-  await runProjections(deps, { batchSize: 1 });
+  await waitVisible(fx.db.sql, fx.store);
+  await runProjections(fx.deps, { batchSize: 1 });
 }
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  store = createPostgresEventStore(db.sql);
-  deps = { sql: db.sql, store, log: silentLogger, timezone: TZ, graceHours: 48, projections: [journal] };
-});
-afterAll(async () => {
-  await db?.drop();
-});
 
 describe('journal: a later observation of a row', () => {
   it('an amount correction that also corrects originalAmount replaces the row instead of adding a second sale', async () => {
-    await importCsv('sub_merchant_id,name,reserve_hold_days\nSM-COR,Corr Shop,30\n');
+    await importCsv(fx.store, 'sub_merchant_id,name,reserve_hold_days\nSM-COR,Corr Shop,30\n');
     const first = splitRow('pay-cor', '2025-01-12T10:00:00.000Z', 'Corr Shop', 60_000n, 600n, 0n, { originalAmount: '100000' });
     await observe(first);
     await project();
     // a later observation of the same row (same payment, method, receiver, dateTime) with corrected amounts
     await observe({ ...first, originalAmount: '90000', receiverAmount: '54000', receiverFee: '540' });
     await project();
-    const [jan] = await statementFigures(db.sql, { month: '2025-01', timezone: TZ, subMerchantId: 'SM-COR' });
+    const [jan] = await statementFigures(fx.db.sql, { month: '2025-01', timezone: TZ, subMerchantId: 'SM-COR' });
     expect({ gross: jan!.gross, fees: jan!.fees, operations: jan!.operations }).toEqual({ gross: 54_540n, fees: 540n, operations: 1 });
   });
 });
 
 describe('ledgers: a renamed sub-merchant', () => {
   it('a renamed sub-merchant keeps its balance and its reserve releases', async () => {
-    await importCsv('sub_merchant_id,name,reserve_hold_days\nSM-REN,Old Name,30\n');
+    await importCsv(fx.store, 'sub_merchant_id,name,reserve_hold_days\nSM-REN,Old Name,30\n');
     await observe(splitRow('pay-ren', '2025-01-10T10:00:00.000Z', 'Old Name', 60_000n, 600n, 3_000n));
     await project();
-    const jan = (await statementFigures(db.sql, { month: '2025-01', timezone: TZ, subMerchantId: 'SM-REN' }))[0]!;
+    const jan = (await statementFigures(fx.db.sql, { month: '2025-01', timezone: TZ, subMerchantId: 'SM-REN' }))[0]!;
     expect(jan.closing).toBe(57_000n);
     // February: the sub-merchant is renamed in the directory (the PSP reports the new receiverName from now on)
-    await importCsv('sub_merchant_id,name,reserve_hold_days\nSM-REN,New Name,30\n');
+    await importCsv(fx.store, 'sub_merchant_id,name,reserve_hold_days\nSM-REN,New Name,30\n');
     await observe(splitRow('pay-ren2', '2025-02-15T10:00:00.000Z', 'New Name', 10_000n, 100n, 0n));
     await project();
-    const feb = (await statementFigures(db.sql, { month: '2025-02', timezone: TZ, subMerchantId: 'SM-REN' }))[0]!;
-    const phantom = (await statementFigures(db.sql, { month: '2025-02', timezone: TZ })).filter((f) => f.subMerchantId === 'receiver:Old Name');
+    const feb = (await statementFigures(fx.db.sql, { month: '2025-02', timezone: TZ, subMerchantId: 'SM-REN' }))[0]!;
+    const phantom = (await statementFigures(fx.db.sql, { month: '2025-02', timezone: TZ })).filter((f) => f.subMerchantId === 'receiver:Old Name');
     // SM-REN is still owed January's 57,000 and its reserve of 3,000 is released on 9 February
     expect({ opening: feb.opening, reserveReleased: feb.reserveReleased, closing: feb.closing, phantomRows: phantom.length })
       .toEqual({ opening: 57_000n, reserveReleased: 3_000n, closing: 57_000n + 10_000n + 3_000n, phantomRows: 0 });
@@ -97,13 +64,13 @@ describe('ledgers: a renamed sub-merchant', () => {
 
 describe('reserve ledger', () => {
   it('a reserve with reserve_hold_days 0 is never released before it is held (balance never negative)', async () => {
-    await importCsv('sub_merchant_id,name,reserve_hold_days\nSM-H0,Zero Hold,0\n');
+    await importCsv(fx.store, 'sub_merchant_id,name,reserve_hold_days\nSM-H0,Zero Hold,0\n');
     // 15 January 10:00 UTC = 12:00 in Kyiv
     await observe(splitRow('pay-h0', '2025-01-15T10:00:00.000Z', 'Zero Hold', 10_000n, 100n, 500n));
     await project();
     // 15 January 08:00 Kyiv, before the sale: nothing held, nothing released
-    const before = await ledgerBalance(db.sql, { subMerchantId: 'SM-H0', currency: 'EUR', account: 'reserve', at: new Date('2025-01-15T06:00:00.000Z') });
-    const [order] = await db.sql<{ kind: string }[]>`select kind from recon.journal_entries where payment_id = 'pay-h0' order by booked_at, entry_id limit 1`;
+    const before = await ledgerBalance(fx.db.sql, { subMerchantId: 'SM-H0', currency: 'EUR', account: 'reserve', at: new Date('2025-01-15T06:00:00.000Z') });
+    const [order] = await fx.db.sql<{ kind: string }[]>`select kind from recon.journal_entries where payment_id = 'pay-h0' order by booked_at, entry_id limit 1`;
     expect({ reserveBalanceBeforeSale: before, firstEntry: order!.kind }).toEqual({ reserveBalanceBeforeSale: 0n, firstEntry: 'settlement' });
   });
 });

@@ -1,57 +1,31 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { newEvent } from '../../src/events/catalog';
 import { RegisterRecordObserved, paymentStream, type NormalizedRegisterRecord, type OperationMethod } from '../../src/events/ingest-events';
 import { SubMerchantRegistered, subMerchantStream } from '../../src/events/ledger-events';
 import { assertBalanced, entriesFor, rowFacts, UnbalancedEntryError } from '../../src/ledger/journal-rules';
 import { ledgerBalance, reserveSchedule, statementFigures, statementLines } from '../../src/ledger/ledger-queries';
-import { runProjections, type RunnerDeps } from '../../src/ledger/runner';
-import { silentLogger } from '../../src/log';
-import { createPostgresEventStore } from '../../src/store/postgres';
-import type { EventStore, Position } from '../../src/store/types';
+import { runProjections } from '../../src/ledger/runner';
+import type { Position } from '../../src/store/types';
 import { projection as journal } from '../../projections/journal';
 import type { Tx } from '../../src/ledger/projection';
-import { createTestDatabase, type TestDatabase } from '../support/db';
+import { registerRows, TZ, useJournalStore } from './journal-support';
 import { waitVisible } from './visible';
 
-const TZ = 'Europe/Kyiv';
 const POS = 'pos-1';
-let db: TestDatabase;
-let store: EventStore;
-let deps: RunnerDeps;
-
-function record(p: Partial<NormalizedRegisterRecord> & { paymentId: string; method: OperationMethod; dateTime: string | null }): NormalizedRegisterRecord {
-  return {
-    projectId: POS, orderId: `order-${p.paymentId}`, status: 'success', currency: 'EUR', amount: null, originalAmount: null, customerFee: '0',
-    merchantFee: null, receiverName: null, receiverAmount: null, receiverFee: null, reserveAmount: null, cardMask: null, payway: 'card', other: {},
-    ...p,
-  };
-}
+const fx = useJournalStore();
+const { record, splitRow } = registerRows(POS);
 
 /** Appends one register row observation; returns its position. */
 async function observe(r: NormalizedRegisterRecord): Promise<Position> {
   const ev = newEvent(RegisterRecordObserved, { posId: POS, raw: JSON.stringify(r), record: r }, { metadata: { observedAt: '2025-03-01T00:00:00.000Z', source: 'register' } });
-  const res = await store.append(paymentStream(POS, r.paymentId), [ev]);
+  const res = await fx.store.append(paymentStream(POS, r.paymentId), [ev]);
   return res.position!;
 }
 
 async function registerSubMerchant(id: string, name: string, hold: number): Promise<void> {
-  await store.append(subMerchantStream(id), [newEvent(SubMerchantRegistered, { subMerchantId: id, name, reserveHoldDays: hold })]);
+  await fx.store.append(subMerchantStream(id), [newEvent(SubMerchantRegistered, { subMerchantId: id, name, reserveHoldDays: hold })]);
 }
-
-/** A split sale: each receiver's share = amount + fee. */
-function splitRow(paymentId: string, dateTime: string, receiver: string, amount: bigint, fee: bigint, reserve: bigint, extra: Partial<NormalizedRegisterRecord> = {}) {
-  return record({ paymentId, method: 'purchase', dateTime, receiverName: receiver, receiverAmount: String(amount), receiverFee: String(fee), reserveAmount: String(reserve), originalAmount: '100000', merchantFee: '900', ...extra });
-}
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  store = createPostgresEventStore(db.sql);
-  deps = { sql: db.sql, store, log: silentLogger, timezone: TZ, graceHours: 48, projections: [journal] };
-});
-afterAll(async () => {
-  await db?.drop();
-});
 
 describe('journal rules', () => {
   it('every entry of any row nets to zero', () => {
@@ -109,10 +83,10 @@ describe('journal projection and ledger queries', () => {
     const bookedWrong = await observe(wrong);
     await observe({ ...wrong, status: 'failure' });
 
-    await waitVisible(db.sql, store);
-    await runProjections(deps, { batchSize: 3 });
+    await waitVisible(fx.db.sql, fx.store);
+    await runProjections(fx.deps, { batchSize: 3 });
 
-    const jan = await statementFigures(db.sql, { month: '2025-01', timezone: TZ });
+    const jan = await statementFigures(fx.db.sql, { month: '2025-01', timezone: TZ });
     const kyivJan = jan.find((f) => f.subMerchantId === 'SM-1')!;
     // share = receiverAmount + receiverFee
     expect(kyivJan).toMatchObject({ subMerchantName: 'Kyiv Crafts', known: true, currency: 'EUR', opening: 0n, gross: 60_600n, refunds: 10_000n, chargebacks: 5_000n, fees: 600n + 100n + 50n, reserveHeld: 3_000n, reserveReleased: 0n, operations: 3 });
@@ -124,25 +98,25 @@ describe('journal projection and ledger queries', () => {
     expect(jan.find((f) => f.subMerchantId === 'receiver:Odesa Ghost')).toMatchObject({ known: false, gross: 9_100n, netPayable: 9_100n });
     // the marketplace's own sale is not a sub-merchant's
     expect(jan.some((f) => f.subMerchantName === '')).toBe(false);
-    const [mkt] = await db.sql<{ balance: bigint }[]>`select sum(-amount)::int8 as balance from recon.journal_lines where account = 'marketplace'`;
+    const [mkt] = await fx.db.sql<{ balance: bigint }[]>`select sum(-amount)::int8 as balance from recon.journal_lines where account = 'marketplace'`;
     expect(mkt!.balance).toBe(20_000n - 400n);
 
     // February (Kyiv time): the pending-then-success sale of 31 Jan 22:30 UTC, and the release of January's reserve (30 days)
-    const feb = await statementFigures(db.sql, { month: '2025-02', timezone: TZ, subMerchantId: 'SM-1' });
+    const feb = await statementFigures(fx.db.sql, { month: '2025-02', timezone: TZ, subMerchantId: 'SM-1' });
     expect(feb).toHaveLength(1);
     expect(feb[0]).toMatchObject({ opening: kyivJan.closing, gross: 8_080n, fees: 80n, reserveHeld: 400n, reserveReleased: 3_000n, operations: 1 });
     expect(feb[0]!.closing).toBe(feb[0]!.opening + 8_080n - 80n - 400n + 3_000n);
 
     // balances at any date; opening + movements = closing
     const feb1 = new Date('2025-01-31T22:00:00.000Z');
-    expect(await ledgerBalance(db.sql, { subMerchantId: 'SM-1', currency: 'EUR', account: 'payable', at: feb1 })).toBe(kyivJan.closing);
-    expect(await ledgerBalance(db.sql, { subMerchantId: 'SM-1', currency: 'EUR', account: 'reserve', at: feb1 })).toBe(3_000n);
-    expect(await ledgerBalance(db.sql, { subMerchantId: 'SM-1', currency: 'EUR', account: 'reserve', at: new Date('2025-03-01T00:00:00.000Z') })).toBe(400n);
-    expect(await ledgerBalance(db.sql, { subMerchantId: 'SM-1', currency: 'EUR', account: 'fees', at: feb1 })).toBe(750n);
+    expect(await ledgerBalance(fx.db.sql, { subMerchantId: 'SM-1', currency: 'EUR', account: 'payable', at: feb1 })).toBe(kyivJan.closing);
+    expect(await ledgerBalance(fx.db.sql, { subMerchantId: 'SM-1', currency: 'EUR', account: 'reserve', at: feb1 })).toBe(3_000n);
+    expect(await ledgerBalance(fx.db.sql, { subMerchantId: 'SM-1', currency: 'EUR', account: 'reserve', at: new Date('2025-03-01T00:00:00.000Z') })).toBe(400n);
+    expect(await ledgerBalance(fx.db.sql, { subMerchantId: 'SM-1', currency: 'EUR', account: 'fees', at: feb1 })).toBe(750n);
 
     // statement lines: signed shares, net = share - fee - reserve, sum of nets = the month's movements except releases
     const lines = [];
-    for await (const l of statementLines(db.sql, { month: '2025-01', timezone: TZ, subMerchantId: 'SM-1' })) lines.push(l);
+    for await (const l of statementLines(fx.db.sql, { month: '2025-01', timezone: TZ, subMerchantId: 'SM-1' })) lines.push(l);
     expect(lines.map((l) => [l.method, l.share, l.fee, l.reserve, l.net])).toEqual([
       ['purchase', 60_600n, 600n, 3_000n, 57_000n],
       ['refund', -10_000n, 100n, 0n, -10_100n],
@@ -152,34 +126,34 @@ describe('journal projection and ledger queries', () => {
     for (const l of lines) expect(l.eventIds.length).toBeGreaterThan(0);
 
     // reserve schedule
-    expect(await reserveSchedule(db.sql, { month: '2025-01', timezone: TZ, subMerchantId: 'SM-1' })).toEqual([
+    expect(await reserveSchedule(fx.db.sql, { month: '2025-01', timezone: TZ, subMerchantId: 'SM-1' })).toEqual([
       { heldOn: '2025-01-10', currency: 'EUR', held: 3_000n, releaseOn: '2025-02-09', released: 0n },
     ]);
-    const febSchedule = await reserveSchedule(db.sql, { month: '2025-02', timezone: TZ, subMerchantId: 'SM-1' });
+    const febSchedule = await reserveSchedule(fx.db.sql, { month: '2025-02', timezone: TZ, subMerchantId: 'SM-1' });
     expect(febSchedule).toEqual([
       { heldOn: '2025-01-10', currency: 'EUR', held: 3_000n, releaseOn: '2025-02-09', released: 3_000n },
       { heldOn: '2025-02-01', currency: 'EUR', held: 400n, releaseOn: '2025-03-03', released: 0n },
     ]);
 
     // cut at a position: before the pending row turned success, and while pay-7 still looked successful
-    const cutEarly = await statementFigures(db.sql, { month: '2025-02', timezone: TZ, subMerchantId: 'SM-1', atPosition: beforeSuccess });
+    const cutEarly = await statementFigures(fx.db.sql, { month: '2025-02', timezone: TZ, subMerchantId: 'SM-1', atPosition: beforeSuccess });
     expect(cutEarly[0]).toMatchObject({ gross: 0n, reserveReleased: 3_000n });
-    const lvivAtWrong = (await statementFigures(db.sql, { month: '2025-01', timezone: TZ, subMerchantId: 'SM-2', atPosition: bookedWrong }))[0]!;
+    const lvivAtWrong = (await statementFigures(fx.db.sql, { month: '2025-01', timezone: TZ, subMerchantId: 'SM-2', atPosition: bookedWrong }))[0]!;
     expect(lvivAtWrong.gross).toBe(30_300n + 5_050n);
     expect(lvivAtWrong.operations).toBe(2);
 
     // every line is traceable to its event and position
-    const [untraced] = await db.sql`select 1 from recon.journal_entries where cardinality(event_ids) = 0 or position is null limit 1`;
+    const [untraced] = await fx.db.sql`select 1 from recon.journal_entries where cardinality(event_ids) = 0 or position is null limit 1`;
     expect(untraced).toBeUndefined();
-    const [reversal] = await db.sql<{ event_ids: string[] }[]>`select event_ids::text[] as event_ids from recon.journal_entries where kind = 'reversal'`;
+    const [reversal] = await fx.db.sql<{ event_ids: string[] }[]>`select event_ids::text[] as event_ids from recon.journal_entries where kind = 'reversal'`;
     expect(reversal!.event_ids).toHaveLength(2);
-    const accounts = await db.sql<{ account_code: string }[]>`select distinct account_code from recon.journal_lines order by 1`;
+    const accounts = await fx.db.sql<{ account_code: string }[]>`select distinct account_code from recon.journal_lines order by 1`;
     expect(accounts.map((a) => a.account_code)).toEqual(expect.arrayContaining(['payable:SM-1', 'reserve:SM-1', 'payable:receiver:Odesa Ghost', 'psp_clearing', 'psp_fees', 'marketplace']));
   });
 
   it('never commits an unbalanced entry (database check in the same transaction)', async () => {
     const ctx = { schema: 'rm_unbalanced', timezone: TZ, graceHours: 48 };
-    await expect(db.sql.begin(async (tx) => {
+    await expect(fx.db.sql.begin(async (tx) => {
       await tx.unsafe('create schema rm_unbalanced');
       await journal.setup(tx, ctx);
       // a line written behind the projection's back makes the entry it joins unbalanced
@@ -187,7 +161,7 @@ describe('journal projection and ledger queries', () => {
       await tx.unsafe(`insert into rm_unbalanced.lines values ('${ev.id}:0', 99, 'payable', 'X', 'gross', 'EUR', 1, now(), 1, 1)`);
       await journal.apply(tx, [{ ...ev, stream: 's', revision: 0, position: { commit: 1n, prepare: 1n }, metadata: {}, recordedAt: new Date() } as never], ctx);
     })).rejects.toThrow(/does not net to zero.*database check/);
-    const [schema] = await db.sql`select 1 from information_schema.schemata where schema_name = 'rm_unbalanced'`;
+    const [schema] = await fx.db.sql`select 1 from information_schema.schemata where schema_name = 'rm_unbalanced'`;
     expect(schema).toBeUndefined();
   });
 
@@ -198,7 +172,7 @@ describe('journal projection and ledger queries', () => {
     const goLive = (tx: Tx) => tx.unsafe('create schema if not exists recon')
       .then(async () => { for (const s of journal.views(ctx)) await tx.unsafe(s); });
     let indexes: string[] = [];
-    const build = async (tamper: string) => db.sql.begin(async (tx) => {
+    const build = async (tamper: string) => fx.db.sql.begin(async (tx) => {
       await tx.unsafe('create schema rm_golive');
       await journal.setup(tx, ctx);
       await journal.apply(tx, [recorded], ctx);
@@ -217,7 +191,7 @@ describe('journal projection and ledger queries', () => {
     // untouched, it goes live with its unique keys and the indexes the ledger queries use
     await expect(build('select 1')).rejects.toThrow('went live');
     expect(indexes).toEqual(expect.arrayContaining(['entries_pkey', 'lines_pkey', 'lines_receiver_currency_account_booked_at_idx', 'entries_receiver_currency_booked_at_idx']));
-    const [left] = await db.sql`select 1 from information_schema.schemata where schema_name = 'rm_golive'`;
+    const [left] = await fx.db.sql`select 1 from information_schema.schemata where schema_name = 'rm_golive'`;
     expect(left).toBeUndefined();
   });
 });
