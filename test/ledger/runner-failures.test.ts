@@ -1,50 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/log';
 import type { Projection } from '../../src/ledger/projection';
 import { checkBuildsOnStore, ProjectionApplyError, ProjectionCheckpointMismatchError, projectionBuilds, runProjections, type RunnerDeps } from '../../src/ledger/runner';
 import { createPostgresEventStore } from '../../src/store/postgres';
-import { comparePositions, parsePosition, type EventStore, type NewEvent } from '../../src/store/types';
+import { comparePositions, parsePosition, type EventStore } from '../../src/store/types';
 import { createTestDatabase, type TestDatabase } from '../support/db';
-import { waitVisible } from '../ledger/visible';
+import { appendVisible, tallyDeps, tallyEvents, tallyProjection, tallyTotals } from './tally';
 
 /** The projection runner (src/ledger/runner.ts) when a build is not on the store or a projection cannot apply a batch (found in review). */
 
-// One row per event, a per-stream total; `failOn` makes apply throw on events with that tag.
-function tally(name: string, opts: { failOn?: string } = {}): Projection {
-  return {
-    name,
-    version: 1,
-    async setup(tx, ctx) {
-      await tx.unsafe(`create table ${ctx.schema}.seen (event_id uuid primary key, stream text not null, amount bigint not null)`);
-    },
-    async apply(tx, events, ctx) {
-      for (const e of events) {
-        if (opts.failOn && (e.data as { tag?: string }).tag === opts.failOn) throw new Error('projection bug');
-      }
-      await tx`insert into ${tx(ctx.schema)}.seen ${tx(events.map((e) => ({ event_id: e.id, stream: e.stream, amount: BigInt((e.data as { amount: string }).amount) })))}`;
-    },
-    views(ctx) {
-      return [`create or replace view recon.${name} as select stream, sum(amount)::int8 as total, count(*)::int8 as events from ${ctx.schema}.seen group by stream`];
-    },
-  };
-}
-
 let db: TestDatabase;
 let store: EventStore;
-let n = 0;
-const ev = (tag: string, amount: number): NewEvent => ({ id: crypto.randomUUID(), type: 'Tallied', version: 1, data: { tag, amount: String(amount), n: ++n } });
-const deps = (...projections: Projection[]): RunnerDeps => ({ sql: db.sql, store, log: silentLogger, timezone: 'UTC', graceHours: 48, projections });
-
-async function append(s: EventStore, sql: TestDatabase['sql'], stream: string, events: NewEvent[]) {
-  const r = await s.append(stream, events);
-  await waitVisible(sql, s);
-  return r;
-}
-
-async function totals(view: string): Promise<Record<string, bigint>> {
-  const rows = await db.sql.unsafe<{ stream: string; total: bigint }[]>(`select stream, total from recon.${view} order by stream`);
-  return Object.fromEntries(rows.map((r) => [r.stream, r.total]));
-}
+const ev = tallyEvents();
+const tally = (name: string, opts: { failOn?: string } = {}) => tallyProjection({ name, ...opts });
+const deps = (...projections: Projection[]): RunnerDeps => tallyDeps(db.sql, store, ...projections);
+const totals = (view: string) => tallyTotals(db.sql, view);
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -58,7 +27,7 @@ describe('projection runner: failures', () => {
   it('a build made before migration 0800 (no checkpoint event id) whose checkpoint holds no event in the store is refused, not carried on', async () => {
     // docs/ledger.md: "Builds made before 0800 take the id at their checkpoint on their first run"; checkBuildsOnStore:
     // "A build made before the event ids were recorded counts as on the store when an event is at its checkpoint".
-    await append(store, db.sql, 'pre-a', [ev('x', 10), ev('x', 5)]);
+    await appendVisible(store, db.sql, 'pre-a', [ev('x', 10), ev('x', 5)]);
     await runProjections(deps(tally('pre0800')));
     const [live] = (await projectionBuilds(db.sql)).filter((b) => b.name === 'pre0800' && b.status === 'live');
     // as migration 0800 leaves a build made before it
@@ -69,8 +38,8 @@ describe('projection runner: failures', () => {
     const restored = await createTestDatabase();
     try {
       const restoredStore = createPostgresEventStore(restored.sql);
-      await append(restoredStore, restored.sql, 'pre-a', [ev('x', 10)]);
-      await append(restoredStore, restored.sql, 'pre-after-restore', [ev('x', 3)]);
+      await appendVisible(restoredStore, restored.sql, 'pre-a', [ev('x', 10)]);
+      await appendVisible(restoredStore, restored.sql, 'pre-after-restore', [ev('x', 3)]);
       expect(comparePositions((await restoredStore.headPosition())!, parsePosition(live!.checkpoint!))).toBe(1);
       expect(await restoredStore.readAt(parsePosition(live!.checkpoint!))).toBeUndefined();
 
@@ -88,15 +57,15 @@ describe('projection runner: failures', () => {
   it('a projection whose apply keeps failing does not stop the other projections from following the store', async () => {
     const good = tally('good_one');
     const bad = tally('bad_one', { failOn: 'poison' });
-    await append(store, db.sql, 'iso', [ev('x', 1)]);
+    await appendVisible(store, db.sql, 'iso', [ev('x', 1)]);
     await runProjections(deps(good, bad), { batchSize: 1 });
-    await append(store, db.sql, 'iso', [ev('poison', 2)]);
+    await appendVisible(store, db.sql, 'iso', [ev('poison', 2)]);
     // the bad projection fails on the poison event; the good one applies it
     await expect(runProjections(deps(good, bad), { batchSize: 1 })).rejects.toThrow('projection bug');
     expect((await totals('good_one'))['iso']).toBe(3n);
 
     // later events: the good projection must keep following (the worker retries the run every poll)
-    await append(store, db.sql, 'iso', [ev('x', 100)]);
+    await appendVisible(store, db.sql, 'iso', [ev('x', 100)]);
     await runProjections(deps(good, bad), { batchSize: 1 }).catch(() => undefined);
     await runProjections(deps(good, bad), { batchSize: 1 }).catch(() => undefined);
     expect((await totals('good_one'))['iso']).toBe(103n);
@@ -105,14 +74,14 @@ describe('projection runner: failures', () => {
   it('a projection whose apply fails does not keep a new build of another projection from going live', async () => {
     const good = tally('fresh_good');
     const bad = tally('fresh_bad', { failOn: 'venom' });
-    await append(store, db.sql, 'iso2', [ev('venom', 1)]);
+    await appendVisible(store, db.sql, 'iso2', [ev('venom', 1)]);
     await runProjections(deps(good, bad)).catch(() => undefined);
     expect((await projectionBuilds(db.sql)).filter((b) => b.name === 'fresh_good').map((b) => b.status)).toEqual(['live']);
   });
 
   it('the error of a failing apply names the projection, its build and the batch', async () => {
     const bad = tally('named_bad', { failOn: 'boom' });
-    await append(store, db.sql, 'named', [ev('boom', 1)]);
+    await appendVisible(store, db.sql, 'named', [ev('boom', 1)]);
     const err = await runProjections(deps(bad)).then(() => undefined, (e: unknown) => e as Error);
     expect(err).toBeInstanceOf(Error);
     expect(err).toBeInstanceOf(ProjectionApplyError);

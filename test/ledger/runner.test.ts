@@ -6,60 +6,15 @@ import { createPostgresEventStore } from '../../src/store/postgres';
 import { comparePositions, parsePosition, type EventStore, type NewEvent } from '../../src/store/types';
 import { createTestDatabase, type TestDatabase } from '../support/db';
 import { waitVisible } from './visible';
-
-// A small read model: one row per event (stream, amount) and a per-stream total.
-function counter(version: number, opts: { failOn?: string } = {}): Projection {
-  return {
-    name: 'tally',
-    version,
-    async setup(tx, ctx) {
-      await tx.unsafe(`create table ${ctx.schema}.seen (event_id uuid primary key, stream text not null, amount bigint not null)`);
-    },
-    async apply(tx, events, ctx) {
-      for (const e of events) {
-        if (opts.failOn && (e.data as { tag?: string }).tag === opts.failOn) throw new Error('projection bug');
-      }
-      await tx`insert into ${tx(ctx.schema)}.seen ${tx(events.map((e) => ({ event_id: e.id, stream: e.stream, amount: BigInt((e.data as { amount: string }).amount) * BigInt(version) })))}`;
-    },
-    views(ctx) {
-      return [
-        `create or replace view recon.tally as select stream, sum(amount)::int8 as total, count(*)::int8 as events from ${ctx.schema}.seen group by stream`,
-      ];
-    },
-  };
-}
+import { appendVisible, tallyDeps, tallyEvents, tallyProjection, tallyTotals } from './tally';
 
 let db: TestDatabase;
 let store: EventStore;
-let n = 0;
-
-function ev(tag: string, amount: number): NewEvent {
-  n++;
-  return { id: crypto.randomUUID(), type: 'Tallied', version: 1, data: { tag, amount: String(amount), n } };
-}
-
-function deps(p: Projection): RunnerDeps {
-  return { sql: db.sql, store, log: silentLogger, timezone: 'UTC', graceHours: 48, projections: [p] };
-}
-
-/**
- * readAll shows an event once no older transaction is running on the server (any database of it: the other
- * test files run beside this one), so each append waits until it is visible before the test projects.
- */
-async function append(stream: string, events: NewEvent[]) {
-  const r = await store.append(stream, events);
-  for (let i = 0; i < 400; i++) {
-    const head = await store.headPosition();
-    if (head && r.position && comparePositions(head, r.position) >= 0) break;
-    await new Promise((res) => setTimeout(res, 25));
-  }
-  return r;
-}
-
-async function totals(): Promise<Record<string, bigint>> {
-  const rows = await db.sql<{ stream: string; total: bigint }[]>`select stream, total from recon.tally order by stream`;
-  return Object.fromEntries(rows.map((r) => [r.stream, r.total]));
-}
+const ev = tallyEvents();
+const counter = (version: number, opts: { failOn?: string } = {}) => tallyProjection({ version, ...opts });
+const deps = (p: Projection): RunnerDeps => tallyDeps(db.sql, store, p);
+const append = (stream: string, events: NewEvent[]) => appendVisible(store, db.sql, stream, events);
+const totals = () => tallyTotals(db.sql);
 
 beforeAll(async () => {
   db = await createTestDatabase();
