@@ -1023,6 +1023,15 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
 
 // ---------------------------------------------------------------- write back what changed
 
+/** Deletes the rows of these payments from one of the build's tables (nothing to do for none). */
+async function deletePayments(tx: Tx, schema: string, table: string, payments: readonly PaymentState[]): Promise<void> {
+  if (payments.length === 0) return;
+  await tx.unsafe(
+    `delete from ${schema}.${table} d using unnest($1::text[], $2::text[]) as k(pos_id, payment_id) where d.pos_id = k.pos_id and d.payment_id = k.payment_id`,
+    [payments.map((p) => p.posId), payments.map((p) => p.paymentId)] as never[],
+  );
+}
+
 async function writeBack(tx: Tx, b: Batch): Promise<void> {
   const schema = b.ctx.schema;
   const s = q(schema);
@@ -1064,12 +1073,8 @@ async function writeBack(tx: Tx, b: Batch): Promise<void> {
 
   const changed = [...b.payments.values()].filter((p) => p.opsDirty);
   const replaced = changed.filter((p) => p.stored !== null);
-  if (replaced.length) {
-    const args = [replaced.map((p) => p.posId), replaced.map((p) => p.paymentId)] as never[];
-    const using = `using unnest($1::text[], $2::text[]) as k(pos_id, payment_id)`;
-    await tx.unsafe(`delete from ${s}.operations o ${using} where o.pos_id = k.pos_id and o.payment_id = k.payment_id`, args);
-    await tx.unsafe(`delete from ${s}.operation_receivers o ${using} where o.pos_id = k.pos_id and o.payment_id = k.payment_id`, args);
-  }
+  await deletePayments(tx, s, 'operations', replaced);
+  await deletePayments(tx, s, 'operation_receivers', replaced);
   if (changed.length) {
     const lookup = subMerchantLookup(b);
     const opRows: Cell[][] = [];
@@ -1091,12 +1096,7 @@ async function writeBack(tx: Tx, b: Batch): Promise<void> {
 
   const waitsChanged = [...b.payments.values()].filter((p) => p.waitsDirty);
   const waitsDropped = waitsChanged.filter((p) => p.waitsStored);
-  if (waitsDropped.length) {
-    await tx.unsafe(
-      `delete from ${s}.report_pending d using unnest($1::text[], $2::text[]) as k(pos_id, payment_id) where d.pos_id = k.pos_id and d.payment_id = k.payment_id`,
-      [waitsDropped.map((p) => p.posId), waitsDropped.map((p) => p.paymentId)] as never[],
-    );
-  }
+  await deletePayments(tx, s, 'report_pending', waitsDropped);
   await insertRows(
     tx,
     schema,
@@ -1107,12 +1107,7 @@ async function writeBack(tx: Tx, b: Batch): Promise<void> {
 
   const legacyChanged = [...b.payments.values()].filter((p) => p.legacyDirty);
   const legacyDropped = legacyChanged.filter((p) => p.legacyStored);
-  if (legacyDropped.length) {
-    await tx.unsafe(
-      `delete from ${s}.legacy_ids d using unnest($1::text[], $2::text[]) as k(pos_id, payment_id) where d.pos_id = k.pos_id and d.payment_id = k.payment_id`,
-      [legacyDropped.map((p) => p.posId), legacyDropped.map((p) => p.paymentId)] as never[],
-    );
-  }
+  await deletePayments(tx, s, 'legacy_ids', legacyDropped);
   await insertRows(
     tx,
     schema,
@@ -1123,12 +1118,7 @@ async function writeBack(tx: Tx, b: Batch): Promise<void> {
 
   const dueChanged = [...b.payments.values()].filter((p) => p.dueDirty);
   const dueDropped = dueChanged.filter((p) => p.dueStored);
-  if (dueDropped.length) {
-    await tx.unsafe(
-      `delete from ${s}.due d using unnest($1::text[], $2::text[]) as k(pos_id, payment_id) where d.pos_id = k.pos_id and d.payment_id = k.payment_id`,
-      [dueDropped.map((p) => p.posId), dueDropped.map((p) => p.paymentId)] as never[],
-    );
-  }
+  await deletePayments(tx, s, 'due', dueDropped);
   await insertRows(tx, schema, 'due', 'pos_id text, payment_id text, due_at timestamptz', dueChanged.filter((p) => p.due !== null).map((p) => [p.posId, p.paymentId, iso(p.due)]));
 
   if (b.dirtyDisc.size) {
