@@ -13,7 +13,7 @@ import {
 } from '../../src/events/ingest-events';
 import { SubMerchantRegistered, subMerchantStream } from '../../src/events/ledger-events';
 import { observationOf, type Observation } from '../../src/ledger/matching';
-import { runProjections } from '../../src/ledger/runner';
+import { rebuildProjection, runProjections } from '../../src/ledger/runner';
 import { silentLogger } from '../../src/log';
 import type { Sql } from '../../src/db/connect';
 import type { AppendRequest, EventStore, NewEvent, RecordedEvent } from '../../src/store/types';
@@ -243,6 +243,12 @@ export async function project(sql: Sql, store: EventStore, batchSize = 1000, gra
     if (report.projections.every((p) => p.position === report.head) || attempt >= 200) return report;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+/** Rebuilds the reconciliation from zero in batches of `batchSize` and catches it up (replay = live checks). */
+export async function rebuildInBatches(sql: Sql, store: EventStore, batchSize: number): Promise<void> {
+  await rebuildProjection(deps(sql, store), 'reconciliation', { batchSize });
+  await project(sql, store, batchSize);
 }
 
 export interface DiscrepancyView {

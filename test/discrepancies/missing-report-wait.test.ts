@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/db';
 import { newEvent } from '../../src/events/catalog';
 import { SyncWindowFailed, syncStream } from '../../src/events/ingest-events';
-import { liveSchema, rebuildProjection } from '../../src/ledger/runner';
+import { liveSchema } from '../../src/ledger/runner';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { AppendRequest, EventStore } from '../../src/store/types';
-import { POS, appendAll, at, deps, discrepancies, periodRow, project, registerRows, syncCompleted, webhook } from './fixtures';
+import { POS, appendAll, at, deps, discrepancies, periodRow, project, registerRows, syncCompleted, webhook, rebuildInBatches } from './fixtures';
 
 /**
  * `syncWindow` (src/ingest/sync.ts) appends a window's register rows, then — in other appends — its period
@@ -164,14 +164,9 @@ describe('missing_in_* waits for the reports of the operation rows', () => {
 
   it('a rebuild in one batch and in batches of one event gives the same rows as the steps above', async () => {
     const stepwise = await digest();
-    await rebuildProjection(deps(db.sql, store), 'reconciliation', { batchSize: 100_000 });
-    await project(db.sql, store, 100_000);
-    expect(await digest()).toEqual(stepwise);
-    await rebuildProjection(deps(db.sql, store), 'reconciliation', { batchSize: 1 });
-    await project(db.sql, store, 1);
-    expect(await digest()).toEqual(stepwise);
-    await rebuildProjection(deps(db.sql, store), 'reconciliation', { batchSize: 3 });
-    await project(db.sql, store, 3);
-    expect(await digest()).toEqual(stepwise);
+    for (const batchSize of [100_000, 1, 3]) {
+      await rebuildInBatches(db.sql, store, batchSize);
+      expect(await digest()).toEqual(stepwise);
+    }
   });
 });
