@@ -1,4 +1,4 @@
-import { loadProjections, rebuildProjection, type RunnerDeps } from '../src/ledger/runner';
+import { loadProjections, rebuildProjection, type RunnerDeps } from '../src/projection/runner';
 import { createPostgresEventStore } from '../src/store/postgres';
 import type { Position } from '../src/store/types';
 import { appendChunks, scenarioEvents, scenarioFor } from '../test/ledger/ingest-stream';

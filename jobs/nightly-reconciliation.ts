@@ -1,7 +1,7 @@
 import { previousDay, writeNightlyReportFor } from '../src/export/nightly-report';
 import { healMissingWebhooks } from '../src/ingest/heal';
 import { syncIncremental } from '../src/ingest/sync';
-import { runProjections } from '../src/ledger/runner';
+import { runProjections } from '../src/projection/runner';
 import type { JobDefinition } from '../src/scheduler/scheduler';
 import type { JobDeps } from './job-deps';
 

@@ -1,8 +1,8 @@
-import { copyCell, copyRows, copyText, createTextBuffer, type TextBuffer } from '../src/ledger/copy-rows';
+import { copyCell, copyRows, copyText, createTextBuffer, type TextBuffer } from '../src/projection/copy-rows';
 import { RegisterRecordObserved, type NormalizedRegisterRecord } from '../src/events/ingest-events';
 import { DEFAULT_RESERVE_HOLD_DAYS, SubMerchantRegistered } from '../src/events/ledger-events';
 import { entriesFor, netOf, rowFacts, settlementOf, UnbalancedEntryError, type DraftEntry, type DraftLine, type RowFacts } from '../src/ledger/journal-rules';
-import type { Projection, ProjectionContext, Tx } from '../src/ledger/projection';
+import type { Projection, ProjectionContext, Tx } from '../src/projection/projection';
 import type { Position, RecordedEvent } from '../src/store/types';
 
 /**

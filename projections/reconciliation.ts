@@ -2,11 +2,11 @@ import { dataOf, isEvent } from '../src/events/catalog';
 import { RegisterCountMismatched, SyncWindowCompleted, WebhookResendRequested } from '../src/events/ingest-events';
 import { SubMerchantRegistered } from '../src/events/ledger-events';
 import { DiscrepancyAccepted } from '../src/events/audit-events';
-import { discrepancyId, findDiscrepancies, nextDue, reportWaits, type Finding, type ReportWait, type ResendRequest, type SyncWindow } from '../src/ledger/discrepancy-rules';
-import { matchMethod, observationFromRow, observationOf, observationToRow, type MatchedOperation, type Observation, type SourceItem } from '../src/ledger/matching';
-import { copyCell, copyText, createTextBuffer } from '../src/ledger/copy-rows';
-import type { DiscrepancyRecord, DiscrepancyStatus } from '../src/ledger/discrepancy-types';
-import type { Projection, ProjectionContext, Tx } from '../src/ledger/projection';
+import { discrepancyId, findDiscrepancies, nextDue, reportWaits, type Finding, type ReportWait, type ResendRequest, type SyncWindow } from '../src/reconciliation/discrepancy-rules';
+import { matchMethod, observationFromRow, observationOf, observationToRow, type MatchedOperation, type Observation, type SourceItem } from '../src/reconciliation/matching';
+import { copyCell, copyText, createTextBuffer } from '../src/projection/copy-rows';
+import type { DiscrepancyRecord, DiscrepancyStatus } from '../src/reconciliation/discrepancy-types';
+import type { Projection, ProjectionContext, Tx } from '../src/projection/projection';
 import type { RecordedEvent } from '../src/store/types';
 
 /**

@@ -1,11 +1,11 @@
 import { allJobs } from '../../jobs/index';
-import { createHttpApp } from '../ingest/http-app';
-import { createWebhookReceiver } from '../ingest/receiver';
-import { createAuditorApi } from '../ledger/auditor-api';
-import { followProjections } from '../ledger/runner';
+import { createHttpApp } from '../http/http-app';
+import { createWebhookReceiver } from '../http/receiver';
+import { createAuditorApi } from '../http/auditor-api';
+import { followProjections } from '../projection/runner';
 import { createScheduler } from '../scheduler/scheduler';
 import { storeReadiness } from '../store/transaction-counter';
-import { asyncRoute } from './http-routes';
+import { asyncRoute } from '../http/routes';
 import type { Runtime } from './runtime';
 
 export interface WorkerOptions {

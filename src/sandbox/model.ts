@@ -1,4 +1,4 @@
-import type { DiscrepancyType } from '../ledger/discrepancy-types';
+import type { DiscrepancyType } from '../reconciliation/discrepancy-types';
 
 /**
  * The sandbox's picture of the PSP's data: orders, their operations, and the injected differences

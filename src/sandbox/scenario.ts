@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import { DISCREPANCY_TYPES } from '../ledger/discrepancy-types';
+import { DISCREPANCY_TYPES } from '../reconciliation/discrepancy-types';
 import { createRng, hashSeed, type Rng } from './random';
 import type {
   CardData,

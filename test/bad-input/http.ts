@@ -1,8 +1,8 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll } from 'vitest';
-import { createHttpApp, type HttpApp } from '../../src/ingest/http-app';
-import { createRejectionLimiter } from '../../src/ingest/rate-limit';
-import { createWebhookReceiver, type WebhookReceiver } from '../../src/ingest/receiver';
+import { createHttpApp, type HttpApp } from '../../src/http/http-app';
+import { createRejectionLimiter } from '../../src/http/rate-limit';
+import { createWebhookReceiver, type WebhookReceiver } from '../../src/http/receiver';
 import { silentLogger } from '../../src/log';
 import type { Sql } from '../../src/db/connect';
 import type { EventStore } from '../../src/store/types';

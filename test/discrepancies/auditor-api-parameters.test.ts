@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAuditorApi } from '../../src/ledger/auditor-api';
-import { MAX_LIMIT, listDiscrepancies } from '../../src/ledger/discrepancy-queries';
+import { createAuditorApi } from '../../src/http/auditor-api';
+import { MAX_LIMIT, listDiscrepancies } from '../../src/reconciliation/discrepancy-queries';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore } from '../../src/store/types';
 import { createTestDatabase, type TestDatabase } from '../support/db';

@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/db';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore } from '../../src/store/types';
-import { createAuditorApi } from '../../src/ledger/auditor-api';
-import { csvCell, discrepanciesCsv, listDiscrepancies } from '../../src/ledger/discrepancy-queries';
-import { liveSchema } from '../../src/ledger/runner';
+import { createAuditorApi } from '../../src/http/auditor-api';
+import { csvCell, discrepanciesCsv, listDiscrepancies } from '../../src/reconciliation/discrepancy-queries';
+import { liveSchema } from '../../src/projection/runner';
 import { appendAll, at, periodRow, project, registerRows, subMerchant, syncCompleted, webhook } from './fixtures';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/db';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { AppendRequest, EventStore } from '../../src/store/types';
-import { acceptDiscrepancy } from '../../src/ledger/discrepancy-queries';
-import { rebuildProjection } from '../../src/ledger/runner';
+import { acceptDiscrepancy } from '../../src/reconciliation/discrepancy-queries';
+import { rebuildProjection } from '../../src/projection/runner';
 import {
   appendAll,
   at,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newEvent } from '../../src/events/catalog';
 import { WebhookReceived, paymentStream } from '../../src/events/ingest-events';
-import { explain } from '../../src/ledger/explain';
+import { explain } from '../../src/reconciliation/explain';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { AppendRequest, EventStore } from '../../src/store/types';
 import { createTestDatabase, type TestDatabase } from '../support/db';

@@ -12,8 +12,8 @@ import {
   type OperationMethod,
 } from '../../src/events/ingest-events';
 import { SubMerchantRegistered, subMerchantStream } from '../../src/events/ledger-events';
-import { observationOf, type Observation } from '../../src/ledger/matching';
-import { rebuildProjection, runProjections } from '../../src/ledger/runner';
+import { observationOf, type Observation } from '../../src/reconciliation/matching';
+import { rebuildProjection, runProjections } from '../../src/projection/runner';
 import { silentLogger } from '../../src/log';
 import type { Sql } from '../../src/db/connect';
 import type { AppendRequest, EventStore, NewEvent, RecordedEvent } from '../../src/store/types';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { matchMethod, matchPayment, observationFromRow, observationToRow } from '../../src/ledger/matching';
+import { matchMethod, matchPayment, observationFromRow, observationToRow } from '../../src/reconciliation/matching';
 import { at, periodRow, recorded, registerRows, webhook } from './fixtures';
 
 const seen = at('2024-06-02T00:00:00Z');

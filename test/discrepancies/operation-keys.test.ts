@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { useTestStore } from '../support/db';
 import { newEvent } from '../../src/events/catalog';
 import { DiscrepancyAccepted, discrepancyStream } from '../../src/events/audit-events';
-import { acceptDiscrepancy } from '../../src/ledger/discrepancy-queries';
-import { discrepancyId } from '../../src/ledger/discrepancy-rules';
-import { rebuildProjection } from '../../src/ledger/runner';
-import { matchPayment, type Observation } from '../../src/ledger/matching';
+import { acceptDiscrepancy } from '../../src/reconciliation/discrepancy-queries';
+import { discrepancyId } from '../../src/reconciliation/discrepancy-rules';
+import { rebuildProjection } from '../../src/projection/runner';
+import { matchPayment, type Observation } from '../../src/reconciliation/matching';
 import { appendAll, at, deps, discrepancies, periodRow, POS, project, recorded, registerRows, syncCompleted, webhook } from './fixtures';
 
 /**

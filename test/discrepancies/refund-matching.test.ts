@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { matchPayment } from '../../src/ledger/matching';
-import { findDiscrepancies } from '../../src/ledger/discrepancy-rules';
+import { matchPayment } from '../../src/reconciliation/matching';
+import { findDiscrepancies } from '../../src/reconciliation/discrepancy-rules';
 import { at, periodRow, recorded, registerRows, webhook } from './fixtures';
 
 const seen = at('2024-06-02T00:00:00Z');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { useTestStore } from '../support/db';
-import { rebuildProjection } from '../../src/ledger/runner';
+import { rebuildProjection } from '../../src/projection/runner';
 import { appendAll, at, deps, discrepancies, periodRow, project, registerRows, subMerchant, syncCompleted, webhook } from './fixtures';
 
 /**

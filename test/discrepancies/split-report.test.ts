@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/db';
-import { liveSchema } from '../../src/ledger/runner';
+import { liveSchema } from '../../src/projection/runner';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { AppendRequest, EventStore } from '../../src/store/types';
 import { appendAll, at, deps, discrepancies, project, registerRows, subMerchant, syncCompleted, type Receiver, rebuildInBatches } from './fixtures';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { matchPayment } from '../../src/ledger/matching';
-import { findDiscrepancies } from '../../src/ledger/discrepancy-rules';
+import { matchPayment } from '../../src/reconciliation/matching';
+import { findDiscrepancies } from '../../src/reconciliation/discrepancy-rules';
 import { at, periodRow, recorded, registerRows, webhook } from './fixtures';
 
 const T = at('2024-06-01T10:00:00Z');

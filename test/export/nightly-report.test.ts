@@ -6,7 +6,7 @@ import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nightlyReportData, previousDay, previousMonth, reportPeriods, writeNightlyReport, writeNightlyReportFor, type NightlyReportData } from '../../src/export/nightly-report';
 import { moneyFormat, safeText } from '../../src/export/xlsx';
-import { runProjections } from '../../src/ledger/runner';
+import { runProjections } from '../../src/projection/runner';
 import { silentLogger } from '../../src/log';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore } from '../../src/store/types';

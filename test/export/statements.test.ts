@@ -9,7 +9,7 @@ import { PAYOUTS_HEADER, statementFileName } from '../../src/export/statement-wo
 import { issueStatements, ledgerPosition, statementRuns, fileSha256 } from '../../src/export/statements';
 import { moneyFormat, safeText } from '../../src/export/xlsx';
 import { reserveSchedule, statementFigures, statementLines } from '../../src/ledger/ledger-queries';
-import { loadProjections, runProjections, type RunnerDeps } from '../../src/ledger/runner';
+import { loadProjections, runProjections, type RunnerDeps } from '../../src/projection/runner';
 import { silentLogger } from '../../src/log';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import { parsePosition, type EventStore } from '../../src/store/types';

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PspProject } from '../../src/config/env';
 import { syncRange, type SyncDeps, type SyncReport } from '../../src/ingest/sync';
-import { operationsOf } from '../../src/ledger/discrepancy-queries';
-import { explain } from '../../src/ledger/explain';
+import { operationsOf } from '../../src/reconciliation/discrepancy-queries';
+import { explain } from '../../src/reconciliation/explain';
 import { statementFigures } from '../../src/ledger/ledger-queries';
-import { runProjections } from '../../src/ledger/runner';
+import { runProjections } from '../../src/projection/runner';
 import { silentLogger } from '../../src/log';
 import { createPspClient, type PspClient } from '../../src/psp/client';
 import type { Operation } from '../../src/sandbox/model';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PspProject } from '../../src/config/env';
 import { healMissingWebhooks, type HealDeps } from '../../src/ingest/heal';
-import { createHttpApp, type HttpApp } from '../../src/ingest/http-app';
-import { createWebhookReceiver, type WebhookReceiver } from '../../src/ingest/receiver';
+import { createHttpApp, type HttpApp } from '../../src/http/http-app';
+import { createWebhookReceiver, type WebhookReceiver } from '../../src/http/receiver';
 import { syncRange } from '../../src/ingest/sync';
 import { silentLogger } from '../../src/log';
 import { createPspClient } from '../../src/psp/client';

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { connect } from '../../src/db/connect';
 import { WebhookReceived, paymentStream, rejectionStream } from '../../src/events/ingest-events';
-import { createHttpApp, type HttpApp } from '../../src/ingest/http-app';
-import { createRejectionLimiter } from '../../src/ingest/rate-limit';
-import { createWebhookReceiver, type ReceiverDeps, type WebhookReceiver } from '../../src/ingest/receiver';
+import { createHttpApp, type HttpApp } from '../../src/http/http-app';
+import { createRejectionLimiter } from '../../src/http/rate-limit';
+import { createWebhookReceiver, type ReceiverDeps, type WebhookReceiver } from '../../src/http/receiver';
 import { encodeBase64Url, sign } from '../../src/psp/signature';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore } from '../../src/store/types';

@@ -4,7 +4,7 @@ import { PeriodRecordObserved, RegisterRecordObserved, type NormalizedPeriodReco
 import { samePeriodRow } from '../../src/events/register-row';
 import { periodObserved, registerObserved, toAppendRequests, type Keyed, type SyncObservation } from '../../src/ingest/observations';
 import { appendObservations } from '../../src/ingest/reobservations';
-import { consolidate, observationOf } from '../../src/ledger/matching';
+import { consolidate, observationOf } from '../../src/reconciliation/matching';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore, RecordedEvent } from '../../src/store/types';
 import { createTestDatabase, type TestDatabase } from '../support/db';

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { NormalizedRegisterRecord } from '../../src/events/ingest-events';
 import { registerObserved } from '../../src/ingest/observations';
-import { rebuildProjection, runProjections } from '../../src/ledger/runner';
+import { rebuildProjection, runProjections } from '../../src/projection/runner';
 import { importCsv, useJournalStore } from './journal-support';
-import { waitVisible } from '../ledger/visible';
+import { waitVisible } from './visible';
 
 /**
  * The journal's in-batch directory (`register()` in projections/journal.ts) once forgot that another

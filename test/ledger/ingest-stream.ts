@@ -1,7 +1,7 @@
 import { registerObserved, periodObserved, webhookReceived, type Keyed } from '../../src/ingest/observations';
 import { newEvent } from '../../src/events/catalog';
 import { SubMerchantRegistered, subMerchantStream } from '../../src/events/ledger-events';
-import { parseSubMerchantCsv } from '../../src/ledger/sub-merchants';
+import { parseSubMerchantCsv } from '../../src/ingest/sub-merchants';
 import { parsePeriodRecord, parseRegisterRecord, parseWebhookPayload } from '../../src/psp/parse';
 import { REGISTER_FIELDS, periodRecord, registerRows, webhookBody } from '../../src/sandbox/render';
 import { generateScenario, type Scenario, type ScenarioOptions } from '../../src/sandbox/scenario';

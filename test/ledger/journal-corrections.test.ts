@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { NormalizedRegisterRecord } from '../../src/events/ingest-events';
 import { registerObserved } from '../../src/ingest/observations';
 import { ledgerBalance, statementFigures } from '../../src/ledger/ledger-queries';
-import { runProjections } from '../../src/ledger/runner';
+import { runProjections } from '../../src/projection/runner';
 import type { Position } from '../../src/store/types';
 import { importCsv, registerRows, TZ, useJournalStore } from './journal-support';
-import { waitVisible } from '../ledger/visible';
+import { waitVisible } from './visible';
 
 /**
  * Corrections and directory changes the journal and the ledgers must get right (found in review, each

@@ -5,10 +5,10 @@ import { RegisterRecordObserved, paymentStream, type NormalizedRegisterRecord, t
 import { SubMerchantRegistered, subMerchantStream } from '../../src/events/ledger-events';
 import { assertBalanced, entriesFor, rowFacts, UnbalancedEntryError } from '../../src/ledger/journal-rules';
 import { ledgerBalance, reserveSchedule, statementFigures, statementLines } from '../../src/ledger/ledger-queries';
-import { runProjections } from '../../src/ledger/runner';
+import { runProjections } from '../../src/projection/runner';
 import type { Position } from '../../src/store/types';
 import { projection as journal } from '../../projections/journal';
-import type { Tx } from '../../src/ledger/projection';
+import type { Tx } from '../../src/projection/projection';
 import { registerRows, TZ, useJournalStore } from './journal-support';
 import { waitVisible } from './visible';
 

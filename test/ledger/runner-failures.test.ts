@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Projection } from '../../src/ledger/projection';
-import { checkBuildsOnStore, ProjectionApplyError, ProjectionCheckpointMismatchError, projectionBuilds, runProjections, type RunnerDeps } from '../../src/ledger/runner';
+import type { Projection } from '../../src/projection/projection';
+import { checkBuildsOnStore, ProjectionApplyError, ProjectionCheckpointMismatchError, projectionBuilds, runProjections, type RunnerDeps } from '../../src/projection/runner';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import { comparePositions, parsePosition, type EventStore } from '../../src/store/types';
 import { createTestDatabase, type TestDatabase } from '../support/db';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log';
-import type { Projection } from '../../src/ledger/projection';
-import { checkBuildsOnStore, followProjections, ProjectionAheadOfStoreError, ProjectionCheckpointMismatchError, projectionBuilds, rebuildProjection, runProjections, type RunnerDeps } from '../../src/ledger/runner';
+import type { Projection } from '../../src/projection/projection';
+import { checkBuildsOnStore, followProjections, ProjectionAheadOfStoreError, ProjectionCheckpointMismatchError, projectionBuilds, rebuildProjection, runProjections, type RunnerDeps } from '../../src/projection/runner';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import { comparePositions, parsePosition, type EventStore, type NewEvent } from '../../src/store/types';
 import { createTestDatabase, type TestDatabase } from '../support/db';

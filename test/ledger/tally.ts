@@ -1,5 +1,5 @@
-import type { Projection } from '../../src/ledger/projection';
-import type { RunnerDeps } from '../../src/ledger/runner';
+import type { Projection } from '../../src/projection/projection';
+import type { RunnerDeps } from '../../src/projection/runner';
 import { silentLogger } from '../../src/log';
 import type { Sql } from '../../src/db/connect';
 import type { EventStore, NewEvent } from '../../src/store/types';

@@ -5,8 +5,8 @@ import {
   discrepanciesTable,
   discrepancyJson,
   listDiscrepancies,
-} from '../../ledger/discrepancy-queries';
-import { runProjections } from '../../ledger/runner';
+} from '../../reconciliation/discrepancy-queries';
+import { runProjections } from '../../projection/runner';
 import { UsageError, withRuntime, type Runtime } from '../runtime';
 
 /** Brings the reconciliation read model up to the store's head, so that what is printed is current. */

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { explain, explanationText } from '../../ledger/explain';
-import { runProjections } from '../../ledger/runner';
+import { explain, explanationText } from '../../reconciliation/explain';
+import { runProjections } from '../../projection/runner';
 import { UsageError, withRuntime } from '../runtime';
 
 export function register(program: Command): void {

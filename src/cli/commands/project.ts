@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { projectionBuilds, rebuildProjection, runProjections, type Report, type RunnerDeps } from '../../ledger/runner';
+import { projectionBuilds, rebuildProjection, runProjections, type Report, type RunnerDeps } from '../../projection/runner';
 import { UsageError, withRuntime } from '../runtime';
 
 function print(report: Report): void {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { createHttpApp } from '../../ingest/http-app';
-import { createWebhookReceiver } from '../../ingest/receiver';
+import { createHttpApp } from '../../http/http-app';
+import { createWebhookReceiver } from '../../http/receiver';
 import { storeReadiness } from '../../store/transaction-counter';
 import { UsageError, withRuntime } from '../runtime';
 

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { checkBuildsOnStore, type BuildOnStore } from '../../ledger/runner';
+import { checkBuildsOnStore, type BuildOnStore } from '../../projection/runner';
 import { advanceTransactionCounter, readTransactionCounter, type TransactionCounter } from '../../store/transaction-counter';
 import { withRuntime, type Runtime } from '../runtime';
 

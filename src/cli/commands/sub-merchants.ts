@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { formatCsvIssue, importSubMerchants, readSubMerchantDirectory } from '../../ledger/sub-merchants';
+import { formatCsvIssue, importSubMerchants, readSubMerchantDirectory } from '../../ingest/sub-merchants';
 import { UsageError, withRuntime } from '../runtime';
 
 export function register(program: Command): void {

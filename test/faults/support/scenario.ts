@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import type { Sql } from '../../../src/db/connect';
 import { syncRange, type SyncDeps } from '../../../src/ingest/sync';
-import { importSubMerchants, parseSubMerchantCsv } from '../../../src/ledger/sub-merchants';
+import { importSubMerchants, parseSubMerchantCsv } from '../../../src/ingest/sub-merchants';
 import { silentLogger } from '../../../src/log';
 import type { Sandbox } from '../../../src/sandbox/server';
 import { createPostgresEventStore } from '../../../src/store/postgres';

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Route } from '../ingest/http-app';
-import { sendJson } from '../ingest/http-app';
+import type { Route } from './http-app';
+import { sendJson } from './http-app';
 import type { Logger } from '../log';
 
 /**

@@ -7,9 +7,9 @@ import { parseWebhookPayload } from '../psp/parse';
 import { decodeBase64Url, verify } from '../psp/signature';
 import { isStoreError } from '../store/errors';
 import type { EventStore } from '../store/types';
-import { createAppendBatcher, type AppendBatcher } from './append-batcher';
+import { createAppendBatcher, type AppendBatcher } from '../ingest/append-batcher';
 import { sendJson, type Route } from './http-app';
-import { recordRejected, webhookReceived, type Keyed } from './observations';
+import { recordRejected, webhookReceived, type Keyed } from '../ingest/observations';
 import { createRejectionLimiter, type RejectionLimiter } from './rate-limit';
 
 /**

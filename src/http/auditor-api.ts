@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Sql } from '../db/connect';
-import { MAX_LIMIT, discrepancyJson, operationsOf, pageOfDiscrepancies } from './discrepancy-queries';
+import { MAX_LIMIT, discrepancyJson, operationsOf, pageOfDiscrepancies } from '../reconciliation/discrepancy-queries';
 
 /**
  * The auditors' read-only HTTP API, mounted by `recon start` beside the webhook receiver:
