@@ -39,7 +39,7 @@ function isBackground(pid: number): boolean {
  * pool) is left out rather than subtracted.
  */
 export type CpuSnapshot = Map<number, { ms: number; background: boolean }>;
-export async function serverCpuMeter(sql: BenchContext['sql']): Promise<(() => CpuSnapshot | undefined)> {
+export async function serverCpuMeter(sql: BenchContext['sql']): Promise<() => CpuSnapshot | undefined> {
   const [row] = await sql<{ pid: number }[]>`select pg_backend_pid() as pid`;
   const postmaster = parentOf(row!.pid);
   return () => {
@@ -54,7 +54,11 @@ export async function serverCpuMeter(sql: BenchContext['sql']): Promise<(() => C
   };
 }
 
-function cpuSince(before: CpuSnapshot | undefined, after: CpuSnapshot | undefined, only?: 'background'): number | undefined {
+function cpuSince(
+  before: CpuSnapshot | undefined,
+  after: CpuSnapshot | undefined,
+  only?: 'background',
+): number | undefined {
   if (!before || !after) return undefined;
   let ms = 0;
   for (const [pid, now] of after) if (!only || now.background) ms += now.ms - (before.get(pid)?.ms ?? 0);
@@ -65,7 +69,11 @@ function cpuSince(before: CpuSnapshot | undefined, after: CpuSnapshot | undefine
  * CPU of this process, another process and the PostgreSQL server over `fn`, in µs per unit of work;
  * `serverBackground` is the part of `server` spent by the server's background processes.
  */
-export async function cpuPer<T>(units: (r: T) => number, meters: { serverCpu: () => CpuSnapshot | undefined; otherPid?: number }, fn: () => Promise<T>) {
+export async function cpuPer<T>(
+  units: (r: T) => number,
+  meters: { serverCpu: () => CpuSnapshot | undefined; otherPid?: number },
+  fn: () => Promise<T>,
+) {
   const self0 = process.cpuUsage();
   const other0 = meters.otherPid ? processCpuMs(meters.otherPid) : undefined;
   const server0 = meters.serverCpu();

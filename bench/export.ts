@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import ExcelJS from 'exceljs';
-import { figuresDigest, writeStatementWorkbook, type StatementFigures, type StatementLine } from '../src/export/statement-workbooks';
+import {
+  figuresDigest,
+  writeStatementWorkbook,
+  type StatementFigures,
+  type StatementLine,
+} from '../src/export/statement-workbooks';
 import { DATE_TIME_FORMAT, moneyFormat } from '../src/export/xlsx';
 import { createLogger } from '../src/log';
 import { perSecond, sampleRss, timed, type BenchContext, type Figure } from './harness';
@@ -43,12 +48,18 @@ function line(i: number, k: number, perSub: number): StatementLine {
     fee,
     reserve,
     net: signed - fee - reserve,
-    eventIds: [`0a1b2c3d-${i.toString(16).padStart(4, '0')}-5e6f-8a9b-${k.toString(16).padStart(12, '0')}`, `1a1b2c3d-${i.toString(16).padStart(4, '0')}-5e6f-8a9b-${k.toString(16).padStart(12, '0')}`],
+    eventIds: [
+      `0a1b2c3d-${i.toString(16).padStart(4, '0')}-5e6f-8a9b-${k.toString(16).padStart(12, '0')}`,
+      `1a1b2c3d-${i.toString(16).padStart(4, '0')}-5e6f-8a9b-${k.toString(16).padStart(12, '0')}`,
+    ],
   };
 }
 
 function figuresFor(i: number, perSub: number): StatementFigures {
-  let gross = 0n, refunds = 0n, fees = 0n, reserveHeld = 0n;
+  let gross = 0n,
+    refunds = 0n,
+    fees = 0n,
+    reserveHeld = 0n;
   for (let k = 0; k < perSub; k++) {
     const l = line(i, k, perSub);
     if (l.share < 0n) refunds -= l.share;
@@ -59,8 +70,19 @@ function figuresFor(i: number, perSub: number): StatementFigures {
   const netPayable = gross - refunds - fees - reserveHeld;
   const opening = BigInt(i * 1000);
   return {
-    subMerchantId: subMerchantId(i), subMerchantName: `Sub-merchant ${i}`, currency: 'UAH', opening, gross, refunds, chargebacks: 0n, fees,
-    reserveHeld, reserveReleased: 0n, netPayable, closing: opening + netPayable, operations: perSub,
+    subMerchantId: subMerchantId(i),
+    subMerchantName: `Sub-merchant ${i}`,
+    currency: 'UAH',
+    opening,
+    gross,
+    refunds,
+    chargebacks: 0n,
+    fees,
+    reserveHeld,
+    reserveReleased: 0n,
+    netPayable,
+    closing: opening + netPayable,
+    operations: perSub,
   };
 }
 
@@ -73,11 +95,36 @@ async function ceilingWorkbook(file: string, i: number, perSub: number): Promise
   const wb = new ExcelJS.stream.xlsx.WorkbookWriter({ filename: file, useStyles: true, useSharedStrings: false });
   const money = moneyFormat('UAH');
   const ws = wb.addWorksheet('Operations', { views: [{ state: 'frozen', ySplit: 1 }] });
-  ws.columns = [DATE_TIME_FORMAT, '', '', '', '', money, money, money, money, ''].map((numFmt) => ({ width: 16, ...(numFmt ? { style: { numFmt } } : {}) }));
-  ws.addRow(['Date and time', 'Order', 'Payment', 'Method', 'Status', 'Share', 'Fee', 'Reserve', 'Net', 'Event ids']).commit();
+  ws.columns = [DATE_TIME_FORMAT, '', '', '', '', money, money, money, money, ''].map((numFmt) => ({
+    width: 16,
+    ...(numFmt ? { style: { numFmt } } : {}),
+  }));
+  ws.addRow([
+    'Date and time',
+    'Order',
+    'Payment',
+    'Method',
+    'Status',
+    'Share',
+    'Fee',
+    'Reserve',
+    'Net',
+    'Event ids',
+  ]).commit();
   for (let k = 0; k < perSub; k++) {
     const l = line(i, k, perSub);
-    ws.addRow([new Date(l.at.getTime() + 7_200_000), l.orderId, l.paymentId, l.method, l.status, Number(l.share) / 100, Number(l.fee) / 100, Number(l.reserve) / 100, Number(l.net) / 100, l.eventIds.join(' ')]).commit();
+    ws.addRow([
+      new Date(l.at.getTime() + 7_200_000),
+      l.orderId,
+      l.paymentId,
+      l.method,
+      l.status,
+      Number(l.share) / 100,
+      Number(l.fee) / 100,
+      Number(l.reserve) / 100,
+      Number(l.net) / 100,
+      l.eventIds.join(' '),
+    ]).commit();
     if (k % 2000 === 1999) await new Promise((r) => setImmediate(r));
   }
   ws.commit();
@@ -89,7 +136,9 @@ export async function run(ctx: Pick<BenchContext, 'quick' | 'figure' | 'note'>):
   const subs = Number(process.env['BENCH_EXPORT_SUBS'] ?? (ctx.quick ? 100 : 1000));
   const perSub = Number(process.env['BENCH_EXPORT_LINES'] ?? (ctx.quick ? 200 : 1000));
   const total = subs * perSub;
-  ctx.note(`export: ${subs.toLocaleString('en-US')} sub-merchants × ${perSub.toLocaleString('en-US')} lines = ${total.toLocaleString('en-US')} operation lines, one workbook each`);
+  ctx.note(
+    `export: ${subs.toLocaleString('en-US')} sub-merchants × ${perSub.toLocaleString('en-US')} lines = ${total.toLocaleString('en-US')} operation lines, one workbook each`,
+  );
   const dir = mkdtempSync(path.join(tmpdir(), 'recon-bench-export-'));
   try {
     // Ours and the ceiling alternate workbook by workbook, so that whatever else the machine does weighs on
@@ -104,7 +153,11 @@ export async function run(ctx: Pick<BenchContext, 'quick' | 'figure' | 'note'>):
         const f = figuresFor(i, perSub);
         const meta = { month: MONTH, timezone: TZ, position: '1/1', figuresSha256: figuresDigest(MONTH, TZ, [f]) };
         const file = path.join(dir, `ours-${i}.xlsx`);
-        oursMs += (await timed(() => writeStatementWorkbook(file, { figures: [f], lines: () => lines(i, perSub), reserve: [] }, meta))).ms;
+        oursMs += (
+          await timed(() =>
+            writeStatementWorkbook(file, { figures: [f], lines: () => lines(i, perSub), reserve: [] }, meta),
+          )
+        ).ms;
         rmSync(file);
       }
       if (only !== 'ours') {
@@ -116,8 +169,19 @@ export async function run(ctx: Pick<BenchContext, 'quick' | 'figure' | 'note'>):
     const peak = rss.stop();
     const oursRate = perSecond(total, oursMs);
     const ceilingRate = perSecond(total, ceilingMs);
-    ctx.figure({ name: 'statements written (rows/s)', value: oursRate, unit: 'rows/s', reference: { name: 'exceljs streaming writer alone', value: ceilingRate }, target: { minRatio: 0.7, text: '>= 0.70 of exceljs alone' } });
-    ctx.figure({ name: 'statements: peak RSS (both writers)', value: peak / 1024 / 1024, unit: 'MB', target: { max: 300, text: '< 300 MB' } });
+    ctx.figure({
+      name: 'statements written (rows/s)',
+      value: oursRate,
+      unit: 'rows/s',
+      reference: { name: 'exceljs streaming writer alone', value: ceilingRate },
+      target: { minRatio: 0.7, text: '>= 0.70 of exceljs alone' },
+    });
+    ctx.figure({
+      name: 'statements: peak RSS (both writers)',
+      value: peak / 1024 / 1024,
+      unit: 'MB',
+      target: { max: 300, text: '< 300 MB' },
+    });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -131,8 +195,12 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     note: (t) => process.stdout.write(`${t}\n`),
     figure: (f) => {
       figures.push(f);
-      const ratio = f.reference ? ` (${f.reference.name}: ${Math.round(f.reference.value).toLocaleString('en-US')}; ratio ${(f.value / f.reference.value).toFixed(2)})` : '';
-      process.stdout.write(`${f.name}: ${Math.round(f.value).toLocaleString('en-US')} ${f.unit}${ratio}${f.target?.text ? ` target ${f.target.text}` : ''}\n`);
+      const ratio = f.reference
+        ? ` (${f.reference.name}: ${Math.round(f.reference.value).toLocaleString('en-US')}; ratio ${(f.value / f.reference.value).toFixed(2)})`
+        : '';
+      process.stdout.write(
+        `${f.name}: ${Math.round(f.value).toLocaleString('en-US')} ${f.unit}${ratio}${f.target?.text ? ` target ${f.target.text}` : ''}\n`,
+      );
     },
   });
   log.debug('done', { figures: figures.length });

@@ -37,7 +37,12 @@ export interface Figure {
    * The target: value/reference ≥ minRatio, and/or value ≥ min, and/or value ≤ max.
    * `text` says it in words for the table.
    */
-  readonly target?: { readonly minRatio?: number; readonly min?: number; readonly max?: number; readonly text?: string };
+  readonly target?: {
+    readonly minRatio?: number;
+    readonly min?: number;
+    readonly max?: number;
+    readonly text?: string;
+  };
 }
 
 export interface FigureResult extends Figure {
@@ -88,7 +93,11 @@ export function sampleRss(everyMs = 20): { stop(): number } {
 export const peakRssBytes = (): number => process.resourceUsage().maxRSS * 1024;
 
 /** Runs up to `concurrency` workers over the items, in order of taking. */
-export async function inParallel<T>(items: readonly T[], concurrency: number, fn: (item: T, worker: number) => Promise<void>): Promise<void> {
+export async function inParallel<T>(
+  items: readonly T[],
+  concurrency: number,
+  fn: (item: T, worker: number) => Promise<void>,
+): Promise<void> {
   let next = 0;
   await Promise.all(
     Array.from({ length: Math.min(concurrency, items.length) }, async (_, worker) => {

@@ -24,11 +24,17 @@ import { signedAhead, webhookRequests } from './webhook-load';
  */
 
 interface LoadResult {
-  non2xx: number; errors: number; timeouts: number; duration: number; '2xx': number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  duration: number;
+  '2xx': number;
   latency: { p50: number; p99: number };
 }
 // autocannon ships no type declarations: the few fields used here are typed by hand.
-const autocannon = createRequire(import.meta.url)('autocannon') as (opts: Record<string, unknown>) => Promise<LoadResult>;
+const autocannon = createRequire(import.meta.url)('autocannon') as (
+  opts: Record<string, unknown>,
+) => Promise<LoadResult>;
 
 const POS_ID = '6b1d2a4e-7c0f-4f51-9d3e-1a2b3c4d5e6f';
 const SECRET = 'sk_bench_webhook_secret';
@@ -43,10 +49,18 @@ async function receiverChild(): Promise<void> {
   const projects = [{ name: 'bench', posId: POS_ID, apiSecret: SECRET }];
   const options = { allowedIps: [], trustProxy: false, maxBodyBytes: 65_536 };
   // INGEST_BENCH_GROUP=maxBatch,maxInFlight tries other group-commit settings than the receiver's defaults.
-  const [maxBatch, maxInFlight] = (process.env.INGEST_BENCH_GROUP ?? '').split(',').map((v) => (v ? Number(v) : undefined));
+  const [maxBatch, maxInFlight] = (process.env.INGEST_BENCH_GROUP ?? '')
+    .split(',')
+    .map((v) => (v ? Number(v) : undefined));
   const groupCommit = { maxBatch, maxInFlight };
-  const durable = createHttpApp({ routes: [createWebhookReceiver({ store, projects, log, options, groupCommit }).handle], log });
-  const ceiling = createHttpApp({ routes: [createWebhookReceiver({ store, projects, log, options, durable: false }).handle], log });
+  const durable = createHttpApp({
+    routes: [createWebhookReceiver({ store, projects, log, options, groupCommit }).handle],
+    log,
+  });
+  const ceiling = createHttpApp({
+    routes: [createWebhookReceiver({ store, projects, log, options, durable: false }).handle],
+    log,
+  });
   const a = await durable.listen(0);
   const b = await ceiling.listen(0);
   process.stdout.write(JSON.stringify({ durable: a.url, ceiling: b.url }) + '\n');
@@ -78,10 +92,21 @@ async function startReceiver(dbUrl: string): Promise<{ child: ChildProcess; dura
 
 function webhookForm(paymentId: string, n: number): string {
   const body = {
-    payment_id: paymentId, order_id: `bench-${n}`, transaction_id: randomUUID(), pos_id: POS_ID, mode: 'direct', method: 'purchase',
-    amount: Number(((1000 + (n % 90_000)) / 100).toFixed(2)), currency: 'UAH', status: 'success', status_code: '1000',
-    status_description: 'transaction is successful', fee: { amount: 2.5, currency: 'UAH' }, cc_mask: '537541******7421',
-    created_at: '2025-03-01T10:00:00.000', processed_at: '2025-03-01T10:00:02.000',
+    payment_id: paymentId,
+    order_id: `bench-${n}`,
+    transaction_id: randomUUID(),
+    pos_id: POS_ID,
+    mode: 'direct',
+    method: 'purchase',
+    amount: Number(((1000 + (n % 90_000)) / 100).toFixed(2)),
+    currency: 'UAH',
+    status: 'success',
+    status_code: '1000',
+    status_description: 'transaction is successful',
+    fee: { amount: 2.5, currency: 'UAH' },
+    cc_mask: '537541******7421',
+    created_at: '2025-03-01T10:00:00.000',
+    processed_at: '2025-03-01T10:00:02.000',
   };
   const data = encodeBase64Url(JSON.stringify(body));
   return `data=${data}&signature=${encodeURIComponent(sign(SECRET, data))}`;
@@ -89,7 +114,10 @@ function webhookForm(paymentId: string, n: number): string {
 
 let signedSoFar = 0;
 
-async function load(url: string, seconds: number): Promise<{ ok: string[]; non2xx: number; errors: number; rps: number; p99: number; p50: number }> {
+async function load(
+  url: string,
+  seconds: number,
+): Promise<{ ok: string[]; non2xx: number; errors: number; rps: number; p99: number; p50: number }> {
   const ok: string[] = [];
   // Signed before the load starts (see webhook-load.ts): more than the receiver can take.
   const ahead = signedAhead(webhookForm, 8_000 * seconds, signedSoFar);
@@ -102,7 +130,14 @@ async function load(url: string, seconds: number): Promise<{ ok: string[]; non2x
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     requests: webhookRequests(webhookForm, ahead, signedSoFar, ok),
   });
-  return { ok, non2xx: result.non2xx, errors: result.errors + result.timeouts, rps: (result['2xx'] / result.duration), p99: result.latency.p99, p50: result.latency.p50 };
+  return {
+    ok,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+    rps: result['2xx'] / result.duration,
+    p99: result.latency.p99,
+    p50: result.latency.p50,
+  };
 }
 
 async function webhookBench(ctx: BenchContext): Promise<void> {
@@ -110,20 +145,54 @@ async function webhookBench(ctx: BenchContext): Promise<void> {
   const receiver = await startReceiver(ctx.url);
   try {
     const serverCpu = await serverCpuMeter(ctx.sql);
-    const ceilingCpu = await cpuPer((r) => r.ok.length, { serverCpu, otherPid: receiver.child.pid }, () => load(receiver.ceiling, seconds));
-    const durableCpu = await cpuPer((r) => r.ok.length, { serverCpu, otherPid: receiver.child.pid }, () => load(receiver.durable, seconds));
+    const ceilingCpu = await cpuPer(
+      (r) => r.ok.length,
+      { serverCpu, otherPid: receiver.child.pid },
+      () => load(receiver.ceiling, seconds),
+    );
+    const durableCpu = await cpuPer(
+      (r) => r.ok.length,
+      { serverCpu, otherPid: receiver.child.pid },
+      () => load(receiver.durable, seconds),
+    );
     const ceiling = ceilingCpu.result;
     const durable = durableCpu.result;
-    for (const [name, c] of [['ceiling', ceilingCpu], ['durable', durableCpu]] as const) {
-      ctx.note(`  CPU per webhook, ${name}: receiver ${c.other} µs, PostgreSQL ${c.server} µs, load generator ${c.self} µs`);
+    for (const [name, c] of [
+      ['ceiling', ceilingCpu],
+      ['durable', durableCpu],
+    ] as const) {
+      ctx.note(
+        `  CPU per webhook, ${name}: receiver ${c.other} µs, PostgreSQL ${c.server} µs, load generator ${c.self} µs`,
+      );
     }
-    ctx.note(`webhooks: 64 connections, ${seconds} s each; ceiling ${ceiling.ok.length} answered 200 (p50 ${ceiling.p50} ms), durable ${durable.ok.length} answered 200 (p50 ${durable.p50} ms), non-2xx ${durable.non2xx}, errors ${durable.errors}`);
-    ctx.figure({ name: 'durable webhooks', value: durable.rps, unit: 'webhooks/s', reference: { name: 'same receiver without append', value: ceiling.rps }, target: { min: 3000, text: '≥ 3,000/s' } });
-    ctx.figure({ name: 'durable webhook p99 latency', value: durable.p99, unit: 'ms', reference: { name: 'without append p99', value: ceiling.p99 }, target: { max: 50, text: '< 50 ms' } });
+    ctx.note(
+      `webhooks: 64 connections, ${seconds} s each; ceiling ${ceiling.ok.length} answered 200 (p50 ${ceiling.p50} ms), durable ${durable.ok.length} answered 200 (p50 ${durable.p50} ms), non-2xx ${durable.non2xx}, errors ${durable.errors}`,
+    );
+    ctx.figure({
+      name: 'durable webhooks',
+      value: durable.rps,
+      unit: 'webhooks/s',
+      reference: { name: 'same receiver without append', value: ceiling.rps },
+      target: { min: 3000, text: '≥ 3,000/s' },
+    });
+    ctx.figure({
+      name: 'durable webhook p99 latency',
+      value: durable.p99,
+      unit: 'ms',
+      reference: { name: 'without append p99', value: ceiling.p99 },
+      target: { max: 50, text: '< 50 ms' },
+    });
     // Every 200 must be in the store: look each answered payment up.
     const found = await countStored(ctx, durable.ok);
-    ctx.note(`webhooks answered 200: ${durable.ok.length}; found in the store: ${found}${found === durable.ok.length ? ' (all)' : ' (MISSING SOME)'}`);
-    ctx.figure({ name: 'webhooks answered 200 missing from the store', value: durable.ok.length - found, unit: 'webhooks', target: { max: 0, text: 'none' } });
+    ctx.note(
+      `webhooks answered 200: ${durable.ok.length}; found in the store: ${found}${found === durable.ok.length ? ' (all)' : ' (MISSING SOME)'}`,
+    );
+    ctx.figure({
+      name: 'webhooks answered 200 missing from the store',
+      value: durable.ok.length - found,
+      unit: 'webhooks',
+      target: { max: 0, text: 'none' },
+    });
   } finally {
     receiver.child.kill('SIGTERM');
     await new Promise((r) => receiver.child.once('exit', r));
@@ -157,7 +226,10 @@ async function sandboxChild(): Promise<void> {
   const sizes = (process.env.RECON_BENCH_SANDBOX_PAYMENTS ?? '').split(',').map(Number);
   const out = [];
   for (const payments of sizes) {
-    const sb = await startSandbox({ scenario: { seed: `bench-${payments}`, month: '2025-01', timezone: 'UTC', payments }, faults: { reportNotReadyPolls: 0 } });
+    const sb = await startSandbox({
+      scenario: { seed: `bench-${payments}`, month: '2025-01', timezone: 'UTC', payments },
+      faults: { reportNotReadyPolls: 0 },
+    });
     out.push({ payments, projects: sb.projects });
   }
   process.stdout.write(JSON.stringify(out) + '\n');
@@ -175,7 +247,11 @@ async function syncBench(ctx: BenchContext): Promise<void> {
   const { toAppendRequests } = await import('../src/ingest/observations');
   const targets = ctx.quick ? [10_000, 40_000] : [50_000, 200_000];
   const child = spawn(process.execPath, ['--import', 'tsx', THIS_FILE], {
-    env: { ...process.env, RECON_BENCH_SANDBOX: '1', RECON_BENCH_SANDBOX_PAYMENTS: targets.map((t) => Math.ceil(t / ROWS_PER_PAYMENT)).join(',') },
+    env: {
+      ...process.env,
+      RECON_BENCH_SANDBOX: '1',
+      RECON_BENCH_SANDBOX_PAYMENTS: targets.map((t) => Math.ceil(t / ROWS_PER_PAYMENT)).join(','),
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   try {
@@ -183,22 +259,33 @@ async function syncBench(ctx: BenchContext): Promise<void> {
       createInterface({ input: child.stdout! }).once('line', resolve);
       child.once('exit', (code) => reject(new Error(`sandbox exited with ${code}`)));
     });
-    const sandboxes = JSON.parse(line) as Array<{ payments: number; projects: import('../src/config/env').PspProject[] }>;
+    const sandboxes = JSON.parse(line) as Array<{
+      payments: number;
+      projects: import('../src/config/env').PspProject[];
+    }>;
 
     // Reference: the raw batched append rate of the store (batches of 1,000 observations), same run.
     const store = createPostgresEventStore(ctx.sql);
     const rawCount = ctx.quick ? 20_000 : 50_000;
     const serverCpu = await serverCpuMeter(ctx.sql);
     const t0 = performance.now();
-    const raw = await cpuPer(() => rawCount, { serverCpu }, async () => {
-      for (let i = 0; i < rawCount; i += 1000) {
-        const batch = Array.from({ length: 1000 }, (_, k) => registerObservation(i + k, 'raw'));
-        // one request per stream, as sync's batches (two observations per payment)
-        await store.appendMany(toAppendRequests(batch.map((b) => ({ stream: `payment-${POS_ID}-${b.paymentId}`, event: b.event }))));
-      }
-    });
+    const raw = await cpuPer(
+      () => rawCount,
+      { serverCpu },
+      async () => {
+        for (let i = 0; i < rawCount; i += 1000) {
+          const batch = Array.from({ length: 1000 }, (_, k) => registerObservation(i + k, 'raw'));
+          // one request per stream, as sync's batches (two observations per payment)
+          await store.appendMany(
+            toAppendRequests(batch.map((b) => ({ stream: `payment-${POS_ID}-${b.paymentId}`, event: b.event }))),
+          );
+        }
+      },
+    );
     const rawRate = perSecond(rawCount, performance.now() - t0);
-    ctx.note(`raw batched append: ${rawCount} events; CPU per event: PostgreSQL ${raw.server} µs, this process ${raw.self} µs (building the events included)`);
+    ctx.note(
+      `raw batched append: ${rawCount} events; CPU per event: PostgreSQL ${raw.server} µs, this process ${raw.self} µs (building the events included)`,
+    );
 
     for (const sb of sandboxes) {
       const db = await ctx.createDatabase({ max: 10 });
@@ -214,15 +301,29 @@ async function syncBench(ctx: BenchContext): Promise<void> {
       const rss = sampleRss(20);
       const started = performance.now();
       // One 31-day window: January.
-      const cpu = await cpuPer((r) => r.records, { serverCpu, otherPid: child.pid }, () => syncRange(deps, { from: '2025-01-01', to: '2025-02-01' }));
+      const cpu = await cpuPer(
+        (r) => r.records,
+        { serverCpu, otherPid: child.pid },
+        () => syncRange(deps, { from: '2025-01-01', to: '2025-02-01' }),
+      );
       const report = cpu.result;
       const ms = performance.now() - started;
       const peak = rss.stop();
       const w = report.windows[0]!;
       const records = (w.registerRecords ?? 0) + (w.periodRecords ?? 0);
-      ctx.note(`sync of ${w.registerRecords} register + ${w.periodRecords} period records (${sb.payments} payments): ${(ms / 1000).toFixed(1)} s, ${report.appended} events appended, peak RSS ${(peak / 2 ** 20).toFixed(0)} MB`);
-      ctx.note(`  CPU per record: sync ${cpu.self} µs, sandbox ${cpu.other} µs, PostgreSQL ${cpu.server} µs (background ${cpu.serverBackground} µs); wall ${((ms * 1000) / records).toFixed(0)} µs (2 cores shared)`);
-      ctx.figure({ name: `sync end to end, ${w.registerRecords} register records`, value: perSecond(records, ms), unit: 'records/s', reference: { name: 'raw batched append', value: rawRate }, target: { min: 20_000, text: '≥ 20k/s' } });
+      ctx.note(
+        `sync of ${w.registerRecords} register + ${w.periodRecords} period records (${sb.payments} payments): ${(ms / 1000).toFixed(1)} s, ${report.appended} events appended, peak RSS ${(peak / 2 ** 20).toFixed(0)} MB`,
+      );
+      ctx.note(
+        `  CPU per record: sync ${cpu.self} µs, sandbox ${cpu.other} µs, PostgreSQL ${cpu.server} µs (background ${cpu.serverBackground} µs); wall ${((ms * 1000) / records).toFixed(0)} µs (2 cores shared)`,
+      );
+      ctx.figure({
+        name: `sync end to end, ${w.registerRecords} register records`,
+        value: perSecond(records, ms),
+        unit: 'records/s',
+        reference: { name: 'raw batched append', value: rawRate },
+        target: { min: 20_000, text: '≥ 20k/s' },
+      });
       ctx.figure({ name: `sync peak RSS, ${w.registerRecords} register records`, value: peak / 2 ** 20, unit: 'MB' });
     }
   } finally {

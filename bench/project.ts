@@ -23,7 +23,13 @@ export async function run(ctx: BenchContext): Promise<void> {
   // about 4.7 events per order in the sandbox's default mix
   const payments = Math.ceil(target / 4.7);
   const store = createPostgresEventStore(ctx.sql);
-  const scenario = scenarioFor({ seed: 'bench-project', payments, month: '2025-01', timezone: 'Europe/Kyiv', subMerchants: 200 });
+  const scenario = scenarioFor({
+    seed: 'bench-project',
+    payments,
+    month: '2025-01',
+    timezone: 'Europe/Kyiv',
+    subMerchants: 200,
+  });
 
   const fill = await timed(async () => {
     let n = 0;
@@ -35,7 +41,9 @@ export async function run(ctx: BenchContext): Promise<void> {
     return n;
   });
   const events = fill.result;
-  ctx.note(`${events.toLocaleString('en-US')} events from the sandbox scenario (${payments.toLocaleString('en-US')} orders) appended in ${(fill.ms / 1000).toFixed(1)} s`);
+  ctx.note(
+    `${events.toLocaleString('en-US')} events from the sandbox scenario (${payments.toLocaleString('en-US')} orders) appended in ${(fill.ms / 1000).toFixed(1)} s`,
+  );
 
   // the ceiling: readAll alone, same batch size as the rebuild
   const batchSize = Number(process.env['BENCH_BATCH'] ?? '') || 5_000;
@@ -63,23 +71,36 @@ export async function run(ctx: BenchContext): Promise<void> {
   const samples: Array<{ name: string; applied: number; heap: number }> = [];
   const next = new Map<string, number>();
   const serverCpu = await serverCpuMeter(ctx.sql);
-  const measured = await cpuPer(() => events, { serverCpu }, () => timed(() => rebuildProjection(deps, undefined, {
-    batchSize,
-    onProgress: (p) => {
-      const i = next.get(p.name) ?? 0;
-      if (i < marks.length && p.applied >= marks[i]!) {
-        gc?.();
-        samples.push({ name: p.name, applied: p.applied, heap: process.memoryUsage().heapUsed });
-        next.set(p.name, i + 1);
-      }
-    },
-  })));
+  const measured = await cpuPer(
+    () => events,
+    { serverCpu },
+    () =>
+      timed(() =>
+        rebuildProjection(deps, undefined, {
+          batchSize,
+          onProgress: (p) => {
+            const i = next.get(p.name) ?? 0;
+            if (i < marks.length && p.applied >= marks[i]!) {
+              gc?.();
+              samples.push({ name: p.name, applied: p.applied, heap: process.memoryUsage().heapUsed });
+              next.set(p.name, i + 1);
+            }
+          },
+        }),
+      ),
+  );
   const rebuild = measured.result;
   const peak = rss.stop();
-  ctx.note(`  CPU per event: this process ${measured.self} µs, PostgreSQL ${measured.server} µs (of which background processes ${measured.serverBackground} µs); wall ${((rebuild.ms * 1000) / events).toFixed(0)} µs (2 cores shared)`);
+  ctx.note(
+    `  CPU per event: this process ${measured.self} µs, PostgreSQL ${measured.server} µs (of which background processes ${measured.serverBackground} µs); wall ${((rebuild.ms * 1000) / events).toFixed(0)} µs (2 cores shared)`,
+  );
   const applied = rebuild.result.projections.reduce((s, p) => s + p.totalApplied, 0);
-  for (const p of rebuild.result.projections) ctx.note(`  ${p.name}: ${p.totalApplied.toLocaleString('en-US')} events, ${p.status}`);
-  for (const s of samples) ctx.note(`  heap after gc, ${s.name} after ${s.applied.toLocaleString('en-US')} events: ${(s.heap / MB).toFixed(1)} MB`);
+  for (const p of rebuild.result.projections)
+    ctx.note(`  ${p.name}: ${p.totalApplied.toLocaleString('en-US')} events, ${p.status}`);
+  for (const s of samples)
+    ctx.note(
+      `  heap after gc, ${s.name} after ${s.applied.toLocaleString('en-US')} events: ${(s.heap / MB).toFixed(1)} MB`,
+    );
 
   const perProjection = projections.length ? perSecond(events * projections.length, rebuild.ms) : 0;
   ctx.figure({
@@ -89,12 +110,27 @@ export async function run(ctx: BenchContext): Promise<void> {
     reference: { name: 'readAll alone', value: perSecond(read.result, read.ms) },
     target: { min: 20_000, text: '≥ 20,000 events/s' },
   });
-  ctx.note(`(${projections.length} projections: ${Math.round(perProjection).toLocaleString('en-US')} projection-events/s; applied ${applied.toLocaleString('en-US')})`);
+  ctx.note(
+    `(${projections.length} projections: ${Math.round(perProjection).toLocaleString('en-US')} projection-events/s; applied ${applied.toLocaleString('en-US')})`,
+  );
   const [journal] = await ctx.sql<{ n: bigint }[]>`select count(*)::int8 as n from recon.journal_lines`;
   ctx.note(`journal lines: ${journal?.n.toLocaleString('en-US')}`);
-  ctx.figure({ name: 'peak RSS during the rebuild', value: peak / MB, unit: 'MB', target: { max: 512, text: '< 512 MB' } });
+  ctx.figure({
+    name: 'peak RSS during the rebuild',
+    value: peak / MB,
+    unit: 'MB',
+    target: { max: 512, text: '< 512 MB' },
+  });
   const byName = new Map<string, number[]>();
   for (const s of samples) byName.set(s.name, [...(byName.get(s.name) ?? []), s.heap]);
-  const growth = Math.max(0, ...[...byName.values()].filter((v) => v.length >= 2).map((v) => (v[v.length - 1]! - v[0]!) / MB));
-  ctx.figure({ name: 'heap growth from 1/4 to all events', value: growth, unit: 'MB', target: { max: 32, text: '< 32 MB (flat)' } });
+  const growth = Math.max(
+    0,
+    ...[...byName.values()].filter((v) => v.length >= 2).map((v) => (v[v.length - 1]! - v[0]!) / MB),
+  );
+  ctx.figure({
+    name: 'heap growth from 1/4 to all events',
+    value: growth,
+    unit: 'MB',
+    target: { max: 32, text: '< 32 MB (flat)' },
+  });
 }

@@ -64,7 +64,10 @@ async function createDatabase(serverUrl: string, prefix: string, opts: { migrate
 async function runChild(name: string): Promise<void> {
   const serverUrl = process.env.BENCH_SERVER_URL!;
   const url = process.env.BENCH_CHILD_DB_URL!;
-  const log = createLogger({ level: (process.env.BENCH_LOG_LEVEL as 'info' | undefined) ?? 'warn', base: { bench: name } });
+  const log = createLogger({
+    level: (process.env.BENCH_LOG_LEVEL as 'info' | undefined) ?? 'warn',
+    base: { bench: name },
+  });
   const sql = connect(url, { max: 20 });
   const extra: { drop(): Promise<void> }[] = [];
   const ctx: BenchContext = {
@@ -82,7 +85,9 @@ async function runChild(name: string): Promise<void> {
       return { url: db.url, sql: db.sql };
     },
   };
-  const mod = (await import(pathToFileURL(path.join(BENCH_DIR, `${name}.ts`)).href)) as { run?: (ctx: BenchContext) => Promise<void> };
+  const mod = (await import(pathToFileURL(path.join(BENCH_DIR, `${name}.ts`)).href)) as {
+    run?: (ctx: BenchContext) => Promise<void>;
+  };
   if (typeof mod.run !== 'function') throw new Error(`bench/${name}.ts does not export run(ctx)`);
   try {
     await mod.run(ctx);
@@ -135,7 +140,12 @@ function jsonLine(r: FigureResult): string {
   });
 }
 
-async function runInChild(name: string, serverUrl: string, dbUrl: string, quick: boolean): Promise<{ code: number; figures: FigureResult[] }> {
+async function runInChild(
+  name: string,
+  serverUrl: string,
+  dbUrl: string,
+  quick: boolean,
+): Promise<{ code: number; figures: FigureResult[] }> {
   const figures: FigureResult[] = [];
   const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--child', name], {
     env: { ...process.env, BENCH_SERVER_URL: serverUrl, BENCH_CHILD_DB_URL: dbUrl, BENCH_QUICK: quick ? '1' : '0' },
@@ -146,9 +156,14 @@ async function runInChild(name: string, serverUrl: string, dbUrl: string, quick:
     if (line.startsWith(FIGURE_PREFIX)) {
       const r = judge(name, JSON.parse(line.slice(FIGURE_PREFIX.length)) as Figure);
       figures.push(r);
-      process.stdout.write(`  ${r.name}: ${formatNumber(r.value)} ${r.unit}` +
-        (r.reference ? ` | ${r.reference.name}: ${formatNumber(r.reference.value)} ${r.unit} | ratio ${r.ratio?.toFixed(2)}` : '') +
-        (r.met === undefined ? '' : ` | target ${r.target?.text ?? ''}: ${r.met ? 'met' : 'NOT MET'}`) + '\n');
+      process.stdout.write(
+        `  ${r.name}: ${formatNumber(r.value)} ${r.unit}` +
+          (r.reference
+            ? ` | ${r.reference.name}: ${formatNumber(r.reference.value)} ${r.unit} | ratio ${r.ratio?.toFixed(2)}`
+            : '') +
+          (r.met === undefined ? '' : ` | target ${r.target?.text ?? ''}: ${r.met ? 'met' : 'NOT MET'}`) +
+          '\n',
+      );
     } else process.stdout.write(line + '\n');
   });
   const code = await new Promise<number>((resolve) => child.once('exit', (c, sig) => resolve(c ?? (sig ? 128 : 1))));
@@ -167,7 +182,9 @@ async function main(): Promise<void> {
   const names = requested.length ? requested : present;
   const missing = names.filter((n) => !present.includes(n));
   for (const n of missing) {
-    process.stderr.write(`bench: no benchmark named "${n}" (bench/${n}.ts does not exist yet); available: ${present.join(', ') || 'none'}\n`);
+    process.stderr.write(
+      `bench: no benchmark named "${n}" (bench/${n}.ts does not exist yet); available: ${present.join(', ') || 'none'}\n`,
+    );
   }
   const toRun = names.filter((n) => present.includes(n));
   if (toRun.length === 0) {
@@ -191,11 +208,15 @@ async function main(): Promise<void> {
     serverUrl = (await ensureEmbeddedPostgres(embeddedDir, log)).url;
   }
   const server = connect(serverUrl, { max: 1 });
-  const [{ version }] = (await server<{ version: string }[]>`select current_setting('server_version') as version`) as unknown as [{ version: string }];
+  const [{ version }] = (await server<
+    { version: string }[]
+  >`select current_setting('server_version') as version`) as unknown as [{ version: string }];
   await server.end();
-  process.stdout.write(`recon benchmarks: ${toRun.join(', ')}${quick ? ' (quick)' : ''}\n` +
-    `PostgreSQL ${version} (${embeddedDir ? `embedded, ${embeddedDir}` : 'BENCH_DATABASE_URL'}); node ${process.version}; ` +
-    `${(await import('node:os')).cpus().length} CPUs\n`);
+  process.stdout.write(
+    `recon benchmarks: ${toRun.join(', ')}${quick ? ' (quick)' : ''}\n` +
+      `PostgreSQL ${version} (${embeddedDir ? `embedded, ${embeddedDir}` : 'BENCH_DATABASE_URL'}); node ${process.version}; ` +
+      `${(await import('node:os')).cpus().length} CPUs\n`,
+  );
 
   const all: FigureResult[] = [];
   let failed = missing.length > 0;

@@ -29,16 +29,40 @@ export function registerObservation(n: number, run: string): { paymentId: string
   const fee = Math.floor(original / 50);
   const receiver = RECEIVERS[n % RECEIVERS.length]!;
   const rawRecord = {
-    orderId: `o-${paymentId}`, paymentId, amount: (original / 100).toFixed(2), currency: 'UAH', method, status, dateTime: at,
-    merchantFee: (fee / 100).toFixed(2), receiverName: receiver, receiverAmount: ((original - fee) / 100).toFixed(2), receiverFee: (fee / 100).toFixed(2),
+    orderId: `o-${paymentId}`,
+    paymentId,
+    amount: (original / 100).toFixed(2),
+    currency: 'UAH',
+    method,
+    status,
+    dateTime: at,
+    merchantFee: (fee / 100).toFixed(2),
+    receiverName: receiver,
+    receiverAmount: ((original - fee) / 100).toFixed(2),
+    receiverFee: (fee / 100).toFixed(2),
   };
   const data = {
     posId: POS_ID,
     raw: JSON.stringify(rawRecord),
     record: {
-      projectId: null, orderId: rawRecord.orderId, paymentId, method, status, dateTime: new Date(at).toISOString(), currency: 'UAH',
-      amount: String(original), originalAmount: String(original), customerFee: '0', merchantFee: String(fee), receiverName: receiver,
-      receiverAmount: String(original - fee), receiverFee: String(fee), reserveAmount: null, cardMask: '537541******7421', payway: 'card', other: {},
+      projectId: null,
+      orderId: rawRecord.orderId,
+      paymentId,
+      method,
+      status,
+      dateTime: new Date(at).toISOString(),
+      currency: 'UAH',
+      amount: String(original),
+      originalAmount: String(original),
+      customerFee: '0',
+      merchantFee: String(fee),
+      receiverName: receiver,
+      receiverAmount: String(original - fee),
+      receiverFee: String(fee),
+      reserveAmount: null,
+      cardMask: '537541******7421',
+      payway: 'card',
+      other: {},
     },
   };
   return {
@@ -48,14 +72,22 @@ export function registerObservation(n: number, run: string): { paymentId: string
       type: 'RegisterRecordObserved',
       version: 1,
       data,
-      metadata: { reportId: `rep-${run}-${Math.floor(n / 1000)}`, window: { from: '2025-01-01T00:00:00.000Z', to: '2025-01-31T00:00:00.000Z' }, observedAt: new Date(at + 3_600_000).toISOString(), source: 'register' },
+      metadata: {
+        reportId: `rep-${run}-${Math.floor(n / 1000)}`,
+        window: { from: '2025-01-01T00:00:00.000Z', to: '2025-01-31T00:00:00.000Z' },
+        observedAt: new Date(at + 3_600_000).toISOString(),
+        source: 'register',
+      },
     },
   };
 }
 
 const paymentStream = (paymentId: string) => `payment-${POS_ID}-${paymentId}`;
 
-interface Row { stream: string; event: NewEvent }
+interface Row {
+  stream: string;
+  event: NewEvent;
+}
 
 /** `count` observations of `count / 2` payments (two per payment stream), in batches of `batch`. */
 function batchesOf(run: string, count: number, batch: number): Row[][] {
@@ -84,10 +116,23 @@ async function rawInsert(sql: Sql, table: string, rows: readonly Row[], revision
   const tuples: string[] = [];
   rows.forEach((r, i) => {
     const k = i * 7;
-    tuples.push(`($${k + 1}::uuid, $${k + 2}, $${k + 3}::int8, $${k + 4}, $${k + 5}::int4, $${k + 6}::jsonb, $${k + 7}::jsonb)`);
-    values.push(r.event.id, r.stream, revisions[i]!, r.event.type, r.event.version, JSON.stringify(r.event.data), JSON.stringify(r.event.metadata ?? {}));
+    tuples.push(
+      `($${k + 1}::uuid, $${k + 2}, $${k + 3}::int8, $${k + 4}, $${k + 5}::int4, $${k + 6}::jsonb, $${k + 7}::jsonb)`,
+    );
+    values.push(
+      r.event.id,
+      r.stream,
+      revisions[i]!,
+      r.event.type,
+      r.event.version,
+      JSON.stringify(r.event.data),
+      JSON.stringify(r.event.metadata ?? {}),
+    );
   });
-  await sql.unsafe(`insert into ${table} (event_id, stream_id, stream_revision, type, version, data, metadata) values ${tuples.join(', ')}`, values as never[]);
+  await sql.unsafe(
+    `insert into ${table} (event_id, stream_id, stream_revision, type, version, data, metadata) values ${tuples.join(', ')}`,
+    values as never[],
+  );
 }
 
 function emmettEvent(e: NewEvent) {
@@ -111,10 +156,14 @@ export async function run(ctx: BenchContext): Promise<void> {
   const store = createPostgresEventStore(sql);
   const emmettDb = await ctx.createDatabase({ migrate: false, max: 1 });
   await emmettDb.sql.end();
-  const emmett: PostgresEventStore = getPostgreSQLEventStore(emmettDb.url, { schema: { autoMigration: 'CreateOrUpdate' } });
+  const emmett: PostgresEventStore = getPostgreSQLEventStore(emmettDb.url, {
+    schema: { autoMigration: 'CreateOrUpdate' },
+  });
   await emmett.schema.migrate();
   const sample = registerObservation(1, 'size').event;
-  ctx.note(`event: RegisterRecordObserved, ${JSON.stringify(sample.data).length} bytes of data + ${JSON.stringify(sample.metadata).length} bytes of metadata`);
+  ctx.note(
+    `event: RegisterRecordObserved, ${JSON.stringify(sample.data).length} bytes of data + ${JSON.stringify(sample.metadata).length} bytes of metadata`,
+  );
 
   // The three writers take turns batch by batch (in a rotating order), so that whatever else the machine is
   // doing weighs on each of them alike.
@@ -143,13 +192,41 @@ export async function run(ctx: BenchContext): Promise<void> {
     await createPlainTable(sql, 'raw_batched');
     await checkpoint(sql);
     const a = await turns(single.length, {
-      raw: (b) => rawInsert(sql, 'raw_batched', single[b]!.rows.map((r) => ({ ...r, stream: single[b]!.stream })), single[b]!.rows.map((_, i) => i)),
-      recon: (b) => store.append(single[b]!.stream, single[b]!.rows.map((r) => r.event), { expectedRevision: 'no_stream' }),
-      emmett: (b) => emmett.appendToStream(single[b]!.stream, single[b]!.rows.map((r) => emmettEvent(r.event)), { expectedStreamVersion: STREAM_DOES_NOT_EXIST }),
+      raw: (b) =>
+        rawInsert(
+          sql,
+          'raw_batched',
+          single[b]!.rows.map((r) => ({ ...r, stream: single[b]!.stream })),
+          single[b]!.rows.map((_, i) => i),
+        ),
+      recon: (b) =>
+        store.append(
+          single[b]!.stream,
+          single[b]!.rows.map((r) => r.event),
+          { expectedRevision: 'no_stream' },
+        ),
+      emmett: (b) =>
+        emmett.appendToStream(
+          single[b]!.stream,
+          single[b]!.rows.map((r) => emmettEvent(r.event)),
+          { expectedStreamVersion: STREAM_DOES_NOT_EXIST },
+        ),
     });
     const reconRate = perSecond(BATCHED_EVENTS, a.recon);
-    ctx.figure({ name: 'batched append, 1 stream per call', value: reconRate, unit: 'events/s', reference: { name: 'raw multi-row INSERT', value: perSecond(BATCHED_EVENTS, a.raw) }, target: { minRatio: 0.5, text: '>= 0.50 of raw' } });
-    ctx.figure({ name: 'batched append, 1 stream per call', value: reconRate, unit: 'events/s', reference: { name: 'emmett appendToStream', value: perSecond(BATCHED_EVENTS, a.emmett) }, target: { minRatio: 1, text: '>= 1.00 of emmett' } });
+    ctx.figure({
+      name: 'batched append, 1 stream per call',
+      value: reconRate,
+      unit: 'events/s',
+      reference: { name: 'raw multi-row INSERT', value: perSecond(BATCHED_EVENTS, a.raw) },
+      target: { minRatio: 0.5, text: '>= 0.50 of raw' },
+    });
+    ctx.figure({
+      name: 'batched append, 1 stream per call',
+      value: reconRate,
+      unit: 'events/s',
+      reference: { name: 'emmett appendToStream', value: perSecond(BATCHED_EVENTS, a.emmett) },
+      target: { minRatio: 1, text: '>= 1.00 of emmett' },
+    });
 
     // (b) the sync's real shape: 1,000 observations of 500 payments, one appendMany (one transaction) per batch;
     // emmett appends one stream per call, so the same rows take it 500 calls per batch.
@@ -157,22 +234,51 @@ export async function run(ctx: BenchContext): Promise<void> {
     await createPlainTable(sql, 'raw_many');
     await checkpoint(sql);
     const m = await turns(many.length, {
-      raw: (b) => rawInsert(sql, 'raw_many', many[b]!, many[b]!.map((_, i) => i % 2)),
-      recon: (b) => store.appendMany(byStream(many[b]!).map(([stream, events]) => ({ stream, events, expectedRevision: 'no_stream' as const }))),
+      raw: (b) =>
+        rawInsert(
+          sql,
+          'raw_many',
+          many[b]!,
+          many[b]!.map((_, i) => i % 2),
+        ),
+      recon: (b) =>
+        store.appendMany(
+          byStream(many[b]!).map(([stream, events]) => ({ stream, events, expectedRevision: 'no_stream' as const })),
+        ),
       emmett: async (b) => {
-        for (const [stream, events] of byStream(many[b]!)) await emmett.appendToStream(stream, events.map(emmettEvent), { expectedStreamVersion: STREAM_DOES_NOT_EXIST });
+        for (const [stream, events] of byStream(many[b]!))
+          await emmett.appendToStream(stream, events.map(emmettEvent), {
+            expectedStreamVersion: STREAM_DOES_NOT_EXIST,
+          });
       },
     });
     const reconManyRate = perSecond(BATCHED_EVENTS, m.recon);
-    ctx.figure({ name: 'batched appendMany, 500 streams per call', value: reconManyRate, unit: 'events/s', reference: { name: 'raw multi-row INSERT', value: perSecond(BATCHED_EVENTS, m.raw) }, target: { minRatio: 0.5, text: '>= 0.50 of raw' } });
-    ctx.figure({ name: 'batched appendMany, 500 streams per call', value: reconManyRate, unit: 'events/s', reference: { name: 'emmett, 1 call per stream', value: perSecond(BATCHED_EVENTS, m.emmett) }, target: { minRatio: 1, text: '>= 1.00 of emmett' } });
+    ctx.figure({
+      name: 'batched appendMany, 500 streams per call',
+      value: reconManyRate,
+      unit: 'events/s',
+      reference: { name: 'raw multi-row INSERT', value: perSecond(BATCHED_EVENTS, m.raw) },
+      target: { minRatio: 0.5, text: '>= 0.50 of raw' },
+    });
+    ctx.figure({
+      name: 'batched appendMany, 500 streams per call',
+      value: reconManyRate,
+      unit: 'events/s',
+      reference: { name: 'emmett, 1 call per stream', value: perSecond(BATCHED_EVENTS, m.emmett) },
+      target: { minRatio: 1, text: '>= 1.00 of emmett' },
+    });
   }
 
   // ---- single-event appends from 16 concurrent writers
   {
-    ctx.note(`single-event: ${SINGLE_EVENTS.toLocaleString('en-US')} events, one per append, ${WRITERS} concurrent writers (pool of ${WRITERS}), in ${ROUNDS} rounds`);
+    ctx.note(
+      `single-event: ${SINGLE_EVENTS.toLocaleString('en-US')} events, one per append, ${WRITERS} concurrent writers (pool of ${WRITERS}), in ${ROUNDS} rounds`,
+    );
     // One event per payment stream: concurrent webhooks of different payments.
-    const rows = batchesOf('single', SINGLE_EVENTS, SINGLE_EVENTS)[0]!.map((r, i) => ({ ...r, stream: paymentStream(`single-${i}`) }));
+    const rows = batchesOf('single', SINGLE_EVENTS, SINGLE_EVENTS)[0]!.map((r, i) => ({
+      ...r,
+      stream: paymentStream(`single-${i}`),
+    }));
     const round = (i: number) => rows.slice((i * rows.length) / ROUNDS, ((i + 1) * rows.length) / ROUNDS);
     const pool = connect(ctx.url, { max: WRITERS });
     const poolStore = createPostgresEventStore(pool);
@@ -180,23 +286,39 @@ export async function run(ctx: BenchContext): Promise<void> {
     await checkpoint(pool);
     const t = await turns(ROUNDS, {
       raw: (i) => inParallel(round(i), WRITERS, (r) => rawInsert(pool, 'raw_single', [r], [0])),
-      recon: (i) => inParallel(round(i), WRITERS, async (r) => {
-        await poolStore.append(r.stream, [r.event], { expectedRevision: 'no_stream' });
-      }),
-      emmett: (i) => inParallel(round(i), WRITERS, async (r) => {
-        await emmett.appendToStream(r.stream, [emmettEvent(r.event)], { expectedStreamVersion: STREAM_DOES_NOT_EXIST });
-      }),
+      recon: (i) =>
+        inParallel(round(i), WRITERS, async (r) => {
+          await poolStore.append(r.stream, [r.event], { expectedRevision: 'no_stream' });
+        }),
+      emmett: (i) =>
+        inParallel(round(i), WRITERS, async (r) => {
+          await emmett.appendToStream(r.stream, [emmettEvent(r.event)], {
+            expectedStreamVersion: STREAM_DOES_NOT_EXIST,
+          });
+        }),
     });
     await pool.end();
     const reconRate = perSecond(SINGLE_EVENTS, t.recon);
-    ctx.figure({ name: `single-event append, ${WRITERS} writers`, value: reconRate, unit: 'events/s', reference: { name: 'raw single-row INSERT', value: perSecond(SINGLE_EVENTS, t.raw) } });
-    ctx.figure({ name: `single-event append, ${WRITERS} writers`, value: reconRate, unit: 'events/s', reference: { name: 'emmett appendToStream', value: perSecond(SINGLE_EVENTS, t.emmett) } });
+    ctx.figure({
+      name: `single-event append, ${WRITERS} writers`,
+      value: reconRate,
+      unit: 'events/s',
+      reference: { name: 'raw single-row INSERT', value: perSecond(SINGLE_EVENTS, t.raw) },
+    });
+    ctx.figure({
+      name: `single-event append, ${WRITERS} writers`,
+      value: reconRate,
+      unit: 'events/s',
+      reference: { name: 'emmett appendToStream', value: perSecond(SINGLE_EVENTS, t.emmett) },
+    });
   }
   await emmett.close();
 
   // ---- readAll catch-up over READ_EVENTS events
   {
-    const [{ n }] = (await sql<{ n: bigint }[]>`select count(*)::int8 as n from es_events`) as unknown as [{ n: bigint }];
+    const [{ n }] = (await sql<{ n: bigint }[]>`select count(*)::int8 as n from es_events`) as unknown as [
+      { n: bigint },
+    ];
     const missing = READ_EVENTS - Number(n);
     const fill = await timed(async () => {
       for (let b = 0; b < Math.ceil(missing / BATCH); b++) {
@@ -209,12 +331,15 @@ export async function run(ctx: BenchContext): Promise<void> {
         await store.appendMany(byStream(rows).map(([stream, events]) => ({ stream, events })));
       }
     });
-    ctx.note(`readAll: ${READ_EVENTS.toLocaleString('en-US')} events in the store (filled ${missing.toLocaleString('en-US')} at ${Math.round(perSecond(missing, fill.ms)).toLocaleString('en-US')} events/s)`);
+    ctx.note(
+      `readAll: ${READ_EVENTS.toLocaleString('en-US')} events in the store (filled ${missing.toLocaleString('en-US')} at ${Math.round(perSecond(missing, fill.ms)).toLocaleString('en-US')} events/s)`,
+    );
     await sql`vacuum analyze es_events`;
     await checkpoint(sql);
     for (const pageSize of [1_000, 10_000]) {
       const read = await timed(() => catchUp(store, pageSize));
-      if (read.result.count !== READ_EVENTS) throw new Error(`readAll saw ${read.result.count} events, expected ${READ_EVENTS}`);
+      if (read.result.count !== READ_EVENTS)
+        throw new Error(`readAll saw ${read.result.count} events, expected ${READ_EVENTS}`);
       ctx.figure({
         name: `readAll catch-up, pages of ${pageSize.toLocaleString('en-US')}`,
         value: perSecond(READ_EVENTS, read.ms),

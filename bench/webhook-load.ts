@@ -30,17 +30,24 @@ export function signedAhead(form: WebhookForm, count: number, first: number): Si
  * autocannon's `requests` for the load: request n posts ahead[n], or past them a webhook signed on the
  * fly (numbered onTheFlyFirst + n); the payment ids answered 200 are pushed to `ok`.
  */
-export function webhookRequests(form: WebhookForm, ahead: readonly SignedWebhook[], onTheFlyFirst: number, ok: string[]): Record<string, unknown>[] {
+export function webhookRequests(
+  form: WebhookForm,
+  ahead: readonly SignedWebhook[],
+  onTheFlyFirst: number,
+  ok: string[],
+): Record<string, unknown>[] {
   let n = 0;
-  return [{
-    setupRequest: (req: Record<string, unknown>, context: Record<string, unknown>) => {
-      const next = ahead[n] ?? signed(form, onTheFlyFirst + n);
-      n++;
-      context.paymentId = next.paymentId;
-      return { ...req, body: next.body };
+  return [
+    {
+      setupRequest: (req: Record<string, unknown>, context: Record<string, unknown>) => {
+        const next = ahead[n] ?? signed(form, onTheFlyFirst + n);
+        n++;
+        context.paymentId = next.paymentId;
+        return { ...req, body: next.body };
+      },
+      onResponse: (status: number, _body: string, context: Record<string, unknown>) => {
+        if (status === 200) ok.push(context.paymentId as string);
+      },
     },
-    onResponse: (status: number, _body: string, context: Record<string, unknown>) => {
-      if (status === 200) ok.push(context.paymentId as string);
-    },
-  }];
+  ];
 }

@@ -14,7 +14,14 @@ export function hourlyHealingJob(deps: JobDeps): JobDefinition {
     async run(ctx) {
       if (deps.config.projects.length === 0) return { skipped: 'no PSP project configured' };
       const r = await healMissingWebhooks(
-        { sql: deps.sql, store: deps.store, projects: deps.config.projects, log: ctx.log, graceHours: deps.config.graceHours, pspTimeoutMs: deps.config.pspTimeoutMs },
+        {
+          sql: deps.sql,
+          store: deps.store,
+          projects: deps.config.projects,
+          log: ctx.log,
+          graceHours: deps.config.graceHours,
+          pspTimeoutMs: deps.config.pspTimeoutMs,
+        },
         { now: ctx.now(), signal: ctx.signal },
       );
       return { candidates: r.candidates, requested: r.requested, failed: r.failed };

@@ -16,9 +16,23 @@ export function monthlyStatementsJob(deps: JobDeps): JobDefinition {
     async run(ctx) {
       const { config } = deps;
       const month = previousMonth(ctx.scheduledFor, config.timezone);
-      await runProjections({ sql: deps.sql, store: deps.store, log: ctx.log, timezone: config.timezone, graceHours: config.graceHours }, { signal: ctx.signal });
-      const r = await issueStatements({ sql: deps.sql, store: deps.store, log: ctx.log, timezone: config.timezone }, { month, outDir: config.outDir, signal: ctx.signal });
-      return { month, position: r.position, figuresSha256: r.figuresSha256, statements: r.statements, lines: r.lines, files: r.files.map((f) => f.name), runId: r.runId };
+      await runProjections(
+        { sql: deps.sql, store: deps.store, log: ctx.log, timezone: config.timezone, graceHours: config.graceHours },
+        { signal: ctx.signal },
+      );
+      const r = await issueStatements(
+        { sql: deps.sql, store: deps.store, log: ctx.log, timezone: config.timezone },
+        { month, outDir: config.outDir, signal: ctx.signal },
+      );
+      return {
+        month,
+        position: r.position,
+        figuresSha256: r.figuresSha256,
+        statements: r.statements,
+        lines: r.lines,
+        files: r.files.map((f) => f.name),
+        runId: r.runId,
+      };
     },
   };
 }

@@ -17,39 +17,78 @@ export function nightlyReconciliationJob(deps: JobDeps): JobDefinition {
     cron: deps.config.schedules.nightly,
     async run(ctx) {
       const { config } = deps;
-      const facts: Array<readonly [string, string | number]> = [['Run scheduled for', ctx.scheduledFor.toISOString()], ['Attempt', ctx.attempt]];
+      const facts: Array<readonly [string, string | number]> = [
+        ['Run scheduled for', ctx.scheduledFor.toISOString()],
+        ['Attempt', ctx.attempt],
+      ];
       let windowsFailed = 0;
       const counters: Record<string, unknown> = {};
       if (config.projects.length > 0) {
         const sync = await syncIncremental(
-          { store: deps.store, projects: config.projects, log: ctx.log, timezone: config.timezone, reportMaxWaitMs: config.reportPollMaxWaitMs, pspTimeoutMs: config.pspTimeoutMs, lookbackDays: config.lookbackDays, now: ctx.now },
+          {
+            store: deps.store,
+            projects: config.projects,
+            log: ctx.log,
+            timezone: config.timezone,
+            reportMaxWaitMs: config.reportPollMaxWaitMs,
+            pspTimeoutMs: config.pspTimeoutMs,
+            lookbackDays: config.lookbackDays,
+            now: ctx.now,
+          },
           { signal: ctx.signal },
         );
         windowsFailed = sync.failed;
-        Object.assign(counters, { windowsCompleted: sync.completed, windowsFailed: sync.failed, records: sync.records, appended: sync.appended });
+        Object.assign(counters, {
+          windowsCompleted: sync.completed,
+          windowsFailed: sync.failed,
+          records: sync.records,
+          appended: sync.appended,
+        });
         facts.push(
           ['Sync: windows completed by this run', sync.completed],
           ['Sync: windows failed by this run', sync.failed],
           ['Sync: records read', sync.records],
           ['Sync: events appended', sync.appended],
-          ...sync.windows.filter((w) => w.status === 'failed').map((w): readonly [string, string] => [`Sync failed: ${w.posId} ${JSON.stringify(w.window)}`, w.reason ?? '']),
+          ...sync.windows
+            .filter((w) => w.status === 'failed')
+            .map((w): readonly [string, string] => [
+              `Sync failed: ${w.posId} ${JSON.stringify(w.window)}`,
+              w.reason ?? '',
+            ]),
         );
         const heal = await healMissingWebhooks(
-          { sql: deps.sql, store: deps.store, projects: config.projects, log: ctx.log, graceHours: config.graceHours, pspTimeoutMs: config.pspTimeoutMs },
+          {
+            sql: deps.sql,
+            store: deps.store,
+            projects: config.projects,
+            log: ctx.log,
+            graceHours: config.graceHours,
+            pspTimeoutMs: config.pspTimeoutMs,
+          },
           { now: ctx.now(), signal: ctx.signal },
         );
         Object.assign(counters, { healRequested: heal.requested, healFailed: heal.failed });
-        facts.push(['Healing: webhook re-sends requested', heal.requested], ['Healing: re-send requests failed', heal.failed]);
+        facts.push(
+          ['Healing: webhook re-sends requested', heal.requested],
+          ['Healing: re-send requests failed', heal.failed],
+        );
       } else {
         facts.push(['Sync and healing', 'skipped: no PSP project configured']);
       }
-      const projected = await runProjections({ sql: deps.sql, store: deps.store, log: ctx.log, timezone: config.timezone, graceHours: config.graceHours }, { signal: ctx.signal });
+      const projected = await runProjections(
+        { sql: deps.sql, store: deps.store, log: ctx.log, timezone: config.timezone, graceHours: config.graceHours },
+        { signal: ctx.signal },
+      );
       const applied = projected.projections.reduce((a, p) => a + p.applied, 0);
       facts.push(['Projections: events applied', applied], ['Event store head', projected.head ?? '-']);
       const date = previousDay(ctx.scheduledFor, config.timezone);
-      const { file, data } = await writeNightlyReportFor({ sql: deps.sql, store: deps.store }, { date, timezone: config.timezone, graceHours: config.graceHours, outDir: config.outDir, facts });
+      const { file, data } = await writeNightlyReportFor(
+        { sql: deps.sql, store: deps.store },
+        { date, timezone: config.timezone, graceHours: config.graceHours, outDir: config.outDir, facts },
+      );
       Object.assign(counters, { date, eventsProjected: applied, report: file, openDiscrepancies: data.open.length });
-      if (windowsFailed > 0) throw new Error(`${windowsFailed} sync window(s) failed (report written to ${file}); retried at the next tick`);
+      if (windowsFailed > 0)
+        throw new Error(`${windowsFailed} sync window(s) failed (report written to ${file}); retried at the next tick`);
       return counters;
     },
   };

@@ -1,7 +1,16 @@
 import { copyCell, copyRows, copyText, createTextBuffer, type TextBuffer } from '../src/projection/copy-rows';
 import { RegisterRecordObserved, type NormalizedRegisterRecord } from '../src/events/ingest-events';
 import { DEFAULT_RESERVE_HOLD_DAYS, SubMerchantRegistered } from '../src/events/ledger-events';
-import { entriesFor, netOf, rowFacts, settlementOf, UnbalancedEntryError, type DraftEntry, type DraftLine, type RowFacts } from '../src/ledger/journal-rules';
+import {
+  entriesFor,
+  netOf,
+  rowFacts,
+  settlementOf,
+  UnbalancedEntryError,
+  type DraftEntry,
+  type DraftLine,
+  type RowFacts,
+} from '../src/ledger/journal-rules';
 import type { Projection, ProjectionContext, Tx } from '../src/projection/projection';
 import type { Position, RecordedEvent } from '../src/store/types';
 
@@ -20,13 +29,35 @@ import type { Position, RecordedEvent } from '../src/store/types';
  * entries in force (a success row observed again as pending). The entries are recomputed when they must
  * be reversed, with the ids they were written under (`<event id>:<n>`).
  */
-type Effect = [] | [eventId: string, settlement: 'sale' | 'refund' | 'chargeback', owner: 'm' | 'r', share: string, fee: string, reserve: string, at: string, on: string, hold: number];
+type Effect =
+  | []
+  | [
+      eventId: string,
+      settlement: 'sale' | 'refund' | 'chargeback',
+      owner: 'm' | 'r',
+      share: string,
+      fee: string,
+      reserve: string,
+      at: string,
+      on: string,
+      hold: number,
+    ];
 
 const METHOD_OF = { sale: 'purchase', refund: 'refund', chargeback: 'dispute' } as const;
 
 function effectOf(eventId: string, f: RowFacts, hold: number, drafts: readonly DraftEntry[]): Effect {
   if (drafts.length === 0) return [];
-  return [eventId, settlementOf(f.method) as 'sale', f.receiver === null ? 'm' : 'r', f.share.toString(), f.fee.toString(), f.reserve.toString(), f.bookedAt.toISOString(), f.bookedOn, hold];
+  return [
+    eventId,
+    settlementOf(f.method) as 'sale',
+    f.receiver === null ? 'm' : 'r',
+    f.share.toString(),
+    f.fee.toString(),
+    f.reserve.toString(),
+    f.bookedAt.toISOString(),
+    f.bookedOn,
+    hold,
+  ];
 }
 
 interface InForce {
@@ -41,8 +72,19 @@ function inForce(effect: Effect, timezone: string): InForce | undefined {
   if (effect.length === 0) return undefined;
   const [eventId, settlement, owner, share, fee, reserve, at, on, hold] = effect;
   const f: RowFacts = {
-    rowKey: '', posId: '', orderId: null, paymentId: '', method: METHOD_OF[settlement], status: 'success', receiver: owner === 'm' ? null : '-',
-    currency: '', share: BigInt(share), fee: BigInt(fee), reserve: BigInt(reserve), bookedAt: new Date(at), bookedOn: on,
+    rowKey: '',
+    posId: '',
+    orderId: null,
+    paymentId: '',
+    method: METHOD_OF[settlement],
+    status: 'success',
+    receiver: owner === 'm' ? null : '-',
+    currency: '',
+    share: BigInt(share),
+    fee: BigInt(fee),
+    reserve: BigInt(reserve),
+    bookedAt: new Date(at),
+    bookedOn: on,
   };
   return { eventId, share: f.share, fee: f.fee, reserve: f.reserve, drafts: entriesFor(f, hold, timezone) };
 }
@@ -53,7 +95,13 @@ function sameEntries(a: readonly DraftEntry[], b: readonly DraftEntry[]): boolea
   for (let i = 0; i < a.length; i++) {
     const x = a[i]!;
     const y = b[i]!;
-    if (x.kind !== y.kind || x.bookedAt.getTime() !== y.bookedAt.getTime() || x.releaseOn !== y.releaseOn || x.lines.length !== y.lines.length) return false;
+    if (
+      x.kind !== y.kind ||
+      x.bookedAt.getTime() !== y.bookedAt.getTime() ||
+      x.releaseOn !== y.releaseOn ||
+      x.lines.length !== y.lines.length
+    )
+      return false;
     for (let j = 0; j < x.lines.length; j++) {
       const l = x.lines[j]!;
       const m = y.lines[j]!;
@@ -80,7 +128,14 @@ function fallbackAt(e: RecordedEvent): Date {
 function registerRowOf(e: RecordedEvent): { posId: string; record: NormalizedRegisterRecord } {
   const d = e.data as { posId?: unknown; record?: Partial<Record<keyof NormalizedRegisterRecord, unknown>> } | null;
   const r = d?.record;
-  if (typeof d?.posId !== 'string' || !r || typeof r.paymentId !== 'string' || typeof r.method !== 'string' || typeof r.status !== 'string' || typeof r.currency !== 'string') {
+  if (
+    typeof d?.posId !== 'string' ||
+    !r ||
+    typeof r.paymentId !== 'string' ||
+    typeof r.method !== 'string' ||
+    typeof r.status !== 'string' ||
+    typeof r.currency !== 'string'
+  ) {
     throw new Error(`event ${e.id} (${e.type} v${e.version}) does not have the shape of a register row observation`);
   }
   return d as { posId: string; record: NormalizedRegisterRecord };
@@ -115,16 +170,50 @@ function register(dir: Directory, id: string, name: string, hold: number): void 
   if (prev && prev.name !== name && dir.holdByName.get(prev.name)?.id === id) {
     dir.holdByName.delete(prev.name);
     let next: { id: string; hold: number } | undefined;
-    for (const [otherId, v] of dir.byId) if (v.name === prev.name && (next === undefined || otherId < next.id)) next = { id: otherId, hold: v.hold };
+    for (const [otherId, v] of dir.byId)
+      if (v.name === prev.name && (next === undefined || otherId < next.id)) next = { id: otherId, hold: v.hold };
     if (next) dir.holdByName.set(prev.name, next);
   }
   const holder = dir.holdByName.get(name);
   if (!holder || holder.id >= id) dir.holdByName.set(name, { id, hold });
 }
 
-const ENTRY_COLUMNS = ['entry_id', 'kind', 'reverses', 'row_key', 'pos_id', 'order_id', 'payment_id', 'method', 'status', 'receiver', 'currency',
-  'share', 'fee', 'reserve', 'net', 'booked_at', 'booked_on', 'release_on', 'hold_days', 'event_ids', 'commit_pos', 'prepare_pos'];
-const LINE_COLUMNS = ['entry_id', 'line_no', 'account', 'receiver', 'component', 'currency', 'amount', 'booked_at', 'commit_pos', 'prepare_pos'];
+const ENTRY_COLUMNS = [
+  'entry_id',
+  'kind',
+  'reverses',
+  'row_key',
+  'pos_id',
+  'order_id',
+  'payment_id',
+  'method',
+  'status',
+  'receiver',
+  'currency',
+  'share',
+  'fee',
+  'reserve',
+  'net',
+  'booked_at',
+  'booked_on',
+  'release_on',
+  'hold_days',
+  'event_ids',
+  'commit_pos',
+  'prepare_pos',
+];
+const LINE_COLUMNS = [
+  'entry_id',
+  'line_no',
+  'account',
+  'receiver',
+  'component',
+  'currency',
+  'amount',
+  'booked_at',
+  'commit_pos',
+  'prepare_pos',
+];
 
 /**
  * What a rebuild does without (random inserts into these indexes cost more than the rest of the journal's
@@ -156,11 +245,22 @@ function sameInputs(a: Effect, b: Effect): boolean {
 }
 
 /** The COPY text lines of an entry's lines (`sign` -1n for a reversal). */
-function lineRows(out: TextBuffer, entryId: string, lines: readonly DraftLine[], sign: bigint, receiver: string, currency: string, at: string, pos: string): void {
+function lineRows(
+  out: TextBuffer,
+  entryId: string,
+  lines: readonly DraftLine[],
+  sign: bigint,
+  receiver: string,
+  currency: string,
+  at: string,
+  pos: string,
+): void {
   let total = 0n;
   lines.forEach((l, n) => {
     total += l.amount;
-    out.add(`${entryId}\t${n}\t${l.account}\t${receiver}\t${l.component}\t${currency}\t${sign * l.amount}\t${at}\t${pos}\n`);
+    out.add(
+      `${entryId}\t${n}\t${l.account}\t${receiver}\t${l.component}\t${currency}\t${sign * l.amount}\t${at}\t${pos}\n`,
+    );
   });
   // every entry nets to zero, checked in code before anything is written
   if (total !== 0n) throw new UnbalancedEntryError(total, `entry ${entryId}`);
@@ -281,7 +381,14 @@ export const projection: Projection = {
     ]);
     const known = new Set(states.keys());
 
-    const versions: Array<{ eventId: string; id: string; name: string; hold: number; commit: string; prepare: string }> = [];
+    const versions: Array<{
+      eventId: string;
+      id: string;
+      name: string;
+      hold: number;
+      commit: string;
+      prepare: string;
+    }> = [];
     const dirty = new Map<string, { effect: Effect; lastEventId: string }>();
     // COPY text of the rows to write, built as they are decided (no per-row objects)
     const entryText = createTextBuffer();
@@ -300,7 +407,9 @@ export const projection: Projection = {
         continue;
       }
       // The hold of a reserve is fixed when it is held (the directory as known at this event).
-      const hold = f.receiver ? dir.holdByName.get(f.receiver)?.hold ?? DEFAULT_RESERVE_HOLD_DAYS : DEFAULT_RESERVE_HOLD_DAYS;
+      const hold = f.receiver
+        ? (dir.holdByName.get(f.receiver)?.hold ?? DEFAULT_RESERVE_HOLD_DAYS)
+        : DEFAULT_RESERVE_HOLD_DAYS;
       const drafts = entriesFor(f, hold, tz);
       const effect = effectOf(e.id, f, hold, drafts);
       const priorEffect = states.get(f.rowKey);
@@ -328,8 +437,10 @@ export const projection: Projection = {
           const entryId = `${e.id}:r${i}`;
           const sale = old.kind === 'settlement';
           const at = old.bookedAt.toISOString();
-          entryText.add(`${entryId}\treversal\t${p.eventId}:${i}\t${facts}\t${receiver}\t${currency}\t${sale ? -p.share : 0n}\t${sale ? -p.fee : 0n}\t` +
-            `${old.releaseOn !== null ? -p.reserve : 0n}\t${-netOf(old.lines)}\t${at}\t${old.bookedOn}\t${old.releaseOn ?? '\\N'}\t${old.holdDays ?? '\\N'}\t{${e.id},${p.eventId}}\t${pos}\n`);
+          entryText.add(
+            `${entryId}\treversal\t${p.eventId}:${i}\t${facts}\t${receiver}\t${currency}\t${sale ? -p.share : 0n}\t${sale ? -p.fee : 0n}\t` +
+              `${old.releaseOn !== null ? -p.reserve : 0n}\t${-netOf(old.lines)}\t${at}\t${old.bookedOn}\t${old.releaseOn ?? '\\N'}\t${old.holdDays ?? '\\N'}\t{${e.id},${p.eventId}}\t${pos}\n`,
+          );
           lineRows(lineText, entryId, old.lines, -1n, receiver, currency, at, pos);
         });
       }
@@ -337,8 +448,10 @@ export const projection: Projection = {
         const entryId = `${e.id}:${i}`;
         const sale = d.kind === 'settlement';
         const at = d.bookedAt.toISOString();
-        entryText.add(`${entryId}\t${d.kind}\t\\N\t${facts}\t${receiver}\t${currency}\t${sale ? f.share : 0n}\t${sale ? f.fee : 0n}\t` +
-          `${d.releaseOn !== null ? f.reserve : 0n}\t${netOf(d.lines)}\t${at}\t${d.bookedOn}\t${d.releaseOn ?? '\\N'}\t${d.holdDays ?? '\\N'}\t{${e.id}}\t${pos}\n`);
+        entryText.add(
+          `${entryId}\t${d.kind}\t\\N\t${facts}\t${receiver}\t${currency}\t${sale ? f.share : 0n}\t${sale ? f.fee : 0n}\t` +
+            `${d.releaseOn !== null ? f.reserve : 0n}\t${netOf(d.lines)}\t${at}\t${d.bookedOn}\t${d.releaseOn ?? '\\N'}\t${d.holdDays ?? '\\N'}\t{${e.id}}\t${pos}\n`,
+        );
         lineRows(lineText, entryId, d.lines, 1n, receiver, currency, at, pos);
       });
       states.set(f.rowKey, effect);
@@ -347,8 +460,12 @@ export const projection: Projection = {
 
     const q = `"${schema}"`;
     if (versions.length) {
-      await copyRows(tx, `${q}.sub_merchant_versions`, ['event_id', 'sub_merchant_id', 'name', 'reserve_hold_days', 'commit_pos', 'prepare_pos'],
-        versions.map((v) => [v.eventId, v.id, v.name, v.hold, v.commit, v.prepare]));
+      await copyRows(
+        tx,
+        `${q}.sub_merchant_versions`,
+        ['event_id', 'sub_merchant_id', 'name', 'reserve_hold_days', 'commit_pos', 'prepare_pos'],
+        versions.map((v) => [v.eventId, v.id, v.name, v.hold, v.commit, v.prepare]),
+      );
       const vs = [...new Map(versions.map((v) => [v.id, v])).values()];
       await tx`
         insert into ${tx(schema)}.directory (sub_merchant_id, name, reserve_hold_days, event_id, commit_pos, prepare_pos)

@@ -2,8 +2,25 @@ import { dataOf, isEvent } from '../src/events/catalog';
 import { RegisterCountMismatched, SyncWindowCompleted, WebhookResendRequested } from '../src/events/ingest-events';
 import { SubMerchantRegistered } from '../src/events/ledger-events';
 import { DiscrepancyAccepted } from '../src/events/audit-events';
-import { discrepancyId, findDiscrepancies, nextDue, reportWaits, type Finding, type ReportWait, type ResendRequest, type SyncWindow } from '../src/reconciliation/discrepancy-rules';
-import { matchMethod, observationFromRow, observationOf, observationToRow, type MatchedOperation, type Observation, type SourceItem } from '../src/reconciliation/matching';
+import {
+  discrepancyId,
+  findDiscrepancies,
+  nextDue,
+  reportWaits,
+  type Finding,
+  type ReportWait,
+  type ResendRequest,
+  type SyncWindow,
+} from '../src/reconciliation/discrepancy-rules';
+import {
+  matchMethod,
+  observationFromRow,
+  observationOf,
+  observationToRow,
+  type MatchedOperation,
+  type Observation,
+  type SourceItem,
+} from '../src/reconciliation/matching';
 import { copyCell, copyText, createTextBuffer } from '../src/projection/copy-rows';
 import type { DiscrepancyRecord, DiscrepancyStatus } from '../src/reconciliation/discrepancy-types';
 import type { Projection, ProjectionContext, Tx } from '../src/projection/projection';
@@ -78,7 +95,8 @@ interface PendingAcceptance {
 
 const paymentKey = (posId: string, paymentId: string) => `${posId}\u0000${paymentId}`;
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-const isoOf = (v: unknown): string | null => (v === null || v === undefined ? null : v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString());
+const isoOf = (v: unknown): string | null =>
+  v === null || v === undefined ? null : v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString();
 const q = (ident: string) => `"${ident.replace(/"/g, '""')}"`;
 
 /** The time an event carries (ms), or null: the projection's only notion of "now". */
@@ -107,7 +125,11 @@ const OP_COLUMNS = `operation_key text, pos_id text, payment_id text, order_id t
 const RECEIVER_COLUMNS = `operation_key text, pos_id text, payment_id text, method text, receiver_name text, sub_merchant_id text,
   status text, currency text, receiver_amount int8, receiver_fee int8, reserve_amount int8, share int8, event_ids text[]`;
 
-const names = (cols: string) => cols.split(',').map((c) => c.trim().split(/\s+/)[0]!).join(', ');
+const names = (cols: string) =>
+  cols
+    .split(',')
+    .map((c) => c.trim().split(/\s+/)[0]!)
+    .join(', ');
 
 // ---------------------------------------------------------------- bulk insert
 
@@ -148,14 +170,25 @@ function columnsOf(cols: string): Array<{ name: string; type: string }> {
 }
 
 /** Inserts rows with COPY (text format): cheaper to build and to load than parameters cast in SQL. */
-async function copyRowsInto(tx: Tx, schema: string, table: string, cols: string, rows: readonly (readonly Cell[])[]): Promise<void> {
+async function copyRowsInto(
+  tx: Tx,
+  schema: string,
+  table: string,
+  cols: string,
+  rows: readonly (readonly Cell[])[],
+): Promise<void> {
   const buf = createTextBuffer();
   for (const r of rows) {
     let line = '';
     for (let i = 0; i < r.length; i++) line += (i ? '\t' : '') + copyCell(cell(r[i]!));
     buf.add(line + '\n');
   }
-  await copyText(tx, `${q(schema)}.${table}`, columnsOf(cols).map((c) => c.name), buf.chunks());
+  await copyText(
+    tx,
+    `${q(schema)}.${table}`,
+    columnsOf(cols).map((c) => c.name),
+    buf.chunks(),
+  );
 }
 
 /**
@@ -163,7 +196,14 @@ async function copyRowsInto(tx: Tx, schema: string, table: string, cols: string,
  * column, `insert … select from unnest(…)`, each column cast to its type (array-typed columns travel as
  * their literal: unnest would flatten them).
  */
-async function insertRows(tx: Tx, schema: string, table: string, cols: string, rows: readonly (readonly Cell[])[], onConflict = ''): Promise<void> {
+async function insertRows(
+  tx: Tx,
+  schema: string,
+  table: string,
+  cols: string,
+  rows: readonly (readonly Cell[])[],
+  onConflict = '',
+): Promise<void> {
   if (rows.length === 0) return;
   if (!onConflict) return copyRowsInto(tx, schema, table, cols, rows);
   const columns = columnsOf(cols);
@@ -186,12 +226,39 @@ const big = (v: bigint | null | undefined) => (v === null || v === undefined ? n
 
 function sourceCells(it: SourceItem | null, kind: 'register' | 'period' | 'webhook'): Cell[] {
   if (kind === 'register') {
-    return [it !== null, it?.status, big(it?.amount), big(it?.grossAmount), it?.currency, big(it?.customerFee), big(it?.merchantFee), it?.dateTime, it ? it.eventIds : []];
+    return [
+      it !== null,
+      it?.status,
+      big(it?.amount),
+      big(it?.grossAmount),
+      it?.currency,
+      big(it?.customerFee),
+      big(it?.merchantFee),
+      it?.dateTime,
+      it ? it.eventIds : [],
+    ];
   }
   if (kind === 'period') {
-    return [it !== null, it?.status, big(it?.amount), it?.currency, big(it?.customerFee), big(it?.merchantFee), it?.dateTime, it ? it.eventIds : []];
+    return [
+      it !== null,
+      it?.status,
+      big(it?.amount),
+      it?.currency,
+      big(it?.customerFee),
+      big(it?.merchantFee),
+      it?.dateTime,
+      it ? it.eventIds : [],
+    ];
   }
-  return [it !== null, it?.status, big(it?.amount), it?.currency, big(it?.merchantFee), it?.dateTime, it ? it.eventIds : []];
+  return [
+    it !== null,
+    it?.status,
+    big(it?.amount),
+    it?.currency,
+    big(it?.merchantFee),
+    it?.dateTime,
+    it ? it.eventIds : [],
+  ];
 }
 
 function opCells(op: MatchedOperation): Cell[] {
@@ -212,9 +279,31 @@ function opCells(op: MatchedOperation): Cell[] {
 
 function discCells(r: DiscRow): Cell[] {
   return [
-    r.id, r.type, r.status, r.pos_id, r.payment_id, r.order_id, r.method, r.operation_key, r.receiver_name, r.sub_merchant_id,
-    r.sub_merchant_ids, r.currency, r.occurred_at, r.values, r.evidence, r.detected_at, r.detected_by_event,
-    r.resolved_at, r.resolved_by_event, r.accepted_at, r.accepted_by, r.accepted_note, r.accepted_by_event, r.updated_at, r.updated_by_event,
+    r.id,
+    r.type,
+    r.status,
+    r.pos_id,
+    r.payment_id,
+    r.order_id,
+    r.method,
+    r.operation_key,
+    r.receiver_name,
+    r.sub_merchant_id,
+    r.sub_merchant_ids,
+    r.currency,
+    r.occurred_at,
+    r.values,
+    r.evidence,
+    r.detected_at,
+    r.detected_by_event,
+    r.resolved_at,
+    r.resolved_by_event,
+    r.accepted_at,
+    r.accepted_by,
+    r.accepted_note,
+    r.accepted_by_event,
+    r.updated_at,
+    r.updated_by_event,
   ];
 }
 
@@ -401,7 +490,8 @@ function subMerchantLookup(b: Batch): (name: string) => string | undefined {
   if (b.lookup) return b.lookup;
   const byName = new Map<string, string>();
   // Latest registration of a name wins; entries are sorted by id so ties never depend on load order.
-  for (const [id, v] of [...b.directory.entries()].sort((x, y) => (x[0] < y[0] ? -1 : 1))) if (!byName.has(v.name)) byName.set(v.name, id);
+  for (const [id, v] of [...b.directory.entries()].sort((x, y) => (x[0] < y[0] ? -1 : 1)))
+    if (!byName.has(v.name)) byName.set(v.name, id);
   // a name no id holds now maps to the id that last held it, as in the journal's views and the statements
   b.lookup = (name) => byName.get(name.trim()) ?? b.formerNames.get(name.trim())?.id;
   return b.lookup;
@@ -461,7 +551,13 @@ function accept(r: DiscRow, a: PendingAcceptance, updatedAt: string | null, upda
   });
 }
 
-function applyFindings(b: Batch, existing: Map<string, DiscRow>, findings: Finding[], eventId: string, scopeOpen: (r: DiscRow) => boolean): void {
+function applyFindings(
+  b: Batch,
+  existing: Map<string, DiscRow>,
+  findings: Finding[],
+  eventId: string,
+  scopeOpen: (r: DiscRow) => boolean,
+): void {
   const now = iso(b.clock);
   const seen = new Set<string>();
   for (const f of findings) {
@@ -539,7 +635,13 @@ function applyFindings(b: Batch, existing: Map<string, DiscRow>, findings: Findi
   for (const r of existing.values()) {
     if (r.status !== 'open' || seen.has(r.id) || !scopeOpen(r)) continue;
     // Later data made the sources agree: resolved, by this event, at the clock's time.
-    Object.assign(r, { status: 'resolved', resolved_at: now, resolved_by_event: eventId, updated_at: now, updated_by_event: eventId });
+    Object.assign(r, {
+      status: 'resolved',
+      resolved_at: now,
+      resolved_by_event: eventId,
+      updated_at: now,
+      updated_by_event: eventId,
+    });
     markDisc(b, r);
   }
 }
@@ -601,7 +703,11 @@ function evaluate(b: Batch, p: PaymentState, eventId: string): void {
     const split = new Set(waits.filter((w) => w.judges === 'split').map((w) => w.operationKey));
     const missing = new Set(waits.filter((w) => w.judges === 'missing').map((w) => w.operationKey));
     applyFindings(b, p.discrepancies, findings, eventId, (r) =>
-      r.type === 'split_mismatch' ? !split.has(r.operation_key) : r.type === 'missing_in_report' || r.type === 'missing_in_period' ? !missing.has(r.operation_key) : true,
+      r.type === 'split_mismatch'
+        ? !split.has(r.operation_key)
+        : r.type === 'missing_in_report' || r.type === 'missing_in_period'
+          ? !missing.has(r.operation_key)
+          : true,
     );
   }
   setWaits(p, waits);
@@ -662,7 +768,13 @@ function mayHaveTimeIn(p: PaymentState, from: number, to: number): boolean {
 
 type Want = (posId: string, paymentId: string) => void;
 
-async function loadPayments(tx: Tx, s: string, b: Batch, keys: Array<[string, string]>, storedDue: Map<string, number>): Promise<void> {
+async function loadPayments(
+  tx: Tx,
+  s: string,
+  b: Batch,
+  keys: Array<[string, string]>,
+  storedDue: Map<string, number>,
+): Promise<void> {
   const posIds = keys.map((k) => k[0]);
   const paymentIds = keys.map((k) => k[1]);
   const obs = new Map<string, string>();
@@ -671,17 +783,22 @@ async function loadPayments(tx: Tx, s: string, b: Batch, keys: Array<[string, st
     const args = [posIds, paymentIds] as never[];
     // independent reads, sent together (one wait for the database instead of four)
     const [obsRows, resendRows, waitRows, discRows, legacyRows] = await Promise.all([
-      tx.unsafe<{ pos_id: string; payment_id: string; obs: string }[]>(`select pos_id, payment_id, obs from ${s}.observations ${join}`, args),
+      tx.unsafe<{ pos_id: string; payment_id: string; obs: string }[]>(
+        `select pos_id, payment_id, obs from ${s}.observations ${join}`,
+        args,
+      ),
       tx.unsafe<{ pos_id: string; payment_id: string; method: string; requested_at: Date; event_id: string }[]>(
         `select pos_id, payment_id, method, requested_at, event_id::text from ${s}.resends ${join} order by requested_at, event_id`,
         args,
       ),
-      tx.unsafe<{ pos_id: string; payment_id: string; operation_key: string; report_id: string; date_time: Date | null }[]>(
-        `select pos_id, payment_id, operation_key, report_id, date_time from ${s}.report_pending ${join}`,
+      tx.unsafe<
+        { pos_id: string; payment_id: string; operation_key: string; report_id: string; date_time: Date | null }[]
+      >(`select pos_id, payment_id, operation_key, report_id, date_time from ${s}.report_pending ${join}`, args),
+      tx.unsafe<Record<string, unknown>[]>(`select d.* from ${s}.discrepancies d ${join}`, args),
+      tx.unsafe<{ pos_id: string; payment_id: string; legacy_id: string; id: string }[]>(
+        `select pos_id, payment_id, legacy_id::text, id::text from ${s}.legacy_ids ${join}`,
         args,
       ),
-      tx.unsafe<Record<string, unknown>[]>(`select d.* from ${s}.discrepancies d ${join}`, args),
-      tx.unsafe<{ pos_id: string; payment_id: string; legacy_id: string; id: string }[]>(`select pos_id, payment_id, legacy_id::text, id::text from ${s}.legacy_ids ${join}`, args),
     ]);
     for (const r of obsRows) {
       obs.set(paymentKey(r.pos_id, r.payment_id), r.obs);
@@ -710,7 +827,9 @@ async function loadPayments(tx: Tx, s: string, b: Batch, keys: Array<[string, st
         legacyStored: false,
         legacyDirty: false,
       };
-      if (stored !== undefined) for (const row of JSON.parse(stored) as unknown[][]) addObservation(p, observationFromRow(posId, paymentId, row));
+      if (stored !== undefined)
+        for (const row of JSON.parse(stored) as unknown[][])
+          addObservation(p, observationFromRow(posId, paymentId, row));
       const due = storedDue.get(k);
       if (due !== undefined) {
         p.due = due;
@@ -720,13 +839,23 @@ async function loadPayments(tx: Tx, s: string, b: Batch, keys: Array<[string, st
       b.payments.set(k, p);
     }
     for (const r of resendRows) {
-      b.payments.get(paymentKey(r.pos_id, r.payment_id))!.resends.push({ posId: r.pos_id, paymentId: r.payment_id, method: r.method, requestedAt: r.requested_at.toISOString(), eventId: r.event_id });
+      b.payments.get(paymentKey(r.pos_id, r.payment_id))!.resends.push({
+        posId: r.pos_id,
+        paymentId: r.payment_id,
+        method: r.method,
+        requestedAt: r.requested_at.toISOString(),
+        eventId: r.event_id,
+      });
     }
     const waits = new Map<string, StoredWait[]>();
     for (const r of waitRows) {
       const k = paymentKey(r.pos_id, r.payment_id);
       const list = waits.get(k) ?? [];
-      list.push({ operationKey: r.operation_key, reportId: r.report_id, dateTime: r.date_time === null ? null : r.date_time.toISOString() });
+      list.push({
+        operationKey: r.operation_key,
+        reportId: r.report_id,
+        dateTime: r.date_time === null ? null : r.date_time.toISOString(),
+      });
       waits.set(k, list);
     }
     for (const [k, list] of waits) {
@@ -752,12 +881,18 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
   // reads that do not depend on the batch, sent together
   const [[st], directoryRows, formerRows, pendingRows, windowRows] = await Promise.all([
     tx.unsafe<{ clock: Date | null }[]>(`select clock from ${s}.state where id = 1`),
-    tx.unsafe<{ sub_merchant_id: string; name: string; event_id: string }[]>(`select sub_merchant_id, name, event_id::text from ${s}.directory`),
-    tx.unsafe<{ name: string; sub_merchant_id: string; event_id: string }[]>(`select name, sub_merchant_id, event_id::text from ${s}.former_names`),
+    tx.unsafe<{ sub_merchant_id: string; name: string; event_id: string }[]>(
+      `select sub_merchant_id, name, event_id::text from ${s}.directory`,
+    ),
+    tx.unsafe<{ name: string; sub_merchant_id: string; event_id: string }[]>(
+      `select name, sub_merchant_id, event_id::text from ${s}.former_names`,
+    ),
     tx.unsafe<{ discrepancy_id: string; accepted_by: string; note: string; accepted_at: Date; event_id: string }[]>(
       `select discrepancy_id::text, accepted_by, note, accepted_at, event_id::text from ${s}.pending_acceptances`,
     ),
-    tx.unsafe<{ pos_id: string; window_from: Date; window_to: Date; completed_at: Date; report_id: string; event_id: string }[]>(
+    tx.unsafe<
+      { pos_id: string; window_from: Date; window_to: Date; completed_at: Date; report_id: string; event_id: string }[]
+    >(
       `select pos_id, window_from, window_to, completed_at, report_id, event_id::text from ${s}.sync_windows order by completed_at, event_id`,
     ),
   ]);
@@ -814,7 +949,10 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
 
   const storedDue = new Map<string, number>();
   if (maxClock !== null) {
-    for (const r of await tx.unsafe<{ pos_id: string; payment_id: string; due_at: Date }[]>(`select pos_id, payment_id, due_at from ${s}.due where due_at <= $1`, [new Date(maxClock)] as never[])) {
+    for (const r of await tx.unsafe<{ pos_id: string; payment_id: string; due_at: Date }[]>(
+      `select pos_id, payment_id, due_at from ${s}.due where due_at <= $1`,
+      [new Date(maxClock)] as never[],
+    )) {
       want(r.pos_id, r.payment_id);
     }
   }
@@ -862,7 +1000,14 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
 
   const pending = new Map<string, PendingAcceptance & { stored: boolean }>();
   for (const r of pendingRows) {
-    pending.set(r.discrepancy_id, { discrepancyId: r.discrepancy_id, acceptedBy: r.accepted_by, note: r.note, acceptedAt: r.accepted_at.toISOString(), eventId: r.event_id, stored: true });
+    pending.set(r.discrepancy_id, {
+      discrepancyId: r.discrepancy_id,
+      acceptedBy: r.accepted_by,
+      note: r.note,
+      acceptedAt: r.accepted_at.toISOString(),
+      eventId: r.event_id,
+      stored: true,
+    });
   }
 
   const b: Batch = {
@@ -891,12 +1036,21 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
   await loadPayments(tx, s, b, keys, storedDue);
   for (const r of windowRows) {
     const list = b.windows.get(r.pos_id) ?? [];
-    list.push({ posId: r.pos_id, from: r.window_from.toISOString(), to: r.window_to.toISOString(), completedAt: r.completed_at.toISOString(), reportId: r.report_id, eventId: r.event_id });
+    list.push({
+      posId: r.pos_id,
+      from: r.window_from.toISOString(),
+      to: r.window_to.toISOString(),
+      completedAt: r.completed_at.toISOString(),
+      reportId: r.report_id,
+      eventId: r.event_id,
+    });
     b.windows.set(r.pos_id, list);
     addCompletedReport(b, r.pos_id, r.report_id);
   }
   if (reportLevelNeeded) {
-    for (const r of await tx.unsafe<Record<string, unknown>[]>(`select * from ${s}.discrepancies where payment_id is null`)) {
+    for (const r of await tx.unsafe<Record<string, unknown>[]>(
+      `select * from ${s}.discrepancies where payment_id is null`,
+    )) {
       const d = discRowFromDb(r);
       b.storedDisc.add(d.id);
       b.reportLevel.set(d.id, d);
@@ -922,13 +1076,26 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
     } else if (isEvent(WebhookResendRequested, e)) {
       const d = dataOf(WebhookResendRequested, e);
       const p = b.payments.get(paymentKey(d.posId, d.paymentId))!;
-      const r = { posId: d.posId, paymentId: d.paymentId, method: d.operation, requestedAt: d.requestedAt, eventId: e.id };
+      const r = {
+        posId: d.posId,
+        paymentId: d.paymentId,
+        method: d.operation,
+        requestedAt: d.requestedAt,
+        eventId: e.id,
+      };
       p.resends.push(r);
       b.newResends.push({ ...r, outcome: d.outcome });
       judge(p, e.id);
     } else if (isEvent(SyncWindowCompleted, e)) {
       const d = dataOf(SyncWindowCompleted, e);
-      const w: SyncWindow = { posId: d.posId, from: d.window.from, to: d.window.to, completedAt: d.completedAt, reportId: d.reportId, eventId: e.id };
+      const w: SyncWindow = {
+        posId: d.posId,
+        from: d.window.from,
+        to: d.window.to,
+        completedAt: d.completedAt,
+        reportId: d.reportId,
+        eventId: e.id,
+      };
       const list = b.windows.get(d.posId) ?? [];
       list.push(w);
       b.windows.set(d.posId, list);
@@ -939,10 +1106,16 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
       for (const p of b.payments.values()) {
         if (p.posId !== d.posId) continue;
         if (endsWait(p, w, from, to)) judge(p, e.id);
-        else if (mayHaveTimeIn(p, from, to) && opsOf(p).some((op) => inWindow(op, from, to) && !(op.register && op.period))) judge(p, e.id);
+        else if (
+          mayHaveTimeIn(p, from, to) &&
+          opsOf(p).some((op) => inWindow(op, from, to) && !(op.register && op.period))
+        )
+          judge(p, e.id);
       }
       // A later report of the same window whose count matched resolves the window's count mismatches.
-      const mismatched = [...b.reportLevel.values()].some((r) => (r.values as { report_id?: string }).report_id === d.reportId);
+      const mismatched = [...b.reportLevel.values()].some(
+        (r) => (r.values as { report_id?: string }).report_id === d.reportId,
+      );
       if (!mismatched) {
         const same = [...b.reportLevel.values()].filter((r) => {
           const v = r.values as { window?: { from: string; to: string } };
@@ -967,7 +1140,12 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
         subMerchantIds: [],
         currency: null,
         occurredAt: d.window.from,
-        values: { report_id: d.reportId, window: d.window, announced_count: d.announcedCount, received_count: d.receivedCount },
+        values: {
+          report_id: d.reportId,
+          window: d.window,
+          announced_count: d.announcedCount,
+          received_count: d.receivedCount,
+        },
         evidence: [e.id],
       };
       const existing = new Map([...b.reportLevel.entries()].filter(([id]) => id === f.id));
@@ -1002,7 +1180,13 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
           if (id !== undefined) row ??= p.discrepancies.get(id);
         }
       }
-      const a = { discrepancyId: d.discrepancyId, acceptedBy: d.acceptedBy, note: d.note, acceptedAt: d.acceptedAt, eventId: e.id };
+      const a = {
+        discrepancyId: d.discrepancyId,
+        acceptedBy: d.acceptedBy,
+        note: d.note,
+        acceptedAt: d.acceptedAt,
+        eventId: e.id,
+      };
       if (row && row.status !== 'accepted') {
         accept(row, a, d.acceptedAt, e.id);
         markDisc(b, row);
@@ -1035,7 +1219,9 @@ async function deletePayments(tx: Tx, schema: string, table: string, payments: r
 async function writeBack(tx: Tx, b: Batch): Promise<void> {
   const schema = b.ctx.schema;
   const s = q(schema);
-  await tx.unsafe(`update ${s}.state set clock = $1 where id = 1`, [b.clock === null ? null : new Date(b.clock)] as never[]);
+  await tx.unsafe(`update ${s}.state set clock = $1 where id = 1`, [
+    b.clock === null ? null : new Date(b.clock),
+  ] as never[]);
   // a payment's new observations are appended to its stored array (written whole: one row per payment)
   const added = new Map<PaymentState, string[]>();
   for (const o of b.newObservations) {
@@ -1046,7 +1232,13 @@ async function writeBack(tx: Tx, b: Batch): Promise<void> {
   }
   const firstSeen = [...added].filter(([p]) => p.stored === null);
   const seenBefore = [...added].filter(([p]) => p.stored !== null);
-  await insertRows(tx, schema, 'observations', 'pos_id text, payment_id text, obs text', firstSeen.map(([p, rows]) => [p.posId, p.paymentId, `[${rows.join(',')}]`]));
+  await insertRows(
+    tx,
+    schema,
+    'observations',
+    'pos_id text, payment_id text, obs text',
+    firstSeen.map(([p, rows]) => [p.posId, p.paymentId, `[${rows.join(',')}]`]),
+  );
   await insertRows(
     tx,
     schema,
@@ -1055,21 +1247,54 @@ async function writeBack(tx: Tx, b: Batch): Promise<void> {
     seenBefore.map(([p, rows]) => [p.posId, p.paymentId, `${p.stored!.slice(0, -1)},${rows.join(',')}]`]),
     'on conflict (pos_id, payment_id) do update set obs = excluded.obs',
   );
-  await insertRows(tx, schema, 'resends', 'event_id uuid, pos_id text, payment_id text, method text, requested_at timestamptz, outcome text', b.newResends.map((r) => [r.eventId, r.posId, r.paymentId, r.method, r.requestedAt, r.outcome]));
-  await insertRows(tx, schema, 'sync_windows', 'event_id uuid, pos_id text, window_from timestamptz, window_to timestamptz, completed_at timestamptz, report_id text', b.newWindows.map((w) => [w.eventId, w.posId, w.from, w.to, w.completedAt, w.reportId]));
+  await insertRows(
+    tx,
+    schema,
+    'resends',
+    'event_id uuid, pos_id text, payment_id text, method text, requested_at timestamptz, outcome text',
+    b.newResends.map((r) => [r.eventId, r.posId, r.paymentId, r.method, r.requestedAt, r.outcome]),
+  );
+  await insertRows(
+    tx,
+    schema,
+    'sync_windows',
+    'event_id uuid, pos_id text, window_from timestamptz, window_to timestamptz, completed_at timestamptz, report_id text',
+    b.newWindows.map((w) => [w.eventId, w.posId, w.from, w.to, w.completedAt, w.reportId]),
+  );
   if (b.formerDirty.size) {
     const names = [...b.formerDirty];
     await tx.unsafe(`delete from ${s}.former_names where name = any($1::text[])`, [names] as never[]);
-    await insertRows(tx, schema, 'former_names', 'name text, sub_merchant_id text, event_id uuid', names.map((n) => [n, b.formerNames.get(n)!.id, b.formerNames.get(n)!.eventId]));
+    await insertRows(
+      tx,
+      schema,
+      'former_names',
+      'name text, sub_merchant_id text, event_id uuid',
+      names.map((n) => [n, b.formerNames.get(n)!.id, b.formerNames.get(n)!.eventId]),
+    );
   }
   if (b.directoryDirty.size) {
     const ids = [...b.directoryDirty];
     await tx.unsafe(`delete from ${s}.directory where sub_merchant_id = any($1::text[])`, [ids] as never[]);
-    await insertRows(tx, schema, 'directory', 'sub_merchant_id text, name text, event_id uuid', ids.map((id) => [id, b.directory.get(id)!.name, b.directory.get(id)!.eventId]));
+    await insertRows(
+      tx,
+      schema,
+      'directory',
+      'sub_merchant_id text, name text, event_id uuid',
+      ids.map((id) => [id, b.directory.get(id)!.name, b.directory.get(id)!.eventId]),
+    );
   }
-  if (b.pendingDone.size) await tx.unsafe(`delete from ${s}.pending_acceptances where discrepancy_id = any($1::uuid[])`, [[...b.pendingDone]] as never[]);
+  if (b.pendingDone.size)
+    await tx.unsafe(`delete from ${s}.pending_acceptances where discrepancy_id = any($1::uuid[])`, [
+      [...b.pendingDone],
+    ] as never[]);
   const newPending = [...b.pending.values()].filter((a) => !a.stored);
-  await insertRows(tx, schema, 'pending_acceptances', 'discrepancy_id uuid, accepted_by text, note text, accepted_at timestamptz, event_id uuid', newPending.map((a) => [a.discrepancyId, a.acceptedBy, a.note, a.acceptedAt, a.eventId]));
+  await insertRows(
+    tx,
+    schema,
+    'pending_acceptances',
+    'discrepancy_id uuid, accepted_by text, note text, accepted_at timestamptz, event_id uuid',
+    newPending.map((a) => [a.discrepancyId, a.acceptedBy, a.note, a.acceptedAt, a.eventId]),
+  );
 
   const changed = [...b.payments.values()].filter((p) => p.opsDirty);
   const replaced = changed.filter((p) => p.stored !== null);
@@ -1084,8 +1309,19 @@ async function writeBack(tx: Tx, b: Batch): Promise<void> {
         opRows.push(opCells(op));
         for (const r of op.register?.receivers ?? []) {
           receiverRows.push([
-            op.key, op.posId, op.paymentId, op.method, r.receiverName, lookup(r.receiverName) ?? null, r.row.current.status, r.row.current.currency,
-            r.receiverAmount, r.receiverFee, r.reserveAmount, r.share, r.row.versions.map((v) => v.eventId),
+            op.key,
+            op.posId,
+            op.paymentId,
+            op.method,
+            r.receiverName,
+            lookup(r.receiverName) ?? null,
+            r.row.current.status,
+            r.row.current.currency,
+            r.receiverAmount,
+            r.receiverFee,
+            r.reserveAmount,
+            r.share,
+            r.row.versions.map((v) => v.eventId),
           ]);
         }
       }
@@ -1119,12 +1355,19 @@ async function writeBack(tx: Tx, b: Batch): Promise<void> {
   const dueChanged = [...b.payments.values()].filter((p) => p.dueDirty);
   const dueDropped = dueChanged.filter((p) => p.dueStored);
   await deletePayments(tx, s, 'due', dueDropped);
-  await insertRows(tx, schema, 'due', 'pos_id text, payment_id text, due_at timestamptz', dueChanged.filter((p) => p.due !== null).map((p) => [p.posId, p.paymentId, iso(p.due)]));
+  await insertRows(
+    tx,
+    schema,
+    'due',
+    'pos_id text, payment_id text, due_at timestamptz',
+    dueChanged.filter((p) => p.due !== null).map((p) => [p.posId, p.paymentId, iso(p.due)]),
+  );
 
   if (b.dirtyDisc.size) {
     const rows = [...b.dirtyDisc.values()];
     const stored = rows.filter((r) => b.storedDisc.has(r.id)).map((r) => r.id);
-    if (stored.length) await tx.unsafe(`delete from ${s}.discrepancies where id = any($1::uuid[])`, [stored] as never[]);
+    if (stored.length)
+      await tx.unsafe(`delete from ${s}.discrepancies where id = any($1::uuid[])`, [stored] as never[]);
     await insertRows(tx, schema, 'discrepancies', DISC_COLUMNS, rows.map(discCells));
   }
 }

@@ -19,7 +19,8 @@ const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 
 // 13 to 19 digits, optionally grouped by spaces or dashes: the shape of a PAN.
 const PAN = /\b(?:\d[ -]?){12,18}\d\b/g;
 // Fields whose values are never written, whatever they hold.
-const SENSITIVE_KEY = /^(cc_number|card_cvv|cvv|cvc|api_?secret|api_?key|endpoints_?key|password|authorization|x-api-auth|x-api-key|signature|token|secret)$/i;
+const SENSITIVE_KEY =
+  /^(cc_number|card_cvv|cvv|cvc|api_?secret|api_?key|endpoints_?key|password|authorization|x-api-auth|x-api-key|signature|token|secret)$/i;
 
 export function maskPan(text: string): string {
   return text.replace(PAN, (m) => {
@@ -41,7 +42,12 @@ function redactKeys(value: unknown, depth = 0): unknown {
   if (depth > 6 || value === null || typeof value !== 'object') {
     return typeof value === 'bigint' ? value.toString() : value;
   }
-  if (value instanceof Error) return { name: value.name, message: value.message, ...(('code' in value) ? { code: (value as { code: unknown }).code } : {}) };
+  if (value instanceof Error)
+    return {
+      name: value.name,
+      message: value.message,
+      ...('code' in value ? { code: (value as { code: unknown }).code } : {}),
+    };
   if (Array.isArray(value)) return value.map((v) => redactKeys(v, depth + 1));
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) out[k] = SENSITIVE_KEY.test(k) ? '[redacted]' : redactKeys(v, depth + 1);

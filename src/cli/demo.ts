@@ -63,34 +63,64 @@ export async function runDemo(baseConfig: Config, log: Logger, opts: DemoOptions
   step(`sandbox PSP: generating ${opts.payments} payments for ${month} (seed ${opts.seed}, zone ${zone})`);
   const sandbox = await startSandbox({ scenario: { seed: opts.seed, payments: opts.payments, month, timezone: zone } });
   const projects: PspProject[] = sandbox.projects.map((p) => ({ ...p }));
-  const config: Config = { ...baseConfig, projects, reportPollMaxWaitMs: Math.min(baseConfig.reportPollMaxWaitMs, 60_000) };
+  const config: Config = {
+    ...baseConfig,
+    projects,
+    reportPollMaxWaitMs: Math.min(baseConfig.reportPollMaxWaitMs, 60_000),
+  };
   const rt = await openRuntime(config, { log, maxConnections: 16 });
   const app = createHttpApp({ routes: [], log });
   try {
-    step(`database ready (${config.databaseUrl ? 'DATABASE_URL' : `embedded PostgreSQL in ${config.dataDir}`}), event store: ${rt.store.backend}`);
+    step(
+      `database ready (${config.databaseUrl ? 'DATABASE_URL' : `embedded PostgreSQL in ${config.dataDir}`}), event store: ${rt.store.backend}`,
+    );
 
     const csv = sandbox.scenario.subMerchantCsv();
     const csvFile = path.join(config.dataDir, 'demo', 'sub-merchants.csv');
     mkdirSync(path.dirname(csvFile), { recursive: true });
     writeFileSync(csvFile, csv);
     const directory = parseSubMerchantCsv(csv, csvFile);
-    if (!directory.ok) throw new Error(`sandbox sub-merchant directory is invalid: ${JSON.stringify(directory.issues[0])}`);
+    if (!directory.ok)
+      throw new Error(`sandbox sub-merchant directory is invalid: ${JSON.stringify(directory.issues[0])}`);
     const imported = await importSubMerchants(rt.store, directory.rows);
-    step(`sub-merchant directory: ${directory.rows.length} sub-merchants (${imported.registered} new) from ${path.relative(process.cwd(), csvFile)}`);
+    step(
+      `sub-merchant directory: ${directory.rows.length} sub-merchants (${imported.registered} new) from ${path.relative(process.cwd(), csvFile)}`,
+    );
 
     // The receiver listens before anything is sent to it; the sandbox re-sends there on request too.
-    const receiver = createWebhookReceiver({ store: rt.store, projects, log, options: config.webhook, ready: () => rt.sql`select 1` });
+    const receiver = createWebhookReceiver({
+      store: rt.store,
+      projects,
+      log,
+      options: config.webhook,
+      ready: () => rt.sql`select 1`,
+    });
     const demoApp = createHttpApp({ routes: [receiver.handle], log });
     const { url } = await demoApp.listen(0, '127.0.0.1');
     const target = `${url}/webhooks/{posId}`;
     step(`webhook receiver on ${url}`);
 
-    const live = await livePurchases(projects[0]!, sandbox.scenario.subMerchants.slice(0, 2).map((s) => s.id), `${url}/webhooks/${projects[0]!.posId}`, log, month);
+    const live = await livePurchases(
+      projects[0]!,
+      sandbox.scenario.subMerchants.slice(0, 2).map((s) => s.id),
+      `${url}/webhooks/${projects[0]!.posId}`,
+      log,
+      month,
+    );
     step(`live purchases through the client: ${live.join('; ')}`);
 
     let lastProgress = 0;
     const sync = await syncRange(
-      { store: rt.store, projects, log, timezone: zone, reportMaxWaitMs: config.reportPollMaxWaitMs, pspTimeoutMs: config.pspTimeoutMs, pollBaseMs: 50, pollMaxMs: 500 },
+      {
+        store: rt.store,
+        projects,
+        log,
+        timezone: zone,
+        reportMaxWaitMs: config.reportPollMaxWaitMs,
+        pspTimeoutMs: config.pspTimeoutMs,
+        pollBaseMs: 50,
+        pollMaxMs: 500,
+      },
       {
         from,
         to,
@@ -98,23 +128,37 @@ export async function runDemo(baseConfig: Config, log: Logger, opts: DemoOptions
         onProgress: (p) => {
           if (Date.now() - lastProgress > 1000 || p.phase === 'completed') {
             lastProgress = Date.now();
-            step(`  sync ${p.window.from.slice(0, 10)}…${p.window.to.slice(0, 10)}: ${p.phase}, ${p.records} records, windows ${p.windowsDone}/${p.windowsTotal}`);
+            step(
+              `  sync ${p.window.from.slice(0, 10)}…${p.window.to.slice(0, 10)}: ${p.phase}, ${p.records} records, windows ${p.windowsDone}/${p.windowsTotal}`,
+            );
           }
         },
       },
     );
-    step(`sync ${from} → ${to}: ${sync.completed} windows, ${sync.records} records read, ${sync.appended} events appended${sync.failed ? `, ${sync.failed} FAILED` : ''}`);
+    step(
+      `sync ${from} → ${to}: ${sync.completed} windows, ${sync.records} records read, ${sync.appended} events appended${sync.failed ? `, ${sync.failed} FAILED` : ''}`,
+    );
 
     const delivery = await sandbox.deliverWebhooks(target, { duplicateRate: 0.05, reorderWindow: 8, concurrency: 8 });
     await receiver.drain();
-    step(`webhooks: ${delivery.delivered} delivered (${delivery.duplicatesSent} duplicates, ${delivery.lostByScenario + delivery.lostOnDelivery} lost on the way)`);
+    step(
+      `webhooks: ${delivery.delivered} delivered (${delivery.duplicatesSent} duplicates, ${delivery.lostByScenario + delivery.lostOnDelivery} lost on the way)`,
+    );
 
-    const heal = await healMissingWebhooks({ sql: rt.sql, store: rt.store, projects, log, graceHours: config.graceHours, pspTimeoutMs: config.pspTimeoutMs }, { now: new Date() });
+    const heal = await healMissingWebhooks(
+      { sql: rt.sql, store: rt.store, projects, log, graceHours: config.graceHours, pspTimeoutMs: config.pspTimeoutMs },
+      { now: new Date() },
+    );
     await sandbox.settled();
     await receiver.drain();
-    step(`healing: ${heal.requested} re-send requests for webhooks that never arrived (${heal.failed} failed); re-sent webhooks ingested`);
+    step(
+      `healing: ${heal.requested} re-send requests for webhooks that never arrived (${heal.failed} failed); re-sent webhooks ingested`,
+    );
 
-    const projected = await runProjections({ sql: rt.sql, store: rt.store, log, timezone: zone, graceHours: config.graceHours }, { signal: opts.signal });
+    const projected = await runProjections(
+      { sql: rt.sql, store: rt.store, log, timezone: zone, graceHours: config.graceHours },
+      { signal: opts.signal },
+    );
     const applied = Object.fromEntries(projected.projections.map((p) => [p.name, p.applied]));
     step(`projections caught up: ${projected.projections.map((p) => `${p.name} +${p.applied}`).join(', ')}`);
 
@@ -124,12 +168,26 @@ export async function runDemo(baseConfig: Config, log: Logger, opts: DemoOptions
     const groundTruth = count(sandbox.scenario.groundTruth, (g) => g.type);
 
     mkdirSync(opts.outDir, { recursive: true });
-    const issued = await issueStatements({ sql: rt.sql, store: rt.store, log, timezone: zone }, { month, outDir: opts.outDir });
-    step(`statements for ${month}: ${issued.statements} workbooks + payouts index, ${issued.lines} operation lines, cut at position ${issued.position}`);
+    const issued = await issueStatements(
+      { sql: rt.sql, store: rt.store, log, timezone: zone },
+      { month, outDir: opts.outDir },
+    );
+    step(
+      `statements for ${month}: ${issued.statements} workbooks + payouts index, ${issued.lines} operation lines, cut at position ${issued.position}`,
+    );
     const reportDate = monthStart.plus({ months: 1 }).minus({ days: 1 }).toISODate()!;
     const report = await writeNightlyReportFor(
       { sql: rt.sql, store: rt.store },
-      { date: reportDate, timezone: zone, graceHours: config.graceHours, outDir: opts.outDir, facts: [['Run', 'recon demo'], ['Sandbox seed', opts.seed]] },
+      {
+        date: reportDate,
+        timezone: zone,
+        graceHours: config.graceHours,
+        outDir: opts.outDir,
+        facts: [
+          ['Run', 'recon demo'],
+          ['Sandbox seed', opts.seed],
+        ],
+      },
     );
     step(`nightly report for ${reportDate}: ${path.relative(process.cwd(), report.file)}`);
 
@@ -141,12 +199,23 @@ export async function runDemo(baseConfig: Config, log: Logger, opts: DemoOptions
       posId: projects[0]!.posId,
       events: events?.n ?? -1,
       sync: { windows: sync.completed, records: sync.records, appended: sync.appended },
-      webhooks: { delivered: delivery.delivered, duplicates: delivery.duplicatesSent, lost: delivery.lostByScenario + delivery.lostOnDelivery, accepted: metrics.accepted, rejected: metrics.received - metrics.accepted },
+      webhooks: {
+        delivered: delivery.delivered,
+        duplicates: delivery.duplicatesSent,
+        lost: delivery.lostByScenario + delivery.lostOnDelivery,
+        accepted: metrics.accepted,
+        rejected: metrics.received - metrics.accepted,
+      },
       healing: { requested: heal.requested },
       projections: applied,
       discrepancies,
       groundTruth,
-      statements: { files: issued.files.map((f) => f.path), position: issued.position, figuresSha256: issued.figuresSha256, newRun: issued.newEvent },
+      statements: {
+        files: issued.files.map((f) => f.path),
+        position: issued.position,
+        figuresSha256: issued.figuresSha256,
+        newRun: issued.newEvent,
+      },
       nightlyReport: report.file,
     };
   } finally {
@@ -161,26 +230,77 @@ export async function runDemo(baseConfig: Config, log: Logger, opts: DemoOptions
 const TEST_CARDS = ['4111111111111111', '4000000000000002'];
 
 /** A few purchases made through the real client (direct with card data, hosted with a redirect). */
-async function livePurchases(project: PspProject, subMerchantIds: string[], serverUrl: string, log: Logger, month: string): Promise<string[]> {
+async function livePurchases(
+  project: PspProject,
+  subMerchantIds: string[],
+  serverUrl: string,
+  log: Logger,
+  month: string,
+): Promise<string[]> {
   const client = createPspClient(project, { log });
   const out: string[] = [];
-  const customer = { customer_fname: 'Demo', customer_lname: 'Customer', customer_email: 'demo@example.com', customer_phone: '+380000000000' };
+  const customer = {
+    customer_fname: 'Demo',
+    customer_lname: 'Customer',
+    customer_email: 'demo@example.com',
+    customer_phone: '+380000000000',
+  };
   const year = (new Date().getUTCFullYear() + 2) % 100;
   for (const [i, card] of TEST_CARDS.entries()) {
-    const r = await client.splitPurchase({
-      pos_id: project.posId, mode: 'direct', method: 'purchase', amount: 150.5, currency: 'UAH', description: 'demo direct purchase',
-      order_id: `DEMO-${month}-D${i}`, order_3ds_bypass: 'always', cc_number: card, exp_month: 12, exp_year: year, card_cvv: '123',
-      ...customer, customer_ip: '127.0.0.1', server_url: serverUrl,
-      split: [{ amount: 100, sub_merchant_id: subMerchantIds[0]! }, { amount: 50.5, sub_merchant_id: subMerchantIds[1]! }],
-    }).catch((e: Error) => ({ kind: 'error' as const, message: e.message }));
-    out.push(r.kind === 'direct' ? `direct ${maskPan(card)} → ${r.record.status}` : r.kind === 'error' ? `direct ${maskPan(card)} → ${r.message}` : 'direct → redirect');
+    const r = await client
+      .splitPurchase({
+        pos_id: project.posId,
+        mode: 'direct',
+        method: 'purchase',
+        amount: 150.5,
+        currency: 'UAH',
+        description: 'demo direct purchase',
+        order_id: `DEMO-${month}-D${i}`,
+        order_3ds_bypass: 'always',
+        cc_number: card,
+        exp_month: 12,
+        exp_year: year,
+        card_cvv: '123',
+        ...customer,
+        customer_ip: '127.0.0.1',
+        server_url: serverUrl,
+        split: [
+          { amount: 100, sub_merchant_id: subMerchantIds[0]! },
+          { amount: 50.5, sub_merchant_id: subMerchantIds[1]! },
+        ],
+      })
+      .catch((e: Error) => ({ kind: 'error' as const, message: e.message }));
+    out.push(
+      r.kind === 'direct'
+        ? `direct ${maskPan(card)} → ${r.record.status}`
+        : r.kind === 'error'
+          ? `direct ${maskPan(card)} → ${r.message}`
+          : 'direct → redirect',
+    );
   }
-  const hosted = await client.splitPurchase({
-    pos_id: project.posId, mode: 'hosted', method: 'purchase', amount: 20, currency: 'UAH', description: 'demo hosted purchase',
-    order_id: `DEMO-${month}-H0`, order_3ds_bypass: 'always', customer_patronym: 'Demovych', ...customer, server_url: serverUrl,
-    split: [{ amount: 20, sub_merchant_id: subMerchantIds[0]! }],
-  }).catch((e: Error) => ({ kind: 'error' as const, message: e.message }));
-  out.push(hosted.kind === 'hosted' ? 'hosted → 303 to the checkout form' : hosted.kind === 'error' ? `hosted → ${hosted.message}` : 'hosted → record');
+  const hosted = await client
+    .splitPurchase({
+      pos_id: project.posId,
+      mode: 'hosted',
+      method: 'purchase',
+      amount: 20,
+      currency: 'UAH',
+      description: 'demo hosted purchase',
+      order_id: `DEMO-${month}-H0`,
+      order_3ds_bypass: 'always',
+      customer_patronym: 'Demovych',
+      ...customer,
+      server_url: serverUrl,
+      split: [{ amount: 20, sub_merchant_id: subMerchantIds[0]! }],
+    })
+    .catch((e: Error) => ({ kind: 'error' as const, message: e.message }));
+  out.push(
+    hosted.kind === 'hosted'
+      ? 'hosted → 303 to the checkout form'
+      : hosted.kind === 'error'
+        ? `hosted → ${hosted.message}`
+        : 'hosted → record',
+  );
   return out;
 }
 
@@ -194,10 +314,14 @@ export function formatSummary(s: DemoSummary): string {
     `  register+period records  ${s.sync.records} read in ${s.sync.windows} windows, ${s.sync.appended} new events`,
     `  webhooks                 ${s.webhooks.accepted} accepted, ${s.webhooks.duplicates} duplicates sent, ${s.webhooks.lost} lost, ${s.healing.requested} re-send requests`,
     '  discrepancies by type    found (injected by the sandbox)',
-    ...types.map((t) => `    ${t.padEnd(24)} ${String(s.discrepancies[t] ?? 0).padStart(4)} (${s.groundTruth[t] ?? 0})`),
+    ...types.map(
+      (t) => `    ${t.padEnd(24)} ${String(s.discrepancies[t] ?? 0).padStart(4)} (${s.groundTruth[t] ?? 0})`,
+    ),
     `  statements               ${s.statements.files.length} files, position ${s.statements.position}, figures sha256 ${s.statements.figuresSha256.slice(0, 16)}…${s.statements.newRun ? '' : ' (same run as before)'}`,
     ...s.statements.files.slice(0, 3).map((f) => `    ${rel(f)}`),
-    ...(s.statements.files.length > 3 ? [`    … and ${s.statements.files.length - 3} more in ${rel(path.dirname(s.statements.files[0]!))}`] : []),
+    ...(s.statements.files.length > 3
+      ? [`    … and ${s.statements.files.length - 3} more in ${rel(path.dirname(s.statements.files[0]!))}`]
+      : []),
     `  nightly report           ${rel(s.nightlyReport)}`,
     '',
     'Next: npx recon discrepancies --format table · npx recon explain <payment_id> · open the workbooks in ./out',

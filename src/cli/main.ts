@@ -25,13 +25,17 @@ const COMMANDS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'co
 export async function buildProgram(): Promise<Command> {
   const program = new Command('recon')
     // One paragraph: commander wraps it to the terminal's width (hard line breaks made it ragged).
-    .description('recon: reconciles a split-payment marketplace against its payment service (PSP). ' +
-      'Ingests register reports, period transactions and webhooks into an append-only event store, builds ' +
-      'double-entry ledgers and discrepancy views, and writes payout statements and nightly reports. ' +
-      'Configuration comes from environment variables: see README.md (Configuration).')
+    .description(
+      'recon: reconciles a split-payment marketplace against its payment service (PSP). ' +
+        'Ingests register reports, period transactions and webhooks into an append-only event store, builds ' +
+        'double-entry ledgers and discrepancy views, and writes payout statements and nightly reports. ' +
+        'Configuration comes from environment variables: see README.md (Configuration).',
+    )
     .version('0.1.0')
     .showHelpAfterError('(run with --help for usage)');
-  const files = readdirSync(COMMANDS_DIR).filter((f) => /\.ts$/.test(f) && !f.endsWith('.test.ts')).sort();
+  const files = readdirSync(COMMANDS_DIR)
+    .filter((f) => /\.ts$/.test(f) && !f.endsWith('.test.ts'))
+    .sort();
   for (const f of files) {
     const mod = (await import(pathToFileURL(path.join(COMMANDS_DIR, f)).href)) as CommandModule;
     mod.register(program);

@@ -15,6 +15,7 @@ export function calendarDay(option: string, value: string): string {
 
 export function positiveWhole(option: string, value: string): number {
   const n = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1) throw new UsageError(`${option}: expected a whole number ≥ 1, got ${JSON.stringify(value)}`);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1)
+    throw new UsageError(`${option}: expected a whole number ≥ 1, got ${JSON.stringify(value)}`);
   return n;
 }

@@ -38,7 +38,10 @@ export function loggerFor(config: Config): Logger {
   return createLogger({ level: config.logLevel, secrets: secretValues(config) });
 }
 
-export async function openRuntime(config: Config, opts: { log?: Logger; maxConnections?: number; signal?: AbortSignal } = {}): Promise<Runtime> {
+export async function openRuntime(
+  config: Config,
+  opts: { log?: Logger; maxConnections?: number; signal?: AbortSignal } = {},
+): Promise<Runtime> {
   const log = opts.log ?? loggerFor(config);
   const db = await openDatabase(config, log, { max: opts.maxConnections ?? 10, signal: opts.signal });
   const store = openEventStore(config, db.sql);
@@ -47,9 +50,13 @@ export async function openRuntime(config: Config, opts: { log?: Logger; maxConne
     // events below the counter).
     const counter = await readTransactionCounter(db.sql);
     if (!counter.ok) {
-      log.warn('the event store refuses appends: its transaction counter is behind the stored events (restored from a logical dump?); run recon store advance-xid', {
-        lastCommit: counter.lastCommit?.toString(), nextTransaction: counter.nextTransaction.toString(),
-      });
+      log.warn(
+        'the event store refuses appends: its transaction counter is behind the stored events (restored from a logical dump?); run recon store advance-xid',
+        {
+          lastCommit: counter.lastCommit?.toString(),
+          nextTransaction: counter.nextTransaction.toString(),
+        },
+      );
     }
   }
   return { config, log, db, sql: db.sql, store };
@@ -64,7 +71,10 @@ export async function closeRuntime(rt: Runtime): Promise<void> {
  * Runs a command body with a runtime, closing it afterwards. SIGINT/SIGTERM abort the signal given
  * to the body; a second signal exits at once.
  */
-export async function withRuntime<T>(fn: (rt: Runtime, signal: AbortSignal) => Promise<T>, opts: { maxConnections?: number } = {}): Promise<T> {
+export async function withRuntime<T>(
+  fn: (rt: Runtime, signal: AbortSignal) => Promise<T>,
+  opts: { maxConnections?: number } = {},
+): Promise<T> {
   const config = loadConfigOrExit();
   const log = loggerFor(config);
   const controller = new AbortController();

@@ -32,27 +32,44 @@ export async function runWorker(rt: Runtime, signal: AbortSignal, opts: WorkerOp
   const auditor = createAuditorApi({ sql: rt.sql, token: config.auditorToken, timezone: config.timezone });
   const app = createHttpApp({ routes: [receiver.handle, asyncRoute('/api', auditor, log)], log });
   const { url } = await app.listen(opts.port, opts.host);
-  log.info('worker listening', { url, projects: config.projects.map((p) => p.posId), auditorApi: config.auditorToken !== undefined });
-  process.stdout.write(`recon worker listening on ${url} (webhooks: POST /webhooks/<pos_id>; auditor API: GET /api/...)\n`);
+  log.info('worker listening', {
+    url,
+    projects: config.projects.map((p) => p.posId),
+    auditorApi: config.auditorToken !== undefined,
+  });
+  process.stdout.write(
+    `recon worker listening on ${url} (webhooks: POST /webhooks/<pos_id>; auditor API: GET /api/...)\n`,
+  );
 
-  const projections = opts.projections === false
-    ? Promise.resolve()
-    : followProjections(
-        { sql: rt.sql, store: rt.store, log, timezone: config.timezone, graceHours: config.graceHours },
-        { signal, pollMs: 500 },
-      ).catch((e: unknown) => {
-        if (!signal.aborted) log.error('live projections stopped', { error: e });
-      });
+  const projections =
+    opts.projections === false
+      ? Promise.resolve()
+      : followProjections(
+          { sql: rt.sql, store: rt.store, log, timezone: config.timezone, graceHours: config.graceHours },
+          { signal, pollMs: 500 },
+        ).catch((e: unknown) => {
+          if (!signal.aborted) log.error('live projections stopped', { error: e });
+        });
 
-  const scheduler = opts.scheduler === false
-    ? undefined
-    : createScheduler({ jobs: allJobs({ config, sql: rt.sql, store: rt.store, log }), sql: rt.sql, timezone: config.timezone, log, worker: `pid-${process.pid}` });
+  const scheduler =
+    opts.scheduler === false
+      ? undefined
+      : createScheduler({
+          jobs: allJobs({ config, sql: rt.sql, store: rt.store, log }),
+          sql: rt.sql,
+          timezone: config.timezone,
+          log,
+          worker: `pid-${process.pid}`,
+        });
   if (scheduler) {
     scheduler.start();
-    for (const s of scheduler.schedules()) log.info('job scheduled', { job: s.name, cron: s.cron, nextRun: s.nextRun.toISOString() });
+    for (const s of scheduler.schedules())
+      log.info('job scheduled', { job: s.name, cron: s.cron, nextRun: s.nextRun.toISOString() });
   }
 
-  await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
+  await new Promise<void>((resolve) =>
+    signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true }),
+  );
   log.info('worker stopping');
   await app.close({ graceMs: 10_000 });
   await receiver.drain();

@@ -57,7 +57,14 @@ export interface ConfigIssue {
 export type ConfigResult = { ok: true; config: Config } | { ok: false; issues: ConfigIssue[] };
 
 /** Variables whose values are never echoed, in errors or anywhere else. */
-export const SECRET_VARIABLES = ['PSP_API_KEY', 'PSP_API_SECRET', 'PSP_ENDPOINTS_KEY', 'RECON_AUDITOR_TOKEN', 'DATABASE_URL', 'EVENTSTORE_URL'] as const;
+export const SECRET_VARIABLES = [
+  'PSP_API_KEY',
+  'PSP_API_SECRET',
+  'PSP_ENDPOINTS_KEY',
+  'RECON_AUDITOR_TOKEN',
+  'DATABASE_URL',
+  'EVENTSTORE_URL',
+] as const;
 
 export interface VariableDoc {
   readonly name: string;
@@ -68,33 +75,143 @@ export interface VariableDoc {
 
 /** The documented variables: the README's configuration table is generated from this list. */
 export const VARIABLES: readonly VariableDoc[] = [
-  { name: 'DATABASE_URL', default: '(unset: embedded PostgreSQL under RECON_DATA_DIR)', example: 'postgres://recon:recon@localhost:5432/recon', meaning: 'PostgreSQL server for the event store (default backend) and all read models' },
-  { name: 'EVENTSTORE_URL', default: '(unset: events in PostgreSQL)', example: 'esdb://localhost:2113?tls=false', meaning: 'selects the EventStoreDB/KurrentDB backend for events' },
-  { name: 'RECON_DATA_DIR', default: './.recon', example: '/var/lib/recon', meaning: 'embedded PostgreSQL data and local state' },
-  { name: 'RECON_TIMEZONE', default: 'UTC', example: 'Europe/Kyiv', meaning: 'business time zone: days, months, schedules (a change rebuilds the read models)' },
-  { name: 'RECON_CONFIG', default: '(unset)', example: './recon.projects.json', meaning: 'JSON file listing several PSP projects (e.g. test and live)' },
-  { name: 'PSP_BASE_URL', default: '(none)', example: 'https://api.psp.example', meaning: 'PSP main API address ({base_url})' },
-  { name: 'PSP_REPORT_URL', default: '(none)', example: 'https://report.psp.example', meaning: 'PSP register report address ({report_url})' },
-  { name: 'PSP_POS_ID', default: '(none)', example: '6b1d2a4e-7c0f-4f51-9d3e-1a2b3c4d5e6f', meaning: 'point-of-sale (project) identifier' },
+  {
+    name: 'DATABASE_URL',
+    default: '(unset: embedded PostgreSQL under RECON_DATA_DIR)',
+    example: 'postgres://recon:recon@localhost:5432/recon',
+    meaning: 'PostgreSQL server for the event store (default backend) and all read models',
+  },
+  {
+    name: 'EVENTSTORE_URL',
+    default: '(unset: events in PostgreSQL)',
+    example: 'esdb://localhost:2113?tls=false',
+    meaning: 'selects the EventStoreDB/KurrentDB backend for events',
+  },
+  {
+    name: 'RECON_DATA_DIR',
+    default: './.recon',
+    example: '/var/lib/recon',
+    meaning: 'embedded PostgreSQL data and local state',
+  },
+  {
+    name: 'RECON_TIMEZONE',
+    default: 'UTC',
+    example: 'Europe/Kyiv',
+    meaning: 'business time zone: days, months, schedules (a change rebuilds the read models)',
+  },
+  {
+    name: 'RECON_CONFIG',
+    default: '(unset)',
+    example: './recon.projects.json',
+    meaning: 'JSON file listing several PSP projects (e.g. test and live)',
+  },
+  {
+    name: 'PSP_BASE_URL',
+    default: '(none)',
+    example: 'https://api.psp.example',
+    meaning: 'PSP main API address ({base_url})',
+  },
+  {
+    name: 'PSP_REPORT_URL',
+    default: '(none)',
+    example: 'https://report.psp.example',
+    meaning: 'PSP register report address ({report_url})',
+  },
+  {
+    name: 'PSP_POS_ID',
+    default: '(none)',
+    example: '6b1d2a4e-7c0f-4f51-9d3e-1a2b3c4d5e6f',
+    meaning: 'point-of-sale (project) identifier',
+  },
   { name: 'PSP_API_KEY', default: '(none)', example: 'pk_test_123', meaning: 'API key (secret, never echoed)' },
-  { name: 'PSP_API_SECRET', default: '(none)', example: 'sk_test_456', meaning: 'API secret; also signs webhooks (secret)' },
+  {
+    name: 'PSP_API_SECRET',
+    default: '(none)',
+    example: 'sk_test_456',
+    meaning: 'API secret; also signs webhooks (secret)',
+  },
   { name: 'PSP_ENDPOINTS_KEY', default: '(none)', example: 'ek_test_789', meaning: 'X-API-KEY endpoints key (secret)' },
-  { name: 'PSP_PROJECT_NAME', default: 'default', example: 'live', meaning: 'label of the project given by the PSP_* variables' },
-  { name: 'RECON_SUB_MERCHANTS', default: '(unset)', example: './sub-merchants', meaning: 'directory of CSV files: sub_merchant_id,name,reserve_hold_days' },
-  { name: 'RECON_GRACE_HOURS', default: '48', example: '72', meaning: 'hours before a missing piece counts as a discrepancy (a change rebuilds the read models)' },
-  { name: 'RECON_LOOKBACK_DAYS', default: '3', example: '7', meaning: 'incremental sync re-reads this many days before the watermark' },
+  {
+    name: 'PSP_PROJECT_NAME',
+    default: 'default',
+    example: 'live',
+    meaning: 'label of the project given by the PSP_* variables',
+  },
+  {
+    name: 'RECON_SUB_MERCHANTS',
+    default: '(unset)',
+    example: './sub-merchants',
+    meaning: 'directory of CSV files: sub_merchant_id,name,reserve_hold_days',
+  },
+  {
+    name: 'RECON_GRACE_HOURS',
+    default: '48',
+    example: '72',
+    meaning: 'hours before a missing piece counts as a discrepancy (a change rebuilds the read models)',
+  },
+  {
+    name: 'RECON_LOOKBACK_DAYS',
+    default: '3',
+    example: '7',
+    meaning: 'incremental sync re-reads this many days before the watermark',
+  },
   { name: 'RECON_LOG_LEVEL', default: 'info', example: 'debug', meaning: 'debug, info, warn, error or silent' },
-  { name: 'RECON_REPORT_MAX_WAIT_MS', default: '600000', example: '120000', meaning: 'longest wait for a register report to become ready' },
+  {
+    name: 'RECON_REPORT_MAX_WAIT_MS',
+    default: '600000',
+    example: '120000',
+    meaning: 'longest wait for a register report to become ready',
+  },
   { name: 'RECON_PSP_TIMEOUT_MS', default: '30000', example: '10000', meaning: 'timeout of each PSP call' },
-  { name: 'WEBHOOK_ALLOWED_IPS', default: '(unset: any sender)', example: '203.0.113.10,127.0.0.1', meaning: 'comma-separated sender allow-list' },
-  { name: 'WEBHOOK_TRUST_PROXY', default: 'false', example: 'true', meaning: 'take the sender from X-Forwarded-For (behind a proxy)' },
-  { name: 'WEBHOOK_TRUSTED_PROXIES', default: '(any peer, with WEBHOOK_TRUST_PROXY)', example: '10.0.0.5', meaning: 'comma-separated proxy addresses: X-Forwarded-For is taken only from them (implies WEBHOOK_TRUST_PROXY)' },
+  {
+    name: 'WEBHOOK_ALLOWED_IPS',
+    default: '(unset: any sender)',
+    example: '203.0.113.10,127.0.0.1',
+    meaning: 'comma-separated sender allow-list',
+  },
+  {
+    name: 'WEBHOOK_TRUST_PROXY',
+    default: 'false',
+    example: 'true',
+    meaning: 'take the sender from X-Forwarded-For (behind a proxy)',
+  },
+  {
+    name: 'WEBHOOK_TRUSTED_PROXIES',
+    default: '(any peer, with WEBHOOK_TRUST_PROXY)',
+    example: '10.0.0.5',
+    meaning: 'comma-separated proxy addresses: X-Forwarded-For is taken only from them (implies WEBHOOK_TRUST_PROXY)',
+  },
   { name: 'WEBHOOK_MAX_BODY_BYTES', default: '65536', example: '131072', meaning: 'largest webhook body accepted' },
-  { name: 'RECON_AUDITOR_TOKEN', default: '(unset: auditor API off)', example: 'a-long-random-token', meaning: 'bearer token of the read-only auditor HTTP API (secret)' },
-  { name: 'RECON_CRON_NIGHTLY', default: '30 2 * * *', example: '0 3 * * *', meaning: 'schedule of the nightly reconciliation' },
-  { name: 'RECON_CRON_MONTHLY', default: '0 6 1 * *', example: '0 7 2 * *', meaning: 'schedule of the monthly statements' },
-  { name: 'RECON_CRON_HEALING', default: '15 * * * *', example: '*/30 * * * *', meaning: 'schedule of the hourly healing' },
-  { name: 'RECON_OUT_DIR', default: './out', example: '/srv/recon/out', meaning: 'where scheduled jobs write statements and reports' },
+  {
+    name: 'RECON_AUDITOR_TOKEN',
+    default: '(unset: auditor API off)',
+    example: 'a-long-random-token',
+    meaning: 'bearer token of the read-only auditor HTTP API (secret)',
+  },
+  {
+    name: 'RECON_CRON_NIGHTLY',
+    default: '30 2 * * *',
+    example: '0 3 * * *',
+    meaning: 'schedule of the nightly reconciliation',
+  },
+  {
+    name: 'RECON_CRON_MONTHLY',
+    default: '0 6 1 * *',
+    example: '0 7 2 * *',
+    meaning: 'schedule of the monthly statements',
+  },
+  {
+    name: 'RECON_CRON_HEALING',
+    default: '15 * * * *',
+    example: '*/30 * * * *',
+    meaning: 'schedule of the hourly healing',
+  },
+  {
+    name: 'RECON_OUT_DIR',
+    default: './out',
+    example: '/srv/recon/out',
+    meaning: 'where scheduled jobs write statements and reports',
+  },
 ];
 
 const exampleOf = (name: string): string => VARIABLES.find((v) => v.name === name)?.example ?? '';
@@ -123,7 +240,8 @@ function resolveEnvRef(value: unknown, env: NodeJS.ProcessEnv): unknown {
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
   const issues: ConfigIssue[] = [];
-  const problem = (variable: string, text: string) => issues.push({ variable, problem: text, example: exampleOf(variable) });
+  const problem = (variable: string, text: string) =>
+    issues.push({ variable, problem: text, example: exampleOf(variable) });
   const get = (name: string): string | undefined => {
     const v = env[name];
     return v === undefined || v.trim() === '' ? undefined : v.trim();
@@ -160,7 +278,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
       return v;
     } catch {
       const secret = (SECRET_VARIABLES as readonly string[]).includes(name);
-      problem(name, `expected a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}${secret ? '' : `, got ${JSON.stringify(v)}`}`);
+      problem(
+        name,
+        `expected a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}${secret ? '' : `, got ${JSON.stringify(v)}`}`,
+      );
       return undefined;
     }
   };
@@ -169,10 +290,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
   const eventStoreUrl = url('EVENTSTORE_URL', ['esdb:', 'esdb+discover:', 'kurrentdb:', 'kurrent:']);
   const dataDir = path.resolve(get('RECON_DATA_DIR') ?? './.recon');
   const timezone = get('RECON_TIMEZONE') ?? 'UTC';
-  if (!IANAZone.isValidZone(timezone)) problem('RECON_TIMEZONE', `expected an IANA time zone name, got ${JSON.stringify(timezone)}`);
+  if (!IANAZone.isValidZone(timezone))
+    problem('RECON_TIMEZONE', `expected an IANA time zone name, got ${JSON.stringify(timezone)}`);
 
   const projects: PspProject[] = [];
-  const pspVars = ['PSP_BASE_URL', 'PSP_REPORT_URL', 'PSP_POS_ID', 'PSP_API_KEY', 'PSP_API_SECRET', 'PSP_ENDPOINTS_KEY'];
+  const pspVars = [
+    'PSP_BASE_URL',
+    'PSP_REPORT_URL',
+    'PSP_POS_ID',
+    'PSP_API_KEY',
+    'PSP_API_SECRET',
+    'PSP_ENDPOINTS_KEY',
+  ];
   const givenPsp = pspVars.filter((n) => get(n) !== undefined);
   if (givenPsp.length > 0) {
     // One project from the environment: all or nothing, so that a half-configured PSP is caught at start.
@@ -180,7 +309,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
     const baseUrl = url('PSP_BASE_URL', ['http:', 'https:']);
     const reportUrl = url('PSP_REPORT_URL', ['http:', 'https:']);
     const posId = get('PSP_POS_ID');
-    if (posId !== undefined && !z.uuid().safeParse(posId).success) problem('PSP_POS_ID', `expected a UUID, got ${JSON.stringify(posId)}`);
+    if (posId !== undefined && !z.uuid().safeParse(posId).success)
+      problem('PSP_POS_ID', `expected a UUID, got ${JSON.stringify(posId)}`);
     if (issues.length === 0 && baseUrl && reportUrl && posId) {
       projects.push({
         name: get('PSP_PROJECT_NAME') ?? 'default',
@@ -217,15 +347,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
         projects: Array.isArray(raw.projects)
           ? raw.projects.map((p, n) =>
               p !== null && typeof p === 'object'
-                ? Object.fromEntries(Object.entries(p as object).map(([k, v]) => {
-                    const value = resolveEnvRef(v, env);
-                    if (value === undefined) {
-                      unsetRefs.add(`projects.${n}.${k}`);
-                      problem('RECON_CONFIG', `${configFile}: projects.${n}.${k} refers to ${String(v).slice(4)}, which is not set in the environment`);
-                    }
-                    return [k, value];
-                  }))
-                : p)
+                ? Object.fromEntries(
+                    Object.entries(p as object).map(([k, v]) => {
+                      const value = resolveEnvRef(v, env);
+                      if (value === undefined) {
+                        unsetRefs.add(`projects.${n}.${k}`);
+                        problem(
+                          'RECON_CONFIG',
+                          `${configFile}: projects.${n}.${k} refers to ${String(v).slice(4)}, which is not set in the environment`,
+                        );
+                      }
+                      return [k, value];
+                    }),
+                  )
+                : p,
+            )
           : raw.projects,
       };
       const parsed = projectFileSchema.safeParse(resolved);
@@ -249,21 +385,36 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
   if (!['debug', 'info', 'warn', 'error', 'silent'].includes(logLevel)) {
     problem('RECON_LOG_LEVEL', `expected debug, info, warn, error or silent, got ${JSON.stringify(logLevel)}`);
   }
-  const allowedIps = (get('WEBHOOK_ALLOWED_IPS') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const allowedIps = (get('WEBHOOK_ALLOWED_IPS') ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   // Kept as written (as `recon config` shows them); the receiver compares canonical forms (ip-address.ts).
-  for (const ip of allowedIps) if (canonicalIp(ip) === undefined) problem('WEBHOOK_ALLOWED_IPS', `not an IP address: ${JSON.stringify(ip)}`);
+  for (const ip of allowedIps)
+    if (canonicalIp(ip) === undefined) problem('WEBHOOK_ALLOWED_IPS', `not an IP address: ${JSON.stringify(ip)}`);
   const trustProxyRaw = get('WEBHOOK_TRUST_PROXY') ?? 'false';
-  if (!['true', 'false', '1', '0'].includes(trustProxyRaw)) problem('WEBHOOK_TRUST_PROXY', `expected true or false, got ${JSON.stringify(trustProxyRaw)}`);
-  const trustedProxies = (get('WEBHOOK_TRUSTED_PROXIES') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-  for (const ip of trustedProxies) if (canonicalIp(ip) === undefined) problem('WEBHOOK_TRUSTED_PROXIES', `not an IP address: ${JSON.stringify(ip)}`);
+  if (!['true', 'false', '1', '0'].includes(trustProxyRaw))
+    problem('WEBHOOK_TRUST_PROXY', `expected true or false, got ${JSON.stringify(trustProxyRaw)}`);
+  const trustedProxies = (get('WEBHOOK_TRUSTED_PROXIES') ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const ip of trustedProxies)
+    if (canonicalIp(ip) === undefined) problem('WEBHOOK_TRUSTED_PROXIES', `not an IP address: ${JSON.stringify(ip)}`);
   const auditorToken = get('RECON_AUDITOR_TOKEN');
-  if (auditorToken !== undefined && auditorToken.length < 16) problem('RECON_AUDITOR_TOKEN', 'expected at least 16 characters');
+  if (auditorToken !== undefined && auditorToken.length < 16)
+    problem('RECON_AUDITOR_TOKEN', 'expected at least 16 characters');
   // Schedules: node-cron's own validation; the scheduler (src/scheduler/cron.ts) also refuses W and # tokens.
   const schedule = (name: string, fallback: string): string => {
     const v = get(name) ?? fallback;
     const d = cron.validateDetailed(v);
-    const unsupported = d.fields && [...d.fields.dayOfMonth, ...d.fields.dayOfWeek].some((x) => typeof x === 'string' && x !== 'L');
-    if (!d.valid || unsupported) problem(name, `expected a cron expression (minute hour day month weekday), got ${JSON.stringify(v)}${d.errors[0] ? `: ${d.errors[0].message}` : unsupported ? ': W and # are not supported' : ''}`);
+    const unsupported =
+      d.fields && [...d.fields.dayOfMonth, ...d.fields.dayOfWeek].some((x) => typeof x === 'string' && x !== 'L');
+    if (!d.valid || unsupported)
+      problem(
+        name,
+        `expected a cron expression (minute hour day month weekday), got ${JSON.stringify(v)}${d.errors[0] ? `: ${d.errors[0].message}` : unsupported ? ': W and # are not supported' : ''}`,
+      );
     return v;
   };
   const schedules = {
@@ -284,7 +435,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
     logLevel,
     reportPollMaxWaitMs: int('RECON_REPORT_MAX_WAIT_MS', 600_000, 0, 86_400_000),
     pspTimeoutMs: int('RECON_PSP_TIMEOUT_MS', 30_000, 100, 600_000),
-    webhook: { allowedIps, trustProxy: trustProxyRaw === 'true' || trustProxyRaw === '1' || trustedProxies.length > 0, trustedProxies, maxBodyBytes: int('WEBHOOK_MAX_BODY_BYTES', 65_536, 1024, 16_777_216) },
+    webhook: {
+      allowedIps,
+      trustProxy: trustProxyRaw === 'true' || trustProxyRaw === '1' || trustedProxies.length > 0,
+      trustedProxies,
+      maxBodyBytes: int('WEBHOOK_MAX_BODY_BYTES', 65_536, 1024, 16_777_216),
+    },
     auditorToken,
     schedules,
     outDir: path.resolve(get('RECON_OUT_DIR') ?? './out'),
@@ -293,7 +449,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
 }
 
 export function formatConfigIssues(issues: readonly ConfigIssue[]): string {
-  const lines = issues.map((i) => `  - ${i.variable}: ${i.problem}${i.example ? ` (example: ${i.variable}=${i.example})` : ''}`);
+  const lines = issues.map(
+    (i) => `  - ${i.variable}: ${i.problem}${i.example ? ` (example: ${i.variable}=${i.example})` : ''}`,
+  );
   return `recon cannot start: ${issues.length} configuration problem${issues.length === 1 ? '' : 's'}\n${lines.join('\n')}`;
 }
 
@@ -305,7 +463,6 @@ export function secretValues(config: Config): string[] {
   for (const u of [config.databaseUrl, config.eventStoreUrl]) values.push(...urlPasswords(u));
   return values.filter((v) => v.length >= 4);
 }
-
 
 export class ConfigError extends Error {
   constructor(readonly issues: readonly ConfigIssue[]) {

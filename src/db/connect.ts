@@ -52,7 +52,11 @@ export function connect(url: string, opts: { max?: number; applicationName?: str
  * SIGINT/SIGTERM) stops the waits on the way, for the embedded server's start/stop lock and for another
  * process's migrations, and fails with its reason.
  */
-export async function openDatabase(config: Config, log: Logger, opts: { max?: number; migrate?: boolean; signal?: AbortSignal } = {}): Promise<Database> {
+export async function openDatabase(
+  config: Config,
+  log: Logger,
+  opts: { max?: number; migrate?: boolean; signal?: AbortSignal } = {},
+): Promise<Database> {
   const { signal } = opts;
   if (config.databaseUrl !== undefined) {
     const sql = connect(config.databaseUrl, { max: opts.max ?? 10 });
@@ -68,10 +72,20 @@ export async function openDatabase(config: Config, log: Logger, opts: { max?: nu
   // connections come and go with idle_timeout). It is opened under the start/stop lock, so a process
   // stopping the server as its last user either sees this one or stops before this one looks.
   let presence: Sql | undefined;
-  const server = await ensureEmbeddedPostgres(config.dataDir, log, async (s) => {
-    presence = postgres(s.url, { max: 1, idle_timeout: 0, onnotice: () => {}, connection: { application_name: `${APPLICATION_PREFIX}${process.pid}` } }) as unknown as Sql;
-    await presence`select 1`;
-  }, { signal });
+  const server = await ensureEmbeddedPostgres(
+    config.dataDir,
+    log,
+    async (s) => {
+      presence = postgres(s.url, {
+        max: 1,
+        idle_timeout: 0,
+        onnotice: () => {},
+        connection: { application_name: `${APPLICATION_PREFIX}${process.pid}` },
+      }) as unknown as Sql;
+      await presence`select 1`;
+    },
+    { signal },
+  );
   const sql = connect(server.url, { max: opts.max ?? 10 });
   const closeAll = async () => {
     await sql.end({ timeout: 5 });

@@ -17,10 +17,21 @@ let installed = false;
 export function isDriverNullSocketWrite(e: unknown): boolean {
   if (!(e instanceof TypeError)) return false;
   const stack = e.stack ?? '';
-  return /reading 'write'|evaluating 'socket\.write'/.test(e.message) && /\bnextWrite\b/.test(stack) && /[/\\]postgres[/\\]src[/\\]connection\.js/.test(stack);
+  return (
+    /reading 'write'|evaluating 'socket\.write'/.test(e.message) &&
+    /\bnextWrite\b/.test(stack) &&
+    /[/\\]postgres[/\\]src[/\\]connection\.js/.test(stack)
+  );
 }
 
-const CONNECTION_LOST = new Set(['CONNECTION_CLOSED', 'CONNECTION_DESTROYED', 'CONNECTION_ENDED', 'CONNECT_TIMEOUT', 'ECONNREFUSED', 'ECONNRESET']);
+const CONNECTION_LOST = new Set([
+  'CONNECTION_CLOSED',
+  'CONNECTION_DESTROYED',
+  'CONNECTION_ENDED',
+  'CONNECT_TIMEOUT',
+  'ECONNREFUSED',
+  'ECONNRESET',
+]);
 
 /**
  * A driver query that failed because the connection went away and that nobody awaited (seen once in
@@ -38,7 +49,13 @@ export function installDriverGuard(): void {
   installed = true;
   process.on('uncaughtException', (e) => {
     if (isDriverNullSocketWrite(e)) {
-      process.stderr.write(JSON.stringify({ time: new Date().toISOString(), level: 'warn', msg: 'database connection lost during a transaction (driver defect absorbed; the query had already failed)' }) + '\n');
+      process.stderr.write(
+        JSON.stringify({
+          time: new Date().toISOString(),
+          level: 'warn',
+          msg: 'database connection lost during a transaction (driver defect absorbed; the query had already failed)',
+        }) + '\n',
+      );
       return;
     }
     // Another listener (a test runner) handles the rest; alone, behave as Node does without a listener.
@@ -48,8 +65,18 @@ export function installDriverGuard(): void {
   });
   process.on('unhandledRejection', (reason) => {
     if (isDriverLostConnection(reason)) {
-      const query = String((reason as { query?: unknown }).query ?? '').replace(/\s+/g, ' ').slice(0, 60);
-      process.stderr.write(JSON.stringify({ time: new Date().toISOString(), level: 'warn', msg: 'database query failed with its connection and nobody awaited it (ignored)', code: (reason as { code: string }).code, query }) + '\n');
+      const query = String((reason as { query?: unknown }).query ?? '')
+        .replace(/\s+/g, ' ')
+        .slice(0, 60);
+      process.stderr.write(
+        JSON.stringify({
+          time: new Date().toISOString(),
+          level: 'warn',
+          msg: 'database query failed with its connection and nobody awaited it (ignored)',
+          code: (reason as { code: string }).code,
+          query,
+        }) + '\n',
+      );
       return;
     }
     if (process.listenerCount('unhandledRejection') > 1) return;

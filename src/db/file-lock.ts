@@ -30,7 +30,10 @@ import path from 'node:path';
 const UNREADABLE_STALE_MS = 1_000;
 const POLL_MS = 25;
 
-interface Identity { readonly pid: number; readonly token: string }
+interface Identity {
+  readonly pid: number;
+  readonly token: string;
+}
 
 let self: Identity | undefined;
 
@@ -65,7 +68,8 @@ function parse(text: string): Recorded {
   if (/^\d+$/.test(t)) return { kind: 'owner', pid: Number(t) }; // written before tokens
   try {
     const v = JSON.parse(t) as { pid?: unknown; token?: unknown };
-    if (Number.isInteger(v.pid) && (v.pid as number) > 0 && typeof v.token === 'string') return { kind: 'owner', pid: v.pid as number, token: v.token };
+    if (Number.isInteger(v.pid) && (v.pid as number) > 0 && typeof v.token === 'string')
+      return { kind: 'owner', pid: v.pid as number, token: v.token };
   } catch {
     /* below */
   }
@@ -156,7 +160,13 @@ function interrupted(signal: AbortSignal, file: string): Error {
   return new Error(`${reason} while waiting for lock ${file}`);
 }
 
-async function acquireInProcess(key: string, deadline: number, file: string, signal: AbortSignal | undefined, onWait: () => void): Promise<() => void> {
+async function acquireInProcess(
+  key: string,
+  deadline: number,
+  file: string,
+  signal: AbortSignal | undefined,
+  onWait: () => void,
+): Promise<() => void> {
   for (;;) {
     if (signal?.aborted) throw interrupted(signal, file);
     const current = held.get(key);
@@ -184,7 +194,12 @@ export interface FileLockOptions {
 }
 
 /** Runs `fn` holding the lock, waiting for a live holder up to `timeoutMs`. */
-export async function withFileLock<T>(file: string, fn: () => Promise<T>, timeoutMs = 60_000, opts: FileLockOptions = {}): Promise<T> {
+export async function withFileLock<T>(
+  file: string,
+  fn: () => Promise<T>,
+  timeoutMs = 60_000,
+  opts: FileLockOptions = {},
+): Promise<T> {
   const { signal } = opts;
   const deadline = Date.now() + timeoutMs;
   let waiting = false;
@@ -193,7 +208,9 @@ export async function withFileLock<T>(file: string, fn: () => Promise<T>, timeou
     waiting = true;
     opts.onWait?.(holder);
   };
-  const releaseInProcess = await acquireInProcess(path.resolve(file), deadline, file, signal, () => onWait('this process'));
+  const releaseInProcess = await acquireInProcess(path.resolve(file), deadline, file, signal, () =>
+    onWait('this process'),
+  );
   try {
     const me = identity();
     const content = JSON.stringify({ pid: me.pid, token: me.token });

@@ -49,10 +49,15 @@ function interrupted(signal: AbortSignal, what: string): Error {
  * LOCK_RETRY_MS rather than waited for in one blocking call, so that the signal is seen at once (found in
  * review: `recon start` ignored SIGTERM for as long as another process migrated, which can be minutes).
  */
-async function takeMigrationLock(conn: Awaited<ReturnType<Sql['reserve']>>, log: Logger, signal: AbortSignal | undefined): Promise<void> {
+async function takeMigrationLock(
+  conn: Awaited<ReturnType<Sql['reserve']>>,
+  log: Logger,
+  signal: AbortSignal | undefined,
+): Promise<void> {
   let logged = false;
   for (;;) {
-    if (signal?.aborted) throw interrupted(signal, 'while waiting for another process to finish migrating the database (nothing applied)');
+    if (signal?.aborted)
+      throw interrupted(signal, 'while waiting for another process to finish migrating the database (nothing applied)');
     const [row] = await conn<{ locked: boolean }[]>`select pg_try_advisory_lock(${MIGRATION_LOCK}) as locked`;
     if (row?.locked) return;
     if (!logged) {
@@ -61,7 +66,10 @@ async function takeMigrationLock(conn: Awaited<ReturnType<Sql['reserve']>>, log:
         select a.pid, a.application_name from pg_locks l join pg_stat_activity a on a.pid = l.pid
         where l.locktype = 'advisory' and l.granted and l.database = (select oid from pg_database where datname = current_database())
           and ((l.classid::int8 << 32) | l.objid::int8) = ${MIGRATION_LOCK} and l.objsubid = 1`.catch(() => []);
-      log.info('waiting for another process to finish migrating the database', holder[0] ? { holderPid: holder[0].pid, holderApplication: holder[0].application_name } : {});
+      log.info(
+        'waiting for another process to finish migrating the database',
+        holder[0] ? { holderPid: holder[0].pid, holderApplication: holder[0].application_name } : {},
+      );
     }
     await new Promise<void>((resolve) => {
       const done = () => {
@@ -80,7 +88,12 @@ async function takeMigrationLock(conn: Awaited<ReturnType<Sql['reserve']>>, log:
  * advisory lock on one reserved connection makes concurrent runs from several processes wait for each
  * other; a dropped connection releases it, so a killed process never leaves it behind.
  */
-export async function migrate(sql: Sql, log: Logger, migrations: Migration[] = loadMigrations(), opts: MigrateOptions = {}): Promise<number[]> {
+export async function migrate(
+  sql: Sql,
+  log: Logger,
+  migrations: Migration[] = loadMigrations(),
+  opts: MigrateOptions = {},
+): Promise<number[]> {
   const { signal } = opts;
   const applied: number[] = [];
   const conn = await sql.reserve();
@@ -90,15 +103,25 @@ export async function migrate(sql: Sql, log: Logger, migrations: Migration[] = l
     locked = true;
     await conn`create table if not exists schema_migrations (
       version int primary key, name text not null, checksum text not null, applied_at timestamptz not null default now())`;
-    const done = new Map((await conn<{ version: number; checksum: string }[]>`select version, checksum from schema_migrations`).map((r) => [r.version, r.checksum]));
+    const done = new Map(
+      (await conn<{ version: number; checksum: string }[]>`select version, checksum from schema_migrations`).map(
+        (r) => [r.version, r.checksum],
+      ),
+    );
     for (const m of migrations) {
       const seen = done.get(m.version);
       if (seen !== undefined) {
-        if (seen !== m.checksum) throw new Error(`migration ${m.version}_${m.name} was changed after it was applied; add a new migration instead`);
+        if (seen !== m.checksum)
+          throw new Error(
+            `migration ${m.version}_${m.name} was changed after it was applied; add a new migration instead`,
+          );
         continue;
       }
       if (signal?.aborted) {
-        throw interrupted(signal, `before migration ${m.version}_${m.name} (${applied.length} applied by this run; the rest are applied at the next start)`);
+        throw interrupted(
+          signal,
+          `before migration ${m.version}_${m.name} (${applied.length} applied by this run; the rest are applied at the next start)`,
+        );
       }
       try {
         await conn`begin`;

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { NewEvent, RecordedEvent } from '../store/types';
 import { eventIdFor, idFromCanonical, stableStringify } from './ids';
 
@@ -12,7 +12,11 @@ export interface EventDefinition<T extends string, S extends z.ZodType> {
   readonly schema: S;
 }
 
-export function defineEvent<T extends string, S extends z.ZodType>(type: T, version: number, schema: S): EventDefinition<T, S> {
+export function defineEvent<T extends string, S extends z.ZodType>(
+  type: T,
+  version: number,
+  schema: S,
+): EventDefinition<T, S> {
   return Object.freeze({ type, version, schema });
 }
 
@@ -32,11 +36,24 @@ export function newEvent<T extends string, S extends z.ZodType>(
   const parsed = (opts.validated ? data : def.schema.parse(data)) as z.infer<S>;
   const source = opts.idSource ?? `${def.type}.v${def.version}`;
   if (opts.idContent !== undefined) {
-    return { id: eventIdFor(source, opts.idContent), type: def.type, version: def.version, data: parsed, ...(opts.metadata ? { metadata: opts.metadata } : {}) };
+    return {
+      id: eventIdFor(source, opts.idContent),
+      type: def.type,
+      version: def.version,
+      data: parsed,
+      ...(opts.metadata ? { metadata: opts.metadata } : {}),
+    };
   }
   // The id is derived from the data: serialise it once and hand the same text to the store.
   const canonicalData = stableStringify(parsed, true);
-  return { id: idFromCanonical(source, canonicalData), type: def.type, version: def.version, data: parsed, canonicalData, ...(opts.metadata ? { metadata: opts.metadata } : {}) };
+  return {
+    id: idFromCanonical(source, canonicalData),
+    type: def.type,
+    version: def.version,
+    data: parsed,
+    canonicalData,
+    ...(opts.metadata ? { metadata: opts.metadata } : {}),
+  };
 }
 
 /** True when a recorded event is of this definition (type and version); its data is then validated. */
@@ -47,6 +64,9 @@ export function isEvent<T extends string, S extends z.ZodType>(
   return e.type === def.type && e.version === def.version;
 }
 
-export function dataOf<T extends string, S extends z.ZodType>(def: EventDefinition<T, S>, e: RecordedEvent): z.infer<S> {
+export function dataOf<T extends string, S extends z.ZodType>(
+  def: EventDefinition<T, S>,
+  e: RecordedEvent,
+): z.infer<S> {
   return def.schema.parse(e.data) as z.infer<S>;
 }

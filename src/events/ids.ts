@@ -34,7 +34,13 @@ function uuidV5Of(namespace: Buffer, ...nameParts: string[]): string {
 export function stableStringify(value: unknown, strict = false): string {
   if (typeof value === 'string') return JSON.stringify(value);
   if (value === null || typeof value !== 'object') {
-    if (strict && (typeof value === 'bigint' || typeof value === 'function' || typeof value === 'symbol' || (typeof value === 'number' && !Number.isFinite(value)))) {
+    if (
+      strict &&
+      (typeof value === 'bigint' ||
+        typeof value === 'function' ||
+        typeof value === 'symbol' ||
+        (typeof value === 'number' && !Number.isFinite(value)))
+    ) {
       throw new TypeError(`${typeof value === 'number' ? String(value) : `a ${typeof value}`} is not plain JSON`);
     }
     if (typeof value === 'bigint') return JSON.stringify(value.toString());
@@ -55,7 +61,11 @@ export function stableStringify(value: unknown, strict = false): string {
     const v = obj[k];
     if (v === undefined) continue;
     // Strings, the commonest member, without a call.
-    out += (out.length > 1 ? ',' : '') + quotedKey(k) + ':' + (typeof v === 'string' ? JSON.stringify(v) : stableStringify(v, strict));
+    out +=
+      (out.length > 1 ? ',' : '') +
+      quotedKey(k) +
+      ':' +
+      (typeof v === 'string' ? JSON.stringify(v) : stableStringify(v, strict));
   }
   return out + '}';
 }

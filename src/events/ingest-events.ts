@@ -22,7 +22,18 @@ export const healStream = (posId: string) => `heal-${posId}`;
 export const minorString = z.string().regex(/^-?\d{1,18}$/, 'integer minor units as a string');
 const isoInstant = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/, 'ISO-8601 UTC instant');
 
-export const operationMethod = z.enum(['auth', 'purchase', 'capture', 'void', 'p2p', 'credit', 'lookup', 'refund', 'dispute', 'recurrent']);
+export const operationMethod = z.enum([
+  'auth',
+  'purchase',
+  'capture',
+  'void',
+  'p2p',
+  'credit',
+  'lookup',
+  'refund',
+  'dispute',
+  'recurrent',
+]);
 export type OperationMethod = z.infer<typeof operationMethod>;
 export const transactionStatus = z.enum(['init', 'pending', 'success', 'failure']);
 export type TransactionStatus = z.infer<typeof transactionStatus>;
@@ -170,7 +181,14 @@ export const SyncWindowCompleted = defineEvent(
 export const RegisterCountMismatched = defineEvent(
   'RegisterCountMismatched',
   1,
-  z.object({ posId: z.string(), window: windowRange, reportId: z.string(), announcedCount: z.number().int(), receivedCount: z.number().int(), detectedAt: isoInstant }),
+  z.object({
+    posId: z.string(),
+    window: windowRange,
+    reportId: z.string(),
+    announcedCount: z.number().int(),
+    receivedCount: z.number().int(),
+    detectedAt: isoInstant,
+  }),
 );
 
 export const SyncWindowFailed = defineEvent(

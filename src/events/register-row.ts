@@ -8,7 +8,10 @@ import type { NormalizedPeriodRecord, NormalizedRegisterRecord } from './ingest-
  * well-formed register never has) is told apart by its originalAmount, as the reconciliation's matching
  * does (src/ledger/matching.ts, `sameRow`).
  */
-export function registerRowKey(posId: string, r: Pick<NormalizedRegisterRecord, 'paymentId' | 'method' | 'receiverName' | 'dateTime' | 'originalAmount'>): string {
+export function registerRowKey(
+  posId: string,
+  r: Pick<NormalizedRegisterRecord, 'paymentId' | 'method' | 'receiverName' | 'dateTime' | 'originalAmount'>,
+): string {
   const head = `${posId}|${r.paymentId}|${r.method}|${receiverOf(r) ?? ''}`;
   return r.dateTime ? `${head}|${r.dateTime}` : `${head}||${r.originalAmount ?? ''}`;
 }
@@ -25,7 +28,10 @@ export function periodRowGroup(posId: string, r: Pick<NormalizedPeriodRecord, 'p
   return `${posId}|${r.paymentId}|${r.method}`;
 }
 
-export function samePeriodRow(a: Pick<NormalizedPeriodRecord, 'dateTime' | 'amount'>, b: Pick<NormalizedPeriodRecord, 'dateTime' | 'amount'>): boolean {
+export function samePeriodRow(
+  a: Pick<NormalizedPeriodRecord, 'dateTime' | 'amount'>,
+  b: Pick<NormalizedPeriodRecord, 'dateTime' | 'amount'>,
+): boolean {
   if (a.dateTime && b.dateTime) return a.dateTime === b.dateTime;
   return BigInt(a.amount) === BigInt(b.amount);
 }

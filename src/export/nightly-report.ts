@@ -3,8 +3,17 @@ import { DateTime } from 'luxon';
 import type { Sql } from '../db/connect';
 import type { EventStore } from '../store/types';
 import {
-  COUNT_FORMAT, DATE_TIME_FORMAT, ExportError, addTableSheet, closeTable, createLocalTime, minorToMajor, moneyFormat,
-  openWorkbook, safeText, writeRow,
+  COUNT_FORMAT,
+  DATE_TIME_FORMAT,
+  ExportError,
+  addTableSheet,
+  closeTable,
+  createLocalTime,
+  minorToMajor,
+  moneyFormat,
+  openWorkbook,
+  safeText,
+  writeRow,
 } from './xlsx';
 
 /**
@@ -97,11 +106,19 @@ export interface NightlyReportData {
 export const nightlyReportFileName = (date: string) => `nightly-${date}.xlsx`;
 
 /** The business day [from, to) and the open window: operations still inside the grace period at the day's end. */
-export function reportPeriods(date: string, timezone: string, graceHours: number): Pick<NightlyReportData, 'day' | 'openWindow'> {
+export function reportPeriods(
+  date: string,
+  timezone: string,
+  graceHours: number,
+): Pick<NightlyReportData, 'day' | 'openWindow'> {
   const start = DateTime.fromISO(date, { zone: timezone });
-  if (!start.isValid || !/^\d{4}-\d{2}-\d{2}$/.test(date)) throw new RangeError(`not a day: ${JSON.stringify(date)} (expected YYYY-MM-DD)`);
+  if (!start.isValid || !/^\d{4}-\d{2}-\d{2}$/.test(date))
+    throw new RangeError(`not a day: ${JSON.stringify(date)} (expected YYYY-MM-DD)`);
   const to = start.plus({ days: 1 }).toJSDate();
-  return { day: { from: start.toJSDate(), to }, openWindow: { from: new Date(to.getTime() - graceHours * 3_600_000), to } };
+  return {
+    day: { from: start.toJSDate(), to },
+    openWindow: { from: new Date(to.getTime() - graceHours * 3_600_000), to },
+  };
 }
 
 const n = (v: unknown) => Number(v ?? 0);
@@ -109,19 +126,41 @@ const n = (v: unknown) => Number(v ?? 0);
 /** Reads the report's data. Needs the reconciliation projection (recon.* views) to be built. */
 export async function nightlyReportData(
   deps: { sql: Sql; store: EventStore },
-  opts: { date: string; timezone: string; graceHours: number; facts?: ReadonlyArray<readonly [string, string | number]>; windows?: readonly SyncedWindow[] },
+  opts: {
+    date: string;
+    timezone: string;
+    graceHours: number;
+    facts?: ReadonlyArray<readonly [string, string | number]>;
+    windows?: readonly SyncedWindow[];
+  },
 ): Promise<NightlyReportData> {
   const { sql } = deps;
   const periods = reportPeriods(opts.date, opts.timezone, opts.graceHours);
   const [views] = await sql<{ n: number }[]>`
     select count(*)::int as n from information_schema.views where table_schema = 'recon' and table_name in ('operations', 'discrepancies', 'sync_windows')`;
-  if ((views?.n ?? 0) < 3) throw new ExportError('EXPORT_NO_POSITION', 'the reconciliation views are not built yet: run `recon project` first');
+  if ((views?.n ?? 0) < 3)
+    throw new ExportError(
+      'EXPORT_NO_POSITION',
+      'the reconciliation views are not built yet: run `recon project` first',
+    );
 
-  const scopes: Array<[Scope, { from: Date; to: Date }]> = [['day', periods.day], ['open window', periods.openWindow]];
+  const scopes: Array<[Scope, { from: Date; to: Date }]> = [
+    ['day', periods.day],
+    ['open window', periods.openWindow],
+  ];
   const sources: SourceTotals[] = [];
   const matching: MatchingTotals[] = [];
   for (const [scope, { from, to }] of scopes) {
-    const rows = await sql<{ source: Source; currency: string | null; operations: number; successful: number; amount: bigint; fees: bigint }[]>`
+    const rows = await sql<
+      {
+        source: Source;
+        currency: string | null;
+        operations: number;
+        successful: number;
+        amount: bigint;
+        fees: bigint;
+      }[]
+    >`
       select source, currency, count(*)::int as operations, count(*) filter (where status = 'success')::int as successful,
         coalesce(sum(amount) filter (where status = 'success'), 0)::int8 as amount, coalesce(sum(fee) filter (where status = 'success'), 0)::int8 as fees
       from (
@@ -134,7 +173,16 @@ export async function nightlyReportData(
         select 'webhook', webhook_currency, webhook_status, webhook_amount, webhook_fee
           from recon.operations where webhook_present and occurred_at >= ${from} and occurred_at < ${to}
       ) x group by source, currency order by array_position(array['register', 'period', 'webhook'], source), currency`;
-    for (const r of rows) sources.push({ scope, source: r.source, currency: r.currency ?? '', operations: r.operations, successful: r.successful, amount: r.amount, fees: r.fees });
+    for (const r of rows)
+      sources.push({
+        scope,
+        source: r.source,
+        currency: r.currency ?? '',
+        operations: r.operations,
+        successful: r.successful,
+        amount: r.amount,
+        fees: r.fees,
+      });
     const [m] = await sql<Record<string, number>[]>`
       select count(*)::int as operations,
         count(*) filter (where all3 and not disputed)::int as matched,
@@ -149,13 +197,30 @@ export async function nightlyReportData(
         from recon.operations o where o.occurred_at >= ${from} and o.occurred_at < ${to}
       ) x`;
     matching.push({
-      scope, operations: n(m?.operations), matched: n(m?.matched), unmatched: n(m?.operations) - n(m?.matched), inAllThree: n(m?.in_all_three),
-      noRegister: n(m?.no_register), noPeriod: n(m?.no_period), noWebhook: n(m?.no_webhook), withOpenDiscrepancy: n(m?.with_open),
+      scope,
+      operations: n(m?.operations),
+      matched: n(m?.matched),
+      unmatched: n(m?.operations) - n(m?.matched),
+      inAllThree: n(m?.in_all_three),
+      noRegister: n(m?.no_register),
+      noPeriod: n(m?.no_period),
+      noWebhook: n(m?.no_webhook),
+      withOpenDiscrepancy: n(m?.with_open),
     });
   }
 
   const { from, to } = periods.day;
-  const discrepancies = (await sql<{ type: string; sub_merchant_id: string | null; opened: number; resolved: number; accepted: number; open: number }[]>`
+  const discrepancies = (
+    await sql<
+      {
+        type: string;
+        sub_merchant_id: string | null;
+        opened: number;
+        resolved: number;
+        accepted: number;
+        open: number;
+      }[]
+    >`
     select type, sub_merchant_id,
       count(*) filter (where detected_at >= ${from} and detected_at < ${to})::int as opened,
       count(*) filter (where resolved_at >= ${from} and resolved_at < ${to})::int as resolved,
@@ -164,35 +229,90 @@ export async function nightlyReportData(
     from recon.discrepancies group by type, sub_merchant_id
     having count(*) filter (where status = 'open' or (detected_at >= ${from} and detected_at < ${to}) or (resolved_at >= ${from} and resolved_at < ${to})
       or (accepted_at >= ${from} and accepted_at < ${to})) > 0
-    order by type, sub_merchant_id nulls first`).map((r) => ({ type: r.type, subMerchantId: r.sub_merchant_id, opened: r.opened, resolved: r.resolved, accepted: r.accepted, open: r.open }));
+    order by type, sub_merchant_id nulls first`
+  ).map((r) => ({
+    type: r.type,
+    subMerchantId: r.sub_merchant_id,
+    opened: r.opened,
+    resolved: r.resolved,
+    accepted: r.accepted,
+    open: r.open,
+  }));
 
-  const openRows = await sql<{ id: string; type: string; detected_at: Date | null; occurred_at: Date | null; pos_id: string | null; order_id: string | null; payment_id: string | null; method: string | null; sub_merchant_id: string | null; receiver_name: string | null; currency: string | null; values: Record<string, unknown> | null; evidence: string[] | null }[]>`
+  const openRows = await sql<
+    {
+      id: string;
+      type: string;
+      detected_at: Date | null;
+      occurred_at: Date | null;
+      pos_id: string | null;
+      order_id: string | null;
+      payment_id: string | null;
+      method: string | null;
+      sub_merchant_id: string | null;
+      receiver_name: string | null;
+      currency: string | null;
+      values: Record<string, unknown> | null;
+      evidence: string[] | null;
+    }[]
+  >`
     select id, type, detected_at, occurred_at, pos_id, order_id, payment_id, method, sub_merchant_id, receiver_name, currency, "values", evidence
     from recon.discrepancies where status = 'open' order by type, occurred_at nulls first, id`;
-  const valueOf = (v: unknown): SourceValue | null => {
+  const sourceValue = (v: unknown): SourceValue | null => {
     if (!v || typeof v !== 'object') return null;
     const o = v as Record<string, unknown>;
     const amount = typeof o.amount === 'string' && /^-?\d+$/.test(o.amount) ? BigInt(o.amount) : null;
-    return { status: typeof o.status === 'string' ? o.status : null, amount, currency: typeof o.currency === 'string' ? o.currency : null };
+    return {
+      status: typeof o.status === 'string' ? o.status : null,
+      amount,
+      currency: typeof o.currency === 'string' ? o.currency : null,
+    };
   };
-  const open = openRows.map((r): OpenDiscrepancy => ({
-    id: r.id, type: r.type, detectedAt: r.detected_at, occurredAt: r.occurred_at, posId: r.pos_id, orderId: r.order_id, paymentId: r.payment_id,
-    method: r.method, subMerchantId: r.sub_merchant_id, receiverName: r.receiver_name, currency: r.currency,
-    values: { register: valueOf(r.values?.register), period: valueOf(r.values?.period), webhook: valueOf(r.values?.webhook) },
-    evidence: r.evidence?.length ?? 0,
-  }));
+  const open = openRows.map(
+    (r): OpenDiscrepancy => ({
+      id: r.id,
+      type: r.type,
+      detectedAt: r.detected_at,
+      occurredAt: r.occurred_at,
+      posId: r.pos_id,
+      orderId: r.order_id,
+      paymentId: r.payment_id,
+      method: r.method,
+      subMerchantId: r.sub_merchant_id,
+      receiverName: r.receiver_name,
+      currency: r.currency,
+      values: {
+        register: sourceValue(r.values?.register),
+        period: sourceValue(r.values?.period),
+        webhook: sourceValue(r.values?.webhook),
+      },
+      evidence: r.evidence?.length ?? 0,
+    }),
+  );
 
   // Windows synced for the day: completed during it or during the night after it (the nightly run).
   const windowsTo = new Date(to.getTime() + 86_400_000);
-  const windows = opts.windows ?? (await sql<{ pos_id: string; window_from: Date; window_to: Date; completed_at: Date; report_id: string }[]>`
+  const windows =
+    opts.windows ??
+    (
+      await sql<{ pos_id: string; window_from: Date; window_to: Date; completed_at: Date; report_id: string }[]>`
     select pos_id, window_from, window_to, completed_at, report_id from recon.sync_windows
-    where completed_at >= ${from} and completed_at < ${windowsTo} order by completed_at, pos_id`).map((w) => ({ posId: w.pos_id, from: w.window_from, to: w.window_to, completedAt: w.completed_at, reportId: w.report_id }));
+    where completed_at >= ${from} and completed_at < ${windowsTo} order by completed_at, pos_id`
+    ).map((w) => ({
+      posId: w.pos_id,
+      from: w.window_from,
+      to: w.window_to,
+      completedAt: w.completed_at,
+      reportId: w.report_id,
+    }));
 
   const facts: Array<readonly [string, string | number]> = [];
   if (deps.store.backend === 'postgres') {
     // Counted where they are stored. Webhooks refused before parsing (bad signature, 413, allow-list)
     // are never stored: the receiver's metrics count those.
-    const [c] = await sql<{ webhooks: number; rejected_webhook: number; rejected_register: number; rejected_period: number }[]>`
+    const [c] = await sql<
+      { webhooks: number; rejected_webhook: number; rejected_register: number; rejected_period: number }[]
+    >`
       select count(*) filter (where type = 'WebhookReceived')::int as webhooks,
         count(*) filter (where type = 'SourceRecordRejected' and data->>'source' = 'webhook')::int as rejected_webhook,
         count(*) filter (where type = 'SourceRecordRejected' and data->>'source' = 'register')::int as rejected_register,
@@ -207,9 +327,22 @@ export async function nightlyReportData(
   } else {
     facts.push(['Webhooks received / rejected', 'n/a with the EventStoreDB backend (see the receiver metrics)']);
   }
-  facts.push(['Windows synced', windows.length], ['Register report ids', [...new Set(windows.map((w) => w.reportId))].join(', ') || '(none)']);
+  facts.push(
+    ['Windows synced', windows.length],
+    ['Register report ids', [...new Set(windows.map((w) => w.reportId))].join(', ') || '(none)'],
+  );
   facts.push(...(opts.facts ?? []));
-  return { date: opts.date, timezone: opts.timezone, ...periods, sources, matching, discrepancies, open, windows, facts };
+  return {
+    date: opts.date,
+    timezone: opts.timezone,
+    ...periods,
+    sources,
+    matching,
+    discrepancies,
+    open,
+    windows,
+    facts,
+  };
 }
 
 const money = (v: bigint | null) => (v === null ? null : minorToMajor(v));
@@ -221,12 +354,24 @@ export async function writeNightlyReport(file: string, data: NightlyReportData):
   try {
     const wb = pending.workbook;
     const sources = addTableSheet(wb, 'Sources', [
-      { header: 'scope', width: 13 }, { header: 'source', width: 10 }, { header: 'currency', width: 9 },
-      { header: 'operations', width: 11, numFmt: COUNT_FORMAT }, { header: 'successful', width: 11, numFmt: COUNT_FORMAT },
-      { header: 'amount (successful)', width: 20 }, { header: 'merchant fees (successful)', width: 22 },
+      { header: 'scope', width: 13 },
+      { header: 'source', width: 10 },
+      { header: 'currency', width: 9 },
+      { header: 'operations', width: 11, numFmt: COUNT_FORMAT },
+      { header: 'successful', width: 11, numFmt: COUNT_FORMAT },
+      { header: 'amount (successful)', width: 20 },
+      { header: 'merchant fees (successful)', width: 22 },
     ]);
     for (const s of data.sources) {
-      const row = sources.sheet.addRow([s.scope, s.source, safeText(s.currency), s.operations, s.successful, minorToMajor(s.amount), minorToMajor(s.fees)]);
+      const row = sources.sheet.addRow([
+        s.scope,
+        s.source,
+        safeText(s.currency),
+        s.operations,
+        s.successful,
+        minorToMajor(s.amount),
+        minorToMajor(s.fees),
+      ]);
       row.getCell(6).numFmt = moneyFormat(s.currency);
       row.getCell(7).numFmt = moneyFormat(s.currency);
       row.commit();
@@ -234,39 +379,99 @@ export async function writeNightlyReport(file: string, data: NightlyReportData):
     }
     const scopeTotals = (['day', 'open window'] as const).map((scope) => {
       const xs = data.sources.filter((s) => s.scope === scope && s.source === 'register');
-      return { values: [`Total ${scope} (register)`, '', '', xs.reduce((a, s) => a + s.operations, 0), xs.reduce((a, s) => a + s.successful, 0)] };
+      return {
+        values: [
+          `Total ${scope} (register)`,
+          '',
+          '',
+          xs.reduce((a, s) => a + s.operations, 0),
+          xs.reduce((a, s) => a + s.successful, 0),
+        ],
+      };
     });
     closeTable(sources, scopeTotals);
 
-    const matching = addTableSheet(wb, 'Matching', [
-      { header: 'scope', width: 13 }, { header: 'operations', width: 11 }, { header: 'matched', width: 10 }, { header: 'unmatched', width: 11 },
-      { header: 'in all three sources', width: 19 }, { header: 'not in register', width: 15 }, { header: 'not in period', width: 14 },
-      { header: 'no webhook', width: 12 }, { header: 'with open discrepancy', width: 21 },
-    ].map((c) => ({ ...c, ...(c.header === 'scope' ? {} : { numFmt: COUNT_FORMAT }) })));
-    for (const m of data.matching) writeRow(matching, [m.scope, m.operations, m.matched, m.unmatched, m.inAllThree, m.noRegister, m.noPeriod, m.noWebhook, m.withOpenDiscrepancy]);
+    const matching = addTableSheet(
+      wb,
+      'Matching',
+      [
+        { header: 'scope', width: 13 },
+        { header: 'operations', width: 11 },
+        { header: 'matched', width: 10 },
+        { header: 'unmatched', width: 11 },
+        { header: 'in all three sources', width: 19 },
+        { header: 'not in register', width: 15 },
+        { header: 'not in period', width: 14 },
+        { header: 'no webhook', width: 12 },
+        { header: 'with open discrepancy', width: 21 },
+      ].map((c) => ({ ...c, ...(c.header === 'scope' ? {} : { numFmt: COUNT_FORMAT }) })),
+    );
+    for (const m of data.matching)
+      writeRow(matching, [
+        m.scope,
+        m.operations,
+        m.matched,
+        m.unmatched,
+        m.inAllThree,
+        m.noRegister,
+        m.noPeriod,
+        m.noWebhook,
+        m.withOpenDiscrepancy,
+      ]);
     closeTable(matching);
 
     const counts = addTableSheet(wb, 'Discrepancies', [
-      { header: 'type', width: 22 }, { header: 'sub_merchant_id', width: 38 }, { header: 'opened (day)', width: 13, numFmt: COUNT_FORMAT },
-      { header: 'resolved (day)', width: 14, numFmt: COUNT_FORMAT }, { header: 'accepted (day)', width: 14, numFmt: COUNT_FORMAT },
+      { header: 'type', width: 22 },
+      { header: 'sub_merchant_id', width: 38 },
+      { header: 'opened (day)', width: 13, numFmt: COUNT_FORMAT },
+      { header: 'resolved (day)', width: 14, numFmt: COUNT_FORMAT },
+      { header: 'accepted (day)', width: 14, numFmt: COUNT_FORMAT },
       { header: 'still open', width: 11, numFmt: COUNT_FORMAT },
     ]);
-    for (const d of data.discrepancies) writeRow(counts, [safeText(d.type), safeText(d.subMerchantId ?? '(none)'), d.opened, d.resolved, d.accepted, d.open]);
+    for (const d of data.discrepancies)
+      writeRow(counts, [
+        safeText(d.type),
+        safeText(d.subMerchantId ?? '(none)'),
+        d.opened,
+        d.resolved,
+        d.accepted,
+        d.open,
+      ]);
     const sum = (k: 'opened' | 'resolved' | 'accepted' | 'open') => data.discrepancies.reduce((a, d) => a + d[k], 0);
     closeTable(counts, [{ values: ['Total', '', sum('opened'), sum('resolved'), sum('accepted'), sum('open')] }]);
 
     const open = addTableSheet(wb, 'Open discrepancies', [
-      { header: 'id', width: 38 }, { header: 'type', width: 20 }, { header: `detected (${data.timezone})`, width: 20, numFmt: DATE_TIME_FORMAT },
-      { header: `operation time (${data.timezone})`, width: 20, numFmt: DATE_TIME_FORMAT }, { header: 'pos_id', width: 38 }, { header: 'order_id', width: 22 },
-      { header: 'payment_id', width: 22 }, { header: 'method', width: 10 }, { header: 'sub_merchant_id', width: 38 }, { header: 'receiver_name', width: 22 },
+      { header: 'id', width: 38 },
+      { header: 'type', width: 20 },
+      { header: `detected (${data.timezone})`, width: 20, numFmt: DATE_TIME_FORMAT },
+      { header: `operation time (${data.timezone})`, width: 20, numFmt: DATE_TIME_FORMAT },
+      { header: 'pos_id', width: 38 },
+      { header: 'order_id', width: 22 },
+      { header: 'payment_id', width: 22 },
+      { header: 'method', width: 10 },
+      { header: 'sub_merchant_id', width: 38 },
+      { header: 'receiver_name', width: 22 },
       { header: 'currency', width: 9 },
-      ...SOURCES.flatMap((s) => [{ header: `${s} status`, width: 12 }, { header: `${s} amount`, width: 16 }, { header: `${s} currency`, width: 10 }]),
+      ...SOURCES.flatMap((s) => [
+        { header: `${s} status`, width: 12 },
+        { header: `${s} amount`, width: 16 },
+        { header: `${s} currency`, width: 10 },
+      ]),
       { header: 'evidence events', width: 10, numFmt: COUNT_FORMAT },
     ]);
     for (const d of data.open) {
       const row = open.sheet.addRow([
-        d.id, safeText(d.type), when(d.detectedAt), when(d.occurredAt), safeText(d.posId), safeText(d.orderId), safeText(d.paymentId), safeText(d.method),
-        safeText(d.subMerchantId), safeText(d.receiverName), safeText(d.currency),
+        d.id,
+        safeText(d.type),
+        when(d.detectedAt),
+        when(d.occurredAt),
+        safeText(d.posId),
+        safeText(d.orderId),
+        safeText(d.paymentId),
+        safeText(d.method),
+        safeText(d.subMerchantId),
+        safeText(d.receiverName),
+        safeText(d.currency),
         ...SOURCES.flatMap((s) => {
           const v = d.values[s];
           return v ? [safeText(v.status), money(v.amount), safeText(v.currency)] : ['(absent)', null, null];
@@ -282,21 +487,30 @@ export async function writeNightlyReport(file: string, data: NightlyReportData):
     }
     closeTable(open, [{ values: [`Total: ${data.open.length} open`] }]);
 
-    const job = addTableSheet(wb, 'Job', [{ header: 'fact', width: 52 }, { header: 'value', width: 60 }]);
+    const job = addTableSheet(wb, 'Job', [
+      { header: 'fact', width: 52 },
+      { header: 'value', width: 60 },
+    ]);
     const facts: Array<readonly [string, string | number]> = [
       ['Business day', `${data.date} (${data.timezone})`],
-      ['Open window', `${DateTime.fromJSDate(data.openWindow.from, { zone: data.timezone }).toFormat('yyyy-MM-dd HH:mm')} to ${DateTime.fromJSDate(data.openWindow.to, { zone: data.timezone }).toFormat('yyyy-MM-dd HH:mm')} (inside the grace period)`],
+      [
+        'Open window',
+        `${DateTime.fromJSDate(data.openWindow.from, { zone: data.timezone }).toFormat('yyyy-MM-dd HH:mm')} to ${DateTime.fromJSDate(data.openWindow.to, { zone: data.timezone }).toFormat('yyyy-MM-dd HH:mm')} (inside the grace period)`,
+      ],
       ...data.facts,
     ];
     for (const [k, v] of facts) writeRow(job, [safeText(k), typeof v === 'number' ? v : safeText(v)]);
     closeTable(job);
 
     const windows = addTableSheet(wb, 'Windows synced', [
-      { header: 'pos_id', width: 38 }, { header: `from (${data.timezone})`, width: 20, numFmt: DATE_TIME_FORMAT },
-      { header: `to (${data.timezone})`, width: 20, numFmt: DATE_TIME_FORMAT }, { header: `completed (${data.timezone})`, width: 20, numFmt: DATE_TIME_FORMAT },
+      { header: 'pos_id', width: 38 },
+      { header: `from (${data.timezone})`, width: 20, numFmt: DATE_TIME_FORMAT },
+      { header: `to (${data.timezone})`, width: 20, numFmt: DATE_TIME_FORMAT },
+      { header: `completed (${data.timezone})`, width: 20, numFmt: DATE_TIME_FORMAT },
       { header: 'report_id', width: 40 },
     ]);
-    for (const w of data.windows) writeRow(windows, [safeText(w.posId), local(w.from), local(w.to), local(w.completedAt), safeText(w.reportId)]);
+    for (const w of data.windows)
+      writeRow(windows, [safeText(w.posId), local(w.from), local(w.to), local(w.completedAt), safeText(w.reportId)]);
     closeTable(windows, [{ values: [`Total: ${data.windows.length} windows`] }]);
     await pending.commit();
   } catch (e) {
@@ -308,7 +522,14 @@ export async function writeNightlyReport(file: string, data: NightlyReportData):
 /** Reads the data and writes `DIR/nightly-YYYY-MM-DD.xlsx`; returns the file and the data written. */
 export async function writeNightlyReportFor(
   deps: { sql: Sql; store: EventStore },
-  opts: { date: string; timezone: string; graceHours: number; outDir: string; facts?: ReadonlyArray<readonly [string, string | number]>; windows?: readonly SyncedWindow[] },
+  opts: {
+    date: string;
+    timezone: string;
+    graceHours: number;
+    outDir: string;
+    facts?: ReadonlyArray<readonly [string, string | number]>;
+    windows?: readonly SyncedWindow[];
+  },
 ): Promise<{ file: string; data: NightlyReportData }> {
   const data = await nightlyReportData(deps, opts);
   const file = path.join(opts.outDir, nightlyReportFileName(opts.date));

@@ -50,7 +50,12 @@ export const closingKey = (receiver: string, currency: string) => `${receiver}\u
  * events at or before `cut`: the latest month first; within a month, the latest cut first (a statement
  * regenerated at an older position for proof is not what the next month builds on), then the latest issue.
  */
-export async function issuedBefore(store: EventStore, month: string, timezone: string, cut: Position): Promise<IssuedRun[]> {
+export async function issuedBefore(
+  store: EventStore,
+  month: string,
+  timezone: string,
+  cut: Position,
+): Promise<IssuedRun[]> {
   const out: IssuedRun[] = [];
   for (const m of monthsBefore(month, LOOKBACK_MONTHS)) {
     const events = await store.readStream(statementStream(m));
@@ -62,7 +67,10 @@ export async function issuedBefore(store: EventStore, month: string, timezone: s
       .sort((a, b) => comparePositions(b.cut, a.cut) || comparePositions(b.e.position, a.e.position));
     for (const { d, cut: runCut } of runs) {
       out.push({
-        month: d.month, cut: runCut, cutText: d.position, subMerchantId: d.subMerchantId,
+        month: d.month,
+        cut: runCut,
+        cutText: d.position,
+        subMerchantId: d.subMerchantId,
         ...(d.closings ? { closings: new Map(d.closings.map(([r, c, v]) => [closingKey(r, c), BigInt(v)])) } : {}),
       });
     }
@@ -76,7 +84,11 @@ export async function issuedBefore(store: EventStore, month: string, timezone: s
  * joined since (a `receiver:<name>` registered under it) was stated by a run for all, and a statement built on
  * the single run would count it at 0 and pay it again (found in review).
  */
-export function previousRunOf(runs: readonly IssuedRun[], subMerchantId: string, names: readonly string[] = []): IssuedRun | undefined {
+export function previousRunOf(
+  runs: readonly IssuedRun[],
+  subMerchantId: string,
+  names: readonly string[] = [],
+): IssuedRun | undefined {
   return runs.find((r) => {
     if (r.subMerchantId === null) return true;
     if (r.subMerchantId !== subMerchantId) return false;

@@ -1,9 +1,25 @@
 import { DateTime } from 'luxon';
 import { sha256Hex, stableStringify } from '../events/ids';
-import type { AdjustmentEntry as LedgerAdjustment, StatementFigures as LedgerFigures, StatementLine as LedgerLine } from '../ledger/ledger-queries';
+import type {
+  AdjustmentEntry as LedgerAdjustment,
+  StatementFigures as LedgerFigures,
+  StatementLine as LedgerLine,
+} from '../ledger/ledger-queries';
 import {
-  COUNT_FORMAT, DATE_FORMAT, DATE_TIME_FORMAT, ExportError, addTableSheet, closeTable, createLocalTime, excelDay,
-  drainSheet, minorToMajor, moneyFormat, openWorkbook, safeText, writeRow,
+  COUNT_FORMAT,
+  DATE_FORMAT,
+  DATE_TIME_FORMAT,
+  ExportError,
+  addTableSheet,
+  closeTable,
+  createLocalTime,
+  excelDay,
+  drainSheet,
+  minorToMajor,
+  moneyFormat,
+  openWorkbook,
+  safeText,
+  writeRow,
 } from './xlsx';
 
 /**
@@ -17,8 +33,14 @@ import {
 export type StatementFigures = Omit<LedgerFigures, 'known'>;
 
 /** One operation line of a statement: what the workbook shows of the ledger's line. */
-export type StatementLine = Pick<LedgerLine, 'at' | 'orderId' | 'paymentId' | 'method' | 'status' | 'share' | 'fee' | 'reserve' | 'net' | 'eventIds'>;
-export type AdjustmentLine = Pick<LedgerAdjustment, 'at' | 'kind' | 'orderId' | 'paymentId' | 'method' | 'status' | 'net' | 'eventIds'>;
+export type StatementLine = Pick<
+  LedgerLine,
+  'at' | 'orderId' | 'paymentId' | 'method' | 'status' | 'share' | 'fee' | 'reserve' | 'net' | 'eventIds'
+>;
+export type AdjustmentLine = Pick<
+  LedgerAdjustment,
+  'at' | 'kind' | 'orderId' | 'paymentId' | 'method' | 'status' | 'net' | 'eventIds'
+>;
 
 export interface ReserveScheduleRow {
   readonly heldOn: string | Date;
@@ -48,10 +70,20 @@ export interface StatementSource {
 
 /** The Payouts index header, exactly as finance's import expects it. */
 export const PAYOUTS_HEADER = [
-  'sub_merchant_id', 'sub_merchant_name', 'currency', 'gross', 'refunds', 'chargebacks', 'fees',
-  'reserve_held', 'reserve_released', 'net_payable', 'operations',
+  'sub_merchant_id',
+  'sub_merchant_name',
+  'currency',
+  'gross',
+  'refunds',
+  'chargebacks',
+  'fees',
+  'reserve_held',
+  'reserve_released',
+  'net_payable',
+  'operations',
   // appended (columns before them unchanged): changes to months already stated, and what is due in all
-  'adjustments', 'amount_due',
+  'adjustments',
+  'amount_due',
 ] as const;
 
 const SAFE_FILE_NAME = /^[A-Za-z0-9._-]+$/;
@@ -73,7 +105,10 @@ export function checkStatementFileNames(subMerchantIds: Iterable<string>, month:
     const name = statementFileName(id, month).toLowerCase();
     const other = seen.get(name);
     if (other !== undefined) {
-      throw new ExportError('EXPORT_FILE_NAME_COLLISION', `sub-merchants ${JSON.stringify(other)} and ${JSON.stringify(id)} would write the same statement file ${statementFileName(id, month)}; nothing was written`);
+      throw new ExportError(
+        'EXPORT_FILE_NAME_COLLISION',
+        `sub-merchants ${JSON.stringify(other)} and ${JSON.stringify(id)} would write the same statement file ${statementFileName(id, month)}; nothing was written`,
+      );
     }
     seen.set(name, id);
   }
@@ -98,7 +133,9 @@ export function checkBridge(f: StatementFigures): void {
 
 /** sha-256 of the figures in a canonical order: equal figures give an equal hash, whatever the row order. */
 export function figuresDigest(month: string, timezone: string, figures: readonly StatementFigures[]): string {
-  const sorted = [...figures].sort((a, b) => (a.subMerchantId + '\u0000' + a.currency < b.subMerchantId + '\u0000' + b.currency ? -1 : 1));
+  const sorted = [...figures].sort((a, b) =>
+    a.subMerchantId + '\u0000' + a.currency < b.subMerchantId + '\u0000' + b.currency ? -1 : 1,
+  );
   return sha256Hex(stableStringify({ month, timezone, figures: sorted }));
 }
 
@@ -117,7 +154,7 @@ const periodText = (meta: StatementMeta) => {
 const ROWS_PER_YIELD = 2000;
 
 const BRIDGE: ReadonlyArray<{ label: string; value: (f: StatementFigures) => bigint }> = [
-  { label: 'Opening balance (the previous statement\'s closing)', value: (f) => f.opening },
+  { label: "Opening balance (the previous statement's closing)", value: (f) => f.opening },
   { label: '± Adjustments to earlier months (sheet Adjustments)', value: (f) => f.adjustments ?? 0n },
   { label: '+ Gross sales (shares)', value: (f) => f.gross },
   { label: '− Refunds', value: (f) => -f.refunds },
@@ -137,7 +174,11 @@ export interface WrittenStatement {
 }
 
 /** One sub-merchant's statement: Summary, Operations (one sheet per currency), Reserve schedule. */
-export async function writeStatementWorkbook(file: string, src: StatementSource, meta: StatementMeta): Promise<WrittenStatement> {
+export async function writeStatementWorkbook(
+  file: string,
+  src: StatementSource,
+  meta: StatementMeta,
+): Promise<WrittenStatement> {
   const figures = [...src.figures].sort((a, b) => (a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : 0));
   const first = figures[0];
   if (!first) throw new RangeError('a statement needs figures for at least one currency');
@@ -156,7 +197,12 @@ export async function writeStatementWorkbook(file: string, src: StatementSource,
       ['Cut at event-store position', meta.position],
       ['Figures sha-256', meta.figuresSha256],
       ['Amounts', 'in major units of each currency; every total computed exactly in minor units'],
-      ['Opening from', first.previousStatement ? `the statement of ${first.previousStatement}` : 'the ledger (no statement issued before)'],
+      [
+        'Opening from',
+        first.previousStatement
+          ? `the statement of ${first.previousStatement}`
+          : 'the ledger (no statement issued before)',
+      ],
     ];
     for (const [label, value] of info) {
       const r = summary.addRow([label, value]);
@@ -170,7 +216,9 @@ export async function writeStatementWorkbook(file: string, src: StatementSource,
     const firstBridgeRow = info.length + 3;
     for (const line of BRIDGE) {
       const r = summary.addRow([line.label, ...figures.map((f) => minorToMajor(line.value(f)))]);
-      figures.forEach((f, i) => (r.getCell(i + 2).numFmt = moneyFormat(f.currency)));
+      figures.forEach((f, i) => {
+        r.getCell(i + 2).numFmt = moneyFormat(f.currency);
+      });
       if (line.label.startsWith('=') || line.label.startsWith('Closing')) r.font = { bold: true };
       r.commit();
     }
@@ -190,10 +238,14 @@ export async function writeStatementWorkbook(file: string, src: StatementSource,
         };
       }),
     ]);
-    figures.forEach((f, i) => (check.getCell(i + 2).numFmt = moneyFormat(f.currency)));
+    figures.forEach((f, i) => {
+      check.getCell(i + 2).numFmt = moneyFormat(f.currency);
+    });
     check.commit();
     const ops = summary.addRow(['Operations', ...figures.map((f) => f.operations)]);
-    figures.forEach((_f, i) => (ops.getCell(i + 2).numFmt = COUNT_FORMAT));
+    figures.forEach((_f, i) => {
+      ops.getCell(i + 2).numFmt = COUNT_FORMAT;
+    });
     ops.commit();
     summary.commit();
 
@@ -213,23 +265,48 @@ export async function writeStatementWorkbook(file: string, src: StatementSource,
         { header: 'Net', width: 16, numFmt: money },
         { header: 'Event ids', width: 40 },
       ]);
-      let share = 0n, fee = 0n, reserve = 0n, net = 0n, n = 0;
+      let share = 0n,
+        fee = 0n,
+        reserve = 0n,
+        net = 0n,
+        n = 0;
       for await (const l of src.lines(f.currency)) {
         share += l.share;
         fee += l.fee;
         reserve += l.reserve;
         net += l.net;
         writeRow(t, [
-          localTime(l.at), safeText(l.orderId), safeText(l.paymentId), safeText(l.method), safeText(l.status),
-          minorToMajor(l.share), minorToMajor(l.fee), minorToMajor(l.reserve), minorToMajor(l.net), l.eventIds.join(' '),
+          localTime(l.at),
+          safeText(l.orderId),
+          safeText(l.paymentId),
+          safeText(l.method),
+          safeText(l.status),
+          minorToMajor(l.share),
+          minorToMajor(l.fee),
+          minorToMajor(l.reserve),
+          minorToMajor(l.net),
+          l.eventIds.join(' '),
         ]);
         if (++n % ROWS_PER_YIELD === 0) await drainSheet(t.sheet);
       }
       lineCount += n;
-      closeTable(t, [{
-        values: [`Total (${n} lines)`, '', '', '', '', minorToMajor(share), minorToMajor(fee), minorToMajor(reserve), minorToMajor(net), ''],
-        numFmts: [undefined, undefined, undefined, undefined, undefined, money, money, money, money],
-      }]);
+      closeTable(t, [
+        {
+          values: [
+            `Total (${n} lines)`,
+            '',
+            '',
+            '',
+            '',
+            minorToMajor(share),
+            minorToMajor(fee),
+            minorToMajor(reserve),
+            minorToMajor(net),
+            '',
+          ],
+          numFmts: [undefined, undefined, undefined, undefined, undefined, money, money, money, money],
+        },
+      ]);
     }
 
     // Adjustments: the entries dated before the month that the previous statement did not include.
@@ -252,8 +329,15 @@ export async function writeStatementWorkbook(file: string, src: StatementSource,
         let n = 0;
         for await (const a of src.adjustments(f.currency)) {
           const row = t.sheet.addRow([
-            localTime(a.at), safeText(f.currency), safeText(a.kind), safeText(a.orderId), safeText(a.paymentId), safeText(a.method), safeText(a.status),
-            minorToMajor(a.net), a.eventIds.join(' '),
+            localTime(a.at),
+            safeText(f.currency),
+            safeText(a.kind),
+            safeText(a.orderId),
+            safeText(a.paymentId),
+            safeText(a.method),
+            safeText(a.status),
+            minorToMajor(a.net),
+            a.eventIds.join(' '),
           ]);
           row.getCell(8).numFmt = moneyFormat(f.currency);
           row.commit();
@@ -263,13 +347,30 @@ export async function writeStatementWorkbook(file: string, src: StatementSource,
         }
         // the entries are the adjustments: a statement whose detail does not add up is not written
         if ((totals.get(f.currency) ?? 0n) !== (f.adjustments ?? 0n)) {
-          throw new ExportError('EXPORT_BRIDGE_MISMATCH', `adjustments of ${f.subMerchantId} ${f.currency}: entries add up to ${totals.get(f.currency) ?? 0n}, figures say ${f.adjustments ?? 0n}`);
+          throw new ExportError(
+            'EXPORT_BRIDGE_MISMATCH',
+            `adjustments of ${f.subMerchantId} ${f.currency}: entries add up to ${totals.get(f.currency) ?? 0n}, figures say ${f.adjustments ?? 0n}`,
+          );
         }
       }
-      closeTable(t, [...totals.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([currency, total]) => ({
-        values: ['Total', safeText(currency), '', '', '', '', '', minorToMajor(total), ''],
-        numFmts: [undefined, undefined, undefined, undefined, undefined, undefined, undefined, moneyFormat(currency)],
-      })));
+      closeTable(
+        t,
+        [...totals.entries()]
+          .sort(([a], [b]) => (a < b ? -1 : 1))
+          .map(([currency, total]) => ({
+            values: ['Total', safeText(currency), '', '', '', '', '', minorToMajor(total), ''],
+            numFmts: [
+              undefined,
+              undefined,
+              undefined,
+              undefined,
+              undefined,
+              undefined,
+              undefined,
+              moneyFormat(currency),
+            ],
+          })),
+      );
     }
 
     // Reserve schedule: what was held, when it is released, what was released.
@@ -287,7 +388,13 @@ export async function writeStatementWorkbook(file: string, src: StatementSource,
     const totals = new Map<string, { held: bigint; released: bigint }>();
     for (const r of src.reserve) {
       const fmt = moneyFormat(r.currency);
-      const row = reserve.sheet.addRow([excelDay(r.heldOn), safeText(r.currency), minorToMajor(r.held), excelDay(r.releaseOn), minorToMajor(r.released)]);
+      const row = reserve.sheet.addRow([
+        excelDay(r.heldOn),
+        safeText(r.currency),
+        minorToMajor(r.held),
+        excelDay(r.releaseOn),
+        minorToMajor(r.released),
+      ]);
       row.getCell(3).numFmt = fmt;
       row.getCell(5).numFmt = fmt;
       row.commit();
@@ -297,10 +404,21 @@ export async function writeStatementWorkbook(file: string, src: StatementSource,
       t.released += r.released;
       totals.set(r.currency, t);
     }
-    closeTable(reserve, [...totals.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([currency, t]) => ({
-      values: ['Total of the month (held in it, released in it)', safeText(currency), minorToMajor(t.held), '', minorToMajor(t.released)],
-      numFmts: [undefined, undefined, moneyFormat(currency), undefined, moneyFormat(currency)],
-    })));
+    closeTable(
+      reserve,
+      [...totals.entries()]
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([currency, t]) => ({
+          values: [
+            'Total of the month (held in it, released in it)',
+            safeText(currency),
+            minorToMajor(t.held),
+            '',
+            minorToMajor(t.released),
+          ],
+          numFmts: [undefined, undefined, moneyFormat(currency), undefined, moneyFormat(currency)],
+        })),
+    );
     await pending.commit();
   } catch (e) {
     pending.abort();
@@ -310,34 +428,83 @@ export async function writeStatementWorkbook(file: string, src: StatementSource,
 }
 
 /** Finance's index: sheet Payouts (exact header, one row per sub-merchant and currency), then Run. */
-export async function writePayoutsWorkbook(file: string, figures: readonly StatementFigures[], meta: StatementMeta & { files?: readonly string[] }): Promise<void> {
-  const rows = [...figures].sort((a, b) => (a.subMerchantId < b.subMerchantId ? -1 : a.subMerchantId > b.subMerchantId ? 1 : a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : 0));
+export async function writePayoutsWorkbook(
+  file: string,
+  figures: readonly StatementFigures[],
+  meta: StatementMeta & { files?: readonly string[] },
+): Promise<void> {
+  const rows = [...figures].sort((a, b) =>
+    a.subMerchantId < b.subMerchantId
+      ? -1
+      : a.subMerchantId > b.subMerchantId
+        ? 1
+        : a.currency < b.currency
+          ? -1
+          : a.currency > b.currency
+            ? 1
+            : 0,
+  );
   const pending = openWorkbook(file);
   try {
     const widths = [38, 32, 9, 16, 16, 16, 16, 16, 16, 16, 11, 16, 16];
-    const t = addTableSheet(pending.workbook, 'Payouts', PAYOUTS_HEADER.map((h, i) => ({ header: h, width: widths[i]! })));
+    const t = addTableSheet(
+      pending.workbook,
+      'Payouts',
+      PAYOUTS_HEADER.map((h, i) => ({ header: h, width: widths[i]! })),
+    );
     const totals = new Map<string, { sums: bigint[]; operations: number; due: bigint[] }>();
     for (const f of rows) {
       const amounts = [f.gross, f.refunds, f.chargebacks, f.fees, f.reserveHeld, f.reserveReleased, f.netPayable];
       const adjustments = f.adjustments ?? 0n;
       const due = [adjustments, adjustments + f.netPayable];
       const fmt = moneyFormat(f.currency);
-      const row = t.sheet.addRow([safeText(f.subMerchantId), safeText(f.subMerchantName), safeText(f.currency), ...amounts.map(minorToMajor), f.operations, ...due.map(minorToMajor)]);
+      const row = t.sheet.addRow([
+        safeText(f.subMerchantId),
+        safeText(f.subMerchantName),
+        safeText(f.currency),
+        ...amounts.map(minorToMajor),
+        f.operations,
+        ...due.map(minorToMajor),
+      ]);
       for (const c of [4, 5, 6, 7, 8, 9, 10, 12, 13]) row.getCell(c).numFmt = fmt;
       row.getCell(11).numFmt = COUNT_FORMAT;
       row.commit();
       t.rows++;
       const tot = totals.get(f.currency) ?? { sums: amounts.map(() => 0n), operations: 0, due: [0n, 0n] };
-      amounts.forEach((a, i) => (tot.sums[i]! += a));
-      due.forEach((a, i) => (tot.due[i]! += a));
+      amounts.forEach((a, i) => {
+        tot.sums[i]! += a;
+      });
+      due.forEach((a, i) => {
+        tot.due[i]! += a;
+      });
       tot.operations += f.operations;
       totals.set(f.currency, tot);
     }
     // Totals per currency (adding euros to dollars means nothing), after a blank row outside the filter.
-    closeTable(t, [...totals.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([currency, tot]) => ({
-      values: ['Total', '', safeText(currency), ...tot.sums.map(minorToMajor), tot.operations, ...tot.due.map(minorToMajor)],
-      numFmts: [undefined, undefined, undefined, ...tot.sums.map(() => moneyFormat(currency)), COUNT_FORMAT, moneyFormat(currency), moneyFormat(currency)],
-    })));
+    closeTable(
+      t,
+      [...totals.entries()]
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([currency, tot]) => ({
+          values: [
+            'Total',
+            '',
+            safeText(currency),
+            ...tot.sums.map(minorToMajor),
+            tot.operations,
+            ...tot.due.map(minorToMajor),
+          ],
+          numFmts: [
+            undefined,
+            undefined,
+            undefined,
+            ...tot.sums.map(() => moneyFormat(currency)),
+            COUNT_FORMAT,
+            moneyFormat(currency),
+            moneyFormat(currency),
+          ],
+        })),
+    );
     const run = pending.workbook.addWorksheet('Run', { views: [{ state: 'frozen', ySplit: 1 }] });
     run.columns = [{ width: 30 }, { width: 70 }];
     const head = run.addRow(['Field', 'Value']);

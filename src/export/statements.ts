@@ -4,12 +4,28 @@ import path from 'node:path';
 import type { Sql } from '../db/connect';
 import { newEvent } from '../events/catalog';
 import { StatementIssued, statementStream } from '../events/statement-events';
-import { adjustmentEntries, closingsByReceiver, receiversOf, reserveSchedule, statementFigures, statementLines } from '../ledger/ledger-queries';
+import {
+  adjustmentEntries,
+  closingsByReceiver,
+  receiversOf,
+  reserveSchedule,
+  statementFigures,
+  statementLines,
+} from '../ledger/ledger-queries';
 import type { Logger } from '../log';
 import { formatPosition, parsePosition, type EventStore, type Position } from '../store/types';
 import {
-  checkStatementFileNames, figuresDigest, monthRange, payoutsFileName, statementFileName, writePayoutsWorkbook, writeStatementWorkbook,
-  type AdjustmentLine, type ReserveScheduleRow, type StatementFigures, type StatementLine,
+  checkStatementFileNames,
+  figuresDigest,
+  monthRange,
+  payoutsFileName,
+  statementFileName,
+  writePayoutsWorkbook,
+  writeStatementWorkbook,
+  type AdjustmentLine,
+  type ReserveScheduleRow,
+  type StatementFigures,
+  type StatementLine,
 } from './statement-workbooks';
 import { issuedBefore, openAtPreviousStatements, previousRunOf, type IssuedRun } from './previous-statements';
 import { memoize } from '../memoize';
@@ -23,11 +39,34 @@ import { ExportError } from './xlsx';
 
 /** The ledger queries a statement needs (src/ledger/ledger-queries.ts); injectable for tests. */
 export interface StatementQueries {
-  figures(opts: { month: string; timezone: string; subMerchantId?: string; atPosition: Position }): Promise<readonly StatementFigures[]>;
-  lines(opts: { month: string; timezone: string; subMerchantId: string; currency: string; atPosition: Position }): AsyncIterable<StatementLine>;
-  reserve(opts: { month: string; timezone: string; subMerchantId: string; atPosition: Position }): Promise<readonly ReserveScheduleRow[]>;
+  figures(opts: {
+    month: string;
+    timezone: string;
+    subMerchantId?: string;
+    atPosition: Position;
+  }): Promise<readonly StatementFigures[]>;
+  lines(opts: {
+    month: string;
+    timezone: string;
+    subMerchantId: string;
+    currency: string;
+    atPosition: Position;
+  }): AsyncIterable<StatementLine>;
+  reserve(opts: {
+    month: string;
+    timezone: string;
+    subMerchantId: string;
+    atPosition: Position;
+  }): Promise<readonly ReserveScheduleRow[]>;
   /** the entries behind the adjustments of a statement that builds on `previous` */
-  adjustments?(opts: { month: string; timezone: string; subMerchantId: string; currency: string; atPosition: Position; previous: { month: string; atPosition: Position } }): AsyncIterable<AdjustmentLine>;
+  adjustments?(opts: {
+    month: string;
+    timezone: string;
+    subMerchantId: string;
+    currency: string;
+    atPosition: Position;
+    previous: { month: string; atPosition: Position };
+  }): AsyncIterable<AdjustmentLine>;
 }
 
 export function ledgerStatementQueries(sql: Sql): StatementQueries {
@@ -99,36 +138,56 @@ export async function fileSha256(file: string): Promise<string> {
 }
 
 async function describeFile(file: string, subMerchantId?: string): Promise<IssuedFile> {
-  return { name: path.basename(file), path: file, sha256: await fileSha256(file), bytes: statSync(file).size, ...(subMerchantId ? { subMerchantId } : {}) };
+  return {
+    name: path.basename(file),
+    path: file,
+    sha256: await fileSha256(file),
+    bytes: statSync(file).size,
+    ...(subMerchantId ? { subMerchantId } : {}),
+  };
 }
 
 export async function issueStatements(deps: StatementDeps, opts: IssueOptions): Promise<IssueResult> {
   monthRange(opts.month, deps.timezone); // validates the month
   const queries = deps.queries ?? ledgerStatementQueries(deps.sql);
   const position = opts.atPosition ?? (await ledgerPosition(deps.sql));
-  if (!position) throw new ExportError('EXPORT_NO_POSITION', 'the journal has not been built yet: run `recon project` first');
+  if (!position)
+    throw new ExportError('EXPORT_NO_POSITION', 'the journal has not been built yet: run `recon project` first');
   const positionText = formatPosition(position);
   const base = { month: opts.month, timezone: deps.timezone, atPosition: position };
-  const ledger = await queries.figures({ ...base, ...(opts.subMerchantId ? { subMerchantId: opts.subMerchantId } : {}) });
+  const ledger = await queries.figures({
+    ...base,
+    ...(opts.subMerchantId ? { subMerchantId: opts.subMerchantId } : {}),
+  });
   // opened at the statements issued before (previous-statements.ts); their figures as issued, once per run
   const runs = await issuedBefore(deps.store, opts.month, deps.timezone, position);
   // what this run states per receiver name: recorded with it, for the next month to open at
   const closings = await closingsByReceiver(deps.sql, {
-    month: opts.month, timezone: deps.timezone, atPosition: position,
+    month: opts.month,
+    timezone: deps.timezone,
+    atPosition: position,
     ...(opts.subMerchantId ? { names: await receiversOf(deps.sql, opts.subMerchantId, position) } : {}),
   });
   const namesOf = memoize((id: string) => receiversOf(deps.sql, id, position));
   const figures = await openAtPreviousStatements(ledger, runs, {
-    closingsOf: memoize((run: IssuedRun) => run.closings
-      ? Promise.resolve(run.closings)
-      : (async () => closingsByReceiver(deps.sql, {
-          month: run.month, timezone: deps.timezone, atPosition: run.cut,
-          ...(run.subMerchantId ? { names: await receiversOf(deps.sql, run.subMerchantId, run.cut) } : {}),
-        }))()),
+    closingsOf: memoize((run: IssuedRun) =>
+      run.closings
+        ? Promise.resolve(run.closings)
+        : (async () =>
+            closingsByReceiver(deps.sql, {
+              month: run.month,
+              timezone: deps.timezone,
+              atPosition: run.cut,
+              ...(run.subMerchantId ? { names: await receiversOf(deps.sql, run.subMerchantId, run.cut) } : {}),
+            }))(),
+    ),
     namesOf,
   });
   if (opts.subMerchantId && figures.length === 0) {
-    throw new ExportError('EXPORT_NOTHING_TO_ISSUE', `no figures for sub-merchant ${opts.subMerchantId} in ${opts.month} at position ${positionText}`);
+    throw new ExportError(
+      'EXPORT_NOTHING_TO_ISSUE',
+      `no figures for sub-merchant ${opts.subMerchantId} in ${opts.month} at position ${positionText}`,
+    );
   }
   const figuresSha256 = figuresDigest(opts.month, deps.timezone, figures);
   const meta = { month: opts.month, timezone: deps.timezone, position: positionText, figuresSha256 };
@@ -145,14 +204,26 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
     const reserve = await queries.reserve({ ...base, subMerchantId });
     const previous = previousRunOf(runs, subMerchantId, await namesOf(subMerchantId));
     const adjustments = queries.adjustments;
-    const written = await writeStatementWorkbook(file, {
-      figures: own,
-      lines: (currency) => queries.lines({ ...base, subMerchantId, currency }),
-      ...(previous && adjustments
-        ? { adjustments: (currency: string) => adjustments({ ...base, subMerchantId, currency, previous: { month: previous.month, atPosition: previous.cut } }) }
-        : {}),
-      reserve,
-    }, meta);
+    const written = await writeStatementWorkbook(
+      file,
+      {
+        figures: own,
+        lines: (currency) => queries.lines({ ...base, subMerchantId, currency }),
+        ...(previous && adjustments
+          ? {
+              adjustments: (currency: string) =>
+                adjustments({
+                  ...base,
+                  subMerchantId,
+                  currency,
+                  previous: { month: previous.month, atPosition: previous.cut },
+                }),
+            }
+          : {}),
+        reserve,
+      },
+      meta,
+    );
     lines += written.lines;
     files.push(await describeFile(file, subMerchantId));
     opts.onProgress?.({ done: ++done, total: bySubMerchant.size, subMerchantId, lines });
@@ -164,26 +235,53 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
     files.push(await describeFile(index));
   }
 
-  const event = newEvent(StatementIssued, {
-    month: opts.month,
-    timezone: deps.timezone,
-    subMerchantId: opts.subMerchantId ?? null,
-    position: positionText,
-    figuresSha256,
-    statements: bySubMerchant.size,
-    files: files.map((f) => f.name),
-    closings: [...closings].map(([k, v]) => [...k.split('\u0000'), v.toString()] as [string, string, string]).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0)),
-  }, { metadata: { files: files.map(({ name, sha256, bytes }) => ({ name, sha256, bytes })), issuedAt: new Date().toISOString() } });
+  const event = newEvent(
+    StatementIssued,
+    {
+      month: opts.month,
+      timezone: deps.timezone,
+      subMerchantId: opts.subMerchantId ?? null,
+      position: positionText,
+      figuresSha256,
+      statements: bySubMerchant.size,
+      files: files.map((f) => f.name),
+      closings: [...closings]
+        .map(([k, v]) => [...k.split('\u0000'), v.toString()] as [string, string, string])
+        .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0)),
+    },
+    {
+      metadata: {
+        files: files.map(({ name, sha256, bytes }) => ({ name, sha256, bytes })),
+        issuedAt: new Date().toISOString(),
+      },
+    },
+  );
   const appended = await deps.store.append(statementStream(opts.month), [event]);
   const runId = randomUUID();
   await deps.sql`
     insert into statement_runs (run_id, month, timezone, sub_merchant_id, position, figures_sha256, statements, files, event_id)
     values (${runId}, ${opts.month}, ${deps.timezone}, ${opts.subMerchantId ?? null}, ${positionText}, ${figuresSha256}, ${bySubMerchant.size},
             ${deps.sql.json(files.map(({ name, sha256, bytes, subMerchantId }) => ({ name, sha256, bytes, ...(subMerchantId ? { subMerchantId } : {}) })) as never)}, ${event.id})`;
-  deps.log.info('statements issued', { month: opts.month, position: positionText, figuresSha256, statements: bySubMerchant.size, lines, runId });
+  deps.log.info('statements issued', {
+    month: opts.month,
+    position: positionText,
+    figuresSha256,
+    statements: bySubMerchant.size,
+    lines,
+    runId,
+  });
   return {
-    runId, month: opts.month, timezone: deps.timezone, position: positionText, figuresSha256, figures,
-    statements: bySubMerchant.size, lines, files, eventId: event.id, newEvent: appended.appended > 0,
+    runId,
+    month: opts.month,
+    timezone: deps.timezone,
+    position: positionText,
+    figuresSha256,
+    figures,
+    statements: bySubMerchant.size,
+    lines,
+    files,
+    eventId: event.id,
+    newEvent: appended.appended > 0,
   };
 }
 
@@ -200,12 +298,36 @@ export interface StatementRunRow {
   readonly issuedAt: Date;
 }
 
-export async function statementRuns(sql: Sql, opts: { month?: string; limit?: number } = {}): Promise<StatementRunRow[]> {
-  const rows = await sql<{ run_id: string; month: string; timezone: string; sub_merchant_id: string | null; position: string; figures_sha256: string; statements: number; files: StatementRunRow['files']; event_id: string | null; issued_at: Date }[]>`
+export async function statementRuns(
+  sql: Sql,
+  opts: { month?: string; limit?: number } = {},
+): Promise<StatementRunRow[]> {
+  const rows = await sql<
+    {
+      run_id: string;
+      month: string;
+      timezone: string;
+      sub_merchant_id: string | null;
+      position: string;
+      figures_sha256: string;
+      statements: number;
+      files: StatementRunRow['files'];
+      event_id: string | null;
+      issued_at: Date;
+    }[]
+  >`
     select run_id, month, timezone, sub_merchant_id, position, figures_sha256, statements, files, event_id, issued_at from statement_runs
     ${opts.month ? sql`where month = ${opts.month}` : sql``} order by issued_at desc limit ${opts.limit ?? 50}`;
   return rows.map((r) => ({
-    runId: r.run_id, month: r.month, timezone: r.timezone, subMerchantId: r.sub_merchant_id, position: r.position, figuresSha256: r.figures_sha256,
-    statements: r.statements, files: r.files, eventId: r.event_id, issuedAt: r.issued_at,
+    runId: r.run_id,
+    month: r.month,
+    timezone: r.timezone,
+    subMerchantId: r.sub_merchant_id,
+    position: r.position,
+    figuresSha256: r.figures_sha256,
+    statements: r.statements,
+    files: r.files,
+    eventId: r.event_id,
+    issuedAt: r.issued_at,
   }));
 }

@@ -11,10 +11,18 @@ import { IANAZone } from 'luxon';
  */
 
 export type ExportErrorCode =
-  | 'EXPORT_AMOUNT_TOO_LARGE' | 'EXPORT_WRITE_FAILED' | 'EXPORT_NO_POSITION' | 'EXPORT_BRIDGE_MISMATCH' | 'EXPORT_NOTHING_TO_ISSUE' | 'EXPORT_FILE_NAME_COLLISION';
+  | 'EXPORT_AMOUNT_TOO_LARGE'
+  | 'EXPORT_WRITE_FAILED'
+  | 'EXPORT_NO_POSITION'
+  | 'EXPORT_BRIDGE_MISMATCH'
+  | 'EXPORT_NOTHING_TO_ISSUE'
+  | 'EXPORT_FILE_NAME_COLLISION';
 
 export class ExportError extends Error {
-  constructor(readonly code: ExportErrorCode, message: string) {
+  constructor(
+    readonly code: ExportErrorCode,
+    message: string,
+  ) {
     super(message);
     this.name = 'ExportError';
   }
@@ -28,7 +36,10 @@ export class ExportError extends Error {
  */
 export function minorToMajor(minor: bigint): number {
   if (minor > BigInt(Number.MAX_SAFE_INTEGER) || minor < -BigInt(Number.MAX_SAFE_INTEGER)) {
-    throw new ExportError('EXPORT_AMOUNT_TOO_LARGE', `amount ${minor} minor units is beyond what a spreadsheet number holds exactly`);
+    throw new ExportError(
+      'EXPORT_AMOUNT_TOO_LARGE',
+      `amount ${minor} minor units is beyond what a spreadsheet number holds exactly`,
+    );
   }
   return Number(minor) / 100;
 }
@@ -129,7 +140,12 @@ const HEADER_FONT = { bold: true } as const;
 const TOTAL_FONT = { bold: true } as const;
 
 /** A sheet with a frozen, bold header row; the autofilter is set over the data when it is closed. */
-export function addTableSheet(workbook: Workbook, name: string, columns: readonly ColumnSpec[], opts: { tabColor?: string } = {}): TableSheet {
+export function addTableSheet(
+  workbook: Workbook,
+  name: string,
+  columns: readonly ColumnSpec[],
+  opts: { tabColor?: string } = {},
+): TableSheet {
   const sheet = workbook.addWorksheet(name, {
     views: [{ state: 'frozen', xSplit: 0, ySplit: 1 }],
     ...(opts.tabColor ? { properties: { tabColor: { argb: opts.tabColor } } } : {}),
@@ -148,7 +164,10 @@ export function writeRow(t: TableSheet, values: readonly unknown[]): void {
 }
 
 /** Closes a table: autofilter over header + data, then optional totals rows after a blank row. */
-export function closeTable(t: TableSheet, totals: ReadonlyArray<{ values: readonly unknown[]; numFmts?: ReadonlyArray<string | undefined> }> = []): void {
+export function closeTable(
+  t: TableSheet,
+  totals: ReadonlyArray<{ values: readonly unknown[]; numFmts?: ReadonlyArray<string | undefined> }> = [],
+): void {
   const last = String.fromCharCode(64 + t.columns.length);
   t.sheet.autoFilter = `A1:${last}${Math.max(1, t.rows)}`;
   if (totals.length > 0) {
@@ -198,7 +217,10 @@ function removeStalePartials(finalPath: string, now = Date.now()): void {
 export function openWorkbook(finalPath: string): PendingWorkbook {
   mkdirSync(path.dirname(finalPath), { recursive: true });
   removeStalePartials(finalPath);
-  const tempPath = path.join(path.dirname(finalPath), `.${path.basename(finalPath)}.${randomBytes(4).toString('hex')}.partial`);
+  const tempPath = path.join(
+    path.dirname(finalPath),
+    `.${path.basename(finalPath)}.${randomBytes(4).toString('hex')}.partial`,
+  );
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
     filename: tempPath,
     useStyles: true,

@@ -20,7 +20,17 @@ const PREFIXES = ['/api/discrepancies', '/api/operations'];
  * The parameters of GET /api/discrepancies (`sub-merchant` is the CLI's spelling of `sub_merchant`). Any other
  * is refused: ignored, a misspelt filter (`payment_id=`) returned every discrepancy as if it had matched.
  */
-const DISCREPANCY_PARAMETERS = ['from', 'to', 'type', 'status', 'sub_merchant', 'sub-merchant', 'payment', 'limit', 'offset'] as const;
+const DISCREPANCY_PARAMETERS = [
+  'from',
+  'to',
+  'type',
+  'status',
+  'sub_merchant',
+  'sub-merchant',
+  'payment',
+  'limit',
+  'offset',
+] as const;
 
 /** Why the query's parameters are not acceptable (unknown or repeated), or null. */
 function parameterProblem(q: URLSearchParams, allowed: readonly string[], where: string): string | null {
@@ -32,14 +42,22 @@ function parameterProblem(q: URLSearchParams, allowed: readonly string[], where:
     }
     if (n > 1) return `${k}: given ${n} times; give each parameter at most once`;
   }
-  if (counts.has('sub_merchant') && counts.has('sub-merchant')) return 'sub_merchant: given twice (as sub_merchant and sub-merchant); give it once';
+  if (counts.has('sub_merchant') && counts.has('sub-merchant'))
+    return 'sub_merchant: given twice (as sub_merchant and sub-merchant); give it once';
   return null;
 }
 
 /** A whole number parameter as text: digits only, else NaN (which the filter check refuses, naming it). */
-const wholeNumber = (text: string | undefined): number | undefined => (text === undefined ? undefined : /^\d+$/.test(text) ? Number(text) : Number.NaN);
+const wholeNumber = (text: string | undefined): number | undefined =>
+  text === undefined ? undefined : /^\d+$/.test(text) ? Number(text) : Number.NaN;
 
-function send(res: ServerResponse, status: number, body: unknown, head = false, extra: Record<string, string> = {}): void {
+function send(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  head = false,
+  extra: Record<string, string> = {},
+): void {
   const text = JSON.stringify(body, (_k, v) => (typeof v === 'bigint' ? v.toString() : v));
   res.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',
@@ -75,15 +93,28 @@ export function createAuditorApi(deps: { sql: Sql; token: string | undefined; ti
     const head = req.method === 'HEAD';
     try {
       if (!deps.token) {
-        send(res, 503, { error: 'auditor_api_disabled', message: 'set RECON_AUDITOR_TOKEN to enable the auditor API' }, head);
+        send(
+          res,
+          503,
+          { error: 'auditor_api_disabled', message: 'set RECON_AUDITOR_TOKEN to enable the auditor API' },
+          head,
+        );
         return true;
       }
       if (!tokenMatches(bearer(req), deps.token)) {
-        send(res, 401, { error: 'unauthorized', message: 'a valid bearer token is required' }, head, { 'www-authenticate': 'Bearer realm="recon-auditor"' });
+        send(res, 401, { error: 'unauthorized', message: 'a valid bearer token is required' }, head, {
+          'www-authenticate': 'Bearer realm="recon-auditor"',
+        });
         return true;
       }
       if (req.method !== 'GET' && !head) {
-        send(res, 403, { error: 'read_only', message: 'the auditor API is read-only: only GET and HEAD are allowed' }, false, { allow: 'GET, HEAD' });
+        send(
+          res,
+          403,
+          { error: 'read_only', message: 'the auditor API is read-only: only GET and HEAD are allowed' },
+          false,
+          { allow: 'GET, HEAD' },
+        );
         return true;
       }
       if (path === '/api/discrepancies') {
@@ -115,7 +146,13 @@ export function createAuditorApi(deps: { sql: Sql; token: string | undefined; ti
         // rows follow this page: the link to the next one (the same query, offset past this page)
         const next = new URLSearchParams(q);
         next.set('offset', String(offset + r.value.rows.length));
-        send(res, 200, r.value.rows.map(discrepancyJson), head, r.value.more ? { link: `<${path}?${next.toString()}>; rel="next"` } : {});
+        send(
+          res,
+          200,
+          r.value.rows.map(discrepancyJson),
+          head,
+          r.value.more ? { link: `<${path}?${next.toString()}>; rel="next"` } : {},
+        );
         return true;
       }
       const m = /^\/api\/operations\/([^/]+)$/.exec(path);
@@ -137,11 +174,13 @@ export function createAuditorApi(deps: { sql: Sql; token: string | undefined; ti
       }
       const r = await operationsOf(deps.sql, { paymentId });
       if (!r.ok) send(res, 503, { error: r.code.toLowerCase(), message: r.message }, head);
-      else if (r.value.operations.length === 0) send(res, 404, { error: 'not_found', message: `no operations of payment ${paymentId}` }, head);
+      else if (r.value.operations.length === 0)
+        send(res, 404, { error: 'not_found', message: `no operations of payment ${paymentId}` }, head);
       else send(res, 200, { payment_id: paymentId, ...r.value }, head);
       return true;
     } catch (e) {
-      if (!res.headersSent) send(res, 500, { error: 'internal', message: 'the request failed; see the server log' }, head);
+      if (!res.headersSent)
+        send(res, 500, { error: 'internal', message: 'the request failed; see the server log' }, head);
       else res.destroy(e as Error);
       return true;
     }

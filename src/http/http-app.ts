@@ -18,10 +18,19 @@ export interface HttpApp {
   inFlight(): number;
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   if (res.headersSent) return;
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...headers });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    ...headers,
+  });
   res.end(text);
 }
 
@@ -69,7 +78,9 @@ export function createHttpApp(opts: { routes: readonly Route[]; log: Logger; kee
       const finished = active === 0 ? Promise.resolve() : new Promise<void>((resolve) => drained.push(resolve));
       const grace = closeOpts.graceMs ?? 10_000;
       let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<'timeout'>((resolve) => { timer = setTimeout(() => resolve('timeout'), grace); });
+      const timeout = new Promise<'timeout'>((resolve) => {
+        timer = setTimeout(() => resolve('timeout'), grace);
+      });
       const outcome = await Promise.race([finished.then(() => 'done' as const), timeout]);
       clearTimeout(timer);
       if (outcome === 'timeout') opts.log.warn('shutdown grace elapsed with requests in flight', { inFlight: active });

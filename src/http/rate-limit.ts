@@ -16,7 +16,9 @@ interface Bucket {
   at: number;
 }
 
-export function createRejectionLimiter(opts: { burst?: number; perSecond?: number; maxSenders?: number } = {}): RejectionLimiter {
+export function createRejectionLimiter(
+  opts: { burst?: number; perSecond?: number; maxSenders?: number } = {},
+): RejectionLimiter {
   const burst = opts.burst ?? 20;
   const perSecond = opts.perSecond ?? 5;
   const maxSenders = opts.maxSenders ?? 10_000;

@@ -9,7 +9,7 @@ import { isStoreError } from '../store/errors';
 import type { EventStore } from '../store/types';
 import { createAppendBatcher, type AppendBatcher } from '../ingest/append-batcher';
 import { sendJson, type Route } from './http-app';
-import { recordRejected, webhookReceived, type Keyed } from '../ingest/observations';
+import { recordRejected, webhookReceived } from '../ingest/observations';
 import { createRejectionLimiter, type RejectionLimiter } from './rate-limit';
 
 /**
@@ -90,7 +90,11 @@ export function senderOf(req: IncomingMessage, trustProxy: boolean, trustedProxi
   if (trustProxy && (!trustedProxies || trustedProxies.size === 0 || trustedProxies.has(peer))) {
     const xff = req.headers['x-forwarded-for'];
     const text = Array.isArray(xff) ? xff.join(',') : xff;
-    const last = text?.split(',').map((s) => s.trim()).filter(Boolean).pop();
+    const last = text
+      ?.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .pop();
     if (last) return normalizeIp(last);
   }
   return peer;
@@ -101,8 +105,14 @@ export function senderOf(req: IncomingMessage, trustProxy: boolean, trustedProxi
  * until an operator has moved the transaction counter on after a restore (TRANSACTION_COUNTER_BEHIND).
  */
 function unavailable(e: unknown): { status: 503; reason: string } | undefined {
-  if (isStoreError(e, 'TRANSACTION_COUNTER_BEHIND')) return { status: 503, reason: 'store refuses appends until its transaction counter is advanced (recon store advance-xid)' };
-  return isStoreError(e, 'STORE_UNAVAILABLE') || isConnectionError(e) ? { status: 503, reason: 'store unavailable' } : undefined;
+  if (isStoreError(e, 'TRANSACTION_COUNTER_BEHIND'))
+    return {
+      status: 503,
+      reason: 'store refuses appends until its transaction counter is advanced (recon store advance-xid)',
+    };
+  return isStoreError(e, 'STORE_UNAVAILABLE') || isConnectionError(e)
+    ? { status: 503, reason: 'store unavailable' }
+    : undefined;
 }
 
 /**
@@ -116,8 +126,15 @@ function wantsPrometheusText(req: IncomingMessage): boolean {
 }
 
 const OUTCOMES: ReadonlyArray<[keyof ReceiverMetrics, string]> = [
-  ['accepted', 'accepted'], ['unauthorized', 'unauthorized'], ['malformed', 'malformed'], ['tooLarge', 'too_large'],
-  ['unknownPos', 'unknown_pos'], ['forbidden', 'forbidden'], ['rateLimited', 'rate_limited'], ['unavailable', 'unavailable'], ['failed', 'failed'],
+  ['accepted', 'accepted'],
+  ['unauthorized', 'unauthorized'],
+  ['malformed', 'malformed'],
+  ['tooLarge', 'too_large'],
+  ['unknownPos', 'unknown_pos'],
+  ['forbidden', 'forbidden'],
+  ['rateLimited', 'rate_limited'],
+  ['unavailable', 'unavailable'],
+  ['failed', 'failed'],
 ];
 
 /** The counters in Prometheus's text exposition format (0.0.4). */
@@ -150,7 +167,9 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer | null> {
       }
       chunks.push(c);
     });
-    req.on('end', () => { if (!over) resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)); });
+    req.on('end', () => {
+      if (!over) resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    });
     req.on('error', reject);
   });
 }
@@ -162,16 +181,38 @@ export function createWebhookReceiver(deps: ReceiverDeps): WebhookReceiver {
   const now = deps.now ?? (() => new Date());
   const durable = deps.durable ?? true;
   const log = deps.log.child({ module: 'webhooks' });
-  const m: ReceiverMetrics = { received: 0, accepted: 0, unauthorized: 0, malformed: 0, tooLarge: 0, unknownPos: 0, forbidden: 0, rateLimited: 0, unavailable: 0, failed: 0 };
+  const m: ReceiverMetrics = {
+    received: 0,
+    accepted: 0,
+    unauthorized: 0,
+    malformed: 0,
+    tooLarge: 0,
+    unknownPos: 0,
+    forbidden: 0,
+    rateLimited: 0,
+    unavailable: 0,
+    failed: 0,
+  };
   const ready = deps.ready ?? (() => deps.store.headPosition());
   // The list as written may spell an address otherwise than the sender's canonical form: compare canonical forms.
   const allowed = new Set(deps.options.allowedIps.map((ip) => canonicalIp(ip) ?? ip));
   const proxies = new Set((deps.options.trustedProxies ?? []).map((ip) => canonicalIp(ip) ?? ip));
 
-  async function rejectPayload(posId: string, field: string, reason: string, raw: string, sender: string): Promise<Outcome> {
+  async function rejectPayload(
+    posId: string,
+    field: string,
+    reason: string,
+    raw: string,
+    sender: string,
+  ): Promise<Outcome> {
     // Authentic (signed) but unusable: keep it for inspection, then tell the sender why.
     try {
-      await batcher.append(recordRejected(posId, 'webhook', field, reason, raw, { receivedAt: now().toISOString(), remoteAddress: sender }));
+      await batcher.append(
+        recordRejected(posId, 'webhook', field, reason, raw, {
+          receivedAt: now().toISOString(),
+          remoteAddress: sender,
+        }),
+      );
     } catch (e) {
       const out = unavailable(e);
       if (out) return out;
@@ -188,11 +229,14 @@ export function createWebhookReceiver(deps: ReceiverDeps): WebhookReceiver {
     if (!project) return { status: 404, reason: 'unknown pos_id', metric: 'unknownPos' };
     if (req.method !== 'POST') return { status: 405, reason: 'use POST', metric: 'malformed' };
     const declared = Number(req.headers['content-length'] ?? '0');
-    if (declared > deps.options.maxBodyBytes) return { status: 413, reason: `body over ${deps.options.maxBodyBytes} bytes`, metric: 'tooLarge' };
+    if (declared > deps.options.maxBodyBytes)
+      return { status: 413, reason: `body over ${deps.options.maxBodyBytes} bytes`, metric: 'tooLarge' };
     const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-    if (type !== 'application/x-www-form-urlencoded') return { status: 400, reason: 'expected content-type application/x-www-form-urlencoded', metric: 'malformed' };
+    if (type !== 'application/x-www-form-urlencoded')
+      return { status: 400, reason: 'expected content-type application/x-www-form-urlencoded', metric: 'malformed' };
     const body = await readBody(req, deps.options.maxBodyBytes);
-    if (body === null) return { status: 413, reason: `body over ${deps.options.maxBodyBytes} bytes`, metric: 'tooLarge' };
+    if (body === null)
+      return { status: 413, reason: `body over ${deps.options.maxBodyBytes} bytes`, metric: 'tooLarge' };
     const text = body.toString('latin1');
     if (!FORM_BODY.test(text)) return { status: 400, reason: 'malformed form body', metric: 'malformed' };
     let form: URLSearchParams;
@@ -203,9 +247,14 @@ export function createWebhookReceiver(deps: ReceiverDeps): WebhookReceiver {
     }
     const datas = form.getAll('data');
     const signatures = form.getAll('signature');
-    if (datas.length !== 1 || datas[0] === '') return { status: 400, reason: 'form field data missing or repeated', metric: 'malformed' };
+    if (datas.length !== 1 || datas[0] === '')
+      return { status: 400, reason: 'form field data missing or repeated', metric: 'malformed' };
     if (signatures.length !== 1 || !verify(project.apiSecret, datas[0]!, signatures[0]!)) {
-      return { status: 401, reason: signatures.length === 0 ? 'signature missing' : 'signature invalid', metric: 'unauthorized' };
+      return {
+        status: 401,
+        reason: signatures.length === 0 ? 'signature missing' : 'signature invalid',
+        metric: 'unauthorized',
+      };
     }
     const data = datas[0]!;
     const bytes = decodeBase64Url(data);
@@ -224,7 +273,9 @@ export function createWebhookReceiver(deps: ReceiverDeps): WebhookReceiver {
     }
     if (!durable) return { status: 200 };
     try {
-      await batcher.append(webhookReceived(project.posId, json, parsed.value, { receivedAt: now().toISOString(), remoteAddress: sender }));
+      await batcher.append(
+        webhookReceived(project.posId, json, parsed.value, { receivedAt: now().toISOString(), remoteAddress: sender }),
+      );
     } catch (e) {
       const out = unavailable(e);
       if (out) return out;
@@ -278,7 +329,10 @@ export function createWebhookReceiver(deps: ReceiverDeps): WebhookReceiver {
     if (req.method === 'GET' && path === '/metrics') {
       if (wantsPrometheusText(req)) {
         const text = prometheusText(m);
-        res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+        res.writeHead(200, {
+          'content-type': 'text/plain; version=0.0.4; charset=utf-8',
+          'content-length': Buffer.byteLength(text),
+        });
         res.end(text);
       } else sendJson(res, 200, { webhooks: { ...m } });
       return true;

@@ -19,7 +19,10 @@ interface Pending {
   reject(e: unknown): void;
 }
 
-export function createAppendBatcher(store: EventStore, opts: { maxBatch?: number; maxInFlight?: number } = {}): AppendBatcher {
+export function createAppendBatcher(
+  store: EventStore,
+  opts: { maxBatch?: number; maxInFlight?: number } = {},
+): AppendBatcher {
   const maxBatch = opts.maxBatch ?? 256;
   const maxInFlight = opts.maxInFlight ?? 3;
   let queue: Pending[] = [];

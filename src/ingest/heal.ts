@@ -44,7 +44,17 @@ export interface HealReport {
 }
 
 /** Methods whose webhooks the interface describes (6.2–6.5) plus subscription charges. */
-const HEALABLE: readonly OperationMethod[] = ['purchase', 'auth', 'credit', 'p2p', 'lookup', 'capture', 'void', 'refund', 'recurrent'];
+const HEALABLE: readonly OperationMethod[] = [
+  'purchase',
+  'auth',
+  'credit',
+  'p2p',
+  'lookup',
+  'capture',
+  'void',
+  'refund',
+  'recurrent',
+];
 
 export async function healMissingWebhooks(
   deps: HealDeps,
@@ -52,7 +62,9 @@ export async function healMissingWebhooks(
 ): Promise<HealReport> {
   const now = opts.now ?? new Date();
   await catchUpOperationsSeen(deps.sql, deps.store, { signal: opts.signal, log: deps.log });
-  const projects = deps.projects.filter((p) => !opts.posIds?.length || opts.posIds.some((id) => id.toLowerCase() === p.posId.toLowerCase()));
+  const projects = deps.projects.filter(
+    (p) => !opts.posIds?.length || opts.posIds.some((id) => id.toLowerCase() === p.posId.toLowerCase()),
+  );
   const cutoff = new Date(now.getTime() - deps.graceHours * 3_600_000);
   const requests: HealRequest[] = [];
   let candidates = 0;
@@ -68,17 +80,26 @@ export async function healMissingWebhooks(
       lock.release();
     }
   }
-  return { candidates, requested: requests.filter((r) => r.outcome === 'requested').length, failed: requests.filter((r) => r.outcome === 'failed').length, requests };
+  return {
+    candidates,
+    requested: requests.filter((r) => r.outcome === 'requested').length,
+    failed: requests.filter((r) => r.outcome === 'failed').length,
+    requests,
+  };
 
   async function healProject(project: PspProject): Promise<number> {
-    const rows = await deps.sql<{ payment_id: string; method: string; order_id: string; transaction_id: string | null; recurring: boolean }[]>`
+    const rows = await deps.sql<
+      { payment_id: string; method: string; order_id: string; transaction_id: string | null; recurring: boolean }[]
+    >`
       select payment_id, method, order_id, transaction_id, recurring from ingest_operations_seen
       where pos_id = ${project.posId} and final_status is not null and webhook_at is null and resend_requested_at is null
         and order_id is not null and final_at < ${cutoff} and method = any(${[...HEALABLE]}::text[])
       order by final_at, payment_id, method
       limit ${opts.limit ?? 10_000}`;
     if (rows.length === 0) return 0;
-    const client = deps.clientFor ? deps.clientFor(project) : createPspClient(project, { timeoutMs: deps.pspTimeoutMs, log: deps.log });
+    const client = deps.clientFor
+      ? deps.clientFor(project)
+      : createPspClient(project, { timeoutMs: deps.pspTimeoutMs, log: deps.log });
     for (const row of rows) {
       opts.signal?.throwIfAborted();
       const method = row.method as OperationMethod;
@@ -92,8 +113,12 @@ export async function healMissingWebhooks(
           // The register does not carry the charge's transaction id; the order's transactions (4.4) do.
           // Without it the PSP would re-send the subscription's latest charge, maybe not this one.
           const records = await client.getOrderTransactions(row.order_id);
-          transactionId = records.find((r) => r.payment_id === row.payment_id && r.transaction_id)?.transaction_id ?? null;
-          if (!transactionId) throw new Error(`transaction id of subscription charge ${row.payment_id} not found in order ${row.order_id}`);
+          transactionId =
+            records.find((r) => r.payment_id === row.payment_id && r.transaction_id)?.transaction_id ?? null;
+          if (!transactionId)
+            throw new Error(
+              `transaction id of subscription charge ${row.payment_id} not found in order ${row.order_id}`,
+            );
         }
         await client.resendWebhook(row.order_id, operation, transactionId ? { transactionId } : undefined);
       } catch (e) {
@@ -102,12 +127,28 @@ export async function healMissingWebhooks(
         detail = `${typeof code === 'string' ? `${code}: ` : ''}${(e as Error).message}`;
       }
       const requestedAt = now.toISOString();
-      const data = { posId: project.posId, orderId: row.order_id, paymentId: row.payment_id, operation: method, transactionId, requestedAt, outcome, detail };
-      const key = { posId: project.posId, orderId: row.order_id, paymentId: row.payment_id, operation: method, transactionId };
+      const data = {
+        posId: project.posId,
+        orderId: row.order_id,
+        paymentId: row.payment_id,
+        operation: method,
+        transactionId,
+        requestedAt,
+        outcome,
+        detail,
+      };
+      const key = {
+        posId: project.posId,
+        orderId: row.order_id,
+        paymentId: row.payment_id,
+        operation: method,
+        transactionId,
+      };
       // A request is keyed by the operation (never repeated); a failure by its time (tried again next run).
-      const event = outcome === 'requested'
-        ? newEvent(WebhookResendRequested, data, { idContent: { ...key, outcome } })
-        : newEvent(WebhookResendRequested, data);
+      const event =
+        outcome === 'requested'
+          ? newEvent(WebhookResendRequested, data, { idContent: { ...key, outcome } })
+          : newEvent(WebhookResendRequested, data);
       try {
         await deps.store.append(healStream(project.posId), [event]);
       } catch (e) {
@@ -119,7 +160,15 @@ export async function healMissingWebhooks(
                        where pos_id = ${project.posId} and payment_id = ${row.payment_id} and method = ${row.method}`;
       }
       deps.log.info('webhook re-send', { posId: project.posId, paymentId: row.payment_id, method, outcome, detail });
-      requests.push({ posId: project.posId, orderId: row.order_id, paymentId: row.payment_id, method, transactionId, outcome, detail });
+      requests.push({
+        posId: project.posId,
+        orderId: row.order_id,
+        paymentId: row.payment_id,
+        method,
+        transactionId,
+        outcome,
+        detail,
+      });
     }
     return rows.length;
   }

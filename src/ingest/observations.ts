@@ -39,24 +39,43 @@ export interface WebhookObservation {
 
 export type Keyed = { readonly stream: string; readonly event: NewEvent };
 
-export function registerObserved(posId: string, raw: string, record: NormalizedRegisterRecord, meta: SyncObservation): Keyed {
+export function registerObserved(
+  posId: string,
+  raw: string,
+  record: NormalizedRegisterRecord,
+  meta: SyncObservation,
+): Keyed {
   return {
     stream: paymentStream(posId, record.paymentId),
     event: newEvent(RegisterRecordObserved, { posId, raw, record }, { metadata: { ...meta }, validated: true }),
   };
 }
 
-export function periodObserved(posId: string, raw: string, record: NormalizedPeriodRecord, meta: SyncObservation): Keyed {
+export function periodObserved(
+  posId: string,
+  raw: string,
+  record: NormalizedPeriodRecord,
+  meta: SyncObservation,
+): Keyed {
   return {
     stream: paymentStream(posId, record.paymentId),
     event: newEvent(PeriodRecordObserved, { posId, raw, record }, { metadata: { ...meta }, validated: true }),
   };
 }
 
-export function webhookReceived(posId: string, raw: string, webhook: NormalizedWebhook, meta: WebhookObservation): Keyed {
+export function webhookReceived(
+  posId: string,
+  raw: string,
+  webhook: NormalizedWebhook,
+  meta: WebhookObservation,
+): Keyed {
   return {
     stream: paymentStream(posId, webhook.paymentId),
-    event: newEvent(WebhookReceived, { posId, raw, webhook }, { metadata: { source: 'webhook', ...meta }, validated: true }),
+    event: newEvent(
+      WebhookReceived,
+      { posId, raw, webhook },
+      { metadata: { source: 'webhook', ...meta }, validated: true },
+    ),
   };
 }
 
@@ -73,7 +92,10 @@ export function storableRaw(raw: string): { raw: string; rawEscaped?: true } {
     return { raw };
   }
   UNSTORABLE.lastIndex = 0;
-  return { raw: raw.replace(UNSTORABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`), rawEscaped: true };
+  return {
+    raw: raw.replace(UNSTORABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
+    rawEscaped: true,
+  };
 }
 
 export function recordRejected(
@@ -86,7 +108,11 @@ export function recordRejected(
 ): Keyed {
   return {
     stream: rejectionStream(posId),
-    event: newEvent(SourceRecordRejected, { posId, source, field: field || '(record)', reason, ...storableRaw(raw) }, { metadata: { source, ...meta } }),
+    event: newEvent(
+      SourceRecordRejected,
+      { posId, source, field: field || '(record)', reason, ...storableRaw(raw) },
+      { metadata: { source, ...meta } },
+    ),
   };
 }
 

@@ -1,8 +1,20 @@
 import type { Sql } from '../db/connect';
 import { dataOf, isEvent } from '../events/catalog';
-import { PeriodRecordObserved, RegisterRecordObserved, WebhookReceived, WebhookResendRequested } from '../events/ingest-events';
+import {
+  PeriodRecordObserved,
+  RegisterRecordObserved,
+  WebhookReceived,
+  WebhookResendRequested,
+} from '../events/ingest-events';
 import type { Logger } from '../log';
-import { comparePositions, formatPosition, parsePosition, type EventStore, type Position, type RecordedEvent } from '../store/types';
+import {
+  comparePositions,
+  formatPosition,
+  parsePosition,
+  type EventStore,
+  type Position,
+  type RecordedEvent,
+} from '../store/types';
 
 /**
  * Keeps `ingest_operations_seen` (migration 0100) up to date from the event log: one row per
@@ -31,13 +43,24 @@ interface Row {
 }
 
 const blank = (pos: string, payment: string, method: string): Row => ({
-  pos_id: pos, payment_id: payment, method, order_id: null, transaction_id: null, recurring: false, final_status: null,
-  final_at: null, in_register: false, in_period: false, webhook_at: null, resend_requested_at: null,
+  pos_id: pos,
+  payment_id: payment,
+  method,
+  order_id: null,
+  transaction_id: null,
+  recurring: false,
+  final_status: null,
+  final_at: null,
+  in_register: false,
+  in_period: false,
+  webhook_at: null,
+  resend_requested_at: null,
 });
 
 const least = (a: string | null, b: string | null) => (a === null ? b : b === null ? a : a < b ? a : b);
 const isFinal = (status: string) => status === 'success' || status === 'failure';
-const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : null);
+const str = (v: unknown): string | null =>
+  typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : null;
 
 function observedAt(e: RecordedEvent): string {
   const m = e.metadata as { observedAt?: unknown; receivedAt?: unknown };
@@ -134,18 +157,25 @@ async function resetWhenNotOnStore(sql: Sql, store: EventStore, log: Logger | un
     if (found !== null && found === read) return;
     reason = `the event at the checkpoint is ${found ?? 'missing'}, not ${read ?? '(not recorded)'} (store restored and appended to since, or replaced)`;
   } else {
-    reason = 'checkpoint past the event store\'s head (store restored or replaced)';
+    reason = "checkpoint past the event store's head (store restored or replaced)";
   }
   await sql.begin(async (tx) => {
     await tx`select pg_advisory_xact_lock(${LOCK})`;
     await tx`delete from ingest_operations_seen`;
     await tx`delete from ingest_checkpoints where name = ${CHECKPOINT}`;
   });
-  log?.warn(`operations seen: ${reason}; read again from the start`, { checkpoint: row.position, head: head ? formatPosition(head) : null });
+  log?.warn(`operations seen: ${reason}; read again from the start`, {
+    checkpoint: row.position,
+    head: head ? formatPosition(head) : null,
+  });
 }
 
 /** Reads the events after the checkpoint into the table. Returns the number of events read. */
-export async function catchUpOperationsSeen(sql: Sql, store: EventStore, opts: { batchSize?: number; signal?: AbortSignal; log?: Logger } = {}): Promise<number> {
+export async function catchUpOperationsSeen(
+  sql: Sql,
+  store: EventStore,
+  opts: { batchSize?: number; signal?: AbortSignal; log?: Logger } = {},
+): Promise<number> {
   await resetWhenNotOnStore(sql, store, opts.log);
   let total = 0;
   for (;;) {

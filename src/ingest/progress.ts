@@ -5,7 +5,10 @@ import type { SyncProgress } from './sync';
  * Sync progress: a status line rewritten in place on a terminal, structured log lines otherwise
  * (at most one every `everyMs`, plus one per finished window).
  */
-export function createProgressReporter(opts: { log: Logger; stream?: NodeJS.WriteStream; everyMs?: number }): { update(p: SyncProgress): void; end(): void } {
+export function createProgressReporter(opts: { log: Logger; stream?: NodeJS.WriteStream; everyMs?: number }): {
+  update(p: SyncProgress): void;
+  end(): void;
+} {
   const stream = opts.stream ?? process.stderr;
   const tty = Boolean(stream.isTTY);
   const every = opts.everyMs ?? (tty ? 200 : 5000);
@@ -22,7 +25,14 @@ export function createProgressReporter(opts: { log: Logger; stream?: NodeJS.Writ
         stream.write(`\r\x1b[2K${line}`);
         shown = true;
       } else if (!boundary) {
-        opts.log.info('sync progress', { posId: p.posId, windowsDone: p.windowsDone, windowsTotal: p.windowsTotal, records: p.records, recordsPerSecond: p.recordsPerSecond, phase: p.phase });
+        opts.log.info('sync progress', {
+          posId: p.posId,
+          windowsDone: p.windowsDone,
+          windowsTotal: p.windowsTotal,
+          records: p.records,
+          recordsPerSecond: p.recordsPerSecond,
+          phase: p.phase,
+        });
       }
     },
     end() {

@@ -1,6 +1,11 @@
 import { newEvent } from '../events/catalog';
 import { idFromCanonical, stableStringify } from '../events/ids';
-import { PeriodRecordObserved, RegisterRecordObserved, type NormalizedPeriodRecord, type NormalizedRegisterRecord } from '../events/ingest-events';
+import {
+  PeriodRecordObserved,
+  RegisterRecordObserved,
+  type NormalizedPeriodRecord,
+  type NormalizedRegisterRecord,
+} from '../events/ingest-events';
 import { periodRowGroup, registerRowKey, samePeriodRow } from '../events/register-row';
 import { isStoreError } from '../store/errors';
 import type { AppendRequest, AppendResult, EventStore, NewEvent, RecordedEvent } from '../store/types';
@@ -75,10 +80,17 @@ function observed(e: EventLike): Observed | null {
   const source = sourceOf(e);
   if (source === null) return null;
   const d = e.data as ObservationData;
-  const base = d.supersedes === undefined ? e.id : idFromCanonical(`${e.type}.v${e.version}`, stableStringify({ posId: d.posId, raw: d.raw, record: d.record }, true));
-  const group = source === 'register'
-    ? `r|${registerRowKey(d.posId, d.record as NormalizedRegisterRecord)}`
-    : `p|${periodRowGroup(d.posId, d.record)}`;
+  const base =
+    d.supersedes === undefined
+      ? e.id
+      : idFromCanonical(
+          `${e.type}.v${e.version}`,
+          stableStringify({ posId: d.posId, raw: d.raw, record: d.record }, true),
+        );
+  const group =
+    source === 'register'
+      ? `r|${registerRowKey(d.posId, d.record as NormalizedRegisterRecord)}`
+      : `p|${periodRowGroup(d.posId, d.record)}`;
   return { id: e.id, base, source, group, record: d.record, run: runOf(e.metadata) };
 }
 
@@ -90,8 +102,16 @@ function reobservation(e: EventLike, supersedes: string): NewEvent {
   const { posId, raw, record } = e.data as ObservationData;
   const metadata = { ...e.metadata };
   return sourceOf(e) === 'register'
-    ? newEvent(RegisterRecordObserved, { posId, raw, record: record as NormalizedRegisterRecord, supersedes }, { metadata })
-    : newEvent(PeriodRecordObserved, { posId, raw, record: record as NormalizedPeriodRecord, supersedes }, { metadata });
+    ? newEvent(
+        RegisterRecordObserved,
+        { posId, raw, record: record as NormalizedRegisterRecord, supersedes },
+        { metadata },
+      )
+    : newEvent(
+        PeriodRecordObserved,
+        { posId, raw, record: record as NormalizedPeriodRecord, supersedes },
+        { metadata },
+      );
 }
 
 /**
@@ -99,7 +119,11 @@ function reobservation(e: EventLike, supersedes: string): NewEvent {
  * the append; `ours`: the revisions the batch's new events took (from, to]; `batch`: the batch's events for
  * this stream, in order.
  */
-export function planReobservations(stored: readonly RecordedEvent[], ours: { readonly from: number; readonly to: number }, batch: readonly NewEvent[]): NewEvent[] {
+export function planReobservations(
+  stored: readonly RecordedEvent[],
+  ours: { readonly from: number; readonly to: number },
+  batch: readonly NewEvent[],
+): NewEvent[] {
   const groups = new Map<string, Observed[]>();
   const add = (o: Observed) => {
     const g = groups.get(o.group);
@@ -141,7 +165,11 @@ export function planReobservations(stored: readonly RecordedEvent[], ours: { rea
   return out;
 }
 
-async function reobserveStream(store: EventStore, request: AppendRequest, result: AppendResult): Promise<AppendResult | undefined> {
+async function reobserveStream(
+  store: EventStore,
+  request: AppendRequest,
+  result: AppendResult,
+): Promise<AppendResult | undefined> {
   const ours = { from: result.revision - result.appended, to: result.revision };
   for (let attempt = 1; ; attempt++) {
     const stored = await store.readStream(request.stream);
@@ -179,10 +207,16 @@ async function eachLimited<T>(items: readonly T[], limit: number, f: (item: T) =
  * `store.appendMany(requests)`, then the re-observations (see the module comment), counted in the results:
  * `appended` includes them, `revision` and `position` are the stream's after them.
  */
-export async function appendObservations(store: EventStore, requests: readonly AppendRequest[], opts: { readConcurrency?: number } = {}): Promise<AppendResult[]> {
+export async function appendObservations(
+  store: EventStore,
+  requests: readonly AppendRequest[],
+  opts: { readConcurrency?: number } = {},
+): Promise<AppendResult[]> {
   const results = await store.appendMany(requests);
   const byStream = new Map(results.map((r) => [r.stream, r]));
-  const suspects = requests.filter((q) => (byStream.get(q.stream)?.duplicates ?? 0) > 0 && q.events.some((e) => sourceOf(e) !== null));
+  const suspects = requests.filter(
+    (q) => (byStream.get(q.stream)?.duplicates ?? 0) > 0 && q.events.some((e) => sourceOf(e) !== null),
+  );
   if (suspects.length === 0) return results;
   const again = new Map<string, AppendResult>();
   await eachLimited(suspects, opts.readConcurrency ?? READ_CONCURRENCY, async (q) => {
@@ -192,6 +226,8 @@ export async function appendObservations(store: EventStore, requests: readonly A
   if (again.size === 0) return results;
   return results.map((r) => {
     const a = again.get(r.stream);
-    return a ? { ...r, appended: r.appended + a.appended, revision: a.revision, position: a.position ?? r.position } : r;
+    return a
+      ? { ...r, appended: r.appended + a.appended, revision: a.revision, position: a.position ?? r.position }
+      : r;
   });
 }

@@ -41,7 +41,9 @@ interface CsvRecord {
 }
 
 /** RFC 4180 records with the physical line each starts on; quoted fields may hold commas, quotes and newlines. */
-export function parseCsvRecords(text: string): { ok: true; records: CsvRecord[] } | { ok: false; line: number; message: string } {
+export function parseCsvRecords(
+  text: string,
+): { ok: true; records: CsvRecord[] } | { ok: false; line: number; message: string } {
   const src = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   const records: CsvRecord[] = [];
   let fields: string[] = [];
@@ -71,7 +73,11 @@ export function parseCsvRecords(text: string): { ok: true; records: CsvRecord[] 
         i++;
         const next = src[i];
         if (next !== undefined && next !== ',' && next !== '\n' && next !== '\r') {
-          return { ok: false, line, message: 'unexpected character after a closing quote (a quote inside a quoted field is written "")' };
+          return {
+            ok: false,
+            line,
+            message: 'unexpected character after a closing quote (a quote inside a quoted field is written "")',
+          };
         }
         continue;
       }
@@ -81,7 +87,8 @@ export function parseCsvRecords(text: string): { ok: true; records: CsvRecord[] 
       continue;
     }
     if (c === '"') {
-      if (field.trim() !== '') return { ok: false, line, message: 'a quote in the middle of an unquoted field (quote the whole field)' };
+      if (field.trim() !== '')
+        return { ok: false, line, message: 'a quote in the middle of an unquoted field (quote the whole field)' };
       field = '';
       quoted = true;
       wasQuoted = true;
@@ -114,22 +121,52 @@ export function parseSubMerchantCsv(text: string, file: string): DirectoryResult
   const parsed = parseCsvRecords(text);
   if (!parsed.ok) return { ok: false, issues: [{ file, line: parsed.line, column: null, message: parsed.message }] };
   const [header, ...records] = parsed.records;
-  if (!header) return { ok: false, issues: [{ file, line: 1, column: null, message: `empty file: a header ${DIRECTORY_COLUMNS.join(',')} is required` }] };
+  if (!header)
+    return {
+      ok: false,
+      issues: [
+        { file, line: 1, column: null, message: `empty file: a header ${DIRECTORY_COLUMNS.join(',')} is required` },
+      ],
+    };
   const names = header.fields.map((h) => h.trim().toLowerCase());
   const issues: CsvIssue[] = [];
   const unknown = names.filter((n) => !(DIRECTORY_COLUMNS as readonly string[]).includes(n));
   const missing = DIRECTORY_COLUMNS.filter((c) => !names.includes(c));
   if (missing.length || unknown.length) {
-    const parts = [missing.length ? `missing column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}` : '', unknown.length ? `unknown column${unknown.length > 1 ? 's' : ''} ${unknown.map((u) => JSON.stringify(u)).join(', ')}` : ''].filter(Boolean);
-    return { ok: false, issues: [{ file, line: header.line, column: null, message: `header must be ${DIRECTORY_COLUMNS.join(',')}: ${parts.join('; ')}` }] };
+    const parts = [
+      missing.length ? `missing column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}` : '',
+      unknown.length
+        ? `unknown column${unknown.length > 1 ? 's' : ''} ${unknown.map((u) => JSON.stringify(u)).join(', ')}`
+        : '',
+    ].filter(Boolean);
+    return {
+      ok: false,
+      issues: [
+        {
+          file,
+          line: header.line,
+          column: null,
+          message: `header must be ${DIRECTORY_COLUMNS.join(',')}: ${parts.join('; ')}`,
+        },
+      ],
+    };
   }
   const dup = names.find((n, i) => names.indexOf(n) !== i);
-  if (dup) return { ok: false, issues: [{ file, line: header.line, column: dup, message: 'column appears twice in the header' }] };
+  if (dup)
+    return {
+      ok: false,
+      issues: [{ file, line: header.line, column: dup, message: 'column appears twice in the header' }],
+    };
   const col = (c: (typeof DIRECTORY_COLUMNS)[number]) => names.indexOf(c);
   const rows: SubMerchantRow[] = [];
   for (const r of records) {
     if (r.fields.length !== names.length) {
-      issues.push({ file, line: r.line, column: null, message: `expected ${names.length} fields, found ${r.fields.length}` });
+      issues.push({
+        file,
+        line: r.line,
+        column: null,
+        message: `expected ${names.length} fields, found ${r.fields.length}`,
+      });
       continue;
     }
     const id = r.fields[col('sub_merchant_id')]!.trim();
@@ -140,17 +177,27 @@ export function parseSubMerchantCsv(text: string, file: string): DirectoryResult
       issues.push({ file, line: r.line, column: 'sub_merchant_id', message: 'empty' });
       bad = true;
     } else if (!/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}$/.test(id)) {
-      issues.push({ file, line: r.line, column: 'sub_merchant_id', message: `${JSON.stringify(id)} is not an identifier (letters, digits, _ . : -; at most 100)` });
+      issues.push({
+        file,
+        line: r.line,
+        column: 'sub_merchant_id',
+        message: `${JSON.stringify(id)} is not an identifier (letters, digits, _ . : -; at most 100)`,
+      });
       bad = true;
     }
     if (!name) {
-      issues.push({ file, line: r.line, column: 'name', message: 'empty (it must equal the register\'s receiverName)' });
+      issues.push({ file, line: r.line, column: 'name', message: "empty (it must equal the register's receiverName)" });
       bad = true;
     }
     let hold = DEFAULT_RESERVE_HOLD_DAYS;
     if (holdText !== '') {
       if (!/^\d{1,4}$/.test(holdText) || Number(holdText) > 3650) {
-        issues.push({ file, line: r.line, column: 'reserve_hold_days', message: `${JSON.stringify(holdText)} is not a whole number of days from 0 to 3650 (empty means ${DEFAULT_RESERVE_HOLD_DAYS})` });
+        issues.push({
+          file,
+          line: r.line,
+          column: 'reserve_hold_days',
+          message: `${JSON.stringify(holdText)} is not a whole number of days from 0 to 3650 (empty means ${DEFAULT_RESERVE_HOLD_DAYS})`,
+        });
         bad = true;
       } else hold = Number(holdText);
     }
@@ -170,13 +217,23 @@ export function combineDirectory(results: readonly DirectoryResult[]): Directory
     const seen = byId.get(row.subMerchantId);
     if (seen) {
       if (seen.name !== row.name || seen.reserveHoldDays !== row.reserveHoldDays) {
-        issues.push({ file: row.file, line: row.line, column: 'sub_merchant_id', message: `${row.subMerchantId} is also at ${seen.file}:${seen.line} with other values` });
+        issues.push({
+          file: row.file,
+          line: row.line,
+          column: 'sub_merchant_id',
+          message: `${row.subMerchantId} is also at ${seen.file}:${seen.line} with other values`,
+        });
       }
       continue;
     }
     const other = byName.get(row.name);
     if (other) {
-      issues.push({ file: row.file, line: row.line, column: 'name', message: `${JSON.stringify(row.name)} is already the name of ${other.subMerchantId} (${other.file}:${other.line}); a receiverName must map to one sub-merchant` });
+      issues.push({
+        file: row.file,
+        line: row.line,
+        column: 'name',
+        message: `${JSON.stringify(row.name)} is already the name of ${other.subMerchantId} (${other.file}:${other.line}); a receiverName must map to one sub-merchant`,
+      });
       continue;
     }
     byId.set(row.subMerchantId, row);
@@ -191,19 +248,31 @@ export function readSubMerchantDirectory(target: string): DirectoryResult {
   let files: string[];
   try {
     files = statSync(target).isDirectory()
-      ? readdirSync(target).filter((f) => f.toLowerCase().endsWith('.csv')).sort().map((f) => path.join(target, f))
+      ? readdirSync(target)
+          .filter((f) => f.toLowerCase().endsWith('.csv'))
+          .sort()
+          .map((f) => path.join(target, f))
       : [target];
   } catch (e) {
-    return { ok: false, issues: [{ file: target, line: 0, column: null, message: `cannot read: ${(e as Error).message}` }] };
+    return {
+      ok: false,
+      issues: [{ file: target, line: 0, column: null, message: `cannot read: ${(e as Error).message}` }],
+    };
   }
-  if (files.length === 0) return { ok: false, issues: [{ file: target, line: 0, column: null, message: 'no .csv file in this directory' }] };
-  return combineDirectory(files.map((f) => {
-    try {
-      return parseSubMerchantCsv(readFileSync(f, 'utf8'), f);
-    } catch (e) {
-      return { ok: false, issues: [{ file: f, line: 0, column: null, message: `cannot read: ${(e as Error).message}` }] } as DirectoryResult;
-    }
-  }));
+  if (files.length === 0)
+    return { ok: false, issues: [{ file: target, line: 0, column: null, message: 'no .csv file in this directory' }] };
+  return combineDirectory(
+    files.map((f) => {
+      try {
+        return parseSubMerchantCsv(readFileSync(f, 'utf8'), f);
+      } catch (e) {
+        return {
+          ok: false,
+          issues: [{ file: f, line: 0, column: null, message: `cannot read: ${(e as Error).message}` }],
+        } as DirectoryResult;
+      }
+    }),
+  );
 }
 
 export interface ImportResult {
@@ -220,7 +289,11 @@ function contentOf(row: Pick<SubMerchantRow, 'subMerchantId' | 'name' | 'reserve
  * The id comes from the content and the event it supersedes, so a re-import is a no-op and a value that
  * changes back (A → B → A) is still a new event.
  */
-export async function importSubMerchants(store: EventStore, rows: readonly SubMerchantRow[], opts: { importedAt?: Date } = {}): Promise<ImportResult> {
+export async function importSubMerchants(
+  store: EventStore,
+  rows: readonly SubMerchantRow[],
+  opts: { importedAt?: Date } = {},
+): Promise<ImportResult> {
   let registered = 0;
   let unchanged = 0;
   for (const row of rows) {
@@ -233,11 +306,18 @@ export async function importSubMerchants(store: EventStore, rows: readonly SubMe
       continue;
     }
     const event: NewEvent = {
-      id: eventIdFor(`${SubMerchantRegistered.type}.v${SubMerchantRegistered.version}`, { ...content, supersedes: last?.id ?? null }),
+      id: eventIdFor(`${SubMerchantRegistered.type}.v${SubMerchantRegistered.version}`, {
+        ...content,
+        supersedes: last?.id ?? null,
+      }),
       type: SubMerchantRegistered.type,
       version: SubMerchantRegistered.version,
       data: SubMerchantRegistered.schema.parse(content),
-      metadata: { file: path.basename(row.file), line: row.line, importedAt: (opts.importedAt ?? new Date()).toISOString() },
+      metadata: {
+        file: path.basename(row.file),
+        line: row.line,
+        importedAt: (opts.importedAt ?? new Date()).toISOString(),
+      },
     };
     const r = await store.append(stream, [event], { expectedRevision: last ? last.revision : 'no_stream' });
     if (r.appended > 0) registered++;

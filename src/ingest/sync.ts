@@ -9,7 +9,15 @@ import { parsePeriodRecord, parseRegisterRecord } from '../psp/parse';
 import { windows as cutWindows } from '../psp/windows';
 import { isStoreError } from '../store/errors';
 import type { EventStore } from '../store/types';
-import { periodObserved, recordRejected, registerObserved, toAppendRequests, type Keyed, type SyncObservation, type WindowRef } from './observations';
+import {
+  periodObserved,
+  recordRejected,
+  registerObserved,
+  toAppendRequests,
+  type Keyed,
+  type SyncObservation,
+  type WindowRef,
+} from './observations';
 import { readMarks } from './watermark';
 import { REGISTER_FIELDS } from '../psp/schemas';
 import { appendObservations } from './reobservations';
@@ -97,7 +105,10 @@ export interface SyncRangeOptions {
 export type SyncErrorCode = 'SYNC_UNKNOWN_POS' | 'SYNC_REPORT_NOT_READY' | 'SYNC_BAD_RANGE';
 
 export class SyncError extends Error {
-  constructor(readonly code: SyncErrorCode, message: string) {
+  constructor(
+    readonly code: SyncErrorCode,
+    message: string,
+  ) {
     super(message);
     this.name = 'SyncError';
   }
@@ -116,7 +127,8 @@ function selectProjects(deps: SyncDeps, posIds?: readonly string[]): PspProject[
   if (!posIds || posIds.length === 0) return [...deps.projects];
   const wanted = posIds.map((p) => p.toLowerCase());
   for (const w of wanted) {
-    if (!deps.projects.some((p) => p.posId.toLowerCase() === w)) throw new SyncError('SYNC_UNKNOWN_POS', `no configured PSP project has pos_id ${w}`);
+    if (!deps.projects.some((p) => p.posId.toLowerCase() === w))
+      throw new SyncError('SYNC_UNKNOWN_POS', `no configured PSP project has pos_id ${w}`);
   }
   return deps.projects.filter((p) => wanted.includes(p.posId.toLowerCase()));
 }
@@ -150,15 +162,29 @@ async function completedWindows(store: EventStore, posId: string): Promise<Set<s
  * PSP has nothing later, and a window recorded as completed must not claim a time it could not read (the
  * incremental sync resumes from what was read, watermark.ts).
  */
-function windowsUntilNow(deps: SyncDeps, project: PspProject, fromDay: string, toDay: string, now: Date): PlannedWindow[] {
+function windowsUntilNow(
+  deps: SyncDeps,
+  project: PspProject,
+  fromDay: string,
+  toDay: string,
+  now: Date,
+): PlannedWindow[] {
   return cutWindows(fromDay, toDay, deps.timezone)
     .filter((w) => w.from < now)
     .map((w) => ({ project, from: w.from, to: w.to > now ? now : w.to }));
 }
 
-function planRange(deps: SyncDeps, projects: readonly PspProject[], fromDay: string, toDay: string, now: Date): PlannedWindow[] {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(fromDay) || !/^\d{4}-\d{2}-\d{2}$/.test(toDay)) throw new SyncError('SYNC_BAD_RANGE', 'dates are YYYY-MM-DD');
-  if (fromDay >= toDay) throw new SyncError('SYNC_BAD_RANGE', `--from ${fromDay} must be before --to ${toDay} (--to is exclusive)`);
+function planRange(
+  deps: SyncDeps,
+  projects: readonly PspProject[],
+  fromDay: string,
+  toDay: string,
+  now: Date,
+): PlannedWindow[] {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(fromDay) || !/^\d{4}-\d{2}-\d{2}$/.test(toDay))
+    throw new SyncError('SYNC_BAD_RANGE', 'dates are YYYY-MM-DD');
+  if (fromDay >= toDay)
+    throw new SyncError('SYNC_BAD_RANGE', `--from ${fromDay} must be before --to ${toDay} (--to is exclusive)`);
   return projects.flatMap((project) => windowsUntilNow(deps, project, fromDay, toDay, now));
 }
 
@@ -167,7 +193,8 @@ export async function syncRange(deps: SyncDeps, opts: SyncRangeOptions): Promise
   const projects = selectProjects(deps, opts.posIds);
   const now = (deps.now ?? (() => new Date()))();
   const planned = planRange(deps, projects, opts.from, opts.to, now);
-  if (planned.length === 0 && projects.length > 0) deps.log.warn('the range begins after now: nothing to read', { from: opts.from, to: opts.to, now: iso(now) });
+  if (planned.length === 0 && projects.length > 0)
+    deps.log.warn('the range begins after now: nothing to read', { from: opts.from, to: opts.to, now: iso(now) });
   return runWindows(deps, planned, opts);
 }
 
@@ -178,23 +205,37 @@ export async function syncRange(deps: SyncDeps, opts: SyncRangeOptions): Promise
  *  - the start of the earliest failed window not read since (it was cut with the lookback already).
  * A project never synced starts `lookbackDays` before today.
  */
-export async function syncIncremental(deps: SyncDeps, opts: Omit<SyncRangeOptions, 'from' | 'to' | 'skipCompleted'> = {}): Promise<SyncReport> {
+export async function syncIncremental(
+  deps: SyncDeps,
+  opts: Omit<SyncRangeOptions, 'from' | 'to' | 'skipCompleted'> = {},
+): Promise<SyncReport> {
   const now = (deps.now ?? (() => new Date()))();
   const lookback = deps.lookbackDays ?? 3;
   const local = (d: Date) => DateTime.fromJSDate(d, { zone: deps.timezone });
   const planned: PlannedWindow[] = [];
   for (const project of selectProjects(deps, opts.posIds)) {
     const { watermark, unreadFrom } = readMarks(await deps.store.readStream(syncStream(project.posId)));
-    let start = local(watermark ?? now).minus({ days: lookback }).startOf('day');
+    let start = local(watermark ?? now)
+      .minus({ days: lookback })
+      .startOf('day');
     if (unreadFrom && unreadFrom < start.toJSDate()) start = local(unreadFrom).startOf('day');
-    deps.log.info('incremental sync', { posId: project.posId, watermark: watermark && iso(watermark), unreadFrom: unreadFrom && iso(unreadFrom), from: iso(start.toJSDate()) });
+    deps.log.info('incremental sync', {
+      posId: project.posId,
+      watermark: watermark && iso(watermark),
+      unreadFrom: unreadFrom && iso(unreadFrom),
+      from: iso(start.toJSDate()),
+    });
     const end = local(now).startOf('day').plus({ days: 1 });
     planned.push(...windowsUntilNow(deps, project, start.toISODate()!, end.toISODate()!, now));
   }
   return runWindows(deps, planned, opts);
 }
 
-async function runWindows(deps: SyncDeps, planned: PlannedWindow[], opts: Omit<SyncRangeOptions, 'from' | 'to'>): Promise<SyncReport> {
+async function runWindows(
+  deps: SyncDeps,
+  planned: PlannedWindow[],
+  opts: Omit<SyncRangeOptions, 'from' | 'to'>,
+): Promise<SyncReport> {
   const started = Date.now();
   const results: WindowResult[] = [];
   const clients = new Map<string, PspClient>();
@@ -208,12 +249,21 @@ async function runWindows(deps: SyncDeps, planned: PlannedWindow[], opts: Omit<S
   };
   const done = new Map<string, Set<string>>();
   if (opts.skipCompleted) {
-    for (const posId of new Set(planned.map((w) => w.project.posId))) done.set(posId, await completedWindows(deps.store, posId));
+    for (const posId of new Set(planned.map((w) => w.project.posId)))
+      done.set(posId, await completedWindows(deps.store, posId));
   }
   const counters = { records: 0, windowsDone: 0, started };
   const progress = (posId: string, window: WindowRef, phase: SyncProgress['phase']) => {
     const secs = Math.max((Date.now() - counters.started) / 1000, 0.001);
-    opts.onProgress?.({ posId, window, phase, windowsDone: counters.windowsDone, windowsTotal: planned.length, records: counters.records, recordsPerSecond: Math.round(counters.records / secs) });
+    opts.onProgress?.({
+      posId,
+      window,
+      phase,
+      windowsDone: counters.windowsDone,
+      windowsTotal: planned.length,
+      records: counters.records,
+      recordsPerSecond: Math.round(counters.records / secs),
+    });
   };
   for (const w of planned) {
     opts.signal?.throwIfAborted();
@@ -223,7 +273,11 @@ async function runWindows(deps: SyncDeps, planned: PlannedWindow[], opts: Omit<S
       counters.windowsDone++;
       continue;
     }
-    const r = await syncWindow(deps, clientOf(w.project), w.project.posId, w.from, w.to, { signal: opts.signal, counters, progress });
+    const r = await syncWindow(deps, clientOf(w.project), w.project.posId, w.from, w.to, {
+      signal: opts.signal,
+      counters,
+      progress,
+    });
     counters.windowsDone++;
     progress(w.project.posId, ref, r.status === 'completed' ? 'completed' : 'failed');
     results.push(r);
@@ -252,7 +306,10 @@ interface WindowCtx {
  * Two in flight keep PostgreSQL busy while this process prepares and sends the next batch.
  */
 function createBatchWriter(store: EventStore, maxInFlight: number) {
-  interface InFlight { readonly streams: ReadonlySet<string>; done: Promise<void> }
+  interface InFlight {
+    readonly streams: ReadonlySet<string>;
+    done: Promise<void>;
+  }
   const inflight = new Set<InFlight>();
   let failure: unknown;
   let appended = 0;
@@ -276,10 +333,18 @@ function createBatchWriter(store: EventStore, maxInFlight: number) {
       }
       const entry: InFlight = { streams, done: Promise.resolve() };
       // appendMany, then any row that went back to an earlier content observed again (reobservations.ts)
-      entry.done = appendObservations(store, requests).then(
-        (rs) => { appended += rs.reduce((s, r) => s + r.appended, 0); },
-        (e) => { failure ??= e; },
-      ).finally(() => { inflight.delete(entry); });
+      entry.done = appendObservations(store, requests)
+        .then(
+          (rs) => {
+            appended += rs.reduce((s, r) => s + r.appended, 0);
+          },
+          (e) => {
+            failure ??= e;
+          },
+        )
+        .finally(() => {
+          inflight.delete(entry);
+        });
       inflight.add(entry);
     },
     /** Waits for every append in flight, whatever its outcome (before giving up on a window). */
@@ -320,7 +385,14 @@ async function readRecords(
   return { received, rejected };
 }
 
-export async function syncWindow(deps: SyncDeps, client: PspClient, posId: string, from: Date, to: Date, ctx: WindowCtx): Promise<WindowResult> {
+export async function syncWindow(
+  deps: SyncDeps,
+  client: PspClient,
+  posId: string,
+  from: Date,
+  to: Date,
+  ctx: WindowCtx,
+): Promise<WindowResult> {
   const window = { from: iso(from), to: iso(to) };
   const log = deps.log.child({ posId, window: `${window.from}..${window.to}` });
   const batchSize = deps.batchSize ?? 1000;
@@ -339,7 +411,13 @@ export async function syncWindow(deps: SyncDeps, client: PspClient, posId: strin
       records,
       (text) => {
         const r = parseRegisterRecord(text);
-        return r.ok ? registerObserved(posId, text, r.value, registerMeta) : recordRejected(posId, 'register', r.field, r.reason, text, { reportId, window, observedAt: registerMeta.observedAt });
+        return r.ok
+          ? registerObserved(posId, text, r.value, registerMeta)
+          : recordRejected(posId, 'register', r.field, r.reason, text, {
+              reportId,
+              window,
+              observedAt: registerMeta.observedAt,
+            });
       },
       batchSize,
       writer,
@@ -348,10 +426,21 @@ export async function syncWindow(deps: SyncDeps, client: PspClient, posId: strin
     );
     const mismatch = register.received !== start.count;
     if (mismatch) {
-      log.warn('register count differs from the announced count', { reportId, announced: start.count, received: register.received });
+      log.warn('register count differs from the announced count', {
+        reportId,
+        announced: start.count,
+        received: register.received,
+      });
       await writer.finish();
       await deps.store.append(syncStream(posId), [
-        newEvent(RegisterCountMismatched, { posId, window, reportId, announcedCount: start.count, receivedCount: register.received, detectedAt: iso(now()) }),
+        newEvent(RegisterCountMismatched, {
+          posId,
+          window,
+          reportId,
+          announcedCount: start.count,
+          receivedCount: register.received,
+          detectedAt: iso(now()),
+        }),
       ]);
     }
     ctx.progress(posId, window, 'period');
@@ -363,7 +452,9 @@ export async function syncWindow(deps: SyncDeps, client: PspClient, posId: strin
       client.periodTransactions(from, to),
       (text) => {
         const r = parsePeriodRecord(text);
-        return r.ok ? periodObserved(posId, text, r.value, periodMeta) : recordRejected(posId, 'period', r.field, r.reason, text, { window, observedAt: periodMeta.observedAt });
+        return r.ok
+          ? periodObserved(posId, text, r.value, periodMeta)
+          : recordRejected(posId, 'period', r.field, r.reason, text, { window, observedAt: periodMeta.observedAt });
       },
       batchSize,
       writer,
@@ -373,12 +464,42 @@ export async function syncWindow(deps: SyncDeps, client: PspClient, posId: strin
     const appended = await writer.finish();
     const durationMs = Date.now() - started;
     const rejected = register.rejected + period.rejected;
-    await deps.store.append(syncStream(posId), [newEvent(SyncWindowCompleted, {
-      posId, window, reportId, announcedCount: start.count, registerRecords: register.received, periodRecords: period.received,
-      rejected, appended, durationMs, completedAt: iso(now()),
-    })]);
-    log.info('window synced', { reportId, announced: start.count, register: register.received, period: period.received, rejected, appended, durationMs });
-    return { posId, window, status: 'completed', reportId, announcedCount: start.count, registerRecords: register.received, periodRecords: period.received, rejected, appended, countMismatch: mismatch, durationMs };
+    await deps.store.append(syncStream(posId), [
+      newEvent(SyncWindowCompleted, {
+        posId,
+        window,
+        reportId,
+        announcedCount: start.count,
+        registerRecords: register.received,
+        periodRecords: period.received,
+        rejected,
+        appended,
+        durationMs,
+        completedAt: iso(now()),
+      }),
+    ]);
+    log.info('window synced', {
+      reportId,
+      announced: start.count,
+      register: register.received,
+      period: period.received,
+      rejected,
+      appended,
+      durationMs,
+    });
+    return {
+      posId,
+      window,
+      status: 'completed',
+      reportId,
+      announcedCount: start.count,
+      registerRecords: register.received,
+      periodRecords: period.received,
+      rejected,
+      appended,
+      countMismatch: mismatch,
+      durationMs,
+    };
   } catch (e) {
     // Nothing keeps running once the call returns: an interrupted run leaves no append behind it.
     await writer.settle();
@@ -388,13 +509,27 @@ export async function syncWindow(deps: SyncDeps, client: PspClient, posId: strin
     const code = (e as { code?: unknown }).code;
     const reason = `${typeof code === 'string' ? `${code}: ` : ''}${(e as Error).message ?? String(e)}`;
     log.error('window failed; it will be read again on the next run', { reportId: reportId || undefined, reason });
-    await deps.store.append(syncStream(posId), [newEvent(SyncWindowFailed, { posId, window, reason, failedAt: iso(now()) })]);
-    return { posId, window, status: 'failed', reportId: reportId || undefined, reason, durationMs: Date.now() - started };
+    await deps.store.append(syncStream(posId), [
+      newEvent(SyncWindowFailed, { posId, window, reason, failedAt: iso(now()) }),
+    ]);
+    return {
+      posId,
+      window,
+      status: 'failed',
+      reportId: reportId || undefined,
+      reason,
+      durationMs: Date.now() - started,
+    };
   }
 }
 
 /** Polls `fetch` with capped exponential backoff until the report is ready or the wait is over. */
-async function waitForReport(deps: SyncDeps, client: PspClient, reportId: string, signal?: AbortSignal): Promise<AsyncIterable<string>> {
+async function waitForReport(
+  deps: SyncDeps,
+  client: PspClient,
+  reportId: string,
+  signal?: AbortSignal,
+): Promise<AsyncIterable<string>> {
   const base = deps.pollBaseMs ?? 250;
   const cap = deps.pollMaxMs ?? 5000;
   const deadline = Date.now() + deps.reportMaxWaitMs;
@@ -404,7 +539,10 @@ async function waitForReport(deps: SyncDeps, client: PspClient, reportId: string
     if (r.ready) return r.records;
     const left = deadline - Date.now();
     if (left <= 0) {
-      throw new SyncError('SYNC_REPORT_NOT_READY', `register report ${reportId} was not ready after ${Math.round(deps.reportMaxWaitMs / 1000)} s (${attempt + 1} polls; RECON_REPORT_MAX_WAIT_MS=${deps.reportMaxWaitMs})`);
+      throw new SyncError(
+        'SYNC_REPORT_NOT_READY',
+        `register report ${reportId} was not ready after ${Math.round(deps.reportMaxWaitMs / 1000)} s (${attempt + 1} polls; RECON_REPORT_MAX_WAIT_MS=${deps.reportMaxWaitMs})`,
+      );
     }
     await abortable(Math.min(cap, base * 2 ** Math.min(attempt, 20), left), signal);
   }

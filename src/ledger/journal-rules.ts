@@ -131,7 +131,8 @@ export function addDays(date: string, days: number): string {
 /** First instant of a month (yyyy-mm) and of the next one, in a zone. */
 export function monthBounds(month: string, zone: string): { from: Date; to: Date } {
   const m = /^(\d{4})-(\d{2})$/.exec(month);
-  if (!m || Number(m[2]) < 1 || Number(m[2]) > 12) throw new RangeError(`not a month: ${JSON.stringify(month)} (expected YYYY-MM)`);
+  if (!m || Number(m[2]) < 1 || Number(m[2]) > 12)
+    throw new RangeError(`not a month: ${JSON.stringify(month)} (expected YYYY-MM)`);
   const start = DateTime.fromObject({ year: Number(m[1]), month: Number(m[2]), day: 1 }, { zone });
   if (!start.isValid) throw new RangeError(`unknown time zone ${zone}`);
   return { from: start.toUTC().toJSDate(), to: start.plus({ months: 1 }).toUTC().toJSDate() };
@@ -143,9 +144,12 @@ export function monthBounds(month: string, zone: string): { from: Date; to: Date
 export function rowFacts(posId: string, r: NormalizedRegisterRecord, fallbackAt: Date, timezone: string): RowFacts {
   const receiver = receiverOf(r);
   const bookedAt = r.dateTime ? new Date(r.dateTime) : fallbackAt;
-  const share = receiver !== null
-    ? big(r.receiverAmount) + big(r.receiverFee)
-    : r.originalAmount !== null ? big(r.originalAmount) : big(r.amount) - big(r.customerFee);
+  const share =
+    receiver !== null
+      ? big(r.receiverAmount) + big(r.receiverFee)
+      : r.originalAmount !== null
+        ? big(r.originalAmount)
+        : big(r.amount) - big(r.customerFee);
   const fee = receiver !== null ? big(r.receiverFee) : big(r.merchantFee);
   return {
     rowKey: rowKeyOf(posId, r),
@@ -193,7 +197,15 @@ export function entriesFor(f: RowFacts, holdDays: number, timezone: string): Dra
   push(lines, 'reserve', 'reserve_held', -reserve);
   const out: DraftEntry[] = [];
   const releaseOn = reserve !== 0n ? addDays(f.bookedOn, holdDays) : null;
-  if (lines.length) out.push({ kind: 'settlement', bookedAt: f.bookedAt, bookedOn: f.bookedOn, releaseOn, holdDays: reserve !== 0n ? holdDays : null, lines });
+  if (lines.length)
+    out.push({
+      kind: 'settlement',
+      bookedAt: f.bookedAt,
+      bookedOn: f.bookedOn,
+      releaseOn,
+      holdDays: reserve !== 0n ? holdDays : null,
+      lines,
+    });
   if (releaseOn !== null) {
     const release: DraftLine[] = [];
     push(release, 'reserve', 'reserve_released', reserve);
@@ -203,7 +215,14 @@ export function entriesFor(f: RowFacts, holdDays: number, timezone: string): Dra
     // then released a millisecond after it is held, so that balances in booking order never go below zero.
     const midnight = localMidnight(releaseOn, timezone);
     const releasedAt = midnight > f.bookedAt ? midnight : new Date(f.bookedAt.getTime() + 1);
-    out.push({ kind: 'reserve_release', bookedAt: releasedAt, bookedOn: releaseOn, releaseOn, holdDays, lines: release });
+    out.push({
+      kind: 'reserve_release',
+      bookedAt: releasedAt,
+      bookedOn: releaseOn,
+      releaseOn,
+      holdDays,
+      lines: release,
+    });
   }
   for (const e of out) assertBalanced(e.lines);
   return out;
@@ -211,7 +230,10 @@ export function entriesFor(f: RowFacts, holdDays: number, timezone: string): Dra
 
 export class UnbalancedEntryError extends Error {
   readonly code = 'JOURNAL_UNBALANCED';
-  constructor(readonly total: bigint, detail: string) {
+  constructor(
+    readonly total: bigint,
+    detail: string,
+  ) {
     super(`journal entry does not net to zero (off by ${total}): ${detail}`);
     this.name = 'UnbalancedEntryError';
   }
@@ -221,7 +243,8 @@ export class UnbalancedEntryError extends Error {
 export function assertBalanced(lines: readonly DraftLine[]): void {
   let total = 0n;
   for (const l of lines) total += l.amount;
-  if (total !== 0n) throw new UnbalancedEntryError(total, lines.map((l) => `${l.account}/${l.component} ${l.amount}`).join(', '));
+  if (total !== 0n)
+    throw new UnbalancedEntryError(total, lines.map((l) => `${l.account}/${l.component} ${l.amount}`).join(', '));
 }
 
 /** Effect on the owner's payable (credit positive): what the row adds to the sub-merchant's net payable. */

@@ -133,11 +133,15 @@ interface FigureRow {
 }
 
 /** Month figures per sub-merchant and currency (sorted by sub-merchant id, currency). */
-export async function statementFigures(sql: Q, opts: { month: string; timezone: string; subMerchantId?: string; atPosition?: Position }): Promise<StatementFigures[]> {
+export async function statementFigures(
+  sql: Q,
+  opts: { month: string; timezone: string; subMerchantId?: string; atPosition?: Position },
+): Promise<StatementFigures[]> {
   const { from, to } = monthBounds(opts.month, opts.timezone);
   const cut = opts.atPosition;
   const params: unknown[] = [from, to, ...posParams(cut)];
-  const posCond = (alias: string) => (cut ? `and (${alias}.commit_pos, ${alias}.prepare_pos) <= ($3::numeric, $4::numeric)` : '');
+  const posCond = (alias: string) =>
+    cut ? `and (${alias}.commit_pos, ${alias}.prepare_pos) <= ($3::numeric, $4::numeric)` : '';
   let receiverCond = '';
   if (opts.subMerchantId !== undefined) {
     const names = await receiversOf(sql, opts.subMerchantId, cut);
@@ -146,7 +150,8 @@ export async function statementFigures(sql: Q, opts: { month: string; timezone: 
     receiverCond = `and l.receiver_name = any($${params.length}::text[])`;
   }
   const dir = directorySql(!!cut, 3);
-  const rows = await sql.unsafe<FigureRow[]>(`
+  const rows = await sql.unsafe<FigureRow[]>(
+    `
     with dir as (${dir})
     select coalesce(d.current_name, l.receiver_name) as name, d.sub_merchant_id, l.currency,
       coalesce(sum(-l.amount) filter (where l.booked_at < $1), 0)::int8 as opening,
@@ -160,9 +165,12 @@ export async function statementFigures(sql: Q, opts: { month: string; timezone: 
     left join dir d on d.name = l.receiver_name
     where l.account = 'payable' and l.booked_at < $2 ${posCond('l')} ${receiverCond}
     -- one row per sub-merchant (all the names it was booked under) or unknown receiver, and currency
-    group by coalesce(d.sub_merchant_id, '${PLACEHOLDER}' || l.receiver_name), coalesce(d.current_name, l.receiver_name), d.sub_merchant_id, l.currency`, params as never[]);
+    group by coalesce(d.sub_merchant_id, '${PLACEHOLDER}' || l.receiver_name), coalesce(d.current_name, l.receiver_name), d.sub_merchant_id, l.currency`,
+    params as never[],
+  );
 
-  const ops = await sql.unsafe<{ key: string; currency: string; n: number }[]>(`
+  const ops = await sql.unsafe<{ key: string; currency: string; n: number }[]>(
+    `
     with dir as (${dir})
     select coalesce(d.sub_merchant_id, '${PLACEHOLDER}' || e.receiver_name) as key, e.currency, count(*)::int as n
     from recon.journal_entries e
@@ -170,7 +178,9 @@ export async function statementFigures(sql: Q, opts: { month: string; timezone: 
     where e.kind = 'settlement' and e.receiver_name is not null and e.booked_at >= $1 and e.booked_at < $2 ${posCond('e')}
       ${receiverCond.replace('l.receiver_name', 'e.receiver_name')}
       and not exists (select 1 from recon.journal_entries r where r.reverses = e.entry_id ${posCond('r')})
-    group by 1, e.currency`, params as never[]);
+    group by 1, e.currency`,
+    params as never[],
+  );
   const opCount = new Map(ops.map((o) => [`${o.key}\u0000${o.currency}`, o.n]));
 
   const out = rows.map((r): StatementFigures => {
@@ -194,7 +204,17 @@ export async function statementFigures(sql: Q, opts: { month: string; timezone: 
     };
   });
   // One row per (sub-merchant or unknown receiver, currency): a renamed sub-merchant's names are one row.
-  return out.sort((a, b) => (a.subMerchantId < b.subMerchantId ? -1 : a.subMerchantId > b.subMerchantId ? 1 : a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : 0));
+  return out.sort((a, b) =>
+    a.subMerchantId < b.subMerchantId
+      ? -1
+      : a.subMerchantId > b.subMerchantId
+        ? 1
+        : a.currency < b.currency
+          ? -1
+          : a.currency > b.currency
+            ? 1
+            : 0,
+  );
 }
 
 interface LineRow {
@@ -214,13 +234,24 @@ interface LineRow {
 }
 
 /** The register rows in force of a sub-merchant's month, in time order, read through a cursor. */
-export async function* statementLines(sql: Q, opts: { month: string; timezone: string; subMerchantId: string; currency?: string; atPosition?: Position; batch?: number }): AsyncIterable<StatementLine> {
+export async function* statementLines(
+  sql: Q,
+  opts: {
+    month: string;
+    timezone: string;
+    subMerchantId: string;
+    currency?: string;
+    atPosition?: Position;
+    batch?: number;
+  },
+): AsyncIterable<StatementLine> {
   const { from, to } = monthBounds(opts.month, opts.timezone);
   const cut = opts.atPosition;
   const names = await receiversOf(sql, opts.subMerchantId, cut);
   if (names.length === 0) return;
   const params: unknown[] = [from, to, ...posParams(cut)];
-  const posCond = (alias: string) => (cut ? `and (${alias}.commit_pos, ${alias}.prepare_pos) <= ($3::numeric, $4::numeric)` : '');
+  const posCond = (alias: string) =>
+    cut ? `and (${alias}.commit_pos, ${alias}.prepare_pos) <= ($3::numeric, $4::numeric)` : '';
   params.push(names);
   const namesParam = `$${params.length}`;
   let currencyCond = '';
@@ -228,7 +259,8 @@ export async function* statementLines(sql: Q, opts: { month: string; timezone: s
     params.push(opts.currency);
     currencyCond = `and e.currency = $${params.length}`;
   }
-  const query = sql.unsafe<LineRow[]>(`
+  const query = sql.unsafe<LineRow[]>(
+    `
     select e.booked_at, e.order_id, e.payment_id, e.method, e.status,
       case when e.method in ('refund', 'dispute') then -e.share else e.share end as share,
       e.fee, e.reserve, e.net, e.currency, e.entry_id, e.event_ids::text[] as event_ids, e.position
@@ -236,7 +268,9 @@ export async function* statementLines(sql: Q, opts: { month: string; timezone: s
     where e.kind = 'settlement' and e.receiver_name = any(${namesParam}::text[]) ${currencyCond}
       and e.booked_at >= $1 and e.booked_at < $2 ${posCond('e')}
       and not exists (select 1 from recon.journal_entries r where r.reverses = e.entry_id ${posCond('r')})
-    order by e.booked_at, e.entry_id`, params as never[]);
+    order by e.booked_at, e.entry_id`,
+    params as never[],
+  );
   for await (const rows of query.cursor(opts.batch ?? 500)) {
     for (const r of rows) {
       yield {
@@ -264,7 +298,10 @@ export async function* statementLines(sql: Q, opts: { month: string; timezone: s
  * records them (StatementIssued.closings), so the next month opens at what was stated even if the directory
  * maps the names to other ids by then, or the journal is rebuilt by other rules.
  */
-export async function closingsByReceiver(sql: Q, opts: { month: string; timezone: string; atPosition: Position; names?: readonly string[] }): Promise<Map<string, bigint>> {
+export async function closingsByReceiver(
+  sql: Q,
+  opts: { month: string; timezone: string; atPosition: Position; names?: readonly string[] },
+): Promise<Map<string, bigint>> {
   const { to } = monthBounds(opts.month, opts.timezone);
   const params: unknown[] = [to, opts.atPosition.commit.toString(), opts.atPosition.prepare.toString()];
   let cond = '';
@@ -272,12 +309,15 @@ export async function closingsByReceiver(sql: Q, opts: { month: string; timezone
     params.push(opts.names);
     cond = `and l.receiver_name = any($4::text[])`;
   }
-  const rows = await sql.unsafe<{ receiver: string; currency: string; closing: bigint }[]>(`
+  const rows = await sql.unsafe<{ receiver: string; currency: string; closing: bigint }[]>(
+    `
     select l.receiver_name as receiver, l.currency, coalesce(sum(-l.amount), 0)::int8 as closing
     from recon.journal_lines l
     where l.account = 'payable' and l.receiver_name is not null and l.booked_at < $1
       and (l.commit_pos, l.prepare_pos) <= ($2::numeric, $3::numeric) ${cond}
-    group by l.receiver_name, l.currency`, params as never[]);
+    group by l.receiver_name, l.currency`,
+    params as never[],
+  );
   return new Map(rows.map((r) => [`${r.receiver}\u0000${r.currency}`, r.closing]));
 }
 
@@ -307,14 +347,28 @@ export interface AdjustmentEntry {
  */
 export async function* adjustmentEntries(
   sql: Q,
-  opts: { month: string; timezone: string; subMerchantId: string; currency?: string; atPosition?: Position; previous: { month: string; atPosition: Position }; batch?: number },
+  opts: {
+    month: string;
+    timezone: string;
+    subMerchantId: string;
+    currency?: string;
+    atPosition?: Position;
+    previous: { month: string; atPosition: Position };
+    batch?: number;
+  },
 ): AsyncIterable<AdjustmentEntry> {
   const { from } = monthBounds(opts.month, opts.timezone);
   const prevTo = monthBounds(opts.previous.month, opts.timezone).to;
   const cut = opts.atPosition;
   const names = await receiversOf(sql, opts.subMerchantId, cut);
   if (names.length === 0) return;
-  const params: unknown[] = [from, prevTo, opts.previous.atPosition.commit.toString(), opts.previous.atPosition.prepare.toString(), names];
+  const params: unknown[] = [
+    from,
+    prevTo,
+    opts.previous.atPosition.commit.toString(),
+    opts.previous.atPosition.prepare.toString(),
+    names,
+  ];
   let cond = '';
   if (cut) {
     params.push(cut.commit.toString(), cut.prepare.toString());
@@ -324,18 +378,46 @@ export async function* adjustmentEntries(
     params.push(opts.currency);
     cond += ` and e.currency = $${params.length}`;
   }
-  const query = sql.unsafe<Array<{ booked_at: Date; kind: string; reverses: string | null; order_id: string | null; payment_id: string; method: string; status: string; net: bigint; currency: string; entry_id: string; event_ids: string[]; position: string }>>(`
+  const query = sql.unsafe<
+    Array<{
+      booked_at: Date;
+      kind: string;
+      reverses: string | null;
+      order_id: string | null;
+      payment_id: string;
+      method: string;
+      status: string;
+      net: bigint;
+      currency: string;
+      entry_id: string;
+      event_ids: string[];
+      position: string;
+    }>
+  >(
+    `
     select e.booked_at, e.kind, e.reverses, e.order_id, e.payment_id, e.method, e.status, e.net, e.currency, e.entry_id,
       e.event_ids::text[] as event_ids, e.position
     from recon.journal_entries e
     where e.receiver_name = any($5::text[]) and e.net <> 0 and e.booked_at < $1
       and not (e.booked_at < $2 and (e.commit_pos, e.prepare_pos) <= ($3::numeric, $4::numeric)) ${cond}
-    order by e.booked_at, e.commit_pos, e.prepare_pos, e.entry_id`, params as never[]);
+    order by e.booked_at, e.commit_pos, e.prepare_pos, e.entry_id`,
+    params as never[],
+  );
   for await (const rows of query.cursor(opts.batch ?? 500)) {
     for (const r of rows) {
       yield {
-        at: r.booked_at, kind: r.kind, reverses: r.reverses, orderId: r.order_id, paymentId: r.payment_id, method: r.method, status: r.status,
-        net: r.net, currency: r.currency, entryId: r.entry_id, eventIds: r.event_ids, position: r.position,
+        at: r.booked_at,
+        kind: r.kind,
+        reverses: r.reverses,
+        orderId: r.order_id,
+        paymentId: r.payment_id,
+        method: r.method,
+        status: r.status,
+        net: r.net,
+        currency: r.currency,
+        entryId: r.entry_id,
+        eventIds: r.event_ids,
+        position: r.position,
       };
     }
   }
@@ -345,15 +427,22 @@ export async function* adjustmentEntries(
  * Reserves of a sub-merchant that concern the month: held in it, or released in it. `released` is what
  * was released by the month's end.
  */
-export async function reserveSchedule(sql: Q, opts: { month: string; timezone: string; subMerchantId: string; atPosition?: Position }): Promise<ReserveRow[]> {
+export async function reserveSchedule(
+  sql: Q,
+  opts: { month: string; timezone: string; subMerchantId: string; atPosition?: Position },
+): Promise<ReserveRow[]> {
   const { from, to } = monthBounds(opts.month, opts.timezone);
   const cut = opts.atPosition;
   const names = await receiversOf(sql, opts.subMerchantId, cut);
   if (names.length === 0) return [];
   const params: unknown[] = [from, to, ...posParams(cut)];
-  const posCond = (alias: string) => (cut ? `and (${alias}.commit_pos, ${alias}.prepare_pos) <= ($3::numeric, $4::numeric)` : '');
+  const posCond = (alias: string) =>
+    cut ? `and (${alias}.commit_pos, ${alias}.prepare_pos) <= ($3::numeric, $4::numeric)` : '';
   params.push(names);
-  const rows = await sql.unsafe<{ held_on: string; currency: string; held: bigint; release_on: string; released: bigint }[]>(`
+  const rows = await sql.unsafe<
+    { held_on: string; currency: string; held: bigint; release_on: string; released: bigint }[]
+  >(
+    `
     with rel as (
       select e.entry_id, e.booked_on as held_on, e.currency, e.reserve, e.release_on, e.booked_at,
         ((e.release_on::timestamp) at time zone $${params.length + 1}) as release_at
@@ -366,31 +455,51 @@ export async function reserveSchedule(sql: Q, opts: { month: string; timezone: s
     from rel
     where (booked_at >= $1 and booked_at < $2) or (release_at >= $1 and release_at < $2)
     group by held_on, currency, release_on
-    order by held_on, currency, release_on`, [...params, opts.timezone] as never[]);
-  return rows.map((r) => ({ heldOn: r.held_on, currency: r.currency, held: r.held, releaseOn: r.release_on, released: r.released }));
+    order by held_on, currency, release_on`,
+    [...params, opts.timezone] as never[],
+  );
+  return rows.map((r) => ({
+    heldOn: r.held_on,
+    currency: r.currency,
+    held: r.held,
+    releaseOn: r.release_on,
+    released: r.released,
+  }));
 }
 
 /**
  * Balance of a sub-merchant's account just before `at` (lines dated strictly earlier), credit positive:
  * payable (net owed), reserve (held), fees (charged to date).
  */
-export async function ledgerBalance(sql: Q, opts: { subMerchantId: string; currency: string; account: LedgerAccount; at: Date; atPosition?: Position }): Promise<bigint> {
+export async function ledgerBalance(
+  sql: Q,
+  opts: { subMerchantId: string; currency: string; account: LedgerAccount; at: Date; atPosition?: Position },
+): Promise<bigint> {
   const names = await receiversOf(sql, opts.subMerchantId, opts.atPosition);
   if (names.length === 0) return 0n;
   const account = opts.account === 'fees' ? 'psp_fees' : opts.account;
   const params: unknown[] = [names, opts.currency, account, opts.at, ...posParams(opts.atPosition)];
   const posCond = opts.atPosition ? `and (l.commit_pos, l.prepare_pos) <= ($5::numeric, $6::numeric)` : '';
-  const [row] = await sql.unsafe<{ balance: bigint }[]>(`
+  const [row] = await sql.unsafe<{ balance: bigint }[]>(
+    `
     select coalesce(sum(-l.amount), 0)::int8 as balance from recon.journal_lines l
-    where l.receiver_name = any($1::text[]) and l.currency = $2 and l.account = $3 and l.booked_at < $4 ${posCond}`, params as never[]);
+    where l.receiver_name = any($1::text[]) and l.currency = $2 and l.account = $3 and l.booked_at < $4 ${posCond}`,
+    params as never[],
+  );
   return row?.balance ?? 0n;
 }
 
 /** Totals of every line per account and currency (a trial balance): each currency sums to zero. */
-export async function trialBalance(sql: Q, opts: { atPosition?: Position } = {}): Promise<Array<{ account: string; currency: string; balance: bigint }>> {
+export async function trialBalance(
+  sql: Q,
+  opts: { atPosition?: Position } = {},
+): Promise<Array<{ account: string; currency: string; balance: bigint }>> {
   const params = posParams(opts.atPosition);
-  return sql.unsafe<{ account: string; currency: string; balance: bigint }[]>(`
+  return sql.unsafe<{ account: string; currency: string; balance: bigint }[]>(
+    `
     select account, currency, sum(amount)::int8 as balance from recon.journal_lines l
     where true ${opts.atPosition ? 'and (l.commit_pos, l.prepare_pos) <= ($1::numeric, $2::numeric)' : ''}
-    group by account, currency order by currency, account`, params as never[]) as unknown as Promise<Array<{ account: string; currency: string; balance: bigint }>>;
+    group by account, currency order by currency, account`,
+    params as never[],
+  ) as unknown as Promise<Array<{ account: string; currency: string; balance: bigint }>>;
 }

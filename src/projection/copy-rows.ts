@@ -15,7 +15,9 @@ const SPECIAL = /[\\\t\n\r]/;
 export function copyCell(v: CopyValue): string {
   if (v === null || v === undefined) return '\\N';
   const s = typeof v === 'string' ? v : String(v);
-  return SPECIAL.test(s) ? s.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r') : s;
+  return SPECIAL.test(s)
+    ? s.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r')
+    : s;
 }
 
 const CHUNK = 262_144;
@@ -63,13 +65,23 @@ function* rowChunks(rows: readonly (readonly CopyValue[])[]): Generator<string> 
 }
 
 /** `table` and `columns` are trusted identifiers (already quoted where needed). */
-export async function copyRows(tx: Tx, table: string, columns: readonly string[], rows: readonly (readonly CopyValue[])[]): Promise<void> {
+export async function copyRows(
+  tx: Tx,
+  table: string,
+  columns: readonly string[],
+  rows: readonly (readonly CopyValue[])[],
+): Promise<void> {
   if (rows.length === 0) return;
   await copyText(tx, table, columns, rowChunks(rows));
 }
 
 /** COPY of text already in COPY text format (complete lines); nothing is sent when there is none. */
-export async function copyText(tx: Tx, table: string, columns: readonly string[], chunks: Iterable<string | Buffer>): Promise<void> {
+export async function copyText(
+  tx: Tx,
+  table: string,
+  columns: readonly string[],
+  chunks: Iterable<string | Buffer>,
+): Promise<void> {
   const list = Array.isArray(chunks) ? (chunks as Array<string | Buffer>) : [...chunks];
   if (list.length === 0) return;
   const target = await tx.unsafe(`copy ${table} (${columns.join(', ')}) from stdin`).writable();

@@ -4,7 +4,14 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Sql } from '../db/connect';
 import type { Logger } from '../log';
 import { memoize } from '../memoize';
-import { comparePositions, formatPosition, parsePosition, type EventStore, type Position, type RecordedEvent } from '../store/types';
+import {
+  comparePositions,
+  formatPosition,
+  parsePosition,
+  type EventStore,
+  type Position,
+  type RecordedEvent,
+} from '../store/types';
 import type { Projection, ProjectionContext, Tx } from './projection';
 
 /**
@@ -83,14 +90,17 @@ let loaded: Promise<Projection[]> | undefined;
 export function loadProjections(dir: string = PROJECTIONS_DIR): Promise<Projection[]> {
   if (dir === PROJECTIONS_DIR && loaded) return loaded;
   const p = (async () => {
-    const files = readdirSync(dir).filter((f) => /\.ts$/.test(f) && !f.endsWith('.d.ts') && !f.endsWith('.test.ts')).sort();
+    const files = readdirSync(dir)
+      .filter((f) => /\.ts$/.test(f) && !f.endsWith('.d.ts') && !f.endsWith('.test.ts'))
+      .sort();
     const out: Projection[] = [];
     const names = new Set<string>();
     for (const f of files) {
       const mod = (await import(pathToFileURL(path.join(dir, f)).href)) as { projection?: Projection };
       if (!mod.projection) continue;
       if (names.has(mod.projection.name)) throw new Error(`two projections are named ${mod.projection.name} (${f})`);
-      if (!/^[a-z][a-z0-9_]{0,30}$/.test(mod.projection.name)) throw new Error(`projection name ${JSON.stringify(mod.projection.name)} (${f}) must be lower-case snake_case`);
+      if (!/^[a-z][a-z0-9_]{0,30}$/.test(mod.projection.name))
+        throw new Error(`projection name ${JSON.stringify(mod.projection.name)} (${f}) must be lower-case snake_case`);
       names.add(mod.projection.name);
       out.push(mod.projection);
     }
@@ -107,9 +117,16 @@ export function loadProjections(dir: string = PROJECTIONS_DIR): Promise<Projecti
  */
 export class ProjectionAheadOfStoreError extends Error {
   readonly code = 'PROJECTION_AHEAD_OF_STORE';
-  constructor(readonly projection: string, readonly schema: string, readonly checkpoint: string, readonly head: string | null) {
-    super(`projection ${projection} (build ${schema}) is at position ${checkpoint}, past the event store's head ${head ?? '(empty store)'}: ` +
-      'the event store was restored from an older backup or replaced while the read models were not; rebuild them with recon project --rebuild');
+  constructor(
+    readonly projection: string,
+    readonly schema: string,
+    readonly checkpoint: string,
+    readonly head: string | null,
+  ) {
+    super(
+      `projection ${projection} (build ${schema}) is at position ${checkpoint}, past the event store's head ${head ?? '(empty store)'}: ` +
+        'the event store was restored from an older backup or replaced while the read models were not; rebuild them with recon project --rebuild',
+    );
     this.name = 'ProjectionAheadOfStoreError';
   }
 }
@@ -122,10 +139,18 @@ export class ProjectionAheadOfStoreError extends Error {
  */
 export class ProjectionCheckpointMismatchError extends Error {
   readonly code = 'PROJECTION_CHECKPOINT_MISMATCH';
-  constructor(readonly projection: string, readonly schema: string, readonly checkpoint: string, readonly applied: string | null, readonly found: string | null) {
-    super(`projection ${projection} (build ${schema}) last applied event ${applied ?? '(not recorded)'} at position ${checkpoint}, ` +
-      `but the event store holds ${found ? `event ${found}` : 'no event'} there: the event store was restored from an older backup and ` +
-      'appended to since, or replaced, while the read models were not; rebuild them with recon project --rebuild');
+  constructor(
+    readonly projection: string,
+    readonly schema: string,
+    readonly checkpoint: string,
+    readonly applied: string | null,
+    readonly found: string | null,
+  ) {
+    super(
+      `projection ${projection} (build ${schema}) last applied event ${applied ?? '(not recorded)'} at position ${checkpoint}, ` +
+        `but the event store holds ${found ? `event ${found}` : 'no event'} there: the event store was restored from an older backup and ` +
+        'appended to since, or replaced, while the read models were not; rebuild them with recon project --rebuild',
+    );
     this.name = 'ProjectionCheckpointMismatchError';
   }
 }
@@ -150,15 +175,24 @@ export function buildSchemaName(name: string, version: number, build: number): s
 }
 
 /** A build applies events with its own recorded settings, which may differ from the current ones while a new build replaces it. */
-function contextFor(deps: RunnerDeps, build: Pick<BuildRow, 'schema_name' | 'timezone' | 'grace_hours'>): ProjectionContext {
-  return { schema: build.schema_name, timezone: build.timezone ?? deps.timezone, graceHours: build.grace_hours ?? deps.graceHours };
+function contextFor(
+  deps: RunnerDeps,
+  build: Pick<BuildRow, 'schema_name' | 'timezone' | 'grace_hours'>,
+): ProjectionContext {
+  return {
+    schema: build.schema_name,
+    timezone: build.timezone ?? deps.timezone,
+    graceHours: build.grace_hours ?? deps.graceHours,
+  };
 }
 
 /** The settings differ from the current configuration: the build must be replaced. */
 function settingsChanged(deps: RunnerDeps, b: BuildRow): string | undefined {
   const changed = [
     b.timezone !== null && b.timezone !== deps.timezone ? `timezone ${b.timezone} → ${deps.timezone}` : '',
-    b.grace_hours !== null && b.grace_hours !== deps.graceHours ? `grace hours ${b.grace_hours} → ${deps.graceHours}` : '',
+    b.grace_hours !== null && b.grace_hours !== deps.graceHours
+      ? `grace hours ${b.grace_hours} → ${deps.graceHours}`
+      : '',
   ].filter(Boolean);
   return changed.length ? changed.join(', ') : undefined;
 }
@@ -167,7 +201,10 @@ async function selectProjections(deps: RunnerDeps, names?: readonly string[]): P
   const all = deps.projections ? [...deps.projections] : await loadProjections();
   if (!names || names.length === 0) return all;
   const unknown = names.filter((n) => !all.some((p) => p.name === n));
-  if (unknown.length) throw new Error(`unknown projection${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')} (known: ${all.map((p) => p.name).join(', ') || 'none'})`);
+  if (unknown.length)
+    throw new Error(
+      `unknown projection${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')} (known: ${all.map((p) => p.name).join(', ') || 'none'})`,
+    );
   return all.filter((p) => names.includes(p.name));
 }
 
@@ -197,7 +234,9 @@ function quoteIdent(s: string): string {
 
 /** Creates a new build (schema + tables) of the projection's current version. Caller holds the lock. */
 async function createBuild(tx: Tx, deps: RunnerDeps, p: Projection): Promise<BuildRow> {
-  const [m] = await tx<{ n: number }[]>`select coalesce(max(build), 0)::int as n from projection_builds where name = ${p.name}`;
+  const [m] = await tx<
+    { n: number }[]
+  >`select coalesce(max(build), 0)::int as n from projection_builds where name = ${p.name}`;
   const build = (m?.n ?? 0) + 1;
   const schema = buildSchemaName(p.name, p.version, build);
   await tx.unsafe(`drop schema if exists ${quoteIdent(schema)} cascade`);
@@ -207,7 +246,13 @@ async function createBuild(tx: Tx, deps: RunnerDeps, p: Projection): Promise<Bui
     insert into projection_builds (schema_name, name, version, build, status, timezone, grace_hours)
     values (${schema}, ${p.name}, ${p.version}, ${build}, 'building', ${deps.timezone}, ${deps.graceHours})
     returning schema_name, name, version, build, status, checkpoint, checkpoint_event_id::text, events_applied, timezone, grace_hours`;
-  deps.log.info('projection build started', { projection: p.name, version: p.version, schema, timezone: deps.timezone, graceHours: deps.graceHours });
+  deps.log.info('projection build started', {
+    projection: p.name,
+    version: p.version,
+    schema,
+    timezone: deps.timezone,
+    graceHours: deps.graceHours,
+  });
   return row as BuildRow;
 }
 
@@ -227,12 +272,22 @@ async function ensureBuilds(deps: RunnerDeps, p: Projection, fresh: boolean): Pr
     const live = builds.find((b) => b.status === 'live');
     let building = builds.find((b) => b.status === 'building');
     if (building && (building.version !== p.version || fresh || settingsChanged(deps, building))) {
-      deps.log.info('projection build abandoned', { projection: p.name, schema: building.schema_name, version: building.version, settingsChanged: settingsChanged(deps, building) ?? null });
+      deps.log.info('projection build abandoned', {
+        projection: p.name,
+        schema: building.schema_name,
+        version: building.version,
+        settingsChanged: settingsChanged(deps, building) ?? null,
+      });
       await dropBuild(tx, building.schema_name);
       building = undefined;
     }
     const changed = live ? settingsChanged(deps, live) : undefined;
-    if (changed && !building) deps.log.warn('projection settings changed: a new build replaces the live one when caught up', { projection: p.name, schema: live!.schema_name, changed });
+    if (changed && !building)
+      deps.log.warn('projection settings changed: a new build replaces the live one when caught up', {
+        projection: p.name,
+        schema: live!.schema_name,
+        changed,
+      });
     if (!building && (fresh || !live || live.version !== p.version || changed)) await createBuild(tx, deps, p);
   });
 }
@@ -274,7 +329,11 @@ async function readBatch(
     let reachedEnd = page.length < batchSize;
     if (until) {
       const kept = events.filter((e) => comparePositions(e.position, until) <= 0);
-      if (kept.length < events.length || (kept.length > 0 && comparePositions(kept[kept.length - 1]!.position, until) === 0)) reachedEnd = true;
+      if (
+        kept.length < events.length ||
+        (kept.length > 0 && comparePositions(kept[kept.length - 1]!.position, until) === 0)
+      )
+        reachedEnd = true;
       if (reachedEnd) return { events: kept, reachedEnd, carry: undefined };
     }
     if (reachedEnd || events.length === 0) return { events, reachedEnd, carry: undefined };
@@ -283,7 +342,11 @@ async function readBatch(
     while (cut > 0 && events[cut - 1]!.position.commit === last.commit) cut--;
     if (cut > 0) {
       const head = events.slice(0, cut);
-      return { events: head, reachedEnd: false, carry: { after: formatPosition(head[head.length - 1]!.position), events: events.slice(cut), readFrom: last } };
+      return {
+        events: head,
+        reachedEnd: false,
+        carry: { after: formatPosition(head[head.length - 1]!.position), events: events.slice(cut), readFrom: last },
+      };
     }
     from = last; // one transaction fills the whole page: read on
   }
@@ -295,7 +358,12 @@ async function readBatch(
  * batch); the row is only locked when the advisory lock was taken, so a runner that finds the projection
  * busy never waits for the other one.
  */
-async function step(deps: RunnerDeps, p: Projection, build: BuildRow, events: readonly RecordedEvent[]): Promise<StepResult> {
+async function step(
+  deps: RunnerDeps,
+  p: Projection,
+  build: BuildRow,
+  events: readonly RecordedEvent[],
+): Promise<StepResult> {
   const lastEvent = events[events.length - 1]!;
   const last = lastEvent.position;
   return deps.sql.begin(async (tx): Promise<StepResult> => {
@@ -323,7 +391,8 @@ async function step(deps: RunnerDeps, p: Projection, build: BuildRow, events: re
   }) as Promise<StepResult>;
 }
 
-const VIEW_NAME = /^\s*create\s+(?:or\s+replace\s+)?view\s+((?:"[^"]+"|[a-z_][a-z0-9_]*)(?:\.(?:"[^"]+"|[a-z_][a-z0-9_]*))?)/i;
+const VIEW_NAME =
+  /^\s*create\s+(?:or\s+replace\s+)?view\s+((?:"[^"]+"|[a-z_][a-z0-9_]*)(?:\.(?:"[^"]+"|[a-z_][a-z0-9_]*))?)/i;
 
 /** Runs a view statement; a view whose columns changed cannot be replaced in place, so it is dropped first. */
 async function publishView(tx: Tx, statement: string): Promise<void> {
@@ -342,7 +411,9 @@ async function publishView(tx: Tx, statement: string): Promise<void> {
 async function promote(deps: RunnerDeps, p: Projection, build: BuildRow): Promise<boolean> {
   return deps.sql.begin(async (tx) => {
     if (!(await tryLock(tx, p.name))) return false;
-    const [row] = await tx<{ status: string }[]>`select status from projection_builds where schema_name = ${build.schema_name} for update`;
+    const [row] = await tx<
+      { status: string }[]
+    >`select status from projection_builds where schema_name = ${build.schema_name} for update`;
     if (row?.status !== 'building') return false;
     const old = (await buildsOf(tx, p.name)).find((b) => b.status === 'live');
     await tx`create schema if not exists recon`;
@@ -350,7 +421,12 @@ async function promote(deps: RunnerDeps, p: Projection, build: BuildRow): Promis
     if (old) await dropBuild(tx, old.schema_name);
     await tx`update projection_builds set status = 'live', live_at = now(), updated_at = now() where schema_name = ${build.schema_name}`;
     build.status = 'live';
-    deps.log.info('projection build live', { projection: p.name, version: p.version, schema: build.schema_name, replaced: old?.schema_name ?? null });
+    deps.log.info('projection build live', {
+      projection: p.name,
+      version: p.version,
+      schema: build.schema_name,
+      replaced: old?.schema_name ?? null,
+    });
     return true;
   }) as Promise<boolean>;
 }
@@ -372,8 +448,17 @@ interface Target {
  */
 export class ProjectionApplyError extends Error {
   readonly code = 'PROJECTION_APPLY_FAILED';
-  constructor(readonly projection: string, readonly schema: string, readonly from: string, readonly to: string, cause: unknown) {
-    super(`projection ${projection} (build ${schema}) could not apply the events ${from} to ${to}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  constructor(
+    readonly projection: string,
+    readonly schema: string,
+    readonly from: string,
+    readonly to: string,
+    cause: unknown,
+  ) {
+    super(
+      `projection ${projection} (build ${schema}) could not apply the events ${from} to ${to}: ${cause instanceof Error ? cause.message : String(cause)}`,
+      { cause },
+    );
     this.name = 'ProjectionApplyError';
   }
 }
@@ -400,7 +485,7 @@ async function advanceAll(deps: RunnerDeps, targets: Target[], opts: RunOptions)
     if (opts.signal?.aborted) return;
     const active = targets.filter((t) => t.active);
     if (active.length === 0) return;
-    const key = (t: Target) => t.build.checkpoint ? parsePosition(t.build.checkpoint) : { commit: -1n, prepare: -1n };
+    const key = (t: Target) => (t.build.checkpoint ? parsePosition(t.build.checkpoint) : { commit: -1n, prepare: -1n });
     const lowest = active.reduce((m, t) => (comparePositions(key(t), key(m)) < 0 ? t : m));
     const group = active.filter((t) => t.build.checkpoint === lowest.build.checkpoint);
     const read = await readBatch(deps.store, lowest.build.checkpoint, batchSize, opts.until, carry);
@@ -420,14 +505,30 @@ async function advanceAll(deps: RunnerDeps, targets: Target[], opts: RunOptions)
       if (r.status === 'fulfilled') return;
       const t = group[i]!;
       t.active = false;
-      t.failed = new ProjectionApplyError(t.p.name, t.build.schema_name, formatPosition(events[0]!.position), formatPosition(events[events.length - 1]!.position), r.reason);
-      deps.log.error('projection could not apply a batch; the others carry on', { projection: t.p.name, schema: t.build.schema_name, error: t.failed.message });
+      t.failed = new ProjectionApplyError(
+        t.p.name,
+        t.build.schema_name,
+        formatPosition(events[0]!.position),
+        formatPosition(events[events.length - 1]!.position),
+        r.reason,
+      );
+      deps.log.error('projection could not apply a batch; the others carry on', {
+        projection: t.p.name,
+        schema: t.build.schema_name,
+        error: t.failed.message,
+      });
     });
   }
 }
 
 /** Applies one shared batch to one target build and updates the target's state. */
-async function advanceOne(deps: RunnerDeps, t: Target, events: readonly RecordedEvent[], reachedEnd: boolean, opts: RunOptions): Promise<void> {
+async function advanceOne(
+  deps: RunnerDeps,
+  t: Target,
+  events: readonly RecordedEvent[],
+  reachedEnd: boolean,
+  opts: RunOptions,
+): Promise<void> {
   const r = await step(deps, t.p, t.build, events);
   if (r.kind === 'busy' || r.kind === 'gone') {
     t.busy = r.kind === 'busy';
@@ -443,7 +544,13 @@ async function advanceOne(deps: RunnerDeps, t: Target, events: readonly Recorded
     }
   } else {
     t.applied += r.count;
-    opts.onProgress?.({ name: t.p.name, schema: t.build.schema_name, status: t.build.status === 'live' ? 'live' : 'building', applied: t.applied, position: t.build.checkpoint });
+    opts.onProgress?.({
+      name: t.p.name,
+      schema: t.build.schema_name,
+      status: t.build.status === 'live' ? 'live' : 'building',
+      applied: t.applied,
+      position: t.build.checkpoint,
+    });
     if (reachedEnd) {
       t.caughtUp = true;
       t.active = false;
@@ -464,7 +571,13 @@ const eventAtOnce = (store: EventStore): EventAt => memoize((at: string) => stor
  * restored to an older backup and appended to again (ProjectionCheckpointMismatchError). A build made
  * before the event ids were recorded has none: `record` takes the one at its checkpoint.
  */
-async function offStore(deps: Pick<RunnerDeps, 'sql' | 'log'>, build: BuildRow, head: Position | undefined, eventAt: EventAt, record: boolean): Promise<ProjectionAheadOfStoreError | ProjectionCheckpointMismatchError | undefined> {
+async function offStore(
+  deps: Pick<RunnerDeps, 'sql' | 'log'>,
+  build: BuildRow,
+  head: Position | undefined,
+  eventAt: EventAt,
+  record: boolean,
+): Promise<ProjectionAheadOfStoreError | ProjectionCheckpointMismatchError | undefined> {
   const at = build.checkpoint;
   if (at === null) return undefined;
   if (head === undefined || comparePositions(parsePosition(at), head) > 0) {
@@ -477,12 +590,19 @@ async function offStore(deps: Pick<RunnerDeps, 'sql' | 'log'>, build: BuildRow, 
       await deps.sql`update projection_builds set checkpoint_event_id = ${found}::uuid
         where schema_name = ${build.schema_name} and checkpoint = ${at} and checkpoint_event_id is null`;
       build.checkpoint_event_id = found;
-      deps.log.info('projection checkpoint event recorded', { projection: build.name, schema: build.schema_name, checkpoint: at, event: found });
+      deps.log.info('projection checkpoint event recorded', {
+        projection: build.name,
+        schema: build.schema_name,
+        checkpoint: at,
+        event: found,
+      });
     }
     return undefined;
   }
   // no event at a checkpoint (whatever was recorded) is never on this store: a follower only stops on events
-  return found !== null && found === applied ? undefined : new ProjectionCheckpointMismatchError(build.name, build.schema_name, at, applied, found);
+  return found !== null && found === applied
+    ? undefined
+    : new ProjectionCheckpointMismatchError(build.name, build.schema_name, at, applied, found);
 }
 
 /**
@@ -490,7 +610,11 @@ async function offStore(deps: Pick<RunnerDeps, 'sql' | 'log'>, build: BuildRow, 
  * while a new build of its projection is under way (the rebuild that repairs it, which replaces it when
  * caught up).
  */
-async function refuseBuildsNotOnStore(deps: RunnerDeps, targets: Target[], plans: ReadonlyArray<{ p: Projection; building: BuildRow | undefined }>): Promise<void> {
+async function refuseBuildsNotOnStore(
+  deps: RunnerDeps,
+  targets: Target[],
+  plans: ReadonlyArray<{ p: Projection; building: BuildRow | undefined }>,
+): Promise<void> {
   const head = await deps.store.headPosition();
   const eventAt = eventAtOnce(deps.store);
   for (const t of targets) {
@@ -498,7 +622,12 @@ async function refuseBuildsNotOnStore(deps: RunnerDeps, targets: Target[], plans
     if (!problem) continue;
     const rebuilding = plans.some((pl) => pl.p === t.p && pl.building !== undefined && pl.building !== t.build);
     if (!rebuilding) throw problem;
-    deps.log.warn('live build not advanced: it is not on this event store; the build under way replaces it', { projection: t.p.name, schema: t.build.schema_name, checkpoint: t.build.checkpoint, reason: problem.message });
+    deps.log.warn('live build not advanced: it is not on this event store; the build under way replaces it', {
+      projection: t.p.name,
+      schema: t.build.schema_name,
+      checkpoint: t.build.checkpoint,
+      reason: problem.message,
+    });
     t.active = false;
   }
 }
@@ -509,7 +638,10 @@ export interface BuildOnStore {
   readonly status: 'building' | 'live';
   readonly checkpoint: string | null;
   /** null: the build's checkpoint is a place in this store's log */
-  readonly problem: { readonly code: 'PROJECTION_AHEAD_OF_STORE' | 'PROJECTION_CHECKPOINT_MISMATCH'; readonly message: string } | null;
+  readonly problem: {
+    readonly code: 'PROJECTION_AHEAD_OF_STORE' | 'PROJECTION_CHECKPOINT_MISMATCH';
+    readonly message: string;
+  } | null;
 }
 
 /**
@@ -526,12 +658,23 @@ export async function checkBuildsOnStore(deps: Pick<RunnerDeps, 'sql' | 'store' 
   const out: BuildOnStore[] = [];
   for (const b of builds) {
     const problem = await offStore(deps, b, head, eventAt, false);
-    out.push({ name: b.name, schema: b.schema_name, status: b.status as 'building' | 'live', checkpoint: b.checkpoint, problem: problem ? { code: problem.code, message: problem.message } : null });
+    out.push({
+      name: b.name,
+      schema: b.schema_name,
+      status: b.status as 'building' | 'live',
+      checkpoint: b.checkpoint,
+      problem: problem ? { code: problem.code, message: problem.message } : null,
+    });
   }
   return out;
 }
 
-async function runAll(deps: RunnerDeps, list: readonly Projection[], opts: RunOptions, fresh: boolean): Promise<ProjectionReport[]> {
+async function runAll(
+  deps: RunnerDeps,
+  list: readonly Projection[],
+  opts: RunOptions,
+  fresh: boolean,
+): Promise<ProjectionReport[]> {
   const targets: Target[] = [];
   const plans: Array<{ p: Projection; live: BuildRow | undefined; building: BuildRow | undefined }> = [];
   for (const p of list) {
@@ -541,7 +684,8 @@ async function runAll(deps: RunnerDeps, list: readonly Projection[], opts: RunOp
     const building = builds.find((b) => b.status === 'building');
     plans.push({ p, live, building });
     // The live build keeps serving fresh data while a new one builds, when its code is still the current one.
-    if (live && live.version === p.version) targets.push({ p, build: live, applied: 0, active: true, caughtUp: false, busy: false });
+    if (live && live.version === p.version)
+      targets.push({ p, build: live, applied: 0, active: true, caughtUp: false, busy: false });
     if (building) targets.push({ p, build: building, applied: 0, active: true, caughtUp: false, busy: false });
   }
   await refuseBuildsNotOnStore(deps, targets, plans);
@@ -594,26 +738,63 @@ export async function runProjections(deps: RunnerDeps, opts: RunOptions = {}): P
  * Rebuilds from zero, beside the live build, the named projection (or every one), then swaps it in.
  * The live build keeps serving (and following the store) until the new one has caught up.
  */
-export async function rebuildProjection(deps: RunnerDeps, name?: string, opts: Omit<RunOptions, 'names'> = {}): Promise<Report> {
+export async function rebuildProjection(
+  deps: RunnerDeps,
+  name?: string,
+  opts: Omit<RunOptions, 'names'> = {},
+): Promise<Report> {
   const list = await selectProjections(deps, name ? [name] : undefined);
   const reports = await runAll(deps, list, opts, true);
   return { projections: reports, head: await headText(deps.store) };
 }
 
 /** The builds table as it stands (for `recon project --status` and tests). */
-export async function projectionBuilds(sql: Sql): Promise<Array<{ name: string; version: number; schema: string; status: string; checkpoint: string | null; eventsApplied: bigint; updatedAt: Date; timezone: string | null; graceHours: number | null }>> {
-  const rows = await sql<{ name: string; version: number; schema_name: string; status: string; checkpoint: string | null; events_applied: bigint; updated_at: Date; timezone: string | null; grace_hours: number | null }[]>`
+export async function projectionBuilds(sql: Sql): Promise<
+  Array<{
+    name: string;
+    version: number;
+    schema: string;
+    status: string;
+    checkpoint: string | null;
+    eventsApplied: bigint;
+    updatedAt: Date;
+    timezone: string | null;
+    graceHours: number | null;
+  }>
+> {
+  const rows = await sql<
+    {
+      name: string;
+      version: number;
+      schema_name: string;
+      status: string;
+      checkpoint: string | null;
+      events_applied: bigint;
+      updated_at: Date;
+      timezone: string | null;
+      grace_hours: number | null;
+    }[]
+  >`
     select name, version, schema_name, status, checkpoint, events_applied, updated_at, timezone, grace_hours from projection_builds
     where status <> 'retired' order by name, build`;
   return rows.map((r) => ({
-    name: r.name, version: r.version, schema: r.schema_name, status: r.status, checkpoint: r.checkpoint, eventsApplied: r.events_applied, updatedAt: r.updated_at,
-    timezone: r.timezone, graceHours: r.grace_hours,
+    name: r.name,
+    version: r.version,
+    schema: r.schema_name,
+    status: r.status,
+    checkpoint: r.checkpoint,
+    eventsApplied: r.events_applied,
+    updatedAt: r.updated_at,
+    timezone: r.timezone,
+    graceHours: r.grace_hours,
   }));
 }
 
 /** Schema of the live build of a projection, or undefined before its first build went live. */
 export async function liveSchema(sql: Sql | Tx, name: string): Promise<string | undefined> {
-  const [r] = await sql<{ schema_name: string }[]>`select schema_name from projection_builds where name = ${name} and status = 'live'`;
+  const [r] = await sql<
+    { schema_name: string }[]
+  >`select schema_name from projection_builds where name = ${name} and status = 'live'`;
   return r?.schema_name;
 }
 
@@ -622,7 +803,10 @@ export async function liveSchema(sql: Sql | Tx, name: string): Promise<string | 
  * store, or `pollMs` at the latest) and catches up again, until the signal is aborted. A failing run is
  * logged and retried after `pollMs`.
  */
-export async function followProjections(deps: RunnerDeps, opts: { signal: AbortSignal; pollMs?: number; batchSize?: number; onReport?: (r: Report) => void }): Promise<void> {
+export async function followProjections(
+  deps: RunnerDeps,
+  opts: { signal: AbortSignal; pollMs?: number; batchSize?: number; onReport?: (r: Report) => void },
+): Promise<void> {
   const pollMs = Math.max(10, opts.pollMs ?? 1000);
   let wake: (() => void) | undefined;
   let pending = false;
@@ -645,7 +829,10 @@ export async function followProjections(deps: RunnerDeps, opts: { signal: AbortS
     while (!opts.signal.aborted) {
       pending = false;
       try {
-        const r = await runProjections(deps, { signal: opts.signal, ...(opts.batchSize ? { batchSize: opts.batchSize } : {}) });
+        const r = await runProjections(deps, {
+          signal: opts.signal,
+          ...(opts.batchSize ? { batchSize: opts.batchSize } : {}),
+        });
         opts.onReport?.(r);
       } catch (e) {
         if (opts.signal.aborted) break;

@@ -24,7 +24,12 @@ import { validatePurchase, validateSubscriptionPurchase, type Violation } from '
  * typed errors that never hold a secret or card data. See docs/psp.md for each decision.
  */
 
-export type RequestSigner = (req: { method: string; url: string; body: string | undefined; project: PspProject }) => Record<string, string>;
+export type RequestSigner = (req: {
+  method: string;
+  url: string;
+  body: string | undefined;
+  project: PspProject;
+}) => Record<string, string>;
 
 export interface PspClientOptions {
   /** Timeout of each call; for streamed bodies, the longest silence between two chunks. */
@@ -67,7 +72,10 @@ export interface PspClient {
   purchaseWithSubscription(req: SubscriptionPurchaseRequest): Promise<{ location: string }>;
   getTransaction(orderId: string, operation: string): Promise<PaymentRecord>;
   getOrderTransactions(orderId: string): Promise<PaymentRecord[]>;
-  getSubscriptionTransactions(recurringId: string, q: { method: 'purchase' | 'refund'; status: string }): Promise<unknown>;
+  getSubscriptionTransactions(
+    recurringId: string,
+    q: { method: 'purchase' | 'refund'; status: string },
+  ): Promise<unknown>;
   /** [from, to) as instants; yields each record's exact JSON text */
   periodTransactions(from: Date, to: Date): AsyncGenerator<string>;
   startRegisterReport(q: RegisterQuery): Promise<{ reportId: string; count: number }>;
@@ -113,7 +121,11 @@ interface Answer {
  * would go to another endpoint (`cancel("..")` became a POST to /pos/<pos>/cancel; found in review).
  */
 const seg = (s: string) => {
-  if (s === '.' || s === '..' || /^(%2e|\.){1,2}$/i.test(s)) throw new PspError('PSP_VALIDATION', `a path segment may not be ${JSON.stringify(s)}`, { endpoint: 'path', violations: [{ field: 'order_id', message: `${JSON.stringify(s)} is not an identifier` }] });
+  if (s === '.' || s === '..' || /^(%2e|\.){1,2}$/i.test(s))
+    throw new PspError('PSP_VALIDATION', `a path segment may not be ${JSON.stringify(s)}`, {
+      endpoint: 'path',
+      violations: [{ field: 'order_id', message: `${JSON.stringify(s)} is not an identifier` }],
+    });
   return encodeURIComponent(s);
 };
 
@@ -141,8 +153,10 @@ export function serializeRequest(req: Record<string, unknown>): string {
     return a.ok ? new LosslessNumber(formatMinor(a.minor)) : v;
   };
   const copy: Record<string, unknown> = { ...req, amount: num(req.amount) };
-  if (Array.isArray(req.split)) copy.split = req.split.map((i) => (isPlainObject(i) ? { ...i, amount: num(i.amount) } : i));
-  if (isPlainObject(req.init_recurring)) copy.init_recurring = { ...req.init_recurring, amount: num(req.init_recurring.amount) };
+  if (Array.isArray(req.split))
+    copy.split = req.split.map((i) => (isPlainObject(i) ? { ...i, amount: num(i.amount) } : i));
+  if (isPlainObject(req.init_recurring))
+    copy.init_recurring = { ...req.init_recurring, amount: num(req.init_recurring.amount) };
   return losslessStringify(copy) ?? '{}';
 }
 
@@ -172,7 +186,8 @@ export function createPspClient(project: PspProject, opts: PspClientOptions = {}
     const h = new Headers({ Accept: 'application/json' });
     if (call.body !== undefined) h.set('Content-Type', 'application/json');
     if (opts.signer) {
-      for (const [k, v] of Object.entries(opts.signer({ method: call.method, url, body: call.body, project }))) h.set(k, v);
+      for (const [k, v] of Object.entries(opts.signer({ method: call.method, url, body: call.body, project })))
+        h.set(k, v);
     } else {
       h.set('X-API-AUTH', `PAY ${project.apiKey}:${project.apiSecret}`);
       h.set('X-API-KEY', project.endpointsKey);
@@ -195,18 +210,27 @@ export function createPspClient(project: PspProject, opts: PspClientOptions = {}
       }
     }
     const ra = retryAfterMs(headers.get('retry-after'), now());
-    return new PspError('PSP_HTTP_ERROR', `PSP answered ${status} on ${call.endpoint}${pspCode ? ` (${pspCode})` : ''}${pspMessage ? `: ${pspMessage}` : ''}`, {
-      status,
-      pspCode,
-      pspMessage,
-      endpoint: call.endpoint,
-      attempts,
-      ...(ra !== undefined ? { retryAfterMs: ra } : {}),
-    });
+    return new PspError(
+      'PSP_HTTP_ERROR',
+      `PSP answered ${status} on ${call.endpoint}${pspCode ? ` (${pspCode})` : ''}${pspMessage ? `: ${pspMessage}` : ''}`,
+      {
+        status,
+        pspCode,
+        pspMessage,
+        endpoint: call.endpoint,
+        attempts,
+        ...(ra !== undefined ? { retryAfterMs: ra } : {}),
+      },
+    );
   };
 
   /** Reads a streamed body chunk by chunk; a silence longer than the timeout aborts it. */
-  async function* idleTimed(body: ReadableStream<Uint8Array>, controller: AbortController, state: { timedOut: boolean; timer?: NodeJS.Timeout }, call: Call): AsyncGenerator<Uint8Array> {
+  async function* idleTimed(
+    body: ReadableStream<Uint8Array>,
+    controller: AbortController,
+    state: { timedOut: boolean; timer?: NodeJS.Timeout },
+    call: Call,
+  ): AsyncGenerator<Uint8Array> {
     const reader = body.getReader();
     const arm = () => {
       clearTimeout(state.timer);
@@ -223,8 +247,12 @@ export function createPspClient(project: PspProject, opts: PspClientOptions = {}
           r = await reader.read();
         } catch (e) {
           throw state.timedOut
-            ? new PspError('PSP_TIMEOUT', `PSP stream on ${call.endpoint} was silent for more than ${timeoutMs} ms`, { endpoint: call.endpoint })
-            : new PspError('PSP_NETWORK', `PSP stream on ${call.endpoint} broke: ${networkReason(e)}`, { endpoint: call.endpoint });
+            ? new PspError('PSP_TIMEOUT', `PSP stream on ${call.endpoint} was silent for more than ${timeoutMs} ms`, {
+                endpoint: call.endpoint,
+              })
+            : new PspError('PSP_NETWORK', `PSP stream on ${call.endpoint} broke: ${networkReason(e)}`, {
+                endpoint: call.endpoint,
+              });
         }
         if (r.done) return;
         arm();
@@ -247,11 +275,29 @@ export function createPspClient(project: PspProject, opts: PspClientOptions = {}
     }, timeoutMs);
     const started = Date.now();
     try {
-      const res = await fetchImpl(url, { method: call.method, headers: headersOf(call, url), body: call.body, redirect: 'manual', signal: controller.signal });
+      const res = await fetchImpl(url, {
+        method: call.method,
+        headers: headersOf(call, url),
+        body: call.body,
+        redirect: 'manual',
+        signal: controller.signal,
+      });
       if (call.stream && res.ok && res.body) {
         clearTimeout(state.timer);
-        log.debug('psp call', { endpoint: call.endpoint, status: res.status, attempt, ms: Date.now() - started, streamed: true });
-        return { status: res.status, headers: res.headers, text: '', body: idleTimed(res.body, controller, state, call), attempts: attempt };
+        log.debug('psp call', {
+          endpoint: call.endpoint,
+          status: res.status,
+          attempt,
+          ms: Date.now() - started,
+          streamed: true,
+        });
+        return {
+          status: res.status,
+          headers: res.headers,
+          text: '',
+          body: idleTimed(res.body, controller, state, call),
+          attempts: attempt,
+        };
       }
       const text = await res.text();
       clearTimeout(state.timer);
@@ -260,8 +306,15 @@ export function createPspClient(project: PspProject, opts: PspClientOptions = {}
     } catch (e) {
       clearTimeout(state.timer);
       if (isPspError(e)) throw e;
-      if (state.timedOut) throw new PspError('PSP_TIMEOUT', `PSP did not answer ${call.endpoint} within ${timeoutMs} ms`, { endpoint: call.endpoint, attempts: attempt });
-      throw new PspError('PSP_NETWORK', `PSP unreachable on ${call.endpoint}: ${networkReason(e)}`, { endpoint: call.endpoint, attempts: attempt });
+      if (state.timedOut)
+        throw new PspError('PSP_TIMEOUT', `PSP did not answer ${call.endpoint} within ${timeoutMs} ms`, {
+          endpoint: call.endpoint,
+          attempts: attempt,
+        });
+      throw new PspError('PSP_NETWORK', `PSP unreachable on ${call.endpoint}: ${networkReason(e)}`, {
+        endpoint: call.endpoint,
+        attempts: attempt,
+      });
     }
   };
 
@@ -290,7 +343,12 @@ export function createPspClient(project: PspProject, opts: PspClientOptions = {}
       if (canRetry && (answer.status === 429 || answer.status >= 500)) {
         const ra = retryAfterMs(answer.headers.get('retry-after'), now());
         const wait = ra !== undefined ? Math.min(ra, retryAfterMaxMs) : backoff(attempt);
-        log.warn('psp answered an error, retrying', { endpoint: call.endpoint, status: answer.status, attempt, waitMs: wait });
+        log.warn('psp answered an error, retrying', {
+          endpoint: call.endpoint,
+          status: answer.status,
+          attempt,
+          waitMs: wait,
+        });
         if (answer.body) await answer.body.return(undefined);
         await sleep(wait);
         continue;
@@ -306,7 +364,12 @@ export function createPspClient(project: PspProject, opts: PspClientOptions = {}
 
   const jsonOf = (call: Call, a: Answer): unknown => {
     const p = parseJsonExact(a.text);
-    if (!p.ok) throw new PspError('PSP_BAD_RESPONSE', `PSP answer on ${call.endpoint} is not JSON: ${p.reason}`, { endpoint: call.endpoint, status: a.status, attempts: a.attempts });
+    if (!p.ok)
+      throw new PspError('PSP_BAD_RESPONSE', `PSP answer on ${call.endpoint} is not JSON: ${p.reason}`, {
+        endpoint: call.endpoint,
+        status: a.status,
+        attempts: a.attempts,
+      });
     return p.value;
   };
 
@@ -315,26 +378,40 @@ export function createPspClient(project: PspProject, opts: PspClientOptions = {}
     if (r.success) return r.data;
     const issue = r.error.issues[0];
     const field = at + (issue?.path.map(String).join('.') || '(root)');
-    throw new PspError('PSP_BAD_RESPONSE', `PSP answer on ${call.endpoint} is not a payment record: ${field}: ${issue?.message ?? 'invalid'}`, { endpoint: call.endpoint, status, field });
+    throw new PspError(
+      'PSP_BAD_RESPONSE',
+      `PSP answer on ${call.endpoint} is not a payment record: ${field}: ${issue?.message ?? 'invalid'}`,
+      { endpoint: call.endpoint, status, field },
+    );
   };
 
   const recordsOf = (call: Call, value: unknown, status: number): PaymentRecord[] => {
     if (Array.isArray(value)) return value.map((v, i) => recordOf(call, v, status, `${i}.`));
     // A single record where a list was expected is read as a list of one.
     if (isPlainObject(value)) return [recordOf(call, value, status)];
-    throw new PspError('PSP_BAD_RESPONSE', `PSP answer on ${call.endpoint} is not a list of payment records`, { endpoint: call.endpoint, status });
+    throw new PspError('PSP_BAD_RESPONSE', `PSP answer on ${call.endpoint} is not a list of payment records`, {
+      endpoint: call.endpoint,
+      status,
+    });
   };
 
   const pos = () => seg(project.posId);
 
   const getOrderTransactions = async (orderId: string): Promise<PaymentRecord[]> => {
-    const call: Call = { method: 'GET', base: 'base', path: `/api/v1/pos/${pos()}/orders/${seg(orderId)}`, endpoint: 'GET /api/v1/pos/:pos_id/orders/:order_id', retry: true };
+    const call: Call = {
+      method: 'GET',
+      base: 'base',
+      path: `/api/v1/pos/${pos()}/orders/${seg(orderId)}`,
+      endpoint: 'GET /api/v1/pos/:pos_id/orders/:order_id',
+      retry: true,
+    };
     const a = expectOk(call, await send(call));
     return recordsOf(call, jsonOf(call, a), a.status);
   };
 
   const mayHaveTakenEffect = (e: unknown): e is PspError =>
-    isPspError(e) && (e.code === 'PSP_TIMEOUT' || e.code === 'PSP_NETWORK' || (e.code === 'PSP_HTTP_ERROR' && (e.status ?? 0) >= 500));
+    isPspError(e) &&
+    (e.code === 'PSP_TIMEOUT' || e.code === 'PSP_NETWORK' || (e.code === 'PSP_HTTP_ERROR' && (e.status ?? 0) >= 500));
 
   /** After a purchase whose answer was lost: look the order up, as the PSP advises. */
   const lookUpAfterLoss = async (orderId: string, cause: PspError, endpoint: string): Promise<PaymentRecord[]> => {
@@ -344,13 +421,17 @@ export function createPspClient(project: PspProject, opts: PspClientOptions = {}
       return await getOrderTransactions(orderId);
     } catch (e) {
       if (isPspError(e, 'PSP_HTTP_ERROR') && e.status === 404) return [];
-      throw new PspError('PSP_OUTCOME_UNKNOWN', `purchase on ${endpoint} failed (${cause.code}${cause.status ? ` ${cause.status}` : ''}) and the order look-up failed too (${isPspError(e) ? e.code : 'error'}): the order may or may not exist`, {
-        endpoint,
-        status: cause.status,
-        pspCode: cause.pspCode,
-        pspMessage: cause.pspMessage,
-        cause: e,
-      });
+      throw new PspError(
+        'PSP_OUTCOME_UNKNOWN',
+        `purchase on ${endpoint} failed (${cause.code}${cause.status ? ` ${cause.status}` : ''}) and the order look-up failed too (${isPspError(e) ? e.code : 'error'}): the order may or may not exist`,
+        {
+          endpoint,
+          status: cause.status,
+          pspCode: cause.pspCode,
+          pspMessage: cause.pspMessage,
+          cause: e,
+        },
+      );
     }
   };
 
@@ -358,7 +439,11 @@ export function createPspClient(project: PspProject, opts: PspClientOptions = {}
    * Sends a purchase POST once. When its outcome is lost (5xx, timeout, network), it is never sent again:
    * the order is looked up instead, as the PSP advises.
    */
-  const sendPurchase = async (call: Call, orderId: string, endpoint: string): Promise<{ answer: Answer } | { lost: PspError; found: PaymentRecord[] }> => {
+  const sendPurchase = async (
+    call: Call,
+    orderId: string,
+    endpoint: string,
+  ): Promise<{ answer: Answer } | { lost: PspError; found: PaymentRecord[] }> => {
     try {
       const a = await send(call);
       if (a.status >= 500) throw httpError(call, a.status, a.text, a.headers, a.attempts);
@@ -370,7 +455,14 @@ export function createPspClient(project: PspProject, opts: PspClientOptions = {}
   };
 
   const outcomeUnknown = (e: PspError, endpoint: string, found: PaymentRecord[], message: string): PspError =>
-    new PspError('PSP_OUTCOME_UNKNOWN', message, { endpoint, status: e.status, pspCode: e.pspCode, pspMessage: e.pspMessage, found, cause: e });
+    new PspError('PSP_OUTCOME_UNKNOWN', message, {
+      endpoint,
+      status: e.status,
+      pspCode: e.pspCode,
+      pspMessage: e.pspMessage,
+      found,
+      cause: e,
+    });
 
   const purchaseCall = (path: string, endpoint: string, req: Record<string, unknown>): Call => ({
     method: 'POST',
@@ -380,17 +472,28 @@ export function createPspClient(project: PspProject, opts: PspClientOptions = {}
     body: serializeRequest(req),
     retry: false,
     // the card number as sent and as digits only (a PSP may echo it either way; a 12-digit one escapes the PAN mask)
-    secrets: [req.cc_number, typeof req.cc_number === 'string' ? req.cc_number.replace(/[ -]/g, '') : undefined, req.card_cvv]
-      .filter((v): v is string => typeof v === 'string' && v.length > 0),
+    secrets: [
+      req.cc_number,
+      typeof req.cc_number === 'string' ? req.cc_number.replace(/[ -]/g, '') : undefined,
+      req.card_cvv,
+    ].filter((v): v is string => typeof v === 'string' && v.length > 0),
   });
 
   const validationError = (endpoint: string, violations: Violation[]) =>
-    new PspError('PSP_VALIDATION', `request refused before sending: ${violations.map((v) => `${v.field}: ${v.message}`).join('; ')}`, { endpoint, violations });
+    new PspError(
+      'PSP_VALIDATION',
+      `request refused before sending: ${violations.map((v) => `${v.field}: ${v.message}`).join('; ')}`,
+      { endpoint, violations },
+    );
 
   const locationOf = (call: Call, a: Answer): string | null => {
     if (a.status < 300 || a.status >= 400) return null;
     const loc = a.headers.get('location');
-    if (!loc) throw new PspError('PSP_BAD_RESPONSE', `PSP answered ${a.status} on ${call.endpoint} without a Location`, { endpoint: call.endpoint, status: a.status });
+    if (!loc)
+      throw new PspError('PSP_BAD_RESPONSE', `PSP answered ${a.status} on ${call.endpoint} without a Location`, {
+        endpoint: call.endpoint,
+        status: a.status,
+      });
     return new URL(loc, project.baseUrl).toString();
   };
 
@@ -407,9 +510,14 @@ export function createPspClient(project: PspProject, opts: PspClientOptions = {}
         const { lost: e, found } = sent;
         const primary = found.find((r) => r.method === 'purchase') ?? found[0];
         if (primary && req.mode === 'direct') return { kind: 'direct', record: primary };
-        throw outcomeUnknown(e, endpoint, found, primary
-          ? `purchase on ${endpoint} failed (${e.code}) but order ${req.order_id} exists at the PSP; its checkout address was not returned`
-          : `purchase on ${endpoint} failed (${e.code}) and order ${req.order_id} is not found at the PSP (yet): it was probably not created`);
+        throw outcomeUnknown(
+          e,
+          endpoint,
+          found,
+          primary
+            ? `purchase on ${endpoint} failed (${e.code}) but order ${req.order_id} exists at the PSP; its checkout address was not returned`
+            : `purchase on ${endpoint} failed (${e.code}) and order ${req.order_id} is not found at the PSP (yet): it was probably not created`,
+        );
       }
       const a = sent.answer;
       const location = locationOf(call, a);
@@ -426,15 +534,23 @@ export function createPspClient(project: PspProject, opts: PspClientOptions = {}
       const sent = await sendPurchase(call, req.order_id, endpoint);
       if ('lost' in sent) {
         const { lost: e, found } = sent;
-        throw outcomeUnknown(e, endpoint, found, found.length > 0
-          ? `subscription purchase failed (${e.code}) but order ${req.order_id} exists at the PSP; its checkout address was not returned`
-          : `subscription purchase failed (${e.code}) and order ${req.order_id} is not found at the PSP (yet): it was probably not created`);
+        throw outcomeUnknown(
+          e,
+          endpoint,
+          found,
+          found.length > 0
+            ? `subscription purchase failed (${e.code}) but order ${req.order_id} exists at the PSP; its checkout address was not returned`
+            : `subscription purchase failed (${e.code}) and order ${req.order_id} is not found at the PSP (yet): it was probably not created`,
+        );
       }
       const a = sent.answer;
       const location = locationOf(call, a);
       if (location !== null) return { location };
       expectOk(call, a);
-      throw new PspError('PSP_BAD_RESPONSE', `PSP answered ${a.status} on ${endpoint}; expected 303 with a Location`, { endpoint, status: a.status });
+      throw new PspError('PSP_BAD_RESPONSE', `PSP answered ${a.status} on ${endpoint}; expected 303 with a Location`, {
+        endpoint,
+        status: a.status,
+      });
     },
 
     async getTransaction(orderId, operation) {
@@ -460,7 +576,8 @@ export function createPspClient(project: PspProject, opts: PspClientOptions = {}
         query: { method: q.method, status: q.status },
         retry: true,
       };
-      if (q.method !== 'purchase' && q.method !== 'refund') throw validationError(call.endpoint, [{ field: 'method', message: 'only purchase or refund' }]);
+      if (q.method !== 'purchase' && q.method !== 'refund')
+        throw validationError(call.endpoint, [{ field: 'method', message: 'only purchase or refund' }]);
       const a = expectOk(call, await send(call));
       // Body not published: returned as plain JSON (numbers exact when safe, else their text).
       return toPlainJson(jsonOf(call, a));
@@ -476,7 +593,8 @@ export function createPspClient(project: PspProject, opts: PspClientOptions = {}
         retry: true,
         stream: true,
       };
-      if (!(from.getTime() < to.getTime())) throw validationError(call.endpoint, [{ field: 'enddate', message: 'the period end must be after its start' }]);
+      if (!(from.getTime() < to.getTime()))
+        throw validationError(call.endpoint, [{ field: 'enddate', message: 'the period end must be after its start' }]);
       const a = expectOk(call, await send(call));
       yield* items(call, a);
     },
@@ -484,8 +602,10 @@ export function createPspClient(project: PspProject, opts: PspClientOptions = {}
     async startRegisterReport(q) {
       const endpoint = 'POST /streaming-report/start';
       const span = q.to.getTime() - q.from.getTime();
-      if (!(span > 0)) throw validationError(endpoint, [{ field: 'end_date', message: 'the period end must be after its start' }]);
-      if (span > MAX_REGISTER_PERIOD_MS) throw validationError(endpoint, [{ field: 'end_date', message: 'the register period is at most 31 days' }]);
+      if (!(span > 0))
+        throw validationError(endpoint, [{ field: 'end_date', message: 'the period end must be after its start' }]);
+      if (span > MAX_REGISTER_PERIOD_MS)
+        throw validationError(endpoint, [{ field: 'end_date', message: 'the register period is at most 31 days' }]);
       const body: Record<string, unknown> = {
         project_id: project.posId,
         start_date: isoWithOffset(q.from),
@@ -495,12 +615,23 @@ export function createPspClient(project: PspProject, opts: PspClientOptions = {}
       if (q.methods && q.methods.length > 0) body.methods = q.methods;
       if (q.transactionDetails && q.transactionDetails.length > 0) body.transaction_details = q.transactionDetails;
       // Starting a report moves no money: repeating it after a lost answer costs only a second report.
-      const call: Call = { method: 'POST', base: 'report', path: '/streaming-report/start', endpoint, body: JSON.stringify(body), retry: true };
+      const call: Call = {
+        method: 'POST',
+        base: 'report',
+        path: '/streaming-report/start',
+        endpoint,
+        body: JSON.stringify(body),
+        retry: true,
+      };
       const a = expectOk(call, await send(call));
       const r = registerStartResponse.safeParse(jsonOf(call, a));
       if (!r.success) {
         const field = r.error.issues[0]?.path.map(String).join('.') || '(root)';
-        throw new PspError('PSP_BAD_RESPONSE', `PSP answer on ${endpoint} is not a report start: ${field}: ${r.error.issues[0]?.message}`, { endpoint, status: a.status, field });
+        throw new PspError(
+          'PSP_BAD_RESPONSE',
+          `PSP answer on ${endpoint} is not a report start: ${field}: ${r.error.issues[0]?.message}`,
+          { endpoint, status: a.status, field },
+        );
       }
       return { reportId: r.data.report_id, count: r.data.count };
     },
@@ -575,7 +706,11 @@ export function createPspClient(project: PspProject, opts: PspClientOptions = {}
       yield* jsonArrayItems(a.body ?? single(new TextEncoder().encode(a.text)));
     } catch (e) {
       if (isPspError(e)) throw e;
-      throw new PspError('PSP_BAD_RESPONSE', `PSP answer on ${call.endpoint}: ${(e as Error).message}`, { endpoint: call.endpoint, status: a.status, cause: e });
+      throw new PspError('PSP_BAD_RESPONSE', `PSP answer on ${call.endpoint}: ${(e as Error).message}`, {
+        endpoint: call.endpoint,
+        status: a.status,
+        cause: e,
+      });
     }
   }
 }

@@ -52,7 +52,10 @@ export function parseJsonExact(text: string, opts: { maxDepth?: number } = {}): 
  * character in its messages (a NUL, or half of an emoji), and a reason is stored: PostgreSQL refuses both.
  */
 export function printable(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f\ud800-\udfff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return text.replace(
+    /[\u0000-\u001f\u007f\ud800-\udfff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 export function isPlainObject(v: unknown): v is Record<string, unknown> {
@@ -189,7 +192,16 @@ export function createArrayScanner(maxItemChars = MAX_ITEM_CHARS) {
   let arrayFound = false;
   let arrayDone = false;
   // The value being read (an element, or an object member skipped); null when between values.
-  let value: null | { kind: 'container' | 'string' | 'scalar'; depth: number; inString: boolean; escape: boolean; capture: boolean; parts: string[]; size: number; isKey: boolean } = null;
+  let value: null | {
+    kind: 'container' | 'string' | 'scalar';
+    depth: number;
+    inString: boolean;
+    escape: boolean;
+    capture: boolean;
+    parts: string[];
+    size: number;
+    isKey: boolean;
+  } = null;
   let offset = 0; // characters consumed so far, for error messages
 
   const fail = (msg: string): never => {
@@ -198,7 +210,8 @@ export function createArrayScanner(maxItemChars = MAX_ITEM_CHARS) {
 
   const startValue = (c: number, capture: boolean, isKey = false) => {
     const kind = c === 123 || c === 91 ? 'container' : c === 34 ? 'string' : 'scalar';
-    if (kind === 'scalar' && !/[-0-9tfn]/.test(String.fromCharCode(c))) fail(`unexpected character ${JSON.stringify(String.fromCharCode(c))}`);
+    if (kind === 'scalar' && !/[-0-9tfn]/.test(String.fromCharCode(c)))
+      fail(`unexpected character ${JSON.stringify(String.fromCharCode(c))}`);
     // The first character is scanned (and kept) by scanValue, like every other.
     value = { kind, depth: 0, inString: false, escape: false, capture, parts: [], size: 0, isKey };
   };
@@ -311,8 +324,7 @@ export function createArrayScanner(maxItemChars = MAX_ITEM_CHARS) {
           else if (c === 125) {
             if (!arrayFound) fail('the object has no array member');
             phase = 'done';
-          }
-          else fail(`expected ',' or '}', found ${JSON.stringify(ch)}`);
+          } else fail(`expected ',' or '}', found ${JSON.stringify(ch)}`);
           break;
         case 'arr-first':
         case 'arr-next':
@@ -346,7 +358,11 @@ export function createArrayScanner(maxItemChars = MAX_ITEM_CHARS) {
     // A value still open (even a scalar: it cannot end a document inside an array) is truncation.
     if (phase !== 'done' || value !== null) {
       if (phase === 'root') fail('empty response');
-      fail(arrayFound && !arrayDone ? 'truncated input: the document ends inside the array' : 'truncated input: the document is incomplete');
+      fail(
+        arrayFound && !arrayDone
+          ? 'truncated input: the document ends inside the array'
+          : 'truncated input: the document is incomplete',
+      );
     }
     return out;
   };
@@ -360,7 +376,10 @@ export function createArrayScanner(maxItemChars = MAX_ITEM_CHARS) {
  * records (`{"count": 2, "records": [...]}`); other members of such an object are skipped. UTF-8 split
  * across chunks is decoded correctly; truncated input throws a `JsonStreamError`.
  */
-export async function* jsonArrayItems(body: AsyncIterable<Uint8Array>, opts: { maxItemChars?: number } = {}): AsyncGenerator<string> {
+export async function* jsonArrayItems(
+  body: AsyncIterable<Uint8Array>,
+  opts: { maxItemChars?: number } = {},
+): AsyncGenerator<string> {
   const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
   const scanner = createArrayScanner(opts.maxItemChars);
   const decode = (chunk?: Uint8Array): string => {

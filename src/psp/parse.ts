@@ -13,7 +13,15 @@ import {
 import { isLosslessNumber, isPlainObject, parseJsonExact, parseJsonFast, toPlainJson } from './json';
 import { decodeBase64Url } from './signature';
 import { parseAmount } from '../money';
-import { captureWebhook, periodRecord, primaryWebhook, refundWebhook, registerRecord, voidWebhook, type Amount } from './schemas';
+import {
+  captureWebhook,
+  periodRecord,
+  primaryWebhook,
+  refundWebhook,
+  registerRecord,
+  voidWebhook,
+  type Amount,
+} from './schemas';
 
 /**
  * Normalizers: the PSP's JSON text → the exact records of src/events/ingest-events.ts. Every failure
@@ -37,7 +45,11 @@ export const EARLIEST_RECORD_TIME = Date.UTC(2000, 0, 1);
 /** Latest plausible record time, relative to now. */
 export const LATEST_RECORD_AHEAD_MS = 366 * 24 * 3600 * 1000;
 
-const fail = (field: string, reason: string): { ok: false; field: string; reason: string } => ({ ok: false, field, reason });
+const fail = (field: string, reason: string): { ok: false; field: string; reason: string } => ({
+  ok: false,
+  field,
+  reason,
+});
 
 function readObject(text: string, opts: ParseOptions): ParseResult<Record<string, unknown>> {
   // Fast path (see parseJsonFast): numbers arrive as JS numbers whose text is exactly the source's,
@@ -64,7 +76,12 @@ export function unstorableText(value: unknown, path: string): { ok: false; field
   const check = (s: string, where: string) => {
     const m = UNSTORABLE.exec(s);
     if (!m) return null;
-    return fail(where || '(root)', m[0] === '\u0000' ? 'contains a NUL character (U+0000), which cannot be stored' : 'contains an unpaired UTF-16 surrogate (not Unicode text)');
+    return fail(
+      where || '(root)',
+      m[0] === '\u0000'
+        ? 'contains a NUL character (U+0000), which cannot be stored'
+        : 'contains an unpaired UTF-16 surrogate (not Unicode text)',
+    );
   };
   if (typeof value === 'string') return check(value, path);
   if (Array.isArray(value)) {
@@ -77,7 +94,9 @@ export function unstorableText(value: unknown, path: string): { ok: false; field
   if (isPlainObject(value)) {
     for (const [k, v] of Object.entries(value)) {
       // The field path is stored too: write an unstorable name's characters as \uXXXX text.
-      const name = UNSTORABLE.test(k) ? k.replace(UNSTORABLE_ALL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : k;
+      const name = UNSTORABLE.test(k)
+        ? k.replace(UNSTORABLE_ALL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+        : k;
       const where = path ? `${path}.${name}` : name;
       const r = check(k, where) ?? unstorableText(v, where);
       if (r) return r;
@@ -132,7 +151,14 @@ const PLAIN_UTC = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1
 function plainUtcMillis(t: string): number | undefined {
   const m = PLAIN_UTC.exec(t);
   if (!m) return undefined;
-  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6]].map(Number) as [number, number, number, number, number, number];
+  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6]].map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   if (year < 2000 || month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return undefined;
   const ms = Date.UTC(year, month - 1, day, hour, minute, second, m[7] ? Number(m[7].padEnd(3, '0')) : 0);
   return new Date(ms).getUTCDate() === day ? ms : undefined;
@@ -142,7 +168,11 @@ function plainUtcMillis(t: string): number | undefined {
  * Record timestamps (`yyyy-MM-ddTHH:mm:ss.SSS`, no zone shown) are read as UTC. A zone, when one is
  * given, is honoured. "" or null → null.
  */
-export function recordTimeToIso(value: string | null | undefined, field: string, now: Date = new Date()): ParseResult<string | null> {
+export function recordTimeToIso(
+  value: string | null | undefined,
+  field: string,
+  now: Date = new Date(),
+): ParseResult<string | null> {
   if (value === null || value === undefined || value.trim() === '') return { ok: true, value: null };
   const t = value.trim();
   const plain = plainUtcMillis(t);
@@ -206,7 +236,10 @@ const amountOf: Read = (v) => {
 /** optionalAmount */
 const optionalAmountOf: Read = (v) => (v === '' || v == null ? null : amountOf(v));
 
-function readFast(obj: Record<string, unknown>, spec: ReadonlyArray<readonly [string, Read]>): Record<string, unknown> | null {
+function readFast(
+  obj: Record<string, unknown>,
+  spec: ReadonlyArray<readonly [string, Read]>,
+): Record<string, unknown> | null {
   const out: Record<string, unknown> = {};
   for (const [name, read] of spec) {
     const v = read(obj[name]);
@@ -218,19 +251,51 @@ function readFast(obj: Record<string, unknown>, spec: ReadonlyArray<readonly [st
 
 // The fields of registerRecord / periodRecord that the normalizers read (the rest stay in `other`).
 const REGISTER_FAST: ReadonlyArray<readonly [string, Read]> = [
-  ['projectId', optionalIdTextOf], ['orderId', optionalIdTextOf], ['paymentId', idTextOf], ['amount', optionalAmountOf],
-  ['currency', currencyOf], ['method', stringOf], ['status', stringOf], ['dateTime', epochOf], ['cardMask', textOf],
-  ['payway', textOf], ['customerFee', optionalAmountOf], ['merchantFee', optionalAmountOf], ['entityName', textOf],
-  ['projectName', textOf], ['originalAmount', optionalAmountOf], ['exchangeCurrency', textOf], ['tokenizationKind', textOf],
-  ['authCode', optionalIdTextOf], ['rrnCode', optionalIdTextOf], ['description', textOf], ['payload', textOf],
-  ['paymentSystem', textOf], ['recipientCardMask', textOf], ['reserveAmount', optionalAmountOf], ['receiverName', textOf],
-  ['receiverAmount', optionalAmountOf], ['receiverFee', optionalAmountOf],
+  ['projectId', optionalIdTextOf],
+  ['orderId', optionalIdTextOf],
+  ['paymentId', idTextOf],
+  ['amount', optionalAmountOf],
+  ['currency', currencyOf],
+  ['method', stringOf],
+  ['status', stringOf],
+  ['dateTime', epochOf],
+  ['cardMask', textOf],
+  ['payway', textOf],
+  ['customerFee', optionalAmountOf],
+  ['merchantFee', optionalAmountOf],
+  ['entityName', textOf],
+  ['projectName', textOf],
+  ['originalAmount', optionalAmountOf],
+  ['exchangeCurrency', textOf],
+  ['tokenizationKind', textOf],
+  ['authCode', optionalIdTextOf],
+  ['rrnCode', optionalIdTextOf],
+  ['description', textOf],
+  ['payload', textOf],
+  ['paymentSystem', textOf],
+  ['recipientCardMask', textOf],
+  ['reserveAmount', optionalAmountOf],
+  ['receiverName', textOf],
+  ['receiverAmount', optionalAmountOf],
+  ['receiverFee', optionalAmountOf],
 ];
 const PERIOD_FAST: ReadonlyArray<readonly [string, Read]> = [
-  ['projectId', optionalIdTextOf], ['orderId', optionalIdTextOf], ['paymentId', idTextOf], ['amount', amountOf],
-  ['currency', currencyOf], ['method', stringOf], ['status', stringOf], ['dateTime', epochOf], ['authCode', optionalIdTextOf],
-  ['rrnCode', optionalIdTextOf], ['description', textOf], ['payload', textOf], ['customerFee', optionalAmountOf],
-  ['merchantFee', optionalAmountOf], ['paymentSystem', textOf], ['recipientCardMask', textOf],
+  ['projectId', optionalIdTextOf],
+  ['orderId', optionalIdTextOf],
+  ['paymentId', idTextOf],
+  ['amount', amountOf],
+  ['currency', currencyOf],
+  ['method', stringOf],
+  ['status', stringOf],
+  ['dateTime', epochOf],
+  ['authCode', optionalIdTextOf],
+  ['rrnCode', optionalIdTextOf],
+  ['description', textOf],
+  ['payload', textOf],
+  ['customerFee', optionalAmountOf],
+  ['merchantFee', optionalAmountOf],
+  ['paymentSystem', textOf],
+  ['recipientCardMask', textOf],
 ];
 
 const plainOf = (v: unknown): v is Record<string, unknown> => isPlainObject(v) && !isLosslessNumber(v);
@@ -243,7 +308,8 @@ const feeOf: Read = (v) => {
   return amount === SLOW || currency === SLOW ? SLOW : { ...v, amount, currency };
 };
 /** limitInfo.nullish() (validated, not read) */
-const limitInfoOf: Read = (v) => (v == null || (plainOf(v) && textOf(v.retry_after) !== SLOW && textOf(v.description) !== SLOW) ? v : SLOW);
+const limitInfoOf: Read = (v) =>
+  v == null || (plainOf(v) && textOf(v.retry_after) !== SLOW && textOf(v.description) !== SLOW) ? v : SLOW;
 /** recurringObject.nullish() */
 const recurringOf: Read = (v) => {
   if (v == null) return v;
@@ -258,15 +324,41 @@ const shortTextOf: Read = (v) => (v == null || (typeof v === 'string' && v.lengt
 const asIs: Read = (v) => v;
 
 const WEBHOOK_BASE_FAST: ReadonlyArray<readonly [string, Read]> = [
-  ['payment_id', idTextOf], ['order_id', optionalIdTextOf], ['transaction_id', optionalIdTextOf], ['pos_id', textOf], ['mode', textOf],
-  ['method', stringOf], ['amount', amountOf], ['currency', currencyOf], ['status', stringOf], ['status_code', optionalIdTextOf],
-  ['status_description', textOf], ['fee', feeOf], ['created_at', textOf], ['processed_at', textOf],
+  ['payment_id', idTextOf],
+  ['order_id', optionalIdTextOf],
+  ['transaction_id', optionalIdTextOf],
+  ['pos_id', textOf],
+  ['mode', textOf],
+  ['method', stringOf],
+  ['amount', amountOf],
+  ['currency', currencyOf],
+  ['status', stringOf],
+  ['status_code', optionalIdTextOf],
+  ['status_description', textOf],
+  ['fee', feeOf],
+  ['created_at', textOf],
+  ['processed_at', textOf],
 ];
 const PRIMARY_FAST: ReadonlyArray<readonly [string, Read]> = [
-  ...WEBHOOK_BASE_FAST, ['operation_id', asIs], ['gateway_order_id', textOf], ['billing_order_id', textOf], ['payway', textOf],
-  ['eci', optionalIdTextOf], ['limit_info', limitInfoOf], ['cc_mask', textOf], ['cc_token', textOf], ['cc_token_expiration', textOf],
-  ['customer_id', textOf], ['customer_phone', textOf], ['fixed_fee', feeOf], ['percent_fee', feeOf], ['payload', textOf],
-  ['receipt_url', textOf], ['recurring', recurringOf], ['processed_amount', optionalAmountOf], ['processed_currency', shortTextOf],
+  ...WEBHOOK_BASE_FAST,
+  ['operation_id', asIs],
+  ['gateway_order_id', textOf],
+  ['billing_order_id', textOf],
+  ['payway', textOf],
+  ['eci', optionalIdTextOf],
+  ['limit_info', limitInfoOf],
+  ['cc_mask', textOf],
+  ['cc_token', textOf],
+  ['cc_token_expiration', textOf],
+  ['customer_id', textOf],
+  ['customer_phone', textOf],
+  ['fixed_fee', feeOf],
+  ['percent_fee', feeOf],
+  ['payload', textOf],
+  ['receipt_url', textOf],
+  ['recurring', recurringOf],
+  ['processed_amount', optionalAmountOf],
+  ['processed_currency', shortTextOf],
 ];
 /** The schema of each webhook kind (primaryWebhook, captureWebhook, voidWebhook, refundWebhook), read fast. */
 const WEBHOOK_FAST: Record<NormalizedWebhook['kind'], ReadonlyArray<readonly [string, Read]>> = {
@@ -279,8 +371,23 @@ const WEBHOOK_FAST: Record<NormalizedWebhook['kind'], ReadonlyArray<readonly [st
 };
 
 const REGISTER_MAPPED = new Set([
-  'projectId', 'orderId', 'paymentId', 'method', 'status', 'dateTime', 'currency', 'amount', 'originalAmount', 'customerFee',
-  'merchantFee', 'receiverName', 'receiverAmount', 'receiverFee', 'reserveAmount', 'cardMask', 'payway',
+  'projectId',
+  'orderId',
+  'paymentId',
+  'method',
+  'status',
+  'dateTime',
+  'currency',
+  'amount',
+  'originalAmount',
+  'customerFee',
+  'merchantFee',
+  'receiverName',
+  'receiverAmount',
+  'receiverFee',
+  'reserveAmount',
+  'cardMask',
+  'payway',
 ]);
 
 /**
@@ -288,7 +395,9 @@ const REGISTER_MAPPED = new Set([
  * what it saw: a LosslessNumber, not a number) are the ones stored: the same record is refused with the
  * same reason, so with the same event id, whichever path read it first.
  */
-function exactOnRefusal<T>(read: (text: string, opts: ParseOptions) => ParseResult<T>): (text: string, opts?: ParseOptions) => ParseResult<T> {
+function exactOnRefusal<T>(
+  read: (text: string, opts: ParseOptions) => ParseResult<T>,
+): (text: string, opts?: ParseOptions) => ParseResult<T> {
   return (text, opts = {}) => {
     const r = read(text, opts);
     return r.ok || opts.exactOnly ? r : read(text, { ...opts, exactOnly: true });
@@ -296,7 +405,15 @@ function exactOnRefusal<T>(read: (text: string, opts: ParseOptions) => ParseResu
 }
 
 /** The fields register and period records share, as their schemas read them. */
-type RecordCommon = { projectId?: string | null; orderId?: string | null; paymentId: string; method: string; status: string; dateTime?: string | null; currency: string };
+type RecordCommon = {
+  projectId?: string | null;
+  orderId?: string | null;
+  paymentId: string;
+  method: string;
+  status: string;
+  dateTime?: string | null;
+  currency: string;
+};
 
 /** The identification shared by register and period records (ids, method, status and time, checked), and the currency. */
 function identityOf(d: RecordCommon, opts: ParseOptions): ParseResult<NormalizedRecordCommon> {
@@ -310,17 +427,32 @@ function identityOf(d: RecordCommon, opts: ParseOptions): ParseResult<Normalized
   if (!t.ok) return t;
   return {
     ok: true,
-    value: { projectId: orNull(d.projectId), orderId: orNull(d.orderId), paymentId: d.paymentId, method: m.value, status: s.value, dateTime: t.value, currency: d.currency },
+    value: {
+      projectId: orNull(d.projectId),
+      orderId: orNull(d.orderId),
+      paymentId: d.paymentId,
+      method: m.value,
+      status: s.value,
+      dateTime: t.value,
+      currency: d.currency,
+    },
   };
 }
 
-type RecordHead<T> = { ok: true; root: Record<string, unknown>; record: T; common: NormalizedRecordCommon } | { ok: false; field: string; reason: string };
+type RecordHead<T> =
+  | { ok: true; root: Record<string, unknown>; record: T; common: NormalizedRecordCommon }
+  | { ok: false; field: string; reason: string };
 
 /**
  * What reading a register or a period record starts with: the JSON object, the record as its schema
  * reads it (by the fast reader `fast` when it can, else by zod), and the fields they share, normalized.
  */
-function readRecordHead<T extends RecordCommon>(text: string, opts: ParseOptions, fast: ReadonlyArray<readonly [string, Read]>, schema: z.ZodType<T>): RecordHead<T> {
+function readRecordHead<T extends RecordCommon>(
+  text: string,
+  opts: ParseOptions,
+  fast: ReadonlyArray<readonly [string, Read]>,
+  schema: z.ZodType<T>,
+): RecordHead<T> {
   const root = readObject(text, opts);
   if (!root.ok) return root;
   const fastRecord = opts.exactOnly ? null : readFast(root.value, fast);
@@ -362,7 +494,18 @@ function readRegisterRecord(text: string, opts: ParseOptions): ParseResult<Norma
   };
 }
 
-const PERIOD_MAPPED = new Set(['projectId', 'orderId', 'paymentId', 'method', 'status', 'dateTime', 'currency', 'amount', 'customerFee', 'merchantFee']);
+const PERIOD_MAPPED = new Set([
+  'projectId',
+  'orderId',
+  'paymentId',
+  'method',
+  'status',
+  'dateTime',
+  'currency',
+  'amount',
+  'customerFee',
+  'merchantFee',
+]);
 
 /** A time-period transaction record (2.9), exactly. */
 export const parsePeriodRecord = exactOnRefusal(readPeriodRecord);
@@ -384,7 +527,18 @@ function readPeriodRecord(text: string, opts: ParseOptions): ParseResult<Normali
 }
 
 const WEBHOOK_MAPPED = new Set([
-  'payment_id', 'order_id', 'operation_id', 'transaction_id', 'method', 'status', 'status_code', 'currency', 'amount', 'fee', 'created_at', 'processed_at',
+  'payment_id',
+  'order_id',
+  'operation_id',
+  'transaction_id',
+  'method',
+  'status',
+  'status_code',
+  'currency',
+  'amount',
+  'fee',
+  'created_at',
+  'processed_at',
 ]);
 
 /** Which body a webhook has: `recurring` when a recurring object is present, else by method. */
@@ -423,7 +577,14 @@ function readWebhookPayload(json: string, opts: ParseOptions): ParseResult<Norma
   let d: Body;
   if (fast) d = fast as Body;
   else {
-    const schema = kind === 'primary' || kind === 'recurring' ? primaryWebhook : kind === 'capture' ? captureWebhook : kind === 'refund' ? refundWebhook : voidWebhook;
+    const schema =
+      kind === 'primary' || kind === 'recurring'
+        ? primaryWebhook
+        : kind === 'capture'
+          ? captureWebhook
+          : kind === 'refund'
+            ? refundWebhook
+            : voidWebhook;
     const r = schema.safeParse(obj);
     if (!r.success) return firstIssue(r.error);
     d = r.data as Body;
@@ -435,13 +596,23 @@ function readWebhookPayload(json: string, opts: ParseOptions): ParseResult<Norma
   // operation_id is in the schema of capture, void and refund only; on a primary body it passes through
   // unread, so read it here (a number arrives as a LosslessNumber, which is not event data).
   const op = d.operation_id as unknown;
-  const operationId = op == null || op === '' ? null : typeof op === 'string' ? op : isLosslessNumber(op) ? op.value : typeof op === 'number' ? String(op) : undefined;
+  const operationId =
+    op == null || op === ''
+      ? null
+      : typeof op === 'string'
+        ? op
+        : isLosslessNumber(op)
+          ? op.value
+          : typeof op === 'number'
+            ? String(op)
+            : undefined;
   if (operationId === undefined) return fail('operation_id', 'expected a string or a number');
   const created = recordTimeToIso(d.created_at, 'created_at', opts.now);
   if (!created.ok) return created;
   const processed = recordTimeToIso(d.processed_at, 'processed_at', opts.now);
   if (!processed.ok) return processed;
-  if (d.fee?.currency != null && d.fee.currency !== '' && !/^[A-Z]{3}$/.test(d.fee.currency)) return fail('fee.currency', 'expected a 3-letter uppercase currency code');
+  if (d.fee?.currency != null && d.fee.currency !== '' && !/^[A-Z]{3}$/.test(d.fee.currency))
+    return fail('fee.currency', 'expected a 3-letter uppercase currency code');
   return {
     ok: true,
     value: {

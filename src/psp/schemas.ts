@@ -17,10 +17,23 @@ import { isLosslessNumber, type LosslessNumber } from './json';
 // ---------------------------------------------------------------------------------------------
 // Shared field types
 
-export const uuid = z.string().regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'expected a UUID');
+export const uuid = z
+  .string()
+  .regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'expected a UUID');
 /** ISO 4217 shape. Codes outside the ISO list (e.g. a new or test code such as XTS) are kept, not flagged. */
 export const currency = z.string().regex(/^[A-Z]{3}$/, 'expected a 3-letter uppercase currency code');
-export const method = z.enum(['auth', 'purchase', 'capture', 'void', 'p2p', 'credit', 'lookup', 'refund', 'dispute', 'recurrent']);
+export const method = z.enum([
+  'auth',
+  'purchase',
+  'capture',
+  'void',
+  'p2p',
+  'credit',
+  'lookup',
+  'refund',
+  'dispute',
+  'recurrent',
+]);
 export type Method = z.infer<typeof method>;
 export const status = z.enum(['init', 'pending', 'success', 'failure']);
 export type Status = z.infer<typeof status>;
@@ -39,7 +52,9 @@ export interface Amount {
 const lossless = z.custom<LosslessNumber>((v) => isLosslessNumber(v), 'expected a number');
 
 /** Text of a JSON number or string, before interpretation. */
-export const numberText = z.union([lossless, z.string(), z.number()]).transform((v) => (typeof v === 'object' ? v.value : String(v)));
+export const numberText = z
+  .union([lossless, z.string(), z.number()])
+  .transform((v) => (typeof v === 'object' ? v.value : String(v)));
 
 function amountOf(opts: { allowNegative: boolean }) {
   return numberText.transform((raw, ctx): Amount => {
@@ -73,12 +88,20 @@ export const optionalAmount = z
 /** A string the PSP may leave empty or null. */
 const text = z.string().nullish();
 /** A string or number held as text (ids, codes and masks are sometimes sent as numbers). */
-const idText = z.union([z.string(), lossless, z.number()]).transform((v) => (typeof v === 'object' ? v.value : String(v)));
-const optionalIdText = z.union([idText, z.null(), z.undefined()]).transform((v) => (v == null || v === '' ? null : v)).optional();
+const idText = z
+  .union([z.string(), lossless, z.number()])
+  .transform((v) => (typeof v === 'object' ? v.value : String(v)));
+const optionalIdText = z
+  .union([idText, z.null(), z.undefined()])
+  .transform((v) => (v == null || v === '' ? null : v))
+  .optional();
 /** Record timestamp yyyy-MM-ddTHH:mm:ss.SSS, no zone shown (read as UTC by the parsers). */
 export const timestamp = z.string().nullish();
 /** Milliseconds since the epoch as a number or numeric string, or "" when not yet set. */
-export const epochMillis = z.union([lossless, z.string(), z.number(), z.null(), z.undefined()]).transform((v) => (v == null ? null : typeof v === 'object' ? v.value : String(v))).optional();
+export const epochMillis = z
+  .union([lossless, z.string(), z.number(), z.null(), z.undefined()])
+  .transform((v) => (v == null ? null : typeof v === 'object' ? v.value : String(v)))
+  .optional();
 
 // ---------------------------------------------------------------------------------------------
 // 2.3, 2.4, 2.6: pieces of requests (outgoing)
@@ -299,16 +322,64 @@ export type RegisterRecord = z.infer<typeof registerRecord>;
 
 /** Field names accepted in `transaction_details` (2.10 plus projectId). */
 export const REGISTER_FIELDS = [
-  'projectId', 'orderId', 'paymentId', 'amount', 'currency', 'method', 'status', 'dateTime', 'cardMask', 'payway',
-  'customerFee', 'merchantFee', 'entityName', 'projectName', 'originalAmount', 'exchangeAmount', 'exchangeCurrency',
-  'exchangeRate', 'tokenizationKind', 'authCode', 'rrnCode', 'description', 'payload', 'paymentSystem',
-  'recipientCardMask', 'reserveAmount', 'receiverName', 'receiverAmount', 'receiverFee',
+  'projectId',
+  'orderId',
+  'paymentId',
+  'amount',
+  'currency',
+  'method',
+  'status',
+  'dateTime',
+  'cardMask',
+  'payway',
+  'customerFee',
+  'merchantFee',
+  'entityName',
+  'projectName',
+  'originalAmount',
+  'exchangeAmount',
+  'exchangeCurrency',
+  'exchangeRate',
+  'tokenizationKind',
+  'authCode',
+  'rrnCode',
+  'description',
+  'payload',
+  'paymentSystem',
+  'recipientCardMask',
+  'reserveAmount',
+  'receiverName',
+  'receiverAmount',
+  'receiverFee',
 ] as const;
 export type RegisterField = (typeof REGISTER_FIELDS)[number];
 /** The fields the PSP sends when `transaction_details` is absent. */
-export const REGISTER_DEFAULT_FIELDS: readonly RegisterField[] = ['orderId', 'paymentId', 'amount', 'currency', 'method', 'status', 'dateTime', 'cardMask', 'payway', 'customerFee', 'merchantFee'];
+export const REGISTER_DEFAULT_FIELDS: readonly RegisterField[] = [
+  'orderId',
+  'paymentId',
+  'amount',
+  'currency',
+  'method',
+  'status',
+  'dateTime',
+  'cardMask',
+  'payway',
+  'customerFee',
+  'merchantFee',
+];
 /** What recon asks for: everything the reconciliation uses (defaults + split, reserve and identification fields). */
-export const REGISTER_RECON_FIELDS: readonly RegisterField[] = [...REGISTER_DEFAULT_FIELDS, 'projectId', 'originalAmount', 'reserveAmount', 'receiverName', 'receiverAmount', 'receiverFee', 'authCode', 'rrnCode', 'paymentSystem'];
+export const REGISTER_RECON_FIELDS: readonly RegisterField[] = [
+  ...REGISTER_DEFAULT_FIELDS,
+  'projectId',
+  'originalAmount',
+  'reserveAmount',
+  'receiverName',
+  'receiverAmount',
+  'receiverFee',
+  'authCode',
+  'rrnCode',
+  'paymentSystem',
+];
 
 // ---------------------------------------------------------------------------------------------
 // 4.7: register report responses (incoming)
@@ -340,7 +411,11 @@ export const reportNotReady = z.looseObject({ message: z.string().nullish(), cod
 export type ReportNotReady = z.infer<typeof reportNotReady>;
 
 /** Fetch response when the whole body is in memory: the records, or not ready. */
-export const registerFetchResponse = z.union([reportNotReady, z.array(z.unknown()), z.looseObject({}).transform((o) => o)]);
+export const registerFetchResponse = z.union([
+  reportNotReady,
+  z.array(z.unknown()),
+  z.looseObject({}).transform((o) => o),
+]);
 
 // ---------------------------------------------------------------------------------------------
 // 6.2–6.5: webhook bodies (incoming, the decoded `data` JSON)
@@ -384,7 +459,11 @@ export const primaryWebhook = z.looseObject({
 });
 export type PrimaryWebhook = z.infer<typeof primaryWebhook>;
 
-export const captureWebhook = z.looseObject({ ...webhookBase, operation_id: optionalIdText, limit_info: limitInfo.nullish() });
+export const captureWebhook = z.looseObject({
+  ...webhookBase,
+  operation_id: optionalIdText,
+  limit_info: limitInfo.nullish(),
+});
 export type CaptureWebhook = z.infer<typeof captureWebhook>;
 export const voidWebhook = z.looseObject({ ...webhookBase, operation_id: optionalIdText });
 export type VoidWebhook = z.infer<typeof voidWebhook>;

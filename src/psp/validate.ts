@@ -39,7 +39,17 @@ export const MAX_RETRY_ATTEMPTS = 7;
 
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 const CARD_FIELDS = ['cc_number', 'exp_month', 'exp_year', 'card_cvv'] as const;
-const NOT_IN_HOSTED = ['cc_number', 'exp_month', 'exp_year', 'card_cvv', 'cc_token', 'customer_ip', 'customer_referrer', 'browser_fingerprint', 'cryptogram'] as const;
+const NOT_IN_HOSTED = [
+  'cc_number',
+  'exp_month',
+  'exp_year',
+  'card_cvv',
+  'cc_token',
+  'customer_ip',
+  'customer_referrer',
+  'browser_fingerprint',
+  'cryptogram',
+] as const;
 
 /** Luhn checksum over the digits of a card number. */
 /** Request fields of free text the merchant writes and the PSP sends back in its reports and webhooks. */
@@ -73,17 +83,27 @@ export function luhnValid(digits: string): boolean {
 }
 
 /** The defaults the PSP applies when retry_attempts / retry_interval_hours are not sent. */
-export function recurringDefaults(unit: IntervalUnit): { retryAttempts: number; retryIntervalHours: number; maxRetryIntervalHours: number } {
+export function recurringDefaults(unit: IntervalUnit): {
+  retryAttempts: number;
+  retryIntervalHours: number;
+  maxRetryIntervalHours: number;
+} {
   return unit === 'day'
     ? { retryAttempts: DEFAULT_RETRY_ATTEMPTS, retryIntervalHours: 2, maxRetryIntervalHours: 23 }
     : { retryAttempts: DEFAULT_RETRY_ATTEMPTS, retryIntervalHours: 24, maxRetryIntervalHours: 72 };
 }
 
 /** init_recurring with the PSP's defaults filled in (for display and for the sandbox). */
-export function withRecurringDefaults(r: InitRecurring): InitRecurring & { retry_attempts: number; retry_interval_hours: number } {
+export function withRecurringDefaults(
+  r: InitRecurring,
+): InitRecurring & { retry_attempts: number; retry_interval_hours: number } {
   const unit = intervalUnit.safeParse(r.interval_unit);
   const d = recurringDefaults(unit.success ? unit.data : 'month');
-  return { ...r, retry_attempts: r.retry_attempts ?? d.retryAttempts, retry_interval_hours: r.retry_interval_hours ?? d.retryIntervalHours };
+  return {
+    ...r,
+    retry_attempts: r.retry_attempts ?? d.retryAttempts,
+    retry_interval_hours: r.retry_interval_hours ?? d.retryIntervalHours,
+  };
 }
 
 function collector() {
@@ -130,57 +150,84 @@ const isDate = (s: string) => /^\d{4}-\d{2}-\d{2}$/.test(s) && DateTime.fromISO(
 function checkCommon(req: Record<string, unknown>, add: Add) {
   if (typeof req.pos_id === 'string' && !UUID.test(req.pos_id)) add('pos_id', 'expected a UUID');
   checkAmount(req.amount, 'amount', add);
-  if (typeof req.currency === 'string' && !/^[A-Z]{3}$/.test(req.currency)) add('currency', 'expected a 3-letter uppercase ISO 4217 code');
+  if (typeof req.currency === 'string' && !/^[A-Z]{3}$/.test(req.currency))
+    add('currency', 'expected a 3-letter uppercase ISO 4217 code');
   if (typeof req.order_id === 'string') {
     if (req.order_id.trim() === '') add('order_id', 'must not be empty');
-    if (req.order_id === '.' || req.order_id === '..') add('order_id', 'must not be "." or ".." (it is a path segment of later calls)');
+    if (req.order_id === '.' || req.order_id === '..')
+      add('order_id', 'must not be "." or ".." (it is a path segment of later calls)');
     if (req.order_id.length > MAX_ORDER_ID_CHARS) add('order_id', `at most ${MAX_ORDER_ID_CHARS} characters`);
   }
   if (typeof req.description === 'string' && req.description.trim() === '') add('description', 'must not be empty');
-  if (typeof req.order_3ds_bypass === 'string' && req.order_3ds_bypass.trim() === '') add('order_3ds_bypass', 'must not be empty');
-  if (typeof req.payload === 'string' && [...req.payload].length > MAX_PAYLOAD_CHARS) add('payload', `at most ${MAX_PAYLOAD_CHARS} characters`);
+  if (typeof req.order_3ds_bypass === 'string' && req.order_3ds_bypass.trim() === '')
+    add('order_3ds_bypass', 'must not be empty');
+  if (typeof req.payload === 'string' && [...req.payload].length > MAX_PAYLOAD_CHARS)
+    add('payload', `at most ${MAX_PAYLOAD_CHARS} characters`);
   // The PSP stores these and returns them in the register, the period records and webhooks, whose text recon
   // keeps: a card number written there would be persisted (found in review).
-  for (const f of FREE_TEXT_FIELDS) if (typeof req[f] === 'string' && holdsCardNumber(req[f])) add(f, 'must not hold a card number');
-  if (typeof req.customer_birthday === 'string' && !isDate(req.customer_birthday)) add('customer_birthday', 'expected a date yyyy-MM-dd');
-  if (typeof req.customer_country === 'string' && !/^[A-Z]{2}$/.test(req.customer_country)) add('customer_country', 'expected an ISO 3166-1 alpha-2 code');
-  if (typeof req.customer_email === 'string' && !/^[^\s@]+@[^\s@]+$/.test(req.customer_email)) add('customer_email', 'expected an e-mail address');
+  for (const f of FREE_TEXT_FIELDS)
+    if (typeof req[f] === 'string' && holdsCardNumber(req[f])) add(f, 'must not hold a card number');
+  if (typeof req.customer_birthday === 'string' && !isDate(req.customer_birthday))
+    add('customer_birthday', 'expected a date yyyy-MM-dd');
+  if (typeof req.customer_country === 'string' && !/^[A-Z]{2}$/.test(req.customer_country))
+    add('customer_country', 'expected an ISO 3166-1 alpha-2 code');
+  if (typeof req.customer_email === 'string' && !/^[^\s@]+@[^\s@]+$/.test(req.customer_email))
+    add('customer_email', 'expected an e-mail address');
   for (const f of ['server_url', 'result_url', 'customer_referrer'] as const) checkUrl(req[f], f, add);
   if (req.mode === 'hosted') checkUrl(req.validation_url, 'validation_url', add);
-  if (typeof req.merchant_mcc === 'string' && !/^\d{4}$/.test(req.merchant_mcc)) add('merchant_mcc', 'expected a 4-digit MCC');
+  if (typeof req.merchant_mcc === 'string' && !/^\d{4}$/.test(req.merchant_mcc))
+    add('merchant_mcc', 'expected a 4-digit MCC');
   if (Array.isArray(req.split)) {
     if (req.split.length === 0 && req.init_recurring === undefined) add('split', 'at least one split item');
     req.split.forEach((item, i) => {
       const it = item as Record<string, unknown>;
       checkAmount(it.amount, `split.${i}.amount`, add);
-      if (typeof it.sub_merchant_id === 'string' && !UUID.test(it.sub_merchant_id)) add(`split.${i}.sub_merchant_id`, 'expected a UUID');
+      if (typeof it.sub_merchant_id === 'string' && !UUID.test(it.sub_merchant_id))
+        add(`split.${i}.sub_merchant_id`, 'expected a UUID');
     });
   }
-  if (req.init_recurring !== undefined && typeof req.init_recurring === 'object' && req.init_recurring !== null) checkRecurring(req.init_recurring as InitRecurring, add);
+  if (req.init_recurring !== undefined && typeof req.init_recurring === 'object' && req.init_recurring !== null)
+    checkRecurring(req.init_recurring as InitRecurring, add);
 }
 
 function checkRecurring(r: InitRecurring, add: Add) {
   const p = 'init_recurring';
   const unit = intervalUnit.safeParse(r.interval_unit);
   if (!unit.success) add(`${p}.interval_unit`, 'expected day, week, month, quarter or year');
-  if (typeof r.interval_count === 'number' && (!Number.isInteger(r.interval_count) || r.interval_count < 1 || r.interval_count > MAX_INTERVAL_COUNT)) {
+  if (
+    typeof r.interval_count === 'number' &&
+    (!Number.isInteger(r.interval_count) || r.interval_count < 1 || r.interval_count > MAX_INTERVAL_COUNT)
+  ) {
     add(`${p}.interval_count`, `a whole number from 1 to ${MAX_INTERVAL_COUNT}`);
   }
-  if (r.retry_attempts !== undefined && (!Number.isInteger(r.retry_attempts) || r.retry_attempts < 0 || r.retry_attempts > MAX_RETRY_ATTEMPTS)) {
+  if (
+    r.retry_attempts !== undefined &&
+    (!Number.isInteger(r.retry_attempts) || r.retry_attempts < 0 || r.retry_attempts > MAX_RETRY_ATTEMPTS)
+  ) {
     add(`${p}.retry_attempts`, `a whole number from 0 to ${MAX_RETRY_ATTEMPTS}`);
   }
   if (r.retry_interval_hours !== undefined) {
     const max = recurringDefaults(unit.success ? unit.data : 'month').maxRetryIntervalHours;
     if (!Number.isInteger(r.retry_interval_hours) || r.retry_interval_hours < 1 || r.retry_interval_hours > max) {
-      add(`${p}.retry_interval_hours`, `a whole number from 1 to ${max} when interval_unit is ${unit.success ? unit.data : r.interval_unit}`);
+      add(
+        `${p}.retry_interval_hours`,
+        `a whole number from 1 to ${max} when interval_unit is ${unit.success ? unit.data : r.interval_unit}`,
+      );
     }
   }
   if (r.start_date !== undefined && !isDate(r.start_date)) add(`${p}.start_date`, 'expected a date YYYY-MM-DD');
   if (r.expiry_date !== undefined && !isDate(r.expiry_date)) add(`${p}.expiry_date`, 'expected a date YYYY-MM-DD');
-  if (r.start_date !== undefined && r.expiry_date !== undefined && isDate(r.start_date) && isDate(r.expiry_date) && r.expiry_date < r.start_date) {
+  if (
+    r.start_date !== undefined &&
+    r.expiry_date !== undefined &&
+    isDate(r.start_date) &&
+    isDate(r.expiry_date) &&
+    r.expiry_date < r.start_date
+  ) {
     add(`${p}.expiry_date`, 'must not be before start_date');
   }
-  if (r.time !== undefined && !/^([01]\d|2[0-3]):[0-5]\d:[0-5]\d$/.test(r.time)) add(`${p}.time`, 'expected a UTC time HH:MM:SS');
+  if (r.time !== undefined && !/^([01]\d|2[0-3]):[0-5]\d:[0-5]\d$/.test(r.time))
+    add(`${p}.time`, 'expected a UTC time HH:MM:SS');
   checkUrl(r.notification_url, `${p}.notification_url`, add);
   checkAmount(r.amount, `${p}.amount`, add);
 }
@@ -194,7 +241,8 @@ function checkCard(req: Record<string, unknown>, add: Add, now: Date) {
   }
   if (hasToken) {
     // A wallet token may carry a short text prefix ending in a colon ("applepay:…"): any non-blank token passes.
-    if (typeof req.cc_token !== 'string' || /\s/.test(req.cc_token) || /^[^:]*:$/.test(req.cc_token)) add('cc_token', 'expected a token without spaces');
+    if (typeof req.cc_token !== 'string' || /\s/.test(req.cc_token) || /^[^:]*:$/.test(req.cc_token))
+      add('cc_token', 'expected a token without spaces');
     return;
   }
   if (present.length === 0) {
@@ -226,14 +274,21 @@ function result<T>(value: T, list: Violation[]): Validation<T> {
   return list.length > 0 ? { ok: false, violations: list } : { ok: true, value };
 }
 
-export function validateDirectPurchase(req: DirectPurchaseRequest, opts: ValidateOptions = {}): Validation<DirectPurchaseRequest> {
+export function validateDirectPurchase(
+  req: DirectPurchaseRequest,
+  opts: ValidateOptions = {},
+): Validation<DirectPurchaseRequest> {
   const { list, add } = collector();
   const s = directPurchaseRequest.safeParse(req);
   if (!s.success) fromZod(s.error, add);
   const r = req as unknown as Record<string, unknown>;
   checkCommon(r, add);
   checkCard(r, add, opts.now ?? new Date());
-  if (r.browser_fingerprint !== undefined && (typeof r.browser_fingerprint !== 'object' || r.browser_fingerprint === null)) add('browser_fingerprint', 'expected an object');
+  if (
+    r.browser_fingerprint !== undefined &&
+    (typeof r.browser_fingerprint !== 'object' || r.browser_fingerprint === null)
+  )
+    add('browser_fingerprint', 'expected an object');
   return result(req, dedupe(list));
 }
 
@@ -255,7 +310,9 @@ export function validatePurchase(req: PurchaseRequest, opts: ValidateOptions = {
 }
 
 /** A hosted purchase with init_recurring (4.2). */
-export function validateSubscriptionPurchase(req: SubscriptionPurchaseRequest): Validation<SubscriptionPurchaseRequest> {
+export function validateSubscriptionPurchase(
+  req: SubscriptionPurchaseRequest,
+): Validation<SubscriptionPurchaseRequest> {
   const { list, add } = collector();
   const s = subscriptionPurchaseRequest.safeParse(req);
   if (!s.success) fromZod(s.error, add);
@@ -279,7 +336,11 @@ function dedupe(list: Violation[]): Violation[] {
  * The relation between the split amounts and the purchase amount is not published, so recon never
  * refuses a request for it; this exposes the comparison for whoever wants to warn.
  */
-export function checkSplitSum(req: { amount: string | number; split?: ReadonlyArray<{ amount: string | number }> }): { total: Minor | null; splitTotal: Minor | null; matches: boolean } {
+export function checkSplitSum(req: { amount: string | number; split?: ReadonlyArray<{ amount: string | number }> }): {
+  total: Minor | null;
+  splitTotal: Minor | null;
+  matches: boolean;
+} {
   const total = parseAmount(req.amount);
   let splitTotal: Minor | null = 0n;
   for (const item of req.split ?? []) {

@@ -26,11 +26,12 @@ const HOUR_MS = 3_600_000;
  * next midnight for `to` (`ceil`), so that the windows always cover what was asked.
  */
 function localDay(value: DateTime | string, zone: string, round: 'floor' | 'ceil'): DateTime {
-  const dt = typeof value === 'string'
-    ? /^\d{4}-\d{2}-\d{2}$/.test(value)
-      ? DateTime.fromISO(value, { zone })
-      : DateTime.fromISO(value, { zone: 'utc', setZone: true }).setZone(zone)
-    : value.setZone(zone);
+  const dt =
+    typeof value === 'string'
+      ? /^\d{4}-\d{2}-\d{2}$/.test(value)
+        ? DateTime.fromISO(value, { zone })
+        : DateTime.fromISO(value, { zone: 'utc', setZone: true }).setZone(zone)
+      : value.setZone(zone);
   if (!dt.isValid) throw new RangeError(`not a day or an instant: ${String(value)}`);
   const start = dt.startOf('day');
   if (round === 'ceil' && start.toMillis() !== dt.toMillis()) return start.plus({ days: 1 }).startOf('day');
@@ -39,7 +40,8 @@ function localDay(value: DateTime | string, zone: string, round: 'floor' | 'ceil
 
 export function windows(from: DateTime | string, to: DateTime | string, zone: string, maxDays = 31): SyncWindow[] {
   if (!IANAZone.isValidZone(zone)) throw new RangeError(`not an IANA time zone: ${zone}`);
-  if (!Number.isInteger(maxDays) || maxDays < 1) throw new RangeError(`maxDays must be a whole number ≥ 1, got ${maxDays}`);
+  if (!Number.isInteger(maxDays) || maxDays < 1)
+    throw new RangeError(`maxDays must be a whole number ≥ 1, got ${maxDays}`);
   const start = localDay(from, zone, 'floor');
   const end = localDay(to, zone, 'ceil');
   const limitMs = maxDays * 24 * HOUR_MS;

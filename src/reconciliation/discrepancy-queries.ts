@@ -47,7 +47,8 @@ function dayStart(day: string, zone: string): DateTime | null {
   return d.isValid ? d.startOf('day') : null;
 }
 
-const isoOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : v instanceof Date ? v.toISOString() : String(v));
+const isoOrNull = (v: unknown): string | null =>
+  v === null || v === undefined ? null : v instanceof Date ? v.toISOString() : String(v);
 
 function toRecord(r: Record<string, unknown>): DiscrepancyRecord {
   return {
@@ -78,16 +79,24 @@ function toRecord(r: Record<string, unknown>): DiscrepancyRecord {
 }
 
 /** Checks a filter; the message names the field and what is expected. */
-export function checkFilter(f: DiscrepancyFilter): { ok: true } | { ok: false; code: 'INVALID_FILTER'; message: string } {
+export function checkFilter(
+  f: DiscrepancyFilter,
+): { ok: true } | { ok: false; code: 'INVALID_FILTER'; message: string } {
   const bad = (message: string) => ({ ok: false as const, code: 'INVALID_FILTER' as const, message });
-  if (f.from !== undefined && !dayStart(f.from, f.timezone)) return bad(`from: expected a day YYYY-MM-DD, got ${JSON.stringify(f.from)}`);
-  if (f.to !== undefined && !dayStart(f.to, f.timezone)) return bad(`to: expected a day YYYY-MM-DD, got ${JSON.stringify(f.to)}`);
+  if (f.from !== undefined && !dayStart(f.from, f.timezone))
+    return bad(`from: expected a day YYYY-MM-DD, got ${JSON.stringify(f.from)}`);
+  if (f.to !== undefined && !dayStart(f.to, f.timezone))
+    return bad(`to: expected a day YYYY-MM-DD, got ${JSON.stringify(f.to)}`);
   if (f.from !== undefined && f.to !== undefined && f.from > f.to) return bad(`from (${f.from}) is after to (${f.to})`);
-  if (f.type !== undefined && !(DISCREPANCY_TYPES as readonly string[]).includes(f.type)) return bad(`type: expected one of ${DISCREPANCY_TYPES.join(', ')}, got ${JSON.stringify(f.type)}`);
-  if (f.status !== undefined && !(DISCREPANCY_STATUSES as readonly string[]).includes(f.status)) return bad(`status: expected one of ${DISCREPANCY_STATUSES.join(', ')}, got ${JSON.stringify(f.status)}`);
+  if (f.type !== undefined && !(DISCREPANCY_TYPES as readonly string[]).includes(f.type))
+    return bad(`type: expected one of ${DISCREPANCY_TYPES.join(', ')}, got ${JSON.stringify(f.type)}`);
+  if (f.status !== undefined && !(DISCREPANCY_STATUSES as readonly string[]).includes(f.status))
+    return bad(`status: expected one of ${DISCREPANCY_STATUSES.join(', ')}, got ${JSON.stringify(f.status)}`);
   // bounded here, not by PostgreSQL: a limit beyond its bigint (or any number not exact in JS) failed in the query (a 500)
-  if (f.limit !== undefined && (!Number.isInteger(f.limit) || f.limit < 1 || f.limit > MAX_LIMIT)) return bad(`limit: expected a whole number from 1 to ${MAX_LIMIT}`);
-  if (f.offset !== undefined && (!Number.isSafeInteger(f.offset) || f.offset < 0)) return bad(`offset: expected a whole number from 0 to ${Number.MAX_SAFE_INTEGER}`);
+  if (f.limit !== undefined && (!Number.isInteger(f.limit) || f.limit < 1 || f.limit > MAX_LIMIT))
+    return bad(`limit: expected a whole number from 1 to ${MAX_LIMIT}`);
+  if (f.offset !== undefined && (!Number.isSafeInteger(f.offset) || f.offset < 0))
+    return bad(`offset: expected a whole number from 0 to ${Number.MAX_SAFE_INTEGER}`);
   return { ok: true };
 }
 
@@ -96,7 +105,11 @@ async function guardView<T>(fn: () => Promise<T>): Promise<QueryResult<T>> {
     return { ok: true, value: await fn() };
   } catch (e) {
     if (isSqlState(e, 'undefinedTable') || (e as { code?: string }).code === '3F000') {
-      return { ok: false, code: 'NOT_PROJECTED', message: 'the reconciliation views do not exist yet: run `recon project` first' };
+      return {
+        ok: false,
+        code: 'NOT_PROJECTED',
+        message: 'the reconciliation views do not exist yet: run `recon project` first',
+      };
     }
     throw e;
   }
@@ -113,7 +126,10 @@ export async function listDiscrepancies(sql: Sql, f: DiscrepancyFilter): Promise
 }
 
 /** `listDiscrepancies`, also telling whether rows follow the page (`more`: one row past `limit` exists). */
-export async function pageOfDiscrepancies(sql: Sql, f: DiscrepancyFilter): Promise<QueryResult<{ rows: DiscrepancyRecord[]; more: boolean }>> {
+export async function pageOfDiscrepancies(
+  sql: Sql,
+  f: DiscrepancyFilter,
+): Promise<QueryResult<{ rows: DiscrepancyRecord[]; more: boolean }>> {
   const checked = checkFilter(f);
   if (!checked.ok) return checked;
   const from = f.from ? dayStart(f.from, f.timezone)!.toJSDate() : null;
@@ -135,7 +151,8 @@ export async function pageOfDiscrepancies(sql: Sql, f: DiscrepancyFilter): Promi
 }
 
 export async function getDiscrepancy(sql: Sql, id: string): Promise<QueryResult<DiscrepancyRecord | undefined>> {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return { ok: true, value: undefined };
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id))
+    return { ok: true, value: undefined };
   return guardView(async () => {
     const [r] = await sql<Record<string, unknown>[]>`select * from recon.discrepancies where id = ${id}::uuid`;
     return r ? toRecord(r) : undefined;
@@ -148,12 +165,18 @@ export interface OperationRecord {
 
 const plain = (r: Record<string, unknown>): Record<string, unknown> => {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(r)) out[k] = typeof v === 'bigint' ? v.toString() : v instanceof Date ? v.toISOString() : v;
+  for (const [k, v] of Object.entries(r))
+    out[k] = typeof v === 'bigint' ? v.toString() : v instanceof Date ? v.toISOString() : v;
   return out;
 };
 
 /** The operations of a payment (or of an order), with their receivers and discrepancies. Amounts as decimal strings of minor units. */
-export async function operationsOf(sql: Sql, ref: { paymentId?: string; orderId?: string }): Promise<QueryResult<{ operations: OperationRecord[]; receivers: OperationRecord[]; discrepancies: DiscrepancyRecord[] }>> {
+export async function operationsOf(
+  sql: Sql,
+  ref: { paymentId?: string; orderId?: string },
+): Promise<
+  QueryResult<{ operations: OperationRecord[]; receivers: OperationRecord[]; discrepancies: DiscrepancyRecord[] }>
+> {
   return guardView(async () => {
     const ops = await sql<Record<string, unknown>[]>`
       select * from recon.operations
@@ -162,39 +185,68 @@ export async function operationsOf(sql: Sql, ref: { paymentId?: string; orderId?
     const keys = ops.map((o) => String(o.operation_key));
     const payments = [...new Set(ops.map((o) => String(o.payment_id)))];
     const receivers = keys.length
-      ? await sql<Record<string, unknown>[]>`select * from recon.operation_receivers where operation_key = any(${keys}::text[]) order by operation_key, receiver_name`
+      ? await sql<
+          Record<string, unknown>[]
+        >`select * from recon.operation_receivers where operation_key = any(${keys}::text[]) order by operation_key, receiver_name`
       : [];
     const disc = payments.length
-      ? await sql<Record<string, unknown>[]>`select * from recon.discrepancies where payment_id = any(${payments}::text[]) order by coalesce(occurred_at, detected_at), type, id`
+      ? await sql<
+          Record<string, unknown>[]
+        >`select * from recon.discrepancies where payment_id = any(${payments}::text[]) order by coalesce(occurred_at, detected_at), type, id`
       : [];
     return { operations: ops.map(plain), receivers: receivers.map(plain), discrepancies: disc.map(toRecord) };
   });
 }
 
 export type AcceptErrorCode = 'EMPTY_NOTE' | 'EMPTY_NAME' | 'UNKNOWN_ID' | 'ALREADY_ACCEPTED' | 'NOT_PROJECTED';
-export type AcceptResult = { ok: true; eventId: string; discrepancy: DiscrepancyRecord } | { ok: false; code: AcceptErrorCode; message: string };
+export type AcceptResult =
+  | { ok: true; eventId: string; discrepancy: DiscrepancyRecord }
+  | { ok: false; code: AcceptErrorCode; message: string };
 
 /**
  * Records an auditor's acceptance as a DiscrepancyAccepted event (stream discrepancy-<id>, appended only
  * when the stream does not exist, so a second acceptance is refused even between two projection runs).
  * The projection freezes the discrepancy's values and evidence when it applies the event.
  */
-export async function acceptDiscrepancy(deps: { sql: Sql; store: EventStore }, req: { id: string; note: string; by: string; at: Date }): Promise<AcceptResult> {
+export async function acceptDiscrepancy(
+  deps: { sql: Sql; store: EventStore },
+  req: { id: string; note: string; by: string; at: Date },
+): Promise<AcceptResult> {
   const note = req.note.trim();
   const by = req.by.trim();
-  if (!note) return { ok: false, code: 'EMPTY_NOTE', message: 'a note is required (--note TEXT): say why the difference is acceptable' };
-  if (!by) return { ok: false, code: 'EMPTY_NAME', message: 'the name of the person accepting is required (--by NAME)' };
+  if (!note)
+    return {
+      ok: false,
+      code: 'EMPTY_NOTE',
+      message: 'a note is required (--note TEXT): say why the difference is acceptable',
+    };
+  if (!by)
+    return { ok: false, code: 'EMPTY_NAME', message: 'the name of the person accepting is required (--by NAME)' };
   const found = await getDiscrepancy(deps.sql, req.id);
   if (!found.ok) return { ok: false, code: 'NOT_PROJECTED', message: found.message };
   const d = found.value;
   if (!d) return { ok: false, code: 'UNKNOWN_ID', message: `no discrepancy with id ${req.id}` };
-  if (d.status === 'accepted') return { ok: false, code: 'ALREADY_ACCEPTED', message: `discrepancy ${d.id} was already accepted by ${d.accepted_by} at ${d.accepted_at}` };
-  const event = newEvent(DiscrepancyAccepted, { discrepancyId: d.id, note, acceptedBy: by, acceptedAt: req.at.toISOString() });
+  if (d.status === 'accepted')
+    return {
+      ok: false,
+      code: 'ALREADY_ACCEPTED',
+      message: `discrepancy ${d.id} was already accepted by ${d.accepted_by} at ${d.accepted_at}`,
+    };
+  const event = newEvent(DiscrepancyAccepted, {
+    discrepancyId: d.id,
+    note,
+    acceptedBy: by,
+    acceptedAt: req.at.toISOString(),
+  });
   try {
     await deps.store.append(discrepancyStream(d.id), [event], { expectedRevision: 'no_stream' });
   } catch (e) {
     if (isStoreError(e, 'WRONG_EXPECTED_REVISION')) {
-      return { ok: false, code: 'ALREADY_ACCEPTED', message: `discrepancy ${d.id} already has an acceptance recorded (the projection has not applied it yet)` };
+      return {
+        ok: false,
+        code: 'ALREADY_ACCEPTED',
+        message: `discrepancy ${d.id} already has an acceptance recorded (the projection has not applied it yet)`,
+      };
     }
     throw e;
   }
@@ -208,20 +260,42 @@ export function discrepancyJson(d: DiscrepancyRecord): Record<string, unknown> {
 
 /** A CSV cell, quoted, and defused against formula injection (a leading = + - @ tab or CR gets a quote). */
 export function csvCell(value: unknown): string {
-  let text = value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  let text =
+    value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
   if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
   return /[",\r\n']/.test(text) || text !== text.trim() ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
 export const CSV_COLUMNS = [
-  'id', 'type', 'status', 'pos_id', 'order_id', 'payment_id', 'method', 'receiver_name', 'sub_merchant_id', 'currency',
-  'occurred_at', 'detected_at', 'resolved_at', 'resolved_by_event', 'accepted_at', 'accepted_by', 'accepted_note', 'values', 'evidence',
+  'id',
+  'type',
+  'status',
+  'pos_id',
+  'order_id',
+  'payment_id',
+  'method',
+  'receiver_name',
+  'sub_merchant_id',
+  'currency',
+  'occurred_at',
+  'detected_at',
+  'resolved_at',
+  'resolved_by_event',
+  'accepted_at',
+  'accepted_by',
+  'accepted_note',
+  'values',
+  'evidence',
 ] as const;
 
 export function discrepanciesCsv(rows: readonly DiscrepancyRecord[]): string {
   const lines = [CSV_COLUMNS.join(',')];
   for (const r of rows) {
-    lines.push(CSV_COLUMNS.map((c) => csvCell(c === 'evidence' ? r.evidence.join(' ') : (r as unknown as Record<string, unknown>)[c])).join(','));
+    lines.push(
+      CSV_COLUMNS.map((c) =>
+        csvCell(c === 'evidence' ? r.evidence.join(' ') : (r as unknown as Record<string, unknown>)[c]),
+      ).join(','),
+    );
   }
   return lines.join('\r\n') + '\r\n';
 }
@@ -230,6 +304,12 @@ export function discrepanciesTable(rows: readonly DiscrepancyRecord[]): string {
   const cols = ['id', 'type', 'status', 'payment_id', 'method', 'receiver_name', 'currency', 'detected_at'] as const;
   const cells = rows.map((r) => cols.map((c) => String(r[c] ?? '-')));
   const widths = cols.map((c, i) => Math.max(c.length, ...cells.map((row) => row[i]!.length)));
-  const line = (vals: readonly string[]) => vals.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd();
-  return [line(cols), ...cells.map(line), `${rows.length} discrepanc${rows.length === 1 ? 'y' : 'ies'}`].join('\n') + '\n';
+  const line = (vals: readonly string[]) =>
+    vals
+      .map((v, i) => v.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
+  return (
+    [line(cols), ...cells.map(line), `${rows.length} discrepanc${rows.length === 1 ? 'y' : 'ies'}`].join('\n') + '\n'
+  );
 }

@@ -1,6 +1,13 @@
 import { uuidV5 } from '../events/ids';
-import type { DiscrepancyStatus, DiscrepancyType } from './discrepancy-types';
-import { isFinal, SOURCES, type MatchedOperation, type Observation, type SourceItem, type SourceName } from './matching';
+import type { DiscrepancyType } from './discrepancy-types';
+import {
+  isFinal,
+  SOURCES,
+  type MatchedOperation,
+  type Observation,
+  type SourceItem,
+  type SourceName,
+} from './matching';
 
 /**
  * Discrepancy rules: which discrepancies one payment's matched operations show at a given "now".
@@ -132,7 +139,8 @@ function perSource(op: MatchedOperation): Record<string, unknown> {
   return { register: sourceValues(op.register), period: sourceValues(op.period), webhook: sourceValues(op.webhook) };
 }
 
-const present = (op: MatchedOperation): SourceItem[] => SOURCES.map((src) => op[src]).filter((x): x is SourceItem => x !== null);
+const present = (op: MatchedOperation): SourceItem[] =>
+  SOURCES.map((src) => op[src]).filter((x): x is SourceItem => x !== null);
 
 const distinct = <T>(xs: T[]) => [...new Set(xs)];
 
@@ -169,7 +177,9 @@ export function awaitedReports(
     const until = seen + ctx.graceMs;
     if (ctx.now !== null && ctx.now >= until) continue;
     const t = o.dateTime === null ? NaN : Date.parse(o.dateTime);
-    const covered = !Number.isNaN(t) && ctx.windows.some((w) => Date.parse(w.from) <= t && t < Date.parse(w.to) && Date.parse(w.completedAt) >= seen);
+    const covered =
+      !Number.isNaN(t) &&
+      ctx.windows.some((w) => Date.parse(w.from) <= t && t < Date.parse(w.to) && Date.parse(w.completedAt) >= seen);
     if (!covered) (out ??= []).push({ reportId: o.reportId, dateTime: o.dateTime, until });
   }
   return out ?? [];
@@ -183,7 +193,9 @@ const splitRows = (op: MatchedOperation): Observation[] => (op.register?.receive
  * two is absent and some source has a final status (otherwise nothing can be missing).
  */
 const missingRows = (op: MatchedOperation): Observation[] =>
-  (op.register && op.period) || !present(op).some((i) => isFinal(i.status)) ? [] : [...(op.register?.rows ?? []), ...(op.period?.rows ?? [])].map((r) => r.current);
+  (op.register && op.period) || !present(op).some((i) => isFinal(i.status))
+    ? []
+    : [...(op.register?.rows ?? []), ...(op.period?.rows ?? [])].map((r) => r.current);
 
 /** What the mature operations' judgements wait for (see `ReportWait`, `awaitedReports`). */
 export function reportWaits(ops: readonly MatchedOperation[], ctx: RuleContext): ReportWait[] {
@@ -192,8 +204,12 @@ export function reportWaits(ops: readonly MatchedOperation[], ctx: RuleContext):
   for (const op of ops) {
     const mature = matureAt(op, ctx.graceMs);
     if (mature === null || ctx.now < mature) continue;
-    for (const [judges, rows] of [['split', splitRows(op)], ['missing', missingRows(op)]] as const) {
-      for (const a of awaitedReports(rows, ctx)) out.push({ operationKey: op.key, reportId: a.reportId, dateTime: a.dateTime, judges, until: a.until });
+    for (const [judges, rows] of [
+      ['split', splitRows(op)],
+      ['missing', missingRows(op)],
+    ] as const) {
+      for (const a of awaitedReports(rows, ctx))
+        out.push({ operationKey: op.key, reportId: a.reportId, dateTime: a.dateTime, judges, until: a.until });
     }
   }
   return out;
@@ -208,10 +224,18 @@ export function findDiscrepancies(ops: readonly MatchedOperation[], ctx: RuleCon
     if (ctx.now === null || mature === null || ctx.now < mature) continue;
     const items = present(op);
     const receivers = op.register?.receivers ?? [];
-    const subMerchantIds = distinct(receivers.map((r) => ctx.subMerchantOf(r.receiverName)).filter((x): x is string => x !== undefined)).sort();
+    const subMerchantIds = distinct(
+      receivers.map((r) => ctx.subMerchantOf(r.receiverName)).filter((x): x is string => x !== undefined),
+    ).sort();
     const currency = op.register?.currency ?? op.period?.currency ?? op.webhook?.currency ?? null;
     const opEvidence = items.flatMap((i) => i.eventIds);
-    const base = (type: DiscrepancyType, receiver: string | null, values: Record<string, unknown>, evidence: readonly string[], idReceiver = receiver): Finding => ({
+    const base = (
+      type: DiscrepancyType,
+      receiver: string | null,
+      values: Record<string, unknown>,
+      evidence: readonly string[],
+      idReceiver = receiver,
+    ): Finding => ({
       id: discrepancyId(type, op.key, idReceiver),
       legacyId: discrepancyId(type, `${op.posId}:${op.paymentId}:${op.method}:${op.ordinal}`, idReceiver),
       type,
@@ -221,7 +245,8 @@ export function findDiscrepancies(ops: readonly MatchedOperation[], ctx: RuleCon
       method: op.method,
       operationKey: op.key,
       receiverName: receiver,
-      subMerchantIds: receiver !== null ? [ctx.subMerchantOf(receiver)].filter((x): x is string => x !== undefined) : subMerchantIds,
+      subMerchantIds:
+        receiver !== null ? [ctx.subMerchantOf(receiver)].filter((x): x is string => x !== undefined) : subMerchantIds,
       currency,
       occurredAt: op.occurredAt,
       values,
@@ -236,11 +261,23 @@ export function findDiscrepancies(ops: readonly MatchedOperation[], ctx: RuleCon
     // grace; judged only once the reports of the operation's rows are complete (the sync appends a window's register
     // rows and its period records in separate appends: the one seen without the other is not missing yet).
     const missingWaits = awaitedReports(missingRows(op), rules).length > 0;
-    for (const [src, type] of [['register', 'missing_in_report'], ['period', 'missing_in_period']] as const) {
+    for (const [src, type] of [
+      ['register', 'missing_in_report'],
+      ['period', 'missing_in_period'],
+    ] as const) {
       if (op[src] || !final || missingWaits) continue;
-      const w = ctx.windows.find((w) => Date.parse(w.from) <= t && t < Date.parse(w.to) && Date.parse(w.completedAt) >= mature);
+      const w = ctx.windows.find(
+        (w) => Date.parse(w.from) <= t && t < Date.parse(w.to) && Date.parse(w.completedAt) >= mature,
+      );
       if (!w) continue;
-      out.push(base(type, null, { ...perSourceOf(), window: { from: w.from, to: w.to, completed_at: w.completedAt, report_id: w.reportId } }, [...opEvidence, w.eventId]));
+      out.push(
+        base(
+          type,
+          null,
+          { ...perSourceOf(), window: { from: w.from, to: w.to, completed_at: w.completedAt, report_id: w.reportId } },
+          [...opEvidence, w.eventId],
+        ),
+      );
     }
 
     // missing_webhook: the PSP's data show a final operation older than the grace, and healing asked for a re-send
@@ -249,15 +286,22 @@ export function findDiscrepancies(ops: readonly MatchedOperation[], ctx: RuleCon
     if (!op.webhook && pspFinal) {
       const asked = ctx.resends.filter((r) => r.method === op.method && Date.parse(r.requestedAt) <= ctx.now!);
       if (asked.length) {
-        out.push(base('missing_webhook', null, { ...perSourceOf(), resend_requested_at: asked.map((r) => r.requestedAt) }, [...opEvidence, ...asked.map((r) => r.eventId)]));
+        out.push(
+          base('missing_webhook', null, { ...perSourceOf(), resend_requested_at: asked.map((r) => r.requestedAt) }, [
+            ...opEvidence,
+            ...asked.map((r) => r.eventId),
+          ]),
+        );
       }
     }
 
     if (items.length > 1) {
-      if (distinct(items.map((i) => i.status)).length > 1) out.push(base('status_mismatch', null, perSourceOf(), opEvidence));
+      if (distinct(items.map((i) => i.status)).length > 1)
+        out.push(base('status_mismatch', null, perSourceOf(), opEvidence));
       const amounts = items.filter((i) => i.amount !== null).map((i) => i.amount!.toString());
       if (distinct(amounts).length > 1) out.push(base('amount_mismatch', null, perSourceOf(), opEvidence));
-      if (distinct(items.map((i) => i.currency)).length > 1) out.push(base('currency_mismatch', null, perSourceOf(), opEvidence));
+      if (distinct(items.map((i) => i.currency)).length > 1)
+        out.push(base('currency_mismatch', null, perSourceOf(), opEvidence));
       const r = op.register;
       const p = op.period;
       const w = op.webhook;
@@ -275,12 +319,26 @@ export function findDiscrepancies(ops: readonly MatchedOperation[], ctx: RuleCon
     if (r && receivers.length > 0 && r.amount !== null && awaitedReports(splitRows(op), rules).length === 0) {
       const sum = receivers.reduce((a, x) => a + x.share, 0n);
       if (sum !== r.amount) {
-        out.push(base('split_mismatch', null, { ...perSourceOf(), shares_sum: sum.toString(), original_amount: r.amount.toString() }, r.eventIds));
+        out.push(
+          base(
+            'split_mismatch',
+            null,
+            { ...perSourceOf(), shares_sum: sum.toString(), original_amount: r.amount.toString() },
+            r.eventIds,
+          ),
+        );
       }
     }
     for (const rc of receivers) {
       if (ctx.subMerchantOf(rc.receiverName) === undefined) {
-        out.push(base('unknown_sub_merchant', rc.receiverName, { ...perSourceOf(), receiver_name: rc.receiverName }, rc.row.versions.map((v) => v.eventId)));
+        out.push(
+          base(
+            'unknown_sub_merchant',
+            rc.receiverName,
+            { ...perSourceOf(), receiver_name: rc.receiverName },
+            rc.row.versions.map((v) => v.eventId),
+          ),
+        );
       }
     }
     for (const src of SOURCES) {
@@ -299,7 +357,20 @@ export function findDiscrepancies(ops: readonly MatchedOperation[], ctx: RuleCon
               source: src,
               receiver_name: receiver,
               report_ids: [...row.duplicates.keys()].sort(),
-              rows: versions.map((v) => ({ event_id: v.eventId, report_id: v.reportId, status: v.status, amount: s(v.amount), gross_amount: s(v.grossAmount), customer_fee: s(v.customerFee), merchant_fee: s(v.merchantFee), receiver_amount: s(v.receiverAmount), receiver_fee: s(v.receiverFee), reserve_amount: s(v.reserveAmount), currency: v.currency, date_time: v.dateTime })),
+              rows: versions.map((v) => ({
+                event_id: v.eventId,
+                report_id: v.reportId,
+                status: v.status,
+                amount: s(v.amount),
+                gross_amount: s(v.grossAmount),
+                customer_fee: s(v.customerFee),
+                merchant_fee: s(v.merchantFee),
+                receiver_amount: s(v.receiverAmount),
+                receiver_fee: s(v.receiverFee),
+                reserve_amount: s(v.reserveAmount),
+                currency: v.currency,
+                date_time: v.dateTime,
+              })),
             },
             versions.map((v) => v.eventId),
             `${src}:${receiver ?? ''}`,
@@ -312,7 +383,13 @@ export function findDiscrepancies(ops: readonly MatchedOperation[], ctx: RuleCon
 }
 
 /** The next time (ms, after now) at which this payment's findings may change with the clock alone (a wait's end included). */
-export function nextDue(ops: readonly MatchedOperation[], resends: readonly ResendRequest[], now: number | null, graceMs: number, waits: readonly ReportWait[] = []): number | null {
+export function nextDue(
+  ops: readonly MatchedOperation[],
+  resends: readonly ResendRequest[],
+  now: number | null,
+  graceMs: number,
+  waits: readonly ReportWait[] = [],
+): number | null {
   const times: number[] = [];
   for (const op of ops) {
     const m = matureAt(op, graceMs);

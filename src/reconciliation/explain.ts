@@ -36,7 +36,8 @@ export interface Explanation {
 function timeOf(e: RecordedEvent): string | null {
   const m = e.metadata as Record<string, unknown>;
   const d = (e.data ?? {}) as Record<string, unknown>;
-  const t = m.observedAt ?? m.receivedAt ?? d.completedAt ?? d.requestedAt ?? d.detectedAt ?? d.failedAt ?? d.acceptedAt;
+  const t =
+    m.observedAt ?? m.receivedAt ?? d.completedAt ?? d.requestedAt ?? d.detectedAt ?? d.failedAt ?? d.acceptedAt;
   return typeof t === 'string' ? t : null;
 }
 
@@ -61,19 +62,26 @@ function summaryOf(e: RecordedEvent): string {
   const d = (e.data ?? {}) as Record<string, any>;
   const r = d.record ?? d.webhook;
   if (r) {
-    const recv = r.receiverName ? ` receiver=${r.receiverName} share=${BigInt(r.receiverAmount ?? '0') + BigInt(r.receiverFee ?? '0')}` : '';
+    const recv = r.receiverName
+      ? ` receiver=${r.receiverName} share=${BigInt(r.receiverAmount ?? '0') + BigInt(r.receiverFee ?? '0')}`
+      : '';
     const amount = r.originalAmount ?? r.amount;
     // a re-observation (the row back to an earlier content) names the observation it supersedes
     const again = typeof d.supersedes === 'string' ? ` supersedes ${d.supersedes}` : '';
     return `${r.method} ${r.status} amount=${amount} ${r.currency}${recv}${e.metadata.reportId ? ` report=${String(e.metadata.reportId)}` : ''}${again}`;
   }
-  if (d.window) return `window ${d.window.from} → ${d.window.to}${d.reportId ? ` report=${d.reportId}` : ''}${d.announcedCount !== undefined ? ` announced=${d.announcedCount}` : ''}${d.receivedCount !== undefined ? ` received=${d.receivedCount}` : ''}`;
+  if (d.window)
+    return `window ${d.window.from} → ${d.window.to}${d.reportId ? ` report=${d.reportId}` : ''}${d.announcedCount !== undefined ? ` announced=${d.announcedCount}` : ''}${d.receivedCount !== undefined ? ` received=${d.receivedCount}` : ''}`;
   if (e.type === WebhookResendRequested.type) return `re-send ${d.operation} ${d.outcome}`;
   if (d.discrepancyId) return `discrepancy ${d.discrepancyId} accepted by ${d.acceptedBy}: ${d.note}`;
   return '';
 }
 
-async function posIdsOf(sql: Sql, ref: string, configured: readonly string[]): Promise<Array<{ posId: string; paymentId: string }>> {
+async function posIdsOf(
+  sql: Sql,
+  ref: string,
+  configured: readonly string[],
+): Promise<Array<{ posId: string; paymentId: string }>> {
   const found = new Map<string, { posId: string; paymentId: string }>();
   try {
     const rows = await sql<{ pos_id: string; payment_id: string }[]>`
@@ -87,7 +95,10 @@ async function posIdsOf(sql: Sql, ref: string, configured: readonly string[]): P
 }
 
 /** Everything recon knows about one payment or order. */
-export async function explain(deps: { sql: Sql; store: EventStore; posIds: readonly string[] }, ref: string): Promise<Explanation> {
+export async function explain(
+  deps: { sql: Sql; store: EventStore; posIds: readonly string[] },
+  ref: string,
+): Promise<Explanation> {
   const payments = await posIdsOf(deps.sql, ref, deps.posIds);
   const events: RecordedEvent[] = [];
   const seen = new Set<string>();
@@ -102,11 +113,15 @@ export async function explain(deps: { sql: Sql; store: EventStore; posIds: reado
     if (own.length) existing.push(p);
     own.forEach(add);
   }
-  const state = await operationsOf(deps.sql, existing.length === 1 ? { paymentId: existing[0]!.paymentId } : { orderId: ref, paymentId: ref });
+  const state = await operationsOf(
+    deps.sql,
+    existing.length === 1 ? { paymentId: existing[0]!.paymentId } : { orderId: ref, paymentId: ref },
+  );
   // the times a sync window must cover to be listed: every observation's, and every operation's `occurred_at`
   // (the time a missing_in_* is judged on, which is the first-seen time when no source gives one)
   const times = events.map(operationTimeOf).filter((t): t is number => t !== null);
-  if (state.ok) for (const o of state.value.operations) if (o.occurred_at) times.push(Date.parse(String(o.occurred_at)));
+  if (state.ok)
+    for (const o of state.value.operations) if (o.occurred_at) times.push(Date.parse(String(o.occurred_at)));
   for (const posId of new Set(existing.map((p) => p.posId))) {
     // sync windows covering the payment's operations, and healing requests about it
     for (const e of await deps.store.readStream(syncStream(posId))) {
@@ -130,14 +145,34 @@ export async function explain(deps: { sql: Sql; store: EventStore; posIds: reado
   const ids = existing.map((p) => p.paymentId);
   for (const v of views) {
     if (!ids.length) break;
-    const rows = await deps.sql.unsafe<Record<string, unknown>[]>(`select * from recon."${v.table_name.replace(/"/g, '""')}" where payment_id = any($1::text[])`, [ids] as never[]);
-    if (rows.length) related[v.table_name] = rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, x]) => [k, typeof x === 'bigint' ? x.toString() : x instanceof Date ? x.toISOString() : x])));
+    const rows = await deps.sql.unsafe<Record<string, unknown>[]>(
+      `select * from recon."${v.table_name.replace(/"/g, '""')}" where payment_id = any($1::text[])`,
+      [ids] as never[],
+    );
+    if (rows.length)
+      related[v.table_name] = rows.map((r) =>
+        Object.fromEntries(
+          Object.entries(r).map(([k, x]) => [
+            k,
+            typeof x === 'bigint' ? x.toString() : x instanceof Date ? x.toISOString() : x,
+          ]),
+        ),
+      );
   }
 
   return {
     query: ref,
     payments: existing,
-    events: events.map((e) => ({ position: formatPosition(e.position), stream: e.stream, type: e.type, id: e.id, at: timeOf(e), summary: summaryOf(e), data: e.data, metadata: e.metadata })),
+    events: events.map((e) => ({
+      position: formatPosition(e.position),
+      stream: e.stream,
+      type: e.type,
+      id: e.id,
+      at: timeOf(e),
+      summary: summaryOf(e),
+      data: e.data,
+      metadata: e.metadata,
+    })),
     operations: state.ok ? state.value.operations : [],
     receivers: state.ok ? state.value.receivers : [],
     discrepancies,
@@ -149,17 +184,29 @@ export async function explain(deps: { sql: Sql; store: EventStore; posIds: reado
 export function explanationText(x: Explanation): string {
   const out: string[] = [];
   if (x.payments.length === 0) return `nothing known about ${x.query}\n`;
-  out.push(`${x.query}: ${x.payments.map((p) => `payment ${p.paymentId} (pos ${p.posId})`).join(', ')}`, '', 'events (commit order):');
-  for (const e of x.events) out.push(`  ${e.position.padEnd(14)} ${(e.at ?? '-').padEnd(24)} ${e.type.padEnd(24)} ${e.summary}  [${e.id}]`);
+  out.push(
+    `${x.query}: ${x.payments.map((p) => `payment ${p.paymentId} (pos ${p.posId})`).join(', ')}`,
+    '',
+    'events (commit order):',
+  );
+  for (const e of x.events)
+    out.push(`  ${e.position.padEnd(14)} ${(e.at ?? '-').padEnd(24)} ${e.type.padEnd(24)} ${e.summary}  [${e.id}]`);
   out.push('', 'operations:');
   for (const o of x.operations) {
-    const src = (p: string) => (o[`${p}_present`] ? `${p}=${o[`${p}_status`]} ${o[`${p}_amount`]} ${o[`${p}_currency`]}` : `${p}=absent`);
+    const src = (p: string) =>
+      o[`${p}_present`] ? `${p}=${o[`${p}_status`]} ${o[`${p}_amount`]} ${o[`${p}_currency`]}` : `${p}=absent`;
     out.push(`  ${o.operation_key}  ${o.occurred_at ?? '-'}  ${src('register')}  ${src('period')}  ${src('webhook')}`);
   }
-  for (const r of x.receivers) out.push(`    receiver ${r.receiver_name} (${r.sub_merchant_id ?? 'unknown'}) share=${r.share} fee=${r.receiver_fee} reserve=${r.reserve_amount}`);
+  for (const r of x.receivers)
+    out.push(
+      `    receiver ${r.receiver_name} (${r.sub_merchant_id ?? 'unknown'}) share=${r.share} fee=${r.receiver_fee} reserve=${r.reserve_amount}`,
+    );
   out.push('', 'discrepancies:');
   if (!x.discrepancies.length) out.push('  none');
-  for (const d of x.discrepancies) out.push(`  ${d.id} ${d.type} ${d.status}${d.receiver_name ? ` receiver=${d.receiver_name}` : ''} detected ${d.detected_at}${d.resolved_at ? ` resolved ${d.resolved_at}` : ''}${d.accepted_by ? ` accepted by ${d.accepted_by}: ${d.accepted_note}` : ''}`);
+  for (const d of x.discrepancies)
+    out.push(
+      `  ${d.id} ${d.type} ${d.status}${d.receiver_name ? ` receiver=${d.receiver_name}` : ''} detected ${d.detected_at}${d.resolved_at ? ` resolved ${d.resolved_at}` : ''}${d.accepted_by ? ` accepted by ${d.accepted_by}: ${d.accepted_note}` : ''}`,
+    );
   for (const [view, rows] of Object.entries(x.related)) {
     out.push('', `recon.${view}:`);
     for (const r of rows) out.push(`  ${JSON.stringify(r)}`);

@@ -1,4 +1,9 @@
-import { PeriodRecordObserved, RegisterRecordObserved, WebhookReceived, type OperationMethod } from '../events/ingest-events';
+import {
+  PeriodRecordObserved,
+  RegisterRecordObserved,
+  WebhookReceived,
+  type OperationMethod,
+} from '../events/ingest-events';
 import type { RecordedEvent } from '../store/types';
 
 /**
@@ -79,7 +84,16 @@ const required = (v: unknown, what: string): string => {
  * the same.
  */
 export function observationOf(e: RecordedEvent): Observation | null {
-  const source = e.version !== 1 ? null : e.type === RegisterRecordObserved.type ? 'register' : e.type === PeriodRecordObserved.type ? 'period' : e.type === WebhookReceived.type ? 'webhook' : null;
+  const source =
+    e.version !== 1
+      ? null
+      : e.type === RegisterRecordObserved.type
+        ? 'register'
+        : e.type === PeriodRecordObserved.type
+          ? 'period'
+          : e.type === WebhookReceived.type
+            ? 'webhook'
+            : null;
   if (source === null) return null;
   const d = obj(e.data, 'data');
   const meta = e.metadata ?? {};
@@ -89,12 +103,27 @@ export function observationOf(e: RecordedEvent): Observation | null {
   if (source === 'webhook') {
     const w = obj(d.webhook, 'webhook');
     return {
-      eventId: e.id, commit: e.position.commit, prepare: e.position.prepare, source, posId,
-      paymentId: required(w.paymentId, 'paymentId'), orderId: text(w.orderId), method: required(w.method, 'method') as OperationMethod,
-      status: required(w.status, 'status'), currency: required(w.currency, 'currency'),
-      amount: BigInt(required(w.amount, 'amount')), grossAmount: null, customerFee: null, merchantFee: big(text(w.fee)),
-      receiverName: null, receiverAmount: null, receiverFee: null, reserveAmount: null,
-      dateTime: text(w.processedAt) ?? text(w.createdAt), reportId: null, operationRef: text(w.operationId) ?? text(w.transactionId),
+      eventId: e.id,
+      commit: e.position.commit,
+      prepare: e.position.prepare,
+      source,
+      posId,
+      paymentId: required(w.paymentId, 'paymentId'),
+      orderId: text(w.orderId),
+      method: required(w.method, 'method') as OperationMethod,
+      status: required(w.status, 'status'),
+      currency: required(w.currency, 'currency'),
+      amount: BigInt(required(w.amount, 'amount')),
+      grossAmount: null,
+      customerFee: null,
+      merchantFee: big(text(w.fee)),
+      receiverName: null,
+      receiverAmount: null,
+      receiverFee: null,
+      reserveAmount: null,
+      dateTime: text(w.processedAt) ?? text(w.createdAt),
+      reportId: null,
+      operationRef: text(w.operationId) ?? text(w.transactionId),
       seenAt: str(meta.receivedAt),
     };
   }
@@ -105,23 +134,56 @@ export function observationOf(e: RecordedEvent): Observation | null {
   const currency = required(r.currency, 'currency');
   if (source === 'period') {
     return {
-      eventId: e.id, commit: e.position.commit, prepare: e.position.prepare, source, posId,
-      paymentId, orderId: text(r.orderId), method, status, currency,
-      amount: BigInt(required(r.amount, 'amount')), grossAmount: null, customerFee: big(text(r.customerFee)), merchantFee: big(text(r.merchantFee)),
-      receiverName: null, receiverAmount: null, receiverFee: null, reserveAmount: null,
-      dateTime: text(r.dateTime), reportId: str(meta.reportId), operationRef: null, seenAt: str(meta.observedAt),
+      eventId: e.id,
+      commit: e.position.commit,
+      prepare: e.position.prepare,
+      source,
+      posId,
+      paymentId,
+      orderId: text(r.orderId),
+      method,
+      status,
+      currency,
+      amount: BigInt(required(r.amount, 'amount')),
+      grossAmount: null,
+      customerFee: big(text(r.customerFee)),
+      merchantFee: big(text(r.merchantFee)),
+      receiverName: null,
+      receiverAmount: null,
+      receiverFee: null,
+      reserveAmount: null,
+      dateTime: text(r.dateTime),
+      reportId: str(meta.reportId),
+      operationRef: null,
+      seenAt: str(meta.observedAt),
     };
   }
   const original = big(text(r.originalAmount));
   const gross = big(text(r.amount));
   const customerFee = big(text(r.customerFee));
   return {
-    eventId: e.id, commit: e.position.commit, prepare: e.position.prepare, source, posId,
-    paymentId, orderId: text(r.orderId), method, status, currency,
-    amount: original ?? (gross !== null ? gross - (customerFee ?? 0n) : null), grossAmount: gross, customerFee, merchantFee: big(text(r.merchantFee)),
-    receiverName: trimName(text(r.receiverName)), receiverAmount: big(text(r.receiverAmount)), receiverFee: big(text(r.receiverFee)),
+    eventId: e.id,
+    commit: e.position.commit,
+    prepare: e.position.prepare,
+    source,
+    posId,
+    paymentId,
+    orderId: text(r.orderId),
+    method,
+    status,
+    currency,
+    amount: original ?? (gross !== null ? gross - (customerFee ?? 0n) : null),
+    grossAmount: gross,
+    customerFee,
+    merchantFee: big(text(r.merchantFee)),
+    receiverName: trimName(text(r.receiverName)),
+    receiverAmount: big(text(r.receiverAmount)),
+    receiverFee: big(text(r.receiverFee)),
     reserveAmount: big(text(r.reserveAmount)),
-    dateTime: text(r.dateTime), reportId: str(meta.reportId), operationRef: null, seenAt: str(meta.observedAt),
+    dateTime: text(r.dateTime),
+    reportId: str(meta.reportId),
+    operationRef: null,
+    seenAt: str(meta.observedAt),
   };
 }
 
@@ -132,7 +194,17 @@ export function observationToJson(o: Observation): Record<string, unknown> {
   return out;
 }
 
-const BIG_FIELDS = ['commit', 'prepare', 'amount', 'grossAmount', 'customerFee', 'merchantFee', 'receiverAmount', 'receiverFee', 'reserveAmount'] as const;
+const BIG_FIELDS = [
+  'commit',
+  'prepare',
+  'amount',
+  'grossAmount',
+  'customerFee',
+  'merchantFee',
+  'receiverAmount',
+  'receiverFee',
+  'reserveAmount',
+] as const;
 
 export function observationFromJson(j: Record<string, unknown>): Observation {
   const out: Record<string, unknown> = { ...j };
@@ -149,9 +221,26 @@ const bi = (v: unknown): bigint | null => (v === null || v === undefined ? null 
  */
 export function observationToRow(o: Observation): string {
   return JSON.stringify([
-    o.eventId, o.commit.toString(), o.prepare.toString(), o.source, o.orderId, o.method, o.status, o.currency,
-    bs(o.amount), bs(o.grossAmount), bs(o.customerFee), bs(o.merchantFee), o.receiverName, bs(o.receiverAmount),
-    bs(o.receiverFee), bs(o.reserveAmount), o.dateTime, o.reportId, o.operationRef, o.seenAt,
+    o.eventId,
+    o.commit.toString(),
+    o.prepare.toString(),
+    o.source,
+    o.orderId,
+    o.method,
+    o.status,
+    o.currency,
+    bs(o.amount),
+    bs(o.grossAmount),
+    bs(o.customerFee),
+    bs(o.merchantFee),
+    o.receiverName,
+    bs(o.receiverAmount),
+    bs(o.receiverFee),
+    bs(o.reserveAmount),
+    o.dateTime,
+    o.reportId,
+    o.operationRef,
+    o.seenAt,
   ]);
 }
 
@@ -277,7 +366,19 @@ export interface Receiver {
  * first one given), with the rows and events behind it.
  */
 export interface SourceItem
-  extends Pick<Observation, 'source' | 'method' | 'status' | 'currency' | 'amount' | 'grossAmount' | 'customerFee' | 'merchantFee' | 'dateTime' | 'orderId'> {
+  extends Pick<
+    Observation,
+    | 'source'
+    | 'method'
+    | 'status'
+    | 'currency'
+    | 'amount'
+    | 'grossAmount'
+    | 'customerFee'
+    | 'merchantFee'
+    | 'dateTime'
+    | 'orderId'
+  > {
   /** register split rows (empty for a marketplace-own operation and for the other sources) */
   readonly receivers: readonly Receiver[];
   readonly rows: readonly SourceRow[];
@@ -288,7 +389,10 @@ export interface SourceItem
 }
 
 function itemOf(source: SourceName, rows: SourceRow[]): SourceItem {
-  const latest = rows.map((r) => r.current).sort(byPosition).at(-1)!;
+  const latest = rows
+    .map((r) => r.current)
+    .sort(byPosition)
+    .at(-1)!;
   const all = rows.flatMap((r) => r.versions).sort(byPosition);
   const first = all[0]!;
   return {
@@ -380,7 +484,11 @@ const anchorOf = (s: Slot): SourceItem => (s.register ?? s.period ?? s.webhook)!
  * pairing; unlike taking the nearest pairs first, it never crosses two operations whose items all lag
  * (webhook processed_at a few seconds after the register time).
  */
-function orderedPairs(shortLen: number, longLen: number, dist: (i: number, j: number) => number | null): Array<[number, number]> {
+function orderedPairs(
+  shortLen: number,
+  longLen: number,
+  dist: (i: number, j: number) => number | null,
+): Array<[number, number]> {
   const w = longLen + 1;
   // f[i][j]: best cost of pairing short[i..] with long[j..] — [unknown pairs, total distance]
   const unknown = new Float64Array((shortLen + 1) * w);
@@ -468,8 +576,12 @@ function claim(slots: Slot[], items: SourceItem[], source: SourceName): void {
   }
   for (const [k, slotIdx] of slotsBy) pair(slotIdx, itemsBy.get(k) ?? []);
   // second pass: whatever is left, any amount
-  pair(open(), [...free].sort((a, b) => a - b));
-  for (const ii of [...free].sort((a, b) => a - b)) slots.push({ register: null, period: null, webhook: null, [source]: items[ii]! });
+  pair(
+    open(),
+    [...free].sort((a, b) => a - b),
+  );
+  for (const ii of [...free].sort((a, b) => a - b))
+    slots.push({ register: null, period: null, webhook: null, [source]: items[ii]! });
 }
 
 /** Matches every observation of one payment into operations (deterministic; see the module comment). */
@@ -492,19 +604,26 @@ export function matchMethod(observations: readonly Observation[]): MatchedOperat
   const method = observations[0]!.method;
   const out: MatchedOperation[] = [];
   {
-    const of = (source: SourceName) => itemsOf(source, consolidate(observations.filter((o) => o.source === source))).sort(compareItems);
+    const of = (source: SourceName) =>
+      itemsOf(source, consolidate(observations.filter((o) => o.source === source))).sort(compareItems);
     const slots: Slot[] = of('register').map((r) => ({ register: r, period: null, webhook: null }));
     claim(slots, of('period'), 'period');
     claim(slots, of('webhook'), 'webhook');
     const ordered = slots
-      .map((s) => ({ s, anchor: anchorOf(s), time: s.register?.dateTime ?? s.period?.dateTime ?? s.webhook?.dateTime ?? null }))
+      .map((s) => ({
+        s,
+        anchor: anchorOf(s),
+        time: s.register?.dateTime ?? s.period?.dateTime ?? s.webhook?.dateTime ?? null,
+      }))
       .sort((a, b) => compareAt(a.time, a.anchor, b.time, b.anchor));
     const timed = ordered.map(({ s, time }) => {
       const items = [s.register, s.period, s.webhook].filter((x): x is SourceItem => x !== null);
       let firstSeen: string | undefined;
       if (time === null) {
         const ids = new Set(items.flatMap((it) => it.eventIds));
-        for (const o of observations) if (o.seenAt !== null && ids.has(o.eventId) && (firstSeen === undefined || o.seenAt < firstSeen)) firstSeen = o.seenAt;
+        for (const o of observations)
+          if (o.seenAt !== null && ids.has(o.eventId) && (firstSeen === undefined || o.seenAt < firstSeen))
+            firstSeen = o.seenAt;
       }
       return { s, items, occurredAt: time ?? firstSeen ?? null };
     });
@@ -547,7 +666,10 @@ function timeKey(t: string | null): string {
  * key, the next ones get `#1`, `#2`… — so a later one never takes an earlier one's key, and a replay of the
  * log gives the same keys.
  */
-function operationKeys(prefix: string, ops: ReadonlyArray<{ occurredAt: string | null; anchor: SourceItem }>): string[] {
+function operationKeys(
+  prefix: string,
+  ops: ReadonlyArray<{ occurredAt: string | null; anchor: SourceItem }>,
+): string[] {
   const base = ops.map((o) => `${prefix}:${timeKey(o.occurredAt)}`);
   const keys = [...base];
   const byBase = new Map<string, number[]>();

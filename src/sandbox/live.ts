@@ -23,7 +23,12 @@ export interface LiveContext {
   readonly orderExists: (orderId: string) => boolean;
 }
 
-const bad = (field: string, message: string): LiveResult => ({ ok: false, status: 400, code: 'validation_error', message: `${field}: ${message}` });
+const bad = (field: string, message: string): LiveResult => ({
+  ok: false,
+  status: 400,
+  code: 'validation_error',
+  message: `${field}: ${message}`,
+});
 
 export function createLiveOrder(body: unknown, ctx: LiveContext, kind: 'split' | 'subscription'): LiveResult {
   if (!isObject(body)) return bad('body', 'expected a JSON object');
@@ -34,10 +39,13 @@ export function createLiveOrder(body: unknown, ctx: LiveContext, kind: 'split' |
   if (body.method !== 'purchase') return bad('method', 'expected purchase');
   const amount = parseAmount(body.amount);
   if (!amount.ok || amount.minor <= 0n) return bad('amount', 'positive, at most two decimals');
-  if (typeof body.currency !== 'string' || !/^[A-Z]{3}$/.test(body.currency)) return bad('currency', 'ISO 4217 code expected');
+  if (typeof body.currency !== 'string' || !/^[A-Z]{3}$/.test(body.currency))
+    return bad('currency', 'ISO 4217 code expected');
   const orderId = body.order_id;
-  if (typeof orderId !== 'string' || orderId.length === 0 || orderId.length > 256) return bad('order_id', 'required, at most 256 characters');
-  if (ctx.orderExists(orderId)) return { ok: false, status: 409, code: 'order_exists', message: `order_id: ${orderId} already exists` };
+  if (typeof orderId !== 'string' || orderId.length === 0 || orderId.length > 256)
+    return bad('order_id', 'required, at most 256 characters');
+  if (ctx.orderExists(orderId))
+    return { ok: false, status: 409, code: 'order_exists', message: `order_id: ${orderId} already exists` };
   if (typeof body.payload === 'string' && body.payload.length > 4000) return bad('payload', 'at most 4000 characters');
 
   const sms: SubMerchant[] = [];
@@ -48,9 +56,16 @@ export function createLiveOrder(body: unknown, ctx: LiveContext, kind: 'split' |
       if (!isObject(item)) return bad(`split.${i}`, 'expected an object');
       const a = parseAmount(item.amount);
       if (!a.ok || a.minor <= 0n) return bad(`split.${i}.amount`, 'positive, at most two decimals');
-      if (typeof item.sub_merchant_id !== 'string' || !UUID.test(item.sub_merchant_id)) return bad(`split.${i}.sub_merchant_id`, 'UUID expected');
+      if (typeof item.sub_merchant_id !== 'string' || !UUID.test(item.sub_merchant_id))
+        return bad(`split.${i}.sub_merchant_id`, 'UUID expected');
       const sm = ctx.subMerchants.find((s) => s.id === item.sub_merchant_id);
-      if (!sm) return { ok: false, status: 400, code: 'unknown_sub_merchant', message: `split.${i}.sub_merchant_id: unknown sub-merchant` };
+      if (!sm)
+        return {
+          ok: false,
+          status: 400,
+          code: 'unknown_sub_merchant',
+          message: `split.${i}.sub_merchant_id: unknown sub-merchant`,
+        };
       sms.push(sm);
       shares.push(a.minor);
     }
@@ -61,22 +76,43 @@ export function createLiveOrder(body: unknown, ctx: LiveContext, kind: 'split' |
   if (kind === 'subscription') {
     const rec = body.init_recurring;
     if (!isObject(rec)) return bad('init_recurring', 'required');
-    if (!['day', 'week', 'month', 'quarter', 'year'].includes(String(rec.interval_unit))) return bad('init_recurring.interval_unit', 'day, week, month, quarter or year');
-    if (!Number.isInteger(rec.interval_count) || (rec.interval_count as number) < 1 || (rec.interval_count as number) > 30) return bad('init_recurring.interval_count', 'integer 1 to 30');
-    if (rec.notification_url !== undefined && typeof rec.notification_url !== 'string') return bad('init_recurring.notification_url', 'URL expected');
+    if (!['day', 'week', 'month', 'quarter', 'year'].includes(String(rec.interval_unit)))
+      return bad('init_recurring.interval_unit', 'day, week, month, quarter or year');
+    if (
+      !Number.isInteger(rec.interval_count) ||
+      (rec.interval_count as number) < 1 ||
+      (rec.interval_count as number) > 30
+    )
+      return bad('init_recurring.interval_count', 'integer 1 to 30');
+    if (rec.notification_url !== undefined && typeof rec.notification_url !== 'string')
+      return bad('init_recurring.notification_url', 'URL expected');
     notificationUrl = typeof rec.notification_url === 'string' ? rec.notification_url : null;
     recurring = { id: ctx.rng.uuid(), status: 'init' };
   }
 
   let status: SandboxStatus = 'init';
   let code: { code: string; text: string } = STATUS_TEXT.init;
-  let card: CardData = { mask: '', token: ctx.rng.uuid(), tokenExpiration: '', payway: 'card', paymentSystem: 'visa', tokenizationKind: null };
+  let card: CardData = {
+    mask: '',
+    token: ctx.rng.uuid(),
+    tokenExpiration: '',
+    payway: 'card',
+    paymentSystem: 'visa',
+    tokenizationKind: null,
+  };
   if (mode === 'direct') {
-    const number = typeof body.cc_number === 'string' || typeof body.cc_number === 'number' ? String(body.cc_number) : '';
+    const number =
+      typeof body.cc_number === 'string' || typeof body.cc_number === 'number' ? String(body.cc_number) : '';
     const token = typeof body.cc_token === 'string' ? body.cc_token : '';
     if (!number && !token) return bad('cc_number', 'card data or cc_token required');
     if (number && token) return bad('cc_token', 'send either full card data or cc_token');
-    if (number && (!/^\d{12,19}$/.test(number) || body.exp_month === undefined || body.exp_year === undefined || !/^\d{3,4}$/.test(String(body.card_cvv ?? ''))))
+    if (
+      number &&
+      (!/^\d{12,19}$/.test(number) ||
+        body.exp_month === undefined ||
+        body.exp_year === undefined ||
+        !/^\d{3,4}$/.test(String(body.card_cvv ?? '')))
+    )
       return bad('cc_number', 'cc_number, exp_month, exp_year and card_cvv (3-4 digits) go together');
     const last4 = number ? number.slice(-4) : '';
     card = {
@@ -121,7 +157,13 @@ export function createLiveOrder(body: unknown, ctx: LiveContext, kind: 'split' |
     rrnCode: final ? ctx.rng.digits(12) : null,
     description: str(body.description),
     payload: typeof body.payload === 'string' ? body.payload : null,
-    customer: { id: str(body.customer_id), email: str(body.customer_email), phone: str(body.customer_phone), fname: str(body.customer_fname), lname: str(body.customer_lname) },
+    customer: {
+      id: str(body.customer_id),
+      email: str(body.customer_email),
+      phone: str(body.customer_phone),
+      fname: str(body.customer_fname),
+      lname: str(body.customer_lname),
+    },
     recurring,
     userActionUrl: status === 'pending' ? `${ctx.baseUrl}/api/v1/checkout/${ctx.rng.hex(16)}/3ds` : null,
     distortion: null,
@@ -145,7 +187,11 @@ export function createLiveOrder(body: unknown, ctx: LiveContext, kind: 'split' |
 }
 
 /** The customer pays (or fails to pay) a hosted order on the checkout form. */
-export function completeCheckout(order: Order, outcome: 'success' | 'failure', ctx: { now: number; rng: Rng; subMerchants: readonly SubMerchant[] }): Order {
+export function completeCheckout(
+  order: Order,
+  outcome: 'success' | 'failure',
+  ctx: { now: number; rng: Rng; subMerchants: readonly SubMerchant[] },
+): Order {
   const op = order.operations[0]!;
   if (op.status !== 'init') return order;
   const shares = op.receivers.map((x) => x.share);
@@ -164,7 +210,11 @@ export function completeCheckout(order: Order, outcome: 'success' | 'failure', c
     merchantFee: fixedFee + percentFee,
     processedAt: ctx.now,
     blankPeriodDateTime: false,
-    card: { ...op.card, mask: '444111******1111', tokenExpiration: new Date(ctx.now + 3 * 365 * 86_400_000).toISOString().slice(0, 19) },
+    card: {
+      ...op.card,
+      mask: '444111******1111',
+      tokenExpiration: new Date(ctx.now + 3 * 365 * 86_400_000).toISOString().slice(0, 19),
+    },
     authCode: outcome === 'success' ? ctx.rng.digits(6) : null,
     rrnCode: ctx.rng.digits(12),
     recurring: op.recurring ? { id: op.recurring.id, status: outcome === 'success' ? 'active' : 'canceled' } : null,
@@ -176,7 +226,8 @@ export function completeCheckout(order: Order, outcome: 'success' | 'failure', c
 /** Section 4.8: a hosted purchase/auth in status init becomes failure 6007. */
 export function cancelOrder(order: Order, now: number): { ok: true; order: Order } | { ok: false } {
   const op = order.operations[0];
-  if (!op || order.mode !== 'hosted' || (op.method !== 'purchase' && op.method !== 'auth') || op.status !== 'init') return { ok: false };
+  if (!op || order.mode !== 'hosted' || (op.method !== 'purchase' && op.method !== 'auth') || op.status !== 'init')
+    return { ok: false };
   const cancelled: Operation = {
     ...op,
     status: 'failure',

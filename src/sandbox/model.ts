@@ -53,7 +53,12 @@ export interface ReceiverPart {
 /** A difference injected into one source for one operation (at most one per order). */
 export type Distortion =
   | { readonly kind: 'omit'; readonly source: 'register' | 'period' }
-  | { readonly kind: 'status'; readonly source: 'period' | 'webhook'; readonly value: SandboxStatus; readonly statusCode: string }
+  | {
+      readonly kind: 'status';
+      readonly source: 'period' | 'webhook';
+      readonly value: SandboxStatus;
+      readonly statusCode: string;
+    }
   | { readonly kind: 'amount'; readonly source: 'period' | 'webhook'; readonly value: bigint }
   | { readonly kind: 'currency'; readonly source: 'period' | 'webhook'; readonly value: string }
   /** period `merchantFee` or webhook `fee.amount` */
@@ -107,7 +112,13 @@ export interface Operation {
   readonly rrnCode: string | null;
   readonly description: string;
   readonly payload: string | null;
-  readonly customer: { readonly id: string; readonly email: string; readonly phone: string; readonly fname: string; readonly lname: string };
+  readonly customer: {
+    readonly id: string;
+    readonly email: string;
+    readonly phone: string;
+    readonly fname: string;
+    readonly lname: string;
+  };
   readonly recurring: { readonly id: string; readonly status: 'init' | 'active' | 'canceled' } | null;
   readonly userActionUrl: string | null;
   readonly distortion: Distortion | null;

@@ -86,7 +86,10 @@ export function createRng(seed: number): Rng {
     hex,
     digits: (n) => {
       let out = '';
-      while (out.length < n) out += Math.floor(next() * 1e9).toString().padStart(9, '0');
+      while (out.length < n)
+        out += Math.floor(next() * 1e9)
+          .toString()
+          .padStart(9, '0');
       return out.slice(0, n);
     },
   };

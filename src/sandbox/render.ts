@@ -10,7 +10,11 @@ import type { RegisterField } from '../psp/schemas';
 
 /** Fields of a register record (2.10) plus projectId, in the order the sandbox writes them. */
 // The register's fields are the interface's (src/psp/schemas.ts): one list for recon and its sandbox.
-export { REGISTER_FIELDS, REGISTER_DEFAULT_FIELDS as DEFAULT_REGISTER_FIELDS, type RegisterField } from '../psp/schemas';
+export {
+  REGISTER_FIELDS,
+  REGISTER_DEFAULT_FIELDS as DEFAULT_REGISTER_FIELDS,
+  type RegisterField,
+} from '../psp/schemas';
 
 /** Minor units as a JSON number with at most two decimals, as the PSP writes them (12.5, 7, 0.05). */
 export function wireNumber(minor: bigint): string {
@@ -119,7 +123,8 @@ export function registerRows(op: Operation, opts: RegisterRenderOptions): string
         else if (name === 'receiverName') v = str(part.name);
         else if (name === 'receiverFee') v = wireNumber(part.fee);
         else if (name === 'reserveAmount') v = wireNumber(part.reserve);
-        else if (name === 'receiverAmount') v = wireNumber(d?.kind === 'receiver_amount' && d.receiverIndex === index ? d.value : part.amount);
+        else if (name === 'receiverAmount')
+          v = wireNumber(d?.kind === 'receiver_amount' && d.receiverIndex === index ? d.value : part.amount);
         else v = 'null';
       }
       entries.push([name, v]);
@@ -171,7 +176,11 @@ export function periodRecord(op: Operation): string | null {
   ]);
 }
 
-const feeObject = (minor: bigint, currency: string) => objectText([['amount', wireNumber(minor)], ['currency', str(currency)]]);
+const feeObject = (minor: bigint, currency: string) =>
+  objectText([
+    ['amount', wireNumber(minor)],
+    ['currency', str(currency)],
+  ]);
 
 /** The webhook body (decoded `data` JSON) of an operation, with any webhook-side distortion applied. */
 export function webhookBody(op: Operation): string {
@@ -183,33 +192,61 @@ export function webhookBody(op: Operation): string {
   const amount = over?.kind === 'amount' ? over.value : op.originalAmount;
   const currency = over?.kind === 'currency' ? over.value : op.currency;
   const fee = over?.kind === 'fee' ? over.value : op.merchantFee;
-  const limitInfo = status === 'failure' ? objectText([['retry_after', str(recordTime(op.processedAt + 3600_000))], ['description', str('Try again later')]]) : 'null';
+  const limitInfo =
+    status === 'failure'
+      ? objectText([
+          ['retry_after', str(recordTime(op.processedAt + 3600_000))],
+          ['description', str('Try again later')],
+        ])
+      : 'null';
   const e: Array<readonly [string, string]> = [];
   const primary = op.operationId === null;
   if (!primary) e.push(['operation_id', str(op.operationId)]);
   e.push(['payment_id', str(op.paymentId)], ['order_id', str(op.orderId)]);
-  if (primary) e.push(['gateway_order_id', str(`gw-${op.transactionId}`)], ['billing_order_id', str(`bl-${op.transactionId}`)]);
-  e.push(['transaction_id', str(op.transactionId)], ['pos_id', str(op.posId)], ['mode', str(primary ? op.mode : 'direct')], ['method', str(op.method)]);
+  if (primary)
+    e.push(['gateway_order_id', str(`gw-${op.transactionId}`)], ['billing_order_id', str(`bl-${op.transactionId}`)]);
+  e.push(
+    ['transaction_id', str(op.transactionId)],
+    ['pos_id', str(op.posId)],
+    ['mode', str(primary ? op.mode : 'direct')],
+    ['method', str(op.method)],
+  );
   e.push(['amount', wireNumber(amount)], ['currency', str(currency)]);
   if (primary) e.push(['payway', str(op.card.payway)], ['eci', str(op.status === 'success' ? '05' : null)]);
   e.push(['status', str(status)], ['status_code', str(statusCode)]);
   if (op.method !== 'void' && op.method !== 'refund' && op.method !== 'dispute') e.push(['limit_info', limitInfo]);
   e.push(['status_description', str(statusDescription)]);
   if (primary) {
-    e.push(['cc_mask', str(op.card.mask)], ['cc_token', str(op.card.token)], ['cc_token_expiration', str(op.card.tokenExpiration)]);
+    e.push(
+      ['cc_mask', str(op.card.mask)],
+      ['cc_token', str(op.card.token)],
+      ['cc_token_expiration', str(op.card.tokenExpiration)],
+    );
     e.push(['customer_id', str(op.customer.id)], ['customer_phone', str(op.customer.phone)]);
   }
   e.push(['fee', feeObject(fee, currency)]);
-  if (primary) e.push(['fixed_fee', feeObject(op.fixedFee, currency)], ['percent_fee', feeObject(fee - op.fixedFee, currency)]);
+  if (primary)
+    e.push(['fixed_fee', feeObject(op.fixedFee, currency)], ['percent_fee', feeObject(fee - op.fixedFee, currency)]);
   e.push(['created_at', str(recordTime(op.at))], ['processed_at', str(recordTime(op.processedAt))]);
   if (primary) e.push(['payload', str(op.payload)]);
-  if (primary || op.method === 'refund') e.push(['receipt_url', str(`https://sandbox.psp.invalid/receipt/${op.transactionId}`)]);
-  if (op.recurring) e.push(['recurring', objectText([['id', str(op.recurring.id)], ['status', str(op.recurring.status)]])]);
+  if (primary || op.method === 'refund')
+    e.push(['receipt_url', str(`https://sandbox.psp.invalid/receipt/${op.transactionId}`)]);
+  if (op.recurring)
+    e.push([
+      'recurring',
+      objectText([
+        ['id', str(op.recurring.id)],
+        ['status', str(op.recurring.status)],
+      ]),
+    ]);
   return objectText(e);
 }
 
 /** A payment record (2.5) as the API's GET endpoints and the cancellation answer give it. */
-export function paymentRecord(op: Operation, opts: { listing?: boolean; cancelled?: boolean } = {}): Record<string, unknown> {
+export function paymentRecord(
+  op: Operation,
+  opts: { listing?: boolean; cancelled?: boolean } = {},
+): Record<string, unknown> {
   const primary = op.operationId === null;
   const cancelled = opts.cancelled === true;
   const rec: Record<string, unknown> = {
@@ -259,7 +296,8 @@ export interface RawNumber {
   readonly rawNumber: string;
 }
 export const rawNumber = (text: string): RawNumber => ({ rawNumber: text });
-const isRawNumber = (v: unknown): v is RawNumber => typeof v === 'object' && v !== null && typeof (v as RawNumber).rawNumber === 'string' && Object.keys(v).length === 1;
+const isRawNumber = (v: unknown): v is RawNumber =>
+  typeof v === 'object' && v !== null && typeof (v as RawNumber).rawNumber === 'string' && Object.keys(v).length === 1;
 
 /** JSON.stringify that writes RawNumber values as bare numbers. */
 export function jsonText(value: unknown): string {

@@ -110,8 +110,32 @@ export const STATUS_TEXT = {
 
 const FIRST_NAMES = ['Olena', 'Taras', 'Iryna', 'Andrii', 'Marta', 'Dmytro', 'Sofiia', 'Ostap', 'Anna', 'Bohdan'];
 const LAST_NAMES = ['Kovalenko', 'Shevchenko', 'Bondarenko', 'Tkachenko', 'Melnyk', 'Kravets', 'Boyko', 'Hnatiuk'];
-const SHOP_WORDS = ['Coffee', 'Books', 'Ceramics', 'Bikes', 'Garden', 'Tea', 'Leather', 'Toys', 'Honey', 'Prints', 'Linen', 'Optics'];
-const SHOP_OWNERS = ['Lviv', 'Kyiv', 'Odesa', 'Carpathian', 'Dnipro', 'Poltava', 'Harbor', 'Northwind', 'Maple', 'Sunflower'];
+const SHOP_WORDS = [
+  'Coffee',
+  'Books',
+  'Ceramics',
+  'Bikes',
+  'Garden',
+  'Tea',
+  'Leather',
+  'Toys',
+  'Honey',
+  'Prints',
+  'Linen',
+  'Optics',
+];
+const SHOP_OWNERS = [
+  'Lviv',
+  'Kyiv',
+  'Odesa',
+  'Carpathian',
+  'Dnipro',
+  'Poltava',
+  'Harbor',
+  'Northwind',
+  'Maple',
+  'Sunflower',
+];
 
 export function generateScenario(opts: ScenarioOptions): Scenario {
   const seed = String(opts.seed);
@@ -124,10 +148,17 @@ export function generateScenario(opts: ScenarioOptions): Scenario {
   const currencyList = Object.keys(currencies).sort();
   const tag = hashSeed(seed, 'tag').toString(16).padStart(8, '0').slice(0, 6).toUpperCase();
 
-  const posIds = opts.posIds?.length ? [...opts.posIds] : Array.from({ length: opts.posCount ?? 1 }, (_, k) => createRng(hashSeed(seed, 'pos', k)).uuid());
+  const posIds = opts.posIds?.length
+    ? [...opts.posIds]
+    : Array.from({ length: opts.posCount ?? 1 }, (_, k) => createRng(hashSeed(seed, 'pos', k)).uuid());
   const credentials = posIds.map((posId, k) => {
     const r = createRng(hashSeed(seed, 'credentials', k));
-    return { posId, apiKey: `pk_sandbox_${r.hex(16)}`, apiSecret: `sk_sandbox_${r.hex(32)}`, endpointsKey: `ek_sandbox_${r.hex(16)}` };
+    return {
+      posId,
+      apiKey: `pk_sandbox_${r.hex(16)}`,
+      apiSecret: `sk_sandbox_${r.hex(32)}`,
+      endpointsKey: `ek_sandbox_${r.hex(16)}`,
+    };
   });
 
   const listed = makeSubMerchants(seed, opts.subMerchants ?? 12);
@@ -135,12 +166,33 @@ export function generateScenario(opts: ScenarioOptions): Scenario {
   const ghostCount = requested.unknown_sub_merchant ?? 0;
   const ghosts: SubMerchant[] = Array.from({ length: ghostCount }, (_, k) => {
     const r = createRng(hashSeed(seed, 'ghost', k));
-    return { id: r.uuid(), name: `Unlisted Seller ${k + 1}`, listed: false, reserveBp: 0, holdDays: null, fixedFee: 50n, percentBp: 200, refundFee: 0n };
+    return {
+      id: r.uuid(),
+      name: `Unlisted Seller ${k + 1}`,
+      listed: false,
+      reserveBp: 0,
+      holdDays: null,
+      fixedFee: 50n,
+      percentBp: 200,
+      refundFee: 0n,
+    };
   });
   const subMerchants = [...listed, ...ghosts];
 
   const span = to.getTime() - from.getTime();
-  const ctx: BaseContext = { seed, tag, n, from: from.getTime(), to: to.getTime(), span, posIds, listed, mix, currencies, currencyList };
+  const ctx: BaseContext = {
+    seed,
+    tag,
+    n,
+    from: from.getTime(),
+    to: to.getTime(),
+    span,
+    posIds,
+    listed,
+    mix,
+    currencies,
+    currencyList,
+  };
 
   // The plan: which order carries which injection. Placed by a seeded draw among eligible orders.
   const planRng = createRng(hashSeed(seed, 'plan'));
@@ -172,7 +224,9 @@ export function generateScenario(opts: ScenarioOptions): Scenario {
     if (!Number.isInteger(index) || index < 0 || index >= n) throw new RangeError(`no order ${index}`);
     const base = baseOrder(ctx, index);
     const planned = plan.get(index);
-    return planned ? inject(base, planned.type, ghosts[planned.ordinal], createRng(hashSeed(seed, 'inject', index))) : base;
+    return planned
+      ? inject(base, planned.type, ghosts[planned.ordinal], createRng(hashSeed(seed, 'inject', index)))
+      : base;
   };
 
   function* orders(range?: { from: number; to: number }): Generator<Order> {
@@ -210,7 +264,12 @@ export function generateScenario(opts: ScenarioOptions): Scenario {
     countMismatchDays,
     injectionShortfall: shortfall,
     get groundTruth(): readonly GroundTruthEntry[] {
-      truth ??= buildGroundTruth([...plan.keys()].sort((a, b) => a - b).map(order), countMismatchDays, posIds, timezone);
+      truth ??= buildGroundTruth(
+        [...plan.keys()].sort((a, b) => a - b).map(order),
+        countMismatchDays,
+        posIds,
+        timezone,
+      );
       return truth;
     },
     order,
@@ -260,7 +319,9 @@ interface BaseContext {
 
 function resolveRange(opts: ScenarioOptions, zone: string): { from: Date; to: Date } {
   const parse = (text: string, name: string): DateTime => {
-    const dt = /^\d{4}-\d{2}-\d{2}$/.test(text) ? DateTime.fromISO(text, { zone }) : DateTime.fromISO(text, { setZone: true });
+    const dt = /^\d{4}-\d{2}-\d{2}$/.test(text)
+      ? DateTime.fromISO(text, { zone })
+      : DateTime.fromISO(text, { setZone: true });
     if (!dt.isValid) throw new RangeError(`${name}: not a date or instant: ${text}`);
     return dt;
   };
@@ -352,24 +413,56 @@ export function chargeParts(shares: readonly bigint[], sms: readonly SubMerchant
     const amount = share - fixedFee - percentFee;
     let reserve = (share * BigInt(sm.reserveBp)) / 10000n;
     if (reserve > amount) reserve = amount;
-    return { subMerchantId: sm.id, name: sm.name, share, fee: fixedFee + percentFee, fixedFee, percentFee, amount, reserve };
+    return {
+      subMerchantId: sm.id,
+      name: sm.name,
+      share,
+      fee: fixedFee + percentFee,
+      fixedFee,
+      percentFee,
+      amount,
+      reserve,
+    };
   });
 }
 
 /** auth and void: no fee, no reserve. */
 export function plainParts(shares: readonly bigint[], sms: readonly SubMerchant[]): ReceiverPart[] {
-  return shares.map((share, j) => ({ subMerchantId: sms[j]!.id, name: sms[j]!.name, share, fee: 0n, fixedFee: 0n, percentFee: 0n, amount: share, reserve: 0n }));
+  return shares.map((share, j) => ({
+    subMerchantId: sms[j]!.id,
+    name: sms[j]!.name,
+    share,
+    fee: 0n,
+    fixedFee: 0n,
+    percentFee: 0n,
+    amount: share,
+    reserve: 0n,
+  }));
 }
 
 /** A refund or dispute of `amount`, spread over the receivers in proportion to their shares. */
-export function proportionalParts(amount: bigint, shares: readonly bigint[], sms: readonly SubMerchant[], feeOf: (sm: SubMerchant) => bigint): ReceiverPart[] {
+export function proportionalParts(
+  amount: bigint,
+  shares: readonly bigint[],
+  sms: readonly SubMerchant[],
+  feeOf: (sm: SubMerchant) => bigint,
+): ReceiverPart[] {
   const total = shares.reduce((a, b) => a + b, 0n);
   const parts = shares.map((s) => (amount * s) / total);
   parts[0] = parts[0]! + (amount - parts.reduce((a, b) => a + b, 0n));
   return parts.map((share, j) => {
     const sm = sms[j]!;
     const fee = feeOf(sm) < share ? feeOf(sm) : share;
-    return { subMerchantId: sm.id, name: sm.name, share, fee, fixedFee: fee, percentFee: 0n, amount: share - fee, reserve: 0n };
+    return {
+      subMerchantId: sm.id,
+      name: sm.name,
+      share,
+      fee,
+      fixedFee: fee,
+      percentFee: 0n,
+      amount: share - fee,
+      reserve: 0n,
+    };
   });
 }
 
@@ -380,7 +473,8 @@ function baseOrder(ctx: BaseContext, index: number): Order {
   const posId = ctx.posIds[index % ctx.posIds.length]!;
   const orderId = `SBX-${ctx.tag}-${String(index).padStart(6, '0')}`;
   const kind = r.weighted(ctx.mix);
-  const mode: 'direct' | 'hosted' = kind === 'hosted_purchase' || kind === 'hosted_abandoned' || kind === 'subscription' ? 'hosted' : 'direct';
+  const mode: 'direct' | 'hosted' =
+    kind === 'hosted_purchase' || kind === 'hosted_abandoned' || kind === 'subscription' ? 'hosted' : 'direct';
   const currency = r.weighted(ctx.currencies);
   const t0 = ctx.from + Math.floor(((index + r.next()) * ctx.span) / ctx.n);
   const own = kind === 'own_purchase';
@@ -485,13 +579,36 @@ function baseOrder(ctx: BaseContext, index: number): Order {
         const refund = full ? left : clampBig(100n, left, (amount * BigInt(r.int(5, 30))) / 100n);
         left -= refund;
         const receivers = own ? [] : proportionalParts(refund, shares, sms, (sm) => sm.refundFee);
-        ops.push(make({ paymentId, method: 'refund', status: 'success', code: STATUS_TEXT.success, at: t, amount: refund, receivers, secondary: true }));
+        ops.push(
+          make({
+            paymentId,
+            method: 'refund',
+            status: 'success',
+            code: STATUS_TEXT.success,
+            at: t,
+            amount: refund,
+            receivers,
+            secondary: true,
+          }),
+        );
       }
     } else if (r.chance(0.04)) {
       const t = at + r.int(3 * DAY, 20 * DAY);
       if (inRange(t)) {
         const receivers = own ? [] : proportionalParts(amount, shares, sms, () => 500n);
-        ops.push(make({ paymentId, method: 'dispute', status: 'success', code: STATUS_TEXT.success, at: t, amount, receivers, ownFee: own ? { fixed: 500n, percent: 0n } : undefined, secondary: true }));
+        ops.push(
+          make({
+            paymentId,
+            method: 'dispute',
+            status: 'success',
+            code: STATUS_TEXT.success,
+            at: t,
+            amount,
+            receivers,
+            ownFee: own ? { fixed: 500n, percent: 0n } : undefined,
+            secondary: true,
+          }),
+        );
       }
     }
   };
@@ -502,37 +619,129 @@ function baseOrder(ctx: BaseContext, index: number): Order {
     case 'own_purchase': {
       const cf = customerFeeOf(total);
       const receivers = own ? [] : chargeParts(shares, sms);
-      ops.push(make({ paymentId, method: 'purchase', status: 'success', code: STATUS_TEXT.success, at: t0, amount: total, customerFee: cf, receivers, ownFee: own ? ownFee(total) : undefined, secondary: false }));
+      ops.push(
+        make({
+          paymentId,
+          method: 'purchase',
+          status: 'success',
+          code: STATUS_TEXT.success,
+          at: t0,
+          amount: total,
+          customerFee: cf,
+          receivers,
+          ownFee: own ? ownFee(total) : undefined,
+          secondary: false,
+        }),
+      );
       afterSettlement(t0, total);
       break;
     }
     case 'split_auth_capture':
     case 'split_auth_void': {
-      ops.push(make({ paymentId, method: 'auth', status: 'success', code: STATUS_TEXT.success, at: t0, amount: total, receivers: plainParts(shares, sms), secondary: false }));
+      ops.push(
+        make({
+          paymentId,
+          method: 'auth',
+          status: 'success',
+          code: STATUS_TEXT.success,
+          at: t0,
+          amount: total,
+          receivers: plainParts(shares, sms),
+          secondary: false,
+        }),
+      );
       const t1 = t0 + r.int(10 * 60_000, 48 * HOUR);
       if (!inRange(t1)) break;
       if (kind === 'split_auth_void') {
-        ops.push(make({ paymentId, method: 'void', status: 'success', code: STATUS_TEXT.success, at: t1, amount: total, receivers: plainParts(shares, sms), secondary: true }));
+        ops.push(
+          make({
+            paymentId,
+            method: 'void',
+            status: 'success',
+            code: STATUS_TEXT.success,
+            at: t1,
+            amount: total,
+            receivers: plainParts(shares, sms),
+            secondary: true,
+          }),
+        );
       } else {
-        ops.push(make({ paymentId, method: 'capture', status: 'success', code: STATUS_TEXT.success, at: t1, amount: total, receivers: chargeParts(shares, sms), secondary: true }));
+        ops.push(
+          make({
+            paymentId,
+            method: 'capture',
+            status: 'success',
+            code: STATUS_TEXT.success,
+            at: t1,
+            amount: total,
+            receivers: chargeParts(shares, sms),
+            secondary: true,
+          }),
+        );
         afterSettlement(t1, total);
       }
       break;
     }
     case 'hosted_abandoned':
-      ops.push(make({ paymentId, method: 'purchase', status: 'init', code: STATUS_TEXT.init, at: t0, amount: total, receivers: plainParts(shares, sms), secondary: false }));
+      ops.push(
+        make({
+          paymentId,
+          method: 'purchase',
+          status: 'init',
+          code: STATUS_TEXT.init,
+          at: t0,
+          amount: total,
+          receivers: plainParts(shares, sms),
+          secondary: false,
+        }),
+      );
       break;
     case 'declined':
-      ops.push(make({ paymentId, method: 'purchase', status: 'failure', code: STATUS_TEXT.declined, at: t0, amount: total, receivers: plainParts(shares, sms), secondary: false }));
+      ops.push(
+        make({
+          paymentId,
+          method: 'purchase',
+          status: 'failure',
+          code: STATUS_TEXT.declined,
+          at: t0,
+          amount: total,
+          receivers: plainParts(shares, sms),
+          secondary: false,
+        }),
+      );
       break;
     case 'pending_3ds':
-      ops.push(make({ paymentId, method: 'purchase', status: 'pending', code: STATUS_TEXT.pending3ds, at: t0, amount: total, receivers: plainParts(shares, sms), secondary: false }));
+      ops.push(
+        make({
+          paymentId,
+          method: 'purchase',
+          status: 'pending',
+          code: STATUS_TEXT.pending3ds,
+          at: t0,
+          amount: total,
+          receivers: plainParts(shares, sms),
+          secondary: false,
+        }),
+      );
       break;
     case 'subscription': {
       recurringId = r.uuid();
       const recurring = { id: recurringId, status: 'active' as const };
       const cf = customerFeeOf(total);
-      ops.push(make({ paymentId, method: 'purchase', status: 'success', code: STATUS_TEXT.success, at: t0, amount: total, customerFee: cf, receivers: chargeParts(shares, sms), secondary: false, recurring }));
+      ops.push(
+        make({
+          paymentId,
+          method: 'purchase',
+          status: 'success',
+          code: STATUS_TEXT.success,
+          at: t0,
+          amount: total,
+          customerFee: cf,
+          receivers: chargeParts(shares, sms),
+          secondary: false,
+          recurring,
+        }),
+      );
       const interval = r.pick([DAY, 2 * DAY, 3 * DAY, 7 * DAY]);
       const charges = r.int(1, 4);
       for (let k = 1; k <= charges; k++) {
@@ -558,7 +767,18 @@ function baseOrder(ctx: BaseContext, index: number): Order {
       break;
     }
   }
-  return { index, posId, orderId, kind, mode, recurringId, serverUrl: null, notificationUrl: null, operations: ops, injection: null };
+  return {
+    index,
+    posId,
+    orderId,
+    kind,
+    mode,
+    recurringId,
+    serverUrl: null,
+    notificationUrl: null,
+    operations: ops,
+    injection: null,
+  };
 }
 
 function clampBig(min: bigint, max: bigint, v: bigint): bigint {
@@ -567,7 +787,9 @@ function clampBig(min: bigint, max: bigint, v: bigint): bigint {
 
 /** The operation an injection lands on: the order's first settled, successful money-moving one. */
 export function mainOperation(order: Order): Operation | undefined {
-  return order.operations.find((op) => op.status === 'success' && (op.method === 'purchase' || op.method === 'capture'));
+  return order.operations.find(
+    (op) => op.status === 'success' && (op.method === 'purchase' || op.method === 'capture'),
+  );
 }
 
 function eligible(type: InjectionType, order: Order): boolean {
@@ -636,12 +858,29 @@ function inject(order: Order, type: InjectionType, ghost: SubMerchant | undefine
   return { ...order, injection: type, operations: order.operations.map((o) => (o === op ? changed : o)) };
 }
 
-function buildGroundTruth(injected: Order[], countMismatchDays: readonly string[], posIds: readonly string[], zone: string): GroundTruthEntry[] {
+function buildGroundTruth(
+  injected: Order[],
+  countMismatchDays: readonly string[],
+  posIds: readonly string[],
+  zone: string,
+): GroundTruthEntry[] {
   const out: GroundTruthEntry[] = [];
   for (const order of injected) {
-    const op = order.operations.find((o) => o.distortion || o.webhook === 'lost_for_good' || o.webhook === 'lost_resendable' || o.receivers.some((x) => x.name.startsWith('Unlisted Seller')));
+    const op = order.operations.find(
+      (o) =>
+        o.distortion ||
+        o.webhook === 'lost_for_good' ||
+        o.webhook === 'lost_resendable' ||
+        o.receivers.some((x) => x.name.startsWith('Unlisted Seller')),
+    );
     if (!op || !order.injection) continue;
-    const base = { posId: order.posId, orderId: order.orderId, paymentId: op.paymentId, transactionId: op.transactionId, method: op.method };
+    const base = {
+      posId: order.posId,
+      orderId: order.orderId,
+      paymentId: op.paymentId,
+      transactionId: op.transactionId,
+      method: op.method,
+    };
     const d = op.distortion;
     switch (order.injection) {
       case 'missing_in_report':
@@ -653,31 +892,71 @@ function buildGroundTruth(injected: Order[], countMismatchDays: readonly string[
         out.push({ ...base, type: 'missing_webhook', detail: { lostForGood: order.injection === 'missing_webhook' } });
         break;
       case 'status_mismatch':
-        if (d?.kind === 'status') out.push({ ...base, type: 'status_mismatch', detail: { source: d.source, expected: op.status, reported: d.value } });
+        if (d?.kind === 'status')
+          out.push({
+            ...base,
+            type: 'status_mismatch',
+            detail: { source: d.source, expected: op.status, reported: d.value },
+          });
         break;
       case 'amount_mismatch':
-        if (d?.kind === 'amount') out.push({ ...base, type: 'amount_mismatch', detail: { source: d.source, expected: op.originalAmount.toString(), reported: d.value.toString() } });
+        if (d?.kind === 'amount')
+          out.push({
+            ...base,
+            type: 'amount_mismatch',
+            detail: { source: d.source, expected: op.originalAmount.toString(), reported: d.value.toString() },
+          });
         break;
       case 'currency_mismatch':
-        if (d?.kind === 'currency') out.push({ ...base, type: 'currency_mismatch', detail: { source: d.source, expected: op.currency, reported: d.value } });
+        if (d?.kind === 'currency')
+          out.push({
+            ...base,
+            type: 'currency_mismatch',
+            detail: { source: d.source, expected: op.currency, reported: d.value },
+          });
         break;
       case 'fee_mismatch':
         if (d?.kind === 'fee')
-          out.push({ ...base, type: 'fee_mismatch', detail: { source: d.source, field: d.source === 'webhook' ? 'fee.amount' : 'merchantFee', expected: op.merchantFee.toString(), reported: d.value.toString() } });
+          out.push({
+            ...base,
+            type: 'fee_mismatch',
+            detail: {
+              source: d.source,
+              field: d.source === 'webhook' ? 'fee.amount' : 'merchantFee',
+              expected: op.merchantFee.toString(),
+              reported: d.value.toString(),
+            },
+          });
         break;
       case 'split_mismatch':
         if (d?.kind === 'receiver_amount') {
           const x = op.receivers[d.receiverIndex]!;
           const shares = sum(op.receivers.map((p) => p.share)) + (d.value - x.amount);
-          out.push({ ...base, type: 'split_mismatch', receiverName: x.name, detail: { source: 'register', originalAmount: op.originalAmount.toString(), sharesSum: shares.toString() } });
+          out.push({
+            ...base,
+            type: 'split_mismatch',
+            receiverName: x.name,
+            detail: { source: 'register', originalAmount: op.originalAmount.toString(), sharesSum: shares.toString() },
+          });
         }
         break;
       case 'duplicate':
-        if (d?.kind === 'duplicate_row') out.push({ ...base, type: 'duplicate', receiverName: op.receivers[d.receiverIndex]!.name, detail: { source: 'register', differingFields: 'cardMask,payway,rrnCode' } });
+        if (d?.kind === 'duplicate_row')
+          out.push({
+            ...base,
+            type: 'duplicate',
+            receiverName: op.receivers[d.receiverIndex]!.name,
+            detail: { source: 'register', differingFields: 'cardMask,payway,rrnCode' },
+          });
         break;
       case 'unknown_sub_merchant': {
         const x = op.receivers.find((p) => p.name.startsWith('Unlisted Seller'))!;
-        out.push({ ...base, type: 'unknown_sub_merchant', receiverName: x.name, detail: { source: 'register', subMerchantId: x.subMerchantId } });
+        out.push({
+          ...base,
+          type: 'unknown_sub_merchant',
+          receiverName: x.name,
+          detail: { source: 'register', subMerchantId: x.subMerchantId },
+        });
         break;
       }
       case 'report_count_mismatch':
@@ -686,7 +965,15 @@ function buildGroundTruth(injected: Order[], countMismatchDays: readonly string[
   }
   for (const day of countMismatchDays) {
     for (const posId of posIds) {
-      out.push({ type: 'report_count_mismatch', posId, orderId: null, paymentId: null, transactionId: null, method: null, detail: { source: 'register', day, timezone: zone, extraAnnounced: 1 } });
+      out.push({
+        type: 'report_count_mismatch',
+        posId,
+        orderId: null,
+        paymentId: null,
+        transactionId: null,
+        method: null,
+        detail: { source: 'register', day, timezone: zone, extraAnnounced: 1 },
+      });
     }
   }
   return out;

@@ -5,9 +5,26 @@ import type { PspProject } from '../config/env';
 import { cancelOrder, completeCheckout, createLiveOrder } from './live';
 import type { Operation, Order, PosCredentials, SandboxMethod, SandboxStatus } from './model';
 import { createRng, hashSeed } from './random';
-import { DEFAULT_REGISTER_FIELDS, jsonText, paymentRecord, periodRecord, REGISTER_FIELDS, registerRowCount, registerRows, type RegisterField } from './render';
+import {
+  DEFAULT_REGISTER_FIELDS,
+  jsonText,
+  paymentRecord,
+  periodRecord,
+  REGISTER_FIELDS,
+  registerRowCount,
+  registerRows,
+  type RegisterField,
+} from './render';
 import { generateScenario, type Scenario, type ScenarioOptions } from './scenario';
-import { deliver, signWebhook, postWebhook, type DeliveryJob, type DeliveryOptions, type DeliveryStats, type WebhookTarget } from './webhooks';
+import {
+  deliver,
+  signWebhook,
+  postWebhook,
+  type DeliveryJob,
+  type DeliveryOptions,
+  type DeliveryStats,
+  type WebhookTarget,
+} from './webhooks';
 
 /**
  * The sandbox PSP: a real HTTP server on 127.0.0.1 with the PSP's paths (section 4), its
@@ -70,20 +87,41 @@ export interface SandboxOptions {
    * src/psp/client.ts assumes: it sends the window's end minus 1 ms) serves [start, end]; 'exclusive' serves [start, end).
    */
   readonly periodEnd?: 'inclusive' | 'exclusive';
-  readonly verifySignedAuth?: (req: { method: string; url: string; body: string; apiKey: string; signature: string; credentials: PosCredentials }) => boolean;
+  readonly verifySignedAuth?: (req: {
+    method: string;
+    url: string;
+    body: string;
+    apiKey: string;
+    signature: string;
+    credentials: PosCredentials;
+  }) => boolean;
 }
 
 export interface SandboxStats {
   requests: number;
   byRoute: Record<string, number>;
   unauthorized: number;
-  faults: { serverErrors: number; tooManyRequests: number; resets: number; slow: number; truncated: number; notReady: number };
+  faults: {
+    serverErrors: number;
+    tooManyRequests: number;
+    resets: number;
+    slow: number;
+    truncated: number;
+    notReady: number;
+  };
   reportsStarted: number;
   reportFetches: number;
   registerRowsServed: number;
   periodRecordsServed: number;
   cancellations: number;
-  webhooks: { sent: number; delivered: number; failed: number; resendRequests: number; resendsLostForGood: number; withoutTarget: number };
+  webhooks: {
+    sent: number;
+    delivered: number;
+    failed: number;
+    resendRequests: number;
+    resendsLostForGood: number;
+    withoutTarget: number;
+  };
 }
 
 export interface Sandbox {
@@ -189,7 +227,12 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
   /** sends one operation's webhook in the background (tracked by settled()) */
   const sendInBackground = (order: Order, op: Operation) => {
     const kind = op.recurring && op.method === 'recurrent' ? 'recurring' : 'payment';
-    const url = order.index < 0 ? (kind === 'recurring' ? (order.notificationUrl ?? order.serverUrl) : order.serverUrl) : target?.(order.posId, { kind, orderId: order.orderId });
+    const url =
+      order.index < 0
+        ? kind === 'recurring'
+          ? (order.notificationUrl ?? order.serverUrl)
+          : order.serverUrl
+        : target?.(order.posId, { kind, orderId: order.orderId });
     if (!url) {
       stats.webhooks.withoutTarget++;
       return;
@@ -219,7 +262,16 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     if (!creds) return deny('unknown API key');
     if (m[1] === 'PAY') {
       if (m[3] !== creds.apiSecret) return deny('wrong API secret');
-    } else if (!opts.verifySignedAuth?.({ method: req.method ?? '', url: req.url ?? '', body, apiKey: m[2]!, signature: m[3]!, credentials: creds })) {
+    } else if (
+      !opts.verifySignedAuth?.({
+        method: req.method ?? '',
+        url: req.url ?? '',
+        body,
+        apiKey: m[2]!,
+        signature: m[3]!,
+        credentials: creds,
+      })
+    ) {
       return deny('signed form not accepted by this sandbox');
     }
     const key = req.headers['x-api-key'];
@@ -234,7 +286,12 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
   // Routes
 
   type Ctx = { req: IncomingMessage; res: ServerResponse; url: URL; body: string; truncate: boolean };
-  type Route = { method: string; pattern: RegExp; name: string; handle: (ctx: Ctx, m: RegExpExecArray) => Promise<void> | void };
+  type Route = {
+    method: string;
+    pattern: RegExp;
+    name: string;
+    handle: (ctx: Ctx, m: RegExpExecArray) => Promise<void> | void;
+  };
 
   const json = (ctx: Ctx, status: number, value: unknown, headers: Record<string, string> = {}) => {
     let text = jsonText(value);
@@ -274,9 +331,12 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
       handle: (ctx, m) => {
         const orderId = checkouts.get(m[1]!);
         if (!orderId) throw HttpError(404, 'not_found', 'No such checkout');
-        const action = (o: string) => `<form method="post" action="/api/v1/checkout/${m[1]}/pay?outcome=${o}"><button>${o === 'success' ? 'Pay' : 'Fail the payment'}</button></form>`;
+        const action = (o: string) =>
+          `<form method="post" action="/api/v1/checkout/${m[1]}/pay?outcome=${o}"><button>${o === 'success' ? 'Pay' : 'Fail the payment'}</button></form>`;
         ctx.res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-        ctx.res.end(`<!doctype html><title>Sandbox checkout</title><h1>Sandbox checkout</h1><p>Order ${escapeHtml(orderId)}</p>${action('success')}${action('failure')}`);
+        ctx.res.end(
+          `<!doctype html><title>Sandbox checkout</title><h1>Sandbox checkout</h1><p>Order ${escapeHtml(orderId)}</p>${action('success')}${action('failure')}`,
+        );
       },
     },
     {
@@ -288,7 +348,11 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
         const order = orderId ? live.get(orderId) : undefined;
         if (!order) throw HttpError(404, 'not_found', 'No such checkout');
         const outcome = ctx.url.searchParams.get('outcome') === 'failure' ? 'failure' : 'success';
-        const paid = completeCheckout(order, outcome, { now: now(), rng: liveRng, subMerchants: scenario.subMerchants });
+        const paid = completeCheckout(order, outcome, {
+          now: now(),
+          rng: liveRng,
+          subMerchants: scenario.subMerchants,
+        });
         live.set(order.orderId, paid);
         if (paid !== order) sendInBackground(paid, paid.operations[0]!);
         json(ctx, 200, paymentRecord(paid.operations[0]!));
@@ -305,7 +369,8 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
         if (!order) throw HttpError(404, 'order_not_found', `Order ${orderId} not found`);
         const at = now();
         const c = cancelOrder(order, at);
-        if (!c.ok) throw HttpError(400, 'cancel_not_allowed', 'Only a hosted purchase or auth in status init can be cancelled');
+        if (!c.ok)
+          throw HttpError(400, 'cancel_not_allowed', 'Only a hosted purchase or auth in status init can be cancelled');
         if (live.has(orderId)) live.set(orderId, c.order);
         else cancelledAt.set(orderId, at);
         stats.cancellations++;
@@ -344,12 +409,23 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
         requirePos(authenticate(ctx.req, ctx.body, true), posId);
         const method = ctx.url.searchParams.get('method');
         const status = ctx.url.searchParams.get('status');
-        if (method !== 'purchase' && method !== 'refund') throw HttpError(400, 'validation_error', 'method: purchase or refund is required');
-        if (!status || !STATUSES.includes(status as SandboxStatus)) throw HttpError(400, 'validation_error', 'status: a transaction status is required');
-        const order = [...live.values()].find((o) => o.recurringId === recurringId) ?? scenario.findRecurring(recurringId);
+        if (method !== 'purchase' && method !== 'refund')
+          throw HttpError(400, 'validation_error', 'method: purchase or refund is required');
+        if (!status || !STATUSES.includes(status as SandboxStatus))
+          throw HttpError(400, 'validation_error', 'status: a transaction status is required');
+        const order =
+          [...live.values()].find((o) => o.recurringId === recurringId) ?? scenario.findRecurring(recurringId);
         if (!order || order.posId !== posId) throw HttpError(404, 'not_found', `Subscription ${recurringId} not found`);
-        const wanted = (op: Operation) => (method === 'purchase' ? op.method === 'purchase' || op.method === 'recurrent' : op.method === 'refund') && op.status === status;
-        json(ctx, 200, effective(order).operations.filter(wanted).map((op) => paymentRecord(op)));
+        const wanted = (op: Operation) =>
+          (method === 'purchase' ? op.method === 'purchase' || op.method === 'recurrent' : op.method === 'refund') &&
+          op.status === status;
+        json(
+          ctx,
+          200,
+          effective(order)
+            .operations.filter(wanted)
+            .map((op) => paymentRecord(op)),
+        );
       },
     },
     {
@@ -361,7 +437,11 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
         requirePos(authenticate(ctx.req, ctx.body, true), posId);
         const order = findOrder(posId, orderId);
         if (!order) throw HttpError(404, 'order_not_found', `Order ${orderId} not found`);
-        json(ctx, 200, order.operations.map((op) => paymentRecord(op, { listing: true })));
+        json(
+          ctx,
+          200,
+          order.operations.map((op) => paymentRecord(op, { listing: true })),
+        );
       },
     },
     {
@@ -369,12 +449,17 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
       pattern: /^\/api\/v1\/pos\/([^/]+)\/orders\/([^/]+)\/([^/]+)$/,
       name: 'transaction',
       handle: (ctx, m) => {
-        const [posId, orderId, operation] = [decodeURIComponent(m[1]!), decodeURIComponent(m[2]!), decodeURIComponent(m[3]!)];
+        const [posId, orderId, operation] = [
+          decodeURIComponent(m[1]!),
+          decodeURIComponent(m[2]!),
+          decodeURIComponent(m[3]!),
+        ];
         requirePos(authenticate(ctx.req, ctx.body, true), posId);
         const order = findOrder(posId, orderId);
         if (!order) throw HttpError(404, 'order_not_found', `Order ${orderId} not found`);
         const callback = ctx.url.searchParams.get('callback');
-        if (callback !== null && callback !== 'true') throw HttpError(400, 'validation_error', 'callback: must be true');
+        if (callback !== null && callback !== 'true')
+          throw HttpError(400, 'validation_error', 'callback: must be true');
         const transactionId = ctx.url.searchParams.get('transactionId');
         const op = pickOperation(order, operation, transactionId);
         if (!op) throw HttpError(404, 'transaction_not_found', `No ${operation} transaction in order ${orderId}`);
@@ -419,7 +504,12 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
         const rows = (function* () {
           for (const op of operationsIn(report.posId, report.from, report.to)) {
             if (!reportWants(report, op)) continue;
-            for (const row of registerRows(op, { fields: report.fields, projectName, entityName: 'Sandbox Marketplace LLC', lateStatusChange })) {
+            for (const row of registerRows(op, {
+              fields: report.fields,
+              projectName,
+              entityName: 'Sandbox Marketplace LLC',
+              lateStatusChange,
+            })) {
               stats.registerRowsServed++;
               yield row;
             }
@@ -431,16 +521,21 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
   ];
 
   const reportWants = (report: Report, op: Operation) =>
-    (!report.statuses || report.statuses.includes(op.status)) && (!report.methods || report.methods.includes(op.method));
+    (!report.statuses || report.statuses.includes(op.status)) &&
+    (!report.methods || report.methods.includes(op.method));
 
   const startReport = (creds: PosCredentials, body: unknown): Report => {
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw HttpError(400, 'validation_error', 'A JSON object is required');
+    if (typeof body !== 'object' || body === null || Array.isArray(body))
+      throw HttpError(400, 'validation_error', 'A JSON object is required');
     const b = body as Record<string, unknown>;
-    if (typeof b.project_id !== 'string' || !b.project_id) throw HttpError(400, 'validation_error', 'project_id: required');
-    if (b.project_id !== creds.posId) throw HttpError(403, 'forbidden', 'project_id does not belong to these credentials');
+    if (typeof b.project_id !== 'string' || !b.project_id)
+      throw HttpError(400, 'validation_error', 'project_id: required');
+    if (b.project_id !== creds.posId)
+      throw HttpError(403, 'forbidden', 'project_id does not belong to these credentials');
     const instant = (name: string): number => {
       const v = b[name];
-      if (typeof v !== 'string' || !ISO_WITH_OFFSET.test(v) || Number.isNaN(Date.parse(v))) throw HttpError(400, 'validation_error', `${name}: ISO 8601 timestamp with offset required`);
+      if (typeof v !== 'string' || !ISO_WITH_OFFSET.test(v) || Number.isNaN(Date.parse(v)))
+        throw HttpError(400, 'validation_error', `${name}: ISO 8601 timestamp with offset required`);
       return Date.parse(v);
     };
     const from = instant('start_date');
@@ -450,16 +545,28 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     const list = (name: string, allowed: readonly string[]): string[] | null => {
       const v = b[name];
       if (v === undefined || v === null) return null;
-      if (!Array.isArray(v) || v.some((x) => typeof x !== 'string' || !allowed.includes(x))) throw HttpError(400, 'validation_error', `${name}: array of ${allowed.join(', ')}`);
+      if (!Array.isArray(v) || v.some((x) => typeof x !== 'string' || !allowed.includes(x)))
+        throw HttpError(400, 'validation_error', `${name}: array of ${allowed.join(', ')}`);
       return v as string[];
     };
     const statuses = list('statuses', STATUSES);
     const methods = list('methods', METHODS);
     const details = list('transaction_details', REGISTER_FIELDS);
     const fields = details && details.length ? (details as RegisterField[]) : DEFAULT_REGISTER_FIELDS;
-    const partial: Omit<Report, 'count'> = { id: liveRng.uuid(), posId: creds.posId, from, to: to + endShift, statuses, methods, fields, polls: 0, fetches: 0 };
+    const partial: Omit<Report, 'count'> = {
+      id: liveRng.uuid(),
+      posId: creds.posId,
+      from,
+      to: to + endShift,
+      statuses,
+      methods,
+      fields,
+      polls: 0,
+      fetches: 0,
+    };
     let count = 0;
-    for (const op of operationsIn(creds.posId, from, partial.to)) if (reportWants(partial as Report, op)) count += registerRowCount(op);
+    for (const op of operationsIn(creds.posId, from, partial.to))
+      if (reportWants(partial as Report, op)) count += registerRowCount(op);
     // Fault from the scenario's ground truth: reports covering these days announce one record too many.
     for (const day of scenario.countMismatchDays) {
       const noon = dayNoon(day, scenario.timezone);
@@ -472,7 +579,18 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     const creds = authenticate(ctx.req, ctx.body, true);
     const body = parseBody(ctx);
     const baseUrl = originOf(ctx.req);
-    const result = createLiveOrder(body, { posId: creds.posId, subMerchants: scenario.subMerchants, rng: liveRng, now: now(), baseUrl, orderExists: (id) => live.has(id) || scenario.findOrder(id) !== undefined }, kind);
+    const result = createLiveOrder(
+      body,
+      {
+        posId: creds.posId,
+        subMerchants: scenario.subMerchants,
+        rng: liveRng,
+        now: now(),
+        baseUrl,
+        orderExists: (id) => live.has(id) || scenario.findOrder(id) !== undefined,
+      },
+      kind,
+    );
     if (!result.ok) throw HttpError(result.status, result.code, result.message);
     const order = result.order;
     live.set(order.orderId, order);
@@ -486,7 +604,11 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     }
     if (op.status !== 'init') sendInBackground(order, op);
     const request = body as Record<string, unknown>;
-    json(ctx, 200, { ...paymentRecord(op), split: request.split ?? null, validation_url: request.validation_url ?? null });
+    json(ctx, 200, {
+      ...paymentRecord(op),
+      split: request.split ?? null,
+      validation_url: request.validation_url ?? null,
+    });
   };
 
   // -------------------------------------------------------------------------------------------------
@@ -499,7 +621,13 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     const method = req.method ?? 'GET';
     const applies = faults.appliesTo({ method, path: url.pathname });
     // Always draw the same numbers per request, so that the fault sequence depends on the seed only.
-    const [uReset, u429, u5xx, uSlow, uTrunc] = [faultRng.next(), faultRng.next(), faultRng.next(), faultRng.next(), faultRng.next()];
+    const [uReset, u429, u5xx, uSlow, uTrunc] = [
+      faultRng.next(),
+      faultRng.next(),
+      faultRng.next(),
+      faultRng.next(),
+      faultRng.next(),
+    ];
     const ctx: Ctx = { req, res, url, body: body ?? '', truncate: applies && uTrunc < faults.truncateRate };
     try {
       if (body === undefined) throw HttpError(413, 'payload_too_large', 'Request body too large');
@@ -536,7 +664,10 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
       }
       const err = isHttpFailure(e) ? e : HttpError(500, 'internal_error', (e as Error).message);
       const retryAfter = err.retryAfter;
-      res.writeHead(err.status, { 'content-type': 'application/json', ...(retryAfter !== undefined ? { 'retry-after': String(retryAfter) } : {}) });
+      res.writeHead(err.status, {
+        'content-type': 'application/json',
+        ...(retryAfter !== undefined ? { 'retry-after': String(retryAfter) } : {}),
+      });
       res.end(JSON.stringify({ message: err.message, args: { code: err.code } }));
     }
   };
@@ -654,14 +785,17 @@ function toTarget(t: WebhookTarget | string | undefined): WebhookTarget | undefi
 /** Section 4.3/4.9: the operation of an order named by its method; for subscriptions, by transactionId or the latest. */
 function pickOperation(order: Order, operation: string, transactionId: string | null): Operation | undefined {
   if (transactionId) return order.operations.find((op) => op.transactionId === transactionId);
-  const sameMethod = (op: Operation) => op.method === (operation as SandboxMethod) || (order.recurringId !== null && operation === 'purchase' && op.method === 'recurrent');
+  const sameMethod = (op: Operation) =>
+    op.method === (operation as SandboxMethod) ||
+    (order.recurringId !== null && operation === 'purchase' && op.method === 'recurrent');
   const matching = order.operations.filter(sameMethod);
   return matching[matching.length - 1];
 }
 
 function msParam(url: URL, name: string): number {
   const v = url.searchParams.get(name);
-  if (v === null || !/^\d{1,16}$/.test(v)) throw HttpError(400, 'validation_error', `${name}: Unix time in milliseconds required`);
+  if (v === null || !/^\d{1,16}$/.test(v))
+    throw HttpError(400, 'validation_error', `${name}: Unix time in milliseconds required`);
   return Number(v);
 }
 

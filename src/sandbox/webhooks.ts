@@ -25,7 +25,10 @@ export function signWebhook(op: Operation, apiSecret: string): SignedWebhook {
 }
 
 /** 'payment': server_url of the payment; 'recurring': notification_url of a subscription charge. */
-export type WebhookTarget = (posId: string, info: { kind: 'payment' | 'recurring'; orderId: string }) => string | URL | undefined;
+export type WebhookTarget = (
+  posId: string,
+  info: { kind: 'payment' | 'recurring'; orderId: string },
+) => string | URL | undefined;
 
 export type PostOutcome = { ok: true; status: number } | { ok: false; status: number | null; error: string };
 
@@ -92,8 +95,22 @@ export interface DeliveryJob {
  * Sends the jobs with the knobs applied. Deterministic in what is sent (duplicates, losses, order of
  * dispatch) for a given seed; with concurrency > 1 arrival order also depends on the receiver.
  */
-export async function deliver(jobs: Iterable<DeliveryJob | { lost: true }>, seed: string, opts: DeliveryOptions = {}): Promise<DeliveryStats> {
-  const stats: DeliveryStats = { operations: 0, attempted: 0, delivered: 0, failed: 0, duplicatesSent: 0, lostByScenario: 0, lostOnDelivery: 0, byStatus: {}, errors: [] };
+export async function deliver(
+  jobs: Iterable<DeliveryJob | { lost: true }>,
+  seed: string,
+  opts: DeliveryOptions = {},
+): Promise<DeliveryStats> {
+  const stats: DeliveryStats = {
+    operations: 0,
+    attempted: 0,
+    delivered: 0,
+    failed: 0,
+    duplicatesSent: 0,
+    lostByScenario: 0,
+    lostOnDelivery: 0,
+    byStatus: {},
+    errors: [],
+  };
   const r = createRng(hashSeed(seed, 'delivery'));
   const window = Math.max(1, opts.reorderWindow ?? 1);
   const timeoutMs = opts.timeoutMs ?? 10_000;

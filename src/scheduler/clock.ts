@@ -61,11 +61,15 @@ export function createFakeClock(start: Date | string): FakeClock {
         if (at.getTime() <= now) return resolve();
         const entry = { at: at.getTime(), resolve: () => resolve() };
         waiting.push(entry);
-        signal.addEventListener('abort', () => {
-          const i = waiting.indexOf(entry);
-          if (i >= 0) waiting.splice(i, 1);
-          reject(signal.reason);
-        }, { once: true });
+        signal.addEventListener(
+          'abort',
+          () => {
+            const i = waiting.indexOf(entry);
+            if (i >= 0) waiting.splice(i, 1);
+            reject(signal.reason);
+          },
+          { once: true },
+        );
       });
     },
     async advanceTo(target) {

@@ -48,7 +48,16 @@ export function parseCron(expression: string, zone: string): CronParse {
   const asc = (xs: readonly number[]) => [...new Set(xs)].sort((a, b) => a - b);
   return {
     ok: true,
-    schedule: { expression, zone, seconds: asc(f.second), minutes: asc(f.minute), hours: asc(f.hour), days: asc(days), months: asc(f.month), weekdays: asc(weekdays) },
+    schedule: {
+      expression,
+      zone,
+      seconds: asc(f.second),
+      minutes: asc(f.minute),
+      hours: asc(f.hour),
+      days: asc(days),
+      months: asc(f.month),
+      weekdays: asc(weekdays),
+    },
   };
 }
 
@@ -111,7 +120,15 @@ function instantOfWall(offsetAt: OffsetAt, wall: number): number {
  * when it does not exist (spring forward) the instant at the same distance from the offset before the gap,
  * i.e. the wall time read with the old offset (02:30 → 03:30 new time).
  */
-export function wallTimeToInstant(zone: IANAZone, year: number, month: number, day: number, hour: number, minute: number, second: number): number {
+export function wallTimeToInstant(
+  zone: IANAZone,
+  year: number,
+  month: number,
+  day: number,
+  hour: number,
+  minute: number,
+  second: number,
+): number {
   return instantOfWall((ms) => zone.offset(ms), Date.UTC(year, month - 1, day, hour, minute, second));
 }
 

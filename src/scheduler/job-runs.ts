@@ -33,8 +33,16 @@ interface RawRow {
 }
 
 const toRow = (r: RawRow): JobRunRow => ({
-  job: r.job, scheduledFor: r.scheduled_for, trigger: r.trigger, status: r.status, attempt: r.attempt, worker: r.worker,
-  startedAt: r.started_at, finishedAt: r.finished_at, counters: r.counters, error: r.error,
+  job: r.job,
+  scheduledFor: r.scheduled_for,
+  trigger: r.trigger,
+  status: r.status,
+  attempt: r.attempt,
+  worker: r.worker,
+  startedAt: r.started_at,
+  finishedAt: r.finished_at,
+  counters: r.counters,
+  error: r.error,
 });
 
 /** 64-bit advisory lock key from text (PostgreSQL's int8 range). */

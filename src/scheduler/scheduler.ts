@@ -79,7 +79,10 @@ export interface Scheduler {
 export type SchedulerErrorCode = 'SCHEDULER_BAD_CRON' | 'SCHEDULER_UNKNOWN_JOB' | 'SCHEDULER_DUPLICATE_JOB';
 
 export class SchedulerError extends Error {
-  constructor(readonly code: SchedulerErrorCode, message: string) {
+  constructor(
+    readonly code: SchedulerErrorCode,
+    message: string,
+  ) {
     super(message);
     this.name = 'SchedulerError';
   }
@@ -91,7 +94,8 @@ const MAX_OWED = 40;
 const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e)).slice(0, 2000);
 
 /** Plain-JSON counters: bigints as strings, so that jsonb accepts them. */
-const plain = (c: JobCounters): JobCounters => JSON.parse(JSON.stringify(c, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))) as JobCounters;
+const plain = (c: JobCounters): JobCounters =>
+  JSON.parse(JSON.stringify(c, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))) as JobCounters;
 
 export function createScheduler(opts: SchedulerOptions): Scheduler {
   const clock = opts.clock ?? systemClock;
@@ -103,7 +107,11 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
   for (const job of opts.jobs) {
     if (parsed.has(job.name)) throw new SchedulerError('SCHEDULER_DUPLICATE_JOB', `job ${job.name} is defined twice`);
     const p = parseCron(job.cron, opts.timezone);
-    if (!p.ok) throw new SchedulerError('SCHEDULER_BAD_CRON', `job ${job.name}: invalid cron expression "${job.cron}": ${p.reason}`);
+    if (!p.ok)
+      throw new SchedulerError(
+        'SCHEDULER_BAD_CRON',
+        `job ${job.name}: invalid cron expression "${job.cron}": ${p.reason}`,
+      );
     parsed.set(job.name, { job, schedule: p.schedule });
   }
 
@@ -131,7 +139,12 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
   }
 
   /** Executes one occurrence under both advisory locks, recording it in job_runs. */
-  async function execute(job: JobDefinition, scheduledFor: Date, trigger: JobTrigger, signal: AbortSignal): Promise<RunOutcome> {
+  async function execute(
+    job: JobDefinition,
+    scheduledFor: Date,
+    trigger: JobTrigger,
+    signal: AbortSignal,
+  ): Promise<RunOutcome> {
     const conn = await sql.reserve();
     const jobKey = lockKey(job.name);
     const occurrenceKey = lockKey(`${job.name}@${scheduledFor.toISOString()}`);
@@ -159,7 +172,9 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       const runLog = log.child({ job: job.name, scheduledFor: scheduledFor.toISOString(), attempt, trigger });
       runLog.info('job started');
       try {
-        const counters = plain((await job.run({ scheduledFor, trigger, attempt, signal, log: runLog, now: () => clock.now() })) ?? {});
+        const counters = plain(
+          (await job.run({ scheduledFor, trigger, attempt, signal, log: runLog, now: () => clock.now() })) ?? {},
+        );
         await conn`update job_runs set status = 'succeeded', finished_at = ${clock.now()}, counters = ${sql.json(counters as never)}
                    where job = ${job.name} and scheduled_for = ${scheduledFor}`;
         runLog.info('job succeeded', { counters });
@@ -185,21 +200,34 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
    * worker was down at its time, or its tick met a database outage before anything was recorded). Found in
    * review: only the latest earlier occurrence was retried, and only when `failed`.
    */
-  async function owed(job: JobDefinition, schedule: CronSchedule, before: Date): Promise<Array<{ at: Date; why: string }>> {
+  async function owed(
+    job: JobDefinition,
+    schedule: CronSchedule,
+    before: Date,
+  ): Promise<Array<{ at: Date; why: string }>> {
     const unfinished = await sql<{ scheduled_for: Date; status: string; attempt: number }[]>`
       select scheduled_for, status, attempt from job_runs
       where job = ${job.name} and trigger = 'schedule' and scheduled_for < ${before}
         and status in ('failed', 'running') and attempt < ${maxAttempts}
       order by scheduled_for limit ${MAX_OWED}`;
-    const out = unfinished.map((r) => ({ at: r.scheduled_for, why: r.status === 'running' ? 'abandoned by a worker that stopped' : 'failed' }));
+    const out = unfinished.map((r) => ({
+      at: r.scheduled_for,
+      why: r.status === 'running' ? 'abandoned by a worker that stopped' : 'failed',
+    }));
     const [last] = await sql<{ at: Date | null }[]>`
       select max(scheduled_for) as at from job_runs where job = ${job.name} and trigger = 'schedule' and scheduled_for < ${before}`;
     if (last?.at) {
-      for (let t = nextRun(schedule, last.at); t.getTime() < before.getTime() && out.length < MAX_OWED; t = nextRun(schedule, t)) out.push({ at: t, why: 'missed (no run recorded)' });
+      for (
+        let t = nextRun(schedule, last.at);
+        t.getTime() < before.getTime() && out.length < MAX_OWED;
+        t = nextRun(schedule, t)
+      )
+        out.push({ at: t, why: 'missed (no run recorded)' });
     }
     // ticks of this process that failed before anything was recorded (a job with no row yet included)
     for (const t of unrecorded.get(job.name) ?? []) {
-      if (t.getTime() < before.getTime() && !out.some((o) => o.at.getTime() === t.getTime())) out.push({ at: t, why: 'its tick failed before it was recorded' });
+      if (t.getTime() < before.getTime() && !out.some((o) => o.at.getTime() === t.getTime()))
+        out.push({ at: t, why: 'its tick failed before it was recorded' });
     }
     unrecorded.delete(job.name);
     return out.sort((a, b) => a.at.getTime() - b.at.getTime());
@@ -217,7 +245,11 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
     }
     // More owed than one tick runs: this occurrence waits too (it has no row, so the next tick owes it after
     // the ones before it); run now, it would become the latest recorded and hide those (found in review).
-    if (at && list.length >= MAX_OWED) log.warn('more job occurrences owed than one tick runs; the next tick carries on', { job: job.name, scheduledFor: at.toISOString() });
+    if (at && list.length >= MAX_OWED)
+      log.warn('more job occurrences owed than one tick runs; the next tick carries on', {
+        job: job.name,
+        scheduledFor: at.toISOString(),
+      });
     else if (at && !signal.aborted) outcomes.push(await execute(job, at, 'schedule', signal));
     return outcomes;
   }
@@ -232,7 +264,11 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       (e) => {
         inFlight.delete(job.name);
         if (at) unrecorded.set(job.name, [...(unrecorded.get(job.name) ?? []), at]);
-        log.error('job tick failed before it could be recorded; the next tick runs it', { job: job.name, scheduledFor: at?.toISOString(), error: errorText(e) });
+        log.error('job tick failed before it could be recorded; the next tick runs it', {
+          job: job.name,
+          scheduledFor: at?.toISOString(),
+          error: errorText(e),
+        });
       },
     );
     inFlight.set(job.name, run);
@@ -279,10 +315,17 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       }
       // Woken late (suspended host, long GC, clock moved): the latest occurrence that is due is this tick's;
       // the ones passed meanwhile are owed and run first, oldest first (tick).
-      for (let later = nextRun(schedule, due); later.getTime() <= clock.now().getTime(); later = nextRun(schedule, later)) due = later;
+      for (
+        let later = nextRun(schedule, due);
+        later.getTime() <= clock.now().getTime();
+        later = nextRun(schedule, later)
+      )
+        due = later;
       after = due;
       if (inFlight.has(job.name)) {
-        await recordSkip(job.name, due, 'schedule').then(report, (e) => log.error('cannot record skipped tick', { job: job.name, error: errorText(e) }));
+        await recordSkip(job.name, due, 'schedule').then(report, (e) =>
+          log.error('cannot record skipped tick', { job: job.name, error: errorText(e) }),
+        );
         continue;
       }
       runInFlight(job, tick(job, schedule, due, due), due);
@@ -293,7 +336,9 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
     start() {
       if (started) return;
       started = true;
-      const caughtUp = catchUpAll(clock.now()).catch((e) => log.error('catching up owed job runs failed; the next ticks run them', { error: errorText(e) }));
+      const caughtUp = catchUpAll(clock.now()).catch((e) =>
+        log.error('catching up owed job runs failed; the next ticks run them', { error: errorText(e) }),
+      );
       loops.push(caughtUp);
       for (const { job, schedule } of parsed.values()) loops.push(loop(job, schedule, caughtUp));
       log.info('scheduler started', { jobs: [...parsed.keys()], timezone: opts.timezone, worker });
@@ -305,14 +350,23 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
     },
     async runNow(name, runOpts = {}) {
       const entry = parsed.get(name);
-      if (!entry) throw new SchedulerError('SCHEDULER_UNKNOWN_JOB', `unknown job ${JSON.stringify(name)}; jobs: ${[...parsed.keys()].join(', ')}`);
+      if (!entry)
+        throw new SchedulerError(
+          'SCHEDULER_UNKNOWN_JOB',
+          `unknown job ${JSON.stringify(name)}; jobs: ${[...parsed.keys()].join(', ')}`,
+        );
       // Whole seconds: the occurrence key of a manual run is readable and collides with nothing scheduled.
       const at = new Date(Math.floor(clock.now().getTime() / 1000) * 1000);
       return report(await execute(entry.job, at, 'manual', runOpts.signal ?? controller.signal));
     },
     schedules() {
       const now = clock.now();
-      return [...parsed.values()].map(({ job, schedule }) => ({ name: job.name, description: job.description, cron: job.cron, nextRun: nextRun(schedule, now) }));
+      return [...parsed.values()].map(({ job, schedule }) => ({
+        name: job.name,
+        description: job.description,
+        cron: job.cron,
+        nextRun: nextRun(schedule, now),
+      }));
     },
   };
 }

@@ -1,24 +1,45 @@
 import type { ExpectedRevision } from './types';
 
 /** Typed store errors: callers switch on `code` (after tRPC's error codes). */
-export type StoreErrorCode = 'WRONG_EXPECTED_REVISION' | 'EVENT_ID_CONFLICT' | 'STORE_UNAVAILABLE' | 'INVALID_EVENT' | 'TRANSACTION_COUNTER_BEHIND';
+export type StoreErrorCode =
+  | 'WRONG_EXPECTED_REVISION'
+  | 'EVENT_ID_CONFLICT'
+  | 'STORE_UNAVAILABLE'
+  | 'INVALID_EVENT'
+  | 'TRANSACTION_COUNTER_BEHIND';
 
 export class StoreError extends Error {
-  constructor(readonly code: StoreErrorCode, message: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly code: StoreErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
     this.name = 'StoreError';
   }
 }
 
 export class WrongExpectedRevisionError extends StoreError {
-  constructor(readonly stream: string, readonly expected: ExpectedRevision, readonly actual: number | 'no_stream') {
-    super('WRONG_EXPECTED_REVISION', `stream ${stream}: expected revision ${String(expected)}, actual ${String(actual)}`);
+  constructor(
+    readonly stream: string,
+    readonly expected: ExpectedRevision,
+    readonly actual: number | 'no_stream',
+  ) {
+    super(
+      'WRONG_EXPECTED_REVISION',
+      `stream ${stream}: expected revision ${String(expected)}, actual ${String(actual)}`,
+    );
     this.name = 'WrongExpectedRevisionError';
   }
 }
 
 export class EventIdConflictError extends StoreError {
-  constructor(readonly eventId: string, readonly stream: string, readonly reason: 'different_content' | 'other_stream', readonly existingStream: string) {
+  constructor(
+    readonly eventId: string,
+    readonly stream: string,
+    readonly reason: 'different_content' | 'other_stream',
+    readonly existingStream: string,
+  ) {
     super(
       'EVENT_ID_CONFLICT',
       reason === 'different_content'
@@ -71,5 +92,6 @@ export function meetsExpected(expected: ExpectedRevision, actual: number): boole
 }
 
 export function checkExpected(stream: string, expected: ExpectedRevision, actual: number): void {
-  if (!meetsExpected(expected, actual)) throw new WrongExpectedRevisionError(stream, expected, actual < 0 ? 'no_stream' : actual);
+  if (!meetsExpected(expected, actual))
+    throw new WrongExpectedRevisionError(stream, expected, actual < 0 ? 'no_stream' : actual);
 }

@@ -12,7 +12,15 @@ import {
 import { EventIdConflictError, StoreUnavailableError, WrongExpectedRevisionError, checkExpected } from './errors';
 import { urlPasswords } from '../url-passwords';
 import { prepareAppend } from './prepare';
-import type { AppendRequest, AppendResult, EventStore, ExpectedRevision, NewEvent, Position, RecordedEvent } from './types';
+import type {
+  AppendRequest,
+  AppendResult,
+  EventStore,
+  ExpectedRevision,
+  NewEvent,
+  Position,
+  RecordedEvent,
+} from './types';
 
 /**
  * EventStoreDB / KurrentDB backend, selected by EVENTSTORE_URL. The server deduplicates event ids
@@ -55,7 +63,8 @@ async function guard<T>(fn: () => Promise<T>): Promise<T> {
     return await fn();
   } catch (e) {
     const name = (e as Error)?.constructor?.name ?? '';
-    if (/Unavailable|Deadline|NotLeader|Cancelled/.test(name)) throw new StoreUnavailableError(`EventStoreDB unavailable: ${(e as Error).message}`, e);
+    if (/Unavailable|Deadline|NotLeader|Cancelled/.test(name))
+      throw new StoreUnavailableError(`EventStoreDB unavailable: ${(e as Error).message}`, e);
     throw e;
   }
 }
@@ -67,7 +76,8 @@ async function guard<T>(fn: () => Promise<T>): Promise<T> {
 function quietly<T>(connectionString: string, fn: () => T): T {
   const secrets = urlPasswords(connectionString);
   const warn = console.warn;
-  console.warn = (...args: unknown[]) => warn(...args.map((a) => (typeof a === 'string' ? secrets.reduce((t, p) => t.split(p).join('[redacted]'), a) : a)));
+  console.warn = (...args: unknown[]) =>
+    warn(...args.map((a) => (typeof a === 'string' ? secrets.reduce((t, p) => t.split(p).join('[redacted]'), a) : a)));
   try {
     return fn();
   } finally {
@@ -103,7 +113,8 @@ export function createEventStoreDbStore(connectionString: string): EventStore {
       const fresh = prepared.filter((p) => {
         const hash = byId.get(p.id);
         if (hash === undefined) return true;
-        if (hash !== p.contentHash) throw new EventIdConflictError(p.id, request.stream, 'different_content', request.stream);
+        if (hash !== p.contentHash)
+          throw new EventIdConflictError(p.id, request.stream, 'different_content', request.stream);
         return false;
       });
       const duplicates = prepared.length - fresh.length;
@@ -115,12 +126,25 @@ export function createEventStoreDbStore(connectionString: string): EventStore {
             id: p.id,
             type: p.type,
             data: JSON.parse(p.dataJson) as Record<string, unknown>,
-            metadata: { ...(JSON.parse(p.metadataJson) as Record<string, unknown>), [RECON_META]: { version: p.version, contentHash: p.contentHash } },
+            metadata: {
+              ...(JSON.parse(p.metadataJson) as Record<string, unknown>),
+              [RECON_META]: { version: p.version, contentHash: p.contentHash },
+            },
           }),
         );
-        const result = await client.appendToStream(request.stream, events, { expectedRevision: revision < 0 ? NO_STREAM : BigInt(revision) });
-        const position: Position | undefined = result.position ? { commit: result.position.commit, prepare: result.position.prepare } : undefined;
-        return { stream: request.stream, revision: Number(result.nextExpectedRevision), appended: fresh.length, duplicates, position };
+        const result = await client.appendToStream(request.stream, events, {
+          expectedRevision: revision < 0 ? NO_STREAM : BigInt(revision),
+        });
+        const position: Position | undefined = result.position
+          ? { commit: result.position.commit, prepare: result.position.prepare }
+          : undefined;
+        return {
+          stream: request.stream,
+          revision: Number(result.nextExpectedRevision),
+          appended: fresh.length,
+          duplicates,
+          position,
+        };
       } catch (e) {
         if (e instanceof WrongExpectedVersionError) {
           // Someone appended between our read and our write: read again, whatever the expectation. It may
@@ -201,7 +225,12 @@ export function createEventStoreDbStore(connectionString: string): EventStore {
     async readAt(position) {
       // fromPosition is inclusive: the first event read is the one at the position, when there is one
       try {
-        for await (const resolved of client.readAll({ fromPosition: { commit: position.commit, prepare: position.prepare }, direction: FORWARDS, maxCount: 1, resolveLinkTos: false })) {
+        for await (const resolved of client.readAll({
+          fromPosition: { commit: position.commit, prepare: position.prepare },
+          direction: FORWARDS,
+          maxCount: 1,
+          resolveLinkTos: false,
+        })) {
           const p = resolved.event?.position;
           if (!p || p.commit !== position.commit || p.prepare !== position.prepare) return undefined;
           return toRecorded(resolved);

@@ -1,8 +1,22 @@
 import type { Sql } from '../db/connect';
 import { constraintOf, isConnectionError, isSqlState } from '../db/errors';
-import { EventIdConflictError, StoreUnavailableError, TransactionCounterBehindError, checkExpected, meetsExpected } from './errors';
+import {
+  EventIdConflictError,
+  StoreUnavailableError,
+  TransactionCounterBehindError,
+  checkExpected,
+  meetsExpected,
+} from './errors';
 import { prepareAppend, type PreparedEvent } from './prepare';
-import { formatPosition, type AppendRequest, type AppendResult, type EventStore, type NewEvent, type Position, type RecordedEvent } from './types';
+import {
+  formatPosition,
+  type AppendRequest,
+  type AppendResult,
+  type EventStore,
+  type NewEvent,
+  type Position,
+  type RecordedEvent,
+} from './types';
 
 interface EventRow {
   global_position: bigint;
@@ -33,7 +47,8 @@ function toRecorded(r: EventRow): RecordedEvent {
 
 // Ordering always names e.transaction_id: a bare "transaction_id" in ORDER BY would mean the text alias
 // below and sort "10000" before "9999".
-const COLUMNS = 'global_position, transaction_id::text as transaction_id, event_id::text as event_id, stream_id, stream_revision, type, version, data, metadata, recorded_at';
+const COLUMNS =
+  'global_position, transaction_id::text as transaction_id, event_id::text as event_id, stream_id, stream_revision, type, version, data, metadata, recorded_at';
 
 /**
  * The commit-order bound of a read: the oldest transaction still running in the statement's snapshot
@@ -132,22 +147,25 @@ function resultsOf(
   sorted: { freshCount: ReadonlyMap<string, number>; duplicates: ReadonlyMap<string, number> },
   last: ReadonlyMap<string, Position>,
 ): AppendResult[] {
-  return requests.map((r): AppendResult => ({
-    stream: r.stream,
-    revision: revision.get(r.stream) ?? -1,
-    appended: sorted.freshCount.get(r.stream) ?? 0,
-    duplicates: sorted.duplicates.get(r.stream) ?? 0,
-    position: last.get(r.stream),
-  }));
+  return requests.map(
+    (r): AppendResult => ({
+      stream: r.stream,
+      revision: revision.get(r.stream) ?? -1,
+      appended: sorted.freshCount.get(r.stream) ?? 0,
+      duplicates: sorted.duplicates.get(r.stream) ?? 0,
+      position: last.get(r.stream),
+    }),
+  );
 }
 
 /** PostgreSQL backend: events in the same database as the read models. */
 export function createPostgresEventStore(sql: Sql, opts: { ownsConnection?: boolean } = {}): EventStore {
   async function appendOnce(requests: readonly AppendRequest[]): Promise<AppendResult[]> {
     const prepared = prepareAppend(requests);
-    const asText = prepared.length > 0 && requests.every((r) => r.events.length > 0 && (r.expectedRevision ?? 'any') === 'any')
-      ? rowsText(prepared)
-      : undefined;
+    const asText =
+      prepared.length > 0 && requests.every((r) => r.events.length > 0 && (r.expectedRevision ?? 'any') === 'any')
+        ? rowsText(prepared)
+        : undefined;
     if (asText !== undefined) return appendAnyInOneStatement(requests, prepared, asText);
     return sql.begin(async (tx) => {
       // Two statements per append (round trips weigh most on small appends). The first takes every
@@ -175,10 +193,16 @@ export function createPostgresEventStore(sql: Sql, opts: { ownsConnection?: bool
       if (others.length) {
         // Requests without events: their revision is only reported.
         for (const r of await tx<{ stream_id: string; revision: bigint }[]>`
-          select stream_id, revision from es_streams where stream_id = any(${others}::text[])`) current.set(r.stream_id, Number(r.revision));
+          select stream_id, revision from es_streams where stream_id = any(${others}::text[])`)
+          current.set(r.stream_id, Number(r.revision));
       }
       let sorted = sortOut(prepared, known);
-      if (requests.some((r) => sorted.freshCount.has(r.stream) && !meetsExpected(r.expectedRevision ?? 'any', current.get(r.stream) ?? -1))) {
+      if (
+        requests.some(
+          (r) =>
+            sorted.freshCount.has(r.stream) && !meetsExpected(r.expectedRevision ?? 'any', current.get(r.stream) ?? -1),
+        )
+      ) {
         // The rare path, so the common one keeps its two statements. The ids above were read with the
         // snapshot the statement took before it waited for the streams' locks, while the revisions are
         // the ones the lock holder left: an append that committed during the wait (the original of this
@@ -222,7 +246,11 @@ export function createPostgresEventStore(sql: Sql, opts: { ownsConnection?: bool
             update es_streams as s set revision = v.rev
             from unnest(${writing}::text[], ${updated}::int8[]) as v(stream, rev) where s.stream_id = v.stream)
           select stream_id, global_position, transaction_id from inserted`;
-        for (const row of inserted) notePosition(lastPosition, row.stream_id, { commit: BigInt(row.transaction_id), prepare: row.global_position });
+        for (const row of inserted)
+          notePosition(lastPosition, row.stream_id, {
+            commit: BigInt(row.transaction_id),
+            prepare: row.global_position,
+          });
       }
       return resultsOf(requests, next, sorted, lastPosition);
     }) as Promise<AppendResult[]>;
@@ -237,7 +265,11 @@ export function createPostgresEventStore(sql: Sql, opts: { ownsConnection?: bool
    * takes the stream's row lock, and inserts the new events numbered from the revision it found. A
    * concurrent append of the same new id ends in a unique violation, which appendMany retries.
    */
-  async function appendAnyInOneStatement(requests: readonly AppendRequest[], prepared: readonly PreparedEvent[], asText: string): Promise<AppendResult[]> {
+  async function appendAnyInOneStatement(
+    requests: readonly AppendRequest[],
+    prepared: readonly PreparedEvent[],
+    asText: string,
+  ): Promise<AppendResult[]> {
     const rows = await sql<{ kind: 'k' | 's' | 'c' | 'e'; key: string; value: string; extra: string | null }[]>`
       select kind, key, value, extra from es_append_any(${asText}::text)`;
     const known = new Map<string, { stream: string; hash: string }>();
@@ -301,7 +333,11 @@ export function createPostgresEventStore(sql: Sql, opts: { ownsConnection?: bool
 
   return {
     backend: 'postgres',
-    async append(stream: string, events: readonly NewEvent[], opts: { expectedRevision?: import('./types').ExpectedRevision } = {}) {
+    async append(
+      stream: string,
+      events: readonly NewEvent[],
+      opts: { expectedRevision?: import('./types').ExpectedRevision } = {},
+    ) {
       const [r] = await appendMany([{ stream, events, expectedRevision: opts.expectedRevision ?? 'any' }]);
       return r!;
     },
@@ -309,10 +345,12 @@ export function createPostgresEventStore(sql: Sql, opts: { ownsConnection?: bool
     async readStream(stream, opts = {}) {
       const from = opts.fromRevision ?? 0;
       const limit = opts.maxCount ?? 1_000_000;
-      const rows = await guard(() => sql.unsafe<EventRow[]>(
-        `select ${COLUMNS} from es_events where stream_id = $1 and stream_revision >= $2 order by stream_revision limit $3`,
-        [stream, from, limit],
-      ));
+      const rows = await guard(() =>
+        sql.unsafe<EventRow[]>(
+          `select ${COLUMNS} from es_events where stream_id = $1 and stream_revision >= $2 order by stream_revision limit $3`,
+          [stream, from, limit],
+        ),
+      );
       return rows.map(toRecorded);
     },
     async readAll(from, opts = {}) {
@@ -352,10 +390,12 @@ export function createPostgresEventStore(sql: Sql, opts: { ownsConnection?: bool
     },
     async readAt(position) {
       // an event at a position someone has read is final: no visibility bound needed
-      const rows = await guard(() => sql.unsafe<EventRow[]>(
-        `select ${COLUMNS} from es_events where transaction_id = $1::text::xid8 and global_position = $2::int8`,
-        [position.commit.toString(), position.prepare.toString()],
-      ));
+      const rows = await guard(() =>
+        sql.unsafe<EventRow[]>(
+          `select ${COLUMNS} from es_events where transaction_id = $1::text::xid8 and global_position = $2::int8`,
+          [position.commit.toString(), position.prepare.toString()],
+        ),
+      );
       return rows[0] ? toRecorded(rows[0]) : undefined;
     },
     async close() {

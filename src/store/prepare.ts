@@ -56,18 +56,26 @@ export function prepareAppend(requests: readonly AppendRequest[]): PreparedEvent
   const streams = new Set<string>();
   const out: PreparedEvent[] = [];
   for (const r of requests) {
-    if (typeof r.stream !== 'string' || r.stream.length === 0 || r.stream.length > 512) throw new InvalidEventError(`invalid stream name ${JSON.stringify(r.stream)}`);
+    if (typeof r.stream !== 'string' || r.stream.length === 0 || r.stream.length > 512)
+      throw new InvalidEventError(`invalid stream name ${JSON.stringify(r.stream)}`);
     const badStream = unstorableText(r.stream);
     if (badStream) throw new InvalidEventError(`invalid stream name ${JSON.stringify(r.stream)}: ${badStream}`);
-    if (streams.has(r.stream)) throw new InvalidEventError(`stream ${JSON.stringify(r.stream)} is named by more than one request of one call: put its events in one request`);
+    if (streams.has(r.stream))
+      throw new InvalidEventError(
+        `stream ${JSON.stringify(r.stream)} is named by more than one request of one call: put its events in one request`,
+      );
     streams.add(r.stream);
     for (const e of r.events) {
       if (!UUID.test(e.id)) throw new InvalidEventError(`event id must be a UUID, got ${JSON.stringify(e.id)}`);
       if (!e.type || typeof e.type !== 'string') throw new InvalidEventError(`event ${e.id}: type is required`);
       const badType = unstorableText(e.type);
       if (badType) throw new InvalidEventError(`event ${e.id}: type ${JSON.stringify(e.type)} ${badType}`);
-      if (!Number.isInteger(e.version) || e.version < 1) throw new InvalidEventError(`event ${e.id}: version must be a positive integer`);
-      if (e.version > MAX_VERSION) throw new InvalidEventError(`event ${e.id}: version ${e.version} is above ${MAX_VERSION}, the largest the store holds`);
+      if (!Number.isInteger(e.version) || e.version < 1)
+        throw new InvalidEventError(`event ${e.id}: version must be a positive integer`);
+      if (e.version > MAX_VERSION)
+        throw new InvalidEventError(
+          `event ${e.id}: version ${e.version} is above ${MAX_VERSION}, the largest the store holds`,
+        );
       if (e.data === undefined) throw new InvalidEventError(`event ${e.id}: data is required`);
       let dataJson: string;
       let metadataJson: string;
@@ -79,13 +87,20 @@ export function prepareAppend(requests: readonly AppendRequest[]): PreparedEvent
         throw new InvalidEventError(`event ${e.id}: data is not plain JSON (${(err as Error).message})`);
       }
       const prepared: PreparedEvent = {
-        stream: r.stream, id: e.id.toLowerCase(), type: e.type, version: e.version, dataJson, metadataJson,
+        stream: r.stream,
+        id: e.id.toLowerCase(),
+        type: e.type,
+        version: e.version,
+        dataJson,
+        metadataJson,
         contentHash: contentHashOfCanonical(e.type, e.version, dataJson),
       };
       const prior = seen.get(prepared.id);
       if (prior) {
-        if (prior.stream !== prepared.stream) throw new EventIdConflictError(prepared.id, prepared.stream, 'other_stream', prior.stream);
-        if (prior.contentHash !== prepared.contentHash) throw new EventIdConflictError(prepared.id, prepared.stream, 'different_content', prior.stream);
+        if (prior.stream !== prepared.stream)
+          throw new EventIdConflictError(prepared.id, prepared.stream, 'other_stream', prior.stream);
+        if (prior.contentHash !== prepared.contentHash)
+          throw new EventIdConflictError(prepared.id, prepared.stream, 'different_content', prior.stream);
         continue;
       }
       seen.set(prepared.id, prepared);

@@ -60,7 +60,10 @@ export function storeReadiness(store: EventStore, sql: Sql): () => Promise<void>
   return async () => {
     if (store.backend === 'postgres') {
       const c = await readTransactionCounter(sql);
-      if (!c.ok) throw new TransactionCounterBehindError(`the event store refuses appends: its transaction counter (${c.nextTransaction}) is behind the last stored event (${c.lastCommit}); run recon store advance-xid`);
+      if (!c.ok)
+        throw new TransactionCounterBehindError(
+          `the event store refuses appends: its transaction counter (${c.nextTransaction}) is behind the last stored event (${c.lastCommit}); run recon store advance-xid`,
+        );
       return;
     }
     await store.headPosition();

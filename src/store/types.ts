@@ -69,7 +69,11 @@ export interface EventStore {
    * skipped (so every retry is safe); if nothing new remains the call succeeds without checking
    * `expectedRevision`. An id already stored with other content, or in another stream, is an error.
    */
-  append(stream: string, events: readonly NewEvent[], opts?: { expectedRevision?: ExpectedRevision }): Promise<AppendResult>;
+  append(
+    stream: string,
+    events: readonly NewEvent[],
+    opts?: { expectedRevision?: ExpectedRevision },
+  ): Promise<AppendResult>;
   /**
    * Appends to several streams, each named by one request (a stream named twice is INVALID_EVENT).
    * PostgreSQL does it in one transaction (all or nothing); EventStoreDB has no multi-stream transaction

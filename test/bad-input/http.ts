@@ -10,7 +10,9 @@ import { useTestStore, type TestStore } from '../support/db';
 import { MAX_BODY, POS_A, POS_B, SECRET_A, SECRET_B, type WebhookRequest } from './webhooks.cases';
 
 /** The real receiver on a loopback port, for projects A and B, with the corpus' body limit. */
-export async function startReceiver(store: EventStore): Promise<{ app: HttpApp; receiver: WebhookReceiver; port: number }> {
+export async function startReceiver(
+  store: EventStore,
+): Promise<{ app: HttpApp; receiver: WebhookReceiver; port: number }> {
   const project = (name: string, posId: string, apiSecret: string) => ({ name, posId, apiSecret });
   const receiver = createWebhookReceiver({
     store,
@@ -75,22 +77,25 @@ export function send(port: number, r: WebhookRequest): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string | number> = { ...r.headers, connection: 'close' };
     if (!r.chunked) headers['content-length'] = body.length;
-    const req = request({ host: '127.0.0.1', port, path: r.path, method: r.method ?? 'POST', headers, agent: false }, (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (c: Buffer) => parts.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(parts).toString('utf8');
-        let error = '';
-        try {
-          const j = JSON.parse(text) as { error?: unknown };
-          error = typeof j.error === 'string' ? j.error : '';
-        } catch {
-          error = text;
-        }
-        resolve({ status: res.statusCode ?? 0, error });
-      });
-      res.on('error', reject);
-    });
+    const req = request(
+      { host: '127.0.0.1', port, path: r.path, method: r.method ?? 'POST', headers, agent: false },
+      (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (c: Buffer) => parts.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(parts).toString('utf8');
+          let error = '';
+          try {
+            const j = JSON.parse(text) as { error?: unknown };
+            error = typeof j.error === 'string' ? j.error : '';
+          } catch {
+            error = text;
+          }
+          resolve({ status: res.statusCode ?? 0, error });
+        });
+        res.on('error', reject);
+      },
+    );
     // The server may answer (413, 431) and close before the whole body is written: the answer counts.
     req.on('error', (e) => setTimeout(() => reject(e), 50));
     if (r.chunked) {

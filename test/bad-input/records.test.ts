@@ -18,9 +18,21 @@ import { UNSTORABLE } from '../fuzz/oracle';
 import { NOW, periodCases, registerCases, webhookPayloadCases, type RecordCase } from './records.cases';
 
 const parsers = {
-  register: { cases: registerCases, parse: (t: string) => parseRegisterRecord(t, { now: NOW }), schema: normalizedRegisterRecord },
-  period: { cases: periodCases, parse: (t: string) => parsePeriodRecord(t, { now: NOW }), schema: normalizedPeriodRecord },
-  webhook: { cases: webhookPayloadCases, parse: (t: string) => parseWebhookPayload(t, { now: NOW }), schema: normalizedWebhook },
+  register: {
+    cases: registerCases,
+    parse: (t: string) => parseRegisterRecord(t, { now: NOW }),
+    schema: normalizedRegisterRecord,
+  },
+  period: {
+    cases: periodCases,
+    parse: (t: string) => parsePeriodRecord(t, { now: NOW }),
+    schema: normalizedPeriodRecord,
+  },
+  webhook: {
+    cases: webhookPayloadCases,
+    parse: (t: string) => parseWebhookPayload(t, { now: NOW }),
+    schema: normalizedWebhook,
+  },
 } as const;
 
 function checkOutcome(c: RecordCase, r: ParseResult<unknown>, schema: { parse(v: unknown): unknown }) {
@@ -110,7 +122,9 @@ describe('a register body mixing valid and invalid records', () => {
 
   it('reads the {count, records} shape the same way', async () => {
     const texts = cases.map((c) => c.text);
-    const body = new TextEncoder().encode(`{"count": ${texts.length}, "meta": {"a": [1, [2]]}, "records": [${texts.join(',')}]}`);
+    const body = new TextEncoder().encode(
+      `{"count": ${texts.length}, "meta": {"a": [1, [2]]}, "records": [${texts.join(',')}]}`,
+    );
     expect(await collect(chunked(body, [13]))).toEqual(texts);
   });
 });
@@ -128,9 +142,21 @@ describe('stream-level faults of a report body (the whole window fails, clearly,
     return out;
   };
   const streamCases: readonly (readonly [string, Uint8Array, RegExp])[] = [
-    ['invalid UTF-8 (a lone continuation byte) inside a record', cat(enc(`[${valid.slice(0, 20)}`), new Uint8Array([0x80]), enc(`${valid.slice(20)}]`)), /not valid UTF-8/],
-    ['invalid UTF-8 (an overlong encoding of "/")', cat(enc(`[${valid},"`), new Uint8Array([0xc0, 0xaf]), enc('"]')), /not valid UTF-8/],
-    ['invalid UTF-8 (a surrogate encoded in UTF-8)', cat(enc(`[${valid},"`), new Uint8Array([0xed, 0xa0, 0x80]), enc('"]')), /not valid UTF-8/],
+    [
+      'invalid UTF-8 (a lone continuation byte) inside a record',
+      cat(enc(`[${valid.slice(0, 20)}`), new Uint8Array([0x80]), enc(`${valid.slice(20)}]`)),
+      /not valid UTF-8/,
+    ],
+    [
+      'invalid UTF-8 (an overlong encoding of "/")',
+      cat(enc(`[${valid},"`), new Uint8Array([0xc0, 0xaf]), enc('"]')),
+      /not valid UTF-8/,
+    ],
+    [
+      'invalid UTF-8 (a surrogate encoded in UTF-8)',
+      cat(enc(`[${valid},"`), new Uint8Array([0xed, 0xa0, 0x80]), enc('"]')),
+      /not valid UTF-8/,
+    ],
     ['UTF-8 cut at the end of the body', cat(enc(`[${valid},"`), new Uint8Array([0xe2, 0x82])), /UTF-8|truncated/],
     ['truncated inside a record', enc(`[${valid},${valid.slice(0, 30)}`), /truncated/],
     ['truncated after a comma', enc(`[${valid},`), /truncated/],
@@ -150,7 +176,11 @@ describe('stream-level faults of a report body (the whole window fails, clearly,
     const deep = '{"x":' + '['.repeat(100_000) + ']'.repeat(100_000) + '}';
     const texts = await collect(chunked(bodyOf([valid, deep, valid]), [1000]));
     expect(texts).toEqual([valid, deep, valid]);
-    expect(parseRegisterRecord(texts[1]!, { now: NOW })).toMatchObject({ ok: false, field: '(root)', reason: expect.stringMatching(/deeper than 32/) });
+    expect(parseRegisterRecord(texts[1]!, { now: NOW })).toMatchObject({
+      ok: false,
+      field: '(root)',
+      reason: expect.stringMatching(/deeper than 32/),
+    });
   });
 });
 
@@ -158,7 +188,15 @@ describe('stream-level faults of a report body (the whole window fails, clearly,
 // The same body through the real sync into the PostgreSQL event store
 
 const POS_ID = '6b1d2a4e-7c0f-4f51-9d3e-1a2b3c4d5e6f';
-const project = { name: 'bad-input', posId: POS_ID, baseUrl: 'http://127.0.0.1:1', reportUrl: 'http://127.0.0.1:1', apiKey: 'k', apiSecret: 's', endpointsKey: 'e' };
+const project = {
+  name: 'bad-input',
+  posId: POS_ID,
+  baseUrl: 'http://127.0.0.1:1',
+  reportUrl: 'http://127.0.0.1:1',
+  apiKey: 'k',
+  apiSecret: 's',
+  endpointsKey: 'e',
+};
 
 /** A PSP that serves the given register and period bodies for any window, streamed in small chunks. */
 function fakePsp(register: Uint8Array, registerCount: number, period: Uint8Array): PspClient {
@@ -190,14 +228,19 @@ describe('the corpus through recon sync into the event store', () => {
   it('stores every valid record, records every invalid one with its raw text, and completes the window', async () => {
     const reg = embeddable(registerCases);
     const per = embeddable(periodCases);
-    const report = await syncRange(deps(bodyOf(reg.map((c) => c.text)), reg.length, bodyOf(per.map((c) => c.text))), { from: '2024-05-01', to: '2024-05-02' });
+    const report = await syncRange(deps(bodyOf(reg.map((c) => c.text)), reg.length, bodyOf(per.map((c) => c.text))), {
+      from: '2024-05-01',
+      to: '2024-05-02',
+    });
     expect(report).toMatchObject({ completed: 1, failed: 0 });
 
     const events = await allEvents();
     const observed = events.filter((e) => e.stream.startsWith('payment-'));
     const rejected = events.filter((e) => e.stream === rejectionStream(POS_ID));
     const expectObserved = (type: string, cs: RecordCase[]) =>
-      expect(new Set(observed.filter((e) => e.type === type).map((e) => (e.data as { raw: string }).raw))).toEqual(new Set(cs.filter((c) => c.expect.ok).map((c) => c.text)));
+      expect(new Set(observed.filter((e) => e.type === type).map((e) => (e.data as { raw: string }).raw))).toEqual(
+        new Set(cs.filter((c) => c.expect.ok).map((c) => c.text)),
+      );
     expectObserved('RegisterRecordObserved', reg);
     expectObserved('PeriodRecordObserved', per);
     // Each observation sits in its payment's stream, and holds the record verbatim (injection strings included).
@@ -205,19 +248,32 @@ describe('the corpus through recon sync into the event store', () => {
       const d = e.data as { raw: string; record: { paymentId: string } };
       expect(e.stream).toBe(paymentStream(POS_ID, d.record.paymentId));
     }
-    const refused = [...reg.map((c) => ['register', c] as const), ...per.map((c) => ['period', c] as const)].filter(([, c]) => !c.expect.ok);
+    const refused = [...reg.map((c) => ['register', c] as const), ...per.map((c) => ['period', c] as const)].filter(
+      ([, c]) => !c.expect.ok,
+    );
     expect(rejected).toHaveLength(new Set(refused.map(([s, c]) => `${s}|${c.text}`)).size);
     for (const [source, c] of refused) {
-      const e = rejected.find((r) => (r.data as { raw: string; source: string }).raw === c.text && (r.data as { source: string }).source === source);
+      const e = rejected.find(
+        (r) =>
+          (r.data as { raw: string; source: string }).raw === c.text &&
+          (r.data as { source: string }).source === source,
+      );
       expect(e, `${source} ${c.name}`).toBeDefined();
       expect((e!.data as { field: string }).field).toBe(c.expect.ok ? '' : c.expect.field);
     }
     const [completed] = (await fx.store.readStream(syncStream(POS_ID))).filter((e) => e.type === 'SyncWindowCompleted');
-    expect(completed!.data).toMatchObject({ registerRecords: reg.length, periodRecords: per.length, rejected: refused.length });
+    expect(completed!.data).toMatchObject({
+      registerRecords: reg.length,
+      periodRecords: per.length,
+      rejected: refused.length,
+    });
 
     // Reading the same data again appends nothing: nothing was half-applied the first time.
     const before = events.filter((e) => e.stream !== syncStream(POS_ID)).length;
-    await syncRange(deps(bodyOf(reg.map((c) => c.text)), reg.length, bodyOf(per.map((c) => c.text))), { from: '2024-05-01', to: '2024-05-02' });
+    await syncRange(deps(bodyOf(reg.map((c) => c.text)), reg.length, bodyOf(per.map((c) => c.text))), {
+      from: '2024-05-01',
+      to: '2024-05-02',
+    });
     expect((await allEvents()).filter((e) => e.stream !== syncStream(POS_ID)).length).toBe(before);
   });
 
@@ -238,9 +294,16 @@ describe('the corpus through recon sync into the event store', () => {
   it('a record with a raw NUL character is rejected alone, its raw text kept in a storable form', async () => {
     const valid = registerCases.find((c) => c.name === 'the valid record')!.text.replace('"102.50"', '"104.50"');
     const withNul = valid.replace('"Order 1"', '"Order\u00001"');
-    const report = await syncRange(deps(bodyOf([valid, withNul]), 2, bodyOf([])), { from: '2024-07-01', to: '2024-07-02' });
+    const report = await syncRange(deps(bodyOf([valid, withNul]), 2, bodyOf([])), {
+      from: '2024-07-01',
+      to: '2024-07-02',
+    });
     expect(report).toMatchObject({ completed: 1, failed: 0 });
-    const rejected = (await fx.store.readStream(rejectionStream(POS_ID))).map((e) => e.data as { raw: string; field: string; rawEscaped?: boolean });
-    expect(rejected.some((r) => r.field === '(root)' && r.raw.includes('"Order\\u00001"') && r.rawEscaped === true)).toBe(true);
+    const rejected = (await fx.store.readStream(rejectionStream(POS_ID))).map(
+      (e) => e.data as { raw: string; field: string; rawEscaped?: boolean },
+    );
+    expect(
+      rejected.some((r) => r.field === '(root)' && r.raw.includes('"Order\\u00001"') && r.rawEscaped === true),
+    ).toBe(true);
   });
 });

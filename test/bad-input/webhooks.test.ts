@@ -57,7 +57,8 @@ describe('webhook endpoint: the corpus, one request at a time', () => {
       // Reported to the ingest helper; when it is fixed this turns red: drop `knownIssue` from the case.
       it.fails(`${c.name} → ${c.status} [KNOWN ISSUE: ${c.knownIssue}]`, () => runCase(c));
     } else {
-      it(`${c.name} → ${c.status}, ${c.stored === 'nothing' ? 'nothing stored' : `${c.stored} stored`}`, () => runCase(c));
+      it(`${c.name} → ${c.status}, ${c.stored === 'nothing' ? 'nothing stored' : `${c.stored} stored`}`, () =>
+        runCase(c));
     }
   }
 });
@@ -69,12 +70,17 @@ describe('webhook endpoint: the whole corpus at once', () => {
     const mark = await storeMark(fx.db.sql);
     const built = cases.map((c) => ({ c, r: c.build() }));
     // In random order, 16 at a time: valid deliveries among hostile ones.
-    const order = built.map((b, i) => ({ b, k: (i * 7919) % built.length })).sort((x, y) => x.k - y.k).map((x) => x.b);
+    const order = built
+      .map((b, i) => ({ b, k: (i * 7919) % built.length }))
+      .sort((x, y) => x.k - y.k)
+      .map((x) => x.b);
     const answers = new Map<(typeof built)[number], number>();
     for (let i = 0; i < order.length; i += 16) {
       const slice = order.slice(i, i + 16);
       const got = await Promise.all(slice.map((b) => send(fx.port, b.r)));
-      slice.forEach((b, j) => answers.set(b, got[j]!.status));
+      slice.forEach((b, j) => {
+        answers.set(b, got[j]!.status);
+      });
     }
     for (const b of built) expect(answers.get(b), b.c.name).toBe(b.c.status);
 
@@ -87,9 +93,13 @@ describe('webhook endpoint: the whole corpus at once', () => {
     // Rejections are content-addressed: the same signed payload refused twice is one event. So: every
     // expected (field, raw) is in the store, and every new rejection is one of them.
     const pair = (field: string, raw: string) => `${field}|${raw}`;
-    const expectedPairs = new Set(built.filter((b) => b.c.stored === 'rejection').map((b) => pair(b.c.field!, asStored(b.r.raw!))));
+    const expectedPairs = new Set(
+      built.filter((b) => b.c.stored === 'rejection').map((b) => pair(b.c.field!, asStored(b.r.raw!))),
+    );
     const pairsOf = (es: readonly StoredEvent[]) =>
-      es.filter((e) => e.type === 'SourceRecordRejected').map((e) => pair((e.data as { field: string }).field, (e.data as { raw: string }).raw));
+      es
+        .filter((e) => e.type === 'SourceRecordRejected')
+        .map((e) => pair((e.data as { field: string }).field, (e.data as { raw: string }).raw));
     for (const p of pairsOf(rejected)) expect(expectedPairs.has(p), p.slice(0, 80)).toBe(true);
     const stored = new Set(pairsOf(await eventsSince(fx.db.sql, 0n)));
     for (const p of expectedPairs) expect(stored.has(p), p.slice(0, 80)).toBe(true);

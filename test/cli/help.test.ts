@@ -28,14 +28,20 @@ function recon(args: string[]): Promise<{ code: number | null; stdout: string; s
 /** Help text is wrapped to the terminal width: compare with whitespace collapsed. */
 const flat = (text: string) => text.replace(/\s+/g, ' ').trim();
 
-interface Listed { readonly path: string[]; readonly command: Command }
+interface Listed {
+  readonly path: string[];
+  readonly command: Command;
+}
 
 function visible(cmd: Command): Command[] {
   return cmd.commands.filter((c) => !(c as unknown as { _hidden?: boolean })._hidden);
 }
 
 function listCommands(cmd: Command, prefix: string[] = []): Listed[] {
-  return visible(cmd).flatMap((c) => [{ path: [...prefix, c.name()], command: c }, ...listCommands(c, [...prefix, c.name()])]);
+  return visible(cmd).flatMap((c) => [
+    { path: [...prefix, c.name()], command: c },
+    ...listCommands(c, [...prefix, c.name()]),
+  ]);
 }
 
 /**

@@ -25,8 +25,13 @@ afterAll(async () => {
 });
 
 const PROJECT = {
-  name: 'default', posId: '6b1d2a4e-7c0f-4f51-9d3e-1a2b3c4d5e6f', baseUrl: 'http://127.0.0.1:9', reportUrl: 'http://127.0.0.1:9',
-  apiKey: 'pk_test_123', apiSecret: 'sk_test_456', endpointsKey: 'ek_test_789',
+  name: 'default',
+  posId: '6b1d2a4e-7c0f-4f51-9d3e-1a2b3c4d5e6f',
+  baseUrl: 'http://127.0.0.1:9',
+  reportUrl: 'http://127.0.0.1:9',
+  apiKey: 'pk_test_123',
+  apiSecret: 'sk_test_456',
+  endpointsKey: 'ek_test_789',
 };
 
 function recon(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -56,6 +61,9 @@ describe('recon with an impossible day', () => {
 
   it('recon jobs --history=-3: exit 2 and a message naming --history', async () => {
     const r = await recon(['jobs', '--history=-3']);
-    expect({ code: r.code, stderr: r.stderr.trim() }).toEqual({ code: 2, stderr: expect.stringContaining('--history') });
+    expect({ code: r.code, stderr: r.stderr.trim() }).toEqual({
+      code: 2,
+      stderr: expect.stringContaining('--history'),
+    });
   });
 });

@@ -26,7 +26,16 @@ describe('recon config', () => {
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/^recon cannot start: \d+ configuration problems\n/);
-    for (const v of ['RECON_TIMEZONE', 'RECON_GRACE_HOURS', 'DATABASE_URL', 'PSP_BASE_URL', 'PSP_REPORT_URL', 'PSP_POS_ID', 'PSP_API_SECRET', 'PSP_ENDPOINTS_KEY']) {
+    for (const v of [
+      'RECON_TIMEZONE',
+      'RECON_GRACE_HOURS',
+      'DATABASE_URL',
+      'PSP_BASE_URL',
+      'PSP_REPORT_URL',
+      'PSP_POS_ID',
+      'PSP_API_SECRET',
+      'PSP_ENDPOINTS_KEY',
+    ]) {
       expect(r.stderr).toMatch(new RegExp(`^  - ${v}: .*\\(example: ${v}=`, 'm'));
     }
     expect(r.stderr).not.toMatch(/TOPSECRET/);
@@ -45,10 +54,16 @@ describe('recon config', () => {
     });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    const shown = JSON.parse(r.stdout) as { timezone: string; databaseUrl: string; projects: { posId: string; apiKey: string }[] };
+    const shown = JSON.parse(r.stdout) as {
+      timezone: string;
+      databaseUrl: string;
+      projects: { posId: string; apiKey: string }[];
+    };
     expect(shown.timezone).toBe('Europe/Kyiv');
     expect(shown.databaseUrl).toBe('(set)');
-    expect(shown.projects).toEqual([expect.objectContaining({ posId: '11111111-2222-4333-8444-555555555555', apiKey: '(set)' })]);
+    expect(shown.projects).toEqual([
+      expect.objectContaining({ posId: '11111111-2222-4333-8444-555555555555', apiKey: '(set)' }),
+    ]);
     expect(r.stdout).not.toMatch(/TOPSECRET/);
   });
 

@@ -22,7 +22,9 @@ describe('DATABASE_URL with a password the driver cannot decode', () => {
 
   it('recon migrate stops with exit 2 and a message naming DATABASE_URL (not "URI malformed")', () => {
     const r = spawnSync(process.execPath, [path.join(ROOT, 'bin/recon.mjs'), 'migrate'], {
-      cwd: ROOT, encoding: 'utf8', timeout: 30_000,
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 30_000,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATABASE_URL: URL_WITH_BARE_PERCENT },
     });
     expect(r.stderr).toMatch(/DATABASE_URL/);

@@ -22,7 +22,10 @@ describe('docker-compose.yml: the recon worker', () => {
     expect(command).toMatch(/recon start/);
 
     // What `recon start` listens on when --host is not given.
-    const help = spawnSync(process.execPath, [path.join(ROOT, 'bin/recon.mjs'), 'start', '--help'], { cwd: ROOT, encoding: 'utf8' }).stdout;
+    const help = spawnSync(process.execPath, [path.join(ROOT, 'bin/recon.mjs'), 'start', '--help'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    }).stdout;
     const defaultHost = /--host <ADDRESS>[\s\S]*?default:\s*"([^"]+)"/.exec(help)?.[1];
     expect(defaultHost).toBe('127.0.0.1');
 

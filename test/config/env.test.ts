@@ -2,7 +2,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { VARIABLES, formatConfigIssues, loadConfig, requireConfig, secretValues, type ConfigResult } from '../../src/config/env';
+import {
+  VARIABLES,
+  formatConfigIssues,
+  loadConfig,
+  requireConfig,
+  secretValues,
+  type ConfigResult,
+} from '../../src/config/env';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'recon-config-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -55,8 +62,21 @@ describe('configuration defaults', () => {
   it('documents every variable with a default, an example and a meaning, and the numeric defaults match', () => {
     const names = VARIABLES.map((v) => v.name);
     expect(new Set(names).size).toBe(names.length);
-    for (const name of ['DATABASE_URL', 'EVENTSTORE_URL', 'RECON_DATA_DIR', 'RECON_TIMEZONE', 'PSP_BASE_URL', 'PSP_REPORT_URL', 'PSP_POS_ID',
-      'PSP_API_KEY', 'PSP_API_SECRET', 'PSP_ENDPOINTS_KEY', 'RECON_SUB_MERCHANTS', 'RECON_GRACE_HOURS', 'RECON_CONFIG']) {
+    for (const name of [
+      'DATABASE_URL',
+      'EVENTSTORE_URL',
+      'RECON_DATA_DIR',
+      'RECON_TIMEZONE',
+      'PSP_BASE_URL',
+      'PSP_REPORT_URL',
+      'PSP_POS_ID',
+      'PSP_API_KEY',
+      'PSP_API_SECRET',
+      'PSP_ENDPOINTS_KEY',
+      'RECON_SUB_MERCHANTS',
+      'RECON_GRACE_HOURS',
+      'RECON_CONFIG',
+    ]) {
       expect(names).toContain(name);
     }
     for (const v of VARIABLES) {
@@ -75,48 +95,85 @@ describe('configuration defaults', () => {
 
   it("accepts every variable's documented example", () => {
     const env: Record<string, string> = {};
-    for (const v of VARIABLES) if (v.name !== 'RECON_CONFIG' && v.name !== 'RECON_SUB_MERCHANTS') env[v.name] = v.example;
+    for (const v of VARIABLES)
+      if (v.name !== 'RECON_CONFIG' && v.name !== 'RECON_SUB_MERCHANTS') env[v.name] = v.example;
     const r = loadConfig(env);
     if (!r.ok) throw new Error(formatConfigIssues(r.issues));
     expect(r.config.timezone).toBe('Europe/Kyiv');
     expect(r.config.graceHours).toBe(72);
     expect(r.config.projects).toHaveLength(1);
     expect(r.config.projects[0]).toMatchObject({ name: 'live', posId: '6b1d2a4e-7c0f-4f51-9d3e-1a2b3c4d5e6f' });
-    expect(r.config.webhook).toEqual({ allowedIps: ['203.0.113.10', '127.0.0.1'], trustProxy: true, trustedProxies: ['10.0.0.5'], maxBodyBytes: 131_072 });
+    expect(r.config.webhook).toEqual({
+      allowedIps: ['203.0.113.10', '127.0.0.1'],
+      trustProxy: true,
+      trustedProxies: ['10.0.0.5'],
+      maxBodyBytes: 131_072,
+    });
   });
 
   it('reads one PSP project from the PSP_* variables', () => {
     const c = requireConfig({ ...psp, RECON_GRACE_HOURS: '12', RECON_TIMEZONE: 'Europe/Kyiv' });
-    expect(c.projects).toEqual([{ name: 'default', posId: POS_TEST, baseUrl: psp.PSP_BASE_URL, reportUrl: psp.PSP_REPORT_URL,
-      apiKey: psp.PSP_API_KEY, apiSecret: psp.PSP_API_SECRET, endpointsKey: psp.PSP_ENDPOINTS_KEY }]);
+    expect(c.projects).toEqual([
+      {
+        name: 'default',
+        posId: POS_TEST,
+        baseUrl: psp.PSP_BASE_URL,
+        reportUrl: psp.PSP_REPORT_URL,
+        apiKey: psp.PSP_API_KEY,
+        apiSecret: psp.PSP_API_SECRET,
+        endpointsKey: psp.PSP_ENDPOINTS_KEY,
+      },
+    ]);
     expect(c.graceHours).toBe(12);
-    expect(secretValues(c)).toEqual(expect.arrayContaining([psp.PSP_API_KEY, psp.PSP_API_SECRET, psp.PSP_ENDPOINTS_KEY]));
+    expect(secretValues(c)).toEqual(
+      expect.arrayContaining([psp.PSP_API_KEY, psp.PSP_API_SECRET, psp.PSP_ENDPOINTS_KEY]),
+    );
   });
 });
 
 describe('a bad or missing configuration', () => {
   it('names every offending variable in one message, with what was expected and an example', () => {
-    const { issues, message } = failed(loadConfig({
-      RECON_TIMEZONE: 'Mars/Olympus',
-      RECON_GRACE_HOURS: 'two days',
-      RECON_LOG_LEVEL: 'loud',
-      WEBHOOK_ALLOWED_IPS: '10.0.0.1,not-an-ip',
-      WEBHOOK_TRUST_PROXY: 'maybe',
-      EVENTSTORE_URL: 'http://localhost:2113',
-      PSP_BASE_URL: 'ftp://psp.example',
-      PSP_POS_ID: 'not-a-uuid',
-    }));
+    const { issues, message } = failed(
+      loadConfig({
+        RECON_TIMEZONE: 'Mars/Olympus',
+        RECON_GRACE_HOURS: 'two days',
+        RECON_LOG_LEVEL: 'loud',
+        WEBHOOK_ALLOWED_IPS: '10.0.0.1,not-an-ip',
+        WEBHOOK_TRUST_PROXY: 'maybe',
+        EVENTSTORE_URL: 'http://localhost:2113',
+        PSP_BASE_URL: 'ftp://psp.example',
+        PSP_POS_ID: 'not-a-uuid',
+      }),
+    );
     const named = new Set(issues.map((i) => i.variable));
-    for (const v of ['RECON_TIMEZONE', 'RECON_GRACE_HOURS', 'RECON_LOG_LEVEL', 'WEBHOOK_ALLOWED_IPS', 'WEBHOOK_TRUST_PROXY', 'EVENTSTORE_URL',
-      'PSP_BASE_URL', 'PSP_POS_ID', 'PSP_REPORT_URL', 'PSP_API_KEY', 'PSP_API_SECRET', 'PSP_ENDPOINTS_KEY']) {
+    for (const v of [
+      'RECON_TIMEZONE',
+      'RECON_GRACE_HOURS',
+      'RECON_LOG_LEVEL',
+      'WEBHOOK_ALLOWED_IPS',
+      'WEBHOOK_TRUST_PROXY',
+      'EVENTSTORE_URL',
+      'PSP_BASE_URL',
+      'PSP_POS_ID',
+      'PSP_REPORT_URL',
+      'PSP_API_KEY',
+      'PSP_API_SECRET',
+      'PSP_ENDPOINTS_KEY',
+    ]) {
       expect(named, v).toContain(v);
     }
     // One message, one line per problem, each with the expectation and an example assignment.
     expect(message.split('\n')[0]).toBe(`recon cannot start: ${issues.length} configuration problems`);
     expect(message.split('\n')).toHaveLength(issues.length + 1);
-    expect(message).toContain('RECON_TIMEZONE: expected an IANA time zone name, got "Mars/Olympus" (example: RECON_TIMEZONE=Europe/Kyiv)');
-    expect(message).toContain('RECON_GRACE_HOURS: expected a whole number from 0 to 8760, got "two days" (example: RECON_GRACE_HOURS=72)');
-    expect(message).toContain('PSP_API_KEY: missing: the PSP_* variables are given together (example: PSP_API_KEY=pk_test_123)');
+    expect(message).toContain(
+      'RECON_TIMEZONE: expected an IANA time zone name, got "Mars/Olympus" (example: RECON_TIMEZONE=Europe/Kyiv)',
+    );
+    expect(message).toContain(
+      'RECON_GRACE_HOURS: expected a whole number from 0 to 8760, got "two days" (example: RECON_GRACE_HOURS=72)',
+    );
+    expect(message).toContain(
+      'PSP_API_KEY: missing: the PSP_* variables are given together (example: PSP_API_KEY=pk_test_123)',
+    );
     expect(message).toMatch(/EVENTSTORE_URL: expected a URL starting with esdb:\/\//);
     expect(message).toMatch(/PSP_POS_ID: expected a UUID/);
     for (const i of issues) {
@@ -136,7 +193,9 @@ describe('a bad or missing configuration', () => {
     };
     // Every secret is present while something else is wrong (the PSP block is incomplete, the URLs are bad).
     const { issues, message } = failed(loadConfig({ ...secrets, PSP_BASE_URL: 'https://api.psp.example' }));
-    expect(issues.map((i) => i.variable)).toEqual(expect.arrayContaining(['DATABASE_URL', 'EVENTSTORE_URL', 'RECON_AUDITOR_TOKEN', 'PSP_POS_ID']));
+    expect(issues.map((i) => i.variable)).toEqual(
+      expect.arrayContaining(['DATABASE_URL', 'EVENTSTORE_URL', 'RECON_AUDITOR_TOKEN', 'PSP_POS_ID']),
+    );
     expect(message).not.toMatch(/TOPSECRET|shortTOKEN/);
     expect(message).toContain('DATABASE_URL: expected a URL starting with postgres:// or postgresql://');
     expect(message).toContain('RECON_AUDITOR_TOKEN: expected at least 16 characters');
@@ -170,24 +229,48 @@ describe('the project file (several PSP projects)', () => {
 
   it('reads test and live projects, with secrets taken from the environment through env:NAME', () => {
     const file = writeProjects('projects.json', {
-      projects: [project('test', POS_TEST), project('live', POS_LIVE, { apiKey: 'env:LIVE_KEY', apiSecret: 'env:LIVE_SECRET', endpointsKey: 'env:LIVE_EP' })],
+      projects: [
+        project('test', POS_TEST),
+        project('live', POS_LIVE, {
+          apiKey: 'env:LIVE_KEY',
+          apiSecret: 'env:LIVE_SECRET',
+          endpointsKey: 'env:LIVE_EP',
+        }),
+      ],
     });
-    const c = requireConfig({ RECON_CONFIG: file, LIVE_KEY: 'pk_live_from_env', LIVE_SECRET: 'sk_live_from_env', LIVE_EP: 'ek_live_from_env' });
+    const c = requireConfig({
+      RECON_CONFIG: file,
+      LIVE_KEY: 'pk_live_from_env',
+      LIVE_SECRET: 'sk_live_from_env',
+      LIVE_EP: 'ek_live_from_env',
+    });
     expect(c.projects.map((p) => p.name)).toEqual(['test', 'live']);
     expect(c.projects[0]).toEqual(project('test', POS_TEST));
-    expect(c.projects[1]).toMatchObject({ posId: POS_LIVE, apiKey: 'pk_live_from_env', apiSecret: 'sk_live_from_env', endpointsKey: 'ek_live_from_env' });
+    expect(c.projects[1]).toMatchObject({
+      posId: POS_LIVE,
+      apiKey: 'pk_live_from_env',
+      apiSecret: 'sk_live_from_env',
+      endpointsKey: 'ek_live_from_env',
+    });
     // The resolved secrets are scrubbed from logs like the others.
-    expect(secretValues(c)).toEqual(expect.arrayContaining(['pk_live_from_env', 'sk_live_from_env', 'pk_test_file_key']));
+    expect(secretValues(c)).toEqual(
+      expect.arrayContaining(['pk_live_from_env', 'sk_live_from_env', 'pk_test_file_key']),
+    );
   });
 
   it('adds the file projects to a project given by the PSP_* variables', () => {
     const file = writeProjects('live-only.json', { projects: [project('live', POS_LIVE)] });
     const c = requireConfig({ ...psp, PSP_PROJECT_NAME: 'test', RECON_CONFIG: file });
-    expect(c.projects.map((p) => [p.name, p.posId])).toEqual([['test', POS_TEST], ['live', POS_LIVE]]);
+    expect(c.projects.map((p) => [p.name, p.posId])).toEqual([
+      ['test', POS_TEST],
+      ['live', POS_LIVE],
+    ]);
   });
 
   it('refuses an env:NAME reference to an unset variable, naming the field and the variable', () => {
-    const file = writeProjects('unset-ref.json', { projects: [project('live', POS_LIVE, { apiSecret: 'env:LIVE_SECRET_UNSET' })] });
+    const file = writeProjects('unset-ref.json', {
+      projects: [project('live', POS_LIVE, { apiSecret: 'env:LIVE_SECRET_UNSET' })],
+    });
     const { issues, message } = failed(loadConfig({ RECON_CONFIG: file }));
     expect(issues).toHaveLength(1);
     expect(message).toContain('projects.0.apiSecret refers to LIVE_SECRET_UNSET, which is not set in the environment');

@@ -59,15 +59,20 @@ async function canConnect(url: string): Promise<string> {
   }
 }
 
-const filePassword = (dataDir: string) => (JSON.parse(readFileSync(path.join(dataDir, 'pg-credentials.json'), 'utf8')) as { password: string }).password;
-const urlWith = (password: string, port: number) => `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
+const filePassword = (dataDir: string) =>
+  (JSON.parse(readFileSync(path.join(dataDir, 'pg-credentials.json'), 'utf8')) as { password: string }).password;
+const urlWith = (password: string, port: number) =>
+  `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
 
 describe('embedded PostgreSQL: the password of a fresh data directory', () => {
   const dataDir = freshDir();
 
   it('two starts at once that both find no password file: both connect, and so does every later process', async () => {
     hook.absentAnswers = 2;
-    const [a, b] = await Promise.all([ensureEmbeddedPostgres(dataDir, silentLogger), ensureEmbeddedPostgres(dataDir, silentLogger)]);
+    const [a, b] = await Promise.all([
+      ensureEmbeddedPostgres(dataDir, silentLogger),
+      ensureEmbeddedPostgres(dataDir, silentLogger),
+    ]);
     expect(await canConnect(a.url)).toBe('ok');
     expect(await canConnect(b.url)).toBe('ok');
     // A later process reads the password from the file: it must be the cluster's.
@@ -84,7 +89,9 @@ describe('embedded PostgreSQL: the password of a fresh data directory', () => {
     await stopEmbeddedPostgres(dataDir, silentLogger);
     const file = path.join(dataDir, 'pg-credentials.json');
     renameSync(file, `${file}.saved`);
-    await expect(ensureEmbeddedPostgres(dataDir, silentLogger)).rejects.toThrow(/pg-credentials\.json is missing but the embedded PostgreSQL .* was initialised/);
+    await expect(ensureEmbeddedPostgres(dataDir, silentLogger)).rejects.toThrow(
+      /pg-credentials\.json is missing but the embedded PostgreSQL .* was initialised/,
+    );
     expect(readdirSync(dataDir)).not.toContain('pg-credentials.json');
     renameSync(`${file}.saved`, file);
     const s = await ensureEmbeddedPostgres(dataDir, silentLogger);
@@ -95,12 +102,21 @@ describe('embedded PostgreSQL: the password of a fresh data directory', () => {
 // The same start with real processes, end to end. Their start-up times spread them too far apart to hit the
 // old window (two adjacent file calls) reliably: this is the user's view, the test above is the proof.
 describe('embedded PostgreSQL: real processes initialising one fresh data directory at once', () => {
-  it('all succeed, and the password file is the cluster\'s', async () => {
+  it("all succeed, and the password file is the cluster's", async () => {
     const dataDir = freshDir();
-    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', RECON_DATA_DIR: dataDir, RECON_LOG_LEVEL: 'warn' };
+    const env = {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      RECON_DATA_DIR: dataDir,
+      RECON_LOG_LEVEL: 'warn',
+    };
     const run = () =>
       new Promise<{ code: number | null; stderr: string }>((resolve) => {
-        const c = spawn(process.execPath, [path.join(ROOT, 'bin/recon.mjs'), 'migrate'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+        const c = spawn(process.execPath, [path.join(ROOT, 'bin/recon.mjs'), 'migrate'], {
+          cwd: ROOT,
+          env,
+          stdio: ['ignore', 'ignore', 'pipe'],
+        });
         let stderr = '';
         c.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
         c.once('close', (code) => resolve({ code, stderr }));

@@ -16,14 +16,24 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 const FIXTURE = path.join(import.meta.dirname, 'fixtures/embedded-user.ts');
 const dataDir = mkdtempSync(path.join(tmpdir(), 'recon-embedded-'));
 const pidFile = path.join(dataDir, 'pg', 'postmaster.pid');
-const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', RECON_DATA_DIR: dataDir, RECON_LOG_LEVEL: 'info' };
+const env = {
+  PATH: process.env.PATH ?? '',
+  HOME: process.env.HOME ?? '',
+  RECON_DATA_DIR: dataDir,
+  RECON_LOG_LEVEL: 'info',
+};
 
 afterAll(async () => {
   await stopEmbeddedPostgres(dataDir, silentLogger);
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-interface Finished { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }
+interface Finished {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
 
 function start(args: string[]): { child: ChildProcess; done: Promise<Finished>; lines: AsyncIterator<string> } {
   const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -33,7 +43,9 @@ function start(args: string[]): { child: ChildProcess; done: Promise<Finished>; 
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   const lines = createInterface({ input: child.stdout! });
   lines.on('line', (l) => (stdout += l + '\n'));
-  const done = new Promise<Finished>((resolve) => child.once('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
+  const done = new Promise<Finished>((resolve) =>
+    child.once('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
+  );
   return { child, done, lines: lines[Symbol.asyncIterator]() };
 }
 
@@ -42,7 +54,11 @@ const user = (...args: string[]) => start(['--import', 'tsx', FIXTURE, ...args])
 
 /** Log lines (JSON on stderr) with the given message. */
 const logged = (stderr: string, msg: string) =>
-  stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { msg: string; pid?: number }).filter((l) => l.msg === msg);
+  stderr
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as { msg: string; pid?: number })
+    .filter((l) => l.msg === msg);
 
 function alive(pid: number): boolean {
   try {
@@ -137,7 +153,9 @@ describe('embedded PostgreSQL', () => {
     // never a second postmaster on a data directory in use.
     const starts = logged(a.stderr + b.stderr, 'embedded PostgreSQL started').length;
     expect(starts === 1 || starts === 2).toBe(true);
-    expect(readFileSync(path.join(dataDir, 'pg.log'), 'utf8').slice(logBefore)).not.toMatch(/lock file .* already exists|another server/);
+    expect(readFileSync(path.join(dataDir, 'pg.log'), 'utf8').slice(logBefore)).not.toMatch(
+      /lock file .* already exists|another server/,
+    );
     expect(runningServer(dataDir)).toBeUndefined();
     expect(JSON.parse((await user('read').done).stdout)).toEqual(expect.arrayContaining([1, 2, 3, 4]));
   });

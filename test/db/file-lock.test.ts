@@ -23,7 +23,8 @@ afterAll(() => {
 
 let n = 0;
 const lockFile = () => path.join(dir, `pg-${++n}.lock`);
-const attempt = (file: string, timeoutMs: number) => withFileLock(file, async () => 'ran', timeoutMs).catch((e: Error) => e.message);
+const attempt = (file: string, timeoutMs: number) =>
+  withFileLock(file, async () => 'ran', timeoutMs).catch((e: Error) => e.message);
 
 /** A live process that is not a recon process holding any lock. */
 function sleeper(): number {
@@ -38,14 +39,14 @@ function deadPid(): number {
 }
 
 describe('file lock: stale locks are taken over', () => {
-  it('a lock holding this process\'s own pid (as a killed holder of that pid leaves it, before tokens)', async () => {
+  it("a lock holding this process's own pid (as a killed holder of that pid leaves it, before tokens)", async () => {
     const file = lockFile();
     writeFileSync(file, String(process.pid));
     expect(await attempt(file, 2_000)).toBe('ran');
     expect(existsSync(file)).toBe(false);
   });
 
-  it('a lock holding this process\'s pid with another process\'s token', async () => {
+  it("a lock holding this process's pid with another process's token", async () => {
     const file = lockFile();
     writeFileSync(file, JSON.stringify({ pid: process.pid, token: 'nonce:0123456789abcdef' }));
     expect(await attempt(file, 2_000)).toBe('ran');
@@ -105,7 +106,7 @@ describe('file lock: live locks are waited for', () => {
     expect(existsSync(file)).toBe(false);
   });
 
-  it('a call in this process waits for another call\'s lock until its timeout, naming this process', async () => {
+  it("a call in this process waits for another call's lock until its timeout, naming this process", async () => {
     const file = lockFile();
     let release!: () => void;
     const first = withFileLock(file, () => new Promise<void>((r) => (release = r)));
@@ -121,14 +122,20 @@ describe('file lock: live locks are waited for', () => {
     writeFileSync(counter, '0');
     const fixture = path.join(import.meta.dirname, 'fixtures/file-lock-user.ts');
     const runs = Array.from({ length: 3 }, () => {
-      const c = spawn(process.execPath, ['--import', 'tsx', fixture, file, counter, '25'], { stdio: ['ignore', 'ignore', 'pipe'] });
+      const c = spawn(process.execPath, ['--import', 'tsx', fixture, file, counter, '25'], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
       let stderr = '';
       c.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-      return new Promise<{ code: number | null; stderr: string }>((resolve) => c.once('close', (code) => resolve({ code, stderr })));
+      return new Promise<{ code: number | null; stderr: string }>((resolve) =>
+        c.once('close', (code) => resolve({ code, stderr })),
+      );
     });
     for (const r of await Promise.all(runs)) expect(r.code, r.stderr).toBe(0);
     expect(readFileSync(counter, 'utf8')).toBe('75');
-    expect(readdirSync(dir).filter((f) => f.startsWith(`.${path.basename(file)}`) || f === path.basename(file))).toEqual([]);
+    expect(
+      readdirSync(dir).filter((f) => f.startsWith(`.${path.basename(file)}`) || f === path.basename(file)),
+    ).toEqual([]);
   }, 60_000);
 });
 
@@ -137,7 +144,9 @@ describe('file lock: a signal ends the wait', () => {
     const file = lockFile();
     writeFileSync(file, String(sleeper()));
     const controller = new AbortController();
-    const outcome = withFileLock(file, async () => 'ran', 30_000, { signal: controller.signal }).catch((e: Error) => e.message);
+    const outcome = withFileLock(file, async () => 'ran', 30_000, { signal: controller.signal }).catch(
+      (e: Error) => e.message,
+    );
     await new Promise((r) => setTimeout(r, 100));
     const t0 = Date.now();
     controller.abort(new Error('interrupted by SIGTERM'));
@@ -151,7 +160,9 @@ describe('file lock: a signal ends the wait', () => {
     let release!: () => void;
     const first = withFileLock(file, () => new Promise<void>((r) => (release = r)));
     const controller = new AbortController();
-    const outcome = withFileLock(file, async () => 'ran', 30_000, { signal: controller.signal }).catch((e: Error) => e.message);
+    const outcome = withFileLock(file, async () => 'ran', 30_000, { signal: controller.signal }).catch(
+      (e: Error) => e.message,
+    );
     await new Promise((r) => setTimeout(r, 50));
     controller.abort(new Error('interrupted by SIGINT'));
     expect(await outcome).toMatch(/^interrupted by SIGINT while waiting for lock /);
@@ -159,22 +170,39 @@ describe('file lock: a signal ends the wait', () => {
     await first;
   });
 
-  it('recon: one SIGTERM while it waits for the embedded server\'s start/stop lock ends it', async () => {
+  it("recon: one SIGTERM while it waits for the embedded server's start/stop lock ends it", async () => {
     const dataDir = mkdtempSync(path.join(dir, 'data-'));
     const holder = sleeper();
     writeFileSync(path.join(dataDir, 'pg.lock'), String(holder));
-    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', RECON_DATA_DIR: dataDir, RECON_LOG_LEVEL: 'info' };
-    const child = spawn(process.execPath, [path.join(ROOT, 'bin/recon.mjs'), 'migrate'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const env = {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      RECON_DATA_DIR: dataDir,
+      RECON_LOG_LEVEL: 'info',
+    };
+    const child = spawn(process.execPath, [path.join(ROOT, 'bin/recon.mjs'), 'migrate'], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
     const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
-    for (let i = 0; i < 300 && !stderr.includes('waiting for the embedded PostgreSQL start/stop lock'); i++) await new Promise((r) => setTimeout(r, 50));
-    const [waitLine] = stderr.split('\n').filter((l) => l.includes('"waiting for the embedded PostgreSQL start/stop lock"'));
+    for (let i = 0; i < 300 && !stderr.includes('waiting for the embedded PostgreSQL start/stop lock'); i++)
+      await new Promise((r) => setTimeout(r, 50));
+    const [waitLine] = stderr
+      .split('\n')
+      .filter((l) => l.includes('"waiting for the embedded PostgreSQL start/stop lock"'));
     expect(JSON.parse(waitLine!)).toMatchObject({ lock: path.join(dataDir, 'pg.lock'), holder: `pid ${holder}` });
     child.kill('SIGTERM');
-    const code = await Promise.race([exited, new Promise<'still running'>((r) => setTimeout(() => r('still running'), 5_000))]);
+    const code = await Promise.race([
+      exited,
+      new Promise<'still running'>((r) => setTimeout(() => r('still running'), 5_000)),
+    ]);
     if (code === 'still running') child.kill('SIGKILL');
     expect(code, stderr).toBe(1);
-    expect(stderr).toContain(`recon: interrupted by SIGTERM while waiting for lock ${path.join(dataDir, 'pg.lock')} held by pid ${holder}`);
+    expect(stderr).toContain(
+      `recon: interrupted by SIGTERM while waiting for lock ${path.join(dataDir, 'pg.lock')} held by pid ${holder}`,
+    );
   }, 30_000);
 });

@@ -30,7 +30,9 @@ function migrationsDir(files: Record<string, string>): string {
 }
 
 async function recorded(db: TestDatabase): Promise<{ version: number; name: string; checksum: string }[]> {
-  return db.sql<{ version: number; name: string; checksum: string }[]>`select version, name, checksum from schema_migrations order by version`;
+  return db.sql<
+    { version: number; name: string; checksum: string }[]
+  >`select version, name, checksum from schema_migrations order by version`;
 }
 
 async function tableExists(db: TestDatabase, table: string): Promise<boolean> {
@@ -91,7 +93,10 @@ describe('migrations', () => {
   });
 
   it('refuses a migration that was changed after it was applied', async () => {
-    const files = { '0001_first.sql': 'create table first_t (id int);', '0002_second.sql': 'create table second_t (id int);' };
+    const files = {
+      '0001_first.sql': 'create table first_t (id int);',
+      '0002_second.sql': 'create table second_t (id int);',
+    };
     const dir = migrationsDir(files);
     expect(await migrate(db.sql, silentLogger, loadMigrations(dir))).toEqual([1, 2]);
     writeFileSync(path.join(dir, '0001_first.sql'), 'create table first_t (id bigint);');
@@ -110,7 +115,9 @@ describe('migrations', () => {
       '0002_bad.sql': 'create table bad_t (id int); insert into bad_t values (1); select 1 / 0;',
       '0003_later.sql': 'create table later_t (id int);',
     });
-    await expect(migrate(db.sql, silentLogger, loadMigrations(dir))).rejects.toThrow(/^migration 2_bad failed: division by zero/);
+    await expect(migrate(db.sql, silentLogger, loadMigrations(dir))).rejects.toThrow(
+      /^migration 2_bad failed: division by zero/,
+    );
     expect((await recorded(db)).map((r) => r.version)).toEqual([1]);
     expect(await tableExists(db, 'good_t')).toBe(true);
     expect(await tableExists(db, 'bad_t')).toBe(false);
@@ -124,7 +131,13 @@ describe('migrations', () => {
   });
 
   it('reads only NNNN_name.sql files, in version order', () => {
-    const dir = migrationsDir({ '0010_b.sql': 'select 1;', '0002_a.sql': 'select 2;', 'README.md': '', '12_bad_name.sql': '', '0003_Upper.sql': '' });
+    const dir = migrationsDir({
+      '0010_b.sql': 'select 1;',
+      '0002_a.sql': 'select 2;',
+      'README.md': '',
+      '12_bad_name.sql': '',
+      '0003_Upper.sql': '',
+    });
     expect(loadMigrations(dir).map((m) => `${m.version}_${m.name}`)).toEqual(['2_a', '10_b']);
   });
 });

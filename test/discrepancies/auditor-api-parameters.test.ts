@@ -31,11 +31,24 @@ beforeAll(async () => {
     PAYMENTS.flatMap((paymentId, i) => {
       const t = at(`2024-05-10T${String(8 + i).padStart(2, '0')}:00:00Z`);
       return [
-        registerRows({ paymentId, dateTime: t, amount: 100_00n, reportId: 'r1', observedAt: at('2024-05-10T20:00:00Z') }),
+        registerRows({
+          paymentId,
+          dateTime: t,
+          amount: 100_00n,
+          reportId: 'r1',
+          observedAt: at('2024-05-10T20:00:00Z'),
+        }),
         periodRow({ paymentId, dateTime: t, amount: 100_00n, reportId: 'r1', observedAt: at('2024-05-10T20:00:00Z') }),
         webhook({ paymentId, processedAt: t, amount: 90_00n, receivedAt: t }),
       ];
-    }).concat([syncCompleted({ from: at('2024-05-10T00:00:00Z'), to: at('2024-05-11T00:00:00Z'), completedAt: at('2024-05-13T00:00:00Z'), reportId: 'r1' })]),
+    }).concat([
+      syncCompleted({
+        from: at('2024-05-10T00:00:00Z'),
+        to: at('2024-05-11T00:00:00Z'),
+        completedAt: at('2024-05-13T00:00:00Z'),
+        reportId: 'r1',
+      }),
+    ]),
   );
   await project(db.sql, store);
   const api = createAuditorApi({ sql: db.sql, token: TOKEN });
@@ -72,11 +85,12 @@ async function refused(pathAndQuery: string, name: string): Promise<void> {
 }
 
 describe('auditor API: limit and offset', () => {
-  it('refuses a limit beyond PostgreSQL\'s bigint, or beyond the documented maximum, as a 400 naming limit (was a 500)', async () => {
+  it("refuses a limit beyond PostgreSQL's bigint, or beyond the documented maximum, as a 400 naming limit (was a 500)", async () => {
     await refused('/api/discrepancies?limit=99999999999999999999', 'limit');
     await refused(`/api/discrepancies?limit=${MAX_LIMIT + 1}`, 'limit');
     await refused(`/api/discrepancies?limit=${'9'.repeat(400)}`, 'limit');
-    for (const bad of ['0', '-1', '1.5', 'abc', '', '+3']) await refused(`/api/discrepancies?limit=${encodeURIComponent(bad)}`, 'limit');
+    for (const bad of ['0', '-1', '1.5', 'abc', '', '+3'])
+      await refused(`/api/discrepancies?limit=${encodeURIComponent(bad)}`, 'limit');
     expect(MAX_LIMIT).toBe(10_000);
     const most = await get(`/api/discrepancies?limit=${MAX_LIMIT}`);
     expect(most.status).toBe(200);
@@ -108,14 +122,17 @@ describe('auditor API: limit and offset', () => {
       next = page.link === null ? null : /^<([^>]+)>; rel="next"$/.exec(page.link)![1]!;
       if (next) links.push(next);
     }
-    expect(links).toEqual(['/api/discrepancies?type=amount_mismatch&limit=2&offset=2', '/api/discrepancies?type=amount_mismatch&limit=2&offset=4']);
+    expect(links).toEqual([
+      '/api/discrepancies?type=amount_mismatch&limit=2&offset=2',
+      '/api/discrepancies?type=amount_mismatch&limit=2&offset=4',
+    ]);
     expect(seen).toEqual(all.body.map((d: { id: string }) => d.id));
     // a page that ends exactly at the last row has no next link
     expect((await get('/api/discrepancies?limit=5')).link).toBeNull();
     expect((await get('/api/discrepancies?limit=4')).link).toBe('</api/discrepancies?limit=4&offset=4>; rel="next"');
   });
 
-  it('leaves the CLI\'s listing (no limit) whole', async () => {
+  it("leaves the CLI's listing (no limit) whole", async () => {
     const r = await listDiscrepancies(db.sql, { timezone: 'UTC' });
     expect(r.ok && r.value.map((d) => d.payment_id)).toEqual(PAYMENTS);
     const checked = await listDiscrepancies(db.sql, { timezone: 'UTC', limit: MAX_LIMIT + 1 });
@@ -129,7 +146,9 @@ describe('auditor API: unknown and repeated parameters', () => {
     await refused('/api/discrepancies?payment=pay-1&staus=open', 'staus');
     await refused('/api/discrepancies?Payment=pay-1', 'Payment');
     // the documented ones are taken
-    const one = await get('/api/discrepancies?payment=pay-1&status=open&type=amount_mismatch&from=2024-05-10&to=2024-05-10&limit=10&offset=0');
+    const one = await get(
+      '/api/discrepancies?payment=pay-1&status=open&type=amount_mismatch&from=2024-05-10&to=2024-05-10&limit=10&offset=0',
+    );
     expect(one.status).toBe(200);
     expect(one.body.map((d: { payment_id: string }) => d.payment_id)).toEqual(['pay-1']);
     expect((await get('/api/discrepancies?sub_merchant=sm-x')).body).toEqual([]);

@@ -27,10 +27,31 @@ beforeAll(async () => {
   const t = at('2024-05-10T08:00:00Z');
   await appendAll(store, [
     subMerchant('sm-alpha', 'Alpha Shop'),
-    registerRows({ paymentId: 'pay-a', orderId: EVIL, dateTime: t, amount: 100_00n, receivers: [{ name: 'Alpha Shop', amount: 99_00n, fee: 100n }], reportId: 'r1', observedAt: at('2024-05-10T20:00:00Z') }),
-    periodRow({ paymentId: 'pay-a', orderId: EVIL, dateTime: t, amount: 100_00n, merchantFee: 100n, reportId: 'r1', observedAt: at('2024-05-10T20:00:00Z') }),
+    registerRows({
+      paymentId: 'pay-a',
+      orderId: EVIL,
+      dateTime: t,
+      amount: 100_00n,
+      receivers: [{ name: 'Alpha Shop', amount: 99_00n, fee: 100n }],
+      reportId: 'r1',
+      observedAt: at('2024-05-10T20:00:00Z'),
+    }),
+    periodRow({
+      paymentId: 'pay-a',
+      orderId: EVIL,
+      dateTime: t,
+      amount: 100_00n,
+      merchantFee: 100n,
+      reportId: 'r1',
+      observedAt: at('2024-05-10T20:00:00Z'),
+    }),
     webhook({ paymentId: 'pay-a', orderId: EVIL, processedAt: t, amount: 90_00n, fee: 100n, receivedAt: t }),
-    syncCompleted({ from: at('2024-05-10T00:00:00Z'), to: at('2024-05-11T00:00:00Z'), completedAt: at('2024-05-13T00:00:00Z'), reportId: 'r2' }),
+    syncCompleted({
+      from: at('2024-05-10T00:00:00Z'),
+      to: at('2024-05-11T00:00:00Z'),
+      completedAt: at('2024-05-13T00:00:00Z'),
+      reportId: 'r2',
+    }),
   ]);
   await project(db.sql, store);
   const api = createAuditorApi({ sql: db.sql, token: TOKEN });
@@ -58,7 +79,9 @@ describe('auditor HTTP API', () => {
     const none = await fetch(`${base}/api/discrepancies`);
     expect(none.status).toBe(401);
     expect(await none.json()).toMatchObject({ error: 'unauthorized' });
-    expect((await fetch(`${base}/api/discrepancies`, { headers: { authorization: `Bearer ${TOKEN}x` } })).status).toBe(401);
+    expect((await fetch(`${base}/api/discrepancies`, { headers: { authorization: `Bearer ${TOKEN}x` } })).status).toBe(
+      401,
+    );
     expect((await fetch(`${base}/api/discrepancies`, { headers: { authorization: TOKEN } })).status).toBe(401);
     for (const method of ['POST', 'PUT', 'DELETE', 'PATCH']) {
       const r = await fetch(`${base}/api/discrepancies`, { method, headers: auth });
@@ -71,19 +94,34 @@ describe('auditor HTTP API', () => {
   });
 
   it('serves discrepancies with the CLI filters, and the operations of a payment', async () => {
-    const r = await fetch(`${base}/api/discrepancies?type=amount_mismatch&from=2024-05-10&to=2024-05-10`, { headers: auth });
+    const r = await fetch(`${base}/api/discrepancies?type=amount_mismatch&from=2024-05-10&to=2024-05-10`, {
+      headers: auth,
+    });
     expect(r.status).toBe(200);
     const body = (await r.json()) as Array<Record<string, unknown>>;
     expect(body).toHaveLength(1);
-    expect(body[0]).toMatchObject({ type: 'amount_mismatch', status: 'open', payment_id: 'pay-a', method: 'purchase', sub_merchant_id: 'sm-alpha', currency: 'UAH' });
-    expect((await (await fetch(`${base}/api/discrepancies?from=2024-05-11`, { headers: auth })).json())).toEqual([]);
-    expect((await (await fetch(`${base}/api/discrepancies?sub_merchant=sm-other`, { headers: auth })).json())).toEqual([]);
+    expect(body[0]).toMatchObject({
+      type: 'amount_mismatch',
+      status: 'open',
+      payment_id: 'pay-a',
+      method: 'purchase',
+      sub_merchant_id: 'sm-alpha',
+      currency: 'UAH',
+    });
+    expect(await (await fetch(`${base}/api/discrepancies?from=2024-05-11`, { headers: auth })).json()).toEqual([]);
+    expect(await (await fetch(`${base}/api/discrepancies?sub_merchant=sm-other`, { headers: auth })).json()).toEqual(
+      [],
+    );
     const bad = await fetch(`${base}/api/discrepancies?type=nonsense`, { headers: auth });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ error: 'invalid_filter' });
     const op = await fetch(`${base}/api/operations/pay-a`, { headers: auth });
     expect(op.status).toBe(200);
-    const ops = (await op.json()) as { operations: Array<Record<string, unknown>>; receivers: unknown[]; discrepancies: unknown[] };
+    const ops = (await op.json()) as {
+      operations: Array<Record<string, unknown>>;
+      receivers: unknown[];
+      discrepancies: unknown[];
+    };
     expect(ops.operations[0]).toMatchObject({ payment_id: 'pay-a', register_amount: '10000', webhook_amount: '9000' });
     expect(ops.receivers).toHaveLength(1);
     expect(ops.discrepancies).toHaveLength(1);
@@ -100,7 +138,8 @@ describe('recon_auditor role', () => {
         await tx`set local role recon_auditor`;
         const [n] = await tx<{ n: number }[]>`select count(*)::int as n from recon.discrepancies`;
         expect(n!.n).toBe(1);
-        for (const v of ['operations', 'operation_receivers', 'sync_windows']) await tx.unsafe(`select * from recon.${v} limit 1`);
+        for (const v of ['operations', 'operation_receivers', 'sync_windows'])
+          await tx.unsafe(`select * from recon.${v} limit 1`);
         const denied = async (statement: string) => {
           const e = await tx.savepoint((sp) => sp.unsafe(statement)).catch((err: unknown) => err);
           expect((e as { code?: string }).code, statement).toBe('42501');
@@ -111,7 +150,9 @@ describe('recon_auditor role', () => {
         await denied(`select * from "${schema}".observations limit 1`);
         await denied(`update recon.discrepancies set status = 'accepted'`);
         await denied(`delete from recon.operations`);
-        await denied(`insert into es_events (event_id, stream_id, stream_revision, type, version, data, content_hash) values (gen_random_uuid(), 's', 0, 't', 1, '{}', 'x')`);
+        await denied(
+          `insert into es_events (event_id, stream_id, stream_revision, type, version, data, content_hash) values (gen_random_uuid(), 's', 0, 't', 1, '{}', 'x')`,
+        );
         await denied('create table recon.mine (x int)');
         await denied(`select * from es_append_any('')`);
         // nor take the advisory locks recon serialises its work on: held for a session, one would stall
@@ -124,10 +165,14 @@ describe('recon_auditor role', () => {
       .catch((e: Error) => {
         if (e.message !== 'rollback') throw e;
       });
-    const [r] = await db.sql<{ rolcanlogin: boolean }[]>`select rolcanlogin from pg_roles where rolname = 'recon_auditor'`;
+    const [r] = await db.sql<
+      { rolcanlogin: boolean }[]
+    >`select rolcanlogin from pg_roles where rolname = 'recon_auditor'`;
     expect(r!.rolcanlogin).toBe(false);
     // the store's append function is not callable by the auditor (nor by PUBLIC)
-    const [f] = await db.sql<{ auditor: boolean }[]>`select has_function_privilege('recon_auditor', 'es_append_any(text)', 'execute') as auditor`;
+    const [f] = await db.sql<
+      { auditor: boolean }[]
+    >`select has_function_privilege('recon_auditor', 'es_append_any(text)', 'execute') as auditor`;
     expect(f!.auditor).toBe(false);
     const locks = await db.sql<{ fn: string; auditor: boolean; recon: boolean }[]>`
       select p.oid::regprocedure::text as fn, has_function_privilege('recon_auditor', p.oid, 'execute') as auditor,
@@ -142,7 +187,12 @@ describe('recon discrepancies (CLI)', () => {
   const run = (args: string[]) =>
     spawnSync(process.execPath, [path.join(ROOT, 'bin/recon.mjs'), ...args], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATABASE_URL: db.url, RECON_LOG_LEVEL: 'error' },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        DATABASE_URL: db.url,
+        RECON_LOG_LEVEL: 'error',
+      },
       encoding: 'utf8',
       timeout: 60_000,
     });
@@ -153,7 +203,20 @@ describe('recon discrepancies (CLI)', () => {
     expect(r.status).toBe(0);
     const rows = JSON.parse(r.stdout) as Array<Record<string, unknown>>;
     expect(rows).toHaveLength(1);
-    for (const k of ['id', 'type', 'status', 'pos_id', 'order_id', 'payment_id', 'method', 'sub_merchant_id', 'currency', 'values', 'evidence', 'detected_at']) {
+    for (const k of [
+      'id',
+      'type',
+      'status',
+      'pos_id',
+      'order_id',
+      'payment_id',
+      'method',
+      'sub_merchant_id',
+      'currency',
+      'values',
+      'evidence',
+      'detected_at',
+    ]) {
       expect(rows[0]).toHaveProperty(k);
     }
     expect(rows[0]!.values).toMatchObject({ webhook: { amount: '9000' }, register: { amount: '10000' } });

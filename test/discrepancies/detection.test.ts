@@ -55,7 +55,15 @@ const ops: Op[] = [
   { id: 'pay-amount', amount: 160_00n, hour: 12, webhookAmount: 159_00n },
   { id: 'pay-currency', amount: 170_00n, hour: 12, webhookCurrency: 'XTS' },
   { id: 'pay-fee', amount: 180_00n, hour: 13, periodMerchantFee: 999n },
-  { id: 'pay-split', amount: 190_00n, hour: 13, receivers: [{ name: 'Alpha Shop', amount: 100_00n, fee: 100n }, { name: 'Beta Store', amount: 80_00n, fee: 100n }] },
+  {
+    id: 'pay-split',
+    amount: 190_00n,
+    hour: 13,
+    receivers: [
+      { name: 'Alpha Shop', amount: 100_00n, fee: 100n },
+      { name: 'Beta Store', amount: 80_00n, fee: 100n },
+    ],
+  },
   { id: 'pay-unknown', amount: 200_00n, hour: 14, receivers: [{ name: 'Mystery Goods', amount: 199_00n, fee: 100n }] },
 ];
 
@@ -64,10 +72,40 @@ function eventsOf(op: Op): AppendRequest[] {
   const merchantFee = receivers.reduce((a, r) => a + r.fee, 0n);
   const out: AppendRequest[] = [];
   if (!op.skip?.includes('webhook')) {
-    out.push(webhook({ paymentId: op.id, processedAt: T(op.hour), amount: op.webhookAmount ?? op.amount, fee: merchantFee, currency: op.webhookCurrency ?? 'UAH', status: op.webhookStatus ?? 'success', receivedAt: hoursLater(T(op.hour), 0.01) }));
+    out.push(
+      webhook({
+        paymentId: op.id,
+        processedAt: T(op.hour),
+        amount: op.webhookAmount ?? op.amount,
+        fee: merchantFee,
+        currency: op.webhookCurrency ?? 'UAH',
+        status: op.webhookStatus ?? 'success',
+        receivedAt: hoursLater(T(op.hour), 0.01),
+      }),
+    );
   }
-  if (!op.skip?.includes('register')) out.push(registerRows({ paymentId: op.id, dateTime: T(op.hour), amount: op.amount, receivers, reportId: 'rep-1', observedAt: SYNC1 }));
-  if (!op.skip?.includes('period')) out.push(periodRow({ paymentId: op.id, dateTime: T(op.hour), amount: op.amount, merchantFee: op.periodMerchantFee ?? merchantFee, reportId: 'rep-1', observedAt: SYNC1 }));
+  if (!op.skip?.includes('register'))
+    out.push(
+      registerRows({
+        paymentId: op.id,
+        dateTime: T(op.hour),
+        amount: op.amount,
+        receivers,
+        reportId: 'rep-1',
+        observedAt: SYNC1,
+      }),
+    );
+  if (!op.skip?.includes('period'))
+    out.push(
+      periodRow({
+        paymentId: op.id,
+        dateTime: T(op.hour),
+        amount: op.amount,
+        merchantFee: op.periodMerchantFee ?? merchantFee,
+        reportId: 'rep-1',
+        observedAt: SYNC1,
+      }),
+    );
   return out;
 }
 
@@ -79,9 +117,35 @@ const day = { from: at(`${DAY}T00:00:00Z`), to: at('2024-03-02T00:00:00Z') };
 
 // A duplicate: the same operation and receiver twice in one report with different values.
 const dupRows = (): AppendRequest[] => {
-  const a = registerRows({ paymentId: 'pay-dup', dateTime: T(15), amount: 210_00n, receivers: split(210_00n), reportId: 'rep-1', observedAt: SYNC1 });
-  const b = registerRows({ paymentId: 'pay-dup', dateTime: T(15), amount: 210_00n, receivers: [{ name: 'Alpha Shop', amount: 99_00n, fee: 120n, reserve: 50n }], reportId: 'rep-1', observedAt: SYNC1 });
-  return [a, b, periodRow({ paymentId: 'pay-dup', dateTime: T(15), amount: 210_00n, merchantFee: 200n, reportId: 'rep-1', observedAt: SYNC1 }), webhook({ paymentId: 'pay-dup', processedAt: T(15), amount: 210_00n, fee: 200n, receivedAt: T(15) })];
+  const a = registerRows({
+    paymentId: 'pay-dup',
+    dateTime: T(15),
+    amount: 210_00n,
+    receivers: split(210_00n),
+    reportId: 'rep-1',
+    observedAt: SYNC1,
+  });
+  const b = registerRows({
+    paymentId: 'pay-dup',
+    dateTime: T(15),
+    amount: 210_00n,
+    receivers: [{ name: 'Alpha Shop', amount: 99_00n, fee: 120n, reserve: 50n }],
+    reportId: 'rep-1',
+    observedAt: SYNC1,
+  });
+  return [
+    a,
+    b,
+    periodRow({
+      paymentId: 'pay-dup',
+      dateTime: T(15),
+      amount: 210_00n,
+      merchantFee: 200n,
+      reportId: 'rep-1',
+      observedAt: SYNC1,
+    }),
+    webhook({ paymentId: 'pay-dup', processedAt: T(15), amount: 210_00n, fee: 200n, receivedAt: T(15) }),
+  ];
 };
 
 let db: TestDatabase;
@@ -93,7 +157,10 @@ beforeAll(async () => {
   await appendAll(store, [subMerchant('sm-alpha', 'Alpha Shop'), subMerchant('sm-beta', 'Beta Store')]);
   await appendAll(store, ops.flatMap(eventsOf));
   await appendAll(store, dupRows());
-  await appendAll(store, [countMismatch({ ...day, reportId: 'rep-1', announced: 40, received: 39, detectedAt: SYNC1 }), syncCompleted({ ...day, completedAt: SYNC1, reportId: 'rep-1', announced: 40, records: 39 })]);
+  await appendAll(store, [
+    countMismatch({ ...day, reportId: 'rep-1', announced: 40, received: 39, detectedAt: SYNC1 }),
+    syncCompleted({ ...day, completedAt: SYNC1, reportId: 'rep-1', announced: 40, records: 39 }),
+  ]);
 });
 
 afterAll(async () => {
@@ -112,11 +179,18 @@ describe('discrepancy detection', () => {
 
   it('after the grace period every injected disagreement is found, once, on its payment', async () => {
     // Healing asked for the missing webhook; a later re-sync of the day completes past the grace.
-    await appendAll(store, [resendRequested({ paymentId: 'pay-missing-webhook', requestedAt: at('2024-03-03T12:00:00Z') })]);
-    await appendAll(store, [syncCompleted({ ...day, completedAt: SYNC2, reportId: 'rep-2', announced: 40, records: 40 })]);
+    await appendAll(store, [
+      resendRequested({ paymentId: 'pay-missing-webhook', requestedAt: at('2024-03-03T12:00:00Z') }),
+    ]);
+    await appendAll(store, [
+      syncCompleted({ ...day, completedAt: SYNC2, reportId: 'rep-2', announced: 40, records: 40 }),
+    ]);
     await project(db.sql, store);
     let rows = await discrepancies(db.sql);
-    const open = rows.filter((r) => r.status === 'open').map((r) => `${r.type}:${r.payment_id}${r.receiver_name ? `:${r.receiver_name}` : ''}`).sort();
+    const open = rows
+      .filter((r) => r.status === 'open')
+      .map((r) => `${r.type}:${r.payment_id}${r.receiver_name ? `:${r.receiver_name}` : ''}`)
+      .sort();
     // missing_webhook opens once healing has asked for a re-send that has not arrived.
     expect(open).toEqual([
       'amount_mismatch:pay-amount',
@@ -135,7 +209,14 @@ describe('discrepancy detection', () => {
     expect(count.status).toBe('resolved');
     expect(count.resolved_at?.toISOString()).toBe(SYNC2);
 
-    await appendAll(store, [syncCompleted({ from: at('2024-03-05T00:00:00Z'), to: at('2024-03-06T00:00:00Z'), completedAt: at('2024-03-06T02:00:00Z'), reportId: 'rep-3' })]);
+    await appendAll(store, [
+      syncCompleted({
+        from: at('2024-03-05T00:00:00Z'),
+        to: at('2024-03-06T00:00:00Z'),
+        completedAt: at('2024-03-06T02:00:00Z'),
+        reportId: 'rep-3',
+      }),
+    ]);
     await project(db.sql, store);
     rows = await discrepancies(db.sql);
     const mw = rows.filter((r) => r.type === 'missing_webhook');
@@ -148,9 +229,20 @@ describe('discrepancy detection', () => {
   it('each discrepancy carries the values per source and its evidence event ids', async () => {
     const rows = await discrepancies(db.sql);
     const amount = rows.find((r) => r.type === 'amount_mismatch')!;
-    expect(amount.values).toMatchObject({ register: { amount: '16000' }, period: { amount: '16000' }, webhook: { amount: '15900' } });
-    const evidence = await db.sql<{ id: string; type: string }[]>`select event_id::text as id, type from es_events where event_id = any(${amount.evidence}::uuid[])`;
-    expect(evidence.map((e) => e.type).sort()).toEqual(['PeriodRecordObserved', 'RegisterRecordObserved', 'RegisterRecordObserved', 'WebhookReceived']);
+    expect(amount.values).toMatchObject({
+      register: { amount: '16000' },
+      period: { amount: '16000' },
+      webhook: { amount: '15900' },
+    });
+    const evidence = await db.sql<
+      { id: string; type: string }[]
+    >`select event_id::text as id, type from es_events where event_id = any(${amount.evidence}::uuid[])`;
+    expect(evidence.map((e) => e.type).sort()).toEqual([
+      'PeriodRecordObserved',
+      'RegisterRecordObserved',
+      'RegisterRecordObserved',
+      'WebhookReceived',
+    ]);
     const missing = rows.find((r) => r.type === 'missing_in_report')!;
     expect(missing.values).toMatchObject({ register: null, window: { report_id: 'rep-2' } });
     const fee = rows.find((r) => r.type === 'fee_mismatch')!;
@@ -161,23 +253,57 @@ describe('discrepancy detection', () => {
     expect(dup.values).toMatchObject({ source: 'register', report_ids: ['rep-1'] });
     expect(dup.evidence).toHaveLength(2);
     expect(rows.find((r) => r.type === 'unknown_sub_merchant')!.sub_merchant_id).toBeNull();
-    expect(rows.find((r) => r.type === 'status_mismatch')!.values).toMatchObject({ register: { status: 'success' }, webhook: { status: 'failure' } });
+    expect(rows.find((r) => r.type === 'status_mismatch')!.values).toMatchObject({
+      register: { status: 'success' },
+      webhook: { status: 'failure' },
+    });
   });
 
   it('the operations view reads each source as documented (requested amounts, gross, fees, receivers)', async () => {
     const [op] = await db.sql<Record<string, unknown>[]>`select * from recon.operations where payment_id = 'pay-ok'`;
-    expect(op).toMatchObject({ method: 'purchase', register_present: true, period_present: true, webhook_present: true, register_amount: 100_00n, register_gross_amount: 100_00n, period_amount: 100_00n, webhook_amount: 100_00n, register_merchant_fee: 200n, webhook_fee: 200n });
-    const recv = await db.sql<{ receiver_name: string; sub_merchant_id: string; share: bigint }[]>`select receiver_name, sub_merchant_id, share from recon.operation_receivers where payment_id = 'pay-ok' order by receiver_name`;
-    expect(recv.map((r) => [r.receiver_name, r.sub_merchant_id, r.share])).toEqual([['Alpha Shop', 'sm-alpha', 60_00n], ['Beta Store', 'sm-beta', 40_00n]]);
-    const [own] = await db.sql<{ n: number }[]>`select count(*)::int as n from recon.operation_receivers where payment_id = 'pay-own'`;
+    expect(op).toMatchObject({
+      method: 'purchase',
+      register_present: true,
+      period_present: true,
+      webhook_present: true,
+      register_amount: 100_00n,
+      register_gross_amount: 100_00n,
+      period_amount: 100_00n,
+      webhook_amount: 100_00n,
+      register_merchant_fee: 200n,
+      webhook_fee: 200n,
+    });
+    const recv = await db.sql<
+      { receiver_name: string; sub_merchant_id: string; share: bigint }[]
+    >`select receiver_name, sub_merchant_id, share from recon.operation_receivers where payment_id = 'pay-ok' order by receiver_name`;
+    expect(recv.map((r) => [r.receiver_name, r.sub_merchant_id, r.share])).toEqual([
+      ['Alpha Shop', 'sm-alpha', 60_00n],
+      ['Beta Store', 'sm-beta', 40_00n],
+    ]);
+    const [own] = await db.sql<
+      { n: number }[]
+    >`select count(*)::int as n from recon.operation_receivers where payment_id = 'pay-own'`;
     expect(own!.n).toBe(0);
   });
 
   it('later data that makes the sources agree resolves automatically, naming the event and the time', async () => {
-    const late = registerRows({ paymentId: 'pay-missing-report', dateTime: T(10), amount: 120_00n, receivers: split(120_00n), reportId: 'rep-4', observedAt: at('2024-03-06T03:00:00Z') });
+    const late = registerRows({
+      paymentId: 'pay-missing-report',
+      dateTime: T(10),
+      amount: 120_00n,
+      receivers: split(120_00n),
+      reportId: 'rep-4',
+      observedAt: at('2024-03-06T03:00:00Z'),
+    });
     const dirLate = subMerchant('sm-mystery', 'Mystery Goods');
     // the webhook that healing asked for finally arrives
-    const resent = webhook({ paymentId: 'pay-missing-webhook', processedAt: T(11), amount: 140_00n, fee: 200n, receivedAt: at('2024-03-06T03:30:00Z') });
+    const resent = webhook({
+      paymentId: 'pay-missing-webhook',
+      processedAt: T(11),
+      amount: 140_00n,
+      fee: 200n,
+      receivedAt: at('2024-03-06T03:30:00Z'),
+    });
     await appendAll(store, [late, dirLate, resent]);
     await project(db.sql, store);
     const rows = await discrepancies(db.sql);
@@ -196,16 +322,39 @@ describe('discrepancy detection', () => {
   it('acceptance needs a note and a name, refuses unknown and repeated ids, and freezes the evidence', async () => {
     const status = (await discrepancies(db.sql)).find((r) => r.type === 'status_mismatch')!;
     const now = new Date('2024-03-07T10:00:00Z');
-    expect(await acceptDiscrepancy({ sql: db.sql, store }, { id: status.id, note: '  ', by: 'Olena', at: now })).toMatchObject({ ok: false, code: 'EMPTY_NOTE' });
-    expect(await acceptDiscrepancy({ sql: db.sql, store }, { id: status.id, note: 'PSP confirmed', by: '', at: now })).toMatchObject({ ok: false, code: 'EMPTY_NAME' });
-    expect(await acceptDiscrepancy({ sql: db.sql, store }, { id: '00000000-0000-5000-8000-000000000000', note: 'x', by: 'y', at: now })).toMatchObject({ ok: false, code: 'UNKNOWN_ID' });
-    const ok = await acceptDiscrepancy({ sql: db.sql, store }, { id: status.id, note: 'PSP confirmed the refund of the failed charge', by: 'Olena K.', at: now });
+    expect(
+      await acceptDiscrepancy({ sql: db.sql, store }, { id: status.id, note: '  ', by: 'Olena', at: now }),
+    ).toMatchObject({ ok: false, code: 'EMPTY_NOTE' });
+    expect(
+      await acceptDiscrepancy({ sql: db.sql, store }, { id: status.id, note: 'PSP confirmed', by: '', at: now }),
+    ).toMatchObject({ ok: false, code: 'EMPTY_NAME' });
+    expect(
+      await acceptDiscrepancy(
+        { sql: db.sql, store },
+        { id: '00000000-0000-5000-8000-000000000000', note: 'x', by: 'y', at: now },
+      ),
+    ).toMatchObject({ ok: false, code: 'UNKNOWN_ID' });
+    const ok = await acceptDiscrepancy(
+      { sql: db.sql, store },
+      { id: status.id, note: 'PSP confirmed the refund of the failed charge', by: 'Olena K.', at: now },
+    );
     expect(ok.ok).toBe(true);
     // before the projection applies it, a second acceptance is refused by the stream
-    expect(await acceptDiscrepancy({ sql: db.sql, store }, { id: status.id, note: 'again', by: 'Someone', at: now })).toMatchObject({ ok: false, code: 'ALREADY_ACCEPTED' });
+    expect(
+      await acceptDiscrepancy({ sql: db.sql, store }, { id: status.id, note: 'again', by: 'Someone', at: now }),
+    ).toMatchObject({ ok: false, code: 'ALREADY_ACCEPTED' });
     await project(db.sql, store);
     // new data that would otherwise change or resolve it: a success webhook for the same operation
-    await appendAll(store, [webhook({ paymentId: 'pay-status', processedAt: T(11), amount: 150_00n, fee: 200n, status: 'success', receivedAt: at('2024-03-07T11:00:00Z') })]);
+    await appendAll(store, [
+      webhook({
+        paymentId: 'pay-status',
+        processedAt: T(11),
+        amount: 150_00n,
+        fee: 200n,
+        status: 'success',
+        receivedAt: at('2024-03-07T11:00:00Z'),
+      }),
+    ]);
     await project(db.sql, store);
     const after = (await discrepancies(db.sql)).find((r) => r.id === status.id)!;
     expect(after.status).toBe('accepted');
@@ -213,14 +362,18 @@ describe('discrepancy detection', () => {
     expect(after.accepted_note).toBe('PSP confirmed the refund of the failed charge');
     expect(after.values).toEqual(status.values);
     expect(after.evidence).toEqual(status.evidence);
-    expect(await acceptDiscrepancy({ sql: db.sql, store }, { id: status.id, note: 'again', by: 'Someone', at: now })).toMatchObject({ ok: false, code: 'ALREADY_ACCEPTED' });
+    expect(
+      await acceptDiscrepancy({ sql: db.sql, store }, { id: status.id, note: 'again', by: 'Someone', at: now }),
+    ).toMatchObject({ ok: false, code: 'ALREADY_ACCEPTED' });
   });
 
   it('a replay from zero in one batch gives the same rows as the runs in small steps', async () => {
     const digest = async () => {
       const out: string[] = [];
       for (const v of ['discrepancies', 'operations', 'operation_receivers']) {
-        const [r] = await db.sql.unsafe<{ d: string; n: number }[]>(`select md5(coalesce(string_agg(t::text, '|' order by t::text), '')) as d, count(*)::int as n from recon.${v} t`);
+        const [r] = await db.sql.unsafe<{ d: string; n: number }[]>(
+          `select md5(coalesce(string_agg(t::text, '|' order by t::text), '')) as d, count(*)::int as n from recon.${v} t`,
+        );
         out.push(`${v}:${r!.n}:${r!.d}`);
       }
       return out;

@@ -19,12 +19,38 @@ let db: TestDatabase;
 let store: EventStore;
 
 /** A final webhook-only payment, with the given PSP times (both are optional in the webhook). */
-function webhookOnly(paymentId: string, times: { createdAt: string | null; processedAt: string | null }, receivedAt: string): AppendRequest {
+function webhookOnly(
+  paymentId: string,
+  times: { createdAt: string | null; processedAt: string | null },
+  receivedAt: string,
+): AppendRequest {
   const w = {
-    kind: 'primary' as const, paymentId, orderId: `order-${paymentId}`, operationId: null, transactionId: `tx-${paymentId}`, method: 'purchase' as const,
-    status: 'success' as const, statusCode: '1000', currency: 'UAH', amount: '5000', fee: '0', feeCurrency: 'UAH', ...times, recurringId: null, other: {},
+    kind: 'primary' as const,
+    paymentId,
+    orderId: `order-${paymentId}`,
+    operationId: null,
+    transactionId: `tx-${paymentId}`,
+    method: 'purchase' as const,
+    status: 'success' as const,
+    statusCode: '1000',
+    currency: 'UAH',
+    amount: '5000',
+    fee: '0',
+    feeCurrency: 'UAH',
+    ...times,
+    recurringId: null,
+    other: {},
   };
-  return { stream: paymentStream(POS, paymentId), events: [newEvent(WebhookReceived, { posId: POS, raw: JSON.stringify(w), webhook: w }, { metadata: { receivedAt, remoteAddress: '127.0.0.1' } })] };
+  return {
+    stream: paymentStream(POS, paymentId),
+    events: [
+      newEvent(
+        WebhookReceived,
+        { posId: POS, raw: JSON.stringify(w), webhook: w },
+        { metadata: { receivedAt, remoteAddress: '127.0.0.1' } },
+      ),
+    ],
+  };
 }
 
 beforeAll(async () => {
@@ -32,14 +58,31 @@ beforeAll(async () => {
   store = createPostgresEventStore(db.sql);
   const t = at('2024-05-10T08:00:00Z');
   await appendAll(store, [
-    registerRows({ paymentId: 'pay-a', dateTime: t, amount: 100_00n, reportId: 'r1', observedAt: at('2024-05-10T20:00:00Z') }),
-    periodRow({ paymentId: 'pay-a', dateTime: t, amount: 100_00n, reportId: 'r1', observedAt: at('2024-05-10T20:00:00Z') }),
+    registerRows({
+      paymentId: 'pay-a',
+      dateTime: t,
+      amount: 100_00n,
+      reportId: 'r1',
+      observedAt: at('2024-05-10T20:00:00Z'),
+    }),
+    periodRow({
+      paymentId: 'pay-a',
+      dateTime: t,
+      amount: 100_00n,
+      reportId: 'r1',
+      observedAt: at('2024-05-10T20:00:00Z'),
+    }),
     webhook({ paymentId: 'pay-a', processedAt: t, amount: 90_00n, receivedAt: t }),
     // webhook-only operations: neither the register nor the period list has them
     webhookOnly('pay-created', { createdAt: t, processedAt: null }, at('2024-05-10T08:00:05Z')),
     webhookOnly('pay-untimed', { createdAt: null, processedAt: null }, at('2024-05-10T08:00:05Z')),
     webhookOnly('pay-processed', { createdAt: t, processedAt: at('2024-05-10T08:00:01Z') }, at('2024-05-10T08:00:05Z')),
-    syncCompleted({ from: at('2024-05-10T00:00:00Z'), to: at('2024-05-11T00:00:00Z'), completedAt: at('2024-05-13T00:00:00Z'), reportId: 'r2' }),
+    syncCompleted({
+      from: at('2024-05-10T00:00:00Z'),
+      to: at('2024-05-11T00:00:00Z'),
+      completedAt: at('2024-05-13T00:00:00Z'),
+      reportId: 'r2',
+    }),
   ]);
   await project(db.sql, store);
 });
@@ -60,17 +103,27 @@ describe('recon explain lists the evidence of the discrepancies', () => {
     const listed = new Set(x.events.map((e) => e.id));
     const types = new Map(x.events.map((e) => [e.id, e.type]));
     expect(missing[0]!.evidence.map((id) => types.get(id)).sort()).toEqual(['SyncWindowCompleted', 'WebhookReceived']);
-    for (const d of x.discrepancies) expect(d.evidence.filter((id) => !listed.has(id)), `${d.type} of ${paymentId}`).toEqual([]);
+    for (const d of x.discrepancies)
+      expect(
+        d.evidence.filter((id) => !listed.has(id)),
+        `${d.type} of ${paymentId}`,
+      ).toEqual([]);
   });
 
-  it('every evidence event of every payment\'s discrepancies', async () => {
-    const payments = await db.sql<{ payment_id: string }[]>`select distinct payment_id from recon.discrepancies where payment_id is not null order by 1`;
+  it("every evidence event of every payment's discrepancies", async () => {
+    const payments = await db.sql<
+      { payment_id: string }[]
+    >`select distinct payment_id from recon.discrepancies where payment_id is not null order by 1`;
     expect(payments.map((p) => p.payment_id)).toEqual(['pay-a', 'pay-created', 'pay-processed', 'pay-untimed']);
     for (const { payment_id } of payments) {
       const x = await explain({ sql: db.sql, store, posIds: [POS] }, payment_id);
       const listed = new Set(x.events.map((e) => e.id));
       expect(x.discrepancies.length).toBeGreaterThan(0);
-      for (const d of x.discrepancies) expect(d.evidence.filter((id) => !listed.has(id)), `${d.type} of ${payment_id}`).toEqual([]);
+      for (const d of x.discrepancies)
+        expect(
+          d.evidence.filter((id) => !listed.has(id)),
+          `${d.type} of ${payment_id}`,
+        ).toEqual([]);
     }
   });
 });

@@ -52,7 +52,10 @@ export interface RegisterOp {
   window?: { from: string; to: string };
 }
 
-const win = (t: string) => ({ from: at(t.slice(0, 10) + 'T00:00:00Z'), to: hoursAfter(at(t.slice(0, 10) + 'T00:00:00Z'), 24) });
+const win = (t: string) => ({
+  from: at(t.slice(0, 10) + 'T00:00:00Z'),
+  to: hoursAfter(at(t.slice(0, 10) + 'T00:00:00Z'), 24),
+});
 
 /** Register rows of one operation: one per receiver (or one marketplace-own row). */
 export function registerRows(op: RegisterOp): AppendRequest {
@@ -83,7 +86,14 @@ export function registerRows(op: RegisterOp): AppendRequest {
     return newEvent(
       RegisterRecordObserved,
       { posId: POS, raw: JSON.stringify(record), record },
-      { metadata: { reportId: op.reportId, window: op.window ?? win(op.dateTime), observedAt: op.observedAt, source: 'register' } },
+      {
+        metadata: {
+          reportId: op.reportId,
+          window: op.window ?? win(op.dateTime),
+          observedAt: op.observedAt,
+          source: 'register',
+        },
+      },
     );
   });
   return { stream: paymentStream(POS, op.paymentId), events: rows };
@@ -119,7 +129,13 @@ export function periodRow(op: PeriodOp): AppendRequest {
   };
   return {
     stream: paymentStream(POS, op.paymentId),
-    events: [newEvent(PeriodRecordObserved, { posId: POS, raw: JSON.stringify(record), record }, { metadata: { reportId: op.reportId, window: win(op.dateTime), observedAt: op.observedAt, source: 'period' } })],
+    events: [
+      newEvent(
+        PeriodRecordObserved,
+        { posId: POS, raw: JSON.stringify(record), record },
+        { metadata: { reportId: op.reportId, window: win(op.dateTime), observedAt: op.observedAt, source: 'period' } },
+      ),
+    ],
   };
 }
 
@@ -158,11 +174,24 @@ export function webhook(op: WebhookOp): AppendRequest {
   };
   return {
     stream: paymentStream(POS, op.paymentId),
-    events: [newEvent(WebhookReceived, { posId: POS, raw: JSON.stringify(w), webhook: w }, { metadata: { receivedAt: op.receivedAt, remoteAddress: '127.0.0.1' } })],
+    events: [
+      newEvent(
+        WebhookReceived,
+        { posId: POS, raw: JSON.stringify(w), webhook: w },
+        { metadata: { receivedAt: op.receivedAt, remoteAddress: '127.0.0.1' } },
+      ),
+    ],
   };
 }
 
-export function syncCompleted(p: { from: string; to: string; completedAt: string; reportId: string; announced?: number; records?: number }): AppendRequest {
+export function syncCompleted(p: {
+  from: string;
+  to: string;
+  completedAt: string;
+  reportId: string;
+  announced?: number;
+  records?: number;
+}): AppendRequest {
   return {
     stream: syncStream(POS),
     events: [
@@ -182,14 +211,34 @@ export function syncCompleted(p: { from: string; to: string; completedAt: string
   };
 }
 
-export function countMismatch(p: { from: string; to: string; reportId: string; announced: number; received: number; detectedAt: string }): AppendRequest {
+export function countMismatch(p: {
+  from: string;
+  to: string;
+  reportId: string;
+  announced: number;
+  received: number;
+  detectedAt: string;
+}): AppendRequest {
   return {
     stream: syncStream(POS),
-    events: [newEvent(RegisterCountMismatched, { posId: POS, window: { from: p.from, to: p.to }, reportId: p.reportId, announcedCount: p.announced, receivedCount: p.received, detectedAt: p.detectedAt })],
+    events: [
+      newEvent(RegisterCountMismatched, {
+        posId: POS,
+        window: { from: p.from, to: p.to },
+        reportId: p.reportId,
+        announcedCount: p.announced,
+        receivedCount: p.received,
+        detectedAt: p.detectedAt,
+      }),
+    ],
   };
 }
 
-export function resendRequested(p: { paymentId: string; method?: OperationMethod; requestedAt: string }): AppendRequest {
+export function resendRequested(p: {
+  paymentId: string;
+  method?: OperationMethod;
+  requestedAt: string;
+}): AppendRequest {
   return {
     stream: healStream(POS),
     events: [
@@ -208,7 +257,10 @@ export function resendRequested(p: { paymentId: string; method?: OperationMethod
 }
 
 export function subMerchant(id: string, name: string, holdDays = 90): AppendRequest {
-  return { stream: subMerchantStream(id), events: [newEvent(SubMerchantRegistered, { subMerchantId: id, name, reserveHoldDays: holdDays })] };
+  return {
+    stream: subMerchantStream(id),
+    events: [newEvent(SubMerchantRegistered, { subMerchantId: id, name, reserveHoldDays: holdDays })],
+  };
 }
 
 /** Append requests → observations with increasing positions (commit order = order given), without a store. */
@@ -217,7 +269,17 @@ export function recorded(requests: AppendRequest[]): Observation[] {
   return requests.flatMap((r) =>
     r.events.map((e) => {
       n += 1n;
-      const rec: RecordedEvent = { id: e.id, stream: r.stream, revision: 0, position: { commit: n, prepare: n }, type: e.type, version: e.version, data: e.data, metadata: e.metadata ?? {}, recordedAt: new Date(0) };
+      const rec: RecordedEvent = {
+        id: e.id,
+        stream: r.stream,
+        revision: 0,
+        position: { commit: n, prepare: n },
+        type: e.type,
+        version: e.version,
+        data: e.data,
+        metadata: e.metadata ?? {},
+        recordedAt: new Date(0),
+      };
       return observationOf(rec)!;
     }),
   );

@@ -5,7 +5,17 @@ import { SyncWindowFailed, syncStream } from '../../src/events/ingest-events';
 import { liveSchema } from '../../src/projection/runner';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { AppendRequest, EventStore } from '../../src/store/types';
-import { POS, appendAll, at, deps, discrepancies, periodRow, project, registerRows, syncCompleted, webhook, rebuildInBatches } from './fixtures';
+import {
+  POS,
+  at,
+  discrepancies,
+  periodRow,
+  project,
+  registerRows,
+  syncCompleted,
+  webhook,
+  rebuildInBatches,
+} from './fixtures';
 
 /**
  * `syncWindow` (src/ingest/sync.ts) appends a window's register rows, then — in other appends — its period
@@ -22,10 +32,23 @@ let db: TestDatabase;
 let store: EventStore;
 let schema: string;
 
-const day = (d: string) => ({ from: at(`${d}T00:00:00Z`), to: at(`${d}T00:00:00Z`).replace(/^(\d{4}-\d{2}-)(\d{2})/, (_, ym, dd) => `${ym}${String(Number(dd) + 1).padStart(2, '0')}`) });
+const day = (d: string) => ({
+  from: at(`${d}T00:00:00Z`),
+  to: at(`${d}T00:00:00Z`).replace(
+    /^(\d{4}-\d{2}-)(\d{2})/,
+    (_, ym, dd) => `${ym}${String(Number(dd) + 1).padStart(2, '0')}`,
+  ),
+});
 const failed = (d: string, failedAt: string): AppendRequest => ({
   stream: syncStream(POS),
-  events: [newEvent(SyncWindowFailed, { posId: POS, window: day(d), reason: 'PSP_TIMEOUT: report not ready', failedAt: at(failedAt) })],
+  events: [
+    newEvent(SyncWindowFailed, {
+      posId: POS,
+      window: day(d),
+      reason: 'PSP_TIMEOUT: report not ready',
+      failedAt: at(failedAt),
+    }),
+  ],
 });
 
 /** Appends and projects one request at a time. */
@@ -36,15 +59,21 @@ async function step(...requests: AppendRequest[]): Promise<void> {
   }
 }
 
-const rowsOf = async (paymentId: string) =>
-  (await discrepancies(db.sql)).filter((d) => d.payment_id === paymentId);
+const rowsOf = async (paymentId: string) => (await discrepancies(db.sql)).filter((d) => d.payment_id === paymentId);
 const waiting = async (paymentId: string) =>
-  (await db.sql.unsafe<{ report_id: string }[]>(`select report_id from "${schema}".report_pending where payment_id = $1 order by report_id`, [paymentId])).map((r) => r.report_id);
+  (
+    await db.sql.unsafe<{ report_id: string }[]>(
+      `select report_id from "${schema}".report_pending where payment_id = $1 order by report_id`,
+      [paymentId],
+    )
+  ).map((r) => r.report_id);
 
 async function digest(): Promise<string[]> {
   const out: string[] = [];
   for (const v of ['discrepancies', 'operations', 'operation_receivers', 'sync_windows']) {
-    const [r] = await db.sql.unsafe<{ d: string; n: number }[]>(`select md5(coalesce(string_agg(t::text, '|' order by t::text), '')) as d, count(*)::int as n from recon.${v} t`);
+    const [r] = await db.sql.unsafe<{ d: string; n: number }[]>(
+      `select md5(coalesce(string_agg(t::text, '|' order by t::text), '')) as d, count(*)::int as n from recon.${v} t`,
+    );
     out.push(`${v}:${r!.n}:${r!.d}`);
   }
   return out;
@@ -69,12 +98,24 @@ describe('missing_in_* waits for the reports of the operation rows', () => {
       // second nightly pass over the day (lookback), past the operation's 48 h grace: the PSP still lists nothing
       syncCompleted({ ...day('2024-03-01'), completedAt: at('2024-03-04T01:00:00Z'), reportId: 'rep-2' }),
       // third pass: the PSP now lists the operation; register rows first, period records in a later append
-      registerRows({ paymentId: 'pay-late', dateTime: T, amount: 100_00n, reportId: 'rep-3', observedAt: at('2024-03-05T01:00:00Z') }),
+      registerRows({
+        paymentId: 'pay-late',
+        dateTime: T,
+        amount: 100_00n,
+        reportId: 'rep-3',
+        observedAt: at('2024-03-05T01:00:00Z'),
+      }),
     );
     expect(await rowsOf('pay-late')).toEqual([]);
     expect(await waiting('pay-late')).toEqual(['rep-3']);
     await step(
-      periodRow({ paymentId: 'pay-late', dateTime: T, amount: 100_00n, reportId: 'rep-3', observedAt: at('2024-03-05T01:00:00Z') }),
+      periodRow({
+        paymentId: 'pay-late',
+        dateTime: T,
+        amount: 100_00n,
+        reportId: 'rep-3',
+        observedAt: at('2024-03-05T01:00:00Z'),
+      }),
       syncCompleted({ ...day('2024-03-01'), completedAt: at('2024-03-05T01:02:00Z'), reportId: 'rep-3' }),
     );
     expect(await rowsOf('pay-late')).toEqual([]);
@@ -86,7 +127,13 @@ describe('missing_in_* waits for the reports of the operation rows', () => {
     await step(
       syncCompleted({ ...day('2024-03-10'), completedAt: at('2024-03-11T01:00:00Z'), reportId: 'rep-b1' }),
       syncCompleted({ ...day('2024-03-10'), completedAt: at('2024-03-13T01:00:00Z'), reportId: 'rep-b2' }),
-      registerRows({ paymentId: 'pay-register-only', dateTime: T, amount: 100_00n, reportId: 'rep-b3', observedAt: at('2024-03-14T01:00:00Z') }),
+      registerRows({
+        paymentId: 'pay-register-only',
+        dateTime: T,
+        amount: 100_00n,
+        reportId: 'rep-b3',
+        observedAt: at('2024-03-14T01:00:00Z'),
+      }),
     );
     expect(await rowsOf('pay-register-only')).toEqual([]);
     const done = syncCompleted({ ...day('2024-03-10'), completedAt: at('2024-03-14T01:02:00Z'), reportId: 'rep-b3' });
@@ -107,10 +154,24 @@ describe('missing_in_* waits for the reports of the operation rows', () => {
     );
     const open = await rowsOf('pay-hook');
     expect(open.map((r) => `${r.type}:${r.status}`)).toEqual(['missing_in_period:open', 'missing_in_report:open']);
-    await step(registerRows({ paymentId: 'pay-hook', dateTime: T, amount: 20_00n, reportId: 'rep-e3', observedAt: at('2024-03-19T01:00:00Z') }));
+    await step(
+      registerRows({
+        paymentId: 'pay-hook',
+        dateTime: T,
+        amount: 20_00n,
+        reportId: 'rep-e3',
+        observedAt: at('2024-03-19T01:00:00Z'),
+      }),
+    );
     // neither resolved nor updated while rep-e3 is arriving
     expect(await rowsOf('pay-hook')).toEqual(open);
-    const period = periodRow({ paymentId: 'pay-hook', dateTime: T, amount: 20_00n, reportId: 'rep-e3', observedAt: at('2024-03-19T01:00:00Z') });
+    const period = periodRow({
+      paymentId: 'pay-hook',
+      dateTime: T,
+      amount: 20_00n,
+      reportId: 'rep-e3',
+      observedAt: at('2024-03-19T01:00:00Z'),
+    });
     await step(period);
     const rows = await rowsOf('pay-hook');
     expect(rows.map((r) => [r.type, r.status, r.resolved_by_event])).toEqual([
@@ -123,7 +184,8 @@ describe('missing_in_* waits for the reports of the operation rows', () => {
 
   it('a sync that failed after the register rows: judged when its rerun completes (the rows are not appended again)', async () => {
     const T = at('2024-03-20T10:00:00Z');
-    const rows = (reportId: string, observedAt: string) => registerRows({ paymentId: 'pay-failed', dateTime: T, amount: 100_00n, reportId, observedAt: at(observedAt) });
+    const rows = (reportId: string, observedAt: string) =>
+      registerRows({ paymentId: 'pay-failed', dateTime: T, amount: 100_00n, reportId, observedAt: at(observedAt) });
     await step(
       syncCompleted({ ...day('2024-03-20'), completedAt: at('2024-03-21T01:00:00Z'), reportId: 'rep-c1' }),
       syncCompleted({ ...day('2024-03-20'), completedAt: at('2024-03-23T01:00:00Z'), reportId: 'rep-c2' }),
@@ -137,7 +199,9 @@ describe('missing_in_* waits for the reports of the operation rows', () => {
     expect([again!.appended, again!.duplicates]).toEqual([0, 1]);
     const done = syncCompleted({ ...day('2024-03-20'), completedAt: at('2024-03-25T01:05:00Z'), reportId: 'rep-c4' });
     await step(done);
-    expect((await rowsOf('pay-failed')).map((r) => [r.type, r.status, r.detected_by_event])).toEqual([['missing_in_period', 'open', done.events[0]!.id]]);
+    expect((await rowsOf('pay-failed')).map((r) => [r.type, r.status, r.detected_by_event])).toEqual([
+      ['missing_in_period', 'open', done.events[0]!.id],
+    ]);
     expect(await waiting('pay-failed')).toEqual([]);
   });
 
@@ -146,7 +210,13 @@ describe('missing_in_* waits for the reports of the operation rows', () => {
     await step(
       syncCompleted({ ...day('2024-04-01'), completedAt: at('2024-04-02T01:00:00Z'), reportId: 'rep-d1' }),
       syncCompleted({ ...day('2024-04-01'), completedAt: at('2024-04-04T00:30:00Z'), reportId: 'rep-d2' }),
-      registerRows({ paymentId: 'pay-abandoned', dateTime: T, amount: 100_00n, reportId: 'rep-d3', observedAt: at('2024-04-04T01:00:00Z') }),
+      registerRows({
+        paymentId: 'pay-abandoned',
+        dateTime: T,
+        amount: 100_00n,
+        reportId: 'rep-d3',
+        observedAt: at('2024-04-04T01:00:00Z'),
+      }),
       failed('2024-04-01', '2024-04-04T01:10:00Z'),
       // the clock moves on with other days' syncs
       syncCompleted({ ...day('2024-04-04'), completedAt: at('2024-04-05T01:00:00Z'), reportId: 'rep-d4' }),
@@ -156,9 +226,9 @@ describe('missing_in_* waits for the reports of the operation rows', () => {
     // 48 h after the rows were observed (2024-04-06T01:00), an unrelated event moves the clock past it
     const later = syncCompleted({ ...day('2024-04-05'), completedAt: at('2024-04-06T02:00:00Z'), reportId: 'rep-d5' });
     await step(later);
-    expect((await rowsOf('pay-abandoned')).map((r) => [r.type, r.status, r.detected_by_event, r.detected_at?.toISOString()])).toEqual([
-      ['missing_in_period', 'open', later.events[0]!.id, '2024-04-06T02:00:00.000Z'],
-    ]);
+    expect(
+      (await rowsOf('pay-abandoned')).map((r) => [r.type, r.status, r.detected_by_event, r.detected_at?.toISOString()]),
+    ).toEqual([['missing_in_period', 'open', later.events[0]!.id, '2024-04-06T02:00:00.000Z']]);
     expect(await waiting('pay-abandoned')).toEqual([]);
   });
 

@@ -6,7 +6,19 @@ import { acceptDiscrepancy } from '../../src/reconciliation/discrepancy-queries'
 import { discrepancyId } from '../../src/reconciliation/discrepancy-rules';
 import { rebuildProjection } from '../../src/projection/runner';
 import { matchPayment, type Observation } from '../../src/reconciliation/matching';
-import { appendAll, at, deps, discrepancies, periodRow, POS, project, recorded, registerRows, syncCompleted, webhook } from './fixtures';
+import {
+  appendAll,
+  at,
+  deps,
+  discrepancies,
+  periodRow,
+  POS,
+  project,
+  recorded,
+  registerRows,
+  syncCompleted,
+  webhook,
+} from './fixtures';
 
 /**
  * Operation keys name an operation by its time (`<posId>:<paymentId>:<method>:<occurred_at>`), and discrepancy
@@ -23,21 +35,58 @@ const seen = at('2024-03-02T01:00:00Z');
 
 /** key of each operation, by its register time, after each prefix of the observations */
 function keysAsDataArrives(obs: Observation[]): Array<Record<string, string>> {
-  return obs.map((_, i) => Object.fromEntries(matchPayment(obs.slice(0, i + 1)).filter((o) => o.register).map((o) => [o.register!.dateTime!, o.key])));
+  return obs.map((_, i) =>
+    Object.fromEntries(
+      matchPayment(obs.slice(0, i + 1))
+        .filter((o) => o.register)
+        .map((o) => [o.register!.dateTime!, o.key]),
+    ),
+  );
 }
 
 describe('operation keys stay with their operation as data arrives', () => {
   it('an earlier refund reported later changes no other refund key; the ordinal is still the rank', () => {
     const obs = recorded([
-      registerRows({ paymentId: P, method: 'refund', dateTime: R2, amount: 45_00n, reportId: 'rep-1', observedAt: seen }),
-      webhook({ paymentId: P, method: 'refund', operationId: 'op-r2', processedAt: R2, amount: 45_00n, receivedAt: R2 }),
-      registerRows({ paymentId: P, method: 'refund', dateTime: R1, amount: 30_00n, reportId: 'rep-3', observedAt: seen }),
-      webhook({ paymentId: P, method: 'refund', operationId: 'op-r1', processedAt: R1, amount: 30_00n, receivedAt: seen }),
+      registerRows({
+        paymentId: P,
+        method: 'refund',
+        dateTime: R2,
+        amount: 45_00n,
+        reportId: 'rep-1',
+        observedAt: seen,
+      }),
+      webhook({
+        paymentId: P,
+        method: 'refund',
+        operationId: 'op-r2',
+        processedAt: R2,
+        amount: 45_00n,
+        receivedAt: R2,
+      }),
+      registerRows({
+        paymentId: P,
+        method: 'refund',
+        dateTime: R1,
+        amount: 30_00n,
+        reportId: 'rep-3',
+        observedAt: seen,
+      }),
+      webhook({
+        paymentId: P,
+        method: 'refund',
+        operationId: 'op-r1',
+        processedAt: R1,
+        amount: 30_00n,
+        receivedAt: seen,
+      }),
     ]);
     const steps = keysAsDataArrives(obs);
     expect(steps.at(-1)).toEqual({ [R1]: `${POS}:${P}:refund:${R1}`, [R2]: `${POS}:${P}:refund:${R2}` });
     for (const s of steps) expect(s[R2]).toBe(`${POS}:${P}:refund:${R2}`);
-    expect(matchPayment(obs).map((o) => [o.ordinal, o.register!.dateTime])).toEqual([[0, R1], [1, R2]]);
+    expect(matchPayment(obs).map((o) => [o.ordinal, o.register!.dateTime])).toEqual([
+      [0, R1],
+      [1, R2],
+    ]);
   });
 
   it('operations at the same instant: the first seen keeps the plain key, later ones get #1, #2… and never take it', () => {
@@ -45,17 +94,26 @@ describe('operation keys stay with their operation as data arrives', () => {
     // three refunds processed at the same instant, known from their webhooks (one operation_id each); the later
     // ones have smaller amounts, so they rank before the first
     const obs = recorded(
-      ([[45_00n, 'op-a'], [30_00n, 'op-b'], [10_00n, 'op-c']] as const).map(([amount, operationId]) =>
+      (
+        [
+          [45_00n, 'op-a'],
+          [30_00n, 'op-b'],
+          [10_00n, 'op-c'],
+        ] as const
+      ).map(([amount, operationId]) =>
         webhook({ paymentId: 'p-same', method: 'refund', operationId, processedAt: T, amount, receivedAt: T }),
       ),
     );
-    const keyOf = (prefix: number) => Object.fromEntries(matchPayment(obs.slice(0, prefix)).map((o) => [o.webhook!.amount!.toString(), o.key]));
+    const keyOf = (prefix: number) =>
+      Object.fromEntries(matchPayment(obs.slice(0, prefix)).map((o) => [o.webhook!.amount!.toString(), o.key]));
     const k = `${POS}:p-same:refund:${T}`;
     expect(keyOf(1)).toEqual({ '4500': k });
     expect(keyOf(2)).toEqual({ '4500': k, '3000': `${k}#1` });
     expect(keyOf(3)).toEqual({ '4500': k, '3000': `${k}#1`, '1000': `${k}#2` });
     // the same observations in any array order (same commit positions) give the same keys
-    expect(Object.fromEntries(matchPayment([...obs].reverse()).map((o) => [o.webhook!.amount!.toString(), o.key]))).toEqual(keyOf(3));
+    expect(
+      Object.fromEntries(matchPayment([...obs].reverse()).map((o) => [o.webhook!.amount!.toString(), o.key])),
+    ).toEqual(keyOf(3));
   });
 });
 
@@ -65,24 +123,85 @@ describe('an accepted discrepancy of a partial refund', () => {
   it('stays the one decision on that refund when an earlier refund of the payment is reported later', async () => {
     // Refund R2 (45.00): the period states another merchant fee than the register → fee_mismatch.
     await appendAll(fx.store, [
-      registerRows({ paymentId: P, method: 'refund', dateTime: R2, amount: 45_00n, merchantFee: 100n, reportId: 'rep-1', observedAt: at('2024-03-02T01:00:00Z') }),
-      periodRow({ paymentId: P, method: 'refund', dateTime: R2, amount: 45_00n, merchantFee: 999n, reportId: 'rep-1', observedAt: at('2024-03-02T01:00:00Z') }),
-      webhook({ paymentId: P, method: 'refund', operationId: 'op-r2', processedAt: R2, amount: 45_00n, fee: 100n, receivedAt: R2 }),
+      registerRows({
+        paymentId: P,
+        method: 'refund',
+        dateTime: R2,
+        amount: 45_00n,
+        merchantFee: 100n,
+        reportId: 'rep-1',
+        observedAt: at('2024-03-02T01:00:00Z'),
+      }),
+      periodRow({
+        paymentId: P,
+        method: 'refund',
+        dateTime: R2,
+        amount: 45_00n,
+        merchantFee: 999n,
+        reportId: 'rep-1',
+        observedAt: at('2024-03-02T01:00:00Z'),
+      }),
+      webhook({
+        paymentId: P,
+        method: 'refund',
+        operationId: 'op-r2',
+        processedAt: R2,
+        amount: 45_00n,
+        fee: 100n,
+        receivedAt: R2,
+      }),
       syncCompleted({ ...day, completedAt: at('2024-03-02T01:00:00Z'), reportId: 'rep-1' }),
-      syncCompleted({ from: at('2024-03-03T00:00:00Z'), to: at('2024-03-04T00:00:00Z'), completedAt: at('2024-03-04T01:00:00Z'), reportId: 'rep-2' }),
+      syncCompleted({
+        from: at('2024-03-03T00:00:00Z'),
+        to: at('2024-03-04T00:00:00Z'),
+        completedAt: at('2024-03-04T01:00:00Z'),
+        reportId: 'rep-2',
+      }),
     ]);
     await project(fx.db.sql, fx.store);
     const before = (await discrepancies(fx.db.sql)).filter((d) => d.type === 'fee_mismatch');
     expect(before.map((d) => d.status)).toEqual(['open']);
-    const accepted = await acceptDiscrepancy({ sql: fx.db.sql, store: fx.store }, { id: before[0]!.id, note: 'PSP fee correction pending, confirmed by e-mail', by: 'Olena', at: new Date('2024-03-04T09:00:00Z') });
+    const accepted = await acceptDiscrepancy(
+      { sql: fx.db.sql, store: fx.store },
+      {
+        id: before[0]!.id,
+        note: 'PSP fee correction pending, confirmed by e-mail',
+        by: 'Olena',
+        at: new Date('2024-03-04T09:00:00Z'),
+      },
+    );
     expect(accepted.ok).toBe(true);
     await project(fx.db.sql, fx.store);
 
     // The lookback sync of the day now also lists refund R1 (30.00, 10:00), on which every source agrees.
     await appendAll(fx.store, [
-      registerRows({ paymentId: P, method: 'refund', dateTime: R1, amount: 30_00n, merchantFee: 50n, reportId: 'rep-3', observedAt: at('2024-03-04T10:00:00Z') }),
-      periodRow({ paymentId: P, method: 'refund', dateTime: R1, amount: 30_00n, merchantFee: 50n, reportId: 'rep-3', observedAt: at('2024-03-04T10:00:00Z') }),
-      webhook({ paymentId: P, method: 'refund', operationId: 'op-r1', processedAt: R1, amount: 30_00n, fee: 50n, receivedAt: at('2024-03-04T10:00:00Z') }),
+      registerRows({
+        paymentId: P,
+        method: 'refund',
+        dateTime: R1,
+        amount: 30_00n,
+        merchantFee: 50n,
+        reportId: 'rep-3',
+        observedAt: at('2024-03-04T10:00:00Z'),
+      }),
+      periodRow({
+        paymentId: P,
+        method: 'refund',
+        dateTime: R1,
+        amount: 30_00n,
+        merchantFee: 50n,
+        reportId: 'rep-3',
+        observedAt: at('2024-03-04T10:00:00Z'),
+      }),
+      webhook({
+        paymentId: P,
+        method: 'refund',
+        operationId: 'op-r1',
+        processedAt: R1,
+        amount: 30_00n,
+        fee: 50n,
+        receivedAt: at('2024-03-04T10:00:00Z'),
+      }),
       syncCompleted({ ...day, completedAt: at('2024-03-04T10:05:00Z'), reportId: 'rep-3' }),
     ]);
     await project(fx.db.sql, fx.store);
@@ -96,7 +215,9 @@ describe('an accepted discrepancy of a partial refund', () => {
     // R2's fee difference was accepted: it is not open again under a new id, and no row about R1 (on which
     // every source agrees) carries R2's accepted decision.
     expect(after.map((d) => [d.id, `${d.type}:${d.status}`])).toEqual([[before[0]!.id, 'fee_mismatch:accepted']]);
-    expect(after.filter((d) => (d as unknown as { operation_key: string }).operation_key === ops[0]!.operation_key)).toEqual([]);
+    expect(
+      after.filter((d) => (d as unknown as { operation_key: string }).operation_key === ops[0]!.operation_key),
+    ).toEqual([]);
   });
 });
 
@@ -106,19 +227,57 @@ describe('acceptances recorded against version 5 ids (operation key by rank)', (
   /** A DiscrepancyAccepted as `recon discrepancies accept` recorded it under version 5: the id from `<…>:<ordinal>`. */
   const acceptedV5 = (paymentId: string, ordinal: number, acceptedAt: string) => {
     const id = discrepancyId('fee_mismatch', `${POS}:${paymentId}:refund:${ordinal}`, null);
-    return { stream: discrepancyStream(id), events: [newEvent(DiscrepancyAccepted, { discrepancyId: id, note: 'PSP fee correction pending', acceptedBy: 'Olena', acceptedAt: at(acceptedAt) })] };
+    return {
+      stream: discrepancyStream(id),
+      events: [
+        newEvent(DiscrepancyAccepted, {
+          discrepancyId: id,
+          note: 'PSP fee correction pending',
+          acceptedBy: 'Olena',
+          acceptedAt: at(acceptedAt),
+        }),
+      ],
+    };
   };
-  const refund = (paymentId: string, dateTime: string, amount: bigint, periodFee: bigint, reportId: string, observedAt: string) => [
-    registerRows({ paymentId, method: 'refund', dateTime, amount, merchantFee: 100n, reportId, observedAt: at(observedAt) }),
-    periodRow({ paymentId, method: 'refund', dateTime, amount, merchantFee: periodFee, reportId, observedAt: at(observedAt) }),
+  const refund = (
+    paymentId: string,
+    dateTime: string,
+    amount: bigint,
+    periodFee: bigint,
+    reportId: string,
+    observedAt: string,
+  ) => [
+    registerRows({
+      paymentId,
+      method: 'refund',
+      dateTime,
+      amount,
+      merchantFee: 100n,
+      reportId,
+      observedAt: at(observedAt),
+    }),
+    periodRow({
+      paymentId,
+      method: 'refund',
+      dateTime,
+      amount,
+      merchantFee: periodFee,
+      reportId,
+      observedAt: at(observedAt),
+    }),
   ];
   const digest = async () => {
-    const [r] = await fx.db.sql<{ d: string; n: number }[]>`select md5(coalesce(string_agg(t::text, '|' order by t::text), '')) as d, count(*)::int as n from recon.discrepancies t`;
+    const [r] = await fx.db.sql<
+      { d: string; n: number }[]
+    >`select md5(coalesce(string_agg(t::text, '|' order by t::text), '')) as d, count(*)::int as n from recon.discrepancies t`;
     return `${r!.n}:${r!.d}`;
   };
 
   it('still accept the discrepancy that id named when it was recorded, and keep it through a later earlier refund and a rebuild', async () => {
-    await appendAll(fx.store, [...refund('pay-v5', R2, 45_00n, 999n, 'rep-1', '2024-03-02T01:00:00Z'), syncCompleted({ ...day, completedAt: at('2024-03-04T01:00:00Z'), reportId: 'rep-2' })]);
+    await appendAll(fx.store, [
+      ...refund('pay-v5', R2, 45_00n, 999n, 'rep-1', '2024-03-02T01:00:00Z'),
+      syncCompleted({ ...day, completedAt: at('2024-03-04T01:00:00Z'), reportId: 'rep-2' }),
+    ]);
     await project(fx.db.sql, fx.store);
     const [open] = await discrepancies(fx.db.sql);
     expect([open!.type, open!.status]).toEqual(['fee_mismatch', 'open']);
@@ -126,13 +285,25 @@ describe('acceptances recorded against version 5 ids (operation key by rank)', (
     const acceptance = acceptedV5('pay-v5', 0, '2024-03-04T09:00:00Z');
     await appendAll(fx.store, [acceptance]);
     await project(fx.db.sql, fx.store);
-    const [accepted] = await fx.db.sql<{ id: string; status: string; accepted_by: string; accepted_by_event: string }[]>`select id::text, status, accepted_by, accepted_by_event::text from recon.discrepancies`;
-    expect(accepted).toEqual({ id: open!.id, status: 'accepted', accepted_by: 'Olena', accepted_by_event: acceptance.events[0]!.id });
+    const [accepted] = await fx.db.sql<
+      { id: string; status: string; accepted_by: string; accepted_by_event: string }[]
+    >`select id::text, status, accepted_by, accepted_by_event::text from recon.discrepancies`;
+    expect(accepted).toEqual({
+      id: open!.id,
+      status: 'accepted',
+      accepted_by: 'Olena',
+      accepted_by_event: acceptance.events[0]!.id,
+    });
 
     // R1 (fee mismatch too) reported later: it is now refund 0 and R2 refund 1; R2's decision stays on R2 only
-    await appendAll(fx.store, [...refund('pay-v5', R1, 30_00n, 555n, 'rep-3', '2024-03-04T10:00:00Z'), syncCompleted({ ...day, completedAt: at('2024-03-04T10:05:00Z'), reportId: 'rep-3' })]);
+    await appendAll(fx.store, [
+      ...refund('pay-v5', R1, 30_00n, 555n, 'rep-3', '2024-03-04T10:00:00Z'),
+      syncCompleted({ ...day, completedAt: at('2024-03-04T10:05:00Z'), reportId: 'rep-3' }),
+    ]);
     await project(fx.db.sql, fx.store);
-    const rows = await fx.db.sql<{ status: string; operation_key: string }[]>`select status, operation_key from recon.discrepancies order by operation_key`;
+    const rows = await fx.db.sql<
+      { status: string; operation_key: string }[]
+    >`select status, operation_key from recon.discrepancies order by operation_key`;
     expect(rows).toEqual([
       { status: 'open', operation_key: `${POS}:pay-v5:refund:${R1}` },
       { status: 'accepted', operation_key: `${POS}:pay-v5:refund:${R2}` },
@@ -149,9 +320,14 @@ describe('acceptances recorded against version 5 ids (operation key by rank)', (
   it('an acceptance recorded before its discrepancy exists (a rebuild of other rules) is applied when the version 5 id appears', async () => {
     await appendAll(fx.store, [acceptedV5('pay-v5-early', 0, '2024-03-01T09:00:00Z')]);
     await project(fx.db.sql, fx.store);
-    await appendAll(fx.store, [...refund('pay-v5-early', R2, 45_00n, 999n, 'rep-4', '2024-03-04T11:00:00Z'), syncCompleted({ ...day, completedAt: at('2024-03-04T11:05:00Z'), reportId: 'rep-4' })]);
+    await appendAll(fx.store, [
+      ...refund('pay-v5-early', R2, 45_00n, 999n, 'rep-4', '2024-03-04T11:00:00Z'),
+      syncCompleted({ ...day, completedAt: at('2024-03-04T11:05:00Z'), reportId: 'rep-4' }),
+    ]);
     await project(fx.db.sql, fx.store);
-    const rows = await fx.db.sql<{ status: string; operation_key: string }[]>`select status, operation_key from recon.discrepancies where payment_id = 'pay-v5-early'`;
+    const rows = await fx.db.sql<
+      { status: string; operation_key: string }[]
+    >`select status, operation_key from recon.discrepancies where payment_id = 'pay-v5-early'`;
     expect(rows).toEqual([{ status: 'accepted', operation_key: `${POS}:pay-v5-early:refund:${R2}` }]);
   });
 });

@@ -20,10 +20,21 @@ const day = { from: at(`${DAY}T00:00:00Z`), to: at('2024-03-02T00:00:00Z') };
 /** A period record as the sync appends it: the window's metadata, with its register report id. */
 function periodAsSynced(paymentId: string, amount: bigint, observedAt: string, reportId: string | null): AppendRequest {
   const record = {
-    projectId: POS, orderId: `order-${paymentId}`, paymentId, method: 'purchase' as const, status: 'success' as const,
-    dateTime: T, currency: 'UAH', amount: amount.toString(), customerFee: '0', merchantFee: '0', other: {},
+    projectId: POS,
+    orderId: `order-${paymentId}`,
+    paymentId,
+    method: 'purchase' as const,
+    status: 'success' as const,
+    dateTime: T,
+    currency: 'UAH',
+    amount: amount.toString(),
+    customerFee: '0',
+    merchantFee: '0',
+    other: {},
   };
-  const [req] = toAppendRequests([periodObserved(POS, JSON.stringify(record), record, { source: 'period', reportId, window: day, observedAt })]);
+  const [req] = toAppendRequests([
+    periodObserved(POS, JSON.stringify(record), record, { source: 'period', reportId, window: day, observedAt }),
+  ]);
   return req!;
 }
 
@@ -38,7 +49,12 @@ describe('duplicates in the period transactions', () => {
       periodAsSynced(p, 150_00n, S1, 'rep-p1'),
       webhook({ paymentId: p, processedAt: T, amount: 100_00n, receivedAt: T }),
       syncCompleted({ ...day, completedAt: S1, reportId: 'rep-p1' }),
-      syncCompleted({ from: at('2024-03-04T00:00:00Z'), to: at('2024-03-05T00:00:00Z'), completedAt: LATE, reportId: 'rep-p2' }),
+      syncCompleted({
+        from: at('2024-03-04T00:00:00Z'),
+        to: at('2024-03-05T00:00:00Z'),
+        completedAt: LATE,
+        reportId: 'rep-p2',
+      }),
     ]);
     await project(fx.db.sql, fx.store);
     const rows = (await discrepancies(fx.db.sql)).filter((d) => d.payment_id === p);

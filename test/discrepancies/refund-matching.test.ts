@@ -14,12 +14,60 @@ describe('partial refunds with equal amounts at close times', () => {
   const A = at('2024-06-01T10:00:00.000Z');
   const B = at('2024-06-01T10:00:03.000Z');
   const obs = recorded([
-    registerRows({ paymentId: 'p-ref', method: 'refund', status: 'success', dateTime: A, amount: 30_00n, reportId: 'r1', observedAt: seen }),
-    registerRows({ paymentId: 'p-ref', method: 'refund', status: 'failure', dateTime: B, amount: 30_00n, reportId: 'r1', observedAt: seen }),
-    periodRow({ paymentId: 'p-ref', method: 'refund', status: 'success', dateTime: A, amount: 30_00n, reportId: 'r1', observedAt: seen }),
-    periodRow({ paymentId: 'p-ref', method: 'refund', status: 'failure', dateTime: B, amount: 30_00n, reportId: 'r1', observedAt: seen }),
-    webhook({ paymentId: 'p-ref', method: 'refund', operationId: 'op-A', status: 'success', processedAt: at('2024-06-01T10:00:02.500Z'), amount: 30_00n, receivedAt: seen }),
-    webhook({ paymentId: 'p-ref', method: 'refund', operationId: 'op-B', status: 'failure', processedAt: at('2024-06-01T10:00:08.000Z'), amount: 30_00n, receivedAt: seen }),
+    registerRows({
+      paymentId: 'p-ref',
+      method: 'refund',
+      status: 'success',
+      dateTime: A,
+      amount: 30_00n,
+      reportId: 'r1',
+      observedAt: seen,
+    }),
+    registerRows({
+      paymentId: 'p-ref',
+      method: 'refund',
+      status: 'failure',
+      dateTime: B,
+      amount: 30_00n,
+      reportId: 'r1',
+      observedAt: seen,
+    }),
+    periodRow({
+      paymentId: 'p-ref',
+      method: 'refund',
+      status: 'success',
+      dateTime: A,
+      amount: 30_00n,
+      reportId: 'r1',
+      observedAt: seen,
+    }),
+    periodRow({
+      paymentId: 'p-ref',
+      method: 'refund',
+      status: 'failure',
+      dateTime: B,
+      amount: 30_00n,
+      reportId: 'r1',
+      observedAt: seen,
+    }),
+    webhook({
+      paymentId: 'p-ref',
+      method: 'refund',
+      operationId: 'op-A',
+      status: 'success',
+      processedAt: at('2024-06-01T10:00:02.500Z'),
+      amount: 30_00n,
+      receivedAt: seen,
+    }),
+    webhook({
+      paymentId: 'p-ref',
+      method: 'refund',
+      operationId: 'op-B',
+      status: 'failure',
+      processedAt: at('2024-06-01T10:00:08.000Z'),
+      amount: 30_00n,
+      receivedAt: seen,
+    }),
   ]);
 
   it("each refund's webhook is matched to its own operation (order in time kept, not a crossed greedy pair)", () => {
@@ -29,9 +77,11 @@ describe('partial refunds with equal amounts at close times', () => {
       ['failure', 'failure', 'failure'],
     ]);
     // the same observations committed in another order give the same operations
-    expect(matchPayment([...obs].reverse().map((o, i) => ({ ...o, commit: BigInt(i + 1), prepare: BigInt(i + 1) }))).map((o) => [o.key, o.webhook?.status])).toEqual(
-      ops.map((o) => [o.key, o.webhook?.status]),
-    );
+    expect(
+      matchPayment([...obs].reverse().map((o, i) => ({ ...o, commit: BigInt(i + 1), prepare: BigInt(i + 1) }))).map(
+        (o) => [o.key, o.webhook?.status],
+      ),
+    ).toEqual(ops.map((o) => [o.key, o.webhook?.status]));
   });
 
   it('no status_mismatch is reported when every source agrees on every refund', () => {
@@ -50,7 +100,10 @@ describe('partial refunds with equal amounts at close times', () => {
     const base = Date.parse(at('2024-06-01T10:00:00Z'));
     fc.assert(
       fc.property(
-        fc.array(fc.record({ gap: fc.integer({ min: 0, max: 20_000 }), lag: fc.integer({ min: 200, max: 5_000 }) }), { minLength: 2, maxLength: 7 }),
+        fc.array(fc.record({ gap: fc.integer({ min: 0, max: 20_000 }), lag: fc.integer({ min: 200, max: 5_000 }) }), {
+          minLength: 2,
+          maxLength: 7,
+        }),
         fc.boolean(),
         (refunds, reversed) => {
           let t = base;
@@ -59,11 +112,31 @@ describe('partial refunds with equal amounts at close times', () => {
           // the webhooks' own order in time is their operations' (a later operation processed later)
           fc.pre(hooks.every((h, i) => i === 0 || h > hooks[i - 1]!));
           const requests = [
-            ...times.map((d) => registerRows({ paymentId: 'p-many', method: 'refund', dateTime: iso(d), amount: 30_00n, reportId: 'r1', observedAt: seen })),
-            ...hooks.map((h, i) => webhook({ paymentId: 'p-many', method: 'refund', operationId: `op-${i}`, processedAt: iso(h), amount: 30_00n, receivedAt: seen })),
+            ...times.map((d) =>
+              registerRows({
+                paymentId: 'p-many',
+                method: 'refund',
+                dateTime: iso(d),
+                amount: 30_00n,
+                reportId: 'r1',
+                observedAt: seen,
+              }),
+            ),
+            ...hooks.map((h, i) =>
+              webhook({
+                paymentId: 'p-many',
+                method: 'refund',
+                operationId: `op-${i}`,
+                processedAt: iso(h),
+                amount: 30_00n,
+                receivedAt: seen,
+              }),
+            ),
           ];
           const ops = matchPayment(recorded(reversed ? [...requests].reverse() : requests));
-          expect(ops.map((o) => [o.register?.dateTime, o.webhook?.dateTime])).toEqual(times.map((d, i) => [iso(d), iso(hooks[i]!)]));
+          expect(ops.map((o) => [o.register?.dateTime, o.webhook?.dateTime])).toEqual(
+            times.map((d, i) => [iso(d), iso(hooks[i]!)]),
+          );
         },
       ),
       { numRuns: 300, seed: 20261121 },
@@ -75,9 +148,32 @@ describe('partial refunds with equal amounts at close times', () => {
     const t = (s: number) => at(`2024-06-01T10:00:0${s}.000Z`);
     const ops = matchPayment(
       recorded([
-        ...[0, 3, 6].map((s) => registerRows({ paymentId: 'p-few', method: 'refund', dateTime: t(s), amount: 30_00n, reportId: 'r1', observedAt: seen })),
-        webhook({ paymentId: 'p-few', method: 'refund', operationId: 'op-2', processedAt: t(5), amount: 30_00n, receivedAt: seen }),
-        webhook({ paymentId: 'p-few', method: 'refund', operationId: 'op-3', processedAt: t(9), amount: 30_00n, receivedAt: seen }),
+        ...[0, 3, 6].map((s) =>
+          registerRows({
+            paymentId: 'p-few',
+            method: 'refund',
+            dateTime: t(s),
+            amount: 30_00n,
+            reportId: 'r1',
+            observedAt: seen,
+          }),
+        ),
+        webhook({
+          paymentId: 'p-few',
+          method: 'refund',
+          operationId: 'op-2',
+          processedAt: t(5),
+          amount: 30_00n,
+          receivedAt: seen,
+        }),
+        webhook({
+          paymentId: 'p-few',
+          method: 'refund',
+          operationId: 'op-3',
+          processedAt: t(9),
+          amount: 30_00n,
+          receivedAt: seen,
+        }),
       ]),
     );
     expect(ops.map((o) => [o.register?.dateTime, o.webhook?.dateTime ?? null])).toEqual([

@@ -1,7 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { useTestStore } from '../support/db';
 import { rebuildProjection } from '../../src/projection/runner';
-import { appendAll, at, deps, discrepancies, periodRow, project, registerRows, subMerchant, syncCompleted, webhook } from './fixtures';
+import {
+  appendAll,
+  at,
+  deps,
+  discrepancies,
+  periodRow,
+  project,
+  registerRows,
+  subMerchant,
+  syncCompleted,
+  webhook,
+} from './fixtures';
 
 /**
  * A sub-merchant renamed in the directory keeps the rows the register listed under its former name: they
@@ -21,11 +32,26 @@ describe('a renamed sub-merchant', () => {
     const p = 'pay-renamed';
     await appendAll(fx.store, [
       subMerchant('sm-ren', 'Old Name'),
-      registerRows({ paymentId: p, dateTime: T, amount: 100_00n, receivers: [{ name: 'Old Name', amount: 60_00n, fee: 0n }, { name: 'Nobody', amount: 40_00n, fee: 0n }], reportId: 'rep-1', observedAt: S1 }),
+      registerRows({
+        paymentId: p,
+        dateTime: T,
+        amount: 100_00n,
+        receivers: [
+          { name: 'Old Name', amount: 60_00n, fee: 0n },
+          { name: 'Nobody', amount: 40_00n, fee: 0n },
+        ],
+        reportId: 'rep-1',
+        observedAt: S1,
+      }),
       periodRow({ paymentId: p, dateTime: T, amount: 100_00n, reportId: 'rep-1', observedAt: S1 }),
       webhook({ paymentId: p, processedAt: T, amount: 100_00n, receivedAt: T }),
       syncCompleted({ ...day, completedAt: S1, reportId: 'rep-1' }),
-      syncCompleted({ from: at('2024-03-04T00:00:00Z'), to: at('2024-03-05T00:00:00Z'), completedAt: LATE, reportId: 'rep-2' }),
+      syncCompleted({
+        from: at('2024-03-04T00:00:00Z'),
+        to: at('2024-03-05T00:00:00Z'),
+        completedAt: LATE,
+        reportId: 'rep-2',
+      }),
     ]);
     await project(fx.db.sql, fx.store);
     await appendAll(fx.store, [subMerchant('sm-ren', 'New Name')]);
@@ -34,9 +60,14 @@ describe('a renamed sub-merchant', () => {
     const check = async () => {
       const receivers = await fx.db.sql<{ receiver_name: string; sub_merchant_id: string | null }[]>`
         select receiver_name, sub_merchant_id from recon.operation_receivers where payment_id = ${p} order by receiver_name`;
-      expect(receivers.map((r) => [r.receiver_name, r.sub_merchant_id])).toEqual([['Nobody', null], ['Old Name', 'sm-ren']]);
+      expect(receivers.map((r) => [r.receiver_name, r.sub_merchant_id])).toEqual([
+        ['Nobody', null],
+        ['Old Name', 'sm-ren'],
+      ]);
       const open = (await discrepancies(fx.db.sql)).filter((d) => d.payment_id === p && d.status === 'open');
-      expect(open.map((d) => `${d.type}:${(d as { receiver_name?: string }).receiver_name ?? ''}`)).toEqual(['unknown_sub_merchant:Nobody']);
+      expect(open.map((d) => `${d.type}:${(d as { receiver_name?: string }).receiver_name ?? ''}`)).toEqual([
+        'unknown_sub_merchant:Nobody',
+      ]);
     };
     await check();
     // replayed from zero in one batch: the same

@@ -3,7 +3,17 @@ import { createTestDatabase, type TestDatabase } from '../support/db';
 import { liveSchema } from '../../src/projection/runner';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { AppendRequest, EventStore } from '../../src/store/types';
-import { appendAll, at, deps, discrepancies, project, registerRows, subMerchant, syncCompleted, type Receiver, rebuildInBatches } from './fixtures';
+import {
+  appendAll,
+  at,
+  discrepancies,
+  project,
+  registerRows,
+  subMerchant,
+  syncCompleted,
+  type Receiver,
+  rebuildInBatches,
+} from './fixtures';
 
 /**
  * A split operation's register rows arrive one per receiver, and the report's SyncWindowCompleted only after
@@ -31,12 +41,18 @@ let schema: string;
 
 const splitRows = async () => (await discrepancies(db.sql)).filter((r) => r.type === 'split_mismatch');
 const waiting = async () =>
-  (await db.sql.unsafe<{ payment_id: string; report_id: string }[]>(`select payment_id, report_id from "${schema}".report_pending order by payment_id, report_id`)).map((r) => `${r.payment_id}:${r.report_id}`);
+  (
+    await db.sql.unsafe<{ payment_id: string; report_id: string }[]>(
+      `select payment_id, report_id from "${schema}".report_pending order by payment_id, report_id`,
+    )
+  ).map((r) => `${r.payment_id}:${r.report_id}`);
 
 async function digest(): Promise<string[]> {
   const out: string[] = [];
   for (const v of ['discrepancies', 'operations', 'operation_receivers']) {
-    const [r] = await db.sql.unsafe<{ d: string; n: number }[]>(`select md5(coalesce(string_agg(t::text, '|' order by t::text), '')) as d, count(*)::int as n from recon.${v} t`);
+    const [r] = await db.sql.unsafe<{ d: string; n: number }[]>(
+      `select md5(coalesce(string_agg(t::text, '|' order by t::text), '')) as d, count(*)::int as n from recon.${v} t`,
+    );
     out.push(`${v}:${r!.n}:${r!.d}`);
   }
   return out;
@@ -45,7 +61,11 @@ async function digest(): Promise<string[]> {
 beforeAll(async () => {
   db = await createTestDatabase();
   store = createPostgresEventStore(db.sql);
-  await appendAll(store, [subMerchant('sm-alpha', 'Alpha Shop'), subMerchant('sm-beta', 'Beta Store'), subMerchant('sm-gamma', 'Gamma Goods')]);
+  await appendAll(store, [
+    subMerchant('sm-alpha', 'Alpha Shop'),
+    subMerchant('sm-beta', 'Beta Store'),
+    subMerchant('sm-gamma', 'Gamma Goods'),
+  ]);
   await project(db.sql, store);
   schema = (await liveSchema(db.sql, 'reconciliation'))!;
 });
@@ -56,8 +76,22 @@ afterAll(async () => {
 
 describe('split_mismatch waits for the register report of its receiver rows', () => {
   it('rows arriving one by one open nothing; a real short split opens exactly when its report completes', async () => {
-    const ok = registerRows({ paymentId: 'pay-split-ok', dateTime: at('2024-05-01T10:00:00Z'), amount: 100_00n, receivers: three(), reportId: 'rep-A', observedAt: OBSERVED });
-    const short = registerRows({ paymentId: 'pay-split-short', dateTime: at('2024-05-01T11:00:00Z'), amount: 100_00n, receivers: three(100n), reportId: 'rep-A', observedAt: OBSERVED });
+    const ok = registerRows({
+      paymentId: 'pay-split-ok',
+      dateTime: at('2024-05-01T10:00:00Z'),
+      amount: 100_00n,
+      receivers: three(),
+      reportId: 'rep-A',
+      observedAt: OBSERVED,
+    });
+    const short = registerRows({
+      paymentId: 'pay-split-short',
+      dateTime: at('2024-05-01T11:00:00Z'),
+      amount: 100_00n,
+      receivers: three(100n),
+      reportId: 'rep-A',
+      observedAt: OBSERVED,
+    });
     expect(ok.events).toHaveLength(3);
     for (const row of [...oneByOne(ok), ...oneByOne(short)]) {
       await appendAll(store, [row]);
@@ -81,7 +115,14 @@ describe('split_mismatch waits for the register report of its receiver rows', ()
   });
 
   it('a later report correcting the rows keeps the mismatch open until that report completes, then resolves it', async () => {
-    const fixed = registerRows({ paymentId: 'pay-split-short', dateTime: at('2024-05-01T11:00:00Z'), amount: 100_00n, receivers: three(), reportId: 'rep-B', observedAt: at('2024-05-05T01:00:00Z') });
+    const fixed = registerRows({
+      paymentId: 'pay-split-short',
+      dateTime: at('2024-05-01T11:00:00Z'),
+      amount: 100_00n,
+      receivers: three(),
+      reportId: 'rep-B',
+      observedAt: at('2024-05-05T01:00:00Z'),
+    });
     // only Gamma's row changed: Alpha's and Beta's rows are identical to rep-A's (same event ids, not appended again)
     const [changed] = await store.appendMany([fixed]);
     expect([changed!.appended, changed!.duplicates]).toEqual([1, 2]);
@@ -93,24 +134,47 @@ describe('split_mismatch waits for the register report of its receiver rows', ()
     await appendAll(store, [done]);
     await project(db.sql, store);
     const [row] = await splitRows();
-    expect([row!.status, row!.resolved_by_event, row!.resolved_at?.toISOString()]).toEqual(['resolved', done.events[0]!.id, '2024-05-05T01:05:00.000Z']);
+    expect([row!.status, row!.resolved_by_event, row!.resolved_at?.toISOString()]).toEqual([
+      'resolved',
+      done.events[0]!.id,
+      '2024-05-05T01:05:00.000Z',
+    ]);
     expect(await waiting()).toEqual([]);
   });
 
   it('rows of a report that never completed (sync killed, rerun under a new report) are judged when a later window covering them completes', async () => {
-    const killed = registerRows({ paymentId: 'pay-split-killed', dateTime: at('2024-05-01T12:00:00Z'), amount: 100_00n, receivers: three(200n), reportId: 'rep-killed', observedAt: at('2024-05-06T01:00:00Z') });
+    const killed = registerRows({
+      paymentId: 'pay-split-killed',
+      dateTime: at('2024-05-01T12:00:00Z'),
+      amount: 100_00n,
+      receivers: three(200n),
+      reportId: 'rep-killed',
+      observedAt: at('2024-05-06T01:00:00Z'),
+    });
     const [first, ...rest] = oneByOne(killed);
     await appendAll(store, [first!]);
     await project(db.sql, store);
     // the rerun reads the report again: its first row is already stored, the others come under rep-rerun
-    const rerun = registerRows({ paymentId: 'pay-split-killed', dateTime: at('2024-05-01T12:00:00Z'), amount: 100_00n, receivers: three(200n), reportId: 'rep-rerun', observedAt: at('2024-05-06T02:00:00Z') });
+    const rerun = registerRows({
+      paymentId: 'pay-split-killed',
+      dateTime: at('2024-05-01T12:00:00Z'),
+      amount: 100_00n,
+      receivers: three(200n),
+      reportId: 'rep-rerun',
+      observedAt: at('2024-05-06T02:00:00Z'),
+    });
     expect(rest.map((r) => r.events[0]!.id)).toEqual(rerun.events.slice(1).map((e) => e.id));
     for (const row of oneByOne(rerun)) {
       await store.appendMany([row]);
       await project(db.sql, store);
       expect((await splitRows()).filter((r) => r.payment_id === 'pay-split-killed')).toEqual([]);
     }
-    const done = syncCompleted({ ...DAY, completedAt: at('2024-05-06T02:05:00Z'), reportId: 'rep-rerun', announced: 6 });
+    const done = syncCompleted({
+      ...DAY,
+      completedAt: at('2024-05-06T02:05:00Z'),
+      reportId: 'rep-rerun',
+      announced: 6,
+    });
     await appendAll(store, [done]);
     await project(db.sql, store);
     const rows = (await splitRows()).filter((r) => r.payment_id === 'pay-split-killed');
@@ -120,10 +184,18 @@ describe('split_mismatch waits for the register report of its receiver rows', ()
 
   it('rows of a report that never completed and whose window is never synced again are judged once the grace has passed since they were observed', async () => {
     // the sync died after two of the three receiver rows; the day falls out of the lookback and is never read again
-    const abandoned = registerRows({ paymentId: 'pay-split-abandoned', dateTime: at('2024-05-01T13:00:00Z'), amount: 100_00n, receivers: three(), reportId: 'rep-abandoned', observedAt: at('2024-05-07T01:00:00Z') });
+    const abandoned = registerRows({
+      paymentId: 'pay-split-abandoned',
+      dateTime: at('2024-05-01T13:00:00Z'),
+      amount: 100_00n,
+      receivers: three(),
+      reportId: 'rep-abandoned',
+      observedAt: at('2024-05-07T01:00:00Z'),
+    });
     await appendAll(store, oneByOne(abandoned).slice(0, 2));
     await project(db.sql, store);
-    const other = (d: string, completedAt: string, reportId: string) => syncCompleted({ from: at(`${d}T00:00:00Z`), to: at(`${d}T23:59:59Z`), completedAt: at(completedAt), reportId });
+    const other = (d: string, completedAt: string, reportId: string) =>
+      syncCompleted({ from: at(`${d}T00:00:00Z`), to: at(`${d}T23:59:59Z`), completedAt: at(completedAt), reportId });
     await appendAll(store, [other('2024-05-07', '2024-05-08T01:00:00Z', 'rep-may-7')]);
     await project(db.sql, store);
     expect((await splitRows()).filter((r) => r.payment_id === 'pay-split-abandoned')).toEqual([]);
@@ -133,7 +205,9 @@ describe('split_mismatch waits for the register report of its receiver rows', ()
     await appendAll(store, [later]);
     await project(db.sql, store);
     const rows = (await splitRows()).filter((r) => r.payment_id === 'pay-split-abandoned');
-    expect(rows.map((r) => [r.status, r.detected_by_event, r.detected_at?.toISOString()])).toEqual([['open', later.events[0]!.id, '2024-05-09T02:00:00.000Z']]);
+    expect(rows.map((r) => [r.status, r.detected_by_event, r.detected_at?.toISOString()])).toEqual([
+      ['open', later.events[0]!.id, '2024-05-09T02:00:00.000Z'],
+    ]);
     expect(rows[0]!.values).toMatchObject({ shares_sum: '8000', original_amount: '10000' });
     expect(await waiting()).toEqual([]);
   });

@@ -60,7 +60,12 @@ export function* reconciliationEvents(scenario: Scenario, opts: ReconciliationSt
       for (const posId of scenario.posIds) {
         yield syncCompleted(posId, day, day + DAY_MS + 3_600_000, `register-${iso(day).slice(0, 10)}`);
         const old = day - back * DAY_MS;
-        yield syncCompleted(posId, old, day + DAY_MS + 2 * 3_600_000, `resync-${iso(old).slice(0, 10)}-${iso(day).slice(0, 10)}`);
+        yield syncCompleted(
+          posId,
+          old,
+          day + DAY_MS + 2 * 3_600_000,
+          `resync-${iso(old).slice(0, 10)}-${iso(day).slice(0, 10)}`,
+        );
       }
     }
     if (day === null || opDay > day) day = opDay;

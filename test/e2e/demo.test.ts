@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
@@ -19,15 +19,35 @@ const ZONE = 'Europe/Kyiv';
 const PAYMENTS = 200;
 const CARDS = ['4111111111111111', '4000000000000002'];
 
-interface Run { code: number | null; stdout: string; stderr: string }
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
 
 function runDemo(env: NodeJS.ProcessEnv, out: string): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['bin/recon.mjs', 'demo', '--seed', SEED, '--payments', String(PAYMENTS), '--month', MONTH, '--out', out, '--json'], {
-      cwd: path.resolve(__dirname, '../..'),
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        'bin/recon.mjs',
+        'demo',
+        '--seed',
+        SEED,
+        '--payments',
+        String(PAYMENTS),
+        '--month',
+        MONTH,
+        '--out',
+        out,
+        '--json',
+      ],
+      {
+        cwd: path.resolve(__dirname, '../..'),
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -50,20 +70,32 @@ describe('recon demo, end to end', () => {
   let dir: string;
   let first: Run;
   let second: Run;
-  let summary: { statements: { files: string[]; figuresSha256: string }; nightlyReport: string; discrepancies: Record<string, number> };
+  let summary: {
+    statements: { files: string[]; figuresSha256: string };
+    nightlyReport: string;
+    discrepancies: Record<string, number>;
+  };
   const scenario = generateScenario({ seed: SEED, payments: PAYMENTS, month: MONTH, timezone: ZONE });
 
   beforeAll(async () => {
     db = await createTestDatabase({ migrate: false });
     dir = mkdtempSync(path.join(tmpdir(), 'recon-demo-'));
-    const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: db.url, RECON_DATA_DIR: dir, RECON_TIMEZONE: ZONE, RECON_LOG_LEVEL: 'debug' };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      DATABASE_URL: db.url,
+      RECON_DATA_DIR: dir,
+      RECON_TIMEZONE: ZONE,
+      RECON_LOG_LEVEL: 'debug',
+    };
     for (const k of Object.keys(env)) if (k.startsWith('PSP_')) delete env[k];
     first = await runDemo(env, path.join(dir, 'out'));
     second = await runDemo(env, path.join(dir, 'out'));
     try {
       summary = JSON.parse(first.stdout);
     } catch {
-      throw new Error(`demo printed no JSON summary (exit ${first.code}):\n${first.stdout.slice(-3000)}\n${first.stderr.slice(-3000)}`);
+      throw new Error(
+        `demo printed no JSON summary (exit ${first.code}):\n${first.stdout.slice(-3000)}\n${first.stderr.slice(-3000)}`,
+      );
     }
   }, 240_000);
 
@@ -87,7 +119,21 @@ describe('recon demo, end to end', () => {
     await wb.xlsx.readFile(path.join(dir, 'out', `payouts-${MONTH}.xlsx`));
     const header = (wb.worksheets[0]!.getRow(1).values as unknown[]).slice(1);
     expect(wb.worksheets[0]!.name).toBe('Payouts');
-    expect(header).toEqual(['sub_merchant_id', 'sub_merchant_name', 'currency', 'gross', 'refunds', 'chargebacks', 'fees', 'reserve_held', 'reserve_released', 'net_payable', 'operations', 'adjustments', 'amount_due']);
+    expect(header).toEqual([
+      'sub_merchant_id',
+      'sub_merchant_name',
+      'currency',
+      'gross',
+      'refunds',
+      'chargebacks',
+      'fees',
+      'reserve_held',
+      'reserve_released',
+      'net_payable',
+      'operations',
+      'adjustments',
+      'amount_due',
+    ]);
   });
 
   it('a second run changes no figure', () => {
@@ -114,17 +160,31 @@ describe('recon demo, end to end', () => {
     const haystacks: Array<[string, string]> = [
       ['logs', first.stderr + second.stderr],
       ['stdout', first.stdout + second.stdout],
-      ['events', (await db.sql<{ t: string }[]>`select coalesce(string_agg(data::text || metadata::text, E'\n'), '') as t from es_events`)[0]!.t],
+      [
+        'events',
+        (
+          await db.sql<
+            { t: string }[]
+          >`select coalesce(string_agg(data::text || metadata::text, E'\n'), '') as t from es_events`
+        )[0]!.t,
+      ],
     ];
-    const schemas = await db.sql<{ schema_name: string }[]>`select schema_name from information_schema.schemata where schema_name like 'rm\\_%' or schema_name = 'recon'`;
+    const schemas = await db.sql<
+      { schema_name: string }[]
+    >`select schema_name from information_schema.schemata where schema_name like 'rm\\_%' or schema_name = 'recon'`;
     for (const { schema_name } of schemas) {
-      const tables = await db.sql<{ table_name: string }[]>`select table_name from information_schema.tables where table_schema = ${schema_name}`;
+      const tables = await db.sql<
+        { table_name: string }[]
+      >`select table_name from information_schema.tables where table_schema = ${schema_name}`;
       for (const { table_name } of tables) {
-        const [row] = await db.sql.unsafe<{ t: string | null }[]>(`select string_agg(t::text, E'\\n') as t from "${schema_name}"."${table_name}" t`);
+        const [row] = await db.sql.unsafe<{ t: string | null }[]>(
+          `select string_agg(t::text, E'\\n') as t from "${schema_name}"."${table_name}" t`,
+        );
         haystacks.push([`${schema_name}.${table_name}`, row?.t ?? '']);
       }
     }
-    for (const f of readdirSync(path.join(dir, 'out')).filter((f) => f.endsWith('.xlsx'))) haystacks.push([f, await workbookText(path.join(dir, 'out', f))]);
+    for (const f of readdirSync(path.join(dir, 'out')).filter((f) => f.endsWith('.xlsx')))
+      haystacks.push([f, await workbookText(path.join(dir, 'out', f))]);
     expect(first.stderr).toMatch(/"level":"debug"/); // the logs really were at debug level
     for (const [where, text] of haystacks) {
       for (const s of secrets) expect(text.includes(s), `secret found in ${where}`).toBe(false);

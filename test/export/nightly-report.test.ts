@@ -4,7 +4,15 @@ import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { nightlyReportData, previousDay, previousMonth, reportPeriods, writeNightlyReport, writeNightlyReportFor, type NightlyReportData } from '../../src/export/nightly-report';
+import {
+  nightlyReportData,
+  previousDay,
+  previousMonth,
+  reportPeriods,
+  writeNightlyReport,
+  writeNightlyReportFor,
+  type NightlyReportData,
+} from '../../src/export/nightly-report';
 import { moneyFormat, safeText } from '../../src/export/xlsx';
 import { runProjections } from '../../src/projection/runner';
 import { silentLogger } from '../../src/log';
@@ -49,18 +57,34 @@ describe('nightly report', () => {
 
   it('matches the reconciliation views, and reads back cell by cell', async () => {
     const date = '2025-01-15';
-    const { file, data } = await writeNightlyReportFor({ sql: db.sql, store }, { date, timezone: TZ, graceHours: 48, outDir: out, facts: [['Job: healing requests', 3]] });
+    const { file, data } = await writeNightlyReportFor(
+      { sql: db.sql, store },
+      { date, timezone: TZ, graceHours: 48, outDir: out, facts: [['Job: healing requests', 3]] },
+    );
     expect(path.basename(file)).toBe('nightly-2025-01-15.xlsx');
 
     // independent count from the operations view, in JS
     const { from, to } = reportPeriods(date, TZ, 48).day;
-    const ops = await db.sql<{ occurred_at: Date; register_present: boolean; register_status: string | null; register_amount: bigint | null; register_currency: string | null; period_present: boolean; webhook_present: boolean; operation_key: string }[]>`
+    const ops = await db.sql<
+      {
+        occurred_at: Date;
+        register_present: boolean;
+        register_status: string | null;
+        register_amount: bigint | null;
+        register_currency: string | null;
+        period_present: boolean;
+        webhook_present: boolean;
+        operation_key: string;
+      }[]
+    >`
       select occurred_at, register_present, register_status, register_amount, register_currency, period_present, webhook_present, operation_key from recon.operations`;
     const dayOps = ops.filter((o) => o.occurred_at >= from && o.occurred_at < to);
     expect(dayOps.length).toBeGreaterThan(0);
     const dayMatching = data.matching.find((m) => m.scope === 'day')!;
     expect(dayMatching.operations).toBe(dayOps.length);
-    expect(dayMatching.inAllThree).toBe(dayOps.filter((o) => o.register_present && o.period_present && o.webhook_present).length);
+    expect(dayMatching.inAllThree).toBe(
+      dayOps.filter((o) => o.register_present && o.period_present && o.webhook_present).length,
+    );
     expect(dayMatching.matched + dayMatching.unmatched).toBe(dayOps.length);
     const register = dayOps.filter((o) => o.register_present);
     const byCurrency = new Map<string, { n: number; amount: bigint }>();
@@ -73,27 +97,61 @@ describe('nightly report', () => {
     const reg = data.sources.filter((s) => s.scope === 'day' && s.source === 'register');
     expect(new Map(reg.map((s) => [s.currency, { n: s.operations, amount: s.amount }]))).toEqual(byCurrency);
 
-    const [openCount] = await db.sql<{ n: number }[]>`select count(*)::int as n from recon.discrepancies where status = 'open'`;
+    const [openCount] = await db.sql<
+      { n: number }[]
+    >`select count(*)::int as n from recon.discrepancies where status = 'open'`;
     expect(data.open.length).toBe(openCount!.n);
     expect(data.open.length).toBeGreaterThan(0);
     expect(data.sources.some((x) => x.scope === 'open window')).toBe(true);
     expect(data.discrepancies.reduce((a, d) => a + d.open, 0)).toBe(openCount!.n);
 
     const wb = await open(file);
-    expect(wb.worksheets.map((w) => w.name)).toEqual(['Sources', 'Matching', 'Discrepancies', 'Open discrepancies', 'Job', 'Windows synced']);
+    expect(wb.worksheets.map((w) => w.name)).toEqual([
+      'Sources',
+      'Matching',
+      'Discrepancies',
+      'Open discrepancies',
+      'Job',
+      'Windows synced',
+    ]);
     const s = wb.getWorksheet('Sources')!;
     data.sources.forEach((x, i) => {
       const r = s.getRow(i + 2);
-      expect((r.values as unknown[]).slice(1)).toEqual([x.scope, x.source, x.currency, x.operations, x.successful, Number(x.amount) / 100, Number(x.fees) / 100]);
+      expect((r.values as unknown[]).slice(1)).toEqual([
+        x.scope,
+        x.source,
+        x.currency,
+        x.operations,
+        x.successful,
+        Number(x.amount) / 100,
+        Number(x.fees) / 100,
+      ]);
       expect(r.getCell(6).numFmt).toBe(moneyFormat(x.currency));
     });
     const m = wb.getWorksheet('Matching')!;
     data.matching.forEach((x, i) => {
-      expect((m.getRow(i + 2).values as unknown[]).slice(1)).toEqual([x.scope, x.operations, x.matched, x.unmatched, x.inAllThree, x.noRegister, x.noPeriod, x.noWebhook, x.withOpenDiscrepancy]);
+      expect((m.getRow(i + 2).values as unknown[]).slice(1)).toEqual([
+        x.scope,
+        x.operations,
+        x.matched,
+        x.unmatched,
+        x.inAllThree,
+        x.noRegister,
+        x.noPeriod,
+        x.noWebhook,
+        x.withOpenDiscrepancy,
+      ]);
     });
     const d = wb.getWorksheet('Discrepancies')!;
     data.discrepancies.forEach((x, i) => {
-      expect((d.getRow(i + 2).values as unknown[]).slice(1)).toEqual([x.type, x.subMerchantId ?? '(none)', x.opened, x.resolved, x.accepted, x.open]);
+      expect((d.getRow(i + 2).values as unknown[]).slice(1)).toEqual([
+        x.type,
+        x.subMerchantId ?? '(none)',
+        x.opened,
+        x.resolved,
+        x.accepted,
+        x.open,
+      ]);
     });
     const o = wb.getWorksheet('Open discrepancies')!;
     data.open.forEach((x, i) => {
@@ -106,11 +164,19 @@ describe('nightly report', () => {
       expect(r.getCell(13).value ?? null).toBe(reg?.amount != null ? Number(reg.amount) / 100 : null);
       if (x.detectedAt) {
         const l = DateTime.fromJSDate(x.detectedAt, { zone: TZ });
-        expect(r.getCell(3).value).toEqual(new Date(Date.UTC(l.year, l.month - 1, l.day, l.hour, l.minute, l.second, l.millisecond)));
+        expect(r.getCell(3).value).toEqual(
+          new Date(Date.UTC(l.year, l.month - 1, l.day, l.hour, l.minute, l.second, l.millisecond)),
+        );
       }
     });
     const job = wb.getWorksheet('Job')!;
-    const facts = new Map(job.getSheetValues().slice(2).filter(Array.isArray).map((r) => [r[1], r[2]]));
+    const facts = new Map(
+      job
+        .getSheetValues()
+        .slice(2)
+        .filter(Array.isArray)
+        .map((r) => [r[1], r[2]]),
+    );
     expect(facts.get('Business day')).toBe('2025-01-15 (Europe/Kyiv)');
     expect(facts.get('Job: healing requests')).toBe(3);
     expect(facts.get('Windows synced')).toBe(data.windows.length);
@@ -121,19 +187,45 @@ describe('nightly report', () => {
 
   it('writes formula-looking values as inert text', async () => {
     const data: NightlyReportData = {
-      date: '2025-01-01', timezone: 'UTC', ...reportPeriods('2025-01-01', 'UTC', 48), sources: [], matching: [], discrepancies: [],
-      open: [{
-        id: 'x', type: 'amount_mismatch', detectedAt: null, occurredAt: null, posId: 'p', orderId: '=cmd|"/c calc"!A1', paymentId: '@x', method: 'purchase',
-        subMerchantId: null, receiverName: '+name', currency: 'EUR',
-        values: { register: { status: 'success', amount: 1000n, currency: 'EUR' }, period: null, webhook: { status: 'success', amount: 999n, currency: 'EUR' } }, evidence: 2,
-      }],
-      windows: [], facts: [['=1+1', '-2']],
+      date: '2025-01-01',
+      timezone: 'UTC',
+      ...reportPeriods('2025-01-01', 'UTC', 48),
+      sources: [],
+      matching: [],
+      discrepancies: [],
+      open: [
+        {
+          id: 'x',
+          type: 'amount_mismatch',
+          detectedAt: null,
+          occurredAt: null,
+          posId: 'p',
+          orderId: '=cmd|"/c calc"!A1',
+          paymentId: '@x',
+          method: 'purchase',
+          subMerchantId: null,
+          receiverName: '+name',
+          currency: 'EUR',
+          values: {
+            register: { status: 'success', amount: 1000n, currency: 'EUR' },
+            period: null,
+            webhook: { status: 'success', amount: 999n, currency: 'EUR' },
+          },
+          evidence: 2,
+        },
+      ],
+      windows: [],
+      facts: [['=1+1', '-2']],
     };
     const file = path.join(out, 'inject.xlsx');
     await writeNightlyReport(file, data);
     const wb = await open(file);
     const o = wb.getWorksheet('Open discrepancies')!;
-    for (const [addr, text] of [['F2', `'=cmd|"/c calc"!A1`], ['G2', "'@x"], ['J2', "'+name"]] as const) {
+    for (const [addr, text] of [
+      ['F2', `'=cmd|"/c calc"!A1`],
+      ['G2', "'@x"],
+      ['J2', "'+name"],
+    ] as const) {
       expect(o.getCell(addr).type).toBe(ExcelJS.ValueType.String);
       expect(o.getCell(addr).value).toBe(text);
     }
@@ -145,8 +237,12 @@ describe('nightly report', () => {
   it('asks for the projections when the views are missing', async () => {
     const empty = await createTestDatabase();
     try {
-      await expect(nightlyReportData({ sql: empty.sql, store: createPostgresEventStore(empty.sql) }, { date: '2025-01-01', timezone: 'UTC', graceHours: 48 }))
-        .rejects.toThrow(/recon project/);
+      await expect(
+        nightlyReportData(
+          { sql: empty.sql, store: createPostgresEventStore(empty.sql) },
+          { date: '2025-01-01', timezone: 'UTC', graceHours: 48 },
+        ),
+      ).rejects.toThrow(/recon project/);
     } finally {
       await empty.drop();
     }

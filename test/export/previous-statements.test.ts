@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { closingKey, openAtPreviousStatements, previousRunOf, type IssuedRun } from '../../src/export/previous-statements';
+import {
+  closingKey,
+  openAtPreviousStatements,
+  previousRunOf,
+  type IssuedRun,
+} from '../../src/export/previous-statements';
 import type { StatementFigures } from '../../src/export/statement-workbooks';
 
 /**
@@ -8,12 +13,33 @@ import type { StatementFigures } from '../../src/export/statement-workbooks';
  */
 
 const figures = (over: Partial<StatementFigures>): StatementFigures => ({
-  subMerchantId: 'SM-A', subMerchantName: 'Shop A', currency: 'EUR', opening: 0n, gross: 0n, refunds: 0n, chargebacks: 0n, fees: 0n,
-  reserveHeld: 0n, reserveReleased: 0n, netPayable: 0n, closing: 0n, operations: 0, ...over,
+  subMerchantId: 'SM-A',
+  subMerchantName: 'Shop A',
+  currency: 'EUR',
+  opening: 0n,
+  gross: 0n,
+  refunds: 0n,
+  chargebacks: 0n,
+  fees: 0n,
+  reserveHeld: 0n,
+  reserveReleased: 0n,
+  netPayable: 0n,
+  closing: 0n,
+  operations: 0,
+  ...over,
 });
 const cut = (n: number) => ({ commit: BigInt(n), prepare: 0n });
-const run = (month: string, n: number, subMerchantId: string | null, closings?: Array<[string, string, bigint]>): IssuedRun => ({
-  month, cut: cut(n), cutText: `${n}/0`, subMerchantId, ...(closings ? { closings: new Map(closings.map(([r, c, v]) => [closingKey(r, c), v])) } : {}),
+const run = (
+  month: string,
+  n: number,
+  subMerchantId: string | null,
+  closings?: Array<[string, string, bigint]>,
+): IssuedRun => ({
+  month,
+  cut: cut(n),
+  cutText: `${n}/0`,
+  subMerchantId,
+  ...(closings ? { closings: new Map(closings.map(([r, c, v]) => [closingKey(r, c), v])) } : {}),
 });
 
 describe('opening at the previous statement', () => {
@@ -21,21 +47,34 @@ describe('opening at the previous statement', () => {
     // the ledger now: 1,300 before February (January was stated 1,000 under two names, 600 + 400)
     const now = [figures({ opening: 1_300n, gross: 200n, netPayable: 200n, closing: 1_500n })];
     const asked: IssuedRun[] = [];
-    const out = await openAtPreviousStatements(now, [run('2025-01', 10, null, [['Shop A', 'EUR', 600n], ['Shop A (old)', 'EUR', 400n], ['Shop B', 'EUR', 77n]])], {
-      closingsOf: async (r) => {
-        asked.push(r);
-        return r.closings!;
+    const out = await openAtPreviousStatements(
+      now,
+      [
+        run('2025-01', 10, null, [
+          ['Shop A', 'EUR', 600n],
+          ['Shop A (old)', 'EUR', 400n],
+          ['Shop B', 'EUR', 77n],
+        ]),
+      ],
+      {
+        closingsOf: async (r) => {
+          asked.push(r);
+          return r.closings!;
+        },
+        namesOf: async () => ['Shop A', 'Shop A (old)'],
       },
-      namesOf: async () => ['Shop A', 'Shop A (old)'],
-    });
+    );
     expect(out).toEqual([{ ...now[0], opening: 1_000n, adjustments: 300n, previousStatement: '2025-01 at 10/0' }]);
     expect(out[0]!.opening + out[0]!.adjustments! + out[0]!.netPayable).toBe(out[0]!.closing);
     expect(asked).toHaveLength(1);
   });
 
-  it('without a statement before, the figures are the ledger\'s, with no adjustments', async () => {
+  it("without a statement before, the figures are the ledger's, with no adjustments", async () => {
     const now = [figures({ opening: 5n, closing: 5n })];
-    const out = await openAtPreviousStatements(now, [run('2025-01', 10, 'SM-OTHER', [])], { closingsOf: async () => new Map(), namesOf: async () => ['Shop A'] });
+    const out = await openAtPreviousStatements(now, [run('2025-01', 10, 'SM-OTHER', [])], {
+      closingsOf: async () => new Map(),
+      namesOf: async () => ['Shop A'],
+    });
     expect(out).toEqual(now);
   });
 

@@ -4,8 +4,15 @@ import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
-  PAYOUTS_HEADER, checkStatementFileNames, figuresDigest, statementFileName, writePayoutsWorkbook, writeStatementWorkbook,
-  type StatementFigures, type StatementLine, type StatementMeta,
+  PAYOUTS_HEADER,
+  checkStatementFileNames,
+  figuresDigest,
+  statementFileName,
+  writePayoutsWorkbook,
+  writeStatementWorkbook,
+  type StatementFigures,
+  type StatementLine,
+  type StatementMeta,
 } from '../../src/export/statement-workbooks';
 import { ExportError, minorToMajor, moneyFormat, safeText, STALE_PARTIAL_MS } from '../../src/export/xlsx';
 
@@ -14,23 +21,74 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function figures(over: Partial<StatementFigures> = {}): StatementFigures {
   const base = {
-    subMerchantId: '3f0b7c1e-2f57-4a43-9d59-1f6c1d0e9a01', subMerchantName: 'Kvitka Flowers', currency: 'UAH',
-    opening: 150_000n, gross: 1_234_567n, refunds: 10_050n, chargebacks: 2_000n, fees: 30_861n, reserveHeld: 61_728n, reserveReleased: 5_000n,
+    subMerchantId: '3f0b7c1e-2f57-4a43-9d59-1f6c1d0e9a01',
+    subMerchantName: 'Kvitka Flowers',
+    currency: 'UAH',
+    opening: 150_000n,
+    gross: 1_234_567n,
+    refunds: 10_050n,
+    chargebacks: 2_000n,
+    fees: 30_861n,
+    reserveHeld: 61_728n,
+    reserveReleased: 5_000n,
     operations: 3,
   };
   const f = { ...base, ...over };
   const netPayable = f.gross - f.refunds - f.chargebacks - f.fees - f.reserveHeld + f.reserveReleased;
-  return { ...f, netPayable, closing: f.opening + netPayable, ...('netPayable' in over ? { netPayable: over.netPayable! } : {}) };
+  return {
+    ...f,
+    netPayable,
+    closing: f.opening + netPayable,
+    ...('netPayable' in over ? { netPayable: over.netPayable! } : {}),
+  };
 }
 
 // Kyiv is UTC+2 in winter and UTC+3 from the last Sunday of March (2024-03-31 01:00 UTC).
 const lines: StatementLine[] = [
-  { at: new Date('2024-03-01T00:15:00.000Z'), orderId: 'ord-1', paymentId: 'pay-1', method: 'purchase', status: 'success', share: 1_000_000n, fee: 25_000n, reserve: 50_000n, net: 925_000n, eventIds: ['e1', 'e2'] },
-  { at: new Date('2024-03-31T02:30:00.000Z'), orderId: '=HYPERLINK("http://evil","x")', paymentId: 'pay-2', method: 'purchase', status: 'success', share: 234_567n, fee: 5_861n, reserve: 11_728n, net: 216_978n, eventIds: ['e3'] },
-  { at: new Date('2024-03-15T10:00:00.000Z'), orderId: null, paymentId: '+1-2', method: 'refund', status: 'success', share: -10_050n, fee: 0n, reserve: 0n, net: -10_050n, eventIds: ['e4'] },
+  {
+    at: new Date('2024-03-01T00:15:00.000Z'),
+    orderId: 'ord-1',
+    paymentId: 'pay-1',
+    method: 'purchase',
+    status: 'success',
+    share: 1_000_000n,
+    fee: 25_000n,
+    reserve: 50_000n,
+    net: 925_000n,
+    eventIds: ['e1', 'e2'],
+  },
+  {
+    at: new Date('2024-03-31T02:30:00.000Z'),
+    orderId: '=HYPERLINK("http://evil","x")',
+    paymentId: 'pay-2',
+    method: 'purchase',
+    status: 'success',
+    share: 234_567n,
+    fee: 5_861n,
+    reserve: 11_728n,
+    net: 216_978n,
+    eventIds: ['e3'],
+  },
+  {
+    at: new Date('2024-03-15T10:00:00.000Z'),
+    orderId: null,
+    paymentId: '+1-2',
+    method: 'refund',
+    status: 'success',
+    share: -10_050n,
+    fee: 0n,
+    reserve: 0n,
+    net: -10_050n,
+    eventIds: ['e4'],
+  },
 ];
 
-const meta = (f: StatementFigures[]): StatementMeta => ({ month: '2024-03', timezone: 'Europe/Kyiv', position: '1234/56', figuresSha256: figuresDigest('2024-03', 'Europe/Kyiv', f) });
+const meta = (f: StatementFigures[]): StatementMeta => ({
+  month: '2024-03',
+  timezone: 'Europe/Kyiv',
+  position: '1234/56',
+  figuresSha256: figuresDigest('2024-03', 'Europe/Kyiv', f),
+});
 
 async function* iter<T>(rows: readonly T[]): AsyncIterable<T> {
   for (const r of rows) yield r;
@@ -83,7 +141,19 @@ describe('statement workbook', () => {
     expect(s.getCell('B7').value).toBe('the ledger (no statement issued before)');
     expect(s.getCell('B9').value).toBe('UAH');
     // opening, adjustments (none: no statement before), the six movements, net payable, amount due, closing
-    const bridge = [f.opening, 0n, f.gross, -f.refunds, -f.chargebacks, -f.fees, -f.reserveHeld, f.reserveReleased, f.netPayable, f.netPayable, f.closing];
+    const bridge = [
+      f.opening,
+      0n,
+      f.gross,
+      -f.refunds,
+      -f.chargebacks,
+      -f.fees,
+      -f.reserveHeld,
+      f.reserveReleased,
+      f.netPayable,
+      f.netPayable,
+      f.closing,
+    ];
     bridge.forEach((v, i) => {
       const c = s.getCell(`B${10 + i}`);
       expect(c.value).toBe(Number(v) / 100);
@@ -101,7 +171,19 @@ describe('statement workbook', () => {
     const o = wb.getWorksheet('Operations')!;
     expect(o.views[0]).toMatchObject({ state: 'frozen', ySplit: 1 });
     expect(o.autoFilter).toBe('A1:J4');
-    expect(o.getRow(1).values).toEqual([undefined, 'Date and time (Europe/Kyiv)', 'Order', 'Payment', 'Method', 'Status', 'Share', 'Fee', 'Reserve', 'Net', 'Event ids']);
+    expect(o.getRow(1).values).toEqual([
+      undefined,
+      'Date and time (Europe/Kyiv)',
+      'Order',
+      'Payment',
+      'Method',
+      'Status',
+      'Share',
+      'Fee',
+      'Reserve',
+      'Net',
+      'Event ids',
+    ]);
     // dates are real dates holding the Kyiv wall-clock time (UTC+2 before the change, UTC+3 after)
     expect(o.getCell('A2').value).toEqual(new Date('2024-03-01T02:15:00.000Z'));
     expect(o.getCell('A2').numFmt).toBe('yyyy-mm-dd hh:mm:ss');
@@ -144,7 +226,11 @@ describe('statement workbook', () => {
   it('shows an Adjustments total of 0 for a statement built on an earlier one when nothing changed since', async () => {
     const f = { ...figures(), previousStatement: '2024-02 at 1200/3', adjustments: 0n };
     const file = path.join(dir, 'adjusted-nothing.xlsx');
-    await writeStatementWorkbook(file, { figures: [f], lines: () => iter(lines), adjustments: () => iter([]), reserve: [] }, meta([f]));
+    await writeStatementWorkbook(
+      file,
+      { figures: [f], lines: () => iter(lines), adjustments: () => iter([]), reserve: [] },
+      meta([f]),
+    );
     const wb = await open(file);
     const adj = wb.getWorksheet('Adjustments')!;
     expect(adj.getCell('A2').value).toBeNull();
@@ -153,12 +239,31 @@ describe('statement workbook', () => {
 
   it('puts each currency on its own operations sheet', async () => {
     const uah = figures();
-    const eur = figures({ currency: 'EUR', opening: 0n, gross: 1000n, refunds: 0n, chargebacks: 0n, fees: 10n, reserveHeld: 0n, reserveReleased: 0n, operations: 1 });
+    const eur = figures({
+      currency: 'EUR',
+      opening: 0n,
+      gross: 1000n,
+      refunds: 0n,
+      chargebacks: 0n,
+      fees: 10n,
+      reserveHeld: 0n,
+      reserveReleased: 0n,
+      operations: 1,
+    });
     const file = path.join(dir, 'two.xlsx');
     const eurLine: StatementLine = { ...lines[0]!, share: 1000n, fee: 10n, reserve: 0n, net: 990n };
-    await writeStatementWorkbook(file, { figures: [uah, eur], lines: (c) => iter(c === 'EUR' ? [eurLine] : lines), reserve: [] }, meta([uah, eur]));
+    await writeStatementWorkbook(
+      file,
+      { figures: [uah, eur], lines: (c) => iter(c === 'EUR' ? [eurLine] : lines), reserve: [] },
+      meta([uah, eur]),
+    );
     const wb = await open(file);
-    expect(wb.worksheets.map((w) => w.name)).toEqual(['Summary', 'Operations EUR', 'Operations UAH', 'Reserve schedule']);
+    expect(wb.worksheets.map((w) => w.name)).toEqual([
+      'Summary',
+      'Operations EUR',
+      'Operations UAH',
+      'Reserve schedule',
+    ]);
     expect(wb.getWorksheet('Summary')!.getCell('B9').value).toBe('EUR');
     expect(wb.getWorksheet('Summary')!.getCell('C9').value).toBe('UAH');
     expect(wb.getWorksheet('Operations EUR')!.getCell('I2').value).toBe(9.9);
@@ -167,7 +272,9 @@ describe('statement workbook', () => {
   it('refuses figures whose bridge does not add up, leaving no file behind', async () => {
     const bad = figures({ netPayable: 1n });
     const file = path.join(dir, 'bad.xlsx');
-    await expect(writeStatementWorkbook(file, { figures: [bad], lines: () => iter([]), reserve: [] }, meta([bad]))).rejects.toMatchObject({ code: 'EXPORT_BRIDGE_MISMATCH' });
+    await expect(
+      writeStatementWorkbook(file, { figures: [bad], lines: () => iter([]), reserve: [] }, meta([bad])),
+    ).rejects.toMatchObject({ code: 'EXPORT_BRIDGE_MISMATCH' });
     expect(existsSync(file)).toBe(false);
   });
 
@@ -182,8 +289,16 @@ describe('statement workbook', () => {
     const old = (Date.now() - STALE_PARTIAL_MS - 60_000) / 1000;
     utimesSync(stale, old, old);
     utimesSync(other, old, old);
-    await writeStatementWorkbook(path.join(folder, 'statement.xlsx'), { figures: [f], lines: () => iter(lines), reserve: [] }, meta([f]));
-    expect(readdirSync(folder).sort()).toEqual(['.other.xlsx.0badc0de.partial', '.statement.xlsx.0fee1bad.partial', 'statement.xlsx']);
+    await writeStatementWorkbook(
+      path.join(folder, 'statement.xlsx'),
+      { figures: [f], lines: () => iter(lines), reserve: [] },
+      meta([f]),
+    );
+    expect(readdirSync(folder).sort()).toEqual([
+      '.other.xlsx.0badc0de.partial',
+      '.statement.xlsx.0fee1bad.partial',
+      'statement.xlsx',
+    ]);
   });
 
   it('writes under a temporary name and renames only when complete', async () => {
@@ -208,7 +323,9 @@ describe('statement workbook', () => {
       yield lines[0]!;
       throw new Error('database went away');
     }
-    await expect(writeStatementWorkbook(failing, { figures: [f], lines: () => broken(), reserve: [] }, meta([f]))).rejects.toThrow('database went away');
+    await expect(
+      writeStatementWorkbook(failing, { figures: [f], lines: () => broken(), reserve: [] }, meta([f])),
+    ).rejects.toThrow('database went away');
     expect(readdirSync(path.dirname(failing))).toEqual([]);
   });
 });
@@ -233,15 +350,38 @@ describe('statement file names', () => {
       }
     })();
     expect(err).toBeInstanceOf(ExportError);
-    expect(err).toMatchObject({ code: 'EXPORT_FILE_NAME_COLLISION', message: 'sub-merchants "SM-a" and "SM-A" would write the same statement file SM-A-2025-01.xlsx; nothing was written' });
+    expect(err).toMatchObject({
+      code: 'EXPORT_FILE_NAME_COLLISION',
+      message:
+        'sub-merchants "SM-a" and "SM-A" would write the same statement file SM-A-2025-01.xlsx; nothing was written',
+    });
   });
 });
 
 describe('payouts index', () => {
   it('has the exact header, one row per sub-merchant and currency, amounts as numbers, totals per currency', async () => {
     const a = figures();
-    const b = figures({ subMerchantId: '00000000-0000-4000-8000-000000000001', subMerchantName: '@evil', gross: 333n, refunds: 0n, chargebacks: 0n, fees: 3n, reserveHeld: 0n, reserveReleased: 0n, operations: 1 });
-    const c = figures({ currency: 'EUR', gross: 100n, refunds: 0n, chargebacks: 0n, fees: 1n, reserveHeld: 0n, reserveReleased: 0n, operations: 1 });
+    const b = figures({
+      subMerchantId: '00000000-0000-4000-8000-000000000001',
+      subMerchantName: '@evil',
+      gross: 333n,
+      refunds: 0n,
+      chargebacks: 0n,
+      fees: 3n,
+      reserveHeld: 0n,
+      reserveReleased: 0n,
+      operations: 1,
+    });
+    const c = figures({
+      currency: 'EUR',
+      gross: 100n,
+      refunds: 0n,
+      chargebacks: 0n,
+      fees: 1n,
+      reserveHeld: 0n,
+      reserveReleased: 0n,
+      operations: 1,
+    });
     const file = path.join(dir, 'payouts-2024-03.xlsx');
     await writePayoutsWorkbook(file, [a, c, b], meta([a, b, c]));
     const wb = await open(file);
@@ -282,6 +422,8 @@ describe('payouts index', () => {
     const a = figures();
     const b = figures({ subMerchantId: 'b', gross: 1n });
     expect(figuresDigest('2024-03', 'UTC', [a, b])).toBe(figuresDigest('2024-03', 'UTC', [b, a]));
-    expect(figuresDigest('2024-03', 'UTC', [a, b])).not.toBe(figuresDigest('2024-03', 'UTC', [a, { ...b, fees: b.fees + 1n }]));
+    expect(figuresDigest('2024-03', 'UTC', [a, b])).not.toBe(
+      figuresDigest('2024-03', 'UTC', [a, { ...b, fees: b.fees + 1n }]),
+    );
   });
 });

@@ -15,7 +15,7 @@ const t = useStatementTest({ pos: 'pos-r2', outPrefix: 'recon-directory-change-'
 const { sale, observe, directory } = t;
 
 describe('statements: a placeholder receiver that the directory later knows', () => {
-  it('February opens at January\'s stated closing of receiver:Ghost Shop once Ghost Shop is SM-GHOST (no re-payment, no refusal)', async () => {
+  it("February opens at January's stated closing of receiver:Ghost Shop once Ghost Shop is SM-GHOST (no re-payment, no refusal)", async () => {
     await observe(sale('pay-g1', '2025-01-15T10:00:00.000Z', 'Ghost Shop', 1_000n), '2025-01-16T00:00:00.000Z');
     const jan = await issueStatements(t.deps, { month: '2025-01', outDir: t.out });
     expect(jan.figures.map((f) => [f.subMerchantId, f.closing])).toEqual([['receiver:Ghost Shop', 1_000n]]);
@@ -26,15 +26,28 @@ describe('statements: a placeholder receiver that the directory later knows', ()
 
     // the figures as issueStatements computes them (without the Adjustments sheet's own check)
     const { adjustments: _omit, ...noAdjustmentSheet } = ledgerStatementQueries(t.db.sql);
-    const figures = (await issueStatements({ ...t.deps, queries: noAdjustmentSheet }, { month: '2025-02', outDir: mkdtempSync(path.join(t.out, 'b-')) })).figures;
+    const figures = (
+      await issueStatements(
+        { ...t.deps, queries: noAdjustmentSheet },
+        { month: '2025-02', outDir: mkdtempSync(path.join(t.out, 'b-')) },
+      )
+    ).figures;
     const ghost = figures.find((f) => f.subMerchantId === 'SM-GHOST');
     // January already stated (and paid) the 1,000: February's amount due is its own 200 only
-    expect({ opening: ghost?.opening, adjustments: ghost?.adjustments, amountDue: (ghost?.adjustments ?? 0n) + (ghost?.netPayable ?? 0n) })
-      .toEqual({ opening: 1_000n, adjustments: 0n, amountDue: 200n });
+    expect({
+      opening: ghost?.opening,
+      adjustments: ghost?.adjustments,
+      amountDue: (ghost?.adjustments ?? 0n) + (ghost?.netPayable ?? 0n),
+    }).toEqual({ opening: 1_000n, adjustments: 0n, amountDue: 200n });
   });
 
   it('the real run (with the Adjustments sheet) issues February instead of refusing it', async () => {
     const feb = await issueStatements(t.deps, { month: '2025-02', outDir: t.out });
-    expect(feb.figures.find((f) => f.subMerchantId === 'SM-GHOST')).toMatchObject({ opening: 1_000n, adjustments: 0n, netPayable: 200n, closing: 1_200n });
+    expect(feb.figures.find((f) => f.subMerchantId === 'SM-GHOST')).toMatchObject({
+      opening: 1_000n,
+      adjustments: 0n,
+      netPayable: 200n,
+      closing: 1_200n,
+    });
   });
 });

@@ -32,12 +32,21 @@ describe('statements: regenerating a sent statement for proof', () => {
     expect(before.figures[0]).toMatchObject({ opening: 1_300n, adjustments: 0n, netPayable: 50n });
 
     // finance regenerates the statement sent first, for SM-A alone, to prove what it said
-    const proof = await issueStatements(t.deps, { month: '2025-01', outDir: mkdtempSync(path.join(t.out, 'proof-')), subMerchantId: 'SM-A', atPosition: parsePosition(janFirst.position) });
+    const proof = await issueStatements(t.deps, {
+      month: '2025-01',
+      outDir: mkdtempSync(path.join(t.out, 'proof-')),
+      subMerchantId: 'SM-A',
+      atPosition: parsePosition(janFirst.position),
+    });
     expect(proof.figuresSha256).not.toBe(''); // the proof itself is fine
     await observe(sale('p4', '2025-03-10T10:00:00.000Z', 'Other receiver', 1n), '2025-03-11T00:00:00.000Z'); // moves the checkpoint past it
 
     const after = await issueStatements(t.deps, { month: '2025-02', outDir: t.out });
     // nothing about SM-A changed: February must still open at 1,300 (what January's latest statement said)
-    expect(after.figures.find((f) => f.subMerchantId === 'SM-A')).toMatchObject({ opening: 1_300n, adjustments: 0n, netPayable: 50n });
+    expect(after.figures.find((f) => f.subMerchantId === 'SM-A')).toMatchObject({
+      opening: 1_300n,
+      adjustments: 0n,
+      netPayable: 50n,
+    });
   });
 });

@@ -59,7 +59,10 @@ afterAll(async () => {
 describe('statements from the journal', () => {
   it('writes every workbook, and each reads back equal to the journal at the recorded position', async () => {
     const dir = path.join(out, 'first');
-    const r = await issueStatements({ sql: db.sql, store, log: silentLogger, timezone: TZ }, { month: MONTH, outDir: dir });
+    const r = await issueStatements(
+      { sql: db.sql, store, log: silentLogger, timezone: TZ },
+      { month: MONTH, outDir: dir },
+    );
     const position = await ledgerPosition(db.sql);
     expect(r.position).toBe(`${position!.commit}/${position!.prepare}`);
     const at = parsePosition(r.position);
@@ -67,7 +70,12 @@ describe('statements from the journal', () => {
     expect(figures.length).toBeGreaterThan(3);
     const subMerchants = [...new Set(figures.map((f) => f.subMerchantId))];
     expect(r.statements).toBe(subMerchants.length);
-    expect(readdirSync(dir).sort()).toEqual([...subMerchants.map((id) => `${id.replace(/[^A-Za-z0-9._-]/g, '_')}-${MONTH}.xlsx`), `payouts-${MONTH}.xlsx`].sort());
+    expect(readdirSync(dir).sort()).toEqual(
+      [
+        ...subMerchants.map((id) => `${id.replace(/[^A-Za-z0-9._-]/g, '_')}-${MONTH}.xlsx`),
+        `payouts-${MONTH}.xlsx`,
+      ].sort(),
+    );
 
     // Payouts index: exact header, one row per sub-merchant and currency, equal to the journal's figures
     const index = await open(path.join(dir, `payouts-${MONTH}.xlsx`));
@@ -77,9 +85,19 @@ describe('statements from the journal', () => {
     figures.forEach((f, i) => {
       const row = p.getRow(i + 2);
       expect((row.values as unknown[]).slice(1)).toEqual([
-        safeText(f.subMerchantId), safeText(f.subMerchantName), f.currency,
-        money(f.gross), money(f.refunds), money(f.chargebacks), money(f.fees), money(f.reserveHeld), money(f.reserveReleased), money(f.netPayable), f.operations,
-        money(f.adjustments ?? 0n), money((f.adjustments ?? 0n) + f.netPayable),
+        safeText(f.subMerchantId),
+        safeText(f.subMerchantName),
+        f.currency,
+        money(f.gross),
+        money(f.refunds),
+        money(f.chargebacks),
+        money(f.fees),
+        money(f.reserveHeld),
+        money(f.reserveReleased),
+        money(f.netPayable),
+        f.operations,
+        money(f.adjustments ?? 0n),
+        money((f.adjustments ?? 0n) + f.netPayable),
       ]);
     });
     expect(p.getRow(figures.length + 2).cellCount).toBe(0);
@@ -97,21 +115,58 @@ describe('statements from the journal', () => {
         const col = String.fromCharCode(66 + c);
         expect(s.getCell(`${col}9`).value).toBe(f.currency);
         const adjustments = f.adjustments ?? 0n;
-        const bridge = [f.opening, adjustments, f.gross, -f.refunds, -f.chargebacks, -f.fees, -f.reserveHeld, f.reserveReleased, f.netPayable, adjustments + f.netPayable, f.closing];
-        bridge.forEach((v, k) => expect(s.getCell(`${col}${10 + k}`).value).toBe(money(v)));
+        const bridge = [
+          f.opening,
+          adjustments,
+          f.gross,
+          -f.refunds,
+          -f.chargebacks,
+          -f.fees,
+          -f.reserveHeld,
+          f.reserveReleased,
+          f.netPayable,
+          adjustments + f.netPayable,
+          f.closing,
+        ];
+        bridge.forEach((v, k) => {
+          expect(s.getCell(`${col}${10 + k}`).value).toBe(money(v));
+        });
         expect(f.opening + adjustments + bridge.slice(2, 8).reduce((a, b) => a + b, 0n)).toBe(f.closing);
       });
       for (const f of own) {
         const sheet = wb.getWorksheet(own.length === 1 ? 'Operations' : `Operations ${f.currency}`)!;
         let row = 2;
-        for await (const l of statementLines(db.sql, { month: MONTH, timezone: TZ, subMerchantId: id, currency: f.currency, atPosition: at })) {
+        for await (const l of statementLines(db.sql, {
+          month: MONTH,
+          timezone: TZ,
+          subMerchantId: id,
+          currency: f.currency,
+          atPosition: at,
+        })) {
           const cells = sheet.getRow(row++);
           const local = DateTime.fromJSDate(l.at, { zone: TZ });
-          expect(cells.getCell(1).value).toEqual(new Date(Date.UTC(local.year, local.month - 1, local.day, local.hour, local.minute, local.second, local.millisecond)));
+          expect(cells.getCell(1).value).toEqual(
+            new Date(
+              Date.UTC(
+                local.year,
+                local.month - 1,
+                local.day,
+                local.hour,
+                local.minute,
+                local.second,
+                local.millisecond,
+              ),
+            ),
+          );
           expect(cells.getCell(2).value ?? '').toBe(safeText(l.orderId));
           expect(cells.getCell(3).value).toBe(safeText(l.paymentId));
           expect([cells.getCell(4).value, cells.getCell(5).value]).toEqual([l.method, l.status]);
-          expect([6, 7, 8, 9].map((c) => cells.getCell(c).value)).toEqual([money(l.share), money(l.fee), money(l.reserve), money(l.net)]);
+          expect([6, 7, 8, 9].map((c) => cells.getCell(c).value)).toEqual([
+            money(l.share),
+            money(l.fee),
+            money(l.reserve),
+            money(l.net),
+          ]);
           expect(cells.getCell(9).numFmt).toBe(moneyFormat(f.currency));
           expect(cells.getCell(10).value).toBe(l.eventIds.join(' '));
           linesSeen++;
@@ -123,7 +178,11 @@ describe('statements from the journal', () => {
       reserve.forEach((x, k) => {
         const cells = rs.getRow(k + 2);
         expect(cells.getCell(1).value).toEqual(new Date(`${x.heldOn}T00:00:00.000Z`));
-        expect([cells.getCell(2).value, cells.getCell(3).value, cells.getCell(5).value]).toEqual([x.currency, money(x.held), money(x.released)]);
+        expect([cells.getCell(2).value, cells.getCell(3).value, cells.getCell(5).value]).toEqual([
+          x.currency,
+          money(x.held),
+          money(x.released),
+        ]);
         expect(cells.getCell(4).value).toEqual(new Date(`${x.releaseOn}T00:00:00.000Z`));
       });
     }
@@ -132,22 +191,41 @@ describe('statements from the journal', () => {
 
     // the run is recorded: table row and StatementIssued event with the same facts
     const [run] = await statementRuns(db.sql, { month: MONTH });
-    expect(run).toMatchObject({ runId: r.runId, position: r.position, figuresSha256: r.figuresSha256, statements: r.statements, eventId: r.eventId });
+    expect(run).toMatchObject({
+      runId: r.runId,
+      position: r.position,
+      figuresSha256: r.figuresSha256,
+      statements: r.statements,
+      eventId: r.eventId,
+    });
     expect(run!.files.map((f) => f.name).sort()).toEqual(readdirSync(dir).sort());
     for (const f of run!.files) expect(f.sha256).toBe(await fileSha256(path.join(dir, f.name)));
     const events = await store.readStream(statementStream(MONTH));
     expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ id: r.eventId, type: StatementIssued.type, data: { month: MONTH, position: r.position, figuresSha256: r.figuresSha256, subMerchantId: null } });
+    expect(events[0]).toMatchObject({
+      id: r.eventId,
+      type: StatementIssued.type,
+      data: { month: MONTH, position: r.position, figuresSha256: r.figuresSha256, subMerchantId: null },
+    });
   });
 
   it('regenerated at the recorded position gives identical figures after more events arrived', async () => {
-    const first = await issueStatements({ sql: db.sql, store, log: silentLogger, timezone: TZ }, { month: MONTH, outDir: path.join(out, 'a') });
+    const first = await issueStatements(
+      { sql: db.sql, store, log: silentLogger, timezone: TZ },
+      { month: MONTH, outDir: path.join(out, 'a') },
+    );
     for (const c of held) await store.appendMany(c);
     await runProjections(deps);
-    const later = await issueStatements({ sql: db.sql, store, log: silentLogger, timezone: TZ }, { month: MONTH, outDir: path.join(out, 'b') });
+    const later = await issueStatements(
+      { sql: db.sql, store, log: silentLogger, timezone: TZ },
+      { month: MONTH, outDir: path.join(out, 'b') },
+    );
     expect(later.position).not.toBe(first.position);
     expect(later.figuresSha256).not.toBe(first.figuresSha256);
-    const again = await issueStatements({ sql: db.sql, store, log: silentLogger, timezone: TZ }, { month: MONTH, outDir: path.join(out, 'c'), atPosition: parsePosition(first.position) });
+    const again = await issueStatements(
+      { sql: db.sql, store, log: silentLogger, timezone: TZ },
+      { month: MONTH, outDir: path.join(out, 'c'), atPosition: parsePosition(first.position) },
+    );
     expect(again.position).toBe(first.position);
     expect(again.figuresSha256).toBe(first.figuresSha256);
     expect(again.figures).toEqual(first.figures);
@@ -156,7 +234,8 @@ describe('statements from the journal', () => {
     expect(again.newEvent).toBe(false);
     const index = await open(path.join(out, 'c', `payouts-${MONTH}.xlsx`));
     const firstIndex = await open(path.join(out, 'a', `payouts-${MONTH}.xlsx`));
-    const values = (wb: ExcelJS.Workbook) => wb.worksheets[0]!.getSheetValues().map((r) => (Array.isArray(r) ? r.slice(1) : r));
+    const values = (wb: ExcelJS.Workbook) =>
+      wb.worksheets[0]!.getSheetValues().map((r) => (Array.isArray(r) ? r.slice(1) : r));
     expect(values(index)).toEqual(values(firstIndex));
   });
 
@@ -164,10 +243,17 @@ describe('statements from the journal', () => {
     const figures = await statementFigures(db.sql, { month: MONTH, timezone: TZ });
     const id = figures[0]!.subMerchantId;
     const dir = path.join(out, 'one');
-    const r = await issueStatements({ sql: db.sql, store, log: silentLogger, timezone: TZ }, { month: MONTH, outDir: dir, subMerchantId: id });
+    const r = await issueStatements(
+      { sql: db.sql, store, log: silentLogger, timezone: TZ },
+      { month: MONTH, outDir: dir, subMerchantId: id },
+    );
     expect(r.statements).toBe(1);
     expect(readdirSync(dir)).toEqual([`${id.replace(/[^A-Za-z0-9._-]/g, '_')}-${MONTH}.xlsx`]);
-    await expect(issueStatements({ sql: db.sql, store, log: silentLogger, timezone: TZ }, { month: MONTH, outDir: dir, subMerchantId: '00000000-0000-4000-8000-00000000dead' }))
-      .rejects.toMatchObject({ code: 'EXPORT_NOTHING_TO_ISSUE' });
+    await expect(
+      issueStatements(
+        { sql: db.sql, store, log: silentLogger, timezone: TZ },
+        { month: MONTH, outDir: dir, subMerchantId: '00000000-0000-4000-8000-00000000dead' },
+      ),
+    ).rejects.toMatchObject({ code: 'EXPORT_NOTHING_TO_ISSUE' });
   });
 });

@@ -25,12 +25,34 @@ export interface SaleOptions {
 }
 
 /** A register record of one purchase of `pos`, paid to `receiver`. */
-export function saleRecord(pos: string, paymentId: string, dateTime: string, receiver: string, amount: bigint, o: SaleOptions = {}): NormalizedRegisterRecord {
+export function saleRecord(
+  pos: string,
+  paymentId: string,
+  dateTime: string,
+  receiver: string,
+  amount: bigint,
+  o: SaleOptions = {},
+): NormalizedRegisterRecord {
   const fee = o.fee ?? 0n;
   return {
-    projectId: pos, orderId: `order-${paymentId}`, paymentId, method: 'purchase', status: o.status ?? 'success', dateTime, currency: o.currency ?? 'EUR',
-    amount: null, originalAmount: String(amount + fee), customerFee: '0', merchantFee: String(fee), receiverName: receiver, receiverAmount: String(amount),
-    receiverFee: String(fee), reserveAmount: String(o.reserve ?? 0n), cardMask: null, payway: 'card', other: {},
+    projectId: pos,
+    orderId: `order-${paymentId}`,
+    paymentId,
+    method: 'purchase',
+    status: o.status ?? 'success',
+    dateTime,
+    currency: o.currency ?? 'EUR',
+    amount: null,
+    originalAmount: String(amount + fee),
+    customerFee: '0',
+    merchantFee: String(fee),
+    receiverName: receiver,
+    receiverAmount: String(amount),
+    receiverFee: String(fee),
+    reserveAmount: String(o.reserve ?? 0n),
+    cardMask: null,
+    payway: 'card',
+    other: {},
   };
 }
 
@@ -42,7 +64,13 @@ export interface StatementTest {
   readonly deps: StatementDeps;
   /** a temporary folder for the statements, removed after the file's tests */
   readonly out: string;
-  sale(paymentId: string, dateTime: string, receiver: string, amount: bigint, o?: SaleOptions): NormalizedRegisterRecord;
+  sale(
+    paymentId: string,
+    dateTime: string,
+    receiver: string,
+    amount: bigint,
+    o?: SaleOptions,
+  ): NormalizedRegisterRecord;
   /** waits until everything appended is visible, then runs the journal projection */
   settle(): Promise<void>;
   /** appends one register observation (reportId `rep-<observedAt>`), then settles */
@@ -57,15 +85,31 @@ export interface StatementTest {
  * A database and store of the file's own (useTestStore), the journal projection and StatementDeps in TZ,
  * and the register observations of `pos` over `window` that the statement tests feed it.
  */
-export function useStatementTest(opts: { pos: string; outPrefix: string; window?: { from: string; to: string } }): StatementTest {
+export function useStatementTest(opts: {
+  pos: string;
+  outPrefix: string;
+  window?: { from: string; to: string };
+}): StatementTest {
   const { pos } = opts;
   const window = opts.window ?? { from: '2025-01-01', to: '2025-03-01' };
   const fx = useTestStore();
   const out = mkdtempSync(path.join(tmpdir(), opts.outPrefix));
   afterAll(() => rmSync(out, { recursive: true, force: true }));
-  const project = (): RunnerDeps => ({ sql: fx.db.sql, store: fx.store, log: silentLogger, timezone: TZ, graceHours: 48, projections: [journal] });
+  const project = (): RunnerDeps => ({
+    sql: fx.db.sql,
+    store: fx.store,
+    log: silentLogger,
+    timezone: TZ,
+    graceHours: 48,
+    projections: [journal],
+  });
   const observation = (r: NormalizedRegisterRecord, observedAt: string) => {
-    const k = registerObserved(pos, JSON.stringify(r), r, { source: 'register', reportId: `rep-${observedAt}`, window, observedAt });
+    const k = registerObserved(pos, JSON.stringify(r), r, {
+      source: 'register',
+      reportId: `rep-${observedAt}`,
+      window,
+      observedAt,
+    });
     return { stream: k.stream, events: [k.event] };
   };
   const settle = async () => {
@@ -94,7 +138,10 @@ export function useStatementTest(opts: { pos: string; outPrefix: string; window?
       await settle();
     },
     async sync(records, observedAt) {
-      await appendObservations(fx.store, records.map((r) => observation(r, observedAt)));
+      await appendObservations(
+        fx.store,
+        records.map((r) => observation(r, observedAt)),
+      );
       await settle();
     },
     async directory(csvText, o = {}) {

@@ -14,13 +14,22 @@ import { useStatementTest } from './support';
 
 const POS = 'pos-s';
 const t = useStatementTest({ pos: POS, outPrefix: 'recon-review-statements-' });
-const row = (paymentId: string, receiver: string, amount: bigint) => t.sale(paymentId, '2025-01-10T10:00:00.000Z', receiver, amount, { currency: 'UAH' });
+const row = (paymentId: string, receiver: string, amount: bigint) =>
+  t.sale(paymentId, '2025-01-10T10:00:00.000Z', receiver, amount, { currency: 'UAH' });
 
 describe('statements of receivers unknown to the directory', () => {
   it('two unknown receivers never share a statement file', async () => {
-    for (const [pid, name, amount] of [['p-kafe', 'Кафе', 1_000n], ['p-salo', 'Сало', 2_000n]] as const) {
+    for (const [pid, name, amount] of [
+      ['p-kafe', 'Кафе', 1_000n],
+      ['p-salo', 'Сало', 2_000n],
+    ] as const) {
       const r = row(pid, name, amount);
-      const k = registerObserved(POS, JSON.stringify(r), r, { source: 'register', reportId: 'rep', window: { from: '2025-01-01', to: '2025-01-31' }, observedAt: '2025-02-01T00:00:00.000Z' });
+      const k = registerObserved(POS, JSON.stringify(r), r, {
+        source: 'register',
+        reportId: 'rep',
+        window: { from: '2025-01-01', to: '2025-01-31' },
+        observedAt: '2025-02-01T00:00:00.000Z',
+      });
       await t.store.append(k.stream, [k.event]);
     }
     await t.settle();
@@ -35,7 +44,10 @@ describe('statements of receivers unknown to the directory', () => {
       await wb.xlsx.readFile(path.join(t.out, f));
       ids.push(String(wb.getWorksheet('Summary')!.getCell('B2').value));
     }
-    expect({ names: new Set(statementFiles.map((f) => f.name)).size, filesOnDisk: onDisk.length, idsOnDisk: ids.sort() })
-      .toEqual({ names: 2, filesOnDisk: 2, idsOnDisk: ['receiver:Кафе', 'receiver:Сало'] });
+    expect({
+      names: new Set(statementFiles.map((f) => f.name)).size,
+      filesOnDisk: onDisk.length,
+      idsOnDisk: ids.sort(),
+    }).toEqual({ names: 2, filesOnDisk: 2, idsOnDisk: ['receiver:Кафе', 'receiver:Сало'] });
   });
 });

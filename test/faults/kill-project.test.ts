@@ -16,7 +16,10 @@ let sandbox: Sandbox;
 let db: TestDatabase;
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ scenario: { seed: 'faults-kill-project', month: '2025-01', timezone: 'Europe/Kyiv', payments: 800 }, faults: { reportNotReadyPolls: 0 } });
+  sandbox = await startSandbox({
+    scenario: { seed: 'faults-kill-project', month: '2025-01', timezone: 'Europe/Kyiv', payments: 800 },
+    faults: { reportNotReadyPolls: 0 },
+  });
   db = await createTestDatabase();
   await ingestScenario(db.sql, sandbox, { from: '2025-01-01', to: '2025-02-01', timezone: 'Europe/Kyiv' });
 });
@@ -27,7 +30,13 @@ afterAll(async () => {
   await db?.drop();
 });
 
-interface BuildRow { name: string; schema_name: string; status: string; checkpoint: string | null; applied: number }
+interface BuildRow {
+  name: string;
+  schema_name: string;
+  status: string;
+  checkpoint: string | null;
+  applied: number;
+}
 
 async function builds(): Promise<BuildRow[]> {
   return db.sql<BuildRow[]>`
@@ -54,10 +63,13 @@ describe('kill -9 in the middle of a projection batch', () => {
 
     const victim = spawnRecon(['project', '--batch', '100'], env);
     // Killed once a few batches are committed: the runner is then reading or applying the next one.
-    await waitFor(async () => {
-      const bs = await builds().catch(() => []);
-      return bs.length === 2 && bs.every((b) => b.applied >= 300) ? bs : undefined;
-    }, { timeoutMs: 40_000, intervalMs: 10, what: 'a few committed batches' });
+    await waitFor(
+      async () => {
+        const bs = await builds().catch(() => []);
+        return bs.length === 2 && bs.every((b) => b.applied >= 300) ? bs : undefined;
+      },
+      { timeoutMs: 40_000, intervalMs: 10, what: 'a few committed batches' },
+    );
     victim.kill('SIGKILL');
     expect((await victim.exited).signal).toBe('SIGKILL');
 

@@ -27,11 +27,17 @@ let db: TestDatabase;
 let dir: string;
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ scenario: { seed: 'faults-kill-statements', month: MONTH, timezone: 'UTC', payments: 1500, subMerchants: 60 }, faults: { reportNotReadyPolls: 0 } });
+  sandbox = await startSandbox({
+    scenario: { seed: 'faults-kill-statements', month: MONTH, timezone: 'UTC', payments: 1500, subMerchants: 60 },
+    faults: { reportNotReadyPolls: 0 },
+  });
   db = await createTestDatabase();
   dir = mkdtempSync(path.join(tmpdir(), 'recon-faults-statements-'));
   await ingestScenario(db.sql, sandbox, { from: '2025-01-01', to: '2025-02-01', timezone: 'UTC' });
-  await runProjections({ sql: db.sql, store: createPostgresEventStore(db.sql), log: silentLogger, timezone: 'UTC', graceHours: 48 }, { names: ['journal'] });
+  await runProjections(
+    { sql: db.sql, store: createPostgresEventStore(db.sql), log: silentLogger, timezone: 'UTC', graceHours: 48 },
+    { names: ['journal'] },
+  );
 });
 
 afterAll(async () => {
@@ -61,14 +67,17 @@ describe('kill -9 in the middle of a statement run', () => {
 
     // Killed while a workbook is being written, after some others were finished.
     const victim = spawnRecon(['statements', '--month', MONTH, '--out', out], env);
-    await waitFor(() => {
-      try {
-        const now = listOutput(out);
-        return now.finals.length >= 3 && now.partials.length > 0 ? true : undefined;
-      } catch {
-        return undefined; // the directory does not exist yet
-      }
-    }, { timeoutMs: 40_000, intervalMs: 2, what: 'a statement being written' });
+    await waitFor(
+      () => {
+        try {
+          const now = listOutput(out);
+          return now.finals.length >= 3 && now.partials.length > 0 ? true : undefined;
+        } catch {
+          return undefined; // the directory does not exist yet
+        }
+      },
+      { timeoutMs: 40_000, intervalMs: 2, what: 'a statement being written' },
+    );
     victim.kill('SIGKILL');
     expect((await victim.exited).signal).toBe('SIGKILL');
 

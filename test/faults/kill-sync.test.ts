@@ -22,7 +22,20 @@ let db: TestDatabase;
  * was observed or a window completed.
  */
 const COMPARE = {
-  exclude: ['commit_pos', 'prepare_pos', 'position', 'event_id', 'report_id', 'completed_at', 'detected_at', 'detected_by_event', 'updated_at', 'updated_by_event', 'resolved_at', 'resolved_by_event'],
+  exclude: [
+    'commit_pos',
+    'prepare_pos',
+    'position',
+    'event_id',
+    'report_id',
+    'completed_at',
+    'detected_at',
+    'detected_by_event',
+    'updated_at',
+    'updated_by_event',
+    'resolved_at',
+    'resolved_by_event',
+  ],
   transform: {
     // discrepancies name the PSP's report ids of the rows and windows that prove them, and when a window completed
     values: `regexp_replace(t."values"::text, '"(report_id|completed_at)": "[^"]*"|"report_ids": \\[[^]]*\\]', '', 'g')`,
@@ -58,7 +71,9 @@ describe('kill -9 in the middle of a sync', () => {
     // Killed once some register batches are committed (the report has several), before the window completes.
     const victim = spawnRecon(['sync', ...RANGE], reconEnv({ databaseUrl: db.url, project }));
     await waitFor(async () => ((await countEvents(db.sql, 'payment-%').catch(() => 0)) > 0 ? true : undefined), {
-      timeoutMs: 30_000, intervalMs: 10, what: 'the first committed batch',
+      timeoutMs: 30_000,
+      intervalMs: 10,
+      what: 'the first committed batch',
     });
     victim.kill('SIGKILL');
     expect((await victim.exited).signal).toBe('SIGKILL');
@@ -87,7 +102,9 @@ describe('kill -9 in the middle of a sync', () => {
     expect(await recordedTypes(db.sql, 'sync-%')).toEqual(await recordedTypes(reference.sql, 'sync-%'));
     expect(integrity.events).toBe((await storeIntegrity(reference.sql)).events);
 
-    const projected = await Promise.all([reference, db].map((target) => runRecon(['project'], reconEnv({ databaseUrl: target.url }))));
+    const projected = await Promise.all(
+      [reference, db].map((target) => runRecon(['project'], reconEnv({ databaseUrl: target.url }))),
+    );
     for (const r of projected) expect(r.code, r.stderr.slice(-2000)).toBe(0);
     const expected = await viewDigests(reference.sql, COMPARE);
     expect(Object.keys(expected).length).toBeGreaterThan(8);

@@ -165,7 +165,10 @@ describe('PostgreSQL stopped and started while the receiver is under load', () =
       expect(again.port).toBe(server.port);
       const restartedAt = Date.now();
       // After: 200s come back without touching the receiver; wait for a good run of them.
-      const resumed = await waitFor(() => sent.filter((s) => s.startedAt > restartedAt && s.status === 200).length >= 300, 45_000);
+      const resumed = await waitFor(
+        () => sent.filter((s) => s.startedAt > restartedAt && s.status === 200).length >= 300,
+        45_000,
+      );
       expect(resumed, `no 200s after the restart; receiver log:\n${childLog}`).toBe(true);
       // /readyz turns back to 200 by itself too (asked a few times: one probe may meet a connection still
       // reconnecting).
@@ -180,9 +183,10 @@ describe('PostgreSQL stopped and started while the receiver is under load', () =
     const statuses = new Map<number, number>();
     for (const s of sent) statuses.set(s.status, (statuses.get(s.status) ?? 0) + 1);
     // Only 200 and 503, whatever the request met: no 500, no broken connection.
-    expect([...statuses.keys()].sort(), `answers ${JSON.stringify([...statuses])}; receiver log:\n${childLog}`).toSatisfy(
-      (keys: number[]) => keys.every((k) => k === 200 || k === 503),
-    );
+    expect(
+      [...statuses.keys()].sort(),
+      `answers ${JSON.stringify([...statuses])}; receiver log:\n${childLog}`,
+    ).toSatisfy((keys: number[]) => keys.every((k) => k === 200 || k === 503));
     // Requests wholly inside the outage were all refused with 503 (a 200 there could not have been stored).
     const inside = sent.filter((s) => s.startedAt >= outage!.from && s.endedAt <= outage!.to);
     expect(inside.length).toBeGreaterThanOrEqual(150);
@@ -216,7 +220,9 @@ describe('PostgreSQL stopped and started while the receiver is under load', () =
 
     // The receiver never restarted: it is the same process, still running.
     expect(child!.exitCode).toBeNull();
-    const metrics = (await (await fetch(`${receiverUrl}/metrics`)).json()) as { webhooks: { unavailable: number; failed: number } };
+    const metrics = (await (await fetch(`${receiverUrl}/metrics`)).json()) as {
+      webhooks: { unavailable: number; failed: number };
+    };
     expect(metrics.webhooks.unavailable).toBeGreaterThan(0);
     expect(metrics.webhooks.failed).toBe(0);
   });

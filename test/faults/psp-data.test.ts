@@ -34,7 +34,10 @@ const PERIOD = (r: { path: string }) => r.path.endsWith('/transactions');
 const CALM: Partial<Faults> = { ...DEFAULT_FAULTS, reportNotReadyPolls: 0 };
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ scenario: { seed: 'faults-psp-data', month: '2025-01', timezone: 'UTC', payments: 80 }, faults: CALM });
+  sandbox = await startSandbox({
+    scenario: { seed: 'faults-psp-data', month: '2025-01', timezone: 'UTC', payments: 80 },
+    faults: CALM,
+  });
   const db = await freshDb();
   reference = await faultFreeObservations(db.sql, depsFor(db), RANGE);
 });
@@ -44,10 +47,14 @@ afterAll(async () => {
 
 const CLIENT = { timeoutMs: 5_000, retryBaseMs: 5, retryMaxMs: 40 };
 const clientOf = (p: PspProject) => createPspClient(p, CLIENT);
-const depsFor = (db: TestDatabase, over: Partial<SyncDeps> = {}): SyncDeps => sandboxSyncDeps(db, sandbox, { pollMaxMs: 50, client: CLIENT }, over);
+const depsFor = (db: TestDatabase, over: Partial<SyncDeps> = {}): SyncDeps =>
+  sandboxSyncDeps(db, sandbox, { pollMaxMs: 50, client: CLIENT }, over);
 
 /** A sync under `faults` (failures recorded as reported), then a fault-free run that must repair it. */
-async function failThenRepair(faults: Partial<Faults>, over: Partial<SyncDeps> = {}): Promise<{ first: SyncReport; db: TestDatabase; partial: number }> {
+async function failThenRepair(
+  faults: Partial<Faults>,
+  over: Partial<SyncDeps> = {},
+): Promise<{ first: SyncReport; db: TestDatabase; partial: number }> {
   const db = await freshDb();
   sandbox.setFaults({ ...CALM, ...faults });
   let first: SyncReport;
@@ -58,7 +65,9 @@ async function failThenRepair(faults: Partial<Faults>, over: Partial<SyncDeps> =
   }
   const failed = first.windows.filter((w) => w.status === 'failed');
   expect(failed.length).toBeGreaterThan(0);
-  expect(await failuresRecorded(db.sql, sandbox.projects[0]!.posId)).toEqual(failed.map((w) => ({ window: w.window, reason: w.reason })));
+  expect(await failuresRecorded(db.sql, sandbox.projects[0]!.posId)).toEqual(
+    failed.map((w) => ({ window: w.window, reason: w.reason })),
+  );
   const partial = (await observationIds(db.sql)).length;
   const repair = await syncRange(depsFor(db), RANGE);
   expect(repair.windows.map((w) => w.status)).toEqual(['completed', 'completed']);
@@ -71,7 +80,9 @@ describe('a register report that never becomes ready', () => {
     const { first } = await failThenRepair({ reportNeverReady: true }, { reportMaxWaitMs: 300 });
     expect(first.windows.map((w) => w.status)).toEqual(['failed', 'failed']);
     for (const w of first.windows) {
-      expect(w.reason).toMatch(/^SYNC_REPORT_NOT_READY: register report \S+ was not ready after 0 s \(\d+ polls; RECON_REPORT_MAX_WAIT_MS=300\)$/);
+      expect(w.reason).toMatch(
+        /^SYNC_REPORT_NOT_READY: register report \S+ was not ready after 0 s \(\d+ polls; RECON_REPORT_MAX_WAIT_MS=300\)$/,
+      );
     }
   });
 
@@ -85,7 +96,8 @@ describe('truncated JSON', () => {
   it('in the report start answer: the window fails as a bad answer naming the endpoint', async () => {
     const { first } = await failThenRepair({ truncateRate: 1, appliesTo: START });
     expect(first.windows.map((w) => w.status)).toEqual(['failed', 'failed']);
-    for (const w of first.windows) expect(w.reason).toMatch(/^PSP_BAD_RESPONSE: PSP answer on POST \/streaming-report\/start is not JSON/);
+    for (const w of first.windows)
+      expect(w.reason).toMatch(/^PSP_BAD_RESPONSE: PSP answer on POST \/streaming-report\/start is not JSON/);
   });
 
   it('inside the streamed register report: the window fails, is not recorded as completed, and is read again', async () => {
@@ -93,10 +105,13 @@ describe('truncated JSON', () => {
     // The sandbox cuts inside the second record: a report of fewer records is served whole.
     expect(first.windows[0]!.status).toBe('failed');
     for (const w of first.windows) {
-      if (w.status === 'failed') expect(w.reason).toMatch(/^PSP_BAD_RESPONSE: PSP answer on GET \/streaming-report\/fetch\/:report_id: /);
+      if (w.status === 'failed')
+        expect(w.reason).toMatch(/^PSP_BAD_RESPONSE: PSP answer on GET \/streaming-report\/fetch\/:report_id: /);
       else expect(w.registerRecords).toBeLessThan(2);
     }
-    const completed = await db.sql<{ n: number }[]>`select count(*)::int as n from es_events where type = 'SyncWindowCompleted'`;
+    const completed = await db.sql<
+      { n: number }[]
+    >`select count(*)::int as n from es_events where type = 'SyncWindowCompleted'`;
     // The repair's two, and none for a window of the failed run that failed.
     expect(completed[0]!.n).toBe(2 + first.completed);
   });
@@ -105,7 +120,8 @@ describe('truncated JSON', () => {
     const { first, partial } = await failThenRepair({ truncateRate: 1, appliesTo: PERIOD });
     expect(first.windows[0]!.status).toBe('failed');
     for (const w of first.windows) {
-      if (w.status === 'failed') expect(w.reason).toMatch(/^PSP_BAD_RESPONSE: PSP answer on GET \/api\/v1\/pos\/:pos_id\/transactions: /);
+      if (w.status === 'failed')
+        expect(w.reason).toMatch(/^PSP_BAD_RESPONSE: PSP answer on GET \/api\/v1\/pos\/:pos_id\/transactions: /);
       else expect(w.periodRecords).toBeLessThan(2);
     }
     // The failed run had stored the register records already: the repair added only what was missing.
@@ -142,7 +158,9 @@ describe('a register page that changes between two fetches', () => {
     expect(changed.windows.map((w) => w.status)).toEqual(['completed', 'completed']);
 
     // The page did change: the first fetch shows operations pending that the second shows as successful.
-    const stored = await db.sql<{ raw: string }[]>`select data->>'raw' as raw from es_events where type = 'RegisterRecordObserved'`;
+    const stored = await db.sql<
+      { raw: string }[]
+    >`select data->>'raw' as raw from es_events where type = 'RegisterRecordObserved'`;
     const secondFetch = new Set(stored.map((r) => r.raw));
     const onlyFirst = firstFetch.filter((t) => !secondFetch.has(t));
     expect(onlyFirst.length).toBeGreaterThan(0);
@@ -182,10 +200,12 @@ describe('recon sync as a process facing a PSP fault', () => {
     child.stdout!.on('data', (c) => (out += c));
     child.stderr!.on('data', (c) => (err += c));
     const killer = setTimeout(() => child.kill('SIGKILL'), 50_000);
-    return new Promise((resolve) => child.once('exit', (code) => {
-      clearTimeout(killer);
-      resolve({ code, out, err });
-    }));
+    return new Promise((resolve) =>
+      child.once('exit', (code) => {
+        clearTimeout(killer);
+        resolve({ code, out, err });
+      }),
+    );
   }
 
   it('exits non-zero naming the failed window and why; run again without the fault it exits 0 with the full event set', async () => {
@@ -209,7 +229,9 @@ describe('recon sync as a process facing a PSP fault', () => {
     expect(first.out).toContain(
       `${posId} ${WINDOWS[0]!.from} .. ${WINDOWS[0]!.to}: FAILED (SYNC_REPORT_NOT_READY: register report `,
     );
-    expect(first.out).toMatch(/was not ready after 1 s \(\d+ polls; RECON_REPORT_MAX_WAIT_MS=1000\)\); it will be read again on the next run/);
+    expect(first.out).toMatch(
+      /was not ready after 1 s \(\d+ polls; RECON_REPORT_MAX_WAIT_MS=1000\)\); it will be read again on the next run/,
+    );
     expect(first.out).toContain(`${posId} ${WINDOWS[1]!.from} .. ${WINDOWS[1]!.to}: report `);
     expect(first.out).toMatch(/sync: 1 windows completed, 1 failed/);
     expect((await failuresRecorded(db.sql, sandbox.projects[0]!.posId)).map((f) => f.window)).toEqual([WINDOWS[0]]);

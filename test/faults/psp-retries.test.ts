@@ -29,7 +29,10 @@ function burst(n: number, match: (r: { method: string; path: string }) => boolea
 }
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ scenario: { seed: 'faults-psp-retries', month: '2025-01', timezone: 'UTC', payments: 60 }, faults: { reportNotReadyPolls: 0 } });
+  sandbox = await startSandbox({
+    scenario: { seed: 'faults-psp-retries', month: '2025-01', timezone: 'UTC', payments: 60 },
+    faults: { reportNotReadyPolls: 0 },
+  });
   const db = await freshDb();
   reference = await faultFreeObservations(db.sql, depsFor(db), RANGE);
 });
@@ -39,10 +42,15 @@ afterAll(async () => {
 
 // The real client with its default retry count (3); short waits keep the test fast.
 const depsFor = (db: TestDatabase): SyncDeps =>
-  sandboxSyncDeps(db, sandbox, { pollMaxMs: 20, client: { timeoutMs: TIMEOUT_MS, retryBaseMs: 5, retryMaxMs: 40, retryAfterMaxMs: 3_000 } });
+  sandboxSyncDeps(db, sandbox, {
+    pollMaxMs: 20,
+    client: { timeoutMs: TIMEOUT_MS, retryBaseMs: 5, retryMaxMs: 40, retryAfterMaxMs: 3_000 },
+  });
 
 /** Runs a sync under `faults`, then checks its outcome and, when a window failed, that a fault-free run repairs it. */
-async function syncUnder(faults: Partial<Faults>): Promise<{ first: SyncReport; db: TestDatabase; served: Sandbox['stats']['faults'] }> {
+async function syncUnder(
+  faults: Partial<Faults>,
+): Promise<{ first: SyncReport; db: TestDatabase; served: Sandbox['stats']['faults'] }> {
   const db = await freshDb();
   const before = structuredClone(sandbox.stats.faults);
   sandbox.setFaults({ ...DEFAULT_FAULTS, reportNotReadyPolls: 0, ...faults });
@@ -83,7 +91,11 @@ describe('PSP faults that retries absorb', () => {
   });
 
   it('a 429 burst with Retry-After: waited out, then completed', async () => {
-    const { first, served } = await syncUnder({ tooManyRequestsRate: 1, retryAfterSeconds: 1, appliesTo: burst(2, PERIOD) });
+    const { first, served } = await syncUnder({
+      tooManyRequestsRate: 1,
+      retryAfterSeconds: 1,
+      appliesTo: burst(2, PERIOD),
+    });
     expect(served.tooManyRequests).toBe(2);
     expect(first.failed).toBe(0);
   });
@@ -102,10 +114,16 @@ describe('PSP faults that retries absorb', () => {
 
   it('random 5xx, 429, resets and slow answers mixed: each window completes or is recorded as failed, and the next run repairs', async () => {
     const { first, served } = await syncUnder({
-      serverErrorRate: 0.25, tooManyRequestsRate: 0.1, retryAfterSeconds: 0, resetRate: 0.1, slowRate: 0.05, slowMs: TIMEOUT_MS * 2,
+      serverErrorRate: 0.25,
+      tooManyRequestsRate: 0.1,
+      retryAfterSeconds: 0,
+      resetRate: 0.1,
+      slowRate: 0.05,
+      slowMs: TIMEOUT_MS * 2,
     });
     expect(served.serverErrors + served.tooManyRequests + served.resets + served.slow).toBeGreaterThan(0);
-    for (const w of first.windows.filter((x) => x.status === 'failed')) expect(w.reason).toMatch(/PSP (answered|unreachable|did not answer)/);
+    for (const w of first.windows.filter((x) => x.status === 'failed'))
+      expect(w.reason).toMatch(/PSP (answered|unreachable|did not answer)/);
   });
 });
 
@@ -113,25 +131,36 @@ describe('PSP faults that outlast the retries: a recorded failure, repaired by t
   it('a 5xx burst longer than the retries fails the first window with the status and endpoint', async () => {
     const { first, db } = await syncUnder({ serverErrorRate: 1, appliesTo: burst(4, START) });
     expect(first.windows.map((w) => w.status)).toEqual(['failed', 'completed']);
-    expect(first.windows[0]!.reason).toMatch(/^PSP_HTTP_ERROR: PSP answered 50[023] on POST \/streaming-report\/start \(internal_error\)/);
-    expect((await failuresRecorded(db.sql, sandbox.projects[0]!.posId))[0]!.window).toEqual({ from: '2025-01-01T00:00:00.000Z', to: '2025-02-01T00:00:00.000Z' });
+    expect(first.windows[0]!.reason).toMatch(
+      /^PSP_HTTP_ERROR: PSP answered 50[023] on POST \/streaming-report\/start \(internal_error\)/,
+    );
+    expect((await failuresRecorded(db.sql, sandbox.projects[0]!.posId))[0]!.window).toEqual({
+      from: '2025-01-01T00:00:00.000Z',
+      to: '2025-02-01T00:00:00.000Z',
+    });
   });
 
   it('429 for longer than the retries: failed with too_many_requests', async () => {
     const { first } = await syncUnder({ tooManyRequestsRate: 1, retryAfterSeconds: 0, appliesTo: burst(4, START) });
     expect(first.windows.map((w) => w.status)).toEqual(['failed', 'completed']);
-    expect(first.windows[0]!.reason).toMatch(/PSP answered 429 on POST \/streaming-report\/start \(too_many_requests\)/);
+    expect(first.windows[0]!.reason).toMatch(
+      /PSP answered 429 on POST \/streaming-report\/start \(too_many_requests\)/,
+    );
   });
 
   it('connections reset on every try: failed as unreachable', async () => {
     const { first } = await syncUnder({ resetRate: 1, appliesTo: PERIOD });
     expect(first.windows.map((w) => w.status)).toEqual(['failed', 'failed']);
-    for (const w of first.windows) expect(w.reason).toMatch(/^PSP_NETWORK: PSP unreachable on GET \/api\/v1\/pos\/:pos_id\/transactions/);
+    for (const w of first.windows)
+      expect(w.reason).toMatch(/^PSP_NETWORK: PSP unreachable on GET \/api\/v1\/pos\/:pos_id\/transactions/);
   });
 
   it('every answer slower than the timeout: failed naming the timeout', async () => {
     const { first } = await syncUnder({ slowRate: 1, slowMs: TIMEOUT_MS * 3, appliesTo: PERIOD });
     expect(first.windows.map((w) => w.status)).toEqual(['failed', 'failed']);
-    for (const w of first.windows) expect(w.reason).toBe(`PSP_TIMEOUT: PSP did not answer GET /api/v1/pos/:pos_id/transactions within ${TIMEOUT_MS} ms`);
+    for (const w of first.windows)
+      expect(w.reason).toBe(
+        `PSP_TIMEOUT: PSP did not answer GET /api/v1/pos/:pos_id/transactions within ${TIMEOUT_MS} ms`,
+      );
   });
 });

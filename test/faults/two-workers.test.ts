@@ -24,7 +24,13 @@ let outDir: string;
 beforeAll(async () => {
   const now = Date.now();
   sandbox = await startSandbox({
-    scenario: { seed: 'faults-two-workers', from: new Date(now - 3 * 86_400_000).toISOString(), to: new Date(now - 60_000).toISOString(), timezone: 'UTC', payments: 150 },
+    scenario: {
+      seed: 'faults-two-workers',
+      from: new Date(now - 3 * 86_400_000).toISOString(),
+      to: new Date(now - 60_000).toISOString(),
+      timezone: 'UTC',
+      payments: 150,
+    },
     faults: { reportNotReadyPolls: 0 },
   });
   db = await createTestDatabase();
@@ -41,10 +47,21 @@ afterAll(async () => {
   if (outDir) rmSync(outDir, { recursive: true, force: true });
 });
 
-interface LogLine { msg: string; job?: string; scheduledFor?: string; attempt?: number; trigger?: string; [k: string]: unknown }
+interface LogLine {
+  msg: string;
+  job?: string;
+  scheduledFor?: string;
+  attempt?: number;
+  trigger?: string;
+  [k: string]: unknown;
+}
 
 function logLines(p: ReconProcess): LogLine[] {
-  return p.stderr().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as LogLine);
+  return p
+    .stderr()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as LogLine);
 }
 
 describe('two workers on one database', () => {
@@ -61,33 +78,60 @@ describe('two workers on one database', () => {
       },
     });
     const workers = [spawnRecon(['start', '--port', '0'], env), spawnRecon(['start', '--port', '0'], env)];
-    const urls = await Promise.all(workers.map(async (w) => /listening on (http:\/\/\S+)/.exec(await w.waitForOutput(/listening on http:\/\/\S+/, 40_000))![1]!));
+    const urls = await Promise.all(
+      workers.map(
+        async (w) =>
+          /listening on (http:\/\/\S+)/.exec(await w.waitForOutput(/listening on http:\/\/\S+/, 40_000))![1]!,
+      ),
+    );
     expect(urls[0]).not.toBe(urls[1]);
 
     // The scenario's webhooks (and the re-sends healing asks for) go to one worker or the other.
     let n = 0;
-    const delivered = await sandbox.deliverWebhooks(() => `${urls[n++ % 2]}/webhooks/${sandbox.projects[0]!.posId}`, { concurrency: 4, timeoutMs: 10_000 });
+    const delivered = await sandbox.deliverWebhooks(() => `${urls[n++ % 2]}/webhooks/${sandbox.projects[0]!.posId}`, {
+      concurrency: 4,
+      timeoutMs: 10_000,
+    });
     expect(delivered.delivered).toBeGreaterThan(100);
     expect(delivered.byStatus['200']).toBe(delivered.delivered);
 
     // A few ticks of every job: at least two successful runs of each.
-    await waitFor(async () => {
-      const rows = await db.sql<{ job: string; n: number }[]>`select job, count(*)::int as n from job_runs where status = 'succeeded' group by job`;
-      return rows.length === 3 && rows.every((r) => r.n >= 2) ? true : undefined;
-    }, { timeoutMs: 50_000, intervalMs: 250, what: 'two successful runs of every job' }).catch(async (e: Error) => {
-      const rows = await db.sql`select job, scheduled_for, status, attempt, worker, error from job_runs order by scheduled_for`;
-      throw new Error(`${e.message}\njob_runs: ${JSON.stringify(rows, null, 1)}\n${workers.map((w) => w.stderr().slice(-3000)).join('\n---\n')}`);
+    await waitFor(
+      async () => {
+        const rows = await db.sql<
+          { job: string; n: number }[]
+        >`select job, count(*)::int as n from job_runs where status = 'succeeded' group by job`;
+        return rows.length === 3 && rows.every((r) => r.n >= 2) ? true : undefined;
+      },
+      { timeoutMs: 50_000, intervalMs: 250, what: 'two successful runs of every job' },
+    ).catch(async (e: Error) => {
+      const rows =
+        await db.sql`select job, scheduled_for, status, attempt, worker, error from job_runs order by scheduled_for`;
+      throw new Error(
+        `${e.message}\njob_runs: ${JSON.stringify(rows, null, 1)}\n${workers.map((w) => w.stderr().slice(-3000)).join('\n---\n')}`,
+      );
     });
 
     for (const w of workers) w.kill('SIGTERM');
-    const ends = await Promise.all(workers.map((w) => Promise.race([w.exited, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('worker did not stop within 40 s of SIGTERM')), 40_000))])));
+    const ends = await Promise.all(
+      workers.map((w) =>
+        Promise.race([
+          w.exited,
+          new Promise<never>((_, reject) =>
+            setTimeout(() => reject(new Error('worker did not stop within 40 s of SIGTERM')), 40_000),
+          ),
+        ]),
+      ),
+    );
     for (const [i, e] of ends.entries()) {
       expect(e, workers[i]!.stderr().slice(-2000)).toEqual({ code: 0, signal: null });
       expect(logLines(workers[i]!).some((l) => l.msg === 'worker stopped')).toBe(true);
     }
 
     // Each occurrence: one job_runs row (primary key) and one start in all the logs, by the worker recorded.
-    const runs = await db.sql<{ job: string; scheduled_for: Date; status: string; attempt: number; worker: string; trigger: string }[]>`
+    const runs = await db.sql<
+      { job: string; scheduled_for: Date; status: string; attempt: number; worker: string; trigger: string }[]
+    >`
       select job, scheduled_for, status, attempt, worker, trigger from job_runs order by scheduled_for, job`;
     const starts = new Map<string, string[]>();
     for (const w of workers) {

@@ -20,10 +20,19 @@ describe('parseAmount against a string-arithmetic oracle (property)', () => {
 
   it('reads JS numbers through their shortest text, exactly', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.double(), fc.integer().map((i) => i / 100), fc.integer({ min: -1e6, max: 1e6 }).map((i) => i / 1000)), (n) => {
-        const r = parseAmount(n, { allowNegative: true });
-        expect(r.ok ? r.minor.toString() : null).toBe(Number.isFinite(n) ? oracleMinor(String(n), { allowNegative: true }) : null);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.double(),
+          fc.integer().map((i) => i / 100),
+          fc.integer({ min: -1e6, max: 1e6 }).map((i) => i / 1000),
+        ),
+        (n) => {
+          const r = parseAmount(n, { allowNegative: true });
+          expect(r.ok ? r.minor.toString() : null).toBe(
+            Number.isFinite(n) ? oracleMinor(String(n), { allowNegative: true }) : null,
+          );
+        },
+      ),
       RUN,
     );
   });

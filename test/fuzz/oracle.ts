@@ -30,7 +30,8 @@ function stripZeros(s: string): string {
   return s.slice(i);
 }
 
-const WS = ' \t\n\r\v\f\u00a0\ufeff\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000';
+const WS =
+  ' \t\n\r\v\f\u00a0\ufeff\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000';
 
 /** String.prototype.trim's whitespace set, written out by hand. */
 function trimWs(s: string): string {
@@ -64,14 +65,30 @@ export function oracleMinor(text: string, opts: { allowNegative?: boolean } = {}
 // ---------------------------------------------------------------------------------------------
 // Generators shared by the fuzz tests
 
-const digits = (min: number, max: number) => fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: min, maxLength: max });
+const digits = (min: number, max: number) =>
+  fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: min, maxLength: max });
 const ws = fc.string({ unit: fc.constantFrom(' ', '\t', '\n', '\r', '\u00a0'), maxLength: 2 });
 
 /** Decimal-looking text: mostly near-valid amounts, with every kind of near miss. */
 export const amountText = fc.oneof(
-  { weight: 6, arbitrary: fc.tuple(ws, fc.constantFrom('', '', '', '-', '+'), digits(0, 18), fc.option(fc.tuple(fc.constantFrom('.', '.', ','), digits(0, 4)), { nil: undefined }), ws).map(([a, s, w, f, b]) => `${a}${s}${w}${f ? f[0] + f[1] : ''}${b}`) },
-  { weight: 1, arbitrary: fc.tuple(digits(1, 6), fc.constantFrom('e', 'E', 'e+', 'e-'), digits(1, 3)).map(([m, e, x]) => `${m}${e}${x}`) },
+  {
+    weight: 6,
+    arbitrary: fc
+      .tuple(
+        ws,
+        fc.constantFrom('', '', '', '-', '+'),
+        digits(0, 18),
+        fc.option(fc.tuple(fc.constantFrom('.', '.', ','), digits(0, 4)), { nil: undefined }),
+        ws,
+      )
+      .map(([a, s, w, f, b]) => `${a}${s}${w}${f ? f[0] + f[1] : ''}${b}`),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(digits(1, 6), fc.constantFrom('e', 'E', 'e+', 'e-'), digits(1, 3))
+      .map(([m, e, x]) => `${m}${e}${x}`),
+  },
   { weight: 1, arbitrary: fc.constantFrom('NaN', 'Infinity', '-Infinity', '0x10', '1_000', '١٠', '10.5.0', '--1', '') },
   { weight: 1, arbitrary: fc.string({ maxLength: 12 }) },
 );
-

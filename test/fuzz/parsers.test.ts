@@ -40,14 +40,56 @@ const fragment = fc.oneof(
 );
 
 const FIELDS: Record<RecordKind, string[]> = {
-  register: ['paymentId', 'amount', 'originalAmount', 'customerFee', 'merchantFee', 'receiverAmount', 'receiverFee', 'reserveAmount', 'currency', 'method', 'status', 'dateTime', 'orderId', 'receiverName', 'brandNew'],
-  period: ['paymentId', 'amount', 'customerFee', 'merchantFee', 'currency', 'method', 'status', 'dateTime', 'orderId', 'brandNew'],
-  webhook: ['payment_id', 'amount', 'currency', 'method', 'status', 'created_at', 'processed_at', 'fee', 'recurring', 'order_id', 'operation_id', 'brand_new'],
+  register: [
+    'paymentId',
+    'amount',
+    'originalAmount',
+    'customerFee',
+    'merchantFee',
+    'receiverAmount',
+    'receiverFee',
+    'reserveAmount',
+    'currency',
+    'method',
+    'status',
+    'dateTime',
+    'orderId',
+    'receiverName',
+    'brandNew',
+  ],
+  period: [
+    'paymentId',
+    'amount',
+    'customerFee',
+    'merchantFee',
+    'currency',
+    'method',
+    'status',
+    'dateTime',
+    'orderId',
+    'brandNew',
+  ],
+  webhook: [
+    'payment_id',
+    'amount',
+    'currency',
+    'method',
+    'status',
+    'created_at',
+    'processed_at',
+    'fee',
+    'recurring',
+    'order_id',
+    'operation_id',
+    'brand_new',
+  ],
 };
 
 /** A valid record with some fields replaced by random fragments or removed. */
 const mutated = (kind: RecordKind) =>
-  fc.dictionary(fc.constantFrom(...FIELDS[kind]), fc.option(fragment, { nil: undefined, freq: 6 }), { maxKeys: 4 }).map((over) => ({ over, text: recordText(kind, over) }));
+  fc
+    .dictionary(fc.constantFrom(...FIELDS[kind]), fc.option(fragment, { nil: undefined, freq: 6 }), { maxKeys: 4 })
+    .map((over) => ({ over, text: recordText(kind, over) }));
 
 /** The amount text inside a fragment: a JSON string's content or a JSON number's text; else undefined. */
 function amountTextOf(fragment: string): string | undefined {
@@ -65,9 +107,18 @@ describe('record parsers under fuzzing (property)', () => {
   for (const kind of KINDS) {
     it(`${kind}: arbitrary text and JSON never throw`, () => {
       fc.assert(
-        fc.property(fc.oneof(fc.string({ maxLength: 60 }), fc.json({ maxDepth: 4 }), fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify({ ...(typeof v === 'object' && v && !Array.isArray(v) ? v : { v }) }))), (text) => {
-          checkShape(kind, text);
-        }),
+        fc.property(
+          fc.oneof(
+            fc.string({ maxLength: 60 }),
+            fc.json({ maxDepth: 4 }),
+            fc
+              .jsonValue({ maxDepth: 4 })
+              .map((v) => JSON.stringify({ ...(typeof v === 'object' && v && !Array.isArray(v) ? v : { v }) })),
+          ),
+          (text) => {
+            checkShape(kind, text);
+          },
+        ),
         RUN,
       );
     });
@@ -129,7 +180,9 @@ describe('jsonArrayItems under fuzzing (property)', () => {
           inner += (i > 0 ? sp(i + 2) + ',' + sp(i + 3) : '') + t;
         });
         inner += sp(4) + ']' + sp(5);
-        const doc = wrapped ? `{${sp(6)}"count"${sp(7)}:${sp(8)}${texts.length},"meta":{"list":[1,[2]]},"records":${inner}}${sp(9)}` : inner;
+        const doc = wrapped
+          ? `{${sp(6)}"count"${sp(7)}:${sp(8)}${texts.length},"meta":{"list":[1,[2]]},"records":${inner}}${sp(9)}`
+          : inner;
         const got: string[] = [];
         for await (const t of jsonArrayItems(chunked(new TextEncoder().encode(doc), sizes))) got.push(t);
         expect(got).toEqual(texts);
@@ -141,20 +194,26 @@ describe('jsonArrayItems under fuzzing (property)', () => {
 
   it('a truncated body always throws (never yields a partial element as complete)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.jsonValue({ maxDepth: 3 }), { minLength: 1, maxLength: 6 }), fc.nat(), async (elements, cut) => {
-        const doc = JSON.stringify(elements);
-        const at = cut % doc.length; // strictly shorter than the document
-        const got: string[] = [];
-        let threw = false;
-        try {
-          for await (const t of jsonArrayItems(chunked(new TextEncoder().encode(doc.slice(0, at)), [7]))) got.push(t);
-        } catch {
-          threw = true;
-        }
-        expect(threw).toBe(true);
-        // Whatever came out before the error was a whole element of the original.
-        got.forEach((t, i) => expect(JSON.parse(t)).toEqual(JSON.parse(JSON.stringify(elements[i]))));
-      }),
+      fc.asyncProperty(
+        fc.array(fc.jsonValue({ maxDepth: 3 }), { minLength: 1, maxLength: 6 }),
+        fc.nat(),
+        async (elements, cut) => {
+          const doc = JSON.stringify(elements);
+          const at = cut % doc.length; // strictly shorter than the document
+          const got: string[] = [];
+          let threw = false;
+          try {
+            for await (const t of jsonArrayItems(chunked(new TextEncoder().encode(doc.slice(0, at)), [7]))) got.push(t);
+          } catch {
+            threw = true;
+          }
+          expect(threw).toBe(true);
+          // Whatever came out before the error was a whole element of the original.
+          got.forEach((t, i) => {
+            expect(JSON.parse(t)).toEqual(JSON.parse(JSON.stringify(elements[i])));
+          });
+        },
+      ),
       { numRuns: 400, interruptAfterTimeLimit: 3000 },
     );
   });

@@ -13,22 +13,53 @@ const RUN = { numRuns: 150, interruptAfterTimeLimit: 6000 } as const;
 // issue, see test/bad-input/webhooks.cases.ts); everything else goes.
 const noNul = (s: string) => !s.includes('\u0000');
 
-const contentType = fc.constantFrom('application/x-www-form-urlencoded', 'application/x-www-form-urlencoded; charset=utf-8', 'application/json', 'text/plain', '', 'multipart/form-data; boundary=z');
+const contentType = fc.constantFrom(
+  'application/x-www-form-urlencoded',
+  'application/x-www-form-urlencoded; charset=utf-8',
+  'application/json',
+  'text/plain',
+  '',
+  'multipart/form-data; boundary=z',
+);
 const path = fc.oneof(
   { weight: 6, arbitrary: fc.constant(`/webhooks/${POS_A}`) },
-  { weight: 1, arbitrary: fc.constantFrom(`/webhooks/${POS_B}`, '/webhooks/unknown', '/webhooks/', '/webhooks/%ZZ', `/webhooks/${POS_A}/x`, '/healthz', '/nope') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      `/webhooks/${POS_B}`,
+      '/webhooks/unknown',
+      '/webhooks/',
+      '/webhooks/%ZZ',
+      `/webhooks/${POS_A}/x`,
+      '/healthz',
+      '/nope',
+    ),
+  },
 );
 const method = fc.constantFrom('POST', 'POST', 'POST', 'POST', 'GET', 'PUT', 'DELETE');
-const dataText = fc.oneof(fc.string({ maxLength: 60 }), fc.json({ maxDepth: 3 }), fc.string({ unit: 'binary', maxLength: 40 }));
+const dataText = fc.oneof(
+  fc.string({ maxLength: 60 }),
+  fc.json({ maxDepth: 3 }),
+  fc.string({ unit: 'binary', maxLength: 40 }),
+);
 
 /** A request that is not a correctly signed delivery for the address it is sent to. */
 const hostile = fc.oneof(
   // random bytes or text as the body
-  fc.record({ kind: fc.constant('random'), body: fc.oneof(fc.string({ maxLength: 200 }), fc.uint8Array({ maxLength: 200 })), ct: contentType, path, method }),
+  fc.record({
+    kind: fc.constant('random'),
+    body: fc.oneof(fc.string({ maxLength: 200 }), fc.uint8Array({ maxLength: 200 })),
+    ct: contentType,
+    path,
+    method,
+  }),
   // a well-formed form whose signature is wrong (random, or another secret, or over other data)
   fc.record({
     kind: fc.constant('forged'),
-    data: fc.oneof(dataText.map((t) => encodeBase64Url(t)), fc.string({ maxLength: 40 })),
+    data: fc.oneof(
+      dataText.map((t) => encodeBase64Url(t)),
+      fc.string({ maxLength: 40 }),
+    ),
     signature: fc.oneof(fc.string({ maxLength: 40 }), fc.constant(null)),
     otherSecret: fc.boolean(),
     ct: contentType,
@@ -38,7 +69,8 @@ const hostile = fc.oneof(
 type Hostile = typeof hostile extends fc.Arbitrary<infer T> ? T : never;
 
 function hostileRequest(h: Hostile): WebhookRequest {
-  if (h.kind === 'random') return { method: h.method, path: h.path, headers: h.ct ? { 'content-type': h.ct } : {}, body: h.body };
+  if (h.kind === 'random')
+    return { method: h.method, path: h.path, headers: h.ct ? { 'content-type': h.ct } : {}, body: h.body };
   const fields: [string, string][] = [['data', h.data]];
   if (h.signature !== null) fields.push(['signature', h.otherSecret ? sign(SECRET_B, h.data) : h.signature]);
   return { path: `/webhooks/${POS_A}`, headers: h.ct ? { 'content-type': h.ct } : {}, body: formBody(fields) };
@@ -64,20 +96,56 @@ describe('webhook endpoint under fuzzing (property, real receiver and store)', (
 
   it('signed payloads of any content: 200 and stored once when valid, 400 with a recorded rejection otherwise, never a 5xx', async () => {
     // Mostly valid deliveries with random changes, and some random JSON, all correctly signed.
-    const field = fc.constantFrom('amount', 'currency', 'status', 'method', 'created_at', 'order_id', 'status_description', 'fee', 'brand_new', 'payment_id');
+    const field = fc.constantFrom(
+      'amount',
+      'currency',
+      'status',
+      'method',
+      'created_at',
+      'order_id',
+      'status_description',
+      'fee',
+      'brand_new',
+      'payment_id',
+    );
     const value = fc.oneof(
       fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.stringify(v) ?? 'null'),
-      fc.string({ maxLength: 20 }).filter(noNul).map((s) => JSON.stringify(s)),
-      fc.constantFrom('10.505', '-1', '1e3', '"NaN"', '"uah"', '""', '99999999999999999999', '"=HYPERLINK(\\"x\\")"', '"\'; DROP TABLE es_events; --"'),
+      fc
+        .string({ maxLength: 20 })
+        .filter(noNul)
+        .map((s) => JSON.stringify(s)),
+      fc.constantFrom(
+        '10.505',
+        '-1',
+        '1e3',
+        '"NaN"',
+        '"uah"',
+        '""',
+        '99999999999999999999',
+        '"=HYPERLINK(\\"x\\")"',
+        '"\'; DROP TABLE es_events; --"',
+      ),
     );
     const signedPayload = fc.oneof(
-      { weight: 4, arbitrary: fc.dictionary(field, fc.option(value, { nil: undefined, freq: 5 }), { maxKeys: 2 }).map((over) => payload(over).text) },
+      {
+        weight: 4,
+        arbitrary: fc
+          .dictionary(field, fc.option(value, { nil: undefined, freq: 5 }), { maxKeys: 2 })
+          .map((over) => payload(over).text),
+      },
       { weight: 1, arbitrary: fc.json({ maxDepth: 3 }).filter(noNul) },
     );
     await fc.assert(
       fc.asyncProperty(signedPayload, async (text) => {
         const data = encodeBase64Url(text);
-        const r: WebhookRequest = { path: `/webhooks/${POS_A}`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: formBody([['data', data], ['signature', sign(SECRET_A, data)]]) };
+        const r: WebhookRequest = {
+          path: `/webhooks/${POS_A}`,
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: formBody([
+            ['data', data],
+            ['signature', sign(SECRET_A, data)],
+          ]),
+        };
         const mark = await storeMark(fx.db.sql);
         const first = await send(fx.port, r);
         expect(first.status, first.error).toBeLessThan(500);
@@ -86,7 +154,9 @@ describe('webhook endpoint under fuzzing (property, real receiver and store)', (
         if (first.status === 200 && appended.length === 0) {
           // The generator can make the same payload twice (a constant payment_id): a repeat stores nothing,
           // and the first delivery is in the store.
-          const [row] = await fx.db.sql<{ n: number }[]>`select count(*)::int as n from es_events where type = 'WebhookReceived' and data->>'raw' = ${text}`;
+          const [row] = await fx.db.sql<
+            { n: number }[]
+          >`select count(*)::int as n from es_events where type = 'WebhookReceived' and data->>'raw' = ${text}`;
           expect(row!.n).toBe(1);
         } else if (first.status === 200) {
           expect(appended.map((e) => e.type)).toEqual(['WebhookReceived']);
@@ -115,10 +185,22 @@ describe('webhook endpoint under fuzzing (property, real receiver and store)', (
           const p = payload();
           const data = encodeBase64Url(p.text);
           if (isValid) valid.push(p.paymentId);
-          return { isValid, r: { path: `/webhooks/${POS_A}`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: formBody([['data', data], ['signature', isValid ? sign(SECRET_A, data) : sign(SECRET_B, data)]]) } as WebhookRequest };
+          return {
+            isValid,
+            r: {
+              path: `/webhooks/${POS_A}`,
+              headers: { 'content-type': 'application/x-www-form-urlencoded' },
+              body: formBody([
+                ['data', data],
+                ['signature', isValid ? sign(SECRET_A, data) : sign(SECRET_B, data)],
+              ]),
+            } as WebhookRequest,
+          };
         });
         const answers = await Promise.all(requests.map((x) => send(fx.port, x.r)));
-        requests.forEach((x, i) => expect(answers[i]!.status).toBe(x.isValid ? 200 : 401));
+        requests.forEach((x, i) => {
+          expect(answers[i]!.status).toBe(x.isValid ? 200 : 401);
+        });
         const appended = await eventsSince(fx.db.sql, mark);
         expect(appended.map((e) => e.stream).sort()).toEqual(valid.map((id) => paymentStream(POS_A, id)).sort());
       }),

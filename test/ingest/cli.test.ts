@@ -45,7 +45,13 @@ describe('recon sync as a process', () => {
   it('killed with SIGKILL mid-window and run again: the same events as an uninterrupted sync', async () => {
     const reference = await freshDb();
     await syncRange(
-      { store: createPostgresEventStore(reference.sql), projects: sandbox.projects, log: silentLogger, timezone: 'UTC', reportMaxWaitMs: 5000 },
+      {
+        store: createPostgresEventStore(reference.sql),
+        projects: sandbox.projects,
+        log: silentLogger,
+        timezone: 'UTC',
+        reportMaxWaitMs: 5000,
+      },
       { from: '2025-01-01', to: '2025-02-23' },
     );
     const expected = await ids(reference);
@@ -64,7 +70,10 @@ describe('recon sync as a process', () => {
     const partial = await ids(db);
     expect(partial.length).toBeLessThan(expected.length);
 
-    const rerun = spawn(process.execPath, [BIN, 'sync', ...RANGE], { env: envFor(db), stdio: ['ignore', 'pipe', 'pipe'] });
+    const rerun = spawn(process.execPath, [BIN, 'sync', ...RANGE], {
+      env: envFor(db),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     rerun.stdout!.on('data', (c) => (out += c));
     const code = await new Promise<number | null>((resolve) => rerun.once('exit', (c) => resolve(c)));

@@ -68,7 +68,14 @@ const sync = (): Promise<SyncReport> => syncRange(deps(), RANGE);
 
 async function project(): Promise<void> {
   await waitVisible(db.sql, store);
-  await runProjections({ sql: db.sql, store, log: silentLogger, timezone: TZ, graceHours: 48, projections: [journal, reconciliation] });
+  await runProjections({
+    sql: db.sql,
+    store,
+    log: silentLogger,
+    timezone: TZ,
+    graceHours: 48,
+    projections: [journal, reconciliation],
+  });
 }
 
 const january = async () => (await statementFigures(db.sql, { month: '2025-01', timezone: TZ })).map((f) => ({ ...f }));
@@ -95,8 +102,14 @@ beforeAll(async () => {
       return real.readStream(stream, opts);
     },
   };
-  const plain = [...sandbox.scenario.operations({ from: Date.parse('2025-01-01T00:00:00Z'), to: Date.parse('2025-02-01T00:00:00Z') })]
-    .filter((op) => op.method === 'purchase' && op.status === 'success' && op.distortion === null && !op.blankPeriodDateTime);
+  const plain = [
+    ...sandbox.scenario.operations({
+      from: Date.parse('2025-01-01T00:00:00Z'),
+      to: Date.parse('2025-02-01T00:00:00Z'),
+    }),
+  ].filter(
+    (op) => op.method === 'purchase' && op.status === 'success' && op.distortion === null && !op.blankPeriodDateTime,
+  );
   registerTarget = plain.find((op) => op.receivers.length > 0)!;
   periodTarget = plain.find((op) => op !== registerTarget && op.paymentId !== registerTarget.paymentId)!;
   expect(registerTarget).toBeDefined();
@@ -124,7 +137,7 @@ describe('a row that returns to an earlier content is observed again', () => {
     expect(paymentReads).toBeGreaterThan(0);
   });
 
-  it('a register row seen success → pending → success is appended a third time, superseding the pending one, and January\'s statement books the sale again', async () => {
+  it("a register row seen success → pending → success is appended a third time, superseding the pending one, and January's statement books the sale again", async () => {
     await project();
     const paid = await january();
     const rows = registerTarget.receivers.length;
@@ -139,7 +152,11 @@ describe('a row that returns to an earlier content is observed again', () => {
     const back = await sync();
     expect(back.appended).toBe(rows);
     const seen = await observations(registerTarget, 'RegisterRecordObserved');
-    expect(seen.map((o) => o.status)).toEqual([...Array(rows).fill('success'), ...Array(rows).fill('pending'), ...Array(rows).fill('success')]);
+    expect(seen.map((o) => o.status)).toEqual([
+      ...Array(rows).fill('success'),
+      ...Array(rows).fill('pending'),
+      ...Array(rows).fill('success'),
+    ]);
     // each re-observation names the pending observation of its row (one per receiver)
     const pendingIds = new Set(seen.filter((o) => o.status === 'pending').map((o) => o.id));
     expect(seen.slice(2 * rows).map((o) => pendingIds.has(o.supersedes!))).toEqual(Array(rows).fill(true));

@@ -21,10 +21,21 @@ beforeAll(async () => {
   db = await createTestDatabase();
   store = createPostgresEventStore(db.sql);
   sandbox = await startSandbox({
-    scenario: { seed: 'ingest-heal', month: '2025-01', timezone: 'UTC', payments: 200, injections: { webhook_lost_resendable: 4, missing_webhook: 2 } },
+    scenario: {
+      seed: 'ingest-heal',
+      month: '2025-01',
+      timezone: 'UTC',
+      payments: 200,
+      injections: { webhook_lost_resendable: 4, missing_webhook: 2 },
+    },
     faults: { reportNotReadyPolls: 0 },
   });
-  receiver = createWebhookReceiver({ store, projects: sandbox.projects, log: silentLogger, options: { allowedIps: [], trustProxy: false, maxBodyBytes: 65_536 } });
+  receiver = createWebhookReceiver({
+    store,
+    projects: sandbox.projects,
+    log: silentLogger,
+    options: { allowedIps: [], trustProxy: false, maxBodyBytes: 65_536 },
+  });
   app = createHttpApp({ routes: [receiver.handle], log: silentLogger });
   const { url } = await app.listen(0);
   const target = (posId: string) => `${url}/webhooks/${posId}`;
@@ -61,7 +72,9 @@ async function webhooksOf(paymentId: string, method: string): Promise<number> {
 
 describe('healing missing webhooks against the sandbox', () => {
   it('asks once for each final operation without a webhook, and the re-sent webhooks are stored', async () => {
-    const lost = [...sandbox.scenario.operations()].filter((op) => op.webhook === 'lost_resendable' && (op.status === 'success' || op.status === 'failure'));
+    const lost = [...sandbox.scenario.operations()].filter(
+      (op) => op.webhook === 'lost_resendable' && (op.status === 'success' || op.status === 'failure'),
+    );
     expect(lost.length).toBeGreaterThan(0);
     for (const op of lost) expect(await webhooksOf(op.paymentId, op.method)).toBe(0);
 
@@ -71,15 +84,23 @@ describe('healing missing webhooks against the sandbox', () => {
 
     // Two heal runs at once (the nightly and the hourly job in two workers) ask the PSP once per operation.
     const resendsBefore = sandbox.stats.webhooks.resendRequests;
-    const runs = await Promise.all([1, 2].map(() => healMissingWebhooks(deps(), { now: new Date('2025-04-01T00:00:00Z') })));
-    const first = { failed: runs[0]!.failed + runs[1]!.failed, requested: runs[0]!.requested + runs[1]!.requested, requests: [...runs[0]!.requests, ...runs[1]!.requests] };
+    const runs = await Promise.all(
+      [1, 2].map(() => healMissingWebhooks(deps(), { now: new Date('2025-04-01T00:00:00Z') })),
+    );
+    const first = {
+      failed: runs[0]!.failed + runs[1]!.failed,
+      requested: runs[0]!.requested + runs[1]!.requested,
+      requests: [...runs[0]!.requests, ...runs[1]!.requests],
+    };
     expect(first.failed).toBe(0);
     expect(new Set(first.requests.map((r) => `${r.paymentId}/${r.method}`)).size).toBe(first.requests.length);
     expect(sandbox.stats.webhooks.resendRequests - resendsBefore).toBe(first.requests.length);
     const asked = new Set(first.requests.map((r) => `${r.paymentId}/${r.method}`));
     for (const op of lost) expect(asked.has(`${op.paymentId}/${op.method}`)).toBe(true);
     // Lost for good: asked too (the PSP cannot re-send them; the discrepancy stays).
-    const forGood = [...sandbox.scenario.operations()].filter((op) => op.webhook === 'lost_for_good' && op.status !== 'init');
+    const forGood = [...sandbox.scenario.operations()].filter(
+      (op) => op.webhook === 'lost_for_good' && op.status !== 'init',
+    );
     for (const op of forGood) expect(asked.has(`${op.paymentId}/${op.method}`)).toBe(true);
 
     await sandbox.settled();
@@ -87,14 +108,18 @@ describe('healing missing webhooks against the sandbox', () => {
     for (const op of lost) expect(await webhooksOf(op.paymentId, op.method)).toBeGreaterThanOrEqual(1);
     for (const op of forGood) expect(await webhooksOf(op.paymentId, op.method)).toBe(0);
 
-    const recorded = await db.sql<{ n: number }[]>`select count(*)::int as n from es_events where type = 'WebhookResendRequested'`;
+    const recorded = await db.sql<
+      { n: number }[]
+    >`select count(*)::int as n from es_events where type = 'WebhookResendRequested'`;
     expect(recorded[0]!.n).toBe(first.requested);
 
     // Recorded: the next run asks nothing again.
     const second = await healMissingWebhooks(deps(), { now: new Date('2025-04-02T00:00:00Z') });
     expect(second.requested).toBe(0);
     expect(second.candidates).toBe(0);
-    const after = await db.sql<{ n: number }[]>`select count(*)::int as n from es_events where type = 'WebhookResendRequested'`;
+    const after = await db.sql<
+      { n: number }[]
+    >`select count(*)::int as n from es_events where type = 'WebhookResendRequested'`;
     expect(after[0]!.n).toBe(first.requested);
   });
 });

@@ -41,8 +41,16 @@ export function formOf(payload: unknown, secret = SECRET): string {
   return new URLSearchParams({ data, signature: sign(secret, data) }).toString();
 }
 
-export async function post(url: string, body: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
-  const res = await fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers } });
+export async function post(
+  url: string,
+  body: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+  });
   return { status: res.status, body: await res.text() };
 }
 

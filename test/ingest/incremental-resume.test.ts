@@ -18,25 +18,47 @@ import { useTestDatabases, type TestDatabase } from '../support/db';
 
 const POS = '11111111-2222-4333-8444-555555555555';
 const project: PspProject = {
-  name: 'p', posId: POS, baseUrl: 'http://127.0.0.1:1', reportUrl: 'http://127.0.0.1:1',
-  apiKey: 'pk_p', apiSecret: 'sk_p_secret', endpointsKey: 'ek_p',
+  name: 'p',
+  posId: POS,
+  baseUrl: 'http://127.0.0.1:1',
+  reportUrl: 'http://127.0.0.1:1',
+  apiKey: 'pk_p',
+  apiSecret: 'sk_p_secret',
+  endpointsKey: 'ek_p',
 } as PspProject;
 
-interface Psp { clock: Date; records: { paymentId: string; at: Date }[]; failStartsBefore?: Date; startedWindows: [string, string][] }
+interface Psp {
+  clock: Date;
+  records: { paymentId: string; at: Date }[];
+  failStartsBefore?: Date;
+  startedWindows: [string, string][];
+}
 
 /** A PSP stand-in: the register and the period list show the records of [from, to) that exist at `clock`. */
 function stubClient(psp: Psp): PspClient {
   const visible = (from: Date, to: Date) => psp.records.filter((r) => r.at < psp.clock && r.at >= from && r.at < to);
-  const row = (r: { paymentId: string; at: Date }) => JSON.stringify({
-    projectId: POS, orderId: `o-${r.paymentId}`, paymentId: r.paymentId, amount: '10.00', currency: 'UAH', method: 'purchase',
-    status: 'success', dateTime: r.at.getTime(), cardMask: '444433******1111', payway: 'card', customerFee: '0.00', merchantFee: '0.20',
-  });
+  const row = (r: { paymentId: string; at: Date }) =>
+    JSON.stringify({
+      projectId: POS,
+      orderId: `o-${r.paymentId}`,
+      paymentId: r.paymentId,
+      amount: '10.00',
+      currency: 'UAH',
+      method: 'purchase',
+      status: 'success',
+      dateTime: r.at.getTime(),
+      cardMask: '444433******1111',
+      payway: 'card',
+      customerFee: '0.00',
+      merchantFee: '0.20',
+    });
   const reports = new Map<string, { from: Date; to: Date }>();
   return {
     project,
     async startRegisterReport(q) {
       psp.startedWindows.push([q.from.toISOString(), q.to.toISOString()]);
-      if (psp.failStartsBefore && q.from < psp.failStartsBefore) throw Object.assign(new Error('PSP answered 502'), { code: 'PSP_HTTP_ERROR' });
+      if (psp.failStartsBefore && q.from < psp.failStartsBefore)
+        throw Object.assign(new Error('PSP answered 502'), { code: 'PSP_HTTP_ERROR' });
       const id = `r${reports.size + 1}`;
       reports.set(id, { from: q.from, to: q.to });
       return { reportId: id, count: visible(q.from, q.to).length };
@@ -44,11 +66,29 @@ function stubClient(psp: Psp): PspClient {
     async fetchRegisterReport(id) {
       const { from, to } = reports.get(id)!;
       const rows = visible(from, to).map(row);
-      return { ready: true as const, records: (async function* () { yield* rows; })() };
+      return {
+        ready: true as const,
+        records: (async function* () {
+          yield* rows;
+        })(),
+      };
     },
     periodTransactions(from, to) {
-      const rows = visible(from, to).map((r) => JSON.stringify({ projectId: POS, orderId: `o-${r.paymentId}`, paymentId: r.paymentId, amount: '10.00', currency: 'UAH', method: 'purchase', status: 'success', dateTime: r.at.getTime() }));
-      return (async function* () { yield* rows; })();
+      const rows = visible(from, to).map((r) =>
+        JSON.stringify({
+          projectId: POS,
+          orderId: `o-${r.paymentId}`,
+          paymentId: r.paymentId,
+          amount: '10.00',
+          currency: 'UAH',
+          method: 'purchase',
+          status: 'success',
+          dateTime: r.at.getTime(),
+        }),
+      );
+      return (async function* () {
+        yield* rows;
+      })();
     },
   } as PspClient;
 }
@@ -57,8 +97,16 @@ const freshDb = useTestDatabases();
 
 function depsFor(db: TestDatabase, psp: Psp): SyncDeps {
   return {
-    store: createPostgresEventStore(db.sql), projects: [project], log: silentLogger, timezone: 'UTC', reportMaxWaitMs: 1000,
-    lookbackDays: 3, pollBaseMs: 1, pollMaxMs: 2, clientFor: () => stubClient(psp), now: () => psp.clock,
+    store: createPostgresEventStore(db.sql),
+    projects: [project],
+    log: silentLogger,
+    timezone: 'UTC',
+    reportMaxWaitMs: 1000,
+    lookbackDays: 3,
+    pollBaseMs: 1,
+    pollMaxMs: 2,
+    clientFor: () => stubClient(psp),
+    now: () => psp.clock,
   };
 }
 
@@ -146,10 +194,33 @@ describe('incremental sync after a range run and after a failed window', () => {
 function syncEvents(rows: ['completed' | 'failed', string, string, string][]): RecordedEvent[] {
   const t = (d: string) => new Date(d).toISOString();
   return rows.map(([kind, from, to, at], revision) => ({
-    id: `e${revision}`, stream: `sync-${POS}`, revision, position: revision as unknown as RecordedEvent['position'], version: 1, metadata: {}, recordedAt: new Date(at),
+    id: `e${revision}`,
+    stream: `sync-${POS}`,
+    revision,
+    position: revision as unknown as RecordedEvent['position'],
+    version: 1,
+    metadata: {},
+    recordedAt: new Date(at),
     ...(kind === 'completed'
-      ? { type: 'SyncWindowCompleted', data: { posId: POS, window: { from: t(from), to: t(to) }, reportId: 'r', announcedCount: 0, registerRecords: 0, periodRecords: 0, rejected: 0, appended: 0, durationMs: 1, completedAt: t(at) } }
-      : { type: 'SyncWindowFailed', data: { posId: POS, window: { from: t(from), to: t(to) }, reason: 'PSP_HTTP_ERROR: 502', failedAt: t(at) } }),
+      ? {
+          type: 'SyncWindowCompleted',
+          data: {
+            posId: POS,
+            window: { from: t(from), to: t(to) },
+            reportId: 'r',
+            announcedCount: 0,
+            registerRecords: 0,
+            periodRecords: 0,
+            rejected: 0,
+            appended: 0,
+            durationMs: 1,
+            completedAt: t(at),
+          },
+        }
+      : {
+          type: 'SyncWindowFailed',
+          data: { posId: POS, window: { from: t(from), to: t(to) }, reason: 'PSP_HTTP_ERROR: 502', failedAt: t(at) },
+        }),
   }));
 }
 
@@ -164,10 +235,12 @@ describe('readMarks: what the sync stream says was truly read', () => {
   });
 
   it('counts a window only up to the moment it was recorded (windows of older runs ending in the future)', () => {
-    expect(marks([
-      ['completed', '2025-01-01', '2025-02-01', '2025-01-20T12:00:00Z'],
-      ['completed', '2025-02-01', '2025-03-01', '2025-01-20T12:05:00Z'], // began after it was recorded: read nothing
-    ])).toEqual({ watermark: '2025-01-20T12:00:00.000Z', unreadFrom: undefined });
+    expect(
+      marks([
+        ['completed', '2025-01-01', '2025-02-01', '2025-01-20T12:00:00Z'],
+        ['completed', '2025-02-01', '2025-03-01', '2025-01-20T12:05:00Z'], // began after it was recorded: read nothing
+      ]),
+    ).toEqual({ watermark: '2025-01-20T12:00:00.000Z', unreadFrom: undefined });
   });
 
   it('does not jump over a gap, whatever completed beyond it; a gap read later joins what lies beyond', () => {
@@ -176,14 +249,18 @@ describe('readMarks: what the sync stream says was truly read', () => {
       ['completed', '2025-02-01', '2025-02-10', '2025-02-10T02:00:00Z'],
     ] as Parameters<typeof syncEvents>[0];
     expect(marks(before).watermark).toBe('2025-01-20T00:00:00.000Z');
-    expect(marks([...before, ['completed', '2025-01-17', '2025-02-02', '2025-02-11T02:00:00Z']]).watermark).toBe('2025-02-10T00:00:00.000Z');
+    expect(marks([...before, ['completed', '2025-01-17', '2025-02-02', '2025-02-11T02:00:00Z']]).watermark).toBe(
+      '2025-02-10T00:00:00.000Z',
+    );
   });
 
   it('ignores a backfill of older days that does not touch what the incremental sync reads', () => {
-    expect(marks([
-      ['completed', '2025-06-01', '2025-06-30', '2025-06-30T02:00:00Z'],
-      ['completed', '2025-01-01', '2025-02-01', '2025-07-01T09:00:00Z'],
-    ]).watermark).toBe('2025-06-30T00:00:00.000Z');
+    expect(
+      marks([
+        ['completed', '2025-06-01', '2025-06-30', '2025-06-30T02:00:00Z'],
+        ['completed', '2025-01-01', '2025-02-01', '2025-07-01T09:00:00Z'],
+      ]).watermark,
+    ).toBe('2025-06-30T00:00:00.000Z');
   });
 
   it('keeps a failed window unread until windows completed after it cover it, however they are cut', () => {
@@ -194,20 +271,26 @@ describe('readMarks: what the sync stream says was truly read', () => {
     ] as Parameters<typeof syncEvents>[0];
     expect(marks(failedRun)).toEqual({ watermark: '2024-12-31T23:00:00.000Z', unreadFrom: '2024-12-28T00:00:00.000Z' });
     // Covered in part only: still unread.
-    expect(marks([...failedRun, ['completed', '2024-12-25', '2025-01-20', '2025-02-21T02:00:00Z']]).unreadFrom).toBe('2024-12-28T00:00:00.000Z');
+    expect(marks([...failedRun, ['completed', '2024-12-25', '2025-01-20', '2025-02-21T02:00:00Z']]).unreadFrom).toBe(
+      '2024-12-28T00:00:00.000Z',
+    );
     // Covered by two windows cut otherwise: read.
-    expect(marks([
-      ...failedRun,
-      ['completed', '2024-12-25', '2025-01-25', '2025-02-21T02:00:00Z'],
-      ['completed', '2025-01-25', '2025-02-21T02:00:00Z', '2025-02-21T02:10:00Z'],
-    ])).toEqual({ watermark: '2025-02-21T02:00:00.000Z', unreadFrom: undefined });
+    expect(
+      marks([
+        ...failedRun,
+        ['completed', '2024-12-25', '2025-01-25', '2025-02-21T02:00:00Z'],
+        ['completed', '2025-01-25', '2025-02-21T02:00:00Z', '2025-02-21T02:10:00Z'],
+      ]),
+    ).toEqual({ watermark: '2025-02-21T02:00:00.000Z', unreadFrom: undefined });
   });
 
   it('does not count windows completed before the failure as reading it again', () => {
-    expect(marks([
-      ['completed', '2024-01-01', '2024-02-01', '2024-02-01T02:00:00Z'],
-      ['completed', '2024-02-01', '2025-03-01T02:00:00Z', '2025-03-01T02:00:00Z'],
-      ['failed', '2024-01-01', '2024-02-01', '2025-03-02T09:00:00Z'], // an operator's re-read of January 2024
-    ])).toEqual({ watermark: '2025-03-01T02:00:00.000Z', unreadFrom: '2024-01-01T00:00:00.000Z' });
+    expect(
+      marks([
+        ['completed', '2024-01-01', '2024-02-01', '2024-02-01T02:00:00Z'],
+        ['completed', '2024-02-01', '2025-03-01T02:00:00Z', '2025-03-01T02:00:00Z'],
+        ['failed', '2024-01-01', '2024-02-01', '2025-03-02T09:00:00Z'], // an operator's re-read of January 2024
+      ]),
+    ).toEqual({ watermark: '2025-03-01T02:00:00.000Z', unreadFrom: '2024-01-01T00:00:00.000Z' });
   });
 });

@@ -13,7 +13,12 @@ import { generateScenario } from '../../src/sandbox/scenario';
  */
 
 const window = { from: '2025-01-01T00:00:00.000Z', to: '2025-02-01T00:00:00.000Z' };
-const register: SyncObservation = { source: 'register', reportId: 'rep-1', window, observedAt: '2025-02-02T00:00:00.000Z' };
+const register: SyncObservation = {
+  source: 'register',
+  reportId: 'rep-1',
+  window,
+  observedAt: '2025-02-02T00:00:00.000Z',
+};
 const period: SyncObservation = { ...register, source: 'period', reportId: null };
 
 function observationsDigest(): { count: number; ids: string; data: string } {
@@ -28,16 +33,30 @@ function observationsDigest(): { count: number; ids: string; data: string } {
     count++;
   };
   for (const op of scenario.operations()) {
-    for (const text of registerRows(op, { fields: [...REGISTER_FIELDS] as RegisterField[], projectName: 'p', entityName: 'e', lateStatusChange: false })) {
+    for (const text of registerRows(op, {
+      fields: [...REGISTER_FIELDS] as RegisterField[],
+      projectName: 'p',
+      entityName: 'e',
+      lateStatusChange: false,
+    })) {
       const r = parseRegisterRecord(text);
-      add(r.ok ? registerObserved(posId, text, r.value, register) : recordRejected(posId, 'register', r.field, r.reason, text, { ...register }));
+      add(
+        r.ok
+          ? registerObserved(posId, text, r.value, register)
+          : recordRejected(posId, 'register', r.field, r.reason, text, { ...register }),
+      );
     }
     const text = periodRecord(op);
     if (text === null) continue;
     const r = parsePeriodRecord(text);
-    add(r.ok ? periodObserved(posId, text, r.value, period) : recordRejected(posId, 'period', r.field, r.reason, text, { ...period }));
+    add(
+      r.ok
+        ? periodObserved(posId, text, r.value, period)
+        : recordRejected(posId, 'period', r.field, r.reason, text, { ...period }),
+    );
   }
-  const bad = '{"paymentId":"p-1","amount":"1.005","currency":"UAH","method":"purchase","status":"success","dateTime":1735700000000}';
+  const bad =
+    '{"paymentId":"p-1","amount":"1.005","currency":"UAH","method":"purchase","status":"success","dateTime":1735700000000}';
   const r = parseRegisterRecord(bad);
   expect(r.ok).toBe(false);
   if (!r.ok) add(recordRejected(posId, 'register', r.field, r.reason, bad, { ...register }));

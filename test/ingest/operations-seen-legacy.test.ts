@@ -20,7 +20,9 @@ describe('operations seen: a checkpoint from before migration 0800', () => {
     expect(await payments()).toEqual(['p-lost']);
     // as migration 0800 leaves a checkpoint made before it
     await fx.db.sql`update ingest_checkpoints set event_id = null where name = 'ingest_operations_seen'`;
-    const [cp] = await fx.db.sql<{ position: string }[]>`select position from ingest_checkpoints where name = 'ingest_operations_seen'`;
+    const [cp] = await fx.db.sql<
+      { position: string }[]
+    >`select position from ingest_checkpoints where name = 'ingest_operations_seen'`;
 
     // the event store alone restored to an older backup (without p-lost) and appended to since
     const restored = await createTestDatabase();

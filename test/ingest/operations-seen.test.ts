@@ -13,15 +13,17 @@ describe('operations seen (the healing index)', () => {
 
   const payments = () => seenPayments(fx.db.sql);
 
-  it('reads itself again from the start when its checkpoint is past the store\'s head (the store restored or replaced)', async () => {
+  it("reads itself again from the start when its checkpoint is past the store's head (the store restored or replaced)", async () => {
     await appendRecord(fx.db, fx.store, 'p-1');
     await catchUpOperationsSeen(fx.db.sql, fx.store);
     expect(await payments()).toEqual(['p-1']);
 
     // as if the store had been restored to an older backup: the checkpoint is beyond everything it has,
     // and the table holds an operation the store no longer has
-    await fx.db.sql`update ingest_checkpoints set position = '999999999999/999999999' where name = 'ingest_operations_seen'`;
-    await fx.db.sql`insert into ingest_operations_seen (pos_id, payment_id, method) values (${POS}, 'p-gone', 'purchase')`;
+    await fx.db
+      .sql`update ingest_checkpoints set position = '999999999999/999999999' where name = 'ingest_operations_seen'`;
+    await fx.db
+      .sql`insert into ingest_operations_seen (pos_id, payment_id, method) values (${POS}, 'p-gone', 'purchase')`;
     await appendRecord(fx.db, fx.store, 'p-2');
 
     const { log, lines } = capturingLogger();
@@ -35,19 +37,25 @@ describe('operations seen (the healing index)', () => {
 
   it('reads itself again from the start when its checkpoint holds another event (the store restored and appended to since)', async () => {
     await catchUpOperationsSeen(fx.db.sql, fx.store);
-    const [cp] = await fx.db.sql<{ position: string; event_id: string | null }[]>`select position, event_id::text from ingest_checkpoints where name = 'ingest_operations_seen'`;
+    const [cp] = await fx.db.sql<
+      { position: string; event_id: string | null }[]
+    >`select position, event_id::text from ingest_checkpoints where name = 'ingest_operations_seen'`;
     expect((await fx.store.readAt(parsePosition(cp!.position)))?.id).toBe(cp!.event_id);
 
     // a checkpoint from before migration 0800 takes the id of the event at its position, and nothing is read again
     await fx.db.sql`update ingest_checkpoints set event_id = null where name = 'ingest_operations_seen'`;
     expect(await catchUpOperationsSeen(fx.db.sql, fx.store)).toBe(0);
-    const [recorded] = await fx.db.sql<{ event_id: string | null }[]>`select event_id::text from ingest_checkpoints where name = 'ingest_operations_seen'`;
+    const [recorded] = await fx.db.sql<
+      { event_id: string | null }[]
+    >`select event_id::text from ingest_checkpoints where name = 'ingest_operations_seen'`;
     expect(recorded!.event_id).toBe(cp!.event_id);
 
     // as if the store had been restored to an older backup and appended to past the checkpoint: another
     // event at the checkpoint's position, and the table holds an operation the store no longer has
-    await fx.db.sql`update ingest_checkpoints set event_id = ${crypto.randomUUID()}::uuid where name = 'ingest_operations_seen'`;
-    await fx.db.sql`insert into ingest_operations_seen (pos_id, payment_id, method) values (${POS}, 'p-gone', 'purchase')`;
+    await fx.db
+      .sql`update ingest_checkpoints set event_id = ${crypto.randomUUID()}::uuid where name = 'ingest_operations_seen'`;
+    await fx.db
+      .sql`insert into ingest_operations_seen (pos_id, payment_id, method) values (${POS}, 'p-gone', 'purchase')`;
     const { log, lines } = capturingLogger();
     const all = await fx.store.readAll(undefined, { maxCount: 100_000 });
     expect(await catchUpOperationsSeen(fx.db.sql, fx.store, { log })).toBe(all.length);

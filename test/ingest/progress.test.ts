@@ -7,7 +7,13 @@ import { createLogger } from '../../src/log';
 
 const WINDOW = { from: '2025-01-01T00:00:00.000Z', to: '2025-02-01T00:00:00.000Z' };
 const at = (records: number, phase: SyncProgress['phase'] = 'register', windowsDone = 0): SyncProgress => ({
-  posId: 'pos-1', window: WINDOW, phase, windowsDone, windowsTotal: 3, records, recordsPerSecond: 12_500,
+  posId: 'pos-1',
+  window: WINDOW,
+  phase,
+  windowsDone,
+  windowsTotal: 3,
+  records,
+  recordsPerSecond: 12_500,
 });
 
 function fakeStream(isTTY: boolean): { stream: NodeJS.WriteStream; written: string[] } {
@@ -18,7 +24,10 @@ function fakeStream(isTTY: boolean): { stream: NodeJS.WriteStream; written: stri
 
 function capturingLog(): { log: ReturnType<typeof createLogger>; lines: Array<Record<string, unknown>> } {
   const lines: Array<Record<string, unknown>> = [];
-  return { log: createLogger({ level: 'info', write: (l) => lines.push(JSON.parse(l) as Record<string, unknown>) }), lines };
+  return {
+    log: createLogger({ level: 'info', write: (l) => lines.push(JSON.parse(l) as Record<string, unknown>) }),
+    lines,
+  };
 }
 
 describe('sync progress', () => {
@@ -61,7 +70,16 @@ describe('sync progress', () => {
     progress.end();
 
     expect(written).toEqual([]);
-    expect(lines.map((l) => [l['msg'], l['records'], l['windowsDone'], l['windowsTotal'], l['recordsPerSecond'], l['phase']])).toEqual([
+    expect(
+      lines.map((l) => [
+        l['msg'],
+        l['records'],
+        l['windowsDone'],
+        l['windowsTotal'],
+        l['recordsPerSecond'],
+        l['phase'],
+      ]),
+    ).toEqual([
       ['sync progress', 1_000, 0, 3, 12_500, 'register'],
       ['sync progress', 70_000, 1, 3, 12_500, 'period'],
     ]);

@@ -6,7 +6,7 @@ import { createRejectionLimiter } from '../../src/http/rate-limit';
 import { createWebhookReceiver, type ReceiverDeps, type WebhookReceiver } from '../../src/http/receiver';
 import { encodeBase64Url, sign } from '../../src/psp/signature';
 import { createPostgresEventStore } from '../../src/store/postgres';
-import type { EventStore } from '../../src/store/types';
+import type { EventStore, Position } from '../../src/store/types';
 import { createTestDatabase, useTestStore } from '../support/db';
 import { storeEventAheadOfCounter } from '../support/logical-restore';
 import { POS_ID, SECRET, capturingLogger, formOf, post, project, purchaseWebhook } from './helpers';
@@ -15,7 +15,9 @@ const fx = useTestStore();
 
 const options = { allowedIps: [] as string[], trustProxy: false, maxBodyBytes: 65_536 };
 
-async function start(over: Partial<ReceiverDeps> = {}): Promise<{ app: HttpApp; receiver: WebhookReceiver; url: string; lines: string[] }> {
+async function start(
+  over: Partial<ReceiverDeps> = {},
+): Promise<{ app: HttpApp; receiver: WebhookReceiver; url: string; lines: string[] }> {
   const { log, lines } = capturingLogger();
   const receiver = createWebhookReceiver({ store: fx.store, projects: [project], log, options, ...over });
   const app = createHttpApp({ routes: [receiver.handle], log });
@@ -25,7 +27,7 @@ async function start(over: Partial<ReceiverDeps> = {}): Promise<{ app: HttpApp; 
 
 async function allEvents() {
   const out = [];
-  let from;
+  let from: Position | undefined;
   for (;;) {
     const batch = await fx.store.readAll(from, { maxCount: 1000 });
     if (!batch.length) return out;
@@ -46,7 +48,10 @@ describe('webhook receiver', () => {
       const after1 = await fx.store.readStream(stream);
       expect(after1).toHaveLength(1);
       expect(after1[0]!.type).toBe(WebhookReceived.type);
-      const data = after1[0]!.data as { raw: string; webhook: { amount: string; fee: string; kind: string; other: Record<string, unknown> } };
+      const data = after1[0]!.data as {
+        raw: string;
+        webhook: { amount: string; fee: string; kind: string; other: Record<string, unknown> };
+      };
       expect(data.raw).toBe(JSON.stringify(body));
       expect(data.webhook.amount).toBe('10050');
       expect(data.webhook.fee).toBe('250');
@@ -67,7 +72,13 @@ describe('webhook receiver', () => {
     const { app, url } = await start();
     try {
       const purchase = purchaseWebhook();
-      const refund = { ...purchaseWebhook({ payment_id: purchase.payment_id, order_id: purchase.order_id }), method: 'refund', operation_id: 'op-1', amount: 20, receipt_url: 'https://r' };
+      const refund = {
+        ...purchaseWebhook({ payment_id: purchase.payment_id, order_id: purchase.order_id }),
+        method: 'refund',
+        operation_id: 'op-1',
+        amount: 20,
+        receipt_url: 'https://r',
+      };
       const refundForm = formOf(refund);
       const purchaseForm = formOf(purchase);
       const answers = await Promise.all([
@@ -78,7 +89,10 @@ describe('webhook receiver', () => {
       expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
       expect((await post(`${url}/webhooks/${POS_ID}`, purchaseForm)).status).toBe(200);
       const events = await fx.store.readStream(paymentStream(POS_ID, purchase.payment_id as string));
-      expect(events.map((e) => (e.data as { webhook: { method: string } }).webhook.method)).toEqual(['refund', 'purchase']);
+      expect(events.map((e) => (e.data as { webhook: { method: string } }).webhook.method)).toEqual([
+        'refund',
+        'purchase',
+      ]);
     } finally {
       await app.close();
     }
@@ -90,7 +104,10 @@ describe('webhook receiver', () => {
       const body = purchaseWebhook({ recurring: { id: 'sub-42', status: 'active' } });
       expect((await post(`${url}/webhooks/${POS_ID}`, formOf(body))).status).toBe(200);
       const [e] = await fx.store.readStream(paymentStream(POS_ID, body.payment_id as string));
-      expect((e!.data as { webhook: { kind: string; recurringId: string } }).webhook).toMatchObject({ kind: 'recurring', recurringId: 'sub-42' });
+      expect((e!.data as { webhook: { kind: string; recurringId: string } }).webhook).toMatchObject({
+        kind: 'recurring',
+        recurringId: 'sub-42',
+      });
     } finally {
       await app.close();
     }
@@ -103,13 +120,25 @@ describe('webhook receiver', () => {
       expect((await post(`${url}/webhooks/${POS_ID}`, new URLSearchParams({ data: 'x' }).toString())).status).toBe(401);
       const json = await fetch(`${url}/metrics`);
       expect(json.headers.get('content-type')).toMatch(/^application\/json/);
-      expect(((await json.json()) as { webhooks: unknown }).webhooks).toMatchObject({ received: 2, accepted: 1, unauthorized: 1, tooLarge: 0 });
+      expect(((await json.json()) as { webhooks: unknown }).webhooks).toMatchObject({
+        received: 2,
+        accepted: 1,
+        unauthorized: 1,
+        tooLarge: 0,
+      });
       // the Accept header Prometheus sends when it scrapes
-      const scraped = await fetch(`${url}/metrics`, { headers: { accept: 'application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5,*/*;q=0.1' } });
+      const scraped = await fetch(`${url}/metrics`, {
+        headers: { accept: 'application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5,*/*;q=0.1' },
+      });
       expect(scraped.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
       const text = await scraped.text();
       expect(text).toContain('# TYPE recon_webhooks_total counter\n');
-      const samples = Object.fromEntries(text.split('\n').filter((l) => l && !l.startsWith('#')).map((l) => l.split(' ') as [string, string]));
+      const samples = Object.fromEntries(
+        text
+          .split('\n')
+          .filter((l) => l && !l.startsWith('#'))
+          .map((l) => l.split(' ') as [string, string]),
+      );
       expect(samples).toMatchObject({
         recon_webhooks_received_total: '2',
         'recon_webhooks_total{outcome="accepted"}': '1',
@@ -117,7 +146,7 @@ describe('webhook receiver', () => {
         'recon_webhooks_total{outcome="too_large"}': '0',
       });
       expect(Object.keys(samples)).toHaveLength(10);
-      expect((await (await fetch(`${url}/metrics?format=prometheus`)).text())).toBe(text);
+      expect(await (await fetch(`${url}/metrics?format=prometheus`)).text()).toBe(text);
     } finally {
       await app.close();
     }
@@ -129,9 +158,18 @@ describe('webhook receiver', () => {
       const before = (await allEvents()).length;
       const body = purchaseWebhook();
       const data = encodeBase64Url(JSON.stringify(body));
-      const wrong = await post(`${url}/webhooks/${POS_ID}`, new URLSearchParams({ data, signature: sign('another-secret', data) }).toString());
+      const wrong = await post(
+        `${url}/webhooks/${POS_ID}`,
+        new URLSearchParams({ data, signature: sign('another-secret', data) }).toString(),
+      );
       const missing = await post(`${url}/webhooks/${POS_ID}`, new URLSearchParams({ data }).toString());
-      const tampered = await post(`${url}/webhooks/${POS_ID}`, new URLSearchParams({ data: encodeBase64Url(JSON.stringify({ ...body, amount: 1 })), signature: sign(SECRET, data) }).toString());
+      const tampered = await post(
+        `${url}/webhooks/${POS_ID}`,
+        new URLSearchParams({
+          data: encodeBase64Url(JSON.stringify({ ...body, amount: 1 })),
+          signature: sign(SECRET, data),
+        }).toString(),
+      );
       expect([wrong.status, missing.status, tampered.status]).toEqual([401, 401, 401]);
       expect(JSON.parse(missing.body).error).toBe('signature missing');
       expect((await allEvents()).length).toBe(before);
@@ -182,7 +220,9 @@ describe('webhook receiver', () => {
     try {
       const big = formOf(purchaseWebhook({ description: 'x'.repeat(4000) }));
       expect((await post(`${url}/webhooks/${POS_ID}`, big)).status).toBe(413);
-      expect((await post(`${url}/webhooks/00000000-0000-4000-8000-000000000000`, formOf(purchaseWebhook()))).status).toBe(404);
+      expect(
+        (await post(`${url}/webhooks/00000000-0000-4000-8000-000000000000`, formOf(purchaseWebhook()))).status,
+      ).toBe(404);
       expect((await fetch(`${url}/webhooks/${POS_ID}`)).status).toBe(405);
     } finally {
       await app.close();
@@ -218,12 +258,17 @@ describe('webhook receiver', () => {
       try {
         const r = await post(`${url}/webhooks/${POS_ID}`, formOf(purchaseWebhook()));
         expect(r.status).toBe(503);
-        expect(JSON.parse(r.body)).toEqual({ error: 'unavailable', reason: expect.stringContaining('recon store advance-xid') });
+        expect(JSON.parse(r.body)).toEqual({
+          error: 'unavailable',
+          reason: expect.stringContaining('recon store advance-xid'),
+        });
         expect(lines.some((l) => l.includes('webhook not stored') && l.includes('recon store advance-xid'))).toBe(true);
       } finally {
         await app.close();
       }
-      const [n] = await restored.sql<{ n: number }[]>`select count(*)::int as n from es_events where type = ${WebhookReceived.type}`;
+      const [n] = await restored.sql<
+        { n: number }[]
+      >`select count(*)::int as n from es_events where type = ${WebhookReceived.type}`;
       expect(n!.n).toBe(0);
     } finally {
       await restored.drop();
@@ -234,14 +279,28 @@ describe('webhook receiver', () => {
     const body = purchaseWebhook();
     const plain = await start({ options: { ...options, allowedIps: ['203.0.113.10'] } });
     try {
-      expect((await post(`${plain.url}/webhooks/${POS_ID}`, formOf(body), { 'x-forwarded-for': '203.0.113.10' })).status).toBe(403);
+      expect(
+        (await post(`${plain.url}/webhooks/${POS_ID}`, formOf(body), { 'x-forwarded-for': '203.0.113.10' })).status,
+      ).toBe(403);
     } finally {
       await plain.app.close();
     }
     const proxied = await start({ options: { ...options, allowedIps: ['203.0.113.10'], trustProxy: true } });
     try {
-      expect((await post(`${proxied.url}/webhooks/${POS_ID}`, formOf(body), { 'x-forwarded-for': '198.51.100.7, 203.0.113.10' })).status).toBe(200);
-      expect((await post(`${proxied.url}/webhooks/${POS_ID}`, formOf(body), { 'x-forwarded-for': '203.0.113.10, 198.51.100.7' })).status).toBe(403);
+      expect(
+        (
+          await post(`${proxied.url}/webhooks/${POS_ID}`, formOf(body), {
+            'x-forwarded-for': '198.51.100.7, 203.0.113.10',
+          })
+        ).status,
+      ).toBe(200);
+      expect(
+        (
+          await post(`${proxied.url}/webhooks/${POS_ID}`, formOf(body), {
+            'x-forwarded-for': '203.0.113.10, 198.51.100.7',
+          })
+        ).status,
+      ).toBe(403);
       const [e] = await fx.store.readStream(paymentStream(POS_ID, body.payment_id as string));
       expect(e!.metadata).toMatchObject({ remoteAddress: '203.0.113.10' });
     } finally {
@@ -249,15 +308,36 @@ describe('webhook receiver', () => {
     }
     // with a list of trusted proxies, the header counts only from them: a client reaching the port directly
     // cannot name an allowed sender (the test client connects from 127.0.0.1)
-    const listed = await start({ options: { ...options, allowedIps: ['203.0.113.10'], trustProxy: true, trustedProxies: ['10.0.0.5'] } });
+    const listed = await start({
+      options: { ...options, allowedIps: ['203.0.113.10'], trustProxy: true, trustedProxies: ['10.0.0.5'] },
+    });
     try {
-      expect((await post(`${listed.url}/webhooks/${POS_ID}`, formOf(purchaseWebhook()), { 'x-forwarded-for': '203.0.113.10' })).status).toBe(403);
+      expect(
+        (
+          await post(`${listed.url}/webhooks/${POS_ID}`, formOf(purchaseWebhook()), {
+            'x-forwarded-for': '203.0.113.10',
+          })
+        ).status,
+      ).toBe(403);
     } finally {
       await listed.app.close();
     }
-    const fromProxy = await start({ options: { ...options, allowedIps: ['203.0.113.10'], trustProxy: true, trustedProxies: ['0:0:0:0:0:0:0:1', '127.0.0.1'] } });
+    const fromProxy = await start({
+      options: {
+        ...options,
+        allowedIps: ['203.0.113.10'],
+        trustProxy: true,
+        trustedProxies: ['0:0:0:0:0:0:0:1', '127.0.0.1'],
+      },
+    });
     try {
-      expect((await post(`${fromProxy.url}/webhooks/${POS_ID}`, formOf(purchaseWebhook()), { 'x-forwarded-for': '203.0.113.10' })).status).toBe(200);
+      expect(
+        (
+          await post(`${fromProxy.url}/webhooks/${POS_ID}`, formOf(purchaseWebhook()), {
+            'x-forwarded-for': '203.0.113.10',
+          })
+        ).status,
+      ).toBe(200);
     } finally {
       await fromProxy.app.close();
     }
@@ -282,8 +362,16 @@ describe('webhook receiver', () => {
 
   it('finishes the requests in flight on shutdown', async () => {
     let release!: () => void;
-    const gate = new Promise<void>((r) => { release = r; });
-    const slowStore: EventStore = { ...fx.store, appendMany: async (reqs) => { await gate; return fx.store.appendMany(reqs); } };
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const slowStore: EventStore = {
+      ...fx.store,
+      appendMany: async (reqs) => {
+        await gate;
+        return fx.store.appendMany(reqs);
+      },
+    };
     const { app, url } = await start({ store: slowStore });
     const body = purchaseWebhook();
     const pending = post(`${url}/webhooks/${POS_ID}`, formOf(body));

@@ -1,8 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dataOf } from '../../src/events/catalog';
-import { PeriodRecordObserved, RegisterRecordObserved, type NormalizedPeriodRecord, type NormalizedRegisterRecord } from '../../src/events/ingest-events';
+import {
+  PeriodRecordObserved,
+  RegisterRecordObserved,
+  type NormalizedPeriodRecord,
+  type NormalizedRegisterRecord,
+} from '../../src/events/ingest-events';
 import { samePeriodRow } from '../../src/events/register-row';
-import { periodObserved, registerObserved, toAppendRequests, type Keyed, type SyncObservation } from '../../src/ingest/observations';
+import {
+  periodObserved,
+  registerObserved,
+  toAppendRequests,
+  type Keyed,
+  type SyncObservation,
+} from '../../src/ingest/observations';
 import { appendObservations } from '../../src/ingest/reobservations';
 import { consolidate, observationOf } from '../../src/reconciliation/matching';
 import { createPostgresEventStore } from '../../src/store/postgres';
@@ -20,26 +31,64 @@ const window = { from: '2025-01-01T00:00:00.000Z', to: '2025-02-01T00:00:00.000Z
 let db: TestDatabase;
 let store: EventStore;
 
-const registerRun = (n: number): SyncObservation => ({ source: 'register', reportId: `rep-${n}`, window, observedAt: `2025-03-0${n}T00:00:00.000Z` });
-const periodRun = (n: number): SyncObservation => ({ source: 'period', reportId: null, window, observedAt: `2025-03-0${n}T00:00:00.000Z` });
+const registerRun = (n: number): SyncObservation => ({
+  source: 'register',
+  reportId: `rep-${n}`,
+  window,
+  observedAt: `2025-03-0${n}T00:00:00.000Z`,
+});
+const periodRun = (n: number): SyncObservation => ({
+  source: 'period',
+  reportId: null,
+  window,
+  observedAt: `2025-03-0${n}T00:00:00.000Z`,
+});
 
 function row(paymentId: string, over: Partial<NormalizedRegisterRecord> = {}): NormalizedRegisterRecord {
   return {
-    projectId: POS, orderId: `order-${paymentId}`, paymentId, method: 'purchase', status: 'success', dateTime: '2025-01-10T10:00:00.000Z', currency: 'EUR',
-    amount: '100000', originalAmount: '100000', customerFee: '0', merchantFee: '900', receiverName: 'Shop', receiverAmount: '60000', receiverFee: '600',
-    reserveAmount: '0', cardMask: '4111********1111', payway: 'card', other: {}, ...over,
+    projectId: POS,
+    orderId: `order-${paymentId}`,
+    paymentId,
+    method: 'purchase',
+    status: 'success',
+    dateTime: '2025-01-10T10:00:00.000Z',
+    currency: 'EUR',
+    amount: '100000',
+    originalAmount: '100000',
+    customerFee: '0',
+    merchantFee: '900',
+    receiverName: 'Shop',
+    receiverAmount: '60000',
+    receiverFee: '600',
+    reserveAmount: '0',
+    cardMask: '4111********1111',
+    payway: 'card',
+    other: {},
+    ...over,
   };
 }
 
 function period(paymentId: string, over: Partial<NormalizedPeriodRecord> = {}): NormalizedPeriodRecord {
   return {
-    projectId: POS, orderId: `order-${paymentId}`, paymentId, method: 'purchase', status: 'success', dateTime: '2025-01-10T10:00:00.000Z', currency: 'EUR',
-    amount: '100000', customerFee: '0', merchantFee: '900', other: {}, ...over,
+    projectId: POS,
+    orderId: `order-${paymentId}`,
+    paymentId,
+    method: 'purchase',
+    status: 'success',
+    dateTime: '2025-01-10T10:00:00.000Z',
+    currency: 'EUR',
+    amount: '100000',
+    customerFee: '0',
+    merchantFee: '900',
+    other: {},
+    ...over,
   };
 }
 
-const reg = (r: NormalizedRegisterRecord, run: number): Keyed => registerObserved(POS, JSON.stringify(r), r, registerRun(run));
-const per = (r: NormalizedPeriodRecord, run: number): Keyed => periodObserved(POS, JSON.stringify(r), r, periodRun(run));
+const reg = (r: NormalizedRegisterRecord, run: number): Keyed =>
+  registerObserved(POS, JSON.stringify(r), r, registerRun(run));
+const per = (r: NormalizedPeriodRecord, run: number): Keyed =>
+  periodObserved(POS, JSON.stringify(r), r, periodRun(run));
 
 /** One batch, as the sync appends it; the number of events appended. */
 async function batch(items: Keyed[], s: EventStore = store): Promise<number> {
@@ -92,7 +141,7 @@ describe('appendObservations', () => {
     expect((await stream('p-dup')).length).toBe(2);
   });
 
-  it('observes both in-report duplicate rows again, in the report\'s order, when both went pending and back', async () => {
+  it("observes both in-report duplicate rows again, in the report's order, when both went pending and back", async () => {
     const x = row('p-dup2');
     const y = row('p-dup2', { cardMask: '4111********0000' });
     const pending = (r: NormalizedRegisterRecord) => ({ ...r, status: 'pending' as const });
@@ -100,7 +149,10 @@ describe('appendObservations', () => {
     expect(await batch([reg(pending(x), 2), reg(pending(y), 2)])).toBe(2);
     expect(await batch([reg(x, 3), reg(y, 3)])).toBe(2);
     const es = await stream('p-dup2');
-    expect(es.slice(4).map((e) => (e.data as { record: { cardMask: string } }).record.cardMask)).toEqual([x.cardMask, y.cardMask]);
+    expect(es.slice(4).map((e) => (e.data as { record: { cardMask: string } }).record.cardMask)).toEqual([
+      x.cardMask,
+      y.cardMask,
+    ]);
     expect(supersedes(es).slice(4)).toEqual([es[3]!.id, es[4]!.id]);
     expect(es.slice(4).map((e) => e.metadata.reportId)).toEqual(['rep-3', 'rep-3']);
     expect(await batch([reg(x, 4), reg(y, 4)])).toBe(0);
@@ -114,7 +166,7 @@ describe('appendObservations', () => {
     expect(supersedes(await stream('p-resume'))).toEqual([null, null]);
   });
 
-  it('observes a new version again after the re-observation that the batch had before it, so the row\'s latest is the report\'s last', async () => {
+  it("observes a new version again after the re-observation that the batch had before it, so the row's latest is the report's last", async () => {
     const a = row('p-order');
     await batch([reg(a, 1)]);
     await batch([reg({ ...a, status: 'pending' }, 2)]);
@@ -153,8 +205,12 @@ describe('appendObservations', () => {
     expect(await batch([reg(clean, 3)])).toBe(1);
     expect(await batch([reg(clean, 4)])).toBe(0);
     const s = await stream('pay-late-dup');
-    expect(s.map((e) => [(e.data as { record: NormalizedRegisterRecord }).record.cardMask, e.metadata['reportId']])).toEqual([
-      ['4111********1111', 'rep-1'], ['5555********4444', 'rep-2'], ['4111********1111', 'rep-3'],
+    expect(
+      s.map((e) => [(e.data as { record: NormalizedRegisterRecord }).record.cardMask, e.metadata['reportId']]),
+    ).toEqual([
+      ['4111********1111', 'rep-1'],
+      ['5555********4444', 'rep-2'],
+      ['4111********1111', 'rep-3'],
     ]);
     expect(supersedes(s)).toEqual([null, null, s[1]!.id]);
   });
@@ -193,16 +249,35 @@ describe('supersedes in the observation events', () => {
     const first = per(ok, 1).event;
     const data = { ...(first.data as object), supersedes: first.id };
     const recorded = (id: string, d: unknown, n: number): RecordedEvent => ({
-      id, stream: 's', revision: n, position: { commit: BigInt(n + 1), prepare: BigInt(n + 1) }, type: PeriodRecordObserved.type, version: 1, data: d, metadata: { ...periodRun(n + 1) }, recordedAt: new Date(0),
+      id,
+      stream: 's',
+      revision: n,
+      position: { commit: BigInt(n + 1), prepare: BigInt(n + 1) },
+      type: PeriodRecordObserved.type,
+      version: 1,
+      data: d,
+      metadata: { ...periodRun(n + 1) },
+      recordedAt: new Date(0),
     });
     expect(dataOf(PeriodRecordObserved, recorded('x', data, 0)).supersedes).toBe(first.id);
-    expect(RegisterRecordObserved.schema.safeParse({ ...(reg(row('p-schema'), 1).event.data as object), supersedes: 'not-a-uuid' }).success).toBe(false);
+    expect(
+      RegisterRecordObserved.schema.safeParse({
+        ...(reg(row('p-schema'), 1).event.data as object),
+        supersedes: 'not-a-uuid',
+      }).success,
+    ).toBe(false);
     const failed = per({ ...ok, status: 'failure' }, 2).event;
-    const rows = consolidate([recorded(first.id, first.data, 0), recorded(failed.id, failed.data, 1), recorded('re', data, 2)].map((e) => observationOf(e)!));
-    expect(rows.map((r) => [r.current.eventId, r.current.status, r.versions.length, r.duplicates.size])).toEqual([['re', 'success', 3, 0]]);
+    const rows = consolidate(
+      [recorded(first.id, first.data, 0), recorded(failed.id, failed.data, 1), recorded('re', data, 2)].map(
+        (e) => observationOf(e)!,
+      ),
+    );
+    expect(rows.map((r) => [r.current.eventId, r.current.status, r.versions.length, r.duplicates.size])).toEqual([
+      ['re', 'success', 3, 0],
+    ]);
   });
 
-  it('samePeriodRow tells period records apart as the reconciliation\'s consolidate does', () => {
+  it("samePeriodRow tells period records apart as the reconciliation's consolidate does", () => {
     const at = (dateTime: string | null, amount: string) => period('p-key', { dateTime, amount });
     const pairs: Array<[NormalizedPeriodRecord, NormalizedPeriodRecord]> = [
       [at('2025-01-10T10:00:00.000Z', '100'), at('2025-01-10T10:00:00.000Z', '200')],
@@ -215,8 +290,27 @@ describe('supersedes in the observation events', () => {
     for (const [a, b] of pairs) {
       const ea = per(a, 1).event;
       const eb = per(b, 2).event;
-      const obs = [ea, eb].map((e, n) => observationOf({ id: e.id, stream: 's', revision: n, position: { commit: BigInt(n + 1), prepare: 0n }, type: e.type, version: e.version, data: e.data, metadata: { ...periodRun(n + 1) }, recordedAt: new Date(0) })!);
-      expect([a.dateTime, a.amount, b.dateTime, b.amount, samePeriodRow(a, b)]).toEqual([a.dateTime, a.amount, b.dateTime, b.amount, consolidate(obs).length === 1]);
+      const obs = [ea, eb].map(
+        (e, n) =>
+          observationOf({
+            id: e.id,
+            stream: 's',
+            revision: n,
+            position: { commit: BigInt(n + 1), prepare: 0n },
+            type: e.type,
+            version: e.version,
+            data: e.data,
+            metadata: { ...periodRun(n + 1) },
+            recordedAt: new Date(0),
+          })!,
+      );
+      expect([a.dateTime, a.amount, b.dateTime, b.amount, samePeriodRow(a, b)]).toEqual([
+        a.dateTime,
+        a.amount,
+        b.dateTime,
+        b.amount,
+        consolidate(obs).length === 1,
+      ]);
     }
   });
 });

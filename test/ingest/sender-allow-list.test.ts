@@ -20,8 +20,14 @@ const apps: HttpApp[] = [];
 
 function configuredWebhookOptions(allowedIps: string): ReceiverOptions {
   const cfg = loadConfig({
-    PSP_BASE_URL: 'https://psp.example', PSP_REPORT_URL: 'https://report.example', PSP_POS_ID: POS_ID, PSP_API_KEY: 'pk_x',
-    PSP_API_SECRET: SECRET, PSP_ENDPOINTS_KEY: 'ek_x', DATABASE_URL: 'postgres://u@localhost/db', WEBHOOK_ALLOWED_IPS: allowedIps,
+    PSP_BASE_URL: 'https://psp.example',
+    PSP_REPORT_URL: 'https://report.example',
+    PSP_POS_ID: POS_ID,
+    PSP_API_KEY: 'pk_x',
+    PSP_API_SECRET: SECRET,
+    PSP_ENDPOINTS_KEY: 'ek_x',
+    DATABASE_URL: 'postgres://u@localhost/db',
+    WEBHOOK_ALLOWED_IPS: allowedIps,
   } as NodeJS.ProcessEnv);
   if (!cfg.ok) throw new Error(`config refused: ${JSON.stringify(cfg.issues)}`);
   return cfg.config.webhook;
@@ -29,7 +35,12 @@ function configuredWebhookOptions(allowedIps: string): ReceiverOptions {
 
 /** A receiver listening on the IPv6 loopback, so the socket's peer is `::1`. */
 async function receiverOn6(options: ReceiverOptions): Promise<number> {
-  const receiver = createWebhookReceiver({ store: fx.store, projects: [{ name: 'a', posId: POS_ID, apiSecret: SECRET }], log: silentLogger, options });
+  const receiver = createWebhookReceiver({
+    store: fx.store,
+    projects: [{ name: 'a', posId: POS_ID, apiSecret: SECRET }],
+    log: silentLogger,
+    options,
+  });
   const app = createHttpApp({ routes: [receiver.handle], log: silentLogger });
   apps.push(app);
   return (await app.listen(0, '::1')).port;
@@ -41,11 +52,25 @@ afterAll(async () => {
 
 function postFromLoopback6(port: number, body: string, headers: Record<string, string> = {}): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '::1', port, path: `/webhooks/${POS_ID}`, method: 'POST', agent: false,
-      headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body), connection: 'close', ...headers } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = request(
+      {
+        host: '::1',
+        port,
+        path: `/webhooks/${POS_ID}`,
+        method: 'POST',
+        agent: false,
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          'content-length': Buffer.byteLength(body),
+          connection: 'close',
+          ...headers,
+        },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -64,7 +89,8 @@ describe('canonicalIp', () => {
   });
 
   it('refuses what is not an address', () => {
-    for (const t of ['not-an-ip', '', '203.0.113.010', '[::1]', '203.0.113.10:443', 'fe80::1%eth0']) expect(canonicalIp(t), t).toBeUndefined();
+    for (const t of ['not-an-ip', '', '203.0.113.010', '[::1]', '203.0.113.10:443', 'fe80::1%eth0'])
+      expect(canonicalIp(t), t).toBeUndefined();
   });
 });
 
@@ -84,9 +110,14 @@ describe('webhook sender allow-list', () => {
   });
 
   it('compares the X-Forwarded-For address of a trusted proxy in the same canonical form', async () => {
-    const proxied = await receiverOn6({ ...configuredWebhookOptions('2001:DB8::10,::ffff:203.0.113.10'), trustProxy: true });
+    const proxied = await receiverOn6({
+      ...configuredWebhookOptions('2001:DB8::10,::ffff:203.0.113.10'),
+      trustProxy: true,
+    });
     const body = formOf(purchaseWebhook());
-    expect(await postFromLoopback6(proxied, body, { 'x-forwarded-for': '198.51.100.7, 2001:db8:0:0:0:0:0:10' })).toBe(200);
+    expect(await postFromLoopback6(proxied, body, { 'x-forwarded-for': '198.51.100.7, 2001:db8:0:0:0:0:0:10' })).toBe(
+      200,
+    );
     expect(await postFromLoopback6(proxied, body, { 'x-forwarded-for': '203.0.113.10' })).toBe(200);
     expect(await postFromLoopback6(proxied, body, { 'x-forwarded-for': '::FFFF:CB00:710A' })).toBe(200);
     expect(await postFromLoopback6(proxied, body, { 'x-forwarded-for': '2001:db8::11' })).toBe(403);

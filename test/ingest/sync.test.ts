@@ -27,7 +27,9 @@ const depsFor = (db: TestDatabase, over: Partial<SyncDeps> = {}): SyncDeps =>
   sandboxSyncDeps(db, sandbox, { pollMaxMs: 20, client: { timeoutMs: 5_000, retryBaseMs: 5, retryMaxMs: 20 } }, over);
 
 async function countByType(db: TestDatabase): Promise<Record<string, number>> {
-  const rows = await db.sql<{ type: string; n: number }[]>`select type, count(*)::int as n from es_events group by type`;
+  const rows = await db.sql<
+    { type: string; n: number }[]
+  >`select type, count(*)::int as n from es_events group by type`;
   return Object.fromEntries(rows.map((r) => [r.type, r.n]));
 }
 
@@ -74,7 +76,11 @@ describe('sync against the sandbox', () => {
     // The scenario's count fault: the window holding that day announces one record more than it sends.
     const mismatchDay = sandbox.scenario.countMismatchDays[0]!;
     const flagged = report.windows.filter((w) => w.countMismatch);
-    expect(flagged.map((w) => w.window.from <= `${mismatchDay}T12:00:00.000Z` && `${mismatchDay}T12:00:00.000Z` < w.window.to)).toEqual([true]);
+    expect(
+      flagged.map(
+        (w) => w.window.from <= `${mismatchDay}T12:00:00.000Z` && `${mismatchDay}T12:00:00.000Z` < w.window.to,
+      ),
+    ).toEqual([true]);
     expect(flagged[0]!.announcedCount).toBe(flagged[0]!.registerRecords! + 1);
     const [mismatch] = await reference.sql<{ data: { announcedCount: number; receivedCount: number } }[]>`
       select data from es_events where type = 'RegisterCountMismatched'`;
@@ -83,7 +89,11 @@ describe('sync against the sandbox', () => {
     // Observation metadata: report id and window, not part of the id.
     const [obs] = await reference.sql<{ metadata: Record<string, unknown> }[]>`
       select metadata from es_events where type = 'RegisterRecordObserved' limit 1`;
-    expect(obs!.metadata).toMatchObject({ source: 'register', reportId: expect.any(String), window: { from: expect.any(String), to: expect.any(String) } });
+    expect(obs!.metadata).toMatchObject({
+      source: 'register',
+      reportId: expect.any(String),
+      window: { from: expect.any(String), to: expect.any(String) },
+    });
     expect(progress).toContain('completed');
   });
 
@@ -94,7 +104,9 @@ describe('sync against the sandbox', () => {
       syncRange(depsFor(db, { batchSize: 25 }), {
         ...RANGE,
         signal: controller.signal,
-        onProgress: (p) => { if (p.records >= 120) controller.abort(new Error('killed')); },
+        onProgress: (p) => {
+          if (p.records >= 120) controller.abort(new Error('killed'));
+        },
       }),
     ).rejects.toThrow('killed');
     const partial = await observationIds(db);
@@ -109,7 +121,7 @@ describe('sync against the sandbox', () => {
     expect(resumed.appended).toBe(full.length - partial.length);
   });
 
-  it('keeps each payment stream in the report\'s order with small batches and several appends in flight', async () => {
+  it("keeps each payment stream in the report's order with small batches and several appends in flight", async () => {
     const db = await freshDb();
     await syncRange(depsFor(db, { batchSize: 7, appendsInFlight: 3 }), RANGE);
     const streams = (d: TestDatabase) => d.sql<{ stream: string; ids: string[] }[]>`
@@ -161,7 +173,7 @@ describe('sync against the sandbox', () => {
   it('fails a window whose report never becomes ready, records why, and reads it on the next run', async () => {
     const db = await freshDb();
     sandbox.setFaults({ reportNeverReady: true });
-    let failed;
+    let failed: Awaited<ReturnType<typeof syncRange>> | undefined;
     try {
       failed = await syncRange(depsFor(db, { reportMaxWaitMs: 60 }), { from: '2025-01-01', to: '2025-01-10' });
     } finally {
@@ -169,7 +181,9 @@ describe('sync against the sandbox', () => {
     }
     expect(failed.failed).toBe(1);
     expect(failed.windows[0]!.reason).toMatch(/SYNC_REPORT_NOT_READY: register report .* was not ready after/);
-    const [f] = await db.sql<{ data: { reason: string } }[]>`select data from es_events where type = 'SyncWindowFailed'`;
+    const [f] = await db.sql<
+      { data: { reason: string } }[]
+    >`select data from es_events where type = 'SyncWindowFailed'`;
     expect(f!.data.reason).toMatch(/not ready/);
     expect((await countByType(db)).RegisterRecordObserved ?? 0).toBe(0);
 
@@ -196,7 +210,10 @@ describe('sync against the sandbox', () => {
   it('stops with TRANSACTION_COUNTER_BEHIND, appending nothing, while the store refuses appends after a logical restore', async () => {
     const db = await freshDb();
     await storeEventAheadOfCounter(db);
-    const err = await syncRange(depsFor(db), { from: '2025-01-01', to: '2025-01-08' }).then(() => undefined, (e: unknown) => e);
+    const err = await syncRange(depsFor(db), { from: '2025-01-01', to: '2025-01-08' }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(isStoreError(err, 'TRANSACTION_COUNTER_BEHIND'), String(err)).toBe(true);
     expect((err as Error).message).toMatch(/recon store advance-xid/);
     expect(await countByType(db)).toEqual({ [ev('x', 0).type]: 1 }); // the restored event alone

@@ -36,9 +36,24 @@ const out = mkdtempSync(path.join(tmpdir(), 'recon-r5-catch-'));
 
 function sale(paymentId: string, dateTime: string, amount: bigint): NormalizedRegisterRecord {
   return {
-    projectId: POS, orderId: `order-${paymentId}`, paymentId, method: 'purchase', status: 'success', dateTime, currency: 'EUR',
-    amount: null, originalAmount: String(amount), customerFee: '0', merchantFee: '0', receiverName: 'Shop C', receiverAmount: String(amount),
-    receiverFee: '0', reserveAmount: '0', cardMask: null, payway: 'card', other: {},
+    projectId: POS,
+    orderId: `order-${paymentId}`,
+    paymentId,
+    method: 'purchase',
+    status: 'success',
+    dateTime,
+    currency: 'EUR',
+    amount: null,
+    originalAmount: String(amount),
+    customerFee: '0',
+    merchantFee: '0',
+    receiverName: 'Shop C',
+    receiverAmount: String(amount),
+    receiverFee: '0',
+    reserveAmount: '0',
+    cardMask: null,
+    payway: 'card',
+    other: {},
   };
 }
 
@@ -61,7 +76,12 @@ function nightlyJob(): JobDefinition {
       const r = REPORTED[ctx.scheduledFor.toISOString()];
       await new Promise((res) => setTimeout(res, 500)); // the PSP prepares the report
       if (r) {
-        const k = registerObserved(POS, JSON.stringify(r), r, { source: 'register', reportId: `rep-${ctx.scheduledFor.toISOString()}`, window: { from: '2025-02-01', to: '2025-03-01' }, observedAt: ctx.now().toISOString() });
+        const k = registerObserved(POS, JSON.stringify(r), r, {
+          source: 'register',
+          reportId: `rep-${ctx.scheduledFor.toISOString()}`,
+          window: { from: '2025-02-01', to: '2025-03-01' },
+          observedAt: ctx.now().toISOString(),
+        });
         await appendObservations(store, [{ stream: k.stream, events: [k.event] }]);
         await waitVisible(db.sql, store);
       }
@@ -74,13 +94,23 @@ function nightlyJob(): JobDefinition {
 beforeAll(async () => {
   db = await createTestDatabase();
   store = createPostgresEventStore(db.sql);
-  const r = loadConfig({ RECON_TIMEZONE: TZ, RECON_OUT_DIR: out, RECON_CRON_NIGHTLY: '30 2 * * *', RECON_CRON_MONTHLY: '0 6 1 * *' });
+  const r = loadConfig({
+    RECON_TIMEZONE: TZ,
+    RECON_OUT_DIR: out,
+    RECON_CRON_NIGHTLY: '30 2 * * *',
+    RECON_CRON_MONTHLY: '0 6 1 * *',
+  });
   if (!r.ok) throw new Error(JSON.stringify(r.issues));
   config = r.config;
   const csv = parseSubMerchantCsv('sub_merchant_id,name,reserve_hold_days\nSM-C,Shop C,30\n', 'directory.csv');
   if (!csv.ok) throw new Error(JSON.stringify(csv.issues));
   await importSubMerchants(store, csv.rows);
-  const k = registerObserved(POS, '{}', sale('pay-10', '2025-02-10T12:00:00.000Z', 1_000n), { source: 'register', reportId: 'rep-0', window: { from: '2025-02-01', to: '2025-03-01' }, observedAt: '2025-02-11T00:30:00.000Z' });
+  const k = registerObserved(POS, '{}', sale('pay-10', '2025-02-10T12:00:00.000Z', 1_000n), {
+    source: 'register',
+    reportId: 'rep-0',
+    window: { from: '2025-02-01', to: '2025-03-01' },
+    observedAt: '2025-02-11T00:30:00.000Z',
+  });
   await appendObservations(store, [{ stream: k.stream, events: [k.event] }]);
   await waitVisible(db.sql, store);
   await runProjections({ sql: db.sql, store, log: silentLogger, timezone: TZ, graceHours: 48 });
@@ -105,9 +135,15 @@ describe('owed occurrences of several jobs after the worker was down', () => {
     await s.stop();
     expect(outcomes.every((o) => o.status === 'succeeded')).toBe(true);
 
-    const [monthly] = await runsOf(db.sql, 'monthly-statements').then((rows) => rows.filter((r) => r.scheduledFor.toISOString() === '2025-03-01T04:00:00.000Z'));
+    const [monthly] = await runsOf(db.sql, 'monthly-statements').then((rows) =>
+      rows.filter((r) => r.scheduledFor.toISOString() === '2025-03-01T04:00:00.000Z'),
+    );
     expect(monthly?.counters['month']).toBe('2025-02');
-    const issued = await statementFigures(db.sql, { month: '2025-02', timezone: TZ, atPosition: parsePosition(String(monthly!.counters['position'])) });
+    const issued = await statementFigures(db.sql, {
+      month: '2025-02',
+      timezone: TZ,
+      atPosition: parsePosition(String(monthly!.counters['position'])),
+    });
     // on schedule: 10, 27 and 28 February's sales (the nightly of 1 March 02:30 comes before the statements of 06:00)
     expect(issued.map((f) => [f.subMerchantId, f.gross, f.operations])).toEqual([['SM-C', 6_500n, 3]]);
   });

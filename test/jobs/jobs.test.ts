@@ -27,7 +27,12 @@ const out = mkdtempSync(path.join(tmpdir(), 'recon-jobs-'));
 beforeAll(async () => {
   db = await createTestDatabase();
   store = createPostgresEventStore(db.sql);
-  const r = loadConfig({ RECON_TIMEZONE: TZ, RECON_OUT_DIR: out, RECON_CRON_NIGHTLY: '30 2 * * *', RECON_CRON_MONTHLY: '0 6 1 * *' });
+  const r = loadConfig({
+    RECON_TIMEZONE: TZ,
+    RECON_OUT_DIR: out,
+    RECON_CRON_NIGHTLY: '30 2 * * *',
+    RECON_CRON_MONTHLY: '0 6 1 * *',
+  });
   if (!r.ok) throw new Error(JSON.stringify(r.issues));
   config = r.config;
   const scenario = scenarioFor({ seed: 11, payments: 120, month: '2025-01', timezone: TZ, subMerchants: 4 });
@@ -42,7 +47,9 @@ describe('scheduled jobs', () => {
   it('lists the three jobs with the configured schedules', () => {
     const jobs = allJobs({ config, sql: db.sql, store, log: silentLogger });
     expect(jobs.map((j) => [j.name, j.cron])).toEqual([
-      ['nightly-reconciliation', '30 2 * * *'], ['monthly-statements', '0 6 1 * *'], ['hourly-healing', '15 * * * *'],
+      ['nightly-reconciliation', '30 2 * * *'],
+      ['monthly-statements', '0 6 1 * *'],
+      ['hourly-healing', '15 * * * *'],
     ]);
   });
 
@@ -57,7 +64,10 @@ describe('scheduled jobs', () => {
     await clock.advanceTo('2025-02-01T04:00:00Z'); // 06:00 Kyiv
     await vi.waitFor(() => expect(outcomes).toHaveLength(2), { timeout: 30_000 });
     await s.stop();
-    expect(outcomes.map((o) => [o.job, o.status])).toEqual([['nightly-reconciliation', 'succeeded'], ['monthly-statements', 'succeeded']]);
+    expect(outcomes.map((o) => [o.job, o.status])).toEqual([
+      ['nightly-reconciliation', 'succeeded'],
+      ['monthly-statements', 'succeeded'],
+    ]);
 
     const nightly = (await runsOf(db.sql, 'nightly-reconciliation'))[0]!;
     expect(nightly.counters).toMatchObject({ date: '2025-01-31', report: path.join(out, 'nightly-2025-01-31.xlsx') });
@@ -68,9 +78,11 @@ describe('scheduled jobs', () => {
     const figures = await statementFigures(db.sql, { month: '2025-01', timezone: TZ });
     const ids = [...new Set(figures.map((f) => f.subMerchantId))];
     expect(monthly.counters['statements']).toBe(ids.length);
-    expect(readdirSync(out).filter((f) => f.endsWith('-2025-01.xlsx')).sort()).toEqual(
-      [...ids.map((id) => statementFileName(id, '2025-01')), 'payouts-2025-01.xlsx'].sort(),
-    );
+    expect(
+      readdirSync(out)
+        .filter((f) => f.endsWith('-2025-01.xlsx'))
+        .sort(),
+    ).toEqual([...ids.map((id) => statementFileName(id, '2025-01')), 'payouts-2025-01.xlsx'].sort());
     const wb = new ExcelJS.Workbook();
     await wb.xlsx.readFile(path.join(out, 'payouts-2025-01.xlsx'));
     expect(wb.worksheets[0]!.rowCount).toBeGreaterThanOrEqual(figures.length + 1);

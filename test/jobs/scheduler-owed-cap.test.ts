@@ -27,8 +27,21 @@ describe('scheduler: owed occurrences beyond the 40 a tick runs', () => {
     const outcomes: RunOutcome[] = [];
     const clock = createFakeClock('2025-03-11T00:00:00Z');
     const s = createScheduler({
-      sql: db.sql, timezone: 'UTC', clock, onOutcome: (o) => outcomes.push(o),
-      jobs: [{ name: 'owed-hourly', description: 'healing stand-in', cron: '15 * * * *', async run(ctx) { ran.push(ctx.scheduledFor.toISOString()); return {}; } }],
+      sql: db.sql,
+      timezone: 'UTC',
+      clock,
+      onOutcome: (o) => outcomes.push(o),
+      jobs: [
+        {
+          name: 'owed-hourly',
+          description: 'healing stand-in',
+          cron: '15 * * * *',
+          async run(ctx) {
+            ran.push(ctx.scheduledFor.toISOString());
+            return {};
+          },
+        },
+      ],
     });
     s.start();
     // start: 40 owed
@@ -44,9 +57,13 @@ describe('scheduler: owed occurrences beyond the 40 a tick runs', () => {
     await s.stop();
 
     const want: string[] = [];
-    for (let t = Date.parse('2025-03-07T10:15:00Z'); t <= Date.parse('2025-03-11T03:15:00Z'); t += 3_600_000) want.push(new Date(t).toISOString());
+    for (let t = Date.parse('2025-03-07T10:15:00Z'); t <= Date.parse('2025-03-11T03:15:00Z'); t += 3_600_000)
+      want.push(new Date(t).toISOString());
     const rows = await runsOf(db.sql, 'owed-hourly');
-    const have = rows.filter((r) => r.status === 'succeeded').map((r) => r.scheduledFor.toISOString()).sort();
+    const have = rows
+      .filter((r) => r.status === 'succeeded')
+      .map((r) => r.scheduledFor.toISOString())
+      .sort();
     const missing = want.filter((w) => !have.includes(w));
     expect(missing).toEqual([]);
     expect(ran.length).toBe(want.length - 1);

@@ -45,11 +45,18 @@ describe('scheduler: abandoned and missed occurrences', () => {
     // This is exactly what execute() leaves behind when the process dies inside job.run().
     const dying = connect(db.url, { max: 1 });
     const worker = createScheduler({
-      sql: dying, timezone: TZ, clock: createFakeClock('2025-02-01T03:59:00Z'),
-      jobs: [{ name: 'rec-monthly-abandoned', description: 'hangs', cron: '0 6 1 * *', run: () => new Promise(() => {}) }],
+      sql: dying,
+      timezone: TZ,
+      clock: createFakeClock('2025-02-01T03:59:00Z'),
+      jobs: [
+        { name: 'rec-monthly-abandoned', description: 'hangs', cron: '0 6 1 * *', run: () => new Promise(() => {}) },
+      ],
     });
     void worker.runNow('rec-monthly-abandoned').catch(() => {});
-    await vi.waitFor(async () => expect((await runsOf(db.sql, 'rec-monthly-abandoned')).map((r) => r.status)).toEqual(['running']), { timeout: 15_000 });
+    await vi.waitFor(
+      async () => expect((await runsOf(db.sql, 'rec-monthly-abandoned')).map((r) => r.status)).toEqual(['running']),
+      { timeout: 15_000 },
+    );
     // kill -9: the connection (and the locks it holds) goes away; the row stays.
     await dying.end({ timeout: 0 });
     // Make the abandoned row the scheduled occurrence of 1 February (runNow stamped it with the fake clock's now).
@@ -59,7 +66,13 @@ describe('scheduler: abandoned and missed occurrences', () => {
     const issued: string[] = [];
     const outcomes: RunOutcome[] = [];
     const clock = createFakeClock('2025-02-01T05:00:00Z');
-    const s = createScheduler({ sql: db.sql, timezone: TZ, clock, jobs: [monthlyJob('rec-monthly-abandoned', issued)], onOutcome: (o) => outcomes.push(o) });
+    const s = createScheduler({
+      sql: db.sql,
+      timezone: TZ,
+      clock,
+      jobs: [monthlyJob('rec-monthly-abandoned', issued)],
+      onOutcome: (o) => outcomes.push(o),
+    });
     s.start();
     await clock.advanceTo('2025-03-01T04:00:00Z'); // 06:00 Kyiv on 1 March
     await vi.waitFor(() => expect(outcomes.length).toBeGreaterThanOrEqual(1), { timeout: 15_000 });
@@ -70,7 +83,8 @@ describe('scheduler: abandoned and missed occurrences', () => {
     // January's statements are issued (retry of the abandoned occurrence, attempt 2) before February's.
     expect(issued).toEqual(['2025-01#2', '2025-02#1']);
     expect(rows.map((r) => [iso(r.scheduledFor), r.status])).toEqual([
-      ['2025-02-01T04:00:00.000Z', 'succeeded'], ['2025-03-01T04:00:00.000Z', 'succeeded'],
+      ['2025-02-01T04:00:00.000Z', 'succeeded'],
+      ['2025-03-01T04:00:00.000Z', 'succeeded'],
     ]);
   });
 
@@ -83,7 +97,13 @@ describe('scheduler: abandoned and missed occurrences', () => {
     const lines: string[] = [];
     const log = createLogger({ level: 'debug', write: (l) => lines.push(l) });
     const clock = createFakeClock('2025-02-01T05:00:00Z'); // 07:00 Kyiv, 1 February
-    const s = createScheduler({ sql: db.sql, timezone: TZ, clock, log, jobs: [monthlyJob('rec-monthly-down', issued)] });
+    const s = createScheduler({
+      sql: db.sql,
+      timezone: TZ,
+      clock,
+      log,
+      jobs: [monthlyJob('rec-monthly-down', issued)],
+    });
     s.start();
     await clock.advanceTo('2025-02-27T00:00:00Z'); // nearly a month later, before the next tick
     await new Promise((r) => setTimeout(r, 300));
@@ -91,7 +111,10 @@ describe('scheduler: abandoned and missed occurrences', () => {
 
     const rows = await runsOf(db.sql, 'rec-monthly-down');
     expect(issued).toEqual(['2025-01#1']);
-    expect(rows.map((r) => [iso(r.scheduledFor), r.status])).toEqual([['2025-01-01T04:00:00.000Z', 'succeeded'], ['2025-02-01T04:00:00.000Z', 'succeeded']]);
+    expect(rows.map((r) => [iso(r.scheduledFor), r.status])).toEqual([
+      ['2025-01-01T04:00:00.000Z', 'succeeded'],
+      ['2025-02-01T04:00:00.000Z', 'succeeded'],
+    ]);
     expect(lines.some((l) => l.includes('running an owed job occurrence') && l.includes('missed'))).toBe(true);
   });
 
@@ -102,18 +125,31 @@ describe('scheduler: abandoned and missed occurrences', () => {
     const clock = createFakeClock('2024-09-01T00:00:00Z');
     let failing = 3; // the PSP is down for three runs (1st night, its retry and 2nd night)
     const s = createScheduler({
-      sql: db.sql, timezone: 'UTC', clock, onOutcome: (o) => outcomes.push(o),
-      jobs: [{
-        name: 'rec-daily-retries', description: 'fails for a while', cron: '0 3 * * *',
-        async run(ctx) {
-          calls.push(`${iso(ctx.scheduledFor).slice(0, 10)}#${ctx.attempt}`);
-          if (failing-- > 0) throw new Error('PSP unreachable');
-          return {};
+      sql: db.sql,
+      timezone: 'UTC',
+      clock,
+      onOutcome: (o) => outcomes.push(o),
+      jobs: [
+        {
+          name: 'rec-daily-retries',
+          description: 'fails for a while',
+          cron: '0 3 * * *',
+          async run(ctx) {
+            calls.push(`${iso(ctx.scheduledFor).slice(0, 10)}#${ctx.attempt}`);
+            if (failing-- > 0) throw new Error('PSP unreachable');
+            return {};
+          },
         },
-      }],
+      ],
     });
     s.start();
-    for (const [i, [at, n]] of ([['2024-09-01T03:00:00Z', 1], ['2024-09-02T03:00:00Z', 3], ['2024-09-03T03:00:00Z', 5]] as const).entries()) {
+    for (const [i, [at, n]] of (
+      [
+        ['2024-09-01T03:00:00Z', 1],
+        ['2024-09-02T03:00:00Z', 3],
+        ['2024-09-03T03:00:00Z', 5],
+      ] as const
+    ).entries()) {
       await clock.advanceTo(at);
       await vi.waitFor(() => expect(outcomes.length).toBeGreaterThanOrEqual(n), { timeout: 15_000 });
       void i;
@@ -124,7 +160,9 @@ describe('scheduler: abandoned and missed occurrences', () => {
     // 1 September's occurrence is tried a third time (attempt 3) on 3 September.
     expect(calls).toContain('2024-09-01#3');
     expect(rows.map((r) => [iso(r.scheduledFor).slice(0, 10), r.status])).toEqual([
-      ['2024-09-01', 'succeeded'], ['2024-09-02', 'succeeded'], ['2024-09-03', 'succeeded'],
+      ['2024-09-01', 'succeeded'],
+      ['2024-09-02', 'succeeded'],
+      ['2024-09-03', 'succeeded'],
     ]);
   });
 
@@ -132,7 +170,8 @@ describe('scheduler: abandoned and missed occurrences', () => {
     // The database is unreachable for a few minutes around 03:00 (the outage docs/reliability.md says the
     // worker survives); the scheduler's first query of the tick fails.
     let down = false;
-    const refused = () => Promise.reject(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }));
+    const refused = () =>
+      Promise.reject(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }));
     const flaky = new Proxy(db.sql, {
       apply(target, thisArg, args) {
         return down ? refused() : Reflect.apply(target as never, thisArg, args);
@@ -147,8 +186,21 @@ describe('scheduler: abandoned and missed occurrences', () => {
     const lines: string[] = [];
     const clock = createFakeClock('2024-10-01T00:00:00Z');
     const s = createScheduler({
-      sql: flaky, timezone: 'UTC', clock, log: createLogger({ level: 'debug', write: (l) => lines.push(l) }),
-      jobs: [{ name: 'rec-daily-outage', description: 'nightly stand-in', cron: '0 3 * * *', async run(ctx) { calls.push(iso(ctx.scheduledFor).slice(0, 10)); return {}; } }],
+      sql: flaky,
+      timezone: 'UTC',
+      clock,
+      log: createLogger({ level: 'debug', write: (l) => lines.push(l) }),
+      jobs: [
+        {
+          name: 'rec-daily-outage',
+          description: 'nightly stand-in',
+          cron: '0 3 * * *',
+          async run(ctx) {
+            calls.push(iso(ctx.scheduledFor).slice(0, 10));
+            return {};
+          },
+        },
+      ],
     });
     s.start();
     down = true;
@@ -165,5 +217,3 @@ describe('scheduler: abandoned and missed occurrences', () => {
     expect(rows.map((r) => iso(r.scheduledFor).slice(0, 10))).toEqual(['2024-10-01', '2024-10-02']);
   });
 });
-
-export type { Sql };

@@ -28,11 +28,31 @@ describe('journal: replay from zero with directory changes', () => {
     // A-1 takes another name: "Shop" is now only B-2's
     await importCsv(fx.store, 'sub_merchant_id,name,reserve_hold_days\nA-1,Shop Old,10\n');
     const r: NormalizedRegisterRecord = {
-      projectId: POS, orderId: 'o-b', paymentId: 'pay-b', method: 'purchase', status: 'success', dateTime: '2025-01-10T10:00:00.000Z', currency: 'EUR',
-      amount: null, originalAmount: '10000', customerFee: '0', merchantFee: '0', receiverName: 'Shop', receiverAmount: '10000', receiverFee: '0',
-      reserveAmount: '500', cardMask: null, payway: 'card', other: {},
+      projectId: POS,
+      orderId: 'o-b',
+      paymentId: 'pay-b',
+      method: 'purchase',
+      status: 'success',
+      dateTime: '2025-01-10T10:00:00.000Z',
+      currency: 'EUR',
+      amount: null,
+      originalAmount: '10000',
+      customerFee: '0',
+      merchantFee: '0',
+      receiverName: 'Shop',
+      receiverAmount: '10000',
+      receiverFee: '0',
+      reserveAmount: '500',
+      cardMask: null,
+      payway: 'card',
+      other: {},
     };
-    const k = registerObserved(POS, JSON.stringify(r), r, { source: 'register', reportId: 'rep', window: { from: '2025-01-01', to: '2025-01-31' }, observedAt: '2025-02-01T00:00:00.000Z' });
+    const k = registerObserved(POS, JSON.stringify(r), r, {
+      source: 'register',
+      reportId: 'rep',
+      window: { from: '2025-01-01', to: '2025-01-31' },
+      observedAt: '2025-02-01T00:00:00.000Z',
+    });
     await fx.store.append(k.stream, [k.event]);
     await waitVisible(fx.db.sql, fx.store);
 

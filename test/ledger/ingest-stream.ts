@@ -15,7 +15,8 @@ import type { AppendRequest } from '../../src/store/types';
  * replacement of an earlier observation is exercised. Lazy: nothing but one operation is in memory.
  */
 
-export interface StreamOptions extends Pick<ScenarioOptions, 'seed' | 'payments' | 'month' | 'timezone' | 'subMerchants' | 'injections'> {
+export interface StreamOptions
+  extends Pick<ScenarioOptions, 'seed' | 'payments' | 'month' | 'timezone' | 'subMerchants' | 'injections'> {
   /** events per append (one appendMany) */
   readonly chunk?: number;
 }
@@ -24,7 +25,12 @@ const NOW = new Date('2030-01-01T00:00:00.000Z');
 
 function observation(source: 'register' | 'period', at: number) {
   const day = new Date(at).toISOString().slice(0, 10);
-  return { source, reportId: `${source}-${day}`, window: { from: `${day}T00:00:00.000Z`, to: `${day}T23:59:59.999Z` }, observedAt: new Date(at + 86_400_000).toISOString() };
+  return {
+    source,
+    reportId: `${source}-${day}`,
+    window: { from: `${day}T00:00:00.000Z`, to: `${day}T23:59:59.999Z` },
+    observedAt: new Date(at + 86_400_000).toISOString(),
+  };
 }
 
 export function* directoryEvents(scenario: Scenario): Generator<Keyed> {
@@ -32,7 +38,10 @@ export function* directoryEvents(scenario: Scenario): Generator<Keyed> {
   if (!csv.ok) throw new Error(`scenario directory: ${JSON.stringify(csv.issues)}`);
   for (const row of csv.rows) {
     const data = { subMerchantId: row.subMerchantId, name: row.name, reserveHoldDays: row.reserveHoldDays };
-    yield { stream: subMerchantStream(row.subMerchantId), event: newEvent(SubMerchantRegistered, data, { idContent: { ...data, supersedes: null } }) };
+    yield {
+      stream: subMerchantStream(row.subMerchantId),
+      event: newEvent(SubMerchantRegistered, data, { idContent: { ...data, supersedes: null } }),
+    };
   }
 }
 
@@ -40,7 +49,10 @@ export function* operationEvents(scenario: Scenario): Generator<Keyed> {
   const opts = { fields: REGISTER_FIELDS, projectName: 'shop', entityName: 'marketplace' };
   for (const op of scenario.operations()) {
     const parseOpts = { now: NOW };
-    const rows = op.status === 'pending' ? [...registerRows(op, { ...opts, lateStatusChange: true }), ...registerRows(op, opts)] : registerRows(op, opts);
+    const rows =
+      op.status === 'pending'
+        ? [...registerRows(op, { ...opts, lateStatusChange: true }), ...registerRows(op, opts)]
+        : registerRows(op, opts);
     for (const raw of rows) {
       const r = parseRegisterRecord(raw, parseOpts);
       if (!r.ok) continue;
@@ -54,7 +66,11 @@ export function* operationEvents(scenario: Scenario): Generator<Keyed> {
     if (op.webhook === 'sent') {
       const body = webhookBody(op);
       const w = parseWebhookPayload(body, parseOpts);
-      if (w.ok) yield webhookReceived(op.posId, body, w.value, { receivedAt: new Date(op.processedAt + 1000).toISOString(), remoteAddress: '127.0.0.1' });
+      if (w.ok)
+        yield webhookReceived(op.posId, body, w.value, {
+          receivedAt: new Date(op.processedAt + 1000).toISOString(),
+          remoteAddress: '127.0.0.1',
+        });
     }
   }
 }
@@ -66,7 +82,10 @@ export function* appendChunks(items: Iterable<Keyed>, chunk: number): Generator<
     const byStream = new Map<string, AppendRequest & { events: Keyed['event'][] }>();
     for (const k of buf) {
       let req = byStream.get(k.stream);
-      if (!req) byStream.set(k.stream, (req = { stream: k.stream, events: [] }));
+      if (!req) {
+        req = { stream: k.stream, events: [] };
+        byStream.set(k.stream, req);
+      }
       req.events.push(k.event);
     }
     buf = [];
@@ -80,7 +99,14 @@ export function* appendChunks(items: Iterable<Keyed>, chunk: number): Generator<
 }
 
 export function scenarioFor(opts: StreamOptions): Scenario {
-  return generateScenario({ seed: opts.seed, payments: opts.payments ?? 300, month: opts.month ?? '2025-01', timezone: opts.timezone ?? 'UTC', subMerchants: opts.subMerchants ?? 12, ...(opts.injections !== undefined ? { injections: opts.injections } : {}) });
+  return generateScenario({
+    seed: opts.seed,
+    payments: opts.payments ?? 300,
+    month: opts.month ?? '2025-01',
+    timezone: opts.timezone ?? 'UTC',
+    subMerchants: opts.subMerchants ?? 12,
+    ...(opts.injections !== undefined ? { injections: opts.injections } : {}),
+  });
 }
 
 export function* scenarioEvents(scenario: Scenario): Generator<Keyed> {

@@ -19,7 +19,12 @@ const { record, splitRow } = registerRows(POS);
 
 /** One register observation, built like the sync builds it (id from raw text + normalized record). */
 async function observe(r: NormalizedRegisterRecord): Promise<Position | undefined> {
-  const k = registerObserved(POS, JSON.stringify({ ...r, other: undefined }), r, { source: 'register', reportId: 'rep', window: { from: '2025-01-01', to: '2025-01-31' }, observedAt: '2025-03-01T00:00:00.000Z' });
+  const k = registerObserved(POS, JSON.stringify({ ...r, other: undefined }), r, {
+    source: 'register',
+    reportId: 'rep',
+    window: { from: '2025-01-01', to: '2025-01-31' },
+    observedAt: '2025-03-01T00:00:00.000Z',
+  });
   const res = await fx.store.append(k.stream, [k.event]);
   return res.position;
 }
@@ -32,14 +37,20 @@ async function project(): Promise<void> {
 describe('journal: a later observation of a row', () => {
   it('an amount correction that also corrects originalAmount replaces the row instead of adding a second sale', async () => {
     await importCsv(fx.store, 'sub_merchant_id,name,reserve_hold_days\nSM-COR,Corr Shop,30\n');
-    const first = splitRow('pay-cor', '2025-01-12T10:00:00.000Z', 'Corr Shop', 60_000n, 600n, 0n, { originalAmount: '100000' });
+    const first = splitRow('pay-cor', '2025-01-12T10:00:00.000Z', 'Corr Shop', 60_000n, 600n, 0n, {
+      originalAmount: '100000',
+    });
     await observe(first);
     await project();
     // a later observation of the same row (same payment, method, receiver, dateTime) with corrected amounts
     await observe({ ...first, originalAmount: '90000', receiverAmount: '54000', receiverFee: '540' });
     await project();
     const [jan] = await statementFigures(fx.db.sql, { month: '2025-01', timezone: TZ, subMerchantId: 'SM-COR' });
-    expect({ gross: jan!.gross, fees: jan!.fees, operations: jan!.operations }).toEqual({ gross: 54_540n, fees: 540n, operations: 1 });
+    expect({ gross: jan!.gross, fees: jan!.fees, operations: jan!.operations }).toEqual({
+      gross: 54_540n,
+      fees: 540n,
+      operations: 1,
+    });
   });
 });
 
@@ -55,10 +66,16 @@ describe('ledgers: a renamed sub-merchant', () => {
     await observe(splitRow('pay-ren2', '2025-02-15T10:00:00.000Z', 'New Name', 10_000n, 100n, 0n));
     await project();
     const feb = (await statementFigures(fx.db.sql, { month: '2025-02', timezone: TZ, subMerchantId: 'SM-REN' }))[0]!;
-    const phantom = (await statementFigures(fx.db.sql, { month: '2025-02', timezone: TZ })).filter((f) => f.subMerchantId === 'receiver:Old Name');
+    const phantom = (await statementFigures(fx.db.sql, { month: '2025-02', timezone: TZ })).filter(
+      (f) => f.subMerchantId === 'receiver:Old Name',
+    );
     // SM-REN is still owed January's 57,000 and its reserve of 3,000 is released on 9 February
-    expect({ opening: feb.opening, reserveReleased: feb.reserveReleased, closing: feb.closing, phantomRows: phantom.length })
-      .toEqual({ opening: 57_000n, reserveReleased: 3_000n, closing: 57_000n + 10_000n + 3_000n, phantomRows: 0 });
+    expect({
+      opening: feb.opening,
+      reserveReleased: feb.reserveReleased,
+      closing: feb.closing,
+      phantomRows: phantom.length,
+    }).toEqual({ opening: 57_000n, reserveReleased: 3_000n, closing: 57_000n + 10_000n + 3_000n, phantomRows: 0 });
   });
 });
 
@@ -69,8 +86,18 @@ describe('reserve ledger', () => {
     await observe(splitRow('pay-h0', '2025-01-15T10:00:00.000Z', 'Zero Hold', 10_000n, 100n, 500n));
     await project();
     // 15 January 08:00 Kyiv, before the sale: nothing held, nothing released
-    const before = await ledgerBalance(fx.db.sql, { subMerchantId: 'SM-H0', currency: 'EUR', account: 'reserve', at: new Date('2025-01-15T06:00:00.000Z') });
-    const [order] = await fx.db.sql<{ kind: string }[]>`select kind from recon.journal_entries where payment_id = 'pay-h0' order by booked_at, entry_id limit 1`;
-    expect({ reserveBalanceBeforeSale: before, firstEntry: order!.kind }).toEqual({ reserveBalanceBeforeSale: 0n, firstEntry: 'settlement' });
+    const before = await ledgerBalance(fx.db.sql, {
+      subMerchantId: 'SM-H0',
+      currency: 'EUR',
+      account: 'reserve',
+      at: new Date('2025-01-15T06:00:00.000Z'),
+    });
+    const [order] = await fx.db.sql<
+      { kind: string }[]
+    >`select kind from recon.journal_entries where payment_id = 'pay-h0' order by booked_at, entry_id limit 1`;
+    expect({ reserveBalanceBeforeSale: before, firstEntry: order!.kind }).toEqual({
+      reserveBalanceBeforeSale: 0n,
+      firstEntry: 'settlement',
+    });
   });
 });

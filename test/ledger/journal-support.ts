@@ -8,18 +8,54 @@ import { useTestStore, type TestDatabase } from '../support/db';
 
 export const TZ = 'Europe/Kyiv';
 
-export type RecordFields = Partial<NormalizedRegisterRecord> & { paymentId: string; method: OperationMethod; dateTime: string | null };
+export type RecordFields = Partial<NormalizedRegisterRecord> & {
+  paymentId: string;
+  method: OperationMethod;
+  dateTime: string | null;
+};
 
 /** Register rows of `pos`: `record` fills what a test leaves out; `splitRow` is one receiver's share of a split sale. */
 export function registerRows(pos: string) {
   const record = (p: RecordFields): NormalizedRegisterRecord => ({
-    projectId: pos, orderId: `order-${p.paymentId}`, status: 'success', currency: 'EUR', amount: null, originalAmount: null, customerFee: '0',
-    merchantFee: null, receiverName: null, receiverAmount: null, receiverFee: null, reserveAmount: null, cardMask: null, payway: 'card', other: {},
+    projectId: pos,
+    orderId: `order-${p.paymentId}`,
+    status: 'success',
+    currency: 'EUR',
+    amount: null,
+    originalAmount: null,
+    customerFee: '0',
+    merchantFee: null,
+    receiverName: null,
+    receiverAmount: null,
+    receiverFee: null,
+    reserveAmount: null,
+    cardMask: null,
+    payway: 'card',
+    other: {},
     ...p,
   });
   /** A split sale: each receiver's share = amount + fee. */
-  const splitRow = (paymentId: string, dateTime: string, receiver: string, amount: bigint, fee: bigint, reserve: bigint, extra: Partial<NormalizedRegisterRecord> = {}) =>
-    record({ paymentId, method: 'purchase', dateTime, receiverName: receiver, receiverAmount: String(amount), receiverFee: String(fee), reserveAmount: String(reserve), originalAmount: '100000', merchantFee: '900', ...extra });
+  const splitRow = (
+    paymentId: string,
+    dateTime: string,
+    receiver: string,
+    amount: bigint,
+    fee: bigint,
+    reserve: bigint,
+    extra: Partial<NormalizedRegisterRecord> = {},
+  ) =>
+    record({
+      paymentId,
+      method: 'purchase',
+      dateTime,
+      receiverName: receiver,
+      receiverAmount: String(amount),
+      receiverFee: String(fee),
+      reserveAmount: String(reserve),
+      originalAmount: '100000',
+      merchantFee: '900',
+      ...extra,
+    });
   return { record, splitRow };
 }
 
@@ -31,7 +67,11 @@ export async function importCsv(store: EventStore, csv: string): Promise<void> {
 }
 
 /** useTestStore() plus the journal projection's runner deps in TZ (read in hooks and tests only). */
-export function useJournalStore(): { readonly db: TestDatabase; readonly store: EventStore; readonly deps: RunnerDeps } {
+export function useJournalStore(): {
+  readonly db: TestDatabase;
+  readonly store: EventStore;
+  readonly deps: RunnerDeps;
+} {
   const fx = useTestStore();
   let deps: RunnerDeps | undefined;
   return {
@@ -42,7 +82,14 @@ export function useJournalStore(): { readonly db: TestDatabase; readonly store: 
       return fx.store;
     },
     get deps() {
-      deps ??= { sql: fx.db.sql, store: fx.store, log: silentLogger, timezone: TZ, graceHours: 48, projections: [journal] };
+      deps ??= {
+        sql: fx.db.sql,
+        store: fx.store,
+        log: silentLogger,
+        timezone: TZ,
+        graceHours: 48,
+        projections: [journal],
+      };
       return deps;
     },
   };

@@ -22,7 +22,9 @@ let deps: RunnerDeps;
 
 /** md5 of every row of every recon view, in a total order. */
 async function digests(): Promise<Record<string, string>> {
-  const views = await db.sql<{ table_name: string }[]>`select table_name from information_schema.views where table_schema = 'recon' order by table_name`;
+  const views = await db.sql<
+    { table_name: string }[]
+  >`select table_name from information_schema.views where table_schema = 'recon' order by table_name`;
   const out: Record<string, string> = {};
   for (const { table_name } of views) {
     const [r] = await db.sql.unsafe<{ n: bigint; digest: string | null }[]>(
@@ -40,7 +42,13 @@ async function statements(): Promise<string> {
     parts.push(figures);
     for (const f of figures.slice(0, 4)) {
       const lines = [];
-      for await (const l of statementLines(db.sql, { month, timezone: TZ, subMerchantId: f.subMerchantId, currency: f.currency })) lines.push(l);
+      for await (const l of statementLines(db.sql, {
+        month,
+        timezone: TZ,
+        subMerchantId: f.subMerchantId,
+        currency: f.currency,
+      }))
+        lines.push(l);
       parts.push(lines);
     }
   }
@@ -77,7 +85,9 @@ describe('incremental and rebuilt projections agree', () => {
 
     const incremental = await digests();
     const incrementalStatements = await statements();
-    expect(Object.keys(incremental)).toEqual(expect.arrayContaining(['journal_entries', 'journal_lines', 'settlement_ledger', 'sub_merchants']));
+    expect(Object.keys(incremental)).toEqual(
+      expect.arrayContaining(['journal_entries', 'journal_lines', 'settlement_ledger', 'sub_merchants']),
+    );
     expect(incremental['journal_lines']!.startsWith('0:')).toBe(false);
 
     const rebuilt = await rebuildProjection(deps, undefined, { batchSize: 5000 });
@@ -91,14 +101,19 @@ describe('incremental and rebuilt projections agree', () => {
     for (const t of trial) byCurrency.set(t.currency, (byCurrency.get(t.currency) ?? 0n) + t.balance);
     expect([...byCurrency.values()].every((v) => v === 0n)).toBe(true);
     expect(trial.find((t) => t.account === 'payable')!.balance).toBeLessThan(0n);
-    const perCurrency = await db.sql<{ currency: string; total: bigint }[]>`select currency, sum(amount)::int8 as total from recon.journal_lines group by currency`;
+    const perCurrency = await db.sql<
+      { currency: string; total: bigint }[]
+    >`select currency, sum(amount)::int8 as total from recon.journal_lines group by currency`;
     expect(perCurrency.length).toBeGreaterThan(0);
     for (const c of perCurrency) expect(c.total).toBe(0n);
-    const [unbalanced] = await db.sql`select entry_id from recon.journal_lines group by entry_id having sum(amount) <> 0 limit 1`;
+    const [unbalanced] =
+      await db.sql`select entry_id from recon.journal_lines group by entry_id having sum(amount) <> 0 limit 1`;
     expect(unbalanced).toBeUndefined();
 
     // some rows were replaced by a later observation (reversals exist) and statements only count the latest
-    const [rev] = await db.sql<{ n: bigint }[]>`select count(*)::int8 as n from recon.journal_entries where kind = 'reversal'`;
+    const [rev] = await db.sql<
+      { n: bigint }[]
+    >`select count(*)::int8 as n from recon.journal_entries where kind = 'reversal'`;
     expect(rev!.n).toBeGreaterThan(0n);
 
     // opening + movements = closing, month after month, and the closing is the balance at the next month's start
@@ -108,13 +123,23 @@ describe('incremental and rebuilt projections agree', () => {
         expect(f.netPayable).toBe(f.gross - f.refunds - f.chargebacks - f.fees - f.reserveHeld + f.reserveReleased);
         expect(f.closing).toBe(f.opening + f.netPayable);
         const next = monthBounds(MONTHS[i]!, TZ).to;
-        expect(await ledgerBalance(db.sql, { subMerchantId: f.subMerchantId, currency: f.currency, account: 'payable', at: next })).toBe(f.closing);
+        expect(
+          await ledgerBalance(db.sql, {
+            subMerchantId: f.subMerchantId,
+            currency: f.currency,
+            account: 'payable',
+            at: next,
+          }),
+        ).toBe(f.closing);
         const following = all[i + 1]?.find((g) => g.subMerchantId === f.subMerchantId && g.currency === f.currency);
         if (following) expect(following.opening).toBe(f.closing);
       }
     }
     // reserves held in January are released later (90 days by default, or the directory's hold)
-    const released = all.slice(1).flat().reduce((s, f) => s + f.reserveReleased, 0n);
+    const released = all
+      .slice(1)
+      .flat()
+      .reduce((s, f) => s + f.reserveReleased, 0n);
     expect(all[0]!.reduce((s, f) => s + f.reserveHeld, 0n)).toBeGreaterThan(0n);
     expect(released).toBeGreaterThan(0n);
 
@@ -123,7 +148,11 @@ describe('incremental and rebuilt projections agree', () => {
       select position from recon.journal_entries where kind = 'reversal' order by commit_pos, prepare_pos limit 1`;
     const cut = parsePosition(mid!.position);
     const atCut = await statementFigures(db.sql, { month: '2025-01', timezone: TZ, atPosition: cut });
-    const beforeCut = await statementFigures(db.sql, { month: '2025-01', timezone: TZ, atPosition: { commit: cut.commit, prepare: cut.prepare - 1n } });
+    const beforeCut = await statementFigures(db.sql, {
+      month: '2025-01',
+      timezone: TZ,
+      atPosition: { commit: cut.commit, prepare: cut.prepare - 1n },
+    });
     expect(atCut).not.toEqual(beforeCut);
   });
 });

@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Projection } from '../../src/projection/projection';
-import { checkBuildsOnStore, ProjectionApplyError, ProjectionCheckpointMismatchError, projectionBuilds, runProjections, type RunnerDeps } from '../../src/projection/runner';
+import {
+  checkBuildsOnStore,
+  ProjectionApplyError,
+  ProjectionCheckpointMismatchError,
+  projectionBuilds,
+  runProjections,
+  type RunnerDeps,
+} from '../../src/projection/runner';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import { comparePositions, parsePosition, type EventStore } from '../../src/store/types';
 import { createTestDatabase, type TestDatabase } from '../support/db';
@@ -45,8 +52,13 @@ describe('projection runner: failures', () => {
 
       const onRestored: RunnerDeps = { ...deps(tally('pre0800')), store: restoredStore };
       // what `recon store check` says
-      expect.soft((await checkBuildsOnStore(onRestored)).find((b) => b.schema === live!.schema)?.problem?.code).toBe('PROJECTION_CHECKPOINT_MISMATCH');
-      const err = await runProjections(onRestored).then(() => undefined, (e: unknown) => e);
+      expect
+        .soft((await checkBuildsOnStore(onRestored)).find((b) => b.schema === live!.schema)?.problem?.code)
+        .toBe('PROJECTION_CHECKPOINT_MISMATCH');
+      const err = await runProjections(onRestored).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect.soft(err).toBeInstanceOf(ProjectionCheckpointMismatchError);
       expect(await totals('pre0800')).toEqual({ 'pre-a': 15n });
     } finally {
@@ -76,16 +88,23 @@ describe('projection runner: failures', () => {
     const bad = tally('fresh_bad', { failOn: 'venom' });
     await appendVisible(store, db.sql, 'iso2', [ev('venom', 1)]);
     await runProjections(deps(good, bad)).catch(() => undefined);
-    expect((await projectionBuilds(db.sql)).filter((b) => b.name === 'fresh_good').map((b) => b.status)).toEqual(['live']);
+    expect((await projectionBuilds(db.sql)).filter((b) => b.name === 'fresh_good').map((b) => b.status)).toEqual([
+      'live',
+    ]);
   });
 
   it('the error of a failing apply names the projection, its build and the batch', async () => {
     const bad = tally('named_bad', { failOn: 'boom' });
     await appendVisible(store, db.sql, 'named', [ev('boom', 1)]);
-    const err = await runProjections(deps(bad)).then(() => undefined, (e: unknown) => e as Error);
+    const err = await runProjections(deps(bad)).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
     expect(err).toBeInstanceOf(Error);
     expect(err).toBeInstanceOf(ProjectionApplyError);
-    expect(err!.message).toMatch(/^projection named_bad \(build rm_named_bad_v1_b1\) could not apply the events \d+\/\d+ to \d+\/\d+: projection bug$/);
+    expect(err!.message).toMatch(
+      /^projection named_bad \(build rm_named_bad_v1_b1\) could not apply the events \d+\/\d+ to \d+\/\d+: projection bug$/,
+    );
     expect((err as ProjectionApplyError).code).toBe('PROJECTION_APPLY_FAILED');
   });
 });

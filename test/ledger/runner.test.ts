@@ -1,7 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log';
 import type { Projection } from '../../src/projection/projection';
-import { checkBuildsOnStore, followProjections, ProjectionAheadOfStoreError, ProjectionCheckpointMismatchError, projectionBuilds, rebuildProjection, runProjections, type RunnerDeps } from '../../src/projection/runner';
+import {
+  checkBuildsOnStore,
+  followProjections,
+  ProjectionAheadOfStoreError,
+  ProjectionCheckpointMismatchError,
+  projectionBuilds,
+  rebuildProjection,
+  runProjections,
+  type RunnerDeps,
+} from '../../src/projection/runner';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import { comparePositions, parsePosition, type EventStore, type NewEvent } from '../../src/store/types';
 import { createTestDatabase, type TestDatabase } from '../support/db';
@@ -43,7 +52,9 @@ describe('projection runner', () => {
   it('a failing batch leaves the checkpoint where it was; the next run resumes from it', async () => {
     // three appends: a batch never splits one, so each can be a batch of its own
     for (const e of [ev('x', 100), ev('boom', 1), ev('x', 2)]) await append('s-c', [e]);
-    await expect(runProjections(deps(counter(1, { failOn: 'boom' })), { batchSize: 1 })).rejects.toThrow('projection bug');
+    await expect(runProjections(deps(counter(1, { failOn: 'boom' })), { batchSize: 1 })).rejects.toThrow(
+      'projection bug',
+    );
     // the first event of s-c was committed in its own batch, the failing one not
     expect((await totals())['s-c']).toBe(100n);
     const r = await runProjections(deps(counter(1)), { batchSize: 1 });
@@ -65,12 +76,19 @@ describe('projection runner', () => {
   it('never splits an append between two batches', async () => {
     const seen: string[][] = [];
     const base = counter(1);
-    const recording: Projection = { ...base, name: 'tally', async apply(tx, events, ctx) {
-      seen.push(events.map((e) => e.position.commit.toString()));
-      await base.apply(tx, events, ctx);
-    } };
+    const recording: Projection = {
+      ...base,
+      name: 'tally',
+      async apply(tx, events, ctx) {
+        seen.push(events.map((e) => e.position.commit.toString()));
+        await base.apply(tx, events, ctx);
+      },
+    };
     for (let i = 0; i < 4; i++) await append(`s-whole-${i}`, [ev('x', 1), ev('x', 1), ev('x', 1)]);
-    await append('s-whole-big', Array.from({ length: 7 }, () => ev('x', 1)));
+    await append(
+      's-whole-big',
+      Array.from({ length: 7 }, () => ev('x', 1)),
+    );
     const r = await runProjections(deps(recording), { batchSize: 2 });
     expect(r.projections[0]!.applied).toBe(19);
     const batchOf = new Map<string, number>();
@@ -120,15 +138,20 @@ describe('projection runner', () => {
   it('follows the store live until aborted', async () => {
     const controller = new AbortController();
     const seen: number[] = [];
-    const following = followProjections(deps(counter(2)), { signal: controller.signal, pollMs: 500, onReport: (r) => seen.push(r.projections[0]!.applied) });
+    const following = followProjections(deps(counter(2)), {
+      signal: controller.signal,
+      pollMs: 500,
+      onReport: (r) => seen.push(r.projections[0]!.applied),
+    });
     await append('s-live', [ev('x', 21)]);
-    for (let i = 0; i < 200 && (await totals())['s-live'] === undefined; i++) await new Promise((res) => setTimeout(res, 25));
+    for (let i = 0; i < 200 && (await totals())['s-live'] === undefined; i++)
+      await new Promise((res) => setTimeout(res, 25));
     controller.abort();
     await following;
     expect((await totals())['s-live']).toBe(42n);
   });
 
-  it('a build past the event store\'s head (a store restored from an older backup) stops the run; a rebuild replaces it', async () => {
+  it("a build past the event store's head (a store restored from an older backup) stops the run; a rebuild replaces it", async () => {
     const before = await totals();
     const [live] = (await projectionBuilds(db.sql)).filter((b) => b.status === 'live');
     // as if the store had been restored to an older backup: the read model's position is beyond everything it has
@@ -136,9 +159,16 @@ describe('projection runner', () => {
     await db.sql`update projection_builds set checkpoint = ${ahead} where schema_name = ${live!.schema}`;
     await append('s-after-restore', [ev('x', 5)]);
 
-    const err = await runProjections(deps(counter(2))).then(() => undefined, (e: unknown) => e);
+    const err = await runProjections(deps(counter(2))).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(ProjectionAheadOfStoreError);
-    expect((err as Error).message).toMatch(new RegExp(`projection tally \\(build ${live!.schema}\\) is at position ${ahead}, past the event store's head .*recon project --rebuild`));
+    expect((err as Error).message).toMatch(
+      new RegExp(
+        `projection tally \\(build ${live!.schema}\\) is at position ${ahead}, past the event store's head .*recon project --rebuild`,
+      ),
+    );
     expect((await projectionBuilds(db.sql)).find((b) => b.schema === live!.schema)?.checkpoint).toBe(ahead);
 
     const r = await rebuildProjection(deps(counter(2)), 'tally');
@@ -162,7 +192,9 @@ describe('projection runner: a checkpoint must hold the event the build last app
     await db.sql`update projection_builds set checkpoint_event_id = null where schema_name = ${live!.schema_name}`;
     await append('s-check', [ev('x', 2)]);
     await expect(runProjections(deps(counter(2)))).resolves.toMatchObject({ projections: [{ applied: 1 }] });
-    const [again] = await db.sql<{ checkpoint_event_id: string | null }[]>`select checkpoint_event_id::text from projection_builds where schema_name = ${live!.schema_name}`;
+    const [again] = await db.sql<
+      { checkpoint_event_id: string | null }[]
+    >`select checkpoint_event_id::text from projection_builds where schema_name = ${live!.schema_name}`;
     expect(again!.checkpoint_event_id).toBe((await store.readStream('s-check')).at(-1)!.id);
   });
 
@@ -171,17 +203,27 @@ describe('projection runner: a checkpoint must hold the event the build last app
       select schema_name, checkpoint, checkpoint_event_id::text from projection_builds where name = 'tally' and status = 'live'`;
     const other = crypto.randomUUID();
     await db.sql`update projection_builds set checkpoint_event_id = ${other}::uuid where schema_name = ${live!.schema_name}`;
-    const err = await runProjections(deps(counter(2))).then(() => undefined, (e: unknown) => e);
+    const err = await runProjections(deps(counter(2))).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(ProjectionCheckpointMismatchError);
     expect((err as ProjectionCheckpointMismatchError).code).toBe('PROJECTION_CHECKPOINT_MISMATCH');
     // what recon store check reports, without changing anything
     expect(await checkBuildsOnStore(deps(counter(2)))).toEqual([
-      { name: 'tally', schema: live!.schema_name, status: 'live', checkpoint: live!.checkpoint, problem: { code: 'PROJECTION_CHECKPOINT_MISMATCH', message: (err as Error).message } },
+      {
+        name: 'tally',
+        schema: live!.schema_name,
+        status: 'live',
+        checkpoint: live!.checkpoint,
+        problem: { code: 'PROJECTION_CHECKPOINT_MISMATCH', message: (err as Error).message },
+      },
     ]);
     expect((err as Error).message).toBe(
       `projection tally (build ${live!.schema_name}) last applied event ${other} at position ${live!.checkpoint}, but the event store holds event ` +
-      `${live!.checkpoint_event_id} there: the event store was restored from an older backup and appended to since, or replaced, while the read ` +
-      'models were not; rebuild them with recon project --rebuild');
+        `${live!.checkpoint_event_id} there: the event store was restored from an older backup and appended to since, or replaced, while the read ` +
+        'models were not; rebuild them with recon project --rebuild',
+    );
     await db.sql`update projection_builds set checkpoint_event_id = ${live!.checkpoint_event_id}::uuid where schema_name = ${live!.schema_name}`;
     expect((await checkBuildsOnStore(deps(counter(2)))).map((c) => c.problem)).toEqual([null]);
   });
@@ -201,10 +243,19 @@ describe('projection runner: a checkpoint must hold the event the build last app
       expect(comparePositions(late.position!, parsePosition(live!.checkpoint!))).toBe(1);
 
       const onRestored: RunnerDeps = { ...deps(counter(2)), store: restoredStore };
-      const err = await runProjections(onRestored).then(() => undefined, (e: unknown) => e);
+      const err = await runProjections(onRestored).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(ProjectionCheckpointMismatchError);
-      expect((err as Error).message).toMatch(new RegExp(`build ${live!.schema}\\) last applied event [0-9a-f-]+ at position ${live!.checkpoint}, but the event store holds no event there`));
-      expect((await projectionBuilds(db.sql)).find((b) => b.schema === live!.schema)?.checkpoint).toBe(live!.checkpoint);
+      expect((err as Error).message).toMatch(
+        new RegExp(
+          `build ${live!.schema}\\) last applied event [0-9a-f-]+ at position ${live!.checkpoint}, but the event store holds no event there`,
+        ),
+      );
+      expect((await projectionBuilds(db.sql)).find((b) => b.schema === live!.schema)?.checkpoint).toBe(
+        live!.checkpoint,
+      );
 
       const r = await rebuildProjection(onRestored, 'tally');
       expect(r.projections[0]).toMatchObject({ status: 'live', wentLive: true, totalApplied: 3 });
@@ -230,18 +281,32 @@ describe('projection runner: the settings a build applies events with', () => {
     name: 'probe',
     version: 1,
     async setup(tx, ctx) {
-      await tx.unsafe(`create table ${ctx.schema}.applied (event_id uuid primary key, timezone text not null, grace int not null)`);
+      await tx.unsafe(
+        `create table ${ctx.schema}.applied (event_id uuid primary key, timezone text not null, grace int not null)`,
+      );
     },
     async apply(tx, events, ctx) {
       await tx`insert into ${tx(ctx.schema)}.applied ${tx(events.map((e) => ({ event_id: e.id, timezone: ctx.timezone, grace: ctx.graceHours })))}`;
     },
     views(ctx) {
-      return [`create or replace view recon.probe as select timezone, grace, count(*)::int8 as events from ${ctx.schema}.applied group by timezone, grace`];
+      return [
+        `create or replace view recon.probe as select timezone, grace, count(*)::int8 as events from ${ctx.schema}.applied group by timezone, grace`,
+      ];
     },
   };
   const run = (timezone: string, graceHours: number) =>
-    runProjections({ sql: sdb.sql, store: sstore, log: silentLogger, timezone, graceHours, projections: [settingsProbe] });
-  const probe = async () => (await sdb.sql<{ timezone: string; grace: number; events: bigint }[]>`select * from recon.probe order by 1, 2`).map((r) => [r.timezone, r.grace, Number(r.events)]);
+    runProjections({
+      sql: sdb.sql,
+      store: sstore,
+      log: silentLogger,
+      timezone,
+      graceHours,
+      projections: [settingsProbe],
+    });
+  const probe = async () =>
+    (await sdb.sql<{ timezone: string; grace: number; events: bigint }[]>`select * from recon.probe order by 1, 2`).map(
+      (r) => [r.timezone, r.grace, Number(r.events)],
+    );
   const appendVisible = async (stream: string) => {
     await sstore.append(stream, [ev('s', 1)]);
     await waitVisible(sdb.sql, sstore);
@@ -261,7 +326,9 @@ describe('projection runner: the settings a build applies events with', () => {
     const kyiv = await run('Europe/Kyiv', 48);
     expect(kyiv.projections[0]).toMatchObject({ status: 'live', wentLive: true, totalApplied: 4 });
     expect(await probe()).toEqual([['Europe/Kyiv', 48, 4]]);
-    expect((await projectionBuilds(sdb.sql)).map((b) => [b.status, b.timezone, b.graceHours])).toEqual([['live', 'Europe/Kyiv', 48]]);
+    expect((await projectionBuilds(sdb.sql)).map((b) => [b.status, b.timezone, b.graceHours])).toEqual([
+      ['live', 'Europe/Kyiv', 48],
+    ]);
 
     const grace = await run('Europe/Kyiv', 24);
     expect(grace.projections[0]).toMatchObject({ wentLive: true, totalApplied: 4 });
@@ -273,6 +340,8 @@ describe('projection runner: the settings a build applies events with', () => {
     await appendVisible('p-5');
     const r = await run('Europe/Kyiv', 24);
     expect(r.projections[0]).toMatchObject({ wentLive: false, applied: 1 });
-    expect((await projectionBuilds(sdb.sql)).map((b) => [b.status, b.timezone, b.graceHours])).toEqual([['live', 'Europe/Kyiv', 24]]);
+    expect((await projectionBuilds(sdb.sql)).map((b) => [b.status, b.timezone, b.graceHours])).toEqual([
+      ['live', 'Europe/Kyiv', 24],
+    ]);
   });
 });

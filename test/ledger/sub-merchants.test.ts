@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { subMerchantStream } from '../../src/events/ledger-events';
-import { importSubMerchants, parseCsvRecords, parseSubMerchantCsv, readSubMerchantDirectory } from '../../src/ingest/sub-merchants';
+import {
+  importSubMerchants,
+  parseCsvRecords,
+  parseSubMerchantCsv,
+  readSubMerchantDirectory,
+} from '../../src/ingest/sub-merchants';
 import { runProjections } from '../../src/projection/runner';
 import { silentLogger } from '../../src/log';
 import { projection as journal } from '../../projections/journal';
@@ -12,7 +17,10 @@ import { waitVisible } from './visible';
 
 describe('sub-merchant CSV', () => {
   it('reads quoted fields, trims names, defaults an empty hold to 90', () => {
-    const r = parseSubMerchantCsv('\ufeffsub_merchant_id,name,reserve_hold_days\r\nSM-1,"  Kyiv ""Crafts"", Ltd ",30\r\nSM-2,Lviv Books,\n\nSM-3,"Two\nlines",  7 \n', 'a.csv');
+    const r = parseSubMerchantCsv(
+      '\ufeffsub_merchant_id,name,reserve_hold_days\r\nSM-1,"  Kyiv ""Crafts"", Ltd ",30\r\nSM-2,Lviv Books,\n\nSM-3,"Two\nlines",  7 \n',
+      'a.csv',
+    );
     expect(r).toEqual({
       ok: true,
       rows: [
@@ -71,7 +79,10 @@ describe('sub-merchant import', () => {
   const fx = useTestStore();
 
   const rows = (hold: number, name = 'Kyiv Crafts') => {
-    const r = parseSubMerchantCsv(`sub_merchant_id,name,reserve_hold_days\nSM-1,${name},${hold}\nSM-2,Lviv Books,\n`, 'd.csv');
+    const r = parseSubMerchantCsv(
+      `sub_merchant_id,name,reserve_hold_days\nSM-1,${name},${hold}\nSM-2,Lviv Books,\n`,
+      'd.csv',
+    );
     if (!r.ok) throw new Error('fixture');
     return r.rows;
   };
@@ -81,9 +92,20 @@ describe('sub-merchant import', () => {
     expect(await importSubMerchants(fx.store, rows(30))).toEqual({ registered: 0, unchanged: 2 });
     expect(await importSubMerchants(fx.store, rows(45))).toEqual({ registered: 1, unchanged: 1 });
     expect(await importSubMerchants(fx.store, rows(30))).toEqual({ registered: 1, unchanged: 1 });
-    expect((await fx.store.readStream(subMerchantStream('SM-1'))).map((e) => (e.data as { reserveHoldDays: number }).reserveHoldDays)).toEqual([30, 45, 30]);
+    expect(
+      (await fx.store.readStream(subMerchantStream('SM-1'))).map(
+        (e) => (e.data as { reserveHoldDays: number }).reserveHoldDays,
+      ),
+    ).toEqual([30, 45, 30]);
     await waitVisible(fx.db.sql, fx.store);
-    await runProjections({ sql: fx.db.sql, store: fx.store, log: silentLogger, timezone: 'UTC', graceHours: 48, projections: [journal] });
+    await runProjections({
+      sql: fx.db.sql,
+      store: fx.store,
+      log: silentLogger,
+      timezone: 'UTC',
+      graceHours: 48,
+      projections: [journal],
+    });
     const dir = await fx.db.sql`select sub_merchant_id, name, reserve_hold_days from recon.sub_merchants order by 1`;
     expect(dir.map((r) => ({ ...r }))).toEqual([
       { sub_merchant_id: 'SM-1', name: 'Kyiv Crafts', reserve_hold_days: 30 },

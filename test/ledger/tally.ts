@@ -16,7 +16,9 @@ export function tallyProjection(o: { name?: string; version?: number; failOn?: s
     name,
     version,
     async setup(tx, ctx) {
-      await tx.unsafe(`create table ${ctx.schema}.seen (event_id uuid primary key, stream text not null, amount bigint not null)`);
+      await tx.unsafe(
+        `create table ${ctx.schema}.seen (event_id uuid primary key, stream text not null, amount bigint not null)`,
+      );
     },
     async apply(tx, events, ctx) {
       for (const e of events) {
@@ -25,7 +27,9 @@ export function tallyProjection(o: { name?: string; version?: number; failOn?: s
       await tx`insert into ${tx(ctx.schema)}.seen ${tx(events.map((e) => ({ event_id: e.id, stream: e.stream, amount: BigInt((e.data as { amount: string }).amount) * BigInt(version) })))}`;
     },
     views(ctx) {
-      return [`create or replace view recon.${name} as select stream, sum(amount)::int8 as total, count(*)::int8 as events from ${ctx.schema}.seen group by stream`];
+      return [
+        `create or replace view recon.${name} as select stream, sum(amount)::int8 as total, count(*)::int8 as events from ${ctx.schema}.seen group by stream`,
+      ];
     },
   };
 }
@@ -33,7 +37,12 @@ export function tallyProjection(o: { name?: string; version?: number; failOn?: s
 /** An event builder for the tally projection: each event numbered (data.n) in the order built. */
 export function tallyEvents(): (tag: string, amount: number) => NewEvent {
   let n = 0;
-  return (tag, amount) => ({ id: crypto.randomUUID(), type: 'Tallied', version: 1, data: { tag, amount: String(amount), n: ++n } });
+  return (tag, amount) => ({
+    id: crypto.randomUUID(),
+    type: 'Tallied',
+    version: 1,
+    data: { tag, amount: String(amount), n: ++n },
+  });
 }
 
 export function tallyDeps(sql: Sql, store: EventStore, ...projections: Projection[]): RunnerDeps {
@@ -42,7 +51,9 @@ export function tallyDeps(sql: Sql, store: EventStore, ...projections: Projectio
 
 /** The per-stream totals of the view recon.<view>. */
 export async function tallyTotals(sql: Sql, view = 'tally'): Promise<Record<string, bigint>> {
-  const rows = await sql.unsafe<{ stream: string; total: bigint }[]>(`select stream, total from recon.${view} order by stream`);
+  const rows = await sql.unsafe<{ stream: string; total: bigint }[]>(
+    `select stream, total from recon.${view} order by stream`,
+  );
   return Object.fromEntries(rows.map((r) => [r.stream, r.total]));
 }
 

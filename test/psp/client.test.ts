@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { PspProject } from '../../src/config/env';
 import { createLogger } from '../../src/log';
 import { createPspClient, type PspClientOptions } from '../../src/psp/client';
-import { isPspError, PspError } from '../../src/psp/errors';
+import { isPspError, type PspError } from '../../src/psp/errors';
 import type { DirectPurchaseRequest, HostedPurchaseRequest } from '../../src/psp/schemas';
 
 interface Seen {
@@ -53,7 +53,15 @@ function json(res: ServerResponse, status: number, body: unknown, headers: Recor
 
 const POS = '6b1d2a4e-7c0f-4f51-9d3e-1a2b3c4d5e6f';
 const SUB = '0b7f8c1e-1111-4222-8333-444455556666';
-const project = (): PspProject => ({ name: 'test', posId: POS, baseUrl: base, reportUrl: `${base}/report`, apiKey: 'pk_test_KEY123', apiSecret: 'sk_test_SECRET456', endpointsKey: 'ek_test_ENDPOINTS789' });
+const project = (): PspProject => ({
+  name: 'test',
+  posId: POS,
+  baseUrl: base,
+  reportUrl: `${base}/report`,
+  apiKey: 'pk_test_KEY123',
+  apiSecret: 'sk_test_SECRET456',
+  endpointsKey: 'ek_test_ENDPOINTS789',
+});
 
 const waits: number[] = [];
 const client = (o: PspClientOptions = {}) => {
@@ -70,23 +78,61 @@ const client = (o: PspClientOptions = {}) => {
 };
 
 const record = (over: Record<string, unknown> = {}) => ({
-  payment_id: '2f1c7a9e-0000-4000-8000-000000000001', order_id: 'o-1', transaction_id: 't-1', pos_id: POS, mode: 'direct', method: 'purchase',
-  amount: 100.5, currency: 'UAH', status: 'success', status_code: '1000', status_description: 'transaction is successful', created_at: '2024-06-15T11:59:00.000',
+  payment_id: '2f1c7a9e-0000-4000-8000-000000000001',
+  order_id: 'o-1',
+  transaction_id: 't-1',
+  pos_id: POS,
+  mode: 'direct',
+  method: 'purchase',
+  amount: 100.5,
+  currency: 'UAH',
+  status: 'success',
+  status_code: '1000',
+  status_description: 'transaction is successful',
+  created_at: '2024-06-15T11:59:00.000',
   ...over,
 });
 
 const direct = (over: Record<string, unknown> = {}): DirectPurchaseRequest =>
   ({
-    pos_id: POS, mode: 'direct', method: 'purchase', amount: '100.50', currency: 'UAH', description: 'Order 1', order_id: 'o-1', order_3ds_bypass: 'always',
-    cc_number: '4111111111111111', exp_month: 12, exp_year: 26, card_cvv: '123', customer_fname: 'I', customer_lname: 'P', customer_email: 'i@example.com',
-    customer_phone: '+380501234567', customer_ip: '203.0.113.5', split: [{ amount: '60.25', sub_merchant_id: SUB }, { amount: '40.25', sub_merchant_id: SUB }],
+    pos_id: POS,
+    mode: 'direct',
+    method: 'purchase',
+    amount: '100.50',
+    currency: 'UAH',
+    description: 'Order 1',
+    order_id: 'o-1',
+    order_3ds_bypass: 'always',
+    cc_number: '4111111111111111',
+    exp_month: 12,
+    exp_year: 26,
+    card_cvv: '123',
+    customer_fname: 'I',
+    customer_lname: 'P',
+    customer_email: 'i@example.com',
+    customer_phone: '+380501234567',
+    customer_ip: '203.0.113.5',
+    split: [
+      { amount: '60.25', sub_merchant_id: SUB },
+      { amount: '40.25', sub_merchant_id: SUB },
+    ],
     ...over,
   }) as DirectPurchaseRequest;
 
 const hosted = (): HostedPurchaseRequest =>
   ({
-    pos_id: POS, mode: 'hosted', method: 'purchase', amount: 10, currency: 'UAH', description: 'Order 2', order_id: 'o-2', order_3ds_bypass: 'always',
-    customer_patronym: 'I', customer_email: 'i@example.com', customer_phone: '+380501234567', split: [{ amount: '10.00', sub_merchant_id: SUB }],
+    pos_id: POS,
+    mode: 'hosted',
+    method: 'purchase',
+    amount: 10,
+    currency: 'UAH',
+    description: 'Order 2',
+    order_id: 'o-2',
+    order_3ds_bypass: 'always',
+    customer_patronym: 'I',
+    customer_email: 'i@example.com',
+    customer_phone: '+380501234567',
+    split: [{ amount: '10.00', sub_merchant_id: SUB }],
   }) as HostedPurchaseRequest;
 
 async function caught(p: Promise<unknown>): Promise<PspError> {
@@ -116,16 +162,23 @@ describe('authentication', () => {
 
   it('a signer replaces the default headers', async () => {
     handler = (_q, res) => json(res, 200, record());
-    const c = client({ signer: ({ method, url, body }) => ({ 'X-API-AUTH': `PAY-HMAC-SHA1 pk_test_KEY123:sig(${method} ${new URL(url).pathname} ${body ?? ''})` }) });
+    const c = client({
+      signer: ({ method, url, body }) => ({
+        'X-API-AUTH': `PAY-HMAC-SHA1 pk_test_KEY123:sig(${method} ${new URL(url).pathname} ${body ?? ''})`,
+      }),
+    });
     await c.getTransaction('o-1', 'void');
-    expect(seen[0]!.headers['x-api-auth']).toBe(`PAY-HMAC-SHA1 pk_test_KEY123:sig(GET /api/v1/pos/${POS}/orders/o-1/void )`);
+    expect(seen[0]!.headers['x-api-auth']).toBe(
+      `PAY-HMAC-SHA1 pk_test_KEY123:sig(GET /api/v1/pos/${POS}/orders/o-1/void )`,
+    );
     expect(seen[0]!.headers['x-api-key']).toBeUndefined();
   });
 });
 
 describe('reads and retries', () => {
   it('returns a payment record with exact amounts', async () => {
-    handler = (_q, res) => json(res, 200, '{"payment_id":"p","method":"purchase","status":"success","amount":100.50,"currency":"UAH"}');
+    handler = (_q, res) =>
+      json(res, 200, '{"payment_id":"p","method":"purchase","status":"success","amount":100.50,"currency":"UAH"}');
     const r = await client().getTransaction('o 1/x', 'purchase');
     expect(r.amount).toEqual({ minor: 10050n, raw: '100.50' });
     expect(seen[0]!.url).toBe(`/api/v1/pos/${POS}/orders/o%201%2Fx/purchase`);
@@ -150,7 +203,14 @@ describe('reads and retries', () => {
   it('gives up after maxRetries with a typed HTTP error carrying the PSP code', async () => {
     handler = (_q, res) => json(res, 500, { message: 'Internal', args: { code: 'E_INTERNAL' } });
     const e = await caught(client({ maxRetries: 2 }).getTransaction('o-1', 'purchase'));
-    expect(e).toMatchObject({ code: 'PSP_HTTP_ERROR', status: 500, pspCode: 'E_INTERNAL', pspMessage: 'Internal', attempts: 3, endpoint: 'GET /api/v1/pos/:pos_id/orders/:order_id/:operation' });
+    expect(e).toMatchObject({
+      code: 'PSP_HTTP_ERROR',
+      status: 500,
+      pspCode: 'E_INTERNAL',
+      pspMessage: 'Internal',
+      attempts: 3,
+      endpoint: 'GET /api/v1/pos/:pos_id/orders/:order_id/:operation',
+    });
     expect(seen).toHaveLength(3);
   });
 
@@ -174,7 +234,10 @@ describe('reads and retries', () => {
     await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
     const port = (probe.address() as AddressInfo).port;
     await new Promise((r) => probe.close(r));
-    const c = createPspClient({ ...project(), baseUrl: `http://127.0.0.1:${port}` }, { maxRetries: 0, timeoutMs: 2000 });
+    const c = createPspClient(
+      { ...project(), baseUrl: `http://127.0.0.1:${port}` },
+      { maxRetries: 0, timeoutMs: 2000 },
+    );
     const e = await caught(c.getTransaction('o-1', 'purchase'));
     expect(e.code).toBe('PSP_NETWORK');
     expect(e.message).toMatch(/ECONNREFUSED/);
@@ -191,10 +254,22 @@ describe('reads and retries', () => {
   it('errors and logs never hold the secret, the keys or card data', async () => {
     const lines: string[] = [];
     const log = createLogger({ level: 'debug', write: (l) => lines.push(l) });
-    handler = (q, res) => json(res, 502, { message: `echo ${q.headers['x-api-auth']} ${q.headers['x-api-key']} ${q.body}`, args: { code: 'E' } });
+    handler = (q, res) =>
+      json(res, 502, {
+        message: `echo ${q.headers['x-api-auth']} ${q.headers['x-api-key']} ${q.body}`,
+        args: { code: 'E' },
+      });
     const e = await caught(client({ log, maxRetries: 1 }).splitPurchase(direct({ card_cvv: '987' })));
     const text = JSON.stringify({ m: e.message, j: e.toJSON(), s: e.stack, f: e.found, lines });
-    for (const secret of ['sk_test_SECRET456', 'pk_test_KEY123', 'ek_test_ENDPOINTS789', '4111111111111111', '"987"', ' 987']) expect(text).not.toContain(secret);
+    for (const secret of [
+      'sk_test_SECRET456',
+      'pk_test_KEY123',
+      'ek_test_ENDPOINTS789',
+      '4111111111111111',
+      '"987"',
+      ' 987',
+    ])
+      expect(text).not.toContain(secret);
     expect(e.pspMessage).toContain('"cc_number":"[redacted]"');
     expect(lines.length).toBeGreaterThan(0);
   });
@@ -216,25 +291,36 @@ describe('purchases: never blindly repeated', () => {
       res.writeHead(303, { Location: '/api/v1/checkout/chk-1/form' });
       res.end();
     };
-    expect(await client().splitPurchase(hosted())).toEqual({ kind: 'hosted', location: `${base}/api/v1/checkout/chk-1/form` });
+    expect(await client().splitPurchase(hosted())).toEqual({
+      kind: 'hosted',
+      location: `${base}/api/v1/checkout/chk-1/form`,
+    });
   });
 
   it('after a 5xx, looks the order up once instead of re-sending, and returns what it finds', async () => {
-    handler = (q, res) => (q.method === 'POST' ? json(res, 500, { message: 'oops' }) : json(res, 200, [record({ status: 'pending', status_code: '2122' })]));
+    handler = (q, res) =>
+      q.method === 'POST'
+        ? json(res, 500, { message: 'oops' })
+        : json(res, 200, [record({ status: 'pending', status_code: '2122' })]);
     const r = await client().splitPurchase(direct());
     expect(r).toMatchObject({ kind: 'direct', record: { status: 'pending', status_code: '2122' } });
-    expect(seen.map((s) => `${s.method} ${s.url}`)).toEqual(['POST /api/v1/split/purchase', `GET /api/v1/pos/${POS}/orders/o-1`]);
+    expect(seen.map((s) => `${s.method} ${s.url}`)).toEqual([
+      'POST /api/v1/split/purchase',
+      `GET /api/v1/pos/${POS}/orders/o-1`,
+    ]);
   });
 
   it('after a timeout with nothing found: PSP_OUTCOME_UNKNOWN, one POST only', async () => {
-    handler = (q, res) => (q.method === 'POST' ? undefined : json(res, 404, { message: 'Order not found', args: { code: 'NOT_FOUND' } }));
+    handler = (q, res) =>
+      q.method === 'POST' ? undefined : json(res, 404, { message: 'Order not found', args: { code: 'NOT_FOUND' } });
     const e = await caught(client({ timeoutMs: 200 }).splitPurchase(direct()));
     expect(e).toMatchObject({ code: 'PSP_OUTCOME_UNKNOWN', found: [] });
     expect(seen.filter((s) => s.method === 'POST')).toHaveLength(1);
   });
 
   it('hosted order found after a 5xx: outcome unknown with the records (no checkout address)', async () => {
-    handler = (q, res) => (q.method === 'POST' ? json(res, 503, {}) : json(res, 200, [record({ mode: 'hosted', status: 'init' })]));
+    handler = (q, res) =>
+      q.method === 'POST' ? json(res, 503, {}) : json(res, 200, [record({ mode: 'hosted', status: 'init' })]);
     const e = await caught(client().splitPurchase(hosted()));
     expect(e.code).toBe('PSP_OUTCOME_UNKNOWN');
     expect(e.found).toHaveLength(1);
@@ -259,7 +345,11 @@ describe('purchases: never blindly repeated', () => {
       res.writeHead(303, { Location: `${base}/api/v1/checkout/chk-2/form` });
       res.end();
     };
-    const r = await client().purchaseWithSubscription({ ...hosted(), split: undefined, init_recurring: { interval_unit: 'month', interval_count: 1, amount: '9.99' } });
+    const r = await client().purchaseWithSubscription({
+      ...hosted(),
+      split: undefined,
+      init_recurring: { interval_unit: 'month', interval_count: 1, amount: '9.99' },
+    });
     expect(r.location).toBe(`${base}/api/v1/checkout/chk-2/form`);
     expect(seen[0]!.url).toBe('/api/v1/payment');
     expect(seen[0]!.body).toContain('"init_recurring":{"interval_unit":"month","interval_count":1,"amount":9.99}');
@@ -273,7 +363,12 @@ describe('register report', () => {
   it('starts with ISO dates with offset and the requested fields; a 5xx is retried', async () => {
     let n = 0;
     handler = (_q, res) => (++n === 1 ? json(res, 503, {}) : json(res, 200, { report_id: 'rep-1', count: 3 }));
-    const r = await client().startRegisterReport({ from, to, statuses: ['success'], transactionDetails: ['paymentId', 'receiverAmount'] });
+    const r = await client().startRegisterReport({
+      from,
+      to,
+      statuses: ['success'],
+      transactionDetails: ['paymentId', 'receiverAmount'],
+    });
     expect(r).toEqual({ reportId: 'rep-1', count: 3 });
     expect(seen).toHaveLength(2);
     expect(seen[1]!.url).toBe('/report/streaming-report/start');
@@ -300,7 +395,10 @@ describe('register report', () => {
     expect(seen[0]!.url).toBe('/report/streaming-report/fetch/rep-1');
     handler = (_q, res) => json(res, 200, '[{"paymentId":"a","amount":1.10},\n{"paymentId":"b","amount":"2.00"}]');
     const r = await client().fetchRegisterReport('rep-1');
-    expect(r.ready && (await all(r.records))).toEqual(['{"paymentId":"a","amount":1.10}', '{"paymentId":"b","amount":"2.00"}']);
+    expect(r.ready && (await all(r.records))).toEqual([
+      '{"paymentId":"a","amount":1.10}',
+      '{"paymentId":"b","amount":"2.00"}',
+    ]);
   });
 
   it('fetch: a large report is streamed in chunks, wrapped in an object', async () => {
@@ -353,12 +451,26 @@ describe('other endpoints', () => {
     const got = await all(client().periodTransactions(new Date(1_717_200_000_000), new Date(1_717_286_400_000)));
     expect(got).toEqual(['{"paymentId":"a","amount":"1.00","dateTime":""}']);
     expect(seen[0]!.url).toBe(`/api/v1/pos/${POS}/transactions?startDate=1717200000000&enddate=1717286399999`);
-    await all(client({ periodEnd: 'exclusive' }).periodTransactions(new Date(1_717_200_000_000), new Date(1_717_286_400_000)));
+    await all(
+      client({ periodEnd: 'exclusive' }).periodTransactions(new Date(1_717_200_000_000), new Date(1_717_286_400_000)),
+    );
     expect(seen[1]!.url).toContain('enddate=1717286400000');
   });
 
   it('cancel: POST to the singular order path without body, answers an array', async () => {
-    handler = (_q, res) => json(res, 200, [record({ mode: 'hosted', status: 'failure', status_code: '6007', gateway_order_id: null, eci: null, mcc: null, cc_mask: null, user_action_url: null })]);
+    handler = (_q, res) =>
+      json(res, 200, [
+        record({
+          mode: 'hosted',
+          status: 'failure',
+          status_code: '6007',
+          gateway_order_id: null,
+          eci: null,
+          mcc: null,
+          cc_mask: null,
+          user_action_url: null,
+        }),
+      ]);
     const list = await client().cancelPayment('o-2');
     expect(list[0]).toMatchObject({ status: 'failure', status_code: '6007' });
     expect(seen[0]).toMatchObject({ method: 'POST', url: `/api/v1/pos/${POS}/order/o-2/cancel`, body: '' });

@@ -46,7 +46,10 @@ describe('jsonArrayItems', () => {
   });
 
   it('reads the first array member of a top-level object, skipping the others', async () => {
-    const doc = '{"count": 3, "meta": {"list": [9, 9], "s": "[x]"}, "records": [' + ITEMS.slice(0, 3).join(',') + '], "later": [1], "z": "]"}';
+    const doc =
+      '{"count": 3, "meta": {"list": [9, 9], "s": "[x]"}, "records": [' +
+      ITEMS.slice(0, 3).join(',') +
+      '], "later": [1], "z": "]"}';
     const bytes = enc.encode(doc);
     for (let i = 0; i <= bytes.length; i++) {
       expect(await collect(splitAt(bytes, [i]))).toEqual(ITEMS.slice(0, 3));
@@ -98,11 +101,13 @@ describe('jsonArrayItems', () => {
   });
 
   it('streams a large array in bounded memory', async () => {
-    const record = '{"paymentId":"00000000-0000-0000-0000-000000000000","amount":"100.00","currency":"UAH","method":"purchase","status":"success"}';
+    const record =
+      '{"paymentId":"00000000-0000-0000-0000-000000000000","amount":"100.00","currency":"UAH","method":"purchase","status":"success"}';
     const n = 200_000;
     async function* gen() {
       yield enc.encode('[');
-      for (let i = 0; i < n; i += 1000) yield enc.encode(Array.from({ length: 1000 }, () => record).join(',') + (i + 1000 < n ? ',' : ''));
+      for (let i = 0; i < n; i += 1000)
+        yield enc.encode(Array.from({ length: 1000 }, () => record).join(',') + (i + 1000 < n ? ',' : ''));
       yield enc.encode(']');
     }
     global.gc?.();
@@ -129,7 +134,10 @@ describe('parseJsonExact', () => {
     expect(toPlainJson(v)).toEqual({ a: 12.5, b: '12345678901234567890', c: 0.1 });
   });
   it('refuses nesting deeper than 32 and invalid JSON', () => {
-    expect(parseJsonExact('['.repeat(33) + ']'.repeat(33))).toMatchObject({ ok: false, reason: expect.stringMatching(/deeper than 32/) });
+    expect(parseJsonExact('['.repeat(33) + ']'.repeat(33))).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/deeper than 32/),
+    });
     expect(parseJsonExact('['.repeat(32) + ']'.repeat(32)).ok).toBe(true);
     expect(parseJsonExact('['.repeat(100_000)).ok).toBe(false);
     expect(parseJsonExact('{"a":1,}').ok).toBe(false);

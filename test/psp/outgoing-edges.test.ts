@@ -11,7 +11,12 @@ import type { DirectPurchaseRequest } from '../../src/psp/schemas';
  * echoes in another form than it was sent, order ids that are dot segments of a URL.
  */
 
-interface Seen { method: string; url: string; headers: IncomingMessage['headers']; body: string }
+interface Seen {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
 let server: Server;
 let base: string;
 let seen: Seen[];
@@ -46,14 +51,45 @@ function json(res: ServerResponse, status: number, body: unknown) {
 
 const POS = '6b1d2a4e-7c0f-4f51-9d3e-1a2b3c4d5e6f';
 const SUB = '0b7f8c1e-1111-4222-8333-444455556666';
-const project = (): PspProject => ({ name: 'test', posId: POS, baseUrl: base, reportUrl: `${base}/report`, apiKey: 'pk_test_KEY123', apiSecret: 'sk_test_SECRET456', endpointsKey: 'ek_test_ENDPOINTS789' });
-const client = () => createPspClient(project(), { timeoutMs: 2000, maxRetries: 1, outcomeLookupDelayMs: 0, sleep: async () => {}, random: () => 0.5, now: () => new Date('2024-06-15T12:00:00Z') });
+const project = (): PspProject => ({
+  name: 'test',
+  posId: POS,
+  baseUrl: base,
+  reportUrl: `${base}/report`,
+  apiKey: 'pk_test_KEY123',
+  apiSecret: 'sk_test_SECRET456',
+  endpointsKey: 'ek_test_ENDPOINTS789',
+});
+const client = () =>
+  createPspClient(project(), {
+    timeoutMs: 2000,
+    maxRetries: 1,
+    outcomeLookupDelayMs: 0,
+    sleep: async () => {},
+    random: () => 0.5,
+    now: () => new Date('2024-06-15T12:00:00Z'),
+  });
 
 const direct = (over: Record<string, unknown> = {}): DirectPurchaseRequest =>
   ({
-    pos_id: POS, mode: 'direct', method: 'purchase', amount: '100.50', currency: 'UAH', description: 'Order 1', order_id: 'o-1', order_3ds_bypass: 'always',
-    cc_number: '4111111111111111', exp_month: 12, exp_year: 26, card_cvv: '123', customer_fname: 'I', customer_lname: 'P', customer_email: 'i@example.com',
-    customer_phone: '+380501234567', customer_ip: '203.0.113.5', split: [{ amount: '100.50', sub_merchant_id: SUB }],
+    pos_id: POS,
+    mode: 'direct',
+    method: 'purchase',
+    amount: '100.50',
+    currency: 'UAH',
+    description: 'Order 1',
+    order_id: 'o-1',
+    order_3ds_bypass: 'always',
+    cc_number: '4111111111111111',
+    exp_month: 12,
+    exp_year: 26,
+    card_cvv: '123',
+    customer_fname: 'I',
+    customer_lname: 'P',
+    customer_email: 'i@example.com',
+    customer_phone: '+380501234567',
+    customer_ip: '203.0.113.5',
+    split: [{ amount: '100.50', sub_merchant_id: SUB }],
     ...over,
   }) as DirectPurchaseRequest;
 
@@ -67,7 +103,9 @@ async function outcome(p: Promise<unknown>): Promise<unknown> {
 
 describe('psp client: outgoing amounts', () => {
   it('an amount with a leading zero that validation accepts ("012.50") is sent as 12.50, exactly (found in review: a plain Error from the JSON writer)', async () => {
-    await outcome(client().splitPurchase(direct({ amount: '012.50', split: [{ amount: '012.50', sub_merchant_id: SUB }] })));
+    await outcome(
+      client().splitPurchase(direct({ amount: '012.50', split: [{ amount: '012.50', sub_merchant_id: SUB }] })),
+    );
     expect(seen).toHaveLength(1);
     expect(seen[0]!.body).toContain('"amount":12.50,');
     expect(seen[0]!.body).toContain('"split":[{"amount":12.50,');

@@ -56,12 +56,31 @@ describe('parseRegisterRecord', () => {
       cardMask: '444455******1111',
       payway: 'card',
     });
-    expect(r.value.other).toMatchObject({ exchangeRate: 40.3125, rrnCode: 412345678901, authCode: '123456', brandNew: { x: 1 }, payload: '' });
+    expect(r.value.other).toMatchObject({
+      exchangeRate: 40.3125,
+      rrnCode: 412345678901,
+      authCode: '123456',
+      brandNew: { x: 1 },
+      payload: '',
+    });
   });
 
   it('reads the default fields only, with absent optional fields as null', () => {
-    const r = parseRegisterRecord('{"paymentId":"p","amount":"10","currency":"XTS","method":"REFUND","status":"Failure","dateTime":"1714557600000"}', { now });
-    expect(r).toMatchObject({ ok: true, value: { amount: '1000', method: 'refund', status: 'failure', receiverAmount: null, projectId: null, dateTime: '2024-05-01T10:00:00.000Z' } });
+    const r = parseRegisterRecord(
+      '{"paymentId":"p","amount":"10","currency":"XTS","method":"REFUND","status":"Failure","dateTime":"1714557600000"}',
+      { now },
+    );
+    expect(r).toMatchObject({
+      ok: true,
+      value: {
+        amount: '1000',
+        method: 'refund',
+        status: 'failure',
+        receiverAmount: null,
+        projectId: null,
+        dateTime: '2024-05-01T10:00:00.000Z',
+      },
+    });
   });
 
   it.each([
@@ -70,7 +89,10 @@ describe('parseRegisterRecord', () => {
     ['1714557600123', '2024-05-01T10:00:00.123Z'],
     ['"1714557600123"', '2024-05-01T10:00:00.123Z'],
   ])('dateTime %s → %s', (dt, iso) => {
-    const r = parseRegisterRecord(`{"paymentId":"p","currency":"UAH","method":"purchase","status":"init","dateTime":${dt}}`, { now });
+    const r = parseRegisterRecord(
+      `{"paymentId":"p","currency":"UAH","method":"purchase","status":"init","dateTime":${dt}}`,
+      { now },
+    );
     expect(r).toMatchObject({ ok: true, value: { dateTime: iso } });
   });
 
@@ -93,9 +115,21 @@ describe('parseRegisterRecord', () => {
     ['status', '"done"', /unknown status/],
     ['paymentId', '""', /empty/],
   ])('rejects %s = %s, naming the field', (field, value, reason) => {
-    const base: Record<string, string> = { paymentId: '"p"', currency: '"UAH"', method: '"purchase"', status: '"success"', dateTime: '1714557600000', amount: '"1.00"' };
+    const base: Record<string, string> = {
+      paymentId: '"p"',
+      currency: '"UAH"',
+      method: '"purchase"',
+      status: '"success"',
+      dateTime: '1714557600000',
+      amount: '"1.00"',
+    };
     base[field] = value;
-    const text = '{' + Object.entries(base).map(([k, v]) => `"${k}":${v}`).join(',') + '}';
+    const text =
+      '{' +
+      Object.entries(base)
+        .map(([k, v]) => `"${k}":${v}`)
+        .join(',') +
+      '}';
     const r = parseRegisterRecord(text, { now });
     expect(r.ok).toBe(false);
     if (r.ok) return;
@@ -110,7 +144,10 @@ describe('parseRegisterRecord', () => {
   });
 
   it('is exact for amounts that floats cannot hold', () => {
-    const r = parseRegisterRecord('{"paymentId":"p","currency":"UAH","method":"purchase","status":"success","amount":9007199254740.99,"originalAmount":0.29}', { now });
+    const r = parseRegisterRecord(
+      '{"paymentId":"p","currency":"UAH","method":"purchase","status":"success","amount":9007199254740.99,"originalAmount":0.29}',
+      { now },
+    );
     expect(r).toMatchObject({ ok: true, value: { amount: '900719925474099', originalAmount: '29' } });
   });
 });
@@ -124,23 +161,59 @@ describe('parsePeriodRecord (2.9)', () => {
     expect(r.ok).toBe(true);
     if (!r.ok) return;
     expect(normalizedPeriodRecord.parse(r.value)).toEqual(r.value);
-    expect(r.value).toMatchObject({ orderId: 'o-9', amount: '25000', customerFee: '0', merchantFee: '310', dateTime: null, status: 'pending' });
+    expect(r.value).toMatchObject({
+      orderId: 'o-9',
+      amount: '25000',
+      customerFee: '0',
+      merchantFee: '310',
+      dateTime: null,
+      status: 'pending',
+    });
     expect(r.value.other).toMatchObject({ description: 'd', payload: '{"k":1}', paymentSystem: 'mastercard' });
   });
   it('requires the amount', () => {
-    expect(parsePeriodRecord('{"paymentId":"p","currency":"EUR","method":"purchase","status":"success","amount":""}', { now })).toMatchObject({ ok: false, field: 'amount' });
-    expect(parsePeriodRecord('{"paymentId":"p","currency":"EUR","method":"purchase","status":"success"}', { now })).toMatchObject({ ok: false, field: 'amount' });
+    expect(
+      parsePeriodRecord('{"paymentId":"p","currency":"EUR","method":"purchase","status":"success","amount":""}', {
+        now,
+      }),
+    ).toMatchObject({ ok: false, field: 'amount' });
+    expect(
+      parsePeriodRecord('{"paymentId":"p","currency":"EUR","method":"purchase","status":"success"}', { now }),
+    ).toMatchObject({ ok: false, field: 'amount' });
   });
 });
 
 describe('parseWebhookPayload (6.2–6.5)', () => {
   const primary = {
-    payment_id: 'pay-1', order_id: 'o-1', gateway_order_id: 'g-1', billing_order_id: null, transaction_id: 't-1', pos_id: '6b1d2a4e-7c0f-4f51-9d3e-1a2b3c4d5e6f',
-    mode: 'direct', method: 'purchase', amount: 100.5, currency: 'UAH', payway: 'card', eci: '05', status: 'success', status_code: '1000',
-    limit_info: { retry_after: '2024-05-02T00:00:00', description: 'limit' }, status_description: 'transaction is successful', cc_mask: '444455******1111',
-    cc_token: 'tok', cc_token_expiration: '2026-01-01T00:00:00', customer_id: 'c1', customer_phone: '+380', fee: { amount: 2.01, currency: 'UAH' },
-    fixed_fee: { amount: 1, currency: 'UAH' }, percent_fee: { amount: 1.01, currency: 'UAH' }, created_at: '2024-05-01T10:00:00.000',
-    processed_at: '2024-05-01T10:00:05.250', payload: 'x', receipt_url: 'https://psp.example/r/1', extra_future_field: [1, 2],
+    payment_id: 'pay-1',
+    order_id: 'o-1',
+    gateway_order_id: 'g-1',
+    billing_order_id: null,
+    transaction_id: 't-1',
+    pos_id: '6b1d2a4e-7c0f-4f51-9d3e-1a2b3c4d5e6f',
+    mode: 'direct',
+    method: 'purchase',
+    amount: 100.5,
+    currency: 'UAH',
+    payway: 'card',
+    eci: '05',
+    status: 'success',
+    status_code: '1000',
+    limit_info: { retry_after: '2024-05-02T00:00:00', description: 'limit' },
+    status_description: 'transaction is successful',
+    cc_mask: '444455******1111',
+    cc_token: 'tok',
+    cc_token_expiration: '2026-01-01T00:00:00',
+    customer_id: 'c1',
+    customer_phone: '+380',
+    fee: { amount: 2.01, currency: 'UAH' },
+    fixed_fee: { amount: 1, currency: 'UAH' },
+    percent_fee: { amount: 1.01, currency: 'UAH' },
+    created_at: '2024-05-01T10:00:00.000',
+    processed_at: '2024-05-01T10:00:05.250',
+    payload: 'x',
+    receipt_url: 'https://psp.example/r/1',
+    extra_future_field: [1, 2],
   };
 
   it('reads a primary webhook; times without zone are UTC', () => {
@@ -149,10 +222,24 @@ describe('parseWebhookPayload (6.2–6.5)', () => {
     if (!r.ok) return;
     expect(normalizedWebhook.parse(r.value)).toEqual(r.value);
     expect(r.value).toMatchObject({
-      kind: 'primary', paymentId: 'pay-1', orderId: 'o-1', transactionId: 't-1', operationId: null, amount: '10050', fee: '201', feeCurrency: 'UAH',
-      statusCode: '1000', createdAt: '2024-05-01T10:00:00.000Z', processedAt: '2024-05-01T10:00:05.250Z', recurringId: null,
+      kind: 'primary',
+      paymentId: 'pay-1',
+      orderId: 'o-1',
+      transactionId: 't-1',
+      operationId: null,
+      amount: '10050',
+      fee: '201',
+      feeCurrency: 'UAH',
+      statusCode: '1000',
+      createdAt: '2024-05-01T10:00:00.000Z',
+      processedAt: '2024-05-01T10:00:05.250Z',
+      recurringId: null,
     });
-    expect(r.value.other).toMatchObject({ extra_future_field: [1, 2], fixed_fee: { amount: 1, currency: 'UAH' }, limit_info: { description: 'limit' } });
+    expect(r.value.other).toMatchObject({
+      extra_future_field: [1, 2],
+      fixed_fee: { amount: 1, currency: 'UAH' },
+      limit_info: { description: 'limit' },
+    });
   });
 
   it.each([
@@ -166,12 +253,33 @@ describe('parseWebhookPayload (6.2–6.5)', () => {
     ['dispute', 'other'],
     ['recurrent', 'other'],
   ])('method %s is a %s webhook', (method, kind) => {
-    const body = { operation_id: 'op-7', payment_id: 'pay-1', order_id: 'o-1', transaction_id: 't-2', pos_id: 'x', mode: 'direct', method, amount: '40.00', currency: 'UAH', status: 'success', status_code: '1000', status_description: 'ok', fee: { amount: '0.40', currency: 'UAH' }, created_at: '2024-05-03T08:00:00.000', processed_at: '2024-05-03T08:00:01.000' };
-    expect(parseWebhookPayload(JSON.stringify(body), { now })).toMatchObject({ ok: true, value: { kind, method, operationId: 'op-7', amount: '4000', fee: '40' } });
+    const body = {
+      operation_id: 'op-7',
+      payment_id: 'pay-1',
+      order_id: 'o-1',
+      transaction_id: 't-2',
+      pos_id: 'x',
+      mode: 'direct',
+      method,
+      amount: '40.00',
+      currency: 'UAH',
+      status: 'success',
+      status_code: '1000',
+      status_description: 'ok',
+      fee: { amount: '0.40', currency: 'UAH' },
+      created_at: '2024-05-03T08:00:00.000',
+      processed_at: '2024-05-03T08:00:01.000',
+    };
+    expect(parseWebhookPayload(JSON.stringify(body), { now })).toMatchObject({
+      ok: true,
+      value: { kind, method, operationId: 'op-7', amount: '4000', fee: '40' },
+    });
   });
 
   it('a recurring object makes it a recurring webhook', () => {
-    const r = parseWebhookPayload(JSON.stringify({ ...primary, recurring: { id: 'rec-1', status: 'active' } }), { now });
+    const r = parseWebhookPayload(JSON.stringify({ ...primary, recurring: { id: 'rec-1', status: 'active' } }), {
+      now,
+    });
     expect(r).toMatchObject({ ok: true, value: { kind: 'recurring', recurringId: 'rec-1' } });
   });
 
@@ -191,7 +299,10 @@ describe('parseWebhookPayload (6.2–6.5)', () => {
   });
 
   it('takes a zone when one is given and accepts empty times as null', () => {
-    const r = parseWebhookPayload(JSON.stringify({ ...primary, created_at: '2024-05-01T13:00:00.000+03:00', processed_at: '' }), { now });
+    const r = parseWebhookPayload(
+      JSON.stringify({ ...primary, created_at: '2024-05-01T13:00:00.000+03:00', processed_at: '' }),
+      { now },
+    );
     expect(r).toMatchObject({ ok: true, value: { createdAt: '2024-05-01T10:00:00.000Z', processedAt: null } });
   });
 
@@ -201,13 +312,17 @@ describe('parseWebhookPayload (6.2–6.5)', () => {
     expect(decodeWebhookData(data)).toEqual({ ok: true, value: json });
     expect(decodeWebhookData(data + '='.repeat((4 - (data.length % 4)) % 4))).toEqual({ ok: true, value: json });
     expect(decodeWebhookData('a+b/')).toMatchObject({ ok: false, field: 'data' });
-    expect(decodeWebhookData(Buffer.from([0xc3, 0x28]).toString('base64url'))).toMatchObject({ ok: false, field: 'data' });
+    expect(decodeWebhookData(Buffer.from([0xc3, 0x28]).toString('base64url'))).toMatchObject({
+      ok: false,
+      field: 'data',
+    });
   });
 });
 
 describe('schemas of responses and objects', () => {
   it('payment record (2.5) of a cancellation: nulls allowed, unknown fields kept', () => {
-    const rec = exact(`{"payment_id":"2f1c7a9e-0000-4000-8000-000000000001","order_id":"o-1","gateway_order_id":null,"billing_order_id":null,
+    const rec =
+      exact(`{"payment_id":"2f1c7a9e-0000-4000-8000-000000000001","order_id":"o-1","gateway_order_id":null,"billing_order_id":null,
       "transaction_id":"t","pos_id":"6b1d2a4e-7c0f-4f51-9d3e-1a2b3c4d5e6f","mode":"hosted","method":"purchase","amount":100.00,"currency":"UAH",
       "description":"d","status":"failure","status_code":"6007","status_description":"payment cancelled","user_action_required":false,
       "user_action_url":null,"eci":null,"mcc":null,"cc_mask":null,"cc_token":null,"cc_token_expiration":null,"created_at":"2024-05-01T10:00:00.000",
@@ -221,21 +336,32 @@ describe('schemas of responses and objects', () => {
   });
 
   it('payment record with a recurring object and a 3-DS pending answer', () => {
-    const r = paymentRecord.safeParse(exact('{"payment_id":"p","method":"purchase","status":"pending","status_code":2122,"user_action_required":true,"user_action_url":"https://acs.example/3ds","amount":"5.00","recurring":{"id":"r-1","status":"init"}}'));
+    const r = paymentRecord.safeParse(
+      exact(
+        '{"payment_id":"p","method":"purchase","status":"pending","status_code":2122,"user_action_required":true,"user_action_url":"https://acs.example/3ds","amount":"5.00","recurring":{"id":"r-1","status":"init"}}',
+      ),
+    );
     expect(r.success && r.data.recurring?.id).toBe('r-1');
     expect(r.success && r.data.status_code).toBe('2122');
   });
 
   it('fee, limit_info and recurring objects', () => {
     expect(feeObject.parse(exact('{"amount":1.25,"currency":"UAH"}')).amount).toEqual({ minor: 125n, raw: '1.25' });
-    expect(limitInfo.parse(exact('{"retry_after":"2024-05-02T00:00:00","description":"daily limit"}')).description).toBe('daily limit');
+    expect(
+      limitInfo.parse(exact('{"retry_after":"2024-05-02T00:00:00","description":"daily limit"}')).description,
+    ).toBe('daily limit');
     expect(recurringObject.parse(exact('{"id":123,"status":"active"}')).id).toBe('123');
   });
 
   it('register start and not-ready responses', () => {
-    expect(registerStartResponse.parse(exact('{"report_id":"rep-1","count":42}'))).toMatchObject({ report_id: 'rep-1', count: 42 });
+    expect(registerStartResponse.parse(exact('{"report_id":"rep-1","count":42}'))).toMatchObject({
+      report_id: 'rep-1',
+      count: 42,
+    });
     expect(registerStartResponse.safeParse(exact('{"report_id":"rep-1","count":1.5}')).success).toBe(false);
-    expect(reportNotReady.safeParse(exact('{"message":"Report is not ready","code":"report_not_ready"}')).success).toBe(true);
+    expect(reportNotReady.safeParse(exact('{"message":"Report is not ready","code":"report_not_ready"}')).success).toBe(
+      true,
+    );
     expect(reportNotReady.safeParse(exact('{"message":"x","code":"other"}')).success).toBe(false);
   });
 

@@ -31,19 +31,24 @@ describe('webhook signature (5.4)', () => {
 
   it('verify(sign()) holds and any altered character fails', () => {
     fc.assert(
-      fc.property(fc.string({ minLength: 1, maxLength: 40 }), fc.string({ maxLength: 200 }), fc.nat(), (secret, data, pos) => {
-        const sig = sign(secret, data);
-        expect(verify(secret, data, sig)).toBe(true);
-        const i = pos % sig.length;
-        const replacement = sig[i] === 'A' ? 'B' : 'A';
-        const altered = sig.slice(0, i) + replacement + sig.slice(i + 1);
-        expect(verify(secret, data, altered)).toBe(false);
-        if (data.length > 0) {
-          const j = pos % data.length;
-          const alteredData = data.slice(0, j) + (data[j] === 'x' ? 'y' : 'x') + data.slice(j + 1);
-          expect(verify(secret, alteredData, sig)).toBe(false);
-        }
-      }),
+      fc.property(
+        fc.string({ minLength: 1, maxLength: 40 }),
+        fc.string({ maxLength: 200 }),
+        fc.nat(),
+        (secret, data, pos) => {
+          const sig = sign(secret, data);
+          expect(verify(secret, data, sig)).toBe(true);
+          const i = pos % sig.length;
+          const replacement = sig[i] === 'A' ? 'B' : 'A';
+          const altered = sig.slice(0, i) + replacement + sig.slice(i + 1);
+          expect(verify(secret, data, altered)).toBe(false);
+          if (data.length > 0) {
+            const j = pos % data.length;
+            const alteredData = data.slice(0, j) + (data[j] === 'x' ? 'y' : 'x') + data.slice(j + 1);
+            expect(verify(secret, alteredData, sig)).toBe(false);
+          }
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -63,8 +68,10 @@ describe('base64url data', () => {
     expect(decodeBase64Url('a b')).toBeNull();
   });
   it('round-trips any text', () => {
-    fc.assert(fc.property(fc.string({ unit: 'grapheme', maxLength: 100 }), (s) => {
-      expect(decodeBase64Url(encodeBase64Url(s))?.toString('utf8')).toBe(s);
-    }));
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 100 }), (s) => {
+        expect(decodeBase64Url(encodeBase64Url(s))?.toString('utf8')).toBe(s);
+      }),
+    );
   });
 });

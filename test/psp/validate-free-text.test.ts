@@ -7,9 +7,21 @@ const SUB = '0b7f8c1e-1111-4222-8333-444455556666';
 const now = { now: new Date('2024-06-15T12:00:00Z') };
 const direct = (over: Record<string, unknown> = {}): DirectPurchaseRequest =>
   ({
-    pos_id: POS, mode: 'direct', method: 'purchase', amount: '100.50', currency: 'UAH', description: 'Order 1', order_id: 'o-1', order_3ds_bypass: 'always',
-    cc_token: 'tok_abc', customer_fname: 'I', customer_lname: 'P', customer_email: 'i@example.com',
-    customer_phone: '+380501234567', customer_ip: '203.0.113.5', split: [{ amount: '100.50', sub_merchant_id: SUB }],
+    pos_id: POS,
+    mode: 'direct',
+    method: 'purchase',
+    amount: '100.50',
+    currency: 'UAH',
+    description: 'Order 1',
+    order_id: 'o-1',
+    order_3ds_bypass: 'always',
+    cc_token: 'tok_abc',
+    customer_fname: 'I',
+    customer_lname: 'P',
+    customer_email: 'i@example.com',
+    customer_phone: '+380501234567',
+    customer_ip: '203.0.113.5',
+    split: [{ amount: '100.50', sub_merchant_id: SUB }],
     ...over,
   }) as DirectPurchaseRequest;
 

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { checkSplitSum, luhnValid, validateDirectPurchase, validateHostedPurchase, validateSubscriptionPurchase, withRecurringDefaults } from '../../src/psp/validate';
+import {
+  checkSplitSum,
+  luhnValid,
+  validateDirectPurchase,
+  validateHostedPurchase,
+  validateSubscriptionPurchase,
+  withRecurringDefaults,
+} from '../../src/psp/validate';
 import type { DirectPurchaseRequest, HostedPurchaseRequest, SubscriptionPurchaseRequest } from '../../src/psp/schemas';
 
 const now = new Date('2024-06-15T12:00:00Z');
@@ -7,27 +14,65 @@ const SUB = '0b7f8c1e-1111-4222-8333-444455556666';
 
 const direct = (over: Record<string, unknown> = {}): DirectPurchaseRequest =>
   ({
-    pos_id: '6b1d2a4e-7c0f-4f51-9d3e-1a2b3c4d5e6f', mode: 'direct', method: 'purchase', amount: '100.00', currency: 'UAH', description: 'Order 1',
-    order_id: 'o-1', order_3ds_bypass: 'always', cc_number: '4111111111111111', exp_month: 12, exp_year: 26, card_cvv: '123',
-    customer_fname: 'Ivan', customer_lname: 'Petrenko', customer_email: 'i@example.com', customer_phone: '+380501234567', customer_ip: '203.0.113.5',
-    split: [{ amount: '60.00', sub_merchant_id: SUB }, { amount: 40, sub_merchant_id: SUB }],
+    pos_id: '6b1d2a4e-7c0f-4f51-9d3e-1a2b3c4d5e6f',
+    mode: 'direct',
+    method: 'purchase',
+    amount: '100.00',
+    currency: 'UAH',
+    description: 'Order 1',
+    order_id: 'o-1',
+    order_3ds_bypass: 'always',
+    cc_number: '4111111111111111',
+    exp_month: 12,
+    exp_year: 26,
+    card_cvv: '123',
+    customer_fname: 'Ivan',
+    customer_lname: 'Petrenko',
+    customer_email: 'i@example.com',
+    customer_phone: '+380501234567',
+    customer_ip: '203.0.113.5',
+    split: [
+      { amount: '60.00', sub_merchant_id: SUB },
+      { amount: 40, sub_merchant_id: SUB },
+    ],
     ...over,
   }) as DirectPurchaseRequest;
 
 const hosted = (over: Record<string, unknown> = {}): HostedPurchaseRequest =>
   ({
-    pos_id: '6b1d2a4e-7c0f-4f51-9d3e-1a2b3c4d5e6f', mode: 'hosted', method: 'purchase', amount: 100, currency: 'UAH', description: 'Order 2',
-    order_id: 'o-2', order_3ds_bypass: 'always', customer_patronym: 'Ivanovych', customer_email: 'i@example.com', customer_phone: '+380501234567',
+    pos_id: '6b1d2a4e-7c0f-4f51-9d3e-1a2b3c4d5e6f',
+    mode: 'hosted',
+    method: 'purchase',
+    amount: 100,
+    currency: 'UAH',
+    description: 'Order 2',
+    order_id: 'o-2',
+    order_3ds_bypass: 'always',
+    customer_patronym: 'Ivanovych',
+    customer_email: 'i@example.com',
+    customer_phone: '+380501234567',
     split: [{ amount: '100', sub_merchant_id: SUB }],
     ...over,
   }) as HostedPurchaseRequest;
 
-const fieldsOf = (r: { ok: boolean; violations?: Array<{ field: string }> }) => (r.ok ? [] : r.violations!.map((v) => v.field));
+const fieldsOf = (r: { ok: boolean; violations?: Array<{ field: string }> }) =>
+  r.ok ? [] : r.violations!.map((v) => v.field);
 
 describe('direct purchase (2.1)', () => {
   it('accepts a valid request with full card data, and with a token', () => {
     expect(validateDirectPurchase(direct(), { now })).toMatchObject({ ok: true });
-    expect(validateDirectPurchase(direct({ cc_number: undefined, exp_month: undefined, exp_year: undefined, card_cvv: undefined, cc_token: 'applepay:AbC123' }), { now })).toMatchObject({ ok: true });
+    expect(
+      validateDirectPurchase(
+        direct({
+          cc_number: undefined,
+          exp_month: undefined,
+          exp_year: undefined,
+          card_cvv: undefined,
+          cc_token: 'applepay:AbC123',
+        }),
+        { now },
+      ),
+    ).toMatchObject({ ok: true });
     expect(validateDirectPurchase(direct({ exp_month: 6, exp_year: 2024 }), { now })).toMatchObject({ ok: true }); // valid through June
   });
 
@@ -41,14 +86,27 @@ describe('direct purchase (2.1)', () => {
     ['CVV length', { card_cvv: '12345' }, 'card_cvv'],
     ['card and token', { cc_token: 'tok' }, 'cc_token'],
     ['partial card', { card_cvv: undefined }, 'card_cvv'],
-    ['no card, no token', { cc_number: undefined, exp_month: undefined, exp_year: undefined, card_cvv: undefined }, 'cc_number'],
+    [
+      'no card, no token',
+      { cc_number: undefined, exp_month: undefined, exp_year: undefined, card_cvv: undefined },
+      'cc_number',
+    ],
     ['amount decimals', { amount: '10.001' }, 'amount'],
     ['amount zero', { amount: 0 }, 'amount'],
     ['amount negative', { amount: '-1.00' }, 'amount'],
     ['amount float noise', { amount: 0.1 + 0.2 }, 'amount'],
     ['amount exponent', { amount: '1e2' }, 'amount'],
     ['split amount', { split: [{ amount: '1.234', sub_merchant_id: SUB }] }, 'split.0.amount'],
-    ['split uuid', { split: [{ amount: '1', sub_merchant_id: SUB }, { amount: '1', sub_merchant_id: 'shop-a' }] }, 'split.1.sub_merchant_id'],
+    [
+      'split uuid',
+      {
+        split: [
+          { amount: '1', sub_merchant_id: SUB },
+          { amount: '1', sub_merchant_id: 'shop-a' },
+        ],
+      },
+      'split.1.sub_merchant_id',
+    ],
     ['split empty', { split: [] }, 'split'],
     ['split missing', { split: undefined }, 'split'],
     ['payload', { payload: 'x'.repeat(4001) }, 'payload'],
@@ -100,11 +158,29 @@ describe('hosted purchase (2.2)', () => {
 
 describe('init_recurring (2.6)', () => {
   const sub = (rec: Record<string, unknown>): SubscriptionPurchaseRequest =>
-    ({ ...hosted(), split: undefined, init_recurring: { interval_unit: 'month', interval_count: 1, ...rec } }) as SubscriptionPurchaseRequest;
+    ({
+      ...hosted(),
+      split: undefined,
+      init_recurring: { interval_unit: 'month', interval_count: 1, ...rec },
+    }) as SubscriptionPurchaseRequest;
 
   it('accepts limits at their maxima', () => {
-    expect(validateSubscriptionPurchase(sub({ interval_count: 30, retry_attempts: 7, retry_interval_hours: 72, start_date: '2024-07-01', expiry_date: '2025-07-01', time: '23:59:59', amount: '9.99' }))).toMatchObject({ ok: true });
-    expect(validateSubscriptionPurchase(sub({ interval_unit: 'day', retry_interval_hours: 23 }))).toMatchObject({ ok: true });
+    expect(
+      validateSubscriptionPurchase(
+        sub({
+          interval_count: 30,
+          retry_attempts: 7,
+          retry_interval_hours: 72,
+          start_date: '2024-07-01',
+          expiry_date: '2025-07-01',
+          time: '23:59:59',
+          amount: '9.99',
+        }),
+      ),
+    ).toMatchObject({ ok: true });
+    expect(validateSubscriptionPurchase(sub({ interval_unit: 'day', retry_interval_hours: 23 }))).toMatchObject({
+      ok: true,
+    });
   });
 
   it.each<[string, Record<string, unknown>, string]>([
@@ -126,20 +202,40 @@ describe('init_recurring (2.6)', () => {
   });
 
   it('fills the PSP defaults by unit', () => {
-    expect(withRecurringDefaults({ interval_unit: 'day', interval_count: 1 })).toMatchObject({ retry_attempts: 3, retry_interval_hours: 2 });
-    expect(withRecurringDefaults({ interval_unit: 'month', interval_count: 1 })).toMatchObject({ retry_attempts: 3, retry_interval_hours: 24 });
-    expect(withRecurringDefaults({ interval_unit: 'week', interval_count: 1, retry_attempts: 0 })).toMatchObject({ retry_attempts: 0 });
+    expect(withRecurringDefaults({ interval_unit: 'day', interval_count: 1 })).toMatchObject({
+      retry_attempts: 3,
+      retry_interval_hours: 2,
+    });
+    expect(withRecurringDefaults({ interval_unit: 'month', interval_count: 1 })).toMatchObject({
+      retry_attempts: 3,
+      retry_interval_hours: 24,
+    });
+    expect(withRecurringDefaults({ interval_unit: 'week', interval_count: 1, retry_attempts: 0 })).toMatchObject({
+      retry_attempts: 0,
+    });
   });
 });
 
 describe('helpers', () => {
   it('Luhn', () => {
-    for (const good of ['4111111111111111', '5555555555554444', '378282246310005', '79927398713']) expect(luhnValid(good)).toBe(true);
+    for (const good of ['4111111111111111', '5555555555554444', '378282246310005', '79927398713'])
+      expect(luhnValid(good)).toBe(true);
     for (const bad of ['4111111111111112', '79927398710', '12a4']) expect(luhnValid(bad)).toBe(false);
   });
   it('checkSplitSum compares exactly and never rejects', () => {
-    expect(checkSplitSum({ amount: '100.00', split: [{ amount: '60.10' }, { amount: 39.9 }] })).toEqual({ total: 10000n, splitTotal: 10000n, matches: true });
-    expect(checkSplitSum({ amount: 100, split: [{ amount: '60' }] })).toEqual({ total: 10000n, splitTotal: 6000n, matches: false });
-    expect(checkSplitSum({ amount: 100, split: [{ amount: '1.001' }] })).toMatchObject({ splitTotal: null, matches: false });
+    expect(checkSplitSum({ amount: '100.00', split: [{ amount: '60.10' }, { amount: 39.9 }] })).toEqual({
+      total: 10000n,
+      splitTotal: 10000n,
+      matches: true,
+    });
+    expect(checkSplitSum({ amount: 100, split: [{ amount: '60' }] })).toEqual({
+      total: 10000n,
+      splitTotal: 6000n,
+      matches: false,
+    });
+    expect(checkSplitSum({ amount: 100, split: [{ amount: '1.001' }] })).toMatchObject({
+      splitTotal: null,
+      matches: false,
+    });
   });
 });

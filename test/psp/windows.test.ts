@@ -35,7 +35,12 @@ function checkCover(fromDay: string, toDay: string, zone: string, maxDays = 31) 
     if (i > 0) expect(w.from.getTime()).toBe(ws[i - 1]!.to.getTime());
     // maximal: a window that is not the last one could not have been one day longer
     if (i < ws.length - 1 && days < maxDays) {
-      expect(a.plus({ days: days + 1 }).startOf('day').toMillis() - a.toMillis()).toBeGreaterThan(maxDays * 24 * 3_600_000);
+      expect(
+        a
+          .plus({ days: days + 1 })
+          .startOf('day')
+          .toMillis() - a.toMillis(),
+      ).toBeGreaterThan(maxDays * 24 * 3_600_000);
     }
   });
   return ws;
@@ -87,23 +92,37 @@ describe('windows', () => {
   });
 
   it('covers any range exactly, in every zone (property)', () => {
-    const day = fc.integer({ min: 0, max: 365 * 12 }).map((n) => DateTime.fromISO('2018-01-01', { zone: 'utc' }).plus({ days: n }).toISODate()!);
+    const day = fc
+      .integer({ min: 0, max: 365 * 12 })
+      .map((n) => DateTime.fromISO('2018-01-01', { zone: 'utc' }).plus({ days: n }).toISODate()!);
     fc.assert(
-      fc.property(day, fc.integer({ min: 0, max: 500 }), fc.constantFrom(...ZONES), fc.integer({ min: 2, max: 40 }), (from, len, zone, maxDays) => {
-        const to = DateTime.fromISO(from, { zone: 'utc' }).plus({ days: len }).toISODate()!;
-        checkCover(from, to, zone, maxDays);
-      }),
+      fc.property(
+        day,
+        fc.integer({ min: 0, max: 500 }),
+        fc.constantFrom(...ZONES),
+        fc.integer({ min: 2, max: 40 }),
+        (from, len, zone, maxDays) => {
+          const to = DateTime.fromISO(from, { zone: 'utc' }).plus({ days: len }).toISODate()!;
+          checkCover(from, to, zone, maxDays);
+        },
+      ),
       { numRuns: 400 },
     );
   });
 
   it('never exceeds 31×24 h around every DST change 2020–2030 (property, default limit)', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 365 * 10 }), fc.integer({ min: 1, max: 120 }), fc.constantFrom('Europe/Kyiv', 'America/New_York', 'Australia/Lord_Howe'), (offset, len, zone) => {
-        const from = DateTime.fromISO('2020-01-01', { zone: 'utc' }).plus({ days: offset }).toISODate()!;
-        const to = DateTime.fromISO(from, { zone: 'utc' }).plus({ days: len }).toISODate()!;
-        for (const w of checkCover(from, to, zone)) expect(w.to.getTime() - w.from.getTime()).toBeLessThanOrEqual(LIMIT_MS);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 365 * 10 }),
+        fc.integer({ min: 1, max: 120 }),
+        fc.constantFrom('Europe/Kyiv', 'America/New_York', 'Australia/Lord_Howe'),
+        (offset, len, zone) => {
+          const from = DateTime.fromISO('2020-01-01', { zone: 'utc' }).plus({ days: offset }).toISODate()!;
+          const to = DateTime.fromISO(from, { zone: 'utc' }).plus({ days: len }).toISODate()!;
+          for (const w of checkCover(from, to, zone))
+            expect(w.to.getTime() - w.from.getTime()).toBeLessThanOrEqual(LIMIT_MS);
+        },
+      ),
       { numRuns: 400 },
     );
   });

@@ -17,7 +17,11 @@ const fast = { retryBaseMs: 1, retryMaxMs: 5, retryAfterMaxMs: 5, timeoutMs: 5_0
 
 beforeAll(async () => {
   rx = await startReceiver();
-  sb = await startSandbox({ scenario: { seed: 'client-test', payments: 300, month: '2025-01' }, faults: { reportNotReadyPolls: 2 }, webhookTarget: `${rx.url}/webhooks/{posId}` });
+  sb = await startSandbox({
+    scenario: { seed: 'client-test', payments: 300, month: '2025-01' },
+    faults: { reportNotReadyPolls: 2 },
+    webhookTarget: `${rx.url}/webhooks/{posId}`,
+  });
   client = createPspClient(sb.projects[0]!, fast);
 });
 afterAll(async () => {
@@ -35,7 +39,11 @@ describe('PSP client against the sandbox', () => {
   it('starts a register report, polls while not ready, streams the rows, and every row parses exactly', async () => {
     const from = new Date('2025-01-01T00:00:00Z');
     const to = new Date('2025-01-16T00:00:00Z');
-    const { reportId, count } = await client.startRegisterReport({ from, to, transactionDetails: [...REGISTER_FIELDS] });
+    const { reportId, count } = await client.startRegisterReport({
+      from,
+      to,
+      transactionDetails: [...REGISTER_FIELDS],
+    });
     let polls = 0;
     let rows: string[] | undefined;
     while (!rows) {
@@ -46,7 +54,14 @@ describe('PSP client against the sandbox', () => {
     expect(polls).toBe(2);
     const mismatchDays = sb.scenario.countMismatchDays.filter((d) => d < '2025-01-16').length;
     expect(rows.length + mismatchDays).toBe(count);
-    const expectedRows = [...sb.scenario.operations({ from: from.getTime(), to: to.getTime() })].reduce((n, op) => n + (op.distortion?.kind === 'omit' && op.distortion.source === 'register' ? 0 : Math.max(1, op.receivers.length) + (op.distortion?.kind === 'duplicate_row' ? 1 : 0)), 0);
+    const expectedRows = [...sb.scenario.operations({ from: from.getTime(), to: to.getTime() })].reduce(
+      (n, op) =>
+        n +
+        (op.distortion?.kind === 'omit' && op.distortion.source === 'register'
+          ? 0
+          : Math.max(1, op.receivers.length) + (op.distortion?.kind === 'duplicate_row' ? 1 : 0)),
+      0,
+    );
     expect(rows.length).toBe(expectedRows);
     for (const text of rows) {
       const p = parseRegisterRecord(text, { now: now() });
@@ -62,7 +77,9 @@ describe('PSP client against the sandbox', () => {
     const from = new Date('2025-01-10T00:00:00Z');
     const to = new Date('2025-01-20T00:00:00Z');
     const texts = await collect(client.periodTransactions(from, to));
-    const expected = [...sb.scenario.operations({ from: from.getTime(), to: to.getTime() })].filter((op) => !(op.distortion?.kind === 'omit' && op.distortion.source === 'period'));
+    const expected = [...sb.scenario.operations({ from: from.getTime(), to: to.getTime() })].filter(
+      (op) => !(op.distortion?.kind === 'omit' && op.distortion.source === 'period'),
+    );
     expect(texts).toHaveLength(expected.length);
     for (const t of texts) {
       const p = parsePeriodRecord(t, { now: now() });
@@ -71,8 +88,13 @@ describe('PSP client against the sandbox', () => {
   });
 
   it('refuses a register period over 31 days locally, and the sandbox agrees on 31 days exactly', async () => {
-    await expect(client.startRegisterReport({ from: new Date('2025-01-01T00:00:00Z'), to: new Date('2025-02-01T00:00:01Z') })).rejects.toMatchObject({ code: 'PSP_VALIDATION' });
-    const ok = await client.startRegisterReport({ from: new Date('2025-01-01T00:00:00Z'), to: new Date('2025-02-01T00:00:00Z') });
+    await expect(
+      client.startRegisterReport({ from: new Date('2025-01-01T00:00:00Z'), to: new Date('2025-02-01T00:00:01Z') }),
+    ).rejects.toMatchObject({ code: 'PSP_VALIDATION' });
+    const ok = await client.startRegisterReport({
+      from: new Date('2025-01-01T00:00:00Z'),
+      to: new Date('2025-02-01T00:00:00Z'),
+    });
     expect(ok.count).toBeGreaterThan(0);
   });
 
@@ -130,8 +152,14 @@ describe('PSP client against the sandbox', () => {
       customer_ip: '127.0.0.1',
     } as Parameters<PspClient['splitPurchase']>[0]);
     expect(direct.kind).toBe('direct');
-    if (direct.kind === 'direct') expect(direct.record).toMatchObject({ order_id: 'client-direct-1', status: 'success' });
-    const hosted = await client.splitPurchase({ ...base, mode: 'hosted', order_id: 'client-hosted-1', customer_patronym: 'Ivanivna' } as Parameters<PspClient['splitPurchase']>[0]);
+    if (direct.kind === 'direct')
+      expect(direct.record).toMatchObject({ order_id: 'client-direct-1', status: 'success' });
+    const hosted = await client.splitPurchase({
+      ...base,
+      mode: 'hosted',
+      order_id: 'client-hosted-1',
+      customer_patronym: 'Ivanivna',
+    } as Parameters<PspClient['splitPurchase']>[0]);
     expect(hosted.kind).toBe('hosted');
     if (hosted.kind === 'hosted') expect(hosted.location).toMatch(/\/api\/v1\/checkout\/[0-9a-f]+\/form$/);
     await sb.settled();
@@ -141,7 +169,10 @@ describe('PSP client against the sandbox', () => {
   });
 
   it('retries GETs through 5xx and 429 faults and gets the right answer; typed 401 without the secret', async () => {
-    const flaky = await startSandbox({ scenario: sb.scenario, faults: { serverErrorRate: 0.3, tooManyRequestsRate: 0.2, appliesTo: (r) => r.method === 'GET' } });
+    const flaky = await startSandbox({
+      scenario: sb.scenario,
+      faults: { serverErrorRate: 0.3, tooManyRequestsRate: 0.2, appliesTo: (r) => r.method === 'GET' },
+    });
     try {
       const c = createPspClient(flaky.projects[0]!, { ...fast, maxRetries: 8 });
       const order = sb.scenario.order(10);

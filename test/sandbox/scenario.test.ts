@@ -15,8 +15,9 @@ function minor(v: unknown): bigint {
 
 function everything(s: Scenario): string {
   const orders = [...s.orders()];
-  return JSON.stringify({ orders, truth: s.groundTruth, csv: s.subMerchantCsv(), creds: s.credentials, days: s.countMismatchDays }, (_k, v: unknown) =>
-    typeof v === 'bigint' ? v.toString() : v,
+  return JSON.stringify(
+    { orders, truth: s.groundTruth, csv: s.subMerchantCsv(), creds: s.credentials, days: s.countMismatchDays },
+    (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v),
   );
 }
 
@@ -40,7 +41,13 @@ function detect(s: Scenario): GroundTruthEntry[] {
   const found: GroundTruthEntry[] = [];
   for (const order of s.orders()) {
     for (const op of order.operations) {
-      const base = { posId: op.posId, orderId: op.orderId, paymentId: op.paymentId, transactionId: op.transactionId, method: op.method };
+      const base = {
+        posId: op.posId,
+        orderId: op.orderId,
+        paymentId: op.paymentId,
+        transactionId: op.transactionId,
+        method: op.method,
+      };
       const rows = registerRows(op, render).map((t) => JSON.parse(t) as Record<string, unknown>);
       const periodText = periodRecord(op);
       const period = periodText === null ? null : (JSON.parse(periodText) as Record<string, unknown>);
@@ -48,25 +55,37 @@ function detect(s: Scenario): GroundTruthEntry[] {
       const final = op.status === 'success' || op.status === 'failure';
       if (final && rows.length === 0) found.push({ ...base, type: 'missing_in_report', detail: {} });
       if (final && period === null) found.push({ ...base, type: 'missing_in_period', detail: {} });
-      if (final && (op.webhook === 'lost_for_good' || op.webhook === 'lost_resendable')) found.push({ ...base, type: 'missing_webhook', detail: { lostForGood: op.webhook === 'lost_for_good' } });
+      if (final && (op.webhook === 'lost_for_good' || op.webhook === 'lost_resendable'))
+        found.push({ ...base, type: 'missing_webhook', detail: { lostForGood: op.webhook === 'lost_for_good' } });
       const reg = rows[0];
-      const sources = [period, op.webhook === 'sent' || op.webhook === 'lost_resendable' ? hook : null].filter((x): x is Record<string, unknown> => x !== null);
+      const sources = [period, op.webhook === 'sent' || op.webhook === 'lost_resendable' ? hook : null].filter(
+        (x): x is Record<string, unknown> => x !== null,
+      );
       if (reg) {
         if (sources.some((x) => x.status !== reg.status)) found.push({ ...base, type: 'status_mismatch', detail: {} });
-        if (sources.some((x) => minor(x.amount) !== minor(reg.originalAmount))) found.push({ ...base, type: 'amount_mismatch', detail: {} });
-        if (sources.some((x) => x.currency !== reg.currency)) found.push({ ...base, type: 'currency_mismatch', detail: {} });
-        const feeDiffers = (period && minor(period.merchantFee) !== minor(reg.merchantFee)) || (period && minor(period.customerFee) !== minor(reg.customerFee)) || minor(hook.fee.amount) !== minor(reg.merchantFee);
+        if (sources.some((x) => minor(x.amount) !== minor(reg.originalAmount)))
+          found.push({ ...base, type: 'amount_mismatch', detail: {} });
+        if (sources.some((x) => x.currency !== reg.currency))
+          found.push({ ...base, type: 'currency_mismatch', detail: {} });
+        const feeDiffers =
+          (period && minor(period.merchantFee) !== minor(reg.merchantFee)) ||
+          (period && minor(period.customerFee) !== minor(reg.customerFee)) ||
+          minor(hook.fee.amount) !== minor(reg.merchantFee);
         if (feeDiffers) found.push({ ...base, type: 'fee_mismatch', detail: {} });
         const receiverRows = rows.filter((r) => r.receiverName !== null);
         if (receiverRows.length > 0) {
           const byName = new Map<string, Record<string, unknown>[]>();
-          for (const r of receiverRows) byName.set(r.receiverName as string, [...(byName.get(r.receiverName as string) ?? []), r]);
+          for (const r of receiverRows)
+            byName.set(r.receiverName as string, [...(byName.get(r.receiverName as string) ?? []), r]);
           const firsts = [...byName.values()].map((list) => list[0]!);
           const shares = firsts.reduce((a, r) => a + minor(r.receiverAmount) + minor(r.receiverFee), 0n);
-          if (shares !== minor(reg.originalAmount)) found.push({ ...base, type: 'split_mismatch', receiverName: '', detail: {} });
+          if (shares !== minor(reg.originalAmount))
+            found.push({ ...base, type: 'split_mismatch', receiverName: '', detail: {} });
           for (const [name, list] of byName) {
-            if (list.length > 1 && new Set(list.map((r) => JSON.stringify(r))).size > 1) found.push({ ...base, type: 'duplicate', receiverName: name, detail: {} });
-            if (!directory.has(name)) found.push({ ...base, type: 'unknown_sub_merchant', receiverName: name, detail: {} });
+            if (list.length > 1 && new Set(list.map((r) => JSON.stringify(r))).size > 1)
+              found.push({ ...base, type: 'duplicate', receiverName: name, detail: {} });
+            if (!directory.has(name))
+              found.push({ ...base, type: 'unknown_sub_merchant', receiverName: name, detail: {} });
           }
         }
       }
@@ -75,7 +94,8 @@ function detect(s: Scenario): GroundTruthEntry[] {
   return found;
 }
 
-const key = (e: GroundTruthEntry) => `${e.type} ${e.paymentId} ${e.method}${e.type === 'missing_webhook' ? ` ${e.detail.lostForGood}` : ''}`;
+const key = (e: GroundTruthEntry) =>
+  `${e.type} ${e.paymentId} ${e.method}${e.type === 'missing_webhook' ? ` ${e.detail.lostForGood}` : ''}`;
 
 describe('generateScenario', () => {
   it('gives the same scenario for the same seed, byte for byte, and another for another seed', () => {
@@ -85,7 +105,10 @@ describe('generateScenario', () => {
     expect(everything(a)).toBe(everything(b));
     expect(everything(a)).not.toBe(everything(c));
     // rendered wire forms too
-    const wire = (s: Scenario) => [...s.operations()].map((op) => registerRows(op, render).join('') + periodRecord(op) + webhookBody(op)).join('\n');
+    const wire = (s: Scenario) =>
+      [...s.operations()]
+        .map((op) => registerRows(op, render).join('') + periodRecord(op) + webhookBody(op))
+        .join('\n');
     expect(wire(a)).toBe(wire(b));
   });
 
@@ -96,7 +119,9 @@ describe('generateScenario', () => {
     const all = [...s.orders()];
     expect(all).toHaveLength(120);
     for (const o of all) {
-      expect(JSON.stringify(s.order(o.index), (_k, v: unknown) => (typeof v === 'bigint' ? `${v}` : v))).toBe(JSON.stringify(o, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}` : v)));
+      expect(JSON.stringify(s.order(o.index), (_k, v: unknown) => (typeof v === 'bigint' ? `${v}` : v))).toBe(
+        JSON.stringify(o, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}` : v)),
+      );
       expect(s.findOrder(o.orderId)?.index).toBe(o.index);
       for (const op of o.operations) expect(op.at >= s.from.getTime() && op.at < s.to.getTime()).toBe(true);
     }
@@ -104,7 +129,9 @@ describe('generateScenario', () => {
     const from = Date.parse('2024-03-10T00:00:00Z');
     const to = Date.parse('2024-03-17T00:00:00Z');
     const inWindow = [...s.operations({ from, to })].map((op) => `${op.paymentId}/${op.method}/${op.at}`);
-    const filtered = [...s.operations()].filter((op) => op.at >= from && op.at < to).map((op) => `${op.paymentId}/${op.method}/${op.at}`);
+    const filtered = [...s.operations()]
+      .filter((op) => op.at >= from && op.at < to)
+      .map((op) => `${op.paymentId}/${op.method}/${op.at}`);
     expect(inWindow).toEqual(filtered);
     expect(inWindow.length).toBeGreaterThan(0);
   });
@@ -146,10 +173,16 @@ describe('generateScenario', () => {
           own++;
           expect(rows[0]!.receiverName).toBeNull();
         }
-        const hook = JSON.parse(webhookBody(op)) as { amount: number; fee: { amount: number }; fixed_fee?: { amount: number }; percent_fee?: { amount: number } };
+        const hook = JSON.parse(webhookBody(op)) as {
+          amount: number;
+          fee: { amount: number };
+          fixed_fee?: { amount: number };
+          percent_fee?: { amount: number };
+        };
         expect(minor(hook.amount)).toBe(op.originalAmount);
         expect(minor(hook.fee.amount)).toBe(minor(rows[0]!.merchantFee));
-        if (hook.fixed_fee && hook.percent_fee) expect(minor(hook.fixed_fee.amount) + minor(hook.percent_fee.amount)).toBe(minor(hook.fee.amount));
+        if (hook.fixed_fee && hook.percent_fee)
+          expect(minor(hook.fixed_fee.amount) + minor(hook.percent_fee.amount)).toBe(minor(hook.fee.amount));
         const period = JSON.parse(periodRecord(op)!) as Record<string, string>;
         expect(period.amount).toMatch(/^\d+\.\d{2}$/);
         expect(minor(period.amount)).toBe(op.originalAmount);
@@ -157,13 +190,24 @@ describe('generateScenario', () => {
         expect(minor(period.customerFee)).toBe(op.customerFee);
         if (op.customerFee > 0n) customerFees++;
         if (op.status === 'pending') expect(op.statusCode).toBe('2122');
-        if ((op.method === 'purchase' || op.method === 'capture') && op.status === 'success') settled += op.originalAmount;
+        if ((op.method === 'purchase' || op.method === 'capture') && op.status === 'success')
+          settled += op.originalAmount;
         if (op.method === 'refund') refunded += op.originalAmount;
       }
       expect(refunded <= settled || settled === 0n).toBe(true);
     }
     expect(kinds.size).toBe(9);
-    for (const m of ['auth:success', 'capture:success', 'void:success', 'refund:success', 'dispute:success', 'recurrent:success', 'purchase:failure', 'purchase:pending', 'purchase:init'])
+    for (const m of [
+      'auth:success',
+      'capture:success',
+      'void:success',
+      'refund:success',
+      'dispute:success',
+      'recurrent:success',
+      'purchase:failure',
+      'purchase:pending',
+      'purchase:init',
+    ])
       expect(methods.has(m), m).toBe(true);
     expect(currencies.has('XTS')).toBe(true);
     expect(customerFees).toBeGreaterThan(0);
@@ -177,15 +221,23 @@ describe('generateScenario', () => {
     const found = detect(s);
     expect(found.map(key).sort()).toEqual(truth.map(key).sort());
     // every type is there, at most one per order
-    for (const t of GROUND_TRUTH_TYPES) expect(s.groundTruth.some((e) => e.type === t), t).toBe(true);
+    for (const t of GROUND_TRUTH_TYPES)
+      expect(
+        s.groundTruth.some((e) => e.type === t),
+        t,
+      ).toBe(true);
     const perOrder = new Map<string, number>();
     for (const e of truth) perOrder.set(e.orderId!, (perOrder.get(e.orderId!) ?? 0) + 1);
     expect(Math.max(...perOrder.values())).toBe(1);
-    expect(s.groundTruth.filter((e) => e.type === 'missing_webhook').map((e) => e.detail.lostForGood)).toEqual(expect.arrayContaining([true, false]));
+    expect(s.groundTruth.filter((e) => e.type === 'missing_webhook').map((e) => e.detail.lostForGood)).toEqual(
+      expect.arrayContaining([true, false]),
+    );
     // the unknown receiver is in no other order, and absent from the directory
     const unknown = s.groundTruth.find((e) => e.type === 'unknown_sub_merchant')!;
     expect(s.subMerchantCsv()).not.toContain(unknown.receiverName!);
-    const users = [...s.orders()].filter((o) => o.operations.some((op) => op.receivers.some((r) => r.name === unknown.receiverName)));
+    const users = [...s.orders()].filter((o) =>
+      o.operations.some((op) => op.receivers.some((r) => r.name === unknown.receiverName)),
+    );
     expect(users.map((o) => o.orderId)).toEqual([unknown.orderId]);
     // a count mismatch names a day of the month
     const day = s.groundTruth.find((e) => e.type === 'report_count_mismatch')!;
@@ -193,14 +245,27 @@ describe('generateScenario', () => {
   });
 
   it('follows the requested injection counts', () => {
-    const s = generateScenario({ seed: 3, payments: 300, injections: { amount_mismatch: 5, duplicate: 0, unknown_sub_merchant: 2, report_count_mismatch: 0, missing_webhook: 0, webhook_lost_resendable: 0 } });
+    const s = generateScenario({
+      seed: 3,
+      payments: 300,
+      injections: {
+        amount_mismatch: 5,
+        duplicate: 0,
+        unknown_sub_merchant: 2,
+        report_count_mismatch: 0,
+        missing_webhook: 0,
+        webhook_lost_resendable: 0,
+      },
+    });
     const count = (t: string) => s.groundTruth.filter((e) => e.type === t).length;
     expect(count('amount_mismatch')).toBe(5);
     expect(count('duplicate')).toBe(0);
     expect(count('unknown_sub_merchant')).toBe(2);
     expect(count('report_count_mismatch')).toBe(0);
     expect(count('missing_webhook')).toBe(0);
-    expect(new Set(s.groundTruth.filter((e) => e.type === 'unknown_sub_merchant').map((e) => e.receiverName)).size).toBe(2);
+    expect(
+      new Set(s.groundTruth.filter((e) => e.type === 'unknown_sub_merchant').map((e) => e.receiverName)).size,
+    ).toBe(2);
     expect(s.subMerchants.filter((m) => !m.listed)).toHaveLength(2);
   });
 
@@ -210,7 +275,8 @@ describe('generateScenario', () => {
     expect(lines[0]).toBe('sub_merchant_id,name,reserve_hold_days');
     expect(lines).toHaveLength(13);
     expect(lines.some((l) => /^[0-9a-f-]{36},"[^"]*, Ltd",/.test(l))).toBe(true);
-    for (const l of lines.slice(1)) expect(l).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12},.+,(\d+)?$/);
+    for (const l of lines.slice(1))
+      expect(l).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12},.+,(\d+)?$/);
   });
 
   it('is generated lazily: a large scenario answers for one order and for one day', () => {

@@ -10,16 +10,29 @@ const cancelledOrders = new Set<string>();
 let rx: Awaited<ReturnType<typeof startReceiver>>;
 const auth = () => {
   const p = sb.projects[0]!;
-  return { 'x-api-auth': `PAY ${p.apiKey}:${p.apiSecret}`, 'x-api-key': p.endpointsKey, 'content-type': 'application/json' };
+  return {
+    'x-api-auth': `PAY ${p.apiKey}:${p.apiSecret}`,
+    'x-api-key': p.endpointsKey,
+    'content-type': 'application/json',
+  };
 };
 const pos = () => sb.projects[0]!.posId;
 
 async function startReport(body: Record<string, unknown>) {
-  const res = await fetch(`${sb.reportUrl}/streaming-report/start`, { method: 'POST', headers: auth(), body: JSON.stringify({ project_id: pos(), ...body }) });
-  return { status: res.status, body: (await res.json()) as { report_id: string; count: number; message?: string; args?: { code: string } } };
+  const res = await fetch(`${sb.reportUrl}/streaming-report/start`, {
+    method: 'POST',
+    headers: auth(),
+    body: JSON.stringify({ project_id: pos(), ...body }),
+  });
+  return {
+    status: res.status,
+    body: (await res.json()) as { report_id: string; count: number; message?: string; args?: { code: string } },
+  };
 }
 async function fetchReport(id: string): Promise<unknown> {
-  const res = await fetch(`${sb.reportUrl}/streaming-report/fetch/${id}`, { headers: { 'x-api-auth': auth()['x-api-auth'] } });
+  const res = await fetch(`${sb.reportUrl}/streaming-report/fetch/${id}`, {
+    headers: { 'x-api-auth': auth()['x-api-auth'] },
+  });
   expect(res.status).toBe(200);
   return res.json();
 }
@@ -34,7 +47,10 @@ async function readyRows(id: string): Promise<Array<Record<string, unknown>>> {
 
 beforeAll(async () => {
   rx = await startReceiver();
-  sb = await startSandbox({ scenario: { seed: 'server-test', payments: 300, month: '2025-01', timezone: 'Europe/Kyiv' }, faults: { reportNotReadyPolls: 2 } });
+  sb = await startSandbox({
+    scenario: { seed: 'server-test', payments: 300, month: '2025-01', timezone: 'Europe/Kyiv' },
+    faults: { reportNotReadyPolls: 2 },
+  });
 });
 afterAll(async () => {
   await sb?.close();
@@ -59,11 +75,15 @@ describe('authentication', () => {
       expect(body).toEqual({ message: expect.any(String), args: { code: 'unauthorized' } });
       expect(JSON.stringify(body)).not.toContain(p.apiSecret);
     }
-    const other = await fetch(`${sb.baseUrl}/api/v1/pos/00000000-0000-4000-8000-000000000000/orders/x`, { headers: auth() });
+    const other = await fetch(`${sb.baseUrl}/api/v1/pos/00000000-0000-4000-8000-000000000000/orders/x`, {
+      headers: auth(),
+    });
     expect(other.status).toBe(403);
     // the register fetch needs X-API-Auth only
     const start = await startReport({ start_date: '2025-01-01T00:00:00+02:00', end_date: '2025-01-02T00:00:00+02:00' });
-    const fetchOnly = await fetch(`${sb.reportUrl}/streaming-report/fetch/${start.body.report_id}`, { headers: { 'x-api-auth': auth()['x-api-auth'] } });
+    const fetchOnly = await fetch(`${sb.reportUrl}/streaming-report/fetch/${start.body.report_id}`, {
+      headers: { 'x-api-auth': auth()['x-api-auth'] },
+    });
     expect(fetchOnly.status).toBe(200);
   });
 });
@@ -80,7 +100,11 @@ describe('register report', () => {
   });
 
   it('is not ready for the configured number of polls, then serves as many rows as announced (count fault aside)', async () => {
-    const start = await startReport({ start_date: '2025-01-01T00:00:00+02:00', end_date: '2025-01-31T23:59:59.999+02:00', transaction_details: ['paymentId', 'method', 'receiverName'] });
+    const start = await startReport({
+      start_date: '2025-01-01T00:00:00+02:00',
+      end_date: '2025-01-31T23:59:59.999+02:00',
+      transaction_details: ['paymentId', 'method', 'receiverName'],
+    });
     expect(start.status).toBe(200);
     expect(await fetchReport(start.body.report_id)).toMatchObject({ code: 'report_not_ready' });
     expect(await fetchReport(start.body.report_id)).toMatchObject({ code: 'report_not_ready' });
@@ -96,8 +120,20 @@ describe('register report', () => {
   });
 
   it('honours transaction_details (only those fields, in that order), the defaults otherwise, and the filters', async () => {
-    const fields = ['projectId', 'paymentId', 'originalAmount', 'receiverName', 'receiverAmount', 'receiverFee', 'reserveAmount'];
-    const a = await startReport({ start_date: '2025-01-05T00:00:00+02:00', end_date: '2025-01-12T00:00:00+02:00', transaction_details: fields });
+    const fields = [
+      'projectId',
+      'paymentId',
+      'originalAmount',
+      'receiverName',
+      'receiverAmount',
+      'receiverFee',
+      'reserveAmount',
+    ];
+    const a = await startReport({
+      start_date: '2025-01-05T00:00:00+02:00',
+      end_date: '2025-01-12T00:00:00+02:00',
+      transaction_details: fields,
+    });
     const rows = await readyRows(a.body.report_id);
     expect(rows.length).toBeGreaterThan(10);
     for (const r of rows) expect(Object.keys(r)).toEqual(fields);
@@ -109,7 +145,13 @@ describe('register report', () => {
     const d = await startReport({ start_date: '2025-01-05T00:00:00+02:00', end_date: '2025-01-12T00:00:00+02:00' });
     for (const r of await readyRows(d.body.report_id)) expect(Object.keys(r)).toEqual([...DEFAULT_REGISTER_FIELDS]);
 
-    const f = await startReport({ start_date: '2025-01-01T00:00:00+02:00', end_date: '2025-01-31T00:00:00+02:00', statuses: ['success'], methods: ['refund', 'capture'], transaction_details: ['method', 'status', 'dateTime'] });
+    const f = await startReport({
+      start_date: '2025-01-01T00:00:00+02:00',
+      end_date: '2025-01-31T00:00:00+02:00',
+      statuses: ['success'],
+      methods: ['refund', 'capture'],
+      transaction_details: ['method', 'status', 'dateTime'],
+    });
     const filtered = await readyRows(f.body.report_id);
     expect(filtered.length).toBeGreaterThan(0);
     for (const r of filtered) {
@@ -118,14 +160,23 @@ describe('register report', () => {
       expect(r.dateTime as number).toBeGreaterThanOrEqual(Date.parse('2025-01-01T00:00:00+02:00'));
       expect(r.dateTime as number).toBeLessThanOrEqual(Date.parse('2025-01-31T00:00:00+02:00'));
     }
-    const bad = await startReport({ start_date: '2025-01-05T00:00:00+02:00', end_date: '2025-01-06T00:00:00+02:00', transaction_details: ['nope'] });
+    const bad = await startReport({
+      start_date: '2025-01-05T00:00:00+02:00',
+      end_date: '2025-01-06T00:00:00+02:00',
+      transaction_details: ['nope'],
+    });
     expect(bad.status).toBe(400);
   });
 
   it('can change a page between two fetches (late status change) when asked', async () => {
     sb.setFaults({ registerChangesBetweenFetches: true, reportNotReadyPolls: 0 });
     try {
-      const s = await startReport({ start_date: '2025-01-01T00:00:00+02:00', end_date: '2025-01-31T00:00:00+02:00', statuses: ['pending'], transaction_details: ['paymentId', 'status'] });
+      const s = await startReport({
+        start_date: '2025-01-01T00:00:00+02:00',
+        end_date: '2025-01-31T00:00:00+02:00',
+        statuses: ['pending'],
+        transaction_details: ['paymentId', 'status'],
+      });
       const first = await readyRows(s.body.report_id);
       const second = await readyRows(s.body.report_id);
       expect(first.length).toBeGreaterThan(0);
@@ -141,7 +192,8 @@ describe('register report', () => {
     sb.setFaults({ reportNeverReady: true });
     try {
       const s = await startReport({ start_date: '2025-01-01T00:00:00+02:00', end_date: '2025-01-02T00:00:00+02:00' });
-      for (let i = 0; i < 5; i++) expect(await fetchReport(s.body.report_id)).toMatchObject({ code: 'report_not_ready' });
+      for (let i = 0; i < 5; i++)
+        expect(await fetchReport(s.body.report_id)).toMatchObject({ code: 'report_not_ready' });
     } finally {
       sb.setFaults({ reportNeverReady: false });
     }
@@ -152,18 +204,26 @@ describe('period transactions', () => {
   it('serves one record per operation in [startDate, enddate], amounts as two-decimal strings; both parameters required', async () => {
     const from = Date.parse('2025-01-10T00:00:00+02:00');
     const to = Date.parse('2025-01-17T00:00:00+02:00');
-    const res = await fetch(`${sb.baseUrl}/api/v1/pos/${pos()}/transactions?startDate=${from}&enddate=${to - 1}`, { headers: auth() });
+    const res = await fetch(`${sb.baseUrl}/api/v1/pos/${pos()}/transactions?startDate=${from}&enddate=${to - 1}`, {
+      headers: auth(),
+    });
     expect(res.status).toBe(200);
     const records = (await res.json()) as Array<Record<string, unknown>>;
-    const expected = [...sb.scenario.operations({ from, to })].filter((op) => op.distortion?.kind !== 'omit' || op.distortion.source !== 'period');
-    expect(records.map((r) => `${r.paymentId}/${r.method}`)).toEqual(expected.map((op) => `${op.paymentId}/${op.method}`));
+    const expected = [...sb.scenario.operations({ from, to })].filter(
+      (op) => op.distortion?.kind !== 'omit' || op.distortion.source !== 'period',
+    );
+    expect(records.map((r) => `${r.paymentId}/${r.method}`)).toEqual(
+      expected.map((op) => `${op.paymentId}/${op.method}`),
+    );
     for (const r of records) {
       expect(r.amount).toMatch(/^\d+\.\d{2}$/);
       expect(r.merchantFee).toMatch(/^\d+\.\d{2}$/);
       if (r.dateTime === '') expect(['init', 'pending']).toContain(r.status);
       else expect(typeof r.dateTime).toBe('number');
     }
-    const missing = await fetch(`${sb.baseUrl}/api/v1/pos/${pos()}/transactions?startDate=${from}`, { headers: auth() });
+    const missing = await fetch(`${sb.baseUrl}/api/v1/pos/${pos()}/transactions?startDate=${from}`, {
+      headers: auth(),
+    });
     expect(missing.status).toBe(400);
     expect(((await missing.json()) as { args: { code: string } }).args.code).toBe('validation_error');
   });
@@ -172,26 +232,53 @@ describe('period transactions', () => {
 describe('cancellation (section 4.8)', () => {
   it('cancels a hosted purchase in status init, and refuses anything else', async () => {
     const abandoned = [...sb.scenario.orders()].find((o) => o.kind === 'hosted_abandoned' && o.posId === pos())!;
-    const res = await fetch(`${sb.baseUrl}/api/v1/pos/${pos()}/order/${abandoned.orderId}/cancel`, { method: 'POST', headers: auth() });
+    const res = await fetch(`${sb.baseUrl}/api/v1/pos/${pos()}/order/${abandoned.orderId}/cancel`, {
+      method: 'POST',
+      headers: auth(),
+    });
     expect(res.status).toBe(200);
     cancelledOrders.add(abandoned.orderId);
     const body = (await res.json()) as Array<Record<string, unknown>>;
     expect(body).toHaveLength(1);
-    expect(body[0]).toMatchObject({ order_id: abandoned.orderId, status: 'failure', status_code: '6007', user_action_required: false, gateway_order_id: null, billing_order_id: null, user_action_url: null, eci: null, mcc: null, cc_mask: null });
+    expect(body[0]).toMatchObject({
+      order_id: abandoned.orderId,
+      status: 'failure',
+      status_code: '6007',
+      user_action_required: false,
+      gateway_order_id: null,
+      billing_order_id: null,
+      user_action_url: null,
+      eci: null,
+      mcc: null,
+      cc_mask: null,
+    });
     // every source now shows the failure
-    const order = (await (await fetch(`${sb.baseUrl}/api/v1/pos/${pos()}/orders/${abandoned.orderId}`, { headers: auth() })).json()) as Array<Record<string, unknown>>;
+    const order = (await (
+      await fetch(`${sb.baseUrl}/api/v1/pos/${pos()}/orders/${abandoned.orderId}`, { headers: auth() })
+    ).json()) as Array<Record<string, unknown>>;
     expect(order[0]!.status).toBe('failure');
     const at = abandoned.operations[0]!.at;
-    const period = (await (await fetch(`${sb.baseUrl}/api/v1/pos/${pos()}/transactions?startDate=${at}&enddate=${at}`, { headers: auth() })).json()) as Array<Record<string, unknown>>;
+    const period = (await (
+      await fetch(`${sb.baseUrl}/api/v1/pos/${pos()}/transactions?startDate=${at}&enddate=${at}`, { headers: auth() })
+    ).json()) as Array<Record<string, unknown>>;
     expect(period.find((r) => r.orderId === abandoned.orderId)?.status).toBe('failure');
 
-    const again = await fetch(`${sb.baseUrl}/api/v1/pos/${pos()}/order/${abandoned.orderId}/cancel`, { method: 'POST', headers: auth() });
+    const again = await fetch(`${sb.baseUrl}/api/v1/pos/${pos()}/order/${abandoned.orderId}/cancel`, {
+      method: 'POST',
+      headers: auth(),
+    });
     expect(again.status).toBe(400);
     expect(((await again.json()) as { args: { code: string } }).args.code).toBe('cancel_not_allowed');
     const direct = [...sb.scenario.orders()].find((o) => o.kind === 'split_purchase')!;
-    const refused = await fetch(`${sb.baseUrl}/api/v1/pos/${pos()}/order/${direct.orderId}/cancel`, { method: 'POST', headers: auth() });
+    const refused = await fetch(`${sb.baseUrl}/api/v1/pos/${pos()}/order/${direct.orderId}/cancel`, {
+      method: 'POST',
+      headers: auth(),
+    });
     expect(refused.status).toBe(400);
-    const unknown = await fetch(`${sb.baseUrl}/api/v1/pos/${pos()}/order/no-such-order/cancel`, { method: 'POST', headers: auth() });
+    const unknown = await fetch(`${sb.baseUrl}/api/v1/pos/${pos()}/order/no-such-order/cancel`, {
+      method: 'POST',
+      headers: auth(),
+    });
     expect(unknown.status).toBe(404);
   });
 });
@@ -225,38 +312,82 @@ describe('purchases over HTTP', () => {
 
   it('direct: answers the payment record and sends its webhook to server_url; 3-D Secure and declines by card number', async () => {
     const req = request({});
-    const res = await fetch(`${sb.baseUrl}/api/v1/split/purchase`, { method: 'POST', headers: auth(), body: JSON.stringify(req) });
+    const res = await fetch(`${sb.baseUrl}/api/v1/split/purchase`, {
+      method: 'POST',
+      headers: auth(),
+      body: JSON.stringify(req),
+    });
     expect(res.status).toBe(200);
     const text = await res.text();
     expect(text).toContain('"amount":100.5');
     const rec = JSON.parse(text) as Record<string, unknown>;
-    expect(rec).toMatchObject({ order_id: req.order_id, status: 'success', status_code: '1000', cc_mask: '411111******1111', mode: 'direct' });
+    expect(rec).toMatchObject({
+      order_id: req.order_id,
+      status: 'success',
+      status_code: '1000',
+      cc_mask: '411111******1111',
+      mode: 'direct',
+    });
     expect(text).not.toContain('4111111111111111');
     await sb.settled();
     const hook = rx.received.find((w) => w.body.order_id === req.order_id)!;
     expect(hook.path).toBe(`/webhooks/${pos()}`);
     expect(verify(sb.projects[0]!.apiSecret, hook.data, hook.signature)).toBe(true);
 
-    const pending = (await (await fetch(`${sb.baseUrl}/api/v1/split/purchase`, { method: 'POST', headers: auth(), body: JSON.stringify(request({ cc_number: '4000000000003220' })) })).json()) as Record<string, unknown>;
+    const pending = (await (
+      await fetch(`${sb.baseUrl}/api/v1/split/purchase`, {
+        method: 'POST',
+        headers: auth(),
+        body: JSON.stringify(request({ cc_number: '4000000000003220' })),
+      })
+    ).json()) as Record<string, unknown>;
     expect(pending).toMatchObject({ status: 'pending', status_code: '2122', user_action_required: true });
     expect(pending.user_action_url).toMatch(/^http/);
-    const declined = (await (await fetch(`${sb.baseUrl}/api/v1/split/purchase`, { method: 'POST', headers: auth(), body: JSON.stringify(request({ cc_number: '4000000000000002' })) })).json()) as Record<string, unknown>;
+    const declined = (await (
+      await fetch(`${sb.baseUrl}/api/v1/split/purchase`, {
+        method: 'POST',
+        headers: auth(),
+        body: JSON.stringify(request({ cc_number: '4000000000000002' })),
+      })
+    ).json()) as Record<string, unknown>;
     expect(declined.status).toBe('failure');
 
-    const dup = await fetch(`${sb.baseUrl}/api/v1/split/purchase`, { method: 'POST', headers: auth(), body: JSON.stringify(req) });
+    const dup = await fetch(`${sb.baseUrl}/api/v1/split/purchase`, {
+      method: 'POST',
+      headers: auth(),
+      body: JSON.stringify(req),
+    });
     expect(dup.status).toBe(409);
-    const badSplit = await fetch(`${sb.baseUrl}/api/v1/split/purchase`, { method: 'POST', headers: auth(), body: JSON.stringify(request({ split: [{ amount: 1, sub_merchant_id: 'nope' }] })) });
+    const badSplit = await fetch(`${sb.baseUrl}/api/v1/split/purchase`, {
+      method: 'POST',
+      headers: auth(),
+      body: JSON.stringify(request({ split: [{ amount: 1, sub_merchant_id: 'nope' }] })),
+    });
     expect(badSplit.status).toBe(400);
   });
 
   it('hosted: 303 to the checkout form; the order can be cancelled while init', async () => {
-    const req = request({ mode: 'hosted', cc_number: undefined, exp_month: undefined, exp_year: undefined, card_cvv: undefined });
-    const res = await fetch(`${sb.baseUrl}/api/v1/split/purchase`, { method: 'POST', headers: auth(), body: JSON.stringify(req), redirect: 'manual' });
+    const req = request({
+      mode: 'hosted',
+      cc_number: undefined,
+      exp_month: undefined,
+      exp_year: undefined,
+      card_cvv: undefined,
+    });
+    const res = await fetch(`${sb.baseUrl}/api/v1/split/purchase`, {
+      method: 'POST',
+      headers: auth(),
+      body: JSON.stringify(req),
+      redirect: 'manual',
+    });
     expect(res.status).toBe(303);
     expect(res.headers.get('location')).toMatch(new RegExp(`^${sb.baseUrl}/api/v1/checkout/[0-9a-f]+/form$`));
     const form = await fetch(res.headers.get('location')!);
     expect(await form.text()).toContain(req.order_id as string);
-    const cancel = await fetch(`${sb.baseUrl}/api/v1/pos/${pos()}/order/${req.order_id}/cancel`, { method: 'POST', headers: auth() });
+    const cancel = await fetch(`${sb.baseUrl}/api/v1/pos/${pos()}/order/${req.order_id}/cancel`, {
+      method: 'POST',
+      headers: auth(),
+    });
     expect(cancel.status).toBe(200);
     expect(((await cancel.json()) as Array<{ status_code: string }>)[0]!.status_code).toBe('6007');
   });
@@ -268,8 +399,12 @@ describe('webhooks', () => {
     try {
       const range = { from: Date.parse('2025-01-01T00:00:00+02:00'), to: Date.parse('2025-01-11T00:00:00+02:00') };
       const stats = await sb.deliverWebhooks(`${r.url}/webhooks/{posId}`, { range, concurrency: 4 });
-      const due = [...sb.scenario.operations(range)].filter((op) => op.webhook === 'sent' || cancelledOrders.has(op.orderId));
-      const lost = [...sb.scenario.operations(range)].filter((op) => op.webhook === 'lost_for_good' || op.webhook === 'lost_resendable');
+      const due = [...sb.scenario.operations(range)].filter(
+        (op) => op.webhook === 'sent' || cancelledOrders.has(op.orderId),
+      );
+      const lost = [...sb.scenario.operations(range)].filter(
+        (op) => op.webhook === 'lost_for_good' || op.webhook === 'lost_resendable',
+      );
       expect(stats.delivered).toBe(due.length);
       expect(stats.lostByScenario).toBe(lost.length);
       expect(r.received).toHaveLength(due.length);
@@ -285,7 +420,11 @@ describe('webhooks', () => {
       expect(new Set(keys).size).toBe(keys.length);
       for (const op of lost) expect(keys.some((k) => k.startsWith(`${op.paymentId}/${op.method}/`))).toBe(false);
       // subscription charges carry their recurring object
-      expect(r.received.some((w) => w.body.method === 'recurrent' && typeof (w.body.recurring as { id?: string })?.id === 'string')).toBe(true);
+      expect(
+        r.received.some(
+          (w) => w.body.method === 'recurrent' && typeof (w.body.recurring as { id?: string })?.id === 'string',
+        ),
+      ).toBe(true);
     } finally {
       await r.close();
     }
@@ -293,7 +432,9 @@ describe('webhooks', () => {
 
   it('duplicates, loses and reorders as configured, deterministically', async () => {
     const range = { from: Date.parse('2025-01-11T00:00:00+02:00'), to: Date.parse('2025-01-16T00:00:00+02:00') };
-    const due = [...sb.scenario.operations(range)].filter((op) => op.webhook === 'sent' || cancelledOrders.has(op.orderId)).length;
+    const due = [...sb.scenario.operations(range)].filter(
+      (op) => op.webhook === 'sent' || cancelledOrders.has(op.orderId),
+    ).length;
     const r1 = await startReceiver();
     const dup = await sb.deliverWebhooks(`${r1.url}/w`, { range, duplicateRate: 1, concurrency: 1 });
     expect(dup.duplicatesSent).toBe(due);
@@ -334,7 +475,10 @@ describe('webhooks', () => {
       const resendable = truth.find((e) => e.detail.lostForGood === false)!;
       const forGood = truth.find((e) => e.detail.lostForGood === true)!;
       for (const e of [resendable, forGood]) {
-        const res = await fetch(`${sb.baseUrl}/api/v1/pos/${pos()}/orders/${e.orderId}/${e.method}?callback=true&transactionId=${e.transactionId}`, { headers: auth() });
+        const res = await fetch(
+          `${sb.baseUrl}/api/v1/pos/${pos()}/orders/${e.orderId}/${e.method}?callback=true&transactionId=${e.transactionId}`,
+          { headers: auth() },
+        );
         expect(res.status).toBe(200);
         expect(((await res.json()) as { payment_id: string }).payment_id).toBe(e.paymentId);
       }
@@ -342,25 +486,47 @@ describe('webhooks', () => {
       expect(r.received.map((w) => w.body.payment_id)).toEqual([resendable.paymentId]);
       expect(verify(sb.projects[0]!.apiSecret, r.received[0]!.data, r.received[0]!.signature)).toBe(true);
 
-      const sub = [...sb.scenario.orders()].find((o) => o.kind === 'subscription' && o.operations.filter((op) => op.method === 'recurrent').length >= 2)!;
+      const sub = [...sb.scenario.orders()].find(
+        (o) => o.kind === 'subscription' && o.operations.filter((op) => op.method === 'recurrent').length >= 2,
+      )!;
       const charge = sub.operations.filter((op) => op.method === 'recurrent')[0]!;
-      const res = await fetch(`${sb.baseUrl}/api/v1/pos/${pos()}/orders/${sub.orderId}/purchase?callback=true&transactionId=${charge.transactionId}`, { headers: auth() });
+      const res = await fetch(
+        `${sb.baseUrl}/api/v1/pos/${pos()}/orders/${sub.orderId}/purchase?callback=true&transactionId=${charge.transactionId}`,
+        { headers: auth() },
+      );
       const rec = (await res.json()) as { transaction_id: string; recurring: { id: string } };
       expect(rec.transaction_id).toBe(charge.transactionId);
       expect(rec.recurring.id).toBe(sub.recurringId);
       await sb.settled();
       const last = r.received[r.received.length - 1]!;
-      expect(last.body).toMatchObject({ transaction_id: charge.transactionId, method: 'recurrent', recurring: { id: sub.recurringId } });
+      expect(last.body).toMatchObject({
+        transaction_id: charge.transactionId,
+        method: 'recurrent',
+        recurring: { id: sub.recurringId },
+      });
       // without transactionId: the latest transaction of the subscription
-      const latest = (await (await fetch(`${sb.baseUrl}/api/v1/pos/${pos()}/orders/${sub.orderId}/purchase`, { headers: auth() })).json()) as { transaction_id: string };
+      const latest = (await (
+        await fetch(`${sb.baseUrl}/api/v1/pos/${pos()}/orders/${sub.orderId}/purchase`, { headers: auth() })
+      ).json()) as { transaction_id: string };
       expect(latest.transaction_id).toBe(sub.operations[sub.operations.length - 1]!.transactionId);
-      const badCallback = await fetch(`${sb.baseUrl}/api/v1/pos/${pos()}/orders/${sub.orderId}/purchase?callback=yes`, { headers: auth() });
+      const badCallback = await fetch(`${sb.baseUrl}/api/v1/pos/${pos()}/orders/${sub.orderId}/purchase?callback=yes`, {
+        headers: auth(),
+      });
       expect(badCallback.status).toBe(400);
       // the subscription listing
-      const list = await fetch(`${sb.baseUrl}/api/v1/pos/${pos()}/recurring/${sub.recurringId}?method=purchase&status=success`, { headers: auth() });
+      const list = await fetch(
+        `${sb.baseUrl}/api/v1/pos/${pos()}/recurring/${sub.recurringId}?method=purchase&status=success`,
+        { headers: auth() },
+      );
       const items = (await list.json()) as Array<{ status: string }>;
-      expect(items.length).toBe(sub.operations.filter((op) => op.status === 'success' && (op.method === 'purchase' || op.method === 'recurrent')).length);
-      const noMethod = await fetch(`${sb.baseUrl}/api/v1/pos/${pos()}/recurring/${sub.recurringId}?status=success`, { headers: auth() });
+      expect(items.length).toBe(
+        sub.operations.filter(
+          (op) => op.status === 'success' && (op.method === 'purchase' || op.method === 'recurrent'),
+        ).length,
+      );
+      const noMethod = await fetch(`${sb.baseUrl}/api/v1/pos/${pos()}/recurring/${sub.recurringId}?status=success`, {
+        headers: auth(),
+      });
       expect(noMethod.status).toBe(400);
     } finally {
       await r.close();
@@ -370,16 +536,25 @@ describe('webhooks', () => {
 
 describe('fault knobs', () => {
   it('5xx, 429 with Retry-After, truncated JSON, connection reset; the sequence depends on the seed only', async () => {
-    const a = await startSandbox({ scenario: sb.scenario, faults: { serverErrorRate: 0.3, tooManyRequestsRate: 0.2, retryAfterSeconds: 1 } });
-    const b = await startSandbox({ scenario: sb.scenario, faults: { serverErrorRate: 0.3, tooManyRequestsRate: 0.2, retryAfterSeconds: 1 } });
+    const a = await startSandbox({
+      scenario: sb.scenario,
+      faults: { serverErrorRate: 0.3, tooManyRequestsRate: 0.2, retryAfterSeconds: 1 },
+    });
+    const b = await startSandbox({
+      scenario: sb.scenario,
+      faults: { serverErrorRate: 0.3, tooManyRequestsRate: 0.2, retryAfterSeconds: 1 },
+    });
     try {
       const statuses = async (s: Sandbox) => {
         const out: number[] = [];
         const p = s.projects[0]!;
         for (let i = 0; i < 40; i++) {
-          const res = await fetch(`${s.baseUrl}/api/v1/pos/${p.posId}/orders/${s.scenario.order(i).orderId}`, { headers: { 'x-api-auth': `PAY ${p.apiKey}:${p.apiSecret}`, 'x-api-key': p.endpointsKey } });
+          const res = await fetch(`${s.baseUrl}/api/v1/pos/${p.posId}/orders/${s.scenario.order(i).orderId}`, {
+            headers: { 'x-api-auth': `PAY ${p.apiKey}:${p.apiSecret}`, 'x-api-key': p.endpointsKey },
+          });
           if (res.status === 429) expect(res.headers.get('retry-after')).toBe('1');
-          if (res.status >= 500) expect(((await res.json()) as { args: { code: string } }).args.code).toBe('internal_error');
+          if (res.status >= 500)
+            expect(((await res.json()) as { args: { code: string } }).args.code).toBe('internal_error');
           else await res.arrayBuffer();
           out.push(res.status);
         }
@@ -395,16 +570,24 @@ describe('fault knobs', () => {
       a.setFaults({ serverErrorRate: 0, tooManyRequestsRate: 0, truncateRate: 1 });
       const p = a.projects[0]!;
       const h = { 'x-api-auth': `PAY ${p.apiKey}:${p.apiSecret}`, 'x-api-key': p.endpointsKey };
-      const truncated = await fetch(`${a.baseUrl}/api/v1/pos/${p.posId}/orders/${a.scenario.order(0).orderId}`, { headers: h });
+      const truncated = await fetch(`${a.baseUrl}/api/v1/pos/${p.posId}/orders/${a.scenario.order(0).orderId}`, {
+        headers: h,
+      });
       expect(truncated.status).toBe(200);
       await expect(truncated.json()).rejects.toThrow();
-      const period = await fetch(`${a.baseUrl}/api/v1/pos/${p.posId}/transactions?startDate=${a.scenario.from.getTime()}&enddate=${a.scenario.to.getTime()}`, { headers: h });
+      const period = await fetch(
+        `${a.baseUrl}/api/v1/pos/${p.posId}/transactions?startDate=${a.scenario.from.getTime()}&enddate=${a.scenario.to.getTime()}`,
+        { headers: h },
+      );
       await expect(period.json()).rejects.toThrow();
 
       a.setFaults({ truncateRate: 0, resetRate: 1 });
       await expect(fetch(`${a.baseUrl}/api/v1/pos/${p.posId}/orders/x`, { headers: h })).rejects.toThrow();
       a.setFaults({ resetRate: 0, serverErrorRate: 1, appliesTo: (req) => req.method === 'POST' });
-      expect((await fetch(`${a.baseUrl}/api/v1/pos/${p.posId}/orders/${a.scenario.order(0).orderId}`, { headers: h })).status).toBe(200);
+      expect(
+        (await fetch(`${a.baseUrl}/api/v1/pos/${p.posId}/orders/${a.scenario.order(0).orderId}`, { headers: h }))
+          .status,
+      ).toBe(200);
       expect(a.stats.faults.resets).toBe(1);
     } finally {
       await a.close();

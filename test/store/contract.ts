@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventIdFor } from '../../src/events/ids';
 import { EventIdConflictError, WrongExpectedRevisionError } from '../../src/store/errors';
-import { comparePositions, type EventStore, type NewEvent, type RecordedEvent } from '../../src/store/types';
+import {
+  comparePositions,
+  type EventStore,
+  type Position,
+  type NewEvent,
+  type RecordedEvent,
+} from '../../src/store/types';
 import { randomUUID } from 'node:crypto';
 
 /**
@@ -15,12 +21,18 @@ export interface StoreFixture {
 
 export function ev(stream: string, n: number, data: Record<string, unknown> = {}): NewEvent {
   const content = { n, ...data };
-  return { id: eventIdFor(`test:${stream}`, content), type: 'TestEvent', version: 1, data: content, metadata: { by: 'contract' } };
+  return {
+    id: eventIdFor(`test:${stream}`, content),
+    type: 'TestEvent',
+    version: 1,
+    data: content,
+    metadata: { by: 'contract' },
+  };
 }
 
 export async function readAllEvents(store: EventStore, batch = 1000): Promise<RecordedEvent[]> {
   const out: RecordedEvent[] = [];
-  let from;
+  let from: Position | undefined;
   for (;;) {
     const page = await store.readAll(from, { maxCount: batch });
     if (page.length === 0) return out;
@@ -44,7 +56,9 @@ export function eventStoreContract(name: string, make: () => Promise<StoreFixtur
 
     it('appends and reads a stream in revision order', async () => {
       const stream = s();
-      const r = await store.append(stream, [ev(stream, 1), ev(stream, 2), ev(stream, 3)], { expectedRevision: 'no_stream' });
+      const r = await store.append(stream, [ev(stream, 1), ev(stream, 2), ev(stream, 3)], {
+        expectedRevision: 'no_stream',
+      });
       expect(r).toMatchObject({ stream, revision: 2, appended: 3, duplicates: 0 });
       const events = await store.readStream(stream);
       expect(events.map((e) => [e.revision, (e.data as { n: number }).n, e.type, e.version])).toEqual([
@@ -62,12 +76,23 @@ export function eventStoreContract(name: string, make: () => Promise<StoreFixtur
     it('checks every kind of expected revision and reports expected and actual', async () => {
       const stream = s();
       await expect(store.append(stream, [ev(stream, 1)], { expectedRevision: 'stream_exists' })).rejects.toMatchObject({
-        code: 'WRONG_EXPECTED_REVISION', expected: 'stream_exists', actual: 'no_stream',
+        code: 'WRONG_EXPECTED_REVISION',
+        expected: 'stream_exists',
+        actual: 'no_stream',
       });
-      await expect(store.append(stream, [ev(stream, 1)], { expectedRevision: 5 })).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+      await expect(store.append(stream, [ev(stream, 1)], { expectedRevision: 5 })).rejects.toBeInstanceOf(
+        WrongExpectedRevisionError,
+      );
       await store.append(stream, [ev(stream, 1)], { expectedRevision: 'no_stream' });
-      await expect(store.append(stream, [ev(stream, 2)], { expectedRevision: 'no_stream' })).rejects.toMatchObject({ expected: 'no_stream', actual: 0 });
-      await expect(store.append(stream, [ev(stream, 2)], { expectedRevision: 3 })).rejects.toMatchObject({ stream, expected: 3, actual: 0 });
+      await expect(store.append(stream, [ev(stream, 2)], { expectedRevision: 'no_stream' })).rejects.toMatchObject({
+        expected: 'no_stream',
+        actual: 0,
+      });
+      await expect(store.append(stream, [ev(stream, 2)], { expectedRevision: 3 })).rejects.toMatchObject({
+        stream,
+        expected: 3,
+        actual: 0,
+      });
       await store.append(stream, [ev(stream, 2)], { expectedRevision: 0 });
       await store.append(stream, [ev(stream, 3)], { expectedRevision: 'stream_exists' });
       await store.append(stream, [ev(stream, 4)], { expectedRevision: 'any' });
@@ -95,13 +120,18 @@ export function eventStoreContract(name: string, make: () => Promise<StoreFixtur
       await store.append(stream, [e1]);
       const forged = { ...e1, data: { n: 999 } };
       await expect(store.append(stream, [ev(stream, 2), forged])).rejects.toBeInstanceOf(EventIdConflictError);
-      await expect(store.append(stream, [ev(stream, 2), forged])).rejects.toMatchObject({ code: 'EVENT_ID_CONFLICT', reason: 'different_content' });
+      await expect(store.append(stream, [ev(stream, 2), forged])).rejects.toMatchObject({
+        code: 'EVENT_ID_CONFLICT',
+        reason: 'different_content',
+      });
       expect((await store.readStream(stream)).map((e) => (e.data as { n: number }).n)).toEqual([1]);
     });
 
     it('refuses invalid events with a clear message', async () => {
       const stream = s();
-      await expect(store.append(stream, [{ id: 'not-a-uuid', type: 'T', version: 1, data: {} }])).rejects.toThrow(/UUID/);
+      await expect(store.append(stream, [{ id: 'not-a-uuid', type: 'T', version: 1, data: {} }])).rejects.toThrow(
+        /UUID/,
+      );
       await expect(store.append(stream, [{ ...ev(stream, 1), data: { amount: 10n } }])).rejects.toThrow(/plain JSON/);
       await expect(store.append(stream, [{ ...ev(stream, 1), version: 0 }])).rejects.toThrow(/version/);
     });
@@ -165,9 +195,11 @@ export function eventStoreContract(name: string, make: () => Promise<StoreFixtur
           else await new Promise((r) => setTimeout(r, 5));
         }
       })();
-      await Promise.all(streams.map(async (stream) => {
-        for (let i = 0; i < perWriter; i++) await store.append(stream, [ev(stream, i)]);
-      }));
+      await Promise.all(
+        streams.map(async (stream) => {
+          for (let i = 0; i < perWriter; i++) await store.append(stream, [ev(stream, i)]);
+        }),
+      );
       done = true;
       await follower;
       expect(seen.length).toBe(writers * perWriter);
@@ -199,10 +231,15 @@ export function eventStoreContract(name: string, make: () => Promise<StoreFixtur
         if (before) await store.append(stream, [ev(stream, -1), ev(stream, -2)]);
         const batch = Array.from({ length: 5 }, (_, i) => ev(stream, i));
         const expectedRevision = before ? before - 1 : 'no_stream';
-        const results = await Promise.all(Array.from({ length: 6 }, () => store.append(stream, batch, { expectedRevision })));
+        const results = await Promise.all(
+          Array.from({ length: 6 }, () => store.append(stream, batch, { expectedRevision })),
+        );
         expect(results.map((r) => r.appended).sort()).toEqual([0, 0, 0, 0, 0, 5]);
         for (const r of results) expect(r).toMatchObject({ revision: before + 4, duplicates: 5 - r.appended });
-        expect((await store.readStream(stream)).map((e) => e.id)).toEqual([...(before ? [ev(stream, -1).id, ev(stream, -2).id] : []), ...batch.map((e) => e.id)]);
+        expect((await store.readStream(stream)).map((e) => e.id)).toEqual([
+          ...(before ? [ev(stream, -1).id, ev(stream, -2).id] : []),
+          ...batch.map((e) => e.id),
+        ]);
       }
     });
 
@@ -213,10 +250,24 @@ export function eventStoreContract(name: string, make: () => Promise<StoreFixtur
       const a = s();
       const b = s();
       const calls = [
-        [{ stream: a, events: [ev(a, 1)], expectedRevision: 'no_stream' as const }, { stream: a, events: [ev(a, 2)], expectedRevision: 'no_stream' as const }],
-        [{ stream: a, events: [ev(a, 1)], expectedRevision: 'no_stream' as const }, { stream: a, events: [ev(a, 2)], expectedRevision: 0 }],
-        [{ stream: b, events: [ev(b, 1)] }, { stream: a, events: [ev(a, 1)] }, { stream: a, events: [ev(a, 2)] }],
-        [{ stream: b, events: [ev(b, 1)] }, { stream: a, events: [ev(a, 1)] }, { stream: a, events: [] }],
+        [
+          { stream: a, events: [ev(a, 1)], expectedRevision: 'no_stream' as const },
+          { stream: a, events: [ev(a, 2)], expectedRevision: 'no_stream' as const },
+        ],
+        [
+          { stream: a, events: [ev(a, 1)], expectedRevision: 'no_stream' as const },
+          { stream: a, events: [ev(a, 2)], expectedRevision: 0 },
+        ],
+        [
+          { stream: b, events: [ev(b, 1)] },
+          { stream: a, events: [ev(a, 1)] },
+          { stream: a, events: [ev(a, 2)] },
+        ],
+        [
+          { stream: b, events: [ev(b, 1)] },
+          { stream: a, events: [ev(a, 1)] },
+          { stream: a, events: [] },
+        ],
       ];
       for (const call of calls) {
         await expect(store.appendMany(call)).rejects.toMatchObject({
@@ -227,8 +278,14 @@ export function eventStoreContract(name: string, make: () => Promise<StoreFixtur
       expect(await store.readStream(a)).toEqual([]);
       expect(await store.readStream(b)).toEqual([]);
       // its events in one request: each counted once
-      const [ra, rb] = await store.appendMany([{ stream: a, events: [ev(a, 1), ev(a, 2)], expectedRevision: 'no_stream' }, { stream: b, events: [ev(b, 1)] }]);
-      expect([ra, rb]).toMatchObject([{ stream: a, appended: 2, revision: 1 }, { stream: b, appended: 1, revision: 0 }]);
+      const [ra, rb] = await store.appendMany([
+        { stream: a, events: [ev(a, 1), ev(a, 2)], expectedRevision: 'no_stream' },
+        { stream: b, events: [ev(b, 1)] },
+      ]);
+      expect([ra, rb]).toMatchObject([
+        { stream: a, appended: 2, revision: 1 },
+        { stream: b, appended: 1, revision: 0 },
+      ]);
     });
 
     it('stores an event whose data is JSON null, whatever the expected revision', async () => {
@@ -242,12 +299,19 @@ export function eventStoreContract(name: string, make: () => Promise<StoreFixtur
         const stored = (await store.readStream(stream)).at(-1)!;
         expect([stored.id, stored.data]).toEqual([nothing.id, null]);
         // and a retry is a duplicate: the content hash is the same
-        expect(await store.append(stream, [nothing], { expectedRevision })).toMatchObject({ appended: 0, duplicates: 1 });
+        expect(await store.append(stream, [nothing], { expectedRevision })).toMatchObject({
+          appended: 0,
+          duplicates: 1,
+        });
       }
     });
 
     it('refuses a stream name or type it cannot store as given, and a version above 2147483647, writing nothing', async () => {
-      const codeOf = (p: Promise<unknown>) => p.then(() => 'stored', (e: unknown) => `${(e as { code?: string }).code}: ${(e as Error).message}`);
+      const codeOf = (p: Promise<unknown>) =>
+        p.then(
+          () => 'stored',
+          (e: unknown) => `${(e as { code?: string }).code}: ${(e as Error).message}`,
+        );
       // A lone surrogate is not Unicode: PostgreSQL's driver sent it as U+FFFD, so the event landed in another
       // stream than the one named (and a retry wrote its new event, then failed with EVENT_ID_CONFLICT).
       const lone = `${s()}-\ud800`;
@@ -258,22 +322,34 @@ export function eventStoreContract(name: string, make: () => Promise<StoreFixtur
       const nul = `${s()}\u0000x`;
       expect(await codeOf(store.append(nul, [ev(nul, 1)]))).toMatch(/^INVALID_EVENT: invalid stream name .*NUL/);
       const stream = s();
-      expect(await codeOf(store.append(stream, [{ ...ev(stream, 1), type: 'T\u0000' }]))).toMatch(/^INVALID_EVENT: event .*: type .*NUL/);
-      expect(await codeOf(store.append(stream, [{ ...ev(stream, 2), type: 'T\udc00' }]))).toMatch(/^INVALID_EVENT: event .*: type .*lone surrogate/);
-      expect(await codeOf(store.append(stream, [{ ...ev(stream, 3), version: 3_000_000_000 }]))).toMatch(/^INVALID_EVENT: event .*: version 3000000000 is above 2147483647/);
+      expect(await codeOf(store.append(stream, [{ ...ev(stream, 1), type: 'T\u0000' }]))).toMatch(
+        /^INVALID_EVENT: event .*: type .*NUL/,
+      );
+      expect(await codeOf(store.append(stream, [{ ...ev(stream, 2), type: 'T\udc00' }]))).toMatch(
+        /^INVALID_EVENT: event .*: type .*lone surrogate/,
+      );
+      expect(await codeOf(store.append(stream, [{ ...ev(stream, 3), version: 3_000_000_000 }]))).toMatch(
+        /^INVALID_EVENT: event .*: version 3000000000 is above 2147483647/,
+      );
       // in a multi-stream call too: nothing of it is written, whatever the order of the requests
       const other = s();
-      expect(await codeOf(store.appendMany([
-        { stream: other, events: [ev(other, 1)] },
-        { stream, events: [{ ...ev(stream, 4), version: 2 ** 31 }] },
-      ]))).toMatch(/^INVALID_EVENT: .*version/);
+      expect(
+        await codeOf(
+          store.appendMany([
+            { stream: other, events: [ev(other, 1)] },
+            { stream, events: [{ ...ev(stream, 4), version: 2 ** 31 }] },
+          ]),
+        ),
+      ).toMatch(/^INVALID_EVENT: .*version/);
       expect(await store.readStream(stream)).toEqual([]);
       expect(await store.readStream(other)).toEqual([]);
       // what the store can hold is stored exactly: a name and a type outside the BMP (surrogate pairs),
       // the largest version
       const astral = `${s()}-\u{1F4B8}`;
       await store.append(astral, [{ ...ev(astral, 1), type: 'Paid\u{1F4B8}', version: 2_147_483_647 }]);
-      expect(await store.readStream(astral)).toMatchObject([{ stream: astral, type: 'Paid\u{1F4B8}', version: 2_147_483_647 }]);
+      expect(await store.readStream(astral)).toMatchObject([
+        { stream: astral, type: 'Paid\u{1F4B8}', version: 2_147_483_647 },
+      ]);
     });
   });
 }

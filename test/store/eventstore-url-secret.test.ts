@@ -27,7 +27,10 @@ afterAll(async () => {
 
 function recon(args: string[], extra: Record<string, string>): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'bin/recon.mjs'), ...args], { cwd: ROOT, env: reconEnv({ databaseUrl: db.url, extra }) });
+    const child = spawn(process.execPath, [path.join(ROOT, 'bin/recon.mjs'), ...args], {
+      cwd: ROOT,
+      env: reconEnv({ databaseUrl: db.url, extra }),
+    });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
@@ -41,7 +44,9 @@ function recon(args: string[], extra: Record<string, string>): Promise<{ code: n
 
 describe('EVENTSTORE_URL credentials never reach the output', () => {
   it('an option the client ignores (tlsVerifyCert=false): the password is not printed', async () => {
-    const r = await recon(['store', 'check'], { EVENTSTORE_URL: `esdb://admin:${PASSWORD}@127.0.0.1:1?tls=false&tlsVerifyCert=false` });
+    const r = await recon(['store', 'check'], {
+      EVENTSTORE_URL: `esdb://admin:${PASSWORD}@127.0.0.1:1?tls=false&tlsVerifyCert=false`,
+    });
     expect(r.out).not.toContain(PASSWORD);
   }, 60_000);
 

@@ -48,7 +48,14 @@ describe('postgres event store: commit order versus sequence order', () => {
     await slow`commit`;
     slow.release();
     await poll();
-    expect(seen.map((e) => `${e.stream}:${(e.data as { n: number }).n}`)).toEqual(['slow:1', 'fast:0', 'fast:1', 'fast:2', 'fast:3', 'fast:4']);
+    expect(seen.map((e) => `${e.stream}:${(e.data as { n: number }).n}`)).toEqual([
+      'slow:1',
+      'fast:0',
+      'fast:1',
+      'fast:2',
+      'fast:3',
+      'fast:4',
+    ]);
     // The order is stable: a replay from zero gives the same order.
     const replay = (await readAllEvents(store)).filter((e) => e.stream !== 'warm-up');
     expect(replay.map((e) => e.id)).toEqual(seen.map((e) => e.id));
@@ -106,9 +113,14 @@ describe('postgres event store: the one-statement append', () => {
   it('concurrent appends of different events to one stream number them without gap or repeat', async () => {
     const store = createPostgresEventStore(db.sql);
     const stream = 'one-statement-shared';
-    await Promise.all(Array.from({ length: 8 }, (_, w) => (async () => {
-      for (let i = 0; i < 5; i++) await store.append(stream, [ev(stream, w * 100 + i * 2), ev(stream, w * 100 + i * 2 + 1)]);
-    })()));
+    await Promise.all(
+      Array.from({ length: 8 }, (_, w) =>
+        (async () => {
+          for (let i = 0; i < 5; i++)
+            await store.append(stream, [ev(stream, w * 100 + i * 2), ev(stream, w * 100 + i * 2 + 1)]);
+        })(),
+      ),
+    );
     const events = await store.readStream(stream);
     expect(events.map((e) => e.revision)).toEqual([...Array(80).keys()]);
     expect(new Set(events.map((e) => e.id)).size).toBe(80);
@@ -121,14 +133,20 @@ describe('postgres event store: the one-statement append', () => {
     const data = { text: 'a\u001eb\u001fc\u0001', nested: { quote: '"\\' } };
     const plain = { ...ev('sep-plain', 1), data };
     const oddType = { ...ev(odd, 1), type: 'Odd\u001fType', data };
-    const [a, b] = await store.appendMany([{ stream: 'sep-plain', events: [plain] }, { stream: odd, events: [oddType] }]);
+    const [a, b] = await store.appendMany([
+      { stream: 'sep-plain', events: [plain] },
+      { stream: odd, events: [oddType] },
+    ]);
     expect([a!.appended, b!.appended]).toEqual([1, 1]);
     const [readPlain] = await store.readStream('sep-plain');
     const [readOdd] = await store.readStream(odd);
     expect(readPlain!.data).toEqual(data);
     expect(readOdd).toMatchObject({ stream: odd, type: 'Odd\u001fType', data });
     // and again: duplicates, whichever form carried them
-    const again = await store.appendMany([{ stream: 'sep-plain', events: [plain] }, { stream: odd, events: [oddType] }]);
+    const again = await store.appendMany([
+      { stream: 'sep-plain', events: [plain] },
+      { stream: odd, events: [oddType] },
+    ]);
     expect(again.map((r) => r.duplicates)).toEqual([1, 1]);
   });
 
@@ -138,17 +156,25 @@ describe('postgres event store: the one-statement append', () => {
     const taken = ev(a, 1);
     await store.append(a, [taken]);
     await store.append(b, [ev(b, 1)]);
-    await expect(store.appendMany([
-      { stream: b, events: [ev(b, 2)] },
-      { stream: c, events: [ev(c, 1), { ...taken }] },
-    ])).rejects.toMatchObject({ code: 'EVENT_ID_CONFLICT', reason: 'other_stream' });
+    await expect(
+      store.appendMany([
+        { stream: b, events: [ev(b, 2)] },
+        { stream: c, events: [ev(c, 1), { ...taken }] },
+      ]),
+    ).rejects.toMatchObject({ code: 'EVENT_ID_CONFLICT', reason: 'other_stream' });
     expect((await store.readStream(b)).length).toBe(1);
     expect(await store.readStream(c)).toEqual([]);
     // nothing moved: the next events take the revisions right after the stored ones
-    const [rb, rc] = await store.appendMany([{ stream: b, events: [ev(b, 2)] }, { stream: c, events: [ev(c, 1)] }]);
+    const [rb, rc] = await store.appendMany([
+      { stream: b, events: [ev(b, 2)] },
+      { stream: c, events: [ev(c, 1)] },
+    ]);
     expect([rb!.revision, rc!.revision]).toEqual([1, 0]);
     // a stream whose events are all stored already reports its revision beside one that moves
-    const [again, moved] = await store.appendMany([{ stream: b, events: [ev(b, 2)] }, { stream: c, events: [ev(c, 2)] }]);
+    const [again, moved] = await store.appendMany([
+      { stream: b, events: [ev(b, 2)] },
+      { stream: c, events: [ev(c, 2)] },
+    ]);
     expect(again).toMatchObject({ revision: 1, appended: 0, duplicates: 1 });
     expect(moved).toMatchObject({ revision: 1, appended: 1, duplicates: 0 });
   });
@@ -162,7 +188,12 @@ describe('postgres event store: the one-call append keeps its lookups by key', (
       // Early calls on an empty store: a cached generic plan is made now (after five executions).
       for (let i = 0; i < 8; i++) await store.append(`early-${i}`, [ev(`early-${i}`, i)]);
       for (let b = 0; b < 10; b++) {
-        await store.appendMany(Array.from({ length: 300 }, (_, i) => ({ stream: `fill-${b}-${i}`, events: [ev(`fill-${b}-${i}`, 1), ev(`fill-${b}-${i}`, 2)] })));
+        await store.appendMany(
+          Array.from({ length: 300 }, (_, i) => ({
+            stream: `fill-${b}-${i}`,
+            events: [ev(`fill-${b}-${i}`, 1), ev(`fill-${b}-${i}`, 2)],
+          })),
+        );
       }
       const scans = async () => {
         await db.sql`select pg_stat_force_next_flush()`;
@@ -172,7 +203,9 @@ describe('postgres event store: the one-call append keeps its lookups by key', (
       };
       const before = await scans();
       // 100 events in one call: 100 lookups by id (a plan scanning a whole index per call would count 1)
-      await store.appendMany(Array.from({ length: 100 }, (_, i) => ({ stream: `late-${i}`, events: [ev(`late-${i}`, i)] })));
+      await store.appendMany(
+        Array.from({ length: 100 }, (_, i) => ({ stream: `late-${i}`, events: [ev(`late-${i}`, i)] })),
+      );
       const after = await scans();
       expect(after.seq - before.seq).toBe(0);
       expect(after.idx - before.idx).toBeGreaterThanOrEqual(100);

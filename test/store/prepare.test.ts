@@ -10,10 +10,15 @@ const Any = defineEvent('AnyJson', 1, z.unknown());
 describe('event preparation: one canonical serialisation per event', () => {
   it('the hash assembled around the canonical data equals the hash of the canonical whole', () => {
     fc.assert(
-      fc.property(fc.jsonValue(), fc.string({ minLength: 1, maxLength: 20 }), fc.integer({ min: 1, max: 9 }), (data, type, version) => {
-        const canonical = stableStringify(data, true);
-        expect(contentHashOfCanonical(type, version, canonical)).toBe(contentHash({ type, version, data }));
-      }),
+      fc.property(
+        fc.jsonValue(),
+        fc.string({ minLength: 1, maxLength: 20 }),
+        fc.integer({ min: 1, max: 9 }),
+        (data, type, version) => {
+          const canonical = stableStringify(data, true);
+          expect(contentHashOfCanonical(type, version, canonical)).toBe(contentHash({ type, version, data }));
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -25,14 +30,18 @@ describe('event preparation: one canonical serialisation per event', () => {
     expect(p!.dataJson).toBe(e.canonicalData);
     expect(p!.contentHash).toBe(contentHash(e));
     // without the canonical text the store computes the same
-    const [q] = prepareAppend([{ stream: 's', events: [{ id: e.id, type: e.type, version: e.version, data: e.data }] }]);
+    const [q] = prepareAppend([
+      { stream: 's', events: [{ id: e.id, type: e.type, version: e.version, data: e.data }] },
+    ]);
     expect(q).toEqual(p);
   });
 
   it('refuses, before anything is written, what PostgreSQL cannot hold as given', () => {
     const id = '00000000-0000-5000-8000-000000000001';
-    const prepare = (stream: string, e: Partial<{ type: string; version: number }> = {}) => () =>
-      prepareAppend([{ stream, events: [{ id, type: 'T', version: 1, data: {}, ...e }] }]);
+    const prepare =
+      (stream: string, e: Partial<{ type: string; version: number }> = {}) =>
+      () =>
+        prepareAppend([{ stream, events: [{ id, type: 'T', version: 1, data: {}, ...e }] }]);
     expect(prepare('s-\ud800')).toThrow(/invalid stream name "s-\\ud800": is not well-formed Unicode/);
     expect(prepare('s-\udfff-\ud800')).toThrow(/invalid stream name/);
     expect(prepare('s-\u0000')).toThrow(/invalid stream name .*contains NUL/);
@@ -48,7 +57,11 @@ describe('event preparation: one canonical serialisation per event', () => {
 
   it('refuses data that is not plain JSON', () => {
     for (const data of [{ a: 1n }, { n: Number.NaN }, { f: () => 1 }, [Infinity]]) {
-      expect(() => prepareAppend([{ stream: 's', events: [{ id: '00000000-0000-5000-8000-000000000001', type: 'T', version: 1, data }] }])).toThrow(/not plain JSON/);
+      expect(() =>
+        prepareAppend([
+          { stream: 's', events: [{ id: '00000000-0000-5000-8000-000000000001', type: 'T', version: 1, data }] },
+        ]),
+      ).toThrow(/not plain JSON/);
     }
   });
 });

@@ -50,12 +50,19 @@ describe('postgres event store: a transaction counter behind the stored events (
     const n = await count(db);
     const attempts = [
       // ingestion's single-statement path (es_append_any)
-      () => store.appendMany([{ stream: 'new-a', events: [ev('new-a', 0)] }, { stream: 'new-b', events: [ev('new-b', 0)] }]),
+      () =>
+        store.appendMany([
+          { stream: 'new-a', events: [ev('new-a', 0)] },
+          { stream: 'new-b', events: [ev('new-b', 0)] },
+        ]),
       // the transaction path (an expected revision)
       () => store.append('new-c', [ev('new-c', 0)], { expectedRevision: 'no_stream' }),
     ];
     for (const attempt of attempts) {
-      const err = await attempt().then(() => undefined, (e: unknown) => e);
+      const err = await attempt().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(isStoreError(err, 'TRANSACTION_COUNTER_BEHIND'), String(err)).toBe(true);
       expect((err as Error).message).toMatch(/not below this server's next transaction id.*recon store advance-xid/s);
     }
@@ -65,7 +72,9 @@ describe('postgres event store: a transaction counter behind the stored events (
   });
 
   it('a receiver is not ready (a load balancer routes webhooks elsewhere) until the counter is advanced', async () => {
-    await expect(storeReadiness(store, db.sql)()).rejects.toSatisfy((e) => isStoreError(e, 'TRANSACTION_COUNTER_BEHIND'));
+    await expect(storeReadiness(store, db.sql)()).rejects.toSatisfy((e) =>
+      isStoreError(e, 'TRANSACTION_COUNTER_BEHIND'),
+    );
   });
 
   it('readers are held back below the counter (they skip nothing: the restored event waits, it is not passed)', async () => {
@@ -76,7 +85,7 @@ describe('postgres event store: a transaction counter behind the stored events (
     expect((await store.readStream('restored')).map((e) => e.revision)).toEqual([0]);
   });
 
-  it('the procedure is the owner\'s only', async () => {
+  it("the procedure is the owner's only", async () => {
     const [f] = await db.sql<{ pub: boolean }[]>`
       select has_function_privilege('public', 'es_advance_transaction_counter(xid8)', 'execute') as pub`;
     expect(f!.pub).toBe(false);
@@ -97,7 +106,10 @@ describe('postgres event store: advancing the counter past restored events', () 
     await withTransactionCounterLock(async () => {
       const restoredAt = await storeEventAheadOfCounter(db, 150_000n);
       const steps: bigint[] = [];
-      const { before, after } = await advanceTransactionCounter(db.sql, { step: 50_000, onProgress: (p) => steps.push(p.next) });
+      const { before, after } = await advanceTransactionCounter(db.sql, {
+        step: 50_000,
+        onProgress: (p) => steps.push(p.next),
+      });
       expect(before.ok).toBe(false);
       expect(after.ok).toBe(true);
       expect(after.nextTransaction).toBeGreaterThan(restoredAt.commit);
@@ -107,7 +119,11 @@ describe('postgres event store: advancing the counter past restored events', () 
       expect(r!.position!.commit).toBeGreaterThan(restoredAt.commit);
       const page = await store.readAll(restoredAt, { maxCount: 10 });
       expect(page.map((e) => e.stream)).toEqual(['new-a']);
-      expect((await store.readAll(undefined, { maxCount: 10 })).map((e) => e.stream)).toEqual(['before', 'restored', 'new-a']);
+      expect((await store.readAll(undefined, { maxCount: 10 })).map((e) => e.stream)).toEqual([
+        'before',
+        'restored',
+        'new-a',
+      ]);
       // nothing left to do the second time
       const again = await advanceTransactionCounter(db.sql);
       expect(again.after.nextTransaction - again.before.nextTransaction).toBeLessThan(10n);
@@ -129,11 +145,17 @@ describe('postgres event store: the counter check on a healthy server', () => {
     const writers = Array.from({ length: 16 }, async (_, w) => {
       for (let i = 0; i < 40; i++) {
         if (i % 2) await store.append(`w-${w}`, [ev(`w-${w}`, i)]);
-        else await store.appendMany([{ stream: `w-${w}`, events: [ev(`w-${w}`, i)] }, { stream: `x-${w}`, events: [ev(`x-${w}`, i)] }]);
+        else
+          await store.appendMany([
+            { stream: `w-${w}`, events: [ev(`w-${w}`, i)] },
+            { stream: `x-${w}`, events: [ev(`x-${w}`, i)] },
+          ]);
       }
     });
     const results = await Promise.allSettled(writers);
-    expect(results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);
+    expect(
+      results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason)),
+    ).toEqual([]);
     expect(await count(db)).toBe(16 * 40 + 16 * 20);
   });
 
@@ -163,7 +185,12 @@ describe('recon store check / advance-xid (CLI)', () => {
   const run = (args: string[]) =>
     spawnSync(process.execPath, [path.join(ROOT, 'bin/recon.mjs'), ...args], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATABASE_URL: db.url, RECON_LOG_LEVEL: 'warn' },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        DATABASE_URL: db.url,
+        RECON_LOG_LEVEL: 'warn',
+      },
       encoding: 'utf8',
       timeout: 60_000,
     });
@@ -196,12 +223,16 @@ describe('recon store check / advance-xid (CLI)', () => {
     expect(built.status, built.stderr).toBe(0);
     const ok = run(['store', 'check']);
     expect(ok.status, ok.stdout).toBe(0);
-    expect(ok.stdout).toMatch(/read models:\n  journal \(rm_journal_v\d+_b1, live\) at \d+\/\d+: on this store\n  reconciliation \(rm_reconciliation_v\d+_b1, live\) at \d+\/\d+: on this store\n$/);
+    expect(ok.stdout).toMatch(
+      /read models:\n {2}journal \(rm_journal_v\d+_b1, live\) at \d+\/\d+: on this store\n {2}reconciliation \(rm_reconciliation_v\d+_b1, live\) at \d+\/\d+: on this store\n$/,
+    );
 
     // the journal's checkpoint now holds another event than the one it applied last
     await db.sql`update projection_builds set checkpoint_event_id = ${crypto.randomUUID()}::uuid where name = 'journal'`;
     const off = run(['store', 'check']);
     expect(off.status).toBe(1);
-    expect(off.stdout).toMatch(/  journal \(rm_journal_v\d+_b1, live\) at \d+\/\d+: NOT ON THIS STORE: projection journal .* but the event store holds event [0-9a-f-]+ there: .*\n  reconciliation .*: on this store\nrebuild the read models not on this store: recon project --rebuild\n$/);
+    expect(off.stdout).toMatch(
+      / {2}journal \(rm_journal_v\d+_b1, live\) at \d+\/\d+: NOT ON THIS STORE: projection journal .* but the event store holds event [0-9a-f-]+ there: .*\n {2}reconciliation .*: on this store\nrebuild the read models not on this store: recon project --rebuild\n$/,
+    );
   });
 });

@@ -8,7 +8,8 @@ export function register(program: Command): void {
     .option('--variables', 'list every variable with its default and an example')
     .action((opts: { variables?: boolean }) => {
       if (opts.variables) {
-        for (const v of VARIABLES) process.stdout.write(`${v.name}\n    ${v.meaning}\n    default: ${v.default}; example: ${v.example}\n`);
+        for (const v of VARIABLES)
+          process.stdout.write(`${v.name}\n    ${v.meaning}\n    default: ${v.default}; example: ${v.example}\n`);
         return;
       }
       const r = loadConfig();
@@ -23,7 +24,15 @@ export function register(program: Command): void {
         databaseUrl: c.databaseUrl ? '(set)' : '(embedded)',
         eventStoreUrl: c.eventStoreUrl ? '(set)' : '(postgres)',
         auditorToken: c.auditorToken ? '(set)' : '(unset)',
-        projects: c.projects.map((p) => ({ name: p.name, posId: p.posId, baseUrl: p.baseUrl, reportUrl: p.reportUrl, apiKey: '(set)', apiSecret: '(set)', endpointsKey: '(set)' })),
+        projects: c.projects.map((p) => ({
+          name: p.name,
+          posId: p.posId,
+          baseUrl: p.baseUrl,
+          reportUrl: p.reportUrl,
+          apiKey: '(set)',
+          apiSecret: '(set)',
+          endpointsKey: '(set)',
+        })),
       };
       process.stdout.write(JSON.stringify(shown, null, 2) + '\n');
     });

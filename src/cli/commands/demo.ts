@@ -10,7 +10,7 @@ export function register(program: Command): void {
     .description(
       'run the main job end to end on the embedded default with no configuration: a sandbox PSP with a generated\n' +
         'month of split payments (and injected discrepancies), sync, webhooks delivered to a receiver, healing,\n' +
-        'projections, then the month\'s payout statements and a nightly report in --out, and a short summary.\n' +
+        "projections, then the month's payout statements and a nightly report in --out, and a short summary.\n" +
         'Running it again appends nothing new and issues the same statements.',
     )
     .option('--seed <S>', 'sandbox scenario seed', 'recon-demo')
@@ -20,8 +20,10 @@ export function register(program: Command): void {
     .option('--json', 'print the summary as JSON')
     .action(async (opts: { seed: string; payments: string; month?: string; out: string; json?: boolean }) => {
       const payments = Number(opts.payments);
-      if (!Number.isInteger(payments) || payments < 1 || payments > 100_000) throw new UsageError(`--payments: expected 1..100000, got ${opts.payments}`);
-      if (opts.month !== undefined && !/^\d{4}-(0[1-9]|1[0-2])$/.test(opts.month)) throw new UsageError(`--month: expected YYYY-MM, got ${opts.month}`);
+      if (!Number.isInteger(payments) || payments < 1 || payments > 100_000)
+        throw new UsageError(`--payments: expected 1..100000, got ${opts.payments}`);
+      if (opts.month !== undefined && !/^\d{4}-(0[1-9]|1[0-2])$/.test(opts.month))
+        throw new UsageError(`--month: expected YYYY-MM, got ${opts.month}`);
       const config = loadConfigOrExit();
       // The demo talks to its own sandbox: PSP_* variables, if set, are not used.
       const log = loggerFor(config);

@@ -31,8 +31,10 @@ interface ListOptions {
 export function register(program: Command): void {
   const cmd = program
     .command('discrepancies')
-    .description('list the discrepancies between the register, the period transactions and the webhooks\n' +
-      '(days are local days of RECON_TIMEZONE, of the operation\'s time); `accept ID` records an auditor\'s decision')
+    .description(
+      'list the discrepancies between the register, the period transactions and the webhooks\n' +
+        "(days are local days of RECON_TIMEZONE, of the operation's time); `accept ID` records an auditor's decision",
+    )
     .option('--from <day>', 'first day, YYYY-MM-DD')
     .option('--to <day>', 'last day, YYYY-MM-DD (inclusive)')
     .option('--type <type>', 'one type, e.g. missing_in_report, amount_mismatch')
@@ -42,7 +44,8 @@ export function register(program: Command): void {
     .option('--format <format>', 'table, json or csv', 'table')
     .option('--no-catch-up', 'read the views as they are, without applying new events first')
     .action(async (opts: ListOptions) => {
-      if (!['table', 'json', 'csv'].includes(opts.format)) throw new UsageError(`--format must be table, json or csv (got ${opts.format})`);
+      if (!['table', 'json', 'csv'].includes(opts.format))
+        throw new UsageError(`--format must be table, json or csv (got ${opts.format})`);
       await withRuntime(async (rt, signal) => {
         if (opts.catchUp) await catchUp(rt, signal);
         const r = await listDiscrepancies(rt.sql, {
@@ -63,7 +66,7 @@ export function register(program: Command): void {
 
   cmd
     .command('accept <id>')
-    .description('accept a discrepancy (an auditor\'s decision, kept as an event): --note and --by are required')
+    .description("accept a discrepancy (an auditor's decision, kept as an event): --note and --by are required")
     .requiredOption('--note <text>', 'why the difference is acceptable')
     .requiredOption('--by <name>', 'who accepts it')
     .action(async (id: string, opts: { note: string; by: string }) => {
@@ -71,7 +74,10 @@ export function register(program: Command): void {
       if (!opts.by.trim()) throw new UsageError('--by must not be empty');
       await withRuntime(async (rt, signal) => {
         await catchUp(rt, signal);
-        const r = await acceptDiscrepancy({ sql: rt.sql, store: rt.store }, { id, note: opts.note, by: opts.by, at: new Date() });
+        const r = await acceptDiscrepancy(
+          { sql: rt.sql, store: rt.store },
+          { id, note: opts.note, by: opts.by, at: new Date() },
+        );
         if (!r.ok) throw new UsageError(r.message);
         await catchUp(rt, signal);
         process.stdout.write(`accepted ${r.discrepancy.type} ${id} (event ${r.eventId})\n`);

@@ -14,18 +14,30 @@ export function register(program: Command): void {
     .option('--limit <N>', 'ask for at most N operations per project in this run', '10000')
     .action(async (opts: { pos?: string[]; limit: string }) => {
       const limit = Number(opts.limit);
-      if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit: expected a positive whole number, got ${opts.limit}`);
+      if (!Number.isInteger(limit) || limit < 1)
+        throw new UsageError(`--limit: expected a positive whole number, got ${opts.limit}`);
       const { healMissingWebhooks } = await import('../../ingest/heal');
       const report = await withRuntime(async (rt, signal) =>
         healMissingWebhooks(
-          { sql: rt.sql, store: rt.store, projects: rt.config.projects, log: rt.log, graceHours: rt.config.graceHours, pspTimeoutMs: rt.config.pspTimeoutMs },
+          {
+            sql: rt.sql,
+            store: rt.store,
+            projects: rt.config.projects,
+            log: rt.log,
+            graceHours: rt.config.graceHours,
+            pspTimeoutMs: rt.config.pspTimeoutMs,
+          },
           { posIds: opts.pos, limit, signal },
         ),
       );
       for (const r of report.requests) {
-        process.stdout.write(`${r.posId} order ${r.orderId} ${r.method}${r.transactionId ? ` (transaction ${r.transactionId})` : ''}: ${r.outcome}${r.detail ? ` (${r.detail})` : ''}\n`);
+        process.stdout.write(
+          `${r.posId} order ${r.orderId} ${r.method}${r.transactionId ? ` (transaction ${r.transactionId})` : ''}: ${r.outcome}${r.detail ? ` (${r.detail})` : ''}\n`,
+        );
       }
-      process.stdout.write(`heal: ${report.candidates} operations without webhook, ${report.requested} re-sends requested, ${report.failed} failed\n`);
+      process.stdout.write(
+        `heal: ${report.candidates} operations without webhook, ${report.requested} re-sends requested, ${report.failed} failed\n`,
+      );
       if (report.failed > 0) process.exitCode = 1;
     });
 }

@@ -1,5 +1,11 @@
 import type { Command } from 'commander';
-import { projectionBuilds, rebuildProjection, runProjections, type Report, type RunnerDeps } from '../../projection/runner';
+import {
+  projectionBuilds,
+  rebuildProjection,
+  runProjections,
+  type Report,
+  type RunnerDeps,
+} from '../../projection/runner';
 import { UsageError, withRuntime } from '../runtime';
 
 function print(report: Report): void {
@@ -13,7 +19,11 @@ function print(report: Report): void {
   ]);
   const head = ['projection', 'version', 'status', 'applied now', 'applied total', 'position'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   process.stdout.write([line(head), ...rows.map(line)].join('\n') + '\n');
   process.stdout.write(`event store head: ${report.head ?? '(empty)'}\n`);
 }
@@ -21,29 +31,54 @@ function print(report: Report): void {
 export function register(program: Command): void {
   program
     .command('project')
-    .description('catch every projection (read model) up with the event store and exit;\n' +
-      '--rebuild [NAME] rebuilds one projection (or all) from zero beside the live build and swaps it in when caught up')
+    .description(
+      'catch every projection (read model) up with the event store and exit;\n' +
+        '--rebuild [NAME] rebuilds one projection (or all) from zero beside the live build and swaps it in when caught up',
+    )
     .option('--rebuild [name]', 'rebuild from zero (all projections when no name is given)')
     .option('--only <names>', 'comma-separated projection names to catch up')
     .option('--batch <n>', 'events per transaction', '1000')
     .option('--status', 'print the builds table and exit')
     .action(async (opts: { rebuild?: string | true; only?: string; batch: string; status?: boolean }) => {
       const batchSize = Number(opts.batch);
-      if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 100_000) throw new UsageError(`--batch must be an integer from 1 to 100000 (got ${opts.batch})`);
+      if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 100_000)
+        throw new UsageError(`--batch must be an integer from 1 to 100000 (got ${opts.batch})`);
       await withRuntime(async (rt, signal) => {
         if (opts.status) {
           for (const b of await projectionBuilds(rt.sql)) {
-            process.stdout.write(`${b.name}  v${b.version}  ${b.status}  ${b.schema}  applied ${b.eventsApplied}  position ${b.checkpoint ?? '-'}  timezone ${b.timezone ?? '-'}  grace ${b.graceHours ?? '-'} h  updated ${b.updatedAt.toISOString()}\n`);
+            process.stdout.write(
+              `${b.name}  v${b.version}  ${b.status}  ${b.schema}  applied ${b.eventsApplied}  position ${b.checkpoint ?? '-'}  timezone ${b.timezone ?? '-'}  grace ${b.graceHours ?? '-'} h  updated ${b.updatedAt.toISOString()}\n`,
+            );
           }
           return;
         }
-        const deps: RunnerDeps = { sql: rt.sql, store: rt.store, log: rt.log, timezone: rt.config.timezone, graceHours: rt.config.graceHours };
+        const deps: RunnerDeps = {
+          sql: rt.sql,
+          store: rt.store,
+          log: rt.log,
+          timezone: rt.config.timezone,
+          graceHours: rt.config.graceHours,
+        };
         const started = Date.now();
-        const report = opts.rebuild !== undefined
-          ? await rebuildProjection(deps, opts.rebuild === true ? undefined : opts.rebuild, { batchSize, signal })
-          : await runProjections(deps, { batchSize, signal, ...(opts.only ? { names: opts.only.split(',').map((s) => s.trim()).filter(Boolean) } : {}) });
+        const report =
+          opts.rebuild !== undefined
+            ? await rebuildProjection(deps, opts.rebuild === true ? undefined : opts.rebuild, { batchSize, signal })
+            : await runProjections(deps, {
+                batchSize,
+                signal,
+                ...(opts.only
+                  ? {
+                      names: opts.only
+                        .split(',')
+                        .map((s) => s.trim())
+                        .filter(Boolean),
+                    }
+                  : {}),
+              });
         print(report);
-        process.stdout.write(`done in ${((Date.now() - started) / 1000).toFixed(1)} s${signal.aborted ? ' (interrupted: resume with recon project)' : ''}\n`);
+        process.stdout.write(
+          `done in ${((Date.now() - started) / 1000).toFixed(1)} s${signal.aborted ? ' (interrupted: resume with recon project)' : ''}\n`,
+        );
       });
     });
 }

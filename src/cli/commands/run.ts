@@ -6,12 +6,15 @@ import { UsageError, withRuntime } from '../runtime';
 export function register(program: Command): void {
   program
     .command('run')
-    .description('run one scheduled job now (recorded in job_runs as a manual run; never overlaps a run of the same job)')
+    .description(
+      'run one scheduled job now (recorded in job_runs as a manual run; never overlaps a run of the same job)',
+    )
     .argument('<job>', 'nightly-reconciliation, monthly-statements or hourly-healing')
     .action(async (name: string) => {
       await withRuntime(async (rt, signal) => {
         const jobs = allJobs({ config: rt.config, sql: rt.sql, store: rt.store, log: rt.log });
-        if (!jobs.some((j) => j.name === name)) throw new UsageError(`unknown job ${JSON.stringify(name)}; jobs: ${jobs.map((j) => j.name).join(', ')}`);
+        if (!jobs.some((j) => j.name === name))
+          throw new UsageError(`unknown job ${JSON.stringify(name)}; jobs: ${jobs.map((j) => j.name).join(', ')}`);
         const scheduler = createScheduler({ jobs, sql: rt.sql, timezone: rt.config.timezone, log: rt.log });
         const o = await scheduler.runNow(name, { signal });
         switch (o.status) {

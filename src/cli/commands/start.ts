@@ -18,7 +18,12 @@ export function register(program: Command): void {
     .option('--no-projections', 'do not keep projections live in this worker')
     .action(async (opts: { port: string; host: string; scheduler: boolean; projections: boolean }) => {
       const port = Number(opts.port);
-      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port: expected 0..65535, got ${opts.port}`);
-      await withRuntime((rt, signal) => runWorker(rt, signal, { port, host: opts.host, scheduler: opts.scheduler, projections: opts.projections }), { maxConnections: 20 });
+      if (!Number.isInteger(port) || port < 0 || port > 65535)
+        throw new UsageError(`--port: expected 0..65535, got ${opts.port}`);
+      await withRuntime(
+        (rt, signal) =>
+          runWorker(rt, signal, { port, host: opts.host, scheduler: opts.scheduler, projections: opts.projections }),
+        { maxConnections: 20 },
+      );
     });
 }

@@ -5,22 +5,30 @@ import { UsageError, withRuntime } from '../runtime';
 export function register(program: Command): void {
   const group = program
     .command('sub-merchants')
-    .description('the sub-merchant directory (sub_merchant_id,name,reserve_hold_days): maps the register\'s receiverName to a sub-merchant');
+    .description(
+      "the sub-merchant directory (sub_merchant_id,name,reserve_hold_days): maps the register's receiverName to a sub-merchant",
+    );
 
   group
     .command('import')
     .argument('[path]', 'a CSV file or a directory of *.csv (default: RECON_SUB_MERCHANTS)')
-    .description('validate the CSV and append a SubMerchantRegistered event per new or changed row (run `recon project` to see it in the ledgers)')
+    .description(
+      'validate the CSV and append a SubMerchantRegistered event per new or changed row (run `recon project` to see it in the ledgers)',
+    )
     .action(async (target: string | undefined) => {
       await withRuntime(async (rt) => {
         const source = target ?? rt.config.subMerchantsPath;
         if (!source) throw new UsageError('give a CSV file or directory, or set RECON_SUB_MERCHANTS');
         const r = readSubMerchantDirectory(source);
         if (!r.ok) {
-          throw new UsageError(`the sub-merchant directory has ${r.issues.length} problem${r.issues.length === 1 ? '' : 's'} (nothing imported):\n${r.issues.map((i) => `  ${formatCsvIssue(i)}`).join('\n')}`);
+          throw new UsageError(
+            `the sub-merchant directory has ${r.issues.length} problem${r.issues.length === 1 ? '' : 's'} (nothing imported):\n${r.issues.map((i) => `  ${formatCsvIssue(i)}`).join('\n')}`,
+          );
         }
         const res = await importSubMerchants(rt.store, r.rows);
-        process.stdout.write(`sub-merchants: ${r.rows.length} in ${source}; ${res.registered} registered or changed, ${res.unchanged} unchanged\n`);
+        process.stdout.write(
+          `sub-merchants: ${r.rows.length} in ${source}; ${res.registered} registered or changed, ${res.unchanged} unchanged\n`,
+        );
       });
     });
 
@@ -29,9 +37,11 @@ export function register(program: Command): void {
     .description('the directory as the journal projection knows it (run `recon project` after an import)')
     .option('--format <format>', 'table or csv', 'table')
     .action(async (opts: { format: string }) => {
-      if (opts.format !== 'table' && opts.format !== 'csv') throw new UsageError(`--format must be table or csv (got ${opts.format})`);
+      if (opts.format !== 'table' && opts.format !== 'csv')
+        throw new UsageError(`--format must be table or csv (got ${opts.format})`);
       await withRuntime(async (rt) => {
-        const [exists] = await rt.sql`select 1 from information_schema.views where table_schema = 'recon' and table_name = 'sub_merchants'`;
+        const [exists] =
+          await rt.sql`select 1 from information_schema.views where table_schema = 'recon' and table_name = 'sub_merchants'`;
         if (!exists) {
           process.stdout.write('no directory yet: run `recon sub-merchants import` and `recon project`\n');
           return;
@@ -40,13 +50,19 @@ export function register(program: Command): void {
           select sub_merchant_id, name, reserve_hold_days from recon.sub_merchants order by sub_merchant_id`;
         if (opts.format === 'csv') {
           const q = (s: string) => (/[",\n\r]/.test(s) || /^\s|\s$/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
-          process.stdout.write(['sub_merchant_id,name,reserve_hold_days', ...rows.map((r) => `${q(r.sub_merchant_id)},${q(r.name)},${r.reserve_hold_days}`)].join('\n') + '\n');
+          process.stdout.write(
+            [
+              'sub_merchant_id,name,reserve_hold_days',
+              ...rows.map((r) => `${q(r.sub_merchant_id)},${q(r.name)},${r.reserve_hold_days}`),
+            ].join('\n') + '\n',
+          );
           return;
         }
         const w = Math.max(15, ...rows.map((r) => r.sub_merchant_id.length));
         const n = Math.max(4, ...rows.map((r) => r.name.length));
         process.stdout.write(`${'sub_merchant_id'.padEnd(w)}  ${'name'.padEnd(n)}  reserve_hold_days\n`);
-        for (const r of rows) process.stdout.write(`${r.sub_merchant_id.padEnd(w)}  ${r.name.padEnd(n)}  ${r.reserve_hold_days}\n`);
+        for (const r of rows)
+          process.stdout.write(`${r.sub_merchant_id.padEnd(w)}  ${r.name.padEnd(n)}  ${r.reserve_hold_days}\n`);
         process.stdout.write(`${rows.length} sub-merchant${rows.length === 1 ? '' : 's'}\n`);
       });
     });

@@ -4,7 +4,6 @@ import type { SyncDeps, SyncReport } from '../../ingest/sync';
 import { calendarDay } from '../options';
 import { UsageError, withRuntime } from '../runtime';
 
-
 export function register(program: Command): void {
   program
     .command('sync')
@@ -16,42 +15,51 @@ export function register(program: Command): void {
     .option('--from <YYYY-MM-DD>', 'first day to read')
     .option('--to <YYYY-MM-DD>', 'day after the last one to read (exclusive)')
     .option('--pos <POS_ID...>', 'only these PSP projects (pos_id); default: every configured project')
-    .option('--incremental', 'from the end of what was read without a gap minus RECON_LOOKBACK_DAYS (or from a failed window not read since, if earlier) up to now (the nightly job)')
-    .option('--skip-completed', 'skip windows already recorded as completed (resume a long backfill without re-reading)')
-    .action(async (opts: { from?: string; to?: string; pos?: string[]; incremental?: boolean; skipCompleted?: boolean }) => {
-      if (opts.incremental && (opts.from || opts.to)) throw new UsageError('--incremental takes no --from/--to');
-      if (!opts.incremental) {
-        if (!opts.from || !opts.to) throw new UsageError('give --from and --to (YYYY-MM-DD), or --incremental');
-        calendarDay('--from', opts.from);
-        calendarDay('--to', opts.to);
-        if (opts.from >= opts.to) throw new UsageError('--from must be before --to (--to is exclusive)');
-      }
-      // Loaded on use: `recon --help` stays fast and independent of the PSP client.
-      const { syncIncremental, syncRange } = await import('../../ingest/sync');
-      const report = await withRuntime(async (rt, signal) => {
-        if (rt.config.projects.length === 0) throw new UsageError('no PSP project configured (PSP_* variables or RECON_CONFIG)');
-        const deps: SyncDeps = {
-          store: rt.store,
-          projects: rt.config.projects,
-          log: rt.log,
-          timezone: rt.config.timezone,
-          reportMaxWaitMs: rt.config.reportPollMaxWaitMs,
-          pspTimeoutMs: rt.config.pspTimeoutMs,
-          lookbackDays: rt.config.lookbackDays,
-        };
-        const progress = createProgressReporter({ log: rt.log });
-        try {
-          const common = { posIds: opts.pos, signal, onProgress: progress.update };
-          return opts.incremental
-            ? await syncIncremental(deps, common)
-            : await syncRange(deps, { ...common, from: opts.from!, to: opts.to!, skipCompleted: opts.skipCompleted });
-        } finally {
-          progress.end();
+    .option(
+      '--incremental',
+      'from the end of what was read without a gap minus RECON_LOOKBACK_DAYS (or from a failed window not read since, if earlier) up to now (the nightly job)',
+    )
+    .option(
+      '--skip-completed',
+      'skip windows already recorded as completed (resume a long backfill without re-reading)',
+    )
+    .action(
+      async (opts: { from?: string; to?: string; pos?: string[]; incremental?: boolean; skipCompleted?: boolean }) => {
+        if (opts.incremental && (opts.from || opts.to)) throw new UsageError('--incremental takes no --from/--to');
+        if (!opts.incremental) {
+          if (!opts.from || !opts.to) throw new UsageError('give --from and --to (YYYY-MM-DD), or --incremental');
+          calendarDay('--from', opts.from);
+          calendarDay('--to', opts.to);
+          if (opts.from >= opts.to) throw new UsageError('--from must be before --to (--to is exclusive)');
         }
-      });
-      printReport(report);
-      if (report.failed > 0) process.exitCode = 1;
-    });
+        // Loaded on use: `recon --help` stays fast and independent of the PSP client.
+        const { syncIncremental, syncRange } = await import('../../ingest/sync');
+        const report = await withRuntime(async (rt, signal) => {
+          if (rt.config.projects.length === 0)
+            throw new UsageError('no PSP project configured (PSP_* variables or RECON_CONFIG)');
+          const deps: SyncDeps = {
+            store: rt.store,
+            projects: rt.config.projects,
+            log: rt.log,
+            timezone: rt.config.timezone,
+            reportMaxWaitMs: rt.config.reportPollMaxWaitMs,
+            pspTimeoutMs: rt.config.pspTimeoutMs,
+            lookbackDays: rt.config.lookbackDays,
+          };
+          const progress = createProgressReporter({ log: rt.log });
+          try {
+            const common = { posIds: opts.pos, signal, onProgress: progress.update };
+            return opts.incremental
+              ? await syncIncremental(deps, common)
+              : await syncRange(deps, { ...common, from: opts.from!, to: opts.to!, skipCompleted: opts.skipCompleted });
+          } finally {
+            progress.end();
+          }
+        });
+        printReport(report);
+        if (report.failed > 0) process.exitCode = 1;
+      },
+    );
 }
 
 function printReport(r: SyncReport): void {
@@ -65,5 +73,7 @@ function printReport(r: SyncReport): void {
     } else if (w.status === 'skipped') process.stdout.write(`${w.posId} ${span}: already completed, skipped\n`);
     else process.stdout.write(`${w.posId} ${span}: FAILED (${w.reason}); it will be read again on the next run\n`);
   }
-  process.stdout.write(`sync: ${r.completed} windows completed, ${r.failed} failed, ${r.skipped} skipped; ${r.records} records read, ${r.appended} new events, ${r.durationMs} ms\n`);
+  process.stdout.write(
+    `sync: ${r.completed} windows completed, ${r.failed} failed, ${r.skipped} skipped; ${r.records} records read, ${r.appended} new events, ${r.durationMs} ms\n`,
+  );
 }

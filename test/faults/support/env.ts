@@ -1,7 +1,9 @@
 import type { PspProject } from '../../../src/config/env';
 
 /** The PSP_* variables that point a recon child process at one PSP project (a sandbox's, in tests). */
-export function pspEnv(p: Pick<PspProject, 'baseUrl' | 'reportUrl' | 'posId' | 'apiKey' | 'apiSecret' | 'endpointsKey'>): Record<string, string> {
+export function pspEnv(
+  p: Pick<PspProject, 'baseUrl' | 'reportUrl' | 'posId' | 'apiKey' | 'apiSecret' | 'endpointsKey'>,
+): Record<string, string> {
   return {
     PSP_BASE_URL: p.baseUrl,
     PSP_REPORT_URL: p.reportUrl,
@@ -16,10 +18,22 @@ export function pspEnv(p: Pick<PspProject, 'baseUrl' | 'reportUrl' | 'posId' | '
  * The environment of a recon child process: this database, this PSP project (a sandbox's), no inherited
  * PSP_* or RECON_* variables from the test runner, and whatever else the test sets.
  */
-export function reconEnv(opts: { databaseUrl: string; project?: PspProject; timezone?: string; extra?: Record<string, string> }): NodeJS.ProcessEnv {
+export function reconEnv(opts: {
+  databaseUrl: string;
+  project?: PspProject;
+  timezone?: string;
+  extra?: Record<string, string>;
+}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (k.startsWith('PSP_') || k.startsWith('RECON_') || k.startsWith('WEBHOOK_') || k === 'DATABASE_URL' || k === 'EVENTSTORE_URL') continue;
+    if (
+      k.startsWith('PSP_') ||
+      k.startsWith('RECON_') ||
+      k.startsWith('WEBHOOK_') ||
+      k === 'DATABASE_URL' ||
+      k === 'EVENTSTORE_URL'
+    )
+      continue;
     env[k] = v;
   }
   env.DATABASE_URL = opts.databaseUrl;

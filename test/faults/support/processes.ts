@@ -32,18 +32,24 @@ export function spawnRecon(args: readonly string[], env: NodeJS.ProcessEnv): Rec
   const listeners = new Set<() => void>();
   child.stdout!.on('data', (c: Buffer) => {
     out += c.toString();
-    listeners.forEach((l) => l());
+    listeners.forEach((l) => {
+      l();
+    });
   });
   child.stderr!.on('data', (c: Buffer) => {
     err += c.toString();
-    listeners.forEach((l) => l());
+    listeners.forEach((l) => {
+      l();
+    });
   });
   let hasExited = false;
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.once('close', (code, signal) => {
       hasExited = true;
       running.delete(proc);
-      listeners.forEach((l) => l());
+      listeners.forEach((l) => {
+        l();
+      });
       resolve({ code, signal });
     });
   });
@@ -58,9 +64,20 @@ export function spawnRecon(args: readonly string[], env: NodeJS.ProcessEnv): Rec
         const check = () => {
           const m = pattern.exec(out + '\n' + err);
           if (m) return finish(() => resolve(m[0]));
-          if (hasExited) finish(() => reject(new Error(`recon ${args[0]} exited before printing ${pattern}:\n${tail(out, err)}`)));
+          if (hasExited)
+            finish(() => reject(new Error(`recon ${args[0]} exited before printing ${pattern}:\n${tail(out, err)}`)));
         };
-        const timer = setTimeout(() => finish(() => reject(new Error(`timed out after ${timeoutMs} ms waiting for ${pattern} from recon ${args[0]}:\n${tail(out, err)}`))), timeoutMs);
+        const timer = setTimeout(
+          () =>
+            finish(() =>
+              reject(
+                new Error(
+                  `timed out after ${timeoutMs} ms waiting for ${pattern} from recon ${args[0]}:\n${tail(out, err)}`,
+                ),
+              ),
+            ),
+          timeoutMs,
+        );
         const finish = (f: () => void) => {
           clearTimeout(timer);
           listeners.delete(check);
@@ -83,12 +100,17 @@ function tail(out: string, err: string): string {
 }
 
 /** Runs recon to completion (bounded) and returns its exit code and output. */
-export async function runRecon(args: readonly string[], env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export async function runRecon(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  timeoutMs = 60_000,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const p = spawnRecon(args, env);
   const timer = setTimeout(() => p.kill('SIGKILL'), timeoutMs);
   const { code, signal } = await p.exited;
   clearTimeout(timer);
-  if (signal === 'SIGKILL') throw new Error(`recon ${args.join(' ')} did not finish within ${timeoutMs} ms:\n${tail(p.stdout(), p.stderr())}`);
+  if (signal === 'SIGKILL')
+    throw new Error(`recon ${args.join(' ')} did not finish within ${timeoutMs} ms:\n${tail(p.stdout(), p.stderr())}`);
   return { code, stdout: p.stdout(), stderr: p.stderr() };
 }
 
@@ -100,7 +122,10 @@ export async function killAll(): Promise<void> {
 }
 
 /** Polls `probe` until it returns a value other than undefined/false, at most `timeoutMs`. */
-export async function waitFor<T>(probe: () => Promise<T | undefined | false> | T | undefined | false, opts: { timeoutMs?: number; intervalMs?: number; what?: string } = {}): Promise<T> {
+export async function waitFor<T>(
+  probe: () => Promise<T | undefined | false> | T | undefined | false,
+  opts: { timeoutMs?: number; intervalMs?: number; what?: string } = {},
+): Promise<T> {
   const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
   for (;;) {
     const v = await probe();

@@ -11,7 +11,11 @@ import { observationIds } from './store-checks';
  * Fills a database's event store from a sandbox (in the test process, to save time): the sub-merchant
  * directory, then the register and period records of `[from, to)` (local days of `timezone`).
  */
-export async function ingestScenario(sql: Sql, sandbox: Sandbox, opts: { from: string; to: string; timezone: string }): Promise<{ records: number; appended: number }> {
+export async function ingestScenario(
+  sql: Sql,
+  sandbox: Sandbox,
+  opts: { from: string; to: string; timezone: string },
+): Promise<{ records: number; appended: number }> {
   const store = createPostgresEventStore(sql);
   await importDirectory(sql, sandbox);
   const r = await syncRange(
@@ -26,7 +30,11 @@ export async function ingestScenario(sql: Sql, sandbox: Sandbox, opts: { from: s
  * A fault-free sync of `range` (two windows, both completed) into the database of `sql`: the observation
  * ids every faulted run of the same range must end with once repaired.
  */
-export async function faultFreeObservations(sql: Sql, deps: SyncDeps, range: { from: string; to: string }): Promise<string[]> {
+export async function faultFreeObservations(
+  sql: Sql,
+  deps: SyncDeps,
+  range: { from: string; to: string },
+): Promise<string[]> {
   const report = await syncRange(deps, range);
   expect(report.windows.map((w) => w.status)).toEqual(['completed', 'completed']);
   const ids = await observationIds(sql);
@@ -38,5 +46,7 @@ export async function faultFreeObservations(sql: Sql, deps: SyncDeps, range: { f
 export async function importDirectory(sql: Sql, sandbox: Sandbox): Promise<void> {
   const directory = parseSubMerchantCsv(sandbox.scenario.subMerchantCsv(), 'sandbox.csv');
   if (!directory.ok) throw new Error(`sandbox directory refused: ${JSON.stringify(directory.issues)}`);
-  await importSubMerchants(createPostgresEventStore(sql), directory.rows, { importedAt: new Date('2025-01-01T00:00:00Z') });
+  await importSubMerchants(createPostgresEventStore(sql), directory.rows, {
+    importedAt: new Date('2025-01-01T00:00:00Z'),
+  });
 }

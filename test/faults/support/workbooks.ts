@@ -15,7 +15,9 @@ export async function workbookDigest(file: string): Promise<string> {
     hash.update(`sheet ${ws.name}\n`);
     ws.eachRow({ includeEmpty: true }, (row, n) => {
       const cells: unknown[] = [];
-      row.eachCell({ includeEmpty: true }, (cell) => cells.push([cell.value instanceof Date ? cell.value.toISOString() : cell.value, cell.numFmt ?? null]));
+      row.eachCell({ includeEmpty: true }, (cell) =>
+        cells.push([cell.value instanceof Date ? cell.value.toISOString() : cell.value, cell.numFmt ?? null]),
+      );
       hash.update(`${n} ${JSON.stringify(cells)}\n`);
     });
   });
@@ -32,6 +34,8 @@ export function listOutput(dir: string): { finals: string[]; partials: string[];
   return {
     finals: names.filter((n) => !n.startsWith('.') && n.endsWith('.xlsx')),
     partials: names.filter((n) => /^\..+\.xlsx\.[0-9a-f]+\.partial$/.test(n)),
-    other: names.filter((n) => !(!n.startsWith('.') && n.endsWith('.xlsx')) && !/^\..+\.xlsx\.[0-9a-f]+\.partial$/.test(n)),
+    other: names.filter(
+      (n) => !(!n.startsWith('.') && n.endsWith('.xlsx')) && !/^\..+\.xlsx\.[0-9a-f]+\.partial$/.test(n),
+    ),
   };
 }

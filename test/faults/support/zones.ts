@@ -16,12 +16,18 @@ export const ZONE_RULES: Readonly<Record<string, ZoneRule>> = {
   'Europe/Kyiv': {
     standard: 120,
     summer: 180,
-    summerTime: [['2024-03-31T01:00:00Z', '2024-10-27T01:00:00Z'], ['2025-03-30T01:00:00Z', '2025-10-26T01:00:00Z']],
+    summerTime: [
+      ['2024-03-31T01:00:00Z', '2024-10-27T01:00:00Z'],
+      ['2025-03-30T01:00:00Z', '2025-10-26T01:00:00Z'],
+    ],
   },
   'America/New_York': {
     standard: -300,
     summer: -240,
-    summerTime: [['2024-03-10T07:00:00Z', '2024-11-03T06:00:00Z'], ['2025-03-09T07:00:00Z', '2025-11-02T06:00:00Z']],
+    summerTime: [
+      ['2024-03-10T07:00:00Z', '2024-11-03T06:00:00Z'],
+      ['2025-03-09T07:00:00Z', '2025-11-02T06:00:00Z'],
+    ],
   },
   UTC: { standard: 0, summer: 0, summerTime: [] },
 };
@@ -38,7 +44,8 @@ function rule(zone: string): ZoneRule {
 /** Offset in minutes at an instant (2024–2025 only). */
 export function offsetAt(zone: string, ms: number): number {
   const r = rule(zone);
-  if (ms < Date.parse('2024-01-01T00:00:00Z') || ms >= Date.parse('2026-01-01T00:00:00Z')) throw new Error('outside the offsets written down');
+  if (ms < Date.parse('2024-01-01T00:00:00Z') || ms >= Date.parse('2026-01-01T00:00:00Z'))
+    throw new Error('outside the offsets written down');
   return r.summerTime.some(([a, b]) => ms >= Date.parse(a) && ms < Date.parse(b)) ? r.summer : r.standard;
 }
 
@@ -83,7 +90,8 @@ export function expectedWindows(zone: string, from: string, to: string, maxDays 
   let cursor = from;
   while (cursor < to) {
     let next = addDays(cursor, maxDays) < to ? addDays(cursor, maxDays) : to;
-    while (localMidnight(zone, next) - localMidnight(zone, cursor) > maxDays * DAY && addDays(cursor, 1) < next) next = addDays(next, -1);
+    while (localMidnight(zone, next) - localMidnight(zone, cursor) > maxDays * DAY && addDays(cursor, 1) < next)
+      next = addDays(next, -1);
     out.push({ fromDay: cursor, toDay: next, from: localMidnight(zone, cursor), to: localMidnight(zone, next) });
     cursor = next;
   }
