@@ -1,3 +1,4 @@
+import { type BankConfig, bankConfigFrom, bankConfigIssues, bankConfigSchema, EMPTY_BANK_CONFIG } from './bank';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { IANAZone } from 'luxon';
@@ -44,6 +45,8 @@ export interface Config {
   readonly auditorToken: string | undefined;
   readonly schedules: { readonly nightly: string; readonly monthly: string; readonly healing: string };
   readonly outDir: string;
+  /** bank accounts and the rules for matching money that moved (the `bank` object of RECON_CONFIG) */
+  readonly bank: BankConfig;
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -229,7 +232,9 @@ const projectFileSchema = z.object({
         endpointsKey: z.string().min(1),
       }),
     )
-    .min(1),
+    .min(1)
+    .optional(),
+  bank: bankConfigSchema.optional(),
 });
 
 /** In the project file, a secret may be written as "env:NAME" to read it from the environment. */
@@ -324,6 +329,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
     }
   }
   const configFile = get('RECON_CONFIG');
+  let bank: BankConfig = EMPTY_BANK_CONFIG;
   if (configFile !== undefined) {
     let raw: { projects?: unknown[] } | undefined;
     try {
@@ -372,7 +378,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
           problem('RECON_CONFIG', `${configFile}: ${i.path.join('.') || '(root)'}: ${i.message}`);
         }
       } else {
-        for (const p of parsed.data.projects) {
+        if (parsed.data.projects === undefined && parsed.data.bank === undefined)
+          problem('RECON_CONFIG', `${configFile}: expected a "projects" array or a "bank" object`);
+        if (parsed.data.bank !== undefined) {
+          bank = bankConfigFrom(parsed.data.bank);
+          for (const m of bankConfigIssues(bank)) problem('RECON_CONFIG', `${configFile}: ${m}`);
+        }
+        for (const p of parsed.data.projects ?? []) {
           if (projects.some((q) => q.posId === p.posId || q.name === p.name)) {
             problem('RECON_CONFIG', `${configFile}: project ${p.name} repeats a name or posId already configured`);
           } else projects.push(p);
@@ -444,6 +456,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
     auditorToken,
     schedules,
     outDir: path.resolve(get('RECON_OUT_DIR') ?? './out'),
+    bank,
   };
   return issues.length > 0 ? { ok: false, issues } : { ok: true, config };
 }

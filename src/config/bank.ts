@@ -1,0 +1,101 @@
+import { z } from 'zod';
+
+/**
+ * Bank accounts and the rules for matching money that moved (docs/bank.md). Read from the `bank` object
+ * of the file named by RECON_CONFIG. Amounts are minor units written as decimal strings.
+ */
+
+export type BankAccountRole = 'settlement' | 'payouts';
+
+export interface BankAccount {
+  /** IBAN or account number, upper case without spaces: how statements name the account */
+  readonly id: string;
+  readonly currency: string;
+  /** settlement: the PSP pays the marketplace into it; payouts: sub-merchants are paid from it */
+  readonly role: BankAccountRole;
+  readonly name: string | null;
+}
+
+export interface BankConfig {
+  readonly accounts: readonly BankAccount[];
+  readonly settlement: {
+    /** the PSP pays a day's money this many business days (of RECON_TIMEZONE) later */
+    readonly lagBusinessDays: number;
+    /** days that are not business days besides Saturdays and Sundays (YYYY-MM-DD) */
+    readonly holidays: readonly string[];
+    /** per currency: a shortfall up to this many minor units is a bank charge, not a discrepancy */
+    readonly tolerance: Readonly<Record<string, bigint>>;
+    /** a settlement received up to this many business days after it was due is late, beyond it missing */
+    readonly lateBusinessDays: number;
+  };
+  readonly payouts: {
+    /** a statement's amount due not paid within this many days of issue is `payout_missing` */
+    readonly dueDays: number;
+    /** a debit matched by payee and amount must be booked within this many days of the statement's issue */
+    readonly matchWindowDays: number;
+  };
+}
+
+export const normalizeAccountId = (s: string): string => s.replace(/\s+/g, '').toUpperCase();
+
+const minorString = z.string().regex(/^\d+$/, 'expected minor units as a decimal string, e.g. "500"');
+
+export const bankConfigSchema = z
+  .object({
+    accounts: z
+      .array(
+        z.object({
+          id: z.string().min(1),
+          currency: z.string().regex(/^[A-Z]{3}$/, 'expected an ISO 4217 code such as UAH'),
+          role: z.enum(['settlement', 'payouts']),
+          name: z.string().min(1).optional(),
+        }),
+      )
+      .default([]),
+    settlement: z
+      .object({
+        lagBusinessDays: z.number().int().min(0).max(30).default(1),
+        holidays: z.array(z.iso.date()).default([]),
+        tolerance: z.record(z.string().regex(/^[A-Z]{3}$/), minorString).default({}),
+        lateBusinessDays: z.number().int().min(1).max(60).default(3),
+      })
+      .default({ lagBusinessDays: 1, holidays: [], tolerance: {}, lateBusinessDays: 3 }),
+    payouts: z
+      .object({
+        dueDays: z.number().int().min(0).max(365).default(5),
+        matchWindowDays: z.number().int().min(0).max(365).default(10),
+      })
+      .default({ dueDays: 5, matchWindowDays: 10 }),
+  })
+  .strict();
+
+export const EMPTY_BANK_CONFIG: BankConfig = bankConfigFrom(bankConfigSchema.parse({}));
+
+export function bankConfigFrom(raw: z.infer<typeof bankConfigSchema>): BankConfig {
+  return {
+    accounts: raw.accounts.map((a) => ({
+      id: normalizeAccountId(a.id),
+      currency: a.currency,
+      role: a.role,
+      name: a.name ?? null,
+    })),
+    settlement: {
+      lagBusinessDays: raw.settlement.lagBusinessDays,
+      holidays: [...raw.settlement.holidays].sort(),
+      tolerance: Object.fromEntries(Object.entries(raw.settlement.tolerance).map(([c, v]) => [c, BigInt(v)])),
+      lateBusinessDays: raw.settlement.lateBusinessDays,
+    },
+    payouts: raw.payouts,
+  };
+}
+
+/** Problems a schema cannot see: one account configured twice. */
+export function bankConfigIssues(config: BankConfig): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  config.accounts.forEach((a, n) => {
+    if (seen.has(a.id)) out.push(`bank.accounts.${n}.id: account ${a.id} is configured twice`);
+    seen.add(a.id);
+  });
+  return out;
+}
