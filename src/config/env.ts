@@ -144,7 +144,8 @@ export const VARIABLES: readonly VariableDoc[] = [
     name: 'RECON_SUB_MERCHANTS',
     default: '(unset)',
     example: './sub-merchants',
-    meaning: 'directory of CSV files: sub_merchant_id,name,reserve_hold_days',
+    meaning:
+      'sub-merchant directory, a CSV file or a directory of *.csv (sub_merchant_id,name,reserve_hold_days): imported before start, sync, project, statements, demo and the jobs',
   },
   {
     name: 'RECON_GRACE_HOURS',
