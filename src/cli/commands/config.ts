@@ -43,6 +43,7 @@ export function register(program: Command): void {
           apiKey: '(set)',
           apiSecret: '(set)',
           endpointsKey: '(set)',
+          authScheme: p.authScheme,
         })),
         subMerchantDirectory: subMerchantDirectory ?? '(unset: RECON_SUB_MERCHANTS)',
       };
