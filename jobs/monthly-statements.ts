@@ -1,6 +1,7 @@
 import { previousMonth } from '../src/export/nightly-report';
 import { issueStatements } from '../src/export/statements';
 import { runProjections } from '../src/projection/runner';
+import { applySubMerchantDirectory } from '../src/ingest/sub-merchant-directory';
 import type { JobDefinition } from '../src/scheduler/scheduler';
 import type { JobDeps } from './job-deps';
 
@@ -15,6 +16,12 @@ export function monthlyStatementsJob(deps: JobDeps): JobDefinition {
     cron: deps.config.schedules.monthly,
     async run(ctx) {
       const { config } = deps;
+      // The directory in force before anything is judged: a changed file is a new version, a malformed one fails the run.
+      const directory = await applySubMerchantDirectory({
+        store: deps.store,
+        source: config.subMerchantsPath,
+        log: ctx.log,
+      });
       const month = previousMonth(ctx.scheduledFor, config.timezone);
       await runProjections(
         { sql: deps.sql, store: deps.store, log: ctx.log, timezone: config.timezone, graceHours: config.graceHours },
@@ -32,6 +39,9 @@ export function monthlyStatementsJob(deps: JobDeps): JobDefinition {
         lines: r.lines,
         files: r.files.map((f) => f.name),
         runId: r.runId,
+        ...(directory
+          ? { subMerchantDirectory: { path: directory.path, rows: directory.rows, version: directory.version } }
+          : {}),
       };
     },
   };

@@ -2,6 +2,7 @@ import { previousDay, writeNightlyReportFor } from '../src/export/nightly-report
 import { healMissingWebhooks } from '../src/ingest/heal';
 import { syncIncremental } from '../src/ingest/sync';
 import { runProjections } from '../src/projection/runner';
+import { applySubMerchantDirectory } from '../src/ingest/sub-merchant-directory';
 import type { JobDefinition } from '../src/scheduler/scheduler';
 import type { JobDeps } from './job-deps';
 
@@ -17,12 +18,23 @@ export function nightlyReconciliationJob(deps: JobDeps): JobDefinition {
     cron: deps.config.schedules.nightly,
     async run(ctx) {
       const { config } = deps;
+      // The directory in force before anything is judged: a changed file is a new version, a malformed one fails the run.
+      const directory = await applySubMerchantDirectory({
+        store: deps.store,
+        source: config.subMerchantsPath,
+        log: ctx.log,
+      });
       const facts: Array<readonly [string, string | number]> = [
         ['Run scheduled for', ctx.scheduledFor.toISOString()],
         ['Attempt', ctx.attempt],
       ];
       let windowsFailed = 0;
       const counters: Record<string, unknown> = {};
+      if (directory) {
+        const { path, rows, version, registered } = directory;
+        Object.assign(counters, { subMerchantDirectory: { path, rows, version, registered } });
+        facts.push(['Sub-merchant directory', `${path}: ${rows} sub-merchants, version ${version}`]);
+      }
       if (config.projects.length > 0) {
         const sync = await syncIncremental(
           {

@@ -68,24 +68,32 @@ export async function runDemo(baseConfig: Config, log: Logger, opts: DemoOptions
     projects,
     reportPollMaxWaitMs: Math.min(baseConfig.reportPollMaxWaitMs, 60_000),
   };
-  const rt = await openRuntime(config, { log, maxConnections: 16 });
+  const rt = await openRuntime(config, { log, maxConnections: 16, subMerchants: true });
   const app = createHttpApp({ routes: [], log });
   try {
     step(
       `database ready (${config.databaseUrl ? 'DATABASE_URL' : `embedded PostgreSQL in ${config.dataDir}`}), event store: ${rt.store.backend}`,
     );
 
-    const csv = sandbox.scenario.subMerchantCsv();
-    const csvFile = path.join(config.dataDir, 'demo', 'sub-merchants.csv');
-    mkdirSync(path.dirname(csvFile), { recursive: true });
-    writeFileSync(csvFile, csv);
-    const directory = parseSubMerchantCsv(csv, csvFile);
-    if (!directory.ok)
-      throw new Error(`sandbox sub-merchant directory is invalid: ${JSON.stringify(directory.issues[0])}`);
-    const imported = await importSubMerchants(rt.store, directory.rows);
-    step(
-      `sub-merchant directory: ${directory.rows.length} sub-merchants (${imported.registered} new) from ${path.relative(process.cwd(), csvFile)}`,
-    );
+    // RECON_SUB_MERCHANTS, when set, is the directory in force (imported at open); else the sandbox's own.
+    const configured = rt.subMerchantDirectory;
+    if (configured) {
+      step(
+        `sub-merchant directory: RECON_SUB_MERCHANTS=${configured.path}: ${configured.rows} sub-merchants (${configured.registered} new), version ${configured.version}`,
+      );
+    } else {
+      const csv = sandbox.scenario.subMerchantCsv();
+      const csvFile = path.join(config.dataDir, 'demo', 'sub-merchants.csv');
+      mkdirSync(path.dirname(csvFile), { recursive: true });
+      writeFileSync(csvFile, csv);
+      const directory = parseSubMerchantCsv(csv, csvFile);
+      if (!directory.ok)
+        throw new Error(`sandbox sub-merchant directory is invalid: ${JSON.stringify(directory.issues[0])}`);
+      const imported = await importSubMerchants(rt.store, directory.rows);
+      step(
+        `sub-merchant directory: ${directory.rows.length} sub-merchants (${imported.registered} new) from ${path.relative(process.cwd(), csvFile)}`,
+      );
+    }
 
     // The receiver listens before anything is sent to it; the sandbox re-sends there on request too.
     const receiver = createWebhookReceiver({

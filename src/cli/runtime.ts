@@ -1,5 +1,10 @@
 import { ConfigError, requireConfig, secretValues, type Config } from '../config/env';
 import { openDatabase, type Database, type Sql } from '../db/connect';
+import {
+  applySubMerchantDirectory,
+  type DirectoryApplied,
+  SubMerchantDirectoryError,
+} from '../ingest/sub-merchant-directory';
 import { createLogger, type Logger } from '../log';
 import { openEventStore } from '../store/open';
 import { readTransactionCounter } from '../store/transaction-counter';
@@ -12,6 +17,8 @@ export interface Runtime {
   readonly db: Database;
   readonly sql: Sql;
   readonly store: EventStore;
+  /** RECON_SUB_MERCHANTS as imported at open (with `subMerchants: true` and the variable set) */
+  readonly subMerchantDirectory?: DirectoryApplied;
 }
 
 export class UsageError extends Error {
@@ -38,9 +45,18 @@ export function loggerFor(config: Config): Logger {
   return createLogger({ level: config.logLevel, secrets: secretValues(config) });
 }
 
+export interface RuntimeOptions {
+  readonly maxConnections?: number;
+  /**
+   * Import RECON_SUB_MERCHANTS (when set) before the command runs: every command that judges (start, sync,
+   * project, statements, demo, the jobs) sees the directory in force. A malformed directory stops the command.
+   */
+  readonly subMerchants?: boolean;
+}
+
 export async function openRuntime(
   config: Config,
-  opts: { log?: Logger; maxConnections?: number; signal?: AbortSignal } = {},
+  opts: RuntimeOptions & { log?: Logger; signal?: AbortSignal } = {},
 ): Promise<Runtime> {
   const log = opts.log ?? loggerFor(config);
   const db = await openDatabase(config, log, { max: opts.maxConnections ?? 10, signal: opts.signal });
@@ -59,12 +75,28 @@ export async function openRuntime(
       );
     }
   }
-  return { config, log, db, sql: db.sql, store };
+  const rt: Runtime = { config, log, db, sql: db.sql, store };
+  if (!opts.subMerchants) return rt;
+  try {
+    const directory = await applySubMerchantDirectory({ store, source: config.subMerchantsPath, log });
+    return directory ? { ...rt, subMerchantDirectory: directory } : rt;
+  } catch (e) {
+    await closeRuntime(rt);
+    throw e instanceof SubMerchantDirectoryError ? new UsageError(e.message) : e;
+  }
 }
 
 export async function closeRuntime(rt: Runtime): Promise<void> {
   await rt.store.close();
   await rt.db.close();
+}
+
+/** `withRuntime` for a command that judges (sync, project, statements): RECON_SUB_MERCHANTS is imported first. */
+export function withJudgingRuntime<T>(
+  fn: (rt: Runtime, signal: AbortSignal) => Promise<T>,
+  opts: RuntimeOptions = {},
+): Promise<T> {
+  return withRuntime(fn, { ...opts, subMerchants: true });
 }
 
 /**
@@ -73,7 +105,7 @@ export async function closeRuntime(rt: Runtime): Promise<void> {
  */
 export async function withRuntime<T>(
   fn: (rt: Runtime, signal: AbortSignal) => Promise<T>,
-  opts: { maxConnections?: number } = {},
+  opts: RuntimeOptions = {},
 ): Promise<T> {
   const config = loadConfigOrExit();
   const log = loggerFor(config);

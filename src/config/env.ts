@@ -21,6 +21,8 @@ export interface PspProject {
   readonly apiKey: string;
   readonly apiSecret: string;
   readonly endpointsKey: string;
+  /** scheme token of the X-API-AUTH header (`<scheme> <key>:<secret>`); PAY when not given */
+  readonly authScheme?: string;
 }
 
 export interface Config {
@@ -124,7 +126,13 @@ export const VARIABLES: readonly VariableDoc[] = [
     name: 'PSP_POS_ID',
     default: '(none)',
     example: '6b1d2a4e-7c0f-4f51-9d3e-1a2b3c4d5e6f',
-    meaning: 'point-of-sale (project) identifier',
+    meaning: 'point-of-sale (project) identifier, 8-4-4-4-12 hex digits as the PSP issues it',
+  },
+  {
+    name: 'PSP_AUTH_SCHEME',
+    default: 'PAY',
+    example: 'PAY',
+    meaning: 'scheme token of the X-API-AUTH header (`<scheme> <key>:<secret>`); per project: `authScheme`',
   },
   { name: 'PSP_API_KEY', default: '(none)', example: 'pk_test_123', meaning: 'API key (secret, never echoed)' },
   {
@@ -144,7 +152,7 @@ export const VARIABLES: readonly VariableDoc[] = [
     name: 'RECON_SUB_MERCHANTS',
     default: '(unset)',
     example: './sub-merchants',
-    meaning: 'directory of CSV files: sub_merchant_id,name,reserve_hold_days',
+    meaning: 'sub-merchant CSV file or directory of `*.csv`, in force for every command that judges (docs/ledger.md)',
   },
   {
     name: 'RECON_GRACE_HOURS',
@@ -217,6 +225,22 @@ export const VARIABLES: readonly VariableDoc[] = [
   },
 ];
 
+/**
+ * The ids the PSP issues (pos_id, project ids): 8-4-4-4-12 hex digits. Not z.uuid(): that also demands an
+ * RFC 9562 version and variant, and the PSP's own documentation shows ids whose variant digit is not one.
+ */
+const PSP_ID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+const pspId = z.string().regex(PSP_ID, 'expected an id of 8-4-4-4-12 hex digits');
+
+/** An HTTP authentication scheme token (RFC 9110 token characters, no spaces). */
+const authScheme = z
+  .string()
+  .regex(
+    /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,40}$/,
+    'expected a scheme token such as PAY (letters, digits, - . _; no spaces)',
+  );
+export const DEFAULT_AUTH_SCHEME = 'PAY';
+
 const exampleOf = (name: string): string => VARIABLES.find((v) => v.name === name)?.example ?? '';
 
 const projectFileSchema = z.object({
@@ -224,12 +248,13 @@ const projectFileSchema = z.object({
     .array(
       z.object({
         name: z.string().min(1),
-        posId: z.uuid(),
+        posId: pspId,
         baseUrl: z.url(),
         reportUrl: z.url(),
         apiKey: z.string().min(1),
         apiSecret: z.string().min(1),
         endpointsKey: z.string().min(1),
+        authScheme: authScheme.optional(),
       }),
     )
     .min(1)
@@ -299,6 +324,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
     problem('RECON_TIMEZONE', `expected an IANA time zone name, got ${JSON.stringify(timezone)}`);
 
   const projects: PspProject[] = [];
+  const schemeGiven = get('PSP_AUTH_SCHEME');
+  if (schemeGiven !== undefined && !authScheme.safeParse(schemeGiven).success)
+    problem('PSP_AUTH_SCHEME', `expected a scheme token such as PAY (no spaces), got ${JSON.stringify(schemeGiven)}`);
+  const schemeOfEnv = schemeGiven ?? DEFAULT_AUTH_SCHEME;
   const pspVars = [
     'PSP_BASE_URL',
     'PSP_REPORT_URL',
@@ -314,8 +343,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
     const baseUrl = url('PSP_BASE_URL', ['http:', 'https:']);
     const reportUrl = url('PSP_REPORT_URL', ['http:', 'https:']);
     const posId = get('PSP_POS_ID');
-    if (posId !== undefined && !z.uuid().safeParse(posId).success)
-      problem('PSP_POS_ID', `expected a UUID, got ${JSON.stringify(posId)}`);
+    if (posId !== undefined && !PSP_ID.test(posId))
+      problem('PSP_POS_ID', `expected an id of 8-4-4-4-12 hex digits, got ${JSON.stringify(posId)}`);
     if (issues.length === 0 && baseUrl && reportUrl && posId) {
       projects.push({
         name: get('PSP_PROJECT_NAME') ?? 'default',
@@ -325,6 +354,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
         apiKey: get('PSP_API_KEY')!,
         apiSecret: get('PSP_API_SECRET')!,
         endpointsKey: get('PSP_ENDPOINTS_KEY')!,
+        authScheme: schemeOfEnv,
       });
     }
   }
@@ -387,7 +417,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
         for (const p of parsed.data.projects ?? []) {
           if (projects.some((q) => q.posId === p.posId || q.name === p.name)) {
             problem('RECON_CONFIG', `${configFile}: project ${p.name} repeats a name or posId already configured`);
-          } else projects.push(p);
+          } else projects.push({ ...p, authScheme: p.authScheme ?? schemeOfEnv });
         }
       }
     }

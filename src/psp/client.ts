@@ -8,6 +8,7 @@ import { isPlainObject, jsonArrayItems, parseJsonExact, toPlainJson } from './js
 import {
   paymentRecord,
   pspErrorBody,
+  pspErrorFields,
   registerStartResponse,
   type DirectPurchaseRequest,
   type HostedPurchaseRequest,
@@ -82,7 +83,12 @@ export interface PspClient {
   /** one fetch attempt: not ready, or the records as a stream of exact JSON texts */
   fetchRegisterReport(reportId: string): Promise<{ ready: false } | { ready: true; records: AsyncGenerator<string> }>;
   cancelPayment(orderId: string): Promise<PaymentRecord[]>;
-  resendWebhook(orderId: string, operation: string, opts?: { transactionId?: string }): Promise<PaymentRecord>;
+  /**
+   * Asks the PSP to send an operation's webhook again. A 2xx is the request accepted: the record when the
+   * answer is one, else null (the PSP's material shows other answers to a re-send, and asking again would
+   * only repeat a request already taken).
+   */
+  resendWebhook(orderId: string, operation: string, opts?: { transactionId?: string }): Promise<PaymentRecord | null>;
   readonly project: PspProject;
 }
 
@@ -143,6 +149,21 @@ export function retryAfterMs(value: string | null, now: Date = new Date()): numb
 }
 
 /**
+ * Card fields as every real client sends them: the expiry month and year as JSON integers ("09" → 9) and the
+ * card number as digits only (the spaces and dashes people type removed). Applied after validation, which
+ * has checked their forms.
+ */
+function cardFields(req: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (typeof req.cc_number === 'string') out.cc_number = req.cc_number.replace(/[ -]/g, '');
+  for (const f of ['exp_month', 'exp_year'] as const) {
+    const v = req[f];
+    if (typeof v === 'string' && /^\d{1,4}$/.test(v.trim())) out[f] = Number(v.trim());
+  }
+  return out;
+}
+
+/**
  * JSON body of a request with amounts written as JSON numbers, exactly: from the minor units the amount
  * parses to ("012.50" and "12.5" are sent as 12.50; lossless-json refuses a leading zero, found in review).
  */
@@ -152,7 +173,7 @@ export function serializeRequest(req: Record<string, unknown>): string {
     const a = parseAmount(v, { allowNegative: true });
     return a.ok ? new LosslessNumber(formatMinor(a.minor)) : v;
   };
-  const copy: Record<string, unknown> = { ...req, amount: num(req.amount) };
+  const copy: Record<string, unknown> = { ...req, amount: num(req.amount), ...cardFields(req) };
   if (Array.isArray(req.split))
     copy.split = req.split.map((i) => (isPlainObject(i) ? { ...i, amount: num(i.amount) } : i));
   if (isPlainObject(req.init_recurring))
@@ -189,7 +210,7 @@ export function createPspClient(project: PspProject, opts: PspClientOptions = {}
       for (const [k, v] of Object.entries(opts.signer({ method: call.method, url, body: call.body, project })))
         h.set(k, v);
     } else {
-      h.set('X-API-AUTH', `PAY ${project.apiKey}:${project.apiSecret}`);
+      h.set('X-API-AUTH', `${project.authScheme ?? 'PAY'} ${project.apiKey}:${project.apiSecret}`);
       h.set('X-API-KEY', project.endpointsKey);
     }
     return h;
@@ -200,23 +221,27 @@ export function createPspClient(project: PspProject, opts: PspClientOptions = {}
   const httpError = (call: Call, status: number, text: string, headers: Headers, attempts: number): PspError => {
     let pspCode: string | undefined;
     let pspMessage: string | undefined;
+    let pspViolations: string[] = [];
     const parsed = parseJsonExact(text);
     if (parsed.ok) {
       const b = pspErrorBody.safeParse(parsed.value);
       if (b.success) {
-        const code = b.data.args?.code ?? b.data.code;
-        pspCode = code == null ? undefined : clean(typeof code === 'object' ? code.value : String(code), call);
-        pspMessage = b.data.message == null ? undefined : clean(b.data.message, call);
+        const f = pspErrorFields(b.data);
+        pspCode = f.code === undefined ? undefined : clean(f.code, call);
+        pspMessage = f.message === undefined ? undefined : clean(f.message, call);
+        pspViolations = f.violations.map((v) => clean(v, call));
       }
     }
     const ra = retryAfterMs(headers.get('retry-after'), now());
+    const told = [pspMessage, pspViolations.join('; ')].filter(Boolean).join(': ');
     return new PspError(
       'PSP_HTTP_ERROR',
-      `PSP answered ${status} on ${call.endpoint}${pspCode ? ` (${pspCode})` : ''}${pspMessage ? `: ${pspMessage}` : ''}`,
+      `PSP answered ${status} on ${call.endpoint}${pspCode ? ` (${pspCode})` : ''}${told ? `: ${told}` : ''}`,
       {
         status,
         pspCode,
         pspMessage,
+        ...(pspViolations.length > 0 ? { pspViolations } : {}),
         endpoint: call.endpoint,
         attempts,
         ...(ra !== undefined ? { retryAfterMs: ra } : {}),
@@ -697,7 +722,14 @@ export function createPspClient(project: PspProject, opts: PspClientOptions = {}
         retry: true,
       };
       const a = expectOk(call, await send(call));
-      return recordOf(call, jsonOf(call, a), a.status);
+      const p = parseJsonExact(a.text);
+      const r = p.ok ? paymentRecord.safeParse(p.value) : undefined;
+      if (r?.success) return r.data;
+      log.info('webhook re-send accepted; the answer is not a payment record', {
+        endpoint: call.endpoint,
+        status: a.status,
+      });
+      return null;
     },
   };
 

@@ -19,6 +19,8 @@ export interface PspErrorDetails {
   readonly status?: number;
   readonly pspCode?: string;
   readonly pspMessage?: string;
+  /** the violations an error body listed (`field_name: violation` or the sentence given) */
+  readonly pspViolations?: readonly string[];
   readonly endpoint: string;
   readonly attempts?: number;
   readonly violations?: readonly Violation[];
@@ -36,6 +38,7 @@ export class PspError extends Error {
   readonly status: number | undefined;
   readonly pspCode: string | undefined;
   readonly pspMessage: string | undefined;
+  readonly pspViolations: readonly string[];
   readonly endpoint: string;
   readonly attempts: number;
   readonly violations: readonly Violation[];
@@ -50,6 +53,7 @@ export class PspError extends Error {
     this.status = d.status;
     this.pspCode = d.pspCode;
     this.pspMessage = d.pspMessage;
+    this.pspViolations = d.pspViolations ?? [];
     this.endpoint = d.endpoint;
     this.attempts = d.attempts ?? 1;
     this.violations = d.violations ?? [];
@@ -67,6 +71,7 @@ export class PspError extends Error {
       status: this.status,
       pspCode: this.pspCode,
       pspMessage: this.pspMessage,
+      ...(this.pspViolations.length > 0 ? { pspViolations: this.pspViolations } : {}),
       endpoint: this.endpoint,
       attempts: this.attempts,
       ...(this.violations.length > 0 ? { violations: this.violations } : {}),

@@ -560,13 +560,25 @@ export function webhookKindOf(method: OperationMethod, hasRecurring: boolean): N
   }
 }
 
+/**
+ * `fee` as a bare number (the interface gives an object `{ amount, currency }`; the PSP's plugins also show
+ * `"fee": 12.5`) is read as the total fee in the webhook's own currency. Without this a number passed the object
+ * schema as an empty object and the fee was lost. A JSON number is never a plain object, so the object form
+ * is untouched.
+ */
+function feeAsObject(obj: Record<string, unknown>): Record<string, unknown> {
+  const fee = obj.fee;
+  if (typeof fee !== 'number' && !isLosslessNumber(fee)) return obj;
+  return { ...obj, fee: { amount: fee, currency: obj.currency } };
+}
+
 /** A webhook (6.2–6.5) from the decoded JSON text of its `data` field. */
 export const parseWebhookPayload = exactOnRefusal(readWebhookPayload);
 
 function readWebhookPayload(json: string, opts: ParseOptions): ParseResult<NormalizedWebhook> {
   const root = readObject(json, opts);
   if (!root.ok) return root;
-  const obj = root.value;
+  const obj = feeAsObject(root.value);
   if (typeof obj.method !== 'string') return fail('method', 'expected a method');
   const m = methodOf(obj.method);
   if (!m.ok) return m;

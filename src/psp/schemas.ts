@@ -477,10 +477,57 @@ export type WebhookForm = z.infer<typeof webhookForm>;
 // ---------------------------------------------------------------------------------------------
 // 7: error bodies
 
-/** The live service answers errors with `{ message, args: { code } }`; `{ message, code }` is also read. */
+const errorCode = z.union([z.string(), lossless, z.number()]);
+
+/** One entry of an `args` list: `{ field_name, violation }` (the PSP's plugins) or a plain sentence (an SDK). */
+const errorViolation = z.union([
+  z.string(),
+  z.looseObject({ field_name: z.string().nullish(), violation: z.union([z.string(), z.number()]).nullish() }),
+]);
+
+/**
+ * Error bodies as the PSP's own material shows them: `{ message, args: { code } }` (the live service),
+ * `{ message, code }`, and `{ message, code?, args: [{ field_name, violation }, …] }` or `args: ["…", …]`
+ * (its plugins and a production SDK). Each part is read on its own, so one odd part never loses the others.
+ */
 export const pspErrorBody = z.looseObject({
-  message: z.string().nullish(),
-  code: z.union([z.string(), lossless, z.number()]).nullish(),
-  args: z.looseObject({ code: z.union([z.string(), lossless, z.number()]).nullish() }).nullish(),
+  message: z.unknown().optional(),
+  code: z.unknown().optional(),
+  args: z.unknown().optional(),
 });
 export type PspErrorBody = z.infer<typeof pspErrorBody>;
+
+export interface PspErrorFields {
+  readonly code?: string;
+  readonly message?: string;
+  /** `field_name: violation`, or the sentence given */
+  readonly violations: readonly string[];
+}
+
+const codeText = (v: unknown): string | undefined => {
+  const c = errorCode.safeParse(v);
+  if (!c.success) return undefined;
+  return typeof c.data === 'object' ? c.data.value : String(c.data);
+};
+
+/** The code (from `args.code`, else `code`), the message and the violations of an error body. */
+export function pspErrorFields(body: PspErrorBody): PspErrorFields {
+  const args = body.args;
+  const list = Array.isArray(args) ? args : [];
+  const fromArgs =
+    args && typeof args === 'object' && !Array.isArray(args) ? (args as { code?: unknown }).code : undefined;
+  const violations = list.map((entry) => {
+    const v = errorViolation.safeParse(entry);
+    if (!v.success) return JSON.stringify(entry);
+    if (typeof v.data === 'string') return v.data;
+    const field = v.data.field_name ?? '';
+    const what = v.data.violation == null ? '' : String(v.data.violation);
+    return field && what ? `${field}: ${what}` : field || what || JSON.stringify(entry);
+  });
+  const code = codeText(fromArgs) ?? codeText(body.code);
+  return {
+    ...(code !== undefined ? { code } : {}),
+    ...(typeof body.message === 'string' ? { message: body.message } : {}),
+    violations,
+  };
+}

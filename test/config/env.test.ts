@@ -122,6 +122,7 @@ describe('configuration defaults', () => {
         apiKey: psp.PSP_API_KEY,
         apiSecret: psp.PSP_API_SECRET,
         endpointsKey: psp.PSP_ENDPOINTS_KEY,
+        authScheme: 'PAY',
       },
     ]);
     expect(c.graceHours).toBe(12);
@@ -175,7 +176,7 @@ describe('a bad or missing configuration', () => {
       'PSP_API_KEY: missing: the PSP_* variables are given together (example: PSP_API_KEY=pk_test_123)',
     );
     expect(message).toMatch(/EVENTSTORE_URL: expected a URL starting with esdb:\/\//);
-    expect(message).toMatch(/PSP_POS_ID: expected a UUID/);
+    expect(message).toMatch(/PSP_POS_ID: expected an id of 8-4-4-4-12 hex digits/);
     for (const i of issues) {
       expect(i.problem, i.variable).toMatch(/expected|missing|not an IP/);
       expect(i.example, i.variable).not.toBe('');
@@ -245,7 +246,7 @@ describe('the project file (several PSP projects)', () => {
       LIVE_EP: 'ek_live_from_env',
     });
     expect(c.projects.map((p) => p.name)).toEqual(['test', 'live']);
-    expect(c.projects[0]).toEqual(project('test', POS_TEST));
+    expect(c.projects[0]).toEqual({ ...project('test', POS_TEST), authScheme: 'PAY' });
     expect(c.projects[1]).toMatchObject({
       posId: POS_LIVE,
       apiKey: 'pk_live_from_env',

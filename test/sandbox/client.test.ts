@@ -113,7 +113,7 @@ describe('PSP client against the sandbox', () => {
 
     const lost = sb.scenario.groundTruth.find((e) => e.type === 'missing_webhook' && e.detail.lostForGood === false)!;
     const rec = await client.resendWebhook(lost.orderId!, lost.method!, { transactionId: lost.transactionId! });
-    expect(rec.payment_id).toBe(lost.paymentId);
+    expect(rec?.payment_id).toBe(lost.paymentId);
     await sb.settled();
     const hook = rx.received.find((w) => w.body.payment_id === lost.paymentId && w.body.method === lost.method)!;
     expect(verify(sb.projects[0]!.apiSecret, hook.data, hook.signature)).toBe(true);

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { VARIABLES, loadConfig, formatConfigIssues } from '../../config/env';
+import { describeSubMerchantDirectory, SubMerchantDirectoryError } from '../../ingest/sub-merchant-directory';
 
 export function register(program: Command): void {
   program
@@ -19,6 +20,16 @@ export function register(program: Command): void {
         return;
       }
       const c = r.config;
+      // The directory is checked as the commands that import it check it (no database needed).
+      let subMerchantDirectory: ReturnType<typeof describeSubMerchantDirectory> | undefined;
+      try {
+        subMerchantDirectory = c.subMerchantsPath ? describeSubMerchantDirectory(c.subMerchantsPath) : undefined;
+      } catch (e) {
+        if (!(e instanceof SubMerchantDirectoryError)) throw e;
+        process.stderr.write(`recon cannot start: ${e.message}\n`);
+        process.exitCode = 2;
+        return;
+      }
       const shown = {
         ...c,
         databaseUrl: c.databaseUrl ? '(set)' : '(embedded)',
@@ -32,7 +43,9 @@ export function register(program: Command): void {
           apiKey: '(set)',
           apiSecret: '(set)',
           endpointsKey: '(set)',
+          authScheme: p.authScheme,
         })),
+        subMerchantDirectory: subMerchantDirectory ?? '(unset: RECON_SUB_MERCHANTS)',
       };
       process.stdout.write(JSON.stringify(shown, null, 2) + '\n');
     });

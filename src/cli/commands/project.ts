@@ -6,7 +6,7 @@ import {
   type Report,
   type RunnerDeps,
 } from '../../projection/runner';
-import { UsageError, withRuntime } from '../runtime';
+import { UsageError, withJudgingRuntime } from '../runtime';
 
 function print(report: Report): void {
   const rows = report.projections.map((p) => [
@@ -43,7 +43,7 @@ export function register(program: Command): void {
       const batchSize = Number(opts.batch);
       if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 100_000)
         throw new UsageError(`--batch must be an integer from 1 to 100000 (got ${opts.batch})`);
-      await withRuntime(async (rt, signal) => {
+      await withJudgingRuntime(async (rt, signal) => {
         if (opts.status) {
           for (const b of await projectionBuilds(rt.sql)) {
             process.stdout.write(

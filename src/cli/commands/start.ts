@@ -23,7 +23,7 @@ export function register(program: Command): void {
       await withRuntime(
         (rt, signal) =>
           runWorker(rt, signal, { port, host: opts.host, scheduler: opts.scheduler, projections: opts.projections }),
-        { maxConnections: 20 },
+        { maxConnections: 20, subMerchants: true },
       );
     });
 }

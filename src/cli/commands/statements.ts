@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { issueStatements, statementRuns } from '../../export/statements';
 import { parsePosition } from '../../store/types';
-import { UsageError, withRuntime } from '../runtime';
+import { UsageError, withJudgingRuntime } from '../runtime';
 
 export function register(program: Command): void {
   program
@@ -25,7 +25,7 @@ export function register(program: Command): void {
         } catch (e) {
           throw new UsageError(`--at-position: ${(e as Error).message}`);
         }
-        await withRuntime(async (rt, signal) => {
+        await withJudgingRuntime(async (rt, signal) => {
           if (opts.runs) {
             for (const r of await statementRuns(rt.sql, opts.month ? { month: opts.month } : {})) {
               process.stdout.write(

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { createProgressReporter } from '../../ingest/progress';
 import type { SyncDeps, SyncReport } from '../../ingest/sync';
 import { calendarDay } from '../options';
-import { UsageError, withRuntime } from '../runtime';
+import { UsageError, withJudgingRuntime } from '../runtime';
 
 export function register(program: Command): void {
   program
@@ -34,7 +34,7 @@ export function register(program: Command): void {
         }
         // Loaded on use: `recon --help` stays fast and independent of the PSP client.
         const { syncIncremental, syncRange } = await import('../../ingest/sync');
-        const report = await withRuntime(async (rt, signal) => {
+        const report = await withJudgingRuntime(async (rt, signal) => {
           if (rt.config.projects.length === 0)
             throw new UsageError('no PSP project configured (PSP_* variables or RECON_CONFIG)');
           const deps: SyncDeps = {
