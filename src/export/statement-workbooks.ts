@@ -153,7 +153,7 @@ const periodText = (meta: StatementMeta) => {
 // Rows between two checks of the zip stream's backlog (see drainSheet).
 const ROWS_PER_YIELD = 2000;
 
-const BRIDGE: ReadonlyArray<{ label: string; value: (f: StatementFigures) => bigint }> = [
+export const BRIDGE: ReadonlyArray<{ label: string; value: (f: StatementFigures) => bigint }> = [
   { label: "Opening balance (the previous statement's closing)", value: (f) => f.opening },
   { label: '± Adjustments to earlier months (sheet Adjustments)', value: (f) => f.adjustments ?? 0n },
   { label: '+ Gross sales (shares)', value: (f) => f.gross },
