@@ -49,6 +49,8 @@ export interface Config {
   readonly outDir: string;
   /** bank accounts and the rules for matching money that moved (the `bank` object of RECON_CONFIG) */
   readonly bank: BankConfig;
+  /** where statements are e-mailed from (unset: `recon statements send` is off) */
+  readonly mail: { readonly smtpUrl: string; readonly from: string } | undefined;
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -67,6 +69,7 @@ export const SECRET_VARIABLES = [
   'PSP_API_SECRET',
   'PSP_ENDPOINTS_KEY',
   'RECON_AUDITOR_TOKEN',
+  'RECON_SMTP_URL',
   'DATABASE_URL',
   'EVENTSTORE_URL',
 ] as const;
@@ -198,6 +201,18 @@ export const VARIABLES: readonly VariableDoc[] = [
     default: '(unset: auditor API off)',
     example: 'a-long-random-token',
     meaning: 'bearer token of the read-only auditor HTTP API (secret)',
+  },
+  {
+    name: 'RECON_SMTP_URL',
+    default: '(unset: statements are not e-mailed)',
+    example: 'smtps://statements%40example.com:app-password@smtp.example.com:465',
+    meaning: 'SMTP server statements are sent through (recon statements send); its password is a secret',
+  },
+  {
+    name: 'RECON_MAIL_FROM',
+    default: '(required with RECON_SMTP_URL)',
+    example: 'Marketplace Payouts <payouts@example.com>',
+    meaning: 'sender of the statement e-mails',
   },
   {
     name: 'RECON_CRON_NIGHTLY',
@@ -443,6 +458,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
     .filter(Boolean);
   for (const ip of trustedProxies)
     if (canonicalIp(ip) === undefined) problem('WEBHOOK_TRUSTED_PROXIES', `not an IP address: ${JSON.stringify(ip)}`);
+  const smtpUrl = get('RECON_SMTP_URL');
+  const mailFrom = get('RECON_MAIL_FROM');
+  if (smtpUrl !== undefined) {
+    let protocol = '';
+    try {
+      protocol = new URL(smtpUrl).protocol;
+    } catch {
+      // reported below; the value holds a password and is not echoed
+    }
+    if (protocol !== 'smtp:' && protocol !== 'smtps:')
+      problem('RECON_SMTP_URL', 'expected smtp://user:password@host:port or smtps://… (value not shown)');
+    if (mailFrom === undefined || !mailFrom.includes('@'))
+      problem('RECON_MAIL_FROM', 'an e-mail address is required with RECON_SMTP_URL');
+  }
   const auditorToken = get('RECON_AUDITOR_TOKEN');
   if (auditorToken !== undefined && auditorToken.length < 16)
     problem('RECON_AUDITOR_TOKEN', 'expected at least 16 characters');
@@ -487,6 +516,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
     schedules,
     outDir: path.resolve(get('RECON_OUT_DIR') ?? './out'),
     bank,
+    mail: smtpUrl !== undefined && mailFrom !== undefined ? { smtpUrl, from: mailFrom } : undefined,
   };
   return issues.length > 0 ? { ok: false, issues } : { ok: true, config };
 }
@@ -503,7 +533,7 @@ export function secretValues(config: Config): string[] {
   const values = config.projects.flatMap((p) => [p.apiKey, p.apiSecret, p.endpointsKey]);
   if (config.auditorToken) values.push(config.auditorToken);
   // the passwords of the connection strings, as written and decoded (a client library may print either)
-  for (const u of [config.databaseUrl, config.eventStoreUrl]) values.push(...urlPasswords(u));
+  for (const u of [config.databaseUrl, config.eventStoreUrl, config.mail?.smtpUrl]) values.push(...urlPasswords(u));
   return values.filter((v) => v.length >= 4);
 }
 

@@ -11,6 +11,8 @@ import {
   DATE_TIME_FORMAT,
   ExportError,
   addTableSheet,
+  BOLD_FONT,
+  printSetup,
   closeTable,
   createLocalTime,
   excelDay,
@@ -153,7 +155,7 @@ const periodText = (meta: StatementMeta) => {
 // Rows between two checks of the zip stream's backlog (see drainSheet).
 const ROWS_PER_YIELD = 2000;
 
-const BRIDGE: ReadonlyArray<{ label: string; value: (f: StatementFigures) => bigint }> = [
+export const BRIDGE: ReadonlyArray<{ label: string; value: (f: StatementFigures) => bigint }> = [
   { label: "Opening balance (the previous statement's closing)", value: (f) => f.opening },
   { label: '± Adjustments to earlier months (sheet Adjustments)', value: (f) => f.adjustments ?? 0n },
   { label: '+ Gross sales (shares)', value: (f) => f.gross },
@@ -188,8 +190,12 @@ export async function writeStatementWorkbook(
   let lineCount = 0;
   try {
     // Summary: who, which period, cut where; then the bridge, one column per currency.
-    const summary = wb.addWorksheet('Summary', { views: [{ state: 'frozen', xSplit: 1, ySplit: 9 }] });
-    summary.columns = [{ width: 48 }, ...figures.map(() => ({ width: 20 }))];
+    const summaryWidths = [64, ...figures.map(() => 20)];
+    const summary = wb.addWorksheet('Summary', {
+      views: [{ state: 'frozen', xSplit: 1, ySplit: 9 }],
+      ...printSetup(summaryWidths, 0),
+    });
+    summary.columns = summaryWidths.map((width) => ({ width }));
     const info: Array<[string, string]> = [
       ['Sub-merchant', safeText(first.subMerchantName)],
       ['Sub-merchant id', safeText(first.subMerchantId)],
@@ -206,12 +212,12 @@ export async function writeStatementWorkbook(
     ];
     for (const [label, value] of info) {
       const r = summary.addRow([label, value]);
-      r.getCell(1).font = { bold: true };
+      r.getCell(1).font = BOLD_FONT;
       r.commit();
     }
     summary.addRow([]).commit();
     const head = summary.addRow(['Payout bridge', ...figures.map((f) => f.currency)]);
-    head.font = { bold: true };
+    head.font = BOLD_FONT;
     head.commit();
     const firstBridgeRow = info.length + 3;
     for (const line of BRIDGE) {
@@ -219,7 +225,7 @@ export async function writeStatementWorkbook(
       figures.forEach((f, i) => {
         r.getCell(i + 2).numFmt = moneyFormat(f.currency);
       });
-      if (line.label.startsWith('=') || line.label.startsWith('Closing')) r.font = { bold: true };
+      if (line.label.startsWith('=') || line.label.startsWith('Closing')) r.font = BOLD_FONT;
       r.commit();
     }
     // The one live formula: Excel recomputes opening + adjustments + net payable − closing, which must show zero.
@@ -505,10 +511,13 @@ export async function writePayoutsWorkbook(
           ],
         })),
     );
-    const run = pending.workbook.addWorksheet('Run', { views: [{ state: 'frozen', ySplit: 1 }] });
+    const run = pending.workbook.addWorksheet('Run', {
+      views: [{ state: 'frozen', ySplit: 1 }],
+      ...printSetup([30, 70]),
+    });
     run.columns = [{ width: 30 }, { width: 70 }];
     const head = run.addRow(['Field', 'Value']);
-    head.font = { bold: true };
+    head.font = BOLD_FONT;
     head.commit();
     const facts: Array<[string, string | number]> = [
       ['Period', periodText(meta)],

@@ -136,8 +136,40 @@ export interface TableSheet {
   readonly columns: readonly ColumnSpec[];
 }
 
-const HEADER_FONT = { bold: true } as const;
-const TOTAL_FONT = { bold: true } as const;
+/** One font family throughout: a bold run without a name is drawn in the viewer's default font. */
+export const FONT_NAME = 'Calibri';
+export const BOLD_FONT = { name: FONT_NAME, size: 11, bold: true } as const;
+const HEADER_FONT = BOLD_FONT;
+const TOTAL_FONT = BOLD_FONT;
+
+/** Widths in characters above which a sheet is printed landscape. */
+const PORTRAIT_MAX_WIDTH = 100;
+
+/**
+ * Print setup of every sheet: one page wide (as many tall as needed), landscape when wide, the header
+ * rows repeated on every page, and the file, sheet and page numbers in the header and footer.
+ */
+export function printSetup(columnWidths: readonly number[], headerRows = 1) {
+  const total = columnWidths.reduce((s, w) => s + w, 0);
+  return {
+    pageSetup: {
+      paperSize: 9, // A4
+      orientation: total > PORTRAIT_MAX_WIDTH ? ('landscape' as const) : ('portrait' as const),
+      fitToPage: true,
+      fitToWidth: 1,
+      fitToHeight: 0,
+      ...(headerRows > 0 ? { printTitlesRow: `1:${headerRows}` } : {}),
+      margins: { left: 0.5, right: 0.5, top: 0.75, bottom: 0.75, header: 0.3, footer: 0.3 },
+    },
+    headerFooter: {
+      oddHeader: '&L&"Calibri,Bold"&F&R&A',
+      oddFooter: '&RPage &P of &N',
+    },
+  };
+}
+
+/** A column wide enough for its header and its widest expected value, so nothing prints cut. */
+export const columnWidth = (c: ColumnSpec): number => Math.max(c.width, c.header.length + 2);
 
 /** A sheet with a frozen, bold header row; the autofilter is set over the data when it is closed. */
 export function addTableSheet(
@@ -146,11 +178,16 @@ export function addTableSheet(
   columns: readonly ColumnSpec[],
   opts: { tabColor?: string } = {},
 ): TableSheet {
+  const widths = columns.map(columnWidth);
   const sheet = workbook.addWorksheet(name, {
     views: [{ state: 'frozen', xSplit: 0, ySplit: 1 }],
     ...(opts.tabColor ? { properties: { tabColor: { argb: opts.tabColor } } } : {}),
+    ...printSetup(widths),
   });
-  sheet.columns = columns.map((c) => ({ width: c.width, ...(c.numFmt ? { style: { numFmt: c.numFmt } } : {}) }));
+  sheet.columns = columns.map((c, i) => ({
+    width: widths[i],
+    ...(c.numFmt ? { style: { numFmt: c.numFmt } } : {}),
+  }));
   const header = sheet.addRow(columns.map((c) => c.header));
   header.font = HEADER_FONT;
   header.commit();

@@ -3,10 +3,12 @@ import type { Command } from 'commander';
 import { issueStatements, statementRuns } from '../../export/statements';
 import { parsePosition } from '../../store/types';
 import { UsageError, withJudgingRuntime } from '../runtime';
+import { addSendCommand } from '../statements-send';
 
 export function register(program: Command): void {
-  program
-    .command('statements')
+  const statements = program.command('statements');
+  addSendCommand(statements);
+  statements
     .description(
       "write the monthly payout statements (one workbook per sub-merchant) and the Payouts index, cut at the journal's checkpoint, and record the run",
     )

@@ -1,0 +1,73 @@
+import path from 'node:path';
+import type { Command } from 'commander';
+import nodemailer from 'nodemailer';
+import { SubMerchantRegistered, subMerchantStream } from '../events/ledger-events';
+import { type PlannedDelivery, planDelivery, type Recipient, sendStatements } from '../export/delivery';
+import type { EventStore } from '../store/types';
+import { UsageError, withRuntime } from './runtime';
+
+/** The address of a sub-merchant: the `email` of its latest directory version. */
+export function directoryRecipients(store: EventStore): (subMerchantId: string) => Promise<Recipient | undefined> {
+  return async (subMerchantId) => {
+    const events = await store.readStream(subMerchantStream(subMerchantId));
+    const last = events.filter((e) => e.type === SubMerchantRegistered.type).at(-1);
+    if (!last) return undefined;
+    const d = last.data as { name: string; email?: string | null; legalName?: string | null };
+    return d.email ? { email: d.email, name: d.legalName ?? d.name } : undefined;
+  };
+}
+
+const STATUS_TEXT: Record<PlannedDelivery['status'], string> = {
+  send: 'to send',
+  'sent-before': 'sent before (use --resend to send again)',
+  'no-address': 'no e-mail address in the directory',
+  'file-missing': 'a file of the run is not in the output directory',
+  'file-changed': 'a file differs from what was issued (sha-256)',
+};
+
+/** `recon statements send --month M [--sub-merchant ID] [--out DIR] [--resend] [--dry-run]` */
+export function addSendCommand(statements: Command): void {
+  statements
+    .command('send')
+    .description("e-mail each sub-merchant the files of the month's latest statement run (RECON_SMTP_URL)")
+    .requiredOption('--month <YYYY-MM>', 'month of the statements')
+    .option('--sub-merchant <id>', 'only this sub-merchant')
+    .option('--out <dir>', 'where the run wrote its files (default: RECON_OUT_DIR)')
+    .option('--resend', 'send again what was sent before')
+    .option('--dry-run', 'list what would be sent, send nothing')
+    .action(async (opts: { month: string; subMerchant?: string; out?: string; resend?: boolean; dryRun?: boolean }) => {
+      if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(opts.month))
+        throw new UsageError(`--month: expected YYYY-MM, got ${JSON.stringify(opts.month)}`);
+      await withRuntime(async (rt) => {
+        const outDir = path.resolve(opts.out ?? rt.config.outDir);
+        const deps = { sql: rt.sql, store: rt.store, log: rt.log, recipientOf: directoryRecipients(rt.store) };
+        const options = {
+          month: opts.month,
+          outDir,
+          ...(opts.subMerchant ? { subMerchantId: opts.subMerchant } : {}),
+          ...(opts.resend ? { resend: true } : {}),
+        };
+        const print = (planned: readonly PlannedDelivery[]) => {
+          for (const p of planned)
+            process.stdout.write(
+              `${p.subMerchantId}\t${p.to ?? '-'}\t${STATUS_TEXT[p.status]}\t${p.files.map((f) => f.name).join(', ')}\n`,
+            );
+        };
+        if (opts.dryRun) {
+          print(await planDelivery(deps, options));
+          return;
+        }
+        const mail = rt.config.mail;
+        if (!mail) throw new UsageError('RECON_SMTP_URL and RECON_MAIL_FROM must be set to send statements');
+        const transport = nodemailer.createTransport(mail.smtpUrl);
+        try {
+          const r = await sendStatements({ ...deps, transport, from: mail.from }, options);
+          print(r.planned);
+          process.stdout.write(`${r.sent} sent, ${r.failed} failed\n`);
+          if (r.failed > 0) process.exitCode = 1;
+        } finally {
+          transport.close();
+        }
+      });
+    });
+}

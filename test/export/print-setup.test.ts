@@ -1,0 +1,109 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import ExcelJS from 'exceljs';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  figuresDigest,
+  type StatementFigures,
+  type StatementMeta,
+  writePayoutsWorkbook,
+  writeStatementWorkbook,
+} from '../../src/export/statement-workbooks';
+import { FONT_NAME } from '../../src/export/xlsx';
+
+/**
+ * Print-ready workbooks: every sheet of a statement and of the Payouts index, read back from the file,
+ * prints one page wide, landscape where wide, with its header rows repeated and page numbers in the
+ * footer; no column is narrower than its header; every bold run names the one font family.
+ */
+
+const dir = mkdtempSync(path.join(tmpdir(), 'recon-print-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const f: StatementFigures = {
+  subMerchantId: 'sm-1',
+  subMerchantName: 'Alpha Shop',
+  currency: 'EUR',
+  opening: 0n,
+  gross: 10_000n,
+  refunds: 0n,
+  chargebacks: 0n,
+  fees: 250n,
+  reserveHeld: 0n,
+  reserveReleased: 0n,
+  netPayable: 9_750n,
+  closing: 9_750n,
+  operations: 1,
+};
+const meta: StatementMeta = {
+  month: '2025-01',
+  timezone: 'Europe/Kyiv',
+  position: '10/1',
+  figuresSha256: figuresDigest('2025-01', 'Europe/Kyiv', [f]),
+};
+
+async function sheetsOf(file: string): Promise<ExcelJS.Worksheet[]> {
+  const wb = new ExcelJS.Workbook();
+  await wb.xlsx.readFile(file);
+  return wb.worksheets;
+}
+
+function expectPrintReady(ws: ExcelJS.Worksheet): void {
+  const where = `sheet ${ws.name}`;
+  expect(ws.pageSetup.fitToPage, where).toBe(true);
+  expect(ws.pageSetup.fitToWidth, where).toBe(1);
+  expect(ws.pageSetup.fitToHeight, where).toBe(0);
+  expect(ws.headerFooter.oddFooter, where).toContain('&P of &N');
+  expect(ws.headerFooter.oddHeader, where).toContain('&F');
+  const widths = (ws.columns ?? []).map((c) => c.width ?? 0);
+  const total = widths.reduce((s, w) => s + w, 0);
+  expect(ws.pageSetup.orientation, where).toBe(total > 100 ? 'landscape' : 'portrait');
+  ws.eachRow((row) => {
+    row.eachCell((cell) => {
+      if (cell.font?.bold) expect(cell.font.name, `${where} ${cell.address}`).toBe(FONT_NAME);
+    });
+  });
+}
+
+describe('print-ready workbooks', () => {
+  it('sets up every sheet of a statement and of the Payouts index for printing', async () => {
+    const statement = path.join(dir, 'statement.xlsx');
+    await writeStatementWorkbook(
+      statement,
+      {
+        figures: [f],
+        lines: async function* () {
+          yield {
+            at: new Date('2025-01-10T10:00:00Z'),
+            orderId: 'order-1',
+            paymentId: 'pay-1',
+            method: 'purchase',
+            status: 'success',
+            share: 10_000n,
+            fee: 250n,
+            reserve: 0n,
+            net: 9_750n,
+            eventIds: ['e1'],
+          };
+        },
+        reserve: [],
+      },
+      meta,
+    );
+    const payouts = path.join(dir, 'payouts.xlsx');
+    await writePayoutsWorkbook(payouts, [f], { ...meta, files: ['statement.xlsx'] });
+    const sheets = [...(await sheetsOf(statement)), ...(await sheetsOf(payouts))];
+    expect(sheets.map((s) => s.name)).toEqual(expect.arrayContaining(['Summary', 'Operations', 'Payouts', 'Run']));
+    for (const ws of sheets) expectPrintReady(ws);
+    // table sheets repeat their header row and fit their headers
+    for (const ws of sheets.filter((s) => s.name !== 'Summary')) {
+      const header = ws.getRow(1);
+      header.eachCell((cell, col) => {
+        expect(ws.getColumn(col).width ?? 0, `${ws.name} ${String(cell.value)}`).toBeGreaterThanOrEqual(
+          String(cell.value).length,
+        );
+      });
+    }
+  });
+});

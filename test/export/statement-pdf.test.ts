@@ -1,0 +1,150 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import ExcelJS from 'exceljs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { formatAmount, writeStatementPdf } from '../../src/export/statement-pdf';
+import {
+  BRIDGE,
+  figuresDigest,
+  type StatementFigures,
+  type StatementLine,
+  type StatementMeta,
+  writeStatementWorkbook,
+} from '../../src/export/statement-workbooks';
+
+/**
+ * The PDF is read back with poppler's pdftotext (installed by .ci/run): every figure of the workbook's
+ * bridge and every operation's net appear in it, exactly, and no internal reference does.
+ */
+
+const hasPdftotext = (() => {
+  try {
+    execFileSync('pdftotext', ['-v'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+if (!hasPdftotext)
+  console.warn('statement-pdf: pdftotext (poppler-utils) is not installed: the PDF read-back is skipped');
+
+const dir = mkdtempSync(path.join(tmpdir(), 'recon-pdf-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function figures(currency: string, gross: bigint): StatementFigures {
+  const f = {
+    subMerchantId: 'sm-kvitka',
+    subMerchantName: 'Квітка Flowers ТОВ',
+    currency,
+    opening: 150_000n,
+    gross,
+    refunds: 10_050n,
+    chargebacks: 2_000n,
+    fees: 30_861n,
+    reserveHeld: 61_728n,
+    reserveReleased: 5_000n,
+    operations: 60,
+    adjustments: -1_500n,
+    previousStatement: '2024-02',
+  };
+  const netPayable = f.gross - f.refunds - f.chargebacks - f.fees - f.reserveHeld + f.reserveReleased;
+  return { ...f, netPayable, closing: f.opening + f.adjustments + netPayable };
+}
+
+function linesOf(currency: string): StatementLine[] {
+  // enough lines to run over several pages, each net distinct
+  return Array.from({ length: 60 }, (_, i) => ({
+    at: new Date(Date.UTC(2024, 2, 1 + (i % 28), 9, i)),
+    orderId: `order-${currency}-${i}`,
+    paymentId: `pay-${currency}-${i}`,
+    method: i % 10 === 9 ? 'refund' : 'purchase',
+    status: 'success',
+    share: BigInt(10_000 + i * 101),
+    fee: 250n,
+    reserve: 0n,
+    net: BigInt(10_000 + i * 101 - 250),
+    eventIds: [`00000000-0000-5000-8000-${String(i).padStart(12, '0')}`],
+  }));
+}
+
+describe('statement PDF', () => {
+  it.skipIf(!hasPdftotext)(
+    'shows the workbook’s figures exactly, in Ukrainian and Latin text, without internal references',
+    async () => {
+      const figs = [figures('EUR', 1_234_567n), figures('UAH', 98_765_432n)];
+      const meta: StatementMeta = {
+        month: '2024-03',
+        timezone: 'Europe/Kyiv',
+        position: '98765/4321',
+        figuresSha256: figuresDigest('2024-03', 'Europe/Kyiv', figs),
+      };
+      const reserve = [{ heldOn: '2024-03-01', currency: 'UAH', held: 50_000n, releaseOn: '2024-05-30', released: 0n }];
+      const source = {
+        figures: figs,
+        lines: async function* (c: string) {
+          yield* linesOf(c);
+        },
+        reserve,
+      };
+      const xlsx = path.join(dir, 'statement.xlsx');
+      const pdf = path.join(dir, 'statement.pdf');
+      await writeStatementWorkbook(xlsx, source, meta);
+      await writeStatementPdf(pdf, source, meta, {
+        issuer: { name: 'Marketplace Ltd', lines: ['1 Main St, Kyiv', 'Tax id 12345678'] },
+        recipient: { name: 'Квітка Flowers ТОВ', lines: ['вул. Хрещатик, 1, Київ', 'ЄДРПОУ 87654321'] },
+        statementNumber: 'SM-KVITKA-0003',
+        issuedOn: '2024-04-01',
+        footer: 'Questions or disputes: payouts@marketplace.test within 30 days.',
+      });
+      expect(readFileSync(pdf).subarray(0, 5).toString()).toBe('%PDF-');
+      expect(readdirSync(dir).filter((f) => f.endsWith('.partial'))).toEqual([]);
+      const text = execFileSync('pdftotext', ['-layout', pdf, '-'], { encoding: 'utf8' });
+
+      // every bridge figure of the workbook, read back from its cells, is in the PDF as formatted
+      const wb = new ExcelJS.Workbook();
+      await wb.xlsx.readFile(xlsx);
+      const summary = wb.getWorksheet('Summary')!;
+      let checked = 0;
+      summary.eachRow((row) => {
+        const label = String(row.getCell(1).value ?? '');
+        const bridge = BRIDGE.find((b) => b.label === label);
+        if (!bridge) return;
+        figs.forEach((f, i) => {
+          const cell = Number(row.getCell(i + 2).value);
+          const minor = bridge.value(f);
+          expect(cell).toBe(Number(minor) / 100);
+          const line = text.split('\n').find((l) => l.includes(label.slice(0, 30)));
+          expect(line, label).toBeDefined();
+          expect(line).toContain(formatAmount(minor, f.currency));
+          checked++;
+        });
+      });
+      expect(checked).toBe(BRIDGE.length * figs.length);
+      for (const c of ['EUR', 'UAH'])
+        for (const l of linesOf(c)) {
+          expect(text).toContain(`${l.orderId}`);
+          expect(text).toContain(formatAmount(l.net, c));
+        }
+      expect(text).toContain('Квітка Flowers ТОВ');
+      expect(text).toContain('вул. Хрещатик, 1, Київ');
+      expect(text).toContain('Statement no. SM-KVITKA-0003');
+      expect(text).toMatch(/page 2/);
+      const pages = Number(/Pages:\s+(\d+)/.exec(execFileSync('pdfinfo', [pdf], { encoding: 'utf8' }))![1]);
+      expect(text.match(/· page \d+/g)).toHaveLength(pages);
+      // nothing internal on a page meant for the sub-merchant
+      expect(text).not.toContain(meta.position);
+      expect(text).not.toContain(meta.figuresSha256);
+      expect(text).not.toContain('00000000-0000-5000-8000');
+    },
+  );
+
+  it('formats minor units exactly, negative with a minus sign, by the currency’s decimals', () => {
+    expect(formatAmount(123_456_789n, 'EUR')).toBe('1,234,567.89');
+    expect(formatAmount(-5n, 'UAH')).toBe('−0.05');
+    expect(formatAmount(0n, 'USD')).toBe('0.00');
+    expect(formatAmount(2_500n, 'KWD')).toBe('25.000');
+    expect(formatAmount(123_400n, 'JPY')).toBe('1,234');
+  });
+});
