@@ -75,7 +75,9 @@ function camtDetail(d: BankFileDetail, e: BankFileEntry, ccy: string, batch: boo
   return (
     '<TxDtls>' +
     `<Refs><EndToEndId>${esc(d.endToEndId ?? 'NOTPROVIDED')}</EndToEndId></Refs>` +
-    (batch && d.amount !== undefined ? `<Amt Ccy="${ccy}">${dec(d.amount)}</Amt><CdtDbtInd>${e.direction === 'credit' ? 'CRDT' : 'DBIT'}</CdtDbtInd>` : '') +
+    (batch && d.amount !== undefined
+      ? `<Amt Ccy="${ccy}">${dec(d.amount)}</Amt><CdtDbtInd>${e.direction === 'credit' ? 'CRDT' : 'DBIT'}</CdtDbtInd>`
+      : '') +
     (d.counterpartyName || d.counterpartyAccount
       ? `<RltdPties>${d.counterpartyName ? `<${party}><Pty><Nm>${esc(d.counterpartyName)}</Nm></Pty></${party}>` : ''}${d.counterpartyAccount ? `<${party}Acct><Id>${camtAccount(d.counterpartyAccount)}</Id></${party}Acct>` : ''}</RltdPties>`
       : '') +
@@ -89,7 +91,9 @@ function camtDetail(d: BankFileDetail, e: BankFileEntry, ccy: string, batch: boo
 
 /** One `<Ntry>`: exported for the streaming writer of the bench. */
 export function camtEntry(e: BankFileEntry, ccy: string): string {
-  const [domain, family, sub] = (e.transactionCode ?? (e.direction === 'credit' ? 'PMNT/RCDT/ESCT' : 'PMNT/ICDT/ESCT')).split('/');
+  const [domain, family, sub] = (
+    e.transactionCode ?? (e.direction === 'credit' ? 'PMNT/RCDT/ESCT' : 'PMNT/ICDT/ESCT')
+  ).split('/');
   const details = e.details ?? [];
   return (
     `<Ntry><Amt Ccy="${ccy}">${dec(e.amount)}</Amt><CdtDbtInd>${e.direction === 'credit' ? 'CRDT' : 'DBIT'}</CdtDbtInd>` +
@@ -185,10 +189,15 @@ function mt940Details(e: BankFileEntry, d: BankFileDetail | undefined): string {
  */
 export function renderMt940(statement: BankFileStatement, opts: { envelope?: boolean } = {}): string {
   const s = statement;
-  const bal = (tag: string, v: bigint, d: string) => `:${tag}:${v < 0n ? 'D' : 'C'}${yymmdd(d)}${s.currency}${dec(v).replace('.', ',')}`;
+  const bal = (tag: string, v: bigint, d: string) =>
+    `:${tag}:${v < 0n ? 'D' : 'C'}${yymmdd(d)}${s.currency}${dec(v).replace('.', ',')}`;
   const lines: string[] = [];
   if (opts.envelope) lines.push('{1:F01RECONSBXAXXX0000000000}{2:I940RECONSBXXXXXN}{4:');
-  lines.push(`:20:${s.statementId.slice(0, 16)}`, `:25:${s.accountId}`, `:28C:${String(s.sequence ?? 1).padStart(5, '0')}/001`);
+  lines.push(
+    `:20:${s.statementId.slice(0, 16)}`,
+    `:25:${s.accountId}`,
+    `:28C:${String(s.sequence ?? 1).padStart(5, '0')}/001`,
+  );
   lines.push(bal('60F', s.openingBalance, s.openingDate));
   for (const e of s.entries) {
     if (e.pending) continue;

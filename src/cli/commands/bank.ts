@@ -35,7 +35,9 @@ function summary(outcomes: readonly FileOutcome[]): string {
         `${o.entries} entries new, ${o.entriesKnown} already known; ${o.pending} pending (not booked)`,
     );
     for (const u of o.unknown)
-      lines.push(`  unknown account ${u.account}: statement ${u.statementId}, ${u.entries} entries not booked (configure the account in RECON_CONFIG's bank.accounts and import again)`);
+      lines.push(
+        `  unknown account ${u.account}: statement ${u.statementId}, ${u.entries} entries not booked (configure the account in RECON_CONFIG's bank.accounts and import again)`,
+      );
   }
   const unknown = outcomes.reduce((n, o) => n + o.unknown.length, 0);
   lines.push(
@@ -46,7 +48,9 @@ function summary(outcomes: readonly FileOutcome[]): string {
 }
 
 export function register(program: Command): void {
-  const group = program.command('bank').description('bank statements (camt.053, MT940, CSV) of the configured bank accounts');
+  const group = program
+    .command('bank')
+    .description('bank statements (camt.053, MT940, CSV) of the configured bank accounts');
 
   group
     .command('import')

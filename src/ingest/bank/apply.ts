@@ -1,7 +1,10 @@
 import {
   BankEntryBooked,
   BankEntryForUnknownAccount,
-  BankStatementImported, bankAccountStream, unknownBankAccountStream } from '../../events/bank-events';
+  BankStatementImported,
+  bankAccountStream,
+  unknownBankAccountStream,
+} from '../../events/bank-events';
 import { newEvent } from '../../events/catalog';
 import { StoreError } from '../../store/errors';
 import type { EventStore, NewEvent } from '../../store/types';
@@ -35,7 +38,15 @@ export async function applyFile(
   f: CheckedFile,
   opts: { batchSize?: number; signal?: AbortSignal } = {},
 ): Promise<FileOutcome> {
-  const outcome: FileOutcome = { file: f.file, statements: 0, statementsKnown: 0, entries: 0, entriesKnown: 0, pending: 0, unknown: [] };
+  const outcome: FileOutcome = {
+    file: f.file,
+    statements: 0,
+    statementsKnown: 0,
+    entries: 0,
+    entriesKnown: 0,
+    pending: 0,
+    unknown: [],
+  };
   const pending = new Map<string, NewEvent[]>();
   let size = 0;
   const add = (stream: string, e: NewEvent) => {
@@ -63,7 +74,8 @@ export async function applyFile(
         if (item.entry.status !== 'booked' || c.account === null) continue;
         let occ = occurrences.get(item.head.index);
         if (!occ) occurrences.set(item.head.index, (occ = occurrenceCounter(c.dayOrdered)));
-        for (const e of entryEvents(c.account.id, c.statement, item.entry, occ)) add(bankAccountStream(c.account.id), e);
+        for (const e of entryEvents(c.account.id, c.statement, item.entry, occ))
+          add(bankAccountStream(c.account.id), e);
         if (size >= (opts.batchSize ?? BATCH)) await flush();
         continue;
       }
@@ -116,7 +128,14 @@ function unknownEvent(f: CheckedFile, c: CheckedFile['statements'][number]): New
   const s = c.statement;
   return newEvent(
     BankEntryForUnknownAccount,
-    { account: s.account!, currency: s.currency, statementId: s.statementId, file: f.file, entries: c.booked, fileSha256: f.sha256 },
+    {
+      account: s.account!,
+      currency: s.currency,
+      statementId: s.statementId,
+      file: f.file,
+      entries: c.booked,
+      fileSha256: f.sha256,
+    },
     { idContent: { account: s.account, statementId: s.statementId, fileSha256: f.sha256 } },
   );
 }
@@ -128,12 +147,19 @@ interface BatchCounts {
   statementsKnown: number;
 }
 
-async function appendBatch(store: EventStore, known: KnownEvents, batch: ReadonlyMap<string, NewEvent[]>): Promise<BatchCounts> {
+async function appendBatch(
+  store: EventStore,
+  known: KnownEvents,
+  batch: ReadonlyMap<string, NewEvent[]>,
+): Promise<BatchCounts> {
   for (let attempt = 0; ; attempt++) {
     const counts: BatchCounts = { entries: 0, entriesKnown: 0, statements: 0, statementsKnown: 0 };
     const requests: { stream: string; events: NewEvent[] }[] = [];
     for (const [stream, events] of batch) {
-      const have = await known(stream, events.map((e) => e.id));
+      const have = await known(
+        stream,
+        events.map((e) => e.id),
+      );
       const seen = new Set<string>();
       const fresh: NewEvent[] = [];
       for (const e of events) {

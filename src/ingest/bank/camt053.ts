@@ -244,7 +244,12 @@ async function* run(input: Readable, file: string): AsyncGenerator<readonly Bank
         const amount = amountOf(path, b.amount);
         const sign = directionOf(path, b.sign) === 'debit' ? -1n : 1n;
         if (b.date === null) fail(path, `balance ${b.type} without Dt`);
-        const parsed: ParsedBalance = { amount: sign * amount, date: b.date!, currency: b.currency, where: where(path) };
+        const parsed: ParsedBalance = {
+          amount: sign * amount,
+          date: b.date!,
+          currency: b.currency,
+          where: where(path),
+        };
         // an opening booked balance wins over the previous closing one when a bank gives both
         if (isOpening && (opening === null || b.type === 'OPBD')) opening = parsed;
         else if (b.type === 'CLBD') closing = parsed;
@@ -372,7 +377,8 @@ async function* run(input: Readable, file: string): AsyncGenerator<readonly Bank
   function finishEntry(path: string, e: Entry): ParsedEntry {
     const amount = amountOf(path, e.amount);
     const direction = directionOf(path, e.sign);
-    const status = STATUS[e.status ?? ''] ?? fail(`${path}/Sts`, `expected BOOK, PDNG or INFO, got ${JSON.stringify(e.status)}`);
+    const status =
+      STATUS[e.status ?? ''] ?? fail(`${path}/Sts`, `expected BOOK, PDNG or INFO, got ${JSON.stringify(e.status)}`);
     if (status === 'booked' && e.bookingDate === null) fail(`${path}/BookgDt`, 'a booked entry without a booking date');
     const code = codeOf(e);
     const details: ParsedDetail[] = e.details.map((d, i) => {

@@ -117,7 +117,8 @@ function checkStatement(s: ParsedStatement, r: Running, accounts: ReadonlyMap<st
   if (s.opening === null) return `${name}: no opening balance (OPBD/PRCD, :60F:)`;
   if (s.closing === null) return `${name}: no closing balance (CLBD, :62F:)`;
   for (const b of [s.opening, s.closing])
-    if (b.currency !== null && b.currency !== currency) return `${name}: balance in ${b.currency} (${b.where}), statement in ${currency}`;
+    if (b.currency !== null && b.currency !== currency)
+      return `${name}: balance in ${b.currency} (${b.where}), statement in ${currency}`;
   const configured = accounts.get(s.account);
   if (configured && configured.currency !== currency)
     return `${name}: the statement is in ${currency}, the account is configured in ${configured.currency}`;

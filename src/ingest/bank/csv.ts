@@ -85,7 +85,9 @@ async function* run(input: Readable, file: string, m: CsvMapping): AsyncGenerato
       const day = (column: string): string => {
         const raw = cell(column) ?? fail(column, 'empty');
         const d = DateTime.fromFormat(raw, m.dateFormat, { zone: 'UTC' });
-        return d.isValid ? d.toISODate()! : fail(column, `not a date in the format ${m.dateFormat}: ${JSON.stringify(raw)}`);
+        return d.isValid
+          ? d.toISODate()!
+          : fail(column, `not a date in the format ${m.dateFormat}: ${JSON.stringify(raw)}`);
       };
       const c = m.columns;
       let signed = money(c.amount);
@@ -94,7 +96,10 @@ async function* run(input: Readable, file: string, m: CsvMapping): AsyncGenerato
         if (signed < 0n) fail(c.amount, 'a negative amount beside a direction column');
         if (m.debitValues.includes(dir)) signed = -signed;
         else if (!m.creditValues.includes(dir))
-          fail(c.direction, `expected one of ${[...m.creditValues, ...m.debitValues].join(', ')}, got ${JSON.stringify(dir)}`);
+          fail(
+            c.direction,
+            `expected one of ${[...m.creditValues, ...m.debitValues].join(', ')}, got ${JSON.stringify(dir)}`,
+          );
       }
       const balance = money(c.balance);
       const bookingDate = day(c.bookingDate);
@@ -102,7 +107,10 @@ async function* run(input: Readable, file: string, m: CsvMapping): AsyncGenerato
         // the running balance must follow from the previous row, in the file's order
         const expected: bigint = m.newestFirst ? last.balance - last.signed : last.balance + signed;
         if (expected !== balance)
-          fail(c.balance, `the running balance does not follow from line ${last.line}: expected ${expected}, got ${balance} (minor units)`);
+          fail(
+            c.balance,
+            `the running balance does not follow from line ${last.line}: expected ${expected}, got ${balance} (minor units)`,
+          );
       }
       first ??= { day: bookingDate, balance, signed };
       last = { day: bookingDate, balance, line, signed };
@@ -139,7 +147,8 @@ async function* run(input: Readable, file: string, m: CsvMapping): AsyncGenerato
     if (e instanceof BankFileError) throw e;
     throw new BankFileError(file, 'CSV', (e as Error).message);
   }
-  if (first === null || last === null) throw new BankFileError(file, 'line 2', 'no rows: a CSV statement needs at least one row');
+  if (first === null || last === null)
+    throw new BankFileError(file, 'line 2', 'no rows: a CSV statement needs at least one row');
   const [oldest, newest] = m.newestFirst ? [last, first] : [first, last];
   const oldestSigned = m.newestFirst ? last.signed : first.signed;
   head.statementId ??= `csv:${oldest.day}..${newest.day}`;

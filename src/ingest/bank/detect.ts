@@ -11,7 +11,11 @@ export function detectFormat(file: string): BankFormat {
   try {
     const buf = Buffer.alloc(4096);
     const n = readSync(fd, buf, 0, buf.length, 0);
-    text = buf.subarray(0, n).toString('utf8').replace(/^\uFEFF/, '').trimStart();
+    text = buf
+      .subarray(0, n)
+      .toString('utf8')
+      .replace(/^\uFEFF/, '')
+      .trimStart();
   } finally {
     closeSync(fd);
   }
@@ -20,4 +24,9 @@ export function detectFormat(file: string): BankFormat {
   return 'csv';
 }
 
-export const FORMAT_OPTION: Record<string, BankFormat> = { camt053: 'camt.053', 'camt.053': 'camt.053', mt940: 'mt940', csv: 'csv' };
+export const FORMAT_OPTION: Record<string, BankFormat> = {
+  camt053: 'camt.053',
+  'camt.053': 'camt.053',
+  mt940: 'mt940',
+  csv: 'csv',
+};

@@ -58,7 +58,9 @@ export function entryEvents(
         entry.direction,
         entry.amount.toString(),
         entry.valueDate ?? '',
-        ...entry.details.map((d) => [d.endToEndId ?? '', d.remittance ?? '', d.counterpartyAccount ?? ''].join('\u0001')),
+        ...entry.details.map((d) =>
+          [d.endToEndId ?? '', d.remittance ?? '', d.counterpartyAccount ?? ''].join('\u0001'),
+        ),
         entry.details.length === 0 ? (entry.info ?? '') : '',
       ];
   const identity = base.join('\u0000');

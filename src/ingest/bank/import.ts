@@ -67,6 +67,7 @@ export async function importBankFiles(
 ): Promise<FileOutcome[]> {
   const checked = await checkBankFiles(files, opts);
   const out: FileOutcome[] = [];
-  for (const f of checked) out.push(await applyFile(store, known, f, { batchSize: opts.batchSize, signal: opts.signal }));
+  for (const f of checked)
+    out.push(await applyFile(store, known, f, { batchSize: opts.batchSize, signal: opts.signal }));
   return out;
 }

@@ -130,16 +130,35 @@ async function* run(input: Readable, file: string): AsyncGenerator<readonly Bank
   }
 
   function newMessage(line: number): Message {
-    return { ref: null, seq: null, head: null, account: null, opening: null, closing: null, entry: null, startLine: line, entries: 0 };
+    return {
+      ref: null,
+      seq: null,
+      head: null,
+      account: null,
+      opening: null,
+      closing: null,
+      entry: null,
+      startLine: line,
+      entries: 0,
+    };
   }
 
   function balance(f: Field, value: string): ParsedBalance {
     const b = BALANCE.exec(value);
-    if (!b) fail(f.line, `:${f.tag}: expected C|D, YYMMDD, currency and amount (e.g. C250131EUR1234,56), got ${JSON.stringify(value.slice(0, 40))}`);
+    if (!b)
+      fail(
+        f.line,
+        `:${f.tag}: expected C|D, YYMMDD, currency and amount (e.g. C250131EUR1234,56), got ${JSON.stringify(value.slice(0, 40))}`,
+      );
     const date = dayOfYymmdd(b![2]!) ?? fail(f.line, `:${f.tag}: not a date: ${b![2]}`);
     const amount = minorUnits(b![4]!, ',');
     if (typeof amount === 'string') fail(f.line, `:${f.tag}: ${amount}`);
-    return { amount: b![1] === 'D' ? -(amount as bigint) : (amount as bigint), date, currency: b![3]!, where: `line ${f.line}` };
+    return {
+      amount: b![1] === 'D' ? -(amount as bigint) : (amount as bigint),
+      date,
+      currency: b![3]!,
+      where: `line ${f.line}`,
+    };
   }
 
   function flushEntry(m: Message): void {
@@ -152,7 +171,11 @@ async function* run(input: Readable, file: string): AsyncGenerator<readonly Bank
   function statementLine(f: Field, info: Field | null, m: Message): ParsedEntry {
     const first = f.lines[0]!.trim();
     const s = STATEMENT_LINE.exec(first);
-    if (!s) fail(f.line, `:61: expected value date, credit/debit mark, amount and type code, got ${JSON.stringify(first.slice(0, 60))}`);
+    if (!s)
+      fail(
+        f.line,
+        `:61: expected value date, credit/debit mark, amount and type code, got ${JSON.stringify(first.slice(0, 60))}`,
+      );
     const valueDate = dayOfYymmdd(s![1]!) ?? fail(f.line, `:61: not a date: ${s![1]}`);
     const bookingDate = s![2] ? bookingDay(valueDate, s![2]) : valueDate;
     if (bookingDate === null) fail(f.line, `:61: not a booking date: ${s![2]}`);
@@ -225,7 +248,8 @@ async function* run(input: Readable, file: string): AsyncGenerator<readonly Bank
     if (out.length >= 1000) yield out.splice(0, out.length);
   }
   endMessage(lineNo);
-  if (!sawField) throw new BankFileError(file, 'line 1', 'no MT940 field in the file (an MT940 starts with :20: or {1:)');
+  if (!sawField)
+    throw new BankFileError(file, 'line 1', 'no MT940 field in the file (an MT940 starts with :20: or {1:)');
   if (out.length > 0) yield out;
 }
 

@@ -88,7 +88,10 @@ describe('MT940', () => {
       counterpartyAccount: 'DE89370400440532013000',
       counterpartyName: 'TEST TEST GBR',
     });
-    expect(entries[1]!.details[0]).toMatchObject({ counterpartyAccount: '7109860012', counterpartyName: 'BIRKEN-APOTHEKE' });
+    expect(entries[1]!.details[0]).toMatchObject({
+      counterpartyAccount: '7109860012',
+      counterpartyName: 'BIRKEN-APOTHEKE',
+    });
     expect(entries[2]!.details[0]).toMatchObject({
       counterpartyName: 'Debeka Kranken-Versicherung-Verein a.G',
       remittance: 'Retoure Auszahlung',
@@ -126,7 +129,10 @@ describe('CSV through a mapping', () => {
       ['debit', 23_456n, '2025-03-01'],
       ['credit', 123_456n, '2025-03-03'],
     ]);
-    expect(entries[1]!.details[0]).toMatchObject({ counterpartyName: 'Sub Merchant One', remittance: 'ST-2025-02-0001' });
+    expect(entries[1]!.details[0]).toMatchObject({
+      counterpartyName: 'Sub Merchant One',
+      remittance: 'ST-2025-02-0001',
+    });
   });
 });
 
@@ -149,7 +155,13 @@ describe('the sandbox writers read back as written', () => {
           { amount: 20_000n, endToEndId: 'E2', remittance: 'settlement 2025-01-30', counterpartyName: 'PSP' },
         ],
       },
-      { direction: 'debit', amount: 7_000n, bookingDate: '2025-01-31', bankRef: 'B2', details: [{ remittance: 'ST-0001', counterpartyName: 'Shop & Co <1>' }] },
+      {
+        direction: 'debit',
+        amount: 7_000n,
+        bookingDate: '2025-01-31',
+        bankRef: 'B2',
+        details: [{ remittance: 'ST-0001', counterpartyName: 'Shop & Co <1>' }],
+      },
       { direction: 'debit', amount: 1n, bookingDate: '2025-01-31', pending: true },
     ],
   };
