@@ -4,6 +4,8 @@
  */
 
 const MAX_INTEGER_DIGITS = 15;
+const POINT = /^(\d+)(?:\.(\d*))?$/;
+const COMMA = /^(\d+)(?:,(\d*))?$/;
 
 /**
  * `text` is an unsigned decimal with `.` or `,` as its decimal separator (`separator`); thousands
@@ -12,8 +14,7 @@ const MAX_INTEGER_DIGITS = 15;
  */
 export function minorUnits(text: string, separator: '.' | ','): bigint | string {
   const t = text.trim();
-  const sep = separator === '.' ? '\\.' : ',';
-  const m = new RegExp(`^(\\d+)(?:${sep}(\\d*))?$`).exec(t);
+  const m = (separator === '.' ? POINT : COMMA).exec(t);
   if (!m) return `not an amount: ${JSON.stringify(t.slice(0, 40))} (digits with "${separator}" as decimal separator)`;
   const whole = m[1]!.replace(/^0+(?=\d)/, '');
   if (whole.length > MAX_INTEGER_DIGITS) return `amount too large: ${t.slice(0, 40)}`;

@@ -47,7 +47,7 @@ export async function applyFile(
     pending: 0,
     unknown: [],
   };
-  const pending = new Map<string, NewEvent[]>();
+  let pending = new Map<string, NewEvent[]>();
   let size = 0;
   const add = (stream: string, e: NewEvent) => {
     let list = pending.get(stream);
@@ -55,16 +55,29 @@ export async function applyFile(
     list.push(e);
     size++;
   };
+  // one batch is appended while the next is read: the file and the database work at the same time, and
+  // batches still reach the store in the file's order (each waits for the one before)
+  let inFlight: Promise<void> = Promise.resolve();
+  let failure: unknown;
   const flush = async () => {
+    await inFlight;
+    if (failure !== undefined) throw failure;
     if (size === 0) return;
     opts.signal?.throwIfAborted();
-    const counts = await appendBatch(store, known, pending);
-    outcome.entries += counts.entries;
-    outcome.entriesKnown += counts.entriesKnown;
-    outcome.statements += counts.statements;
-    outcome.statementsKnown += counts.statementsKnown;
-    pending.clear();
+    const batch = pending;
+    pending = new Map();
     size = 0;
+    inFlight = appendBatch(store, known, batch).then(
+      (counts) => {
+        outcome.entries += counts.entries;
+        outcome.entriesKnown += counts.entriesKnown;
+        outcome.statements += counts.statements;
+        outcome.statementsKnown += counts.statementsKnown;
+      },
+      (e: unknown) => {
+        failure = e;
+      },
+    );
   };
   const occurrences = new Map<number, Occurrences>();
   for await (const items of parserFor(f.file, f.format, f.mapping)) {
@@ -92,6 +105,8 @@ export async function applyFile(
     }
   }
   await flush();
+  await inFlight;
+  if (failure !== undefined) throw failure;
   return outcome;
 }
 

@@ -99,6 +99,25 @@ const STATUS: Record<string, ParsedEntry['status']> = { BOOK: 'booked', PDNG: 'p
 /** Bank transaction codes of a returned payment (ISO 20022 external code list, sub-family). */
 const RETURN_SUB_FAMILIES = new Set(['RRTN', 'RPCR', 'UPCT']);
 
+/**
+ * The same path string object for every element at the same place: the switches below then compare by
+ * identity first, and no path is built again per element.
+ */
+const CHILD_PATHS = new Map<string, Map<string, string>>();
+function childPath(parent: string, name: string): string {
+  let children = CHILD_PATHS.get(parent);
+  if (!children) {
+    children = new Map();
+    if (CHILD_PATHS.size < 4096) CHILD_PATHS.set(parent, children);
+  }
+  let p = children.get(name);
+  if (p === undefined) {
+    p = `${parent}/${name}`;
+    if (children.size < 256) children.set(name, p);
+  }
+  return p;
+}
+
 export function parseCamt053(input: Readable, file: string): BankFileParser {
   return { [Symbol.asyncIterator]: () => run(input, file)[Symbol.asyncIterator]() };
 }
@@ -119,7 +138,7 @@ async function* run(input: Readable, file: string): AsyncGenerator<readonly Bank
   let detail: Detail | null = null;
 
   const where = (path: string) =>
-    `line ${parser.line}, column ${parser.column} (${path.replace(/^Stmt/, `Stmt[${head?.index ?? stmtCount}]`)}${entry ? ` entry ${entry.index + 1}` : ''})`;
+    `line ${parser.line}, column ${parser.column} (${path.startsWith('Stmt') ? `Stmt[${head?.index ?? stmtCount}]${path.slice(4)}` : path}${entry ? ` entry ${entry.index + 1}` : ''})`;
   const fail = (path: string, problem: string): never => {
     throw new BankFileError(file, where(path), problem);
   };
@@ -147,7 +166,7 @@ async function* run(input: Readable, file: string): AsyncGenerator<readonly Bank
       closing = null;
       entryCount = 0;
     } else {
-      path = parent === undefined ? name : `${parent}/${name}`;
+      path = parent === undefined ? name : childPath(parent, name);
       if (name === 'BkToCstmrStmt') sawStatementDocument = true;
       else if (name === 'BkToCstmrAcctRpt' || name === 'BkToCstmrDbtCdtNtfctn')
         fail(path, `this is not a camt.053 statement (${name}: camt.052/054 are not accepted)`);

@@ -4,8 +4,17 @@ import { DateTime } from 'luxon';
 export function calendarDay(text: string): string | null {
   const t = text.trim();
   if (!/^\d{4}-\d{2}-\d{2}$/.test(t)) return null;
-  return DateTime.fromISO(t, { zone: 'UTC' }).isValid ? t : null;
+  // a statement has few distinct days and many entries: each day is checked once
+  let ok = CHECKED.get(t);
+  if (ok === undefined) {
+    ok = DateTime.fromISO(t, { zone: 'UTC' }).isValid;
+    if (CHECKED.size > 10_000) CHECKED.clear();
+    CHECKED.set(t, ok);
+  }
+  return ok ? t : null;
 }
+
+const CHECKED = new Map<string, boolean>();
 
 /** camt gives a day (`Dt`) or a date-time (`DtTm`): the day as the bank wrote it. */
 export function dayOfDateTime(text: string): string | null {
