@@ -98,7 +98,10 @@ describe('kill -9 in the middle of a bank import', () => {
     );
     const integrity = await storeIntegrity(db.sql);
     expect(integrity.duplicateIds).toEqual([]);
-    expect(integrity.duplicateContent).toEqual([]);
+    // equal payments of one day are equal events under different ids (their occurrence): as many as in the reference
+    const byHash = (l: { contentHash: string }[]) => [...l].sort((a, b) => a.contentHash.localeCompare(b.contentHash));
+    expect(byHash(integrity.duplicateContent)).toEqual(byHash((await storeIntegrity(reference.sql)).duplicateContent));
+    expect(integrity.duplicateContent.length).toBeGreaterThan(0);
     expect(integrity.revisionGaps).toEqual([]);
     expect(await eventIds(db.sql, 'bank-%')).toEqual(expected);
 

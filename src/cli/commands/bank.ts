@@ -6,7 +6,9 @@ import { FORMAT_OPTION } from '../../ingest/bank/detect';
 import { BankImportRefused, importBankFiles } from '../../ingest/bank/import';
 import { knownEventsOf } from '../../ingest/bank/known-events';
 import type { BankFormat } from '../../ingest/bank/types';
-import { UsageError, withRuntime } from '../runtime';
+import { formatMinor } from '../../ingest/bank/amount';
+import { calendarDay } from '../options';
+import { type Runtime, UsageError, withRuntime } from '../runtime';
 
 /** `recon bank`: bank statements as a source (docs/bank.md). */
 
@@ -86,4 +88,91 @@ export function register(program: Command): void {
         }
       });
     });
+
+  group
+    .command('statements')
+    .description('imported bank statements (run `recon project` after an import)')
+    .option('--account <id>', 'one account (IBAN or account number)')
+    .action(async (opts: { account?: string }) => {
+      await withRuntime(async (rt) => {
+        if (!(await hasView(rt, 'bank_statements'))) return;
+        const account = opts.account?.replace(/\s+/g, '').toUpperCase() ?? null;
+        const rows = await rt.sql<Record<string, string | number | bigint>[]>`
+          select account_id, statement_id, format, opening_date::text, closing_date::text, currency,
+                 opening_balance, closing_balance, entries
+          from recon.bank_statements where ${account}::text is null or account_id = ${account}
+          order by account_id, closing_date, statement_id`;
+        table(
+          ['account', 'statement', 'format', 'from', 'to', 'currency', 'opening', 'closing', 'entries'],
+          rows.map((r) => [
+            r.account_id,
+            r.statement_id,
+            r.format,
+            r.opening_date,
+            r.closing_date,
+            r.currency,
+            formatMinor(BigInt(r.opening_balance!)),
+            formatMinor(BigInt(r.closing_balance!)),
+            r.entries,
+          ]),
+        );
+      });
+    });
+
+  group
+    .command('entries')
+    .description('booked bank entries (run `recon project` after an import)')
+    .option('--account <id>', 'one account (IBAN or account number)')
+    .option('--from <day>', 'first booking day (YYYY-MM-DD)')
+    .option('--to <day>', 'last booking day (YYYY-MM-DD)')
+    .action(async (opts: { account?: string; from?: string; to?: string }) => {
+      const from = opts.from === undefined ? null : calendarDay('--from', opts.from);
+      const to = opts.to === undefined ? null : calendarDay('--to', opts.to);
+      await withRuntime(async (rt) => {
+        if (!(await hasView(rt, 'bank_entries'))) return;
+        const account = opts.account?.replace(/\s+/g, '').toUpperCase() ?? null;
+        const rows = await rt.sql<Record<string, string | number | bigint | boolean | null>[]>`
+          select booking_date::text, account_id, direction, signed_amount, currency, counterparty_name, remittance,
+                 bank_ref, is_return, statement_id
+          from recon.bank_entries
+          where (${account}::text is null or account_id = ${account})
+            and (${from}::date is null or booking_date >= ${from}::date)
+            and (${to}::date is null or booking_date <= ${to}::date)
+          order by booking_date, account_id, bank_ref nulls last, event_id`;
+        table(
+          ['booked', 'account', 'amount', 'currency', 'counterparty', 'remittance', 'bank ref', 'return', 'statement'],
+          rows.map((r) => [
+            r.booking_date,
+            r.account_id,
+            formatMinor(BigInt(r.signed_amount as bigint)),
+            r.currency,
+            r.counterparty_name,
+            r.remittance,
+            r.bank_ref,
+            r.is_return ? 'yes' : '',
+            r.statement_id,
+          ]),
+        );
+      });
+    });
+}
+
+async function hasView(rt: Runtime, name: string): Promise<boolean> {
+  const [exists] =
+    await rt.sql`select 1 from information_schema.views where table_schema = 'recon' and table_name = ${name}`;
+  if (!exists) process.stdout.write('no bank statements yet: run `recon bank import` and `recon project`\n');
+  return Boolean(exists);
+}
+
+function table(header: readonly string[], rows: readonly (readonly unknown[])[]): void {
+  const text = rows.map((r) => r.map((c) => (c === null || c === undefined ? '' : String(c))));
+  const widths = header.map((h, i) => Math.max(h.length, ...text.map((r) => r[i]!.length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
+  process.stdout.write(
+    `${line(header)}\n${text.map(line).join('\n')}${text.length ? '\n' : ''}${rows.length} row${rows.length === 1 ? '' : 's'}\n`,
+  );
 }
