@@ -112,7 +112,8 @@ function childPath(parent: string, name: string): string {
   }
   let p = children.get(name);
   if (p === undefined) {
-    p = `${parent}/${name}`;
+    // a property name is an internalized string: two internalized strings compare by identity alone
+    p = Object.keys({ [`${parent}/${name}`]: 0 })[0]!;
     if (children.size < 256) children.set(name, p);
   }
   return p;
@@ -334,59 +335,58 @@ async function* run(input: Readable, file: string): AsyncGenerator<readonly Bank
   }
 
   function closeDetailPart(path: string, t: string, d: Detail, e: Entry): void {
-    const rel = path.slice('Stmt/Ntry/NtryDtls/TxDtls'.length);
-    switch (rel) {
-      case '/Refs/EndToEndId':
+    switch (path) {
+      case 'Stmt/Ntry/NtryDtls/TxDtls/Refs/EndToEndId':
         d.endToEndId = none(t);
         return;
-      case '/Refs/AcctSvcrRef':
+      case 'Stmt/Ntry/NtryDtls/TxDtls/Refs/AcctSvcrRef':
         d.bankRef = none(t);
         return;
-      case '/AmtDtls/TxAmt/Amt':
-      case '/Amt':
+      case 'Stmt/Ntry/NtryDtls/TxDtls/AmtDtls/TxAmt/Amt':
+      case 'Stmt/Ntry/NtryDtls/TxDtls/Amt':
         d.amount = t;
         return;
-      case '/CdtDbtInd':
+      case 'Stmt/Ntry/NtryDtls/TxDtls/CdtDbtInd':
         d.sign = t.trim();
         return;
-      case '/RmtInf/Ustrd':
+      case 'Stmt/Ntry/NtryDtls/TxDtls/RmtInf/Ustrd':
         if (none(t)) d.ustrd.push(t.trim());
         return;
-      case '/RmtInf/Strd/CdtrRefInf/Ref':
+      case 'Stmt/Ntry/NtryDtls/TxDtls/RmtInf/Strd/CdtrRefInf/Ref':
         d.strdRef = none(t);
         return;
-      case '/RltdPties/Dbtr/Nm':
-      case '/RltdPties/Dbtr/Pty/Nm':
+      case 'Stmt/Ntry/NtryDtls/TxDtls/RltdPties/Dbtr/Nm':
+      case 'Stmt/Ntry/NtryDtls/TxDtls/RltdPties/Dbtr/Pty/Nm':
         d.debtorName = none(t);
         return;
-      case '/RltdPties/Cdtr/Nm':
-      case '/RltdPties/Cdtr/Pty/Nm':
+      case 'Stmt/Ntry/NtryDtls/TxDtls/RltdPties/Cdtr/Nm':
+      case 'Stmt/Ntry/NtryDtls/TxDtls/RltdPties/Cdtr/Pty/Nm':
         d.creditorName = none(t);
         return;
-      case '/RltdPties/DbtrAcct/Id/IBAN':
-      case '/RltdPties/DbtrAcct/Id/Othr/Id':
+      case 'Stmt/Ntry/NtryDtls/TxDtls/RltdPties/DbtrAcct/Id/IBAN':
+      case 'Stmt/Ntry/NtryDtls/TxDtls/RltdPties/DbtrAcct/Id/Othr/Id':
         d.debtorAccount = none(t.replace(/\s+/g, '').toUpperCase());
         return;
-      case '/RltdPties/CdtrAcct/Id/IBAN':
-      case '/RltdPties/CdtrAcct/Id/Othr/Id':
+      case 'Stmt/Ntry/NtryDtls/TxDtls/RltdPties/CdtrAcct/Id/IBAN':
+      case 'Stmt/Ntry/NtryDtls/TxDtls/RltdPties/CdtrAcct/Id/Othr/Id':
         d.creditorAccount = none(t.replace(/\s+/g, '').toUpperCase());
         return;
-      case '/RtrInf':
+      case 'Stmt/Ntry/NtryDtls/TxDtls/RtrInf':
         d.isReturn = true;
         return;
-      case '/BkTxCd/Domn/Cd':
+      case 'Stmt/Ntry/NtryDtls/TxDtls/BkTxCd/Domn/Cd':
         d.domain = none(t);
         return;
-      case '/BkTxCd/Domn/Fmly/Cd':
+      case 'Stmt/Ntry/NtryDtls/TxDtls/BkTxCd/Domn/Fmly/Cd':
         d.family = none(t);
         return;
-      case '/BkTxCd/Domn/Fmly/SubFmlyCd':
+      case 'Stmt/Ntry/NtryDtls/TxDtls/BkTxCd/Domn/Fmly/SubFmlyCd':
         d.subFamily = none(t);
         return;
-      case '/BkTxCd/Prtry/Cd':
+      case 'Stmt/Ntry/NtryDtls/TxDtls/BkTxCd/Prtry/Cd':
         d.proprietary = none(t);
         return;
-      case '':
+      case 'Stmt/Ntry/NtryDtls/TxDtls':
         e.details.push(d);
         detail = null;
         return;
