@@ -7,7 +7,9 @@ import type { BankAccount } from '../src/config/bank';
 import { connect } from '../src/db/connect';
 import { checkFile } from '../src/ingest/bank/check';
 import { importBankFiles } from '../src/ingest/bank/import';
+import { entryEvents, occurrenceCounter } from '../src/ingest/bank/entry-events';
 import { knownEventsOf } from '../src/ingest/bank/known-events';
+import type { ParsedEntry } from '../src/ingest/bank/types';
 import { type BankFileEntry, writeCamt053Stream } from '../src/sandbox/bank-files';
 import { createPostgresEventStore } from '../src/store/postgres';
 import { type BenchContext, perSecond, sampleRss, timed } from './harness';
@@ -87,6 +89,62 @@ async function saxesAlone(file: string): Promise<number> {
   return entries;
 }
 
+/** The parsed form of a generated entry, as the camt reader gives it (for the store-only reference). */
+function parsedOf(e: BankFileEntry): ParsedEntry {
+  const d = e.details![0]!;
+  return {
+    amount: e.amount,
+    direction: e.direction,
+    currency: 'UAH',
+    status: 'booked',
+    bookingDate: e.bookingDate,
+    valueDate: e.bookingDate,
+    bankRef: e.bankRef ?? null,
+    isReversal: false,
+    transactionCode: null,
+    info: null,
+    where: '',
+    details: [
+      {
+        amount: null,
+        direction: null,
+        endToEndId: d.endToEndId ?? null,
+        remittance: d.remittance ?? null,
+        counterpartyName: d.counterpartyName ?? null,
+        counterpartyAccount: d.counterpartyAccount ?? null,
+        isReturn: false,
+        transactionCode: null,
+        bankRef: null,
+      },
+    ],
+  };
+}
+
+/**
+ * The same events appended straight to the store, 2,000 per appendMany as the import does, with no file:
+ * what the event store alone allows (into a stream of its own).
+ */
+async function storeAlone(ctx: BenchContext, count: number): Promise<number> {
+  const db = await ctx.createDatabase();
+  const sql = connect(db.url, { max: 4 });
+  try {
+    const store = createPostgresEventStore(sql);
+    const at = orderedEntryAt(count);
+    const occ = occurrenceCounter(true);
+    const r = await timed(async () => {
+      for (let i = 0; i < count; i += 2000) {
+        const events = [];
+        for (let j = i; j < Math.min(count, i + 2000); j++)
+          events.push(...entryEvents(ACCOUNT.id, { statementId: 'S', currency: 'UAH' }, parsedOf(at(j)), occ));
+        await store.appendMany([{ stream: `bank-${ACCOUNT.id}`, events }]);
+      }
+    });
+    return perSecond(count, r.ms);
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
 async function measure(ctx: BenchContext, dir: string, count: number) {
   const file = path.join(dir, `camt053-${count}.xml`);
   await writeFile(file, count);
@@ -128,12 +186,19 @@ export async function run(ctx: BenchContext): Promise<void> {
   try {
     const atSmall = await measure(ctx, dir, small);
     const atFull = await measure(ctx, dir, full);
+    const store = await storeAlone(ctx, full);
     ctx.figure({
       name: `bank import, camt.053 of ${full} entries`,
       value: atFull.imported,
       unit: 'entries/s',
       reference: { name: 'saxes alone, same file', value: atFull.parse },
       target: { minRatio: 0.5, text: '≥ 0.5 × saxes alone' },
+    });
+    ctx.figure({
+      name: `bank import, camt.053 of ${full} entries, beside the store`,
+      value: atFull.imported,
+      unit: 'entries/s',
+      reference: { name: "the store's batched append of the same events", value: store },
     });
     ctx.figure({
       name: `bank import's first reading (parse, check, foot), ${full} entries`,
