@@ -1,0 +1,221 @@
+import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { finished } from 'node:stream/promises';
+import { SaxesParser } from 'saxes';
+import type { BankAccount } from '../src/config/bank';
+import { connect } from '../src/db/connect';
+import { checkFile } from '../src/ingest/bank/check';
+import { importBankFiles } from '../src/ingest/bank/import';
+import { entryEvents, occurrenceCounter } from '../src/ingest/bank/entry-events';
+import { knownEventsOf } from '../src/ingest/bank/known-events';
+import type { ParsedEntry } from '../src/ingest/bank/types';
+import { type BankFileEntry, writeCamt053Stream } from '../src/sandbox/bank-files';
+import { createPostgresEventStore } from '../src/store/postgres';
+import { type BenchContext, perSecond, sampleRss, timed } from './harness';
+
+/**
+ * Issue 16's bank import benchmark: a camt.053 of BANK_BENCH_ENTRIES entries (default 1,000,000; 20,000 with
+ * --quick), written streamed to a temporary file, imported streamed into a fresh database (`recon bank import`'s
+ * code: a checking read, then an appending read), beside saxes alone reading the same file with no handler
+ * work (the ceiling), and the import's first reading alone (parse, check, foot: no database). Peak RSS of the
+ * import at 100k entries and at the full size: it must stay flat.
+ */
+
+const ACCOUNT: BankAccount = { id: 'UA213223130000026007233566001', currency: 'UAH', role: 'settlement', name: null };
+
+function entryAt(i: number): BankFileEntry {
+  const day = `2025-${String(1 + ((i >> 16) % 12)).padStart(2, '0')}-${String(1 + ((i >> 11) % 28)).padStart(2, '0')}`;
+  const credit = i % 3 !== 0;
+  return {
+    direction: credit ? 'credit' : 'debit',
+    amount: BigInt(100 + ((i * 7919) % 500_000)),
+    bookingDate: day,
+    bankRef: `BR${i.toString(36).padStart(8, '0')}`,
+    details: [
+      {
+        endToEndId: `E2E-${i}`,
+        remittance: credit ? `settlement ${day}` : `ST-${(i % 9973).toString().padStart(6, '0')}`,
+        counterpartyName: credit ? 'PSP Payments LLC' : `Sub-merchant ${i % 997}`,
+        counterpartyAccount: credit ? 'UA903052992990004149123456789' : `UA${String(10 ** 26 + i).slice(1, 28)}`,
+      },
+    ],
+  };
+}
+
+/** Entries ordered by booking day, as a statement gives them. */
+function orderedEntryAt(count: number): (i: number) => BankFileEntry {
+  const perDay = Math.ceil(count / 300);
+  return (i) => {
+    const e = entryAt(i);
+    const d = Math.floor(i / perDay);
+    const day = `2025-${String(1 + (Math.floor(d / 28) % 12)).padStart(2, '0')}-${String(1 + (d % 28)).padStart(2, '0')}`;
+    return { ...e, bookingDate: day };
+  };
+}
+
+async function writeFile(file: string, count: number): Promise<void> {
+  const out = createWriteStream(file);
+  await writeCamt053Stream(
+    out,
+    {
+      accountId: ACCOUNT.id,
+      currency: 'UAH',
+      statementId: `BENCH-${count}`,
+      openingDate: '2025-01-01',
+      closingDate: '2025-12-31',
+      openingBalance: 0n,
+    },
+    count,
+    orderedEntryAt(count),
+  );
+  out.end();
+  await finished(out);
+}
+
+/** saxes over the file with the handlers a reader needs registered, doing nothing: the parser's own speed. */
+async function saxesAlone(file: string): Promise<number> {
+  const parser = new SaxesParser({ xmlns: false, position: true });
+  let entries = 0;
+  parser.on('opentag', (t) => {
+    if (t.name === 'Ntry') entries++;
+  });
+  parser.on('text', () => {});
+  parser.on('closetag', () => {});
+  const input = createReadStream(file, { highWaterMark: 256 * 1024 });
+  input.setEncoding('utf8');
+  for await (const chunk of input) parser.write(chunk as string);
+  parser.close();
+  return entries;
+}
+
+/** The parsed form of a generated entry, as the camt reader gives it (for the store-only reference). */
+function parsedOf(e: BankFileEntry): ParsedEntry {
+  const d = e.details![0]!;
+  return {
+    amount: e.amount,
+    direction: e.direction,
+    currency: 'UAH',
+    status: 'booked',
+    bookingDate: e.bookingDate,
+    valueDate: e.bookingDate,
+    bankRef: e.bankRef ?? null,
+    isReversal: false,
+    transactionCode: null,
+    info: null,
+    where: '',
+    details: [
+      {
+        amount: null,
+        direction: null,
+        endToEndId: d.endToEndId ?? null,
+        remittance: d.remittance ?? null,
+        counterpartyName: d.counterpartyName ?? null,
+        counterpartyAccount: d.counterpartyAccount ?? null,
+        isReturn: false,
+        transactionCode: null,
+        bankRef: null,
+      },
+    ],
+  };
+}
+
+/**
+ * The same events appended straight to the store, 2,000 per appendMany as the import does, with no file:
+ * what the event store alone allows (into a stream of its own).
+ */
+async function storeAlone(ctx: BenchContext, count: number): Promise<number> {
+  const db = await ctx.createDatabase();
+  const sql = connect(db.url, { max: 4 });
+  try {
+    const store = createPostgresEventStore(sql);
+    const at = orderedEntryAt(count);
+    const occ = occurrenceCounter(true);
+    const r = await timed(async () => {
+      for (let i = 0; i < count; i += 2000) {
+        const events = [];
+        for (let j = i; j < Math.min(count, i + 2000); j++)
+          events.push(...entryEvents(ACCOUNT.id, { statementId: 'S', currency: 'UAH' }, parsedOf(at(j)), occ));
+        await store.appendMany([{ stream: `bank-${ACCOUNT.id}`, events }]);
+      }
+    });
+    return perSecond(count, r.ms);
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
+async function measure(ctx: BenchContext, dir: string, count: number) {
+  const file = path.join(dir, `camt053-${count}.xml`);
+  await writeFile(file, count);
+  const mb = statSync(file).size / 2 ** 20;
+  const parse = await timed(() => saxesAlone(file));
+  if (parse.result !== count) throw new Error(`saxes counted ${parse.result} entries, expected ${count}`);
+  // the import's first reading alone (parse, check, foot): what the reader costs beside the parser
+  const check = await timed(() => checkFile(file, 'camt.053', undefined, [ACCOUNT]));
+  if (check.result.problems.length > 0) throw new Error(check.result.problems.join('\n'));
+  const db = await ctx.createDatabase();
+  const sql = connect(db.url, { max: 4 });
+  try {
+    const store = createPostgresEventStore(sql);
+    global.gc?.();
+    const rss = sampleRss(20);
+    const run = await timed(() => importBankFiles(store, knownEventsOf(store, sql), [file], { accounts: [ACCOUNT] }));
+    const peak = rss.stop();
+    const o = run.result[0]!;
+    if (o.entries !== count || o.statements !== 1) throw new Error(`imported ${o.entries} entries, expected ${count}`);
+    ctx.note(
+      `${count} entries (${mb.toFixed(0)} MB): saxes alone ${(parse.ms / 1000).toFixed(1)} s, first reading ${(check.ms / 1000).toFixed(1)} s, import ${(run.ms / 1000).toFixed(1)} s, peak RSS ${(peak / 2 ** 20).toFixed(0)} MB`,
+    );
+    return {
+      parse: perSecond(count, parse.ms),
+      check: perSecond(count, check.ms),
+      imported: perSecond(count, run.ms),
+      peakMb: peak / 2 ** 20,
+    };
+  } finally {
+    await sql.end({ timeout: 5 });
+    rmSync(file, { force: true });
+  }
+}
+
+export async function run(ctx: BenchContext): Promise<void> {
+  const full = Number(process.env.BANK_BENCH_ENTRIES ?? (ctx.quick ? 20_000 : 1_000_000));
+  const small = Math.min(100_000, Math.max(1, Math.floor(full / 10)));
+  const dir = mkdtempSync(path.join(tmpdir(), 'recon-bench-bank-'));
+  try {
+    const atSmall = await measure(ctx, dir, small);
+    const atFull = await measure(ctx, dir, full);
+    const store = await storeAlone(ctx, full);
+    ctx.figure({
+      name: `bank import, camt.053 of ${full} entries`,
+      value: atFull.imported,
+      unit: 'entries/s',
+      reference: { name: 'saxes alone, same file', value: atFull.parse },
+      target: { minRatio: 0.5, text: '≥ 0.5 × saxes alone' },
+    });
+    ctx.figure({
+      name: `bank import, camt.053 of ${full} entries, beside the store`,
+      value: atFull.imported,
+      unit: 'entries/s',
+      reference: { name: "the store's batched append of the same events", value: store },
+    });
+    ctx.figure({
+      name: `bank import's first reading (parse, check, foot), ${full} entries`,
+      value: atFull.check,
+      unit: 'entries/s',
+      reference: { name: 'saxes alone, same file', value: atFull.parse },
+      target: { minRatio: 0.5, text: '≥ 0.5 × saxes alone' },
+    });
+    ctx.figure({ name: `bank import peak RSS, ${small} entries`, value: atSmall.peakMb, unit: 'MB' });
+    ctx.figure({
+      name: `bank import peak RSS, ${full} entries`,
+      value: atFull.peakMb,
+      unit: 'MB',
+      reference: { name: `peak RSS at ${small} entries`, value: atSmall.peakMb },
+      target: { max: atSmall.peakMb * 1.25 + 32, text: `flat: ≤ 1.25 × the ${small}-entry peak + 32 MB` },
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

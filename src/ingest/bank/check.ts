@@ -1,0 +1,132 @@
+import type { BankAccount } from '../../config/bank';
+import { formatMinor } from './amount';
+import { parserFor } from './open-file';
+import type { CsvMapping } from './csv';
+import { BankFileError, type BankFormat, type ParsedEntry, type ParsedStatement, type StatementHead } from './types';
+
+/**
+ * The first reading of a bank file: everything is checked before anything is appended. A statement must
+ * name its account and currency, carry an opening and a closing balance, and foot: opening + booked
+ * entries = closing. What is kept per statement is a summary (memory does not grow with the entries).
+ */
+
+export interface StatementCheck {
+  readonly statement: ParsedStatement;
+  /** the configured account, or null: reported as unknown, its entries not booked */
+  readonly account: BankAccount | null;
+  readonly booked: number;
+  readonly pending: number;
+  /** every booking day in one run (so the ids' occurrence counts can be dropped day by day) */
+  readonly dayOrdered: boolean;
+}
+
+export interface FileCheck {
+  readonly file: string;
+  readonly format: BankFormat;
+  readonly statements: readonly StatementCheck[];
+  readonly problems: readonly string[];
+}
+
+interface Running {
+  net: bigint;
+  booked: number;
+  pending: number;
+  day: string | null;
+  days: Set<string>;
+  dayOrdered: boolean;
+}
+
+export async function checkFile(
+  file: string,
+  format: BankFormat,
+  mapping: CsvMapping | undefined,
+  accounts: readonly BankAccount[],
+): Promise<FileCheck> {
+  const problems: string[] = [];
+  const statements: StatementCheck[] = [];
+  const running = new Map<number, Running>();
+  const byId = new Map(accounts.map((a) => [a.id, a]));
+  const runOf = (head: StatementHead): Running => {
+    let r = running.get(head.index);
+    if (!r) {
+      r = { net: 0n, booked: 0, pending: 0, day: null, days: new Set(), dayOrdered: true };
+      running.set(head.index, r);
+    }
+    return r;
+  };
+  try {
+    for await (const items of parserFor(file, format, mapping)) {
+      for (const item of items) {
+        if (item.kind === 'entry') {
+          const err = checkEntry(item.head, item.entry, runOf(item.head));
+          if (err) throw new BankFileError(file, item.entry.where, err);
+          continue;
+        }
+        const s = item.statement;
+        const r = runOf(s);
+        running.delete(s.index);
+        const problem = checkStatement(s, r, byId);
+        if (problem) problems.push(`${file}: ${problem}`);
+        const account = s.account ? (byId.get(s.account) ?? null) : null;
+        statements.push({ statement: s, account, booked: r.booked, pending: r.pending, dayOrdered: r.dayOrdered });
+      }
+    }
+  } catch (e) {
+    if (!(e instanceof BankFileError)) throw e;
+    problems.push(e.message);
+  }
+  if (problems.length === 0 && statements.length === 0) problems.push(`${file}: no statement in the file`);
+  return { file, format, statements, problems };
+}
+
+function checkEntry(head: StatementHead, e: ParsedEntry, r: Running): string | null {
+  if (e.currency !== null && head.currency !== null && e.currency !== head.currency)
+    return `entry in ${e.currency} on a statement in ${head.currency} (one currency per statement)`;
+  if (e.status !== 'booked') {
+    r.pending++;
+    return null;
+  }
+  const signed = e.direction === 'credit' ? e.amount : -e.amount;
+  if (e.details.length > 1) {
+    let sum = 0n;
+    for (const [i, d] of e.details.entries()) {
+      if (d.amount === null) return `batch entry: transaction detail ${i + 1} of ${e.details.length} has no amount`;
+      sum += (d.direction ?? e.direction) === 'credit' ? d.amount : -d.amount;
+    }
+    if (sum !== signed)
+      return `batch entry: its transaction details add up to ${formatMinor(sum)}, the entry is ${formatMinor(signed)}`;
+  }
+  r.net += signed;
+  r.booked++;
+  const day = e.bookingDate!;
+  if (day !== r.day) {
+    if (r.days.has(day)) r.dayOrdered = false;
+    r.days.add(day);
+    r.day = day;
+  }
+  return null;
+}
+
+function checkStatement(s: ParsedStatement, r: Running, accounts: ReadonlyMap<string, BankAccount>): string | null {
+  const name = `statement ${s.statementId ?? `#${s.index + 1}`}${s.account ? ` of account ${s.account}` : ''} (${s.where})`;
+  if (s.statementId === null) return `${name}: no statement id`;
+  if (s.account === null) return `${name}: no account`;
+  if (s.currency === null && s.opening?.currency == null) return `${name}: no currency`;
+  const currency = s.currency ?? s.opening!.currency!;
+  (s as { currency: string }).currency = currency;
+  if (s.opening === null) return `${name}: no opening balance (OPBD/PRCD, :60F:)`;
+  if (s.closing === null) return `${name}: no closing balance (CLBD, :62F:)`;
+  for (const b of [s.opening, s.closing])
+    if (b.currency !== null && b.currency !== currency)
+      return `${name}: balance in ${b.currency} (${b.where}), statement in ${currency}`;
+  const configured = accounts.get(s.account);
+  if (configured && configured.currency !== currency)
+    return `${name}: the statement is in ${currency}, the account is configured in ${configured.currency}`;
+  const footed = s.opening.amount + r.net;
+  if (footed !== s.closing.amount)
+    return (
+      `${name} does not foot: opening ${formatMinor(s.opening.amount)} + booked entries ${formatMinor(r.net)} = ` +
+      `${formatMinor(footed)}, closing balance ${formatMinor(s.closing.amount)}: difference ${formatMinor(s.closing.amount - footed)} ${currency}`
+    );
+  return null;
+}

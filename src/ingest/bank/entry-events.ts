@@ -1,0 +1,93 @@
+import { BankEntryBooked } from '../../events/bank-events';
+import { newEvent } from '../../events/catalog';
+import type { NewEvent } from '../../store/types';
+import type { ParsedEntry, ParsedStatement } from './types';
+
+/**
+ * The events of one booked entry, one per transaction detail, with ids from the account and the entry
+ * itself, never from the statement that carried it (docs/bank.md, "Ids"):
+ * - with the bank's reference (camt AcctSvcrRef, MT940 bank reference): account, reference, booking day,
+ *   direction, amount and detail index;
+ * - without one: account, booking day, direction, amount, value day, and each detail's end-to-end id,
+ *   remittance and counterparty account.
+ * Either identity is counted among the identical entries of its statement and booking day (the first is
+ * occurrence 0), so two equal payments on one day stay two, and a statement that repeats a day another
+ * one already gave repeats the same ids.
+ */
+
+export interface Occurrences {
+  /** the occurrence of this identity in its statement and day; counts it */
+  next(day: string, identity: string): number;
+}
+
+/**
+ * Counts per statement. `dayOrdered`: the statement gives its days one after the other (checked when the
+ * file was read first), so the counts of a finished day are dropped: memory stays flat for a large statement.
+ */
+export function occurrenceCounter(dayOrdered: boolean): Occurrences {
+  let day: string | null = null;
+  let counts = new Map<string, number>();
+  return {
+    next(d, identity) {
+      if (dayOrdered && d !== day) {
+        counts = new Map();
+        day = d;
+      }
+      const key = dayOrdered ? identity : `${d}\u0000${identity}`;
+      const n = counts.get(key) ?? 0;
+      counts.set(key, n + 1);
+      return n;
+    },
+  };
+}
+
+export function entryEvents(
+  accountId: string,
+  statement: Pick<ParsedStatement, 'statementId' | 'currency'>,
+  entry: ParsedEntry,
+  occurrences: Occurrences,
+): NewEvent[] {
+  const day = entry.bookingDate!;
+  const single = entry.details.length <= 1;
+  const details = entry.details.length === 0 ? [null] : entry.details;
+  const base = entry.bankRef
+    ? ['r', entry.bankRef, day, entry.direction, entry.amount.toString()]
+    : [
+        'c',
+        day,
+        entry.direction,
+        entry.amount.toString(),
+        entry.valueDate ?? '',
+        ...entry.details.map((d) =>
+          [d.endToEndId ?? '', d.remittance ?? '', d.counterpartyAccount ?? ''].join('\u0001'),
+        ),
+        entry.details.length === 0 ? (entry.info ?? '') : '',
+      ];
+  const identity = base.join('\u0000');
+  const occurrence = occurrences.next(day, identity);
+  return details.map((d, i) =>
+    newEvent(
+      BankEntryBooked,
+      {
+        accountId,
+        currency: statement.currency!,
+        direction: d?.direction ?? entry.direction,
+        amount: (single || d?.amount == null ? entry.amount : d.amount).toString(),
+        bookingDate: day,
+        valueDate: entry.valueDate,
+        bankRef: d?.bankRef ?? entry.bankRef,
+        batchRef: single ? null : entry.bankRef,
+        detail: i,
+        endToEndId: d?.endToEndId ?? null,
+        remittance: d?.remittance ?? entry.info,
+        counterpartyName: d?.counterpartyName ?? null,
+        counterpartyAccount: d?.counterpartyAccount ?? null,
+        isReturn: entry.isReversal || (d?.isReturn ?? false),
+        transactionCode: d?.transactionCode ?? entry.transactionCode,
+        statementId: statement.statementId!,
+      },
+      // the parsers build exactly this shape (test/ingest/bank/events.test.ts checks it against the schema)
+      { validated: true, idContent: { account: accountId, entry: identity, occurrence, detail: i } },
+    ),
+  );
+}

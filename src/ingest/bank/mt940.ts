@@ -1,0 +1,273 @@
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import { minorUnits } from './amount';
+import { dayOfYymmdd } from './dates';
+import { entryInformation } from './mt940-details';
+import {
+  BankFileError,
+  type BankFileItem,
+  type BankFileParser,
+  type ParsedBalance,
+  type ParsedEntry,
+  type StatementHead,
+} from './types';
+
+/**
+ * MT940 (SWIFT customer statement), with or without the SWIFT block envelope ({1:…}{2:…}{4: … -}), read
+ * line by line. Fields start with `:tag:` at the beginning of a line; any other line continues the field
+ * before it (a `:86:` line may begin with "-"; only "-" alone, or "-}", ends a message). Each message is
+ * one statement: `:20:` and `:28C:` name it, `:25:` the account, `:60F:`/`:60M:` open and `:62F:`/`:62M:`
+ * close it. Amounts use a decimal comma.
+ */
+
+/** German business transaction codes (GVC) of a returned payment: returned credit transfer, returned debits. */
+const RETURN_GVC = new Set(['108', '109', '159']);
+
+interface Field {
+  readonly tag: string;
+  readonly lines: string[];
+  readonly line: number;
+}
+
+interface Message {
+  ref: string | null;
+  seq: string | null;
+  head: StatementHead | null;
+  account: string | null;
+  opening: ParsedBalance | null;
+  closing: ParsedBalance | null;
+  entry: { field: Field; info: Field | null } | null;
+  startLine: number;
+  entries: number;
+}
+
+const ENVELOPE = /^\{1:[^}]*\}(?:\{2:[^}]*\})?(?:\{3:(?:\{[^}]*\})*\})?\{4:/;
+const TERMINATOR = /^-\}?(?:\{5:.*)?\s*$|^-\}.*$/;
+const BALANCE = /^([CD])(\d{6})([A-Z]{3})(\d+,\d*)$/;
+const STATEMENT_LINE = /^(\d{6})(\d{4})?(RC|RD|C|D)([A-Z])?(\d+,\d*)([NSF][A-Z0-9]{3})(.*)$/;
+
+export function parseMt940(input: Readable, file: string): BankFileParser {
+  return { [Symbol.asyncIterator]: () => run(input, file)[Symbol.asyncIterator]() };
+}
+
+async function* run(input: Readable, file: string): AsyncGenerator<readonly BankFileItem[]> {
+  const out: BankFileItem[] = [];
+  let statements = 0;
+  let msg: Message | null = null;
+  let field: Field | null = null;
+  let lineNo = 0;
+  let sawField = false;
+  const fail = (line: number, problem: string): never => {
+    throw new BankFileError(file, `line ${line}`, problem);
+  };
+
+  const endMessage = (line: number) => {
+    finishField();
+    if (msg === null) return;
+    flushEntry(msg);
+    if (msg.head === null) fail(line, 'a message without :20:, :25: and :60F: (an opening balance)');
+    out.push({ kind: 'statement', statement: { ...msg.head!, opening: msg.opening, closing: msg.closing } });
+    msg = null;
+  };
+
+  const finishField = () => {
+    const f = field;
+    field = null;
+    if (f !== null) applyField(f);
+  };
+
+  function applyField(f: Field): void {
+    if (f.tag === '20') {
+      if (msg !== null && (msg.head !== null || msg.ref !== null)) endMessage(f.line);
+      msg ??= newMessage(f.line);
+    }
+    if (msg === null) {
+      if (f.tag === '86' || f.tag === '61' || f.tag.startsWith('6')) fail(f.line, `:${f.tag}: before a :20: field`);
+      return;
+    }
+    const m: Message = msg;
+    const value = f.lines[0]!.trim();
+    switch (f.tag) {
+      case '20':
+        m.ref = value || null;
+        return;
+      case '25':
+        m.account = value.replace(/\s+/g, '').toUpperCase() || null;
+        return;
+      case '28C':
+      case '28':
+        m.seq = value || null;
+        return;
+      case '60F':
+      case '60M': {
+        if (m.head !== null) fail(f.line, `a second opening balance :${f.tag}: in one message`);
+        m.opening = balance(f, value);
+        const id = [m.ref, m.seq].filter((x) => x !== null).join('/');
+        m.head = {
+          index: statements++,
+          statementId: id || null,
+          account: m.account,
+          currency: m.opening.currency,
+          where: `line ${m.startLine}`,
+        };
+        return;
+      }
+      case '61':
+        if (m.head === null) fail(f.line, ':61: before the opening balance :60F:');
+        flushEntry(m);
+        m.entry = { field: f, info: null };
+        return;
+      case '86':
+        if (m.entry !== null && m.entry.info === null) m.entry.info = f;
+        return;
+      case '62F':
+      case '62M':
+        flushEntry(m);
+        if (m.head === null) fail(f.line, `:${f.tag}: before the opening balance :60F:`);
+        m.closing = balance(f, value);
+        return;
+    }
+  }
+
+  function newMessage(line: number): Message {
+    return {
+      ref: null,
+      seq: null,
+      head: null,
+      account: null,
+      opening: null,
+      closing: null,
+      entry: null,
+      startLine: line,
+      entries: 0,
+    };
+  }
+
+  function balance(f: Field, value: string): ParsedBalance {
+    const b = BALANCE.exec(value);
+    if (!b)
+      fail(
+        f.line,
+        `:${f.tag}: expected C|D, YYMMDD, currency and amount (e.g. C250131EUR1234,56), got ${JSON.stringify(value.slice(0, 40))}`,
+      );
+    const date = dayOfYymmdd(b![2]!) ?? fail(f.line, `:${f.tag}: not a date: ${b![2]}`);
+    const amount = minorUnits(b![4]!, ',');
+    if (typeof amount === 'string') fail(f.line, `:${f.tag}: ${amount}`);
+    return {
+      amount: b![1] === 'D' ? -(amount as bigint) : (amount as bigint),
+      date,
+      currency: b![3]!,
+      where: `line ${f.line}`,
+    };
+  }
+
+  function flushEntry(m: Message): void {
+    const pending = m.entry;
+    if (pending === null) return;
+    m.entry = null;
+    out.push({ kind: 'entry', head: m.head!, entry: statementLine(pending.field, pending.info, m) });
+  }
+
+  function statementLine(f: Field, info: Field | null, m: Message): ParsedEntry {
+    const first = f.lines[0]!.trim();
+    const s = STATEMENT_LINE.exec(first);
+    if (!s)
+      fail(
+        f.line,
+        `:61: expected value date, credit/debit mark, amount and type code, got ${JSON.stringify(first.slice(0, 60))}`,
+      );
+    const valueDate = dayOfYymmdd(s![1]!) ?? fail(f.line, `:61: not a date: ${s![1]}`);
+    const bookingDate = s![2] ? bookingDay(valueDate, s![2]) : valueDate;
+    if (bookingDate === null) fail(f.line, `:61: not a booking date: ${s![2]}`);
+    const amount = minorUnits(s![5]!, ',');
+    if (typeof amount === 'string') fail(f.line, `:61: ${amount}`);
+    const mark = s![3]!;
+    const [customerRef, bankRef] = splitRefs(s![7]!);
+    const details = info ? entryInformation(info.lines) : null;
+    const isReturn = mark.startsWith('R') || (details?.gvc != null && RETURN_GVC.has(details.gvc));
+    m.entries++;
+    return {
+      amount: amount as bigint,
+      direction: mark.endsWith('C') ? 'credit' : 'debit',
+      currency: m.head!.currency,
+      status: 'booked',
+      bookingDate,
+      valueDate,
+      bankRef,
+      isReversal: isReturn,
+      transactionCode: details?.gvc ?? s![6]!,
+      info: details?.bookingText ?? (f.lines.slice(1).join(' ').trim() || null),
+      details: [
+        {
+          amount: null,
+          direction: null,
+          endToEndId: details?.endToEndId ?? customerRef,
+          remittance: details?.remittance ?? null,
+          counterpartyName: details?.counterpartyName ?? null,
+          counterpartyAccount: details?.counterpartyAccount ?? null,
+          isReturn,
+          transactionCode: details?.gvc ?? null,
+          bankRef: null,
+        },
+      ],
+      where: `line ${f.line}`,
+    };
+  }
+
+  const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+  for await (const raw of lines) {
+    lineNo++;
+    let line = lineNo === 1 ? raw.replace(/^\uFEFF/, '') : raw;
+    for (;;) {
+      const env = ENVELOPE.exec(line);
+      if (env) {
+        endMessage(lineNo);
+        line = line.slice(env[0].length);
+        if (line.trim() === '') break;
+        continue;
+      }
+      if (TERMINATOR.test(line)) {
+        endMessage(lineNo);
+        const next = line.indexOf('{1:');
+        if (next < 0) break;
+        line = line.slice(next);
+        continue;
+      }
+      const tag = /^:(\d{2}[A-Z]?):/.exec(line);
+      if (tag) {
+        finishField();
+        sawField = true;
+        field = { tag: tag[1]!, lines: [line.slice(tag[0].length)], line: lineNo };
+      } else if (field !== null) {
+        (field as Field).lines.push(line);
+      } else if (line.trim() !== '') {
+        fail(lineNo, `expected a field (:20:, :25:, :61: …), got ${JSON.stringify(line.slice(0, 40))}`);
+      }
+      break;
+    }
+    if (out.length >= 1000) yield out.splice(0, out.length);
+  }
+  endMessage(lineNo);
+  if (!sawField)
+    throw new BankFileError(file, 'line 1', 'no MT940 field in the file (an MT940 starts with :20: or {1:)');
+  if (out.length > 0) yield out;
+}
+
+/** The booking day (MMDD) of a :61: line, in the year that puts it nearest the value date. */
+function bookingDay(valueDate: string, mmdd: string): string | null {
+  const year = Number(valueDate.slice(0, 4));
+  const valueMonth = Number(valueDate.slice(5, 7));
+  const month = Number(mmdd.slice(0, 2));
+  const y = valueMonth === 12 && month === 1 ? year + 1 : valueMonth === 1 && month === 12 ? year - 1 : year;
+  return dayOfYymmdd(`${String(y % 100).padStart(2, '0')}${mmdd}`) && y >= 1980
+    ? `${y}-${mmdd.slice(0, 2)}-${mmdd.slice(2, 4)}`
+    : null;
+}
+
+/** `customer ref[//bank ref]`; NONREF is no reference. */
+function splitRefs(rest: string): [string | null, string | null] {
+  const i = rest.indexOf('//');
+  const customer = (i < 0 ? rest : rest.slice(0, i)).trim();
+  const bank = i < 0 ? '' : rest.slice(i + 2).trim();
+  return [customer === '' || customer === 'NONREF' ? null : customer, bank === '' ? null : bank];
+}

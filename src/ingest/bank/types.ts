@@ -1,0 +1,83 @@
+/**
+ * What the bank-file parsers (camt.053, MT940, CSV) hand to the import: statements and their entries,
+ * amounts already in minor units. A parser yields the entries of a statement before the statement itself
+ * (MT940 gives the closing balance after the entries), each entry pointing to its statement's head.
+ */
+
+export type BankFormat = 'camt.053' | 'mt940' | 'csv';
+export type Direction = 'credit' | 'debit';
+
+/** What is known of a statement when its first entry is read. */
+export interface StatementHead {
+  /** ordinal of the statement in its file (0-based) */
+  readonly index: number;
+  statementId: string | null;
+  /** as the file names it, normalised (upper case, no spaces) */
+  account: string | null;
+  currency: string | null;
+  /** where the statement starts: "line 12" or "Stmt[3]" */
+  readonly where: string;
+}
+
+export interface ParsedBalance {
+  readonly amount: bigint;
+  readonly date: string;
+  readonly currency: string | null;
+  readonly where: string;
+}
+
+export interface ParsedStatement extends StatementHead {
+  readonly opening: ParsedBalance | null;
+  readonly closing: ParsedBalance | null;
+}
+
+/** One transaction detail of an entry: one for a single payment, several for a batch. */
+export interface ParsedDetail {
+  /** null when the file gives no amount for the detail (then the entry's amount, for a single detail) */
+  readonly amount: bigint | null;
+  readonly direction: Direction | null;
+  readonly endToEndId: string | null;
+  readonly remittance: string | null;
+  readonly counterpartyName: string | null;
+  readonly counterpartyAccount: string | null;
+  readonly isReturn: boolean;
+  readonly transactionCode: string | null;
+  readonly bankRef: string | null;
+}
+
+export interface ParsedEntry {
+  readonly amount: bigint;
+  readonly direction: Direction;
+  readonly currency: string | null;
+  /** booked, pending (camt PDNG) or information only (camt INFO): only booked entries are booked */
+  readonly status: 'booked' | 'pending' | 'info';
+  readonly bookingDate: string | null;
+  readonly valueDate: string | null;
+  readonly bankRef: string | null;
+  readonly isReversal: boolean;
+  readonly transactionCode: string | null;
+  readonly details: readonly ParsedDetail[];
+  /** free text of the entry itself (camt AddtlNtryInf), used when no detail carries remittance */
+  readonly info: string | null;
+  /** "line 40" or "Stmt[0]/Ntry[12]" */
+  readonly where: string;
+}
+
+export type BankFileItem =
+  | { readonly kind: 'entry'; readonly head: StatementHead; readonly entry: ParsedEntry }
+  | { readonly kind: 'statement'; readonly statement: ParsedStatement };
+
+/** Items in the order of the file, in groups (one per chunk read), so that a large file is never held. */
+export type BankFileParser = AsyncIterable<readonly BankFileItem[]>;
+
+/** A file that cannot be read as its format: names the file and the line or element. */
+export class BankFileError extends Error {
+  constructor(
+    readonly file: string,
+    readonly where: string,
+    readonly problem: string,
+  ) {
+    super(`${file}: ${where}: ${problem}`);
+    this.name = 'BankFileError';
+  }
+}

@@ -1,0 +1,185 @@
+import { describe, expect, it } from 'vitest';
+import type { BankAccount } from '../../../src/config/bank';
+import { BankEntryBooked, BankEntryForUnknownAccount, BankStatementImported } from '../../../src/events/bank-events';
+import { BankImportRefused, importBankFiles } from '../../../src/ingest/bank/import';
+import { knownEventsOf } from '../../../src/ingest/bank/known-events';
+import {
+  renderCamt053,
+  renderMt940,
+  type BankFileEntry,
+  type BankFileStatement,
+} from '../../../src/sandbox/bank-files';
+import { useTestStore } from '../../support/db';
+import { fixture, tempFile } from './support';
+
+const SEK: BankAccount = { id: 'SE5230000000000312345678', currency: 'SEK', role: 'settlement', name: null };
+const EUR: BankAccount = { id: 'DE89370400440532013000', currency: 'EUR', role: 'payouts', name: null };
+const UAH: BankAccount = { id: 'UA213223130000026007233566001', currency: 'UAH', role: 'settlement', name: null };
+const accounts = [SEK, EUR, UAH];
+
+const t = useTestStore();
+const run = (files: string[], opts: { accounts?: BankAccount[] } = {}) =>
+  importBankFiles(t.store, knownEventsOf(t.store, t.db.sql), files, { accounts: opts.accounts ?? accounts });
+
+async function streamEvents(stream: string) {
+  return t.store.readStream(stream);
+}
+
+const credit = (amount: bigint, day: string, extra: Partial<BankFileEntry> = {}): BankFileEntry => ({
+  direction: 'credit',
+  amount,
+  bookingDate: day,
+  details: [{ remittance: 'settlement', counterpartyName: 'PSP' }],
+  ...extra,
+});
+
+function statement(id: string, opening: bigint, from: string, to: string, entries: BankFileEntry[]): BankFileStatement {
+  return {
+    accountId: UAH.id,
+    currency: 'UAH',
+    statementId: id,
+    openingDate: from,
+    closingDate: to,
+    openingBalance: opening,
+    entries,
+  };
+}
+
+describe('bank import', () => {
+  it('books each detail of a batch once; a re-import adds nothing', async () => {
+    const file = fixture('camt053-v02-batch.xml');
+    const [first] = await run([file]);
+    expect(first).toMatchObject({ statements: 1, statementsKnown: 0, entries: 3, entriesKnown: 0, unknown: [] });
+    const events = await streamEvents(`bank-${SEK.id}`);
+    expect(events.map((e) => e.type)).toEqual([
+      'BankEntryBooked',
+      'BankEntryBooked',
+      'BankEntryBooked',
+      'BankStatementImported',
+    ]);
+    // the data the import builds without validating it is exactly the events' schema
+    for (const e of events.slice(0, 3)) expect(() => BankEntryBooked.schema.parse(e.data)).not.toThrow();
+    expect(BankStatementImported.schema.parse(events[3]!.data)).toMatchObject({
+      statementId: 'AAAASESS-FP-STAT001-0131',
+      openingBalance: '1000000',
+      closingBalance: '1025000',
+      entries: 2,
+      format: 'camt.053',
+    });
+    expect(
+      events.slice(0, 3).map((e) => e.data as { amount: string; detail: number; batchRef: string | null }),
+    ).toEqual([
+      expect.objectContaining({ amount: '10000', detail: 0, batchRef: 'AAAASESS-FP-ACCR001' }),
+      expect.objectContaining({ amount: '20000', detail: 1, batchRef: 'AAAASESS-FP-ACCR001' }),
+      expect.objectContaining({ amount: '5000', detail: 0, batchRef: null, direction: 'debit' }),
+    ]);
+
+    const [again] = await run([file]);
+    expect(again).toMatchObject({ statements: 0, statementsKnown: 1, entries: 0, entriesKnown: 3 });
+    expect(await streamEvents(`bank-${SEK.id}`)).toHaveLength(4);
+  });
+
+  it('does not book pending entries and reports a return', async () => {
+    const [o] = await run([fixture('camt053-v08-prefixed.xml')]);
+    expect(o).toMatchObject({ entries: 2, pending: 1 });
+    const data = (await streamEvents(`bank-${EUR.id}`)).map((e) => e.data as { amount: string; isReturn: boolean });
+    expect(data.filter((d) => 'isReturn' in d).map((d) => [d.amount, d.isReturn])).toEqual([
+      ['250000', false],
+      ['12000', true],
+    ]);
+  });
+
+  it('overlapping statements, in either order, book the union once (equal entries of a day stay two)', async () => {
+    const day1 = [credit(100n, '2025-03-01', { bankRef: 'R1' })];
+    // two equal payments on one day, no bank reference: two entries, not one
+    const day2 = [credit(250n, '2025-03-02'), credit(250n, '2025-03-02'), credit(7n, '2025-03-02', { bankRef: 'R2' })];
+    const day3 = [credit(5n, '2025-03-03')];
+    const a = statement('S-A', 0n, '2025-03-01', '2025-03-02', [...day1, ...day2]);
+    const b = statement('S-B', 100n, '2025-03-02', '2025-03-03', [...day2, ...day3]);
+    const fa = tempFile('overlap-a.xml', renderCamt053(a));
+    const fb = tempFile('overlap-b.sta', renderMt940(b));
+    const results: string[][] = [];
+    for (const order of [
+      [fa, fb],
+      [fb, fa],
+    ]) {
+      const store = t.store;
+      const before = new Set((await store.readStream(`bank-${UAH.id}`)).map((e) => e.id));
+      const outcomes = [];
+      for (const f of order) outcomes.push(...(await run([f])));
+      const ids = (await store.readStream(`bank-${UAH.id}`))
+        .filter((e) => !before.has(e.id) && e.type === 'BankEntryBooked')
+        .map((e) => e.id);
+      results.push(ids.sort());
+      if (results.length === 1) {
+        expect(outcomes.map((o) => [o.entries, o.entriesKnown])).toEqual([
+          [4, 0],
+          [1, 3],
+        ]);
+      }
+    }
+    // the second order added nothing: every id was already there from the first
+    expect(results[0]).toHaveLength(5);
+    expect(results[1]).toEqual([]);
+  });
+
+  it('refuses a statement that does not foot, naming account, statement and difference, and applies nothing', async () => {
+    const good = tempFile(
+      'good.xml',
+      renderCamt053(
+        statement('S-GOOD', 0n, '2025-04-01', '2025-04-01', [credit(10n, '2025-04-01', { bankRef: 'G1' })]),
+      ),
+    );
+    const bad = tempFile(
+      'bad.xml',
+      renderCamt053({
+        ...statement('S-BAD', 0n, '2025-04-02', '2025-04-02', [credit(1000n, '2025-04-02', { bankRef: 'X1' })]),
+        closingOverride: 900n,
+      }),
+    );
+    const before = (await streamEvents(`bank-${UAH.id}`)).length;
+    const err = await run([good, bad]).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BankImportRefused);
+    const message = (err as Error).message;
+    expect(message).toContain('nothing imported');
+    expect(message).toContain(`statement S-BAD of account ${UAH.id}`);
+    expect(message).toContain('does not foot');
+    expect(message).toContain('difference -1.00 UAH');
+    expect(await streamEvents(`bank-${UAH.id}`)).toHaveLength(before);
+  });
+
+  it('refuses a statement in another currency than its account', async () => {
+    const file = tempFile(
+      'usd.xml',
+      renderCamt053({
+        ...statement('S-USD', 0n, '2025-04-03', '2025-04-03', [credit(1n, '2025-04-03')]),
+        currency: 'USD',
+      }),
+    );
+    await expect(run([file])).rejects.toThrow(/the statement is in USD, the account is configured in UAH/);
+  });
+
+  it('reports a statement of an unconfigured account, not lost, and books none of its entries', async () => {
+    const file = tempFile(
+      'unknown.xml',
+      renderCamt053({
+        ...statement('S-UNK', 0n, '2025-05-01', '2025-05-01', [credit(3n, '2025-05-01'), credit(4n, '2025-05-01')]),
+        accountId: 'GB33BUKB20201555555555',
+      }),
+    );
+    const [o] = await run([file]);
+    expect(o!.unknown).toEqual([{ account: 'GB33BUKB20201555555555', statementId: 'S-UNK', entries: 2 }]);
+    expect(o!.entries).toBe(0);
+    const reported = await streamEvents('bank-unknown-accounts');
+    expect(reported.map((e) => BankEntryForUnknownAccount.schema.parse(e.data))).toEqual([
+      expect.objectContaining({ account: 'GB33BUKB20201555555555', statementId: 'S-UNK', entries: 2, currency: 'UAH' }),
+    ]);
+    expect(await streamEvents('bank-GB33BUKB20201555555555')).toEqual([]);
+    await run([file]);
+    expect(await streamEvents('bank-unknown-accounts')).toHaveLength(1);
+  });
+
+  it('names a missing file', async () => {
+    await expect(run(['/nonexistent/statement.xml'])).rejects.toThrow(/\/nonexistent\/statement.xml: no such file/);
+  });
+});
