@@ -16,8 +16,27 @@ export const DISCREPANCY_TYPES = [
   'unknown_sub_merchant',
   'duplicate',
   'report_count_mismatch',
+  // payouts to sub-merchants (projections/payouts.ts, docs/bank.md)
+  'payout_missing',
+  'payout_amount_mismatch',
+  'payout_unexpected',
+  'payout_duplicate',
+  'payout_returned',
 ] as const;
 export type DiscrepancyType = (typeof DISCREPANCY_TYPES)[number];
+
+/**
+ * Discrepancies that put a payment's amount or owner in doubt: the money under one that is open (or accepted
+ * with the decision to withhold) is held on the statements, not paid (src/export/holds.ts).
+ */
+export const HOLDING_TYPES: readonly DiscrepancyType[] = [
+  'missing_in_report',
+  'status_mismatch',
+  'amount_mismatch',
+  'split_mismatch',
+  'unknown_sub_merchant',
+  'duplicate',
+];
 
 export const DISCREPANCY_STATUSES = ['open', 'resolved', 'accepted'] as const;
 export type DiscrepancyStatus = (typeof DISCREPANCY_STATUSES)[number];
