@@ -53,16 +53,14 @@ const DISCREPANCY_COLUMNS = `id, type, status, pos_id, payment_id, order_id, met
 
 /**
  * The union of DISCREPANCY_VIEWS as the SQL text of a FROM item (alias `discrepancies`), to nest in a query
- * with `sql.unsafe`. The first view is
- * always read (its absence is NOT_PROJECTED); a later one only once its projection has gone live, so a database
- * where only the reconciliation was built still answers.
+ * with `sql.unsafe`. Only the views whose projection has gone live are read, so a database where one of them
+ * was never built still answers; none at all reads the first, whose absence is NOT_PROJECTED.
  */
 export async function allDiscrepancies(sql: Sql): Promise<string> {
-  const [first, ...others] = DISCREPANCY_VIEWS;
-  const live = others.length
-    ? await sql<{ v: string }[]>`select v from unnest(${others as string[]}::text[]) v where to_regclass(v) is not null`
-    : [];
-  const views = [first!, ...others.filter((v) => live.some((l) => l.v === v))];
+  const live = await sql<{ v: string }[]>`
+    select v from unnest(${DISCREPANCY_VIEWS as string[]}::text[]) with ordinality as x(v, n)
+    where to_regclass(v) is not null order by n`;
+  const views = live.length ? live.map((l) => l.v) : DISCREPANCY_VIEWS.slice(0, 1);
   return `(${views.map((v) => `select ${DISCREPANCY_COLUMNS} from ${v}`).join(' union all ')}) as discrepancies`;
 }
 

@@ -100,7 +100,8 @@ function payoutDiscrepancies(s: PayoutState, today: string | null): PayoutDiscre
   };
   // Missing: nothing paid by the due day. Paid later: the same discrepancy, resolved on the paying day.
   const paidLate = s.paidOn !== null && s.paidOn > s.dueOn;
-  if ((s.paidOut <= 0n && today !== null && today > s.dueOn) || paidLate) {
+  // (a payout paid and returned is payout_returned, not missing)
+  if ((s.paidOut + s.returned <= 0n && today !== null && today > s.dueOn) || paidLate) {
     const resolvedOn = s.paidOut > 0n ? s.paidOn : null;
     out.push({
       ...base,
