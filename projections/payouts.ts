@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
-import { type BankConfig, EMPTY_BANK_CONFIG, normalizeAccountId } from '../src/config/bank';
-import { loadConfig } from '../src/config/env';
+import { type BankConfig, normalizeAccountId } from '../src/config/bank';
+import { bankConfigFromEnv } from '../src/config/bank-from-env';
 import { DiscrepancyAccepted } from '../src/events/audit-events';
 import { BankEntryBooked } from '../src/events/bank-events';
 import { dataOf, isEvent } from '../src/events/catalog';
@@ -93,7 +93,7 @@ function rowsOf(events: readonly RecordedEvent[], bank: BankConfig, zone: string
       const issuedOn = DateTime.fromMillis(eventTime(e, zone) ?? e.recordedAt.getTime(), { zone }).toISODate();
       for (const p of d.payouts ?? []) {
         // an unregistered receiver is never due; a run that asks for nothing more expects no transfer
-        if (BigInt(p.payable) <= 0n || p.subMerchantId.startsWith('receiver:')) continue;
+        if (BigInt(p.payable) <= 0n || p.reference === null || p.subMerchantId.startsWith('receiver:')) continue;
         expected.push({
           ...p,
           sub_merchant_id: p.subMerchantId,
@@ -257,14 +257,4 @@ export function payoutsProjection(bankOf: () => BankConfig): Projection {
   };
 }
 
-let configured: BankConfig | undefined;
-/** The bank configuration of RECON_CONFIG (read once; none or an invalid one: no payouts account). */
-function bankFromEnv(): BankConfig {
-  if (!configured) {
-    const r = loadConfig(process.env);
-    configured = r.ok ? r.config.bank : EMPTY_BANK_CONFIG;
-  }
-  return configured;
-}
-
-export const projection: Projection = payoutsProjection(bankFromEnv);
+export const projection: Projection = payoutsProjection(bankConfigFromEnv);

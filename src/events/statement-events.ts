@@ -41,12 +41,15 @@ export const StatementIssued = defineEvent(
         z.object({
           subMerchantId: z.string().min(1),
           currency: z.string().regex(/^[A-Z]{3}$/),
-          reference: z.string().regex(/^[A-Z0-9-]{1,35}$/),
+          reference: z
+            .string()
+            .regex(/^[A-Z0-9-]{1,35}$/)
+            .nullable(),
           amountDue: z.string().regex(/^-?\d+$/),
           held: z.string().regex(/^\d+$/),
           payable: z.string().regex(/^\d+$/),
-          /** the discrepancies whose money is held: [discrepancy id, held in minor units] */
-          holds: z.array(z.tuple([z.uuid(), z.string().regex(/^\d+$/)])),
+          /** what is held: [discrepancy id ('' for a receiver not in the directory), minor units], sorted */
+          holds: z.array(z.tuple([z.string(), z.string().regex(/^\d+$/)])),
         }),
       )
       .optional(),
