@@ -78,7 +78,7 @@ export async function heldAt(sql: Sql, store: EventStore, cut: Position): Promis
       select * from jsonb_to_recordset(${JSON.stringify(held)}::text::jsonb)
         as x(id text, pos_id text, payment_id text, method text, receiver_name text))
     select d.id, e.receiver_name as receiver, e.currency, sum(e.net)::int8 as net,
-           e.pos_id || chr(0) || e.payment_id || chr(0) || e.method || chr(0) || e.receiver_name || chr(0) || e.currency as key
+           e.pos_id || chr(31) || e.payment_id || chr(31) || e.method || chr(31) || e.receiver_name || chr(31) || e.currency as key
     from d join recon.journal_entries e
       on e.pos_id = d.pos_id and e.payment_id = d.payment_id and (d.method is null or e.method = d.method)
      and (d.receiver_name is null or e.receiver_name = d.receiver_name)

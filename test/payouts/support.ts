@@ -88,6 +88,7 @@ export interface Line {
   counterpartyName?: string;
   counterpartyAccount?: string;
   isReturn?: boolean;
+  currency?: string;
   bankRef: string;
 }
 
@@ -98,7 +99,7 @@ export function booked(l: Line): AppendRequest {
     events: [
       newEvent(BankEntryBooked, {
         accountId,
-        currency: 'EUR',
+        currency: l.currency ?? 'EUR',
         direction: l.direction ?? 'debit',
         amount: l.amount.toString(),
         bookingDate: l.bookingDate,
