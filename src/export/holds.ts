@@ -103,3 +103,29 @@ export async function heldAt(sql: Sql, store: EventStore, cut: Position): Promis
   }
   return out;
 }
+
+/**
+ * Held items as a run recorded them (StatementIssued.payouts[].holds), with their reasons read again: a
+ * statement issued again at the same cut holds what it held then, whatever was decided since.
+ */
+export async function recordedHeld(
+  sql: Sql,
+  holds: ReadonlyArray<readonly [string, string]>,
+  receiverName: string,
+  currency: string,
+): Promise<HeldItem[]> {
+  const ids = holds.map(([id]) => id).filter((id) => id !== '');
+  const types = ids.length
+    ? await sql<
+        { id: string; type: string }[]
+      >`select id::text, type from recon.discrepancies where id = any(${ids}::uuid[])`
+    : [];
+  return holds.map(([id, amount]) => ({
+    discrepancyId: id,
+    reason:
+      id === '' ? UNREGISTERED_REASON : (REASONS[types.find((t) => t.id === id)?.type ?? ''] ?? 'under investigation'),
+    receiverName,
+    currency,
+    amount: BigInt(amount),
+  }));
+}

@@ -36,18 +36,33 @@ interface SameMonthRun {
   readonly payouts: ReadonlyMap<string, bigint>;
 }
 
-/** Runs of the month at or before the cut other than one at this very cut (the same run issued again). */
-async function earlierRunsOfMonth(store: EventStore, month: string, timezone: string, cut: Position) {
-  const out: SameMonthRun[] = [];
+type RecordedHolds = ReadonlyMap<string, ReadonlyArray<readonly [string, string]>>;
+
+/**
+ * Runs of the month recorded at or before the cut, other than one at this very cut (the same run issued
+ * again), and the holds the first run at this very cut recorded (the first issue at a cut fixes what it holds).
+ */
+async function runsOfMonth(store: EventStore, month: string, timezone: string, cut: Position) {
+  const earlier: SameMonthRun[] = [];
+  const sameCut = new Map<string, ReadonlyArray<readonly [string, string]>>();
   for (const e of await store.readStream(statementStream(month))) {
-    if (e.type !== StatementIssued.type || comparePositions(e.position, cut) > 0) continue;
+    if (e.type !== StatementIssued.type) continue;
     const d = dataOf(StatementIssued, e);
     const runCut = parsePosition(d.position);
-    if (d.timezone !== timezone || comparePositions(runCut, cut) === 0) continue;
+    if (d.timezone !== timezone) continue;
+    // a run's event is appended after its cut: the first run at this cut is read whenever it was recorded
+    if (comparePositions(runCut, cut) === 0) {
+      for (const p of d.payouts ?? []) {
+        const key = closingKey(p.subMerchantId, p.currency);
+        if (!sameCut.has(key)) sameCut.set(key, p.holds);
+      }
+      continue;
+    }
+    if (comparePositions(e.position, cut) > 0) continue;
     const payouts = new Map((d.payouts ?? []).map((p) => [closingKey(p.subMerchantId, p.currency), BigInt(p.payable)]));
-    out.push({ cut: runCut, payouts });
+    earlier.push({ cut: runCut, payouts });
   }
-  return out;
+  return { earlier, sameCut: sameCut as RecordedHolds };
 }
 
 const nextMonths = (month: string, n: number) => {
@@ -73,7 +88,16 @@ async function laterMonthIssued(store: EventStore, month: string, timezone: stri
 }
 
 export async function statementPayouts(
-  deps: { store: EventStore; namesOf(subMerchantId: string): Promise<readonly string[]> },
+  deps: {
+    store: EventStore;
+    namesOf(subMerchantId: string): Promise<readonly string[]>;
+    /** held items as a run at this cut recorded them (holds.ts recordedHeld) */
+    recordedHeld(
+      holds: ReadonlyArray<readonly [string, string]>,
+      receiverName: string,
+      currency: string,
+    ): Promise<HeldItem[]>;
+  },
   opts: {
     month: string;
     timezone: string;
@@ -85,7 +109,7 @@ export async function statementPayouts(
   },
 ): Promise<StatementPayout[]> {
   const { from, to } = monthRange(opts.month, opts.timezone);
-  const earlier = await earlierRunsOfMonth(deps.store, opts.month, opts.timezone, opts.cut);
+  const { earlier, sameCut } = await runsOfMonth(deps.store, opts.month, opts.timezone, opts.cut);
   const forInformation = await laterMonthIssued(deps.store, opts.month, opts.timezone, opts.cut);
   const out: StatementPayout[] = [];
   for (const f of opts.figures) {
@@ -98,17 +122,20 @@ export async function statementPayouts(
     if (!unregistered)
       for (const n of names) released += previous?.held?.get(closingKey(`receiver:${n}`, f.currency)) ?? 0n;
     const flow = (f.adjustments ?? 0n) + f.netPayable;
-    const holds = unregistered
-      ? [
-          {
-            discrepancyId: '',
-            reason: UNREGISTERED_REASON,
-            receiverName: f.subMerchantName,
-            currency: f.currency,
-            amount: flow + released,
-          },
-        ].filter((h) => h.amount > 0n)
-      : opts.held.filter((h) => h.currency === f.currency && names.includes(h.receiverName));
+    const recorded = sameCut.get(key);
+    const holds = recorded
+      ? await deps.recordedHeld(recorded, f.subMerchantName, f.currency)
+      : unregistered
+        ? [
+            {
+              discrepancyId: '',
+              reason: UNREGISTERED_REASON,
+              receiverName: f.subMerchantName,
+              currency: f.currency,
+              amount: flow + released,
+            },
+          ].filter((h) => h.amount > 0n)
+        : opts.held.filter((h) => h.currency === f.currency && names.includes(h.receiverName));
     const held = holds.reduce((s, h) => s + h.amount, 0n);
     const amountDue = flow - held + released;
     const askedBefore = earlier.reduce((s, r) => s + (r.payouts.get(key) ?? 0n), 0n);

@@ -29,6 +29,7 @@ import {
 } from './statement-workbooks';
 import { issuedBefore, openAtPreviousStatements, previousRunOf, type IssuedRun } from './previous-statements';
 import { memoize } from '../memoize';
+import { recordedHeld } from './holds';
 import { closingsPaidOut, payoutFigures } from './statement-payout-figures';
 import { issuedPayouts, statementPayouts, withPaidOut } from './statement-payouts';
 import { ExportError } from './xlsx';
@@ -200,7 +201,7 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
     );
   }
   const payouts = await statementPayouts(
-    { store: deps.store, namesOf },
+    { store: deps.store, namesOf, recordedHeld: (h, name, currency) => recordedHeld(deps.sql, h, name, currency) },
     { month: opts.month, timezone: deps.timezone, cut: position, figures, runs, held: paid.held, paid: paid.lines },
   );
   const payoutOf = (id: string, currency: string) =>
