@@ -4,7 +4,8 @@
  * A leaf module, so that the sandbox can share it without depending on recon's ledger code.
  */
 
-export const DISCREPANCY_TYPES = [
+/** What the reconciliation of the PSP's sources finds (projections/reconciliation.ts); the sandbox injects each. */
+export const RECONCILIATION_TYPES = [
   'missing_in_report',
   'missing_in_period',
   'missing_webhook',
@@ -16,13 +17,19 @@ export const DISCREPANCY_TYPES = [
   'unknown_sub_merchant',
   'duplicate',
   'report_count_mismatch',
-  // payouts to sub-merchants (projections/payouts.ts, docs/bank.md)
+] as const;
+export type ReconciliationType = (typeof RECONCILIATION_TYPES)[number];
+
+/** Payouts to sub-merchants against the bank (projections/payouts.ts, docs/bank.md). */
+export const PAYOUT_DISCREPANCY_TYPES = [
   'payout_missing',
   'payout_amount_mismatch',
   'payout_unexpected',
   'payout_duplicate',
   'payout_returned',
 ] as const;
+
+export const DISCREPANCY_TYPES = [...RECONCILIATION_TYPES, ...PAYOUT_DISCREPANCY_TYPES] as const;
 export type DiscrepancyType = (typeof DISCREPANCY_TYPES)[number];
 
 /**
