@@ -22,5 +22,10 @@ export const DiscrepancyAccepted = defineEvent(
     /** who decided (required) */
     acceptedBy: z.string().trim().min(1).max(200),
     acceptedAt: isoInstant,
+    /**
+     * For a discrepancy whose money is held on the statements (HOLDING_TYPES): pay it on the next statement,
+     * or keep withholding it. Absent (acceptances recorded before decisions were asked for): pay.
+     */
+    decision: z.enum(['pay', 'withhold']).optional(),
   }),
 );

@@ -19,5 +19,10 @@ export const SubMerchantRegistered = defineEvent(
     /** exactly as the register's `receiverName` gives it (trimmed) */
     name: z.string().min(1),
     reserveHoldDays: z.number().int().min(0).max(3650),
+    /** the account sub-merchant payouts are sent to (IBAN or account number, upper case, no spaces); optional */
+    payoutAccount: z
+      .string()
+      .regex(/^[A-Z0-9]{5,34}$/)
+      .optional(),
   }),
 );

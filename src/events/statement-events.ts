@@ -29,5 +29,29 @@ export const StatementIssued = defineEvent(
      * before they were kept: their closings are read again from the journal at the run's cut.
      */
     closings: z.array(z.tuple([z.string(), z.string(), z.string().regex(/^-?\d+$/)])).optional(),
+    /**
+     * What the run asks finance to pay, per sub-merchant and currency (sorted): the statement number to put in
+     * the transfer (`reference`), the statement's `amountDue` (holds excluded), what is `held` pending
+     * investigation, and `payable`, the part of the amount due this reference asks for (a month issued again
+     * asks only for the difference). Absent in runs recorded before payouts were expected
+     * (docs/bank.md, "Payouts and holds").
+     */
+    payouts: z
+      .array(
+        z.object({
+          subMerchantId: z.string().min(1),
+          currency: z.string().regex(/^[A-Z]{3}$/),
+          reference: z
+            .string()
+            .regex(/^[A-Z0-9-]{1,35}$/)
+            .nullable(),
+          amountDue: z.string().regex(/^-?\d+$/),
+          held: z.string().regex(/^\d+$/),
+          payable: z.string().regex(/^\d+$/),
+          /** what is held: [discrepancy id ('' for a receiver not in the directory), minor units], sorted */
+          holds: z.array(z.tuple([z.string(), z.string().regex(/^\d+$/)])),
+        }),
+      )
+      .optional(),
   }),
 );

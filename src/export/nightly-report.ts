@@ -2,6 +2,7 @@ import path from 'node:path';
 import { DateTime } from 'luxon';
 import type { Sql } from '../db/connect';
 import type { EventStore } from '../store/types';
+import { allDiscrepancies } from '../reconciliation/discrepancy-queries';
 import {
   COUNT_FORMAT,
   DATE_TIME_FORMAT,
@@ -226,7 +227,7 @@ export async function nightlyReportData(
       count(*) filter (where resolved_at >= ${from} and resolved_at < ${to})::int as resolved,
       count(*) filter (where accepted_at >= ${from} and accepted_at < ${to})::int as accepted,
       count(*) filter (where status = 'open')::int as open
-    from recon.discrepancies group by type, sub_merchant_id
+    from ${sql.unsafe(await allDiscrepancies(sql))} group by type, sub_merchant_id
     having count(*) filter (where status = 'open' or (detected_at >= ${from} and detected_at < ${to}) or (resolved_at >= ${from} and resolved_at < ${to})
       or (accepted_at >= ${from} and accepted_at < ${to})) > 0
     order by type, sub_merchant_id nulls first`
@@ -257,7 +258,7 @@ export async function nightlyReportData(
     }[]
   >`
     select id, type, detected_at, occurred_at, pos_id, order_id, payment_id, method, sub_merchant_id, receiver_name, currency, "values", evidence
-    from recon.discrepancies where status = 'open' order by type, occurred_at nulls first, id`;
+    from ${sql.unsafe(await allDiscrepancies(sql))} where status = 'open' order by type, occurred_at nulls first, id`;
   const sourceValue = (v: unknown): SourceValue | null => {
     if (!v || typeof v !== 'object') return null;
     const o = v as Record<string, unknown>;

@@ -25,6 +25,8 @@ export interface IssuedRun {
   readonly subMerchantId: string | null;
   /** what the run stated, `receiverName \u0000 currency` → minor units; absent for runs recorded before it was kept */
   readonly closings?: ReadonlyMap<string, bigint>;
+  /** what the run held pending investigation, `subMerchantId \u0000 currency` → minor units (src/export/statement-payouts.ts) */
+  readonly held?: ReadonlyMap<string, bigint>;
 }
 
 const LOOKBACK_MONTHS = 36;
@@ -72,6 +74,9 @@ export async function issuedBefore(
         cutText: d.position,
         subMerchantId: d.subMerchantId,
         ...(d.closings ? { closings: new Map(d.closings.map(([r, c, v]) => [closingKey(r, c), BigInt(v)])) } : {}),
+        ...(d.payouts
+          ? { held: new Map(d.payouts.map((p) => [closingKey(p.subMerchantId, p.currency), BigInt(p.held)])) }
+          : {}),
       });
     }
   }

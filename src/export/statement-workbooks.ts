@@ -23,6 +23,7 @@ import {
   safeText,
   writeRow,
 } from './xlsx';
+import { type PayoutSection, writeHeldSheet, writePaidOutSheet } from './payout-sheets';
 
 /**
  * The writer layer of payout statements: plain rows in, workbooks out. It knows nothing of the
@@ -32,7 +33,10 @@ import {
 
 /** One sub-merchant's figures for one month and currency (bigint minor units). */
 /** The figures of one statement (sub-merchant and currency), as the ledger gives them. */
-export type StatementFigures = Omit<LedgerFigures, 'known'>;
+export type StatementFigures = Omit<LedgerFigures, 'known'> & {
+  /** paid out to the sub-merchant in the month, returns deducted (src/export/paid-out.ts); absent: none */
+  readonly paidOut?: bigint;
+};
 
 /** One operation line of a statement: what the workbook shows of the ledger's line. */
 export type StatementLine = Pick<
@@ -68,6 +72,8 @@ export interface StatementSource {
   /** the entries behind a currency's adjustments (only asked for figures with a previous statement) */
   adjustments?(currency: string): AsyncIterable<AdjustmentLine>;
   readonly reserve: readonly ReserveScheduleRow[];
+  /** per currency: holds, amount due, reference and what was paid out (absent: none computed) */
+  readonly payouts?: readonly PayoutSection[];
 }
 
 /** The Payouts index header, exactly as finance's import expects it. */
@@ -86,6 +92,11 @@ export const PAYOUTS_HEADER = [
   // appended (columns before them unchanged): changes to months already stated, and what is due in all
   'adjustments',
   'amount_due',
+  // appended: what is held pending investigation (not in amount_due), paid out in the month, the statement number
+  'held',
+  'paid_out',
+  'payout_reference',
+  'payout_status',
 ] as const;
 
 const SAFE_FILE_NAME = /^[A-Za-z0-9._-]+$/;
@@ -125,10 +136,11 @@ export function bridgeNet(f: StatementFigures): bigint {
 export function checkBridge(f: StatementFigures): void {
   const net = bridgeNet(f);
   const adjustments = f.adjustments ?? 0n;
-  if (net !== f.netPayable || f.opening + adjustments + f.netPayable !== f.closing) {
+  const paidOut = f.paidOut ?? 0n;
+  if (net !== f.netPayable || f.opening + adjustments + f.netPayable - paidOut !== f.closing) {
     throw new ExportError(
       'EXPORT_BRIDGE_MISMATCH',
-      `figures of ${f.subMerchantId} ${f.currency} do not add up: movements give net ${net}, stated ${f.netPayable}; opening ${f.opening} + adjustments ${adjustments} + net ≠ closing ${f.closing}`,
+      `figures of ${f.subMerchantId} ${f.currency} do not add up: movements give net ${net}, stated ${f.netPayable}; opening ${f.opening} + adjustments ${adjustments} + net − paid out ${paidOut} ≠ closing ${f.closing}`,
     );
   }
 }
@@ -155,7 +167,7 @@ const periodText = (meta: StatementMeta) => {
 // Rows between two checks of the zip stream's backlog (see drainSheet).
 const ROWS_PER_YIELD = 2000;
 
-export const BRIDGE: ReadonlyArray<{ label: string; value: (f: StatementFigures) => bigint }> = [
+export const BRIDGE: ReadonlyArray<{ label: string; value: (f: StatementFigures, p?: PayoutSection) => bigint }> = [
   { label: "Opening balance (the previous statement's closing)", value: (f) => f.opening },
   { label: '± Adjustments to earlier months (sheet Adjustments)', value: (f) => f.adjustments ?? 0n },
   { label: '+ Gross sales (shares)', value: (f) => f.gross },
@@ -165,8 +177,14 @@ export const BRIDGE: ReadonlyArray<{ label: string; value: (f: StatementFigures)
   { label: '− Reserve held', value: (f) => -f.reserveHeld },
   { label: '+ Reserve released', value: (f) => f.reserveReleased },
   { label: '= Net payable (sum of the six movements above)', value: (f) => f.netPayable },
-  { label: '= Amount due (adjustments + net payable)', value: (f) => (f.adjustments ?? 0n) + f.netPayable },
-  { label: 'Closing balance (opening + amount due)', value: (f) => f.closing },
+  { label: '− Held pending investigation (sheet Held pending investigation)', value: (_f, p) => -(p?.held ?? 0n) },
+  { label: '+ Released from hold (held on the previous statement)', value: (_f, p) => p?.released ?? 0n },
+  {
+    label: '= Amount due (adjustments + net payable − held + released)',
+    value: (f, p) => p?.amountDue ?? (f.adjustments ?? 0n) + f.netPayable,
+  },
+  { label: '− Paid out (sheet Paid out: dates and payout references)', value: (f) => -(f.paidOut ?? 0n) },
+  { label: 'Closing balance (opening + adjustments + net payable − paid out)', value: (f) => f.closing },
 ];
 
 export interface WrittenStatement {
@@ -190,6 +208,7 @@ export async function writeStatementWorkbook(
   let lineCount = 0;
   try {
     // Summary: who, which period, cut where; then the bridge, one column per currency.
+    const payoutOf = (f: StatementFigures) => src.payouts?.find((p) => p.currency === f.currency);
     const summaryWidths = [64, ...figures.map(() => 20)];
     const summary = wb.addWorksheet('Summary', {
       views: [{ state: 'frozen', xSplit: 1, ySplit: 9 }],
@@ -221,7 +240,7 @@ export async function writeStatementWorkbook(
     head.commit();
     const firstBridgeRow = info.length + 3;
     for (const line of BRIDGE) {
-      const r = summary.addRow([line.label, ...figures.map((f) => minorToMajor(line.value(f)))]);
+      const r = summary.addRow([line.label, ...figures.map((f) => minorToMajor(line.value(f, payoutOf(f))))]);
       figures.forEach((f, i) => {
         r.getCell(i + 2).numFmt = moneyFormat(f.currency);
       });
@@ -234,13 +253,14 @@ export async function writeStatementWorkbook(
     const adjustmentsRow = rowOf('± Adjustments');
     const netRow = rowOf('= Net payable');
     const closingRow = rowOf('Closing');
+    const paidRow = rowOf('− Paid out');
     const check = summary.addRow([
-      'Check: opening + adjustments + net payable − closing (must be 0)',
+      'Check: opening + adjustments + net payable − paid out − closing (must be 0)',
       ...figures.map((f, i) => {
         const col = String.fromCharCode(66 + i);
         return {
-          formula: `${col}${openingRow}+${col}${adjustmentsRow}+${col}${netRow}-${col}${closingRow}`,
-          result: minorToMajor(f.opening + (f.adjustments ?? 0n) + f.netPayable - f.closing),
+          formula: `${col}${openingRow}+${col}${adjustmentsRow}+${col}${netRow}+${col}${paidRow}-${col}${closingRow}`,
+          result: minorToMajor(f.opening + (f.adjustments ?? 0n) + f.netPayable - (f.paidOut ?? 0n) - f.closing),
         };
       }),
     ]);
@@ -253,6 +273,11 @@ export async function writeStatementWorkbook(
       ops.getCell(i + 2).numFmt = COUNT_FORMAT;
     });
     ops.commit();
+    const refs = summary.addRow([
+      'Payout reference (write it in the transfer)',
+      ...figures.map((f) => payoutOf(f)?.reference ?? '—'),
+    ]);
+    refs.commit();
     summary.commit();
 
     // Operations: every line, one sheet per currency so that each column has one currency format.
@@ -379,6 +404,11 @@ export async function writeStatementWorkbook(
       );
     }
 
+    if (src.payouts) {
+      writeHeldSheet(wb, src.payouts);
+      writePaidOutSheet(wb, src.payouts);
+    }
+
     // Reserve schedule: what was held, when it is released, what was released.
     const reserve = addTableSheet(wb, 'Reserve schedule', [
       { header: 'Held on', width: 12, numFmt: DATE_FORMAT },
@@ -438,6 +468,7 @@ export async function writePayoutsWorkbook(
   file: string,
   figures: readonly StatementFigures[],
   meta: StatementMeta & { files?: readonly string[] },
+  payoutOf?: (subMerchantId: string, currency: string) => PayoutSection | undefined,
 ): Promise<void> {
   const rows = [...figures].sort((a, b) =>
     a.subMerchantId < b.subMerchantId
@@ -452,7 +483,7 @@ export async function writePayoutsWorkbook(
   );
   const pending = openWorkbook(file);
   try {
-    const widths = [38, 32, 9, 16, 16, 16, 16, 16, 16, 16, 11, 16, 16];
+    const widths = [38, 32, 9, 16, 16, 16, 16, 16, 16, 16, 11, 16, 16, 16, 16, 36, 14];
     const t = addTableSheet(
       pending.workbook,
       'Payouts',
@@ -462,7 +493,8 @@ export async function writePayoutsWorkbook(
     for (const f of rows) {
       const amounts = [f.gross, f.refunds, f.chargebacks, f.fees, f.reserveHeld, f.reserveReleased, f.netPayable];
       const adjustments = f.adjustments ?? 0n;
-      const due = [adjustments, adjustments + f.netPayable];
+      const p = payoutOf?.(f.subMerchantId, f.currency);
+      const due = [adjustments, p ? p.amountDue : adjustments + f.netPayable, p?.held ?? 0n, f.paidOut ?? 0n];
       const fmt = moneyFormat(f.currency);
       const row = t.sheet.addRow([
         safeText(f.subMerchantId),
@@ -471,12 +503,14 @@ export async function writePayoutsWorkbook(
         ...amounts.map(minorToMajor),
         f.operations,
         ...due.map(minorToMajor),
+        safeText(p?.reference ?? ''),
+        p?.reference ? 'expected' : '',
       ]);
-      for (const c of [4, 5, 6, 7, 8, 9, 10, 12, 13]) row.getCell(c).numFmt = fmt;
+      for (const c of [4, 5, 6, 7, 8, 9, 10, 12, 13, 14, 15]) row.getCell(c).numFmt = fmt;
       row.getCell(11).numFmt = COUNT_FORMAT;
       row.commit();
       t.rows++;
-      const tot = totals.get(f.currency) ?? { sums: amounts.map(() => 0n), operations: 0, due: [0n, 0n] };
+      const tot = totals.get(f.currency) ?? { sums: amounts.map(() => 0n), operations: 0, due: due.map(() => 0n) };
       amounts.forEach((a, i) => {
         tot.sums[i]! += a;
       });
@@ -506,8 +540,7 @@ export async function writePayoutsWorkbook(
             undefined,
             ...tot.sums.map(() => moneyFormat(currency)),
             COUNT_FORMAT,
-            moneyFormat(currency),
-            moneyFormat(currency),
+            ...tot.due.map(() => moneyFormat(currency)),
           ],
         })),
     );

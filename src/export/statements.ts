@@ -29,6 +29,9 @@ import {
 } from './statement-workbooks';
 import { issuedBefore, openAtPreviousStatements, previousRunOf, type IssuedRun } from './previous-statements';
 import { memoize } from '../memoize';
+import { recordedHeld } from './holds';
+import { closingsPaidOut, payoutFigures } from './statement-payout-figures';
+import { issuedPayouts, statementPayouts, withPaidOut } from './statement-payouts';
 import { ExportError } from './xlsx';
 
 /**
@@ -155,10 +158,17 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
     throw new ExportError('EXPORT_NO_POSITION', 'the journal has not been built yet: run `recon project` first');
   const positionText = formatPosition(position);
   const base = { month: opts.month, timezone: deps.timezone, atPosition: position };
-  const ledger = await queries.figures({
-    ...base,
-    ...(opts.subMerchantId ? { subMerchantId: opts.subMerchantId } : {}),
-  });
+  // what was paid out at the cut comes off the ledger's balances (docs/bank.md, "Payouts and holds")
+  const paid = await payoutFigures(deps, position);
+  const ledger = withPaidOut(
+    await queries.figures({
+      ...base,
+      ...(opts.subMerchantId ? { subMerchantId: opts.subMerchantId } : {}),
+    }),
+    paid.lines,
+    opts.month,
+    deps.timezone,
+  );
   // opened at the statements issued before (previous-statements.ts); their figures as issued, once per run
   const runs = await issuedBefore(deps.store, opts.month, deps.timezone, position);
   // what this run states per receiver name: recorded with it, for the next month to open at
@@ -169,6 +179,7 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
     ...(opts.subMerchantId ? { names: await receiversOf(deps.sql, opts.subMerchantId, position) } : {}),
   });
   const namesOf = memoize((id: string) => receiversOf(deps.sql, id, position));
+  await closingsPaidOut(closings, paid.lines, opts.month, deps.timezone, namesOf);
   const figures = await openAtPreviousStatements(ledger, runs, {
     closingsOf: memoize((run: IssuedRun) =>
       run.closings
@@ -189,6 +200,12 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
       `no figures for sub-merchant ${opts.subMerchantId} in ${opts.month} at position ${positionText}`,
     );
   }
+  const payouts = await statementPayouts(
+    { store: deps.store, namesOf, recordedHeld: (h, name, currency) => recordedHeld(deps.sql, h, name, currency) },
+    { month: opts.month, timezone: deps.timezone, cut: position, figures, runs, held: paid.held, paid: paid.lines },
+  );
+  const payoutOf = (id: string, currency: string) =>
+    payouts.find((p) => p.subMerchantId === id && p.currency === currency);
   const figuresSha256 = figuresDigest(opts.month, deps.timezone, figures);
   const meta = { month: opts.month, timezone: deps.timezone, position: positionText, figuresSha256 };
 
@@ -221,6 +238,7 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
             }
           : {}),
         reserve,
+        payouts: payouts.filter((p) => p.subMerchantId === subMerchantId),
       },
       meta,
     );
@@ -231,7 +249,7 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
   // The index lists the whole month; a run for one sub-merchant does not overwrite it with a single row.
   if (!opts.subMerchantId) {
     const index = path.join(opts.outDir, payoutsFileName(opts.month));
-    await writePayoutsWorkbook(index, figures, { ...meta, files: files.map((f) => f.name) });
+    await writePayoutsWorkbook(index, figures, { ...meta, files: files.map((f) => f.name) }, payoutOf);
     files.push(await describeFile(index));
   }
 
@@ -248,6 +266,7 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
       closings: [...closings]
         .map(([k, v]) => [...k.split('\u0000'), v.toString()] as [string, string, string])
         .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0)),
+      payouts: issuedPayouts(payouts),
     },
     {
       metadata: {

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { eventIdFor, stableStringify } from '../events/ids';
+import { normalizeAccountId } from '../config/bank';
 import { DEFAULT_RESERVE_HOLD_DAYS, SubMerchantRegistered, subMerchantStream } from '../events/ledger-events';
 import type { EventStore, NewEvent } from '../store/types';
 
@@ -15,6 +16,8 @@ export interface SubMerchantRow {
   readonly subMerchantId: string;
   readonly name: string;
   readonly reserveHoldDays: number;
+  /** optional column `payout_account`: where payouts are sent (IBAN or account number), matched against bank debits */
+  readonly payoutAccount?: string;
   /** where the row came from, for messages */
   readonly file: string;
   readonly line: number;
@@ -30,6 +33,8 @@ export interface CsvIssue {
 export type DirectoryResult = { ok: true; rows: SubMerchantRow[] } | { ok: false; issues: CsvIssue[] };
 
 export const DIRECTORY_COLUMNS = ['sub_merchant_id', 'name', 'reserve_hold_days'] as const;
+/** columns a directory file may have besides DIRECTORY_COLUMNS */
+export const OPTIONAL_DIRECTORY_COLUMNS = ['payout_account'] as const;
 
 export function formatCsvIssue(i: CsvIssue): string {
   return `${i.file}:${i.line}${i.column ? ` (column ${i.column})` : ''}: ${i.message}`;
@@ -130,7 +135,8 @@ export function parseSubMerchantCsv(text: string, file: string): DirectoryResult
     };
   const names = header.fields.map((h) => h.trim().toLowerCase());
   const issues: CsvIssue[] = [];
-  const unknown = names.filter((n) => !(DIRECTORY_COLUMNS as readonly string[]).includes(n));
+  const known: readonly string[] = [...DIRECTORY_COLUMNS, ...OPTIONAL_DIRECTORY_COLUMNS];
+  const unknown = names.filter((n) => !known.includes(n));
   const missing = DIRECTORY_COLUMNS.filter((c) => !names.includes(c));
   if (missing.length || unknown.length) {
     const parts = [
@@ -157,7 +163,7 @@ export function parseSubMerchantCsv(text: string, file: string): DirectoryResult
       ok: false,
       issues: [{ file, line: header.line, column: dup, message: 'column appears twice in the header' }],
     };
-  const col = (c: (typeof DIRECTORY_COLUMNS)[number]) => names.indexOf(c);
+  const col = (c: (typeof DIRECTORY_COLUMNS)[number] | (typeof OPTIONAL_DIRECTORY_COLUMNS)[number]) => names.indexOf(c);
   const rows: SubMerchantRow[] = [];
   for (const r of records) {
     if (r.fields.length !== names.length) {
@@ -201,7 +207,25 @@ export function parseSubMerchantCsv(text: string, file: string): DirectoryResult
         bad = true;
       } else hold = Number(holdText);
     }
-    if (!bad) rows.push({ subMerchantId: id, name, reserveHoldDays: hold, file, line: r.line });
+    const payoutAccount = col('payout_account') >= 0 ? normalizeAccountId(r.fields[col('payout_account')]!) : '';
+    if (payoutAccount && !/^[A-Z0-9]{5,34}$/.test(payoutAccount)) {
+      issues.push({
+        file,
+        line: r.line,
+        column: 'payout_account',
+        message: 'not an IBAN or account number (5 to 34 letters and digits; spaces are ignored)',
+      });
+      bad = true;
+    }
+    if (!bad)
+      rows.push({
+        subMerchantId: id,
+        name,
+        reserveHoldDays: hold,
+        ...(payoutAccount ? { payoutAccount } : {}),
+        file,
+        line: r.line,
+      });
   }
   return issues.length ? { ok: false, issues } : { ok: true, rows };
 }
@@ -216,7 +240,11 @@ export function combineDirectory(results: readonly DirectoryResult[]): Directory
   for (const row of rows) {
     const seen = byId.get(row.subMerchantId);
     if (seen) {
-      if (seen.name !== row.name || seen.reserveHoldDays !== row.reserveHoldDays) {
+      if (
+        seen.name !== row.name ||
+        seen.reserveHoldDays !== row.reserveHoldDays ||
+        seen.payoutAccount !== row.payoutAccount
+      ) {
         issues.push({
           file: row.file,
           line: row.line,
@@ -280,8 +308,14 @@ export interface ImportResult {
   readonly unchanged: number;
 }
 
-function contentOf(row: Pick<SubMerchantRow, 'subMerchantId' | 'name' | 'reserveHoldDays'>) {
-  return { subMerchantId: row.subMerchantId, name: row.name, reserveHoldDays: row.reserveHoldDays };
+/** The event's data; `payoutAccount` only when given, so a directory without the column re-imports as a no-op. */
+function contentOf(row: Pick<SubMerchantRow, 'subMerchantId' | 'name' | 'reserveHoldDays' | 'payoutAccount'>) {
+  return {
+    subMerchantId: row.subMerchantId,
+    name: row.name,
+    reserveHoldDays: row.reserveHoldDays,
+    ...(row.payoutAccount ? { payoutAccount: row.payoutAccount } : {}),
+  };
 }
 
 /**

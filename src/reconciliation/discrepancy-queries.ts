@@ -5,7 +5,7 @@ import { newEvent } from '../events/catalog';
 import { DiscrepancyAccepted, discrepancyStream } from '../events/audit-events';
 import { isStoreError } from '../store/errors';
 import type { EventStore } from '../store/types';
-import { DISCREPANCY_STATUSES, DISCREPANCY_TYPES, type DiscrepancyRecord } from './discrepancy-types';
+import { DISCREPANCY_STATUSES, DISCREPANCY_TYPES, type DiscrepancyRecord, HOLDING_TYPES } from './discrepancy-types';
 
 export type { DiscrepancyRecord } from './discrepancy-types';
 
@@ -38,6 +38,31 @@ export const MAX_LIMIT = 10_000;
 
 export type QueryErrorCode = 'INVALID_FILTER' | 'NOT_PROJECTED';
 export type QueryResult<T> = { ok: true; value: T } | { ok: false; code: QueryErrorCode; message: string };
+
+/**
+ * Every view of discrepancies, each with the columns of recon.discrepancies (DISC_COLUMNS of
+ * projections/reconciliation.ts): the reconciliation's, and the payouts' (projections/payouts.ts). A read
+ * model with discrepancies of its own adds its view here, one line; every reader goes through
+ * `allDiscrepancies`.
+ */
+export const DISCREPANCY_VIEWS: readonly string[] = ['recon.discrepancies', 'recon.payout_discrepancies'];
+
+const DISCREPANCY_COLUMNS = `id, type, status, pos_id, payment_id, order_id, method, operation_key, receiver_name,
+  sub_merchant_id, sub_merchant_ids, currency, occurred_at, "values", evidence, detected_at, detected_by_event,
+  resolved_at, resolved_by_event, accepted_at, accepted_by, accepted_note, accepted_by_event, updated_at, updated_by_event`;
+
+/**
+ * The union of DISCREPANCY_VIEWS as the SQL text of a FROM item (alias `discrepancies`), to nest in a query
+ * with `sql.unsafe`. Only the views whose projection has gone live are read, so a database where one of them
+ * was never built still answers; none at all reads the first, whose absence is NOT_PROJECTED.
+ */
+export async function allDiscrepancies(sql: Sql): Promise<string> {
+  const live = await sql<{ v: string }[]>`
+    select v from unnest(${DISCREPANCY_VIEWS as string[]}::text[]) with ordinality as x(v, n)
+    where to_regclass(v) is not null order by n`;
+  const views = live.length ? live.map((l) => l.v) : DISCREPANCY_VIEWS.slice(0, 1);
+  return `(${views.map((v) => `select ${DISCREPANCY_COLUMNS} from ${v}`).join(' union all ')}) as discrepancies`;
+}
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -108,7 +133,7 @@ async function guardView<T>(fn: () => Promise<T>): Promise<QueryResult<T>> {
       return {
         ok: false,
         code: 'NOT_PROJECTED',
-        message: 'the reconciliation views do not exist yet: run `recon project` first',
+        message: 'the reconciliation or payouts views do not exist yet: run `recon project` first',
       };
     }
     throw e;
@@ -136,7 +161,7 @@ export async function pageOfDiscrepancies(
   const to = f.to ? dayStart(f.to, f.timezone)!.plus({ days: 1 }).toJSDate() : null;
   return guardView(async () => {
     const rows = await sql<Record<string, unknown>[]>`
-      select * from recon.discrepancies
+      select * from ${sql.unsafe(await allDiscrepancies(sql))}
       where (${from}::timestamptz is null or coalesce(occurred_at, detected_at) >= ${from}::timestamptz)
         and (${to}::timestamptz is null or coalesce(occurred_at, detected_at) < ${to}::timestamptz)
         and (${f.type ?? null}::text is null or type = ${f.type ?? null}::text)
@@ -154,7 +179,9 @@ export async function getDiscrepancy(sql: Sql, id: string): Promise<QueryResult<
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id))
     return { ok: true, value: undefined };
   return guardView(async () => {
-    const [r] = await sql<Record<string, unknown>[]>`select * from recon.discrepancies where id = ${id}::uuid`;
+    const [r] = await sql<
+      Record<string, unknown>[]
+    >`select * from ${sql.unsafe(await allDiscrepancies(sql))} where id = ${id}::uuid`;
     return r ? toRecord(r) : undefined;
   });
 }
@@ -192,13 +219,20 @@ export async function operationsOf(
     const disc = payments.length
       ? await sql<
           Record<string, unknown>[]
-        >`select * from recon.discrepancies where payment_id = any(${payments}::text[]) order by coalesce(occurred_at, detected_at), type, id`
+        >`select * from ${sql.unsafe(await allDiscrepancies(sql))} where payment_id = any(${payments}::text[]) order by coalesce(occurred_at, detected_at), type, id`
       : [];
     return { operations: ops.map(plain), receivers: receivers.map(plain), discrepancies: disc.map(toRecord) };
   });
 }
 
-export type AcceptErrorCode = 'EMPTY_NOTE' | 'EMPTY_NAME' | 'UNKNOWN_ID' | 'ALREADY_ACCEPTED' | 'NOT_PROJECTED';
+export type AcceptErrorCode =
+  | 'EMPTY_NOTE'
+  | 'EMPTY_NAME'
+  | 'UNKNOWN_ID'
+  | 'ALREADY_ACCEPTED'
+  | 'NOT_PROJECTED'
+  | 'DECISION_REQUIRED'
+  | 'DECISION_NOT_APPLICABLE';
 export type AcceptResult =
   | { ok: true; eventId: string; discrepancy: DiscrepancyRecord }
   | { ok: false; code: AcceptErrorCode; message: string };
@@ -210,7 +244,7 @@ export type AcceptResult =
  */
 export async function acceptDiscrepancy(
   deps: { sql: Sql; store: EventStore },
-  req: { id: string; note: string; by: string; at: Date },
+  req: { id: string; note: string; by: string; at: Date; decision?: 'pay' | 'withhold' },
 ): Promise<AcceptResult> {
   const note = req.note.trim();
   const by = req.by.trim();
@@ -232,11 +266,25 @@ export async function acceptDiscrepancy(
       code: 'ALREADY_ACCEPTED',
       message: `discrepancy ${d.id} was already accepted by ${d.accepted_by} at ${d.accepted_at}`,
     };
+  const holds = (HOLDING_TYPES as readonly string[]).includes(d.type);
+  if (holds && !req.decision)
+    return {
+      ok: false,
+      code: 'DECISION_REQUIRED',
+      message: `a ${d.type} holds money on the statements: say whether to pay it or keep withholding it (--decision pay|withhold)`,
+    };
+  if (!holds && req.decision)
+    return {
+      ok: false,
+      code: 'DECISION_NOT_APPLICABLE',
+      message: `a ${d.type} holds no money on the statements: --decision applies to ${HOLDING_TYPES.join(', ')}`,
+    };
   const event = newEvent(DiscrepancyAccepted, {
     discrepancyId: d.id,
     note,
     acceptedBy: by,
     acceptedAt: req.at.toISOString(),
+    ...(req.decision ? { decision: req.decision } : {}),
   });
   try {
     await deps.store.append(discrepancyStream(d.id), [event], { expectedRevision: 'no_stream' });

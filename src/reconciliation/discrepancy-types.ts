@@ -4,7 +4,8 @@
  * A leaf module, so that the sandbox can share it without depending on recon's ledger code.
  */
 
-export const DISCREPANCY_TYPES = [
+/** What the reconciliation of the PSP's sources finds (projections/reconciliation.ts); the sandbox injects each. */
+export const RECONCILIATION_TYPES = [
   'missing_in_report',
   'missing_in_period',
   'missing_webhook',
@@ -17,7 +18,32 @@ export const DISCREPANCY_TYPES = [
   'duplicate',
   'report_count_mismatch',
 ] as const;
+export type ReconciliationType = (typeof RECONCILIATION_TYPES)[number];
+
+/** Payouts to sub-merchants against the bank (projections/payouts.ts, docs/bank.md). */
+export const PAYOUT_DISCREPANCY_TYPES = [
+  'payout_missing',
+  'payout_amount_mismatch',
+  'payout_unexpected',
+  'payout_duplicate',
+  'payout_returned',
+] as const;
+
+export const DISCREPANCY_TYPES = [...RECONCILIATION_TYPES, ...PAYOUT_DISCREPANCY_TYPES] as const;
 export type DiscrepancyType = (typeof DISCREPANCY_TYPES)[number];
+
+/**
+ * Discrepancies that put a payment's amount or owner in doubt: the money under one that is open (or accepted
+ * with the decision to withhold) is held on the statements, not paid (src/export/holds.ts).
+ */
+export const HOLDING_TYPES: readonly DiscrepancyType[] = [
+  'missing_in_report',
+  'status_mismatch',
+  'amount_mismatch',
+  'split_mismatch',
+  'unknown_sub_merchant',
+  'duplicate',
+];
 
 export const DISCREPANCY_STATUSES = ['open', 'resolved', 'accepted'] as const;
 export type DiscrepancyStatus = (typeof DISCREPANCY_STATUSES)[number];

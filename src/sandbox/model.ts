@@ -1,4 +1,4 @@
-import type { DiscrepancyType } from '../reconciliation/discrepancy-types';
+import type { ReconciliationType } from '../reconciliation/discrepancy-types';
 
 /**
  * The sandbox's picture of the PSP's data: orders, their operations, and the injected differences
@@ -141,7 +141,7 @@ export interface Order {
 }
 
 /** Ground-truth discrepancy types: the names recon gives the discrepancies (issue 5). */
-export type GroundTruthType = DiscrepancyType;
+export type GroundTruthType = ReconciliationType;
 
 /** What can be injected: the ground-truth types plus a webhook lost on delivery that a re-send recovers. */
 export type InjectionType = GroundTruthType | 'webhook_lost_resendable';

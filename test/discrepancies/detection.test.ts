@@ -334,14 +334,30 @@ describe('discrepancy detection', () => {
         { id: '00000000-0000-5000-8000-000000000000', note: 'x', by: 'y', at: now },
       ),
     ).toMatchObject({ ok: false, code: 'UNKNOWN_ID' });
+    // a status_mismatch holds money on the statements: the acceptance must say whether to pay it
+    expect(
+      await acceptDiscrepancy(
+        { sql: db.sql, store },
+        { id: status.id, note: 'PSP confirmed', by: 'Olena K.', at: now },
+      ),
+    ).toMatchObject({ ok: false, code: 'DECISION_REQUIRED' });
     const ok = await acceptDiscrepancy(
       { sql: db.sql, store },
-      { id: status.id, note: 'PSP confirmed the refund of the failed charge', by: 'Olena K.', at: now },
+      {
+        id: status.id,
+        note: 'PSP confirmed the refund of the failed charge',
+        by: 'Olena K.',
+        at: now,
+        decision: 'pay',
+      },
     );
     expect(ok.ok).toBe(true);
     // before the projection applies it, a second acceptance is refused by the stream
     expect(
-      await acceptDiscrepancy({ sql: db.sql, store }, { id: status.id, note: 'again', by: 'Someone', at: now }),
+      await acceptDiscrepancy(
+        { sql: db.sql, store },
+        { id: status.id, note: 'again', by: 'Someone', at: now, decision: 'pay' },
+      ),
     ).toMatchObject({ ok: false, code: 'ALREADY_ACCEPTED' });
     await project(db.sql, store);
     // new data that would otherwise change or resolve it: a success webhook for the same operation
@@ -363,7 +379,10 @@ describe('discrepancy detection', () => {
     expect(after.values).toEqual(status.values);
     expect(after.evidence).toEqual(status.evidence);
     expect(
-      await acceptDiscrepancy({ sql: db.sql, store }, { id: status.id, note: 'again', by: 'Someone', at: now }),
+      await acceptDiscrepancy(
+        { sql: db.sql, store },
+        { id: status.id, note: 'again', by: 'Someone', at: now, decision: 'pay' },
+      ),
     ).toMatchObject({ ok: false, code: 'ALREADY_ACCEPTED' });
   });
 

@@ -133,6 +133,10 @@ describe('recon demo, end to end', () => {
       'operations',
       'adjustments',
       'amount_due',
+      'held',
+      'paid_out',
+      'payout_reference',
+      'payout_status',
     ]);
   });
 

@@ -84,7 +84,7 @@ describe('statements build on the statements issued before them', () => {
     expect(late.get('Opening from')).toBe(`the statement of ${previous}`);
     expect(late.get("Opening balance (the previous statement's closing)")).toBe(500);
     expect(late.get('± Adjustments to earlier months (sheet Adjustments)')).toBe(-500);
-    expect(late.get('= Amount due (adjustments + net payable)')).toBe(-500);
+    expect(late.get('= Amount due (adjustments + net payable − held + released)')).toBe(-500);
     const wb = new ExcelJS.Workbook();
     await wb.xlsx.readFile(path.join(t.out, statementFileName('SM-LATE', '2025-02')));
     const adj = wb.getWorksheet('Adjustments')!;

@@ -69,14 +69,23 @@ export function register(program: Command): void {
     .description("accept a discrepancy (an auditor's decision, kept as an event): --note and --by are required")
     .requiredOption('--note <text>', 'why the difference is acceptable')
     .requiredOption('--by <name>', 'who accepts it')
-    .action(async (id: string, opts: { note: string; by: string }) => {
+    .option('--decision <decision>', 'for money held on the statements: pay (release it) or withhold (keep holding it)')
+    .action(async (id: string, opts: { note: string; by: string; decision?: string }) => {
+      if (opts.decision !== undefined && opts.decision !== 'pay' && opts.decision !== 'withhold')
+        throw new UsageError(`--decision must be pay or withhold (got ${JSON.stringify(opts.decision)})`);
       if (!opts.note.trim()) throw new UsageError('--note must not be empty');
       if (!opts.by.trim()) throw new UsageError('--by must not be empty');
       await withRuntime(async (rt, signal) => {
         await catchUp(rt, signal);
         const r = await acceptDiscrepancy(
           { sql: rt.sql, store: rt.store },
-          { id, note: opts.note, by: opts.by, at: new Date() },
+          {
+            id,
+            note: opts.note,
+            by: opts.by,
+            at: new Date(),
+            ...(opts.decision ? { decision: opts.decision as 'pay' | 'withhold' } : {}),
+          },
         );
         if (!r.ok) throw new UsageError(r.message);
         await catchUp(rt, signal);

@@ -1,0 +1,260 @@
+import { DateTime } from 'luxon';
+import { type BankConfig, normalizeAccountId } from '../src/config/bank';
+import { bankConfigFromEnv } from '../src/config/bank-from-env';
+import { DiscrepancyAccepted } from '../src/events/audit-events';
+import { BankEntryBooked } from '../src/events/bank-events';
+import { dataOf, isEvent } from '../src/events/catalog';
+import { SubMerchantRegistered } from '../src/events/ledger-events';
+import { StatementIssued } from '../src/events/statement-events';
+import type { Projection, ProjectionContext, Tx } from '../src/projection/projection';
+import { loadPayoutInputs } from '../src/reconciliation/payouts/inputs';
+import { judgePayouts } from '../src/reconciliation/payouts/judge';
+import { matchPayouts } from '../src/reconciliation/payouts/match';
+import { type Acceptance, discrepancyRow } from '../src/reconciliation/payouts/rows';
+import type { RecordedEvent } from '../src/store/types';
+
+/**
+ * Payouts to sub-merchants (docs/bank.md, "Payouts and holds"): what each statement run asked finance to pay
+ * (StatementIssued.payouts), the debits and returns on the `payouts` bank accounts, how they match, each
+ * payout's status and the payout discrepancies. The inputs are kept as rows; after every batch that changes
+ * them (or moves the clock to another day) the matching is computed again whole from them, so the result is a
+ * function of the set of events, never of their order or of the batch sizes. "Now" is the latest time the
+ * events carry (never the wall clock). Which accounts are `payouts` accounts and the days of the rules come
+ * from the bank configuration: changing it needs `recon project --rebuild payouts`.
+ */
+
+const DISC_COLUMNS = `id uuid, type text, status text, pos_id text, payment_id text, order_id text, method text, operation_key text,
+  receiver_name text, sub_merchant_id text, sub_merchant_ids text[], currency text, occurred_at timestamptz, "values" jsonb,
+  evidence text[], detected_at timestamptz, detected_by_event uuid, resolved_at timestamptz, resolved_by_event uuid,
+  accepted_at timestamptz, accepted_by text, accepted_note text, accepted_by_event uuid, updated_at timestamptz, updated_by_event uuid`;
+const POS = 'commit_pos numeric(20,0) not null, prepare_pos numeric(20,0) not null';
+const EXPECTED = `reference text primary key, sub_merchant_id text not null, currency text not null, month text not null,
+  amount int8 not null, issued_on date not null, event_id uuid not null, ${POS}`;
+const LINES = `event_id uuid primary key, account_id text not null, currency text not null, direction text not null,
+  amount int8 not null, booking_date date not null, end_to_end_id text, remittance text, counterparty_name text,
+  counterparty_account text, is_return boolean not null, ${POS}`;
+const PAYEES = `event_id uuid primary key, sub_merchant_id text not null, name text not null, payout_account text, ${POS}`;
+
+const names = (cols: string) =>
+  cols
+    .replace(/\([^)]*\)/g, '')
+    .split(',')
+    .map((c) => c.trim().split(/\s+/)[0]!)
+    .filter((c) => c && c !== 'primary');
+const q = (ident: string) => `"${ident.replace(/"/g, '""')}"`;
+
+/** Rows into a table through one jsonb parameter (values as the table's column types read them). */
+async function insertJson(tx: Tx, table: string, cols: string, rows: readonly Record<string, unknown>[]) {
+  if (!rows.length) return;
+  const typed = cols
+    .replace(/,\s*primary key \([^)]*\)/, '')
+    .replace(/primary key|not null/g, '')
+    .replace(/numeric\(20,0\)/g, 'numeric')
+    .split(',')
+    .map((c) => c.trim());
+  const list = names(cols).join(', ');
+  await tx.unsafe(
+    `insert into ${table} (${list}) select ${list} from jsonb_to_recordset($1::text::jsonb) as x(${typed.join(', ')}) on conflict do nothing`,
+    [JSON.stringify(rows)] as never[],
+  );
+}
+
+/**
+ * The time an event carries (ms), or null: the times the reconciliation's clock reads, a run's time of issue,
+ * and the start of a bank entry's booking day (the bank has seen that day begin).
+ */
+function eventTime(e: RecordedEvent, zone: string): number | null {
+  if (isEvent(BankEntryBooked, e)) {
+    const day = DateTime.fromISO(String((e.data as { bookingDate?: unknown }).bookingDate), { zone });
+    return day.isValid ? day.toMillis() : null;
+  }
+  const m = e.metadata ?? {};
+  const d = (e.data ?? {}) as Record<string, unknown>;
+  const t = m.observedAt ?? m.receivedAt ?? m.issuedAt ?? d.completedAt ?? d.requestedAt ?? d.detectedAt ?? d.failedAt;
+  if (typeof t !== 'string') return null;
+  const ms = Date.parse(t);
+  return Number.isNaN(ms) ? null : ms;
+}
+
+const pos = (e: RecordedEvent) => ({
+  commit_pos: e.position.commit.toString(),
+  prepare_pos: e.position.prepare.toString(),
+});
+
+function rowsOf(events: readonly RecordedEvent[], bank: BankConfig, zone: string) {
+  const payoutAccounts = new Set(bank.accounts.filter((a) => a.role === 'payouts').map((a) => a.id));
+  const expected: Record<string, unknown>[] = [];
+  const lines: Record<string, unknown>[] = [];
+  const payees: Record<string, unknown>[] = [];
+  const acceptances: Record<string, unknown>[] = [];
+  for (const e of events) {
+    if (isEvent(StatementIssued, e)) {
+      const d = dataOf(StatementIssued, e);
+      const issuedOn = DateTime.fromMillis(eventTime(e, zone) ?? e.recordedAt.getTime(), { zone }).toISODate();
+      for (const p of d.payouts ?? []) {
+        // an unregistered receiver is never due; a run that asks for nothing more expects no transfer
+        if (BigInt(p.payable) <= 0n || p.reference === null || p.subMerchantId.startsWith('receiver:')) continue;
+        expected.push({
+          ...p,
+          sub_merchant_id: p.subMerchantId,
+          month: d.month,
+          amount: p.payable,
+          issued_on: issuedOn,
+          event_id: e.id,
+          ...pos(e),
+        });
+      }
+    } else if (isEvent(BankEntryBooked, e)) {
+      const d = dataOf(BankEntryBooked, e);
+      if (!payoutAccounts.has(normalizeAccountId(d.accountId))) continue;
+      lines.push({
+        event_id: e.id,
+        account_id: d.accountId,
+        currency: d.currency,
+        direction: d.direction,
+        amount: d.amount,
+        booking_date: d.bookingDate,
+        end_to_end_id: d.endToEndId,
+        remittance: d.remittance,
+        counterparty_name: d.counterpartyName,
+        counterparty_account: d.counterpartyAccount,
+        is_return: d.isReturn,
+        ...pos(e),
+      });
+    } else if (isEvent(SubMerchantRegistered, e)) {
+      const d = dataOf(SubMerchantRegistered, e);
+      payees.push({
+        event_id: e.id,
+        sub_merchant_id: d.subMerchantId,
+        name: d.name,
+        payout_account: d.payoutAccount ?? null,
+        ...pos(e),
+      });
+    } else if (isEvent(DiscrepancyAccepted, e)) {
+      const d = dataOf(DiscrepancyAccepted, e);
+      acceptances.push({
+        discrepancy_id: d.discrepancyId,
+        accepted_by: d.acceptedBy,
+        note: d.note,
+        accepted_at: d.acceptedAt,
+        event_id: e.id,
+      });
+    }
+  }
+  return { expected, lines, payees, acceptances };
+}
+
+/** Matches and judges again from the inputs, and rewrites the three result tables. */
+async function recompute(tx: Tx, s: string, bank: BankConfig, zone: string, clock: number | null) {
+  const inputs = await loadPayoutInputs(tx, { expected: `${s}.expected`, lines: `${s}.lines`, payees: `${s}.payees` });
+  const matches = matchPayouts(inputs.expected, inputs.lines, { windowDays: bank.payouts.matchWindowDays });
+  const today = clock === null ? null : DateTime.fromMillis(clock, { zone }).toISODate();
+  const j = judgePayouts(inputs.expected, inputs.lines, matches.lines, { today, dueDays: bank.payouts.dueDays });
+  const acc = await tx.unsafe<
+    { discrepancy_id: string; accepted_by: string; note: string; accepted_at: Date; event_id: string }[]
+  >(`select discrepancy_id::text, accepted_by, note, accepted_at, event_id::text from ${s}.acceptances`);
+  const accepted = new Map<string, Acceptance>(
+    acc.map((a) => [
+      a.discrepancy_id,
+      { acceptedBy: a.accepted_by, note: a.note, acceptedAt: a.accepted_at.toISOString(), eventId: a.event_id },
+    ]),
+  );
+  await tx.unsafe(`delete from ${s}.payout_state; delete from ${s}.line_matches; delete from ${s}.discrepancies`);
+  await insertJson(
+    tx,
+    `${s}.payout_state`,
+    STATE,
+    j.payouts.map((p) => ({
+      reference: p.payout.reference,
+      payee_name: p.payout.payeeName,
+      paid_out: p.paidOut.toString(),
+      returned: p.returned.toString(),
+      status: p.status,
+      due_on: p.dueOn,
+      paid_on: p.paidOn,
+    })),
+  );
+  await insertJson(
+    tx,
+    `${s}.line_matches`,
+    MATCHES,
+    matches.lines.map((m) => ({ event_id: m.lineId, role: m.role, reference: m.reference, matched_by: m.by })),
+  );
+  await insertJson(
+    tx,
+    `${s}.discrepancies`,
+    `${DISC_COLUMNS}, primary key (id)`,
+    j.discrepancies.map((d) => discrepancyRow(d, zone, accepted)),
+  );
+}
+
+const STATE = `reference text primary key, payee_name text not null, paid_out int8 not null, returned int8 not null,
+  status text not null, due_on date not null, paid_on date`;
+const MATCHES = 'event_id uuid primary key, role text not null, reference text, matched_by text';
+
+export function payoutsProjection(bankOf: () => BankConfig): Projection {
+  return {
+    name: 'payouts',
+    version: 1,
+    async setup(tx: Tx, ctx: ProjectionContext) {
+      const s = q(ctx.schema);
+      await tx.unsafe(`
+        create table ${s}.clock (id int primary key, at timestamptz);
+        insert into ${s}.clock values (1, null);
+        create table ${s}.expected (${EXPECTED});
+        create table ${s}.lines (${LINES});
+        create table ${s}.payees (${PAYEES});
+        create table ${s}.acceptances (discrepancy_id uuid primary key, accepted_by text not null, note text not null,
+          accepted_at timestamptz not null, event_id uuid not null);
+        create table ${s}.payout_state (${STATE});
+        create table ${s}.line_matches (${MATCHES});
+        create table ${s}.discrepancies (${DISC_COLUMNS}, primary key (id));`);
+    },
+    async apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionContext) {
+      const s = q(ctx.schema);
+      const bank = bankOf();
+      const [st] = await tx.unsafe<{ at: Date | null }[]>(`select at from ${s}.clock where id = 1`);
+      const before = st?.at ? st.at.getTime() : null;
+      let clock = before;
+      for (const e of events) {
+        const t = eventTime(e, ctx.timezone);
+        if (t !== null && (clock === null || t > clock)) clock = t;
+      }
+      const r = rowsOf(events, bank, ctx.timezone);
+      await insertJson(tx, `${s}.expected`, EXPECTED, r.expected);
+      await insertJson(tx, `${s}.lines`, LINES, r.lines);
+      await insertJson(tx, `${s}.payees`, PAYEES, r.payees);
+      await insertJson(
+        tx,
+        `${s}.acceptances`,
+        'discrepancy_id uuid, accepted_by text, note text, accepted_at timestamptz, event_id uuid',
+        r.acceptances,
+      );
+      const day = (t: number | null) =>
+        t === null ? null : DateTime.fromMillis(t, { zone: ctx.timezone }).toISODate();
+      const changed = r.expected.length + r.lines.length + r.payees.length + r.acceptances.length > 0;
+      if (clock !== before)
+        await tx.unsafe(`update ${s}.clock set at = $1 where id = 1`, [new Date(clock!)] as never[]);
+      if (changed || day(clock) !== day(before)) await recompute(tx, s, bank, ctx.timezone, clock);
+    },
+    views(ctx: ProjectionContext) {
+      const s = q(ctx.schema);
+      return [
+        `create or replace view recon.payouts as
+           select e.reference, e.sub_merchant_id, st.payee_name, e.currency, e.month, e.amount, st.paid_out, st.returned,
+                  st.status, e.issued_on, st.due_on, st.paid_on, e.event_id, e.commit_pos, e.prepare_pos
+           from ${s}.expected e join ${s}.payout_state st on st.reference = e.reference`,
+        `create or replace view recon.payout_lines as
+           select l.event_id, l.account_id, l.currency, l.direction, l.amount, l.booking_date, m.role, m.reference, m.matched_by,
+                  l.end_to_end_id, l.remittance, l.counterparty_name, l.counterparty_account, l.is_return, l.commit_pos, l.prepare_pos
+           from ${s}.lines l left join ${s}.line_matches m on m.event_id = l.event_id`,
+        `create or replace view recon.payout_payees as
+           select event_id, sub_merchant_id, name, payout_account, commit_pos, prepare_pos from ${s}.payees`,
+        `create or replace view recon.payout_expected as select * from ${s}.expected`,
+        `create or replace view recon.payout_discrepancies as select ${names(DISC_COLUMNS).join(', ')} from ${s}.discrepancies`,
+      ];
+    },
+  };
+}
+
+export const projection: Projection = payoutsProjection(bankConfigFromEnv);

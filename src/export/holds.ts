@@ -1,0 +1,131 @@
+import type { Sql } from '../db/connect';
+import { isSqlState } from '../db/errors';
+import { DiscrepancyAccepted, discrepancyStream } from '../events/audit-events';
+import { dataOf, isEvent } from '../events/catalog';
+import { HOLDING_TYPES } from '../reconciliation/discrepancy-types';
+import { comparePositions, type EventStore, type Position } from '../store/types';
+
+/**
+ * Money held on the statements (docs/bank.md, "Payouts and holds"): a receiver's share of a payment under a
+ * discrepancy that puts its amount or owner in doubt (HOLDING_TYPES), open, or accepted with the decision to
+ * withhold it. The share is the receiver's net in the journal at the cut. A payment under two such
+ * discrepancies is held once (by the first of them, by id).
+ */
+
+export interface HeldItem {
+  /** the discrepancy the money is held for ('' for a receiver the directory does not know) */
+  readonly discrepancyId: string;
+  /** why, in plain words: statements leave the company */
+  readonly reason: string;
+  readonly receiverName: string;
+  readonly currency: string;
+  readonly amount: bigint;
+}
+
+const REASONS: Record<string, string> = {
+  missing_in_report: "the payment is missing from the payment provider's register",
+  status_mismatch: "the payment's status differs between the payment provider's reports",
+  amount_mismatch: "the payment's amount differs between the payment provider's reports",
+  split_mismatch: 'the shares of the split payment do not add up to the payment',
+  unknown_sub_merchant: 'the receiver is not in the sub-merchant directory',
+  duplicate: 'the payment is reported twice',
+};
+
+export const UNREGISTERED_REASON = 'the receiver is not registered as a sub-merchant: nothing is paid until it is';
+
+interface DiscRow {
+  id: string;
+  type: string;
+  status: string;
+  pos_id: string;
+  payment_id: string;
+  method: string | null;
+  receiver_name: string | null;
+}
+
+/** An accepted discrepancy stays held when its acceptance (at or before the cut) says withhold. */
+async function decisionAt(store: EventStore, id: string, cut: Position): Promise<'pay' | 'withhold' | 'open'> {
+  const events = await store.readStream(discrepancyStream(id));
+  const acc = events.find((e) => isEvent(DiscrepancyAccepted, e) && comparePositions(e.position, cut) <= 0);
+  if (!acc) return 'open';
+  return dataOf(DiscrepancyAccepted, acc).decision ?? 'pay';
+}
+
+/** The reconciliation's holding discrepancies, or none when it was never built (logged by the caller). */
+async function holdingDiscrepancies(sql: Sql): Promise<DiscRow[] | null> {
+  try {
+    return await sql<DiscRow[]>`
+      select id::text, type, status, pos_id, payment_id, method, receiver_name from recon.discrepancies
+      where type = any(${HOLDING_TYPES as string[]}::text[]) and status in ('open', 'accepted') and payment_id is not null
+      order by id`;
+  } catch (e) {
+    if (isSqlState(e, 'undefinedTable') || (e as { code?: string }).code === '3F000') return null;
+    throw e;
+  }
+}
+
+/** Every held item at the cut, sorted by receiver, currency, discrepancy id; null: no reconciliation built. */
+export async function heldAt(sql: Sql, store: EventStore, cut: Position): Promise<HeldItem[] | null> {
+  const rows = await holdingDiscrepancies(sql);
+  if (rows === null) return null;
+  const held: DiscRow[] = [];
+  for (const r of rows) {
+    if (r.status === 'open' || (await decisionAt(store, r.id, cut)) !== 'pay') held.push(r);
+  }
+  if (held.length === 0) return [];
+  const nets = await sql<{ id: string; receiver: string; currency: string; net: bigint; key: string }[]>`
+    with d as (
+      select * from jsonb_to_recordset(${JSON.stringify(held)}::text::jsonb)
+        as x(id text, pos_id text, payment_id text, method text, receiver_name text))
+    select d.id, e.receiver_name as receiver, e.currency, sum(e.net)::int8 as net,
+           e.pos_id || chr(31) || e.payment_id || chr(31) || e.method || chr(31) || e.receiver_name || chr(31) || e.currency as key
+    from d join recon.journal_entries e
+      on e.pos_id = d.pos_id and e.payment_id = d.payment_id and (d.method is null or e.method = d.method)
+     and (d.receiver_name is null or e.receiver_name = d.receiver_name)
+    where e.receiver_name is not null and (e.commit_pos, e.prepare_pos) <= (${cut.commit.toString()}::numeric, ${cut.prepare.toString()}::numeric)
+    group by d.id, e.pos_id, e.payment_id, e.method, e.receiver_name, e.currency
+    order by d.id, key`;
+  const byId = new Map(held.map((h) => [h.id, h]));
+  const claimed = new Set<string>();
+  const out: HeldItem[] = [];
+  for (const n of nets) {
+    if (n.net <= 0n || claimed.has(n.key)) continue;
+    claimed.add(n.key);
+    const d = byId.get(n.id)!;
+    const reason = REASONS[d.type] ?? 'under investigation';
+    out.push({
+      discrepancyId: n.id,
+      reason: d.status === 'accepted' ? `${reason} (reviewed: withheld)` : reason,
+      receiverName: n.receiver,
+      currency: n.currency,
+      amount: n.net,
+    });
+  }
+  return out;
+}
+
+/**
+ * Held items as a run recorded them (StatementIssued.payouts[].holds), with their reasons read again: a
+ * statement issued again at the same cut holds what it held then, whatever was decided since.
+ */
+export async function recordedHeld(
+  sql: Sql,
+  holds: ReadonlyArray<readonly [string, string]>,
+  receiverName: string,
+  currency: string,
+): Promise<HeldItem[]> {
+  const ids = holds.map(([id]) => id).filter((id) => id !== '');
+  const types = ids.length
+    ? await sql<
+        { id: string; type: string }[]
+      >`select id::text, type from recon.discrepancies where id = any(${ids}::uuid[])`
+    : [];
+  return holds.map(([id, amount]) => ({
+    discrepancyId: id,
+    reason:
+      id === '' ? UNREGISTERED_REASON : (REASONS[types.find((t) => t.id === id)?.type ?? ''] ?? 'under investigation'),
+    receiverName,
+    currency,
+    amount: BigInt(amount),
+  }));
+}

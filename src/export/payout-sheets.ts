@@ -1,0 +1,97 @@
+import {
+  addTableSheet,
+  closeTable,
+  DATE_FORMAT,
+  excelDay,
+  minorToMajor,
+  moneyFormat,
+  safeText,
+  type Workbook,
+} from './xlsx';
+
+/**
+ * A statement's two payout sheets (docs/bank.md, "Payouts and holds"): the money held pending investigation,
+ * with the discrepancy it waits for and why in plain words, and what was paid out in the month.
+ */
+
+/** What a statement shows of its payout per currency (src/export/statement-payouts.ts builds it). */
+export interface PayoutSection {
+  readonly currency: string;
+  readonly reference: string | null;
+  readonly held: bigint;
+  readonly released: bigint;
+  readonly amountDue: bigint;
+  readonly payable: bigint;
+  readonly holds: ReadonlyArray<{ discrepancyId: string; reason: string; currency: string; amount: bigint }>;
+  readonly paid: ReadonlyArray<{ bookingDate: string; reference: string; currency: string; amount: bigint }>;
+}
+
+const byCurrency = <T extends { currency: string }>(xs: readonly T[]) =>
+  [...xs].sort((a, b) => (a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : 0));
+
+function totalRows(totals: Map<string, bigint>, width: number, amountAt: number) {
+  return [...totals.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([currency, total]) => {
+      const values: (string | number)[] = Array.from({ length: width }, () => '');
+      values[0] = 'Total';
+      values[amountAt - 1] = safeText(currency);
+      values[amountAt] = minorToMajor(total);
+      const numFmts: (string | undefined)[] = Array.from({ length: width }, () => undefined);
+      numFmts[amountAt] = moneyFormat(currency);
+      return { values, numFmts };
+    });
+}
+
+export function writeHeldSheet(wb: Workbook, payouts: readonly PayoutSection[]): void {
+  const t = addTableSheet(wb, 'Held pending investigation', [
+    { header: 'Discrepancy id', width: 38 },
+    { header: 'Reason', width: 70 },
+    { header: 'Currency', width: 10 },
+    { header: 'Amount held', width: 16 },
+  ]);
+  const totals = new Map<string, bigint>();
+  for (const p of byCurrency(payouts)) {
+    totals.set(p.currency, p.held);
+    for (const h of p.holds) {
+      const row = t.sheet.addRow([
+        safeText(h.discrepancyId || '—'),
+        safeText(h.reason),
+        safeText(h.currency),
+        minorToMajor(h.amount),
+      ]);
+      row.getCell(4).numFmt = moneyFormat(h.currency);
+      row.commit();
+      t.rows++;
+    }
+  }
+  closeTable(t, totalRows(totals, 4, 3));
+}
+
+export function writePaidOutSheet(wb: Workbook, payouts: readonly PayoutSection[]): void {
+  const t = addTableSheet(wb, 'Paid out', [
+    { header: 'Booked on', width: 12, numFmt: DATE_FORMAT },
+    { header: 'Payout reference', width: 36 },
+    { header: 'Currency', width: 10 },
+    { header: 'Amount (− returned)', width: 18 },
+  ]);
+  const totals = new Map<string, bigint>();
+  for (const p of byCurrency(payouts)) {
+    totals.set(
+      p.currency,
+      p.paid.reduce((s, l) => s + l.amount, 0n),
+    );
+    for (const l of p.paid) {
+      const row = t.sheet.addRow([
+        excelDay(l.bookingDate),
+        safeText(l.reference),
+        safeText(l.currency),
+        minorToMajor(l.amount),
+      ]);
+      row.getCell(4).numFmt = moneyFormat(l.currency);
+      row.commit();
+      t.rows++;
+    }
+  }
+  closeTable(t, totalRows(totals, 4, 3));
+}

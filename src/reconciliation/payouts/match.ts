@@ -1,0 +1,173 @@
+import { DateTime } from 'luxon';
+import { normalizeAccountId } from '../../config/bank';
+
+/**
+ * Matching the debits of the `payouts` bank accounts to the payouts the statements said were due
+ * (docs/bank.md, "Payouts and holds"). A pure function of its inputs: both lists are put in a canonical
+ * order first (expected payouts by reference, bank lines by booking day then event id), so the result is
+ * the same whatever order the events were imported in, and the same on a replay.
+ */
+
+export interface ExpectedPayout {
+  /** the statement number finance writes in the transfer's remittance text (src/export/payout-references.ts) */
+  readonly reference: string;
+  readonly subMerchantId: string;
+  readonly currency: string;
+  /** minor units, > 0 */
+  readonly amount: bigint;
+  /** local day (RECON_TIMEZONE) the statement was issued */
+  readonly issuedOn: string;
+  /** the payee's account (directory `payout_account`) and name, as the directory gives them */
+  readonly payeeAccount: string | null;
+  readonly payeeName: string;
+  readonly eventId: string;
+}
+
+export interface PayoutBankLine {
+  /** the BankEntryBooked event id */
+  readonly id: string;
+  readonly accountId: string;
+  readonly currency: string;
+  readonly direction: 'credit' | 'debit';
+  readonly amount: bigint;
+  readonly bookingDate: string;
+  readonly endToEndId: string | null;
+  readonly remittance: string | null;
+  readonly counterpartyName: string | null;
+  readonly counterpartyAccount: string | null;
+  readonly isReturn: boolean;
+}
+
+/** How a bank line was read: `paid` pays a payout, `duplicate` pays one again, `returned` gives one back. */
+export type LineRole = 'paid' | 'duplicate' | 'returned' | 'unexpected';
+
+export interface LineMatch {
+  readonly lineId: string;
+  readonly role: LineRole;
+  /** null for an unexpected line (and a return no payout is known for) */
+  readonly reference: string | null;
+  readonly by: 'reference' | 'payee' | null;
+}
+
+export interface PayoutMatches {
+  /** one per bank line given, in canonical order */
+  readonly lines: readonly LineMatch[];
+}
+
+const REF_CHARS = /[A-Z0-9-]/;
+
+/** The references a text carries as whole words (so `RS-A-2026-10-EUR` is not read inside `…-EUR-2`). */
+export function referencesIn(text: string | null, references: ReadonlySet<string>): string[] {
+  if (!text) return [];
+  const t = text.toUpperCase();
+  const out: string[] = [];
+  for (const ref of references) {
+    let at = t.indexOf(ref);
+    while (at >= 0) {
+      const before = at === 0 ? '' : t[at - 1]!;
+      const after = t[at + ref.length] ?? '';
+      if (!REF_CHARS.test(before) && !REF_CHARS.test(after)) {
+        out.push(ref);
+        break;
+      }
+      at = t.indexOf(ref, at + 1);
+    }
+  }
+  return out.sort();
+}
+
+const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+const nameKey = (s: string | null) => (s ?? '').normalize('NFKC').trim().replace(/\s+/g, ' ').toUpperCase();
+
+function canonicalLines(lines: readonly PayoutBankLine[]): PayoutBankLine[] {
+  return [...lines].sort((a, b) => byText(a.bookingDate, b.bookingDate) || byText(a.id, b.id));
+}
+
+function inWindow(p: ExpectedPayout, day: string, windowDays: number): boolean {
+  const last = DateTime.fromISO(p.issuedOn, { zone: 'UTC' }).plus({ days: windowDays }).toISODate()!;
+  return day >= p.issuedOn && day <= last;
+}
+
+function payeeMatches(p: ExpectedPayout, l: PayoutBankLine): boolean {
+  if (p.payeeAccount && l.counterpartyAccount)
+    return normalizeAccountId(p.payeeAccount) === normalizeAccountId(l.counterpartyAccount);
+  return !!l.counterpartyName && nameKey(l.counterpartyName) === nameKey(p.payeeName);
+}
+
+/** The reference a line names: in its end-to-end id first, then in its remittance text (the first, sorted). */
+function namedReference(l: PayoutBankLine, byRef: ReadonlyMap<string, ExpectedPayout>): string | null {
+  const refs = new Set(byRef.keys());
+  const named = [...referencesIn(l.endToEndId, refs), ...referencesIn(l.remittance, refs)].filter(
+    (r) => byRef.get(r)!.currency === l.currency,
+  );
+  return named[0] ?? null;
+}
+
+/**
+ * Debits pay payouts (by reference, else payee and exact amount within `windowDays` of issue); a debit beyond
+ * what a payout asked, for a payout already paid in full, is a duplicate; returns give a payout's money back.
+ */
+export function matchPayouts(
+  expected: readonly ExpectedPayout[],
+  bankLines: readonly PayoutBankLine[],
+  opts: { windowDays: number },
+): PayoutMatches {
+  const byRef = new Map([...expected].sort((a, b) => byText(a.reference, b.reference)).map((p) => [p.reference, p]));
+  const paid = new Map<string, bigint>();
+  const payers = new Map<string, PayoutBankLine[]>();
+  const out = new Map<string, LineMatch>();
+  const lines = canonicalLines(bankLines);
+  const claim = (l: PayoutBankLine, p: ExpectedPayout, by: 'reference' | 'payee') => {
+    const before = paid.get(p.reference) ?? 0n;
+    if (before >= p.amount) {
+      out.set(l.id, { lineId: l.id, role: 'duplicate', reference: p.reference, by });
+      return;
+    }
+    paid.set(p.reference, before + l.amount);
+    payers.set(p.reference, [...(payers.get(p.reference) ?? []), l]);
+    out.set(l.id, { lineId: l.id, role: 'paid', reference: p.reference, by });
+  };
+  const debits = lines.filter((l) => l.direction === 'debit' && !l.isReturn);
+  // Pass 1: a debit naming a statement pays it, whatever its amount (a part, or a difference to report).
+  for (const l of debits) {
+    const ref = namedReference(l, byRef);
+    if (ref) claim(l, byRef.get(ref)!, 'reference');
+  }
+  // Pass 2: the payee and the exact amount, within the window, of a payout nothing has paid yet.
+  for (const l of debits) {
+    if (out.has(l.id)) continue;
+    const candidates = [...byRef.values()].filter(
+      (p) => p.currency === l.currency && p.amount === l.amount && inWindow(p, l.bookingDate, opts.windowDays),
+    );
+    const open = candidates.find((p) => !paid.has(p.reference) && payeeMatches(p, l));
+    const again = candidates.find((p) => paid.has(p.reference) && payeeMatches(p, l));
+    if (open) claim(l, open, 'payee');
+    else if (again) out.set(l.id, { lineId: l.id, role: 'duplicate', reference: again.reference, by: 'payee' });
+    else out.set(l.id, { lineId: l.id, role: 'unexpected', reference: null, by: null });
+  }
+  // Returns: by reference, else the payee and amount of a debit that paid a payout on or before it.
+  for (const l of lines) {
+    if (l.direction !== 'credit' || !l.isReturn) continue;
+    const ref = namedReference(l, byRef);
+    if (ref) {
+      out.set(l.id, { lineId: l.id, role: 'returned', reference: ref, by: 'reference' });
+      continue;
+    }
+    const paidBy = [...payers.entries()].find(([r, ls]) =>
+      ls.some(
+        (d) =>
+          d.amount === l.amount &&
+          d.currency === l.currency &&
+          d.bookingDate <= l.bookingDate &&
+          payeeMatches(byRef.get(r)!, l),
+      ),
+    );
+    out.set(l.id, {
+      lineId: l.id,
+      role: 'returned',
+      reference: paidBy ? paidBy[0] : null,
+      by: paidBy ? 'payee' : null,
+    });
+  }
+  return { lines: lines.filter((l) => out.has(l.id)).map((l) => out.get(l.id)!) };
+}
