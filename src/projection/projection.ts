@@ -1,4 +1,5 @@
 import type postgres from 'postgres';
+import type { BankConfig } from '../config/bank';
 import type { RecordedEvent } from '../store/types';
 
 /**
@@ -18,6 +19,8 @@ export interface ProjectionContext {
   /** business time zone (RECON_TIMEZONE) for day and month membership */
   readonly timezone: string;
   readonly graceHours: number;
+  /** bank accounts and settlement rules (RECON_CONFIG's bank object); absent: no bank accounts */
+  readonly bank?: BankConfig;
 }
 
 export interface Projection {

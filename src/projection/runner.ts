@@ -2,6 +2,7 @@ import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Sql } from '../db/connect';
+import type { BankConfig } from '../config/bank';
 import type { Logger } from '../log';
 import { memoize } from '../memoize';
 import {
@@ -32,6 +33,8 @@ export interface RunnerDeps {
   readonly log: Logger;
   readonly timezone: string;
   readonly graceHours: number;
+  /** RECON_CONFIG's bank object, handed to the projections (absent: no bank accounts) */
+  readonly bank?: BankConfig;
   /** the projections to run; default: every file of projections/ */
   readonly projections?: readonly Projection[];
 }
@@ -183,6 +186,7 @@ function contextFor(
     schema: build.schema_name,
     timezone: build.timezone ?? deps.timezone,
     graceHours: build.grace_hours ?? deps.graceHours,
+    ...(deps.bank ? { bank: deps.bank } : {}),
   };
 }
 

@@ -16,6 +16,11 @@ export const DISCREPANCY_TYPES = [
   'unknown_sub_merchant',
   'duplicate',
   'report_count_mismatch',
+  // the cash leg (src/reconciliation/settlement/): what the PSP owes against what reached the bank
+  'settlement_missing',
+  'settlement_short',
+  'settlement_late',
+  'settlement_unexpected',
 ] as const;
 export type DiscrepancyType = (typeof DISCREPANCY_TYPES)[number];
 
