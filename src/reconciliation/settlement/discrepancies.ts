@@ -119,16 +119,16 @@ export async function syncDiscrepancies(
       updated_at = ${at}, updated_by_event = ${by.id} where id = any(${gone}::uuid[])`;
   for (const d of now) {
     const old = have.get(d.id);
-    const values = JSON.stringify(d.values);
+    const values = stableStringify(d.values);
     if (!old) {
       await tx`insert into ${tx(schema)}.discrepancies (id, type, status, pos_id, payment_id, order_id, method, operation_key,
           receiver_name, sub_merchant_id, sub_merchant_ids, currency, occurred_at, "values", evidence, detected_at,
           detected_by_event, updated_at, updated_by_event)
         values (${d.id}, ${d.type}, 'open', ${d.posId}, null, null, null, ${d.operationKey}, null, null, ${[]}::text[],
-          ${currency}, ${d.occurredAt}, ${values}::jsonb, ${[...d.evidence]}::text[], ${at}, ${by.id}, ${at}, ${by.id})`;
+          ${currency}, ${d.occurredAt}, (${values}::text)::jsonb, ${[...d.evidence]}::text[], ${at}, ${by.id}, ${at}, ${by.id})`;
     } else if (old.status !== 'open' || stableStringify(old.values) !== stableStringify(d.values)) {
       await tx`update ${tx(schema)}.discrepancies set status = 'open', resolved_at = null, resolved_by_event = null,
-          "values" = ${values}::jsonb, evidence = ${[...d.evidence]}::text[], occurred_at = ${d.occurredAt},
+          "values" = (${values}::text)::jsonb, evidence = ${[...d.evidence]}::text[], occurred_at = ${d.occurredAt},
           pos_id = ${d.posId}, updated_at = ${at}, updated_by_event = ${by.id} where id = ${d.id}`;
     }
   }
