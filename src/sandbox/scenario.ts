@@ -75,8 +75,13 @@ export interface Scenario {
   subMerchantCsv(): string;
 }
 
-/** Every discrepancy type recon detects is one the sandbox can inject. */
-export const GROUND_TRUTH_TYPES: readonly GroundTruthType[] = DISCREPANCY_TYPES;
+/**
+ * Every discrepancy type recon detects between the PSP's sources is one the sandbox can inject into them;
+ * those of money that moved (settlement_*, payout_*) are the bank world's (src/sandbox/bank.ts).
+ */
+export const GROUND_TRUTH_TYPES: readonly GroundTruthType[] = DISCREPANCY_TYPES.filter(
+  (t) => !t.startsWith('settlement_') && !t.startsWith('payout_'),
+);
 
 export const INJECTION_TYPES: readonly InjectionType[] = [...GROUND_TRUTH_TYPES, 'webhook_lost_resendable'];
 

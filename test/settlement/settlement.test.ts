@@ -1,4 +1,10 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cashSheetData } from '../../src/export/cash-sheet';
+import { reportPeriods, writeNightlyReport } from '../../src/export/nightly-report';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { AppendRequest, EventStore, NewEvent } from '../../src/store/types';
 import { createTestDatabase, type TestDatabase } from '../support/db';
@@ -107,6 +113,63 @@ describe('the cash leg', () => {
     expect(a.length).toBeGreaterThan(0);
     // recon.discrepancies exists once the reconciliation projection has run; compare when it has
     if (b.length) expect(a).toEqual(b);
+  });
+
+  it('the Cash sheet: expected against received, the unmatched bank line, and a bridge that holds', async () => {
+    const cash = (await cashSheetData(db.sql, { date: '2026-01-14' }))!;
+    expect(cash.days.map((d) => [d.dueOn, d.status, d.received, d.difference])).toEqual([
+      ['2026-01-06', 'paid_late', 148_597n, 2n + 1n],
+      ['2026-01-07', 'paid', null, null],
+      ['2026-01-08', 'short', 15_000n, 4_800n],
+      ['2026-01-09', 'missing', null, null],
+      ['2026-01-12', 'paid_late', 39_600n, 0n],
+      ['2026-01-13', 'in_transit', null, null],
+    ]);
+    expect(cash.unmatched.map((u) => [u.bankRef, u.amount])).toEqual([['B3', 777n]]);
+    expect(cash.bridges).toEqual([
+      {
+        accountId: ACCOUNT,
+        currency: 'EUR',
+        firstStatementOpening: 1_000n,
+        bookedInJournal: 148_597n + 15_000n + 39_600n,
+        notInJournal: 777n,
+        closingDate: '2026-01-14',
+        bankClosing: closing,
+        difference: 0n,
+      },
+    ]);
+    expect(cash.outstanding).toEqual([{ currency: 'EUR', amount: 29_700n + 9_900n + 4_800n }]);
+
+    const dir = mkdtempSync(path.join(tmpdir(), 'recon-cash-'));
+    try {
+      const file = path.join(dir, 'nightly.xlsx');
+      const periods = reportPeriods('2026-01-14', 'UTC', 48);
+      await writeNightlyReport(file, {
+        date: '2026-01-14',
+        timezone: 'UTC',
+        ...periods,
+        sources: [],
+        matching: [],
+        discrepancies: [],
+        open: [],
+        windows: [],
+        facts: [],
+        cash,
+      });
+      const wb = new ExcelJS.Workbook();
+      await wb.xlsx.readFile(file);
+      const sheet = wb.getWorksheet('Cash')!;
+      expect(sheet.getRow(2).getCell(5).value).toBe(991);
+      expect(sheet.getRow(2).getCell(6).value).toBe('received late');
+      const texts = sheet
+        .getSheetValues()
+        .flat()
+        .filter((x) => typeof x === 'string');
+      expect(texts).toContain('Bank bridge per account');
+      expect(texts).toContain(ACCOUNT);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('a rebuild in batches of 1 gives exactly the live read models (replay equals live)', async () => {
