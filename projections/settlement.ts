@@ -40,15 +40,19 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
   if (!cashEventsIn(events)) return;
   const s = bankOf(ctx).settlement;
   const rules = { lateBusinessDays: s.lateBusinessDays, holidays: new Set(s.holidays) };
+  // the discrepancies' lifecycle is judged per append; the read model is a function of the state alone,
+  // so it is written once per batch with each currency's last judgement
+  const last = new Map<string, Awaited<ReturnType<typeof judgeCurrency>>>();
   for (const append of appendsOf(events)) {
     const touched = await applyCashAppend(tx, ctx.schema, append, ctx);
     for (const currency of [...touched].sort()) {
       const j = await judgeCurrency(tx, ctx.schema, currency, ctx);
-      await writeReadModel(tx, ctx.schema, currency, j, rules);
+      last.set(currency, j);
       const now = discrepanciesOf(currency, j, rules, ctx.timezone);
       await syncDiscrepancies(tx, ctx.schema, currency, now, append[append.length - 1]!);
     }
   }
+  for (const [currency, j] of last) await writeReadModel(tx, ctx.schema, currency, j, rules);
 }
 
 function views(ctx: ProjectionContext): readonly string[] {
