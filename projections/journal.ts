@@ -275,6 +275,7 @@ export const projection: Projection = {
   //    name passes back to its other holder when its holder is renamed (holds no longer depend on batches)
   // 2: register_rows.effect holds the compact inputs of the entries in force (1: the entries as JSON)
   version: 4,
+  usesBank: true,
 
   async setup(tx: Tx, ctx: ProjectionContext) {
     const s = `"${ctx.schema}"`;

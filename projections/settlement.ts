@@ -75,4 +75,4 @@ function views(ctx: ProjectionContext): readonly string[] {
   ];
 }
 
-export const projection: Projection = { name: 'settlement', version: 1, setup, apply, views };
+export const projection: Projection = { name: 'settlement', version: 1, usesBank: true, setup, apply, views };

@@ -26,6 +26,8 @@ export interface ProjectionContext {
 export interface Projection {
   readonly name: string;
   readonly version: number;
+  /** reads ctx.bank: a change of the bank settings replaces its build like a change of time zone */
+  readonly usesBank?: boolean;
   /** creates the tables in ctx.schema (an empty schema made for this build) */
   setup(tx: Tx, ctx: ProjectionContext): Promise<void>;
   /** applies a batch of events (commit order) inside the runner's transaction; must be deterministic */

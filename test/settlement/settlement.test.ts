@@ -8,7 +8,7 @@ import { reportPeriods, writeNightlyReport } from '../../src/export/nightly-repo
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { AppendRequest, EventStore, NewEvent } from '../../src/store/types';
 import { createTestDatabase, type TestDatabase } from '../support/db';
-import { ACCOUNT, credit, projectCash, rebuildCash, sale, statement } from './support';
+import { ACCOUNT, BANK, credit, projectCash, rebuildCash, sale, statement } from './support';
 
 /**
  * The cash leg end to end through both projections. The week (UTC, lag 1 business day, 2026-01-05 a
@@ -197,6 +197,37 @@ describe('the cash leg', () => {
       expect(b.open.map((d) => [d['id'], d['values']])).toEqual(a.open.map((d) => [d['id'], d['values']]));
     } finally {
       await other.drop();
+    }
+  });
+});
+
+describe('bank settings belong to a build', () => {
+  it('a changed tolerance replaces the journal and settlement builds, whose figures follow it', async () => {
+    const db = await createTestDatabase();
+    try {
+      const store = createPostgresEventStore(db.sql);
+      await appendEach(store, [sales[0]!, sales[1]!, credits[0]!, stmt]);
+      await projectCash(db.sql, store);
+      const fees = async () => {
+        const [r] = await db.sql<{ total: string }[]>`
+          select coalesce(sum(amount), 0)::text as total from recon.journal_lines where account = 'bank_fees'`;
+        return BigInt(r!.total);
+      };
+      expect(await fees()).toBe(3n);
+      const strict = { ...BANK, settlement: { ...BANK.settlement, tolerance: { EUR: 0n } } };
+      await projectCash(db.sql, store, 1000, strict);
+      expect(await fees()).toBe(0n);
+      const open = await db.sql<{ type: string }[]>`
+        select type from recon.settlement_discrepancies where status = 'open' order by type`;
+      expect(open.map((o) => o.type)).toContain('settlement_unexpected');
+      const live = await db.sql<{ name: string; bank_settings: string }[]>`
+        select name, bank_settings from projection_builds where status = 'live' order by name`;
+      expect(live.map((b) => [b.name, JSON.parse(b.bank_settings).settlement.tolerance])).toEqual([
+        ['journal', { EUR: '0' }],
+        ['settlement', { EUR: '0' }],
+      ]);
+    } finally {
+      await db.drop();
     }
   });
 });
