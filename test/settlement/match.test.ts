@@ -103,6 +103,17 @@ describe('matching', () => {
     expect(j.matches[0]).toMatchObject({ shortfall: 100n, bankFee: 0n, expected: 1000n });
   });
 
+  it('with a lag of 0 a credit booked on the settlement day pays it', () => {
+    const d = dueDays([{ currency: 'EUR', day: '2026-01-06', clearing: 1000n, fees: 0n }], {
+      lagBusinessDays: 0,
+      holidays: NONE,
+    });
+    expect(d[0]!.day).toBe('2026-01-06');
+    const j = judgeSettlements(d, [credit('a', '2026-01-06', 1000n)], '2026-01-06', rules());
+    expect(j.matches.map((m) => m.credit.id)).toEqual(['a']);
+    expect(j.matches[0]!.late).toEqual([]);
+  });
+
   it('a due day is missing once a statement covers its deadline; before that in transit', () => {
     const d = [due('2026-01-05', 1000n)];
     expect(judgeSettlements(d, [], '2026-01-07', rules()).inTransit).toHaveLength(1);

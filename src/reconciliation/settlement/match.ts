@@ -9,8 +9,8 @@ import type { DueDay } from './expected';
  *
  * 1. A credit pays a run of consecutive open due days (several settlement days paid at once) whose sum
  *    equals it, or exceeds it by at most the currency's tolerance (a bank charge, booked as a bank fee).
- *    A credit can pay a due day from the day after its last activity day up to `lateBusinessDays`
- *    business days after the day it was due. Credits are taken in booking order, each with the earliest
+ *    A credit can pay a due day from the day after its last activity day (or from the settlement day
+ *    itself, with a lag of 0) up to `lateBusinessDays` business days after the day it was due. Credits are taken in booking order, each with the earliest
  *    run that fits.
  * 2. A credit that pays no run is then taken as a short payment of the earliest open due day it can pay,
  *    when it is at least half of it (less is more likely another payment than a short settlement).
@@ -73,8 +73,13 @@ export function deadlineOf(d: DueDay, rules: Pick<MatchRules, 'lateBusinessDays'
   return addBusinessDays(d.day, rules.lateBusinessDays, rules.holidays);
 }
 
+/** The money of the day was collected: booked after its last activity day, or on its settlement day (lag 0). */
+function collected(c: BankCredit, d: DueDay): boolean {
+  return c.bookingDate > d.lastActivity || c.bookingDate >= d.day;
+}
+
 function canPay(c: BankCredit, d: DueDay, rules: MatchRules): boolean {
-  return c.bookingDate > d.lastActivity && c.bookingDate <= deadlineOf(d, rules);
+  return collected(c, d) && c.bookingDate <= deadlineOf(d, rules);
 }
 
 function lateness(c: BankCredit, days: readonly DueDay[], rules: MatchRules) {
@@ -88,7 +93,7 @@ function findRun(c: BankCredit, open: readonly DueDay[], rules: MatchRules): num
   for (let i = 0; i < open.length; i++) {
     if (!canPay(c, open[i]!, rules)) continue;
     let sum = 0n;
-    for (let j = i; j < open.length && open[j]!.lastActivity < c.bookingDate; j++) {
+    for (let j = i; j < open.length && collected(c, open[j]!); j++) {
       sum += open[j]!.amount;
       if (sum > c.amount + rules.tolerance) break;
       if (sum >= c.amount) return Array.from({ length: j - i + 1 }, (_, k) => i + k);
