@@ -24,7 +24,14 @@ export function monthlyStatementsJob(deps: JobDeps): JobDefinition {
       });
       const month = previousMonth(ctx.scheduledFor, config.timezone);
       await runProjections(
-        { sql: deps.sql, store: deps.store, log: ctx.log, timezone: config.timezone, graceHours: config.graceHours },
+        {
+          sql: deps.sql,
+          store: deps.store,
+          log: ctx.log,
+          timezone: config.timezone,
+          graceHours: config.graceHours,
+          bank: config.bank,
+        },
         { signal: ctx.signal },
       );
       const r = await issueStatements(

@@ -88,7 +88,14 @@ export function nightlyReconciliationJob(deps: JobDeps): JobDefinition {
         facts.push(['Sync and healing', 'skipped: no PSP project configured']);
       }
       const projected = await runProjections(
-        { sql: deps.sql, store: deps.store, log: ctx.log, timezone: config.timezone, graceHours: config.graceHours },
+        {
+          sql: deps.sql,
+          store: deps.store,
+          log: ctx.log,
+          timezone: config.timezone,
+          graceHours: config.graceHours,
+          bank: config.bank,
+        },
         { signal: ctx.signal },
       );
       const applied = projected.projections.reduce((a, p) => a + p.applied, 0);

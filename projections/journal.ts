@@ -11,6 +11,7 @@ import {
   type DraftLine,
   type RowFacts,
 } from '../src/ledger/journal-rules';
+import { bookSettlements, settlementBookingTables } from '../src/ledger/settlement-bookings';
 import type { Projection, ProjectionContext, Tx } from '../src/projection/projection';
 import type { Position, RecordedEvent } from '../src/store/types';
 
@@ -268,11 +269,13 @@ function lineRows(
 
 export const projection: Projection = {
   name: 'journal',
+  // 4: matched settlements clear psp_clearing into the bank (src/ledger/settlement-bookings.ts)
   // 3: a register row is recognised by its time, not its amounts (a corrected originalAmount replaces the
   //    row instead of booking a second one); a reserve held for 0 days is released after it is held; a
   //    name passes back to its other holder when its holder is renamed (holds no longer depend on batches)
   // 2: register_rows.effect holds the compact inputs of the entries in force (1: the entries as JSON)
-  version: 3,
+  version: 4,
+  usesBank: true,
 
   async setup(tx: Tx, ctx: ProjectionContext) {
     const s = `"${ctx.schema}"`;
@@ -305,7 +308,7 @@ export const projection: Projection = {
       create table ${s}.entries (
         -- unique (entries_pkey), made when the build goes live
         entry_id text not null,
-        kind text not null check (kind in ('settlement', 'reserve_release', 'reversal')),
+        kind text not null check (kind in ('settlement', 'reserve_release', 'reversal', 'bank_settlement')),
         reverses text,
         row_key text not null,
         pos_id text not null,
@@ -344,11 +347,13 @@ export const projection: Projection = {
       -- lines are appended in position order (inserts at the index's right edge, cheap): the lines a batch wrote
       create index lines_position_idx on ${s}.lines (commit_pos, prepare_pos);
     `);
+    await tx.unsafe(settlementBookingTables(s));
   },
 
   async apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionContext) {
     const schema = ctx.schema;
     const tz = ctx.timezone;
+    await bookSettlements(tx, events, ctx);
     type Row = { e: RecordedEvent; f: RowFacts } | { e: RecordedEvent; f: null };
     const todo: Row[] = [];
     const names = new Set<string>();

@@ -164,7 +164,7 @@ export async function runDemo(baseConfig: Config, log: Logger, opts: DemoOptions
     );
 
     const projected = await runProjections(
-      { sql: rt.sql, store: rt.store, log, timezone: zone, graceHours: config.graceHours },
+      { sql: rt.sql, store: rt.store, log, timezone: zone, graceHours: config.graceHours, bank: config.bank },
       { signal: opts.signal },
     );
     const applied = Object.fromEntries(projected.projections.map((p) => [p.name, p.applied]));

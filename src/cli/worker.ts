@@ -45,7 +45,14 @@ export async function runWorker(rt: Runtime, signal: AbortSignal, opts: WorkerOp
     opts.projections === false
       ? Promise.resolve()
       : followProjections(
-          { sql: rt.sql, store: rt.store, log, timezone: config.timezone, graceHours: config.graceHours },
+          {
+            sql: rt.sql,
+            store: rt.store,
+            log,
+            timezone: config.timezone,
+            graceHours: config.graceHours,
+            bank: config.bank,
+          },
           { signal, pollMs: 500 },
         ).catch((e: unknown) => {
           if (!signal.aborted) log.error('live projections stopped', { error: e });

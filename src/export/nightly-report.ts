@@ -3,6 +3,7 @@ import { DateTime } from 'luxon';
 import type { Sql } from '../db/connect';
 import type { EventStore } from '../store/types';
 import { allDiscrepancies } from '../reconciliation/discrepancy-queries';
+import { addCashSheet, cashSheetData, type CashSheetData } from './cash-sheet';
 import {
   COUNT_FORMAT,
   DATE_TIME_FORMAT,
@@ -102,6 +103,8 @@ export interface NightlyReportData {
   readonly windows: readonly SyncedWindow[];
   /** label → value: webhooks received/rejected, records rejected, and the job's own counters */
   readonly facts: ReadonlyArray<readonly [string, string | number]>;
+  /** the Cash sheet (src/export/cash-sheet.ts); null when the settlement projection is not built */
+  readonly cash?: CashSheetData | null;
 }
 
 export const nightlyReportFileName = (date: string) => `nightly-${date}.xlsx`;
@@ -343,6 +346,7 @@ export async function nightlyReportData(
     open,
     windows,
     facts,
+    cash: await cashSheetData(sql, { date: opts.date }),
   };
 }
 
@@ -487,6 +491,8 @@ export async function writeNightlyReport(file: string, data: NightlyReportData):
       open.rows++;
     }
     closeTable(open, [{ values: [`Total: ${data.open.length} open`] }]);
+
+    if (data.cash) addCashSheet(wb, data.cash);
 
     const job = addTableSheet(wb, 'Job', [
       { header: 'fact', width: 52 },

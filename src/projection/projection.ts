@@ -1,4 +1,5 @@
 import type postgres from 'postgres';
+import type { BankConfig } from '../config/bank';
 import type { RecordedEvent } from '../store/types';
 
 /**
@@ -18,11 +19,15 @@ export interface ProjectionContext {
   /** business time zone (RECON_TIMEZONE) for day and month membership */
   readonly timezone: string;
   readonly graceHours: number;
+  /** bank accounts and settlement rules (RECON_CONFIG's bank object); absent: no bank accounts */
+  readonly bank?: BankConfig;
 }
 
 export interface Projection {
   readonly name: string;
   readonly version: number;
+  /** reads ctx.bank: a change of the bank settings replaces its build like a change of time zone */
+  readonly usesBank?: boolean;
   /** creates the tables in ctx.schema (an empty schema made for this build) */
   setup(tx: Tx, ctx: ProjectionContext): Promise<void>;
   /** applies a batch of events (commit order) inside the runner's transaction; must be deterministic */

@@ -2,6 +2,7 @@ import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Sql } from '../db/connect';
+import type { BankConfig } from '../config/bank';
 import type { Logger } from '../log';
 import { memoize } from '../memoize';
 import {
@@ -12,6 +13,7 @@ import {
   type Position,
   type RecordedEvent,
 } from '../store/types';
+import { bankSettingsOf, bankSettingsText } from './bank-settings';
 import type { Projection, ProjectionContext, Tx } from './projection';
 
 /**
@@ -32,6 +34,8 @@ export interface RunnerDeps {
   readonly log: Logger;
   readonly timezone: string;
   readonly graceHours: number;
+  /** RECON_CONFIG's bank object, handed to the projections (absent: no bank accounts) */
+  readonly bank?: BankConfig;
   /** the projections to run; default: every file of projections/ */
   readonly projections?: readonly Projection[];
 }
@@ -168,6 +172,8 @@ interface BuildRow {
   /** the settings this build applies events with (migration 0700); null only before its first run since */
   timezone: string | null;
   grace_hours: number | null;
+  /** RECON_CONFIG's bank object this build applies events with (migration 1700), canonical JSON */
+  bank_settings: string | null;
 }
 
 export function buildSchemaName(name: string, version: number, build: number): string {
@@ -177,18 +183,21 @@ export function buildSchemaName(name: string, version: number, build: number): s
 /** A build applies events with its own recorded settings, which may differ from the current ones while a new build replaces it. */
 function contextFor(
   deps: RunnerDeps,
-  build: Pick<BuildRow, 'schema_name' | 'timezone' | 'grace_hours'>,
+  build: Pick<BuildRow, 'schema_name' | 'timezone' | 'grace_hours' | 'bank_settings'>,
 ): ProjectionContext {
+  const bank = build.bank_settings != null ? bankSettingsOf(build.bank_settings) : deps.bank;
   return {
     schema: build.schema_name,
     timezone: build.timezone ?? deps.timezone,
     graceHours: build.grace_hours ?? deps.graceHours,
+    ...(bank ? { bank } : {}),
   };
 }
 
 /** The settings differ from the current configuration: the build must be replaced. */
-function settingsChanged(deps: RunnerDeps, b: BuildRow): string | undefined {
+function settingsChanged(deps: RunnerDeps, b: BuildRow, p: Projection): string | undefined {
   const changed = [
+    p.usesBank && b.bank_settings !== null && b.bank_settings !== bankSettingsText(deps.bank) ? 'bank settings' : '',
     b.timezone !== null && b.timezone !== deps.timezone ? `timezone ${b.timezone} → ${deps.timezone}` : '',
     b.grace_hours !== null && b.grace_hours !== deps.graceHours
       ? `grace hours ${b.grace_hours} → ${deps.graceHours}`
@@ -210,7 +219,7 @@ async function selectProjections(deps: RunnerDeps, names?: readonly string[]): P
 
 async function buildsOf(sql: Sql | Tx, name: string): Promise<BuildRow[]> {
   return (await sql<BuildRow[]>`
-    select schema_name, name, version, build, status, checkpoint, checkpoint_event_id::text, events_applied, timezone, grace_hours
+    select schema_name, name, version, build, status, checkpoint, checkpoint_event_id::text, events_applied, timezone, grace_hours, bank_settings
     from projection_builds where name = ${name} and status in ('building', 'live') order by build`) as unknown as BuildRow[];
 }
 
@@ -241,11 +250,20 @@ async function createBuild(tx: Tx, deps: RunnerDeps, p: Projection): Promise<Bui
   const schema = buildSchemaName(p.name, p.version, build);
   await tx.unsafe(`drop schema if exists ${quoteIdent(schema)} cascade`);
   await tx.unsafe(`create schema ${quoteIdent(schema)}`);
-  await p.setup(tx, contextFor(deps, { schema_name: schema, timezone: deps.timezone, grace_hours: deps.graceHours }));
+  const bankSettings = bankSettingsText(deps.bank);
+  await p.setup(
+    tx,
+    contextFor(deps, {
+      schema_name: schema,
+      timezone: deps.timezone,
+      grace_hours: deps.graceHours,
+      bank_settings: bankSettings,
+    }),
+  );
   const [row] = await tx<BuildRow[]>`
-    insert into projection_builds (schema_name, name, version, build, status, timezone, grace_hours)
-    values (${schema}, ${p.name}, ${p.version}, ${build}, 'building', ${deps.timezone}, ${deps.graceHours})
-    returning schema_name, name, version, build, status, checkpoint, checkpoint_event_id::text, events_applied, timezone, grace_hours`;
+    insert into projection_builds (schema_name, name, version, build, status, timezone, grace_hours, bank_settings)
+    values (${schema}, ${p.name}, ${p.version}, ${build}, 'building', ${deps.timezone}, ${deps.graceHours}, ${bankSettings})
+    returning schema_name, name, version, build, status, checkpoint, checkpoint_event_id::text, events_applied, timezone, grace_hours, bank_settings`;
   deps.log.info('projection build started', {
     projection: p.name,
     version: p.version,
@@ -266,22 +284,23 @@ async function ensureBuilds(deps: RunnerDeps, p: Projection, fresh: boolean): Pr
   await deps.sql.begin(async (tx) => {
     await lockBlocking(tx, p.name);
     await tx`
-      update projection_builds set timezone = coalesce(timezone, ${deps.timezone}), grace_hours = coalesce(grace_hours, ${deps.graceHours})
-      where name = ${p.name} and status in ('building', 'live') and (timezone is null or grace_hours is null)`;
+      update projection_builds set timezone = coalesce(timezone, ${deps.timezone}), grace_hours = coalesce(grace_hours, ${deps.graceHours}),
+        bank_settings = coalesce(bank_settings, ${bankSettingsText(deps.bank)})
+      where name = ${p.name} and status in ('building', 'live') and (timezone is null or grace_hours is null or bank_settings is null)`;
     const builds = await buildsOf(tx, p.name);
     const live = builds.find((b) => b.status === 'live');
     let building = builds.find((b) => b.status === 'building');
-    if (building && (building.version !== p.version || fresh || settingsChanged(deps, building))) {
+    if (building && (building.version !== p.version || fresh || settingsChanged(deps, building, p))) {
       deps.log.info('projection build abandoned', {
         projection: p.name,
         schema: building.schema_name,
         version: building.version,
-        settingsChanged: settingsChanged(deps, building) ?? null,
+        settingsChanged: settingsChanged(deps, building, p) ?? null,
       });
       await dropBuild(tx, building.schema_name);
       building = undefined;
     }
-    const changed = live ? settingsChanged(deps, live) : undefined;
+    const changed = live ? settingsChanged(deps, live, p) : undefined;
     if (changed && !building)
       deps.log.warn('projection settings changed: a new build replaces the live one when caught up', {
         projection: p.name,
@@ -651,7 +670,7 @@ export interface BuildOnStore {
  */
 export async function checkBuildsOnStore(deps: Pick<RunnerDeps, 'sql' | 'store' | 'log'>): Promise<BuildOnStore[]> {
   const builds = (await deps.sql<BuildRow[]>`
-    select schema_name, name, version, build, status, checkpoint, checkpoint_event_id::text, events_applied, timezone, grace_hours
+    select schema_name, name, version, build, status, checkpoint, checkpoint_event_id::text, events_applied, timezone, grace_hours, bank_settings
     from projection_builds where status in ('building', 'live') order by name, build`) as unknown as BuildRow[];
   const head = await deps.store.headPosition();
   const eventAt = eventAtOnce(deps.store);

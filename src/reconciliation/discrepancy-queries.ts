@@ -45,7 +45,11 @@ export type QueryResult<T> = { ok: true; value: T } | { ok: false; code: QueryEr
  * model with discrepancies of its own adds its view here, one line; every reader goes through
  * `allDiscrepancies`.
  */
-export const DISCREPANCY_VIEWS: readonly string[] = ['recon.discrepancies', 'recon.payout_discrepancies'];
+export const DISCREPANCY_VIEWS: readonly string[] = [
+  'recon.discrepancies',
+  'recon.payout_discrepancies',
+  'recon.settlement_discrepancies',
+];
 
 const DISCREPANCY_COLUMNS = `id, type, status, pos_id, payment_id, order_id, method, operation_key, receiver_name,
   sub_merchant_id, sub_merchant_ids, currency, occurred_at, "values", evidence, detected_at, detected_by_event,

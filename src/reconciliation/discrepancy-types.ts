@@ -29,7 +29,19 @@ export const PAYOUT_DISCREPANCY_TYPES = [
   'payout_returned',
 ] as const;
 
-export const DISCREPANCY_TYPES = [...RECONCILIATION_TYPES, ...PAYOUT_DISCREPANCY_TYPES] as const;
+/** The cash leg (src/reconciliation/settlement/): what the PSP owes against what reached the bank. */
+export const SETTLEMENT_DISCREPANCY_TYPES = [
+  'settlement_missing',
+  'settlement_short',
+  'settlement_late',
+  'settlement_unexpected',
+] as const;
+
+export const DISCREPANCY_TYPES = [
+  ...RECONCILIATION_TYPES,
+  ...PAYOUT_DISCREPANCY_TYPES,
+  ...SETTLEMENT_DISCREPANCY_TYPES,
+] as const;
 export type DiscrepancyType = (typeof DISCREPANCY_TYPES)[number];
 
 /**

@@ -75,7 +75,10 @@ export interface Scenario {
   subMerchantCsv(): string;
 }
 
-/** Every discrepancy type the reconciliation detects is one the sandbox can inject. */
+/**
+ * Every discrepancy type recon detects between the PSP's sources is one the sandbox can inject into them;
+ * those of money that moved (settlement_*, payout_*) are the bank world's (src/sandbox/bank.ts).
+ */
 export const GROUND_TRUTH_TYPES: readonly GroundTruthType[] = RECONCILIATION_TYPES;
 
 export const INJECTION_TYPES: readonly InjectionType[] = [...GROUND_TRUTH_TYPES, 'webhook_lost_resendable'];

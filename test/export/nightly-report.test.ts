@@ -111,6 +111,7 @@ describe('nightly report', () => {
       'Matching',
       'Discrepancies',
       'Open discrepancies',
+      'Cash',
       'Job',
       'Windows synced',
     ]);

@@ -12,7 +12,14 @@ import { UsageError, withRuntime, type Runtime } from '../runtime';
 /** Brings the reconciliation read model up to the store's head, so that what is printed is current. */
 async function catchUp(rt: Runtime, signal: AbortSignal): Promise<void> {
   await runProjections(
-    { sql: rt.sql, store: rt.store, log: rt.log, timezone: rt.config.timezone, graceHours: rt.config.graceHours },
+    {
+      sql: rt.sql,
+      store: rt.store,
+      log: rt.log,
+      timezone: rt.config.timezone,
+      graceHours: rt.config.graceHours,
+      bank: rt.config.bank,
+    },
     { names: ['reconciliation'], signal },
   );
 }

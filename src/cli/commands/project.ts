@@ -58,6 +58,7 @@ export function register(program: Command): void {
           log: rt.log,
           timezone: rt.config.timezone,
           graceHours: rt.config.graceHours,
+          bank: rt.config.bank,
         };
         const started = Date.now();
         const report =

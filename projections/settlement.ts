@@ -1,0 +1,78 @@
+import type { Projection, ProjectionContext, Tx } from '../src/projection/projection';
+import { discrepanciesOf, syncDiscrepancies } from '../src/reconciliation/settlement/discrepancies';
+import { readModelTables, writeReadModel } from '../src/reconciliation/settlement/read-model';
+import {
+  appendsOf,
+  applyCashAppend,
+  bankOf,
+  cashEventsIn,
+  cashStateTables,
+  judgeCurrency,
+} from '../src/reconciliation/settlement/state';
+import type { RecordedEvent } from '../src/store/types';
+
+/**
+ * The cash leg (docs/bank.md, "The cash leg"): what the PSP owes the marketplace per currency and
+ * settlement day, the credits on `settlement` accounts, the matches and the discrepancies. Judged once
+ * per append (the runner never splits one), from the events alone, so a rebuild equals the live build
+ * whatever its batches.
+ */
+
+const DISC_COLUMNS = `id uuid, type text, status text, pos_id text, payment_id text, order_id text, method text, operation_key text,
+  receiver_name text, sub_merchant_id text, sub_merchant_ids text[], currency text, occurred_at timestamptz, "values" jsonb,
+  evidence text[], detected_at timestamptz, detected_by_event uuid, resolved_at timestamptz, resolved_by_event uuid,
+  accepted_at timestamptz, accepted_by text, accepted_note text, accepted_by_event uuid, updated_at timestamptz, updated_by_event uuid`;
+
+const names = (cols: string) =>
+  cols
+    .split(',')
+    .map((c) => c.trim().split(/\s+/)[0]!)
+    .join(', ');
+
+async function setup(tx: Tx, ctx: ProjectionContext) {
+  const s = `"${ctx.schema}"`;
+  await tx.unsafe(`${cashStateTables(s)} ${readModelTables(s)}
+    create table ${s}.discrepancies (${DISC_COLUMNS}, primary key (id));
+    create index on ${s}.discrepancies (currency);`);
+}
+
+async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionContext) {
+  if (!cashEventsIn(events)) return;
+  const s = bankOf(ctx).settlement;
+  const rules = { lateBusinessDays: s.lateBusinessDays, holidays: new Set(s.holidays) };
+  // the discrepancies' lifecycle is judged per append; the read model is a function of the state alone,
+  // so it is written once per batch with each currency's last judgement
+  const last = new Map<string, Awaited<ReturnType<typeof judgeCurrency>>>();
+  for (const append of appendsOf(events)) {
+    const touched = await applyCashAppend(tx, ctx.schema, append, ctx);
+    for (const currency of [...touched].sort()) {
+      const j = await judgeCurrency(tx, ctx.schema, currency, ctx);
+      last.set(currency, j);
+      const now = discrepanciesOf(currency, j, rules, ctx.timezone);
+      await syncDiscrepancies(tx, ctx.schema, currency, now, append[append.length - 1]!);
+    }
+  }
+  for (const [currency, j] of last) await writeReadModel(tx, ctx.schema, currency, j, rules);
+}
+
+function views(ctx: ProjectionContext): readonly string[] {
+  const s = `"${ctx.schema}"`;
+  return [
+    `create or replace view recon.settlements_expected as
+       select currency, due_on, activity_from, activity_to, clearing, fees, amount, deadline, status, credit_event_id, received_on
+       from ${s}.expected`,
+    `create or replace view recon.settlement_matches as
+       select credit_event_id, account_id, currency, booked_on, bank_ref, received, expected, bank_fee, shortfall, due_on, late_days
+       from ${s}.matches`,
+    `create or replace view recon.settlement_bank_lines as
+       select c.event_id, c.account_id, c.currency, c.direction, c.amount, c.booking_date, c.value_date, c.bank_ref,
+              c.end_to_end_id, c.remittance, c.counterparty_name, c.statement_id, m.credit_event_id is not null as matched
+       from ${s}.cash_credits c left join ${s}.matches m on m.credit_event_id = c.event_id`,
+    `create or replace view recon.settlement_statements as
+       select account_id, statement_id, currency, opening_date, closing_date, opening_balance, closing_balance, event_id
+       from ${s}.cash_statements`,
+    `create or replace view recon.settlement_discrepancies as select ${names(DISC_COLUMNS)} from ${s}.discrepancies`,
+  ];
+}
+
+export const projection: Projection = { name: 'settlement', version: 1, usesBank: true, setup, apply, views };

@@ -1,0 +1,255 @@
+import type { Sql } from '../db/connect';
+import {
+  addTableSheet,
+  closeTable,
+  DATE_FORMAT,
+  excelDay,
+  minorToMajor,
+  moneyFormat,
+  safeText,
+  type Workbook,
+} from './xlsx';
+
+/**
+ * The nightly report's Cash sheet (docs/outputs.md): what the PSP owed against what reached the
+ * settlement accounts, by settlement day and currency; the bank lines that pay nothing; and per account
+ * the bridge auditors expect: the bank's opening balance plus what the journal booked into the account
+ * plus the bank lines not (yet) in the journal equals the bank's closing balance. Read from the settlement
+ * and journal views (recon.settlements_expected, settlement_matches, settlement_bank_lines,
+ * settlement_statements, journal_lines).
+ */
+
+export interface CashDay {
+  readonly dueOn: string;
+  readonly currency: string;
+  readonly activityFrom: string;
+  readonly activityTo: string;
+  readonly expected: bigint;
+  readonly status: string;
+  readonly receivedOn: string | null;
+  readonly bankRef: string | null;
+  /** the credit's amount, on the first due day it pays (a credit may pay several) */
+  readonly received: bigint | null;
+  /** on the same row: what the credit paid less than the days it pays (bank fee or shortfall) */
+  readonly difference: bigint | null;
+}
+
+export interface UnmatchedBankLine {
+  readonly accountId: string;
+  readonly currency: string;
+  readonly bookedOn: string;
+  readonly direction: string;
+  readonly amount: bigint;
+  readonly bankRef: string | null;
+  readonly counterparty: string | null;
+  readonly remittance: string | null;
+}
+
+export interface AccountBridge {
+  readonly accountId: string;
+  readonly currency: string;
+  readonly firstStatementOpening: bigint;
+  readonly bookedInJournal: bigint;
+  /** credits − debits on the bank's statements that the journal has not booked */
+  readonly notInJournal: bigint;
+  readonly closingDate: string;
+  readonly bankClosing: bigint;
+  /** opening + booked + not in journal − bank closing: 0 when the bridge holds */
+  readonly difference: bigint;
+}
+
+export interface CashSheetData {
+  readonly days: readonly CashDay[];
+  readonly unmatched: readonly UnmatchedBankLine[];
+  readonly bridges: readonly AccountBridge[];
+  /** per currency: owed by the PSP and not received (in transit, missing, shortfalls) */
+  readonly outstanding: ReadonlyArray<{ readonly currency: string; readonly amount: bigint }>;
+}
+
+const big = (v: unknown) => BigInt((v as string | bigint | null) ?? 0);
+
+/** null when the settlement projection has not been built (no Cash sheet then). */
+export async function cashSheetData(sql: Sql, opts: { date: string }): Promise<CashSheetData | null> {
+  const [v] = await sql<{ n: number }[]>`
+    select count(*)::int as n from information_schema.views where table_schema = 'recon'
+      and table_name in ('settlements_expected', 'settlement_matches', 'settlement_bank_lines', 'settlement_statements', 'journal_lines')`;
+  if ((v?.n ?? 0) < 5) return null;
+  // due up to the report's day: the last 31 days, and anything older still not settled in full
+  const days = await sql<Record<string, unknown>[]>`
+    select e.due_on, e.currency, e.activity_from, e.activity_to, e.amount, e.status, e.received_on, m.bank_ref,
+      case when e.due_on = m.due_on[1] then m.received end as received,
+      case when e.due_on = m.due_on[1] then m.expected - m.received end as difference
+    from recon.settlements_expected e left join recon.settlement_matches m on m.credit_event_id = e.credit_event_id
+    where e.due_on <= ${opts.date}
+      and (e.due_on > (${opts.date}::date - 31)::text or e.status in ('missing', 'short', 'in_transit'))
+    order by e.currency, e.due_on`;
+  const unmatched = await sql<Record<string, unknown>[]>`
+    select account_id, currency, booking_date, direction, amount, bank_ref, counterparty_name, remittance
+    from recon.settlement_bank_lines where not matched and booking_date <= ${opts.date}
+    order by account_id, booking_date, event_id`;
+  const bridges = await sql<Record<string, unknown>[]>`
+    with s as (select account_id, currency, min(opening_date) as first_on, max(closing_date) as last_on
+               from recon.settlement_statements group by account_id, currency)
+    select s.account_id, s.currency, s.last_on,
+      (select opening_balance from recon.settlement_statements x where x.account_id = s.account_id and x.opening_date = s.first_on
+        order by statement_id limit 1) as opening,
+      (select closing_balance from recon.settlement_statements x where x.account_id = s.account_id and x.closing_date = s.last_on
+        order by statement_id desc limit 1) as closing,
+      coalesce((select sum(amount) from recon.journal_lines l where l.account = 'bank:' || s.account_id), 0) as booked,
+      coalesce((select sum(case when direction = 'credit' then amount else -amount end) from recon.settlement_bank_lines b
+        where b.account_id = s.account_id and not b.matched), 0) as not_booked
+    from s order by s.account_id`;
+  const outstanding = await sql<{ currency: string; amount: string }[]>`
+    select e.currency, (sum(e.amount) filter (where e.status in ('missing', 'in_transit'))
+      + coalesce((select sum(m.shortfall) from recon.settlement_matches m where m.currency = e.currency), 0))::text as amount
+    from recon.settlements_expected e group by e.currency order by e.currency`;
+  return {
+    days: days.map((r) => ({
+      dueOn: r['due_on'] as string,
+      currency: r['currency'] as string,
+      activityFrom: r['activity_from'] as string,
+      activityTo: r['activity_to'] as string,
+      expected: big(r['amount']),
+      status: r['status'] as string,
+      receivedOn: (r['received_on'] as string | null) ?? null,
+      bankRef: (r['bank_ref'] as string | null) ?? null,
+      received: r['received'] === null ? null : big(r['received']),
+      difference: r['difference'] === null ? null : big(r['difference']),
+    })),
+    unmatched: unmatched.map((r) => ({
+      accountId: r['account_id'] as string,
+      currency: r['currency'] as string,
+      bookedOn: r['booking_date'] as string,
+      direction: r['direction'] as string,
+      amount: big(r['amount']),
+      bankRef: (r['bank_ref'] as string | null) ?? null,
+      counterparty: (r['counterparty_name'] as string | null) ?? null,
+      remittance: (r['remittance'] as string | null) ?? null,
+    })),
+    bridges: bridges.map((r) => {
+      const opening = big(r['opening']);
+      const booked = big(r['booked']);
+      const notBooked = big(r['not_booked']);
+      const closing = big(r['closing']);
+      return {
+        accountId: r['account_id'] as string,
+        currency: r['currency'] as string,
+        firstStatementOpening: opening,
+        bookedInJournal: booked,
+        notInJournal: notBooked,
+        closingDate: r['last_on'] as string,
+        bankClosing: closing,
+        difference: opening + booked + notBooked - closing,
+      };
+    }),
+    outstanding: outstanding.map((o) => ({ currency: o.currency, amount: BigInt(o.amount ?? '0') })),
+  };
+}
+
+const STATUS_TEXT: Record<string, string> = {
+  paid: 'received',
+  paid_late: 'received late',
+  short: 'received short',
+  missing: 'missing',
+  in_transit: 'in transit',
+};
+
+/** Writes the Cash sheet: three tables one under the other, each with its own header row. */
+export function addCashSheet(wb: Workbook, data: CashSheetData): void {
+  const t = addTableSheet(wb, 'Cash', [
+    { header: 'due on', width: 12, numFmt: DATE_FORMAT },
+    { header: 'currency', width: 9 },
+    { header: 'for activity from', width: 16, numFmt: DATE_FORMAT },
+    { header: 'to', width: 12, numFmt: DATE_FORMAT },
+    { header: 'expected', width: 16 },
+    { header: 'status', width: 15 },
+    { header: 'received on', width: 12, numFmt: DATE_FORMAT },
+    { header: 'bank reference', width: 22 },
+    { header: 'received', width: 16 },
+    { header: 'expected − received', width: 18 },
+  ]);
+  const money = (row: ReturnType<typeof t.sheet.addRow>, cells: number[], currency: string) => {
+    for (const c of cells) row.getCell(c).numFmt = moneyFormat(currency);
+  };
+  for (const d of data.days) {
+    const row = t.sheet.addRow([
+      excelDay(d.dueOn),
+      safeText(d.currency),
+      excelDay(d.activityFrom),
+      excelDay(d.activityTo),
+      minorToMajor(d.expected),
+      STATUS_TEXT[d.status] ?? d.status,
+      d.receivedOn ? excelDay(d.receivedOn) : null,
+      safeText(d.bankRef),
+      d.received === null ? null : minorToMajor(d.received),
+      d.difference === null ? null : minorToMajor(d.difference),
+    ]);
+    money(row, [5, 9, 10], d.currency);
+    row.commit();
+    t.rows++;
+  }
+  const rows: unknown[][] = [];
+  const fmts: Array<Array<string | undefined>> = [];
+  const add = (values: unknown[], f: Array<string | undefined> = []) => {
+    rows.push(values);
+    fmts.push(f);
+  };
+  for (const o of data.outstanding)
+    add(
+      ['Owed by the PSP, not received', o.currency, null, null, minorToMajor(o.amount)],
+      [undefined, undefined, undefined, undefined, moneyFormat(o.currency)],
+    );
+  add([]);
+  add(['Bank lines that pay no settlement']);
+  add(['booked on', 'currency', 'account', 'direction', 'amount', 'bank reference', 'counterparty', 'remittance']);
+  for (const u of data.unmatched)
+    add(
+      [
+        excelDay(u.bookedOn),
+        safeText(u.currency),
+        safeText(u.accountId),
+        u.direction,
+        minorToMajor(u.amount),
+        safeText(u.bankRef),
+        safeText(u.counterparty),
+        safeText(u.remittance),
+      ],
+      [DATE_FORMAT, undefined, undefined, undefined, moneyFormat(u.currency)],
+    );
+  if (data.unmatched.length === 0) add(['(none)']);
+  add([]);
+  add(['Bank bridge per account']);
+  add([
+    'account',
+    'currency',
+    'opening balance (first statement)',
+    '+ booked in the journal',
+    '+ bank lines not in the journal',
+    '= computed',
+    'bank closing balance',
+    'on',
+    'difference',
+  ]);
+  for (const b of data.bridges) {
+    const m = moneyFormat(b.currency);
+    add(
+      [
+        safeText(b.accountId),
+        safeText(b.currency),
+        minorToMajor(b.firstStatementOpening),
+        minorToMajor(b.bookedInJournal),
+        minorToMajor(b.notInJournal),
+        minorToMajor(b.firstStatementOpening + b.bookedInJournal + b.notInJournal),
+        minorToMajor(b.bankClosing),
+        excelDay(b.closingDate),
+        minorToMajor(b.difference),
+      ],
+      [undefined, undefined, m, m, m, m, m, DATE_FORMAT, m],
+    );
+  }
+  if (data.bridges.length === 0) add(['(no statement of a settlement account imported)']);
+  closeTable(
+    t,
+    rows.map((values, i) => ({ values, numFmts: fmts[i]! })),
+  );
+}

@@ -1,0 +1,155 @@
+import { copyRows, type CopyValue } from '../projection/copy-rows';
+import type { ProjectionContext, Tx } from '../projection/projection';
+import {
+  appendsOf,
+  applyCashAppend,
+  bankOf,
+  cashEventsIn,
+  cashStateTables,
+  judgeCurrency,
+} from '../reconciliation/settlement/state';
+import type { RecordedEvent } from '../store/types';
+import { localMidnight } from './journal-rules';
+import {
+  bookingOf,
+  decodeBooking,
+  encodeBooking,
+  sameBooking,
+  settlementLines,
+  type SettlementBooking,
+} from './settlement-rules';
+
+/**
+ * The journal's hook for the cash leg: after each append that changes what the PSP owes or what reached a
+ * settlement account, the matches of the currencies concerned are judged again (the same functions as the
+ * settlement read model, on the journal's own copy of the state) and the bookings in force are brought to
+ * them: a booking that no longer holds is reversed (dated as the original), a new or changed one is booked
+ * on the credit's booking day. Append-only, like the rest of the journal.
+ */
+
+export function settlementBookingTables(s: string): string {
+  return `${cashStateTables(s)}
+    create table ${s}.cash_bookings (credit_event_id uuid primary key, currency text not null, entry_id text not null,
+      effect text not null);`;
+}
+
+const ENTRY_COLUMNS = [
+  'entry_id',
+  'kind',
+  'reverses',
+  'row_key',
+  'pos_id',
+  'payment_id',
+  'method',
+  'status',
+  'currency',
+  'share',
+  'fee',
+  'reserve',
+  'net',
+  'booked_at',
+  'booked_on',
+  'event_ids',
+  'commit_pos',
+  'prepare_pos',
+];
+const LINE_COLUMNS = [
+  'entry_id',
+  'line_no',
+  'account',
+  'component',
+  'currency',
+  'amount',
+  'booked_at',
+  'commit_pos',
+  'prepare_pos',
+];
+
+interface Written {
+  entries: CopyValue[][];
+  lines: CopyValue[][];
+}
+
+function write(
+  out: Written,
+  entryId: string,
+  b: SettlementBooking,
+  by: RecordedEvent,
+  reverses: string | null,
+  tz: string,
+) {
+  const sign = reverses === null ? 1n : -1n;
+  const at = localMidnight(b.bookedOn, tz).toISOString();
+  const pos = [by.position.commit.toString(), by.position.prepare.toString()];
+  out.entries.push([
+    entryId,
+    reverses === null ? 'bank_settlement' : 'reversal',
+    reverses,
+    `bank:${b.creditId}`,
+    b.accountId,
+    b.creditId,
+    'settlement',
+    b.short ? 'short' : 'matched',
+    b.currency,
+    sign * b.received,
+    sign * b.bankFee,
+    0n,
+    0n,
+    at,
+    b.bookedOn,
+    by.id === b.creditId ? `{${by.id}}` : `{${by.id},${b.creditId}}`,
+    ...pos,
+  ]);
+  settlementLines(b).forEach((l, n) => {
+    out.lines.push([entryId, n, l.account, l.component, b.currency, sign * l.amount, at, ...pos]);
+  });
+}
+
+async function bringToMatches(
+  tx: Tx,
+  ctx: ProjectionContext,
+  currency: string,
+  by: RecordedEvent,
+  out: Written,
+  next: () => number,
+): Promise<void> {
+  const j = await judgeCurrency(tx, ctx.schema, currency, ctx);
+  const want = new Map(j.matches.map((m) => [m.credit.id, bookingOf(m)]));
+  const rows = await tx<{ credit_event_id: string; entry_id: string; effect: string }[]>`
+    select credit_event_id::text, entry_id, effect from ${tx(ctx.schema)}.cash_bookings where currency = ${currency}
+    order by credit_event_id`;
+  const gone: string[] = [];
+  const kept = new Set<string>();
+  for (const r of rows) {
+    const had = decodeBooking(r.credit_event_id, currency, r.effect);
+    const now = want.get(r.credit_event_id);
+    if (now && sameBooking(had, now)) {
+      kept.add(r.credit_event_id);
+      continue;
+    }
+    write(out, `${by.id}:br${next()}`, had, by, r.entry_id, ctx.timezone);
+    gone.push(r.credit_event_id);
+  }
+  if (gone.length) await tx`delete from ${tx(ctx.schema)}.cash_bookings where credit_event_id = any(${gone}::uuid[])`;
+  for (const [id, b] of [...want].sort((x, y) => (x[0] < y[0] ? -1 : 1))) {
+    if (kept.has(id)) continue;
+    const entryId = `${by.id}:b${next()}`;
+    write(out, entryId, b, by, null, ctx.timezone);
+    await tx`insert into ${tx(ctx.schema)}.cash_bookings values (${id}, ${currency}, ${entryId}, ${encodeBooking(b)})`;
+  }
+}
+
+export async function bookSettlements(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionContext): Promise<void> {
+  // with no settlement account there is nothing to clear into (and the journal is spared the cash state)
+  if (!bankOf(ctx).accounts.some((a) => a.role === 'settlement') || !cashEventsIn(events)) return;
+  const out: Written = { entries: [], lines: [] };
+  for (const append of appendsOf(events)) {
+    const touched = await applyCashAppend(tx, ctx.schema, append, ctx);
+    const by = append[append.length - 1]!;
+    let n = 0;
+    for (const currency of [...touched].sort()) await bringToMatches(tx, ctx, currency, by, out, () => n++);
+  }
+  const q = `"${ctx.schema}"`;
+  await copyRows(tx, `${q}.entries`, ENTRY_COLUMNS, out.entries);
+  await copyRows(tx, `${q}.lines`, LINE_COLUMNS, out.lines);
+}

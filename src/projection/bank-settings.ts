@@ -1,0 +1,32 @@
+import { EMPTY_BANK_CONFIG, type BankConfig } from '../config/bank';
+import { stableStringify } from '../events/ids';
+
+/**
+ * The bank settings a build records (projection_builds.bank_settings, migration 1700): canonical JSON of
+ * the configuration (tolerances as decimal strings), so that equal settings give equal text.
+ */
+
+export function bankSettingsText(bank: BankConfig | undefined): string {
+  return stableStringify(bank ?? EMPTY_BANK_CONFIG);
+}
+
+const decoded = new Map<string, BankConfig>();
+
+export function bankSettingsOf(text: string): BankConfig {
+  let b = decoded.get(text);
+  if (!b) {
+    const raw = JSON.parse(text) as Omit<BankConfig, 'settlement'> & {
+      settlement: Omit<BankConfig['settlement'], 'tolerance'> & { tolerance: Record<string, string> };
+    };
+    b = {
+      ...raw,
+      settlement: {
+        ...raw.settlement,
+        tolerance: Object.fromEntries(Object.entries(raw.settlement.tolerance).map(([c, v]) => [c, BigInt(v)])),
+      },
+    };
+    if (decoded.size > 100) decoded.clear();
+    decoded.set(text, b);
+  }
+  return b;
+}

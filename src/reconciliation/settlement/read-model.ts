@@ -1,0 +1,80 @@
+import type { Tx } from '../../projection/projection';
+import type { SettlementJudgement } from './match';
+import { deadlineOf, type MatchRules } from './match';
+
+/**
+ * The settlement read model's tables of one currency, rewritten from a judgement: expected settlements
+ * by settlement day with their state, and the matches.
+ */
+
+export function readModelTables(s: string): string {
+  return `
+    create table ${s}.expected (currency text not null, due_on text not null, activity_from text not null,
+      activity_to text not null, clearing int8 not null, fees int8 not null, amount int8 not null,
+      deadline text not null, status text not null, credit_event_id uuid, received_on text,
+      primary key (currency, due_on));
+    create table ${s}.matches (credit_event_id uuid primary key, account_id text not null, currency text not null,
+      booked_on text not null, bank_ref text, received int8 not null, expected int8 not null, bank_fee int8 not null,
+      shortfall int8 not null, due_on text[] not null, late_days text[] not null);
+  `;
+}
+
+type ExpectedRow = [
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+  string | null,
+  string | null,
+];
+
+export async function writeReadModel(
+  tx: Tx,
+  schema: string,
+  currency: string,
+  j: SettlementJudgement,
+  rules: Pick<MatchRules, 'lateBusinessDays' | 'holidays'>,
+): Promise<void> {
+  const expected: ExpectedRow[] = [];
+  const row = (d: (typeof j.missing)[number], status: string, credit: string | null, on: string | null) =>
+    expected.push([
+      currency,
+      d.day,
+      d.firstActivity,
+      d.lastActivity,
+      d.clearing.toString(),
+      d.fees.toString(),
+      d.amount.toString(),
+      deadlineOf(d, rules),
+      status,
+      credit,
+      on,
+    ]);
+  for (const m of j.matches)
+    for (const d of m.days) {
+      const late = m.late.some((l) => l.day === d.day);
+      const status = m.shortfall > 0n ? 'short' : late ? 'paid_late' : 'paid';
+      row(d, status, m.credit.id, m.credit.bookingDate);
+    }
+  for (const d of j.missing) row(d, 'missing', null, null);
+  for (const d of j.inTransit) row(d, 'in_transit', null, null);
+  await tx`delete from ${tx(schema)}.expected where currency = ${currency}`;
+  await tx`delete from ${tx(schema)}.matches where currency = ${currency}`;
+  if (expected.length) {
+    const col = (i: number) => expected.map((r) => r[i]!);
+    await tx`insert into ${tx(schema)}.expected
+      select * from unnest(${col(0)}::text[], ${col(1)}::text[], ${col(2)}::text[], ${col(3)}::text[], ${col(4)}::int8[],
+        ${col(5)}::int8[], ${col(6)}::int8[], ${col(7)}::text[], ${col(8)}::text[],
+        ${expected.map((r) => r[9])}::uuid[], ${expected.map((r) => r[10])}::text[])`;
+  }
+  for (const m of j.matches)
+    await tx`insert into ${tx(schema)}.matches values (${m.credit.id}, ${m.credit.accountId}, ${currency},
+      ${m.credit.bookingDate}, ${m.credit.bankRef}, ${m.credit.amount.toString()}, ${m.expected.toString()},
+      ${m.bankFee.toString()}, ${m.shortfall.toString()}, ${m.days.map((d) => d.day)}::text[],
+      ${m.late.map((l) => l.day)}::text[])`;
+}

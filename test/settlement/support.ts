@@ -1,0 +1,106 @@
+import { bankConfigFrom, bankConfigSchema, type BankConfig } from '../../src/config/bank';
+import type { Sql } from '../../src/db/connect';
+import { BankEntryBooked, BankStatementImported, bankAccountStream } from '../../src/events/bank-events';
+import { newEvent } from '../../src/events/catalog';
+import { silentLogger } from '../../src/log';
+import { rebuildProjection, runProjections, type RunnerDeps } from '../../src/projection/runner';
+import type { AppendRequest, EventStore } from '../../src/store/types';
+import { projection as journal } from '../../projections/journal';
+import { projection as settlement } from '../../projections/settlement';
+import { registerRows } from '../discrepancies/fixtures';
+
+/** Events and runner deps for the cash leg's tests: one EUR settlement account, lag 1, tolerance 5. */
+
+export const ACCOUNT = 'DE89370400440532013000';
+
+export const BANK: BankConfig = bankConfigFrom(
+  bankConfigSchema.parse({
+    accounts: [{ id: ACCOUNT, currency: 'EUR', role: 'settlement', name: 'Settlement EUR' }],
+    settlement: { lagBusinessDays: 1, holidays: ['2026-01-05'], tolerance: { EUR: '5' }, lateBusinessDays: 2 },
+  }),
+);
+
+export function cashDeps(sql: Sql, store: EventStore, bank: BankConfig = BANK): RunnerDeps {
+  return { sql, store, log: silentLogger, timezone: 'UTC', graceHours: 48, bank, projections: [journal, settlement] };
+}
+
+/** Catches both projections up to the head (the store's readAll may stop short while other tests write). */
+export async function projectCash(sql: Sql, store: EventStore, batchSize = 1000, bank: BankConfig = BANK) {
+  for (let attempt = 0; ; attempt++) {
+    const report = await runProjections(cashDeps(sql, store, bank), { batchSize });
+    if (report.projections.every((p) => p.position === report.head) || attempt >= 200) return report;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+export async function rebuildCash(sql: Sql, store: EventStore, batchSize: number) {
+  await rebuildProjection(cashDeps(sql, store), 'settlement', { batchSize });
+  await rebuildProjection(cashDeps(sql, store), 'journal', { batchSize });
+  await projectCash(sql, store, batchSize);
+}
+
+/** A sale of `amount` on `day` (noon UTC) to one receiver with fee `fee`: the PSP owes amount − fee. */
+export function sale(paymentId: string, day: string, amount: bigint, fee: bigint, currency = 'EUR'): AppendRequest {
+  return registerRows({
+    paymentId,
+    dateTime: `${day}T12:00:00.000Z`,
+    amount,
+    currency,
+    receivers: [{ name: 'Shop One', amount: amount - fee, fee }],
+    reportId: `report-${day}`,
+    observedAt: `${day}T23:00:00.000Z`,
+  });
+}
+
+export function credit(bankRef: string, day: string, amount: bigint, statementId = `stmt-${day}`): AppendRequest {
+  return {
+    stream: bankAccountStream(ACCOUNT),
+    events: [
+      newEvent(BankEntryBooked, {
+        accountId: ACCOUNT,
+        currency: 'EUR',
+        direction: 'credit',
+        amount: amount.toString(),
+        bookingDate: day,
+        valueDate: day,
+        bankRef,
+        batchRef: null,
+        detail: 0,
+        endToEndId: null,
+        remittance: `PSP settlement ${bankRef}`,
+        counterpartyName: 'PSP Ltd',
+        counterpartyAccount: 'GB33BUKB20201555555555',
+        isReturn: false,
+        transactionCode: 'PMNT/RCDT/ESCT',
+        statementId,
+      }),
+    ],
+  };
+}
+
+export function statement(
+  statementId: string,
+  from: string,
+  to: string,
+  opening: bigint,
+  closing: bigint,
+  entries: number,
+): AppendRequest {
+  return {
+    stream: bankAccountStream(ACCOUNT),
+    events: [
+      newEvent(BankStatementImported, {
+        accountId: ACCOUNT,
+        currency: 'EUR',
+        statementId,
+        format: 'camt.053',
+        openingDate: from,
+        closingDate: to,
+        openingBalance: opening.toString(),
+        closingBalance: closing.toString(),
+        entries,
+        fileSha256: '0'.repeat(64),
+      }),
+    ],
+  };
+}
