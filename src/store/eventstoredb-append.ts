@@ -14,7 +14,7 @@ export interface AppendOptions {
   readonly maxAppendBytes: number;
 }
 
-/** Streams written at once by one appendMany. */
+/** Streams read at once by one appendMany while it checks the requests. */
 const PARALLEL_STREAMS = 16;
 const MAX_ATTEMPTS = 5;
 
@@ -161,10 +161,11 @@ export function createAppender(client: EventStoreDBClient, states: StreamStates,
       if (freshOf(stream, plan.events, state).length && !meetsExpected(plan.expected, state.revision))
         throw new WrongExpectedRevisionError(stream, plan.expected, state.revision < 0 ? 'no_stream' : state.revision);
     });
+    // Written in the order of the requests, one stream after the other: the events of one append then
+    // follow each other in $all in the order given, as in PostgreSQL's transaction, and a projection that
+    // names an append by its first or last event names the same one on both backends.
     const written = new Map<AppendRequest, { appended: number; position?: Position }>();
-    await eachLimited(plans, PARALLEL_STREAMS, async (plan) => {
-      written.set(plan.request, await writeStream(plan, appendId));
-    });
+    for (const plan of plans) written.set(plan.request, await writeStream(plan, appendId));
     return Promise.all(
       plans.map(async (plan): Promise<AppendResult> => {
         const w = written.get(plan.request) ?? { appended: 0 };
