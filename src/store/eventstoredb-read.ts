@@ -49,15 +49,23 @@ export function toRecorded(resolved: ResolvedEvent | AllStreamResolvedEvent): Re
 }
 
 /**
- * Consumes a read until `take` returns false, then cancels the call, however the loop ended. Leaving a
- * `for await` only destroys the client's stream object: the gRPC call stays open, holding one of the
- * connection's 100 concurrent streams, while the server waits for the client to read on.
+ * Consumes a read until `take` returns false, then cancels the call. Leaving a `for await` early only
+ * destroys the client's stream object: the gRPC call stays open, holding one of the connection's 100
+ * concurrent streams while the server waits for the client to read on, and the client's `dispose` waits
+ * for it forever. So the loop cancels and then reads on to the end of what was already received.
  */
 export async function consume<E>(read: StreamingRead<E>, take: (e: E) => boolean | undefined): Promise<void> {
+  let stopped = false;
   try {
-    for await (const e of read) if (take(e) === false) break;
+    for await (const e of read) {
+      if (stopped) continue;
+      if (take(e) === false) {
+        stopped = true;
+        await read.cancel();
+      }
+    }
   } finally {
-    await read.cancel().catch(() => undefined);
+    if (!stopped) await read.cancel().catch(() => undefined);
   }
 }
 

@@ -115,6 +115,20 @@ describe('eventstoredb backend against the stand-in: the review findings of issu
 });
 
 describe('eventstoredb backend against the stand-in: connections and restarts', () => {
+  it('1b. closing the store ends after reads that stopped early (the client waits for every call it made)', async () => {
+    const standin = await startEsdbStandin();
+    const store = createEventStoreDbStore(standin.url);
+    try {
+      await store.append('close-after-reads', [ev('close', 1), ev('close', 2), ev('close', 3)]);
+      const [first] = await store.readAll(undefined, { maxCount: 1 });
+      await store.readAt(first!.position);
+      await store.headPosition();
+      await within(5000, store.close(), 'close');
+    } finally {
+      await standin.stop();
+    }
+  });
+
   it('8d. reads of a server that is down fail as STORE_UNAVAILABLE', async () => {
     const standin = await startEsdbStandin();
     const store = createEventStoreDbStore(standin.url);
