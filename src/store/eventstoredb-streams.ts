@@ -59,9 +59,6 @@ export function createStreamStates(client: EventStoreDBClient) {
       const known = states.get(stream);
       return known ? remember(stream, known) : refresh(stream);
     },
-    forget(stream: string): void {
-      states.delete(stream);
-    },
   };
 }
 
