@@ -323,11 +323,12 @@ interface Carry {
 
 /**
  * Reads the batch after a checkpoint (cut at `until`); `reachedEnd`: nothing more to read for now.
- * A batch never splits an append's transaction (events sharing `position.commit`): a projection may act
- * once per transaction (the reconciliation judges a payment once per append), and that must not depend
- * on where batches end. The events of a trailing transaction that may continue in the next page are
- * carried into the next batch; a transaction longer than the batch size makes a longer batch. A page
- * shorter than the batch size ends with a complete transaction (readAll shows committed ones only).
+ * A batch never splits an append (consecutive events sharing `appendId`): a projection may act once per
+ * append (the reconciliation judges a payment once per append), and that must not depend on where
+ * batches end. The events of a trailing append that may continue in the next page are carried into the
+ * next batch; an append longer than the batch size makes a longer batch. A page shorter than the batch
+ * size ends with a complete append on PostgreSQL (readAll shows committed transactions only); on
+ * EventStoreDB the parts of an append become visible one by one (docs/store.md).
  */
 async function readBatch(
   store: EventStore,
@@ -358,7 +359,8 @@ async function readBatch(
     if (reachedEnd || events.length === 0) return { events, reachedEnd, carry: undefined };
     const last = events[events.length - 1]!.position;
     let cut = events.length;
-    while (cut > 0 && events[cut - 1]!.position.commit === last.commit) cut--;
+    const lastAppend = events[events.length - 1]!.appendId;
+    while (cut > 0 && events[cut - 1]!.appendId === lastAppend) cut--;
     if (cut > 0) {
       const head = events.slice(0, cut);
       return {

@@ -1,77 +1,36 @@
 import {
+  BACKWARDS,
   EventStoreDBClient,
   FORWARDS,
-  NO_STREAM,
   START,
   StreamNotFoundError,
-  WrongExpectedVersionError,
-  jsonEvent,
-  type AllStreamResolvedEvent,
-  type ResolvedEvent,
+  UnknownError,
 } from '@eventstore/db-client';
-import { EventIdConflictError, StoreUnavailableError, WrongExpectedRevisionError, checkExpected } from './errors';
 import { urlPasswords } from '../url-passwords';
-import { prepareAppend } from './prepare';
-import type {
-  AppendRequest,
-  AppendResult,
-  EventStore,
-  ExpectedRevision,
-  NewEvent,
-  Position,
-  RecordedEvent,
-} from './types';
+import { createAppender } from './eventstoredb-append';
+import { clientConnectionString, consume, guard, toRecorded } from './eventstoredb-read';
+import { createStreamLocks, createStreamStates } from './eventstoredb-streams';
+import type { EventStore, ExpectedRevision, NewEvent, Position, RecordedEvent } from './types';
 
 /**
- * EventStoreDB / KurrentDB backend, selected by EVENTSTORE_URL. The server deduplicates event ids
- * only on a best-effort basis when appending with `any`, so idempotency here is explicit: read the
- * stream, skip ids it already holds (same content), and append the rest with the exact revision just
- * read. A concurrent writer makes that append fail with a wrong expected version, and the append is
- * tried again from the read.
+ * EventStoreDB / KurrentDB backend, selected by EVENTSTORE_URL (esdb://, kurrentdb:// or kurrent://).
+ * The server deduplicates event ids only on a best-effort basis, so idempotency here is explicit (see
+ * eventstoredb-append.ts); the differences from the PostgreSQL backend are listed in docs/store.md.
  */
 
-const RECON_META = '$recon';
-
-interface ReconMeta {
-  readonly version: number;
-  readonly contentHash: string;
+export interface EventStoreDbOptions {
+  /** Milliseconds an append waits for the server (default 10,000, the client's). */
+  readonly appendDeadlineMs?: number;
+  /** The server's MaxAppendSize in bytes (default 1,048,576, the server's). */
+  readonly maxAppendBytes?: number;
 }
 
-function toRecorded(resolved: ResolvedEvent | AllStreamResolvedEvent): RecordedEvent | undefined {
-  const e = resolved.event;
-  if (!e || e.type.startsWith('$') || e.streamId.startsWith('$') || !e.isJson) return undefined;
-  const meta = (e.metadata ?? {}) as Record<string, unknown>;
-  const recon = meta[RECON_META] as ReconMeta | undefined;
-  if (!recon) return undefined; // not written by recon
-  const { [RECON_META]: _omit, ...metadata } = meta;
-  if (!e.position) return undefined; // every committed event read from a stream or $all has one
-  return {
-    id: e.id,
-    stream: e.streamId,
-    revision: Number(e.revision),
-    position: { commit: e.position.commit, prepare: e.position.prepare },
-    type: e.type,
-    version: recon.version,
-    data: e.data,
-    metadata,
-    recordedAt: new Date(e.created),
-  };
-}
-
-async function guard<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (e) {
-    const name = (e as Error)?.constructor?.name ?? '';
-    if (/Unavailable|Deadline|NotLeader|Cancelled/.test(name))
-      throw new StoreUnavailableError(`EventStoreDB unavailable: ${(e as Error).message}`, e);
-    throw e;
-  }
-}
+/** Events read from $all per call while looking for recon's own. */
+const PAGE = 200;
 
 /**
  * Runs `fn` with console.warn passing through a filter that removes the connection string's password: the
- * client library warns with the whole string for an option it ignores (found in review).
+ * client library warns with the whole string for an option it ignores.
  */
 function quietly<T>(connectionString: string, fn: () => T): T {
   const secrets = urlPasswords(connectionString);
@@ -85,164 +44,124 @@ function quietly<T>(connectionString: string, fn: () => T): T {
   }
 }
 
-export function createEventStoreDbStore(connectionString: string): EventStore {
-  const client = quietly(connectionString, () => EventStoreDBClient.connectionString(connectionString));
+const samePosition = (a: Position, b: Position) => a.commit === b.commit && a.prepare === b.prepare;
 
-  async function readExisting(stream: string): Promise<{ revision: number; byId: Map<string, string> }> {
-    const byId = new Map<string, string>();
-    let revision = -1;
-    try {
-      for await (const resolved of client.readStream(stream, { fromRevision: START, direction: FORWARDS })) {
-        const e = resolved.event;
-        if (!e) continue;
-        revision = Number(e.revision);
-        const recon = (e.metadata as Record<string, unknown> | undefined)?.[RECON_META] as ReconMeta | undefined;
-        byId.set(e.id, recon?.contentHash ?? '');
-      }
-    } catch (e) {
-      if (!(e instanceof StreamNotFoundError)) throw e;
+export function createEventStoreDbStore(connectionString: string, opts: EventStoreDbOptions = {}): EventStore {
+  const url = clientConnectionString(connectionString);
+  const client = quietly(connectionString, () => EventStoreDBClient.connectionString(url));
+  const states = createStreamStates(client);
+  const withStreams = createStreamLocks();
+  const appendMany = createAppender(client, states, {
+    appendDeadlineMs: opts.appendDeadlineMs ?? 10_000,
+    maxAppendBytes: opts.maxAppendBytes ?? 1024 * 1024,
+  });
+
+  /** Up to `limit` events of recon strictly after `from`, reading on past the server's own events. */
+  async function readAll(from: Position | undefined, limit: number): Promise<RecordedEvent[]> {
+    const out: RecordedEvent[] = [];
+    let cursor = from;
+    for (;;) {
+      let seen = 0;
+      const start = cursor;
+      await consume(
+        client.readAll({
+          fromPosition: start ?? START,
+          direction: FORWARDS,
+          maxCount: limit + 1,
+          resolveLinkTos: false,
+        }),
+        (resolved) => {
+          const p = resolved.event?.position;
+          if (!p) return undefined;
+          seen++;
+          const pos = { commit: p.commit, prepare: p.prepare };
+          // fromPosition is inclusive in EventStoreDB; the port's readAll is exclusive
+          if (start && samePosition(pos, start)) return undefined;
+          cursor = pos;
+          const r = toRecorded(resolved);
+          if (r) out.push(r);
+          return out.length < limit;
+        },
+      );
+      if (out.length >= limit || seen < limit + 1) return out;
     }
-    return { revision, byId };
   }
 
-  async function appendOne(request: AppendRequest): Promise<AppendResult> {
-    const prepared = prepareAppend([request]);
-    const expected: ExpectedRevision = request.expectedRevision ?? 'any';
-    for (let attempt = 1; ; attempt++) {
-      const { revision, byId } = await readExisting(request.stream);
-      const fresh = prepared.filter((p) => {
-        const hash = byId.get(p.id);
-        if (hash === undefined) return true;
-        if (hash !== p.contentHash)
-          throw new EventIdConflictError(p.id, request.stream, 'different_content', request.stream);
+  /** The last event of recon, paging back over the server's own events (system streams, statistics). */
+  async function headPosition(): Promise<Position | undefined> {
+    let from: Position | 'end' = 'end';
+    for (;;) {
+      let found: Position | undefined;
+      let last: Position | undefined;
+      const start = from;
+      await consume(client.readAll({ fromPosition: start, direction: BACKWARDS, maxCount: PAGE }), (resolved) => {
+        const p = resolved.event?.position;
+        if (!p) return undefined;
+        const pos = { commit: p.commit, prepare: p.prepare };
+        if (start !== 'end' && samePosition(pos, start)) return undefined;
+        last = pos;
+        found = toRecorded(resolved)?.position;
+        return found === undefined;
+      });
+      if (found) return found;
+      if (!last) return undefined;
+      from = last;
+    }
+  }
+
+  async function readAt(position: Position): Promise<RecordedEvent | undefined> {
+    let out: RecordedEvent | undefined;
+    try {
+      await consume(client.readAll({ fromPosition: position, direction: FORWARDS, maxCount: 1 }), (resolved) => {
+        const p = resolved.event?.position;
+        if (p && samePosition(p, position)) out = toRecorded(resolved);
         return false;
       });
-      const duplicates = prepared.length - fresh.length;
-      if (fresh.length === 0) return { stream: request.stream, revision, appended: 0, duplicates, position: undefined };
-      checkExpected(request.stream, expected, revision);
-      try {
-        const events = fresh.map((p) =>
-          jsonEvent({
-            id: p.id,
-            type: p.type,
-            data: JSON.parse(p.dataJson) as Record<string, unknown>,
-            metadata: {
-              ...(JSON.parse(p.metadataJson) as Record<string, unknown>),
-              [RECON_META]: { version: p.version, contentHash: p.contentHash },
-            },
-          }),
-        );
-        const result = await client.appendToStream(request.stream, events, {
-          expectedRevision: revision < 0 ? NO_STREAM : BigInt(revision),
-        });
-        const position: Position | undefined = result.position
-          ? { commit: result.position.commit, prepare: result.position.prepare }
-          : undefined;
-        return {
-          stream: request.stream,
-          revision: Number(result.nextExpectedRevision),
-          appended: fresh.length,
-          duplicates,
-          position,
-        };
-      } catch (e) {
-        if (e instanceof WrongExpectedVersionError) {
-          // Someone appended between our read and our write: read again, whatever the expectation. It may
-          // have been the original of this call (this one its retry): its events are then duplicates and
-          // the call a no-op; otherwise the expectation is checked against the revision read then.
-          if (attempt < 5) continue;
-          if (expected !== 'any') {
-            const actual = typeof e.actualVersion === 'bigint' ? Number(e.actualVersion) : -1;
-            throw new WrongExpectedRevisionError(request.stream, expected, actual < 0 ? 'no_stream' : actual);
-          }
-        }
-        throw e;
-      }
+    } catch (e) {
+      // The server refuses a position inside a record (a log restored from a backup and written again,
+      // KurrentDB #3991) with an error of no specific kind: no event of recon starts there.
+      if (e instanceof UnknownError) return undefined;
+      throw e;
     }
+    return out;
   }
 
   return {
     backend: 'eventstoredb',
-    append: (stream: string, events: readonly NewEvent[], opts: { expectedRevision?: ExpectedRevision } = {}) =>
-      guard(() => appendOne({ stream, events, expectedRevision: opts.expectedRevision ?? 'any' })),
-    async appendMany(requests) {
-      // Validate everything before writing anything, so that a bad event in the batch writes nothing.
-      prepareAppend(requests);
-      const out: AppendResult[] = [];
-      for (const r of requests) out.push(await guard(() => appendOne(r)));
-      return out;
+    append: async (stream: string, events: readonly NewEvent[], o: { expectedRevision?: ExpectedRevision } = {}) => {
+      const request = { stream, events, expectedRevision: o.expectedRevision ?? 'any' };
+      const [r] = await guard(() => withStreams([stream], () => appendMany([request])));
+      return r!;
     },
-    async readStream(stream, opts = {}) {
-      const out: RecordedEvent[] = [];
-      try {
-        for await (const resolved of client.readStream(stream, {
-          fromRevision: opts.fromRevision ? BigInt(opts.fromRevision) : START,
-          direction: FORWARDS,
-          ...(opts.maxCount ? { maxCount: opts.maxCount } : {}),
-        })) {
-          const r = toRecorded(resolved);
-          if (r) out.push(r);
+    appendMany: (requests) =>
+      guard(() =>
+        withStreams(
+          requests.map((r) => r.stream),
+          () => appendMany(requests),
+        ),
+      ),
+    readStream: (stream, o = {}) =>
+      guard(async () => {
+        const out: RecordedEvent[] = [];
+        try {
+          const read = client.readStream(stream, {
+            fromRevision: o.fromRevision ? BigInt(o.fromRevision) : START,
+            direction: FORWARDS,
+            ...(o.maxCount ? { maxCount: o.maxCount } : {}),
+          });
+          await consume(read, (resolved) => {
+            const r = toRecorded(resolved);
+            if (r) out.push(r);
+            return undefined;
+          });
+        } catch (e) {
+          if (!(e instanceof StreamNotFoundError)) throw e;
         }
-      } catch (e) {
-        if (!(e instanceof StreamNotFoundError)) throw e;
-      }
-      return out;
-    },
-    async readAll(from, opts = {}) {
-      const limit = opts.maxCount ?? 1000;
-      const out: RecordedEvent[] = [];
-      let cursor: Position | undefined = from;
-      // $all holds system events too: keep reading until `limit` recon events or the end.
-      for (;;) {
-        let seen = 0;
-        for await (const resolved of client.readAll({
-          fromPosition: cursor ? { commit: cursor.commit, prepare: cursor.prepare } : START,
-          direction: FORWARDS,
-          maxCount: limit + 1,
-          resolveLinkTos: false,
-        })) {
-          seen++;
-          const e = resolved.event;
-          if (!e?.position) continue;
-          const pos = { commit: e.position.commit, prepare: e.position.prepare };
-          // fromPosition is inclusive in EventStoreDB; the port's readAll is exclusive.
-          if (cursor && pos.commit === cursor.commit && pos.prepare === cursor.prepare) continue;
-          cursor = pos;
-          const r = toRecorded(resolved);
-          if (r) out.push(r);
-          if (out.length >= limit) return out;
-        }
-        if (seen <= 1) return out;
-      }
-    },
-    async headPosition() {
-      for await (const resolved of client.readAll({ fromPosition: 'end', direction: 'backwards', maxCount: 200 })) {
-        const r = toRecorded(resolved);
-        if (r) return r.position;
-      }
-      return undefined;
-    },
-    async readAt(position) {
-      // fromPosition is inclusive: the first event read is the one at the position, when there is one
-      try {
-        for await (const resolved of client.readAll({
-          fromPosition: { commit: position.commit, prepare: position.prepare },
-          direction: FORWARDS,
-          maxCount: 1,
-          resolveLinkTos: false,
-        })) {
-          const p = resolved.event?.position;
-          if (!p || p.commit !== position.commit || p.prepare !== position.prepare) return undefined;
-          return toRecorded(resolved);
-        }
-      } catch (e) {
-        // A position inside another record (a log restored and written again) is refused by the server
-        // ("Trying to read from an invalid position", KurrentDB#3991): no event of ours starts there.
-        if (e instanceof Error && /invalid position/i.test(e.message)) return undefined;
-        throw e;
-      }
-      return undefined;
-    },
+        return out;
+      }),
+    readAll: (from, o = {}) => guard(() => readAll(from, o.maxCount ?? 1000)),
+    headPosition: () => guard(headPosition),
+    readAt: (position) => guard(() => readAt(position)),
     async close() {
       await client.dispose();
     },

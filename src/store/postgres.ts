@@ -37,6 +37,9 @@ function toRecorded(r: EventRow): RecordedEvent {
     stream: r.stream_id,
     revision: Number(r.stream_revision),
     position: { commit: BigInt(r.transaction_id), prepare: r.global_position },
+    // One append is one transaction (appendMany's, or the one statement of es_append_any), on every row
+    // ever written: the transaction id is the append's id, so no column of its own is needed.
+    appendId: r.transaction_id,
     type: r.type,
     version: r.version,
     data: r.data,

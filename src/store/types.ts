@@ -32,6 +32,13 @@ export interface RecordedEvent<D = unknown> {
   /** 0-based position within the stream. */
   readonly revision: number;
   readonly position: Position;
+  /**
+   * The append (one `append` or `appendMany` call) the event was written in: the events of one append
+   * share it and no other append has it. Readers that act once per append group by it, not by
+   * `position.commit`, which EventStoreDB gives each event. PostgreSQL: the append's transaction id;
+   * EventStoreDB: an id recorded in the events' metadata.
+   */
+  readonly appendId: string;
   readonly type: string;
   readonly version: number;
   readonly data: D;
@@ -76,8 +83,9 @@ export interface EventStore {
   ): Promise<AppendResult>;
   /**
    * Appends to several streams, each named by one request (a stream named twice is INVALID_EVENT).
-   * PostgreSQL does it in one transaction (all or nothing); EventStoreDB has no multi-stream transaction
-   * and appends stream by stream (each idempotent, so a retry completes it).
+   * PostgreSQL does it in one transaction (all or nothing); EventStoreDB has no multi-stream transaction:
+   * it checks every request before writing any, then appends stream by stream (each idempotent, so a
+   * retry completes a call cut short by a failure).
    */
   appendMany(requests: readonly AppendRequest[]): Promise<AppendResult[]>;
   /** The whole stream in revision order; empty when it does not exist. */

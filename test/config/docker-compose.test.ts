@@ -33,3 +33,26 @@ describe('docker-compose.yml: the recon worker', () => {
     expect(['0.0.0.0', '::']).toContain(host);
   });
 });
+
+describe('docker-compose.yml: the EventStoreDB service', () => {
+  const compose = readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8');
+  const service = compose.slice(compose.indexOf('\n  eventstore:'), compose.indexOf('\n  recon:'));
+
+  it('pins a server version the client 6.2.1 supports (20.10 to 24.x), never :latest', () => {
+    const image = /image: (\S+)/.exec(service)?.[1] ?? '';
+    expect(image).not.toMatch(/:latest$|^[^:]+$/);
+    const [major, minor] = (/:(\d+)\.(\d+)/.exec(image) ?? []).slice(1).map(Number);
+    expect(major! * 100 + minor!).toBeGreaterThanOrEqual(2010);
+    expect(major).toBeLessThanOrEqual(24);
+    // the environment variables of that image's generation (KURRENTDB_* are read by KurrentDB 25+ only)
+    expect(service).toMatch(/EVENTSTORE_INSECURE: "true"/);
+    expect(service).not.toMatch(/KURRENTDB_/);
+  });
+
+  it('has a health check, and recon waits for it to pass', () => {
+    expect(service).toMatch(/healthcheck:\s*\n\s*#[^\n]*\n\s*test: \[.*\/health\/live/);
+    const recon = compose.slice(compose.indexOf('\n  recon:'));
+    expect(recon).toMatch(/eventstore: \{ condition: service_healthy \}/);
+    expect(recon).toMatch(/EVENTSTORE_URL: esdb:\/\/eventstore:2113\?tls=false/);
+  });
+});

@@ -274,6 +274,7 @@ export function recorded(requests: AppendRequest[]): Observation[] {
         stream: r.stream,
         revision: 0,
         position: { commit: n, prepare: n },
+        appendId: String(n),
         type: e.type,
         version: e.version,
         data: e.data,

@@ -198,6 +198,7 @@ function syncEvents(rows: ['completed' | 'failed', string, string, string][]): R
     stream: `sync-${POS}`,
     revision,
     position: revision as unknown as RecordedEvent['position'],
+    appendId: String(revision),
     version: 1,
     metadata: {},
     recordedAt: new Date(at),

@@ -178,6 +178,24 @@ export function eventStoreContract(name: string, make: () => Promise<StoreFixtur
       expect((await store.readStream(b)).length).toBe(1);
     });
 
+    it('gives the events of one append, across its streams, one append id that no other append has', async () => {
+      const a = s();
+      const b = s();
+      await store.appendMany([
+        { stream: a, events: [ev(a, 1), ev(a, 2)] },
+        { stream: b, events: [ev(b, 1)] },
+      ]);
+      await store.append(a, [ev(a, 3)]);
+      await store.append(a, [ev(a, 3), ev(a, 4)]); // a retry adding one event: that event is its append's
+      const mine = (await readAllEvents(store)).filter((e) => e.stream === a || e.stream === b);
+      const ids = mine.map((e) => e.appendId);
+      expect(ids[0]).toBeTruthy();
+      expect([ids[1], ids[2]]).toEqual([ids[0], ids[0]]);
+      expect(new Set(ids).size).toBe(3);
+      expect(ids[3]).not.toBe(ids[4]);
+      expect((await store.readStream(a)).map((e) => e.appendId)).toEqual([ids[0], ids[0], ids[3], ids[4]]);
+    });
+
     it('a follower of readAll sees every event of concurrent writers exactly once', async () => {
       const writers = 8;
       const perWriter = 25;

@@ -1,0 +1,215 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEventStoreDbStore } from '../../src/store/eventstoredb';
+import type { EventStore } from '../../src/store/types';
+import { startEsdbStandin, type EsdbStandin } from '../support/esdb-standin/server';
+import { ev, eventStoreContract, readAllEvents } from './contract';
+
+/**
+ * The EventStoreDB backend against the gRPC stand-in (test/support/esdb-standin: not EventStoreDB, a
+ * test double serving the client's own service definitions). The same contract runs against a real
+ * server in eventstoredb-store.test.ts whenever EVENTSTORE_URL is set.
+ */
+
+eventStoreContract('eventstoredb (gRPC stand-in)', async () => {
+  const standin = await startEsdbStandin();
+  const store = createEventStoreDbStore(standin.url);
+  return {
+    store,
+    teardown: async () => {
+      await store.close();
+      await standin.stop();
+    },
+  };
+});
+
+/** An event with `bytes` of padding: real events of recon carry a few hundred bytes to kilobytes. */
+const padded = (stream: string, n: number, bytes: number) => ev(stream, n, { pad: 'x'.repeat(bytes) });
+
+/** Resolves with the promise's value, or rejects once `ms` have passed. */
+function within<T>(ms: number, p: Promise<T>, what: string): Promise<T> {
+  return Promise.race([
+    p,
+    new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`${what}: still waiting after ${ms} ms`)), ms)),
+  ]);
+}
+
+describe('eventstoredb backend against the stand-in: the review findings of issue 15', () => {
+  let standin: EsdbStandin;
+  let store: EventStore;
+  beforeAll(async () => {
+    standin = await startEsdbStandin();
+    store = createEventStoreDbStore(standin.url);
+  });
+  afterAll(async () => {
+    await store?.close();
+    await standin?.stop();
+  });
+
+  it('1. reads that stop early cancel their call: 150 head positions in a row on one connection', async () => {
+    const stream = 'early-stop';
+    for (let i = 0; i < 6; i++)
+      await store.append(
+        stream,
+        Array.from({ length: 50 }, (_, j) => padded(stream, i * 50 + j, 2000)),
+      );
+    const all = await readAllEvents(store, 100);
+    for (let i = 0; i < 150; i++) await within(5000, store.headPosition(), `headPosition call ${i + 1}`);
+    for (let i = 0; i < 20; i++) await within(5000, store.readAt(all[i]!.position), `readAt call ${i + 1}`);
+    await within(5000, store.readAll(undefined, { maxCount: 10 }), 'readAll');
+    // every read the store started has ended at the server
+    await new Promise((r) => setTimeout(r, 50));
+    expect(standin.stats.openReads).toBe(0);
+  }, 30_000);
+
+  it('5. the head is the last event of recon even behind more than 200 events of the server', async () => {
+    const stream = 'before-system-events';
+    const r = await store.append(stream, [ev(stream, 1)]);
+    standin.appendSystemEvents(450);
+    expect(await store.headPosition()).toEqual(r.position);
+    // and a follower at the head reads nothing more of recon's
+    expect(await store.readAll(r.position)).toEqual([]);
+  });
+
+  it('6. an append above the server limit of 1 MiB is written in parts, as one append', async () => {
+    const stream = 'large-append';
+    const events = Array.from({ length: 30 }, (_, i) => padded(stream, i, 100_000));
+    const [result] = await store.appendMany([{ stream, events }]);
+    expect(result).toMatchObject({ appended: 30, revision: 29 });
+    const stored = await store.readStream(stream);
+    expect(stored).toHaveLength(30);
+    expect(new Set(stored.map((e) => e.appendId)).size).toBe(1);
+    // one event above the limit cannot be written: refused before anything is written, naming the event
+    const huge = padded('too-large', 1, 1_100_000);
+    await expect(store.append('too-large', [huge])).rejects.toMatchObject({
+      code: 'INVALID_EVENT',
+      message: expect.stringContaining(huge.id),
+    });
+    expect(await store.readStream('too-large')).toEqual([]);
+  });
+
+  it('8a. an append reads only what the stream gained since the store last saw it', async () => {
+    const stream = 'no-rereads';
+    await store.append(stream, [ev(stream, 0)]);
+    const before = standin.stats.eventsSent;
+    for (let i = 1; i <= 60; i++) await store.append(stream, [ev(stream, i)]);
+    // reading the whole stream before every append sends 1 + 2 + ... + 60 = 1830 events
+    expect(standin.stats.eventsSent - before).toBeLessThanOrEqual(120);
+  });
+
+  it('8b. appendMany checks every expectation before writing: a refused call writes nothing', async () => {
+    await store.append('atomic-b', [ev('atomic-b', 1)]);
+    await expect(
+      store.appendMany([
+        { stream: 'atomic-a', events: [ev('atomic-a', 1)] },
+        { stream: 'atomic-b', events: [ev('atomic-b', 2)], expectedRevision: 'no_stream' },
+      ]),
+    ).rejects.toMatchObject({ code: 'WRONG_EXPECTED_REVISION' });
+    expect(await store.readStream('atomic-a')).toEqual([]);
+  });
+
+  it('8c. a read position inside a record is no event of recon (readAt)', async () => {
+    const stream = 'inside-record';
+    const r = await store.append(stream, [ev(stream, 1)]);
+    expect(await store.readAt({ commit: r.position!.commit + 3n, prepare: r.position!.prepare + 3n })).toBeUndefined();
+  });
+});
+
+describe('eventstoredb backend against the stand-in: connections and restarts', () => {
+  it('1b. closing the store ends after reads that stopped early (the client waits for every call it made)', async () => {
+    const standin = await startEsdbStandin();
+    const store = createEventStoreDbStore(standin.url);
+    try {
+      await store.append('close-after-reads', [ev('close', 1), ev('close', 2), ev('close', 3)]);
+      const [first] = await store.readAll(undefined, { maxCount: 1 });
+      await store.readAt(first!.position);
+      await store.headPosition();
+      await within(5000, store.close(), 'close');
+    } finally {
+      await standin.stop();
+    }
+  });
+
+  it('8d. reads of a server that is down fail as STORE_UNAVAILABLE', async () => {
+    const standin = await startEsdbStandin();
+    const store = createEventStoreDbStore(standin.url);
+    await store.append('down', [ev('down', 1)]);
+    await standin.stop();
+    try {
+      for (const read of [() => store.readAll(), () => store.headPosition(), () => store.readStream('down')])
+        await expect(read()).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('7. kurrentdb:// and kurrent:// connection strings reach the server', async () => {
+    const standin = await startEsdbStandin();
+    try {
+      for (const scheme of ['kurrentdb', 'kurrent']) {
+        const store = createEventStoreDbStore(standin.url.replace(/^esdb:/, `${scheme}:`));
+        try {
+          expect(await store.append(`scheme-${scheme}`, [ev(scheme, 1)])).toMatchObject({ appended: 1 });
+        } finally {
+          await store.close();
+        }
+      }
+    } finally {
+      await standin.stop();
+    }
+  });
+
+  it("2. a server restart during one store's append does not fail another store's append", async () => {
+    // The client's batch append kept one promise table for every connection of the process: an error on
+    // one rejected the appends of all, and the late answer to one of them threw an uncaught TypeError
+    // (KurrentDB-Client-NodeJS #505, #523).
+    const first = await startEsdbStandin({ ackDelayMs: 300 });
+    const second = await startEsdbStandin({ ackDelayMs: 600 });
+    const a = createEventStoreDbStore(first.url, { appendDeadlineMs: 1500 });
+    const b = createEventStoreDbStore(second.url, { appendDeadlineMs: 1500 });
+    try {
+      // connect both first (server features), then append while the first server restarts
+      await a.headPosition();
+      await b.headPosition();
+      const pa = a.append('restart-a', [ev('restart-a', 1)]).then(
+        (r) => r,
+        (e: unknown) => e,
+      );
+      const pb = b.append('restart-b', [ev('restart-b', 1)]);
+      await new Promise((r) => setTimeout(r, 100));
+      await first.restart();
+      expect(await pb).toMatchObject({ appended: 1 });
+      // the interrupted append either completed on retry (its events were written before the crash)
+      // or failed as STORE_UNAVAILABLE; a retry then finds them written once
+      const ra = await pa;
+      if (ra instanceof Error) expect(ra).toMatchObject({ code: 'STORE_UNAVAILABLE' });
+      else expect(ra).toMatchObject({ appended: 1 });
+      expect(await a.readStream('restart-a')).toHaveLength(1);
+    } finally {
+      await a.close();
+      await b.close();
+      await first.stop();
+      await second.stop();
+    }
+  });
+
+  it('4. two stores racing the same events: counted once, and the repeat of an unacknowledged append does not time out', async () => {
+    // The server drops a repeat whose original is not yet acknowledged (IdempotentNotReady, KurrentDB #1915).
+    const standin = await startEsdbStandin({ ackDelayMs: 400 });
+    const a = createEventStoreDbStore(standin.url, { appendDeadlineMs: 1000 });
+    const b = createEventStoreDbStore(standin.url, { appendDeadlineMs: 1000 });
+    try {
+      const stream = 'race';
+      await a.append(stream, [ev(stream, 0)]);
+      await b.readStream(stream);
+      const batch = [ev(stream, 1), ev(stream, 2)];
+      const results = await within(8000, Promise.all([a.append(stream, batch), b.append(stream, batch)]), 'race');
+      expect(results.map((r) => r.appended).sort()).toEqual([0, 2]);
+      expect(results.map((r) => r.duplicates).sort()).toEqual([0, 2]);
+      expect((await a.readStream(stream)).map((e) => e.revision)).toEqual([0, 1, 2]);
+    } finally {
+      await a.close();
+      await b.close();
+      await standin.stop();
+    }
+  }, 20_000);
+});
