@@ -1,3 +1,4 @@
+import { ident } from '../src/db/identifier';
 import { copyCell, copyRows, copyText, createTextBuffer, type TextBuffer } from '../src/projection/copy-rows';
 import { RegisterRecordObserved, type NormalizedRegisterRecord } from '../src/events/ingest-events';
 import { DEFAULT_RESERVE_HOLD_DAYS, SubMerchantRegistered } from '../src/events/ledger-events';
@@ -275,7 +276,7 @@ export const projection: Projection = {
   version: 3,
 
   async setup(tx: Tx, ctx: ProjectionContext) {
-    const s = `"${ctx.schema}"`;
+    const s = ident(ctx.schema);
     await tx.unsafe(`
       create table ${s}.sub_merchant_versions (
         event_id uuid primary key,
@@ -458,7 +459,7 @@ export const projection: Projection = {
       dirty.set(f.rowKey, { effect, lastEventId: e.id });
     }
 
-    const q = `"${schema}"`;
+    const q = ident(schema);
     if (versions.length) {
       await copyRows(
         tx,
@@ -503,7 +504,7 @@ export const projection: Projection = {
   },
 
   views(ctx: ProjectionContext) {
-    const s = `"${ctx.schema}"`;
+    const s = ident(ctx.schema);
     // receiver name → sub-merchant id: the id holding the name now (the smallest when two do), else the id
     // that held it last (a renamed sub-merchant keeps the rows booked under its former name)
     const idOf = `coalesce((select d.sub_merchant_id from ${s}.directory d where d.name = x.receiver order by d.sub_merchant_id collate "C" limit 1),

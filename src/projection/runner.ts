@@ -2,6 +2,7 @@ import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Sql } from '../db/connect';
+import { ident } from '../db/identifier';
 import type { Logger } from '../log';
 import { memoize } from '../memoize';
 import {
@@ -225,11 +226,7 @@ async function tryLock(tx: Tx, name: string): Promise<boolean> {
 
 async function dropBuild(tx: Tx, schema: string): Promise<void> {
   await tx`update projection_builds set status = 'retired', retired_at = now(), updated_at = now() where schema_name = ${schema}`;
-  await tx.unsafe(`drop schema if exists ${quoteIdent(schema)} cascade`);
-}
-
-function quoteIdent(s: string): string {
-  return `"${s.replace(/"/g, '""')}"`;
+  await tx.unsafe(`drop schema if exists ${ident(schema)} cascade`);
 }
 
 /** Creates a new build (schema + tables) of the projection's current version. Caller holds the lock. */
@@ -239,8 +236,8 @@ async function createBuild(tx: Tx, deps: RunnerDeps, p: Projection): Promise<Bui
   >`select coalesce(max(build), 0)::int as n from projection_builds where name = ${p.name}`;
   const build = (m?.n ?? 0) + 1;
   const schema = buildSchemaName(p.name, p.version, build);
-  await tx.unsafe(`drop schema if exists ${quoteIdent(schema)} cascade`);
-  await tx.unsafe(`create schema ${quoteIdent(schema)}`);
+  await tx.unsafe(`drop schema if exists ${ident(schema)} cascade`);
+  await tx.unsafe(`create schema ${ident(schema)}`);
   await p.setup(tx, contextFor(deps, { schema_name: schema, timezone: deps.timezone, grace_hours: deps.graceHours }));
   const [row] = await tx<BuildRow[]>`
     insert into projection_builds (schema_name, name, version, build, status, timezone, grace_hours)

@@ -66,11 +66,6 @@ export interface ReportWait {
 /** A discrepancy the rules see now (before lifecycle: status, detection and resolution times). */
 export interface Finding {
   readonly id: string;
-  /**
-   * The id version 5 gave it, from the operation's rank (`<posId>:<paymentId>:<method>:<ordinal>`) as matched
-   * now: acceptances recorded against those ids still find their discrepancy (see docs/discrepancies.md).
-   */
-  readonly legacyId: string;
   readonly type: DiscrepancyType;
   readonly posId: string;
   readonly paymentId: string | null;
@@ -237,7 +232,6 @@ export function findDiscrepancies(ops: readonly MatchedOperation[], ctx: RuleCon
       idReceiver = receiver,
     ): Finding => ({
       id: discrepancyId(type, op.key, idReceiver),
-      legacyId: discrepancyId(type, `${op.posId}:${op.paymentId}:${op.method}:${op.ordinal}`, idReceiver),
       type,
       posId: op.posId,
       paymentId: op.paymentId,
