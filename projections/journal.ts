@@ -269,10 +269,7 @@ function lineRows(
 
 export const projection: Projection = {
   name: 'journal',
-  // 3: a register row is recognised by its time, not its amounts (a corrected originalAmount replaces the
-  //    row instead of booking a second one); a reserve held for 0 days is released after it is held; a
-  //    name passes back to its other holder when its holder is renamed (holds no longer depend on batches)
-  // 2: register_rows.effect holds the compact inputs of the entries in force (1: the entries as JSON)
+  // what each version changed: docs/ledger.md, "Read-model versions"
   version: 3,
 
   async setup(tx: Tx, ctx: ProjectionContext) {

@@ -5,8 +5,3 @@
 export function ident(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
-
-/** `"schema"."table"` */
-export function qualified(schema: string, table: string): string {
-  return `${ident(schema)}.${ident(table)}`;
-}

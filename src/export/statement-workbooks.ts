@@ -382,7 +382,7 @@ export async function writeStatementWorkbook(
       { header: 'Released', width: 16 },
     ]);
     // The schedule lists what was held in the month and what was released in it (held earlier); its totals
-    // are the month's, as in the bridge: held in the month, released in the month (found in review: the
+    // are the month's, as in the bridge: held in the month, released in the month (the
     // held total added the earlier holds released this month, and disagreed with the bridge).
     const heldThisMonth = (r: ReserveScheduleRow) => excelDay(r.heldOn).toISOString().slice(0, 7) === meta.month;
     const totals = new Map<string, { held: bigint; released: bigint }>();

@@ -496,7 +496,7 @@ async function advanceAll(deps: RunnerDeps, targets: Target[], opts: RunOptions)
       continue;
     }
     const results = await Promise.allSettled(group.map((t) => advanceOne(deps, t, events, reachedEnd, opts)));
-    // A build that cannot apply a batch stops alone; the others read on (found in review: one failing
+    // A build that cannot apply a batch stops alone; the others read on (one failing
     // projection, always the lowest checkpoint, kept every other one from following the store).
     results.forEach((r, i) => {
       if (r.status === 'fulfilled') return;

@@ -71,7 +71,7 @@ async function guard<T>(fn: () => Promise<T>): Promise<T> {
 
 /**
  * Runs `fn` with console.warn passing through a filter that removes the connection string's password: the
- * client library warns with the whole string for an option it ignores (found in review).
+ * client library warns with the whole string for an option it ignores.
  */
 function quietly<T>(connectionString: string, fn: () => T): T {
   const secrets = urlPasswords(connectionString);

@@ -11,7 +11,7 @@ import { reconEnv } from '../faults/support/env';
 /**
  * SIGINT/SIGTERM while recon waits for another process's migrations (the session advisory lock
  * MIGRATION_LOCK of src/db/migrate.ts, which another migrator may hold for minutes: migration 0400 rewrites
- * es_events at about half a minute per million). Found in review: withRuntime aborted its signal, but
+ * es_events at about half a minute per million). WithRuntime aborted its signal, but
  * openDatabase/migrate never looked at it, so `recon start` ignored one SIGTERM for as long as the other
  * migrator ran. The lock is now tried again every 200 ms, and the signal ends the wait at once.
  */

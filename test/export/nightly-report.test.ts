@@ -180,7 +180,7 @@ describe('nightly report', () => {
     expect(facts.get('Business day')).toBe('2025-01-15 (Europe/Kyiv)');
     expect(facts.get('Job: healing requests')).toBe(3);
     expect(facts.get('Windows synced')).toBe(data.windows.length);
-    // no window synced that day: said in words, not as '- (a placeholder starting like a formula got an apostrophe; found in review)
+    // no window synced that day: said in words, not as '- (a placeholder starting like a formula got an apostrophe)
     if (data.windows.length === 0) expect(facts.get('Register report ids')).toBe('(none)');
     else expect(String(facts.get('Register report ids'))).not.toMatch(/^'/);
   });

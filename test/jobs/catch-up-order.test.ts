@@ -24,7 +24,6 @@ import { waitVisible } from '../ledger/visible';
  * nightly run of 1 March 02:30 (which reads 28 February's register report) comes before the monthly
  * statements of 06:00, so February's statements include 28 February. Started again at 08:00, the scheduler
  * owes both: are February's statements still cut after that nightly sync?
- * (Found in review.)
  */
 
 const TZ = 'Europe/Kyiv';

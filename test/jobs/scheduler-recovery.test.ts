@@ -10,7 +10,7 @@ import { createTestDatabase, type TestDatabase } from '../support/db';
 /**
  * What happens to an occurrence of a scheduled job that a worker never finished (killed mid-run), never
  * started (down at the scheduled time, or its tick met a database outage), or that failed twice in a row
- * (found in review: only the latest earlier occurrence was retried, and only when `failed`).
+ * (only the latest earlier occurrence was retried, and only when `failed`).
  */
 
 let db: TestDatabase;

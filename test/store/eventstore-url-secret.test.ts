@@ -11,7 +11,6 @@ import { reconEnv } from '../faults/support/env';
  * console.warn()s the whole string for an ignored option (e.g. the common `tlsVerifyCert=false`), and whose
  * errors quote parts of it; src/cli/main.ts prints error messages unscrubbed, and the logger's scrubber
  * (secretValues) does not know this secret.
- * (Found in review.)
  */
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
