@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import { sha256Hex, stableStringify } from '../events/ids';
+import { sha256Hex, stableStringify } from '../canonical';
 import type {
   AdjustmentEntry as LedgerAdjustment,
   StatementFigures as LedgerFigures,

@@ -787,14 +787,6 @@ export async function projectionBuilds(sql: Sql): Promise<
   }));
 }
 
-/** Schema of the live build of a projection, or undefined before its first build went live. */
-export async function liveSchema(sql: Sql | Tx, name: string): Promise<string | undefined> {
-  const [r] = await sql<
-    { schema_name: string }[]
-  >`select schema_name from projection_builds where name = ${name} and status = 'live'`;
-  return r?.schema_name;
-}
-
 /**
  * Live mode (the worker): catches up, then waits for new events (a PostgreSQL notification from the event
  * store, or `pollMs` at the latest) and catches up again, until the signal is aborted. A failing run is

@@ -1,4 +1,4 @@
-import { uuidV5 } from '../events/ids';
+import { uuidV5 } from '../canonical';
 import type { DiscrepancyType } from './discrepancy-types';
 import {
   isFinal,

@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import { DISCREPANCY_TYPES } from '../reconciliation/discrepancy-types';
+import { GROUND_TRUTH_TYPES } from './model';
 import { createRng, hashSeed, type Rng } from './random';
 import type {
   CardData,
@@ -75,8 +75,7 @@ export interface Scenario {
   subMerchantCsv(): string;
 }
 
-/** Every discrepancy type recon detects is one the sandbox can inject. */
-export const GROUND_TRUTH_TYPES: readonly GroundTruthType[] = DISCREPANCY_TYPES;
+export { GROUND_TRUTH_TYPES };
 
 export const INJECTION_TYPES: readonly InjectionType[] = [...GROUND_TRUTH_TYPES, 'webhook_lost_resendable'];
 

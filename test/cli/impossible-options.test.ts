@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reconEnv } from '../faults/support/env';
+import { reconEnv } from '../../fixtures/psp-env';
 import { createTestDatabase, type TestDatabase } from '../support/db';
 
 /**

@@ -3,10 +3,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type Sql } from '../../src/db/connect';
 import { migrate, type Migration } from '../../src/db/migrate';
-import { sha256Hex } from '../../src/events/ids';
+import { sha256Hex } from '../../src/canonical';
 import { createLogger } from '../../src/log';
 import { createTestDatabase, type TestDatabase } from '../support/db';
-import { reconEnv } from '../faults/support/env';
+import { reconEnv } from '../../fixtures/psp-env';
 
 /**
  * SIGINT/SIGTERM while recon waits for another process's migrations (the session advisory lock

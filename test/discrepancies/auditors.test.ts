@@ -8,7 +8,7 @@ import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore } from '../../src/store/types';
 import { createAuditorApi } from '../../src/http/auditor-api';
 import { csvCell, discrepanciesCsv, listDiscrepancies } from '../../src/reconciliation/discrepancy-queries';
-import { liveSchema } from '../../src/projection/runner';
+import { liveSchema } from '../support/live-schema';
 import { appendAll, at, periodRow, project, registerRows, subMerchant, syncCompleted, webhook } from './fixtures';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');

@@ -19,7 +19,7 @@ import { silentLogger } from '../../src/log';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore } from '../../src/store/types';
 import { createTestDatabase, type TestDatabase } from '../support/db';
-import { appendChunks, scenarioEvents, scenarioFor } from '../ledger/ingest-stream';
+import { appendChunks, scenarioEvents, scenarioFor } from '../../fixtures/scenario-events';
 
 const TZ = 'Europe/Kyiv';
 let db: TestDatabase;

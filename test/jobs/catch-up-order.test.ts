@@ -11,7 +11,7 @@ import { statementFigures } from '../../src/ledger/ledger-queries';
 import { importSubMerchants, parseSubMerchantCsv } from '../../src/ingest/sub-merchants';
 import { runProjections } from '../../src/projection/runner';
 import { silentLogger } from '../../src/log';
-import { createFakeClock } from '../../src/scheduler/clock';
+import { createFakeClock } from '../support/fake-clock';
 import { runsOf } from '../../src/scheduler/job-runs';
 import { createScheduler, type JobDefinition, type RunOutcome } from '../../src/scheduler/scheduler';
 import { createPostgresEventStore } from '../../src/store/postgres';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { connect, type Sql } from '../../src/db/connect';
 import { previousMonth } from '../../src/export/nightly-report';
 import { createLogger } from '../../src/log';
-import { createFakeClock } from '../../src/scheduler/clock';
+import { createFakeClock } from '../support/fake-clock';
 import { runsOf } from '../../src/scheduler/job-runs';
 import { createScheduler, type JobDefinition, type RunOutcome } from '../../src/scheduler/scheduler';
 import { createTestDatabase, type TestDatabase } from '../support/db';
