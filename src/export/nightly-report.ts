@@ -5,7 +5,6 @@ import type { EventStore } from '../store/types';
 import {
   COUNT_FORMAT,
   DATE_TIME_FORMAT,
-  ExportError,
   addTableSheet,
   closeTable,
   createLocalTime,
@@ -15,6 +14,7 @@ import {
   safeText,
   writeRow,
 } from './xlsx';
+import { ExportError } from './errors';
 
 /**
  * The nightly reconciliation report: one workbook per business day, read from the reconciliation views

@@ -9,7 +9,6 @@ import {
   COUNT_FORMAT,
   DATE_FORMAT,
   DATE_TIME_FORMAT,
-  ExportError,
   addTableSheet,
   closeTable,
   createLocalTime,
@@ -21,6 +20,7 @@ import {
   safeText,
   writeRow,
 } from './xlsx';
+import { ExportError } from './errors';
 
 /**
  * The writer layer of payout statements: plain rows in, workbooks out. It knows nothing of the

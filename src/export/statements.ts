@@ -29,7 +29,7 @@ import {
 } from './statement-workbooks';
 import { issuedBefore, openAtPreviousStatements, previousRunOf, type IssuedRun } from './previous-statements';
 import { memoize } from '../memoize';
-import { ExportError } from './xlsx';
+import { ExportError } from './errors';
 
 /**
  * `recon statements`: cuts the month's figures at one event-store position (the journal's checkpoint
