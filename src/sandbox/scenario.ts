@@ -5,7 +5,6 @@ import type {
   CardData,
   Distortion,
   GroundTruthEntry,
-  GroundTruthType,
   InjectionType,
   Operation,
   Order,
