@@ -89,9 +89,6 @@ export function sampleRss(everyMs = 20): { stop(): number } {
   };
 }
 
-/** Peak RSS of this process so far (the benchmark's own process), in bytes. */
-export const peakRssBytes = (): number => process.resourceUsage().maxRSS * 1024;
-
 /** Runs up to `concurrency` workers over the items, in order of taking. */
 export async function inParallel<T>(
   items: readonly T[],

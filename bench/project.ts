@@ -1,7 +1,7 @@
 import { loadProjections, rebuildProjection, type RunnerDeps } from '../src/projection/runner';
 import { createPostgresEventStore } from '../src/store/postgres';
 import type { Position } from '../src/store/types';
-import { appendChunks, scenarioEvents, scenarioFor } from '../test/ledger/ingest-stream';
+import { appendChunks, scenarioEvents, scenarioFor } from '../fixtures/scenario-events';
 import { cpuPer, serverCpuMeter } from './cpu';
 import { perSecond, sampleRss, timed, type BenchContext } from './harness';
 

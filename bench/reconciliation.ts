@@ -9,14 +9,14 @@ import { rebuildProjection } from '../src/projection/runner';
 import { createPostgresEventStore } from '../src/store/postgres';
 import type { Position } from '../src/store/types';
 import { projection } from '../projections/reconciliation';
-import { appendChunks, scenarioFor } from '../test/ledger/ingest-stream';
-import { reconciliationEvents } from '../test/discrepancies/stream';
+import { appendChunks, scenarioFor } from '../fixtures/scenario-events';
+import { reconciliationEvents } from '../fixtures/reconciliation-events';
 import { perSecond, sampleRss, timed, type BenchContext, type Figure } from './harness';
 
 /**
  * The reconciliation projection alone (`npm run bench -- reconciliation`): rebuild from zero over a
  * realistic ingest stream (sandbox scenario: register rows per receiver, period records, webhooks, plus
- * sync windows, re-syncs and webhook re-send requests; test/discrepancies/stream.ts). Prints events/s and
+ * sync windows, re-syncs and webhook re-send requests; fixtures/reconciliation-events.ts). Prints events/s and
  * peak RSS at each 100k events applied, so that memory can be seen flat as the event count grows.
  * BENCH_RECON_EVENTS sets the size (default 500000; --quick 50000), BENCH_RECON_BATCH the batch (5000).
  *

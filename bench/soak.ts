@@ -5,7 +5,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { encodeBase64Url, sign } from '../src/psp/signature';
-import { pspEnv } from '../test/faults/support/env';
+import { pspEnv } from '../fixtures/psp-env';
 import type { BenchContext } from './harness';
 import { signedAhead, webhookRequests } from './webhook-load';
 

@@ -1,5 +1,5 @@
 import { BankEntryBooked, BankEntryForUnknownAccount, BankStatementImported } from '../src/events/bank-events';
-import { copyRows, type CopyValue } from '../src/projection/copy-rows';
+import { copyRows, type Cell } from '../src/projection/copy-rows';
 import type { Projection, ProjectionContext, Tx } from '../src/projection/projection';
 import type { RecordedEvent } from '../src/store/types';
 
@@ -125,9 +125,9 @@ export const projection: Projection = {
   },
 
   async apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionContext) {
-    const entries: CopyValue[][] = [];
-    const statements: CopyValue[][] = [];
-    const unknown: CopyValue[][] = [];
+    const entries: Cell[][] = [];
+    const statements: Cell[][] = [];
+    const unknown: Cell[][] = [];
     for (const e of events) {
       const pos = [e.position.commit, e.position.prepare];
       if (is(e, BankEntryBooked)) {

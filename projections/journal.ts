@@ -1,3 +1,4 @@
+import { ident } from '../src/db/identifier';
 import { copyCell, copyRows, copyText, createTextBuffer, type TextBuffer } from '../src/projection/copy-rows';
 import { RegisterRecordObserved, type NormalizedRegisterRecord } from '../src/events/ingest-events';
 import { DEFAULT_RESERVE_HOLD_DAYS, SubMerchantRegistered } from '../src/events/ledger-events';
@@ -269,16 +270,12 @@ function lineRows(
 
 export const projection: Projection = {
   name: 'journal',
-  // 4: matched settlements clear psp_clearing into the bank (src/ledger/settlement-bookings.ts)
-  // 3: a register row is recognised by its time, not its amounts (a corrected originalAmount replaces the
-  //    row instead of booking a second one); a reserve held for 0 days is released after it is held; a
-  //    name passes back to its other holder when its holder is renamed (holds no longer depend on batches)
-  // 2: register_rows.effect holds the compact inputs of the entries in force (1: the entries as JSON)
+  // what each version changed: docs/ledger.md, "Read-model versions"
   version: 4,
   usesBank: true,
 
   async setup(tx: Tx, ctx: ProjectionContext) {
-    const s = `"${ctx.schema}"`;
+    const s = ident(ctx.schema);
     await tx.unsafe(`
       create table ${s}.sub_merchant_versions (
         event_id uuid primary key,
@@ -463,7 +460,7 @@ export const projection: Projection = {
       dirty.set(f.rowKey, { effect, lastEventId: e.id });
     }
 
-    const q = `"${schema}"`;
+    const q = ident(schema);
     if (versions.length) {
       await copyRows(
         tx,
@@ -508,7 +505,7 @@ export const projection: Projection = {
   },
 
   views(ctx: ProjectionContext) {
-    const s = `"${ctx.schema}"`;
+    const s = ident(ctx.schema);
     // receiver name → sub-merchant id: the id holding the name now (the smallest when two do), else the id
     // that held it last (a renamed sub-merchant keeps the rows booked under its former name)
     const idOf = `coalesce((select d.sub_merchant_id from ${s}.directory d where d.name = x.receiver order by d.sub_merchant_id collate "C" limit 1),

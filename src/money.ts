@@ -48,13 +48,6 @@ function describe(input: unknown): string {
   }
 }
 
-/** Parses or throws; for trusted internal data only. */
-export function toMinor(input: unknown): Minor {
-  const r = parseAmount(input, { allowNegative: true });
-  if (!r.ok) throw new RangeError(r.reason);
-  return r.minor;
-}
-
 /** Minor units to a plain decimal string with two decimals ("-12.05"). Exact. */
 export function formatMinor(minor: Minor): string {
   const neg = minor < 0n;
@@ -62,10 +55,4 @@ export function formatMinor(minor: Minor): string {
   const whole = abs / 100n;
   const frac = (abs % 100n).toString().padStart(2, '0');
   return `${neg ? '-' : ''}${whole}.${frac}`;
-}
-
-export function sumMinor(values: Iterable<Minor>): Minor {
-  let total = 0n;
-  for (const v of values) total += v;
-  return total;
 }

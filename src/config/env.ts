@@ -306,8 +306,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
     try {
       const u = new URL(v);
       if (!protocols.includes(u.protocol)) throw new Error('protocol');
-      // What the drivers do with the credentials, checked here so that the message names the variable
-      // (found in review): they percent-decode them, and split the address at the first "@".
+      // What the drivers do with the credentials, checked here so that the message names the variable:
+      // they percent-decode them, and split the address at the first "@".
       const userinfo = /^[a-z+]+:\/\/([^/?#]*)@/i.exec(v)?.[1] ?? '';
       if (userinfo.includes('@')) {
         problem(name, 'the user name or password holds "@": write it percent-encoded (%40)');

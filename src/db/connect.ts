@@ -5,8 +5,9 @@ import type { Logger } from '../log';
 import { installDriverGuard } from './driver-guard';
 import { ensureEmbeddedPostgres, stopEmbeddedPostgresIfLastUser } from './embedded';
 import { migrate } from './migrate';
+import type { Sql } from './sql';
 
-export type Sql = postgres.Sql<{ bigint: bigint }>;
+export type { Sql } from './sql';
 
 export interface Database {
   readonly sql: Sql;

@@ -57,7 +57,7 @@ function pgDirOf(dataDir: string): string {
 /**
  * The superuser's password, made at the first start. Called under the start/stop lock, before initdb: the
  * file is read and, when absent, created there, so every process uses the password the cluster was
- * initialised with (found in review: made before the lock with a plain write, two processes starting on a
+ * initialised with (made before the lock with a plain write, two processes starting on a
  * fresh directory both wrote one, initdb took the first and the file kept the second, and no later process
  * could connect). It is written whole (a temporary file, fsync, rename), mode 0600.
  */

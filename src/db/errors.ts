@@ -74,8 +74,3 @@ export function isConnectionError(error: unknown): boolean {
     return true;
   return false;
 }
-
-/** True for failures that a fresh transaction may not meet again. */
-export function isRetryableTransactionError(error: unknown): boolean {
-  return isSqlState(error, 'serializationFailure') || isSqlState(error, 'deadlockDetected');
-}

@@ -2,8 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../log';
-import { sha256Hex } from '../events/ids';
-import type { Sql } from './connect';
+import { sha256Hex } from '../canonical';
+import type { Sql } from './sql';
 
 export const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 

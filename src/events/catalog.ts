@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { NewEvent, RecordedEvent } from '../store/types';
-import { eventIdFor, idFromCanonical, stableStringify } from './ids';
+import { stableStringify } from '../canonical';
+import { eventIdFor, idFromCanonical } from './ids';
 
 /**
  * Every event type recon writes has a name, a version and a zod schema of its data. Upcasting an old

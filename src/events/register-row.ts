@@ -6,7 +6,7 @@ import type { NormalizedPeriodRecord, NormalizedRegisterRecord } from './ingest-
  * partial refunds of one payment by time. Amounts are not part of it, so a later observation with a
  * corrected amount replaces the row instead of adding a second one; only a row without dateTime (which a
  * well-formed register never has) is told apart by its originalAmount, as the reconciliation's matching
- * does (src/ledger/matching.ts, `sameRow`).
+ * does (src/reconciliation/matching.ts, `sameRow`).
  */
 export function registerRowKey(
   posId: string,
@@ -18,7 +18,7 @@ export function registerRowKey(
 
 /**
  * How one period record is recognised across observations (ingestion), as the reconciliation's matching
- * recognises it (src/ledger/matching.ts, `sameRow`; period records have no receiver and no report id): POS,
+ * recognises it (src/reconciliation/matching.ts, `sameRow`; period records have no receiver and no report id): POS,
  * paymentId and method (`periodRowGroup`), then the same dateTime, or the same amount when either record has
  * no dateTime (the PSP gives none for some init/pending records, and gives one once they are final). That
  * last rule is not an equivalence (a record without time joins rows of different times), so it is a

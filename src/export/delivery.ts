@@ -4,7 +4,7 @@ import type { Transporter } from 'nodemailer';
 import type { Sql } from '../db/connect';
 import { newEvent } from '../events/catalog';
 import { StatementSendFailed, StatementSent, statementDeliveryStream } from '../events/delivery-events';
-import { sha256Hex, stableStringify } from '../events/ids';
+import { sha256Hex, stableStringify } from '../canonical';
 import type { Logger } from '../log';
 import type { EventStore, RecordedEvent } from '../store/types';
 import { fileSha256 } from './statements';

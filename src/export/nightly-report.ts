@@ -7,7 +7,6 @@ import { addCashSheet, cashSheetData, type CashSheetData } from './cash-sheet';
 import {
   COUNT_FORMAT,
   DATE_TIME_FORMAT,
-  ExportError,
   addTableSheet,
   closeTable,
   createLocalTime,
@@ -17,6 +16,7 @@ import {
   safeText,
   writeRow,
 } from './xlsx';
+import { ExportError } from './errors';
 
 /**
  * The nightly reconciliation report: one workbook per business day, read from the reconciliation views

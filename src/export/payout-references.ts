@@ -1,4 +1,4 @@
-import { sha256Hex } from '../events/ids';
+import { sha256Hex } from '../canonical';
 
 /**
  * The statement number finance writes in a payout's remittance text: `RS-<sub-merchant>-<YYYY-MM>-<currency>`,

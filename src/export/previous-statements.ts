@@ -7,8 +7,8 @@ import { comparePositions, parsePosition, type EventStore, type Position } from 
  * Statements build on the ones issued before them: a month opens at the closing finance was last told
  * (the previous statement's), and whatever changed in earlier months since (a late row, a status that
  * turned, a correction, a journal rebuilt by better rules) is shown as this month's adjustments instead of
- * silently re-stating a month that was already paid. Found in review: a January sale that failed after
- * January's statement was issued vanished from January and was never clawed back.
+ * silently re-stating a month that was already paid: without it, a January sale that failed after
+ * January's statement was issued would vanish from January and never be clawed back.
  *
  * What a run stated is kept per receiver name (StatementIssued.closings), because a sub-merchant's id for a
  * name can change between runs (a receiver unknown to the directory, stated as `receiver:<name>`, is later
@@ -87,7 +87,7 @@ export async function issuedBefore(
  * The run a sub-merchant's statement builds on: the latest that covered it — a run for all, or one for it
  * that stated every name it has now (`names`). A run for it alone states only the names it had then: a name
  * joined since (a `receiver:<name>` registered under it) was stated by a run for all, and a statement built on
- * the single run would count it at 0 and pay it again (found in review).
+ * the single run would count it at 0 and pay it again.
  */
 export function previousRunOf(
   runs: readonly IssuedRun[],

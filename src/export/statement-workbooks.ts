@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import { sha256Hex, stableStringify } from '../events/ids';
+import { sha256Hex, stableStringify } from '../canonical';
 import type {
   AdjustmentEntry as LedgerAdjustment,
   StatementFigures as LedgerFigures,
@@ -9,7 +9,6 @@ import {
   COUNT_FORMAT,
   DATE_FORMAT,
   DATE_TIME_FORMAT,
-  ExportError,
   addTableSheet,
   BOLD_FONT,
   printSetup,
@@ -24,6 +23,7 @@ import {
   writeRow,
 } from './xlsx';
 import { type PayoutSection, writeHeldSheet, writePaidOutSheet } from './payout-sheets';
+import { ExportError } from './errors';
 
 /**
  * The writer layer of payout statements: plain rows in, workbooks out. It knows nothing of the
@@ -418,7 +418,7 @@ export async function writeStatementWorkbook(
       { header: 'Released', width: 16 },
     ]);
     // The schedule lists what was held in the month and what was released in it (held earlier); its totals
-    // are the month's, as in the bridge: held in the month, released in the month (found in review: the
+    // are the month's, as in the bridge: held in the month, released in the month (the
     // held total added the earlier holds released this month, and disagreed with the bridge).
     const heldThisMonth = (r: ReserveScheduleRow) => excelDay(r.heldOn).toISOString().slice(0, 7) === meta.month;
     const totals = new Map<string, { held: bigint; released: bigint }>();

@@ -32,7 +32,7 @@ import { memoize } from '../memoize';
 import { recordedHeld } from './holds';
 import { closingsPaidOut, payoutFigures } from './statement-payout-figures';
 import { issuedPayouts, statementPayouts, withPaidOut } from './statement-payouts';
-import { ExportError } from './xlsx';
+import { ExportError } from './errors';
 
 /**
  * `recon statements`: cuts the month's figures at one event-store position (the journal's checkpoint

@@ -3,30 +3,13 @@ import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { IANAZone } from 'luxon';
+import { ExportError } from './errors';
 
 /**
  * Spreadsheet hygiene shared by every workbook recon writes: exact money display, real dates in the
  * business zone, text that can never run as a formula, frozen header + autofilter + widths, and a
  * temp-then-rename file commit so that no partial file ever looks complete.
  */
-
-export type ExportErrorCode =
-  | 'EXPORT_AMOUNT_TOO_LARGE'
-  | 'EXPORT_WRITE_FAILED'
-  | 'EXPORT_NO_POSITION'
-  | 'EXPORT_BRIDGE_MISMATCH'
-  | 'EXPORT_NOTHING_TO_ISSUE'
-  | 'EXPORT_FILE_NAME_COLLISION';
-
-export class ExportError extends Error {
-  constructor(
-    readonly code: ExportErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'ExportError';
-  }
-}
 
 /**
  * Minor units (hundredths) to the number Excel stores. Every integer below 2^53 is exact as a double,

@@ -1,5 +1,6 @@
 import { newEvent } from '../events/catalog';
-import { idFromCanonical, stableStringify } from '../events/ids';
+import { idFromCanonical } from '../events/ids';
+import { stableStringify } from '../canonical';
 import {
   PeriodRecordObserved,
   RegisterRecordObserved,

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { eventIdFor, stableStringify } from '../events/ids';
+import { eventIdFor } from '../events/ids';
+import { stableStringify } from '../canonical';
 import { normalizeAccountId } from '../config/bank';
 import { DEFAULT_RESERVE_HOLD_DAYS, SubMerchantRegistered, subMerchantStream } from '../events/ledger-events';
 import type { EventStore, NewEvent } from '../store/types';

@@ -445,7 +445,7 @@ export async function syncWindow(
     }
     ctx.progress(posId, window, 'period');
     // The window's report id: the period records of one fetch are told apart from another fetch's, so that
-    // two different records of one operation in one fetch are a duplicate (found in review: with null, the
+    // two different records of one operation in one fetch are a duplicate (with null, the
     // second replaced the first unseen), and they wait for the window's SyncWindowCompleted like its rows.
     const periodMeta: SyncObservation = { source: 'period', reportId, window, observedAt: iso(now()) };
     const period = await readRecords(

@@ -1,4 +1,4 @@
-import { copyRows, type CopyValue } from '../projection/copy-rows';
+import { copyRows, type Cell } from '../projection/copy-rows';
 import type { ProjectionContext, Tx } from '../projection/projection';
 import {
   appendsOf,
@@ -66,8 +66,8 @@ const LINE_COLUMNS = [
 ];
 
 interface Written {
-  entries: CopyValue[][];
-  lines: CopyValue[][];
+  entries: Cell[][];
+  lines: Cell[][];
 }
 
 function write(

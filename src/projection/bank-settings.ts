@@ -1,5 +1,5 @@
 import { EMPTY_BANK_CONFIG, type BankConfig } from '../config/bank';
-import { stableStringify } from '../events/ids';
+import { stableStringify } from '../canonical';
 
 /**
  * The bank settings a build records (projection_builds.bank_settings, migration 1700): canonical JSON of

@@ -4,7 +4,7 @@ import type { RecordedEvent } from '../store/types';
 
 /**
  * A read model built from the event store. One file per projection in projections/. The runner
- * (src/ledger/runner.ts) feeds events in commit order and, in one PostgreSQL transaction, applies a
+ * (src/projection/runner.ts) feeds events in commit order and, in one PostgreSQL transaction, applies a
  * batch and moves the projection's checkpoint: each event takes effect exactly once.
  *
  * Tables live in a schema of their own per build (`ctx.schema`, e.g. rm_journal_v1_b1), so that a new

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Sql } from '../db/connect';
 import type { BankConfig } from '../config/bank';
+import { ident } from '../db/identifier';
 import type { Logger } from '../log';
 import { memoize } from '../memoize';
 import {
@@ -234,11 +235,7 @@ async function tryLock(tx: Tx, name: string): Promise<boolean> {
 
 async function dropBuild(tx: Tx, schema: string): Promise<void> {
   await tx`update projection_builds set status = 'retired', retired_at = now(), updated_at = now() where schema_name = ${schema}`;
-  await tx.unsafe(`drop schema if exists ${quoteIdent(schema)} cascade`);
-}
-
-function quoteIdent(s: string): string {
-  return `"${s.replace(/"/g, '""')}"`;
+  await tx.unsafe(`drop schema if exists ${ident(schema)} cascade`);
 }
 
 /** Creates a new build (schema + tables) of the projection's current version. Caller holds the lock. */
@@ -248,8 +245,8 @@ async function createBuild(tx: Tx, deps: RunnerDeps, p: Projection): Promise<Bui
   >`select coalesce(max(build), 0)::int as n from projection_builds where name = ${p.name}`;
   const build = (m?.n ?? 0) + 1;
   const schema = buildSchemaName(p.name, p.version, build);
-  await tx.unsafe(`drop schema if exists ${quoteIdent(schema)} cascade`);
-  await tx.unsafe(`create schema ${quoteIdent(schema)}`);
+  await tx.unsafe(`drop schema if exists ${ident(schema)} cascade`);
+  await tx.unsafe(`create schema ${ident(schema)}`);
   const bankSettings = bankSettingsText(deps.bank);
   await p.setup(
     tx,
@@ -520,7 +517,7 @@ async function advanceAll(deps: RunnerDeps, targets: Target[], opts: RunOptions)
       continue;
     }
     const results = await Promise.allSettled(group.map((t) => advanceOne(deps, t, events, reachedEnd, opts)));
-    // A build that cannot apply a batch stops alone; the others read on (found in review: one failing
+    // A build that cannot apply a batch stops alone; the others read on (one failing
     // projection, always the lowest checkpoint, kept every other one from following the store).
     results.forEach((r, i) => {
       if (r.status === 'fulfilled') return;
@@ -809,14 +806,6 @@ export async function projectionBuilds(sql: Sql): Promise<
     timezone: r.timezone,
     graceHours: r.grace_hours,
   }));
-}
-
-/** Schema of the live build of a projection, or undefined before its first build went live. */
-export async function liveSchema(sql: Sql | Tx, name: string): Promise<string | undefined> {
-  const [r] = await sql<
-    { schema_name: string }[]
-  >`select schema_name from projection_builds where name = ${name} and status = 'live'`;
-  return r?.schema_name;
 }
 
 /**

@@ -124,7 +124,7 @@ interface Answer {
 
 /**
  * A path segment. `.` and `..` are refused: the URL parser collapses them (encoded or not), so the request
- * would go to another endpoint (`cancel("..")` became a POST to /pos/<pos>/cancel; found in review).
+ * would go to another endpoint (`cancel("..")` became a POST to /pos/<pos>/cancel).
  */
 const seg = (s: string) => {
   if (s === '.' || s === '..' || /^(%2e|\.){1,2}$/i.test(s))
@@ -165,7 +165,7 @@ function cardFields(req: Record<string, unknown>): Record<string, unknown> {
 
 /**
  * JSON body of a request with amounts written as JSON numbers, exactly: from the minor units the amount
- * parses to ("012.50" and "12.5" are sent as 12.50; lossless-json refuses a leading zero, found in review).
+ * parses to ("012.50" and "12.5" are sent as 12.50; lossless-json refuses a leading zero).
  */
 export function serializeRequest(req: Record<string, unknown>): string {
   const num = (v: unknown) => {

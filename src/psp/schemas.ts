@@ -367,20 +367,6 @@ export const REGISTER_DEFAULT_FIELDS: readonly RegisterField[] = [
   'customerFee',
   'merchantFee',
 ];
-/** What recon asks for: everything the reconciliation uses (defaults + split, reserve and identification fields). */
-export const REGISTER_RECON_FIELDS: readonly RegisterField[] = [
-  ...REGISTER_DEFAULT_FIELDS,
-  'projectId',
-  'originalAmount',
-  'reserveAmount',
-  'receiverName',
-  'receiverAmount',
-  'receiverFee',
-  'authCode',
-  'rrnCode',
-  'paymentSystem',
-];
-
 // ---------------------------------------------------------------------------------------------
 // 4.7: register report responses (incoming)
 

@@ -164,7 +164,7 @@ function checkCommon(req: Record<string, unknown>, add: Add) {
   if (typeof req.payload === 'string' && [...req.payload].length > MAX_PAYLOAD_CHARS)
     add('payload', `at most ${MAX_PAYLOAD_CHARS} characters`);
   // The PSP stores these and returns them in the register, the period records and webhooks, whose text recon
-  // keeps: a card number written there would be persisted (found in review).
+  // keeps: a card number written there would be persisted.
   for (const f of FREE_TEXT_FIELDS)
     if (typeof req[f] === 'string' && holdsCardNumber(req[f])) add(f, 'must not hold a card number');
   if (typeof req.customer_birthday === 'string' && !isDate(req.customer_birthday))

@@ -1,4 +1,4 @@
-import { uuidV5 } from '../events/ids';
+import { uuidV5 } from '../canonical';
 import type { DiscrepancyType } from './discrepancy-types';
 import {
   isFinal,
@@ -66,11 +66,6 @@ export interface ReportWait {
 /** A discrepancy the rules see now (before lifecycle: status, detection and resolution times). */
 export interface Finding {
   readonly id: string;
-  /**
-   * The id version 5 gave it, from the operation's rank (`<posId>:<paymentId>:<method>:<ordinal>`) as matched
-   * now: acceptances recorded against those ids still find their discrepancy (see docs/discrepancies.md).
-   */
-  readonly legacyId: string;
   readonly type: DiscrepancyType;
   readonly posId: string;
   readonly paymentId: string | null;
@@ -215,29 +210,45 @@ export function reportWaits(ops: readonly MatchedOperation[], ctx: RuleContext):
   return out;
 }
 
-/** Findings of one payment's operations at ctx.now. */
-export function findDiscrepancies(ops: readonly MatchedOperation[], ctx: RuleContext): Finding[] {
-  const out: Finding[] = [];
-  const rules = { ...ctx, completedReports: ctx.completedReports ?? new Set(ctx.windows.map((w) => w.reportId)) };
-  for (const op of ops) {
-    const mature = matureAt(op, ctx.graceMs);
-    if (ctx.now === null || mature === null || ctx.now < mature) continue;
-    const items = present(op);
-    const receivers = op.register?.receivers ?? [];
-    const subMerchantIds = distinct(
-      receivers.map((r) => ctx.subMerchantOf(r.receiverName)).filter((x): x is string => x !== undefined),
-    ).sort();
-    const currency = op.register?.currency ?? op.period?.currency ?? op.webhook?.currency ?? null;
-    const opEvidence = items.flatMap((i) => i.eventIds);
-    const base = (
-      type: DiscrepancyType,
-      receiver: string | null,
-      values: Record<string, unknown>,
-      evidence: readonly string[],
-      idReceiver = receiver,
-    ): Finding => ({
+/** One mature operation as the rules see it at ctx.now. */
+interface Judged {
+  readonly op: MatchedOperation;
+  readonly ctx: RuleContext & { readonly completedReports: ReadonlySet<string> };
+  readonly now: number;
+  readonly mature: number;
+  readonly items: readonly SourceItem[];
+  /** every event of the operation's items */
+  readonly evidence: readonly string[];
+  /** what each source said (built once, shared by the findings that carry nothing more) */
+  perSource(): Record<string, unknown>;
+  finding(
+    type: DiscrepancyType,
+    receiver: string | null,
+    values: Record<string, unknown>,
+    evidence: readonly string[],
+    idReceiver?: string | null,
+  ): Finding;
+}
+
+function judged(op: MatchedOperation, ctx: Judged['ctx'], now: number, mature: number): Judged {
+  const items = present(op);
+  const subMerchantIds = distinct(
+    (op.register?.receivers ?? [])
+      .map((r) => ctx.subMerchantOf(r.receiverName))
+      .filter((x): x is string => x !== undefined),
+  ).sort();
+  const currency = op.register?.currency ?? op.period?.currency ?? op.webhook?.currency ?? null;
+  let values: Record<string, unknown> | undefined;
+  return {
+    op,
+    ctx,
+    now,
+    mature,
+    items,
+    evidence: items.flatMap((i) => i.eventIds),
+    perSource: () => (values ??= perSource(op)),
+    finding: (type, receiver, values, evidence, idReceiver = receiver) => ({
       id: discrepancyId(type, op.key, idReceiver),
-      legacyId: discrepancyId(type, `${op.posId}:${op.paymentId}:${op.method}:${op.ordinal}`, idReceiver),
       type,
       posId: op.posId,
       paymentId: op.paymentId,
@@ -251,133 +262,159 @@ export function findDiscrepancies(ops: readonly MatchedOperation[], ctx: RuleCon
       occurredAt: op.occurredAt,
       values,
       evidence: distinct([...evidence]),
-    });
-    let values: Record<string, unknown> | undefined;
-    const perSourceOf = () => (values ??= perSource(op));
-    const final = items.some((i) => isFinal(i.status));
-    const t = Date.parse(op.occurredAt!);
+    }),
+  };
+}
 
-    // missing_in_report / missing_in_period: a window covering the operation was synced after it was older than the
-    // grace; judged only once the reports of the operation's rows are complete (the sync appends a window's register
-    // rows and its period records in separate appends: the one seen without the other is not missing yet).
-    const missingWaits = awaitedReports(missingRows(op), rules).length > 0;
-    for (const [src, type] of [
-      ['register', 'missing_in_report'],
-      ['period', 'missing_in_period'],
-    ] as const) {
-      if (op[src] || !final || missingWaits) continue;
-      const w = ctx.windows.find(
-        (w) => Date.parse(w.from) <= t && t < Date.parse(w.to) && Date.parse(w.completedAt) >= mature,
-      );
-      if (!w) continue;
+/**
+ * missing_in_report / missing_in_period: a window covering the operation was synced after it was older than the
+ * grace; judged only once the reports of the operation's rows are complete (the sync appends a window's register
+ * rows and its period records in separate appends: the one seen without the other is not missing yet).
+ */
+function missingInSources(j: Judged): Finding[] {
+  const { op, ctx } = j;
+  if (!j.items.some((i) => isFinal(i.status)) || awaitedReports(missingRows(op), ctx).length > 0) return [];
+  const t = Date.parse(op.occurredAt!);
+  const out: Finding[] = [];
+  for (const [src, type] of [
+    ['register', 'missing_in_report'],
+    ['period', 'missing_in_period'],
+  ] as const) {
+    if (op[src]) continue;
+    const w = ctx.windows.find(
+      (w) => Date.parse(w.from) <= t && t < Date.parse(w.to) && Date.parse(w.completedAt) >= j.mature,
+    );
+    if (!w) continue;
+    const window = { from: w.from, to: w.to, completed_at: w.completedAt, report_id: w.reportId };
+    out.push(j.finding(type, null, { ...j.perSource(), window }, [...j.evidence, w.eventId]));
+  }
+  return out;
+}
+
+/**
+ * missing_webhook: the PSP's data show a final operation older than the grace, and healing asked for a re-send
+ * that has not arrived (yet): resolved when it does.
+ */
+function missingWebhook(j: Judged): Finding[] {
+  const { op } = j;
+  const pspFinal = [op.register, op.period].some((i) => i !== null && isFinal(i.status));
+  if (op.webhook || !pspFinal) return [];
+  const asked = j.ctx.resends.filter((r) => r.method === op.method && Date.parse(r.requestedAt) <= j.now);
+  if (asked.length === 0) return [];
+  const values = { ...j.perSource(), resend_requested_at: asked.map((r) => r.requestedAt) };
+  return [j.finding('missing_webhook', null, values, [...j.evidence, ...asked.map((r) => r.eventId)])];
+}
+
+const differs = (a: bigint | null | undefined, b: bigint | null | undefined) => a != null && b != null && a !== b;
+
+/** status, amount, currency and fee mismatches: the sources present disagree. */
+function sourcesDisagree(j: Judged): Finding[] {
+  const { items } = j;
+  if (items.length < 2) return [];
+  const out: Finding[] = [];
+  if (distinct(items.map((i) => i.status)).length > 1)
+    out.push(j.finding('status_mismatch', null, j.perSource(), j.evidence));
+  const amounts = items.filter((i) => i.amount !== null).map((i) => i.amount!.toString());
+  if (distinct(amounts).length > 1) out.push(j.finding('amount_mismatch', null, j.perSource(), j.evidence));
+  if (distinct(items.map((i) => i.currency)).length > 1)
+    out.push(j.finding('currency_mismatch', null, j.perSource(), j.evidence));
+  const { register: r, period: p, webhook: w } = j.op;
+  if (
+    (r && p && (differs(r.customerFee, p.customerFee) || differs(r.merchantFee, p.merchantFee))) ||
+    (r && w && differs(w.merchantFee, r.merchantFee))
+  )
+    out.push(j.finding('fee_mismatch', null, j.perSource(), j.evidence));
+  return out;
+}
+
+/** split_mismatch: judged only once the report the receiver rows came from is complete (no transient mismatch mid-report). */
+function splitMismatch(j: Judged): Finding[] {
+  const r = j.op.register;
+  if (!r || r.receivers.length === 0 || r.amount === null || awaitedReports(splitRows(j.op), j.ctx).length > 0)
+    return [];
+  const sum = r.receivers.reduce((a, x) => a + x.share, 0n);
+  if (sum === r.amount) return [];
+  const values = { ...j.perSource(), shares_sum: sum.toString(), original_amount: r.amount.toString() };
+  return [j.finding('split_mismatch', null, values, r.eventIds)];
+}
+
+function unknownSubMerchant(j: Judged): Finding[] {
+  return (j.op.register?.receivers ?? [])
+    .filter((rc) => j.ctx.subMerchantOf(rc.receiverName) === undefined)
+    .map((rc) =>
+      j.finding(
+        'unknown_sub_merchant',
+        rc.receiverName,
+        { ...j.perSource(), receiver_name: rc.receiverName },
+        rc.row.versions.map((v) => v.eventId),
+      ),
+    );
+}
+
+const rowValues = (v: Observation) => ({
+  event_id: v.eventId,
+  report_id: v.reportId,
+  status: v.status,
+  amount: s(v.amount),
+  gross_amount: s(v.grossAmount),
+  customer_fee: s(v.customerFee),
+  merchant_fee: s(v.merchantFee),
+  receiver_amount: s(v.receiverAmount),
+  receiver_fee: s(v.receiverFee),
+  reserve_amount: s(v.reserveAmount),
+  currency: v.currency,
+  date_time: v.dateTime,
+});
+
+/** duplicate: one source gave two different rows of the same operation and receiver in one report. */
+function duplicates(j: Judged): Finding[] {
+  const out: Finding[] = [];
+  for (const src of SOURCES) {
+    for (const row of j.op[src]?.rows ?? []) {
+      if (row.duplicates.size === 0) continue;
+      const receiver = row.current.receiverName;
+      const versions: Observation[] = [...row.duplicates.values()].flat();
+      const values = {
+        ...j.perSource(),
+        source: src,
+        receiver_name: receiver,
+        report_ids: [...row.duplicates.keys()].sort(),
+        rows: versions.map(rowValues),
+      };
       out.push(
-        base(
-          type,
-          null,
-          { ...perSourceOf(), window: { from: w.from, to: w.to, completed_at: w.completedAt, report_id: w.reportId } },
-          [...opEvidence, w.eventId],
+        j.finding(
+          'duplicate',
+          receiver,
+          values,
+          versions.map((v) => v.eventId),
+          `${src}:${receiver ?? ''}`,
         ),
       );
     }
+  }
+  return out;
+}
 
-    // missing_webhook: the PSP's data show a final operation older than the grace, and healing asked for a re-send
-    // that has not arrived (yet): resolved when it does.
-    const pspFinal = [op.register, op.period].some((i) => i !== null && isFinal(i.status));
-    if (!op.webhook && pspFinal) {
-      const asked = ctx.resends.filter((r) => r.method === op.method && Date.parse(r.requestedAt) <= ctx.now!);
-      if (asked.length) {
-        out.push(
-          base('missing_webhook', null, { ...perSourceOf(), resend_requested_at: asked.map((r) => r.requestedAt) }, [
-            ...opEvidence,
-            ...asked.map((r) => r.eventId),
-          ]),
-        );
-      }
-    }
+/** The rules, in the order their findings are listed. */
+const RULES: ReadonlyArray<(j: Judged) => Finding[]> = [
+  missingInSources,
+  missingWebhook,
+  sourcesDisagree,
+  splitMismatch,
+  unknownSubMerchant,
+  duplicates,
+];
 
-    if (items.length > 1) {
-      if (distinct(items.map((i) => i.status)).length > 1)
-        out.push(base('status_mismatch', null, perSourceOf(), opEvidence));
-      const amounts = items.filter((i) => i.amount !== null).map((i) => i.amount!.toString());
-      if (distinct(amounts).length > 1) out.push(base('amount_mismatch', null, perSourceOf(), opEvidence));
-      if (distinct(items.map((i) => i.currency)).length > 1)
-        out.push(base('currency_mismatch', null, perSourceOf(), opEvidence));
-      const r = op.register;
-      const p = op.period;
-      const w = op.webhook;
-      const differs = (a: bigint | null | undefined, b: bigint | null | undefined) => a != null && b != null && a !== b;
-      if (
-        (r && p && (differs(r.customerFee, p.customerFee) || differs(r.merchantFee, p.merchantFee))) ||
-        (r && w && differs(w.merchantFee, r.merchantFee))
-      ) {
-        out.push(base('fee_mismatch', null, perSourceOf(), opEvidence));
-      }
-    }
-
-    const r = op.register;
-    // judged only once the report the receiver rows came from is complete (no transient mismatch mid-report)
-    if (r && receivers.length > 0 && r.amount !== null && awaitedReports(splitRows(op), rules).length === 0) {
-      const sum = receivers.reduce((a, x) => a + x.share, 0n);
-      if (sum !== r.amount) {
-        out.push(
-          base(
-            'split_mismatch',
-            null,
-            { ...perSourceOf(), shares_sum: sum.toString(), original_amount: r.amount.toString() },
-            r.eventIds,
-          ),
-        );
-      }
-    }
-    for (const rc of receivers) {
-      if (ctx.subMerchantOf(rc.receiverName) === undefined) {
-        out.push(
-          base(
-            'unknown_sub_merchant',
-            rc.receiverName,
-            { ...perSourceOf(), receiver_name: rc.receiverName },
-            rc.row.versions.map((v) => v.eventId),
-          ),
-        );
-      }
-    }
-    for (const src of SOURCES) {
-      const it = op[src];
-      if (!it) continue;
-      for (const row of it.rows) {
-        if (row.duplicates.size === 0) continue;
-        const receiver = row.current.receiverName;
-        const versions: Observation[] = [...row.duplicates.values()].flat();
-        out.push(
-          base(
-            'duplicate',
-            receiver,
-            {
-              ...perSourceOf(),
-              source: src,
-              receiver_name: receiver,
-              report_ids: [...row.duplicates.keys()].sort(),
-              rows: versions.map((v) => ({
-                event_id: v.eventId,
-                report_id: v.reportId,
-                status: v.status,
-                amount: s(v.amount),
-                gross_amount: s(v.grossAmount),
-                customer_fee: s(v.customerFee),
-                merchant_fee: s(v.merchantFee),
-                receiver_amount: s(v.receiverAmount),
-                receiver_fee: s(v.receiverFee),
-                reserve_amount: s(v.reserveAmount),
-                currency: v.currency,
-                date_time: v.dateTime,
-              })),
-            },
-            versions.map((v) => v.eventId),
-            `${src}:${receiver ?? ''}`,
-          ),
-        );
-      }
-    }
+/** Findings of one payment's operations at ctx.now. */
+export function findDiscrepancies(ops: readonly MatchedOperation[], ctx: RuleContext): Finding[] {
+  const out: Finding[] = [];
+  if (ctx.now === null) return out;
+  const rules = { ...ctx, completedReports: ctx.completedReports ?? new Set(ctx.windows.map((w) => w.reportId)) };
+  for (const op of ops) {
+    const mature = matureAt(op, ctx.graceMs);
+    if (mature === null || ctx.now < mature) continue;
+    const j = judged(op, rules, ctx.now, mature);
+    for (const rule of RULES) out.push(...rule(j));
   }
   return out;
 }

@@ -1,3 +1,4 @@
+import { ident } from '../db/identifier';
 import type { Sql } from '../db/connect';
 import { WebhookResendRequested, healStream, paymentStream, syncStream } from '../events/ingest-events';
 import { comparePositions, formatPosition, type EventStore, type RecordedEvent } from '../store/types';
@@ -146,7 +147,7 @@ export async function explain(
   for (const v of views) {
     if (!ids.length) break;
     const rows = await deps.sql.unsafe<Record<string, unknown>[]>(
-      `select * from recon."${v.table_name.replace(/"/g, '""')}" where payment_id = any($1::text[])`,
+      `select * from recon.${ident(v.table_name)} where payment_id = any($1::text[])`,
       [ids] as never[],
     );
     if (rows.length)

@@ -1,5 +1,3 @@
-import type { ReconciliationType } from '../reconciliation/discrepancy-types';
-
 /**
  * The sandbox's picture of the PSP's data: orders, their operations, and the injected differences
  * between the PSP's three sources (register report, period transactions, webhooks). Amounts are
@@ -140,8 +138,25 @@ export interface Order {
   readonly injection: InjectionType | null;
 }
 
-/** Ground-truth discrepancy types: the names recon gives the discrepancies (issue 5). */
-export type GroundTruthType = ReconciliationType;
+/**
+ * Ground-truth discrepancy types: the disagreements of PSP data the sandbox injects, named as recon names the
+ * discrepancies it finds (src/reconciliation/discrepancy-types.ts; test/sandbox/scenario.test.ts checks the
+ * names). The sandbox stands beside recon and does not import its read side.
+ */
+export const GROUND_TRUTH_TYPES = [
+  'missing_in_report',
+  'missing_in_period',
+  'missing_webhook',
+  'status_mismatch',
+  'amount_mismatch',
+  'currency_mismatch',
+  'fee_mismatch',
+  'split_mismatch',
+  'unknown_sub_merchant',
+  'duplicate',
+  'report_count_mismatch',
+] as const;
+export type GroundTruthType = (typeof GROUND_TRUTH_TYPES)[number];
 
 /** What can be injected: the ground-truth types plus a webhook lost on delivery that a re-send recovers. */
 export type InjectionType = GroundTruthType | 'webhook_lost_resendable';

@@ -95,13 +95,3 @@ export function createRng(seed: number): Rng {
   };
   return rng;
 }
-
-/** Fisher–Yates with the given generator. Returns a new array. */
-export function shuffled<T>(items: readonly T[], rng: Rng): T[] {
-  const out = items.slice();
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(rng.next() * (i + 1));
-    [out[i], out[j]] = [out[j]!, out[i]!];
-  }
-  return out;
-}

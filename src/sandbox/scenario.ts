@@ -1,11 +1,10 @@
 import { DateTime } from 'luxon';
-import { RECONCILIATION_TYPES } from '../reconciliation/discrepancy-types';
+import { GROUND_TRUTH_TYPES } from './model';
 import { createRng, hashSeed, type Rng } from './random';
 import type {
   CardData,
   Distortion,
   GroundTruthEntry,
-  GroundTruthType,
   InjectionType,
   Operation,
   Order,
@@ -75,11 +74,7 @@ export interface Scenario {
   subMerchantCsv(): string;
 }
 
-/**
- * Every discrepancy type recon detects between the PSP's sources is one the sandbox can inject into them;
- * those of money that moved (settlement_*, payout_*) are the bank world's (src/sandbox/bank.ts).
- */
-export const GROUND_TRUTH_TYPES: readonly GroundTruthType[] = RECONCILIATION_TYPES;
+export { GROUND_TRUTH_TYPES };
 
 export const INJECTION_TYPES: readonly InjectionType[] = [...GROUND_TRUTH_TYPES, 'webhook_lost_resendable'];
 

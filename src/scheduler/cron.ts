@@ -115,23 +115,6 @@ function instantOfWall(offsetAt: OffsetAt, wall: number): number {
   return best ?? wall - before * 60_000;
 }
 
-/**
- * The instant of a wall time in a zone: the earliest one when the wall time happens twice (fall back);
- * when it does not exist (spring forward) the instant at the same distance from the offset before the gap,
- * i.e. the wall time read with the old offset (02:30 → 03:30 new time).
- */
-export function wallTimeToInstant(
-  zone: IANAZone,
-  year: number,
-  month: number,
-  day: number,
-  hour: number,
-  minute: number,
-  second: number,
-): number {
-  return instantOfWall((ms) => zone.offset(ms), Date.UTC(year, month - 1, day, hour, minute, second));
-}
-
 // Far enough for "29 February on a Monday" style expressions.
 const MAX_DAYS = 366 * 30;
 const HOUR_MS = 3_600_000;

@@ -244,7 +244,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       outcomes.push(await execute(job, o.at, 'schedule', signal));
     }
     // More owed than one tick runs: this occurrence waits too (it has no row, so the next tick owes it after
-    // the ones before it); run now, it would become the latest recorded and hide those (found in review).
+    // the ones before it); run now, it would become the latest recorded and hide those.
     if (at && list.length >= MAX_OWED)
       log.warn('more job occurrences owed than one tick runs; the next tick carries on', {
         job: job.name,
@@ -277,7 +277,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
   /**
    * At start: what fell due while no worker ran (and what a dead worker left), of every job together, in the
    * order of their scheduled times — a monthly statement owed after two nightly syncs is cut after them, as on
-   * schedule (found in review: each job caught up on its own, at the same time as the others).
+   * schedule (each job caught up on its own, at the same time as the others).
    */
   async function catchUpAll(at: Date): Promise<void> {
     const signal = controller.signal;

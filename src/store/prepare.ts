@@ -1,4 +1,4 @@
-import { sha256Hex, stableStringify } from '../events/ids';
+import { sha256Hex, stableStringify } from '../canonical';
 import { EventIdConflictError, InvalidEventError } from './errors';
 import type { AppendRequest, NewEvent } from './types';
 

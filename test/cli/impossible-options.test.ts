@@ -3,13 +3,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reconEnv } from '../faults/support/env';
+import { reconEnv } from '../../fixtures/psp-env';
 import { createTestDatabase, type TestDatabase } from '../support/db';
 
 /**
  * `recon` commands given a day that has the shape YYYY-MM-DD but is not a day of the calendar, or a count
  * that is not one: a usage error, exit code 2, with a message naming the option (src/cli/options.ts), as
- * `--month 2025-13` or `--format xml` get. They once got exit 1 and a message naming no option (found in review).
+ * `--month 2025-13` or `--format xml` get. They once got exit 1 and a message naming no option.
  */
 
 const BIN = path.resolve('bin/recon.mjs');

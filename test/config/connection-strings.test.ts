@@ -8,7 +8,6 @@ import { loadConfig } from '../../src/config/env';
  * WHATWG URL accepts it, so the configuration check (src/config/env.ts url()) passes and `recon config`
  * exits 0; the driver then decodes the password with decodeURIComponent and every command dies with
  * "recon: URI malformed", exit 1, naming neither DATABASE_URL nor what to fix.
- * (Found in review.)
  */
 
 const ROOT = path.resolve(import.meta.dirname, '../..');

@@ -8,7 +8,6 @@ import { describe, expect, it } from 'vitest';
  * 8080:8080 and runs `npx recon start`, whose --host defaults to 127.0.0.1: inside the container the worker
  * listens on the container's loopback only, which Docker's port publishing (and the PSP's webhooks) cannot
  * reach. The worker must listen on the container's interfaces (--host 0.0.0.0).
- * (Found in review.)
  */
 
 const ROOT = path.resolve(import.meta.dirname, '../..');

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 
 /**
  * The embedded server's password file (RECON_DATA_DIR/pg-credentials.json) when several processes start on a
- * fresh data directory at once. Found in review: it was read, and made when absent, before the start/stop
+ * fresh data directory at once. It was read, and made when absent, before the start/stop
  * lock was taken, with a plain write; with "A: absent, B: absent, A writes its password, B writes its own",
  * initdb used A's and the file kept B's, so B and every later process failed to connect. It is now read
  * and made under the lock, written whole.

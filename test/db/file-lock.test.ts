@@ -7,7 +7,7 @@ import { withFileLock } from '../../src/db/file-lock';
 
 /**
  * The embedded server's start/stop lock (pg.lock, src/db/file-lock.ts): stale locks are recognised, live ones
- * are waited for, and a signal (a command's SIGINT/SIGTERM) ends the wait. Found in review: a lock naming this process's own pid (left by a process killed with -9
+ * are waited for, and a signal (a command's SIGINT/SIGTERM) ends the wait. A lock naming this process's own pid (left by a process killed with -9
  * before a container restart, whose pid the new process got: pids start again from 1) was waited for until
  * the timeout, and an empty lock file (its holder killed between creating it and writing its pid) was never
  * taken over, at every later start.

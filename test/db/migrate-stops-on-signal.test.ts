@@ -3,15 +3,15 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type Sql } from '../../src/db/connect';
 import { migrate, type Migration } from '../../src/db/migrate';
-import { sha256Hex } from '../../src/events/ids';
+import { sha256Hex } from '../../src/canonical';
 import { createLogger } from '../../src/log';
 import { createTestDatabase, type TestDatabase } from '../support/db';
-import { reconEnv } from '../faults/support/env';
+import { reconEnv } from '../../fixtures/psp-env';
 
 /**
  * SIGINT/SIGTERM while recon waits for another process's migrations (the session advisory lock
  * MIGRATION_LOCK of src/db/migrate.ts, which another migrator may hold for minutes: migration 0400 rewrites
- * es_events at about half a minute per million). Found in review: withRuntime aborted its signal, but
+ * es_events at about half a minute per million). WithRuntime aborted its signal, but
  * openDatabase/migrate never looked at it, so `recon start` ignored one SIGTERM for as long as the other
  * migrator ran. The lock is now tried again every 200 ms, and the signal ends the wait at once.
  */

@@ -9,7 +9,7 @@ import { createTestDatabase, type TestDatabase } from '../support/db';
 import { appendAll, at, periodRow, project, registerRows, syncCompleted, webhook } from './fixtures';
 
 /**
- * The query parameters of the auditor API (found in review): a limit PostgreSQL could not take was a 500, and
+ * The query parameters of the auditor API: a limit PostgreSQL could not take was a 500, and
  * an unknown parameter — a misspelt filter — was ignored, so the answer was every discrepancy as if it had
  * matched. Now the parameters are an allow-list, each given at most once, limit is 1…MAX_LIMIT (also the
  * default page), and offset pages through the rest, announced by a `Link: rel="next"` header.

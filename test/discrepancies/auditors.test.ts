@@ -8,7 +8,7 @@ import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore } from '../../src/store/types';
 import { createAuditorApi } from '../../src/http/auditor-api';
 import { csvCell, discrepanciesCsv, listDiscrepancies } from '../../src/reconciliation/discrepancy-queries';
-import { liveSchema } from '../../src/projection/runner';
+import { liveSchema } from '../support/live-schema';
 import { appendAll, at, periodRow, project, registerRows, subMerchant, syncCompleted, webhook } from './fixtures';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -156,7 +156,7 @@ describe('recon_auditor role', () => {
         await denied('create table recon.mine (x int)');
         await denied(`select * from es_append_any('')`);
         // nor take the advisory locks recon serialises its work on: held for a session, one would stall
-        // every catch-up (found in review; migration 0900)
+        // every catch-up (migration 0900)
         await denied(`select pg_advisory_lock(7315, hashtext('reconciliation'))`);
         await denied('select pg_try_advisory_lock(7315220100)');
         await denied('select pg_advisory_xact_lock_shared(1)');

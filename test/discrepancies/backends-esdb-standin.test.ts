@@ -4,9 +4,9 @@ import { createEventStoreDbStore } from '../../src/store/eventstoredb';
 import type { EventStore } from '../../src/store/types';
 import { createTestDatabase, useTestStore, type TestDatabase } from '../support/db';
 import { startEsdbStandin, type EsdbStandin } from '../support/esdb-standin/server';
-import { appendChunks, scenarioFor } from '../ledger/ingest-stream';
+import { appendChunks, scenarioFor } from '../../fixtures/scenario-events';
 import { deps, project } from './fixtures';
-import { reconciliationEvents } from './stream';
+import { reconciliationEvents } from '../../fixtures/reconciliation-events';
 
 /**
  * The same appends on both backends give the same reconciliation: the EventStoreDB backend runs against

@@ -4,9 +4,10 @@ import { newEvent } from '../../src/events/catalog';
 import { DiscrepancyAccepted, discrepancyStream } from '../../src/events/audit-events';
 import { SubMerchantRegistered, subMerchantStream } from '../../src/events/ledger-events';
 import { discrepancyId } from '../../src/reconciliation/discrepancy-rules';
-import { liveSchema, rebuildProjection } from '../../src/projection/runner';
+import { rebuildProjection } from '../../src/projection/runner';
+import { liveSchema } from '../support/live-schema';
 import type { EventStore } from '../../src/store/types';
-import { appendChunks, scenarioFor } from '../ledger/ingest-stream';
+import { appendChunks, scenarioFor } from '../../fixtures/scenario-events';
 import {
   POS,
   appendAll,
@@ -19,7 +20,7 @@ import {
   syncCompleted,
   webhook,
 } from './fixtures';
-import { reconciliationEvents } from './stream';
+import { reconciliationEvents } from '../../fixtures/reconciliation-events';
 
 /**
  * The projection loads only the payments a batch touches and writes back only what changed; these tests

@@ -10,7 +10,7 @@ import { POS, appendAll, at, periodRow, project, registerRows, syncCompleted, we
 /**
  * `recon explain` lists every evidence event of the payment's discrepancies. It left out the sync window that
  * is the evidence of a webhook-only payment's missing_in_report when the webhook had `created_at` but no
- * `processed_at` (found in review): explain took a webhook's time from `processed_at` only, matching from
+ * `processed_at`: explain took a webhook's time from `processed_at` only, matching from
  * `processed_at`, else `created_at`. Explain now reads the time through matching's own `observationOf`, and
  * also lists the windows covering each operation's `occurred_at` (the first-seen time when no source gives one).
  */

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/db';
 import { newEvent } from '../../src/events/catalog';
 import { SyncWindowFailed, syncStream } from '../../src/events/ingest-events';
-import { liveSchema } from '../../src/projection/runner';
+import { liveSchema } from '../support/live-schema';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { AppendRequest, EventStore } from '../../src/store/types';
 import {
@@ -21,7 +21,7 @@ import {
  * `syncWindow` (src/ingest/sync.ts) appends a window's register rows, then — in other appends — its period
  * records, then SyncWindowCompleted. An operation the PSP lists only in a later (lookback) sync of a window that
  * was already synced past the operation's grace used to get a missing_in_period opened at the register append
- * and resolved at the period append of the same sync (found in review). missing_in_* of an operation now waits,
+ * and resolved at the period append of the same sync. missing_in_* of an operation now waits,
  * like split_mismatch, for the reports of its rows to complete: their SyncWindowCompleted, a later completed
  * window covering them (a failed sync's rerun), or the grace clock (a failed window never synced again).
  * Every append is projected on its own (as a live worker would), and rebuilds in other batch sizes give the

@@ -1,15 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { useTestStore } from '../support/db';
-import { newEvent } from '../../src/events/catalog';
-import { DiscrepancyAccepted, discrepancyStream } from '../../src/events/audit-events';
 import { acceptDiscrepancy } from '../../src/reconciliation/discrepancy-queries';
-import { discrepancyId } from '../../src/reconciliation/discrepancy-rules';
-import { rebuildProjection } from '../../src/projection/runner';
 import { matchPayment, type Observation } from '../../src/reconciliation/matching';
 import {
   appendAll,
   at,
-  deps,
   discrepancies,
   periodRow,
   POS,
@@ -22,9 +17,8 @@ import {
 
 /**
  * Operation keys name an operation by its time (`<posId>:<paymentId>:<method>:<occurred_at>`), and discrepancy
- * ids derive from them. They were ranks in time (`…:<ordinal>`): an earlier partial refund reported later
- * shifted every later refund's key, so their discrepancies got new ids and an auditor's acceptance landed on
- * another operation (found in review).
+ * ids derive from them: a rank in time would shift every later refund's key when an earlier partial refund is
+ * reported late, giving their discrepancies new ids and moving an auditor's acceptance to another operation.
  */
 
 const P = 'pay-refunds';
@@ -218,116 +212,5 @@ describe('an accepted discrepancy of a partial refund', () => {
     expect(
       after.filter((d) => (d as unknown as { operation_key: string }).operation_key === ops[0]!.operation_key),
     ).toEqual([]);
-  });
-});
-
-describe('acceptances recorded against version 5 ids (operation key by rank)', () => {
-  const fx = useTestStore();
-
-  /** A DiscrepancyAccepted as `recon discrepancies accept` recorded it under version 5: the id from `<…>:<ordinal>`. */
-  const acceptedV5 = (paymentId: string, ordinal: number, acceptedAt: string) => {
-    const id = discrepancyId('fee_mismatch', `${POS}:${paymentId}:refund:${ordinal}`, null);
-    return {
-      stream: discrepancyStream(id),
-      events: [
-        newEvent(DiscrepancyAccepted, {
-          discrepancyId: id,
-          note: 'PSP fee correction pending',
-          acceptedBy: 'Olena',
-          acceptedAt: at(acceptedAt),
-        }),
-      ],
-    };
-  };
-  const refund = (
-    paymentId: string,
-    dateTime: string,
-    amount: bigint,
-    periodFee: bigint,
-    reportId: string,
-    observedAt: string,
-  ) => [
-    registerRows({
-      paymentId,
-      method: 'refund',
-      dateTime,
-      amount,
-      merchantFee: 100n,
-      reportId,
-      observedAt: at(observedAt),
-    }),
-    periodRow({
-      paymentId,
-      method: 'refund',
-      dateTime,
-      amount,
-      merchantFee: periodFee,
-      reportId,
-      observedAt: at(observedAt),
-    }),
-  ];
-  const digest = async () => {
-    const [r] = await fx.db.sql<
-      { d: string; n: number }[]
-    >`select md5(coalesce(string_agg(t::text, '|' order by t::text), '')) as d, count(*)::int as n from recon.discrepancies t`;
-    return `${r!.n}:${r!.d}`;
-  };
-
-  it('still accept the discrepancy that id named when it was recorded, and keep it through a later earlier refund and a rebuild', async () => {
-    await appendAll(fx.store, [
-      ...refund('pay-v5', R2, 45_00n, 999n, 'rep-1', '2024-03-02T01:00:00Z'),
-      syncCompleted({ ...day, completedAt: at('2024-03-04T01:00:00Z'), reportId: 'rep-2' }),
-    ]);
-    await project(fx.db.sql, fx.store);
-    const [open] = await discrepancies(fx.db.sql);
-    expect([open!.type, open!.status]).toEqual(['fee_mismatch', 'open']);
-    // accepted by a version 5 build: R2 was then the payment's refund 0
-    const acceptance = acceptedV5('pay-v5', 0, '2024-03-04T09:00:00Z');
-    await appendAll(fx.store, [acceptance]);
-    await project(fx.db.sql, fx.store);
-    const [accepted] = await fx.db.sql<
-      { id: string; status: string; accepted_by: string; accepted_by_event: string }[]
-    >`select id::text, status, accepted_by, accepted_by_event::text from recon.discrepancies`;
-    expect(accepted).toEqual({
-      id: open!.id,
-      status: 'accepted',
-      accepted_by: 'Olena',
-      accepted_by_event: acceptance.events[0]!.id,
-    });
-
-    // R1 (fee mismatch too) reported later: it is now refund 0 and R2 refund 1; R2's decision stays on R2 only
-    await appendAll(fx.store, [
-      ...refund('pay-v5', R1, 30_00n, 555n, 'rep-3', '2024-03-04T10:00:00Z'),
-      syncCompleted({ ...day, completedAt: at('2024-03-04T10:05:00Z'), reportId: 'rep-3' }),
-    ]);
-    await project(fx.db.sql, fx.store);
-    const rows = await fx.db.sql<
-      { status: string; operation_key: string }[]
-    >`select status, operation_key from recon.discrepancies order by operation_key`;
-    expect(rows).toEqual([
-      { status: 'open', operation_key: `${POS}:pay-v5:refund:${R1}` },
-      { status: 'accepted', operation_key: `${POS}:pay-v5:refund:${R2}` },
-    ]);
-
-    const stepwise = await digest();
-    for (const batchSize of [100_000, 1]) {
-      await rebuildProjection(deps(fx.db.sql, fx.store), 'reconciliation', { batchSize });
-      await project(fx.db.sql, fx.store, batchSize);
-      expect(await digest()).toEqual(stepwise);
-    }
-  });
-
-  it('an acceptance recorded before its discrepancy exists (a rebuild of other rules) is applied when the version 5 id appears', async () => {
-    await appendAll(fx.store, [acceptedV5('pay-v5-early', 0, '2024-03-01T09:00:00Z')]);
-    await project(fx.db.sql, fx.store);
-    await appendAll(fx.store, [
-      ...refund('pay-v5-early', R2, 45_00n, 999n, 'rep-4', '2024-03-04T11:00:00Z'),
-      syncCompleted({ ...day, completedAt: at('2024-03-04T11:05:00Z'), reportId: 'rep-4' }),
-    ]);
-    await project(fx.db.sql, fx.store);
-    const rows = await fx.db.sql<
-      { status: string; operation_key: string }[]
-    >`select status, operation_key from recon.discrepancies where payment_id = 'pay-v5-early'`;
-    expect(rows).toEqual([{ status: 'accepted', operation_key: `${POS}:pay-v5-early:refund:${R2}` }]);
   });
 });

@@ -8,7 +8,7 @@ import { appendAll, at, discrepancies, POS, project, registerRows, syncCompleted
  * One period fetch that lists an operation twice with different values is a `duplicate`, as in the
  * register: the sync gives period records the window's report id (src/ingest/sync.ts). With `reportId: null`,
  * as the sync stored them before, the second record replaced the first unseen and the injected amount became
- * an amount_mismatch (found in review).
+ * an amount_mismatch.
  */
 
 const DAY = '2024-03-01';

@@ -10,7 +10,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 describe('partial refunds with equal amounts at close times', () => {
   // Two refunds of 30.00, 3 s apart: A succeeded, B failed. Each webhook's processed_at lags its operation's
   // register dateTime (the sandbox models 0.2–5 s): A's by 2.5 s, B's by 5 s. So A's webhook is nearer in time
-  // to B's register row (0.5 s) than to its own (2.5 s); nearest pairs taken first crossed them (found in review).
+  // to B's register row (0.5 s) than to its own (2.5 s); nearest pairs taken first crossed them.
   const A = at('2024-06-01T10:00:00.000Z');
   const B = at('2024-06-01T10:00:03.000Z');
   const obs = recorded([

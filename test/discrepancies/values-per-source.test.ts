@@ -8,7 +8,7 @@ const seen = at('2024-06-02T00:00:00Z');
 
 describe('values of every operation-level discrepancy hold what each source said ({ register, period, webhook })', () => {
   // duplicate and unknown_sub_merchant carried only their own fields (unknown_sub_merchant: the register's values
-  // alone) — found in review
+  // alone)
   it('duplicate and unknown_sub_merchant too, beside their own fields (docs/discrepancies.md: values, "plus per type")', () => {
     const obs = recorded([
       registerRows({

@@ -23,7 +23,7 @@ const hook = (status: 'pending' | 'success' | 'failure', processedAt: string, re
 describe('webhook deliveries reordered between two final statuses (flip-flop success → failure)', () => {
   // The PSP processed the operation as success at 10:00:05 and then as failure at 10:00:20 (its latest status,
   // as the register and the period also say). The failure webhook is delivered first, the older success webhook
-  // later; the later delivery used to win (found in review).
+  // later; the later delivery used to win.
   it('the webhook source keeps the status the PSP processed last (processed_at), not the one delivered last', () => {
     const obs = recorded([
       ...psp('failure'),

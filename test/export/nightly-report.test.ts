@@ -19,7 +19,7 @@ import { silentLogger } from '../../src/log';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore } from '../../src/store/types';
 import { createTestDatabase, type TestDatabase } from '../support/db';
-import { appendChunks, scenarioEvents, scenarioFor } from '../ledger/ingest-stream';
+import { appendChunks, scenarioEvents, scenarioFor } from '../../fixtures/scenario-events';
 
 const TZ = 'Europe/Kyiv';
 let db: TestDatabase;
@@ -181,7 +181,7 @@ describe('nightly report', () => {
     expect(facts.get('Business day')).toBe('2025-01-15 (Europe/Kyiv)');
     expect(facts.get('Job: healing requests')).toBe(3);
     expect(facts.get('Windows synced')).toBe(data.windows.length);
-    // no window synced that day: said in words, not as '- (a placeholder starting like a formula got an apostrophe; found in review)
+    // no window synced that day: said in words, not as '- (a placeholder starting like a formula got an apostrophe)
     if (data.windows.length === 0) expect(facts.get('Register report ids')).toBe('(none)');
     else expect(String(facts.get('Register report ids'))).not.toMatch(/^'/);
   });

@@ -6,9 +6,7 @@ import { useStatementTest } from './support';
  * January is issued for everyone, then Shop A's January statement is sent again alone (`--sub-merchant`,
  * same position, same figures). A receiver January stated as `receiver:Shop A Ltd` is then given to SM-A
  * (directory corrected to the PSP's spelling). February must open at what January stated for both names;
- * it builds on the `--sub-merchant` run, whose closings only name `Shop A`. Without that re-send (control,
- * checked in review) February is issued with opening 15,000 and adjustments 0.
- * (Found in review.)
+ * it builds on the `--sub-merchant` run, whose closings only name `Shop A`. Without that re-send February is issued with opening 15,000 and adjustments 0.
  */
 
 const t = useStatementTest({

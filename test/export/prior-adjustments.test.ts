@@ -8,7 +8,7 @@ import { useStatementTest } from './support';
 
 /**
  * A statement opens at the closing of the statement issued before it, and shows what changed in earlier
- * months since then as adjustments (found in review: a January sale that failed after January's statement
+ * months since then as adjustments (a January sale that failed after January's statement
  * was issued vanished from January, so February opened at 0 and the 50,000 already paid was never clawed
  * back; a January sale first reported after January was issued was never paid).
  */

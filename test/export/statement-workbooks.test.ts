@@ -14,7 +14,8 @@ import {
   type StatementLine,
   type StatementMeta,
 } from '../../src/export/statement-workbooks';
-import { ExportError, minorToMajor, moneyFormat, safeText, STALE_PARTIAL_MS } from '../../src/export/xlsx';
+import { ExportError } from '../../src/export/errors';
+import { minorToMajor, moneyFormat, safeText, STALE_PARTIAL_MS } from '../../src/export/xlsx';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'recon-export-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

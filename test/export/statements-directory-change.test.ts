@@ -8,7 +8,6 @@ import { useStatementTest } from './support';
  * A receiver unknown to the directory is stated as `receiver:<name>`. When the directory later learns it
  * (id SM-GHOST), the next month's statement must open at what January's statement said for that receiver
  * (1,000), not at 0 with the whole history re-paid as an "adjustment".
- * (Found in review.)
  */
 
 const t = useStatementTest({ pos: 'pos-r2', outPrefix: 'recon-directory-change-' });

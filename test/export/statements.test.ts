@@ -15,7 +15,7 @@ import { silentLogger } from '../../src/log';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import { parsePosition, type EventStore } from '../../src/store/types';
 import { createTestDatabase, type TestDatabase } from '../support/db';
-import { appendChunks, scenarioEvents, scenarioFor } from '../ledger/ingest-stream';
+import { appendChunks, scenarioEvents, scenarioFor } from '../../fixtures/scenario-events';
 
 /**
  * Statements through the real ledger: sandbox-scenario events → projections → statements, then every

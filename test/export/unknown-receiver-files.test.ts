@@ -9,7 +9,7 @@ import { useStatementTest } from './support';
 /**
  * Two receivers unknown to the directory whose names differ only in characters outside A-Za-z0-9._- (any
  * two Cyrillic names of the same length) once got the same statement file name, and the second statement
- * overwrote the first (found in review).
+ * overwrote the first.
  */
 
 const POS = 'pos-s';

@@ -11,7 +11,7 @@ import { silentLogger } from '../../src/log';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import { createTestDatabase, type TestDatabase } from '../support/db';
-import { reconEnv } from './support/env';
+import { reconEnv } from '../../fixtures/psp-env';
 import { killAll, runRecon } from './support/processes';
 import { importDirectory } from './support/scenario';
 import { addDays, expectedWindows, localMidnight, localMonth, offsetAt, wallClock, ZONE_RULES } from './support/zones';

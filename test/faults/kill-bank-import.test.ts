@@ -5,7 +5,7 @@ import { finished } from 'node:stream/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BankFileEntry, writeCamt053Stream } from '../../src/sandbox/bank-files';
 import { createTestDatabase, type TestDatabase } from '../support/db';
-import { reconEnv } from './support/env';
+import { reconEnv } from '../../fixtures/psp-env';
 import { killAll, runRecon, spawnRecon, waitFor } from './support/processes';
 import { countEvents, eventIds, storeIntegrity } from './support/store-checks';
 

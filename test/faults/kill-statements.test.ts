@@ -9,7 +9,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/server';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import { formatPosition } from '../../src/store/types';
 import { createTestDatabase, type TestDatabase } from '../support/db';
-import { reconEnv } from './support/env';
+import { reconEnv } from '../../fixtures/psp-env';
 import { killAll, runRecon, spawnRecon, waitFor } from './support/processes';
 import { ingestScenario } from './support/scenario';
 import { recordedTypes } from './support/store-checks';

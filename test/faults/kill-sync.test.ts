@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server';
 import { createTestDatabase, type TestDatabase } from '../support/db';
-import { reconEnv } from './support/env';
+import { reconEnv } from '../../fixtures/psp-env';
 import { killAll, runRecon, spawnRecon, waitFor } from './support/processes';
 import { countEvents, eventIds, recordedTypes, storeIntegrity, viewDigests } from './support/store-checks';
 

@@ -7,7 +7,7 @@ import { createPspClient, type PspClient } from '../../src/psp/client';
 import { DEFAULT_FAULTS, startSandbox, type Faults, type Sandbox } from '../../src/sandbox/server';
 import { useTestDatabases, type TestDatabase } from '../support/db';
 import { sandboxSyncDeps } from '../support/sync-deps';
-import { pspEnv } from './support/env';
+import { pspEnv } from '../../fixtures/psp-env';
 import { faultFreeObservations } from './support/scenario';
 import { failuresRecorded, observationIds } from './support/store-checks';
 

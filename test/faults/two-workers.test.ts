@@ -6,7 +6,7 @@ import { importSubMerchants, parseSubMerchantCsv } from '../../src/ingest/sub-me
 import { startSandbox, type Sandbox } from '../../src/sandbox/server';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import { createTestDatabase, type TestDatabase } from '../support/db';
-import { reconEnv } from './support/env';
+import { reconEnv } from '../../fixtures/psp-env';
 import { killAll, runRecon, spawnRecon, waitFor, type ReconProcess } from './support/processes';
 import { eventsUpTo, projectionState, viewDigests } from './support/store-checks';
 

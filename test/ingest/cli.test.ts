@@ -5,7 +5,7 @@ import { syncRange } from '../../src/ingest/sync';
 import { silentLogger } from '../../src/log';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server';
 import { createPostgresEventStore } from '../../src/store/postgres';
-import { pspEnv } from '../faults/support/env';
+import { pspEnv } from '../../fixtures/psp-env';
 import { useTestDatabases, type TestDatabase } from '../support/db';
 
 const BIN = path.resolve('bin/recon.mjs');

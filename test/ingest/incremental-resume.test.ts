@@ -11,7 +11,7 @@ import { useTestDatabases, type TestDatabase } from '../support/db';
 /**
  * The incremental sync resumes from what was truly read (src/ingest/watermark.ts): a completed window counts
  * up to the moment it was read, a gap is not jumped over, a failed window is read again until windows
- * completed after it cover it. Found in review: the watermark was the latest `window.to` of any completed
+ * completed after it cover it. The watermark was the latest `window.to` of any completed
  * window, so a range run whose --to lay in the future, or a later window completed after a failed one,
  * moved it past data never read.
  */

@@ -6,7 +6,7 @@ import { createTestDatabase, useTestStore } from '../support/db';
 import { registerRecords, seenPayments } from './operations-seen-support';
 import { capturingLogger } from './helpers';
 
-/** The healing index's checkpoint check (src/ingest/operations-seen.ts) for a checkpoint made before migration 0800, with no event at its position (found in review: it was kept). */
+/** The healing index's checkpoint check (src/ingest/operations-seen.ts) for a checkpoint made before migration 0800, with no event at its position (it was kept). */
 const POS = 'pos-r2-ops';
 const { appendRecord } = registerRecords(POS);
 

@@ -11,8 +11,8 @@ import { formOf, POS_ID, purchaseWebhook, SECRET } from './helpers';
 /**
  * WEBHOOK_ALLOWED_IPS may spell an address in any of its forms (`0:0:0:0:0:0:0:1`, `2001:DB8::10`,
  * `::ffff:203.0.113.10`); the sender as Node reports it, or as a trusted proxy writes it in X-Forwarded-For,
- * has its own spelling. Both are compared in one canonical form (src/config/ip-address.ts). Found in review:
- * they were compared as text, so an allowed sender listed in another spelling got 403 on every delivery.
+ * has its own spelling. Both are compared in one canonical form (src/config/ip-address.ts): compared as
+ * text, an allowed sender listed in another spelling would get 403 on every delivery.
  */
 
 const fx = useTestStore();

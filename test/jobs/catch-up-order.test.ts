@@ -11,7 +11,7 @@ import { statementFigures } from '../../src/ledger/ledger-queries';
 import { importSubMerchants, parseSubMerchantCsv } from '../../src/ingest/sub-merchants';
 import { runProjections } from '../../src/projection/runner';
 import { silentLogger } from '../../src/log';
-import { createFakeClock } from '../../src/scheduler/clock';
+import { createFakeClock } from '../support/fake-clock';
 import { runsOf } from '../../src/scheduler/job-runs';
 import { createScheduler, type JobDefinition, type RunOutcome } from '../../src/scheduler/scheduler';
 import { createPostgresEventStore } from '../../src/store/postgres';
@@ -24,7 +24,6 @@ import { waitVisible } from '../ledger/visible';
  * nightly run of 1 March 02:30 (which reads 28 February's register report) comes before the monthly
  * statements of 06:00, so February's statements include 28 February. Started again at 08:00, the scheduler
  * owes both: are February's statements still cut after that nightly sync?
- * (Found in review.)
  */
 
 const TZ = 'Europe/Kyiv';

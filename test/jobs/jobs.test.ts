@@ -8,13 +8,13 @@ import { loadConfig, type Config } from '../../src/config/env';
 import { statementFigures } from '../../src/ledger/ledger-queries';
 import { statementFileName } from '../../src/export/statement-workbooks';
 import { silentLogger } from '../../src/log';
-import { createFakeClock } from '../../src/scheduler/clock';
+import { createFakeClock } from '../support/fake-clock';
 import { runsOf } from '../../src/scheduler/job-runs';
 import { createScheduler, type RunOutcome } from '../../src/scheduler/scheduler';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore } from '../../src/store/types';
 import { createTestDatabase, type TestDatabase } from '../support/db';
-import { appendChunks, scenarioEvents, scenarioFor } from '../ledger/ingest-stream';
+import { appendChunks, scenarioEvents, scenarioFor } from '../../fixtures/scenario-events';
 
 /** The real jobs on a fake clock: the first of the month issues last month's statements, each night a report. */
 

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createFakeClock } from '../../src/scheduler/clock';
+import { createFakeClock } from '../support/fake-clock';
 import { runsOf } from '../../src/scheduler/job-runs';
 import { createScheduler, type RunOutcome } from '../../src/scheduler/scheduler';
 import { createTestDatabase, type TestDatabase } from '../support/db';
 
 /**
  * More owed occurrences than one tick runs (40): the tick's own occurrence waits too, so that it does not
- * become the latest recorded one and hide the owed ones after the first 40 (found in review: a worker down for
+ * become the latest recorded one and hide the owed ones after the first 40 (a worker down for
  * a weekend lost 5 hourly runs for good).
  */
 

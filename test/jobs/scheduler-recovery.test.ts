@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { connect, type Sql } from '../../src/db/connect';
 import { previousMonth } from '../../src/export/nightly-report';
 import { createLogger } from '../../src/log';
-import { createFakeClock } from '../../src/scheduler/clock';
+import { createFakeClock } from '../support/fake-clock';
 import { runsOf } from '../../src/scheduler/job-runs';
 import { createScheduler, type JobDefinition, type RunOutcome } from '../../src/scheduler/scheduler';
 import { createTestDatabase, type TestDatabase } from '../support/db';
@@ -10,7 +10,7 @@ import { createTestDatabase, type TestDatabase } from '../support/db';
 /**
  * What happens to an occurrence of a scheduled job that a worker never finished (killed mid-run), never
  * started (down at the scheduled time, or its tick met a database outage), or that failed twice in a row
- * (found in review: only the latest earlier occurrence was retried, and only when `failed`).
+ * (only the latest earlier occurrence was retried, and only when `failed`).
  */
 
 let db: TestDatabase;

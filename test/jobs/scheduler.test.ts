@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { connect, type Sql } from '../../src/db/connect';
-import { createFakeClock } from '../../src/scheduler/clock';
+import { createFakeClock } from '../support/fake-clock';
 import { nextRuns, parseCron, validateCron } from '../../src/scheduler/cron';
 import { runsOf } from '../../src/scheduler/job-runs';
 import { createScheduler, type JobDefinition, type RunOutcome } from '../../src/scheduler/scheduler';

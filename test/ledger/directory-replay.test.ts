@@ -9,7 +9,7 @@ import { waitVisible } from './visible';
  * The journal's in-batch directory (`register()` in projections/journal.ts) once forgot that another
  * sub-merchant also held a name when the name's holder was renamed, so the hold days of a reserve depended
  * on where batch boundaries fell: the live build (one append per batch) and a rebuild from zero
- * (everything in one batch) disagreed (found in review).
+ * (everything in one batch) disagreed.
  */
 
 const POS = 'pos-b';

@@ -8,8 +8,8 @@ import { importCsv, registerRows, TZ, useJournalStore } from './journal-support'
 import { waitVisible } from './visible';
 
 /**
- * Corrections and directory changes the journal and the ledgers must get right (found in review, each
- * failed on journal v2): a corrected originalAmount, a renamed sub-merchant, a reserve held for 0 days.
+ * Corrections and directory changes the journal and the ledgers must get right (each
+ * fails on a journal that keys rows by their amounts): a corrected originalAmount, a renamed sub-merchant, a reserve held for 0 days.
  * Each test uses its own payments and receivers.
  */
 

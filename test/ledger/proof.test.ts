@@ -7,7 +7,7 @@ import { parsePosition, type EventStore } from '../../src/store/types';
 import { monthBounds } from '../../src/ledger/journal-rules';
 import { createTestDatabase, type TestDatabase } from '../support/db';
 import { waitVisible } from './visible';
-import { appendChunks, scenarioEvents, scenarioFor } from './ingest-stream';
+import { appendChunks, scenarioEvents, scenarioFor } from '../../fixtures/scenario-events';
 
 /**
  * The proof of the runner: the same events fed incrementally (many small appends, each followed by a

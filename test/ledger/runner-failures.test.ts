@@ -13,7 +13,7 @@ import { comparePositions, parsePosition, type EventStore } from '../../src/stor
 import { createTestDatabase, type TestDatabase } from '../support/db';
 import { appendVisible, tallyDeps, tallyEvents, tallyProjection, tallyTotals } from './tally';
 
-/** The projection runner (src/ledger/runner.ts) when a build is not on the store or a projection cannot apply a batch (found in review). */
+/** The projection runner (src/projection/runner.ts) when a build is not on the store or a projection cannot apply a batch. */
 
 let db: TestDatabase;
 let store: EventStore;

@@ -7,7 +7,7 @@ import { isPspError } from '../../src/psp/errors';
 import type { DirectPurchaseRequest } from '../../src/psp/schemas';
 
 /**
- * Edges of outgoing requests (found in review): an amount written with a leading zero, a card number the PSP
+ * Edges of outgoing requests: an amount written with a leading zero, a card number the PSP
  * echoes in another form than it was sent, order ids that are dot segments of a URL.
  */
 
@@ -102,7 +102,7 @@ async function outcome(p: Promise<unknown>): Promise<unknown> {
 }
 
 describe('psp client: outgoing amounts', () => {
-  it('an amount with a leading zero that validation accepts ("012.50") is sent as 12.50, exactly (found in review: a plain Error from the JSON writer)', async () => {
+  it('an amount with a leading zero that validation accepts ("012.50") is sent as 12.50, exactly (a plain Error from the JSON writer)', async () => {
     await outcome(
       client().splitPurchase(direct({ amount: '012.50', split: [{ amount: '012.50', sub_merchant_id: SUB }] })),
     );

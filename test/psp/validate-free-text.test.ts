@@ -25,7 +25,7 @@ const direct = (over: Record<string, unknown> = {}): DirectPurchaseRequest =>
     ...over,
   }) as DirectPurchaseRequest;
 
-describe('card numbers in free-text fields (found in review)', () => {
+describe('card numbers in free-text fields', () => {
   // The PSP stores description and payload and returns them in every period record (2.9), the register (2.10)
   // and webhooks; recon keeps their raw text in its events. A card number put there ends up persisted.
   for (const field of ['description', 'payload'] as const) {

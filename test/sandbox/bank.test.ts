@@ -5,7 +5,7 @@ import { newEvent } from '../../src/events/catalog';
 import { bankWorld, type BankWorldOptions, type BankWorldStatement, type ExpectedPayout } from '../../src/sandbox/bank';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { AppendRequest, NewEvent } from '../../src/store/types';
-import { appendChunks, scenarioEvents, scenarioFor } from '../ledger/ingest-stream';
+import { appendChunks, scenarioEvents, scenarioFor } from '../../fixtures/scenario-events';
 import { projectCash } from '../settlement/support';
 import { createTestDatabase } from '../support/db';
 

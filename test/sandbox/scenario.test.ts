@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseAmount } from '../../src/money';
 import type { GroundTruthEntry, Operation } from '../../src/sandbox/model';
 import { periodRecord, REGISTER_FIELDS, registerRows, webhookBody } from '../../src/sandbox/render';
+import { DISCREPANCY_TYPES } from '../../src/reconciliation/discrepancy-types';
 import { generateScenario, GROUND_TRUTH_TYPES, type Scenario } from '../../src/sandbox/scenario';
 
 const render = { fields: REGISTER_FIELDS, projectName: 'p', entityName: 'e' };
@@ -220,7 +221,8 @@ describe('generateScenario', () => {
     const truth = s.groundTruth.filter((e) => e.type !== 'report_count_mismatch');
     const found = detect(s);
     expect(found.map(key).sort()).toEqual(truth.map(key).sort());
-    // every type is there, at most one per order
+    // every type is one recon names, every type is there, at most one per order
+    for (const t of GROUND_TRUTH_TYPES) expect(DISCREPANCY_TYPES, t).toContain(t);
     for (const t of GROUND_TRUTH_TYPES)
       expect(
         s.groundTruth.some((e) => e.type === t),

@@ -239,7 +239,7 @@ export function eventStoreContract(name: string, make: () => Promise<StoreFixtur
 
     // Each of the behaviours below once failed on PostgreSQL (a raced retry refused, a stream named twice
     // checked and counted as if named once, JSON null refused by one path, a name stored as another name,
-    // raw 22021/22P05/22003), and the first two went otherwise on EventStoreDB (found in review).
+    // raw 22021/22P05/22003), and the first two went otherwise on EventStoreDB.
 
     it('retries of an append with an expected revision, racing the original, are duplicates, not WRONG_EXPECTED_REVISION', async () => {
       // PostgreSQL: a retry that waited for the stream's lock read the stored ids with a snapshot from before

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/db';
-import { reconEnv } from '../faults/support/env';
+import { reconEnv } from '../../fixtures/psp-env';
 
 /**
  * EVENTSTORE_URL is a secret variable (SECRET_VARIABLES, README: "secret values are never echoed"), and a
@@ -11,7 +11,6 @@ import { reconEnv } from '../faults/support/env';
  * console.warn()s the whole string for an ignored option (e.g. the common `tlsVerifyCert=false`), and whose
  * errors quote parts of it; src/cli/main.ts prints error messages unscrubbed, and the logger's scrubber
  * (secretValues) does not know this secret.
- * (Found in review.)
  */
 
 const ROOT = path.resolve(import.meta.dirname, '../..');

@@ -8,7 +8,7 @@ import { useTestStore } from '../support/db';
  * A retry of an append with an expected revision that arrives while the original is still committing waits
  * for the stream's row lock; the statement that waited read the stored ids with its snapshot from before
  * the wait, so it saw the revision the original left but not the original's events, and refused the retry
- * with WRONG_EXPECTED_REVISION (found in review). docs/store.md: "every retry is safe".
+ * with WRONG_EXPECTED_REVISION. docs/store.md: "every retry is safe".
  */
 const t = useTestStore();
 const event = (n: number): NewEvent => ({ id: randomUUID(), type: 'RaceEvent', version: 1, data: { n } });

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { newEvent, defineEvent } from '../../src/events/catalog';
-import { stableStringify } from '../../src/events/ids';
+import { stableStringify } from '../../src/canonical';
 import { contentHash, contentHashOfCanonical, prepareAppend } from '../../src/store/prepare';
 import { z } from 'zod';
 

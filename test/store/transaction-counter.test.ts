@@ -161,7 +161,7 @@ describe('postgres event store: the counter check on a healthy server', () => {
 
   it('does not refuse a second insert of one transaction (its own first event is not a restored one)', async () => {
     // A snapshot's xmax is one past the latest completed transaction: this transaction's own first event is at
-    // or above it, and the guard of migration 0600 took it for a restored one (found in review; 1000 fixes it).
+    // or above it, and the guard of migration 0600 took it for a restored one (1000 fixes it).
     const before = await count(db);
     await db.sql.begin(async (tx) => {
       for (const n of [1, 2, 3]) {

@@ -1,4 +1,4 @@
-import { stableStringify, uuidV5 } from '../../events/ids';
+import { stableStringify, uuidV5 } from '../../canonical';
 import { localMidnight } from '../../ledger/journal-rules';
 import type { Tx } from '../../projection/projection';
 import type { RecordedEvent } from '../../store/types';

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../support/db';
-import { reconEnv } from '../../faults/support/env';
+import { reconEnv } from '../../../fixtures/psp-env';
 import { killAll, runRecon } from '../../faults/support/processes';
 import { fixture, tempFile } from './support';
 

@@ -1,0 +1,96 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * Canonical JSON and the hashes recon derives from it: the neutral ground of event ids (src/events/ids.ts),
+ * the store's content hashes, discrepancy ids, migration checksums and statement figures.
+ */
+
+/** Namespace of every deterministic id recon derives (UUID v5, RFC 9562). */
+export const RECON_NAMESPACE = '6f1c7a52-3d0b-5b8e-9a41-2c7d0e9b4f10';
+
+function uuidBytes(uuid: string): Buffer {
+  return Buffer.from(uuid.replace(/-/g, ''), 'hex');
+}
+
+const RECON_NAMESPACE_BYTES = uuidBytes(RECON_NAMESPACE);
+
+/** UUID v5: SHA-1 of namespace + name, with version and variant bits set. */
+export function uuidV5(name: string, namespace: string = RECON_NAMESPACE): string {
+  return uuidV5Of(namespace === RECON_NAMESPACE ? RECON_NAMESPACE_BYTES : uuidBytes(namespace), name);
+}
+
+/** The name may come in parts: hashed one after the other, it is the same name without building it. */
+function uuidV5Of(namespace: Buffer, ...nameParts: string[]): string {
+  const h = createHash('sha1').update(namespace);
+  for (const part of nameParts) h.update(part, 'utf8');
+  const hash = h.digest();
+  hash[6] = (hash[6]! & 0x0f) | 0x50;
+  hash[8] = (hash[8]! & 0x3f) | 0x80;
+  const hex = hash.subarray(0, 16).toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
+/**
+ * JSON with object keys sorted at every level, so that equal content always gives equal text
+ * (and equal ids and hashes) whatever order a source sent its fields in. Bigints become strings, unless
+ * `strict`: then anything that is not plain JSON (bigint, non-finite number, function) is refused, as
+ * the event store requires of event data.
+ */
+export function stableStringify(value: unknown, strict = false): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (value === null || typeof value !== 'object') {
+    if (
+      strict &&
+      (typeof value === 'bigint' ||
+        typeof value === 'function' ||
+        typeof value === 'symbol' ||
+        (typeof value === 'number' && !Number.isFinite(value)))
+    ) {
+      throw new TypeError(`${typeof value === 'number' ? String(value) : `a ${typeof value}`} is not plain JSON`);
+    }
+    if (typeof value === 'bigint') return JSON.stringify(value.toString());
+    return JSON.stringify(value) ?? 'null';
+  }
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i ? ',' : '') + stableStringify(value[i], strict);
+    return out + ']';
+  }
+  if (value instanceof Date) return JSON.stringify(value.toISOString());
+  // Loops rather than filter/map/join: this runs for every event recon writes (its id and its hash).
+  const obj = value as Record<string, unknown>;
+  const keys = Object.keys(obj).sort();
+  let out = '{';
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    const v = obj[k];
+    if (v === undefined) continue;
+    // Strings, the commonest member, without a call.
+    out +=
+      (out.length > 1 ? ',' : '') +
+      quotedKey(k) +
+      ':' +
+      (typeof v === 'string' ? JSON.stringify(v) : stableStringify(v, strict));
+  }
+  return out + '}';
+}
+
+// Member names repeat across events (the same record shapes): quoted once. Bounded, as names come from sources.
+const QUOTED_KEYS = new Map<string, string>();
+function quotedKey(k: string): string {
+  let q = QUOTED_KEYS.get(k);
+  if (q === undefined) {
+    q = JSON.stringify(k);
+    if (QUOTED_KEYS.size < 4096) QUOTED_KEYS.set(k, q);
+  }
+  return q;
+}
+
+export function sha256Hex(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/** UUID v5 in recon's namespace of a name given in parts (see uuidV5Of). */
+export function reconUuidV5(...nameParts: string[]): string {
+  return uuidV5Of(RECON_NAMESPACE_BYTES, ...nameParts);
+}

@@ -1,0 +1,196 @@
+import { ident } from '../db/identifier';
+import { type Cell, columnsOf, copyRows, upsertRows } from '../projection/copy-rows';
+import type { Tx } from '../projection/projection';
+import type { Batch } from './batch';
+import { sameWaits } from './judge';
+import { observationToRow } from './matching';
+import { operationsOf, paymentKey, type PaymentState } from './payment-state';
+import { subMerchantLookup } from './sub-merchant-names';
+import {
+  DISCREPANCY_COLUMNS,
+  discrepancyCells,
+  OPERATION_COLUMNS,
+  operationCells,
+  RECEIVER_COLUMNS,
+  receiverCells,
+} from './tables';
+
+/** Writes back what a batch changed: appends with COPY, replaced rows deleted first. */
+
+/** `definitions` as in `name type, …`: the columns of the rows. */
+function insert(tx: Tx, s: string, table: string, definitions: string, rows: readonly (readonly Cell[])[]) {
+  return copyRows(
+    tx,
+    `${s}.${table}`,
+    columnsOf(definitions).map((c) => c.name),
+    rows,
+  );
+}
+
+/** Deletes the rows of these payments from one of the build's tables (nothing to do for none). */
+async function deletePayments(tx: Tx, s: string, table: string, payments: readonly PaymentState[]): Promise<void> {
+  if (payments.length === 0) return;
+  await tx.unsafe(
+    `delete from ${s}.${table} d using unnest($1::text[], $2::text[]) as k(pos_id, payment_id) where d.pos_id = k.pos_id and d.payment_id = k.payment_id`,
+    [payments.map((p) => p.posId), payments.map((p) => p.paymentId)] as never[],
+  );
+}
+
+/** The logs the projection appends to: observations (one array per payment, written whole), re-sends, windows. */
+async function writeLogs(tx: Tx, s: string, b: Batch): Promise<void> {
+  const added = new Map<PaymentState, string[]>();
+  for (const o of b.added.observations) {
+    const p = b.payments.get(paymentKey(o.posId, o.paymentId))!;
+    const list = added.get(p);
+    if (list) list.push(observationToRow(o));
+    else added.set(p, [observationToRow(o)]);
+  }
+  const first = [...added].filter(([p]) => p.stored.observations === null);
+  const more = [...added].filter(([p]) => p.stored.observations !== null);
+  await insert(
+    tx,
+    s,
+    'observations',
+    'pos_id text, payment_id text, obs text',
+    first.map(([p, rows]) => [p.posId, p.paymentId, `[${rows.join(',')}]`]),
+  );
+  if (more.length)
+    await upsertRows(
+      tx,
+      `${s}.observations`,
+      columnsOf('pos_id text, payment_id text, obs text'),
+      more.map(([p, rows]) => [p.posId, p.paymentId, `${p.stored.observations!.slice(0, -1)},${rows.join(',')}]`]),
+      'on conflict (pos_id, payment_id) do update set obs = excluded.obs',
+    );
+  await insert(
+    tx,
+    s,
+    'resends',
+    'event_id uuid, pos_id text, payment_id text, method text, requested_at timestamptz, outcome text',
+    b.added.resends.map((r) => [r.eventId, r.posId, r.paymentId, r.method, r.requestedAt, r.outcome]),
+  );
+  await insert(
+    tx,
+    s,
+    'sync_windows',
+    'event_id uuid, pos_id text, window_from timestamptz, window_to timestamptz, completed_at timestamptz, report_id text',
+    b.added.windows.map((w) => [w.eventId, w.posId, w.from, w.to, w.completedAt, w.reportId]),
+  );
+}
+
+async function writeDirectory(tx: Tx, s: string, b: Batch): Promise<void> {
+  const { former, byId, changedFormer, changedIds } = b.names;
+  if (changedFormer.size) {
+    const names = [...changedFormer];
+    await tx.unsafe(`delete from ${s}.former_names where name = any($1::text[])`, [names] as never[]);
+    await insert(
+      tx,
+      s,
+      'former_names',
+      'name text, sub_merchant_id text, event_id uuid',
+      names.map((n) => [n, former.get(n)!.id, former.get(n)!.eventId]),
+    );
+  }
+  if (changedIds.size) {
+    const ids = [...changedIds];
+    await tx.unsafe(`delete from ${s}.directory where sub_merchant_id = any($1::text[])`, [ids] as never[]);
+    await insert(
+      tx,
+      s,
+      'directory',
+      'sub_merchant_id text, name text, event_id uuid',
+      ids.map((id) => [id, byId.get(id)!.name, byId.get(id)!.eventId]),
+    );
+  }
+}
+
+async function writeAcceptances(tx: Tx, s: string, b: Batch): Promise<void> {
+  const { applied, waiting } = b.lifecycle;
+  if (applied.size)
+    await tx.unsafe(`delete from ${s}.pending_acceptances where discrepancy_id = any($1::uuid[])`, [
+      [...applied],
+    ] as never[]);
+  await insert(
+    tx,
+    s,
+    'pending_acceptances',
+    'discrepancy_id uuid, accepted_by text, note text, accepted_at timestamptz, event_id uuid',
+    [...waiting.values()]
+      .filter((a) => !a.stored)
+      .map((a) => [a.discrepancyId, a.acceptedBy, a.note, a.acceptedAt, a.eventId]),
+  );
+}
+
+/** The operations and receiver rows of every payment whose rows changed, replaced whole. */
+async function writeOperations(tx: Tx, s: string, b: Batch): Promise<void> {
+  const changed = [...b.payments.values()].filter((p) => p.rowsChanged);
+  const replaced = changed.filter((p) => p.stored.observations !== null);
+  await deletePayments(tx, s, 'operations', replaced);
+  await deletePayments(tx, s, 'operation_receivers', replaced);
+  if (changed.length === 0) return;
+  const lookup = subMerchantLookup(b.names);
+  const opRows: Cell[][] = [];
+  const receiverRows: Cell[][] = [];
+  for (const p of changed) {
+    for (const op of operationsOf(p)) {
+      opRows.push(operationCells(op));
+      receiverRows.push(...receiverCells(op, lookup));
+    }
+  }
+  await insert(tx, s, 'operations', OPERATION_COLUMNS, opRows);
+  await insert(tx, s, 'operation_receivers', RECEIVER_COLUMNS, receiverRows);
+}
+
+/** Due times and report waits, where they differ from what was stored. */
+async function writeSchedule(tx: Tx, s: string, b: Batch): Promise<void> {
+  const payments = [...b.payments.values()];
+  const waitsChanged = payments.filter((p) => !sameWaits(p.waits, p.stored.waits));
+  await deletePayments(
+    tx,
+    s,
+    'report_pending',
+    waitsChanged.filter((p) => p.stored.waits.length > 0),
+  );
+  await insert(
+    tx,
+    s,
+    'report_pending',
+    'pos_id text, payment_id text, operation_key text, report_id text, date_time timestamptz',
+    waitsChanged.flatMap((p) => p.waits.map((w) => [p.posId, p.paymentId, w.operationKey, w.reportId, w.dateTime])),
+  );
+  const dueChanged = payments.filter((p) => p.due !== p.stored.due);
+  await deletePayments(
+    tx,
+    s,
+    'due',
+    dueChanged.filter((p) => p.stored.due !== null),
+  );
+  await insert(
+    tx,
+    s,
+    'due',
+    'pos_id text, payment_id text, due_at timestamptz',
+    dueChanged.filter((p) => p.due !== null).map((p) => [p.posId, p.paymentId, new Date(p.due!).toISOString()]),
+  );
+}
+
+async function writeDiscrepancies(tx: Tx, s: string, b: Batch): Promise<void> {
+  const rows = [...b.lifecycle.changed.values()];
+  if (rows.length === 0) return;
+  const stored = rows.filter((r) => b.storedDiscrepancies.has(r.id)).map((r) => r.id);
+  if (stored.length) await tx.unsafe(`delete from ${s}.discrepancies where id = any($1::uuid[])`, [stored] as never[]);
+  await insert(tx, s, 'discrepancies', DISCREPANCY_COLUMNS, rows.map(discrepancyCells));
+}
+
+export async function writeBatch(tx: Tx, schema: string, b: Batch): Promise<void> {
+  const s = ident(schema);
+  await tx.unsafe(`update ${s}.state set clock = $1 where id = 1`, [
+    b.clock === null ? null : new Date(b.clock),
+  ] as never[]);
+  await writeLogs(tx, s, b);
+  await writeDirectory(tx, s, b);
+  await writeAcceptances(tx, s, b);
+  await writeOperations(tx, s, b);
+  await writeSchedule(tx, s, b);
+  await writeDiscrepancies(tx, s, b);
+}
