@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import { addBusinessDays } from '../reconciliation/settlement/business-days';
+import { addBusinessDays } from '../business-days';
 import type { Operation } from './model';
 import { createRng, hashSeed } from './random';
 import type { Scenario } from './scenario';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { addBusinessDays, businessDaysAfter, settlementDayOf } from '../../src/reconciliation/settlement/business-days';
+import { addBusinessDays, businessDaysAfter, settlementDayOf } from '../../src/business-days';
 import { dueDays, type ActivityDay, type DueDay } from '../../src/reconciliation/settlement/expected';
 import { judgeSettlements, type BankCredit, type MatchRules } from '../../src/reconciliation/settlement/match';
 

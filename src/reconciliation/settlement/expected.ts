@@ -1,5 +1,5 @@
 import { entriesFor, type RowFacts } from '../../ledger/journal-rules';
-import { settlementDayOf } from './business-days';
+import { settlementDayOf } from '../../business-days';
 
 /**
  * What the PSP owes the marketplace, from the journal's own rules: per register row, the movement of

@@ -1,4 +1,4 @@
-import { addBusinessDays, businessDaysAfter } from './business-days';
+import { addBusinessDays, businessDaysAfter } from '../../business-days';
 import type { DueDay } from './expected';
 
 /**
