@@ -98,6 +98,7 @@ describe('statements from the journal', () => {
         f.operations,
         money(f.adjustments ?? 0n),
         money((f.adjustments ?? 0n) + f.netPayable),
+        0, // not_stated_before: every month before was issued or none was
       ]);
     });
     expect(p.getRow(figures.length + 2).cellCount).toBe(0);
