@@ -133,6 +133,7 @@ describe('recon demo, end to end', () => {
       'operations',
       'adjustments',
       'amount_due',
+      'not_stated_before',
     ]);
   });
 
