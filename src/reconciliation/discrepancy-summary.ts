@@ -99,3 +99,15 @@ export function whatDiffers(d: Pick<DiscrepancyRecord, 'type' | 'values' | 'curr
       return d.type.replace(/_/g, ' ');
   }
 }
+
+/** The difference in money a discrepancy shows (amount, merchant fee, split), minor units; null for others. */
+export function moneyDifference(d: Pick<DiscrepancyRecord, 'type' | 'values' | 'currency'>): bigint | null {
+  if (d.type === 'amount_mismatch') return perSourceMoney(d, (_s, v) => v.amount).difference;
+  if (d.type === 'fee_mismatch') return feeValues(d).difference;
+  if (d.type === 'split_mismatch') {
+    const shares = bigOf(d.values.shares_sum);
+    const amount = bigOf(d.values.original_amount);
+    return shares === null || amount === null ? null : shares - amount;
+  }
+  return null;
+}
