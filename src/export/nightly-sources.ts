@@ -117,9 +117,9 @@ const COLUMNS = [
   { header: 'sales', width: 16 },
   { header: 'refunds', width: 16 },
   { header: 'chargebacks', width: 16 },
-  { header: 'net (sales − refunds − chargebacks)', width: 20 },
-  { header: 'authorised (moves no money)', width: 18 },
-  { header: 'merchant fees (successful)', width: 18 },
+  { header: 'net (sales − refunds − chargebacks)', width: 34 },
+  { header: 'authorised (moves no money)', width: 27 },
+  { header: 'merchant fees (successful)', width: 26 },
   { header: 'net − register net', width: 18 },
   { header: 'net − journal', width: 16 },
 ];

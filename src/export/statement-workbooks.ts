@@ -248,7 +248,8 @@ export async function writeStatementWorkbook(
     const summary = wb.addWorksheet(sheetName(meta, 'Summary'), {
       views: [{ state: 'frozen', xSplit: 1, ySplit: info.length + 2 }],
     });
-    summary.columns = [{ width: 48 }, ...figures.map(() => ({ width: 20 }))];
+    // the labels of a statement with months never stated are longer
+    summary.columns = [{ width: gap ? 66 : 48 }, ...figures.map(() => ({ width: 20 }))];
     for (const [label, value] of info) {
       const r = summary.addRow([label, value]);
       r.getCell(1).font = { bold: true };
