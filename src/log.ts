@@ -1,3 +1,4 @@
+import { format } from 'node:util';
 import type { LogLevel } from './config/env';
 
 /**
@@ -81,3 +82,16 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
 }
 
 export const silentLogger: Logger = createLogger({ level: 'silent' });
+
+/**
+ * A command's stdout carries its output alone (JSON that parses, a table that is a table): whatever a library
+ * prints with console.log/info/debug goes to stderr with the logs instead.
+ */
+export function consoleToStderr(target: { write(text: string): unknown } = process.stderr): void {
+  const toStderr = (...args: unknown[]) => {
+    target.write(`${format(...args)}\n`);
+  };
+  console.log = toStderr;
+  console.info = toStderr;
+  console.debug = toStderr;
+}

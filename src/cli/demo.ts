@@ -1,7 +1,8 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DateTime } from 'luxon';
 import type { Config, PspProject } from '../config/env';
+import { ensureOutDir } from '../export/out-dir';
 import { issueStatements } from '../export/statements';
 import { writeNightlyReportFor } from '../export/nightly-report';
 import { createHttpApp } from '../http/http-app';
@@ -84,7 +85,7 @@ export async function runDemo(baseConfig: Config, log: Logger, opts: DemoOptions
     } else {
       const csv = sandbox.scenario.subMerchantCsv();
       const csvFile = path.join(config.dataDir, 'demo', 'sub-merchants.csv');
-      mkdirSync(path.dirname(csvFile), { recursive: true });
+      ensureOutDir(path.dirname(csvFile));
       writeFileSync(csvFile, csv);
       const directory = parseSubMerchantCsv(csv, csvFile);
       if (!directory.ok)
@@ -175,10 +176,11 @@ export async function runDemo(baseConfig: Config, log: Logger, opts: DemoOptions
     const discrepancies = count(found.value, (d) => d.type);
     const groundTruth = count(sandbox.scenario.groundTruth, (g) => g.type);
 
-    mkdirSync(opts.outDir, { recursive: true });
+    ensureOutDir(opts.outDir, '--out');
     const issued = await issueStatements(
       { sql: rt.sql, store: rt.store, log, timezone: zone },
-      { month, outDir: opts.outDir },
+      // a month not ended (asked for with --month) is shown as the draft it is
+      { month, outDir: opts.outDir, provisional: monthStart.plus({ months: 1 }) > DateTime.now() },
     );
     step(
       `statements for ${month}: ${issued.statements} workbooks + payouts index, ${issued.lines} operation lines, cut at position ${issued.position}`,

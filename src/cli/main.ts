@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { loadConfig, secretValues } from '../config/env';
-import { scrubber } from '../log';
+import { consoleToStderr, scrubber } from '../log';
 import { UsageError } from './runtime';
 
 /** An error's text without the configured secrets (a driver may quote a connection string). */
@@ -44,6 +44,7 @@ export async function buildProgram(): Promise<Command> {
 }
 
 export async function main(argv: string[]): Promise<void> {
+  consoleToStderr();
   const program = await buildProgram();
   program.exitOverride();
   try {

@@ -1,4 +1,5 @@
 import { DateTime } from 'luxon';
+import { OutputDirectoryError, ensureOutDir } from '../export/out-dir';
 import { UsageError } from './runtime';
 
 /**
@@ -18,4 +19,17 @@ export function positiveWhole(option: string, value: string): number {
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1)
     throw new UsageError(`${option}: expected a whole number ≥ 1, got ${JSON.stringify(value)}`);
   return n;
+}
+
+/**
+ * An output directory option (`--out`), made when missing and checked writable before the database starts:
+ * a file, or a place where nothing can be written, is a usage error naming the option.
+ */
+export function outDirOption(option: string, value: string): string {
+  try {
+    return ensureOutDir(value, option);
+  } catch (e) {
+    if (e instanceof OutputDirectoryError) throw new UsageError(e.message);
+    throw e;
+  }
 }

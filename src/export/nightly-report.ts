@@ -1,9 +1,21 @@
 import path from 'node:path';
 import { DateTime } from 'luxon';
 import type { Sql } from '../db/connect';
+import { subMerchantsOf } from '../reconciliation/discrepancy-queries';
+import { moneyDifference, whatDiffers } from '../reconciliation/discrepancy-summary';
 import type { EventStore } from '../store/types';
 import { allDiscrepancies } from '../reconciliation/discrepancy-queries';
 import { addCashSheet, cashSheetData, type CashSheetData } from './cash-sheet';
+import {
+  SOURCES,
+  journalTotals,
+  sourceTotals,
+  writeSourcesSheet,
+  type JournalTotals,
+  type Scope,
+  type Source,
+  type SourceTotals,
+} from './nightly-sources';
 import {
   COUNT_FORMAT,
   DATE_TIME_FORMAT,
@@ -24,21 +36,7 @@ import { ExportError } from './errors';
  * data layer (`NightlyReportData`) sits between the queries and the writer.
  */
 
-export type Source = 'register' | 'period' | 'webhook';
-export const SOURCES: readonly Source[] = ['register', 'period', 'webhook'];
-export type Scope = 'day' | 'open window';
-
-export interface SourceTotals {
-  readonly scope: Scope;
-  readonly source: Source;
-  readonly currency: string;
-  readonly operations: number;
-  readonly successful: number;
-  /** amount requested of the successful operations, minor units */
-  readonly amount: bigint;
-  /** merchant fees of the successful operations as the source states them */
-  readonly fees: bigint;
-}
+export { SOURCES, type JournalTotals, type Scope, type Source, type SourceTotals } from './nightly-sources';
 
 export interface MatchingTotals {
   readonly scope: Scope;
@@ -77,10 +75,16 @@ export interface OpenDiscrepancy {
   readonly paymentId: string | null;
   readonly method: string | null;
   readonly subMerchantId: string | null;
+  /** every sub-merchant it touches (an operation's receivers); absent: `subMerchantId` alone */
+  readonly subMerchantIds?: readonly string[];
   readonly receiverName: string | null;
   readonly currency: string | null;
   readonly values: Readonly<Record<Source, SourceValue | null>>;
   readonly evidence: number;
+  /** what differs, each source's value and the difference (discrepancy-summary.ts) */
+  readonly whatDiffers?: string;
+  /** the difference in money where there is one (amount, fee, split), minor units */
+  readonly difference?: bigint | null;
 }
 
 export interface SyncedWindow {
@@ -97,6 +101,8 @@ export interface NightlyReportData {
   readonly day: { readonly from: Date; readonly to: Date };
   readonly openWindow: { readonly from: Date; readonly to: Date };
   readonly sources: readonly SourceTotals[];
+  /** null: the journal is not built */
+  readonly journal?: readonly JournalTotals[] | null;
   readonly matching: readonly MatchingTotals[];
   readonly discrepancies: readonly DiscrepancyCount[];
   readonly open: readonly OpenDiscrepancy[];
@@ -153,40 +159,14 @@ export async function nightlyReportData(
     ['open window', periods.openWindow],
   ];
   const sources: SourceTotals[] = [];
+  const journal: JournalTotals[] = [];
+  let journalBuilt = true;
   const matching: MatchingTotals[] = [];
   for (const [scope, { from, to }] of scopes) {
-    const rows = await sql<
-      {
-        source: Source;
-        currency: string | null;
-        operations: number;
-        successful: number;
-        amount: bigint;
-        fees: bigint;
-      }[]
-    >`
-      select source, currency, count(*)::int as operations, count(*) filter (where status = 'success')::int as successful,
-        coalesce(sum(amount) filter (where status = 'success'), 0)::int8 as amount, coalesce(sum(fee) filter (where status = 'success'), 0)::int8 as fees
-      from (
-        select 'register' as source, register_currency as currency, register_status as status, register_amount as amount, register_merchant_fee as fee
-          from recon.operations where register_present and occurred_at >= ${from} and occurred_at < ${to}
-        union all
-        select 'period', period_currency, period_status, period_amount, period_merchant_fee
-          from recon.operations where period_present and occurred_at >= ${from} and occurred_at < ${to}
-        union all
-        select 'webhook', webhook_currency, webhook_status, webhook_amount, webhook_fee
-          from recon.operations where webhook_present and occurred_at >= ${from} and occurred_at < ${to}
-      ) x group by source, currency order by array_position(array['register', 'period', 'webhook'], source), currency`;
-    for (const r of rows)
-      sources.push({
-        scope,
-        source: r.source,
-        currency: r.currency ?? '',
-        operations: r.operations,
-        successful: r.successful,
-        amount: r.amount,
-        fees: r.fees,
-      });
+    sources.push(...(await sourceTotals(sql, scope, from, to)));
+    const booked = await journalTotals(sql, scope, from, to);
+    if (booked) journal.push(...booked);
+    else journalBuilt = false;
     const [m] = await sql<Record<string, number>[]>`
       select count(*)::int as operations,
         count(*) filter (where all3 and not disputed)::int as matched,
@@ -225,12 +205,12 @@ export async function nightlyReportData(
         open: number;
       }[]
     >`
-    select type, sub_merchant_id,
+    select type, coalesce(nullif(array_to_string(sub_merchant_ids, ', '), ''), sub_merchant_id) as sub_merchant_id,
       count(*) filter (where detected_at >= ${from} and detected_at < ${to})::int as opened,
       count(*) filter (where resolved_at >= ${from} and resolved_at < ${to})::int as resolved,
       count(*) filter (where accepted_at >= ${from} and accepted_at < ${to})::int as accepted,
       count(*) filter (where status = 'open')::int as open
-    from ${sql.unsafe(await allDiscrepancies(sql))} group by type, sub_merchant_id
+    from ${sql.unsafe(await allDiscrepancies(sql))} group by 1, 2
     having count(*) filter (where status = 'open' or (detected_at >= ${from} and detected_at < ${to}) or (resolved_at >= ${from} and resolved_at < ${to})
       or (accepted_at >= ${from} and accepted_at < ${to})) > 0
     order by type, sub_merchant_id nulls first`
@@ -254,13 +234,14 @@ export async function nightlyReportData(
       payment_id: string | null;
       method: string | null;
       sub_merchant_id: string | null;
+      sub_merchant_ids: string[] | null;
       receiver_name: string | null;
       currency: string | null;
       values: Record<string, unknown> | null;
       evidence: string[] | null;
     }[]
   >`
-    select id, type, detected_at, occurred_at, pos_id, order_id, payment_id, method, sub_merchant_id, receiver_name, currency, "values", evidence
+    select id, type, detected_at, occurred_at, pos_id, order_id, payment_id, method, sub_merchant_id, sub_merchant_ids, receiver_name, currency, "values", evidence
     from ${sql.unsafe(await allDiscrepancies(sql))} where status = 'open' order by type, occurred_at nulls first, id`;
   const sourceValue = (v: unknown): SourceValue | null => {
     if (!v || typeof v !== 'object') return null;
@@ -283,6 +264,10 @@ export async function nightlyReportData(
       paymentId: r.payment_id,
       method: r.method,
       subMerchantId: r.sub_merchant_id,
+      subMerchantIds: subMerchantsOf({
+        sub_merchant_id: r.sub_merchant_id,
+        sub_merchant_ids: r.sub_merchant_ids ?? [],
+      }),
       receiverName: r.receiver_name,
       currency: r.currency,
       values: {
@@ -291,6 +276,8 @@ export async function nightlyReportData(
         webhook: sourceValue(r.values?.webhook),
       },
       evidence: r.evidence?.length ?? 0,
+      whatDiffers: whatDiffers({ ...r, values: r.values ?? {} }),
+      difference: moneyDifference({ ...r, values: r.values ?? {} }),
     }),
   );
 
@@ -341,6 +328,7 @@ export async function nightlyReportData(
     timezone: opts.timezone,
     ...periods,
     sources,
+    journal: journalBuilt ? journal : null,
     matching,
     discrepancies,
     open,
@@ -358,43 +346,7 @@ export async function writeNightlyReport(file: string, data: NightlyReportData):
   const when = (d: Date | null) => (d ? local(d) : null);
   try {
     const wb = pending.workbook;
-    const sources = addTableSheet(wb, 'Sources', [
-      { header: 'scope', width: 13 },
-      { header: 'source', width: 10 },
-      { header: 'currency', width: 9 },
-      { header: 'operations', width: 11, numFmt: COUNT_FORMAT },
-      { header: 'successful', width: 11, numFmt: COUNT_FORMAT },
-      { header: 'amount (successful)', width: 20 },
-      { header: 'merchant fees (successful)', width: 22 },
-    ]);
-    for (const s of data.sources) {
-      const row = sources.sheet.addRow([
-        s.scope,
-        s.source,
-        safeText(s.currency),
-        s.operations,
-        s.successful,
-        minorToMajor(s.amount),
-        minorToMajor(s.fees),
-      ]);
-      row.getCell(6).numFmt = moneyFormat(s.currency);
-      row.getCell(7).numFmt = moneyFormat(s.currency);
-      row.commit();
-      sources.rows++;
-    }
-    const scopeTotals = (['day', 'open window'] as const).map((scope) => {
-      const xs = data.sources.filter((s) => s.scope === scope && s.source === 'register');
-      return {
-        values: [
-          `Total ${scope} (register)`,
-          '',
-          '',
-          xs.reduce((a, s) => a + s.operations, 0),
-          xs.reduce((a, s) => a + s.successful, 0),
-        ],
-      };
-    });
-    closeTable(sources, scopeTotals);
+    writeSourcesSheet(wb, data);
 
     const matching = addTableSheet(
       wb,
@@ -427,7 +379,7 @@ export async function writeNightlyReport(file: string, data: NightlyReportData):
 
     const counts = addTableSheet(wb, 'Discrepancies', [
       { header: 'type', width: 22 },
-      { header: 'sub_merchant_id', width: 38 },
+      { header: 'sub-merchant(s)', width: 38 },
       { header: 'opened (day)', width: 13, numFmt: COUNT_FORMAT },
       { header: 'resolved (day)', width: 14, numFmt: COUNT_FORMAT },
       { header: 'accepted (day)', width: 14, numFmt: COUNT_FORMAT },
@@ -454,7 +406,7 @@ export async function writeNightlyReport(file: string, data: NightlyReportData):
       { header: 'order_id', width: 22 },
       { header: 'payment_id', width: 22 },
       { header: 'method', width: 10 },
-      { header: 'sub_merchant_id', width: 38 },
+      { header: 'sub-merchant(s)', width: 38 },
       { header: 'receiver_name', width: 22 },
       { header: 'currency', width: 9 },
       ...SOURCES.flatMap((s) => [
@@ -463,6 +415,8 @@ export async function writeNightlyReport(file: string, data: NightlyReportData):
         { header: `${s} currency`, width: 10 },
       ]),
       { header: 'evidence events', width: 10, numFmt: COUNT_FORMAT },
+      { header: 'what differs', width: 60 },
+      { header: 'difference', width: 16 },
     ]);
     for (const d of data.open) {
       const row = open.sheet.addRow([
@@ -474,7 +428,7 @@ export async function writeNightlyReport(file: string, data: NightlyReportData):
         safeText(d.orderId),
         safeText(d.paymentId),
         safeText(d.method),
-        safeText(d.subMerchantId),
+        safeText((d.subMerchantIds ?? []).join(', ') || d.subMerchantId),
         safeText(d.receiverName),
         safeText(d.currency),
         ...SOURCES.flatMap((s) => {
@@ -482,7 +436,10 @@ export async function writeNightlyReport(file: string, data: NightlyReportData):
           return v ? [safeText(v.status), money(v.amount), safeText(v.currency)] : ['(absent)', null, null];
         }),
         d.evidence,
+        safeText(d.whatDiffers ?? ''),
+        d.difference === undefined || d.difference === null ? null : minorToMajor(d.difference),
       ]);
+      if (d.currency) row.getCell(23).numFmt = moneyFormat(d.currency);
       SOURCES.forEach((s, i) => {
         const c = d.values[s]?.currency ?? d.currency;
         if (c) row.getCell(13 + 3 * i).numFmt = moneyFormat(c);

@@ -18,6 +18,8 @@ import { comparePositions, parsePosition, type EventStore, type Position } from 
 
 export interface IssuedRun {
   readonly month: string;
+  /** the zone its months were cut in (RECON_TIMEZONE when it was issued) */
+  readonly timezone?: string;
   /** position the issued figures were cut at */
   readonly cut: Position;
   readonly cutText: string;
@@ -48,14 +50,15 @@ function monthsBefore(month: string, n: number): string[] {
 export const closingKey = (receiver: string, currency: string) => `${receiver}\u0000${currency}`;
 
 /**
- * Statements issued for the months before `month` (up to three years back) in the same time zone, by
+ * Statements issued for the months before `month` (up to three years back) in the same time zone (any zone
+ * when `timezone` is null), by
  * events at or before `cut`: the latest month first; within a month, the latest cut first (a statement
  * regenerated at an older position for proof is not what the next month builds on), then the latest issue.
  */
 export async function issuedBefore(
   store: EventStore,
   month: string,
-  timezone: string,
+  timezone: string | null,
   cut: Position,
 ): Promise<IssuedRun[]> {
   const out: IssuedRun[] = [];
@@ -64,12 +67,13 @@ export async function issuedBefore(
     const runs = events
       .filter((e) => e.type === StatementIssued.type && comparePositions(e.position, cut) <= 0)
       .map((e) => ({ e, d: dataOf(StatementIssued, e) }))
-      .filter(({ d }) => d.timezone === timezone)
+      .filter(({ d }) => timezone === null || d.timezone === timezone)
       .map(({ e, d }) => ({ e, d, cut: parsePosition(d.position) }))
       .sort((a, b) => comparePositions(b.cut, a.cut) || comparePositions(b.e.position, a.e.position));
     for (const { d, cut: runCut } of runs) {
       out.push({
         month: d.month,
+        timezone: d.timezone,
         cut: runCut,
         cutText: d.position,
         subMerchantId: d.subMerchantId,

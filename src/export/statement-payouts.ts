@@ -9,7 +9,7 @@ import { monthRange, type StatementFigures } from './statement-workbooks';
 
 /**
  * What a statement asks finance to pay (docs/bank.md, "Payouts and holds"), per sub-merchant and currency:
- *   amount due = adjustments + net payable − held now + held on the statement built on (released)
+ *   amount due = adjustments + months never stated + net payable − held now + held on the statement built on (released)
  * so money under a holding discrepancy is paid on the first statement after it is resolved or accepted to pay.
  * A receiver unknown to the directory is never due: all it is owed is held until it is registered. `payable`
  * is what this run's reference asks for: the amount due less what earlier runs of the month asked for (a month
@@ -121,7 +121,7 @@ export async function statementPayouts(
     let released = previous?.held?.get(key) ?? 0n;
     if (!unregistered)
       for (const n of names) released += previous?.held?.get(closingKey(`receiver:${n}`, f.currency)) ?? 0n;
-    const flow = (f.adjustments ?? 0n) + f.netPayable;
+    const flow = (f.adjustments ?? 0n) + (f.notStated ?? 0n) + f.netPayable;
     const recorded = sameCut.get(key);
     const holds = recorded
       ? await deps.recordedHeld(recorded, f.subMerchantName, f.currency)

@@ -36,6 +36,13 @@ import { ExportError } from './errors';
 export type StatementFigures = Omit<LedgerFigures, 'known'> & {
   /** paid out to the sub-merchant in the month, returns deducted (src/export/paid-out.ts); absent: none */
   readonly paidOut?: bigint;
+  /**
+   * movements of months between the previous statement's and this one, never stated (their statements were
+   * never issued): part of the opening difference, but not an adjustment (statement-controls.ts)
+   */
+  readonly notStated?: bigint;
+  /** those months ("2026-11 to 2027-04") */
+  readonly notStatedMonths?: string;
 };
 
 /** One operation line of a statement: what the workbook shows of the ledger's line. */
@@ -46,7 +53,10 @@ export type StatementLine = Pick<
 export type AdjustmentLine = Pick<
   LedgerAdjustment,
   'at' | 'kind' | 'orderId' | 'paymentId' | 'method' | 'status' | 'net' | 'eventIds'
->;
+> & {
+  /** dated in a month never stated (see StatementFigures.notStated): listed apart, not as an adjustment */
+  readonly notStated?: boolean;
+};
 
 export interface ReserveScheduleRow {
   readonly heldOn: string | Date;
@@ -63,7 +73,17 @@ export interface StatementMeta {
   /** event-store position ("commit/prepare") the figures were cut at */
   readonly position: string;
   readonly figuresSha256: string;
+  /** a draft of a month not ended: every sheet and the file name say PROVISIONAL */
+  readonly provisional?: boolean;
+  /** the zone of the statements this run re-based from (--rebase-timezone) */
+  readonly rebasedFrom?: string;
+  /** the previous month's statement was never issued: said on the statement */
+  readonly previousMonthNotIssued?: string;
 }
+
+/** A sheet's name, marked on a provisional statement. */
+export const sheetName = (meta: Pick<StatementMeta, 'provisional'>, name: string) =>
+  (meta.provisional ? `PROVISIONAL ${name}` : name).slice(0, 31);
 
 export interface StatementSource {
   /** one row per currency, all of one sub-merchant */
@@ -97,6 +117,8 @@ export const PAYOUTS_HEADER = [
   'paid_out',
   'payout_reference',
   'payout_status',
+  // movements of months whose statements were never issued (in amount_due, not in adjustments)
+  'not_stated_before',
 ] as const;
 
 const SAFE_FILE_NAME = /^[A-Za-z0-9._-]+$/;
@@ -106,9 +128,10 @@ const SAFE_FILE_NAME = /^[A-Za-z0-9._-]+$/;
  * safe characters and the first 8 hex digits of its sha-256, so that ids differing only in other
  * characters (two Cyrillic names of one length, both `receiver:____`) never share a file.
  */
-export function statementFileName(subMerchantId: string, month: string): string {
-  if (SAFE_FILE_NAME.test(subMerchantId)) return `${subMerchantId}-${month}.xlsx`;
-  return `${subMerchantId.replace(/[^A-Za-z0-9._-]/g, '_')}-${sha256Hex(subMerchantId).slice(0, 8)}-${month}.xlsx`;
+export function statementFileName(subMerchantId: string, month: string, provisional = false): string {
+  const tail = provisional ? `${month}-PROVISIONAL` : month;
+  if (SAFE_FILE_NAME.test(subMerchantId)) return `${subMerchantId}-${tail}.xlsx`;
+  return `${subMerchantId.replace(/[^A-Za-z0-9._-]/g, '_')}-${sha256Hex(subMerchantId).slice(0, 8)}-${tail}.xlsx`;
 }
 
 /** Refuses a run in which two sub-merchants would write one file (also on a case-insensitive file system). */
@@ -126,7 +149,8 @@ export function checkStatementFileNames(subMerchantIds: Iterable<string>, month:
     seen.set(name, id);
   }
 }
-export const payoutsFileName = (month: string) => `payouts-${month}.xlsx`;
+export const payoutsFileName = (month: string, provisional = false) =>
+  `payouts-${month}${provisional ? '-PROVISIONAL' : ''}.xlsx`;
 
 /** The net payable the bridge implies; statements refuse figures that do not add up. */
 export function bridgeNet(f: StatementFigures): bigint {
@@ -137,10 +161,11 @@ export function checkBridge(f: StatementFigures): void {
   const net = bridgeNet(f);
   const adjustments = f.adjustments ?? 0n;
   const paidOut = f.paidOut ?? 0n;
-  if (net !== f.netPayable || f.opening + adjustments + f.netPayable - paidOut !== f.closing) {
+  const notStated = f.notStated ?? 0n;
+  if (net !== f.netPayable || f.opening + adjustments + notStated + f.netPayable - paidOut !== f.closing) {
     throw new ExportError(
       'EXPORT_BRIDGE_MISMATCH',
-      `figures of ${f.subMerchantId} ${f.currency} do not add up: movements give net ${net}, stated ${f.netPayable}; opening ${f.opening} + adjustments ${adjustments} + net − paid out ${paidOut} ≠ closing ${f.closing}`,
+      `figures of ${f.subMerchantId} ${f.currency} do not add up: movements give net ${net}, stated ${f.netPayable}; opening ${f.opening} + adjustments ${adjustments} + not stated before ${notStated} + net − paid out ${paidOut} ≠ closing ${f.closing}`,
     );
   }
 }
@@ -167,9 +192,15 @@ const periodText = (meta: StatementMeta) => {
 // Rows between two checks of the zip stream's backlog (see drainSheet).
 const ROWS_PER_YIELD = 2000;
 
-export const BRIDGE: ReadonlyArray<{ label: string; value: (f: StatementFigures, p?: PayoutSection) => bigint }> = [
+// `gap`: a line only a statement with months never stated shows (true), or only one without (false)
+export const BRIDGE: ReadonlyArray<{
+  label: string;
+  value: (f: StatementFigures, p?: PayoutSection) => bigint;
+  gap?: boolean;
+}> = [
   { label: "Opening balance (the previous statement's closing)", value: (f) => f.opening },
   { label: '± Adjustments to earlier months (sheet Adjustments)', value: (f) => f.adjustments ?? 0n },
+  { label: '± Months never stated before (sheet Not stated before)', value: (f) => f.notStated ?? 0n, gap: true },
   { label: '+ Gross sales (shares)', value: (f) => f.gross },
   { label: '− Refunds', value: (f) => -f.refunds },
   { label: '− Chargebacks', value: (f) => -f.chargebacks },
@@ -182,9 +213,24 @@ export const BRIDGE: ReadonlyArray<{ label: string; value: (f: StatementFigures,
   {
     label: '= Amount due (adjustments + net payable − held + released)',
     value: (f, p) => p?.amountDue ?? (f.adjustments ?? 0n) + f.netPayable,
+    gap: false,
+  },
+  {
+    label: '= Amount due (adjustments + months never stated + net payable − held + released)',
+    value: (f, p) => p?.amountDue ?? (f.adjustments ?? 0n) + (f.notStated ?? 0n) + f.netPayable,
+    gap: true,
   },
   { label: '− Paid out (sheet Paid out: dates and payout references)', value: (f) => -(f.paidOut ?? 0n) },
-  { label: 'Closing balance (opening + adjustments + net payable − paid out)', value: (f) => f.closing },
+  {
+    label: 'Closing balance (opening + adjustments + net payable − paid out)',
+    value: (f) => f.closing,
+    gap: false,
+  },
+  {
+    label: 'Closing balance (opening + adjustments + months never stated + net payable − paid out)',
+    value: (f) => f.closing,
+    gap: true,
+  },
 ];
 
 export interface WrittenStatement {
@@ -209,13 +255,17 @@ export async function writeStatementWorkbook(
   try {
     // Summary: who, which period, cut where; then the bridge, one column per currency.
     const payoutOf = (f: StatementFigures) => src.payouts?.find((p) => p.currency === f.currency);
-    const summaryWidths = [64, ...figures.map(() => 20)];
-    const summary = wb.addWorksheet('Summary', {
-      views: [{ state: 'frozen', xSplit: 1, ySplit: 9 }],
-      ...printSetup(summaryWidths, 0),
-    });
-    summary.columns = summaryWidths.map((width) => ({ width }));
+    const gap = figures.some((f) => f.notStated !== undefined);
+    const bridge = BRIDGE.filter((l) => l.gap === undefined || l.gap === gap);
     const info: Array<[string, string]> = [
+      ...(meta.provisional
+        ? ([
+            [
+              'PROVISIONAL',
+              'the month has not ended: these figures will change; not a statement to pay from, not recorded as issued',
+            ],
+          ] as Array<[string, string]>)
+        : []),
       ['Sub-merchant', safeText(first.subMerchantName)],
       ['Sub-merchant id', safeText(first.subMerchantId)],
       ['Period', periodText(meta)],
@@ -224,11 +274,18 @@ export async function writeStatementWorkbook(
       ['Amounts', 'in major units of each currency; every total computed exactly in minor units'],
       [
         'Opening from',
-        first.previousStatement
+        (first.previousStatement
           ? `the statement of ${first.previousStatement}`
-          : 'the ledger (no statement issued before)',
+          : 'the ledger (no statement issued before)') + statementNotes(figures, meta),
       ],
     ];
+    // the labels of a statement with months never stated are longer
+    const summaryWidths = [gap ? 84 : 70, ...figures.map(() => 20)];
+    const summary = wb.addWorksheet(sheetName(meta, 'Summary'), {
+      views: [{ state: 'frozen', xSplit: 1, ySplit: info.length + 2 }],
+      ...printSetup(summaryWidths, 0),
+    });
+    summary.columns = summaryWidths.map((width) => ({ width }));
     for (const [label, value] of info) {
       const r = summary.addRow([label, value]);
       r.getCell(1).font = BOLD_FONT;
@@ -239,7 +296,7 @@ export async function writeStatementWorkbook(
     head.font = BOLD_FONT;
     head.commit();
     const firstBridgeRow = info.length + 3;
-    for (const line of BRIDGE) {
+    for (const line of bridge) {
       const r = summary.addRow([line.label, ...figures.map((f) => minorToMajor(line.value(f, payoutOf(f))))]);
       figures.forEach((f, i) => {
         r.getCell(i + 2).numFmt = moneyFormat(f.currency);
@@ -248,19 +305,23 @@ export async function writeStatementWorkbook(
       r.commit();
     }
     // The one live formula: Excel recomputes opening + adjustments + net payable − closing, which must show zero.
-    const rowOf = (prefix: string) => firstBridgeRow + BRIDGE.findIndex((l) => l.label.startsWith(prefix));
+    const rowOf = (prefix: string) => firstBridgeRow + bridge.findIndex((l) => l.label.startsWith(prefix));
     const openingRow = rowOf('Opening');
     const adjustmentsRow = rowOf('± Adjustments');
+    const notStatedRow = gap ? rowOf('± Months never stated') : undefined;
     const netRow = rowOf('= Net payable');
     const closingRow = rowOf('Closing');
     const paidRow = rowOf('− Paid out');
     const check = summary.addRow([
-      'Check: opening + adjustments + net payable − paid out − closing (must be 0)',
+      `Check: opening + adjustments${gap ? ' + months never stated' : ''} + net payable − paid out − closing (must be 0)`,
       ...figures.map((f, i) => {
         const col = String.fromCharCode(66 + i);
+        const notStated = notStatedRow === undefined ? '' : `+${col}${notStatedRow}`;
         return {
-          formula: `${col}${openingRow}+${col}${adjustmentsRow}+${col}${netRow}+${col}${paidRow}-${col}${closingRow}`,
-          result: minorToMajor(f.opening + (f.adjustments ?? 0n) + f.netPayable - (f.paidOut ?? 0n) - f.closing),
+          formula: `${col}${openingRow}+${col}${adjustmentsRow}${notStated}+${col}${netRow}+${col}${paidRow}-${col}${closingRow}`,
+          result: minorToMajor(
+            f.opening + (f.adjustments ?? 0n) + (f.notStated ?? 0n) + f.netPayable - (f.paidOut ?? 0n) - f.closing,
+          ),
         };
       }),
     ]);
@@ -284,7 +345,7 @@ export async function writeStatementWorkbook(
     const localTime = createLocalTime(meta.timezone);
     for (const f of figures) {
       const money = moneyFormat(f.currency);
-      const t = addTableSheet(wb, figures.length === 1 ? 'Operations' : `Operations ${f.currency}`.slice(0, 31), [
+      const t = addTableSheet(wb, sheetName(meta, figures.length === 1 ? 'Operations' : `Operations ${f.currency}`), [
         { header: `Date and time (${meta.timezone})`, width: 20, numFmt: DATE_TIME_FORMAT },
         { header: 'Order', width: 24 },
         { header: 'Payment', width: 24 },
@@ -340,68 +401,25 @@ export async function writeStatementWorkbook(
       ]);
     }
 
-    // Adjustments: the entries dated before the month that the previous statement did not include.
+    // Adjustments: the entries dated before the month that the previous statement did not include; those dated
+    // in months never stated are listed apart (they were never stated, so they adjust nothing).
     if (src.adjustments && figures.some((f) => f.previousStatement !== undefined)) {
-      const t = addTableSheet(wb, 'Adjustments', [
-        { header: `Dated (${meta.timezone})`, width: 20, numFmt: DATE_TIME_FORMAT },
-        { header: 'Currency', width: 10 },
-        { header: 'Entry', width: 16 },
-        { header: 'Order', width: 24 },
-        { header: 'Payment', width: 24 },
-        { header: 'Method', width: 11 },
-        { header: 'Status', width: 10 },
-        { header: 'Net', width: 16 },
-        { header: 'Event ids', width: 40 },
-      ]);
-      const totals = new Map<string, bigint>();
-      for (const f of figures) {
-        if (f.previousStatement === undefined) continue;
-        totals.set(f.currency, 0n); // a total per currency, 0 when nothing changed
-        let n = 0;
-        for await (const a of src.adjustments(f.currency)) {
-          const row = t.sheet.addRow([
-            localTime(a.at),
-            safeText(f.currency),
-            safeText(a.kind),
-            safeText(a.orderId),
-            safeText(a.paymentId),
-            safeText(a.method),
-            safeText(a.status),
-            minorToMajor(a.net),
-            a.eventIds.join(' '),
-          ]);
-          row.getCell(8).numFmt = moneyFormat(f.currency);
-          row.commit();
-          t.rows++;
-          totals.set(f.currency, (totals.get(f.currency) ?? 0n) + a.net);
-          if (++n % ROWS_PER_YIELD === 0) await drainSheet(t.sheet);
-        }
-        // the entries are the adjustments: a statement whose detail does not add up is not written
-        if ((totals.get(f.currency) ?? 0n) !== (f.adjustments ?? 0n)) {
-          throw new ExportError(
-            'EXPORT_BRIDGE_MISMATCH',
-            `adjustments of ${f.subMerchantId} ${f.currency}: entries add up to ${totals.get(f.currency) ?? 0n}, figures say ${f.adjustments ?? 0n}`,
-          );
-        }
-      }
-      closeTable(
-        t,
-        [...totals.entries()]
-          .sort(([a], [b]) => (a < b ? -1 : 1))
-          .map(([currency, total]) => ({
-            values: ['Total', safeText(currency), '', '', '', '', '', minorToMajor(total), ''],
-            numFmts: [
-              undefined,
-              undefined,
-              undefined,
-              undefined,
-              undefined,
-              undefined,
-              undefined,
-              moneyFormat(currency),
-            ],
-          })),
-      );
+      const entries = src.adjustments;
+      const sheet = (name: string, notStated: boolean, expected: (f: StatementFigures) => bigint) =>
+        writeEntriesSheet(wb, sheetName(meta, name), {
+          figures: figures.filter(
+            (f) => f.previousStatement !== undefined && (!notStated || f.notStated !== undefined),
+          ),
+          entries: async function* (currency) {
+            for await (const a of entries(currency)) if (Boolean(a.notStated) === notStated) yield a;
+          },
+          expected,
+          what: notStated ? 'months never stated' : 'adjustments',
+          localTime,
+          timezone: meta.timezone,
+        });
+      await sheet('Adjustments', false, (f) => f.adjustments ?? 0n);
+      if (gap) await sheet('Not stated before', true, (f) => f.notStated ?? 0n);
     }
 
     if (src.payouts) {
@@ -410,7 +428,7 @@ export async function writeStatementWorkbook(
     }
 
     // Reserve schedule: what was held, when it is released, what was released.
-    const reserve = addTableSheet(wb, 'Reserve schedule', [
+    const reserve = addTableSheet(wb, sheetName(meta, 'Reserve schedule'), [
       { header: 'Held on', width: 12, numFmt: DATE_FORMAT },
       { header: 'Currency', width: 10 },
       { header: 'Held', width: 16 },
@@ -463,6 +481,83 @@ export async function writeStatementWorkbook(
   return { file, subMerchantId: first.subMerchantId, lines: lineCount };
 }
 
+/** A table of journal entries per currency whose total must equal a bridge line (`expected`), else refused. */
+async function writeEntriesSheet(
+  wb: ReturnType<typeof openWorkbook>['workbook'],
+  name: string,
+  o: {
+    figures: readonly StatementFigures[];
+    entries(currency: string): AsyncIterable<AdjustmentLine>;
+    expected(f: StatementFigures): bigint;
+    what: string;
+    localTime: (at: Date) => Date;
+    timezone: string;
+  },
+): Promise<void> {
+  const t = addTableSheet(wb, name, [
+    { header: `Dated (${o.timezone})`, width: 20, numFmt: DATE_TIME_FORMAT },
+    { header: 'Currency', width: 10 },
+    { header: 'Entry', width: 16 },
+    { header: 'Order', width: 24 },
+    { header: 'Payment', width: 24 },
+    { header: 'Method', width: 11 },
+    { header: 'Status', width: 10 },
+    { header: 'Net', width: 16 },
+    { header: 'Event ids', width: 40 },
+  ]);
+  const totals = new Map<string, bigint>();
+  for (const f of o.figures) {
+    totals.set(f.currency, 0n); // a total per currency, 0 when nothing changed
+    let n = 0;
+    for await (const a of o.entries(f.currency)) {
+      const row = t.sheet.addRow([
+        o.localTime(a.at),
+        safeText(f.currency),
+        safeText(a.kind),
+        safeText(a.orderId),
+        safeText(a.paymentId),
+        safeText(a.method),
+        safeText(a.status),
+        minorToMajor(a.net),
+        a.eventIds.join(' '),
+      ]);
+      row.getCell(8).numFmt = moneyFormat(f.currency);
+      row.commit();
+      t.rows++;
+      totals.set(f.currency, (totals.get(f.currency) ?? 0n) + a.net);
+      if (++n % ROWS_PER_YIELD === 0) await drainSheet(t.sheet);
+    }
+    // the entries are the bridge line: a statement whose detail does not add up is not written
+    if ((totals.get(f.currency) ?? 0n) !== o.expected(f)) {
+      throw new ExportError(
+        'EXPORT_BRIDGE_MISMATCH',
+        `${o.what} of ${f.subMerchantId} ${f.currency}: entries add up to ${totals.get(f.currency) ?? 0n}, figures say ${o.expected(f)}`,
+      );
+    }
+  }
+  closeTable(
+    t,
+    [...totals.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([currency, total]) => ({
+        values: ['Total', safeText(currency), '', '', '', '', '', minorToMajor(total), ''],
+        numFmts: [undefined, undefined, undefined, undefined, undefined, undefined, undefined, moneyFormat(currency)],
+      })),
+  );
+}
+
+/** What the opening builds on, said further: a previous month never issued, a re-based time zone. */
+function statementNotes(figures: readonly StatementFigures[], meta: StatementMeta): string {
+  let notes = '';
+  if (meta.previousMonthNotIssued) {
+    const months = figures.find((f) => f.notStatedMonths)?.notStatedMonths;
+    notes += `; the statement of ${meta.previousMonthNotIssued} was never issued${months ? ` (the movements of ${months} are under "Months never stated before", not adjustments)` : ''}`;
+  }
+  if (meta.rebasedFrom)
+    notes += `; re-based from ${meta.rebasedFrom} to ${meta.timezone} (what moved between the two zones' month boundaries is an adjustment)`;
+  return notes;
+}
+
 /** Finance's index: sheet Payouts (exact header, one row per sub-merchant and currency), then Run. */
 export async function writePayoutsWorkbook(
   file: string,
@@ -483,18 +578,20 @@ export async function writePayoutsWorkbook(
   );
   const pending = openWorkbook(file);
   try {
-    const widths = [38, 32, 9, 16, 16, 16, 16, 16, 16, 16, 11, 16, 16, 16, 16, 36, 14];
+    const widths = [38, 32, 9, 16, 16, 16, 16, 16, 16, 16, 11, 16, 16, 16, 16, 36, 14, 18];
     const t = addTableSheet(
       pending.workbook,
-      'Payouts',
+      sheetName(meta, 'Payouts'),
       PAYOUTS_HEADER.map((h, i) => ({ header: h, width: widths[i]! })),
     );
-    const totals = new Map<string, { sums: bigint[]; operations: number; due: bigint[] }>();
+    const totals = new Map<string, { sums: bigint[]; operations: number; due: bigint[]; notStated: bigint }>();
     for (const f of rows) {
       const amounts = [f.gross, f.refunds, f.chargebacks, f.fees, f.reserveHeld, f.reserveReleased, f.netPayable];
       const adjustments = f.adjustments ?? 0n;
       const p = payoutOf?.(f.subMerchantId, f.currency);
-      const due = [adjustments, p ? p.amountDue : adjustments + f.netPayable, p?.held ?? 0n, f.paidOut ?? 0n];
+      const notStated = f.notStated ?? 0n;
+      const amountDue = p ? p.amountDue : adjustments + notStated + f.netPayable;
+      const due = [adjustments, amountDue, p?.held ?? 0n, f.paidOut ?? 0n];
       const fmt = moneyFormat(f.currency);
       const row = t.sheet.addRow([
         safeText(f.subMerchantId),
@@ -505,12 +602,19 @@ export async function writePayoutsWorkbook(
         ...due.map(minorToMajor),
         safeText(p?.reference ?? ''),
         p?.reference ? 'expected' : '',
+        minorToMajor(notStated),
       ]);
-      for (const c of [4, 5, 6, 7, 8, 9, 10, 12, 13, 14, 15]) row.getCell(c).numFmt = fmt;
+      for (const c of [4, 5, 6, 7, 8, 9, 10, 12, 13, 14, 15, 18]) row.getCell(c).numFmt = fmt;
       row.getCell(11).numFmt = COUNT_FORMAT;
       row.commit();
       t.rows++;
-      const tot = totals.get(f.currency) ?? { sums: amounts.map(() => 0n), operations: 0, due: due.map(() => 0n) };
+      const tot = totals.get(f.currency) ?? {
+        sums: amounts.map(() => 0n),
+        operations: 0,
+        due: due.map(() => 0n),
+        notStated: 0n,
+      };
+      tot.notStated += notStated;
       amounts.forEach((a, i) => {
         tot.sums[i]! += a;
       });
@@ -533,6 +637,9 @@ export async function writePayoutsWorkbook(
             ...tot.sums.map(minorToMajor),
             tot.operations,
             ...tot.due.map(minorToMajor),
+            '',
+            '',
+            minorToMajor(tot.notStated),
           ],
           numFmts: [
             undefined,
@@ -541,10 +648,13 @@ export async function writePayoutsWorkbook(
             ...tot.sums.map(() => moneyFormat(currency)),
             COUNT_FORMAT,
             ...tot.due.map(() => moneyFormat(currency)),
+            undefined,
+            undefined,
+            moneyFormat(currency),
           ],
         })),
     );
-    const run = pending.workbook.addWorksheet('Run', {
+    const run = pending.workbook.addWorksheet(sheetName(meta, 'Run'), {
       views: [{ state: 'frozen', ySplit: 1 }],
       ...printSetup([30, 70]),
     });
@@ -553,6 +663,11 @@ export async function writePayoutsWorkbook(
     head.font = BOLD_FONT;
     head.commit();
     const facts: Array<[string, string | number]> = [
+      ...(meta.provisional
+        ? ([['PROVISIONAL', 'the month has not ended: not recorded as issued, not to pay from']] as Array<
+            [string, string]
+          >)
+        : []),
       ['Period', periodText(meta)],
       ['Cut at event-store position', meta.position],
       ['Figures sha-256', meta.figuresSha256],

@@ -33,6 +33,8 @@ import { recordedHeld } from './holds';
 import { closingsPaidOut, payoutFigures } from './statement-payout-figures';
 import { issuedPayouts, statementPayouts, withPaidOut } from './statement-payouts';
 import { ExportError } from './errors';
+import { checkMonthEnded, checkPositionWithinHead, monthBefore, runsInZone } from './statement-controls';
+import { notStatedMarked, previousOf, splitNotStated } from './not-stated';
 
 /**
  * `recon statements`: cuts the month's figures at one event-store position (the journal's checkpoint
@@ -68,7 +70,7 @@ export interface StatementQueries {
     subMerchantId: string;
     currency: string;
     atPosition: Position;
-    previous: { month: string; atPosition: Position };
+    previous: { month: string; atPosition: Position; timezone?: string };
   }): AsyncIterable<AdjustmentLine>;
 }
 
@@ -107,6 +109,12 @@ export interface IssueOptions {
   /** cut here instead of at the journal's checkpoint (regenerating a statement already sent) */
   readonly atPosition?: Position;
   readonly signal?: AbortSignal;
+  /** a draft of a month not ended: marked PROVISIONAL, not recorded as issued (statement-controls.ts) */
+  readonly provisional?: boolean;
+  /** build on statements issued in another time zone (the operator re-bases explicitly) */
+  readonly rebaseTimezone?: boolean;
+  /** the clock, for tests; the month must have ended by it */
+  readonly now?: Date;
   readonly onProgress?: (p: { done: number; total: number; subMerchantId: string; lines: number }) => void;
 }
 
@@ -132,6 +140,12 @@ export interface IssueResult {
   readonly eventId: string;
   /** false when the same run (same figures at the same position) had already been issued */
   readonly newEvent: boolean;
+  /** a draft: nothing recorded (runId and eventId empty) */
+  readonly provisional: boolean;
+  /** the previous month, when its statement was never issued */
+  readonly previousMonthNotIssued?: string;
+  /** the zone of the statements this run re-based from */
+  readonly rebasedFrom?: string;
 }
 
 export async function fileSha256(file: string): Promise<string> {
@@ -152,6 +166,8 @@ async function describeFile(file: string, subMerchantId?: string): Promise<Issue
 
 export async function issueStatements(deps: StatementDeps, opts: IssueOptions): Promise<IssueResult> {
   monthRange(opts.month, deps.timezone); // validates the month
+  const provisional = checkMonthEnded(opts.month, deps.timezone, opts.now ?? new Date(), opts.provisional ?? false);
+  if (opts.atPosition) await checkPositionWithinHead(deps.store, opts.atPosition);
   const queries = deps.queries ?? ledgerStatementQueries(deps.sql);
   const position = opts.atPosition ?? (await ledgerPosition(deps.sql));
   if (!position)
@@ -170,7 +186,14 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
     deps.timezone,
   );
   // opened at the statements issued before (previous-statements.ts); their figures as issued, once per run
-  const runs = await issuedBefore(deps.store, opts.month, deps.timezone, position);
+  const zoned = runsInZone(
+    await issuedBefore(deps.store, opts.month, null, position),
+    deps.timezone,
+    opts.rebaseTimezone ?? false,
+  );
+  const runs = zoned.runs;
+  const previousMonth = monthBefore(opts.month);
+  const previousMonthNotIssued = runs.some((r) => r.month === previousMonth) ? undefined : previousMonth;
   // what this run states per receiver name: recorded with it, for the next month to open at
   const closings = await closingsByReceiver(deps.sql, {
     month: opts.month,
@@ -180,20 +203,21 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
   });
   const namesOf = memoize((id: string) => receiversOf(deps.sql, id, position));
   await closingsPaidOut(closings, paid.lines, opts.month, deps.timezone, namesOf);
-  const figures = await openAtPreviousStatements(ledger, runs, {
+  const opened = await openAtPreviousStatements(ledger, runs, {
     closingsOf: memoize((run: IssuedRun) =>
       run.closings
         ? Promise.resolve(run.closings)
         : (async () =>
             closingsByReceiver(deps.sql, {
               month: run.month,
-              timezone: deps.timezone,
+              timezone: run.timezone ?? deps.timezone,
               atPosition: run.cut,
               ...(run.subMerchantId ? { names: await receiversOf(deps.sql, run.subMerchantId, run.cut) } : {}),
             }))(),
     ),
     namesOf,
   });
+  const figures = await splitNotStated(opened, runs, { ...base, queries, namesOf, timezone: deps.timezone });
   if (opts.subMerchantId && figures.length === 0) {
     throw new ExportError(
       'EXPORT_NOTHING_TO_ISSUE',
@@ -207,7 +231,15 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
   const payoutOf = (id: string, currency: string) =>
     payouts.find((p) => p.subMerchantId === id && p.currency === currency);
   const figuresSha256 = figuresDigest(opts.month, deps.timezone, figures);
-  const meta = { month: opts.month, timezone: deps.timezone, position: positionText, figuresSha256 };
+  const meta = {
+    month: opts.month,
+    timezone: deps.timezone,
+    position: positionText,
+    figuresSha256,
+    provisional,
+    ...(zoned.rebasedFrom ? { rebasedFrom: zoned.rebasedFrom } : {}),
+    ...(previousMonthNotIssued ? { previousMonthNotIssued } : {}),
+  };
 
   const bySubMerchant = new Map<string, StatementFigures[]>();
   for (const f of figures) bySubMerchant.set(f.subMerchantId, [...(bySubMerchant.get(f.subMerchantId) ?? []), f]);
@@ -217,7 +249,7 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
   let done = 0;
   for (const [subMerchantId, own] of bySubMerchant) {
     opts.signal?.throwIfAborted();
-    const file = path.join(opts.outDir, statementFileName(subMerchantId, opts.month));
+    const file = path.join(opts.outDir, statementFileName(subMerchantId, opts.month, provisional));
     const reserve = await queries.reserve({ ...base, subMerchantId });
     const previous = previousRunOf(runs, subMerchantId, await namesOf(subMerchantId));
     const adjustments = queries.adjustments;
@@ -228,13 +260,12 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
         lines: (currency) => queries.lines({ ...base, subMerchantId, currency }),
         ...(previous && adjustments
           ? {
-              adjustments: (currency: string) =>
-                adjustments({
-                  ...base,
-                  subMerchantId,
-                  currency,
-                  previous: { month: previous.month, atPosition: previous.cut },
-                }),
+              adjustments: (currency: string) => {
+                const entries = adjustments({ ...base, subMerchantId, currency, previous: previousOf(previous) });
+                // only a statement with months never stated lists some of its entries apart
+                const gap = own.some((f) => f.currency === currency && f.notStated !== undefined);
+                return gap ? notStatedMarked(entries, previous, deps.timezone) : entries;
+              },
             }
           : {}),
         reserve,
@@ -248,11 +279,34 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
   }
   // The index lists the whole month; a run for one sub-merchant does not overwrite it with a single row.
   if (!opts.subMerchantId) {
-    const index = path.join(opts.outDir, payoutsFileName(opts.month));
+    const index = path.join(opts.outDir, payoutsFileName(opts.month, provisional));
     await writePayoutsWorkbook(index, figures, { ...meta, files: files.map((f) => f.name) }, payoutOf);
     files.push(await describeFile(index));
   }
 
+  const extra = {
+    provisional,
+    ...(previousMonthNotIssued ? { previousMonthNotIssued } : {}),
+    ...(zoned.rebasedFrom ? { rebasedFrom: zoned.rebasedFrom } : {}),
+  };
+  // a draft is never recorded: it is not what was issued, and never a later month's opening
+  if (provisional) {
+    deps.log.info('provisional statements written (not recorded as issued)', { month: opts.month, lines });
+    return {
+      runId: '',
+      month: opts.month,
+      timezone: deps.timezone,
+      position: positionText,
+      figuresSha256,
+      figures,
+      statements: bySubMerchant.size,
+      lines,
+      files,
+      eventId: '',
+      newEvent: false,
+      ...extra,
+    };
+  }
   const event = newEvent(
     StatementIssued,
     {
@@ -301,6 +355,7 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
     files,
     eventId: event.id,
     newEvent: appended.appended > 0,
+    ...extra,
   };
 }
 

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { IANAZone } from 'luxon';
 import { ExportError } from './errors';
+import { ensureOutDir } from './out-dir';
 
 /**
  * Spreadsheet hygiene shared by every workbook recon writes: exact money display, real dates in the
@@ -235,7 +236,7 @@ function removeStalePartials(finalPath: string, now = Date.now()): void {
 }
 
 export function openWorkbook(finalPath: string): PendingWorkbook {
-  mkdirSync(path.dirname(finalPath), { recursive: true });
+  ensureOutDir(path.dirname(finalPath));
   removeStalePartials(finalPath);
   const tempPath = path.join(
     path.dirname(finalPath),

@@ -353,12 +353,13 @@ export async function* adjustmentEntries(
     subMerchantId: string;
     currency?: string;
     atPosition?: Position;
-    previous: { month: string; atPosition: Position };
+    /** `timezone`: the zone the previous statement was cut in, when it is not this one (a re-based run) */
+    previous: { month: string; atPosition: Position; timezone?: string };
     batch?: number;
   },
 ): AsyncIterable<AdjustmentEntry> {
   const { from } = monthBounds(opts.month, opts.timezone);
-  const prevTo = monthBounds(opts.previous.month, opts.timezone).to;
+  const prevTo = monthBounds(opts.previous.month, opts.previous.timezone ?? opts.timezone).to;
   const cut = opts.atPosition;
   const names = await receiversOf(sql, opts.subMerchantId, cut);
   if (names.length === 0) return;

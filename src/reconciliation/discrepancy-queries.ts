@@ -5,6 +5,7 @@ import { newEvent } from '../events/catalog';
 import { DiscrepancyAccepted, discrepancyStream } from '../events/audit-events';
 import { isStoreError } from '../store/errors';
 import type { EventStore } from '../store/types';
+import { discrepancyAmount, moneyText, whatDiffers } from './discrepancy-summary';
 import { DISCREPANCY_STATUSES, DISCREPANCY_TYPES, type DiscrepancyRecord, HOLDING_TYPES } from './discrepancy-types';
 
 export type { DiscrepancyRecord } from './discrepancy-types';
@@ -234,6 +235,7 @@ export type AcceptErrorCode =
   | 'EMPTY_NAME'
   | 'UNKNOWN_ID'
   | 'ALREADY_ACCEPTED'
+  | 'ALREADY_RESOLVED'
   | 'NOT_PROJECTED'
   | 'DECISION_REQUIRED'
   | 'DECISION_NOT_APPLICABLE';
@@ -269,6 +271,13 @@ export async function acceptDiscrepancy(
       ok: false,
       code: 'ALREADY_ACCEPTED',
       message: `discrepancy ${d.id} was already accepted by ${d.accepted_by} at ${d.accepted_at}`,
+    };
+  // a resolved discrepancy has no difference left to accept: an acceptance would freeze values that no longer hold
+  if (d.status === 'resolved')
+    return {
+      ok: false,
+      code: 'ALREADY_RESOLVED',
+      message: `discrepancy ${d.id} is resolved (at ${d.resolved_at}): the sources agree now, there is nothing to accept`,
     };
   const holds = (HOLDING_TYPES as readonly string[]).includes(d.type);
   if (holds && !req.decision)
@@ -307,7 +316,7 @@ export async function acceptDiscrepancy(
 
 /** The JSON form printed by `recon discrepancies --format json` and served by the API. */
 export function discrepancyJson(d: DiscrepancyRecord): Record<string, unknown> {
-  return { ...d };
+  return { ...d, sub_merchant_ids: subMerchantsOf(d), what_differs: whatDiffers(d) };
 }
 
 /** A CSV cell, quoted, and defused against formula injection (a leading = + - @ tab or CR gets a quote). */
@@ -338,6 +347,8 @@ export const CSV_COLUMNS = [
   'accepted_note',
   'values',
   'evidence',
+  'sub_merchant_ids',
+  'what_differs',
 ] as const;
 
 export function discrepanciesCsv(rows: readonly DiscrepancyRecord[]): string {
@@ -345,23 +356,98 @@ export function discrepanciesCsv(rows: readonly DiscrepancyRecord[]): string {
   for (const r of rows) {
     lines.push(
       CSV_COLUMNS.map((c) =>
-        csvCell(c === 'evidence' ? r.evidence.join(' ') : (r as unknown as Record<string, unknown>)[c]),
+        csvCell(
+          c === 'evidence'
+            ? r.evidence.join(' ')
+            : c === 'sub_merchant_ids'
+              ? subMerchantsOf(r).join(' ')
+              : c === 'what_differs'
+                ? whatDiffers(r)
+                : (r as unknown as Record<string, unknown>)[c],
+        ),
       ).join(','),
     );
   }
   return lines.join('\r\n') + '\r\n';
 }
 
-export function discrepanciesTable(rows: readonly DiscrepancyRecord[]): string {
-  const cols = ['id', 'type', 'status', 'payment_id', 'method', 'receiver_name', 'currency', 'detected_at'] as const;
-  const cells = rows.map((r) => cols.map((c) => String(r[c] ?? '-')));
-  const widths = cols.map((c, i) => Math.max(c.length, ...cells.map((row) => row[i]!.length)));
+/** Every sub-merchant a discrepancy touches (all of an operation's receivers, not only one). */
+export function subMerchantsOf(d: Pick<DiscrepancyRecord, 'sub_merchant_id' | 'sub_merchant_ids'>): string[] {
+  const ids = new Set(d.sub_merchant_ids ?? []);
+  if (d.sub_merchant_id) ids.add(d.sub_merchant_id);
+  return [...ids].sort();
+}
+
+export type DiscrepancySort = 'amount' | 'age';
+export const DISCREPANCY_SORTS: readonly DiscrepancySort[] = ['amount', 'age'];
+
+/** Largest amount first (ties oldest first), or oldest operation first. */
+export function sortDiscrepancies(rows: readonly DiscrepancyRecord[], by: DiscrepancySort): DiscrepancyRecord[] {
+  const time = (d: DiscrepancyRecord) => d.occurred_at ?? d.detected_at ?? '';
+  const byAge = (a: DiscrepancyRecord, b: DiscrepancyRecord) =>
+    time(a) < time(b) ? -1 : time(a) > time(b) ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+  const abs = (d: DiscrepancyRecord) => {
+    const a = discrepancyAmount(d);
+    return a === null ? -1n : a < 0n ? -a : a;
+  };
+  return [...rows].sort((a, b) => {
+    if (by === 'age') return byAge(a, b);
+    const x = abs(a);
+    const y = abs(b);
+    return x > y ? -1 : x < y ? 1 : byAge(a, b);
+  });
+}
+
+/** The directory's names of these sub-merchants (id → name); empty when the journal's views are not built. */
+export async function subMerchantNames(sql: Sql, ids: readonly string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const r = await guardView(
+    () =>
+      sql<{ sub_merchant_id: string; name: string }[]>`
+      select sub_merchant_id, name from recon.sub_merchants where sub_merchant_id = any(${[...ids]}::text[])`,
+  );
+  return new Map(r.ok ? r.value.map((x) => [x.sub_merchant_id, x.name]) : []);
+}
+
+/** Whether the directory knows this sub-merchant id (undefined: the directory's view is not built). */
+export async function isKnownSubMerchant(sql: Sql, id: string): Promise<boolean | undefined> {
+  const r = await guardView(
+    () => sql<{ n: number }[]>`select count(*)::int as n from recon.sub_merchants where sub_merchant_id = ${id}`,
+  );
+  return r.ok ? (r.value[0]?.n ?? 0) > 0 : undefined;
+}
+
+/**
+ * The table `recon discrepancies` prints: what an operator acts on first (amount, order, sub-merchants by
+ * name, what differs); the id to pass to `explain`/`accept`.
+ */
+export function discrepanciesTable(
+  rows: readonly DiscrepancyRecord[],
+  names: ReadonlyMap<string, string> = new Map(),
+): string {
+  const head = ['amount', 'order_id', 'sub-merchant', 'type', 'status', 'operation time', 'what differs', 'id'];
+  const cells = rows.map((r) => {
+    const amount = discrepancyAmount(r);
+    const subs = subMerchantsOf(r).map((id) => names.get(id) ?? id);
+    return [
+      amount === null ? '-' : moneyText(amount, r.currency),
+      r.order_id ?? r.payment_id ?? '-',
+      subs.length ? subs.join(', ') : (r.receiver_name ?? '-'),
+      r.type,
+      r.status,
+      (r.occurred_at ?? r.detected_at ?? '-').replace('T', ' ').slice(0, 19),
+      whatDiffers(r),
+      r.id,
+    ];
+  });
+  const widths = head.map((c, i) => Math.max(c.length, ...cells.map((row) => row[i]!.length)));
+  const right = new Set([0]);
   const line = (vals: readonly string[]) =>
     vals
-      .map((v, i) => v.padEnd(widths[i]!))
+      .map((v, i) => (right.has(i) ? v.padStart(widths[i]!) : v.padEnd(widths[i]!)))
       .join('  ')
       .trimEnd();
   return (
-    [line(cols), ...cells.map(line), `${rows.length} discrepanc${rows.length === 1 ? 'y' : 'ies'}`].join('\n') + '\n'
+    [line(head), ...cells.map(line), `${rows.length} discrepanc${rows.length === 1 ? 'y' : 'ies'}`].join('\n') + '\n'
   );
 }

@@ -180,37 +180,3 @@ export async function explain(
     related,
   };
 }
-
-/** Human-readable form of an explanation. */
-export function explanationText(x: Explanation): string {
-  const out: string[] = [];
-  if (x.payments.length === 0) return `nothing known about ${x.query}\n`;
-  out.push(
-    `${x.query}: ${x.payments.map((p) => `payment ${p.paymentId} (pos ${p.posId})`).join(', ')}`,
-    '',
-    'events (commit order):',
-  );
-  for (const e of x.events)
-    out.push(`  ${e.position.padEnd(14)} ${(e.at ?? '-').padEnd(24)} ${e.type.padEnd(24)} ${e.summary}  [${e.id}]`);
-  out.push('', 'operations:');
-  for (const o of x.operations) {
-    const src = (p: string) =>
-      o[`${p}_present`] ? `${p}=${o[`${p}_status`]} ${o[`${p}_amount`]} ${o[`${p}_currency`]}` : `${p}=absent`;
-    out.push(`  ${o.operation_key}  ${o.occurred_at ?? '-'}  ${src('register')}  ${src('period')}  ${src('webhook')}`);
-  }
-  for (const r of x.receivers)
-    out.push(
-      `    receiver ${r.receiver_name} (${r.sub_merchant_id ?? 'unknown'}) share=${r.share} fee=${r.receiver_fee} reserve=${r.reserve_amount}`,
-    );
-  out.push('', 'discrepancies:');
-  if (!x.discrepancies.length) out.push('  none');
-  for (const d of x.discrepancies)
-    out.push(
-      `  ${d.id} ${d.type} ${d.status}${d.receiver_name ? ` receiver=${d.receiver_name}` : ''} detected ${d.detected_at}${d.resolved_at ? ` resolved ${d.resolved_at}` : ''}${d.accepted_by ? ` accepted by ${d.accepted_by}: ${d.accepted_note}` : ''}`,
-    );
-  for (const [view, rows] of Object.entries(x.related)) {
-    out.push('', `recon.${view}:`);
-    for (const r of rows) out.push(`  ${JSON.stringify(r)}`);
-  }
-  return out.join('\n') + '\n';
-}

@@ -137,6 +137,7 @@ describe('recon demo, end to end', () => {
       'paid_out',
       'payout_reference',
       'payout_status',
+      'not_stated_before',
     ]);
   });
 

@@ -69,6 +69,7 @@ describe('nightly report', () => {
       {
         occurred_at: Date;
         register_present: boolean;
+        method: string;
         register_status: string | null;
         register_amount: bigint | null;
         register_currency: string | null;
@@ -77,7 +78,7 @@ describe('nightly report', () => {
         operation_key: string;
       }[]
     >`
-      select occurred_at, register_present, register_status, register_amount, register_currency, period_present, webhook_present, operation_key from recon.operations`;
+      select occurred_at, method, register_present, register_status, register_amount, register_currency, period_present, webhook_present, operation_key from recon.operations`;
     const dayOps = ops.filter((o) => o.occurred_at >= from && o.occurred_at < to);
     expect(dayOps.length).toBeGreaterThan(0);
     const dayMatching = data.matching.find((m) => m.scope === 'day')!;
@@ -87,15 +88,17 @@ describe('nightly report', () => {
     );
     expect(dayMatching.matched + dayMatching.unmatched).toBe(dayOps.length);
     const register = dayOps.filter((o) => o.register_present);
-    const byCurrency = new Map<string, { n: number; amount: bigint }>();
+    // money as it moves: sales in, refunds and chargebacks out, an authorisation not at all
+    const sign: Record<string, bigint> = { purchase: 1n, capture: 1n, recurrent: 1n, refund: -1n, dispute: -1n };
+    const byCurrency = new Map<string, { n: number; net: bigint }>();
     for (const o of register) {
-      const t = byCurrency.get(o.register_currency ?? '') ?? { n: 0, amount: 0n };
+      const t = byCurrency.get(o.register_currency ?? '') ?? { n: 0, net: 0n };
       t.n++;
-      if (o.register_status === 'success') t.amount += o.register_amount ?? 0n;
+      if (o.register_status === 'success') t.net += (sign[o.method] ?? 0n) * (o.register_amount ?? 0n);
       byCurrency.set(o.register_currency ?? '', t);
     }
     const reg = data.sources.filter((s) => s.scope === 'day' && s.source === 'register');
-    expect(new Map(reg.map((s) => [s.currency, { n: s.operations, amount: s.amount }]))).toEqual(byCurrency);
+    expect(new Map(reg.map((s) => [s.currency, { n: s.operations, net: s.net }]))).toEqual(byCurrency);
 
     const [openCount] = await db.sql<
       { n: number }[]
@@ -124,8 +127,11 @@ describe('nightly report', () => {
         x.currency,
         x.operations,
         x.successful,
-        Number(x.amount) / 100,
-        Number(x.fees) / 100,
+        ...[x.sales, x.refunds, x.chargebacks, x.net, x.authorised, x.fees].map((v) => Number(v) / 100),
+        ((r) => (r ? Number(x.net - r.net) / 100 : null))(
+          data.sources.find((r) => r.source === 'register' && r.currency === x.currency && r.scope === x.scope),
+        ),
+        Number(x.net - (data.journal!.find((j) => j.currency === x.currency && j.scope === x.scope)?.net ?? 0n)) / 100,
       ]);
       expect(r.getCell(6).numFmt).toBe(moneyFormat(x.currency));
     });

@@ -110,7 +110,8 @@ describe('statements from the journal', () => {
         money((f.adjustments ?? 0n) + f.netPayable - heldOf(f)),
         money(heldOf(f)),
         money(0n),
-        ...(referenceOf(f) ? [referenceOf(f), 'expected'] : []),
+        ...(referenceOf(f) ? [referenceOf(f), 'expected'] : [undefined, undefined]),
+        0, // not_stated_before: every month before was issued or none was
       ]);
     });
     expect(p.getRow(figures.length + 2).cellCount).toBe(0);

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { runDemo, formatSummary } from '../demo';
+import { outDirOption } from '../options';
 import { loadConfigOrExit, loggerFor, UsageError } from '../runtime';
 
 export function register(program: Command): void {
@@ -24,6 +25,7 @@ export function register(program: Command): void {
         throw new UsageError(`--payments: expected 1..100000, got ${opts.payments}`);
       if (opts.month !== undefined && !/^\d{4}-(0[1-9]|1[0-2])$/.test(opts.month))
         throw new UsageError(`--month: expected YYYY-MM, got ${opts.month}`);
+      outDirOption('--out', opts.out);
       const config = loadConfigOrExit();
       // The demo talks to its own sandbox: PSP_* variables, if set, are not used.
       const log = loggerFor(config);

@@ -1,12 +1,20 @@
 import type { Command } from 'commander';
 import {
+  DISCREPANCY_SORTS,
   acceptDiscrepancy,
+  checkFilter,
   discrepanciesCsv,
   discrepanciesTable,
   discrepancyJson,
+  isKnownSubMerchant,
   listDiscrepancies,
+  sortDiscrepancies,
+  subMerchantNames,
+  subMerchantsOf,
+  type DiscrepancySort,
 } from '../../reconciliation/discrepancy-queries';
 import { runProjections } from '../../projection/runner';
+import { calendarDay } from '../options';
 import { UsageError, withRuntime, type Runtime } from '../runtime';
 
 /** Brings the reconciliation read model up to the store's head, so that what is printed is current. */
@@ -32,7 +40,21 @@ interface ListOptions {
   subMerchant?: string;
   payment?: string;
   format: string;
+  sort?: string;
   catchUp: boolean;
+}
+
+/** Every option checked before the database starts; messages name the option as typed. */
+function checkListOptions(opts: ListOptions): void {
+  if (!['table', 'json', 'csv'].includes(opts.format))
+    throw new UsageError(`--format must be table, json or csv (got ${opts.format})`);
+  if (opts.sort !== undefined && !(DISCREPANCY_SORTS as readonly string[]).includes(opts.sort))
+    throw new UsageError(`--sort must be ${DISCREPANCY_SORTS.join(' or ')} (got ${opts.sort})`);
+  if (opts.from !== undefined) calendarDay('--from', opts.from);
+  if (opts.to !== undefined) calendarDay('--to', opts.to);
+  // the remaining checks are the query's own (type, status, from after to), with the option's spelling
+  const checked = checkFilter({ from: opts.from, to: opts.to, type: opts.type, status: opts.status, timezone: 'UTC' });
+  if (!checked.ok) throw new UsageError(`--${checked.message}`);
 }
 
 export function register(program: Command): void {
@@ -49,12 +71,16 @@ export function register(program: Command): void {
     .option('--sub-merchant <id>', 'only discrepancies involving this sub_merchant_id')
     .option('--payment <paymentId>', 'only this payment')
     .option('--format <format>', 'table, json or csv', 'table')
+    .option('--sort <order>', 'amount (largest first) or age (oldest first); default: oldest first')
     .option('--no-catch-up', 'read the views as they are, without applying new events first')
     .action(async (opts: ListOptions) => {
-      if (!['table', 'json', 'csv'].includes(opts.format))
-        throw new UsageError(`--format must be table, json or csv (got ${opts.format})`);
+      checkListOptions(opts);
       await withRuntime(async (rt, signal) => {
         if (opts.catchUp) await catchUp(rt, signal);
+        if (opts.subMerchant !== undefined && (await isKnownSubMerchant(rt.sql, opts.subMerchant)) === false)
+          process.stderr.write(
+            `recon: warning: --sub-merchant ${opts.subMerchant} is not in the sub-merchant directory (a typo?)\n`,
+          );
         const r = await listDiscrepancies(rt.sql, {
           from: opts.from,
           to: opts.to,
@@ -65,15 +91,21 @@ export function register(program: Command): void {
           timezone: rt.config.timezone,
         });
         if (!r.ok) throw new UsageError(r.message);
-        if (opts.format === 'json') process.stdout.write(JSON.stringify(r.value.map(discrepancyJson), null, 2) + '\n');
-        else if (opts.format === 'csv') process.stdout.write(discrepanciesCsv(r.value));
-        else process.stdout.write(discrepanciesTable(r.value));
+        const rows = sortDiscrepancies(r.value, (opts.sort ?? 'age') as DiscrepancySort);
+        if (opts.format === 'json') process.stdout.write(JSON.stringify(rows.map(discrepancyJson), null, 2) + '\n');
+        else if (opts.format === 'csv') process.stdout.write(discrepanciesCsv(rows));
+        else {
+          const names = await subMerchantNames(rt.sql, [...new Set(rows.flatMap(subMerchantsOf))]);
+          process.stdout.write(discrepanciesTable(rows, names));
+        }
       });
     });
 
   cmd
     .command('accept <id>')
-    .description("accept a discrepancy (an auditor's decision, kept as an event): --note and --by are required")
+    .description(
+      "accept an open discrepancy (an auditor's decision, kept as an event): --note and --by are required; a resolved one is refused",
+    )
     .requiredOption('--note <text>', 'why the difference is acceptable')
     .requiredOption('--by <name>', 'who accepts it')
     .option('--decision <decision>', 'for money held on the statements: pay (release it) or withhold (keep holding it)')

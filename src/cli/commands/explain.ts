@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { explain, explanationText } from '../../reconciliation/explain';
+import { explain } from '../../reconciliation/explain';
+import { explanationText } from '../../reconciliation/explain-text';
 import { runProjections } from '../../projection/runner';
 import { UsageError, withRuntime } from '../runtime';
 

@@ -1,7 +1,7 @@
-import path from 'node:path';
 import type { Command } from 'commander';
 import { previousDay, writeNightlyReportFor } from '../../export/nightly-report';
-import { calendarDay } from '../options';
+import { ensureOutDir } from '../../export/out-dir';
+import { calendarDay, outDirOption } from '../options';
 import { withRuntime } from '../runtime';
 
 export function register(program: Command): void {
@@ -15,6 +15,7 @@ export function register(program: Command): void {
     .option('--out <dir>', 'output directory (default: RECON_OUT_DIR)')
     .action(async (opts: { date?: string; out?: string }) => {
       if (opts.date !== undefined) calendarDay('--date', opts.date);
+      const out = opts.out !== undefined ? outDirOption('--out', opts.out) : undefined;
       await withRuntime(async (rt) => {
         const date = opts.date ?? previousDay(new Date(), rt.config.timezone);
         const { file, data } = await writeNightlyReportFor(
@@ -23,7 +24,7 @@ export function register(program: Command): void {
             date,
             timezone: rt.config.timezone,
             graceHours: rt.config.graceHours,
-            outDir: path.resolve(opts.out ?? rt.config.outDir),
+            outDir: out ?? ensureOutDir(rt.config.outDir, 'RECON_OUT_DIR'),
           },
         );
         const day = data.matching.find((m) => m.scope === 'day');

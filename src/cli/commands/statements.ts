@@ -1,9 +1,49 @@
-import path from 'node:path';
 import type { Command } from 'commander';
-import { issueStatements, statementRuns } from '../../export/statements';
+import { ensureOutDir } from '../../export/out-dir';
+import { StatementRefused } from '../../export/statement-controls';
+import { issueStatements, statementRuns, type IssueResult } from '../../export/statements';
 import { parsePosition } from '../../store/types';
 import { UsageError, withJudgingRuntime } from '../runtime';
 import { addSendCommand } from '../statements-send';
+import { outDirOption } from '../options';
+
+interface StatementOptions {
+  month?: string;
+  subMerchant?: string;
+  out?: string;
+  atPosition?: string;
+  runs?: boolean;
+  provisional?: boolean;
+  rebaseTimezone?: boolean;
+}
+
+/** Progress on a terminal only: a pipe or a file gets the summary alone. */
+export function progressWriter(stream: { isTTY?: boolean; write(text: string): unknown }) {
+  return {
+    update: (p: { done: number; total: number; lines: number }) => {
+      if (stream.isTTY) stream.write(`\r  statements ${p.done}/${p.total}, ${p.lines} lines`);
+    },
+    end: () => {
+      if (stream.isTTY) stream.write('\n');
+    },
+  };
+}
+
+/** What the run wrote, said in plain lines (stdout). */
+export function statementSummary(r: IssueResult): string {
+  const out = [
+    `statements ${r.month} (${r.timezone}) cut at position ${r.position}${r.provisional ? ' — PROVISIONAL: the month has not ended; not recorded as issued' : ''}`,
+    `  figures sha-256 ${r.figuresSha256}${r.provisional || r.newEvent ? '' : ' (same run already recorded)'}`,
+    `  ${r.statements} statements, ${r.lines} operation lines${r.runId ? `, run ${r.runId}` : ''}`,
+  ];
+  if (r.previousMonthNotIssued)
+    out.push(
+      `  the statement of ${r.previousMonthNotIssued} was never issued: statements open at the last one issued, or at the ledger`,
+    );
+  if (r.rebasedFrom) out.push(`  re-based from ${r.rebasedFrom} to ${r.timezone}`);
+  for (const f of r.files) out.push(`  ${f.path}  sha256 ${f.sha256}`);
+  return out.join('\n') + '\n';
+}
 
 export function register(program: Command): void {
   const statements = program.command('statements');
@@ -12,54 +52,58 @@ export function register(program: Command): void {
     .description(
       "write the monthly payout statements (one workbook per sub-merchant) and the Payouts index, cut at the journal's checkpoint, and record the run",
     )
-    .option('--month <YYYY-MM>', 'month in the business time zone (RECON_TIMEZONE)')
+    .option('--month <YYYY-MM>', 'month in the business time zone (RECON_TIMEZONE); it must have ended')
     .option('--sub-merchant <id>', 'only this sub-merchant (the Payouts index is then not rewritten)')
     .option('--out <dir>', 'output directory (default: RECON_OUT_DIR)')
     .option('--at-position <commit/prepare>', 'cut at this event-store position (regenerate a statement already sent)')
     .option('--runs', 'list the statement runs recorded (of --month if given) instead of writing')
-    .action(
-      async (opts: { month?: string; subMerchant?: string; out?: string; atPosition?: string; runs?: boolean }) => {
-        if (opts.month !== undefined && !/^\d{4}-(0[1-9]|1[0-2])$/.test(opts.month))
-          throw new UsageError(`--month: expected YYYY-MM, got ${JSON.stringify(opts.month)}`);
-        let atPosition: ReturnType<typeof parsePosition> | undefined;
-        try {
-          atPosition = opts.atPosition ? parsePosition(opts.atPosition) : undefined;
-        } catch (e) {
-          throw new UsageError(`--at-position: ${(e as Error).message}`);
-        }
-        await withJudgingRuntime(async (rt, signal) => {
-          if (opts.runs) {
-            for (const r of await statementRuns(rt.sql, opts.month ? { month: opts.month } : {})) {
-              process.stdout.write(
-                `${r.issuedAt.toISOString()}  ${r.month}  position ${r.position}  figures ${r.figuresSha256}  ${r.statements} statements${r.subMerchantId ? ` (${r.subMerchantId})` : ''}  run ${r.runId}\n`,
-              );
-              for (const f of r.files) process.stdout.write(`    ${f.name}  sha256 ${f.sha256}  ${f.bytes} bytes\n`);
-            }
-            return;
+    .option('--provisional', 'a draft of a month not ended: marked PROVISIONAL, not recorded as issued')
+    .option(
+      '--rebase-timezone',
+      'issue in RECON_TIMEZONE although earlier statements were issued in another zone (builds on them; once)',
+    )
+    .action(async (opts: StatementOptions) => {
+      if (opts.month !== undefined && !/^\d{4}-(0[1-9]|1[0-2])$/.test(opts.month))
+        throw new UsageError(`--month: expected YYYY-MM, got ${JSON.stringify(opts.month)}`);
+      if (!opts.runs && !opts.month) throw new UsageError('--month is required (YYYY-MM)');
+      let atPosition: ReturnType<typeof parsePosition> | undefined;
+      try {
+        atPosition = opts.atPosition ? parsePosition(opts.atPosition) : undefined;
+      } catch (e) {
+        throw new UsageError(`--at-position: ${(e as Error).message}`);
+      }
+      const out = !opts.runs && opts.out !== undefined ? outDirOption('--out', opts.out) : undefined;
+      await withJudgingRuntime(async (rt, signal) => {
+        if (opts.runs) {
+          for (const r of await statementRuns(rt.sql, opts.month ? { month: opts.month } : {})) {
+            process.stdout.write(
+              `${r.issuedAt.toISOString()}  ${r.month}  position ${r.position}  figures ${r.figuresSha256}  ${r.statements} statements${r.subMerchantId ? ` (${r.subMerchantId})` : ''}  run ${r.runId}\n`,
+            );
+            for (const f of r.files) process.stdout.write(`    ${f.name}  sha256 ${f.sha256}  ${f.bytes} bytes\n`);
           }
-          if (!opts.month) throw new UsageError('--month is required (YYYY-MM)');
-          const outDir = path.resolve(opts.out ?? rt.config.outDir);
+          return;
+        }
+        const progress = progressWriter(process.stderr);
+        try {
           const r = await issueStatements(
             { sql: rt.sql, store: rt.store, log: rt.log, timezone: rt.config.timezone },
             {
-              month: opts.month,
-              outDir,
+              month: opts.month!,
+              outDir: out ?? ensureOutDir(rt.config.outDir, 'RECON_OUT_DIR'),
               signal,
+              provisional: opts.provisional ?? false,
+              rebaseTimezone: opts.rebaseTimezone ?? false,
               ...(opts.subMerchant ? { subMerchantId: opts.subMerchant } : {}),
               ...(atPosition ? { atPosition } : {}),
-              onProgress: (p) => {
-                if (process.stderr.isTTY) process.stderr.write(`\r  statements ${p.done}/${p.total}, ${p.lines} lines`);
-              },
+              onProgress: progress.update,
             },
           );
-          if (process.stderr.isTTY) process.stderr.write('\n');
-          process.stdout.write(`statements ${r.month} (${r.timezone}) cut at position ${r.position}\n`);
-          process.stdout.write(
-            `  figures sha-256 ${r.figuresSha256}${r.newEvent ? '' : ' (same run already recorded)'}\n`,
-          );
-          process.stdout.write(`  ${r.statements} statements, ${r.lines} operation lines, run ${r.runId}\n`);
-          for (const f of r.files) process.stdout.write(`  ${f.path}  sha256 ${f.sha256}\n`);
-        });
-      },
-    );
+          progress.end();
+          process.stdout.write(statementSummary(r));
+        } catch (e) {
+          if (e instanceof StatementRefused) throw new UsageError(e.message);
+          throw e;
+        }
+      });
+    });
 }
