@@ -1,0 +1,201 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../support/db';
+import { createPostgresEventStore } from '../../src/store/postgres';
+import type { EventStore } from '../../src/store/types';
+import { appendAll, registerRows, subMerchant, syncCompleted, type Receiver } from '../discrepancies/fixtures';
+import { feeLine, order, orderDiscrepancies, projectOrders, rebuildOrders, snapshot } from './support';
+
+/**
+ * Orders against the PSP's register, each order or payment carrying one difference (issue 17). Contract:
+ * sm-a pays 1.5 % + 1.00 on purchases in UAH, everyone else the default 2 %, rounded half-up.
+ */
+const CREATED = '2024-03-01T08:00:00.000Z';
+const T = (h: number) => `2024-03-01T${String(h).padStart(2, '0')}:00:00.000Z`;
+const SEEN = '2024-03-01T23:30:00.000Z';
+const LATER = '2024-03-04T01:00:00.000Z'; // 65 h after the payments: past the 48 h grace
+
+const NAMES: Record<string, string> = { 'sm-a': 'Alpha Shop', 'sm-b': 'Beta Store', 'sm-c': 'Gamma Goods' };
+const fee = (sm: string, share: bigint) => {
+  if (sm !== 'sm-a') return (share * 2n + 50n) / 100n;
+  const p = share * 15n;
+  return 100n + p / 1000n + ((p % 1000n) * 2n >= 1000n ? 1n : 0n);
+};
+const part = (sm: string, share: bigint, charged?: bigint): Receiver => {
+  const f = charged ?? fee(sm, share);
+  return { name: NAMES[sm]!, amount: share - f, fee: f };
+};
+const pay = (paymentId: string, orderId: string, hour: number, amount: bigint, receivers: Receiver[]) =>
+  registerRows({ paymentId, orderId, dateTime: T(hour), amount, receivers, reportId: 'r1', observedAt: SEEN });
+const placed = (orderId: string, amount: string, split: string, extra: Record<string, string> = {}) =>
+  order({ order_id: orderId, amount, currency: 'UAH', created_at: CREATED, split, ...extra });
+
+let db: TestDatabase;
+let store: EventStore;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  store = createPostgresEventStore(db.sql);
+  await appendAll(store, [
+    subMerchant('sm-a', NAMES['sm-a']!),
+    subMerchant('sm-b', NAMES['sm-b']!),
+    subMerchant('sm-c', NAMES['sm-c']!),
+    feeLine({
+      subMerchantId: '*',
+      method: 'purchase',
+      currency: 'UAH',
+      percent: '2',
+      fixed: '0',
+      effectiveFrom: '2024-01-01',
+      rounding: 'half_up',
+    }),
+    feeLine({
+      subMerchantId: 'sm-a',
+      method: 'purchase',
+      currency: 'UAH',
+      percent: '1.5',
+      fixed: '100',
+      effectiveFrom: '2024-01-01',
+      rounding: 'half_up',
+    }),
+    // the payment arrives before its order
+    pay('pay-early', 'ord-early', 9, 30_00n, [part('sm-b', 30_00n)]),
+    placed('ord-ok', '100.00', 'sm-a:60.00;sm-b:40.00'),
+    placed('ord-unpaid', '10.00', 'sm-b:10.00'),
+    placed('ord-amount', '50.00', ''),
+    placed('ord-receiver', '30.00', 'sm-a:30.00'),
+    placed('ord-part', '100.00', 'sm-a:60.00;sm-b:40.00'),
+    placed('ord-fee-above', '20.00', 'sm-b:20.00'),
+    placed('ord-fee-below', '20.00', 'sm-b:20.00'),
+    placed('ord-amended', '100.00', 'sm-a:60.00;sm-b:40.00'),
+    placed('ord-amended', '80.00', 'sm-a:48.00;sm-b:32.00', { amended_at: '2024-03-01T08:30:00Z' }),
+    placed('ord-cancelled', '15.00', 'sm-b:15.00'),
+    order({ order_id: 'ord-cancelled', cancelled_at: '2024-03-01T08:45:00Z' }),
+    pay('pay-ok', 'ord-ok', 9, 100_00n, [part('sm-a', 60_00n), part('sm-b', 40_00n)]),
+    pay('pay-amount', 'ord-amount', 10, 49_00n, []),
+    pay('pay-receiver', 'ord-receiver', 10, 30_00n, [part('sm-c', 30_00n)]),
+    pay('pay-part', 'ord-part', 11, 100_00n, [part('sm-a', 61_00n), part('sm-b', 39_00n)]),
+    pay('pay-fee-above', 'ord-fee-above', 11, 20_00n, [part('sm-b', 20_00n, 50n)]),
+    pay('pay-fee-below', 'ord-fee-below', 12, 20_00n, [part('sm-b', 20_00n, 30n)]),
+    pay('pay-orphan', 'ord-orphan', 12, 25_00n, [part('sm-b', 25_00n)]),
+    pay('pay-amended', 'ord-amended', 12, 80_00n, [part('sm-a', 48_00n), part('sm-b', 32_00n)]),
+    pay('pay-cancelled', 'ord-cancelled', 13, 15_00n, [part('sm-b', 15_00n)]),
+    placed('ord-early', '30.00', 'sm-b:30.00'),
+  ]);
+  await projectOrders(db.sql, store);
+}, 120_000);
+
+afterAll(async () => {
+  await store?.close();
+  await db?.drop();
+});
+
+describe('orders against the PSP, within the grace period', () => {
+  it('finds the differences the register shows now, and nothing that waits for the grace period', async () => {
+    const found = (await orderDiscrepancies(db.sql)).map((d) => `${d.type} ${d.order_id} ${d.status}`);
+    expect(found).toEqual([
+      'amount_differs_from_order ord-amount open',
+      'fee_above_contract ord-fee-above open',
+      'fee_below_contract ord-fee-below open',
+      'split_differs_from_order ord-part open',
+      'split_differs_from_order ord-receiver open',
+    ]);
+  });
+
+  it('gives both sides and the difference', async () => {
+    const d = await orderDiscrepancies(db.sql);
+    const amount = d.find((x) => x.type === 'amount_differs_from_order')!;
+    expect(amount.values).toMatchObject({ order_amount: '5000', psp_amount: '4900', difference: '-100' });
+    const above = d.find((x) => x.type === 'fee_above_contract')!;
+    expect(above.values).toMatchObject({ part: '2000', expected_fee: '40', charged_fee: '50', difference: '10' });
+    expect(above.sub_merchant_id).toBe('sm-b');
+    const below = d.find((x) => x.type === 'fee_below_contract')!;
+    expect(below.values).toMatchObject({ expected_fee: '40', charged_fee: '30', difference: '-10' });
+    const receiver = d.find((x) => x.order_id === 'ord-receiver')!;
+    expect(receiver.values.parts).toEqual([
+      {
+        sub_merchant_id: 'sm-a',
+        receiver_name: null,
+        issue: 'not_paid',
+        order_amount: '3000',
+        psp_amount: null,
+        difference: '-3000',
+      },
+      {
+        sub_merchant_id: 'sm-c',
+        receiver_name: 'Gamma Goods',
+        issue: 'not_ordered',
+        order_amount: null,
+        psp_amount: '3000',
+        difference: '3000',
+      },
+    ]);
+    const parts = d.find((x) => x.order_id === 'ord-part')!;
+    expect((parts.values.parts as { issue: string; difference: string }[]).map((p) => [p.issue, p.difference])).toEqual(
+      [
+        ['part_amount', '100'],
+        ['part_amount', '-100'],
+      ],
+    );
+  });
+
+  it('matches each order to its payment once, amendments and late orders included', async () => {
+    const rows = await db.sql<
+      { order_id: string; state: string; amount: bigint; matched_payment_id: string | null; versions: number }[]
+    >`
+      select order_id, state, amount, matched_payment_id, versions from recon.orders order by order_id`;
+    const by = new Map(rows.map((r) => [r.order_id, r]));
+    expect(by.get('ord-amended')).toMatchObject({
+      state: 'matched',
+      amount: 8000n,
+      matched_payment_id: 'pay-amended',
+      versions: 2,
+    });
+    expect(by.get('ord-early')).toMatchObject({ state: 'matched', matched_payment_id: 'pay-early' });
+    expect(by.get('ord-unpaid')).toMatchObject({ state: 'awaiting_psp', matched_payment_id: null });
+    expect(by.get('ord-cancelled')).toMatchObject({ state: 'cancelled', matched_payment_id: null });
+    const orphan = await db.sql`select role from recon.order_payments where payment_id = 'pay-orphan'`;
+    expect(orphan).toEqual([{ role: 'no_order' }]);
+  });
+});
+
+describe('after the grace period', () => {
+  beforeAll(async () => {
+    await appendAll(store, [syncCompleted({ from: T(0), to: LATER, completedAt: LATER, reportId: 'r2' })]);
+    await projectOrders(db.sql, store);
+  });
+
+  it('adds the order the PSP never saw and the payments with no order standing', async () => {
+    const found = (await orderDiscrepancies(db.sql)).map((d) => `${d.type} ${d.order_id} ${d.payment_id}`);
+    expect(found).toContain('order_not_at_psp ord-unpaid null');
+    expect(found).toContain('payment_without_order ord-orphan pay-orphan');
+    expect(found).toContain('payment_without_order ord-cancelled pay-cancelled');
+    expect(found.filter((f) => f.startsWith('order_not_at_psp') || f.startsWith('payment_without_order'))).toHaveLength(
+      3,
+    );
+  });
+
+  it('resolves order_not_at_psp when the payment arrives, by that event', async () => {
+    const late = pay('pay-unpaid', 'ord-unpaid', 14, 10_00n, [part('sm-b', 10_00n)]);
+    await appendAll(store, [late]);
+    await projectOrders(db.sql, store);
+    const [d] = (await orderDiscrepancies(db.sql)).filter((x) => x.type === 'order_not_at_psp');
+    expect(d!.status).toBe('resolved');
+    expect(d!.resolved_by_event).toBe(late.events[0]!.id);
+  });
+
+  it('re-importing the same orders changes nothing', async () => {
+    const before = await snapshot(db.sql);
+    const r = await store.appendMany([placed('ord-ok', '100.00', 'sm-a:60.00;sm-b:40.00')]);
+    expect(r[0]!.duplicates).toBe(1);
+    await projectOrders(db.sql, store);
+    expect(await snapshot(db.sql)).toBe(before);
+  });
+
+  it('a replay from zero in any batch size gives the same rows', async () => {
+    const live = await snapshot(db.sql);
+    for (const size of [1, 7, 1000]) {
+      await rebuildOrders(db.sql, store, size);
+      expect(await snapshot(db.sql)).toBe(live);
+    }
+  }, 120_000);
+});
