@@ -3,9 +3,19 @@ import fc from 'fast-check';
 import { createTestDatabase, type TestDatabase } from '../support/db';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore } from '../../src/store/types';
-import { applicableLine, expectedFee, importFeeContract, parseFeeContract, percentRatio } from '../../src/intent/fee-contract';
+import {
+  applicableLine,
+  expectedFee,
+  importFeeContract,
+  parseFeeContract,
+  percentRatio,
+} from '../../src/intent/fee-contract';
 
-const line = (percent: string, fixed: string, rounding: 'half_up' | 'down' = 'half_up') => ({ percent, fixed, rounding });
+const line = (percent: string, fixed: string, rounding: 'half_up' | 'down' = 'half_up') => ({
+  percent,
+  fixed,
+  rounding,
+});
 
 describe('the fee a contract line allows', () => {
   it('rounds half up per operation by default, or down when the line says so', () => {
@@ -85,8 +95,14 @@ describe('recon fees import', () => {
   });
 
   it('keeps every version: a re-import changes nothing, a changed line is a new event', async () => {
-    const v1 = parseFeeContract('sub_merchant_id,method,currency,percent,fixed,effective_from\nsm-a,purchase,EUR,1.5,0,2025-01-01\n', 'c.csv');
-    const v2 = parseFeeContract('sub_merchant_id,method,currency,percent,fixed,effective_from\nsm-a,purchase,EUR,1.4,0,2025-01-01\n', 'c.csv');
+    const v1 = parseFeeContract(
+      'sub_merchant_id,method,currency,percent,fixed,effective_from\nsm-a,purchase,EUR,1.5,0,2025-01-01\n',
+      'c.csv',
+    );
+    const v2 = parseFeeContract(
+      'sub_merchant_id,method,currency,percent,fixed,effective_from\nsm-a,purchase,EUR,1.4,0,2025-01-01\n',
+      'c.csv',
+    );
     if (!v1.ok || !v2.ok) throw new Error('valid contract refused');
     expect(await importFeeContract(store, v1.lines, { file: 'c.csv' })).toEqual({ set: 1, unchanged: 0 });
     expect(await importFeeContract(store, v1.lines, { file: 'c.csv' })).toEqual({ set: 0, unchanged: 1 });
