@@ -10,9 +10,8 @@ import { orderRecords, type OrderFileFormat } from './order-records';
  * `recon orders import FILE`: two passes over the file, in bounded memory whatever its size.
  *   1. Every record is validated. Nothing is written when any is bad: the problems (file, line, field) are
  *      returned, the first MAX_ISSUES of them. Two records that give one order version different values
- *      (the same order placed twice with other amounts) are a problem too: each version's id is kept as a
- *      52-bit number with the line that gave it (≈ 40 bytes an order), and lines whose ids meet are compared
- *      in full by a second read of only those lines.
+ *      (the same order placed twice with other amounts) are a problem too: the ids seen go into a Bloom
+ *      filter of fixed size, and the versions it may have seen twice are compared in full by another read.
  *   2. The events are appended in batches of BATCH (one appendMany each, idempotent: an import run again
  *      appends nothing). A version already in the store with other values is refused by the store at its
  *      batch, named by file and line; the batches before it hold only valid versions, so correcting the
@@ -44,13 +43,41 @@ export class OrderConflictError extends Error {
   }
 }
 
-const id52 = (id: string) => Number.parseInt(id.replace(/-/g, '').slice(0, 13), 16);
+/**
+ * Which version ids a file has given, in fixed memory whatever its size: a Bloom filter over the ids
+ * (16 MiB, 7 probes; ids are UUID v5, already uniformly distributed, so their own bits are the hashes).
+ * A "maybe seen" is checked exactly by a second read of the file (compareSuspects); at a million orders
+ * about one id in a billion is a false "maybe".
+ */
+function createSeenIds() {
+  const BITS = 2 ** 27;
+  const words = new Uint32Array(BITS / 32);
+  return {
+    /** marks the id; true when it may have been marked before */
+    add(id: string): boolean {
+      const hex = id.replace(/-/g, '');
+      const h1 = Number.parseInt(hex.slice(0, 8), 16);
+      const h2 = Number.parseInt(hex.slice(8, 16), 16) | 1;
+      let all = true;
+      for (let i = 0; i < 7; i++) {
+        const bit = ((h1 + Math.imul(i, h2)) >>> 0) & (BITS - 1);
+        const w = bit >>> 5;
+        const m = 1 << (bit & 31);
+        if ((words[w]! & m) === 0) {
+          all = false;
+          words[w]! |= m;
+        }
+      }
+      return all;
+    },
+  };
+}
 
 async function validate(file: string, format: OrderFileFormat) {
   const name = path.basename(file);
   const issues: OrderIssue[] = [];
-  const seen = new Map<number, number>();
-  const suspects = new Map<number, number[]>();
+  const seen = createSeenIds();
+  const suspects = new Set<string>();
   let records = 0;
   for await (const r of orderRecords(file, format)) {
     records++;
@@ -63,28 +90,24 @@ async function validate(file: string, format: OrderFileFormat) {
       if (issues.length < MAX_ISSUES) issues.push({ file: name, line: r.line, field: v.field, message: v.message });
       continue;
     }
-    const k = id52(v.item.event.id);
-    const first = seen.get(k);
-    if (first === undefined) seen.set(k, r.line);
-    else suspects.set(k, [...(suspects.get(k) ?? [first]), r.line]);
+    if (seen.add(v.item.event.id)) suspects.add(v.item.event.id);
   }
   if (suspects.size && issues.length === 0) issues.push(...(await compareSuspects(file, format, suspects)));
   return { issues, records };
 }
 
-/** The lines whose version ids met, read again: the same id with other content is a conflict. */
+/** The versions that may have been given twice, read again: the same id with other content is a conflict. */
 async function compareSuspects(
   file: string,
   format: OrderFileFormat,
-  suspects: ReadonlyMap<number, number[]>,
+  suspects: ReadonlySet<string>,
 ): Promise<OrderIssue[]> {
-  const lines = new Set([...suspects.values()].flat());
   const byId = new Map<string, { line: number; hash: string }>();
   const issues: OrderIssue[] = [];
   for await (const r of orderRecords(file, format)) {
-    if (!lines.has(r.line) || !('record' in r)) continue;
+    if (!('record' in r)) continue;
     const v = orderInput(r.record);
-    if (!v.ok) continue;
+    if (!v.ok || !suspects.has(v.item.event.id)) continue;
     const hash = contentHash(v.item.event);
     const prior = byId.get(v.item.event.id);
     if (!prior) byId.set(v.item.event.id, { line: r.line, hash });
