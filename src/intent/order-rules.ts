@@ -14,7 +14,12 @@ import type { OrderDiscrepancyType } from './order-discrepancy-types';
  * - A payment's primary operation is its first purchase, auth or recurrent operation; the PSP's values are
  *   those of the register, else the period transactions, else the webhook (the amount requested).
  * - Matching: the payment whose primary operation is earliest (then POS, then payment id) claims the order;
- *   each payment claims at most one order (it carries one order id) and each order is claimed once.
+ *   each payment claims at most one order (it carries one order id) and each order is claimed once. A later
+ *   payment whose primary operation is `recurrent` is a charge of the same subscription order, compared with
+ *   it like the first; any other later payment is money without an order of its own (payment_without_order).
+ * - payment_without_order and order_not_at_psp wait for the grace period (RECON_GRACE_HOURS) after the
+ *   payment's or the order's time, judged by the projection's clock (the latest time the events carry):
+ *   the other side may still be on its way.
  * - Split: compared part by part (sub-merchant → part, the register's receiverAmount + receiverFee, the
  *   receiver named by the directory) once the register shows the operation.
  * - Fees: every successful operation's register parts, against the contract line in force on its day.
@@ -70,7 +75,13 @@ export interface OrderState {
   readonly versions: readonly OrderVersion[];
 }
 
-export type MatchRole = 'claimed' | 'second_payment' | 'no_order' | 'order_cancelled' | 'secondary_only';
+export type MatchRole =
+  | 'claimed'
+  | 'recurring_charge'
+  | 'second_payment'
+  | 'no_order'
+  | 'order_cancelled'
+  | 'secondary_only';
 
 export interface MatchRow {
   readonly posId: string;
@@ -167,6 +178,7 @@ export function judgeOrder(
   const live = order !== null && order.status === 'open' && order.values !== null;
   let claimant: { p: GroupPayment; op: MatchedOperation } | null = null;
   const waits: number[] = [];
+  const charges: { p: GroupPayment; op: MatchedOperation }[] = [];
   for (const { p, op } of candidates) {
     const item = op ? pspItem(op) : null;
     const base = {
@@ -186,6 +198,12 @@ export function judgeOrder(
     if (live && claimant === null) {
       claimant = { p, op };
       matches.push({ ...base, role: 'claimed' });
+      continue;
+    }
+    // a subscription's later charges are payments of their own in the same order: each is compared with it
+    if (live && op.method === 'recurrent') {
+      matches.push({ ...base, role: 'recurring_charge' });
+      charges.push({ p, op });
       continue;
     }
     const role: MatchRole =
@@ -257,7 +275,8 @@ export function judgeOrder(
   }
   if (live && claimant !== null) {
     state = 'matched';
-    findings.push(...compareWithOrder(orderKey, order.values!, claimant, orderEvidence, ctx));
+    for (const c of [claimant, ...charges])
+      findings.push(...compareWithOrder(orderKey, order.values!, c, orderEvidence, ctx));
   }
   for (const p of payments) for (const op of p.ops) findings.push(...feeFindings(orderId, op, ctx));
   const due = waits.length ? Math.min(...waits) : null;
