@@ -15,6 +15,7 @@ import {
   safeText,
   writeRow,
 } from './xlsx';
+import { ordersReportData, writeOrdersSheets, type OrdersReportData } from './orders-sheet';
 
 /**
  * The nightly reconciliation report: one workbook per business day, read from the reconciliation views
@@ -101,6 +102,8 @@ export interface NightlyReportData {
   readonly windows: readonly SyncedWindow[];
   /** label → value: webhooks received/rejected, records rejected, and the job's own counters */
   readonly facts: ReadonlyArray<readonly [string, string | number]>;
+  /** the Orders and Fee differences sheets (src/export/orders-sheet.ts), when the orders views are built */
+  readonly orders?: OrdersReportData;
 }
 
 export const nightlyReportFileName = (date: string) => `nightly-${date}.xlsx`;
@@ -342,6 +345,7 @@ export async function nightlyReportData(
     open,
     windows,
     facts,
+    orders: await ordersReportData(deps.sql, { ...periods.day, timezone: opts.timezone }),
   };
 }
 
@@ -512,6 +516,7 @@ export async function writeNightlyReport(file: string, data: NightlyReportData):
     for (const w of data.windows)
       writeRow(windows, [safeText(w.posId), local(w.from), local(w.to), local(w.completedAt), safeText(w.reportId)]);
     closeTable(windows, [{ values: [`Total: ${data.windows.length} windows`] }]);
+    if (data.orders) writeOrdersSheets(wb, data.orders);
     await pending.commit();
   } catch (e) {
     pending.abort();

@@ -2,8 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/db';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore } from '../../src/store/types';
-import { appendAll, registerRows, subMerchant, syncCompleted, type Receiver } from '../discrepancies/fixtures';
-import { feeLine, order, orderDiscrepancies, projectOrders, rebuildOrders, snapshot } from './support';
+import { appendAll, project, registerRows, subMerchant, syncCompleted, type Receiver } from '../discrepancies/fixtures';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import ExcelJS from 'exceljs';
+import { ordersReportData } from '../../src/export/orders-sheet';
+import { nightlyReportData, writeNightlyReport } from '../../src/export/nightly-report';
+import { GRACE, feeLine, order, orderDiscrepancies, projectOrders, rebuildOrders, snapshot } from './support';
 
 /**
  * Orders against the PSP's register, each order or payment carrying one difference (issue 17). Contract:
@@ -181,6 +187,49 @@ describe('after the grace period', () => {
     const [d] = (await orderDiscrepancies(db.sql)).filter((x) => x.type === 'order_not_at_psp');
     expect(d!.status).toBe('resolved');
     expect(d!.resolved_by_event).toBe(late.events[0]!.id);
+  });
+
+  it("the nightly report's Orders and Fee differences sheets", async () => {
+    const data = await ordersReportData(db.sql, {
+      from: new Date('2024-03-01T00:00:00Z'),
+      to: new Date('2024-03-02T00:00:00Z'),
+      timezone: 'UTC',
+    });
+    expect(data?.day).toEqual([
+      {
+        currency: 'UAH',
+        orders: 10,
+        amount: 455_00n,
+        matched: 9,
+        awaitingPsp: 0,
+        notAtPsp: 0,
+        cancelled: 1,
+        paymentsWithoutOrder: 2,
+        // without order 25.00 + 15.00, amount 1.00, wrong receiver 30.00 + 30.00, parts 1.00 + 1.00, fees 0.10 + 0.10
+        inDoubt: 103_20n,
+      },
+    ]);
+    expect(data?.fees).toEqual([
+      { subMerchantId: 'sm-b', month: '2024-03', currency: 'UAH', above: 1, below: 1, difference: 0n },
+    ]);
+    await project(db.sql, store); // the reconciliation views the rest of the report reads
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'recon-orders-report-')), 'nightly.xlsx');
+    await writeNightlyReport(file, {
+      ...(await nightlyReportData({ sql: db.sql, store }, { date: '2024-03-01', timezone: 'UTC', graceHours: GRACE })),
+    });
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.readFile(file);
+    const sheet = wb.getWorksheet('Orders')!;
+    expect(sheet.getRow(2).values).toEqual([undefined, 'UAH', 10, 455, 9, 0, 0, 1, 2, 103.2]);
+    expect(wb.getWorksheet('Fee differences')!.getRow(2).values).toEqual([
+      undefined,
+      'sm-b',
+      '2024-03',
+      'UAH',
+      1,
+      1,
+      0,
+    ]);
   });
 
   it('re-importing the same orders changes nothing', async () => {
