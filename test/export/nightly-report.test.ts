@@ -113,6 +113,8 @@ describe('nightly report', () => {
       'Open discrepancies',
       'Job',
       'Windows synced',
+      'Orders',
+      'Fee differences',
     ]);
     const s = wb.getWorksheet('Sources')!;
     data.sources.forEach((x, i) => {
