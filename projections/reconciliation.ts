@@ -33,7 +33,7 @@ import type { RecordedEvent } from '../src/store/types';
  *
  * Determinism: the projection never reads the wall clock. Its clock is the latest time carried by the
  * events so far (observedAt, receivedAt, completedAt, requestedAt, detectedAt, failedAt). At the end of
- * every append (consecutive events sharing `appendId`; the runner never splits one between
+ * every append's transaction (events sharing `position.commit`; the runner never splits one between
  * batches) the payments it concerns, with the last of their events in it, and every payment whose grace
  * period or re-send grace has run out by the new clock, are judged again (named by the first of their
  * events in the append; those judged for their age alone, by the append's last event); so the rows (including
@@ -1195,7 +1195,7 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
       }
     }
     const next = events[i + 1];
-    if (next === undefined || next.appendId !== e.appendId) {
+    if (next === undefined || next.position.commit !== e.position.commit) {
       for (const [p, eventId] of toJudge) evaluate(b, p, eventId);
       toJudge.clear();
       runDue(b, e.id);
