@@ -31,7 +31,12 @@ export async function runWorker(rt: Runtime, signal: AbortSignal, opts: WorkerOp
     ready: storeReadiness(rt.store, rt.sql),
   });
   const auditor = createAuditorApi({ sql: rt.sql, token: config.auditorToken, timezone: config.timezone });
-  const orders = createOrdersApi({ store: rt.store, token: config.ordersToken });
+  const orders = createOrdersApi({
+    store: rt.store,
+    token: config.ordersToken,
+    sql: rt.sql,
+    auditorToken: config.auditorToken,
+  });
   const app = createHttpApp({
     routes: [receiver.handle, asyncRoute('/api/orders', orders, log), asyncRoute('/api', auditor, log)],
     log,

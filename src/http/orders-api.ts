@@ -5,6 +5,8 @@ import { OrderConflictError, appendOrderBatch } from '../intent/order-import';
 import { orderInput } from '../intent/order-input';
 import { isPlainObject, parseJsonExact } from '../psp/json';
 import { tokenMatches } from './auditor-api';
+import type { Sql } from '../db/connect';
+import { orderDetail } from '../intent/order-queries';
 
 /**
  * POST /api/orders: the marketplace sends its orders (one object, or a batch as a JSON array), in the
@@ -20,7 +22,7 @@ export const MAX_ORDERS_PER_REQUEST = 5000;
 export type OrdersApiHandler = (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
 
 function send(res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
+  const text = JSON.stringify(body, (_k, v) => (typeof v === 'bigint' ? v.toString() : v));
   res.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(text),
@@ -46,13 +48,60 @@ async function readBody(req: IncomingMessage, limit: number): Promise<string | n
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/**
+ * GET /api/orders/:orderId, for auditors (their read-only token): the order as it stands beside the PSP
+ * payments carrying its id and its discrepancies (src/intent/order-queries.ts).
+ */
+async function readOrder(req: IncomingMessage, res: ServerResponse, sql: Sql, token: string | undefined, id: string) {
+  if (!token) {
+    send(res, 503, { error: 'auditor_api_disabled', message: 'set RECON_AUDITOR_TOKEN to enable the auditor API' });
+    return;
+  }
+  if (!tokenMatches(bearer(req), token)) {
+    send(
+      res,
+      401,
+      { error: 'unauthorized', message: 'a valid bearer token is required' },
+      { 'www-authenticate': 'Bearer realm="recon-auditor"' },
+    );
+    return;
+  }
+  if (req.method !== 'GET') {
+    send(
+      res,
+      403,
+      { error: 'read_only', message: 'the auditor API is read-only: only GET is allowed' },
+      { allow: 'GET' },
+    );
+    return;
+  }
+  let orderId: string;
+  try {
+    orderId = decodeURIComponent(id);
+  } catch {
+    send(res, 400, { error: 'invalid_path', message: 'the order id is not valid percent-encoding' });
+    return;
+  }
+  const d = await orderDetail(sql, orderId);
+  if (!d) send(res, 404, { error: 'not_found', message: `no order ${orderId}` });
+  else send(res, 200, d);
+}
+
 export function createOrdersApi(deps: {
   store: EventStore;
   token: string | undefined;
   now?: () => Date;
+  /** for GET /api/orders/:orderId (auditors) */
+  sql?: Sql;
+  auditorToken?: string | undefined;
 }): OrdersApiHandler {
   return async (req, res) => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const one = /^\/api\/orders\/([^/]+)$/.exec(path);
+    if (one && deps.sql) {
+      await readOrder(req, res, deps.sql, deps.auditorToken, one[1]!);
+      return true;
+    }
     if (path !== '/api/orders') return false;
     if (!deps.token) {
       send(res, 503, { error: 'orders_api_disabled', message: 'set RECON_ORDERS_TOKEN to enable POST /api/orders' });

@@ -41,7 +41,9 @@ export function recordingPurchases(client: PspClient, store: EventStore, opts: {
             { ...input.item.event, metadata: { source: 'psp-purchase', posId: String(r.pos_id ?? '') } },
           ]);
         } else if (!samePurchase(placed.data, input.item.event.data)) {
-          throw new Error(`order ${input.orderId} is already recorded with other values: a new purchase needs a new order id`);
+          throw new Error(
+            `order ${input.orderId} is already recorded with other values: a new purchase needs a new order id`,
+          );
         }
       }
       return client.splitPurchase(req);

@@ -2,13 +2,26 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/db';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore } from '../../src/store/types';
-import { appendAll, project, registerRows, subMerchant, syncCompleted, type Receiver } from '../discrepancies/fixtures';
+import {
+  POS,
+  appendAll,
+  project,
+  registerRows,
+  subMerchant,
+  syncCompleted,
+  type Receiver,
+} from '../discrepancies/fixtures';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { ordersReportData } from '../../src/export/orders-sheet';
 import { nightlyReportData, writeNightlyReport } from '../../src/export/nightly-report';
+import { explain, explanationText } from '../../src/reconciliation/explain';
+import { createOrdersApi } from '../../src/http/orders-api';
+import { createHttpApp } from '../../src/http/http-app';
+import { asyncRoute } from '../../src/http/routes';
+import { silentLogger } from '../../src/log';
 import { GRACE, feeLine, order, orderDiscrepancies, projectOrders, rebuildOrders, snapshot } from './support';
 
 /**
@@ -230,6 +243,50 @@ describe('after the grace period', () => {
       1,
       0,
     ]);
+  });
+
+  it('recon explain ORDER_ID shows the order beside the PSP observations; auditors read it over HTTP', async () => {
+    const x = await explain({ sql: db.sql, store, posIds: [POS] }, 'ord-amount');
+    expect(x.order?.order).toMatchObject({
+      order_id: 'ord-amount',
+      state: 'matched',
+      amount: '5000',
+      psp_amount: '4900',
+    });
+    expect(x.events.map((e) => e.type)).toEqual(expect.arrayContaining(['OrderPlaced', 'RegisterRecordObserved']));
+    const text = explanationText(x);
+    expect(text).toContain('order ord-amount: open, matched; 5000 UAH');
+    expect(text).toContain('amount_differs_from_order open');
+    expect(explanationText(await explain({ sql: db.sql, store, posIds: [POS] }, 'no-such-order'))).toBe(
+      'nothing known about no-such-order\n',
+    );
+
+    const api = createOrdersApi({
+      store,
+      token: 'orders-token-0123456789',
+      sql: db.sql,
+      auditorToken: 'auditor-token-0123456789',
+    });
+    const app = createHttpApp({ routes: [asyncRoute('/api/orders', api, silentLogger)], log: silentLogger });
+    const { url } = await app.listen(0);
+    try {
+      const get = (id: string, token: string) =>
+        fetch(`${url}/api/orders/${id}`, { headers: { authorization: `Bearer ${token}` } });
+      const r = await get('ord-receiver', 'auditor-token-0123456789');
+      expect(r.status).toBe(200);
+      const body = (await r.json()) as {
+        order: { state: string };
+        payments: { role: string }[];
+        discrepancies: { type: string }[];
+      };
+      expect(body.order.state).toBe('matched');
+      expect(body.payments.map((p) => p.role)).toEqual(['claimed']);
+      expect(body.discrepancies.map((d) => d.type)).toEqual(['split_differs_from_order']);
+      expect((await get('ord-receiver', 'orders-token-0123456789')).status).toBe(401);
+      expect((await get('nope', 'auditor-token-0123456789')).status).toBe(404);
+    } finally {
+      await app.close({ graceMs: 1000 });
+    }
   });
 
   it('re-importing the same orders changes nothing', async () => {
