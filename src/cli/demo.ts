@@ -14,6 +14,9 @@ import { listDiscrepancies } from '../reconciliation/discrepancy-queries';
 import { runProjections } from '../projection/runner';
 import { importSubMerchants, parseSubMerchantCsv } from '../ingest/sub-merchants';
 import { startSandbox } from '../sandbox/server';
+import { importSandboxIntent } from '../intent/demo-intent';
+import { recordingPurchases } from '../intent/purchase-orders';
+import type { EventStore } from '../store/types';
 import { openRuntime, closeRuntime } from './runtime';
 import type { Logger } from '../log';
 
@@ -87,6 +90,11 @@ export async function runDemo(baseConfig: Config, log: Logger, opts: DemoOptions
       `sub-merchant directory: ${directory.rows.length} sub-merchants (${imported.registered} new) from ${path.relative(process.cwd(), csvFile)}`,
     );
 
+    const intent = await importSandboxIntent(rt.store, sandbox.scenario, path.join(path.dirname(csvFile), 'intent'));
+    step(
+      `orders and fee contract: ${intent.orders} orders (${intent.appended} new versions), ${intent.feeLines} contract lines (${intent.feeSet} new) from ${path.relative(process.cwd(), path.join(path.dirname(csvFile), 'intent'))}`,
+    );
+
     // The receiver listens before anything is sent to it; the sandbox re-sends there on request too.
     const receiver = createWebhookReceiver({
       store: rt.store,
@@ -101,6 +109,7 @@ export async function runDemo(baseConfig: Config, log: Logger, opts: DemoOptions
     step(`webhook receiver on ${url}`);
 
     const live = await livePurchases(
+      rt.store,
       projects[0]!,
       sandbox.scenario.subMerchants.slice(0, 2).map((s) => s.id),
       `${url}/webhooks/${projects[0]!.posId}`,
@@ -166,6 +175,15 @@ export async function runDemo(baseConfig: Config, log: Logger, opts: DemoOptions
     if (!found.ok) throw new Error(found.message);
     const discrepancies = count(found.value, (d) => d.type);
     const groundTruth = count(sandbox.scenario.groundTruth, (g) => g.type);
+    const orderFound = await rt.sql<{ type: string; n: number }[]>`
+      select type, count(*)::int as n from recon.order_discrepancies where status = 'open' group by type order by type`;
+    step(
+      `orders against the PSP: found ${orderFound.map((r) => `${r.type} ${r.n}`).join(', ') || 'nothing'}; injected in the orders ${Object.entries(
+        intent.truth,
+      )
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')} (the PSP-side injections change some orders' register rows too)`,
+    );
 
     mkdirSync(opts.outDir, { recursive: true });
     const issued = await issueStatements(
@@ -231,13 +249,15 @@ const TEST_CARDS = ['4111111111111111', '4000000000000002'];
 
 /** A few purchases made through the real client (direct with card data, hosted with a redirect). */
 async function livePurchases(
+  store: EventStore,
   project: PspProject,
   subMerchantIds: string[],
   serverUrl: string,
   log: Logger,
   month: string,
 ): Promise<string[]> {
-  const client = createPspClient(project, { log });
+  // the client records each purchase's order first (src/intent/purchase-orders.ts)
+  const client = recordingPurchases(createPspClient(project, { log }), store);
   const out: string[] = [];
   const customer = {
     customer_fname: 'Demo',
