@@ -209,7 +209,23 @@ function currentFeeLines(b: Batch): FeeScheduleLine[] {
   return [...latest.values()];
 }
 
-const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+/**
+ * Structural equality of plain JSON values, keys in any order: a row read back from the table has its
+ * `values` as jsonb gives them (keys reordered), and must compare equal to the same finding judged in memory.
+ */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((x, i) => sameJson(x, b[i]));
+  }
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  const kx = Object.keys(x).filter((k) => x[k] !== undefined);
+  const ky = Object.keys(y).filter((k) => y[k] !== undefined);
+  return kx.length === ky.length && kx.every((k) => sameJson(x[k], y[k]));
+}
 
 function judge(
   b: Batch,

@@ -297,6 +297,15 @@ describe('after the grace period', () => {
     expect(await snapshot(db.sql)).toBe(before);
   });
 
+  it('judging an order again with nothing new leaves its open discrepancy as it was', async () => {
+    const [before] = (await orderDiscrepancies(db.sql)).filter((d) => d.type === 'amount_differs_from_order');
+    // a directory event judges every order again, from the rows stored by an earlier batch (values read back from jsonb)
+    await appendAll(store, [subMerchant('sm-z', 'Zeta Works')]);
+    await projectOrders(db.sql, store);
+    const [after] = (await orderDiscrepancies(db.sql)).filter((d) => d.type === 'amount_differs_from_order');
+    expect(after).toEqual(before);
+  });
+
   it('a replay from zero in any batch size gives the same rows', async () => {
     const live = await snapshot(db.sql);
     for (const size of [1, 7, 1000]) {
