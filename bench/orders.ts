@@ -42,7 +42,7 @@ async function writeFile(file: string, count: number, run: string): Promise<void
   await once(out, 'finish');
 }
 
-async function importMeasured(ctx: BenchContext, url: string, file: string, count: number) {
+async function importMeasured(_ctx: BenchContext, url: string, file: string, count: number) {
   const store = createPostgresEventStore((await import('../src/db/connect')).connect(url, { max: 4 }), {
     ownsConnection: true,
   });

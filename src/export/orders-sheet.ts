@@ -1,6 +1,6 @@
 import type { Workbook } from './xlsx';
 import type { Sql } from '../db/connect';
-import { COUNT_FORMAT, addTableSheet, closeTable, minorToMajor, moneyFormat, safeText, writeRow } from './xlsx';
+import { COUNT_FORMAT, addTableSheet, closeTable, minorToMajor, moneyFormat, safeText } from './xlsx';
 
 /**
  * The nightly report's sheets about the marketplace's intent (docs/orders.md): "Orders" (the orders of
