@@ -42,7 +42,7 @@ async function writeFile(file: string, count: number, run: string): Promise<void
   await once(out, 'finish');
 }
 
-async function importMeasured(_ctx: BenchContext, url: string, file: string, count: number) {
+async function importMeasured(url: string, file: string, count: number) {
   const store = createPostgresEventStore((await import('../src/db/connect')).connect(url, { max: 4 }), {
     ownsConnection: true,
   });
@@ -71,8 +71,8 @@ export async function run(ctx: BenchContext): Promise<void> {
     );
 
     const smallDb = await ctx.createDatabase();
-    const smallRun = await importMeasured(ctx, smallDb.url, smallFile, small);
-    const full = await importMeasured(ctx, ctx.url, file, count);
+    const smallRun = await importMeasured(smallDb.url, smallFile, small);
+    const full = await importMeasured(ctx.url, file, count);
 
     const refDb = await ctx.createDatabase();
     const refStore = createPostgresEventStore(refDb.sql);
