@@ -318,17 +318,15 @@ function applyFindings(b: Batch, g: Group, findings: OrderFinding[], eventId: st
   }
 }
 
-async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionContext): Promise<void> {
-  const s = q(ctx.schema);
-  const [[st], dirRows, feeRows] = await Promise.all([
-    tx.unsafe<{ clock: Date | null }[]>(`select clock from ${s}.state where id = 1`),
-    tx.unsafe<{ sub_merchant_id: string; name: string }[]>(`select sub_merchant_id, name from ${s}.directory`),
-    tx.unsafe<Record<string, unknown>[]>(
-      `select event_id::text, sub_merchant_id, method, currency, effective_from::text, percent, fixed::text, rounding from ${s}.fee_versions order by ord`,
-    ),
-  ]);
-  let maxClock = st?.clock ? st.clock.getTime() : null;
-  const observed = events.map(observationOf);
+/** The groups a batch may touch (each loaded once): its events' order ids, the due ones, the accepted ones; all on a directory or contract event. */
+async function wantedGroups(
+  tx: Tx,
+  s: string,
+  events: readonly RecordedEvent[],
+  observed: readonly (Observation | null)[],
+  startClock: number | null,
+): Promise<{ keys: Set<string>; all: boolean }> {
+  let maxClock = startClock;
   const keys = new Set<string>();
   const accepted: string[] = [];
   let all = false;
@@ -355,43 +353,15 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
     ))
       keys.add(r.order_key);
   }
-  const b: Batch = {
-    ctx,
-    clock: st?.clock ? st.clock.getTime() : null,
-    groups: new Map(),
-    directory: new Map(dirRows.map((r) => [r.sub_merchant_id, r.name])),
-    feeVersions: feeRows.map((r) => ({
-      eventId: String(r.event_id),
-      subMerchantId: String(r.sub_merchant_id),
-      method: String(r.method),
-      currency: String(r.currency),
-      effectiveFrom: String(r.effective_from),
-      percent: String(r.percent),
-      fixed: String(r.fixed),
-      rounding: r.rounding as FeeScheduleLine['rounding'],
-    })),
-    newFeeVersions: [],
-    directoryDirty: false,
-    dirtyDiscs: new Map(),
-  };
-  const [[ordRow]] = await Promise.all([
-    tx.unsafe<{ n: string }[]>(`select count(*)::text as n from ${s}.fee_versions`),
-  ]);
-  let feeOrd = Number(ordRow?.n ?? 0);
-  await loadGroups(tx, s, b, all ? 'all' : [...keys]);
-  if (all)
-    for (const k of keys)
-      if (!b.groups.has(k))
-        b.groups.set(k, {
-          key: k,
-          versions: [],
-          payments: new Map(),
-          stored: false,
-          discs: new Map(),
-          due: null,
-          dirty: false,
-        });
+  return { keys, all };
+}
 
+/**
+ * Applies the batch's events in commit order; at the end of each append (events sharing `position.commit`)
+ * judges the groups it touched, named by the first of its events touching them, and the groups come of age.
+ */
+function replay(b: Batch, events: readonly RecordedEvent[], observed: readonly (Observation | null)[]): void {
+  let feeOrd = b.feeVersions.length;
   let lookup = lookupOf(b);
   let fees = currentFeeLines(b);
   const toJudge = new Map<Group, string>();
@@ -448,6 +418,53 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
         for (const g of b.groups.values()) if (g.due !== null && g.due <= b.clock) judge(b, g, e.id, lookup, fees);
     }
   }
+}
+
+async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionContext): Promise<void> {
+  const s = q(ctx.schema);
+  const [[st], dirRows, feeRows] = await Promise.all([
+    tx.unsafe<{ clock: Date | null }[]>(`select clock from ${s}.state where id = 1`),
+    tx.unsafe<{ sub_merchant_id: string; name: string }[]>(`select sub_merchant_id, name from ${s}.directory`),
+    tx.unsafe<Record<string, unknown>[]>(
+      `select event_id::text, sub_merchant_id, method, currency, effective_from::text, percent, fixed::text, rounding from ${s}.fee_versions order by ord`,
+    ),
+  ]);
+  const observed = events.map(observationOf);
+  const { keys, all } = await wantedGroups(tx, s, events, observed, st?.clock ? st.clock.getTime() : null);
+  const b: Batch = {
+    ctx,
+    clock: st?.clock ? st.clock.getTime() : null,
+    groups: new Map(),
+    directory: new Map(dirRows.map((r) => [r.sub_merchant_id, r.name])),
+    feeVersions: feeRows.map((r) => ({
+      eventId: String(r.event_id),
+      subMerchantId: String(r.sub_merchant_id),
+      method: String(r.method),
+      currency: String(r.currency),
+      effectiveFrom: String(r.effective_from),
+      percent: String(r.percent),
+      fixed: String(r.fixed),
+      rounding: r.rounding as FeeScheduleLine['rounding'],
+    })),
+    newFeeVersions: [],
+    directoryDirty: false,
+    dirtyDiscs: new Map(),
+  };
+  await loadGroups(tx, s, b, all ? 'all' : [...keys]);
+  if (all)
+    for (const k of keys)
+      if (!b.groups.has(k))
+        b.groups.set(k, {
+          key: k,
+          versions: [],
+          payments: new Map(),
+          stored: false,
+          discs: new Map(),
+          due: null,
+          dirty: false,
+        });
+
+  replay(b, events, observed);
   await writeBack(tx, s, b);
 }
 
