@@ -155,6 +155,71 @@ const opEvidence = (op: MatchedOperation) => [
 export const orderDiscrepancyId = (type: OrderDiscrepancyType, key: string) =>
   uuidV5(`order-discrepancy\n${type}\n${key}`);
 
+function withoutOrder(
+  orderKey: string,
+  orderId: string | null,
+  order: OrderState | null,
+  role: MatchRole,
+  claimedBy: string | null,
+  p: GroupPayment,
+  op: MatchedOperation,
+  orderEvidence: readonly string[],
+): OrderFinding {
+  const item = pspItem(op);
+  return {
+    id: orderDiscrepancyId('payment_without_order', `${orderKey}|${p.posId}|${p.paymentId}`),
+    type: 'payment_without_order',
+    posId: p.posId,
+    paymentId: p.paymentId,
+    orderId,
+    method: op.method,
+    operationKey: op.key,
+    receiverName: null,
+    subMerchantIds: [],
+    currency: item?.currency ?? null,
+    occurredAt: op.occurredAt,
+    values: {
+      reason: role,
+      psp_amount: s(item?.amount),
+      psp_currency: item?.currency ?? null,
+      psp_status: item?.status ?? null,
+      ...(role === 'second_payment' ? { order_claimed_by_payment: claimedBy } : {}),
+      ...(role === 'order_cancelled'
+        ? { order_cancelled_at: order?.versions.find((v) => v.kind === 'cancelled')?.at ?? null }
+        : {}),
+    },
+    evidence: [...orderEvidence, ...opEvidence(op)],
+  };
+}
+
+function notAtPsp(
+  orderKey: string,
+  v: OrderPlacedData,
+  ctx: JudgeContext,
+  orderEvidence: readonly string[],
+): OrderFinding {
+  return {
+    id: orderDiscrepancyId('order_not_at_psp', orderKey),
+    type: 'order_not_at_psp',
+    posId: null,
+    paymentId: null,
+    orderId: v.orderId,
+    method: null,
+    operationKey: `order:${v.orderId}`,
+    receiverName: null,
+    subMerchantIds: v.split.map((x) => x.subMerchantId).sort(),
+    currency: v.currency,
+    occurredAt: v.createdAt,
+    values: {
+      order_amount: v.amount,
+      order_currency: v.currency,
+      order_created_at: v.createdAt,
+      grace_hours: ctx.graceMs / 3_600_000,
+    },
+    evidence: [...orderEvidence],
+  };
+}
+
 export function judgeOrder(
   orderKey: string,
   versions: readonly OrderVersion[],
@@ -220,30 +285,8 @@ export function judgeOrder(
       waits.push(seenAt);
       continue;
     }
-    findings.push({
-      id: orderDiscrepancyId('payment_without_order', `${orderKey}|${p.posId}|${p.paymentId}`),
-      type: 'payment_without_order',
-      posId: p.posId,
-      paymentId: p.paymentId,
-      orderId,
-      method: op.method,
-      operationKey: op.key,
-      receiverName: null,
-      subMerchantIds: [],
-      currency: item?.currency ?? null,
-      occurredAt: op.occurredAt,
-      values: {
-        reason: role,
-        psp_amount: s(item?.amount),
-        psp_currency: item?.currency ?? null,
-        psp_status: item?.status ?? null,
-        ...(role === 'second_payment' ? { order_claimed_by_payment: claimant?.p.paymentId ?? null } : {}),
-        ...(role === 'order_cancelled'
-          ? { order_cancelled_at: order?.versions.find((v) => v.kind === 'cancelled')?.at ?? null }
-          : {}),
-      },
-      evidence: [...orderEvidence, ...opEvidence(op)],
-    });
+    const claimedBy = claimant?.p.paymentId ?? null;
+    findings.push(withoutOrder(orderKey, orderId, order, role, claimedBy, p, op, orderEvidence));
   }
   let state: string | null = order === null ? null : order.status === 'cancelled' ? 'cancelled' : 'awaiting_psp';
   if (live && claimant === null) {
@@ -251,26 +294,7 @@ export function judgeOrder(
     const dueAt = Date.parse(v.createdAt) + ctx.graceMs;
     if (ctx.clock !== null && ctx.clock >= dueAt) {
       state = 'not_at_psp';
-      findings.push({
-        id: orderDiscrepancyId('order_not_at_psp', orderKey),
-        type: 'order_not_at_psp',
-        posId: null,
-        paymentId: null,
-        orderId: v.orderId,
-        method: null,
-        operationKey: `order:${v.orderId}`,
-        receiverName: null,
-        subMerchantIds: v.split.map((x) => x.subMerchantId).sort(),
-        currency: v.currency,
-        occurredAt: v.createdAt,
-        values: {
-          order_amount: v.amount,
-          order_currency: v.currency,
-          order_created_at: v.createdAt,
-          grace_hours: ctx.graceMs / 3_600_000,
-        },
-        evidence: orderEvidence,
-      });
+      findings.push(notAtPsp(orderKey, v, ctx, orderEvidence));
     } else waits.push(dueAt);
   }
   if (live && claimant !== null) {
