@@ -478,6 +478,55 @@ async function insertJson(tx: Tx, s: string, table: string, rows: readonly Recor
   }
 }
 
+/** The rows of recon.orders and recon.order_payments of the groups judged in this batch. */
+function viewRows(dirty: readonly Group[]) {
+  const orderRows: Record<string, unknown>[] = [];
+  const paymentRows: Record<string, unknown>[] = [];
+  for (const g of dirty) {
+    const j = (g as Group & { judgement?: ReturnType<typeof judgeOrder> }).judgement;
+    if (!j) continue;
+    const orderId = j.order?.orderId ?? null;
+    if (j.order) {
+      const v = j.order.values;
+      const claimed = j.matches.find((m) => m.role === 'claimed');
+      orderRows.push({
+        order_key: g.key,
+        order_id: j.order.orderId,
+        status: j.order.status,
+        state: j.state,
+        amount: v?.amount ?? null,
+        currency: v?.currency ?? null,
+        created_at: v?.createdAt ?? null,
+        customer_reference: v?.customerReference ?? null,
+        split: v ? v.split.map((p) => ({ sub_merchant_id: p.subMerchantId, amount: p.amount })) : [],
+        versions: j.order.versions.length,
+        last_version_event: j.order.versions.at(-1)!.eventId,
+        matched_pos_id: claimed?.posId ?? null,
+        matched_payment_id: claimed?.paymentId ?? null,
+        psp_amount: claimed?.amount ?? null,
+        psp_currency: claimed?.currency ?? null,
+        psp_status: claimed?.status ?? null,
+      });
+    }
+    for (const m of j.matches) {
+      paymentRows.push({
+        order_key: g.key,
+        order_id: orderId ?? (g.key.startsWith('#payment:') ? null : g.key),
+        pos_id: m.posId,
+        payment_id: m.paymentId,
+        role: m.role,
+        method: m.method,
+        status: m.status,
+        amount: m.amount,
+        currency: m.currency,
+        occurred_at: m.occurredAt,
+        event_ids: m.eventIds,
+      });
+    }
+  }
+  return { orderRows, paymentRows };
+}
+
 async function writeBack(tx: Tx, s: string, b: Batch): Promise<void> {
   await tx.unsafe(`update ${s}.state set clock = $1 where id = 1`, [
     b.clock === null ? null : new Date(b.clock),
@@ -533,50 +582,7 @@ async function writeBack(tx: Tx, s: string, b: Batch): Promise<void> {
     'due',
     dirty.filter((g) => g.due !== null).map((g) => ({ order_key: g.key, due_at: new Date(g.due!).toISOString() })),
   );
-  const orderRows: Record<string, unknown>[] = [];
-  const paymentRows: Record<string, unknown>[] = [];
-  for (const g of dirty) {
-    const j = (g as Group & { judgement?: ReturnType<typeof judgeOrder> }).judgement;
-    if (!j) continue;
-    const orderId = j.order?.orderId ?? null;
-    if (j.order) {
-      const v = j.order.values;
-      const claimed = j.matches.find((m) => m.role === 'claimed');
-      orderRows.push({
-        order_key: g.key,
-        order_id: j.order.orderId,
-        status: j.order.status,
-        state: j.state,
-        amount: v?.amount ?? null,
-        currency: v?.currency ?? null,
-        created_at: v?.createdAt ?? null,
-        customer_reference: v?.customerReference ?? null,
-        split: v ? v.split.map((p) => ({ sub_merchant_id: p.subMerchantId, amount: p.amount })) : [],
-        versions: j.order.versions.length,
-        last_version_event: j.order.versions.at(-1)!.eventId,
-        matched_pos_id: claimed?.posId ?? null,
-        matched_payment_id: claimed?.paymentId ?? null,
-        psp_amount: claimed?.amount ?? null,
-        psp_currency: claimed?.currency ?? null,
-        psp_status: claimed?.status ?? null,
-      });
-    }
-    for (const m of j.matches) {
-      paymentRows.push({
-        order_key: g.key,
-        order_id: orderId ?? (g.key.startsWith('#payment:') ? null : g.key),
-        pos_id: m.posId,
-        payment_id: m.paymentId,
-        role: m.role,
-        method: m.method,
-        status: m.status,
-        amount: m.amount,
-        currency: m.currency,
-        occurred_at: m.occurredAt,
-        event_ids: m.eventIds,
-      });
-    }
-  }
+  const { orderRows, paymentRows } = viewRows(dirty);
   await insertJson(tx, s, 'orders', orderRows);
   await insertJson(tx, s, 'order_payments', paymentRows);
   if (b.dirtyDiscs.size) {
