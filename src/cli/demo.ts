@@ -15,6 +15,9 @@ import { listDiscrepancies } from '../reconciliation/discrepancy-queries';
 import { runProjections } from '../projection/runner';
 import { importSubMerchants, parseSubMerchantCsv } from '../ingest/sub-merchants';
 import { startSandbox } from '../sandbox/server';
+import { importSandboxIntent } from './demo-intent';
+import { recordingPurchases } from '../intent/purchase-orders';
+import type { EventStore } from '../store/types';
 import { openRuntime, closeRuntime } from './runtime';
 import type { Logger } from '../log';
 
@@ -96,6 +99,12 @@ export async function runDemo(baseConfig: Config, log: Logger, opts: DemoOptions
       );
     }
 
+    const intentDir = path.join(config.dataDir, 'demo', 'intent');
+    const intent = await importSandboxIntent(rt.store, sandbox.scenario, intentDir);
+    step(
+      `orders and fee contract: ${intent.orders} orders (${intent.appended} new versions), ${intent.feeLines} contract lines (${intent.feeSet} new) from ${path.relative(process.cwd(), intentDir)}`,
+    );
+
     // The receiver listens before anything is sent to it; the sandbox re-sends there on request too.
     const receiver = createWebhookReceiver({
       store: rt.store,
@@ -110,6 +119,7 @@ export async function runDemo(baseConfig: Config, log: Logger, opts: DemoOptions
     step(`webhook receiver on ${url}`);
 
     const live = await livePurchases(
+      rt.store,
       projects[0]!,
       sandbox.scenario.subMerchants.slice(0, 2).map((s) => s.id),
       `${url}/webhooks/${projects[0]!.posId}`,
@@ -175,6 +185,15 @@ export async function runDemo(baseConfig: Config, log: Logger, opts: DemoOptions
     if (!found.ok) throw new Error(found.message);
     const discrepancies = count(found.value, (d) => d.type);
     const groundTruth = count(sandbox.scenario.groundTruth, (g) => g.type);
+    const orderFound = await rt.sql<{ type: string; n: number }[]>`
+      select type, count(*)::int as n from recon.order_discrepancies where status = 'open' group by type order by type`;
+    step(
+      `orders against the PSP: found ${orderFound.map((r) => `${r.type} ${r.n}`).join(', ') || 'nothing'}; injected in the orders ${Object.entries(
+        intent.truth,
+      )
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')} (the PSP-side injections change some orders' register rows too)`,
+    );
 
     ensureOutDir(opts.outDir, '--out');
     const issued = await issueStatements(
@@ -241,13 +260,15 @@ const TEST_CARDS = ['4111111111111111', '4000000000000002'];
 
 /** A few purchases made through the real client (direct with card data, hosted with a redirect). */
 async function livePurchases(
+  store: EventStore,
   project: PspProject,
   subMerchantIds: string[],
   serverUrl: string,
   log: Logger,
   month: string,
 ): Promise<string[]> {
-  const client = createPspClient(project, { log });
+  // the client records each purchase's order first (src/intent/purchase-orders.ts)
+  const client = recordingPurchases(createPspClient(project, { log }), store);
   const out: string[] = [];
   const customer = {
     customer_fname: 'Demo',

@@ -2,6 +2,7 @@ import { allJobs } from '../../jobs/index';
 import { createHttpApp } from '../http/http-app';
 import { createWebhookReceiver } from '../http/receiver';
 import { createAuditorApi } from '../http/auditor-api';
+import { createOrdersApi } from '../http/orders-api';
 import { followProjections } from '../projection/runner';
 import { createScheduler } from '../scheduler/scheduler';
 import { storeReadiness } from '../store/transaction-counter';
@@ -30,7 +31,16 @@ export async function runWorker(rt: Runtime, signal: AbortSignal, opts: WorkerOp
     ready: storeReadiness(rt.store, rt.sql),
   });
   const auditor = createAuditorApi({ sql: rt.sql, token: config.auditorToken, timezone: config.timezone });
-  const app = createHttpApp({ routes: [receiver.handle, asyncRoute('/api', auditor, log)], log });
+  const orders = createOrdersApi({
+    store: rt.store,
+    token: config.ordersToken,
+    sql: rt.sql,
+    auditorToken: config.auditorToken,
+  });
+  const app = createHttpApp({
+    routes: [receiver.handle, asyncRoute('/api/orders', orders, log), asyncRoute('/api', auditor, log)],
+    log,
+  });
   const { url } = await app.listen(opts.port, opts.host);
   log.info('worker listening', {
     url,

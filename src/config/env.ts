@@ -45,6 +45,10 @@ export interface Config {
     readonly maxBodyBytes: number;
   };
   readonly auditorToken: string | undefined;
+  /** bearer token of POST /api/orders (RECON_ORDERS_TOKEN); unset: the orders API is off */
+  readonly ordersToken: string | undefined;
+  /** the fee contract CSV (RECON_FEE_CONTRACT), imported by `recon fees import` */
+  readonly feeContractPath: string | undefined;
   readonly schedules: { readonly nightly: string; readonly monthly: string; readonly healing: string };
   readonly outDir: string;
   /** bank accounts and the rules for matching money that moved (the `bank` object of RECON_CONFIG) */
@@ -70,6 +74,7 @@ export const SECRET_VARIABLES = [
   'PSP_ENDPOINTS_KEY',
   'RECON_AUDITOR_TOKEN',
   'RECON_SMTP_URL',
+  'RECON_ORDERS_TOKEN',
   'DATABASE_URL',
   'EVENTSTORE_URL',
 ] as const;
@@ -213,6 +218,18 @@ export const VARIABLES: readonly VariableDoc[] = [
     default: '(required with RECON_SMTP_URL)',
     example: 'Marketplace Payouts <payouts@example.com>',
     meaning: 'sender of the statement e-mails',
+  },
+  {
+    name: 'RECON_ORDERS_TOKEN',
+    default: '(unset: orders API off)',
+    example: 'another-long-random-token',
+    meaning: "bearer token of POST /api/orders, the marketplace's orders (secret; write access, unlike the auditor's)",
+  },
+  {
+    name: 'RECON_FEE_CONTRACT',
+    default: '(unset)',
+    example: './fee-contract.csv',
+    meaning: 'the fee contract CSV: sub_merchant_id,method,currency,percent,fixed,effective_from,rounding',
   },
   {
     name: 'RECON_CRON_NIGHTLY',
@@ -475,6 +492,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
   const auditorToken = get('RECON_AUDITOR_TOKEN');
   if (auditorToken !== undefined && auditorToken.length < 16)
     problem('RECON_AUDITOR_TOKEN', 'expected at least 16 characters');
+  const ordersToken = get('RECON_ORDERS_TOKEN');
+  if (ordersToken !== undefined && ordersToken.length < 16)
+    problem('RECON_ORDERS_TOKEN', 'expected at least 16 characters');
+  if (ordersToken !== undefined && ordersToken === auditorToken)
+    problem('RECON_ORDERS_TOKEN', 'must differ from RECON_AUDITOR_TOKEN (the auditor token is read-only)');
   // Schedules: node-cron's own validation; the scheduler (src/scheduler/cron.ts) also refuses W and # tokens.
   const schedule = (name: string, fallback: string): string => {
     const v = get(name) ?? fallback;
@@ -513,6 +535,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
       maxBodyBytes: int('WEBHOOK_MAX_BODY_BYTES', 65_536, 1024, 16_777_216),
     },
     auditorToken,
+    ordersToken,
+    feeContractPath: get('RECON_FEE_CONTRACT'),
     schedules,
     outDir: path.resolve(get('RECON_OUT_DIR') ?? './out'),
     bank,
@@ -532,6 +556,7 @@ export function formatConfigIssues(issues: readonly ConfigIssue[]): string {
 export function secretValues(config: Config): string[] {
   const values = config.projects.flatMap((p) => [p.apiKey, p.apiSecret, p.endpointsKey]);
   if (config.auditorToken) values.push(config.auditorToken);
+  if (config.ordersToken) values.push(config.ordersToken);
   // the passwords of the connection strings, as written and decoded (a client library may print either)
   for (const u of [config.databaseUrl, config.eventStoreUrl, config.mail?.smtpUrl]) values.push(...urlPasswords(u));
   return values.filter((v) => v.length >= 4);

@@ -2,6 +2,7 @@ import type { Sql } from '../db/connect';
 import { isSqlState } from '../db/errors';
 import { DiscrepancyAccepted, discrepancyStream } from '../events/audit-events';
 import { dataOf, isEvent } from '../events/catalog';
+import { allDiscrepancies } from '../reconciliation/discrepancy-queries';
 import { HOLDING_TYPES } from '../reconciliation/discrepancy-types';
 import { comparePositions, type EventStore, type Position } from '../store/types';
 
@@ -29,6 +30,11 @@ const REASONS: Record<string, string> = {
   split_mismatch: 'the shares of the split payment do not add up to the payment',
   unknown_sub_merchant: 'the receiver is not in the sub-merchant directory',
   duplicate: 'the payment is reported twice',
+  payment_without_order: 'the payment matches no order of the marketplace',
+  amount_differs_from_order: 'the payment is not for the amount ordered',
+  split_differs_from_order: 'the split of the payment is not the split ordered',
+  fee_above_contract: 'the fee charged is above the contract',
+  fee_below_contract: 'the fee charged is below the contract',
 };
 
 export const UNREGISTERED_REASON = 'the receiver is not registered as a sub-merchant: nothing is paid until it is';
@@ -55,7 +61,8 @@ async function decisionAt(store: EventStore, id: string, cut: Position): Promise
 async function holdingDiscrepancies(sql: Sql): Promise<DiscRow[] | null> {
   try {
     return await sql<DiscRow[]>`
-      select id::text, type, status, pos_id, payment_id, method, receiver_name from recon.discrepancies
+      select id::text, type, status, pos_id, payment_id, method, receiver_name
+      from ${sql.unsafe(await allDiscrepancies(sql))}
       where type = any(${HOLDING_TYPES as string[]}::text[]) and status in ('open', 'accepted') and payment_id is not null
       order by id`;
   } catch (e) {

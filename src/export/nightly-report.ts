@@ -29,6 +29,7 @@ import {
   writeRow,
 } from './xlsx';
 import { ExportError } from './errors';
+import { ordersReportData, writeOrdersSheets, type OrdersReportData } from './orders-sheet';
 
 /**
  * The nightly reconciliation report: one workbook per business day, read from the reconciliation views
@@ -111,6 +112,8 @@ export interface NightlyReportData {
   readonly facts: ReadonlyArray<readonly [string, string | number]>;
   /** the Cash sheet (src/export/cash-sheet.ts); null when the settlement projection is not built */
   readonly cash?: CashSheetData | null;
+  /** the Orders and Fee differences sheets (src/export/orders-sheet.ts), when the orders views are built */
+  readonly orders?: OrdersReportData;
 }
 
 export const nightlyReportFileName = (date: string) => `nightly-${date}.xlsx`;
@@ -335,6 +338,7 @@ export async function nightlyReportData(
     windows,
     facts,
     cash: await cashSheetData(sql, { date: opts.date }),
+    orders: await ordersReportData(deps.sql, { ...periods.day, timezone: opts.timezone }),
   };
 }
 
@@ -476,6 +480,7 @@ export async function writeNightlyReport(file: string, data: NightlyReportData):
     for (const w of data.windows)
       writeRow(windows, [safeText(w.posId), local(w.from), local(w.to), local(w.completedAt), safeText(w.reportId)]);
     closeTable(windows, [{ values: [`Total: ${data.windows.length} windows`] }]);
+    if (data.orders) writeOrdersSheets(wb, data.orders);
     await pending.commit();
   } catch (e) {
     pending.abort();

@@ -1,7 +1,7 @@
 import type { Position } from '../store/types';
 import { monthBefore, monthEnd, monthsBetween } from './statement-controls';
 import { previousRunOf, type IssuedRun } from './previous-statements';
-import type { StatementQueries } from './statements';
+import type { StatementQueries } from './statement-queries';
 import type { AdjustmentLine, StatementFigures } from './statement-workbooks';
 
 /**

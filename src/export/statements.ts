@@ -4,14 +4,7 @@ import path from 'node:path';
 import type { Sql } from '../db/connect';
 import { newEvent } from '../events/catalog';
 import { StatementIssued, statementStream } from '../events/statement-events';
-import {
-  adjustmentEntries,
-  closingsByReceiver,
-  receiversOf,
-  reserveSchedule,
-  statementFigures,
-  statementLines,
-} from '../ledger/ledger-queries';
+import { closingsByReceiver, receiversOf } from '../ledger/ledger-queries';
 import type { Logger } from '../log';
 import { formatPosition, parsePosition, type EventStore, type Position } from '../store/types';
 import {
@@ -22,10 +15,7 @@ import {
   statementFileName,
   writePayoutsWorkbook,
   writeStatementWorkbook,
-  type AdjustmentLine,
-  type ReserveScheduleRow,
   type StatementFigures,
-  type StatementLine,
 } from './statement-workbooks';
 import { issuedBefore, openAtPreviousStatements, previousRunOf, type IssuedRun } from './previous-statements';
 import { memoize } from '../memoize';
@@ -33,6 +23,7 @@ import { recordedHeld } from './holds';
 import { closingsPaidOut, payoutFigures } from './statement-payout-figures';
 import { issuedPayouts, statementPayouts, withPaidOut } from './statement-payouts';
 import { ExportError } from './errors';
+import { ledgerStatementQueries, type StatementQueries } from './statement-queries';
 import { checkMonthEnded, checkPositionWithinHead, monthBefore, runsInZone } from './statement-controls';
 import { notStatedMarked, previousOf, splitNotStated } from './not-stated';
 
@@ -41,47 +32,6 @@ import { notStatedMarked, previousOf, splitNotStated } from './not-stated';
  * unless one is given), writes one workbook per sub-merchant and the Payouts index, and records the run
  * (statement_runs row + StatementIssued event) so that finance can prove what was sent and regenerate it.
  */
-
-/** The ledger queries a statement needs (src/ledger/ledger-queries.ts); injectable for tests. */
-export interface StatementQueries {
-  figures(opts: {
-    month: string;
-    timezone: string;
-    subMerchantId?: string;
-    atPosition: Position;
-  }): Promise<readonly StatementFigures[]>;
-  lines(opts: {
-    month: string;
-    timezone: string;
-    subMerchantId: string;
-    currency: string;
-    atPosition: Position;
-  }): AsyncIterable<StatementLine>;
-  reserve(opts: {
-    month: string;
-    timezone: string;
-    subMerchantId: string;
-    atPosition: Position;
-  }): Promise<readonly ReserveScheduleRow[]>;
-  /** the entries behind the adjustments of a statement that builds on `previous` */
-  adjustments?(opts: {
-    month: string;
-    timezone: string;
-    subMerchantId: string;
-    currency: string;
-    atPosition: Position;
-    previous: { month: string; atPosition: Position; timezone?: string };
-  }): AsyncIterable<AdjustmentLine>;
-}
-
-export function ledgerStatementQueries(sql: Sql): StatementQueries {
-  return {
-    figures: (o) => statementFigures(sql, o),
-    lines: (o) => statementLines(sql, o),
-    reserve: (o) => reserveSchedule(sql, o),
-    adjustments: (o) => adjustmentEntries(sql, o),
-  };
-}
 
 /**
  * The journal's checkpoint: every event up to it is in the ledger, none after it. A live build that has

@@ -50,6 +50,7 @@ export const DISCREPANCY_VIEWS: readonly string[] = [
   'recon.discrepancies',
   'recon.payout_discrepancies',
   'recon.settlement_discrepancies',
+  'recon.order_discrepancies',
 ];
 
 const DISCREPANCY_COLUMNS = `id, type, status, pos_id, payment_id, order_id, method, operation_key, receiver_name,

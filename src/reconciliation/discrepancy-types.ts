@@ -4,6 +4,8 @@
  * A leaf module, so that the sandbox can share it without depending on recon's ledger code.
  */
 
+import { ORDER_DISCREPANCY_TYPES, ORDER_HOLD_TYPES } from '../intent/order-discrepancy-types';
+
 /** What the reconciliation of the PSP's sources finds (projections/reconciliation.ts); the sandbox injects each. */
 export const RECONCILIATION_TYPES = [
   'missing_in_report',
@@ -41,6 +43,7 @@ export const DISCREPANCY_TYPES = [
   ...RECONCILIATION_TYPES,
   ...PAYOUT_DISCREPANCY_TYPES,
   ...SETTLEMENT_DISCREPANCY_TYPES,
+  ...ORDER_DISCREPANCY_TYPES,
 ] as const;
 export type DiscrepancyType = (typeof DISCREPANCY_TYPES)[number];
 
@@ -55,6 +58,7 @@ export const HOLDING_TYPES: readonly DiscrepancyType[] = [
   'split_mismatch',
   'unknown_sub_merchant',
   'duplicate',
+  ...ORDER_HOLD_TYPES,
 ];
 
 export const DISCREPANCY_STATUSES = ['open', 'resolved', 'accepted'] as const;

@@ -1,3 +1,4 @@
+import { orderDetailText } from '../intent/order-queries';
 import { moneyText } from './discrepancy-summary';
 import type { Explanation } from './explain';
 
@@ -58,12 +59,13 @@ function journalLine(e: Record<string, unknown>): string {
 }
 
 export function explanationText(x: Explanation): string {
-  if (x.payments.length === 0) return `nothing known about ${x.query}\n`;
-  const out: string[] = [
+  if (x.payments.length === 0 && !x.order) return `nothing known about ${x.query}\n`;
+  const out: string[] = x.order ? [...orderDetailText(x.order), ''] : [];
+  out.push(
     `${x.query}: ${x.payments.map((p) => `payment ${p.paymentId} (pos ${p.posId})`).join(', ')}`,
     '',
     'events (commit order):',
-  ];
+  );
   for (const e of x.events)
     out.push(`  ${e.position.padEnd(14)} ${(e.at ?? '-').padEnd(24)} ${e.type.padEnd(24)} ${e.summary}  [${e.id}]`);
   out.push('', 'operations (amounts signed as on statements: refunds and chargebacks negative):');

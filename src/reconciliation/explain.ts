@@ -4,6 +4,8 @@ import { WebhookResendRequested, healStream, paymentStream, syncStream } from '.
 import { comparePositions, formatPosition, type EventStore, type RecordedEvent } from '../store/types';
 import { operationsOf, type DiscrepancyRecord, type OperationRecord } from './discrepancy-queries';
 import { observationOf } from './matching';
+import { orderStream } from '../events/order-events';
+import { orderDetail, type OrderDetail } from '../intent/order-queries';
 
 /**
  * `recon explain ORDER_ID|PAYMENT_ID`: every event from every source about one payment (or every payment of
@@ -32,6 +34,8 @@ export interface Explanation {
   readonly discrepancies: readonly DiscrepancyRecord[];
   /** other recon.* views with a payment_id column: view name → rows */
   readonly related: Readonly<Record<string, readonly Record<string, unknown>[]>>;
+  /** the marketplace's order of that id, when there is one (docs/orders.md) */
+  readonly order: OrderDetail | null;
 }
 
 function timeOf(e: RecordedEvent): string | null {
@@ -133,6 +137,8 @@ export async function explain(
       if (existing.some((p) => (e.data as { paymentId?: string }).paymentId === p.paymentId)) add(e);
     }
   }
+  const order = await orderDetail(deps.sql, ref);
+  for (const e of await deps.store.readStream(orderStream(ref))) add(e);
   const discrepancies = state.ok ? state.value.discrepancies : [];
   for (const d of discrepancies) for (const e of await deps.store.readStream(`discrepancy-${d.id}`)) add(e);
   events.sort((a, b) => comparePositions(a.position, b.position));
@@ -178,5 +184,6 @@ export async function explain(
     receivers: state.ok ? state.value.receivers : [],
     discrepancies,
     related,
+    order,
   };
 }

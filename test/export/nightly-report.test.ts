@@ -117,6 +117,8 @@ describe('nightly report', () => {
       'Cash',
       'Job',
       'Windows synced',
+      'Orders',
+      'Fee differences',
     ]);
     const s = wb.getWorksheet('Sources')!;
     data.sources.forEach((x, i) => {

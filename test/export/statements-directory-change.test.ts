@@ -1,7 +1,8 @@
 import { mkdtempSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { issueStatements, ledgerStatementQueries } from '../../src/export/statements';
+import { ledgerStatementQueries } from '../../src/export/statement-queries';
+import { issueStatements } from '../../src/export/statements';
 import { useStatementTest } from './support';
 
 /**

@@ -84,7 +84,14 @@ describe('kill -9 in the middle of a projection batch', () => {
     const again = await runRecon(['project', '--batch', '100'], env);
     expect(again.code, again.stderr.slice(-2000)).toBe(0);
     const resumed = await projectionState(db.sql);
-    expect(resumed.builds.map((b) => b.name)).toEqual(['bank', 'journal', 'reconciliation']);
+    expect(resumed.builds.map((b) => b.name)).toEqual([
+      'bank',
+      'journal',
+      'orders',
+      'payouts',
+      'reconciliation',
+      'settlement',
+    ]);
     for (const b of resumed.builds) {
       expect(b.checkpoint).toBe(resumed.head);
       expect(b.applied).toBe(total);

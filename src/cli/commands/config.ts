@@ -35,6 +35,7 @@ export function register(program: Command): void {
         databaseUrl: c.databaseUrl ? '(set)' : '(embedded)',
         eventStoreUrl: c.eventStoreUrl ? '(set)' : '(postgres)',
         auditorToken: c.auditorToken ? '(set)' : '(unset)',
+        ordersToken: c.ordersToken ? '(set)' : '(unset)',
         projects: c.projects.map((p) => ({
           name: p.name,
           posId: p.posId,

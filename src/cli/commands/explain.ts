@@ -33,7 +33,7 @@ export function register(program: Command): void {
         if (opts.format === 'json')
           process.stdout.write(JSON.stringify(x, (_k, v) => (typeof v === 'bigint' ? v.toString() : v), 2) + '\n');
         else process.stdout.write(explanationText(x));
-        if (x.payments.length === 0) process.exitCode = 1;
+        if (x.payments.length === 0 && !x.order) process.exitCode = 1;
       });
     });
 }

@@ -1,0 +1,226 @@
+import type { OrderDiscrepancyType } from '../intent/order-discrepancy-types';
+import type { Operation, Order, SubMerchant } from './model';
+import { mainOperation, type Scenario } from './scenario';
+
+/**
+ * The marketplace's side of the sandbox's world (issue 17): the orders it placed (CSV and NDJSON, the
+ * formats of `recon orders import`) and its fee contract with the PSP (`recon fees import`), with injected
+ * differences from what the PSP's data shows, and their ground truth:
+ *   order_not_at_psp           an order the PSP never saw (not in the PSP's world)
+ *   payment_without_order      a payment whose order is left out of the file
+ *   split_differs_from_order   an order naming another receiver than the one paid; one with two parts off by 1.00
+ *   fee_above_contract / fee_below_contract
+ *                              a contract line 0.01 below / above what the PSP charges, on a sub-merchant,
+ *                              method and currency that only one operation of the world has
+ * The contract otherwise states the sandbox's fee model exactly (percent of the part, rounded down, plus
+ * the fixed fee, never more than the part). Pure and deterministic: a function of the scenario only.
+ * Exact only for a scenario without PSP-side injections (`injections: 'none'`): a register row distorted
+ * there (split_mismatch, unknown_sub_merchant) also differs from the order.
+ */
+
+export interface IntentTruth {
+  readonly type: OrderDiscrepancyType;
+  readonly orderId: string;
+  readonly paymentId: string | null;
+  readonly subMerchantId: string | null;
+}
+
+export interface OrderRecord {
+  readonly order_id: string;
+  readonly amount: string;
+  readonly currency: string;
+  readonly created_at: string;
+  readonly split: readonly { sub_merchant_id: string; amount: string }[];
+  readonly customer_reference: string | null;
+}
+
+export interface SandboxIntent {
+  readonly orders: readonly OrderRecord[];
+  readonly groundTruth: readonly IntentTruth[];
+  ordersCsv(): string;
+  ordersNdjson(): string;
+  feeContractCsv(): string;
+}
+
+const CONTRACT_METHODS = ['purchase', 'capture', 'recurrent'] as const;
+const decimal = (minor: bigint) =>
+  `${minor < 0n ? '-' : ''}${(minor < 0n ? -minor : minor) / 100n}.${String((minor < 0n ? -minor : minor) % 100n).padStart(2, '0')}`;
+const percentText = (bp: number) => (bp / 100).toString();
+
+/** The order the marketplace placed for a PSP order: its first purchase, auth or recurrent operation. */
+function primaryOf(order: Order): Operation | undefined {
+  return order.operations.find((op) => op.method === 'purchase' || op.method === 'auth' || op.method === 'recurrent');
+}
+
+function recordOf(order: Order, op: Operation): OrderRecord {
+  const parts = new Map<string, bigint>();
+  for (const r of op.receivers) parts.set(r.subMerchantId, (parts.get(r.subMerchantId) ?? 0n) + r.share);
+  return {
+    order_id: order.orderId,
+    amount: decimal(op.originalAmount),
+    currency: op.currency,
+    created_at: new Date(op.at - 60_000).toISOString(),
+    split: [...parts].map(([id, share]) => ({ sub_merchant_id: id, amount: decimal(share) })),
+    customer_reference: op.customer.id,
+  };
+}
+
+interface Chosen {
+  order: Order;
+  op: Operation;
+}
+
+export function sandboxIntent(scenario: Scenario): SandboxIntent {
+  const listed = scenario.subMerchants.filter((s) => s.listed);
+  const byId = new Map(scenario.subMerchants.map((s) => [s.id, s]));
+  const truth: IntentTruth[] = [];
+  const records = new Map<string, OrderRecord>();
+  const eligible: Chosen[] = [];
+  const triples = new Map<string, Array<Chosen & { subMerchantId: string }>>();
+  const currencies = new Set<string>();
+  for (const order of scenario.orders()) {
+    const op = primaryOf(order);
+    if (!op) continue;
+    records.set(order.orderId, recordOf(order, op));
+    for (const o of order.operations) {
+      currencies.add(o.currency);
+      if (o.status !== 'success' || !(CONTRACT_METHODS as readonly string[]).includes(o.method)) continue;
+      for (const r of o.receivers) {
+        const k = `${r.subMerchantId}|${o.method}|${o.currency}`;
+        triples.set(k, [...(triples.get(k) ?? []), { order, op: o, subMerchantId: r.subMerchantId }]);
+      }
+    }
+    const main = mainOperation(order);
+    if (order.kind === 'split_purchase' && main && main === op && op.receivers.length >= 2)
+      eligible.push({ order, op });
+  }
+  const used = new Set<string>();
+  const take = (ok: (p: Chosen) => boolean) => {
+    const p = eligible.find((x) => !used.has(x.order.orderId) && ok(x));
+    if (p) used.add(p.order.orderId);
+    return p;
+  };
+
+  // a payment whose order is not in the file
+  const orphan = take(() => true);
+  if (orphan) {
+    records.delete(orphan.order.orderId);
+    truth.push({
+      type: 'payment_without_order',
+      orderId: orphan.order.orderId,
+      paymentId: orphan.op.paymentId,
+      subMerchantId: null,
+    });
+  }
+  // another receiver than the one paid
+  const wrong = take((p) => listed.some((s) => !p.op.receivers.some((r) => r.subMerchantId === s.id)));
+  if (wrong) {
+    const other = listed.find((s) => !wrong.op.receivers.some((r) => r.subMerchantId === s.id))!;
+    const rec = records.get(wrong.order.orderId)!;
+    records.set(wrong.order.orderId, {
+      ...rec,
+      split: rec.split.map((p, i) => (i === 0 ? { ...p, sub_merchant_id: other.id } : p)),
+    });
+    truth.push({
+      type: 'split_differs_from_order',
+      orderId: wrong.order.orderId,
+      paymentId: wrong.op.paymentId,
+      subMerchantId: null,
+    });
+  }
+  // two parts off by 1.00, the total unchanged
+  const off = take(
+    (p) =>
+      p.op.receivers[1]!.share > 200n &&
+      new Set(p.op.receivers.map((r) => r.subMerchantId)).size === p.op.receivers.length,
+  );
+  if (off) {
+    const rec = records.get(off.order.orderId)!;
+    const shift = (amount: string, d: bigint) => decimal(BigInt(amount.replace('.', '')) + d);
+    records.set(off.order.orderId, {
+      ...rec,
+      split: rec.split.map((p, i) =>
+        i === 0 ? { ...p, amount: shift(p.amount, 100n) } : i === 1 ? { ...p, amount: shift(p.amount, -100n) } : p,
+      ),
+    });
+    truth.push({
+      type: 'split_differs_from_order',
+      orderId: off.order.orderId,
+      paymentId: off.op.paymentId,
+      subMerchantId: null,
+    });
+  }
+  // an order the PSP never saw
+  const sm = listed[0]!;
+  const neverPaid: OrderRecord = {
+    order_id: `intent-never-paid-${scenario.seed}`,
+    amount: '42.00',
+    currency: [...currencies].sort()[0] ?? 'EUR',
+    created_at: new Date(scenario.from.getTime() + 86_400_000).toISOString(),
+    split: [{ sub_merchant_id: sm.id, amount: '40.00' }],
+    customer_reference: null,
+  };
+  records.set(neverPaid.order_id, neverPaid);
+  truth.push({ type: 'order_not_at_psp', orderId: neverPaid.order_id, paymentId: null, subMerchantId: null });
+
+  // fee lines off by 0.01 on a sub-merchant, method and currency only one operation has
+  const adjust = new Map<string, bigint>();
+  const single = [...triples].filter(([, ps]) => ps.length === 1).sort((a, b) => (a[0] < b[0] ? -1 : 1));
+  const charged = (p: Chosen & { subMerchantId: string }) =>
+    p.op.receivers.find((r) => r.subMerchantId === p.subMerchantId)!;
+  // the cap at the part must not hide the change: a part well above its fee
+  const clear = (p: Chosen & { subMerchantId: string }) =>
+    charged(p).share > charged(p).fee + 100n && byId.get(p.subMerchantId)!.fixedFee >= 1n;
+  const above = single.find(([, [p]]) => clear(p!));
+  const below = single.find(([k, [p]]) => k !== above?.[0] && clear(p!));
+  for (const [entry, type, delta] of [
+    [above, 'fee_above_contract', -1n],
+    [below, 'fee_below_contract', 1n],
+  ] as const) {
+    if (!entry) continue;
+    const p = entry[1][0]!;
+    adjust.set(entry[0], delta);
+    truth.push({ type, orderId: p.order.orderId, paymentId: p.op.paymentId, subMerchantId: p.subMerchantId });
+  }
+  const orders = [...records.values()];
+  return {
+    orders,
+    groundTruth: truth,
+    ordersCsv: () => ordersCsv(orders),
+    ordersNdjson: () => orders.map((o) => JSON.stringify(o)).join('\n') + '\n',
+    feeContractCsv: () => feeContractCsv(listed, [...currencies].sort(), adjust),
+  };
+}
+
+function csvField(text: string): string {
+  return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+function ordersCsv(orders: readonly OrderRecord[]): string {
+  const lines = ['order_id,amount,currency,created_at,split,customer_reference'];
+  for (const o of orders) {
+    const split = o.split.map((p) => `${p.sub_merchant_id}:${p.amount}`).join(';');
+    lines.push(
+      [o.order_id, o.amount, o.currency, o.created_at, split, o.customer_reference ?? ''].map(csvField).join(','),
+    );
+  }
+  return lines.join('\n') + '\n';
+}
+
+function feeContractCsv(
+  listed: readonly SubMerchant[],
+  currencies: readonly string[],
+  adjust: ReadonlyMap<string, bigint>,
+): string {
+  const lines = ['sub_merchant_id,method,currency,percent,fixed,effective_from,rounding'];
+  for (const c of currencies) for (const m of CONTRACT_METHODS) lines.push(`*,${m},${c},2,0.50,2000-01-01,half_up`);
+  for (const s of listed) {
+    for (const m of CONTRACT_METHODS) {
+      for (const c of currencies) {
+        const fixed = s.fixedFee + (adjust.get(`${s.id}|${m}|${c}`) ?? 0n);
+        lines.push(`${s.id},${m},${c},${percentText(s.percentBp)},${decimal(fixed)},2000-01-01,down`);
+      }
+    }
+  }
+  return lines.join('\n') + '\n';
+}
