@@ -43,8 +43,12 @@ function totalRows(totals: Map<string, bigint>, width: number, amountAt: number)
     });
 }
 
-export function writeHeldSheet(wb: Workbook, payouts: readonly PayoutSection[]): void {
-  const t = addTableSheet(wb, 'Held pending investigation', [
+export function writeHeldSheet(
+  wb: Workbook,
+  payouts: readonly PayoutSection[],
+  sheetName: (name: string) => string = (n) => n,
+): void {
+  const t = addTableSheet(wb, sheetName('Held pending investigation'), [
     { header: 'Discrepancy id', width: 38 },
     { header: 'Reason', width: 70 },
     { header: 'Currency', width: 10 },
@@ -68,8 +72,12 @@ export function writeHeldSheet(wb: Workbook, payouts: readonly PayoutSection[]):
   closeTable(t, totalRows(totals, 4, 3));
 }
 
-export function writePaidOutSheet(wb: Workbook, payouts: readonly PayoutSection[]): void {
-  const t = addTableSheet(wb, 'Paid out', [
+export function writePaidOutSheet(
+  wb: Workbook,
+  payouts: readonly PayoutSection[],
+  sheetName: (name: string) => string = (n) => n,
+): void {
+  const t = addTableSheet(wb, sheetName('Paid out'), [
     { header: 'Booked on', width: 12, numFmt: DATE_FORMAT },
     { header: 'Payout reference', width: 36 },
     { header: 'Currency', width: 10 },

@@ -423,8 +423,8 @@ export async function writeStatementWorkbook(
     }
 
     if (src.payouts) {
-      writeHeldSheet(wb, src.payouts);
-      writePaidOutSheet(wb, src.payouts);
+      writeHeldSheet(wb, src.payouts, (n) => sheetName(meta, n));
+      writePaidOutSheet(wb, src.payouts, (n) => sheetName(meta, n));
     }
 
     // Reserve schedule: what was held, when it is released, what was released.
