@@ -117,7 +117,7 @@ const COLUMNS = [
   { header: 'sales', width: 16 },
   { header: 'refunds', width: 16 },
   { header: 'chargebacks', width: 16 },
-  { header: 'net (sales − refunds − chargebacks)', width: 34 },
+  { header: 'net (sales + refunds + chargebacks)', width: 34 },
   { header: 'authorised (moves no money)', width: 27 },
   { header: 'merchant fees (successful)', width: 26 },
   { header: 'net − register net', width: 18 },

@@ -138,7 +138,7 @@ describe('nightly report: Sources', () => {
       'sales',
       'refunds',
       'chargebacks',
-      'net (sales − refunds − chargebacks)',
+      'net (sales + refunds + chargebacks)',
       'authorised (moves no money)',
       'merchant fees (successful)',
       'net − register net',
@@ -175,6 +175,12 @@ describe('nightly report: Sources', () => {
       10,
     ]);
     expect(sheet.find((r) => r[0] === 'day' && r[1] === 'webhook')?.slice(8)).toEqual([90, 0, 1, -10, 0]);
+    // the net column is what its header says, with refunds and chargebacks shown negative
+    for (const r of sheet.slice(1).filter((x) => x[1] !== 'journal')) {
+      expect(Math.round(((r[5] as number) + (r[6] as number) + (r[7] as number)) * 100)).toBe(
+        Math.round((r[8] as number) * 100),
+      );
+    }
     expect(sheet.find((r) => r[0] === 'day' && r[1] === 'journal')?.slice(0, 9)).toEqual([
       'day',
       'journal',
