@@ -127,6 +127,42 @@ describe('RECON_SUB_MERCHANTS through the commands that judge', () => {
   }, 60_000);
 });
 
+describe('RECON_SUB_MERCHANTS and the worker', () => {
+  it('recon start imports it before it serves or judges anything', async () => {
+    const db = await freshDb();
+    const dir = directory({ 'a.csv': A });
+    const child = spawn(
+      process.execPath,
+      [path.join(ROOT, 'bin/recon.mjs'), 'start', '--port', '0', '--no-scheduler', '--no-projections'],
+      {
+        cwd: ROOT,
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? '',
+          RECON_LOG_LEVEL: 'error',
+          DATABASE_URL: db.url,
+          RECON_SUB_MERCHANTS: dir,
+        },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+    let events = await directoryEvents(db);
+    for (let i = 0; i < 120 && events.length < 2 && child.exitCode === null; i++) {
+      await new Promise((r) => setTimeout(r, 500));
+      events = await directoryEvents(db);
+    }
+    child.kill('SIGTERM');
+    expect(await exited, err).toBe(0);
+    expect(events.map((e) => [e.stream, e.name, e.hold])).toEqual([
+      ['sub-merchant-sm-1', 'Acme Books', 30],
+      ['sub-merchant-sm-2', 'Blue Cafe', 90],
+    ]);
+  }, 90_000);
+});
+
 describe('recon config and RECON_SUB_MERCHANTS', () => {
   it('shows the path, the files, the rows and a version that changes with the content', async () => {
     const dir = directory({ 'a.csv': A, 'b.csv': B });
