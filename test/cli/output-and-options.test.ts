@@ -91,6 +91,7 @@ describe('options are checked before the database starts', () => {
     [['discrepancies', '--type', 'amount_mismatchh'], '--type'],
     [['discrepancies', '--status', 'closed'], '--status'],
     [['discrepancies', '--sort', 'size'], '--sort'],
+    [['statements', '--month', '2025-13'], '--month'],
   ])('recon %j: exit 2 naming %s, without a database', async (args, option) => {
     const r = await recon(args, NO_DATABASE, {}, 40_000);
     expect({ code: r.code, stderr: r.stderr.trim() }).toEqual({ code: 2, stderr: expect.stringContaining(option) });
@@ -104,6 +105,17 @@ describe('stdout carries the output alone', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual([]);
     expect(r.stderr).toMatch(/"level":"(debug|info)"/);
+  });
+
+  it('an unknown --sub-merchant is warned about on stderr; stdout stays the output', async () => {
+    // the directory's view is the journal projection's: built as `recon project` builds it
+    expect((await recon(['project'], db.url)).code).toBe(0);
+    const r = await recon(['discrepancies', '--sub-merchant', 'sm-nobody', '--format', 'json'], db.url);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual([]);
+    expect(r.stderr).toContain(
+      'recon: warning: --sub-merchant sm-nobody is not in the sub-merchant directory (a typo?)',
+    );
   });
 
   it('whatever a library prints with console.log goes to stderr', () => {
