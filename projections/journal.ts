@@ -11,6 +11,7 @@ import {
   type DraftLine,
   type RowFacts,
 } from '../src/ledger/journal-rules';
+import { bookPayouts, payoutBookingTables } from '../src/ledger/payout-bookings';
 import { bookSettlements, settlementBookingTables } from '../src/ledger/settlement-bookings';
 import type { Projection, ProjectionContext, Tx } from '../src/projection/projection';
 import type { Position, RecordedEvent } from '../src/store/types';
@@ -269,12 +270,14 @@ function lineRows(
 
 export const projection: Projection = {
   name: 'journal',
+  // 5: a payouts-account line matched to a statement's expected payout moves payable to the bank
+  //    (src/ledger/payout-bookings.ts)
   // 4: matched settlements clear psp_clearing into the bank (src/ledger/settlement-bookings.ts)
   // 3: a register row is recognised by its time, not its amounts (a corrected originalAmount replaces the
   //    row instead of booking a second one); a reserve held for 0 days is released after it is held; a
   //    name passes back to its other holder when its holder is renamed (holds no longer depend on batches)
   // 2: register_rows.effect holds the compact inputs of the entries in force (1: the entries as JSON)
-  version: 4,
+  version: 5,
   usesBank: true,
 
   async setup(tx: Tx, ctx: ProjectionContext) {
@@ -308,7 +311,7 @@ export const projection: Projection = {
       create table ${s}.entries (
         -- unique (entries_pkey), made when the build goes live
         entry_id text not null,
-        kind text not null check (kind in ('settlement', 'reserve_release', 'reversal', 'bank_settlement')),
+        kind text not null check (kind in ('settlement', 'reserve_release', 'reversal', 'bank_settlement', 'payout')),
         reverses text,
         row_key text not null,
         pos_id text not null,
@@ -348,12 +351,14 @@ export const projection: Projection = {
       create index lines_position_idx on ${s}.lines (commit_pos, prepare_pos);
     `);
     await tx.unsafe(settlementBookingTables(s));
+    await tx.unsafe(payoutBookingTables(s));
   },
 
   async apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionContext) {
     const schema = ctx.schema;
     const tz = ctx.timezone;
     await bookSettlements(tx, events, ctx);
+    await bookPayouts(tx, events, ctx);
     type Row = { e: RecordedEvent; f: RowFacts } | { e: RecordedEvent; f: null };
     const todo: Row[] = [];
     const names = new Set<string>();
