@@ -156,7 +156,7 @@ describe('two workers on one database', () => {
 
     // Projections: whatever each build applied is exactly the events up to its checkpoint (nothing twice).
     const state = await projectionState(db.sql);
-    expect(state.builds.map((b) => b.name)).toEqual(['bank', 'journal', 'reconciliation']);
+    expect(state.builds.map((b) => b.name)).toEqual(['bank', 'journal', 'payouts', 'reconciliation', 'settlement']);
     for (const b of state.builds) expect(b.applied, b.name).toBe(await eventsUpTo(db.sql, b.checkpoint!));
     const caughtUp = await runRecon(['project'], env);
     expect(caughtUp.code, caughtUp.stderr.slice(-2000)).toBe(0);
