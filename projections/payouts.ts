@@ -25,7 +25,7 @@ import type { RecordedEvent } from '../src/store/types';
  * them (or moves the clock to another day) the matching is computed again whole from them, so the result is a
  * function of the set of events, never of their order or of the batch sizes. "Now" is the latest time the
  * events carry (never the wall clock). Which accounts are `payouts` accounts and the days of the rules come
- * from the bank configuration: changing it needs `recon project --rebuild payouts`.
+ * from the build's bank settings (RECON_CONFIG; a change rebuilds it, as for the journal).
  */
 
 const DISC_COLUMNS = `id uuid, type text, status text, pos_id text, payment_id text, order_id text, method text, operation_key text,
@@ -84,7 +84,9 @@ const MATCHES = 'event_id uuid primary key, role text not null, reference text, 
 export function payoutsProjection(bankOf: () => BankConfig): Projection {
   return {
     name: 'payouts',
-    version: 1,
+    // 2: the runner's bank settings (the build's) come first, as for the journal and the cash leg
+    version: 2,
+    usesBank: true,
     async setup(tx: Tx, ctx: ProjectionContext) {
       const s = q(ctx.schema);
       await tx.unsafe(`
@@ -101,7 +103,7 @@ export function payoutsProjection(bankOf: () => BankConfig): Projection {
     },
     async apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionContext) {
       const s = q(ctx.schema);
-      const bank = bankOf();
+      const bank = ctx.bank ?? bankOf();
       const [st] = await tx.unsafe<{ at: Date | null }[]>(`select at from ${s}.clock where id = 1`);
       const before = st?.at ? st.at.getTime() : null;
       let clock = before;
