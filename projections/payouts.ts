@@ -103,7 +103,8 @@ export function payoutsProjection(bankOf: () => BankConfig): Projection {
     },
     async apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionContext) {
       const s = q(ctx.schema);
-      const bank = ctx.bank ?? bankOf();
+      // the build's bank settings when the runner was given accounts, else the projection's own source
+      const bank = ctx.bank?.accounts.length ? ctx.bank : bankOf();
       const [st] = await tx.unsafe<{ at: Date | null }[]>(`select at from ${s}.clock where id = 1`);
       const before = st?.at ? st.at.getTime() : null;
       let clock = before;

@@ -5,6 +5,7 @@ import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_ACCOUNTS, demoBankConfig, expectedPayouts } from '../../src/cli/demo-bank';
+import { cashSheetData } from '../../src/export/cash-sheet';
 import { bankWorld } from '../../src/sandbox/bank';
 import { generateScenario } from '../../src/sandbox/scenario';
 import { createTestDatabase, type TestDatabase } from '../support/db';
@@ -202,6 +203,13 @@ describe('recon demo, end to end', () => {
     for (const p of paid) expect([p.paidOut, p.paidOn !== null]).toEqual([p.amount, true]);
     expect(summary.money.paidOut.filter((p) => p.status === 'returned')).toHaveLength(1);
     expect(summary.money.paidOut.filter((p) => p.paidOn === null)).toHaveLength(1);
+    // the Cash sheet's bridge holds for the payouts accounts too (the journal booked the matched payouts)
+    const cash = await cashSheetData(db.sql, { date: '2099-12-31' });
+    const payoutsAccounts = new Set(Object.values(DEMO_ACCOUNTS).map((a) => a.payouts));
+    const bridges = cash!.bridges.filter((b) => payoutsAccounts.has(b.accountId));
+    expect(bridges.length).toBeGreaterThan(0);
+    for (const b of bridges) expect([b.accountId, b.difference]).toEqual([b.accountId, 0n]);
+    expect(bridges.some((b) => b.bookedInJournal !== 0n)).toBe(true);
     // a second run imports the same files: nothing new
     const again = JSON.parse(second.stdout) as typeof summary;
     expect(again.money.imported.entries).toBe(0);
