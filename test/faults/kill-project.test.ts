@@ -105,5 +105,5 @@ describe('kill -9 in the middle of a projection batch', () => {
     }
     expect((await builds()).map((b) => b.schema_name)).not.toEqual(cut.map((b) => b.schema_name));
     expect(await viewDigests(db.sql)).toEqual(afterCrash);
-  });
+  }, 180_000); // five projections to build, twice, on a loaded machine
 });
