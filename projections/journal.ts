@@ -12,6 +12,7 @@ import {
   type DraftLine,
   type RowFacts,
 } from '../src/ledger/journal-rules';
+import { bookPayouts, payoutBookingTables } from '../src/ledger/payout-bookings';
 import { bookSettlements, settlementBookingTables } from '../src/ledger/settlement-bookings';
 import type { Projection, ProjectionContext, Tx } from '../src/projection/projection';
 import type { Position, RecordedEvent } from '../src/store/types';
@@ -271,7 +272,7 @@ function lineRows(
 export const projection: Projection = {
   name: 'journal',
   // what each version changed: docs/ledger.md, "Read-model versions"
-  version: 4,
+  version: 5,
   usesBank: true,
 
   async setup(tx: Tx, ctx: ProjectionContext) {
@@ -305,7 +306,7 @@ export const projection: Projection = {
       create table ${s}.entries (
         -- unique (entries_pkey), made when the build goes live
         entry_id text not null,
-        kind text not null check (kind in ('settlement', 'reserve_release', 'reversal', 'bank_settlement')),
+        kind text not null check (kind in ('settlement', 'reserve_release', 'reversal', 'bank_settlement', 'payout')),
         reverses text,
         row_key text not null,
         pos_id text not null,
@@ -345,12 +346,14 @@ export const projection: Projection = {
       create index lines_position_idx on ${s}.lines (commit_pos, prepare_pos);
     `);
     await tx.unsafe(settlementBookingTables(s));
+    await tx.unsafe(payoutBookingTables(s));
   },
 
   async apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionContext) {
     const schema = ctx.schema;
     const tz = ctx.timezone;
     await bookSettlements(tx, events, ctx);
+    await bookPayouts(tx, events, ctx);
     type Row = { e: RecordedEvent; f: RowFacts } | { e: RecordedEvent; f: null };
     const todo: Row[] = [];
     const names = new Set<string>();

@@ -1,16 +1,21 @@
 import { DateTime } from 'luxon';
-import { type BankConfig, normalizeAccountId } from '../src/config/bank';
+import type { BankConfig } from '../src/config/bank';
 import { bankConfigFromEnv } from '../src/config/bank-from-env';
-import { DiscrepancyAccepted } from '../src/events/audit-events';
-import { BankEntryBooked } from '../src/events/bank-events';
-import { dataOf, isEvent } from '../src/events/catalog';
-import { SubMerchantRegistered } from '../src/events/ledger-events';
-import { StatementIssued } from '../src/events/statement-events';
 import type { Projection, ProjectionContext, Tx } from '../src/projection/projection';
 import { loadPayoutInputs } from '../src/reconciliation/payouts/inputs';
 import { judgePayouts } from '../src/reconciliation/payouts/judge';
 import { matchPayouts } from '../src/reconciliation/payouts/match';
 import { type Acceptance, discrepancyRow } from '../src/reconciliation/payouts/rows';
+import {
+  EXPECTED,
+  eventTime,
+  insertJson,
+  LINES,
+  names,
+  PAYEES,
+  payoutRowsOf,
+  q,
+} from '../src/reconciliation/payouts/tables';
 import type { RecordedEvent } from '../src/store/types';
 
 /**
@@ -20,129 +25,13 @@ import type { RecordedEvent } from '../src/store/types';
  * them (or moves the clock to another day) the matching is computed again whole from them, so the result is a
  * function of the set of events, never of their order or of the batch sizes. "Now" is the latest time the
  * events carry (never the wall clock). Which accounts are `payouts` accounts and the days of the rules come
- * from the bank configuration: changing it needs `recon project --rebuild payouts`.
+ * from the build's bank settings (RECON_CONFIG; a change rebuilds it, as for the journal).
  */
 
 const DISC_COLUMNS = `id uuid, type text, status text, pos_id text, payment_id text, order_id text, method text, operation_key text,
   receiver_name text, sub_merchant_id text, sub_merchant_ids text[], currency text, occurred_at timestamptz, "values" jsonb,
   evidence text[], detected_at timestamptz, detected_by_event uuid, resolved_at timestamptz, resolved_by_event uuid,
   accepted_at timestamptz, accepted_by text, accepted_note text, accepted_by_event uuid, updated_at timestamptz, updated_by_event uuid`;
-const POS = 'commit_pos numeric(20,0) not null, prepare_pos numeric(20,0) not null';
-const EXPECTED = `reference text primary key, sub_merchant_id text not null, currency text not null, month text not null,
-  amount int8 not null, issued_on date not null, event_id uuid not null, ${POS}`;
-const LINES = `event_id uuid primary key, account_id text not null, currency text not null, direction text not null,
-  amount int8 not null, booking_date date not null, end_to_end_id text, remittance text, counterparty_name text,
-  counterparty_account text, is_return boolean not null, ${POS}`;
-const PAYEES = `event_id uuid primary key, sub_merchant_id text not null, name text not null, payout_account text, ${POS}`;
-
-const names = (cols: string) =>
-  cols
-    .replace(/\([^)]*\)/g, '')
-    .split(',')
-    .map((c) => c.trim().split(/\s+/)[0]!)
-    .filter((c) => c && c !== 'primary');
-const q = (ident: string) => `"${ident.replace(/"/g, '""')}"`;
-
-/** Rows into a table through one jsonb parameter (values as the table's column types read them). */
-async function insertJson(tx: Tx, table: string, cols: string, rows: readonly Record<string, unknown>[]) {
-  if (!rows.length) return;
-  const typed = cols
-    .replace(/,\s*primary key \([^)]*\)/, '')
-    .replace(/primary key|not null/g, '')
-    .replace(/numeric\(20,0\)/g, 'numeric')
-    .split(',')
-    .map((c) => c.trim());
-  const list = names(cols).join(', ');
-  await tx.unsafe(
-    `insert into ${table} (${list}) select ${list} from jsonb_to_recordset($1::text::jsonb) as x(${typed.join(', ')}) on conflict do nothing`,
-    [JSON.stringify(rows)] as never[],
-  );
-}
-
-/**
- * The time an event carries (ms), or null: the times the reconciliation's clock reads, a run's time of issue,
- * and the start of a bank entry's booking day (the bank has seen that day begin).
- */
-function eventTime(e: RecordedEvent, zone: string): number | null {
-  if (isEvent(BankEntryBooked, e)) {
-    const day = DateTime.fromISO(String((e.data as { bookingDate?: unknown }).bookingDate), { zone });
-    return day.isValid ? day.toMillis() : null;
-  }
-  const m = e.metadata ?? {};
-  const d = (e.data ?? {}) as Record<string, unknown>;
-  const t = m.observedAt ?? m.receivedAt ?? m.issuedAt ?? d.completedAt ?? d.requestedAt ?? d.detectedAt ?? d.failedAt;
-  if (typeof t !== 'string') return null;
-  const ms = Date.parse(t);
-  return Number.isNaN(ms) ? null : ms;
-}
-
-const pos = (e: RecordedEvent) => ({
-  commit_pos: e.position.commit.toString(),
-  prepare_pos: e.position.prepare.toString(),
-});
-
-function rowsOf(events: readonly RecordedEvent[], bank: BankConfig, zone: string) {
-  const payoutAccounts = new Set(bank.accounts.filter((a) => a.role === 'payouts').map((a) => a.id));
-  const expected: Record<string, unknown>[] = [];
-  const lines: Record<string, unknown>[] = [];
-  const payees: Record<string, unknown>[] = [];
-  const acceptances: Record<string, unknown>[] = [];
-  for (const e of events) {
-    if (isEvent(StatementIssued, e)) {
-      const d = dataOf(StatementIssued, e);
-      const issuedOn = DateTime.fromMillis(eventTime(e, zone) ?? e.recordedAt.getTime(), { zone }).toISODate();
-      for (const p of d.payouts ?? []) {
-        // an unregistered receiver is never due; a run that asks for nothing more expects no transfer
-        if (BigInt(p.payable) <= 0n || p.reference === null || p.subMerchantId.startsWith('receiver:')) continue;
-        expected.push({
-          ...p,
-          sub_merchant_id: p.subMerchantId,
-          month: d.month,
-          amount: p.payable,
-          issued_on: issuedOn,
-          event_id: e.id,
-          ...pos(e),
-        });
-      }
-    } else if (isEvent(BankEntryBooked, e)) {
-      const d = dataOf(BankEntryBooked, e);
-      if (!payoutAccounts.has(normalizeAccountId(d.accountId))) continue;
-      lines.push({
-        event_id: e.id,
-        account_id: d.accountId,
-        currency: d.currency,
-        direction: d.direction,
-        amount: d.amount,
-        booking_date: d.bookingDate,
-        end_to_end_id: d.endToEndId,
-        remittance: d.remittance,
-        counterparty_name: d.counterpartyName,
-        counterparty_account: d.counterpartyAccount,
-        is_return: d.isReturn,
-        ...pos(e),
-      });
-    } else if (isEvent(SubMerchantRegistered, e)) {
-      const d = dataOf(SubMerchantRegistered, e);
-      payees.push({
-        event_id: e.id,
-        sub_merchant_id: d.subMerchantId,
-        name: d.name,
-        payout_account: d.payoutAccount ?? null,
-        ...pos(e),
-      });
-    } else if (isEvent(DiscrepancyAccepted, e)) {
-      const d = dataOf(DiscrepancyAccepted, e);
-      acceptances.push({
-        discrepancy_id: d.discrepancyId,
-        accepted_by: d.acceptedBy,
-        note: d.note,
-        accepted_at: d.acceptedAt,
-        event_id: e.id,
-      });
-    }
-  }
-  return { expected, lines, payees, acceptances };
-}
 
 /** Matches and judges again from the inputs, and rewrites the three result tables. */
 async function recompute(tx: Tx, s: string, bank: BankConfig, zone: string, clock: number | null) {
@@ -195,7 +84,9 @@ const MATCHES = 'event_id uuid primary key, role text not null, reference text, 
 export function payoutsProjection(bankOf: () => BankConfig): Projection {
   return {
     name: 'payouts',
-    version: 1,
+    // 2: the runner's bank settings (the build's) come first, as for the journal and the cash leg
+    version: 2,
+    usesBank: true,
     async setup(tx: Tx, ctx: ProjectionContext) {
       const s = q(ctx.schema);
       await tx.unsafe(`
@@ -212,7 +103,8 @@ export function payoutsProjection(bankOf: () => BankConfig): Projection {
     },
     async apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionContext) {
       const s = q(ctx.schema);
-      const bank = bankOf();
+      // the build's bank settings when the runner was given accounts, else the projection's own source
+      const bank = ctx.bank?.accounts.length ? ctx.bank : bankOf();
       const [st] = await tx.unsafe<{ at: Date | null }[]>(`select at from ${s}.clock where id = 1`);
       const before = st?.at ? st.at.getTime() : null;
       let clock = before;
@@ -220,7 +112,7 @@ export function payoutsProjection(bankOf: () => BankConfig): Projection {
         const t = eventTime(e, ctx.timezone);
         if (t !== null && (clock === null || t > clock)) clock = t;
       }
-      const r = rowsOf(events, bank, ctx.timezone);
+      const r = payoutRowsOf(events, bank, ctx.timezone);
       await insertJson(tx, `${s}.expected`, EXPECTED, r.expected);
       await insertJson(tx, `${s}.lines`, LINES, r.lines);
       await insertJson(tx, `${s}.payees`, PAYEES, r.payees);

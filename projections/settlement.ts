@@ -1,5 +1,10 @@
+import { DiscrepancyAccepted } from '../src/events/audit-events';
 import type { Projection, ProjectionContext, Tx } from '../src/projection/projection';
-import { discrepanciesOf, syncDiscrepancies } from '../src/reconciliation/settlement/discrepancies';
+import {
+  acceptSettlementDiscrepancies,
+  discrepanciesOf,
+  syncDiscrepancies,
+} from '../src/reconciliation/settlement/discrepancies';
 import { readModelTables, writeReadModel } from '../src/reconciliation/settlement/read-model';
 import {
   appendsOf,
@@ -37,13 +42,16 @@ async function setup(tx: Tx, ctx: ProjectionContext) {
 }
 
 async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionContext) {
-  if (!cashEventsIn(events)) return;
+  const accepts = events.some((e) => e.type === DiscrepancyAccepted.type);
+  if (!cashEventsIn(events) && !accepts) return;
   const s = bankOf(ctx).settlement;
   const rules = { lateBusinessDays: s.lateBusinessDays, holidays: new Set(s.holidays) };
   // the discrepancies' lifecycle is judged per append; the read model is a function of the state alone,
   // so it is written once per batch with each currency's last judgement
   const last = new Map<string, Awaited<ReturnType<typeof judgeCurrency>>>();
   for (const append of appendsOf(events)) {
+    if (accepts) await acceptSettlementDiscrepancies(tx, ctx.schema, append);
+    if (!cashEventsIn(append)) continue;
     const touched = await applyCashAppend(tx, ctx.schema, append, ctx);
     for (const currency of [...touched].sort()) {
       const j = await judgeCurrency(tx, ctx.schema, currency, ctx);
@@ -75,4 +83,5 @@ function views(ctx: ProjectionContext): readonly string[] {
   ];
 }
 
-export const projection: Projection = { name: 'settlement', version: 1, usesBank: true, setup, apply, views };
+// 2: DiscrepancyAccepted accepts a settlement discrepancy
+export const projection: Projection = { name: 'settlement', version: 2, usesBank: true, setup, apply, views };

@@ -18,6 +18,8 @@ import { startSandbox } from '../sandbox/server';
 import { importSandboxIntent } from './demo-intent';
 import { recordingPurchases } from '../intent/purchase-orders';
 import type { EventStore } from '../store/types';
+import { formatMinor } from '../ingest/bank/amount';
+import { bankLoop, demoBankConfig, paidOutLines } from './demo-bank';
 import { openRuntime, closeRuntime } from './runtime';
 import type { Logger } from '../log';
 
@@ -47,7 +49,26 @@ export interface DemoSummary {
   readonly groundTruth: Record<string, number>;
   readonly statements: { files: string[]; position: string; figuresSha256: string; newRun: boolean };
   readonly nightlyReport: string;
+  /** the money loop: the sandbox bank's statements imported, payouts matched (src/cli/demo-bank.ts) */
+  readonly money: {
+    readonly files: { camt053: number; mt940: number; dir: string };
+    readonly imported: { statements: number; entries: number; known: number };
+    readonly refused: string;
+    readonly discrepancies: Record<string, number>;
+    readonly groundTruth: Record<string, number>;
+    readonly paidOut: ReadonlyArray<{
+      reference: string;
+      payee: string;
+      currency: string;
+      amount: string;
+      paidOut: string;
+      status: string;
+      paidOn: string | null;
+    }>;
+  };
 }
+
+const isMoneyType = (t: string) => t.startsWith('settlement_') || t.startsWith('payout_');
 
 const count = <T>(items: readonly T[], key: (t: T) => string): Record<string, number> => {
   const out: Record<string, number> = {};
@@ -71,6 +92,8 @@ export async function runDemo(baseConfig: Config, log: Logger, opts: DemoOptions
     ...baseConfig,
     projects,
     reportPollMaxWaitMs: Math.min(baseConfig.reportPollMaxWaitMs, 60_000),
+    // the demo's bank accounts are its own, as its PSP is: the demo needs no configuration
+    bank: demoBankConfig(),
   };
   const rt = await openRuntime(config, { log, maxConnections: 16, subMerchants: true });
   const app = createHttpApp({ routes: [], log });
@@ -183,7 +206,11 @@ export async function runDemo(baseConfig: Config, log: Logger, opts: DemoOptions
 
     const found = await listDiscrepancies(rt.sql, { timezone: zone });
     if (!found.ok) throw new Error(found.message);
-    const discrepancies = count(found.value, (d) => d.type);
+    // the money discrepancies (settlement_*, payout_*) are the money loop's, counted after the bank import
+    const discrepancies = count(
+      found.value.filter((d) => !isMoneyType(d.type)),
+      (d) => d.type,
+    );
     const groundTruth = count(sandbox.scenario.groundTruth, (g) => g.type);
     const orderFound = await rt.sql<{ type: string; n: number }[]>`
       select type, count(*)::int as n from recon.order_discrepancies where status = 'open' group by type order by type`;
@@ -204,6 +231,7 @@ export async function runDemo(baseConfig: Config, log: Logger, opts: DemoOptions
     step(
       `statements for ${month}: ${issued.statements} workbooks + payouts index, ${issued.lines} operation lines, cut at position ${issued.position}`,
     );
+    const money = await moneyLoop(rt, config, log, sandbox.scenario, opts, step);
     const reportDate = monthStart.plus({ months: 1 }).minus({ days: 1 }).toISODate()!;
     const report = await writeNightlyReportFor(
       { sql: rt.sql, store: rt.store },
@@ -246,12 +274,73 @@ export async function runDemo(baseConfig: Config, log: Logger, opts: DemoOptions
         newRun: issued.newEvent,
       },
       nightlyReport: report.file,
+      money,
     };
   } finally {
     await app.close({ graceMs: 100 }).catch(() => {});
     await sandbox.close();
     await closeRuntime(rt);
   }
+}
+
+/** After the statements: the bank pays, its statements are imported, recon matches (src/cli/demo-bank.ts). */
+async function moneyLoop(
+  rt: Awaited<ReturnType<typeof openRuntime>>,
+  config: Config,
+  log: Logger,
+  scenario: Parameters<typeof bankLoop>[0]['scenario'],
+  opts: DemoOptions,
+  step: (text: string) => void,
+): Promise<DemoSummary['money']> {
+  const deps = {
+    sql: rt.sql,
+    store: rt.store,
+    log,
+    timezone: config.timezone,
+    graceHours: config.graceHours,
+    bank: config.bank,
+  };
+  // the payouts read model learns the expected payouts the statements recorded
+  await runProjections(deps, { signal: opts.signal });
+  const loop = await bankLoop({
+    sql: rt.sql,
+    store: rt.store,
+    bank: config.bank,
+    scenario,
+    outDir: opts.outDir,
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  });
+  step(
+    `sandbox bank: ${loop.expectedPayouts} expected payouts paid; ${loop.files.camt053} camt.053 and ${loop.files.mt940} MT940 statements in ${path.relative(process.cwd(), loop.files.dir)}`,
+  );
+  step(`bank import refused the statement that does not foot: ${loop.refused}`);
+  step(
+    `bank import: ${loop.imported.statements} statements, ${loop.imported.entries} new entries (${loop.imported.known} already known)`,
+  );
+  await runProjections(deps, { signal: opts.signal });
+  const found = await listDiscrepancies(rt.sql, { timezone: config.timezone });
+  if (!found.ok) throw new Error(found.message);
+  const discrepancies = count(
+    found.value.filter((d) => isMoneyType(d.type) && d.status !== 'resolved'),
+    (d) => d.type,
+  );
+  const groundTruth = count(
+    loop.truth.filter((t) => isMoneyType(t.type)),
+    (t) => t.type,
+  );
+  const paidOut = (await paidOutLines(rt.sql)).map((r) => ({
+    reference: r.reference,
+    payee: r.payee_name,
+    currency: r.currency,
+    amount: r.amount,
+    paidOut: r.paid_out,
+    status: r.status,
+    paidOn: r.paid_on,
+  }));
+  step(
+    `money: ${paidOut.filter((p) => p.status === 'paid').length} of ${paidOut.length} payouts paid; discrepancies ${JSON.stringify(discrepancies)}`,
+  );
+  return { files: loop.files, imported: loop.imported, refused: loop.refused, discrepancies, groundTruth, paidOut };
 }
 
 // Test cards of the sandbox: outcome by the last four digits (0002 declined). Card data goes to the PSP
@@ -354,6 +443,20 @@ export function formatSummary(s: DemoSummary): string {
       ? [`    … and ${s.statements.files.length - 3} more in ${rel(path.dirname(s.statements.files[0]!))}`]
       : []),
     `  nightly report           ${rel(s.nightlyReport)}`,
+    `  bank statements          ${s.money.files.camt053} camt.053 + ${s.money.files.mt940} MT940 in ${rel(s.money.files.dir)}; ${s.money.imported.entries} entries imported (${s.money.imported.known} already known)`,
+    `  refused                  ${s.money.refused}`,
+    '  money discrepancies      found (injected by the sandbox bank)',
+    ...[...new Set([...Object.keys(s.money.discrepancies), ...Object.keys(s.money.groundTruth)])]
+      .sort()
+      .map(
+        (t) =>
+          `    ${t.padEnd(24)} ${String(s.money.discrepancies[t] ?? 0).padStart(4)} (${s.money.groundTruth[t] ?? 0})`,
+      ),
+    '  paid out                 reference, payee, due, paid out, status, paid on',
+    ...s.money.paidOut.map(
+      (p) =>
+        `    ${p.reference.padEnd(28)} ${p.payee.slice(0, 24).padEnd(24)} ${formatMinor(BigInt(p.amount)).padStart(12)} ${formatMinor(BigInt(p.paidOut)).padStart(12)} ${p.currency} ${p.status.padEnd(9)} ${p.paidOn ?? ''}`,
+    ),
     '',
     'Next: npx recon discrepancies --format table · npx recon explain <payment_id> · open the workbooks in ./out',
   ];

@@ -126,7 +126,7 @@ export async function cashSheetData(sql: Sql, opts: { date: string }): Promise<C
       counterparty: (r['counterparty_name'] as string | null) ?? null,
       remittance: (r['remittance'] as string | null) ?? null,
     })),
-    bridges: bridges.map((r) => {
+    bridges: [...bridges, ...(await payoutBridges(sql))].map((r) => {
       const opening = big(r['opening']);
       const booked = big(r['booked']);
       const notBooked = big(r['not_booked']);
@@ -144,6 +144,30 @@ export async function cashSheetData(sql: Sql, opts: { date: string }): Promise<C
     }),
     outstanding: outstanding.map((o) => ({ currency: o.currency, amount: BigInt(o.amount ?? '0') })),
   };
+}
+
+/**
+ * The payouts accounts' bridges: the journal books the lines the payout matching tied to a statement
+ * (src/ledger/payout-bookings.ts); a debit that pays no statement and a return of no known payout are not in it.
+ */
+async function payoutBridges(sql: Sql): Promise<Record<string, unknown>[]> {
+  const [v] = await sql<{ n: number }[]>`
+    select count(*)::int as n from information_schema.views where table_schema = 'recon'
+      and table_name in ('bank_statements', 'payout_lines')`;
+  if ((v?.n ?? 0) < 2) return [];
+  return sql<Record<string, unknown>[]>`
+    with s as (select b.account_id, b.currency, min(b.opening_date) as first_on, max(b.closing_date) as last_on
+               from recon.bank_statements b where b.account_id in (select account_id from recon.payout_lines)
+               group by b.account_id, b.currency)
+    select s.account_id, s.currency, s.last_on,
+      (select opening_balance from recon.bank_statements x where x.account_id = s.account_id and x.opening_date = s.first_on
+        order by statement_id limit 1) as opening,
+      (select closing_balance from recon.bank_statements x where x.account_id = s.account_id and x.closing_date = s.last_on
+        order by statement_id desc limit 1) as closing,
+      coalesce((select sum(amount) from recon.journal_lines l where l.account = 'bank:' || s.account_id), 0) as booked,
+      coalesce((select sum(case when direction = 'credit' then amount else -amount end) from recon.payout_lines p
+        where p.account_id = s.account_id and (p.role is null or p.role = 'unexpected' or p.reference is null)), 0) as not_booked
+    from s order by s.account_id`;
 }
 
 const STATUS_TEXT: Record<string, string> = {
@@ -247,7 +271,7 @@ export function addCashSheet(wb: Workbook, data: CashSheetData): void {
       [undefined, undefined, m, m, m, m, m, DATE_FORMAT, m],
     );
   }
-  if (data.bridges.length === 0) add(['(no statement of a settlement account imported)']);
+  if (data.bridges.length === 0) add(['(no statement of a settlement or payouts account imported)']);
   closeTable(
     t,
     rows.map((values, i) => ({ values, numFmts: fmts[i]! })),

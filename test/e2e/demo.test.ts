@@ -4,6 +4,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_ACCOUNTS, demoBankConfig, expectedPayouts } from '../../src/cli/demo-bank';
+import { cashSheetData } from '../../src/export/cash-sheet';
+import { bankWorld } from '../../src/sandbox/bank';
 import { generateScenario } from '../../src/sandbox/scenario';
 import { createTestDatabase, type TestDatabase } from '../support/db';
 
@@ -74,6 +77,13 @@ describe('recon demo, end to end', () => {
     statements: { files: string[]; figuresSha256: string };
     nightlyReport: string;
     discrepancies: Record<string, number>;
+    money: {
+      imported: { entries: number; known: number };
+      refused: string;
+      discrepancies: Record<string, number>;
+      groundTruth: Record<string, number>;
+      paidOut: { reference: string; amount: string; paidOut: string; status: string; paidOn: string | null }[];
+    };
   };
   const scenario = generateScenario({ seed: SEED, payments: PAYMENTS, month: MONTH, timezone: ZONE });
 
@@ -157,6 +167,55 @@ describe('recon demo, end to end', () => {
       .map((g) => `${g.type} ${g.type === 'report_count_mismatch' ? '' : g.paymentId}`)
       .sort();
     expect(found).toEqual(expected);
+  });
+
+  it("the money loop finds exactly the sandbox bank's faults, and pays the rest", async () => {
+    // the bank world again, from the expected payouts the statements recorded: its ground truth, keyed
+    const bank = demoBankConfig();
+    const world = bankWorld(scenario, {
+      accounts: DEMO_ACCOUNTS,
+      lagBusinessDays: bank.settlement.lagBusinessDays,
+      holidays: bank.settlement.holidays,
+      tolerance: bank.settlement.tolerance,
+      payouts: await expectedPayouts(db.sql),
+    });
+    const truth = world.truth
+      .flatMap((t) =>
+        t.type === 'statement_unbalanced' ? [] : [`${t.type} ${'reference' in t ? t.reference : t.dueOn}`],
+      )
+      .sort();
+    const rows = await db.sql<{ type: string; values: Record<string, unknown> }[]>`
+      select type, "values" from recon.settlement_discrepancies where status = 'open'
+      union all select type, "values" from recon.payout_discrepancies where status = 'open'`;
+    const found = rows.map((r) => `${r.type} ${r.values['reference'] ?? [r.values['due_on']].flat().join(',')}`).sort();
+    expect(found).toEqual(truth);
+    expect(truth.map((t) => t.split(' ')[0])).toEqual([
+      'payout_duplicate',
+      'payout_missing',
+      'payout_returned',
+      'settlement_late',
+      'settlement_short',
+    ]);
+    expect(summary.money.discrepancies).toEqual(summary.money.groundTruth);
+    expect(summary.money.refused).toMatch(/does not foot: .*difference 1\.00/);
+    // every expected payout but the missing and the returned one is paid in full, on the day the bank booked it
+    const paid = summary.money.paidOut.filter((p) => p.status === 'paid');
+    expect(paid.length).toBe(summary.money.paidOut.length - 2);
+    for (const p of paid) expect([p.paidOut, p.paidOn !== null]).toEqual([p.amount, true]);
+    expect(summary.money.paidOut.filter((p) => p.status === 'returned')).toHaveLength(1);
+    expect(summary.money.paidOut.filter((p) => p.paidOn === null)).toHaveLength(1);
+    // the Cash sheet's bridge holds for the payouts accounts too (the journal booked the matched payouts)
+    const cash = await cashSheetData(db.sql, { date: '2099-12-31' });
+    const payoutsAccounts = new Set(Object.values(DEMO_ACCOUNTS).map((a) => a.payouts));
+    const bridges = cash!.bridges.filter((b) => payoutsAccounts.has(b.accountId));
+    expect(bridges.length).toBeGreaterThan(0);
+    for (const b of bridges) expect([b.accountId, b.difference]).toEqual([b.accountId, 0n]);
+    expect(bridges.some((b) => b.bookedInJournal !== 0n)).toBe(true);
+    // a second run imports the same files: nothing new
+    const again = JSON.parse(second.stdout) as typeof summary;
+    expect(again.money.imported.entries).toBe(0);
+    expect(again.money.imported.known).toBe(summary.money.imported.entries);
+    expect(again.money.discrepancies).toEqual(summary.money.discrepancies);
   });
 
   it('never writes a secret or card data to logs, events, read models or exports', async () => {

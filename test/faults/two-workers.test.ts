@@ -177,5 +177,5 @@ describe('two workers on one database', () => {
     const rebuilt = await runRecon(['project', '--rebuild'], env);
     expect(rebuilt.code, rebuilt.stderr.slice(-2000)).toBe(0);
     expect(await viewDigests(db.sql)).toEqual(byTwo);
-  });
+  }, 180_000); // five projections to build and rebuild, on a loaded machine
 });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cashSheetData } from '../../src/export/cash-sheet';
+import { acceptDiscrepancy } from '../../src/reconciliation/discrepancy-queries';
 import { reportPeriods, writeNightlyReport } from '../../src/export/nightly-report';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { AppendRequest, EventStore, NewEvent } from '../../src/store/types';
@@ -198,6 +199,37 @@ describe('the cash leg', () => {
     } finally {
       await other.drop();
     }
+  });
+  it('an accepted settlement discrepancy stays accepted, with who and why, and keeps its values', async () => {
+    const [short] = await db.sql<{ id: string; values: unknown }[]>`
+      select id::text, "values" from recon.settlement_discrepancies where type = 'settlement_short'`;
+    const r = await acceptDiscrepancy(
+      { sql: db.sql, store },
+      {
+        id: short!.id,
+        note: 'the PSP confirmed the rest on the next run',
+        by: 'Finance',
+        at: new Date('2026-01-20T10:00:00Z'),
+      },
+    );
+    expect(r.ok).toBe(true);
+    // a later append that touches the currency judges it again: the acceptance holds
+    await appendEach(store, [sale('p7', '2026-01-14', 1_000n, 10n)]);
+    await projectCash(db.sql, store);
+    const [after] = await db.sql<{ status: string; accepted_by: string; accepted_note: string; values: unknown }[]>`
+      select status, accepted_by, accepted_note, "values" from recon.settlement_discrepancies where id = ${short!.id}`;
+    expect(after).toEqual({
+      status: 'accepted',
+      accepted_by: 'Finance',
+      accepted_note: 'the PSP confirmed the rest on the next run',
+      values: short!.values,
+    });
+    const live = await snapshot(db);
+    await rebuildCash(db.sql, store, 1);
+    expect(await snapshot(db)).toEqual(live);
+    const [rebuilt] = await db.sql<{ status: string }[]>`
+      select status from recon.settlement_discrepancies where id = ${short!.id}`;
+    expect(rebuilt!.status).toBe('accepted');
   });
 });
 

@@ -1,4 +1,6 @@
 import { stableStringify, uuidV5 } from '../../canonical';
+import { DiscrepancyAccepted } from '../../events/audit-events';
+import { dataOf, isEvent } from '../../events/catalog';
 import { localMidnight } from '../../ledger/journal-rules';
 import type { Tx } from '../../projection/projection';
 import type { RecordedEvent } from '../../store/types';
@@ -8,7 +10,8 @@ import { deadlineOf, type MatchRules } from './match';
 /**
  * The cash leg's discrepancies, with the columns of recon.discrepancies. A judgement gives the set of
  * discrepancies that hold now for one currency; `syncDiscrepancies` opens the new ones, resolves the ones
- * that no longer hold and reopens one that holds again, dated by the event that made the change.
+ * that no longer hold and reopens one that holds again, dated by the event that made the change. An accepted
+ * one (DiscrepancyAccepted) keeps its status and the values it was accepted with, as the reconciliation's do.
  */
 
 export interface SettlementDiscrepancy {
@@ -114,6 +117,7 @@ export async function syncDiscrepancies(
   const at = by.recordedAt;
   const wanted = new Set(now.map((d) => d.id));
   const gone = rows.filter((r) => r.status === 'open' && !wanted.has(r.id)).map((r) => r.id);
+  // an acceptance is a decision on the difference as it stood: it is not reopened or re-valued
   if (gone.length)
     await tx`update ${tx(schema)}.discrepancies set status = 'resolved', resolved_at = ${at}, resolved_by_event = ${by.id},
       updated_at = ${at}, updated_by_event = ${by.id} where id = any(${gone}::uuid[])`;
@@ -126,10 +130,27 @@ export async function syncDiscrepancies(
           detected_by_event, updated_at, updated_by_event)
         values (${d.id}, ${d.type}, 'open', ${d.posId}, null, null, null, ${d.operationKey}, null, null, ${[]}::text[],
           ${currency}, ${d.occurredAt}, (${values}::text)::jsonb, ${[...d.evidence]}::text[], ${at}, ${by.id}, ${at}, ${by.id})`;
+    } else if (old.status === 'accepted') {
     } else if (old.status !== 'open' || stableStringify(old.values) !== stableStringify(d.values)) {
       await tx`update ${tx(schema)}.discrepancies set status = 'open', resolved_at = null, resolved_by_event = null,
           "values" = (${values}::text)::jsonb, evidence = ${[...d.evidence]}::text[], occurred_at = ${d.occurredAt},
           pos_id = ${d.posId}, updated_at = ${at}, updated_by_event = ${by.id} where id = ${d.id}`;
     }
+  }
+}
+
+/** Applies the acceptances of an append to the discrepancies they name (ids of other projections are left). */
+export async function acceptSettlementDiscrepancies(
+  tx: Tx,
+  schema: string,
+  append: readonly RecordedEvent[],
+): Promise<void> {
+  for (const e of append) {
+    if (!isEvent(DiscrepancyAccepted, e)) continue;
+    const d = dataOf(DiscrepancyAccepted, e);
+    const at = new Date(d.acceptedAt);
+    await tx`update ${tx(schema)}.discrepancies set status = 'accepted', accepted_at = ${at}, accepted_by = ${d.acceptedBy},
+        accepted_note = ${d.note}, accepted_by_event = ${e.id}, updated_at = ${at}, updated_by_event = ${e.id}
+      where id = ${d.discrepancyId} and status <> 'accepted'`;
   }
 }

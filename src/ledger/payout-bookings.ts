@@ -1,0 +1,169 @@
+import type { BankConfig } from '../config/bank';
+import { BankEntryBooked } from '../events/bank-events';
+import { isEvent } from '../events/catalog';
+import { SubMerchantRegistered } from '../events/ledger-events';
+import { StatementIssued } from '../events/statement-events';
+import { copyRows, type Cell } from '../projection/copy-rows';
+import type { ProjectionContext, Tx } from '../projection/projection';
+import { loadPayoutInputs } from '../reconciliation/payouts/inputs';
+import { matchPayouts } from '../reconciliation/payouts/match';
+import { EXPECTED, insertJson, LINES, PAYEES, payoutRowsOf } from '../reconciliation/payouts/tables';
+import { appendsOf, bankOf } from '../reconciliation/settlement/state';
+import type { RecordedEvent } from '../store/types';
+import { localMidnight } from './journal-rules';
+import {
+  decodePayout,
+  encodePayout,
+  type PayoutBooking,
+  payoutBookingsOf,
+  payoutLines,
+  samePayout,
+} from './payout-rules';
+
+/**
+ * The journal's hook for payouts: after each append that changes an expected payout, a line of a `payouts`
+ * account or the directory, the payout matching is run again whole (the same pure function as the payouts
+ * read model, src/reconciliation/payouts/match.ts, on the journal's own copy of its inputs) and the bookings
+ * in force are brought to it: a booking that no longer holds is reversed (dated as the original), a new or
+ * changed one is booked on the bank line's booking day. Append-only, like the rest of the journal.
+ */
+
+export function payoutBookingTables(s: string): string {
+  return `
+    create table ${s}.payout_expected (${EXPECTED});
+    create table ${s}.payout_lines (${LINES});
+    create table ${s}.payout_payees (${PAYEES});
+    create table ${s}.payout_bookings (line_event_id uuid primary key, entry_id text not null, effect text not null);`;
+}
+
+const ENTRY_COLUMNS = [
+  'entry_id',
+  'kind',
+  'reverses',
+  'row_key',
+  'pos_id',
+  'payment_id',
+  'method',
+  'status',
+  'receiver',
+  'currency',
+  'share',
+  'fee',
+  'reserve',
+  'net',
+  'booked_at',
+  'booked_on',
+  'event_ids',
+  'commit_pos',
+  'prepare_pos',
+];
+const LINE_COLUMNS = [
+  'entry_id',
+  'line_no',
+  'account',
+  'receiver',
+  'component',
+  'currency',
+  'amount',
+  'booked_at',
+  'commit_pos',
+  'prepare_pos',
+];
+
+interface Written {
+  entries: Cell[][];
+  lines: Cell[][];
+}
+
+function write(
+  out: Written,
+  entryId: string,
+  b: PayoutBooking,
+  by: RecordedEvent,
+  reverses: string | null,
+  tz: string,
+) {
+  const sign = reverses === null ? 1n : -1n;
+  const at = localMidnight(b.bookedOn, tz).toISOString();
+  const pos = [by.position.commit.toString(), by.position.prepare.toString()];
+  const lines = payoutLines(b);
+  const payable = lines.find((l) => l.account === 'payable')!.amount;
+  out.entries.push([
+    entryId,
+    reverses === null ? 'payout' : 'reversal',
+    reverses,
+    `payout:${b.lineId}`,
+    b.accountId,
+    b.lineId,
+    'payout',
+    b.role,
+    b.receiver,
+    b.currency,
+    sign * b.amount,
+    0n,
+    0n,
+    // effect on the payable, credit positive
+    sign * -payable,
+    at,
+    b.bookedOn,
+    by.id === b.lineId ? `{${by.id}}` : `{${by.id},${b.lineId}}`,
+    ...pos,
+  ]);
+  lines.forEach((l, n) => {
+    out.lines.push([entryId, n, l.account, b.receiver, 'payout', b.currency, sign * l.amount, at, ...pos]);
+  });
+}
+
+async function bringToMatches(tx: Tx, ctx: ProjectionContext, bank: BankConfig, by: RecordedEvent, out: Written) {
+  const s = `"${ctx.schema}"`;
+  const inputs = await loadPayoutInputs(tx, {
+    expected: `${s}.payout_expected`,
+    lines: `${s}.payout_lines`,
+    payees: `${s}.payout_payees`,
+  });
+  const matches = matchPayouts(inputs.expected, inputs.lines, { windowDays: bank.payouts.matchWindowDays });
+  const want = new Map(payoutBookingsOf(inputs.expected, inputs.lines, matches.lines).map((b) => [b.lineId, b]));
+  const rows = await tx<{ line_event_id: string; entry_id: string; effect: string }[]>`
+    select line_event_id::text, entry_id, effect from ${tx(ctx.schema)}.payout_bookings order by line_event_id`;
+  const gone: string[] = [];
+  const kept = new Set<string>();
+  let n = 0;
+  for (const r of rows) {
+    const had = decodePayout(r.line_event_id, r.effect);
+    const now = want.get(r.line_event_id);
+    if (now && samePayout(had, now)) {
+      kept.add(r.line_event_id);
+      continue;
+    }
+    write(out, `${by.id}:pr${n++}`, had, by, r.entry_id, ctx.timezone);
+    gone.push(r.line_event_id);
+  }
+  if (gone.length) await tx`delete from ${tx(ctx.schema)}.payout_bookings where line_event_id = any(${gone}::uuid[])`;
+  for (const [id, b] of [...want].sort((x, y) => (x[0] < y[0] ? -1 : 1))) {
+    if (kept.has(id)) continue;
+    const entryId = `${by.id}:p${n++}`;
+    write(out, entryId, b, by, null, ctx.timezone);
+    await tx`insert into ${tx(ctx.schema)}.payout_bookings values (${id}, ${entryId}, ${encodePayout(b)})`;
+  }
+}
+
+const payoutEvent = (e: RecordedEvent) =>
+  isEvent(StatementIssued, e) || isEvent(BankEntryBooked, e) || isEvent(SubMerchantRegistered, e);
+
+export async function bookPayouts(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionContext): Promise<void> {
+  const bank = bankOf(ctx);
+  // with no payouts account nothing is ever paid out (and the journal is spared the payout state)
+  if (!bank.accounts.some((a) => a.role === 'payouts') || !events.some(payoutEvent)) return;
+  const s = `"${ctx.schema}"`;
+  const out: Written = { entries: [], lines: [] };
+  for (const append of appendsOf(events)) {
+    const r = payoutRowsOf(append, bank, ctx.timezone);
+    if (r.expected.length + r.lines.length + r.payees.length === 0) continue;
+    await insertJson(tx, `${s}.payout_expected`, EXPECTED, r.expected);
+    await insertJson(tx, `${s}.payout_lines`, LINES, r.lines);
+    await insertJson(tx, `${s}.payout_payees`, PAYEES, r.payees);
+    await bringToMatches(tx, ctx, bank, append[append.length - 1]!, out);
+  }
+  await copyRows(tx, `${s}.entries`, ENTRY_COLUMNS, out.entries);
+  await copyRows(tx, `${s}.lines`, LINE_COLUMNS, out.lines);
+}

@@ -1,0 +1,132 @@
+import { DateTime } from 'luxon';
+import { type BankConfig, normalizeAccountId } from '../../config/bank';
+import { DiscrepancyAccepted } from '../../events/audit-events';
+import { BankEntryBooked } from '../../events/bank-events';
+import { dataOf, isEvent } from '../../events/catalog';
+import { SubMerchantRegistered } from '../../events/ledger-events';
+import { StatementIssued } from '../../events/statement-events';
+import type { Tx } from '../../projection/projection';
+import type { RecordedEvent } from '../../store/types';
+
+/**
+ * The inputs of the payout matching as tables (expected payouts, lines of the payouts accounts, directory
+ * versions) and how events become their rows: kept by the payouts read model (projections/payouts.ts) and,
+ * a copy of its own, by the journal, which books what the same matching says was paid
+ * (src/ledger/payout-bookings.ts).
+ */
+export const POS = 'commit_pos numeric(20,0) not null, prepare_pos numeric(20,0) not null';
+export const EXPECTED = `reference text primary key, sub_merchant_id text not null, currency text not null, month text not null,
+  amount int8 not null, issued_on date not null, event_id uuid not null, ${POS}`;
+export const LINES = `event_id uuid primary key, account_id text not null, currency text not null, direction text not null,
+  amount int8 not null, booking_date date not null, end_to_end_id text, remittance text, counterparty_name text,
+  counterparty_account text, is_return boolean not null, ${POS}`;
+export const PAYEES = `event_id uuid primary key, sub_merchant_id text not null, name text not null, payout_account text, ${POS}`;
+
+export const names = (cols: string) =>
+  cols
+    .replace(/\([^)]*\)/g, '')
+    .split(',')
+    .map((c) => c.trim().split(/\s+/)[0]!)
+    .filter((c) => c && c !== 'primary');
+export const q = (ident: string) => `"${ident.replace(/"/g, '""')}"`;
+
+/** Rows into a table through one jsonb parameter (values as the table's column types read them). */
+export async function insertJson(tx: Tx, table: string, cols: string, rows: readonly Record<string, unknown>[]) {
+  if (!rows.length) return;
+  const typed = cols
+    .replace(/,\s*primary key \([^)]*\)/, '')
+    .replace(/primary key|not null/g, '')
+    .replace(/numeric\(20,0\)/g, 'numeric')
+    .split(',')
+    .map((c) => c.trim());
+  const list = names(cols).join(', ');
+  await tx.unsafe(
+    `insert into ${table} (${list}) select ${list} from jsonb_to_recordset($1::text::jsonb) as x(${typed.join(', ')}) on conflict do nothing`,
+    [JSON.stringify(rows)] as never[],
+  );
+}
+
+/**
+ * The time an event carries (ms), or null: the times the reconciliation's clock reads, a run's time of issue,
+ * and the start of a bank entry's booking day (the bank has seen that day begin).
+ */
+export function eventTime(e: RecordedEvent, zone: string): number | null {
+  if (isEvent(BankEntryBooked, e)) {
+    const day = DateTime.fromISO(String((e.data as { bookingDate?: unknown }).bookingDate), { zone });
+    return day.isValid ? day.toMillis() : null;
+  }
+  const m = e.metadata ?? {};
+  const d = (e.data ?? {}) as Record<string, unknown>;
+  const t = m.observedAt ?? m.receivedAt ?? m.issuedAt ?? d.completedAt ?? d.requestedAt ?? d.detectedAt ?? d.failedAt;
+  if (typeof t !== 'string') return null;
+  const ms = Date.parse(t);
+  return Number.isNaN(ms) ? null : ms;
+}
+
+const pos = (e: RecordedEvent) => ({
+  commit_pos: e.position.commit.toString(),
+  prepare_pos: e.position.prepare.toString(),
+});
+
+export function payoutRowsOf(events: readonly RecordedEvent[], bank: BankConfig, zone: string) {
+  const payoutAccounts = new Set(bank.accounts.filter((a) => a.role === 'payouts').map((a) => a.id));
+  const expected: Record<string, unknown>[] = [];
+  const lines: Record<string, unknown>[] = [];
+  const payees: Record<string, unknown>[] = [];
+  const acceptances: Record<string, unknown>[] = [];
+  for (const e of events) {
+    if (isEvent(StatementIssued, e)) {
+      const d = dataOf(StatementIssued, e);
+      const issuedOn = DateTime.fromMillis(eventTime(e, zone) ?? e.recordedAt.getTime(), { zone }).toISODate();
+      for (const p of d.payouts ?? []) {
+        // an unregistered receiver is never due; a run that asks for nothing more expects no transfer
+        if (BigInt(p.payable) <= 0n || p.reference === null || p.subMerchantId.startsWith('receiver:')) continue;
+        expected.push({
+          ...p,
+          sub_merchant_id: p.subMerchantId,
+          month: d.month,
+          amount: p.payable,
+          issued_on: issuedOn,
+          event_id: e.id,
+          ...pos(e),
+        });
+      }
+    } else if (isEvent(BankEntryBooked, e)) {
+      const d = dataOf(BankEntryBooked, e);
+      if (!payoutAccounts.has(normalizeAccountId(d.accountId))) continue;
+      lines.push({
+        event_id: e.id,
+        account_id: d.accountId,
+        currency: d.currency,
+        direction: d.direction,
+        amount: d.amount,
+        booking_date: d.bookingDate,
+        end_to_end_id: d.endToEndId,
+        remittance: d.remittance,
+        counterparty_name: d.counterpartyName,
+        counterparty_account: d.counterpartyAccount,
+        is_return: d.isReturn,
+        ...pos(e),
+      });
+    } else if (isEvent(SubMerchantRegistered, e)) {
+      const d = dataOf(SubMerchantRegistered, e);
+      payees.push({
+        event_id: e.id,
+        sub_merchant_id: d.subMerchantId,
+        name: d.name,
+        payout_account: d.payoutAccount ?? null,
+        ...pos(e),
+      });
+    } else if (isEvent(DiscrepancyAccepted, e)) {
+      const d = dataOf(DiscrepancyAccepted, e);
+      acceptances.push({
+        discrepancy_id: d.discrepancyId,
+        accepted_by: d.acceptedBy,
+        note: d.note,
+        accepted_at: d.acceptedAt,
+        event_id: e.id,
+      });
+    }
+  }
+  return { expected, lines, payees, acceptances };
+}
