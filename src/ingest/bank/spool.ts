@@ -112,7 +112,7 @@ export function createSpool(): Spool {
   } catch {
     // a system that cannot remove an open file: removed by remove()
   }
-  const out: WriteStream = createWriteStream('', { fd, autoClose: false, highWaterMark: 1024 * 1024 });
+  const out: WriteStream = createWriteStream('', { fd, autoClose: false, highWaterMark: 256 * 1024 });
   let ended = false;
   return {
     async write(items) {
@@ -128,7 +128,7 @@ export function createSpool(): Spool {
       await finished(out);
     },
     async *read() {
-      const input = createReadStream('', { fd, start: 0, autoClose: false, highWaterMark: 1024 * 1024 });
+      const input = createReadStream('', { fd, start: 0, autoClose: false, highWaterMark: 256 * 1024 });
       input.setEncoding('utf8');
       let rest = '';
       for await (const chunk of input) {
