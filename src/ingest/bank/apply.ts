@@ -12,12 +12,13 @@ import type { CheckedFile } from './import';
 import { entryEvents, occurrenceCounter, type Occurrences } from './entry-events';
 import type { KnownEvents } from './known-events';
 import { parserFor } from './open-file';
+import type { SpoolItem } from './spool';
 
 /**
- * The second reading of a checked file: its events appended in batches, each batch one appendMany (one
- * transaction on PostgreSQL). Every id is deterministic and what the store already holds is left out, so
- * a batch repeated after a crash adds nothing; a statement's own event follows all its entries, so a
- * statement that is recorded is recorded whole.
+ * The append of a checked file, from the entries its first reading spooled: its events in batches, each
+ * batch one appendMany (one transaction on PostgreSQL). Every id is deterministic and what the store
+ * already holds is left out, so a batch repeated after a crash adds nothing; a statement's own event
+ * follows all its entries, so a statement that is recorded is recorded whole.
  */
 
 export interface FileOutcome {
@@ -59,6 +60,7 @@ export async function applyFile(
   // batches still reach the store in the file's order (each waits for the one before)
   let inFlight: Promise<void> = Promise.resolve();
   let failure: unknown;
+  const mode: AppendMode = { lookFirst: false };
   const flush = async () => {
     await inFlight;
     if (failure !== undefined) throw failure;
@@ -67,7 +69,7 @@ export async function applyFile(
     const batch = pending;
     pending = new Map();
     size = 0;
-    inFlight = appendBatch(store, known, batch).then(
+    inFlight = appendBatch(store, known, batch, mode).then(
       (counts) => {
         outcome.entries += counts.entries;
         outcome.entriesKnown += counts.entriesKnown;
@@ -80,20 +82,20 @@ export async function applyFile(
     );
   };
   const occurrences = new Map<number, Occurrences>();
-  for await (const items of parserFor(f.file, f.format, f.mapping)) {
+  for await (const items of itemsOf(f)) {
     for (const item of items) {
       if (item.kind === 'entry') {
-        const c = f.statements[item.head.index]!;
+        const c = f.statements[item.statement]!;
         if (item.entry.status !== 'booked' || c.account === null) continue;
-        let occ = occurrences.get(item.head.index);
-        if (!occ) occurrences.set(item.head.index, (occ = occurrenceCounter(c.dayOrdered)));
+        let occ = occurrences.get(item.statement);
+        if (!occ) occurrences.set(item.statement, (occ = occurrenceCounter(c.dayOrdered)));
         for (const e of entryEvents(c.account.id, c.statement, item.entry, occ))
           add(bankAccountStream(c.account.id), e);
         if (size >= (opts.batchSize ?? BATCH)) await flush();
         continue;
       }
-      const c = f.statements[item.statement.index]!;
-      occurrences.delete(item.statement.index);
+      const c = f.statements[item.statement]!;
+      occurrences.delete(item.statement);
       outcome.pending += c.pending;
       const s = c.statement;
       if (c.account === null) {
@@ -108,6 +110,21 @@ export async function applyFile(
   await inFlight;
   if (failure !== undefined) throw failure;
   return outcome;
+}
+
+/** The spooled entries, or the file read again when it was checked without a spool. */
+async function* itemsOf(f: CheckedFile): AsyncIterable<readonly SpoolItem[]> {
+  if (f.spool) {
+    yield* f.spool.read();
+    return;
+  }
+  for await (const items of parserFor(f.file, f.format, f.mapping))
+    yield items.map(
+      (i): SpoolItem =>
+        i.kind === 'entry'
+          ? { kind: 'entry', statement: i.head.index, entry: i.entry }
+          : { kind: 'statement', statement: i.statement.index },
+    );
 }
 
 function statementEvent(f: CheckedFile, c: CheckedFile['statements'][number]): NewEvent {
@@ -162,7 +179,44 @@ interface BatchCounts {
   statementsKnown: number;
 }
 
+/**
+ * `lookFirst`: look up which ids the store holds before appending. Needed only when an entry is already
+ * stored from another statement (an overlap: same id, other content, which the store refuses whole); a
+ * batch of entries is otherwise appended as it is, the store itself leaving out the ids it holds with
+ * equal content (a re-import). Set after a refusal, cleared by a batch that finds nothing stored.
+ */
+interface AppendMode {
+  lookFirst: boolean;
+}
+
 async function appendBatch(
+  store: EventStore,
+  known: KnownEvents,
+  batch: ReadonlyMap<string, NewEvent[]>,
+  mode: AppendMode,
+): Promise<BatchCounts> {
+  const onlyEntries = [...batch.values()].every((events) => events.every((e) => e.type === BankEntryBooked.type));
+  if (onlyEntries && !mode.lookFirst) {
+    const requests = [...batch].map(([stream, events]) => ({ stream, events }));
+    try {
+      const results = await store.appendMany(requests);
+      const counts: BatchCounts = { entries: 0, entriesKnown: 0, statements: 0, statementsKnown: 0 };
+      for (const [i, r] of results.entries()) {
+        counts.entries += r.appended;
+        counts.entriesKnown += requests[i]!.events.length - r.appended;
+      }
+      return counts;
+    } catch (e) {
+      if (!(e instanceof StoreError && e.code === 'EVENT_ID_CONFLICT')) throw e;
+      mode.lookFirst = true;
+    }
+  }
+  const counts = await appendLookedUp(store, known, batch);
+  mode.lookFirst = counts.entriesKnown + counts.statementsKnown > 0;
+  return counts;
+}
+
+async function appendLookedUp(
   store: EventStore,
   known: KnownEvents,
   batch: ReadonlyMap<string, NewEvent[]>,

@@ -2,12 +2,14 @@ import type { BankAccount } from '../../config/bank';
 import { formatMinor } from './amount';
 import { parserFor } from './open-file';
 import type { CsvMapping } from './csv';
+import type { Spool, SpoolItem } from './spool';
 import { BankFileError, type BankFormat, type ParsedEntry, type ParsedStatement, type StatementHead } from './types';
 
 /**
  * The first reading of a bank file: everything is checked before anything is appended. A statement must
  * name its account and currency, carry an opening and a closing balance, and foot: opening + booked
- * entries = closing. What is kept per statement is a summary (memory does not grow with the entries).
+ * entries = closing. What is kept per statement is a summary (memory does not grow with the entries); the
+ * booked entries themselves go to the spool when one is given, for the append to read back.
  */
 
 export interface StatementCheck {
@@ -41,6 +43,7 @@ export async function checkFile(
   format: BankFormat,
   mapping: CsvMapping | undefined,
   accounts: readonly BankAccount[],
+  spool?: Spool,
 ): Promise<FileCheck> {
   const problems: string[] = [];
   const statements: StatementCheck[] = [];
@@ -56,12 +59,16 @@ export async function checkFile(
   };
   try {
     for await (const items of parserFor(file, format, mapping)) {
+      const kept: SpoolItem[] = [];
       for (const item of items) {
         if (item.kind === 'entry') {
           const err = checkEntry(item.head, item.entry, runOf(item.head));
           if (err) throw new BankFileError(file, item.entry.where, err);
+          if (item.entry.status === 'booked')
+            kept.push({ kind: 'entry', statement: item.head.index, entry: item.entry });
           continue;
         }
+        kept.push({ kind: 'statement', statement: item.statement.index });
         const s = item.statement;
         const r = runOf(s);
         running.delete(s.index);
@@ -70,6 +77,7 @@ export async function checkFile(
         const account = s.account ? (byId.get(s.account) ?? null) : null;
         statements.push({ statement: s, account, booked: r.booked, pending: r.pending, dayOrdered: r.dayOrdered });
       }
+      if (spool && problems.length === 0) await spool.write(kept);
     }
   } catch (e) {
     if (!(e instanceof BankFileError)) throw e;

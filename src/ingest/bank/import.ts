@@ -7,12 +7,14 @@ import type { CsvMapping } from './csv';
 import { detectFormat } from './detect';
 import type { KnownEvents } from './known-events';
 import { fileSha256 } from './open-file';
+import { createSpool, type Spool } from './spool';
 import type { BankFormat } from './types';
 
 /**
  * `recon bank import`: every file is read and checked whole first; if any file has a problem (malformed, a
  * statement that does not foot, a currency that is not its account's), nothing of the import is appended.
- * Then each file is read again and appended (src/ingest/bank/apply.ts).
+ * The first reading keeps the booked entries in a spool (src/ingest/bank/spool.ts); the append then reads
+ * them from there (src/ingest/bank/apply.ts), so a file is parsed once.
  */
 
 export interface CheckedFile {
@@ -21,6 +23,8 @@ export interface CheckedFile {
   readonly mapping: CsvMapping | undefined;
   readonly sha256: string;
   readonly statements: readonly StatementCheck[];
+  /** the booked entries kept by the first reading; null: the append reads the file again */
+  readonly spool: Spool | null;
 }
 
 export class BankImportRefused extends Error {
@@ -40,7 +44,15 @@ export interface BankImportOptions {
   readonly signal?: AbortSignal;
 }
 
-export async function checkBankFiles(files: readonly string[], opts: BankImportOptions): Promise<CheckedFile[]> {
+/**
+ * `spools`: where the spools of the files are listed as they are made (the caller removes them, refused
+ * or not); without it the files are only checked.
+ */
+export async function checkBankFiles(
+  files: readonly string[],
+  opts: BankImportOptions,
+  spools?: Spool[],
+): Promise<CheckedFile[]> {
   const checked: CheckedFile[] = [];
   const problems: string[] = [];
   for (const file of files) {
@@ -50,10 +62,20 @@ export async function checkBankFiles(files: readonly string[], opts: BankImportO
       continue;
     }
     const format = opts.format ?? detectFormat(file);
-    const c = await checkFile(file, format, opts.mapping, opts.accounts);
+    const spool = spools && problems.length === 0 ? createSpool() : null;
+    if (spool) spools!.push(spool);
+    const c = await checkFile(file, format, opts.mapping, opts.accounts, spool ?? undefined);
+    await spool?.end();
     problems.push(...c.problems);
     if (c.problems.length === 0)
-      checked.push({ file, format, mapping: opts.mapping, sha256: await fileSha256(file), statements: c.statements });
+      checked.push({
+        file,
+        format,
+        mapping: opts.mapping,
+        sha256: await fileSha256(file),
+        statements: c.statements,
+        spool,
+      });
   }
   if (problems.length > 0) throw new BankImportRefused(problems);
   return checked;
@@ -65,9 +87,14 @@ export async function importBankFiles(
   files: readonly string[],
   opts: BankImportOptions,
 ): Promise<FileOutcome[]> {
-  const checked = await checkBankFiles(files, opts);
-  const out: FileOutcome[] = [];
-  for (const f of checked)
-    out.push(await applyFile(store, known, f, { batchSize: opts.batchSize, signal: opts.signal }));
-  return out;
+  const spools: Spool[] = [];
+  try {
+    const checked = await checkBankFiles(files, opts, spools);
+    const out: FileOutcome[] = [];
+    for (const f of checked)
+      out.push(await applyFile(store, known, f, { batchSize: opts.batchSize, signal: opts.signal }));
+    return out;
+  } finally {
+    for (const s of spools) s.remove();
+  }
 }

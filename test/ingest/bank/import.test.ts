@@ -18,8 +18,11 @@ const UAH: BankAccount = { id: 'UA213223130000026007233566001', currency: 'UAH',
 const accounts = [SEK, EUR, UAH];
 
 const t = useTestStore();
-const run = (files: string[], opts: { accounts?: BankAccount[] } = {}) =>
-  importBankFiles(t.store, knownEventsOf(t.store, t.db.sql), files, { accounts: opts.accounts ?? accounts });
+const run = (files: string[], opts: { accounts?: BankAccount[]; batchSize?: number } = {}) =>
+  importBankFiles(t.store, knownEventsOf(t.store, t.db.sql), files, {
+    accounts: opts.accounts ?? accounts,
+    batchSize: opts.batchSize,
+  });
 
 async function streamEvents(stream: string) {
   return t.store.readStream(stream);
@@ -177,6 +180,37 @@ describe('bank import', () => {
     expect(await streamEvents('bank-GB33BUKB20201555555555')).toEqual([]);
     await run([file]);
     expect(await streamEvents('bank-unknown-accounts')).toHaveLength(1);
+  });
+
+  it('an overlap met in a batch of entries alone (appended without a lookup) is left out, counted known', async () => {
+    const entries = (day: string, n: number) =>
+      Array.from({ length: n }, (_, i) => credit(BigInt(10 + i), day, { bankRef: `OV-${day}-${i}` }));
+    const a = statement('S-OV-A', 0n, '2025-06-01', '2025-06-02', [
+      ...entries('2025-06-01', 3),
+      ...entries('2025-06-02', 4),
+    ]);
+    // B repeats day 2 (stored from A with A's statement id: same ids, other content), then a new day, a re-import
+    const b = statement('S-OV-B', 33n, '2025-06-02', '2025-06-03', [
+      ...entries('2025-06-02', 4),
+      ...entries('2025-06-03', 5),
+    ]);
+    const fa = tempFile('ov-a.xml', renderCamt053(a));
+    const fb = tempFile('ov-b.xml', renderCamt053(b));
+    const [oa] = await run([fa], { batchSize: 2 });
+    expect(oa).toMatchObject({ entries: 7, entriesKnown: 0, statements: 1 });
+    const [ob] = await run([fb], { batchSize: 2 });
+    expect(ob).toMatchObject({ entries: 5, entriesKnown: 4, statements: 1, statementsKnown: 0 });
+    const [again] = await run([fb], { batchSize: 2 });
+    expect(again).toMatchObject({ entries: 0, entriesKnown: 9, statements: 0, statementsKnown: 1 });
+    const booked = (await streamEvents(`bank-${UAH.id}`)).filter((e) => e.type === 'BankEntryBooked');
+    const ours = booked.filter((e) => (e.data as { bankRef: string }).bankRef?.startsWith('OV-'));
+    expect(ours).toHaveLength(12);
+    // day 2 keeps the statement that booked it first
+    expect(
+      ours
+        .filter((e) => (e.data as { bookingDate: string }).bookingDate === '2025-06-02')
+        .map((e) => (e.data as { statementId: string }).statementId),
+    ).toEqual(['S-OV-A', 'S-OV-A', 'S-OV-A', 'S-OV-A']);
   });
 
   it('names a missing file', async () => {
