@@ -8,7 +8,7 @@ import {
 import { newEvent } from '../../events/catalog';
 import { StoreError } from '../../store/errors';
 import type { EventStore, NewEvent } from '../../store/types';
-import type { CheckedFile } from './import';
+import type { CheckedFile } from './checked-file';
 import { entryEvents, occurrenceCounter, type Occurrences } from './entry-events';
 import type { KnownEvents } from './known-events';
 import { parserFor } from './open-file';

@@ -2,13 +2,14 @@ import { existsSync, statSync } from 'node:fs';
 import type { BankAccount } from '../../config/bank';
 import type { EventStore } from '../../store/types';
 import { applyFile, type FileOutcome } from './apply';
-import { checkFile, type StatementCheck } from './check';
+import { checkFile } from './check';
 import type { CsvMapping } from './csv';
 import { detectFormat } from './detect';
 import type { KnownEvents } from './known-events';
 import { fileSha256 } from './open-file';
 import { createSpool, type Spool } from './spool';
 import type { BankFormat } from './types';
+import type { CheckedFile } from './checked-file';
 
 /**
  * `recon bank import`: every file is read and checked whole first; if any file has a problem (malformed, a
@@ -16,16 +17,6 @@ import type { BankFormat } from './types';
  * The first reading keeps the booked entries in a spool (src/ingest/bank/spool.ts); the append then reads
  * them from there (src/ingest/bank/apply.ts), so a file is parsed once.
  */
-
-export interface CheckedFile {
-  readonly file: string;
-  readonly format: BankFormat;
-  readonly mapping: CsvMapping | undefined;
-  readonly sha256: string;
-  readonly statements: readonly StatementCheck[];
-  /** the booked entries kept by the first reading; null: the append reads the file again */
-  readonly spool: Spool | null;
-}
 
 export class BankImportRefused extends Error {
   constructor(readonly problems: readonly string[]) {

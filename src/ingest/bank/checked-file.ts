@@ -1,0 +1,15 @@
+import type { StatementCheck } from './check';
+import type { CsvMapping } from './csv';
+import type { Spool } from './spool';
+import type { BankFormat } from './types';
+
+/** A file read whole and checked by the first reading of an import, ready to append. */
+export interface CheckedFile {
+  readonly file: string;
+  readonly format: BankFormat;
+  readonly mapping: CsvMapping | undefined;
+  readonly sha256: string;
+  readonly statements: readonly StatementCheck[];
+  /** the booked entries kept by the first reading; null: the append reads the file again */
+  readonly spool: Spool | null;
+}
