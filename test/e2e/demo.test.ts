@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { orderFindingKey } from '../../src/cli/demo-intent';
+import { pspSideOrderTruth, sandboxIntent } from '../../src/sandbox/intent';
 import { generateScenario } from '../../src/sandbox/scenario';
 import { createTestDatabase, type TestDatabase } from '../support/db';
 
@@ -74,6 +76,7 @@ describe('recon demo, end to end', () => {
     statements: { files: string[]; figuresSha256: string };
     nightlyReport: string;
     discrepancies: Record<string, number>;
+    orders: { found: string[]; expected: string[] };
   };
   const scenario = generateScenario({ seed: SEED, payments: PAYMENTS, month: MONTH, timezone: ZONE });
 
@@ -157,6 +160,29 @@ describe('recon demo, end to end', () => {
       .map((g) => `${g.type} ${g.type === 'report_count_mismatch' ? '' : g.paymentId}`)
       .sort();
     expect(found).toEqual(expected);
+  });
+
+  it("finds exactly the order discrepancies the sandbox injected, its orders' own and those the PSP side causes", async () => {
+    const intent = sandboxIntent(scenario);
+    const caused = pspSideOrderTruth(scenario, intent);
+    // the demo's world has split injections on the PSP side: the comparison must account for them
+    expect(caused.length).toBeGreaterThan(0);
+    const expected = [...intent.groundTruth, ...caused].map(orderFindingKey).sort();
+    const rows = await db.sql<
+      { type: string; order_id: string | null; payment_id: string | null; sub_merchant_id: string | null }[]
+    >`select type, order_id, payment_id, sub_merchant_id from recon.order_discrepancies where status = 'open'`;
+    const found = rows
+      .map((r) =>
+        orderFindingKey({
+          type: r.type,
+          orderId: r.order_id,
+          paymentId: r.payment_id,
+          subMerchantId: r.sub_merchant_id,
+        }),
+      )
+      .sort();
+    expect(found).toEqual(expected);
+    expect(summary.orders).toEqual({ found: expected, expected });
   });
 
   it('never writes a secret or card data to logs, events, read models or exports', async () => {
