@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { sandboxIntent } from '../sandbox/intent';
+import { pspSideOrderTruth, sandboxIntent } from '../sandbox/intent';
 import type { Scenario } from '../sandbox/scenario';
 import type { EventStore } from '../store/types';
 import { importFeeContract, readFeeContract } from '../intent/fee-contract';
@@ -25,11 +25,24 @@ export async function importSandboxIntent(store: EventStore, scenario: Scenario,
   const fees = await importFeeContract(store, lines.lines, { file: contract });
   const truth: Record<string, number> = {};
   for (const t of intent.groundTruth) truth[t.type] = (truth[t.type] ?? 0) + 1;
+  // what recon must find: the orders' own injections and those the PSP-side injections cause
+  const expected = [...intent.groundTruth, ...pspSideOrderTruth(scenario, intent)].map(orderFindingKey).sort();
   return {
     orders: intent.orders.length,
     appended: imported.appended,
     feeLines: lines.lines.length,
     feeSet: fees.set,
     truth,
+    expected,
   };
+}
+
+/** One order discrepancy as the demo compares them: type, order id, payment id and, for a fee, the sub-merchant. */
+export function orderFindingKey(d: {
+  type: string;
+  orderId: string | null;
+  paymentId: string | null;
+  subMerchantId: string | null;
+}): string {
+  return `${d.type} ${d.orderId ?? '-'} ${d.paymentId ?? '-'}${d.type.startsWith('fee_') ? ` ${d.subMerchantId ?? '-'}` : ''}`;
 }

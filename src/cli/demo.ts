@@ -15,7 +15,7 @@ import { listDiscrepancies } from '../reconciliation/discrepancy-queries';
 import { runProjections } from '../projection/runner';
 import { importSubMerchants, parseSubMerchantCsv } from '../ingest/sub-merchants';
 import { startSandbox } from '../sandbox/server';
-import { importSandboxIntent } from './demo-intent';
+import { importSandboxIntent, orderFindingKey } from './demo-intent';
 import { recordingPurchases } from '../intent/purchase-orders';
 import type { EventStore } from '../store/types';
 import { formatMinor } from '../ingest/bank/amount';
@@ -47,6 +47,8 @@ export interface DemoSummary {
   readonly projections: Record<string, number>;
   readonly discrepancies: Record<string, number>;
   readonly groundTruth: Record<string, number>;
+  /** order discrepancies found open and those the sandbox injected (order findings as orderFindingKey) */
+  readonly orders: { found: string[]; expected: string[] };
   readonly statements: { files: string[]; position: string; figuresSha256: string; newRun: boolean };
   readonly nightlyReport: string;
   /** the money loop: the sandbox bank's statements imported, payouts matched (src/cli/demo-bank.ts) */
@@ -212,14 +214,31 @@ export async function runDemo(baseConfig: Config, log: Logger, opts: DemoOptions
       (d) => d.type,
     );
     const groundTruth = count(sandbox.scenario.groundTruth, (g) => g.type);
-    const orderFound = await rt.sql<{ type: string; n: number }[]>`
-      select type, count(*)::int as n from recon.order_discrepancies where status = 'open' group by type order by type`;
-    step(
-      `orders against the PSP: found ${orderFound.map((r) => `${r.type} ${r.n}`).join(', ') || 'nothing'}; injected in the orders ${Object.entries(
-        intent.truth,
+    const orderRows = await rt.sql<
+      { type: string; order_id: string | null; payment_id: string | null; sub_merchant_id: string | null }[]
+    >`select type, order_id, payment_id, sub_merchant_id from recon.order_discrepancies where status = 'open'`;
+    const orderFound = orderRows
+      .map((r) =>
+        orderFindingKey({
+          type: r.type,
+          orderId: r.order_id,
+          paymentId: r.payment_id,
+          subMerchantId: r.sub_merchant_id,
+        }),
       )
-        .map(([k, v]) => `${k} ${v}`)
-        .join(', ')} (the PSP-side injections change some orders' register rows too)`,
+      .sort();
+    const unexpected = orderFound.filter((k) => !intent.expected.includes(k));
+    const missed = intent.expected.filter((k) => !orderFound.includes(k));
+    step(
+      `orders against the PSP: found ${
+        Object.entries(count(orderFound, (k) => k.split(' ')[0]!))
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ') || 'nothing'
+      }; ${
+        unexpected.length + missed.length === 0
+          ? `exactly the ${intent.expected.length} injected (the orders' own and those the PSP-side split injections cause)`
+          : `NOT the injected ones: unexpected ${unexpected.join('; ') || 'none'}, missed ${missed.join('; ') || 'none'}`
+      }`,
     );
 
     ensureOutDir(opts.outDir, '--out');
@@ -267,6 +286,7 @@ export async function runDemo(baseConfig: Config, log: Logger, opts: DemoOptions
       projections: applied,
       discrepancies,
       groundTruth,
+      orders: { found: orderFound, expected: intent.expected },
       statements: {
         files: issued.files.map((f) => f.path),
         position: issued.position,

@@ -122,10 +122,10 @@ export async function recordedHeld(
   currency: string,
 ): Promise<HeldItem[]> {
   const ids = holds.map(([id]) => id).filter((id) => id !== '');
+  // every view of discrepancies: an order's or a payout's holds money too
   const types = ids.length
-    ? await sql<
-        { id: string; type: string }[]
-      >`select id::text, type from recon.discrepancies where id = any(${ids}::uuid[])`
+    ? await sql<{ id: string; type: string }[]>`
+        select id::text, type from ${sql.unsafe(await allDiscrepancies(sql))} where id = any(${ids}::uuid[])`
     : [];
   return holds.map(([id, amount]) => ({
     discrepancyId: id,

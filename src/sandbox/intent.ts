@@ -1,3 +1,4 @@
+import { applicableLine, expectedFee, parseFeeContract } from '../intent/fee-contract';
 import type { OrderDiscrepancyType } from '../intent/order-discrepancy-types';
 import type { Operation, Order, SubMerchant } from './model';
 import { mainOperation, type Scenario } from './scenario';
@@ -15,7 +16,7 @@ import { mainOperation, type Scenario } from './scenario';
  * The contract otherwise states the sandbox's fee model exactly (percent of the part, rounded down, plus
  * the fixed fee, never more than the part). Pure and deterministic: a function of the scenario only.
  * Exact only for a scenario without PSP-side injections (`injections: 'none'`): a register row distorted
- * there (split_mismatch, unknown_sub_merchant) also differs from the order.
+ * there (split_mismatch, unknown_sub_merchant) also differs from the order (pspSideOrderTruth gives those).
  */
 
 export interface IntentTruth {
@@ -169,8 +170,11 @@ export function sandboxIntent(scenario: Scenario): SandboxIntent {
   const charged = (p: Chosen & { subMerchantId: string }) =>
     p.op.receivers.find((r) => r.subMerchantId === p.subMerchantId)!;
   // the cap at the part must not hide the change: a part well above its fee
+  // and a sub-merchant the contract has lines for (an unlisted receiver has none of its own)
   const clear = (p: Chosen & { subMerchantId: string }) =>
-    charged(p).share > charged(p).fee + 100n && byId.get(p.subMerchantId)!.fixedFee >= 1n;
+    byId.get(p.subMerchantId)!.listed &&
+    charged(p).share > charged(p).fee + 100n &&
+    byId.get(p.subMerchantId)!.fixedFee >= 1n;
   const above = single.find(([, [p]]) => clear(p!));
   const below = single.find(([k, [p]]) => k !== above?.[0] && clear(p!));
   for (const [entry, type, delta] of [
@@ -223,4 +227,47 @@ function feeContractCsv(
     }
   }
   return lines.join('\n') + '\n';
+}
+
+/**
+ * The order discrepancies the scenario's PSP-side injections cause besides the intent's own ground truth: a
+ * register row whose split is distorted also differs from its order (split_differs_from_order), and the
+ * distorted part may be charged another fee than the contract allows on it: split_mismatch shows a part 1.00
+ * larger under the same fee (its sub-merchant's line); unknown_sub_merchant shows a receiver the directory
+ * does not know (the default schedule, no sub-merchant). Derived from both ground truths and the contract,
+ * so `recon demo` can compare what it finds with what was injected.
+ */
+export function pspSideOrderTruth(scenario: Scenario, intent: SandboxIntent): IntentTruth[] {
+  const ordered = new Set(intent.orders.map((o) => o.order_id));
+  const contract = parseFeeContract(intent.feeContractCsv(), 'fee-contract.csv');
+  if (!contract.ok) throw new Error('the sandbox fee contract is invalid');
+  const key = (t: IntentTruth) => `${t.type}|${t.paymentId}|${t.subMerchantId}`;
+  const seen = new Set(intent.groundTruth.map(key));
+  const ops = new Map<string, Operation>();
+  for (const order of scenario.orders()) for (const op of order.operations) ops.set(op.paymentId, op);
+  const byId = new Map(scenario.subMerchants.map((s) => [s.id, s]));
+  const out: IntentTruth[] = [];
+  const add = (t: IntentTruth) => {
+    if (!seen.has(key(t))) out.push(t);
+    seen.add(key(t));
+  };
+  for (const g of scenario.groundTruth) {
+    if (g.type !== 'split_mismatch' && g.type !== 'unknown_sub_merchant') continue;
+    if (!g.orderId || !g.paymentId || !ordered.has(g.orderId)) continue;
+    add({ type: 'split_differs_from_order', orderId: g.orderId, paymentId: g.paymentId, subMerchantId: null });
+    const op = ops.get(g.paymentId);
+    const part = op?.receivers.find((r) => r.name === g.receiverName);
+    if (!op || !part) continue;
+    const listed = byId.get(part.subMerchantId)?.listed === true;
+    const subMerchantId = listed ? part.subMerchantId : null;
+    const share = g.type === 'split_mismatch' ? part.share + 100n : part.share;
+    const day = new Date(op.at).toISOString().slice(0, 10);
+    const line = applicableLine(contract.lines, subMerchantId, op.method, op.currency, day);
+    if (!line) continue;
+    const allowed = expectedFee(line, share);
+    if (allowed === part.fee) continue;
+    const type = part.fee > allowed ? 'fee_above_contract' : 'fee_below_contract';
+    add({ type, orderId: g.orderId, paymentId: g.paymentId, subMerchantId });
+  }
+  return out;
 }

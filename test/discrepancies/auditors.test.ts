@@ -198,7 +198,8 @@ describe('recon discrepancies (CLI)', () => {
     });
 
   it('prints JSON with the documented fields', () => {
-    const r = run(['discrepancies', '--format', 'json', '--status', 'open']);
+    // its payments have no orders: the orders read model, caught up too, lists them as payment_without_order
+    const r = run(['discrepancies', '--format', 'json', '--status', 'open', '--type', 'amount_mismatch']);
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     const rows = JSON.parse(r.stdout) as Array<Record<string, unknown>>;

@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_ACCOUNTS, demoBankConfig, expectedPayouts } from '../../src/cli/demo-bank';
 import { cashSheetData } from '../../src/export/cash-sheet';
 import { bankWorld } from '../../src/sandbox/bank';
+import { orderFindingKey } from '../../src/cli/demo-intent';
+import { pspSideOrderTruth, sandboxIntent } from '../../src/sandbox/intent';
 import { generateScenario } from '../../src/sandbox/scenario';
 import { createTestDatabase, type TestDatabase } from '../support/db';
 
@@ -84,6 +86,7 @@ describe('recon demo, end to end', () => {
       groundTruth: Record<string, number>;
       paidOut: { reference: string; amount: string; paidOut: string; status: string; paidOn: string | null }[];
     };
+    orders: { found: string[]; expected: string[] };
   };
   const scenario = generateScenario({ seed: SEED, payments: PAYMENTS, month: MONTH, timezone: ZONE });
 
@@ -216,6 +219,29 @@ describe('recon demo, end to end', () => {
     expect(again.money.imported.entries).toBe(0);
     expect(again.money.imported.known).toBe(summary.money.imported.entries);
     expect(again.money.discrepancies).toEqual(summary.money.discrepancies);
+  });
+
+  it("finds exactly the order discrepancies the sandbox injected, its orders' own and those the PSP side causes", async () => {
+    const intent = sandboxIntent(scenario);
+    const caused = pspSideOrderTruth(scenario, intent);
+    // the demo's world has split injections on the PSP side: the comparison must account for them
+    expect(caused.length).toBeGreaterThan(0);
+    const expected = [...intent.groundTruth, ...caused].map(orderFindingKey).sort();
+    const rows = await db.sql<
+      { type: string; order_id: string | null; payment_id: string | null; sub_merchant_id: string | null }[]
+    >`select type, order_id, payment_id, sub_merchant_id from recon.order_discrepancies where status = 'open'`;
+    const found = rows
+      .map((r) =>
+        orderFindingKey({
+          type: r.type,
+          orderId: r.order_id,
+          paymentId: r.payment_id,
+          subMerchantId: r.sub_merchant_id,
+        }),
+      )
+      .sort();
+    expect(found).toEqual(expected);
+    expect(summary.orders).toEqual({ found: expected, expected });
   });
 
   it('never writes a secret or card data to logs, events, read models or exports', async () => {

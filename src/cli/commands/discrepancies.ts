@@ -17,7 +17,10 @@ import { runProjections } from '../../projection/runner';
 import { calendarDay } from '../options';
 import { UsageError, withRuntime, type Runtime } from '../runtime';
 
-/** Brings the reconciliation read model up to the store's head, so that what is printed is current. */
+/**
+ * Brings the reconciliation and orders read models up to the store's head, so that what is printed is current
+ * (an acceptance of an order discrepancy is applied by the orders projection).
+ */
 async function catchUp(rt: Runtime, signal: AbortSignal): Promise<void> {
   await runProjections(
     {
@@ -28,7 +31,7 @@ async function catchUp(rt: Runtime, signal: AbortSignal): Promise<void> {
       graceHours: rt.config.graceHours,
       bank: rt.config.bank,
     },
-    { names: ['reconciliation'], signal },
+    { names: ['reconciliation', 'orders'], signal },
   );
 }
 
