@@ -78,6 +78,8 @@ interface Group {
 interface Batch {
   readonly ctx: ProjectionContext;
   clock: number | null;
+  /** the earliest creation time of any order recorded: payments before it are not compared with orders */
+  ordersSince: number | null;
   readonly groups: Map<string, Group>;
   readonly directory: Map<string, string>;
   readonly feeVersions: Array<FeeScheduleLine & { eventId: string }>;
@@ -108,8 +110,8 @@ function versionOf(e: RecordedEvent): OrderVersion | null {
 async function setup(tx: Tx, ctx: ProjectionContext): Promise<void> {
   const s = q(ctx.schema);
   await tx.unsafe(`
-    create table ${s}.state (id int primary key, clock timestamptz);
-    insert into ${s}.state values (1, null);
+    create table ${s}.state (id int primary key, clock timestamptz, orders_since timestamptz);
+    insert into ${s}.state values (1, null, null);
     -- one row per order id: its versions and the observations of its payments (JSON text, read and written whole)
     create table ${s}.groups (order_key text primary key, versions text not null, payments text not null);
     create table ${s}.due (order_key text primary key, due_at timestamptz not null);
@@ -241,6 +243,7 @@ function judge(
   }));
   const j = judgeOrder(g.key, g.versions, payments, {
     clock: b.clock,
+    ordersSince: b.ordersSince,
     graceMs: b.ctx.graceHours * 3_600_000,
     timezone: b.ctx.timezone,
     subMerchantOf: lookup,
@@ -380,6 +383,10 @@ function replay(b: Batch, events: readonly RecordedEvent[], observed: readonly (
     } else if (v) {
       const g = b.groups.get(v.data.orderId)!;
       g.versions.push(v);
+      if (v.kind === 'placed') {
+        const created = Date.parse(v.at);
+        if (b.ordersSince === null || created < b.ordersSince) b.ordersSince = created;
+      }
       if (!toJudge.has(g)) toJudge.set(g, e.id);
     } else if (isEvent(SubMerchantRegistered, e)) {
       const d = dataOf(SubMerchantRegistered, e);
@@ -411,7 +418,7 @@ function replay(b: Batch, events: readonly RecordedEvent[], observed: readonly (
       }
     }
     const next = events[i + 1];
-    if (next === undefined || next.position.commit !== e.position.commit) {
+    if (next === undefined || next.appendId !== e.appendId) {
       for (const [g, id] of toJudge) judge(b, g, id, lookup, fees);
       toJudge.clear();
       if (b.clock !== null)
@@ -423,7 +430,9 @@ function replay(b: Batch, events: readonly RecordedEvent[], observed: readonly (
 async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionContext): Promise<void> {
   const s = q(ctx.schema);
   const [[st], dirRows, feeRows] = await Promise.all([
-    tx.unsafe<{ clock: Date | null }[]>(`select clock from ${s}.state where id = 1`),
+    tx.unsafe<{ clock: Date | null; orders_since: Date | null }[]>(
+      `select clock, orders_since from ${s}.state where id = 1`,
+    ),
     tx.unsafe<{ sub_merchant_id: string; name: string }[]>(`select sub_merchant_id, name from ${s}.directory`),
     tx.unsafe<Record<string, unknown>[]>(
       `select event_id::text, sub_merchant_id, method, currency, effective_from::text, percent, fixed::text, rounding from ${s}.fee_versions order by ord`,
@@ -434,6 +443,7 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
   const b: Batch = {
     ctx,
     clock: st?.clock ? st.clock.getTime() : null,
+    ordersSince: st?.orders_since ? st.orders_since.getTime() : null,
     groups: new Map(),
     directory: new Map(dirRows.map((r) => [r.sub_merchant_id, r.name])),
     feeVersions: feeRows.map((r) => ({
@@ -528,8 +538,9 @@ function viewRows(dirty: readonly Group[]) {
 }
 
 async function writeBack(tx: Tx, s: string, b: Batch): Promise<void> {
-  await tx.unsafe(`update ${s}.state set clock = $1 where id = 1`, [
+  await tx.unsafe(`update ${s}.state set clock = $1, orders_since = $2 where id = 1`, [
     b.clock === null ? null : new Date(b.clock),
+    b.ordersSince === null ? null : new Date(b.ordersSince),
   ] as never[]);
   if (b.directoryDirty) {
     await tx.unsafe(`delete from ${s}.directory`);
@@ -610,4 +621,4 @@ function views(ctx: ProjectionContext): readonly string[] {
   ];
 }
 
-export const projection: Projection = { name: 'orders', version: 1, setup, apply, views };
+export const projection: Projection = { name: 'orders', version: 2, setup, apply, views };

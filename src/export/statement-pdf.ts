@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { DateTime } from 'luxon';
 import PDFDocument from 'pdfkit';
-import { BRIDGE, type StatementMeta, type StatementSource } from './statement-workbooks';
+import { bridgeOf, type StatementMeta, type StatementSource } from './statement-workbooks';
 import { currencyExponent } from './xlsx';
 
 /**
@@ -118,7 +118,18 @@ export async function writeStatementPdf(
         { header: 'Payout bridge', width: 330 },
         ...figures.map((f) => ({ header: f.currency, width: 110, align: 'right' as const })),
       ],
-      BRIDGE.map((line) => [line.label, ...figures.map((f) => formatAmount(line.value(f), f.currency))]),
+      bridgeOf(figures).map((line) => [
+        line.label,
+        ...figures.map((f) =>
+          formatAmount(
+            line.value(
+              f,
+              src.payouts?.find((p) => p.currency === f.currency),
+            ),
+            f.currency,
+          ),
+        ),
+      ]),
       footer,
       (row) => row[0]!.startsWith('=') || row[0]!.startsWith('Closing'),
     );

@@ -233,6 +233,12 @@ export const BRIDGE: ReadonlyArray<{
   },
 ];
 
+/** The bridge lines a statement of these figures shows (those of months never stated only when it has some). */
+export function bridgeOf(figures: readonly StatementFigures[]): typeof BRIDGE {
+  const gap = figures.some((f) => f.notStated !== undefined);
+  return BRIDGE.filter((l) => l.gap === undefined || l.gap === gap);
+}
+
 export interface WrittenStatement {
   readonly file: string;
   readonly subMerchantId: string;
@@ -256,7 +262,7 @@ export async function writeStatementWorkbook(
     // Summary: who, which period, cut where; then the bridge, one column per currency.
     const payoutOf = (f: StatementFigures) => src.payouts?.find((p) => p.currency === f.currency);
     const gap = figures.some((f) => f.notStated !== undefined);
-    const bridge = BRIDGE.filter((l) => l.gap === undefined || l.gap === gap);
+    const bridge = bridgeOf(figures);
     const info: Array<[string, string]> = [
       ...(meta.provisional
         ? ([

@@ -45,6 +45,12 @@ export interface GroupPayment {
 
 export interface JudgeContext {
   readonly clock: number | null;
+  /**
+   * The earliest creation time of any order recorded (null: none yet). A payment before it, or any payment
+   * while the marketplace records no orders, is not compared with orders: a marketplace that does not send
+   * its orders would otherwise see all its money as payment_without_order, held.
+   */
+  readonly ordersSince: number | null;
   readonly graceMs: number;
   readonly timezone: string;
   readonly subMerchantOf: (receiverName: string) => string | undefined;
@@ -285,6 +291,11 @@ export function judgeOrder(
       waits.push(seenAt);
       continue;
     }
+    if (
+      role === 'no_order' &&
+      (ctx.ordersSince === null || op.occurredAt === null || Date.parse(op.occurredAt) < ctx.ordersSince)
+    )
+      continue;
     const claimedBy = claimant?.p.paymentId ?? null;
     findings.push(withoutOrder(orderKey, orderId, order, role, claimedBy, p, op, orderEvidence));
   }
