@@ -24,5 +24,7 @@ export const SubMerchantRegistered = defineEvent(
       .string()
       .regex(/^[A-Z0-9]{5,34}$/)
       .optional(),
+    /** where the sub-merchant's statements are e-mailed (recon statements send); optional */
+    email: z.email().optional(),
   }),
 );

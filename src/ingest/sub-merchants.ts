@@ -19,6 +19,8 @@ export interface SubMerchantRow {
   readonly reserveHoldDays: number;
   /** optional column `payout_account`: where payouts are sent (IBAN or account number), matched against bank debits */
   readonly payoutAccount?: string;
+  /** optional column `email`: where statements are e-mailed */
+  readonly email?: string;
   /** where the row came from, for messages */
   readonly file: string;
   readonly line: number;
@@ -35,7 +37,7 @@ export type DirectoryResult = { ok: true; rows: SubMerchantRow[] } | { ok: false
 
 export const DIRECTORY_COLUMNS = ['sub_merchant_id', 'name', 'reserve_hold_days'] as const;
 /** columns a directory file may have besides DIRECTORY_COLUMNS */
-export const OPTIONAL_DIRECTORY_COLUMNS = ['payout_account'] as const;
+export const OPTIONAL_DIRECTORY_COLUMNS = ['payout_account', 'email'] as const;
 
 export function formatCsvIssue(i: CsvIssue): string {
   return `${i.file}:${i.line}${i.column ? ` (column ${i.column})` : ''}: ${i.message}`;
@@ -218,12 +220,23 @@ export function parseSubMerchantCsv(text: string, file: string): DirectoryResult
       });
       bad = true;
     }
+    const email = col('email') >= 0 ? r.fields[col('email')]!.trim() : '';
+    if (email && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) {
+      issues.push({
+        file,
+        line: r.line,
+        column: 'email',
+        message: `${JSON.stringify(email)} is not an e-mail address`,
+      });
+      bad = true;
+    }
     if (!bad)
       rows.push({
         subMerchantId: id,
         name,
         reserveHoldDays: hold,
         ...(payoutAccount ? { payoutAccount } : {}),
+        ...(email ? { email } : {}),
         file,
         line: r.line,
       });
@@ -244,7 +257,8 @@ export function combineDirectory(results: readonly DirectoryResult[]): Directory
       if (
         seen.name !== row.name ||
         seen.reserveHoldDays !== row.reserveHoldDays ||
-        seen.payoutAccount !== row.payoutAccount
+        seen.payoutAccount !== row.payoutAccount ||
+        seen.email !== row.email
       ) {
         issues.push({
           file: row.file,
@@ -310,12 +324,15 @@ export interface ImportResult {
 }
 
 /** The event's data; `payoutAccount` only when given, so a directory without the column re-imports as a no-op. */
-function contentOf(row: Pick<SubMerchantRow, 'subMerchantId' | 'name' | 'reserveHoldDays' | 'payoutAccount'>) {
+function contentOf(
+  row: Pick<SubMerchantRow, 'subMerchantId' | 'name' | 'reserveHoldDays' | 'payoutAccount' | 'email'>,
+) {
   return {
     subMerchantId: row.subMerchantId,
     name: row.name,
     reserveHoldDays: row.reserveHoldDays,
     ...(row.payoutAccount ? { payoutAccount: row.payoutAccount } : {}),
+    ...(row.email ? { email: row.email } : {}),
   };
 }
 

@@ -10,6 +10,7 @@ import { StatementSendFailed, StatementSent, statementDeliveryStream } from '../
 import { planDelivery, sendStatements, type Recipient } from '../../src/export/delivery';
 import { issueStatements } from '../../src/export/statements';
 import { silentLogger } from '../../src/log';
+import { directoryRecipients } from '../../src/cli/statements-send';
 import { useStatementTest } from './support';
 
 /**
@@ -152,6 +153,16 @@ describe('statements send', () => {
       ['sm-b', 0],
       ['sm-a', 1],
     ]);
+  });
+
+  it("takes each sub-merchant's address from the directory's email column", async () => {
+    await t.directory(
+      'sub_merchant_id,name,reserve_hold_days,email\nsm-a,Alpha Shop,0,alpha@example.test\nsm-b,Beta Store,0,\n',
+    );
+    const recipientOf = directoryRecipients(t.store);
+    expect(await recipientOf('sm-a')).toEqual({ email: 'alpha@example.test', name: 'Alpha Shop' });
+    expect(await recipientOf('sm-b')).toBeUndefined();
+    expect(await recipientOf('sm-unknown')).toBeUndefined();
   });
 
   it('refuses to send a file changed since it was issued, and names a sub-merchant without an address', async () => {
