@@ -321,13 +321,18 @@ function applyFindings(b: Batch, g: Group, findings: OrderFinding[], eventId: st
   }
 }
 
-/** The groups a batch may touch (each loaded once): its events' order ids, the due ones, the accepted ones; all on a directory or contract event. */
+/**
+ * The groups a batch may touch (each loaded once): its events' order ids, the due ones, the accepted ones; all
+ * on a directory or contract event, and on the first order ever recorded (payments judged before it are
+ * compared with orders from then on).
+ */
 async function wantedGroups(
   tx: Tx,
   s: string,
   events: readonly RecordedEvent[],
   observed: readonly (Observation | null)[],
   startClock: number | null,
+  ordersKnown: boolean,
 ): Promise<{ keys: Set<string>; all: boolean }> {
   let maxClock = startClock;
   const keys = new Set<string>();
@@ -338,9 +343,10 @@ async function wantedGroups(
     if (t !== null && (maxClock === null || t > maxClock)) maxClock = t;
     const o = observed[i];
     if (o) keys.add(groupKeyOf(o));
-    else if (isEvent(OrderPlaced, e) || isEvent(OrderAmended, e) || isEvent(OrderCancelled, e))
+    else if (isEvent(OrderPlaced, e) || isEvent(OrderAmended, e) || isEvent(OrderCancelled, e)) {
       keys.add((e.data as { orderId: string }).orderId);
-    else if (isEvent(SubMerchantRegistered, e) || isEvent(FeeScheduleLineSet, e)) all = true;
+      if (!ordersKnown && isEvent(OrderPlaced, e)) all = true;
+    } else if (isEvent(SubMerchantRegistered, e) || isEvent(FeeScheduleLineSet, e)) all = true;
     else if (isEvent(DiscrepancyAccepted, e)) accepted.push(dataOf(DiscrepancyAccepted, e).discrepancyId);
   }
   if (maxClock !== null && !all) {
@@ -385,7 +391,12 @@ function replay(b: Batch, events: readonly RecordedEvent[], observed: readonly (
       g.versions.push(v);
       if (v.kind === 'placed') {
         const created = Date.parse(v.at);
-        if (b.ordersSince === null || created < b.ordersSince) b.ordersSince = created;
+        const first = b.ordersSince === null;
+        if (first || created < b.ordersSince!) b.ordersSince = created;
+        // payments judged while no order was recorded are compared with the orders from now on
+        if (first)
+          for (const other of b.groups.values())
+            if (other.payments.size && !toJudge.has(other)) toJudge.set(other, e.id);
       }
       if (!toJudge.has(g)) toJudge.set(g, e.id);
     } else if (isEvent(SubMerchantRegistered, e)) {
@@ -439,7 +450,14 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
     ),
   ]);
   const observed = events.map(observationOf);
-  const { keys, all } = await wantedGroups(tx, s, events, observed, st?.clock ? st.clock.getTime() : null);
+  const { keys, all } = await wantedGroups(
+    tx,
+    s,
+    events,
+    observed,
+    st?.clock ? st.clock.getTime() : null,
+    Boolean(st?.orders_since),
+  );
   const b: Batch = {
     ctx,
     clock: st?.clock ? st.clock.getTime() : null,

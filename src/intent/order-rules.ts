@@ -46,9 +46,9 @@ export interface GroupPayment {
 export interface JudgeContext {
   readonly clock: number | null;
   /**
-   * The earliest creation time of any order recorded (null: none yet). A payment before it, or any payment
-   * while the marketplace records no orders, is not compared with orders: a marketplace that does not send
-   * its orders would otherwise see all its money as payment_without_order, held.
+   * The earliest creation time of any order recorded (null: none yet). A payment before that order's
+   * business day, or any payment while the marketplace records no orders, is not compared with orders: a
+   * marketplace that does not send its orders would otherwise see all its money as payment_without_order, held.
    */
   readonly ordersSince: number | null;
   readonly graceMs: number;
@@ -157,6 +157,13 @@ function primaryOf(p: GroupPayment): MatchedOperation | null {
 const opEvidence = (op: MatchedOperation) => [
   ...new Set([...(op.register?.eventIds ?? []), ...(op.period?.eventIds ?? []), ...(op.webhook?.eventIds ?? [])]),
 ];
+
+/** Whether a payment at this time is compared with the orders (from the first order's business day on). */
+function comparedWithOrders(occurredAt: string | null, ctx: JudgeContext): boolean {
+  if (ctx.ordersSince === null || occurredAt === null) return false;
+  const since = DateTime.fromMillis(ctx.ordersSince, { zone: ctx.timezone }).startOf('day').toMillis();
+  return Date.parse(occurredAt) >= since;
+}
 
 export const orderDiscrepancyId = (type: OrderDiscrepancyType, key: string) =>
   uuidV5(`order-discrepancy\n${type}\n${key}`);
@@ -291,11 +298,7 @@ export function judgeOrder(
       waits.push(seenAt);
       continue;
     }
-    if (
-      role === 'no_order' &&
-      (ctx.ordersSince === null || op.occurredAt === null || Date.parse(op.occurredAt) < ctx.ordersSince)
-    )
-      continue;
+    if (role === 'no_order' && !comparedWithOrders(op.occurredAt, ctx)) continue;
     const claimedBy = claimant?.p.paymentId ?? null;
     findings.push(withoutOrder(orderKey, orderId, order, role, claimedBy, p, op, orderEvidence));
   }

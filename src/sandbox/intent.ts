@@ -102,8 +102,10 @@ export function sandboxIntent(scenario: Scenario): SandboxIntent {
     return p;
   };
 
-  // a payment whose order is not in the file
-  const orphan = take(() => true);
+  // a payment whose order is not in the file: the latest eligible one, since recon compares payments with
+  // orders only from the first recorded order's day on
+  const orphan = [...eligible].reverse().find((x) => !used.has(x.order.orderId));
+  if (orphan) used.add(orphan.order.orderId);
   if (orphan) {
     records.delete(orphan.order.orderId);
     truth.push({

@@ -5,7 +5,7 @@ import { createTestDatabase, type TestDatabase } from '../support/db';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore } from '../../src/store/types';
 import { appendAll, at, registerRows, subMerchant, syncCompleted } from '../discrepancies/fixtures';
-import { projectOrders } from './support';
+import { order, projectOrders } from './support';
 
 /**
  * `recon discrepancies accept` on an order discrepancy, in its own process: it finds the discrepancy through
@@ -37,6 +37,8 @@ beforeAll(async () => {
   store = createPostgresEventStore(db.sql);
   await appendAll(store, [
     subMerchant('SM-A', 'Alpha Shop'),
+    // the marketplace records its orders (payments are compared with orders from the first one's day)
+    order({ order_id: 'ord-other', amount: '10.00', currency: 'UAH', created_at: '2024-03-10T08:00:00Z', split: '' }),
     // a payment the marketplace never ordered, past the grace period
     registerRows({
       paymentId: 'pay-orphan',

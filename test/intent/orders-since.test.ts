@@ -10,14 +10,14 @@ import { order, orderDiscrepancies, projectOrders } from './support';
  * that never sends its orders must not see every payment as payment_without_order (a holding type: all its
  * money would be held on the statements).
  */
-const T = (h: number) => `2024-03-01T${String(h).padStart(2, '0')}:00:00.000Z`;
+const T = (h: number, day = '01') => `2024-03-${day}T${String(h).padStart(2, '0')}:00:00.000Z`;
 const SEEN = '2024-03-01T23:30:00.000Z';
 const LATER = '2024-03-04T01:00:00.000Z'; // past the 48 h grace of every payment
-const pay = (paymentId: string, orderId: string, hour: number) =>
+const pay = (paymentId: string, orderId: string, hour: number, day = '01') =>
   registerRows({
     paymentId,
     orderId,
-    dateTime: T(hour),
+    dateTime: T(hour, day),
     amount: 25_00n,
     receivers: [{ name: 'Beta Store', amount: 24_50n, fee: 50n }],
     reportId: 'r1',
@@ -43,11 +43,12 @@ describe('payments without orders', () => {
     expect(await orderDiscrepancies(db.sql)).toEqual([]);
   });
 
-  it('are compared from the first order recorded on: a later payment with no order stands, an earlier one not', async () => {
+  it("are compared from the first order's business day on: a payment that day with no order stands, one the day before not", async () => {
     await appendAll(store, [
-      order({ order_id: 'ord-x', amount: '10.00', currency: 'UAH', created_at: T(12), split: 'sm-b:10.00' }),
-      pay('pay-15', 'ord-15', 15),
-      pay('pay-10', 'ord-10', 10),
+      order({ order_id: 'ord-x', amount: '10.00', currency: 'UAH', created_at: T(12, '02'), split: 'sm-b:10.00' }),
+      pay('pay-15', 'ord-15', 15, '02'),
+      pay('pay-10', 'ord-10', 10, '02'),
+      pay('pay-20', 'ord-20', 20, '01'),
       syncCompleted({
         from: T(0),
         to: '2024-03-05T01:00:00.000Z',
@@ -58,7 +59,8 @@ describe('payments without orders', () => {
     await projectOrders(db.sql, store);
     const found = (await orderDiscrepancies(db.sql)).map((d) => `${d.type} ${d.payment_id ?? d.order_id}`).sort();
     expect(found).toContain('payment_without_order pay-15');
-    expect(found).not.toContain('payment_without_order pay-10');
+    expect(found).toContain('payment_without_order pay-10');
+    expect(found).not.toContain('payment_without_order pay-20');
     expect(found).not.toContain('payment_without_order pay-9');
   });
 });
