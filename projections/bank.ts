@@ -1,3 +1,4 @@
+import { ident } from '../src/db/identifier';
 import { BankEntryBooked, BankEntryForUnknownAccount, BankStatementImported } from '../src/events/bank-events';
 import { copyRows, type Cell } from '../src/projection/copy-rows';
 import type { Projection, ProjectionContext, Tx } from '../src/projection/projection';
@@ -68,7 +69,7 @@ export const projection: Projection = {
   version: 1,
 
   async setup(tx: Tx, ctx: ProjectionContext) {
-    const s = `"${ctx.schema}"`;
+    const s = ident(ctx.schema);
     await tx.unsafe(`
       create table ${s}.entries (
         event_id uuid primary key,
@@ -175,14 +176,14 @@ export const projection: Projection = {
         unknown.push([e.id, d.account, d.currency, d.statementId, d.file, d.entries, d.fileSha256, ...pos]);
       }
     }
-    const s = `"${ctx.schema}"`;
+    const s = ident(ctx.schema);
     await copyRows(tx, `${s}.entries`, ENTRY_COLUMNS, entries);
     await copyRows(tx, `${s}.statements`, STATEMENT_COLUMNS, statements);
     await copyRows(tx, `${s}.unknown_accounts`, UNKNOWN_COLUMNS, unknown);
   },
 
   views(ctx: ProjectionContext) {
-    const s = `"${ctx.schema}"`;
+    const s = ident(ctx.schema);
     const pos = `commit_pos::text || '/' || prepare_pos::text as position`;
     return [
       `create or replace view recon.bank_entries as

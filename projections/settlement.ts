@@ -1,3 +1,4 @@
+import { ident } from '../src/db/identifier';
 import { DiscrepancyAccepted } from '../src/events/audit-events';
 import type { Projection, ProjectionContext, Tx } from '../src/projection/projection';
 import {
@@ -35,7 +36,7 @@ const names = (cols: string) =>
     .join(', ');
 
 async function setup(tx: Tx, ctx: ProjectionContext) {
-  const s = `"${ctx.schema}"`;
+  const s = ident(ctx.schema);
   await tx.unsafe(`${cashStateTables(s)} ${readModelTables(s)}
     create table ${s}.discrepancies (${DISC_COLUMNS}, primary key (id));
     create index on ${s}.discrepancies (currency);`);
@@ -64,7 +65,7 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
 }
 
 function views(ctx: ProjectionContext): readonly string[] {
-  const s = `"${ctx.schema}"`;
+  const s = ident(ctx.schema);
   return [
     `create or replace view recon.settlements_expected as
        select currency, due_on, activity_from, activity_to, clearing, fees, amount, deadline, status, credit_event_id, received_on

@@ -10,6 +10,8 @@ import { matchPayouts } from '../reconciliation/payouts/match';
 import { EXPECTED, insertJson, LINES, PAYEES, payoutRowsOf } from '../reconciliation/payouts/tables';
 import { appendsOf, bankOf } from '../reconciliation/settlement/state';
 import type { RecordedEvent } from '../store/types';
+import { ident } from '../db/identifier';
+import { type StoredBooking, bookingChanges } from './bookings-in-force';
 import { localMidnight } from './journal-rules';
 import {
   decodePayout,
@@ -115,7 +117,7 @@ function write(
 }
 
 async function bringToMatches(tx: Tx, ctx: ProjectionContext, bank: BankConfig, by: RecordedEvent, out: Written) {
-  const s = `"${ctx.schema}"`;
+  const s = ident(ctx.schema);
   const inputs = await loadPayoutInputs(tx, {
     expected: `${s}.payout_expected`,
     lines: `${s}.payout_lines`,
@@ -123,24 +125,15 @@ async function bringToMatches(tx: Tx, ctx: ProjectionContext, bank: BankConfig, 
   });
   const matches = matchPayouts(inputs.expected, inputs.lines, { windowDays: bank.payouts.matchWindowDays });
   const want = new Map(payoutBookingsOf(inputs.expected, inputs.lines, matches.lines).map((b) => [b.lineId, b]));
-  const rows = await tx<{ line_event_id: string; entry_id: string; effect: string }[]>`
-    select line_event_id::text, entry_id, effect from ${tx(ctx.schema)}.payout_bookings order by line_event_id`;
-  const gone: string[] = [];
-  const kept = new Set<string>();
+  const rows = await tx<StoredBooking[]>`
+    select line_event_id::text as key, entry_id as "entryId", effect from ${tx(ctx.schema)}.payout_bookings
+    order by line_event_id`;
+  const changes = bookingChanges(rows, want, decodePayout, samePayout);
   let n = 0;
-  for (const r of rows) {
-    const had = decodePayout(r.line_event_id, r.effect);
-    const now = want.get(r.line_event_id);
-    if (now && samePayout(had, now)) {
-      kept.add(r.line_event_id);
-      continue;
-    }
-    write(out, `${by.id}:pr${n++}`, had, by, r.entry_id, ctx.timezone);
-    gone.push(r.line_event_id);
-  }
+  for (const r of changes.reverse) write(out, `${by.id}:pr${n++}`, r.booking, by, r.entryId, ctx.timezone);
+  const gone = changes.reverse.map((r) => r.key);
   if (gone.length) await tx`delete from ${tx(ctx.schema)}.payout_bookings where line_event_id = any(${gone}::uuid[])`;
-  for (const [id, b] of [...want].sort((x, y) => (x[0] < y[0] ? -1 : 1))) {
-    if (kept.has(id)) continue;
+  for (const [id, b] of changes.book) {
     const entryId = `${by.id}:p${n++}`;
     write(out, entryId, b, by, null, ctx.timezone);
     await tx`insert into ${tx(ctx.schema)}.payout_bookings values (${id}, ${entryId}, ${encodePayout(b)})`;
@@ -154,7 +147,7 @@ export async function bookPayouts(tx: Tx, events: readonly RecordedEvent[], ctx:
   const bank = bankOf(ctx);
   // with no payouts account nothing is ever paid out (and the journal is spared the payout state)
   if (!bank.accounts.some((a) => a.role === 'payouts') || !events.some(payoutEvent)) return;
-  const s = `"${ctx.schema}"`;
+  const s = ident(ctx.schema);
   const out: Written = { entries: [], lines: [] };
   for (const append of appendsOf(events)) {
     const r = payoutRowsOf(append, bank, ctx.timezone);

@@ -9,6 +9,8 @@ import {
   judgeCurrency,
 } from '../reconciliation/settlement/state';
 import type { RecordedEvent } from '../store/types';
+import { ident } from '../db/identifier';
+import { type StoredBooking, bookingChanges } from './bookings-in-force';
 import { localMidnight } from './journal-rules';
 import {
   bookingOf,
@@ -115,24 +117,14 @@ async function bringToMatches(
 ): Promise<void> {
   const j = await judgeCurrency(tx, ctx.schema, currency, ctx);
   const want = new Map(j.matches.map((m) => [m.credit.id, bookingOf(m)]));
-  const rows = await tx<{ credit_event_id: string; entry_id: string; effect: string }[]>`
-    select credit_event_id::text, entry_id, effect from ${tx(ctx.schema)}.cash_bookings where currency = ${currency}
-    order by credit_event_id`;
-  const gone: string[] = [];
-  const kept = new Set<string>();
-  for (const r of rows) {
-    const had = decodeBooking(r.credit_event_id, currency, r.effect);
-    const now = want.get(r.credit_event_id);
-    if (now && sameBooking(had, now)) {
-      kept.add(r.credit_event_id);
-      continue;
-    }
-    write(out, `${by.id}:br${next()}`, had, by, r.entry_id, ctx.timezone);
-    gone.push(r.credit_event_id);
-  }
+  const rows = await tx<StoredBooking[]>`
+    select credit_event_id::text as key, entry_id as "entryId", effect from ${tx(ctx.schema)}.cash_bookings
+    where currency = ${currency} order by credit_event_id`;
+  const changes = bookingChanges(rows, want, (key, effect) => decodeBooking(key, currency, effect), sameBooking);
+  for (const r of changes.reverse) write(out, `${by.id}:br${next()}`, r.booking, by, r.entryId, ctx.timezone);
+  const gone = changes.reverse.map((r) => r.key);
   if (gone.length) await tx`delete from ${tx(ctx.schema)}.cash_bookings where credit_event_id = any(${gone}::uuid[])`;
-  for (const [id, b] of [...want].sort((x, y) => (x[0] < y[0] ? -1 : 1))) {
-    if (kept.has(id)) continue;
+  for (const [id, b] of changes.book) {
     const entryId = `${by.id}:b${next()}`;
     write(out, entryId, b, by, null, ctx.timezone);
     await tx`insert into ${tx(ctx.schema)}.cash_bookings values (${id}, ${currency}, ${entryId}, ${encodeBooking(b)})`;
@@ -149,7 +141,7 @@ export async function bookSettlements(tx: Tx, events: readonly RecordedEvent[], 
     let n = 0;
     for (const currency of [...touched].sort()) await bringToMatches(tx, ctx, currency, by, out, () => n++);
   }
-  const q = `"${ctx.schema}"`;
+  const q = ident(ctx.schema);
   await copyRows(tx, `${q}.entries`, ENTRY_COLUMNS, out.entries);
   await copyRows(tx, `${q}.lines`, LINE_COLUMNS, out.lines);
 }
