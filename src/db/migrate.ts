@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { Logger } from '../log';
 import { sha256Hex } from '../canonical';
 import type { Sql } from './sql';
+import { DatabaseSetupError } from './errors';
 
 export const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 
@@ -112,7 +113,7 @@ export async function migrate(
       const seen = done.get(m.version);
       if (seen !== undefined) {
         if (seen !== m.checksum)
-          throw new Error(
+          throw new DatabaseSetupError(
             `migration ${m.version}_${m.name} was changed after it was applied; add a new migration instead`,
           );
         continue;

@@ -6,7 +6,8 @@ import {
   type Report,
   type RunnerDeps,
 } from '../../projection/runner';
-import { UsageError, withJudgingRuntime } from '../runtime';
+import { UsageError } from '../errors';
+import { withJudgingRuntime } from '../runtime';
 
 function print(report: Report): void {
   const rows = report.projections.map((p) => [
