@@ -66,6 +66,12 @@ describe('recon exits with the code of the error kind', () => {
     expect(r.stderr).toContain('--incremental takes no --from/--to');
   });
 
+  it('usage: an unknown projection name, before the database is reached', async () => {
+    const r = await recon(['project', '--only', 'no_such_model'], NO_DATABASE);
+    expectShown(r, EXIT_CODE.usage, 'USAGE');
+    expect(r.stderr).toContain('--only: unknown projection no_such_model');
+  });
+
   it('usage: an option commander does not know', async () => {
     const r = await recon(['sync', '--bogus'], NO_DATABASE);
     expect({ code: r.code, stdout: r.stdout }).toEqual({ code: EXIT_CODE.usage, stdout: '' });
