@@ -12,15 +12,33 @@
  * - configuration: the environment, the project file, or the setup (a database restored without its read models);
  * - unavailable: a service recon needs (database, event store, PSP) is down or busy; trying again later may work;
  * - data: an input (a file, a PSP answer, the events) that recon refuses, named with its place;
+ * - interrupted: stopped by a signal before it finished, with nothing half-applied: run it again;
  * - internal: none of the above; a defect of recon.
  */
-export type ErrorKind = 'usage' | 'configuration' | 'unavailable' | 'data' | 'internal';
+export type ErrorKind = 'usage' | 'configuration' | 'unavailable' | 'data' | 'interrupted' | 'internal';
 
-export const ERROR_KINDS: readonly ErrorKind[] = ['usage', 'configuration', 'unavailable', 'data', 'internal'];
+export const ERROR_KINDS: readonly ErrorKind[] = [
+  'usage',
+  'configuration',
+  'unavailable',
+  'data',
+  'interrupted',
+  'internal',
+];
 
 export abstract class ReconError extends Error {
   abstract readonly code: string;
   abstract readonly kind: ErrorKind;
+}
+
+/** The reason a command's work is aborted with on SIGINT/SIGTERM, and what a wait it cut short throws. */
+export class Interrupted extends ReconError {
+  readonly code = 'INTERRUPTED';
+  readonly kind = 'interrupted';
+  constructor(message: string) {
+    super(message);
+    this.name = 'Interrupted';
+  }
 }
 
 export function isReconError(e: unknown, kind?: ErrorKind): e is ReconError {

@@ -53,6 +53,8 @@ export const EXIT_CODE: Readonly<Record<ErrorKind, number>> = {
   internal: 70,
   unavailable: 69,
   configuration: 78,
+  // 128 + SIGINT, as a shell reports a command stopped by Ctrl-C (and as a second signal exits at once)
+  interrupted: 130,
 };
 
 function causeOf(e: unknown): unknown {

@@ -1,5 +1,6 @@
 import { requireConfig, secretValues, type Config } from '../config/env';
 import { openDatabase, type Database, type Sql } from '../db/connect';
+import { Interrupted } from '../errors';
 import { applySubMerchantDirectory, type DirectoryApplied } from '../ingest/sub-merchant-directory';
 import { createLogger, type Logger } from '../log';
 import { openEventStore } from '../store/open';
@@ -92,7 +93,7 @@ export async function withRuntime<T>(
     signals++;
     log.info('signal received, finishing', { signal: sig });
     if (signals > 1) process.exit(130);
-    controller.abort(new Error(`interrupted by ${sig}`));
+    controller.abort(new Interrupted(`interrupted by ${sig}`));
   };
   // Listening from the start: a signal while the database opens still ends in a clean close.
   process.on('SIGINT', onSignal);

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { reconEnv } from '../../fixtures/psp-env';
 import { asReconError, EXIT_CODE } from '../../src/cli/errors';
 import { reportError } from '../../src/cli/main';
+import { Interrupted } from '../../src/errors';
 import { ProjectionApplyError } from '../../src/projection/runner';
 import { PspError } from '../../src/psp/errors';
 import { createTestDatabase, type TestDatabase } from '../support/db';
@@ -148,6 +149,12 @@ describe('the kind of an error that reaches the command line', () => {
       'data',
       'data',
     ]);
+  });
+
+  it('an abort by a signal is an interruption, whatever wait it cut short', () => {
+    const cut = new Interrupted('interrupted by SIGTERM while waiting for lock /x/pg.lock');
+    expect(asReconError(cut)).toMatchObject({ error: { code: 'INTERRUPTED' }, kind: 'interrupted' });
+    expect(EXIT_CODE.interrupted).toBe(130);
   });
 
   it('every kind has its own exit code, none of them 0, 1 (some items failed) or 3 (a job run skipped)', () => {

@@ -4,6 +4,7 @@ import { runDemo, formatSummary } from '../demo';
 import { outDirOption } from '../options';
 import { UsageError } from '../errors';
 import { requireConfig } from '../../config/env';
+import { Interrupted } from '../../errors';
 import { loggerFor } from '../runtime';
 
 export function register(program: Command): void {
@@ -32,7 +33,7 @@ export function register(program: Command): void {
       // The demo talks to its own sandbox: PSP_* variables, if set, are not used.
       const log = loggerFor(config);
       const controller = new AbortController();
-      const onSignal = () => controller.abort(new Error('interrupted'));
+      const onSignal = () => controller.abort(new Interrupted('interrupted'));
       process.once('SIGINT', onSignal);
       process.once('SIGTERM', onSignal);
       try {
