@@ -105,6 +105,12 @@ describe('recon exits with the code of the error kind', () => {
     expect(r.stderr).toContain('nothing imported');
   }, 60_000);
 
+  it('data: an orders file that cannot be read, refused before the database is reached', async () => {
+    const r = await recon(['orders', 'import', path.join(tmp, 'missing.csv')], NO_DATABASE);
+    expectShown(r, EXIT_CODE.data, 'ORDERS_FILE_UNREADABLE');
+    expect(r.stderr).toContain(`${path.join(tmp, 'missing.csv')}: cannot read`);
+  });
+
   it('data: a malformed sub-merchant directory, naming file, line and column', async () => {
     const dir = path.join(tmp, 'directory');
     mkdirSync(dir, { recursive: true });

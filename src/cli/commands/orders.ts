@@ -1,3 +1,4 @@
+import { accessSync, constants } from 'node:fs';
 import type { Command } from 'commander';
 import { OrderConflictError, formatOrderIssue, importOrderFile } from '../../intent/order-import';
 import { formatOf } from '../../intent/order-records';
@@ -19,6 +20,11 @@ export function register(program: Command): void {
     .action(async (file: string, opts: { format?: string }) => {
       const format = formatOf(file, opts.format);
       if (!format) throw new UsageError(`--format must be csv or ndjson (cannot tell from the name ${file})`);
+      try {
+        accessSync(file, constants.R_OK);
+      } catch (e) {
+        throw new InputRefused('ORDERS_FILE_UNREADABLE', `${file}: cannot read: ${(e as Error).message}`);
+      }
       await withRuntime(async (rt) => {
         let r: Awaited<ReturnType<typeof importOrderFile>>;
         try {
