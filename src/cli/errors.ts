@@ -31,6 +31,16 @@ export class InputRefused extends ReconError {
   }
 }
 
+/** A port recon was told to listen on (`--port`) is taken or not allowed. */
+export class PortRefused extends ReconError {
+  readonly code = 'PORT_UNAVAILABLE';
+  readonly kind = 'configuration';
+}
+
+function isListenError(e: unknown): e is NodeJS.ErrnoException {
+  return e instanceof Error && (e as NodeJS.ErrnoException).syscall === 'listen';
+}
+
 /** Anything that reached the command line without being one of recon's errors: a defect of recon. */
 export class UnexpectedError extends ReconError {
   readonly code = 'INTERNAL';
@@ -71,7 +81,9 @@ export function asReconError(e: unknown): { error: ReconError; kind: ErrorKind }
     ? e
     : isConnectionError(e)
       ? new DatabaseUnavailableError(`the database cannot be reached: ${messageOf(e)}`, { cause: e })
-      : new UnexpectedError(e);
+      : isListenError(e)
+        ? new PortRefused(`cannot listen: ${e.message}`, { cause: e })
+        : new UnexpectedError(e);
   if (error.kind !== 'internal') return { error, kind: error.kind };
   for (let c = causeOf(error), depth = 0; c !== undefined && depth < 8; c = causeOf(c), depth++) {
     if (isReconError(c) && c.kind !== 'internal') return { error, kind: c.kind };

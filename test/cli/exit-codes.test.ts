@@ -157,6 +157,14 @@ describe('the kind of an error that reaches the command line', () => {
     ]);
   });
 
+  it('a port that is taken is the configuration’s', () => {
+    const taken = Object.assign(new Error('listen EADDRINUSE: address already in use 127.0.0.1:8080'), {
+      code: 'EADDRINUSE',
+      syscall: 'listen',
+    });
+    expect(asReconError(taken)).toMatchObject({ error: { code: 'PORT_UNAVAILABLE' }, kind: 'configuration' });
+  });
+
   it('an abort by a signal is an interruption, whatever wait it cut short', () => {
     const cut = new Interrupted('interrupted by SIGTERM while waiting for lock /x/pg.lock');
     expect(asReconError(cut)).toMatchObject({ error: { code: 'INTERRUPTED' }, kind: 'interrupted' });
