@@ -9,7 +9,7 @@ import { createHttpApp } from '../http/http-app';
 import { healMissingWebhooks } from '../ingest/heal';
 import { createWebhookReceiver } from '../http/receiver';
 import { syncRange } from '../ingest/sync';
-import { createPspClient } from '../psp/client';
+import { createPspPurchaseClient } from '../psp/purchase-client';
 import { maskPan } from '../log';
 import { listDiscrepancies } from '../reconciliation/discrepancy-queries';
 import { runProjections } from '../projection/runner';
@@ -377,7 +377,7 @@ async function livePurchases(
   month: string,
 ): Promise<string[]> {
   // the client records each purchase's order first (src/intent/purchase-orders.ts)
-  const client = recordingPurchases(createPspClient(project, { log }), store);
+  const client = recordingPurchases(createPspPurchaseClient(project, { log }), store);
   const out: string[] = [];
   const customer = {
     customer_fname: 'Demo',

@@ -4,7 +4,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { loadConfig, secretValues } from '../config/env';
 import { consoleToStderr, scrubber } from '../log';
-import { UsageError } from './runtime';
+import { asReconError, EXIT_CODE } from './errors';
 
 /** An error's text without the configured secrets (a driver may quote a connection string). */
 function scrubbed(text: string): string {
@@ -43,23 +43,40 @@ export async function buildProgram(): Promise<Command> {
   return program;
 }
 
+/** What the command line prints of an error: its message and code; a stack only for a defect of recon. */
+export function reportError(e: unknown): number {
+  const { error, kind } = asReconError(e);
+  const clean = scrubbed(error.message);
+  const [first, ...rest] = clean.split('\n');
+  // A message that names recon already (the configuration's "recon cannot start: …") is not prefixed again.
+  const prefix = first?.startsWith('recon ') ? '' : 'recon: ';
+  // A first line that introduces a list ("3 bad records:") keeps its colon after the code.
+  const head = first?.endsWith(':') ? `${first.slice(0, -1)} (${error.code}):` : `${first} (${error.code})`;
+  process.stderr.write(`${prefix}${head}\n${rest.map((l) => `${l}\n`).join('')}`);
+  if (kind === 'internal') {
+    const stack = e instanceof Error ? e.stack : undefined;
+    if (stack) process.stderr.write(`${scrubbed(stack)}\n`);
+  }
+  return EXIT_CODE[kind];
+}
+
 export async function main(argv: string[]): Promise<void> {
   consoleToStderr();
   const program = await buildProgram();
-  program.exitOverride();
+  // Every command, not only the root: a subcommand made before this call does not inherit it.
+  const override = (c: Command): void => {
+    c.exitOverride();
+    for (const sub of c.commands) override(sub);
+  };
+  override(program);
   try {
     await program.parseAsync(argv);
   } catch (e) {
     if (e instanceof CommanderError) {
-      process.exitCode = e.exitCode;
+      // commander has printed its message; help and --version end with 0, a refusal is a usage error
+      process.exitCode = e.exitCode === 0 ? 0 : EXIT_CODE.usage;
       return;
     }
-    if (e instanceof UsageError) {
-      process.stderr.write(`recon: ${e.message}\n`);
-      process.exitCode = 2;
-      return;
-    }
-    process.stderr.write(`recon: ${scrubbed((e as Error).message ?? String(e))}\n`);
-    process.exitCode = 1;
+    process.exitCode = reportError(e);
   }
 }

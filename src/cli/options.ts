@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
-import { OutputDirectoryError, ensureOutDir } from '../export/out-dir';
-import { UsageError } from './runtime';
+import { ensureOutDir } from '../export/out-dir';
+import { UsageError } from './errors';
 
 /**
  * Option values checked before anything is opened, each refusal a usage error (exit 2) naming the option:
@@ -26,10 +26,6 @@ export function positiveWhole(option: string, value: string): number {
  * a file, or a place where nothing can be written, is a usage error naming the option.
  */
 export function outDirOption(option: string, value: string): string {
-  try {
-    return ensureOutDir(value, option);
-  } catch (e) {
-    if (e instanceof OutputDirectoryError) throw new UsageError(e.message);
-    throw e;
-  }
+  // its refusal (OutputDirectoryError) is a usage error naming the option
+  return ensureOutDir(value, option);
 }

@@ -1,10 +1,7 @@
-import { ConfigError, requireConfig, secretValues, type Config } from '../config/env';
+import { requireConfig, secretValues, type Config } from '../config/env';
 import { openDatabase, type Database, type Sql } from '../db/connect';
-import {
-  applySubMerchantDirectory,
-  type DirectoryApplied,
-  SubMerchantDirectoryError,
-} from '../ingest/sub-merchant-directory';
+import { Interrupted } from '../errors';
+import { applySubMerchantDirectory, type DirectoryApplied } from '../ingest/sub-merchant-directory';
 import { createLogger, type Logger } from '../log';
 import { openEventStore } from '../store/open';
 import { readTransactionCounter } from '../store/transaction-counter';
@@ -19,26 +16,6 @@ export interface Runtime {
   readonly store: EventStore;
   /** RECON_SUB_MERCHANTS as imported at open (with `subMerchants: true` and the variable set) */
   readonly subMerchantDirectory?: DirectoryApplied;
-}
-
-export class UsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'UsageError';
-  }
-}
-
-/** Loads the configuration or stops the program with one message naming every problem. */
-export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
-  try {
-    return requireConfig(env);
-  } catch (e) {
-    if (e instanceof ConfigError) {
-      process.stderr.write(e.message + '\n');
-      process.exit(2);
-    }
-    throw e;
-  }
 }
 
 export function loggerFor(config: Config): Logger {
@@ -82,7 +59,7 @@ export async function openRuntime(
     return directory ? { ...rt, subMerchantDirectory: directory } : rt;
   } catch (e) {
     await closeRuntime(rt);
-    throw e instanceof SubMerchantDirectoryError ? new UsageError(e.message) : e;
+    throw e;
   }
 }
 
@@ -107,7 +84,8 @@ export async function withRuntime<T>(
   fn: (rt: Runtime, signal: AbortSignal) => Promise<T>,
   opts: RuntimeOptions = {},
 ): Promise<T> {
-  const config = loadConfigOrExit();
+  // An invalid configuration throws ConfigError: the command line shows every problem at once.
+  const config = requireConfig();
   const log = loggerFor(config);
   const controller = new AbortController();
   let signals = 0;
@@ -115,7 +93,7 @@ export async function withRuntime<T>(
     signals++;
     log.info('signal received, finishing', { signal: sig });
     if (signals > 1) process.exit(130);
-    controller.abort(new Error(`interrupted by ${sig}`));
+    controller.abort(new Interrupted(`interrupted by ${sig}`));
   };
   // Listening from the start: a signal while the database opens still ends in a clean close.
   process.on('SIGINT', onSignal);

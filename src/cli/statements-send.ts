@@ -4,7 +4,8 @@ import nodemailer from 'nodemailer';
 import { SubMerchantRegistered, subMerchantStream } from '../events/ledger-events';
 import { type PlannedDelivery, planDelivery, type Recipient, sendStatements } from '../export/delivery';
 import type { EventStore } from '../store/types';
-import { UsageError, withRuntime } from './runtime';
+import { NotConfigured, UsageError } from './errors';
+import { withRuntime } from './runtime';
 
 /** The address of a sub-merchant: the `email` of its latest directory version. */
 export function directoryRecipients(store: EventStore): (subMerchantId: string) => Promise<Recipient | undefined> {
@@ -58,7 +59,7 @@ export function addSendCommand(statements: Command): void {
           return;
         }
         const mail = rt.config.mail;
-        if (!mail) throw new UsageError('RECON_SMTP_URL and RECON_MAIL_FROM must be set to send statements');
+        if (!mail) throw new NotConfigured('RECON_SMTP_URL and RECON_MAIL_FROM must be set to send statements');
         const transport = nodemailer.createTransport(mail.smtpUrl);
         try {
           const r = await sendStatements({ ...deps, transport, from: mail.from }, options);

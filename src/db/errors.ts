@@ -1,3 +1,5 @@
+import { ReconError } from '../errors';
+
 /**
  * PostgreSQL errors named by SQLSTATE, so that code says what it handles instead of comparing
  * magic strings (after drizzle-orm's approach).
@@ -73,4 +75,27 @@ export function isConnectionError(error: unknown): boolean {
   )
     return true;
   return false;
+}
+
+/** The database could not be reached or went away; trying again later may work. */
+export class DatabaseUnavailableError extends ReconError {
+  readonly code = 'DATABASE_UNAVAILABLE';
+  readonly kind = 'unavailable';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'DatabaseUnavailableError';
+  }
+}
+
+/**
+ * The database's setup refuses to go on until an operator acts: a data directory the embedded server cannot
+ * use, a password file that no longer fits its cluster, a migration changed after it was applied.
+ */
+export class DatabaseSetupError extends ReconError {
+  readonly code = 'DATABASE_SETUP';
+  readonly kind = 'configuration';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'DatabaseSetupError';
+  }
 }

@@ -1,6 +1,7 @@
 import { closeSync, fsyncSync, linkSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { Interrupted } from '../errors';
 
 /**
  * An exclusive lock file holding its owner's identity. A lock whose owner has died is taken over, so a killed
@@ -157,7 +158,7 @@ function pause(ms: number, signal: AbortSignal | undefined, also?: Promise<unkno
 
 function interrupted(signal: AbortSignal, file: string): Error {
   const reason = signal.reason instanceof Error ? signal.reason.message : String(signal.reason ?? 'aborted');
-  return new Error(`${reason} while waiting for lock ${file}`);
+  return new Interrupted(`${reason} while waiting for lock ${file}`);
 }
 
 async function acquireInProcess(

@@ -4,6 +4,8 @@ import { fileURLToPath } from 'node:url';
 import type { Logger } from '../log';
 import { sha256Hex } from '../canonical';
 import type { Sql } from './sql';
+import { Interrupted } from '../errors';
+import { DatabaseSetupError } from './errors';
 
 export const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 
@@ -41,7 +43,7 @@ export interface MigrateOptions {
 
 function interrupted(signal: AbortSignal, what: string): Error {
   const reason = signal.reason instanceof Error ? signal.reason.message : String(signal.reason ?? 'aborted');
-  return new Error(`${reason} ${what}`);
+  return new Interrupted(`${reason} ${what}`);
 }
 
 /**
@@ -112,7 +114,7 @@ export async function migrate(
       const seen = done.get(m.version);
       if (seen !== undefined) {
         if (seen !== m.checksum)
-          throw new Error(
+          throw new DatabaseSetupError(
             `migration ${m.version}_${m.name} was changed after it was applied; add a new migration instead`,
           );
         continue;

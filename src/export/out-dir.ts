@@ -1,8 +1,10 @@
+import { ReconError } from '../errors';
 import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 
-export class OutputDirectoryError extends Error {
-  readonly code = 'EXPORT_WRITE_FAILED';
+export class OutputDirectoryError extends ReconError {
+  readonly kind = 'usage';
+  readonly code = 'EXPORT_OUT_DIR_REFUSED';
   constructor(message: string) {
     super(message);
     this.name = 'OutputDirectoryError';

@@ -1,3 +1,4 @@
+import { ReconError } from '../errors';
 import { DateTime } from 'luxon';
 import { comparePositions, formatPosition, type EventStore, type Position } from '../store/types';
 import type { IssuedRun } from './previous-statements';
@@ -8,7 +9,8 @@ import type { IssuedRun } from './previous-statements';
  * refused, each naming what to do instead.
  */
 
-export class StatementRefused extends Error {
+export class StatementRefused extends ReconError {
+  readonly kind = 'usage';
   constructor(
     readonly code:
       | 'STATEMENT_MONTH_NOT_ENDED'

@@ -1,3 +1,4 @@
+import { ReconError } from '../errors';
 import { createHash } from 'node:crypto';
 import type { Logger } from '../log';
 import type { EventStore } from '../store/types';
@@ -17,7 +18,9 @@ import {
  * row is a new version of that sub-merchant).
  */
 
-export class SubMerchantDirectoryError extends Error {
+export class SubMerchantDirectoryError extends ReconError {
+  readonly code = 'SUB_MERCHANT_DIRECTORY_INVALID';
+  readonly kind = 'data';
   constructor(
     readonly source: string,
     readonly issues: readonly CsvIssue[],

@@ -1,3 +1,4 @@
+import { type ErrorKind, ReconError } from '../errors';
 import { DateTime } from 'luxon';
 import type { PspProject } from '../config/env';
 import { isConnectionError } from '../db/errors';
@@ -104,7 +105,10 @@ export interface SyncRangeOptions {
 
 export type SyncErrorCode = 'SYNC_UNKNOWN_POS' | 'SYNC_REPORT_NOT_READY' | 'SYNC_BAD_RANGE';
 
-export class SyncError extends Error {
+export class SyncError extends ReconError {
+  get kind(): ErrorKind {
+    return this.code === 'SYNC_REPORT_NOT_READY' ? 'unavailable' : 'usage';
+  }
   constructor(
     readonly code: SyncErrorCode,
     message: string,

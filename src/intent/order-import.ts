@@ -1,3 +1,4 @@
+import { ReconError } from '../errors';
 import path from 'node:path';
 import { contentHash } from '../store/prepare';
 import { EventIdConflictError } from '../store/errors';
@@ -36,7 +37,9 @@ export function formatOrderIssue(i: OrderIssue): string {
   return `${i.file}:${i.line}${i.field ? ` (field ${i.field})` : ''}: ${i.message}`;
 }
 
-export class OrderConflictError extends Error {
+export class OrderConflictError extends ReconError {
+  readonly code = 'ORDER_CONFLICT';
+  readonly kind = 'data';
   constructor(readonly issue: OrderIssue) {
     super(formatOrderIssue(issue));
     this.name = 'OrderConflictError';

@@ -1,5 +1,5 @@
 import { stableStringify } from '../canonical';
-import type { PspClient } from '../psp/client';
+import type { PspPurchaseClient } from '../psp/purchase-client';
 import type { EventStore } from '../store/types';
 import { orderInput } from './order-input';
 
@@ -18,7 +18,11 @@ function samePurchase(a: unknown, b: unknown): boolean {
  * same request again (a retry, at another time) is recorded once; the same order id with other values is refused
  * and no purchase is made.
  */
-export function recordingPurchases(client: PspClient, store: EventStore, opts: { now?: () => Date } = {}): PspClient {
+export function recordingPurchases(
+  client: PspPurchaseClient,
+  store: EventStore,
+  opts: { now?: () => Date } = {},
+): PspPurchaseClient {
   return {
     ...client,
     async splitPurchase(req) {

@@ -1,3 +1,4 @@
+import { ReconError } from '../errors';
 import { DateTime } from 'luxon';
 import { receiverOf, registerRowKey } from '../events/register-row';
 import type { NormalizedRegisterRecord, OperationMethod } from '../events/ingest-events';
@@ -228,7 +229,8 @@ export function entriesFor(f: RowFacts, holdDays: number, timezone: string): Dra
   return out;
 }
 
-export class UnbalancedEntryError extends Error {
+export class UnbalancedEntryError extends ReconError {
+  readonly kind = 'internal';
   readonly code = 'JOURNAL_UNBALANCED';
   constructor(
     readonly total: bigint,

@@ -1,3 +1,4 @@
+import { ReconError } from '../errors';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -120,7 +121,8 @@ export function loadProjections(dir: string = PROJECTIONS_DIR): Promise<Projecti
  * has (the store was restored from an older backup, or replaced, and the read models were not). Carrying
  * on would skip every event appended below the checkpoint, silently; the build must be rebuilt.
  */
-export class ProjectionAheadOfStoreError extends Error {
+export class ProjectionAheadOfStoreError extends ReconError {
+  readonly kind = 'configuration';
   readonly code = 'PROJECTION_AHEAD_OF_STORE';
   constructor(
     readonly projection: string,
@@ -142,7 +144,8 @@ export class ProjectionAheadOfStoreError extends Error {
  * the read models were not. The checkpoint is below the head, so the head alone cannot show it; carrying
  * on would skip the events now stored below the checkpoint and keep effects of events the store lost.
  */
-export class ProjectionCheckpointMismatchError extends Error {
+export class ProjectionCheckpointMismatchError extends ReconError {
+  readonly kind = 'configuration';
   readonly code = 'PROJECTION_CHECKPOINT_MISMATCH';
   constructor(
     readonly projection: string,
@@ -464,7 +467,8 @@ interface Target {
  * A projection's `apply` threw on a batch: nothing of that batch was written (its transaction rolled back
  * with the checkpoint), and the next run tries it again. Names the projection, its build and the batch.
  */
-export class ProjectionApplyError extends Error {
+export class ProjectionApplyError extends ReconError {
+  readonly kind = 'internal';
   readonly code = 'PROJECTION_APPLY_FAILED';
   constructor(
     readonly projection: string,
@@ -482,7 +486,8 @@ export class ProjectionApplyError extends Error {
 }
 
 /** Every projection that failed in a run, after the others went as far as they could. */
-export class ProjectionsFailedError extends Error {
+export class ProjectionsFailedError extends ReconError {
+  readonly kind = 'internal';
   readonly code = 'PROJECTIONS_FAILED';
   constructor(readonly failures: readonly ProjectionApplyError[]) {
     super(failures.map((f) => f.message).join('; '), { cause: failures[0] });

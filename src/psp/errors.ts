@@ -1,3 +1,4 @@
+import { type ErrorKind, ReconError } from '../errors';
 import { maskPan } from '../log';
 import type { Violation } from './validate';
 
@@ -33,8 +34,30 @@ export interface PspErrorDetails {
   readonly cause?: unknown;
 }
 
-export class PspError extends Error {
+/**
+ * What would make a PSP error go away: refused credentials are the configuration's; a PSP that is down,
+ * slow, throttling or whose answer was lost may answer later; any other refusal or malformed answer is
+ * about the data sent or received.
+ */
+function pspErrorKind(code: PspErrorCode, status: number | undefined): ErrorKind {
+  switch (code) {
+    case 'PSP_TIMEOUT':
+    case 'PSP_NETWORK':
+    case 'PSP_OUTCOME_UNKNOWN':
+      return 'unavailable';
+    case 'PSP_BAD_RESPONSE':
+    case 'PSP_VALIDATION':
+      return 'data';
+    case 'PSP_HTTP_ERROR':
+      if (status === 401 || status === 403) return 'configuration';
+      if (status === 429 || (status ?? 0) >= 500) return 'unavailable';
+      return 'data';
+  }
+}
+
+export class PspError extends ReconError {
   readonly code: PspErrorCode;
+  readonly kind: ErrorKind;
   readonly status: number | undefined;
   readonly pspCode: string | undefined;
   readonly pspMessage: string | undefined;
@@ -50,6 +73,7 @@ export class PspError extends Error {
     super(message, d.cause === undefined ? undefined : { cause: d.cause });
     this.name = 'PspError';
     this.code = code;
+    this.kind = pspErrorKind(code, d.status);
     this.status = d.status;
     this.pspCode = d.pspCode;
     this.pspMessage = d.pspMessage;

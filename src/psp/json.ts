@@ -1,3 +1,4 @@
+import { ReconError } from '../errors';
 import { isLosslessNumber, isSafeNumber, parse as losslessParse, LosslessNumber } from 'lossless-json';
 
 /**
@@ -161,7 +162,8 @@ export function parseJsonFast(text: string, maxDepth = MAX_JSON_DEPTH): FastPars
 // ---------------------------------------------------------------------------------------------
 // Streaming array reader
 
-export class JsonStreamError extends Error {
+export class JsonStreamError extends ReconError {
+  readonly kind = 'data';
   readonly code = 'PSP_BAD_RESPONSE';
   constructor(message: string) {
     super(message);

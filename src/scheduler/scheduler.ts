@@ -1,3 +1,4 @@
+import { type ErrorKind, ReconError } from '../errors';
 import { hostname } from 'node:os';
 import type { Sql } from '../db/connect';
 import { silentLogger, type Logger } from '../log';
@@ -78,7 +79,17 @@ export interface Scheduler {
 
 export type SchedulerErrorCode = 'SCHEDULER_BAD_CRON' | 'SCHEDULER_UNKNOWN_JOB' | 'SCHEDULER_DUPLICATE_JOB';
 
-export class SchedulerError extends Error {
+/** A cron expression is the configuration's, a job asked for by name the command's; a job defined twice is a defect. */
+const SCHEDULER_ERROR_KIND: Record<SchedulerErrorCode, ErrorKind> = {
+  SCHEDULER_BAD_CRON: 'configuration',
+  SCHEDULER_UNKNOWN_JOB: 'usage',
+  SCHEDULER_DUPLICATE_JOB: 'internal',
+};
+
+export class SchedulerError extends ReconError {
+  get kind(): ErrorKind {
+    return SCHEDULER_ERROR_KIND[this.code];
+  }
   constructor(
     readonly code: SchedulerErrorCode,
     message: string,

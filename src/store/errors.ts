@@ -1,3 +1,4 @@
+import { type ErrorKind, ReconError } from '../errors';
 import type { ExpectedRevision } from './types';
 
 /** Typed store errors: callers switch on `code` (after tRPC's error codes). */
@@ -8,7 +9,20 @@ export type StoreErrorCode =
   | 'INVALID_EVENT'
   | 'TRANSACTION_COUNTER_BEHIND';
 
-export class StoreError extends Error {
+/**
+ * A conflicting revision is another writer's doing: running again decides. An event the store refuses as
+ * invalid was built by recon itself, so it is a defect.
+ */
+const STORE_ERROR_KIND: Record<StoreErrorCode, ErrorKind> = {
+  WRONG_EXPECTED_REVISION: 'unavailable',
+  EVENT_ID_CONFLICT: 'data',
+  STORE_UNAVAILABLE: 'unavailable',
+  INVALID_EVENT: 'internal',
+  TRANSACTION_COUNTER_BEHIND: 'configuration',
+};
+
+export class StoreError extends ReconError {
+  readonly kind: ErrorKind;
   constructor(
     readonly code: StoreErrorCode,
     message: string,
@@ -16,6 +30,7 @@ export class StoreError extends Error {
   ) {
     super(message, options);
     this.name = 'StoreError';
+    this.kind = STORE_ERROR_KIND[code];
   }
 }
 

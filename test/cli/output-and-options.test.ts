@@ -18,7 +18,8 @@ import { createTestDatabase, type TestDatabase } from '../support/db';
 
 const BIN = path.resolve('bin/recon.mjs');
 // nothing listens there: a command that reached the database would fail on it, not with a usage error
-const NO_DATABASE = 'postgres://recon:recon@127.0.0.1:9/recon';
+// its password is scrubbed from whatever recon prints: one that no path or message holds
+const NO_DATABASE = 'postgres://recon:nowhere-pw@127.0.0.1:9/recon';
 let db: TestDatabase;
 const tmp = mkdtempSync(path.join(tmpdir(), 'recon-cli-output-'));
 
@@ -78,7 +79,7 @@ describe('--out', () => {
     const r = await recon(['report', 'nightly', '--date', '2025-01-01', '--out', file], NO_DATABASE, {}, 40_000);
     expect({ code: r.code, stderr: r.stderr.trim() }).toEqual({
       code: 2,
-      stderr: `recon: --out: ${file} is a file, not a directory`,
+      stderr: `recon: --out: ${file} is a file, not a directory (EXPORT_OUT_DIR_REFUSED)`,
     });
     expect(() => ensureOutDir(path.join(file, 'below'), 'RECON_OUT_DIR')).toThrow(OutputDirectoryError);
   });

@@ -16,16 +16,16 @@ function recon(args: string[], env: Record<string, string>) {
 }
 
 describe('recon config', () => {
-  it('exits 2 with one message naming every problem, and never echoes a secret', () => {
+  it('exits 78 (configuration) with one message naming every problem, and never echoes a secret', () => {
     const r = recon(['config'], {
       RECON_TIMEZONE: 'Mars/Olympus',
       RECON_GRACE_HOURS: '-1',
       PSP_API_KEY: 'pk_live_TOPSECRET_cli',
       DATABASE_URL: 'mysql://u:db_TOPSECRET_pw@h/d',
     });
-    expect(r.code).toBe(2);
+    expect(r.code).toBe(78);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/^recon cannot start: \d+ configuration problems\n/);
+    expect(r.stderr).toMatch(/^recon cannot start: \d+ configuration problems \(CONFIG_INVALID\)\n/);
     for (const v of [
       'RECON_TIMEZONE',
       'RECON_GRACE_HOURS',

@@ -19,7 +19,7 @@ describe('DATABASE_URL with a password the driver cannot decode', () => {
     expect(r.ok).toBe(false);
   });
 
-  it('recon migrate stops with exit 2 and a message naming DATABASE_URL (not "URI malformed")', () => {
+  it('recon migrate stops with exit 78 (configuration) and a message naming DATABASE_URL (not "URI malformed")', () => {
     const r = spawnSync(process.execPath, [path.join(ROOT, 'bin/recon.mjs'), 'migrate'], {
       cwd: ROOT,
       encoding: 'utf8',
@@ -27,7 +27,7 @@ describe('DATABASE_URL with a password the driver cannot decode', () => {
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATABASE_URL: URL_WITH_BARE_PERCENT },
     });
     expect(r.stderr).toMatch(/DATABASE_URL/);
-    expect(r.status).toBe(2);
+    expect(r.status).toBe(78);
     expect(r.stderr).not.toContain('50%off');
   });
 });

@@ -200,7 +200,7 @@ describe('file lock: a signal ends the wait', () => {
       new Promise<'still running'>((r) => setTimeout(() => r('still running'), 5_000)),
     ]);
     if (code === 'still running') child.kill('SIGKILL');
-    expect(code, stderr).toBe(1);
+    expect(code, stderr).toBe(130);
     expect(stderr).toContain(
       `recon: interrupted by SIGTERM while waiting for lock ${path.join(dataDir, 'pg.lock')} held by pid ${holder}`,
     );

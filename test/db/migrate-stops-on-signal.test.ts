@@ -93,7 +93,7 @@ describe("recon start: one SIGTERM while it waits for another process's migratio
         new Promise<'still running'>((r) => setTimeout(() => r('still running'), 8_000)),
       ]);
       if (code === 'still running') child.kill('SIGKILL');
-      expect(code, stderr).toBe(1);
+      expect(code, stderr).toBe(130);
       expect(Date.now() - t0).toBeLessThan(2_000);
       expect(stderr).toContain(
         'recon: interrupted by SIGTERM while waiting for another process to finish migrating the database (nothing applied)',

@@ -88,7 +88,7 @@ describe('RECON_SUB_MERCHANTS through the commands that judge', () => {
     // a.csv is valid and new; b.csv has a bad hold: neither is imported.
     const dir = directory({ 'a.csv': A, 'b.csv': 'sub_merchant_id,name,reserve_hold_days\nsm-3,Corner Shop,-5\n' });
     const r = await recon(['sync', '--incremental'], { DATABASE_URL: db.url, RECON_SUB_MERCHANTS: dir });
-    expect(r.code).toBe(2);
+    expect(r.code).toBe(65);
     expect(r.out).toBe('');
     expect(r.err).toContain(`RECON_SUB_MERCHANTS=${dir}`);
     expect(r.err).toContain(`${path.join(dir, 'b.csv')}:2 (column reserve_hold_days)`);
@@ -179,10 +179,10 @@ describe('recon config and RECON_SUB_MERCHANTS', () => {
     expect((await show())['version']).not.toBe(first['version']);
   }, 60_000);
 
-  it('refuses a malformed directory with exit 2, naming file, line and column', async () => {
+  it('refuses a malformed directory with exit 65 (data), naming file, line and column', async () => {
     const dir = directory({ 'a.csv': 'sub_merchant_id,name,reserve_hold_days\nsm 1,Acme,30\n' });
     const r = await recon(['config'], { RECON_SUB_MERCHANTS: dir });
-    expect(r.code).toBe(2);
+    expect(r.code).toBe(65);
     expect(r.out).toBe('');
     expect(r.err).toContain(`${path.join(dir, 'a.csv')}:2 (column sub_merchant_id)`);
   }, 60_000);

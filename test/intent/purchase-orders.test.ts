@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/db';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore } from '../../src/store/types';
-import type { PspClient } from '../../src/psp/client';
+import type { PspPurchaseClient } from '../../src/psp/purchase-client';
 import { recordingPurchases } from '../../src/intent/purchase-orders';
 import { loadConfig } from '../../src/config/env';
 
@@ -25,7 +25,7 @@ function countingClient() {
       calls.push(req);
       return { kind: 'hosted', location: 'https://psp.example/checkout' };
     },
-  } as unknown as PspClient;
+  } as unknown as PspPurchaseClient;
   return { client, calls };
 }
 

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { PspProject } from '../../src/config/env';
 import { createLogger } from '../../src/log';
-import { createPspClient, type PspClientOptions } from '../../src/psp/client';
+import { createPspPurchaseClient } from '../../src/psp/purchase-client';
+import type { PspClientOptions } from '../../src/psp/transport';
 import { isPspError, type PspError } from '../../src/psp/errors';
 import type { DirectPurchaseRequest, HostedPurchaseRequest } from '../../src/psp/schemas';
 
@@ -66,7 +67,7 @@ const project = (): PspProject => ({
 const waits: number[] = [];
 const client = (o: PspClientOptions = {}) => {
   waits.length = 0;
-  return createPspClient(project(), {
+  return createPspPurchaseClient(project(), {
     timeoutMs: 2000,
     maxRetries: 3,
     outcomeLookupDelayMs: 0,
@@ -234,7 +235,7 @@ describe('reads and retries', () => {
     await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
     const port = (probe.address() as AddressInfo).port;
     await new Promise((r) => probe.close(r));
-    const c = createPspClient(
+    const c = createPspPurchaseClient(
       { ...project(), baseUrl: `http://127.0.0.1:${port}` },
       { maxRetries: 0, timeoutMs: 2000 },
     );

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { PspProject } from '../../src/config/env';
-import { createPspClient } from '../../src/psp/client';
+import { createPspPurchaseClient } from '../../src/psp/purchase-client';
 import { isPspError } from '../../src/psp/errors';
 import type { DirectPurchaseRequest } from '../../src/psp/schemas';
 
@@ -61,7 +61,7 @@ const project = (): PspProject => ({
   endpointsKey: 'ek_test_ENDPOINTS789',
 });
 const client = () =>
-  createPspClient(project(), {
+  createPspPurchaseClient(project(), {
     timeoutMs: 2000,
     maxRetries: 1,
     outcomeLookupDelayMs: 0,

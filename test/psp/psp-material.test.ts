@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { normalizedWebhook } from '../../src/events/ingest-events';
 import { loadConfig, type PspProject } from '../../src/config/env';
-import { createPspClient } from '../../src/psp/client';
+import { createPspPurchaseClient } from '../../src/psp/purchase-client';
 import { isPspError, type PspError } from '../../src/psp/errors';
 import { parseWebhookPayload } from '../../src/psp/parse';
 import type { DirectPurchaseRequest } from '../../src/psp/schemas';
@@ -67,7 +67,11 @@ const project = (over: Partial<PspProject> = {}): PspProject => ({
   ...over,
 });
 const client = (over: Partial<PspProject> = {}) =>
-  createPspClient(project(over), { timeoutMs: 2000, maxRetries: 0, now: () => new Date('2024-06-15T12:00:00Z') });
+  createPspPurchaseClient(project(over), {
+    timeoutMs: 2000,
+    maxRetries: 0,
+    now: () => new Date('2024-06-15T12:00:00Z'),
+  });
 
 async function caught(p: Promise<unknown>): Promise<PspError> {
   try {

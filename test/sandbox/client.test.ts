@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPspClient, type PspClient } from '../../src/psp/client';
+import { createPspPurchaseClient, type PspPurchaseClient } from '../../src/psp/purchase-client';
 import { isPspError } from '../../src/psp/errors';
 import { parsePeriodRecord, parseRegisterRecord, parseWebhookPayload } from '../../src/psp/parse';
 import { verify } from '../../src/psp/signature';
@@ -10,7 +10,7 @@ import { startReceiver } from './receiver';
 /** The PSP client of src/psp against the sandbox over real HTTP, as production code uses it. */
 
 let sb: Sandbox;
-let client: PspClient;
+let client: PspPurchaseClient;
 let rx: Awaited<ReturnType<typeof startReceiver>>;
 const now = () => new Date('2025-02-15T00:00:00Z');
 const fast = { retryBaseMs: 1, retryMaxMs: 5, retryAfterMaxMs: 5, timeoutMs: 5_000, now };
@@ -22,7 +22,7 @@ beforeAll(async () => {
     faults: { reportNotReadyPolls: 2 },
     webhookTarget: `${rx.url}/webhooks/{posId}`,
   });
-  client = createPspClient(sb.projects[0]!, fast);
+  client = createPspPurchaseClient(sb.projects[0]!, fast);
 });
 afterAll(async () => {
   await sb?.close();
@@ -150,7 +150,7 @@ describe('PSP client against the sandbox', () => {
       customer_fname: 'Olena',
       customer_lname: 'Melnyk',
       customer_ip: '127.0.0.1',
-    } as Parameters<PspClient['splitPurchase']>[0]);
+    } as Parameters<PspPurchaseClient['splitPurchase']>[0]);
     expect(direct.kind).toBe('direct');
     if (direct.kind === 'direct')
       expect(direct.record).toMatchObject({ order_id: 'client-direct-1', status: 'success' });
@@ -159,7 +159,7 @@ describe('PSP client against the sandbox', () => {
       mode: 'hosted',
       order_id: 'client-hosted-1',
       customer_patronym: 'Ivanivna',
-    } as Parameters<PspClient['splitPurchase']>[0]);
+    } as Parameters<PspPurchaseClient['splitPurchase']>[0]);
     expect(hosted.kind).toBe('hosted');
     if (hosted.kind === 'hosted') expect(hosted.location).toMatch(/\/api\/v1\/checkout\/[0-9a-f]+\/form$/);
     await sb.settled();
@@ -174,14 +174,14 @@ describe('PSP client against the sandbox', () => {
       faults: { serverErrorRate: 0.3, tooManyRequestsRate: 0.2, appliesTo: (r) => r.method === 'GET' },
     });
     try {
-      const c = createPspClient(flaky.projects[0]!, { ...fast, maxRetries: 8 });
+      const c = createPspPurchaseClient(flaky.projects[0]!, { ...fast, maxRetries: 8 });
       const order = sb.scenario.order(10);
       for (let i = 0; i < 10; i++) {
         const list = await c.getOrderTransactions(order.orderId);
         expect(list[0]!.payment_id).toBe(order.operations[0]!.paymentId);
       }
       expect(flaky.stats.faults.serverErrors + flaky.stats.faults.tooManyRequests).toBeGreaterThan(0);
-      const wrong = createPspClient({ ...flaky.projects[0]!, apiSecret: 'sk_wrong_secret_value' }, fast);
+      const wrong = createPspPurchaseClient({ ...flaky.projects[0]!, apiSecret: 'sk_wrong_secret_value' }, fast);
       const err = await wrong.getOrderTransactions(order.orderId).catch((e: unknown) => e);
       expect(isPspError(err)).toBe(true);
       if (isPspError(err)) {

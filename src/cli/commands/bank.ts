@@ -3,12 +3,13 @@ import type { Command } from 'commander';
 import type { FileOutcome } from '../../ingest/bank/apply';
 import { csvMappingSchema, type CsvMapping } from '../../ingest/bank/csv';
 import { FORMAT_OPTION } from '../../ingest/bank/detect';
-import { BankImportRefused, importBankFiles } from '../../ingest/bank/import';
+import { importBankFiles } from '../../ingest/bank/import';
 import { knownEventsOf } from '../../ingest/bank/known-events';
 import type { BankFormat } from '../../ingest/bank/types';
 import { formatMinor } from '../../ingest/bank/amount';
 import { calendarDay } from '../options';
-import { type Runtime, UsageError, withRuntime } from '../runtime';
+import { UsageError } from '../errors';
+import { type Runtime, withRuntime } from '../runtime';
 
 /** `recon bank`: bank statements as a source (docs/bank.md). */
 
@@ -70,22 +71,14 @@ export function register(program: Command): void {
       }
       const mapping = opts.mapping ? mappingFrom(opts.mapping) : undefined;
       await withRuntime(async (rt, signal) => {
-        try {
-          const outcomes = await importBankFiles(rt.store, knownEventsOf(rt.store, rt.sql), files, {
-            accounts: rt.config.bank.accounts,
-            format,
-            mapping,
-            signal,
-          });
-          process.stdout.write(summary(outcomes));
-        } catch (e) {
-          if (e instanceof BankImportRefused) {
-            process.stderr.write(`recon: bank import: ${e.message}\n`);
-            process.exitCode = 1;
-            return;
-          }
-          throw e;
-        }
+        // A refused file (BankImportRefused) is a data error naming each problem.
+        const outcomes = await importBankFiles(rt.store, knownEventsOf(rt.store, rt.sql), files, {
+          accounts: rt.config.bank.accounts,
+          format,
+          mapping,
+          signal,
+        });
+        process.stdout.write(summary(outcomes));
       });
     });
 

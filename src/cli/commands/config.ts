@@ -1,11 +1,13 @@
 import type { Command } from 'commander';
-import { VARIABLES, loadConfig, formatConfigIssues } from '../../config/env';
-import { describeSubMerchantDirectory, SubMerchantDirectoryError } from '../../ingest/sub-merchant-directory';
+import { VARIABLES, requireConfig } from '../../config/env';
+import { describeSubMerchantDirectory } from '../../ingest/sub-merchant-directory';
 
 export function register(program: Command): void {
   program
     .command('config')
-    .description('check the configuration and print it with secrets hidden (exit 2 when invalid)')
+    .description(
+      'check the configuration and print it with secrets hidden (exit 78 when invalid, 65 when the sub-merchant directory is)',
+    )
     .option('--variables', 'list every variable with its default and an example')
     .action((opts: { variables?: boolean }) => {
       if (opts.variables) {
@@ -13,23 +15,10 @@ export function register(program: Command): void {
           process.stdout.write(`${v.name}\n    ${v.meaning}\n    default: ${v.default}; example: ${v.example}\n`);
         return;
       }
-      const r = loadConfig();
-      if (!r.ok) {
-        process.stderr.write(formatConfigIssues(r.issues) + '\n');
-        process.exitCode = 2;
-        return;
-      }
-      const c = r.config;
+      // An invalid configuration or directory throws: the command line shows it with its code and exit code.
+      const c = requireConfig();
       // The directory is checked as the commands that import it check it (no database needed).
-      let subMerchantDirectory: ReturnType<typeof describeSubMerchantDirectory> | undefined;
-      try {
-        subMerchantDirectory = c.subMerchantsPath ? describeSubMerchantDirectory(c.subMerchantsPath) : undefined;
-      } catch (e) {
-        if (!(e instanceof SubMerchantDirectoryError)) throw e;
-        process.stderr.write(`recon cannot start: ${e.message}\n`);
-        process.exitCode = 2;
-        return;
-      }
+      const subMerchantDirectory = c.subMerchantsPath ? describeSubMerchantDirectory(c.subMerchantsPath) : undefined;
       const shown = {
         ...c,
         databaseUrl: c.databaseUrl ? '(set)' : '(embedded)',

@@ -2,7 +2,10 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { runDemo, formatSummary } from '../demo';
 import { outDirOption } from '../options';
-import { loadConfigOrExit, loggerFor, UsageError } from '../runtime';
+import { UsageError } from '../errors';
+import { requireConfig } from '../../config/env';
+import { Interrupted } from '../../errors';
+import { loggerFor } from '../runtime';
 
 export function register(program: Command): void {
   program
@@ -26,11 +29,11 @@ export function register(program: Command): void {
       if (opts.month !== undefined && !/^\d{4}-(0[1-9]|1[0-2])$/.test(opts.month))
         throw new UsageError(`--month: expected YYYY-MM, got ${opts.month}`);
       outDirOption('--out', opts.out);
-      const config = loadConfigOrExit();
+      const config = requireConfig();
       // The demo talks to its own sandbox: PSP_* variables, if set, are not used.
       const log = loggerFor(config);
       const controller = new AbortController();
-      const onSignal = () => controller.abort(new Error('interrupted'));
+      const onSignal = () => controller.abort(new Interrupted('interrupted'));
       process.once('SIGINT', onSignal);
       process.once('SIGTERM', onSignal);
       try {

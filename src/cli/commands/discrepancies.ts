@@ -15,7 +15,8 @@ import {
 } from '../../reconciliation/discrepancy-queries';
 import { runProjections } from '../../projection/runner';
 import { calendarDay } from '../options';
-import { UsageError, withRuntime, type Runtime } from '../runtime';
+import { UsageError } from '../errors';
+import { withRuntime, type Runtime } from '../runtime';
 
 /**
  * Brings the reconciliation and orders read models up to the store's head, so that what is printed is current

@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import { explain } from '../../reconciliation/explain';
 import { explanationText } from '../../reconciliation/explain-text';
 import { runProjections } from '../../projection/runner';
-import { UsageError, withRuntime } from '../runtime';
+import { UsageError } from '../errors';
+import { withRuntime } from '../runtime';
 
 export function register(program: Command): void {
   program

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { formatCsvIssue, importFeeContract, readFeeContract } from '../../intent/fee-contract';
-import { UsageError, withRuntime } from '../runtime';
+import { InputRefused, UsageError } from '../errors';
+import { withRuntime } from '../runtime';
 
 export function register(program: Command): void {
   const group = program
@@ -19,7 +20,8 @@ export function register(program: Command): void {
         if (!file) throw new UsageError('give the contract CSV, or set RECON_FEE_CONTRACT');
         const r = readFeeContract(file);
         if (!r.ok)
-          throw new UsageError(
+          throw new InputRefused(
+            'FEE_CONTRACT_INVALID',
             `the fee contract has ${r.issues.length} problem${r.issues.length === 1 ? '' : 's'} (nothing imported):\n${r.issues.map((i) => `  ${formatCsvIssue(i)}`).join('\n')}`,
           );
         const res = await importFeeContract(rt.store, r.lines, { file });

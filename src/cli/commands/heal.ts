@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { UsageError, withRuntime } from '../runtime';
+import { UsageError } from '../errors';
+import { withRuntime } from '../runtime';
 
 export function register(program: Command): void {
   program

@@ -1,7 +1,9 @@
+import { accessSync, constants } from 'node:fs';
 import type { Command } from 'commander';
 import { OrderConflictError, formatOrderIssue, importOrderFile } from '../../intent/order-import';
 import { formatOf } from '../../intent/order-records';
-import { UsageError, withRuntime } from '../runtime';
+import { InputRefused, UsageError } from '../errors';
+import { withRuntime } from '../runtime';
 
 export function register(program: Command): void {
   const group = program
@@ -18,16 +20,22 @@ export function register(program: Command): void {
     .action(async (file: string, opts: { format?: string }) => {
       const format = formatOf(file, opts.format);
       if (!format) throw new UsageError(`--format must be csv or ndjson (cannot tell from the name ${file})`);
+      try {
+        accessSync(file, constants.R_OK);
+      } catch (e) {
+        throw new InputRefused('ORDERS_FILE_UNREADABLE', `${file}: cannot read: ${(e as Error).message}`);
+      }
       await withRuntime(async (rt) => {
         let r: Awaited<ReturnType<typeof importOrderFile>>;
         try {
           r = await importOrderFile(rt.store, file, format);
         } catch (e) {
-          if (e instanceof OrderConflictError) throw new UsageError(`${e.message} (import stopped here)`);
+          if (e instanceof OrderConflictError) throw new InputRefused(e.code, `${e.message} (import stopped here)`);
           throw e;
         }
         if (!r.ok) {
-          throw new UsageError(
+          throw new InputRefused(
+            'ORDERS_FILE_INVALID',
             `${file}: ${r.issues.length}${r.issues.length >= 50 ? '+' : ''} bad record${r.issues.length === 1 ? '' : 's'} (nothing imported):\n${r.issues.map((i) => `  ${formatOrderIssue(i)}`).join('\n')}`,
           );
         }

@@ -1,12 +1,14 @@
 import type { Command } from 'commander';
 import {
+  loadProjections,
   projectionBuilds,
   rebuildProjection,
   runProjections,
   type Report,
   type RunnerDeps,
 } from '../../projection/runner';
-import { UsageError, withJudgingRuntime } from '../runtime';
+import { UsageError } from '../errors';
+import { withJudgingRuntime } from '../runtime';
 
 function print(report: Report): void {
   const rows = report.projections.map((p) => [
@@ -28,6 +30,15 @@ function print(report: Report): void {
   process.stdout.write(`event store head: ${report.head ?? '(empty)'}\n`);
 }
 
+/** Projection names given on the command line are checked before the database starts. */
+async function knownProjections([option, names]: [string, readonly string[]]): Promise<void> {
+  if (names.length === 0) return;
+  const known = (await loadProjections()).map((p) => p.name);
+  const unknown = names.filter((n) => !known.includes(n));
+  if (unknown.length > 0)
+    throw new UsageError(`${option}: unknown projection ${unknown.join(', ')} (known: ${known.join(', ')})`);
+}
+
 export function register(program: Command): void {
   program
     .command('project')
@@ -43,6 +54,11 @@ export function register(program: Command): void {
       const batchSize = Number(opts.batch);
       if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 100_000)
         throw new UsageError(`--batch must be an integer from 1 to 100000 (got ${opts.batch})`);
+      const only = opts.only
+        ?.split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+      await knownProjections(typeof opts.rebuild === 'string' ? ['--rebuild', [opts.rebuild]] : ['--only', only ?? []]);
       await withJudgingRuntime(async (rt, signal) => {
         if (opts.status) {
           for (const b of await projectionBuilds(rt.sql)) {
@@ -67,14 +83,7 @@ export function register(program: Command): void {
             : await runProjections(deps, {
                 batchSize,
                 signal,
-                ...(opts.only
-                  ? {
-                      names: opts.only
-                        .split(',')
-                        .map((s) => s.trim())
-                        .filter(Boolean),
-                    }
-                  : {}),
+                ...(only ? { names: only } : {}),
               });
         print(report);
         process.stdout.write(

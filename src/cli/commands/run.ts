@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { allJobs } from '../../../jobs/index';
 import { createScheduler } from '../../scheduler/scheduler';
-import { UsageError, withRuntime } from '../runtime';
+import { UsageError } from '../errors';
+import { withRuntime } from '../runtime';
 
 export function register(program: Command): void {
   program

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { DateTime } from 'luxon';
 import { startSandbox } from '../../sandbox/server';
-import { UsageError } from '../runtime';
+import { UsageError } from '../errors';
 
 /**
  * `recon sandbox`: the sandbox PSP in the foreground, for trying recon without credentials. Needs no

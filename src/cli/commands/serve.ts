@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import { createHttpApp } from '../../http/http-app';
 import { createWebhookReceiver } from '../../http/receiver';
 import { storeReadiness } from '../../store/transaction-counter';
-import { UsageError, withRuntime } from '../runtime';
+import { NotConfigured, UsageError } from '../errors';
+import { withRuntime } from '../runtime';
 
 export function register(program: Command): void {
   program
@@ -27,7 +28,7 @@ export function register(program: Command): void {
       await withRuntime(
         async (rt, signal) => {
           if (rt.config.projects.length === 0)
-            throw new UsageError('no PSP project configured (PSP_* variables or RECON_CONFIG)');
+            throw new NotConfigured('no PSP project configured (PSP_* variables or RECON_CONFIG)');
           const receiver = createWebhookReceiver({
             store: rt.store,
             projects: rt.config.projects,

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { runWorker } from '../worker';
-import { UsageError, withRuntime } from '../runtime';
+import { UsageError } from '../errors';
+import { withRuntime } from '../runtime';
 
 export function register(program: Command): void {
   program

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import { ensureOutDir } from '../../export/out-dir';
-import { StatementRefused } from '../../export/statement-controls';
 import { issueStatements, statementRuns, type IssueResult } from '../../export/statements';
 import { parsePosition } from '../../store/types';
-import { UsageError, withJudgingRuntime } from '../runtime';
+import { UsageError } from '../errors';
+import { withJudgingRuntime } from '../runtime';
 import { addSendCommand } from '../statements-send';
 import { outDirOption } from '../options';
 
@@ -84,26 +84,22 @@ export function register(program: Command): void {
           return;
         }
         const progress = progressWriter(process.stderr);
-        try {
-          const r = await issueStatements(
-            { sql: rt.sql, store: rt.store, log: rt.log, timezone: rt.config.timezone },
-            {
-              month: opts.month!,
-              outDir: out ?? ensureOutDir(rt.config.outDir, 'RECON_OUT_DIR'),
-              signal,
-              provisional: opts.provisional ?? false,
-              rebaseTimezone: opts.rebaseTimezone ?? false,
-              ...(opts.subMerchant ? { subMerchantId: opts.subMerchant } : {}),
-              ...(atPosition ? { atPosition } : {}),
-              onProgress: progress.update,
-            },
-          );
-          progress.end();
-          process.stdout.write(statementSummary(r));
-        } catch (e) {
-          if (e instanceof StatementRefused) throw new UsageError(e.message);
-          throw e;
-        }
+        // A refusal (StatementRefused) is a usage error naming the option to give instead.
+        const r = await issueStatements(
+          { sql: rt.sql, store: rt.store, log: rt.log, timezone: rt.config.timezone },
+          {
+            month: opts.month!,
+            outDir: out ?? ensureOutDir(rt.config.outDir, 'RECON_OUT_DIR'),
+            signal,
+            provisional: opts.provisional ?? false,
+            rebaseTimezone: opts.rebaseTimezone ?? false,
+            ...(opts.subMerchant ? { subMerchantId: opts.subMerchant } : {}),
+            ...(atPosition ? { atPosition } : {}),
+            onProgress: progress.update,
+          },
+        );
+        progress.end();
+        process.stdout.write(statementSummary(r));
       });
     });
 }

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { formatCsvIssue, importSubMerchants, readSubMerchantDirectory } from '../../ingest/sub-merchants';
-import { UsageError, withRuntime } from '../runtime';
+import { InputRefused, UsageError } from '../errors';
+import { withRuntime } from '../runtime';
 
 export function register(program: Command): void {
   const group = program
@@ -21,7 +22,8 @@ export function register(program: Command): void {
         if (!source) throw new UsageError('give a CSV file or directory, or set RECON_SUB_MERCHANTS');
         const r = readSubMerchantDirectory(source);
         if (!r.ok) {
-          throw new UsageError(
+          throw new InputRefused(
+            'SUB_MERCHANT_DIRECTORY_INVALID',
             `the sub-merchant directory has ${r.issues.length} problem${r.issues.length === 1 ? '' : 's'} (nothing imported):\n${r.issues.map((i) => `  ${formatCsvIssue(i)}`).join('\n')}`,
           );
         }

@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import { createProgressReporter } from '../../ingest/progress';
 import type { SyncDeps, SyncReport } from '../../ingest/sync';
 import { calendarDay } from '../options';
-import { UsageError, withJudgingRuntime } from '../runtime';
+import { NotConfigured, UsageError } from '../errors';
+import { withJudgingRuntime } from '../runtime';
 
 export function register(program: Command): void {
   program
@@ -36,7 +37,7 @@ export function register(program: Command): void {
         const { syncIncremental, syncRange } = await import('../../ingest/sync');
         const report = await withJudgingRuntime(async (rt, signal) => {
           if (rt.config.projects.length === 0)
-            throw new UsageError('no PSP project configured (PSP_* variables or RECON_CONFIG)');
+            throw new NotConfigured('no PSP project configured (PSP_* variables or RECON_CONFIG)');
           const deps: SyncDeps = {
             store: rt.store,
             projects: rt.config.projects,

@@ -1,3 +1,4 @@
+import { ReconError } from '../../errors';
 import { existsSync, statSync } from 'node:fs';
 import type { BankAccount } from '../../config/bank';
 import type { EventStore } from '../../store/types';
@@ -18,7 +19,9 @@ import type { CheckedFile } from './checked-file';
  * them from there (src/ingest/bank/apply.ts), so a file is parsed once.
  */
 
-export class BankImportRefused extends Error {
+export class BankImportRefused extends ReconError {
+  readonly code = 'BANK_IMPORT_REFUSED';
+  readonly kind = 'data';
   constructor(readonly problems: readonly string[]) {
     super(
       `nothing imported: ${problems.length} problem${problems.length === 1 ? '' : 's'}\n${problems.map((p) => `  ${p}`).join('\n')}`,

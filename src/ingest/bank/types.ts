@@ -1,3 +1,5 @@
+import { ReconError } from '../../errors';
+
 /**
  * What the bank-file parsers (camt.053, MT940, CSV) hand to the import: statements and their entries,
  * amounts already in minor units. A parser yields the entries of a statement before the statement itself
@@ -71,7 +73,9 @@ export type BankFileItem =
 export type BankFileParser = AsyncIterable<readonly BankFileItem[]>;
 
 /** A file that cannot be read as its format: names the file and the line or element. */
-export class BankFileError extends Error {
+export class BankFileError extends ReconError {
+  readonly code = 'BANK_FILE_INVALID';
+  readonly kind = 'data';
   constructor(
     readonly file: string,
     readonly where: string,
