@@ -6,6 +6,7 @@ import {
   type AllStreamSubscription,
   type EventStoreDBClient,
 } from '@eventstore/db-client';
+import { StoreUnavailableError } from './errors';
 import { toRecorded } from './eventstoredb-read';
 import { comparePositions, formatPosition, type Position, type RecordedEvent } from './types';
 
@@ -39,6 +40,33 @@ async function cancel(sub: AllStreamSubscription): Promise<void> {
   sub.destroy();
 }
 
+class ServerTooOldError extends Error {}
+
+/** The first server version that tells a subscription it caught up ("Add CaughtUp control message"). */
+const CAUGHT_UP_SINCE = [23, 10] as const;
+
+/**
+ * Refuses a server too old to say "caught up", on which a catch-up read would wait for the next event
+ * instead of returning. The version comes from the server's ServerFeatures answer (21.10 and later;
+ * the client calls an older server's version unknown).
+ */
+function requireCaughtUp(client: EventStoreDBClient): Promise<void> {
+  const features = (client as unknown as { capabilities: Promise<{ serverVersion: string }> }).capabilities;
+  const asked = features.catch((e: unknown) => {
+    // the client hands the failure on as gRPC gave it (a cut connection is CANCELLED): not a verdict
+    throw new StoreUnavailableError(`EventStoreDB unavailable: ${(e as Error).message}`, e);
+  });
+  return asked.then(({ serverVersion }) => {
+    const [major = 0, minor = 0] = (/^(\d+)\.(\d+)/.exec(serverVersion) ?? []).slice(1).map(Number);
+    const [needMajor, needMinor] = CAUGHT_UP_SINCE;
+    if (major > needMajor || (major === needMajor && minor >= needMinor)) return;
+    throw new ServerTooOldError(
+      `EventStoreDB server version ${serverVersion}: recon needs ${needMajor}.${needMinor} or later ` +
+        '(its subscriptions say when they caught up); upgrade the server (docker-compose.yml pins 24.10.0)',
+    );
+  });
+}
+
 /**
  * Catch-up reads of $all. A read returns the events of recon after `from`, up to `limit`, and stops when
  * the server says the subscription caught up (EventStoreDB 23.10 and later send that message). When the
@@ -48,6 +76,7 @@ async function cancel(sub: AllStreamSubscription): Promise<void> {
  */
 export function createAllReader(client: EventStoreDBClient) {
   const skips = new Map<string, Position>();
+  let checked: Promise<void> | undefined;
 
   function remember(after: Position | undefined, resumeAt: Position) {
     skips.delete(key(after));
@@ -55,7 +84,13 @@ export function createAllReader(client: EventStoreDBClient) {
     if (skips.size > MAX_SKIPS) skips.delete(skips.keys().next().value!);
   }
 
-  return function readAll(from: Position | undefined, limit: number): Promise<RecordedEvent[]> {
+  return async function readAll(from: Position | undefined, limit: number): Promise<RecordedEvent[]> {
+    // checked once; a failure to reach the server is asked again on the next read
+    checked ??= requireCaughtUp(client).catch((e: unknown) => {
+      if (!(e instanceof ServerTooOldError)) checked = undefined;
+      throw e;
+    });
+    await checked;
     const start = skips.get(key(from)) ?? from;
     return new Promise<RecordedEvent[]>((resolve, reject) => {
       const out: RecordedEvent[] = [];
@@ -82,8 +117,10 @@ export function createAllReader(client: EventStoreDBClient) {
           if (error !== undefined) return reject(error);
           // Caught up: every event up to `passed` was received, and those after the last returned are not
           // recon's. (A read stopped at `limit` may have received more than it returned: nothing is kept.)
+          // (From the start, a checkpoint at 0/0 is no progress: a read from 0/0 would leave out an event there.)
           const last = out.at(-1)?.position ?? from;
-          if (out.length < limit && passed && (!last || comparePositions(passed, last) > 0)) remember(last, passed);
+          const moved = passed && (last ? comparePositions(passed, last) > 0 : passed.commit > 0n);
+          if (out.length < limit && moved) remember(last, passed!);
           resolve(out);
         });
       };

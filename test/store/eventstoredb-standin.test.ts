@@ -192,7 +192,23 @@ describe('eventstoredb backend against the stand-in: the review findings of issu
   });
 });
 
-describe('eventstoredb backend against the stand-in: readAt inside a record, by server version', () => {
+describe('eventstoredb backend against the stand-in: server versions', () => {
+  it('8k. a server too old to say a subscription caught up is refused, naming its version', async () => {
+    const standin = await startEsdbStandin({ serverVersion: '23.6.0' });
+    const store = createEventStoreDbStore(standin.url);
+    try {
+      await store.append('old-server', [ev('old-server', 1)]);
+      await expect(within(5000, store.readAll(), 'readAll')).rejects.toThrow(
+        /server version 23\.6\.0.*23\.10 or later/,
+      );
+      expect(standin.stats.subscriptionsStarted).toBe(0);
+    } finally {
+      await store.close();
+      await standin.stop();
+    }
+  });
+
+  // readAt inside a record
   for (const version of ['v24.10', 'v23.10'] as const) {
     it(`8i. ${version}: the refusal is told by its status, not its text`, async () => {
       const standin = await startEsdbStandin({ invalidPositionAs: version });

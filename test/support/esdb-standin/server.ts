@@ -32,6 +32,8 @@ export interface StandinOptions {
   readonly maxAppendSize?: number;
   /** Milliseconds between writing an append and acknowledging it (default 0). */
   readonly ackDelayMs?: number;
+  /** The server version ServerFeatures reports (default 24.10.0, the one docker-compose.yml pins). */
+  readonly serverVersion?: string;
   /** Which server's answer to a read from inside a record (default: 24.10's). */
   readonly invalidPositionAs?: 'v24.10' | 'v23.10';
 }
@@ -304,7 +306,8 @@ export async function startEsdbStandin(opts: StandinOptions = {}): Promise<EsdbS
 
   function supportedMethods(_call: unknown, cb: grpc.sendUnaryData<SupportedMethods>) {
     const methods = new SupportedMethods();
-    methods.setEventStoreServerVersion('0.0.0-standin');
+    // the version whose behaviour the stand-in follows, marked as the stand-in's
+    methods.setEventStoreServerVersion(`${opts.serverVersion ?? '24.10.0'}-standin`);
     for (const name of ['Read', 'Append', 'BatchAppend']) {
       const m = new SupportedMethod();
       m.setServiceName('event_store.client.streams.Streams');
