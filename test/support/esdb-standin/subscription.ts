@@ -57,9 +57,39 @@ export interface SubscriptionStats {
   eventsSent: number;
 }
 
+type Call = grpc.ServerWritableStream<pb.ReadReq, pb.ReadResp>;
+
+/** Writes a subscription's messages under flow control, none once the call is closed. */
+function senderFor(call: Call, stats: SubscriptionStats, isOpen: () => boolean) {
+  const send = async (fill: (resp: pb.ReadResp) => void) => {
+    if (!isOpen()) return;
+    const resp = new pb.ReadResp();
+    fill(resp);
+    if (!call.write(resp)) await drained(call);
+  };
+  return {
+    send,
+    event(r: StoredRecord) {
+      stats.eventsSent++;
+      return send((resp) => resp.setEvent(recordedEvent(r)));
+    },
+    checkpoint(at: bigint) {
+      stats.checkpointsSent++;
+      return send((resp) => {
+        const c = new pb.ReadResp.Checkpoint();
+        c.setCommitPosition(at.toString());
+        c.setPreparePosition(at.toString());
+        resp.setCheckpoint(c);
+      });
+    },
+  };
+}
+
+type Sender = ReturnType<typeof senderFor>;
+
 /** Serves one subscription to $all until the client cancels it or the connection is cut. */
 export async function serveSubscription(
-  call: grpc.ServerWritableStream<pb.ReadReq, pb.ReadResp>,
+  call: Call,
   log: StandinLog,
   stats: SubscriptionStats,
   isOpen: () => boolean,
@@ -71,26 +101,7 @@ export async function serveSubscription(
   }
   stats.subscriptionsStarted++;
   const filter = filterOf(options);
-  const send = async (fill: (resp: pb.ReadResp) => void) => {
-    if (!isOpen()) return;
-    const resp = new pb.ReadResp();
-    fill(resp);
-    if (!call.write(resp)) await drained(call);
-  };
-  const sendEvent = (r: StoredRecord) => {
-    stats.eventsSent++;
-    return send((resp) => resp.setEvent(recordedEvent(r)));
-  };
-  const sendCheckpoint = (at: bigint) => {
-    stats.checkpointsSent++;
-    return send((resp) => {
-      const c = new pb.ReadResp.Checkpoint();
-      c.setCommitPosition(at.toString());
-      c.setPreparePosition(at.toString());
-      resp.setCheckpoint(c);
-    });
-  };
-
+  const out = senderFor(call, stats, isOpen);
   // SubscribeToLive: the live feed is joined before catching up, so nothing written meanwhile is missed;
   // its events at or before the catch-up's last position are skipped later (GoLive).
   const live: StoredRecord[] = [];
@@ -102,11 +113,22 @@ export async function serveSubscription(
   const stop = () => wake?.();
   call.on('cancelled', stop);
   call.on('close', stop);
+  const next = async (): Promise<StoredRecord | undefined> => {
+    while (isOpen()) {
+      const r = live.shift();
+      if (r) return r;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+      wake = undefined;
+    }
+    return undefined;
+  };
   try {
     // The confirmation comes first, carrying the subscription's id (ConfirmSubscription); the client
     // emits "confirmation" on it.
     const confirmedAt = log.lastPosition();
-    await send((resp) => {
+    await out.send((resp) => {
       const c = new pb.ReadResp.SubscriptionConfirmation();
       c.setSubscriptionId(randomUUID());
       resp.setConfirmation(c);
@@ -122,79 +144,78 @@ export async function serveSubscription(
         call.emit('error', serviceError(grpc.status.INVALID_ARGUMENT, 'Trying to read from an invalid position.'));
         return;
       }
-      checkpoint = await catchUp(checkpoint);
+      checkpoint = await catchUp(log, filter, out, stats, checkpoint, isOpen);
     }
     if (!isOpen()) return;
     // GoLive: "caught up" (sent since EventStoreDB 23.10: "Add CaughtUp control message for
     // subscriptions"), then live events after the last position sent.
-    await send((resp) => resp.setCaughtUp(new pb.ReadResp.CaughtUp()));
+    await out.send((resp) => resp.setCaughtUp(new pb.ReadResp.CaughtUp()));
     let considered = 0;
-    while (isOpen()) {
-      const r = live.shift();
-      if (!r) {
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-        });
-        wake = undefined;
-        continue;
-      }
+    for (let r = await next(); r; r = await next()) {
       if (r.position <= checkpoint) continue;
       if (filter.allows(r)) {
-        await sendEvent(r);
+        await out.event(r);
         checkpoint = r.position;
       }
       // SubscriptionsService.ProcessEventCommited: live checkpoints every `interval` events committed,
       // matching or not, at that event's position.
       if (filter.checkpointInterval !== undefined && ++considered >= filter.checkpointInterval) {
         considered = 0;
-        await sendCheckpoint(r.position);
+        await out.checkpoint(r.position);
         checkpoint = r.position;
       }
     }
   } finally {
     unlisten();
   }
+}
 
-  /**
-   * CatchUp: filtered pages of up to ReadBatchSize matching events, each looking at no more than the
-   * search window (AllReader.ReadAllEventsForwardFiltered); a checkpoint each time the events considered
-   * reach the interval, at the page's start position (CurrentPos) when that is further, and one at the
-   * end at the last position sent. Returns that position.
-   */
-  async function catchUp(from: bigint): Promise<bigint> {
-    let checkpoint = from;
-    let pageStart = from < 0n ? 0n : from;
-    let counter = 0;
-    for (;;) {
-      if (!isOpen()) return checkpoint;
-      const matched: StoredRecord[] = [];
-      let considered = 0;
-      let next: bigint | undefined;
-      for (const r of log.scanFrom(pageStart)) {
-        if (matched.length >= READ_BATCH_SIZE || considered >= filter.maxSearchWindow) {
-          next = r.position;
-          break;
-        }
-        considered++;
-        if (filter.allows(r)) matched.push(r);
+/**
+ * CatchUp: filtered pages of up to ReadBatchSize matching events, each looking at no more than the
+ * search window (AllReader.ReadAllEventsForwardFiltered); a checkpoint each time the events considered
+ * reach the interval, at the page's start position (CurrentPos) when that is further, and one at the
+ * end at the last position sent. Returns that position.
+ */
+async function catchUp(
+  log: StandinLog,
+  filter: Filter,
+  out: Sender,
+  stats: SubscriptionStats,
+  from: bigint,
+  isOpen: () => boolean,
+): Promise<bigint> {
+  let checkpoint = from;
+  let pageStart = from < 0n ? 0n : from;
+  let counter = 0;
+  for (;;) {
+    if (!isOpen()) return checkpoint;
+    const matched: StoredRecord[] = [];
+    let considered = 0;
+    let next: bigint | undefined;
+    for (const r of log.scanFrom(pageStart)) {
+      if (matched.length >= READ_BATCH_SIZE || considered >= filter.maxSearchWindow) {
+        next = r.position;
+        break;
       }
-      stats.recordsLookedAt += considered;
-      for (const r of matched) {
-        if (r.position <= checkpoint) continue;
-        await sendEvent(r);
-        checkpoint = r.position;
-      }
-      counter += considered;
-      if (next === undefined) {
-        if (filter.checkpointInterval !== undefined && checkpoint >= 0n) await sendCheckpoint(checkpoint);
-        return checkpoint;
-      }
-      if (filter.checkpointInterval !== undefined && counter >= filter.checkpointInterval) {
-        counter %= filter.checkpointInterval;
-        if (checkpoint < pageStart) checkpoint = pageStart;
-        await sendCheckpoint(checkpoint);
-      }
-      pageStart = next;
+      considered++;
+      if (filter.allows(r)) matched.push(r);
     }
+    stats.recordsLookedAt += considered;
+    for (const r of matched) {
+      if (r.position <= checkpoint) continue;
+      await out.event(r);
+      checkpoint = r.position;
+    }
+    counter += considered;
+    if (next === undefined) {
+      if (filter.checkpointInterval !== undefined && checkpoint >= 0n) await out.checkpoint(checkpoint);
+      return checkpoint;
+    }
+    if (filter.checkpointInterval !== undefined && counter >= filter.checkpointInterval) {
+      counter %= filter.checkpointInterval;
+      if (checkpoint < pageStart) checkpoint = pageStart;
+      await out.checkpoint(checkpoint);
+    }
+    pageStart = next;
   }
 }
