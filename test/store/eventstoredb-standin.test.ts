@@ -55,7 +55,9 @@ describe('eventstoredb backend against the stand-in: the review findings of issu
     const all = await readAllEvents(store, 100);
     for (let i = 0; i < 150; i++) await within(5000, store.headPosition(), `headPosition call ${i + 1}`);
     for (let i = 0; i < 20; i++) await within(5000, store.readAt(all[i]!.position), `readAt call ${i + 1}`);
-    await within(5000, store.readAll(undefined, { maxCount: 10 }), 'readAll');
+    // subscriptions too, ended at the page size or when caught up
+    for (let i = 0; i < 150; i++) await within(5000, store.readAll(all[i % 2]!.position, { maxCount: 10 }), 'readAll');
+    for (let i = 0; i < 150; i++) await within(5000, store.readAll(all.at(-1)!.position), `caught-up readAll ${i + 1}`);
     // every read the store started has ended at the server
     await new Promise((r) => setTimeout(r, 50));
     expect(standin.stats.openReads).toBe(0);
