@@ -814,8 +814,8 @@ export async function projectionBuilds(sql: Sql): Promise<
 }
 
 /**
- * Live mode (the worker): catches up, then waits for new events (a PostgreSQL notification from the event
- * store, or `pollMs` at the latest) and catches up again, until the signal is aborted. A failing run is
+ * Live mode (the worker): catches up, then waits for new events (the event store's `watch`, or `pollMs`
+ * at the latest) and catches up again, until the signal is aborted. A failing run is
  * logged and retried after `pollMs`.
  */
 export async function followProjections(
@@ -830,13 +830,10 @@ export async function followProjections(
     wake?.();
   };
   let unlisten: (() => Promise<void>) | undefined;
-  if (deps.store.backend === 'postgres') {
-    try {
-      const l = await deps.sql.listen('recon_events', notify);
-      unlisten = () => l.unlisten();
-    } catch (e) {
-      deps.log.warn('projection follower cannot listen for events; polling only', { error: e });
-    }
+  try {
+    unlisten = await deps.store.watch(notify);
+  } catch (e) {
+    deps.log.warn('projection follower cannot listen for events; polling only', { error: e });
   }
   const onAbort = () => wake?.();
   opts.signal.addEventListener('abort', onAbort);

@@ -6,10 +6,12 @@ import {
   StreamNotFoundError,
   UnknownError,
 } from '@eventstore/db-client';
+import * as grpc from '@grpc/grpc-js';
 import { urlPasswords } from '../url-passwords';
 import { createAppender } from './eventstoredb-append';
 import { clientConnectionString, consume, guard, toRecorded } from './eventstoredb-read';
 import { createStreamLocks, createStreamStates } from './eventstoredb-streams';
+import { createAllReader, watchAll } from './eventstoredb-subscribe';
 import type { EventStore, ExpectedRevision, NewEvent, Position, RecordedEvent } from './types';
 
 /**
@@ -44,6 +46,17 @@ function quietly<T>(connectionString: string, fn: () => T): T {
   }
 }
 
+/**
+ * The server's refusal of a read from a position where no record starts (a log restored from a backup and
+ * written again, KurrentDB #3991), told by its gRPC status, never by its text: INVALID_ARGUMENT from
+ * EventStoreDB 24.2 on (RpcExceptions.InvalidPositionException), UNKNOWN before (the reader's
+ * ReadAllResult.Error). The client calls both UnknownError; any other failure is an error.
+ */
+function isInvalidPosition(e: unknown): boolean {
+  const code = (e as { code?: unknown })?.code;
+  return e instanceof UnknownError && (code === grpc.status.INVALID_ARGUMENT || code === grpc.status.UNKNOWN);
+}
+
 const samePosition = (a: Position, b: Position) => a.commit === b.commit && a.prepare === b.prepare;
 
 export function createEventStoreDbStore(connectionString: string, opts: EventStoreDbOptions = {}): EventStore {
@@ -51,41 +64,12 @@ export function createEventStoreDbStore(connectionString: string, opts: EventSto
   const client = quietly(connectionString, () => EventStoreDBClient.connectionString(url));
   const states = createStreamStates(client);
   const withStreams = createStreamLocks();
+  const readAll = createAllReader(client);
+  const watches = new Set<() => Promise<void>>();
   const appendMany = createAppender(client, states, {
     appendDeadlineMs: opts.appendDeadlineMs ?? 10_000,
     maxAppendBytes: opts.maxAppendBytes ?? 1024 * 1024,
   });
-
-  /** Up to `limit` events of recon strictly after `from`, reading on past the server's own events. */
-  async function readAll(from: Position | undefined, limit: number): Promise<RecordedEvent[]> {
-    const out: RecordedEvent[] = [];
-    let cursor = from;
-    for (;;) {
-      let seen = 0;
-      const start = cursor;
-      await consume(
-        client.readAll({
-          fromPosition: start ?? START,
-          direction: FORWARDS,
-          maxCount: limit + 1,
-          resolveLinkTos: false,
-        }),
-        (resolved) => {
-          const p = resolved.event?.position;
-          if (!p) return undefined;
-          seen++;
-          const pos = { commit: p.commit, prepare: p.prepare };
-          // fromPosition is inclusive in EventStoreDB; the port's readAll is exclusive
-          if (start && samePosition(pos, start)) return undefined;
-          cursor = pos;
-          const r = toRecorded(resolved);
-          if (r) out.push(r);
-          return out.length < limit;
-        },
-      );
-      if (out.length >= limit || seen < limit + 1) return out;
-    }
-  }
 
   /** The last event of recon, paging back over the server's own events (system streams, statistics). */
   async function headPosition(): Promise<Position | undefined> {
@@ -118,9 +102,7 @@ export function createEventStoreDbStore(connectionString: string, opts: EventSto
         return false;
       });
     } catch (e) {
-      // The server refuses a position inside a record (a log restored from a backup and written again,
-      // KurrentDB #3991) with an error of no specific kind: no event of recon starts there.
-      if (e instanceof UnknownError) return undefined;
+      if (isInvalidPosition(e)) return undefined;
       throw e;
     }
     return out;
@@ -162,7 +144,17 @@ export function createEventStoreDbStore(connectionString: string, opts: EventSto
     readAll: (from, o = {}) => guard(() => readAll(from, o.maxCount ?? 1000)),
     headPosition: () => guard(headPosition),
     readAt: (position) => guard(() => readAt(position)),
+    async watch(onAppended) {
+      const stop = watchAll(client, onAppended);
+      const unwatch = async () => {
+        watches.delete(unwatch);
+        await stop();
+      };
+      watches.add(unwatch);
+      return unwatch;
+    },
     async close() {
+      await Promise.all([...watches].map((unwatch) => unwatch()));
       await client.dispose();
     },
   };

@@ -401,6 +401,12 @@ export function createPostgresEventStore(sql: Sql, opts: { ownsConnection?: bool
       );
       return rows[0] ? toRecorded(rows[0]) : undefined;
     },
+    async watch(onAppended) {
+      // es_events notifies 'recon_events' after every insert statement (migration 0200); the third
+      // argument runs on every (re)connection of the listening connection
+      const l = await sql.listen('recon_events', onAppended, onAppended);
+      return () => l.unlisten();
+    },
     async close() {
       const ahead = readAhead;
       readAhead = undefined;

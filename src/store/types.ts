@@ -103,6 +103,13 @@ export interface EventStore {
    * and appended to again, a position may hold another event, or none.
    */
   readAt(position: Position): Promise<RecordedEvent | undefined>;
+  /**
+   * Calls `onAppended` when events may have been appended, by any writer, until the returned function is
+   * called. A hint to read again, not a delivery: a call may come with nothing new, and one comes whenever
+   * watching starts or resumes after an interruption, so nothing appended meanwhile goes unnoticed.
+   * PostgreSQL: LISTEN on the store's notification; EventStoreDB: a live subscription to $all.
+   */
+  watch(onAppended: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 

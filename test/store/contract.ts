@@ -369,5 +369,32 @@ export function eventStoreContract(name: string, make: () => Promise<StoreFixtur
         { stream: astral, type: 'Paid\u{1F4B8}', version: 2_147_483_647 },
       ]);
     });
+
+    it('watch: calls back once watching starts and after each append, until unwatched', async () => {
+      let calls = 0;
+      let woken: (() => void) | undefined;
+      const nextCall = () =>
+        new Promise<void>((resolve) => {
+          woken = resolve;
+        });
+      let heard = nextCall();
+      const unwatch = await store.watch(() => {
+        calls++;
+        woken?.();
+      });
+      try {
+        await heard; // watching has started: what was appended before is for the caller to read
+        for (let n = 1; n <= 2; n++) {
+          heard = nextCall();
+          const before = calls;
+          const stream = s();
+          await store.append(stream, [ev(stream, n)]);
+          await heard;
+          expect(calls).toBeGreaterThan(before);
+        }
+      } finally {
+        await unwatch();
+      }
+    });
   });
 }

@@ -55,7 +55,9 @@ describe('eventstoredb backend against the stand-in: the review findings of issu
     const all = await readAllEvents(store, 100);
     for (let i = 0; i < 150; i++) await within(5000, store.headPosition(), `headPosition call ${i + 1}`);
     for (let i = 0; i < 20; i++) await within(5000, store.readAt(all[i]!.position), `readAt call ${i + 1}`);
-    await within(5000, store.readAll(undefined, { maxCount: 10 }), 'readAll');
+    // subscriptions too, ended at the page size or when caught up
+    for (let i = 0; i < 150; i++) await within(5000, store.readAll(all[i % 2]!.position, { maxCount: 10 }), 'readAll');
+    for (let i = 0; i < 150; i++) await within(5000, store.readAll(all.at(-1)!.position), `caught-up readAll ${i + 1}`);
     // every read the store started has ended at the server
     await new Promise((r) => setTimeout(r, 50));
     expect(standin.stats.openReads).toBe(0);
@@ -112,6 +114,118 @@ describe('eventstoredb backend against the stand-in: the review findings of issu
     const r = await store.append(stream, [ev(stream, 1)]);
     expect(await store.readAt({ commit: r.position!.commit + 3n, prepare: r.position!.prepare + 3n })).toBeUndefined();
   });
+
+  it("8e. $all is filtered on the server: the server's own events are never sent to a follower", async () => {
+    const stream = 'filtered';
+    const first = await store.append(stream, [ev(stream, 1)]);
+    standin.appendSystemEvents(500);
+    const second = await store.append(stream, [ev(stream, 2)]);
+    const sent = standin.stats.eventsSent;
+    const page = await store.readAll(first.position);
+    expect(page.map((e) => e.position)).toEqual([second.position]);
+    // read unfiltered, the 500 system events between them would be sent and dropped by the client
+    expect(standin.stats.eventsSent - sent).toBe(1);
+  });
+
+  it('8f. checkpoints move a follower past other events: they are not looked at again on the next read', async () => {
+    const stream = 'checkpoints';
+    const at = await store.append(stream, [ev(stream, 1)]);
+    standin.appendSystemEvents(2000);
+    let considered = standin.stats.recordsLookedAt;
+    expect(await store.readAll(at.position)).toEqual([]);
+    const firstLook = standin.stats.recordsLookedAt - considered;
+    expect(firstLook).toBeGreaterThanOrEqual(2000);
+    considered = standin.stats.recordsLookedAt;
+    expect(await store.readAll(at.position)).toEqual([]);
+    // the second read starts at the last checkpoint: at most one search window (32) before the end
+    expect(standin.stats.recordsLookedAt - considered).toBeLessThanOrEqual(64);
+    // and an event appended after them is read, once
+    const next = await store.append(stream, [ev(stream, 2)]);
+    expect((await store.readAll(at.position)).map((e) => e.position)).toEqual([next.position]);
+    expect(await store.readAll(next.position)).toEqual([]);
+  });
+
+  it('8g. a watch hears of appends without reading: no read is started while it waits, and it is cancelled at the end', async () => {
+    const other = createEventStoreDbStore(standin.url);
+    let calls = 0;
+    let woken: (() => void) | undefined;
+    const nextCall = () =>
+      new Promise<void>((resolve) => {
+        woken = resolve;
+      });
+    const confirmed = nextCall();
+    const unwatch = await store.watch(() => {
+      calls++;
+      woken?.();
+    });
+    try {
+      await within(5000, confirmed, 'confirmation');
+      const started = standin.stats.readsStarted;
+      const openAfterStart = standin.stats.openReads;
+      // the server's own events do not wake it
+      standin.appendSystemEvents(100);
+      const heard = nextCall();
+      const callsBefore = calls;
+      await other.append('watched', [ev('watched', 1)]);
+      await within(5000, heard, 'the append');
+      expect(calls).toBe(callsBefore + 1);
+      // the other store read the stream before appending: only its read started, none of the watch's
+      expect(standin.stats.readsStarted - started).toBeLessThanOrEqual(2);
+      expect(openAfterStart).toBeGreaterThanOrEqual(1);
+    } finally {
+      await unwatch();
+      await other.close();
+    }
+    await new Promise((r) => setTimeout(r, 50));
+    expect(standin.stats.openReads).toBe(0);
+  });
+
+  it('8h. appendMany checks its streams in parallel, not one after the other', async () => {
+    const requests = Array.from({ length: 40 }, (_, i) => ({
+      stream: `parallel-${i}`,
+      events: [ev(`parallel-${i}`, 1)],
+    }));
+    const peak = standin.stats.peakOpenReads;
+    standin.stats.peakOpenReads = standin.stats.openReads;
+    const results = await store.appendMany(requests);
+    expect(results.every((r) => r.appended === 1)).toBe(true);
+    expect(standin.stats.peakOpenReads).toBeGreaterThan(1);
+    standin.stats.peakOpenReads = Math.max(peak, standin.stats.peakOpenReads);
+  });
+});
+
+describe('eventstoredb backend against the stand-in: server versions', () => {
+  it('8k. a server too old to say a subscription caught up is refused, naming its version', async () => {
+    const standin = await startEsdbStandin({ serverVersion: '23.6.0' });
+    const store = createEventStoreDbStore(standin.url);
+    try {
+      await store.append('old-server', [ev('old-server', 1)]);
+      await expect(within(5000, store.readAll(), 'readAll')).rejects.toThrow(
+        /server version 23\.6\.0.*23\.10 or later/,
+      );
+      expect(standin.stats.subscriptionsStarted).toBe(0);
+    } finally {
+      await store.close();
+      await standin.stop();
+    }
+  });
+
+  // readAt inside a record
+  for (const version of ['v24.10', 'v23.10'] as const) {
+    it(`8i. ${version}: the refusal is told by its status, not its text`, async () => {
+      const standin = await startEsdbStandin({ invalidPositionAs: version });
+      const store = createEventStoreDbStore(standin.url);
+      try {
+        const r = await store.append('by-version', [ev('by-version', 1)]);
+        const inside = { commit: r.position!.commit + 3n, prepare: r.position!.prepare + 3n };
+        expect(await store.readAt(inside)).toBeUndefined();
+        expect((await store.readAt(r.position!))?.id).toBe(ev('by-version', 1).id);
+      } finally {
+        await store.close();
+        await standin.stop();
+      }
+    });
+  }
 });
 
 describe('eventstoredb backend against the stand-in: connections and restarts', () => {
@@ -135,12 +249,49 @@ describe('eventstoredb backend against the stand-in: connections and restarts', 
     await store.append('down', [ev('down', 1)]);
     await standin.stop();
     try {
-      for (const read of [() => store.readAll(), () => store.headPosition(), () => store.readStream('down')])
-        await expect(read()).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
+      const reads = [
+        () => store.readAll(),
+        () => store.headPosition(),
+        () => store.readStream('down'),
+        () => store.readAt({ commit: 1024n, prepare: 1024n }),
+      ];
+      for (const read of reads) await expect(read()).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
     } finally {
       await store.close();
     }
   });
+
+  it('8j. a watch cut off by a server restart subscribes again and hears the appends after it', async () => {
+    const standin = await startEsdbStandin();
+    const store = createEventStoreDbStore(standin.url);
+    let calls = 0;
+    let woken: (() => void) | undefined;
+    const nextCall = () =>
+      new Promise<void>((resolve) => {
+        woken = resolve;
+      });
+    let heard = nextCall();
+    const unwatch = await store.watch(() => {
+      calls++;
+      woken?.();
+    });
+    try {
+      await within(5000, heard, 'confirmation');
+      heard = nextCall();
+      await standin.restart();
+      // confirmed again: the caller reads whatever was appended while the subscription was down
+      await within(10_000, heard, 'confirmation after the restart');
+      expect(standin.stats.subscriptionsStarted).toBe(2);
+      heard = nextCall();
+      await store.append('after-restart', [ev('after-restart', 1)]);
+      await within(5000, heard, 'the append after the restart');
+      expect(calls).toBe(3);
+    } finally {
+      await unwatch();
+      await within(5000, store.close(), 'close');
+      await standin.stop();
+    }
+  }, 20_000);
 
   it('7. kurrentdb:// and kurrent:// connection strings reach the server', async () => {
     const standin = await startEsdbStandin();

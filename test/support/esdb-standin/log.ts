@@ -54,6 +54,7 @@ function sizeOf(stream: string, e: ProposedEvent): bigint {
 export function createLog() {
   const all: StoredRecord[] = [];
   const streams = new Map<string, StoredRecord[]>();
+  const watchers = new Set<(records: readonly StoredRecord[]) => void>();
   let next = FIRST_POSITION;
 
   const visible = (r: StoredRecord, now: number) => r.pendingUntil <= now;
@@ -107,7 +108,40 @@ export function createLog() {
         all.push(r);
         return r;
       });
+      // live subscriptions hear of a write once it is acknowledged (committed), as the server's
+      // SubscriptionsService does on InMemoryEventCommitted
+      const tell = () => {
+        for (const w of watchers) w(records);
+      };
+      if (ackDelayMs > 0) setTimeout(tell, ackDelayMs);
+      else queueMicrotask(tell);
       return { kind: 'written', records };
+    },
+    /** Calls `fn` with every write once it is visible, until the returned function is called. */
+    onVisible(fn: (records: readonly StoredRecord[]) => void): () => void {
+      watchers.add(fn);
+      return () => watchers.delete(fn);
+    },
+    /**
+     * Visible records from `position` on (inclusive), in log order, stopping at the first one not yet
+     * acknowledged: the server's log is read in commit order, so nothing after an uncommitted write shows.
+     */
+    *scanFrom(position: bigint): Generator<StoredRecord> {
+      let lo = 0;
+      let hi = all.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (all[mid]!.position < position) lo = mid + 1;
+        else hi = mid;
+      }
+      const now = Date.now();
+      for (let i = lo; i < all.length && visible(all[i]!, now); i++) yield all[i]!;
+    },
+    /** Position of the last visible record (the server's LastIndexedPosition), -1 when there is none. */
+    lastPosition(): bigint {
+      const now = Date.now();
+      for (let i = all.length - 1; i >= 0; i--) if (visible(all[i]!, now)) return all[i]!.position;
+      return -1n;
     },
     streamRecords(stream: string): StoredRecord[] | undefined {
       const now = Date.now();

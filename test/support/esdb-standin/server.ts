@@ -6,6 +6,8 @@ import * as shared from '@eventstore/db-client/generated/shared_pb';
 import { Status } from '@eventstore/db-client/generated/status_pb';
 import { StreamsService } from '@eventstore/db-client/generated/streams_grpc_pb';
 import * as pb from '@eventstore/db-client/generated/streams_pb';
+import { drained, identifier, recordedEvent, serviceError, streamName, uuid } from './wire';
+import { serveSubscription, type SubscriptionStats } from './subscription';
 import { createLog, type Decision, type Expected, type ProposedEvent, type StoredRecord } from './log';
 
 /**
@@ -18,6 +20,8 @@ import { createLog, type Decision, type Expected, type ProposedEvent, type Store
  * - the 1 MiB MaxAppendSize (server option MaxAppendSize, default 1,048,576 bytes: docs "Database
  *   settings"; checked in src/EventStore.Core/Services/Transport/Grpc/Streams.Append.cs), refused with
  *   the trailers the client reads ("exception: maximum-append-size-exceeded");
+ * - subscriptions to $all, filtered or not, with the confirmation, checkpoints, "caught up" and live
+ *   events (subscription.ts);
  * - reads stream their events under HTTP/2 flow control: a read the client stops consuming stays open
  *   until the client cancels it (grpc-js and Kestrel both wait for the window);
  * - a restart: every connection and call is cut, the log is kept (what was written stays written).
@@ -28,12 +32,23 @@ export interface StandinOptions {
   readonly maxAppendSize?: number;
   /** Milliseconds between writing an append and acknowledging it (default 0). */
   readonly ackDelayMs?: number;
+  /** The server version ServerFeatures reports (default 24.10.0, the one docker-compose.yml pins). */
+  readonly serverVersion?: string;
+  /** Which server's answer to a read from inside a record (default: 24.10's). */
+  readonly invalidPositionAs?: 'v24.10' | 'v23.10';
 }
 
 export interface EsdbStandin {
   readonly url: string;
   readonly port: number;
-  readonly stats: { readsStarted: number; openReads: number; eventsSent: number; appends: number };
+  readonly stats: {
+    readsStarted: number;
+    openReads: number;
+    /** Most reads open at once. */
+    peakOpenReads: number;
+    eventsSent: number;
+    appends: number;
+  } & SubscriptionStats;
   /** Appends events to a system stream ("$..."), as the server writes its own. */
   appendSystemEvents(count: number): void;
   setAckDelay(ms: number): void;
@@ -43,22 +58,6 @@ export interface EsdbStandin {
 }
 
 const MiB = 1024 * 1024;
-
-function streamName(id: shared.StreamIdentifier | undefined): string {
-  return Buffer.from(id?.getStreamName_asU8() ?? new Uint8Array()).toString('utf8');
-}
-
-function identifier(stream: string): shared.StreamIdentifier {
-  const id = new shared.StreamIdentifier();
-  id.setStreamName(Buffer.from(stream, 'utf8'));
-  return id;
-}
-
-function uuid(id: string): shared.UUID {
-  const u = new shared.UUID();
-  u.setString(id);
-  return u;
-}
 
 function proposed(m: pb.AppendReq.ProposedMessage | pb.BatchAppendReq.ProposedMessage): ProposedEvent {
   const meta = m.getMetadataMap();
@@ -75,39 +74,6 @@ function appendSize(events: readonly ProposedEvent[]): number {
   return events.reduce((n, e) => n + e.data.length + e.metadata.length + Buffer.byteLength(e.type), 0);
 }
 
-function recordedEvent(r: StoredRecord): pb.ReadResp.ReadEvent {
-  const e = new pb.ReadResp.ReadEvent.RecordedEvent();
-  e.setId(uuid(r.id));
-  e.setStreamIdentifier(identifier(r.stream));
-  e.setStreamRevision(String(r.revision));
-  e.setPreparePosition(r.position.toString());
-  e.setCommitPosition(r.position.toString());
-  e.getMetadataMap().set('type', r.type).set('content-type', r.contentType).set('created', r.created.toString());
-  e.setCustomMetadata(r.metadata);
-  e.setData(r.data);
-  const read = new pb.ReadResp.ReadEvent();
-  read.setEvent(e);
-  read.setCommitPosition(r.position.toString());
-  return read;
-}
-
-/** Waits until a stream can take more, or is gone. */
-function drained(call: grpc.ServerWritableStream<pb.ReadReq, pb.ReadResp>): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      for (const e of ['drain', 'cancelled', 'close', 'error']) call.off(e, done);
-      resolve();
-    };
-    for (const e of ['drain', 'cancelled', 'close', 'error']) call.once(e, done);
-  });
-}
-
-function serviceError(code: grpc.status, details: string, trailers: Record<string, string> = {}): grpc.ServiceError {
-  const metadata = new grpc.Metadata();
-  for (const [k, v] of Object.entries(trailers)) metadata.set(k, v);
-  return Object.assign(new Error(details), { code, details, metadata });
-}
-
 function maxSizeError(max: number): grpc.ServiceError {
   return serviceError(grpc.status.INVALID_ARGUMENT, `Maximum Append Size of ${max} Exceeded.`, {
     exception: 'maximum-append-size-exceeded',
@@ -119,7 +85,17 @@ export async function startEsdbStandin(opts: StandinOptions = {}): Promise<EsdbS
   const log = createLog();
   const maxAppendSize = opts.maxAppendSize ?? MiB;
   let ackDelayMs = opts.ackDelayMs ?? 0;
-  const stats = { readsStarted: 0, openReads: 0, eventsSent: 0, appends: 0 };
+  const invalidPositionAs = opts.invalidPositionAs ?? 'v24.10';
+  const stats = {
+    readsStarted: 0,
+    openReads: 0,
+    peakOpenReads: 0,
+    eventsSent: 0,
+    appends: 0,
+    subscriptionsStarted: 0,
+    recordsLookedAt: 0,
+    checkpointsSent: 0,
+  };
   let server: grpc.Server;
   let port = 0;
 
@@ -162,6 +138,7 @@ export async function startEsdbStandin(opts: StandinOptions = {}): Promise<EsdbS
   async function read(call: grpc.ServerWritableStream<pb.ReadReq, pb.ReadResp>): Promise<void> {
     stats.readsStarted++;
     stats.openReads++;
+    stats.peakOpenReads = Math.max(stats.peakOpenReads, stats.openReads);
     let open = true;
     const closed = () => {
       if (open) stats.openReads--;
@@ -171,13 +148,24 @@ export async function startEsdbStandin(opts: StandinOptions = {}): Promise<EsdbS
     call.on('close', closed);
     try {
       const options = call.request.getOptions()!;
-      if (options.hasSubscription() || options.hasFilter()) {
-        call.emit('error', serviceError(grpc.status.UNIMPLEMENTED, 'the stand-in serves reads only, unfiltered'));
+      if (options.hasSubscription()) return await serveSubscription(call, log, stats, () => open);
+      // Filtered reads that are not subscriptions: the client 6.2.1 cannot ask for them (its readAll has
+      // no filter option).
+      if (options.hasFilter()) {
+        call.emit('error', serviceError(grpc.status.UNIMPLEMENTED, 'the stand-in filters subscriptions only'));
         return;
       }
       const picked = selectRecords(options);
       if (picked === 'invalid_position') {
-        call.emit('error', serviceError(grpc.status.UNKNOWN, 'Trying to read from an invalid position'));
+        // From 24.2 on (RpcExceptions.InvalidPositionException, tag v24.10.0): INVALID_ARGUMENT. Before, the
+        // reader's catch-all answered ReadAllResult.Error, sent as UNKNOWN "Unexpected ReadAllResult: Error"
+        // (StorageReaderWorker.cs and Enumerators.ReadAllForwards.cs, tag oss-v23.10.0).
+        call.emit(
+          'error',
+          invalidPositionAs === 'v23.10'
+            ? serviceError(grpc.status.UNKNOWN, 'Unexpected ReadAllResult: Error')
+            : serviceError(grpc.status.INVALID_ARGUMENT, 'Trying to read from an invalid position.'),
+        );
         return;
       }
       if (picked === 'stream_not_found') {
@@ -194,6 +182,7 @@ export async function startEsdbStandin(opts: StandinOptions = {}): Promise<EsdbS
         const resp = new pb.ReadResp();
         resp.setEvent(recordedEvent(r));
         stats.eventsSent++;
+        stats.recordsLookedAt++;
         // Flow control: a client that stops reading holds this read open until it cancels.
         if (!call.write(resp)) await drained(call);
       }
@@ -317,7 +306,8 @@ export async function startEsdbStandin(opts: StandinOptions = {}): Promise<EsdbS
 
   function supportedMethods(_call: unknown, cb: grpc.sendUnaryData<SupportedMethods>) {
     const methods = new SupportedMethods();
-    methods.setEventStoreServerVersion('0.0.0-standin');
+    // the version whose behaviour the stand-in follows, marked as the stand-in's
+    methods.setEventStoreServerVersion(`${opts.serverVersion ?? '24.10.0'}-standin`);
     for (const name of ['Read', 'Append', 'BatchAppend']) {
       const m = new SupportedMethod();
       m.setServiceName('event_store.client.streams.Streams');

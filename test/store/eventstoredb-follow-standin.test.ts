@@ -1,0 +1,57 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { followProjections } from '../../src/projection/runner';
+import { createEventStoreDbStore } from '../../src/store/eventstoredb';
+import type { EventStore } from '../../src/store/types';
+import { createTestDatabase, type TestDatabase } from '../support/db';
+import { startEsdbStandin, type EsdbStandin } from '../support/esdb-standin/server';
+import { tallyDeps, tallyEvents, tallyProjection, tallyTotals } from '../ledger/tally';
+
+/**
+ * The live projections on the EventStoreDB backend (against the gRPC stand-in, not EventStoreDB) wait for
+ * the store's watch, a live subscription to $all, not for the next poll.
+ */
+describe('live projections on the EventStoreDB backend (gRPC stand-in)', () => {
+  let db: TestDatabase;
+  let standin: EsdbStandin;
+  let store: EventStore;
+  let writer: EventStore;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    standin = await startEsdbStandin();
+    store = createEventStoreDbStore(standin.url);
+    writer = createEventStoreDbStore(standin.url);
+  });
+  afterAll(async () => {
+    await store?.close();
+    await writer?.close();
+    await standin?.stop();
+    await db?.drop();
+  });
+
+  it("applies another process's append without waiting for the poll (an hour here)", async () => {
+    const ev = tallyEvents();
+    const controller = new AbortController();
+    const runs: number[] = [];
+    const following = followProjections(tallyDeps(db.sql, store, tallyProjection()), {
+      signal: controller.signal,
+      pollMs: 3_600_000,
+      onReport: (r) => runs.push(r.projections[0]!.applied),
+    });
+    try {
+      await writer.append('s-woken', [ev('x', 7)]);
+      // bounded by the test's timeout only: without a watch the next run would come in an hour
+      while ((await tallyTotals(db.sql).catch(() => ({}) as Record<string, bigint>))['s-woken'] === undefined)
+        await new Promise((r) => setTimeout(r, 25));
+      const before = runs.length;
+      await writer.append('s-woken', [ev('x', 5)]);
+      while ((await tallyTotals(db.sql))['s-woken'] !== 12n) await new Promise((r) => setTimeout(r, 25));
+      expect(runs.length).toBeGreaterThan(before);
+    } finally {
+      controller.abort();
+      await following;
+    }
+    // the watch ended with the follower: no call is left open at the server
+    await new Promise((r) => setTimeout(r, 50));
+    expect(standin.stats.openReads).toBe(0);
+  }, 30_000);
+});
