@@ -1,7 +1,8 @@
 import { applicableLine, expectedFee, parseFeeContract } from '../intent/fee-contract';
 import type { OrderDiscrepancyType } from '../intent/order-discrepancy-types';
 import type { Operation, Order, SubMerchant } from './model';
-import { mainOperation, type Scenario } from './scenario';
+import { mainOperation } from './injections';
+import type { Scenario } from './scenario';
 
 /**
  * The marketplace's side of the sandbox's world (issue 17): the orders it placed (CSV and NDJSON, the

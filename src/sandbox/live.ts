@@ -1,7 +1,8 @@
 import { parseAmount } from '../money';
 import type { CardData, Operation, Order, SandboxStatus, SubMerchant } from './model';
 import type { Rng } from './random';
-import { chargeParts, plainParts, STATUS_TEXT } from './scenario';
+import { STATUS_TEXT } from './model';
+import { chargeParts, plainParts } from './receiver-parts';
 
 /**
  * Orders created over HTTP (split purchase, purchase with subscription), checked the way the sandbox
