@@ -9,13 +9,13 @@ import {
   type FeeScheduleLine,
 } from '../src/events/order-events';
 import { judgeOrder, type GroupPayment, type OrderFinding, type OrderVersion } from '../src/intent/order-rules';
+import { matchPayment } from '../src/reconciliation/matching';
 import {
-  matchPayment,
   observationFromRow,
   observationOf,
   observationToRow,
   type Observation,
-} from '../src/reconciliation/matching';
+} from '../src/reconciliation/observations';
 import type { Projection, ProjectionContext, Tx } from '../src/projection/projection';
 import type { RecordedEvent } from '../src/store/types';
 

@@ -96,7 +96,7 @@ function startReport(world: SandboxWorld, creds: PosCredentials, body: unknown):
   const statuses = list('statuses', STATUSES);
   const methods = list('methods', METHODS);
   const details = list('transaction_details', REGISTER_FIELDS);
-  const fields = details && details.length ? (details as RegisterField[]) : DEFAULT_REGISTER_FIELDS;
+  const fields = details?.length ? (details as RegisterField[]) : DEFAULT_REGISTER_FIELDS;
   const partial: Omit<Report, 'count'> = {
     id: world.liveRng.uuid(),
     posId: creds.posId,
