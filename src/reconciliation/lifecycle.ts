@@ -89,8 +89,11 @@ function opened(f: Finding, now: string | null, eventId: string): DiscrepancyRow
   };
 }
 
-/** Structural equality of plain JSON values (keys in any order; undefined members count as absent). */
-function sameJson(a: unknown, b: unknown): boolean {
+/**
+ * Structural equality of plain JSON values (keys in any order; undefined members count as absent): a row read
+ * back from its table has its jsonb keys reordered, and must compare equal to the same finding judged in memory.
+ */
+export function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
   if (Array.isArray(a)) {
