@@ -1,21 +1,11 @@
 import { ident } from '../db/identifier';
 import type { Tx } from '../projection/projection';
 import { observationToRow } from '../reconciliation/observations';
+import { columnNames, DISCREPANCY_COLUMNS } from '../reconciliation/tables';
 import type { OrderBatch } from './order-groups';
 import type { JudgedGroup } from './order-judging';
 
 /** The orders read model's tables, its published views, and the rows a batch writes back. */
-
-/** The columns of recon.discrepancies (src/reconciliation/tables.ts), so that both views can be read as one. */
-const DISC_COLUMNS = `id uuid, type text, status text, pos_id text, payment_id text, order_id text, method text, operation_key text,
-  receiver_name text, sub_merchant_id text, sub_merchant_ids text[], currency text, occurred_at timestamptz, "values" jsonb,
-  evidence text[], detected_at timestamptz, detected_by_event uuid, resolved_at timestamptz, resolved_by_event uuid,
-  accepted_at timestamptz, accepted_by text, accepted_note text, accepted_by_event uuid, updated_at timestamptz, updated_by_event uuid`;
-const names = (cols: string) =>
-  cols
-    .split(',')
-    .map((c) => c.trim().split(/\s+/)[0]!)
-    .join(', ');
 
 const ORDER_COLUMNS = `order_id text, status text, state text, amount int8, currency text, created_at timestamptz,
   customer_reference text, split jsonb, versions int, last_version_event uuid, matched_pos_id text, matched_payment_id text,
@@ -39,7 +29,7 @@ export async function createOrderTables(tx: Tx, schema: string): Promise<void> {
     create table ${s}.order_payments (order_key text not null, ${PAYMENT_COLUMNS});
     create index on ${s}.order_payments (order_key);
     create index on ${s}.order_payments (payment_id);
-    create table ${s}.discrepancies (order_key text not null, ${DISC_COLUMNS}, primary key (id));
+    create table ${s}.discrepancies (order_key text not null, ${DISCREPANCY_COLUMNS}, primary key (id));
     create index on ${s}.discrepancies (order_key);
   `);
 }
@@ -47,9 +37,9 @@ export async function createOrderTables(tx: Tx, schema: string): Promise<void> {
 export function orderViews(schema: string): readonly string[] {
   const s = ident(schema);
   return [
-    `create or replace view recon.orders as select ${names(ORDER_COLUMNS)} from ${s}.orders`,
-    `create or replace view recon.order_payments as select ${names(PAYMENT_COLUMNS)} from ${s}.order_payments`,
-    `create or replace view recon.order_discrepancies as select ${names(DISC_COLUMNS)} from ${s}.discrepancies`,
+    `create or replace view recon.orders as select ${columnNames(ORDER_COLUMNS)} from ${s}.orders`,
+    `create or replace view recon.order_payments as select ${columnNames(PAYMENT_COLUMNS)} from ${s}.order_payments`,
+    `create or replace view recon.order_discrepancies as select ${columnNames(DISCREPANCY_COLUMNS)} from ${s}.discrepancies`,
     `create or replace view recon.fee_contract_versions as select event_id, sub_merchant_id, method, currency, effective_from,
       percent, fixed, rounding, ord as version_order from ${s}.fee_versions`,
   ];
