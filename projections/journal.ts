@@ -11,7 +11,7 @@ import {
   type DraftEntry,
   type DraftLine,
   type RowFacts,
-} from '../src/ledger/journal-rules';
+} from '../src/journal-rules';
 import { JOURNAL_LINE_COLUMNS } from '../src/ledger/bank-entries';
 import { bookPayouts, payoutBookingTables } from '../src/ledger/payout-bookings';
 import { bookSettlements, settlementBookingTables } from '../src/ledger/settlement-bookings';

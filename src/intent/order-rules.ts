@@ -4,7 +4,7 @@ import { uuidV5 } from '../canonical';
 import type { Finding } from '../reconciliation/discrepancy-rules';
 import type { MatchedOperation, SourceItem } from '../reconciliation/matching';
 import { applicableLine, expectedFee } from './fee-contract';
-import type { OrderDiscrepancyType } from './order-discrepancy-types';
+import type { OrderDiscrepancyType } from '../order-discrepancy-types';
 
 /**
  * Judging one order against the PSP (pure: no I/O, no wall clock). Everything that carries one order id

@@ -2,7 +2,7 @@ import { ident } from '../db/identifier';
 import { copyRows, type Cell } from '../projection/copy-rows';
 import type { Tx } from '../projection/projection';
 import type { RecordedEvent } from '../store/types';
-import { localMidnight } from './journal-rules';
+import { localMidnight } from '../journal-rules';
 
 /**
  * The journal entries of the bank's side (a settlement credit cleared, a payout paid): one writer for both, so

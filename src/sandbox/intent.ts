@@ -1,5 +1,5 @@
 import { applicableLine, expectedFee, parseFeeContract } from '../intent/fee-contract';
-import type { OrderDiscrepancyType } from '../intent/order-discrepancy-types';
+import type { OrderDiscrepancyType } from '../order-discrepancy-types';
 import type { Operation, Order, SubMerchant } from './model';
 import { mainOperation } from './injections';
 import type { Scenario } from './scenario';

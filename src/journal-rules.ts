@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
-import { receiverOf, registerRowKey } from '../events/register-row';
-import type { NormalizedRegisterRecord, OperationMethod } from '../events/ingest-events';
+import { receiverOf, registerRowKey } from './events/register-row';
+import type { NormalizedRegisterRecord, OperationMethod } from './events/ingest-events';
 
 /**
  * The double-entry rules, as plain functions of one register row (no database, no clock), so that the
