@@ -382,6 +382,7 @@ function makeSubMerchants(seed: string, count: number): SubMerchant[] {
   return out;
 }
 
-function csvField(text: string): string {
+/** A CSV field, quoted when it must be. */
+export function csvField(text: string): string {
   return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
