@@ -3,7 +3,7 @@ import { DiscrepancyAccepted } from '../events/audit-events';
 import { SubMerchantRegistered } from '../events/ledger-events';
 import { FeeScheduleLineSet, type FeeScheduleLine } from '../events/order-events';
 import { eventTime } from '../reconciliation/batch';
-import { sameJson } from '../reconciliation/lifecycle';
+import { accept, opened, resolve, sameJson } from '../reconciliation/lifecycle';
 import { matchPayment } from '../reconciliation/matching';
 import type { Observation } from '../reconciliation/observations';
 import type { RecordedEvent } from '../store/types';
@@ -105,15 +105,7 @@ function applyEvent(b: OrderBatch, j: Judging, e: RecordedEvent, o: Observation 
     for (const g of b.groups.values()) {
       const r = g.discs.get(d.discrepancyId);
       if (!r || r.status === 'accepted') continue;
-      Object.assign(r, {
-        status: 'accepted',
-        accepted_at: d.acceptedAt,
-        accepted_by: d.acceptedBy,
-        accepted_note: d.note,
-        accepted_by_event: e.id,
-        updated_at: d.acceptedAt,
-        updated_by_event: e.id,
-      });
+      accept(r, { ...d, eventId: e.id }, d.acceptedAt, e.id);
       b.dirtyDiscs.set(r.id, r);
     }
   }
@@ -166,6 +158,15 @@ function applyFindings(b: OrderBatch, g: Group, findings: OrderFinding[], eventI
   const seen = new Set<string>();
   for (const f of findings) {
     seen.add(f.id);
+    const r = g.discs.get(f.id);
+    if (!r) {
+      const row: Disc = { ...opened(f, now, eventId) };
+      g.discs.set(f.id, row);
+      b.dirtyDiscs.set(f.id, row);
+      continue;
+    }
+    if (r.status === 'accepted') continue; // an auditor's decision freezes the evidence
+    // every column compared and rewritten (the wing's update leaves those its ids fix)
     const values = {
       type: f.type,
       pos_id: f.posId,
@@ -181,28 +182,6 @@ function applyFindings(b: OrderBatch, g: Group, findings: OrderFinding[], eventI
       values: f.values,
       evidence: [...f.evidence],
     };
-    const r = g.discs.get(f.id);
-    if (!r) {
-      const row: Disc = {
-        id: f.id,
-        status: 'open',
-        ...values,
-        detected_at: now,
-        detected_by_event: eventId,
-        resolved_at: null,
-        resolved_by_event: null,
-        accepted_at: null,
-        accepted_by: null,
-        accepted_note: null,
-        accepted_by_event: null,
-        updated_at: now,
-        updated_by_event: eventId,
-      };
-      g.discs.set(f.id, row);
-      b.dirtyDiscs.set(f.id, row);
-      continue;
-    }
-    if (r.status === 'accepted') continue; // an auditor's decision freezes the evidence
     const changed = r.status === 'resolved' || Object.entries(values).some(([k, v]) => !sameJson(r[k], v));
     if (!changed) continue;
     Object.assign(r, values, {
@@ -216,13 +195,7 @@ function applyFindings(b: OrderBatch, g: Group, findings: OrderFinding[], eventI
   }
   for (const r of g.discs.values()) {
     if (r.status !== 'open' || seen.has(r.id)) continue;
-    Object.assign(r, {
-      status: 'resolved',
-      resolved_at: now,
-      resolved_by_event: eventId,
-      updated_at: now,
-      updated_by_event: eventId,
-    });
+    resolve(r, now, eventId);
     b.dirtyDiscs.set(r.id, r);
   }
 }
