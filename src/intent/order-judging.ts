@@ -3,7 +3,7 @@ import { DiscrepancyAccepted } from '../events/audit-events';
 import { SubMerchantRegistered } from '../events/ledger-events';
 import { FeeScheduleLineSet, type FeeScheduleLine } from '../events/order-events';
 import { eventTime } from '../reconciliation/batch';
-import { accept, opened, resolve, sameJson } from '../reconciliation/lifecycle';
+import { accept, findingColumns, opened, resolve, sameJson } from '../reconciliation/lifecycle';
 import { matchPayment } from '../reconciliation/matching';
 import type { Observation } from '../reconciliation/observations';
 import type { RecordedEvent } from '../store/types';
@@ -167,21 +167,7 @@ function applyFindings(b: OrderBatch, g: Group, findings: OrderFinding[], eventI
     }
     if (r.status === 'accepted') continue; // an auditor's decision freezes the evidence
     // every column compared and rewritten (the wing's update leaves those its ids fix)
-    const values = {
-      type: f.type,
-      pos_id: f.posId,
-      payment_id: f.paymentId,
-      order_id: f.orderId,
-      method: f.method,
-      operation_key: f.operationKey,
-      receiver_name: f.receiverName,
-      sub_merchant_id: f.subMerchantIds.length === 1 ? f.subMerchantIds[0]! : null,
-      sub_merchant_ids: [...f.subMerchantIds],
-      currency: f.currency,
-      occurred_at: f.occurredAt,
-      values: f.values,
-      evidence: [...f.evidence],
-    };
+    const values = findingColumns(f);
     const changed = r.status === 'resolved' || Object.entries(values).some(([k, v]) => !sameJson(r[k], v));
     if (!changed) continue;
     Object.assign(r, values, {

@@ -66,17 +66,11 @@ export type FindingOf<T extends string> = Omit<Finding, 'type' | 'posId'> & {
   readonly posId: string | null;
 };
 
-/** The row of a discrepancy the rules found for the first time. */
-export function opened<F extends FindingOf<string>>(
-  f: F,
-  now: string | null,
-  eventId: string,
-): Omit<DiscrepancyRow, 'type' | 'pos_id'> & { type: F['type']; pos_id: F['posId'] } {
+/** The columns of a discrepancy row that say what the rules found. */
+export function findingColumns<F extends FindingOf<string>>(f: F) {
   return {
-    id: f.id,
-    type: f.type,
-    status: 'open',
-    pos_id: f.posId,
+    type: f.type as F['type'],
+    pos_id: f.posId as F['posId'],
     payment_id: f.paymentId,
     order_id: f.orderId,
     method: f.method,
@@ -88,6 +82,19 @@ export function opened<F extends FindingOf<string>>(
     occurred_at: f.occurredAt,
     values: f.values,
     evidence: [...f.evidence],
+  };
+}
+
+/** The row of a discrepancy the rules found for the first time. */
+export function opened<F extends FindingOf<string>>(
+  f: F,
+  now: string | null,
+  eventId: string,
+): Omit<DiscrepancyRow, 'type' | 'pos_id'> & { type: F['type']; pos_id: F['posId'] } {
+  return {
+    id: f.id,
+    status: 'open',
+    ...findingColumns(f),
     detected_at: now,
     detected_by_event: eventId,
     resolved_at: null,
