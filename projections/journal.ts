@@ -11,7 +11,8 @@ import {
   type DraftEntry,
   type DraftLine,
   type RowFacts,
-} from '../src/ledger/journal-rules';
+} from '../src/journal-rules';
+import { JOURNAL_LINE_COLUMNS } from '../src/ledger/bank-entries';
 import { bookPayouts, payoutBookingTables } from '../src/ledger/payout-bookings';
 import { bookSettlements, settlementBookingTables } from '../src/ledger/settlement-bookings';
 import type { Projection, ProjectionContext, Tx } from '../src/projection/projection';
@@ -202,18 +203,6 @@ const ENTRY_COLUMNS = [
   'release_on',
   'hold_days',
   'event_ids',
-  'commit_pos',
-  'prepare_pos',
-];
-const LINE_COLUMNS = [
-  'entry_id',
-  'line_no',
-  'account',
-  'receiver',
-  'component',
-  'currency',
-  'amount',
-  'booked_at',
   'commit_pos',
   'prepare_pos',
 ];
@@ -482,7 +471,7 @@ export const projection: Projection = {
     // Every entry was checked to net to zero in code (entriesFor; a reversal negates a checked entry).
     await copyText(tx, `${q}.entries`, ENTRY_COLUMNS, entryText.chunks());
     if (first && last) {
-      await copyText(tx, `${q}.lines`, LINE_COLUMNS, lineText.chunks());
+      await copyText(tx, `${q}.lines`, JOURNAL_LINE_COLUMNS, lineText.chunks());
       // Checked again in the database, inside the same transaction: every line at the positions of this
       // batch's events (the lines just written), so nothing unbalanced is ever committed.
       const [bad] = await tx<{ entry_id: string; total: bigint }[]>`

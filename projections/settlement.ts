@@ -7,6 +7,7 @@ import {
   syncDiscrepancies,
 } from '../src/reconciliation/settlement/discrepancies';
 import { readModelTables, writeReadModel } from '../src/reconciliation/settlement/read-model';
+import { columnNames, DISCREPANCY_COLUMNS } from '../src/reconciliation/tables';
 import {
   appendsOf,
   applyCashAppend,
@@ -24,21 +25,10 @@ import type { RecordedEvent } from '../src/store/types';
  * whatever its batches.
  */
 
-const DISC_COLUMNS = `id uuid, type text, status text, pos_id text, payment_id text, order_id text, method text, operation_key text,
-  receiver_name text, sub_merchant_id text, sub_merchant_ids text[], currency text, occurred_at timestamptz, "values" jsonb,
-  evidence text[], detected_at timestamptz, detected_by_event uuid, resolved_at timestamptz, resolved_by_event uuid,
-  accepted_at timestamptz, accepted_by text, accepted_note text, accepted_by_event uuid, updated_at timestamptz, updated_by_event uuid`;
-
-const names = (cols: string) =>
-  cols
-    .split(',')
-    .map((c) => c.trim().split(/\s+/)[0]!)
-    .join(', ');
-
 async function setup(tx: Tx, ctx: ProjectionContext) {
   const s = ident(ctx.schema);
   await tx.unsafe(`${cashStateTables(s)} ${readModelTables(s)}
-    create table ${s}.discrepancies (${DISC_COLUMNS}, primary key (id));
+    create table ${s}.discrepancies (${DISCREPANCY_COLUMNS}, primary key (id));
     create index on ${s}.discrepancies (currency);`);
 }
 
@@ -80,7 +70,7 @@ function views(ctx: ProjectionContext): readonly string[] {
     `create or replace view recon.settlement_statements as
        select account_id, statement_id, currency, opening_date, closing_date, opening_balance, closing_balance, event_id
        from ${s}.cash_statements`,
-    `create or replace view recon.settlement_discrepancies as select ${names(DISC_COLUMNS)} from ${s}.discrepancies`,
+    `create or replace view recon.settlement_discrepancies as select ${columnNames(DISCREPANCY_COLUMNS)} from ${s}.discrepancies`,
   ];
 }
 

@@ -6,7 +6,7 @@ import { orderInput } from '../intent/order-input';
 import { isPlainObject, parseJsonExact } from '../psp/json';
 import { tokenMatches } from './auditor-api';
 import type { Sql } from '../db/connect';
-import { orderDetail } from '../intent/order-queries';
+import { orderDetail } from '../reconciliation/order-queries';
 
 /**
  * POST /api/orders: the marketplace sends its orders (one object, or a batch as a JSON array), in the

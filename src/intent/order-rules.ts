@@ -1,9 +1,10 @@
 import { DateTime } from 'luxon';
 import type { FeeScheduleLine, OrderAmendedData, OrderPlacedData } from '../events/order-events';
 import { uuidV5 } from '../canonical';
+import type { Finding } from '../reconciliation/discrepancy-rules';
 import type { MatchedOperation, SourceItem } from '../reconciliation/matching';
 import { applicableLine, expectedFee } from './fee-contract';
-import type { OrderDiscrepancyType } from './order-discrepancy-types';
+import type { OrderDiscrepancyType } from '../order-discrepancy-types';
 
 /**
  * Judging one order against the PSP (pure: no I/O, no wall clock). Everything that carries one order id
@@ -57,20 +58,10 @@ export interface JudgeContext {
   readonly feeLines: readonly FeeScheduleLine[];
 }
 
-export interface OrderFinding {
-  readonly id: string;
+/** A finding of the order rules: a discrepancy finding of the wing, of an order type, its POS unknown without a payment. */
+export interface OrderFinding extends Omit<Finding, 'type' | 'posId'> {
   readonly type: OrderDiscrepancyType;
   readonly posId: string | null;
-  readonly paymentId: string | null;
-  readonly orderId: string | null;
-  readonly method: string | null;
-  readonly operationKey: string;
-  readonly receiverName: string | null;
-  readonly subMerchantIds: readonly string[];
-  readonly currency: string | null;
-  readonly occurredAt: string | null;
-  readonly values: Record<string, unknown>;
-  readonly evidence: readonly string[];
 }
 
 export interface OrderState {

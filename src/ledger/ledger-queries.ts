@@ -1,6 +1,6 @@
 import type { Sql } from '../db/connect';
 import type { Position } from '../store/types';
-import { monthBounds } from './journal-rules';
+import { monthBounds } from '../journal-rules';
 
 /**
  * Statement figures from the journal's views (schema `recon`, see docs/ledger.md). Every query can be cut

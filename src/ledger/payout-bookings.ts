@@ -3,7 +3,6 @@ import { BankEntryBooked } from '../events/bank-events';
 import { isEvent } from '../events/catalog';
 import { SubMerchantRegistered } from '../events/ledger-events';
 import { StatementIssued } from '../events/statement-events';
-import { copyRows, type Cell } from '../projection/copy-rows';
 import type { ProjectionContext, Tx } from '../projection/projection';
 import { loadPayoutInputs } from '../reconciliation/payouts/inputs';
 import { matchPayouts } from '../reconciliation/payouts/match';
@@ -12,7 +11,7 @@ import { appendsOf, bankOf } from '../reconciliation/settlement/state';
 import type { RecordedEvent } from '../store/types';
 import { ident } from '../db/identifier';
 import { type StoredBooking, bookingChanges } from './bookings-in-force';
-import { localMidnight } from './journal-rules';
+import { type BankEntry, copyBankEntries, noEntries, type WrittenEntries, writeBankEntry } from './bank-entries';
 import {
   decodePayout,
   encodePayout,
@@ -38,85 +37,34 @@ export function payoutBookingTables(s: string): string {
     create table ${s}.payout_bookings (line_event_id uuid primary key, entry_id text not null, effect text not null);`;
 }
 
-const ENTRY_COLUMNS = [
-  'entry_id',
-  'kind',
-  'reverses',
-  'row_key',
-  'pos_id',
-  'payment_id',
-  'method',
-  'status',
-  'receiver',
-  'currency',
-  'share',
-  'fee',
-  'reserve',
-  'net',
-  'booked_at',
-  'booked_on',
-  'event_ids',
-  'commit_pos',
-  'prepare_pos',
-];
-const LINE_COLUMNS = [
-  'entry_id',
-  'line_no',
-  'account',
-  'receiver',
-  'component',
-  'currency',
-  'amount',
-  'booked_at',
-  'commit_pos',
-  'prepare_pos',
-];
-
-interface Written {
-  entries: Cell[][];
-  lines: Cell[][];
-}
-
-function write(
-  out: Written,
-  entryId: string,
-  b: PayoutBooking,
-  by: RecordedEvent,
-  reverses: string | null,
-  tz: string,
-) {
-  const sign = reverses === null ? 1n : -1n;
-  const at = localMidnight(b.bookedOn, tz).toISOString();
-  const pos = [by.position.commit.toString(), by.position.prepare.toString()];
+/** A payout paid from a `payouts` account, to its receiver. */
+function payoutEntry(b: PayoutBooking): BankEntry {
   const lines = payoutLines(b);
   const payable = lines.find((l) => l.account === 'payable')!.amount;
-  out.entries.push([
-    entryId,
-    reverses === null ? 'payout' : 'reversal',
-    reverses,
-    `payout:${b.lineId}`,
-    b.accountId,
-    b.lineId,
-    'payout',
-    b.role,
-    b.receiver,
-    b.currency,
-    sign * b.amount,
-    0n,
-    0n,
-    // effect on the payable, credit positive
-    sign * -payable,
-    at,
-    b.bookedOn,
-    by.id === b.lineId ? `{${by.id}}` : `{${by.id},${b.lineId}}`,
-    ...pos,
-  ]);
-  lines.forEach((l, n) => {
-    out.lines.push([entryId, n, l.account, b.receiver, 'payout', b.currency, sign * l.amount, at, ...pos]);
-  });
+  return {
+    kind: 'payout',
+    rowKey: `payout:${b.lineId}`,
+    accountId: b.accountId,
+    lineId: b.lineId,
+    method: 'payout',
+    status: b.role,
+    receiver: b.receiver,
+    currency: b.currency,
+    share: b.amount,
+    fee: 0n,
+    net: -payable,
+    bookedOn: b.bookedOn,
+    lines: lines.map((l) => ({ account: l.account, component: 'payout', amount: l.amount })),
+  };
 }
 
-async function bringToMatches(tx: Tx, ctx: ProjectionContext, bank: BankConfig, by: RecordedEvent, out: Written) {
+async function bringToMatches(
+  tx: Tx,
+  ctx: ProjectionContext,
+  bank: BankConfig,
+  by: RecordedEvent,
+  out: WrittenEntries,
+) {
   const s = ident(ctx.schema);
   const inputs = await loadPayoutInputs(tx, {
     expected: `${s}.payout_expected`,
@@ -130,12 +78,13 @@ async function bringToMatches(tx: Tx, ctx: ProjectionContext, bank: BankConfig, 
     order by line_event_id`;
   const changes = bookingChanges(rows, want, decodePayout, samePayout);
   let n = 0;
-  for (const r of changes.reverse) write(out, `${by.id}:pr${n++}`, r.booking, by, r.entryId, ctx.timezone);
+  for (const r of changes.reverse)
+    writeBankEntry(out, `${by.id}:pr${n++}`, payoutEntry(r.booking), by, r.entryId, ctx.timezone);
   const gone = changes.reverse.map((r) => r.key);
   if (gone.length) await tx`delete from ${tx(ctx.schema)}.payout_bookings where line_event_id = any(${gone}::uuid[])`;
   for (const [id, b] of changes.book) {
     const entryId = `${by.id}:p${n++}`;
-    write(out, entryId, b, by, null, ctx.timezone);
+    writeBankEntry(out, entryId, payoutEntry(b), by, null, ctx.timezone);
     await tx`insert into ${tx(ctx.schema)}.payout_bookings values (${id}, ${entryId}, ${encodePayout(b)})`;
   }
 }
@@ -148,7 +97,7 @@ export async function bookPayouts(tx: Tx, events: readonly RecordedEvent[], ctx:
   // with no payouts account nothing is ever paid out (and the journal is spared the payout state)
   if (!bank.accounts.some((a) => a.role === 'payouts') || !events.some(payoutEvent)) return;
   const s = ident(ctx.schema);
-  const out: Written = { entries: [], lines: [] };
+  const out = noEntries();
   for (const append of appendsOf(events)) {
     const r = payoutRowsOf(append, bank, ctx.timezone);
     if (r.expected.length + r.lines.length + r.payees.length === 0) continue;
@@ -157,6 +106,5 @@ export async function bookPayouts(tx: Tx, events: readonly RecordedEvent[], ctx:
     await insertJson(tx, `${s}.payout_payees`, PAYEES, r.payees);
     await bringToMatches(tx, ctx, bank, append[append.length - 1]!, out);
   }
-  await copyRows(tx, `${s}.entries`, ENTRY_COLUMNS, out.entries);
-  await copyRows(tx, `${s}.lines`, LINE_COLUMNS, out.lines);
+  await copyBankEntries(tx, ctx.schema, out);
 }

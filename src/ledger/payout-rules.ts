@@ -1,5 +1,5 @@
 import type { ExpectedPayout, LineMatch, PayoutBankLine } from '../reconciliation/payouts/match';
-import { UnbalancedEntryError } from './journal-rules';
+import { UnbalancedEntryError } from '../journal-rules';
 
 /**
  * The journal entry of a bank line of a `payouts` account that the payout matching tied to a sub-merchant's

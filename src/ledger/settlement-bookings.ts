@@ -1,4 +1,3 @@
-import { copyRows, type Cell } from '../projection/copy-rows';
 import type { ProjectionContext, Tx } from '../projection/projection';
 import {
   appendsOf,
@@ -9,9 +8,8 @@ import {
   judgeCurrency,
 } from '../reconciliation/settlement/state';
 import type { RecordedEvent } from '../store/types';
-import { ident } from '../db/identifier';
+import { type BankEntry, copyBankEntries, noEntries, type WrittenEntries, writeBankEntry } from './bank-entries';
 import { type StoredBooking, bookingChanges } from './bookings-in-force';
-import { localMidnight } from './journal-rules';
 import {
   bookingOf,
   decodeBooking,
@@ -35,76 +33,23 @@ export function settlementBookingTables(s: string): string {
       effect text not null);`;
 }
 
-const ENTRY_COLUMNS = [
-  'entry_id',
-  'kind',
-  'reverses',
-  'row_key',
-  'pos_id',
-  'payment_id',
-  'method',
-  'status',
-  'currency',
-  'share',
-  'fee',
-  'reserve',
-  'net',
-  'booked_at',
-  'booked_on',
-  'event_ids',
-  'commit_pos',
-  'prepare_pos',
-];
-const LINE_COLUMNS = [
-  'entry_id',
-  'line_no',
-  'account',
-  'component',
-  'currency',
-  'amount',
-  'booked_at',
-  'commit_pos',
-  'prepare_pos',
-];
-
-interface Written {
-  entries: Cell[][];
-  lines: Cell[][];
-}
-
-function write(
-  out: Written,
-  entryId: string,
-  b: SettlementBooking,
-  by: RecordedEvent,
-  reverses: string | null,
-  tz: string,
-) {
-  const sign = reverses === null ? 1n : -1n;
-  const at = localMidnight(b.bookedOn, tz).toISOString();
-  const pos = [by.position.commit.toString(), by.position.prepare.toString()];
-  out.entries.push([
-    entryId,
-    reverses === null ? 'bank_settlement' : 'reversal',
-    reverses,
-    `bank:${b.creditId}`,
-    b.accountId,
-    b.creditId,
-    'settlement',
-    b.short ? 'short' : 'matched',
-    b.currency,
-    sign * b.received,
-    sign * b.bankFee,
-    0n,
-    0n,
-    at,
-    b.bookedOn,
-    by.id === b.creditId ? `{${by.id}}` : `{${by.id},${b.creditId}}`,
-    ...pos,
-  ]);
-  settlementLines(b).forEach((l, n) => {
-    out.lines.push([entryId, n, l.account, l.component, b.currency, sign * l.amount, at, ...pos]);
-  });
+/** A settlement credit cleared to the bank, with the bank's fee on it. */
+function settlementEntry(b: SettlementBooking): BankEntry {
+  return {
+    kind: 'bank_settlement',
+    rowKey: `bank:${b.creditId}`,
+    accountId: b.accountId,
+    lineId: b.creditId,
+    method: 'settlement',
+    status: b.short ? 'short' : 'matched',
+    receiver: null,
+    currency: b.currency,
+    share: b.received,
+    fee: b.bankFee,
+    net: 0n,
+    bookedOn: b.bookedOn,
+    lines: settlementLines(b),
+  };
 }
 
 async function bringToMatches(
@@ -112,7 +57,7 @@ async function bringToMatches(
   ctx: ProjectionContext,
   currency: string,
   by: RecordedEvent,
-  out: Written,
+  out: WrittenEntries,
   next: () => number,
 ): Promise<void> {
   const j = await judgeCurrency(tx, ctx.schema, currency, ctx);
@@ -121,12 +66,13 @@ async function bringToMatches(
     select credit_event_id::text as key, entry_id as "entryId", effect from ${tx(ctx.schema)}.cash_bookings
     where currency = ${currency} order by credit_event_id`;
   const changes = bookingChanges(rows, want, (key, effect) => decodeBooking(key, currency, effect), sameBooking);
-  for (const r of changes.reverse) write(out, `${by.id}:br${next()}`, r.booking, by, r.entryId, ctx.timezone);
+  for (const r of changes.reverse)
+    writeBankEntry(out, `${by.id}:br${next()}`, settlementEntry(r.booking), by, r.entryId, ctx.timezone);
   const gone = changes.reverse.map((r) => r.key);
   if (gone.length) await tx`delete from ${tx(ctx.schema)}.cash_bookings where credit_event_id = any(${gone}::uuid[])`;
   for (const [id, b] of changes.book) {
     const entryId = `${by.id}:b${next()}`;
-    write(out, entryId, b, by, null, ctx.timezone);
+    writeBankEntry(out, entryId, settlementEntry(b), by, null, ctx.timezone);
     await tx`insert into ${tx(ctx.schema)}.cash_bookings values (${id}, ${currency}, ${entryId}, ${encodeBooking(b)})`;
   }
 }
@@ -134,14 +80,12 @@ async function bringToMatches(
 export async function bookSettlements(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionContext): Promise<void> {
   // with no settlement account there is nothing to clear into (and the journal is spared the cash state)
   if (!bankOf(ctx).accounts.some((a) => a.role === 'settlement') || !cashEventsIn(events)) return;
-  const out: Written = { entries: [], lines: [] };
+  const out = noEntries();
   for (const append of appendsOf(events)) {
     const touched = await applyCashAppend(tx, ctx.schema, append, ctx);
     const by = append[append.length - 1]!;
     let n = 0;
     for (const currency of [...touched].sort()) await bringToMatches(tx, ctx, currency, by, out, () => n++);
   }
-  const q = ident(ctx.schema);
-  await copyRows(tx, `${q}.entries`, ENTRY_COLUMNS, out.entries);
-  await copyRows(tx, `${q}.lines`, LINE_COLUMNS, out.lines);
+  await copyBankEntries(tx, ctx.schema, out);
 }

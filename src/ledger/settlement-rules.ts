@@ -1,5 +1,5 @@
 import type { SettlementMatch } from '../reconciliation/settlement/match';
-import { UnbalancedEntryError } from './journal-rules';
+import { UnbalancedEntryError } from '../journal-rules';
 
 /**
  * The journal entry of a matched settlement: the PSP's credit reaches the bank and clears what the PSP

@@ -1,374 +1,38 @@
-import { DateTime } from 'luxon';
 import type { z } from 'zod';
-import {
-  operationMethod,
-  transactionStatus,
-  type NormalizedPeriodRecord,
-  type NormalizedRecordCommon,
-  type NormalizedRegisterRecord,
-  type NormalizedWebhook,
-  type OperationMethod,
-  type TransactionStatus,
+import type {
+  NormalizedPeriodRecord,
+  NormalizedRecordCommon,
+  NormalizedRegisterRecord,
+  NormalizedWebhook,
+  OperationMethod,
 } from '../events/ingest-events';
-import { isLosslessNumber, isPlainObject, parseJsonExact, parseJsonFast, toPlainJson } from './json';
-import { decodeBase64Url } from './signature';
-import { parseAmount } from '../money';
+import { PERIOD_FAST, readFast, REGISTER_FAST, WEBHOOK_FAST, type Read } from './fast-readers';
 import {
-  captureWebhook,
-  periodRecord,
-  primaryWebhook,
-  refundWebhook,
-  registerRecord,
-  voidWebhook,
-  type Amount,
-} from './schemas';
+  badPaymentId,
+  epochMillisToIso,
+  fail,
+  firstIssue,
+  methodOf,
+  minor,
+  orNull,
+  otherFields,
+  readObject,
+  recordTimeToIso,
+  statusOf,
+  type ParseOptions,
+  type ParseResult,
+} from './field-readers';
+import { isLosslessNumber, isPlainObject } from './json';
+import { decodeBase64Url } from './signature';
+import { captureWebhook, periodRecord, primaryWebhook, refundWebhook, registerRecord, voidWebhook } from './schemas';
 
 /**
  * Normalizers: the PSP's JSON text → the exact records of src/events/ingest-events.ts. Every failure
  * names the field that failed, so that a rejected record can be shown to a person with its raw text.
+ * The values are read by src/psp/field-readers.ts, fast where they can be by src/psp/fast-readers.ts.
  */
 
-export type ParseResult<T> = { ok: true; value: T } | { ok: false; field: string; reason: string };
-
-export interface ParseOptions {
-  /** "now" for the plausibility check of times (default: the clock). */
-  readonly now?: Date;
-  /**
-   * true: lossless-json and the zod schemas only, never the fast paths (tests compare both; the fast
-   * paths give the same result or step aside).
-   */
-  readonly exactOnly?: boolean;
-}
-
-/** Earliest plausible record time; anything before is a unit or encoding error. */
-export const EARLIEST_RECORD_TIME = Date.UTC(2000, 0, 1);
-/** Latest plausible record time, relative to now. */
-export const LATEST_RECORD_AHEAD_MS = 366 * 24 * 3600 * 1000;
-
-const fail = (field: string, reason: string): { ok: false; field: string; reason: string } => ({
-  ok: false,
-  field,
-  reason,
-});
-
-function readObject(text: string, opts: ParseOptions): ParseResult<Record<string, unknown>> {
-  // Fast path (see parseJsonFast): numbers arrive as JS numbers whose text is exactly the source's,
-  // which every schema and normalizer reads as it reads a LosslessNumber.
-  const fast = opts.exactOnly ? null : parseJsonFast(text);
-  const parsed = fast ? { ok: true as const, value: fast.value } : parseJsonExact(text);
-  if (!parsed.ok) return fail('(root)', parsed.reason);
-  if (!isPlainObject(parsed.value)) return fail('(root)', 'expected a JSON object');
-  // Without a \u escape or a surrogate in the text, no string can hold NUL or an unpaired surrogate.
-  if (!fast || fast.mayHaveUnstorableText) {
-    const bad = unstorableText(parsed.value, '');
-    if (bad) return bad;
-  }
-  return { ok: true, value: parsed.value };
-}
-
-// U+0000 and unpaired surrogates are valid in JSON text (as escapes) but PostgreSQL's jsonb and text
-// refuse them: accepted, such a record would fail every append of its batch, on every run.
-const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-const UNSTORABLE_ALL = new RegExp(UNSTORABLE.source, 'g');
-
-/** The first string (member name or value) in a parsed tree that cannot be stored, as a rejection. */
-export function unstorableText(value: unknown, path: string): { ok: false; field: string; reason: string } | null {
-  const check = (s: string, where: string) => {
-    const m = UNSTORABLE.exec(s);
-    if (!m) return null;
-    return fail(
-      where || '(root)',
-      m[0] === '\u0000'
-        ? 'contains a NUL character (U+0000), which cannot be stored'
-        : 'contains an unpaired UTF-16 surrogate (not Unicode text)',
-    );
-  };
-  if (typeof value === 'string') return check(value, path);
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const r = unstorableText(value[i], path ? `${path}.${i}` : String(i));
-      if (r) return r;
-    }
-    return null;
-  }
-  if (isPlainObject(value)) {
-    for (const [k, v] of Object.entries(value)) {
-      // The field path is stored too: write an unstorable name's characters as \uXXXX text.
-      const name = UNSTORABLE.test(k)
-        ? k.replace(UNSTORABLE_ALL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
-        : k;
-      const where = path ? `${path}.${name}` : name;
-      const r = check(k, where) ?? unstorableText(v, where);
-      if (r) return r;
-    }
-  }
-  return null;
-}
-
-/** Longest payment id accepted: it becomes part of a stream name (the PSP's ids are UUIDs). */
-export const MAX_PAYMENT_ID_CHARS = 256;
-
-/** A payment id names the payment's stream: non-empty, bounded, no control characters. */
-function badPaymentId(id: string, field: string): { ok: false; field: string; reason: string } | null {
-  if (id.trim() === '') return fail(field, 'empty payment id');
-  if (id.length > MAX_PAYMENT_ID_CHARS) return fail(field, `payment id longer than ${MAX_PAYMENT_ID_CHARS} characters`);
-  if (/[\u0000-\u001f\u007f]/.test(id)) return fail(field, 'payment id contains a control character');
-  return null;
-}
-
-function firstIssue(error: z.ZodError): { ok: false; field: string; reason: string } {
-  const issue = error.issues[0];
-  const field = issue && issue.path.length > 0 ? issue.path.map(String).join('.') : '(root)';
-  return fail(field, issue?.message ?? 'invalid');
-}
-
-function plausible(ms: number, now: Date): string | null {
-  if (ms < EARLIEST_RECORD_TIME) return 'time before 2000-01-01 (wrong unit?)';
-  if (ms > now.getTime() + LATEST_RECORD_AHEAD_MS) return 'time more than a year ahead of now';
-  return null;
-}
-
-/** `dateTime`: milliseconds since the epoch (number or numeric string); "" or null → null. */
-export function epochMillisToIso(value: string | null | undefined, now: Date = new Date()): ParseResult<string | null> {
-  if (value == null || value.trim() === '') return { ok: true, value: null };
-  if (!/^\d{1,15}$/.test(value.trim())) return fail('dateTime', 'expected whole milliseconds since the Unix epoch');
-  const ms = Number(value.trim());
-  const bad = plausible(ms, now);
-  if (bad) return fail('dateTime', bad);
-  return { ok: true, value: new Date(ms).toISOString() };
-}
-
-// Offsets as they exist on Earth: -12:00 … +14:59 (luxon would otherwise accept +99:00).
-const RECORD_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-](?:0\d|1[0-4]):?[0-5]\d)?$/;
-
-const PLAIN_UTC = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,3}))?Z?$/;
-
-/**
- * The common shape (no zone or Z, at most milliseconds, a real calendar time from 2000 on) read without
- * luxon, which cost a webhook about 15 µs; anything else, valid or not, goes the luxon way, which also
- * words the errors. test/psp/record-time.test.ts checks both ways agree.
- */
-function plainUtcMillis(t: string): number | undefined {
-  const m = PLAIN_UTC.exec(t);
-  if (!m) return undefined;
-  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6]].map(Number) as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
-  if (year < 2000 || month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return undefined;
-  const ms = Date.UTC(year, month - 1, day, hour, minute, second, m[7] ? Number(m[7].padEnd(3, '0')) : 0);
-  return new Date(ms).getUTCDate() === day ? ms : undefined;
-}
-
-/**
- * Record timestamps (`yyyy-MM-ddTHH:mm:ss.SSS`, no zone shown) are read as UTC. A zone, when one is
- * given, is honoured. "" or null → null.
- */
-export function recordTimeToIso(
-  value: string | null | undefined,
-  field: string,
-  now: Date = new Date(),
-): ParseResult<string | null> {
-  if (value === null || value === undefined || value.trim() === '') return { ok: true, value: null };
-  const t = value.trim();
-  const plain = plainUtcMillis(t);
-  if (plain !== undefined && !plausible(plain, now)) return { ok: true, value: new Date(plain).toISOString() };
-  if (!RECORD_TIME.test(t)) return fail(field, 'expected a timestamp yyyy-MM-ddTHH:mm:ss.SSS');
-  const dt = DateTime.fromISO(t.replace(' ', 'T'), { zone: 'utc' });
-  if (!dt.isValid) return fail(field, `not a valid time: ${dt.invalidExplanation ?? dt.invalidReason}`);
-  const bad = plausible(dt.toMillis(), now);
-  if (bad) return fail(field, bad);
-  return { ok: true, value: dt.toUTC().toISO()! };
-}
-
-// Method and status are matched case-insensitively: a change of case is not a change of meaning.
-function methodOf(v: string, field = 'method'): ParseResult<OperationMethod> {
-  const r = operationMethod.safeParse(v.trim().toLowerCase());
-  return r.success ? { ok: true, value: r.data } : fail(field, `unknown method ${JSON.stringify(v.slice(0, 40))}`);
-}
-function statusOf(v: string, field = 'status'): ParseResult<TransactionStatus> {
-  const r = transactionStatus.safeParse(v.trim().toLowerCase());
-  return r.success ? { ok: true, value: r.data } : fail(field, `unknown status ${JSON.stringify(v.slice(0, 40))}`);
-}
-
-const minor = (a: Amount | null | undefined): string | null => (a == null ? null : a.minor.toString());
-const orNull = (s: string | null | undefined): string | null => (s == null || s === '' ? null : s);
-
-function otherFields(obj: Record<string, unknown>, mapped: ReadonlySet<string>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(obj)) if (!mapped.has(k)) out[k] = toPlainJson(v);
-  return out;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Fast readers of the register and period schemas (zod's unions cost tens of µs a record, most of a
-// sync's parsing time). Each reads a field exactly as its schema in schemas.ts does when the value has
-// a plain, valid shape, and answers SLOW otherwise (a LosslessNumber, a wrong type, an invalid amount):
-// the record then goes through zod, which gives the verdict and its message. test/psp/fast-path.test.ts
-// checks that both ways agree on arbitrary and hostile records.
-
-const SLOW = Symbol('slow');
-type Read = (v: unknown) => unknown;
-
-/** idText */
-const idTextOf: Read = (v) => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : SLOW);
-/** optionalIdText */
-const optionalIdTextOf: Read = (v) => (v == null || v === '' ? null : idTextOf(v));
-/** text, timestamp: z.string().nullish() */
-const textOf: Read = (v) => (v == null || typeof v === 'string' ? v : SLOW);
-/** z.string() */
-const stringOf: Read = (v) => (typeof v === 'string' ? v : SLOW);
-/** currency */
-const currencyOf: Read = (v) => (typeof v === 'string' && /^[A-Z]{3}$/.test(v) ? v : SLOW);
-/** epochMillis */
-const epochOf: Read = (v) => (v == null ? null : typeof v === 'string' ? v : typeof v === 'number' ? String(v) : SLOW);
-/** amount (required, non-negative) */
-const amountOf: Read = (v) => {
-  if (typeof v !== 'string' && typeof v !== 'number') return SLOW;
-  const raw = typeof v === 'number' ? String(v) : v;
-  const r = parseAmount(raw, { allowNegative: false });
-  return r.ok ? ({ minor: r.minor, raw } satisfies Amount) : SLOW;
-};
-/** optionalAmount */
-const optionalAmountOf: Read = (v) => (v === '' || v == null ? null : amountOf(v));
-
-function readFast(
-  obj: Record<string, unknown>,
-  spec: ReadonlyArray<readonly [string, Read]>,
-): Record<string, unknown> | null {
-  const out: Record<string, unknown> = {};
-  for (const [name, read] of spec) {
-    const v = read(obj[name]);
-    if (v === SLOW) return null;
-    out[name] = v;
-  }
-  return out;
-}
-
-// The fields of registerRecord / periodRecord that the normalizers read (the rest stay in `other`).
-const REGISTER_FAST: ReadonlyArray<readonly [string, Read]> = [
-  ['projectId', optionalIdTextOf],
-  ['orderId', optionalIdTextOf],
-  ['paymentId', idTextOf],
-  ['amount', optionalAmountOf],
-  ['currency', currencyOf],
-  ['method', stringOf],
-  ['status', stringOf],
-  ['dateTime', epochOf],
-  ['cardMask', textOf],
-  ['payway', textOf],
-  ['customerFee', optionalAmountOf],
-  ['merchantFee', optionalAmountOf],
-  ['entityName', textOf],
-  ['projectName', textOf],
-  ['originalAmount', optionalAmountOf],
-  ['exchangeCurrency', textOf],
-  ['tokenizationKind', textOf],
-  ['authCode', optionalIdTextOf],
-  ['rrnCode', optionalIdTextOf],
-  ['description', textOf],
-  ['payload', textOf],
-  ['paymentSystem', textOf],
-  ['recipientCardMask', textOf],
-  ['reserveAmount', optionalAmountOf],
-  ['receiverName', textOf],
-  ['receiverAmount', optionalAmountOf],
-  ['receiverFee', optionalAmountOf],
-];
-const PERIOD_FAST: ReadonlyArray<readonly [string, Read]> = [
-  ['projectId', optionalIdTextOf],
-  ['orderId', optionalIdTextOf],
-  ['paymentId', idTextOf],
-  ['amount', amountOf],
-  ['currency', currencyOf],
-  ['method', stringOf],
-  ['status', stringOf],
-  ['dateTime', epochOf],
-  ['authCode', optionalIdTextOf],
-  ['rrnCode', optionalIdTextOf],
-  ['description', textOf],
-  ['payload', textOf],
-  ['customerFee', optionalAmountOf],
-  ['merchantFee', optionalAmountOf],
-  ['paymentSystem', textOf],
-  ['recipientCardMask', textOf],
-];
-
-const plainOf = (v: unknown): v is Record<string, unknown> => isPlainObject(v) && !isLosslessNumber(v);
-/** feeObject.nullish() */
-const feeOf: Read = (v) => {
-  if (v == null) return v;
-  if (!plainOf(v)) return SLOW;
-  const amount = optionalAmountOf(v.amount);
-  const currency = textOf(v.currency);
-  return amount === SLOW || currency === SLOW ? SLOW : { ...v, amount, currency };
-};
-/** limitInfo.nullish() (validated, not read) */
-const limitInfoOf: Read = (v) =>
-  v == null || (plainOf(v) && textOf(v.retry_after) !== SLOW && textOf(v.description) !== SLOW) ? v : SLOW;
-/** recurringObject.nullish() */
-const recurringOf: Read = (v) => {
-  if (v == null) return v;
-  if (!plainOf(v)) return SLOW;
-  const id = idTextOf(v.id);
-  const status = textOf(v.status);
-  return id === SLOW || status === SLOW ? SLOW : { ...v, id, status };
-};
-/** z.string().max(256).nullish() */
-const shortTextOf: Read = (v) => (v == null || (typeof v === 'string' && v.length <= 256) ? v : SLOW);
-/** A member outside the schema: passed through as it is. */
-const asIs: Read = (v) => v;
-
-const WEBHOOK_BASE_FAST: ReadonlyArray<readonly [string, Read]> = [
-  ['payment_id', idTextOf],
-  ['order_id', optionalIdTextOf],
-  ['transaction_id', optionalIdTextOf],
-  ['pos_id', textOf],
-  ['mode', textOf],
-  ['method', stringOf],
-  ['amount', amountOf],
-  ['currency', currencyOf],
-  ['status', stringOf],
-  ['status_code', optionalIdTextOf],
-  ['status_description', textOf],
-  ['fee', feeOf],
-  ['created_at', textOf],
-  ['processed_at', textOf],
-];
-const PRIMARY_FAST: ReadonlyArray<readonly [string, Read]> = [
-  ...WEBHOOK_BASE_FAST,
-  ['operation_id', asIs],
-  ['gateway_order_id', textOf],
-  ['billing_order_id', textOf],
-  ['payway', textOf],
-  ['eci', optionalIdTextOf],
-  ['limit_info', limitInfoOf],
-  ['cc_mask', textOf],
-  ['cc_token', textOf],
-  ['cc_token_expiration', textOf],
-  ['customer_id', textOf],
-  ['customer_phone', textOf],
-  ['fixed_fee', feeOf],
-  ['percent_fee', feeOf],
-  ['payload', textOf],
-  ['receipt_url', textOf],
-  ['recurring', recurringOf],
-  ['processed_amount', optionalAmountOf],
-  ['processed_currency', shortTextOf],
-];
-/** The schema of each webhook kind (primaryWebhook, captureWebhook, voidWebhook, refundWebhook), read fast. */
-const WEBHOOK_FAST: Record<NormalizedWebhook['kind'], ReadonlyArray<readonly [string, Read]>> = {
-  primary: PRIMARY_FAST,
-  recurring: PRIMARY_FAST,
-  capture: [...WEBHOOK_BASE_FAST, ['operation_id', optionalIdTextOf], ['limit_info', limitInfoOf]],
-  refund: [...WEBHOOK_BASE_FAST, ['operation_id', optionalIdTextOf], ['receipt_url', textOf]],
-  void: [...WEBHOOK_BASE_FAST, ['operation_id', optionalIdTextOf]],
-  other: [...WEBHOOK_BASE_FAST, ['operation_id', optionalIdTextOf]],
-};
+export type { ParseOptions, ParseResult };
 
 const REGISTER_MAPPED = new Set([
   'projectId',
@@ -605,19 +269,7 @@ function readWebhookPayload(json: string, opts: ParseOptions): ParseResult<Norma
   if (badId) return badId;
   const s = statusOf(d.status);
   if (!s.ok) return s;
-  // operation_id is in the schema of capture, void and refund only; on a primary body it passes through
-  // unread, so read it here (a number arrives as a LosslessNumber, which is not event data).
-  const op = d.operation_id as unknown;
-  const operationId =
-    op == null || op === ''
-      ? null
-      : typeof op === 'string'
-        ? op
-        : isLosslessNumber(op)
-          ? op.value
-          : typeof op === 'number'
-            ? String(op)
-            : undefined;
+  const operationId = operationIdOf(d.operation_id);
   if (operationId === undefined) return fail('operation_id', 'expected a string or a number');
   const created = recordTimeToIso(d.created_at, 'created_at', opts.now);
   if (!created.ok) return created;
@@ -646,6 +298,18 @@ function readWebhookPayload(json: string, opts: ParseOptions): ParseResult<Norma
       other: otherFields(obj, WEBHOOK_MAPPED),
     },
   };
+}
+
+/**
+ * operation_id is in the schema of capture, void and refund only; on a primary body it passes through
+ * unread, so it is read here (a number arrives as a LosslessNumber, which is not event data). undefined: neither
+ * a string nor a number.
+ */
+function operationIdOf(op: unknown): string | null | undefined {
+  if (op == null || op === '') return null;
+  if (typeof op === 'string') return op;
+  if (isLosslessNumber(op)) return op.value;
+  return typeof op === 'number' ? String(op) : undefined;
 }
 
 /**

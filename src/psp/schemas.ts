@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { operationMethod, transactionStatus } from '../events/ingest-events';
 import { parseAmount, type Minor } from '../money';
 import { isLosslessNumber, type LosslessNumber } from './json';
 
@@ -22,20 +23,10 @@ export const uuid = z
   .regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'expected a UUID');
 /** ISO 4217 shape. Codes outside the ISO list (e.g. a new or test code such as XTS) are kept, not flagged. */
 export const currency = z.string().regex(/^[A-Z]{3}$/, 'expected a 3-letter uppercase currency code');
-export const method = z.enum([
-  'auth',
-  'purchase',
-  'capture',
-  'void',
-  'p2p',
-  'credit',
-  'lookup',
-  'refund',
-  'dispute',
-  'recurrent',
-]);
+// The methods and statuses the recorded events carry (src/events/ingest-events.ts) are the PSP's.
+export const method = operationMethod;
 export type Method = z.infer<typeof method>;
-export const status = z.enum(['init', 'pending', 'success', 'failure']);
+export const status = transactionStatus;
 export type Status = z.infer<typeof status>;
 export const mode = z.enum(['direct', 'hosted']);
 export type Mode = z.infer<typeof mode>;

@@ -1,13 +1,7 @@
 import { uuidV5 } from '../canonical';
 import type { DiscrepancyType } from './discrepancy-types';
-import {
-  isFinal,
-  SOURCES,
-  type MatchedOperation,
-  type Observation,
-  type SourceItem,
-  type SourceName,
-} from './matching';
+import type { MatchedOperation, SourceItem } from './matching';
+import { isFinal, SOURCES, type Observation, type SourceName } from './observations';
 
 /**
  * Discrepancy rules: which discrepancies one payment's matched operations show at a given "now".

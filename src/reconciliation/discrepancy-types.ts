@@ -4,7 +4,7 @@
  * A leaf module, so that the sandbox can share it without depending on recon's ledger code.
  */
 
-import { ORDER_DISCREPANCY_TYPES, ORDER_HOLD_TYPES } from '../intent/order-discrepancy-types';
+import { ORDER_DISCREPANCY_TYPES, ORDER_HOLD_TYPES } from '../order-discrepancy-types';
 
 /** What the reconciliation of the PSP's sources finds (projections/reconciliation.ts); the sandbox injects each. */
 export const RECONCILIATION_TYPES = [

@@ -1,4 +1,4 @@
-import { orderDetailText } from '../intent/order-queries';
+import { orderDetailText } from './order-queries';
 import { moneyText } from './discrepancy-summary';
 import type { Explanation } from './explain';
 

@@ -3,9 +3,9 @@ import type { Sql } from '../db/connect';
 import { WebhookResendRequested, healStream, paymentStream, syncStream } from '../events/ingest-events';
 import { comparePositions, formatPosition, type EventStore, type RecordedEvent } from '../store/types';
 import { operationsOf, type DiscrepancyRecord, type OperationRecord } from './discrepancy-queries';
-import { observationOf } from './matching';
+import { observationOf } from './observations';
 import { orderStream } from '../events/order-events';
-import { orderDetail, type OrderDetail } from '../intent/order-queries';
+import { orderDetail, type OrderDetail } from './order-queries';
 
 /**
  * `recon explain ORDER_ID|PAYMENT_ID`: every event from every source about one payment (or every payment of

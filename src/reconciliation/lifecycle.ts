@@ -37,7 +37,8 @@ export interface Lifecycle {
   readonly changed: Map<string, DiscrepancyRow>;
 }
 
-export function accept(r: DiscrepancyRow, a: Acceptance, updatedAt: string | null, updatedBy: string): void {
+/** Accepted by an auditor: the row's evidence is frozen from now on. Any read model's discrepancy row. */
+export function accept(r: object, a: Acceptance, updatedAt: string | null, updatedBy: string): void {
   Object.assign(r, {
     status: 'accepted',
     accepted_at: a.acceptedAt,
@@ -59,12 +60,17 @@ export function recordAcceptance(lc: Lifecycle, row: DiscrepancyRow | undefined,
   }
 }
 
-function opened(f: Finding, now: string | null, eventId: string): DiscrepancyRow {
+/** What opening a discrepancy needs of a finding: a wing's finding, or an order finding (its POS may be unknown). */
+export type FindingOf<T extends string> = Omit<Finding, 'type' | 'posId'> & {
+  readonly type: T;
+  readonly posId: string | null;
+};
+
+/** The columns of a discrepancy row that say what the rules found. */
+export function findingColumns<F extends FindingOf<string>>(f: F) {
   return {
-    id: f.id,
-    type: f.type,
-    status: 'open',
-    pos_id: f.posId,
+    type: f.type as F['type'],
+    pos_id: f.posId as F['posId'],
     payment_id: f.paymentId,
     order_id: f.orderId,
     method: f.method,
@@ -76,6 +82,19 @@ function opened(f: Finding, now: string | null, eventId: string): DiscrepancyRow
     occurred_at: f.occurredAt,
     values: f.values,
     evidence: [...f.evidence],
+  };
+}
+
+/** The row of a discrepancy the rules found for the first time. */
+export function opened<F extends FindingOf<string>>(
+  f: F,
+  now: string | null,
+  eventId: string,
+): Omit<DiscrepancyRow, 'type' | 'pos_id'> & { type: F['type']; pos_id: F['posId'] } {
+  return {
+    id: f.id,
+    status: 'open',
+    ...findingColumns(f),
     detected_at: now,
     detected_by_event: eventId,
     resolved_at: null,
@@ -89,8 +108,11 @@ function opened(f: Finding, now: string | null, eventId: string): DiscrepancyRow
   };
 }
 
-/** Structural equality of plain JSON values (keys in any order; undefined members count as absent). */
-function sameJson(a: unknown, b: unknown): boolean {
+/**
+ * Structural equality of plain JSON values (keys in any order; undefined members count as absent): a row read
+ * back from its table has its jsonb keys reordered, and must compare equal to the same finding judged in memory.
+ */
+export function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
   if (Array.isArray(a)) {
@@ -182,13 +204,18 @@ export function applyFindings(
   for (const r of existing.values()) {
     if (r.status !== 'open' || seen.has(r.id) || !inScope(r)) continue;
     // Later data made the sources agree: resolved, by this event, at the clock's time.
-    Object.assign(r, {
-      status: 'resolved',
-      resolved_at: now,
-      resolved_by_event: eventId,
-      updated_at: now,
-      updated_by_event: eventId,
-    });
+    resolve(r, now, eventId);
     lc.changed.set(r.id, r);
   }
+}
+
+/** Resolved: later data made the sources agree. Any read model's discrepancy row. */
+export function resolve(r: object, now: string | null, eventId: string): void {
+  Object.assign(r, {
+    status: 'resolved',
+    resolved_at: now,
+    resolved_by_event: eventId,
+    updated_at: now,
+    updated_by_event: eventId,
+  });
 }

@@ -1,6 +1,7 @@
 import type { ReportWait, ResendRequest } from './discrepancy-rules';
 import type { DiscrepancyRow } from './lifecycle';
-import { matchMethod, observationFromRow, type MatchedOperation, type Observation } from './matching';
+import { matchMethod, type MatchedOperation } from './matching';
+import { observationFromRow, type Observation } from './observations';
 
 /**
  * A payment as the reconciliation holds it while a batch runs: its observations (by method, so that a new

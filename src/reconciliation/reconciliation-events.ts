@@ -15,7 +15,7 @@ import { addWindow, judgeLater, stamp, type Batch } from './batch';
 import { discrepancyId, type Finding, type SyncWindow } from './discrepancy-rules';
 import { judgeWindowPayments } from './judge';
 import { applyFindings, recordAcceptance, type DiscrepancyRow } from './lifecycle';
-import { observationOf, type Observation } from './matching';
+import { observationOf, type Observation } from './observations';
 import { addObservation, operationsOf, paymentKey, type PaymentState } from './payment-state';
 import { register } from './sub-merchant-names';
 

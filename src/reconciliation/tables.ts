@@ -11,6 +11,7 @@ import type { MatchedOperation, SourceItem } from './matching';
  * acceptances waiting for their discrepancy).
  */
 
+/** The columns of every discrepancies table, so that all their views can be read as one. */
 export const DISCREPANCY_COLUMNS = `id uuid, type text, status text, pos_id text, payment_id text, order_id text, method text, operation_key text,
   receiver_name text, sub_merchant_id text, sub_merchant_ids text[], currency text, occurred_at timestamptz, "values" jsonb,
   evidence text[], detected_at timestamptz, detected_by_event uuid, resolved_at timestamptz, resolved_by_event uuid,
@@ -27,7 +28,8 @@ export const OPERATION_COLUMNS = `operation_key text, pos_id text, payment_id te
 export const RECEIVER_COLUMNS = `operation_key text, pos_id text, payment_id text, method text, receiver_name text, sub_merchant_id text,
   status text, currency text, receiver_amount int8, receiver_fee int8, reserve_amount int8, share int8, event_ids text[]`;
 
-const names = (cols: string) =>
+/** The column names of a column list (`name type, …`), for a view's select list. */
+export const columnNames = (cols: string) =>
   cols
     .split(',')
     .map((c) => c.trim().split(/\s+/)[0]!)
@@ -90,9 +92,9 @@ export function publishedViews(schema: string): string[] {
   const s = ident(schema);
   return [
     ...readerIndexes(s),
-    `create or replace view recon.operations as select ${names(OPERATION_COLUMNS)} from ${s}.operations`,
-    `create or replace view recon.operation_receivers as select ${names(RECEIVER_COLUMNS)} from ${s}.operation_receivers`,
-    `create or replace view recon.discrepancies as select ${names(DISCREPANCY_COLUMNS)} from ${s}.discrepancies`,
+    `create or replace view recon.operations as select ${columnNames(OPERATION_COLUMNS)} from ${s}.operations`,
+    `create or replace view recon.operation_receivers as select ${columnNames(RECEIVER_COLUMNS)} from ${s}.operation_receivers`,
+    `create or replace view recon.discrepancies as select ${columnNames(DISCREPANCY_COLUMNS)} from ${s}.discrepancies`,
     `create or replace view recon.sync_windows as select event_id, pos_id, window_from, window_to, completed_at, report_id from ${s}.sync_windows`,
   ];
 }

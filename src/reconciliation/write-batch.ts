@@ -3,7 +3,7 @@ import { type Cell, columnsOf, copyRows, upsertRows } from '../projection/copy-r
 import type { Tx } from '../projection/projection';
 import type { Batch } from './batch';
 import { sameWaits } from './judge';
-import { observationToRow } from './matching';
+import { observationToRow } from './observations';
 import { operationsOf, paymentKey, type PaymentState } from './payment-state';
 import { subMerchantLookup } from './sub-merchant-names';
 import {

@@ -1,7 +1,8 @@
 import { applicableLine, expectedFee, parseFeeContract } from '../intent/fee-contract';
-import type { OrderDiscrepancyType } from '../intent/order-discrepancy-types';
+import type { OrderDiscrepancyType } from '../order-discrepancy-types';
 import type { Operation, Order, SubMerchant } from './model';
-import { mainOperation, type Scenario } from './scenario';
+import { mainOperation } from './injections';
+import { csvField, type Scenario } from './scenario';
 
 /**
  * The marketplace's side of the sandbox's world (issue 17): the orders it placed (CSV and NDJSON, the
@@ -71,49 +72,84 @@ interface Chosen {
   op: Operation;
 }
 
+type Charge = Chosen & { subMerchantId: string };
+
+/** What the injections choose from: the orders placed, the split purchases eligible, the charges per line. */
+interface IntentWorld {
+  readonly records: Map<string, OrderRecord>;
+  readonly eligible: Chosen[];
+  /** sub-merchant|method|currency → the successful charges on that contract line */
+  readonly triples: Map<string, Charge[]>;
+  readonly currencies: Set<string>;
+}
+
 export function sandboxIntent(scenario: Scenario): SandboxIntent {
   const listed = scenario.subMerchants.filter((s) => s.listed);
-  const byId = new Map(scenario.subMerchants.map((s) => [s.id, s]));
+  const world = intentWorld(scenario);
   const truth: IntentTruth[] = [];
-  const records = new Map<string, OrderRecord>();
-  const eligible: Chosen[] = [];
-  const triples = new Map<string, Array<Chosen & { subMerchantId: string }>>();
-  const currencies = new Set<string>();
+  injectOrderDifferences(world, listed, truth);
+  // an order the PSP never saw
+  const neverPaid: OrderRecord = {
+    order_id: `intent-never-paid-${scenario.seed}`,
+    amount: '42.00',
+    currency: [...world.currencies].sort()[0] ?? 'EUR',
+    created_at: new Date(scenario.from.getTime() + 86_400_000).toISOString(),
+    split: [{ sub_merchant_id: listed[0]!.id, amount: '40.00' }],
+    customer_reference: null,
+  };
+  world.records.set(neverPaid.order_id, neverPaid);
+  truth.push({ type: 'order_not_at_psp', orderId: neverPaid.order_id, paymentId: null, subMerchantId: null });
+  const adjust = injectFeeDifferences(scenario, world, truth);
+  const orders = [...world.records.values()];
+  return {
+    orders,
+    groundTruth: truth,
+    ordersCsv: () => ordersCsv(orders),
+    ordersNdjson: () => orders.map((o) => JSON.stringify(o)).join('\n') + '\n',
+    feeContractCsv: () => feeContractCsv(listed, [...world.currencies].sort(), adjust),
+  };
+}
+
+function intentWorld(scenario: Scenario): IntentWorld {
+  const world: IntentWorld = { records: new Map(), eligible: [], triples: new Map(), currencies: new Set() };
   for (const order of scenario.orders()) {
     const op = primaryOf(order);
     if (!op) continue;
-    records.set(order.orderId, recordOf(order, op));
+    world.records.set(order.orderId, recordOf(order, op));
     for (const o of order.operations) {
-      currencies.add(o.currency);
+      world.currencies.add(o.currency);
       if (o.status !== 'success' || !(CONTRACT_METHODS as readonly string[]).includes(o.method)) continue;
       for (const r of o.receivers) {
         const k = `${r.subMerchantId}|${o.method}|${o.currency}`;
-        triples.set(k, [...(triples.get(k) ?? []), { order, op: o, subMerchantId: r.subMerchantId }]);
+        world.triples.set(k, [...(world.triples.get(k) ?? []), { order, op: o, subMerchantId: r.subMerchantId }]);
       }
     }
     const main = mainOperation(order);
     if (order.kind === 'split_purchase' && main && main === op && op.receivers.length >= 2)
-      eligible.push({ order, op });
+      world.eligible.push({ order, op });
   }
+  return world;
+}
+
+/** A payment without its order, an order naming another receiver, and one with two parts off by 1.00. */
+function injectOrderDifferences(world: IntentWorld, listed: readonly SubMerchant[], truth: IntentTruth[]): void {
+  const { records, eligible } = world;
   const used = new Set<string>();
   const take = (ok: (p: Chosen) => boolean) => {
     const p = eligible.find((x) => !used.has(x.order.orderId) && ok(x));
     if (p) used.add(p.order.orderId);
     return p;
   };
+  const found = (p: Chosen, type: OrderDiscrepancyType) =>
+    truth.push({ type, orderId: p.order.orderId, paymentId: p.op.paymentId, subMerchantId: null });
 
   // a payment whose order is not in the file: the latest eligible one, since recon compares payments with
   // orders only from the first recorded order's day on
   const orphan = [...eligible].reverse().find((x) => !used.has(x.order.orderId));
-  if (orphan) used.add(orphan.order.orderId);
   if (orphan) {
+    used.add(orphan.order.orderId);
     records.delete(orphan.order.orderId);
-    truth.push({
-      type: 'payment_without_order',
-      orderId: orphan.order.orderId,
-      paymentId: orphan.op.paymentId,
-      subMerchantId: null,
-    });
+    found(orphan, 'payment_without_order');
   }
   // another receiver than the one paid
   const wrong = take((p) => listed.some((s) => !p.op.receivers.some((r) => r.subMerchantId === s.id)));
@@ -124,12 +160,7 @@ export function sandboxIntent(scenario: Scenario): SandboxIntent {
       ...rec,
       split: rec.split.map((p, i) => (i === 0 ? { ...p, sub_merchant_id: other.id } : p)),
     });
-    truth.push({
-      type: 'split_differs_from_order',
-      orderId: wrong.order.orderId,
-      paymentId: wrong.op.paymentId,
-      subMerchantId: null,
-    });
+    found(wrong, 'split_differs_from_order');
   }
   // two parts off by 1.00, the total unchanged
   const off = take(
@@ -146,34 +177,22 @@ export function sandboxIntent(scenario: Scenario): SandboxIntent {
         i === 0 ? { ...p, amount: shift(p.amount, 100n) } : i === 1 ? { ...p, amount: shift(p.amount, -100n) } : p,
       ),
     });
-    truth.push({
-      type: 'split_differs_from_order',
-      orderId: off.order.orderId,
-      paymentId: off.op.paymentId,
-      subMerchantId: null,
-    });
+    found(off, 'split_differs_from_order');
   }
-  // an order the PSP never saw
-  const sm = listed[0]!;
-  const neverPaid: OrderRecord = {
-    order_id: `intent-never-paid-${scenario.seed}`,
-    amount: '42.00',
-    currency: [...currencies].sort()[0] ?? 'EUR',
-    created_at: new Date(scenario.from.getTime() + 86_400_000).toISOString(),
-    split: [{ sub_merchant_id: sm.id, amount: '40.00' }],
-    customer_reference: null,
-  };
-  records.set(neverPaid.order_id, neverPaid);
-  truth.push({ type: 'order_not_at_psp', orderId: neverPaid.order_id, paymentId: null, subMerchantId: null });
+}
 
-  // fee lines off by 0.01 on a sub-merchant, method and currency only one operation has
+/**
+ * Fee lines off by 0.01 on a sub-merchant, method and currency only one operation has; returns the change
+ * of each contract line's fixed fee (sub-merchant|method|currency → minor units).
+ */
+function injectFeeDifferences(scenario: Scenario, world: IntentWorld, truth: IntentTruth[]): Map<string, bigint> {
+  const byId = new Map(scenario.subMerchants.map((s) => [s.id, s]));
   const adjust = new Map<string, bigint>();
-  const single = [...triples].filter(([, ps]) => ps.length === 1).sort((a, b) => (a[0] < b[0] ? -1 : 1));
-  const charged = (p: Chosen & { subMerchantId: string }) =>
-    p.op.receivers.find((r) => r.subMerchantId === p.subMerchantId)!;
+  const single = [...world.triples].filter(([, ps]) => ps.length === 1).sort((a, b) => (a[0] < b[0] ? -1 : 1));
+  const charged = (p: Charge) => p.op.receivers.find((r) => r.subMerchantId === p.subMerchantId)!;
   // the cap at the part must not hide the change: a part well above its fee
   // and a sub-merchant the contract has lines for (an unlisted receiver has none of its own)
-  const clear = (p: Chosen & { subMerchantId: string }) =>
+  const clear = (p: Charge) =>
     byId.get(p.subMerchantId)!.listed &&
     charged(p).share > charged(p).fee + 100n &&
     byId.get(p.subMerchantId)!.fixedFee >= 1n;
@@ -188,18 +207,7 @@ export function sandboxIntent(scenario: Scenario): SandboxIntent {
     adjust.set(entry[0], delta);
     truth.push({ type, orderId: p.order.orderId, paymentId: p.op.paymentId, subMerchantId: p.subMerchantId });
   }
-  const orders = [...records.values()];
-  return {
-    orders,
-    groundTruth: truth,
-    ordersCsv: () => ordersCsv(orders),
-    ordersNdjson: () => orders.map((o) => JSON.stringify(o)).join('\n') + '\n',
-    feeContractCsv: () => feeContractCsv(listed, [...currencies].sort(), adjust),
-  };
-}
-
-function csvField(text: string): string {
-  return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  return adjust;
 }
 
 function ordersCsv(orders: readonly OrderRecord[]): string {

@@ -1,7 +1,8 @@
 import { parseAmount } from '../money';
 import type { CardData, Operation, Order, SandboxStatus, SubMerchant } from './model';
 import type { Rng } from './random';
-import { chargeParts, plainParts, STATUS_TEXT } from './scenario';
+import { STATUS_TEXT } from './model';
+import { chargeParts, plainParts } from './receiver-parts';
 
 /**
  * Orders created over HTTP (split purchase, purchase with subscription), checked the way the sandbox
@@ -23,7 +24,7 @@ export interface LiveContext {
   readonly orderExists: (orderId: string) => boolean;
 }
 
-const bad = (field: string, message: string): LiveResult => ({
+const refuse = (field: string, message: string): Refusal => ({
   ok: false,
   status: 400,
   code: 'validation_error',
@@ -31,100 +32,33 @@ const bad = (field: string, message: string): LiveResult => ({
 });
 
 export function createLiveOrder(body: unknown, ctx: LiveContext, kind: 'split' | 'subscription'): LiveResult {
-  if (!isObject(body)) return bad('body', 'expected a JSON object');
-  if (body.pos_id !== ctx.posId) return bad('pos_id', 'does not match the authenticated project');
+  if (!isObject(body)) return refuse('body', 'expected a JSON object');
+  if (body.pos_id !== ctx.posId) return refuse('pos_id', 'does not match the authenticated project');
   const mode = body.mode;
-  if (mode !== 'direct' && mode !== 'hosted') return bad('mode', 'expected direct or hosted');
-  if (kind === 'subscription' && mode !== 'hosted') return bad('mode', 'a subscription purchase is hosted');
-  if (body.method !== 'purchase') return bad('method', 'expected purchase');
+  if (mode !== 'direct' && mode !== 'hosted') return refuse('mode', 'expected direct or hosted');
+  if (kind === 'subscription' && mode !== 'hosted') return refuse('mode', 'a subscription purchase is hosted');
+  if (body.method !== 'purchase') return refuse('method', 'expected purchase');
   const amount = parseAmount(body.amount);
-  if (!amount.ok || amount.minor <= 0n) return bad('amount', 'positive, at most two decimals');
+  if (!amount.ok || amount.minor <= 0n) return refuse('amount', 'positive, at most two decimals');
   if (typeof body.currency !== 'string' || !/^[A-Z]{3}$/.test(body.currency))
-    return bad('currency', 'ISO 4217 code expected');
+    return refuse('currency', 'ISO 4217 code expected');
   const orderId = body.order_id;
   if (typeof orderId !== 'string' || orderId.length === 0 || orderId.length > 256)
-    return bad('order_id', 'required, at most 256 characters');
+    return refuse('order_id', 'required, at most 256 characters');
   if (ctx.orderExists(orderId))
     return { ok: false, status: 409, code: 'order_exists', message: `order_id: ${orderId} already exists` };
-  if (typeof body.payload === 'string' && body.payload.length > 4000) return bad('payload', 'at most 4000 characters');
+  if (typeof body.payload === 'string' && body.payload.length > 4000)
+    return refuse('payload', 'at most 4000 characters');
 
-  const sms: SubMerchant[] = [];
-  const shares: bigint[] = [];
-  if (kind === 'split' || body.split !== undefined) {
-    if (!Array.isArray(body.split) || body.split.length === 0) return bad('split', 'a non-empty array is required');
-    for (const [i, item] of body.split.entries()) {
-      if (!isObject(item)) return bad(`split.${i}`, 'expected an object');
-      const a = parseAmount(item.amount);
-      if (!a.ok || a.minor <= 0n) return bad(`split.${i}.amount`, 'positive, at most two decimals');
-      if (typeof item.sub_merchant_id !== 'string' || !UUID.test(item.sub_merchant_id))
-        return bad(`split.${i}.sub_merchant_id`, 'UUID expected');
-      const sm = ctx.subMerchants.find((s) => s.id === item.sub_merchant_id);
-      if (!sm)
-        return {
-          ok: false,
-          status: 400,
-          code: 'unknown_sub_merchant',
-          message: `split.${i}.sub_merchant_id: unknown sub-merchant`,
-        };
-      sms.push(sm);
-      shares.push(a.minor);
-    }
-  }
-
-  let recurring: Operation['recurring'] = null;
-  let notificationUrl: string | null = null;
-  if (kind === 'subscription') {
-    const rec = body.init_recurring;
-    if (!isObject(rec)) return bad('init_recurring', 'required');
-    if (!['day', 'week', 'month', 'quarter', 'year'].includes(String(rec.interval_unit)))
-      return bad('init_recurring.interval_unit', 'day, week, month, quarter or year');
-    if (
-      !Number.isInteger(rec.interval_count) ||
-      (rec.interval_count as number) < 1 ||
-      (rec.interval_count as number) > 30
-    )
-      return bad('init_recurring.interval_count', 'integer 1 to 30');
-    if (rec.notification_url !== undefined && typeof rec.notification_url !== 'string')
-      return bad('init_recurring.notification_url', 'URL expected');
-    notificationUrl = typeof rec.notification_url === 'string' ? rec.notification_url : null;
-    recurring = { id: ctx.rng.uuid(), status: 'init' };
-  }
-
-  let status: SandboxStatus = 'init';
-  let code: { code: string; text: string } = STATUS_TEXT.init;
-  let card: CardData = {
-    mask: '',
-    token: ctx.rng.uuid(),
-    tokenExpiration: '',
-    payway: 'card',
-    paymentSystem: 'visa',
-    tokenizationKind: null,
-  };
-  if (mode === 'direct') {
-    const number =
-      typeof body.cc_number === 'string' || typeof body.cc_number === 'number' ? String(body.cc_number) : '';
-    const token = typeof body.cc_token === 'string' ? body.cc_token : '';
-    if (!number && !token) return bad('cc_number', 'card data or cc_token required');
-    if (number && token) return bad('cc_token', 'send either full card data or cc_token');
-    if (
-      number &&
-      (!/^\d{12,19}$/.test(number) ||
-        body.exp_month === undefined ||
-        body.exp_year === undefined ||
-        !/^\d{3,4}$/.test(String(body.card_cvv ?? '')))
-    )
-      return bad('cc_number', 'cc_number, exp_month, exp_year and card_cvv (3-4 digits) go together');
-    const last4 = number ? number.slice(-4) : '';
-    card = {
-      ...card,
-      mask: number ? `${number.slice(0, 6)}******${last4}` : '',
-      tokenExpiration: new Date(ctx.now + 3 * 365 * 86_400_000).toISOString().slice(0, 19),
-      paymentSystem: number.startsWith('5') ? 'mastercard' : 'visa',
-    };
-    if (last4 === '0002') [status, code] = ['failure', STATUS_TEXT.declined];
-    else if (last4 === '3220') [status, code] = ['pending', STATUS_TEXT.pending3ds];
-    else [status, code] = ['success', STATUS_TEXT.success];
-  }
+  const split = readSplit(body, ctx, kind);
+  if (!split.ok) return split;
+  const { sms, shares } = split;
+  const subscription = kind === 'subscription' ? readSubscription(body, ctx) : NO_SUBSCRIPTION;
+  if (!subscription.ok) return subscription;
+  const { recurring, notificationUrl } = subscription;
+  const payment = readCard(body, ctx, mode);
+  if (!payment.ok) return payment;
+  const { status, code, card } = payment;
 
   const receivers = status === 'success' ? chargeParts(shares, sms) : plainParts(shares, sms);
   const fixedFee = receivers.reduce((s, x) => s + x.fixedFee, 0n);
@@ -184,6 +118,106 @@ export function createLiveOrder(body: unknown, ctx: LiveContext, kind: 'split' |
       injection: null,
     },
   };
+}
+
+type Refusal = Extract<LiveResult, { ok: false }>;
+
+/** The split items: each a listed sub-merchant and a positive amount. Required for a split purchase. */
+function readSplit(
+  body: Record<string, unknown>,
+  ctx: LiveContext,
+  kind: 'split' | 'subscription',
+): Refusal | { ok: true; sms: SubMerchant[]; shares: bigint[] } {
+  const sms: SubMerchant[] = [];
+  const shares: bigint[] = [];
+  if (kind === 'split' || body.split !== undefined) {
+    if (!Array.isArray(body.split) || body.split.length === 0) return refuse('split', 'a non-empty array is required');
+    for (const [i, item] of body.split.entries()) {
+      if (!isObject(item)) return refuse(`split.${i}`, 'expected an object');
+      const a = parseAmount(item.amount);
+      if (!a.ok || a.minor <= 0n) return refuse(`split.${i}.amount`, 'positive, at most two decimals');
+      if (typeof item.sub_merchant_id !== 'string' || !UUID.test(item.sub_merchant_id))
+        return refuse(`split.${i}.sub_merchant_id`, 'UUID expected');
+      const sm = ctx.subMerchants.find((s) => s.id === item.sub_merchant_id);
+      if (!sm)
+        return {
+          ok: false,
+          status: 400,
+          code: 'unknown_sub_merchant',
+          message: `split.${i}.sub_merchant_id: unknown sub-merchant`,
+        };
+      sms.push(sm);
+      shares.push(a.minor);
+    }
+  }
+  return { ok: true, sms, shares };
+}
+
+interface Subscription {
+  readonly ok: true;
+  readonly recurring: Operation['recurring'];
+  readonly notificationUrl: string | null;
+}
+const NO_SUBSCRIPTION: Subscription = { ok: true, recurring: null, notificationUrl: null };
+
+/** `init_recurring` of a purchase with subscription. */
+function readSubscription(body: Record<string, unknown>, ctx: LiveContext): Refusal | Subscription {
+  const rec = body.init_recurring;
+  if (!isObject(rec)) return refuse('init_recurring', 'required');
+  if (!['day', 'week', 'month', 'quarter', 'year'].includes(String(rec.interval_unit)))
+    return refuse('init_recurring.interval_unit', 'day, week, month, quarter or year');
+  if (
+    !Number.isInteger(rec.interval_count) ||
+    (rec.interval_count as number) < 1 ||
+    (rec.interval_count as number) > 30
+  )
+    return refuse('init_recurring.interval_count', 'integer 1 to 30');
+  if (rec.notification_url !== undefined && typeof rec.notification_url !== 'string')
+    return refuse('init_recurring.notification_url', 'URL expected');
+  return {
+    ok: true,
+    notificationUrl: typeof rec.notification_url === 'string' ? rec.notification_url : null,
+    recurring: { id: ctx.rng.uuid(), status: 'init' },
+  };
+}
+
+/** The card and the payment's outcome: hosted orders wait for the customer; direct ones pay by the card data. */
+function readCard(
+  body: Record<string, unknown>,
+  ctx: LiveContext,
+  mode: 'direct' | 'hosted',
+): Refusal | { ok: true; status: SandboxStatus; code: { code: string; text: string }; card: CardData } {
+  const card: CardData = {
+    mask: '',
+    token: ctx.rng.uuid(),
+    tokenExpiration: '',
+    payway: 'card',
+    paymentSystem: 'visa',
+    tokenizationKind: null,
+  };
+  if (mode !== 'direct') return { ok: true, status: 'init', code: STATUS_TEXT.init, card };
+  const number = typeof body.cc_number === 'string' || typeof body.cc_number === 'number' ? String(body.cc_number) : '';
+  const token = typeof body.cc_token === 'string' ? body.cc_token : '';
+  if (!number && !token) return refuse('cc_number', 'card data or cc_token required');
+  if (number && token) return refuse('cc_token', 'send either full card data or cc_token');
+  if (
+    number &&
+    (!/^\d{12,19}$/.test(number) ||
+      body.exp_month === undefined ||
+      body.exp_year === undefined ||
+      !/^\d{3,4}$/.test(String(body.card_cvv ?? '')))
+  )
+    return refuse('cc_number', 'cc_number, exp_month, exp_year and card_cvv (3-4 digits) go together');
+  const last4 = number ? number.slice(-4) : '';
+  const paid: CardData = {
+    ...card,
+    mask: number ? `${number.slice(0, 6)}******${last4}` : '',
+    tokenExpiration: new Date(ctx.now + 3 * 365 * 86_400_000).toISOString().slice(0, 19),
+    paymentSystem: number.startsWith('5') ? 'mastercard' : 'visa',
+  };
+  if (last4 === '0002') return { ok: true, status: 'failure', code: STATUS_TEXT.declined, card: paid };
+  if (last4 === '3220') return { ok: true, status: 'pending', code: STATUS_TEXT.pending3ds, card: paid };
+  return { ok: true, status: 'success', code: STATUS_TEXT.success, card: paid };
 }
 
 /** The customer pays (or fails to pay) a hosted order on the checkout form. */

@@ -181,3 +181,13 @@ export interface PosCredentials {
   readonly apiSecret: string;
   readonly endpointsKey: string;
 }
+
+/** The PSP's status codes and texts the sandbox answers with. */
+export const STATUS_TEXT = {
+  success: { code: '1000', text: 'Transaction is successful' },
+  pending3ds: { code: '2122', text: '3-D Secure verification required to finish' },
+  cancelled: { code: '6007', text: 'Payment cancelled' },
+  // Not published by the PSP: invented for the sandbox (docs/sandbox.md).
+  declined: { code: '2005', text: 'Declined by issuer' },
+  init: { code: '2120', text: 'Waiting for the customer' },
+} as const;

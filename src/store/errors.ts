@@ -7,7 +7,8 @@ export type StoreErrorCode =
   | 'EVENT_ID_CONFLICT'
   | 'STORE_UNAVAILABLE'
   | 'INVALID_EVENT'
-  | 'TRANSACTION_COUNTER_BEHIND';
+  | 'TRANSACTION_COUNTER_BEHIND'
+  | 'SERVER_TOO_OLD';
 
 /**
  * A conflicting revision is another writer's doing: running again decides. An event the store refuses as
@@ -19,6 +20,7 @@ const STORE_ERROR_KIND: Record<StoreErrorCode, ErrorKind> = {
   STORE_UNAVAILABLE: 'unavailable',
   INVALID_EVENT: 'internal',
   TRANSACTION_COUNTER_BEHIND: 'configuration',
+  SERVER_TOO_OLD: 'configuration',
 };
 
 export class StoreError extends ReconError {

@@ -6,7 +6,7 @@ import {
   type AllStreamSubscription,
   type EventStoreDBClient,
 } from '@eventstore/db-client';
-import { StoreUnavailableError } from './errors';
+import { StoreError, StoreUnavailableError } from './errors';
 import { toRecorded } from './eventstoredb-read';
 import { comparePositions, formatPosition, type Position, type RecordedEvent } from './types';
 
@@ -40,7 +40,13 @@ async function cancel(sub: AllStreamSubscription): Promise<void> {
   sub.destroy();
 }
 
-class ServerTooOldError extends Error {}
+/** The configured server cannot serve recon's reads: an operator's fix (upgrade), not a retry. */
+export class ServerTooOldError extends StoreError {
+  constructor(message: string) {
+    super('SERVER_TOO_OLD', message);
+    this.name = 'ServerTooOldError';
+  }
+}
 
 /** The first server version that tells a subscription it caught up ("Add CaughtUp control message"). */
 const CAUGHT_UP_SINCE = [23, 10] as const;

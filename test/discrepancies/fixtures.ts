@@ -12,7 +12,7 @@ import {
   type OperationMethod,
 } from '../../src/events/ingest-events';
 import { SubMerchantRegistered, subMerchantStream } from '../../src/events/ledger-events';
-import { observationOf, type Observation } from '../../src/reconciliation/matching';
+import { observationOf, type Observation } from '../../src/reconciliation/observations';
 import { rebuildProjection, runProjections } from '../../src/projection/runner';
 import { silentLogger } from '../../src/log';
 import type { Sql } from '../../src/db/connect';

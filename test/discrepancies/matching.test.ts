@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { matchMethod, matchPayment, observationFromRow, observationToRow } from '../../src/reconciliation/matching';
+import { matchMethod, matchPayment } from '../../src/reconciliation/matching';
+import { observationFromRow, observationToRow } from '../../src/reconciliation/observations';
 import { at, periodRow, recorded, registerRows, webhook } from './fixtures';
 
 const seen = at('2024-06-02T00:00:00Z');

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { useTestStore } from '../support/db';
 import { acceptDiscrepancy } from '../../src/reconciliation/discrepancy-queries';
-import { matchPayment, type Observation } from '../../src/reconciliation/matching';
+import { matchPayment } from '../../src/reconciliation/matching';
+import type { Observation } from '../../src/reconciliation/observations';
 import {
   appendAll,
   at,

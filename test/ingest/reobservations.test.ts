@@ -15,7 +15,8 @@ import {
   type SyncObservation,
 } from '../../src/ingest/observations';
 import { appendObservations } from '../../src/ingest/reobservations';
-import { consolidate, observationOf } from '../../src/reconciliation/matching';
+import { consolidate } from '../../src/reconciliation/matching';
+import { observationOf } from '../../src/reconciliation/observations';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore, RecordedEvent } from '../../src/store/types';
 import { createTestDatabase, type TestDatabase } from '../support/db';

@@ -8,7 +8,7 @@ import {
   type OperationMethod,
 } from '../../src/events/ingest-events';
 import { SubMerchantRegistered, subMerchantStream } from '../../src/events/ledger-events';
-import { assertBalanced, entriesFor, rowFacts, UnbalancedEntryError } from '../../src/ledger/journal-rules';
+import { assertBalanced, entriesFor, rowFacts, UnbalancedEntryError } from '../../src/journal-rules';
 import { ledgerBalance, reserveSchedule, statementFigures, statementLines } from '../../src/ledger/ledger-queries';
 import { runProjections } from '../../src/projection/runner';
 import type { Position } from '../../src/store/types';

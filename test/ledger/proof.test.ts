@@ -4,7 +4,7 @@ import { ledgerBalance, statementFigures, statementLines, trialBalance } from '.
 import { loadProjections, rebuildProjection, runProjections, type RunnerDeps } from '../../src/projection/runner';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import { parsePosition, type EventStore } from '../../src/store/types';
-import { monthBounds } from '../../src/ledger/journal-rules';
+import { monthBounds } from '../../src/journal-rules';
 import { createTestDatabase, type TestDatabase } from '../support/db';
 import { waitVisible } from './visible';
 import { appendChunks, scenarioEvents, scenarioFor } from '../../fixtures/scenario-events';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
-import { recordTimeToIso } from '../../src/psp/parse';
+import { recordTimeToIso } from '../../src/psp/field-readers';
 
 // The luxon reading the fast path must agree with (what recordTimeToIso did before it had one).
 function viaLuxon(t: string, now: Date): string | null {

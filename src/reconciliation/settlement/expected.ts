@@ -1,4 +1,4 @@
-import { entriesFor, type RowFacts } from '../../ledger/journal-rules';
+import { entriesFor, type RowFacts } from '../../journal-rules';
 import { settlementDayOf } from '../../business-days';
 
 /**

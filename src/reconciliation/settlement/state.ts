@@ -1,7 +1,7 @@
 import { EMPTY_BANK_CONFIG, type BankConfig } from '../../config/bank';
 import { BankEntryBooked, BankStatementImported } from '../../events/bank-events';
 import { RegisterRecordObserved, type NormalizedRegisterRecord } from '../../events/ingest-events';
-import { rowFacts } from '../../ledger/journal-rules';
+import { rowFacts } from '../../journal-rules';
 import type { ProjectionContext, Tx } from '../../projection/projection';
 import type { RecordedEvent } from '../../store/types';
 import { contributionOf, dueDays, type ActivityDay } from './expected';

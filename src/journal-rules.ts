@@ -1,7 +1,7 @@
-import { ReconError } from '../errors';
+import { ReconError } from './errors';
 import { DateTime } from 'luxon';
-import { receiverOf, registerRowKey } from '../events/register-row';
-import type { NormalizedRegisterRecord, OperationMethod } from '../events/ingest-events';
+import { receiverOf, registerRowKey } from './events/register-row';
+import type { NormalizedRegisterRecord, OperationMethod } from './events/ingest-events';
 
 /**
  * The double-entry rules, as plain functions of one register row (no database, no clock), so that the
