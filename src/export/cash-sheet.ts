@@ -1,4 +1,5 @@
 import type { Sql } from '../db/connect';
+import { nameThePages } from './nightly-table';
 import {
   addTableSheet,
   closeTable,
@@ -179,7 +180,7 @@ const STATUS_TEXT: Record<string, string> = {
 };
 
 /** Writes the Cash sheet: three tables one under the other, each with its own header row. */
-export function addCashSheet(wb: Workbook, data: CashSheetData): void {
+export function addCashSheet(wb: Workbook, data: CashSheetData, documentName?: string): void {
   const t = addTableSheet(wb, 'Cash', [
     { header: 'due on', width: 12, numFmt: DATE_FORMAT },
     { header: 'currency', width: 9 },
@@ -192,6 +193,7 @@ export function addCashSheet(wb: Workbook, data: CashSheetData): void {
     { header: 'received', width: 16 },
     { header: 'expected − received', width: 18 },
   ]);
+  if (documentName) nameThePages(t, documentName);
   const money = (row: ReturnType<typeof t.sheet.addRow>, cells: number[], currency: string) => {
     for (const c of cells) row.getCell(c).numFmt = moneyFormat(currency);
   };

@@ -1,4 +1,5 @@
 import type { Sql } from '../db/connect';
+import { nameThePages } from './nightly-table';
 import { COUNT_FORMAT, addTableSheet, closeTable, minorToMajor, moneyFormat, safeText, type Workbook } from './xlsx';
 
 /**
@@ -127,8 +128,10 @@ const COLUMNS = [
 export function writeSourcesSheet(
   wb: Workbook,
   data: { readonly sources: readonly SourceTotals[]; readonly journal?: readonly JournalTotals[] | null },
+  documentName?: string,
 ): void {
   const t = addTableSheet(wb, 'Sources', COLUMNS);
+  if (documentName) nameThePages(t, documentName);
   const key = (scope: Scope, currency: string) => `${scope}\u0000${currency}`;
   const registerNet = new Map(
     data.sources.filter((s) => s.source === 'register').map((s) => [key(s.scope, s.currency), s.net]),

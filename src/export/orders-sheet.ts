@@ -1,5 +1,6 @@
 import type { Workbook } from './xlsx';
 import type { Sql } from '../db/connect';
+import { nameThePages } from './nightly-table';
 import { COUNT_FORMAT, addTableSheet, closeTable, minorToMajor, moneyFormat, safeText } from './xlsx';
 
 /**
@@ -113,7 +114,7 @@ export async function ordersReportData(
   };
 }
 
-export function writeOrdersSheets(wb: Workbook, data: OrdersReportData): void {
+export function writeOrdersSheets(wb: Workbook, data: OrdersReportData, documentName?: string): void {
   const count = { numFmt: COUNT_FORMAT };
   const orders = addTableSheet(wb, 'Orders', [
     { header: 'currency', width: 9 },
@@ -143,6 +144,7 @@ export function writeOrdersSheets(wb: Workbook, data: OrdersReportData): void {
     row.commit();
     orders.rows++;
   }
+  if (documentName) nameThePages(orders, documentName);
   closeTable(orders);
   const fees = addTableSheet(wb, 'Fee differences', [
     { header: 'sub_merchant_id', width: 38 },
@@ -165,5 +167,6 @@ export function writeOrdersSheets(wb: Workbook, data: OrdersReportData): void {
     row.commit();
     fees.rows++;
   }
+  if (documentName) nameThePages(fees, documentName);
   closeTable(fees);
 }
