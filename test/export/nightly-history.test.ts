@@ -43,12 +43,6 @@ const local = (day: string, hhmm: string) => DateTime.fromISO(`${day}T${hhmm}`, 
 const dayOf = (iso: string | Date) =>
   DateTime.fromJSDate(typeof iso === 'string' ? new Date(iso) : iso, { zone: TZ }).toISODate()!;
 
-const ALPHA: Receiver = { name: 'Alpha Shop', amount: 0n, fee: 0n };
-const split = (total: bigint): Receiver[] => [
-  { ...ALPHA, amount: (total * 6n) / 10n },
-  { name: 'Beta Store', amount: total - (total * 6n) / 10n, fee: 0n },
-];
-
 interface Payment {
   readonly id: string;
   readonly amount: bigint;
