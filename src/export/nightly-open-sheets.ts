@@ -1,4 +1,5 @@
 import { DateTime } from 'luxon';
+import { moneyText } from '../reconciliation/discrepancy-summary';
 import type { OpenItem, OpenOnDay } from './nightly-open';
 import { type NightlyCell, writeNightlyTable } from './nightly-table';
 import { minorToMajor, moneyFormat, type Workbook } from './xlsx';
@@ -16,7 +17,8 @@ const NO_CURRENCY = '(no amount)';
 
 function oldestText(o: OpenItem, zone: string): string {
   const at = DateTime.fromJSDate(o.detectedAt, { zone }).toFormat('yyyy-MM-dd HH:mm');
-  return `${o.type}, detected ${at}, ${o.ageDays} day${o.ageDays === 1 ? '' : 's'} open, id ${o.id}`;
+  const amount = o.amount !== null && o.currency ? `, ${moneyText(o.amount, o.currency)} in doubt` : '';
+  return `${o.type}, detected ${at}, ${o.ageDays} day${o.ageDays === 1 ? '' : 's'} open${amount}; id ${o.id}`;
 }
 
 export function writeOpenOnDaySheets(wb: Workbook, documentName: string, v: OpenOnDay, issuedAt: Date): void {
@@ -25,8 +27,8 @@ export function writeOpenOnDaySheets(wb: Workbook, documentName: string, v: Open
   const stamp = (d: Date) => DateTime.fromJSDate(d, { zone }).toFormat('yyyy-MM-dd HH:mm');
   const summary: NightlyCell[][] = [
     ['Business day', `${v.date} (${zone})`],
-    ['Open discrepancies as at', `${stamp(v.asAt)} (${zone}), the end of the business day`],
-    ['Issued', `${stamp(issuedAt)} (${zone})`],
+    ['Discrepancies stated as at', `${stamp(v.asAt)} (${zone})`],
+    ['Issue time', `${stamp(issuedAt)} (${zone}), the end of the business day`],
     ['Open discrepancies', String(v.open.length)],
     ['Oldest open discrepancy', v.oldest ? oldestText(v.oldest, zone) : 'none'],
     ['Month to date', `from ${stamp(v.monthFrom)} to ${stamp(v.asAt)} (${zone})`],
@@ -35,7 +37,7 @@ export function writeOpenOnDaySheets(wb: Workbook, documentName: string, v: Open
     wb,
     documentName,
     'Summary',
-    [{ header: 'fact' }, { header: 'value', maxWidth: 80 }],
+    [{ header: 'fact' }, { header: 'value', maxWidth: 64 }],
     summary,
     opts,
   );
@@ -54,10 +56,11 @@ export function writeOpenOnDaySheets(wb: Workbook, documentName: string, v: Open
     opts,
   );
 
+  // one sub-merchant a line: its name, and beside it its id
   const inDoubtRows = v.inDoubt.map((r): NightlyCell[] => [
     r.currency || NO_CURRENCY,
-    r.subMerchantIds.join(', ') || '(none)',
-    r.names.filter(Boolean).join(', ') || (r.subMerchantIds.length ? '(not in the directory)' : '(none)'),
+    r.subMerchantIds.length ? r.names.map((n) => n || '(not in the directory)').join('\n') : '(none)',
+    r.subMerchantIds.join('\n'),
     r.count,
     money(r.amount, r.currency),
   ]);
@@ -73,7 +76,7 @@ export function writeOpenOnDaySheets(wb: Workbook, documentName: string, v: Open
     [
       { header: 'currency' },
       { header: 'sub-merchant(s)', maxWidth: 40 },
-      { header: 'name(s)', maxWidth: 40 },
+      { header: 'sub-merchant id(s)', maxWidth: 40 },
       { header: 'open discrepancies', kind: 'count' },
       { header: 'amount in doubt', kind: 'money' },
     ],

@@ -25,55 +25,73 @@ export const nightlyIssuedAt = (data: Pick<NightlyReportData, 'day'>): Date => d
 const moneyCell = (v: bigint | null | undefined, currency: string | null): NightlyCell =>
   v === null || v === undefined ? null : currency ? { money: minorToMajor(v), currency } : minorToMajor(v);
 
-function openDiscrepancyRow(d: OpenDiscrepancy, local: (d: Date) => Date): NightlyCell[] {
-  return [
-    d.id,
-    d.type,
-    d.detectedAt ? local(d.detectedAt) : null,
-    d.occurredAt ? local(d.occurredAt) : null,
-    d.posId,
-    d.orderId,
-    d.paymentId,
-    d.method,
-    (d.subMerchantIds ?? []).join(', ') || d.subMerchantId,
-    d.receiverName,
-    d.currency,
-    ...SOURCES.flatMap((s): NightlyCell[] => {
-      const v = d.values[s];
-      return v ? [v.status, moneyCell(v.amount, v.currency ?? d.currency), v.currency] : ['(absent)', null, null];
-    }),
-    d.evidence,
-    d.whatDiffers ?? '',
-    moneyCell(d.difference, d.currency),
-    d.ageDays ?? null,
-    moneyCell(d.amountInDoubt, d.currency),
-  ];
-}
-
-function openDiscrepancyColumns(zone: string): NightlyColumn[] {
-  return [
-    { header: 'id' },
-    { header: 'type' },
-    { header: `detected (${zone})`, kind: 'datetime', numFmt: DATE_TIME_FORMAT },
-    { header: `operation time (${zone})`, kind: 'datetime', numFmt: DATE_TIME_FORMAT },
-    { header: 'pos_id' },
-    { header: 'order_id' },
-    { header: 'payment_id' },
-    { header: 'method' },
-    { header: 'sub-merchant(s)', maxWidth: 40 },
-    { header: 'receiver_name', maxWidth: 30 },
-    { header: 'currency' },
-    ...SOURCES.flatMap((s): NightlyColumn[] => [
-      { header: `${s} status` },
-      { header: `${s} amount`, kind: 'money' },
-      { header: `${s} currency` },
+/**
+ * The open discrepancies as a reader goes through them: what, which (its id, then the payment and order it
+ * concerns, one a line), since when, whose, how much, what differs. The sources' own values are on the
+ * Source values sheet, so that both print one page wide in a readable size.
+ */
+function openDiscrepancySheets(wb: Workbook, name: string, data: NightlyReportData, local: (d: Date) => Date): void {
+  const zone = data.timezone;
+  const names = data.asOfDay?.names ?? new Map<string, string>();
+  const opts = { moneyFormat };
+  const subs = (d: OpenDiscrepancy) =>
+    (d.subMerchantIds?.length ? d.subMerchantIds : d.subMerchantId ? [d.subMerchantId] : [])
+      .map((id) => names.get(id) ?? id)
+      .join('\n') || '(none)';
+  const totals: NightlyCell[][] = data.open.length ? [[`Total: ${data.open.length} open at the day’s end`]] : [];
+  writeNightlyTable(
+    wb,
+    name,
+    'Open discrepancies',
+    [
+      { header: 'type' },
+      { header: 'discrepancy id, payment, order' },
+      { header: `detected (${zone})`, kind: 'datetime', numFmt: DATE_TIME_FORMAT },
+      { header: 'days open', kind: 'count' },
+      { header: 'sub-merchant(s)', maxWidth: 30 },
+      { header: 'amount in doubt', kind: 'money' },
+      { header: 'what differs', maxWidth: 45 },
+    ],
+    data.open.map((d) => [
+      d.type,
+      [d.id, d.paymentId ?? '–', d.orderId ?? '–'].join('\n'),
+      d.detectedAt ? local(d.detectedAt) : null,
+      d.ageDays ?? null,
+      subs(d),
+      moneyCell(d.amountInDoubt, d.currency),
+      d.whatDiffers ?? '',
     ]),
-    { header: 'evidence events', kind: 'count' },
-    { header: 'what differs', maxWidth: 60 },
-    { header: 'difference', kind: 'money' },
-    { header: 'days open', kind: 'count' },
-    { header: 'amount in doubt', kind: 'money' },
-  ];
+    { ...opts, totals },
+  );
+  writeNightlyTable(
+    wb,
+    name,
+    'Source values',
+    [
+      { header: 'type' },
+      { header: 'discrepancy id' },
+      { header: `operation time (${zone})`, kind: 'datetime', numFmt: DATE_TIME_FORMAT },
+      { header: 'method' },
+      { header: 'receiver', maxWidth: 30 },
+      ...SOURCES.flatMap((s): NightlyColumn[] => [{ header: `${s} status` }, { header: `${s} amount`, kind: 'money' }]),
+      { header: 'evidence events', kind: 'count' },
+      { header: 'difference', kind: 'money' },
+    ],
+    data.open.map((d): NightlyCell[] => [
+      d.type,
+      d.id,
+      d.occurredAt ? local(d.occurredAt) : null,
+      d.method,
+      d.receiverName,
+      ...SOURCES.flatMap((s): NightlyCell[] => {
+        const v = d.values[s];
+        return v ? [v.status, moneyCell(v.amount, v.currency ?? d.currency)] : ['(absent)', null];
+      }),
+      d.evidence,
+      moneyCell(d.difference, d.currency),
+    ]),
+    opts,
+  );
 }
 
 function writeDaySheets(wb: Workbook, name: string, data: NightlyReportData, local: (d: Date) => Date): void {
@@ -130,14 +148,7 @@ function writeDaySheets(wb: Workbook, name: string, data: NightlyReportData, loc
         : [],
     },
   );
-  writeNightlyTable(
-    wb,
-    name,
-    'Open discrepancies',
-    openDiscrepancyColumns(data.timezone),
-    data.open.map((d) => openDiscrepancyRow(d, local)),
-    { ...opts, totals: data.open.length ? [[`Total: ${data.open.length} open at the day’s end`]] : [] },
-  );
+  openDiscrepancySheets(wb, name, data, local);
 }
 
 function writeJobSheets(wb: Workbook, name: string, data: NightlyReportData, local: (d: Date) => Date): void {
