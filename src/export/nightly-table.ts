@@ -23,6 +23,7 @@ export type NightlyCell = string | number | Date | null | { readonly money: numb
 const DEFAULT_MAX_WIDTH = 60;
 /** A header is wrapped onto lines no narrower than this, so that a narrow column of numbers keeps a readable head. */
 const MIN_HEADER_WIDTH = 9;
+const MIN_COLUMN_WIDTH = 10;
 /** Points per line of 11-point text. */
 const LINE_HEIGHT = 15;
 
@@ -78,7 +79,12 @@ export function contentWidths(
   return columns.map((c, i) => {
     const widest = Math.max(0, ...rows.map((r) => shownLength(r[i] ?? null, c.kind)));
     const head = Math.min(c.header.length, Math.max(longestWord(c.header), MIN_HEADER_WIDTH, widest));
-    return Math.min(Math.max(widest, head) + 2, Math.max(c.maxWidth ?? DEFAULT_MAX_WIDTH, longestWord(c.header) + 2));
+    const width = Math.min(
+      Math.max(widest, head) + 2,
+      Math.max(c.maxWidth ?? DEFAULT_MAX_WIDTH, longestWord(c.header) + 2),
+    );
+    // exceljs leaves out a width of 9 (its default), and the file's reader then uses its own narrower one
+    return Math.max(width, MIN_COLUMN_WIDTH);
   });
 }
 

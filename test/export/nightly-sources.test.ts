@@ -221,17 +221,23 @@ describe('nightly report: discrepancies', () => {
     expect(counts.find((r) => r[0] === 'amount_mismatch')?.[1]).toBe('sm-alpha, sm-beta');
     expect(counts.filter((r) => r[1] === '(none)')).toEqual([]);
     const open = rowsOf('Open discrepancies', () => foundWb);
-    expect(open.find((r) => r[1] === 'amount_mismatch')?.[8]).toBe('sm-alpha, sm-beta');
+    // by the directory's names, one a line
+    expect(open.find((r) => r[0] === 'amount_mismatch')?.[4]).toBe('Alpha Shop\nBeta Shop');
   });
 
   it('shows each source’s value and the difference of a fee or split mismatch', () => {
     const open = rowsOf('Open discrepancies', () => foundWb);
-    expect(open[0]!.slice(-4, -2)).toEqual(['what differs', 'difference']);
-    expect(open.find((r) => r[1] === 'fee_mismatch')?.slice(-4, -2)).toEqual([
+    const values = rowsOf('Source values', () => foundWb);
+    const row = (type: string) => {
+      const i = open.findIndex((r) => r[0] === type);
+      return [open[i]!.at(-1), values[i]!.at(-1)];
+    };
+    expect([open[0]!.at(-1), values[0]!.at(-1)]).toEqual(['what differs', 'difference']);
+    expect(row('fee_mismatch')).toEqual([
       'merchant fee: register 1.00 UAH, period 2.00 UAH, webhook 1.00 UAH; difference 1.00 UAH',
       1,
     ]);
-    expect(open.find((r) => r[1] === 'split_mismatch')?.slice(-4, -2)).toEqual([
+    expect(row('split_mismatch')).toEqual([
       'receivers’ shares 40.00 UAH, amount 50.00 UAH; difference -10.00 UAH',
       -10,
     ]);
