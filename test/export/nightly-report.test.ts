@@ -13,7 +13,7 @@ import {
   writeNightlyReportFor,
   type NightlyReportData,
 } from '../../src/export/nightly-report';
-import { moneyFormat, safeText } from '../../src/export/xlsx';
+import { moneyFormat } from '../../src/export/xlsx';
 import { runProjections } from '../../src/projection/runner';
 import { silentLogger } from '../../src/log';
 import { createPostgresEventStore } from '../../src/store/postgres';
