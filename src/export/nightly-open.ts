@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import type { Sql } from '../db/connect';
 import { allDiscrepancies, subMerchantNames, subMerchantsOf } from '../reconciliation/discrepancy-queries';
-import { amountInDoubt } from '../reconciliation/discrepancy-summary';
+import { amountInDoubt, moneyText } from '../reconciliation/discrepancy-summary';
 
 /**
  * The nightly report's view of the discrepancies as they stood at the end of its business day: which were
@@ -247,4 +247,21 @@ export async function openOnDayFrom(sql: Sql, date: string, timezone: string): P
   const all = await discrepancyTimes(sql, date, timezone);
   const ids = [...new Set(all.flatMap((d) => d.subMerchantIds))].sort();
   return openOnDay(all, date, timezone, await subMerchantNames(sql, ids));
+}
+
+/** The day's ageing and money in doubt in a few lines of plain text (the command's summary). */
+export function ageingLines(v: OpenOnDay): string[] {
+  const counts = AGE_BUCKETS.map((b) => {
+    const n = v.ageing.filter((r) => r.bucket === b.label).reduce((a, r) => a + r.count, 0);
+    return `${b.label} ${n}`;
+  });
+  const perCurrency = new Map<string, bigint>();
+  for (const r of v.inDoubt)
+    if (r.currency) perCurrency.set(r.currency, (perCurrency.get(r.currency) ?? 0n) + r.amount);
+  const money = [...perCurrency].map(([c, a]) => moneyText(a, c));
+  return [
+    `ageing: ${counts.join(', ')}`,
+    `in doubt: ${money.join(', ') || 'nothing'}`,
+    v.oldest ? `oldest: ${v.oldest.type} ${v.oldest.id}, ${v.oldest.ageDays} days open` : 'oldest: none',
+  ];
 }

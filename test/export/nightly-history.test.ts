@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -22,6 +23,7 @@ import {
   webhook,
   type Receiver,
 } from '../discrepancies/fixtures';
+import { reconEnv } from '../../fixtures/psp-env';
 import { createTestDatabase, type TestDatabase } from '../support/db';
 
 /**
@@ -386,4 +388,34 @@ describe('nightly report of a past day', () => {
     );
     expect(await parts(first)).toEqual(before);
   });
+
+  it('recon report nightly --date D writes the report of that day and prints its ageing', async () => {
+    const day = '2024-03-26';
+    const dir = path.join(out, 'cli');
+    const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(
+        process.execPath,
+        [path.resolve('bin/recon.mjs'), 'report', 'nightly', '--date', day, '--out', dir],
+        {
+          env: reconEnv({ databaseUrl: db.url, timezone: TZ, extra: { RECON_GRACE_HOURS: String(GRACE) } }),
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.once('exit', (code) => resolve({ code, stdout, stderr }));
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const want = openOn(day);
+    expect(r.stdout).toContain(`open discrepancies at the day's end ${want.length}`);
+    const counts = AGE_BUCKETS.map(
+      (b) => `${b.label} ${want.filter((x) => bucketFor(daysBetween(x.detected, day)) === b.label).length}`,
+    );
+    expect(r.stdout).toContain(`ageing: ${counts.join(', ')}`);
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.readFile(path.join(dir, `nightly-${day}.xlsx`));
+    expect(wb.getWorksheet('Ageing')!.rowCount).toBeGreaterThan(AGE_BUCKETS.length);
+  }, 120_000);
 });
