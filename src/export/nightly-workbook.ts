@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import { addCashSheet } from './cash-sheet';
-import type { NightlyReportData, OpenDiscrepancy } from './nightly-report';
+import type { NightlyReportData, OpenDiscrepancy } from './nightly-types';
 import { writeOpenOnDaySheets } from './nightly-open-sheets';
 import { SOURCES, writeSourcesSheet } from './nightly-sources';
 import { type NightlyCell, type NightlyColumn, writeNightlyTable } from './nightly-table';
