@@ -178,36 +178,18 @@ const STATUS_TEXT: Record<string, string> = {
   in_transit: 'in transit',
 };
 
-/** Writes the Cash sheet: three tables one under the other, each with its own header row. */
-export function addCashSheet(wb: Workbook, data: CashSheetData, documentName = 'Nightly reconciliation report'): void {
-  const columns: NightlyColumn[] = [
-    { header: 'due on', kind: 'date', numFmt: DATE_FORMAT },
-    { header: 'currency' },
-    { header: 'for activity from', kind: 'date' },
-    { header: 'to', kind: 'date' },
-    { header: 'expected', kind: 'money' },
-    { header: 'status' },
-    { header: 'received on', kind: 'date' },
-    { header: 'bank reference' },
-    { header: 'received', kind: 'money' },
-    { header: 'expected − received', kind: 'money' },
-  ];
-  const money = (v: bigint | null, currency: string): NightlyCell =>
-    v === null ? null : { money: minorToMajor(v), currency };
-  const days: NightlyCell[][] = data.days.map((d) => [
-    excelDay(d.dueOn),
-    d.currency,
-    excelDay(d.activityFrom),
-    excelDay(d.activityTo),
-    money(d.expected, d.currency),
-    STATUS_TEXT[d.status] ?? d.status,
-    d.receivedOn ? excelDay(d.receivedOn) : null,
-    d.bankRef,
-    money(d.received, d.currency),
-    money(d.difference, d.currency),
-  ]);
-  // the tables below the first: a title (runs over the empty cells beside it), a bold header row, the rows
-  const below: Array<{ cells: NightlyCell[]; head?: ReadonlyArray<CellKind | undefined> }> = [];
+const money = (v: bigint | null, currency: string): NightlyCell =>
+  v === null ? null : { money: minorToMajor(v), currency };
+
+/** A row of the tables below the first; `head`: a header row, with the kinds of its own table's columns. */
+interface BelowRow {
+  readonly cells: NightlyCell[];
+  readonly head?: ReadonlyArray<CellKind | undefined>;
+}
+
+/** The tables below the first: a title (runs over the empty cells beside it), a bold header row, the rows. */
+function tablesBelow(data: CashSheetData): BelowRow[] {
+  const below: BelowRow[] = [];
   for (const o of data.outstanding)
     below.push({
       cells: [`Owed by the PSP, not received (${o.currency})`, null, null, null, money(o.amount, o.currency)],
@@ -262,6 +244,36 @@ export function addCashSheet(wb: Workbook, data: CashSheetData, documentName = '
     });
   if (data.bridges.length === 0) below.push({ cells: ['(no statement of a settlement or payouts account imported)'] });
   // widths from every table's cells; the headers below wrap into them, titles run over empty cells
+  return below;
+}
+
+/** Writes the Cash sheet: three tables one under the other, each with its own header row. */
+export function addCashSheet(wb: Workbook, data: CashSheetData, documentName = 'Nightly reconciliation report'): void {
+  const columns: NightlyColumn[] = [
+    { header: 'due on', kind: 'date', numFmt: DATE_FORMAT },
+    { header: 'currency' },
+    { header: 'for activity from', kind: 'date' },
+    { header: 'to', kind: 'date' },
+    { header: 'expected', kind: 'money' },
+    { header: 'status' },
+    { header: 'received on', kind: 'date' },
+    { header: 'bank reference' },
+    { header: 'received', kind: 'money' },
+    { header: 'expected − received', kind: 'money' },
+  ];
+  const days: NightlyCell[][] = data.days.map((d) => [
+    excelDay(d.dueOn),
+    d.currency,
+    excelDay(d.activityFrom),
+    excelDay(d.activityTo),
+    money(d.expected, d.currency),
+    STATUS_TEXT[d.status] ?? d.status,
+    d.receivedOn ? excelDay(d.receivedOn) : null,
+    d.bankRef,
+    money(d.received, d.currency),
+    money(d.difference, d.currency),
+  ]);
+  const below = tablesBelow(data);
   // a header row below wraps at its words: each column keeps room for the longest
   const longestWord = (c: NightlyCell) => (typeof c === 'string' ? Math.max(...c.split(' ').map((w) => w.length)) : 0);
   const sized = [
