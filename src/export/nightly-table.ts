@@ -170,7 +170,7 @@ export function writeCells(
       c.alignment = {
         vertical,
         ...(wraps[i] ? { wrapText: true } : {}),
-        ...(right ? { horizontal: 'right' as const } : {}),
+        ...(right ? { horizontal: 'right' as const, indent: 1 } : {}),
         ...(indent ? { horizontal: 'left' as const, indent: 1 } : {}),
       };
     if (opts.bold) c.font = BOLD_FONT;
