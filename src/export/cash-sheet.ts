@@ -279,7 +279,9 @@ export function addCashSheet(wb: Workbook, data: CashSheetData, documentName = '
   const sized = [
     ...days,
     ...below.map((r) =>
-      r.head ? r.cells.map((c) => 'x'.repeat(longestWord(c))) : r.cells.map((c, i) => (spills(r.cells, i) ? null : c)),
+      r.head
+        ? r.cells.map((c) => 'x'.repeat(longestWord(c)))
+        : r.cells.map((c, i) => (spills(r.cells, i, columns.length) ? null : c)),
     ),
   ];
   const t = openNightlySheet(wb, documentName, 'Cash', columns, contentWidths(columns, sized));

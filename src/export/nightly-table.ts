@@ -62,9 +62,14 @@ export function linesIn(text: string, width: number): number {
   return lines;
 }
 
-/** Text followed by an empty cell runs over it, as a label of a totals row does: it needs no width of its own. */
-export const spills = (cells: readonly NightlyCell[], i: number): boolean =>
-  typeof cells[i] === 'string' && (cells[i + 1] === undefined || cells[i + 1] === null || cells[i + 1] === '');
+/**
+ * Text followed by an empty cell of the table runs over it, as a label of a totals row does: it needs no width
+ * of its own. The last column has nothing to run over.
+ */
+export const spills = (cells: readonly NightlyCell[], i: number, columns: number): boolean =>
+  typeof cells[i] === 'string' &&
+  i + 1 < columns &&
+  (cells[i + 1] === undefined || cells[i + 1] === null || cells[i + 1] === '');
 
 const longestWord = (s: string) => Math.max(0, ...s.split(/[\s\n]+/).map((w) => w.length));
 
@@ -152,7 +157,9 @@ export function writeCells(
   const wraps = cells.map(
     (cell, i) =>
       typeof cell === 'string' &&
-      (opts.wrap || cell.includes('\n') || (shownLength(cell) + 2 > (t.widths[i] ?? 10) && !spills(cells, i))),
+      (opts.wrap ||
+        cell.includes('\n') ||
+        (shownLength(cell) + 2 > (t.widths[i] ?? 10) && !spills(cells, i, t.columns.length))),
   );
   const lines = Math.max(1, ...cells.map((cell, i) => (wraps[i] ? linesIn(String(cell), t.widths[i] ?? 10) : 1)));
   // a header sits on the data below it; a tall data row reads from its top line
@@ -166,12 +173,15 @@ export function writeCells(
     const right = rightAligned(kind(i)) && typeof cell === 'string' && opts.bold;
     // text right after a right-aligned number keeps a space from it
     const indent = typeof cell === 'string' && !right && i > 0 && rightAligned(kind(i - 1));
-    if (wraps[i] || lines > 1 || indent)
+    // a number in a column of text (a fact's value) reads beside its label, like the text above and below it
+    const left = typeof cell === 'number' && !rightAligned(kind(i));
+    if (wraps[i] || lines > 1 || indent || left)
       c.alignment = {
         vertical,
         ...(wraps[i] ? { wrapText: true } : {}),
         ...(right ? { horizontal: 'right' as const, indent: 1 } : {}),
         ...(indent ? { horizontal: 'left' as const, indent: 1 } : {}),
+        ...(left ? { horizontal: 'left' as const } : {}),
       };
     if (opts.bold) c.font = BOLD_FONT;
   });
@@ -210,7 +220,7 @@ export function writeNightlyTable(
     moneyFormat: (currency: string) => string;
   },
 ): void {
-  const labels = (opts.totals ?? []).map((r) => r.map((c, i) => (spills(r, i) ? null : c)));
+  const labels = (opts.totals ?? []).map((r) => r.map((c, i) => (spills(r, i, columns.length) ? null : c)));
   const widths = contentWidths(columns, [...rows, ...labels]);
   const t = openNightlySheet(wb, documentName, name, columns, widths);
   if (rows.length === 0) writeCells(t, ['none']);
