@@ -1,3 +1,4 @@
+import { AGE_BUCKETS, type OpenOnDay } from '../src/export/nightly-open';
 import { previousDay, writeNightlyReportFor } from '../src/export/nightly-report';
 import { healMissingWebhooks } from '../src/ingest/heal';
 import { syncIncremental } from '../src/ingest/sync';
@@ -6,9 +7,16 @@ import { applySubMerchantDirectory } from '../src/ingest/sub-merchant-directory'
 import type { JobDefinition } from '../src/scheduler/scheduler';
 import type { JobDeps } from './job-deps';
 
+/** Open discrepancies per age bucket at the reported day's end, for the run's record. */
+const ageingCounts = (v: OpenOnDay): Record<string, number> =>
+  Object.fromEntries(
+    AGE_BUCKETS.map((b) => [b.label, v.ageing.filter((r) => r.bucket === b.label).reduce((a, r) => a + r.count, 0)]),
+  );
+
 /**
  * Nightly: incremental sync of every project (from what was last read without a gap minus the lookback, or an earlier failed window), healing
- * of missing webhooks, projections caught up, then the nightly report of the previous business day. Windows
+ * of missing webhooks, projections caught up, then the nightly report of the previous business day, which states
+ * the discrepancies open at that day's end (what this run's sync finds is detected now: the next report has it). Windows
  * that failed make the run fail after the report is written, so that it is retried at the next tick.
  */
 export function nightlyReconciliationJob(deps: JobDeps): JobDefinition {
@@ -105,7 +113,13 @@ export function nightlyReconciliationJob(deps: JobDeps): JobDefinition {
         { sql: deps.sql, store: deps.store },
         { date, timezone: config.timezone, graceHours: config.graceHours, outDir: config.outDir, facts },
       );
-      Object.assign(counters, { date, eventsProjected: applied, report: file, openDiscrepancies: data.open.length });
+      Object.assign(counters, {
+        date,
+        eventsProjected: applied,
+        report: file,
+        openDiscrepancies: data.open.length,
+        ...(data.asOfDay ? { ageing: ageingCounts(data.asOfDay) } : {}),
+      });
       if (windowsFailed > 0)
         throw new Error(`${windowsFailed} sync window(s) failed (report written to ${file}); retried at the next tick`);
       return counters;

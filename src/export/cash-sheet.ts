@@ -1,14 +1,14 @@
 import type { Sql } from '../db/connect';
 import {
-  addTableSheet,
-  closeTable,
-  DATE_FORMAT,
-  excelDay,
-  minorToMajor,
-  moneyFormat,
-  safeText,
-  type Workbook,
-} from './xlsx';
+  contentWidths,
+  type CellKind,
+  type NightlyCell,
+  type NightlyColumn,
+  openNightlySheet,
+  spills,
+  writeCells,
+} from './nightly-table';
+import { DATE_FORMAT, excelDay, minorToMajor, moneyFormat, type Workbook } from './xlsx';
 
 /**
  * The nightly report's Cash sheet (docs/outputs.md): what the PSP owed against what reached the
@@ -178,102 +178,120 @@ const STATUS_TEXT: Record<string, string> = {
   in_transit: 'in transit',
 };
 
-/** Writes the Cash sheet: three tables one under the other, each with its own header row. */
-export function addCashSheet(wb: Workbook, data: CashSheetData): void {
-  const t = addTableSheet(wb, 'Cash', [
-    { header: 'due on', width: 12, numFmt: DATE_FORMAT },
-    { header: 'currency', width: 9 },
-    { header: 'for activity from', width: 16, numFmt: DATE_FORMAT },
-    { header: 'to', width: 12, numFmt: DATE_FORMAT },
-    { header: 'expected', width: 16 },
-    { header: 'status', width: 15 },
-    { header: 'received on', width: 12, numFmt: DATE_FORMAT },
-    { header: 'bank reference', width: 22 },
-    { header: 'received', width: 16 },
-    { header: 'expected − received', width: 18 },
-  ]);
-  const money = (row: ReturnType<typeof t.sheet.addRow>, cells: number[], currency: string) => {
-    for (const c of cells) row.getCell(c).numFmt = moneyFormat(currency);
-  };
-  for (const d of data.days) {
-    const row = t.sheet.addRow([
-      excelDay(d.dueOn),
-      safeText(d.currency),
-      excelDay(d.activityFrom),
-      excelDay(d.activityTo),
-      minorToMajor(d.expected),
-      STATUS_TEXT[d.status] ?? d.status,
-      d.receivedOn ? excelDay(d.receivedOn) : null,
-      safeText(d.bankRef),
-      d.received === null ? null : minorToMajor(d.received),
-      d.difference === null ? null : minorToMajor(d.difference),
-    ]);
-    money(row, [5, 9, 10], d.currency);
-    row.commit();
-    t.rows++;
-  }
-  const rows: unknown[][] = [];
-  const fmts: Array<Array<string | undefined>> = [];
-  const add = (values: unknown[], f: Array<string | undefined> = []) => {
-    rows.push(values);
-    fmts.push(f);
-  };
+const money = (v: bigint | null, currency: string): NightlyCell =>
+  v === null ? null : { money: minorToMajor(v), currency };
+
+/** A row of the tables below the first; `head`: a header row, with the kinds of its own table's columns. */
+interface BelowRow {
+  readonly cells: NightlyCell[];
+  readonly head?: ReadonlyArray<CellKind | undefined>;
+}
+
+/** The tables below the first: a title (runs over the empty cells beside it), a bold header row, the rows. */
+function tablesBelow(data: CashSheetData): BelowRow[] {
+  const below: BelowRow[] = [];
   for (const o of data.outstanding)
-    add(
-      ['Owed by the PSP, not received', o.currency, null, null, minorToMajor(o.amount)],
-      [undefined, undefined, undefined, undefined, moneyFormat(o.currency)],
-    );
-  add([]);
-  add(['Bank lines that pay no settlement']);
-  add(['booked on', 'currency', 'account', 'direction', 'amount', 'bank reference', 'counterparty', 'remittance']);
+    below.push({
+      cells: [`Owed by the PSP, not received (${o.currency})`, null, null, null, money(o.amount, o.currency)],
+    });
+  below.push({ cells: [] }, { cells: ['Bank lines that pay no settlement'] });
+  below.push({
+    cells: ['booked on', 'currency', 'account', 'direction', 'amount', 'bank reference', 'counterparty', 'remittance'],
+    head: ['date', 'text', 'text', 'text', 'money', 'text', 'text', 'text'],
+  });
   for (const u of data.unmatched)
-    add(
-      [
+    below.push({
+      cells: [
         excelDay(u.bookedOn),
-        safeText(u.currency),
-        safeText(u.accountId),
+        u.currency,
+        u.accountId,
         u.direction,
-        minorToMajor(u.amount),
-        safeText(u.bankRef),
-        safeText(u.counterparty),
-        safeText(u.remittance),
+        money(u.amount, u.currency),
+        u.bankRef,
+        u.counterparty,
+        u.remittance,
       ],
-      [DATE_FORMAT, undefined, undefined, undefined, moneyFormat(u.currency)],
-    );
-  if (data.unmatched.length === 0) add(['(none)']);
-  add([]);
-  add(['Bank bridge per account']);
-  add([
-    'account',
-    'currency',
-    'opening balance (first statement)',
-    '+ booked in the journal',
-    '+ bank lines not in the journal',
-    '= computed',
-    'bank closing balance',
-    'on',
-    'difference',
-  ]);
-  for (const b of data.bridges) {
-    const m = moneyFormat(b.currency);
-    add(
-      [
-        safeText(b.accountId),
-        safeText(b.currency),
-        minorToMajor(b.firstStatementOpening),
-        minorToMajor(b.bookedInJournal),
-        minorToMajor(b.notInJournal),
-        minorToMajor(b.firstStatementOpening + b.bookedInJournal + b.notInJournal),
-        minorToMajor(b.bankClosing),
+    });
+  if (data.unmatched.length === 0) below.push({ cells: ['(none)'] });
+  below.push({ cells: [] }, { cells: ['Bank bridge per account'] });
+  below.push({
+    cells: [
+      'account',
+      'currency',
+      'opening balance (first statement)',
+      'booked in the journal (+)',
+      'bank lines not in the journal (+)',
+      'computed (=)',
+      'bank closing balance',
+      'on',
+      'difference',
+    ],
+    head: ['text', 'text', 'money', 'money', 'money', 'money', 'money', 'date', 'money'],
+  });
+  for (const b of data.bridges)
+    below.push({
+      cells: [
+        b.accountId,
+        b.currency,
+        money(b.firstStatementOpening, b.currency),
+        money(b.bookedInJournal, b.currency),
+        money(b.notInJournal, b.currency),
+        money(b.firstStatementOpening + b.bookedInJournal + b.notInJournal, b.currency),
+        money(b.bankClosing, b.currency),
         excelDay(b.closingDate),
-        minorToMajor(b.difference),
+        money(b.difference, b.currency),
       ],
-      [undefined, undefined, m, m, m, m, m, DATE_FORMAT, m],
-    );
-  }
-  if (data.bridges.length === 0) add(['(no statement of a settlement or payouts account imported)']);
-  closeTable(
-    t,
-    rows.map((values, i) => ({ values, numFmts: fmts[i]! })),
-  );
+    });
+  if (data.bridges.length === 0) below.push({ cells: ['(no statement of a settlement or payouts account imported)'] });
+  // widths from every table's cells; the headers below wrap into them, titles run over empty cells
+  return below;
+}
+
+/** Writes the Cash sheet: three tables one under the other, each with its own header row. */
+export function addCashSheet(wb: Workbook, data: CashSheetData, documentName = 'Nightly reconciliation report'): void {
+  const columns: NightlyColumn[] = [
+    { header: 'due on', kind: 'date', numFmt: DATE_FORMAT },
+    { header: 'currency' },
+    { header: 'for activity from', kind: 'date' },
+    { header: 'to', kind: 'date' },
+    { header: 'expected', kind: 'money' },
+    { header: 'status' },
+    { header: 'received on', kind: 'date' },
+    { header: 'bank reference' },
+    { header: 'received', kind: 'money' },
+    { header: 'expected − received', kind: 'money' },
+  ];
+  const days: NightlyCell[][] = data.days.map((d) => [
+    excelDay(d.dueOn),
+    d.currency,
+    excelDay(d.activityFrom),
+    excelDay(d.activityTo),
+    money(d.expected, d.currency),
+    STATUS_TEXT[d.status] ?? d.status,
+    d.receivedOn ? excelDay(d.receivedOn) : null,
+    d.bankRef,
+    money(d.received, d.currency),
+    money(d.difference, d.currency),
+  ]);
+  const below = tablesBelow(data);
+  // a header row below wraps at its words: each column keeps room for the longest
+  const longestWord = (c: NightlyCell) => (typeof c === 'string' ? Math.max(...c.split(' ').map((w) => w.length)) : 0);
+  const sized = [
+    ...days,
+    ...below.map((r) =>
+      r.head
+        ? r.cells.map((c) => 'x'.repeat(longestWord(c)))
+        : r.cells.map((c, i) => (spills(r.cells, i, columns.length) ? null : c)),
+    ),
+  ];
+  const t = openNightlySheet(wb, documentName, 'Cash', columns, contentWidths(columns, sized));
+  const opts = { moneyFormat, dateFormat: DATE_FORMAT };
+  if (days.length === 0) writeCells(t, ['none']);
+  for (const r of days) writeCells(t, r, opts);
+  const last = String.fromCharCode(64 + columns.length);
+  t.sheet.autoFilter = `A1:${last}${Math.max(1, t.rows)}`;
+  t.sheet.addRow([]).commit();
+  for (const r of below)
+    writeCells(t, r.cells, { ...opts, ...(r.head ? { bold: true, wrap: true, kinds: r.head } : {}) });
+  t.sheet.commit();
 }

@@ -1,35 +1,16 @@
 import path from 'node:path';
 import { DateTime } from 'luxon';
 import type { Sql } from '../db/connect';
-import { subMerchantsOf } from '../reconciliation/discrepancy-queries';
-import { moneyDifference, whatDiffers } from '../reconciliation/discrepancy-summary';
+import { allDiscrepancies, subMerchantsOf } from '../reconciliation/discrepancy-queries';
+import { amountInDoubt, moneyDifference, whatDiffers } from '../reconciliation/discrepancy-summary';
 import type { EventStore } from '../store/types';
-import { allDiscrepancies } from '../reconciliation/discrepancy-queries';
-import { addCashSheet, cashSheetData, type CashSheetData } from './cash-sheet';
-import {
-  SOURCES,
-  journalTotals,
-  sourceTotals,
-  writeSourcesSheet,
-  type JournalTotals,
-  type Scope,
-  type Source,
-  type SourceTotals,
-} from './nightly-sources';
-import {
-  COUNT_FORMAT,
-  DATE_TIME_FORMAT,
-  addTableSheet,
-  closeTable,
-  createLocalTime,
-  minorToMajor,
-  moneyFormat,
-  openWorkbook,
-  safeText,
-  writeRow,
-} from './xlsx';
+import { cashSheetData } from './cash-sheet';
 import { ExportError } from './errors';
-import { ordersReportData, writeOrdersSheets, type OrdersReportData } from './orders-sheet';
+import { openOnDayFrom } from './nightly-open';
+import { journalTotals, type JournalTotals, type Scope, sourceTotals, type SourceTotals } from './nightly-sources';
+import type { MatchingTotals, NightlyReportData, OpenDiscrepancy, SourceValue, SyncedWindow } from './nightly-types';
+import { writeNightlyReport } from './nightly-workbook';
+import { ordersReportData } from './orders-sheet';
 
 /**
  * The nightly reconciliation report: one workbook per business day, read from the reconciliation views
@@ -37,84 +18,16 @@ import { ordersReportData, writeOrdersSheets, type OrdersReportData } from './or
  * data layer (`NightlyReportData`) sits between the queries and the writer.
  */
 
+export { writeNightlyReport } from './nightly-workbook';
+export type {
+  DiscrepancyCount,
+  MatchingTotals,
+  NightlyReportData,
+  OpenDiscrepancy,
+  SourceValue,
+  SyncedWindow,
+} from './nightly-types';
 export { SOURCES, type JournalTotals, type Scope, type Source, type SourceTotals } from './nightly-sources';
-
-export interface MatchingTotals {
-  readonly scope: Scope;
-  readonly operations: number;
-  readonly matched: number;
-  readonly unmatched: number;
-  readonly inAllThree: number;
-  readonly noRegister: number;
-  readonly noPeriod: number;
-  readonly noWebhook: number;
-  readonly withOpenDiscrepancy: number;
-}
-
-export interface DiscrepancyCount {
-  readonly type: string;
-  readonly subMerchantId: string | null;
-  readonly opened: number;
-  readonly resolved: number;
-  readonly accepted: number;
-  readonly open: number;
-}
-
-export interface SourceValue {
-  readonly status: string | null;
-  readonly amount: bigint | null;
-  readonly currency: string | null;
-}
-
-export interface OpenDiscrepancy {
-  readonly id: string;
-  readonly type: string;
-  readonly detectedAt: Date | null;
-  readonly occurredAt: Date | null;
-  readonly posId: string | null;
-  readonly orderId: string | null;
-  readonly paymentId: string | null;
-  readonly method: string | null;
-  readonly subMerchantId: string | null;
-  /** every sub-merchant it touches (an operation's receivers); absent: `subMerchantId` alone */
-  readonly subMerchantIds?: readonly string[];
-  readonly receiverName: string | null;
-  readonly currency: string | null;
-  readonly values: Readonly<Record<Source, SourceValue | null>>;
-  readonly evidence: number;
-  /** what differs, each source's value and the difference (discrepancy-summary.ts) */
-  readonly whatDiffers?: string;
-  /** the difference in money where there is one (amount, fee, split), minor units */
-  readonly difference?: bigint | null;
-}
-
-export interface SyncedWindow {
-  readonly posId: string;
-  readonly from: Date;
-  readonly to: Date;
-  readonly completedAt: Date;
-  readonly reportId: string;
-}
-
-export interface NightlyReportData {
-  readonly date: string;
-  readonly timezone: string;
-  readonly day: { readonly from: Date; readonly to: Date };
-  readonly openWindow: { readonly from: Date; readonly to: Date };
-  readonly sources: readonly SourceTotals[];
-  /** null: the journal is not built */
-  readonly journal?: readonly JournalTotals[] | null;
-  readonly matching: readonly MatchingTotals[];
-  readonly discrepancies: readonly DiscrepancyCount[];
-  readonly open: readonly OpenDiscrepancy[];
-  readonly windows: readonly SyncedWindow[];
-  /** label → value: webhooks received/rejected, records rejected, and the job's own counters */
-  readonly facts: ReadonlyArray<readonly [string, string | number]>;
-  /** the Cash sheet (src/export/cash-sheet.ts); null when the settlement projection is not built */
-  readonly cash?: CashSheetData | null;
-  /** the Orders and Fee differences sheets (src/export/orders-sheet.ts), when the orders views are built */
-  readonly orders?: OrdersReportData;
-}
 
 export const nightlyReportFileName = (date: string) => `nightly-${date}.xlsx`;
 
@@ -180,7 +93,9 @@ export async function nightlyReportData(
         count(*) filter (where disputed)::int as with_open
       from (
         select o.*, coalesce(o.register_present and o.period_present and o.webhook_present, false) as all3,
-          exists (select 1 from recon.discrepancies d where d.status = 'open' and d.operation_key = o.operation_key) as disputed
+          exists (select 1 from recon.discrepancies d where d.operation_key = o.operation_key
+            and coalesce(d.detected_at, d.occurred_at) < ${periods.day.to} and coalesce(d.resolved_at, ${periods.day.to}) >= ${periods.day.to}
+            and coalesce(d.accepted_at, ${periods.day.to}) >= ${periods.day.to}) as disputed
         from recon.operations o where o.occurred_at >= ${from} and o.occurred_at < ${to}
       ) x`;
     matching.push({
@@ -197,6 +112,11 @@ export async function nightlyReportData(
   }
 
   const { from, to } = periods.day;
+  // open at the day's end from the times, not the status now: a past day shows what was open then
+  const openAtEnd = sql`coalesce(detected_at, occurred_at) < ${to} and coalesce(resolved_at, ${to}) >= ${to}
+    and coalesce(accepted_at, ${to}) >= ${to}`;
+  const asOfDay = await openOnDayFrom(sql, opts.date, opts.timezone);
+  const ages = new Map(asOfDay.open.map((o) => [o.id, o.ageDays]));
   const discrepancies = (
     await sql<
       {
@@ -212,9 +132,9 @@ export async function nightlyReportData(
       count(*) filter (where detected_at >= ${from} and detected_at < ${to})::int as opened,
       count(*) filter (where resolved_at >= ${from} and resolved_at < ${to})::int as resolved,
       count(*) filter (where accepted_at >= ${from} and accepted_at < ${to})::int as accepted,
-      count(*) filter (where status = 'open')::int as open
+      count(*) filter (where ${openAtEnd})::int as open
     from ${sql.unsafe(await allDiscrepancies(sql))} group by 1, 2
-    having count(*) filter (where status = 'open' or (detected_at >= ${from} and detected_at < ${to}) or (resolved_at >= ${from} and resolved_at < ${to})
+    having count(*) filter (where ${openAtEnd} or (detected_at >= ${from} and detected_at < ${to}) or (resolved_at >= ${from} and resolved_at < ${to})
       or (accepted_at >= ${from} and accepted_at < ${to})) > 0
     order by type, sub_merchant_id nulls first`
   ).map((r) => ({
@@ -245,7 +165,7 @@ export async function nightlyReportData(
     }[]
   >`
     select id, type, detected_at, occurred_at, pos_id, order_id, payment_id, method, sub_merchant_id, sub_merchant_ids, receiver_name, currency, "values", evidence
-    from ${sql.unsafe(await allDiscrepancies(sql))} where status = 'open' order by type, occurred_at nulls first, id`;
+    from ${sql.unsafe(await allDiscrepancies(sql))} where ${openAtEnd} order by type, occurred_at nulls first, id`;
   const sourceValue = (v: unknown): SourceValue | null => {
     if (!v || typeof v !== 'object') return null;
     const o = v as Record<string, unknown>;
@@ -281,6 +201,8 @@ export async function nightlyReportData(
       evidence: r.evidence?.length ?? 0,
       whatDiffers: whatDiffers({ ...r, values: r.values ?? {} }),
       difference: moneyDifference({ ...r, values: r.values ?? {} }),
+      amountInDoubt: amountInDoubt({ ...r, values: r.values ?? {} }),
+      ageDays: ages.get(r.id) ?? null,
     }),
   );
 
@@ -339,153 +261,8 @@ export async function nightlyReportData(
     facts,
     cash: await cashSheetData(sql, { date: opts.date }),
     orders: await ordersReportData(deps.sql, { ...periods.day, timezone: opts.timezone }),
+    asOfDay,
   };
-}
-
-const money = (v: bigint | null) => (v === null ? null : minorToMajor(v));
-
-export async function writeNightlyReport(file: string, data: NightlyReportData): Promise<void> {
-  const pending = openWorkbook(file);
-  const local = createLocalTime(data.timezone);
-  const when = (d: Date | null) => (d ? local(d) : null);
-  try {
-    const wb = pending.workbook;
-    writeSourcesSheet(wb, data);
-
-    const matching = addTableSheet(
-      wb,
-      'Matching',
-      [
-        { header: 'scope', width: 13 },
-        { header: 'operations', width: 11 },
-        { header: 'matched', width: 10 },
-        { header: 'unmatched', width: 11 },
-        { header: 'in all three sources', width: 19 },
-        { header: 'not in register', width: 15 },
-        { header: 'not in period', width: 14 },
-        { header: 'no webhook', width: 12 },
-        { header: 'with open discrepancy', width: 21 },
-      ].map((c) => ({ ...c, ...(c.header === 'scope' ? {} : { numFmt: COUNT_FORMAT }) })),
-    );
-    for (const m of data.matching)
-      writeRow(matching, [
-        m.scope,
-        m.operations,
-        m.matched,
-        m.unmatched,
-        m.inAllThree,
-        m.noRegister,
-        m.noPeriod,
-        m.noWebhook,
-        m.withOpenDiscrepancy,
-      ]);
-    closeTable(matching);
-
-    const counts = addTableSheet(wb, 'Discrepancies', [
-      { header: 'type', width: 22 },
-      { header: 'sub-merchant(s)', width: 38 },
-      { header: 'opened (day)', width: 13, numFmt: COUNT_FORMAT },
-      { header: 'resolved (day)', width: 14, numFmt: COUNT_FORMAT },
-      { header: 'accepted (day)', width: 14, numFmt: COUNT_FORMAT },
-      { header: 'still open', width: 11, numFmt: COUNT_FORMAT },
-    ]);
-    for (const d of data.discrepancies)
-      writeRow(counts, [
-        safeText(d.type),
-        safeText(d.subMerchantId ?? '(none)'),
-        d.opened,
-        d.resolved,
-        d.accepted,
-        d.open,
-      ]);
-    const sum = (k: 'opened' | 'resolved' | 'accepted' | 'open') => data.discrepancies.reduce((a, d) => a + d[k], 0);
-    closeTable(counts, [{ values: ['Total', '', sum('opened'), sum('resolved'), sum('accepted'), sum('open')] }]);
-
-    const open = addTableSheet(wb, 'Open discrepancies', [
-      { header: 'id', width: 38 },
-      { header: 'type', width: 20 },
-      { header: `detected (${data.timezone})`, width: 20, numFmt: DATE_TIME_FORMAT },
-      { header: `operation time (${data.timezone})`, width: 20, numFmt: DATE_TIME_FORMAT },
-      { header: 'pos_id', width: 38 },
-      { header: 'order_id', width: 22 },
-      { header: 'payment_id', width: 22 },
-      { header: 'method', width: 10 },
-      { header: 'sub-merchant(s)', width: 38 },
-      { header: 'receiver_name', width: 22 },
-      { header: 'currency', width: 9 },
-      ...SOURCES.flatMap((s) => [
-        { header: `${s} status`, width: 12 },
-        { header: `${s} amount`, width: 16 },
-        { header: `${s} currency`, width: 10 },
-      ]),
-      { header: 'evidence events', width: 10, numFmt: COUNT_FORMAT },
-      { header: 'what differs', width: 60 },
-      { header: 'difference', width: 16 },
-    ]);
-    for (const d of data.open) {
-      const row = open.sheet.addRow([
-        d.id,
-        safeText(d.type),
-        when(d.detectedAt),
-        when(d.occurredAt),
-        safeText(d.posId),
-        safeText(d.orderId),
-        safeText(d.paymentId),
-        safeText(d.method),
-        safeText((d.subMerchantIds ?? []).join(', ') || d.subMerchantId),
-        safeText(d.receiverName),
-        safeText(d.currency),
-        ...SOURCES.flatMap((s) => {
-          const v = d.values[s];
-          return v ? [safeText(v.status), money(v.amount), safeText(v.currency)] : ['(absent)', null, null];
-        }),
-        d.evidence,
-        safeText(d.whatDiffers ?? ''),
-        d.difference === undefined || d.difference === null ? null : minorToMajor(d.difference),
-      ]);
-      if (d.currency) row.getCell(23).numFmt = moneyFormat(d.currency);
-      SOURCES.forEach((s, i) => {
-        const c = d.values[s]?.currency ?? d.currency;
-        if (c) row.getCell(13 + 3 * i).numFmt = moneyFormat(c);
-      });
-      row.commit();
-      open.rows++;
-    }
-    closeTable(open, [{ values: [`Total: ${data.open.length} open`] }]);
-
-    if (data.cash) addCashSheet(wb, data.cash);
-
-    const job = addTableSheet(wb, 'Job', [
-      { header: 'fact', width: 52 },
-      { header: 'value', width: 60 },
-    ]);
-    const facts: Array<readonly [string, string | number]> = [
-      ['Business day', `${data.date} (${data.timezone})`],
-      [
-        'Open window',
-        `${DateTime.fromJSDate(data.openWindow.from, { zone: data.timezone }).toFormat('yyyy-MM-dd HH:mm')} to ${DateTime.fromJSDate(data.openWindow.to, { zone: data.timezone }).toFormat('yyyy-MM-dd HH:mm')} (inside the grace period)`,
-      ],
-      ...data.facts,
-    ];
-    for (const [k, v] of facts) writeRow(job, [safeText(k), typeof v === 'number' ? v : safeText(v)]);
-    closeTable(job);
-
-    const windows = addTableSheet(wb, 'Windows synced', [
-      { header: 'pos_id', width: 38 },
-      { header: `from (${data.timezone})`, width: 20, numFmt: DATE_TIME_FORMAT },
-      { header: `to (${data.timezone})`, width: 20, numFmt: DATE_TIME_FORMAT },
-      { header: `completed (${data.timezone})`, width: 20, numFmt: DATE_TIME_FORMAT },
-      { header: 'report_id', width: 40 },
-    ]);
-    for (const w of data.windows)
-      writeRow(windows, [safeText(w.posId), local(w.from), local(w.to), local(w.completedAt), safeText(w.reportId)]);
-    closeTable(windows, [{ values: [`Total: ${data.windows.length} windows`] }]);
-    if (data.orders) writeOrdersSheets(wb, data.orders);
-    await pending.commit();
-  } catch (e) {
-    pending.abort();
-    throw e;
-  }
 }
 
 /** Reads the data and writes `DIR/nightly-YYYY-MM-DD.xlsx`; returns the file and the data written. */

@@ -1,5 +1,6 @@
 import type { Sql } from '../db/connect';
-import { COUNT_FORMAT, addTableSheet, closeTable, minorToMajor, moneyFormat, safeText, type Workbook } from './xlsx';
+import { type NightlyCell, type NightlyColumn, writeNightlyTable } from './nightly-table';
+import { minorToMajor, moneyFormat, type Workbook } from './xlsx';
 
 /**
  * The nightly report's Sources sheet: per source, the money of the successful operations by method (sales in;
@@ -108,76 +109,69 @@ export async function journalTotals(sql: Sql, scope: Scope, from: Date, to: Date
   return rows.map((r) => ({ scope, currency: r.currency, net: r.net }));
 }
 
-const COLUMNS = [
-  { header: 'scope', width: 13 },
-  { header: 'source', width: 10 },
-  { header: 'currency', width: 9 },
-  { header: 'operations', width: 11, numFmt: COUNT_FORMAT },
-  { header: 'successful', width: 11, numFmt: COUNT_FORMAT },
-  { header: 'sales', width: 16 },
-  { header: 'refunds', width: 16 },
-  { header: 'chargebacks', width: 16 },
-  { header: 'net (sales + refunds + chargebacks)', width: 34 },
-  { header: 'authorised (moves no money)', width: 27 },
-  { header: 'merchant fees (successful)', width: 26 },
-  { header: 'net − register net', width: 18 },
-  { header: 'net − journal', width: 16 },
+const COLUMNS: readonly NightlyColumn[] = [
+  { header: 'scope' },
+  { header: 'source' },
+  { header: 'currency' },
+  { header: 'operations', kind: 'count' },
+  { header: 'successful', kind: 'count' },
+  { header: 'sales', kind: 'money' },
+  { header: 'refunds', kind: 'money' },
+  { header: 'chargebacks', kind: 'money' },
+  { header: 'net (sales + refunds + chargebacks)', kind: 'money' },
+  { header: 'authorised (moves no money)', kind: 'money' },
+  { header: 'merchant fees (successful)', kind: 'money' },
+  { header: 'net − register net', kind: 'money' },
+  { header: 'net − journal', kind: 'money' },
 ];
 
 export function writeSourcesSheet(
   wb: Workbook,
   data: { readonly sources: readonly SourceTotals[]; readonly journal?: readonly JournalTotals[] | null },
+  documentName = 'Nightly reconciliation report',
 ): void {
-  const t = addTableSheet(wb, 'Sources', COLUMNS);
   const key = (scope: Scope, currency: string) => `${scope}\u0000${currency}`;
   const registerNet = new Map(
     data.sources.filter((s) => s.source === 'register').map((s) => [key(s.scope, s.currency), s.net]),
   );
   const journal = data.journal ? new Map(data.journal.map((j) => [key(j.scope, j.currency), j.net])) : null;
-  const minus = (a: bigint, b: bigint | undefined) => (b === undefined ? null : minorToMajor(a - b));
+  const rows: NightlyCell[][] = [];
   for (const s of data.sources) {
+    const money = (v: bigint): NightlyCell => ({ money: minorToMajor(v), currency: s.currency });
+    const minus = (a: bigint, b: bigint | undefined) => (b === undefined ? null : money(a - b));
     const fromJournal = journal ? minus(s.net, journal.get(key(s.scope, s.currency)) ?? 0n) : '(journal not built)';
-    const row = t.sheet.addRow([
+    rows.push([
       s.scope,
       s.source,
-      safeText(s.currency),
+      s.currency,
       s.operations,
       s.successful,
-      ...[s.sales, s.refunds, s.chargebacks, s.net, s.authorised, s.fees].map(minorToMajor),
+      ...[s.sales, s.refunds, s.chargebacks, s.net, s.authorised, s.fees].map(money),
       minus(s.net, registerNet.get(key(s.scope, s.currency))),
       fromJournal,
     ]);
-    for (const c of [6, 7, 8, 9, 10, 11, 12, 13]) row.getCell(c).numFmt = moneyFormat(s.currency);
-    row.commit();
-    t.rows++;
   }
-  for (const j of data.journal ?? []) {
-    const row = t.sheet.addRow([
+  for (const j of data.journal ?? [])
+    rows.push([
       j.scope,
       'journal',
-      safeText(j.currency),
+      j.currency,
       null,
       null,
       null,
       null,
       null,
-      minorToMajor(j.net),
+      { money: minorToMajor(j.net), currency: j.currency },
     ]);
-    row.getCell(9).numFmt = moneyFormat(j.currency);
-    row.commit();
-    t.rows++;
-  }
-  const totals = (['day', 'open window'] as const).map((scope) => {
+  const totals = (['day', 'open window'] as const).map((scope): NightlyCell[] => {
     const xs = data.sources.filter((s) => s.scope === scope && s.source === 'register');
-    return {
-      values: [
-        `Total ${scope} (register)`,
-        '',
-        '',
-        xs.reduce((a, s) => a + s.operations, 0),
-        xs.reduce((a, s) => a + s.successful, 0),
-      ],
-    };
+    return [
+      `Total ${scope} (register)`,
+      '',
+      '',
+      xs.reduce((a, s) => a + s.operations, 0),
+      xs.reduce((a, s) => a + s.successful, 0),
+    ];
   });
-  closeTable(t, totals);
+  writeNightlyTable(wb, documentName, 'Sources', COLUMNS, rows, { totals, moneyFormat });
 }

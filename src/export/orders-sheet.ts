@@ -1,6 +1,6 @@
-import type { Workbook } from './xlsx';
 import type { Sql } from '../db/connect';
-import { COUNT_FORMAT, addTableSheet, closeTable, minorToMajor, moneyFormat, safeText } from './xlsx';
+import { type NightlyCell, writeNightlyTable } from './nightly-table';
+import { minorToMajor, moneyFormat, type Workbook } from './xlsx';
 
 /**
  * The nightly report's sheets about the marketplace's intent (docs/orders.md): "Orders" (the orders of
@@ -113,57 +113,53 @@ export async function ordersReportData(
   };
 }
 
-export function writeOrdersSheets(wb: Workbook, data: OrdersReportData): void {
-  const count = { numFmt: COUNT_FORMAT };
-  const orders = addTableSheet(wb, 'Orders', [
-    { header: 'currency', width: 9 },
-    { header: 'orders of the day', width: 17, ...count },
-    { header: 'amount ordered', width: 16 },
-    { header: 'matched', width: 10, ...count },
-    { header: 'awaiting the PSP', width: 16, ...count },
-    { header: 'not at the PSP', width: 14, ...count },
-    { header: 'cancelled', width: 10, ...count },
-    { header: 'payments without order', width: 22, ...count },
-    { header: 'amount in doubt', width: 16 },
-  ]);
-  for (const r of data.day) {
-    const row = orders.sheet.addRow([
-      safeText(r.currency),
+export function writeOrdersSheets(
+  wb: Workbook,
+  data: OrdersReportData,
+  documentName = 'Nightly reconciliation report',
+): void {
+  const money = (v: bigint, currency: string): NightlyCell => ({ money: minorToMajor(v), currency });
+  writeNightlyTable(
+    wb,
+    documentName,
+    'Orders',
+    [
+      { header: 'currency' },
+      { header: 'orders of the day', kind: 'count' },
+      { header: 'amount ordered', kind: 'money' },
+      { header: 'matched', kind: 'count' },
+      { header: 'awaiting the PSP', kind: 'count' },
+      { header: 'not at the PSP', kind: 'count' },
+      { header: 'cancelled', kind: 'count' },
+      { header: 'payments without order', kind: 'count' },
+      { header: 'amount in doubt', kind: 'money' },
+    ],
+    data.day.map((r) => [
+      r.currency,
       r.orders,
-      minorToMajor(r.amount),
+      money(r.amount, r.currency),
       r.matched,
       r.awaitingPsp,
       r.notAtPsp,
       r.cancelled,
       r.paymentsWithoutOrder,
-      minorToMajor(r.inDoubt),
-    ]);
-    row.getCell(3).numFmt = moneyFormat(r.currency);
-    row.getCell(9).numFmt = moneyFormat(r.currency);
-    row.commit();
-    orders.rows++;
-  }
-  closeTable(orders);
-  const fees = addTableSheet(wb, 'Fee differences', [
-    { header: 'sub_merchant_id', width: 38 },
-    { header: 'month', width: 9 },
-    { header: 'currency', width: 9 },
-    { header: 'above contract', width: 15, ...count },
-    { header: 'below contract', width: 15, ...count },
-    { header: 'charged − contract', width: 19 },
-  ]);
-  for (const f of data.fees) {
-    const row = fees.sheet.addRow([
-      safeText(f.subMerchantId),
-      f.month,
-      safeText(f.currency),
-      f.above,
-      f.below,
-      minorToMajor(f.difference),
-    ]);
-    row.getCell(6).numFmt = moneyFormat(f.currency);
-    row.commit();
-    fees.rows++;
-  }
-  closeTable(fees);
+      money(r.inDoubt, r.currency),
+    ]),
+    { moneyFormat },
+  );
+  writeNightlyTable(
+    wb,
+    documentName,
+    'Fee differences',
+    [
+      { header: 'sub_merchant_id' },
+      { header: 'month' },
+      { header: 'currency' },
+      { header: 'above contract', kind: 'count' },
+      { header: 'below contract', kind: 'count' },
+      { header: 'charged − contract', kind: 'money' },
+    ],
+    data.fees.map((f) => [f.subMerchantId, f.month, f.currency, f.above, f.below, money(f.difference, f.currency)]),
+    { moneyFormat },
+  );
 }

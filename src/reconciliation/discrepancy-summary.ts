@@ -111,3 +111,60 @@ export function moneyDifference(d: Pick<DiscrepancyRecord, 'type' | 'values' | '
   }
   return null;
 }
+
+const absOf = (x: bigint | null): bigint | null => (x === null ? null : x < 0n ? -x : x);
+
+/**
+ * The money a discrepancy puts in doubt (minor units, never negative), or null when it concerns no amount.
+ * A discrepancy that holds its payment (an amount, status, owner or split in doubt) doubts the whole
+ * payment; a fee difference, the difference; money missing, short or unexpected, that money.
+ */
+export function amountInDoubt(d: Pick<DiscrepancyRecord, 'type' | 'values' | 'currency'>): bigint | null {
+  const v = d.values ?? {};
+  switch (d.type) {
+    case 'fee_mismatch':
+      return absOf(feeValues(d).difference);
+    case 'split_mismatch':
+      return absOf(discrepancyAmount(d) ?? bigOf(v.original_amount));
+    case 'report_count_mismatch':
+      return null;
+    case 'payout_missing': {
+      const e = bigOf(v.expected);
+      const paid = bigOf(v.paid_out) ?? 0n;
+      return e === null ? null : absOf(e - paid);
+    }
+    case 'payout_amount_mismatch': {
+      const e = bigOf(v.expected);
+      const paid = bigOf(v.paid_out);
+      return e === null || paid === null ? null : absOf(paid - e);
+    }
+    case 'payout_unexpected':
+    case 'payout_duplicate':
+    case 'payout_returned':
+    case 'settlement_unexpected':
+      return absOf(bigOf(v.amount));
+    case 'settlement_missing':
+      return absOf(bigOf(v.expected));
+    case 'settlement_short':
+      return absOf(bigOf(v.shortfall));
+    case 'settlement_late':
+      return absOf(bigOf(v.received));
+    case 'order_not_at_psp':
+      return absOf(bigOf(v.order_amount));
+    case 'payment_without_order':
+    case 'amount_differs_from_order':
+      return absOf(bigOf(v.psp_amount));
+    case 'split_differs_from_order': {
+      const split = Array.isArray(v.psp_split) ? (v.psp_split as Array<{ amount?: unknown }>) : [];
+      const amounts = split.map((x) => bigOf(x?.amount));
+      return amounts.length && amounts.every((a) => a !== null)
+        ? absOf((amounts as bigint[]).reduce((a, b) => a + b, 0n))
+        : null;
+    }
+    case 'fee_above_contract':
+    case 'fee_below_contract':
+      return absOf(bigOf(v.difference));
+    default:
+      return absOf(discrepancyAmount(d));
+  }
+}

@@ -24,6 +24,8 @@ let db: TestDatabase;
 let store: EventStore;
 let data: NightlyReportData;
 let wb: ExcelJS.Workbook;
+let foundData: NightlyReportData;
+let foundWb: ExcelJS.Workbook;
 const out = mkdtempSync(path.join(tmpdir(), 'recon-nightly-sources-'));
 const OBSERVED = at('2024-05-10T20:00:00Z');
 const two = [
@@ -93,6 +95,16 @@ beforeAll(async () => {
   data = written.data;
   wb = new ExcelJS.Workbook();
   await wb.xlsx.readFile(written.file);
+  // the discrepancies are found when the window's sync completes, days later: their report is that day's
+  const [last] = await db.sql<{ day: string }[]>`
+    select to_char(max(detected_at) at time zone 'UTC', 'YYYY-MM-DD') as day from recon.discrepancies`;
+  const found = await writeNightlyReportFor(
+    { sql: db.sql, store },
+    { date: last!.day, timezone: 'UTC', graceHours: 48, outDir: out },
+  );
+  foundData = found.data;
+  foundWb = new ExcelJS.Workbook();
+  await foundWb.xlsx.readFile(found.file);
 });
 
 afterAll(async () => {
@@ -100,9 +112,11 @@ afterAll(async () => {
   await db?.drop();
 });
 
-const rowsOf = (sheet: string) => {
+const rowsOf = (sheet: string, book: () => ExcelJS.Workbook = () => wb) => {
   const rows: unknown[][] = [];
-  wb.getWorksheet(sheet)!.eachRow((r) => rows.push((r.values as unknown[]).slice(1)));
+  book()
+    .getWorksheet(sheet)!
+    .eachRow((r) => rows.push((r.values as unknown[]).slice(1)));
   return rows;
 };
 
@@ -194,28 +208,36 @@ describe('nightly report: Sources', () => {
     ]);
     // the register's net ties to the journal but for what the split mismatches leave out of the shares
     const register = data.sources.find((s) => s.scope === 'day' && s.source === 'register')!;
-    const splits = data.open.filter((d) => d.type === 'split_mismatch').reduce((a, d) => a + (d.difference ?? 0n), 0n);
+    const splits = foundData.open
+      .filter((d) => d.type === 'split_mismatch')
+      .reduce((a, d) => a + (d.difference ?? 0n), 0n);
     expect(register.net + splits).toBe(data.journal!.find((j) => j.scope === 'day')!.net);
   });
 });
 
 describe('nightly report: discrepancies', () => {
   it('lists every sub-merchant a discrepancy touches, never "(none)"', () => {
-    const counts = rowsOf('Discrepancies');
+    const counts = rowsOf('Discrepancies', () => foundWb);
     expect(counts.find((r) => r[0] === 'amount_mismatch')?.[1]).toBe('sm-alpha, sm-beta');
     expect(counts.filter((r) => r[1] === '(none)')).toEqual([]);
-    const open = rowsOf('Open discrepancies');
-    expect(open.find((r) => r[1] === 'amount_mismatch')?.[8]).toBe('sm-alpha, sm-beta');
+    const open = rowsOf('Open discrepancies', () => foundWb);
+    // by the directory's names, one a line
+    expect(open.find((r) => r[0] === 'amount_mismatch')?.[4]).toBe('Alpha Shop\nBeta Shop');
   });
 
   it('shows each source’s value and the difference of a fee or split mismatch', () => {
-    const open = rowsOf('Open discrepancies');
-    expect(open[0]!.slice(-2)).toEqual(['what differs', 'difference']);
-    expect(open.find((r) => r[1] === 'fee_mismatch')?.slice(-2)).toEqual([
+    const open = rowsOf('Open discrepancies', () => foundWb);
+    const values = rowsOf('Source values', () => foundWb);
+    const row = (type: string) => {
+      const i = open.findIndex((r) => r[0] === type);
+      return [open[i]!.at(-1), values[i]!.at(-1)];
+    };
+    expect([open[0]!.at(-1), values[0]!.at(-1)]).toEqual(['what differs', 'difference']);
+    expect(row('fee_mismatch')).toEqual([
       'merchant fee: register 1.00 UAH, period 2.00 UAH, webhook 1.00 UAH; difference 1.00 UAH',
       1,
     ]);
-    expect(open.find((r) => r[1] === 'split_mismatch')?.slice(-2)).toEqual([
+    expect(row('split_mismatch')).toEqual([
       'receivers’ shares 40.00 UAH, amount 50.00 UAH; difference -10.00 UAH',
       -10,
     ]);

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { ageingLines } from '../../export/nightly-open';
 import { previousDay, writeNightlyReportFor } from '../../export/nightly-report';
 import { ensureOutDir } from '../../export/out-dir';
 import { calendarDay, outDirOption } from '../options';
@@ -9,9 +10,12 @@ export function register(program: Command): void {
   report
     .command('nightly')
     .description(
-      'write the nightly reconciliation report of a business day (per source totals, matching, discrepancies, job facts)',
+      'write the nightly reconciliation report of a business day: the discrepancies open at its end (ageing, money in doubt, oldest, month to date), per source totals, matching, cash, job facts',
     )
-    .option('--date <YYYY-MM-DD>', 'business day in RECON_TIMEZONE (default: yesterday)')
+    .option(
+      '--date <YYYY-MM-DD>',
+      'business day in RECON_TIMEZONE (default: yesterday); a past day shows what was open at its end',
+    )
     .option('--out <dir>', 'output directory (default: RECON_OUT_DIR)')
     .action(async (opts: { date?: string; out?: string }) => {
       if (opts.date !== undefined) calendarDay('--date', opts.date);
@@ -30,8 +34,9 @@ export function register(program: Command): void {
         const day = data.matching.find((m) => m.scope === 'day');
         process.stdout.write(`nightly report ${date} (${rt.config.timezone}): ${file}\n`);
         process.stdout.write(
-          `  operations ${day?.operations ?? 0}, matched ${day?.matched ?? 0}, unmatched ${day?.unmatched ?? 0}, open discrepancies ${data.open.length}\n`,
+          `  operations ${day?.operations ?? 0}, matched ${day?.matched ?? 0}, unmatched ${day?.unmatched ?? 0}, open discrepancies at the day's end ${data.open.length}\n`,
         );
+        if (data.asOfDay) for (const line of ageingLines(data.asOfDay)) process.stdout.write(`  ${line}\n`);
       });
     });
 }
