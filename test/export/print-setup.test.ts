@@ -55,7 +55,9 @@ function expectPrintReady(ws: ExcelJS.Worksheet): void {
   expect(ws.pageSetup.fitToWidth, where).toBe(1);
   expect(ws.pageSetup.fitToHeight, where).toBe(0);
   expect(ws.headerFooter.oddFooter, where).toContain('&P of &N');
-  expect(ws.headerFooter.oddHeader, where).toContain('&F');
+  // the document's name (not the file's) in the header and the footer
+  expect(ws.headerFooter.oddHeader, where).toMatch(/Payout statement|Payouts 2025-01/);
+  expect(ws.headerFooter.oddFooter, where).toMatch(/Payout statement|Payouts 2025-01/);
   const widths = (ws.columns ?? []).map((c) => c.width ?? 0);
   const total = widths.reduce((s, w) => s + w, 0);
   expect(ws.pageSetup.orientation, where).toBe(total > 100 ? 'landscape' : 'portrait');
