@@ -94,7 +94,8 @@ describe('statements send', () => {
       ['sm-a', 'alpha@example.test', 'send'],
       ['sm-b', 'beta@example.test', 'send'],
     ]);
-    expect(plan.every((p) => p.files.length > 0 && p.files.every((f) => f.name.endsWith('.xlsx')))).toBe(true);
+    // each sub-merchant gets its workbook and its PDF
+    expect(plan.every((p) => p.files.map((f) => f.name.slice(-4)).join() === '.pdf,xlsx')).toBe(true);
     expect(received).toHaveLength(0);
   });
 

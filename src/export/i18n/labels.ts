@@ -52,7 +52,7 @@ const en = {
   currency: 'Currency',
   monthTotal: 'Total of the month (held in it, released in it)',
   heldSheet: 'Held pending investigation',
-  heldCase: 'Case',
+  heldCase: 'Discrepancy id',
   reason: 'Reason',
   amountHeld: 'Amount held',
   paidOutSheet: 'Paid out',
