@@ -65,7 +65,7 @@ export function writeHeldSheet(
       { header: labels.currency, width: 10 },
       { header: labels.amountHeld, width: 16 },
     ],
-    title ? { title } : {},
+    title ? { title, pageOf: labels.pageOf } : {},
   );
   const totals = new Map<string, bigint>();
   for (const p of byCurrency(payouts)) {
@@ -102,7 +102,7 @@ export function writePaidOutSheet(
       { header: labels.currency, width: 10 },
       { header: labels.amountPaid, width: 20 },
     ],
-    title ? { title } : {},
+    title ? { title, pageOf: labels.pageOf } : {},
   );
   const totals = new Map<string, bigint>();
   for (const p of byCurrency(payouts)) {

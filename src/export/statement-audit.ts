@@ -47,7 +47,7 @@ export async function writeAuditSheet(
       { header: 'Payment', width: 38 },
       { header: 'Value or event ids', width: 80 },
     ],
-    { title: o.title },
+    { title: o.title, pageOf: 'Page &P of &N' },
   );
   const facts: Array<[string, string]> = [
     ['Period', periodText(meta)],

@@ -10,7 +10,16 @@ import {
   type StatementHeader,
   type StatementMeta,
 } from './statement-figures';
-import { BOLD_FONT, COUNT_FORMAT, minorToMajor, moneyFormat, printSetup, safeText, type Workbook } from './xlsx';
+import {
+  BOLD_FONT,
+  COUNT_FORMAT,
+  excelDay,
+  minorToMajor,
+  moneyFormat,
+  printSetup,
+  safeText,
+  type Workbook,
+} from './xlsx';
 
 /**
  * A statement's first sheet: who issues it to whom, its number, date and period, then the bridge with one
@@ -69,15 +78,17 @@ export function writeSummarySheet(
   const summaryWidths = [Math.min(100, Math.max(...labels.map((l) => l.length)) + 2), ...figures.map(() => 20)];
   const textWidth = Math.max(...info.map(([, v]) => String(v).length));
   if (figures.length === 1) summaryWidths[1] = Math.max(20, Math.min(70, textWidth + 2));
-  const summary = wb.addWorksheet(sheetName(meta, 'Summary'), {
+  const summary = wb.addWorksheet(sheetName(meta, t.summary), {
     views: [{ state: 'frozen', xSplit: 1, ySplit: info.length + 2 }],
-    ...printSetup(summaryWidths, 0, title),
+    ...printSetup(summaryWidths, 0, title, t.pageOf),
   });
   summary.columns = summaryWidths.map((width) => ({ width }));
   for (const [label, value] of info) {
-    const r = summary.addRow([label, value]);
+    // the issue date a real date, shown in the language's custom
+    const date = label === t.issuedOn ? excelDay(String(value)) : undefined;
+    const r = summary.addRow([label, date ?? value]);
     r.getCell(1).font = BOLD_FONT;
-    if (value instanceof Date) r.getCell(2).numFmt = XLSX_DATE[header.language].day;
+    if (date) r.getCell(2).numFmt = XLSX_DATE[header.language].day;
     r.commit();
   }
   summary.addRow([]).commit();

@@ -52,7 +52,8 @@ export interface WrittenStatement {
 export function statementTitle(figures: readonly StatementFigures[], meta: StatementMeta, header: StatementHeader) {
   const t = LABELS[header.language];
   const name = header.recipient.legalName ?? figures[0]?.subMerchantName ?? '';
-  return `${t.title}${header.number ? ` ${t.statementNo.replace(/ ?№$/, '')} ${header.number}` : ''} ${meta.month} — ${name}${meta.provisional ? ' (PROVISIONAL)' : ''}`;
+  const number = header.number ? ` ${header.language === 'uk' ? '№' : 'no.'} ${header.number}` : '';
+  return `${t.title}${number}, ${meta.month} — ${name}${meta.provisional ? ' (PROVISIONAL)' : ''}`;
 }
 
 /** One sub-merchant's statement: Summary, Operations (one sheet per currency), payouts, Reserve, Audit. */
@@ -95,7 +96,7 @@ export async function writeStatementWorkbook(
           { header: t.reserve, width: 14, numFmt: money },
           { header: t.net, width: 16, numFmt: money },
         ],
-        { title },
+        { title, pageOf: t.pageOf },
       );
       let share = 0n,
         fee = 0n,
@@ -207,7 +208,7 @@ function writeReserveSheet(
       { header: t.releaseOn, width: 12, numFmt: dayFormat },
       { header: t.released, width: 16 },
     ],
-    { title },
+    { title, pageOf: t.pageOf },
   );
   // The totals are the month's, as in the bridge: held in the month, released in the month.
   const heldThisMonth = (r: ReserveScheduleRow) => excelDay(r.heldOn).toISOString().slice(0, 7) === meta.month;
@@ -281,7 +282,7 @@ async function writeEntriesSheet(
       { header: t.status, width: 10 },
       { header: t.net, width: 16 },
     ],
-    { title: o.title },
+    { title: o.title, pageOf: t.pageOf },
   );
   const totals = new Map<string, bigint>();
   for (const f of o.figures) {

@@ -133,7 +133,7 @@ const PORTRAIT_MAX_WIDTH = 100;
  * Print setup of every sheet: one page wide (as many tall as needed), landscape when wide, the header
  * rows repeated on every page, and the file, sheet and page numbers in the header and footer.
  */
-export function printSetup(columnWidths: readonly number[], headerRows = 1, title?: string) {
+export function printSetup(columnWidths: readonly number[], headerRows = 1, title?: string, pageOf = 'Page &P of &N') {
   // the document's name (a bare & starts a header code); without one, the file's name
   const name = title ? title.replace(/&/g, '&&') : '&F';
   const total = columnWidths.reduce((s, w) => s + w, 0);
@@ -149,7 +149,7 @@ export function printSetup(columnWidths: readonly number[], headerRows = 1, titl
     },
     headerFooter: {
       oddHeader: `&L&"Calibri,Bold"${name}&R&A`,
-      oddFooter: `&L${name}&RPage &P of &N`,
+      oddFooter: `&L${name}&R${pageOf}`,
     },
   };
 }
@@ -162,13 +162,13 @@ export function addTableSheet(
   workbook: Workbook,
   name: string,
   columns: readonly ColumnSpec[],
-  opts: { tabColor?: string; title?: string } = {},
+  opts: { tabColor?: string; title?: string; pageOf?: string } = {},
 ): TableSheet {
   const widths = columns.map(columnWidth);
   const sheet = workbook.addWorksheet(name, {
     views: [{ state: 'frozen', xSplit: 0, ySplit: 1 }],
     ...(opts.tabColor ? { properties: { tabColor: { argb: opts.tabColor } } } : {}),
-    ...printSetup(widths, 1, opts.title),
+    ...printSetup(widths, 1, opts.title, opts.pageOf),
   });
   sheet.columns = columns.map((c, i) => ({
     width: widths[i],

@@ -8,7 +8,9 @@ import type { StatementLanguage } from '../../config/statements';
 
 const en = {
   title: 'Payout statement',
+  summary: 'Summary',
   statementNo: 'Statement no.',
+  pageOf: 'Page &P of &N',
   draft: 'DRAFT — not issued',
   issuedOn: 'Issued on',
   period: 'Period',
@@ -71,7 +73,9 @@ export type Labels = { readonly [K in keyof typeof en]: (typeof en)[K] };
 
 const uk: Labels = {
   title: 'Виплатна виписка',
+  summary: 'Підсумок',
   statementNo: 'Виписка №',
+  pageOf: 'Сторінка &P з &N',
   draft: 'ЧЕРНЕТКА — не видана',
   issuedOn: 'Дата видачі',
   period: 'Період',
