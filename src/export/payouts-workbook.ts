@@ -143,14 +143,6 @@ export async function writePayoutsWorkbook(
           ],
         })),
     );
-    const run = pending.workbook.addWorksheet(sheetName(meta, 'Run'), {
-      views: [{ state: 'frozen', ySplit: 1 }],
-      ...printSetup([30, 70], 1, title),
-    });
-    run.columns = [{ width: 30 }, { width: 70 }];
-    const head = run.addRow(['Field', 'Value']);
-    head.font = BOLD_FONT;
-    head.commit();
     const facts: Array<[string, string | number]> = [
       ...(meta.provisional
         ? ([['PROVISIONAL', 'the month has not ended: not recorded as issued, not to pay from']] as Array<
@@ -164,6 +156,18 @@ export async function writePayoutsWorkbook(
       ['Rows (sub-merchant × currency)', rows.length],
       ...(meta.files ?? []).map((f, i): [string, string] => [i === 0 ? 'Statement files' : '', safeText(f)]),
     ];
+    // widths from the content, so that nothing prints cut
+    const runWidths = [0, 1].map((c) =>
+      Math.min(100, Math.max(c === 0 ? 30 : 70, ...facts.map((f) => String(f[c]).length + 2))),
+    );
+    const run = pending.workbook.addWorksheet(sheetName(meta, 'Run'), {
+      views: [{ state: 'frozen', ySplit: 1 }],
+      ...printSetup(runWidths, 1, title),
+    });
+    run.columns = runWidths.map((width) => ({ width }));
+    const head = run.addRow(['Field', 'Value']);
+    head.font = BOLD_FONT;
+    head.commit();
     for (const fact of facts) run.addRow(fact).commit();
     run.commit();
     await pending.commit();

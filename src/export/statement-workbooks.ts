@@ -202,7 +202,12 @@ function writeReserveSheet(
     wb,
     name,
     [
-      { header: t.heldOn, width: 12, numFmt: dayFormat },
+      // wide enough for the totals' labels below the table, which share its first column
+      {
+        header: t.heldOn,
+        width: Math.max(12, ...[t.monthTotal, t.reserveBalance, t.releasesToCome].map((l) => l.length + 2)),
+        numFmt: dayFormat,
+      },
       { header: t.currency, width: 10 },
       { header: t.held, width: 16 },
       { header: t.releaseOn, width: 12, numFmt: dayFormat },
