@@ -39,6 +39,13 @@ const REASONS: Record<string, string> = {
 
 export const UNREGISTERED_REASON = 'the receiver is not registered as a sub-merchant: nothing is paid until it is';
 
+/** Every reason a held item can give (each is translated for statements: src/export/i18n/labels.ts). */
+export const HOLD_REASON_TEXTS: readonly string[] = [
+  ...Object.values(REASONS),
+  UNREGISTERED_REASON,
+  'under investigation',
+];
+
 interface DiscRow {
   id: string;
   type: string;

@@ -8,7 +8,7 @@ import {
   safeText,
   type Workbook,
 } from './xlsx';
-import { LABELS, type Labels } from './i18n/labels';
+import { holdReason, LABELS, type Labels } from './i18n/labels';
 
 /**
  * A statement's two payout sheets (docs/bank.md, "Payouts and holds"): the money held pending investigation,
@@ -73,7 +73,7 @@ export function writeHeldSheet(
     for (const h of p.holds) {
       const row = t.sheet.addRow([
         safeText(h.discrepancyId || '—'),
-        safeText(h.reason),
+        safeText(holdReason(h.reason, labels === LABELS.uk ? 'uk' : 'en')),
         safeText(h.currency),
         minorToMajor(h.amount),
       ]);

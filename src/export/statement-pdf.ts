@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { DateTime } from 'luxon';
 import PDFDocument from 'pdfkit';
-import { LABELS } from './i18n/labels';
+import { holdReason, LABELS } from './i18n/labels';
 import {
   bridgeLabel,
   bridgeOf,
@@ -140,7 +140,11 @@ export async function writeStatementPdf(
         { header: t.amountHeld, width: 120, align: 'right' },
       ],
       held.length
-        ? held.map((h) => [h.discrepancyId || '—', h.reason, `${money(h.amount, h.currency)} ${h.currency}`])
+        ? held.map((h) => [
+            h.discrepancyId || '—',
+            holdReason(h.reason, lang),
+            `${money(h.amount, h.currency)} ${h.currency}`,
+          ])
         : [[t.none, '', '']],
       footer,
     );

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/env';
 import { statementsConfigFrom } from '../../src/config/statements';
 import { slugOf } from '../../src/export/slug';
+import { HOLD_REASON_TEXTS } from '../../src/export/holds';
+import { holdReason } from '../../src/export/i18n/labels';
 import { parseSubMerchantCsv } from '../../src/ingest/sub-merchants';
 
 /**
@@ -62,5 +64,13 @@ describe('statement configuration', () => {
     expect(slugOf('Квітка')).toBe(slugOf('Квітка'));
     expect(slugOf('!!!')).toBe('');
     expect(slugOf('a'.repeat(100))).toHaveLength(40);
+  });
+
+  it('gives every reason money is held in Ukrainian too', () => {
+    for (const r of HOLD_REASON_TEXTS) {
+      expect(holdReason(r, 'uk'), r).not.toBe(r);
+      expect(holdReason(`${r} (reviewed: withheld)`, 'uk')).toContain('(розглянуто: утримано)');
+      expect(holdReason(r, 'en')).toBe(r);
+    }
   });
 });

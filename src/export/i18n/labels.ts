@@ -168,3 +168,34 @@ export const XLSX_DATE: Readonly<Record<StatementLanguage, { day: string; time: 
   en: { day: 'yyyy-mm-dd', time: 'yyyy-mm-dd hh:mm:ss' },
   uk: { day: 'dd.mm.yyyy', time: 'dd.mm.yyyy hh:mm:ss' },
 };
+
+/** Why money is held (src/export/holds.ts gives it in English), in Ukrainian. */
+const HOLD_REASONS_UK: Readonly<Record<string, string>> = {
+  "the payment is missing from the payment provider's register": 'платежу немає в реєстрі платіжного провайдера',
+  "the payment's status differs between the payment provider's reports":
+    'статус платежу різниться у звітах платіжного провайдера',
+  "the payment's amount differs between the payment provider's reports":
+    'сума платежу різниться у звітах платіжного провайдера',
+  'the shares of the split payment do not add up to the payment': 'частки розщепленого платежу не дорівнюють платежу',
+  'the receiver is not in the sub-merchant directory': 'отримувача немає в довіднику субмерчантів',
+  'the payment is reported twice': 'платіж повідомлено двічі',
+  'the payment matches no order of the marketplace': 'платіж не відповідає жодному замовленню маркетплейсу',
+  'the payment is not for the amount ordered': 'сума платежу не дорівнює сумі замовлення',
+  'the split of the payment is not the split ordered': 'розщеплення платежу не відповідає замовленню',
+  'the fee charged is above the contract': 'стягнута комісія вища за договірну',
+  'the fee charged is below the contract': 'стягнута комісія нижча за договірну',
+  'the receiver is not registered as a sub-merchant: nothing is paid until it is':
+    'отримувач не зареєстрований як субмерчант: до реєстрації виплат немає',
+  'under investigation': 'з’ясовується',
+};
+
+const WITHHELD = ' (reviewed: withheld)';
+
+/** A held item's reason in a statement's language (as given when no translation is kept). */
+export function holdReason(reason: string, language: StatementLanguage): string {
+  if (language === 'en') return reason;
+  const withheld = reason.endsWith(WITHHELD);
+  const base = withheld ? reason.slice(0, -WITHHELD.length) : reason;
+  const uk = HOLD_REASONS_UK[base];
+  return uk ? `${uk}${withheld ? ' (розглянуто: утримано)' : ''}` : reason;
+}
