@@ -46,7 +46,8 @@ export function headerRows(
     [t.period, `${day(from)} – ${day(to.minus({ days: 1 }))} (${t.timeZone} ${meta.timezone})`],
     [t.issuer, issuer || '—'],
     [t.recipient, safeText(header.recipient.legalName ?? first.subMerchantName)],
-    [t.accountId, safeText(first.subMerchantId)],
+    // a receiver the directory does not know has recon's stand-in id, which is no account of the sub-merchant's
+    [t.accountId, first.subMerchantId.startsWith('receiver:') ? t.notRegistered : safeText(first.subMerchantId)],
     [t.taxId, header.recipient.taxId && safeText(header.recipient.taxId)],
     [t.address, header.recipient.address && safeText(header.recipient.address)],
     [t.contact, header.contact && safeText(header.contact)],

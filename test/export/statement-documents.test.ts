@@ -49,6 +49,8 @@ beforeAll(async () => {
     ].join('\n'),
     { settle: false },
   );
+  // a receiver the directory does not know: its statement is held whole, and says so in plain words
+  await t.observe(t.sale('pay-stranger', '2025-01-12T10:00:00.000Z', 'Stranger Shop', 30_000n), '2025-01-13');
   await t.observe(
     t.sale('pay-uk-1', '2025-01-10T10:00:00.000Z', 'Квітка', 123_456n, { fee: 2_500n, reserve: 10_000n }),
     '2025-01-11',
@@ -98,6 +100,8 @@ describe('statement documents', () => {
           statementFileName('SM-EN', '2025-01', false, 'Alpha Shop', 'xlsx'),
           statementFileName('SM-UK', '2025-01', false, 'Квітка', 'pdf'),
           statementFileName('SM-UK', '2025-01', false, 'Квітка', 'xlsx'),
+          statementFileName('receiver:Stranger Shop', '2025-01', false, 'Stranger Shop', 'pdf'),
+          statementFileName('receiver:Stranger Shop', '2025-01', false, 'Stranger Shop', 'xlsx'),
           'payouts-2025-01.xlsx',
         ].sort(),
       );
@@ -152,6 +156,11 @@ describe('statement documents', () => {
         expect(audit).toContain(first.position);
         expect(audit).toContain(first.figuresSha256);
       }
+      const stranger = first.files.filter((f) => f.subMerchantId === 'receiver:Stranger Shop').map((f) => f.name);
+      expect(stranger).toHaveLength(2);
+      for (const f of stranger)
+        if (f.endsWith('.pdf')) expect(pdfText(f)).not.toMatch(JARGON);
+        else expect(subMerchantPages(await sheets(f))).not.toMatch(JARGON);
       const uk = pdfText('SM-UK-kvitka-2025-01.pdf');
       expect(uk).toContain('ТОВ "Квітка"');
       expect(uk).toContain('87654321');

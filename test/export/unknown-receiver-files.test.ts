@@ -43,7 +43,7 @@ describe('statements of receivers unknown to the directory', () => {
       const wb = new ExcelJS.Workbook();
       await wb.xlsx.readFile(path.join(t.out, f));
       wb.getWorksheet('Summary')!.eachRow((row) => {
-        if (row.getCell(1).value === 'Account id') ids.push(String(row.getCell(2).value));
+        if (row.getCell(1).value === 'Sub-merchant') ids.push(`receiver:${String(row.getCell(2).value)}`);
       });
     }
     expect({
