@@ -117,19 +117,24 @@ export async function writeStatementPdf(
   try {
     title(doc, figures, meta, header);
     footer();
-    table(
-      doc,
-      [
-        { header: t.bridge, width: 430 },
-        ...figures.map((f) => ({ header: f.currency, width: 110, align: 'right' as const })),
-      ],
-      bridgeOf(figures).map((line) => [
-        bridgeLabel(line, lang),
-        ...figures.map((f) => money(line.value(f, payoutOf(f.currency)), f.currency)),
-      ]),
-      footer,
-      (row) => row[0]!.startsWith('=') || /^(Closing|Кінцеве)/.test(row[0]!),
-    );
+    // three currencies a table, so that every column fits the page's width
+    for (let i = 0; i < figures.length; i += 3) {
+      const group = figures.slice(i, i + 3);
+      if (i > 0) doc.moveDown(0.8);
+      table(
+        doc,
+        [
+          { header: t.bridge, width: 430 },
+          ...group.map((f) => ({ header: f.currency, width: 110, align: 'right' as const })),
+        ],
+        bridgeOf(figures).map((line) => [
+          bridgeLabel(line, lang),
+          ...group.map((f) => money(line.value(f, payoutOf(f.currency)), f.currency)),
+        ]),
+        footer,
+        (row) => row[0]!.startsWith('=') || /^(Closing|Кінцеве)/.test(row[0]!),
+      );
+    }
     const held = (src.payouts ?? []).flatMap((p) => p.holds);
     heading(doc, t.heldSheet, footer);
     table(

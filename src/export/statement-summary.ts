@@ -89,12 +89,19 @@ export function writeSummarySheet(
     const date = label === t.issuedOn ? excelDay(String(value)) : undefined;
     const r = summary.addRow([label, date ?? value]);
     r.getCell(1).font = BOLD_FONT;
-    if (date) r.getCell(2).numFmt = XLSX_DATE[header.language].day;
+    if (date) {
+      r.getCell(2).numFmt = XLSX_DATE[header.language].day;
+      r.getCell(2).alignment = { horizontal: 'left' };
+    }
     r.commit();
   }
   summary.addRow([]).commit();
   const head = summary.addRow([t.bridge, ...figures.map((f) => f.currency)]);
   head.font = BOLD_FONT;
+  // over their amounts
+  figures.forEach((_f, i) => {
+    head.getCell(i + 2).alignment = { horizontal: 'right' };
+  });
   head.commit();
   const firstBridgeRow = info.length + 3;
   for (const line of bridge) {
