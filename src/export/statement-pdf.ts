@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { DateTime } from 'luxon';
 import PDFDocument from 'pdfkit';
-import { holdReason, LABELS } from './i18n/labels';
+import { holdReason, LABELS, operationWord } from './i18n/labels';
 import {
   bridgeLabel,
   bridgeOf,
@@ -220,8 +220,8 @@ export async function writeStatementPdf(
             lang === 'uk' ? 'dd.MM.yyyy HH:mm' : 'yyyy-MM-dd HH:mm',
           ),
           l.orderId ?? '',
-          l.method,
-          l.status,
+          operationWord(l.method, lang),
+          operationWord(l.status, lang),
           money(l.share, f.currency),
           money(l.fee, f.currency),
           money(l.reserve, f.currency),

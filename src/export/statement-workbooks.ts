@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import { LABELS, type Labels, XLSX_DATE } from './i18n/labels';
+import { LABELS, type Labels, operationWord, XLSX_DATE } from './i18n/labels';
 import { writeHeldSheet, writePaidOutSheet } from './payout-sheets';
 import { writeAuditSheet } from './statement-audit';
 import { ExportError } from './errors';
@@ -112,8 +112,8 @@ export async function writeStatementWorkbook(
           localTime(l.at),
           safeText(l.orderId),
           safeText(l.paymentId),
-          safeText(l.method),
-          safeText(l.status),
+          safeText(operationWord(l.method, header.language)),
+          safeText(operationWord(l.status, header.language)),
           minorToMajor(l.share),
           minorToMajor(l.fee),
           minorToMajor(l.reserve),

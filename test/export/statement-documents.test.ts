@@ -166,6 +166,8 @@ describe('statement documents', () => {
       expect(uk).toContain('87654321');
       expect(uk).toContain('вул. Січових Стрільців, 5, Львів');
       expect(uk).toContain('Розрахунок виплати');
+      // the PSP's words too: a sale and its status
+      expect(uk).toMatch(/оплата\s+успішно/);
       expect(formatAmount(7_880_100n, 'UAH', 'uk')).toBe('78\u00a0801,00');
     },
   );

@@ -201,3 +201,25 @@ export function holdReason(reason: string, language: StatementLanguage): string 
   const uk = HOLD_REASONS_UK[base];
   return uk ? `${uk}${withheld ? ' (розглянуто: утримано)' : ''}` : reason;
 }
+
+/** The PSP's operation types and statuses as a Ukrainian reader says them (an unknown word as given). */
+const WORDS_UK: Readonly<Record<string, string>> = {
+  auth: 'авторизація',
+  purchase: 'оплата',
+  capture: 'списання',
+  void: 'скасування',
+  p2p: 'переказ',
+  credit: 'зарахування',
+  lookup: 'перевірка',
+  refund: 'повернення',
+  dispute: 'спір',
+  recurrent: 'регулярний платіж',
+  chargeback: 'чарджбек',
+  init: 'створено',
+  pending: 'в обробці',
+  success: 'успішно',
+  failure: 'неуспішно',
+};
+
+export const operationWord = (word: string, language: StatementLanguage): string =>
+  language === 'uk' ? (WORDS_UK[word] ?? word) : word;
