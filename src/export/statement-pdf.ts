@@ -177,7 +177,7 @@ export async function writeStatementPdf(
         { header: t.heldOn, width: 110 },
         { header: t.currency, width: 70 },
         { header: t.held, width: 120, align: 'right' },
-        { header: t.releaseOn, width: 110 },
+        { header: t.releaseOn, width: 110, align: 'right' },
         { header: t.released, width: 120, align: 'right' },
       ],
       [
@@ -212,7 +212,7 @@ export async function writeStatementPdf(
       );
     }
     for (const f of figures) {
-      heading(doc, t.operationsIn(f.currency), footer);
+      heading(doc, `${t.operationsIn(f.currency)} (${t.timeZone} ${meta.timezone})`, footer);
       const rows: string[][] = [];
       for await (const l of src.lines(f.currency)) {
         rows.push([
@@ -231,7 +231,7 @@ export async function writeStatementPdf(
       table(
         doc,
         [
-          { header: `${t.date} (${meta.timezone})`, width: 110 },
+          { header: t.date, width: 110 },
           { header: t.order, width: 170 },
           { header: t.method, width: 70 },
           { header: t.status, width: 60 },
@@ -342,7 +342,13 @@ function table(
     const top = doc.y;
     doc.font('bold').fontSize(8);
     for (const c of columns) {
-      doc.text(c.header, x + 2, top, { width: c.width - 4, align: c.align ?? 'left', lineBreak: false });
+      doc.text(c.header, x + 2, top, {
+        width: c.width - 4,
+        align: c.align ?? 'left',
+        lineBreak: false,
+        ellipsis: true,
+        height: ROW_HEIGHT,
+      });
       x += c.width;
     }
     const y = top + ROW_HEIGHT - 2;
