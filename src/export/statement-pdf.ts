@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { DateTime } from 'luxon';
 import PDFDocument from 'pdfkit';
-import { holdReason, LABELS, operationWord } from './i18n/labels';
+import { holdReason, LABELS, type Labels, operationWord } from './i18n/labels';
 import {
   bridgeLabel,
   bridgeOf,
@@ -56,6 +56,8 @@ interface Column {
   readonly align?: 'left' | 'right';
 }
 
+// Long because the document's setup, its footer (which needs the page count) and the temp-then-rename commit
+// share one pdfkit document; the sections themselves are the helpers below.
 export async function writeStatementPdf(
   file: string,
   src: StatementSource,
@@ -114,6 +116,7 @@ export async function writeStatementPdf(
     page++;
   });
   const payoutOf = (currency: string) => src.payouts?.find((p) => p.currency === currency);
+  const ctx: Ctx = { doc, t, lang, money, day, footer };
   try {
     title(doc, figures, meta, header);
     footer();
@@ -135,115 +138,8 @@ export async function writeStatementPdf(
         (row) => row[0]!.startsWith('=') || /^(Closing|Кінцеве)/.test(row[0]!),
       );
     }
-    const held = (src.payouts ?? []).flatMap((p) => p.holds);
-    heading(doc, t.heldSheet, footer);
-    table(
-      doc,
-      [
-        { header: t.heldCase, width: 230 },
-        { header: t.reason, width: 360 },
-        { header: t.amountHeld, width: 120, align: 'right' },
-      ],
-      held.length
-        ? held.map((h) => [
-            h.discrepancyId || '—',
-            holdReason(h.reason, lang),
-            `${money(h.amount, h.currency)} ${h.currency}`,
-          ])
-        : [[t.none, '', '']],
-      footer,
-    );
-    const paid = (src.payouts ?? []).flatMap((p) => p.paid);
-    heading(doc, t.paidOutSheet, footer);
-    table(
-      doc,
-      [
-        { header: t.bookedOn, width: 110 },
-        { header: t.reference, width: 300 },
-        { header: t.amountPaid, width: 150, align: 'right' },
-      ],
-      paid.length
-        ? paid.map((l) => [day(l.bookingDate), l.reference, `${money(l.amount, l.currency)} ${l.currency}`])
-        : [[t.none, '', '']],
-      footer,
-    );
-    heading(doc, t.reserveSheet, footer);
-    const coming = releasesToCome(src.reserve, meta);
-    const balance = new Map<string, bigint>();
-    for (const c of coming) balance.set(c.currency, (balance.get(c.currency) ?? 0n) + c.amount);
-    table(
-      doc,
-      [
-        { header: t.heldOn, width: 110 },
-        { header: t.currency, width: 70 },
-        { header: t.held, width: 120, align: 'right' },
-        { header: t.releaseOn, width: 110, align: 'right' },
-        { header: t.released, width: 120, align: 'right' },
-      ],
-      [
-        ...src.reserve.map((r) => [
-          day(r.heldOn),
-          r.currency,
-          money(r.held, r.currency),
-          day(r.releaseOn),
-          money(r.released, r.currency),
-        ]),
-        ...(src.reserve.length === 0 ? [[t.none]] : []),
-      ],
-      footer,
-    );
-    doc.moveDown(0.5);
-    for (const f of figures)
-      doc
-        .font('bold')
-        .fontSize(9)
-        .text(`${t.reserveBalance}: ${money(balance.get(f.currency) ?? 0n, f.currency)} ${f.currency}`, MARGIN);
-    if (coming.length) {
-      heading(doc, t.releasesToCome, footer);
-      table(
-        doc,
-        [
-          { header: t.releaseOn, width: 110 },
-          { header: t.currency, width: 70 },
-          { header: t.reserve, width: 120, align: 'right' },
-        ],
-        coming.map((c) => [day(c.releaseOn), c.currency, money(c.amount, c.currency)]),
-        footer,
-      );
-    }
-    for (const f of figures) {
-      heading(doc, `${t.operationsIn(f.currency)} (${t.timeZone} ${meta.timezone})`, footer);
-      const rows: string[][] = [];
-      for await (const l of src.lines(f.currency)) {
-        rows.push([
-          DateTime.fromJSDate(l.at, { zone: meta.timezone }).toFormat(
-            lang === 'uk' ? 'dd.MM.yyyy HH:mm' : 'yyyy-MM-dd HH:mm',
-          ),
-          l.orderId ?? '',
-          operationWord(l.method, lang),
-          operationWord(l.status, lang),
-          money(l.share, f.currency),
-          money(l.fee, f.currency),
-          money(l.reserve, f.currency),
-          money(l.net, f.currency),
-        ]);
-      }
-      table(
-        doc,
-        [
-          { header: t.date, width: 110 },
-          { header: t.order, width: 170 },
-          { header: t.method, width: 70 },
-          { header: t.status, width: 60 },
-          { header: t.share, width: 95, align: 'right' },
-          { header: t.fee, width: 85, align: 'right' },
-          { header: t.reserve, width: 85, align: 'right' },
-          { header: t.net, width: 95, align: 'right' },
-        ],
-        rows.length ? rows : [[t.none]],
-        footer,
-      );
-    }
+    payoutSections(ctx, src, figures, meta);
+    await operationSections(ctx, src, figures, meta);
     const notes = [
       header.contact ? `${t.contact}: ${header.contact}` : '',
       header.dispute ? `${t.disputes}: ${header.dispute}` : '',
@@ -263,6 +159,142 @@ export async function writeStatementPdf(
     await finished.catch(() => undefined);
     rmSync(temp, { force: true });
     throw e;
+  }
+}
+
+interface Ctx {
+  readonly doc: PDFKit.PDFDocument;
+  readonly t: Labels;
+  readonly lang: 'en' | 'uk';
+  readonly money: (minor: bigint, currency: string) => string;
+  readonly day: (d: string | Date) => string;
+  readonly footer: () => void;
+}
+
+/** Held items, paid-out lines, the reserve schedule with its balance and releases to come. */
+function payoutSections(
+  { doc, t, lang, money, day, footer }: Ctx,
+  src: StatementSource,
+  figures: readonly StatementFigures[],
+  meta: StatementMeta,
+): void {
+  const held = (src.payouts ?? []).flatMap((p) => p.holds);
+  heading(doc, t.heldSheet, footer);
+  table(
+    doc,
+    [
+      { header: t.heldCase, width: 230 },
+      { header: t.reason, width: 360 },
+      { header: t.amountHeld, width: 120, align: 'right' },
+    ],
+    held.length
+      ? held.map((h) => [
+          h.discrepancyId || '—',
+          holdReason(h.reason, lang),
+          `${money(h.amount, h.currency)} ${h.currency}`,
+        ])
+      : [[t.none, '', '']],
+    footer,
+  );
+  const paid = (src.payouts ?? []).flatMap((p) => p.paid);
+  heading(doc, t.paidOutSheet, footer);
+  table(
+    doc,
+    [
+      { header: t.bookedOn, width: 110 },
+      { header: t.reference, width: 300 },
+      { header: t.amountPaid, width: 150, align: 'right' },
+    ],
+    paid.length
+      ? paid.map((l) => [day(l.bookingDate), l.reference, `${money(l.amount, l.currency)} ${l.currency}`])
+      : [[t.none, '', '']],
+    footer,
+  );
+  heading(doc, t.reserveSheet, footer);
+  const coming = releasesToCome(src.reserve, meta);
+  const balance = new Map<string, bigint>();
+  for (const c of coming) balance.set(c.currency, (balance.get(c.currency) ?? 0n) + c.amount);
+  table(
+    doc,
+    [
+      { header: t.heldOn, width: 110 },
+      { header: t.currency, width: 70 },
+      { header: t.held, width: 120, align: 'right' },
+      { header: t.releaseOn, width: 110, align: 'right' },
+      { header: t.released, width: 120, align: 'right' },
+    ],
+    [
+      ...src.reserve.map((r) => [
+        day(r.heldOn),
+        r.currency,
+        money(r.held, r.currency),
+        day(r.releaseOn),
+        money(r.released, r.currency),
+      ]),
+      ...(src.reserve.length === 0 ? [[t.none]] : []),
+    ],
+    footer,
+  );
+  doc.moveDown(0.5);
+  for (const f of figures)
+    doc
+      .font('bold')
+      .fontSize(9)
+      .text(`${t.reserveBalance}: ${money(balance.get(f.currency) ?? 0n, f.currency)} ${f.currency}`, MARGIN);
+  if (coming.length) {
+    heading(doc, t.releasesToCome, footer);
+    table(
+      doc,
+      [
+        { header: t.releaseOn, width: 110 },
+        { header: t.currency, width: 70 },
+        { header: t.reserve, width: 120, align: 'right' },
+      ],
+      coming.map((c) => [day(c.releaseOn), c.currency, money(c.amount, c.currency)]),
+      footer,
+    );
+  }
+}
+
+/** Every operation line, a table per currency. */
+async function operationSections(
+  { doc, t, lang, money, footer }: Ctx,
+  src: StatementSource,
+  figures: readonly StatementFigures[],
+  meta: StatementMeta,
+): Promise<void> {
+  for (const f of figures) {
+    heading(doc, `${t.operationsIn(f.currency)} (${t.timeZone} ${meta.timezone})`, footer);
+    const rows: string[][] = [];
+    for await (const l of src.lines(f.currency)) {
+      rows.push([
+        DateTime.fromJSDate(l.at, { zone: meta.timezone }).toFormat(
+          lang === 'uk' ? 'dd.MM.yyyy HH:mm' : 'yyyy-MM-dd HH:mm',
+        ),
+        l.orderId ?? '',
+        operationWord(l.method, lang),
+        operationWord(l.status, lang),
+        money(l.share, f.currency),
+        money(l.fee, f.currency),
+        money(l.reserve, f.currency),
+        money(l.net, f.currency),
+      ]);
+    }
+    table(
+      doc,
+      [
+        { header: t.date, width: 110 },
+        { header: t.order, width: 170 },
+        { header: t.method, width: 70 },
+        { header: t.status, width: 60 },
+        { header: t.share, width: 95, align: 'right' },
+        { header: t.fee, width: 85, align: 'right' },
+        { header: t.reserve, width: 85, align: 'right' },
+        { header: t.net, width: 95, align: 'right' },
+      ],
+      rows.length ? rows : [[t.none]],
+      footer,
+    );
   }
 }
 

@@ -120,6 +120,82 @@ async function describeFile(file: string, subMerchantId?: string): Promise<Issue
   };
 }
 
+/** What one sub-merchant's statement is written from (the workbook and the PDF alike). */
+async function statementSource(
+  ctx: {
+    queries: StatementQueries;
+    base: { month: string; timezone: string; atPosition: Position };
+    runs: readonly IssuedRun[];
+    namesOf: (id: string) => Promise<readonly string[]>;
+    timezone: string;
+  },
+  subMerchantId: string,
+  own: readonly StatementFigures[],
+  payouts: StatementSource['payouts'],
+): Promise<StatementSource> {
+  const { queries, base } = ctx;
+  const reserve = await queries.reserve({ ...base, subMerchantId });
+  const previous = previousRunOf(ctx.runs, subMerchantId, await ctx.namesOf(subMerchantId));
+  const adjustments = queries.adjustments;
+  return {
+    figures: own,
+    lines: (currency) => queries.lines({ ...base, subMerchantId, currency }),
+    ...(previous && adjustments
+      ? {
+          adjustments: (currency: string) => {
+            const entries = adjustments({ ...base, subMerchantId, currency, previous: previousOf(previous) });
+            // only a statement with months never stated lists some of its entries apart
+            const gap = own.some((f) => f.currency === currency && f.notStated !== undefined);
+            return gap ? notStatedMarked(entries, previous, ctx.timezone) : entries;
+          },
+        }
+      : {}),
+    reserve,
+    ...(payouts ? { payouts } : {}),
+  };
+}
+
+/**
+ * Records a run after its files are written: the statements' numbers first (a run whose statements could not
+ * all be numbered is not recorded as issued), then the StatementIssued event with the files' hashes and the
+ * issue time, then the statement_runs row.
+ */
+async function recordRun(
+  deps: StatementDeps,
+  run: {
+    event: ReturnType<typeof newEvent>;
+    claims: readonly NumberClaim[];
+    files: readonly IssuedFile[];
+    issuedAt: Date;
+    subMerchantId: string | null;
+    statements: number;
+  },
+): Promise<{ runId: string; appended: boolean }> {
+  for (const c of run.claims)
+    if (c.append)
+      await deps.store.append(c.append.stream, [c.append.event], { expectedRevision: c.append.expectedRevision });
+  const { files, event } = run;
+  const d = event.data as { month: string; position: string; figuresSha256: string };
+  const recordedEvent = {
+    ...event,
+    metadata: {
+      files: files.map(({ name, sha256, bytes }) => ({ name, sha256, bytes })),
+      issuedAt: run.issuedAt.toISOString(),
+    },
+  };
+  const appended = await deps.store.append(statementStream(d.month), [recordedEvent]);
+  const runId = randomUUID();
+  await deps.sql`
+    insert into statement_runs (run_id, month, timezone, sub_merchant_id, position, figures_sha256, statements, files, event_id)
+    values (${runId}, ${d.month}, ${deps.timezone}, ${run.subMerchantId}, ${d.position}, ${d.figuresSha256}, ${run.statements},
+            ${deps.sql.json(files.map(({ name, sha256, bytes, subMerchantId }) => ({ name, sha256, bytes, ...(subMerchantId ? { subMerchantId } : {}) })) as never)}, ${event.id})`;
+  return { runId, appended: appended.appended > 0 };
+}
+
+/*
+ * One pass in order (cut, figures, openings, payouts, header, files, record), each step using the values of the
+ * ones before it; what can stand alone is in the helpers above and the modules it calls.
+ */
 export async function issueStatements(deps: StatementDeps, opts: IssueOptions): Promise<IssueResult> {
   monthRange(opts.month, deps.timezone); // validates the month
   const provisional = checkMonthEnded(opts.month, deps.timezone, opts.now ?? new Date(), opts.provisional ?? false);
@@ -246,25 +322,12 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
       claim?.number ?? null,
       issuedAt,
     );
-    const reserve = await queries.reserve({ ...base, subMerchantId });
-    const previous = previousRunOf(runs, subMerchantId, await namesOf(subMerchantId));
-    const adjustments = queries.adjustments;
-    const source: StatementSource = {
-      figures: own,
-      lines: (currency) => queries.lines({ ...base, subMerchantId, currency }),
-      ...(previous && adjustments
-        ? {
-            adjustments: (currency: string) => {
-              const entries = adjustments({ ...base, subMerchantId, currency, previous: previousOf(previous) });
-              // only a statement with months never stated lists some of its entries apart
-              const gap = own.some((f) => f.currency === currency && f.notStated !== undefined);
-              return gap ? notStatedMarked(entries, previous, deps.timezone) : entries;
-            },
-          }
-        : {}),
-      reserve,
-      payouts: payouts.filter((p) => p.subMerchantId === subMerchantId),
-    };
+    const source = await statementSource(
+      { queries, base, runs, namesOf, timezone: deps.timezone },
+      subMerchantId,
+      own,
+      payouts.filter((p) => p.subMerchantId === subMerchantId),
+    );
     const written = await writeStatementWorkbook(file, source, meta, header);
     lines += written.lines;
     files.push(await describeFile(file, subMerchantId));
@@ -303,23 +366,14 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
       ...extra,
     };
   }
-  // numbers first: a run whose statements could not all be numbered is not recorded as issued
-  for (const c of claims)
-    if (c.append)
-      await deps.store.append(c.append.stream, [c.append.event], { expectedRevision: c.append.expectedRevision });
-  const recordedEvent = {
-    ...event,
-    metadata: {
-      files: files.map(({ name, sha256, bytes }) => ({ name, sha256, bytes })),
-      issuedAt: issuedAt.toISOString(),
-    },
-  };
-  const appended = await deps.store.append(statementStream(opts.month), [recordedEvent]);
-  const runId = randomUUID();
-  await deps.sql`
-    insert into statement_runs (run_id, month, timezone, sub_merchant_id, position, figures_sha256, statements, files, event_id)
-    values (${runId}, ${opts.month}, ${deps.timezone}, ${opts.subMerchantId ?? null}, ${positionText}, ${figuresSha256}, ${bySubMerchant.size},
-            ${deps.sql.json(files.map(({ name, sha256, bytes, subMerchantId }) => ({ name, sha256, bytes, ...(subMerchantId ? { subMerchantId } : {}) })) as never)}, ${event.id})`;
+  const { runId, appended } = await recordRun(deps, {
+    event,
+    claims,
+    files,
+    issuedAt,
+    subMerchantId: opts.subMerchantId ?? null,
+    statements: bySubMerchant.size,
+  });
   deps.log.info('statements issued', {
     month: opts.month,
     position: positionText,
@@ -339,7 +393,7 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
     lines,
     files,
     eventId: event.id,
-    newEvent: appended.appended > 0,
+    newEvent: appended,
     ...extra,
   };
 }
