@@ -56,9 +56,11 @@ export function statementTitle(figures: readonly StatementFigures[], meta: State
   return `${t.title}${number}, ${meta.month} — ${name}${meta.provisional ? ' (PROVISIONAL)' : ''}`;
 }
 
-/** One sub-merchant's statement: Summary, Operations (one sheet per currency), payouts, Reserve, Audit. */
-// The sheets in their order inside one streaming workbook (each must be committed before the next is begun);
-// the Summary, Reserve, entries, payout and Audit sheets are helpers.
+/**
+ * One sub-merchant's statement: Summary, Operations (one sheet per currency), payouts, Reserve, Audit. The
+ * sheets in their order inside one streaming workbook (each committed before the next is begun); the Summary,
+ * Reserve, entries, payout and Audit sheets are helpers.
+ */
 export async function writeStatementWorkbook(
   file: string,
   src: StatementSource,

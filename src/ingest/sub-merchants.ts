@@ -143,8 +143,10 @@ export function parseCsvRecords(
   return { ok: true, records };
 }
 
-/** One directory file. Every problem is reported (file, line, column), not only the first. */
-// One pass over the records, each column checked where it is read, so that every problem of a file is reported.
+/**
+ * One directory file. Every problem is reported (file, line, column), not only the first: one pass over the
+ * records, each column checked where it is read, which is why the function is long.
+ */
 export function parseSubMerchantCsv(text: string, file: string): DirectoryResult {
   const parsed = parseCsvRecords(text);
   if (!parsed.ok) return { ok: false, issues: [{ file, line: parsed.line, column: null, message: parsed.message }] };
