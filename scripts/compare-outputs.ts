@@ -7,8 +7,9 @@
  *
  * One embedded PostgreSQL (a temporary directory) holds everything. The demo runs once, with the base tree,
  * into a source database. Each tree then gets a copy of it (`create database … template`), rebuilds every
- * projection from zero with its own code (`recon project --rebuild`) and issues the month's statements
- * (`recon statements`). Compared: every view of schema `recon`, row by row as text in one order, and every
+ * projection from zero with its own code (`recon project --rebuild`) and issues the month's statements again
+ * at the demo's cut (`recon statements --at-position`: the run the demo recorded, so its statement numbers and
+ * issue time are the recorded ones). Compared: every view of schema `recon`, row by row as text in one order, and every
  * statement file byte for byte (a workbook, a zip whose entries carry their write time, part by part). Exit 0 when everything is identical, 1 otherwise.
  */
 import { spawn } from 'node:child_process';
@@ -126,7 +127,7 @@ async function main(): Promise<number> {
   try {
     await admin.unsafe('create database cmp_source');
     process.stdout.write(`demo (${args.payments} payments, seed ${args.seed}, ${args.month}) with ${trees.base}\n`);
-    await run(
+    const demo = await run(
       trees.base,
       [
         'demo',
@@ -142,6 +143,7 @@ async function main(): Promise<number> {
       ],
       env('cmp_source', 'source'),
     );
+    const cut = (JSON.parse(demo) as { statements: { position: string } }).statements.position;
     const views: Record<string, Map<string, string>> = {};
     const files: Record<string, string> = {};
     for (const [name, tree] of Object.entries(trees)) {
@@ -155,7 +157,8 @@ async function main(): Promise<number> {
       );
       files[name] = path.join(work, name, 'statements');
       mkdirSync(files[name], { recursive: true });
-      await run(tree, ['statements', '--month', args.month!, '--out', files[name]], e);
+      // the demo's statements issued again at their cut: the same run, so the same numbers and issue time
+      await run(tree, ['statements', '--month', args.month!, '--at-position', cut, '--out', files[name]], e);
       views[name] = await dumpViews(withDatabase(server.url, db));
     }
     let differences = 0;

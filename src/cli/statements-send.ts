@@ -13,8 +13,10 @@ export function directoryRecipients(store: EventStore): (subMerchantId: string) 
     const events = await store.readStream(subMerchantStream(subMerchantId));
     const last = events.filter((e) => e.type === SubMerchantRegistered.type).at(-1);
     if (!last) return undefined;
-    const d = last.data as { name: string; email?: string | null; legalName?: string | null };
-    return d.email ? { email: d.email, name: d.legalName ?? d.name } : undefined;
+    const d = last.data as { name: string; email?: string | null; legalName?: string | null; language?: 'uk' | 'en' };
+    return d.email
+      ? { email: d.email, name: d.legalName ?? d.name, ...(d.language ? { language: d.language } : {}) }
+      : undefined;
   };
 }
 

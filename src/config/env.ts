@@ -1,4 +1,5 @@
 import { ReconError } from '../errors';
+import { STATEMENT_VARIABLES, type StatementsConfig, statementsConfigFrom } from './statements';
 import { type BankConfig, bankConfigFrom, bankConfigIssues, bankConfigSchema, EMPTY_BANK_CONFIG } from './bank';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -56,6 +57,8 @@ export interface Config {
   readonly bank: BankConfig;
   /** where statements are e-mailed from (unset: `recon statements send` is off) */
   readonly mail: { readonly smtpUrl: string; readonly from: string } | undefined;
+  /** the issuer, contact and language of statements (src/config/statements.ts) */
+  readonly statements?: StatementsConfig;
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -256,6 +259,7 @@ export const VARIABLES: readonly VariableDoc[] = [
     example: '/srv/recon/out',
     meaning: 'where scheduled jobs write statements and reports',
   },
+  ...STATEMENT_VARIABLES,
 ];
 
 /**
@@ -490,6 +494,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
     if (mailFrom === undefined || !mailFrom.includes('@'))
       problem('RECON_MAIL_FROM', 'an e-mail address is required with RECON_SMTP_URL');
   }
+  const statements = statementsConfigFrom(env);
+  for (const i of statements.issues) problem(i.variable, i.problem);
   const auditorToken = get('RECON_AUDITOR_TOKEN');
   if (auditorToken !== undefined && auditorToken.length < 16)
     problem('RECON_AUDITOR_TOKEN', 'expected at least 16 characters');
@@ -542,6 +548,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
     outDir: path.resolve(get('RECON_OUT_DIR') ?? './out'),
     bank,
     mail: smtpUrl !== undefined && mailFrom !== undefined ? { smtpUrl, from: mailFrom } : undefined,
+    statements: statements.config,
   };
   return issues.length > 0 ? { ok: false, issues } : { ok: true, config };
 }

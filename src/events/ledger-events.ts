@@ -26,5 +26,11 @@ export const SubMerchantRegistered = defineEvent(
       .optional(),
     /** where the sub-merchant's statements are e-mailed (recon statements send); optional */
     email: z.email().optional(),
+    /** on statements (the register's `name` stays the matching key); optional */
+    legalName: z.string().min(1).max(200).optional(),
+    taxId: z.string().min(1).max(40).optional(),
+    address: z.string().min(1).max(300).optional(),
+    /** the language of its statements (unset: RECON_STATEMENT_LANGUAGE) */
+    language: z.enum(['uk', 'en']).optional(),
   }),
 );

@@ -55,3 +55,23 @@ export const StatementIssued = defineEvent(
       .optional(),
   }),
 );
+
+/**
+ * A statement's number: sequential per sub-merchant, stream `statement-numbers-<subMerchantId>`. The id comes
+ * from the run (the StatementIssued event's id) and the sub-merchant, so a run issued again at the same cut
+ * finds its number instead of taking the next one; appends expect the stream's revision, so two runs never
+ * take one number.
+ */
+export const statementNumberStream = (subMerchantId: string) => `statement-numbers-${subMerchantId}`;
+
+export const StatementNumbered = defineEvent(
+  'StatementNumbered',
+  1,
+  z.object({
+    subMerchantId: z.string().min(1),
+    number: z.number().int().min(1),
+    month: z.string().regex(/^\d{4}-\d{2}$/),
+    /** the StatementIssued event of the run */
+    run: z.string().min(1),
+  }),
+);

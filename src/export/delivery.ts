@@ -20,6 +20,8 @@ import { fileSha256 } from './statements';
 export interface Recipient {
   readonly email: string;
   readonly name: string;
+  /** the language of the message (the directory's `language`; English when absent) */
+  readonly language?: 'uk' | 'en';
 }
 
 export interface DeliveryFile {
@@ -33,6 +35,7 @@ export interface PlannedDelivery {
   readonly subMerchantId: string;
   readonly name: string | null;
   readonly to: string | null;
+  readonly language?: 'uk' | 'en';
   readonly files: readonly DeliveryFile[];
   readonly status: DeliveryStatus;
   /** 0 for a first sending, n for the n-th resend */
@@ -119,7 +122,12 @@ export async function planDelivery(deps: DeliveryDeps, opts: DeliveryOptions): P
   for (const subMerchantId of ids) {
     const list = files.get(subMerchantId) ?? [];
     const recipient = await deps.recipientOf(subMerchantId);
-    const base = { subMerchantId, name: recipient?.name ?? null, files: list };
+    const base = {
+      subMerchantId,
+      name: recipient?.name ?? null,
+      files: list,
+      ...(recipient?.language ? { language: recipient.language } : {}),
+    };
     if (!recipient) {
       out.push({ ...base, to: null, status: 'no-address', resend: 0, failures: 0 });
       continue;
@@ -167,8 +175,8 @@ export async function sendStatements(
       await deps.transport.sendMail({
         from: deps.from,
         to: p.to,
-        subject: `Payout statement ${opts.month}${p.name ? ` — ${p.name}` : ''}`,
-        text: messageText(opts.month, p.name),
+        subject: `${p.language === 'uk' ? 'Виплатна виписка' : 'Payout statement'} ${opts.month}${p.name ? ` — ${p.name}` : ''}`,
+        text: messageText(opts.month, p.name, p.language ?? 'en'),
         messageId,
         attachments: p.files.map((f) => ({ filename: f.name, path: path.join(opts.outDir, f.name) })),
       });
@@ -201,7 +209,15 @@ export async function sendStatements(
   return { planned, sent, failed };
 }
 
-function messageText(month: string, name: string | null): string {
+function messageText(month: string, name: string | null, language: 'uk' | 'en'): string {
+  if (language === 'uk')
+    return [
+      'Добрий день!',
+      '',
+      `у вкладенні ваша виплатна виписка за ${month}.`,
+      'Якщо якась сума відрізняється від ваших даних, дайте відповідь на цей лист протягом 30 днів.',
+      '',
+    ].join('\n');
   return [
     name ? `Dear ${name},` : 'Hello,',
     '',

@@ -39,10 +39,19 @@ const REASONS: Record<string, string> = {
 
 export const UNREGISTERED_REASON = 'the receiver is not registered as a sub-merchant: nothing is paid until it is';
 
+/** Every reason a held item can give (each is translated for statements: src/export/i18n/labels.ts). */
+export const HOLD_REASON_TEXTS: readonly string[] = [
+  ...Object.values(REASONS),
+  UNREGISTERED_REASON,
+  'under investigation',
+];
+
 interface DiscRow {
   id: string;
   type: string;
   status: string;
+  detected_by_event: string | null;
+  resolved_by_event: string | null;
   pos_id: string;
   payment_id: string;
   method: string | null;
@@ -61,9 +70,11 @@ async function decisionAt(store: EventStore, id: string, cut: Position): Promise
 async function holdingDiscrepancies(sql: Sql): Promise<DiscRow[] | null> {
   try {
     return await sql<DiscRow[]>`
-      select id::text, type, status, pos_id, payment_id, method, receiver_name
+      select id::text, type, status, detected_by_event::text, resolved_by_event::text, pos_id, payment_id, method,
+             receiver_name
       from ${sql.unsafe(await allDiscrepancies(sql))}
-      where type = any(${HOLDING_TYPES as string[]}::text[]) and status in ('open', 'accepted') and payment_id is not null
+      where type = any(${HOLDING_TYPES as string[]}::text[]) and status in ('open', 'accepted', 'resolved')
+        and payment_id is not null
       order by id`;
   } catch (e) {
     if (isSqlState(e, 'undefinedTable') || (e as { code?: string }).code === '3F000') return null;
@@ -71,13 +82,51 @@ async function holdingDiscrepancies(sql: Sql): Promise<DiscRow[] | null> {
   }
 }
 
+/**
+ * Positions of the events that detected and resolved discrepancies, read from the PostgreSQL store's table;
+ * undefined with another store (EventStoreDB), whose events cannot be looked up by id.
+ */
+async function eventPositions(sql: Sql, ids: readonly string[]): Promise<Map<string, Position> | undefined> {
+  const [t] = await sql<{ ok: boolean }[]>`select to_regclass('es_events') is not null as ok`;
+  if (!t?.ok) return undefined;
+  const rows = ids.length
+    ? await sql<{ id: string; commit: string; prepare: string }[]>`
+        select event_id::text as id, transaction_id::text as commit, global_position::text as prepare
+        from es_events where event_id = any(${ids}::uuid[])`
+    : [];
+  return new Map(rows.map((r) => [r.id, { commit: BigInt(r.commit), prepare: BigInt(r.prepare) }]));
+}
+
+/**
+ * Whether a discrepancy stood unresolved at the cut: detected by an event at or before it, and not resolved by
+ * one at or before it. A statement cut at a position never issued before so holds what was in doubt then, not
+ * what is in doubt now (a replay, or the same cut issued later, gives the same statement). Without event
+ * positions (another store) the discrepancies are taken as they are now.
+ */
+function standingAt(r: DiscRow, cut: Position, positions: Map<string, Position> | undefined): boolean {
+  // at or before the cut: true or false; undefined for an event the store does not hold (taken as it is now)
+  const before = (id: string | null) => {
+    const p = id ? positions?.get(id) : undefined;
+    return p === undefined ? undefined : comparePositions(p, cut) <= 0;
+  };
+  if (before(r.detected_by_event) === false) return false;
+  if (r.status !== 'resolved') return true;
+  return before(r.resolved_by_event) === false;
+}
+
 /** Every held item at the cut, sorted by receiver, currency, discrepancy id; null: no reconciliation built. */
 export async function heldAt(sql: Sql, store: EventStore, cut: Position): Promise<HeldItem[] | null> {
   const rows = await holdingDiscrepancies(sql);
   if (rows === null) return null;
+  const positions = await eventPositions(
+    sql,
+    rows.flatMap((r) => [r.detected_by_event, r.resolved_by_event].filter((id): id is string => id !== null)),
+  );
   const held: DiscRow[] = [];
   for (const r of rows) {
-    if (r.status === 'open' || (await decisionAt(store, r.id, cut)) !== 'pay') held.push(r);
+    if (!standingAt(r, cut, positions)) continue;
+    // accepted at or before the cut: held unless the decision was to pay
+    if ((await decisionAt(store, r.id, cut)) !== 'pay') held.push(r);
   }
   if (held.length === 0) return [];
   const nets = await sql<{ id: string; receiver: string; currency: string; net: bigint; key: string }[]>`

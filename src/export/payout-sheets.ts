@@ -8,6 +8,7 @@ import {
   safeText,
   type Workbook,
 } from './xlsx';
+import { holdReason, LABELS, type Labels } from './i18n/labels';
 
 /**
  * A statement's two payout sheets (docs/bank.md, "Payouts and holds"): the money held pending investigation,
@@ -29,38 +30,50 @@ export interface PayoutSection {
 const byCurrency = <T extends { currency: string }>(xs: readonly T[]) =>
   [...xs].sort((a, b) => (a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : 0));
 
-function totalRows(totals: Map<string, bigint>, width: number, amountAt: number) {
-  return [...totals.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([currency, total]) => {
-      const values: (string | number)[] = Array.from({ length: width }, () => '');
-      values[0] = 'Total';
-      values[amountAt - 1] = safeText(currency);
-      values[amountAt] = minorToMajor(total);
-      const numFmts: (string | undefined)[] = Array.from({ length: width }, () => undefined);
-      numFmts[amountAt] = moneyFormat(currency);
-      return { values, numFmts };
-    });
+function totalRows(totals: Map<string, bigint>, width: number, amountAt: number, labels: Labels, rows: number) {
+  // a sheet with no line says so, rather than printing an empty table
+  const none = rows <= 1 ? [{ values: [labels.none], numFmts: [] }] : [];
+  return [
+    ...none,
+    ...[...totals.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([currency, total]) => {
+        const values: (string | number)[] = Array.from({ length: width }, () => '');
+        values[0] = labels.total;
+        values[amountAt - 1] = safeText(currency);
+        values[amountAt] = minorToMajor(total);
+        const numFmts: (string | undefined)[] = Array.from({ length: width }, () => undefined);
+        numFmts[amountAt] = moneyFormat(currency);
+        return { values, numFmts };
+      }),
+  ];
 }
 
 export function writeHeldSheet(
   wb: Workbook,
   payouts: readonly PayoutSection[],
   sheetName: (name: string) => string = (n) => n,
+  labels: Labels = LABELS.en,
+  title?: string,
 ): void {
-  const t = addTableSheet(wb, sheetName('Held pending investigation'), [
-    { header: 'Discrepancy id', width: 38 },
-    { header: 'Reason', width: 70 },
-    { header: 'Currency', width: 10 },
-    { header: 'Amount held', width: 16 },
-  ]);
+  const t = addTableSheet(
+    wb,
+    sheetName(labels.heldSheet),
+    [
+      { header: labels.heldCase, width: 38 },
+      { header: labels.reason, width: 70 },
+      { header: labels.currency, width: 10 },
+      { header: labels.amountHeld, width: 16 },
+    ],
+    title ? { title, pageOf: labels.pageOf } : {},
+  );
   const totals = new Map<string, bigint>();
   for (const p of byCurrency(payouts)) {
     totals.set(p.currency, p.held);
     for (const h of p.holds) {
       const row = t.sheet.addRow([
         safeText(h.discrepancyId || '—'),
-        safeText(h.reason),
+        safeText(holdReason(h.reason, labels === LABELS.uk ? 'uk' : 'en')),
         safeText(h.currency),
         minorToMajor(h.amount),
       ]);
@@ -69,20 +82,28 @@ export function writeHeldSheet(
       t.rows++;
     }
   }
-  closeTable(t, totalRows(totals, 4, 3));
+  closeTable(t, totalRows(totals, 4, 3, labels, t.rows));
 }
 
 export function writePaidOutSheet(
   wb: Workbook,
   payouts: readonly PayoutSection[],
   sheetName: (name: string) => string = (n) => n,
+  labels: Labels = LABELS.en,
+  title?: string,
+  dayFormat: string = DATE_FORMAT,
 ): void {
-  const t = addTableSheet(wb, sheetName('Paid out'), [
-    { header: 'Booked on', width: 12, numFmt: DATE_FORMAT },
-    { header: 'Payout reference', width: 36 },
-    { header: 'Currency', width: 10 },
-    { header: 'Amount (− returned)', width: 18 },
-  ]);
+  const t = addTableSheet(
+    wb,
+    sheetName(labels.paidOutSheet),
+    [
+      { header: labels.bookedOn, width: 12, numFmt: dayFormat },
+      { header: labels.reference, width: 36 },
+      { header: labels.currency, width: 10 },
+      { header: labels.amountPaid, width: 20 },
+    ],
+    title ? { title, pageOf: labels.pageOf } : {},
+  );
   const totals = new Map<string, bigint>();
   for (const p of byCurrency(payouts)) {
     totals.set(
@@ -101,5 +122,5 @@ export function writePaidOutSheet(
       t.rows++;
     }
   }
-  closeTable(t, totalRows(totals, 4, 3));
+  closeTable(t, totalRows(totals, 4, 3, labels, t.rows));
 }

@@ -4,7 +4,17 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { DateTime } from 'luxon';
 import PDFDocument from 'pdfkit';
-import { bridgeOf, type StatementMeta, type StatementSource } from './statement-workbooks';
+import { holdReason, LABELS, type Labels, operationWord } from './i18n/labels';
+import {
+  bridgeLabel,
+  bridgeOf,
+  type StatementFigures,
+  type StatementHeader,
+  type StatementMeta,
+  type StatementSource,
+} from './statement-figures';
+import { headerRows } from './statement-summary';
+import { releasesToCome, statementTitle } from './statement-workbooks';
 import { currencyExponent } from './xlsx';
 
 /**
@@ -19,25 +29,11 @@ const FONT_DIR = path.join(path.dirname(require.resolve('dejavu-fonts-ttf/packag
 const REGULAR = path.join(FONT_DIR, 'DejaVuSans.ttf');
 const BOLD = path.join(FONT_DIR, 'DejaVuSans-Bold.ttf');
 
-export interface StatementParty {
-  readonly name: string;
-  readonly lines: readonly string[];
-}
-
-export interface PdfStatementHeader {
-  /** the marketplace issuing the statement: legal name, then address, tax id… */
-  readonly issuer: StatementParty;
-  /** the sub-merchant: legal name, then address, tax id… */
-  readonly recipient: StatementParty;
-  readonly statementNumber: string | null;
-  /** the day of issue in the business time zone (YYYY-MM-DD) */
-  readonly issuedOn: string;
-  /** contact and dispute text printed at the end */
-  readonly footer: string | null;
-}
-
-/** Exact major-unit text of minor units, grouped by thousands: 123456n EUR → "1,234.56". */
-export function formatAmount(minor: bigint, currency: string): string {
+/**
+ * Exact major-unit text of minor units, grouped by thousands in the language's custom: 123456n EUR →
+ * "1,234.56" in English, "1 234,56" in Ukrainian (a no-break space between groups).
+ */
+export function formatAmount(minor: bigint, currency: string, language: 'en' | 'uk' = 'en'): string {
   const exp = currencyExponent(currency);
   const negative = minor < 0n;
   let digits = (negative ? -minor : minor).toString();
@@ -45,8 +41,9 @@ export function formatAmount(minor: bigint, currency: string): string {
   const scaled =
     exp === 2 ? digits : exp > 2 ? digits + '0'.repeat(exp - 2) : digits.slice(0, digits.length - (2 - exp)) || '0';
   digits = scaled.padStart(exp + 1, '0');
-  const whole = digits.slice(0, digits.length - exp).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  const frac = exp > 0 ? `.${digits.slice(digits.length - exp)}` : '';
+  const [group, point] = language === 'uk' ? ['\u00a0', ','] : [',', '.'];
+  const whole = digits.slice(0, digits.length - exp).replace(/\B(?=(\d{3})+(?!\d))/g, group);
+  const frac = exp > 0 ? `${point}${digits.slice(digits.length - exp)}` : '';
   return `${negative ? '−' : ''}${whole}${frac}`;
 }
 
@@ -59,24 +56,33 @@ interface Column {
   readonly align?: 'left' | 'right';
 }
 
+// Long because the document's setup, its footer (which needs the page count) and the temp-then-rename commit
+// share one pdfkit document; the sections themselves are the helpers below.
 export async function writeStatementPdf(
   file: string,
   src: StatementSource,
   meta: StatementMeta,
-  header: PdfStatementHeader,
+  header: StatementHeader,
 ): Promise<void> {
   const figures = [...src.figures].sort((a, b) => (a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : 0));
   const first = figures[0];
   if (!first) throw new RangeError('a statement needs figures for at least one currency');
+  const t = LABELS[header.language];
+  const lang = header.language;
+  const money = (minor: bigint, currency: string) => formatAmount(minor, currency, lang);
+  const day = (d: string | Date) => dayText(d, lang);
+  const docTitle = statementTitle(figures, meta, header);
   const temp = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(6).toString('hex')}.partial`);
   const doc = new PDFDocument({
     size: 'A4',
     layout: 'landscape',
     margin: MARGIN,
+    lang: lang === 'uk' ? 'uk-UA' : 'en-GB',
     info: {
-      Title: `Payout statement ${meta.month} — ${header.recipient.name}`,
-      Author: header.issuer.name,
-      CreationDate: DateTime.fromISO(header.issuedOn, { zone: 'UTC' }).toJSDate(),
+      Title: docTitle,
+      ...(header.issuer.name ? { Author: header.issuer.name } : {}),
+      CreationDate: header.issuedAt,
+      ModDate: header.issuedAt,
     },
   });
   doc.registerFont('regular', REGULAR);
@@ -96,7 +102,7 @@ export async function writeStatementPdf(
     const bottom = doc.page.margins.bottom;
     doc.page.margins.bottom = 0;
     doc.font('regular').fontSize(7).fillColor('#555');
-    doc.text(`Payout statement ${meta.month} · ${header.recipient.name} · page ${page}`, MARGIN, y, {
+    doc.text(`${docTitle} · ${t.page} ${page}`, MARGIN, y, {
       width: PAGE.width - 2 * MARGIN,
       align: 'center',
       lineBreak: false,
@@ -109,88 +115,41 @@ export async function writeStatementPdf(
   doc.on('pageAdded', () => {
     page++;
   });
+  const payoutOf = (currency: string) => src.payouts?.find((p) => p.currency === currency);
+  const ctx: Ctx = { doc, t, lang, money, day, footer };
   try {
-    title(doc, meta, header);
+    title(doc, figures, meta, header);
     footer();
-    table(
-      doc,
-      [
-        { header: 'Payout bridge', width: 330 },
-        ...figures.map((f) => ({ header: f.currency, width: 110, align: 'right' as const })),
-      ],
-      bridgeOf(figures).map((line) => [
-        line.label,
-        ...figures.map((f) =>
-          formatAmount(
-            line.value(
-              f,
-              src.payouts?.find((p) => p.currency === f.currency),
-            ),
-            f.currency,
-          ),
-        ),
-      ]),
-      footer,
-      (row) => row[0]!.startsWith('=') || row[0]!.startsWith('Closing'),
-    );
-    if (src.reserve.length > 0) {
-      heading(doc, 'Reserve', footer);
+    // three currencies a table, so that every column fits the page's width
+    for (let i = 0; i < figures.length; i += 3) {
+      const group = figures.slice(i, i + 3);
+      if (i > 0) doc.moveDown(0.8);
       table(
         doc,
         [
-          { header: 'Held on', width: 90 },
-          { header: 'Currency', width: 60 },
-          { header: 'Held', width: 110, align: 'right' },
-          { header: 'Release on', width: 90 },
-          { header: 'Released', width: 110, align: 'right' },
+          { header: t.bridge, width: 430 },
+          ...group.map((f) => ({ header: f.currency, width: 110, align: 'right' as const })),
         ],
-        src.reserve.map((r) => [
-          dayText(r.heldOn),
-          r.currency,
-          formatAmount(r.held, r.currency),
-          dayText(r.releaseOn),
-          formatAmount(r.released, r.currency),
+        bridgeOf(figures).map((line) => [
+          bridgeLabel(line, lang),
+          ...group.map((f) => money(line.value(f, payoutOf(f.currency)), f.currency)),
         ]),
         footer,
+        (row) => row[0]!.startsWith('=') || /^(Closing|Кінцеве)/.test(row[0]!),
       );
     }
-    for (const f of figures) {
-      heading(doc, `Operations in ${f.currency}`, footer);
-      const rows: string[][] = [];
-      for await (const l of src.lines(f.currency)) {
-        rows.push([
-          DateTime.fromJSDate(l.at, { zone: meta.timezone }).toFormat('yyyy-MM-dd HH:mm'),
-          l.orderId ?? '',
-          l.method,
-          l.status,
-          formatAmount(l.share, f.currency),
-          formatAmount(l.fee, f.currency),
-          formatAmount(l.reserve, f.currency),
-          formatAmount(l.net, f.currency),
-        ]);
-      }
-      table(
-        doc,
-        [
-          { header: `Date (${meta.timezone})`, width: 100 },
-          { header: 'Order', width: 170 },
-          { header: 'Method', width: 70 },
-          { header: 'Status', width: 60 },
-          { header: 'Share', width: 95, align: 'right' },
-          { header: 'Fee', width: 85, align: 'right' },
-          { header: 'Reserve', width: 85, align: 'right' },
-          { header: 'Net', width: 95, align: 'right' },
-        ],
-        rows,
-        footer,
-      );
-    }
-    if (header.footer) {
+    payoutSections(ctx, src, figures, meta);
+    await operationSections(ctx, src, figures, meta);
+    const notes = [
+      header.contact ? `${t.contact}: ${header.contact}` : '',
+      header.dispute ? `${t.disputes}: ${header.dispute}` : '',
+    ].filter(Boolean);
+    if (notes.length) {
       doc.moveDown();
       doc
         .font('regular')
         .fontSize(8)
-        .text(header.footer, MARGIN, doc.y, { width: PAGE.width - 2 * MARGIN });
+        .text(notes.join('\n'), MARGIN, doc.y, { width: PAGE.width - 2 * MARGIN });
     }
     doc.end();
     await finished;
@@ -203,34 +162,187 @@ export async function writeStatementPdf(
   }
 }
 
-function dayText(d: string | Date): string {
-  return typeof d === 'string' ? d.slice(0, 10) : DateTime.fromJSDate(d, { zone: 'UTC' }).toISODate()!;
+interface Ctx {
+  readonly doc: PDFKit.PDFDocument;
+  readonly t: Labels;
+  readonly lang: 'en' | 'uk';
+  readonly money: (minor: bigint, currency: string) => string;
+  readonly day: (d: string | Date) => string;
+  readonly footer: () => void;
 }
 
-function title(doc: PDFKit.PDFDocument, meta: StatementMeta, header: PdfStatementHeader): void {
+/** Held items, paid-out lines, the reserve schedule with its balance and releases to come. */
+function payoutSections(
+  { doc, t, lang, money, day, footer }: Ctx,
+  src: StatementSource,
+  figures: readonly StatementFigures[],
+  meta: StatementMeta,
+): void {
+  const held = (src.payouts ?? []).flatMap((p) => p.holds);
+  heading(doc, t.heldSheet, footer);
+  table(
+    doc,
+    [
+      { header: t.heldCase, width: 230 },
+      { header: t.reason, width: 360 },
+      { header: t.amountHeld, width: 120, align: 'right' },
+    ],
+    held.length
+      ? held.map((h) => [
+          h.discrepancyId || '—',
+          holdReason(h.reason, lang),
+          `${money(h.amount, h.currency)} ${h.currency}`,
+        ])
+      : [[t.none, '', '']],
+    footer,
+  );
+  const paid = (src.payouts ?? []).flatMap((p) => p.paid);
+  heading(doc, t.paidOutSheet, footer);
+  table(
+    doc,
+    [
+      { header: t.bookedOn, width: 110 },
+      { header: t.reference, width: 300 },
+      { header: t.amountPaid, width: 150, align: 'right' },
+    ],
+    paid.length
+      ? paid.map((l) => [day(l.bookingDate), l.reference, `${money(l.amount, l.currency)} ${l.currency}`])
+      : [[t.none, '', '']],
+    footer,
+  );
+  heading(doc, t.reserveSheet, footer);
+  const coming = releasesToCome(src.reserve, meta);
+  const balance = new Map<string, bigint>();
+  for (const c of coming) balance.set(c.currency, (balance.get(c.currency) ?? 0n) + c.amount);
+  table(
+    doc,
+    [
+      { header: t.heldOn, width: 110 },
+      { header: t.currency, width: 70 },
+      { header: t.held, width: 120, align: 'right' },
+      { header: t.releaseOn, width: 110, align: 'right' },
+      { header: t.released, width: 120, align: 'right' },
+    ],
+    [
+      ...src.reserve.map((r) => [
+        day(r.heldOn),
+        r.currency,
+        money(r.held, r.currency),
+        day(r.releaseOn),
+        money(r.released, r.currency),
+      ]),
+      ...(src.reserve.length === 0 ? [[t.none]] : []),
+    ],
+    footer,
+  );
+  doc.moveDown(0.5);
+  for (const f of figures)
+    doc
+      .font('bold')
+      .fontSize(9)
+      .text(`${t.reserveBalance}: ${money(balance.get(f.currency) ?? 0n, f.currency)} ${f.currency}`, MARGIN);
+  if (coming.length) {
+    heading(doc, t.releasesToCome, footer);
+    table(
+      doc,
+      [
+        { header: t.releaseOn, width: 110 },
+        { header: t.currency, width: 70 },
+        { header: t.reserve, width: 120, align: 'right' },
+      ],
+      coming.map((c) => [day(c.releaseOn), c.currency, money(c.amount, c.currency)]),
+      footer,
+    );
+  }
+}
+
+/** Every operation line, a table per currency. */
+async function operationSections(
+  { doc, t, lang, money, footer }: Ctx,
+  src: StatementSource,
+  figures: readonly StatementFigures[],
+  meta: StatementMeta,
+): Promise<void> {
+  for (const f of figures) {
+    heading(doc, `${t.operationsIn(f.currency)} (${t.timeZone} ${meta.timezone})`, footer);
+    const rows: string[][] = [];
+    for await (const l of src.lines(f.currency)) {
+      rows.push([
+        DateTime.fromJSDate(l.at, { zone: meta.timezone }).toFormat(
+          lang === 'uk' ? 'dd.MM.yyyy HH:mm' : 'yyyy-MM-dd HH:mm',
+        ),
+        l.orderId ?? '',
+        operationWord(l.method, lang),
+        operationWord(l.status, lang),
+        money(l.share, f.currency),
+        money(l.fee, f.currency),
+        money(l.reserve, f.currency),
+        money(l.net, f.currency),
+      ]);
+    }
+    table(
+      doc,
+      [
+        { header: t.date, width: 110 },
+        { header: t.order, width: 170 },
+        { header: t.method, width: 70 },
+        { header: t.status, width: 60 },
+        { header: t.share, width: 95, align: 'right' },
+        { header: t.fee, width: 85, align: 'right' },
+        { header: t.reserve, width: 85, align: 'right' },
+        { header: t.net, width: 95, align: 'right' },
+      ],
+      rows.length ? rows : [[t.none]],
+      footer,
+    );
+  }
+}
+
+function dayText(d: string | Date, language: 'en' | 'uk'): string {
+  const iso = typeof d === 'string' ? d.slice(0, 10) : DateTime.fromJSDate(d, { zone: 'UTC' }).toISODate()!;
+  return language === 'uk' ? iso.split('-').reverse().join('.') : iso;
+}
+
+/** The head of the first page: issuer left, title, number, date and period right, then the sub-merchant. */
+function title(
+  doc: PDFKit.PDFDocument,
+  figures: readonly StatementFigures[],
+  meta: StatementMeta,
+  header: StatementHeader,
+): void {
+  const t = LABELS[header.language];
   const width = (PAGE.width - 2 * MARGIN) / 2;
   const top = MARGIN;
-  doc.font('bold').fontSize(10).text(header.issuer.name, MARGIN, top, { width });
+  doc
+    .font('bold')
+    .fontSize(10)
+    .text(header.issuer.name ?? '—', MARGIN, top, { width });
   doc.font('regular').fontSize(8);
-  for (const l of header.issuer.lines) doc.text(l, { width });
+  if (header.issuer.address) doc.text(header.issuer.address, { width });
+  if (header.issuer.taxId) doc.text(`${t.taxId}: ${header.issuer.taxId}`, { width });
   const leftEnd = doc.y;
   doc
     .font('bold')
     .fontSize(16)
-    .text('Payout statement', MARGIN + width, top, { width, align: 'right' });
+    .text(t.title, MARGIN + width, top, { width, align: 'right' });
   doc.font('regular').fontSize(9);
-  const [y, m] = meta.month.split('-');
-  const period = DateTime.fromObject({ year: Number(y), month: Number(m), day: 1 }, { zone: meta.timezone });
+  const rows = new Map(headerRows(figures, meta, header));
   for (const l of [
-    header.statementNumber ? `Statement no. ${header.statementNumber}` : null,
-    `Period: ${period.toFormat('d LLLL yyyy')} – ${period.endOf('month').toFormat('d LLLL yyyy')} (${meta.timezone})`,
-    `Issued on: ${header.issuedOn}`,
+    rows.get(t.title),
+    `${t.period}: ${rows.get(t.period)}`,
+    `${t.issuedOn}: ${dayText(String(rows.get(t.issuedOn)), header.language)}`,
   ])
-    if (l) doc.text(l, { width, align: 'right' });
+    if (l) doc.text(String(l), { width, align: 'right' });
   doc.y = Math.max(leftEnd, doc.y) + 14;
-  doc.font('bold').fontSize(10).text(header.recipient.name, MARGIN, doc.y, { width });
+  doc.font('regular').fontSize(8).text(t.recipient, MARGIN, doc.y, { width });
+  doc
+    .font('bold')
+    .fontSize(10)
+    .text(String(rows.get(t.recipient)), { width });
   doc.font('regular').fontSize(8);
-  for (const l of header.recipient.lines) doc.text(l, { width });
+  for (const k of [t.accountId, t.taxId, t.address])
+    if (rows.has(k)) doc.text(`${k}: ${String(rows.get(k))}`, { width });
+  doc.text(`${t.openingFrom}: ${String(rows.get(t.openingFrom))}`, { width: PAGE.width - 2 * MARGIN });
   doc.moveDown(1.2);
 }
 
@@ -262,7 +374,13 @@ function table(
     const top = doc.y;
     doc.font('bold').fontSize(8);
     for (const c of columns) {
-      doc.text(c.header, x + 2, top, { width: c.width - 4, align: c.align ?? 'left', lineBreak: false });
+      doc.text(c.header, x + 2, top, {
+        width: c.width - 4,
+        align: c.align ?? 'left',
+        lineBreak: false,
+        ellipsis: true,
+        height: ROW_HEIGHT,
+      });
       x += c.width;
     }
     const y = top + ROW_HEIGHT - 2;

@@ -16,9 +16,13 @@ import {
   writePayoutsWorkbook,
   writeStatementWorkbook,
   type StatementFigures,
+  type StatementSource,
 } from './statement-workbooks';
 import { issuedBefore, openAtPreviousStatements, previousRunOf, type IssuedRun } from './previous-statements';
 import { memoize } from '../memoize';
+import { type StatementsConfig, statementsConfigFromEnv } from '../config/statements';
+import { writeStatementPdf } from './statement-pdf';
+import { claimNumber, directoryAt, headerOf, issuedAtOf, type NumberClaim } from './statement-header';
 import { recordedHeld } from './holds';
 import { closingsPaidOut, payoutFigures } from './statement-payout-figures';
 import { issuedPayouts, statementPayouts, withPaidOut } from './statement-payouts';
@@ -50,6 +54,8 @@ export interface StatementDeps {
   readonly log: Logger;
   readonly timezone: string;
   readonly queries?: StatementQueries;
+  /** issuer, contact and default language (RECON_ISSUER_*, RECON_STATEMENT_*; the process's when absent) */
+  readonly statements?: StatementsConfig;
 }
 
 export interface IssueOptions {
@@ -114,6 +120,82 @@ async function describeFile(file: string, subMerchantId?: string): Promise<Issue
   };
 }
 
+/** What one sub-merchant's statement is written from (the workbook and the PDF alike). */
+async function statementSource(
+  ctx: {
+    queries: StatementQueries;
+    base: { month: string; timezone: string; atPosition: Position };
+    runs: readonly IssuedRun[];
+    namesOf: (id: string) => Promise<readonly string[]>;
+    timezone: string;
+  },
+  subMerchantId: string,
+  own: readonly StatementFigures[],
+  payouts: StatementSource['payouts'],
+): Promise<StatementSource> {
+  const { queries, base } = ctx;
+  const reserve = await queries.reserve({ ...base, subMerchantId });
+  const previous = previousRunOf(ctx.runs, subMerchantId, await ctx.namesOf(subMerchantId));
+  const adjustments = queries.adjustments;
+  return {
+    figures: own,
+    lines: (currency) => queries.lines({ ...base, subMerchantId, currency }),
+    ...(previous && adjustments
+      ? {
+          adjustments: (currency: string) => {
+            const entries = adjustments({ ...base, subMerchantId, currency, previous: previousOf(previous) });
+            // only a statement with months never stated lists some of its entries apart
+            const gap = own.some((f) => f.currency === currency && f.notStated !== undefined);
+            return gap ? notStatedMarked(entries, previous, ctx.timezone) : entries;
+          },
+        }
+      : {}),
+    reserve,
+    ...(payouts ? { payouts } : {}),
+  };
+}
+
+/**
+ * Records a run after its files are written: the statements' numbers first (a run whose statements could not
+ * all be numbered is not recorded as issued), then the StatementIssued event with the files' hashes and the
+ * issue time, then the statement_runs row.
+ */
+async function recordRun(
+  deps: StatementDeps,
+  run: {
+    event: ReturnType<typeof newEvent>;
+    claims: readonly NumberClaim[];
+    files: readonly IssuedFile[];
+    issuedAt: Date;
+    subMerchantId: string | null;
+    statements: number;
+  },
+): Promise<{ runId: string; appended: boolean }> {
+  for (const c of run.claims)
+    if (c.append)
+      await deps.store.append(c.append.stream, [c.append.event], { expectedRevision: c.append.expectedRevision });
+  const { files, event } = run;
+  const d = event.data as { month: string; position: string; figuresSha256: string };
+  const recordedEvent = {
+    ...event,
+    metadata: {
+      files: files.map(({ name, sha256, bytes }) => ({ name, sha256, bytes })),
+      issuedAt: run.issuedAt.toISOString(),
+    },
+  };
+  const appended = await deps.store.append(statementStream(d.month), [recordedEvent]);
+  const runId = randomUUID();
+  await deps.sql`
+    insert into statement_runs (run_id, month, timezone, sub_merchant_id, position, figures_sha256, statements, files, event_id)
+    values (${runId}, ${d.month}, ${deps.timezone}, ${run.subMerchantId}, ${d.position}, ${d.figuresSha256}, ${run.statements},
+            ${deps.sql.json(files.map(({ name, sha256, bytes, subMerchantId }) => ({ name, sha256, bytes, ...(subMerchantId ? { subMerchantId } : {}) })) as never)}, ${event.id})`;
+  return { runId, appended: appended.appended > 0 };
+}
+
+/*
+ * One pass in order (cut, figures, openings, payouts, header, files, record), each step using the values of the
+ * ones before it; what can stand alone is in the helpers above and the modules it calls.
+ */
 export async function issueStatements(deps: StatementDeps, opts: IssueOptions): Promise<IssueResult> {
   monthRange(opts.month, deps.timezone); // validates the month
   const provisional = checkMonthEnded(opts.month, deps.timezone, opts.now ?? new Date(), opts.provisional ?? false);
@@ -193,44 +275,71 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
 
   const bySubMerchant = new Map<string, StatementFigures[]>();
   for (const f of figures) bySubMerchant.set(f.subMerchantId, [...(bySubMerchant.get(f.subMerchantId) ?? []), f]);
-  checkStatementFileNames(bySubMerchant.keys(), opts.month);
+  const nameOf = (id: string) => bySubMerchant.get(id)![0]!.subMerchantName;
+  checkStatementFileNames(
+    [...bySubMerchant.keys()].map((id) => [id, nameOf(id)] as const),
+    opts.month,
+  );
+  const fileOf = (id: string, ext: 'xlsx' | 'pdf') => statementFileName(id, opts.month, provisional, nameOf(id), ext);
+  const indexName = opts.subMerchantId ? undefined : payoutsFileName(opts.month, provisional);
+  const fileNames = [
+    ...[...bySubMerchant.keys()].flatMap((id) => [fileOf(id, 'xlsx'), fileOf(id, 'pdf')]),
+    ...(indexName ? [indexName] : []),
+  ];
+  // The run as it will be recorded: its id comes from its data, so a run already recorded (the same figures at
+  // the same cut) is found, and its statements keep the number and the issue time they were given then.
+  const event = newEvent(StatementIssued, {
+    month: opts.month,
+    timezone: deps.timezone,
+    subMerchantId: opts.subMerchantId ?? null,
+    position: positionText,
+    figuresSha256,
+    statements: bySubMerchant.size,
+    files: fileNames,
+    closings: [...closings]
+      .map(([k, v]) => [...k.split('\u0000'), v.toString()] as [string, string, string])
+      .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0)),
+    payouts: issuedPayouts(payouts),
+  });
+  const recorded = provisional
+    ? undefined
+    : (await deps.store.readStream(statementStream(opts.month))).find((e) => e.id === event.id);
+  // a draft is dated when it is drawn up; an issued statement when its run was (or is now) recorded
+  const issuedAt = recorded ? issuedAtOf(recorded) : (opts.now ?? new Date());
+  const config = deps.statements ?? statementsConfigFromEnv();
+  const claims: NumberClaim[] = [];
   const files: IssuedFile[] = [];
   let lines = 0;
   let done = 0;
   for (const [subMerchantId, own] of bySubMerchant) {
     opts.signal?.throwIfAborted();
-    const file = path.join(opts.outDir, statementFileName(subMerchantId, opts.month, provisional));
-    const reserve = await queries.reserve({ ...base, subMerchantId });
-    const previous = previousRunOf(runs, subMerchantId, await namesOf(subMerchantId));
-    const adjustments = queries.adjustments;
-    const written = await writeStatementWorkbook(
-      file,
-      {
-        figures: own,
-        lines: (currency) => queries.lines({ ...base, subMerchantId, currency }),
-        ...(previous && adjustments
-          ? {
-              adjustments: (currency: string) => {
-                const entries = adjustments({ ...base, subMerchantId, currency, previous: previousOf(previous) });
-                // only a statement with months never stated lists some of its entries apart
-                const gap = own.some((f) => f.currency === currency && f.notStated !== undefined);
-                return gap ? notStatedMarked(entries, previous, deps.timezone) : entries;
-              },
-            }
-          : {}),
-        reserve,
-        payouts: payouts.filter((p) => p.subMerchantId === subMerchantId),
-      },
-      meta,
+    const file = path.join(opts.outDir, fileOf(subMerchantId, 'xlsx'));
+    const claim = provisional ? undefined : await claimNumber(deps.store, subMerchantId, opts.month, event.id);
+    if (claim) claims.push(claim);
+    const header = headerOf(
+      config,
+      await directoryAt(deps.store, subMerchantId, position),
+      claim?.number ?? null,
+      issuedAt,
     );
+    const source = await statementSource(
+      { queries, base, runs, namesOf, timezone: deps.timezone },
+      subMerchantId,
+      own,
+      payouts.filter((p) => p.subMerchantId === subMerchantId),
+    );
+    const written = await writeStatementWorkbook(file, source, meta, header);
     lines += written.lines;
     files.push(await describeFile(file, subMerchantId));
+    const pdf = path.join(opts.outDir, fileOf(subMerchantId, 'pdf'));
+    await writeStatementPdf(pdf, source, meta, header);
+    files.push(await describeFile(pdf, subMerchantId));
     opts.onProgress?.({ done: ++done, total: bySubMerchant.size, subMerchantId, lines });
   }
   // The index lists the whole month; a run for one sub-merchant does not overwrite it with a single row.
-  if (!opts.subMerchantId) {
-    const index = path.join(opts.outDir, payoutsFileName(opts.month, provisional));
-    await writePayoutsWorkbook(index, figures, { ...meta, files: files.map((f) => f.name) }, payoutOf);
+  if (indexName) {
+    const index = path.join(opts.outDir, indexName);
+    await writePayoutsWorkbook(index, figures, { ...meta, files: files.map((f) => f.name), issuedAt }, payoutOf);
     files.push(await describeFile(index));
   }
 
@@ -257,34 +366,14 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
       ...extra,
     };
   }
-  const event = newEvent(
-    StatementIssued,
-    {
-      month: opts.month,
-      timezone: deps.timezone,
-      subMerchantId: opts.subMerchantId ?? null,
-      position: positionText,
-      figuresSha256,
-      statements: bySubMerchant.size,
-      files: files.map((f) => f.name),
-      closings: [...closings]
-        .map(([k, v]) => [...k.split('\u0000'), v.toString()] as [string, string, string])
-        .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0)),
-      payouts: issuedPayouts(payouts),
-    },
-    {
-      metadata: {
-        files: files.map(({ name, sha256, bytes }) => ({ name, sha256, bytes })),
-        issuedAt: new Date().toISOString(),
-      },
-    },
-  );
-  const appended = await deps.store.append(statementStream(opts.month), [event]);
-  const runId = randomUUID();
-  await deps.sql`
-    insert into statement_runs (run_id, month, timezone, sub_merchant_id, position, figures_sha256, statements, files, event_id)
-    values (${runId}, ${opts.month}, ${deps.timezone}, ${opts.subMerchantId ?? null}, ${positionText}, ${figuresSha256}, ${bySubMerchant.size},
-            ${deps.sql.json(files.map(({ name, sha256, bytes, subMerchantId }) => ({ name, sha256, bytes, ...(subMerchantId ? { subMerchantId } : {}) })) as never)}, ${event.id})`;
+  const { runId, appended } = await recordRun(deps, {
+    event,
+    claims,
+    files,
+    issuedAt,
+    subMerchantId: opts.subMerchantId ?? null,
+    statements: bySubMerchant.size,
+  });
   deps.log.info('statements issued', {
     month: opts.month,
     position: positionText,
@@ -304,7 +393,7 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
     lines,
     files,
     eventId: event.id,
-    newEvent: appended.appended > 0,
+    newEvent: appended,
     ...extra,
   };
 }

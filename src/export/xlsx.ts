@@ -133,7 +133,9 @@ const PORTRAIT_MAX_WIDTH = 100;
  * Print setup of every sheet: one page wide (as many tall as needed), landscape when wide, the header
  * rows repeated on every page, and the file, sheet and page numbers in the header and footer.
  */
-export function printSetup(columnWidths: readonly number[], headerRows = 1) {
+export function printSetup(columnWidths: readonly number[], headerRows = 1, title?: string, pageOf = 'Page &P of &N') {
+  // the document's name (a bare & starts a header code); without one, the file's name
+  const name = title ? title.replace(/&/g, '&&') : '&F';
   const total = columnWidths.reduce((s, w) => s + w, 0);
   return {
     pageSetup: {
@@ -146,8 +148,8 @@ export function printSetup(columnWidths: readonly number[], headerRows = 1) {
       margins: { left: 0.5, right: 0.5, top: 0.75, bottom: 0.75, header: 0.3, footer: 0.3 },
     },
     headerFooter: {
-      oddHeader: '&L&"Calibri,Bold"&F&R&A',
-      oddFooter: '&RPage &P of &N',
+      oddHeader: `&L&"Calibri,Bold"${name}&R&A`,
+      oddFooter: `&L${name}&R${pageOf}`,
     },
   };
 }
@@ -160,13 +162,13 @@ export function addTableSheet(
   workbook: Workbook,
   name: string,
   columns: readonly ColumnSpec[],
-  opts: { tabColor?: string } = {},
+  opts: { tabColor?: string; title?: string; pageOf?: string } = {},
 ): TableSheet {
   const widths = columns.map(columnWidth);
   const sheet = workbook.addWorksheet(name, {
     views: [{ state: 'frozen', xSplit: 0, ySplit: 1 }],
     ...(opts.tabColor ? { properties: { tabColor: { argb: opts.tabColor } } } : {}),
-    ...printSetup(widths),
+    ...printSetup(widths, 1, opts.title, opts.pageOf),
   });
   sheet.columns = columns.map((c, i) => ({
     width: widths[i],
@@ -235,7 +237,11 @@ function removeStalePartials(finalPath: string, now = Date.now()): void {
   }
 }
 
-export function openWorkbook(finalPath: string): PendingWorkbook {
+/**
+ * `created`: the document's real issue time (a recorded run's), shown in its properties; without one the
+ * workbook carries a fixed date so that it is the same from one run to the next.
+ */
+export function openWorkbook(finalPath: string, props: { title?: string; created?: Date } = {}): PendingWorkbook {
   ensureOutDir(path.dirname(finalPath));
   removeStalePartials(finalPath);
   const tempPath = path.join(
@@ -247,11 +253,12 @@ export function openWorkbook(finalPath: string): PendingWorkbook {
     useStyles: true,
     useSharedStrings: false,
     // A fixed creation date keeps the workbook's own properties the same from one run to the next.
-    created: new Date(0),
-    modified: new Date(0),
+    created: props.created ?? new Date(0),
+    modified: props.created ?? new Date(0),
     creator: 'recon',
     lastModifiedBy: 'recon',
   } as ConstructorParameters<typeof ExcelJS.stream.xlsx.WorkbookWriter>[0]);
+  if (props.title) workbook.title = props.title;
   let done = false;
   return {
     workbook,

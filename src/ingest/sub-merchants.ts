@@ -21,6 +21,11 @@ export interface SubMerchantRow {
   readonly payoutAccount?: string;
   /** optional column `email`: where statements are e-mailed */
   readonly email?: string;
+  /** optional columns printed on statements: `legal_name`, `tax_id`, `address`, `language` (uk or en) */
+  readonly legalName?: string;
+  readonly taxId?: string;
+  readonly address?: string;
+  readonly language?: 'uk' | 'en';
   /** where the row came from, for messages */
   readonly file: string;
   readonly line: number;
@@ -37,7 +42,21 @@ export type DirectoryResult = { ok: true; rows: SubMerchantRow[] } | { ok: false
 
 export const DIRECTORY_COLUMNS = ['sub_merchant_id', 'name', 'reserve_hold_days'] as const;
 /** columns a directory file may have besides DIRECTORY_COLUMNS */
-export const OPTIONAL_DIRECTORY_COLUMNS = ['payout_account', 'email'] as const;
+export const OPTIONAL_DIRECTORY_COLUMNS = [
+  'payout_account',
+  'email',
+  'legal_name',
+  'tax_id',
+  'address',
+  'language',
+] as const;
+
+/** The statement columns: printed text, checked for length and control characters. */
+const TEXT_COLUMNS = [
+  ['legal_name', 'legalName', 200],
+  ['tax_id', 'taxId', 40],
+  ['address', 'address', 300],
+] as const;
 
 export function formatCsvIssue(i: CsvIssue): string {
   return `${i.file}:${i.line}${i.column ? ` (column ${i.column})` : ''}: ${i.message}`;
@@ -124,7 +143,10 @@ export function parseCsvRecords(
   return { ok: true, records };
 }
 
-/** One directory file. Every problem is reported (file, line, column), not only the first. */
+/**
+ * One directory file. Every problem is reported (file, line, column), not only the first: one pass over the
+ * records, each column checked where it is read, which is why the function is long.
+ */
 export function parseSubMerchantCsv(text: string, file: string): DirectoryResult {
   const parsed = parseCsvRecords(text);
   if (!parsed.ok) return { ok: false, issues: [{ file, line: parsed.line, column: null, message: parsed.message }] };
@@ -230,8 +252,34 @@ export function parseSubMerchantCsv(text: string, file: string): DirectoryResult
       });
       bad = true;
     }
+    const text: Record<string, string> = {};
+    for (const [column, field, max] of TEXT_COLUMNS) {
+      const v = col(column) >= 0 ? r.fields[col(column)]!.trim() : '';
+      if (!v) continue;
+      if (v.length > max || /[\u0000-\u001f\u007f]/.test(v)) {
+        issues.push({
+          file,
+          line: r.line,
+          column,
+          message: `at most ${max} characters on one line, no control characters`,
+        });
+        bad = true;
+      } else text[field] = v;
+    }
+    const language = col('language') >= 0 ? r.fields[col('language')]!.trim().toLowerCase() : '';
+    if (language && language !== 'uk' && language !== 'en') {
+      issues.push({
+        file,
+        line: r.line,
+        column: 'language',
+        message: `${JSON.stringify(language)}: expected uk or en`,
+      });
+      bad = true;
+    }
     if (!bad)
       rows.push({
+        ...text,
+        ...(language ? { language: language as 'uk' | 'en' } : {}),
         subMerchantId: id,
         name,
         reserveHoldDays: hold,
@@ -258,7 +306,11 @@ export function combineDirectory(results: readonly DirectoryResult[]): Directory
         seen.name !== row.name ||
         seen.reserveHoldDays !== row.reserveHoldDays ||
         seen.payoutAccount !== row.payoutAccount ||
-        seen.email !== row.email
+        seen.email !== row.email ||
+        seen.legalName !== row.legalName ||
+        seen.taxId !== row.taxId ||
+        seen.address !== row.address ||
+        seen.language !== row.language
       ) {
         issues.push({
           file: row.file,
@@ -325,7 +377,18 @@ export interface ImportResult {
 
 /** The event's data; `payoutAccount` only when given, so a directory without the column re-imports as a no-op. */
 function contentOf(
-  row: Pick<SubMerchantRow, 'subMerchantId' | 'name' | 'reserveHoldDays' | 'payoutAccount' | 'email'>,
+  row: Pick<
+    SubMerchantRow,
+    | 'subMerchantId'
+    | 'name'
+    | 'reserveHoldDays'
+    | 'payoutAccount'
+    | 'email'
+    | 'legalName'
+    | 'taxId'
+    | 'address'
+    | 'language'
+  >,
 ) {
   return {
     subMerchantId: row.subMerchantId,
@@ -333,6 +396,10 @@ function contentOf(
     reserveHoldDays: row.reserveHoldDays,
     ...(row.payoutAccount ? { payoutAccount: row.payoutAccount } : {}),
     ...(row.email ? { email: row.email } : {}),
+    ...(row.legalName ? { legalName: row.legalName } : {}),
+    ...(row.taxId ? { taxId: row.taxId } : {}),
+    ...(row.address ? { address: row.address } : {}),
+    ...(row.language ? { language: row.language } : {}),
   };
 }
 

@@ -72,7 +72,7 @@ afterAll(async () => {
 
 const addresses: Record<string, Recipient> = {
   'sm-a': { email: 'alpha@example.test', name: 'Alpha Shop' },
-  'sm-b': { email: 'beta@example.test', name: 'Beta Store' },
+  'sm-b': { email: 'beta@example.test', name: 'Beta Store', language: 'uk' },
 };
 
 const deps = () => ({
@@ -94,7 +94,8 @@ describe('statements send', () => {
       ['sm-a', 'alpha@example.test', 'send'],
       ['sm-b', 'beta@example.test', 'send'],
     ]);
-    expect(plan.every((p) => p.files.length > 0 && p.files.every((f) => f.name.endsWith('.xlsx')))).toBe(true);
+    // each sub-merchant gets its workbook and its PDF
+    expect(plan.every((p) => p.files.map((f) => f.name.slice(-4)).join() === '.pdf,xlsx')).toBe(true);
     expect(received).toHaveLength(0);
   });
 
@@ -130,6 +131,9 @@ describe('statements send', () => {
       ['sm-b', 'send', 1],
     ]);
     expect(received.map((r) => r.to[0])).toEqual(['alpha@example.test', 'beta@example.test']);
+    // in the sub-merchant's language
+    expect(received[1]!.mail.subject).toBe('Виплатна виписка 2025-01 — Beta Store');
+    expect(received[1]!.mail.text).toContain('у вкладенні ваша виплатна виписка за 2025-01');
 
     const third = await sendStatements(deps(), { month: '2025-01', outDir: t.out });
     expect(third.sent).toBe(0);

@@ -11,6 +11,8 @@ import {
   writeStatementWorkbook,
 } from '../../src/export/statement-workbooks';
 import { FONT_NAME } from '../../src/export/xlsx';
+import type { PayoutSection } from '../../src/export/payout-sheets';
+import type { StatementHeader } from '../../src/export/statement-figures';
 
 /**
  * Print-ready workbooks: every sheet of a statement and of the Payouts index, read back from the file,
@@ -54,8 +56,10 @@ function expectPrintReady(ws: ExcelJS.Worksheet): void {
   expect(ws.pageSetup.fitToPage, where).toBe(true);
   expect(ws.pageSetup.fitToWidth, where).toBe(1);
   expect(ws.pageSetup.fitToHeight, where).toBe(0);
-  expect(ws.headerFooter.oddFooter, where).toContain('&P of &N');
-  expect(ws.headerFooter.oddHeader, where).toContain('&F');
+  expect(ws.headerFooter.oddFooter, where).toMatch(/&P (of|з) &N/);
+  // the document's name (not the file's) in the header and the footer
+  expect(ws.headerFooter.oddHeader, where).toMatch(/Payout statement|Виплатна виписка|Payouts 2025-01/);
+  expect(ws.headerFooter.oddFooter, where).toMatch(/Payout statement|Виплатна виписка|Payouts 2025-01/);
   const widths = (ws.columns ?? []).map((c) => c.width ?? 0);
   const total = widths.reduce((s, w) => s + w, 0);
   expect(ws.pageSetup.orientation, where).toBe(total > 100 ? 'landscape' : 'portrait');
@@ -64,9 +68,76 @@ function expectPrintReady(ws: ExcelJS.Worksheet): void {
       if (cell.font?.bold) expect(cell.font.name, `${where} ${cell.address}`).toBe(FONT_NAME);
     });
   });
+  // nothing cut: a text fits its column, or runs on over empty cells to its right
+  ws.eachRow((row) => {
+    row.eachCell((cell, col) => {
+      if (typeof cell.value !== 'string') return;
+      const width = ws.getColumn(col).width ?? 8.43;
+      const next = row.getCell(col + 1).value;
+      if (cell.value.length + 1 > width)
+        expect(next === null || next === undefined || next === '', `${where} ${cell.address} ${cell.value}`).toBe(true);
+    });
+  });
+  // an empty table says so
+  expect(ws.rowCount, where).toBeGreaterThan(1);
 }
 
+const issuedAt = new Date('2025-02-03T08:30:00.000Z');
+const payouts: PayoutSection[] = [
+  {
+    currency: 'EUR',
+    reference: 'PO-2025-01-SM-1',
+    held: 0n,
+    released: 0n,
+    amountDue: 9_750n,
+    payable: 9_750n,
+    holds: [],
+    paid: [{ bookingDate: '2025-01-05', reference: 'PO-2024-12-SM-1', currency: 'EUR', amount: 1_000n }],
+  },
+];
+
 describe('print-ready workbooks', () => {
+  for (const language of ['en', 'uk'] as const)
+    it(`names the document, dates it with the run's issue time and prints every sheet whole (${language})`, async () => {
+      const header: StatementHeader = {
+        language,
+        issuer: { name: 'ТОВ «Маркетплейс»', address: 'вул. Хрещатик, 1, Київ', taxId: '12345678' },
+        recipient: { legalName: 'Alpha Shop LLC', taxId: '87654321', address: '1 Long Street, Kyiv' },
+        number: '0007',
+        issuedAt,
+        contact: 'payouts@marketplace.test',
+        dispute: 'Reply within 30 days of the issue date to dispute a figure.',
+      };
+      const file = path.join(dir, `statement-${language}.xlsx`);
+      await writeStatementWorkbook(
+        file,
+        {
+          figures: [f],
+          lines: async function* () {},
+          reserve: [{ heldOn: '2025-01-10', currency: 'EUR', held: 500n, releaseOn: '2025-03-10', released: 0n }],
+          payouts,
+        },
+        meta,
+        header,
+      );
+      const index = path.join(dir, `payouts-${language}.xlsx`);
+      await writePayoutsWorkbook(index, [f], { ...meta, files: ['statement.xlsx'], issuedAt });
+      for (const doc of [file, index]) {
+        const wb = new ExcelJS.Workbook();
+        await wb.xlsx.readFile(doc);
+        // document properties: the real issue time, never 1970; the document's name
+        expect(wb.created?.toISOString(), doc).toBe(issuedAt.toISOString());
+        expect(wb.modified?.toISOString(), doc).toBe(issuedAt.toISOString());
+        expect(wb.title, doc).toMatch(doc === file ? /0007, 2025-01 — Alpha Shop LLC/ : /^Payouts 2025-01/);
+        for (const ws of wb.worksheets) {
+          expectPrintReady(ws);
+          expect(ws.headerFooter.oddHeader).toContain(wb.title);
+          expect(ws.headerFooter.oddFooter).toContain(wb.title);
+          expect(ws.headerFooter.oddFooter).toMatch(/&P (of|з) &N/);
+        }
+      }
+    });
+
   it('sets up every sheet of a statement and of the Payouts index for printing', async () => {
     const statement = path.join(dir, 'statement.xlsx');
     await writeStatementWorkbook(

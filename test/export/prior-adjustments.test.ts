@@ -2,7 +2,7 @@ import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { NormalizedRegisterRecord } from '../../src/events/ingest-events';
-import { statementFileName } from '../../src/export/statement-workbooks';
+import { statementFile } from './statement-files';
 import { issueStatements } from '../../src/export/statements';
 import { useStatementTest } from './support';
 
@@ -80,13 +80,13 @@ describe('statements build on the statements issued before them', () => {
     });
 
     // the statements say so, and list the entries behind the adjustments
-    const late = await summaryOf(statementFileName('SM-LATE', '2025-02'));
+    const late = await summaryOf(statementFile(t.out, 'SM-LATE', '2025-02'));
     expect(late.get('Opening from')).toBe(`the statement of ${previous}`);
     expect(late.get("Opening balance (the previous statement's closing)")).toBe(500);
     expect(late.get('± Adjustments to earlier months (sheet Adjustments)')).toBe(-500);
     expect(late.get('= Amount due (adjustments + net payable − held + released)')).toBe(-500);
     const wb = new ExcelJS.Workbook();
-    await wb.xlsx.readFile(path.join(t.out, statementFileName('SM-LATE', '2025-02')));
+    await wb.xlsx.readFile(path.join(t.out, statementFile(t.out, 'SM-LATE', '2025-02')));
     const adj = wb.getWorksheet('Adjustments')!;
     expect([adj.getCell('C2').value, adj.getCell('E2').value, adj.getCell('H2').value]).toEqual([
       'reversal',

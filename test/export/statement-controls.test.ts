@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { statementFileName } from '../../src/export/statement-workbooks';
+import { statementFile } from './statement-files';
 import { issueStatements } from '../../src/export/statements';
 import { TZ, useStatementTest } from './support';
 
@@ -60,15 +60,19 @@ describe('statement controls', () => {
     const draft = await issueStatements(t.deps, { month: '2025-01', outDir: t.out, now, provisional: true });
     expect(draft.provisional).toBe(true);
     expect(draft.files.map((f) => f.name).sort()).toEqual(
-      [statementFileName('SM-A', '2025-01', true), 'payouts-2025-01-PROVISIONAL.xlsx'].sort(),
+      [
+        statementFile(t.out, 'SM-A', '2025-01', true),
+        statementFile(t.out, 'SM-A', '2025-01', true, 'pdf'),
+        'payouts-2025-01-PROVISIONAL.xlsx',
+      ].sort(),
     );
     expect(draft.files.every((f) => f.name.includes('PROVISIONAL'))).toBe(true);
-    for (const f of draft.files) {
+    for (const f of draft.files.filter((x) => x.name.endsWith('.xlsx'))) {
       const wb = await workbook(f.name);
       expect(wb.worksheets.map((w) => w.name).every((n) => n.startsWith('PROVISIONAL'))).toBe(true);
     }
-    const summary = (await workbook(statementFileName('SM-A', '2025-01', true))).worksheets[0]!;
-    expect(summary.getCell('A1').value).toBe('PROVISIONAL');
+    const summary = (await workbook(statementFile(t.out, 'SM-A', '2025-01', true))).worksheets[0]!;
+    expect(String(summary.getCell('A1').value)).toContain('DRAFT');
     // not recorded as issued: no event, no run
     expect(await t.store.readStream('statements-2025-01')).toEqual([]);
     expect(await t.db.sql`select 1 from statement_runs`).toHaveLength(0);
@@ -103,7 +107,7 @@ describe('statement controls', () => {
       notStatedMonths: '2025-05',
       closing: 23_000n,
     });
-    const wb = await workbook(statementFileName('SM-C', '2025-06'));
+    const wb = await workbook(statementFile(t.out, 'SM-C', '2025-06'));
     const summary = new Map<string, unknown>();
     wb.getWorksheet('Summary')!.eachRow((r) => summary.set(String(r.getCell(1).value), r.getCell(2).value));
     expect(summary.get('Opening from')).toEqual(expect.stringContaining('2025-05 was never issued'));

@@ -131,16 +131,19 @@ describe('statement workbook', () => {
     const written = await writeStatementWorkbook(file, { figures: [f], lines: () => iter(lines), reserve }, meta([f]));
     expect(written.lines).toBe(3);
     const wb = await open(file);
-    expect(wb.worksheets.map((w) => w.name)).toEqual(['Summary', 'Operations', 'Reserve schedule']);
+    expect(wb.worksheets.map((w) => w.name)).toEqual(['Summary', 'Operations', 'Reserve schedule', 'Audit']);
 
     const s = wb.getWorksheet('Summary')!;
-    expect(s.getCell('B1').value).toBe('Kvitka Flowers');
-    expect(s.getCell('B2').value).toBe(f.subMerchantId);
-    expect(String(s.getCell('B3').value)).toContain('2024-03-01 to 2024-03-31, Europe/Kyiv');
-    expect(s.getCell('B4').value).toBe('1234/56');
-    expect(s.getCell('B5').value).toBe(meta([f]).figuresSha256);
-    expect(s.getCell('B7').value).toBe('the ledger (no statement issued before)');
-    expect(s.getCell('B9').value).toBe('UAH');
+    expect(s.getCell('B5').value).toBe('Kvitka Flowers');
+    expect(s.getCell('B6').value).toBe(f.subMerchantId);
+    expect(String(s.getCell('B3').value)).toContain('1 March 2024 – 31 March 2024 (time zone Europe/Kyiv)');
+    expect(s.getCell('B8').value).toBe('no statement issued before');
+    expect(s.getCell('B10').value).toBe('UAH');
+    // the cut and the hash are on the Audit sheet, not on the sub-merchant's
+    const audit = new Map<string, unknown>();
+    wb.getWorksheet('Audit')!.eachRow((r) => audit.set(String(r.getCell(1).value), r.getCell(5).value));
+    expect(audit.get('Cut at event-store position')).toBe('1234/56');
+    expect(audit.get('Figures sha-256')).toBe(meta([f]).figuresSha256);
     // opening, adjustments (none: no statement before), the six movements, net payable, held, released,
     // amount due, paid out, closing
     const bridge = [
@@ -160,34 +163,33 @@ describe('statement workbook', () => {
       f.closing,
     ];
     bridge.forEach((v, i) => {
-      const c = s.getCell(`B${10 + i}`);
+      const c = s.getCell(`B${11 + i}`);
       expect(c.value).toBe(Number(v) / 100);
       expect(c.numFmt).toBe(moneyFormat('UAH'));
     });
     // the six movements sum to the net payable, and opening + adjustments + net = closing, exactly in minor units
     expect(bridge.slice(2, 8).reduce((a, b) => a + b, 0n)).toBe(f.netPayable);
-    const check = s.getCell('B24').value as { formula: string; result: number };
-    expect(check.formula).toBe('B10+B11+B18+B22-B23');
+    const check = s.getCell('B25').value as { formula: string; result: number };
+    expect(check.formula).toBe('B11+B12+B19+B23-B24');
     // what Excel computes from the cells (exceljs drops a cached result of 0 when reading back)
     const cell = (a: string) => s.getCell(a).value as number;
-    expect(Math.round((cell('B10') + cell('B11') + cell('B18') + cell('B22') - cell('B23')) * 100)).toBe(0);
-    expect(s.getCell('B25').value).toBe(3);
+    expect(Math.round((cell('B11') + cell('B12') + cell('B19') + cell('B23') - cell('B24')) * 100)).toBe(0);
+    expect(s.getCell('B26').value).toBe(3);
 
     const o = wb.getWorksheet('Operations')!;
     expect(o.views[0]).toMatchObject({ state: 'frozen', ySplit: 1 });
-    expect(o.autoFilter).toBe('A1:J4');
+    expect(o.autoFilter).toBe('A1:I4');
     expect(o.getRow(1).values).toEqual([
       undefined,
       'Date and time (Europe/Kyiv)',
       'Order',
       'Payment',
-      'Method',
+      'Type',
       'Status',
       'Share',
       'Fee',
       'Reserve',
       'Net',
-      'Event ids',
     ]);
     // dates are real dates holding the Kyiv wall-clock time (UTC+2 before the change, UTC+3 after)
     expect(o.getCell('A2').value).toEqual(new Date('2024-03-01T02:15:00.000Z'));
@@ -204,7 +206,7 @@ describe('statement workbook', () => {
       expect(r.getCell(8).value).toBe(Number(l.reserve) / 100);
       expect(r.getCell(9).value).toBe(Number(l.net) / 100);
       expect(r.getCell(9).numFmt).toBe(moneyFormat('UAH'));
-      expect(r.getCell(10).value).toBe(l.eventIds.join(' '));
+      expect(r.getCell(10).value).toBeNull();
     });
     // formula injection: written as plain text with a leading apostrophe, never as a formula
     const injected = o.getCell('B3');
@@ -268,9 +270,10 @@ describe('statement workbook', () => {
       'Operations EUR',
       'Operations UAH',
       'Reserve schedule',
+      'Audit',
     ]);
-    expect(wb.getWorksheet('Summary')!.getCell('B9').value).toBe('EUR');
-    expect(wb.getWorksheet('Summary')!.getCell('C9').value).toBe('UAH');
+    expect(wb.getWorksheet('Summary')!.getCell('B10').value).toBe('EUR');
+    expect(wb.getWorksheet('Summary')!.getCell('C10').value).toBe('UAH');
     expect(wb.getWorksheet('Operations EUR')!.getCell('I2').value).toBe(9.9);
   });
 

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StatementIssued, statementStream } from '../../src/events/statement-events';
 import { payoutReference } from '../../src/export/payout-references';
 import { PAYOUTS_HEADER, statementFileName } from '../../src/export/statement-workbooks';
+import { statementFile } from './statement-files';
 import { issueStatements, ledgerPosition, statementRuns, fileSha256 } from '../../src/export/statements';
 import { moneyFormat, safeText } from '../../src/export/xlsx';
 import { reserveSchedule, statementFigures, statementLines } from '../../src/ledger/ledger-queries';
@@ -73,7 +74,14 @@ describe('statements from the journal', () => {
     expect(r.statements).toBe(subMerchants.length);
     expect(readdirSync(dir).sort()).toEqual(
       [
-        ...subMerchants.map((id) => `${id.replace(/[^A-Za-z0-9._-]/g, '_')}-${MONTH}.xlsx`),
+        // a workbook and a PDF each, named by the id and a slug of the name
+        ...figures
+          .filter((f, i) => figures.findIndex((g) => g.subMerchantId === f.subMerchantId) === i)
+          .flatMap((f) =>
+            (['xlsx', 'pdf'] as const).map((ext) =>
+              statementFileName(f.subMerchantId, MONTH, false, f.subMerchantName, ext),
+            ),
+          ),
         `payouts-${MONTH}.xlsx`,
       ].sort(),
     );
@@ -120,14 +128,31 @@ describe('statements from the journal', () => {
     let linesSeen = 0;
     for (const id of subMerchants) {
       const own = figures.filter((f) => f.subMerchantId === id);
-      const wb = await open(path.join(dir, statementFileName(id, MONTH)));
+      const wb = await open(path.join(dir, statementFile(dir, id, MONTH)));
       const s = wb.getWorksheet('Summary')!;
-      expect(s.getCell('B2').value).toBe(safeText(id));
-      expect(s.getCell('B4').value).toBe(r.position);
-      expect(s.getCell('B5').value).toBe(r.figuresSha256);
+      const rowOf = (label: string) => {
+        let at = 0;
+        s.eachRow((row, n) => {
+          if (row.getCell(1).value === label) at = n;
+        });
+        return at;
+      };
+      expect(s.getCell(`B${rowOf('Account id')}`).value).toBe(
+        id.startsWith('receiver:') ? 'not registered as a sub-merchant' : safeText(id),
+      );
+      // the cut and the hash are finance's: on the Audit sheet, not on the sub-merchant's pages
+      const audit = new Map<string, unknown>();
+      const traced = new Set<string>();
+      wb.getWorksheet('Audit')!.eachRow((row) => {
+        audit.set(String(row.getCell(1).value), row.getCell(5).value);
+        traced.add(`${row.getCell(4).value} ${row.getCell(5).value}`);
+      });
+      expect(audit.get('Cut at event-store position')).toBe(r.position);
+      expect(audit.get('Figures sha-256')).toBe(r.figuresSha256);
+      const head = rowOf('Payout bridge');
       own.forEach((f, c) => {
         const col = String.fromCharCode(66 + c);
-        expect(s.getCell(`${col}9`).value).toBe(f.currency);
+        expect(s.getCell(`${col}${head}`).value).toBe(f.currency);
         const adjustments = f.adjustments ?? 0n;
         const bridge = [
           f.opening,
@@ -146,7 +171,7 @@ describe('statements from the journal', () => {
           f.closing,
         ];
         bridge.forEach((v, k) => {
-          expect(s.getCell(`${col}${10 + k}`).value).toBe(money(v));
+          expect(s.getCell(`${col}${head + 1 + k}`).value).toBe(money(v));
         });
         expect(f.opening + adjustments + bridge.slice(2, 8).reduce((a, b) => a + b, 0n)).toBe(f.closing);
       });
@@ -185,7 +210,8 @@ describe('statements from the journal', () => {
             money(l.net),
           ]);
           expect(cells.getCell(9).numFmt).toBe(moneyFormat(f.currency));
-          expect(cells.getCell(10).value).toBe(l.eventIds.join(' '));
+          // each line's events are on the Audit sheet, beside its payment
+          expect(traced.has(`${safeText(l.paymentId)} ${l.eventIds.join(' ')}`)).toBe(true);
           linesSeen++;
         }
         expect(sheet.getRow(row).cellCount).toBe(0); // nothing more than the journal's lines, then the totals
@@ -265,7 +291,11 @@ describe('statements from the journal', () => {
       { month: MONTH, outDir: dir, subMerchantId: id },
     );
     expect(r.statements).toBe(1);
-    expect(readdirSync(dir)).toEqual([`${id.replace(/[^A-Za-z0-9._-]/g, '_')}-${MONTH}.xlsx`]);
+    const name = figures[0]!.subMerchantName;
+    expect(readdirSync(dir).sort()).toEqual([
+      statementFileName(id, MONTH, false, name, 'pdf'),
+      statementFileName(id, MONTH, false, name, 'xlsx'),
+    ]);
     await expect(
       issueStatements(
         { sql: db.sql, store, log: silentLogger, timezone: TZ },

@@ -35,14 +35,16 @@ describe('statements of receivers unknown to the directory', () => {
     await t.settle();
     const r = await issueStatements(t.deps, { month: '2025-01', outDir: t.out });
     expect(r.statements).toBe(2);
-    const statementFiles = r.files.filter((f) => f.subMerchantId !== undefined);
+    const statementFiles = r.files.filter((f) => f.subMerchantId !== undefined && f.name.endsWith('.xlsx'));
     // one file per statement, each still holding its own sub-merchant
     const onDisk = readdirSync(t.out).filter((f) => f.endsWith('.xlsx') && !f.startsWith('payouts-'));
     const ids: string[] = [];
     for (const f of onDisk) {
       const wb = new ExcelJS.Workbook();
       await wb.xlsx.readFile(path.join(t.out, f));
-      ids.push(String(wb.getWorksheet('Summary')!.getCell('B2').value));
+      wb.getWorksheet('Summary')!.eachRow((row) => {
+        if (row.getCell(1).value === 'Sub-merchant') ids.push(`receiver:${String(row.getCell(2).value)}`);
+      });
     }
     expect({
       names: new Set(statementFiles.map((f) => f.name)).size,

@@ -5,7 +5,7 @@ import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dataOf } from '../../src/events/catalog';
 import { StatementIssued, statementStream } from '../../src/events/statement-events';
-import { statementFileName } from '../../src/export/statement-workbooks';
+import { statementFile } from '../export/statement-files';
 import { issueStatements } from '../../src/export/statements';
 import { silentLogger } from '../../src/log';
 import { runProjections } from '../../src/projection/runner';
@@ -122,7 +122,7 @@ describe('order discrepancies hold money on the statements', () => {
 
   it("holds the receiver's share of each, listed with a reason in plain words", async () => {
     await issueStatements(deps(), { month: '2024-03', outDir: out });
-    const a = await statement(statementFileName('SM-A', '2024-03'));
+    const a = await statement(statementFile(out, 'SM-A', '2024-03'));
     expect(a.rows.get('= Net payable (sum of the six movements above)')).toBe(175); // 100 + 25 + 50
     expect(a.rows.get(HELD)).toBe(-75);
     expect(a.rows.get(AMOUNT_DUE)).toBe(100);
@@ -141,7 +141,7 @@ describe('order discrepancies hold money on the statements', () => {
       atPosition: parsePosition(dataOf(StatementIssued, march!).position),
     });
     expect(again.newEvent).toBe(false);
-    const a = await statement(statementFileName('SM-A', '2024-03'));
+    const a = await statement(statementFile(out, 'SM-A', '2024-03'));
     expect(a.held.map((r) => String(r[1])).sort()).toEqual([
       'the payment matches no order of the marketplace',
       'the split of the payment is not the split ordered',
@@ -180,7 +180,7 @@ describe('order discrepancies hold money on the statements', () => {
       { payment_id: 'pay-split', status: 'accepted' },
     ]);
     await issueStatements(deps(), { month: '2024-04', outDir: out });
-    const a = await statement(statementFileName('SM-A', '2024-04'));
+    const a = await statement(statementFile(out, 'SM-A', '2024-04'));
     expect(a.rows.get('+ Released from hold (held on the previous statement)')).toBe(75);
     expect(a.rows.get(HELD)).toBe(-50);
     expect(a.held.map((r) => [r[0], r[1], r[3]])).toEqual([

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { allJobs } from '../../jobs/index';
 import { loadConfig, type Config } from '../../src/config/env';
 import { statementFigures } from '../../src/ledger/ledger-queries';
-import { statementFileName } from '../../src/export/statement-workbooks';
+import { statementFile } from '../export/statement-files';
 import { silentLogger } from '../../src/log';
 import { createFakeClock } from '../support/fake-clock';
 import { runsOf } from '../../src/scheduler/job-runs';
@@ -82,7 +82,7 @@ describe('scheduled jobs', () => {
       readdirSync(out)
         .filter((f) => f.endsWith('-2025-01.xlsx'))
         .sort(),
-    ).toEqual([...ids.map((id) => statementFileName(id, '2025-01')), 'payouts-2025-01.xlsx'].sort());
+    ).toEqual([...ids.map((id) => statementFile(out, id, '2025-01')), 'payouts-2025-01.xlsx'].sort());
     const wb = new ExcelJS.Workbook();
     await wb.xlsx.readFile(path.join(out, 'payouts-2025-01.xlsx'));
     expect(wb.worksheets[0]!.rowCount).toBeGreaterThanOrEqual(figures.length + 1);

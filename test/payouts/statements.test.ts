@@ -5,7 +5,7 @@ import ExcelJS from 'exceljs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { dataOf } from '../../src/events/catalog';
 import { StatementIssued, statementStream } from '../../src/events/statement-events';
-import { statementFileName } from '../../src/export/statement-workbooks';
+import { statementFile } from '../export/statement-files';
 import { issueStatements } from '../../src/export/statements';
 import { silentLogger } from '../../src/log';
 import { runProjections } from '../../src/projection/runner';
@@ -106,7 +106,7 @@ describe('holds and payouts on the statements', () => {
       'status_mismatch:pay-s3',
     ]);
     await issueStatements(deps(), { month: '2024-03', outDir: out });
-    const s = await summary(statementFileName('SM-A', '2024-03'));
+    const s = await summary(statementFile(out, 'SM-A', '2024-03'));
     expect(s.get('= Net payable (sum of the six movements above)')).toBe(200);
     expect(s.get('− Held pending investigation (sheet Held pending investigation)')).toBe(-100);
     expect(s.get(AMOUNT_DUE)).toBe(100);
@@ -168,7 +168,7 @@ describe('holds and payouts on the statements', () => {
     expect(paid).toEqual({ status: 'paid', paid_out: 100_00n });
 
     await issueStatements(deps(), { month: '2024-04', outDir: out });
-    const a = await summary(statementFileName('SM-A', '2024-04'));
+    const a = await summary(statementFile(out, 'SM-A', '2024-04'));
     expect(a.get("Opening balance (the previous statement's closing)")).toBe(200);
     expect(a.get('− Held pending investigation (sheet Held pending investigation)')).toBe(-30);
     expect(a.get('+ Released from hold (held on the previous statement)')).toBe(100);
@@ -177,7 +177,7 @@ describe('holds and payouts on the statements', () => {
     expect(a.get(CLOSING)).toBe(100);
     const held = (a.get('held rows') as unknown[][]).filter((r) => r[0] !== 'Total');
     expect(held).toEqual([[idOf('pay-s2'), expect.stringContaining('(reviewed: withheld)'), 'UAH', 30]]);
-    const m = await summary(statementFileName('SM-M', '2024-04'));
+    const m = await summary(statementFile(out, 'SM-M', '2024-04'));
     expect(m.get('+ Released from hold (held on the previous statement)')).toBe(40);
     expect(m.get(AMOUNT_DUE)).toBe(40);
     expect((await issuedPayouts('2024-04')).map((p) => [p.subMerchantId, p.reference, p.amountDue, p.held])).toEqual([
@@ -211,6 +211,6 @@ describe('holds and payouts on the statements', () => {
       atPosition: parsePosition(dataOf(StatementIssued, march!).position),
     });
     expect(marchAgain.newEvent).toBe(false);
-    expect((await summary(statementFileName('SM-A', '2024-03'))).get(AMOUNT_DUE)).toBe(100);
+    expect((await summary(statementFile(out, 'SM-A', '2024-03'))).get(AMOUNT_DUE)).toBe(100);
   });
 });

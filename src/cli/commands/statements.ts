@@ -50,7 +50,7 @@ export function register(program: Command): void {
   addSendCommand(statements);
   statements
     .description(
-      "write the monthly payout statements (one workbook per sub-merchant) and the Payouts index, cut at the journal's checkpoint, and record the run",
+      "write the monthly payout statements (a workbook and a PDF per sub-merchant) and the Payouts index, cut at the journal's checkpoint, and record the run",
     )
     .option('--month <YYYY-MM>', 'month in the business time zone (RECON_TIMEZONE); it must have ended')
     .option('--sub-merchant <id>', 'only this sub-merchant (the Payouts index is then not rewritten)')
@@ -86,7 +86,13 @@ export function register(program: Command): void {
         const progress = progressWriter(process.stderr);
         // A refusal (StatementRefused) is a usage error naming the option to give instead.
         const r = await issueStatements(
-          { sql: rt.sql, store: rt.store, log: rt.log, timezone: rt.config.timezone },
+          {
+            sql: rt.sql,
+            store: rt.store,
+            log: rt.log,
+            timezone: rt.config.timezone,
+            ...(rt.config.statements ? { statements: rt.config.statements } : {}),
+          },
           {
             month: opts.month!,
             outDir: out ?? ensureOutDir(rt.config.outDir, 'RECON_OUT_DIR'),

@@ -8,6 +8,8 @@ import ExcelJS from 'exceljs';
  * (exceljs stamps some entries with the time of writing).
  */
 export async function workbookDigest(file: string): Promise<string> {
+  // a statement's PDF carries no time of writing: the same statement is the same bytes
+  if (file.endsWith('.pdf')) return sha256File(file);
   const wb = new ExcelJS.Workbook();
   await wb.xlsx.readFile(file);
   const hash = createHash('sha256');
@@ -28,14 +30,14 @@ export function sha256File(file: string): string {
   return createHash('sha256').update(readFileSync(file)).digest('hex');
 }
 
-/** Files of a directory split into final names and hidden temporary ones (`.name.xlsx.<random>.partial`). */
+/** Files of a directory split into final names and hidden temporary ones (`.name.xlsx.<random>.partial`, .pdf too). */
 export function listOutput(dir: string): { finals: string[]; partials: string[]; other: string[] } {
   const names = readdirSync(dir).sort();
+  const final = (n: string) => !n.startsWith('.') && /\.(xlsx|pdf)$/.test(n);
+  const partial = (n: string) => /^\..+\.(xlsx|pdf)\.[0-9a-f]+\.partial$/.test(n);
   return {
-    finals: names.filter((n) => !n.startsWith('.') && n.endsWith('.xlsx')),
-    partials: names.filter((n) => /^\..+\.xlsx\.[0-9a-f]+\.partial$/.test(n)),
-    other: names.filter(
-      (n) => !(!n.startsWith('.') && n.endsWith('.xlsx')) && !/^\..+\.xlsx\.[0-9a-f]+\.partial$/.test(n),
-    ),
+    finals: names.filter(final),
+    partials: names.filter(partial),
+    other: names.filter((n) => !final(n) && !partial(n)),
   };
 }

@@ -1,0 +1,225 @@
+import type { StatementLanguage } from '../../config/statements';
+
+/**
+ * Every word a sub-merchant reads on its statement (PDF and workbook pages), in English and Ukrainian. Plain
+ * finance words only: nothing of how recon computes (no store, cut or hash words). Finance's own Payouts index
+ * stays in English.
+ */
+
+const en = {
+  title: 'Payout statement',
+  summary: 'Summary',
+  statementNo: 'Statement no.',
+  pageOf: 'Page &P of &N',
+  draft: 'DRAFT — not issued',
+  issuedOn: 'Issued on',
+  period: 'Period',
+  timeZone: 'time zone',
+  issuer: 'Issued by',
+  recipient: 'Sub-merchant',
+  accountId: 'Account id',
+  notRegistered: 'not registered as a sub-merchant',
+  taxId: 'Tax id',
+  address: 'Address',
+  contact: 'Contact',
+  disputes: 'Disputes',
+  amountsNote: 'Amounts in the currency of each column',
+  openingFrom: 'Opening from',
+  openingPrevious: (m: string) => `the statement of ${m}`,
+  openingNone: 'no statement issued before',
+  neverIssued: (m: string) => `the statement of ${m} was never issued`,
+  bridge: 'Payout bridge',
+  check: 'Check: opening + adjustments + net payable − paid out − closing (must be 0)',
+  operations: 'Operations',
+  operationsIn: (c: string) => `Operations ${c}`,
+  payoutReference: 'Payout reference (in the transfer)',
+  date: 'Date and time',
+  day: 'Date',
+  order: 'Order',
+  payment: 'Payment',
+  method: 'Type',
+  status: 'Status',
+  share: 'Share',
+  fee: 'Fee',
+  reserve: 'Reserve',
+  net: 'Net',
+  total: 'Total',
+  totalLines: (n: number) => `Total (${n} lines)`,
+  reserveSheet: 'Reserve schedule',
+  reserveBalance: 'Reserve balance at the end of the period',
+  releasesToCome: 'Releases to come',
+  heldOn: 'Held on',
+  releaseOn: 'Release on',
+  held: 'Held',
+  released: 'Released',
+  currency: 'Currency',
+  monthTotal: 'Total of the month (held in it, released in it)',
+  heldSheet: 'Held pending investigation',
+  heldCase: 'Discrepancy id',
+  reason: 'Reason',
+  amountHeld: 'Amount held',
+  paidOutSheet: 'Paid out',
+  bookedOn: 'Paid on',
+  reference: 'Payout reference',
+  amountPaid: 'Amount (− returned)',
+  none: 'none',
+  adjustments: 'Adjustments',
+  notStated: 'Not stated before',
+  entry: 'Entry',
+  page: 'page',
+  of: 'of',
+};
+
+export type Labels = { readonly [K in keyof typeof en]: (typeof en)[K] };
+
+const uk: Labels = {
+  title: 'Виплатна виписка',
+  summary: 'Підсумок',
+  statementNo: 'Виписка №',
+  pageOf: 'Сторінка &P з &N',
+  draft: 'ЧЕРНЕТКА — не видана',
+  issuedOn: 'Дата видачі',
+  period: 'Період',
+  timeZone: 'часовий пояс',
+  issuer: 'Видавець',
+  recipient: 'Субмерчант',
+  accountId: 'Ідентифікатор',
+  notRegistered: 'не зареєстрований як субмерчант',
+  taxId: 'Податковий номер',
+  address: 'Адреса',
+  contact: 'Контакти',
+  disputes: 'Оскарження',
+  amountsNote: 'Суми у валюті кожного стовпця',
+  openingFrom: 'Початкове сальдо з',
+  openingPrevious: (m: string) => `виписки за ${m}`,
+  openingNone: 'раніше виписок не було',
+  neverIssued: (m: string) => `виписку за ${m} не видавали`,
+  bridge: 'Розрахунок виплати',
+  check: 'Перевірка: початкове + коригування + до виплати − виплачено − кінцеве (має бути 0)',
+  operations: 'Операції',
+  operationsIn: (c: string) => `Операції в ${c}`,
+  payoutReference: 'Призначення платежу (у переказі)',
+  date: 'Дата і час',
+  day: 'Дата',
+  order: 'Замовлення',
+  payment: 'Платіж',
+  method: 'Тип',
+  status: 'Статус',
+  share: 'Частка',
+  fee: 'Комісія',
+  reserve: 'Резерв',
+  net: 'Нетто',
+  total: 'Разом',
+  totalLines: (n: number) => `Разом (${n} рядків)`,
+  reserveSheet: 'Графік резерву',
+  reserveBalance: 'Залишок резерву на кінець періоду',
+  releasesToCome: 'Майбутні повернення резерву',
+  heldOn: 'Утримано',
+  releaseOn: 'Повернення',
+  held: 'Утримано',
+  released: 'Повернуто',
+  currency: 'Валюта',
+  monthTotal: 'Разом за місяць (утримано, повернуто)',
+  heldSheet: 'Утримано до з’ясування',
+  heldCase: 'Справа',
+  reason: 'Причина',
+  amountHeld: 'Утримана сума',
+  paidOutSheet: 'Виплачено',
+  bookedOn: 'Дата виплати',
+  reference: 'Призначення платежу',
+  amountPaid: 'Сума (− повернено)',
+  none: 'немає',
+  adjustments: 'Коригування',
+  notStated: 'Не відображено раніше',
+  entry: 'Запис',
+  page: 'сторінка',
+  of: 'з',
+};
+
+export const LABELS: Readonly<Record<StatementLanguage, Labels>> = { en, uk };
+
+/** The bridge's lines in each language (keys of src/export/statement-figures.ts's BRIDGE). */
+export const BRIDGE_LABELS: Readonly<Record<StatementLanguage, Readonly<Record<string, string>>>> = {
+  en: {},
+  uk: {
+    opening: 'Початкове сальдо (кінцеве сальдо попередньої виписки)',
+    adjustments: '± Коригування попередніх місяців (аркуш «Коригування»)',
+    notStated: '± Місяці, не відображені раніше (аркуш «Не відображено раніше»)',
+    gross: '+ Продажі (частки)',
+    refunds: '− Повернення коштів',
+    chargebacks: '− Чарджбеки',
+    fees: '− Комісії',
+    reserveHeld: '− Утримано в резерв',
+    reserveReleased: '+ Повернуто з резерву',
+    net: '= До виплати (сума шести рядків вище)',
+    held: '− Утримано до з’ясування',
+    releasedHold: '+ Звільнено з утримання (утримане в попередній виписці)',
+    due: '= Сума до сплати (коригування + до виплати − утримано + звільнено)',
+    dueGap: '= Сума до сплати (коригування + невідображені місяці + до виплати − утримано + звільнено)',
+    paidOut: '− Виплачено (аркуш «Виплачено»: дати й призначення платежу)',
+    closing: 'Кінцеве сальдо (початкове + коригування + до виплати − виплачено)',
+    closingGap: 'Кінцеве сальдо (початкове + коригування + невідображені місяці + до виплати − виплачено)',
+  },
+};
+
+/** Locale of Intl and luxon for a language. */
+export const LOCALE: Readonly<Record<StatementLanguage, string>> = { en: 'en-GB', uk: 'uk-UA' };
+
+/** Excel formats of a language: the workbook keeps real dates, shown in the reader's custom. */
+export const XLSX_DATE: Readonly<Record<StatementLanguage, { day: string; time: string }>> = {
+  en: { day: 'yyyy-mm-dd', time: 'yyyy-mm-dd hh:mm:ss' },
+  uk: { day: 'dd.mm.yyyy', time: 'dd.mm.yyyy hh:mm:ss' },
+};
+
+/** Why money is held (src/export/holds.ts gives it in English), in Ukrainian. */
+const HOLD_REASONS_UK: Readonly<Record<string, string>> = {
+  "the payment is missing from the payment provider's register": 'платежу немає в реєстрі платіжного провайдера',
+  "the payment's status differs between the payment provider's reports":
+    'статус платежу різниться у звітах платіжного провайдера',
+  "the payment's amount differs between the payment provider's reports":
+    'сума платежу різниться у звітах платіжного провайдера',
+  'the shares of the split payment do not add up to the payment': 'частки розщепленого платежу не дорівнюють платежу',
+  'the receiver is not in the sub-merchant directory': 'отримувача немає в довіднику субмерчантів',
+  'the payment is reported twice': 'платіж повідомлено двічі',
+  'the payment matches no order of the marketplace': 'платіж не відповідає жодному замовленню маркетплейсу',
+  'the payment is not for the amount ordered': 'сума платежу не дорівнює сумі замовлення',
+  'the split of the payment is not the split ordered': 'розщеплення платежу не відповідає замовленню',
+  'the fee charged is above the contract': 'стягнута комісія вища за договірну',
+  'the fee charged is below the contract': 'стягнута комісія нижча за договірну',
+  'the receiver is not registered as a sub-merchant: nothing is paid until it is':
+    'отримувач не зареєстрований як субмерчант: до реєстрації виплат немає',
+  'under investigation': 'з’ясовується',
+};
+
+const WITHHELD = ' (reviewed: withheld)';
+
+/** A held item's reason in a statement's language (as given when no translation is kept). */
+export function holdReason(reason: string, language: StatementLanguage): string {
+  if (language === 'en') return reason;
+  const withheld = reason.endsWith(WITHHELD);
+  const base = withheld ? reason.slice(0, -WITHHELD.length) : reason;
+  const uk = HOLD_REASONS_UK[base];
+  return uk ? `${uk}${withheld ? ' (розглянуто: утримано)' : ''}` : reason;
+}
+
+/** The PSP's operation types and statuses as a Ukrainian reader says them (an unknown word as given). */
+const WORDS_UK: Readonly<Record<string, string>> = {
+  auth: 'авторизація',
+  purchase: 'оплата',
+  capture: 'списання',
+  void: 'скасування',
+  p2p: 'переказ',
+  credit: 'зарахування',
+  lookup: 'перевірка',
+  refund: 'повернення',
+  dispute: 'спір',
+  recurrent: 'регулярний платіж',
+  chargeback: 'чарджбек',
+  init: 'створено',
+  pending: 'в обробці',
+  success: 'успішно',
+  failure: 'неуспішно',
+};
+
+export const operationWord = (word: string, language: StatementLanguage): string =>
+  language === 'uk' ? (WORDS_UK[word] ?? word) : word;

@@ -1,0 +1,81 @@
+import type {
+  AdjustmentLine,
+  StatementFigures,
+  StatementHeader,
+  StatementLine,
+  StatementMeta,
+} from './statement-figures';
+import { periodText, sheetName } from './statement-figures';
+import {
+  addTableSheet,
+  closeTable,
+  createLocalTime,
+  DATE_TIME_FORMAT,
+  drainSheet,
+  safeText,
+  writeRow,
+  type Workbook,
+} from './xlsx';
+
+/**
+ * The Audit sheet, last in a statement workbook: what the statement was computed from (the event-store
+ * position of the cut, the figures' sha-256, the run) and the recorded events behind every line, so that a
+ * figure can be traced. Finance's sheet: the sub-merchant's pages carry none of it.
+ */
+
+const ROWS_PER_YIELD = 2000;
+
+export async function writeAuditSheet(
+  wb: Workbook,
+  o: {
+    figures: readonly StatementFigures[];
+    meta: StatementMeta;
+    header: StatementHeader;
+    lines(currency: string): AsyncIterable<StatementLine>;
+    adjustments?(currency: string): AsyncIterable<AdjustmentLine>;
+    title: string;
+  },
+): Promise<void> {
+  const { meta } = o;
+  const t = addTableSheet(
+    wb,
+    sheetName(meta, 'Audit'),
+    [
+      { header: 'Fact or line', width: 30 },
+      { header: `Dated (${meta.timezone})`, width: 20, numFmt: DATE_TIME_FORMAT },
+      { header: 'Currency', width: 10 },
+      { header: 'Payment', width: 38 },
+      { header: 'Value or event ids', width: 80 },
+    ],
+    { title: o.title, pageOf: 'Page &P of &N' },
+  );
+  const facts: Array<[string, string]> = [
+    ['Period', periodText(meta)],
+    ['Cut at event-store position', meta.position],
+    ['Figures sha-256', meta.figuresSha256],
+    ['Statement number', o.header.number ?? '(draft: none)'],
+    ['Issued at (UTC, recorded with the run)', o.header.issuedAt.toISOString()],
+    ...(meta.rebasedFrom ? ([['Re-based from time zone', meta.rebasedFrom]] as Array<[string, string]>) : []),
+  ];
+  for (const [k, v] of facts) writeRow(t, [k, '', '', '', v]);
+  const localTime = createLocalTime(meta.timezone);
+  let n = 0;
+  for (const f of o.figures) {
+    for await (const l of o.lines(f.currency)) {
+      writeRow(t, ['Operation', localTime(l.at), f.currency, safeText(l.paymentId), l.eventIds.join(' ')]);
+      if (++n % ROWS_PER_YIELD === 0) await drainSheet(t.sheet);
+    }
+    if (o.adjustments && f.previousStatement !== undefined)
+      for await (const a of o.adjustments(f.currency)) {
+        writeRow(t, [
+          a.notStated ? 'Not stated before' : 'Adjustment',
+          localTime(a.at),
+          f.currency,
+          safeText(a.paymentId),
+          a.eventIds.join(' '),
+        ]);
+        if (++n % ROWS_PER_YIELD === 0) await drainSheet(t.sheet);
+      }
+  }
+  closeTable(t);
+}
