@@ -1,3 +1,4 @@
+import type { BankConfig } from '../config/bank';
 import type { PspProject } from '../config/env';
 import type { Sql } from '../db/connect';
 import { newEvent } from '../events/catalog';
@@ -6,14 +7,18 @@ import type { Logger } from '../log';
 import { createPspClient, type PspClient } from '../psp/client';
 import { isStoreError } from '../store/errors';
 import type { EventStore } from '../store/types';
-import { catchUpOperationsSeen } from './operations-seen';
+
+/** The read model heal judges by (projections/operations-seen.ts). */
+const INDEX = 'operations_seen';
+import { runProjections } from '../projection/runner';
 
 /**
  * Healing (`recon heal`): an operation that the register or the period data show final
  * (success/failure), older than the grace period, for which no webhook arrived, gets one re-send
  * request (section 4.9). The request is recorded as WebhookResendRequested with an id derived from the
  * operation alone, so it is never asked twice; the webhook that follows arrives at the receiver and
- * is ingested like any other.
+ * is ingested like any other. Which operations are final and which had a webhook or a request, heal reads from
+ * the healing index, a projection caught up through the runner before each project is judged.
  */
 
 export interface HealDeps {
@@ -22,6 +27,9 @@ export interface HealDeps {
   readonly projects: readonly PspProject[];
   readonly log: Logger;
   readonly graceHours: number;
+  /** the runner's settings (RECON_TIMEZONE, RECON_CONFIG's bank object), recorded with the index's build */
+  readonly timezone: string;
+  readonly bank?: BankConfig;
   readonly pspTimeoutMs?: number;
   readonly clientFor?: (project: PspProject) => PspClient;
 }
@@ -61,7 +69,6 @@ export async function healMissingWebhooks(
   opts: { now?: Date; posIds?: readonly string[]; limit?: number; signal?: AbortSignal } = {},
 ): Promise<HealReport> {
   const now = opts.now ?? new Date();
-  await catchUpOperationsSeen(deps.sql, deps.store, { signal: opts.signal, log: deps.log });
   const projects = deps.projects.filter(
     (p) => !opts.posIds?.length || opts.posIds.some((id) => id.toLowerCase() === p.posId.toLowerCase()),
   );
@@ -70,10 +77,11 @@ export async function healMissingWebhooks(
   let candidates = 0;
   for (const project of projects) {
     // One heal run per project at a time (the nightly and the hourly job may overlap, in two workers):
-    // the second waits, then finds the operations the first asked for already marked, and asks nothing twice.
+    // the second waits, then catches the index up past the first's requests, and asks nothing twice.
     const lock = await deps.sql.reserve();
     try {
       await lock`select pg_advisory_lock(hashtextextended(${`recon:heal:${project.posId}`}, 0))`;
+      await catchUpIndex(deps, opts.signal);
       candidates += await healProject(project);
     } finally {
       await lock`select pg_advisory_unlock(hashtextextended(${`recon:heal:${project.posId}`}, 0))`.catch(() => {});
@@ -91,7 +99,7 @@ export async function healMissingWebhooks(
     const rows = await deps.sql<
       { payment_id: string; method: string; order_id: string; transaction_id: string | null; recurring: boolean }[]
     >`
-      select payment_id, method, order_id, transaction_id, recurring from ingest_operations_seen
+      select payment_id, method, order_id, transaction_id, recurring from recon.operations_seen
       where pos_id = ${project.posId} and final_status is not null and webhook_at is null and resend_requested_at is null
         and order_id is not null and final_at < ${cutoff} and method = any(${[...HEALABLE]}::text[])
       order by final_at, payment_id, method
@@ -155,10 +163,6 @@ export async function healMissingWebhooks(
         if (!isStoreError(e, 'EVENT_ID_CONFLICT')) throw e;
         // Another heal run asked for it already: nothing to do.
       }
-      if (outcome === 'requested') {
-        await deps.sql`update ingest_operations_seen set resend_requested_at = coalesce(resend_requested_at, ${now})
-                       where pos_id = ${project.posId} and payment_id = ${row.payment_id} and method = ${row.method}`;
-      }
       deps.log.info('webhook re-send', { posId: project.posId, paymentId: row.payment_id, method, outcome, detail });
       requests.push({
         posId: project.posId,
@@ -171,5 +175,25 @@ export async function healMissingWebhooks(
       });
     }
     return rows.length;
+  }
+}
+
+/**
+ * Brings the healing index up to the store's head as it is now. Another runner (the worker's follower, a
+ * second heal) may hold the index for the length of one batch: the runner then skips it, and this waits a
+ * moment and tries again, because judging from an index behind the store would ask for operations twice.
+ */
+async function catchUpIndex(deps: HealDeps, signal: AbortSignal | undefined): Promise<void> {
+  const until = await deps.store.headPosition();
+  for (;;) {
+    signal?.throwIfAborted();
+    const report = await runProjections(deps, {
+      names: [INDEX],
+      ...(until ? { until } : {}),
+      ...(signal ? { signal } : {}),
+    });
+    const index = report.projections[0];
+    if (index && !index.busy && index.status === 'live') return;
+    await new Promise((r) => setTimeout(r, 25));
   }
 }
