@@ -4,13 +4,10 @@ import type { Sql } from '../db/connect';
 import { newEvent } from '../events/catalog';
 import { WebhookResendRequested, healStream, type OperationMethod } from '../events/ingest-events';
 import type { Logger } from '../log';
+import { runProjections } from '../projection/runner';
 import { createPspClient, type PspClient } from '../psp/client';
 import { isStoreError } from '../store/errors';
 import type { EventStore } from '../store/types';
-
-/** The read model heal judges by (projections/operations-seen.ts). */
-const INDEX = 'operations_seen';
-import { runProjections } from '../projection/runner';
 
 /**
  * Healing (`recon heal`): an operation that the register or the period data show final
@@ -50,6 +47,9 @@ export interface HealReport {
   readonly failed: number;
   readonly requests: HealRequest[];
 }
+
+/** The read model heal judges by (projections/operations-seen.ts). */
+const INDEX = 'operations_seen';
 
 /** Methods whose webhooks the interface describes (6.2–6.5) plus subscription charges. */
 const HEALABLE: readonly OperationMethod[] = [
