@@ -117,11 +117,10 @@ const table = handlerTable<Batch>(
     row.order_id = w.orderId;
     row.transaction_id = w.transactionId;
     row.webhook_at = observedAt(e);
+    row.recurring = w.kind === 'recurring';
     add(batch, row);
-    if (w.kind !== 'recurring') return;
     // A subscription's charge shows in the register as method `recurrent`.
-    row.recurring = true;
-    if (w.method !== 'recurrent') add(batch, { ...row, method: 'recurrent' });
+    if (row.recurring && w.method !== 'recurrent') add(batch, { ...row, method: 'recurrent' });
   }),
   on(WebhookResendRequested, (batch, d) => {
     if (d.outcome !== 'requested') return;

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { newEvent } from '../../src/events/catalog';
 import { healStream, WebhookResendRequested } from '../../src/events/ingest-events';
+import { registerObserved, webhookReceived } from '../../src/ingest/observations';
 import { silentLogger } from '../../src/log';
 import { ProjectionAheadOfStoreError, ProjectionCheckpointMismatchError } from '../../src/projection/errors';
 import { rebuildProjection, runProjections, type RunnerDeps } from '../../src/projection/runner';
@@ -116,5 +117,54 @@ describe('operations seen (the healing index)', () => {
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toMatch(new RegExp(`^${NAME} +v\\d+ +live \\(new build live\\)`, 'm'));
     expect(await payments()).toEqual(['p-1', 'p-2', 'p-3']);
+  });
+});
+
+describe('operations seen: a subscription charge', () => {
+  const fx = useTestStore();
+  const { record } = registerRecords(POS);
+
+  it("marks the purchase and its charge (method recurrent) recurring, with the webhook's time, in one batch", async () => {
+    const registered = registerObserved(POS, '{}', record('p-sub'), {
+      source: 'register',
+      reportId: 'r-1',
+      window: { from: '2025-01-01T00:00:00.000Z', to: '2025-02-01T00:00:00.000Z' },
+      observedAt: '2025-02-02T00:00:00.000Z',
+    });
+    const webhook = webhookReceived(
+      POS,
+      '{}',
+      {
+        kind: 'recurring',
+        paymentId: 'p-sub',
+        orderId: 'o-p-sub',
+        operationId: null,
+        transactionId: 't-charge',
+        method: 'purchase',
+        status: 'success',
+        statusCode: null,
+        currency: 'UAH',
+        amount: '1000',
+        fee: null,
+        feeCurrency: null,
+        createdAt: null,
+        processedAt: null,
+        recurringId: 'r-1',
+        other: {},
+      },
+      { receivedAt: '2025-01-10T10:00:05.000Z', remoteAddress: null },
+    );
+    await fx.store.appendMany([{ stream: registered.stream, events: [registered.event, webhook.event] }]);
+    await waitVisible(fx.db.sql, fx.store);
+    const deps: RunnerDeps = { sql: fx.db.sql, store: fx.store, log: silentLogger, timezone: 'UTC', graceHours: 48 };
+    await runProjections(deps, { names: [NAME] });
+    const rows = await fx.db.sql<
+      { method: string; recurring: boolean; final_status: string | null; webhook_at: Date }[]
+    >`
+      select method, recurring, final_status, webhook_at from recon.operations_seen where payment_id = 'p-sub' order by method`;
+    expect(rows.map((r) => [r.method, r.recurring, r.final_status, r.webhook_at.toISOString()])).toEqual([
+      ['purchase', true, 'success', '2025-01-10T10:00:05.000Z'],
+      ['recurrent', true, null, '2025-01-10T10:00:05.000Z'],
+    ]);
   });
 });
