@@ -64,6 +64,14 @@ const HEALABLE: readonly OperationMethod[] = [
   'recurrent',
 ];
 
+interface Unhealed {
+  payment_id: string;
+  method: string;
+  order_id: string;
+  transaction_id: string | null;
+  recurring: boolean;
+}
+
 export async function healMissingWebhooks(
   deps: HealDeps,
   opts: { now?: Date; posIds?: readonly string[]; limit?: number; signal?: AbortSignal } = {},
@@ -72,7 +80,6 @@ export async function healMissingWebhooks(
   const projects = deps.projects.filter(
     (p) => !opts.posIds?.length || opts.posIds.some((id) => id.toLowerCase() === p.posId.toLowerCase()),
   );
-  const cutoff = new Date(now.getTime() - deps.graceHours * 3_600_000);
   const requests: HealRequest[] = [];
   let candidates = 0;
   for (const project of projects) {
@@ -82,7 +89,16 @@ export async function healMissingWebhooks(
     try {
       await lock`select pg_advisory_lock(hashtextextended(${`recon:heal:${project.posId}`}, 0))`;
       await catchUpIndex(deps, opts.signal);
-      candidates += await healProject(project);
+      const rows = await unhealed(deps, project.posId, now, opts.limit ?? 10_000);
+      candidates += rows.length;
+      if (rows.length === 0) continue;
+      const client = deps.clientFor
+        ? deps.clientFor(project)
+        : createPspClient(project, { timeoutMs: deps.pspTimeoutMs, log: deps.log });
+      for (const row of rows) {
+        opts.signal?.throwIfAborted();
+        requests.push(await heal(deps, client, project.posId, row, now));
+      }
     } finally {
       await lock`select pg_advisory_unlock(hashtextextended(${`recon:heal:${project.posId}`}, 0))`.catch(() => {});
       lock.release();
@@ -94,88 +110,57 @@ export async function healMissingWebhooks(
     failed: requests.filter((r) => r.outcome === 'failed').length,
     requests,
   };
+}
 
-  async function healProject(project: PspProject): Promise<number> {
-    const rows = await deps.sql<
-      { payment_id: string; method: string; order_id: string; transaction_id: string | null; recurring: boolean }[]
-    >`
-      select payment_id, method, order_id, transaction_id, recurring from recon.operations_seen
-      where pos_id = ${project.posId} and final_status is not null and webhook_at is null and resend_requested_at is null
-        and order_id is not null and final_at < ${cutoff} and method = any(${[...HEALABLE]}::text[])
-      order by final_at, payment_id, method
-      limit ${opts.limit ?? 10_000}`;
-    if (rows.length === 0) return 0;
-    const client = deps.clientFor
-      ? deps.clientFor(project)
-      : createPspClient(project, { timeoutMs: deps.pspTimeoutMs, log: deps.log });
-    for (const row of rows) {
-      opts.signal?.throwIfAborted();
-      const method = row.method as OperationMethod;
-      // A subscription charge is re-sent through its initial purchase, naming the charge's transaction.
-      const operation = method === 'recurrent' ? 'purchase' : method;
-      let transactionId = row.recurring ? row.transaction_id : null;
-      let outcome: HealRequest['outcome'] = 'requested';
-      let detail: string | null = null;
-      try {
-        if (method === 'recurrent' && !transactionId) {
-          // The register does not carry the charge's transaction id; the order's transactions (4.4) do.
-          // Without it the PSP would re-send the subscription's latest charge, maybe not this one.
-          const records = await client.getOrderTransactions(row.order_id);
-          transactionId =
-            records.find((r) => r.payment_id === row.payment_id && r.transaction_id)?.transaction_id ?? null;
-          if (!transactionId)
-            throw new Error(
-              `transaction id of subscription charge ${row.payment_id} not found in order ${row.order_id}`,
-            );
-        }
-        await client.resendWebhook(row.order_id, operation, transactionId ? { transactionId } : undefined);
-      } catch (e) {
-        outcome = 'failed';
-        const code = (e as { code?: unknown }).code;
-        detail = `${typeof code === 'string' ? `${code}: ` : ''}${(e as Error).message}`;
-      }
-      const requestedAt = now.toISOString();
-      const data = {
-        posId: project.posId,
-        orderId: row.order_id,
-        paymentId: row.payment_id,
-        operation: method,
-        transactionId,
-        requestedAt,
-        outcome,
-        detail,
-      };
-      const key = {
-        posId: project.posId,
-        orderId: row.order_id,
-        paymentId: row.payment_id,
-        operation: method,
-        transactionId,
-      };
-      // A request is keyed by the operation (never repeated); a failure by its time (tried again next run).
-      const event =
-        outcome === 'requested'
-          ? newEvent(WebhookResendRequested, data, { idContent: { ...key, outcome } })
-          : newEvent(WebhookResendRequested, data);
-      try {
-        await deps.store.append(healStream(project.posId), [event]);
-      } catch (e) {
-        if (!isStoreError(e, 'EVENT_ID_CONFLICT')) throw e;
-        // Another heal run asked for it already: nothing to do.
-      }
-      deps.log.info('webhook re-send', { posId: project.posId, paymentId: row.payment_id, method, outcome, detail });
-      requests.push({
-        posId: project.posId,
-        orderId: row.order_id,
-        paymentId: row.payment_id,
-        method,
-        transactionId,
-        outcome,
-        detail,
-      });
+/** The project's final operations past the grace period with neither a webhook nor a re-send asked. */
+async function unhealed(deps: HealDeps, posId: string, now: Date, limit: number): Promise<Unhealed[]> {
+  const cutoff = new Date(now.getTime() - deps.graceHours * 3_600_000);
+  return deps.sql<Unhealed[]>`
+    select payment_id, method, order_id, transaction_id, recurring from recon.operations_seen
+    where pos_id = ${posId} and final_status is not null and webhook_at is null and resend_requested_at is null
+      and order_id is not null and final_at < ${cutoff} and method = any(${[...HEALABLE]}::text[])
+    order by final_at, payment_id, method
+    limit ${limit}`;
+}
+
+/** Asks the PSP to re-send one operation's webhook and records the request (or its failure). */
+async function heal(deps: HealDeps, client: PspClient, posId: string, row: Unhealed, now: Date): Promise<HealRequest> {
+  const method = row.method as OperationMethod;
+  // A subscription charge is re-sent through its initial purchase, naming the charge's transaction.
+  const operation = method === 'recurrent' ? 'purchase' : method;
+  let transactionId = row.recurring ? row.transaction_id : null;
+  let outcome: HealRequest['outcome'] = 'requested';
+  let detail: string | null = null;
+  try {
+    if (method === 'recurrent' && !transactionId) {
+      // The register does not carry the charge's transaction id; the order's transactions (4.4) do.
+      // Without it the PSP would re-send the subscription's latest charge, maybe not this one.
+      const records = await client.getOrderTransactions(row.order_id);
+      transactionId = records.find((r) => r.payment_id === row.payment_id && r.transaction_id)?.transaction_id ?? null;
+      if (!transactionId)
+        throw new Error(`transaction id of subscription charge ${row.payment_id} not found in order ${row.order_id}`);
     }
-    return rows.length;
+    await client.resendWebhook(row.order_id, operation, transactionId ? { transactionId } : undefined);
+  } catch (e) {
+    outcome = 'failed';
+    const code = (e as { code?: unknown }).code;
+    detail = `${typeof code === 'string' ? `${code}: ` : ''}${(e as Error).message}`;
   }
+  const key = { posId, orderId: row.order_id, paymentId: row.payment_id, operation: method, transactionId };
+  const data = { ...key, requestedAt: now.toISOString(), outcome, detail };
+  // A request is keyed by the operation (never repeated); a failure by its time (tried again next run).
+  const event =
+    outcome === 'requested'
+      ? newEvent(WebhookResendRequested, data, { idContent: { ...key, outcome } })
+      : newEvent(WebhookResendRequested, data);
+  try {
+    await deps.store.append(healStream(posId), [event]);
+  } catch (e) {
+    if (!isStoreError(e, 'EVENT_ID_CONFLICT')) throw e;
+    // Another heal run asked for it already: nothing to do.
+  }
+  deps.log.info('webhook re-send', { posId, paymentId: row.payment_id, method, outcome, detail });
+  return { posId, orderId: row.order_id, paymentId: row.payment_id, method, transactionId, outcome, detail };
 }
 
 /**
