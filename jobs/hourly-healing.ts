@@ -20,6 +20,8 @@ export function hourlyHealingJob(deps: JobDeps): JobDefinition {
           projects: deps.config.projects,
           log: ctx.log,
           graceHours: deps.config.graceHours,
+          timezone: deps.config.timezone,
+          bank: deps.config.bank,
           pspTimeoutMs: deps.config.pspTimeoutMs,
         },
         { now: ctx.now(), signal: ctx.signal },

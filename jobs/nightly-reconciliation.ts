@@ -83,6 +83,8 @@ export function nightlyReconciliationJob(deps: JobDeps): JobDefinition {
             projects: config.projects,
             log: ctx.log,
             graceHours: config.graceHours,
+            timezone: config.timezone,
+            bank: config.bank,
             pspTimeoutMs: config.pspTimeoutMs,
           },
           { now: ctx.now(), signal: ctx.signal },

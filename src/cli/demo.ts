@@ -190,7 +190,16 @@ export async function runDemo(baseConfig: Config, log: Logger, opts: DemoOptions
     );
 
     const heal = await healMissingWebhooks(
-      { sql: rt.sql, store: rt.store, projects, log, graceHours: config.graceHours, pspTimeoutMs: config.pspTimeoutMs },
+      {
+        sql: rt.sql,
+        store: rt.store,
+        projects,
+        log,
+        graceHours: config.graceHours,
+        timezone: zone,
+        bank: config.bank,
+        pspTimeoutMs: config.pspTimeoutMs,
+      },
       { now: new Date() },
     );
     await sandbox.settled();

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadProjections } from '../../src/projection/runner';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server';
 import { createTestDatabase, type TestDatabase } from '../support/db';
 import { reconEnv } from '../../fixtures/psp-env';
@@ -31,7 +32,7 @@ afterAll(async () => {
 });
 
 /** every read model in projections/ */
-const PROJECTIONS = ['bank', 'journal', 'orders', 'payouts', 'reconciliation', 'settlement'];
+const PROJECTIONS = (await loadProjections()).map((p) => p.name).sort();
 
 interface BuildRow {
   name: string;

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importSubMerchants, parseSubMerchantCsv } from '../../src/ingest/sub-merchants';
+import { loadProjections } from '../../src/projection/runner';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import { createTestDatabase, type TestDatabase } from '../support/db';
@@ -156,14 +157,7 @@ describe('two workers on one database', () => {
 
     // Projections: whatever each build applied is exactly the events up to its checkpoint (nothing twice).
     const state = await projectionState(db.sql);
-    expect(state.builds.map((b) => b.name)).toEqual([
-      'bank',
-      'journal',
-      'orders',
-      'payouts',
-      'reconciliation',
-      'settlement',
-    ]);
+    expect(state.builds.map((b) => b.name)).toEqual((await loadProjections()).map((p) => p.name).sort());
     for (const b of state.builds) expect(b.applied, b.name).toBe(await eventsUpTo(db.sql, b.checkpoint!));
     const caughtUp = await runRecon(['project'], env);
     expect(caughtUp.code, caughtUp.stderr.slice(-2000)).toBe(0);

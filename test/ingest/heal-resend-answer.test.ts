@@ -7,6 +7,7 @@ import { silentLogger } from '../../src/log';
 import { createPspClient } from '../../src/psp/client';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import { createTestDatabase, type TestDatabase } from '../support/db';
+import { registerRecords } from './operations-seen-support';
 
 /**
  * A webhook re-send the PSP accepts (2xx) with an answer that is not a payment record (the PSP's material shows
@@ -29,11 +30,9 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  for (const order of ['o-empty', 'o-ok']) {
-    await db.sql`insert into ingest_operations_seen
-      (pos_id, payment_id, method, order_id, final_status, final_at, in_register)
-      values (${POS}, ${`pay-${order}`}, 'purchase', ${order}, 'success', '2025-01-01T10:00:00Z', true)`;
-  }
+  // final in the register (orders o-empty and o-ok), no webhook: heal finds them through the healing index
+  const store = createPostgresEventStore(db.sql);
+  for (const payment of ['empty', 'ok']) await registerRecords(POS).appendRecord(db, store, payment);
 });
 afterAll(async () => {
   await new Promise((r) => server.close(r));
@@ -57,6 +56,7 @@ describe('a re-send accepted with an answer that is not a record', () => {
       projects: [project],
       log: silentLogger,
       graceHours: 48,
+      timezone: 'UTC',
       clientFor: (p: PspProject) => createPspClient(p, { timeoutMs: 5_000, maxRetries: 0 }),
     };
     const first = await healMissingWebhooks(deps, { now: new Date('2025-02-01T00:00:00Z') });

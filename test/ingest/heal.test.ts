@@ -60,6 +60,7 @@ const deps = (): HealDeps => ({
   projects: sandbox.projects,
   log: silentLogger,
   graceHours: 48,
+  timezone: 'UTC',
   clientFor: (p: PspProject) => createPspClient(p, { timeoutMs: 5_000 }),
 });
 

@@ -12,7 +12,7 @@ const meta = {
   observedAt: '2025-02-02T00:00:00.000Z',
 };
 
-/** One register purchase of `pos` per payment, for the healing index (ingest_operations_seen) tests. */
+/** One register purchase of `pos` per payment (order `o-<payment>`), for the healing index tests. */
 export function registerRecords(pos: string) {
   const record = (paymentId: string): NormalizedRegisterRecord => ({
     projectId: pos,
@@ -43,9 +43,9 @@ export function registerRecords(pos: string) {
   return { record, appendRecord };
 }
 
-/** The payment ids in the healing index, sorted. */
+/** The payment ids in the healing index (recon.operations_seen), sorted. */
 export async function seenPayments(sql: Sql): Promise<string[]> {
-  return (await sql<{ payment_id: string }[]>`select payment_id from ingest_operations_seen order by 1`).map(
+  return (await sql<{ payment_id: string }[]>`select payment_id from recon.operations_seen order by 1`).map(
     (r) => r.payment_id,
   );
 }

@@ -26,6 +26,8 @@ export function register(program: Command): void {
             projects: rt.config.projects,
             log: rt.log,
             graceHours: rt.config.graceHours,
+            timezone: rt.config.timezone,
+            bank: rt.config.bank,
             pspTimeoutMs: rt.config.pspTimeoutMs,
           },
           { posIds: opts.pos, limit, signal },

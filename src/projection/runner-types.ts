@@ -1,0 +1,92 @@
+import type { BankConfig } from '../config/bank';
+import type { Sql } from '../db/connect';
+import type { Logger } from '../log';
+import type { EventStore, Position } from '../store/types';
+import type { ProjectionApplyError } from './errors';
+import type { Projection } from './projection';
+
+/** What the runner works with. */
+export interface RunnerDeps {
+  readonly sql: Sql;
+  readonly store: EventStore;
+  readonly log: Logger;
+  readonly timezone: string;
+  readonly graceHours: number;
+  /** RECON_CONFIG's bank object, handed to the projections (absent: no bank accounts) */
+  readonly bank?: BankConfig;
+  /** the projections to run; default: every file of projections/ */
+  readonly projections?: readonly Projection[];
+}
+
+export interface ProjectionProgress {
+  readonly name: string;
+  readonly schema: string;
+  readonly status: 'live' | 'building';
+  readonly applied: number;
+  readonly position: string | null;
+}
+
+export interface RunOptions {
+  /** only these projections (default: all) */
+  readonly names?: readonly string[];
+  /** events per transaction (default 1000) */
+  readonly batchSize?: number;
+  /** stop once this position is applied (events after it are left for a later run) */
+  readonly until?: Position;
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (p: ProjectionProgress) => void;
+}
+
+export interface ProjectionReport {
+  readonly name: string;
+  readonly version: number;
+  /** schema of the build that is live after the run (or still building) */
+  readonly schema: string;
+  readonly status: 'live' | 'building';
+  /** events applied by this run, over every build of the projection */
+  readonly applied: number;
+  /** events applied to the reported build since it started */
+  readonly totalApplied: number;
+  /** checkpoint of the reported build ("commit/prepare"), null when nothing was applied */
+  readonly position: string | null;
+  /** a new build replaced the previous live one during this run */
+  readonly wentLive: boolean;
+  /** another runner held the projection: nothing or only part was done by this one */
+  readonly busy: boolean;
+}
+
+export interface Report {
+  readonly projections: readonly ProjectionReport[];
+  /** head of the event store when the run ended */
+  readonly head: string | null;
+}
+
+/** A row of projection_builds: one build (schema) of a projection, its checkpoint and its settings. */
+export interface BuildRow {
+  schema_name: string;
+  name: string;
+  version: number;
+  build: number;
+  status: 'building' | 'live' | 'retired';
+  checkpoint: string | null;
+  /** id of the event at the checkpoint (migration 0800); null before the first check since, or when nothing was applied */
+  checkpoint_event_id: string | null;
+  events_applied: bigint;
+  /** the settings this build applies events with (migration 0700); null only before its first run since */
+  timezone: string | null;
+  grace_hours: number | null;
+  /** RECON_CONFIG's bank object this build applies events with (migration 1700), canonical JSON */
+  bank_settings: string | null;
+}
+
+/** A build the run advances, and how far it got. */
+export interface Target {
+  readonly p: Projection;
+  readonly build: BuildRow;
+  applied: number;
+  active: boolean;
+  caughtUp: boolean;
+  busy: boolean;
+  /** the batch it could not apply (the others carry on without it) */
+  failed?: ProjectionApplyError;
+}
