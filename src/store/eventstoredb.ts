@@ -7,6 +7,7 @@ import {
   UnknownError,
 } from '@eventstore/db-client';
 import { urlPasswords } from '../url-passwords';
+import { appendBulkByAppendMany } from './bulk-by-append-many';
 import { createAppender } from './eventstoredb-append';
 import { clientConnectionString, consume, guard, toRecorded } from './eventstoredb-read';
 import { createStreamLocks, createStreamStates } from './eventstoredb-streams';
@@ -140,6 +141,10 @@ export function createEventStoreDbStore(connectionString: string, opts: EventSto
           () => appendMany(requests),
         ),
       ),
+    // no bulk path of its own: held, then one appendMany (src/store/bulk-by-append-many.ts)
+    appendBulk(batches) {
+      return appendBulkByAppendMany(this, batches);
+    },
     readStream: (stream, o = {}) =>
       guard(async () => {
         const out: RecordedEvent[] = [];

@@ -9,6 +9,7 @@ import {
   type RecordedEvent,
 } from '../../src/store/types';
 import { randomUUID } from 'node:crypto';
+import { bulkAppendCases } from './contract-bulk';
 
 /**
  * One contract, every backend (after emmett's approach): the same behaviour is demanded of the
@@ -369,5 +370,7 @@ export function eventStoreContract(name: string, make: () => Promise<StoreFixtur
         { stream: astral, type: 'Paid\u{1F4B8}', version: 2_147_483_647 },
       ]);
     });
+
+    bulkAppendCases(() => store, s);
   });
 }
