@@ -8,7 +8,6 @@ import { detectFormat } from './detect';
 import type { KnownEvents } from './known-events';
 import { fileSha256 } from './open-file';
 import { createSpool, type Spool } from './spool';
-import type { BankFormat } from './types';
 import type { BankImportOptions, CheckedFile } from './checked-file';
 
 /**
