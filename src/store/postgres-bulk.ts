@@ -22,10 +22,12 @@ import type { AppendResult, BulkAppendResult, BulkEvent, Position } from './type
 type Tx = postgres.TransactionSql<{ bigint: bigint }>;
 
 /**
- * Staged text per chunk before it is inserted: large enough that a chunk's statements weigh little. Text
- * produced ahead of the copy is held up to three chunks (memory stays flat whatever the size of the bulk).
+ * Staged text per chunk before it is inserted: large enough that a chunk's statements weigh little, and that
+ * a bulk of a million bank entries takes fewer than 64 savepoints (more subtransactions than a backend caches
+ * make every other session's snapshots slower while the bulk runs). Text produced ahead of the copy is held
+ * up to two chunks (memory stays flat whatever the size of the bulk).
  */
-const CHUNK_BYTES = 4 * 1024 * 1024;
+const CHUNK_BYTES = 16 * 1024 * 1024;
 const MAX_ATTEMPTS = 3;
 
 const COPY_SPECIALS = /[\\\t\n\r]/;
@@ -88,64 +90,65 @@ export function createBulkAppend(
   sql: Sql,
   chunkBytes = CHUNK_BYTES,
 ): (batches: AsyncIterable<readonly BulkEvent[]>) => Promise<BulkAppendResult> {
-  return (batches) =>
-    sql.begin(async (tx) => {
-      await tx`create temp table es_bulk_stage (
-        ord int8 primary key, event_id uuid not null, stream_id text not null, n int8 not null, type text not null,
-        version int4 not null, label int4 not null, data json not null, metadata json not null,
-        content_hash text not null) on commit drop`;
-      // the staged chunk is read in its order through its key, never sorted
-      await tx`set local enable_sort = off`;
-      const queue = new Queue();
-      const labels: string[] = [];
-      const totals: number[] = [];
-      const duplicatesByLabel: number[] = [];
-      const streams = new Map<string, StreamState>();
-      const producing = produce(batches, queue, labels, totals, 3 * chunkBytes).catch((e: unknown) => {
-        queue.failure = e;
-        queue.notify();
-      });
-      try {
-        for (;;) {
-          while (queue.pieces.length === 0 && !queue.done && queue.failure === undefined) await queue.changed();
-          if (queue.failure !== undefined) throw queue.failure;
-          if (queue.pieces.length === 0) break;
-          const fresh: string[] = [];
-          await pipeline(
-            Readable.from(chunkOf(queue, fresh, chunkBytes)),
-            await tx`copy es_bulk_stage (ord, event_id, stream_id, n, type, version, label, data, metadata, content_hash) from stdin`.writable(),
-          );
-          await insertChunk(tx, streams, fresh, duplicatesByLabel);
-          await tx`truncate es_bulk_stage`;
-        }
-        const written = [...streams].filter(([, st]) => st.appended > 0);
-        if (written.length > 0)
-          await tx`update es_streams as s set revision = v.rev
-            from unnest(${written.map(([k]) => k)}::text[], ${written.map(([, st]) => st.revision)}::int8[]) as v(stream, rev)
-            where s.stream_id = v.stream`;
-      } finally {
-        queue.stopped = true;
-        queue.notify();
-        await producing;
-      }
-      const byLabel = new Map<string, { appended: number; duplicates: number }>();
-      labels.forEach((l, i) => {
-        const duplicates = duplicatesByLabel[i] ?? 0;
-        byLabel.set(l, { appended: totals[i]! - duplicates, duplicates });
-      });
-      const results = [...streams]
-        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-        .map(
-          ([stream, st]): AppendResult => ({
-            stream,
-            revision: st.revision,
-            appended: st.appended,
-            duplicates: st.duplicates,
-            position: st.position,
-          }),
-        );
-      return { streams: results, byLabel };
-    }) as Promise<BulkAppendResult>;
+  return (batches) => sql.begin((tx) => bulkIn(tx, batches, chunkBytes)) as Promise<BulkAppendResult>;
+}
+
+const STAGE_COLUMNS = 'ord, event_id, stream_id, n, type, version, label, data, metadata, content_hash';
+
+async function bulkIn(tx: Tx, batches: AsyncIterable<readonly BulkEvent[]>, chunkBytes: number) {
+  await tx`create temp table es_bulk_stage (
+    ord int8 primary key, event_id uuid not null, stream_id text not null, n int8 not null, type text not null,
+    version int4 not null, label int4 not null, data json not null, metadata json not null,
+    content_hash text not null) on commit drop`;
+  // the staged chunk is read in its order through its key, never sorted
+  await tx`set local enable_sort = off`;
+  const queue = new Queue();
+  const labels: string[] = [];
+  const totals: number[] = [];
+  const duplicatesByLabel: number[] = [];
+  const streams = new Map<string, StreamState>();
+  const producing = produce(batches, queue, labels, totals, 2 * chunkBytes).catch((e: unknown) => {
+    queue.failure = e;
+    queue.notify();
+  });
+  try {
+    for (;;) {
+      while (queue.pieces.length === 0 && !queue.done && queue.failure === undefined) await queue.changed();
+      if (queue.failure !== undefined) throw queue.failure;
+      if (queue.pieces.length === 0) break;
+      const fresh: string[] = [];
+      const copy = await tx.unsafe(`copy es_bulk_stage (${STAGE_COLUMNS}) from stdin`).writable();
+      await pipeline(Readable.from(chunkOf(queue, fresh, chunkBytes)), copy);
+      await insertChunk(tx, streams, fresh, duplicatesByLabel);
+      await tx`truncate es_bulk_stage`;
+    }
+    const written = [...streams].filter(([, st]) => st.appended > 0);
+    if (written.length > 0)
+      await tx`update es_streams as s set revision = v.rev
+        from unnest(${written.map(([k]) => k)}::text[], ${written.map(([, st]) => st.revision)}::int8[]) as v(stream, rev)
+        where s.stream_id = v.stream`;
+  } finally {
+    queue.stopped = true;
+    queue.notify();
+    await producing;
+  }
+  const byLabel = new Map<string, { appended: number; duplicates: number }>();
+  labels.forEach((l, i) => {
+    const duplicates = duplicatesByLabel[i] ?? 0;
+    byLabel.set(l, { appended: totals[i]! - duplicates, duplicates });
+  });
+  const results = [...streams]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(
+      ([stream, st]): AppendResult => ({
+        stream,
+        revision: st.revision,
+        appended: st.appended,
+        duplicates: st.duplicates,
+        position: st.position,
+      }),
+    );
+  return { streams: results, byLabel };
 }
 
 /** Reads the caller's batches into the queue as COPY text, waiting while the queue is full. */
@@ -178,7 +181,9 @@ async function produce(
       const n = (nOf.get(p.stream) ?? 0) + 1;
       if (n === 1) newStreams.push(p.stream);
       nOf.set(p.stream, n);
-      text += `${ord++}\t${p.id}\t${field(p.stream)}\t${n}\t${field(p.type)}\t${p.version}\t${l}\t${field(p.dataJson)}\t${field(p.metadataJson)}\t${p.contentHash}\n`;
+      text +=
+        `${ord++}\t${p.id}\t${field(p.stream)}\t${n}\t${field(p.type)}\t${p.version}\t${l}\t` +
+        `${field(p.dataJson)}\t${field(p.metadataJson)}\t${p.contentHash}\n`;
     }
     if (text !== '') queue.push({ text, newStreams });
     while (queue.bytes > queueBytes && !queue.stopped) await queue.changed();
