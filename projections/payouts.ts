@@ -1,6 +1,5 @@
 import { DateTime } from 'luxon';
-import type { BankConfig } from '../src/config/bank';
-import { bankConfigFromEnv } from '../src/config/bank-from-env';
+import { type BankConfig, EMPTY_BANK_CONFIG } from '../src/config/bank';
 import type { Projection, ProjectionContext, Tx } from '../src/projection/projection';
 import { loadPayoutInputs } from '../src/reconciliation/payouts/inputs';
 import { judgePayouts } from '../src/reconciliation/payouts/judge';
@@ -25,7 +24,7 @@ import type { RecordedEvent } from '../src/store/types';
  * them (or moves the clock to another day) the matching is computed again whole from them, so the result is a
  * function of the set of events, never of their order or of the batch sizes. "Now" is the latest time the
  * events carry (never the wall clock). Which accounts are `payouts` accounts and the days of the rules come
- * from the build's bank settings (RECON_CONFIG; a change rebuilds it, as for the journal).
+ * from the build's bank settings (the runner's, recorded with the build; a change rebuilds it, as for the journal).
  */
 
 const DISC_COLUMNS = `id uuid, type text, status text, pos_id text, payment_id text, order_id text, method text, operation_key text,
@@ -81,11 +80,11 @@ const STATE = `reference text primary key, payee_name text not null, paid_out in
   status text not null, due_on date not null, paid_on date`;
 const MATCHES = 'event_id uuid primary key, role text not null, reference text, matched_by text';
 
-export function payoutsProjection(bankOf: () => BankConfig): Projection {
+function payoutsProjection(): Projection {
   return {
     name: 'payouts',
-    // 2: the runner's bank settings (the build's) come first, as for the journal and the cash leg
-    version: 2,
+    // 3: the build's bank settings are the only source (no RECON_CONFIG of its own), as for the journal and the cash leg
+    version: 3,
     usesBank: true,
     async setup(tx: Tx, ctx: ProjectionContext) {
       const s = q(ctx.schema);
@@ -103,8 +102,8 @@ export function payoutsProjection(bankOf: () => BankConfig): Projection {
     },
     async apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionContext) {
       const s = q(ctx.schema);
-      // the build's bank settings when the runner was given accounts, else the projection's own source
-      const bank = ctx.bank?.accounts.length ? ctx.bank : bankOf();
+      // the build's bank settings, recorded with it: a build never reads them from anywhere else
+      const bank = ctx.bank ?? EMPTY_BANK_CONFIG;
       const [st] = await tx.unsafe<{ at: Date | null }[]>(`select at from ${s}.clock where id = 1`);
       const before = st?.at ? st.at.getTime() : null;
       let clock = before;
@@ -149,4 +148,4 @@ export function payoutsProjection(bankOf: () => BankConfig): Projection {
   };
 }
 
-export const projection: Projection = payoutsProjection(bankConfigFromEnv);
+export const projection: Projection = payoutsProjection();

@@ -8,6 +8,7 @@ import {
 } from '@eventstore/db-client';
 import * as grpc from '@grpc/grpc-js';
 import { urlPasswords } from '../url-passwords';
+import { appendBulkByAppendMany } from './bulk-by-append-many';
 import { createAppender } from './eventstoredb-append';
 import { clientConnectionString, consume, guard, toRecorded } from './eventstoredb-read';
 import { createStreamLocks, createStreamStates } from './eventstoredb-streams';
@@ -122,6 +123,10 @@ export function createEventStoreDbStore(connectionString: string, opts: EventSto
           () => appendMany(requests),
         ),
       ),
+    // no bulk path of its own: held, then one appendMany (src/store/bulk-by-append-many.ts)
+    appendBulk(batches) {
+      return appendBulkByAppendMany(this, batches);
+    },
     readStream: (stream, o = {}) =>
       guard(async () => {
         const out: RecordedEvent[] = [];

@@ -7,6 +7,7 @@ import {
   checkExpected,
   meetsExpected,
 } from './errors';
+import { createBulkAppend } from './postgres-bulk';
 import { prepareAppend, type PreparedEvent } from './prepare';
 import {
   formatPosition,
@@ -162,7 +163,10 @@ function resultsOf(
 }
 
 /** PostgreSQL backend: events in the same database as the read models. */
-export function createPostgresEventStore(sql: Sql, opts: { ownsConnection?: boolean } = {}): EventStore {
+export function createPostgresEventStore(
+  sql: Sql,
+  opts: { ownsConnection?: boolean; bulkChunkBytes?: number } = {},
+): EventStore {
   async function appendOnce(requests: readonly AppendRequest[]): Promise<AppendResult[]> {
     const prepared = prepareAppend(requests);
     const asText =
@@ -331,6 +335,7 @@ export function createPostgresEventStore(sql: Sql, opts: { ownsConnection?: bool
     });
     return rows.map(toRecorded);
   }
+  const bulk = createBulkAppend(sql, opts.bulkChunkBytes);
   /** The page after the last full page returned, being read already. */
   let readAhead: { key: string; page: Promise<RecordedEvent[]> } | undefined;
 
@@ -345,6 +350,7 @@ export function createPostgresEventStore(sql: Sql, opts: { ownsConnection?: bool
       return r!;
     },
     appendMany,
+    appendBulk: (batches) => guard(() => bulk(batches)),
     async readStream(stream, opts = {}) {
       const from = opts.fromRevision ?? 0;
       const limit = opts.maxCount ?? 1_000_000;

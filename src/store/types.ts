@@ -64,6 +64,24 @@ export interface AppendResult {
   readonly position: Position | undefined;
 }
 
+/** One event of a bulk append, with the stream it goes to. */
+export interface BulkEvent {
+  readonly stream: string;
+  readonly event: NewEvent;
+  /**
+   * What the caller counts the event under in the result (`BulkAppendResult.byLabel`); its type when
+   * omitted. Lets an importer tell apart, say, the entries of each file it streams.
+   */
+  readonly label?: string;
+}
+
+export interface BulkAppendResult {
+  /** One per stream the bulk named, in stream order (`revision`, `position`: as after the append). */
+  readonly streams: readonly AppendResult[];
+  /** Events written now and events left out (stored already with the same content, or repeated in the bulk). */
+  readonly byLabel: ReadonlyMap<string, { readonly appended: number; readonly duplicates: number }>;
+}
+
 export interface ReadAllOptions {
   /** Largest number of events returned by one call. */
   readonly maxCount?: number;
@@ -88,6 +106,16 @@ export interface EventStore {
    * retry completes a call cut short by a failure).
    */
   appendMany(requests: readonly AppendRequest[]): Promise<AppendResult[]>;
+  /**
+   * One append of a stream of events too large to hold (a bank statement of a million entries), read
+   * from `batches` while the caller produces them: every stream's expectation is "any". The events keep
+   * the order given (their positions follow it) and share one append id. Ids stored already with the same
+   * content, and repeats inside the bulk, are left out; an id stored (or repeated) with other content, or
+   * in another stream, is EVENT_ID_CONFLICT. All or nothing on PostgreSQL (one transaction): a conflict,
+   * or `batches` throwing, writes nothing. EventStoreDB holds the events and appends them with
+   * `appendMany` at the end (its guarantees, not atomic across streams).
+   */
+  appendBulk(batches: AsyncIterable<readonly BulkEvent[]>): Promise<BulkAppendResult>;
   /** The whole stream in revision order; empty when it does not exist. */
   readStream(stream: string, opts?: { fromRevision?: number; maxCount?: number }): Promise<RecordedEvent[]>;
   /**

@@ -16,7 +16,7 @@ import { projection as reconciliation } from '../../projections/reconciliation';
 import { appendAll, at, periodRow, registerRows, subMerchant, syncCompleted } from '../discrepancies/fixtures';
 import { waitVisible } from '../ledger/visible';
 import { useTestStore } from '../support/db';
-import { booked, payouts } from './support';
+import { bank, booked, payouts } from './support';
 
 /**
  * Holds and payouts on the statements, from real events through the three projections: money under a
@@ -34,7 +34,12 @@ const deps = () => ({ sql: fx.db.sql, store: fx.store, log: silentLogger, timezo
 async function settle() {
   await waitVisible(fx.db.sql, fx.store);
   for (let i = 0; i < 200; i++) {
-    const r = await runProjections({ ...deps(), graceHours: 48, projections: [journal, reconciliation, payouts] });
+    const r = await runProjections({
+      ...deps(),
+      graceHours: 48,
+      bank,
+      projections: [journal, reconciliation, payouts],
+    });
     if (r.projections.every((p) => p.position === r.head)) return;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }

@@ -7,7 +7,7 @@ import { StatementIssued, statementStream } from '../../src/events/statement-eve
 import { silentLogger } from '../../src/log';
 import { rebuildProjection, runProjections } from '../../src/projection/runner';
 import type { AppendRequest, EventStore } from '../../src/store/types';
-import { payoutsProjection } from '../../projections/payouts';
+import { projection as payoutsProjection } from '../../projections/payouts';
 
 /** Events of the payout tests, appended directly (the bank parsers are another piece). */
 
@@ -24,7 +24,7 @@ export const bank = bankConfigFrom(
     payouts: { dueDays: 5, matchWindowDays: 10 },
   }),
 );
-export const payouts = payoutsProjection(() => bank);
+export const payouts = payoutsProjection;
 
 export function payee(id: string, name: string, payoutAccount?: string): AppendRequest {
   return {
@@ -129,6 +129,7 @@ const deps = (sql: Sql, store: EventStore) => ({
   log: silentLogger,
   timezone: TZ,
   graceHours: 48,
+  bank,
   projections: [payouts],
 });
 

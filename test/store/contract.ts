@@ -9,6 +9,7 @@ import {
   type RecordedEvent,
 } from '../../src/store/types';
 import { randomUUID } from 'node:crypto';
+import { bulkAppendCases } from './contract-bulk';
 
 /**
  * One contract, every backend (after emmett's approach): the same behaviour is demanded of the
@@ -396,5 +397,7 @@ export function eventStoreContract(name: string, make: () => Promise<StoreFixtur
         await unwatch();
       }
     });
+
+    bulkAppendCases(() => store, s);
   });
 }

@@ -8,6 +8,7 @@ import type { EventStore, Position } from '../../src/store/types';
 import { createTestDatabase, type TestDatabase } from '../support/db';
 import { storeEventAheadOfCounter } from '../support/logical-restore';
 import { withTransactionCounterLock } from '../support/xid-lock';
+import { batchesOf } from './contract-bulk';
 import { ev } from './contract';
 import { contentHash } from '../../src/store/prepare';
 import { loadProjections } from '../../src/projection/runner';
@@ -58,6 +59,8 @@ describe('postgres event store: a transaction counter behind the stored events (
         ]),
       // the transaction path (an expected revision)
       () => store.append('new-c', [ev('new-c', 0)], { expectedRevision: 'no_stream' }),
+      // the bulk append
+      () => store.appendBulk(batchesOf([{ stream: 'new-d', event: ev('new-d', 0) }])),
     ];
     for (const attempt of attempts) {
       const err = await attempt().then(

@@ -127,7 +127,7 @@ async function* itemsOf(f: CheckedFile): AsyncIterable<readonly SpoolItem[]> {
     );
 }
 
-function statementEvent(f: CheckedFile, c: CheckedFile['statements'][number]): NewEvent {
+export function statementEvent(f: CheckedFile, c: CheckedFile['statements'][number]): NewEvent {
   const s = c.statement;
   return newEvent(
     BankStatementImported,
@@ -156,7 +156,7 @@ function statementEvent(f: CheckedFile, c: CheckedFile['statements'][number]): N
   );
 }
 
-function unknownEvent(f: CheckedFile, c: CheckedFile['statements'][number]): NewEvent {
+export function unknownEvent(f: CheckedFile, c: CheckedFile['statements'][number]): NewEvent {
   const s = c.statement;
   return newEvent(
     BankEntryForUnknownAccount,

@@ -45,8 +45,37 @@ export async function checkFile(
   accounts: readonly BankAccount[],
   spool?: Spool,
 ): Promise<FileCheck> {
-  const problems: string[] = [];
-  const statements: StatementCheck[] = [];
+  const progress = newCheckProgress();
+  for await (const kept of checkedItems(file, format, mapping, accounts, progress)) await spool?.write(kept);
+  return { file, format, statements: progress.statements, problems: progress.problems };
+}
+
+/** A booked entry with the head of its statement as known when it was read, or a statement's end. */
+export type CheckedItem = (SpoolItem & { kind: 'entry'; head: StatementHead }) | (SpoolItem & { kind: 'statement' });
+
+/** What a reading has found so far: statements checked (in the file's order) and problems. */
+export interface CheckProgress {
+  readonly statements: StatementCheck[];
+  readonly problems: string[];
+}
+
+export function newCheckProgress(): CheckProgress {
+  return { statements: [], problems: [] };
+}
+
+/**
+ * The first reading as it goes: yields the booked entries and the ends of statements of each chunk of
+ * the file, as long as no problem is found (a statement's check is in `progress` when its end is
+ * yielded); the reading goes on to the end after a problem, to list every problem of the file.
+ */
+export async function* checkedItems(
+  file: string,
+  format: BankFormat,
+  mapping: CsvMapping | undefined,
+  accounts: readonly BankAccount[],
+  progress: CheckProgress,
+): AsyncGenerator<CheckedItem[]> {
+  const { problems, statements } = progress;
   const running = new Map<number, Running>();
   const byId = new Map(accounts.map((a) => [a.id, a]));
   const runOf = (head: StatementHead): Running => {
@@ -59,13 +88,13 @@ export async function checkFile(
   };
   try {
     for await (const items of parserFor(file, format, mapping)) {
-      const kept: SpoolItem[] = [];
+      const kept: CheckedItem[] = [];
       for (const item of items) {
         if (item.kind === 'entry') {
           const err = checkEntry(item.head, item.entry, runOf(item.head));
           if (err) throw new BankFileError(file, item.entry.where, err);
           if (item.entry.status === 'booked')
-            kept.push({ kind: 'entry', statement: item.head.index, entry: item.entry });
+            kept.push({ kind: 'entry', statement: item.head.index, entry: item.entry, head: item.head });
           continue;
         }
         kept.push({ kind: 'statement', statement: item.statement.index });
@@ -77,14 +106,13 @@ export async function checkFile(
         const account = s.account ? (byId.get(s.account) ?? null) : null;
         statements.push({ statement: s, account, booked: r.booked, pending: r.pending, dayOrdered: r.dayOrdered });
       }
-      if (spool && problems.length === 0) await spool.write(kept);
+      if (problems.length === 0 && kept.length > 0) yield kept;
     }
   } catch (e) {
     if (!(e instanceof BankFileError)) throw e;
     problems.push(e.message);
   }
   if (problems.length === 0 && statements.length === 0) problems.push(`${file}: no statement in the file`);
-  return { file, format, statements, problems };
 }
 
 function checkEntry(head: StatementHead, e: ParsedEntry, r: Running): string | null {

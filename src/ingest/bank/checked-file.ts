@@ -1,3 +1,4 @@
+import type { BankAccount } from '../../config/bank';
 import type { StatementCheck } from './check';
 import type { CsvMapping } from './csv';
 import type { Spool } from './spool';
@@ -12,4 +13,12 @@ export interface CheckedFile {
   readonly statements: readonly StatementCheck[];
   /** the booked entries kept by the first reading; null: the append reads the file again */
   readonly spool: Spool | null;
+}
+
+export interface BankImportOptions {
+  readonly accounts: readonly BankAccount[];
+  readonly format?: BankFormat;
+  readonly mapping?: CsvMapping;
+  readonly batchSize?: number;
+  readonly signal?: AbortSignal;
 }

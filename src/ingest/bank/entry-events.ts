@@ -1,5 +1,6 @@
 import { BankEntryBooked } from '../../events/bank-events';
 import { newEvent } from '../../events/catalog';
+import type { z } from 'zod';
 import type { NewEvent } from '../../store/types';
 import type { ParsedEntry, ParsedStatement } from './types';
 
@@ -65,29 +66,51 @@ export function entryEvents(
       ];
   const identity = base.join('\u0000');
   const occurrence = occurrences.next(day, identity);
-  return details.map((d, i) =>
-    newEvent(
-      BankEntryBooked,
-      {
-        accountId,
-        currency: statement.currency!,
-        direction: d?.direction ?? entry.direction,
-        amount: (single || d?.amount == null ? entry.amount : d.amount).toString(),
-        bookingDate: day,
-        valueDate: entry.valueDate,
-        bankRef: d?.bankRef ?? entry.bankRef,
-        batchRef: single ? null : entry.bankRef,
-        detail: i,
-        endToEndId: d?.endToEndId ?? null,
-        remittance: d?.remittance ?? entry.info,
-        counterpartyName: d?.counterpartyName ?? null,
-        counterpartyAccount: d?.counterpartyAccount ?? null,
-        isReturn: entry.isReversal || (d?.isReturn ?? false),
-        transactionCode: d?.transactionCode ?? entry.transactionCode,
-        statementId: statement.statementId!,
-      },
-      // the parsers build exactly this shape (test/ingest/bank/events.test.ts checks it against the schema)
-      { validated: true, idContent: { account: accountId, entry: identity, occurrence, detail: i } },
-    ),
+  return details.map((d, i) => {
+    const data: EntryData = {
+      accountId,
+      currency: statement.currency!,
+      direction: d?.direction ?? entry.direction,
+      amount: (single || d?.amount == null ? entry.amount : d.amount).toString(),
+      bookingDate: day,
+      valueDate: entry.valueDate,
+      bankRef: d?.bankRef ?? entry.bankRef,
+      batchRef: single ? null : entry.bankRef,
+      detail: i,
+      endToEndId: d?.endToEndId ?? null,
+      remittance: d?.remittance ?? entry.info,
+      counterpartyName: d?.counterpartyName ?? null,
+      counterpartyAccount: d?.counterpartyAccount ?? null,
+      isReturn: entry.isReversal || (d?.isReturn ?? false),
+      transactionCode: d?.transactionCode ?? entry.transactionCode,
+      statementId: statement.statementId!,
+    };
+    // the parsers build exactly this shape (test/ingest/bank/events.test.ts checks it against the schema)
+    const event = newEvent(BankEntryBooked, data, {
+      validated: true,
+      idContent: { account: accountId, entry: identity, occurrence, detail: i },
+    });
+    return { ...event, canonicalData: canonicalEntry(data) };
+  });
+}
+
+type EntryData = z.input<typeof BankEntryBooked.schema>;
+
+const text = (v: string | null | undefined): string => (v == null ? 'null' : JSON.stringify(v));
+
+/**
+ * The canonical text of an entry's data (`stableStringify(data, true)`: keys in sorted order), written out
+ * for its one shape: the store hashes and stores it without serialising every entry generically
+ * (test/ingest/bank/entry-events.test.ts checks the two agree).
+ */
+export function canonicalEntry(d: EntryData): string {
+  return (
+    `{"accountId":${text(d.accountId)},"amount":${text(d.amount)},"bankRef":${text(d.bankRef)}` +
+    `,"batchRef":${text(d.batchRef)},"bookingDate":${text(d.bookingDate)}` +
+    `,"counterpartyAccount":${text(d.counterpartyAccount)},"counterpartyName":${text(d.counterpartyName)}` +
+    `,"currency":${text(d.currency)},"detail":${JSON.stringify(d.detail)},"direction":${text(d.direction)}` +
+    `,"endToEndId":${text(d.endToEndId)},"isReturn":${JSON.stringify(d.isReturn)},"remittance":${text(d.remittance)}` +
+    `,"statementId":${text(d.statementId)},"transactionCode":${text(d.transactionCode)}` +
+    `,"valueDate":${text(d.valueDate)}}`
   );
 }

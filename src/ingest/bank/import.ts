@@ -1,22 +1,23 @@
 import { ReconError } from '../../errors';
 import { existsSync, statSync } from 'node:fs';
-import type { BankAccount } from '../../config/bank';
+import { StoreError } from '../../store/errors';
 import type { EventStore } from '../../store/types';
+import { FilesRefused, importAsBulk, NotForBulk } from './bulk';
 import { applyFile, type FileOutcome } from './apply';
 import { checkFile } from './check';
-import type { CsvMapping } from './csv';
 import { detectFormat } from './detect';
 import type { KnownEvents } from './known-events';
 import { fileSha256 } from './open-file';
 import { createSpool, type Spool } from './spool';
-import type { BankFormat } from './types';
-import type { CheckedFile } from './checked-file';
+import type { BankImportOptions, CheckedFile } from './checked-file';
 
 /**
  * `recon bank import`: every file is read and checked whole first; if any file has a problem (malformed, a
  * statement that does not foot, a currency that is not its account's), nothing of the import is appended.
- * The first reading keeps the booked entries in a spool (src/ingest/bank/spool.ts); the append then reads
- * them from there (src/ingest/bank/apply.ts), so a file is parsed once.
+ * On PostgreSQL the import is one bulk append that the first reading feeds as it goes
+ * (src/ingest/bank/bulk.ts); otherwise, and for what the bulk leaves to it, the first reading keeps the
+ * booked entries in a spool (src/ingest/bank/spool.ts) and the append reads them from there in batches
+ * (src/ingest/bank/apply.ts). Either way a file is parsed once per path taken.
  */
 
 export class BankImportRefused extends ReconError {
@@ -30,13 +31,7 @@ export class BankImportRefused extends ReconError {
   }
 }
 
-export interface BankImportOptions {
-  readonly accounts: readonly BankAccount[];
-  readonly format?: BankFormat;
-  readonly mapping?: CsvMapping;
-  readonly batchSize?: number;
-  readonly signal?: AbortSignal;
-}
+export type { BankImportOptions } from './checked-file';
 
 /**
  * `spools`: where the spools of the files are listed as they are made (the caller removes them, refused
@@ -76,6 +71,27 @@ export async function checkBankFiles(
 }
 
 export async function importBankFiles(
+  store: EventStore,
+  known: KnownEvents,
+  files: readonly string[],
+  opts: BankImportOptions,
+): Promise<FileOutcome[]> {
+  // EventStoreDB's appendBulk holds the whole import in memory: the batched import suits it better
+  if (store.backend === 'postgres') {
+    try {
+      return await importAsBulk(store, files, opts);
+    } catch (e) {
+      if (e instanceof FilesRefused) throw new BankImportRefused(e.problems);
+      const overlap = e instanceof StoreError && e.code === 'EVENT_ID_CONFLICT';
+      if (!(e instanceof NotForBulk) && !overlap) throw e;
+      // nothing of the bulk was written: the batched import, which looks stored ids up, takes it
+    }
+  }
+  return importInBatches(store, known, files, opts);
+}
+
+/** The import in batches, each one appendMany, from the spools of a first reading that checks every file. */
+export async function importInBatches(
   store: EventStore,
   known: KnownEvents,
   files: readonly string[],

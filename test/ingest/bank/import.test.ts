@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { BankAccount } from '../../../src/config/bank';
 import { BankEntryBooked, BankEntryForUnknownAccount, BankStatementImported } from '../../../src/events/bank-events';
-import { BankImportRefused, importBankFiles } from '../../../src/ingest/bank/import';
+import { BankImportRefused, importBankFiles, importInBatches } from '../../../src/ingest/bank/import';
+import { createPostgresEventStore } from '../../../src/store/postgres';
+import type { RecordedEvent } from '../../../src/store/types';
 import { knownEventsOf } from '../../../src/ingest/bank/known-events';
 import {
   renderCamt053,
@@ -9,7 +11,7 @@ import {
   type BankFileEntry,
   type BankFileStatement,
 } from '../../../src/sandbox/bank-files';
-import { useTestStore } from '../../support/db';
+import { createTestDatabase, useTestStore } from '../../support/db';
 import { fixture, tempFile } from './support';
 
 const SEK: BankAccount = { id: 'SE5230000000000312345678', currency: 'SEK', role: 'settlement', name: null };
@@ -211,6 +213,43 @@ describe('bank import', () => {
         .filter((e) => (e.data as { bookingDate: string }).bookingDate === '2025-06-02')
         .map((e) => (e.data as { statementId: string }).statementId),
     ).toEqual(['S-OV-A', 'S-OV-A', 'S-OV-A', 'S-OV-A']);
+  });
+
+  it('on PostgreSQL one import is one append, and the bulk and the batched import book the same events', async () => {
+    // days in order (the bulk) and a statement whose first day comes back after the second (the batched import)
+    const ordered = statement('S-BULK-1', 0n, '2025-04-01', '2025-04-02', [
+      credit(11n, '2025-04-01', { bankRef: 'Q1' }),
+      credit(12n, '2025-04-01'),
+      credit(12n, '2025-04-01'),
+      credit(13n, '2025-04-02'),
+    ]);
+    const unordered = statement('S-BULK-2', 48n, '2025-04-03', '2025-04-04', [
+      credit(21n, '2025-04-03'),
+      credit(22n, '2025-04-04', { bankRef: 'Q2' }),
+      credit(21n, '2025-04-03'),
+    ]);
+    const files = [tempFile('bulk-1.xml', renderCamt053(ordered)), tempFile('bulk-2.xml', renderCamt053(unordered))];
+    const before = (await streamEvents(`bank-${UAH.id}`)).length;
+    // batches of one event, where the batched import is taken
+    const [one] = await run([files[0]!], { batchSize: 1 });
+    expect(one).toMatchObject({ statements: 1, entries: 4, entriesKnown: 0 });
+    const [two] = await run([files[1]!], { batchSize: 1 });
+    expect(two).toMatchObject({ statements: 1, entries: 3, entriesKnown: 0 });
+    const stored = (await streamEvents(`bank-${UAH.id}`)).slice(before);
+    expect(stored.map((e) => e.revision)).toEqual(stored.map((_, i) => before + i));
+    // the first file went in as one append, the second (days out of order) in batches
+    expect(new Set(stored.slice(0, 5).map((e) => e.appendId)).size).toBe(1);
+    expect(new Set(stored.slice(5).map((e) => e.appendId)).size).toBeGreaterThan(1);
+    const other = await createTestDatabase();
+    try {
+      const store = createPostgresEventStore(other.sql);
+      await importInBatches(store, knownEventsOf(store, other.sql), files, { accounts });
+      const batched = await store.readStream(`bank-${UAH.id}`);
+      const strip = (e: RecordedEvent) => [e.id, e.type, e.data];
+      expect(stored.map(strip)).toEqual(batched.map(strip));
+    } finally {
+      await other.drop();
+    }
   });
 
   it('names a missing file', async () => {

@@ -1,0 +1,173 @@
+import { existsSync, statSync } from 'node:fs';
+import { ReconError } from '../../errors';
+import { bankAccountStream, unknownBankAccountStream } from '../../events/bank-events';
+import type { BulkEvent, EventStore } from '../../store/types';
+import type { FileOutcome } from './apply';
+import { statementEvent, unknownEvent } from './apply';
+import { checkedItems, newCheckProgress, type StatementCheck } from './check';
+import type { ParsedStatement } from './types';
+import type { BankImportOptions, CheckedFile } from './checked-file';
+import { detectFormat } from './detect';
+import { entryEvents, type Occurrences, occurrenceCounter } from './entry-events';
+import { fileSha256 } from './open-file';
+
+/**
+ * The import as one bulk append (EventStore.appendBulk): the events are built and streamed to the store
+ * while the files are read and checked the first and only time; a problem in any file makes the bulk
+ * throw, so nothing of the import is written. Counts per file come back by label.
+ *
+ * Two cases it leaves to the batched import (src/ingest/bank/apply.ts), by throwing NotForBulk before
+ * anything is written: a statement whose booking days come back after another day (the occurrence counts
+ * of a finished day are dropped to keep memory flat, and are then needed again), and an entry stored from
+ * an earlier, overlapping statement (same id, other content: the store refuses the bulk).
+ */
+
+/** Not an error a person sees: the import catches it and takes the batched path. */
+export class NotForBulk extends ReconError {
+  readonly code = 'BANK_IMPORT_NOT_FOR_BULK';
+  readonly kind = 'internal';
+  constructor(readonly reason: string) {
+    super(reason);
+    this.name = 'NotForBulk';
+  }
+}
+
+/** Refusal of the import's files, thrown from inside the bulk so that nothing of it is written. */
+export class FilesRefused extends ReconError {
+  readonly code = 'BANK_FILES_REFUSED';
+  readonly kind = 'data';
+  constructor(readonly problems: readonly string[]) {
+    super(problems.join('\n'));
+    this.name = 'FilesRefused';
+  }
+}
+
+const label = (file: number, kind: 'entry' | 'statement' | 'unknown') => `${file}:${kind}`;
+
+export async function importAsBulk(
+  store: EventStore,
+  files: readonly string[],
+  opts: BankImportOptions,
+): Promise<FileOutcome[]> {
+  const outcomes: FileOutcome[] = [];
+  const result = await store.appendBulk(eventsOf(files, opts, outcomes));
+  outcomes.forEach((o, i) => {
+    const entries = result.byLabel.get(label(i, 'entry'));
+    const statements = result.byLabel.get(label(i, 'statement'));
+    o.entries = entries?.appended ?? 0;
+    o.entriesKnown = entries?.duplicates ?? 0;
+    o.statements = statements?.appended ?? 0;
+    o.statementsKnown = statements?.duplicates ?? 0;
+  });
+  return outcomes;
+}
+
+/** Booking days of a statement as they come: a day that comes back after another cannot be counted. */
+interface DayRun {
+  readonly occurrences: Occurrences;
+  day: string | null;
+  readonly done: Set<string>;
+  readonly statementId: string;
+  readonly account: string;
+}
+
+async function* eventsOf(
+  files: readonly string[],
+  opts: BankImportOptions,
+  outcomes: FileOutcome[],
+): AsyncGenerator<BulkEvent[]> {
+  const problems: string[] = [];
+  for (const [i, file] of files.entries()) {
+    opts.signal?.throwIfAborted();
+    outcomes.push({ file, statements: 0, statementsKnown: 0, entries: 0, entriesKnown: 0, pending: 0, unknown: [] });
+    if (!existsSync(file) || !statSync(file).isFile()) {
+      problems.push(`${file}: no such file`);
+      continue;
+    }
+    const format = opts.format ?? detectFormat(file);
+    const progress = newCheckProgress();
+    const hashing = fileSha256(file);
+    hashing.catch(() => {});
+    const runs = new Map<number, DayRun>();
+    const byId = new Map(opts.accounts.map((a) => [a.id, a]));
+    for await (const items of checkedItems(file, format, opts.mapping, opts.accounts, progress)) {
+      if (problems.length > 0) continue;
+      opts.signal?.throwIfAborted();
+      const batch: BulkEvent[] = [];
+      for (const item of items) {
+        if (item.kind === 'statement') {
+          // the entries were booked with what the head said then: the same as the whole statement says
+          const run = runs.get(item.statement);
+          const s = endOf(progress.statements, item.statement);
+          if (run && (run.statementId !== s.statementId || run.account !== s.account))
+            throw new NotForBulk(`${file}: statement ${s.statementId} names its id or account after its entries`);
+          runs.delete(item.statement);
+          continue;
+        }
+        const account = item.head.account === null ? undefined : byId.get(item.head.account);
+        if (!account) continue;
+        let run = runs.get(item.statement);
+        if (!run) {
+          if (item.head.statementId === null)
+            throw new NotForBulk(`${file}: statement ${item.statement + 1} has no id before its entries`);
+          run = {
+            occurrences: occurrenceCounter(true),
+            day: null,
+            done: new Set(),
+            statementId: item.head.statementId,
+            account: account.id,
+          };
+          runs.set(item.statement, run);
+        }
+        const day = item.entry.bookingDate!;
+        if (day !== run.day) {
+          if (run.done.has(day)) throw new NotForBulk(`${file}: booking day ${day} comes back after another day`);
+          if (run.day !== null) run.done.add(run.day);
+          run.day = day;
+        }
+        const stream = bankAccountStream(account.id);
+        // a statement of a configured account is refused unless it is in the account's currency
+        const statement = { statementId: run.statementId, currency: account.currency };
+        for (const event of entryEvents(account.id, statement, item.entry, run.occurrences))
+          batch.push({ stream, event, label: label(i, 'entry') });
+      }
+      if (batch.length > 0) yield batch;
+    }
+    problems.push(...progress.problems);
+    if (problems.length > 0) continue;
+    // a statement's own event after every entry of its file: it records the file's sha-256
+    const f: CheckedFile = {
+      file,
+      format,
+      mapping: opts.mapping,
+      sha256: await hashing,
+      statements: progress.statements,
+      spool: null,
+    };
+    const outcome = outcomes[i]!;
+    const ends: BulkEvent[] = [];
+    for (const c of progress.statements) {
+      outcome.pending += c.pending;
+      if (c.account === null) {
+        const s = c.statement;
+        outcome.unknown.push({ account: s.account!, statementId: s.statementId!, entries: c.booked });
+        ends.push({ stream: unknownBankAccountStream, event: unknownEvent(f, c), label: label(i, 'unknown') });
+      } else {
+        ends.push({
+          stream: bankAccountStream(c.account.id),
+          event: statementEvent(f, c),
+          label: label(i, 'statement'),
+        });
+      }
+    }
+    yield ends;
+  }
+  if (problems.length > 0) throw new FilesRefused(problems);
+}
+
+/** The check of statement `index`, among the last ones ended. */
+function endOf(statements: readonly StatementCheck[], index: number): ParsedStatement {
+  for (let k = statements.length - 1; k >= 0; k--)
+    if (statements[k]!.statement.index === index) return statements[k]!.statement;
+  throw new Error(`statement ${index} ended without its check`);
+}
