@@ -14,7 +14,8 @@ import {
   type StatementSource,
 } from './statement-figures';
 import { headerRows } from './statement-summary';
-import { releasesToCome, statementTitle } from './statement-workbooks';
+import { addLine, releasesToCome, statementTitle } from './statement-workbooks';
+import { paymentMethodWords } from './i18n/payment-methods';
 import { currencyExponent } from './xlsx';
 
 /**
@@ -266,7 +267,9 @@ async function operationSections(
   for (const f of figures) {
     heading(doc, `${t.operationsIn(f.currency)} (${t.timeZone} ${meta.timezone})`, footer);
     const rows: string[][] = [];
+    const sum = { share: 0n, fee: 0n, fixed: 0n, percent: 0n, notSplit: 0n, reserve: 0n, net: 0n };
     for await (const l of src.lines(f.currency)) {
+      addLine(sum, l);
       rows.push([
         DateTime.fromJSDate(l.at, { zone: meta.timezone }).toFormat(
           lang === 'uk' ? 'dd.MM.yyyy HH:mm' : 'yyyy-MM-dd HH:mm',
@@ -274,28 +277,49 @@ async function operationSections(
         l.orderId ?? '',
         operationWord(l.method, lang),
         operationWord(l.status, lang),
+        paymentMethodWords(l.paidWith, lang),
         money(l.share, f.currency),
         money(l.fee, f.currency),
+        l.feeParts ? `${money(l.feeParts.fixed, f.currency)} + ${money(l.feeParts.percent, f.currency)}` : '',
         money(l.reserve, f.currency),
         money(l.net, f.currency),
       ]);
     }
+    if (rows.length) rows.push(feeSummaryRow(sum, t, (v) => money(v, f.currency)));
     table(
       doc,
       [
-        { header: t.date, width: 110 },
-        { header: t.order, width: 170 },
-        { header: t.method, width: 70 },
-        { header: t.status, width: 60 },
-        { header: t.share, width: 95, align: 'right' },
-        { header: t.fee, width: 85, align: 'right' },
-        { header: t.reserve, width: 85, align: 'right' },
-        { header: t.net, width: 95, align: 'right' },
+        { header: t.date, width: 78 },
+        { header: t.order, width: 118 },
+        { header: t.method, width: 62 },
+        { header: t.status, width: 58 },
+        { header: t.paidWith, width: 84 },
+        { header: t.share, width: 74, align: 'right' },
+        { header: t.fee, width: 64, align: 'right' },
+        { header: t.feeParts, width: 98, align: 'right' },
+        { header: t.reserve, width: 60, align: 'right' },
+        { header: t.net, width: 66, align: 'right' },
       ],
       rows.length ? rows : [[t.none]],
       footer,
+      (row) => row[0] === t.total,
     );
+    if (sum.notSplit !== 0n && sum.notSplit !== sum.fee)
+      doc
+        .font('regular')
+        .fontSize(8)
+        .text(`${t.feeNotSplit}: ${money(sum.notSplit, f.currency)}`, MARGIN, doc.y);
   }
+}
+
+/** The table's total: the fee's parts beside the fee, so fixed + percentage + not split = the fee's total. */
+function feeSummaryRow(
+  sum: { share: bigint; fee: bigint; fixed: bigint; percent: bigint; reserve: bigint; net: bigint },
+  t: Labels,
+  money: (v: bigint) => string,
+): string[] {
+  const parts = sum.fixed !== 0n || sum.percent !== 0n ? `${money(sum.fixed)} + ${money(sum.percent)}` : '';
+  return [t.total, '', '', '', '', money(sum.share), money(sum.fee), parts, money(sum.reserve), money(sum.net)];
 }
 
 function dayText(d: string | Date, language: 'en' | 'uk'): string {
