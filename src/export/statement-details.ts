@@ -1,5 +1,5 @@
 import type { Sql } from '../db/connect';
-import { dataOf, isEvent } from '../events/catalog';
+import { isEvent } from '../events/catalog';
 import { PeriodRecordObserved, paymentStream, RegisterRecordObserved, WebhookReceived } from '../events/ingest-events';
 import { isPlainObject, parseJsonExact } from '../psp/json';
 import { feeObject } from '../psp/schemas';
@@ -28,6 +28,13 @@ export interface LineDetails {
   readonly feeParts: FeeParts | null;
 }
 
+/**
+ * Events are read field by field rather than through their schemas: a statement must not fail because an event
+ * stored long ago does not meet a schema made stricter since; what cannot be read is simply not shown.
+ */
+const field = (v: unknown, key: string): unknown =>
+  typeof v === 'object' && v !== null ? (v as Record<string, unknown>)[key] : undefined;
+
 const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
 
 function lastOf<T>(items: readonly T[], pick: (x: T) => string | null): string | null {
@@ -46,24 +53,21 @@ function paidWithOf(events: readonly RecordedEvent[], eventIds: readonly string[
   const own = new Set(eventIds);
   const primary = events
     .filter((e) => isEvent(WebhookReceived, e))
-    .map((e) => dataOf(WebhookReceived, e).webhook)
-    .filter((w) => w.kind === 'primary' || w.kind === 'recurring');
+    .map((e) => field(e.data, 'webhook'))
+    .filter((w) => field(w, 'kind') === 'primary' || field(w, 'kind') === 'recurring');
   const registers = events
     .filter((e) => isEvent(RegisterRecordObserved, e))
-    .map((e) => ({
-      own: own.has(e.id),
-      record: dataOf(RegisterRecordObserved, e).record,
-    }));
+    .map((e) => ({ own: own.has(e.id), record: field(e.data, 'record') }));
   const ownRows = registers.filter((r) => r.own);
-  const periods = events.filter((e) => isEvent(PeriodRecordObserved, e)).map((e) => dataOf(PeriodRecordObserved, e));
+  const periods = events.filter((e) => isEvent(PeriodRecordObserved, e)).map((e) => field(e.data, 'record'));
   const payway =
-    lastOf(primary, (w) => text(w.other.payway)) ??
-    lastOf(ownRows, (r) => text(r.record.payway)) ??
-    lastOf(registers, (r) => text(r.record.payway));
+    lastOf(primary, (w) => text(field(field(w, 'other'), 'payway'))) ??
+    lastOf(ownRows, (r) => text(field(r.record, 'payway'))) ??
+    lastOf(registers, (r) => text(field(r.record, 'payway')));
   const scheme =
-    lastOf(periods, (p) => text(p.record.other.paymentSystem)) ??
-    lastOf(ownRows, (r) => text(r.record.other.paymentSystem)) ??
-    lastOf(registers, (r) => text(r.record.other.paymentSystem));
+    lastOf(periods, (p) => text(field(field(p, 'other'), 'paymentSystem'))) ??
+    lastOf(ownRows, (r) => text(field(field(r.record, 'other'), 'paymentSystem'))) ??
+    lastOf(registers, (r) => text(field(field(r.record, 'other'), 'paymentSystem')));
   return payway === null && scheme === null ? null : { payway, scheme };
 }
 
@@ -89,10 +93,14 @@ function feePartsOf(
   for (let i = events.length - 1; i >= 0; i--) {
     const e = events[i] as RecordedEvent;
     if (!isEvent(WebhookReceived, e)) continue;
-    const { raw, webhook } = dataOf(WebhookReceived, e);
-    if (webhook.method !== line.method || webhook.status !== 'success' || webhook.fee === null) continue;
-    if (webhook.currency !== line.currency || (webhook.feeCurrency ?? line.currency) !== line.currency) continue;
-    if (BigInt(webhook.fee) !== line.fee) return null;
+    const raw = field(e.data, 'raw');
+    const webhook = field(e.data, 'webhook');
+    const fee = field(webhook, 'fee');
+    if (field(webhook, 'method') !== line.method || field(webhook, 'status') !== 'success') continue;
+    if (typeof raw !== 'string' || typeof fee !== 'string' || !/^-?\d{1,18}$/.test(fee)) continue;
+    const feeCurrency = field(webhook, 'feeCurrency') ?? line.currency;
+    if (field(webhook, 'currency') !== line.currency || feeCurrency !== line.currency) continue;
+    if (BigInt(fee) !== line.fee) return null;
     const parsed = parseJsonExact(raw);
     if (!parsed.ok || !isPlainObject(parsed.value)) return null;
     const fixed = feeAmount(parsed.value, 'fixed_fee', line.currency);

@@ -156,6 +156,14 @@ describe('statement line details from recorded events', () => {
     expect(lineDetailsOf([p], line).paidWith).toEqual({ payway: null, scheme: 'visa' });
     expect(paymentMethodWords(lineDetailsOf([p], line).paidWith, 'uk')).toBe('Visa');
     expect(lineDetailsOf([], line)).toEqual({ paidWith: null, feeParts: null });
+    // an event stored before a schema became stricter still tells what it can, and never stops the statement
+    const old = recorded('r2', RegisterRecordObserved.type, {
+      posId: 'pos',
+      raw: '{}',
+      record: { dateTime: 'yesterday', payway: 'wallet' },
+    });
+    expect(lineDetailsOf([old], { ...line, eventIds: ['r2'] }).paidWith).toEqual({ payway: 'wallet', scheme: null });
+    expect(paymentMethodWords({ payway: 'wallet', scheme: null }, 'uk')).toBe('Гаманець');
     expect(paymentMethodWords(null, 'uk')).toBe('—');
     expect(paymentMethodWords({ payway: 'crypto_x', scheme: null }, 'uk')).toBe('crypto_x');
   });
