@@ -290,14 +290,14 @@ async function operationSections(
       doc,
       [
         { header: t.date, width: 78 },
-        { header: t.order, width: 118 },
-        { header: t.method, width: 62 },
+        { header: t.order, width: 92 },
+        { header: t.method, width: 86 },
         { header: t.status, width: 58 },
-        { header: t.paidWith, width: 84 },
-        { header: t.share, width: 74, align: 'right' },
-        { header: t.fee, width: 64, align: 'right' },
-        { header: t.feeParts, width: 98, align: 'right' },
-        { header: t.reserve, width: 60, align: 'right' },
+        { header: t.paidWith, width: 112 },
+        { header: t.share, width: 70, align: 'right' },
+        { header: t.fee, width: 60, align: 'right' },
+        { header: t.feeParts, width: 84, align: 'right' },
+        { header: t.reserve, width: 54, align: 'right' },
         { header: t.net, width: 66, align: 'right' },
       ],
       rows.length ? rows : [[t.none]],
@@ -386,6 +386,17 @@ function newPage(doc: PDFKit.PDFDocument, footer: () => void): void {
 
 const ROW_HEIGHT = 13;
 
+/**
+ * A cell's text cut to its column with "…": pdfkit wraps a text wider than its box onto a second line even
+ * with lineBreak off, which then runs over the next row.
+ */
+function fitted(doc: PDFKit.PDFDocument, text: string, width: number): string {
+  if (doc.widthOfString(text) <= width) return text;
+  let cut = text;
+  while (cut.length > 1 && doc.widthOfString(`${cut}…`) > width) cut = cut.slice(0, -1);
+  return `${cut.trimEnd()}…`;
+}
+
 function table(
   doc: PDFKit.PDFDocument,
   columns: readonly Column[],
@@ -398,7 +409,7 @@ function table(
     const top = doc.y;
     doc.font('bold').fontSize(8);
     for (const c of columns) {
-      doc.text(c.header, x + 2, top, {
+      doc.text(fitted(doc, c.header, c.width - 4), x + 2, top, {
         width: c.width - 4,
         align: c.align ?? 'left',
         lineBreak: false,
@@ -425,7 +436,7 @@ function table(
     let x = MARGIN;
     doc.font(bold(row) ? 'bold' : 'regular').fontSize(8);
     columns.forEach((c, i) => {
-      doc.text(row[i] ?? '', x + 2, y, {
+      doc.text(fitted(doc, row[i] ?? '', c.width - 4), x + 2, y, {
         width: c.width - 4,
         align: c.align ?? 'left',
         lineBreak: false,
