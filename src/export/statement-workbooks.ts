@@ -28,7 +28,7 @@ import {
   moneyFormat,
   openWorkbook,
   safeText,
-  writeRow,
+  type TableSheet,
 } from './xlsx';
 
 export * from './statement-figures';
@@ -56,6 +56,17 @@ export function statementTitle(figures: readonly StatementFigures[], meta: State
   const name = header.recipient.legalName ?? figures[0]?.subMerchantName ?? '';
   const number = header.number ? ` ${header.language === 'uk' ? '№' : 'no.'} ${header.number}` : '';
   return `${t.title}${number}, ${meta.month} — ${name}${meta.provisional ? ' (PROVISIONAL)' : ''}`;
+}
+
+// A date is right-aligned by default and would print against the text of the column after it.
+const DATE_ALIGNMENT = { horizontal: 'left' } as const;
+
+/** A table row whose first cell is a date, handed to the zip stream at once as `writeRow` does. */
+function writeDatedRow(t: TableSheet, values: readonly unknown[]): void {
+  const row = t.sheet.addRow(values as unknown[]);
+  row.getCell(1).alignment = DATE_ALIGNMENT;
+  row.commit();
+  t.rows++;
 }
 
 /** Sums of an Operations sheet; a line without fee parts adds its whole fee to `notSplit`. */
@@ -126,7 +137,7 @@ export async function writeStatementWorkbook(
       let n = 0;
       for await (const l of src.lines(f.currency)) {
         addLine(sum, l);
-        writeRow(sheet, [
+        writeDatedRow(sheet, [
           localTime(l.at),
           safeText(l.orderId),
           safeText(l.paymentId),
@@ -261,6 +272,7 @@ function writeReserveSheet(
     ]);
     row.getCell(3).numFmt = fmt;
     row.getCell(5).numFmt = fmt;
+    row.getCell(1).alignment = DATE_ALIGNMENT;
     row.commit();
     reserve.rows++;
     const tot = totals.get(r.currency) ?? { held: 0n, released: 0n, balance: 0n };
@@ -337,6 +349,7 @@ async function writeEntriesSheet(
         minorToMajor(a.net),
       ]);
       row.getCell(8).numFmt = moneyFormat(f.currency);
+      row.getCell(1).alignment = DATE_ALIGNMENT;
       row.commit();
       table.rows++;
       totals.set(f.currency, (totals.get(f.currency) ?? 0n) + a.net);

@@ -79,6 +79,12 @@ function expectPrintReady(ws: ExcelJS.Worksheet): void {
         expect(next === null || next === undefined || next === '', `${where} ${cell.address} ${cell.value}`).toBe(true);
     });
   });
+  // a date (right-aligned by default) never prints against the text of the column after it
+  ws.eachRow((row) => {
+    row.eachCell((cell) => {
+      if (cell.value instanceof Date) expect(cell.alignment?.horizontal, `${where} ${cell.address}`).toBe('left');
+    });
+  });
   // an empty table says so
   expect(ws.rowCount, where).toBeGreaterThan(1);
 }
