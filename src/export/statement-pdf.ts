@@ -147,10 +147,10 @@ export async function writeStatementPdf(
     ].filter(Boolean);
     if (notes.length) {
       doc.moveDown();
-      doc
-        .font('regular')
-        .fontSize(8)
-        .text(notes.join('\n'), MARGIN, doc.y, { width: PAGE.width - 2 * MARGIN });
+      doc.font('regular').fontSize(8);
+      const width = PAGE.width - 2 * MARGIN;
+      roomFor(doc, doc.heightOfString(notes.join('\n'), { width }), footer);
+      doc.text(notes.join('\n'), MARGIN, doc.y, { width });
     }
     doc.end();
     await finished;
@@ -304,11 +304,11 @@ async function operationSections(
       footer,
       (row) => row[0] === t.total,
     );
-    if (sum.notSplit !== 0n && sum.notSplit !== sum.fee)
-      doc
-        .font('regular')
-        .fontSize(8)
-        .text(`${t.feeNotSplit}: ${money(sum.notSplit, f.currency)}`, MARGIN, doc.y);
+    if (sum.notSplit !== 0n && sum.notSplit !== sum.fee) {
+      doc.font('regular').fontSize(8);
+      roomFor(doc, ROW_HEIGHT, footer);
+      doc.text(`${t.feeNotSplit}: ${money(sum.notSplit, f.currency)}`, MARGIN, doc.y);
+    }
   }
 }
 
@@ -375,6 +375,11 @@ function heading(doc: PDFKit.PDFDocument, text: string, footer: () => void): voi
   doc.moveDown(0.8);
   doc.font('bold').fontSize(11).text(text, MARGIN, doc.y);
   doc.moveDown(0.3);
+}
+
+/** A new page (with its footer) when `height` more would run into the bottom margin, where pdfkit adds one without. */
+function roomFor(doc: PDFKit.PDFDocument, height: number, footer: () => void): void {
+  if (doc.y + height > PAGE.height - MARGIN - 10) newPage(doc, footer);
 }
 
 function newPage(doc: PDFKit.PDFDocument, footer: () => void): void {

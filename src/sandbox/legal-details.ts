@@ -12,8 +12,9 @@ export const SANDBOX_ISSUER = {
   issuerAddress: 'вул. Хрещатик, 22, Київ, 01001, Україна',
   issuerTaxId: '43210987',
   contact: 'payouts@sandbox-marketplace.example, +380 44 000 00 00',
+  // one text serves statements in both languages (the setting has no language), so it says both
   dispute:
-    'Questions or a figure to dispute: write to payouts@sandbox-marketplace.example within 30 days of the issue date, quoting the statement number.',
+    'Оскаржити суму: напишіть протягом 30 днів від дати видачі, вказавши номер виписки. To dispute a figure: write within 30 days of the issue date, quoting the statement number.',
 } as const;
 
 /**
