@@ -1,3 +1,5 @@
+import { statementsConfigFromEnv } from '../config/statements';
+import { demoStatementsConfig, withLegalDetails } from '../sandbox/legal-details';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DateTime } from 'luxon';
@@ -111,7 +113,7 @@ export async function runDemo(baseConfig: Config, log: Logger, opts: DemoOptions
         `sub-merchant directory: RECON_SUB_MERCHANTS=${configured.path}: ${configured.rows} sub-merchants (${configured.registered} new), version ${configured.version}`,
       );
     } else {
-      const csv = sandbox.scenario.subMerchantCsv();
+      const csv = withLegalDetails(sandbox.scenario.subMerchantCsv());
       const csvFile = path.join(config.dataDir, 'demo', 'sub-merchants.csv');
       ensureOutDir(path.dirname(csvFile));
       writeFileSync(csvFile, csv);
@@ -252,7 +254,13 @@ export async function runDemo(baseConfig: Config, log: Logger, opts: DemoOptions
 
     ensureOutDir(opts.outDir, '--out');
     const issued = await issueStatements(
-      { sql: rt.sql, store: rt.store, log, timezone: zone },
+      {
+        sql: rt.sql,
+        store: rt.store,
+        log,
+        timezone: zone,
+        statements: demoStatementsConfig(statementsConfigFromEnv()),
+      },
       // a month not ended (asked for with --month) is shown as the draft it is
       { month, outDir: opts.outDir, provisional: monthStart.plus({ months: 1 }) > DateTime.now() },
     );

@@ -118,6 +118,8 @@ export function writePaidOutSheet(
         minorToMajor(l.amount),
       ]);
       row.getCell(4).numFmt = moneyFormat(l.currency);
+      // a date is right-aligned by default and would print against the reference beside it
+      row.getCell(1).alignment = { horizontal: 'left' };
       row.commit();
       t.rows++;
     }

@@ -13,6 +13,7 @@ import {
   DATE_TIME_FORMAT,
   drainSheet,
   safeText,
+  type TableSheet,
   writeRow,
   type Workbook,
 } from './xlsx';
@@ -62,12 +63,12 @@ export async function writeAuditSheet(
   let n = 0;
   for (const f of o.figures) {
     for await (const l of o.lines(f.currency)) {
-      writeRow(t, ['Operation', localTime(l.at), f.currency, safeText(l.paymentId), l.eventIds.join(' ')]);
+      writeDated(t, ['Operation', localTime(l.at), f.currency, safeText(l.paymentId), l.eventIds.join(' ')]);
       if (++n % ROWS_PER_YIELD === 0) await drainSheet(t.sheet);
     }
     if (o.adjustments && f.previousStatement !== undefined)
       for await (const a of o.adjustments(f.currency)) {
-        writeRow(t, [
+        writeDated(t, [
           a.notStated ? 'Not stated before' : 'Adjustment',
           localTime(a.at),
           f.currency,
@@ -78,4 +79,12 @@ export async function writeAuditSheet(
       }
   }
   closeTable(t);
+}
+
+// a date is right-aligned by default and would print against the currency beside it
+function writeDated(t: TableSheet, values: readonly unknown[]): void {
+  const row = t.sheet.addRow(values as unknown[]);
+  row.getCell(2).alignment = { horizontal: 'left' };
+  row.commit();
+  t.rows++;
 }

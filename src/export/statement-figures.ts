@@ -8,6 +8,7 @@ import type {
 } from '../ledger/ledger-queries';
 import type { PayoutSection } from './payout-sheets';
 import { ExportError } from './errors';
+import type { LineDetails } from './statement-details';
 import { BRIDGE_LABELS } from './i18n/labels';
 import { slugOf } from './slug';
 
@@ -31,11 +32,15 @@ export type StatementFigures = Omit<LedgerFigures, 'known'> & {
   readonly notStatedMonths?: string;
 };
 
-/** One operation line of a statement: what the workbook shows of the ledger's line. */
+/**
+ * One operation line of a statement: what the workbook shows of the ledger's line, with how the customer paid
+ * and the fee's parts when the recorded events tell them (statement-details.ts; absent: not looked up).
+ */
 export type StatementLine = Pick<
   LedgerLine,
   'at' | 'orderId' | 'paymentId' | 'method' | 'status' | 'share' | 'fee' | 'reserve' | 'net' | 'eventIds'
->;
+> &
+  Partial<LineDetails>;
 export type AdjustmentLine = Pick<
   LedgerAdjustment,
   'at' | 'kind' | 'orderId' | 'paymentId' | 'method' | 'status' | 'net' | 'eventIds'

@@ -14,7 +14,8 @@ import {
   type StatementSource,
 } from './statement-figures';
 import { headerRows } from './statement-summary';
-import { releasesToCome, statementTitle } from './statement-workbooks';
+import { addLine, releasesToCome, statementTitle } from './statement-workbooks';
+import { paymentMethodWords } from './i18n/payment-methods';
 import { currencyExponent } from './xlsx';
 
 /**
@@ -146,10 +147,10 @@ export async function writeStatementPdf(
     ].filter(Boolean);
     if (notes.length) {
       doc.moveDown();
-      doc
-        .font('regular')
-        .fontSize(8)
-        .text(notes.join('\n'), MARGIN, doc.y, { width: PAGE.width - 2 * MARGIN });
+      doc.font('regular').fontSize(8);
+      const width = PAGE.width - 2 * MARGIN;
+      roomFor(doc, doc.heightOfString(notes.join('\n'), { width }), footer);
+      doc.text(notes.join('\n'), MARGIN, doc.y, { width });
     }
     doc.end();
     await finished;
@@ -266,7 +267,9 @@ async function operationSections(
   for (const f of figures) {
     heading(doc, `${t.operationsIn(f.currency)} (${t.timeZone} ${meta.timezone})`, footer);
     const rows: string[][] = [];
+    const sum = { share: 0n, fee: 0n, fixed: 0n, percent: 0n, notSplit: 0n, reserve: 0n, net: 0n };
     for await (const l of src.lines(f.currency)) {
+      addLine(sum, l);
       rows.push([
         DateTime.fromJSDate(l.at, { zone: meta.timezone }).toFormat(
           lang === 'uk' ? 'dd.MM.yyyy HH:mm' : 'yyyy-MM-dd HH:mm',
@@ -274,28 +277,49 @@ async function operationSections(
         l.orderId ?? '',
         operationWord(l.method, lang),
         operationWord(l.status, lang),
+        paymentMethodWords(l.paidWith, lang),
         money(l.share, f.currency),
         money(l.fee, f.currency),
+        l.feeParts ? `${money(l.feeParts.fixed, f.currency)} + ${money(l.feeParts.percent, f.currency)}` : '',
         money(l.reserve, f.currency),
         money(l.net, f.currency),
       ]);
     }
+    if (rows.length) rows.push(feeSummaryRow(sum, t, (v) => money(v, f.currency)));
     table(
       doc,
       [
-        { header: t.date, width: 110 },
-        { header: t.order, width: 170 },
-        { header: t.method, width: 70 },
-        { header: t.status, width: 60 },
-        { header: t.share, width: 95, align: 'right' },
-        { header: t.fee, width: 85, align: 'right' },
-        { header: t.reserve, width: 85, align: 'right' },
-        { header: t.net, width: 95, align: 'right' },
+        { header: t.date, width: 78 },
+        { header: t.order, width: 92 },
+        { header: t.method, width: 86 },
+        { header: t.status, width: 58 },
+        { header: t.paidWith, width: 112 },
+        { header: t.share, width: 70, align: 'right' },
+        { header: t.fee, width: 60, align: 'right' },
+        { header: t.feeParts, width: 84, align: 'right' },
+        { header: t.reserve, width: 54, align: 'right' },
+        { header: t.net, width: 66, align: 'right' },
       ],
       rows.length ? rows : [[t.none]],
       footer,
+      (row) => row[0] === t.total,
     );
+    if (sum.notSplit !== 0n && sum.notSplit !== sum.fee) {
+      doc.font('regular').fontSize(8);
+      roomFor(doc, ROW_HEIGHT, footer);
+      doc.text(`${t.feeNotSplit}: ${money(sum.notSplit, f.currency)}`, MARGIN, doc.y);
+    }
   }
+}
+
+/** The table's total: the fee's parts beside the fee, so fixed + percentage + not split = the fee's total. */
+function feeSummaryRow(
+  sum: { share: bigint; fee: bigint; fixed: bigint; percent: bigint; reserve: bigint; net: bigint },
+  t: Labels,
+  money: (v: bigint) => string,
+): string[] {
+  const parts = sum.fixed !== 0n || sum.percent !== 0n ? `${money(sum.fixed)} + ${money(sum.percent)}` : '';
+  return [t.total, '', '', '', '', money(sum.share), money(sum.fee), parts, money(sum.reserve), money(sum.net)];
 }
 
 function dayText(d: string | Date, language: 'en' | 'uk'): string {
@@ -353,6 +377,11 @@ function heading(doc: PDFKit.PDFDocument, text: string, footer: () => void): voi
   doc.moveDown(0.3);
 }
 
+/** A new page (with its footer) when `height` more would run into the bottom margin, where pdfkit adds one without. */
+function roomFor(doc: PDFKit.PDFDocument, height: number, footer: () => void): void {
+  if (doc.y + height > PAGE.height - MARGIN - 10) newPage(doc, footer);
+}
+
 function newPage(doc: PDFKit.PDFDocument, footer: () => void): void {
   doc.addPage();
   footer();
@@ -361,6 +390,17 @@ function newPage(doc: PDFKit.PDFDocument, footer: () => void): void {
 }
 
 const ROW_HEIGHT = 13;
+
+/**
+ * A cell's text cut to its column with "…": pdfkit wraps a text wider than its box onto a second line even
+ * with lineBreak off, which then runs over the next row.
+ */
+function fitted(doc: PDFKit.PDFDocument, text: string, width: number): string {
+  if (doc.widthOfString(text) <= width) return text;
+  let cut = text;
+  while (cut.length > 1 && doc.widthOfString(`${cut}…`) > width) cut = cut.slice(0, -1);
+  return `${cut.trimEnd()}…`;
+}
 
 function table(
   doc: PDFKit.PDFDocument,
@@ -374,7 +414,7 @@ function table(
     const top = doc.y;
     doc.font('bold').fontSize(8);
     for (const c of columns) {
-      doc.text(c.header, x + 2, top, {
+      doc.text(fitted(doc, c.header, c.width - 4), x + 2, top, {
         width: c.width - 4,
         align: c.align ?? 'left',
         lineBreak: false,
@@ -401,7 +441,7 @@ function table(
     let x = MARGIN;
     doc.font(bold(row) ? 'bold' : 'regular').fontSize(8);
     columns.forEach((c, i) => {
-      doc.text(row[i] ?? '', x + 2, y, {
+      doc.text(fitted(doc, row[i] ?? '', c.width - 4), x + 2, y, {
         width: c.width - 4,
         align: c.align ?? 'left',
         lineBreak: false,

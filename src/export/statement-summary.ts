@@ -75,8 +75,12 @@ export function writeSummarySheet(
   const bridge = bridgeOf(figures);
   const info = headerRows(figures, meta, header);
   const labels = [...info.map(([l]) => l), ...bridge.map((l) => bridgeLabel(l, header.language)), t.check];
-  // the first column as wide as its longest label, the others as their amounts
-  const summaryWidths = [Math.min(100, Math.max(...labels.map((l) => l.length)) + 2), ...figures.map(() => 20)];
+  // the first column as wide as its longest label, the others as their amounts or their payout reference (its
+  // neighbour holds the next currency's, so a wider one would print cut)
+  const summaryWidths = [
+    Math.min(100, Math.max(...labels.map((l) => l.length)) + 2),
+    ...figures.map((f) => Math.max(20, (payoutOf(f)?.reference ?? '').length + 2)),
+  ];
   const textWidth = Math.max(...info.map(([, v]) => String(v).length));
   if (figures.length === 1) summaryWidths[1] = Math.max(20, Math.min(70, textWidth + 2));
   const summary = wb.addWorksheet(sheetName(meta, t.summary), {

@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon';
 import { LABELS, type Labels, operationWord, XLSX_DATE } from './i18n/labels';
+import { paymentMethodWords } from './i18n/payment-methods';
 import { writeHeldSheet, writePaidOutSheet } from './payout-sheets';
 import { writeAuditSheet } from './statement-audit';
 import { ExportError } from './errors';
@@ -12,6 +13,7 @@ import {
   sheetName,
   type StatementFigures,
   type StatementHeader,
+  type StatementLine,
   type StatementMeta,
   type StatementSource,
 } from './statement-figures';
@@ -26,7 +28,7 @@ import {
   moneyFormat,
   openWorkbook,
   safeText,
-  writeRow,
+  type TableSheet,
 } from './xlsx';
 
 export * from './statement-figures';
@@ -54,6 +56,32 @@ export function statementTitle(figures: readonly StatementFigures[], meta: State
   const name = header.recipient.legalName ?? figures[0]?.subMerchantName ?? '';
   const number = header.number ? ` ${header.language === 'uk' ? '№' : 'no.'} ${header.number}` : '';
   return `${t.title}${number}, ${meta.month} — ${name}${meta.provisional ? ' (PROVISIONAL)' : ''}`;
+}
+
+// A date is right-aligned by default and would print against the text of the column after it.
+const DATE_ALIGNMENT = { horizontal: 'left' } as const;
+
+/** A table row whose first cell is a date, handed to the zip stream at once as `writeRow` does. */
+function writeDatedRow(t: TableSheet, values: readonly unknown[]): void {
+  const row = t.sheet.addRow(values as unknown[]);
+  row.getCell(1).alignment = DATE_ALIGNMENT;
+  row.commit();
+  t.rows++;
+}
+
+/** Sums of an Operations sheet; a line without fee parts adds its whole fee to `notSplit`. */
+export function addLine(
+  sum: { share: bigint; fee: bigint; fixed: bigint; percent: bigint; notSplit: bigint; reserve: bigint; net: bigint },
+  l: StatementLine,
+): void {
+  sum.share += l.share;
+  sum.fee += l.fee;
+  sum.reserve += l.reserve;
+  sum.net += l.net;
+  if (l.feeParts) {
+    sum.fixed += l.feeParts.fixed;
+    sum.percent += l.feeParts.percent;
+  } else sum.notSplit += l.fee;
 }
 
 /**
@@ -94,42 +122,53 @@ export async function writeStatementWorkbook(
           { header: t.order, width: 38 },
           { header: t.payment, width: 38 },
           { header: t.method, width: 11 },
-          { header: t.status, width: 10 },
+          { header: t.status, width: 12 },
+          { header: t.paidWith, width: 22 },
           { header: t.share, width: 16, numFmt: money },
           { header: t.fee, width: 14, numFmt: money },
+          { header: t.fixedFee, width: 16, numFmt: money },
+          { header: t.percentFee, width: 16, numFmt: money },
           { header: t.reserve, width: 14, numFmt: money },
           { header: t.net, width: 16, numFmt: money },
         ],
         { title, pageOf: t.pageOf },
       );
-      let share = 0n,
-        fee = 0n,
-        reserve = 0n,
-        net = 0n,
-        n = 0;
+      const sum = { share: 0n, fee: 0n, fixed: 0n, percent: 0n, notSplit: 0n, reserve: 0n, net: 0n };
+      let n = 0;
       for await (const l of src.lines(f.currency)) {
-        share += l.share;
-        fee += l.fee;
-        reserve += l.reserve;
-        net += l.net;
-        writeRow(sheet, [
+        addLine(sum, l);
+        writeDatedRow(sheet, [
           localTime(l.at),
           safeText(l.orderId),
           safeText(l.paymentId),
           safeText(operationWord(l.method, header.language)),
           safeText(operationWord(l.status, header.language)),
+          safeText(paymentMethodWords(l.paidWith, header.language)),
           minorToMajor(l.share),
           minorToMajor(l.fee),
+          l.feeParts ? minorToMajor(l.feeParts.fixed) : '',
+          l.feeParts ? minorToMajor(l.feeParts.percent) : '',
           minorToMajor(l.reserve),
           minorToMajor(l.net),
         ]);
         if (++n % ROWS_PER_YIELD === 0) await drainSheet(sheet.sheet);
       }
       lineCount += n;
+      const blank = ['', '', '', '', ''];
+      const formats = [...blank.map(() => undefined), undefined, money, money, money, money, money, money];
       closeTable(sheet, [
         {
-          values: [t.totalLines(n), '', '', '', '', ...[share, fee, reserve, net].map(minorToMajor)],
-          numFmts: [undefined, undefined, undefined, undefined, undefined, money, money, money, money],
+          values: [
+            t.totalLines(n),
+            ...blank,
+            ...[sum.share, sum.fee, sum.fixed, sum.percent, sum.reserve, sum.net].map(minorToMajor),
+          ],
+          numFmts: formats,
+        },
+        // the fee no part was stated for, so that fixed + percentage + this = the fee column's total
+        {
+          values: [t.feeNotSplit, ...blank, '', minorToMajor(sum.notSplit), '', '', '', ''],
+          numFmts: formats,
         },
       ]);
     }
@@ -233,6 +272,7 @@ function writeReserveSheet(
     ]);
     row.getCell(3).numFmt = fmt;
     row.getCell(5).numFmt = fmt;
+    row.getCell(1).alignment = DATE_ALIGNMENT;
     row.commit();
     reserve.rows++;
     const tot = totals.get(r.currency) ?? { held: 0n, released: 0n, balance: 0n };
@@ -309,6 +349,7 @@ async function writeEntriesSheet(
         minorToMajor(a.net),
       ]);
       row.getCell(8).numFmt = moneyFormat(f.currency);
+      row.getCell(1).alignment = DATE_ALIGNMENT;
       row.commit();
       table.rows++;
       totals.set(f.currency, (totals.get(f.currency) ?? 0n) + a.net);

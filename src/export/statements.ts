@@ -27,6 +27,7 @@ import { recordedHeld } from './holds';
 import { closingsPaidOut, payoutFigures } from './statement-payout-figures';
 import { issuedPayouts, statementPayouts, withPaidOut } from './statement-payouts';
 import { ExportError } from './errors';
+import { storePaymentEvents, withLineDetails, type PaymentEvents } from './statement-details';
 import { ledgerStatementQueries, type StatementQueries } from './statement-queries';
 import { checkMonthEnded, checkPositionWithinHead, monthBefore, runsInZone } from './statement-controls';
 import { notStatedMarked, previousOf, splitNotStated } from './not-stated';
@@ -128,6 +129,8 @@ async function statementSource(
     runs: readonly IssuedRun[];
     namesOf: (id: string) => Promise<readonly string[]>;
     timezone: string;
+    /** the payments' recorded events, for each line's payment method and fee parts (absent: not shown) */
+    paymentEvents?: PaymentEvents;
   },
   subMerchantId: string,
   own: readonly StatementFigures[],
@@ -139,7 +142,10 @@ async function statementSource(
   const adjustments = queries.adjustments;
   return {
     figures: own,
-    lines: (currency) => queries.lines({ ...base, subMerchantId, currency }),
+    lines: (currency) => {
+      const lines = queries.lines({ ...base, subMerchantId, currency });
+      return ctx.paymentEvents ? withLineDetails(lines, currency, ctx.paymentEvents) : lines;
+    },
     ...(previous && adjustments
       ? {
           adjustments: (currency: string) => {
@@ -205,6 +211,8 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
   if (!position)
     throw new ExportError('EXPORT_NO_POSITION', 'the journal has not been built yet: run `recon project` first');
   const positionText = formatPosition(position);
+  // injected queries (tests) stand without a journal to find the payments' streams in
+  const paymentEvents = deps.queries ? undefined : storePaymentEvents(deps.sql, deps.store, position);
   const base = { month: opts.month, timezone: deps.timezone, atPosition: position };
   // what was paid out at the cut comes off the ledger's balances (docs/bank.md, "Payouts and holds")
   const paid = await payoutFigures(deps, position);
@@ -323,7 +331,7 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
       issuedAt,
     );
     const source = await statementSource(
-      { queries, base, runs, namesOf, timezone: deps.timezone },
+      { queries, base, runs, namesOf, timezone: deps.timezone, ...(paymentEvents ? { paymentEvents } : {}) },
       subMerchantId,
       own,
       payouts.filter((p) => p.subMerchantId === subMerchantId),

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -10,6 +10,10 @@ import { bankWorld } from '../../src/sandbox/bank';
 import { orderFindingKey } from '../../src/cli/demo-intent';
 import { pspSideOrderTruth, sandboxIntent } from '../../src/sandbox/intent';
 import { generateScenario } from '../../src/sandbox/scenario';
+import { LABELS } from '../../src/export/i18n/labels';
+import { statementFileName } from '../../src/export/statement-figures';
+import { parseSubMerchantCsv } from '../../src/ingest/sub-merchants';
+import { SANDBOX_ISSUER, withLegalDetails } from '../../src/sandbox/legal-details';
 import { createTestDatabase, type TestDatabase } from '../support/db';
 
 /**
@@ -152,6 +156,29 @@ describe('recon demo, end to end', () => {
       'payout_status',
       'not_stated_before',
     ]);
+  });
+
+  it("gives each sub-merchant its PDF in its language, headed by the sandbox marketplace and the sub-merchant's legal name", () => {
+    const out = path.join(dir, 'out');
+    const directory = parseSubMerchantCsv(withLegalDetails(scenario.subMerchantCsv()), 'sandbox');
+    if (!directory.ok) throw new Error(JSON.stringify(directory.issues[0]));
+    const pdfs = readdirSync(out).filter((f) => f.endsWith(`-${MONTH}.pdf`));
+    const seen = new Set<string>();
+    for (const row of directory.rows) {
+      const file = statementFileName(row.subMerchantId, MONTH, false, row.name, 'pdf');
+      if (!pdfs.includes(file)) continue; // a sub-merchant without figures in the month gets no statement
+      const text = execFileSync('pdftotext', ['-layout', path.join(out, file), '-'], { encoding: 'utf8' }).replace(
+        /\s+/g,
+        ' ',
+      );
+      const language = row.language ?? 'en';
+      expect(text).toContain(LABELS[language].title);
+      expect(text).toContain(SANDBOX_ISSUER.issuerTaxId);
+      expect(text).toContain(row.legalName!);
+      expect(text).toContain(row.taxId!);
+      seen.add(language);
+    }
+    expect([...seen].sort()).toEqual(['en', 'uk']);
   });
 
   it('a second run changes no figure', () => {

@@ -12,6 +12,7 @@ import {
 } from '../../src/export/statement-workbooks';
 import { FONT_NAME } from '../../src/export/xlsx';
 import type { PayoutSection } from '../../src/export/payout-sheets';
+import { payoutReference } from '../../src/export/payout-references';
 import type { StatementHeader } from '../../src/export/statement-figures';
 
 /**
@@ -78,6 +79,13 @@ function expectPrintReady(ws: ExcelJS.Worksheet): void {
         expect(next === null || next === undefined || next === '', `${where} ${cell.address} ${cell.value}`).toBe(true);
     });
   });
+  // a date (right-aligned by default) never prints against the text of the column after it
+  ws.eachRow((row) => {
+    row.eachCell((cell, col) => {
+      if (cell.value instanceof Date && typeof row.getCell(col + 1).value === 'string')
+        expect(cell.alignment?.horizontal, `${where} ${cell.address}`).toBe('left');
+    });
+  });
   // an empty table says so
   expect(ws.rowCount, where).toBeGreaterThan(1);
 }
@@ -137,6 +145,29 @@ describe('print-ready workbooks', () => {
         }
       }
     });
+
+  it("prints each currency's payout reference on the Summary whole, beside the next currency's", async () => {
+    const two = [f, { ...f, currency: 'UAH' }];
+    // a sub-merchant id that is not a short upper-case code gives the longest reference
+    const sections = two.map((g) => ({
+      ...(payouts[0] as PayoutSection),
+      currency: g.currency,
+      reference: payoutReference('1edec17c-d853-4829-8642-24802b72c91e', '2025-01', g.currency, 2),
+      paid: [],
+    }));
+    const file = path.join(dir, 'two-references.xlsx');
+    await writeStatementWorkbook(
+      file,
+      { figures: two, lines: async function* () {}, reserve: [], payouts: sections },
+      { ...meta, figuresSha256: figuresDigest('2025-01', 'Europe/Kyiv', two) },
+    );
+    const summary = (await sheetsOf(file)).find((s) => s.name === 'Summary');
+    if (!summary) throw new Error('no Summary sheet');
+    expectPrintReady(summary);
+    const cells: string[] = [];
+    summary.eachRow((row) => row.eachCell((cell) => cells.push(String(cell.value))));
+    for (const s of sections) expect(cells).toContain(s.reference);
+  });
 
   it('sets up every sheet of a statement and of the Payouts index for printing', async () => {
     const statement = path.join(dir, 'statement.xlsx');

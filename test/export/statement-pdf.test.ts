@@ -5,6 +5,7 @@ import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { formatAmount, writeStatementPdf } from '../../src/export/statement-pdf';
+import { plainHeader } from '../../src/export/statement-figures';
 import {
   bridgeOf,
   figuresDigest,
@@ -150,6 +151,47 @@ describe('statement PDF', () => {
       expect(text).not.toContain(meta.position);
       expect(text).not.toContain(meta.figuresSha256);
       expect(text).not.toContain('00000000-0000-5000-8000');
+    },
+  );
+
+  it.skipIf(!hasPdftotext)(
+    'prints how each line was paid and its fee parts, a value too wide for its column cut on its own row',
+    async () => {
+      const figs = [figures('UAH', 20_000n)];
+      const meta: StatementMeta = {
+        month: '2024-03',
+        timezone: 'Europe/Kyiv',
+        position: '1/1',
+        figuresSha256: figuresDigest('2024-03', 'Europe/Kyiv', figs),
+      };
+      const base = linesOf('UAH').slice(0, 3);
+      const longWay = 'a_payment_way_name_far_longer_than_its_column_in_the_pdf';
+      const lines: StatementLine[] = [
+        { ...base[0]!, paidWith: { payway: 'card', scheme: 'visa' }, feeParts: { fixed: 50n, percent: 200n } },
+        { ...base[1]!, paidWith: { payway: longWay, scheme: null } },
+        { ...base[2]! },
+      ];
+      const pdf = path.join(dir, 'paid-with.pdf');
+      await writeStatementPdf(
+        pdf,
+        {
+          figures: figs,
+          lines: async function* () {
+            yield* lines;
+          },
+          reserve: [],
+        },
+        meta,
+        { ...plainHeader(meta), language: 'uk' },
+      );
+      const text = execFileSync('pdftotext', ['-layout', pdf, '-'], { encoding: 'utf8' });
+      const row = (orderId: string) => text.split('\n').find((l) => l.includes(orderId)) ?? '';
+      expect(row(base[0]!.orderId!)).toContain('Картка · Visa');
+      // fixed 50 + percentage 200 minor units of the line's fee of 250, written the Ukrainian way
+      expect(row(base[0]!.orderId!)).toContain('0,50 + 2,00');
+      expect(row(base[1]!.orderId!)).toMatch(/a_payment_way\S*…/);
+      expect(text).not.toContain('in_the_pdf');
+      expect(row(base[2]!.orderId!)).toContain('—');
     },
   );
 

@@ -57,6 +57,8 @@ const lines: StatementLine[] = [
     reserve: 50_000n,
     net: 925_000n,
     eventIds: ['e1', 'e2'],
+    paidWith: { payway: 'card', scheme: 'visa' },
+    feeParts: { fixed: 5_000n, percent: 20_000n },
   },
   {
     at: new Date('2024-03-31T02:30:00.000Z'),
@@ -69,6 +71,7 @@ const lines: StatementLine[] = [
     reserve: 11_728n,
     net: 216_978n,
     eventIds: ['e3'],
+    paidWith: { payway: 'some_new_wallet', scheme: null },
   },
   {
     at: new Date('2024-03-15T10:00:00.000Z'),
@@ -178,7 +181,7 @@ describe('statement workbook', () => {
 
     const o = wb.getWorksheet('Operations')!;
     expect(o.views[0]).toMatchObject({ state: 'frozen', ySplit: 1 });
-    expect(o.autoFilter).toBe('A1:I4');
+    expect(o.autoFilter).toBe('A1:L4');
     expect(o.getRow(1).values).toEqual([
       undefined,
       'Date and time (Europe/Kyiv)',
@@ -186,8 +189,11 @@ describe('statement workbook', () => {
       'Payment',
       'Type',
       'Status',
+      'Paid with',
       'Share',
       'Fee',
+      'Fee, fixed part',
+      'Fee, percentage part',
       'Reserve',
       'Net',
     ]);
@@ -201,13 +207,17 @@ describe('statement workbook', () => {
       expect(r.getCell(2).value ?? '').toBe(safeText(l.orderId));
       expect(r.getCell(3).value).toBe(safeText(l.paymentId));
       expect(r.getCell(4).value).toBe(l.method);
-      expect(r.getCell(6).value).toBe(Number(l.share) / 100);
-      expect(r.getCell(7).value).toBe(Number(l.fee) / 100);
-      expect(r.getCell(8).value).toBe(Number(l.reserve) / 100);
-      expect(r.getCell(9).value).toBe(Number(l.net) / 100);
-      expect(r.getCell(9).numFmt).toBe(moneyFormat('UAH'));
-      expect(r.getCell(10).value).toBeNull();
+      expect(r.getCell(7).value).toBe(Number(l.share) / 100);
+      expect(r.getCell(8).value).toBe(Number(l.fee) / 100);
+      expect(r.getCell(9).value).toBe(l.feeParts ? Number(l.feeParts.fixed) / 100 : null);
+      expect(r.getCell(10).value).toBe(l.feeParts ? Number(l.feeParts.percent) / 100 : null);
+      expect(r.getCell(11).value).toBe(Number(l.reserve) / 100);
+      expect(r.getCell(12).value).toBe(Number(l.net) / 100);
+      expect(r.getCell(12).numFmt).toBe(moneyFormat('UAH'));
+      expect(r.getCell(13).value).toBeNull();
     });
+    // the payment method in plain words: known words translated, the PSP's own value otherwise, "—" when none
+    expect([2, 3, 4].map((i) => o.getRow(i).getCell(6).value)).toEqual(['Card · Visa', 'some_new_wallet', '—']);
     // formula injection: written as plain text with a leading apostrophe, never as a formula
     const injected = o.getCell('B3');
     expect(injected.type).toBe(ExcelJS.ValueType.String);
@@ -216,8 +226,16 @@ describe('statement workbook', () => {
     expect(o.getCell('C4').value).toBe(`'+1-2`);
     // totals row after a blank row, computed in minor units
     expect(o.getCell('A6').value).toBe('Total (3 lines)');
-    expect(o.getCell('F6').value).toBe(Number(lines.reduce((a, l) => a + l.share, 0n)) / 100);
-    expect(o.getCell('I6').value).toBe(Number(lines.reduce((a, l) => a + l.net, 0n)) / 100);
+    expect(o.getCell('G6').value).toBe(Number(lines.reduce((a, l) => a + l.share, 0n)) / 100);
+    expect(o.getCell('L6').value).toBe(Number(lines.reduce((a, l) => a + l.net, 0n)) / 100);
+    // the fee's parts tie: fixed + percentage + the fee not split = the fee column's total (minor units)
+    const minor = (a: string) => BigInt(Math.round((o.getCell(a).value as number) * 100));
+    const split = lines.filter((l) => l.feeParts);
+    expect(minor('I6')).toBe(split.reduce((a, l) => a + l.feeParts!.fixed, 0n));
+    expect(minor('J6')).toBe(split.reduce((a, l) => a + l.feeParts!.percent, 0n));
+    expect(o.getCell('A7').value).toBe('Fee not split by the payment provider');
+    expect(minor('I6') + minor('J6') + minor('H7')).toBe(minor('H6'));
+    expect(minor('H6')).toBe(lines.reduce((a, l) => a + l.fee, 0n));
 
     const r = wb.getWorksheet('Reserve schedule')!;
     expect(r.getCell('A2').value).toEqual(new Date(Date.UTC(2024, 2, 1)));
@@ -274,7 +292,7 @@ describe('statement workbook', () => {
     ]);
     expect(wb.getWorksheet('Summary')!.getCell('B10').value).toBe('EUR');
     expect(wb.getWorksheet('Summary')!.getCell('C10').value).toBe('UAH');
-    expect(wb.getWorksheet('Operations EUR')!.getCell('I2').value).toBe(9.9);
+    expect(wb.getWorksheet('Operations EUR')!.getCell('L2').value).toBe(9.9);
   });
 
   it('refuses figures whose bridge does not add up, leaving no file behind', async () => {

@@ -126,6 +126,7 @@ describe('statements from the journal', () => {
 
     // Every statement: summary bridge, every operation line, the reserve schedule
     let linesSeen = 0;
+    let withParts = 0;
     for (const id of subMerchants) {
       const own = figures.filter((f) => f.subMerchantId === id);
       const wb = await open(path.join(dir, statementFile(dir, id, MONTH)));
@@ -203,13 +204,21 @@ describe('statements from the journal', () => {
           expect(cells.getCell(2).value ?? '').toBe(safeText(l.orderId));
           expect(cells.getCell(3).value).toBe(safeText(l.paymentId));
           expect([cells.getCell(4).value, cells.getCell(5).value]).toEqual([l.method, l.status]);
-          expect([6, 7, 8, 9].map((c) => cells.getCell(c).value)).toEqual([
+          expect([7, 8, 11, 12].map((c) => cells.getCell(c).value)).toEqual([
             money(l.share),
             money(l.fee),
             money(l.reserve),
             money(l.net),
           ]);
-          expect(cells.getCell(9).numFmt).toBe(moneyFormat(f.currency));
+          expect(cells.getCell(12).numFmt).toBe(moneyFormat(f.currency));
+          // how the customer paid: every sandbox payment has a recorded payway
+          expect(String(cells.getCell(6).value)).toMatch(/^(Card|Apple Pay|Google Pay)/);
+          const parts = [9, 10].map((c) => cells.getCell(c).value);
+          if (parts[0] !== null) withParts++;
+          if (parts[0] !== null)
+            expect(Math.round(((parts[0] as number) + (parts[1] as number)) * 100)).toBe(
+              Math.round(money(l.fee) * 100),
+            );
           // each line's events are on the Audit sheet, beside its payment
           expect(traced.has(`${safeText(l.paymentId)} ${l.eventIds.join(' ')}`)).toBe(true);
           linesSeen++;
@@ -230,6 +239,8 @@ describe('statements from the journal', () => {
       });
     }
     expect(linesSeen).toBe(r.lines);
+    // single-receiver purchases: the PSP's fixed and percentage parts are that line's fee
+    expect(withParts).toBeGreaterThan(0);
     expect(linesSeen).toBeGreaterThan(50);
 
     // the run is recorded: table row and StatementIssued event with the same facts

@@ -141,7 +141,7 @@ async function statementLinesIn(dir: string): Promise<Line[]> {
           payment: String(row.getCell(3).value),
           method: String(row.getCell(4).value),
           wall: at.toISOString().slice(0, 19),
-          share: Math.round(Number(row.getCell(6).value) * 100),
+          share: Math.round(Number(row.getCell(7).value) * 100),
         });
       });
     });
