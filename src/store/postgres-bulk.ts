@@ -24,8 +24,8 @@ type Tx = postgres.TransactionSql<{ bigint: bigint }>;
 /**
  * Staged text per chunk before it is inserted: large enough that a chunk's statements weigh little, and that
  * a bulk of a million bank entries takes fewer than 64 savepoints (more subtransactions than a backend caches
- * make every other session's snapshots slower while the bulk runs). Text produced ahead of the copy is held
- * up to two chunks (memory stays flat whatever the size of the bulk).
+ * make every other session's snapshots slower while the bulk runs). Text produced ahead of the copy is held,
+ * encoded, up to two chunks (memory stays flat whatever the size of the bulk).
  */
 const CHUNK_BYTES = 16 * 1024 * 1024;
 const MAX_ATTEMPTS = 3;
@@ -38,7 +38,8 @@ function field(text: string): string {
 }
 
 interface Piece {
-  readonly text: string;
+  /** COPY text, encoded as soon as it is made (see produce) */
+  readonly bytes: Buffer;
   /** streams whose first event is in this piece */
   readonly newStreams: readonly string[];
 }
@@ -54,12 +55,12 @@ class Queue {
 
   push(p: Piece): void {
     this.pieces.push(p);
-    this.bytes += p.text.length;
+    this.bytes += p.bytes.length;
     this.notify();
   }
   shift(): Piece | undefined {
     const p = this.pieces.shift();
-    if (p) this.bytes -= p.text.length;
+    if (p) this.bytes -= p.bytes.length;
     this.notify();
     return p;
   }
@@ -185,7 +186,10 @@ async function produce(
         `${ord++}\t${p.id}\t${field(p.stream)}\t${n}\t${field(p.type)}\t${p.version}\t${l}\t` +
         `${field(p.dataJson)}\t${field(p.metadataJson)}\t${p.contentHash}\n`;
     }
-    if (text !== '') queue.push({ text, newStreams });
+    // encoded now: the queued pieces live outside the JS heap as flat bytes, so the many small strings a
+    // piece is made of die young instead of surviving in the queue into the old generation, whose
+    // collections would then come later and later as the bulk goes on (peak memory growing with its size)
+    if (text !== '') queue.push({ bytes: Buffer.from(text), newStreams });
     while (queue.bytes > queueBytes && !queue.stopped) await queue.changed();
   }
   queue.done = true;
@@ -193,7 +197,7 @@ async function produce(
 }
 
 /** The pieces of one chunk, as they come; the streams first seen in it are listed in `fresh`. */
-async function* chunkOf(queue: Queue, fresh: string[], chunkBytes: number): AsyncGenerator<string> {
+async function* chunkOf(queue: Queue, fresh: string[], chunkBytes: number): AsyncGenerator<Buffer> {
   let bytes = 0;
   while (bytes < chunkBytes) {
     while (queue.pieces.length === 0 && !queue.done && queue.failure === undefined) await queue.changed();
@@ -201,8 +205,8 @@ async function* chunkOf(queue: Queue, fresh: string[], chunkBytes: number): Asyn
     const p = queue.shift();
     if (!p) return;
     fresh.push(...p.newStreams);
-    bytes += p.text.length;
-    yield p.text;
+    bytes += p.bytes.length;
+    yield p.bytes;
   }
 }
 

@@ -69,6 +69,9 @@ interface DayRun {
   readonly done: Set<string>;
   readonly statementId: string;
   readonly account: string;
+  readonly stream: string;
+  /** a statement of a configured account is refused unless it is in the account's currency */
+  readonly statement: { readonly statementId: string; readonly currency: string };
 }
 
 async function* eventsOf(
@@ -90,6 +93,7 @@ async function* eventsOf(
     hashing.catch(() => {});
     const runs = new Map<number, DayRun>();
     const byId = new Map(opts.accounts.map((a) => [a.id, a]));
+    const entryLabel = label(i, 'entry');
     for await (const items of checkedItems(file, format, opts.mapping, opts.accounts, progress)) {
       if (problems.length > 0) continue;
       opts.signal?.throwIfAborted();
@@ -116,6 +120,8 @@ async function* eventsOf(
             done: new Set(),
             statementId: item.head.statementId,
             account: account.id,
+            stream: bankAccountStream(account.id),
+            statement: { statementId: item.head.statementId, currency: account.currency },
           };
           runs.set(item.statement, run);
         }
@@ -125,11 +131,8 @@ async function* eventsOf(
           if (run.day !== null) run.done.add(run.day);
           run.day = day;
         }
-        const stream = bankAccountStream(account.id);
-        // a statement of a configured account is refused unless it is in the account's currency
-        const statement = { statementId: run.statementId, currency: account.currency };
-        for (const event of entryEvents(account.id, statement, item.entry, run.occurrences))
-          batch.push({ stream, event, label: label(i, 'entry') });
+        for (const event of entryEvents(account.id, run.statement, item.entry, run.occurrences))
+          batch.push({ stream: run.stream, event, label: entryLabel });
       }
       if (batch.length > 0) yield batch;
     }

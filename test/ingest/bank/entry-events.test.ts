@@ -2,10 +2,43 @@ import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { stableStringify } from '../../../src/canonical';
+import { BankEntryBooked } from '../../../src/events/bank-events';
+import { newEvent } from '../../../src/events/catalog';
 import { entryEvents, occurrenceCounter } from '../../../src/ingest/bank/entry-events';
 import { parserFor } from '../../../src/ingest/bank/open-file';
 import type { ParsedEntry } from '../../../src/ingest/bank/types';
+import type { NewEvent } from '../../../src/store/types';
 import { collect, fixture } from './support';
+
+/** The identity of an entry as docs/bank.md "Ids" lists its parts, joined generically. */
+function identityByList(entry: ParsedEntry): string {
+  const base = entry.bankRef
+    ? ['r', entry.bankRef, entry.bookingDate, entry.direction, entry.amount.toString()]
+    : [
+        'c',
+        entry.bookingDate,
+        entry.direction,
+        entry.amount.toString(),
+        entry.valueDate ?? '',
+        ...entry.details.map((d) =>
+          [d.endToEndId ?? '', d.remittance ?? '', d.counterpartyAccount ?? ''].join('\u0001'),
+        ),
+        entry.details.length === 0 ? (entry.info ?? '') : '',
+      ];
+  return base.join('\u0000');
+}
+
+/** Each event is newEvent's, with the id of its content {account, entry, occurrence, detail} (first occurrence). */
+function expectAsNewEvent(accountId: string, entry: ParsedEntry, events: NewEvent[]): void {
+  events.forEach((e, detail) => {
+    const reference = newEvent(BankEntryBooked, e.data as never, {
+      validated: true,
+      idContent: { account: accountId, entry: identityByList(entry), occurrence: 0, detail },
+    });
+    expect(e.id).toBe(reference.id);
+    expect({ ...e, canonicalData: undefined }).toEqual({ ...reference, canonicalData: undefined });
+  });
+}
 
 /** The entry events carry their data's canonical text, written out by hand: it must be stableStringify's. */
 describe('entry events: canonical data', () => {
@@ -21,11 +54,14 @@ describe('entry events: canonical data', () => {
     let checked = 0;
     for (const [name, format] of files) {
       const { entries } = await collect(parserFor(fixture(name), format, mapping));
-      for (const entry of entries)
-        for (const e of entryEvents('ACC', { statementId: 'S', currency: 'EUR' }, entry, occurrenceCounter(false))) {
+      for (const entry of entries) {
+        const events = entryEvents('ACC', { statementId: 'S', currency: 'EUR' }, entry, occurrenceCounter(false));
+        expectAsNewEvent('ACC', entry, events);
+        for (const e of events) {
           expect(e.canonicalData).toBe(stableStringify(e.data, true));
           checked++;
         }
+      }
     }
     expect(checked).toBeGreaterThan(10);
   });
@@ -66,13 +102,14 @@ describe('entry events: canonical data', () => {
             info,
             where: '',
           };
-          for (const e of entryEvents(
+          const events = entryEvents(
             'A\\"\u2028',
             { statementId: 'S\t1', currency: 'EUR' },
             entry,
             occurrenceCounter(false),
-          ))
-            expect(e.canonicalData).toBe(stableStringify(e.data, true));
+          );
+          expectAsNewEvent('A\\"\u2028', entry, events);
+          for (const e of events) expect(e.canonicalData).toBe(stableStringify(e.data, true));
         },
       ),
     );
