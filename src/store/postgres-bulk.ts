@@ -96,7 +96,16 @@ export function createBulkAppend(
 
 const STAGE_COLUMNS = 'ord, event_id, stream_id, n, type, version, label, data, metadata, content_hash';
 
+/**
+ * Advisory lock class of the bulk append (the projections' is 7315). A bulk takes its streams' rows chunk by
+ * chunk, in the order its events come: two bulks meeting the same streams in other orders (two imports of
+ * statements of the same accounts) would deadlock, and a bulk cannot be retried (its source is read once).
+ * So bulks run one at a time; ordinary appends are not held back by it.
+ */
+const BULK_LOCK_CLASS = 7316;
+
 async function bulkIn(tx: Tx, batches: AsyncIterable<readonly BulkEvent[]>, chunkBytes: number) {
+  await tx`select pg_advisory_xact_lock(${BULK_LOCK_CLASS}, 0)`;
   await tx`create temp table es_bulk_stage (
     ord int8 primary key, event_id uuid not null, stream_id text not null, n int8 not null, type text not null,
     version int4 not null, label int4 not null, data json not null, metadata json not null,
