@@ -9,6 +9,7 @@ import {
   printSetup,
   safeText,
 } from './xlsx';
+import { bySubMerchantAndCurrency } from '../ledger/ledger-queries';
 import type { PayoutSection } from './payout-sheets';
 import { periodText, plainHeader, sheetName, type StatementFigures, type StatementMeta } from './statement-figures';
 
@@ -49,17 +50,7 @@ export async function writePayoutsWorkbook(
   meta: StatementMeta & { files?: readonly string[]; issuedAt?: Date },
   payoutOf?: (subMerchantId: string, currency: string) => PayoutSection | undefined,
 ): Promise<void> {
-  const rows = [...figures].sort((a, b) =>
-    a.subMerchantId < b.subMerchantId
-      ? -1
-      : a.subMerchantId > b.subMerchantId
-        ? 1
-        : a.currency < b.currency
-          ? -1
-          : a.currency > b.currency
-            ? 1
-            : 0,
-  );
+  const rows = [...figures].sort(bySubMerchantAndCurrency);
   const title = `Payouts ${meta.month}${meta.provisional ? ' (provisional)' : ''}`;
   const pending = openWorkbook(file, {
     title,

@@ -205,17 +205,7 @@ export async function statementFigures(
     };
   });
   // One row per (sub-merchant or unknown receiver, currency): a renamed sub-merchant's names are one row.
-  return out.sort((a, b) =>
-    a.subMerchantId < b.subMerchantId
-      ? -1
-      : a.subMerchantId > b.subMerchantId
-        ? 1
-        : a.currency < b.currency
-          ? -1
-          : a.currency > b.currency
-            ? 1
-            : 0,
-  );
+  return out.sort(bySubMerchantAndCurrency);
 }
 
 interface LineRow {
@@ -504,4 +494,13 @@ export async function trialBalance(
     group by account, currency order by currency, account`,
     params as never[],
   ) as unknown as Promise<Array<{ account: string; currency: string; balance: bigint }>>;
+}
+
+/** The order of every per-sub-merchant listing: by sub-merchant id, then currency (code-point order, stable). */
+export function bySubMerchantAndCurrency(
+  a: { readonly subMerchantId: string; readonly currency: string },
+  b: { readonly subMerchantId: string; readonly currency: string },
+): number {
+  if (a.subMerchantId !== b.subMerchantId) return a.subMerchantId < b.subMerchantId ? -1 : 1;
+  return a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : 0;
 }
