@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * Canonical JSON and the hashes recon derives from it: the neutral ground of event ids (src/events/ids.ts),
@@ -19,15 +19,23 @@ export function uuidV5(name: string, namespace: string = RECON_NAMESPACE): strin
   return uuidV5Of(namespace === RECON_NAMESPACE ? RECON_NAMESPACE_BYTES : uuidBytes(namespace), name);
 }
 
-/** The name may come in parts: hashed one after the other, it is the same name without building it. */
+/**
+ * The name may come in parts: hashed one after the other, it is the same name without building it.
+ * One-shot hashing of a reused buffer (namespace, then the parts in UTF-8): a Hash object per id cost as
+ * much as the hashing itself, and ids are made for every event recon writes.
+ */
+let nameBuffer = Buffer.allocUnsafe(4096);
 function uuidV5Of(namespace: Buffer, ...nameParts: string[]): string {
-  const h = createHash('sha1').update(namespace);
-  for (const part of nameParts) h.update(part, 'utf8');
-  const hash = h.digest();
-  hash[6] = (hash[6]! & 0x0f) | 0x50;
-  hash[8] = (hash[8]! & 0x3f) | 0x80;
-  const hex = hash.subarray(0, 16).toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+  let bytes = 16;
+  for (const part of nameParts) bytes += Buffer.byteLength(part, 'utf8');
+  if (bytes > nameBuffer.length) nameBuffer = Buffer.allocUnsafe(Math.max(bytes, 2 * nameBuffer.length));
+  namespace.copy(nameBuffer, 0, 0, 16);
+  let at = 16;
+  for (const part of nameParts) at += nameBuffer.write(part, at, 'utf8');
+  const hex = hash('sha1', nameBuffer.subarray(0, at), 'hex');
+  // version 5 in the 13th hex digit, the RFC variant (10xx) in the 17th
+  const variant = ((Number.parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
 /**
@@ -87,7 +95,7 @@ function quotedKey(k: string): string {
 }
 
 export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
+  return hash('sha256', text, 'hex');
 }
 
 /** UUID v5 in recon's namespace of a name given in parts (see uuidV5Of). */
