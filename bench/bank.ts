@@ -1,5 +1,5 @@
 import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { finished } from 'node:stream/promises';
 import { SaxesParser } from 'saxes';
@@ -13,8 +13,9 @@ import { knownEventsOf } from '../src/ingest/bank/known-events';
 import type { ParsedEntry } from '../src/ingest/bank/types';
 import { type BankFileEntry, writeCamt053Stream } from '../src/sandbox/bank-files';
 import { createPostgresEventStore } from '../src/store/postgres';
-import { prepareAppend } from '../src/store/prepare';
+import { checkStreamName, prepareEvent } from '../src/store/prepare';
 import type { BulkEvent, EventStore, NewEvent } from '../src/store/types';
+import { cpuSince, serverCpuMeter } from './cpu';
 import { type BenchContext, perSecond, sampleRss, timed } from './harness';
 
 /**
@@ -27,6 +28,9 @@ import { type BenchContext, perSecond, sampleRss, timed } from './harness';
  * events with no file (bulk, and batched as the import did before). Peak RSS of the import at a tenth of
  * the entries and at the full size: it must stay flat.
  */
+
+/** The machine's cores: the CPU the import can use in parallel (node, the server). */
+const CORES = availableParallelism();
 
 const ACCOUNT: BankAccount = { id: 'UA213223130000026007233566001', currency: 'UAH', role: 'settlement', name: null };
 
@@ -170,13 +174,44 @@ async function storeAlone(ctx: BenchContext, count: number, bulk: boolean): Prom
   }
 }
 
+/**
+ * What the server spends to store one entry's row with nothing to parse and no client to wait for: the
+ * imported rows inserted again, by one statement, into a table like es_events (its indexes, its write-ahead
+ * log), as CPU µs per entry of the server's processes. A floor under the import's server time.
+ */
+async function serverFloor(
+  sql: ReturnType<typeof connect>,
+  serverCpu: () => ReturnType<Awaited<ReturnType<typeof serverCpuMeter>>>,
+  count: number,
+): Promise<number | undefined> {
+  await sql`create table bench_floor (like es_events including defaults including indexes including constraints)`;
+  const before = serverCpu();
+  const [row] = await sql<{ n: bigint }[]>`
+    with stored as (
+      insert into bench_floor (event_id, stream_id, stream_revision, type, version, data, metadata, content_hash)
+      select event_id, stream_id, stream_revision, type, version, data, metadata, content_hash
+      from es_events where type = 'BankEntryBooked' order by global_position
+      returning 1)
+    select count(*) as n from stored`;
+  const ms = cpuSince(before, serverCpu());
+  if (Number(row!.n) !== count) throw new Error(`stored ${row!.n} rows again, expected ${count}`);
+  return ms === undefined ? undefined : (ms * 1000) / count;
+}
+
 /** A store that prepares every event as an append does (validation, canonical JSON, content hash) and stores nothing. */
 function preparingStore(): EventStore {
   return {
     backend: 'postgres',
     async appendBulk(batches) {
+      const streams = new Set<string>();
       for await (const batch of batches)
-        for (const b of batch) prepareAppend([{ stream: b.stream, events: [b.event] }]);
+        for (const b of batch) {
+          if (!streams.has(b.stream)) {
+            checkStreamName(b.stream);
+            streams.add(b.stream);
+          }
+          prepareEvent(b.stream, b.event);
+        }
       return { streams: [], byLabel: new Map() };
     },
   } as Partial<EventStore> as EventStore;
@@ -197,10 +232,16 @@ async function measure(ctx: BenchContext, dir: string, count: number) {
   const sql = connect(db.url, { max: 4 });
   try {
     const store = createPostgresEventStore(sql);
+    const serverCpu = await serverCpuMeter(sql);
     global.gc?.();
     const rss = sampleRss(20);
+    const node0 = process.cpuUsage();
+    const server0 = serverCpu();
     const run = await timed(() => importBankFiles(store, knownEventsOf(store, sql), [file], { accounts: [ACCOUNT] }));
+    const nodeCpu = process.cpuUsage(node0);
+    const serverMs = cpuSince(server0, serverCpu());
     const peak = rss.stop();
+    const floor = await serverFloor(sql, serverCpu, count);
     const o = run.result[0]!;
     if (o.entries !== count || o.statements !== 1) throw new Error(`imported ${o.entries} entries, expected ${count}`);
     ctx.note(
@@ -212,6 +253,11 @@ async function measure(ctx: BenchContext, dir: string, count: number) {
       node: perSecond(count, node.ms),
       imported: perSecond(count, run.ms),
       peakMb: peak / 2 ** 20,
+      // CPU per entry (µs): node's, the server's, and the server's alone storing the same rows again
+      nodeUs: (nodeCpu.user + nodeCpu.system) / count,
+      serverUs: serverMs === undefined ? undefined : (serverMs * 1000) / count,
+      floorUs: floor,
+      parseUs: (parse.ms * 1000) / count,
     };
   } finally {
     await sql.end({ timeout: 5 });
@@ -259,6 +305,26 @@ export async function run(ctx: BenchContext): Promise<void> {
       unit: 'entries/s',
       reference: { name: 'saxes alone, same file', value: atFull.parse },
     });
+    // the CPU the import needs per entry against what two cores give in twice saxes' time per entry
+    const budgetUs = CORES * 2 * atFull.parseUs;
+    if (atFull.serverUs !== undefined && atFull.floorUs !== undefined) {
+      ctx.note(
+        `CPU per entry at ${full}: saxes alone ${atFull.parseUs.toFixed(1)} µs; import: node ${atFull.nodeUs.toFixed(1)} µs + server ${atFull.serverUs.toFixed(1)} µs; server storing the same rows again, alone: ${atFull.floorUs.toFixed(1)} µs`,
+      );
+      ctx.figure({
+        name: `bank import CPU per entry, node + server, ${full} entries`,
+        value: atFull.nodeUs + atFull.serverUs,
+        unit: 'µs',
+        reference: { name: `${CORES} cores × 2 × saxes alone per entry (CPU that ratio 0.5 allows)`, value: budgetUs },
+        target: { max: budgetUs, text: 'within what ratio 0.5 allows' },
+      });
+      ctx.figure({
+        name: 'saxes alone + the server storing the rows alone (no reader, no events), per entry',
+        value: atFull.parseUs + atFull.floorUs,
+        unit: 'µs',
+        reference: { name: `${CORES} cores × 2 × saxes alone per entry`, value: budgetUs },
+      });
+    }
     ctx.figure({ name: `bank import peak RSS, ${small} entries`, value: atSmall.peakMb, unit: 'MB' });
     ctx.figure({
       name: `bank import peak RSS, ${full} entries`,

@@ -54,7 +54,7 @@ export async function serverCpuMeter(sql: BenchContext['sql']): Promise<() => Cp
   };
 }
 
-function cpuSince(
+export function cpuSince(
   before: CpuSnapshot | undefined,
   after: CpuSnapshot | undefined,
   only?: 'background',

@@ -4,7 +4,7 @@ import type postgres from 'postgres';
 import type { Sql } from '../db/connect';
 import { constraintOf, isSqlState } from '../db/errors';
 import { EventIdConflictError } from './errors';
-import { prepareAppend } from './prepare';
+import { checkStreamName, prepareEvent } from './prepare';
 import type { AppendResult, BulkAppendResult, BulkEvent, Position } from './types';
 
 /**
@@ -178,7 +178,9 @@ async function produce(
     const newStreams: string[] = [];
     for (const b of batch) {
       // one event at a time: validation and serialisation as every append, without holding the bulk's ids
-      const p = prepareAppend([{ stream: b.stream, events: [b.event] }])[0]!;
+      const seenStream = nOf.get(b.stream);
+      if (seenStream === undefined) checkStreamName(b.stream);
+      const p = prepareEvent(b.stream, b.event);
       const label = b.label ?? p.type;
       let l = labelNo.get(label);
       if (l === undefined) {
@@ -188,7 +190,7 @@ async function produce(
         totals.push(0);
       }
       totals[l]!++;
-      const n = (nOf.get(p.stream) ?? 0) + 1;
+      const n = (seenStream ?? 0) + 1;
       if (n === 1) newStreams.push(p.stream);
       nOf.set(p.stream, n);
       text +=

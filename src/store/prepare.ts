@@ -56,45 +56,14 @@ export function prepareAppend(requests: readonly AppendRequest[]): PreparedEvent
   const streams = new Set<string>();
   const out: PreparedEvent[] = [];
   for (const r of requests) {
-    if (typeof r.stream !== 'string' || r.stream.length === 0 || r.stream.length > 512)
-      throw new InvalidEventError(`invalid stream name ${JSON.stringify(r.stream)}`);
-    const badStream = unstorableText(r.stream);
-    if (badStream) throw new InvalidEventError(`invalid stream name ${JSON.stringify(r.stream)}: ${badStream}`);
+    checkStreamName(r.stream);
     if (streams.has(r.stream))
       throw new InvalidEventError(
         `stream ${JSON.stringify(r.stream)} is named by more than one request of one call: put its events in one request`,
       );
     streams.add(r.stream);
     for (const e of r.events) {
-      if (!UUID.test(e.id)) throw new InvalidEventError(`event id must be a UUID, got ${JSON.stringify(e.id)}`);
-      if (!e.type || typeof e.type !== 'string') throw new InvalidEventError(`event ${e.id}: type is required`);
-      const badType = unstorableText(e.type);
-      if (badType) throw new InvalidEventError(`event ${e.id}: type ${JSON.stringify(e.type)} ${badType}`);
-      if (!Number.isInteger(e.version) || e.version < 1)
-        throw new InvalidEventError(`event ${e.id}: version must be a positive integer`);
-      if (e.version > MAX_VERSION)
-        throw new InvalidEventError(
-          `event ${e.id}: version ${e.version} is above ${MAX_VERSION}, the largest the store holds`,
-        );
-      if (e.data === undefined) throw new InvalidEventError(`event ${e.id}: data is required`);
-      let dataJson: string;
-      let metadataJson: string;
-      try {
-        // Canonical text: stored as the event's data and hashed, so it is serialised only once.
-        dataJson = e.canonicalData ?? stableStringify(e.data, true);
-        metadataJson = JSON.stringify(e.metadata ?? {});
-      } catch (err) {
-        throw new InvalidEventError(`event ${e.id}: data is not plain JSON (${(err as Error).message})`);
-      }
-      const prepared: PreparedEvent = {
-        stream: r.stream,
-        id: e.id.toLowerCase(),
-        type: e.type,
-        version: e.version,
-        dataJson,
-        metadataJson,
-        contentHash: contentHashOfCanonical(e.type, e.version, dataJson),
-      };
+      const prepared = prepareEvent(r.stream, e);
       const prior = seen.get(prepared.id);
       if (prior) {
         if (prior.stream !== prepared.stream)
@@ -108,4 +77,46 @@ export function prepareAppend(requests: readonly AppendRequest[]): PreparedEvent
     }
   }
   return out;
+}
+
+/** Refuses a stream name the store cannot hold exactly as given. */
+export function checkStreamName(stream: string): void {
+  if (typeof stream !== 'string' || stream.length === 0 || stream.length > 512)
+    throw new InvalidEventError(`invalid stream name ${JSON.stringify(stream)}`);
+  const badStream = unstorableText(stream);
+  if (badStream) throw new InvalidEventError(`invalid stream name ${JSON.stringify(stream)}: ${badStream}`);
+}
+
+/**
+ * Validates and serialises one event of a stream whose name was checked (checkStreamName). The bulk append
+ * prepares its events one by one with it: a million events are never held together.
+ */
+export function prepareEvent(stream: string, e: NewEvent): PreparedEvent {
+  if (!UUID.test(e.id)) throw new InvalidEventError(`event id must be a UUID, got ${JSON.stringify(e.id)}`);
+  if (!e.type || typeof e.type !== 'string') throw new InvalidEventError(`event ${e.id}: type is required`);
+  const badType = unstorableText(e.type);
+  if (badType) throw new InvalidEventError(`event ${e.id}: type ${JSON.stringify(e.type)} ${badType}`);
+  if (!Number.isInteger(e.version) || e.version < 1)
+    throw new InvalidEventError(`event ${e.id}: version must be a positive integer`);
+  if (e.version > MAX_VERSION)
+    throw new InvalidEventError(`event ${e.id}: version ${e.version} is above ${MAX_VERSION}, the largest the store holds`);
+  if (e.data === undefined) throw new InvalidEventError(`event ${e.id}: data is required`);
+  let dataJson: string;
+  let metadataJson: string;
+  try {
+    // Canonical text: stored as the event's data and hashed, so it is serialised only once.
+    dataJson = e.canonicalData ?? stableStringify(e.data, true);
+    metadataJson = e.metadata == null ? '{}' : JSON.stringify(e.metadata);
+  } catch (err) {
+    throw new InvalidEventError(`event ${e.id}: data is not plain JSON (${(err as Error).message})`);
+  }
+  return {
+    stream,
+    id: e.id.toLowerCase(),
+    type: e.type,
+    version: e.version,
+    dataJson,
+    metadataJson,
+    contentHash: contentHashOfCanonical(e.type, e.version, dataJson),
+  };
 }
