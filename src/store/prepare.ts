@@ -99,7 +99,9 @@ export function prepareEvent(stream: string, e: NewEvent): PreparedEvent {
   if (!Number.isInteger(e.version) || e.version < 1)
     throw new InvalidEventError(`event ${e.id}: version must be a positive integer`);
   if (e.version > MAX_VERSION)
-    throw new InvalidEventError(`event ${e.id}: version ${e.version} is above ${MAX_VERSION}, the largest the store holds`);
+    throw new InvalidEventError(
+      `event ${e.id}: version ${e.version} is above ${MAX_VERSION}, the largest the store holds`,
+    );
   if (e.data === undefined) throw new InvalidEventError(`event ${e.id}: data is required`);
   let dataJson: string;
   let metadataJson: string;
