@@ -28,11 +28,14 @@ let nameBuffer = Buffer.allocUnsafe(4096);
 function uuidV5Of(namespace: Buffer, ...nameParts: string[]): string {
   let bytes = 16;
   for (const part of nameParts) bytes += Buffer.byteLength(part, 'utf8');
-  if (bytes > nameBuffer.length) nameBuffer = Buffer.allocUnsafe(Math.max(bytes, 2 * nameBuffer.length));
-  namespace.copy(nameBuffer, 0, 0, 16);
+  // grown for names up to 64 KiB and kept; a larger name gets a buffer of its own, not kept
+  if (bytes > nameBuffer.length && bytes <= 65_536)
+    nameBuffer = Buffer.allocUnsafe(Math.max(bytes, 2 * nameBuffer.length));
+  const buffer = bytes <= nameBuffer.length ? nameBuffer : Buffer.allocUnsafe(bytes);
+  namespace.copy(buffer, 0, 0, 16);
   let at = 16;
-  for (const part of nameParts) at += nameBuffer.write(part, at, 'utf8');
-  const hex = hash('sha1', nameBuffer.subarray(0, at), 'hex');
+  for (const part of nameParts) at += buffer.write(part, at, 'utf8');
+  const hex = hash('sha1', buffer.subarray(0, at), 'hex');
   // version 5 in the 13th hex digit, the RFC variant (10xx) in the 17th
   const variant = ((Number.parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
