@@ -9,7 +9,11 @@ import { hash } from 'node:crypto';
 export const RECON_NAMESPACE = '6f1c7a52-3d0b-5b8e-9a41-2c7d0e9b4f10';
 
 function uuidBytes(uuid: string): Buffer {
-  return Buffer.from(uuid.replace(/-/g, ''), 'hex');
+  const bytes = Buffer.from(uuid.replace(/-/g, ''), 'hex');
+  // hex decoding stops quietly at the first non-hex character: a namespace of any other length is refused
+  if (bytes.length !== 16 || !/^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i.test(uuid))
+    throw new TypeError(`not a UUID namespace: ${JSON.stringify(uuid)}`);
+  return bytes;
 }
 
 const RECON_NAMESPACE_BYTES = uuidBytes(RECON_NAMESPACE);
@@ -30,7 +34,7 @@ function uuidV5Of(namespace: Buffer, ...nameParts: string[]): string {
   for (const part of nameParts) bytes += Buffer.byteLength(part, 'utf8');
   // grown for names up to 64 KiB and kept; a larger name gets a buffer of its own, not kept
   if (bytes > nameBuffer.length && bytes <= 65_536)
-    nameBuffer = Buffer.allocUnsafe(Math.max(bytes, 2 * nameBuffer.length));
+    nameBuffer = Buffer.allocUnsafe(Math.min(65_536, Math.max(bytes, 2 * nameBuffer.length)));
   const buffer = bytes <= nameBuffer.length ? nameBuffer : Buffer.allocUnsafe(bytes);
   namespace.copy(buffer, 0, 0, 16);
   let at = 16;

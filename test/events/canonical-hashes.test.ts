@@ -57,6 +57,14 @@ describe('canonical hashes', () => {
     expect(uuidV5('short')).toBe(plainUuidV5(RECON_NAMESPACE, 'short'));
   });
 
+  it('refuses a namespace that is not a UUID, instead of hashing whatever bytes it decodes to', () => {
+    for (const bad of ['', 'abcd', '{6ba7b810-9dad-11d1-80b4-00c04fd430c8}', '6ba7b810-9dad-11d1-80b4-00c04fd430c800'])
+      expect(() => uuidV5('name', bad)).toThrow(/not a UUID namespace/);
+    expect(uuidV5('www.example.com', '6BA7B810-9DAD-11D1-80B4-00C04FD430C8')).toBe(
+      '2ed6657d-e927-568b-95e1-2665a8aea6a2',
+    );
+  });
+
   it('gives the sha-256 of the text in UTF-8', () => {
     expect(sha256Hex('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
     for (const name of names()) expect(sha256Hex(name)).toBe(createHash('sha256').update(name, 'utf8').digest('hex'));
