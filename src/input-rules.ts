@@ -1,0 +1,189 @@
+/**
+ * One rule for every value at every door (docs/bad-input.md): the bank readers, the orders readers and API, the
+ * fee contract, the sub-merchant directory and the PSP readers all check dates, times and text here, so that
+ * a value one door refuses is refused by all of them with the same words.
+ *
+ * Each check returns the value it accepts, normalized, or a reason in plain words; the caller names the field
+ * (file and line, or JSON path) and decides whether the whole input is refused.
+ */
+import { DateTime } from 'luxon';
+
+export type Checked<T> = { ok: true; value: T } | { ok: false; reason: string };
+
+/**
+ * The days a business date may fall on: a date outside is a wrong unit, a placeholder (0000-01-01, 9999-12-31)
+ * or a typo, never a real booking. PostgreSQL, luxon and JavaScript's Date all agree on every day inside.
+ */
+export interface PlausibleDates {
+  /** the first day accepted, YYYY-MM-DD */
+  readonly earliest: string;
+  /** how many whole years after today's date (UTC) are accepted */
+  readonly yearsAhead: number;
+}
+
+export const DEFAULT_PLAUSIBLE_DATES: PlausibleDates = { earliest: '2000-01-01', yearsAhead: 10 };
+
+const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
+/** YYYY-MM-DDTHH:MM[:SS[.fff…]] then Z or ±HH:MM (or ±HHMM); nothing after it. */
+const INSTANT = /^(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})$/;
+
+/** The last day accepted, as YYYY-MM-DD, given today. */
+export function latestPlausibleDay(range: PlausibleDates, now: Date = new Date()): string {
+  const today = DateTime.fromJSDate(now, { zone: 'UTC' });
+  return today.plus({ years: range.yearsAhead }).toISODate() ?? '9999-12-31';
+}
+
+/** A calendar day in strict ISO form (YYYY-MM-DD) within the plausible range. */
+export function plausibleDay(
+  text: string,
+  range: PlausibleDates = DEFAULT_PLAUSIBLE_DATES,
+  now: Date = new Date(),
+): Checked<string> {
+  const m = DAY.exec(text);
+  if (!m) return { ok: false, reason: `not a date in the form YYYY-MM-DD: ${quoteForMessage(text)}` };
+  if (!DateTime.fromISO(text, { zone: 'UTC' }).isValid)
+    return { ok: false, reason: `not a day of the calendar: ${quoteForMessage(text)}` };
+  return inRange(text, range, now);
+}
+
+function inRange(day: string, range: PlausibleDates, now: Date): Checked<string> {
+  if (day < range.earliest) return { ok: false, reason: `date ${day} is before ${range.earliest}` };
+  const latest = latestPlausibleDay(range, now);
+  if (day > latest) return { ok: false, reason: `date ${day} is after ${latest}` };
+  return { ok: true, value: day };
+}
+
+/**
+ * A moment in strict ISO 8601 with its zone (Z or an offset within −12:00…+14:59), within the plausible range;
+ * returned as UTC ISO with milliseconds. `zoneless: 'utc'` also takes a time without a zone, read as UTC
+ * (where an interface says so, e.g. the PSP's webhook times).
+ */
+export function plausibleInstant(
+  text: string,
+  options: { range?: PlausibleDates; now?: Date; zoneless?: 'refuse' | 'utc' } = {},
+): Checked<string> {
+  const range = options.range ?? DEFAULT_PLAUSIBLE_DATES;
+  const zoneless = options.zoneless ?? 'refuse';
+  const candidate = zoneless === 'utc' && /T[\d:.]+$/.test(text) ? `${text}Z` : text;
+  const m = INSTANT.exec(candidate);
+  if (!m) {
+    return {
+      ok: false,
+      reason: `not a date-time in ISO 8601 form with a zone (YYYY-MM-DDTHH:MM:SSZ): ${quoteForMessage(text)}`,
+    };
+  }
+  const [, day, hh, mi, ss, , zone] = m;
+  if (Number(hh) > 23 || Number(mi) > 59 || Number(ss ?? '0') > 59)
+    return { ok: false, reason: `not a time of day: ${quoteForMessage(text)}` };
+  if (zone !== 'Z') {
+    const digits = zone.replace(':', '');
+    const hours = Number(digits.slice(1, 3));
+    const minutes = Number(digits.slice(3, 5));
+    const sign = digits[0];
+    if (minutes > 59 || (sign === '+' ? hours > 14 : hours > 12))
+      return { ok: false, reason: `not a real time zone offset: ${zone}` };
+  }
+  const dayChecked = plausibleDay(day, range, options.now);
+  if (!dayChecked.ok) return dayChecked;
+  const parsed = DateTime.fromISO(candidate, { setZone: true });
+  if (!parsed.isValid) return { ok: false, reason: `not a date-time: ${quoteForMessage(text)}` };
+  const utc = parsed.toUTC();
+  const utcDay = utc.toISODate();
+  if (utcDay === null) return { ok: false, reason: `not a date-time: ${quoteForMessage(text)}` };
+  const utcChecked = inRange(utcDay, range, options.now ?? new Date());
+  if (!utcChecked.ok) return utcChecked;
+  return { ok: true, value: utc.toISO({ suppressMilliseconds: false }) ?? candidate };
+}
+
+/** What a text field may hold. Every field a door reads names its policy (docs/bad-input.md). */
+export interface TextPolicy {
+  /** longest accepted, in characters (UTF-16 code units, as JavaScript and the JSON in the store count) */
+  readonly maxLength: number;
+  /** line breaks (CR, LF) kept, e.g. a bank's remittance text; otherwise refused */
+  readonly lineBreaks?: boolean;
+  /** tabs kept */
+  readonly tabs?: boolean;
+  /** empty accepted */
+  readonly empty?: boolean;
+  /** bidirectional overrides and isolates (U+202A–U+202E, U+2066–U+2069) refused; otherwise kept and escaped on output */
+  readonly refuseBidi?: boolean;
+}
+
+/** A short name: one line, no bidirectional overrides, 200 characters. */
+export const NAME_TEXT: TextPolicy = { maxLength: 200, refuseBidi: true };
+/** A reference or an id written by another system: one line, 256 characters. */
+export const REFERENCE_TEXT: TextPolicy = { maxLength: 256, refuseBidi: true };
+/** Free text (a remittance, a description): line breaks kept, 4,096 characters. */
+export const FREE_TEXT: TextPolicy = { maxLength: 4096, lineBreaks: true, tabs: true, empty: true };
+
+const BIDI = /[\u202A-\u202E\u2066-\u2069]/;
+
+/**
+ * A text a door may store. NUL, lone surrogates and control characters (C0 other than the allowed breaks,
+ * DEL, C1) are refused whatever the policy: PostgreSQL cannot store NUL in text, a lone surrogate is not
+ * Unicode, and control characters print as something else on every output.
+ */
+export function checkText(text: string, policy: TextPolicy): Checked<string> {
+  if (text.length === 0 && !policy.empty) return { ok: false, reason: 'empty' };
+  if (text.length > policy.maxLength)
+    return { ok: false, reason: `longer than ${policy.maxLength} characters (${text.length})` };
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        i++;
+        continue;
+      }
+      return { ok: false, reason: `a lone surrogate (U+${hex(c)}) at character ${i + 1}: not Unicode text` };
+    }
+    if (c >= 0xdc00 && c <= 0xdfff)
+      return { ok: false, reason: `a lone surrogate (U+${hex(c)}) at character ${i + 1}: not Unicode text` };
+    if (c === 0) return { ok: false, reason: `a NUL character at character ${i + 1}` };
+    if ((c === 10 || c === 13) && policy.lineBreaks) continue;
+    if (c === 9 && policy.tabs) continue;
+    if (c < 0x20 || (c >= 0x7f && c <= 0x9f))
+      return { ok: false, reason: `a control character (U+${hex(c)}) at character ${i + 1}` };
+  }
+  if (policy.refuseBidi) {
+    const m = BIDI.exec(text);
+    if (m) {
+      return {
+        ok: false,
+        reason: `a bidirectional override (U+${hex(m[0].charCodeAt(0))}) at character ${m.index + 1}`,
+      };
+    }
+  }
+  return { ok: true, value: text };
+}
+
+function hex(c: number): string {
+  return c.toString(16).toUpperCase().padStart(4, '0');
+}
+
+/** Lone surrogates, NUL and control characters, for the terminal and logs: each shown as its escape. */
+const UNPRINTABLE =
+  /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * A text as a terminal should show it: control characters (ANSI escapes among them), bidirectional overrides
+ * and lone surrogates written as `\u{…}` so they neither move the cursor nor reorder the line. Tabs and line
+ * breaks are kept unless `oneLine`.
+ */
+export function printable(text: string, options: { oneLine?: boolean } = {}): string {
+  const escaped = text.replace(UNPRINTABLE, (c) => `\\u{${c.charCodeAt(0).toString(16)}}`);
+  return options.oneLine ? escaped.replace(/\r\n|\r|\n/g, '\\n').replace(/\t/g, '\\t') : escaped;
+}
+
+/** A value quoted into a refusal's message: printable, one line, at most 60 characters. */
+export function quoteForMessage(text: string): string {
+  const shown = printable(text, { oneLine: true });
+  return JSON.stringify(shown.length > 60 ? `${shown.slice(0, 60)}…` : shown);
+}
+
+/** Three uppercase letters (ISO 4217's shape). */
+export function checkCurrency(text: string): Checked<string> {
+  return /^[A-Z]{3}$/.test(text)
+    ? { ok: true, value: text }
+    : { ok: false, reason: `not a currency code (three capital letters): ${quoteForMessage(text)}` };
+}
