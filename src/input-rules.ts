@@ -72,7 +72,7 @@ export function plausibleInstant(
       reason: `not a date-time in ISO 8601 form with a zone (YYYY-MM-DDTHH:MM:SSZ): ${quoteForMessage(text)}`,
     };
   }
-  const [, day, hh, mi, ss, , zone] = m;
+  const [, day = '', hh, mi, ss, , zone = 'Z'] = m;
   if (Number(hh) > 23 || Number(mi) > 59 || Number(ss ?? '0') > 59)
     return { ok: false, reason: `not a time of day: ${quoteForMessage(text)}` };
   if (zone !== 'Z') {
