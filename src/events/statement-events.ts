@@ -53,6 +53,22 @@ export const StatementIssued = defineEvent(
         }),
       )
       .optional(),
+    /**
+     * What the run printed of the issuer and whom to ask (RECON_ISSUER_*, RECON_STATEMENT_*): every later run of
+     * the month (a reproduction, a correction) prints the month's first run's, so a statement never changes its
+     * issuer, contact or dispute lines with the environment of the machine that happens to run it. Absent in runs
+     * recorded before it was kept (the environment's are printed then).
+     */
+    settings: z
+      .object({
+        issuerName: z.string().optional(),
+        issuerAddress: z.string().optional(),
+        issuerTaxId: z.string().optional(),
+        contact: z.string().optional(),
+        dispute: z.string().optional(),
+        language: z.enum(['en', 'uk']),
+      })
+      .optional(),
   }),
 );
 

@@ -76,6 +76,18 @@ export interface StatementMeta {
 export const sheetName = (meta: Pick<StatementMeta, 'provisional'>, name: string) =>
   (meta.provisional ? `PROVISIONAL ${name}` : name).slice(0, 31);
 
+/**
+ * A correction (statement-corrections.ts): the month was issued before and changed since, so this statement
+ * asks only what the statements before it did not.
+ */
+export interface CorrectionOf {
+  /** what the month's earlier statements asked finance to pay, in this currency */
+  readonly askedBefore: bigint;
+}
+
+/** A currency's payout as the statement shows it; `correction` on a correction only. */
+export type StatementPayoutSection = PayoutSection & { readonly correction?: CorrectionOf };
+
 export interface StatementSource {
   /** one row per currency, all of one sub-merchant */
   readonly figures: readonly StatementFigures[];
@@ -84,7 +96,7 @@ export interface StatementSource {
   adjustments?(currency: string): AsyncIterable<AdjustmentLine>;
   readonly reserve: readonly ReserveScheduleRow[];
   /** per currency: holds, amount due, reference and what was paid out (absent: none computed) */
-  readonly payouts?: readonly PayoutSection[];
+  readonly payouts?: readonly StatementPayoutSection[];
 }
 
 /** What heads a statement: who issues it to whom, its number and date, whom to ask (statement-header.ts). */
@@ -98,6 +110,8 @@ export interface StatementHeader {
   readonly issuedAt: Date;
   readonly contact?: string;
   readonly dispute?: string;
+  /** on a correction: the statement it corrects (its number as printed and when it was issued) */
+  readonly corrects?: { readonly number: string; readonly issuedAt: Date };
 }
 
 /** The header of a statement issued with nothing configured: English, its period's end as the date. */
@@ -188,14 +202,20 @@ export function monthRange(month: string, timezone: string): { from: DateTime; t
   return { from, to: from.plus({ months: 1 }) };
 }
 
-// `gap`: a line only a statement with months never stated shows (true), or only one without (false)
+/** The month's amount due (all of it, whatever earlier statements asked). */
+const dueOf = (f: StatementFigures, p?: PayoutSection) =>
+  p?.amountDue ?? (f.adjustments ?? 0n) + (f.notStated ?? 0n) + f.netPayable;
+
+// `gap`: a line only a statement with months never stated shows (true), or only one without (false);
+// `correction`: a line only a correction shows
 export const BRIDGE: ReadonlyArray<{
   /** the line's name in BRIDGE_LABELS (src/export/i18n/labels.ts) */
   key: string;
   /** in English */
   label: string;
-  value: (f: StatementFigures, p?: PayoutSection) => bigint;
+  value: (f: StatementFigures, p?: StatementPayoutSection) => bigint;
   gap?: boolean;
+  correction?: boolean;
 }> = [
   { key: 'opening', label: "Opening balance (the previous statement's closing)", value: (f) => f.opening },
   {
@@ -235,8 +255,20 @@ export const BRIDGE: ReadonlyArray<{
   {
     key: 'dueGap',
     label: '= Amount due (adjustments + months never stated + net payable − held + released)',
-    value: (f, p) => p?.amountDue ?? (f.adjustments ?? 0n) + (f.notStated ?? 0n) + f.netPayable,
+    value: (f, p) => dueOf(f, p),
     gap: true,
+  },
+  {
+    key: 'askedBefore',
+    label: '− Already asked on the statement corrected',
+    value: (_f, p) => -(p?.correction?.askedBefore ?? 0n),
+    correction: true,
+  },
+  {
+    key: 'dueCorrection',
+    label: '= Amount due on this correction',
+    value: (f, p) => dueOf(f, p) - (p?.correction?.askedBefore ?? 0n),
+    correction: true,
   },
   {
     key: 'paidOut',
@@ -257,10 +289,17 @@ export const BRIDGE: ReadonlyArray<{
   },
 ];
 
-/** The bridge lines a statement of these figures shows (those of months never stated only when it has some). */
-export function bridgeOf(figures: readonly StatementFigures[]): typeof BRIDGE {
+/**
+ * The bridge lines a statement of these figures shows: those of months never stated only when it has some, those
+ * of a correction only on one.
+ */
+export function bridgeOf(
+  figures: readonly StatementFigures[],
+  payouts: readonly StatementPayoutSection[] = [],
+): typeof BRIDGE {
   const gap = figures.some((f) => f.notStated !== undefined);
-  return BRIDGE.filter((l) => l.gap === undefined || l.gap === gap);
+  const correction = payouts.some((p) => p.correction !== undefined);
+  return BRIDGE.filter((l) => (l.gap === undefined || l.gap === gap) && (!l.correction || correction));
 }
 
 /** A bridge line's label in a statement's language (English when no translation is kept). */

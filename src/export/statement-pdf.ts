@@ -131,7 +131,7 @@ export async function writeStatementPdf(
           { header: t.bridge, width: 430 },
           ...group.map((f) => ({ header: f.currency, width: 110, align: 'right' as const })),
         ],
-        bridgeOf(figures).map((line) => [
+        bridgeOf(figures, src.payouts).map((line) => [
           bridgeLabel(line, lang),
           ...group.map((f) => money(line.value(f, payoutOf(f.currency)), f.currency)),
         ]),
@@ -355,6 +355,7 @@ function title(
     rows.get(t.title),
     `${t.period}: ${rows.get(t.period)}`,
     `${t.issuedOn}: ${dayText(String(rows.get(t.issuedOn)), header.language)}`,
+    rows.has(t.corrects) && `${t.corrects}: ${String(rows.get(t.corrects))}`,
   ])
     if (l) doc.text(String(l), { width, align: 'right' });
   doc.y = Math.max(leftEnd, doc.y) + 14;

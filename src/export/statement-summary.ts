@@ -1,12 +1,12 @@
 import { DateTime } from 'luxon';
 import { LABELS, XLSX_DATE } from './i18n/labels';
-import type { PayoutSection } from './payout-sheets';
 import {
   bridgeLabel,
   bridgeOf,
   monthRange,
   sheetName,
   type StatementFigures,
+  type StatementPayoutSection,
   type StatementHeader,
   type StatementMeta,
 } from './statement-figures';
@@ -43,6 +43,14 @@ export function headerRows(
     ...(meta.provisional ? ([[t.draft, t.draft]] as Array<[string, string]>) : []),
     [t.title, header.number ? `${t.statementNo} ${header.number}` : t.draft],
     [t.issuedOn, DateTime.fromJSDate(header.issuedAt, { zone: meta.timezone }).toISODate()!],
+    [
+      t.corrects,
+      header.corrects &&
+        t.correctsText(
+          header.corrects.number,
+          DateTime.fromJSDate(header.corrects.issuedAt, { zone: meta.timezone }).toISODate()!,
+        ),
+    ],
     [t.period, `${day(from)} – ${day(to.minus({ days: 1 }))} (${t.timeZone} ${meta.timezone})`],
     [t.issuer, issuer || '—'],
     [t.recipient, safeText(header.recipient.legalName ?? first.subMerchantName)],
@@ -67,12 +75,15 @@ export function writeSummarySheet(
   figures: readonly StatementFigures[],
   meta: StatementMeta,
   header: StatementHeader,
-  payoutOf: (f: StatementFigures) => PayoutSection | undefined,
+  payoutOf: (f: StatementFigures) => StatementPayoutSection | undefined,
   title: string,
 ): void {
   const t = LABELS[header.language];
   const gap = figures.some((f) => f.notStated !== undefined);
-  const bridge = bridgeOf(figures);
+  const bridge = bridgeOf(
+    figures,
+    figures.flatMap((f) => payoutOf(f) ?? []),
+  );
   const info = headerRows(figures, meta, header);
   const labels = [...info.map(([l]) => l), ...bridge.map((l) => bridgeLabel(l, header.language)), t.check];
   // the first column as wide as its longest label, the others as their amounts or their payout reference (its

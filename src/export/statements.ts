@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, statSync } from 'node:fs';
 import path from 'node:path';
+import { DateTime } from 'luxon';
 import type { Sql } from '../db/connect';
 import { newEvent } from '../events/catalog';
 import { StatementIssued, statementStream } from '../events/statement-events';
@@ -31,6 +32,15 @@ import { storePaymentEvents, withLineDetails, type PaymentEvents } from './state
 import { ledgerStatementQueries, type StatementQueries } from './statement-queries';
 import { checkMonthEnded, checkPositionWithinHead, monthBefore, runsInZone } from './statement-controls';
 import { notStatedMarked, previousOf, splitNotStated } from './not-stated';
+import {
+  correctionsAt,
+  monthRuns,
+  monthSettings,
+  recordedSettings,
+  shownPayouts,
+  unchangedRun,
+} from './statement-corrections';
+import type { StatementPayoutSection } from './statement-figures';
 
 /**
  * `recon statements`: cuts the month's figures at one event-store position (the journal's checkpoint
@@ -103,6 +113,10 @@ export interface IssueResult {
   readonly previousMonthNotIssued?: string;
   /** the zone of the statements this run re-based from */
   readonly rebasedFrom?: string;
+  /** the run was recorded before (nothing changed since): when it was issued; nothing new was recorded */
+  readonly reproduces?: Date;
+  /** a correction of the month's statements issued before: when the latest of them was issued */
+  readonly corrects?: Date;
 }
 
 export async function fileSha256(file: string): Promise<string> {
@@ -134,7 +148,7 @@ async function statementSource(
   },
   subMerchantId: string,
   own: readonly StatementFigures[],
-  payouts: StatementSource['payouts'],
+  payouts: readonly StatementPayoutSection[],
 ): Promise<StatementSource> {
   const { queries, base } = ctx;
   const reserve = await queries.reserve({ ...base, subMerchantId });
@@ -268,8 +282,6 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
     { store: deps.store, namesOf, recordedHeld: (h, name, currency) => recordedHeld(deps.sql, h, name, currency) },
     { month: opts.month, timezone: deps.timezone, cut: position, figures, runs, held: paid.held, paid: paid.lines },
   );
-  const payoutOf = (id: string, currency: string) =>
-    payouts.find((p) => p.subMerchantId === id && p.currency === currency);
   const figuresSha256 = figuresDigest(opts.month, deps.timezone, figures);
   const meta = {
     month: opts.month,
@@ -294,6 +306,9 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
     ...[...bySubMerchant.keys()].flatMap((id) => [fileOf(id, 'xlsx'), fileOf(id, 'pdf')]),
     ...(indexName ? [indexName] : []),
   ];
+  // the month issued before: its first run's issuer and texts, its runs to reproduce or correct
+  const runsOfMonth = provisional ? [] : await monthRuns(deps.store, opts.month, deps.timezone);
+  const settings = monthSettings(runsOfMonth, deps.statements ?? statementsConfigFromEnv());
   // The run as it will be recorded: its id comes from its data, so a run already recorded (the same figures at
   // the same cut) is found, and its statements keep the number and the issue time they were given then.
   const event = newEvent(StatementIssued, {
@@ -308,13 +323,18 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
       .map(([k, v]) => [...k.split('\u0000'), v.toString()] as [string, string, string])
       .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0)),
     payouts: issuedPayouts(payouts),
+    ...(settings.record ? { settings: recordedSettings(settings.config) } : {}),
   });
+  // nothing changed since the month's latest run: that run again, at its cut (same numbers, dates and bytes)
+  const same = opts.atPosition ? undefined : unchangedRun(runsOfMonth, event.data);
+  if (same) return issueStatements(deps, { ...opts, atPosition: same.cut });
   const recorded = provisional
     ? undefined
     : (await deps.store.readStream(statementStream(opts.month))).find((e) => e.id === event.id);
   // a draft is dated when it is drawn up; an issued statement when its run was (or is now) recorded
   const issuedAt = recorded ? issuedAtOf(recorded) : (opts.now ?? new Date());
-  const config = deps.statements ?? statementsConfigFromEnv();
+  const corrections = provisional ? undefined : await correctionsAt(deps.store, runsOfMonth, position);
+  const shown = await shownPayouts(payouts, [...bySubMerchant.keys()], corrections);
   const claims: NumberClaim[] = [];
   const files: IssuedFile[] = [];
   let lines = 0;
@@ -324,17 +344,21 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
     const file = path.join(opts.outDir, fileOf(subMerchantId, 'xlsx'));
     const claim = provisional ? undefined : await claimNumber(deps.store, subMerchantId, opts.month, event.id);
     if (claim) claims.push(claim);
-    const header = headerOf(
-      config,
-      await directoryAt(deps.store, subMerchantId, position),
-      claim?.number ?? null,
-      issuedAt,
-    );
+    const corrects = shown.statements.get(subMerchantId);
+    const header = {
+      ...headerOf(
+        settings.config,
+        await directoryAt(deps.store, subMerchantId, position),
+        claim?.number ?? null,
+        issuedAt,
+      ),
+      ...(corrects ? { corrects } : {}),
+    };
     const source = await statementSource(
       { queries, base, runs, namesOf, timezone: deps.timezone, ...(paymentEvents ? { paymentEvents } : {}) },
       subMerchantId,
       own,
-      payouts.filter((p) => p.subMerchantId === subMerchantId),
+      shown.sections.filter((p) => p.subMerchantId === subMerchantId),
     );
     const written = await writeStatementWorkbook(file, source, meta, header);
     lines += written.lines;
@@ -347,12 +371,14 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
   // The index lists the whole month; a run for one sub-merchant does not overwrite it with a single row.
   if (indexName) {
     const index = path.join(opts.outDir, indexName);
-    await writePayoutsWorkbook(index, figures, { ...meta, files: files.map((f) => f.name), issuedAt }, payoutOf);
+    await writePayoutsWorkbook(index, figures, { ...meta, files: files.map((f) => f.name), issuedAt }, shown.indexOf);
     files.push(await describeFile(index));
   }
 
   const extra = {
     provisional,
+    ...(recorded ? { reproduces: issuedAt } : {}),
+    ...(corrections?.latest ? { corrects: corrections.latest.issuedAt } : {}),
     ...(previousMonthNotIssued ? { previousMonthNotIssued } : {}),
     ...(zoned.rebasedFrom ? { rebasedFrom: zoned.rebasedFrom } : {}),
   };
@@ -374,14 +400,21 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
       ...extra,
     };
   }
-  const { runId, appended } = await recordRun(deps, {
-    event,
-    claims,
-    files,
-    issuedAt,
-    subMerchantId: opts.subMerchantId ?? null,
-    statements: bySubMerchant.size,
-  });
+  // the same run recorded before: nothing new to record (its row is written if a crash lost it)
+  const [known] = recorded
+    ? await deps.sql<{ run_id: string }[]>`
+        select run_id from statement_runs where event_id = ${event.id} order by issued_at limit 1`
+    : [];
+  const { runId, appended } = known
+    ? { runId: known.run_id, appended: false }
+    : await recordRun(deps, {
+        event,
+        claims,
+        files,
+        issuedAt,
+        subMerchantId: opts.subMerchantId ?? null,
+        statements: bySubMerchant.size,
+      });
   deps.log.info('statements issued', {
     month: opts.month,
     position: positionText,
@@ -404,6 +437,16 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
     newEvent: appended,
     ...extra,
   };
+}
+
+/** What a run was, in a line for whoever issued it: a month reproduced unchanged, or a correction. */
+export function runNote(r: IssueResult): string | undefined {
+  const day = (d: Date) => DateTime.fromJSDate(d, { zone: r.timezone }).toISODate();
+  if (r.reproduces)
+    return `unchanged since the statements issued on ${day(r.reproduces)} (cut at position ${r.position}): the same statements written again, nothing recorded`;
+  if (r.corrects)
+    return `a correction of the statements issued on ${day(r.corrects)}: each names the statement it corrects and asks only what that one did not`;
+  return undefined;
 }
 
 export interface StatementRunRow {

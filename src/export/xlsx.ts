@@ -237,6 +237,27 @@ function removeStalePartials(finalPath: string, now = Date.now()): void {
   }
 }
 
+interface ZipOf {
+  zip: { append(source: unknown, data: { name: string; date?: Date }): unknown };
+  created: Date;
+  addThemes(): Promise<void>;
+}
+
+/**
+ * The streaming writer with every zip entry dated with the document (the zip dates each with the time it is
+ * written), so that a statement written again is the same bytes (docs/outputs.md, "Issuing a month again").
+ * The writer appends its first entries in its constructor, through addThemes (exceljs 4): dated from there.
+ */
+class DatedWorkbookWriter extends (ExcelJS.stream.xlsx.WorkbookWriter as unknown as new (
+  options: ConstructorParameters<typeof ExcelJS.stream.xlsx.WorkbookWriter>[0],
+) => ZipOf) {
+  override addThemes(): Promise<void> {
+    const append = this.zip.append.bind(this.zip);
+    this.zip.append = (source, data) => append(source, { date: this.created, ...data });
+    return super.addThemes();
+  }
+}
+
 /**
  * `created`: the document's real issue time (a recorded run's), shown in its properties; without one the
  * workbook carries a fixed date so that it is the same from one run to the next.
@@ -248,7 +269,7 @@ export function openWorkbook(finalPath: string, props: { title?: string; created
     path.dirname(finalPath),
     `.${path.basename(finalPath)}.${randomBytes(4).toString('hex')}.partial`,
   );
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
+  const workbook = new DatedWorkbookWriter({
     filename: tempPath,
     useStyles: true,
     useSharedStrings: false,
@@ -257,7 +278,7 @@ export function openWorkbook(finalPath: string, props: { title?: string; created
     modified: props.created ?? new Date(0),
     creator: 'recon',
     lastModifiedBy: 'recon',
-  } as ConstructorParameters<typeof ExcelJS.stream.xlsx.WorkbookWriter>[0]);
+  } as ConstructorParameters<typeof ExcelJS.stream.xlsx.WorkbookWriter>[0]) as unknown as Workbook;
   if (props.title) workbook.title = props.title;
   let done = false;
   return {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { ensureOutDir } from '../../export/out-dir';
-import { issueStatements, statementRuns, type IssueResult } from '../../export/statements';
+import { issueStatements, runNote, statementRuns, type IssueResult } from '../../export/statements';
 import { parsePosition } from '../../store/types';
 import { UsageError } from '../errors';
 import { withJudgingRuntime } from '../runtime';
@@ -33,9 +33,11 @@ export function progressWriter(stream: { isTTY?: boolean; write(text: string): u
 export function statementSummary(r: IssueResult): string {
   const out = [
     `statements ${r.month} (${r.timezone}) cut at position ${r.position}${r.provisional ? ' — PROVISIONAL: the month has not ended; not recorded as issued' : ''}`,
-    `  figures sha-256 ${r.figuresSha256}${r.provisional || r.newEvent ? '' : ' (same run already recorded)'}`,
+    `  figures sha-256 ${r.figuresSha256}`,
     `  ${r.statements} statements, ${r.lines} operation lines${r.runId ? `, run ${r.runId}` : ''}`,
   ];
+  const note = runNote(r);
+  if (note) out.push(`  ${note}`);
   if (r.previousMonthNotIssued)
     out.push(
       `  the statement of ${r.previousMonthNotIssued} was never issued: statements open at the last one issued, or at the ledger`,
