@@ -25,7 +25,7 @@ import { type StatementsConfig, statementsConfigFromEnv } from '../config/statem
 import { writeStatementPdf } from './statement-pdf';
 import { claimNumber, directoryAt, headerOf, issuedAtOf, type NumberClaim } from './statement-header';
 import { recordedHeld } from './holds';
-import { closingsPaidOut, payoutFigures } from './statement-payout-figures';
+import { closingsPaidOut, paidLinesAt, paidSincePrevious, payoutFigures } from './statement-payout-figures';
 import { issuedPayouts, statementPayouts, withPaidOut } from './statement-payouts';
 import { ExportError } from './errors';
 import { storePaymentEvents, withLineDetails, type PaymentEvents } from './statement-details';
@@ -271,7 +271,15 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
     ),
     namesOf,
   });
-  const figures = await splitNotStated(opened, runs, { ...base, queries, namesOf, timezone: deps.timezone });
+  const since = await paidSincePrevious(opened, runs, {
+    month: opts.month,
+    timezone: deps.timezone,
+    paidNow: paid.lines,
+    // a run recorded before closings were kept stated the journal's, nothing paid out deducted
+    paidAt: memoize(async (run: IssuedRun) => (run.closings ? paidLinesAt(deps, run.cut) : [])),
+    namesOf,
+  });
+  const figures = await splitNotStated(since.figures, runs, { ...base, queries, namesOf, timezone: deps.timezone });
   if (opts.subMerchantId && figures.length === 0) {
     throw new ExportError(
       'EXPORT_NOTHING_TO_ISSUE',
@@ -334,7 +342,15 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
   // a draft is dated when it is drawn up; an issued statement when its run was (or is now) recorded
   const issuedAt = recorded ? issuedAtOf(recorded) : (opts.now ?? new Date());
   const corrections = provisional ? undefined : await correctionsAt(deps.store, runsOfMonth, position);
-  const shown = await shownPayouts(payouts, [...bySubMerchant.keys()], corrections);
+  // the payouts deducted beyond the month's own are listed on the Paid out sheet with them
+  const shown = await shownPayouts(
+    payouts.map((p) => {
+      const earlier = since.lines.filter((l) => l.subMerchantId === p.subMerchantId && l.currency === p.currency);
+      return earlier.length > 0 ? { ...p, paid: [...earlier, ...p.paid] } : p;
+    }),
+    [...bySubMerchant.keys()],
+    corrections,
+  );
   const claims: NumberClaim[] = [];
   const files: IssuedFile[] = [];
   let lines = 0;
