@@ -122,6 +122,7 @@ export async function correctionsAt(store: EventStore, runs: readonly MonthRun[]
     );
   return {
     async statementOf(subMerchantId) {
+      if (earlier.length === 0) return undefined; // the month's first run corrects nothing
       if (!numbers.has(subMerchantId)) {
         const mine = (await store.readStream(statementNumberStream(subMerchantId)))
           .filter((e) => isEvent(StatementNumbered, e))

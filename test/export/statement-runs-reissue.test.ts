@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -76,6 +77,15 @@ async function index(dir: string): Promise<Record<string, unknown>[]> {
   return rows.filter((r) => r[0] && r[0] !== 'Total').map((r) => Object.fromEntries(head!.map((h, i) => [h, r[i]])));
 }
 
+/** The PDF's text (pdftotext), undefined where it is not installed. */
+function pdfText(file: string): string | undefined {
+  try {
+    return execFileSync('pdftotext', ['-layout', file, '-'], { encoding: 'utf8' });
+  } catch {
+    return undefined;
+  }
+}
+
 const dir = (name: string) => mkdtempSync(path.join(t.out, `${name}-`));
 const AMOUNT_DUE = '= Amount due (adjustments + net payable − held + released)';
 
@@ -131,6 +141,14 @@ describe('recon statements for a month already issued', () => {
     expect(a.get('Issued by')).toBe(ISSUER.RECON_ISSUER_NAME);
     expect(a.get('Contact')).toBe(ISSUER.RECON_STATEMENT_CONTACT);
     expect(a.get('Disputes')).toBe(ISSUER.RECON_STATEMENT_DISPUTE);
+
+    // the PDF says the same
+    const pdf = pdfText(path.join(corrected, statementFile(corrected, 'SM-A', MONTH, false, 'pdf')));
+    if (pdf !== undefined) {
+      expect(pdf).toMatch(/Corrects: Statement no\. 0001 issued on \d{4}-\d{2}-\d{2}/);
+      expect(pdf).toMatch(/= Amount due on this correction\s+300\.00/);
+      expect(pdf).toContain(ISSUER.RECON_ISSUER_NAME);
+    }
 
     // Shop B did not change: its correction asks nothing, and keeps the reference already issued
     const b = await summary(corrected, 'SM-B');
