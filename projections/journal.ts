@@ -13,6 +13,7 @@ import {
   type RowFacts,
 } from '../src/journal-rules';
 import { JOURNAL_LINE_COLUMNS } from '../src/ledger/bank-entries';
+import { bookBankCharges } from '../src/ledger/charge-bookings';
 import { bookPayouts, payoutBookingTables } from '../src/ledger/payout-bookings';
 import { bookSettlements, settlementBookingTables } from '../src/ledger/settlement-bookings';
 import type { Projection, ProjectionContext, Tx } from '../src/projection/projection';
@@ -261,7 +262,7 @@ function lineRows(
 export const projection: Projection = {
   name: 'journal',
   // what each version changed: docs/ledger.md, "Read-model versions"
-  version: 5,
+  version: 6,
   usesBank: true,
 
   async setup(tx: Tx, ctx: ProjectionContext) {
@@ -295,7 +296,7 @@ export const projection: Projection = {
       create table ${s}.entries (
         -- unique (entries_pkey), made when the build goes live
         entry_id text not null,
-        kind text not null check (kind in ('settlement', 'reserve_release', 'reversal', 'bank_settlement', 'payout')),
+        kind text not null check (kind in ('settlement', 'reserve_release', 'reversal', 'bank_settlement', 'payout', 'bank_charge')),
         reverses text,
         row_key text not null,
         pos_id text not null,
@@ -343,6 +344,7 @@ export const projection: Projection = {
     const tz = ctx.timezone;
     await bookSettlements(tx, events, ctx);
     await bookPayouts(tx, events, ctx);
+    await bookBankCharges(tx, events, ctx);
     type Row = { e: RecordedEvent; f: RowFacts } | { e: RecordedEvent; f: null };
     const todo: Row[] = [];
     const names = new Set<string>();

@@ -57,9 +57,12 @@ async function recompute(tx: Tx, s: string, bank: BankConfig, zone: string, cloc
       payee_name: p.payout.payeeName,
       paid_out: p.paidOut.toString(),
       returned: p.returned.toString(),
+      duplicated: p.duplicated.toString(),
       status: p.status,
       due_on: p.dueOn,
       paid_on: p.paidOn,
+      bank_ref: p.bankRef,
+      paid_to: p.paidTo,
     })),
   );
   await insertJson(
@@ -77,14 +80,15 @@ async function recompute(tx: Tx, s: string, bank: BankConfig, zone: string, cloc
 }
 
 const STATE = `reference text primary key, payee_name text not null, paid_out int8 not null, returned int8 not null,
-  status text not null, due_on date not null, paid_on date`;
+  duplicated int8 not null, status text not null, due_on date not null, paid_on date, bank_ref text, paid_to text`;
 const MATCHES = 'event_id uuid primary key, role text not null, reference text, matched_by text';
 
 function payoutsProjection(): Projection {
   return {
     name: 'payouts',
     // 3: the build's bank settings are the only source (no RECON_CONFIG of its own), as for the journal and the cash leg
-    version: 3,
+    // 4: statuses missing and duplicated, what paid it (bank reference, account paid to); bank charges left out
+    version: 4,
     usesBank: true,
     async setup(tx: Tx, ctx: ProjectionContext) {
       const s = q(ctx.schema);
@@ -133,11 +137,13 @@ function payoutsProjection(): Projection {
       return [
         `create or replace view recon.payouts as
            select e.reference, e.sub_merchant_id, st.payee_name, e.currency, e.month, e.amount, st.paid_out, st.returned,
-                  st.status, e.issued_on, st.due_on, st.paid_on, e.event_id, e.commit_pos, e.prepare_pos
+                  st.status, e.issued_on, st.due_on, st.paid_on, e.event_id, e.commit_pos, e.prepare_pos,
+                  st.duplicated, st.bank_ref, st.paid_to
            from ${s}.expected e join ${s}.payout_state st on st.reference = e.reference`,
         `create or replace view recon.payout_lines as
            select l.event_id, l.account_id, l.currency, l.direction, l.amount, l.booking_date, m.role, m.reference, m.matched_by,
-                  l.end_to_end_id, l.remittance, l.counterparty_name, l.counterparty_account, l.is_return, l.commit_pos, l.prepare_pos
+                  l.end_to_end_id, l.remittance, l.counterparty_name, l.counterparty_account, l.is_return, l.commit_pos, l.prepare_pos,
+                  l.bank_ref
            from ${s}.lines l left join ${s}.line_matches m on m.event_id = l.event_id`,
         `create or replace view recon.payout_payees as
            select event_id, sub_merchant_id, name, payout_account, commit_pos, prepare_pos from ${s}.payees`,

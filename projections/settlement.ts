@@ -75,4 +75,5 @@ function views(ctx: ProjectionContext): readonly string[] {
 }
 
 // 2: DiscrepancyAccepted accepts a settlement discrepancy
-export const projection: Projection = { name: 'settlement', version: 2, usesBank: true, setup, apply, views };
+// 3: the bank's charges on a settlement account are left out of the lines (the journal books them as bank fees)
+export const projection: Projection = { name: 'settlement', version: 3, usesBank: true, setup, apply, views };

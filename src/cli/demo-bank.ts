@@ -5,7 +5,13 @@ import type { Sql } from '../db/connect';
 import { BankImportRefused, importBankFiles } from '../ingest/bank/import';
 import { knownEventsOf } from '../ingest/bank/known-events';
 import { hashSeed } from '../sandbox/random';
-import { type BankTruth, type BankWorldStatement, bankWorld, type ExpectedPayout } from '../sandbox/bank';
+import {
+  type BankTruth,
+  type BankWorld,
+  type BankWorldStatement,
+  bankWorld,
+  type ExpectedPayout,
+} from '../sandbox/bank';
 import type { BankFileEntry, BankFileStatement } from '../sandbox/bank-files';
 import { renderCamt053, renderMt940 } from '../sandbox/bank-files';
 import type { Scenario } from '../sandbox/scenario';
@@ -92,7 +98,9 @@ export function fileStatement(s: BankWorldStatement, closingOverride?: bigint): 
       bookingDate: e.bookingDate,
       valueDate: e.valueDate,
       bankRef: e.batchRef ?? e.bankRef,
-      transactionCode: e.isReturn ? 'PMNT/ICDT/RRTN' : e.direction === 'credit' ? 'PMNT/RCDT/ESCT' : 'PMNT/ICDT/ESCT',
+      transactionCode:
+        e.transactionCode ??
+        (e.isReturn ? 'PMNT/ICDT/RRTN' : e.direction === 'credit' ? 'PMNT/RCDT/ESCT' : 'PMNT/ICDT/ESCT'),
       details: [detail],
     });
   }
@@ -115,6 +123,8 @@ export interface MoneyLoop {
   /** the import's message for the statement that does not foot */
   readonly refused: string;
   readonly truth: readonly BankTruth[];
+  /** the bank's own charges on the accounts (bank fees, never payouts nor settlements) */
+  readonly charges: BankWorld['accountCharges'];
   readonly expectedPayouts: number;
 }
 
@@ -175,6 +185,7 @@ export async function bankLoop(deps: {
     },
     refused,
     truth: world.truth,
+    charges: world.accountCharges,
     expectedPayouts: payouts.length,
   };
 }
@@ -193,4 +204,26 @@ export async function paidOutLines(sql: Sql) {
     }[]
   >`select reference, payee_name, currency, amount::text, paid_out::text, status, to_char(paid_on, 'YYYY-MM-DD') as paid_on
     from recon.payouts order by reference`;
+}
+
+/** The status the bank world gave each expected payout (its ground truth): every one not faulted is paid. */
+export function statusTruth(references: readonly string[], truth: readonly BankTruth[]): Record<string, string> {
+  const out: Record<string, string> = Object.fromEntries(references.map((r) => [r, 'paid']));
+  for (const t of truth) {
+    if (t.type === 'payout_missing') out[t.reference] = 'missing';
+    else if (t.type === 'payout_duplicate') out[t.reference] = 'duplicated';
+    else if (t.type === 'payout_returned') out[t.reference] = 'returned';
+  }
+  return out;
+}
+
+/** The bank charges the journal booked as bank fees: how many, and their sum per currency (minor units). */
+export async function bookedCharges(sql: Sql): Promise<{ count: number; byCurrency: Record<string, string> }> {
+  const rows = await sql<{ currency: string; n: number; total: string }[]>`
+    select currency, count(*)::int as n, sum(amount)::text as total from recon.journal_lines
+    where account = 'bank_fees' and component = 'bank_charge' group by currency order by currency`;
+  return {
+    count: rows.reduce((n, r) => n + r.n, 0),
+    byCurrency: Object.fromEntries(rows.map((r) => [r.currency, r.total])),
+  };
 }

@@ -6,6 +6,9 @@ import { DateTime } from 'luxon';
 import type { Config, PspProject } from '../config/env';
 import { ensureOutDir } from '../export/out-dir';
 import { issueStatements } from '../export/statements';
+import { cutDay, payoutStatusesAt } from '../export/paid-out';
+import { payoutStatusFileName, writePayoutStatusWorkbook } from '../export/payouts-workbook';
+import { formatPosition } from '../store/types';
 import { writeNightlyReportFor } from '../export/nightly-report';
 import { createHttpApp } from '../http/http-app';
 import { healMissingWebhooks } from '../ingest/heal';
@@ -21,7 +24,7 @@ import { importSandboxIntent, orderFindingKey } from './demo-intent';
 import { recordingPurchases } from '../intent/purchase-orders';
 import type { EventStore } from '../store/types';
 import { formatMinor } from '../ingest/bank/amount';
-import { bankLoop, demoBankConfig, paidOutLines } from './demo-bank';
+import { bankLoop, bookedCharges, demoBankConfig, paidOutLines, statusTruth } from './demo-bank';
 import { openRuntime, closeRuntime } from './runtime';
 import type { Logger } from '../log';
 
@@ -69,6 +72,15 @@ export interface DemoSummary {
       status: string;
       paidOn: string | null;
     }>;
+    /** every expected payout's status as the statements read it (paid-out.ts), beside the bank's ground truth */
+    readonly payoutStatuses: { found: Record<string, number>; truth: Record<string, number>; file: string };
+    /** the bank's charges booked as bank fees, beside those the bank took */
+    readonly charges: {
+      booked: number;
+      bookedByCurrency: Record<string, string>;
+      taken: number;
+      takenByCurrency: Record<string, string>;
+    };
   };
 }
 
@@ -267,7 +279,7 @@ export async function runDemo(baseConfig: Config, log: Logger, opts: DemoOptions
     step(
       `statements for ${month}: ${issued.statements} workbooks + payouts index, ${issued.lines} operation lines, cut at position ${issued.position}`,
     );
-    const money = await moneyLoop(rt, config, log, sandbox.scenario, opts, step);
+    const money = await moneyLoop(rt, config, log, sandbox.scenario, { ...opts, month }, step);
     const reportDate = monthStart.plus({ months: 1 }).minus({ days: 1 }).toISODate()!;
     const report = await writeNightlyReportFor(
       { sql: rt.sql, store: rt.store },
@@ -377,7 +389,69 @@ async function moneyLoop(
   step(
     `money: ${paidOut.filter((p) => p.status === 'paid').length} of ${paidOut.length} payouts paid; discrepancies ${JSON.stringify(discrepancies)}`,
   );
-  return { files: loop.files, imported: loop.imported, refused: loop.refused, discrepancies, groundTruth, paidOut };
+  const payoutStatuses = await payoutStatusReport(rt, config, opts.outDir, opts.month!, loop);
+  step(
+    `payout status (what the bank did, ${path.relative(process.cwd(), payoutStatuses.file)}): ${JSON.stringify(payoutStatuses.found)}; the bank's ground truth ${JSON.stringify(payoutStatuses.truth)}`,
+  );
+  const booked = await bookedCharges(rt.sql);
+  const takenByCurrency: Record<string, string> = {};
+  for (const c of loop.charges)
+    takenByCurrency[c.currency] = (BigInt(takenByCurrency[c.currency] ?? '0') + c.amount).toString();
+  const charges = {
+    booked: booked.count,
+    bookedByCurrency: booked.byCurrency,
+    taken: loop.charges.length,
+    takenByCurrency: Object.fromEntries(Object.entries(takenByCurrency).sort(([a], [b]) => a.localeCompare(b))),
+  };
+  step(
+    `bank charges booked as bank fees: ${charges.booked} of the ${charges.taken} the bank took (${Object.entries(
+      charges.bookedByCurrency,
+    )
+      .map(([c, v]) => `${formatMinor(BigInt(v))} ${c}`)
+      .join(', ')})`,
+  );
+  return {
+    files: loop.files,
+    imported: loop.imported,
+    refused: loop.refused,
+    discrepancies,
+    groundTruth,
+    paidOut,
+    payoutStatuses,
+    charges,
+  };
+}
+
+/**
+ * The month's payout status workbook, written after the bank paid (the statements were issued before it): every
+ * expected payout with what the bank did, read as a statement reads it, and the bank world's ground truth.
+ */
+async function payoutStatusReport(
+  rt: Awaited<ReturnType<typeof openRuntime>>,
+  config: Config,
+  outDir: string,
+  month: string,
+  loop: Awaited<ReturnType<typeof bankLoop>>,
+): Promise<DemoSummary['money']['payoutStatuses']> {
+  const head = await rt.store.headPosition();
+  const day = head ? await cutDay(rt.store, head, config.timezone) : null;
+  const all = head ? ((await payoutStatusesAt(rt.sql, head, config.bank.payouts, day)) ?? []) : [];
+  const lines = all.filter((l) => l.month === month);
+  const file = path.join(outDir, payoutStatusFileName(month));
+  await writePayoutStatusWorkbook(file, lines, {
+    month,
+    position: head ? formatPosition(head) : '',
+    writtenAt: new Date(),
+  });
+  const truth = statusTruth(
+    lines.map((l) => l.reference),
+    loop.truth,
+  );
+  return {
+    found: count(lines, (l) => l.status),
+    truth: count(Object.values(truth), (s) => s),
+    file,
+  };
 }
 
 // Test cards of the sandbox: outcome by the last four digits (0002 declined). Card data goes to the PSP
@@ -494,6 +568,12 @@ export function formatSummary(s: DemoSummary): string {
       (p) =>
         `    ${p.reference.padEnd(28)} ${p.payee.slice(0, 24).padEnd(24)} ${formatMinor(BigInt(p.amount)).padStart(12)} ${formatMinor(BigInt(p.paidOut)).padStart(12)} ${p.currency} ${p.status.padEnd(9)} ${p.paidOn ?? ''}`,
     ),
+    `  payout status            ${Object.entries(s.money.payoutStatuses.found)
+      .map(([k, v]) => `${v} ${k}`)
+      .join(', ')} (the bank: ${Object.entries(s.money.payoutStatuses.truth)
+      .map(([k, v]) => `${v} ${k}`)
+      .join(', ')}) in ${rel(s.money.payoutStatuses.file)}`,
+    `  bank charges             ${s.money.charges.booked} booked as bank fees (the bank took ${s.money.charges.taken}), none judged a payout`,
     '',
     'Next: npx recon discrepancies --format table · npx recon explain <payment_id> · open the workbooks in ./out',
   ];

@@ -34,7 +34,35 @@ export interface BankConfig {
     /** a debit matched by payee and amount must be booked within this many days of the statement's issue */
     readonly matchWindowDays: number;
   };
+  /** which bank transaction codes are the bank's own charges (booked as bank fees, never matched) */
+  readonly charges: BankChargeCodes;
 }
+
+/**
+ * The transaction codes by which a statement says a line is the bank's charge (docs/bank.md, "Bank charges"):
+ * camt.053 sub-families of `BkTxCd` (any domain and family), MT940 `:61:` transaction types (`N` + code) and
+ * German `:86:` business transaction codes (GVC), and exact codes of any format (a proprietary camt code, a
+ * CSV column's value), compared without case or surrounding spaces. Defaults in DEFAULT_BANK_CHARGES.
+ */
+export interface BankChargeCodes {
+  readonly camtSubFamilies: readonly string[];
+  readonly mt940Types: readonly string[];
+  readonly gvc: readonly string[];
+  readonly codes: readonly string[];
+}
+
+/**
+ * ISO 20022 external sub-families of charges (CHRG charges, COMM commission, COMT non-taxable commission,
+ * FEES fees); SWIFT MT940 types NCHG (charges and other expenses) and NCOM (commission); DFÜ-Abkommen
+ * Anlage 3 GVC 804-810 (standing-order fees, closing of the account's charges, postage, charges, fees,
+ * commission, reminder fees).
+ */
+export const DEFAULT_BANK_CHARGES: BankChargeCodes = {
+  camtSubFamilies: ['CHRG', 'COMM', 'COMT', 'FEES'],
+  mt940Types: ['NCHG', 'NCOM'],
+  gvc: ['804', '805', '806', '807', '808', '809', '810'],
+  codes: [],
+};
 
 export const normalizeAccountId = (s: string): string => s.replace(/\s+/g, '').toUpperCase();
 
@@ -66,6 +94,22 @@ export const bankConfigSchema = z
         matchWindowDays: z.number().int().min(0).max(365).default(10),
       })
       .default({ dueDays: 5, matchWindowDays: 10 }),
+    charges: z
+      .object({
+        camtSubFamilies: z
+          .array(z.string().regex(/^[A-Za-z0-9]{1,35}$/))
+          .default([...DEFAULT_BANK_CHARGES.camtSubFamilies]),
+        mt940Types: z.array(z.string().regex(/^[NSFnsf][A-Za-z0-9]{3}$/)).default([...DEFAULT_BANK_CHARGES.mt940Types]),
+        gvc: z.array(z.string().regex(/^\d{3}$/)).default([...DEFAULT_BANK_CHARGES.gvc]),
+        codes: z.array(z.string().trim().min(1).max(100)).default([]),
+      })
+      .strict()
+      .default({
+        camtSubFamilies: [...DEFAULT_BANK_CHARGES.camtSubFamilies],
+        mt940Types: [...DEFAULT_BANK_CHARGES.mt940Types],
+        gvc: [...DEFAULT_BANK_CHARGES.gvc],
+        codes: [],
+      }),
   })
   .strict();
 
@@ -86,6 +130,12 @@ export function bankConfigFrom(raw: z.infer<typeof bankConfigSchema>): BankConfi
       lateBusinessDays: raw.settlement.lateBusinessDays,
     },
     payouts: raw.payouts,
+    charges: {
+      camtSubFamilies: [...new Set(raw.charges.camtSubFamilies.map((c) => c.toUpperCase()))].sort(),
+      mt940Types: [...new Set(raw.charges.mt940Types.map((c) => c.toUpperCase()))].sort(),
+      gvc: [...new Set(raw.charges.gvc)].sort(),
+      codes: [...new Set(raw.charges.codes.map((c) => c.trim().toUpperCase()))].sort(),
+    },
   };
 }
 

@@ -4,24 +4,28 @@ import type { Sql } from '../db/connect';
 import type { Logger } from '../log';
 import type { EventStore, Position } from '../store/types';
 import { type HeldItem, heldAt } from './holds';
-import { type PaidLine, paidBetween, paidOutAt } from './paid-out';
+import { cutDay, type PaidLine, type PayoutStatusLine, paidBetween, paidOutAt, payoutStatusesAt } from './paid-out';
 import { closingKey, type IssuedRun, previousRunOf } from './previous-statements';
 import { monthRange, type StatementFigures } from './statement-workbooks';
 
 /**
- * The two readings a statement takes beside the ledger: what was paid out (payouts projection) and what is
- * held (reconciliation's discrepancies), both at the cut. A read model that was never built gives nothing and
+ * The readings a statement takes beside the ledger: what was paid out and what the bank did with each payout
+ * asked for (payouts projection), and what is held (reconciliation's discrepancies), all at the cut. A read model that was never built gives nothing and
  * is logged: `recon statements` runs after `recon project`, which builds them all.
  */
 export async function payoutFigures(
-  deps: { sql: Sql; store: EventStore; log: Logger; bank?: BankConfig },
+  deps: { sql: Sql; store: EventStore; log: Logger; bank?: BankConfig; timezone?: string },
   cut: Position,
-): Promise<{ lines: PaidLine[]; held: HeldItem[] }> {
-  const lines = await paidLinesAt(deps, cut);
+): Promise<{ lines: PaidLine[]; held: HeldItem[]; statuses: PayoutStatusLine[] }> {
+  const bank = deps.bank ?? bankConfigFromEnv();
+  const lines = await paidLinesAt({ sql: deps.sql, bank }, cut);
   if (lines === null) deps.log.warn('statements: the payouts projection is not built; no payout is deducted');
   const held = await heldAt(deps.sql, deps.store, cut);
   if (held === null) deps.log.warn('statements: the reconciliation is not built; no money is held');
-  return { lines: lines ?? [], held: held ?? [] };
+  // what the bank did with every payout asked for so far, at the same cut (the Payouts index and each statement)
+  const day = deps.timezone ? await cutDay(deps.store, cut, deps.timezone) : null;
+  const statuses = lines === null ? [] : ((await payoutStatusesAt(deps.sql, cut, bank.payouts, day)) ?? []);
+  return { lines: lines ?? [], held: held ?? [], statuses };
 }
 
 /** What was paid out as of a cut (paid-out.ts); null when the payouts projection was never built. */

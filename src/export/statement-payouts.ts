@@ -2,7 +2,7 @@ import { dataOf } from '../events/catalog';
 import { StatementIssued, statementStream } from '../events/statement-events';
 import { comparePositions, type EventStore, type Position, parsePosition } from '../store/types';
 import { type HeldItem, UNREGISTERED_REASON } from './holds';
-import { type PaidLine, paidBetween } from './paid-out';
+import { type PaidLine, type PayoutStatusLine, paidBetween } from './paid-out';
 import { payoutReference } from './payout-references';
 import { closingKey, type IssuedRun, previousRunOf } from './previous-statements';
 import { monthRange, type StatementFigures } from './statement-workbooks';
@@ -29,6 +29,8 @@ export interface StatementPayout {
   readonly holds: readonly HeldItem[];
   /** the month's paid and returned lines (the bridge's "Paid out") */
   readonly paid: readonly PaidLine[];
+  /** what the bank did with each payout asked of this sub-merchant and currency up to this month, at the cut */
+  readonly statuses: readonly PayoutStatusLine[];
 }
 
 interface SameMonthRun {
@@ -106,6 +108,8 @@ export async function statementPayouts(
     runs: readonly IssuedRun[];
     held: readonly HeldItem[];
     paid: readonly PaidLine[];
+    /** every expected payout at the cut with its status (statement-payout-figures.ts) */
+    statuses?: readonly PayoutStatusLine[];
   },
 ): Promise<StatementPayout[]> {
   const { from, to } = monthRange(opts.month, opts.timezone);
@@ -155,6 +159,9 @@ export async function statementPayouts(
           l.subMerchantId === f.subMerchantId &&
           l.currency === f.currency &&
           paidBetween([l], l.subMerchantId, l.currency, from.toISODate(), to.toISODate()) !== 0n,
+      ),
+      statuses: (opts.statuses ?? []).filter(
+        (s) => s.subMerchantId === f.subMerchantId && s.currency === f.currency && s.month <= opts.month,
       ),
     });
   }

@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import { LABELS, type Labels, operationWord, XLSX_DATE } from './i18n/labels';
 import { paymentMethodWords } from './i18n/payment-methods';
-import { writeHeldSheet, writePaidOutSheet } from './payout-sheets';
+import { writeHeldSheet, writePaidOutSheet, writePayoutStatusSheet } from './payout-sheets';
 import { writeAuditSheet } from './statement-audit';
 import { ExportError } from './errors';
 import {
@@ -201,6 +201,8 @@ export async function writeStatementWorkbook(
     if (src.payouts) {
       writeHeldSheet(wb, src.payouts, named, t, title);
       writePaidOutSheet(wb, src.payouts, named, t, title, dates.day);
+      const statuses = src.payouts.flatMap((p) => p.statuses ?? []);
+      writePayoutStatusSheet(wb, statuses, named, t, title, dates.day);
     }
     writeReserveSheet(wb, src.reserve, meta, named(t.reserveSheet), t, title, dates.day);
     await writeAuditSheet(wb, {

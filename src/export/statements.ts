@@ -288,7 +288,16 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
   }
   const payouts = await statementPayouts(
     { store: deps.store, namesOf, recordedHeld: (h, name, currency) => recordedHeld(deps.sql, h, name, currency) },
-    { month: opts.month, timezone: deps.timezone, cut: position, figures, runs, held: paid.held, paid: paid.lines },
+    {
+      month: opts.month,
+      timezone: deps.timezone,
+      cut: position,
+      figures,
+      runs,
+      held: paid.held,
+      paid: paid.lines,
+      statuses: paid.statuses,
+    },
   );
   const figuresSha256 = figuresDigest(opts.month, deps.timezone, figures);
   const meta = {

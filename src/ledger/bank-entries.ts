@@ -11,8 +11,8 @@ import { localMidnight } from '../journal-rules';
 
 /** A bank booking as the journal records it; amounts as booked (a reversal is written with the opposite sign). */
 export interface BankEntry {
-  readonly kind: 'bank_settlement' | 'payout';
-  /** the journal's row key of the booking (`bank:<credit>`, `payout:<line>`) */
+  readonly kind: 'bank_settlement' | 'payout' | 'bank_charge';
+  /** the journal's row key of the booking (`bank:<credit>`, `payout:<line>`, `charge:<line>`) */
   readonly rowKey: string;
   /** the bank account, in the entry's pos_id column */
   readonly accountId: string;

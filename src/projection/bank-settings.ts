@@ -1,4 +1,4 @@
-import { EMPTY_BANK_CONFIG, type BankConfig } from '../config/bank';
+import { DEFAULT_BANK_CHARGES, EMPTY_BANK_CONFIG, type BankConfig } from '../config/bank';
 import { stableStringify } from '../canonical';
 
 /**
@@ -20,6 +20,8 @@ export function bankSettingsOf(text: string): BankConfig {
     };
     b = {
       ...raw,
+      // a build recorded before charge codes were configurable read the defaults
+      charges: raw.charges ?? DEFAULT_BANK_CHARGES,
       settlement: {
         ...raw.settlement,
         tolerance: Object.fromEntries(Object.entries(raw.settlement.tolerance).map(([c, v]) => [c, BigInt(v)])),

@@ -162,12 +162,14 @@ const yymmdd = (d: string) => d.slice(2, 4) + d.slice(5, 7) + d.slice(8, 10);
 
 /** DK-structured :86: subfields, each cut at 27 characters as German banks do. */
 function mt940Details(e: BankFileEntry, d: BankFileDetail | undefined): string {
-  const gvc = d?.isReturn ? '159' : e.direction === 'credit' ? '166' : '177';
+  // a German business transaction code given as the entry's code (e.g. 805, charges) is written as it is
+  const given = /^\d{3}$/.test(e.transactionCode ?? '') ? e.transactionCode! : null;
+  const gvc = given ?? (d?.isReturn ? '159' : e.direction === 'credit' ? '166' : '177');
   const text = [d?.endToEndId ? `EREF+${d.endToEndId}` : '', d?.remittance ? `SVWZ+${d.remittance}` : '']
     .filter(Boolean)
     .join('');
   const cut = (s: string) => s.match(/.{1,27}/g) ?? [];
-  let out = `${gvc}?00${e.direction === 'credit' ? 'GUTSCHRIFT' : 'UEBERWEISUNG'}`;
+  let out = `${gvc}?00${given ? 'ENTGELTE' : e.direction === 'credit' ? 'GUTSCHRIFT' : 'UEBERWEISUNG'}`;
   cut(text)
     .slice(0, 10)
     .forEach((p, i) => {
@@ -207,7 +209,7 @@ export function renderMt940(statement: BankFileStatement, opts: { envelope?: boo
       const ref = e.bankRef ? `//${(parts.length > 1 ? `${e.bankRef}-${i}` : e.bankRef).slice(0, 16)}` : '';
       const mark = e.direction === 'credit' ? 'C' : 'D';
       lines.push(
-        `:61:${yymmdd(e.valueDate ?? e.bookingDate)}${e.bookingDate.slice(5, 7)}${e.bookingDate.slice(8, 10)}${mark}${dec(amount).replace('.', ',')}NTRF${(d?.endToEndId ?? 'NONREF').slice(0, 16)}${ref}`,
+        `:61:${yymmdd(e.valueDate ?? e.bookingDate)}${e.bookingDate.slice(5, 7)}${e.bookingDate.slice(8, 10)}${mark}${dec(amount).replace('.', ',')}${/^\d{3}$/.test(e.transactionCode ?? '') ? 'NCHG' : 'NTRF'}${(d?.endToEndId ?? 'NONREF').slice(0, 16)}${ref}`,
       );
       lines.push(`:86:${mt940Details(e, d)}`);
     });

@@ -8,7 +8,8 @@ import type { Scenario } from './scenario';
  * The sandbox's bank: the marketplace's accounts at its bank, as the bank's statements would show them.
  * The PSP pays each settlement day's net into the settlement account of its currency; sub-merchants are
  * paid from the payouts account. Faults are injected with their ground truth: one settlement short, one
- * late, one statement that does not foot; one payout missing, one paid twice, one returned. Statements are
+ * late, one statement that does not foot; one payout missing, one paid twice, one returned. The bank takes its
+ * charges from the accounts (accountCharges), which are bank fees, not faults. Statements are
  * plain data (`BankFileStatement`-like, rendered to camt.053 / MT940 by src/sandbox/bank-files.ts); the
  * world is a pure function of the scenario and the options, never of the clock.
  *
@@ -32,6 +33,8 @@ export interface BankWorldEntry {
   readonly isReturn: boolean;
   /** consecutive entries with one batchRef are the details of one booking (a batch); null: a single entry */
   readonly batchRef: string | null;
+  /** the bank's transaction code when it is not a plain transfer: a charge's (camt ACMT/MDOP/CHRG, GVC 805) */
+  readonly transactionCode?: string;
 }
 
 export interface BankWorldStatement {
@@ -102,6 +105,14 @@ export interface BankWorld {
   readonly truth: readonly BankTruth[];
   /** credits short by no more than the tolerance: a bank charge recon books as a bank fee, no discrepancy */
   readonly bankCharges: ReadonlyArray<{ readonly currency: string; readonly dueOn: string; readonly charge: bigint }>;
+  /** the bank's own charges booked as lines of their own: bank fees, never payouts nor settlements */
+  readonly accountCharges: ReadonlyArray<{
+    readonly account: string;
+    readonly currency: string;
+    readonly bookingDate: string;
+    readonly amount: bigint;
+    readonly transactionCode: string;
+  }>;
 }
 
 const SALE = new Set(['purchase', 'capture', 'recurrent']);
@@ -292,13 +303,57 @@ function payoutDebits(
 
 /** Debits of one account booked on one day form one batch when there are several (a payment run). */
 function batched(entries: BankWorldEntry[], account: string): BankWorldEntry[] {
-  const debits = entries.filter((e) => e.direction === 'debit' && !e.isReturn);
+  // a charge is the bank's own line, never part of the payment run
+  const inRun = (e: BankWorldEntry) => e.direction === 'debit' && !e.isReturn && !e.transactionCode;
+  const debits = entries.filter(inRun);
   if (debits.length < 2) return entries;
   const batchRef = `B-${account.slice(-6)}-${debits[0]!.bookingDate}`;
-  return [
-    ...debits.map((e) => ({ ...e, batchRef })),
-    ...entries.filter((e) => !(e.direction === 'debit' && !e.isReturn)),
-  ];
+  return [...debits.map((e) => ({ ...e, batchRef })), ...entries.filter((e) => !inRun(e))];
+}
+
+/**
+ * The bank's charges, each a line of its own: on every payouts account, a commission for the transfers of
+ * each payment run (camt PMNT/ICDT/CHRG) and the account's maintenance after the last one (ACMT/MDOP/CHRG);
+ * on every settlement account, the account's charges on its last day (MT940 GVC 805). Small amounts, so that
+ * they never look like a payout or a settlement.
+ */
+function chargeDrafts(drafts: readonly Draft[], opts: BankWorldOptions): Draft[] {
+  const out: Draft[] = [];
+  const charge = (d: Draft, on: string, amount: bigint, code: string, text: string, n: number): Draft => ({
+    account: d.account,
+    currency: d.currency,
+    entry: {
+      bookingDate: on,
+      valueDate: on,
+      direction: 'debit',
+      amount,
+      bankRef: `C${hashSeed('charge', d.account, on, n).toString(16).padStart(8, '0')}`,
+      endToEndId: null,
+      remittance: text,
+      counterpartyName: null,
+      counterpartyAccount: null,
+      isReturn: false,
+      batchRef: null,
+      transactionCode: code,
+    },
+  });
+  const payoutsAccounts = new Set(Object.values(opts.accounts).map((a) => a.payouts));
+  for (const account of [...new Set(drafts.map((d) => d.account))].sort()) {
+    const mine = drafts.filter((d) => d.account === account);
+    const days = [...new Set(mine.map((d) => d.entry.bookingDate))].sort();
+    const last = mine.find((d) => d.entry.bookingDate === days[days.length - 1])!;
+    if (payoutsAccounts.has(account)) {
+      for (const day of days) {
+        const transfers = mine.filter((d) => d.entry.bookingDate === day && d.entry.direction === 'debit').length;
+        if (transfers > 0)
+          out.push(
+            charge(last, day, 25n * BigInt(transfers), 'PMNT/ICDT/CHRG', `COMMISSION ${transfers} TRANSFERS`, 0),
+          );
+      }
+      out.push(charge(last, days[days.length - 1]!, 500n, 'ACMT/MDOP/CHRG', 'ACCOUNT MAINTENANCE FEE', 1));
+    } else out.push(charge(last, days[days.length - 1]!, 300n, '805', 'KONTOFUEHRUNG ENTGELT', 2));
+  }
+  return out;
 }
 
 function statementsOf(drafts: readonly Draft[], opening: ReadonlyMap<string, bigint>): BankWorldStatement[] {
@@ -347,7 +402,8 @@ export function bankWorld(scenario: Scenario, opts: BankWorldOptions): BankWorld
       const a = opts.accounts[x.currency]!.payouts;
       opening.set(a, (opening.get(a) ?? 1_000_000n) + 2n * x.amount);
     }
-  const statements = statementsOf([...s.drafts, ...p.drafts], opening);
+  const charges = chargeDrafts([...s.drafts, ...p.drafts], opts);
+  const statements = statementsOf([...s.drafts, ...p.drafts, ...charges], opening);
   const first = statements.find((x) => x.entries.some((e) => e.direction === 'credit'));
   const faultyStatements = first
     ? [{ ...first, statementId: `${first.statementId}-R`, closingBalance: first.closingBalance + 100n }]
@@ -360,5 +416,12 @@ export function bankWorld(scenario: Scenario, opts: BankWorldOptions): BankWorld
       statementId: `${first.statementId}-R`,
       difference: 100n,
     });
-  return { statements, faultyStatements, settlements: s.due, truth, bankCharges: s.charges };
+  const accountCharges = charges.map((c) => ({
+    account: c.account,
+    currency: c.currency,
+    bookingDate: c.entry.bookingDate,
+    amount: c.entry.amount,
+    transactionCode: c.entry.transactionCode!,
+  }));
+  return { statements, faultyStatements, settlements: s.due, truth, bankCharges: s.charges, accountCharges };
 }

@@ -89,6 +89,13 @@ describe('recon demo, end to end', () => {
       discrepancies: Record<string, number>;
       groundTruth: Record<string, number>;
       paidOut: { reference: string; amount: string; paidOut: string; status: string; paidOn: string | null }[];
+      payoutStatuses: { found: Record<string, number>; truth: Record<string, number>; file: string };
+      charges: {
+        booked: number;
+        taken: number;
+        bookedByCurrency: Record<string, string>;
+        takenByCurrency: Record<string, string>;
+      };
     };
     orders: { found: string[]; expected: string[] };
   };
@@ -155,6 +162,10 @@ describe('recon demo, end to end', () => {
       'payout_reference',
       'payout_status',
       'not_stated_before',
+      'payout_paid',
+      'payout_paid_on',
+      'payout_bank_reference',
+      'payout_paid_to',
     ]);
   });
 
@@ -228,9 +239,22 @@ describe('recon demo, end to end', () => {
     ]);
     expect(summary.money.discrepancies).toEqual(summary.money.groundTruth);
     expect(summary.money.refused).toMatch(/does not foot: .*difference 1\.00/);
-    // every expected payout but the missing and the returned one is paid in full, on the day the bank booked it
+    // every expected payout but the missing, the duplicated and the returned one is paid in full once, on the
+    // day the bank booked it
     const paid = summary.money.paidOut.filter((p) => p.status === 'paid');
-    expect(paid.length).toBe(summary.money.paidOut.length - 2);
+    expect(paid.length).toBe(summary.money.paidOut.length - 3);
+    expect(summary.money.paidOut.filter((p) => p.status === 'duplicated')).toHaveLength(1);
+    // the payout status workbook, written after the bank paid, says what the bank did: its ground truth
+    expect(summary.money.payoutStatuses.found).toEqual(summary.money.payoutStatuses.truth);
+    expect(summary.money.payoutStatuses.found).toMatchObject({ missing: 1, returned: 1, duplicated: 1 });
+    expect(summary.money.payoutStatuses.found['paid']).toBe(summary.money.paidOut.length - 3);
+    const statusBook = new ExcelJS.Workbook();
+    await statusBook.xlsx.readFile(summary.money.payoutStatuses.file);
+    expect(statusBook.getWorksheet('Payout status')!.rowCount).toBeGreaterThan(summary.money.paidOut.length);
+    // the bank's charges are bank fees, every one of them, and none is a payout discrepancy (checked above)
+    expect(summary.money.charges.booked).toBe(summary.money.charges.taken);
+    expect(summary.money.charges.bookedByCurrency).toEqual(summary.money.charges.takenByCurrency);
+    expect(summary.money.charges.taken).toBeGreaterThanOrEqual(6);
     for (const p of paid) expect([p.paidOut, p.paidOn !== null]).toEqual([p.amount, true]);
     expect(summary.money.paidOut.filter((p) => p.status === 'returned')).toHaveLength(1);
     expect(summary.money.paidOut.filter((p) => p.paidOn === null)).toHaveLength(1);

@@ -415,7 +415,7 @@ describe('payouts index', () => {
     const p = wb.worksheets[0]!;
     expect((p.getRow(1).values as unknown[]).slice(1)).toEqual([...PAYOUTS_HEADER]);
     expect(p.views[0]).toMatchObject({ state: 'frozen', ySplit: 1 });
-    expect(p.autoFilter).toBe('A1:R4');
+    expect(p.autoFilter).toBe('A1:V4');
     const expected = [b, c, a];
     expected.forEach((f, i) => {
       const r = p.getRow(i + 2);

@@ -80,7 +80,7 @@ describe('matching payout debits to statements', () => {
   it('raises payout_missing after the due day, resolved when paid late', () => {
     expect(judge([a], [], '2026-11-07').j.payouts[0]!.status).toBe('expected');
     const missing = judge([a], [], '2026-11-08').j;
-    expect(missing.payouts[0]!.status).toBe('failed');
+    expect(missing.payouts[0]!.status).toBe('missing');
     expect(missing.discrepancies).toMatchObject([{ type: 'payout_missing', status: 'open', occurredOn: '2026-11-07' }]);
     const late = judge([a], [debit('l1', { bookingDate: '2026-11-09', remittance: a.reference })], '2026-11-09').j;
     expect(late.discrepancies).toMatchObject([
@@ -97,7 +97,7 @@ describe('matching payout debits to statements', () => {
         debit('l3', { counterpartyName: 'Somebody Else', amount: 12_34n }),
       ],
     );
-    expect(j.payouts[0]).toMatchObject({ status: 'paid', paidOut: 100_00n });
+    expect(j.payouts[0]).toMatchObject({ status: 'duplicated', paidOut: 100_00n, duplicated: 100_00n });
     expect(j.discrepancies.map((d) => [d.type, d.line?.id])).toEqual([
       ['payout_unexpected', 'l3'],
       ['payout_duplicate', 'l2'],

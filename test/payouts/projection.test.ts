@@ -64,9 +64,9 @@ describe('payouts projection: expected payouts, bank lines, statuses and payout 
     const v = await views(fx.db.sql);
     expect(v.payouts.map((p) => [p.reference, p.status, p.amount, p.paid_out, p.returned])).toEqual([
       ['RS-SM1-2026-10-EUR', 'paid', 1000_00n, 1000_00n, 0n],
-      ['RS-SM2-2026-10-EUR', 'paid', 250_00n, 250_00n, 0n],
+      ['RS-SM2-2026-10-EUR', 'duplicated', 250_00n, 250_00n, 0n],
       ['RS-SM3-2026-10-EUR', 'returned', 75_00n, 0n, 75_00n],
-      ['RS-SM4-2026-10-EUR', 'failed', 40_00n, 0n, 0n],
+      ['RS-SM4-2026-10-EUR', 'missing', 40_00n, 0n, 0n],
     ]);
     expect(v.lines).toHaveLength(8); // the settlement account's debit is not a payout line
     const types = v.discrepancies.map((d) => [d.type, d.sub_merchant_id, d.status]).sort();

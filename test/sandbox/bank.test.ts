@@ -55,9 +55,24 @@ describe('the sandbox bank world', () => {
       'settlement_short',
       'statement_unbalanced',
     ]);
-    const debits = world.statements.flatMap((s) => s.entries).filter((e) => e.direction === 'debit');
+    const debits = world.statements
+      .flatMap((s) => s.entries)
+      .filter((e) => e.direction === 'debit' && !e.transactionCode);
     // five payouts: one missing, one paid twice
     expect(debits).toHaveLength(5);
+    // the bank's own charges: a commission per payment run and the maintenance of the payouts account, and
+    // the charges of each settlement account, each a line of its own
+    expect(world.accountCharges.map((c) => c.transactionCode).sort()).toEqual([
+      '805',
+      '805',
+      '805',
+      '805',
+      'ACMT/MDOP/CHRG',
+      ...Array.from({ length: world.accountCharges.length - 5 }, () => 'PMNT/ICDT/CHRG'),
+    ]);
+    expect(world.statements.flatMap((s) => s.entries).filter((e) => e.transactionCode)).toHaveLength(
+      world.accountCharges.length,
+    );
     expect(world.statements.flatMap((s) => s.entries).filter((e) => e.isReturn)).toHaveLength(1);
     expect(world.bankCharges).toHaveLength(1);
   });
@@ -98,7 +113,10 @@ describe('the sandbox bank world', () => {
       );
       const [fees] = await db.sql<{ total: string }[]>`
         select coalesce(sum(amount), 0)::text as total from recon.journal_lines where account = 'bank_fees'`;
-      expect(BigInt(fees!.total)).toBe(world.bankCharges.reduce((s, c) => s + c.charge, 0n));
+      // what the tolerance absorbed and the bank's own charges, both bank fees
+      expect(BigInt(fees!.total)).toBe(
+        world.bankCharges.reduce((s, c) => s + c.charge, 0n) + world.accountCharges.reduce((s, c) => s + c.amount, 0n),
+      );
       const expected = await db.sql<{ currency: string; due_on: string; amount: string }[]>`
         select currency, due_on, amount::text from recon.settlements_expected order by currency, due_on`;
       expect(expected.map((e) => [e.currency, e.due_on, BigInt(e.amount)])).toEqual(
@@ -133,7 +151,7 @@ function statementEvents(s: BankWorldStatement): [string, NewEvent[]] {
         counterpartyName: e.counterpartyName,
         counterpartyAccount: e.counterpartyAccount,
         isReturn: e.isReturn,
-        transactionCode: null,
+        transactionCode: e.transactionCode ?? null,
         statementId: s.statementId,
       },
       { idContent: [s.account, e.bankRef, detail] },

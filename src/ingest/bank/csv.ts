@@ -38,6 +38,8 @@ export const csvMappingSchema = z
         remittance: z.string().min(1).optional(),
         counterpartyName: z.string().min(1).optional(),
         counterpartyAccount: z.string().min(1).optional(),
+        /** the bank's transaction code or booking text (what tells a bank charge: docs/bank.md, "Bank charges") */
+        transactionCode: z.string().min(1).optional(),
       })
       .strict(),
     creditValues: z.array(z.string()).default(['C', 'CR', 'CRDT', 'credit']),
@@ -123,7 +125,7 @@ async function* run(input: Readable, file: string, m: CsvMapping): AsyncGenerato
         valueDate: c.valueDate ? day(c.valueDate) : null,
         bankRef: cell(c.bankRef),
         isReversal: false,
-        transactionCode: null,
+        transactionCode: cell(c.transactionCode),
         info: null,
         details: [
           {
@@ -134,7 +136,7 @@ async function* run(input: Readable, file: string, m: CsvMapping): AsyncGenerato
             counterpartyName: cell(c.counterpartyName),
             counterpartyAccount: cell(c.counterpartyAccount)?.replace(/\s+/g, '').toUpperCase() ?? null,
             isReturn: false,
-            transactionCode: null,
+            transactionCode: cell(c.transactionCode),
             bankRef: null,
           },
         ],

@@ -45,6 +45,7 @@ interface LineRow {
   counterparty_name: string | null;
   counterparty_account: string | null;
   is_return: boolean;
+  bank_ref: string | null;
 }
 
 export interface PayoutInputs {
@@ -69,7 +70,7 @@ export async function loadPayoutInputs(q: SqlText, t: InputTables, cut?: Positio
   const lines = (await q.unsafe(
     `select l.event_id::text as event_id, l.account_id, l.currency, l.direction, l.amount::text as amount,
             to_char(l.booking_date, 'YYYY-MM-DD') as booking_date, l.end_to_end_id, l.remittance, l.counterparty_name,
-            l.counterparty_account, l.is_return
+            l.counterparty_account, l.is_return, l.bank_ref
      from ${t.lines} l where true ${at('l')}`,
     params,
   )) as LineRow[];
@@ -96,6 +97,7 @@ export async function loadPayoutInputs(q: SqlText, t: InputTables, cut?: Positio
       counterpartyName: r.counterparty_name,
       counterpartyAccount: r.counterparty_account,
       isReturn: r.is_return,
+      bankRef: r.bank_ref,
     })),
   };
 }

@@ -7,7 +7,11 @@ import type { ExpectedPayout, LineMatch, PayoutBankLine } from './match';
  * so a payout turns missing at the same point of the log on every replay.
  */
 
-export const PAYOUT_STATUSES = ['expected', 'paid', 'partial', 'failed', 'returned'] as const;
+/**
+ * expected: nothing paid, not yet due; paid: paid in full; partial: a part paid; missing: nothing paid by the
+ * due day; returned: paid, and a return took it below the amount; duplicated: paid in full, and paid again.
+ */
+export const PAYOUT_STATUSES = ['expected', 'paid', 'partial', 'missing', 'returned', 'duplicated'] as const;
 export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
 
 export interface PayoutState {
@@ -15,11 +19,16 @@ export interface PayoutState {
   /** debits that paid it, less what came back */
   readonly paidOut: bigint;
   readonly returned: bigint;
+  /** debits that paid it again once it was paid in full (money to recover) */
+  readonly duplicated: bigint;
   readonly status: PayoutStatus;
   /** last local day to pay it (issue + dueDays) */
   readonly dueOn: string;
   /** the booking day of the debit that completed it, or of the last one */
   readonly paidOn: string | null;
+  /** that debit's bank reference and the account it paid to (the counterparty's), as the bank wrote them */
+  readonly bankRef: string | null;
+  readonly paidTo: string | null;
   readonly lineIds: readonly string[];
 }
 
@@ -62,6 +71,7 @@ function stateOf(
   const returns = mine.filter((x) => x.m.role === 'returned');
   const gross = debits.reduce((s, x) => s + x.l.amount, 0n);
   const returned = returns.reduce((s, x) => s + x.l.amount, 0n);
+  const duplicated = mine.filter((x) => x.m.role === 'duplicate').reduce((s, x) => s + x.l.amount, 0n);
   const paidOut = gross - returned;
   const dueOn = plusDays(p.issuedOn, dueDays);
   const late = today !== null && today > dueOn;
@@ -69,20 +79,25 @@ function stateOf(
     returned > 0n && paidOut < p.amount
       ? 'returned'
       : paidOut >= p.amount
-        ? 'paid'
+        ? duplicated > 0n
+          ? 'duplicated'
+          : 'paid'
         : paidOut > 0n
           ? 'partial'
           : late
-            ? 'failed'
+            ? 'missing'
             : 'expected';
   const lastDebit = debits[debits.length - 1];
   return {
     payout: p,
     paidOut,
     returned,
+    duplicated,
     status,
     dueOn,
     paidOn: lastDebit ? lastDebit.l.bookingDate : null,
+    bankRef: lastDebit?.l.bankRef ?? null,
+    paidTo: lastDebit ? lastDebit.l.counterpartyAccount : null,
     lineIds: mine.map((x) => x.l.id),
   };
 }

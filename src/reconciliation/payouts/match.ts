@@ -36,6 +36,8 @@ export interface PayoutBankLine {
   readonly counterpartyName: string | null;
   readonly counterpartyAccount: string | null;
   readonly isReturn: boolean;
+  /** the bank's own reference of the line (camt AcctSvcrRef, MT940 bank reference), when given */
+  readonly bankRef?: string | null;
 }
 
 /** How a bank line was read: `paid` pays a payout, `duplicate` pays one again, `returned` gives one back. */

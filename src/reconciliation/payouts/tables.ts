@@ -7,6 +7,7 @@ import { SubMerchantRegistered } from '../../events/ledger-events';
 import { StatementIssued } from '../../events/statement-events';
 import type { Tx } from '../../projection/projection';
 import type { RecordedEvent } from '../../store/types';
+import { isBankCharge } from '../bank-charges';
 
 /**
  * The inputs of the payout matching as tables (expected payouts, lines of the payouts accounts, directory
@@ -19,7 +20,7 @@ export const EXPECTED = `reference text primary key, sub_merchant_id text not nu
   amount int8 not null, issued_on date not null, event_id uuid not null, ${POS}`;
 export const LINES = `event_id uuid primary key, account_id text not null, currency text not null, direction text not null,
   amount int8 not null, booking_date date not null, end_to_end_id text, remittance text, counterparty_name text,
-  counterparty_account text, is_return boolean not null, ${POS}`;
+  counterparty_account text, is_return boolean not null, bank_ref text, ${POS}`;
 export const PAYEES = `event_id uuid primary key, sub_merchant_id text not null, name text not null, payout_account text, ${POS}`;
 
 export const names = (cols: string) =>
@@ -94,6 +95,8 @@ export function payoutRowsOf(events: readonly RecordedEvent[], bank: BankConfig,
     } else if (isEvent(BankEntryBooked, e)) {
       const d = dataOf(BankEntryBooked, e);
       if (!payoutAccounts.has(normalizeAccountId(d.accountId))) continue;
+      // the bank's own charge pays no one: the journal books it as a bank fee (src/ledger/charge-bookings.ts)
+      if (isBankCharge(d.transactionCode, bank.charges)) continue;
       lines.push({
         event_id: e.id,
         account_id: d.accountId,
@@ -106,6 +109,7 @@ export function payoutRowsOf(events: readonly RecordedEvent[], bank: BankConfig,
         counterparty_name: d.counterpartyName,
         counterparty_account: d.counterpartyAccount,
         is_return: d.isReturn,
+        bank_ref: d.bankRef,
         ...pos(e),
       });
     } else if (isEvent(SubMerchantRegistered, e)) {

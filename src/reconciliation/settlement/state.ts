@@ -4,6 +4,7 @@ import { RegisterRecordObserved, type NormalizedRegisterRecord } from '../../eve
 import { rowFacts } from '../../journal-rules';
 import type { ProjectionContext, Tx } from '../../projection/projection';
 import type { RecordedEvent } from '../../store/types';
+import { isBankCharge } from '../bank-charges';
 import { contributionOf, dueDays, type ActivityDay } from './expected';
 import { judgeSettlements, type BankCredit, type SettlementJudgement } from './match';
 
@@ -79,6 +80,8 @@ export async function applyCashAppend(
     } else if (isType(e, BankEntryBooked)) {
       const d = BankEntryBooked.schema.parse(e.data);
       if (!settlementAccounts.has(d.accountId)) continue;
+      // the bank's own charge (or its refund) pays nothing the PSP owes: the journal books it as a bank fee
+      if (isBankCharge(d.transactionCode, bankOf(ctx).charges)) continue;
       const r = await tx`insert into ${tx(schema)}.cash_credits (event_id, account_id, currency, direction, amount,
           booking_date, value_date, bank_ref, end_to_end_id, remittance, counterparty_name, statement_id)
         values (${e.id}, ${d.accountId}, ${d.currency}, ${d.direction}, ${d.amount}, ${d.bookingDate}, ${d.valueDate},

@@ -1,0 +1,56 @@
+import { normalizeAccountId } from '../config/bank';
+import { BankEntryBooked } from '../events/bank-events';
+import { dataOf, isEvent } from '../events/catalog';
+import type { ProjectionContext, Tx } from '../projection/projection';
+import { isBankCharge } from '../reconciliation/bank-charges';
+import { bankOf } from '../reconciliation/settlement/state';
+import type { RecordedEvent } from '../store/types';
+import { type BankEntry, copyBankEntries, noEntries, writeBankEntry } from './bank-entries';
+
+/**
+ * The bank's own charges on the marketplace's accounts (docs/bank.md, "Bank charges"): a line of a configured
+ * `settlement` or `payouts` account whose transaction code says it is a charge (src/reconciliation/bank-charges.ts)
+ * is an expense, booked once on its booking day, kind `bank_charge`, component `bank_charge`:
+ *   charge (debit)           bank_fees +amount / bank:<account id> −amount
+ *   charge refunded (credit) bank_fees −amount / bank:<account id> +amount
+ * It concerns no sub-merchant and is never matched as a settlement or a payout. Whether a line is a charge
+ * depends on the line and the build's bank settings alone, so a booking never has to be reversed.
+ */
+export function chargeEntryOf(e: RecordedEvent, ctx: ProjectionContext): BankEntry | null {
+  if (!isEvent(BankEntryBooked, e)) return null;
+  const bank = bankOf(ctx);
+  const d = dataOf(BankEntryBooked, e);
+  const accountId = normalizeAccountId(d.accountId);
+  if (!bank.accounts.some((a) => a.id === accountId)) return null;
+  if (!isBankCharge(d.transactionCode, bank.charges)) return null;
+  const amount = BigInt(d.amount);
+  const fee = d.direction === 'debit' ? amount : -amount;
+  return {
+    kind: 'bank_charge',
+    rowKey: `charge:${e.id}`,
+    accountId: d.accountId,
+    lineId: e.id,
+    method: 'bank_charge',
+    status: 'charge',
+    receiver: null,
+    currency: d.currency,
+    share: amount,
+    fee: 0n,
+    net: 0n,
+    bookedOn: d.bookingDate,
+    lines: [
+      { account: 'bank_fees', component: 'bank_charge', amount: fee },
+      { account: `bank:${d.accountId}`, component: 'bank_charge', amount: -fee },
+    ],
+  };
+}
+
+export async function bookBankCharges(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionContext): Promise<void> {
+  if (bankOf(ctx).accounts.length === 0) return;
+  const out = noEntries();
+  for (const e of events) {
+    const entry = chargeEntryOf(e, ctx);
+    if (entry) writeBankEntry(out, `${e.id}:c0`, entry, e, null, ctx.timezone);
+  }
+  if (out.entries.length) await copyBankEntries(tx, ctx.schema, out);
+}
