@@ -35,7 +35,6 @@ const ID_2 = '7a1c2d3e-4f5a-5b6c-8d7e-9f0a1b2c3d4e';
 const figures: StatementFigures = {
   subMerchantId: 'sm-kvitka',
   subMerchantName: 'Квітка Flowers ТОВ',
-  known: true,
   currency: 'UAH',
   opening: 0n,
   gross: 500_00n,
