@@ -155,9 +155,11 @@ export function differenceOf(type: string, values: Record<string, unknown>): big
   }
   if (type === 'fee_mismatch') {
     let widest: bigint | null = null;
+    // the webhook gives the merchant's fee as `fee` (src/reconciliation/discrepancy-rules.ts, sourceValues)
     for (const field of ['merchant_fee', 'customer_fee']) {
       const seen = ['register', 'period', 'webhook']
-        .map((s) => big((values[s] as Record<string, unknown> | null | undefined)?.[field]))
+        .map((s) => values[s] as Record<string, unknown> | null | undefined)
+        .map((v) => big(v?.[field] ?? (field === 'merchant_fee' ? v?.fee : undefined)))
         .filter((x): x is bigint => x !== null);
       if (seen.length < 2) continue;
       const gap = seen.reduce((m, x) => (x > m ? x : m)) - seen.reduce((m, x) => (x < m ? x : m));
