@@ -302,8 +302,9 @@ export async function heldAt(
   opts: HeldOptions = {},
 ): Promise<HeldItem[] | null> {
   const policy = opts.policy ?? holdPolicyFromEnv();
-  const rows = await holdingDiscrepancies(sql, holdingTypesOf(policy));
-  if (rows === null) return null;
+  const found = await holdingDiscrepancies(sql, holdingTypesOf(policy));
+  if (found === null && !opts.extra?.length) return null;
+  const rows = found ?? [];
   const positions = await eventPositions(
     sql,
     rows.flatMap((r) => [r.detected_by_event, r.resolved_by_event].filter((id): id is string => id !== null)),

@@ -11,7 +11,7 @@ import { silentLogger } from '../../src/log';
 import { runProjections } from '../../src/projection/runner';
 import { projection as journal } from '../../projections/journal';
 import { projection as reconciliation } from '../../projections/reconciliation';
-import { appendAll, at, periodRow, registerRows, subMerchant, syncCompleted } from '../discrepancies/fixtures';
+import { appendAll, at, POS, periodRow, registerRows, subMerchant, syncCompleted } from '../discrepancies/fixtures';
 import { waitVisible } from '../ledger/visible';
 import { useTestStore } from '../support/db';
 import { bank, payouts } from './support';
@@ -108,6 +108,27 @@ describe('the amount held is the payment’s net contribution, by the hold polic
     const held = (await heldAt(fx.db.sql, fx.store, cut, { periodEnd: new Date('2024-04-01T00:00:00Z') }))!;
     const byPayment = Object.fromEntries(held.map((h) => [h.paymentId, h.amount]));
     expect(byPayment).toEqual({ 'pay-reserve': 88_00n, 'pay-currency': 88_00n, 'pay-fee-five': 5_00n });
+
+    // other money in doubt (an event in quarantine) is capped and held once like a discrepancy
+    const quarantined = (paymentId: string) => ({
+      id: `quarantine-${paymentId}`,
+      type: 'quarantined',
+      reason: 'under investigation',
+      posId: POS,
+      paymentId,
+      orderId: null,
+      occurredAt: null,
+      receiverName: null,
+      currency: null,
+      atMost: null,
+    });
+    const withExtra = (await heldAt(fx.db.sql, fx.store, cut, {
+      periodEnd: new Date('2024-04-01T00:00:00Z'),
+      extra: [quarantined('pay-reserve'), quarantined('pay-fee-cent')],
+    }))!;
+    expect(
+      withExtra.filter((h) => h.discrepancyId.startsWith('quarantine-')).map((h) => [h.paymentId, h.amount]),
+    ).toEqual([['pay-fee-cent', 88_00n]]);
 
     // the statement holds the same, and its amount due is net payable less exactly that
     await issueStatements(deps(), { month: '2024-03', outDir: out, now: new Date('2024-05-01T00:00:00Z') });
