@@ -16,7 +16,9 @@ export type OrderDiscrepancyType = (typeof ORDER_DISCREPANCY_TYPES)[number];
 /**
  * The types that put money in doubt, so that an open one holds the money it concerns like any other
  * discrepancy: money received for no order (or twice for one), a total or a part that is not what was
- * ordered, a fee that is not the contract's. An order the PSP never saw moved no money: nothing to hold.
+ * ordered; a fee that is not the contract's holds the difference at most. An order the PSP never saw moved
+ * no money: nothing to hold. The amounts: src/config/hold-policy.ts (test/payouts/holds-policy.test.ts
+ * checks the two agree).
  */
 export const ORDER_HOLD_TYPES: ReadonlySet<OrderDiscrepancyType> = new Set([
   'payment_without_order',

@@ -25,6 +25,7 @@ import { recordingPurchases } from '../intent/purchase-orders';
 import type { EventStore } from '../store/types';
 import { formatMinor } from '../ingest/bank/amount';
 import { bankLoop, bookedCharges, demoBankConfig, paidOutLines, statusTruth } from './demo-bank';
+import { printPayoutCheck } from './demo-payout-check';
 import { openRuntime, closeRuntime } from './runtime';
 import type { Logger } from '../log';
 
@@ -280,6 +281,7 @@ export async function runDemo(baseConfig: Config, log: Logger, opts: DemoOptions
       `statements for ${month}: ${issued.statements} workbooks + payouts index, ${issued.lines} operation lines, cut at position ${issued.position}`,
     );
     const money = await moneyLoop(rt, config, log, sandbox.scenario, { ...opts, month }, step);
+    await printPayoutCheck({ ...rt, bank: config.bank, scenario: sandbox.scenario }, month, step);
     const reportDate = monthStart.plus({ months: 1 }).minus({ days: 1 }).toISODate()!;
     const report = await writeNightlyReportFor(
       { sql: rt.sql, store: rt.store },

@@ -1,5 +1,6 @@
 import { ReconError } from '../errors';
 import { STATEMENT_VARIABLES, type StatementsConfig, statementsConfigFrom } from './statements';
+import { HOLD_POLICY_VARIABLES, holdPolicyFrom } from './hold-policy';
 import { type BankConfig, bankConfigFrom, bankConfigIssues, bankConfigSchema, EMPTY_BANK_CONFIG } from './bank';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -260,6 +261,7 @@ export const VARIABLES: readonly VariableDoc[] = [
     meaning: 'where scheduled jobs write statements and reports',
   },
   ...STATEMENT_VARIABLES,
+  ...HOLD_POLICY_VARIABLES,
 ];
 
 /**
@@ -496,6 +498,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
   }
   const statements = statementsConfigFrom(env);
   for (const i of statements.issues) problem(i.variable, i.problem);
+  for (const i of holdPolicyFrom(env).issues) problem(i.variable, i.problem);
   const auditorToken = get('RECON_AUDITOR_TOKEN');
   if (auditorToken !== undefined && auditorToken.length < 16)
     problem('RECON_AUDITOR_TOKEN', 'expected at least 16 characters');

@@ -3,14 +3,17 @@ import { isSqlState } from '../db/errors';
 import { DiscrepancyAccepted, discrepancyStream } from '../events/audit-events';
 import { dataOf, isEvent } from '../events/catalog';
 import { allDiscrepancies } from '../reconciliation/discrepancy-queries';
-import { HOLDING_TYPES } from '../reconciliation/discrepancy-types';
+import { type HoldPolicy, holdingTypesOf, holdPolicyFromEnv, holdRuleOf, materialityOf } from '../config/hold-policy';
 import { comparePositions, type EventStore, type Position } from '../store/types';
 
 /**
- * Money held on the statements (docs/bank.md, "Payouts and holds"): a receiver's share of a payment under a
- * discrepancy that puts its amount or owner in doubt (HOLDING_TYPES), open, or accepted with the decision to
- * withhold it. The share is the receiver's net in the journal at the cut. A payment under two such
- * discrepancies is held once (by the first of them, by id).
+ * Money held on the statements (docs/discrepancies.md, "What is held"): what a discrepancy puts in doubt, by
+ * the hold policy of its type (src/config/hold-policy.ts), while it is open or accepted with the decision to
+ * withhold it. The amount is never more than what its payment adds to the statement, in that currency, for
+ * that receiver: the payment's net in the journal booked before the period ends (its sale less its refunds,
+ * fees and the reserve withheld, plus a reserve released within the period), never below zero. A payment
+ * under two discrepancies is held once: a claim on the whole payment first, then the differences, each up to
+ * what is left of the payment (allocateHolds, pure).
  */
 
 export interface HeldItem {
@@ -21,23 +24,61 @@ export interface HeldItem {
   readonly receiverName: string;
   readonly currency: string;
   readonly amount: bigint;
+  /** the discrepancy's type ('' when none) */
+  readonly type?: string;
+  readonly orderId?: string | null;
+  readonly paymentId?: string | null;
+  /** when the payment was made */
+  readonly occurredAt?: Date | null;
+}
+
+/**
+ * What one discrepancy (or any other source of doubt, e.g. an event held in quarantine) claims of a payment:
+ * its whole net contribution (atMost null) or at most an amount of it.
+ */
+export interface HoldClaim {
+  readonly id: string;
+  readonly type: string;
+  readonly reason: string;
+  readonly posId: string;
+  readonly paymentId: string;
+  readonly orderId: string | null;
+  readonly occurredAt: Date | null;
+  /** null: every receiver of the payment */
+  readonly receiverName: string | null;
+  /** null: every currency the payment is booked in */
+  readonly currency: string | null;
+  readonly atMost: bigint | null;
+}
+
+/** A payment's net on one receiver's payable in one currency, booked before the period's end, at the cut. */
+export interface PaymentNet {
+  readonly posId: string;
+  readonly paymentId: string;
+  readonly receiverName: string;
+  readonly currency: string;
+  readonly net: bigint;
 }
 
 const REASONS: Record<string, string> = {
   missing_in_report: "the payment is missing from the payment provider's register",
+  missing_in_period: "the payment is missing from the payment provider's list of transactions",
   status_mismatch: "the payment's status differs between the payment provider's reports",
   amount_mismatch: "the payment's amount differs between the payment provider's reports",
+  currency_mismatch: "the payment's currency differs between the payment provider's reports",
+  fee_mismatch: "the fee differs between the payment provider's reports: the difference is held",
   split_mismatch: 'the shares of the split payment do not add up to the payment',
   unknown_sub_merchant: 'the receiver is not in the sub-merchant directory',
   duplicate: 'the payment is reported twice',
   payment_without_order: 'the payment matches no order of the marketplace',
   amount_differs_from_order: 'the payment is not for the amount ordered',
   split_differs_from_order: 'the split of the payment is not the split ordered',
-  fee_above_contract: 'the fee charged is above the contract',
-  fee_below_contract: 'the fee charged is below the contract',
+  fee_above_contract: 'the fee charged is above the contract: the difference is held',
+  fee_below_contract: 'the fee charged is below the contract: the difference is held',
 };
 
 export const UNREGISTERED_REASON = 'the receiver is not registered as a sub-merchant: nothing is paid until it is';
+export const reasonOf = (type: string): string => REASONS[type] ?? 'under investigation';
 
 /** Every reason a held item can give (each is translated for statements: src/export/i18n/labels.ts). */
 export const HOLD_REASON_TEXTS: readonly string[] = [
@@ -46,7 +87,90 @@ export const HOLD_REASON_TEXTS: readonly string[] = [
   'under investigation',
 ];
 
-interface DiscRow {
+const keyOf = (n: Pick<PaymentNet, 'posId' | 'paymentId' | 'receiverName' | 'currency'>) =>
+  [n.posId, n.paymentId, n.receiverName, n.currency].join('\u001f');
+
+/**
+ * The held items of the claims, each never more than what is left of its payment's net contribution: claims
+ * on a whole payment first, then the rest, each in id order; a payment (per receiver and currency) is held once.
+ */
+export function allocateHolds(claims: readonly HoldClaim[], nets: readonly PaymentNet[]): HeldItem[] {
+  const left = new Map<string, bigint>();
+  for (const n of nets) left.set(keyOf(n), (left.get(keyOf(n)) ?? 0n) + n.net);
+  for (const [k, v] of left) if (v < 0n) left.set(k, 0n);
+  const rows = [...nets].sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0));
+  const ordered = [...claims].sort(
+    (a, b) => Number(a.atMost !== null) - Number(b.atMost !== null) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  );
+  const out: HeldItem[] = [];
+  for (const c of ordered) {
+    let budget = c.atMost;
+    const seen = new Set<string>();
+    for (const n of rows) {
+      const k = keyOf(n);
+      if (seen.has(k) || n.posId !== c.posId || n.paymentId !== c.paymentId) continue;
+      if (
+        (c.receiverName !== null && n.receiverName !== c.receiverName) ||
+        (c.currency !== null && n.currency !== c.currency)
+      )
+        continue;
+      seen.add(k);
+      const available = left.get(k) ?? 0n;
+      const amount = budget === null ? available : budget < available ? budget : available;
+      if (amount <= 0n) continue;
+      left.set(k, available - amount);
+      if (budget !== null) budget -= amount;
+      out.push({
+        discrepancyId: c.id,
+        reason: c.reason,
+        receiverName: n.receiverName,
+        currency: n.currency,
+        amount,
+        type: c.type,
+        orderId: c.orderId,
+        paymentId: c.paymentId,
+        occurredAt: c.occurredAt,
+      });
+    }
+  }
+  return out.sort(
+    (a, b) =>
+      cmp(a.receiverName, b.receiverName) || cmp(a.currency, b.currency) || cmp(a.discrepancyId, b.discrepancyId),
+  );
+}
+
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+const big = (v: unknown): bigint | null => (typeof v === 'string' && /^-?\d+$/.test(v) ? BigInt(v) : null);
+const abs = (v: bigint) => (v < 0n ? -v : v);
+
+/**
+ * The difference a discrepancy of the "difference" rule states: a fee against the contract, or the largest gap
+ * between the PSP's reports of a fee; null when its values do not state one (nothing is held then).
+ */
+export function differenceOf(type: string, values: Record<string, unknown>): bigint | null {
+  if (type === 'fee_above_contract' || type === 'fee_below_contract') {
+    const d = big(values.difference);
+    return d === null ? null : abs(d);
+  }
+  if (type === 'fee_mismatch') {
+    let widest: bigint | null = null;
+    // the webhook gives the merchant's fee as `fee` (src/reconciliation/discrepancy-rules.ts, sourceValues)
+    for (const field of ['merchant_fee', 'customer_fee']) {
+      const seen = ['register', 'period', 'webhook']
+        .map((s) => values[s] as Record<string, unknown> | null | undefined)
+        .map((v) => big(v?.[field] ?? (field === 'merchant_fee' ? v?.fee : undefined)))
+        .filter((x): x is bigint => x !== null);
+      if (seen.length < 2) continue;
+      const gap = seen.reduce((m, x) => (x > m ? x : m)) - seen.reduce((m, x) => (x < m ? x : m));
+      if (widest === null || gap > widest) widest = gap;
+    }
+    return widest;
+  }
+  return null;
+}
+
+export interface DiscRow {
   id: string;
   type: string;
   status: string;
@@ -56,6 +180,10 @@ interface DiscRow {
   payment_id: string;
   method: string | null;
   receiver_name: string | null;
+  order_id: string | null;
+  currency: string | null;
+  occurred_at: Date | null;
+  values: Record<string, unknown> | null;
 }
 
 /** An accepted discrepancy stays held when its acceptance (at or before the cut) says withhold. */
@@ -66,14 +194,14 @@ async function decisionAt(store: EventStore, id: string, cut: Position): Promise
   return dataOf(DiscrepancyAccepted, acc).decision ?? 'pay';
 }
 
-/** The reconciliation's holding discrepancies, or none when it was never built (logged by the caller). */
-async function holdingDiscrepancies(sql: Sql): Promise<DiscRow[] | null> {
+/** The discrepancies of holding types, or none when the reconciliation was never built (logged by the caller). */
+async function holdingDiscrepancies(sql: Sql, types: readonly string[]): Promise<DiscRow[] | null> {
   try {
     return await sql<DiscRow[]>`
       select id::text, type, status, detected_by_event::text, resolved_by_event::text, pos_id, payment_id, method,
-             receiver_name
+             receiver_name, order_id, currency, occurred_at, "values"
       from ${sql.unsafe(await allDiscrepancies(sql))}
-      where type = any(${HOLDING_TYPES as string[]}::text[]) and status in ('open', 'accepted', 'resolved')
+      where type = any(${types as string[]}::text[]) and status in ('open', 'accepted', 'resolved')
         and payment_id is not null
       order by id`;
   } catch (e) {
@@ -114,50 +242,82 @@ function standingAt(r: DiscRow, cut: Position, positions: Map<string, Position> 
   return before(r.resolved_by_event) === false;
 }
 
+export interface HeldOptions {
+  /** the end of the statement's period: what the payment adds to it is what is booked before (none: all) */
+  readonly periodEnd?: Date;
+  readonly policy?: HoldPolicy;
+  /** other money in doubt (e.g. events held in quarantine), capped and held once like any discrepancy */
+  readonly extra?: readonly HoldClaim[];
+}
+
+/** A discrepancy's claim under the policy; none when its type holds nothing or its difference is immaterial. */
+export function claimOf(r: DiscRow, policy: HoldPolicy): HoldClaim | null {
+  const rule = holdRuleOf(policy, r.type);
+  if (rule === 'none') return null;
+  let atMost: bigint | null = null;
+  if (rule === 'difference') {
+    atMost = differenceOf(r.type, r.values ?? {});
+    if (atMost === null || atMost === 0n || atMost < materialityOf(policy, r.currency ?? '')) return null;
+  }
+  const reason = reasonOf(r.type);
+  return {
+    id: r.id,
+    type: r.type,
+    reason: r.status === 'accepted' ? `${reason} (reviewed: withheld)` : reason,
+    posId: r.pos_id,
+    paymentId: r.payment_id,
+    orderId: r.order_id,
+    occurredAt: r.occurred_at,
+    receiverName: r.receiver_name,
+    currency: rule === 'difference' ? r.currency : null,
+    atMost,
+  };
+}
+
+/** The nets of the claimed payments per receiver and currency, booked before the period's end, at the cut. */
+async function paymentNets(
+  sql: Sql,
+  claims: readonly HoldClaim[],
+  cut: Position,
+  periodEnd: Date | undefined,
+): Promise<PaymentNet[]> {
+  if (claims.length === 0) return [];
+  const pairs = [...new Set(claims.map((c) => JSON.stringify([c.posId, c.paymentId])))].map((k) => JSON.parse(k));
+  return sql<PaymentNet[]>`
+    with d as (select x->>0 as pos_id, x->>1 as payment_id from jsonb_array_elements(${JSON.stringify(pairs)}::text::jsonb) x)
+    select e.pos_id as "posId", e.payment_id as "paymentId", e.receiver_name as "receiverName", e.currency,
+           sum(e.net)::int8 as net
+    from d join recon.journal_entries e on e.pos_id = d.pos_id and e.payment_id = d.payment_id
+    where e.receiver_name is not null
+      and (e.commit_pos, e.prepare_pos) <= (${cut.commit.toString()}::numeric, ${cut.prepare.toString()}::numeric)
+      and (${periodEnd ?? null}::timestamptz is null or e.booked_at < ${periodEnd ?? null}::timestamptz)
+    group by 1, 2, 3, 4`;
+}
+
 /** Every held item at the cut, sorted by receiver, currency, discrepancy id; null: no reconciliation built. */
-export async function heldAt(sql: Sql, store: EventStore, cut: Position): Promise<HeldItem[] | null> {
-  const rows = await holdingDiscrepancies(sql);
-  if (rows === null) return null;
+export async function heldAt(
+  sql: Sql,
+  store: EventStore,
+  cut: Position,
+  opts: HeldOptions = {},
+): Promise<HeldItem[] | null> {
+  const policy = opts.policy ?? holdPolicyFromEnv();
+  const found = await holdingDiscrepancies(sql, holdingTypesOf(policy));
+  if (found === null && !opts.extra?.length) return null;
+  const rows = found ?? [];
   const positions = await eventPositions(
     sql,
     rows.flatMap((r) => [r.detected_by_event, r.resolved_by_event].filter((id): id is string => id !== null)),
   );
-  const held: DiscRow[] = [];
+  const claims: HoldClaim[] = [...(opts.extra ?? [])];
   for (const r of rows) {
     if (!standingAt(r, cut, positions)) continue;
     // accepted at or before the cut: held unless the decision was to pay
-    if ((await decisionAt(store, r.id, cut)) !== 'pay') held.push(r);
+    if ((await decisionAt(store, r.id, cut)) === 'pay') continue;
+    const c = claimOf(r, policy);
+    if (c) claims.push(c);
   }
-  if (held.length === 0) return [];
-  const nets = await sql<{ id: string; receiver: string; currency: string; net: bigint; key: string }[]>`
-    with d as (
-      select * from jsonb_to_recordset(${JSON.stringify(held)}::text::jsonb)
-        as x(id text, pos_id text, payment_id text, method text, receiver_name text))
-    select d.id, e.receiver_name as receiver, e.currency, sum(e.net)::int8 as net,
-           e.pos_id || chr(31) || e.payment_id || chr(31) || e.method || chr(31) || e.receiver_name || chr(31) || e.currency as key
-    from d join recon.journal_entries e
-      on e.pos_id = d.pos_id and e.payment_id = d.payment_id and (d.method is null or e.method = d.method)
-     and (d.receiver_name is null or e.receiver_name = d.receiver_name)
-    where e.receiver_name is not null and (e.commit_pos, e.prepare_pos) <= (${cut.commit.toString()}::numeric, ${cut.prepare.toString()}::numeric)
-    group by d.id, e.pos_id, e.payment_id, e.method, e.receiver_name, e.currency
-    order by d.id, key`;
-  const byId = new Map(held.map((h) => [h.id, h]));
-  const claimed = new Set<string>();
-  const out: HeldItem[] = [];
-  for (const n of nets) {
-    if (n.net <= 0n || claimed.has(n.key)) continue;
-    claimed.add(n.key);
-    const d = byId.get(n.id)!;
-    const reason = REASONS[d.type] ?? 'under investigation';
-    out.push({
-      discrepancyId: n.id,
-      reason: d.status === 'accepted' ? `${reason} (reviewed: withheld)` : reason,
-      receiverName: n.receiver,
-      currency: n.currency,
-      amount: n.net,
-    });
-  }
-  return out;
+  return allocateHolds(claims, await paymentNets(sql, claims, cut, opts.periodEnd));
 }
 
 /**
@@ -170,18 +330,29 @@ export async function recordedHeld(
   receiverName: string,
   currency: string,
 ): Promise<HeldItem[]> {
-  const ids = holds.map(([id]) => id).filter((id) => id !== '');
+  const ids = holds.map(([id]) => id).filter((id) => UUID.test(id));
   // every view of discrepancies: an order's or a payout's holds money too
-  const types = ids.length
-    ? await sql<{ id: string; type: string }[]>`
-        select id::text, type from ${sql.unsafe(await allDiscrepancies(sql))} where id = any(${ids}::uuid[])`
+  const found = ids.length
+    ? await sql<
+        { id: string; type: string; order_id: string | null; payment_id: string | null; occurred_at: Date | null }[]
+      >`
+        select id::text, type, order_id, payment_id, occurred_at
+        from ${sql.unsafe(await allDiscrepancies(sql))} where id = any(${ids}::uuid[])`
     : [];
-  return holds.map(([id, amount]) => ({
-    discrepancyId: id,
-    reason:
-      id === '' ? UNREGISTERED_REASON : (REASONS[types.find((t) => t.id === id)?.type ?? ''] ?? 'under investigation'),
-    receiverName,
-    currency,
-    amount: BigInt(amount),
-  }));
+  return holds.map(([id, amount]) => {
+    const d = found.find((t) => t.id === id);
+    return {
+      discrepancyId: id,
+      reason: id === '' ? UNREGISTERED_REASON : reasonOf(d?.type ?? ''),
+      receiverName,
+      currency,
+      amount: BigInt(amount),
+      type: d?.type ?? '',
+      orderId: d?.order_id ?? null,
+      paymentId: d?.payment_id ?? null,
+      occurredAt: d?.occurred_at ?? null,
+    };
+  });
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -8,12 +8,12 @@ import {
   safeText,
   type Workbook,
 } from './xlsx';
-import { holdReason, LABELS, type Labels } from './i18n/labels';
+import { LABELS, type Labels } from './i18n/labels';
 import type { PayoutStatusLine } from './paid-out';
 
 /**
- * A statement's two payout sheets (docs/bank.md, "Payouts and holds"): the money held pending investigation,
- * with the discrepancy it waits for and why in plain words, and what was paid out in the month.
+ * A statement's payout sheet (docs/bank.md, "Payouts and holds"): what was paid out in the month (the money
+ * held pending investigation is src/export/held-sheet.ts).
  */
 
 /** What a statement shows of its payout per currency (src/export/statement-payouts.ts builds it). */
@@ -50,42 +50,6 @@ function totalRows(totals: Map<string, bigint>, width: number, amountAt: number,
         return { values, numFmts };
       }),
   ];
-}
-
-export function writeHeldSheet(
-  wb: Workbook,
-  payouts: readonly PayoutSection[],
-  sheetName: (name: string) => string = (n) => n,
-  labels: Labels = LABELS.en,
-  title?: string,
-): void {
-  const t = addTableSheet(
-    wb,
-    sheetName(labels.heldSheet),
-    [
-      { header: labels.heldCase, width: 38 },
-      { header: labels.reason, width: 70 },
-      { header: labels.currency, width: 10 },
-      { header: labels.amountHeld, width: 16 },
-    ],
-    title ? { title, pageOf: labels.pageOf } : {},
-  );
-  const totals = new Map<string, bigint>();
-  for (const p of byCurrency(payouts)) {
-    totals.set(p.currency, p.held);
-    for (const h of p.holds) {
-      const row = t.sheet.addRow([
-        safeText(h.discrepancyId || '—'),
-        safeText(holdReason(h.reason, labels === LABELS.uk ? 'uk' : 'en')),
-        safeText(h.currency),
-        minorToMajor(h.amount),
-      ]);
-      row.getCell(4).numFmt = moneyFormat(h.currency);
-      row.commit();
-      t.rows++;
-    }
-  }
-  closeTable(t, totalRows(totals, 4, 3, labels, t.rows));
 }
 
 export function writePaidOutSheet(

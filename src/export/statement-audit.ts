@@ -34,6 +34,8 @@ export async function writeAuditSheet(
     header: StatementHeader;
     lines(currency: string): AsyncIterable<StatementLine>;
     adjustments?(currency: string): AsyncIterable<AdjustmentLine>;
+    /** the held items: the discrepancy each waits for, by id (the statement's own pages name them in words) */
+    holds?: ReadonlyArray<{ discrepancyId: string; paymentId?: string | null; currency: string; amount: bigint }>;
     title: string;
   },
 ): Promise<void> {
@@ -78,6 +80,14 @@ export async function writeAuditSheet(
         if (++n % ROWS_PER_YIELD === 0) await drainSheet(t.sheet);
       }
   }
+  for (const h of o.holds ?? [])
+    writeRow(t, [
+      'Held for discrepancy',
+      '',
+      h.currency,
+      safeText(h.paymentId ?? ''),
+      `${h.discrepancyId || '(receiver not registered)'} ${h.amount}`,
+    ]);
   closeTable(t);
 }
 

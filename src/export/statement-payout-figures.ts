@@ -16,11 +16,14 @@ import { monthRange, type StatementFigures } from './statement-workbooks';
 export async function payoutFigures(
   deps: { sql: Sql; store: EventStore; log: Logger; bank?: BankConfig; timezone?: string },
   cut: Position,
+  /** the statement's month: a hold is what its payment adds up to the month's end */
+  period?: { month: string; timezone: string },
 ): Promise<{ lines: PaidLine[]; held: HeldItem[]; statuses: PayoutStatusLine[] }> {
   const bank = deps.bank ?? bankConfigFromEnv();
   const lines = await paidLinesAt({ sql: deps.sql, bank }, cut);
   if (lines === null) deps.log.warn('statements: the payouts projection is not built; no payout is deducted');
-  const held = await heldAt(deps.sql, deps.store, cut);
+  const periodEnd = period ? monthRange(period.month, period.timezone).to.toJSDate() : undefined;
+  const held = await heldAt(deps.sql, deps.store, cut, periodEnd ? { periodEnd } : {});
   if (held === null) deps.log.warn('statements: the reconciliation is not built; no money is held');
   // what the bank did with every payout asked for so far, at the same cut (the Payouts index and each statement)
   const day = deps.timezone ? await cutDay(deps.store, cut, deps.timezone) : null;

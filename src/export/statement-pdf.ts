@@ -13,6 +13,7 @@ import {
   type StatementMeta,
   type StatementSource,
 } from './statement-figures';
+import { type HeldByCurrency, heldLines } from './held-sheet';
 import { headerRows } from './statement-summary';
 import { addLine, releasesToCome, statementTitle } from './statement-workbooks';
 import { paymentMethodWords } from './i18n/payment-methods';
@@ -179,24 +180,8 @@ function payoutSections(
   figures: readonly StatementFigures[],
   meta: StatementMeta,
 ): void {
-  const held = (src.payouts ?? []).flatMap((p) => p.holds);
   heading(doc, t.heldSheet, footer);
-  table(
-    doc,
-    [
-      { header: t.heldCase, width: 230 },
-      { header: t.reason, width: 360 },
-      { header: t.amountHeld, width: 120, align: 'right' },
-    ],
-    held.length
-      ? held.map((h) => [
-          h.discrepancyId || '—',
-          holdReason(h.reason, lang),
-          `${money(h.amount, h.currency)} ${h.currency}`,
-        ])
-      : [[t.none, '', '']],
-    footer,
-  );
+  heldTable({ doc, t, lang, money, day, footer }, src.payouts ?? [], meta.timezone);
   const paid = (src.payouts ?? []).flatMap((p) => p.paid);
   heading(doc, t.paidOutSheet, footer);
   table(
@@ -396,6 +381,49 @@ const ROW_HEIGHT = 13;
  * A cell's text cut to its column with "…": pdfkit wraps a text wider than its box onto a second line even
  * with lineBreak off, which then runs over the next row.
  */
+/**
+ * Held items by order, payment, date, amount and reason in words; a reason too long for its column goes on
+ * as many lines as it needs (a reason cut short would not say why).
+ */
+function heldTable({ doc, t, lang, money, day, footer }: Ctx, payouts: readonly HeldByCurrency[], timezone: string) {
+  const columns: Column[] = [
+    { header: t.order, width: 120 },
+    { header: t.payment, width: 185 },
+    { header: t.day, width: 60 },
+    { header: t.amountHeld, width: 105, align: 'right' },
+    { header: t.reason, width: 290 },
+  ];
+  doc.font('regular').fontSize(8);
+  const rows = heldLines(payouts, timezone).flatMap((h) => {
+    const [first = '', ...rest] = wrapped(doc, holdReason(h.reason, lang), 290 - 4);
+    return [
+      [
+        h.orderId ?? '—',
+        h.paymentId ?? '—',
+        h.day ? day(h.day) : '—',
+        `${money(h.amount, h.currency)} ${h.currency}`,
+        first,
+      ],
+      ...rest.map((r) => ['', '', '', '', r]),
+    ];
+  });
+  table(doc, columns, rows.length ? rows : [[t.none, '', '', '', '']], footer);
+}
+
+/** Words in lines no wider than `width` at the current font. */
+function wrapped(doc: PDFKit.PDFDocument, text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    const next = line ? `${line} ${word}` : word;
+    if (line && doc.widthOfString(next) > width) {
+      lines.push(line);
+      line = word;
+    } else line = next;
+  }
+  return [...lines, line];
+}
+
 function fitted(doc: PDFKit.PDFDocument, text: string, width: number): string {
   if (doc.widthOfString(text) <= width) return text;
   let cut = text;

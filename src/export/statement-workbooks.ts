@@ -1,7 +1,8 @@
 import { DateTime } from 'luxon';
 import { LABELS, type Labels, operationWord, XLSX_DATE } from './i18n/labels';
 import { paymentMethodWords } from './i18n/payment-methods';
-import { writeHeldSheet, writePaidOutSheet, writePayoutStatusSheet } from './payout-sheets';
+import { writeHeldSheet } from './held-sheet';
+import { writePaidOutSheet, writePayoutStatusSheet } from './payout-sheets';
 import { writeAuditSheet } from './statement-audit';
 import { ExportError } from './errors';
 import {
@@ -199,7 +200,13 @@ export async function writeStatementWorkbook(
     }
 
     if (src.payouts) {
-      writeHeldSheet(wb, src.payouts, named, t, title);
+      writeHeldSheet(wb, src.payouts, {
+        timezone: meta.timezone,
+        sheetName: named,
+        labels: t,
+        title,
+        dayFormat: dates.day,
+      });
       writePaidOutSheet(wb, src.payouts, named, t, title, dates.day);
       const statuses = src.payouts.flatMap((p) => p.statuses ?? []);
       writePayoutStatusSheet(wb, statuses, named, t, title, dates.day);
@@ -211,6 +218,7 @@ export async function writeStatementWorkbook(
       header,
       lines: src.lines,
       ...(src.adjustments ? { adjustments: src.adjustments } : {}),
+      holds: (src.payouts ?? []).flatMap((p) => p.holds),
       title,
     });
     await pending.commit();

@@ -229,7 +229,7 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
   const paymentEvents = deps.queries ? undefined : storePaymentEvents(deps.sql, deps.store, position);
   const base = { month: opts.month, timezone: deps.timezone, atPosition: position };
   // what was paid out at the cut comes off the ledger's balances (docs/bank.md, "Payouts and holds")
-  const paid = await payoutFigures(deps, position);
+  const paid = await payoutFigures(deps, position, { month: opts.month, timezone: deps.timezone });
   const ledger = withPaidOut(
     await queries.figures({
       ...base,

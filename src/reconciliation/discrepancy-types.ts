@@ -4,7 +4,8 @@
  * A leaf module, so that the sandbox can share it without depending on recon's ledger code.
  */
 
-import { ORDER_DISCREPANCY_TYPES, ORDER_HOLD_TYPES } from '../order-discrepancy-types';
+import { DEFAULT_HOLD_RULES } from '../config/hold-policy';
+import { ORDER_DISCREPANCY_TYPES } from '../order-discrepancy-types';
 
 /** What the reconciliation of the PSP's sources finds (projections/reconciliation.ts); the sandbox injects each. */
 export const RECONCILIATION_TYPES = [
@@ -48,18 +49,13 @@ export const DISCREPANCY_TYPES = [
 export type DiscrepancyType = (typeof DISCREPANCY_TYPES)[number];
 
 /**
- * Discrepancies that put a payment's amount or owner in doubt: the money under one that is open (or accepted
- * with the decision to withhold) is held on the statements, not paid (src/export/holds.ts).
+ * Discrepancies that put money in doubt under the default hold policy (src/config/hold-policy.ts): the money
+ * under one that is open (or accepted with the decision to withhold it) is held on the statements, not paid
+ * (src/export/holds.ts), all of its payment's or only the difference it states.
  */
-export const HOLDING_TYPES: readonly DiscrepancyType[] = [
-  'missing_in_report',
-  'status_mismatch',
-  'amount_mismatch',
-  'split_mismatch',
-  'unknown_sub_merchant',
-  'duplicate',
-  ...ORDER_HOLD_TYPES,
-];
+export const HOLDING_TYPES: readonly DiscrepancyType[] = DISCREPANCY_TYPES.filter(
+  (t) => (DEFAULT_HOLD_RULES[t] ?? 'none') !== 'none',
+);
 
 export const DISCREPANCY_STATUSES = ['open', 'resolved', 'accepted'] as const;
 export type DiscrepancyStatus = (typeof DISCREPANCY_STATUSES)[number];

@@ -163,6 +163,8 @@ describe('an accepted discrepancy of a partial refund', () => {
         note: 'PSP fee correction pending, confirmed by e-mail',
         by: 'Olena',
         at: new Date('2024-03-04T09:00:00Z'),
+        // a fee_mismatch holds its difference on the statements (docs/discrepancies.md, "What is held")
+        decision: 'pay',
       },
     );
     expect(accepted.ok).toBe(true);

@@ -228,8 +228,16 @@ const HOLD_REASONS_UK: Readonly<Record<string, string>> = {
   'the payment matches no order of the marketplace': 'платіж не відповідає жодному замовленню маркетплейсу',
   'the payment is not for the amount ordered': 'сума платежу не дорівнює сумі замовлення',
   'the split of the payment is not the split ordered': 'розщеплення платежу не відповідає замовленню',
-  'the fee charged is above the contract': 'стягнута комісія вища за договірну',
-  'the fee charged is below the contract': 'стягнута комісія нижча за договірну',
+  "the payment is missing from the payment provider's list of transactions":
+    'платежу немає в переліку операцій платіжного провайдера',
+  "the payment's currency differs between the payment provider's reports":
+    'валюта платежу різниться у звітах платіжного провайдера',
+  "the fee differs between the payment provider's reports: the difference is held":
+    'комісія різниться у звітах платіжного провайдера: утримано різницю',
+  'the fee charged is above the contract: the difference is held':
+    'стягнута комісія вища за договірну: утримано різницю',
+  'the fee charged is below the contract: the difference is held':
+    'стягнута комісія нижча за договірну: утримано різницю',
   'the receiver is not registered as a sub-merchant: nothing is paid until it is':
     'отримувач не зареєстрований як субмерчант: до реєстрації виплат немає',
   'under investigation': 'з’ясовується',

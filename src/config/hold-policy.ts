@@ -1,0 +1,143 @@
+/**
+ * The hold policy (docs/discrepancies.md, "What is held"): for each discrepancy type, whether an open one
+ * holds money on the statements, and how much is in doubt. A leaf of src/config so that recon's holds
+ * (src/export/holds.ts) and the sandbox's ground truth (src/sandbox/ground-truth.ts) read the same table;
+ * each computes the amount on its own.
+ *
+ *   payment     the payment's whole net contribution is in doubt (its amount, currency or owner is)
+ *   difference  only the difference the discrepancy states is in doubt (a fee), capped at the payment's
+ *               net contribution, and nothing when it is below the currency's materiality
+ *   none        no money is in doubt (a lost notification, a report's count, the bank's side of a payout)
+ */
+
+export const HOLD_RULES = ['payment', 'difference', 'none'] as const;
+export type HoldRule = (typeof HOLD_RULES)[number];
+
+/** The default table: every discrepancy type recon knows (test/payouts/holds-policy.test.ts checks it is all). */
+export const DEFAULT_HOLD_RULES: Readonly<Record<string, HoldRule>> = {
+  missing_in_report: 'payment',
+  missing_in_period: 'payment',
+  missing_webhook: 'none',
+  status_mismatch: 'payment',
+  amount_mismatch: 'payment',
+  currency_mismatch: 'payment',
+  fee_mismatch: 'difference',
+  split_mismatch: 'payment',
+  unknown_sub_merchant: 'payment',
+  duplicate: 'payment',
+  report_count_mismatch: 'none',
+  payout_missing: 'none',
+  payout_amount_mismatch: 'none',
+  payout_unexpected: 'none',
+  payout_duplicate: 'none',
+  payout_returned: 'none',
+  settlement_missing: 'none',
+  settlement_short: 'none',
+  settlement_late: 'none',
+  settlement_unexpected: 'none',
+  order_not_at_psp: 'none',
+  payment_without_order: 'payment',
+  amount_differs_from_order: 'payment',
+  split_differs_from_order: 'payment',
+  fee_above_contract: 'difference',
+  fee_below_contract: 'difference',
+};
+
+/** Below this (minor units) a difference is not held: 1.00 of any currency unless configured. */
+export const DEFAULT_MATERIALITY = 100n;
+
+export interface HoldPolicy {
+  readonly rules: Readonly<Record<string, HoldRule>>;
+  readonly materiality: { readonly all: bigint; readonly byCurrency: Readonly<Record<string, bigint>> };
+}
+
+export const DEFAULT_HOLD_POLICY: HoldPolicy = {
+  rules: DEFAULT_HOLD_RULES,
+  materiality: { all: DEFAULT_MATERIALITY, byCurrency: {} },
+};
+
+/** The rule of a type; a type the table does not name holds nothing. */
+export const holdRuleOf = (policy: HoldPolicy, type: string): HoldRule => policy.rules[type] ?? 'none';
+
+export const materialityOf = (policy: HoldPolicy, currency: string): bigint =>
+  policy.materiality.byCurrency[currency] ?? policy.materiality.all;
+
+/** The types whose discrepancies hold money under a policy. */
+export const holdingTypesOf = (policy: HoldPolicy): string[] =>
+  Object.entries(policy.rules)
+    .filter(([, r]) => r !== 'none')
+    .map(([t]) => t)
+    .sort();
+
+export const HOLD_POLICY_VARIABLES = [
+  {
+    name: 'RECON_HOLD_POLICY',
+    default: '(the table in docs/discrepancies.md)',
+    example: 'fee_mismatch=none,missing_webhook=payment',
+    meaning: 'per discrepancy type, what an open one holds on the statements: payment, difference or none',
+  },
+  {
+    name: 'RECON_HOLD_MATERIALITY',
+    default: '100 (1.00 of any currency)',
+    example: '100,UAH=5000',
+    meaning: 'minor units below which a difference (a fee) is not held: one for all currencies, or CUR=n each',
+  },
+] as const;
+
+const MINOR = /^\d{1,15}$/;
+
+/**
+ * The policy of an environment (or a project file's `holds` section, given in the same text form): every bad
+ * entry named by its variable. Unset or empty: the defaults.
+ */
+export function holdPolicyFrom(
+  env: Readonly<Record<string, string | undefined>>,
+  knownTypes: readonly string[] = Object.keys(DEFAULT_HOLD_RULES),
+): { policy: HoldPolicy; issues: Array<{ variable: string; problem: string }> } {
+  const issues: Array<{ variable: string; problem: string }> = [];
+  const rules: Record<string, HoldRule> = { ...DEFAULT_HOLD_RULES };
+  for (const part of splitList(env.RECON_HOLD_POLICY)) {
+    const [type, rule] = part.split('=').map((s) => s.trim());
+    if (!type || !knownTypes.includes(type))
+      issues.push({ variable: 'RECON_HOLD_POLICY', problem: `unknown discrepancy type ${JSON.stringify(type)}` });
+    else if (!(HOLD_RULES as readonly string[]).includes(rule ?? ''))
+      issues.push({
+        variable: 'RECON_HOLD_POLICY',
+        problem: `${type}: expected payment, difference or none, got ${JSON.stringify(rule ?? '')}`,
+      });
+    else rules[type] = rule as HoldRule;
+  }
+  let all = DEFAULT_MATERIALITY;
+  const byCurrency: Record<string, bigint> = {};
+  for (const part of splitList(env.RECON_HOLD_MATERIALITY)) {
+    const [a, b] = part.split('=').map((s) => s.trim());
+    const [currency, value] = b === undefined ? [undefined, a] : [a, b];
+    if (currency !== undefined && !/^[A-Z]{3}$/.test(currency))
+      issues.push({
+        variable: 'RECON_HOLD_MATERIALITY',
+        problem: `expected a currency code, got ${JSON.stringify(currency)}`,
+      });
+    else if (!MINOR.test(value ?? ''))
+      issues.push({
+        variable: 'RECON_HOLD_MATERIALITY',
+        problem: `expected whole minor units (e.g. 100 for 1.00), got ${JSON.stringify(value ?? '')}`,
+      });
+    else if (currency === undefined) all = BigInt(value!);
+    else byCurrency[currency] = BigInt(value!);
+  }
+  return { policy: { rules, materiality: { all, byCurrency } }, issues };
+}
+
+const splitList = (raw: string | undefined): string[] =>
+  (raw ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+
+let fromEnv: HoldPolicy | undefined;
+
+/** The process's policy, read once (a bad value is refused at start-up by src/config/env.ts). */
+export function holdPolicyFromEnv(): HoldPolicy {
+  fromEnv ??= holdPolicyFrom(process.env).policy;
+  return fromEnv;
+}
