@@ -148,4 +148,4 @@ function payoutsProjection(): Projection {
   };
 }
 
-export const projection: Projection = payoutsProjection();
+export const projection: Projection = { ...payoutsProjection(), retryByReplay: true };

@@ -75,4 +75,12 @@ function views(ctx: ProjectionContext): readonly string[] {
 }
 
 // 2: DiscrepancyAccepted accepts a settlement discrepancy
-export const projection: Projection = { name: 'settlement', version: 2, usesBank: true, setup, apply, views };
+export const projection: Projection = {
+  name: 'settlement',
+  version: 2,
+  usesBank: true,
+  retryByReplay: true,
+  setup,
+  apply,
+  views,
+};

@@ -64,6 +64,8 @@ export interface WorkerOptions {
  */
 export async function runWorker(rt: Runtime, signal: AbortSignal, opts: WorkerOptions): Promise<void> {
   const { config, log } = rt;
+  // armed first: whatever the worker waits for when the signal comes, it stops within the bounds
+  boundStop(rt.sql, signal, log, stopBounds({ graceMs: 15_000, hardMs: 10_000 }), 'recon start');
   const receiver = createWebhookReceiver({
     store: rt.store,
     projects: config.projects,
@@ -94,7 +96,7 @@ export async function runWorker(rt: Runtime, signal: AbortSignal, opts: WorkerOp
     `recon worker listening on ${url} (webhooks: POST /webhooks/<pos_id>; auditor API: GET /api/...)\n`,
   );
 
-  await warnQuarantined(rt.sql, log);
+  void warnQuarantined(rt.sql, log);
   const projections =
     opts.projections === false
       ? Promise.resolve()
@@ -137,7 +139,6 @@ export async function runWorker(rt: Runtime, signal: AbortSignal, opts: WorkerOp
     signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true }),
   );
   log.info('worker stopping');
-  boundStop(rt.sql, signal, log, stopBounds({ graceMs: 15_000, hardMs: 10_000 }), 'recon start');
   await app.close({ graceMs: 10_000 });
   await receiver.drain();
   await scheduler?.stop();

@@ -2,7 +2,7 @@ import { comparePositions, formatPosition, parsePosition, type RecordedEvent } f
 import { currentBuild } from './builds';
 import { step } from './checkpoints';
 import { ProjectionApplyError } from './errors';
-import { errorText } from './quarantine';
+import { errorText } from './quarantine-store';
 import type { RunnerDeps, RunOptions, Target } from './runner-types';
 import { type Carry, readBatch } from './store-feed';
 

@@ -1,7 +1,7 @@
 import { formatPosition, type RecordedEvent } from '../store/types';
 import { tryLockForBatch } from './locks';
 import type { Projection, Tx } from './projection';
-import { recordQuarantine } from './quarantine';
+import { recordQuarantine } from './quarantine-store';
 import type { BuildRow, RunnerDeps } from './runner-types';
 import { applySettingAside, failsWhateverTheEvent, type SetAside } from './set-aside';
 import { contextFor } from './settings';

@@ -119,15 +119,21 @@ export function register(program: Command): void {
     });
   q.command('retry')
     .description(
-      'apply the set-aside events again, in the order of the event log, to the builds that set them aside\n' +
-        '(after the code or the data is fixed); applied ones are marked retried, the others stay quarantined',
+      'apply the set-aside events again (after the code or the data is fixed), in the order of the event log: in\n' +
+        'place for a projection whose rows are a function of each event, by a replay from zero beside the live\n' +
+        'build for one whose rows depend on their order; applied ones are marked retried, the others stay quarantined',
     )
     .option('--projection <name>', 'only this projection')
     .option('--event <id>', 'only this event')
-    .action(async (opts: { projection?: string; event?: string }) => {
+    .option(
+      '--replay',
+      'apply them by a replay from zero (a new build beside the live one) for every projection, not only for\n' +
+        'those whose rows depend on the order of events (reconciliation, orders, settlement, payouts)',
+    )
+    .action(async (opts: { projection?: string; event?: string; replay?: boolean }) => {
       const filter = await checked(opts);
-      await withJudgingRuntime(async (rt) => {
-        const r = await retryQuarantined(depsOf(rt), filter);
+      await withJudgingRuntime(async (rt, signal) => {
+        const r = await retryQuarantined(depsOf(rt), { ...filter, replay: opts.replay === true, signal });
         for (const x of r.retried)
           process.stdout.write(
             `applied: projection ${x.projection}, event ${x.eventId} (${x.eventType}, position ${x.position})\n`,
