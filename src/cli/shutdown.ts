@@ -58,7 +58,14 @@ export async function cancelOwnQueries(sql: Sql): Promise<number> {
  * Arms the bounds on `signal`; returns how to disarm them (when the command ended by itself). The timers do
  * not keep the process alive.
  */
-export function boundStop(sql: Sql, signal: AbortSignal, log: Logger, bounds: StopBounds, what: string): () => void {
+export function boundStop(
+  sql: Sql,
+  signal: AbortSignal,
+  log: Logger,
+  bounds: StopBounds,
+  what: string,
+  exit: (code: number) => void = (code) => process.exit(code),
+): () => void {
   const timers: NodeJS.Timeout[] = [];
   const arm = () => {
     const cancel = setTimeout(() => {
@@ -69,7 +76,7 @@ export function boundStop(sql: Sql, signal: AbortSignal, log: Logger, bounds: St
       );
       const hard = setTimeout(() => {
         log.error(`${what} did not stop in time: exiting now`, { afterMs: bounds.graceMs + bounds.hardMs });
-        process.exit(EXIT_FORCED);
+        exit(EXIT_FORCED);
       }, bounds.hardMs);
       hard.unref();
       timers.push(hard);

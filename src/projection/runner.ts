@@ -18,7 +18,9 @@
  * | `store-feed.ts` | every use of the event store: batches, head, event at a checkpoint, wake-ups |
  * | `checkpoints.ts` | one batch applied and the checkpoint moved in one transaction |
  * | `set-aside.ts` | a batch that cannot be applied: the events that cannot, set aside |
- * | `quarantine.ts` | the set-aside events: recorded, listed, summed up, applied again |
+ * | `quarantine-store.ts` | the set-aside events' table: recorded, listed |
+ * | `quarantine.ts` | the set-aside events summed up (nightly report) and applied again (`recon quarantine retry`) |
+ * | `test-poison.ts` | tests only: an apply that throws on listed events (RECON_TEST_POISON_FILE) |
  * | `locks.ts` | the lock per projection |
  * | `builds.ts` | the builds table: create, drop, make ready, list |
  * | `promote.ts` | rebuild beside live: the caught-up build goes live |

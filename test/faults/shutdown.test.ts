@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconEnv } from '../../fixtures/psp-env';
+import { boundStop, EXIT_FORCED } from '../../src/cli/shutdown';
 import { connect, type Sql } from '../../src/db/connect';
+import { createLogger } from '../../src/log';
 import { createTestDatabase, type TestDatabase } from '../support/db';
 import { killAll, spawnRecon, waitFor } from './support/processes';
 
@@ -87,5 +89,39 @@ describe('SIGTERM with a PostgreSQL query that does not end', () => {
       expect(w.stderr()).toContain('recon start still stopping: cancelling its database queries');
       expect(w.stderr()).toContain('worker stopped');
     });
+  });
+
+  it('the bounds: the stuck query is cancelled after the grace, and the process exits 130 after the hard bound', async () => {
+    const sql = connect(db.url, { max: 2 });
+    const lines: string[] = [];
+    const log = createLogger({ level: 'info', write: (l) => lines.push(l) });
+    const exits: Array<{ code: number; at: number }> = [];
+    const controller = new AbortController();
+    const start = Date.now();
+    const disarm = boundStop(sql, controller.signal, log, { graceMs: 300, hardMs: 700 }, 'test', (code) =>
+      exits.push({ code, at: Date.now() - start }),
+    );
+    try {
+      const sleeping = sql`select pg_sleep(60)`.then(
+        () => 'finished',
+        (e: { code?: string }) => e.code,
+      );
+      await waitFor(
+        async () =>
+          (await db.sql`select 1 from pg_stat_activity where query like 'select pg_sleep(60)%' and state = 'active'`)
+            .length > 0,
+        { what: 'the sleeping query' },
+      );
+      controller.abort();
+      expect(await sleeping).toBe('57014');
+      expect(Date.now() - start).toBeLessThan(5000);
+      await waitFor(() => exits.length > 0, { timeoutMs: 5000, what: 'the hard bound' });
+      expect(exits[0]!.code).toBe(EXIT_FORCED);
+      expect(exits[0]!.at).toBeGreaterThanOrEqual(1000);
+      expect(lines.join('\n')).toContain('test did not stop in time: exiting now');
+    } finally {
+      disarm();
+      await sql.end({ timeout: 1 });
+    }
   });
 });
