@@ -100,7 +100,12 @@ const depsOf = (rt: Runtime): RunnerDeps => ({
 export function register(program: Command): void {
   const q = program
     .command('quarantine')
-    .summary('events a projection could not apply and set aside: list them, apply them again once fixed');
+    .summary('events a projection could not apply and set aside: list them, apply them again once fixed')
+    .description(
+      'the events a projection could not apply are set aside (quarantined) so that it goes on with the next\n' +
+        'ones; recon project exits 3 and /readyz says degraded while any are waiting. list shows them, retry\n' +
+        'applies them again once the code or the data is fixed (docs/reliability.md, "Quarantine").',
+    );
   q.command('list')
     .description('list the events set aside by the projections (builds in use), in the order of the event log')
     .option('--projection <name>', 'only this projection')
