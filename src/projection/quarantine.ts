@@ -85,7 +85,8 @@ export async function retryQuarantined(
     const mine = open.filter((q) => q.projection === p.name);
     const r =
       opts.replay || p.retryByReplay
-        ? await retryByReplay(deps, p.name, mine, opts.signal)
+        ? // a replay applies every event of the projection again: all its set-aside ones, whatever the filter
+          await retryByReplay(deps, p.name, await listQuarantine(deps.sql, { projection: p.name }), opts.signal)
         : await retryInPlace(deps, p, mine);
     retried.push(...r.retried);
     failed.push(...r.failed);
