@@ -25,6 +25,7 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
 export const projection: Projection = {
   name: 'orders',
   version: 2,
+  retryByReplay: true,
   setup: (tx, ctx) => createOrderTables(tx, ctx.schema),
   apply,
   views: (ctx) => orderViews(ctx.schema),

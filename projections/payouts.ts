@@ -154,4 +154,4 @@ function payoutsProjection(): Projection {
   };
 }
 
-export const projection: Projection = payoutsProjection();
+export const projection: Projection = { ...payoutsProjection(), retryByReplay: true };

@@ -44,6 +44,7 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
 export const projection: Projection = {
   name: 'reconciliation',
   version: 6,
+  retryByReplay: true,
   setup: (tx, ctx) => createTables(tx, ctx.schema),
   apply,
   views: (ctx) => publishedViews(ctx.schema),

@@ -76,4 +76,12 @@ function views(ctx: ProjectionContext): readonly string[] {
 
 // 2: DiscrepancyAccepted accepts a settlement discrepancy
 // 3: the bank's charges on a settlement account are left out of the lines (the journal books them as bank fees)
-export const projection: Projection = { name: 'settlement', version: 3, usesBank: true, setup, apply, views };
+export const projection: Projection = {
+  name: 'settlement',
+  version: 3,
+  usesBank: true,
+  retryByReplay: true,
+  setup,
+  apply,
+  views,
+};

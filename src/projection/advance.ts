@@ -2,6 +2,7 @@ import { comparePositions, formatPosition, parsePosition, type RecordedEvent } f
 import { currentBuild } from './builds';
 import { step } from './checkpoints';
 import { ProjectionApplyError } from './errors';
+import { errorText } from './quarantine-store';
 import type { RunnerDeps, RunOptions, Target } from './runner-types';
 import { type Carry, readBatch } from './store-feed';
 
@@ -62,7 +63,7 @@ async function advanceOne(
   reachedEnd: boolean,
   opts: RunOptions,
 ): Promise<void> {
-  const r = await step(deps, t.p, t.build, events);
+  const r = await step(deps, t.p, t.build, events, opts.signal);
   if (r.kind === 'busy' || r.kind === 'gone') {
     t.busy = r.kind === 'busy';
     t.active = false;
@@ -76,7 +77,25 @@ async function advanceOne(
       t.build.events_applied = fresh.events_applied;
     }
   } else {
-    t.applied += r.count;
+    t.applied += r.count - r.setAside.length;
+    for (const a of r.setAside) {
+      const entry = {
+        eventId: a.event.id,
+        eventType: a.event.type,
+        stream: a.event.stream,
+        position: formatPosition(a.event.position),
+        error: errorText(a.error),
+      };
+      t.setAside.push(entry);
+      deps.log.error('projection set an event aside (quarantined); it carries on with the next ones', {
+        projection: t.p.name,
+        schema: t.build.schema_name,
+        event: entry.eventId,
+        type: entry.eventType,
+        position: entry.position,
+        error: entry.error,
+      });
+    }
     opts.onProgress?.({
       name: t.p.name,
       schema: t.build.schema_name,

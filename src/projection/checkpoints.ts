@@ -1,7 +1,9 @@
 import { formatPosition, type RecordedEvent } from '../store/types';
 import { tryLockForBatch } from './locks';
-import type { Projection } from './projection';
+import type { Projection, Tx } from './projection';
+import { recordQuarantine } from './quarantine-store';
 import type { BuildRow, RunnerDeps } from './runner-types';
+import { applySettingAside, failsWhateverTheEvent, type SetAside } from './set-aside';
 import { contextFor } from './settings';
 
 /**
@@ -11,7 +13,8 @@ import { contextFor } from './settings';
  */
 
 export type StepResult =
-  | { kind: 'applied'; count: number }
+  /** `setAside`: the events that could not be applied, quarantined (docs/reliability.md) */
+  | { kind: 'applied'; count: number; setAside: readonly SetAside[] }
   /** another runner holds the projection */
   | { kind: 'busy' }
   /** another runner applied since the batch was read: read again from its checkpoint */
@@ -19,12 +22,45 @@ export type StepResult =
   /** the build was retired meanwhile */
   | { kind: 'gone' };
 
-/** Applies one batch to one build: lock, re-check the checkpoint, apply, move the checkpoint; one transaction. */
+/**
+ * Applies one batch to one build: lock, re-check the checkpoint, apply, move the checkpoint; one transaction.
+ * When the batch cannot be applied for its events' sake (not a lost connection, a cancel or a deadlock), a
+ * second transaction applies it setting aside what cannot be applied (set-aside.ts): those events are
+ * quarantined with the checkpoint's move, and the build goes on with the next batch.
+ */
 export async function step(
   deps: RunnerDeps,
   p: Projection,
   build: BuildRow,
   events: readonly RecordedEvent[],
+  signal?: AbortSignal,
+): Promise<StepResult> {
+  try {
+    return await inTransaction(deps, p, build, events, async (tx) => {
+      await p.apply(tx, events, contextFor(deps, build));
+      return [];
+    });
+  } catch (e) {
+    if (signal?.aborted || failsWhateverTheEvent(e)) throw e;
+    deps.log.warn('projection batch failed: applying it append by append to set aside what cannot be applied', {
+      projection: p.name,
+      schema: build.schema_name,
+      error: e,
+    });
+    return inTransaction(deps, p, build, events, async (tx) => {
+      const aside = await applySettingAside(tx, p, events, contextFor(deps, build), e);
+      for (const a of aside) await recordQuarantine(tx, build, a.event, a.error);
+      return aside;
+    });
+  }
+}
+
+async function inTransaction(
+  deps: RunnerDeps,
+  p: Projection,
+  build: BuildRow,
+  events: readonly RecordedEvent[],
+  apply: (tx: Tx) => Promise<SetAside[]>,
 ): Promise<StepResult> {
   const lastEvent = events[events.length - 1]!;
   const last = lastEvent.position;
@@ -33,7 +69,7 @@ export async function step(
     if (!row.ok) return { kind: 'busy' };
     if (!row.status || row.status === 'retired') return { kind: 'gone' };
     if (row.checkpoint !== build.checkpoint) return { kind: 'moved' };
-    await p.apply(tx, events, contextFor(deps, build));
+    const setAside = await apply(tx as Tx);
     const text = formatPosition(last);
     await tx`
       update projection_builds set checkpoint = ${text}, checkpoint_commit = ${last.commit.toString()}::numeric,
@@ -43,6 +79,6 @@ export async function step(
     build.checkpoint = text;
     build.checkpoint_event_id = lastEvent.id;
     build.events_applied += BigInt(events.length);
-    return { kind: 'applied', count: events.length };
+    return { kind: 'applied', count: events.length, setAside };
   }) as Promise<StepResult>;
 }

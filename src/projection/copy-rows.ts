@@ -104,8 +104,33 @@ export async function copyText(
 ): Promise<void> {
   const list = Array.isArray(chunks) ? (chunks as Array<string | Buffer>) : [...chunks];
   if (list.length === 0) return;
-  const target = await tx.unsafe(`copy ${table} (${columns.join(', ')}) from stdin`).writable();
-  await pipeline(Readable.from(list), target);
+  const query = tx.unsafe(`copy ${table} (${columns.join(', ')}) from stdin`);
+  const refused = refusalOf(query);
+  // a COPY refused before it starts rejects through writable() as well: this one is then not awaited
+  refused.catch(() => {});
+  const target = await query.writable();
+  await Promise.race([pipeline(Readable.from(list), target), refused]);
+}
+
+/**
+ * The server's refusal of a COPY, as a rejected promise. postgres.js 3.4.9 never settles the writable of a
+ * COPY the server refuses after its end (porsager/postgres#1173, unfixed at this version): the pipeline
+ * waited for ever, the transaction never rolled back, and the connection stayed "idle in transaction
+ * (aborted)" (issue 23: a NUL byte or a date 0000-01-01 in a bank entry stopped every projection for good).
+ * The driver does hand the error to the query's own `reject` (already settled with the stream, so nobody
+ * saw it): wrapping it makes the refusal reject here, the caller's transaction rolls back and the runner sets
+ * the event aside. Remove with a driver that carries the fix (PR #1183).
+ */
+function refusalOf(query: object): Promise<never> {
+  const q = query as { reject?: (e: unknown) => void };
+  const original = q.reject;
+  return new Promise<never>((_, reject) => {
+    if (typeof original !== 'function') return;
+    q.reject = (e: unknown) => {
+      original(e);
+      reject(e);
+    };
+  });
 }
 
 export interface Column {

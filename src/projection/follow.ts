@@ -5,11 +5,17 @@ import { onAppends } from './store-feed';
 /**
  * Live mode (the worker): catches up, then waits for new events (the event store's watch,
  * or `pollMs` at the latest) and catches up again, until the signal is aborted. A failing run is
- * logged and retried after `pollMs`.
+ * logged, told to `onError` (the worker's /readyz shows it until a run succeeds) and retried after `pollMs`.
  */
 export async function followProjections(
   deps: RunnerDeps,
-  opts: { signal: AbortSignal; pollMs?: number; batchSize?: number; onReport?: (r: Report) => void },
+  opts: {
+    signal: AbortSignal;
+    pollMs?: number;
+    batchSize?: number;
+    onReport?: (r: Report) => void;
+    onError?: (e: unknown) => void;
+  },
 ): Promise<void> {
   const pollMs = Math.max(10, opts.pollMs ?? 1000);
   let wake: (() => void) | undefined;
@@ -33,6 +39,7 @@ export async function followProjections(
       } catch (e) {
         if (opts.signal.aborted) break;
         deps.log.error('projection run failed; retrying', { error: e });
+        opts.onError?.(e);
       }
       if (pending || opts.signal.aborted) continue;
       await new Promise<void>((resolve) => {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Projection } from './projection';
 import type { RunnerDeps } from './runner-types';
+import { withTestPoison } from './test-poison';
 
 export const PROJECTIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../projections');
 
@@ -26,7 +27,7 @@ export function loadProjections(dir: string = PROJECTIONS_DIR): Promise<Projecti
       names.add(mod.projection.name);
       out.push(mod.projection);
     }
-    return out;
+    return withTestPoison(out);
   })();
   if (dir === PROJECTIONS_DIR) loaded = p;
   return p;

@@ -28,6 +28,12 @@ export interface Projection {
   readonly version: number;
   /** reads ctx.bank: a change of the bank settings replaces its build like a change of time zone */
   readonly usesBank?: boolean;
+  /**
+   * Its rows depend on the order of the events (a judging clock, a discrepancy's lifecycle): an event it set
+   * aside is applied again by a replay from zero (a build beside the live one), not in place, so that the
+   * read model equals a replay (`recon quarantine retry`, src/projection/quarantine.ts).
+   */
+  readonly retryByReplay?: boolean;
   /** creates the tables in ctx.schema (an empty schema made for this build) */
   setup(tx: Tx, ctx: ProjectionContext): Promise<void>;
   /** applies a batch of events (commit order) inside the runner's transaction; must be deterministic */

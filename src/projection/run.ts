@@ -28,8 +28,9 @@ async function plan(deps: RunnerDeps, list: readonly Projection[], fresh: boolea
     plans.push({ p, live, building });
     // The live build keeps serving fresh data while a new one builds, when its code is still the current one.
     if (live && live.version === p.version)
-      targets.push({ p, build: live, applied: 0, active: true, caughtUp: false, busy: false });
-    if (building) targets.push({ p, build: building, applied: 0, active: true, caughtUp: false, busy: false });
+      targets.push({ p, build: live, applied: 0, active: true, caughtUp: false, busy: false, setAside: [] });
+    if (building)
+      targets.push({ p, build: building, applied: 0, active: true, caughtUp: false, busy: false, setAside: [] });
   }
   return { targets, plans };
 }
@@ -58,6 +59,7 @@ async function finish(deps: RunnerDeps, plan: Plan, targets: Target[], opts: Run
     position: shown!.checkpoint,
     wentLive,
     busy,
+    setAside: mine.flatMap((t) => t.setAside),
   };
 }
 

@@ -53,6 +53,17 @@ export interface ProjectionReport {
   readonly wentLive: boolean;
   /** another runner held the projection: nothing or only part was done by this one */
   readonly busy: boolean;
+  /** events this run could not apply and set aside (quarantined), over every build of the projection */
+  readonly setAside: readonly SetAsideEvent[];
+}
+
+/** An event a build set aside: recorded in projection_quarantine (docs/reliability.md, "Quarantine"). */
+export interface SetAsideEvent {
+  readonly eventId: string;
+  readonly eventType: string;
+  readonly stream: string;
+  readonly position: string;
+  readonly error: string;
 }
 
 export interface Report {
@@ -87,6 +98,8 @@ export interface Target {
   active: boolean;
   caughtUp: boolean;
   busy: boolean;
+  /** the events it set aside in this run */
+  setAside: SetAsideEvent[];
   /** the batch it could not apply (the others carry on without it) */
   failed?: ProjectionApplyError;
 }

@@ -17,6 +17,10 @@
  * | `advance.ts` | the loop over batches shared by builds at the same checkpoint |
  * | `store-feed.ts` | every use of the event store: batches, head, event at a checkpoint, wake-ups |
  * | `checkpoints.ts` | one batch applied and the checkpoint moved in one transaction |
+ * | `set-aside.ts` | a batch that cannot be applied: the events that cannot, set aside |
+ * | `quarantine-store.ts` | the set-aside events' table: recorded, listed |
+ * | `quarantine.ts` | the set-aside events summed up (nightly report) and applied again (`recon quarantine retry`) |
+ * | `test-poison.ts` | tests only: an apply that throws on listed events (RECON_TEST_POISON_FILE) |
  * | `locks.ts` | the lock per projection |
  * | `builds.ts` | the builds table: create, drop, make ready, list |
  * | `promote.ts` | rebuild beside live: the caught-up build goes live |
@@ -37,5 +41,20 @@ export {
 export { followProjections } from './follow';
 export { loadProjections } from './load';
 export { rebuildProjection, runProjections } from './run';
-export type { ProjectionProgress, ProjectionReport, Report, RunnerDeps, RunOptions } from './runner-types';
+export {
+  listQuarantine,
+  type QuarantinedEvent,
+  type QuarantineSummary,
+  quarantineSummary,
+  type RetryResult,
+  retryQuarantined,
+} from './quarantine';
+export type {
+  ProjectionProgress,
+  ProjectionReport,
+  Report,
+  RunnerDeps,
+  RunOptions,
+  SetAsideEvent,
+} from './runner-types';
 export { type BuildOnStore, checkBuildsOnStore } from './store-check';

@@ -7,9 +7,13 @@ import { waitVisible } from './visible';
 
 /**
  * A small read model for the runner tests: one row per event (stream, amount × version) and a per-stream
- * total in the view recon.<name>; `failOn` makes apply throw on events with that tag.
+ * total in the view recon.<name>; `failOn` makes apply throw on events with that tag: a failure that is
+ * not the event's (a serialization failure, SQLSTATE 40001: the batch fails and is tried again), or with
+ * `poison`, one that is (the runner sets the event aside, src/projection/set-aside.ts).
  */
-export function tallyProjection(o: { name?: string; version?: number; failOn?: string } = {}): Projection {
+export function tallyProjection(
+  o: { name?: string; version?: number; failOn?: string; poison?: boolean } = {},
+): Projection {
   const name = o.name ?? 'tally';
   const version = o.version ?? 1;
   return {
@@ -22,7 +26,8 @@ export function tallyProjection(o: { name?: string; version?: number; failOn?: s
     },
     async apply(tx, events, ctx) {
       for (const e of events) {
-        if (o.failOn && (e.data as { tag?: string }).tag === o.failOn) throw new Error('projection bug');
+        if (o.failOn && (e.data as { tag?: string }).tag === o.failOn)
+          throw o.poison ? new Error('projection bug') : Object.assign(new Error('projection bug'), { code: '40001' });
       }
       await tx`insert into ${tx(ctx.schema)}.seen ${tx(events.map((e) => ({ event_id: e.id, stream: e.stream, amount: BigInt((e.data as { amount: string }).amount) * BigInt(version) })))}`;
     },

@@ -1,5 +1,8 @@
 import type { Command } from 'commander';
+import { Interrupted } from '../../errors';
+import { printable } from '../../input-rules';
 import {
+  listQuarantine,
   loadProjections,
   projectionBuilds,
   rebuildProjection,
@@ -9,6 +12,14 @@ import {
 } from '../../projection/runner';
 import { UsageError } from '../errors';
 import { withJudgingRuntime } from '../runtime';
+import { boundStop, stopBounds } from '../shutdown';
+
+/**
+ * The exit status of a run that went to the head but left events set aside (quarantined): distinct from
+ * success (0), from "some items failed" (1) and from the errors' kinds (2, 65, 69, 70, 78, 130), so that a
+ * supervisor or a script sees that read models are missing events (docs/reliability.md, "Quarantine").
+ */
+export const EXIT_QUARANTINED = 3;
 
 function print(report: Report): void {
   const rows = report.projections.map((p) => [
@@ -28,6 +39,22 @@ function print(report: Report): void {
       .trimEnd();
   process.stdout.write([line(head), ...rows.map(line)].join('\n') + '\n');
   process.stdout.write(`event store head: ${report.head ?? '(empty)'}\n`);
+}
+
+/** Says which events of the run's projections are set aside, on stderr; true when there are any. */
+async function reportQuarantine(sql: RunnerDeps['sql'], names: readonly string[]): Promise<boolean> {
+  const open = (await listQuarantine(sql)).filter((q) => names.includes(q.projection));
+  if (open.length === 0) return false;
+  const lines = open.map(
+    (q) =>
+      `  projection ${q.projection}: event ${q.eventId} (${q.eventType}, stream ${printable(q.stream, { oneLine: true })}, position ${q.position}), ` +
+      `${q.attempts} attempt${q.attempts === 1 ? '' : 's'}: ${printable(q.error, { oneLine: true })}`,
+  );
+  process.stderr.write(
+    `recon: ${open.length} event${open.length === 1 ? '' : 's'} could not be applied and ${open.length === 1 ? 'is' : 'are'} set aside (quarantined); ` +
+      `the read models miss ${open.length === 1 ? 'it' : 'them'}. Fix the cause, then run recon quarantine retry (PROJECTION_QUARANTINE):\n${lines.join('\n')}\n`,
+  );
+  return true;
 }
 
 /** Projection names given on the command line are checked before the database starts. */
@@ -60,6 +87,7 @@ export function register(program: Command): void {
         .filter(Boolean);
       await knownProjections(typeof opts.rebuild === 'string' ? ['--rebuild', [opts.rebuild]] : ['--only', only ?? []]);
       await withJudgingRuntime(async (rt, signal) => {
+        boundStop(rt.sql, signal, rt.log, stopBounds({ graceMs: 10_000, hardMs: 5_000 }), 'recon project');
         if (opts.status) {
           for (const b of await projectionBuilds(rt.sql)) {
             process.stdout.write(
@@ -77,18 +105,32 @@ export function register(program: Command): void {
           bank: rt.config.bank,
         };
         const started = Date.now();
-        const report =
-          opts.rebuild !== undefined
-            ? await rebuildProjection(deps, opts.rebuild === true ? undefined : opts.rebuild, { batchSize, signal })
-            : await runProjections(deps, {
-                batchSize,
-                signal,
-                ...(only ? { names: only } : {}),
-              });
+        let report: Report;
+        try {
+          report =
+            opts.rebuild !== undefined
+              ? await rebuildProjection(deps, opts.rebuild === true ? undefined : opts.rebuild, { batchSize, signal })
+              : await runProjections(deps, {
+                  batchSize,
+                  signal,
+                  ...(only ? { names: only } : {}),
+                });
+        } catch (e) {
+          // a query cancelled by the shutdown bound (src/cli/shutdown.ts) fails the run: it was interrupted
+          if (signal.aborted) throw new Interrupted(`recon project interrupted: ${(e as Error).message}`);
+          throw e;
+        }
         print(report);
         process.stdout.write(
           `done in ${((Date.now() - started) / 1000).toFixed(1)} s${signal.aborted ? ' (interrupted: resume with recon project)' : ''}\n`,
         );
+        if (
+          await reportQuarantine(
+            rt.sql,
+            report.projections.map((p) => p.name),
+          )
+        )
+          process.exitCode = EXIT_QUARANTINED;
       });
     });
 }
