@@ -5,6 +5,7 @@ import { dataOf, isEvent } from '../events/catalog';
 import { allDiscrepancies } from '../reconciliation/discrepancy-queries';
 import { type HoldPolicy, holdingTypesOf, holdPolicyFromEnv, holdRuleOf, materialityOf } from '../config/hold-policy';
 import { comparePositions, type EventStore, type Position } from '../store/types';
+import { quarantinedPaymentsAt, quarantinedPaymentsOf } from './quarantine-holds';
 
 /**
  * Money held on the statements (docs/discrepancies.md, "What is held"): what a discrepancy puts in doubt, by
@@ -75,7 +76,11 @@ const REASONS: Record<string, string> = {
   split_differs_from_order: 'the split of the payment is not the split ordered',
   fee_above_contract: 'the fee charged is above the contract: the difference is held',
   fee_below_contract: 'the fee charged is below the contract: the difference is held',
+  quarantined_event: 'a record of the payment could not be processed: under investigation',
 };
+
+/** The id of a held item for a payment whose event a projection set aside (quarantine-holds.ts). */
+const QUARANTINE_ID = 'quarantine:';
 
 export const UNREGISTERED_REASON = 'the receiver is not registered as a sub-merchant: nothing is paid until it is';
 export const reasonOf = (type: string): string => REASONS[type] ?? 'under investigation';
@@ -304,12 +309,13 @@ export async function heldAt(
   const policy = opts.policy ?? holdPolicyFromEnv();
   const found = await holdingDiscrepancies(sql, holdingTypesOf(policy));
   if (found === null && !opts.extra?.length) return null;
+  // money of a payment whose event a projection set aside is in doubt: held whole, like a missing record
   const rows = found ?? [];
   const positions = await eventPositions(
     sql,
     rows.flatMap((r) => [r.detected_by_event, r.resolved_by_event].filter((id): id is string => id !== null)),
   );
-  const claims: HoldClaim[] = [...(opts.extra ?? [])];
+  const claims: HoldClaim[] = [...(opts.extra ?? []), ...(await quarantineClaimsAt(sql, cut))];
   for (const r of rows) {
     if (!standingAt(r, cut, positions)) continue;
     // accepted at or before the cut: held unless the decision was to pay
@@ -318,6 +324,21 @@ export async function heldAt(
     if (c) claims.push(c);
   }
   return allocateHolds(claims, await paymentNets(sql, claims, cut, opts.periodEnd));
+}
+
+async function quarantineClaimsAt(sql: Sql, cut: Position): Promise<HoldClaim[]> {
+  return (await quarantinedPaymentsAt(sql, cut)).map((q) => ({
+    id: `${QUARANTINE_ID}${q.eventId}`,
+    type: 'quarantined_event',
+    reason: reasonOf('quarantined_event'),
+    posId: q.posId,
+    paymentId: q.paymentId,
+    orderId: null,
+    occurredAt: null,
+    receiverName: null,
+    currency: null,
+    atMost: null,
+  }));
 }
 
 /**
@@ -339,7 +360,27 @@ export async function recordedHeld(
         select id::text, type, order_id, payment_id, occurred_at
         from ${sql.unsafe(await allDiscrepancies(sql))} where id = any(${ids}::uuid[])`
     : [];
+  const quarantined = await quarantinedPaymentsOf(
+    sql,
+    holds
+      .map(([id]) => id.slice(QUARANTINE_ID.length))
+      .filter((id, i) => holds[i]?.[0].startsWith(QUARANTINE_ID) && UUID.test(id)),
+  );
   return holds.map(([id, amount]) => {
+    const q = quarantined.find((p) => `${QUARANTINE_ID}${p.eventId}` === id);
+    if (q) {
+      return {
+        discrepancyId: id,
+        reason: reasonOf('quarantined_event'),
+        receiverName,
+        currency,
+        amount: BigInt(amount),
+        type: 'quarantined_event',
+        orderId: null,
+        paymentId: q.paymentId,
+        occurredAt: null,
+      };
+    }
     const d = found.find((t) => t.id === id);
     return {
       discrepancyId: id,

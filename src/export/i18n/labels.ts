@@ -241,6 +241,8 @@ const HOLD_REASONS_UK: Readonly<Record<string, string>> = {
   'the receiver is not registered as a sub-merchant: nothing is paid until it is':
     'отримувач не зареєстрований як субмерчант: до реєстрації виплат немає',
   'under investigation': 'з’ясовується',
+  'a record of the payment could not be processed: under investigation':
+    'запис про платіж не вдалося обробити: з’ясовується',
 };
 
 const WITHHELD = ' (reviewed: withheld)';
