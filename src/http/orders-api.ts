@@ -154,7 +154,7 @@ export function createOrdersApi(deps: {
         });
         return true;
       }
-      const v = orderInput(record);
+      const v = orderInput(record, deps.now ? { now: deps.now() } : {});
       if (!v.ok) {
         send(res, 400, {
           error: 'invalid_order',

@@ -9,7 +9,8 @@ import { orderInput, type OrderInput } from './order-input';
  *   A-1,2025-01-05T10:00:00Z,EUR,100.00,sm-2,40.00,
  *   A-2,2025-01-05T11:00:00Z,EUR,30.00,,,              an order the marketplace keeps whole: no part
  *
- * The rows of one order are gathered into one order record (`split` from the parts) and checked by
+ * The rows of one order are gathered into one order record (`split` from the parts, in the order of their
+ * sub-merchant ids) and checked by
  * orderInput like any other; the order's fields must be the same on every row of it, else the order is
  * refused naming both lines. Placements only: an amendment or a cancellation is sent in the per-order layout.
  * The orders are held in memory until the file is read (a few hundred bytes an order), because rows of one
@@ -79,6 +80,11 @@ export function createFlatOrders() {
     /** Each order as orderInput checks it, with the line of a problem found in one of its parts. */
     *orders(opts: { now?: Date } = {}): Generator<{ line: number; lines: number[]; input: OrderInput }> {
       for (const o of orders.values()) {
+        // parts in the order of their sub-merchant ids: the same order exported with its rows in another order
+        // is the same version (a re-import is a duplicate, never a conflict)
+        o.parts.sort((a, b) =>
+          String(a.sub) < String(b.sub) ? -1 : String(a.sub) > String(b.sub) ? 1 : a.line - b.line,
+        );
         const record: Record<string, unknown> = {
           order_id: o.orderId,
           amount: o.fields.order_amount,

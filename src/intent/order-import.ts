@@ -77,7 +77,7 @@ function createSeenIds() {
   };
 }
 
-async function validate(file: string, format: OrderFileFormat) {
+async function validate(file: string, format: OrderFileFormat, now?: Date) {
   const name = path.basename(file);
   const issues: OrderIssue[] = [];
   const seen = createSeenIds();
@@ -89,7 +89,7 @@ async function validate(file: string, format: OrderFileFormat) {
       if (issues.length < MAX_ISSUES) issues.push({ file: name, line: r.line, field: r.field, message: r.message });
       continue;
     }
-    const v = orderInput(r.record);
+    const v = orderInput(r.record, now ? { now } : {});
     if (!v.ok) {
       if (issues.length < MAX_ISSUES) issues.push({ file: name, line: r.line, field: v.field, message: v.message });
       continue;
@@ -154,10 +154,10 @@ export async function importOrderFile(
   store: EventStore,
   file: string,
   format: OrderFileFormat,
-  opts: { importedAt?: Date } = {},
+  opts: { importedAt?: Date /** "now" of the plausible range of times (default: the clock) */; now?: Date } = {},
 ): Promise<OrderImport> {
   if ((await layoutOf(file, format)) === 'flat') return importFlatOrderFile(store, file, format, opts);
-  const checked = await validate(file, format);
+  const checked = await validate(file, format, opts.now);
   if (checked.issues.length) return { ok: false, issues: checked.issues, records: checked.records };
   const name = path.basename(file);
   const importedAt = (opts.importedAt ?? new Date()).toISOString();
@@ -172,7 +172,7 @@ export async function importOrderFile(
   };
   for await (const r of orderRecords(file, format)) {
     if (!('record' in r)) continue;
-    const v = orderInput(r.record);
+    const v = orderInput(r.record, opts.now ? { now: opts.now } : {});
     if (!v.ok) continue;
     const event: NewEvent = {
       ...v.item.event,
@@ -200,7 +200,7 @@ async function importFlatOrderFile(
   store: EventStore,
   file: string,
   format: OrderFileFormat,
-  opts: { importedAt?: Date },
+  opts: { importedAt?: Date; now?: Date },
 ): Promise<OrderImport> {
   const name = path.basename(file);
   const flat = createFlatOrders();
@@ -227,7 +227,7 @@ async function importFlatOrderFile(
   issues.push(...flat.issues.map((i) => ({ file: name, ...i })));
   const importedAt = (opts.importedAt ?? new Date()).toISOString();
   const items: { item: Keyed; line: number }[] = [];
-  for (const o of flat.orders()) {
+  for (const o of flat.orders(opts.now ? { now: opts.now } : {})) {
     if (!o.input.ok) {
       issues.push({ file: name, line: o.line, field: o.input.field, message: o.input.message });
       continue;

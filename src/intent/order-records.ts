@@ -80,6 +80,7 @@ async function* csvRecords(file: string): AsyncGenerator<FileRecord> {
     parse({
       bom: true,
       info: true,
+      raw: true,
       skip_empty_lines: true,
       relax_column_count: false,
       columns: (header: string[]) => {
@@ -90,7 +91,14 @@ async function* csvRecords(file: string): AsyncGenerator<FileRecord> {
     }),
   );
   try {
-    for await (const chunk of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number } }>) {
+    // the line a record starts on, counted from the raw text (csv-parse's own count is where it ends): the
+    // header is line 1, then each record's raw text (empty lines skipped before it included) moves the count
+    let cursor = 2;
+    for await (const chunk of parser as AsyncIterable<{ record: Record<string, string>; raw: string }>) {
+      const leading = /^(?:\r\n|\r|\n)*/.exec(chunk.raw)![0];
+      const start = cursor + (leading.match(/\r\n|\r|\n/g)?.length ?? 0);
+      cursor += chunk.raw.match(/\r\n|\r|\n/g)?.length ?? 0;
+      if (!/(?:\r\n|\r|\n)$/.test(chunk.raw)) cursor++;
       if (headerProblem) {
         yield { line: 1, field: null, message: headerProblem };
         parser.destroy();
@@ -99,7 +107,7 @@ async function* csvRecords(file: string): AsyncGenerator<FileRecord> {
       const record: Record<string, unknown> = {};
       // an empty cell is an absent field
       for (const [k, v] of Object.entries(chunk.record)) if (v.trim() !== '') record[k] = v.trim();
-      yield { line: chunk.info.lines, record };
+      yield { line: start, record };
     }
     if (headerProblem) yield { line: 1, field: null, message: headerProblem };
   } catch (e) {
