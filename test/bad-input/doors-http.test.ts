@@ -62,7 +62,12 @@ function get(rawPath: string): Promise<{ status: number; body: { error?: string;
 const cases: Array<[string, string, number, RegExp]> = [
   ['a NUL in the payment id', '/api/operations/pay%00ment', 400, /^the payment id: a NUL character at character 4$/],
   // a surrogate's UTF-8 bytes (CESU) are not UTF-8: refused as percent-encoding
-  ['a lone surrogate in the payment id', '/api/operations/pay%ED%A0%80', 400, /^the payment id is not valid percent-encoding$/],
+  [
+    'a lone surrogate in the payment id',
+    '/api/operations/pay%ED%A0%80',
+    400,
+    /^the payment id is not valid percent-encoding$/,
+  ],
   ['an ANSI escape in the payment id', '/api/operations/%1B%5B31m', 400, /control character \(U\+001B\)/],
   ['an override in the payment id', '/api/operations/a%E2%80%AEb', 400, /bidirectional override/],
   ['a payment id of 300 characters', `/api/operations/${'p'.repeat(300)}`, 400, /longer than 256/],
