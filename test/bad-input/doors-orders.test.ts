@@ -385,6 +385,23 @@ G-1,2026-02-01T09:00:00+02:00,UAH,50.00,sm-2,30.00,
   });
 });
 
+describe('orders door: lines named where the record starts', () => {
+  it('counts CRLF, empty lines and line breaks inside quotes', async () => {
+    const text =
+      'order_id,amount,currency,created_at,customer_reference\r\n' +
+      'L-1,1.00,EUR,2026-01-05T10:00:00Z,"quoted\r\nbreak"\r\n' +
+      '\r\n' +
+      'L-2,1.00,EUR,9999-12-31T23:59:59Z,\r\n';
+    const r = await importOrderFile(store, file('lines.csv', text), 'csv', { now: NOW });
+    expect(r.ok).toBe(false);
+    if (!r.ok)
+      expect(r.issues.map(formatOrderIssue)).toEqual([
+        'lines.csv:2 (field customer_reference): a control character (U+000D) at character 7',
+        'lines.csv:5 (field created_at): date 9999-12-31 is after 2036-11-27',
+      ]);
+  });
+});
+
 describe('orders door: after the corpus', () => {
   it('every projection runs to the head of the store (nothing accepted fails a projection)', async () => {
     const deps = { sql: db.sql, store, log: silentLogger, timezone: 'Europe/Kyiv', graceHours: 48 };
