@@ -5,7 +5,7 @@ import { stableStringify } from '../canonical';
 import { normalizeAccountId } from '../config/bank';
 import { DEFAULT_RESERVE_HOLD_DAYS, SubMerchantRegistered, subMerchantStream } from '../events/ledger-events';
 import type { AppendRequest, EventStore, NewEvent } from '../store/types';
-import { checkText, NAME_TEXT, type TextPolicy } from '../input-rules';
+import { checkText, NAME_TEXT, quoteForMessage, type TextPolicy } from '../input-rules';
 
 /**
  * The sub-merchant directory: CSV files with columns `sub_merchant_id,name,reserve_hold_days` (header
@@ -263,7 +263,8 @@ export function parseSubMerchantCsv(text: string, file: string): DirectoryResult
         file,
         line: r.line,
         column: 'email',
-        message: `${JSON.stringify(email)} is not an e-mail address`,
+        // quoted printable: an override in the address must not reorder the message that names it
+        message: `${quoteForMessage(email)} is not an e-mail address`,
       });
       bad = true;
     }
