@@ -7,6 +7,9 @@ import { reconEnv } from '../../fixtures/psp-env';
 import { BankEntryBooked, BankStatementImported, bankAccountStream } from '../../src/events/bank-events';
 import { newEvent } from '../../src/events/catalog';
 import { SubMerchantRegistered, subMerchantStream } from '../../src/events/ledger-events';
+import { SyncWindowCompleted, syncStream } from '../../src/events/ingest-events';
+import { registerObserved } from '../../src/ingest/observations';
+import { saleRecord } from '../export/support';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore } from '../../src/store/types';
 import { killAll, ROOT, runRecon } from '../faults/support/processes';
@@ -130,6 +133,31 @@ describe('listings of external text are escaped for the terminal', () => {
         reserveHoldDays: 1,
       }),
     ]);
+    // a register row paid to a receiver the directory does not know (its report complete): an
+    // unknown_sub_merchant naming the receiver, which `recon discrepancies` prints
+    const ghost = saleRecord('pos-cli', 'pay-ghost', '2026-01-10T10:00:00.000Z', '\u001b[31mGhost\u202E', 5_000n);
+    const window = { from: '2026-01-01T00:00:00.000Z', to: '2026-02-01T00:00:00.000Z' };
+    const observed = registerObserved('pos-cli', JSON.stringify(ghost), ghost, {
+      source: 'register',
+      reportId: 'rep-1',
+      window,
+      observedAt: '2026-02-01T01:00:00.000Z',
+    });
+    await store.append(observed.stream, [observed.event]);
+    await store.append(syncStream('pos-cli'), [
+      newEvent(SyncWindowCompleted, {
+        posId: 'pos-cli',
+        window,
+        reportId: 'rep-1',
+        announcedCount: 1,
+        registerRecords: 1,
+        periodRecords: 0,
+        rejected: 0,
+        appended: 1,
+        durationMs: 1,
+        completedAt: '2026-02-01T01:00:00.000Z',
+      }),
+    ]);
     const projected = await runRecon(['project'], env, RUN_MS);
     expect(projected.code, projected.stderr).toBe(0);
 
@@ -147,6 +175,12 @@ describe('listings of external text are escaped for the terminal', () => {
     expect(list.code, list.stderr).toBe(0);
     expect(list.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
     expect(list.stdout).toContain('sm-ansi          \\u{1b}]0;pwned\\u{7}Shop\\u{202e}  1');
+
+    const found = await runRecon(['discrepancies', '--type', 'unknown_sub_merchant'], env, RUN_MS);
+    expect(found.code, found.stderr).toBe(0);
+    expect(found.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+    expect(found.stdout).toContain('\\u{1b}[31mGhost\\u{202e}');
+    expect(found.stdout).toMatch(/1 discrepancy\n$/);
   });
 });
 
