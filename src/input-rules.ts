@@ -187,3 +187,25 @@ export function checkCurrency(text: string): Checked<string> {
     ? { ok: true, value: text }
     : { ok: false, reason: `not a currency code (three capital letters): ${quoteForMessage(text)}` };
 }
+
+/** Control characters, bidirectional overrides and isolates and lone surrogates: what a document must not carry. */
+const NOT_FOR_DOCUMENTS =
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * A stored text as a document (a PDF, an e-mail's subject or greeting) prints it: on one line (line breaks and
+ * tabs become a space), without control characters, bidirectional overrides or lone surrogates, and cut to
+ * `maxLength` characters with "…". Defence in depth for texts stored before their door checked them.
+ */
+export function documentText(text: string, maxLength: number = NAME_TEXT.maxLength): string {
+  const one = text
+    .replace(/[\t\n\r]+/g, ' ')
+    .replace(NOT_FOR_DOCUMENTS, '')
+    .replace(/ {2,}/g, ' ')
+    .trim();
+  if (one.length <= maxLength) return one;
+  // never cut between the two halves of a surrogate pair
+  let cut = one.slice(0, maxLength - 1);
+  if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
+  return `${cut.trimEnd()}…`;
+}

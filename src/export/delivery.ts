@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { documentText } from '../input-rules';
 import path from 'node:path';
 import type { Transporter } from 'nodemailer';
 import type { Sql } from '../db/connect';
@@ -124,7 +125,9 @@ export async function planDelivery(deps: DeliveryDeps, opts: DeliveryOptions): P
     const recipient = await deps.recipientOf(subMerchantId);
     const base = {
       subMerchantId,
-      name: recipient?.name ?? null,
+      // as a document prints it (one line, no control characters or bidirectional overrides, at most 200
+      // characters): the name goes into the subject and the greeting, whatever was stored before it was checked
+      name: recipient?.name ? documentText(recipient.name) || null : null,
       files: list,
       ...(recipient?.language ? { language: recipient.language } : {}),
     };

@@ -4,6 +4,7 @@ import { SubMerchantRegistered, subMerchantStream } from '../events/ledger-event
 import { StatementNumbered, statementNumberStream } from '../events/statement-events';
 import { comparePositions, type EventStore, type NewEvent, type Position, type RecordedEvent } from '../store/types';
 import type { StatementHeader } from './statement-figures';
+import { documentText } from '../input-rules';
 
 /**
  * A statement's header from recorded events only, so that a run issued again at the same cut prints the same
@@ -18,16 +19,24 @@ export interface DirectoryDetails {
   readonly language?: 'uk' | 'en';
 }
 
-/** The sub-merchant's latest directory row at or before the cut (none for a receiver not in the directory). */
+/**
+ * The sub-merchant's latest directory row at or before the cut (none for a receiver not in the directory). The
+ * texts as a document prints them (documentText: one line, no control characters or bidirectional overrides,
+ * bounded), whatever was stored before the directory checked them; the recipient's name is the legal name, else
+ * the directory's name at the cut, so that the title, the "Sub-merchant" block and the e-mail say the same.
+ */
 export async function directoryAt(store: EventStore, subMerchantId: string, cut: Position): Promise<DirectoryDetails> {
   const events = await store.readStream(subMerchantStream(subMerchantId));
   const last = events.filter((e) => isEvent(SubMerchantRegistered, e) && comparePositions(e.position, cut) <= 0).at(-1);
   if (!last) return {};
   const d = dataOf(SubMerchantRegistered, last);
+  const name = documentText(d.legalName || d.name);
+  const taxId = d.taxId ? documentText(d.taxId, 40) : '';
+  const address = d.address ? documentText(d.address, 300) : '';
   return {
-    ...(d.legalName ? { legalName: d.legalName } : {}),
-    ...(d.taxId ? { taxId: d.taxId } : {}),
-    ...(d.address ? { address: d.address } : {}),
+    ...(name ? { legalName: name } : {}),
+    ...(taxId ? { taxId } : {}),
+    ...(address ? { address } : {}),
     ...(d.language ? { language: d.language } : {}),
   };
 }

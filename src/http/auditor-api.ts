@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Sql } from '../db/connect';
+import { checkText, plausibleDay, REFERENCE_TEXT } from '../input-rules';
 import { MAX_LIMIT, discrepancyJson, operationsOf, pageOfDiscrepancies } from '../reconciliation/discrepancy-queries';
 
 /**
@@ -45,6 +46,34 @@ function parameterProblem(q: URLSearchParams, allowed: readonly string[], where:
   if (counts.has('sub_merchant') && counts.has('sub-merchant'))
     return 'sub_merchant: given twice (as sub_merchant and sub-merchant); give it once';
   return null;
+}
+
+/** The parameters that are days; the others are texts (ids, names). */
+const DAY_PARAMETERS = ['from', 'to'];
+
+/**
+ * Each value as the door's rules take it (src/input-rules.ts), before any query: a day within the plausible
+ * range (`from=0000-01-01` made PostgreSQL fail, a 500), a text without NUL, lone surrogates, control characters
+ * or bidirectional overrides, at most 256 characters (a NUL reached PostgreSQL, a 500). Null when all are fine.
+ */
+export function valueProblem(q: URLSearchParams): string | null {
+  for (const [k, v] of q) {
+    const r = DAY_PARAMETERS.includes(k) ? plausibleDay(v) : checkText(v, REFERENCE_TEXT);
+    if (!r.ok) return `${k}: ${r.reason}`;
+  }
+  return null;
+}
+
+/** A path segment decoded and checked as a text (an id); the problem in words otherwise. */
+export function pathId(segment: string, what: string): { ok: true; value: string } | { ok: false; message: string } {
+  let text: string;
+  try {
+    text = decodeURIComponent(segment);
+  } catch {
+    return { ok: false, message: `the ${what} is not valid percent-encoding` };
+  }
+  const r = checkText(text, REFERENCE_TEXT);
+  return r.ok ? { ok: true, value: r.value } : { ok: false, message: `the ${what}: ${r.reason}` };
 }
 
 /** A whole number parameter as text: digits only, else NaN (which the filter check refuses, naming it). */
@@ -119,7 +148,7 @@ export function createAuditorApi(deps: { sql: Sql; token: string | undefined; ti
       }
       if (path === '/api/discrepancies') {
         const q = url.searchParams;
-        const problem = parameterProblem(q, DISCREPANCY_PARAMETERS, 'GET /api/discrepancies');
+        const problem = parameterProblem(q, DISCREPANCY_PARAMETERS, 'GET /api/discrepancies') ?? valueProblem(q);
         if (problem) {
           send(res, 400, { error: 'invalid_filter', message: problem }, head);
           return true;
@@ -165,13 +194,12 @@ export function createAuditorApi(deps: { sql: Sql; token: string | undefined; ti
         send(res, 400, { error: 'invalid_filter', message: problem }, head);
         return true;
       }
-      let paymentId: string;
-      try {
-        paymentId = decodeURIComponent(m[1]!);
-      } catch {
-        send(res, 400, { error: 'invalid_path', message: 'the payment id is not valid percent-encoding' }, head);
+      const id = pathId(m[1]!, 'payment id');
+      if (!id.ok) {
+        send(res, 400, { error: 'invalid_path', message: id.message }, head);
         return true;
       }
+      const paymentId = id.value;
       const r = await operationsOf(deps.sql, { paymentId });
       if (!r.ok) send(res, 503, { error: r.code.toLowerCase(), message: r.message }, head);
       else if (r.value.operations.length === 0)

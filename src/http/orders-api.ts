@@ -4,7 +4,7 @@ import type { Keyed } from '../ingest/observations';
 import { OrderConflictError, appendOrderBatch } from '../intent/order-import';
 import { orderInput } from '../intent/order-input';
 import { isPlainObject, parseJsonExact } from '../psp/json';
-import { tokenMatches } from './auditor-api';
+import { pathId, tokenMatches } from './auditor-api';
 import type { Sql } from '../db/connect';
 import { orderDetail } from '../reconciliation/order-queries';
 
@@ -75,13 +75,12 @@ async function readOrder(req: IncomingMessage, res: ServerResponse, sql: Sql, to
     );
     return;
   }
-  let orderId: string;
-  try {
-    orderId = decodeURIComponent(id);
-  } catch {
-    send(res, 400, { error: 'invalid_path', message: 'the order id is not valid percent-encoding' });
+  const checked = pathId(id, 'order id');
+  if (!checked.ok) {
+    send(res, 400, { error: 'invalid_path', message: checked.message });
     return;
   }
+  const orderId = checked.value;
   const d = await orderDetail(sql, orderId);
   if (!d) send(res, 404, { error: 'not_found', message: `no order ${orderId}` });
   else send(res, 200, d);
@@ -155,7 +154,7 @@ export function createOrdersApi(deps: {
         });
         return true;
       }
-      const v = orderInput(record);
+      const v = orderInput(record, deps.now ? { now: deps.now() } : {});
       if (!v.ok) {
         send(res, 400, {
           error: 'invalid_order',

@@ -4,7 +4,8 @@ import { eventIdFor } from '../events/ids';
 import { stableStringify } from '../canonical';
 import { normalizeAccountId } from '../config/bank';
 import { DEFAULT_RESERVE_HOLD_DAYS, SubMerchantRegistered, subMerchantStream } from '../events/ledger-events';
-import type { EventStore, NewEvent } from '../store/types';
+import type { AppendRequest, EventStore, NewEvent } from '../store/types';
+import { checkText, NAME_TEXT, quoteForMessage, type TextPolicy } from '../input-rules';
 
 /**
  * The sub-merchant directory: CSV files with columns `sub_merchant_id,name,reserve_hold_days` (header
@@ -51,12 +52,19 @@ export const OPTIONAL_DIRECTORY_COLUMNS = [
   'language',
 ] as const;
 
-/** The statement columns: printed text, checked for length and control characters. */
+/**
+ * The statement columns: printed text, one line each, checked by the shared rules (src/input-rules.ts): no NUL,
+ * lone surrogate, control character (CR and LF among them) or bidirectional override, and bounded in length, so
+ * that none can print extra lines, reorder a line or run for pages on a statement or an e-mail.
+ */
 const TEXT_COLUMNS = [
   ['legal_name', 'legalName', 200],
   ['tax_id', 'taxId', 40],
   ['address', 'address', 300],
 ] as const;
+
+const NAME_POLICY = `a name is one line of at most ${NAME_TEXT.maxLength} characters, without control characters or bidirectional overrides`;
+const EMAIL_TEXT: TextPolicy = { maxLength: 254, refuseBidi: true };
 
 export function formatCsvIssue(i: CsvIssue): string {
   return `${i.file}:${i.line}${i.column ? ` (column ${i.column})` : ''}: ${i.message}`;
@@ -219,6 +227,13 @@ export function parseSubMerchantCsv(text: string, file: string): DirectoryResult
     if (!name) {
       issues.push({ file, line: r.line, column: 'name', message: "empty (it must equal the register's receiverName)" });
       bad = true;
+    } else {
+      // the name is printed on statements and e-mails (the "Sub-merchant" block, the greeting, the title)
+      const checked = checkText(name, NAME_TEXT);
+      if (!checked.ok) {
+        issues.push({ file, line: r.line, column: 'name', message: `${checked.reason} (${NAME_POLICY})` });
+        bad = true;
+      }
     }
     let hold = DEFAULT_RESERVE_HOLD_DAYS;
     if (holdText !== '') {
@@ -243,12 +258,13 @@ export function parseSubMerchantCsv(text: string, file: string): DirectoryResult
       bad = true;
     }
     const email = col('email') >= 0 ? r.fields[col('email')]!.trim() : '';
-    if (email && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) {
+    if (email && (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || !checkText(email, EMAIL_TEXT).ok)) {
       issues.push({
         file,
         line: r.line,
         column: 'email',
-        message: `${JSON.stringify(email)} is not an e-mail address`,
+        // quoted printable: an override in the address must not reorder the message that names it
+        message: `${quoteForMessage(email)} is not an e-mail address`,
       });
       bad = true;
     }
@@ -256,12 +272,13 @@ export function parseSubMerchantCsv(text: string, file: string): DirectoryResult
     for (const [column, field, max] of TEXT_COLUMNS) {
       const v = col(column) >= 0 ? r.fields[col(column)]!.trim() : '';
       if (!v) continue;
-      if (v.length > max || /[\u0000-\u001f\u007f]/.test(v)) {
+      const checked = checkText(v, { maxLength: max, refuseBidi: true });
+      if (!checked.ok) {
         issues.push({
           file,
           line: r.line,
           column,
-          message: `at most ${max} characters on one line, no control characters`,
+          message: `${checked.reason} (at most ${max} characters on one line, no control characters or bidirectional overrides)`,
         });
         bad = true;
       } else text[field] = v;
@@ -338,6 +355,23 @@ export function combineDirectory(results: readonly DirectoryResult[]): Directory
   return issues.length ? { ok: false, issues } : { ok: true, rows: out };
 }
 
+/**
+ * A file's text as UTF-8, or the line of its first byte that is not UTF-8: never read with U+FFFD put in
+ * silently (a name with a replacement character would no longer match the register's receiverName).
+ */
+export function readUtf8File(file: string): { ok: true; text: string } | { ok: false; line: number; message: string } {
+  const bytes = readFileSync(file);
+  try {
+    return { ok: true, text: new TextDecoder('utf-8', { fatal: true }).decode(bytes) };
+  } catch {
+    // the longest valid prefix tells the line; a decoder without `fatal` gives the same text up to the fault
+    const text = new TextDecoder('utf-8').decode(bytes);
+    const at = text.indexOf('\uFFFD');
+    const line = at < 0 ? 1 : text.slice(0, at).split('\n').length;
+    return { ok: false, line, message: 'not UTF-8 text (save the file as UTF-8)' };
+  }
+}
+
 /** A file, or every *.csv of a directory (sorted by name). */
 export function readSubMerchantDirectory(target: string): DirectoryResult {
   let files: string[];
@@ -359,7 +393,10 @@ export function readSubMerchantDirectory(target: string): DirectoryResult {
   return combineDirectory(
     files.map((f) => {
       try {
-        return parseSubMerchantCsv(readFileSync(f, 'utf8'), f);
+        const read = readUtf8File(f);
+        if (!read.ok)
+          return { ok: false, issues: [{ file: f, line: read.line, column: null, message: read.message }] } as const;
+        return parseSubMerchantCsv(read.text, f);
       } catch (e) {
         return {
           ok: false,
@@ -413,8 +450,8 @@ export async function importSubMerchants(
   rows: readonly SubMerchantRow[],
   opts: { importedAt?: Date } = {},
 ): Promise<ImportResult> {
-  let registered = 0;
   let unchanged = 0;
+  const requests: AppendRequest[] = [];
   for (const row of rows) {
     const stream = subMerchantStream(row.subMerchantId);
     const history = await store.readStream(stream);
@@ -438,9 +475,11 @@ export async function importSubMerchants(
         importedAt: (opts.importedAt ?? new Date()).toISOString(),
       },
     };
-    const r = await store.append(stream, [event], { expectedRevision: last ? last.revision : 'no_stream' });
-    if (r.appended > 0) registered++;
-    else unchanged++;
+    requests.push({ stream, events: [event], expectedRevision: last ? last.revision : 'no_stream' });
   }
-  return { registered, unchanged };
+  if (requests.length === 0) return { registered: 0, unchanged };
+  // one appendMany, one transaction on PostgreSQL: the directory is imported whole or not at all
+  const results = await store.appendMany(requests);
+  const registered = results.reduce((n, r) => n + (r.appended > 0 ? 1 : 0), 0);
+  return { registered, unchanged: unchanged + requests.length - registered };
 }

@@ -1,6 +1,4 @@
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { DateTime } from 'luxon';
 import { eventIdFor } from '../events/ids';
 import { stableStringify } from '../canonical';
 import {
@@ -12,9 +10,10 @@ import {
   type RoundingRule,
 } from '../events/order-events';
 import { operationMethod } from '../events/ingest-events';
-import { formatCsvIssue, parseCsvRecords, type CsvIssue } from '../ingest/sub-merchants';
+import { formatCsvIssue, parseCsvRecords, readUtf8File, type CsvIssue } from '../ingest/sub-merchants';
 import { parseAmount } from '../money';
-import type { EventStore, NewEvent } from '../store/types';
+import { plausibleDay } from '../input-rules';
+import type { AppendRequest, EventStore, NewEvent } from '../store/types';
 
 /**
  * The fee contract: what the PSP may charge each sub-merchant, loaded like the directory (a CSV named by
@@ -65,8 +64,9 @@ function parseLine(fields: Record<string, string>, file: string, line: number) {
   const fixed = parseAmount(fixedText);
   if (!fixed.ok) bad('fixed', fixed.reason);
   const from = fields.effective_from!.trim();
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(from) || !DateTime.fromISO(from).isValid)
-    bad('effective_from', 'expected a day YYYY-MM-DD');
+  // a plausible day (src/input-rules.ts): 0000-01-01 was stored, then failed the projection on every run
+  const day = plausibleDay(from);
+  if (!day.ok) bad('effective_from', `expected a day YYYY-MM-DD: ${day.reason}`);
   const rounding = (fields.rounding ?? '').trim() || 'half_up';
   if (!(ROUNDING_RULES as readonly string[]).includes(rounding))
     bad('rounding', `expected ${ROUNDING_RULES.join(' or ')} (empty: half_up)`);
@@ -140,7 +140,9 @@ export function parseFeeContract(text: string, file: string): FeeContractResult 
 
 export function readFeeContract(file: string): FeeContractResult {
   try {
-    return parseFeeContract(readFileSync(file, 'utf8'), file);
+    const read = readUtf8File(file);
+    if (!read.ok) return { ok: false, issues: [{ file, line: read.line, column: null, message: read.message }] };
+    return parseFeeContract(read.text, file);
   } catch (e) {
     return { ok: false, issues: [{ file, line: 0, column: null, message: `cannot read: ${(e as Error).message}` }] };
   }
@@ -152,17 +154,18 @@ const lineKey = (l: Pick<FeeScheduleLine, 'subMerchantId' | 'method' | 'currency
 /**
  * Appends a FeeScheduleLineSet per line that is new or differs from the latest event of its sub-merchant,
  * method, currency and day. The id comes from the content and the event it supersedes, as the directory's:
- * a re-import is a no-op and a value that changes back is still a new version.
+ * a re-import is a no-op and a value that changes back is still a new version. All streams in one
+ * `appendMany` (one transaction on PostgreSQL): a file is imported whole or not at all.
  */
 export async function importFeeContract(
   store: EventStore,
   lines: ReadonlyArray<FeeScheduleLine & { line: number }>,
   opts: { file: string; importedAt?: Date },
 ): Promise<{ set: number; unchanged: number }> {
-  let set = 0;
   let unchanged = 0;
   const bySub = new Map<string, Array<FeeScheduleLine & { line: number }>>();
   for (const l of lines) bySub.set(l.subMerchantId, [...(bySub.get(l.subMerchantId) ?? []), l]);
+  const requests: AppendRequest[] = [];
   for (const [sub, subLines] of [...bySub].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
     const stream = feeContractStream(sub);
     const history = await store.readStream(stream);
@@ -188,11 +191,13 @@ export async function importFeeContract(
     }
     if (events.length === 0) continue;
     const last = history[history.length - 1];
-    const r = await store.append(stream, events, { expectedRevision: last ? last.revision : 'no_stream' });
-    set += r.appended;
-    unchanged += events.length - r.appended;
+    requests.push({ stream, events, expectedRevision: last ? last.revision : 'no_stream' });
   }
-  return { set, unchanged };
+  if (requests.length === 0) return { set: 0, unchanged };
+  const results = await store.appendMany(requests);
+  const set = results.reduce((n, r) => n + r.appended, 0);
+  const offered = requests.reduce((n, r) => n + r.events.length, 0);
+  return { set, unchanged: unchanged + offered - set };
 }
 
 /** percent text → integer ratio of the part: "2.9" → 29 / 1000. */

@@ -5,7 +5,8 @@ import { EventIdConflictError } from '../store/errors';
 import type { EventStore, NewEvent } from '../store/types';
 import { toAppendRequests, type Keyed } from '../ingest/observations';
 import { orderInput } from './order-input';
-import { orderRecords, type OrderFileFormat } from './order-records';
+import { FLAT_FIELDS, isFlatRecord, orderRecords, type OrderFileFormat } from './order-records';
+import { createFlatOrders } from './order-flat';
 
 /**
  * `recon orders import FILE`: two passes over the file, in bounded memory whatever its size.
@@ -76,7 +77,7 @@ function createSeenIds() {
   };
 }
 
-async function validate(file: string, format: OrderFileFormat) {
+async function validate(file: string, format: OrderFileFormat, now?: Date) {
   const name = path.basename(file);
   const issues: OrderIssue[] = [];
   const seen = createSeenIds();
@@ -88,7 +89,7 @@ async function validate(file: string, format: OrderFileFormat) {
       if (issues.length < MAX_ISSUES) issues.push({ file: name, line: r.line, field: r.field, message: r.message });
       continue;
     }
-    const v = orderInput(r.record);
+    const v = orderInput(r.record, now ? { now } : {});
     if (!v.ok) {
       if (issues.length < MAX_ISSUES) issues.push({ file: name, line: r.line, field: v.field, message: v.message });
       continue;
@@ -153,9 +154,10 @@ export async function importOrderFile(
   store: EventStore,
   file: string,
   format: OrderFileFormat,
-  opts: { importedAt?: Date } = {},
+  opts: { importedAt?: Date /** "now" of the plausible range of times (default: the clock) */; now?: Date } = {},
 ): Promise<OrderImport> {
-  const checked = await validate(file, format);
+  if ((await layoutOf(file, format)) === 'flat') return importFlatOrderFile(store, file, format, opts);
+  const checked = await validate(file, format, opts.now);
   if (checked.issues.length) return { ok: false, issues: checked.issues, records: checked.records };
   const name = path.basename(file);
   const importedAt = (opts.importedAt ?? new Date()).toISOString();
@@ -170,7 +172,7 @@ export async function importOrderFile(
   };
   for await (const r of orderRecords(file, format)) {
     if (!('record' in r)) continue;
-    const v = orderInput(r.record);
+    const v = orderInput(r.record, opts.now ? { now: opts.now } : {});
     if (!v.ok) continue;
     const event: NewEvent = {
       ...v.item.event,
@@ -181,4 +183,68 @@ export async function importOrderFile(
   }
   if (batch.length) await flush();
   return { ok: true, records: checked.records, appended, duplicates };
+}
+
+/** The file's layout, from its first record (a CSV's header gives every record the same columns). */
+async function layoutOf(file: string, format: OrderFileFormat): Promise<'flat' | 'orders'> {
+  for await (const r of orderRecords(file, format))
+    if ('record' in r) return isFlatRecord(r.record) ? 'flat' : 'orders';
+  return 'orders';
+}
+
+/**
+ * The flat layout (one row per split part, src/intent/order-flat.ts): every row read and gathered by order,
+ * every order checked, and nothing written when any row or order is bad; then appended as the other layout is.
+ */
+async function importFlatOrderFile(
+  store: EventStore,
+  file: string,
+  format: OrderFileFormat,
+  opts: { importedAt?: Date; now?: Date },
+): Promise<OrderImport> {
+  const name = path.basename(file);
+  const flat = createFlatOrders();
+  const issues: OrderIssue[] = [];
+  let records = 0;
+  for await (const r of orderRecords(file, format)) {
+    records++;
+    if (!('record' in r)) {
+      issues.push({ file: name, line: r.line, field: r.field, message: r.message });
+      continue;
+    }
+    const unknown = Object.keys(r.record).find((k) => !(FLAT_FIELDS as readonly string[]).includes(k));
+    if (unknown) {
+      issues.push({
+        file: name,
+        line: r.line,
+        field: unknown,
+        message: `unknown field (one row per split part: ${FLAT_FIELDS.join(', ')})`,
+      });
+      continue;
+    }
+    flat.add(r.line, r.record);
+  }
+  issues.push(...flat.issues.map((i) => ({ file: name, ...i })));
+  const importedAt = (opts.importedAt ?? new Date()).toISOString();
+  const items: { item: Keyed; line: number }[] = [];
+  for (const o of flat.orders(opts.now ? { now: opts.now } : {})) {
+    if (!o.input.ok) {
+      issues.push({ file: name, line: o.line, field: o.input.field, message: o.input.message });
+      continue;
+    }
+    const event: NewEvent = {
+      ...o.input.item.event,
+      metadata: { source: 'orders-file', file: name, line: o.line, lines: o.lines, importedAt },
+    };
+    items.push({ item: { stream: o.input.item.stream, event }, line: o.line });
+  }
+  if (issues.length) return { ok: false, issues: issues.sort((a, b) => a.line - b.line).slice(0, MAX_ISSUES), records };
+  let appended = 0;
+  let duplicates = 0;
+  for (let i = 0; i < items.length; i += BATCH) {
+    const r = await appendOrderBatch(store, items.slice(i, i + BATCH), name);
+    appended += r.appended;
+    duplicates += r.duplicates;
+  }
+  return { ok: true, records, appended, duplicates };
 }

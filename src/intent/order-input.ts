@@ -1,18 +1,21 @@
-import { DateTime } from 'luxon';
+import { z } from 'zod';
 import { eventIdFor } from '../events/ids';
 import { OrderAmended, OrderCancelled, OrderPlaced, orderStream, type SplitPart } from '../events/order-events';
 import { isLosslessNumber } from '../psp/json';
 import type { Keyed } from '../ingest/observations';
 import { parseAmount } from '../money';
+import { checkText, plausibleInstant, quoteForMessage, REFERENCE_TEXT } from '../input-rules';
 
 /**
  * One order record as the marketplace sends it, in any of the three ways in (CSV file, NDJSON file,
  * POST /api/orders), to the event it stands for. Fields (snake_case in every format):
  *   order_id             required
  *   amount, currency     the order total, a decimal with at most two decimals ("125.00"), ISO currency
- *   created_at           ISO-8601 instant with an offset ("2025-01-05T10:00:00Z")
+ *   created_at           ISO-8601 instant with an offset ("2025-01-05T10:00:00Z"), a plausible day
+ *                        (src/input-rules.ts: 2000-01-01 to ten years ahead), so that every stored time is
+ *                        one PostgreSQL, luxon and the projections can read
  *   split                the requested parts: JSON [{ "sub_merchant_id", "amount" }], CSV "id:12.50;id2:3.00"
- *   customer_reference   optional
+ *   customer_reference   optional, one line of at most 256 characters (src/input-rules.ts REFERENCE_TEXT)
  *   amended_at           set: this record is an amendment (a new version as of that time)
  *   cancelled_at         set: this record cancels the order (order_id and cancelled_at only)
  * A record is a placement when neither amended_at nor cancelled_at is set.
@@ -48,14 +51,13 @@ function textOf(v: unknown): string | undefined {
   return undefined;
 }
 
-/** An ISO-8601 instant with an explicit offset, to the store's form (UTC, milliseconds). */
-export function parseInstant(v: unknown): { ok: true; iso: string } | { ok: false; message: string } {
+/** An ISO-8601 instant with an explicit offset, plausible, to the store's form (UTC, milliseconds). */
+export function parseInstant(v: unknown, now?: Date): { ok: true; iso: string } | { ok: false; message: string } {
   const t = typeof v === 'string' ? v.trim() : undefined;
   if (!t) return { ok: false, message: 'expected an ISO-8601 instant such as 2025-01-05T10:00:00Z' };
-  if (!OFFSET.test(t)) return { ok: false, message: `${JSON.stringify(t)} has no offset (end it with Z or +02:00)` };
-  const d = DateTime.fromISO(t, { setZone: true });
-  if (!d.isValid) return { ok: false, message: `${JSON.stringify(t)} is not an ISO-8601 instant` };
-  return { ok: true, iso: d.toUTC().toISO()! };
+  if (!OFFSET.test(t)) return { ok: false, message: `${quoteForMessage(t)} has no offset (end it with Z or +02:00)` };
+  const r = plausibleInstant(t, now ? { now } : {});
+  return r.ok ? { ok: true, iso: r.value } : { ok: false, message: r.reason };
 }
 
 function amountOf(v: unknown, field: string): { ok: true; minor: bigint } | { ok: false; bad: OrderInput } {
@@ -103,14 +105,27 @@ function splitOf(v: unknown): { ok: true; parts: SplitPart[] } | { ok: false; ba
 }
 
 /** Validates one record and builds its event; the first problem is reported with the field it is in. */
-export function orderInput(record: Readonly<Record<string, unknown>>): OrderInput {
+export function orderInput(record: Readonly<Record<string, unknown>>, opts: { now?: Date } = {}): OrderInput {
+  try {
+    return checkedOrder(record, opts.now);
+  } catch (e) {
+    // the event schema is a second line of defence: what it refuses is reported as a field, never thrown
+    if (e instanceof z.ZodError) {
+      const issue = e.issues[0];
+      return fail(issue?.path.map(String).join('.') || '(record)', issue?.message ?? 'refused');
+    }
+    throw e;
+  }
+}
+
+function checkedOrder(record: Readonly<Record<string, unknown>>, now: Date | undefined): OrderInput {
   for (const k of Object.keys(record))
     if (!(ORDER_FIELDS as readonly string[]).includes(k))
       return fail(k, `unknown field (fields: ${ORDER_FIELDS.join(', ')})`);
   const orderId = typeof record.order_id === 'string' ? record.order_id.trim() : undefined;
   if (!orderId || !ID.test(orderId)) return fail('order_id', 'required: printable text of at most 256 characters');
   if (!isEmpty(record.cancelled_at)) {
-    const t = parseInstant(record.cancelled_at);
+    const t = parseInstant(record.cancelled_at, now);
     if (!t.ok) return fail('cancelled_at', t.message);
     if (!isEmpty(record.amended_at)) return fail('amended_at', 'a cancellation is not also an amendment');
     const data = { orderId, cancelledAt: t.iso };
@@ -126,7 +141,7 @@ export function orderInput(record: Readonly<Record<string, unknown>>): OrderInpu
   if (!amount.ok) return amount.bad;
   const currency = typeof record.currency === 'string' ? record.currency.trim() : '';
   if (!/^[A-Z]{3}$/.test(currency)) return fail('currency', 'expected a three-letter ISO 4217 code such as EUR');
-  const created = parseInstant(record.created_at);
+  const created = parseInstant(record.created_at, now);
   if (!created.ok) return fail('created_at', created.message);
   const split = splitOf(record.split);
   if (!split.ok) return split.bad;
@@ -137,8 +152,11 @@ export function orderInput(record: Readonly<Record<string, unknown>>): OrderInpu
   if (parts > amount.minor)
     return fail('split', `the parts sum to more than the amount (${parts} > ${amount.minor} minor units)`);
   const ref = record.customer_reference;
-  if (!isEmpty(ref) && (typeof ref !== 'string' || ref.length > 256))
-    return fail('customer_reference', 'expected text of at most 256 characters');
+  if (!isEmpty(ref)) {
+    if (typeof ref !== 'string') return fail('customer_reference', 'expected text of at most 256 characters');
+    const text = checkText(ref, REFERENCE_TEXT);
+    if (!text.ok) return fail('customer_reference', text.reason);
+  }
   const values = {
     orderId,
     amount: amount.minor.toString(),
@@ -156,7 +174,7 @@ export function orderInput(record: Readonly<Record<string, unknown>>): OrderInpu
     };
     return { ok: true, orderId, item: { stream: orderStream(orderId), event } };
   }
-  const amended = parseInstant(record.amended_at);
+  const amended = parseInstant(record.amended_at, now);
   if (!amended.ok) return fail('amended_at', amended.message);
   const event = {
     id: eventIdFor(`${OrderAmended.type}.v${OrderAmended.version}`, { orderId, amendedAt: amended.iso }),

@@ -5,6 +5,38 @@ import { isPlainObject, parseJsonExact } from '../psp/json';
 import { ORDER_FIELDS } from './order-input';
 
 /**
+ * The flat layout most order exports have: one row per split part, the order's fields repeated on each
+ * (src/intent/order-flat.ts groups them). A file is in one layout or the other, told by its columns.
+ */
+export const FLAT_FIELDS = [
+  'order_id',
+  'created_at',
+  'currency',
+  'order_amount',
+  'sub_merchant_id',
+  'part_amount',
+  'customer_reference',
+] as const;
+/** the columns only the flat layout has */
+const FLAT_ONLY = ['order_amount', 'part_amount', 'sub_merchant_id'];
+
+/** What is wrong with a header (CSV) or a record's field names (NDJSON), in either layout; null when fine. */
+export function columnsProblem(names: readonly string[]): string | null {
+  const flat = names.some((n) => FLAT_ONLY.includes(n));
+  const allowed: readonly string[] = flat ? FLAT_FIELDS : ORDER_FIELDS;
+  const unknown = names.filter((n) => !allowed.includes(n));
+  const twice = names.find((n, i) => names.indexOf(n) !== i);
+  if (unknown.length)
+    return `unknown column ${unknown.map((u) => JSON.stringify(u)).join(', ')} (columns: ${ORDER_FIELDS.join(', ')}; or, one row per split part: ${FLAT_FIELDS.join(', ')})`;
+  if (twice) return `column ${twice} appears twice`;
+  if (!names.includes('order_id')) return 'the header has no order_id column';
+  return null;
+}
+
+/** Whether a record is in the flat layout (one row per split part). */
+export const isFlatRecord = (record: Readonly<Record<string, unknown>>): boolean => FLAT_ONLY.some((k) => k in record);
+
+/**
  * Reads an order file record by record, never whole: CSV (header row, RFC 4180, csv-parse) or NDJSON
  * (one JSON object a line, numbers kept exact). Each record comes with the line it starts on; a record
  * that cannot be read at all comes as a problem naming the line (and the column when there is one).
@@ -48,22 +80,25 @@ async function* csvRecords(file: string): AsyncGenerator<FileRecord> {
     parse({
       bom: true,
       info: true,
+      raw: true,
       skip_empty_lines: true,
       relax_column_count: false,
       columns: (header: string[]) => {
         const names = header.map((h) => h.trim().toLowerCase());
-        const unknown = names.filter((n) => !(ORDER_FIELDS as readonly string[]).includes(n));
-        const twice = names.find((n, i) => names.indexOf(n) !== i);
-        if (unknown.length)
-          headerProblem = `unknown column ${unknown.map((u) => JSON.stringify(u)).join(', ')} (columns: ${ORDER_FIELDS.join(', ')})`;
-        else if (twice) headerProblem = `column ${twice} appears twice`;
-        else if (!names.includes('order_id')) headerProblem = 'the header has no order_id column';
+        headerProblem = columnsProblem(names);
         return names;
       },
     }),
   );
   try {
-    for await (const chunk of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number } }>) {
+    // the line a record starts on, counted from the raw text (csv-parse's own count is where it ends): the
+    // header is line 1, then each record's raw text (empty lines skipped before it included) moves the count
+    let cursor = 2;
+    for await (const chunk of parser as AsyncIterable<{ record: Record<string, string>; raw: string }>) {
+      const leading = /^(?:\r\n|\r|\n)*/.exec(chunk.raw)![0];
+      const start = cursor + (leading.match(/\r\n|\r|\n/g)?.length ?? 0);
+      cursor += chunk.raw.match(/\r\n|\r|\n/g)?.length ?? 0;
+      if (!/(?:\r\n|\r|\n)$/.test(chunk.raw)) cursor++;
       if (headerProblem) {
         yield { line: 1, field: null, message: headerProblem };
         parser.destroy();
@@ -72,7 +107,7 @@ async function* csvRecords(file: string): AsyncGenerator<FileRecord> {
       const record: Record<string, unknown> = {};
       // an empty cell is an absent field
       for (const [k, v] of Object.entries(chunk.record)) if (v.trim() !== '') record[k] = v.trim();
-      yield { line: chunk.info.lines, record };
+      yield { line: start, record };
     }
     if (headerProblem) yield { line: 1, field: null, message: headerProblem };
   } catch (e) {

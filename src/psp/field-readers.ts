@@ -8,6 +8,7 @@ import {
 } from '../events/ingest-events';
 import { isPlainObject, parseJsonExact, parseJsonFast, toPlainJson } from './json';
 import type { Amount } from './schemas';
+import { checkText, DEFAULT_PLAUSIBLE_DATES } from '../input-rules';
 
 /**
  * Reading the values of the PSP's records one field at a time: the JSON object itself, text PostgreSQL can
@@ -26,8 +27,12 @@ export interface ParseOptions {
   readonly exactOnly?: boolean;
 }
 
-/** Earliest plausible record time; anything before is a unit or encoding error. */
-export const EARLIEST_RECORD_TIME = Date.UTC(2000, 0, 1);
+/**
+ * Earliest plausible record time, the first day every door accepts (src/input-rules.ts); anything before is a
+ * unit or encoding error. The latest is stricter than the other doors' (a year, not ten): the PSP reports what
+ * happened, never what is planned.
+ */
+export const EARLIEST_RECORD_TIME = Date.parse(`${DEFAULT_PLAUSIBLE_DATES.earliest}T00:00:00Z`);
 /** Latest plausible record time, relative to now. */
 export const LATEST_RECORD_AHEAD_MS = 366 * 24 * 3600 * 1000;
 
@@ -98,7 +103,10 @@ export const MAX_PAYMENT_ID_CHARS = 256;
 export function badPaymentId(id: string, field: string): { ok: false; field: string; reason: string } | null {
   if (id.trim() === '') return fail(field, 'empty payment id');
   if (id.length > MAX_PAYMENT_ID_CHARS) return fail(field, `payment id longer than ${MAX_PAYMENT_ID_CHARS} characters`);
-  if (/[\u0000-\u001f\u007f]/.test(id)) return fail(field, 'payment id contains a control character');
+  // the shared text rule (src/input-rules.ts): no NUL, lone surrogate or control character (C0, DEL, C1);
+  // bidirectional overrides are kept as data, as in every other PSP field, and escaped where printed
+  const text = checkText(id, { maxLength: MAX_PAYMENT_ID_CHARS });
+  if (!text.ok) return fail(field, `payment id contains ${text.reason}`);
   return null;
 }
 

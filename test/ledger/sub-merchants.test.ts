@@ -18,7 +18,7 @@ import { waitVisible } from './visible';
 describe('sub-merchant CSV', () => {
   it('reads quoted fields, trims names, defaults an empty hold to 90', () => {
     const r = parseSubMerchantCsv(
-      '\ufeffsub_merchant_id,name,reserve_hold_days\r\nSM-1,"  Kyiv ""Crafts"", Ltd ",30\r\nSM-2,Lviv Books,\n\nSM-3,"Two\nlines",  7 \n',
+      '\ufeffsub_merchant_id,name,reserve_hold_days\r\nSM-1,"  Kyiv ""Crafts"", Ltd ",30\r\nSM-2,Lviv Books,\n\nSM-3,"Two, Ltd",  7 \n',
       'a.csv',
     );
     expect(r).toEqual({
@@ -26,9 +26,18 @@ describe('sub-merchant CSV', () => {
       rows: [
         { subMerchantId: 'SM-1', name: 'Kyiv "Crafts", Ltd', reserveHoldDays: 30, file: 'a.csv', line: 2 },
         { subMerchantId: 'SM-2', name: 'Lviv Books', reserveHoldDays: 90, file: 'a.csv', line: 3 },
-        { subMerchantId: 'SM-3', name: 'Two\nlines', reserveHoldDays: 7, file: 'a.csv', line: 5 },
+        { subMerchantId: 'SM-3', name: 'Two, Ltd', reserveHoldDays: 7, file: 'a.csv', line: 5 },
       ],
     });
+  });
+
+  it('refuses a name of two lines (it would print an extra line on statements), naming its line', () => {
+    const r = parseSubMerchantCsv(
+      'sub_merchant_id,name,reserve_hold_days\nSM-1,A,1\n\nSM-3,"Two\nlines",  7 \n',
+      'a.csv',
+    );
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.issues.map((i) => [i.file, i.line, i.column])).toEqual([['a.csv', 4, 'name']]);
   });
 
   it('accepts columns in any order', () => {

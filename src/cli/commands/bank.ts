@@ -8,6 +8,7 @@ import { knownEventsOf } from '../../ingest/bank/known-events';
 import type { BankFormat } from '../../ingest/bank/types';
 import { formatMinor } from '../../ingest/bank/amount';
 import { calendarDay } from '../options';
+import { printable } from '../../input-rules';
 import { UsageError } from '../errors';
 import { type Runtime, withRuntime } from '../runtime';
 
@@ -47,7 +48,8 @@ function summary(outcomes: readonly FileOutcome[]): string {
     `bank import: ${outcomes.length} file${outcomes.length === 1 ? '' : 's'}; statements ${sum('statements')} new, ${sum('statementsKnown')} already known; ` +
       `entries ${sum('entries')} new, ${sum('entriesKnown')} already known; ${unknown} statement${unknown === 1 ? '' : 's'} for unknown accounts`,
   );
-  return lines.join('\n') + '\n';
+  // file names, accounts and statement ids come from the files: escaped as the tables are
+  return lines.map((l) => printable(l, { oneLine: true })).join('\n') + '\n';
 }
 
 export function register(program: Command): void {
@@ -157,8 +159,15 @@ async function hasView(rt: Runtime, name: string): Promise<boolean> {
   return Boolean(exists);
 }
 
+/**
+ * Cells are texts from bank files (counterparty, remittance, references): written with `printable`, so that an
+ * ANSI escape, a control character or a bidirectional override shows as its escape instead of acting on the
+ * terminal, and a line break inside a cell as \n.
+ */
 function table(header: readonly string[], rows: readonly (readonly unknown[])[]): void {
-  const text = rows.map((r) => r.map((c) => (c === null || c === undefined ? '' : String(c))));
+  const text = rows.map((r) =>
+    r.map((c) => (c === null || c === undefined ? '' : printable(String(c), { oneLine: true }))),
+  );
   const widths = header.map((h, i) => Math.max(h.length, ...text.map((r) => r[i]!.length)));
   const line = (cells: readonly string[]) =>
     cells

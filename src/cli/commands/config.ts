@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { VARIABLES, requireConfig } from '../../config/env';
+import { type Config, VARIABLES, requireConfig, secretValues } from '../../config/env';
 import { describeSubMerchantDirectory } from '../../ingest/sub-merchant-directory';
 
 export function register(program: Command): void {
@@ -35,8 +35,42 @@ export function register(program: Command): void {
           endpointsKey: '(set)',
           authScheme: p.authScheme,
         })),
+        mail: c.mail ? { smtpUrl: withoutPassword(c.mail.smtpUrl), from: c.mail.from } : '(unset: RECON_SMTP_URL)',
         subMerchantDirectory: subMerchantDirectory ?? '(unset: RECON_SUB_MERCHANTS)',
       };
-      process.stdout.write(JSON.stringify(shown, null, 2) + '\n');
+      process.stdout.write(JSON.stringify(hidden(shown, c), null, 2) + '\n');
     });
+}
+
+/** A URL with its password replaced by `***`; other text as it is. */
+function withoutPassword(text: string): string {
+  try {
+    const u = new URL(text);
+    if (!u.password) return text;
+    u.password = '***';
+    return u.toString();
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * Every string of what is shown, with a URL's password hidden and any secret value in force (the PSP keys,
+ * the tokens, the passwords of the connection strings) replaced wherever it appears: a secret added to the
+ * configuration later is hidden without this command knowing its name.
+ */
+function hidden(value: unknown, config: Config): unknown {
+  const secrets = secretValues(config).sort((a, b) => b.length - a.length);
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') {
+      let t = withoutPassword(v);
+      for (const s of secrets) t = t.split(s).join('(hidden)');
+      return t;
+    }
+    if (Array.isArray(v)) return v.map(walk);
+    if (v && typeof v === 'object' && !(v instanceof Date))
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    return v;
+  };
+  return walk(value);
 }

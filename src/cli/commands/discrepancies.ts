@@ -16,6 +16,7 @@ import {
 import { runProjections } from '../../projection/runner';
 import { calendarDay } from '../options';
 import { UsageError } from '../errors';
+import { printable } from '../../input-rules';
 import { withRuntime, type Runtime } from '../runtime';
 
 /**
@@ -100,7 +101,8 @@ export function register(program: Command): void {
         else if (opts.format === 'csv') process.stdout.write(discrepanciesCsv(rows));
         else {
           const names = await subMerchantNames(rt.sql, [...new Set(rows.flatMap(subMerchantsOf))]);
-          process.stdout.write(discrepanciesTable(rows, names));
+          // receiver names and ids come from the PSP and the orders: escapes shown, never acted on by the terminal
+          process.stdout.write(printable(discrepanciesTable(rows, names)));
         }
       });
     });

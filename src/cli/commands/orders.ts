@@ -4,6 +4,7 @@ import { OrderConflictError, formatOrderIssue, importOrderFile } from '../../int
 import { formatOf } from '../../intent/order-records';
 import { InputRefused, UsageError } from '../errors';
 import { withRuntime } from '../runtime';
+import { printable } from '../../input-rules';
 
 export function register(program: Command): void {
   const group = program
@@ -36,7 +37,7 @@ export function register(program: Command): void {
         if (!r.ok) {
           throw new InputRefused(
             'ORDERS_FILE_INVALID',
-            `${file}: ${r.issues.length}${r.issues.length >= 50 ? '+' : ''} bad record${r.issues.length === 1 ? '' : 's'} (nothing imported):\n${r.issues.map((i) => `  ${formatOrderIssue(i)}`).join('\n')}`,
+            `${file}: ${r.issues.length}${r.issues.length >= 50 ? '+' : ''} bad record${r.issues.length === 1 ? '' : 's'} (nothing imported):\n${r.issues.map((i) => `  ${printable(formatOrderIssue(i), { oneLine: true })}`).join('\n')}`,
           );
         }
         process.stdout.write(

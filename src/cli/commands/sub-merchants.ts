@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { formatCsvIssue, importSubMerchants, readSubMerchantDirectory } from '../../ingest/sub-merchants';
 import { InputRefused, UsageError } from '../errors';
 import { withRuntime } from '../runtime';
+import { printable } from '../../input-rules';
 
 export function register(program: Command): void {
   const group = program
@@ -60,10 +61,12 @@ export function register(program: Command): void {
           );
           return;
         }
-        const w = Math.max(15, ...rows.map((r) => r.sub_merchant_id.length));
-        const n = Math.max(4, ...rows.map((r) => r.name.length));
+        // names stored before the directory checked them may hold escapes: shown, never acted on by the terminal
+        const shown = rows.map((r) => ({ ...r, name: printable(r.name, { oneLine: true }) }));
+        const w = Math.max(15, ...shown.map((r) => r.sub_merchant_id.length));
+        const n = Math.max(4, ...shown.map((r) => r.name.length));
         process.stdout.write(`${'sub_merchant_id'.padEnd(w)}  ${'name'.padEnd(n)}  reserve_hold_days\n`);
-        for (const r of rows)
+        for (const r of shown)
           process.stdout.write(`${r.sub_merchant_id.padEnd(w)}  ${r.name.padEnd(n)}  ${r.reserve_hold_days}\n`);
         process.stdout.write(`${rows.length} sub-merchant${rows.length === 1 ? '' : 's'}\n`);
       });
