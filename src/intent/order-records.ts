@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { Readable } from 'node:stream';
 import { parse } from 'csv-parse';
 import { isPlainObject, parseJsonExact } from '../psp/json';
 import { ORDER_FIELDS } from './order-input';
@@ -60,23 +61,63 @@ export async function* orderRecords(file: string, format: OrderFileFormat): Asyn
   else yield* csvRecords(file);
 }
 
+/** A file's bytes that are not UTF-8, with the line they are on: refused, never read with U+FFFD put in. */
+export class NotUtf8Error extends Error {
+  constructor(readonly line: number) {
+    super('not UTF-8 text (save the file as UTF-8)');
+    this.name = 'NotUtf8Error';
+  }
+}
+
+/** The file's text chunk by chunk, decoded strictly (a stream never holds the whole file). */
+export async function* strictUtf8(file: string): AsyncGenerator<string> {
+  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+  let line = 1;
+  const linesIn = (t: string) => t.split('\n').length - 1;
+  for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>) {
+    let text: string;
+    try {
+      text = decoder.decode(chunk, { stream: true });
+    } catch {
+      // the valid prefix of this chunk tells the line of the first fault
+      const prefix = new TextDecoder('utf-8').decode(chunk);
+      const at = prefix.indexOf('\uFFFD');
+      throw new NotUtf8Error(line + linesIn(at < 0 ? prefix : prefix.slice(0, at)));
+    }
+    line += linesIn(text);
+    if (text) yield text;
+  }
+  try {
+    const rest = decoder.decode();
+    if (rest) yield rest;
+  } catch {
+    throw new NotUtf8Error(line);
+  }
+}
+
 async function* ndjsonRecords(file: string): AsyncGenerator<FileRecord> {
-  const lines = createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Number.POSITIVE_INFINITY });
+  const lines = createInterface({ input: Readable.from(strictUtf8(file)), crlfDelay: Number.POSITIVE_INFINITY });
   let line = 0;
-  for await (const text of lines) {
-    line++;
-    const t = line === 1 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-    if (t.trim() === '') continue;
-    const p = parseJsonExact(t);
-    if (!p.ok) yield { line, field: null, message: p.reason };
-    else if (!isPlainObject(p.value)) yield { line, field: null, message: 'expected a JSON object' };
-    else yield { line, record: p.value };
+  try {
+    for await (const text of lines) {
+      line++;
+      const t = line === 1 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+      if (t.trim() === '') continue;
+      const p = parseJsonExact(t);
+      if (!p.ok) yield { line, field: null, message: p.reason };
+      else if (!isPlainObject(p.value)) yield { line, field: null, message: 'expected a JSON object' };
+      else yield { line, record: p.value };
+    }
+  } catch (e) {
+    if (!(e instanceof NotUtf8Error)) throw e;
+    yield { line: e.line, field: null, message: e.message };
   }
 }
 
 async function* csvRecords(file: string): AsyncGenerator<FileRecord> {
   let headerProblem: string | null = null;
-  const parser = createReadStream(file).pipe(
+  const source = Readable.from(strictUtf8(file));
+  const parser = source.pipe(
     parse({
       bom: true,
       info: true,
@@ -90,6 +131,8 @@ async function* csvRecords(file: string): AsyncGenerator<FileRecord> {
       },
     }),
   );
+  // pipe() does not pass a source's error on: a file that is not UTF-8 ends the parser with it
+  source.on('error', (e) => parser.destroy(e));
   try {
     // the line a record starts on, counted from the raw text (csv-parse's own count is where it ends): the
     // header is line 1, then each record's raw text (empty lines skipped before it included) moves the count
@@ -111,6 +154,10 @@ async function* csvRecords(file: string): AsyncGenerator<FileRecord> {
     }
     if (headerProblem) yield { line: 1, field: null, message: headerProblem };
   } catch (e) {
+    if (e instanceof NotUtf8Error) {
+      yield { line: e.line, field: null, message: e.message };
+      return;
+    }
     const err = e as Error & { lines?: number; code?: string };
     yield { line: err.lines ?? 0, field: null, message: err.message.replace(/^Invalid Record Length: /, '') };
   }

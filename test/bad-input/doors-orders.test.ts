@@ -402,6 +402,29 @@ describe('orders door: lines named where the record starts', () => {
   });
 });
 
+describe('orders door: bytes that are not UTF-8', () => {
+  it.each([
+    [
+      'csv',
+      'order_id,amount,currency,created_at\nU-1,1.00,EUR,2026-01-05T10:00:00Z\nU-2,1.00,EUR,2026-01-05T10:00:00Z,Caf\xe9\n',
+    ],
+    [
+      'ndjson',
+      '{"order_id":"U-1","amount":"1.00","currency":"EUR","created_at":"2026-01-05T10:00:00Z"}\n{"order_id":"Caf\xe9"}\n',
+    ],
+  ] as const)('a %s file is refused naming the line, nothing stored, never read as U+FFFD', async (format, text) => {
+    const before = await eventCount();
+    const name = `latin1.${format}`;
+    const r = await importOrderFile(store, file(name, Buffer.from(text, 'latin1')), format, { now: NOW });
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      const lines = r.issues.map(formatOrderIssue);
+      expect(lines).toContain(`${name}:${format === 'csv' ? 3 : 2}: not UTF-8 text (save the file as UTF-8)`);
+    }
+    expect(await eventCount()).toBe(before);
+  });
+});
+
 describe('orders door: after the corpus', () => {
   it('every projection runs to the head of the store (nothing accepted fails a projection)', async () => {
     const deps = { sql: db.sql, store, log: silentLogger, timezone: 'Europe/Kyiv', graceHours: 48 };
