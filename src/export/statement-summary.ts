@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon';
 import { LABELS, XLSX_DATE } from './i18n/labels';
+import { documentText } from '../input-rules';
 import {
   bridgeLabel,
   bridgeOf,
@@ -53,7 +54,7 @@ export function headerRows(
     ],
     [t.period, `${day(from)} – ${day(to.minus({ days: 1 }))} (${t.timeZone} ${meta.timezone})`],
     [t.issuer, issuer || '—'],
-    [t.recipient, safeText(header.recipient.legalName ?? first.subMerchantName)],
+    [t.recipient, safeText(documentText(header.recipient.legalName ?? first.subMerchantName))],
     // a receiver the directory does not know has recon's stand-in id, which is no account of the sub-merchant's
     [t.accountId, first.subMerchantId.startsWith('receiver:') ? t.notRegistered : safeText(first.subMerchantId)],
     [t.taxId, header.recipient.taxId && safeText(header.recipient.taxId)],

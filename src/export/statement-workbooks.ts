@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon';
 import { LABELS, type Labels, operationWord, XLSX_DATE } from './i18n/labels';
+import { documentText } from '../input-rules';
 import { paymentMethodWords } from './i18n/payment-methods';
 import { writeHeldSheet } from './held-sheet';
 import { writePaidOutSheet, writePayoutStatusSheet } from './payout-sheets';
@@ -54,7 +55,8 @@ export interface WrittenStatement {
 /** The document's name, in its header and footer and its properties. */
 export function statementTitle(figures: readonly StatementFigures[], meta: StatementMeta, header: StatementHeader) {
   const t = LABELS[header.language];
-  const name = header.recipient.legalName ?? figures[0]?.subMerchantName ?? '';
+  // the PSP's receiver name reaches here unchecked when the directory does not know it: one line, bounded
+  const name = documentText(header.recipient.legalName ?? figures[0]?.subMerchantName ?? '');
   const number = header.number ? ` ${header.language === 'uk' ? '№' : 'no.'} ${header.number}` : '';
   return `${t.title}${number}, ${meta.month} — ${name}${meta.provisional ? ' (PROVISIONAL)' : ''}`;
 }
