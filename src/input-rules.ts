@@ -178,7 +178,8 @@ export function printable(text: string, options: { oneLine?: boolean } = {}): st
 /** A value quoted into a refusal's message: printable, one line, at most 60 characters. */
 export function quoteForMessage(text: string): string {
   const shown = printable(text, { oneLine: true });
-  return JSON.stringify(shown.length > 60 ? `${shown.slice(0, 60)}…` : shown);
+  // printable() has escaped what needs it; JSON.stringify would escape its backslashes a second time
+  return `"${(shown.length > 60 ? `${shown.slice(0, 60)}…` : shown).replace(/"/g, '\\"')}"`;
 }
 
 /** Three uppercase letters (ISO 4217's shape). */
