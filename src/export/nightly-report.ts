@@ -259,7 +259,7 @@ export async function nightlyReportData(
     open,
     windows,
     facts,
-    cash: await cashSheetData(sql, { date: opts.date }),
+    cash: await cashSheetData(sql, { date: opts.date, timezone: opts.timezone }),
     orders: await ordersReportData(deps.sql, { ...periods.day, timezone: opts.timezone }),
     asOfDay,
   };
