@@ -14,6 +14,7 @@ import { syncRange } from '../ingest/sync';
 import { createPspPurchaseClient } from '../psp/purchase-client';
 import { maskPan } from '../log';
 import { listDiscrepancies } from '../reconciliation/discrepancy-queries';
+import { RECONCILIATION_TYPES } from '../reconciliation/discrepancy-types';
 import { runProjections } from '../projection/runner';
 import { importSubMerchants, parseSubMerchantCsv } from '../ingest/sub-merchants';
 import { startSandbox } from '../sandbox/server';
@@ -24,6 +25,7 @@ import { formatMinor } from '../ingest/bank/amount';
 import { bankLoop, demoBankConfig, paidOutLines } from './demo-bank';
 import { openRuntime, closeRuntime } from './runtime';
 import type { Logger } from '../log';
+import { checkLines, compareFindings, countByType, type DemoCheck, pspFindingKey, pspTruthKeys } from './demo-check';
 
 /**
  * `recon demo`: the whole main job on the embedded default, against the sandbox PSP, with no
@@ -47,8 +49,12 @@ export interface DemoSummary {
   readonly webhooks: { delivered: number; duplicates: number; lost: number; accepted: number; rejected: number };
   readonly healing: { requested: number };
   readonly projections: Record<string, number>;
+  /** open (or accepted) discrepancies per type, money ones apart: what recon found */
   readonly discrepancies: Record<string, number>;
+  /** per type, what the sandbox injected and recon must report open (PSP side and orders) */
   readonly groundTruth: Record<string, number>;
+  /** the demo's own check, finding by finding (src/cli/demo-check.ts): passed when every one passed */
+  readonly check: { readonly passed: boolean; readonly checks: readonly DemoCheck[] };
   /** order discrepancies found open and those the sandbox injected (order findings as orderFindingKey) */
   readonly orders: { found: string[]; expected: string[] };
   readonly statements: { files: string[]; position: string; figuresSha256: string; newRun: boolean };
@@ -73,12 +79,6 @@ export interface DemoSummary {
 }
 
 const isMoneyType = (t: string) => t.startsWith('settlement_') || t.startsWith('payout_');
-
-const count = <T>(items: readonly T[], key: (t: T) => string): Record<string, number> => {
-  const out: Record<string, number> = {};
-  for (const i of items) out[key(i)] = (out[key(i)] ?? 0) + 1;
-  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
-};
 
 export async function runDemo(baseConfig: Config, log: Logger, opts: DemoOptions): Promise<DemoSummary> {
   const zone = baseConfig.timezone;
@@ -219,12 +219,13 @@ export async function runDemo(baseConfig: Config, log: Logger, opts: DemoOptions
 
     const found = await listDiscrepancies(rt.sql, { timezone: zone });
     if (!found.ok) throw new Error(found.message);
-    // the money discrepancies (settlement_*, payout_*) are the money loop's, counted after the bank import
-    const discrepancies = count(
-      found.value.filter((d) => !isMoneyType(d.type)),
-      (d) => d.type,
-    );
-    const groundTruth = count(sandbox.scenario.groundTruth, (g) => g.type);
+    // the money discrepancies (settlement_*, payout_*) are the money loop's, counted after the bank import;
+    // a resolved one is no finding (an order not yet synced, a webhook healing brought)
+    const standing = found.value.filter((d) => !isMoneyType(d.type) && d.status !== 'resolved');
+    const pspFound = standing
+      .filter((d) => (RECONCILIATION_TYPES as readonly string[]).includes(d.type))
+      .map((d) => pspFindingKey({ type: d.type, paymentId: d.payment_id }));
+    const pspExpected = pspTruthKeys(sandbox.scenario.groundTruth);
     const orderRows = await rt.sql<
       { type: string; order_id: string | null; payment_id: string | null; sub_merchant_id: string | null }[]
     >`select type, order_id, payment_id, sub_merchant_id from recon.order_discrepancies where status = 'open'`;
@@ -238,18 +239,18 @@ export async function runDemo(baseConfig: Config, log: Logger, opts: DemoOptions
         }),
       )
       .sort();
-    const unexpected = orderFound.filter((k) => !intent.expected.includes(k));
-    const missed = intent.expected.filter((k) => !orderFound.includes(k));
+    const checks: DemoCheck[] = [
+      compareFindings('PSP sources (type, payment)', pspFound, pspExpected),
+      compareFindings("orders (type, order, payment, a fee's sub-merchant)", orderFound, intent.expected),
+    ];
+    const discrepancies = countByType([...pspFound, ...orderFound]);
+    const groundTruth = countByType([...pspExpected, ...intent.expected]);
     step(
       `orders against the PSP: found ${
-        Object.entries(count(orderFound, (k) => k.split(' ')[0]!))
+        Object.entries(countByType(orderFound))
           .map(([k, v]) => `${k} ${v}`)
           .join(', ') || 'nothing'
-      }; ${
-        unexpected.length + missed.length === 0
-          ? `exactly the ${intent.expected.length} injected (the orders' own and those the PSP-side split injections cause)`
-          : `NOT the injected ones: unexpected ${unexpected.join('; ') || 'none'}, missed ${missed.join('; ') || 'none'}`
-      }`,
+      }; ${checkLines([checks[1]!])[1]!.trim()}`,
     );
 
     ensureOutDir(opts.outDir, '--out');
@@ -268,6 +269,7 @@ export async function runDemo(baseConfig: Config, log: Logger, opts: DemoOptions
       `statements for ${month}: ${issued.statements} workbooks + payouts index, ${issued.lines} operation lines, cut at position ${issued.position}`,
     );
     const money = await moneyLoop(rt, config, log, sandbox.scenario, opts, step);
+    checks.push(money.check);
     const reportDate = monthStart.plus({ months: 1 }).minus({ days: 1 }).toISODate()!;
     const report = await writeNightlyReportFor(
       { sql: rt.sql, store: rt.store },
@@ -303,6 +305,7 @@ export async function runDemo(baseConfig: Config, log: Logger, opts: DemoOptions
       projections: applied,
       discrepancies,
       groundTruth,
+      check: { passed: checks.every((c) => c.passed), checks },
       orders: { found: orderFound, expected: intent.expected },
       statements: {
         files: issued.files.map((f) => f.path),
@@ -328,7 +331,7 @@ async function moneyLoop(
   scenario: Parameters<typeof bankLoop>[0]['scenario'],
   opts: DemoOptions,
   step: (text: string) => void,
-): Promise<DemoSummary['money']> {
+): Promise<DemoSummary['money'] & { check: DemoCheck }> {
   const deps = {
     sql: rt.sql,
     store: rt.store,
@@ -357,14 +360,15 @@ async function moneyLoop(
   await runProjections(deps, { signal: opts.signal });
   const found = await listDiscrepancies(rt.sql, { timezone: config.timezone });
   if (!found.ok) throw new Error(found.message);
-  const discrepancies = count(
-    found.value.filter((d) => isMoneyType(d.type) && d.status !== 'resolved'),
-    (d) => d.type,
+  // keyed as the bank's ground truth is: a payout by its reference, a settlement by the day(s) it was due
+  const moneyFound = found.value
+    .filter((d) => isMoneyType(d.type) && d.status !== 'resolved')
+    .map((d) => `${d.type} ${String(d.values['reference'] ?? [d.values['due_on']].flat().join(','))}`);
+  const moneyExpected = loop.truth.flatMap((t) =>
+    'reference' in t ? [`${t.type} ${t.reference}`] : 'dueOn' in t ? [`${t.type} ${t.dueOn}`] : [],
   );
-  const groundTruth = count(
-    loop.truth.filter((t) => isMoneyType(t.type)),
-    (t) => t.type,
-  );
+  const discrepancies = countByType(moneyFound);
+  const groundTruth = countByType(moneyExpected);
   const paidOut = (await paidOutLines(rt.sql)).map((r) => ({
     reference: r.reference,
     payee: r.payee_name,
@@ -377,7 +381,15 @@ async function moneyLoop(
   step(
     `money: ${paidOut.filter((p) => p.status === 'paid').length} of ${paidOut.length} payouts paid; discrepancies ${JSON.stringify(discrepancies)}`,
   );
-  return { files: loop.files, imported: loop.imported, refused: loop.refused, discrepancies, groundTruth, paidOut };
+  return {
+    files: loop.files,
+    imported: loop.imported,
+    refused: loop.refused,
+    discrepancies,
+    groundTruth,
+    paidOut,
+    check: compareFindings('bank (type, payout reference or settlement day)', moneyFound, moneyExpected),
+  };
 }
 
 // Test cards of the sandbox: outcome by the last four digits (0002 declined). Card data goes to the PSP
@@ -494,6 +506,8 @@ export function formatSummary(s: DemoSummary): string {
       (p) =>
         `    ${p.reference.padEnd(28)} ${p.payee.slice(0, 24).padEnd(24)} ${formatMinor(BigInt(p.amount)).padStart(12)} ${formatMinor(BigInt(p.paidOut)).padStart(12)} ${p.currency} ${p.status.padEnd(9)} ${p.paidOn ?? ''}`,
     ),
+    '',
+    ...checkLines(s.check.checks).map((l) => `  ${l}`),
     '',
     'Next: npx recon discrepancies --format table · npx recon explain <payment_id> · open the workbooks in ./out',
   ];
