@@ -265,12 +265,14 @@ export function pspSideOrderTruth(scenario: Scenario, intent: SandboxIntent): In
   };
   for (const g of scenario.groundTruth) {
     if (g.type !== 'split_mismatch' && g.type !== 'unknown_sub_merchant') continue;
-    if (!g.orderId || !g.paymentId || !g.transactionId || !ordered.has(g.orderId)) continue;
+    if (!g.orderId || !g.paymentId || !g.transactionId) continue;
     const op = ops.get(g.transactionId);
     // recon compares an order with its payment's primary operation (docs/orders.md): a split distorted on a
-    // capture is that capture's split_mismatch, not a difference from the order (the authorization, compared, agrees)
-    if (g.type === 'unknown_sub_merchant' || PRIMARY_METHODS.has(g.method ?? ''))
+    // capture is that capture's split_mismatch, not a difference from the order (the authorization, compared, agrees);
+    // a payment whose order is not in the file is payment_without_order, with no split to compare
+    if (ordered.has(g.orderId) && (g.type === 'unknown_sub_merchant' || PRIMARY_METHODS.has(g.method ?? '')))
       add({ type: 'split_differs_from_order', orderId: g.orderId, paymentId: g.paymentId, subMerchantId: null });
+    // the fee is judged on every successful operation against the contract, whether or not its order is known
     const part = op?.receivers.find((r) => r.name === g.receiverName);
     if (!op || !part) continue;
     const listed = byId.get(part.subMerchantId)?.listed === true;

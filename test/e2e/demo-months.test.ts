@@ -50,12 +50,15 @@ function demo(
 
 const previous = (n: number) => DateTime.utc().minus({ months: n }).toFormat('yyyy-MM');
 /** the default month (the previous one) and the two before it; then other seeds, in another zone */
-const RUNS: { month: string; seed: string; zone: string }[] = [
-  { month: previous(1), seed: 'recon-demo', zone: 'UTC' },
-  { month: previous(2), seed: 'recon-demo', zone: 'UTC' },
-  { month: previous(3), seed: 'recon-demo', zone: 'UTC' },
-  { month: previous(1), seed: 'second-seed', zone: 'Europe/Kyiv' },
-  { month: previous(2), seed: 'third-seed', zone: 'Europe/Kyiv' },
+const RUNS: { month: string; seed: string; zone: string; payments: number }[] = [
+  { month: previous(1), seed: 'recon-demo', zone: 'UTC', payments: 200 },
+  { month: previous(2), seed: 'recon-demo', zone: 'UTC', payments: 200 },
+  { month: previous(3), seed: 'recon-demo', zone: 'UTC', payments: 200 },
+  { month: previous(1), seed: 'second-seed', zone: 'Europe/Kyiv', payments: 200 },
+  { month: previous(2), seed: 'third-seed', zone: 'Europe/Kyiv', payments: 200 },
+  // fewer payments: the payment whose order is left out of the file is one with an unknown receiver, whose
+  // fee is still judged against the contract (the sandbox's truth skipped it)
+  { month: previous(1), seed: 'recon-demo', zone: 'UTC', payments: 120 },
 ];
 
 const made: { db: TestDatabase; dir: string }[] = [];
@@ -68,8 +71,8 @@ afterAll(async () => {
 
 describe('recon demo on every month and seed it offers', () => {
   it.each(RUNS)(
-    '$month, seed $seed, $zone: the check passes and the month-end report states what was open',
-    async ({ month, seed, zone }) => {
+    '$month, seed $seed, $zone, $payments payments: the check passes and the month-end report states what was open',
+    async ({ month, seed, zone, payments }) => {
       const db = await createTestDatabase({ migrate: false });
       const dir = mkdtempSync(path.join(tmpdir(), 'recon-demo-months-'));
       made.push({ db, dir });
@@ -81,9 +84,9 @@ describe('recon demo on every month and seed it offers', () => {
         RECON_LOG_LEVEL: 'warn',
       };
       for (const k of Object.keys(env)) if (k.startsWith('PSP_') || k === 'RECON_SUB_MERCHANTS') delete env[k];
-      const args = ['--seed', seed, '--payments', '200', '--out', path.join(dir, 'out'), '--json'];
+      const args = ['--seed', seed, '--payments', String(payments), '--out', path.join(dir, 'out'), '--json'];
       // the default month is the previous one: given without --month
-      const r = await demo(month === previous(1) && seed === 'recon-demo' ? args : [...args, '--month', month], env);
+      const r = await demo(month === previous(1) && payments === 200 ? args : [...args, '--month', month], env);
       let s: Summary;
       try {
         s = JSON.parse(r.stdout) as Summary;

@@ -37,6 +37,7 @@ export function register(program: Command): void {
         })),
         subMerchantDirectory: subMerchantDirectory ?? '(unset: RECON_SUB_MERCHANTS)',
       };
-      process.stdout.write(JSON.stringify(shown, null, 2) + '\n');
+      // the bank's tolerances are bigint minor units: shown as their digits (JSON.stringify threw on them)
+      process.stdout.write(JSON.stringify(shown, (_k, v) => (typeof v === 'bigint' ? v.toString() : v), 2) + '\n');
     });
 }
