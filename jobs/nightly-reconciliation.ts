@@ -113,7 +113,14 @@ export function nightlyReconciliationJob(deps: JobDeps): JobDefinition {
       const date = previousDay(ctx.scheduledFor, config.timezone);
       const { file, data } = await writeNightlyReportFor(
         { sql: deps.sql, store: deps.store },
-        { date, timezone: config.timezone, graceHours: config.graceHours, outDir: config.outDir, facts },
+        {
+          date,
+          timezone: config.timezone,
+          graceHours: config.graceHours,
+          outDir: config.outDir,
+          facts,
+          now: ctx.now(),
+        },
       );
       Object.assign(counters, {
         date,

@@ -17,6 +17,7 @@ import { syncRange } from '../ingest/sync';
 import { createPspPurchaseClient } from '../psp/purchase-client';
 import { maskPan } from '../log';
 import { listDiscrepancies } from '../reconciliation/discrepancy-queries';
+import { RECONCILIATION_TYPES } from '../reconciliation/discrepancy-types';
 import { runProjections } from '../projection/runner';
 import { importSubMerchants, parseSubMerchantCsv } from '../ingest/sub-merchants';
 import { startSandbox } from '../sandbox/server';
@@ -28,6 +29,7 @@ import { bankLoop, bookedCharges, demoBankConfig, paidOutLines, statusTruth } fr
 import { printPayoutCheck } from './demo-payout-check';
 import { openRuntime, closeRuntime } from './runtime';
 import type { Logger } from '../log';
+import { checkLines, compareFindings, countByType, type DemoCheck, pspFindingKey, pspTruthKeys } from './demo-check';
 
 /**
  * `recon demo`: the whole main job on the embedded default, against the sandbox PSP, with no
@@ -51,8 +53,12 @@ export interface DemoSummary {
   readonly webhooks: { delivered: number; duplicates: number; lost: number; accepted: number; rejected: number };
   readonly healing: { requested: number };
   readonly projections: Record<string, number>;
+  /** open (or accepted) discrepancies per type, money ones apart: what recon found */
   readonly discrepancies: Record<string, number>;
+  /** per type, what the sandbox injected and recon must report open (PSP side and orders) */
   readonly groundTruth: Record<string, number>;
+  /** the demo's own check, finding by finding (src/cli/demo-check.ts): passed when every one passed */
+  readonly check: { readonly passed: boolean; readonly checks: readonly DemoCheck[] };
   /** order discrepancies found open and those the sandbox injected (order findings as orderFindingKey) */
   readonly orders: { found: string[]; expected: string[] };
   readonly statements: { files: string[]; position: string; figuresSha256: string; newRun: boolean };
@@ -86,12 +92,6 @@ export interface DemoSummary {
 }
 
 const isMoneyType = (t: string) => t.startsWith('settlement_') || t.startsWith('payout_');
-
-const count = <T>(items: readonly T[], key: (t: T) => string): Record<string, number> => {
-  const out: Record<string, number> = {};
-  for (const i of items) out[key(i)] = (out[key(i)] ?? 0) + 1;
-  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
-};
 
 export async function runDemo(baseConfig: Config, log: Logger, opts: DemoOptions): Promise<DemoSummary> {
   const zone = baseConfig.timezone;
@@ -232,12 +232,13 @@ export async function runDemo(baseConfig: Config, log: Logger, opts: DemoOptions
 
     const found = await listDiscrepancies(rt.sql, { timezone: zone });
     if (!found.ok) throw new Error(found.message);
-    // the money discrepancies (settlement_*, payout_*) are the money loop's, counted after the bank import
-    const discrepancies = count(
-      found.value.filter((d) => !isMoneyType(d.type)),
-      (d) => d.type,
-    );
-    const groundTruth = count(sandbox.scenario.groundTruth, (g) => g.type);
+    // the money discrepancies (settlement_*, payout_*) are the money loop's, counted after the bank import;
+    // a resolved one is no finding (an order not yet synced, a webhook healing brought)
+    const standing = found.value.filter((d) => !isMoneyType(d.type) && d.status !== 'resolved');
+    const pspFound = standing
+      .filter((d) => (RECONCILIATION_TYPES as readonly string[]).includes(d.type))
+      .map((d) => pspFindingKey({ type: d.type, paymentId: d.payment_id }));
+    const pspExpected = pspTruthKeys(sandbox.scenario.groundTruth);
     const orderRows = await rt.sql<
       { type: string; order_id: string | null; payment_id: string | null; sub_merchant_id: string | null }[]
     >`select type, order_id, payment_id, sub_merchant_id from recon.order_discrepancies where status = 'open'`;
@@ -251,18 +252,18 @@ export async function runDemo(baseConfig: Config, log: Logger, opts: DemoOptions
         }),
       )
       .sort();
-    const unexpected = orderFound.filter((k) => !intent.expected.includes(k));
-    const missed = intent.expected.filter((k) => !orderFound.includes(k));
+    const checks: DemoCheck[] = [
+      compareFindings('PSP sources (type, payment)', pspFound, pspExpected),
+      compareFindings("orders (type, order, payment, a fee's sub-merchant)", orderFound, intent.expected),
+    ];
+    const discrepancies = countByType([...pspFound, ...orderFound]);
+    const groundTruth = countByType([...pspExpected, ...intent.expected]);
     step(
       `orders against the PSP: found ${
-        Object.entries(count(orderFound, (k) => k.split(' ')[0]!))
+        Object.entries(countByType(orderFound))
           .map(([k, v]) => `${k} ${v}`)
           .join(', ') || 'nothing'
-      }; ${
-        unexpected.length + missed.length === 0
-          ? `exactly the ${intent.expected.length} injected (the orders' own and those the PSP-side split injections cause)`
-          : `NOT the injected ones: unexpected ${unexpected.join('; ') || 'none'}, missed ${missed.join('; ') || 'none'}`
-      }`,
+      }; ${checkLines([checks[1]!])[1]!.trim()}`,
     );
 
     ensureOutDir(opts.outDir, '--out');
@@ -281,6 +282,7 @@ export async function runDemo(baseConfig: Config, log: Logger, opts: DemoOptions
       `statements for ${month}: ${issued.statements} workbooks + payouts index, ${issued.lines} operation lines, cut at position ${issued.position}`,
     );
     const money = await moneyLoop(rt, config, log, sandbox.scenario, { ...opts, month }, step);
+    checks.push(money.check);
     await printPayoutCheck({ ...rt, bank: config.bank, scenario: sandbox.scenario }, month, step);
     const reportDate = monthStart.plus({ months: 1 }).minus({ days: 1 }).toISODate()!;
     const report = await writeNightlyReportFor(
@@ -317,6 +319,7 @@ export async function runDemo(baseConfig: Config, log: Logger, opts: DemoOptions
       projections: applied,
       discrepancies,
       groundTruth,
+      check: { passed: checks.every((c) => c.passed), checks },
       orders: { found: orderFound, expected: intent.expected },
       statements: {
         files: issued.files.map((f) => f.path),
@@ -342,7 +345,7 @@ async function moneyLoop(
   scenario: Parameters<typeof bankLoop>[0]['scenario'],
   opts: DemoOptions,
   step: (text: string) => void,
-): Promise<DemoSummary['money']> {
+): Promise<DemoSummary['money'] & { check: DemoCheck }> {
   const deps = {
     sql: rt.sql,
     store: rt.store,
@@ -371,14 +374,15 @@ async function moneyLoop(
   await runProjections(deps, { signal: opts.signal });
   const found = await listDiscrepancies(rt.sql, { timezone: config.timezone });
   if (!found.ok) throw new Error(found.message);
-  const discrepancies = count(
-    found.value.filter((d) => isMoneyType(d.type) && d.status !== 'resolved'),
-    (d) => d.type,
+  // keyed as the bank's ground truth is: a payout by its reference, a settlement by the day(s) it was due
+  const moneyFound = found.value
+    .filter((d) => isMoneyType(d.type) && d.status !== 'resolved')
+    .map((d) => `${d.type} ${String(d.values['reference'] ?? [d.values['due_on']].flat().join(','))}`);
+  const moneyExpected = loop.truth.flatMap((t) =>
+    'reference' in t ? [`${t.type} ${t.reference}`] : 'dueOn' in t ? [`${t.type} ${t.dueOn}`] : [],
   );
-  const groundTruth = count(
-    loop.truth.filter((t) => isMoneyType(t.type)),
-    (t) => t.type,
-  );
+  const discrepancies = countByType(moneyFound);
+  const groundTruth = countByType(moneyExpected);
   const paidOut = (await paidOutLines(rt.sql)).map((r) => ({
     reference: r.reference,
     payee: r.payee_name,
@@ -421,6 +425,7 @@ async function moneyLoop(
     paidOut,
     payoutStatuses,
     charges,
+    check: compareFindings('bank (type, payout reference or settlement day)', moneyFound, moneyExpected),
   };
 }
 
@@ -450,8 +455,8 @@ async function payoutStatusReport(
     loop.truth,
   );
   return {
-    found: count(lines, (l) => l.status),
-    truth: count(Object.values(truth), (s) => s),
+    found: countByType(lines.map((l) => l.status)),
+    truth: countByType(Object.values(truth)),
     file,
   };
 }
@@ -576,6 +581,8 @@ export function formatSummary(s: DemoSummary): string {
       .map(([k, v]) => `${v} ${k}`)
       .join(', ')}) in ${rel(s.money.payoutStatuses.file)}`,
     `  bank charges             ${s.money.charges.booked} booked as bank fees (the bank took ${s.money.charges.taken}), none judged a payout`,
+    '',
+    ...checkLines(s.check.checks).map((l) => `  ${l}`),
     '',
     'Next: npx recon discrepancies --format table · npx recon explain <payment_id> · open the workbooks in ./out',
   ];

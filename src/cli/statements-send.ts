@@ -30,6 +30,10 @@ const STATUS_TEXT: Record<PlannedDelivery['status'], string> = {
 
 /** `recon statements send --month M [--sub-merchant ID] [--out DIR] [--resend] [--dry-run]` */
 export function addSendCommand(statements: Command): void {
+  // `statements` has a --month of its own: without positional options it took the one after `send`, and
+  // `send` then said "required option '--month' not specified" whatever was typed. Commander reads options
+  // positionally only when every command above the subcommand does (the root passes on what follows its own).
+  for (let c: Command | null = statements; c; c = c.parent) c.enablePositionalOptions();
   statements
     .command('send')
     .description("e-mail each sub-merchant the files of the month's latest statement run (RECON_SMTP_URL)")

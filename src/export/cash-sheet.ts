@@ -68,8 +68,17 @@ export interface CashSheetData {
 
 const big = (v: unknown) => BigInt((v as string | bigint | null) ?? 0);
 
-/** null when the settlement projection has not been built (no Cash sheet then). */
-export async function cashSheetData(sql: Sql, opts: { date: string }): Promise<CashSheetData | null> {
+/**
+ * null when the settlement projection has not been built (no Cash sheet then). Everything is as at the end
+ * of `date`: the days due by then, and each account's bridge from the statements closed by then (the
+ * journal and the bank lines up to the last closing day), so a past day's report shows that day's balances.
+ * `timezone`: the business zone the journal books bank lines in (their booking day's midnight).
+ */
+export async function cashSheetData(
+  sql: Sql,
+  opts: { date: string; timezone?: string },
+): Promise<CashSheetData | null> {
+  const zone = opts.timezone ?? 'UTC';
   const [v] = await sql<{ n: number }[]>`
     select count(*)::int as n from information_schema.views where table_schema = 'recon'
       and table_name in ('settlements_expected', 'settlement_matches', 'settlement_bank_lines', 'settlement_statements', 'journal_lines')`;
@@ -89,19 +98,22 @@ export async function cashSheetData(sql: Sql, opts: { date: string }): Promise<C
     order by account_id, booking_date, event_id`;
   const bridges = await sql<Record<string, unknown>[]>`
     with s as (select account_id, currency, min(opening_date) as first_on, max(closing_date) as last_on
-               from recon.settlement_statements group by account_id, currency)
+               from recon.settlement_statements where closing_date <= ${opts.date} group by account_id, currency)
     select s.account_id, s.currency, s.last_on,
       (select opening_balance from recon.settlement_statements x where x.account_id = s.account_id and x.opening_date = s.first_on
         order by statement_id limit 1) as opening,
       (select closing_balance from recon.settlement_statements x where x.account_id = s.account_id and x.closing_date = s.last_on
         order by statement_id desc limit 1) as closing,
-      coalesce((select sum(amount) from recon.journal_lines l where l.account = 'bank:' || s.account_id), 0) as booked,
+      coalesce((select sum(amount) from recon.journal_lines l where l.account = 'bank:' || s.account_id
+        and l.booked_at < ((s.last_on::date + 1)::timestamp at time zone ${zone})), 0) as booked,
       coalesce((select sum(case when direction = 'credit' then amount else -amount end) from recon.settlement_bank_lines b
-        where b.account_id = s.account_id and not b.matched), 0) as not_booked
+        where b.account_id = s.account_id and not b.matched and b.booking_date <= s.last_on), 0) as not_booked
     from s order by s.account_id`;
+  // each part on its own: a currency with a shortfall and nothing missing or in transit still owes the shortfall
   const outstanding = await sql<{ currency: string; amount: string }[]>`
-    select e.currency, (sum(e.amount) filter (where e.status in ('missing', 'in_transit'))
-      + coalesce((select sum(m.shortfall) from recon.settlement_matches m where m.currency = e.currency), 0))::text as amount
+    select e.currency, (coalesce(sum(e.amount) filter (where e.status in ('missing', 'in_transit') and e.due_on <= ${opts.date}), 0)
+      + coalesce((select sum(m.shortfall) from recon.settlement_matches m
+          where m.currency = e.currency and m.due_on[1] <= ${opts.date}), 0))::text as amount
     from recon.settlements_expected e group by e.currency order by e.currency`;
   return {
     days: days.map((r) => ({
@@ -126,7 +138,7 @@ export async function cashSheetData(sql: Sql, opts: { date: string }): Promise<C
       counterparty: (r['counterparty_name'] as string | null) ?? null,
       remittance: (r['remittance'] as string | null) ?? null,
     })),
-    bridges: [...bridges, ...(await payoutBridges(sql))].map((r) => {
+    bridges: [...bridges, ...(await payoutBridges(sql, opts.date, zone))].map((r) => {
       const opening = big(r['opening']);
       const booked = big(r['booked']);
       const notBooked = big(r['not_booked']);
@@ -150,7 +162,7 @@ export async function cashSheetData(sql: Sql, opts: { date: string }): Promise<C
  * The payouts accounts' bridges: the journal books the lines the payout matching tied to a statement
  * (src/ledger/payout-bookings.ts); a debit that pays no statement and a return of no known payout are not in it.
  */
-async function payoutBridges(sql: Sql): Promise<Record<string, unknown>[]> {
+async function payoutBridges(sql: Sql, date: string, zone: string): Promise<Record<string, unknown>[]> {
   const [v] = await sql<{ n: number }[]>`
     select count(*)::int as n from information_schema.views where table_schema = 'recon'
       and table_name in ('bank_statements', 'payout_lines')`;
@@ -158,15 +170,18 @@ async function payoutBridges(sql: Sql): Promise<Record<string, unknown>[]> {
   return sql<Record<string, unknown>[]>`
     with s as (select b.account_id, b.currency, min(b.opening_date) as first_on, max(b.closing_date) as last_on
                from recon.bank_statements b where b.account_id in (select account_id from recon.payout_lines)
+                 and b.closing_date <= ${date}
                group by b.account_id, b.currency)
     select s.account_id, s.currency, s.last_on,
       (select opening_balance from recon.bank_statements x where x.account_id = s.account_id and x.opening_date = s.first_on
         order by statement_id limit 1) as opening,
       (select closing_balance from recon.bank_statements x where x.account_id = s.account_id and x.closing_date = s.last_on
         order by statement_id desc limit 1) as closing,
-      coalesce((select sum(amount) from recon.journal_lines l where l.account = 'bank:' || s.account_id), 0) as booked,
+      coalesce((select sum(amount) from recon.journal_lines l where l.account = 'bank:' || s.account_id
+        and l.booked_at < ((s.last_on::date + 1)::timestamp at time zone ${zone})), 0) as booked,
       coalesce((select sum(case when direction = 'credit' then amount else -amount end) from recon.payout_lines p
-        where p.account_id = s.account_id and (p.role is null or p.role = 'unexpected' or p.reference is null)), 0) as not_booked
+        where p.account_id = s.account_id and p.booking_date <= s.last_on
+          and (p.role is null or p.role = 'unexpected' or p.reference is null)), 0) as not_booked
     from s order by s.account_id`;
 }
 

@@ -16,9 +16,9 @@ const money = (amount: bigint, currency: string): NightlyCell =>
 const NO_CURRENCY = '(no amount)';
 
 function oldestText(o: OpenItem, zone: string): string {
-  const at = DateTime.fromJSDate(o.detectedAt, { zone }).toFormat('yyyy-MM-dd HH:mm');
+  const at = DateTime.fromJSDate(o.since ?? o.detectedAt, { zone }).toFormat('yyyy-MM-dd HH:mm');
   const amount = o.amount !== null && o.currency ? `, ${moneyText(o.amount, o.currency)} in doubt` : '';
-  return `${o.type}, detected ${at}, ${o.ageDays} day${o.ageDays === 1 ? '' : 's'} open${amount}; id ${o.id}`;
+  return `${o.type}, since ${at}, ${o.ageDays} day${o.ageDays === 1 ? '' : 's'} open${amount}; id ${o.id}`;
 }
 
 export function writeOpenOnDaySheets(wb: Workbook, documentName: string, v: OpenOnDay, issuedAt: Date): void {
@@ -28,7 +28,7 @@ export function writeOpenOnDaySheets(wb: Workbook, documentName: string, v: Open
   const summary: NightlyCell[][] = [
     ['Business day', `${v.date} (${zone})`],
     ['Discrepancies stated as at', `${stamp(v.asAt)} (${zone})`],
-    ['Issue time', `${stamp(issuedAt)} (${zone}), the end of the business day`],
+    ['Issue time', `${stamp(issuedAt)} (${zone}), when this report was written`],
     ['Open discrepancies', String(v.open.length)],
     ['Oldest open discrepancy', v.oldest ? oldestText(v.oldest, zone) : 'none'],
     ['Month to date', `from ${stamp(v.monthFrom)} to ${stamp(v.asAt)} (${zone})`],

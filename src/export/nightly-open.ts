@@ -8,6 +8,12 @@ import { amountInDoubt, moneyText } from '../reconciliation/discrepancy-summary'
  * open then (from their detection, resolution and acceptance times, not their status now), how old they
  * were, the money they put in doubt per currency and sub-merchant, the oldest, and the month to that day.
  * A past day reads the same times, so `--date D` shows what was open on D.
+ *
+ * A difference stands from when the money was due or the operation happened (`since`: the discrepancy's
+ * occurred_at), not from when recon first ran: a month synced weeks later still shows, on its last day, what
+ * was wrong then, aged from then. One that recon found only after the day and that has been resolved since
+ * is not counted on it: the data that cleared it came with the data that raised it (an order the PSP's
+ * records of the same sync paid).
  */
 
 /** The times of one discrepancy that decide whether it was open at an instant, and what it concerns. */
@@ -16,6 +22,8 @@ export interface DiscrepancyTimes {
   readonly type: string;
   /** when recon found it (its occurrence when the projection had no clock yet) */
   readonly detectedAt: Date;
+  /** when the difference arose: the money due or the operation's time (absent: `detectedAt`) */
+  readonly since?: Date;
   readonly resolvedAt: Date | null;
   readonly acceptedAt: Date | null;
   readonly currency: string | null;
@@ -24,14 +32,32 @@ export interface DiscrepancyTimes {
   readonly amount: bigint | null;
 }
 
-/** Open at `at`: detected before it, and neither resolved nor accepted before it. */
+const sinceOf = (d: DiscrepancyTimes): Date => d.since ?? d.detectedAt;
+
+/**
+ * Open at `at`: arisen before it, not accepted before it, and not resolved before it; a resolved one only
+ * if recon had found it before `at` (found later and cleared since, it never stood as a difference on the
+ * day). The SQL of the same rule: `openAtSql`.
+ */
 export function openAt(d: DiscrepancyTimes, at: Date): boolean {
   const t = at.getTime();
   return (
-    d.detectedAt.getTime() < t &&
-    (d.resolvedAt === null || d.resolvedAt.getTime() >= t) &&
+    sinceOf(d).getTime() < t &&
+    (d.resolvedAt === null || (d.resolvedAt.getTime() >= t && d.detectedAt.getTime() < t)) &&
     (d.acceptedAt === null || d.acceptedAt.getTime() >= t)
   );
+}
+
+/** `openAt` over a discrepancy view's columns (unqualified: the innermost FROM's), for the report's counts. */
+export function openAtSql(sql: Sql, at: Date) {
+  return sql`coalesce(occurred_at, detected_at) < ${at} and coalesce(accepted_at, ${at}) >= ${at}
+    and (resolved_at is null or (resolved_at >= ${at} and coalesce(detected_at, occurred_at) < ${at}))`;
+}
+
+/** Arose in [from, to) and counted by `openAt` at `to` or resolved by then (the day's or month's new ones). */
+export function aroseWithinSql(sql: Sql, from: Date, to: Date) {
+  return sql`coalesce(occurred_at, detected_at) >= ${from} and coalesce(occurred_at, detected_at) < ${to}
+    and (resolved_at is null or coalesce(detected_at, occurred_at) < ${to})`;
 }
 
 /** Business days from the day an instant falls on to `day` (both in `zone`), counted on the calendar. */
@@ -135,10 +161,10 @@ export function openOnDay(
   const open = all
     .filter((d) => openAt(d, asAt))
     .map((d): OpenItem => {
-      const ageDays = ageInDays(d.detectedAt, date, timezone);
+      const ageDays = ageInDays(sinceOf(d), date, timezone);
       return { ...d, ageDays, bucket: bucketOf(ageDays).label };
     })
-    .sort((a, b) => a.detectedAt.getTime() - b.detectedAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    .sort((a, b) => sinceOf(a).getTime() - sinceOf(b).getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 
   const ageing: AgeingRow[] = [];
   for (const b of AGE_BUCKETS) {
@@ -176,8 +202,10 @@ export function openOnDay(
     const a = d.amount ?? 0n;
     const r = { ...row(c) };
     const isOpen = openAt(d, asAt);
-    if (!within(d.detectedAt) && !within(d.resolvedAt) && !within(d.acceptedAt) && !isOpen) continue;
-    if (within(d.detectedAt)) Object.assign(r, { detected: r.detected + 1, detectedAmount: r.detectedAmount + a });
+    // new in the month: arisen in it, unless found after the day and resolved since (never stood on it)
+    const arose = within(sinceOf(d)) && (d.resolvedAt === null || d.detectedAt < asAt);
+    if (!arose && !within(d.resolvedAt) && !within(d.acceptedAt) && !isOpen) continue;
+    if (arose) Object.assign(r, { detected: r.detected + 1, detectedAmount: r.detectedAmount + a });
     if (within(d.resolvedAt)) Object.assign(r, { resolved: r.resolved + 1, resolvedAmount: r.resolvedAmount + a });
     if (within(d.acceptedAt)) Object.assign(r, { accepted: r.accepted + 1, acceptedAmount: r.acceptedAmount + a });
     if (isOpen) Object.assign(r, { open: r.open + 1, openAmount: r.openAmount + a });
@@ -215,6 +243,7 @@ export async function discrepancyTimes(sql: Sql, date: string, timezone: string)
       id: string;
       type: string;
       detected: Date;
+      since: Date;
       resolved_at: Date | null;
       accepted_at: Date | null;
       currency: string | null;
@@ -223,17 +252,18 @@ export async function discrepancyTimes(sql: Sql, date: string, timezone: string)
       values: Record<string, unknown> | null;
     }[]
   >`
-    select id::text, type, coalesce(detected_at, occurred_at) as detected, resolved_at, accepted_at, currency,
-      sub_merchant_id, sub_merchant_ids, "values"
+    select id::text, type, coalesce(detected_at, occurred_at) as detected, coalesce(occurred_at, detected_at) as since,
+      resolved_at, accepted_at, currency, sub_merchant_id, sub_merchant_ids, "values"
     from ${sql.unsafe(await allDiscrepancies(sql))}
-    where coalesce(detected_at, occurred_at) < ${asAt}
+    where coalesce(occurred_at, detected_at) < ${asAt}
       and ((coalesce(resolved_at, ${asAt}) >= ${asAt} and coalesce(accepted_at, ${asAt}) >= ${asAt})
-        or coalesce(detected_at, occurred_at) >= ${monthFrom} or resolved_at >= ${monthFrom} or accepted_at >= ${monthFrom})
+        or coalesce(occurred_at, detected_at) >= ${monthFrom} or resolved_at >= ${monthFrom} or accepted_at >= ${monthFrom})
     order by id`;
   return rows.map((r) => ({
     id: r.id,
     type: r.type,
     detectedAt: r.detected,
+    since: r.since,
     resolvedAt: r.resolved_at,
     acceptedAt: r.accepted_at,
     currency: r.currency,

@@ -6,7 +6,7 @@ import { amountInDoubt, moneyDifference, whatDiffers } from '../reconciliation/d
 import type { EventStore } from '../store/types';
 import { cashSheetData } from './cash-sheet';
 import { ExportError } from './errors';
-import { openOnDayFrom } from './nightly-open';
+import { aroseWithinSql, openAtSql, openOnDayFrom } from './nightly-open';
 import { journalTotals, type JournalTotals, type Scope, sourceTotals, type SourceTotals } from './nightly-sources';
 import type { MatchingTotals, NightlyReportData, OpenDiscrepancy, SourceValue, SyncedWindow } from './nightly-types';
 import { writeNightlyReport } from './nightly-workbook';
@@ -58,6 +58,8 @@ export async function nightlyReportData(
     graceHours: number;
     facts?: ReadonlyArray<readonly [string, string | number]>;
     windows?: readonly SyncedWindow[];
+    /** the writing time, the report's issue time (default: now) */
+    now?: Date;
   },
 ): Promise<NightlyReportData> {
   const { sql } = deps;
@@ -94,8 +96,7 @@ export async function nightlyReportData(
       from (
         select o.*, coalesce(o.register_present and o.period_present and o.webhook_present, false) as all3,
           exists (select 1 from recon.discrepancies d where d.operation_key = o.operation_key
-            and coalesce(d.detected_at, d.occurred_at) < ${periods.day.to} and coalesce(d.resolved_at, ${periods.day.to}) >= ${periods.day.to}
-            and coalesce(d.accepted_at, ${periods.day.to}) >= ${periods.day.to}) as disputed
+            and ${openAtSql(sql, periods.day.to)}) as disputed
         from recon.operations o where o.occurred_at >= ${from} and o.occurred_at < ${to}
       ) x`;
     matching.push({
@@ -112,9 +113,10 @@ export async function nightlyReportData(
   }
 
   const { from, to } = periods.day;
-  // open at the day's end from the times, not the status now: a past day shows what was open then
-  const openAtEnd = sql`coalesce(detected_at, occurred_at) < ${to} and coalesce(resolved_at, ${to}) >= ${to}
-    and coalesce(accepted_at, ${to}) >= ${to}`;
+  // open at the day's end from the times, not the status now: a past day shows what was open then, from
+  // when each difference arose (nightly-open.ts)
+  const openAtEnd = openAtSql(sql, to);
+  const opened = aroseWithinSql(sql, from, to);
   const asOfDay = await openOnDayFrom(sql, opts.date, opts.timezone);
   const ages = new Map(asOfDay.open.map((o) => [o.id, o.ageDays]));
   const discrepancies = (
@@ -129,12 +131,12 @@ export async function nightlyReportData(
       }[]
     >`
     select type, coalesce(nullif(array_to_string(sub_merchant_ids, ', '), ''), sub_merchant_id) as sub_merchant_id,
-      count(*) filter (where detected_at >= ${from} and detected_at < ${to})::int as opened,
+      count(*) filter (where ${opened})::int as opened,
       count(*) filter (where resolved_at >= ${from} and resolved_at < ${to})::int as resolved,
       count(*) filter (where accepted_at >= ${from} and accepted_at < ${to})::int as accepted,
       count(*) filter (where ${openAtEnd})::int as open
     from ${sql.unsafe(await allDiscrepancies(sql))} group by 1, 2
-    having count(*) filter (where ${openAtEnd} or (detected_at >= ${from} and detected_at < ${to}) or (resolved_at >= ${from} and resolved_at < ${to})
+    having count(*) filter (where ${openAtEnd} or (${opened}) or (resolved_at >= ${from} and resolved_at < ${to})
       or (accepted_at >= ${from} and accepted_at < ${to})) > 0
     order by type, sub_merchant_id nulls first`
   ).map((r) => ({
@@ -251,6 +253,7 @@ export async function nightlyReportData(
   return {
     date: opts.date,
     timezone: opts.timezone,
+    writtenAt: opts.now ?? new Date(),
     ...periods,
     sources,
     journal: journalBuilt ? journal : null,
@@ -259,7 +262,7 @@ export async function nightlyReportData(
     open,
     windows,
     facts,
-    cash: await cashSheetData(sql, { date: opts.date }),
+    cash: await cashSheetData(sql, { date: opts.date, timezone: opts.timezone }),
     orders: await ordersReportData(deps.sql, { ...periods.day, timezone: opts.timezone }),
     asOfDay,
   };
@@ -275,6 +278,7 @@ export async function writeNightlyReportFor(
     outDir: string;
     facts?: ReadonlyArray<readonly [string, string | number]>;
     windows?: readonly SyncedWindow[];
+    now?: Date;
   },
 ): Promise<{ file: string; data: NightlyReportData }> {
   const data = await nightlyReportData(deps, opts);

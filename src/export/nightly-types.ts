@@ -69,6 +69,8 @@ export interface SyncedWindow {
 export interface NightlyReportData {
   readonly date: string;
   readonly timezone: string;
+  /** when the report was written: its issue time */
+  readonly writtenAt?: Date;
   readonly day: { readonly from: Date; readonly to: Date };
   readonly openWindow: { readonly from: Date; readonly to: Date };
   readonly sources: readonly SourceTotals[];

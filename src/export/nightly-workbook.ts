@@ -17,10 +17,12 @@ export const nightlyDocumentName = (date: string, timezone: string) =>
   `Nightly reconciliation report ${date} (${timezone})`;
 
 /**
- * The report's issue time: the end of its business day, the instant its open discrepancies are stated at.
- * Not the run's clock: running the report again for the same day (a replay, a rerun) writes the same file.
+ * The report's issue time: when it was written (`writtenAt`); the discrepancies are stated as at the end
+ * of its business day, which the Summary gives apart. Data without a writing time (a test's) is dated at
+ * that end.
  */
-export const nightlyIssuedAt = (data: Pick<NightlyReportData, 'day'>): Date => data.day.to;
+export const nightlyIssuedAt = (data: Pick<NightlyReportData, 'day' | 'writtenAt'>): Date =>
+  data.writtenAt ?? data.day.to;
 
 const moneyCell = (v: bigint | null | undefined, currency: string | null): NightlyCell =>
   v === null || v === undefined ? null : currency ? { money: minorToMajor(v), currency } : minorToMajor(v);

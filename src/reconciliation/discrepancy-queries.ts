@@ -81,12 +81,14 @@ function dayStart(day: string, zone: string): DateTime | null {
 const isoOrNull = (v: unknown): string | null =>
   v === null || v === undefined ? null : v instanceof Date ? v.toISOString() : String(v);
 
-function toRecord(r: Record<string, unknown>): DiscrepancyRecord {
+/** A row of a discrepancy view as auditors read it (JSON, CSV, the API). */
+export function toRecord(r: Record<string, unknown>): DiscrepancyRecord {
   return {
     id: String(r.id),
     type: String(r.type),
     status: String(r.status),
-    pos_id: String(r.pos_id),
+    // a NULL stays null (it read "null", a string, in JSON)
+    pos_id: (r.pos_id as string | null) ?? null,
     order_id: (r.order_id as string | null) ?? null,
     payment_id: (r.payment_id as string | null) ?? null,
     method: (r.method as string | null) ?? null,
@@ -426,7 +428,19 @@ export function discrepanciesTable(
   rows: readonly DiscrepancyRecord[],
   names: ReadonlyMap<string, string> = new Map(),
 ): string {
-  const head = ['amount', 'order_id', 'sub-merchant', 'type', 'status', 'operation time', 'what differs', 'id'];
+  // who accepted and why, for an auditor reading the list: a column only when one is accepted
+  const decided = rows.some((r) => r.accepted_by !== null);
+  const head = [
+    'amount',
+    'order_id',
+    'sub-merchant',
+    'type',
+    'status',
+    'operation time',
+    'what differs',
+    ...(decided ? ['accepted by: why'] : []),
+    'id',
+  ];
   const cells = rows.map((r) => {
     const amount = discrepancyAmount(r);
     const subs = subMerchantsOf(r).map((id) => names.get(id) ?? id);
@@ -438,6 +452,7 @@ export function discrepanciesTable(
       r.status,
       (r.occurred_at ?? r.detected_at ?? '-').replace('T', ' ').slice(0, 19),
       whatDiffers(r),
+      ...(decided ? [r.accepted_by === null ? '' : `${r.accepted_by}: ${r.accepted_note ?? ''}`] : []),
       r.id,
     ];
   });

@@ -23,14 +23,61 @@ export function moneyText(minor: bigint, currency: string | null): string {
   return `${sign}${grouped}.${frac}${currency ? ` ${currency}` : ''}`;
 }
 
-/** The amount at stake: the largest amount any source states for the operation (minor units), or null. */
-export function discrepancyAmount(d: Pick<DiscrepancyRecord, 'values'>): bigint | null {
+/**
+ * The amount at stake (minor units), or null: for the PSP's sources, the largest amount any source states
+ * for the operation; for the other legs, the money the discrepancy is about (legAmount).
+ */
+export function discrepancyAmount(d: Pick<DiscrepancyRecord, 'values'> & { type?: string }): bigint | null {
   let best: bigint | null = null;
   for (const s of SOURCES) {
     const a = bigOf(sourceOf(d, s)?.amount);
     if (a !== null && (best === null || (a < 0n ? -a : a) > (best < 0n ? -best : best))) best = a;
   }
-  return best;
+  return best ?? (d.type ? legAmount({ type: d.type, values: d.values ?? {} }) : null);
+}
+
+/**
+ * The money a discrepancy of the settlement, payout, fee-contract or order legs is about: what was due
+ * (a settlement, a payout), what the bank line moved, the part a fee was charged on, the payment or order.
+ */
+function legAmount(d: Pick<DiscrepancyRecord, 'type' | 'values'>): bigint | null {
+  const v = d.values;
+  switch (d.type) {
+    case 'settlement_missing':
+    case 'settlement_short':
+    case 'payout_missing':
+    case 'payout_amount_mismatch':
+      return bigOf(v.expected);
+    case 'settlement_late':
+      return bigOf(v.received);
+    case 'settlement_unexpected':
+    case 'payout_unexpected':
+    case 'payout_duplicate':
+    case 'payout_returned':
+      return bigOf(v.amount);
+    case 'fee_above_contract':
+    case 'fee_below_contract':
+      return bigOf(v.part);
+    case 'order_not_at_psp':
+      return bigOf(v.order_amount);
+    case 'payment_without_order':
+    case 'amount_differs_from_order':
+    case 'split_differs_from_order':
+      return bigOf(v.psp_amount) ?? sumOf(v.psp_split);
+    case 'duplicate': {
+      const rows = Array.isArray(v.rows) ? (v.rows as Array<Record<string, unknown>>) : [];
+      return bigOf(rows[0]?.amount);
+    }
+    default:
+      return null;
+  }
+}
+
+/** The sum of the `amount`s of a list of parts, or null when one is not an amount. */
+function sumOf(parts: unknown): bigint | null {
+  if (!Array.isArray(parts) || parts.length === 0) return null;
+  const amounts = parts.map((p) => bigOf((p as { amount?: unknown })?.amount));
+  return amounts.every((a) => a !== null) ? (amounts as bigint[]).reduce((a, b) => a + b, 0n) : null;
 }
 
 /** Each source's value of one field ("register 10.00, period 9.00") and the difference between extremes. */
@@ -96,7 +143,70 @@ export function whatDiffers(d: Pick<DiscrepancyRecord, 'type' | 'values' | 'curr
     case 'duplicate':
       return `${String(d.values.source ?? 'a source')} reported the operation more than once`;
     default:
-      return d.type.replace(/_/g, ' ');
+      return legDiffers(d) ?? d.type.replace(/_/g, ' ');
+  }
+}
+
+/** What differs for the settlement, payout, fee-contract, order and report legs, with the amounts. */
+function legDiffers(d: Pick<DiscrepancyRecord, 'type' | 'values' | 'currency'>): string | null {
+  const v = d.values;
+  const m = (x: unknown) => {
+    const b = bigOf(x);
+    return b === null ? '?' : moneyText(b, d.currency);
+  };
+  const t = (x: unknown) => (x === null || x === undefined || x === '' ? '?' : String(x));
+  const ref = (x: unknown) => (x ? ` (bank reference ${String(x)})` : '');
+  const days = [v.due_on].flat().map(t).join(', ');
+  switch (d.type) {
+    case 'settlement_missing':
+      return `settlement of ${m(v.expected)} due ${days} not received by ${t(v.deadline)}`;
+    case 'settlement_short':
+      return `settlement due ${days}: expected ${m(v.expected)}, received ${m(v.received)} on ${t(v.booked_on)}${ref(v.bank_ref)}; short ${m(v.shortfall)}`;
+    case 'settlement_late':
+      return `settlement due ${days} received on ${t(v.received_on)}, ${t(v.business_days_late)} business day(s) late: ${m(v.received)}${ref(v.bank_ref)}`;
+    case 'settlement_unexpected':
+      return `bank credit of ${m(v.amount)} on ${t(v.booked_on)} pays no settlement due${ref(v.bank_ref)}`;
+    case 'payout_missing':
+      return `payout ${t(v.reference)} of ${m(v.expected)} due ${t(v.due_on)}: paid ${m(v.paid_out ?? '0')}, returned ${m(v.returned ?? '0')}`;
+    case 'payout_amount_mismatch': {
+      const e = bigOf(v.expected);
+      const p = bigOf(v.paid_out);
+      return `payout ${t(v.reference)}: expected ${m(v.expected)}, paid ${m(v.paid_out)}${e !== null && p !== null ? `; difference ${moneyText(p - e, d.currency)}` : ''}`;
+    }
+    case 'payout_unexpected':
+      return `debit of ${m(v.amount)} on ${t(v.booking_date)} to ${t(v.counterparty_name)} pays no expected payout`;
+    case 'payout_duplicate':
+      return `payout ${t(v.reference)} paid again: ${m(v.amount)} on ${t(v.booking_date)} to ${t(v.counterparty_name)}`;
+    case 'payout_returned':
+      return `payout ${t(v.reference)} returned: ${m(v.amount)} on ${t(v.booking_date)} (${t(v.remittance)})`;
+    case 'fee_above_contract':
+    case 'fee_below_contract':
+      return `fee on a part of ${m(v.part)}: charged ${m(v.charged_fee)}, contract ${m(v.expected_fee)} (${t(v.percent)} % + ${m(v.fixed)}); difference ${m(v.difference)}`;
+    case 'order_not_at_psp':
+      return `order of ${m(v.order_amount)} created ${t(v.order_created_at)}: no payment at the PSP after ${t(v.grace_hours)} h`;
+    case 'payment_without_order':
+      return `PSP payment of ${m(v.psp_amount)} (${t(v.psp_status)}) with no order${v.reason && v.reason !== 'no_order' ? ` (${t(v.reason).replace(/_/g, ' ')})` : ''}`;
+    case 'amount_differs_from_order': {
+      const c = (x: unknown, currency: unknown) => {
+        const b = bigOf(x);
+        return b === null ? '?' : moneyText(b, typeof currency === 'string' ? currency : null);
+      };
+      const diff = bigOf(v.difference) !== null ? `; difference ${c(v.difference, v.order_currency)}` : '';
+      return `order ${c(v.order_amount, v.order_currency)}, PSP ${c(v.psp_amount, v.psp_currency)}${diff}`;
+    }
+    case 'split_differs_from_order': {
+      const parts = Array.isArray(v.parts) ? (v.parts as Array<Record<string, unknown>>) : [];
+      return `split: ${parts
+        .map(
+          (p) =>
+            `${t(p.receiver_name ?? p.sub_merchant_id)} ordered ${p.order_amount === null ? 'nothing' : m(p.order_amount)}, paid ${p.psp_amount === null ? 'nothing' : m(p.psp_amount)}`,
+        )
+        .join('; ')}`;
+    }
+    case 'report_count_mismatch':
+      return `register report announced ${t(v.announced_count)} rows, delivered ${t(v.received_count)}`;
+    default:
+      return null;
   }
 }
 

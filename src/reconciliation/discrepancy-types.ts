@@ -68,7 +68,8 @@ export interface DiscrepancyRecord {
   id: string;
   type: string;
   status: string;
-  pos_id: string;
+  /** null where no POS is concerned (an order the PSP never saw) */
+  pos_id: string | null;
   order_id: string | null;
   payment_id: string | null;
   method: string | null;

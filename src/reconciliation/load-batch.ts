@@ -146,7 +146,7 @@ async function loadPayments(tx: Tx, s: string, b: Batch, keys: Keys): Promise<vo
   for (const r of discRows) {
     const d = discrepancyFromRow(r);
     b.storedDiscrepancies.add(d.id);
-    payment(d.pos_id, d.payment_id!).discrepancies.set(d.id, d);
+    payment(d.pos_id!, d.payment_id!).discrepancies.set(d.id, d);
   }
 }
 

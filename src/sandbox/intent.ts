@@ -1,4 +1,5 @@
 import { applicableLine, expectedFee, parseFeeContract } from '../intent/fee-contract';
+import { PRIMARY_METHODS } from '../intent/order-rules';
 import type { OrderDiscrepancyType } from '../order-discrepancy-types';
 import type { Operation, Order, SubMerchant } from './model';
 import { mainOperation } from './injections';
@@ -253,8 +254,9 @@ export function pspSideOrderTruth(scenario: Scenario, intent: SandboxIntent): In
   if (!contract.ok) throw new Error('the sandbox fee contract is invalid');
   const key = (t: IntentTruth) => `${t.type}|${t.paymentId}|${t.subMerchantId}`;
   const seen = new Set(intent.groundTruth.map(key));
+  // keyed by transaction: a payment's operations (purchase, then refund or dispute) share its payment id
   const ops = new Map<string, Operation>();
-  for (const order of scenario.orders()) for (const op of order.operations) ops.set(op.paymentId, op);
+  for (const order of scenario.orders()) for (const op of order.operations) ops.set(op.transactionId, op);
   const byId = new Map(scenario.subMerchants.map((s) => [s.id, s]));
   const out: IntentTruth[] = [];
   const add = (t: IntentTruth) => {
@@ -263,9 +265,14 @@ export function pspSideOrderTruth(scenario: Scenario, intent: SandboxIntent): In
   };
   for (const g of scenario.groundTruth) {
     if (g.type !== 'split_mismatch' && g.type !== 'unknown_sub_merchant') continue;
-    if (!g.orderId || !g.paymentId || !ordered.has(g.orderId)) continue;
-    add({ type: 'split_differs_from_order', orderId: g.orderId, paymentId: g.paymentId, subMerchantId: null });
-    const op = ops.get(g.paymentId);
+    if (!g.orderId || !g.paymentId || !g.transactionId) continue;
+    const op = ops.get(g.transactionId);
+    // recon compares an order with its payment's primary operation (docs/orders.md): a split distorted on a
+    // capture is that capture's split_mismatch, not a difference from the order (the authorization, compared, agrees);
+    // a payment whose order is not in the file is payment_without_order, with no split to compare
+    if (ordered.has(g.orderId) && (g.type === 'unknown_sub_merchant' || PRIMARY_METHODS.has(g.method ?? '')))
+      add({ type: 'split_differs_from_order', orderId: g.orderId, paymentId: g.paymentId, subMerchantId: null });
+    // the fee is judged on every successful operation against the contract, whether or not its order is known
     const part = op?.receivers.find((r) => r.name === g.receiverName);
     if (!op || !part) continue;
     const listed = byId.get(part.subMerchantId)?.listed === true;

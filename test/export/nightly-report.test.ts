@@ -100,12 +100,17 @@ describe('nightly report', () => {
     const reg = data.sources.filter((s) => s.scope === 'day' && s.source === 'register');
     expect(new Map(reg.map((s) => [s.currency, { n: s.operations, net: s.net }]))).toEqual(byCurrency);
 
-    // open at a day's end, counted in JS from each discrepancy's times (every view read as one)
-    const times = await db.sql<{ d: Date | null; r: Date | null; a: Date | null }[]>`
-      select coalesce(detected_at, occurred_at) as d, resolved_at as r, accepted_at as a from recon.discrepancies
-      union all select coalesce(detected_at, occurred_at), resolved_at, accepted_at from recon.order_discrepancies`;
+    // open at a day's end, counted in JS from each discrepancy's times (every view read as one): from when it
+    // arose (the operation's time), until resolved or accepted; one found after the day and resolved since
+    // never stood on it
+    const times = await db.sql<{ s: Date | null; d: Date | null; r: Date | null; a: Date | null }[]>`
+      select coalesce(occurred_at, detected_at) as s, coalesce(detected_at, occurred_at) as d, resolved_at as r,
+        accepted_at as a from recon.discrepancies
+      union all select coalesce(occurred_at, detected_at), coalesce(detected_at, occurred_at), resolved_at, accepted_at
+        from recon.order_discrepancies`;
     const openAt = (end: Date) =>
-      times.filter((t) => t.d !== null && t.d < end && !(t.r && t.r < end) && !(t.a && t.a < end)).length;
+      times.filter((t) => t.s !== null && t.s < end && !(t.r && (t.r < end || t.d! >= end)) && !(t.a && t.a < end))
+        .length;
     expect(data.open.length).toBe(openAt(to));
     expect(data.sources.some((x) => x.scope === 'open window')).toBe(true);
     expect(data.discrepancies.reduce((a, d) => a + d.open, 0)).toBe(openAt(to));

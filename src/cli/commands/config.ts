@@ -38,7 +38,10 @@ export function register(program: Command): void {
         mail: c.mail ? { smtpUrl: withoutPassword(c.mail.smtpUrl), from: c.mail.from } : '(unset: RECON_SMTP_URL)',
         subMerchantDirectory: subMerchantDirectory ?? '(unset: RECON_SUB_MERCHANTS)',
       };
-      process.stdout.write(JSON.stringify(hidden(shown, c), null, 2) + '\n');
+      // the bank's tolerances are bigint minor units: shown as their digits (JSON.stringify threw on them)
+      process.stdout.write(
+        JSON.stringify(hidden(shown, c), (_k, v) => (typeof v === 'bigint' ? v.toString() : v), 2) + '\n',
+      );
     });
 }
 

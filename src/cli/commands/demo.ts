@@ -46,6 +46,8 @@ export function register(program: Command): void {
           signal: controller.signal,
         });
         process.stdout.write(opts.json ? JSON.stringify(summary, null, 2) + '\n' : formatSummary(summary) + '\n');
+        // the demo's own check failed: recon found other than the sandbox injected
+        if (!summary.check.passed) process.exitCode = 1;
       } finally {
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);

@@ -1,7 +1,10 @@
 import type { Command } from 'commander';
+import { DateTime } from 'luxon';
+import { requireConfig } from '../../config/env';
 import { ageingLines } from '../../export/nightly-open';
 import { previousDay, writeNightlyReportFor } from '../../export/nightly-report';
 import { ensureOutDir } from '../../export/out-dir';
+import { UsageError } from '../errors';
 import { calendarDay, outDirOption } from '../options';
 import { withRuntime } from '../runtime';
 
@@ -18,7 +21,14 @@ export function register(program: Command): void {
     )
     .option('--out <dir>', 'output directory (default: RECON_OUT_DIR)')
     .action(async (opts: { date?: string; out?: string }) => {
-      if (opts.date !== undefined) calendarDay('--date', opts.date);
+      if (opts.date !== undefined) {
+        calendarDay('--date', opts.date);
+        // a day not begun has nothing to state: refused before the database starts
+        const zone = requireConfig().timezone;
+        const today = DateTime.now().setZone(zone).toISODate()!;
+        if (opts.date > today)
+          throw new UsageError(`--date ${opts.date} is after today (${today} in RECON_TIMEZONE ${zone})`);
+      }
       const out = opts.out !== undefined ? outDirOption('--out', opts.out) : undefined;
       await withRuntime(async (rt) => {
         const date = opts.date ?? previousDay(new Date(), rt.config.timezone);
