@@ -9,6 +9,7 @@ import { ExportError } from './errors';
 import { aroseWithinSql, openAtSql, openOnDayFrom } from './nightly-open';
 import { journalTotals, type JournalTotals, type Scope, sourceTotals, type SourceTotals } from './nightly-sources';
 import type { MatchingTotals, NightlyReportData, OpenDiscrepancy, SourceValue, SyncedWindow } from './nightly-types';
+import { quarantineFacts } from './nightly-quarantine';
 import { writeNightlyReport } from './nightly-workbook';
 import { ordersReportData } from './orders-sheet';
 
@@ -249,6 +250,7 @@ export async function nightlyReportData(
     ['Windows synced', windows.length],
     ['Register report ids', [...new Set(windows.map((w) => w.reportId))].join(', ') || '(none)'],
   );
+  facts.push(...(await quarantineFacts(sql)));
   facts.push(...(opts.facts ?? []));
   return {
     date: opts.date,

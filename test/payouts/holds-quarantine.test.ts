@@ -6,6 +6,7 @@ import { projection as journal } from '../../projections/journal';
 import { projection as reconciliation } from '../../projections/reconciliation';
 import { DEFAULT_HOLD_POLICY } from '../../src/config/hold-policy';
 import { heldAt } from '../../src/export/holds';
+import { nightlyReportData } from '../../src/export/nightly-report';
 import { holdReason } from '../../src/export/i18n/labels';
 import { ledgerPosition } from '../../src/export/statements';
 import { silentLogger } from '../../src/log';
@@ -107,6 +108,14 @@ describe('a payment with an event set aside', () => {
     expect(held[0]!.reason).toBe('a record of the payment could not be processed: under investigation');
     expect(holdReason(held[0]!.reason, 'uk')).not.toBe(held[0]!.reason);
     expect(BigInt(net!.net)).toBeGreaterThan(0n);
+
+    // the nightly report says so
+    const report = await nightlyReportData(
+      { sql: fx.db.sql, store: fx.store },
+      { date: '2024-03-10', timezone: 'UTC', graceHours: 48 },
+    );
+    expect(report.facts.find(([label]) => label.startsWith('Events set aside'))?.[1]).toBe(1);
+    expect(report.facts.find(([label]) => label === 'Set aside by reconciliation')?.[1]).toContain(period!.id);
 
     // fixed: applied again, nothing set aside, nothing held
     writeFileSync(poisonFile, '{}');
