@@ -279,7 +279,8 @@ function statusTable(
     row.commit();
     t.rows++;
   }
-  closeTable(t);
+  // an empty table says so
+  closeTable(t, t.rows <= 1 ? [{ values: ['(none)'] }] : []);
 }
 
 /** `payout-status-YYYY-MM.xlsx`: the payouts a month's statements asked for, and what the bank did with them. */
