@@ -336,11 +336,15 @@ async function* run(input: Readable, file: string): AsyncGenerator<readonly Bank
   });
   const append = (t: string) => {
     text += t;
-    if (text.length > MAX_TEXT)
-      fail(paths[paths.length - 1] ?? 'Document', `a text longer than ${MAX_TEXT} characters`);
+    if (text.length > MAX_TEXT) tooLong();
   };
+  const tooLong = () =>
+    fail(paths[paths.length - 1] ?? 'Document', `a text, comment or CDATA longer than ${MAX_TEXT} characters`);
   parser.on('text', append);
   parser.on('cdata', append);
+  parser.on('comment', (c) => {
+    if (c.length > MAX_TEXT) tooLong();
+  });
   parser.on('closetag', () => {
     const path = paths.pop()!;
     while (scopes.length > 0 && scopes[scopes.length - 1]!.depth >= paths.length) scopes.pop();
@@ -567,8 +571,7 @@ async function* run(input: Readable, file: string): AsyncGenerator<readonly Bank
   try {
     for await (const chunk of decodedText(input as AsyncIterable<Buffer>, 'xml')) {
       parser.write(chunk);
-      if (pending.text.length > MAX_TEXT)
-        fail(paths[paths.length - 1] ?? 'Document', `a text, comment or CDATA longer than ${MAX_TEXT} characters`);
+      if (pending.text.length > MAX_TEXT) tooLong();
       if (out.length > 0) yield out.splice(0, out.length);
     }
     parser.close();

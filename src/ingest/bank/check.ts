@@ -205,5 +205,5 @@ function reused(s: ParsedStatement, r: Running, seen: Map<string, string>): stri
   }
   return before === content
     ? null
-    : `statement id ${s.statementId} of account ${s.account} (${s.where}) is given twice in the file with other content`;
+    : `statement id ${s.statementId} of account ${s.account} (${s.where}): given twice in the file with other content`;
 }

@@ -1,4 +1,5 @@
 import { isUtf8 } from 'node:buffer';
+import { ReconError } from '../../errors';
 
 /**
  * The bytes of a bank file as text, decoded as declared (docs/bank.md, "Encodings"): UTF-8 unless the file
@@ -9,7 +10,9 @@ import { isUtf8 } from 'node:buffer';
  */
 
 /** Bytes that are not text in the encoding read: the reader names the line. */
-export class UndecodableBytes extends Error {
+export class UndecodableBytes extends ReconError {
+  readonly code = 'BANK_FILE_UNDECODABLE';
+  readonly kind = 'data';
   constructor(readonly problem: string) {
     super(problem);
     this.name = 'UndecodableBytes';
@@ -17,7 +20,9 @@ export class UndecodableBytes extends Error {
 }
 
 /** An encoding a file declares, or is configured with, that recon cannot decode. */
-export class UnknownEncoding extends Error {
+export class UnknownEncoding extends ReconError {
+  readonly code = 'BANK_FILE_UNKNOWN_ENCODING';
+  readonly kind = 'data';
   constructor(readonly label: string) {
     super(`encoding ${JSON.stringify(label.slice(0, 40))} is not one recon can decode`);
     this.name = 'UnknownEncoding';
@@ -101,13 +106,16 @@ function checkedUtf8(part: Buffer): string {
   throw new InvalidAt(part.subarray(0, bad).toString('utf8'), part.subarray(bad, bad + 4));
 }
 
-/** Valid text before invalid bytes: strictUtf8's caller receives the text, then the refusal. */
-class InvalidAt extends Error {
+/** Valid text before invalid bytes: decodedText gives the text to the reader, then the refusal. */
+export class InvalidAt extends ReconError {
+  readonly code = 'BANK_FILE_NOT_UTF8';
+  readonly kind = 'data';
   constructor(
     readonly valid: string,
     readonly bytes: Buffer,
   ) {
-    super('invalid UTF-8');
+    super('bytes that are not UTF-8');
+    this.name = 'InvalidAt';
   }
 }
 

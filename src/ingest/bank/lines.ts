@@ -1,10 +1,14 @@
+import { ReconError } from '../../errors';
+
 /**
  * Decoded text cut into lines (LF, CRLF or a lone CR, as MT940 exports mix them), each at most `maxLength`
  * characters: a longer line is refused as soon as it is longer, so that memory stays flat whatever the file.
  */
 
 /** A line longer than the limit: the reader names it (the line after the last one it was given). */
-export class LineTooLong extends Error {
+export class LineTooLong extends ReconError {
+  readonly code = 'BANK_FILE_LINE_TOO_LONG';
+  readonly kind = 'data';
   constructor(readonly maxLength: number) {
     super(`a line longer than ${maxLength} characters`);
     this.name = 'LineTooLong';
