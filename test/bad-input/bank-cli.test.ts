@@ -91,10 +91,26 @@ describe('recon bank import at the doors', () => {
     expect(ok.stdout).toMatch(/entries 2 new/);
     expect(await events()).toBe(before + 3);
 
+    // bank.encoding in RECON_CONFIG reads MT940 and CSV files without --encoding
+    const configured = tempFile('cli-doors-config-1252.json', '');
+    writeFileSync(
+      configured,
+      JSON.stringify({
+        bank: { encoding: 'windows-1252', accounts: [{ id: EUR.id, currency: 'EUR', role: 'payouts' }] },
+      }),
+    );
+    const latin2 = tempFile('cli-latin2.sta', Buffer.from(mt940('CLI-LAT2', { name: 'J\u00e4ger' }), 'latin1'));
+    const viaConfig = await runRecon(['bank', 'import', latin2], { ...env, RECON_CONFIG: configured }, RUN_MS);
+    expect(viaConfig.code, viaConfig.stderr).toBe(0);
+    expect(await events()).toBe(before + 6);
+
     const project = await runRecon(['project'], env, RUN_MS);
     expect(project.code, project.stderr).toBe(0);
     const [row] = await db.sql<{ name: string }[]>`
       select counterparty_name as name from recon.bank_entries where statement_id like 'CLI-LATIN%' and direction = 'credit'`;
     expect(row!.name).toBe('M\u00fcller');
+    const [row2] = await db.sql<{ name: string }[]>`
+      select counterparty_name as name from recon.bank_entries where statement_id like 'CLI-LAT2%' and direction = 'credit'`;
+    expect(row2!.name).toBe('J\u00e4ger');
   });
 });

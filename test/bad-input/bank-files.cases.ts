@@ -562,6 +562,13 @@ function camtTexts(): BankCase[] {
       expect: refused(/Ntry\/AcctSvcrRef entry 1/, /longer than 256 characters \(300\)/),
     },
     {
+      name: 'camt empty AcctSvcrRef: no reference',
+      door: 'camt.053',
+      check: 'text',
+      bytes: camtWith('C-T-EMPTYREF', '<AcctSvcrRef>C-T-EMPTYREF-A</AcctSvcrRef>', '<AcctSvcrRef></AcctSvcrRef>'),
+      expect: accepted(2, ['bankRef', null]),
+    },
+    {
       name: 'camt statement id with a control character',
       door: 'camt.053',
       check: 'text',
@@ -859,6 +866,16 @@ function csvCases(): BankCase[] {
       'K-H-DUP',
       csv('K-H-DUP', {}, CSV_HEADER.replace('Notiz', 'Betrag')),
       refused('line 1 (header)', /column "Betrag" appears twice in the header/),
+    ),
+    k(
+      'CSV columns without a name (a trailing delimiter)',
+      'header',
+      'K-H-EMPTY',
+      csv('K-H-EMPTY')
+        .split('\n')
+        .map((l) => (l === '' ? l : `${l};`))
+        .join('\n'),
+      accepted(2),
     ),
     k(
       'CSV NUL in a header',

@@ -99,6 +99,8 @@ async function* textOf(input: Readable, file: string, encoding: string): AsyncGe
 function checkedHeader(file: string, header: string[]): string[] {
   const seen = new Set<string>();
   for (const name of header) {
+    // a column without a name (a trailing delimiter) cannot be mapped: neither checked nor counted
+    if (name.trim() === '') continue;
     const r = checkText(name, REFERENCE_TEXT);
     if (!r.ok) throw new BankFileError(file, 'line 1 (header)', `column ${quoteForMessage(name)}: ${r.reason}`);
     if (seen.has(name))
