@@ -26,7 +26,7 @@ import {
  * Bounds (docs/bank.md, "Limits"): nesting depth MAX_DEPTH, one text or comment MAX_TEXT characters, an entry's
  * transaction details MAX_DETAILS; a statement names its Id and Acct before its first Ntry (as the schema
  * orders them), so that every entry is booked to the account the statement names. Every text kept goes
- * through the shared text rule (src/input-rules.ts) with the policy of its field (FIELD_POLICY below).
+ * through the shared text rule (src/input-rules.ts) with the policy of its field (camt-rules.ts).
  */
 
 interface Balance {
@@ -128,6 +128,8 @@ function childPath(parent: string, name: string): string {
   return p;
 }
 
+const PLAIN = /^[\x20-\x7e]*$/;
+
 export function parseCamt053(input: Readable, file: string): BankFileParser {
   return { [Symbol.asyncIterator]: () => run(input, file)[Symbol.asyncIterator]() };
 }
@@ -150,9 +152,11 @@ async function* run(input: Readable, file: string): AsyncGenerator<readonly Bank
   let sawAcct = false;
   // namespace declarations in scope (only elements that declare one push here: most declare none)
   const scopes: { depth: number; prefix: string; uri: string }[] = [];
-  let statementNs: { prefix: string; uri: string } | null = null;
+  let statementNs: { prefix: string; colon: string; uri: string } | null = null;
   /** depth of an open SplmtryData: what a bank puts there may be in any namespace */
   let supplementary = -1;
+  /** the namespace declarations of the element being opened (saxes gives its attributes one by one first) */
+  let declared: { prefix: string; uri: string }[] = [];
 
   const where = (path: string) =>
     `line ${parser.line}, column ${parser.column} (${path.startsWith('Stmt') ? `Stmt[${head?.index ?? stmtCount}]${path.slice(4)}` : path}${entry ? ` entry ${entry.index + 1}` : ''})`;
@@ -173,12 +177,16 @@ async function* run(input: Readable, file: string): AsyncGenerator<readonly Bank
     const d = dayOfCamt(t, path.endsWith('DtTm') ? 'DtTm' : 'Dt');
     return d.ok ? d.value : fail(path, d.reason);
   };
+  /** the text of an element kept (switch cases below), trimmed and through its field's policy */
+  const checked = (path: string, t: string): string => kept(path, t.trim()) ?? '';
   /** a text kept, through its field's policy */
   const kept = (path: string, t: string | null): string | null => {
     // an empty element is no value (as before): it is not a text to check
     if (t === null || t === '') return t;
     const policy = FIELD_POLICY[path];
     if (policy === undefined) return t;
+    // most texts are plain printable ASCII, which no policy refuses: no per-character walk, no allocation
+    if (t.length <= policy.maxLength && PLAIN.test(t)) return t;
     const r = checkText(t, policy);
     return r.ok ? r.value : fail(path, r.reason);
   };
@@ -191,36 +199,53 @@ async function* run(input: Readable, file: string): AsyncGenerator<readonly Bank
     return null;
   };
   /** the namespace of BkToCstmrStmt, and of the elements inside it, is a camt.053 version recon reads */
-  const checkNamespace = (qname: string, path: string, attributes: Record<string, unknown>) => {
-    const depth = paths.length;
-    for (const k in attributes) {
-      if (k !== 'xmlns' && !k.startsWith('xmlns:')) continue;
-      const prefix = k === 'xmlns' ? '' : k.slice(6);
-      const uri = String(attributes[k]);
-      if (statementNs && supplementary < 0 && prefix === statementNs.prefix && uri !== statementNs.uri)
-        fail(path, `namespace ${JSON.stringify(uri.slice(0, 80))} declared inside the statement (${statementNs.uri})`);
-      scopes.push({ depth, prefix, uri });
-    }
-    const i = qname.indexOf(':');
-    const prefix = i < 0 ? '' : qname.slice(0, i);
+  const checkNamespace = (qname: string, path: string) => {
+    if (declared.length > 0) declare(path);
     if (statementNs === null) {
-      if (localName(qname) !== 'BkToCstmrStmt') return;
-      const uri = resolve(prefix);
-      if (uri === null || !SUPPORTED_NAMESPACE.test(uri))
+      if (localName(qname) === 'BkToCstmrStmt') statementNamespace(qname, path);
+      return;
+    }
+    if (supplementary >= 0) return;
+    if (statementNs.prefix === '' ? qname.indexOf(':') < 0 : qname.startsWith(statementNs.colon)) return;
+    const i = qname.indexOf(':');
+    if (resolve(i < 0 ? '' : qname.slice(0, i)) !== statementNs.uri)
+      fail(path, `element ${JSON.stringify(qname.slice(0, 80))} is not in the statement's namespace`);
+  };
+  const declare = (path: string) => {
+    const depth = paths.length;
+    for (const d of declared) {
+      if (statementNs && supplementary < 0 && d.prefix === statementNs.prefix && d.uri !== statementNs.uri)
         fail(
           path,
-          `namespace ${uri === null ? '(none)' : JSON.stringify(uri.slice(0, 80))} is not a camt.053 statement recon reads ` +
-            '(urn:iso:std:iso:20022:tech:xsd:camt.053.001.02 to .13)',
+          `namespace ${JSON.stringify(d.uri.slice(0, 80))} declared inside the statement (${statementNs.uri})`,
         );
-      statementNs = { prefix, uri: uri! };
-    } else if (supplementary < 0 && prefix !== statementNs.prefix && resolve(prefix) !== statementNs.uri) {
-      fail(path, `element ${JSON.stringify(qname.slice(0, 80))} is not in the statement's namespace`);
+      scopes.push({ depth, prefix: d.prefix, uri: d.uri });
     }
+    declared = [];
+  };
+  const statementNamespace = (qname: string, path: string) => {
+    const i = qname.indexOf(':');
+    const prefix = i < 0 ? '' : qname.slice(0, i);
+    const uri = resolve(prefix);
+    if (uri === null || !SUPPORTED_NAMESPACE.test(uri))
+      fail(
+        path,
+        `namespace ${uri === null ? '(none)' : JSON.stringify(uri.slice(0, 80))} is not a camt.053 statement recon reads ` +
+          '(urn:iso:std:iso:20022:tech:xsd:camt.053.001.02 to .13)',
+      );
+    statementNs = { prefix, colon: `${prefix}:`, uri: uri! };
   };
 
+  // only elements with attributes cost anything here (in a statement, Amt and its Ccy)
+  parser.on('attribute', (a) => {
+    if (a.name === 'xmlns') declared.push({ prefix: '', uri: a.value });
+    else if (a.name.startsWith('xmlns:')) declared.push({ prefix: a.name.slice(6), uri: a.value });
+  });
   parser.on('doctype', () => fail('DOCTYPE', 'a DOCTYPE is not accepted in a bank statement (entities are refused)'));
   parser.on('opentag', (tag) => {
-    const name = localName(tag.name);
+    const qname = tag.name;
+    const colon = qname.indexOf(':');
+    const name = colon < 0 ? qname : qname.slice(colon + 1);
     const parent = paths[paths.length - 1];
     if (paths.length >= MAX_DEPTH)
       fail(parent!, `elements nested deeper than ${MAX_DEPTH} levels: not a bank statement`);
@@ -240,7 +265,13 @@ async function* run(input: Readable, file: string): AsyncGenerator<readonly Bank
         fail(path, `this is not a camt.053 statement (${name}: camt.052/054 are not accepted)`);
     }
     if (name === 'SplmtryData' && supplementary < 0) supplementary = paths.length;
-    checkNamespace(tag.name, path, tag.attributes);
+    // the usual case (no declaration, the statement's own prefix) costs no call
+    if (
+      declared.length > 0 ||
+      statementNs === null ||
+      (supplementary < 0 && (statementNs.prefix === '' ? colon >= 0 : !qname.startsWith(statementNs.colon)))
+    )
+      checkNamespace(qname, path);
     paths.push(path);
     text = '';
     if (!path.startsWith('Stmt')) return;
@@ -313,7 +344,7 @@ async function* run(input: Readable, file: string): AsyncGenerator<readonly Bank
     while (scopes.length > 0 && scopes[scopes.length - 1]!.depth >= paths.length) scopes.pop();
     if (supplementary >= paths.length) supplementary = -1;
     if (!path.startsWith('Stmt')) return;
-    const t = FIELD_POLICY[path] === undefined ? text : (kept(path, text.trim()) ?? '');
+    const t = text;
     text = '';
     if (head && closeStatementPart(path, t)) return;
     if (entry) closeEntryPart(path, t);
@@ -324,11 +355,11 @@ async function* run(input: Readable, file: string): AsyncGenerator<readonly Bank
     const h = head!;
     switch (path) {
       case 'Stmt/Id':
-        h.statementId = none(t);
+        h.statementId = none(checked(path, t));
         return true;
       case 'Stmt/Acct/Id/IBAN':
       case 'Stmt/Acct/Id/Othr/Id':
-        h.account = t.replace(/\s+/g, '').toUpperCase() || null;
+        h.account = checked(path, t).replace(/\s+/g, '').toUpperCase() || null;
         return true;
       case 'Stmt/Acct/Ccy':
         h.currency = none(t) === null ? null : currencyOf(path, t.trim());
@@ -399,22 +430,22 @@ async function* run(input: Readable, file: string): AsyncGenerator<readonly Bank
         e.valueDate = dayOf(path, t);
         return;
       case 'Stmt/Ntry/AcctSvcrRef':
-        e.bankRef = none(t);
+        e.bankRef = none(checked(path, t));
         return;
       case 'Stmt/Ntry/BkTxCd/Domn/Cd':
-        e.domain = none(t);
+        e.domain = none(checked(path, t));
         return;
       case 'Stmt/Ntry/BkTxCd/Domn/Fmly/Cd':
-        e.family = none(t);
+        e.family = none(checked(path, t));
         return;
       case 'Stmt/Ntry/BkTxCd/Domn/Fmly/SubFmlyCd':
-        e.subFamily = none(t);
+        e.subFamily = none(checked(path, t));
         return;
       case 'Stmt/Ntry/BkTxCd/Prtry/Cd':
-        e.proprietary = none(t);
+        e.proprietary = none(checked(path, t));
         return;
       case 'Stmt/Ntry/AddtlNtryInf':
-        e.info = none(t);
+        e.info = none(checked(path, t));
         return;
       case 'Stmt/Ntry':
         out.push({ kind: 'entry', head: head!, entry: finishEntry(path, e) });
@@ -427,10 +458,10 @@ async function* run(input: Readable, file: string): AsyncGenerator<readonly Bank
   function closeDetailPart(path: string, t: string, d: Detail, e: Entry): void {
     switch (path) {
       case 'Stmt/Ntry/NtryDtls/TxDtls/Refs/EndToEndId':
-        d.endToEndId = none(t);
+        d.endToEndId = none(checked(path, t));
         return;
       case 'Stmt/Ntry/NtryDtls/TxDtls/Refs/AcctSvcrRef':
-        d.bankRef = none(t);
+        d.bankRef = none(checked(path, t));
         return;
       case 'Stmt/Ntry/NtryDtls/TxDtls/AmtDtls/TxAmt/Amt':
       case 'Stmt/Ntry/NtryDtls/TxDtls/Amt':
@@ -440,41 +471,41 @@ async function* run(input: Readable, file: string): AsyncGenerator<readonly Bank
         d.sign = t.trim();
         return;
       case 'Stmt/Ntry/NtryDtls/TxDtls/RmtInf/Ustrd':
-        if (none(t)) d.ustrd.push(t.trim());
+        if (none(checked(path, t))) d.ustrd.push(t.trim());
         return;
       case 'Stmt/Ntry/NtryDtls/TxDtls/RmtInf/Strd/CdtrRefInf/Ref':
-        d.strdRef = none(t);
+        d.strdRef = none(checked(path, t));
         return;
       case 'Stmt/Ntry/NtryDtls/TxDtls/RltdPties/Dbtr/Nm':
       case 'Stmt/Ntry/NtryDtls/TxDtls/RltdPties/Dbtr/Pty/Nm':
-        d.debtorName = none(t);
+        d.debtorName = none(checked(path, t));
         return;
       case 'Stmt/Ntry/NtryDtls/TxDtls/RltdPties/Cdtr/Nm':
       case 'Stmt/Ntry/NtryDtls/TxDtls/RltdPties/Cdtr/Pty/Nm':
-        d.creditorName = none(t);
+        d.creditorName = none(checked(path, t));
         return;
       case 'Stmt/Ntry/NtryDtls/TxDtls/RltdPties/DbtrAcct/Id/IBAN':
       case 'Stmt/Ntry/NtryDtls/TxDtls/RltdPties/DbtrAcct/Id/Othr/Id':
-        d.debtorAccount = none(t.replace(/\s+/g, '').toUpperCase());
+        d.debtorAccount = none(checked(path, t).replace(/\s+/g, '').toUpperCase());
         return;
       case 'Stmt/Ntry/NtryDtls/TxDtls/RltdPties/CdtrAcct/Id/IBAN':
       case 'Stmt/Ntry/NtryDtls/TxDtls/RltdPties/CdtrAcct/Id/Othr/Id':
-        d.creditorAccount = none(t.replace(/\s+/g, '').toUpperCase());
+        d.creditorAccount = none(checked(path, t).replace(/\s+/g, '').toUpperCase());
         return;
       case 'Stmt/Ntry/NtryDtls/TxDtls/RtrInf':
         d.isReturn = true;
         return;
       case 'Stmt/Ntry/NtryDtls/TxDtls/BkTxCd/Domn/Cd':
-        d.domain = none(t);
+        d.domain = none(checked(path, t));
         return;
       case 'Stmt/Ntry/NtryDtls/TxDtls/BkTxCd/Domn/Fmly/Cd':
-        d.family = none(t);
+        d.family = none(checked(path, t));
         return;
       case 'Stmt/Ntry/NtryDtls/TxDtls/BkTxCd/Domn/Fmly/SubFmlyCd':
-        d.subFamily = none(t);
+        d.subFamily = none(checked(path, t));
         return;
       case 'Stmt/Ntry/NtryDtls/TxDtls/BkTxCd/Prtry/Cd':
-        d.proprietary = none(t);
+        d.proprietary = none(checked(path, t));
         return;
       case 'Stmt/Ntry/NtryDtls/TxDtls':
         e.details.push(d);

@@ -105,7 +105,10 @@ describe('linesOf', () => {
   it('gives the lines of LF, CRLF and CR, wherever the chunks end', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.string({ unit: fc.constantFrom('a', 'b', 'Ж'), minLength: 1, maxLength: 10 }), { minLength: 1, maxLength: 8 }),
+        fc.array(fc.string({ unit: fc.constantFrom('a', 'b', 'Ж'), minLength: 1, maxLength: 10 }), {
+          minLength: 1,
+          maxLength: 8,
+        }),
         fc.array(fc.constantFrom('\n', '\r\n', '\r'), { minLength: 8, maxLength: 8 }),
         fc.array(fc.nat({ max: 100 }), { maxLength: 6 }),
         async (lines, breaks, cuts) => {
