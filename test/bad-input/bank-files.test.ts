@@ -5,7 +5,8 @@ import { silentLogger } from '../../src/log';
 import { runProjections } from '../../src/projection/runner';
 import { useTestStore } from '../support/db';
 import { tempFile } from '../ingest/bank/support';
-import { bankCases, EUR, sequenceCases } from './bank-files.cases';
+import { camtCases } from './bank-camt.cases';
+import { EUR, mt940AndCsvCases, sequenceCases } from './bank-files.cases';
 import { bankDoors } from './bank-harness';
 
 /**
@@ -15,6 +16,7 @@ import { bankDoors } from './bank-harness';
  * Then the projections run to the end over everything the corpus let in.
  */
 
+const bankCases = [...camtCases, ...mt940AndCsvCases];
 const t = useTestStore();
 const { importFiles, expectOutcome } = bankDoors(t);
 
