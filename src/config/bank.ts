@@ -18,6 +18,11 @@ export interface BankAccount {
 
 export interface BankConfig {
   readonly accounts: readonly BankAccount[];
+  /**
+   * The encoding of MT940 and CSV statement files (a WHATWG label: utf-8, windows-1252, iso-8859-1,
+   * windows-1251 …); none: UTF-8, strictly. A camt.053 declares its own; a CSV mapping's `encoding` wins.
+   */
+  readonly encoding?: string;
   readonly settlement: {
     /** the PSP pays a day's money this many business days (of RECON_TIMEZONE) later */
     readonly lagBusinessDays: number;
@@ -80,6 +85,20 @@ export const bankConfigSchema = z
         }),
       )
       .default([]),
+    encoding: z
+      .string()
+      .refine(
+        (l) => {
+          try {
+            new TextDecoder(l.trim());
+            return true;
+          } catch {
+            return false;
+          }
+        },
+        { message: 'not an encoding recon can decode (e.g. utf-8, windows-1252, iso-8859-1, windows-1251)' },
+      )
+      .optional(),
     settlement: z
       .object({
         lagBusinessDays: z.number().int().min(0).max(30).default(1),
@@ -123,6 +142,7 @@ export function bankConfigFrom(raw: z.infer<typeof bankConfigSchema>): BankConfi
       role: a.role,
       name: a.name ?? null,
     })),
+    ...(raw.encoding === undefined ? {} : { encoding: raw.encoding.trim() }),
     settlement: {
       lagBusinessDays: raw.settlement.lagBusinessDays,
       holidays: [...raw.settlement.holidays].sort(),

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { FileOutcome } from '../../ingest/bank/apply';
 import { csvMappingSchema, type CsvMapping } from '../../ingest/bank/csv';
+import { encodingName } from '../../ingest/bank/decode';
 import { FORMAT_OPTION } from '../../ingest/bank/detect';
 import { importBankFiles } from '../../ingest/bank/import';
 import { knownEventsOf } from '../../ingest/bank/known-events';
@@ -62,10 +63,16 @@ export function register(program: Command): void {
     .argument('<files...>', 'statement files (camt.053 XML, MT940, or CSV with --mapping)')
     .option('--format <format>', 'camt053, mt940 or csv (default: detected from the file)')
     .option('--mapping <file>', 'JSON column mapping of a CSV statement (docs/bank.md)')
+    .option(
+      '--encoding <label>',
+      "MT940/CSV files' encoding, e.g. windows-1252 (default: RECON_CONFIG bank.encoding, else UTF-8)",
+    )
     .description(
       'check every file whole (well-formed, each statement foots), then append each booked entry once; nothing is imported when any file is refused',
     )
-    .action(async (files: string[], opts: { format?: string; mapping?: string }) => {
+    .action(async (files: string[], opts: { format?: string; mapping?: string; encoding?: string }) => {
+      if (opts.encoding !== undefined && !encodingName(opts.encoding))
+        throw new UsageError(`--encoding: not an encoding recon can decode (got ${opts.encoding})`);
       let format: BankFormat | undefined;
       if (opts.format !== undefined) {
         format = FORMAT_OPTION[opts.format];
@@ -78,6 +85,7 @@ export function register(program: Command): void {
           accounts: rt.config.bank.accounts,
           format,
           mapping,
+          encoding: opts.encoding ?? rt.config.bank.encoding,
           signal,
         });
         process.stdout.write(summary(outcomes));

@@ -118,7 +118,7 @@ async function* itemsOf(f: CheckedFile): AsyncIterable<readonly SpoolItem[]> {
     yield* f.spool.read();
     return;
   }
-  for await (const items of parserFor(f.file, f.format, f.mapping))
+  for await (const items of parserFor(f.file, f.format, f.mapping, f.encoding))
     yield items.map(
       (i): SpoolItem =>
         i.kind === 'entry'

@@ -5,11 +5,12 @@ import type { BulkEvent, EventStore } from '../../store/types';
 import type { FileOutcome } from './apply';
 import { statementEvent, unknownEvent } from './apply';
 import { checkedItems, newCheckProgress, type StatementCheck } from './check';
-import type { ParsedStatement } from './types';
 import type { BankImportOptions, CheckedFile } from './checked-file';
 import { detectFormat } from './detect';
 import { entryEvents, type Occurrences, occurrenceCounter } from './entry-events';
+import type { StoredStatements } from './known-events';
 import { fileSha256 } from './open-file';
+import { type StatementIds, statementIds } from './statement-ids';
 
 /**
  * The import as one bulk append (EventStore.appendBulk): the events are built and streamed to the store
@@ -48,9 +49,10 @@ export async function importAsBulk(
   store: EventStore,
   files: readonly string[],
   opts: BankImportOptions,
+  stored?: StoredStatements,
 ): Promise<FileOutcome[]> {
   const outcomes: FileOutcome[] = [];
-  const result = await store.appendBulk(eventsOf(files, opts, outcomes));
+  const result = await store.appendBulk(eventsOf(files, opts, outcomes, statementIds(stored)));
   outcomes.forEach((o, i) => {
     const entries = result.byLabel.get(label(i, 'entry'));
     const statements = result.byLabel.get(label(i, 'statement'));
@@ -78,6 +80,7 @@ async function* eventsOf(
   files: readonly string[],
   opts: BankImportOptions,
   outcomes: FileOutcome[],
+  ids: StatementIds,
 ): AsyncGenerator<BulkEvent[]> {
   const problems: string[] = [];
   for (const [i, file] of files.entries()) {
@@ -94,7 +97,7 @@ async function* eventsOf(
     const runs = new Map<number, DayRun>();
     const byId = new Map(opts.accounts.map((a) => [a.id, a]));
     const entryLabel = label(i, 'entry');
-    for await (const items of checkedItems(file, format, opts.mapping, opts.accounts, progress)) {
+    for await (const items of checkedItems(file, format, opts.mapping, opts.accounts, progress, opts.encoding)) {
       if (problems.length > 0) continue;
       opts.signal?.throwIfAborted();
       const batch: BulkEvent[] = [];
@@ -102,9 +105,14 @@ async function* eventsOf(
         if (item.kind === 'statement') {
           // the entries were booked with what the head said then: the same as the whole statement says
           const run = runs.get(item.statement);
-          const s = endOf(progress.statements, item.statement);
+          const c = endOf(progress.statements, item.statement);
+          const s = c.statement;
           if (run && (run.statementId !== s.statementId || run.account !== s.account))
             throw new NotForBulk(`${file}: statement ${s.statementId} names its id or account after its entries`);
+          // every booked entry of a configured account's statement went into the bulk (none read before the
+          // account was known): the count the statement records is the count booked
+          if (!run && c.account !== null && c.booked > 0)
+            throw new NotForBulk(`${file}: statement ${s.statementId} names its account after its entries`);
           runs.delete(item.statement);
           continue;
         }
@@ -143,10 +151,14 @@ async function* eventsOf(
       file,
       format,
       mapping: opts.mapping,
+      encoding: opts.encoding,
       sha256: await hashing,
       statements: progress.statements,
       spool: null,
     };
+    // a statement id recorded with other content: the bulk throws below, nothing of it is written
+    problems.push(...(await ids.problems(f)));
+    if (problems.length > 0) continue;
     const outcome = outcomes[i]!;
     const ends: BulkEvent[] = [];
     for (const c of progress.statements) {
@@ -169,8 +181,7 @@ async function* eventsOf(
 }
 
 /** The check of statement `index`, among the last ones ended. */
-function endOf(statements: readonly StatementCheck[], index: number): ParsedStatement {
-  for (let k = statements.length - 1; k >= 0; k--)
-    if (statements[k]!.statement.index === index) return statements[k]!.statement;
+function endOf(statements: readonly StatementCheck[], index: number): StatementCheck {
+  for (let k = statements.length - 1; k >= 0; k--) if (statements[k]!.statement.index === index) return statements[k]!;
   throw new Error(`statement ${index} ended without its check`);
 }

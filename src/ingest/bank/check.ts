@@ -36,6 +36,9 @@ interface Running {
   day: string | null;
   days: Set<string>;
   dayOrdered: boolean;
+  /** the currency the statement's entries are in (each entry's Amt Ccy), and where it was first read */
+  currency: string | null;
+  currencyWhere: string | null;
 }
 
 export async function checkFile(
@@ -44,9 +47,10 @@ export async function checkFile(
   mapping: CsvMapping | undefined,
   accounts: readonly BankAccount[],
   spool?: Spool,
+  encoding?: string,
 ): Promise<FileCheck> {
   const progress = newCheckProgress();
-  for await (const kept of checkedItems(file, format, mapping, accounts, progress)) await spool?.write(kept);
+  for await (const kept of checkedItems(file, format, mapping, accounts, progress, encoding)) await spool?.write(kept);
   return { file, format, statements: progress.statements, problems: progress.problems };
 }
 
@@ -74,6 +78,7 @@ export async function* checkedItems(
   mapping: CsvMapping | undefined,
   accounts: readonly BankAccount[],
   progress: CheckProgress,
+  encoding?: string,
 ): AsyncGenerator<CheckedItem[]> {
   const { problems, statements } = progress;
   const running = new Map<number, Running>();
@@ -81,13 +86,24 @@ export async function* checkedItems(
   const runOf = (head: StatementHead): Running => {
     let r = running.get(head.index);
     if (!r) {
-      r = { net: 0n, booked: 0, pending: 0, day: null, days: new Set(), dayOrdered: true };
+      r = {
+        net: 0n,
+        booked: 0,
+        pending: 0,
+        day: null,
+        days: new Set(),
+        dayOrdered: true,
+        currency: null,
+        currencyWhere: null,
+      };
       running.set(head.index, r);
     }
     return r;
   };
+  // a statement id given twice in the file: the same statement twice is harmless, other content is refused
+  const seen = new Map<string, string>();
   try {
-    for await (const items of parserFor(file, format, mapping)) {
+    for await (const items of parserFor(file, format, mapping, encoding)) {
       const kept: CheckedItem[] = [];
       for (const item of items) {
         if (item.kind === 'entry') {
@@ -101,7 +117,7 @@ export async function* checkedItems(
         const s = item.statement;
         const r = runOf(s);
         running.delete(s.index);
-        const problem = checkStatement(s, r, byId);
+        const problem = checkStatement(s, r, byId) ?? reused(s, r, seen);
         if (problem) problems.push(`${file}: ${problem}`);
         const account = s.account ? (byId.get(s.account) ?? null) : null;
         statements.push({ statement: s, account, booked: r.booked, pending: r.pending, dayOrdered: r.dayOrdered });
@@ -118,6 +134,15 @@ export async function* checkedItems(
 function checkEntry(head: StatementHead, e: ParsedEntry, r: Running): string | null {
   if (e.currency !== null && head.currency !== null && e.currency !== head.currency)
     return `entry in ${e.currency} on a statement in ${head.currency} (one currency per statement)`;
+  if (e.currency !== null) {
+    // with no Acct/Ccy, the entries must still agree with each other (and, at the end, with the balances)
+    if (r.currency === null) {
+      r.currency = e.currency;
+      r.currencyWhere = e.where;
+    } else if (r.currency !== e.currency) {
+      return `entry in ${e.currency}, an earlier entry of the statement (${r.currencyWhere}) in ${r.currency} (one currency per statement)`;
+    }
+  }
   if (e.status !== 'booked') {
     r.pending++;
     return null;
@@ -155,6 +180,8 @@ function checkStatement(s: ParsedStatement, r: Running, accounts: ReadonlyMap<st
   for (const b of [s.opening, s.closing])
     if (b.currency !== null && b.currency !== currency)
       return `${name}: balance in ${b.currency} (${b.where}), statement in ${currency}`;
+  if (r.currency !== null && r.currency !== currency)
+    return `${name}: entries in ${r.currency} (${r.currencyWhere}), the statement is in ${currency} (one currency per statement)`;
   const configured = accounts.get(s.account);
   if (configured && configured.currency !== currency)
     return `${name}: the statement is in ${currency}, the account is configured in ${configured.currency}`;
@@ -165,4 +192,18 @@ function checkStatement(s: ParsedStatement, r: Running, accounts: ReadonlyMap<st
       `${formatMinor(footed)}, closing balance ${formatMinor(s.closing.amount)}: difference ${formatMinor(s.closing.amount - footed)} ${currency}`
     );
   return null;
+}
+
+/** The same statement id twice in one file, with other balances or entries: refused, naming the id. */
+function reused(s: ParsedStatement, r: Running, seen: Map<string, string>): string | null {
+  const key = `${s.account}\u0000${s.statementId}`;
+  const content = [s.opening!.date, s.opening!.amount, s.closing!.date, s.closing!.amount, r.booked, r.net].join(' ');
+  const before = seen.get(key);
+  if (before === undefined) {
+    seen.set(key, content);
+    return null;
+  }
+  return before === content
+    ? null
+    : `statement id ${s.statementId} of account ${s.account} (${s.where}): given twice in the file with other content`;
 }

@@ -9,6 +9,7 @@ export interface CheckedFile {
   readonly file: string;
   readonly format: BankFormat;
   readonly mapping: CsvMapping | undefined;
+  readonly encoding?: string;
   readonly sha256: string;
   readonly statements: readonly StatementCheck[];
   /** the booked entries kept by the first reading; null: the append reads the file again */
@@ -19,6 +20,8 @@ export interface BankImportOptions {
   readonly accounts: readonly BankAccount[];
   readonly format?: BankFormat;
   readonly mapping?: CsvMapping;
+  /** of MT940 and CSV files (docs/bank.md, "Encodings"); default UTF-8 */
+  readonly encoding?: string;
   readonly batchSize?: number;
   readonly signal?: AbortSignal;
 }

@@ -1,15 +1,38 @@
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { parse } from 'csv-parse';
 import { DateTime } from 'luxon';
 import { z } from 'zod';
+import {
+  type Checked,
+  checkText,
+  FREE_TEXT,
+  NAME_TEXT,
+  quoteForMessage,
+  REFERENCE_TEXT,
+  type TextPolicy,
+} from '../../input-rules';
 import { signedMinorUnits } from './amount';
+import { bankDay } from './dates';
+import { decodedText, encodingName, UndecodableBytes, UnknownEncoding } from './decode';
 import { BankFileError, type BankFileItem, type BankFileParser, type ParsedEntry, type StatementHead } from './types';
 
 /**
  * A bank's CSV export, read through a declared column mapping (`--mapping FILE`, docs/bank.md). A CSV has
  * no opening or closing balance of its own: the mapping must name the running balance column (the balance
  * after each row), and every row must agree with it, so the file foots like a statement.
+ *
+ * Bounds and text (docs/bank.md, "Limits", "Text fields"): a record at most MAX_RECORD characters; a header
+ * naming a column twice is refused (the last would otherwise win); every cell, mapped or not, without NUL,
+ * lone surrogates or control characters (line breaks and tabs kept) and at most 4,096 characters; the cells
+ * kept through the policy of their field. The file is UTF-8 unless the mapping (or the import) names another
+ * encoding.
  */
+
+/** One record (a line, or several when a quoted cell holds line breaks). */
+export const MAX_RECORD = 65_536;
+
+/** Any cell of a row, mapped or not. */
+const CELL_TEXT: TextPolicy = { maxLength: 4096, lineBreaks: true, tabs: true, empty: true };
 
 export const csvMappingSchema = z
   .object({
@@ -42,6 +65,11 @@ export const csvMappingSchema = z
         transactionCode: z.string().min(1).optional(),
       })
       .strict(),
+    /** the file's encoding (a WHATWG label: windows-1252, iso-8859-1, windows-1251 …); default UTF-8 */
+    encoding: z
+      .string()
+      .refine((l) => encodingName(l) !== null, 'not an encoding recon can decode (e.g. utf-8, windows-1252)')
+      .optional(),
     creditValues: z.array(z.string()).default(['C', 'CR', 'CRDT', 'credit']),
     debitValues: z.array(z.string()).default(['D', 'DR', 'DBIT', 'debit']),
   })
@@ -49,11 +77,47 @@ export const csvMappingSchema = z
 
 export type CsvMapping = z.infer<typeof csvMappingSchema>;
 
-export function parseCsv(input: Readable, file: string, mapping: CsvMapping): BankFileParser {
-  return { [Symbol.asyncIterator]: () => run(input, file, mapping)[Symbol.asyncIterator]() };
+/** `encoding`: the import's, used when the mapping names none. */
+export function parseCsv(input: Readable, file: string, mapping: CsvMapping, encoding = 'utf-8'): BankFileParser {
+  return { [Symbol.asyncIterator]: () => run(input, file, mapping, encoding)[Symbol.asyncIterator]() };
 }
 
-async function* run(input: Readable, file: string, m: CsvMapping): AsyncGenerator<readonly BankFileItem[]> {
+/** The decoded text, counting lines so that bytes that are not text are refused naming their line. */
+async function* textOf(input: Readable, file: string, encoding: string): AsyncGenerator<string> {
+  let line = 1;
+  try {
+    for await (const t of decodedText(input as AsyncIterable<Buffer>, encoding)) {
+      for (let i = t.indexOf('\n'); i >= 0; i = t.indexOf('\n', i + 1)) line++;
+      yield t;
+    }
+  } catch (e) {
+    if (e instanceof UndecodableBytes) throw new BankFileError(file, `line ${line}`, e.problem);
+    if (e instanceof UnknownEncoding) throw new BankFileError(file, 'encoding', e.message);
+    throw e;
+  }
+}
+
+/** The header: each name once, each a storable text. */
+function checkedHeader(file: string, header: string[]): string[] {
+  const seen = new Set<string>();
+  for (const name of header) {
+    // a column without a name (a trailing delimiter) cannot be mapped: neither checked nor counted
+    if (name.trim() === '') continue;
+    const r = checkText(name, REFERENCE_TEXT);
+    if (!r.ok) throw new BankFileError(file, 'line 1 (header)', `column ${quoteForMessage(name)}: ${r.reason}`);
+    if (seen.has(name))
+      throw new BankFileError(file, 'line 1 (header)', `column ${quoteForMessage(name)} appears twice in the header`);
+    seen.add(name);
+  }
+  return header;
+}
+
+async function* run(
+  input: Readable,
+  file: string,
+  m: CsvMapping,
+  encoding: string,
+): AsyncGenerator<readonly BankFileItem[]> {
   const head: StatementHead = {
     index: 0,
     statementId: m.statementId ?? null,
@@ -61,9 +125,21 @@ async function* run(input: Readable, file: string, m: CsvMapping): AsyncGenerato
     currency: m.currency,
     where: 'line 1',
   };
-  const records = input.pipe(
-    parse({ delimiter: m.delimiter, bom: true, columns: true, info: true, skip_empty_lines: true, trim: true }),
+  const source = Readable.from(textOf(input, file, m.encoding ?? encoding));
+  const records = source.pipe(
+    parse({
+      delimiter: m.delimiter,
+      bom: true,
+      columns: (header: string[]) => checkedHeader(file, header),
+      info: true,
+      skip_empty_lines: true,
+      trim: true,
+      max_record_size: MAX_RECORD,
+    }),
   );
+  // pipe does not carry the source's error: a refused byte must end the reading, not stall it
+  source.on('error', (e) => records.destroy(e));
+  const days = new Map<string, Checked<string>>();
   const out: BankFileItem[] = [];
   let first: { day: string; balance: bigint; signed: bigint } | null = null;
   let last: { day: string; balance: bigint; line: number; signed: bigint } | null = null;
@@ -73,11 +149,19 @@ async function* run(input: Readable, file: string, m: CsvMapping): AsyncGenerato
       const fail = (column: string, problem: string): never => {
         throw new BankFileError(file, `line ${line}, column ${JSON.stringify(column)}`, problem);
       };
-      const cell = (column: string | undefined): string | null => {
+      for (const column in rec.record) {
+        const r = checkText(rec.record[column]!, CELL_TEXT);
+        if (!r.ok) fail(column, r.reason);
+      }
+      const cell = (column: string | undefined, policy?: TextPolicy): string | null => {
         if (column === undefined) return null;
         const v = rec.record[column];
         if (v === undefined) fail(column, 'no such column in the header');
-        return v!.trim() === '' ? null : v!.trim();
+        const t = v!.trim();
+        if (t === '') return null;
+        if (policy === undefined) return t;
+        const r = checkText(t, policy);
+        return r.ok ? r.value : fail(column, r.reason);
       };
       const money = (column: string): bigint => {
         const raw = (cell(column) ?? fail(column, 'empty')).split(m.thousands || '\u0000').join('');
@@ -86,10 +170,16 @@ async function* run(input: Readable, file: string, m: CsvMapping): AsyncGenerato
       };
       const day = (column: string): string => {
         const raw = cell(column) ?? fail(column, 'empty');
-        const d = DateTime.fromFormat(raw, m.dateFormat, { zone: 'UTC' });
-        return d.isValid
-          ? d.toISODate()!
-          : fail(column, `not a date in the format ${m.dateFormat}: ${JSON.stringify(raw)}`);
+        let d = days.get(raw);
+        if (d === undefined) {
+          const read = DateTime.fromFormat(raw, m.dateFormat, { zone: 'UTC' });
+          d = read.isValid
+            ? bankDay(read.toISODate()!)
+            : { ok: false, reason: `not a date in the format ${m.dateFormat}: ${quoteForMessage(raw)}` };
+          if (days.size > 10_000) days.clear();
+          days.set(raw, d);
+        }
+        return d.ok ? d.value : fail(column, d.reason);
       };
       const c = m.columns;
       let signed = money(c.amount);
@@ -123,7 +213,7 @@ async function* run(input: Readable, file: string, m: CsvMapping): AsyncGenerato
         status: 'booked',
         bookingDate,
         valueDate: c.valueDate ? day(c.valueDate) : null,
-        bankRef: cell(c.bankRef),
+        bankRef: cell(c.bankRef, REFERENCE_TEXT),
         isReversal: false,
         transactionCode: cell(c.transactionCode),
         info: null,
@@ -131,10 +221,10 @@ async function* run(input: Readable, file: string, m: CsvMapping): AsyncGenerato
           {
             amount: null,
             direction: null,
-            endToEndId: cell(c.endToEndId),
-            remittance: cell(c.remittance),
-            counterpartyName: cell(c.counterpartyName),
-            counterpartyAccount: cell(c.counterpartyAccount)?.replace(/\s+/g, '').toUpperCase() ?? null,
+            endToEndId: cell(c.endToEndId, REFERENCE_TEXT),
+            remittance: cell(c.remittance, FREE_TEXT),
+            counterpartyName: cell(c.counterpartyName, NAME_TEXT),
+            counterpartyAccount: cell(c.counterpartyAccount, REFERENCE_TEXT)?.replace(/\s+/g, '').toUpperCase() ?? null,
             isReturn: false,
             transactionCode: cell(c.transactionCode),
             bankRef: null,
@@ -147,7 +237,8 @@ async function* run(input: Readable, file: string, m: CsvMapping): AsyncGenerato
     }
   } catch (e) {
     if (e instanceof BankFileError) throw e;
-    throw new BankFileError(file, 'CSV', (e as Error).message);
+    const lines = (e as { lines?: unknown }).lines;
+    throw new BankFileError(file, typeof lines === 'number' ? `line ${lines}` : 'CSV', (e as Error).message);
   }
   if (first === null || last === null)
     throw new BankFileError(file, 'line 2', 'no rows: a CSV statement needs at least one row');

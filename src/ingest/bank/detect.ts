@@ -11,11 +11,15 @@ export function detectFormat(file: string): BankFormat {
   try {
     const buf = Buffer.alloc(4096);
     const n = readSync(fd, buf, 0, buf.length, 0);
-    text = buf
-      .subarray(0, n)
-      .toString('utf8')
-      .replace(/^\uFEFF/, '')
-      .trimStart();
+    const head = buf.subarray(0, n - (n % 2));
+    // a UTF-16 file (an XML statement may be one) shows its format only once decoded
+    const utf16 =
+      head[0] === 0xff && head[1] === 0xfe
+        ? head
+        : head[0] === 0xfe && head[1] === 0xff
+          ? Buffer.from(head).swap16()
+          : null;
+    text = (utf16 ? utf16.toString('utf16le') : buf.subarray(0, n).toString('utf8')).replace(/^\uFEFF/, '').trimStart();
   } finally {
     closeSync(fd);
   }

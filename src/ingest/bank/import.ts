@@ -7,6 +7,7 @@ import { applyFile, type FileOutcome } from './apply';
 import { checkFile } from './check';
 import { detectFormat } from './detect';
 import type { KnownEvents } from './known-events';
+import { statementIds } from './statement-ids';
 import { fileSha256 } from './open-file';
 import { createSpool, type Spool } from './spool';
 import type { BankImportOptions, CheckedFile } from './checked-file';
@@ -53,7 +54,7 @@ export async function checkBankFiles(
     const format = opts.format ?? detectFormat(file);
     const spool = spools && problems.length === 0 ? createSpool() : null;
     if (spool) spools!.push(spool);
-    const c = await checkFile(file, format, opts.mapping, opts.accounts, spool ?? undefined);
+    const c = await checkFile(file, format, opts.mapping, opts.accounts, spool ?? undefined, opts.encoding);
     await spool?.end();
     problems.push(...c.problems);
     if (c.problems.length === 0)
@@ -61,6 +62,7 @@ export async function checkBankFiles(
         file,
         format,
         mapping: opts.mapping,
+        encoding: opts.encoding,
         sha256: await fileSha256(file),
         statements: c.statements,
         spool,
@@ -79,7 +81,7 @@ export async function importBankFiles(
   // EventStoreDB's appendBulk holds the whole import in memory: the batched import suits it better
   if (store.backend === 'postgres') {
     try {
-      return await importAsBulk(store, files, opts);
+      return await importAsBulk(store, files, opts, known.statements);
     } catch (e) {
       if (e instanceof FilesRefused) throw new BankImportRefused(e.problems);
       const overlap = e instanceof StoreError && e.code === 'EVENT_ID_CONFLICT';
@@ -100,6 +102,10 @@ export async function importInBatches(
   const spools: Spool[] = [];
   try {
     const checked = await checkBankFiles(files, opts, spools);
+    const ids = statementIds(known.statements);
+    const problems: string[] = [];
+    for (const f of checked) problems.push(...(await ids.problems(f)));
+    if (problems.length > 0) throw new BankImportRefused(problems);
     const out: FileOutcome[] = [];
     for (const f of checked)
       out.push(await applyFile(store, known, f, { batchSize: opts.batchSize, signal: opts.signal }));

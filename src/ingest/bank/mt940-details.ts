@@ -43,6 +43,13 @@ function sepaFields(text: string): Map<string, string> {
 
 const notProvided = (v: string | undefined): string | null => (v === undefined || v === 'NOTPROVIDED' ? null : v);
 
+/** How many `?NN` subfields the field holds (the reader bounds it before reading them). */
+export function subfieldCount(lines: readonly string[]): number {
+  let n = 0;
+  for (const l of lines) for (let i = l.indexOf('?'); i >= 0; i = l.indexOf('?', i + 1)) n++;
+  return n;
+}
+
 /** `lines` are the field's lines as the file gives them (without the `:86:` tag). */
 export function entryInformation(lines: readonly string[]): EntryInformation {
   const joined = lines.join('');
@@ -57,7 +64,7 @@ export function entryInformation(lines: readonly string[]): EntryInformation {
   const one = (k: string) => (sub.get(k) ?? []).join('').trim() || null;
   const remittanceParts: string[] = [];
   for (const k of ['20', '21', '22', '23', '24', '25', '26', '27', '28', '29', '60', '61', '62', '63'])
-    remittanceParts.push(...(sub.get(k) ?? []));
+    for (const part of sub.get(k) ?? []) remittanceParts.push(part);
   const text = joinParts(remittanceParts);
   const sepa = text ? sepaFields(text) : new Map<string, string>();
   const remittance = sepa.size > 0 ? (sepa.get('SVWZ') ?? text) : text;

@@ -1,8 +1,10 @@
-import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
+import { checkText, FREE_TEXT, NAME_TEXT, quoteForMessage, REFERENCE_TEXT, type TextPolicy } from '../../input-rules';
 import { minorUnits } from './amount';
 import { dayOfYymmdd } from './dates';
-import { entryInformation } from './mt940-details';
+import { decodedText, UndecodableBytes, UnknownEncoding } from './decode';
+import { LineTooLong, linesOf } from './lines';
+import { entryInformation, subfieldCount } from './mt940-details';
 import {
   BankFileError,
   type BankFileItem,
@@ -18,7 +20,22 @@ import {
  * before it (a `:86:` line may begin with "-"; only "-" alone, or "-}", ends a message). Each message is
  * one statement: `:20:` and `:28C:` name it, `:25:` the account, `:60F:`/`:60M:` open and `:62F:`/`:62M:`
  * close it. Amounts use a decimal comma.
+ *
+ * Bounds and text (docs/bank.md, "Limits", "Text fields"): a line at most MAX_LINE characters, a field at most
+ * MAX_FIELD_LINES lines, a `:86:` at most MAX_SUBFIELDS `?NN` subfields; every line without NUL, lone
+ * surrogates or control characters (tabs kept); one `:25:` per message, before the opening balance; each text
+ * kept through the policy of its field. The file is UTF-8 unless an encoding is given (`encoding`).
  */
+
+/** SWIFT lines are 65 characters; exports that join a field's lines stay far below this. */
+export const MAX_LINE = 4096;
+/** `:86:` is 6 lines in SWIFT, 14 subfield lines in the DK format. */
+export const MAX_FIELD_LINES = 100;
+/** `?00` to `?63`, each at most once or twice. */
+export const MAX_SUBFIELDS = 200;
+
+/** A raw line of the file: tabs kept, other control characters refused (the fields check their own lengths). */
+const LINE_TEXT: TextPolicy = { maxLength: MAX_LINE, tabs: true, empty: true };
 
 /** German business transaction codes (GVC) of a returned payment: returned credit transfer, returned debits. */
 const RETURN_GVC = new Set(['108', '109', '159']);
@@ -46,11 +63,11 @@ const TERMINATOR = /^-\}?(?:\{5:.*)?\s*$|^-\}.*$/;
 const BALANCE = /^([CD])(\d{6})([A-Z]{3})(\d+,\d*)$/;
 const STATEMENT_LINE = /^(\d{6})(\d{4})?(RC|RD|C|D)([A-Z])?(\d+,\d*)([NSF][A-Z0-9]{3})(.*)$/;
 
-export function parseMt940(input: Readable, file: string): BankFileParser {
-  return { [Symbol.asyncIterator]: () => run(input, file)[Symbol.asyncIterator]() };
+export function parseMt940(input: Readable, file: string, encoding = 'utf-8'): BankFileParser {
+  return { [Symbol.asyncIterator]: () => run(input, file, encoding)[Symbol.asyncIterator]() };
 }
 
-async function* run(input: Readable, file: string): AsyncGenerator<readonly BankFileItem[]> {
+async function* run(input: Readable, file: string, encoding: string): AsyncGenerator<readonly BankFileItem[]> {
   const out: BankFileItem[] = [];
   let statements = 0;
   let msg: Message | null = null;
@@ -59,6 +76,16 @@ async function* run(input: Readable, file: string): AsyncGenerator<readonly Bank
   let sawField = false;
   const fail = (line: number, problem: string): never => {
     throw new BankFileError(file, `line ${line}`, problem);
+  };
+  /** a text kept from field `tag` starting at `line`, through its policy */
+  const kept = (line: number, tag: string, what: string, policy: TextPolicy, t: string | null): string | null => {
+    if (t === null) return null;
+    const r = checkText(t, policy);
+    return r.ok ? r.value : fail(line, `:${tag}: ${what}: ${r.reason}`);
+  };
+  const dayOf = (line: number, tag: string, t: string): string => {
+    const d = dayOfYymmdd(t);
+    return d.ok ? d.value : fail(line, `:${tag}: ${d.reason}`);
   };
 
   const endMessage = (line: number) => {
@@ -89,14 +116,17 @@ async function* run(input: Readable, file: string): AsyncGenerator<readonly Bank
     const value = f.lines[0]!.trim();
     switch (f.tag) {
       case '20':
-        m.ref = value || null;
+        m.ref = kept(f.line, f.tag, 'reference', REFERENCE_TEXT, value || null);
         return;
       case '25':
-        m.account = value.replace(/\s+/g, '').toUpperCase() || null;
+        // the last one would otherwise win: a message is one statement of one account
+        if (m.account !== null) fail(f.line, `a second :25: (account) in one message (the first names ${m.account})`);
+        if (m.head !== null) fail(f.line, ':25: (account) after the opening balance :60F:');
+        m.account = kept(f.line, f.tag, 'account', REFERENCE_TEXT, value.replace(/\s+/g, '').toUpperCase() || null);
         return;
       case '28C':
       case '28':
-        m.seq = value || null;
+        m.seq = kept(f.line, f.tag, 'statement number', REFERENCE_TEXT, value || null);
         return;
       case '60F':
       case '60M': {
@@ -150,7 +180,7 @@ async function* run(input: Readable, file: string): AsyncGenerator<readonly Bank
         f.line,
         `:${f.tag}: expected C|D, YYMMDD, currency and amount (e.g. C250131EUR1234,56), got ${JSON.stringify(value.slice(0, 40))}`,
       );
-    const date = dayOfYymmdd(b![2]!) ?? fail(f.line, `:${f.tag}: not a date: ${b![2]}`);
+    const date = dayOf(f.line, f.tag, b![2]!);
     const amount = minorUnits(b![4]!, ',');
     if (typeof amount === 'string') fail(f.line, `:${f.tag}: ${amount}`);
     return {
@@ -176,14 +206,18 @@ async function* run(input: Readable, file: string): AsyncGenerator<readonly Bank
         f.line,
         `:61: expected value date, credit/debit mark, amount and type code, got ${JSON.stringify(first.slice(0, 60))}`,
       );
-    const valueDate = dayOfYymmdd(s![1]!) ?? fail(f.line, `:61: not a date: ${s![1]}`);
+    const valueDate = dayOf(f.line, '61', s![1]!);
     const bookingDate = s![2] ? bookingDay(valueDate, s![2]) : valueDate;
     if (bookingDate === null) fail(f.line, `:61: not a booking date: ${s![2]}`);
     const amount = minorUnits(s![5]!, ',');
     if (typeof amount === 'string') fail(f.line, `:61: ${amount}`);
     const mark = s![3]!;
-    const [customerRef, bankRef] = splitRefs(s![7]!);
-    const details = info ? entryInformation(info.lines) : null;
+    const [customerRef, bankRef] = splitRefs(s![7]!).map((r) => kept(f.line, '61', 'reference', REFERENCE_TEXT, r)) as [
+      string | null,
+      string | null,
+    ];
+    const details = info ? checkedInformation(info) : null;
+    const supplementary = kept(f.line, '61', 'details', FREE_TEXT, f.lines.slice(1).join(' ').trim() || null);
     const isReturn = mark.startsWith('R') || (details?.gvc != null && RETURN_GVC.has(details.gvc));
     m.entries++;
     return {
@@ -196,7 +230,7 @@ async function* run(input: Readable, file: string): AsyncGenerator<readonly Bank
       bankRef,
       isReversal: isReturn,
       transactionCode: details?.gvc ?? s![6]!,
-      info: details?.bookingText ?? (f.lines.slice(1).join(' ').trim() || null),
+      info: details?.bookingText ?? supplementary,
       details: [
         {
           amount: null,
@@ -214,10 +248,44 @@ async function* run(input: Readable, file: string): AsyncGenerator<readonly Bank
     };
   }
 
-  const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
-  for await (const raw of lines) {
-    lineNo++;
-    let line = lineNo === 1 ? raw.replace(/^\uFEFF/, '') : raw;
+  /** `:86:` read with its bounds; each text it gives through its policy */
+  function checkedInformation(info: Field): ReturnType<typeof entryInformation> {
+    const subfields = subfieldCount(info.lines);
+    if (subfields > MAX_SUBFIELDS) fail(info.line, `:86: more than ${MAX_SUBFIELDS} subfields (${subfields})`);
+    const d = entryInformation(info.lines);
+    const at = info.line;
+    return {
+      ...d,
+      gvc: d.gvc,
+      bookingText: kept(at, '86', 'booking text', FREE_TEXT, d.bookingText),
+      remittance: kept(at, '86', 'remittance', FREE_TEXT, d.remittance),
+      endToEndId: kept(at, '86', 'end-to-end id', REFERENCE_TEXT, d.endToEndId),
+      counterpartyName: kept(at, '86', 'counterparty name', NAME_TEXT, d.counterpartyName),
+      counterpartyAccount: kept(at, '86', 'counterparty account', REFERENCE_TEXT, d.counterpartyAccount),
+    };
+  }
+
+  try {
+    for await (const line of linesOf(decodedText(input as AsyncIterable<Buffer>, encoding), MAX_LINE)) {
+      lineNo++;
+      readLine(line);
+      if (out.length >= 1000) yield out.splice(0, out.length);
+    }
+  } catch (e) {
+    if (e instanceof UndecodableBytes) fail(lineNo + 1, e.problem);
+    if (e instanceof LineTooLong) fail(lineNo + 1, e.message);
+    if (e instanceof UnknownEncoding) throw new BankFileError(file, 'encoding', e.message);
+    throw e;
+  }
+  endMessage(lineNo);
+  if (!sawField)
+    throw new BankFileError(file, 'line 1', 'no MT940 field in the file (an MT940 starts with :20: or {1:)');
+  if (out.length > 0) yield out;
+
+  function readLine(raw: string): void {
+    const checked = checkText(raw, LINE_TEXT);
+    if (!checked.ok) fail(lineNo, checked.reason);
+    let line = raw;
     for (;;) {
       const env = ENVELOPE.exec(line);
       if (env) {
@@ -239,18 +307,15 @@ async function* run(input: Readable, file: string): AsyncGenerator<readonly Bank
         sawField = true;
         field = { tag: tag[1]!, lines: [line.slice(tag[0].length)], line: lineNo };
       } else if (field !== null) {
-        (field as Field).lines.push(line);
+        const f = field as Field;
+        if (f.lines.length >= MAX_FIELD_LINES) fail(lineNo, `:${f.tag}: more than ${MAX_FIELD_LINES} lines`);
+        f.lines.push(line);
       } else if (line.trim() !== '') {
-        fail(lineNo, `expected a field (:20:, :25:, :61: …), got ${JSON.stringify(line.slice(0, 40))}`);
+        fail(lineNo, `expected a field (:20:, :25:, :61: …), got ${quoteForMessage(line)}`);
       }
       break;
     }
-    if (out.length >= 1000) yield out.splice(0, out.length);
   }
-  endMessage(lineNo);
-  if (!sawField)
-    throw new BankFileError(file, 'line 1', 'no MT940 field in the file (an MT940 starts with :20: or {1:)');
-  if (out.length > 0) yield out;
 }
 
 /** The booking day (MMDD) of a :61: line, in the year that puts it nearest the value date. */
@@ -259,7 +324,7 @@ function bookingDay(valueDate: string, mmdd: string): string | null {
   const valueMonth = Number(valueDate.slice(5, 7));
   const month = Number(mmdd.slice(0, 2));
   const y = valueMonth === 12 && month === 1 ? year + 1 : valueMonth === 1 && month === 12 ? year - 1 : year;
-  return dayOfYymmdd(`${String(y % 100).padStart(2, '0')}${mmdd}`) && y >= 1980
+  return y >= 2000 && dayOfYymmdd(`${String(y % 100).padStart(2, '0')}${mmdd}`).ok
     ? `${y}-${mmdd.slice(0, 2)}-${mmdd.slice(2, 4)}`
     : null;
 }

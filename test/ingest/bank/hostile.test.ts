@@ -92,7 +92,7 @@ describe('camt.053 hostile files', () => {
   });
   it('a date that is not a day of the calendar', async () => {
     const m = await refusal('date.xml', camt.replace('<BookgDt><Dt>2025-06-01', '<BookgDt><Dt>2025-02-30'));
-    expect(m).toMatch(/Stmt\[0\]\/Ntry\/BookgDt\/Dt.*not a date: "2025-02-30"/);
+    expect(m).toMatch(/Stmt\[0\]\/Ntry\/BookgDt\/Dt.*not a day of the calendar: "2025-02-30"/);
   });
   it('an unknown status and a missing direction', async () => {
     expect(await refusal('sts.xml', camt.replace('<Cd>BOOK</Cd>', '<Cd>MAYBE</Cd>'))).toMatch(
@@ -131,7 +131,7 @@ describe('MT940 hostile files', () => {
     const bad61 = mt940.replace(/:61:\d{10}C/, ':61:25060106XXC');
     expect(await refusal('bad61.sta', bad61)).toMatch(/line 5: :61: expected value date/);
     expect(await refusal('bad-date.sta', mt940.replace(':60F:C250601', ':60F:C251301'))).toMatch(
-      /line 4: :60F: not a date/,
+      /line 4: :60F: not a day of the calendar: "2025-13-01"/,
     );
   });
   it('an amount with a decimal point instead of a comma is refused', async () => {
