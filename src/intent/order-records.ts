@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import { parse } from 'csv-parse';
+import { ReconError } from '../errors';
 import { isPlainObject, parseJsonExact } from '../psp/json';
 import { ORDER_FIELDS } from './order-input';
 
@@ -62,7 +63,9 @@ export async function* orderRecords(file: string, format: OrderFileFormat): Asyn
 }
 
 /** A file's bytes that are not UTF-8, with the line they are on: refused, never read with U+FFFD put in. */
-export class NotUtf8Error extends Error {
+export class NotUtf8Error extends ReconError {
+  readonly code = 'ORDERS_NOT_UTF8';
+  readonly kind = 'data';
   constructor(readonly line: number) {
     super('not UTF-8 text (save the file as UTF-8)');
     this.name = 'NotUtf8Error';
