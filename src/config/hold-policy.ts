@@ -1,8 +1,8 @@
 /**
  * The hold policy (docs/discrepancies.md, "What is held"): for each discrepancy type, whether an open one
- * holds money on the statements, and how much is in doubt. A leaf of src/config so that recon's holds
- * (src/export/holds.ts) and the sandbox's ground truth (src/sandbox/ground-truth.ts) read the same table;
- * each computes the amount on its own.
+ * holds money on the statements, and how much is in doubt. A leaf of src/config (it reads only the registry
+ * of types) so that recon's holds (src/export/holds.ts) and the sandbox's ground truth
+ * (src/sandbox/ground-truth.ts) read the same table; each computes the amount on its own.
  *
  *   payment     the payment's whole net contribution is in doubt (its amount, currency or owner is)
  *   difference  only the difference the discrepancy states is in doubt (a fee), capped at the payment's
@@ -10,38 +10,17 @@
  *   none        no money is in doubt (a lost notification, a report's count, the bank's side of a payout)
  */
 
-export const HOLD_RULES = ['payment', 'difference', 'none'] as const;
-export type HoldRule = (typeof HOLD_RULES)[number];
+import { DISCREPANCY_TYPES, entryOf, HOLD_RULES, type HoldRule } from '../reconciliation/discrepancies/registry';
 
-/** The default table: every discrepancy type recon knows (test/payouts/holds-policy.test.ts checks it is all). */
-export const DEFAULT_HOLD_RULES: Readonly<Record<string, HoldRule>> = {
-  missing_in_report: 'payment',
-  missing_in_period: 'payment',
-  missing_webhook: 'none',
-  status_mismatch: 'payment',
-  amount_mismatch: 'payment',
-  currency_mismatch: 'payment',
-  fee_mismatch: 'difference',
-  split_mismatch: 'payment',
-  unknown_sub_merchant: 'payment',
-  duplicate: 'payment',
-  report_count_mismatch: 'none',
-  payout_missing: 'none',
-  payout_amount_mismatch: 'none',
-  payout_unexpected: 'none',
-  payout_duplicate: 'none',
-  payout_returned: 'none',
-  settlement_missing: 'none',
-  settlement_short: 'none',
-  settlement_late: 'none',
-  settlement_unexpected: 'none',
-  order_not_at_psp: 'none',
-  payment_without_order: 'payment',
-  amount_differs_from_order: 'payment',
-  split_differs_from_order: 'payment',
-  fee_above_contract: 'difference',
-  fee_below_contract: 'difference',
-};
+export { HOLD_RULES, type HoldRule };
+
+/**
+ * The default table: every discrepancy type recon knows, by its registry entry's hold rule
+ * (src/reconciliation/discrepancies/registry.ts; test/payouts/holds-policy.test.ts checks it is all).
+ */
+export const DEFAULT_HOLD_RULES: Readonly<Record<string, HoldRule>> = Object.fromEntries(
+  DISCREPANCY_TYPES.map((t) => [t, entryOf(t).hold.rule]),
+);
 
 /** Below this (minor units) a difference is not held: 1.00 of any currency unless configured. */
 export const DEFAULT_MATERIALITY = 100n;

@@ -2,6 +2,7 @@ import type { Sql } from '../db/connect';
 import { isSqlState } from '../db/errors';
 import { DiscrepancyAccepted, discrepancyStream } from '../events/audit-events';
 import { dataOf, isEvent } from '../events/catalog';
+import { holdReasonsOf } from '../reconciliation/discrepancies/registry';
 import { allDiscrepancies } from '../reconciliation/discrepancy-queries';
 import { type HoldPolicy, holdingTypesOf, holdPolicyFromEnv, holdRuleOf, materialityOf } from '../config/hold-policy';
 import { comparePositions, type EventStore, type Position } from '../store/types';
@@ -61,21 +62,9 @@ export interface PaymentNet {
   readonly net: bigint;
 }
 
+/** Why money is held, by type: the registry's reasons (src/reconciliation/discrepancies/registry.ts). */
 const REASONS: Record<string, string> = {
-  missing_in_report: "the payment is missing from the payment provider's register",
-  missing_in_period: "the payment is missing from the payment provider's list of transactions",
-  status_mismatch: "the payment's status differs between the payment provider's reports",
-  amount_mismatch: "the payment's amount differs between the payment provider's reports",
-  currency_mismatch: "the payment's currency differs between the payment provider's reports",
-  fee_mismatch: "the fee differs between the payment provider's reports: the difference is held",
-  split_mismatch: 'the shares of the split payment do not add up to the payment',
-  unknown_sub_merchant: 'the receiver is not in the sub-merchant directory',
-  duplicate: 'the payment is reported twice',
-  payment_without_order: 'the payment matches no order of the marketplace',
-  amount_differs_from_order: 'the payment is not for the amount ordered',
-  split_differs_from_order: 'the split of the payment is not the split ordered',
-  fee_above_contract: 'the fee charged is above the contract: the difference is held',
-  fee_below_contract: 'the fee charged is below the contract: the difference is held',
+  ...holdReasonsOf('en'),
   quarantined_event: 'a record of the payment could not be processed: under investigation',
 };
 

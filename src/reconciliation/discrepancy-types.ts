@@ -1,52 +1,29 @@
 /**
  * The names of the discrepancies (issue 5) and of their lifecycle: one vocabulary for the rules that
  * detect them, the queries that filter them, and the sandbox that injects them as ground truth.
- * A leaf module, so that the sandbox can share it without depending on recon's ledger code.
+ * The names come from the registry (discrepancies/registry.ts), a leaf the sandbox shares.
  */
 
-import { DEFAULT_HOLD_RULES } from '../config/hold-policy';
-import { ORDER_DISCREPANCY_TYPES } from '../order-discrepancy-types';
+import {
+  DISCREPANCY_TYPES,
+  type DiscrepancyType,
+  type DiscrepancyTypeOf,
+  entryOf,
+  typesOfLeg,
+} from './discrepancies/registry';
+
+/** Every list below is derived from the registry (src/reconciliation/discrepancies/registry.ts). */
+export { DISCREPANCY_TYPES, type DiscrepancyType };
 
 /** What the reconciliation of the PSP's sources finds (projections/reconciliation.ts); the sandbox injects each. */
-export const RECONCILIATION_TYPES = [
-  'missing_in_report',
-  'missing_in_period',
-  'missing_webhook',
-  'status_mismatch',
-  'amount_mismatch',
-  'currency_mismatch',
-  'fee_mismatch',
-  'split_mismatch',
-  'unknown_sub_merchant',
-  'duplicate',
-  'report_count_mismatch',
-] as const;
-export type ReconciliationType = (typeof RECONCILIATION_TYPES)[number];
+export const RECONCILIATION_TYPES = typesOfLeg('psp');
+export type ReconciliationType = DiscrepancyTypeOf<'psp'>;
 
 /** Payouts to sub-merchants against the bank (projections/payouts.ts, docs/bank.md). */
-export const PAYOUT_DISCREPANCY_TYPES = [
-  'payout_missing',
-  'payout_amount_mismatch',
-  'payout_unexpected',
-  'payout_duplicate',
-  'payout_returned',
-] as const;
+export const PAYOUT_DISCREPANCY_TYPES = typesOfLeg('payouts');
 
 /** The cash leg (src/reconciliation/settlement/): what the PSP owes against what reached the bank. */
-export const SETTLEMENT_DISCREPANCY_TYPES = [
-  'settlement_missing',
-  'settlement_short',
-  'settlement_late',
-  'settlement_unexpected',
-] as const;
-
-export const DISCREPANCY_TYPES = [
-  ...RECONCILIATION_TYPES,
-  ...PAYOUT_DISCREPANCY_TYPES,
-  ...SETTLEMENT_DISCREPANCY_TYPES,
-  ...ORDER_DISCREPANCY_TYPES,
-] as const;
-export type DiscrepancyType = (typeof DISCREPANCY_TYPES)[number];
+export const SETTLEMENT_DISCREPANCY_TYPES = typesOfLeg('settlement');
 
 /**
  * Discrepancies that put money in doubt under the default hold policy (src/config/hold-policy.ts): the money
@@ -54,7 +31,7 @@ export type DiscrepancyType = (typeof DISCREPANCY_TYPES)[number];
  * (src/export/holds.ts), all of its payment's or only the difference it states.
  */
 export const HOLDING_TYPES: readonly DiscrepancyType[] = DISCREPANCY_TYPES.filter(
-  (t) => (DEFAULT_HOLD_RULES[t] ?? 'none') !== 'none',
+  (t) => entryOf(t).hold.rule !== 'none',
 );
 
 export const DISCREPANCY_STATUSES = ['open', 'resolved', 'accepted'] as const;

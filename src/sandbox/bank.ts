@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon';
 import { addBusinessDays } from '../business-days';
+import type { InjectedBy } from '../reconciliation/discrepancies/registry';
 import type { Operation } from './model';
 import { createRng, hashSeed } from './random';
 import type { Scenario } from './scenario';
@@ -63,18 +64,26 @@ export interface ExpectedPayout {
   readonly issuedOn: string;
 }
 
+/** A type the registry says the bank injects (src/reconciliation/discrepancies/registry.ts): no copy of a name. */
+type Injected<T extends InjectedBy<'bank'>> = T;
+
 export type BankTruth =
   | {
-      readonly type: 'settlement_short';
+      readonly type: Injected<'settlement_short'>;
       readonly currency: string;
       readonly dueOn: string;
       readonly expected: bigint;
       readonly received: bigint;
     }
-  | { readonly type: 'settlement_late'; readonly currency: string; readonly dueOn: string; readonly receivedOn: string }
-  | { readonly type: 'payout_missing'; readonly reference: string }
-  | { readonly type: 'payout_duplicate'; readonly reference: string; readonly bankRef: string }
-  | { readonly type: 'payout_returned'; readonly reference: string; readonly bankRef: string }
+  | {
+      readonly type: Injected<'settlement_late'>;
+      readonly currency: string;
+      readonly dueOn: string;
+      readonly receivedOn: string;
+    }
+  | { readonly type: Injected<'payout_missing'>; readonly reference: string }
+  | { readonly type: Injected<'payout_duplicate'>; readonly reference: string; readonly bankRef: string }
+  | { readonly type: Injected<'payout_returned'>; readonly reference: string; readonly bankRef: string }
   | {
       readonly type: 'statement_unbalanced';
       readonly account: string;

@@ -1,6 +1,6 @@
 import { applicableLine, expectedFee, parseFeeContract } from '../intent/fee-contract';
 import { PRIMARY_METHODS } from '../intent/order-rules';
-import type { OrderDiscrepancyType } from '../order-discrepancy-types';
+import type { InjectedBy } from '../reconciliation/discrepancies/registry';
 import type { Operation, Order, SubMerchant } from './model';
 import { mainOperation } from './injections';
 import { csvField, type Scenario } from './scenario';
@@ -22,7 +22,8 @@ import { csvField, type Scenario } from './scenario';
  */
 
 export interface IntentTruth {
-  readonly type: OrderDiscrepancyType;
+  /** a type the registry says the intent injects (src/reconciliation/discrepancies/registry.ts) */
+  readonly type: InjectedBy<'intent'>;
   readonly orderId: string;
   readonly paymentId: string | null;
   readonly subMerchantId: string | null;
@@ -141,7 +142,7 @@ function injectOrderDifferences(world: IntentWorld, listed: readonly SubMerchant
     if (p) used.add(p.order.orderId);
     return p;
   };
-  const found = (p: Chosen, type: OrderDiscrepancyType) =>
+  const found = (p: Chosen, type: InjectedBy<'intent'>) =>
     truth.push({ type, orderId: p.order.orderId, paymentId: p.op.paymentId, subMerchantId: null });
 
   // a payment whose order is not in the file: the latest eligible one, since recon compares payments with

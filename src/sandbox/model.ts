@@ -4,6 +4,8 @@
  * integer minor units (bigint); times are milliseconds since the epoch.
  */
 
+import { type InjectedBy, typesInjectedBy } from '../reconciliation/discrepancies/registry';
+
 export type SandboxMethod = 'auth' | 'purchase' | 'capture' | 'void' | 'refund' | 'dispute' | 'recurrent';
 export type SandboxStatus = 'init' | 'pending' | 'success' | 'failure';
 export type SourceName = 'register' | 'period' | 'webhook';
@@ -139,24 +141,12 @@ export interface Order {
 }
 
 /**
- * Ground-truth discrepancy types: the disagreements of PSP data the sandbox injects, named as recon names the
- * discrepancies it finds (src/reconciliation/discrepancy-types.ts; test/sandbox/scenario.test.ts checks the
- * names). The sandbox stands beside recon and does not import its read side.
+ * Ground-truth discrepancy types: the disagreements of PSP data the sandbox injects, the registry's types its
+ * scenario injects (src/reconciliation/discrepancies/registry.ts, `sandbox.by: 'scenario'`), in its order.
+ * The registry is a leaf: the sandbox stands beside recon and does not import its read side.
  */
-export const GROUND_TRUTH_TYPES = [
-  'missing_in_report',
-  'missing_in_period',
-  'missing_webhook',
-  'status_mismatch',
-  'amount_mismatch',
-  'currency_mismatch',
-  'fee_mismatch',
-  'split_mismatch',
-  'unknown_sub_merchant',
-  'duplicate',
-  'report_count_mismatch',
-] as const;
-export type GroundTruthType = (typeof GROUND_TRUTH_TYPES)[number];
+export const GROUND_TRUTH_TYPES = typesInjectedBy('scenario');
+export type GroundTruthType = InjectedBy<'scenario'>;
 
 /** What can be injected: the ground-truth types plus a webhook lost on delivery that a re-send recovers. */
 export type InjectionType = GroundTruthType | 'webhook_lost_resendable';

@@ -1,4 +1,5 @@
 import type { StatementLanguage } from '../../config/statements';
+import { DISCREPANCY_TYPES, entryOf } from '../../reconciliation/discrepancies/registry';
 
 /**
  * Every word a sub-merchant reads on its statement (PDF and workbook pages), in English and Ukrainian. Plain
@@ -215,29 +216,17 @@ export const XLSX_DATE: Readonly<Record<StatementLanguage, { day: string; time: 
   uk: { day: 'dd.mm.yyyy', time: 'dd.mm.yyyy hh:mm:ss' },
 };
 
-/** Why money is held (src/export/holds.ts gives it in English), in Ukrainian. */
+/**
+ * Why money is held (src/export/holds.ts gives it in English), in Ukrainian: a discrepancy type's reason from
+ * the registry of types (src/reconciliation/discrepancies/registry.ts), and the reasons that are no type's.
+ */
 const HOLD_REASONS_UK: Readonly<Record<string, string>> = {
-  "the payment is missing from the payment provider's register": 'платежу немає в реєстрі платіжного провайдера',
-  "the payment's status differs between the payment provider's reports":
-    'статус платежу різниться у звітах платіжного провайдера',
-  "the payment's amount differs between the payment provider's reports":
-    'сума платежу різниться у звітах платіжного провайдера',
-  'the shares of the split payment do not add up to the payment': 'частки розщепленого платежу не дорівнюють платежу',
-  'the receiver is not in the sub-merchant directory': 'отримувача немає в довіднику субмерчантів',
-  'the payment is reported twice': 'платіж повідомлено двічі',
-  'the payment matches no order of the marketplace': 'платіж не відповідає жодному замовленню маркетплейсу',
-  'the payment is not for the amount ordered': 'сума платежу не дорівнює сумі замовлення',
-  'the split of the payment is not the split ordered': 'розщеплення платежу не відповідає замовленню',
-  "the payment is missing from the payment provider's list of transactions":
-    'платежу немає в переліку операцій платіжного провайдера',
-  "the payment's currency differs between the payment provider's reports":
-    'валюта платежу різниться у звітах платіжного провайдера',
-  "the fee differs between the payment provider's reports: the difference is held":
-    'комісія різниться у звітах платіжного провайдера: утримано різницю',
-  'the fee charged is above the contract: the difference is held':
-    'стягнута комісія вища за договірну: утримано різницю',
-  'the fee charged is below the contract: the difference is held':
-    'стягнута комісія нижча за договірну: утримано різницю',
+  ...Object.fromEntries(
+    DISCREPANCY_TYPES.flatMap((t) => {
+      const hold = entryOf(t).hold;
+      return hold.rule === 'none' ? [] : [[hold.reason.en, hold.reason.uk]];
+    }),
+  ),
   'the receiver is not registered as a sub-merchant: nothing is paid until it is':
     'отримувач не зареєстрований як субмерчант: до реєстрації виплат немає',
   'under investigation': 'з’ясовується',

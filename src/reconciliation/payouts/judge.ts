@@ -1,4 +1,5 @@
 import { DateTime } from 'luxon';
+import type { DiscrepancyTypeOf } from '../discrepancies/registry';
 import type { ExpectedPayout, LineMatch, PayoutBankLine } from './match';
 
 /**
@@ -32,12 +33,8 @@ export interface PayoutState {
   readonly lineIds: readonly string[];
 }
 
-export type PayoutDiscrepancyType =
-  | 'payout_missing'
-  | 'payout_amount_mismatch'
-  | 'payout_unexpected'
-  | 'payout_duplicate'
-  | 'payout_returned';
+/** The payouts leg's types, from the registry of types. */
+export type PayoutDiscrepancyType = DiscrepancyTypeOf<'payouts'>;
 
 export interface PayoutDiscrepancyDraft {
   readonly type: PayoutDiscrepancyType;

@@ -3,6 +3,7 @@ import { DiscrepancyAccepted } from '../../events/audit-events';
 import { dataOf, isEvent } from '../../events/catalog';
 import { localMidnight } from '../../journal-rules';
 import type { Tx } from '../../projection/projection';
+import type { DiscrepancyTypeOf } from '../discrepancies/registry';
 import type { RecordedEvent } from '../../store/types';
 import type { SettlementJudgement } from './match';
 import { deadlineOf, type MatchRules } from './match';
@@ -16,7 +17,8 @@ import { deadlineOf, type MatchRules } from './match';
 
 export interface SettlementDiscrepancy {
   readonly id: string;
-  readonly type: 'settlement_missing' | 'settlement_short' | 'settlement_late' | 'settlement_unexpected';
+  /** the settlement leg's types, from the registry of types */
+  readonly type: DiscrepancyTypeOf<'settlement'>;
   readonly posId: string | null;
   readonly operationKey: string;
   readonly currency: string;
