@@ -83,7 +83,7 @@ const cases: Array<[string, string, number, RegExp]> = [
     'a NUL in from',
     '/api/discrepancies?from=2025-01-01%00',
     400,
-    /^from: not a date in the form YYYY-MM-DD: "2025-01-01\\\\u\{0\}"$/,
+    /^from: not a date in the form YYYY-MM-DD: "2025-01-01\\u\{0\}"$/,
   ],
   ['a NUL in payment', '/api/discrepancies?payment=a%00b', 400, /^payment: a NUL character at character 2$/],
   [

@@ -33,9 +33,11 @@ function sleeper(): number {
   return c.pid!;
 }
 
-function deadPid(): number {
+/** The pid of a process that has exited and been reaped (a fixed wait is too short on a loaded machine). */
+async function deadPid(): Promise<number> {
   const c = spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' });
-  return c.pid!; // checked below, once it has exited
+  await new Promise((resolve) => c.once('exit', resolve));
+  return c.pid!;
 }
 
 describe('file lock: stale locks are taken over', () => {
@@ -62,8 +64,7 @@ describe('file lock: stale locks are taken over', () => {
 
   it('a lock of a process that has exited', async () => {
     const file = lockFile();
-    const pid = deadPid();
-    await new Promise((r) => setTimeout(r, 300));
+    const pid = await deadPid();
     expect(() => process.kill(pid, 0)).toThrow();
     writeFileSync(file, JSON.stringify({ pid, token: 'nonce:x' }));
     expect(await attempt(file, 2_000)).toBe('ran');
