@@ -132,11 +132,18 @@ async function heal(deps: HealDeps, client: PspClient, posId: string, row: Unhea
   let outcome: HealRequest['outcome'] = 'requested';
   let detail: string | null = null;
   try {
-    if (method === 'recurrent' && !transactionId) {
+    // A subscription's initial purchase too: without its transaction id the PSP re-sends the latest charge
+    // (interface 4.9), and the purchase's webhook never comes (found in review).
+    const named = method === 'recurrent' || (method === 'purchase' && (await isSubscription(deps, posId, row)));
+    if (named && !transactionId) {
       // The register does not carry the charge's transaction id; the order's transactions (4.4) do.
       // Without it the PSP would re-send the subscription's latest charge, maybe not this one.
       const records = await client.getOrderTransactions(row.order_id);
-      transactionId = records.find((r) => r.payment_id === row.payment_id && r.transaction_id)?.transaction_id ?? null;
+      transactionId =
+        records.find(
+          (r) =>
+            r.payment_id === row.payment_id && (method !== 'purchase' || r.method === 'purchase') && r.transaction_id,
+        )?.transaction_id ?? null;
       if (!transactionId)
         throw new Error(`transaction id of subscription charge ${row.payment_id} not found in order ${row.order_id}`);
     }
@@ -161,6 +168,14 @@ async function heal(deps: HealDeps, client: PspClient, posId: string, row: Unhea
   }
   deps.log.info('webhook re-send', { posId, paymentId: row.payment_id, method, outcome, detail });
   return { posId, orderId: row.order_id, paymentId: row.payment_id, method, transactionId, outcome, detail };
+}
+
+/** Whether the operation's order has subscription charges (re-sends then name their transaction). */
+async function isSubscription(deps: HealDeps, posId: string, row: Unhealed): Promise<boolean> {
+  const [r] = await deps.sql<{ yes: boolean }[]>`
+    select exists (select 1 from recon.operations_seen
+      where pos_id = ${posId} and order_id = ${row.order_id} and (method = 'recurrent' or recurring)) as yes`;
+  return r?.yes ?? false;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { ensureOutDir } from '../../export/out-dir';
 import { issueStatements, runNote, statementRuns, type IssueResult } from '../../export/statements';
+import { runProjections } from '../../projection/runner';
 import { parsePosition } from '../../store/types';
 import { UsageError } from '../errors';
 import { withJudgingRuntime } from '../runtime';
@@ -15,6 +16,7 @@ interface StatementOptions {
   runs?: boolean;
   provisional?: boolean;
   rebaseTimezone?: boolean;
+  catchUp?: boolean;
 }
 
 /** Progress on a terminal only: a pipe or a file gets the summary alone. */
@@ -64,6 +66,7 @@ export function register(program: Command): void {
       '--rebase-timezone',
       'issue in RECON_TIMEZONE although earlier statements were issued in another zone (builds on them; once)',
     )
+    .option('--no-catch-up', "cut at the journal's checkpoint as it is, without applying new events first")
     .action(async (opts: StatementOptions) => {
       if (opts.month !== undefined && !/^\d{4}-(0[1-9]|1[0-2])$/.test(opts.month))
         throw new UsageError(`--month: expected YYYY-MM, got ${JSON.stringify(opts.month)}`);
@@ -85,6 +88,20 @@ export function register(program: Command): void {
           }
           return;
         }
+        // What was stored since the last projection run (a late sale, a decision to pay) belongs in the cut:
+        // without it a changed month reads "unchanged" and its money stays unasked (found in review).
+        if (!atPosition && opts.catchUp !== false)
+          await runProjections(
+            {
+              sql: rt.sql,
+              store: rt.store,
+              log: rt.log,
+              timezone: rt.config.timezone,
+              graceHours: rt.config.graceHours,
+              bank: rt.config.bank,
+            },
+            { signal },
+          );
         const progress = progressWriter(process.stderr);
         // A refusal (StatementRefused) is a usage error naming the option to give instead.
         const r = await issueStatements(
