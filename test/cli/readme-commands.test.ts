@@ -171,6 +171,9 @@ const COVERED: Record<string, { test: string } | { skip: string }> = {
   'recon sync': { test: 'recon sandbox, recon sync, recon heal, recon serve --port N' },
   'recon heal': { test: 'recon sandbox, recon sync, recon heal, recon serve --port N' },
   'recon project [--rebuild [NAME]]': { test: 'recon project' },
+  'recon quarantine list': { test: 'recon quarantine list / retry' },
+  'recon quarantine retry': { test: 'recon quarantine list / retry' },
+  'recon payouts --month YYYY-MM [--format table|json] [--out DIR]': { test: 'recon payouts' },
   'recon project': { test: 'recon project' },
   'recon project --rebuild': { test: 'recon project' },
   'recon sub-merchants import FILE': { test: 'recon sub-merchants import FILE / list' },
@@ -300,6 +303,22 @@ describe('README.md and --help: through the real binary', () => {
   it('recon project', async () => {
     ok(await recon(['project']), /reconciliation/);
     ok(await recon(['project', '--rebuild', 'operations_seen']), /operations_seen/);
+  }, 300_000);
+
+  it('recon quarantine list / retry', async () => {
+    ok(await recon(['quarantine', 'list']), 'no event set aside');
+    ok(await recon(['quarantine', 'list', '--format', 'json']), '[');
+    ok(await recon(['quarantine', 'retry']), '0 applied, 0 still set aside');
+  }, 300_000);
+
+  it('recon payouts', async () => {
+    const table = await recon(['payouts', '--month', p.month]);
+    ok(table, `-${p.month}-`);
+    const json = await recon(['payouts', '--month', p.month, '--format', 'json']);
+    const rows = JSON.parse(json.stdout) as { status: string }[];
+    // the demo's bank paid most payouts: statuses come from the bank, not all "expected"
+    expect(rows.filter((r) => r.status === 'paid').length).toBeGreaterThan(0);
+    ok(await recon(['payouts', '--month', p.month, '--out', p.out]), `payout-status-${p.month}.xlsx`);
   }, 300_000);
 
   it('recon discrepancies', async () => {
