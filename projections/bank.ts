@@ -1,5 +1,7 @@
 import { ident } from '../src/db/identifier';
 import { BankEntryBooked, BankEntryForUnknownAccount, BankStatementImported } from '../src/events/bank-events';
+import { isEvent } from '../src/events/catalog';
+import { eventTypes } from '../src/projection/handlers';
 import { copyRows, type Cell } from '../src/projection/copy-rows';
 import type { Projection, ProjectionContext, Tx } from '../src/projection/projection';
 import type { RecordedEvent } from '../src/store/types';
@@ -61,12 +63,10 @@ const UNKNOWN_COLUMNS = [
   'prepare_pos',
 ];
 
-const is = (e: RecordedEvent, def: { type: string; version: number }) =>
-  e.type === def.type && e.version === def.version;
-
 export const projection: Projection = {
   name: 'bank',
   version: 1,
+  handles: eventTypes([BankEntryBooked, BankStatementImported, BankEntryForUnknownAccount]),
 
   async setup(tx: Tx, ctx: ProjectionContext) {
     const s = ident(ctx.schema);
@@ -131,7 +131,7 @@ export const projection: Projection = {
     const unknown: Cell[][] = [];
     for (const e of events) {
       const pos = [e.position.commit, e.position.prepare];
-      if (is(e, BankEntryBooked)) {
+      if (isEvent(BankEntryBooked, e)) {
         const d = BankEntryBooked.schema.parse(e.data);
         const signed = d.direction === 'credit' ? d.amount : `-${d.amount}`;
         entries.push([
@@ -155,7 +155,7 @@ export const projection: Projection = {
           d.statementId,
           ...pos,
         ]);
-      } else if (is(e, BankStatementImported)) {
+      } else if (isEvent(BankStatementImported, e)) {
         const d = BankStatementImported.schema.parse(e.data);
         statements.push([
           e.id,
@@ -171,7 +171,7 @@ export const projection: Projection = {
           d.fileSha256,
           ...pos,
         ]);
-      } else if (is(e, BankEntryForUnknownAccount)) {
+      } else if (isEvent(BankEntryForUnknownAccount, e)) {
         const d = BankEntryForUnknownAccount.schema.parse(e.data);
         unknown.push([e.id, d.account, d.currency, d.statementId, d.file, d.entries, d.fileSha256, ...pos]);
       }

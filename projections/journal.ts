@@ -14,9 +14,13 @@ import {
 } from '../src/journal-rules';
 import { JOURNAL_LINE_COLUMNS } from '../src/ledger/bank-entries';
 import { bookBankCharges } from '../src/ledger/charge-bookings';
-import { bookPayouts, payoutBookingTables } from '../src/ledger/payout-bookings';
+import { bookPayouts, PAYOUT_EVENTS, payoutBookingTables } from '../src/ledger/payout-bookings';
 import { bookSettlements, settlementBookingTables } from '../src/ledger/settlement-bookings';
+import { BankEntryBooked } from '../src/events/bank-events';
+import { isEvent } from '../src/events/catalog';
+import { eventTypes } from '../src/projection/handlers';
 import type { Projection, ProjectionContext, Tx } from '../src/projection/projection';
+import { CASH_EVENTS } from '../src/reconciliation/settlement/state';
 import type { Position, RecordedEvent } from '../src/store/types';
 
 /**
@@ -264,6 +268,9 @@ export const projection: Projection = {
   // what each version changed: docs/ledger.md, "Read-model versions"
   version: 6,
   usesBank: true,
+  // the register rows and the directory (below), the settlement bookings (the cash leg's events), the payout
+  // bookings, the bank's charges (a booked entry)
+  handles: eventTypes([RegisterRecordObserved, SubMerchantRegistered], CASH_EVENTS, PAYOUT_EVENTS, [BankEntryBooked]),
 
   async setup(tx: Tx, ctx: ProjectionContext) {
     const s = ident(ctx.schema);
@@ -351,13 +358,13 @@ export const projection: Projection = {
     const keys = new Set<string>();
     const ids = new Set<string>();
     for (const e of events) {
-      if (e.type === RegisterRecordObserved.type && e.version === RegisterRecordObserved.version) {
+      if (isEvent(RegisterRecordObserved, e)) {
         const d = registerRowOf(e);
         const f = rowFacts(d.posId, d.record, fallbackAt(e), tz);
         todo.push({ e, f });
         keys.add(f.rowKey);
         if (f.receiver) names.add(f.receiver);
-      } else if (e.type === SubMerchantRegistered.type && e.version === SubMerchantRegistered.version) {
+      } else if (isEvent(SubMerchantRegistered, e)) {
         todo.push({ e, f: null });
         ids.add((e.data as { subMerchantId: string }).subMerchantId);
       }

@@ -188,4 +188,11 @@ function views(ctx: ProjectionContext): readonly string[] {
   ];
 }
 
-export const projection: Projection = { name: 'operations_seen', version: 1, setup, apply, views };
+export const projection: Projection = {
+  name: 'operations_seen',
+  version: 1,
+  handles: table.canHandle,
+  setup,
+  apply,
+  views,
+};

@@ -2,9 +2,15 @@ import { ident } from '../src/db/identifier';
 import { loadOrderBatch } from '../src/intent/order-groups';
 import { replayOrders } from '../src/intent/order-judging';
 import { createOrderTables, orderViews, writeOrderBatch } from '../src/intent/order-tables';
+import { DiscrepancyAccepted } from '../src/events/audit-events';
+import { PeriodRecordObserved, RegisterRecordObserved, WebhookReceived } from '../src/events/ingest-events';
+import { SubMerchantRegistered } from '../src/events/ledger-events';
+import { FeeScheduleLineSet, OrderAmended, OrderCancelled, OrderPlaced } from '../src/events/order-events';
+import { eventTypes } from '../src/projection/handlers';
 import type { Projection, ProjectionContext, Tx } from '../src/projection/projection';
 import { observationOf } from '../src/reconciliation/observations';
 import type { RecordedEvent } from '../src/store/types';
+import { CLOCK_EVENTS } from './clock-events';
 
 /**
  * The marketplace's intent against the PSP (issue 17): orders, their matches with PSP payments, and the
@@ -26,6 +32,13 @@ export const projection: Projection = {
   name: 'orders',
   version: 2,
   retryByReplay: true,
+  // the PSP's observations (src/reconciliation/observations.ts), the orders and the fee contract, the
+  // directory, acceptances, and what moves its clock
+  handles: eventTypes(
+    [RegisterRecordObserved, PeriodRecordObserved, WebhookReceived],
+    [OrderPlaced, OrderAmended, OrderCancelled, FeeScheduleLineSet, SubMerchantRegistered, DiscrepancyAccepted],
+    CLOCK_EVENTS,
+  ),
   setup: (tx, ctx) => createOrderTables(tx, ctx.schema),
   apply,
   views: (ctx) => orderViews(ctx.schema),

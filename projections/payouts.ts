@@ -1,5 +1,10 @@
 import { DateTime } from 'luxon';
 import { type BankConfig, EMPTY_BANK_CONFIG } from '../src/config/bank';
+import { DiscrepancyAccepted } from '../src/events/audit-events';
+import { BankEntryBooked } from '../src/events/bank-events';
+import { SubMerchantRegistered } from '../src/events/ledger-events';
+import { StatementIssued } from '../src/events/statement-events';
+import { eventTypes } from '../src/projection/handlers';
 import type { Projection, ProjectionContext, Tx } from '../src/projection/projection';
 import { loadPayoutInputs } from '../src/reconciliation/payouts/inputs';
 import { judgePayouts } from '../src/reconciliation/payouts/judge';
@@ -16,6 +21,7 @@ import {
   q,
 } from '../src/reconciliation/payouts/tables';
 import type { RecordedEvent } from '../src/store/types';
+import { CLOCK_EVENTS } from './clock-events';
 
 /**
  * Payouts to sub-merchants (docs/bank.md, "Payouts and holds"): what each statement run asked finance to pay
@@ -90,6 +96,8 @@ function payoutsProjection(): Projection {
     // 4: statuses missing and duplicated, what paid it (bank reference, account paid to); bank charges left out
     version: 4,
     usesBank: true,
+    // payoutRowsOf's inputs, and what moves its clock (tables.ts `eventTime`: a statement's issuedAt, a booking's day)
+    handles: eventTypes([StatementIssued, BankEntryBooked, SubMerchantRegistered, DiscrepancyAccepted], CLOCK_EVENTS),
     async setup(tx: Tx, ctx: ProjectionContext) {
       const s = q(ctx.schema);
       await tx.unsafe(`

@@ -1,3 +1,4 @@
+import { eventTypes } from '../src/projection/handlers';
 import type { Projection, ProjectionContext, Tx } from '../src/projection/projection';
 import { advanceClock } from '../src/reconciliation/batch';
 import { judgeAppend } from '../src/reconciliation/judge';
@@ -6,6 +7,7 @@ import { emptyPlan, evolving, planning } from '../src/reconciliation/reconciliat
 import { createTables, publishedViews } from '../src/reconciliation/tables';
 import { writeBatch } from '../src/reconciliation/write-batch';
 import type { RecordedEvent } from '../src/store/types';
+import { CLOCK_EVENTS } from './clock-events';
 
 /**
  * One read model for the operations view and the discrepancies, because both come from the same matching
@@ -45,6 +47,8 @@ export const projection: Projection = {
   name: 'reconciliation',
   version: 6,
   retryByReplay: true,
+  // what its handlers plan and evolve, and what moves its clock (a due payment is judged at that append)
+  handles: eventTypes(planning.canHandle, evolving.canHandle, CLOCK_EVENTS),
   setup: (tx, ctx) => createTables(tx, ctx.schema),
   apply,
   views: (ctx) => publishedViews(ctx.schema),

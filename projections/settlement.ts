@@ -1,5 +1,7 @@
 import { ident } from '../src/db/identifier';
 import { DiscrepancyAccepted } from '../src/events/audit-events';
+import { isEvent } from '../src/events/catalog';
+import { eventTypes } from '../src/projection/handlers';
 import type { Projection, ProjectionContext, Tx } from '../src/projection/projection';
 import {
   acceptSettlementDiscrepancies,
@@ -11,6 +13,7 @@ import { columnNames, DISCREPANCY_COLUMNS } from '../src/reconciliation/tables';
 import {
   appendsOf,
   applyCashAppend,
+  CASH_EVENTS,
   bankOf,
   cashEventsIn,
   cashStateTables,
@@ -33,7 +36,7 @@ async function setup(tx: Tx, ctx: ProjectionContext) {
 }
 
 async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionContext) {
-  const accepts = events.some((e) => e.type === DiscrepancyAccepted.type);
+  const accepts = events.some((e) => isEvent(DiscrepancyAccepted, e));
   if (!cashEventsIn(events) && !accepts) return;
   const s = bankOf(ctx).settlement;
   const rules = { lateBusinessDays: s.lateBusinessDays, holidays: new Set(s.holidays) };
@@ -81,6 +84,7 @@ export const projection: Projection = {
   version: 3,
   usesBank: true,
   retryByReplay: true,
+  handles: eventTypes(CASH_EVENTS, [DiscrepancyAccepted]),
   setup,
   apply,
   views,

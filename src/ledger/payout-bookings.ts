@@ -4,6 +4,7 @@ import { isEvent } from '../events/catalog';
 import { SubMerchantRegistered } from '../events/ledger-events';
 import { StatementIssued } from '../events/statement-events';
 import type { ProjectionContext, Tx } from '../projection/projection';
+import { type AnyEvent, isAnyOf } from '../projection/handlers';
 import { loadPayoutInputs } from '../reconciliation/payouts/inputs';
 import { matchPayouts } from '../reconciliation/payouts/match';
 import { EXPECTED, insertJson, LINES, PAYEES, payoutRowsOf } from '../reconciliation/payouts/tables';
@@ -89,8 +90,10 @@ async function bringToMatches(
   }
 }
 
-const payoutEvent = (e: RecordedEvent) =>
-  isEvent(StatementIssued, e) || isEvent(BankEntryBooked, e) || isEvent(SubMerchantRegistered, e);
+/** The events the payout bookings read (the journal handles them). */
+export const PAYOUT_EVENTS: readonly AnyEvent[] = [StatementIssued, BankEntryBooked, SubMerchantRegistered];
+
+const payoutEvent = (e: RecordedEvent) => isAnyOf(PAYOUT_EVENTS, e);
 
 export async function bookPayouts(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionContext): Promise<void> {
   const bank = bankOf(ctx);

@@ -1,4 +1,5 @@
 import { formatPosition, type RecordedEvent } from '../store/types';
+import { handlesAny } from './handlers';
 import { tryLockForBatch } from './locks';
 import type { Projection, Tx } from './projection';
 import { recordQuarantine } from './quarantine-store';
@@ -27,6 +28,10 @@ export type StepResult =
  * When the batch cannot be applied for its events' sake (not a lost connection, a cancel or a deadlock), a
  * second transaction applies it setting aside what cannot be applied (set-aside.ts): those events are
  * quarantined with the checkpoint's move, and the build goes on with the next batch.
+ *
+ * A batch holding no event of a type the projection handles (`p.handles`) is not applied: the checkpoint
+ * moves past it alone (same lock, same re-check), so the build stays caught up, and nothing can be set aside
+ * from it. Its events still count in `events_applied`, as every event the build went past always did.
  */
 export async function step(
   deps: RunnerDeps,
@@ -35,6 +40,7 @@ export async function step(
   events: readonly RecordedEvent[],
   signal?: AbortSignal,
 ): Promise<StepResult> {
+  if (!handlesAny(p.handles, events)) return inTransaction(deps, p, build, events, async () => []);
   try {
     return await inTransaction(deps, p, build, events, async (tx) => {
       await p.apply(tx, events, contextFor(deps, build));

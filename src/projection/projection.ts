@@ -1,6 +1,7 @@
 import type postgres from 'postgres';
 import type { BankConfig } from '../config/bank';
 import type { RecordedEvent } from '../store/types';
+import type { AnyEvent } from './handlers';
 
 /**
  * A read model built from the event store. One file per projection in projections/. The runner
@@ -26,6 +27,13 @@ export interface ProjectionContext {
 export interface Projection {
   readonly name: string;
   readonly version: number;
+  /**
+   * The event types it reads, after emmett's `canHandle`: the definitions of src/events its handlers and its
+   * clock read (src/projection/handlers.ts `eventTypes`). A batch holding none of them is not handed to
+   * `apply`: the runner moves the checkpoint alone (checkpoints.ts), so the build stays caught up and its
+   * rows equal a replay that applied every batch. `'every event'` for a projection that reads any (tests).
+   */
+  readonly handles: readonly AnyEvent[] | 'every event';
   /** reads ctx.bank: a change of the bank settings replaces its build like a change of time zone */
   readonly usesBank?: boolean;
   /**

@@ -5,6 +5,9 @@
  * and the checkpoint is re-read under a row lock before applying, so a batch read by a runner that lost
  * the race is never applied. A crashed runner resumes from the last committed checkpoint.
  *
+ * A batch holding no event of a type the projection handles (its `handles`) is not applied: the checkpoint
+ * moves past it alone, so the build stays caught up (checkpoints.ts).
+ *
  * A projection whose `version` differs from its live build (or a forced rebuild) is built from zero in a
  * new schema beside the live one; when caught up, one transaction re-points the `recon.*` views to it,
  * marks it live and drops the old build.
@@ -16,7 +19,7 @@
  * | `follow.ts` | live mode: run again whenever events are appended |
  * | `advance.ts` | the loop over batches shared by builds at the same checkpoint |
  * | `store-feed.ts` | every use of the event store: batches, head, event at a checkpoint, wake-ups |
- * | `checkpoints.ts` | one batch applied and the checkpoint moved in one transaction |
+ * | `checkpoints.ts` | one batch applied (or gone past: none of the types it handles) and the checkpoint moved in one transaction |
  * | `set-aside.ts` | a batch that cannot be applied: the events that cannot, set aside |
  * | `quarantine-store.ts` | the set-aside events' table: recorded, listed |
  * | `quarantine.ts` | the set-aside events summed up (nightly report) and applied again (`recon quarantine retry`) |
@@ -27,6 +30,7 @@
  * | `store-check.ts` | whether a build is still on this store |
  * | `settings.ts` | the settings a build applies events with |
  * | `load.ts` | the projections of projections/ |
+ * | `handlers.ts` | the event types a projection handles, its handler tables, "is this event one of these?" |
  * | `errors.ts` | why a run stopped |
  * | `runner-types.ts` | what the runner is given and reports |
  */

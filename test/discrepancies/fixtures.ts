@@ -13,11 +13,12 @@ import {
 } from '../../src/events/ingest-events';
 import { SubMerchantRegistered, subMerchantStream } from '../../src/events/ledger-events';
 import { observationOf, type Observation } from '../../src/reconciliation/observations';
-import { rebuildProjection, runProjections } from '../../src/projection/runner';
+import { rebuildProjection } from '../../src/projection/runner';
 import { silentLogger } from '../../src/log';
 import type { Sql } from '../../src/db/connect';
 import type { AppendRequest, EventStore, NewEvent, RecordedEvent } from '../../src/store/types';
 import { projection } from '../../projections/reconciliation';
+import { catchUp } from '../support/projection-spec';
 
 /** Realistic ingest events, built with the real definitions, for the discrepancy tests. */
 
@@ -295,17 +296,9 @@ export function deps(sql: Sql, store: EventStore, graceHours = GRACE_HOURS) {
   return { sql, store, log: silentLogger, timezone: 'UTC', graceHours, projections: [projection] };
 }
 
-/**
- * Catches the projection up to the head of the store. The store's readAll stops below the oldest
- * transaction still open anywhere on the server (other test databases included), and the runner takes
- * a short page for "caught up": run again until the checkpoint is the head.
- */
+/** Catches the projection up to the head of the store (test/support/projection-spec.ts `catchUp`). */
 export async function project(sql: Sql, store: EventStore, batchSize = 1000, graceHours = GRACE_HOURS) {
-  for (let attempt = 0; ; attempt++) {
-    const report = await runProjections(deps(sql, store, graceHours), { batchSize });
-    if (report.projections.every((p) => p.position === report.head) || attempt >= 200) return report;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  return catchUp(deps(sql, store, graceHours), { batchSize });
 }
 
 /** Rebuilds the reconciliation from zero in batches of `batchSize` and catches it up (replay = live checks). */

@@ -1,4 +1,4 @@
-import { rebuildProjection, runProjections } from '../../src/projection/runner';
+import { rebuildProjection } from '../../src/projection/runner';
 import { silentLogger } from '../../src/log';
 import type { Sql } from '../../src/db/connect';
 import type { AppendRequest, EventStore } from '../../src/store/types';
@@ -6,6 +6,7 @@ import { orderInput } from '../../src/intent/order-input';
 import { FeeScheduleLineSet, feeContractStream, type FeeScheduleLine } from '../../src/events/order-events';
 import { newEvent } from '../../src/events/catalog';
 import { projection } from '../../projections/orders';
+import { catchUp } from '../support/projection-spec';
 
 /** Test helpers of the orders projection (issue 17), beside test/discrepancies/fixtures.ts for the PSP side. */
 
@@ -16,11 +17,7 @@ export function deps(sql: Sql, store: EventStore) {
 }
 
 export async function projectOrders(sql: Sql, store: EventStore, batchSize = 1000) {
-  for (let attempt = 0; ; attempt++) {
-    const report = await runProjections(deps(sql, store), { batchSize });
-    if (report.projections.every((p) => p.position === report.head) || attempt >= 200) return report;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  return catchUp(deps(sql, store), { batchSize });
 }
 
 export async function rebuildOrders(sql: Sql, store: EventStore, batchSize: number) {

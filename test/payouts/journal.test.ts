@@ -2,13 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sql } from '../../src/db/connect';
 import { statementFigures, trialBalance } from '../../src/ledger/ledger-queries';
 import { silentLogger } from '../../src/log';
-import { rebuildProjection, runProjections, type RunnerDeps } from '../../src/projection/runner';
+import { rebuildProjection, type RunnerDeps } from '../../src/projection/runner';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore } from '../../src/store/types';
 import { projection as journal } from '../../projections/journal';
 import { registerRows } from '../discrepancies/fixtures';
 import { createTestDatabase, type TestDatabase } from '../support/db';
 import { appendAll, bank, booked, issued, PAYOUTS_ACCOUNT, payee, payouts, TZ } from './support';
+import { catchUp } from '../support/projection-spec';
 
 /**
  * The journal books what the payout matching pays: payable → bank:<payouts account>, reversed on a return and
@@ -28,11 +29,7 @@ const deps = (sql: Sql, store: EventStore): RunnerDeps => ({
 });
 
 async function project(sql: Sql, store: EventStore, batchSize = 1000) {
-  for (let attempt = 0; ; attempt++) {
-    const report = await runProjections(deps(sql, store), { batchSize });
-    if (report.projections.every((p) => p.position === report.head) || attempt >= 200) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  await catchUp(deps(sql, store), { batchSize });
 }
 
 const balanceOf = async (sql: Sql) => {

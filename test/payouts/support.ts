@@ -5,9 +5,10 @@ import { newEvent } from '../../src/events/catalog';
 import { SubMerchantRegistered, subMerchantStream } from '../../src/events/ledger-events';
 import { StatementIssued, statementStream } from '../../src/events/statement-events';
 import { silentLogger } from '../../src/log';
-import { rebuildProjection, runProjections } from '../../src/projection/runner';
+import { rebuildProjection } from '../../src/projection/runner';
 import type { AppendRequest, EventStore } from '../../src/store/types';
 import { projection as payoutsProjection } from '../../projections/payouts';
+import { catchUp } from '../support/projection-spec';
 
 /** Events of the payout tests, appended directly (the bank parsers are another piece). */
 
@@ -135,11 +136,7 @@ const deps = (sql: Sql, store: EventStore) => ({
 
 /** Catches the payouts projection up to the head (see test/discrepancies/fixtures.ts `project`). */
 export async function project(sql: Sql, store: EventStore, batchSize = 1000) {
-  for (let attempt = 0; ; attempt++) {
-    const report = await runProjections(deps(sql, store), { batchSize });
-    if (report.projections.every((p) => p.position === report.head) || attempt >= 200) return report;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  return catchUp(deps(sql, store), { batchSize });
 }
 
 export async function rebuild(sql: Sql, store: EventStore, batchSize: number): Promise<void> {

@@ -15,7 +15,7 @@ import { MAX_SET_ASIDE_PER_BATCH } from '../../src/projection/set-aside';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore, NewEvent } from '../../src/store/types';
 import { createTestDatabase, type TestDatabase } from '../support/db';
-import { appendVisible, tallyDeps, tallyEvents, tallyTotals } from '../ledger/tally';
+import { appendVisible, tallyDeps, tallyEvents, tallyTotals } from './tally';
 
 /**
  * The runner sets aside an event a projection cannot apply (src/projection/set-aside.ts) and goes on;
@@ -34,11 +34,12 @@ afterAll(async () => {
   await db?.drop();
 });
 
-/** The tally read model of test/ledger/tally.ts, whose apply throws on events tagged with one of `poison`. */
+/** The tally read model of test/projection/tally.ts, whose apply throws on events tagged with one of `poison`. */
 function poisonable(name: string, poison: Set<string>, failure: () => Error = () => new Error('cannot apply')) {
   const p: Projection = {
     name,
     version: 1,
+    handles: 'every event',
     async setup(tx, ctx) {
       await tx.unsafe(`create table ${ctx.schema}.seen (event_id uuid primary key, stream text, amount bigint, n int)`);
     },

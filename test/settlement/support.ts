@@ -3,11 +3,12 @@ import type { Sql } from '../../src/db/connect';
 import { BankEntryBooked, BankStatementImported, bankAccountStream } from '../../src/events/bank-events';
 import { newEvent } from '../../src/events/catalog';
 import { silentLogger } from '../../src/log';
-import { rebuildProjection, runProjections, type RunnerDeps } from '../../src/projection/runner';
+import { rebuildProjection, type RunnerDeps } from '../../src/projection/runner';
 import type { AppendRequest, EventStore } from '../../src/store/types';
 import { projection as journal } from '../../projections/journal';
 import { projection as settlement } from '../../projections/settlement';
 import { registerRows } from '../discrepancies/fixtures';
+import { catchUp } from '../support/projection-spec';
 
 /** Events and runner deps for the cash leg's tests: one EUR settlement account, lag 1, tolerance 5. */
 
@@ -26,11 +27,7 @@ export function cashDeps(sql: Sql, store: EventStore, bank: BankConfig = BANK): 
 
 /** Catches both projections up to the head (the store's readAll may stop short while other tests write). */
 export async function projectCash(sql: Sql, store: EventStore, batchSize = 1000, bank: BankConfig = BANK) {
-  for (let attempt = 0; ; attempt++) {
-    const report = await runProjections(cashDeps(sql, store, bank), { batchSize });
-    if (report.projections.every((p) => p.position === report.head) || attempt >= 200) return report;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  return catchUp(cashDeps(sql, store, bank), { batchSize });
 }
 
 export async function rebuildCash(sql: Sql, store: EventStore, batchSize: number) {

@@ -4,7 +4,7 @@ import { createEventStoreDbStore } from '../../src/store/eventstoredb';
 import type { EventStore } from '../../src/store/types';
 import { createTestDatabase, type TestDatabase } from '../support/db';
 import { startEsdbStandin, type EsdbStandin } from '../support/esdb-standin/server';
-import { tallyDeps, tallyEvents, tallyProjection, tallyTotals } from '../ledger/tally';
+import { tallyDeps, tallyEvents, tallyProjection, tallyTotals } from '../projection/tally';
 
 /**
  * The live projections on the EventStoreDB backend (against the gRPC stand-in, not EventStoreDB) wait for

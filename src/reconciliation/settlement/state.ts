@@ -1,7 +1,9 @@
 import { EMPTY_BANK_CONFIG, type BankConfig } from '../../config/bank';
 import { BankEntryBooked, BankStatementImported } from '../../events/bank-events';
+import { isEvent } from '../../events/catalog';
 import { RegisterRecordObserved, type NormalizedRegisterRecord } from '../../events/ingest-events';
 import { rowFacts } from '../../journal-rules';
+import { type AnyEvent, isAnyOf } from '../../projection/handlers';
 import type { ProjectionContext, Tx } from '../../projection/projection';
 import type { RecordedEvent } from '../../store/types';
 import { isBankCharge } from '../bank-charges';
@@ -49,13 +51,12 @@ function fallbackAt(e: RecordedEvent): Date {
   return typeof observed === 'string' && !Number.isNaN(Date.parse(observed)) ? new Date(observed) : e.recordedAt;
 }
 
-const isType = (e: RecordedEvent, d: { type: string; version: number }) => e.type === d.type && e.version === d.version;
+/** The events the cash leg reads (the settlement projection and the journal's settlement bookings). */
+export const CASH_EVENTS: readonly AnyEvent[] = [RegisterRecordObserved, BankEntryBooked, BankStatementImported];
 
-/** The events the cash leg reads (cheap to ask before a batch is worked on). */
+/** Does the batch hold an event the cash leg reads? (cheap to ask before a batch is worked on) */
 export function cashEventsIn(events: readonly RecordedEvent[]): boolean {
-  return events.some(
-    (e) => isType(e, RegisterRecordObserved) || isType(e, BankEntryBooked) || isType(e, BankStatementImported),
-  );
+  return events.some((e) => isAnyOf(CASH_EVENTS, e));
 }
 
 /** Applies one append to the tables; returns the currencies whose settlements must be judged again. */
@@ -73,11 +74,11 @@ export async function applyCashAppend(
   );
   const rows = new Map<string, { currency: string; day: string; clearing: bigint; fees: bigint } | null>();
   for (const e of events) {
-    if (isType(e, RegisterRecordObserved)) {
+    if (isEvent(RegisterRecordObserved, e)) {
       const d = e.data as { posId: string; record: NormalizedRegisterRecord };
       const f = rowFacts(d.posId, d.record, fallbackAt(e), ctx.timezone);
       rows.set(f.rowKey, contributionOf(f, ctx.timezone));
-    } else if (isType(e, BankEntryBooked)) {
+    } else if (isEvent(BankEntryBooked, e)) {
       const d = BankEntryBooked.schema.parse(e.data);
       if (!settlementAccounts.has(d.accountId)) continue;
       // the bank's own charge (or its refund) pays nothing the PSP owes: the journal books it as a bank fee
@@ -88,7 +89,7 @@ export async function applyCashAppend(
           ${d.bankRef}, ${d.endToEndId}, ${d.remittance}, ${d.counterpartyName}, ${d.statementId})
         on conflict do nothing`;
       if (r.count) touched.add(d.currency);
-    } else if (isType(e, BankStatementImported)) {
+    } else if (isEvent(BankStatementImported, e)) {
       const d = BankStatementImported.schema.parse(e.data);
       if (!settlementAccounts.has(d.accountId)) continue;
       const r = await tx`insert into ${tx(schema)}.cash_statements (account_id, statement_id, currency, opening_date,

@@ -3,7 +3,7 @@ import type { RunnerDeps } from '../../src/projection/runner';
 import { silentLogger } from '../../src/log';
 import type { Sql } from '../../src/db/connect';
 import type { EventStore, NewEvent } from '../../src/store/types';
-import { waitVisible } from './visible';
+import { waitVisible } from '../ledger/visible';
 
 /**
  * A small read model for the runner tests: one row per event (stream, amount × version) and a per-stream
@@ -19,6 +19,8 @@ export function tallyProjection(
   return {
     name,
     version,
+    // every event the tests append (their types are not the catalogue's)
+    handles: 'every event',
     async setup(tx, ctx) {
       await tx.unsafe(
         `create table ${ctx.schema}.seen (event_id uuid primary key, stream text not null, amount bigint not null)`,

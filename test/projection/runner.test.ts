@@ -14,7 +14,7 @@ import {
 import { createPostgresEventStore } from '../../src/store/postgres';
 import { comparePositions, parsePosition, type EventStore, type NewEvent } from '../../src/store/types';
 import { createTestDatabase, type TestDatabase } from '../support/db';
-import { waitVisible } from './visible';
+import { waitVisible } from '../ledger/visible';
 import { appendVisible, tallyDeps, tallyEvents, tallyProjection, tallyTotals } from './tally';
 
 let db: TestDatabase;
@@ -280,6 +280,7 @@ describe('projection runner: the settings a build applies events with', () => {
   const settingsProbe: Projection = {
     name: 'probe',
     version: 1,
+    handles: 'every event',
     async setup(tx, ctx) {
       await tx.unsafe(
         `create table ${ctx.schema}.applied (event_id uuid primary key, timezone text not null, grace int not null)`,
