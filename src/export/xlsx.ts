@@ -214,10 +214,16 @@ export function writeAlignedRow(
     }
   });
   if (alignedCell.type === ExcelJS.ValueType.Null) alignedCell.alignment = aligned.alignment;
+  // the row's own (empty) style is resolved the same way, once a row
+  const styled = row as unknown as { style: Partial<ExcelJS.Style> }; // exceljs's typings leave it out
+  const rowStyle = styles.get(ROW_STYLE);
+  if (rowStyle) styled.style = rowStyle;
+  else styles.set(ROW_STYLE, styled.style);
   row.commit();
   t.rows++;
 }
 
+const ROW_STYLE = -1;
 const sharedStyles = new WeakMap<TableSheet, Map<number, Partial<ExcelJS.Style>>>();
 
 /** Closes a table: autofilter over header + data, then optional totals rows after a blank row. */
