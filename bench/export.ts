@@ -91,7 +91,7 @@ async function* lines(i: number, perSub: number): AsyncIterable<StatementLine> {
 }
 
 /** The ceiling: exceljs's streaming writer, the same rows as plain cell values, one workbook per sub-merchant. */
-async function ceilingWorkbook(file: string, i: number, perSub: number): Promise<void> {
+export async function ceilingWorkbook(file: string, i: number, perSub: number): Promise<void> {
   const wb = new ExcelJS.stream.xlsx.WorkbookWriter({ filename: file, useStyles: true, useSharedStrings: false });
   const money = moneyFormat('UAH');
   const ws = wb.addWorksheet('Operations', { views: [{ state: 'frozen', ySplit: 1 }] });

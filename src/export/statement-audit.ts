@@ -14,6 +14,7 @@ import {
   drainSheet,
   safeText,
   type TableSheet,
+  writeAlignedRow,
   writeRow,
   type Workbook,
 } from './xlsx';
@@ -92,9 +93,7 @@ export async function writeAuditSheet(
 }
 
 // a date is right-aligned by default and would print against the currency beside it
+const DATE_ALIGNMENT = { horizontal: 'left' } as const;
 function writeDated(t: TableSheet, values: readonly unknown[]): void {
-  const row = t.sheet.addRow(values as unknown[]);
-  row.getCell(2).alignment = { horizontal: 'left' };
-  row.commit();
-  t.rows++;
+  writeAlignedRow(t, values, { column: 2, alignment: DATE_ALIGNMENT });
 }

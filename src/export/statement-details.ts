@@ -123,38 +123,102 @@ export function lineDetailsOf(
   return { paidWith: paidWithOf(events, line.eventIds), feeParts: feePartsOf(events, line) };
 }
 
-/** A payment's recorded events at or before a cut, for every POS that booked it. */
-export type PaymentEvents = (paymentId: string) => Promise<readonly RecordedEvent[]>;
+/** The recorded events at or before a cut of a batch of payments, each payment's for every POS that booked it. */
+export type PaymentEvents = (paymentIds: readonly string[]) => Promise<ReadonlyMap<string, readonly RecordedEvent[]>>;
 
-// a payment's refund is usually booked near its purchase: a bounded cache serves both without holding a month
-const CACHED_PAYMENTS = 2000;
+// streams read at once from a store that cannot read many in one call (EventStoreDB)
+const STREAMS_IN_FLIGHT = 8;
 
-export function storePaymentEvents(sql: Sql, store: EventStore, cut: Position): PaymentEvents {
-  const cache = new Map<string, Promise<readonly RecordedEvent[]>>();
-  const read = async (paymentId: string) => {
-    const pos = await sql<{ pos_id: string }[]>`
-      select distinct pos_id from recon.journal_entries where payment_id = ${paymentId} order by pos_id`;
-    const out: RecordedEvent[] = [];
-    for (const { pos_id } of pos) {
-      for (const e of await store.readStream(paymentStream(pos_id, paymentId))) {
-        if (comparePositions(e.position, cut) <= 0) out.push(e);
-      }
-    }
-    return out;
+/** The events of `streams` at or before `cut`, grouped by stream: one read where the store can, else a few at a time. */
+async function readStreamsAt(
+  store: EventStore,
+  streams: readonly string[],
+  cut: Position,
+): Promise<Map<string, RecordedEvent[]>> {
+  const byStream = new Map<string, RecordedEvent[]>();
+  const keep = (e: RecordedEvent) => {
+    if (comparePositions(e.position, cut) > 0) return;
+    const list = byStream.get(e.stream);
+    if (list) list.push(e);
+    else byStream.set(e.stream, [e]);
   };
-  return (paymentId) => {
-    let hit = cache.get(paymentId);
-    if (hit) cache.delete(paymentId);
-    else hit = read(paymentId);
-    cache.set(paymentId, hit);
-    if (cache.size > CACHED_PAYMENTS) cache.delete(cache.keys().next().value as string);
-    return hit;
+  if (store.readStreams) {
+    for (const e of await store.readStreams(streams, { atOrBefore: cut })) keep(e);
+    return byStream;
+  }
+  for (let i = 0; i < streams.length; i += STREAMS_IN_FLIGHT) {
+    const read = await Promise.all(streams.slice(i, i + STREAMS_IN_FLIGHT).map((s) => store.readStream(s)));
+    for (const events of read) for (const e of events) keep(e);
+  }
+  return byStream;
+}
+
+/**
+ * Two reads a batch, whatever its size: the POS ids that booked each payment (one query), then every one of
+ * their streams (one read). A payment's events are its streams' in POS id order, as PostgreSQL sorts them.
+ */
+export function storePaymentEvents(sql: Sql, store: EventStore, cut: Position): PaymentEvents {
+  return async (paymentIds) => {
+    const ids = [...new Set(paymentIds)];
+    const out = new Map<string, RecordedEvent[]>();
+    if (ids.length === 0) return out;
+    const pos = await sql<{ payment_id: string; pos_id: string }[]>`
+      select distinct payment_id, pos_id from recon.journal_entries where payment_id = any(${ids}::text[])
+      order by payment_id, pos_id`;
+    const events = await readStreamsAt(
+      store,
+      pos.map((r) => paymentStream(r.pos_id, r.payment_id)),
+      cut,
+    );
+    for (const id of ids) out.set(id, []);
+    for (const r of pos) out.get(r.payment_id)?.push(...(events.get(paymentStream(r.pos_id, r.payment_id)) ?? []));
+    return out;
   };
 }
 
-/** A statement's lines, each with its details. */
-export async function* withLineDetails<
-  L extends { method: string; fee: bigint; eventIds: readonly string[]; paymentId: string },
->(lines: AsyncIterable<L>, currency: string, events: PaymentEvents): AsyncIterable<L & LineDetails> {
-  for await (const l of lines) yield { ...l, ...lineDetailsOf(await events(l.paymentId), { ...l, currency }) };
+/** The lines whose details are read together: their payments' events are read in one batch. */
+const LINES_PER_BATCH = 1000;
+
+type DetailedLine = { method: string; fee: bigint; eventIds: readonly string[]; paymentId: string };
+
+/**
+ * The details of one statement's lines, read once and kept for every pass over them (Operations, Audit, PDF):
+ * only the small result is kept per line (ways of payment are shared), never the events, so a statement of
+ * 100k lines holds a few megabytes. Lines are read `batch` at a time, their payments' events in one batch.
+ */
+export function statementLineDetails(events: PaymentEvents, batch = LINES_PER_BATCH) {
+  const known = new Map<string, LineDetails>();
+  const ways = new Map<string, PaidWith>();
+  const keyOf = (l: DetailedLine & { entryId?: string }, currency: string) =>
+    l.entryId ?? `${currency}\u0000${l.paymentId}\u0000${l.method}\u0000${l.fee}\u0000${l.eventIds.join(' ')}`;
+  const shared = (d: LineDetails): LineDetails => {
+    if (!d.paidWith) return d;
+    const k = `${d.paidWith.payway}\u0000${d.paidWith.scheme}`;
+    const way = ways.get(k) ?? d.paidWith;
+    ways.set(k, way);
+    return { paidWith: way, feeParts: d.feeParts };
+  };
+  const fill = async (lines: readonly DetailedLine[], currency: string) => {
+    const missing = lines.filter((l) => !known.has(keyOf(l, currency)));
+    if (missing.length === 0) return;
+    const byPayment = await events(missing.map((l) => l.paymentId));
+    for (const l of missing)
+      known.set(keyOf(l, currency), shared(lineDetailsOf(byPayment.get(l.paymentId) ?? [], { ...l, currency })));
+  };
+  return async function* withLineDetails<L extends DetailedLine>(
+    lines: AsyncIterable<L>,
+    currency: string,
+  ): AsyncIterable<L & LineDetails> {
+    let pending: L[] = [];
+    const flush = async function* () {
+      await fill(pending, currency);
+      for (const l of pending) yield { ...l, ...known.get(keyOf(l, currency))! };
+      pending = [];
+    };
+    for await (const l of lines) {
+      pending.push(l);
+      if (pending.length >= batch) yield* flush();
+    }
+    yield* flush();
+  };
 }

@@ -31,6 +31,7 @@ import {
   openWorkbook,
   safeText,
   type TableSheet,
+  writeAlignedRow,
 } from './xlsx';
 
 export * from './statement-figures';
@@ -66,10 +67,7 @@ const DATE_ALIGNMENT = { horizontal: 'left' } as const;
 
 /** A table row whose first cell is a date, handed to the zip stream at once as `writeRow` does. */
 function writeDatedRow(t: TableSheet, values: readonly unknown[]): void {
-  const row = t.sheet.addRow(values as unknown[]);
-  row.getCell(1).alignment = DATE_ALIGNMENT;
-  row.commit();
-  t.rows++;
+  writeAlignedRow(t, values, { column: 1, alignment: DATE_ALIGNMENT });
 }
 
 /** Sums of an Operations sheet; a line without fee parts adds its whole fee to `notSplit`. */

@@ -28,7 +28,7 @@ import { recordedHeld } from './holds';
 import { closingsPaidOut, paidLinesAt, paidSincePrevious, payoutFigures } from './statement-payout-figures';
 import { issuedPayouts, statementPayouts, withPaidOut } from './statement-payouts';
 import { ExportError } from './errors';
-import { storePaymentEvents, withLineDetails, type PaymentEvents } from './statement-details';
+import { statementLineDetails, storePaymentEvents, type PaymentEvents } from './statement-details';
 import { ledgerStatementQueries, type StatementQueries } from './statement-queries';
 import { checkMonthEnded, checkPositionWithinHead, monthBefore, runsInZone } from './statement-controls';
 import { notStatedMarked, previousOf, splitNotStated } from './not-stated';
@@ -67,6 +67,8 @@ export interface StatementDeps {
   readonly queries?: StatementQueries;
   /** issuer, contact and default language (RECON_ISSUER_*, RECON_STATEMENT_*; the process's when absent) */
   readonly statements?: StatementsConfig;
+  /** lines whose payments' events are read together (statement-details.ts; tests make it small) */
+  readonly linesPerDetailRead?: number;
 }
 
 export interface IssueOptions {
@@ -145,6 +147,7 @@ async function statementSource(
     timezone: string;
     /** the payments' recorded events, for each line's payment method and fee parts (absent: not shown) */
     paymentEvents?: PaymentEvents;
+    linesPerDetailRead?: number;
   },
   subMerchantId: string,
   own: readonly StatementFigures[],
@@ -154,11 +157,13 @@ async function statementSource(
   const reserve = await queries.reserve({ ...base, subMerchantId });
   const previous = previousRunOf(ctx.runs, subMerchantId, await ctx.namesOf(subMerchantId));
   const adjustments = queries.adjustments;
+  // read once for the statement's three passes over its lines (Operations, Audit, PDF)
+  const details = ctx.paymentEvents && statementLineDetails(ctx.paymentEvents, ctx.linesPerDetailRead);
   return {
     figures: own,
     lines: (currency) => {
       const lines = queries.lines({ ...base, subMerchantId, currency });
-      return ctx.paymentEvents ? withLineDetails(lines, currency, ctx.paymentEvents) : lines;
+      return details ? details(lines, currency) : lines;
     },
     ...(previous && adjustments
       ? {
@@ -380,7 +385,15 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
       ...(corrects ? { corrects } : {}),
     };
     const source = await statementSource(
-      { queries, base, runs, namesOf, timezone: deps.timezone, ...(paymentEvents ? { paymentEvents } : {}) },
+      {
+        queries,
+        base,
+        runs,
+        namesOf,
+        timezone: deps.timezone,
+        ...(paymentEvents ? { paymentEvents } : {}),
+        ...(deps.linesPerDetailRead ? { linesPerDetailRead: deps.linesPerDetailRead } : {}),
+      },
       subMerchantId,
       own,
       shown.sections.filter((p) => p.subMerchantId === subMerchantId),

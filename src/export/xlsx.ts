@@ -186,6 +186,46 @@ export function writeRow(t: TableSheet, values: readonly unknown[]): void {
   t.rows++;
 }
 
+/**
+ * A data row as writeRow writes it, one column's cell aligned as given, every cell's style object shared with
+ * the cells of its column and kind of value in the table's rows before. exceljs's writer finds a cell's style id
+ * by serialising its style, unless it met that very object before; each cell has a style object of its own, so
+ * a long table paid one serialisation a cell. The shared object is the first such cell's own, so the style ids
+ * (and the bytes) are those of unshared rows. Only for rows whose cells take no other style.
+ */
+export function writeAlignedRow(
+  t: TableSheet,
+  values: readonly unknown[],
+  aligned: { readonly column: number; readonly alignment: Partial<ExcelJS.Alignment> },
+): void {
+  const row = t.sheet.addRow(values as unknown[]);
+  let styles = sharedStyles.get(t);
+  if (!styles) sharedStyles.set(t, (styles = new Map()));
+  const alignedCell = row.getCell(aligned.column);
+  // the cells with a value, as the writer sees them; an empty aligned cell keeps a style of its own below
+  row.eachCell((cell, column) => {
+    // the writer picks a number format by the kind of value when the style names none
+    const key = column * 64 + cell.type;
+    const known = styles.get(key);
+    if (known) cell.style = known;
+    else {
+      if (column === aligned.column) cell.alignment = aligned.alignment;
+      styles.set(key, cell.style);
+    }
+  });
+  if (alignedCell.type === ExcelJS.ValueType.Null) alignedCell.alignment = aligned.alignment;
+  // the row's own (empty) style is resolved the same way, once a row
+  const styled = row as unknown as { style: Partial<ExcelJS.Style> }; // exceljs's typings leave it out
+  const rowStyle = styles.get(ROW_STYLE);
+  if (rowStyle) styled.style = rowStyle;
+  else styles.set(ROW_STYLE, styled.style);
+  row.commit();
+  t.rows++;
+}
+
+const ROW_STYLE = -1;
+const sharedStyles = new WeakMap<TableSheet, Map<number, Partial<ExcelJS.Style>>>();
+
 /** Closes a table: autofilter over header + data, then optional totals rows after a blank row. */
 export function closeTable(
   t: TableSheet,

@@ -362,6 +362,21 @@ export function createPostgresEventStore(
       );
       return rows.map(toRecorded);
     },
+    async readStreams(streams, opts = {}) {
+      if (streams.length === 0) return [];
+      const at = opts.atOrBefore;
+      // one statement for a batch of streams (a statement's payments), where reading them one by one made a
+      // round trip per stream
+      const rows = await guard(() =>
+        sql.unsafe<EventRow[]>(
+          `select ${COLUMNS} from es_events where stream_id = any($1::text[])
+           ${at ? 'and (transaction_id, global_position) <= ($2::text::xid8, $3::int8)' : ''}
+           order by stream_id, stream_revision`,
+          at ? [streams as string[], at.commit.toString(), at.prepare.toString()] : [streams as string[]],
+        ),
+      );
+      return rows.map(toRecorded);
+    },
     async readAll(from, opts = {}) {
       const limit = opts.maxCount ?? 1000;
       const key = `${from ? formatPosition(from) : '-'}:${limit}`;

@@ -119,6 +119,12 @@ export interface EventStore {
   /** The whole stream in revision order; empty when it does not exist. */
   readStream(stream: string, opts?: { fromRevision?: number; maxCount?: number }): Promise<RecordedEvent[]>;
   /**
+   * The events of many streams in one read, each stream's in revision order (streams that do not exist give
+   * none), only those at or before `atOrBefore` when given. Optional: a backend that cannot read many streams
+   * at once leaves it out, and its callers read stream by stream (readStreamsAt in src/export/statement-details.ts).
+   */
+  readStreams?(streams: readonly string[], opts?: { atOrBefore?: Position }): Promise<RecordedEvent[]>;
+  /**
    * Events strictly after `from` (from the start when omitted) in commit order. A follower that passes
    * the last position it saw never skips an event and never sees one twice.
    */
