@@ -49,7 +49,11 @@ export function headerRows(
       header.corrects &&
         t.correctsText(
           header.corrects.number,
-          DateTime.fromJSDate(header.corrects.issuedAt, { zone: meta.timezone }).toISODate()!,
+          // in a sentence, the day as the document's language writes dates (the PDF's issue date is 27.11.2026 in uk)
+          languageDay(
+            DateTime.fromJSDate(header.corrects.issuedAt, { zone: meta.timezone }).toISODate()!,
+            header.language,
+          ),
         ),
     ],
     [t.period, `${day(from)} – ${day(to.minus({ days: 1 }))} (${t.timeZone} ${meta.timezone})`],
@@ -158,4 +162,8 @@ export function writeSummarySheet(
   ops.commit();
   summary.addRow([t.payoutReference, ...figures.map((f) => payoutOf(f)?.reference ?? '—')]).commit();
   summary.commit();
+}
+
+function languageDay(iso: string, language: 'en' | 'uk'): string {
+  return language === 'uk' ? iso.split('-').reverse().join('.') : iso;
 }
