@@ -319,7 +319,8 @@ describe('README.md and --help: through the real binary', () => {
     for (const r of rows)
       expect(['expected', 'paid', 'partial', 'missing', 'returned', 'duplicated']).toContain(r.status);
     ok(await recon(['payouts', '--month', p.month]), rows[0]!.reference);
-    ok(await recon(['payouts', '--month', p.month, '--out', p.out]), `payout-status-${p.month}.xlsx`);
+    ok(await recon(['payouts', '--month', p.month, '--out', p.out]), rows[0]!.reference);
+    expect(readdirSync(p.out)).toContain(`payout-status-${p.month}.xlsx`);
   }, 300_000);
 
   it('recon discrepancies', async () => {
