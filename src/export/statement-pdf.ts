@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { DateTime } from 'luxon';
 import PDFDocument from 'pdfkit';
-import { holdReason, LABELS, type Labels, operationWord } from './i18n/labels';
+import { holdReason, LABELS, type Labels, operationWord, writtenDay } from './i18n/labels';
 import {
   bridgeLabel,
   bridgeOf,
@@ -309,7 +309,7 @@ function feeSummaryRow(
 
 function dayText(d: string | Date, language: 'en' | 'uk'): string {
   const iso = typeof d === 'string' ? d.slice(0, 10) : DateTime.fromJSDate(d, { zone: 'UTC' }).toISODate()!;
-  return language === 'uk' ? iso.split('-').reverse().join('.') : iso;
+  return writtenDay(iso, language);
 }
 
 /** The head of the first page: issuer left, title, number, date and period right, then the sub-merchant. */

@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import { LABELS, XLSX_DATE } from './i18n/labels';
+import { LABELS, writtenDay, XLSX_DATE } from './i18n/labels';
 import { documentText } from '../input-rules';
 import {
   bridgeLabel,
@@ -50,7 +50,7 @@ export function headerRows(
         t.correctsText(
           header.corrects.number,
           // in a sentence, the day as the document's language writes dates (the PDF's issue date is 27.11.2026 in uk)
-          languageDay(
+          writtenDay(
             DateTime.fromJSDate(header.corrects.issuedAt, { zone: meta.timezone }).toISODate()!,
             header.language,
           ),
@@ -162,8 +162,4 @@ export function writeSummarySheet(
   ops.commit();
   summary.addRow([t.payoutReference, ...figures.map((f) => payoutOf(f)?.reference ?? '—')]).commit();
   summary.commit();
-}
-
-function languageDay(iso: string, language: 'en' | 'uk'): string {
-  return language === 'uk' ? iso.split('-').reverse().join('.') : iso;
 }

@@ -181,6 +181,11 @@ const uk: Labels = {
 
 export const LABELS: Readonly<Record<StatementLanguage, Labels>> = { en, uk };
 
+/** A day (YYYY-MM-DD) as a document in the language writes it in text: 27.11.2026 in uk, the ISO day in en. */
+export function writtenDay(iso: string, language: StatementLanguage): string {
+  return language === 'uk' ? iso.split('-').reverse().join('.') : iso;
+}
+
 /** The bridge's lines in each language (keys of src/export/statement-figures.ts's BRIDGE). */
 export const BRIDGE_LABELS: Readonly<Record<StatementLanguage, Readonly<Record<string, string>>>> = {
   en: {},
