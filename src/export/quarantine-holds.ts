@@ -50,7 +50,7 @@ async function paymentsOfStreams(
   const candidates = set.flatMap(({ stream, event_id }) => {
     const rest = stream.slice('payment-'.length);
     const out: [string, string, string][] = [];
-    for (let i = rest.indexOf('-'); i > 0; i = rest.indexOf('-', i + 1))
+    for (let i = rest.indexOf('-', 1); i >= 0; i = rest.indexOf('-', i + 1))
       out.push([rest.slice(0, i), rest.slice(i + 1), event_id]);
     return out;
   });
