@@ -8,14 +8,14 @@ import {
   writeStatementWorkbook,
   type StatementFigures,
   type StatementLine,
-} from '../src/export/statement-workbooks';
-import { DATE_TIME_FORMAT, moneyFormat } from '../src/export/xlsx';
+} from '../src/export/statements/workbooks';
+import { DATE_TIME_FORMAT, moneyFormat } from '../src/export/workbook/xlsx';
 import { createLogger } from '../src/log';
 import { perSecond, sampleRss, timed, type BenchContext, type Figure } from './harness';
 
 /**
  * `npm run bench -- export`: payout statements for 1,000 sub-merchants with 1M operation lines in all,
- * written by the project's writer layer (src/export/statement-workbooks.ts: summary, operations, reserve
+ * written by the project's writer layer (src/export/statements/workbooks.ts: summary, operations, reserve
  * schedule, exact bigint → number, local dates, formula-safe text, temp-then-rename) beside exceljs's
  * streaming writer writing the same operation rows with no project code (the ceiling), and the peak RSS of
  * the project's run. Rows come from a generator, so no database is needed. Runnable standalone:

@@ -4,8 +4,8 @@ import path from 'node:path';
 import { once } from 'node:events';
 import { createPostgresEventStore } from '../src/store/postgres';
 import { toAppendRequests, type Keyed } from '../src/ingest/observations';
-import { importOrderFile } from '../src/intent/order-import';
-import { orderInput } from '../src/intent/order-input';
+import { importOrderFile } from '../src/ingest/orders/import';
+import { orderInput } from '../src/ingest/orders/input';
 import { perSecond, sampleRss, timed, type BenchContext } from './harness';
 
 /**

@@ -1,4 +1,4 @@
-import { loadProjections, rebuildProjection, type RunnerDeps } from '../src/projection/runner';
+import { loadProjections, rebuildProjection, type RunnerDeps } from '../src/projector/runner';
 import { createPostgresEventStore } from '../src/store/postgres';
 import type { Position } from '../src/store/types';
 import { appendChunks, scenarioEvents, scenarioFor } from '../fixtures/scenario-events';

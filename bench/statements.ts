@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { issueStatements } from '../src/export/statements';
+import { issueStatements } from '../src/export/statements/issue';
 import { silentLogger } from '../src/log';
-import { loadProjections, runProjections } from '../src/projection/runner';
+import { loadProjections, runProjections } from '../src/projector/runner';
 import { createPostgresEventStore } from '../src/store/postgres';
 import { scenarioEvents, scenarioFor } from '../fixtures/scenario-events';
 import { ceilingWorkbook } from './export';

@@ -1,6 +1,6 @@
-import { previousMonth } from '../src/export/nightly-report';
-import { issueStatements } from '../src/export/statements';
-import { runProjections } from '../src/projection/runner';
+import { previousMonth } from '../src/export/nightly/report';
+import { issueStatements } from '../src/export/statements/issue';
+import { runProjections } from '../src/projector/runner';
 import { applySubMerchantDirectory } from '../src/ingest/sub-merchant-directory';
 import type { JobDefinition } from '../src/scheduler/scheduler';
 import type { JobDeps } from './job-deps';

@@ -1,8 +1,8 @@
-import { AGE_BUCKETS, type OpenOnDay } from '../src/export/nightly-open';
-import { previousDay, writeNightlyReportFor } from '../src/export/nightly-report';
+import { AGE_BUCKETS, type OpenOnDay } from '../src/export/nightly/open';
+import { previousDay, writeNightlyReportFor } from '../src/export/nightly/report';
 import { healMissingWebhooks } from '../src/ingest/heal';
 import { syncIncremental } from '../src/ingest/sync';
-import { runProjections } from '../src/projection/runner';
+import { runProjections } from '../src/projector/runner';
 import { applySubMerchantDirectory } from '../src/ingest/sub-merchant-directory';
 import type { JobDefinition } from '../src/scheduler/scheduler';
 import type { JobDeps } from './job-deps';

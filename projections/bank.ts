@@ -1,9 +1,9 @@
 import { ident } from '../src/db/identifier';
 import { BankEntryBooked, BankEntryForUnknownAccount, BankStatementImported } from '../src/events/bank-events';
 import { isEvent } from '../src/events/catalog';
-import { eventTypes } from '../src/projection/handlers';
-import { copyRows, type Cell } from '../src/projection/copy-rows';
-import type { Projection, ProjectionContext, Tx } from '../src/projection/projection';
+import { eventTypes } from '../src/projector/handlers';
+import { copyRows, type Cell } from '../src/projector/copy-rows';
+import type { Projection, ProjectionContext, Tx } from '../src/projector/projection';
 import type { RecordedEvent } from '../src/store/types';
 
 /**

@@ -9,7 +9,7 @@ import {
   WebhookReceived,
   WebhookResendRequested,
 } from '../src/events/ingest-events';
-import { eventTypes } from '../src/projection/handlers';
+import { eventTypes } from '../src/projector/handlers';
 
 /**
  * The events whose time moves a read model's clock (src/reconciliation/batch.ts `eventTime`: the metadata's

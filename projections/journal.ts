@@ -1,5 +1,5 @@
 import { ident } from '../src/db/identifier';
-import { copyCell, copyRows, copyText, createTextBuffer, type TextBuffer } from '../src/projection/copy-rows';
+import { copyCell, copyRows, copyText, createTextBuffer, type TextBuffer } from '../src/projector/copy-rows';
 import { RegisterRecordObserved, type NormalizedRegisterRecord } from '../src/events/ingest-events';
 import { DEFAULT_RESERVE_HOLD_DAYS, SubMerchantRegistered } from '../src/events/ledger-events';
 import {
@@ -18,8 +18,8 @@ import { bookPayouts, PAYOUT_EVENTS, payoutBookingTables } from '../src/ledger/p
 import { bookSettlements, settlementBookingTables } from '../src/ledger/settlement-bookings';
 import { BankEntryBooked } from '../src/events/bank-events';
 import { isEvent } from '../src/events/catalog';
-import { eventTypes } from '../src/projection/handlers';
-import type { Projection, ProjectionContext, Tx } from '../src/projection/projection';
+import { eventTypes } from '../src/projector/handlers';
+import type { Projection, ProjectionContext, Tx } from '../src/projector/projection';
 import { CASH_EVENTS } from '../src/reconciliation/settlement/state';
 import type { Position, RecordedEvent } from '../src/store/types';
 

@@ -7,9 +7,9 @@ import {
   WebhookReceived,
   WebhookResendRequested,
 } from '../src/events/ingest-events';
-import { type Cell, columnsOf, upsertRows } from '../src/projection/copy-rows';
-import { handlerTable, on } from '../src/projection/handlers';
-import type { Projection, ProjectionContext, Tx } from '../src/projection/projection';
+import { type Cell, columnsOf, upsertRows } from '../src/projector/copy-rows';
+import { handlerTable, on } from '../src/projector/handlers';
+import type { Projection, ProjectionContext, Tx } from '../src/projector/projection';
 import type { RecordedEvent } from '../src/store/types';
 
 /**

@@ -1,21 +1,21 @@
 import { ident } from '../src/db/identifier';
-import { loadOrderBatch } from '../src/intent/order-groups';
-import { replayOrders } from '../src/intent/order-judging';
-import { createOrderTables, orderViews, writeOrderBatch } from '../src/intent/order-tables';
+import { loadOrderBatch } from '../src/reconciliation/orders/groups';
+import { replayOrders } from '../src/reconciliation/orders/judging';
+import { createOrderTables, orderViews, writeOrderBatch } from '../src/reconciliation/orders/tables';
 import { DiscrepancyAccepted } from '../src/events/audit-events';
 import { PeriodRecordObserved, RegisterRecordObserved, WebhookReceived } from '../src/events/ingest-events';
 import { SubMerchantRegistered } from '../src/events/ledger-events';
 import { FeeScheduleLineSet, OrderAmended, OrderCancelled, OrderPlaced } from '../src/events/order-events';
-import { eventTypes } from '../src/projection/handlers';
-import type { Projection, ProjectionContext, Tx } from '../src/projection/projection';
+import { eventTypes } from '../src/projector/handlers';
+import type { Projection, ProjectionContext, Tx } from '../src/projector/projection';
 import { observationOf } from '../src/reconciliation/observations';
 import type { RecordedEvent } from '../src/store/types';
 import { CLOCK_EVENTS } from './clock-events';
 
 /**
  * The marketplace's intent against the PSP (issue 17): orders, their matches with PSP payments, and the
- * discrepancies between them and with the fee contract. The rules are in src/intent/order-rules.ts; the
- * state per order id (src/intent/order-groups.ts) and its replay and lifecycle (src/intent/order-judging.ts)
+ * discrepancies between them and with the fee contract. The rules are in src/reconciliation/orders/rules.ts; the
+ * state per order id (src/reconciliation/orders/groups.ts) and its replay and lifecycle (src/reconciliation/orders/judging.ts)
  * beside them. As in the reconciliation projection, the clock is the latest time the PSP's events carry, and
  * the rows are the same whatever the batch sizes.
  */

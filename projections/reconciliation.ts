@@ -1,5 +1,5 @@
-import { eventTypes } from '../src/projection/handlers';
-import type { Projection, ProjectionContext, Tx } from '../src/projection/projection';
+import { eventTypes } from '../src/projector/handlers';
+import type { Projection, ProjectionContext, Tx } from '../src/projector/projection';
 import { advanceClock } from '../src/reconciliation/batch';
 import { judgeAppend } from '../src/reconciliation/judge';
 import { loadBatch } from '../src/reconciliation/load-batch';

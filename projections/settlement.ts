@@ -1,8 +1,8 @@
 import { ident } from '../src/db/identifier';
 import { DiscrepancyAccepted } from '../src/events/audit-events';
 import { isEvent } from '../src/events/catalog';
-import { eventTypes } from '../src/projection/handlers';
-import type { Projection, ProjectionContext, Tx } from '../src/projection/projection';
+import { eventTypes } from '../src/projector/handlers';
+import type { Projection, ProjectionContext, Tx } from '../src/projector/projection';
 import {
   acceptSettlementDiscrepancies,
   discrepanciesOf,

@@ -3,8 +3,8 @@ import path from 'node:path';
 import { pspSideOrderTruth, sandboxIntent } from '../sandbox/intent';
 import type { Scenario } from '../sandbox/scenario';
 import type { EventStore } from '../store/types';
-import { importFeeContract, readFeeContract } from '../intent/fee-contract';
-import { importOrderFile } from '../intent/order-import';
+import { importFeeContract, readFeeContract } from '../ingest/fee-contract';
+import { importOrderFile } from '../ingest/orders/import';
 
 /**
  * `recon demo`'s intent step: writes the sandbox world's orders (CSV and NDJSON) and fee contract into `dir`

@@ -5,11 +5,11 @@ import path from 'node:path';
 import { DateTime } from 'luxon';
 import type { Config, PspProject } from '../config/env';
 import { ensureOutDir } from '../export/out-dir';
-import { issueStatements } from '../export/statements';
-import { cutDay, payoutStatusesAt } from '../export/paid-out';
-import { payoutStatusFileName, writePayoutStatusWorkbook } from '../export/payouts-workbook';
+import { issueStatements } from '../export/statements/issue';
+import { cutDay, payoutStatusesAt } from '../export/payouts/paid-out';
+import { payoutStatusFileName, writePayoutStatusWorkbook } from '../export/payouts/workbook';
 import { formatPosition } from '../store/types';
-import { writeNightlyReportFor } from '../export/nightly-report';
+import { writeNightlyReportFor } from '../export/nightly/report';
 import { createHttpApp } from '../http/http-app';
 import { healMissingWebhooks } from '../ingest/heal';
 import { createWebhookReceiver } from '../http/receiver';
@@ -18,11 +18,11 @@ import { createPspPurchaseClient } from '../psp/purchase-client';
 import { maskPan } from '../log';
 import { listDiscrepancies } from '../reconciliation/discrepancy-queries';
 import { RECONCILIATION_TYPES } from '../reconciliation/discrepancy-types';
-import { runProjections } from '../projection/runner';
+import { runProjections } from '../projector/runner';
 import { importSubMerchants, parseSubMerchantCsv } from '../ingest/sub-merchants';
 import { startSandbox } from '../sandbox/server';
 import { importSandboxIntent, orderFindingKey } from './demo-intent';
-import { recordingPurchases } from '../intent/purchase-orders';
+import { recordingPurchases } from '../ingest/orders/purchase-orders';
 import type { EventStore } from '../store/types';
 import { formatMinor } from '../ingest/bank/amount';
 import { bankLoop, bookedCharges, demoBankConfig, paidOutLines, statusTruth } from './demo-bank';
@@ -474,7 +474,7 @@ async function livePurchases(
   log: Logger,
   month: string,
 ): Promise<string[]> {
-  // the client records each purchase's order first (src/intent/purchase-orders.ts)
+  // the client records each purchase's order first (src/ingest/orders/purchase-orders.ts)
   const client = recordingPurchases(createPspPurchaseClient(project, { log }), store);
   const out: string[] = [];
   const customer = {

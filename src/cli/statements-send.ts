@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import nodemailer from 'nodemailer';
 import { SubMerchantRegistered, subMerchantStream } from '../events/ledger-events';
-import { type PlannedDelivery, planDelivery, type Recipient, sendStatements } from '../export/delivery';
+import { type PlannedDelivery, planDelivery, type Recipient, sendStatements } from '../export/statements/delivery';
 import type { EventStore } from '../store/types';
 import { NotConfigured, UsageError } from './errors';
 import { withRuntime } from './runtime';

@@ -3,7 +3,7 @@ import { createHttpApp } from '../http/http-app';
 import { createWebhookReceiver } from '../http/receiver';
 import { createAuditorApi } from '../http/auditor-api';
 import { createOrdersApi } from '../http/orders-api';
-import { followProjections, listQuarantine } from '../projection/runner';
+import { followProjections, listQuarantine } from '../projector/runner';
 import { createScheduler } from '../scheduler/scheduler';
 import { storeReadiness } from '../store/transaction-counter';
 import { asyncRoute, type Degradation, readinessRoute } from '../http/routes';

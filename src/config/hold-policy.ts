@@ -1,7 +1,7 @@
 /**
  * The hold policy (docs/discrepancies.md, "What is held"): for each discrepancy type, whether an open one
  * holds money on the statements, and how much is in doubt. A leaf of src/config (it reads only the registry
- * of types) so that recon's holds (src/export/holds.ts) and the sandbox's ground truth
+ * of types) so that recon's holds (src/export/payouts/holds.ts) and the sandbox's ground truth
  * (src/sandbox/ground-truth.ts) read the same table; each computes the amount on its own.
  *
  *   payment     the payment's whole net contribution is in doubt (its amount, currency or owner is)

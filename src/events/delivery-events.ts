@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineEvent } from './catalog';
 
 /**
- * Statements e-mailed to sub-merchants (src/export/delivery.ts). Stream `statement-delivery-YYYY-MM`.
+ * Statements e-mailed to sub-merchants (src/export/statements/delivery.ts). Stream `statement-delivery-YYYY-MM`.
  * A sending is keyed by the month, the sub-merchant, the exact files (their sha-256) and the address, so
  * the same statement is never sent twice by accident; `--resend` adds a sending with the next `resend`
  * number. A failure is recorded with its attempt number; the next run tries again.

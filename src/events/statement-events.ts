@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineEvent } from './catalog';
 
 /**
- * Statements issued (src/export/statements.ts). Stream `statements-YYYY-MM`. The data is what makes the run
+ * Statements issued (src/export/statements/issue.ts). Stream `statements-YYYY-MM`. The data is what makes the run
  * reproducible (month, zone, position, hash of the figures, file names), so the same statements issued again
  * at the same position are the same event and append nothing; the files' own sha-256 (their bytes carry zip
  * timestamps) and the time of issue are metadata.
@@ -25,7 +25,7 @@ export const StatementIssued = defineEvent(
     files: z.array(z.string()),
     /**
      * What the run stated per receiver name and currency: [receiverName, currency, closing in minor units],
-     * sorted. The next month opens at these (src/export/previous-statements.ts). Absent in runs recorded
+     * sorted. The next month opens at these (src/export/statements/previous.ts). Absent in runs recorded
      * before they were kept: their closings are read again from the journal at the run's cut.
      */
     closings: z.array(z.tuple([z.string(), z.string(), z.string().regex(/^-?\d+$/)])).optional(),

@@ -1,12 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EventStore, NewEvent } from '../store/types';
 import type { Keyed } from '../ingest/observations';
-import { OrderConflictError, appendOrderBatch } from '../intent/order-import';
-import { orderInput } from '../intent/order-input';
+import { OrderConflictError, appendOrderBatch } from '../ingest/orders/import';
+import { orderInput } from '../ingest/orders/input';
 import { isPlainObject, parseJsonExact } from '../psp/json';
 import { pathId, tokenMatches } from './auditor-api';
 import type { Sql } from '../db/connect';
-import { orderDetail } from '../reconciliation/order-queries';
+import { orderDetail } from '../reconciliation/orders/queries';
 
 /**
  * POST /api/orders: the marketplace sends its orders (one object, or a batch as a JSON array), in the
@@ -50,7 +50,7 @@ async function readBody(req: IncomingMessage, limit: number): Promise<string | n
 
 /**
  * GET /api/orders/:orderId, for auditors (their read-only token): the order as it stands beside the PSP
- * payments carrying its id and its discrepancies (src/intent/order-queries.ts).
+ * payments carrying its id and its discrepancies (src/reconciliation/orders/queries.ts).
  */
 async function readOrder(req: IncomingMessage, res: ServerResponse, sql: Sql, token: string | undefined, id: string) {
   if (!token) {

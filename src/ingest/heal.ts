@@ -4,7 +4,7 @@ import type { Sql } from '../db/connect';
 import { newEvent } from '../events/catalog';
 import { WebhookResendRequested, healStream, type OperationMethod } from '../events/ingest-events';
 import type { Logger } from '../log';
-import { runProjections } from '../projection/runner';
+import { runProjections } from '../projector/runner';
 import { createPspClient, type PspClient } from '../psp/client';
 import { isStoreError } from '../store/errors';
 import type { EventStore } from '../store/types';

@@ -1,6 +1,6 @@
 import { ident } from '../db/identifier';
-import { copyRows, type Cell } from '../projection/copy-rows';
-import type { Tx } from '../projection/projection';
+import { copyRows, type Cell } from '../projector/copy-rows';
+import type { Tx } from '../projector/projection';
 import type { RecordedEvent } from '../store/types';
 import { localMidnight } from '../journal-rules';
 

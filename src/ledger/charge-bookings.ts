@@ -1,7 +1,7 @@
 import { normalizeAccountId } from '../config/bank';
 import { BankEntryBooked } from '../events/bank-events';
 import { dataOf, isEvent } from '../events/catalog';
-import type { ProjectionContext, Tx } from '../projection/projection';
+import type { ProjectionContext, Tx } from '../projector/projection';
 import { isBankCharge } from '../reconciliation/bank-charges';
 import { bankOf } from '../reconciliation/settlement/state';
 import type { RecordedEvent } from '../store/types';

@@ -163,7 +163,7 @@ export async function statementFigures(
       coalesce(sum(-l.amount) filter (where l.booked_at >= $1 and l.component = 'reserve_released'), 0)::int8 as reserve_released
     from recon.journal_lines l
     left join dir d on d.name = l.receiver_name
-    -- payouts are the statement's own "Paid out" line, read from the bank (src/export/paid-out.ts)
+    -- payouts are the statement's own "Paid out" line, read from the bank (src/export/payouts/paid-out.ts)
     where l.account = 'payable' and l.component <> 'payout' and l.booked_at < $2 ${posCond('l')} ${receiverCond}
     -- one row per sub-merchant (all the names it was booked under) or unknown receiver, and currency
     group by coalesce(d.sub_merchant_id, '${PLACEHOLDER}' || l.receiver_name), coalesce(d.current_name, l.receiver_name), d.sub_merchant_id, l.currency`,

@@ -1,4 +1,4 @@
-import type { ProjectionContext, Tx } from '../projection/projection';
+import type { ProjectionContext, Tx } from '../projector/projection';
 import {
   appendsOf,
   applyCashAppend,

@@ -28,7 +28,7 @@ export const SETTLEMENT_DISCREPANCY_TYPES = typesOfLeg('settlement');
 /**
  * Discrepancies that put money in doubt under the default hold policy (src/config/hold-policy.ts): the money
  * under one that is open (or accepted with the decision to withhold it) is held on the statements, not paid
- * (src/export/holds.ts), all of its payment's or only the difference it states.
+ * (src/export/payouts/holds.ts), all of its payment's or only the difference it states.
  */
 export const HOLDING_TYPES: readonly DiscrepancyType[] = DISCREPANCY_TYPES.filter(
   (t) => entryOf(t).hold.rule !== 'none',

@@ -1,4 +1,4 @@
-import { orderDetailText } from './order-queries';
+import { orderDetailText } from './orders/queries';
 import { moneyText } from './discrepancy-summary';
 import type { Explanation } from './explain';
 

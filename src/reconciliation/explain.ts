@@ -5,7 +5,7 @@ import { comparePositions, formatPosition, type EventStore, type RecordedEvent }
 import { operationsOf, type DiscrepancyRecord, type OperationRecord } from './discrepancy-queries';
 import { observationOf } from './observations';
 import { orderStream } from '../events/order-events';
-import { orderDetail, type OrderDetail } from './order-queries';
+import { orderDetail, type OrderDetail } from './orders/queries';
 
 /**
  * `recon explain ORDER_ID|PAYMENT_ID`: every event from every source about one payment (or every payment of

@@ -1,5 +1,5 @@
 import { ident } from '../db/identifier';
-import type { ProjectionContext, Tx } from '../projection/projection';
+import type { ProjectionContext, Tx } from '../projector/projection';
 import type { RecordedEvent } from '../store/types';
 import { addWindow, eventTime, type Batch } from './batch';
 import { createDueHeap } from './due-heap';

@@ -9,7 +9,7 @@ import {
   WebhookResendRequested,
 } from '../events/ingest-events';
 import { SubMerchantRegistered } from '../events/ledger-events';
-import { handlerTable, on, onRecorded, type Handler } from '../projection/handlers';
+import { handlerTable, on, onRecorded, type Handler } from '../projector/handlers';
 import type { RecordedEvent } from '../store/types';
 import { addWindow, judgeLater, stamp, type Batch } from './batch';
 import { discrepancyId, type Finding, type SyncWindow } from './discrepancy-rules';

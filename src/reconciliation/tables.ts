@@ -1,6 +1,6 @@
 import { ident } from '../db/identifier';
-import type { Cell } from '../projection/copy-rows';
-import type { Tx } from '../projection/projection';
+import type { Cell } from '../projector/copy-rows';
+import type { Tx } from '../projector/projection';
 import type { DiscrepancyRow } from './lifecycle';
 import type { MatchedOperation, SourceItem } from './matching';
 

@@ -1,6 +1,6 @@
 import { ident } from '../db/identifier';
-import { type Cell, columnsOf, copyRows, upsertRows } from '../projection/copy-rows';
-import type { Tx } from '../projection/projection';
+import { type Cell, columnsOf, copyRows, upsertRows } from '../projector/copy-rows';
+import type { Tx } from '../projector/projection';
 import type { Batch } from './batch';
 import { sameWaits } from './judge';
 import { observationToRow } from './observations';

@@ -1,5 +1,5 @@
-import { applicableLine, expectedFee, parseFeeContract } from '../intent/fee-contract';
-import { PRIMARY_METHODS } from '../intent/order-rules';
+import { parseFeeContract } from '../ingest/fee-contract';
+import { PRIMARY_METHODS, applicableLine, expectedFee } from '../order-terms';
 import type { InjectedBy } from '../reconciliation/discrepancies/registry';
 import type { Operation, Order, SubMerchant } from './model';
 import { mainOperation } from './injections';

@@ -121,7 +121,7 @@ export interface EventStore {
   /**
    * The events of many streams in one read, each stream's in revision order (streams that do not exist give
    * none), only those at or before `atOrBefore` when given. Optional: a backend that cannot read many streams
-   * at once leaves it out, and its callers read stream by stream (readStreamsAt in src/export/statement-details.ts).
+   * at once leaves it out, and its callers read stream by stream (readStreamsAt in src/export/statements/details.ts).
    */
   readStreams?(streams: readonly string[], opts?: { atOrBefore?: Position }): Promise<RecordedEvent[]>;
   /**

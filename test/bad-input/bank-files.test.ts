@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { bankConfigFrom, bankConfigSchema } from '../../src/config/bank';
 import { BankEntryBooked, bankAccountStream } from '../../src/events/bank-events';
 import { silentLogger } from '../../src/log';
-import { runProjections } from '../../src/projection/runner';
+import { runProjections } from '../../src/projector/runner';
 import { useTestStore } from '../support/db';
 import { tempFile } from '../ingest/bank/support';
 import { camtCases } from './bank-camt.cases';

@@ -12,9 +12,9 @@ import {
   readSubMerchantDirectory,
   type SubMerchantRow,
 } from '../../src/ingest/sub-merchants';
-import { importFeeContract, readFeeContract } from '../../src/intent/fee-contract';
+import { importFeeContract, readFeeContract } from '../../src/ingest/fee-contract';
 import { silentLogger } from '../../src/log';
-import { runProjections } from '../../src/projection/runner';
+import { runProjections } from '../../src/projector/runner';
 import { useTestStore } from '../support/db';
 import {
   DIRECTORY_HEAD,

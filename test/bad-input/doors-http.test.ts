@@ -6,7 +6,7 @@ import { createHttpApp, type HttpApp } from '../../src/http/http-app';
 import { createOrdersApi } from '../../src/http/orders-api';
 import { asyncRoute } from '../../src/http/routes';
 import { silentLogger } from '../../src/log';
-import { runProjections } from '../../src/projection/runner';
+import { runProjections } from '../../src/projector/runner';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore } from '../../src/store/types';
 import { createTestDatabase, type TestDatabase } from '../support/db';

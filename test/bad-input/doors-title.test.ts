@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { StatementFigures } from '../../src/export/statement-figures';
-import type { StatementHeader } from '../../src/export/statement-figures';
-import { statementTitle } from '../../src/export/statement-workbooks';
+import type { StatementFigures } from '../../src/export/statements/figures';
+import type { StatementHeader } from '../../src/export/statements/figures';
+import { statementTitle } from '../../src/export/statements/workbooks';
 
 /**
  * A receiver the directory does not know reaches a statement by the PSP's name alone, which no door checked

@@ -7,7 +7,7 @@ import { reconEnv } from '../../fixtures/psp-env';
 import { asReconError, EXIT_CODE } from '../../src/cli/errors';
 import { reportError } from '../../src/cli/main';
 import { Interrupted } from '../../src/errors';
-import { ProjectionApplyError } from '../../src/projection/runner';
+import { ProjectionApplyError } from '../../src/projector/runner';
 import { PspError } from '../../src/psp/errors';
 import { createTestDatabase, type TestDatabase } from '../support/db';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rebuildProjection } from '../../src/projection/runner';
+import { rebuildProjection } from '../../src/projector/runner';
 import { createEventStoreDbStore } from '../../src/store/eventstoredb';
 import type { EventStore } from '../../src/store/types';
 import { createTestDatabase, useTestStore, type TestDatabase } from '../support/db';

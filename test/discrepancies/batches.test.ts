@@ -4,7 +4,7 @@ import { newEvent } from '../../src/events/catalog';
 import { DiscrepancyAccepted, discrepancyStream } from '../../src/events/audit-events';
 import { SubMerchantRegistered, subMerchantStream } from '../../src/events/ledger-events';
 import { discrepancyId } from '../../src/reconciliation/discrepancy-rules';
-import { rebuildProjection } from '../../src/projection/runner';
+import { rebuildProjection } from '../../src/projector/runner';
 import { liveSchema } from '../support/live-schema';
 import type { EventStore } from '../../src/store/types';
 import { appendChunks, scenarioFor } from '../../fixtures/scenario-events';

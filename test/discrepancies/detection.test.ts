@@ -3,7 +3,7 @@ import { createTestDatabase, type TestDatabase } from '../support/db';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { AppendRequest, EventStore } from '../../src/store/types';
 import { acceptDiscrepancy } from '../../src/reconciliation/discrepancy-queries';
-import { rebuildProjection } from '../../src/projection/runner';
+import { rebuildProjection } from '../../src/projector/runner';
 import {
   appendAll,
   at,

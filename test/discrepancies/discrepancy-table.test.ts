@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projection as journal } from '../../projections/journal';
 import { projection as reconciliation } from '../../projections/reconciliation';
-import { runProjections } from '../../src/projection/runner';
+import { runProjections } from '../../src/projector/runner';
 import {
   acceptDiscrepancy,
   discrepanciesCsv,

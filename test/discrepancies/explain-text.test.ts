@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projection as journal } from '../../projections/journal';
 import { projection as reconciliation } from '../../projections/reconciliation';
 import { silentLogger } from '../../src/log';
-import { runProjections } from '../../src/projection/runner';
+import { runProjections } from '../../src/projector/runner';
 import { explain } from '../../src/reconciliation/explain';
 import { explanationText } from '../../src/reconciliation/explain-text';
 import { createPostgresEventStore } from '../../src/store/postgres';

@@ -13,7 +13,7 @@ import {
 } from '../../src/events/ingest-events';
 import { SubMerchantRegistered, subMerchantStream } from '../../src/events/ledger-events';
 import { observationOf, type Observation } from '../../src/reconciliation/observations';
-import { rebuildProjection } from '../../src/projection/runner';
+import { rebuildProjection } from '../../src/projector/runner';
 import { silentLogger } from '../../src/log';
 import type { Sql } from '../../src/db/connect';
 import type { AppendRequest, EventStore, NewEvent, RecordedEvent } from '../../src/store/types';

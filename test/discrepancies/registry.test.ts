@@ -2,9 +2,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { BEGIN, DOC, discrepancyTable, END, withTable } from '../../scripts/discrepancy-table';
 import { DEFAULT_HOLD_RULES } from '../../src/config/hold-policy';
-import { HOLD_REASON_TEXTS, reasonOf } from '../../src/export/holds';
+import { HOLD_REASON_TEXTS, reasonOf } from '../../src/export/payouts/holds';
 import { holdReason } from '../../src/export/i18n/labels';
-import { ORDER_DISCREPANCY_TYPES, ORDER_HOLD_TYPES } from '../../src/order-discrepancy-types';
+import { ORDER_DISCREPANCY_TYPES, ORDER_HOLD_TYPES } from '../../src/reconciliation/discrepancies/order-types';
 import {
   DISCREPANCY_REGISTRY,
   DISCREPANCY_TYPES,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { useTestStore } from '../support/db';
-import { rebuildProjection } from '../../src/projection/runner';
+import { rebuildProjection } from '../../src/projector/runner';
 import {
   appendAll,
   at,

@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { formatAmount, writeStatementPdf } from '../../src/export/statement-pdf';
+import { formatAmount, writeStatementPdf } from '../../src/export/statements/pdf';
 import {
   figuresDigest,
   type StatementFigures,
   type StatementMeta,
   writeStatementWorkbook,
-} from '../../src/export/statement-workbooks';
+} from '../../src/export/statements/workbooks';
 
 /**
  * The held section of a statement (issue 25) names each item as the sub-merchant knows it: the order, the

@@ -5,11 +5,11 @@ import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AGE_BUCKETS, openOnDayFrom } from '../../src/export/nightly-open';
-import { writeNightlyReportFor } from '../../src/export/nightly-report';
+import { AGE_BUCKETS, openOnDayFrom } from '../../src/export/nightly/open';
+import { writeNightlyReportFor } from '../../src/export/nightly/report';
 import { acceptDiscrepancy } from '../../src/reconciliation/discrepancy-queries';
 import { silentLogger } from '../../src/log';
-import { runProjections } from '../../src/projection/runner';
+import { runProjections } from '../../src/projector/runner';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { AppendRequest, EventStore } from '../../src/store/types';
 import {

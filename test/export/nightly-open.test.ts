@@ -7,7 +7,7 @@ import {
   type DiscrepancyTimes,
   openAt,
   openOnDay,
-} from '../../src/export/nightly-open';
+} from '../../src/export/nightly/open';
 import { amountInDoubt } from '../../src/reconciliation/discrepancy-summary';
 
 /**

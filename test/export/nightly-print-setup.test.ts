@@ -10,10 +10,10 @@ import {
   reportPeriods,
   writeNightlyReport,
   writeNightlyReportFor,
-} from '../../src/export/nightly-report';
-import { FONT_NAME } from '../../src/export/xlsx';
+} from '../../src/export/nightly/report';
+import { FONT_NAME } from '../../src/export/workbook/xlsx';
 import { silentLogger } from '../../src/log';
-import { runProjections } from '../../src/projection/runner';
+import { runProjections } from '../../src/projector/runner';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import { createTestDatabase, type TestDatabase } from '../support/db';
 

@@ -12,9 +12,9 @@ import {
   writeNightlyReport,
   writeNightlyReportFor,
   type NightlyReportData,
-} from '../../src/export/nightly-report';
-import { moneyFormat } from '../../src/export/xlsx';
-import { runProjections } from '../../src/projection/runner';
+} from '../../src/export/nightly/report';
+import { moneyFormat } from '../../src/export/workbook/xlsx';
+import { runProjections } from '../../src/projector/runner';
 import { silentLogger } from '../../src/log';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore } from '../../src/store/types';

@@ -1,5 +1,5 @@
 import { describe, beforeAll, expect, it } from 'vitest';
-import { issueStatements, type IssueResult } from '../../src/export/statements';
+import { issueStatements, type IssueResult } from '../../src/export/statements/issue';
 import { useStatementTest } from './support';
 
 /**

@@ -4,11 +4,11 @@ import {
   openAtPreviousStatements,
   previousRunOf,
   type IssuedRun,
-} from '../../src/export/previous-statements';
-import type { StatementFigures } from '../../src/export/statement-workbooks';
+} from '../../src/export/statements/previous';
+import type { StatementFigures } from '../../src/export/statements/workbooks';
 
 /**
- * How a month opens at the statements issued before it (src/export/previous-statements.ts), without a
+ * How a month opens at the statements issued before it (src/export/statements/previous.ts), without a
  * database: the figures of the ledger now, the runs issued before, what each stated per receiver name.
  */
 

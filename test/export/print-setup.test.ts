@@ -9,11 +9,11 @@ import {
   type StatementMeta,
   writePayoutsWorkbook,
   writeStatementWorkbook,
-} from '../../src/export/statement-workbooks';
-import { FONT_NAME } from '../../src/export/xlsx';
-import type { PayoutSection } from '../../src/export/payout-sheets';
-import { payoutReference } from '../../src/export/payout-references';
-import type { StatementHeader } from '../../src/export/statement-figures';
+} from '../../src/export/statements/workbooks';
+import { FONT_NAME } from '../../src/export/workbook/xlsx';
+import type { PayoutSection } from '../../src/export/payouts/sheets';
+import { payoutReference } from '../../src/export/statements/payout-references';
+import type { StatementHeader } from '../../src/export/statements/figures';
 
 /**
  * Print-ready workbooks: every sheet of a statement and of the Payouts index, read back from the file,

@@ -3,7 +3,7 @@ import ExcelJS from 'exceljs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { NormalizedRegisterRecord } from '../../src/events/ingest-events';
 import { statementFile } from './statement-files';
-import { issueStatements } from '../../src/export/statements';
+import { issueStatements } from '../../src/export/statements/issue';
 import { useStatementTest } from './support';
 
 /**

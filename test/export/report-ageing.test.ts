@@ -5,8 +5,8 @@ import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { DateTime } from 'luxon';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type DiscrepancyTimes, openAt, openOnDay } from '../../src/export/nightly-open';
-import { reportPeriods, writeNightlyReport } from '../../src/export/nightly-report';
+import { type DiscrepancyTimes, openAt, openOnDay } from '../../src/export/nightly/open';
+import { reportPeriods, writeNightlyReport } from '../../src/export/nightly/report';
 import { reconEnv } from '../../fixtures/psp-env';
 
 /**

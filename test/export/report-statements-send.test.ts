@@ -4,7 +4,7 @@ import path from 'node:path';
 import { simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueStatements } from '../../src/export/statements';
+import { issueStatements } from '../../src/export/statements/issue';
 import { reconEnv } from '../../fixtures/psp-env';
 import { TZ, useStatementTest } from './support';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/env';
 import { statementsConfigFrom } from '../../src/config/statements';
-import { slugOf } from '../../src/export/slug';
-import { HOLD_REASON_TEXTS } from '../../src/export/holds';
+import { slugOf } from '../../src/export/workbook/slug';
+import { HOLD_REASON_TEXTS } from '../../src/export/payouts/holds';
 import { holdReason } from '../../src/export/i18n/labels';
 import { parseSubMerchantCsv } from '../../src/ingest/sub-merchants';
 

@@ -3,11 +3,11 @@ import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { statementFile } from './statement-files';
-import { issueStatements } from '../../src/export/statements';
+import { issueStatements } from '../../src/export/statements/issue';
 import { TZ, useStatementTest } from './support';
 
 /**
- * The controls of a statement run (src/export/statement-controls.ts): a month not ended only as a
+ * The controls of a statement run (src/export/statements/controls.ts): a month not ended only as a
  * PROVISIONAL draft that is never recorded; a cut beyond the store's head refused; another RECON_TIMEZONE
  * refused naming both zones until re-based; a month whose previous month was never issued says so and lists
  * that month's movements (a reserve released in it included) apart from the adjustments.

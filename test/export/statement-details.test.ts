@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PeriodRecordObserved, RegisterRecordObserved, WebhookReceived } from '../../src/events/ingest-events';
 import { paymentMethodWords } from '../../src/export/i18n/payment-methods';
-import { lineDetailsOf } from '../../src/export/statement-details';
+import { lineDetailsOf } from '../../src/export/statements/details';
 import { parsePeriodRecord, parseRegisterRecord, parseWebhookPayload } from '../../src/psp/parse';
 import type { RecordedEvent } from '../../src/store/types';
 

@@ -4,9 +4,9 @@ import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { StatementsConfig } from '../../src/config/statements';
-import { formatAmount } from '../../src/export/statement-pdf';
-import { bridgeLabel, bridgeOf, statementFileName } from '../../src/export/statement-workbooks';
-import { issueStatements, type IssueResult } from '../../src/export/statements';
+import { formatAmount } from '../../src/export/statements/pdf';
+import { bridgeLabel, bridgeOf, statementFileName } from '../../src/export/statements/workbooks';
+import { issueStatements, type IssueResult } from '../../src/export/statements/issue';
 import { parsePosition } from '../../src/store/types';
 import { useStatementTest } from './support';
 

@@ -1,5 +1,5 @@
 import { readdirSync } from 'node:fs';
-import { statementFileName } from '../../src/export/statement-workbooks';
+import { statementFileName } from '../../src/export/statements/workbooks';
 
 /**
  * The statement file a run wrote for a sub-merchant, found by its id and month: its name carries a slug of the

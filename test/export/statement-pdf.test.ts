@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { formatAmount, writeStatementPdf } from '../../src/export/statement-pdf';
-import { plainHeader } from '../../src/export/statement-figures';
+import { formatAmount, writeStatementPdf } from '../../src/export/statements/pdf';
+import { plainHeader } from '../../src/export/statements/figures';
 import {
   bridgeOf,
   figuresDigest,
@@ -13,7 +13,7 @@ import {
   type StatementLine,
   type StatementMeta,
   writeStatementWorkbook,
-} from '../../src/export/statement-workbooks';
+} from '../../src/export/statements/workbooks';
 
 /**
  * The PDF is read back with poppler's pdftotext (installed by .ci/run): every figure of the workbook's

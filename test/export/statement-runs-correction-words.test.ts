@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { plainHeader, type StatementFigures } from '../../src/export/statement-figures';
-import { headerRows } from '../../src/export/statement-summary';
+import { plainHeader, type StatementFigures } from '../../src/export/statements/figures';
+import { headerRows } from '../../src/export/statements/summary';
 
 /** A correction names the statement it corrects with its date written as the document's language writes dates. */
 describe('the line naming the statement a correction corrects', () => {

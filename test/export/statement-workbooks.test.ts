@@ -13,9 +13,9 @@ import {
   type StatementFigures,
   type StatementLine,
   type StatementMeta,
-} from '../../src/export/statement-workbooks';
+} from '../../src/export/statements/workbooks';
 import { ExportError } from '../../src/export/errors';
-import { minorToMajor, moneyFormat, safeText, STALE_PARTIAL_MS } from '../../src/export/xlsx';
+import { minorToMajor, moneyFormat, safeText, STALE_PARTIAL_MS } from '../../src/export/workbook/xlsx';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'recon-export-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,8 +1,8 @@
 import { mkdtempSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ledgerStatementQueries } from '../../src/export/statement-queries';
-import { issueStatements } from '../../src/export/statements';
+import { ledgerStatementQueries } from '../../src/export/statements/queries';
+import { issueStatements } from '../../src/export/statements/issue';
 import { useStatementTest } from './support';
 
 /**

@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { issueStatements } from '../../src/export/statements';
+import { issueStatements } from '../../src/export/statements/issue';
 import { parsePosition } from '../../src/store/types';
 import { useStatementTest } from './support';
 

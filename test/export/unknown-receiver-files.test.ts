@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
-import { issueStatements } from '../../src/export/statements';
+import { issueStatements } from '../../src/export/statements/issue';
 import { registerObserved } from '../../src/ingest/observations';
 import { useStatementTest } from './support';
 

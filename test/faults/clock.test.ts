@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sql } from '../../src/db/connect';
 import { windows } from '../../src/psp/windows';
 import { nextRun, parseCron } from '../../src/scheduler/cron';
-import { runProjections } from '../../src/projection/runner';
+import { runProjections } from '../../src/projector/runner';
 import { silentLogger } from '../../src/log';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server';
 import { createPostgresEventStore } from '../../src/store/postgres';

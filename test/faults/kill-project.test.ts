@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadProjections } from '../../src/projection/runner';
+import { loadProjections } from '../../src/projector/runner';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server';
 import { createTestDatabase, type TestDatabase } from '../support/db';
 import { reconEnv } from '../../fixtures/psp-env';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconEnv } from '../../fixtures/psp-env';
-import { loadProjections } from '../../src/projection/runner';
+import { loadProjections } from '../../src/projector/runner';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server';
 import { createTestDatabase, type TestDatabase } from '../support/db';
 import { killAll, runRecon, spawnRecon } from './support/processes';
@@ -12,7 +12,7 @@ import { projectionState, viewDigests } from './support/store-checks';
 
 /**
  * The poison test (issue 23): an event that throws in each projection's apply (the test-only hook
- * RECON_TEST_POISON_FILE, src/projection/test-poison.ts) is set aside, every projection goes on to the head,
+ * RECON_TEST_POISON_FILE, src/projector/test-poison.ts) is set aside, every projection goes on to the head,
  * `recon project` exits 3 naming each projection, event and error, `/readyz` of `recon start` says degraded,
  * `recon quarantine retry` applies the events once fixed, and a replay from zero gives the same read models.
  * Every command through the real binary.

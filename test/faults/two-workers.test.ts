@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importSubMerchants, parseSubMerchantCsv } from '../../src/ingest/sub-merchants';
-import { loadProjections } from '../../src/projection/runner';
+import { loadProjections } from '../../src/projector/runner';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import { createTestDatabase, type TestDatabase } from '../support/db';

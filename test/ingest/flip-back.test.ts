@@ -4,7 +4,7 @@ import { syncRange, type SyncDeps, type SyncReport } from '../../src/ingest/sync
 import { operationsOf } from '../../src/reconciliation/discrepancy-queries';
 import { explain } from '../../src/reconciliation/explain';
 import { statementFigures } from '../../src/ledger/ledger-queries';
-import { runProjections } from '../../src/projection/runner';
+import { runProjections } from '../../src/projector/runner';
 import { silentLogger } from '../../src/log';
 import { createPspClient, type PspClient } from '../../src/psp/client';
 import type { Operation } from '../../src/sandbox/model';

@@ -9,7 +9,7 @@ import { registerObserved } from '../../src/ingest/observations';
 import { appendObservations } from '../../src/ingest/reobservations';
 import { statementFigures } from '../../src/ledger/ledger-queries';
 import { importSubMerchants, parseSubMerchantCsv } from '../../src/ingest/sub-merchants';
-import { runProjections } from '../../src/projection/runner';
+import { runProjections } from '../../src/projector/runner';
 import { silentLogger } from '../../src/log';
 import { createFakeClock } from '../support/fake-clock';
 import { runsOf } from '../../src/scheduler/job-runs';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { connect, type Sql } from '../../src/db/connect';
-import { previousMonth } from '../../src/export/nightly-report';
+import { previousMonth } from '../../src/export/nightly/report';
 import { createLogger } from '../../src/log';
 import { createFakeClock } from '../support/fake-clock';
 import { runsOf } from '../../src/scheduler/job-runs';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { NormalizedRegisterRecord } from '../../src/events/ingest-events';
 import { registerObserved } from '../../src/ingest/observations';
-import { rebuildProjection, runProjections } from '../../src/projection/runner';
+import { rebuildProjection, runProjections } from '../../src/projector/runner';
 import { importCsv, useJournalStore } from './journal-support';
 import { waitVisible } from './visible';
 

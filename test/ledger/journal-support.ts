@@ -1,6 +1,6 @@
 import type { NormalizedRegisterRecord, OperationMethod } from '../../src/events/ingest-events';
 import { importSubMerchants, parseSubMerchantCsv } from '../../src/ingest/sub-merchants';
-import type { RunnerDeps } from '../../src/projection/runner';
+import type { RunnerDeps } from '../../src/projector/runner';
 import { silentLogger } from '../../src/log';
 import type { EventStore } from '../../src/store/types';
 import { projection as journal } from '../../projections/journal';

@@ -10,10 +10,10 @@ import {
 import { SubMerchantRegistered, subMerchantStream } from '../../src/events/ledger-events';
 import { assertBalanced, entriesFor, rowFacts, UnbalancedEntryError } from '../../src/journal-rules';
 import { ledgerBalance, reserveSchedule, statementFigures, statementLines } from '../../src/ledger/ledger-queries';
-import { runProjections } from '../../src/projection/runner';
+import { runProjections } from '../../src/projector/runner';
 import type { Position } from '../../src/store/types';
 import { projection as journal } from '../../projections/journal';
-import type { Tx } from '../../src/projection/projection';
+import type { Tx } from '../../src/projector/projection';
 import { registerRows, TZ, useJournalStore } from './journal-support';
 import { waitVisible } from './visible';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log';
 import { ledgerBalance, statementFigures, statementLines, trialBalance } from '../../src/ledger/ledger-queries';
-import { loadProjections, rebuildProjection, runProjections, type RunnerDeps } from '../../src/projection/runner';
+import { loadProjections, rebuildProjection, runProjections, type RunnerDeps } from '../../src/projector/runner';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import { parsePosition, type EventStore } from '../../src/store/types';
 import { monthBounds } from '../../src/journal-rules';

@@ -9,7 +9,7 @@ import {
   parseSubMerchantCsv,
   readSubMerchantDirectory,
 } from '../../src/ingest/sub-merchants';
-import { runProjections } from '../../src/projection/runner';
+import { runProjections } from '../../src/projector/runner';
 import { silentLogger } from '../../src/log';
 import { projection as journal } from '../../projections/journal';
 import { useTestStore } from '../support/db';

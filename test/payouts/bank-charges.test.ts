@@ -7,7 +7,7 @@ import { importBankFiles } from '../../src/ingest/bank/import';
 import { csvMappingSchema } from '../../src/ingest/bank/csv';
 import { knownEventsOf } from '../../src/ingest/bank/known-events';
 import { silentLogger } from '../../src/log';
-import { rebuildProjection, runProjections } from '../../src/projection/runner';
+import { rebuildProjection, runProjections } from '../../src/projector/runner';
 import { isBankCharge } from '../../src/reconciliation/bank-charges';
 import { renderCamt053 } from '../../src/sandbox/bank-files';
 import { projection as bankProjection } from '../../projections/bank';

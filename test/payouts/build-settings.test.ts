@@ -6,7 +6,7 @@ import { reconEnv } from '../../fixtures/psp-env';
 import type { BankConfig } from '../../src/config/bank';
 import { bankConfigFromEnv } from '../../src/config/bank-from-env';
 import { silentLogger } from '../../src/log';
-import { runProjections } from '../../src/projection/runner';
+import { runProjections } from '../../src/projector/runner';
 import { useTestStore } from '../support/db';
 import { appendAll, bank, booked, PAYOUTS_ACCOUNT, payouts, TZ } from './support';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_HOLD_POLICY, DEFAULT_HOLD_RULES, holdPolicyFrom, holdingTypesOf } from '../../src/config/hold-policy';
 import { formatConfigIssues, loadConfig } from '../../src/config/env';
-import { claimOf, type DiscRow } from '../../src/export/holds';
-import { ORDER_DISCREPANCY_TYPES, ORDER_HOLD_TYPES } from '../../src/order-discrepancy-types';
+import { claimOf, type DiscRow } from '../../src/export/payouts/holds';
+import { ORDER_DISCREPANCY_TYPES, ORDER_HOLD_TYPES } from '../../src/reconciliation/discrepancies/order-types';
 import { DISCREPANCY_TYPES, HOLDING_TYPES } from '../../src/reconciliation/discrepancy-types';
 import { readFileSync } from 'node:fs';
 

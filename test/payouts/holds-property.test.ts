@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { allocateHolds, type HoldClaim, type PaymentNet } from '../../src/export/holds';
-import { checkBridge } from '../../src/export/statement-figures';
-import { statementPayouts } from '../../src/export/statement-payouts';
+import { allocateHolds, type HoldClaim, type PaymentNet } from '../../src/export/payouts/holds';
+import { checkBridge } from '../../src/export/statements/figures';
+import { statementPayouts } from '../../src/export/statements/payouts';
 import type { StatementFigures } from '../../src/ledger/ledger-queries';
 import { entriesFor, netOf, type RowFacts } from '../../src/journal-rules';
 import type { EventStore } from '../../src/store/types';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sql } from '../../src/db/connect';
 import { statementFigures, trialBalance } from '../../src/ledger/ledger-queries';
 import { silentLogger } from '../../src/log';
-import { rebuildProjection, type RunnerDeps } from '../../src/projection/runner';
+import { rebuildProjection, type RunnerDeps } from '../../src/projector/runner';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore } from '../../src/store/types';
 import { projection as journal } from '../../projections/journal';

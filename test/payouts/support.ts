@@ -5,7 +5,7 @@ import { newEvent } from '../../src/events/catalog';
 import { SubMerchantRegistered, subMerchantStream } from '../../src/events/ledger-events';
 import { StatementIssued, statementStream } from '../../src/events/statement-events';
 import { silentLogger } from '../../src/log';
-import { rebuildProjection } from '../../src/projection/runner';
+import { rebuildProjection } from '../../src/projector/runner';
 import type { AppendRequest, EventStore } from '../../src/store/types';
 import { projection as payoutsProjection } from '../../projections/payouts';
 import { catchUp } from '../support/projection-spec';

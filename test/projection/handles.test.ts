@@ -8,9 +8,9 @@ import { newEvent } from '../../src/events/catalog';
 import { BankEntryForUnknownAccount } from '../../src/events/bank-events';
 import { StatementSendFailed, statementDeliveryStream } from '../../src/events/delivery-events';
 import { silentLogger } from '../../src/log';
-import type { AnyEvent } from '../../src/projection/handlers';
-import type { Projection } from '../../src/projection/projection';
-import { loadProjections, type RunnerDeps } from '../../src/projection/runner';
+import type { AnyEvent } from '../../src/projector/handlers';
+import type { Projection } from '../../src/projector/projection';
+import { loadProjections, type RunnerDeps } from '../../src/projector/runner';
 import type { RecordedEvent } from '../../src/store/types';
 import { useTestStore } from '../support/db';
 import { catchUp, projectionSpec, replayInBatches } from '../support/projection-spec';
@@ -19,7 +19,7 @@ import { appendVisible, tallyEvents } from './tally';
 /**
  * The projection contract states what it handles (issue 24, after emmett's `canHandle`): every projection of
  * projections/ lists the event definitions it reads; the runner moves the checkpoint past a batch holding
- * none of them without applying it (src/projection/checkpoints.ts), and the read models equal a replay that
+ * none of them without applying it (src/projector/checkpoints.ts), and the read models equal a replay that
  * applied every batch.
  */
 

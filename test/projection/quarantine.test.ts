@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projection as bank } from '../../projections/bank';
 import { BankEntryBooked } from '../../src/events/bank-events';
-import type { Projection } from '../../src/projection/projection';
+import type { Projection } from '../../src/projector/projection';
 import {
   listQuarantine,
   projectionBuilds,
@@ -10,15 +10,15 @@ import {
   retryQuarantined,
   runProjections,
   type RunnerDeps,
-} from '../../src/projection/runner';
-import { MAX_SET_ASIDE_PER_BATCH } from '../../src/projection/set-aside';
+} from '../../src/projector/runner';
+import { MAX_SET_ASIDE_PER_BATCH } from '../../src/projector/set-aside';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore, NewEvent } from '../../src/store/types';
 import { createTestDatabase, type TestDatabase } from '../support/db';
 import { appendVisible, tallyDeps, tallyEvents, tallyTotals } from './tally';
 
 /**
- * The runner sets aside an event a projection cannot apply (src/projection/set-aside.ts) and goes on;
+ * The runner sets aside an event a projection cannot apply (src/projector/set-aside.ts) and goes on;
  * the set-aside events are recorded once (projection_quarantine), listed, summed up and applied again.
  */
 

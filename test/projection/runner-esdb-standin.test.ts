@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Projection } from '../../src/projection/projection';
-import { runProjections } from '../../src/projection/runner';
+import type { Projection } from '../../src/projector/projection';
+import { runProjections } from '../../src/projector/runner';
 import { createEventStoreDbStore } from '../../src/store/eventstoredb';
 import type { EventStore } from '../../src/store/types';
 import { createTestDatabase, type TestDatabase } from '../support/db';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Projection } from '../../src/projection/projection';
+import type { Projection } from '../../src/projector/projection';
 import {
   checkBuildsOnStore,
   ProjectionApplyError,
@@ -7,13 +7,13 @@ import {
   projectionBuilds,
   runProjections,
   type RunnerDeps,
-} from '../../src/projection/runner';
+} from '../../src/projector/runner';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import { comparePositions, parsePosition, type EventStore } from '../../src/store/types';
 import { createTestDatabase, type TestDatabase } from '../support/db';
 import { appendVisible, tallyDeps, tallyEvents, tallyProjection, tallyTotals } from './tally';
 
-/** The projection runner (src/projection/runner.ts) when a build is not on the store or a projection cannot apply a batch. */
+/** The projection runner (src/projector/runner.ts) when a build is not on the store or a projection cannot apply a batch. */
 
 let db: TestDatabase;
 let store: EventStore;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log';
-import type { Projection } from '../../src/projection/projection';
+import type { Projection } from '../../src/projector/projection';
 import {
   checkBuildsOnStore,
   followProjections,
@@ -10,7 +10,7 @@ import {
   rebuildProjection,
   runProjections,
   type RunnerDeps,
-} from '../../src/projection/runner';
+} from '../../src/projector/runner';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import { comparePositions, parsePosition, type EventStore, type NewEvent } from '../../src/store/types';
 import { createTestDatabase, type TestDatabase } from '../support/db';

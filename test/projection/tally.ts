@@ -1,5 +1,5 @@
-import type { Projection } from '../../src/projection/projection';
-import type { RunnerDeps } from '../../src/projection/runner';
+import type { Projection } from '../../src/projector/projection';
+import type { RunnerDeps } from '../../src/projector/runner';
 import { silentLogger } from '../../src/log';
 import type { Sql } from '../../src/db/connect';
 import type { EventStore, NewEvent } from '../../src/store/types';
@@ -9,7 +9,7 @@ import { waitVisible } from '../ledger/visible';
  * A small read model for the runner tests: one row per event (stream, amount × version) and a per-stream
  * total in the view recon.<name>; `failOn` makes apply throw on events with that tag: a failure that is
  * not the event's (a serialization failure, SQLSTATE 40001: the batch fails and is tried again), or with
- * `poison`, one that is (the runner sets the event aside, src/projection/set-aside.ts).
+ * `poison`, one that is (the runner sets the event aside, src/projector/set-aside.ts).
  */
 export function tallyProjection(
   o: { name?: string; version?: number; failOn?: string; poison?: boolean } = {},

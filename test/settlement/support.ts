@@ -3,7 +3,7 @@ import type { Sql } from '../../src/db/connect';
 import { BankEntryBooked, BankStatementImported, bankAccountStream } from '../../src/events/bank-events';
 import { newEvent } from '../../src/events/catalog';
 import { silentLogger } from '../../src/log';
-import { rebuildProjection, type RunnerDeps } from '../../src/projection/runner';
+import { rebuildProjection, type RunnerDeps } from '../../src/projector/runner';
 import type { AppendRequest, EventStore } from '../../src/store/types';
 import { projection as journal } from '../../projections/journal';
 import { projection as settlement } from '../../projections/settlement';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { followProjections } from '../../src/projection/runner';
+import { followProjections } from '../../src/projector/runner';
 import { createEventStoreDbStore } from '../../src/store/eventstoredb';
 import type { EventStore } from '../../src/store/types';
 import { createTestDatabase, type TestDatabase } from '../support/db';

@@ -11,7 +11,7 @@ import { withTransactionCounterLock } from '../support/xid-lock';
 import { batchesOf } from './contract-bulk';
 import { ev } from './contract';
 import { contentHash } from '../../src/store/prepare';
-import { loadProjections } from '../../src/projection/runner';
+import { loadProjections } from '../../src/projector/runner';
 
 /**
  * A database restored from a logical dump into another server keeps its events' transaction ids, while

@@ -5,7 +5,7 @@ import {
   type Report,
   type RunnerDeps,
   type RunOptions,
-} from '../../src/projection/runner';
+} from '../../src/projector/runner';
 import type { AppendRequest } from '../../src/store/types';
 import { waitVisible } from '../ledger/visible';
 

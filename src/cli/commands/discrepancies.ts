@@ -13,7 +13,7 @@ import {
   subMerchantsOf,
   type DiscrepancySort,
 } from '../../reconciliation/discrepancy-queries';
-import { runProjections } from '../../projection/runner';
+import { runProjections } from '../../projector/runner';
 import { calendarDay } from '../options';
 import { UsageError } from '../errors';
 import { printable } from '../../input-rules';

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { explain } from '../../reconciliation/explain';
 import { explanationText } from '../../reconciliation/explain-text';
-import { runProjections } from '../../projection/runner';
+import { runProjections } from '../../projector/runner';
 import { UsageError } from '../errors';
 import { withRuntime } from '../runtime';
 

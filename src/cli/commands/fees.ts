@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { formatCsvIssue, importFeeContract, readFeeContract } from '../../intent/fee-contract';
+import { formatCsvIssue, importFeeContract, readFeeContract } from '../../ingest/fee-contract';
 import { InputRefused, UsageError } from '../errors';
 import { withRuntime } from '../runtime';
 

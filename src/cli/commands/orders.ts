@@ -1,7 +1,7 @@
 import { accessSync, constants } from 'node:fs';
 import type { Command } from 'commander';
-import { OrderConflictError, formatOrderIssue, importOrderFile } from '../../intent/order-import';
-import { formatOf } from '../../intent/order-records';
+import { OrderConflictError, formatOrderIssue, importOrderFile } from '../../ingest/orders/import';
+import { formatOf } from '../../ingest/orders/records';
 import { InputRefused, UsageError } from '../errors';
 import { withRuntime } from '../runtime';
 import { printable } from '../../input-rules';

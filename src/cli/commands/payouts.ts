@@ -1,10 +1,10 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { formatMinor } from '../../ingest/bank/amount';
-import { cutDay, type PayoutStatusLine, payoutStatusesAt } from '../../export/paid-out';
-import { payoutStatusFileName, writePayoutStatusWorkbook } from '../../export/payouts-workbook';
+import { cutDay, type PayoutStatusLine, payoutStatusesAt } from '../../export/payouts/paid-out';
+import { payoutStatusFileName, writePayoutStatusWorkbook } from '../../export/payouts/workbook';
 import { printable } from '../../input-rules';
-import { runProjections } from '../../projection/runner';
+import { runProjections } from '../../projector/runner';
 import { formatPosition } from '../../store/types';
 import { UsageError } from '../errors';
 import { outDirOption } from '../options';

@@ -9,7 +9,7 @@ import {
   runProjections,
   type Report,
   type RunnerDeps,
-} from '../../projection/runner';
+} from '../../projector/runner';
 import { UsageError } from '../errors';
 import { withJudgingRuntime } from '../runtime';
 import { boundStop, stopBounds } from '../shutdown';

@@ -6,7 +6,7 @@ import {
   type QuarantinedEvent,
   retryQuarantined,
   type RunnerDeps,
-} from '../../projection/runner';
+} from '../../projector/runner';
 import type { Runtime } from '../runtime';
 import { UsageError } from '../errors';
 import { withJudgingRuntime } from '../runtime';

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { DateTime } from 'luxon';
 import { requireConfig } from '../../config/env';
-import { ageingLines } from '../../export/nightly-open';
-import { previousDay, writeNightlyReportFor } from '../../export/nightly-report';
+import { ageingLines } from '../../export/nightly/open';
+import { previousDay, writeNightlyReportFor } from '../../export/nightly/report';
 import { ensureOutDir } from '../../export/out-dir';
 import { UsageError } from '../errors';
 import { calendarDay, outDirOption } from '../options';

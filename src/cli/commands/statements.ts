@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { ensureOutDir } from '../../export/out-dir';
-import { issueStatements, runNote, statementRuns, type IssueResult } from '../../export/statements';
-import { runProjections } from '../../projection/runner';
+import { issueStatements, runNote, statementRuns, type IssueResult } from '../../export/statements/issue';
+import { runProjections } from '../../projector/runner';
 import { parsePosition } from '../../store/types';
 import { UsageError } from '../errors';
 import { withJudgingRuntime } from '../runtime';

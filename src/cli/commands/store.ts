@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { checkBuildsOnStore, type BuildOnStore } from '../../projection/runner';
+import { checkBuildsOnStore, type BuildOnStore } from '../../projector/runner';
 import {
   advanceTransactionCounter,
   readTransactionCounter,

@@ -186,7 +186,7 @@ export function writtenDay(iso: string, language: StatementLanguage): string {
   return language === 'uk' ? iso.split('-').reverse().join('.') : iso;
 }
 
-/** The bridge's lines in each language (keys of src/export/statement-figures.ts's BRIDGE). */
+/** The bridge's lines in each language (keys of src/export/statements/figures.ts's BRIDGE). */
 export const BRIDGE_LABELS: Readonly<Record<StatementLanguage, Readonly<Record<string, string>>>> = {
   en: {},
   uk: {
@@ -222,7 +222,7 @@ export const XLSX_DATE: Readonly<Record<StatementLanguage, { day: string; time: 
 };
 
 /**
- * Why money is held (src/export/holds.ts gives it in English), in Ukrainian: a discrepancy type's reason from
+ * Why money is held (src/export/payouts/holds.ts gives it in English), in Ukrainian: a discrepancy type's reason from
  * the registry of types (src/reconciliation/discrepancies/registry.ts), and the reasons that are no type's.
  */
 const HOLD_REASONS_UK: Readonly<Record<string, string>> = {

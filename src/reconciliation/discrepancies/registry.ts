@@ -1,7 +1,7 @@
 /**
  * The registry of discrepancy types (issue 24): one entry per type, and every list of types recon keeps is
- * derived from it (src/reconciliation/discrepancy-types.ts, src/order-discrepancy-types.ts, the default hold
- * policy in src/config/hold-policy.ts, the hold reasons of src/export/holds.ts and src/export/i18n/labels.ts,
+ * derived from it (src/reconciliation/discrepancy-types.ts, src/reconciliation/discrepancies/order-types.ts, the default hold
+ * policy in src/config/hold-policy.ts, the hold reasons of src/export/payouts/holds.ts and src/export/i18n/labels.ts,
  * the sandbox's ground truth). A leaf: it imports nothing, so that the sandbox and the config can read it
  * without reaching any leg. docs/discrepancies.md shows it as one table (scripts/discrepancy-table.ts writes it,
  * test/discrepancies/registry.test.ts checks it).
@@ -390,7 +390,7 @@ export const DISCREPANCY_REGISTRY = {
     sandbox: {
       by: null,
       why: 'the sandbox writes each order from its payment and changes only who is paid and how it is split; another amount is built by hand',
-      testedIn: 'test/intent/orders-projection.test.ts',
+      testedIn: 'test/orders/orders-projection.test.ts',
     },
   },
   split_differs_from_order: {

@@ -9,7 +9,7 @@ import { normalizeAccountId } from '../../config/bank';
  */
 
 export interface ExpectedPayout {
-  /** the statement number finance writes in the transfer's remittance text (src/export/payout-references.ts) */
+  /** the statement number finance writes in the transfer's remittance text (src/export/statements/payout-references.ts) */
   readonly reference: string;
   readonly subMerchantId: string;
   readonly currency: string;

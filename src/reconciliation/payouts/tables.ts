@@ -5,7 +5,7 @@ import { BankEntryBooked } from '../../events/bank-events';
 import { dataOf, isEvent } from '../../events/catalog';
 import { SubMerchantRegistered } from '../../events/ledger-events';
 import { StatementIssued } from '../../events/statement-events';
-import type { Tx } from '../../projection/projection';
+import type { Tx } from '../../projector/projection';
 import type { RecordedEvent } from '../../store/types';
 import { isBankCharge } from '../bank-charges';
 

@@ -2,7 +2,7 @@ import { stableStringify, uuidV5 } from '../../canonical';
 import { DiscrepancyAccepted } from '../../events/audit-events';
 import { dataOf, isEvent } from '../../events/catalog';
 import { localMidnight } from '../../journal-rules';
-import type { Tx } from '../../projection/projection';
+import type { Tx } from '../../projector/projection';
 import type { DiscrepancyTypeOf } from '../discrepancies/registry';
 import type { RecordedEvent } from '../../store/types';
 import type { SettlementJudgement } from './match';

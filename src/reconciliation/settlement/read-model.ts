@@ -1,4 +1,4 @@
-import type { Tx } from '../../projection/projection';
+import type { Tx } from '../../projector/projection';
 import type { SettlementJudgement } from './match';
 import { deadlineOf, type MatchRules } from './match';
 

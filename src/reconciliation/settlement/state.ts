@@ -3,8 +3,8 @@ import { BankEntryBooked, BankStatementImported } from '../../events/bank-events
 import { isEvent } from '../../events/catalog';
 import { RegisterRecordObserved, type NormalizedRegisterRecord } from '../../events/ingest-events';
 import { rowFacts } from '../../journal-rules';
-import { type AnyEvent, isAnyOf } from '../../projection/handlers';
-import type { ProjectionContext, Tx } from '../../projection/projection';
+import { type AnyEvent, isAnyOf } from '../../projector/handlers';
+import type { ProjectionContext, Tx } from '../../projector/projection';
 import type { RecordedEvent } from '../../store/types';
 import { isBankCharge } from '../bank-charges';
 import { contributionOf, dueDays, type ActivityDay } from './expected';

@@ -3,7 +3,7 @@ import type { BankAccount } from '../../../src/config/bank';
 import { importBankFiles } from '../../../src/ingest/bank/import';
 import { knownEventsOf } from '../../../src/ingest/bank/known-events';
 import { silentLogger } from '../../../src/log';
-import { rebuildProjection, runProjections, type RunnerDeps } from '../../../src/projection/runner';
+import { rebuildProjection, runProjections, type RunnerDeps } from '../../../src/projector/runner';
 import { projection } from '../../../projections/bank';
 import { useTestStore } from '../../support/db';
 import { fixture } from './support';

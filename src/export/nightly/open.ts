@@ -1,0 +1,297 @@
+import { DateTime } from 'luxon';
+import type { Sql } from '../../db/connect';
+import { allDiscrepancies, subMerchantNames, subMerchantsOf } from '../../reconciliation/discrepancy-queries';
+import { amountInDoubt, moneyText } from '../../reconciliation/discrepancy-summary';
+
+/**
+ * The nightly report's view of the discrepancies as they stood at the end of its business day: which were
+ * open then (from their detection, resolution and acceptance times, not their status now), how old they
+ * were, the money they put in doubt per currency and sub-merchant, the oldest, and the month to that day.
+ * A past day reads the same times, so `--date D` shows what was open on D.
+ *
+ * A difference stands from when the money was due or the operation happened (`since`: the discrepancy's
+ * occurred_at), not from when recon first ran: a month synced weeks later still shows, on its last day, what
+ * was wrong then, aged from then. One that recon found only after the day and that has been resolved since
+ * is not counted on it: the data that cleared it came with the data that raised it (an order the PSP's
+ * records of the same sync paid).
+ */
+
+/** The times of one discrepancy that decide whether it was open at an instant, and what it concerns. */
+export interface DiscrepancyTimes {
+  readonly id: string;
+  readonly type: string;
+  /** when recon found it (its occurrence when the projection had no clock yet) */
+  readonly detectedAt: Date;
+  /** when the difference arose: the money due or the operation's time (absent: `detectedAt`) */
+  readonly since?: Date;
+  readonly resolvedAt: Date | null;
+  readonly acceptedAt: Date | null;
+  readonly currency: string | null;
+  readonly subMerchantIds: readonly string[];
+  /** the money in doubt, minor units; null: no amount */
+  readonly amount: bigint | null;
+}
+
+const sinceOf = (d: DiscrepancyTimes): Date => d.since ?? d.detectedAt;
+
+/**
+ * Open at `at`: arisen before it, not accepted before it, and not resolved before it; a resolved one only
+ * if recon had found it before `at` (found later and cleared since, it never stood as a difference on the
+ * day). The SQL of the same rule: `openAtSql`.
+ */
+export function openAt(d: DiscrepancyTimes, at: Date): boolean {
+  const t = at.getTime();
+  return (
+    sinceOf(d).getTime() < t &&
+    (d.resolvedAt === null || (d.resolvedAt.getTime() >= t && d.detectedAt.getTime() < t)) &&
+    (d.acceptedAt === null || d.acceptedAt.getTime() >= t)
+  );
+}
+
+/** `openAt` over a discrepancy view's columns (unqualified: the innermost FROM's), for the report's counts. */
+export function openAtSql(sql: Sql, at: Date) {
+  return sql`coalesce(occurred_at, detected_at) < ${at} and coalesce(accepted_at, ${at}) >= ${at}
+    and (resolved_at is null or (resolved_at >= ${at} and coalesce(detected_at, occurred_at) < ${at}))`;
+}
+
+/** Arose in [from, to) and counted by `openAt` at `to` or resolved by then (the day's or month's new ones). */
+export function aroseWithinSql(sql: Sql, from: Date, to: Date) {
+  return sql`coalesce(occurred_at, detected_at) >= ${from} and coalesce(occurred_at, detected_at) < ${to}
+    and (resolved_at is null or coalesce(detected_at, occurred_at) < ${to})`;
+}
+
+/** Business days from the day an instant falls on to `day` (both in `zone`), counted on the calendar. */
+export function ageInDays(detectedAt: Date, day: string, zone: string): number {
+  const detected = DateTime.fromJSDate(detectedAt, { zone }).toISODate()!;
+  const a = DateTime.fromISO(detected, { zone: 'utc' });
+  const b = DateTime.fromISO(day, { zone: 'utc' });
+  return Math.round(b.diff(a, 'days').days);
+}
+
+export interface AgeBucket {
+  readonly label: string;
+  readonly min: number;
+  /** inclusive; null: no upper bound */
+  readonly max: number | null;
+}
+
+export const AGE_BUCKETS: readonly AgeBucket[] = [
+  { label: '0–2 days', min: 0, max: 2 },
+  { label: '3–7 days', min: 3, max: 7 },
+  { label: '8–30 days', min: 8, max: 30 },
+  { label: 'over 30 days', min: 31, max: null },
+];
+
+export const bucketOf = (age: number): AgeBucket =>
+  AGE_BUCKETS.find((b) => age >= b.min && (b.max === null || age <= b.max)) ?? AGE_BUCKETS[0]!;
+
+/** An open discrepancy with its age on the report's day. */
+export interface OpenItem extends DiscrepancyTimes {
+  readonly ageDays: number;
+  readonly bucket: string;
+}
+
+/** Count and money of a set of discrepancies in one currency ('' when they concern no amount). */
+export interface CountAndAmount {
+  readonly currency: string;
+  readonly count: number;
+  readonly amount: bigint;
+}
+
+export interface AgeingRow extends CountAndAmount {
+  readonly bucket: string;
+}
+
+export interface InDoubtRow extends CountAndAmount {
+  /** sorted; empty: no sub-merchant (the marketplace's own, a bank line, a settlement) */
+  readonly subMerchantIds: readonly string[];
+  readonly names: readonly string[];
+}
+
+export interface MonthToDateRow {
+  readonly currency: string;
+  readonly detected: number;
+  readonly detectedAmount: bigint;
+  readonly resolved: number;
+  readonly resolvedAmount: bigint;
+  readonly accepted: number;
+  readonly acceptedAmount: bigint;
+  readonly open: number;
+  readonly openAmount: bigint;
+}
+
+export interface OpenOnDay {
+  readonly date: string;
+  readonly timezone: string;
+  /** the end of the business day: what was open at this instant */
+  readonly asAt: Date;
+  readonly monthFrom: Date;
+  readonly open: readonly OpenItem[];
+  /** every bucket, with a row per currency; a bucket with nothing open has one row with count 0 */
+  readonly ageing: readonly AgeingRow[];
+  readonly inDoubt: readonly InDoubtRow[];
+  readonly oldest: OpenItem | null;
+  readonly monthToDate: readonly MonthToDateRow[];
+  /** sub-merchant id → the directory's name */
+  readonly names: ReadonlyMap<string, string>;
+}
+
+const byCurrency = (a: { currency: string }, b: { currency: string }) =>
+  a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : 0;
+
+/** Adds one discrepancy to a per-key tally, the amount in bigint, per currency. */
+function tally<K extends string>(m: Map<K, { count: number; amount: bigint }>, key: K, amount: bigint | null): void {
+  const t = m.get(key) ?? { count: 0, amount: 0n };
+  t.count++;
+  t.amount += amount ?? 0n;
+  m.set(key, t);
+}
+
+/**
+ * The open set, ageing, money in doubt, oldest item and month to date at the end of `date`, from the
+ * discrepancies' times alone (a pure function, so that a test can state the history and the expectation).
+ */
+export function openOnDay(
+  all: readonly DiscrepancyTimes[],
+  date: string,
+  timezone: string,
+  names: ReadonlyMap<string, string> = new Map(),
+): OpenOnDay {
+  const { asAt, monthFrom } = dayBounds(date, timezone);
+  const open = all
+    .filter((d) => openAt(d, asAt))
+    .map((d): OpenItem => {
+      const ageDays = ageInDays(sinceOf(d), date, timezone);
+      return { ...d, ageDays, bucket: bucketOf(ageDays).label };
+    })
+    .sort((a, b) => sinceOf(a).getTime() - sinceOf(b).getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+
+  const ageing: AgeingRow[] = [];
+  for (const b of AGE_BUCKETS) {
+    const per = new Map<string, { count: number; amount: bigint }>();
+    for (const d of open) if (d.bucket === b.label) tally(per, d.currency ?? '', d.amount);
+    const rows = [...per].map(([currency, t]) => ({ bucket: b.label, currency, ...t })).sort(byCurrency);
+    ageing.push(...(rows.length ? rows : [{ bucket: b.label, currency: '', count: 0, amount: 0n }]));
+  }
+
+  const doubt = new Map<string, { count: number; amount: bigint }>();
+  for (const d of open) tally(doubt, JSON.stringify([d.currency ?? '', [...d.subMerchantIds]]), d.amount);
+  const inDoubt = [...doubt]
+    .map(([k, t]): InDoubtRow => {
+      const [currency, ids] = JSON.parse(k) as [string, string[]];
+      return { currency, subMerchantIds: ids, names: ids.map((id) => names.get(id) ?? ''), ...t };
+    })
+    .sort((a, b) => byCurrency(a, b) || (a.amount > b.amount ? -1 : a.amount < b.amount ? 1 : 0));
+
+  const within = (t: Date | null) => t !== null && t >= monthFrom && t < asAt;
+  const month = new Map<string, MonthToDateRow>();
+  const row = (currency: string) =>
+    month.get(currency) ?? {
+      currency,
+      detected: 0,
+      detectedAmount: 0n,
+      resolved: 0,
+      resolvedAmount: 0n,
+      accepted: 0,
+      acceptedAmount: 0n,
+      open: 0,
+      openAmount: 0n,
+    };
+  for (const d of all) {
+    const c = d.currency ?? '';
+    const a = d.amount ?? 0n;
+    const r = { ...row(c) };
+    const isOpen = openAt(d, asAt);
+    // new in the month: arisen in it, unless found after the day and resolved since (never stood on it)
+    const arose = within(sinceOf(d)) && (d.resolvedAt === null || d.detectedAt < asAt);
+    if (!arose && !within(d.resolvedAt) && !within(d.acceptedAt) && !isOpen) continue;
+    if (arose) Object.assign(r, { detected: r.detected + 1, detectedAmount: r.detectedAmount + a });
+    if (within(d.resolvedAt)) Object.assign(r, { resolved: r.resolved + 1, resolvedAmount: r.resolvedAmount + a });
+    if (within(d.acceptedAt)) Object.assign(r, { accepted: r.accepted + 1, acceptedAmount: r.acceptedAmount + a });
+    if (isOpen) Object.assign(r, { open: r.open + 1, openAmount: r.openAmount + a });
+    month.set(c, r);
+  }
+
+  return {
+    date,
+    timezone,
+    asAt,
+    monthFrom,
+    open,
+    ageing,
+    inDoubt,
+    oldest: open[0] ?? null,
+    monthToDate: [...month.values()].sort(byCurrency),
+    names,
+  };
+}
+
+/** The end of the business day (the next day's start) and the start of its month, in the zone. */
+export function dayBounds(date: string, timezone: string): { asAt: Date; monthFrom: Date } {
+  const start = DateTime.fromISO(date, { zone: timezone }).startOf('day');
+  return { asAt: start.plus({ days: 1 }).toJSDate(), monthFrom: start.startOf('month').toJSDate() };
+}
+
+/**
+ * The times of the discrepancies that matter for `date`'s report: detected before the day's end, and open
+ * then or touched (detected, resolved, accepted) during its month. Every discrepancy view, read as one.
+ */
+export async function discrepancyTimes(sql: Sql, date: string, timezone: string): Promise<DiscrepancyTimes[]> {
+  const { asAt, monthFrom } = dayBounds(date, timezone);
+  const rows = await sql<
+    {
+      id: string;
+      type: string;
+      detected: Date;
+      since: Date;
+      resolved_at: Date | null;
+      accepted_at: Date | null;
+      currency: string | null;
+      sub_merchant_id: string | null;
+      sub_merchant_ids: string[] | null;
+      values: Record<string, unknown> | null;
+    }[]
+  >`
+    select id::text, type, coalesce(detected_at, occurred_at) as detected, coalesce(occurred_at, detected_at) as since,
+      resolved_at, accepted_at, currency, sub_merchant_id, sub_merchant_ids, "values"
+    from ${sql.unsafe(await allDiscrepancies(sql))}
+    where coalesce(occurred_at, detected_at) < ${asAt}
+      and ((coalesce(resolved_at, ${asAt}) >= ${asAt} and coalesce(accepted_at, ${asAt}) >= ${asAt})
+        or coalesce(occurred_at, detected_at) >= ${monthFrom} or resolved_at >= ${monthFrom} or accepted_at >= ${monthFrom})
+    order by id`;
+  return rows.map((r) => ({
+    id: r.id,
+    type: r.type,
+    detectedAt: r.detected,
+    since: r.since,
+    resolvedAt: r.resolved_at,
+    acceptedAt: r.accepted_at,
+    currency: r.currency,
+    subMerchantIds: subMerchantsOf({ sub_merchant_id: r.sub_merchant_id, sub_merchant_ids: r.sub_merchant_ids ?? [] }),
+    amount: amountInDoubt({ type: r.type, values: r.values ?? {}, currency: r.currency }),
+  }));
+}
+
+/** Reads the times and the sub-merchants' names, and builds the day's view. */
+export async function openOnDayFrom(sql: Sql, date: string, timezone: string): Promise<OpenOnDay> {
+  const all = await discrepancyTimes(sql, date, timezone);
+  const ids = [...new Set(all.flatMap((d) => d.subMerchantIds))].sort();
+  return openOnDay(all, date, timezone, await subMerchantNames(sql, ids));
+}
+
+/** The day's ageing and money in doubt in a few lines of plain text (the command's summary). */
+export function ageingLines(v: OpenOnDay): string[] {
+  const counts = AGE_BUCKETS.map((b) => {
+    const n = v.ageing.filter((r) => r.bucket === b.label).reduce((a, r) => a + r.count, 0);
+    return `${b.label} ${n}`;
+  });
+  const perCurrency = new Map<string, bigint>();
+  for (const r of v.inDoubt)
+    if (r.currency) perCurrency.set(r.currency, (perCurrency.get(r.currency) ?? 0n) + r.amount);
+  const money = [...perCurrency].map(([c, a]) => moneyText(a, c));
+  return [
+    `ageing: ${counts.join(', ')}`,
+    `in doubt: ${money.join(', ') || 'nothing'}`,
+    v.oldest ? `oldest: ${v.oldest.type} ${v.oldest.id}, ${v.oldest.ageDays} days open` : 'oldest: none',
+  ];
+}

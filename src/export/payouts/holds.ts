@@ -1,0 +1,394 @@
+import type { Sql } from '../../db/connect';
+import { isSqlState } from '../../db/errors';
+import { DiscrepancyAccepted, discrepancyStream } from '../../events/audit-events';
+import { dataOf, isEvent } from '../../events/catalog';
+import { holdReasonsOf } from '../../reconciliation/discrepancies/registry';
+import { allDiscrepancies } from '../../reconciliation/discrepancy-queries';
+import {
+  type HoldPolicy,
+  holdingTypesOf,
+  holdPolicyFromEnv,
+  holdRuleOf,
+  materialityOf,
+} from '../../config/hold-policy';
+import { comparePositions, type EventStore, type Position } from '../../store/types';
+import { quarantinedPaymentsAt, quarantinedPaymentsOf } from './quarantine-holds';
+
+/**
+ * Money held on the statements (docs/discrepancies.md, "What is held"): what a discrepancy puts in doubt, by
+ * the hold policy of its type (src/config/hold-policy.ts), while it is open or accepted with the decision to
+ * withhold it. The amount is never more than what its payment adds to the statement, in that currency, for
+ * that receiver: the payment's net in the journal booked before the period ends (its sale less its refunds,
+ * fees and the reserve withheld, plus a reserve released within the period), never below zero. A payment
+ * under two discrepancies is held once: a claim on the whole payment first, then the differences, each up to
+ * what is left of the payment (allocateHolds, pure).
+ */
+
+export interface HeldItem {
+  /** the discrepancy the money is held for ('' for a receiver the directory does not know) */
+  readonly discrepancyId: string;
+  /** why, in plain words: statements leave the company */
+  readonly reason: string;
+  readonly receiverName: string;
+  readonly currency: string;
+  readonly amount: bigint;
+  /** the discrepancy's type ('' when none) */
+  readonly type?: string;
+  readonly orderId?: string | null;
+  readonly paymentId?: string | null;
+  /** when the payment was made */
+  readonly occurredAt?: Date | null;
+}
+
+/**
+ * What one discrepancy (or any other source of doubt, e.g. an event held in quarantine) claims of a payment:
+ * its whole net contribution (atMost null) or at most an amount of it.
+ */
+export interface HoldClaim {
+  readonly id: string;
+  readonly type: string;
+  readonly reason: string;
+  readonly posId: string;
+  readonly paymentId: string;
+  readonly orderId: string | null;
+  readonly occurredAt: Date | null;
+  /** null: every receiver of the payment */
+  readonly receiverName: string | null;
+  /** null: every currency the payment is booked in */
+  readonly currency: string | null;
+  readonly atMost: bigint | null;
+}
+
+/** A payment's net on one receiver's payable in one currency, booked before the period's end, at the cut. */
+export interface PaymentNet {
+  readonly posId: string;
+  readonly paymentId: string;
+  readonly receiverName: string;
+  readonly currency: string;
+  readonly net: bigint;
+}
+
+/** Why money is held, by type: the registry's reasons (src/reconciliation/discrepancies/registry.ts). */
+const REASONS: Record<string, string> = {
+  ...holdReasonsOf('en'),
+  quarantined_event: 'a record of the payment could not be processed: under investigation',
+};
+
+/** The id of a held item for a payment whose event a projection set aside (quarantine-holds.ts). */
+const QUARANTINE_ID = 'quarantine:';
+
+export const UNREGISTERED_REASON = 'the receiver is not registered as a sub-merchant: nothing is paid until it is';
+export const reasonOf = (type: string): string => REASONS[type] ?? 'under investigation';
+
+/** Every reason a held item can give (each is translated for statements: src/export/i18n/labels.ts). */
+export const HOLD_REASON_TEXTS: readonly string[] = [
+  ...Object.values(REASONS),
+  UNREGISTERED_REASON,
+  'under investigation',
+];
+
+const keyOf = (n: Pick<PaymentNet, 'posId' | 'paymentId' | 'receiverName' | 'currency'>) =>
+  [n.posId, n.paymentId, n.receiverName, n.currency].join('\u001f');
+
+/**
+ * The held items of the claims, each never more than what is left of its payment's net contribution: claims
+ * on a whole payment first, then the rest, each in id order; a payment (per receiver and currency) is held once.
+ */
+export function allocateHolds(claims: readonly HoldClaim[], nets: readonly PaymentNet[]): HeldItem[] {
+  const left = new Map<string, bigint>();
+  for (const n of nets) left.set(keyOf(n), (left.get(keyOf(n)) ?? 0n) + n.net);
+  for (const [k, v] of left) if (v < 0n) left.set(k, 0n);
+  const rows = [...nets].sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0));
+  const ordered = [...claims].sort(
+    (a, b) => Number(a.atMost !== null) - Number(b.atMost !== null) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  );
+  const out: HeldItem[] = [];
+  for (const c of ordered) {
+    let budget = c.atMost;
+    const seen = new Set<string>();
+    for (const n of rows) {
+      const k = keyOf(n);
+      if (seen.has(k) || n.posId !== c.posId || n.paymentId !== c.paymentId) continue;
+      if (
+        (c.receiverName !== null && n.receiverName !== c.receiverName) ||
+        (c.currency !== null && n.currency !== c.currency)
+      )
+        continue;
+      seen.add(k);
+      const available = left.get(k) ?? 0n;
+      const amount = budget === null ? available : budget < available ? budget : available;
+      if (amount <= 0n) continue;
+      left.set(k, available - amount);
+      if (budget !== null) budget -= amount;
+      out.push({
+        discrepancyId: c.id,
+        reason: c.reason,
+        receiverName: n.receiverName,
+        currency: n.currency,
+        amount,
+        type: c.type,
+        orderId: c.orderId,
+        paymentId: c.paymentId,
+        occurredAt: c.occurredAt,
+      });
+    }
+  }
+  return out.sort(
+    (a, b) =>
+      cmp(a.receiverName, b.receiverName) || cmp(a.currency, b.currency) || cmp(a.discrepancyId, b.discrepancyId),
+  );
+}
+
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+const big = (v: unknown): bigint | null => (typeof v === 'string' && /^-?\d+$/.test(v) ? BigInt(v) : null);
+const abs = (v: bigint) => (v < 0n ? -v : v);
+
+/**
+ * The difference a discrepancy of the "difference" rule states: a fee against the contract, or the largest gap
+ * between the PSP's reports of a fee; null when its values do not state one (nothing is held then).
+ */
+export function differenceOf(type: string, values: Record<string, unknown>): bigint | null {
+  if (type === 'fee_above_contract' || type === 'fee_below_contract') {
+    const d = big(values.difference);
+    return d === null ? null : abs(d);
+  }
+  if (type === 'fee_mismatch') {
+    let widest: bigint | null = null;
+    // the webhook gives the merchant's fee as `fee` (src/reconciliation/discrepancy-rules.ts, sourceValues)
+    for (const field of ['merchant_fee', 'customer_fee']) {
+      const seen = ['register', 'period', 'webhook']
+        .map((s) => values[s] as Record<string, unknown> | null | undefined)
+        .map((v) => big(v?.[field] ?? (field === 'merchant_fee' ? v?.fee : undefined)))
+        .filter((x): x is bigint => x !== null);
+      if (seen.length < 2) continue;
+      const gap = seen.reduce((m, x) => (x > m ? x : m)) - seen.reduce((m, x) => (x < m ? x : m));
+      if (widest === null || gap > widest) widest = gap;
+    }
+    return widest;
+  }
+  return null;
+}
+
+export interface DiscRow {
+  id: string;
+  type: string;
+  status: string;
+  detected_by_event: string | null;
+  resolved_by_event: string | null;
+  pos_id: string;
+  payment_id: string;
+  method: string | null;
+  receiver_name: string | null;
+  order_id: string | null;
+  currency: string | null;
+  occurred_at: Date | null;
+  values: Record<string, unknown> | null;
+}
+
+/** An accepted discrepancy stays held when its acceptance (at or before the cut) says withhold. */
+async function decisionAt(store: EventStore, id: string, cut: Position): Promise<'pay' | 'withhold' | 'open'> {
+  const events = await store.readStream(discrepancyStream(id));
+  const acc = events.find((e) => isEvent(DiscrepancyAccepted, e) && comparePositions(e.position, cut) <= 0);
+  if (!acc) return 'open';
+  return dataOf(DiscrepancyAccepted, acc).decision ?? 'pay';
+}
+
+/** The discrepancies of holding types, or none when the reconciliation was never built (logged by the caller). */
+async function holdingDiscrepancies(sql: Sql, types: readonly string[]): Promise<DiscRow[] | null> {
+  try {
+    return await sql<DiscRow[]>`
+      select id::text, type, status, detected_by_event::text, resolved_by_event::text, pos_id, payment_id, method,
+             receiver_name, order_id, currency, occurred_at, "values"
+      from ${sql.unsafe(await allDiscrepancies(sql))}
+      where type = any(${types as string[]}::text[]) and status in ('open', 'accepted', 'resolved')
+        and payment_id is not null
+      order by id`;
+  } catch (e) {
+    if (isSqlState(e, 'undefinedTable') || (e as { code?: string }).code === '3F000') return null;
+    throw e;
+  }
+}
+
+/**
+ * Positions of the events that detected and resolved discrepancies, read from the PostgreSQL store's table;
+ * undefined with another store (EventStoreDB), whose events cannot be looked up by id.
+ */
+async function eventPositions(sql: Sql, ids: readonly string[]): Promise<Map<string, Position> | undefined> {
+  const [t] = await sql<{ ok: boolean }[]>`select to_regclass('es_events') is not null as ok`;
+  if (!t?.ok) return undefined;
+  const rows = ids.length
+    ? await sql<{ id: string; commit: string; prepare: string }[]>`
+        select event_id::text as id, transaction_id::text as commit, global_position::text as prepare
+        from es_events where event_id = any(${ids}::uuid[])`
+    : [];
+  return new Map(rows.map((r) => [r.id, { commit: BigInt(r.commit), prepare: BigInt(r.prepare) }]));
+}
+
+/**
+ * Whether a discrepancy stood unresolved at the cut: detected by an event at or before it, and not resolved by
+ * one at or before it. A statement cut at a position never issued before so holds what was in doubt then, not
+ * what is in doubt now (a replay, or the same cut issued later, gives the same statement). Without event
+ * positions (another store) the discrepancies are taken as they are now.
+ */
+function standingAt(r: DiscRow, cut: Position, positions: Map<string, Position> | undefined): boolean {
+  // at or before the cut: true or false; undefined for an event the store does not hold (taken as it is now)
+  const before = (id: string | null) => {
+    const p = id ? positions?.get(id) : undefined;
+    return p === undefined ? undefined : comparePositions(p, cut) <= 0;
+  };
+  if (before(r.detected_by_event) === false) return false;
+  if (r.status !== 'resolved') return true;
+  return before(r.resolved_by_event) === false;
+}
+
+export interface HeldOptions {
+  /** the end of the statement's period: what the payment adds to it is what is booked before (none: all) */
+  readonly periodEnd?: Date;
+  readonly policy?: HoldPolicy;
+  /** other money in doubt (e.g. events held in quarantine), capped and held once like any discrepancy */
+  readonly extra?: readonly HoldClaim[];
+}
+
+/** A discrepancy's claim under the policy; none when its type holds nothing or its difference is immaterial. */
+export function claimOf(r: DiscRow, policy: HoldPolicy): HoldClaim | null {
+  const rule = holdRuleOf(policy, r.type);
+  if (rule === 'none') return null;
+  let atMost: bigint | null = null;
+  if (rule === 'difference') {
+    atMost = differenceOf(r.type, r.values ?? {});
+    if (atMost === null || atMost === 0n || atMost < materialityOf(policy, r.currency ?? '')) return null;
+  }
+  const reason = reasonOf(r.type);
+  return {
+    id: r.id,
+    type: r.type,
+    reason: r.status === 'accepted' ? `${reason} (reviewed: withheld)` : reason,
+    posId: r.pos_id,
+    paymentId: r.payment_id,
+    orderId: r.order_id,
+    occurredAt: r.occurred_at,
+    receiverName: r.receiver_name,
+    currency: rule === 'difference' ? r.currency : null,
+    atMost,
+  };
+}
+
+/** The nets of the claimed payments per receiver and currency, booked before the period's end, at the cut. */
+async function paymentNets(
+  sql: Sql,
+  claims: readonly HoldClaim[],
+  cut: Position,
+  periodEnd: Date | undefined,
+): Promise<PaymentNet[]> {
+  if (claims.length === 0) return [];
+  const pairs = [...new Set(claims.map((c) => JSON.stringify([c.posId, c.paymentId])))].map((k) => JSON.parse(k));
+  return sql<PaymentNet[]>`
+    with d as (select x->>0 as pos_id, x->>1 as payment_id from jsonb_array_elements(${JSON.stringify(pairs)}::text::jsonb) x)
+    select e.pos_id as "posId", e.payment_id as "paymentId", e.receiver_name as "receiverName", e.currency,
+           sum(e.net)::int8 as net
+    from d join recon.journal_entries e on e.pos_id = d.pos_id and e.payment_id = d.payment_id
+    where e.receiver_name is not null
+      and (e.commit_pos, e.prepare_pos) <= (${cut.commit.toString()}::numeric, ${cut.prepare.toString()}::numeric)
+      and (${periodEnd ?? null}::timestamptz is null or e.booked_at < ${periodEnd ?? null}::timestamptz)
+    group by 1, 2, 3, 4`;
+}
+
+/** Every held item at the cut, sorted by receiver, currency, discrepancy id; null: no reconciliation built. */
+export async function heldAt(
+  sql: Sql,
+  store: EventStore,
+  cut: Position,
+  opts: HeldOptions = {},
+): Promise<HeldItem[] | null> {
+  const policy = opts.policy ?? holdPolicyFromEnv();
+  const found = await holdingDiscrepancies(sql, holdingTypesOf(policy));
+  if (found === null && !opts.extra?.length) return null;
+  // money of a payment whose event a projection set aside is in doubt: held whole, like a missing record
+  const rows = found ?? [];
+  const positions = await eventPositions(
+    sql,
+    rows.flatMap((r) => [r.detected_by_event, r.resolved_by_event].filter((id): id is string => id !== null)),
+  );
+  const claims: HoldClaim[] = [...(opts.extra ?? []), ...(await quarantineClaimsAt(sql, cut))];
+  for (const r of rows) {
+    if (!standingAt(r, cut, positions)) continue;
+    // accepted at or before the cut: held unless the decision was to pay
+    if ((await decisionAt(store, r.id, cut)) === 'pay') continue;
+    const c = claimOf(r, policy);
+    if (c) claims.push(c);
+  }
+  return allocateHolds(claims, await paymentNets(sql, claims, cut, opts.periodEnd));
+}
+
+async function quarantineClaimsAt(sql: Sql, cut: Position): Promise<HoldClaim[]> {
+  return (await quarantinedPaymentsAt(sql, cut)).map((q) => ({
+    id: `${QUARANTINE_ID}${q.eventId}`,
+    type: 'quarantined_event',
+    reason: reasonOf('quarantined_event'),
+    posId: q.posId,
+    paymentId: q.paymentId,
+    orderId: null,
+    occurredAt: null,
+    receiverName: null,
+    currency: null,
+    atMost: null,
+  }));
+}
+
+/**
+ * Held items as a run recorded them (StatementIssued.payouts[].holds), with their reasons read again: a
+ * statement issued again at the same cut holds what it held then, whatever was decided since.
+ */
+export async function recordedHeld(
+  sql: Sql,
+  holds: ReadonlyArray<readonly [string, string]>,
+  receiverName: string,
+  currency: string,
+): Promise<HeldItem[]> {
+  const ids = holds.map(([id]) => id).filter((id) => UUID.test(id));
+  // every view of discrepancies: an order's or a payout's holds money too
+  const found = ids.length
+    ? await sql<
+        { id: string; type: string; order_id: string | null; payment_id: string | null; occurred_at: Date | null }[]
+      >`
+        select id::text, type, order_id, payment_id, occurred_at
+        from ${sql.unsafe(await allDiscrepancies(sql))} where id = any(${ids}::uuid[])`
+    : [];
+  const quarantined = await quarantinedPaymentsOf(
+    sql,
+    holds
+      .map(([id]) => id.slice(QUARANTINE_ID.length))
+      .filter((id, i) => holds[i]?.[0].startsWith(QUARANTINE_ID) && UUID.test(id)),
+  );
+  return holds.map(([id, amount]) => {
+    const q = quarantined.find((p) => `${QUARANTINE_ID}${p.eventId}` === id);
+    if (q) {
+      return {
+        discrepancyId: id,
+        reason: reasonOf('quarantined_event'),
+        receiverName,
+        currency,
+        amount: BigInt(amount),
+        type: 'quarantined_event',
+        orderId: null,
+        paymentId: q.paymentId,
+        occurredAt: null,
+      };
+    }
+    const d = found.find((t) => t.id === id);
+    return {
+      discrepancyId: id,
+      reason: id === '' ? UNREGISTERED_REASON : reasonOf(d?.type ?? ''),
+      receiverName,
+      currency,
+      amount: BigInt(amount),
+      type: d?.type ?? '',
+      orderId: d?.order_id ?? null,
+      paymentId: d?.payment_id ?? null,
+      occurredAt: d?.occurred_at ?? null,
+    };
+  });
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

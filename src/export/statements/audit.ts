@@ -1,0 +1,93 @@
+import type { AdjustmentLine, StatementFigures, StatementHeader, StatementLine, StatementMeta } from './figures';
+import { periodText, sheetName } from './figures';
+import {
+  addTableSheet,
+  closeTable,
+  createLocalTime,
+  DATE_TIME_FORMAT,
+  drainSheet,
+  safeText,
+  type TableSheet,
+  writeAlignedRow,
+  writeRow,
+  type Workbook,
+} from '../workbook/xlsx';
+
+/**
+ * The Audit sheet, last in a statement workbook: what the statement was computed from (the event-store
+ * position of the cut, the figures' sha-256, the run) and the recorded events behind every line, so that a
+ * figure can be traced. Finance's sheet: the sub-merchant's pages carry none of it.
+ */
+
+const ROWS_PER_YIELD = 2000;
+
+export async function writeAuditSheet(
+  wb: Workbook,
+  o: {
+    figures: readonly StatementFigures[];
+    meta: StatementMeta;
+    header: StatementHeader;
+    lines(currency: string): AsyncIterable<StatementLine>;
+    adjustments?(currency: string): AsyncIterable<AdjustmentLine>;
+    /** the held items: the discrepancy each waits for, by id (the statement's own pages name them in words) */
+    holds?: ReadonlyArray<{ discrepancyId: string; paymentId?: string | null; currency: string; amount: bigint }>;
+    title: string;
+  },
+): Promise<void> {
+  const { meta } = o;
+  const t = addTableSheet(
+    wb,
+    sheetName(meta, 'Audit'),
+    [
+      { header: 'Fact or line', width: 30 },
+      { header: `Dated (${meta.timezone})`, width: 20, numFmt: DATE_TIME_FORMAT },
+      { header: 'Currency', width: 10 },
+      { header: 'Payment', width: 38 },
+      { header: 'Value or event ids', width: 80 },
+    ],
+    { title: o.title, pageOf: 'Page &P of &N' },
+  );
+  const facts: Array<[string, string]> = [
+    ['Period', periodText(meta)],
+    ['Cut at event-store position', meta.position],
+    ['Figures sha-256', meta.figuresSha256],
+    ['Statement number', o.header.number ?? '(draft: none)'],
+    ['Issued at (UTC, recorded with the run)', o.header.issuedAt.toISOString()],
+    ...(meta.rebasedFrom ? ([['Re-based from time zone', meta.rebasedFrom]] as Array<[string, string]>) : []),
+  ];
+  for (const [k, v] of facts) writeRow(t, [k, '', '', '', v]);
+  const localTime = createLocalTime(meta.timezone);
+  let n = 0;
+  for (const f of o.figures) {
+    for await (const l of o.lines(f.currency)) {
+      writeDated(t, ['Operation', localTime(l.at), f.currency, safeText(l.paymentId), l.eventIds.join(' ')]);
+      if (++n % ROWS_PER_YIELD === 0) await drainSheet(t.sheet);
+    }
+    if (o.adjustments && f.previousStatement !== undefined)
+      for await (const a of o.adjustments(f.currency)) {
+        writeDated(t, [
+          a.notStated ? 'Not stated before' : 'Adjustment',
+          localTime(a.at),
+          f.currency,
+          safeText(a.paymentId),
+          a.eventIds.join(' '),
+        ]);
+        if (++n % ROWS_PER_YIELD === 0) await drainSheet(t.sheet);
+      }
+  }
+  for (const h of o.holds ?? [])
+    writeRow(t, [
+      'Held for discrepancy',
+      '',
+      h.currency,
+      safeText(h.paymentId ?? ''),
+      `${h.discrepancyId || '(receiver not registered)'} ${h.amount}`,
+    ]);
+  closeTable(t);
+}
+
+// a date is right-aligned by default and would print against the currency beside it
+const DATE_ALIGNMENT = { horizontal: 'left' } as const;
+function writeDated(t: TableSheet, values: readonly unknown[]): void {
+  writeAlignedRow(t, values, { column: 2, alignment: DATE_ALIGNMENT });
+}

@@ -1,0 +1,106 @@
+import { DateTime } from 'luxon';
+import { holdReason, LABELS, type Labels } from '../i18n/labels';
+import {
+  addTableSheet,
+  closeTable,
+  DATE_FORMAT,
+  excelDay,
+  minorToMajor,
+  moneyFormat,
+  safeText,
+  type Workbook,
+} from '../workbook/xlsx';
+
+/**
+ * A statement's "Held pending investigation" section (workbook sheet and PDF table): each item named as the
+ * sub-merchant knows it, by order, payment, the payment's date, the amount and the reason in words (docs/
+ * outputs.md, "Held pending investigation"); the discrepancy ids are the Audit sheet's.
+ */
+
+/** A held item as the statement shows it (src/export/payouts/holds.ts HeldItem). */
+export interface HeldLine {
+  readonly discrepancyId: string;
+  readonly reason: string;
+  readonly currency: string;
+  readonly amount: bigint;
+  readonly orderId?: string | null;
+  readonly paymentId?: string | null;
+  readonly occurredAt?: Date | null;
+}
+
+export interface HeldByCurrency {
+  readonly currency: string;
+  readonly held: bigint;
+  readonly holds: readonly HeldLine[];
+}
+
+/** The payment's day in the statement's time zone (yyyy-mm-dd), or null when the item names no payment. */
+export function heldDay(h: HeldLine, timezone: string): string | null {
+  return h.occurredAt ? DateTime.fromJSDate(h.occurredAt, { zone: timezone }).toISODate() : null;
+}
+
+const byCurrency = <T extends { currency: string }>(xs: readonly T[]) =>
+  [...xs].sort((a, b) => (a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : 0));
+
+/** The section's lines in statement order: by currency, then date, order and payment. */
+export function heldLines(payouts: readonly HeldByCurrency[], timezone: string) {
+  return byCurrency(payouts).flatMap((p) =>
+    [...p.holds]
+      .map((h) => ({ ...h, day: heldDay(h, timezone) }))
+      .sort(
+        (a, b) =>
+          (a.day ?? '').localeCompare(b.day ?? '') ||
+          (a.orderId ?? '').localeCompare(b.orderId ?? '') ||
+          (a.paymentId ?? '').localeCompare(b.paymentId ?? ''),
+      ),
+  );
+}
+
+export function writeHeldSheet(
+  wb: Workbook,
+  payouts: readonly HeldByCurrency[],
+  opts: {
+    readonly timezone: string;
+    readonly sheetName?: (name: string) => string;
+    readonly labels?: Labels;
+    readonly title?: string;
+    readonly dayFormat?: string;
+  },
+): void {
+  const labels = opts.labels ?? LABELS.en;
+  const lang = labels === LABELS.uk ? 'uk' : 'en';
+  const t = addTableSheet(
+    wb,
+    (opts.sheetName ?? ((n) => n))(labels.heldSheet),
+    [
+      { header: labels.order, width: 24 },
+      { header: labels.payment, width: 38 },
+      { header: labels.day, width: 12, numFmt: opts.dayFormat ?? DATE_FORMAT },
+      { header: labels.reason, width: 70 },
+      { header: labels.currency, width: 10 },
+      { header: labels.amountHeld, width: 16 },
+    ],
+    opts.title ? { title: opts.title, pageOf: labels.pageOf } : {},
+  );
+  for (const h of heldLines(payouts, opts.timezone)) {
+    const row = t.sheet.addRow([
+      safeText(h.orderId ?? '—'),
+      safeText(h.paymentId ?? '—'),
+      h.day ? excelDay(h.day) : '—',
+      safeText(holdReason(h.reason, lang)),
+      safeText(h.currency),
+      minorToMajor(h.amount),
+    ]);
+    row.getCell(6).numFmt = moneyFormat(h.currency);
+    // a date is right-aligned by default and would print against the reason beside it
+    row.getCell(3).alignment = { horizontal: 'left' };
+    row.commit();
+    t.rows++;
+  }
+  const none = t.rows <= 1 ? [{ values: [labels.none], numFmts: [] }] : [];
+  const totals = byCurrency(payouts).map((p) => ({
+    values: [labels.total, '', '', '', safeText(p.currency), minorToMajor(p.held)],
+    numFmts: [undefined, undefined, undefined, undefined, undefined, moneyFormat(p.currency)],
+  }));
+  closeTable(t, [...none, ...totals]);
+}

@@ -1,0 +1,206 @@
+import { dataOf } from '../../events/catalog';
+import { StatementIssued, statementStream } from '../../events/statement-events';
+import { comparePositions, type EventStore, type Position, parsePosition } from '../../store/types';
+import { type HeldItem, UNREGISTERED_REASON } from '../payouts/holds';
+import { type PaidLine, type PayoutStatusLine, paidBetween } from '../payouts/paid-out';
+import { payoutReference } from './payout-references';
+import { closingKey, type IssuedRun, previousRunOf } from './previous';
+import { monthRange, type StatementFigures } from './workbooks';
+
+/**
+ * What a statement asks finance to pay (docs/bank.md, "Payouts and holds"), per sub-merchant and currency:
+ *   amount due = adjustments + months never stated + net payable − held now + held on the statement built on (released)
+ * so money under a holding discrepancy is paid on the first statement after it is resolved or accepted to pay.
+ * A receiver unknown to the directory is never due: all it is owed is held until it is registered. `payable`
+ * is what this run's reference asks for: the amount due less what earlier runs of the month asked for (a month
+ * issued again asks for the difference), nothing for a month issued before a later month already was (that
+ * statement is for information), nothing for an unregistered receiver.
+ */
+
+export interface StatementPayout {
+  readonly subMerchantId: string;
+  readonly currency: string;
+  /** null when nothing is asked for */
+  readonly reference: string | null;
+  readonly held: bigint;
+  readonly released: bigint;
+  readonly amountDue: bigint;
+  readonly payable: bigint;
+  readonly holds: readonly HeldItem[];
+  /** the month's paid and returned lines (the bridge's "Paid out") */
+  readonly paid: readonly PaidLine[];
+  /** what the bank did with each payout asked of this sub-merchant and currency up to this month, at the cut */
+  readonly statuses: readonly PayoutStatusLine[];
+}
+
+interface SameMonthRun {
+  readonly cut: Position;
+  readonly payouts: ReadonlyMap<string, bigint>;
+}
+
+type RecordedHolds = ReadonlyMap<string, ReadonlyArray<readonly [string, string]>>;
+
+/**
+ * Runs of the month recorded at or before the cut, other than one at this very cut (the same run issued
+ * again), and the holds the first run at this very cut recorded (the first issue at a cut fixes what it holds).
+ */
+async function runsOfMonth(store: EventStore, month: string, timezone: string, cut: Position) {
+  const earlier: SameMonthRun[] = [];
+  const sameCut = new Map<string, ReadonlyArray<readonly [string, string]>>();
+  for (const e of await store.readStream(statementStream(month))) {
+    if (e.type !== StatementIssued.type) continue;
+    const d = dataOf(StatementIssued, e);
+    const runCut = parsePosition(d.position);
+    if (d.timezone !== timezone) continue;
+    // a run's event is appended after its cut: the first run at this cut is read whenever it was recorded
+    if (comparePositions(runCut, cut) === 0) {
+      for (const p of d.payouts ?? []) {
+        const key = closingKey(p.subMerchantId, p.currency);
+        if (!sameCut.has(key)) sameCut.set(key, p.holds);
+      }
+      continue;
+    }
+    if (comparePositions(e.position, cut) > 0) continue;
+    const payouts = new Map((d.payouts ?? []).map((p) => [closingKey(p.subMerchantId, p.currency), BigInt(p.payable)]));
+    earlier.push({ cut: runCut, payouts });
+  }
+  return { earlier, sameCut: sameCut as RecordedHolds };
+}
+
+const nextMonths = (month: string, n: number) => {
+  let [y, m] = month.split('-').map(Number) as [number, number];
+  return Array.from({ length: n }, () => {
+    m += 1;
+    if (m === 13) {
+      m = 1;
+      y += 1;
+    }
+    return `${y}-${String(m).padStart(2, '0')}`;
+  });
+};
+
+/** A later month (within a year) was issued at or before the cut: this month's statement is for information. */
+async function laterMonthIssued(store: EventStore, month: string, timezone: string, cut: Position) {
+  for (const m of nextMonths(month, 12)) {
+    const events = await store.readStream(statementStream(m));
+    if (events.some((e) => comparePositions(e.position, cut) <= 0 && dataOf(StatementIssued, e).timezone === timezone))
+      return true;
+  }
+  return false;
+}
+
+export async function statementPayouts(
+  deps: {
+    store: EventStore;
+    namesOf(subMerchantId: string): Promise<readonly string[]>;
+    /** held items as a run at this cut recorded them (holds.ts recordedHeld) */
+    recordedHeld(
+      holds: ReadonlyArray<readonly [string, string]>,
+      receiverName: string,
+      currency: string,
+    ): Promise<HeldItem[]>;
+  },
+  opts: {
+    month: string;
+    timezone: string;
+    cut: Position;
+    figures: readonly (StatementFigures & { known?: boolean })[];
+    runs: readonly IssuedRun[];
+    held: readonly HeldItem[];
+    paid: readonly PaidLine[];
+    /** every expected payout at the cut with its status (statement-payout-figures.ts) */
+    statuses?: readonly PayoutStatusLine[];
+  },
+): Promise<StatementPayout[]> {
+  const { from, to } = monthRange(opts.month, opts.timezone);
+  const { earlier, sameCut } = await runsOfMonth(deps.store, opts.month, opts.timezone, opts.cut);
+  const forInformation = await laterMonthIssued(deps.store, opts.month, opts.timezone, opts.cut);
+  const out: StatementPayout[] = [];
+  for (const f of opts.figures) {
+    const names = await deps.namesOf(f.subMerchantId);
+    const key = closingKey(f.subMerchantId, f.currency);
+    const previous = previousRunOf(opts.runs, f.subMerchantId, [...names]);
+    const unregistered = f.subMerchantId.startsWith('receiver:');
+    // what the statement built on held, under this id and (once registered) under the receiver's former placeholder
+    let released = previous?.held?.get(key) ?? 0n;
+    if (!unregistered)
+      for (const n of names) released += previous?.held?.get(closingKey(`receiver:${n}`, f.currency)) ?? 0n;
+    const flow = (f.adjustments ?? 0n) + (f.notStated ?? 0n) + f.netPayable;
+    const recorded = sameCut.get(key);
+    const holds = recorded
+      ? await deps.recordedHeld(recorded, f.subMerchantName, f.currency)
+      : unregistered
+        ? [
+            {
+              discrepancyId: '',
+              reason: UNREGISTERED_REASON,
+              receiverName: f.subMerchantName,
+              currency: f.currency,
+              amount: flow + released,
+            },
+          ].filter((h) => h.amount > 0n)
+        : opts.held.filter((h) => h.currency === f.currency && names.includes(h.receiverName));
+    const held = holds.reduce((s, h) => s + h.amount, 0n);
+    const amountDue = flow - held + released;
+    const askedBefore = earlier.reduce((s, r) => s + (r.payouts.get(key) ?? 0n), 0n);
+    const payable = unregistered || forInformation ? 0n : amountDue - askedBefore > 0n ? amountDue - askedBefore : 0n;
+    const run = 1 + earlier.filter((r) => (r.payouts.get(key) ?? 0n) > 0n).length;
+    out.push({
+      subMerchantId: f.subMerchantId,
+      currency: f.currency,
+      reference: payable > 0n ? payoutReference(f.subMerchantId, opts.month, f.currency, run) : null,
+      held,
+      released,
+      amountDue,
+      payable,
+      holds,
+      paid: opts.paid.filter(
+        (l) =>
+          l.subMerchantId === f.subMerchantId &&
+          l.currency === f.currency &&
+          paidBetween([l], l.subMerchantId, l.currency, from.toISODate(), to.toISODate()) !== 0n,
+      ),
+      statuses: (opts.statuses ?? []).filter(
+        (s) => s.subMerchantId === f.subMerchantId && s.currency === f.currency && s.month <= opts.month,
+      ),
+    });
+  }
+  return out;
+}
+
+/** StatementIssued.payouts of a run, sorted. */
+export function issuedPayouts(payouts: readonly StatementPayout[]) {
+  return [...payouts]
+    .sort((a, b) => (closingKey(a.subMerchantId, a.currency) < closingKey(b.subMerchantId, b.currency) ? -1 : 1))
+    .map((p) => ({
+      subMerchantId: p.subMerchantId,
+      currency: p.currency,
+      reference: p.reference,
+      amountDue: p.amountDue.toString(),
+      held: p.held.toString(),
+      payable: p.payable.toString(),
+      holds: p.holds
+        .map((h) => [h.discrepancyId, h.amount.toString()] as [string, string])
+        .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)),
+    }));
+}
+
+/**
+ * The ledger's figures with what was paid out (ledger-queries knows nothing of the bank): payments booked before
+ * the month come off the opening, the month's are its "Paid out", and the closing comes down by both.
+ */
+export function withPaidOut<F extends StatementFigures>(
+  figures: readonly F[],
+  paid: readonly PaidLine[],
+  month: string,
+  timezone: string,
+): F[] {
+  const { from, to } = monthRange(month, timezone);
+  const [first, end] = [from.toISODate(), to.toISODate()];
+  return figures.map((f) => {
+    const before = paidBetween(paid, f.subMerchantId, f.currency, null, first);
+    const inMonth = paidBetween(paid, f.subMerchantId, f.currency, first, end);
+    if (before === 0n && inMonth === 0n) return f;
+    return { ...f, opening: f.opening - before, paidOut: inMonth, closing: f.closing - before - inMonth };
+  });
+}

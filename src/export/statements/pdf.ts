@@ -1,0 +1,484 @@
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, renameSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { DateTime } from 'luxon';
+import PDFDocument from 'pdfkit';
+import { holdReason, LABELS, type Labels, operationWord, writtenDay } from '../i18n/labels';
+import {
+  bridgeLabel,
+  bridgeOf,
+  type StatementFigures,
+  type StatementHeader,
+  type StatementMeta,
+  type StatementSource,
+} from './figures';
+import { type HeldByCurrency, heldLines } from './held-sheet';
+import { headerRows } from './summary';
+import { addLine, releasesToCome, statementTitle } from './workbooks';
+import { paymentMethodWords } from '../i18n/payment-methods';
+import { currencyExponent } from '../workbook/xlsx';
+
+/**
+ * The PDF a sub-merchant receives beside its workbook: the same figures (the same StatementSource the
+ * workbook is written from), laid out for reading and printing, with no internal references (no event
+ * ids, no store positions). Fonts are DejaVu from the `dejavu-fonts-ttf` package, so Ukrainian and Latin
+ * text render and nothing is downloaded. Pages are streamed to the file as they fill.
+ */
+
+const require = createRequire(import.meta.url);
+const FONT_DIR = path.join(path.dirname(require.resolve('dejavu-fonts-ttf/package.json')), 'ttf');
+const REGULAR = path.join(FONT_DIR, 'DejaVuSans.ttf');
+const BOLD = path.join(FONT_DIR, 'DejaVuSans-Bold.ttf');
+
+/**
+ * Exact major-unit text of minor units, grouped by thousands in the language's custom: 123456n EUR →
+ * "1,234.56" in English, "1 234,56" in Ukrainian (a no-break space between groups).
+ */
+export function formatAmount(minor: bigint, currency: string, language: 'en' | 'uk' = 'en'): string {
+  const exp = currencyExponent(currency);
+  const negative = minor < 0n;
+  let digits = (negative ? -minor : minor).toString();
+  // recon keeps every amount in hundredths; a currency with another exponent is shown with its own
+  const scaled =
+    exp === 2 ? digits : exp > 2 ? digits + '0'.repeat(exp - 2) : digits.slice(0, digits.length - (2 - exp)) || '0';
+  digits = scaled.padStart(exp + 1, '0');
+  const [group, point] = language === 'uk' ? ['\u00a0', ','] : [',', '.'];
+  const whole = digits.slice(0, digits.length - exp).replace(/\B(?=(\d{3})+(?!\d))/g, group);
+  const frac = exp > 0 ? `${point}${digits.slice(digits.length - exp)}` : '';
+  return `${negative ? '−' : ''}${whole}${frac}`;
+}
+
+const MARGIN = 40;
+const PAGE = { width: 841.89, height: 595.28 }; // A4 landscape, in points
+
+interface Column {
+  readonly header: string;
+  readonly width: number;
+  readonly align?: 'left' | 'right';
+}
+
+// Long because the document's setup, its footer (which needs the page count) and the temp-then-rename commit
+// share one pdfkit document; the sections themselves are the helpers below.
+export async function writeStatementPdf(
+  file: string,
+  src: StatementSource,
+  meta: StatementMeta,
+  header: StatementHeader,
+): Promise<void> {
+  const figures = [...src.figures].sort((a, b) => (a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : 0));
+  const first = figures[0];
+  if (!first) throw new RangeError('a statement needs figures for at least one currency');
+  const t = LABELS[header.language];
+  const lang = header.language;
+  const money = (minor: bigint, currency: string) => formatAmount(minor, currency, lang);
+  const day = (d: string | Date) => dayText(d, lang);
+  const docTitle = statementTitle(figures, meta, header);
+  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(6).toString('hex')}.partial`);
+  const doc = new PDFDocument({
+    size: 'A4',
+    layout: 'landscape',
+    margin: MARGIN,
+    lang: lang === 'uk' ? 'uk-UA' : 'en-GB',
+    info: {
+      Title: docTitle,
+      ...(header.issuer.name ? { Author: header.issuer.name } : {}),
+      CreationDate: header.issuedAt,
+      ModDate: header.issuedAt,
+    },
+  });
+  doc.registerFont('regular', REGULAR);
+  doc.registerFont('bold', BOLD);
+  const out = createWriteStream(temp);
+  const finished = new Promise<void>((resolve, reject) => {
+    out.on('finish', resolve);
+    out.on('error', reject);
+    doc.on('error', reject);
+  });
+  doc.pipe(out);
+  let page = 1;
+  const footer = () => {
+    const y = PAGE.height - MARGIN + 10;
+    const { x: keepX, y: keepY } = doc;
+    // written inside the bottom margin, which would otherwise make pdfkit open a new page
+    const bottom = doc.page.margins.bottom;
+    doc.page.margins.bottom = 0;
+    doc.font('regular').fontSize(7).fillColor('#555');
+    doc.text(`${docTitle} · ${t.page} ${page}`, MARGIN, y, {
+      width: PAGE.width - 2 * MARGIN,
+      align: 'center',
+      lineBreak: false,
+    });
+    doc.fillColor('black');
+    doc.page.margins.bottom = bottom;
+    doc.x = keepX;
+    doc.y = keepY;
+  };
+  doc.on('pageAdded', () => {
+    page++;
+  });
+  const payoutOf = (currency: string) => src.payouts?.find((p) => p.currency === currency);
+  const ctx: Ctx = { doc, t, lang, money, day, footer };
+  try {
+    title(doc, figures, meta, header);
+    footer();
+    // three currencies a table, so that every column fits the page's width
+    for (let i = 0; i < figures.length; i += 3) {
+      const group = figures.slice(i, i + 3);
+      if (i > 0) doc.moveDown(0.8);
+      table(
+        doc,
+        [
+          { header: t.bridge, width: 430 },
+          ...group.map((f) => ({ header: f.currency, width: 110, align: 'right' as const })),
+        ],
+        bridgeOf(figures, src.payouts).map((line) => [
+          bridgeLabel(line, lang),
+          ...group.map((f) => money(line.value(f, payoutOf(f.currency)), f.currency)),
+        ]),
+        footer,
+        (row) => row[0]!.startsWith('=') || /^(Closing|Кінцеве)/.test(row[0]!),
+      );
+    }
+    payoutSections(ctx, src, figures, meta);
+    await operationSections(ctx, src, figures, meta);
+    const notes = [
+      header.contact ? `${t.contact}: ${header.contact}` : '',
+      header.dispute ? `${t.disputes}: ${header.dispute}` : '',
+    ].filter(Boolean);
+    if (notes.length) {
+      doc.moveDown();
+      doc.font('regular').fontSize(8);
+      const width = PAGE.width - 2 * MARGIN;
+      roomFor(doc, doc.heightOfString(notes.join('\n'), { width }), footer);
+      doc.text(notes.join('\n'), MARGIN, doc.y, { width });
+    }
+    doc.end();
+    await finished;
+    renameSync(temp, file);
+  } catch (e) {
+    doc.end();
+    await finished.catch(() => undefined);
+    rmSync(temp, { force: true });
+    throw e;
+  }
+}
+
+interface Ctx {
+  readonly doc: PDFKit.PDFDocument;
+  readonly t: Labels;
+  readonly lang: 'en' | 'uk';
+  readonly money: (minor: bigint, currency: string) => string;
+  readonly day: (d: string | Date) => string;
+  readonly footer: () => void;
+}
+
+/** Held items, paid-out lines, the reserve schedule with its balance and releases to come. */
+function payoutSections(
+  { doc, t, lang, money, day, footer }: Ctx,
+  src: StatementSource,
+  figures: readonly StatementFigures[],
+  meta: StatementMeta,
+): void {
+  heading(doc, t.heldSheet, footer);
+  heldTable({ doc, t, lang, money, day, footer }, src.payouts ?? [], meta.timezone);
+  const paid = (src.payouts ?? []).flatMap((p) => p.paid);
+  heading(doc, t.paidOutSheet, footer);
+  table(
+    doc,
+    [
+      { header: t.bookedOn, width: 110 },
+      { header: t.reference, width: 300 },
+      { header: t.amountPaid, width: 150, align: 'right' },
+    ],
+    paid.length
+      ? paid.map((l) => [day(l.bookingDate), l.reference, `${money(l.amount, l.currency)} ${l.currency}`])
+      : [[t.none, '', '']],
+    footer,
+  );
+  heading(doc, t.reserveSheet, footer);
+  const coming = releasesToCome(src.reserve, meta);
+  const balance = new Map<string, bigint>();
+  for (const c of coming) balance.set(c.currency, (balance.get(c.currency) ?? 0n) + c.amount);
+  table(
+    doc,
+    [
+      { header: t.heldOn, width: 110 },
+      { header: t.currency, width: 70 },
+      { header: t.held, width: 120, align: 'right' },
+      { header: t.releaseOn, width: 110, align: 'right' },
+      { header: t.released, width: 120, align: 'right' },
+    ],
+    [
+      ...src.reserve.map((r) => [
+        day(r.heldOn),
+        r.currency,
+        money(r.held, r.currency),
+        day(r.releaseOn),
+        money(r.released, r.currency),
+      ]),
+      ...(src.reserve.length === 0 ? [[t.none]] : []),
+    ],
+    footer,
+  );
+  doc.moveDown(0.5);
+  for (const f of figures)
+    doc
+      .font('bold')
+      .fontSize(9)
+      .text(`${t.reserveBalance}: ${money(balance.get(f.currency) ?? 0n, f.currency)} ${f.currency}`, MARGIN);
+  if (coming.length) {
+    heading(doc, t.releasesToCome, footer);
+    table(
+      doc,
+      [
+        { header: t.releaseOn, width: 110 },
+        { header: t.currency, width: 70 },
+        { header: t.reserve, width: 120, align: 'right' },
+      ],
+      coming.map((c) => [day(c.releaseOn), c.currency, money(c.amount, c.currency)]),
+      footer,
+    );
+  }
+}
+
+/** Every operation line, a table per currency. */
+async function operationSections(
+  { doc, t, lang, money, footer }: Ctx,
+  src: StatementSource,
+  figures: readonly StatementFigures[],
+  meta: StatementMeta,
+): Promise<void> {
+  for (const f of figures) {
+    heading(doc, `${t.operationsIn(f.currency)} (${t.timeZone} ${meta.timezone})`, footer);
+    const rows: string[][] = [];
+    const sum = { share: 0n, fee: 0n, fixed: 0n, percent: 0n, notSplit: 0n, reserve: 0n, net: 0n };
+    for await (const l of src.lines(f.currency)) {
+      addLine(sum, l);
+      rows.push([
+        DateTime.fromJSDate(l.at, { zone: meta.timezone }).toFormat(
+          lang === 'uk' ? 'dd.MM.yyyy HH:mm' : 'yyyy-MM-dd HH:mm',
+        ),
+        l.orderId ?? '',
+        operationWord(l.method, lang),
+        operationWord(l.status, lang),
+        paymentMethodWords(l.paidWith, lang),
+        money(l.share, f.currency),
+        money(l.fee, f.currency),
+        l.feeParts ? `${money(l.feeParts.fixed, f.currency)} + ${money(l.feeParts.percent, f.currency)}` : '',
+        money(l.reserve, f.currency),
+        money(l.net, f.currency),
+      ]);
+    }
+    if (rows.length) rows.push(feeSummaryRow(sum, t, (v) => money(v, f.currency)));
+    table(
+      doc,
+      [
+        { header: t.date, width: 78 },
+        { header: t.order, width: 92 },
+        { header: t.method, width: 86 },
+        { header: t.status, width: 58 },
+        { header: t.paidWith, width: 112 },
+        { header: t.share, width: 70, align: 'right' },
+        { header: t.fee, width: 60, align: 'right' },
+        { header: t.feeParts, width: 84, align: 'right' },
+        { header: t.reserve, width: 54, align: 'right' },
+        { header: t.net, width: 66, align: 'right' },
+      ],
+      rows.length ? rows : [[t.none]],
+      footer,
+      (row) => row[0] === t.total,
+    );
+    if (sum.notSplit !== 0n && sum.notSplit !== sum.fee) {
+      doc.font('regular').fontSize(8);
+      roomFor(doc, ROW_HEIGHT, footer);
+      doc.text(`${t.feeNotSplit}: ${money(sum.notSplit, f.currency)}`, MARGIN, doc.y);
+    }
+  }
+}
+
+/** The table's total: the fee's parts beside the fee, so fixed + percentage + not split = the fee's total. */
+function feeSummaryRow(
+  sum: { share: bigint; fee: bigint; fixed: bigint; percent: bigint; reserve: bigint; net: bigint },
+  t: Labels,
+  money: (v: bigint) => string,
+): string[] {
+  const parts = sum.fixed !== 0n || sum.percent !== 0n ? `${money(sum.fixed)} + ${money(sum.percent)}` : '';
+  return [t.total, '', '', '', '', money(sum.share), money(sum.fee), parts, money(sum.reserve), money(sum.net)];
+}
+
+function dayText(d: string | Date, language: 'en' | 'uk'): string {
+  const iso = typeof d === 'string' ? d.slice(0, 10) : DateTime.fromJSDate(d, { zone: 'UTC' }).toISODate()!;
+  return writtenDay(iso, language);
+}
+
+/** The head of the first page: issuer left, title, number, date and period right, then the sub-merchant. */
+function title(
+  doc: PDFKit.PDFDocument,
+  figures: readonly StatementFigures[],
+  meta: StatementMeta,
+  header: StatementHeader,
+): void {
+  const t = LABELS[header.language];
+  const width = (PAGE.width - 2 * MARGIN) / 2;
+  const top = MARGIN;
+  doc
+    .font('bold')
+    .fontSize(10)
+    .text(header.issuer.name ?? '—', MARGIN, top, { width });
+  doc.font('regular').fontSize(8);
+  if (header.issuer.address) doc.text(header.issuer.address, { width });
+  if (header.issuer.taxId) doc.text(`${t.taxId}: ${header.issuer.taxId}`, { width });
+  const leftEnd = doc.y;
+  doc
+    .font('bold')
+    .fontSize(16)
+    .text(t.title, MARGIN + width, top, { width, align: 'right' });
+  doc.font('regular').fontSize(9);
+  const rows = new Map(headerRows(figures, meta, header));
+  for (const l of [
+    rows.get(t.title),
+    `${t.period}: ${rows.get(t.period)}`,
+    `${t.issuedOn}: ${dayText(String(rows.get(t.issuedOn)), header.language)}`,
+    rows.has(t.corrects) && `${t.corrects}: ${String(rows.get(t.corrects))}`,
+  ])
+    if (l) doc.text(String(l), { width, align: 'right' });
+  doc.y = Math.max(leftEnd, doc.y) + 14;
+  doc.font('regular').fontSize(8).text(t.recipient, MARGIN, doc.y, { width });
+  doc
+    .font('bold')
+    .fontSize(10)
+    .text(String(rows.get(t.recipient)), { width });
+  doc.font('regular').fontSize(8);
+  for (const k of [t.accountId, t.taxId, t.address])
+    if (rows.has(k)) doc.text(`${k}: ${String(rows.get(k))}`, { width });
+  doc.text(`${t.openingFrom}: ${String(rows.get(t.openingFrom))}`, { width: PAGE.width - 2 * MARGIN });
+  doc.moveDown(1.2);
+}
+
+function heading(doc: PDFKit.PDFDocument, text: string, footer: () => void): void {
+  if (doc.y > PAGE.height - MARGIN - 80) newPage(doc, footer);
+  doc.moveDown(0.8);
+  doc.font('bold').fontSize(11).text(text, MARGIN, doc.y);
+  doc.moveDown(0.3);
+}
+
+/** A new page (with its footer) when `height` more would run into the bottom margin, where pdfkit adds one without. */
+function roomFor(doc: PDFKit.PDFDocument, height: number, footer: () => void): void {
+  if (doc.y + height > PAGE.height - MARGIN - 10) newPage(doc, footer);
+}
+
+function newPage(doc: PDFKit.PDFDocument, footer: () => void): void {
+  doc.addPage();
+  footer();
+  doc.x = MARGIN;
+  doc.y = MARGIN;
+}
+
+const ROW_HEIGHT = 13;
+
+/**
+ * A cell's text cut to its column with "…": pdfkit wraps a text wider than its box onto a second line even
+ * with lineBreak off, which then runs over the next row.
+ */
+/**
+ * Held items by order, payment, date, amount and reason in words; a reason too long for its column goes on
+ * as many lines as it needs (a reason cut short would not say why).
+ */
+function heldTable({ doc, t, lang, money, day, footer }: Ctx, payouts: readonly HeldByCurrency[], timezone: string) {
+  const columns: Column[] = [
+    { header: t.order, width: 120 },
+    { header: t.payment, width: 185 },
+    { header: t.day, width: 60 },
+    { header: t.amountHeld, width: 105, align: 'right' },
+    { header: t.reason, width: 290 },
+  ];
+  doc.font('regular').fontSize(8);
+  const rows = heldLines(payouts, timezone).flatMap((h) => {
+    const [first = '', ...rest] = wrapped(doc, holdReason(h.reason, lang), 290 - 4);
+    return [
+      [
+        h.orderId ?? '—',
+        h.paymentId ?? '—',
+        h.day ? day(h.day) : '—',
+        `${money(h.amount, h.currency)} ${h.currency}`,
+        first,
+      ],
+      ...rest.map((r) => ['', '', '', '', r]),
+    ];
+  });
+  table(doc, columns, rows.length ? rows : [[t.none, '', '', '', '']], footer);
+}
+
+/** Words in lines no wider than `width` at the current font. */
+function wrapped(doc: PDFKit.PDFDocument, text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    const next = line ? `${line} ${word}` : word;
+    if (line && doc.widthOfString(next) > width) {
+      lines.push(line);
+      line = word;
+    } else line = next;
+  }
+  return [...lines, line];
+}
+
+function fitted(doc: PDFKit.PDFDocument, text: string, width: number): string {
+  if (doc.widthOfString(text) <= width) return text;
+  let cut = text;
+  while (cut.length > 1 && doc.widthOfString(`${cut}…`) > width) cut = cut.slice(0, -1);
+  return `${cut.trimEnd()}…`;
+}
+
+function table(
+  doc: PDFKit.PDFDocument,
+  columns: readonly Column[],
+  rows: readonly string[][],
+  footer: () => void,
+  bold: (row: readonly string[]) => boolean = () => false,
+): void {
+  const drawHeader = () => {
+    let x = MARGIN;
+    const top = doc.y;
+    doc.font('bold').fontSize(8);
+    for (const c of columns) {
+      doc.text(fitted(doc, c.header, c.width - 4), x + 2, top, {
+        width: c.width - 4,
+        align: c.align ?? 'left',
+        lineBreak: false,
+        ellipsis: true,
+        height: ROW_HEIGHT,
+      });
+      x += c.width;
+    }
+    const y = top + ROW_HEIGHT - 2;
+    doc
+      .moveTo(MARGIN, y)
+      .lineTo(MARGIN + columns.reduce((s, c) => s + c.width, 0), y)
+      .lineWidth(0.5)
+      .stroke();
+    doc.y = y + 3;
+  };
+  drawHeader();
+  for (const row of rows) {
+    if (doc.y + ROW_HEIGHT > PAGE.height - MARGIN - 10) {
+      newPage(doc, footer);
+      drawHeader();
+    }
+    const y = doc.y;
+    let x = MARGIN;
+    doc.font(bold(row) ? 'bold' : 'regular').fontSize(8);
+    columns.forEach((c, i) => {
+      doc.text(fitted(doc, row[i] ?? '', c.width - 4), x + 2, y, {
+        width: c.width - 4,
+        align: c.align ?? 'left',
+        lineBreak: false,
+        ellipsis: true,
+      });
+      x += c.width;
+    });
+    doc.y = y + ROW_HEIGHT;
+  }
+  doc.x = MARGIN;
+}

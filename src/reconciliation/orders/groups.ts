@@ -1,0 +1,220 @@
+import { dataOf, isEvent } from '../../events/catalog';
+import { DiscrepancyAccepted } from '../../events/audit-events';
+import { SubMerchantRegistered } from '../../events/ledger-events';
+import {
+  FeeScheduleLineSet,
+  OrderAmended,
+  OrderCancelled,
+  OrderPlaced,
+  type FeeScheduleLine,
+} from '../../events/order-events';
+import type { ProjectionContext, Tx } from '../../projector/projection';
+import { eventTime } from '../batch';
+import { observationFromRow, type Observation } from '../observations';
+import type { RecordedEvent } from '../../store/types';
+import type { OrderVersion } from './rules';
+
+/**
+ * The orders read model's state, kept per order id: a "group" holds the order's versions and the observations
+ * of every payment carrying that order id (a payment whose records carry none is a group of its own), with the
+ * group's order discrepancies. A batch loads only the groups its events may touch.
+ */
+
+/** An order discrepancy row, its columns as in the table. */
+export type Disc = Record<string, unknown> & { id: string; status: string };
+
+export interface Group {
+  readonly key: string;
+  readonly versions: OrderVersion[];
+  /** posId\u0001paymentId → observations */
+  readonly payments: Map<string, Observation[]>;
+  readonly stored: boolean;
+  readonly discs: Map<string, Disc>;
+  due: number | null;
+  dirty: boolean;
+}
+
+export interface OrderBatch {
+  readonly ctx: ProjectionContext;
+  clock: number | null;
+  /** the earliest creation time of any order recorded: payments before it are not compared with orders */
+  ordersSince: number | null;
+  readonly groups: Map<string, Group>;
+  readonly directory: Map<string, string>;
+  readonly feeVersions: Array<FeeScheduleLine & { eventId: string }>;
+  readonly newFeeVersions: Array<FeeScheduleLine & { eventId: string; ord: number }>;
+  directoryDirty: boolean;
+  readonly dirtyDiscs: Map<string, Disc>;
+}
+
+export const groupKeyOf = (o: Observation) => o.orderId ?? `#payment:${o.posId}:${o.paymentId}`;
+
+const emptyGroup = (key: string): Group => ({
+  key,
+  versions: [],
+  payments: new Map(),
+  stored: false,
+  discs: new Map(),
+  due: null,
+  dirty: false,
+});
+
+export function versionOf(e: RecordedEvent): OrderVersion | null {
+  const base = { eventId: e.id, commit: e.position.commit, prepare: e.position.prepare };
+  if (isEvent(OrderPlaced, e)) {
+    const d = dataOf(OrderPlaced, e);
+    return { ...base, kind: 'placed', at: d.createdAt, data: d };
+  }
+  if (isEvent(OrderAmended, e)) {
+    const d = dataOf(OrderAmended, e);
+    return { ...base, kind: 'amended', at: d.amendedAt, data: d };
+  }
+  if (isEvent(OrderCancelled, e)) {
+    const d = dataOf(OrderCancelled, e);
+    return { ...base, kind: 'cancelled', at: d.cancelledAt, data: d };
+  }
+  return null;
+}
+
+/**
+ * A batch's state: the clock, the directory and the fee contract, and the groups its events may touch
+ * (`observed`: each event's observation, or null).
+ */
+export async function loadOrderBatch(
+  tx: Tx,
+  s: string,
+  ctx: ProjectionContext,
+  events: readonly RecordedEvent[],
+  observed: readonly (Observation | null)[],
+): Promise<OrderBatch> {
+  const [[st], dirRows, feeRows] = await Promise.all([
+    tx.unsafe<{ clock: Date | null; orders_since: Date | null }[]>(
+      `select clock, orders_since from ${s}.state where id = 1`,
+    ),
+    tx.unsafe<{ sub_merchant_id: string; name: string }[]>(`select sub_merchant_id, name from ${s}.directory`),
+    tx.unsafe<Record<string, unknown>[]>(
+      `select event_id::text, sub_merchant_id, method, currency, effective_from::text, percent, fixed::text, rounding from ${s}.fee_versions order by ord`,
+    ),
+  ]);
+  const { keys, all } = await wantedGroups(
+    tx,
+    s,
+    events,
+    observed,
+    st?.clock ? st.clock.getTime() : null,
+    Boolean(st?.orders_since),
+  );
+  const b: OrderBatch = {
+    ctx,
+    clock: st?.clock ? st.clock.getTime() : null,
+    ordersSince: st?.orders_since ? st.orders_since.getTime() : null,
+    groups: new Map(),
+    directory: new Map(dirRows.map((r) => [r.sub_merchant_id, r.name])),
+    feeVersions: feeRows.map((r) => ({
+      eventId: String(r.event_id),
+      subMerchantId: String(r.sub_merchant_id),
+      method: String(r.method),
+      currency: String(r.currency),
+      effectiveFrom: String(r.effective_from),
+      percent: String(r.percent),
+      fixed: String(r.fixed),
+      rounding: r.rounding as FeeScheduleLine['rounding'],
+    })),
+    newFeeVersions: [],
+    directoryDirty: false,
+    dirtyDiscs: new Map(),
+  };
+  await loadGroups(tx, s, b, all ? 'all' : [...keys]);
+  if (all) for (const k of keys) if (!b.groups.has(k)) b.groups.set(k, emptyGroup(k));
+  return b;
+}
+
+/**
+ * The groups a batch may touch (each loaded once): its events' order ids, the due ones, the accepted ones; all
+ * on a directory or contract event, and on the first order ever recorded (payments judged before it are
+ * compared with orders from then on).
+ */
+async function wantedGroups(
+  tx: Tx,
+  s: string,
+  events: readonly RecordedEvent[],
+  observed: readonly (Observation | null)[],
+  startClock: number | null,
+  ordersKnown: boolean,
+): Promise<{ keys: Set<string>; all: boolean }> {
+  let maxClock = startClock;
+  const keys = new Set<string>();
+  const accepted: string[] = [];
+  let all = false;
+  for (const [i, e] of events.entries()) {
+    const t = eventTime(e);
+    if (t !== null && (maxClock === null || t > maxClock)) maxClock = t;
+    const o = observed[i];
+    if (o) keys.add(groupKeyOf(o));
+    else if (isEvent(OrderPlaced, e) || isEvent(OrderAmended, e) || isEvent(OrderCancelled, e)) {
+      keys.add((e.data as { orderId: string }).orderId);
+      if (!ordersKnown && isEvent(OrderPlaced, e)) all = true;
+    } else if (isEvent(SubMerchantRegistered, e) || isEvent(FeeScheduleLineSet, e)) all = true;
+    else if (isEvent(DiscrepancyAccepted, e)) accepted.push(dataOf(DiscrepancyAccepted, e).discrepancyId);
+  }
+  if (maxClock !== null && !all) {
+    for (const r of await tx.unsafe<{ order_key: string }[]>(`select order_key from ${s}.due where due_at <= $1`, [
+      new Date(maxClock),
+    ] as never[]))
+      keys.add(r.order_key);
+  }
+  if (accepted.length && !all) {
+    for (const r of await tx.unsafe<{ order_key: string }[]>(
+      `select order_key from ${s}.discrepancies where id = any($1::uuid[])`,
+      [accepted] as never[],
+    ))
+      keys.add(r.order_key);
+  }
+  return { keys, all };
+}
+
+async function loadGroups(tx: Tx, s: string, b: OrderBatch, keys: readonly string[] | 'all'): Promise<void> {
+  const where = keys === 'all' ? '' : 'where order_key = any($1::text[])';
+  const args = (keys === 'all' ? [] : [keys]) as never[];
+  const [rows, discs, dues] = await Promise.all([
+    tx.unsafe<{ order_key: string; versions: string; payments: string }[]>(`select * from ${s}.groups ${where}`, args),
+    tx.unsafe<Record<string, unknown>[]>(`select * from ${s}.discrepancies ${where}`, args),
+    tx.unsafe<{ order_key: string; due_at: Date }[]>(`select * from ${s}.due ${where}`, args),
+  ]);
+  for (const r of rows) {
+    const payments = new Map<string, Observation[]>();
+    for (const [posId, paymentId, obs] of JSON.parse(r.payments) as [string, string, unknown[][]][])
+      payments.set(
+        `${posId}\u0001${paymentId}`,
+        obs.map((o) => observationFromRow(posId, paymentId, o)),
+      );
+    const versions = (JSON.parse(r.versions) as [string, string, string, OrderVersion['kind'], string, never][]).map(
+      ([eventId, commit, prepare, kind, at, data]) => ({
+        eventId,
+        commit: BigInt(commit),
+        prepare: BigInt(prepare),
+        kind,
+        at,
+        data,
+      }),
+    );
+    b.groups.set(r.order_key, { ...emptyGroup(r.order_key), versions, payments, stored: true });
+  }
+  for (const k of keys === 'all' ? [] : keys) if (!b.groups.has(k)) b.groups.set(k, emptyGroup(k));
+  for (const d of discs) {
+    const row = discFromDb(d);
+    b.groups.get(String(d.order_key))?.discs.set(row.id, row);
+  }
+  for (const d of dues) {
+    const g = b.groups.get(d.order_key);
+    if (g) g.due = d.due_at.getTime();
+  }
+}
+
+const isoOf = (v: unknown) => (v === null || v === undefined ? null : v instanceof Date ? v.toISOString() : String(v));
+function discFromDb(r: Record<string, unknown>): Disc {
+  const out: Disc = { ...(r as Disc) };
+  delete out.order_key;
+  for (const k of ['occurred_at', 'detected_at', 'resolved_at', 'accepted_at', 'updated_at']) out[k] = isoOf(r[k]);
+  return out;
+}

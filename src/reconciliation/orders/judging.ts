@@ -1,0 +1,187 @@
+import { dataOf, isEvent } from '../../events/catalog';
+import { DiscrepancyAccepted } from '../../events/audit-events';
+import { SubMerchantRegistered } from '../../events/ledger-events';
+import { FeeScheduleLineSet, type FeeScheduleLine } from '../../events/order-events';
+import { eventTime } from '../batch';
+import { accept, findingColumns, opened, resolve, sameJson } from '../lifecycle';
+import { matchPayment } from '../matching';
+import type { Observation } from '../observations';
+import type { RecordedEvent } from '../../store/types';
+import { groupKeyOf, versionOf, type Disc, type Group, type OrderBatch } from './groups';
+import { judgeOrder, type GroupPayment, type Judgement, type OrderFinding } from './rules';
+
+/**
+ * Replaying a batch of the orders read model. The clock is the latest time the PSP's events carry (never the
+ * wall clock), and the groups an append touched, or whose grace period ran out by the new clock, are judged at
+ * the end of that append (events sharing `appendId`, which the runner never splits): the rows, with their
+ * detection and resolution times and events, are the same whatever the batch sizes. A directory or fee
+ * contract event judges every group again (rare, and each group is small).
+ */
+
+/** A group judged in this batch carries its judgement, for the views written back. */
+export type JudgedGroup = Group & { judgement?: Judgement };
+
+/** What the groups are judged with, rebuilt when a directory or contract event changes it. */
+interface Judging {
+  lookup: (name: string) => string | undefined;
+  fees: FeeScheduleLine[];
+  feeOrd: number;
+  /** the groups the current append touched, each with the first of its events touching it */
+  readonly toJudge: Map<Group, string>;
+}
+
+/**
+ * Applies the batch's events in commit order; at the end of each append (events sharing `appendId`)
+ * judges the groups it touched, named by the first of its events touching them, and the groups come of age.
+ */
+export function replayOrders(
+  b: OrderBatch,
+  events: readonly RecordedEvent[],
+  observed: readonly (Observation | null)[],
+): void {
+  const j: Judging = {
+    lookup: lookupOf(b),
+    fees: currentFeeLines(b),
+    feeOrd: b.feeVersions.length,
+    toJudge: new Map(),
+  };
+  for (const [i, e] of events.entries()) {
+    const t = eventTime(e);
+    if (t !== null && (b.clock === null || t > b.clock)) b.clock = t;
+    applyEvent(b, j, e, observed[i]);
+    const next = events[i + 1];
+    if (next === undefined || next.appendId !== e.appendId) {
+      for (const [g, id] of j.toJudge) judge(b, g, id, j);
+      j.toJudge.clear();
+      if (b.clock !== null)
+        for (const g of b.groups.values()) if (g.due !== null && g.due <= b.clock) judge(b, g, e.id, j);
+    }
+  }
+}
+
+const touch = (j: Judging, g: Group, eventId: string) => {
+  if (!j.toJudge.has(g)) j.toJudge.set(g, eventId);
+};
+
+/** Every group with a payment is judged again (the first order, a directory or a contract event). */
+const touchPaid = (b: OrderBatch, j: Judging, eventId: string) => {
+  for (const g of b.groups.values()) if (g.payments.size) touch(j, g, eventId);
+};
+
+function applyEvent(b: OrderBatch, j: Judging, e: RecordedEvent, o: Observation | null | undefined): void {
+  const v = o ? null : versionOf(e);
+  if (o) {
+    const g = b.groups.get(groupKeyOf(o))!;
+    const pk = `${o.posId}\u0001${o.paymentId}`;
+    const list = g.payments.get(pk);
+    if (list) list.push(o);
+    else g.payments.set(pk, [o]);
+    touch(j, g, e.id);
+  } else if (v) {
+    const g = b.groups.get(v.data.orderId)!;
+    g.versions.push(v);
+    if (v.kind === 'placed') {
+      const created = Date.parse(v.at);
+      const first = b.ordersSince === null;
+      if (first || created < b.ordersSince!) b.ordersSince = created;
+      // payments judged while no order was recorded are compared with the orders from now on
+      if (first) touchPaid(b, j, e.id);
+    }
+    touch(j, g, e.id);
+  } else if (isEvent(SubMerchantRegistered, e)) {
+    const d = dataOf(SubMerchantRegistered, e);
+    b.directory.set(d.subMerchantId, d.name.trim());
+    b.directoryDirty = true;
+    j.lookup = lookupOf(b);
+    touchPaid(b, j, e.id);
+  } else if (isEvent(FeeScheduleLineSet, e)) {
+    const line = { ...dataOf(FeeScheduleLineSet, e), eventId: e.id };
+    b.feeVersions.push(line);
+    b.newFeeVersions.push({ ...line, ord: j.feeOrd++ });
+    j.fees = currentFeeLines(b);
+    touchPaid(b, j, e.id);
+  } else if (isEvent(DiscrepancyAccepted, e)) {
+    const d = dataOf(DiscrepancyAccepted, e);
+    for (const g of b.groups.values()) {
+      const r = g.discs.get(d.discrepancyId);
+      if (!r || r.status === 'accepted') continue;
+      accept(r, { ...d, eventId: e.id }, d.acceptedAt, e.id);
+      b.dirtyDiscs.set(r.id, r);
+    }
+  }
+}
+
+function lookupOf(b: OrderBatch): (name: string) => string | undefined {
+  const byName = new Map<string, string>();
+  for (const [id, name] of [...b.directory].sort((x, y) => (x[0] < y[0] ? -1 : 1)))
+    if (!byName.has(name)) byName.set(name, id);
+  return (name) => byName.get(name.trim());
+}
+
+/** The contract in force: the latest version of each line (sub-merchant, method, currency, day), in commit order. */
+function currentFeeLines(b: OrderBatch): FeeScheduleLine[] {
+  const latest = new Map<string, FeeScheduleLine>();
+  for (const v of b.feeVersions) {
+    const { eventId: _, ...line } = v as FeeScheduleLine & { eventId: string; ord?: number };
+    delete (line as { ord?: number }).ord;
+    latest.set(`${v.subMerchantId}|${v.method}|${v.currency}|${v.effectiveFrom}`, line);
+  }
+  return [...latest.values()];
+}
+
+function judge(b: OrderBatch, g: JudgedGroup, eventId: string, j: Judging): void {
+  const payments: GroupPayment[] = [...g.payments.values()].map((obs) => ({
+    posId: obs[0]!.posId,
+    paymentId: obs[0]!.paymentId,
+    ops: matchPayment(obs),
+  }));
+  const judgement = judgeOrder(g.key, g.versions, payments, {
+    clock: b.clock,
+    ordersSince: b.ordersSince,
+    graceMs: b.ctx.graceHours * 3_600_000,
+    timezone: b.ctx.timezone,
+    subMerchantOf: j.lookup,
+    feeLines: j.fees,
+  });
+  g.due = judgement.due;
+  g.dirty = true;
+  applyFindings(b, g, judgement.findings, eventId);
+  g.judgement = judgement;
+}
+
+/**
+ * The lifecycle of the group's order discrepancies: new findings open, changed ones re-open or update, open
+ * rows the rules no longer find are resolved; an accepted one is frozen.
+ */
+function applyFindings(b: OrderBatch, g: Group, findings: OrderFinding[], eventId: string): void {
+  const now = b.clock === null ? null : new Date(b.clock).toISOString();
+  const seen = new Set<string>();
+  for (const f of findings) {
+    seen.add(f.id);
+    const r = g.discs.get(f.id);
+    if (!r) {
+      const row: Disc = { ...opened(f, now, eventId) };
+      g.discs.set(f.id, row);
+      b.dirtyDiscs.set(f.id, row);
+      continue;
+    }
+    if (r.status === 'accepted') continue; // an auditor's decision freezes the evidence
+    // every column compared and rewritten (the wing's update leaves those its ids fix)
+    const values = findingColumns(f);
+    const changed = r.status === 'resolved' || Object.entries(values).some(([k, v]) => !sameJson(r[k], v));
+    if (!changed) continue;
+    Object.assign(r, values, {
+      status: 'open',
+      resolved_at: null,
+      resolved_by_event: null,
+      updated_at: now,
+      updated_by_event: eventId,
+    });
+    b.dirtyDiscs.set(r.id, r);
+  }
+  for (const r of g.discs.values()) {
+    if (r.status !== 'open' || seen.has(r.id)) continue;
+    resolve(r, now, eventId);
+    b.dirtyDiscs.set(r.id, r);
+  }
+}
