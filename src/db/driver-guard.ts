@@ -41,7 +41,11 @@ const CONNECTION_LOST = new Set([
 export function isDriverLostConnection(e: unknown): boolean {
   if (!(e instanceof Error)) return false;
   const code = (e as { code?: unknown }).code;
-  return typeof code === 'string' && CONNECTION_LOST.has(code) && /[/\\]postgres[/\\]src[/\\]/.test(e.stack ?? '');
+  if (typeof code !== 'string' || !CONNECTION_LOST.has(code)) return false;
+  // The driver marks an error it fails a query with by giving it the query's text (queryError). The stack alone
+  // does not tell: a refused connect is an error made by node:net, and a query run with `unsafe` has no origin
+  // frames to append, so its stack names no driver file (one outage run in about twenty ended that way).
+  return /[/\\]postgres[/\\]src[/\\]/.test(e.stack ?? '') || typeof (e as { query?: unknown }).query === 'string';
 }
 
 export function installDriverGuard(): void {
@@ -54,6 +58,17 @@ export function installDriverGuard(): void {
           time: new Date().toISOString(),
           level: 'warn',
           msg: 'database connection lost during a transaction (driver defect absorbed; the query had already failed)',
+        }) + '\n',
+      );
+      return;
+    }
+    if (isDriverLostConnection(e)) {
+      process.stderr.write(
+        JSON.stringify({
+          time: new Date().toISOString(),
+          level: 'warn',
+          msg: 'database connection lost outside any awaited query (ignored)',
+          code: (e as unknown as { code: string }).code,
         }) + '\n',
       );
       return;
