@@ -45,7 +45,21 @@ export function isDriverLostConnection(e: unknown): boolean {
   // The driver marks an error it fails a query with by giving it the query's text (queryError). The stack alone
   // does not tell: a refused connect is an error made by node:net, and a query run with `unsafe` has no origin
   // frames to append, so its stack names no driver file (one outage run in about twenty ended that way).
-  return /[/\\]postgres[/\\]src[/\\]/.test(e.stack ?? '') || typeof (e as { query?: unknown }).query === 'string';
+  const stack = e.stack ?? '';
+  return (
+    /[/\\]postgres[/\\]src[/\\]/.test(stack) ||
+    typeof (e as { query?: unknown }).query === 'string' ||
+    onlyNetFrames(stack)
+  );
+}
+
+/**
+ * A connect refused or reset, raised by node:net itself with no frame of any caller: the only component of
+ * recon that opens raw sockets to a database is the driver (HTTP clients wrap theirs in a `fetch failed`).
+ */
+function onlyNetFrames(stack: string): boolean {
+  const frames = stack.split('\n').filter((l) => /^\s+at /.test(l));
+  return frames.length > 0 && frames.every((l) => /\(node:net:\d+:\d+\)$|^\s+at node:net:/.test(l));
 }
 
 export function installDriverGuard(): void {

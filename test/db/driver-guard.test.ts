@@ -28,8 +28,14 @@ describe('driver guard', () => {
     expect(isDriverLostConnection(e)).toBe(true);
   });
 
+  it('recognises a refused connect raised by node:net with no caller frame (the outage test’s one exit)', () => {
+    expect(isDriverLostConnection(netError('ECONNREFUSED'))).toBe(true);
+  });
+
   it('lets anything else end the process as Node would', () => {
-    expect(isDriverLostConnection(netError('ECONNREFUSED'))).toBe(false);
+    const ours = netError('ECONNREFUSED');
+    ours.stack += '\n    at send (/app/src/psp/transport.ts:10:3)';
+    expect(isDriverLostConnection(ours)).toBe(false);
     const other = netError('EACCES');
     Object.defineProperty(other, 'query', { value: 'select 1' });
     expect(isDriverLostConnection(other)).toBe(false);
