@@ -2,6 +2,7 @@ import { allJobs } from '../../jobs/index';
 import { createHttpApp } from '../http/http-app';
 import { createWebhookReceiver } from '../http/receiver';
 import { createAuditorApi } from '../http/auditor-api';
+import { directoryReader } from '../people/authenticate';
 import { createOrdersApi } from '../http/orders-api';
 import { followProjections, listQuarantine } from '../projector/runner';
 import { createScheduler } from '../scheduler/scheduler';
@@ -73,7 +74,12 @@ export async function runWorker(rt: Runtime, signal: AbortSignal, opts: WorkerOp
     options: config.webhook,
     ready: storeReadiness(rt.store, rt.sql),
   });
-  const auditor = createAuditorApi({ sql: rt.sql, token: config.auditorToken, timezone: config.timezone });
+  const auditor = createAuditorApi({
+    sql: rt.sql,
+    token: config.auditorToken,
+    directory: directoryReader(rt.store),
+    timezone: config.timezone,
+  });
   const orders = createOrdersApi({
     store: rt.store,
     token: config.ordersToken,

@@ -78,6 +78,7 @@ export const SECRET_VARIABLES = [
   'PSP_API_SECRET',
   'PSP_ENDPOINTS_KEY',
   'RECON_AUDITOR_TOKEN',
+  'RECON_TOKEN',
   'RECON_SMTP_URL',
   'RECON_ORDERS_TOKEN',
   'DATABASE_URL',
@@ -211,6 +212,12 @@ export const VARIABLES: readonly VariableDoc[] = [
     default: '(unset: auditor API off)',
     example: 'a-long-random-token',
     meaning: 'bearer token of the read-only auditor HTTP API (secret)',
+  },
+  {
+    name: 'RECON_TOKEN',
+    default: '(unset)',
+    example: 'recon_Xq3…(printed once by recon users add)',
+    meaning: 'your own user token, naming who acts in `recon users` and every decision (secret; docs/exceptions.md)',
   },
   {
     name: 'RECON_SMTP_URL',

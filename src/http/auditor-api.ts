@@ -2,13 +2,17 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Sql } from '../db/connect';
 import { checkText, plausibleDay, REFERENCE_TEXT } from '../input-rules';
+import type { Directory } from '../people/directory';
+import { personOfToken } from '../people/authenticate';
+import { may } from '../people/roles';
 import { MAX_LIMIT, discrepancyJson, operationsOf, pageOfDiscrepancies } from '../reconciliation/discrepancy-queries';
 
 /**
  * The auditors' read-only HTTP API, mounted by `recon start` beside the webhook receiver:
  *   GET /api/discrepancies?from=&to=&type=&status=&sub_merchant=&payment=&limit=&offset=   (the CLI's filters, paged)
  *   GET /api/operations/:paymentId   (no parameters)
- * Every request needs `Authorization: Bearer <RECON_AUDITOR_TOKEN>` (compared in constant time).
+ * Every request needs `Authorization: Bearer <token>`: a user's token (`recon users add`, any role reads) or
+ * RECON_AUDITOR_TOKEN, which acts as a viewer (compared in constant time).
  * 401 without or with a wrong token, 403 for any method but GET/HEAD, 400 for a bad filter value, an unknown
  * parameter or a repeated one; errors as JSON `{ error, message }`.
  */
@@ -113,7 +117,18 @@ function bearer(req: IncomingMessage): string | undefined {
   return m?.[1];
 }
 
-export function createAuditorApi(deps: { sql: Sql; token: string | undefined; timezone?: string }): AuditorApiHandler {
+export interface AuditorApiDeps {
+  readonly sql: Sql;
+  /** RECON_AUDITOR_TOKEN: a viewer's token configured before users existed */
+  readonly token: string | undefined;
+  /** the users (src/people); absent: only RECON_AUDITOR_TOKEN is accepted */
+  readonly directory?: () => Promise<Directory>;
+  readonly timezone?: string;
+}
+
+const NO_USERS: Directory = { users: new Map(), revision: -1 };
+
+export function createAuditorApi(deps: AuditorApiDeps): AuditorApiHandler {
   const timezone = deps.timezone ?? 'UTC';
   return async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -121,16 +136,21 @@ export function createAuditorApi(deps: { sql: Sql; token: string | undefined; ti
     if (!PREFIXES.some((p) => path === p || path.startsWith(p + '/'))) return false;
     const head = req.method === 'HEAD';
     try {
-      if (!deps.token) {
+      const dir = deps.directory ? await deps.directory() : NO_USERS;
+      if (!deps.token && dir.users.size === 0) {
         send(
           res,
           503,
-          { error: 'auditor_api_disabled', message: 'set RECON_AUDITOR_TOKEN to enable the auditor API' },
+          {
+            error: 'auditor_api_disabled',
+            message: 'set RECON_AUDITOR_TOKEN or add a user (recon users add) to enable the auditor API',
+          },
           head,
         );
         return true;
       }
-      if (!tokenMatches(bearer(req), deps.token)) {
+      const person = personOfToken(dir, bearer(req), deps.token);
+      if (!person || !may(person.role, 'read')) {
         send(res, 401, { error: 'unauthorized', message: 'a valid bearer token is required' }, head, {
           'www-authenticate': 'Bearer realm="recon-auditor"',
         });

@@ -192,6 +192,8 @@ const COVERED: Record<string, { test: string } | { skip: string }> = {
   },
   'recon statements send': { test: 'recon statements send' },
   'recon report nightly [--date D] [--out DIR]': { test: 'recon report nightly' },
+  'recon users add ID --name N --role R': { test: 'recon users' },
+  'recon users': { test: 'recon users' },
   'recon jobs': { test: 'recon jobs / recon run JOB' },
   'recon run JOB': { test: 'recon jobs / recon run JOB' },
   'recon store check': { test: 'recon store check / advance-xid' },
@@ -431,6 +433,14 @@ describe('README.md and --help: through the real binary', () => {
     ok(await recon(['jobs']), 'nightly-reconciliation');
     ok(await recon(['run', 'hourly-healing']), /hourly-healing/);
   }, 300_000);
+
+  it('recon users', async () => {
+    const added = await recon(['users', 'add', 'readme-admin', '--name', 'README Admin', '--role', 'admin']);
+    ok(added, /^recon_/);
+    const token = added.stdout.trim();
+    ok(await recon(['users', 'list'], { RECON_TOKEN: token }), 'readme-admin');
+    ok(await recon(['users', 'rotate', 'readme-admin'], { RECON_TOKEN: token }), /^recon_/);
+  }, 120_000);
 
   it('recon store check / advance-xid', async () => {
     ok(await recon(['store', 'check']), /./);
