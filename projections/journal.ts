@@ -263,6 +263,174 @@ function lineRows(
   if (total !== 0n) throw new UnbalancedEntryError(total, `entry ${entryId}`);
 }
 
+/** A register row observation with its facts, or a directory event (facts null), in the batch's order. */
+type Observation = { e: RecordedEvent; f: RowFacts } | { e: RecordedEvent; f: null };
+
+/** The batch's observations, with the row keys, receiver names and sub-merchant ids they need read. */
+function observationsOf(events: readonly RecordedEvent[], tz: string) {
+  const todo: Observation[] = [];
+  const names = new Set<string>();
+  const keys = new Set<string>();
+  const ids = new Set<string>();
+  for (const e of events) {
+    if (isEvent(RegisterRecordObserved, e)) {
+      const d = registerRowOf(e);
+      const f = rowFacts(d.posId, d.record, fallbackAt(e), tz);
+      todo.push({ e, f });
+      keys.add(f.rowKey);
+      if (f.receiver) names.add(f.receiver);
+    } else if (isEvent(SubMerchantRegistered, e)) {
+      todo.push({ e, f: null });
+      ids.add((e.data as { subMerchantId: string }).subMerchantId);
+    }
+  }
+  return { todo, names, keys, ids };
+}
+
+async function loadEffects(tx: Tx, schema: string, keys: ReadonlySet<string>): Promise<Map<string, Effect>> {
+  const m = new Map<string, Effect>();
+  if (keys.size === 0) return m;
+  const rows = await tx<{ row_key: string; effect: string }[]>`
+    select row_key, effect from ${tx(schema)}.register_rows where row_key = any(${[...keys]}::text[])`;
+  for (const r of rows) m.set(r.row_key, JSON.parse(r.effect) as Effect);
+  return m;
+}
+
+/** What a batch decides, as it is decided: directory versions, entries and lines (COPY text), row effects. */
+interface Booked {
+  readonly versions: Array<{
+    eventId: string;
+    id: string;
+    name: string;
+    hold: number;
+    commit: string;
+    prepare: string;
+  }>;
+  readonly dirty: Map<string, { effect: Effect; lastEventId: string }>;
+  readonly entryText: TextBuffer;
+  readonly lineText: TextBuffer;
+  /** positions of the first and last event that wrote entries */
+  first: Position | undefined;
+  last: Position | undefined;
+}
+
+function registerVersion(b: Booked, dir: Directory, e: RecordedEvent): void {
+  const d = SubMerchantRegistered.schema.parse(e.data);
+  register(dir, d.subMerchantId, d.name, d.reserveHoldDays);
+  b.versions.push({
+    eventId: e.id,
+    id: d.subMerchantId,
+    name: d.name,
+    hold: d.reserveHoldDays,
+    commit: e.position.commit.toString(),
+    prepare: e.position.prepare.toString(),
+  });
+}
+
+/** One register row observation: the entries in force reversed and the new ones added, when its effect changed. */
+function bookRow(b: Booked, dir: Directory, states: Map<string, Effect>, e: RecordedEvent, f: RowFacts, tz: string) {
+  // The hold of a reserve is fixed when it is held (the directory as known at this event).
+  const hold = f.receiver
+    ? (dir.holdByName.get(f.receiver)?.hold ?? DEFAULT_RESERVE_HOLD_DAYS)
+    : DEFAULT_RESERVE_HOLD_DAYS;
+  const drafts = entriesFor(f, hold, tz);
+  const effect = effectOf(e.id, f, hold, drafts);
+  const priorEffect = states.get(f.rowKey);
+  // the latest observation wins; an observation with the same effect changes nothing
+  let prior: InForce | undefined;
+  if (priorEffect === undefined) {
+    if (drafts.length === 0) return;
+  } else {
+    if (sameInputs(priorEffect, effect)) return;
+    prior = inForce(priorEffect, tz);
+    if (sameEntries(prior?.drafts ?? [], drafts)) return;
+  }
+  b.first ??= e.position;
+  b.last = e.position;
+  // values every row of this event repeats, escaped for COPY once
+  const rowKey = copyCell(f.rowKey);
+  const facts = `${rowKey}\t${copyCell(f.posId)}\t${copyCell(f.orderId)}\t${copyCell(f.paymentId)}\t${copyCell(f.method)}\t${copyCell(f.status)}`;
+  const receiver = copyCell(f.receiver);
+  const currency = copyCell(f.currency);
+  const pos = `${e.position.commit.toString()}\t${e.position.prepare.toString()}`;
+  const { entryText, lineText } = b;
+  // reverse what is in force, dated as the originals
+  if (prior) {
+    const p = prior;
+    p.drafts.forEach((old, i) => {
+      const entryId = `${e.id}:r${i}`;
+      const sale = old.kind === 'settlement';
+      const at = old.bookedAt.toISOString();
+      entryText.add(
+        `${entryId}\treversal\t${p.eventId}:${i}\t${facts}\t${receiver}\t${currency}\t${sale ? -p.share : 0n}\t${sale ? -p.fee : 0n}\t` +
+          `${old.releaseOn !== null ? -p.reserve : 0n}\t${-netOf(old.lines)}\t${at}\t${old.bookedOn}\t${old.releaseOn ?? '\\N'}\t${old.holdDays ?? '\\N'}\t{${e.id},${p.eventId}}\t${pos}\n`,
+      );
+      lineRows(lineText, entryId, old.lines, -1n, receiver, currency, at, pos);
+    });
+  }
+  drafts.forEach((d, i) => {
+    const entryId = `${e.id}:${i}`;
+    const sale = d.kind === 'settlement';
+    const at = d.bookedAt.toISOString();
+    entryText.add(
+      `${entryId}\t${d.kind}\t\\N\t${facts}\t${receiver}\t${currency}\t${sale ? f.share : 0n}\t${sale ? f.fee : 0n}\t` +
+        `${d.releaseOn !== null ? f.reserve : 0n}\t${netOf(d.lines)}\t${at}\t${d.bookedOn}\t${d.releaseOn ?? '\\N'}\t${d.holdDays ?? '\\N'}\t{${e.id}}\t${pos}\n`,
+    );
+    lineRows(lineText, entryId, d.lines, 1n, receiver, currency, at, pos);
+  });
+  states.set(f.rowKey, effect);
+  b.dirty.set(f.rowKey, { effect, lastEventId: e.id });
+}
+
+async function writeVersions(tx: Tx, schema: string, versions: Booked['versions']): Promise<void> {
+  if (!versions.length) return;
+  await copyRows(
+    tx,
+    `${ident(schema)}.sub_merchant_versions`,
+    ['event_id', 'sub_merchant_id', 'name', 'reserve_hold_days', 'commit_pos', 'prepare_pos'],
+    versions.map((v) => [v.eventId, v.id, v.name, v.hold, v.commit, v.prepare]),
+  );
+  const vs = [...new Map(versions.map((v) => [v.id, v])).values()];
+  await tx`
+    insert into ${tx(schema)}.directory (sub_merchant_id, name, reserve_hold_days, event_id, commit_pos, prepare_pos)
+    select * from unnest(${vs.map((v) => v.id)}::text[], ${vs.map((v) => v.name)}::text[], ${vs.map((v) => v.hold)}::int4[],
+      ${vs.map((v) => v.eventId)}::uuid[], ${vs.map((v) => v.commit)}::numeric[], ${vs.map((v) => v.prepare)}::numeric[])
+    on conflict (sub_merchant_id) do update set name = excluded.name, reserve_hold_days = excluded.reserve_hold_days,
+      event_id = excluded.event_id, commit_pos = excluded.commit_pos, prepare_pos = excluded.prepare_pos`;
+}
+
+async function writeEntries(tx: Tx, schema: string, b: Booked): Promise<void> {
+  const q = ident(schema);
+  const { first, last } = b;
+  // Every entry was checked to net to zero in code (entriesFor; a reversal negates a checked entry).
+  await copyText(tx, `${q}.entries`, ENTRY_COLUMNS, b.entryText.chunks());
+  if (!first || !last) return;
+  await copyText(tx, `${q}.lines`, JOURNAL_LINE_COLUMNS, b.lineText.chunks());
+  // Checked again in the database, inside the same transaction: every line at the positions of this
+  // batch's events (the lines just written), so nothing unbalanced is ever committed.
+  const [bad] = await tx<{ entry_id: string; total: bigint }[]>`
+    with written as materialized (
+      select entry_id, currency, amount from ${tx(schema)}.lines
+      where (commit_pos, prepare_pos) >= (${first.commit.toString()}::numeric, ${first.prepare.toString()}::numeric)
+        and (commit_pos, prepare_pos) <= (${last.commit.toString()}::numeric, ${last.prepare.toString()}::numeric))
+    select entry_id, sum(amount)::int8 as total from written group by entry_id, currency having sum(amount) <> 0 limit 1`;
+  if (bad) throw new UnbalancedEntryError(bad.total, `entry ${bad.entry_id} (database check)`);
+}
+
+async function writeEffects(tx: Tx, schema: string, dirty: Booked['dirty'], known: ReadonlySet<string>) {
+  if (!dirty.size) return;
+  const fresh: Array<[string, string, string]> = [];
+  const changed: Array<[string, string, string]> = [];
+  for (const [k, v] of dirty) (known.has(k) ? changed : fresh).push([k, JSON.stringify(v.effect), v.lastEventId]);
+  await copyRows(tx, `${ident(schema)}.register_rows`, ['row_key', 'effect', 'last_event_id'], fresh);
+  if (changed.length) {
+    await tx`
+      update ${tx(schema)}.register_rows r set effect = t.e, last_event_id = t.id
+      from unnest(${changed.map((c) => c[0])}::text[], ${changed.map((c) => c[1])}::text[], ${changed.map((c) => c[2])}::uuid[]) as t(k, e, id)
+      where r.row_key = t.k`;
+  }
+}
+
 export const projection: Projection = {
   name: 'journal',
   // what each version changed: docs/ledger.md, "Read-model versions"
@@ -347,162 +515,31 @@ export const projection: Projection = {
   },
 
   async apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionContext) {
-    const schema = ctx.schema;
-    const tz = ctx.timezone;
     await bookSettlements(tx, events, ctx);
     await bookPayouts(tx, events, ctx);
     await bookBankCharges(tx, events, ctx);
-    type Row = { e: RecordedEvent; f: RowFacts } | { e: RecordedEvent; f: null };
-    const todo: Row[] = [];
-    const names = new Set<string>();
-    const keys = new Set<string>();
-    const ids = new Set<string>();
-    for (const e of events) {
-      if (isEvent(RegisterRecordObserved, e)) {
-        const d = registerRowOf(e);
-        const f = rowFacts(d.posId, d.record, fallbackAt(e), tz);
-        todo.push({ e, f });
-        keys.add(f.rowKey);
-        if (f.receiver) names.add(f.receiver);
-      } else if (isEvent(SubMerchantRegistered, e)) {
-        todo.push({ e, f: null });
-        ids.add((e.data as { subMerchantId: string }).subMerchantId);
-      }
-    }
-    if (todo.length === 0) return;
-
+    const batch = observationsOf(events, ctx.timezone);
+    if (batch.todo.length === 0) return;
     const [dir, states] = await Promise.all([
-      loadDirectory(tx, schema, [...names], [...ids]),
-      (async () => {
-        const m = new Map<string, Effect>();
-        if (keys.size === 0) return m;
-        const rows = await tx<{ row_key: string; effect: string }[]>`
-          select row_key, effect from ${tx(schema)}.register_rows where row_key = any(${[...keys]}::text[])`;
-        for (const r of rows) m.set(r.row_key, JSON.parse(r.effect) as Effect);
-        return m;
-      })(),
+      loadDirectory(tx, ctx.schema, [...batch.names], [...batch.ids]),
+      loadEffects(tx, ctx.schema, batch.keys),
     ]);
     const known = new Set(states.keys());
-
-    const versions: Array<{
-      eventId: string;
-      id: string;
-      name: string;
-      hold: number;
-      commit: string;
-      prepare: string;
-    }> = [];
-    const dirty = new Map<string, { effect: Effect; lastEventId: string }>();
-    // COPY text of the rows to write, built as they are decided (no per-row objects)
-    const entryText = createTextBuffer();
-    const lineText = createTextBuffer();
-    // positions of the first and last event that wrote entries
-    let first: Position | undefined;
-    let last: Position | undefined;
-
-    for (const { e, f } of todo) {
-      const commit = e.position.commit.toString();
-      const prepare = e.position.prepare.toString();
-      if (f === null) {
-        const d = SubMerchantRegistered.schema.parse(e.data);
-        register(dir, d.subMerchantId, d.name, d.reserveHoldDays);
-        versions.push({ eventId: e.id, id: d.subMerchantId, name: d.name, hold: d.reserveHoldDays, commit, prepare });
-        continue;
-      }
-      // The hold of a reserve is fixed when it is held (the directory as known at this event).
-      const hold = f.receiver
-        ? (dir.holdByName.get(f.receiver)?.hold ?? DEFAULT_RESERVE_HOLD_DAYS)
-        : DEFAULT_RESERVE_HOLD_DAYS;
-      const drafts = entriesFor(f, hold, tz);
-      const effect = effectOf(e.id, f, hold, drafts);
-      const priorEffect = states.get(f.rowKey);
-      // the latest observation wins; an observation with the same effect changes nothing
-      let prior: InForce | undefined;
-      if (priorEffect === undefined) {
-        if (drafts.length === 0) continue;
-      } else {
-        if (sameInputs(priorEffect, effect)) continue;
-        prior = inForce(priorEffect, tz);
-        if (sameEntries(prior?.drafts ?? [], drafts)) continue;
-      }
-      first ??= e.position;
-      last = e.position;
-      // values every row of this event repeats, escaped for COPY once
-      const rowKey = copyCell(f.rowKey);
-      const facts = `${rowKey}\t${copyCell(f.posId)}\t${copyCell(f.orderId)}\t${copyCell(f.paymentId)}\t${copyCell(f.method)}\t${copyCell(f.status)}`;
-      const receiver = copyCell(f.receiver);
-      const currency = copyCell(f.currency);
-      const pos = `${commit}\t${prepare}`;
-      // reverse what is in force, dated as the originals
-      if (prior) {
-        const p = prior;
-        p.drafts.forEach((old, i) => {
-          const entryId = `${e.id}:r${i}`;
-          const sale = old.kind === 'settlement';
-          const at = old.bookedAt.toISOString();
-          entryText.add(
-            `${entryId}\treversal\t${p.eventId}:${i}\t${facts}\t${receiver}\t${currency}\t${sale ? -p.share : 0n}\t${sale ? -p.fee : 0n}\t` +
-              `${old.releaseOn !== null ? -p.reserve : 0n}\t${-netOf(old.lines)}\t${at}\t${old.bookedOn}\t${old.releaseOn ?? '\\N'}\t${old.holdDays ?? '\\N'}\t{${e.id},${p.eventId}}\t${pos}\n`,
-          );
-          lineRows(lineText, entryId, old.lines, -1n, receiver, currency, at, pos);
-        });
-      }
-      drafts.forEach((d, i) => {
-        const entryId = `${e.id}:${i}`;
-        const sale = d.kind === 'settlement';
-        const at = d.bookedAt.toISOString();
-        entryText.add(
-          `${entryId}\t${d.kind}\t\\N\t${facts}\t${receiver}\t${currency}\t${sale ? f.share : 0n}\t${sale ? f.fee : 0n}\t` +
-            `${d.releaseOn !== null ? f.reserve : 0n}\t${netOf(d.lines)}\t${at}\t${d.bookedOn}\t${d.releaseOn ?? '\\N'}\t${d.holdDays ?? '\\N'}\t{${e.id}}\t${pos}\n`,
-        );
-        lineRows(lineText, entryId, d.lines, 1n, receiver, currency, at, pos);
-      });
-      states.set(f.rowKey, effect);
-      dirty.set(f.rowKey, { effect, lastEventId: e.id });
+    const booked: Booked = {
+      versions: [],
+      dirty: new Map(),
+      entryText: createTextBuffer(),
+      lineText: createTextBuffer(),
+      first: undefined,
+      last: undefined,
+    };
+    for (const { e, f } of batch.todo) {
+      if (f === null) registerVersion(booked, dir, e);
+      else bookRow(booked, dir, states, e, f, ctx.timezone);
     }
-
-    const q = ident(schema);
-    if (versions.length) {
-      await copyRows(
-        tx,
-        `${q}.sub_merchant_versions`,
-        ['event_id', 'sub_merchant_id', 'name', 'reserve_hold_days', 'commit_pos', 'prepare_pos'],
-        versions.map((v) => [v.eventId, v.id, v.name, v.hold, v.commit, v.prepare]),
-      );
-      const vs = [...new Map(versions.map((v) => [v.id, v])).values()];
-      await tx`
-        insert into ${tx(schema)}.directory (sub_merchant_id, name, reserve_hold_days, event_id, commit_pos, prepare_pos)
-        select * from unnest(${vs.map((v) => v.id)}::text[], ${vs.map((v) => v.name)}::text[], ${vs.map((v) => v.hold)}::int4[],
-          ${vs.map((v) => v.eventId)}::uuid[], ${vs.map((v) => v.commit)}::numeric[], ${vs.map((v) => v.prepare)}::numeric[])
-        on conflict (sub_merchant_id) do update set name = excluded.name, reserve_hold_days = excluded.reserve_hold_days,
-          event_id = excluded.event_id, commit_pos = excluded.commit_pos, prepare_pos = excluded.prepare_pos`;
-    }
-    // Every entry was checked to net to zero in code (entriesFor; a reversal negates a checked entry).
-    await copyText(tx, `${q}.entries`, ENTRY_COLUMNS, entryText.chunks());
-    if (first && last) {
-      await copyText(tx, `${q}.lines`, JOURNAL_LINE_COLUMNS, lineText.chunks());
-      // Checked again in the database, inside the same transaction: every line at the positions of this
-      // batch's events (the lines just written), so nothing unbalanced is ever committed.
-      const [bad] = await tx<{ entry_id: string; total: bigint }[]>`
-        with written as materialized (
-          select entry_id, currency, amount from ${tx(schema)}.lines
-          where (commit_pos, prepare_pos) >= (${first.commit.toString()}::numeric, ${first.prepare.toString()}::numeric)
-            and (commit_pos, prepare_pos) <= (${last.commit.toString()}::numeric, ${last.prepare.toString()}::numeric))
-        select entry_id, sum(amount)::int8 as total from written group by entry_id, currency having sum(amount) <> 0 limit 1`;
-      if (bad) throw new UnbalancedEntryError(bad.total, `entry ${bad.entry_id} (database check)`);
-    }
-    if (dirty.size) {
-      const fresh: Array<[string, string, string]> = [];
-      const changed: Array<[string, string, string]> = [];
-      for (const [k, v] of dirty) (known.has(k) ? changed : fresh).push([k, JSON.stringify(v.effect), v.lastEventId]);
-      await copyRows(tx, `${q}.register_rows`, ['row_key', 'effect', 'last_event_id'], fresh);
-      if (changed.length) {
-        await tx`
-          update ${tx(schema)}.register_rows r set effect = t.e, last_event_id = t.id
-          from unnest(${changed.map((c) => c[0])}::text[], ${changed.map((c) => c[1])}::text[], ${changed.map((c) => c[2])}::uuid[]) as t(k, e, id)
-          where r.row_key = t.k`;
-      }
-    }
+    await writeVersions(tx, ctx.schema, booked.versions);
+    await writeEntries(tx, ctx.schema, booked);
+    await writeEffects(tx, ctx.schema, booked.dirty, known);
   },
 
   views(ctx: ProjectionContext) {

@@ -166,65 +166,8 @@ export function createAuditorApi(deps: AuditorApiDeps): AuditorApiHandler {
         );
         return true;
       }
-      if (path === '/api/discrepancies') {
-        const q = url.searchParams;
-        const problem = parameterProblem(q, DISCREPANCY_PARAMETERS, 'GET /api/discrepancies') ?? valueProblem(q);
-        if (problem) {
-          send(res, 400, { error: 'invalid_filter', message: problem }, head);
-          return true;
-        }
-        const opt = (k: string) => q.get(k) ?? undefined;
-        // a page of at most MAX_LIMIT rows, also when no limit is given: one request never reads the whole view
-        const limit = wholeNumber(opt('limit')) ?? MAX_LIMIT;
-        const offset = wholeNumber(opt('offset')) ?? 0;
-        const r = await pageOfDiscrepancies(deps.sql, {
-          from: opt('from'),
-          to: opt('to'),
-          type: opt('type'),
-          status: opt('status'),
-          subMerchantId: opt('sub_merchant') ?? opt('sub-merchant'),
-          paymentId: opt('payment'),
-          timezone,
-          limit,
-          offset,
-        });
-        if (!r.ok) {
-          send(res, r.code === 'INVALID_FILTER' ? 400 : 503, { error: r.code.toLowerCase(), message: r.message }, head);
-          return true;
-        }
-        // rows follow this page: the link to the next one (the same query, offset past this page)
-        const next = new URLSearchParams(q);
-        next.set('offset', String(offset + r.value.rows.length));
-        send(
-          res,
-          200,
-          r.value.rows.map(discrepancyJson),
-          head,
-          r.value.more ? { link: `<${path}?${next.toString()}>; rel="next"` } : {},
-        );
-        return true;
-      }
-      const m = /^\/api\/operations\/([^/]+)$/.exec(path);
-      if (!m) {
-        send(res, 404, { error: 'not_found', message: `no such resource: ${path}` }, head);
-        return true;
-      }
-      const problem = parameterProblem(url.searchParams, [], 'GET /api/operations/:paymentId');
-      if (problem) {
-        send(res, 400, { error: 'invalid_filter', message: problem }, head);
-        return true;
-      }
-      const id = pathId(m[1]!, 'payment id');
-      if (!id.ok) {
-        send(res, 400, { error: 'invalid_path', message: id.message }, head);
-        return true;
-      }
-      const paymentId = id.value;
-      const r = await operationsOf(deps.sql, { paymentId });
-      if (!r.ok) send(res, 503, { error: r.code.toLowerCase(), message: r.message }, head);
-      else if (r.value.operations.length === 0)
-        send(res, 404, { error: 'not_found', message: `no operations of payment ${paymentId}` }, head);
-      else send(res, 200, { payment_id: paymentId, ...r.value }, head);
+      if (path === '/api/discrepancies') await serveDiscrepancies(deps.sql, timezone, url, res, head);
+      else await serveOperations(deps.sql, url, res, head);
       return true;
     } catch (e) {
       if (!res.headersSent)
@@ -233,4 +176,69 @@ export function createAuditorApi(deps: AuditorApiDeps): AuditorApiHandler {
       return true;
     }
   };
+}
+
+/** GET /api/discrepancies: the filters checked, then one page of rows with the link to the next. */
+async function serveDiscrepancies(sql: Sql, timezone: string, url: URL, res: ServerResponse, head: boolean) {
+  const q = url.searchParams;
+  const problem = parameterProblem(q, DISCREPANCY_PARAMETERS, 'GET /api/discrepancies') ?? valueProblem(q);
+  if (problem) {
+    send(res, 400, { error: 'invalid_filter', message: problem }, head);
+    return;
+  }
+  const opt = (k: string) => q.get(k) ?? undefined;
+  // a page of at most MAX_LIMIT rows, also when no limit is given: one request never reads the whole view
+  const limit = wholeNumber(opt('limit')) ?? MAX_LIMIT;
+  const offset = wholeNumber(opt('offset')) ?? 0;
+  const r = await pageOfDiscrepancies(sql, {
+    from: opt('from'),
+    to: opt('to'),
+    type: opt('type'),
+    status: opt('status'),
+    subMerchantId: opt('sub_merchant') ?? opt('sub-merchant'),
+    paymentId: opt('payment'),
+    timezone,
+    limit,
+    offset,
+  });
+  if (!r.ok) {
+    send(res, r.code === 'INVALID_FILTER' ? 400 : 503, { error: r.code.toLowerCase(), message: r.message }, head);
+    return;
+  }
+  // rows follow this page: the link to the next one (the same query, offset past this page)
+  const next = new URLSearchParams(q);
+  next.set('offset', String(offset + r.value.rows.length));
+  send(
+    res,
+    200,
+    r.value.rows.map(discrepancyJson),
+    head,
+    r.value.more ? { link: `<${url.pathname}?${next.toString()}>; rel="next"` } : {},
+  );
+}
+
+/** GET /api/operations/:paymentId (any other path under /api is 404). */
+async function serveOperations(sql: Sql, url: URL, res: ServerResponse, head: boolean) {
+  const path = url.pathname;
+  const m = /^\/api\/operations\/([^/]+)$/.exec(path);
+  if (!m) {
+    send(res, 404, { error: 'not_found', message: `no such resource: ${path}` }, head);
+    return;
+  }
+  const problem = parameterProblem(url.searchParams, [], 'GET /api/operations/:paymentId');
+  if (problem) {
+    send(res, 400, { error: 'invalid_filter', message: problem }, head);
+    return;
+  }
+  const id = pathId(m[1]!, 'payment id');
+  if (!id.ok) {
+    send(res, 400, { error: 'invalid_path', message: id.message }, head);
+    return;
+  }
+  const paymentId = id.value;
+  const r = await operationsOf(sql, { paymentId });
+  if (!r.ok) send(res, 503, { error: r.code.toLowerCase(), message: r.message }, head);
+  else if (r.value.operations.length === 0)
+    send(res, 404, { error: 'not_found', message: `no operations of payment ${paymentId}` }, head);
+  else send(res, 200, { payment_id: paymentId, ...r.value }, head);
 }

@@ -174,189 +174,238 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer | null> {
   });
 }
 
+type ReceiverProject = ReceiverDeps['projects'][number];
+
+/** One receiver's settings, its batcher and its counters, shared by the steps below. */
+interface Receiving {
+  readonly deps: ReceiverDeps;
+  readonly secrets: ReadonlyMap<string, ReceiverProject>;
+  readonly batcher: AppendBatcher;
+  readonly limiter: RejectionLimiter;
+  readonly now: () => Date;
+  readonly durable: boolean;
+  readonly log: Logger;
+  readonly m: ReceiverMetrics;
+  readonly ready: () => Promise<unknown>;
+  readonly allowed: ReadonlySet<string>;
+  readonly proxies: ReadonlySet<string>;
+}
+
 export function createWebhookReceiver(deps: ReceiverDeps): WebhookReceiver {
-  const secrets = new Map(deps.projects.map((p) => [p.posId.toLowerCase(), p]));
-  const batcher: AppendBatcher = createAppendBatcher(deps.store, deps.groupCommit);
-  const limiter = deps.limiter ?? createRejectionLimiter();
-  const now = deps.now ?? (() => new Date());
-  const durable = deps.durable ?? true;
-  const log = deps.log.child({ module: 'webhooks' });
-  const m: ReceiverMetrics = {
-    received: 0,
-    accepted: 0,
-    unauthorized: 0,
-    malformed: 0,
-    tooLarge: 0,
-    unknownPos: 0,
-    forbidden: 0,
-    rateLimited: 0,
-    unavailable: 0,
-    failed: 0,
+  const r: Receiving = {
+    deps,
+    secrets: new Map(deps.projects.map((p) => [p.posId.toLowerCase(), p])),
+    batcher: createAppendBatcher(deps.store, deps.groupCommit),
+    limiter: deps.limiter ?? createRejectionLimiter(),
+    now: deps.now ?? (() => new Date()),
+    durable: deps.durable ?? true,
+    log: deps.log.child({ module: 'webhooks' }),
+    m: {
+      received: 0,
+      accepted: 0,
+      unauthorized: 0,
+      malformed: 0,
+      tooLarge: 0,
+      unknownPos: 0,
+      forbidden: 0,
+      rateLimited: 0,
+      unavailable: 0,
+      failed: 0,
+    },
+    ready: deps.ready ?? (() => deps.store.headPosition()),
+    // The list as written may spell an address otherwise than the sender's canonical form: compare canonical forms.
+    allowed: new Set(deps.options.allowedIps.map((ip) => canonicalIp(ip) ?? ip)),
+    proxies: new Set((deps.options.trustedProxies ?? []).map((ip) => canonicalIp(ip) ?? ip)),
   };
-  const ready = deps.ready ?? (() => deps.store.headPosition());
-  // The list as written may spell an address otherwise than the sender's canonical form: compare canonical forms.
-  const allowed = new Set(deps.options.allowedIps.map((ip) => canonicalIp(ip) ?? ip));
-  const proxies = new Set((deps.options.trustedProxies ?? []).map((ip) => canonicalIp(ip) ?? ip));
-
-  async function rejectPayload(
-    posId: string,
-    field: string,
-    reason: string,
-    raw: string,
-    sender: string,
-  ): Promise<Outcome> {
-    // Authentic (signed) but unusable: keep it for inspection, then tell the sender why.
-    try {
-      await batcher.append(
-        recordRejected(posId, 'webhook', field, reason, raw, {
-          receivedAt: now().toISOString(),
-          remoteAddress: sender,
-        }),
-      );
-    } catch (e) {
-      const out = unavailable(e);
-      if (out) return out;
-      throw e;
-    }
-    return { status: 400, reason: `${field}: ${reason}`, metric: 'malformed' };
-  }
-
-  async function receive(req: IncomingMessage, posId: string, sender: string): Promise<Outcome> {
-    if (allowed.size > 0 && !allowed.has(sender)) {
-      return { status: 403, reason: 'sender not allowed', metric: 'forbidden' };
-    }
-    const project = secrets.get(posId.toLowerCase());
-    if (!project) return { status: 404, reason: 'unknown pos_id', metric: 'unknownPos' };
-    if (req.method !== 'POST') return { status: 405, reason: 'use POST', metric: 'malformed' };
-    const declared = Number(req.headers['content-length'] ?? '0');
-    if (declared > deps.options.maxBodyBytes)
-      return { status: 413, reason: `body over ${deps.options.maxBodyBytes} bytes`, metric: 'tooLarge' };
-    const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-    if (type !== 'application/x-www-form-urlencoded')
-      return { status: 400, reason: 'expected content-type application/x-www-form-urlencoded', metric: 'malformed' };
-    const body = await readBody(req, deps.options.maxBodyBytes);
-    if (body === null)
-      return { status: 413, reason: `body over ${deps.options.maxBodyBytes} bytes`, metric: 'tooLarge' };
-    const text = body.toString('latin1');
-    if (!FORM_BODY.test(text)) return { status: 400, reason: 'malformed form body', metric: 'malformed' };
-    let form: URLSearchParams;
-    try {
-      form = new URLSearchParams(text);
-    } catch {
-      return { status: 400, reason: 'malformed form body', metric: 'malformed' };
-    }
-    const datas = form.getAll('data');
-    const signatures = form.getAll('signature');
-    if (datas.length !== 1 || datas[0] === '')
-      return { status: 400, reason: 'form field data missing or repeated', metric: 'malformed' };
-    if (signatures.length !== 1 || !verify(project.apiSecret, datas[0]!, signatures[0]!)) {
-      return {
-        status: 401,
-        reason: signatures.length === 0 ? 'signature missing' : 'signature invalid',
-        metric: 'unauthorized',
-      };
-    }
-    const data = datas[0]!;
-    const bytes = decodeBase64Url(data);
-    if (bytes === null) return rejectPayload(project.posId, 'data', 'not base64url', data, sender);
-    let json: string;
-    try {
-      json = utf8.decode(bytes);
-    } catch {
-      return rejectPayload(project.posId, 'data', 'decoded data is not UTF-8', data, sender);
-    }
-    const parsed = parseWebhookPayload(json);
-    if (!parsed.ok) return rejectPayload(project.posId, parsed.field, parsed.reason, json, sender);
-    const claimedPos = parsed.value.other['pos_id'];
-    if (typeof claimedPos === 'string' && claimedPos.toLowerCase() !== project.posId.toLowerCase()) {
-      return rejectPayload(project.posId, 'pos_id', 'differs from the pos_id of the address', json, sender);
-    }
-    if (!durable) return { status: 200 };
-    try {
-      await batcher.append(
-        webhookReceived(project.posId, json, parsed.value, { receivedAt: now().toISOString(), remoteAddress: sender }),
-      );
-    } catch (e) {
-      const out = unavailable(e);
-      if (out) return out;
-      throw e;
-    }
-    return { status: 200 };
-  }
-
-  function answer(req: IncomingMessage, res: ServerResponse, posId: string, sender: string, o: Outcome) {
-    if (o.status === 200) {
-      m.accepted++;
-      sendJson(res, 200, { status: 'accepted' });
-      return;
-    }
-    if (o.status === 503) {
-      m.unavailable++;
-      log.error(`webhook not stored: ${o.reason}`, { posId, sender });
-      sendJson(res, 503, { error: 'unavailable', reason: o.reason }, { 'retry-after': '5' });
-      return;
-    }
-    // A rejection: spend the sender's budget; once spent, answer a bare 429 and log nothing more.
-    const close: Record<string, string> = o.status === 413 ? { connection: 'close' } : {};
-    if (!limiter.take(sender)) {
-      m.rateLimited++;
-      if (!req.complete) req.resume();
-      sendJson(res, 429, { error: 'too_many_rejected_requests' }, { 'retry-after': '1', connection: 'close' });
-      return;
-    }
-    m[o.metric]++;
-    log.warn('webhook rejected', { posId, sender, status: o.status, reason: o.reason });
-    if (!req.complete) req.resume();
-    sendJson(res, o.status, { error: o.reason }, close);
-  }
-
   const handle: Route = (req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;
-    if (req.method === 'GET' && path === '/healthz') {
-      sendJson(res, 200, { status: 'ok' });
-      return true;
-    }
-    if (req.method === 'GET' && path === '/readyz') {
-      ready().then(
-        () => sendJson(res, 200, { status: 'ready' }),
-        (e) => {
-          log.warn('not ready', { error: e });
-          sendJson(res, 503, { status: 'unavailable' });
-        },
-      );
-      return true;
-    }
-    if (req.method === 'GET' && path === '/metrics') {
-      if (wantsPrometheusText(req)) {
-        const text = prometheusText(m);
-        res.writeHead(200, {
-          'content-type': 'text/plain; version=0.0.4; charset=utf-8',
-          'content-length': Buffer.byteLength(text),
-        });
-        res.end(text);
-      } else sendJson(res, 200, { webhooks: { ...m } });
-      return true;
-    }
+    if (req.method === 'GET' && serveProbe(r, req, res, path)) return true;
     const match = /^\/webhooks\/([^/]+)\/?$/.exec(path);
     if (!match) return false;
-    m.received++;
-    const sender = senderOf(req, deps.options.trustProxy, proxies);
+    r.m.received++;
+    const sender = senderOf(req, deps.options.trustProxy, r.proxies);
     let posId = match[1]!;
     try {
       posId = decodeURIComponent(posId);
     } catch {
       // an undecodable id is simply unknown (404)
     }
-    receive(req, posId, sender).then(
-      (o) => answer(req, res, posId, sender, o),
+    receive(r, req, posId, sender).then(
+      (o) => answer(r, req, res, posId, sender, o),
       (e) => {
-        m.failed++;
-        log.error('webhook handling failed', { posId, sender, error: e });
+        r.m.failed++;
+        r.log.error('webhook handling failed', { posId, sender, error: e });
         sendJson(res, 500, { error: 'internal_error' });
       },
     );
     return true;
   };
+  return { handle, metrics: () => ({ ...r.m }), drain: () => r.batcher.drain() };
+}
 
-  return { handle, metrics: () => ({ ...m }), drain: () => batcher.drain() };
+/** GET /healthz, /readyz and /metrics; false for any other path. */
+function serveProbe(r: Receiving, req: IncomingMessage, res: ServerResponse, path: string): boolean {
+  if (path === '/healthz') {
+    sendJson(res, 200, { status: 'ok' });
+    return true;
+  }
+  if (path === '/readyz') {
+    r.ready().then(
+      () => sendJson(res, 200, { status: 'ready' }),
+      (e) => {
+        r.log.warn('not ready', { error: e });
+        sendJson(res, 503, { status: 'unavailable' });
+      },
+    );
+    return true;
+  }
+  if (path === '/metrics') {
+    if (wantsPrometheusText(req)) {
+      const text = prometheusText(r.m);
+      res.writeHead(200, {
+        'content-type': 'text/plain; version=0.0.4; charset=utf-8',
+        'content-length': Buffer.byteLength(text),
+      });
+      res.end(text);
+    } else sendJson(res, 200, { webhooks: { ...r.m } });
+    return true;
+  }
+  return false;
+}
+
+async function rejectPayload(
+  r: Receiving,
+  posId: string,
+  field: string,
+  reason: string,
+  raw: string,
+  sender: string,
+): Promise<Outcome> {
+  // Authentic (signed) but unusable: keep it for inspection, then tell the sender why.
+  try {
+    await r.batcher.append(
+      recordRejected(posId, 'webhook', field, reason, raw, {
+        receivedAt: r.now().toISOString(),
+        remoteAddress: sender,
+      }),
+    );
+  } catch (e) {
+    const out = unavailable(e);
+    if (out) return out;
+    throw e;
+  }
+  return { status: 400, reason: `${field}: ${reason}`, metric: 'malformed' };
+}
+
+/** A webhook request checked (sender, pos_id, method, size, type, form, signature), then its payload stored. */
+async function receive(r: Receiving, req: IncomingMessage, posId: string, sender: string): Promise<Outcome> {
+  const addressed = checkRequest(r, req, posId, sender);
+  if ('status' in addressed) return addressed;
+  const { project } = addressed;
+  const read = await readForm(r, req);
+  if ('status' in read) return read;
+  const datas = read.form.getAll('data');
+  const signatures = read.form.getAll('signature');
+  if (datas.length !== 1 || datas[0] === '')
+    return { status: 400, reason: 'form field data missing or repeated', metric: 'malformed' };
+  if (signatures.length !== 1 || !verify(project.apiSecret, datas[0]!, signatures[0]!)) {
+    return {
+      status: 401,
+      reason: signatures.length === 0 ? 'signature missing' : 'signature invalid',
+      metric: 'unauthorized',
+    };
+  }
+  return storePayload(r, project, datas[0]!, sender);
+}
+
+/** What is known before the body is read: the sender allowed, the pos_id known, a POST of a form not too large. */
+function checkRequest(
+  r: Receiving,
+  req: IncomingMessage,
+  posId: string,
+  sender: string,
+): Outcome | { project: ReceiverProject } {
+  if (r.allowed.size > 0 && !r.allowed.has(sender)) {
+    return { status: 403, reason: 'sender not allowed', metric: 'forbidden' };
+  }
+  const project = r.secrets.get(posId.toLowerCase());
+  if (!project) return { status: 404, reason: 'unknown pos_id', metric: 'unknownPos' };
+  if (req.method !== 'POST') return { status: 405, reason: 'use POST', metric: 'malformed' };
+  const declared = Number(req.headers['content-length'] ?? '0');
+  if (declared > r.deps.options.maxBodyBytes)
+    return { status: 413, reason: `body over ${r.deps.options.maxBodyBytes} bytes`, metric: 'tooLarge' };
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/x-www-form-urlencoded')
+    return { status: 400, reason: 'expected content-type application/x-www-form-urlencoded', metric: 'malformed' };
+  return { project };
+}
+
+/** The body read (up to the limit) as a form. */
+async function readForm(r: Receiving, req: IncomingMessage): Promise<Outcome | { form: URLSearchParams }> {
+  const body = await readBody(req, r.deps.options.maxBodyBytes);
+  if (body === null)
+    return { status: 413, reason: `body over ${r.deps.options.maxBodyBytes} bytes`, metric: 'tooLarge' };
+  const text = body.toString('latin1');
+  if (!FORM_BODY.test(text)) return { status: 400, reason: 'malformed form body', metric: 'malformed' };
+  try {
+    return { form: new URLSearchParams(text) };
+  } catch {
+    return { status: 400, reason: 'malformed form body', metric: 'malformed' };
+  }
+}
+
+/** A signed payload decoded and parsed, then stored: as received, or as rejected with the reason. */
+async function storePayload(r: Receiving, project: ReceiverProject, data: string, sender: string): Promise<Outcome> {
+  const bytes = decodeBase64Url(data);
+  if (bytes === null) return rejectPayload(r, project.posId, 'data', 'not base64url', data, sender);
+  let json: string;
+  try {
+    json = utf8.decode(bytes);
+  } catch {
+    return rejectPayload(r, project.posId, 'data', 'decoded data is not UTF-8', data, sender);
+  }
+  const parsed = parseWebhookPayload(json);
+  if (!parsed.ok) return rejectPayload(r, project.posId, parsed.field, parsed.reason, json, sender);
+  const claimedPos = parsed.value.other['pos_id'];
+  if (typeof claimedPos === 'string' && claimedPos.toLowerCase() !== project.posId.toLowerCase()) {
+    return rejectPayload(r, project.posId, 'pos_id', 'differs from the pos_id of the address', json, sender);
+  }
+  if (!r.durable) return { status: 200 };
+  try {
+    await r.batcher.append(
+      webhookReceived(project.posId, json, parsed.value, { receivedAt: r.now().toISOString(), remoteAddress: sender }),
+    );
+  } catch (e) {
+    const out = unavailable(e);
+    if (out) return out;
+    throw e;
+  }
+  return { status: 200 };
+}
+
+function answer(r: Receiving, req: IncomingMessage, res: ServerResponse, posId: string, sender: string, o: Outcome) {
+  const { m, log } = r;
+  if (o.status === 200) {
+    m.accepted++;
+    sendJson(res, 200, { status: 'accepted' });
+    return;
+  }
+  if (o.status === 503) {
+    m.unavailable++;
+    log.error(`webhook not stored: ${o.reason}`, { posId, sender });
+    sendJson(res, 503, { error: 'unavailable', reason: o.reason }, { 'retry-after': '5' });
+    return;
+  }
+  // A rejection: spend the sender's budget; once spent, answer a bare 429 and log nothing more.
+  const close: Record<string, string> = o.status === 413 ? { connection: 'close' } : {};
+  if (!r.limiter.take(sender)) {
+    m.rateLimited++;
+    if (!req.complete) req.resume();
+    sendJson(res, 429, { error: 'too_many_rejected_requests' }, { 'retry-after': '1', connection: 'close' });
+    return;
+  }
+  m[o.metric]++;
+  log.warn('webhook rejected', { posId, sender, status: o.status, reason: o.reason });
+  if (!req.complete) req.resume();
+  sendJson(res, o.status, { error: o.reason }, close);
 }

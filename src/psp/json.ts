@@ -184,192 +184,212 @@ type Phase =
   | 'arr-after' // after an element: ',' or ']'
   | 'done';
 
+/** The value being read: an element, or an object member (or its key) skipped. */
+interface OpenValue {
+  kind: 'container' | 'string' | 'scalar';
+  depth: number;
+  inString: boolean;
+  escape: boolean;
+  capture: boolean;
+  parts: string[];
+  size: number;
+  isKey: boolean;
+}
+
+/** Where a scanner stands in the document. */
+interface ScanState {
+  readonly maxItemChars: number;
+  phase: Phase;
+  rootIsObject: boolean;
+  arrayFound: boolean;
+  arrayDone: boolean;
+  /** null when between values. */
+  value: OpenValue | null;
+  /** Characters consumed so far, for error messages. */
+  offset: number;
+}
+
 /**
  * A push scanner over decoded text: feed it pieces, it returns the complete elements found so far.
  * It holds at most one element's text (plus a key being skipped) in memory.
  */
 export function createArrayScanner(maxItemChars = MAX_ITEM_CHARS) {
-  let phase: Phase = 'root';
-  let rootIsObject = false;
-  let arrayFound = false;
-  let arrayDone = false;
-  // The value being read (an element, or an object member skipped); null when between values.
-  let value: null | {
-    kind: 'container' | 'string' | 'scalar';
-    depth: number;
-    inString: boolean;
-    escape: boolean;
-    capture: boolean;
-    parts: string[];
-    size: number;
-    isKey: boolean;
-  } = null;
-  let offset = 0; // characters consumed so far, for error messages
-
-  const fail = (msg: string): never => {
-    throw new JsonStreamError(`PSP response is not the expected JSON array: ${msg} (at character ${offset})`);
+  const st: ScanState = {
+    maxItemChars,
+    phase: 'root',
+    rootIsObject: false,
+    arrayFound: false,
+    arrayDone: false,
+    value: null,
+    offset: 0,
   };
+  return { push: (text: string): string[] => push(st, text), end: (): string[] => end(st) };
+}
 
-  const startValue = (c: number, capture: boolean, isKey = false) => {
-    const kind = c === 123 || c === 91 ? 'container' : c === 34 ? 'string' : 'scalar';
-    if (kind === 'scalar' && !/[-0-9tfn]/.test(String.fromCharCode(c)))
-      fail(`unexpected character ${JSON.stringify(String.fromCharCode(c))}`);
-    // The first character is scanned (and kept) by scanValue, like every other.
-    value = { kind, depth: 0, inString: false, escape: false, capture, parts: [], size: 0, isKey };
-  };
+function fail(st: ScanState, msg: string): never {
+  throw new JsonStreamError(`PSP response is not the expected JSON array: ${msg} (at character ${st.offset})`);
+}
 
-  /** Scans `text` from `i` for the end of the current value; returns the index after it, or -1. */
-  const scanValue = (text: string, i: number): number => {
-    const v = value!;
-    if (v.kind === 'scalar') {
-      for (; i < text.length; i++) {
-        const c = text.charCodeAt(i);
-        if (c === 44 || c === 93 || c === 125 || isWs(c)) return i;
-      }
-      return -1;
-    }
+function startValue(st: ScanState, c: number, capture: boolean, isKey = false): void {
+  const kind = c === 123 || c === 91 ? 'container' : c === 34 ? 'string' : 'scalar';
+  if (kind === 'scalar' && !/[-0-9tfn]/.test(String.fromCharCode(c)))
+    fail(st, `unexpected character ${JSON.stringify(String.fromCharCode(c))}`);
+  // The first character is scanned (and kept) by scanValue, like every other.
+  st.value = { kind, depth: 0, inString: false, escape: false, capture, parts: [], size: 0, isKey };
+}
+
+/** Scans `text` from `i` for the end of the value `v`; returns the index after it, or -1. */
+function scanValue(v: OpenValue, text: string, i: number): number {
+  if (v.kind === 'scalar') {
     for (; i < text.length; i++) {
       const c = text.charCodeAt(i);
-      if (v.inString) {
-        if (v.escape) v.escape = false;
-        else if (c === 92) v.escape = true;
-        else if (c === 34) {
-          v.inString = false;
-          if (v.kind === 'string') return i + 1;
-        }
-      } else if (c === 34) v.inString = true;
-      else if (c === 123 || c === 91) {
-        // No depth limit here: this loop does not recurse, and the element's size is bounded. A deeply
-        // nested element is handed on whole, so that its parser rejects that one record (raw kept)
-        // instead of failing the whole report.
-        v.depth++;
-      } else if (c === 125 || c === 93) {
-        v.depth--;
-        if (v.depth === 0) return i + 1;
-      }
+      if (c === 44 || c === 93 || c === 125 || isWs(c)) return i;
     }
     return -1;
-  };
+  }
+  for (; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (v.inString) {
+      if (v.escape) v.escape = false;
+      else if (c === 92) v.escape = true;
+      else if (c === 34) {
+        v.inString = false;
+        if (v.kind === 'string') return i + 1;
+      }
+    } else if (c === 34) v.inString = true;
+    else if (c === 123 || c === 91) {
+      // No depth limit here: this loop does not recurse, and the element's size is bounded. A deeply
+      // nested element is handed on whole, so that its parser rejects that one record (raw kept)
+      // instead of failing the whole report.
+      v.depth++;
+    } else if (c === 125 || c === 93) {
+      v.depth--;
+      if (v.depth === 0) return i + 1;
+    }
+  }
+  return -1;
+}
 
-  const keep = (piece: string) => {
-    const v = value!;
-    if (!v.capture) return;
-    v.size += piece.length;
-    if (v.size > maxItemChars) fail(`an element is larger than ${maxItemChars} characters`);
-    v.parts.push(piece);
-  };
+function keep(st: ScanState, v: OpenValue, piece: string): void {
+  if (!v.capture) return;
+  v.size += piece.length;
+  if (v.size > st.maxItemChars) fail(st, `an element is larger than ${st.maxItemChars} characters`);
+  v.parts.push(piece);
+}
 
-  const push = (text: string): string[] => {
-    const out: string[] = [];
-    let i = 0;
-    while (i < text.length) {
-      if (value !== null) {
-        const end = scanValue(text, i);
-        if (end === -1) {
-          keep(text.slice(i));
-          offset += text.length - i;
-          return out;
-        }
-        keep(text.slice(i, end));
-        offset += end - i;
-        i = end;
-        const v = value as { capture: boolean; parts: string[]; isKey: boolean };
-        value = null;
-        if (v.capture) {
-          out.push(v.parts.join(''));
-          phase = 'arr-after';
-        } else phase = v.isKey ? 'obj-colon' : 'obj-after';
-        continue;
+function push(st: ScanState, text: string): string[] {
+  const out: string[] = [];
+  let i = 0;
+  while (i < text.length) {
+    const v = st.value;
+    if (v !== null) {
+      const end = scanValue(v, text, i);
+      if (end === -1) {
+        keep(st, v, text.slice(i));
+        st.offset += text.length - i;
+        return out;
       }
-      const c = text.charCodeAt(i);
-      if (isWs(c)) {
-        i++;
-        offset++;
-        continue;
-      }
-      const ch = String.fromCharCode(c);
-      switch (phase) {
-        case 'root':
-          if (c === 91) {
-            phase = 'arr-first';
-            arrayFound = true;
-          } else if (c === 123) {
-            rootIsObject = true;
-            phase = 'obj-key';
-          } else fail(`expected an array or an object, found ${JSON.stringify(ch)}`);
-          break;
-        case 'obj-key':
-          if (c === 125) {
-            if (!arrayFound) fail('the object has no array member');
-            phase = 'done';
-          } else if (c === 34) {
-            startValue(c, false, true);
-            continue;
-          } else fail(`expected a member name, found ${JSON.stringify(ch)}`);
-          break;
-        case 'obj-colon':
-          if (c !== 58) fail(`expected ':', found ${JSON.stringify(ch)}`);
-          phase = 'obj-value';
-          break;
-        case 'obj-value':
-          if (c === 91 && !arrayFound) {
-            arrayFound = true;
-            phase = 'arr-first';
-          } else {
-            // Any other member (and any array after the first) is skipped without being kept.
-            startValue(c, false);
-            continue;
-          }
-          break;
-        case 'obj-after':
-          if (c === 44) phase = 'obj-key';
-          else if (c === 125) {
-            if (!arrayFound) fail('the object has no array member');
-            phase = 'done';
-          } else fail(`expected ',' or '}', found ${JSON.stringify(ch)}`);
-          break;
-        case 'arr-first':
-        case 'arr-next':
-          if (c === 93 && phase === 'arr-first') {
-            arrayDone = true;
-            phase = rootIsObject ? 'obj-after' : 'done';
-          } else {
-            startValue(c, true);
-            continue; // the element's first character is scanned (and kept) by scanValue
-          }
-          break;
-        case 'arr-after':
-          if (c === 44) phase = 'arr-next';
-          else if (c === 93) {
-            arrayDone = true;
-            phase = rootIsObject ? 'obj-after' : 'done';
-          } else fail(`expected ',' or ']', found ${JSON.stringify(ch)}`);
-          break;
-        case 'done':
-          fail(`unexpected ${JSON.stringify(ch)} after the end of the document`);
-      }
+      keep(st, v, text.slice(i, end));
+      st.offset += end - i;
+      i = end;
+      st.value = null;
+      if (v.capture) {
+        out.push(v.parts.join(''));
+        st.phase = 'arr-after';
+      } else st.phase = v.isKey ? 'obj-colon' : 'obj-after';
+      continue;
+    }
+    const c = text.charCodeAt(i);
+    if (isWs(c)) {
       i++;
-      offset++;
+      st.offset++;
+      continue;
     }
-    return out;
-  };
+    // A value just started: its first character is scanned (and kept) by scanValue.
+    if (structural(st, c)) continue;
+    i++;
+    st.offset++;
+  }
+  return out;
+}
 
-  /** Call at the end of input: a scalar element ends there; anything else unfinished is truncation. */
-  const end = (): string[] => {
-    const out: string[] = [];
-    // A value still open (even a scalar: it cannot end a document inside an array) is truncation.
-    if (phase !== 'done' || value !== null) {
-      if (phase === 'root') fail('empty response');
-      fail(
-        arrayFound && !arrayDone
-          ? 'truncated input: the document ends inside the array'
-          : 'truncated input: the document is incomplete',
-      );
-    }
-    return out;
-  };
+/** One character between values, read by the phase; true when it starts a value. */
+function structural(st: ScanState, c: number): boolean {
+  const ch = String.fromCharCode(c);
+  switch (st.phase) {
+    case 'root':
+      if (c === 91) {
+        st.phase = 'arr-first';
+        st.arrayFound = true;
+      } else if (c === 123) {
+        st.rootIsObject = true;
+        st.phase = 'obj-key';
+      } else fail(st, `expected an array or an object, found ${JSON.stringify(ch)}`);
+      return false;
+    case 'obj-key':
+      if (c === 125) {
+        if (!st.arrayFound) fail(st, 'the object has no array member');
+        st.phase = 'done';
+      } else if (c === 34) {
+        startValue(st, c, false, true);
+        return true;
+      } else fail(st, `expected a member name, found ${JSON.stringify(ch)}`);
+      return false;
+    case 'obj-colon':
+      if (c !== 58) fail(st, `expected ':', found ${JSON.stringify(ch)}`);
+      st.phase = 'obj-value';
+      return false;
+    case 'obj-value':
+      if (c === 91 && !st.arrayFound) {
+        st.arrayFound = true;
+        st.phase = 'arr-first';
+        return false;
+      }
+      // Any other member (and any array after the first) is skipped without being kept.
+      startValue(st, c, false);
+      return true;
+    case 'obj-after':
+      if (c === 44) st.phase = 'obj-key';
+      else if (c === 125) {
+        if (!st.arrayFound) fail(st, 'the object has no array member');
+        st.phase = 'done';
+      } else fail(st, `expected ',' or '}', found ${JSON.stringify(ch)}`);
+      return false;
+    case 'arr-first':
+    case 'arr-next':
+      if (c === 93 && st.phase === 'arr-first') {
+        st.arrayDone = true;
+        st.phase = st.rootIsObject ? 'obj-after' : 'done';
+        return false;
+      }
+      startValue(st, c, true);
+      return true;
+    case 'arr-after':
+      if (c === 44) st.phase = 'arr-next';
+      else if (c === 93) {
+        st.arrayDone = true;
+        st.phase = st.rootIsObject ? 'obj-after' : 'done';
+      } else fail(st, `expected ',' or ']', found ${JSON.stringify(ch)}`);
+      return false;
+    case 'done':
+      return fail(st, `unexpected ${JSON.stringify(ch)} after the end of the document`);
+  }
+}
 
-  return { push, end };
+/** Call at the end of input: a scalar element ends there; anything else unfinished is truncation. */
+function end(st: ScanState): string[] {
+  const out: string[] = [];
+  // A value still open (even a scalar: it cannot end a document inside an array) is truncation.
+  if (st.phase !== 'done' || st.value !== null) {
+    if (st.phase === 'root') fail(st, 'empty response');
+    fail(
+      st,
+      st.arrayFound && !st.arrayDone
+        ? 'truncated input: the document ends inside the array'
+        : 'truncated input: the document is incomplete',
+    );
+  }
+  return out;
 }
 
 /**

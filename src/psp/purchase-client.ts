@@ -10,7 +10,7 @@ import type {
   PaymentRecord,
   SubscriptionPurchaseRequest,
 } from './schemas';
-import { type Answer, type Call, createPspTransport, type PspClientOptions, seg } from './transport';
+import { type Answer, type Call, createPspTransport, type PspClientOptions, type PspTransport, seg } from './transport';
 import { validatePurchase, validateSubscriptionPurchase } from './validate';
 
 /**
@@ -66,73 +66,98 @@ export function serializeRequest(req: Record<string, unknown>): string {
   return losslessStringify(copy) ?? '{}';
 }
 
-/**
- * The reading calls and the purchase calls over one transport. Long as a whole: one closure per project
- * whose calls share its settings; each call in it is short.
- */
+/** What the purchase calls share: the project's transport and how a lost answer is followed up. */
+interface Purchasing {
+  readonly t: PspTransport;
+  readonly lookupDelayMs: number;
+  readonly getOrderTransactions: (orderId: string) => Promise<PaymentRecord[]>;
+}
+
+/** The reading calls and the purchase calls over one transport; each purchase call is a function below. */
 export function createPspPurchaseClient(project: PspProject, opts: PspClientOptions = {}): PspPurchaseClient {
   const t = createPspTransport(project, opts);
   const reader = readingClient(t, opts);
-  const { log, now, sleep, send, expectOk, httpError, jsonOf, recordOf, recordsOf, validationError, pos } = t;
-  const lookupDelayMs = opts.outcomeLookupDelayMs ?? 1_000;
-  const getOrderTransactions = reader.getOrderTransactions;
+  const p: Purchasing = {
+    t,
+    lookupDelayMs: opts.outcomeLookupDelayMs ?? 1_000,
+    getOrderTransactions: reader.getOrderTransactions,
+  };
+  return {
+    ...reader,
+    splitPurchase: (req) => splitPurchase(p, req),
+    purchaseWithSubscription: (req) => purchaseWithSubscription(p, req),
+    getSubscriptionTransactions: (recurringId, q) => getSubscriptionTransactions(t, recurringId, q),
+    cancelPayment: (orderId) => cancelPayment(t, orderId),
+  };
+}
 
-  const mayHaveTakenEffect = (e: unknown): e is PspError =>
+function mayHaveTakenEffect(e: unknown): e is PspError {
+  return (
     isPspError(e) &&
-    (e.code === 'PSP_TIMEOUT' || e.code === 'PSP_NETWORK' || (e.code === 'PSP_HTTP_ERROR' && (e.status ?? 0) >= 500));
+    (e.code === 'PSP_TIMEOUT' || e.code === 'PSP_NETWORK' || (e.code === 'PSP_HTTP_ERROR' && (e.status ?? 0) >= 500))
+  );
+}
 
-  /** After a purchase whose answer was lost: look the order up, as the PSP advises. */
-  const lookUpAfterLoss = async (orderId: string, cause: PspError, endpoint: string): Promise<PaymentRecord[]> => {
-    log.warn('purchase outcome lost, looking the order up', { endpoint, code: cause.code, status: cause.status });
-    if (lookupDelayMs > 0) await sleep(lookupDelayMs);
-    try {
-      return await getOrderTransactions(orderId);
-    } catch (e) {
-      if (isPspError(e, 'PSP_HTTP_ERROR') && e.status === 404) return [];
-      throw new PspError(
-        'PSP_OUTCOME_UNKNOWN',
-        `purchase on ${endpoint} failed (${cause.code}${cause.status ? ` ${cause.status}` : ''}) and the order look-up failed too (${isPspError(e) ? e.code : 'error'}): the order may or may not exist`,
-        {
-          endpoint,
-          status: cause.status,
-          pspCode: cause.pspCode,
-          pspMessage: cause.pspMessage,
-          cause: e,
-        },
-      );
-    }
-  };
+/** After a purchase whose answer was lost: look the order up, as the PSP advises. */
+async function lookUpAfterLoss(
+  p: Purchasing,
+  orderId: string,
+  cause: PspError,
+  endpoint: string,
+): Promise<PaymentRecord[]> {
+  p.t.log.warn('purchase outcome lost, looking the order up', { endpoint, code: cause.code, status: cause.status });
+  if (p.lookupDelayMs > 0) await p.t.sleep(p.lookupDelayMs);
+  try {
+    return await p.getOrderTransactions(orderId);
+  } catch (e) {
+    if (isPspError(e, 'PSP_HTTP_ERROR') && e.status === 404) return [];
+    throw new PspError(
+      'PSP_OUTCOME_UNKNOWN',
+      `purchase on ${endpoint} failed (${cause.code}${cause.status ? ` ${cause.status}` : ''}) and the order look-up failed too (${isPspError(e) ? e.code : 'error'}): the order may or may not exist`,
+      {
+        endpoint,
+        status: cause.status,
+        pspCode: cause.pspCode,
+        pspMessage: cause.pspMessage,
+        cause: e,
+      },
+    );
+  }
+}
 
-  /**
-   * Sends a purchase POST once. When its outcome is lost (5xx, timeout, network), it is never sent again:
-   * the order is looked up instead, as the PSP advises.
-   */
-  const sendPurchase = async (
-    call: Call,
-    orderId: string,
-    endpoint: string,
-  ): Promise<{ answer: Answer } | { lost: PspError; found: PaymentRecord[] }> => {
-    try {
-      const a = await send(call);
-      if (a.status >= 500) throw httpError(call, a.status, a.text, a.headers, a.attempts);
-      return { answer: a };
-    } catch (e) {
-      if (!mayHaveTakenEffect(e)) throw e;
-      return { lost: e, found: await lookUpAfterLoss(orderId, e, endpoint) };
-    }
-  };
+/**
+ * Sends a purchase POST once. When its outcome is lost (5xx, timeout, network), it is never sent again:
+ * the order is looked up instead, as the PSP advises.
+ */
+async function sendPurchase(
+  p: Purchasing,
+  call: Call,
+  orderId: string,
+  endpoint: string,
+): Promise<{ answer: Answer } | { lost: PspError; found: PaymentRecord[] }> {
+  try {
+    const a = await p.t.send(call);
+    if (a.status >= 500) throw p.t.httpError(call, a.status, a.text, a.headers, a.attempts);
+    return { answer: a };
+  } catch (e) {
+    if (!mayHaveTakenEffect(e)) throw e;
+    return { lost: e, found: await lookUpAfterLoss(p, orderId, e, endpoint) };
+  }
+}
 
-  const outcomeUnknown = (e: PspError, endpoint: string, found: PaymentRecord[], message: string): PspError =>
-    new PspError('PSP_OUTCOME_UNKNOWN', message, {
-      endpoint,
-      status: e.status,
-      pspCode: e.pspCode,
-      pspMessage: e.pspMessage,
-      found,
-      cause: e,
-    });
+function outcomeUnknown(e: PspError, endpoint: string, found: PaymentRecord[], message: string): PspError {
+  return new PspError('PSP_OUTCOME_UNKNOWN', message, {
+    endpoint,
+    status: e.status,
+    pspCode: e.pspCode,
+    pspMessage: e.pspMessage,
+    found,
+    cause: e,
+  });
+}
 
-  const purchaseCall = (path: string, endpoint: string, req: Record<string, unknown>): Call => ({
+function purchaseCall(path: string, endpoint: string, req: Record<string, unknown>): Call {
+  return {
     method: 'POST',
     base: 'base',
     path,
@@ -145,102 +170,110 @@ export function createPspPurchaseClient(project: PspProject, opts: PspClientOpti
       typeof req.cc_number === 'string' ? req.cc_number.replace(/[ -]/g, '') : undefined,
       req.card_cvv,
     ].filter((v): v is string => typeof v === 'string' && v.length > 0),
+  };
+}
+
+function locationOf(t: PspTransport, call: Call, a: Answer): string | null {
+  if (a.status < 300 || a.status >= 400) return null;
+  const loc = a.headers.get('location');
+  if (!loc)
+    throw new PspError('PSP_BAD_RESPONSE', `PSP answered ${a.status} on ${call.endpoint} without a Location`, {
+      endpoint: call.endpoint,
+      status: a.status,
+    });
+  return new URL(loc, t.project.baseUrl).toString();
+}
+
+async function splitPurchase(
+  p: Purchasing,
+  req: DirectPurchaseRequest | HostedPurchaseRequest,
+): Promise<SplitPurchaseResult> {
+  const { t } = p;
+  const endpoint = 'POST /api/v1/split/purchase';
+  const v = validatePurchase(req, { now: t.now() });
+  if (!v.ok) throw t.validationError(endpoint, v.violations);
+  const call = purchaseCall('/api/v1/split/purchase', endpoint, req as Record<string, unknown>);
+  const sent = await sendPurchase(p, call, req.order_id, endpoint);
+  if ('lost' in sent) {
+    const { lost: e, found } = sent;
+    const primary = found.find((r) => r.method === 'purchase') ?? found[0];
+    if (primary && req.mode === 'direct') return { kind: 'direct', record: primary };
+    throw outcomeUnknown(
+      e,
+      endpoint,
+      found,
+      primary
+        ? `purchase on ${endpoint} failed (${e.code}) but order ${req.order_id} exists at the PSP; its checkout address was not returned`
+        : `purchase on ${endpoint} failed (${e.code}) and order ${req.order_id} is not found at the PSP (yet): it was probably not created`,
+    );
+  }
+  const a = sent.answer;
+  const location = locationOf(t, call, a);
+  if (location !== null) return { kind: 'hosted', location };
+  t.expectOk(call, a);
+  return { kind: 'direct', record: t.recordOf(call, t.jsonOf(call, a), a.status) };
+}
+
+async function purchaseWithSubscription(
+  p: Purchasing,
+  req: SubscriptionPurchaseRequest,
+): Promise<{ location: string }> {
+  const { t } = p;
+  const endpoint = 'POST /api/v1/payment';
+  const v = validateSubscriptionPurchase(req);
+  if (!v.ok) throw t.validationError(endpoint, v.violations);
+  const call = purchaseCall('/api/v1/payment', endpoint, req as Record<string, unknown>);
+  const sent = await sendPurchase(p, call, req.order_id, endpoint);
+  if ('lost' in sent) {
+    const { lost: e, found } = sent;
+    throw outcomeUnknown(
+      e,
+      endpoint,
+      found,
+      found.length > 0
+        ? `subscription purchase failed (${e.code}) but order ${req.order_id} exists at the PSP; its checkout address was not returned`
+        : `subscription purchase failed (${e.code}) and order ${req.order_id} is not found at the PSP (yet): it was probably not created`,
+    );
+  }
+  const a = sent.answer;
+  const location = locationOf(t, call, a);
+  if (location !== null) return { location };
+  t.expectOk(call, a);
+  throw new PspError('PSP_BAD_RESPONSE', `PSP answered ${a.status} on ${endpoint}; expected 303 with a Location`, {
+    endpoint,
+    status: a.status,
   });
+}
 
-  const locationOf = (call: Call, a: Answer): string | null => {
-    if (a.status < 300 || a.status >= 400) return null;
-    const loc = a.headers.get('location');
-    if (!loc)
-      throw new PspError('PSP_BAD_RESPONSE', `PSP answered ${a.status} on ${call.endpoint} without a Location`, {
-        endpoint: call.endpoint,
-        status: a.status,
-      });
-    return new URL(loc, project.baseUrl).toString();
+async function getSubscriptionTransactions(
+  t: PspTransport,
+  recurringId: string,
+  q: { method: 'purchase' | 'refund'; status: string },
+): Promise<unknown> {
+  const call: Call = {
+    method: 'GET',
+    base: 'base',
+    path: `/api/v1/pos/${t.pos()}/recurring/${seg(recurringId)}`,
+    endpoint: 'GET /api/v1/pos/:pos_id/recurring/:recurring_id',
+    query: { method: q.method, status: q.status },
+    retry: true,
   };
+  if (q.method !== 'purchase' && q.method !== 'refund')
+    throw t.validationError(call.endpoint, [{ field: 'method', message: 'only purchase or refund' }]);
+  const a = t.expectOk(call, await t.send(call));
+  // Body not published: returned as plain JSON (numbers exact when safe, else their text).
+  return toPlainJson(t.jsonOf(call, a));
+}
 
-  return {
-    ...reader,
-
-    async splitPurchase(req) {
-      const endpoint = 'POST /api/v1/split/purchase';
-      const v = validatePurchase(req, { now: now() });
-      if (!v.ok) throw validationError(endpoint, v.violations);
-      const call = purchaseCall('/api/v1/split/purchase', endpoint, req as Record<string, unknown>);
-      const sent = await sendPurchase(call, req.order_id, endpoint);
-      if ('lost' in sent) {
-        const { lost: e, found } = sent;
-        const primary = found.find((r) => r.method === 'purchase') ?? found[0];
-        if (primary && req.mode === 'direct') return { kind: 'direct', record: primary };
-        throw outcomeUnknown(
-          e,
-          endpoint,
-          found,
-          primary
-            ? `purchase on ${endpoint} failed (${e.code}) but order ${req.order_id} exists at the PSP; its checkout address was not returned`
-            : `purchase on ${endpoint} failed (${e.code}) and order ${req.order_id} is not found at the PSP (yet): it was probably not created`,
-        );
-      }
-      const a = sent.answer;
-      const location = locationOf(call, a);
-      if (location !== null) return { kind: 'hosted', location };
-      expectOk(call, a);
-      return { kind: 'direct', record: recordOf(call, jsonOf(call, a), a.status) };
-    },
-
-    async purchaseWithSubscription(req) {
-      const endpoint = 'POST /api/v1/payment';
-      const v = validateSubscriptionPurchase(req);
-      if (!v.ok) throw validationError(endpoint, v.violations);
-      const call = purchaseCall('/api/v1/payment', endpoint, req as Record<string, unknown>);
-      const sent = await sendPurchase(call, req.order_id, endpoint);
-      if ('lost' in sent) {
-        const { lost: e, found } = sent;
-        throw outcomeUnknown(
-          e,
-          endpoint,
-          found,
-          found.length > 0
-            ? `subscription purchase failed (${e.code}) but order ${req.order_id} exists at the PSP; its checkout address was not returned`
-            : `subscription purchase failed (${e.code}) and order ${req.order_id} is not found at the PSP (yet): it was probably not created`,
-        );
-      }
-      const a = sent.answer;
-      const location = locationOf(call, a);
-      if (location !== null) return { location };
-      expectOk(call, a);
-      throw new PspError('PSP_BAD_RESPONSE', `PSP answered ${a.status} on ${endpoint}; expected 303 with a Location`, {
-        endpoint,
-        status: a.status,
-      });
-    },
-
-    async getSubscriptionTransactions(recurringId, q) {
-      const call: Call = {
-        method: 'GET',
-        base: 'base',
-        path: `/api/v1/pos/${pos()}/recurring/${seg(recurringId)}`,
-        endpoint: 'GET /api/v1/pos/:pos_id/recurring/:recurring_id',
-        query: { method: q.method, status: q.status },
-        retry: true,
-      };
-      if (q.method !== 'purchase' && q.method !== 'refund')
-        throw validationError(call.endpoint, [{ field: 'method', message: 'only purchase or refund' }]);
-      const a = expectOk(call, await send(call));
-      // Body not published: returned as plain JSON (numbers exact when safe, else their text).
-      return toPlainJson(jsonOf(call, a));
-    },
-
-    async cancelPayment(orderId) {
-      // Not repeated: a second cancel of a cancelled payment is outside the endpoint's scope (its answer is not published).
-      const call: Call = {
-        method: 'POST',
-        base: 'base',
-        path: `/api/v1/pos/${pos()}/order/${seg(orderId)}/cancel`,
-        endpoint: 'POST /api/v1/pos/:pos_id/order/:order_id/cancel',
-        retry: false,
-      };
-      const a = expectOk(call, await send(call));
-      return recordsOf(call, jsonOf(call, a), a.status);
-    },
+async function cancelPayment(t: PspTransport, orderId: string): Promise<PaymentRecord[]> {
+  // Not repeated: a second cancel of a cancelled payment is outside the endpoint's scope (its answer is not published).
+  const call: Call = {
+    method: 'POST',
+    base: 'base',
+    path: `/api/v1/pos/${t.pos()}/order/${seg(orderId)}/cancel`,
+    endpoint: 'POST /api/v1/pos/:pos_id/order/:order_id/cancel',
+    retry: false,
   };
+  const a = t.expectOk(call, await t.send(call));
+  return t.recordsOf(call, t.jsonOf(call, a), a.status);
 }

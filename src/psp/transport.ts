@@ -113,281 +113,333 @@ export interface PspTransport {
   validationError(endpoint: string, violations: Violation[]): PspError;
 }
 
+/** A project's settings, resolved once from its options; every step below reads them. */
+interface Settings {
+  readonly project: PspProject;
+  readonly signer: RequestSigner | undefined;
+  readonly timeoutMs: number;
+  readonly maxRetries: number;
+  readonly retryBaseMs: number;
+  readonly retryMaxMs: number;
+  readonly retryAfterMaxMs: number;
+  readonly fetchImpl: typeof fetch;
+  readonly log: Logger;
+  readonly now: () => Date;
+  readonly sleep: (ms: number) => Promise<void>;
+  readonly random: () => number;
+  /** Values to keep out of any error text. */
+  readonly secrets: readonly string[];
+}
+
 /**
- * Long as a whole: one closure per project holding its settings (timeouts, retries, signer, secrets to keep
- * out of errors), each step in it short (URL, headers, one attempt, back-off, the retry loop, answer checks).
+ * One transport per project holding its settings (timeouts, retries, signer, secrets to keep out of errors);
+ * the steps (URL, headers, one attempt, back-off, the retry loop, answer checks) are the functions below.
  */
 export function createPspTransport(project: PspProject, opts: PspClientOptions = {}): PspTransport {
-  const timeoutMs = opts.timeoutMs ?? 30_000;
-  const maxRetries = opts.maxRetries ?? 3;
-  const retryBaseMs = opts.retryBaseMs ?? 250;
-  const retryMaxMs = opts.retryMaxMs ?? 10_000;
-  const retryAfterMaxMs = opts.retryAfterMaxMs ?? 120_000;
-  const fetchImpl = opts.fetch ?? globalThis.fetch;
-  const log = (opts.log ?? silentLogger).child({ component: 'psp-client', project: project.name });
-  const now = opts.now ?? (() => new Date());
-  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-  const random = opts.random ?? Math.random;
-  const secrets = [project.apiKey, project.apiSecret, project.endpointsKey];
-
-  const urlOf = (call: Call): string => {
-    const root = (call.base === 'base' ? project.baseUrl : project.reportUrl).replace(/\/+$/, '');
-    const u = new URL(root + call.path);
-    for (const [k, v] of Object.entries(call.query ?? {})) u.searchParams.set(k, v);
-    return u.toString();
-  };
-
-  const headersOf = (call: Call, url: string): Headers => {
-    const h = new Headers({ Accept: 'application/json' });
-    if (call.body !== undefined) h.set('Content-Type', 'application/json');
-    if (opts.signer) {
-      for (const [k, v] of Object.entries(opts.signer({ method: call.method, url, body: call.body, project })))
-        h.set(k, v);
-    } else {
-      h.set('X-API-AUTH', `${project.authScheme ?? 'PAY'} ${project.apiKey}:${project.apiSecret}`);
-      h.set('X-API-KEY', project.endpointsKey);
-    }
-    return h;
-  };
-
-  const clean = (text: string, call: Call) => cleanText(text, [...secrets, ...(call.secrets ?? [])]);
-
-  const httpError = (call: Call, status: number, text: string, headers: Headers, attempts: number): PspError => {
-    let pspCode: string | undefined;
-    let pspMessage: string | undefined;
-    let pspViolations: string[] = [];
-    const parsed = parseJsonExact(text);
-    if (parsed.ok) {
-      const b = pspErrorBody.safeParse(parsed.value);
-      if (b.success) {
-        const f = pspErrorFields(b.data);
-        pspCode = f.code === undefined ? undefined : clean(f.code, call);
-        pspMessage = f.message === undefined ? undefined : clean(f.message, call);
-        pspViolations = f.violations.map((v) => clean(v, call));
-      }
-    }
-    const ra = retryAfterMs(headers.get('retry-after'), now());
-    const told = [pspMessage, pspViolations.join('; ')].filter(Boolean).join(': ');
-    return new PspError(
-      'PSP_HTTP_ERROR',
-      `PSP answered ${status} on ${call.endpoint}${pspCode ? ` (${pspCode})` : ''}${told ? `: ${told}` : ''}`,
-      {
-        status,
-        pspCode,
-        pspMessage,
-        ...(pspViolations.length > 0 ? { pspViolations } : {}),
-        endpoint: call.endpoint,
-        attempts,
-        ...(ra !== undefined ? { retryAfterMs: ra } : {}),
-      },
-    );
-  };
-
-  /** Reads a streamed body chunk by chunk; a silence longer than the timeout aborts it. */
-  async function* idleTimed(
-    body: ReadableStream<Uint8Array>,
-    controller: AbortController,
-    state: { timedOut: boolean; timer?: NodeJS.Timeout },
-    call: Call,
-  ): AsyncGenerator<Uint8Array> {
-    const reader = body.getReader();
-    const arm = () => {
-      clearTimeout(state.timer);
-      state.timer = setTimeout(() => {
-        state.timedOut = true;
-        controller.abort();
-      }, timeoutMs);
-    };
-    try {
-      arm();
-      for (;;) {
-        let r: Awaited<ReturnType<typeof reader.read>>;
-        try {
-          r = await reader.read();
-        } catch (e) {
-          throw state.timedOut
-            ? new PspError('PSP_TIMEOUT', `PSP stream on ${call.endpoint} was silent for more than ${timeoutMs} ms`, {
-                endpoint: call.endpoint,
-              })
-            : new PspError('PSP_NETWORK', `PSP stream on ${call.endpoint} broke: ${networkReason(e)}`, {
-                endpoint: call.endpoint,
-              });
-        }
-        if (r.done) return;
-        arm();
-        yield r.value;
-      }
-    } finally {
-      clearTimeout(state.timer);
-      // Stopping early (consumer broke out) releases the connection.
-      reader.cancel().catch(() => undefined);
-    }
-  }
-
-  const once = async (call: Call, attempt: number): Promise<Answer> => {
-    const url = urlOf(call);
-    const controller = new AbortController();
-    const state: { timedOut: boolean; timer?: NodeJS.Timeout } = { timedOut: false };
-    state.timer = setTimeout(() => {
-      state.timedOut = true;
-      controller.abort();
-    }, timeoutMs);
-    const started = Date.now();
-    try {
-      const res = await fetchImpl(url, {
-        method: call.method,
-        headers: headersOf(call, url),
-        body: call.body,
-        redirect: 'manual',
-        signal: controller.signal,
-      });
-      if (call.stream && res.ok && res.body) {
-        clearTimeout(state.timer);
-        log.debug('psp call', {
-          endpoint: call.endpoint,
-          status: res.status,
-          attempt,
-          ms: Date.now() - started,
-          streamed: true,
-        });
-        return {
-          status: res.status,
-          headers: res.headers,
-          text: '',
-          body: idleTimed(res.body, controller, state, call),
-          attempts: attempt,
-        };
-      }
-      const text = await res.text();
-      clearTimeout(state.timer);
-      log.debug('psp call', { endpoint: call.endpoint, status: res.status, attempt, ms: Date.now() - started });
-      return { status: res.status, headers: res.headers, text, attempts: attempt };
-    } catch (e) {
-      clearTimeout(state.timer);
-      if (isPspError(e)) throw e;
-      if (state.timedOut)
-        throw new PspError('PSP_TIMEOUT', `PSP did not answer ${call.endpoint} within ${timeoutMs} ms`, {
-          endpoint: call.endpoint,
-          attempts: attempt,
-        });
-      throw new PspError('PSP_NETWORK', `PSP unreachable on ${call.endpoint}: ${networkReason(e)}`, {
-        endpoint: call.endpoint,
-        attempts: attempt,
-      });
-    }
-  };
-
-  const backoff = (attempt: number) => {
-    const cap = Math.min(retryMaxMs, retryBaseMs * 2 ** (attempt - 1));
-    // "Equal jitter": at least half the step, so retries spread out but never fire at once.
-    return Math.round(cap / 2 + random() * (cap / 2));
-  };
-
-  const send = async (call: Call): Promise<Answer> => {
-    for (let attempt = 1; ; attempt++) {
-      const canRetry = call.retry && attempt <= maxRetries;
-      let answer: Answer;
-      try {
-        answer = await once(call, attempt);
-      } catch (e) {
-        if (canRetry && isPspError(e) && (e.code === 'PSP_TIMEOUT' || e.code === 'PSP_NETWORK')) {
-          const wait = backoff(attempt);
-          log.warn('psp call failed, retrying', { endpoint: call.endpoint, code: e.code, attempt, waitMs: wait });
-          await sleep(wait);
-          continue;
-        }
-        throw e;
-      }
-      if (canRetry && (answer.status === 429 || answer.status >= 500)) {
-        const ra = retryAfterMs(answer.headers.get('retry-after'), now());
-        const wait = ra !== undefined ? Math.min(ra, retryAfterMaxMs) : backoff(attempt);
-        log.warn('psp answered an error, retrying', {
-          endpoint: call.endpoint,
-          status: answer.status,
-          attempt,
-          waitMs: wait,
-        });
-        if (answer.body) await answer.body.return(undefined);
-        await sleep(wait);
-        continue;
-      }
-      return answer;
-    }
-  };
-
-  const expectOk = (call: Call, a: Answer): Answer => {
-    if (a.status >= 200 && a.status < 300) return a;
-    throw httpError(call, a.status, a.text, a.headers, a.attempts);
-  };
-
-  const jsonOf = (call: Call, a: Answer): unknown => {
-    const p = parseJsonExact(a.text);
-    if (!p.ok)
-      throw new PspError('PSP_BAD_RESPONSE', `PSP answer on ${call.endpoint} is not JSON: ${p.reason}`, {
-        endpoint: call.endpoint,
-        status: a.status,
-        attempts: a.attempts,
-      });
-    return p.value;
-  };
-
-  const recordOf = (call: Call, value: unknown, status: number, at = ''): PaymentRecord => {
-    const r = paymentRecord.safeParse(value);
-    if (r.success) return r.data;
-    const issue = r.error.issues[0];
-    const field = at + (issue?.path.map(String).join('.') || '(root)');
-    throw new PspError(
-      'PSP_BAD_RESPONSE',
-      `PSP answer on ${call.endpoint} is not a payment record: ${field}: ${issue?.message ?? 'invalid'}`,
-      { endpoint: call.endpoint, status, field },
-    );
-  };
-
-  const recordsOf = (call: Call, value: unknown, status: number): PaymentRecord[] => {
-    if (Array.isArray(value)) return value.map((v, i) => recordOf(call, v, status, `${i}.`));
-    // A single record where a list was expected is read as a list of one.
-    if (isPlainObject(value)) return [recordOf(call, value, status)];
-    throw new PspError('PSP_BAD_RESPONSE', `PSP answer on ${call.endpoint} is not a list of payment records`, {
-      endpoint: call.endpoint,
-      status,
-    });
-  };
-
-  const validationError = (endpoint: string, violations: Violation[]) =>
-    new PspError(
-      'PSP_VALIDATION',
-      `request refused before sending: ${violations.map((v) => `${v.field}: ${v.message}`).join('; ')}`,
-      { endpoint, violations },
-    );
-
-  async function* items(call: Call, a: Answer): AsyncGenerator<string> {
-    try {
-      yield* jsonArrayItems(a.body ?? single(new TextEncoder().encode(a.text)));
-    } catch (e) {
-      if (isPspError(e)) throw e;
-      throw new PspError('PSP_BAD_RESPONSE', `PSP answer on ${call.endpoint}: ${(e as Error).message}`, {
-        endpoint: call.endpoint,
-        status: a.status,
-        cause: e,
-      });
-    }
-  }
-
+  const s = settingsOf(project, opts);
   return {
     project,
-    log,
-    now,
-    sleep,
+    log: s.log,
+    now: s.now,
+    sleep: s.sleep,
     pos: () => seg(project.posId),
-    send,
-    httpError,
-    expectOk,
+    send: (call) => send(s, call),
+    httpError: (call, status, text, headers, attempts) => httpError(s, call, status, text, headers, attempts),
+    expectOk: (call, a) => expectOk(s, call, a),
     jsonOf,
     recordOf,
     recordsOf,
     items,
     validationError,
   };
+}
+
+function settingsOf(project: PspProject, opts: PspClientOptions): Settings {
+  return {
+    project,
+    signer: opts.signer,
+    timeoutMs: opts.timeoutMs ?? 30_000,
+    maxRetries: opts.maxRetries ?? 3,
+    retryBaseMs: opts.retryBaseMs ?? 250,
+    retryMaxMs: opts.retryMaxMs ?? 10_000,
+    retryAfterMaxMs: opts.retryAfterMaxMs ?? 120_000,
+    fetchImpl: opts.fetch ?? globalThis.fetch,
+    log: (opts.log ?? silentLogger).child({ component: 'psp-client', project: project.name }),
+    now: opts.now ?? (() => new Date()),
+    sleep: opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms))),
+    random: opts.random ?? Math.random,
+    secrets: [project.apiKey, project.apiSecret, project.endpointsKey],
+  };
+}
+
+function urlOf(s: Settings, call: Call): string {
+  const root = (call.base === 'base' ? s.project.baseUrl : s.project.reportUrl).replace(/\/+$/, '');
+  const u = new URL(root + call.path);
+  for (const [k, v] of Object.entries(call.query ?? {})) u.searchParams.set(k, v);
+  return u.toString();
+}
+
+function headersOf(s: Settings, call: Call, url: string): Headers {
+  const { project } = s;
+  const h = new Headers({ Accept: 'application/json' });
+  if (call.body !== undefined) h.set('Content-Type', 'application/json');
+  if (s.signer) {
+    for (const [k, v] of Object.entries(s.signer({ method: call.method, url, body: call.body, project }))) h.set(k, v);
+  } else {
+    h.set('X-API-AUTH', `${project.authScheme ?? 'PAY'} ${project.apiKey}:${project.apiSecret}`);
+    h.set('X-API-KEY', project.endpointsKey);
+  }
+  return h;
+}
+
+function clean(s: Settings, text: string, call: Call): string {
+  return cleanText(text, [...s.secrets, ...(call.secrets ?? [])]);
+}
+
+function httpError(
+  s: Settings,
+  call: Call,
+  status: number,
+  text: string,
+  headers: Headers,
+  attempts: number,
+): PspError {
+  let pspCode: string | undefined;
+  let pspMessage: string | undefined;
+  let pspViolations: string[] = [];
+  const parsed = parseJsonExact(text);
+  if (parsed.ok) {
+    const b = pspErrorBody.safeParse(parsed.value);
+    if (b.success) {
+      const f = pspErrorFields(b.data);
+      pspCode = f.code === undefined ? undefined : clean(s, f.code, call);
+      pspMessage = f.message === undefined ? undefined : clean(s, f.message, call);
+      pspViolations = f.violations.map((v) => clean(s, v, call));
+    }
+  }
+  const ra = retryAfterMs(headers.get('retry-after'), s.now());
+  const told = [pspMessage, pspViolations.join('; ')].filter(Boolean).join(': ');
+  return new PspError(
+    'PSP_HTTP_ERROR',
+    `PSP answered ${status} on ${call.endpoint}${pspCode ? ` (${pspCode})` : ''}${told ? `: ${told}` : ''}`,
+    {
+      status,
+      pspCode,
+      pspMessage,
+      ...(pspViolations.length > 0 ? { pspViolations } : {}),
+      endpoint: call.endpoint,
+      attempts,
+      ...(ra !== undefined ? { retryAfterMs: ra } : {}),
+    },
+  );
+}
+
+/** The timer of one attempt: it aborts the request when it fires. */
+interface AttemptTimer {
+  timedOut: boolean;
+  timer?: NodeJS.Timeout;
+}
+
+/** Reads a streamed body chunk by chunk; a silence longer than the timeout aborts it. */
+async function* idleTimed(
+  s: Settings,
+  body: ReadableStream<Uint8Array>,
+  controller: AbortController,
+  state: AttemptTimer,
+  call: Call,
+): AsyncGenerator<Uint8Array> {
+  const { timeoutMs } = s;
+  const reader = body.getReader();
+  const arm = () => {
+    clearTimeout(state.timer);
+    state.timer = setTimeout(() => {
+      state.timedOut = true;
+      controller.abort();
+    }, timeoutMs);
+  };
+  try {
+    arm();
+    for (;;) {
+      let r: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        r = await reader.read();
+      } catch (e) {
+        throw state.timedOut
+          ? new PspError('PSP_TIMEOUT', `PSP stream on ${call.endpoint} was silent for more than ${timeoutMs} ms`, {
+              endpoint: call.endpoint,
+            })
+          : new PspError('PSP_NETWORK', `PSP stream on ${call.endpoint} broke: ${networkReason(e)}`, {
+              endpoint: call.endpoint,
+            });
+      }
+      if (r.done) return;
+      arm();
+      yield r.value;
+    }
+  } finally {
+    clearTimeout(state.timer);
+    // Stopping early (consumer broke out) releases the connection.
+    reader.cancel().catch(() => undefined);
+  }
+}
+
+/** One attempt: the request, then the whole body, or (streamed call answered 2xx) the body read as it comes. */
+async function once(s: Settings, call: Call, attempt: number): Promise<Answer> {
+  const { timeoutMs, log } = s;
+  const url = urlOf(s, call);
+  const controller = new AbortController();
+  const state: AttemptTimer = { timedOut: false };
+  state.timer = setTimeout(() => {
+    state.timedOut = true;
+    controller.abort();
+  }, timeoutMs);
+  const started = Date.now();
+  try {
+    const res = await s.fetchImpl(url, {
+      method: call.method,
+      headers: headersOf(s, call, url),
+      body: call.body,
+      redirect: 'manual',
+      signal: controller.signal,
+    });
+    if (call.stream && res.ok && res.body) {
+      clearTimeout(state.timer);
+      log.debug('psp call', {
+        endpoint: call.endpoint,
+        status: res.status,
+        attempt,
+        ms: Date.now() - started,
+        streamed: true,
+      });
+      return {
+        status: res.status,
+        headers: res.headers,
+        text: '',
+        body: idleTimed(s, res.body, controller, state, call),
+        attempts: attempt,
+      };
+    }
+    const text = await res.text();
+    clearTimeout(state.timer);
+    log.debug('psp call', { endpoint: call.endpoint, status: res.status, attempt, ms: Date.now() - started });
+    return { status: res.status, headers: res.headers, text, attempts: attempt };
+  } catch (e) {
+    clearTimeout(state.timer);
+    throw attemptError(s, call, attempt, state, e);
+  }
+}
+
+/** What a failed attempt throws: its own PspError, a timeout, or the network's reason. */
+function attemptError(s: Settings, call: Call, attempt: number, state: AttemptTimer, e: unknown): unknown {
+  if (isPspError(e)) return e;
+  if (state.timedOut)
+    return new PspError('PSP_TIMEOUT', `PSP did not answer ${call.endpoint} within ${s.timeoutMs} ms`, {
+      endpoint: call.endpoint,
+      attempts: attempt,
+    });
+  return new PspError('PSP_NETWORK', `PSP unreachable on ${call.endpoint}: ${networkReason(e)}`, {
+    endpoint: call.endpoint,
+    attempts: attempt,
+  });
+}
+
+function backoff(s: Settings, attempt: number): number {
+  const cap = Math.min(s.retryMaxMs, s.retryBaseMs * 2 ** (attempt - 1));
+  // "Equal jitter": at least half the step, so retries spread out but never fire at once.
+  return Math.round(cap / 2 + s.random() * (cap / 2));
+}
+
+/** One call with the retry policy: network errors and timeouts back off; 429 and 5xx honour Retry-After. */
+async function send(s: Settings, call: Call): Promise<Answer> {
+  const { log } = s;
+  for (let attempt = 1; ; attempt++) {
+    const canRetry = call.retry && attempt <= s.maxRetries;
+    let answer: Answer;
+    try {
+      answer = await once(s, call, attempt);
+    } catch (e) {
+      if (canRetry && isPspError(e) && (e.code === 'PSP_TIMEOUT' || e.code === 'PSP_NETWORK')) {
+        const wait = backoff(s, attempt);
+        log.warn('psp call failed, retrying', { endpoint: call.endpoint, code: e.code, attempt, waitMs: wait });
+        await s.sleep(wait);
+        continue;
+      }
+      throw e;
+    }
+    if (canRetry && (answer.status === 429 || answer.status >= 500)) {
+      const ra = retryAfterMs(answer.headers.get('retry-after'), s.now());
+      const wait = ra !== undefined ? Math.min(ra, s.retryAfterMaxMs) : backoff(s, attempt);
+      log.warn('psp answered an error, retrying', {
+        endpoint: call.endpoint,
+        status: answer.status,
+        attempt,
+        waitMs: wait,
+      });
+      if (answer.body) await answer.body.return(undefined);
+      await s.sleep(wait);
+      continue;
+    }
+    return answer;
+  }
+}
+
+function expectOk(s: Settings, call: Call, a: Answer): Answer {
+  if (a.status >= 200 && a.status < 300) return a;
+  throw httpError(s, call, a.status, a.text, a.headers, a.attempts);
+}
+
+function jsonOf(call: Call, a: Answer): unknown {
+  const p = parseJsonExact(a.text);
+  if (!p.ok)
+    throw new PspError('PSP_BAD_RESPONSE', `PSP answer on ${call.endpoint} is not JSON: ${p.reason}`, {
+      endpoint: call.endpoint,
+      status: a.status,
+      attempts: a.attempts,
+    });
+  return p.value;
+}
+
+function recordOf(call: Call, value: unknown, status: number, at = ''): PaymentRecord {
+  const r = paymentRecord.safeParse(value);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0];
+  const field = at + (issue?.path.map(String).join('.') || '(root)');
+  throw new PspError(
+    'PSP_BAD_RESPONSE',
+    `PSP answer on ${call.endpoint} is not a payment record: ${field}: ${issue?.message ?? 'invalid'}`,
+    { endpoint: call.endpoint, status, field },
+  );
+}
+
+function recordsOf(call: Call, value: unknown, status: number): PaymentRecord[] {
+  if (Array.isArray(value)) return value.map((v, i) => recordOf(call, v, status, `${i}.`));
+  // A single record where a list was expected is read as a list of one.
+  if (isPlainObject(value)) return [recordOf(call, value, status)];
+  throw new PspError('PSP_BAD_RESPONSE', `PSP answer on ${call.endpoint} is not a list of payment records`, {
+    endpoint: call.endpoint,
+    status,
+  });
+}
+
+function validationError(endpoint: string, violations: Violation[]): PspError {
+  return new PspError(
+    'PSP_VALIDATION',
+    `request refused before sending: ${violations.map((v) => `${v.field}: ${v.message}`).join('; ')}`,
+    { endpoint, violations },
+  );
+}
+
+async function* items(call: Call, a: Answer): AsyncGenerator<string> {
+  try {
+    yield* jsonArrayItems(a.body ?? single(new TextEncoder().encode(a.text)));
+  } catch (e) {
+    if (isPspError(e)) throw e;
+    throw new PspError('PSP_BAD_RESPONSE', `PSP answer on ${call.endpoint}: ${(e as Error).message}`, {
+      endpoint: call.endpoint,
+      status: a.status,
+      cause: e,
+    });
+  }
 }
 
 export async function* single(chunk: Uint8Array): AsyncGenerator<Uint8Array> {

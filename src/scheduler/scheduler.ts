@@ -108,256 +108,57 @@ const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e)).s
 const plain = (c: JobCounters): JobCounters =>
   JSON.parse(JSON.stringify(c, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))) as JobCounters;
 
-export function createScheduler(opts: SchedulerOptions): Scheduler {
-  const clock = opts.clock ?? systemClock;
-  const log = opts.log ?? silentLogger;
-  const worker = opts.worker ?? `${hostname()}:${process.pid}`;
-  const maxAttempts = opts.maxAttempts ?? 3;
-  const { sql } = opts;
-  const parsed = new Map<string, { job: JobDefinition; schedule: CronSchedule }>();
-  for (const job of opts.jobs) {
-    if (parsed.has(job.name)) throw new SchedulerError('SCHEDULER_DUPLICATE_JOB', `job ${job.name} is defined twice`);
-    const p = parseCron(job.cron, opts.timezone);
-    if (!p.ok)
-      throw new SchedulerError(
-        'SCHEDULER_BAD_CRON',
-        `job ${job.name}: invalid cron expression "${job.cron}": ${p.reason}`,
-      );
-    parsed.set(job.name, { job, schedule: p.schedule });
-  }
-
-  const controller = new AbortController();
-  const loops: Promise<void>[] = [];
+/** One scheduler's settings and what its loops share (runs in flight, ticks not yet recorded). */
+interface SchedulerState {
+  readonly opts: SchedulerOptions;
+  readonly sql: Sql;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly worker: string;
+  readonly maxAttempts: number;
+  readonly parsed: ReadonlyMap<string, { job: JobDefinition; schedule: CronSchedule }>;
+  readonly controller: AbortController;
+  readonly loops: Promise<void>[];
   /** runs in flight in this process, per job */
-  const inFlight = new Map<string, Promise<unknown>>();
+  readonly inFlight: Map<string, Promise<unknown>>;
   /** per job, scheduled times whose tick failed before anything was recorded (database unreachable) */
-  const unrecorded = new Map<string, Date[]>();
-  let started = false;
+  readonly unrecorded: Map<string, Date[]>;
+  started: boolean;
+}
 
-  const report = (o: RunOutcome) => {
-    opts.onOutcome?.(o);
-    return o;
+type Reserved = Awaited<ReturnType<Sql['reserve']>>;
+
+export function createScheduler(opts: SchedulerOptions): Scheduler {
+  const s: SchedulerState = {
+    opts,
+    sql: opts.sql,
+    clock: opts.clock ?? systemClock,
+    log: opts.log ?? silentLogger,
+    worker: opts.worker ?? `${hostname()}:${process.pid}`,
+    maxAttempts: opts.maxAttempts ?? 3,
+    parsed: parseJobs(opts.jobs, opts.timezone),
+    controller: new AbortController(),
+    loops: [],
+    inFlight: new Map(),
+    unrecorded: new Map(),
+    started: false,
   };
-
-  async function recordSkip(job: string, scheduledFor: Date, trigger: JobTrigger): Promise<RunOutcome> {
-    // Never overwrites a row: if the occurrence is being (or was) run elsewhere, that row stands.
-    await sql`
-      insert into job_runs (job, scheduled_for, trigger, status, worker, started_at, finished_at, error)
-      values (${job}, ${scheduledFor}, ${trigger}, 'skipped', ${worker}, ${clock.now()}, ${clock.now()}, 'previous run still running')
-      on conflict (job, scheduled_for) do nothing`;
-    log.warn('job tick skipped: previous run still running', { job, scheduledFor: scheduledFor.toISOString() });
-    return { status: 'skipped', job, scheduledFor, reason: 'overlap' };
-  }
-
-  /** Executes one occurrence under both advisory locks, recording it in job_runs. */
-  async function execute(
-    job: JobDefinition,
-    scheduledFor: Date,
-    trigger: JobTrigger,
-    signal: AbortSignal,
-  ): Promise<RunOutcome> {
-    const conn = await sql.reserve();
-    const jobKey = lockKey(job.name);
-    const occurrenceKey = lockKey(`${job.name}@${scheduledFor.toISOString()}`);
-    let haveJobLock = false;
-    let haveOccurrenceLock = false;
-    try {
-      const [a] = await conn<{ locked: boolean }[]>`select pg_try_advisory_lock(${jobKey}::int8) as locked`;
-      haveJobLock = a?.locked === true;
-      if (!haveJobLock) return await recordSkip(job.name, scheduledFor, trigger);
-      const [b] = await conn<{ locked: boolean }[]>`select pg_try_advisory_lock(${occurrenceKey}::int8) as locked`;
-      haveOccurrenceLock = b?.locked === true;
-      if (!haveOccurrenceLock) return await recordSkip(job.name, scheduledFor, trigger);
-      // Claim the occurrence. A row left "running" can only belong to a worker that died (we hold the lock).
-      const claimed = await conn<{ attempt: number }[]>`
-        insert into job_runs (job, scheduled_for, trigger, status, worker, started_at)
-        values (${job.name}, ${scheduledFor}, ${trigger}, 'running', ${worker}, ${clock.now()})
-        on conflict (job, scheduled_for) do update
-          set status = 'running', attempt = job_runs.attempt + case when job_runs.status = 'skipped' then 0 else 1 end,
-              worker = excluded.worker, trigger = excluded.trigger, started_at = excluded.started_at,
-              finished_at = null, error = null, counters = '{}'::jsonb
-          where job_runs.status in ('failed', 'running', 'skipped') and job_runs.attempt < ${maxAttempts}
-        returning attempt`;
-      const attempt = claimed[0]?.attempt;
-      if (attempt === undefined) return { status: 'already-done', job: job.name, scheduledFor };
-      const runLog = log.child({ job: job.name, scheduledFor: scheduledFor.toISOString(), attempt, trigger });
-      runLog.info('job started');
-      try {
-        const counters = plain(
-          (await job.run({ scheduledFor, trigger, attempt, signal, log: runLog, now: () => clock.now() })) ?? {},
-        );
-        await conn`update job_runs set status = 'succeeded', finished_at = ${clock.now()}, counters = ${sql.json(counters as never)}
-                   where job = ${job.name} and scheduled_for = ${scheduledFor}`;
-        runLog.info('job succeeded', { counters });
-        return { status: 'succeeded', job: job.name, scheduledFor, attempt, counters };
-      } catch (e) {
-        const error = errorText(e);
-        await conn`update job_runs set status = 'failed', finished_at = ${clock.now()}, error = ${error}
-                   where job = ${job.name} and scheduled_for = ${scheduledFor}`;
-        runLog.error('job failed', { error, willRetry: attempt < maxAttempts });
-        return { status: 'failed', job: job.name, scheduledFor, attempt, error };
-      }
-    } finally {
-      if (haveOccurrenceLock) await conn`select pg_advisory_unlock(${occurrenceKey}::int8)`.catch(() => {});
-      if (haveJobLock) await conn`select pg_advisory_unlock(${jobKey}::int8)`.catch(() => {});
-      conn.release();
-    }
-  }
-
-  /**
-   * The occurrences before `before` that still need a run, oldest first: every one that failed, or was left
-   * `running` by a worker that died (execute's occurrence lock tells a live run from a dead one), with
-   * attempts left; and every one since the job's latest recorded occurrence that has no row at all (the
-   * worker was down at its time, or its tick met a database outage before anything was recorded). Found in
-   * review: only the latest earlier occurrence was retried, and only when `failed`.
-   */
-  async function owed(
-    job: JobDefinition,
-    schedule: CronSchedule,
-    before: Date,
-  ): Promise<Array<{ at: Date; why: string }>> {
-    const unfinished = await sql<{ scheduled_for: Date; status: string; attempt: number }[]>`
-      select scheduled_for, status, attempt from job_runs
-      where job = ${job.name} and trigger = 'schedule' and scheduled_for < ${before}
-        and status in ('failed', 'running') and attempt < ${maxAttempts}
-      order by scheduled_for limit ${MAX_OWED}`;
-    const out = unfinished.map((r) => ({
-      at: r.scheduled_for,
-      why: r.status === 'running' ? 'abandoned by a worker that stopped' : 'failed',
-    }));
-    const [last] = await sql<{ at: Date | null }[]>`
-      select max(scheduled_for) as at from job_runs where job = ${job.name} and trigger = 'schedule' and scheduled_for < ${before}`;
-    if (last?.at) {
-      for (
-        let t = nextRun(schedule, last.at);
-        t.getTime() < before.getTime() && out.length < MAX_OWED;
-        t = nextRun(schedule, t)
-      )
-        out.push({ at: t, why: 'missed (no run recorded)' });
-    }
-    // ticks of this process that failed before anything was recorded (a job with no row yet included)
-    for (const t of unrecorded.get(job.name) ?? []) {
-      if (t.getTime() < before.getTime() && !out.some((o) => o.at.getTime() === t.getTime()))
-        out.push({ at: t, why: 'its tick failed before it was recorded' });
-    }
-    unrecorded.delete(job.name);
-    return out.sort((a, b) => a.at.getTime() - b.at.getTime());
-  }
-
-  /** Runs what is owed before `before`, then (with `at`) the occurrence itself. */
-  async function tick(job: JobDefinition, schedule: CronSchedule, before: Date, at?: Date): Promise<RunOutcome[]> {
-    const signal = controller.signal;
-    const outcomes: RunOutcome[] = [];
-    const list = await owed(job, schedule, before);
-    for (const o of list) {
-      if (signal.aborted) break;
-      log.info('running an owed job occurrence', { job: job.name, scheduledFor: o.at.toISOString(), why: o.why });
-      outcomes.push(await execute(job, o.at, 'schedule', signal));
-    }
-    // More owed than one tick runs: this occurrence waits too (it has no row, so the next tick owes it after
-    // the ones before it); run now, it would become the latest recorded and hide those.
-    if (at && list.length >= MAX_OWED)
-      log.warn('more job occurrences owed than one tick runs; the next tick carries on', {
-        job: job.name,
-        scheduledFor: at.toISOString(),
-      });
-    else if (at && !signal.aborted) outcomes.push(await execute(job, at, 'schedule', signal));
-    return outcomes;
-  }
-
-  /** Runs `work` (the tick of `at`, if any) as the job's run in flight; outcomes are reported once it is completely over. */
-  function runInFlight(job: JobDefinition, work: Promise<RunOutcome[]>, at?: Date): void {
-    const run = work.then(
-      (outcomes) => {
-        inFlight.delete(job.name);
-        outcomes.forEach(report);
-      },
-      (e) => {
-        inFlight.delete(job.name);
-        if (at) unrecorded.set(job.name, [...(unrecorded.get(job.name) ?? []), at]);
-        log.error('job tick failed before it could be recorded; the next tick runs it', {
-          job: job.name,
-          scheduledFor: at?.toISOString(),
-          error: errorText(e),
-        });
-      },
-    );
-    inFlight.set(job.name, run);
-  }
-
-  /**
-   * At start: what fell due while no worker ran (and what a dead worker left), of every job together, in the
-   * order of their scheduled times — a monthly statement owed after two nightly syncs is cut after them, as on
-   * schedule (each job caught up on its own, at the same time as the others).
-   */
-  async function catchUpAll(at: Date): Promise<void> {
-    const signal = controller.signal;
-    const all: Array<{ job: JobDefinition; at: Date; why: string; rank: number }> = [];
-    let rank = 0;
-    for (const { job, schedule } of parsed.values()) {
-      rank++;
-      try {
-        for (const o of await owed(job, schedule, at)) all.push({ job, ...o, rank });
-      } catch (e) {
-        log.error('cannot read what a job owes; its next tick runs it', { job: job.name, error: errorText(e) });
-      }
-    }
-    all.sort((a, b) => a.at.getTime() - b.at.getTime() || a.rank - b.rank);
-    for (const o of all) {
-      if (signal.aborted) return;
-      log.info('running an owed job occurrence', { job: o.job.name, scheduledFor: o.at.toISOString(), why: o.why });
-      const work = execute(o.job, o.at, 'schedule', signal).then((r) => [r]);
-      runInFlight(o.job, work);
-      await inFlight.get(o.job.name);
-    }
-  }
-
-  async function loop(job: JobDefinition, schedule: CronSchedule, caughtUp: Promise<void>): Promise<void> {
-    let after = clock.now();
-    const signal = controller.signal;
-    // a tick due while the catch-up runs is this loop's first (woken late: the latest due, owed ones first)
-    await caughtUp;
-    while (!signal.aborted) {
-      let due = nextRun(schedule, after);
-      try {
-        await clock.sleepUntil(due, signal);
-      } catch {
-        return;
-      }
-      // Woken late (suspended host, long GC, clock moved): the latest occurrence that is due is this tick's;
-      // the ones passed meanwhile are owed and run first, oldest first (tick).
-      for (
-        let later = nextRun(schedule, due);
-        later.getTime() <= clock.now().getTime();
-        later = nextRun(schedule, later)
-      )
-        due = later;
-      after = due;
-      if (inFlight.has(job.name)) {
-        await recordSkip(job.name, due, 'schedule').then(report, (e) =>
-          log.error('cannot record skipped tick', { job: job.name, error: errorText(e) }),
-        );
-        continue;
-      }
-      runInFlight(job, tick(job, schedule, due, due), due);
-    }
-  }
-
+  const { clock, log, parsed, controller } = s;
   return {
     start() {
-      if (started) return;
-      started = true;
-      const caughtUp = catchUpAll(clock.now()).catch((e) =>
+      if (s.started) return;
+      s.started = true;
+      const caughtUp = catchUpAll(s, clock.now()).catch((e) =>
         log.error('catching up owed job runs failed; the next ticks run them', { error: errorText(e) }),
       );
-      loops.push(caughtUp);
-      for (const { job, schedule } of parsed.values()) loops.push(loop(job, schedule, caughtUp));
-      log.info('scheduler started', { jobs: [...parsed.keys()], timezone: opts.timezone, worker });
+      s.loops.push(caughtUp);
+      for (const { job, schedule } of parsed.values()) s.loops.push(loop(s, job, schedule, caughtUp));
+      log.info('scheduler started', { jobs: [...parsed.keys()], timezone: opts.timezone, worker: s.worker });
     },
     async stop() {
       controller.abort(new Error('scheduler stopping'));
-      await Promise.all(loops);
-      await Promise.all([...inFlight.values()]);
+      await Promise.all(s.loops);
+      await Promise.all([...s.inFlight.values()]);
     },
     async runNow(name, runOpts = {}) {
       const entry = parsed.get(name);
@@ -368,7 +169,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
         );
       // Whole seconds: the occurrence key of a manual run is readable and collides with nothing scheduled.
       const at = new Date(Math.floor(clock.now().getTime() / 1000) * 1000);
-      return report(await execute(entry.job, at, 'manual', runOpts.signal ?? controller.signal));
+      return report(s, await execute(s, entry.job, at, 'manual', runOpts.signal ?? controller.signal));
     },
     schedules() {
       const now = clock.now();
@@ -380,4 +181,266 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       }));
     },
   };
+}
+
+/** Each job with its parsed schedule; a job defined twice or a bad cron expression is refused. */
+function parseJobs(
+  jobs: readonly JobDefinition[],
+  timezone: string,
+): Map<string, { job: JobDefinition; schedule: CronSchedule }> {
+  const parsed = new Map<string, { job: JobDefinition; schedule: CronSchedule }>();
+  for (const job of jobs) {
+    if (parsed.has(job.name)) throw new SchedulerError('SCHEDULER_DUPLICATE_JOB', `job ${job.name} is defined twice`);
+    const p = parseCron(job.cron, timezone);
+    if (!p.ok)
+      throw new SchedulerError(
+        'SCHEDULER_BAD_CRON',
+        `job ${job.name}: invalid cron expression "${job.cron}": ${p.reason}`,
+      );
+    parsed.set(job.name, { job, schedule: p.schedule });
+  }
+  return parsed;
+}
+
+function report(s: SchedulerState, o: RunOutcome): RunOutcome {
+  s.opts.onOutcome?.(o);
+  return o;
+}
+
+async function recordSkip(
+  s: SchedulerState,
+  job: string,
+  scheduledFor: Date,
+  trigger: JobTrigger,
+): Promise<RunOutcome> {
+  const { sql, clock, worker } = s;
+  // Never overwrites a row: if the occurrence is being (or was) run elsewhere, that row stands.
+  await sql`
+    insert into job_runs (job, scheduled_for, trigger, status, worker, started_at, finished_at, error)
+    values (${job}, ${scheduledFor}, ${trigger}, 'skipped', ${worker}, ${clock.now()}, ${clock.now()}, 'previous run still running')
+    on conflict (job, scheduled_for) do nothing`;
+  s.log.warn('job tick skipped: previous run still running', { job, scheduledFor: scheduledFor.toISOString() });
+  return { status: 'skipped', job, scheduledFor, reason: 'overlap' };
+}
+
+/** Executes one occurrence under both advisory locks, recording it in job_runs. */
+async function execute(
+  s: SchedulerState,
+  job: JobDefinition,
+  scheduledFor: Date,
+  trigger: JobTrigger,
+  signal: AbortSignal,
+): Promise<RunOutcome> {
+  const conn = await s.sql.reserve();
+  const jobKey = lockKey(job.name);
+  const occurrenceKey = lockKey(`${job.name}@${scheduledFor.toISOString()}`);
+  let haveJobLock = false;
+  let haveOccurrenceLock = false;
+  try {
+    const [a] = await conn<{ locked: boolean }[]>`select pg_try_advisory_lock(${jobKey}::int8) as locked`;
+    haveJobLock = a?.locked === true;
+    if (!haveJobLock) return await recordSkip(s, job.name, scheduledFor, trigger);
+    const [b] = await conn<{ locked: boolean }[]>`select pg_try_advisory_lock(${occurrenceKey}::int8) as locked`;
+    haveOccurrenceLock = b?.locked === true;
+    if (!haveOccurrenceLock) return await recordSkip(s, job.name, scheduledFor, trigger);
+    return await claimAndRun(s, conn, job, scheduledFor, trigger, signal);
+  } finally {
+    if (haveOccurrenceLock) await conn`select pg_advisory_unlock(${occurrenceKey}::int8)`.catch(() => {});
+    if (haveJobLock) await conn`select pg_advisory_unlock(${jobKey}::int8)`.catch(() => {});
+    conn.release();
+  }
+}
+
+/** With both locks held: claims the occurrence's job_runs row, runs the job and records how it ended. */
+async function claimAndRun(
+  s: SchedulerState,
+  conn: Reserved,
+  job: JobDefinition,
+  scheduledFor: Date,
+  trigger: JobTrigger,
+  signal: AbortSignal,
+): Promise<RunOutcome> {
+  const { sql, clock, worker, maxAttempts } = s;
+  // Claim the occurrence. A row left "running" can only belong to a worker that died (we hold the lock).
+  const claimed = await conn<{ attempt: number }[]>`
+    insert into job_runs (job, scheduled_for, trigger, status, worker, started_at)
+    values (${job.name}, ${scheduledFor}, ${trigger}, 'running', ${worker}, ${clock.now()})
+    on conflict (job, scheduled_for) do update
+      set status = 'running', attempt = job_runs.attempt + case when job_runs.status = 'skipped' then 0 else 1 end,
+          worker = excluded.worker, trigger = excluded.trigger, started_at = excluded.started_at,
+          finished_at = null, error = null, counters = '{}'::jsonb
+      where job_runs.status in ('failed', 'running', 'skipped') and job_runs.attempt < ${maxAttempts}
+    returning attempt`;
+  const attempt = claimed[0]?.attempt;
+  if (attempt === undefined) return { status: 'already-done', job: job.name, scheduledFor };
+  const runLog = s.log.child({ job: job.name, scheduledFor: scheduledFor.toISOString(), attempt, trigger });
+  runLog.info('job started');
+  try {
+    const counters = plain(
+      (await job.run({ scheduledFor, trigger, attempt, signal, log: runLog, now: () => clock.now() })) ?? {},
+    );
+    await conn`update job_runs set status = 'succeeded', finished_at = ${clock.now()}, counters = ${sql.json(counters as never)}
+               where job = ${job.name} and scheduled_for = ${scheduledFor}`;
+    runLog.info('job succeeded', { counters });
+    return { status: 'succeeded', job: job.name, scheduledFor, attempt, counters };
+  } catch (e) {
+    const error = errorText(e);
+    await conn`update job_runs set status = 'failed', finished_at = ${clock.now()}, error = ${error}
+               where job = ${job.name} and scheduled_for = ${scheduledFor}`;
+    runLog.error('job failed', { error, willRetry: attempt < maxAttempts });
+    return { status: 'failed', job: job.name, scheduledFor, attempt, error };
+  }
+}
+
+/**
+ * The occurrences before `before` that still need a run, oldest first: every one that failed, or was left
+ * `running` by a worker that died (execute's occurrence lock tells a live run from a dead one), with
+ * attempts left; and every one since the job's latest recorded occurrence that has no row at all (the
+ * worker was down at its time, or its tick met a database outage before anything was recorded). Found in
+ * review: only the latest earlier occurrence was retried, and only when `failed`.
+ */
+async function owed(
+  s: SchedulerState,
+  job: JobDefinition,
+  schedule: CronSchedule,
+  before: Date,
+): Promise<Array<{ at: Date; why: string }>> {
+  const { sql } = s;
+  const unfinished = await sql<{ scheduled_for: Date; status: string; attempt: number }[]>`
+    select scheduled_for, status, attempt from job_runs
+    where job = ${job.name} and trigger = 'schedule' and scheduled_for < ${before}
+      and status in ('failed', 'running') and attempt < ${s.maxAttempts}
+    order by scheduled_for limit ${MAX_OWED}`;
+  const out = unfinished.map((r) => ({
+    at: r.scheduled_for,
+    why: r.status === 'running' ? 'abandoned by a worker that stopped' : 'failed',
+  }));
+  const [last] = await sql<{ at: Date | null }[]>`
+    select max(scheduled_for) as at from job_runs where job = ${job.name} and trigger = 'schedule' and scheduled_for < ${before}`;
+  if (last?.at) {
+    for (
+      let t = nextRun(schedule, last.at);
+      t.getTime() < before.getTime() && out.length < MAX_OWED;
+      t = nextRun(schedule, t)
+    )
+      out.push({ at: t, why: 'missed (no run recorded)' });
+  }
+  // ticks of this process that failed before anything was recorded (a job with no row yet included)
+  for (const t of s.unrecorded.get(job.name) ?? []) {
+    if (t.getTime() < before.getTime() && !out.some((o) => o.at.getTime() === t.getTime()))
+      out.push({ at: t, why: 'its tick failed before it was recorded' });
+  }
+  s.unrecorded.delete(job.name);
+  return out.sort((a, b) => a.at.getTime() - b.at.getTime());
+}
+
+/** Runs what is owed before `before`, then (with `at`) the occurrence itself. */
+async function tick(
+  s: SchedulerState,
+  job: JobDefinition,
+  schedule: CronSchedule,
+  before: Date,
+  at?: Date,
+): Promise<RunOutcome[]> {
+  const { log } = s;
+  const signal = s.controller.signal;
+  const outcomes: RunOutcome[] = [];
+  const list = await owed(s, job, schedule, before);
+  for (const o of list) {
+    if (signal.aborted) break;
+    log.info('running an owed job occurrence', { job: job.name, scheduledFor: o.at.toISOString(), why: o.why });
+    outcomes.push(await execute(s, job, o.at, 'schedule', signal));
+  }
+  // More owed than one tick runs: this occurrence waits too (it has no row, so the next tick owes it after
+  // the ones before it); run now, it would become the latest recorded and hide those.
+  if (at && list.length >= MAX_OWED)
+    log.warn('more job occurrences owed than one tick runs; the next tick carries on', {
+      job: job.name,
+      scheduledFor: at.toISOString(),
+    });
+  else if (at && !signal.aborted) outcomes.push(await execute(s, job, at, 'schedule', signal));
+  return outcomes;
+}
+
+/** Runs `work` (the tick of `at`, if any) as the job's run in flight; outcomes are reported once it is completely over. */
+function runInFlight(s: SchedulerState, job: JobDefinition, work: Promise<RunOutcome[]>, at?: Date): void {
+  const { inFlight, unrecorded } = s;
+  const run = work.then(
+    (outcomes) => {
+      inFlight.delete(job.name);
+      for (const o of outcomes) report(s, o);
+    },
+    (e) => {
+      inFlight.delete(job.name);
+      if (at) unrecorded.set(job.name, [...(unrecorded.get(job.name) ?? []), at]);
+      s.log.error('job tick failed before it could be recorded; the next tick runs it', {
+        job: job.name,
+        scheduledFor: at?.toISOString(),
+        error: errorText(e),
+      });
+    },
+  );
+  inFlight.set(job.name, run);
+}
+
+/**
+ * At start: what fell due while no worker ran (and what a dead worker left), of every job together, in the
+ * order of their scheduled times — a monthly statement owed after two nightly syncs is cut after them, as on
+ * schedule (each job caught up on its own, at the same time as the others).
+ */
+async function catchUpAll(s: SchedulerState, at: Date): Promise<void> {
+  const { log } = s;
+  const signal = s.controller.signal;
+  const all: Array<{ job: JobDefinition; at: Date; why: string; rank: number }> = [];
+  let rank = 0;
+  for (const { job, schedule } of s.parsed.values()) {
+    rank++;
+    try {
+      for (const o of await owed(s, job, schedule, at)) all.push({ job, ...o, rank });
+    } catch (e) {
+      log.error('cannot read what a job owes; its next tick runs it', { job: job.name, error: errorText(e) });
+    }
+  }
+  all.sort((a, b) => a.at.getTime() - b.at.getTime() || a.rank - b.rank);
+  for (const o of all) {
+    if (signal.aborted) return;
+    log.info('running an owed job occurrence', { job: o.job.name, scheduledFor: o.at.toISOString(), why: o.why });
+    const work = execute(s, o.job, o.at, 'schedule', signal).then((r) => [r]);
+    runInFlight(s, o.job, work);
+    await s.inFlight.get(o.job.name);
+  }
+}
+
+async function loop(
+  s: SchedulerState,
+  job: JobDefinition,
+  schedule: CronSchedule,
+  caughtUp: Promise<void>,
+): Promise<void> {
+  const { clock } = s;
+  let after = clock.now();
+  const signal = s.controller.signal;
+  // a tick due while the catch-up runs is this loop's first (woken late: the latest due, owed ones first)
+  await caughtUp;
+  while (!signal.aborted) {
+    let due = nextRun(schedule, after);
+    try {
+      await clock.sleepUntil(due, signal);
+    } catch {
+      return;
+    }
+    // Woken late (suspended host, long GC, clock moved): the latest occurrence that is due is this tick's;
+    // the ones passed meanwhile are owed and run first, oldest first (tick).
+    for (let later = nextRun(schedule, due); later.getTime() <= clock.now().getTime(); later = nextRun(schedule, later))
+      due = later;
+    after = due;
+    if (s.inFlight.has(job.name)) {
+      await recordSkip(s, job.name, due, 'schedule').then(
+        (o) => report(s, o),
+        (e) => s.log.error('cannot record skipped tick', { job: job.name, error: errorText(e) }),
+      );
+      continue;
+    }
+    runInFlight(s, job, tick(s, job, schedule, due, due), due);
+  }
 }

@@ -72,43 +72,6 @@ export function createEventStoreDbStore(connectionString: string, opts: EventSto
     maxAppendBytes: opts.maxAppendBytes ?? 1024 * 1024,
   });
 
-  /** The last event of recon, paging back over the server's own events (system streams, statistics). */
-  async function headPosition(): Promise<Position | undefined> {
-    let from: Position | 'end' = 'end';
-    for (;;) {
-      let found: Position | undefined;
-      let last: Position | undefined;
-      const start = from;
-      await consume(client.readAll({ fromPosition: start, direction: BACKWARDS, maxCount: PAGE }), (resolved) => {
-        const p = resolved.event?.position;
-        if (!p) return undefined;
-        const pos = { commit: p.commit, prepare: p.prepare };
-        if (start !== 'end' && samePosition(pos, start)) return undefined;
-        last = pos;
-        found = toRecorded(resolved)?.position;
-        return found === undefined;
-      });
-      if (found) return found;
-      if (!last) return undefined;
-      from = last;
-    }
-  }
-
-  async function readAt(position: Position): Promise<RecordedEvent | undefined> {
-    let out: RecordedEvent | undefined;
-    try {
-      await consume(client.readAll({ fromPosition: position, direction: FORWARDS, maxCount: 1 }), (resolved) => {
-        const p = resolved.event?.position;
-        if (p && samePosition(p, position)) out = toRecorded(resolved);
-        return false;
-      });
-    } catch (e) {
-      if (isInvalidPosition(e)) return undefined;
-      throw e;
-    }
-    return out;
-  }
-
   return {
     backend: 'eventstoredb',
     append: async (stream: string, events: readonly NewEvent[], o: { expectedRevision?: ExpectedRevision } = {}) => {
@@ -127,28 +90,10 @@ export function createEventStoreDbStore(connectionString: string, opts: EventSto
     appendBulk(batches) {
       return appendBulkByAppendMany(this, batches);
     },
-    readStream: (stream, o = {}) =>
-      guard(async () => {
-        const out: RecordedEvent[] = [];
-        try {
-          const read = client.readStream(stream, {
-            fromRevision: o.fromRevision ? BigInt(o.fromRevision) : START,
-            direction: FORWARDS,
-            ...(o.maxCount ? { maxCount: o.maxCount } : {}),
-          });
-          await consume(read, (resolved) => {
-            const r = toRecorded(resolved);
-            if (r) out.push(r);
-            return undefined;
-          });
-        } catch (e) {
-          if (!(e instanceof StreamNotFoundError)) throw e;
-        }
-        return out;
-      }),
+    readStream: (stream, o = {}) => guard(() => readStream(client, stream, o)),
     readAll: (from, o = {}) => guard(() => readAll(from, o.maxCount ?? 1000)),
-    headPosition: () => guard(headPosition),
-    readAt: (position) => guard(() => readAt(position)),
+    headPosition: () => guard(() => headPosition(client)),
+    readAt: (position) => guard(() => readAt(client, position)),
     async watch(onAppended) {
       const stop = watchAll(client, onAppended);
       const unwatch = async () => {
@@ -163,4 +108,64 @@ export function createEventStoreDbStore(connectionString: string, opts: EventSto
       await client.dispose();
     },
   };
+}
+
+async function readStream(
+  client: EventStoreDBClient,
+  stream: string,
+  o: { fromRevision?: number; maxCount?: number },
+): Promise<RecordedEvent[]> {
+  const out: RecordedEvent[] = [];
+  try {
+    const read = client.readStream(stream, {
+      fromRevision: o.fromRevision ? BigInt(o.fromRevision) : START,
+      direction: FORWARDS,
+      ...(o.maxCount ? { maxCount: o.maxCount } : {}),
+    });
+    await consume(read, (resolved) => {
+      const r = toRecorded(resolved);
+      if (r) out.push(r);
+      return undefined;
+    });
+  } catch (e) {
+    if (!(e instanceof StreamNotFoundError)) throw e;
+  }
+  return out;
+}
+
+/** The last event of recon, paging back over the server's own events (system streams, statistics). */
+async function headPosition(client: EventStoreDBClient): Promise<Position | undefined> {
+  let from: Position | 'end' = 'end';
+  for (;;) {
+    let found: Position | undefined;
+    let last: Position | undefined;
+    const start = from;
+    await consume(client.readAll({ fromPosition: start, direction: BACKWARDS, maxCount: PAGE }), (resolved) => {
+      const p = resolved.event?.position;
+      if (!p) return undefined;
+      const pos = { commit: p.commit, prepare: p.prepare };
+      if (start !== 'end' && samePosition(pos, start)) return undefined;
+      last = pos;
+      found = toRecorded(resolved)?.position;
+      return found === undefined;
+    });
+    if (found) return found;
+    if (!last) return undefined;
+    from = last;
+  }
+}
+
+async function readAt(client: EventStoreDBClient, position: Position): Promise<RecordedEvent | undefined> {
+  let out: RecordedEvent | undefined;
+  try {
+    await consume(client.readAll({ fromPosition: position, direction: FORWARDS, maxCount: 1 }), (resolved) => {
+      const p = resolved.event?.position;
+      if (p && samePosition(p, position)) out = toRecorded(resolved);
+      return false;
+    });
+  } catch (e) {
+    if (isInvalidPosition(e)) return undefined;
+    throw e;
+  }
+  return out;
 }
