@@ -128,6 +128,16 @@ export interface AuditorApiDeps {
 
 const NO_USERS: Directory = { users: new Map(), revision: -1 };
 
+/** The users as the server last read them; null when the store cannot be read (a 503, not a 500). */
+async function usersOrNull(deps: AuditorApiDeps): Promise<Directory | null> {
+  if (!deps.directory) return NO_USERS;
+  try {
+    return await deps.directory();
+  } catch {
+    return null;
+  }
+}
+
 export function createAuditorApi(deps: AuditorApiDeps): AuditorApiHandler {
   const timezone = deps.timezone ?? 'UTC';
   return async (req, res) => {
@@ -136,7 +146,11 @@ export function createAuditorApi(deps: AuditorApiDeps): AuditorApiHandler {
     if (!PREFIXES.some((p) => path === p || path.startsWith(p + '/'))) return false;
     const head = req.method === 'HEAD';
     try {
-      const dir = deps.directory ? await deps.directory() : NO_USERS;
+      const dir = await usersOrNull(deps);
+      if (!dir) {
+        send(res, 503, { error: 'unavailable', message: 'the users cannot be read now; try again' }, head);
+        return true;
+      }
       if (!deps.token && dir.users.size === 0) {
         send(
           res,
