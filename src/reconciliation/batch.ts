@@ -1,7 +1,8 @@
 import type { RecordedEvent } from '../store/types';
 import type { ResendRequest, SyncWindow } from './discrepancy-rules';
 import type { DueHeap } from './due-heap';
-import type { DiscrepancyRow, Lifecycle, Stamp } from './lifecycle';
+import type { DiscrepancyRow } from './discrepancies/columns';
+import type { Lifecycle, Stamp } from './discrepancies/lifecycle';
 import type { Observation } from './observations';
 import type { PaymentState } from './payment-state';
 import type { SubMerchantNames } from './sub-merchant-names';

@@ -29,7 +29,6 @@ export const names = (cols: string) =>
     .split(',')
     .map((c) => c.trim().split(/\s+/)[0]!)
     .filter((c) => c && c !== 'primary');
-export const q = (ident: string) => `"${ident.replace(/"/g, '""')}"`;
 
 /** Rows into a table through one jsonb parameter (values as the table's column types read them). */
 export async function insertJson(tx: Tx, table: string, cols: string, rows: readonly Record<string, unknown>[]) {

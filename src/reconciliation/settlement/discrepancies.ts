@@ -1,31 +1,34 @@
-import { stableStringify, uuidV5 } from '../../canonical';
 import { DiscrepancyAccepted } from '../../events/audit-events';
 import { dataOf, isEvent } from '../../events/catalog';
 import { localMidnight } from '../../journal-rules';
 import type { Tx } from '../../projector/projection';
-import type { DiscrepancyTypeOf } from '../discrepancies/registry';
 import type { RecordedEvent } from '../../store/types';
+import { discrepancyId } from '../discrepancies/id';
+import { applyFindings, type Finding, newLifecycle, recordAcceptance } from '../discrepancies/lifecycle';
+import type { DiscrepancyTypeOf } from '../discrepancies/registry';
+import { readDiscrepancies, writeDiscrepancies } from '../discrepancies/table';
 import type { SettlementJudgement } from './match';
 import { deadlineOf, type MatchRules } from './match';
 
 /**
- * The cash leg's discrepancies, with the columns of recon.discrepancies. A judgement gives the set of
- * discrepancies that hold now for one currency; `syncDiscrepancies` opens the new ones, resolves the ones
- * that no longer hold and reopens one that holds again, dated by the event that made the change. An accepted
- * one (DiscrepancyAccepted) keeps its status and the values it was accepted with, as the reconciliation's do.
+ * The cash leg's discrepancies: a judgement gives the findings that hold now for one currency, and the core's
+ * lifecycle (src/reconciliation/discrepancies/lifecycle.ts) opens the new ones, resolves the ones that no
+ * longer hold and reopens one that holds again. The leg's clock is the time the append that made the change
+ * was recorded (its last event), as its rows were first stamped. An accepted one (DiscrepancyAccepted) keeps
+ * its status and the values it was accepted with, as in every leg.
  */
 
-export interface SettlementDiscrepancy {
-  readonly id: string;
-  /** the settlement leg's types, from the registry of types */
-  readonly type: DiscrepancyTypeOf<'settlement'>;
-  readonly posId: string | null;
-  readonly operationKey: string;
-  readonly currency: string;
-  readonly occurredAt: Date;
-  readonly values: Record<string, string | number | string[]>;
-  readonly evidence: readonly string[];
-}
+/** A finding of the cash leg (no payment, no receiver; the settlement leg's types, from the registry). */
+export type SettlementDiscrepancy = Finding<DiscrepancyTypeOf<'settlement'>>;
+
+/** The columns every finding of the cash leg leaves empty. */
+const NO_PAYMENT = {
+  paymentId: null,
+  orderId: null,
+  method: null,
+  receiverName: null,
+  subMerchantIds: [],
+} as const;
 
 export function discrepanciesOf(
   currency: string,
@@ -33,11 +36,12 @@ export function discrepanciesOf(
   rules: Pick<MatchRules, 'lateBusinessDays' | 'holidays'>,
   timezone: string,
 ): SettlementDiscrepancy[] {
-  const at = (day: string) => localMidnight(day, timezone);
+  const at = (day: string) => localMidnight(day, timezone).toISOString();
   const out: SettlementDiscrepancy[] = [];
   for (const d of j.missing)
     out.push({
-      id: uuidV5(`settlement_missing|${currency}|${d.day}`),
+      id: discrepancyId('settlement_missing', `${currency}|${d.day}`),
+      ...NO_PAYMENT,
       type: 'settlement_missing',
       posId: null,
       operationKey: `settlement:${currency}:${d.day}`,
@@ -57,7 +61,8 @@ export function discrepanciesOf(
     const dueOn = m.days.map((d) => d.day);
     if (m.shortfall > 0n)
       out.push({
-        id: uuidV5(`settlement_short|${c.id}`),
+        id: discrepancyId('settlement_short', c.id),
+        ...NO_PAYMENT,
         type: 'settlement_short',
         posId: c.accountId,
         operationKey: `bank:${c.id}`,
@@ -75,7 +80,8 @@ export function discrepanciesOf(
       });
     for (const l of m.late)
       out.push({
-        id: uuidV5(`settlement_late|${currency}|${l.day}`),
+        id: discrepancyId('settlement_late', `${currency}|${l.day}`),
+        ...NO_PAYMENT,
         type: 'settlement_late',
         posId: c.accountId,
         operationKey: `settlement:${currency}:${l.day}`,
@@ -93,7 +99,8 @@ export function discrepanciesOf(
   }
   for (const c of j.unexpected)
     out.push({
-      id: uuidV5(`settlement_unexpected|${c.id}`),
+      id: discrepancyId('settlement_unexpected', c.id),
+      ...NO_PAYMENT,
       type: 'settlement_unexpected',
       posId: c.accountId,
       operationKey: `bank:${c.id}`,
@@ -105,7 +112,7 @@ export function discrepanciesOf(
   return out.sort((a, b) => (a.id < b.id ? -1 : 1));
 }
 
-/** Brings the discrepancies table of one currency to `now`, as of `by` (the last event of the append). */
+/** Brings the discrepancies of one currency to `now`, as of `by` (the last event of the append). */
 export async function syncDiscrepancies(
   tx: Tx,
   schema: string,
@@ -113,35 +120,13 @@ export async function syncDiscrepancies(
   now: readonly SettlementDiscrepancy[],
   by: RecordedEvent,
 ): Promise<void> {
-  const rows = await tx<{ id: string; status: string; values: unknown }[]>`
-    select id::text, status, "values" from ${tx(schema)}.discrepancies where currency = ${currency}`;
-  const have = new Map(rows.map((r) => [r.id, r]));
-  const at = by.recordedAt;
-  const wanted = new Set(now.map((d) => d.id));
-  const gone = rows.filter((r) => r.status === 'open' && !wanted.has(r.id)).map((r) => r.id);
-  // an acceptance is a decision on the difference as it stood: it is not reopened or re-valued
-  if (gone.length)
-    await tx`update ${tx(schema)}.discrepancies set status = 'resolved', resolved_at = ${at}, resolved_by_event = ${by.id},
-      updated_at = ${at}, updated_by_event = ${by.id} where id = any(${gone}::uuid[])`;
-  for (const d of now) {
-    const old = have.get(d.id);
-    const values = stableStringify(d.values);
-    if (!old) {
-      await tx`insert into ${tx(schema)}.discrepancies (id, type, status, pos_id, payment_id, order_id, method, operation_key,
-          receiver_name, sub_merchant_id, sub_merchant_ids, currency, occurred_at, "values", evidence, detected_at,
-          detected_by_event, updated_at, updated_by_event)
-        values (${d.id}, ${d.type}, 'open', ${d.posId}, null, null, null, ${d.operationKey}, null, null, ${[]}::text[],
-          ${currency}, ${d.occurredAt}, (${values}::text)::jsonb, ${[...d.evidence]}::text[], ${at}, ${by.id}, ${at}, ${by.id})`;
-    } else if (old.status === 'accepted') {
-    } else if (old.status !== 'open' || stableStringify(old.values) !== stableStringify(d.values)) {
-      await tx`update ${tx(schema)}.discrepancies set status = 'open', resolved_at = null, resolved_by_event = null,
-          "values" = (${values}::text)::jsonb, evidence = ${[...d.evidence]}::text[], occurred_at = ${d.occurredAt},
-          pos_id = ${d.posId}, updated_at = ${at}, updated_by_event = ${by.id} where id = ${d.id}`;
-    }
-  }
+  const rows = await readDiscrepancies(tx, schema, 'currency', [currency]);
+  const lc = newLifecycle();
+  applyFindings(lc, new Map(rows.map((r) => [r.id, r])), now, { now: by.recordedAt.toISOString(), eventId: by.id });
+  await writeDiscrepancies(tx, schema, [...lc.changed.values()], [...lc.changed.keys()]);
 }
 
-/** Applies the acceptances of an append to the discrepancies they name (ids of other projections are left). */
+/** Applies the acceptances of an append to the discrepancies they name (ids of other legs are left). */
 export async function acceptSettlementDiscrepancies(
   tx: Tx,
   schema: string,
@@ -150,9 +135,9 @@ export async function acceptSettlementDiscrepancies(
   for (const e of append) {
     if (!isEvent(DiscrepancyAccepted, e)) continue;
     const d = dataOf(DiscrepancyAccepted, e);
-    const at = new Date(d.acceptedAt);
-    await tx`update ${tx(schema)}.discrepancies set status = 'accepted', accepted_at = ${at}, accepted_by = ${d.acceptedBy},
-        accepted_note = ${d.note}, accepted_by_event = ${e.id}, updated_at = ${at}, updated_by_event = ${e.id}
-      where id = ${d.discrepancyId} and status <> 'accepted'`;
+    const [row] = await readDiscrepancies(tx, schema, 'id', [d.discrepancyId]);
+    const lc = newLifecycle();
+    recordAcceptance(lc, row, { ...d, eventId: e.id });
+    await writeDiscrepancies(tx, schema, [...lc.changed.values()], [...lc.changed.keys()]);
   }
 }
