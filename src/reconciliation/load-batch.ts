@@ -1,7 +1,8 @@
 import { ident } from '../db/identifier';
 import type { ProjectionContext, Tx } from '../projector/projection';
 import type { RecordedEvent } from '../store/types';
-import { addWindow, eventTime, type Batch } from './batch';
+import { addWindow, type Batch } from './batch';
+import { eventTime } from './event-clock';
 import { createDueHeap } from './due-heap';
 import { newLifecycle, type WaitingAcceptance } from './discrepancies/lifecycle';
 import { paymentKey, paymentOf, type PaymentState, type StoredWait } from './payment-state';

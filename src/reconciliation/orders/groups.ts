@@ -11,7 +11,7 @@ import {
 import type { ProjectionContext, Tx } from '../../projector/projection';
 import { discrepancyFromRow, type DiscrepancyRow } from '../discrepancies/columns';
 import { type Lifecycle, newLifecycle } from '../discrepancies/lifecycle';
-import { eventTime } from '../batch';
+import { eventTime } from '../event-clock';
 import { observationFromRow, type Observation } from '../observations';
 import type { RecordedEvent } from '../../store/types';
 import type { OrderVersion } from './rules';

@@ -2,7 +2,7 @@ import { dataOf, isEvent } from '../../events/catalog';
 import { DiscrepancyAccepted } from '../../events/audit-events';
 import { SubMerchantRegistered } from '../../events/ledger-events';
 import { FeeScheduleLineSet, type FeeScheduleLine } from '../../events/order-events';
-import { eventTime } from '../batch';
+import { eventTime } from '../event-clock';
 import { applyFindings, recordAcceptance } from '../discrepancies/lifecycle';
 import { matchPayment } from '../matching';
 import type { Observation } from '../observations';

@@ -21,15 +21,63 @@ import { deadlineOf, type MatchRules } from './match';
 /** A finding of the cash leg (no payment, no receiver; the settlement leg's types, from the registry). */
 export type SettlementDiscrepancy = Finding<DiscrepancyTypeOf<'settlement'>>;
 
-/** The columns every finding of the cash leg leaves empty. */
-const NO_PAYMENT = {
+type SettlementType = DiscrepancyTypeOf<'settlement'>;
+type Found = Pick<SettlementDiscrepancy, 'posId' | 'operationKey' | 'currency' | 'occurredAt' | 'values' | 'evidence'>;
+
+/** A finding of the cash leg named by its key (no payment, no receiver). */
+const finding = (type: SettlementType, key: string, f: Found): SettlementDiscrepancy => ({
+  id: discrepancyId(type, key),
+  type,
   paymentId: null,
   orderId: null,
   method: null,
   receiverName: null,
   subMerchantIds: [],
-} as const;
+  ...f,
+});
 
+/** A credit matched to settlement days: short of what they owed, and each day it paid late. */
+function matchFindings(
+  currency: string,
+  m: SettlementJudgement['matches'][number],
+  at: (day: string) => string,
+): SettlementDiscrepancy[] {
+  const c = m.credit;
+  const out: SettlementDiscrepancy[] = [];
+  const fromCredit = { posId: c.accountId, currency, occurredAt: at(c.bookingDate), evidence: [c.id] };
+  if (m.shortfall > 0n)
+    out.push(
+      finding('settlement_short', c.id, {
+        ...fromCredit,
+        operationKey: `bank:${c.id}`,
+        values: {
+          due_on: m.days.map((d) => d.day),
+          expected: m.expected.toString(),
+          received: c.amount.toString(),
+          shortfall: m.shortfall.toString(),
+          booked_on: c.bookingDate,
+          bank_ref: c.bankRef ?? '',
+        },
+      }),
+    );
+  for (const l of m.late)
+    out.push(
+      finding('settlement_late', `${currency}|${l.day}`, {
+        ...fromCredit,
+        operationKey: `settlement:${currency}:${l.day}`,
+        values: {
+          due_on: l.day,
+          received_on: c.bookingDate,
+          business_days_late: l.businessDays,
+          received: c.amount.toString(),
+          bank_ref: c.bankRef ?? '',
+        },
+      }),
+    );
+  return out;
+}
+
+/** The findings of one currency's judgement, by id. */
 export function discrepanciesOf(
   currency: string,
   j: SettlementJudgement,
@@ -37,12 +85,8 @@ export function discrepanciesOf(
   timezone: string,
 ): SettlementDiscrepancy[] {
   const at = (day: string) => localMidnight(day, timezone).toISOString();
-  const out: SettlementDiscrepancy[] = [];
-  for (const d of j.missing)
-    out.push({
-      id: discrepancyId('settlement_missing', `${currency}|${d.day}`),
-      ...NO_PAYMENT,
-      type: 'settlement_missing',
+  const missing = j.missing.map((d) =>
+    finding('settlement_missing', `${currency}|${d.day}`, {
       posId: null,
       operationKey: `settlement:${currency}:${d.day}`,
       currency,
@@ -55,61 +99,20 @@ export function discrepanciesOf(
         activity_to: d.lastActivity,
       },
       evidence: [],
-    });
-  for (const m of j.matches) {
-    const c = m.credit;
-    const dueOn = m.days.map((d) => d.day);
-    if (m.shortfall > 0n)
-      out.push({
-        id: discrepancyId('settlement_short', c.id),
-        ...NO_PAYMENT,
-        type: 'settlement_short',
-        posId: c.accountId,
-        operationKey: `bank:${c.id}`,
-        currency,
-        occurredAt: at(c.bookingDate),
-        values: {
-          due_on: dueOn,
-          expected: m.expected.toString(),
-          received: c.amount.toString(),
-          shortfall: m.shortfall.toString(),
-          booked_on: c.bookingDate,
-          bank_ref: c.bankRef ?? '',
-        },
-        evidence: [c.id],
-      });
-    for (const l of m.late)
-      out.push({
-        id: discrepancyId('settlement_late', `${currency}|${l.day}`),
-        ...NO_PAYMENT,
-        type: 'settlement_late',
-        posId: c.accountId,
-        operationKey: `settlement:${currency}:${l.day}`,
-        currency,
-        occurredAt: at(c.bookingDate),
-        values: {
-          due_on: l.day,
-          received_on: c.bookingDate,
-          business_days_late: l.businessDays,
-          received: c.amount.toString(),
-          bank_ref: c.bankRef ?? '',
-        },
-        evidence: [c.id],
-      });
-  }
-  for (const c of j.unexpected)
-    out.push({
-      id: discrepancyId('settlement_unexpected', c.id),
-      ...NO_PAYMENT,
-      type: 'settlement_unexpected',
+    }),
+  );
+  const unexpected = j.unexpected.map((c) =>
+    finding('settlement_unexpected', c.id, {
       posId: c.accountId,
       operationKey: `bank:${c.id}`,
       currency,
       occurredAt: at(c.bookingDate),
       values: { amount: c.amount.toString(), booked_on: c.bookingDate, bank_ref: c.bankRef ?? '' },
       evidence: [c.id],
-    });
-  return out.sort((a, b) => (a.id < b.id ? -1 : 1));
+    }),
+  );
+  const matched = j.matches.flatMap((m) => matchFindings(currency, m, at));
+  return [...missing, ...matched, ...unexpected].sort((a, b) => (a.id < b.id ? -1 : 1));
 }
 
 /** Brings the discrepancies of one currency to `now`, as of `by` (the last event of the append). */
