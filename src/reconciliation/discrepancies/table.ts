@@ -20,8 +20,6 @@ import type { Leg } from './registry';
 
 /** Columns a leg keeps in front of the discrepancy's own (the orders' `order_key`). */
 export interface Leading {
-  /** `name type, …` */
-  readonly definitions: string;
   readonly names: readonly string[];
   readonly cells: (r: DiscrepancyRow) => Cell[];
 }
