@@ -23,18 +23,29 @@ export interface ClockReading {
   readonly bookingDayIn?: string;
 }
 
+/** The metadata's times every clock reads, in order (the PSP's observations and rejections). */
+export const CLOCK_METADATA_FIELDS = ['observedAt', 'receivedAt'] as const;
+
+/** The data's times every clock reads, in order (projections/clock-events.ts lists the events carrying them). */
+export const CLOCK_DATA_FIELDS = ['completedAt', 'requestedAt', 'detectedAt', 'failedAt'] as const;
+
+/** The first of the fields present (neither undefined nor null), as `a ?? b ?? …` reads them. */
+function firstOf(o: Record<string, unknown>, fields: readonly string[]): unknown {
+  for (const f of fields) {
+    const v = o[f];
+    if (v !== undefined && v !== null) return v;
+  }
+  return undefined;
+}
+
 /** The time an event carries, as it carries it (ISO text), or null. */
 export function eventTimeText(e: RecordedEvent, reading: ClockReading = {}): string | null {
   const m = (e.metadata ?? {}) as Record<string, unknown>;
   const d = (e.data ?? {}) as Record<string, unknown>;
   const t =
-    m.observedAt ??
-    m.receivedAt ??
+    firstOf(m, CLOCK_METADATA_FIELDS) ??
     (reading.issuedAt ? m.issuedAt : undefined) ??
-    d.completedAt ??
-    d.requestedAt ??
-    d.detectedAt ??
-    d.failedAt ??
+    firstOf(d, CLOCK_DATA_FIELDS) ??
     (reading.acceptedAt ? d.acceptedAt : undefined);
   return typeof t === 'string' ? t : null;
 }
