@@ -12,7 +12,7 @@ import {
 import { eventTypes } from '../src/projector/handlers';
 
 /**
- * The events whose time moves a read model's clock (src/reconciliation/batch.ts `eventTime`: the metadata's
+ * The events whose time moves a read model's clock (src/reconciliation/event-clock.ts `eventTime`: the metadata's
  * observedAt or receivedAt, the data's completedAt, requestedAt, detectedAt or failedAt). The reconciliation,
  * the orders and the payouts judge what came due at the end of every append that moves their clock, so they
  * handle these events even where they read nothing else of them (a statement's failed sending among them).
@@ -33,5 +33,5 @@ export const CLOCK_EVENTS = eventTypes([
   StatementSendFailed,
 ]);
 
-/** The time fields of an event's data that the clocks read (kept beside the list for its test). */
-export const CLOCK_DATA_FIELDS = ['completedAt', 'requestedAt', 'detectedAt', 'failedAt'] as const;
+/** The time fields of an event's data that the clocks read (the event clock's, beside the list for its test). */
+export { CLOCK_DATA_FIELDS } from '../src/reconciliation/event-clock';

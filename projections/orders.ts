@@ -21,11 +21,10 @@ import { CLOCK_EVENTS } from './clock-events';
  */
 
 async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionContext): Promise<void> {
-  const s = ident(ctx.schema);
   const observed = events.map(observationOf);
-  const batch = await loadOrderBatch(tx, s, ctx, events, observed);
+  const batch = await loadOrderBatch(tx, ident(ctx.schema), ctx, events, observed);
   replayOrders(batch, events, observed);
-  await writeOrderBatch(tx, s, batch);
+  await writeOrderBatch(tx, ctx.schema, batch);
 }
 
 export const projection: Projection = {

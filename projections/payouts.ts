@@ -9,17 +9,11 @@ import type { Projection, ProjectionContext, Tx } from '../src/projector/project
 import { loadPayoutInputs } from '../src/reconciliation/payouts/inputs';
 import { judgePayouts } from '../src/reconciliation/payouts/judge';
 import { matchPayouts } from '../src/reconciliation/payouts/match';
-import { type Acceptance, discrepancyRow } from '../src/reconciliation/payouts/rows';
-import {
-  EXPECTED,
-  eventTime,
-  insertJson,
-  LINES,
-  names,
-  PAYEES,
-  payoutRowsOf,
-  q,
-} from '../src/reconciliation/payouts/tables';
+import { wholeRows } from '../src/reconciliation/discrepancies/lifecycle';
+import { createDiscrepancyTable, discrepancyView, writeDiscrepancies } from '../src/reconciliation/discrepancies/table';
+import { type PayoutAcceptance, payoutFinding } from '../src/reconciliation/payouts/rows';
+import { ident } from '../src/db/identifier';
+import { EXPECTED, eventTime, insertJson, LINES, PAYEES, payoutRowsOf } from '../src/reconciliation/payouts/tables';
 import type { RecordedEvent } from '../src/store/types';
 import { CLOCK_EVENTS } from './clock-events';
 
@@ -33,13 +27,9 @@ import { CLOCK_EVENTS } from './clock-events';
  * from the build's bank settings (the runner's, recorded with the build; a change rebuilds it, as for the journal).
  */
 
-const DISC_COLUMNS = `id uuid, type text, status text, pos_id text, payment_id text, order_id text, method text, operation_key text,
-  receiver_name text, sub_merchant_id text, sub_merchant_ids text[], currency text, occurred_at timestamptz, "values" jsonb,
-  evidence text[], detected_at timestamptz, detected_by_event uuid, resolved_at timestamptz, resolved_by_event uuid,
-  accepted_at timestamptz, accepted_by text, accepted_note text, accepted_by_event uuid, updated_at timestamptz, updated_by_event uuid`;
-
 /** Matches and judges again from the inputs, and rewrites the three result tables. */
-async function recompute(tx: Tx, s: string, bank: BankConfig, zone: string, clock: number | null) {
+async function recompute(tx: Tx, schema: string, bank: BankConfig, zone: string, clock: number | null) {
+  const s = ident(schema);
   const inputs = await loadPayoutInputs(tx, { expected: `${s}.expected`, lines: `${s}.lines`, payees: `${s}.payees` });
   const matches = matchPayouts(inputs.expected, inputs.lines, { windowDays: bank.payouts.matchWindowDays });
   const today = clock === null ? null : DateTime.fromMillis(clock, { zone }).toISODate();
@@ -47,13 +37,13 @@ async function recompute(tx: Tx, s: string, bank: BankConfig, zone: string, cloc
   const acc = await tx.unsafe<
     { discrepancy_id: string; accepted_by: string; note: string; accepted_at: Date; event_id: string }[]
   >(`select discrepancy_id::text, accepted_by, note, accepted_at, event_id::text from ${s}.acceptances`);
-  const accepted = new Map<string, Acceptance>(
+  const accepted = new Map<string, PayoutAcceptance>(
     acc.map((a) => [
       a.discrepancy_id,
       { acceptedBy: a.accepted_by, note: a.note, acceptedAt: a.accepted_at.toISOString(), eventId: a.event_id },
     ]),
   );
-  await tx.unsafe(`delete from ${s}.payout_state; delete from ${s}.line_matches; delete from ${s}.discrepancies`);
+  await tx.unsafe(`delete from ${s}.payout_state; delete from ${s}.line_matches`);
   await insertJson(
     tx,
     `${s}.payout_state`,
@@ -77,12 +67,8 @@ async function recompute(tx: Tx, s: string, bank: BankConfig, zone: string, cloc
     MATCHES,
     matches.lines.map((m) => ({ event_id: m.lineId, role: m.role, reference: m.reference, matched_by: m.by })),
   );
-  await insertJson(
-    tx,
-    `${s}.discrepancies`,
-    `${DISC_COLUMNS}, primary key (id)`,
-    j.discrepancies.map((d) => discrepancyRow(d, zone, accepted)),
-  );
+  const findings = j.discrepancies.map((d) => payoutFinding(d, zone));
+  await writeDiscrepancies(tx, schema, wholeRows(findings, accepted), 'all');
 }
 
 const STATE = `reference text primary key, payee_name text not null, paid_out int8 not null, returned int8 not null,
@@ -99,7 +85,7 @@ function payoutsProjection(): Projection {
     // payoutRowsOf's inputs, and what moves its clock (tables.ts `eventTime`: a statement's issuedAt, a booking's day)
     handles: eventTypes([StatementIssued, BankEntryBooked, SubMerchantRegistered, DiscrepancyAccepted], CLOCK_EVENTS),
     async setup(tx: Tx, ctx: ProjectionContext) {
-      const s = q(ctx.schema);
+      const s = ident(ctx.schema);
       await tx.unsafe(`
         create table ${s}.clock (id int primary key, at timestamptz);
         insert into ${s}.clock values (1, null);
@@ -109,11 +95,11 @@ function payoutsProjection(): Projection {
         create table ${s}.acceptances (discrepancy_id uuid primary key, accepted_by text not null, note text not null,
           accepted_at timestamptz not null, event_id uuid not null);
         create table ${s}.payout_state (${STATE});
-        create table ${s}.line_matches (${MATCHES});
-        create table ${s}.discrepancies (${DISC_COLUMNS}, primary key (id));`);
+        create table ${s}.line_matches (${MATCHES});`);
+      await createDiscrepancyTable(tx, ctx.schema);
     },
     async apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionContext) {
-      const s = q(ctx.schema);
+      const s = ident(ctx.schema);
       // the build's bank settings, recorded with it: a build never reads them from anywhere else
       const bank = ctx.bank ?? EMPTY_BANK_CONFIG;
       const [st] = await tx.unsafe<{ at: Date | null }[]>(`select at from ${s}.clock where id = 1`);
@@ -138,10 +124,10 @@ function payoutsProjection(): Projection {
       const changed = r.expected.length + r.lines.length + r.payees.length + r.acceptances.length > 0;
       if (clock !== before)
         await tx.unsafe(`update ${s}.clock set at = $1 where id = 1`, [new Date(clock!)] as never[]);
-      if (changed || day(clock) !== day(before)) await recompute(tx, s, bank, ctx.timezone, clock);
+      if (changed || day(clock) !== day(before)) await recompute(tx, ctx.schema, bank, ctx.timezone, clock);
     },
     views(ctx: ProjectionContext) {
-      const s = q(ctx.schema);
+      const s = ident(ctx.schema);
       return [
         `create or replace view recon.payouts as
            select e.reference, e.sub_merchant_id, st.payee_name, e.currency, e.month, e.amount, st.paid_out, st.returned,
@@ -156,7 +142,7 @@ function payoutsProjection(): Projection {
         `create or replace view recon.payout_payees as
            select event_id, sub_merchant_id, name, payout_account, commit_pos, prepare_pos from ${s}.payees`,
         `create or replace view recon.payout_expected as select * from ${s}.expected`,
-        `create or replace view recon.payout_discrepancies as select ${names(DISC_COLUMNS).join(', ')} from ${s}.discrepancies`,
+        discrepancyView(ctx.schema, 'payouts'),
       ];
     },
   };

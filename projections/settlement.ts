@@ -9,7 +9,7 @@ import {
   syncDiscrepancies,
 } from '../src/reconciliation/settlement/discrepancies';
 import { readModelTables, writeReadModel } from '../src/reconciliation/settlement/read-model';
-import { columnNames, DISCREPANCY_COLUMNS } from '../src/reconciliation/tables';
+import { createDiscrepancyTable, discrepancyView } from '../src/reconciliation/discrepancies/table';
 import {
   appendsOf,
   applyCashAppend,
@@ -30,9 +30,8 @@ import type { RecordedEvent } from '../src/store/types';
 
 async function setup(tx: Tx, ctx: ProjectionContext) {
   const s = ident(ctx.schema);
-  await tx.unsafe(`${cashStateTables(s)} ${readModelTables(s)}
-    create table ${s}.discrepancies (${DISCREPANCY_COLUMNS}, primary key (id));
-    create index on ${s}.discrepancies (currency);`);
+  await tx.unsafe(`${cashStateTables(s)} ${readModelTables(s)}`);
+  await createDiscrepancyTable(tx, ctx.schema, { indexes: ['(currency)'] });
 }
 
 async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionContext) {
@@ -73,7 +72,7 @@ function views(ctx: ProjectionContext): readonly string[] {
     `create or replace view recon.settlement_statements as
        select account_id, statement_id, currency, opening_date, closing_date, opening_balance, closing_balance, event_id
        from ${s}.cash_statements`,
-    `create or replace view recon.settlement_discrepancies as select ${columnNames(DISCREPANCY_COLUMNS)} from ${s}.discrepancies`,
+    discrepancyView(ctx.schema, 'settlement'),
   ];
 }
 

@@ -1,7 +1,9 @@
 import type { RecordedEvent } from '../store/types';
+import { eventTime } from './event-clock';
 import type { ResendRequest, SyncWindow } from './discrepancy-rules';
 import type { DueHeap } from './due-heap';
-import type { DiscrepancyRow, Lifecycle, Stamp } from './lifecycle';
+import type { DiscrepancyRow } from './discrepancies/columns';
+import type { Lifecycle, Stamp } from './discrepancies/lifecycle';
 import type { Observation } from './observations';
 import type { PaymentState } from './payment-state';
 import type { SubMerchantNames } from './sub-merchant-names';
@@ -37,16 +39,6 @@ export interface Batch {
   };
   /** payments the current append touched, each named by the first of its events that touched it */
   readonly toJudge: Map<PaymentState, string>;
-}
-
-/** The time an event carries (ms), or null. */
-export function eventTime(e: RecordedEvent): number | null {
-  const m = e.metadata ?? {};
-  const d = (e.data ?? {}) as Record<string, unknown>;
-  const t = m.observedAt ?? m.receivedAt ?? d.completedAt ?? d.requestedAt ?? d.detectedAt ?? d.failedAt;
-  if (typeof t !== 'string') return null;
-  const ms = Date.parse(t);
-  return Number.isNaN(ms) ? null : ms;
 }
 
 export function advanceClock(b: Batch, e: RecordedEvent): void {

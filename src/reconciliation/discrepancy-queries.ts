@@ -5,6 +5,8 @@ import { newEvent } from '../events/catalog';
 import { DiscrepancyAccepted, discrepancyStream } from '../events/audit-events';
 import { isStoreError } from '../store/errors';
 import type { EventStore } from '../store/types';
+import { DISCREPANCY_SELECT_LIST } from './discrepancies/columns';
+import { DISCREPANCY_VIEW_OF } from './discrepancies/table';
 import { discrepancyAmount, moneyText, whatDiffers } from './discrepancy-summary';
 import { DISCREPANCY_STATUSES, DISCREPANCY_TYPES, type DiscrepancyRecord, HOLDING_TYPES } from './discrepancy-types';
 
@@ -41,21 +43,10 @@ export type QueryErrorCode = 'INVALID_FILTER' | 'NOT_PROJECTED';
 export type QueryResult<T> = { ok: true; value: T } | { ok: false; code: QueryErrorCode; message: string };
 
 /**
- * Every view of discrepancies, each with the columns of recon.discrepancies (DISC_COLUMNS of
- * projections/reconciliation.ts): the reconciliation's, and the payouts' (projections/payouts.ts). A read
- * model with discrepancies of its own adds its view here, one line; every reader goes through
- * `allDiscrepancies`.
+ * Every view of discrepancies, one per leg, each with the core's columns (discrepancies/table.ts
+ * `DISCREPANCY_VIEW_OF`); every reader goes through `allDiscrepancies`.
  */
-export const DISCREPANCY_VIEWS: readonly string[] = [
-  'recon.discrepancies',
-  'recon.payout_discrepancies',
-  'recon.settlement_discrepancies',
-  'recon.order_discrepancies',
-];
-
-const DISCREPANCY_COLUMNS = `id, type, status, pos_id, payment_id, order_id, method, operation_key, receiver_name,
-  sub_merchant_id, sub_merchant_ids, currency, occurred_at, "values", evidence, detected_at, detected_by_event,
-  resolved_at, resolved_by_event, accepted_at, accepted_by, accepted_note, accepted_by_event, updated_at, updated_by_event`;
+export const DISCREPANCY_VIEWS: readonly string[] = Object.values(DISCREPANCY_VIEW_OF).map((v) => `recon.${v}`);
 
 /**
  * The union of DISCREPANCY_VIEWS as the SQL text of a FROM item (alias `discrepancies`), to nest in a query
@@ -67,7 +58,7 @@ export async function allDiscrepancies(sql: Sql): Promise<string> {
     select v from unnest(${DISCREPANCY_VIEWS as string[]}::text[]) with ordinality as x(v, n)
     where to_regclass(v) is not null order by n`;
   const views = live.length ? live.map((l) => l.v) : DISCREPANCY_VIEWS.slice(0, 1);
-  return `(${views.map((v) => `select ${DISCREPANCY_COLUMNS} from ${v}`).join(' union all ')}) as discrepancies`;
+  return `(${views.map((v) => `select ${DISCREPANCY_SELECT_LIST} from ${v}`).join(' union all ')}) as discrepancies`;
 }
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;

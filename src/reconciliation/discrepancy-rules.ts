@@ -1,5 +1,6 @@
-import { uuidV5 } from '../canonical';
-import type { DiscrepancyType } from './discrepancy-types';
+import { discrepancyId as coreId } from './discrepancies/id';
+import type { Finding as CoreFinding } from './discrepancies/lifecycle';
+import type { ReconciliationType } from './discrepancy-types';
 import type { MatchedOperation, SourceItem } from './matching';
 import { isFinal, SOURCES, type Observation, type SourceName } from './observations';
 
@@ -57,40 +58,12 @@ export interface ReportWait {
   readonly until: number;
 }
 
-/** A discrepancy the rules see now (before lifecycle: status, detection and resolution times). */
-export interface Finding {
-  readonly id: string;
-  readonly type: DiscrepancyType;
-  readonly posId: string;
-  readonly paymentId: string | null;
-  readonly orderId: string | null;
-  readonly method: string | null;
-  readonly operationKey: string;
-  readonly receiverName: string | null;
-  readonly subMerchantIds: readonly string[];
-  readonly currency: string | null;
-  readonly occurredAt: string | null;
-  /** what each source said (amounts as decimal strings of minor units) */
-  readonly values: Record<string, unknown>;
-  /** event ids, in commit order where known */
-  readonly evidence: readonly string[];
-}
+/** A discrepancy the rules see now (the core's lifecycle gives it status, times and row): the PSP's always name a POS. */
+export type Finding = CoreFinding<ReconciliationType> & { readonly posId: string };
 
-// Ids are asked for again every time a payment is judged; a hash each time was a tenth of the judging.
-// Bounded: cleared when full, so memory stays flat however many discrepancies a build sees.
-const ids = new Map<string, string>();
-
-/** Deterministic discrepancy id: UUID v5 of type, operation key and receiver. */
-export function discrepancyId(type: DiscrepancyType, operationKey: string, receiver: string | null): string {
-  const name = `discrepancy\n${type}\n${operationKey}\n${receiver ?? ''}`;
-  let id = ids.get(name);
-  if (id === undefined) {
-    if (ids.size >= 20_000) ids.clear();
-    id = uuidV5(name);
-    ids.set(name, id);
-  }
-  return id;
-}
+/** The id of the PSP's discrepancy of `type` on an operation (and receiver): its key in the core's id. */
+export const discrepancyId = (type: ReconciliationType, operationKey: string, receiver: string | null): string =>
+  coreId(type, `${operationKey}\n${receiver ?? ''}`);
 
 const s = (v: bigint | null | undefined) => (v === null || v === undefined ? null : v.toString());
 
@@ -216,7 +189,7 @@ interface Judged {
   /** what each source said (built once, shared by the findings that carry nothing more) */
   perSource(): Record<string, unknown>;
   finding(
-    type: DiscrepancyType,
+    type: ReconciliationType,
     receiver: string | null,
     values: Record<string, unknown>,
     evidence: readonly string[],

@@ -34,36 +34,5 @@ export const HOLDING_TYPES: readonly DiscrepancyType[] = DISCREPANCY_TYPES.filte
   (t) => entryOf(t).hold.rule !== 'none',
 );
 
-export const DISCREPANCY_STATUSES = ['open', 'resolved', 'accepted'] as const;
-export type DiscrepancyStatus = (typeof DISCREPANCY_STATUSES)[number];
-
-/**
- * One discrepancy, a row of recon.discrepancies: as the reconciliation projection writes it (with its
- * own bookkeeping columns besides) and as auditors read it (JSON, CSV and the HTTP API share this shape).
- */
-export interface DiscrepancyRecord {
-  id: string;
-  type: string;
-  status: string;
-  /** null where no POS is concerned (an order the PSP never saw) */
-  pos_id: string | null;
-  order_id: string | null;
-  payment_id: string | null;
-  method: string | null;
-  operation_key: string;
-  receiver_name: string | null;
-  sub_merchant_id: string | null;
-  sub_merchant_ids: string[];
-  currency: string | null;
-  values: Record<string, unknown>;
-  evidence: string[];
-  occurred_at: string | null;
-  detected_at: string | null;
-  detected_by_event: string;
-  resolved_at: string | null;
-  resolved_by_event: string | null;
-  accepted_at: string | null;
-  accepted_by: string | null;
-  accepted_note: string | null;
-  accepted_by_event: string | null;
-}
+/** The statuses and the record auditors read are the core's (discrepancies/columns.ts). */
+export { DISCREPANCY_STATUSES, type DiscrepancyRecord, type DiscrepancyStatus } from './discrepancies/columns';

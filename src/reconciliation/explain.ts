@@ -1,8 +1,9 @@
-import { ident } from '../db/identifier';
 import type { Sql } from '../db/connect';
+import { isEvent } from '../events/catalog';
 import { WebhookResendRequested, healStream, paymentStream, syncStream } from '../events/ingest-events';
 import { comparePositions, formatPosition, type EventStore, type RecordedEvent } from '../store/types';
 import { operationsOf, type DiscrepancyRecord, type OperationRecord } from './discrepancy-queries';
+import { eventTimeText } from './event-clock';
 import { observationOf } from './observations';
 import { orderStream } from '../events/order-events';
 import { orderDetail, type OrderDetail } from './orders/queries';
@@ -38,14 +39,6 @@ export interface Explanation {
   readonly order: OrderDetail | null;
 }
 
-function timeOf(e: RecordedEvent): string | null {
-  const m = e.metadata as Record<string, unknown>;
-  const d = (e.data ?? {}) as Record<string, unknown>;
-  const t =
-    m.observedAt ?? m.receivedAt ?? d.completedAt ?? d.requestedAt ?? d.detectedAt ?? d.failedAt ?? d.acceptedAt;
-  return typeof t === 'string' ? t : null;
-}
-
 /**
  * The operation time a payment event gives, read as matching reads it (`observationOf`: register/period
  * `dateTime`, webhook `processed_at`, else `created_at`), so that the sync windows listed are the ones the
@@ -77,7 +70,7 @@ function summaryOf(e: RecordedEvent): string {
   }
   if (d.window)
     return `window ${d.window.from} → ${d.window.to}${d.reportId ? ` report=${d.reportId}` : ''}${d.announcedCount !== undefined ? ` announced=${d.announcedCount}` : ''}${d.receivedCount !== undefined ? ` received=${d.receivedCount}` : ''}`;
-  if (e.type === WebhookResendRequested.type) return `re-send ${d.operation} ${d.outcome}`;
+  if (isEvent(WebhookResendRequested, e)) return `re-send ${d.operation} ${d.outcome}`;
   if (d.discrepancyId) return `discrepancy ${d.discrepancyId} accepted by ${d.acceptedBy}: ${d.note}`;
   return '';
 }
@@ -99,63 +92,61 @@ async function posIdsOf(
   return [...found.values()];
 }
 
-/** Everything recon knows about one payment or order. */
-export async function explain(
-  deps: { sql: Sql; store: EventStore; posIds: readonly string[] },
-  ref: string,
-): Promise<Explanation> {
-  const payments = await posIdsOf(deps.sql, ref, deps.posIds);
+/** The events gathered about one query, each once, in the order found (sorted by position at the end). */
+interface Gathered {
+  readonly events: RecordedEvent[];
+  readonly add: (e: RecordedEvent) => void;
+}
+
+function gathered(): Gathered {
   const events: RecordedEvent[] = [];
   const seen = new Set<string>();
-  const add = (e: RecordedEvent) => {
-    if (seen.has(e.id)) return;
-    seen.add(e.id);
-    events.push(e);
+  return {
+    events,
+    add: (e) => {
+      if (seen.has(e.id)) return;
+      seen.add(e.id);
+      events.push(e);
+    },
   };
-  const existing: typeof payments = [];
-  for (const p of payments) {
-    const own = await deps.store.readStream(paymentStream(p.posId, p.paymentId));
-    if (own.length) existing.push(p);
-    own.forEach(add);
-  }
-  const state = await operationsOf(
-    deps.sql,
-    existing.length === 1 ? { paymentId: existing[0]!.paymentId } : { orderId: ref, paymentId: ref },
-  );
-  // the times a sync window must cover to be listed: every observation's, and every operation's `occurred_at`
-  // (the time a missing_in_* is judged on, which is the first-seen time when no source gives one)
-  const times = events.map(operationTimeOf).filter((t): t is number => t !== null);
-  if (state.ok)
-    for (const o of state.value.operations) if (o.occurred_at) times.push(Date.parse(String(o.occurred_at)));
-  for (const posId of new Set(existing.map((p) => p.posId))) {
-    // sync windows covering the payment's operations, and healing requests about it
-    for (const e of await deps.store.readStream(syncStream(posId))) {
-      const w = (e.data as { window?: { from: string; to: string } }).window;
-      if (w && times.some((t) => Date.parse(w.from) <= t && t < Date.parse(w.to))) add(e);
-    }
-    for (const e of await deps.store.readStream(healStream(posId))) {
-      if (existing.some((p) => (e.data as { paymentId?: string }).paymentId === p.paymentId)) add(e);
-    }
-  }
-  const order = await orderDetail(deps.sql, ref);
-  for (const e of await deps.store.readStream(orderStream(ref))) add(e);
-  const discrepancies = state.ok ? state.value.discrepancies : [];
-  for (const d of discrepancies) for (const e of await deps.store.readStream(`discrepancy-${d.id}`)) add(e);
-  events.sort((a, b) => comparePositions(a.position, b.position));
+}
 
+/**
+ * The sync windows covering the payments' operations, and the healing requests about them: the times a
+ * window must cover to be listed are every observation's, and every operation's `occurred_at` (the time a
+ * missing_in_* is judged on, which is the first-seen time when no source gives one).
+ */
+async function addWindowsAndResends(
+  store: EventStore,
+  g: Gathered,
+  existing: ReadonlyArray<{ posId: string; paymentId: string }>,
+  operations: readonly OperationRecord[],
+): Promise<void> {
+  const times = g.events.map(operationTimeOf).filter((t): t is number => t !== null);
+  for (const o of operations) if (o.occurred_at) times.push(Date.parse(String(o.occurred_at)));
+  for (const posId of new Set(existing.map((p) => p.posId))) {
+    for (const e of await store.readStream(syncStream(posId))) {
+      const w = (e.data as { window?: { from: string; to: string } }).window;
+      if (w && times.some((t) => Date.parse(w.from) <= t && t < Date.parse(w.to))) g.add(e);
+    }
+    for (const e of await store.readStream(healStream(posId))) {
+      if (existing.some((p) => (e.data as { paymentId?: string }).paymentId === p.paymentId)) g.add(e);
+    }
+  }
+}
+
+/** The rows of the other recon.* views with a payment_id column (the journal's, …), values as JSON text. */
+async function relatedRows(sql: Sql, ids: readonly string[]): Promise<Record<string, Record<string, unknown>[]>> {
   const related: Record<string, Record<string, unknown>[]> = {};
-  const views = await deps.sql<{ table_name: string }[]>`
+  if (!ids.length) return related;
+  const views = await sql<{ table_name: string }[]>`
     select c.table_name from information_schema.columns c join information_schema.views v using (table_schema, table_name)
     where c.table_schema = 'recon' and c.column_name = 'payment_id'
       and c.table_name not in ('operations', 'operation_receivers', 'discrepancies')
     order by c.table_name`;
-  const ids = existing.map((p) => p.paymentId);
   for (const v of views) {
-    if (!ids.length) break;
-    const rows = await deps.sql.unsafe<Record<string, unknown>[]>(
-      `select * from recon.${ident(v.table_name)} where payment_id = any($1::text[])`,
-      [ids] as never[],
-    );
+    const rows = await sql<Record<string, unknown>[]>`
+      select * from ${sql('recon')}.${sql(v.table_name)} where payment_id = any(${ids as string[]}::text[])`;
     if (rows.length)
       related[v.table_name] = rows.map((r) =>
         Object.fromEntries(
@@ -166,24 +157,54 @@ export async function explain(
         ),
       );
   }
+  return related;
+}
 
+const explained = (e: RecordedEvent): ExplainedEvent => ({
+  position: formatPosition(e.position),
+  stream: e.stream,
+  type: e.type,
+  id: e.id,
+  at: eventTimeText(e, { acceptedAt: true }),
+  summary: summaryOf(e),
+  data: e.data,
+  metadata: e.metadata,
+});
+
+/** Everything recon knows about one payment or order. */
+export async function explain(
+  deps: { sql: Sql; store: EventStore; posIds: readonly string[] },
+  ref: string,
+): Promise<Explanation> {
+  const payments = await posIdsOf(deps.sql, ref, deps.posIds);
+  const g = gathered();
+  const existing: typeof payments = [];
+  for (const p of payments) {
+    const own = await deps.store.readStream(paymentStream(p.posId, p.paymentId));
+    if (own.length) existing.push(p);
+    own.forEach(g.add);
+  }
+  const state = await operationsOf(
+    deps.sql,
+    existing.length === 1 ? { paymentId: existing[0]!.paymentId } : { orderId: ref, paymentId: ref },
+  );
+  await addWindowsAndResends(deps.store, g, existing, state.ok ? state.value.operations : []);
+  const order = await orderDetail(deps.sql, ref);
+  for (const e of await deps.store.readStream(orderStream(ref))) g.add(e);
+  const discrepancies = state.ok ? state.value.discrepancies : [];
+  for (const d of discrepancies) for (const e of await deps.store.readStream(`discrepancy-${d.id}`)) g.add(e);
+  g.events.sort((a, b) => comparePositions(a.position, b.position));
   return {
     query: ref,
     payments: existing,
-    events: events.map((e) => ({
-      position: formatPosition(e.position),
-      stream: e.stream,
-      type: e.type,
-      id: e.id,
-      at: timeOf(e),
-      summary: summaryOf(e),
-      data: e.data,
-      metadata: e.metadata,
-    })),
+    events: g.events.map(explained),
     operations: state.ok ? state.value.operations : [],
     receivers: state.ok ? state.value.receivers : [],
     discrepancies,
-    related,
+    related: await relatedRows(
+      deps.sql,
+      existing.map((p) => p.paymentId),
+    ),
     order,
   };
 }

@@ -1,6 +1,6 @@
 import { judgeLater, stamp, type Batch } from './batch';
 import { findDiscrepancies, nextDue, reportWaits, type ReportWait, type SyncWindow } from './discrepancy-rules';
-import { applyFindings } from './lifecycle';
+import { applyFindings } from './discrepancies/lifecycle';
 import type { MatchedOperation } from './matching';
 import { mayHaveTimeIn, operationsOf, type PaymentState, type StoredWait } from './payment-state';
 import { subMerchantLookup } from './sub-merchant-names';

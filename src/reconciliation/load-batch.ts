@@ -1,13 +1,14 @@
 import { ident } from '../db/identifier';
 import type { ProjectionContext, Tx } from '../projector/projection';
 import type { RecordedEvent } from '../store/types';
-import { addWindow, eventTime, type Batch } from './batch';
+import { addWindow, type Batch } from './batch';
+import { eventTime } from './event-clock';
 import { createDueHeap } from './due-heap';
-import type { WaitingAcceptance } from './lifecycle';
+import { newLifecycle, type WaitingAcceptance } from './discrepancies/lifecycle';
 import { paymentKey, paymentOf, type PaymentState, type StoredWait } from './payment-state';
 import { want, type Plan } from './reconciliation-events';
 import { subMerchantNames } from './sub-merchant-names';
-import { discrepancyFromRow } from './tables';
+import { discrepancyFromRow } from './discrepancies/columns';
 
 /**
  * Loads what a batch may touch, as planned from its events: the state of only the payments it names or that
@@ -197,7 +198,7 @@ export async function loadBatch(
     ),
     reportLevel: new Map(),
     storedDiscrepancies: new Set(),
-    lifecycle: { waiting, applied: new Set(), changed: new Map() },
+    lifecycle: newLifecycle(waiting),
     due: createDueHeap(),
     added: { observations: [], resends: [], windows: [] },
     toJudge: new Map(),

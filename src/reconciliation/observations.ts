@@ -5,6 +5,7 @@ import {
   type OperationMethod,
 } from '../events/ingest-events';
 import type { RecordedEvent } from '../store/types';
+import { isEvent } from '../events/catalog';
 
 /**
  * What one source said about one operation of a payment (an observation), read from the payment's events,
@@ -72,15 +73,13 @@ const required = (v: unknown, what: string): string => {
  * the same.
  */
 export function observationOf(e: RecordedEvent): Observation | null {
-  if (e.version !== 1) return null;
-  const read =
-    e.type === RegisterRecordObserved.type
-      ? registerObservation
-      : e.type === PeriodRecordObserved.type
-        ? periodObservation
-        : e.type === WebhookReceived.type
-          ? webhookObservation
-          : null;
+  const read = isEvent(RegisterRecordObserved, e)
+    ? registerObservation
+    : isEvent(PeriodRecordObserved, e)
+      ? periodObservation
+      : isEvent(WebhookReceived, e)
+        ? webhookObservation
+        : null;
   if (read === null) return null;
   const d = obj(e.data, 'data');
   return read(e, d, required(d.posId, 'posId'), e.metadata ?? {});

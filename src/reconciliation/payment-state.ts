@@ -1,5 +1,5 @@
 import type { ReportWait, ResendRequest } from './discrepancy-rules';
-import type { DiscrepancyRow } from './lifecycle';
+import type { DiscrepancyRow } from './discrepancies/columns';
 import { matchMethod, type MatchedOperation } from './matching';
 import { observationFromRow, type Observation } from './observations';
 

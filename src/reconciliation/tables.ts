@@ -1,7 +1,7 @@
 import { ident } from '../db/identifier';
 import type { Cell } from '../projector/copy-rows';
 import type { Tx } from '../projector/projection';
-import type { DiscrepancyRow } from './lifecycle';
+import { createDiscrepancyTable, discrepancyView } from './discrepancies/table';
 import type { MatchedOperation, SourceItem } from './matching';
 
 /**
@@ -10,12 +10,6 @@ import type { MatchedOperation, SourceItem } from './matching';
  * between batches (the clock, each payment's observations, re-sends, the directory, due times, report waits,
  * acceptances waiting for their discrepancy).
  */
-
-/** The columns of every discrepancies table, so that all their views can be read as one. */
-export const DISCREPANCY_COLUMNS = `id uuid, type text, status text, pos_id text, payment_id text, order_id text, method text, operation_key text,
-  receiver_name text, sub_merchant_id text, sub_merchant_ids text[], currency text, occurred_at timestamptz, "values" jsonb,
-  evidence text[], detected_at timestamptz, detected_by_event uuid, resolved_at timestamptz, resolved_by_event uuid,
-  accepted_at timestamptz, accepted_by text, accepted_note text, accepted_by_event uuid, updated_at timestamptz, updated_by_event uuid`;
 
 export const OPERATION_COLUMNS = `operation_key text, pos_id text, payment_id text, order_id text, method text, ordinal int, occurred_at timestamptz, currency text,
   register_present boolean, register_status text, register_amount int8, register_gross_amount int8, register_currency text,
@@ -67,10 +61,10 @@ export async function createTables(tx: Tx, schema: string): Promise<void> {
     create table ${s}.operation_receivers (${RECEIVER_COLUMNS});
     create index on ${s}.operation_receivers (receiver_name);
     create index on ${s}.operation_receivers (pos_id, payment_id);
-    create table ${s}.discrepancies (${DISCREPANCY_COLUMNS}, primary key (id));
-    create index on ${s}.discrepancies (pos_id, payment_id);
-    create index on ${s}.discrepancies (pos_id) where payment_id is null;
   `);
+  await createDiscrepancyTable(tx, schema, {
+    indexes: ['(pos_id, payment_id)', '(pos_id) where payment_id is null'],
+  });
 }
 
 /**
@@ -94,7 +88,7 @@ export function publishedViews(schema: string): string[] {
     ...readerIndexes(s),
     `create or replace view recon.operations as select ${columnNames(OPERATION_COLUMNS)} from ${s}.operations`,
     `create or replace view recon.operation_receivers as select ${columnNames(RECEIVER_COLUMNS)} from ${s}.operation_receivers`,
-    `create or replace view recon.discrepancies as select ${columnNames(DISCREPANCY_COLUMNS)} from ${s}.discrepancies`,
+    discrepancyView(schema, 'psp'),
     `create or replace view recon.sync_windows as select event_id, pos_id, window_from, window_to, completed_at, report_id from ${s}.sync_windows`,
   ];
 }
@@ -142,56 +136,4 @@ export function receiverCells(op: MatchedOperation, subMerchantOf: (name: string
     r.share,
     r.row.versions.map((v) => v.eventId),
   ]);
-}
-
-export function discrepancyCells(r: DiscrepancyRow): Cell[] {
-  return [
-    r.id,
-    r.type,
-    r.status,
-    r.pos_id,
-    r.payment_id,
-    r.order_id,
-    r.method,
-    r.operation_key,
-    r.receiver_name,
-    r.sub_merchant_id,
-    r.sub_merchant_ids,
-    r.currency,
-    r.occurred_at,
-    r.values,
-    r.evidence,
-    r.detected_at,
-    r.detected_by_event,
-    r.resolved_at,
-    r.resolved_by_event,
-    r.accepted_at,
-    r.accepted_by,
-    r.accepted_note,
-    r.accepted_by_event,
-    r.updated_at,
-    r.updated_by_event,
-  ];
-}
-
-const isoOf = (v: unknown): string | null =>
-  v === null || v === undefined ? null : v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString();
-
-export function discrepancyFromRow(r: Record<string, unknown>): DiscrepancyRow {
-  return {
-    ...(r as unknown as DiscrepancyRow),
-    id: String(r.id),
-    occurred_at: isoOf(r.occurred_at),
-    detected_at: isoOf(r.detected_at),
-    resolved_at: isoOf(r.resolved_at),
-    accepted_at: isoOf(r.accepted_at),
-    updated_at: isoOf(r.updated_at),
-    detected_by_event: String(r.detected_by_event),
-    resolved_by_event: r.resolved_by_event === null ? null : String(r.resolved_by_event),
-    accepted_by_event: r.accepted_by_event === null ? null : String(r.accepted_by_event),
-    updated_by_event: String(r.updated_by_event),
-    sub_merchant_ids: (r.sub_merchant_ids as string[] | null) ?? [],
-    evidence: (r.evidence as string[] | null) ?? [],
-    values: (r.values as Record<string, unknown>) ?? {},
-  };
 }

@@ -6,14 +6,8 @@ import { sameWaits } from './judge';
 import { observationToRow } from './observations';
 import { operationsOf, paymentKey, type PaymentState } from './payment-state';
 import { subMerchantLookup } from './sub-merchant-names';
-import {
-  DISCREPANCY_COLUMNS,
-  discrepancyCells,
-  OPERATION_COLUMNS,
-  operationCells,
-  RECEIVER_COLUMNS,
-  receiverCells,
-} from './tables';
+import { writeDiscrepancies } from './discrepancies/table';
+import { OPERATION_COLUMNS, operationCells, RECEIVER_COLUMNS, receiverCells } from './tables';
 
 /** Writes back what a batch changed: appends with COPY, replaced rows deleted first. */
 
@@ -115,7 +109,7 @@ async function writeAcceptances(tx: Tx, s: string, b: Batch): Promise<void> {
     s,
     'pending_acceptances',
     'discrepancy_id uuid, accepted_by text, note text, accepted_at timestamptz, event_id uuid',
-    [...waiting.values()]
+    [...(waiting?.values() ?? [])]
       .filter((a) => !a.stored)
       .map((a) => [a.discrepancyId, a.acceptedBy, a.note, a.acceptedAt, a.eventId]),
   );
@@ -174,12 +168,12 @@ async function writeSchedule(tx: Tx, s: string, b: Batch): Promise<void> {
   );
 }
 
-async function writeDiscrepancies(tx: Tx, s: string, b: Batch): Promise<void> {
+/** The discrepancies the batch changed, through the core's writer. */
+async function writeChangedDiscrepancies(tx: Tx, schema: string, b: Batch): Promise<void> {
   const rows = [...b.lifecycle.changed.values()];
   if (rows.length === 0) return;
   const stored = rows.filter((r) => b.storedDiscrepancies.has(r.id)).map((r) => r.id);
-  if (stored.length) await tx.unsafe(`delete from ${s}.discrepancies where id = any($1::uuid[])`, [stored] as never[]);
-  await insert(tx, s, 'discrepancies', DISCREPANCY_COLUMNS, rows.map(discrepancyCells));
+  await writeDiscrepancies(tx, schema, rows, stored);
 }
 
 export async function writeBatch(tx: Tx, schema: string, b: Batch): Promise<void> {
@@ -192,5 +186,5 @@ export async function writeBatch(tx: Tx, schema: string, b: Batch): Promise<void
   await writeAcceptances(tx, s, b);
   await writeOperations(tx, s, b);
   await writeSchedule(tx, s, b);
-  await writeDiscrepancies(tx, s, b);
+  await writeChangedDiscrepancies(tx, schema, b);
 }

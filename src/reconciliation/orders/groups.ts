@@ -9,7 +9,9 @@ import {
   type FeeScheduleLine,
 } from '../../events/order-events';
 import type { ProjectionContext, Tx } from '../../projector/projection';
-import { eventTime } from '../batch';
+import { discrepancyFromRow, type DiscrepancyRow } from '../discrepancies/columns';
+import { type Lifecycle, newLifecycle } from '../discrepancies/lifecycle';
+import { eventTime } from '../event-clock';
 import { observationFromRow, type Observation } from '../observations';
 import type { RecordedEvent } from '../../store/types';
 import type { OrderVersion } from './rules';
@@ -20,16 +22,13 @@ import type { OrderVersion } from './rules';
  * group's order discrepancies. A batch loads only the groups its events may touch.
  */
 
-/** An order discrepancy row, its columns as in the table. */
-export type Disc = Record<string, unknown> & { id: string; status: string };
-
 export interface Group {
   readonly key: string;
   readonly versions: OrderVersion[];
   /** posId\u0001paymentId → observations */
   readonly payments: Map<string, Observation[]>;
   readonly stored: boolean;
-  readonly discs: Map<string, Disc>;
+  readonly discs: Map<string, DiscrepancyRow>;
   due: number | null;
   dirty: boolean;
 }
@@ -44,7 +43,8 @@ export interface OrderBatch {
   readonly feeVersions: Array<FeeScheduleLine & { eventId: string }>;
   readonly newFeeVersions: Array<FeeScheduleLine & { eventId: string; ord: number }>;
   directoryDirty: boolean;
-  readonly dirtyDiscs: Map<string, Disc>;
+  /** the group's discrepancies as the core's lifecycle changes them (`changed`: the rows to write) */
+  readonly lifecycle: Lifecycle;
 }
 
 export const groupKeyOf = (o: Observation) => o.orderId ?? `#payment:${o.posId}:${o.paymentId}`;
@@ -122,7 +122,7 @@ export async function loadOrderBatch(
     })),
     newFeeVersions: [],
     directoryDirty: false,
-    dirtyDiscs: new Map(),
+    lifecycle: newLifecycle(),
   };
   await loadGroups(tx, s, b, all ? 'all' : [...keys]);
   if (all) for (const k of keys) if (!b.groups.has(k)) b.groups.set(k, emptyGroup(k));
@@ -202,19 +202,11 @@ async function loadGroups(tx: Tx, s: string, b: OrderBatch, keys: readonly strin
   }
   for (const k of keys === 'all' ? [] : keys) if (!b.groups.has(k)) b.groups.set(k, emptyGroup(k));
   for (const d of discs) {
-    const row = discFromDb(d);
+    const row = discrepancyFromRow(d);
     b.groups.get(String(d.order_key))?.discs.set(row.id, row);
   }
   for (const d of dues) {
     const g = b.groups.get(d.order_key);
     if (g) g.due = d.due_at.getTime();
   }
-}
-
-const isoOf = (v: unknown) => (v === null || v === undefined ? null : v instanceof Date ? v.toISOString() : String(v));
-function discFromDb(r: Record<string, unknown>): Disc {
-  const out: Disc = { ...(r as Disc) };
-  delete out.order_key;
-  for (const k of ['occurred_at', 'detected_at', 'resolved_at', 'accepted_at', 'updated_at']) out[k] = isoOf(r[k]);
-  return out;
 }

@@ -2,13 +2,13 @@ import { dataOf, isEvent } from '../../events/catalog';
 import { DiscrepancyAccepted } from '../../events/audit-events';
 import { SubMerchantRegistered } from '../../events/ledger-events';
 import { FeeScheduleLineSet, type FeeScheduleLine } from '../../events/order-events';
-import { eventTime } from '../batch';
-import { accept, findingColumns, opened, resolve, sameJson } from '../lifecycle';
+import { eventTime } from '../event-clock';
+import { applyFindings, recordAcceptance } from '../discrepancies/lifecycle';
 import { matchPayment } from '../matching';
 import type { Observation } from '../observations';
 import type { RecordedEvent } from '../../store/types';
-import { groupKeyOf, versionOf, type Disc, type Group, type OrderBatch } from './groups';
-import { judgeOrder, type GroupPayment, type Judgement, type OrderFinding } from './rules';
+import { groupKeyOf, versionOf, type Group, type OrderBatch } from './groups';
+import { judgeOrder, type GroupPayment, type Judgement } from './rules';
 
 /**
  * Replaying a batch of the orders read model. The clock is the latest time the PSP's events carry (never the
@@ -104,9 +104,7 @@ function applyEvent(b: OrderBatch, j: Judging, e: RecordedEvent, o: Observation 
     const d = dataOf(DiscrepancyAccepted, e);
     for (const g of b.groups.values()) {
       const r = g.discs.get(d.discrepancyId);
-      if (!r || r.status === 'accepted') continue;
-      accept(r, { ...d, eventId: e.id }, d.acceptedAt, e.id);
-      b.dirtyDiscs.set(r.id, r);
+      if (r) recordAcceptance(b.lifecycle, r, { ...d, eventId: e.id });
     }
   }
 }
@@ -145,43 +143,8 @@ function judge(b: OrderBatch, g: JudgedGroup, eventId: string, j: Judging): void
   });
   g.due = judgement.due;
   g.dirty = true;
-  applyFindings(b, g, judgement.findings, eventId);
-  g.judgement = judgement;
-}
-
-/**
- * The lifecycle of the group's order discrepancies: new findings open, changed ones re-open or update, open
- * rows the rules no longer find are resolved; an accepted one is frozen.
- */
-function applyFindings(b: OrderBatch, g: Group, findings: OrderFinding[], eventId: string): void {
+  // the group's rows: every row the rules no longer find in the group is resolved (the core's lifecycle)
   const now = b.clock === null ? null : new Date(b.clock).toISOString();
-  const seen = new Set<string>();
-  for (const f of findings) {
-    seen.add(f.id);
-    const r = g.discs.get(f.id);
-    if (!r) {
-      const row: Disc = { ...opened(f, now, eventId) };
-      g.discs.set(f.id, row);
-      b.dirtyDiscs.set(f.id, row);
-      continue;
-    }
-    if (r.status === 'accepted') continue; // an auditor's decision freezes the evidence
-    // every column compared and rewritten (the wing's update leaves those its ids fix)
-    const values = findingColumns(f);
-    const changed = r.status === 'resolved' || Object.entries(values).some(([k, v]) => !sameJson(r[k], v));
-    if (!changed) continue;
-    Object.assign(r, values, {
-      status: 'open',
-      resolved_at: null,
-      resolved_by_event: null,
-      updated_at: now,
-      updated_by_event: eventId,
-    });
-    b.dirtyDiscs.set(r.id, r);
-  }
-  for (const r of g.discs.values()) {
-    if (r.status !== 'open' || seen.has(r.id)) continue;
-    resolve(r, now, eventId);
-    b.dirtyDiscs.set(r.id, r);
-  }
+  applyFindings(b.lifecycle, g.discs, judgement.findings, { now, eventId });
+  g.judgement = judgement;
 }

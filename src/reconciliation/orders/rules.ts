@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import type { FeeScheduleLine, OrderAmendedData, OrderPlacedData } from '../../events/order-events';
-import { uuidV5 } from '../../canonical';
-import type { Finding } from '../discrepancy-rules';
+import { discrepancyId } from '../discrepancies/id';
+import type { Finding } from '../discrepancies/lifecycle';
 import type { MatchedOperation, SourceItem } from '../matching';
 import { PRIMARY_METHODS, applicableLine, expectedFee } from '../../order-terms';
 import type { OrderDiscrepancyType } from '../discrepancies/order-types';
@@ -56,11 +56,8 @@ export interface JudgeContext {
   readonly feeLines: readonly FeeScheduleLine[];
 }
 
-/** A finding of the order rules: a discrepancy finding of the wing, of an order type, its POS unknown without a payment. */
-export interface OrderFinding extends Omit<Finding, 'type' | 'posId'> {
-  readonly type: OrderDiscrepancyType;
-  readonly posId: string | null;
-}
+/** A finding of the order rules: the core's finding, of an order type (its POS unknown without a payment). */
+export type OrderFinding = Finding<OrderDiscrepancyType>;
 
 export interface OrderState {
   readonly orderId: string;
@@ -154,9 +151,6 @@ function comparedWithOrders(occurredAt: string | null, ctx: JudgeContext): boole
   return Date.parse(occurredAt) >= since;
 }
 
-export const orderDiscrepancyId = (type: OrderDiscrepancyType, key: string) =>
-  uuidV5(`order-discrepancy\n${type}\n${key}`);
-
 function withoutOrder(
   orderKey: string,
   orderId: string | null,
@@ -169,7 +163,7 @@ function withoutOrder(
 ): OrderFinding {
   const item = pspItem(op);
   return {
-    id: orderDiscrepancyId('payment_without_order', `${orderKey}|${p.posId}|${p.paymentId}`),
+    id: discrepancyId('payment_without_order', `${orderKey}|${p.posId}|${p.paymentId}`),
     type: 'payment_without_order',
     posId: p.posId,
     paymentId: p.paymentId,
@@ -201,7 +195,7 @@ function notAtPsp(
   orderEvidence: readonly string[],
 ): OrderFinding {
   return {
-    id: orderDiscrepancyId('order_not_at_psp', orderKey),
+    id: discrepancyId('order_not_at_psp', orderKey),
     type: 'order_not_at_psp',
     posId: null,
     paymentId: null,
@@ -222,17 +216,12 @@ function notAtPsp(
   };
 }
 
-export function judgeOrder(
-  orderKey: string,
-  versions: readonly OrderVersion[],
-  payments: readonly GroupPayment[],
-  ctx: JudgeContext,
-): Judgement {
-  const order = orderState(versions);
-  const orderEvidence = order?.versions.map((v) => v.eventId) ?? [];
-  const findings: OrderFinding[] = [];
-  const matches: MatchRow[] = [];
-  const candidates = payments
+type Candidate = { readonly p: GroupPayment; readonly op: MatchedOperation | null };
+type Claim = { readonly p: GroupPayment; readonly op: MatchedOperation };
+
+/** The payments by their primary operation's time, then POS, then payment id: the first claims the order. */
+function candidatesOf(payments: readonly GroupPayment[]): Candidate[] {
+  return payments
     .map((p) => ({ p, op: primaryOf(p) }))
     .sort((a, b) => {
       const ta = a.op?.occurredAt ?? '~';
@@ -241,101 +230,137 @@ export function judgeOrder(
       if (a.p.posId !== b.p.posId) return a.p.posId < b.p.posId ? -1 : 1;
       return a.p.paymentId < b.p.paymentId ? -1 : a.p.paymentId > b.p.paymentId ? 1 : 0;
     });
-  const orderId = order?.orderId ?? payments.flatMap((p) => p.ops).find((o) => o.orderId !== null)?.orderId ?? null;
-  const live = order !== null && order.status === 'open' && order.values !== null;
-  let claimant: { p: GroupPayment; op: MatchedOperation } | null = null;
-  const waits: number[] = [];
-  const charges: { p: GroupPayment; op: MatchedOperation }[] = [];
-  for (const { p, op } of candidates) {
-    const item = op ? pspItem(op) : null;
-    const base = {
-      posId: p.posId,
-      paymentId: p.paymentId,
-      method: op?.method ?? null,
-      status: item?.status ?? null,
-      amount: item?.amount ?? null,
-      currency: item?.currency ?? null,
-      occurredAt: op?.occurredAt ?? null,
-      eventIds: op ? opEvidence(op) : [],
-    };
-    if (!op) {
-      matches.push({ ...base, role: 'secondary_only' });
-      continue;
-    }
-    if (live && claimant === null) {
-      claimant = { p, op };
-      matches.push({ ...base, role: 'claimed' });
-      continue;
-    }
-    // a subscription's later charges are payments of their own in the same order: each is compared with it
-    if (live && op.method === 'recurrent') {
-      matches.push({ ...base, role: 'recurring_charge' });
-      charges.push({ p, op });
-      continue;
-    }
-    const role: MatchRole =
-      order === null || (order.values === null && order.status === 'open')
-        ? 'no_order'
-        : order.status === 'cancelled'
-          ? 'order_cancelled'
-          : 'second_payment';
-    matches.push({ ...base, role });
-    if (item?.status === 'failure') continue; // no money moved
-    // the order may still be on its way (payment before order): judged once the grace period has run out
-    const seenAt = op.occurredAt === null ? null : Date.parse(op.occurredAt) + ctx.graceMs;
-    if (seenAt !== null && (ctx.clock === null || ctx.clock < seenAt)) {
-      waits.push(seenAt);
-      continue;
-    }
-    if (role === 'no_order' && !comparedWithOrders(op.occurredAt, ctx)) continue;
-    const claimedBy = claimant?.p.paymentId ?? null;
-    findings.push(withoutOrder(orderKey, orderId, order, role, claimedBy, p, op, orderEvidence));
-  }
-  let state: string | null = order === null ? null : order.status === 'cancelled' ? 'cancelled' : 'awaiting_psp';
-  if (live && claimant === null) {
-    const v = order.values!;
-    const dueAt = Date.parse(v.createdAt) + ctx.graceMs;
-    if (ctx.clock !== null && ctx.clock >= dueAt) {
-      state = 'not_at_psp';
-      findings.push(notAtPsp(orderKey, v, ctx, orderEvidence));
-    } else waits.push(dueAt);
-  }
-  if (live && claimant !== null) {
-    state = 'matched';
-    for (const c of [claimant, ...charges])
-      findings.push(...compareWithOrder(orderKey, order.values!, c, orderEvidence, ctx));
-  }
-  for (const p of payments) for (const op of p.ops) findings.push(...feeFindings(orderId, op, ctx));
-  const due = waits.length ? Math.min(...waits) : null;
-  return { order, matches, findings, due, state };
 }
 
-function compareWithOrder(
-  orderKey: string,
-  v: OrderPlacedData,
-  claimant: { p: GroupPayment; op: MatchedOperation },
-  orderEvidence: readonly string[],
-  ctx: JudgeContext,
-): OrderFinding[] {
-  const { p, op } = claimant;
-  const item = pspItem(op)!;
-  const out: OrderFinding[] = [];
-  const common = {
+/** What judging one order's payments gathers. */
+interface Matching {
+  readonly order: OrderState | null;
+  readonly orderKey: string;
+  readonly orderId: string | null;
+  readonly orderEvidence: readonly string[];
+  /** the order is open with values: a payment can claim it */
+  readonly live: boolean;
+  readonly ctx: JudgeContext;
+  readonly findings: OrderFinding[];
+  readonly matches: MatchRow[];
+  readonly waits: number[];
+  readonly charges: Claim[];
+  claimant: Claim | null;
+}
+
+/** The row of recon.order_payments of a candidate, without its role. */
+function matchBase({ p, op }: Candidate): Omit<MatchRow, 'role'> {
+  const item = op ? pspItem(op) : null;
+  return {
     posId: p.posId,
     paymentId: p.paymentId,
-    orderId: v.orderId,
-    method: op.method,
-    operationKey: op.key,
-    receiverName: null,
-    currency: v.currency,
-    occurredAt: op.occurredAt,
-    evidence: [...orderEvidence, ...opEvidence(op)],
+    method: op?.method ?? null,
+    status: item?.status ?? null,
+    amount: item?.amount ?? null,
+    currency: item?.currency ?? null,
+    occurredAt: op?.occurredAt ?? null,
+    eventIds: op ? opEvidence(op) : [],
   };
+}
+
+/** One payment: it claims the order, is a subscription's charge, or is money without an order of its own. */
+function matchPaymentToOrder(m: Matching, c: Candidate): void {
+  const { p, op } = c;
+  const base = matchBase(c);
+  if (!op) {
+    m.matches.push({ ...base, role: 'secondary_only' });
+    return;
+  }
+  if (m.live && m.claimant === null) {
+    m.claimant = { p, op };
+    m.matches.push({ ...base, role: 'claimed' });
+    return;
+  }
+  // a subscription's later charges are payments of their own in the same order: each is compared with it
+  if (m.live && op.method === 'recurrent') {
+    m.matches.push({ ...base, role: 'recurring_charge' });
+    m.charges.push({ p, op });
+    return;
+  }
+  const { order } = m;
+  const role: MatchRole =
+    order === null || (order.values === null && order.status === 'open')
+      ? 'no_order'
+      : order.status === 'cancelled'
+        ? 'order_cancelled'
+        : 'second_payment';
+  m.matches.push({ ...base, role });
+  if (base.status === 'failure') return; // no money moved
+  // the order may still be on its way (payment before order): judged once the grace period has run out
+  const seenAt = op.occurredAt === null ? null : Date.parse(op.occurredAt) + m.ctx.graceMs;
+  if (seenAt !== null && (m.ctx.clock === null || m.ctx.clock < seenAt)) {
+    m.waits.push(seenAt);
+    return;
+  }
+  if (role === 'no_order' && !comparedWithOrders(op.occurredAt, m.ctx)) return;
+  const claimedBy = m.claimant?.p.paymentId ?? null;
+  m.findings.push(withoutOrder(m.orderKey, m.orderId, order, role, claimedBy, p, op, m.orderEvidence));
+}
+
+/** The order's side once its payments are matched: never paid (after the grace), or compared with its payments. */
+function judgeOrderSide(m: Matching): string | null {
+  const { order } = m;
+  let state: string | null = order === null ? null : order.status === 'cancelled' ? 'cancelled' : 'awaiting_psp';
+  if (m.live && m.claimant === null) {
+    const v = order!.values!;
+    const dueAt = Date.parse(v.createdAt) + m.ctx.graceMs;
+    if (m.ctx.clock !== null && m.ctx.clock >= dueAt) {
+      state = 'not_at_psp';
+      m.findings.push(notAtPsp(m.orderKey, v, m.ctx, m.orderEvidence));
+    } else m.waits.push(dueAt);
+  }
+  if (m.live && m.claimant !== null) {
+    state = 'matched';
+    for (const c of [m.claimant, ...m.charges])
+      m.findings.push(...compareWithOrder(m.orderKey, order!.values!, c, m.orderEvidence, m.ctx));
+  }
+  return state;
+}
+
+export function judgeOrder(
+  orderKey: string,
+  versions: readonly OrderVersion[],
+  payments: readonly GroupPayment[],
+  ctx: JudgeContext,
+): Judgement {
+  const order = orderState(versions);
+  const orderId = order?.orderId ?? payments.flatMap((p) => p.ops).find((o) => o.orderId !== null)?.orderId ?? null;
+  const m: Matching = {
+    order,
+    orderKey,
+    orderId,
+    orderEvidence: order?.versions.map((v) => v.eventId) ?? [],
+    live: order !== null && order.status === 'open' && order.values !== null,
+    ctx,
+    findings: [],
+    matches: [],
+    waits: [],
+    charges: [],
+    claimant: null,
+  };
+  for (const c of candidatesOf(payments)) matchPaymentToOrder(m, c);
+  const state = judgeOrderSide(m);
+  for (const p of payments) for (const op of p.ops) m.findings.push(...feeFindings(orderId, op, ctx));
+  const due = m.waits.length ? Math.min(...m.waits) : null;
+  return { order, matches: m.matches, findings: m.findings, due, state };
+}
+
+/** The columns every finding comparing one payment with its order shares. */
+type Common = Omit<OrderFinding, 'id' | 'type' | 'subMerchantIds' | 'values'>;
+
+function amountDiffers(orderKey: string, v: OrderPlacedData, { p, op }: Claim, common: Common): OrderFinding[] {
+  const item = pspItem(op)!;
   const orderAmount = BigInt(v.amount);
-  if (item.amount !== orderAmount || item.currency !== v.currency) {
-    out.push({
+  if (item.amount === orderAmount && item.currency === v.currency) return [];
+  return [
+    {
       ...common,
-      id: orderDiscrepancyId('amount_differs_from_order', `${orderKey}|${p.posId}|${p.paymentId}`),
+      id: discrepancyId('amount_differs_from_order', `${orderKey}|${p.posId}|${p.paymentId}`),
       type: 'amount_differs_from_order',
       subMerchantIds: [],
       values: {
@@ -347,53 +372,94 @@ function compareWithOrder(
         difference:
           item.amount === null || item.currency !== v.currency ? null : (item.amount - orderAmount).toString(),
       },
+    },
+  ];
+}
+
+/** The parts of a split that differ from the order's, by sub-merchant (an unknown receiver by its name). */
+function differingParts(
+  v: OrderPlacedData,
+  receivers: NonNullable<MatchedOperation['register']>['receivers'],
+  ctx: JudgeContext,
+): Record<string, unknown>[] {
+  const ordered = new Map(v.split.map((x) => [x.subMerchantId, BigInt(x.amount)]));
+  const paid = new Map<string, { amount: bigint; name: string; known: boolean }>();
+  for (const r of receivers) {
+    const id = ctx.subMerchantOf(r.receiverName);
+    const key = id ?? `(unknown receiver) ${r.receiverName}`;
+    const prior = paid.get(key);
+    paid.set(key, { amount: (prior?.amount ?? 0n) + r.share, name: r.receiverName, known: id !== undefined });
+  }
+  const parts: Record<string, unknown>[] = [];
+  for (const key of [...new Set([...ordered.keys(), ...paid.keys()])].sort()) {
+    const o = ordered.get(key) ?? null;
+    const q = paid.get(key) ?? null;
+    if (o !== null && q !== null && o === q.amount) continue;
+    parts.push({
+      sub_merchant_id: q && !q.known ? null : key,
+      receiver_name: q?.name ?? null,
+      issue: o === null ? 'not_ordered' : q === null ? 'not_paid' : 'part_amount',
+      order_amount: s(o),
+      psp_amount: s(q?.amount),
+      difference: ((q?.amount ?? 0n) - (o ?? 0n)).toString(),
     });
   }
+  return parts;
+}
+
+function splitDiffers(
+  orderKey: string,
+  v: OrderPlacedData,
+  { p, op }: Claim,
+  common: Common,
+  ctx: JudgeContext,
+): OrderFinding[] {
   const register = op.register;
-  if (register) {
-    const ordered = new Map(v.split.map((x) => [x.subMerchantId, BigInt(x.amount)]));
-    const paid = new Map<string, { amount: bigint; name: string; known: boolean }>();
-    for (const r of register.receivers) {
-      const id = ctx.subMerchantOf(r.receiverName);
-      const key = id ?? `(unknown receiver) ${r.receiverName}`;
-      const prior = paid.get(key);
-      paid.set(key, { amount: (prior?.amount ?? 0n) + r.share, name: r.receiverName, known: id !== undefined });
-    }
-    const parts: Record<string, unknown>[] = [];
-    for (const key of [...new Set([...ordered.keys(), ...paid.keys()])].sort()) {
-      const o = ordered.get(key) ?? null;
-      const q = paid.get(key) ?? null;
-      if (o !== null && q !== null && o === q.amount) continue;
-      parts.push({
-        sub_merchant_id: q && !q.known ? null : key,
-        receiver_name: q?.name ?? null,
-        issue: o === null ? 'not_ordered' : q === null ? 'not_paid' : 'part_amount',
-        order_amount: s(o),
-        psp_amount: s(q?.amount),
-        difference: ((q?.amount ?? 0n) - (o ?? 0n)).toString(),
-      });
-    }
-    if (parts.length) {
-      out.push({
-        ...common,
-        id: orderDiscrepancyId('split_differs_from_order', `${orderKey}|${p.posId}|${p.paymentId}`),
-        type: 'split_differs_from_order',
-        subMerchantIds: [
-          ...new Set(parts.map((x) => x.sub_merchant_id).filter((x): x is string => typeof x === 'string')),
-        ].sort(),
-        values: {
-          parts,
-          order_split: v.split.map((x) => ({ sub_merchant_id: x.subMerchantId, amount: x.amount })),
-          psp_split: register.receivers.map((r) => ({
-            receiver_name: r.receiverName,
-            sub_merchant_id: ctx.subMerchantOf(r.receiverName) ?? null,
-            amount: r.share.toString(),
-          })),
-        },
-      });
-    }
-  }
-  return out;
+  if (!register) return [];
+  const parts = differingParts(v, register.receivers, ctx);
+  if (!parts.length) return [];
+  return [
+    {
+      ...common,
+      id: discrepancyId('split_differs_from_order', `${orderKey}|${p.posId}|${p.paymentId}`),
+      type: 'split_differs_from_order',
+      subMerchantIds: [
+        ...new Set(parts.map((x) => x.sub_merchant_id).filter((x): x is string => typeof x === 'string')),
+      ].sort(),
+      values: {
+        parts,
+        order_split: v.split.map((x) => ({ sub_merchant_id: x.subMerchantId, amount: x.amount })),
+        psp_split: register.receivers.map((r) => ({
+          receiver_name: r.receiverName,
+          sub_merchant_id: ctx.subMerchantOf(r.receiverName) ?? null,
+          amount: r.share.toString(),
+        })),
+      },
+    },
+  ];
+}
+
+/** A payment that claims the order (or a subscription's charge), compared with it: the amount, then the split. */
+function compareWithOrder(
+  orderKey: string,
+  v: OrderPlacedData,
+  claim: Claim,
+  orderEvidence: readonly string[],
+  ctx: JudgeContext,
+): OrderFinding[] {
+  const { p, op } = claim;
+  const common: Common = {
+    posId: p.posId,
+    paymentId: p.paymentId,
+    orderId: v.orderId,
+    method: op.method,
+    operationKey: op.key,
+    receiverName: null,
+    currency: v.currency,
+    occurredAt: op.occurredAt,
+    evidence: [...orderEvidence, ...opEvidence(op)],
+  };
+  return [...amountDiffers(orderKey, v, claim, common), ...splitDiffers(orderKey, v, claim, common, ctx)];
 }
 
 function feeFindings(orderId: string | null, op: MatchedOperation, ctx: JudgeContext): OrderFinding[] {
@@ -411,7 +477,7 @@ function feeFindings(orderId: string | null, op: MatchedOperation, ctx: JudgeCon
     if (charged === expected) continue;
     const type = charged > expected ? 'fee_above_contract' : 'fee_below_contract';
     out.push({
-      id: orderDiscrepancyId(type, `${op.key}|${r.receiverName}`),
+      id: discrepancyId(type, `${op.key}|${r.receiverName}`),
       type,
       posId: op.posId,
       paymentId: op.paymentId,

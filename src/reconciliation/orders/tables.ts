@@ -1,7 +1,8 @@
 import { ident } from '../../db/identifier';
 import type { Tx } from '../../projector/projection';
 import { observationToRow } from '../observations';
-import { columnNames, DISCREPANCY_COLUMNS } from '../tables';
+import { createDiscrepancyTable, discrepancyView, writeDiscrepancies } from '../discrepancies/table';
+import { columnNames } from '../tables';
 import type { OrderBatch } from './groups';
 import type { JudgedGroup } from './judging';
 
@@ -29,9 +30,9 @@ export async function createOrderTables(tx: Tx, schema: string): Promise<void> {
     create table ${s}.order_payments (order_key text not null, ${PAYMENT_COLUMNS});
     create index on ${s}.order_payments (order_key);
     create index on ${s}.order_payments (payment_id);
-    create table ${s}.discrepancies (order_key text not null, ${DISCREPANCY_COLUMNS}, primary key (id));
-    create index on ${s}.discrepancies (order_key);
   `);
+  // each discrepancy is kept with the order (group) it belongs to, which a batch loads it by
+  await createDiscrepancyTable(tx, schema, { leading: 'order_key text not null', indexes: ['(order_key)'] });
 }
 
 export function orderViews(schema: string): readonly string[] {
@@ -39,7 +40,7 @@ export function orderViews(schema: string): readonly string[] {
   return [
     `create or replace view recon.orders as select ${columnNames(ORDER_COLUMNS)} from ${s}.orders`,
     `create or replace view recon.order_payments as select ${columnNames(PAYMENT_COLUMNS)} from ${s}.order_payments`,
-    `create or replace view recon.order_discrepancies as select ${columnNames(DISCREPANCY_COLUMNS)} from ${s}.discrepancies`,
+    discrepancyView(schema, 'orders'),
     `create or replace view recon.fee_contract_versions as select event_id, sub_merchant_id, method, currency, effective_from,
       percent, fixed, rounding, ord as version_order from ${s}.fee_versions`,
   ];
@@ -56,7 +57,8 @@ async function insertJson(tx: Tx, s: string, table: string, rows: readonly Recor
 }
 
 /** What a batch changed: the state, the directory, new contract lines, the groups judged and their discrepancies. */
-export async function writeOrderBatch(tx: Tx, s: string, b: OrderBatch): Promise<void> {
+export async function writeOrderBatch(tx: Tx, schema: string, b: OrderBatch): Promise<void> {
+  const s = ident(schema);
   await tx.unsafe(`update ${s}.state set clock = $1, orders_since = $2 where id = 1`, [
     b.clock === null ? null : new Date(b.clock),
     b.ordersSince === null ? null : new Date(b.ordersSince),
@@ -88,17 +90,16 @@ export async function writeOrderBatch(tx: Tx, s: string, b: OrderBatch): Promise
   );
   const dirty = [...b.groups.values()].filter((g) => g.dirty);
   await writeGroups(tx, s, dirty);
-  if (b.dirtyDiscs.size) {
-    const ids = [...b.dirtyDiscs.keys()];
-    await tx.unsafe(`delete from ${s}.discrepancies where id = any($1::uuid[])`, [ids] as never[]);
+  const changed = [...b.lifecycle.changed.values()];
+  if (changed.length) {
     const keyOf = new Map<string, string>();
     for (const g of b.groups.values()) for (const id of g.discs.keys()) keyOf.set(id, g.key);
-    await insertJson(
-      tx,
-      s,
-      'discrepancies',
-      [...b.dirtyDiscs.values()].map((r) => ({ ...r, order_key: keyOf.get(r.id) })),
-    );
+    const leading = {
+      definitions: 'order_key text',
+      names: ['order_key'],
+      cells: (r: { id: string }) => [keyOf.get(r.id)],
+    };
+    await writeDiscrepancies(tx, schema, changed, [...b.lifecycle.changed.keys()], leading);
   }
 }
 

@@ -1,68 +1,48 @@
 import { DateTime } from 'luxon';
-import { eventIdFor } from '../../events/ids';
+import { discrepancyId } from '../discrepancies/id';
+import type { Acceptance, DatedFinding } from '../discrepancies/lifecycle';
 import type { PayoutDiscrepancyDraft } from './judge';
 
 /**
- * A payout discrepancy as a row of recon.payout_discrepancies: the columns of recon.discrepancies, so that
- * every reader of discrepancies (allDiscrepancies) lists it beside the reconciliation's. Its id is a function
- * of its type and key (the statement reference, or the bank line), so an auditor's acceptance keeps to it.
+ * A payout discrepancy as the core's finding: the payouts leg judges from all its inputs each time, so a
+ * finding carries its own times (the core's `wholeRows` makes the rows of recon.payout_discrepancies). Its id
+ * is a function of its type and key (the statement reference, or the bank line), so an auditor's acceptance
+ * keeps to it.
  */
 
-export interface Acceptance {
-  readonly acceptedBy: string;
-  readonly note: string;
-  readonly acceptedAt: string;
-  readonly eventId: string;
-}
-
-export const payoutDiscrepancyId = (type: string, key: string) => eventIdFor('payout-discrepancy', { type, key });
+export type PayoutAcceptance = Omit<Acceptance, 'discrepancyId'>;
 
 /** Start of a local day in the zone, as an ISO instant. */
 const dayStart = (day: string, zone: string) => DateTime.fromISO(day, { zone }).startOf('day').toUTC().toISO()!;
 
-export function discrepancyRow(
-  d: PayoutDiscrepancyDraft,
-  zone: string,
-  accepted: ReadonlyMap<string, Acceptance>,
-): Record<string, unknown> {
-  const id = payoutDiscrepancyId(d.type, d.key);
-  const acc = accepted.get(id);
+/**
+ * The leg's clock is the bank's days: a missing payout is found the day after its due day (by the statement
+ * that asked for it), a bank line's discrepancy on its booking day (by the line), and a payout paid late is
+ * resolved on the paying day (by the last line).
+ */
+export function payoutFinding(d: PayoutDiscrepancyDraft, zone: string): DatedFinding {
   const occurredAt = dayStart(d.occurredOn, zone);
-  // missing: found late the day after the due day; a bank line's discrepancy: on its booking day
   const detectedAt =
     d.type === 'payout_missing'
       ? DateTime.fromISO(d.occurredOn, { zone }).plus({ days: 1 }).startOf('day').toUTC().toISO()!
       : occurredAt;
-  const detectedBy = d.evidence[0]!;
-  const resolvedAt = d.resolvedOn ? dayStart(d.resolvedOn, zone) : null;
-  const resolvedBy = d.resolvedOn ? (d.evidence[d.evidence.length - 1] ?? null) : null;
-  const status = acc ? 'accepted' : d.status;
   const p = d.payout;
   return {
-    id,
+    id: discrepancyId(d.type, d.key),
     type: d.type,
-    status,
-    pos_id: d.line ? d.line.accountId : '',
-    payment_id: null,
-    order_id: null,
+    // '' rather than null: a payout's discrepancy without a bank line has always read so
+    posId: d.line ? d.line.accountId : '',
+    paymentId: null,
+    orderId: null,
     method: null,
-    operation_key: d.key,
-    receiver_name: p ? p.payeeName : (d.line?.counterpartyName ?? null),
-    sub_merchant_id: p ? p.subMerchantId : null,
-    sub_merchant_ids: p ? [p.subMerchantId] : [],
+    operationKey: d.key,
+    receiverName: p ? p.payeeName : (d.line?.counterpartyName ?? null),
+    subMerchantIds: p ? [p.subMerchantId] : [],
     currency: p ? p.currency : (d.line?.currency ?? null),
-    occurred_at: occurredAt,
+    occurredAt,
     values: d.values,
     evidence: d.evidence,
-    detected_at: detectedAt,
-    detected_by_event: detectedBy,
-    resolved_at: resolvedAt,
-    resolved_by_event: resolvedBy,
-    accepted_at: acc?.acceptedAt ?? null,
-    accepted_by: acc?.acceptedBy ?? null,
-    accepted_note: acc?.note ?? null,
-    accepted_by_event: acc?.eventId ?? null,
-    updated_at: acc?.acceptedAt ?? resolvedAt ?? detectedAt,
-    updated_by_event: acc?.eventId ?? resolvedBy ?? detectedBy,
+    detected: { now: detectedAt, eventId: d.evidence[0]! },
+    resolved: d.resolvedOn ? { now: dayStart(d.resolvedOn, zone), eventId: d.evidence[d.evidence.length - 1]! } : null,
   };
 }

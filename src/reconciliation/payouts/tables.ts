@@ -8,6 +8,7 @@ import { StatementIssued } from '../../events/statement-events';
 import type { Tx } from '../../projector/projection';
 import type { RecordedEvent } from '../../store/types';
 import { isBankCharge } from '../bank-charges';
+import { type ClockReading, eventTime as clockTime } from '../event-clock';
 
 /**
  * The inputs of the payout matching as tables (expected payouts, lines of the payouts accounts, directory
@@ -29,7 +30,6 @@ export const names = (cols: string) =>
     .split(',')
     .map((c) => c.trim().split(/\s+/)[0]!)
     .filter((c) => c && c !== 'primary');
-export const q = (ident: string) => `"${ident.replace(/"/g, '""')}"`;
 
 /** Rows into a table through one jsonb parameter (values as the table's column types read them). */
 export async function insertJson(tx: Tx, table: string, cols: string, rows: readonly Record<string, unknown>[]) {
@@ -48,21 +48,13 @@ export async function insertJson(tx: Tx, table: string, cols: string, rows: read
 }
 
 /**
- * The time an event carries (ms), or null: the times the reconciliation's clock reads, a run's time of issue,
- * and the start of a bank entry's booking day (the bank has seen that day begin).
+ * The payouts leg's reading of the event clock (src/reconciliation/event-clock.ts): a run's time of issue and
+ * the start of a bank entry's booking day besides the times every clock reads.
  */
-export function eventTime(e: RecordedEvent, zone: string): number | null {
-  if (isEvent(BankEntryBooked, e)) {
-    const day = DateTime.fromISO(String((e.data as { bookingDate?: unknown }).bookingDate), { zone });
-    return day.isValid ? day.toMillis() : null;
-  }
-  const m = e.metadata ?? {};
-  const d = (e.data ?? {}) as Record<string, unknown>;
-  const t = m.observedAt ?? m.receivedAt ?? m.issuedAt ?? d.completedAt ?? d.requestedAt ?? d.detectedAt ?? d.failedAt;
-  if (typeof t !== 'string') return null;
-  const ms = Date.parse(t);
-  return Number.isNaN(ms) ? null : ms;
-}
+export const payoutsClock = (zone: string): ClockReading => ({ issuedAt: true, bookingDayIn: zone });
+
+/** The time an event carries for the payouts leg (ms), or null. */
+export const eventTime = (e: RecordedEvent, zone: string): number | null => clockTime(e, payoutsClock(zone));
 
 const pos = (e: RecordedEvent) => ({
   commit_pos: e.position.commit.toString(),

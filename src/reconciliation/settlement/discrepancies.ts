@@ -1,44 +1,92 @@
-import { stableStringify, uuidV5 } from '../../canonical';
 import { DiscrepancyAccepted } from '../../events/audit-events';
 import { dataOf, isEvent } from '../../events/catalog';
 import { localMidnight } from '../../journal-rules';
 import type { Tx } from '../../projector/projection';
-import type { DiscrepancyTypeOf } from '../discrepancies/registry';
 import type { RecordedEvent } from '../../store/types';
+import { discrepancyId } from '../discrepancies/id';
+import { applyFindings, type Finding, newLifecycle, recordAcceptance } from '../discrepancies/lifecycle';
+import type { DiscrepancyTypeOf } from '../discrepancies/registry';
+import { readDiscrepancies, writeDiscrepancies } from '../discrepancies/table';
 import type { SettlementJudgement } from './match';
 import { deadlineOf, type MatchRules } from './match';
 
 /**
- * The cash leg's discrepancies, with the columns of recon.discrepancies. A judgement gives the set of
- * discrepancies that hold now for one currency; `syncDiscrepancies` opens the new ones, resolves the ones
- * that no longer hold and reopens one that holds again, dated by the event that made the change. An accepted
- * one (DiscrepancyAccepted) keeps its status and the values it was accepted with, as the reconciliation's do.
+ * The cash leg's discrepancies: a judgement gives the findings that hold now for one currency, and the core's
+ * lifecycle (src/reconciliation/discrepancies/lifecycle.ts) opens the new ones, resolves the ones that no
+ * longer hold and reopens one that holds again. The leg's clock is the time the append that made the change
+ * was recorded (its last event), as its rows were first stamped. An accepted one (DiscrepancyAccepted) keeps
+ * its status and the values it was accepted with, as in every leg.
  */
 
-export interface SettlementDiscrepancy {
-  readonly id: string;
-  /** the settlement leg's types, from the registry of types */
-  readonly type: DiscrepancyTypeOf<'settlement'>;
-  readonly posId: string | null;
-  readonly operationKey: string;
-  readonly currency: string;
-  readonly occurredAt: Date;
-  readonly values: Record<string, string | number | string[]>;
-  readonly evidence: readonly string[];
+/** A finding of the cash leg (no payment, no receiver; the settlement leg's types, from the registry). */
+export type SettlementDiscrepancy = Finding<DiscrepancyTypeOf<'settlement'>>;
+
+type SettlementType = DiscrepancyTypeOf<'settlement'>;
+type Found = Pick<SettlementDiscrepancy, 'posId' | 'operationKey' | 'currency' | 'occurredAt' | 'values' | 'evidence'>;
+
+/** A finding of the cash leg named by its key (no payment, no receiver). */
+const finding = (type: SettlementType, key: string, f: Found): SettlementDiscrepancy => ({
+  id: discrepancyId(type, key),
+  type,
+  paymentId: null,
+  orderId: null,
+  method: null,
+  receiverName: null,
+  subMerchantIds: [],
+  ...f,
+});
+
+/** A credit matched to settlement days: short of what they owed, and each day it paid late. */
+function matchFindings(
+  currency: string,
+  m: SettlementJudgement['matches'][number],
+  at: (day: string) => string,
+): SettlementDiscrepancy[] {
+  const c = m.credit;
+  const out: SettlementDiscrepancy[] = [];
+  const fromCredit = { posId: c.accountId, currency, occurredAt: at(c.bookingDate), evidence: [c.id] };
+  if (m.shortfall > 0n)
+    out.push(
+      finding('settlement_short', c.id, {
+        ...fromCredit,
+        operationKey: `bank:${c.id}`,
+        values: {
+          due_on: m.days.map((d) => d.day),
+          expected: m.expected.toString(),
+          received: c.amount.toString(),
+          shortfall: m.shortfall.toString(),
+          booked_on: c.bookingDate,
+          bank_ref: c.bankRef ?? '',
+        },
+      }),
+    );
+  for (const l of m.late)
+    out.push(
+      finding('settlement_late', `${currency}|${l.day}`, {
+        ...fromCredit,
+        operationKey: `settlement:${currency}:${l.day}`,
+        values: {
+          due_on: l.day,
+          received_on: c.bookingDate,
+          business_days_late: l.businessDays,
+          received: c.amount.toString(),
+          bank_ref: c.bankRef ?? '',
+        },
+      }),
+    );
+  return out;
 }
 
+/** The findings of one currency's judgement, by id. */
 export function discrepanciesOf(
   currency: string,
   j: SettlementJudgement,
   rules: Pick<MatchRules, 'lateBusinessDays' | 'holidays'>,
   timezone: string,
 ): SettlementDiscrepancy[] {
-  const at = (day: string) => localMidnight(day, timezone);
-  const out: SettlementDiscrepancy[] = [];
-  for (const d of j.missing)
-    out.push({
-      id: uuidV5(`settlement_missing|${currency}|${d.day}`),
-      type: 'settlement_missing',
+  const at = (day: string) => localMidnight(day, timezone).toISOString();
+  const missing = j.missing.map((d) =>
+    finding('settlement_missing', `${currency}|${d.day}`, {
       posId: null,
       operationKey: `settlement:${currency}:${d.day}`,
       currency,
@@ -51,61 +99,23 @@ export function discrepanciesOf(
         activity_to: d.lastActivity,
       },
       evidence: [],
-    });
-  for (const m of j.matches) {
-    const c = m.credit;
-    const dueOn = m.days.map((d) => d.day);
-    if (m.shortfall > 0n)
-      out.push({
-        id: uuidV5(`settlement_short|${c.id}`),
-        type: 'settlement_short',
-        posId: c.accountId,
-        operationKey: `bank:${c.id}`,
-        currency,
-        occurredAt: at(c.bookingDate),
-        values: {
-          due_on: dueOn,
-          expected: m.expected.toString(),
-          received: c.amount.toString(),
-          shortfall: m.shortfall.toString(),
-          booked_on: c.bookingDate,
-          bank_ref: c.bankRef ?? '',
-        },
-        evidence: [c.id],
-      });
-    for (const l of m.late)
-      out.push({
-        id: uuidV5(`settlement_late|${currency}|${l.day}`),
-        type: 'settlement_late',
-        posId: c.accountId,
-        operationKey: `settlement:${currency}:${l.day}`,
-        currency,
-        occurredAt: at(c.bookingDate),
-        values: {
-          due_on: l.day,
-          received_on: c.bookingDate,
-          business_days_late: l.businessDays,
-          received: c.amount.toString(),
-          bank_ref: c.bankRef ?? '',
-        },
-        evidence: [c.id],
-      });
-  }
-  for (const c of j.unexpected)
-    out.push({
-      id: uuidV5(`settlement_unexpected|${c.id}`),
-      type: 'settlement_unexpected',
+    }),
+  );
+  const unexpected = j.unexpected.map((c) =>
+    finding('settlement_unexpected', c.id, {
       posId: c.accountId,
       operationKey: `bank:${c.id}`,
       currency,
       occurredAt: at(c.bookingDate),
       values: { amount: c.amount.toString(), booked_on: c.bookingDate, bank_ref: c.bankRef ?? '' },
       evidence: [c.id],
-    });
-  return out.sort((a, b) => (a.id < b.id ? -1 : 1));
+    }),
+  );
+  const matched = j.matches.flatMap((m) => matchFindings(currency, m, at));
+  return [...missing, ...matched, ...unexpected].sort((a, b) => (a.id < b.id ? -1 : 1));
 }
 
-/** Brings the discrepancies table of one currency to `now`, as of `by` (the last event of the append). */
+/** Brings the discrepancies of one currency to `now`, as of `by` (the last event of the append). */
 export async function syncDiscrepancies(
   tx: Tx,
   schema: string,
@@ -113,35 +123,13 @@ export async function syncDiscrepancies(
   now: readonly SettlementDiscrepancy[],
   by: RecordedEvent,
 ): Promise<void> {
-  const rows = await tx<{ id: string; status: string; values: unknown }[]>`
-    select id::text, status, "values" from ${tx(schema)}.discrepancies where currency = ${currency}`;
-  const have = new Map(rows.map((r) => [r.id, r]));
-  const at = by.recordedAt;
-  const wanted = new Set(now.map((d) => d.id));
-  const gone = rows.filter((r) => r.status === 'open' && !wanted.has(r.id)).map((r) => r.id);
-  // an acceptance is a decision on the difference as it stood: it is not reopened or re-valued
-  if (gone.length)
-    await tx`update ${tx(schema)}.discrepancies set status = 'resolved', resolved_at = ${at}, resolved_by_event = ${by.id},
-      updated_at = ${at}, updated_by_event = ${by.id} where id = any(${gone}::uuid[])`;
-  for (const d of now) {
-    const old = have.get(d.id);
-    const values = stableStringify(d.values);
-    if (!old) {
-      await tx`insert into ${tx(schema)}.discrepancies (id, type, status, pos_id, payment_id, order_id, method, operation_key,
-          receiver_name, sub_merchant_id, sub_merchant_ids, currency, occurred_at, "values", evidence, detected_at,
-          detected_by_event, updated_at, updated_by_event)
-        values (${d.id}, ${d.type}, 'open', ${d.posId}, null, null, null, ${d.operationKey}, null, null, ${[]}::text[],
-          ${currency}, ${d.occurredAt}, (${values}::text)::jsonb, ${[...d.evidence]}::text[], ${at}, ${by.id}, ${at}, ${by.id})`;
-    } else if (old.status === 'accepted') {
-    } else if (old.status !== 'open' || stableStringify(old.values) !== stableStringify(d.values)) {
-      await tx`update ${tx(schema)}.discrepancies set status = 'open', resolved_at = null, resolved_by_event = null,
-          "values" = (${values}::text)::jsonb, evidence = ${[...d.evidence]}::text[], occurred_at = ${d.occurredAt},
-          pos_id = ${d.posId}, updated_at = ${at}, updated_by_event = ${by.id} where id = ${d.id}`;
-    }
-  }
+  const rows = await readDiscrepancies(tx, schema, 'currency', [currency]);
+  const lc = newLifecycle();
+  applyFindings(lc, new Map(rows.map((r) => [r.id, r])), now, { now: by.recordedAt.toISOString(), eventId: by.id });
+  await writeDiscrepancies(tx, schema, [...lc.changed.values()], [...lc.changed.keys()]);
 }
 
-/** Applies the acceptances of an append to the discrepancies they name (ids of other projections are left). */
+/** Applies the acceptances of an append to the discrepancies they name (ids of other legs are left). */
 export async function acceptSettlementDiscrepancies(
   tx: Tx,
   schema: string,
@@ -150,9 +138,9 @@ export async function acceptSettlementDiscrepancies(
   for (const e of append) {
     if (!isEvent(DiscrepancyAccepted, e)) continue;
     const d = dataOf(DiscrepancyAccepted, e);
-    const at = new Date(d.acceptedAt);
-    await tx`update ${tx(schema)}.discrepancies set status = 'accepted', accepted_at = ${at}, accepted_by = ${d.acceptedBy},
-        accepted_note = ${d.note}, accepted_by_event = ${e.id}, updated_at = ${at}, updated_by_event = ${e.id}
-      where id = ${d.discrepancyId} and status <> 'accepted'`;
+    const [row] = await readDiscrepancies(tx, schema, 'id', [d.discrepancyId]);
+    const lc = newLifecycle();
+    recordAcceptance(lc, row, { ...d, eventId: e.id });
+    await writeDiscrepancies(tx, schema, [...lc.changed.values()], [...lc.changed.keys()]);
   }
 }

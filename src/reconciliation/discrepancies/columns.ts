@@ -1,0 +1,121 @@
+import type { Cell } from '../../projector/copy-rows';
+
+/**
+ * The columns of a discrepancy, spelled once: every leg's table (recon.discrepancies,
+ * recon.order_discrepancies, recon.settlement_discrepancies, recon.payout_discrepancies) has them, in this
+ * order, so every reader can read the four views as one (discrepancy-queries.ts `allDiscrepancies`).
+ */
+export const DISCREPANCY_COLUMNS = [
+  ['id', 'uuid'],
+  ['type', 'text'],
+  ['status', 'text'],
+  ['pos_id', 'text'],
+  ['payment_id', 'text'],
+  ['order_id', 'text'],
+  ['method', 'text'],
+  ['operation_key', 'text'],
+  ['receiver_name', 'text'],
+  ['sub_merchant_id', 'text'],
+  ['sub_merchant_ids', 'text[]'],
+  ['currency', 'text'],
+  ['occurred_at', 'timestamptz'],
+  ['values', 'jsonb'],
+  ['evidence', 'text[]'],
+  ['detected_at', 'timestamptz'],
+  ['detected_by_event', 'uuid'],
+  ['resolved_at', 'timestamptz'],
+  ['resolved_by_event', 'uuid'],
+  ['accepted_at', 'timestamptz'],
+  ['accepted_by', 'text'],
+  ['accepted_note', 'text'],
+  ['accepted_by_event', 'uuid'],
+  ['updated_at', 'timestamptz'],
+  ['updated_by_event', 'uuid'],
+] as const;
+
+export type DiscrepancyColumn = (typeof DISCREPANCY_COLUMNS)[number][0];
+
+/** The column names, in order. */
+export const DISCREPANCY_COLUMN_NAMES: readonly DiscrepancyColumn[] = DISCREPANCY_COLUMNS.map(([name]) => name);
+
+/** `name`, quoted where SQL needs it (`values` is a keyword). */
+const quoted = (name: string) => (name === 'values' ? '"values"' : name);
+
+/** The column names as SQL writes them, in order (for COPY and select lists). */
+export const DISCREPANCY_SQL_NAMES: readonly string[] = DISCREPANCY_COLUMN_NAMES.map(quoted);
+
+/** The column names as a select list. */
+export const DISCREPANCY_SELECT_LIST = DISCREPANCY_SQL_NAMES.join(', ');
+
+/** The column definitions (`name type, …`) of a table of discrepancies. */
+export const DISCREPANCY_DEFINITIONS = DISCREPANCY_COLUMNS.map(([name, type]) => `${quoted(name)} ${type}`).join(', ');
+
+export const DISCREPANCY_STATUSES = ['open', 'resolved', 'accepted'] as const;
+export type DiscrepancyStatus = (typeof DISCREPANCY_STATUSES)[number];
+
+/**
+ * One discrepancy, a row of a discrepancies view as auditors read it (JSON, CSV and the HTTP API share this
+ * shape); the legs' tables keep the update columns besides (DiscrepancyRow).
+ */
+export interface DiscrepancyRecord {
+  id: string;
+  type: string;
+  status: string;
+  /** null where no POS is concerned (an order the PSP never saw) */
+  pos_id: string | null;
+  order_id: string | null;
+  payment_id: string | null;
+  method: string | null;
+  operation_key: string;
+  receiver_name: string | null;
+  sub_merchant_id: string | null;
+  sub_merchant_ids: string[];
+  currency: string | null;
+  values: Record<string, unknown>;
+  evidence: string[];
+  occurred_at: string | null;
+  detected_at: string | null;
+  detected_by_event: string;
+  resolved_at: string | null;
+  resolved_by_event: string | null;
+  accepted_at: string | null;
+  accepted_by: string | null;
+  accepted_note: string | null;
+  accepted_by_event: string | null;
+}
+
+/** A discrepancy row as a leg's table keeps it: the auditors' record, its status typed, and the update columns. */
+export interface DiscrepancyRow extends DiscrepancyRecord {
+  status: DiscrepancyStatus;
+  updated_at: string | null;
+  updated_by_event: string;
+}
+
+/** A row's cells in the order of DISCREPANCY_COLUMNS, for the bulk writer. */
+export function discrepancyCells(r: DiscrepancyRow): Cell[] {
+  return DISCREPANCY_COLUMN_NAMES.map((c) => r[c]);
+}
+
+const isoOf = (v: unknown): string | null =>
+  v === null || v === undefined ? null : v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString();
+
+/** A row read back from a leg's table (other columns of the table, such as the orders' order_key, left out). */
+export function discrepancyFromRow(r: Record<string, unknown>): DiscrepancyRow {
+  const row = Object.fromEntries(DISCREPANCY_COLUMN_NAMES.map((c) => [c, r[c]])) as unknown as DiscrepancyRow;
+  return {
+    ...row,
+    id: String(r.id),
+    occurred_at: isoOf(r.occurred_at),
+    detected_at: isoOf(r.detected_at),
+    resolved_at: isoOf(r.resolved_at),
+    accepted_at: isoOf(r.accepted_at),
+    updated_at: isoOf(r.updated_at),
+    detected_by_event: String(r.detected_by_event),
+    resolved_by_event: r.resolved_by_event === null ? null : String(r.resolved_by_event),
+    accepted_by_event: r.accepted_by_event === null ? null : String(r.accepted_by_event),
+    updated_by_event: String(r.updated_by_event),
+    sub_merchant_ids: (r.sub_merchant_ids as string[] | null) ?? [],
+    evidence: (r.evidence as string[] | null) ?? [],
+    values: (r.values as Record<string, unknown>) ?? {},
+  };
+}

@@ -1,0 +1,266 @@
+import type { DiscrepancyRow } from './columns';
+import type { DiscrepancyType } from './registry';
+
+/**
+ * The lifecycle of a discrepancy, the same in every leg: open when its leg's rule first finds it, updated
+ * while what the rule found changes, resolved when the rule no longer finds it (re-opened if it finds it
+ * again), accepted by an auditor, which freezes it. A leg returns findings; this module owns the status,
+ * the times and the rows.
+ *
+ * The one rule for the times: a change is stamped with the leg's clock and the event that caused it
+ * (`Stamp`), never the wall clock, so a replay writes the same rows. `detected_at` is the stamp of the
+ * judgement that first found it, `resolved_at` the stamp of the one that no longer found it, `updated_at`
+ * the stamp of the last change, `accepted_at` the time the auditor gave. What the clock is, is the leg's
+ * (kept as each leg first stored it, so no stored time changes):
+ *   psp, orders   the latest time the events so far carry (src/reconciliation/event-clock.ts), and the event
+ *                 that made the judgement happen
+ *   settlement    the time the append that made the change was recorded, and its last event
+ *   payouts       the days in the bank's data: the leg judges from all its inputs each time (`wholeRows`), so
+ *                 a finding carries when it was found and when it ended (a payout paid late)
+ */
+
+/** A discrepancy a leg's rule sees now (before the lifecycle: status, detection and resolution times). */
+export interface Finding<T extends DiscrepancyType = DiscrepancyType> {
+  /** src/reconciliation/discrepancies/id.ts `discrepancyId(type, key)` */
+  readonly id: string;
+  readonly type: T;
+  /** null where no POS is concerned (an order the PSP never saw, a settlement day) */
+  readonly posId: string | null;
+  readonly paymentId: string | null;
+  readonly orderId: string | null;
+  readonly method: string | null;
+  readonly operationKey: string;
+  readonly receiverName: string | null;
+  readonly subMerchantIds: readonly string[];
+  readonly currency: string | null;
+  /** ISO */
+  readonly occurredAt: string | null;
+  /** what each source said (amounts as decimal strings of minor units) */
+  readonly values: Record<string, unknown>;
+  /** event ids, in commit order where known */
+  readonly evidence: readonly string[];
+}
+
+/** What a change is stamped with: the leg's clock (ISO) and the event that caused it. */
+export interface Stamp {
+  readonly now: string | null;
+  readonly eventId: string;
+}
+
+export interface Acceptance {
+  readonly discrepancyId: string;
+  readonly acceptedBy: string;
+  readonly note: string;
+  readonly acceptedAt: string;
+  readonly eventId: string;
+}
+
+/** An acceptance recorded before its discrepancy existed; `stored`: in the table before this batch. */
+export interface WaitingAcceptance extends Acceptance {
+  readonly stored: boolean;
+}
+
+/**
+ * What a batch changes in a leg's discrepancies. `waiting`: the acceptances waiting for their discrepancy to
+ * be found, for a leg that keeps them (the PSP's: an acceptance made under other rules takes effect when the
+ * discrepancy appears); null for a leg that never kept them (orders, settlement: an acceptance of an id not
+ * found yet changes nothing, as it always has).
+ */
+export interface Lifecycle {
+  readonly waiting: Map<string, WaitingAcceptance> | null;
+  /** stored waiting acceptances this batch applied (their rows are deleted) */
+  readonly applied: Set<string>;
+  /** rows this batch changed, by id */
+  readonly changed: Map<string, DiscrepancyRow>;
+}
+
+export const newLifecycle = (waiting: Map<string, WaitingAcceptance> | null = null): Lifecycle => ({
+  waiting,
+  applied: new Set(),
+  changed: new Map(),
+});
+
+/** The columns of a row that say what the rule found. */
+export function findingColumns(f: Finding) {
+  return {
+    type: f.type as string,
+    pos_id: f.posId,
+    payment_id: f.paymentId,
+    order_id: f.orderId,
+    method: f.method,
+    operation_key: f.operationKey,
+    receiver_name: f.receiverName,
+    sub_merchant_id: f.subMerchantIds.length === 1 ? f.subMerchantIds[0]! : null,
+    sub_merchant_ids: [...f.subMerchantIds],
+    currency: f.currency,
+    occurred_at: f.occurredAt,
+    values: f.values,
+    evidence: [...f.evidence],
+  };
+}
+
+/** The row of a discrepancy found for the first time. */
+export function opened(f: Finding, { now, eventId }: Stamp): DiscrepancyRow {
+  return {
+    id: f.id,
+    status: 'open',
+    ...findingColumns(f),
+    detected_at: now,
+    detected_by_event: eventId,
+    resolved_at: null,
+    resolved_by_event: null,
+    accepted_at: null,
+    accepted_by: null,
+    accepted_note: null,
+    accepted_by_event: null,
+    updated_at: now,
+    updated_by_event: eventId,
+  };
+}
+
+/** Resolved: the rule no longer finds it. */
+export function resolve(r: DiscrepancyRow, { now, eventId }: Stamp): void {
+  Object.assign(r, {
+    status: 'resolved',
+    resolved_at: now,
+    resolved_by_event: eventId,
+    updated_at: now,
+    updated_by_event: eventId,
+  });
+}
+
+/** Accepted by an auditor: the row's evidence is frozen from now on. */
+export function accept(r: DiscrepancyRow, a: Omit<Acceptance, 'discrepancyId'>, { now, eventId }: Stamp): void {
+  Object.assign(r, {
+    status: 'accepted',
+    accepted_at: a.acceptedAt,
+    accepted_by: a.acceptedBy,
+    accepted_note: a.note,
+    accepted_by_event: a.eventId,
+    updated_at: now,
+    updated_by_event: eventId,
+  });
+}
+
+/** An acceptance is stamped with its own time and event. */
+const stampOf = (a: Omit<Acceptance, 'discrepancyId'>): Stamp => ({ now: a.acceptedAt, eventId: a.eventId });
+
+/**
+ * An auditor's acceptance: applied to its row when the row is known, else kept until the discrepancy appears
+ * (by a leg that keeps waiting acceptances).
+ */
+export function recordAcceptance(lc: Lifecycle, row: DiscrepancyRow | undefined, a: Acceptance): void {
+  if (row && row.status !== 'accepted') {
+    accept(row, a, stampOf(a));
+    lc.changed.set(row.id, row);
+  } else if (!row && lc.waiting && !lc.waiting.has(a.discrepancyId)) {
+    lc.waiting.set(a.discrepancyId, { ...a, stored: false });
+  }
+}
+
+/**
+ * Structural equality of plain JSON values (keys in any order; undefined members count as absent): a row read
+ * back from its table has its jsonb keys reordered, and must compare equal to the same finding judged in memory.
+ */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  let n = 0;
+  for (const k in x) {
+    if (x[k] === undefined) continue;
+    n++;
+    if (!sameJson(x[k], y[k])) return false;
+  }
+  for (const k in y) if (y[k] !== undefined) n--;
+  return n === 0;
+}
+
+/** Re-opens or updates a row the rule still finds; true when it changed. */
+function update(r: DiscrepancyRow, f: Finding, { now, eventId }: Stamp): boolean {
+  const columns = findingColumns(f);
+  const row = r as unknown as Record<string, unknown>;
+  const changed = r.status === 'resolved' || Object.entries(columns).some(([k, v]) => !sameJson(row[k], v));
+  if (!changed) return false;
+  Object.assign(r, columns, {
+    status: 'open',
+    resolved_at: null,
+    resolved_by_event: null,
+    updated_at: now,
+    updated_by_event: eventId,
+  });
+  return true;
+}
+
+/** A finding the rule makes for the first time: its row, accepted at once if an acceptance waited for it. */
+function open(lc: Lifecycle, f: Finding, stamp: Stamp): DiscrepancyRow {
+  const row = opened(f, stamp);
+  // An auditor's acceptance that arrived before the discrepancy existed (a rebuild with other rules, or an
+  // earlier build) takes effect as soon as it appears: detected and accepted, evidence frozen.
+  const waiting = lc.waiting?.get(f.id);
+  if (waiting !== undefined) {
+    accept(row, waiting, stamp);
+    lc.waiting!.delete(f.id);
+    if (waiting.stored) lc.applied.add(f.id);
+  }
+  return row;
+}
+
+/**
+ * Brings a set of rows (`existing`, updated in place) to what the rule finds now: new findings open, changed
+ * ones update (a resolved one re-opens), and open rows in scope (`inScope`) the rule no longer finds are
+ * resolved; an accepted row is frozen.
+ */
+export function applyFindings(
+  lc: Lifecycle,
+  existing: Map<string, DiscrepancyRow>,
+  findings: readonly Finding[],
+  stamp: Stamp,
+  inScope: (r: DiscrepancyRow) => boolean = () => true,
+): void {
+  const seen = new Set<string>();
+  for (const f of findings) {
+    seen.add(f.id);
+    const r = existing.get(f.id);
+    if (!r) {
+      const row = open(lc, f, stamp);
+      existing.set(f.id, row);
+      lc.changed.set(row.id, row);
+    } else if (r.status !== 'accepted' && update(r, f, stamp)) lc.changed.set(r.id, r);
+  }
+  for (const r of existing.values()) {
+    if (r.status !== 'open' || seen.has(r.id) || !inScope(r)) continue;
+    resolve(r, stamp);
+    lc.changed.set(r.id, r);
+  }
+}
+
+/** A finding of a leg judged whole from its inputs: when it was found and, once it no longer holds, when it ended. */
+export interface DatedFinding extends Finding {
+  readonly detected: Stamp;
+  readonly resolved: Stamp | null;
+}
+
+/**
+ * The rows of a leg that judges from all its inputs each time (payouts): each finding opened at its own
+ * detection, resolved at its own end, then accepted if an auditor accepted it, by the same steps as above.
+ */
+export function wholeRows(
+  findings: readonly DatedFinding[],
+  accepted: ReadonlyMap<string, Omit<Acceptance, 'discrepancyId'>>,
+): DiscrepancyRow[] {
+  return findings.map((f) => {
+    const row = opened(f, f.detected);
+    if (f.resolved) resolve(row, f.resolved);
+    const a = accepted.get(f.id);
+    if (a) accept(row, a, stampOf(a));
+    return row;
+  });
+}
