@@ -218,12 +218,7 @@ function totalsRow(currency: string, tot: CurrencyTotals) {
 }
 
 /** Sheet "Run": what the index was cut at and issued with, and the statement files of the run. */
-function writeRunSheet(
-  wb: Parameters<typeof addTableSheet>[0],
-  meta: IndexMeta,
-  title: string,
-  rows: number,
-): void {
+function writeRunSheet(wb: Parameters<typeof addTableSheet>[0], meta: IndexMeta, title: string, rows: number): void {
   const facts: Array<[string, string | number]> = [
     ...(meta.provisional
       ? ([['PROVISIONAL', 'the month has not ended: not recorded as issued, not to pay from']] as Array<
