@@ -29,7 +29,7 @@ import { issuedPayouts, statementPayouts, withPaidOut } from './payouts';
 import { ExportError } from '../errors';
 import { statementLineDetails, storePaymentEvents, type PaymentEvents } from './details';
 import { ledgerStatementQueries, type StatementQueries } from './queries';
-import { describeFile } from './runs';
+import { describeFile, type IssuedFile } from './runs';
 import { checkMonthEnded, checkPositionWithinHead, monthBefore, runsInZone } from './controls';
 import { notStatedMarked, previousOf, splitNotStated } from './not-stated';
 import { correctionsAt, monthRuns, monthSettings, recordedSettings, shownPayouts, unchangedRun } from './corrections';
@@ -78,15 +78,6 @@ export interface IssueOptions {
   /** the clock, for tests; the month must have ended by it */
   readonly now?: Date;
   readonly onProgress?: (p: { done: number; total: number; subMerchantId: string; lines: number }) => void;
-}
-
-export interface IssuedFile {
-  readonly name: string;
-  readonly path: string;
-  readonly sha256: string;
-  readonly bytes: number;
-  /** absent for the Payouts index */
-  readonly subMerchantId?: string;
 }
 
 export interface IssueResult {
@@ -581,4 +572,4 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
   });
 }
 
-export { fileSha256, runNote, type StatementRunRow, statementRuns } from './runs';
+export { fileSha256, type IssuedFile, runNote, type StatementRunRow, statementRuns } from './runs';

@@ -3,9 +3,17 @@ import { createReadStream, statSync } from 'node:fs';
 import path from 'node:path';
 import { DateTime } from 'luxon';
 import type { Sql } from '../../db/connect';
-import type { IssuedFile, IssueResult } from './issue';
 
 /** The runs recorded (`recon statements --runs`), a run's note for whoever issued it, its files' hashes. */
+
+export interface IssuedFile {
+  readonly name: string;
+  readonly path: string;
+  readonly sha256: string;
+  readonly bytes: number;
+  /** absent for the Payouts index */
+  readonly subMerchantId?: string;
+}
 
 export async function fileSha256(file: string): Promise<string> {
   const hash = createHash('sha256');
@@ -24,7 +32,12 @@ export async function describeFile(file: string, subMerchantId?: string): Promis
 }
 
 /** What a run was, in a line for whoever issued it: a month reproduced unchanged, or a correction. */
-export function runNote(r: IssueResult): string | undefined {
+export function runNote(r: {
+  readonly timezone: string;
+  readonly position: string;
+  readonly reproduces?: Date;
+  readonly corrects?: Date;
+}): string | undefined {
   const day = (d: Date) => DateTime.fromJSDate(d, { zone: r.timezone }).toISODate();
   if (r.reproduces)
     return `unchanged since the statements issued on ${day(r.reproduces)} (cut at position ${r.position}): the same statements written again, nothing recorded`;
