@@ -116,45 +116,55 @@ export async function cashSheetData(
           where m.currency = e.currency and m.due_on[1] <= ${opts.date}), 0))::text as amount
     from recon.settlements_expected e group by e.currency order by e.currency`;
   return {
-    days: days.map((r) => ({
-      dueOn: r['due_on'] as string,
-      currency: r['currency'] as string,
-      activityFrom: r['activity_from'] as string,
-      activityTo: r['activity_to'] as string,
-      expected: big(r['amount']),
-      status: r['status'] as string,
-      receivedOn: (r['received_on'] as string | null) ?? null,
-      bankRef: (r['bank_ref'] as string | null) ?? null,
-      received: r['received'] === null ? null : big(r['received']),
-      difference: r['difference'] === null ? null : big(r['difference']),
-    })),
-    unmatched: unmatched.map((r) => ({
-      accountId: r['account_id'] as string,
-      currency: r['currency'] as string,
-      bookedOn: r['booking_date'] as string,
-      direction: r['direction'] as string,
-      amount: big(r['amount']),
-      bankRef: (r['bank_ref'] as string | null) ?? null,
-      counterparty: (r['counterparty_name'] as string | null) ?? null,
-      remittance: (r['remittance'] as string | null) ?? null,
-    })),
-    bridges: [...bridges, ...(await payoutBridges(sql, opts.date, zone))].map((r) => {
-      const opening = big(r['opening']);
-      const booked = big(r['booked']);
-      const notBooked = big(r['not_booked']);
-      const closing = big(r['closing']);
-      return {
-        accountId: r['account_id'] as string,
-        currency: r['currency'] as string,
-        firstStatementOpening: opening,
-        bookedInJournal: booked,
-        notInJournal: notBooked,
-        closingDate: r['last_on'] as string,
-        bankClosing: closing,
-        difference: opening + booked + notBooked - closing,
-      };
-    }),
+    days: days.map(cashDay),
+    unmatched: unmatched.map(unmatchedLine),
+    bridges: [...bridges, ...(await payoutBridges(sql, opts.date, zone))].map(accountBridge),
     outstanding: outstanding.map((o) => ({ currency: o.currency, amount: BigInt(o.amount ?? '0') })),
+  };
+}
+
+function cashDay(r: Record<string, unknown>): CashDay {
+  return {
+    dueOn: r['due_on'] as string,
+    currency: r['currency'] as string,
+    activityFrom: r['activity_from'] as string,
+    activityTo: r['activity_to'] as string,
+    expected: big(r['amount']),
+    status: r['status'] as string,
+    receivedOn: (r['received_on'] as string | null) ?? null,
+    bankRef: (r['bank_ref'] as string | null) ?? null,
+    received: r['received'] === null ? null : big(r['received']),
+    difference: r['difference'] === null ? null : big(r['difference']),
+  };
+}
+
+function unmatchedLine(r: Record<string, unknown>): UnmatchedBankLine {
+  return {
+    accountId: r['account_id'] as string,
+    currency: r['currency'] as string,
+    bookedOn: r['booking_date'] as string,
+    direction: r['direction'] as string,
+    amount: big(r['amount']),
+    bankRef: (r['bank_ref'] as string | null) ?? null,
+    counterparty: (r['counterparty_name'] as string | null) ?? null,
+    remittance: (r['remittance'] as string | null) ?? null,
+  };
+}
+
+function accountBridge(r: Record<string, unknown>): AccountBridge {
+  const opening = big(r['opening']);
+  const booked = big(r['booked']);
+  const notBooked = big(r['not_booked']);
+  const closing = big(r['closing']);
+  return {
+    accountId: r['account_id'] as string,
+    currency: r['currency'] as string,
+    firstStatementOpening: opening,
+    bookedInJournal: booked,
+    notInJournal: notBooked,
+    closingDate: r['last_on'] as string,
+    bankClosing: closing,
+    difference: opening + booked + notBooked - closing,
   };
 }
 

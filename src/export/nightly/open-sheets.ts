@@ -21,8 +21,16 @@ function oldestText(o: OpenItem, zone: string): string {
   return `${o.type}, since ${at}, ${o.ageDays} day${o.ageDays === 1 ? '' : 's'} open${amount}; id ${o.id}`;
 }
 
+const opts = { moneyFormat };
+
 export function writeOpenOnDaySheets(wb: Workbook, documentName: string, v: OpenOnDay, issuedAt: Date): void {
-  const opts = { moneyFormat };
+  writeSummary(wb, documentName, v, issuedAt);
+  writeAgeing(wb, documentName, v);
+  writeInDoubt(wb, documentName, v);
+  writeMonthToDate(wb, documentName, v);
+}
+
+function writeSummary(wb: Workbook, documentName: string, v: OpenOnDay, issuedAt: Date): void {
   const zone = v.timezone;
   const stamp = (d: Date) => DateTime.fromJSDate(d, { zone }).toFormat('yyyy-MM-dd HH:mm');
   const summary: NightlyCell[][] = [
@@ -41,7 +49,9 @@ export function writeOpenOnDaySheets(wb: Workbook, documentName: string, v: Open
     summary,
     opts,
   );
+}
 
+function writeAgeing(wb: Workbook, documentName: string, v: OpenOnDay): void {
   writeNightlyTable(
     wb,
     documentName,
@@ -55,7 +65,9 @@ export function writeOpenOnDaySheets(wb: Workbook, documentName: string, v: Open
     v.ageing.map((r) => [r.bucket, r.currency || (r.count ? NO_CURRENCY : ''), r.count, money(r.amount, r.currency)]),
     opts,
   );
+}
 
+function writeInDoubt(wb: Workbook, documentName: string, v: OpenOnDay): void {
   // one sub-merchant a line: its name, and beside it its id
   const inDoubtRows = v.inDoubt.map((r): NightlyCell[] => [
     r.currency || NO_CURRENCY,
@@ -86,7 +98,9 @@ export function writeOpenOnDaySheets(wb: Workbook, documentName: string, v: Open
       totals: [...perCurrency].map(([c, t]) => [`Total ${c || NO_CURRENCY}`, '', '', t.count, money(t.amount, c)]),
     },
   );
+}
 
+function writeMonthToDate(wb: Workbook, documentName: string, v: OpenOnDay): void {
   writeNightlyTable(
     wb,
     documentName,

@@ -74,12 +74,21 @@ function rowStatus(p: PayoutSection | undefined): StatusLine | { status: 'expect
   return p.statuses?.find((s) => s.reference === p.reference) ?? { status: 'expected' };
 }
 
+type PayoutOf = (subMerchantId: string, currency: string) => PayoutSection | undefined;
+type IndexMeta = StatementMeta & { files?: readonly string[]; issuedAt?: Date };
+interface CurrencyTotals {
+  sums: bigint[];
+  operations: number;
+  due: bigint[];
+  notStated: bigint;
+}
+
 /** Finance's index: sheet Payouts (exact header, one row per sub-merchant and currency), then Run. */
 export async function writePayoutsWorkbook(
   file: string,
   figures: readonly StatementFigures[],
-  meta: StatementMeta & { files?: readonly string[]; issuedAt?: Date },
-  payoutOf?: (subMerchantId: string, currency: string) => PayoutSection | undefined,
+  meta: IndexMeta,
+  payoutOf?: PayoutOf,
 ): Promise<void> {
   const rows = [...figures].sort(bySubMerchantAndCurrency);
   const title = `Payouts ${meta.month}${meta.provisional ? ' (provisional)' : ''}`;
@@ -88,122 +97,155 @@ export async function writePayoutsWorkbook(
     created: meta.issuedAt ?? plainHeader(meta).issuedAt,
   });
   try {
-    const widths = [38, 32, 9, 16, 16, 16, 16, 16, 16, 16, 11, 16, 16, 16, 16, 36, 14, 18, 16, 12, 24, 34];
-    const t = addTableSheet(
-      pending.workbook,
-      sheetName(meta, 'Payouts'),
-      PAYOUTS_HEADER.map((h, i) => ({ header: h, width: widths[i]! })),
-      { title },
-    );
-    const totals = new Map<string, { sums: bigint[]; operations: number; due: bigint[]; notStated: bigint }>();
-    for (const f of rows) {
-      const amounts = [f.gross, f.refunds, f.chargebacks, f.fees, f.reserveHeld, f.reserveReleased, f.netPayable];
-      const adjustments = f.adjustments ?? 0n;
-      const p = payoutOf?.(f.subMerchantId, f.currency);
-      const notStated = f.notStated ?? 0n;
-      const amountDue = p ? p.amountDue : adjustments + notStated + f.netPayable;
-      const due = [adjustments, amountDue, p?.held ?? 0n, f.paidOut ?? 0n];
-      const fmt = moneyFormat(f.currency);
-      const st = rowStatus(p);
-      const bank = st && 'reference' in st ? st : null;
-      const row = t.sheet.addRow([
-        safeText(f.subMerchantId),
-        safeText(f.subMerchantName),
-        safeText(f.currency),
-        ...amounts.map(minorToMajor),
-        f.operations,
-        ...due.map(minorToMajor),
-        safeText(p?.reference ?? ''),
-        st?.status ?? '',
-        minorToMajor(notStated),
-        bank ? minorToMajor(bank.paidOut) : '',
-        bank?.paidOn ?? '',
-        safeText(bank?.bankRef ?? ''),
-        safeText(bank?.paidTo ?? ''),
-      ]);
-      for (const c of [4, 5, 6, 7, 8, 9, 10, 12, 13, 14, 15, 18, 19]) row.getCell(c).numFmt = fmt;
-      row.getCell(11).numFmt = COUNT_FORMAT;
-      row.commit();
-      t.rows++;
-      const tot = totals.get(f.currency) ?? {
-        sums: amounts.map(() => 0n),
-        operations: 0,
-        due: due.map(() => 0n),
-        notStated: 0n,
-      };
-      tot.notStated += notStated;
-      amounts.forEach((a, i) => {
-        tot.sums[i]! += a;
-      });
-      due.forEach((a, i) => {
-        tot.due[i]! += a;
-      });
-      tot.operations += f.operations;
-      totals.set(f.currency, tot);
-    }
-    // Totals per currency (adding euros to dollars means nothing), after a blank row outside the filter.
-    closeTable(
-      t,
-      [...totals.entries()]
-        .sort(([a], [b]) => (a < b ? -1 : 1))
-        .map(([currency, tot]) => ({
-          values: [
-            'Total',
-            '',
-            safeText(currency),
-            ...tot.sums.map(minorToMajor),
-            tot.operations,
-            ...tot.due.map(minorToMajor),
-            '',
-            '',
-            minorToMajor(tot.notStated),
-          ],
-          numFmts: [
-            undefined,
-            undefined,
-            undefined,
-            ...tot.sums.map(() => moneyFormat(currency)),
-            COUNT_FORMAT,
-            ...tot.due.map(() => moneyFormat(currency)),
-            undefined,
-            undefined,
-            moneyFormat(currency),
-          ],
-        })),
-    );
+    writePayoutsSheet(pending.workbook, meta, title, rows, payoutOf);
     writeStatusSheet(pending.workbook, meta, title, rows, payoutOf);
-    const facts: Array<[string, string | number]> = [
-      ...(meta.provisional
-        ? ([['PROVISIONAL', 'the month has not ended: not recorded as issued, not to pay from']] as Array<
-            [string, string]
-          >)
-        : []),
-      ['Period', periodText(meta)],
-      ['Cut at event-store position', meta.position],
-      ['Figures sha-256', meta.figuresSha256],
-      ['Issued at (UTC)', (meta.issuedAt ?? plainHeader(meta).issuedAt).toISOString()],
-      ['Rows (sub-merchant × currency)', rows.length],
-      ...(meta.files ?? []).map((f, i): [string, string] => [i === 0 ? 'Statement files' : '', safeText(f)]),
-    ];
-    // widths from the content, so that nothing prints cut
-    const runWidths = [0, 1].map((c) =>
-      Math.min(100, Math.max(c === 0 ? 30 : 70, ...facts.map((f) => String(f[c]).length + 2))),
-    );
-    const run = pending.workbook.addWorksheet(sheetName(meta, 'Run'), {
-      views: [{ state: 'frozen', ySplit: 1 }],
-      ...printSetup(runWidths, 1, title),
-    });
-    run.columns = runWidths.map((width) => ({ width }));
-    const head = run.addRow(['Field', 'Value']);
-    head.font = BOLD_FONT;
-    head.commit();
-    for (const fact of facts) run.addRow(fact).commit();
-    run.commit();
+    writeRunSheet(pending.workbook, meta, title, rows.length);
     await pending.commit();
   } catch (e) {
     pending.abort();
     throw e;
   }
+}
+
+/** Sheet "Payouts": a row per sub-merchant and currency, then the totals per currency. */
+function writePayoutsSheet(
+  wb: Parameters<typeof addTableSheet>[0],
+  meta: StatementMeta,
+  title: string,
+  rows: readonly StatementFigures[],
+  payoutOf?: PayoutOf,
+): void {
+  const widths = [38, 32, 9, 16, 16, 16, 16, 16, 16, 16, 11, 16, 16, 16, 16, 36, 14, 18, 16, 12, 24, 34];
+  const t = addTableSheet(
+    wb,
+    sheetName(meta, 'Payouts'),
+    PAYOUTS_HEADER.map((h, i) => ({ header: h, width: widths[i]! })),
+    { title },
+  );
+  const totals = new Map<string, CurrencyTotals>();
+  for (const f of rows) {
+    const p = payoutOf?.(f.subMerchantId, f.currency);
+    const row = payoutsRow(f, p);
+    const r = t.sheet.addRow(row.values);
+    const fmt = moneyFormat(f.currency);
+    for (const c of [4, 5, 6, 7, 8, 9, 10, 12, 13, 14, 15, 18, 19]) r.getCell(c).numFmt = fmt;
+    r.getCell(11).numFmt = COUNT_FORMAT;
+    r.commit();
+    t.rows++;
+    addToTotals(totals, f, row);
+  }
+  // Totals per currency (adding euros to dollars means nothing), after a blank row outside the filter.
+  closeTable(
+    t,
+    [...totals.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([currency, tot]) => totalsRow(currency, tot)),
+  );
+}
+
+/** One index row's cells and the amounts its currency's totals add up. */
+function payoutsRow(f: StatementFigures, p: PayoutSection | undefined) {
+  const amounts = [f.gross, f.refunds, f.chargebacks, f.fees, f.reserveHeld, f.reserveReleased, f.netPayable];
+  const adjustments = f.adjustments ?? 0n;
+  const notStated = f.notStated ?? 0n;
+  const amountDue = p ? p.amountDue : adjustments + notStated + f.netPayable;
+  const due = [adjustments, amountDue, p?.held ?? 0n, f.paidOut ?? 0n];
+  const st = rowStatus(p);
+  const bank = st && 'reference' in st ? st : null;
+  const values = [
+    safeText(f.subMerchantId),
+    safeText(f.subMerchantName),
+    safeText(f.currency),
+    ...amounts.map(minorToMajor),
+    f.operations,
+    ...due.map(minorToMajor),
+    safeText(p?.reference ?? ''),
+    st?.status ?? '',
+    minorToMajor(notStated),
+    bank ? minorToMajor(bank.paidOut) : '',
+    bank?.paidOn ?? '',
+    safeText(bank?.bankRef ?? ''),
+    safeText(bank?.paidTo ?? ''),
+  ];
+  return { values, amounts, due, notStated };
+}
+
+function addToTotals(
+  totals: Map<string, CurrencyTotals>,
+  f: StatementFigures,
+  row: { amounts: bigint[]; due: bigint[]; notStated: bigint },
+): void {
+  const tot = totals.get(f.currency) ?? {
+    sums: row.amounts.map(() => 0n),
+    operations: 0,
+    due: row.due.map(() => 0n),
+    notStated: 0n,
+  };
+  tot.notStated += row.notStated;
+  row.amounts.forEach((a, i) => {
+    tot.sums[i]! += a;
+  });
+  row.due.forEach((a, i) => {
+    tot.due[i]! += a;
+  });
+  tot.operations += f.operations;
+  totals.set(f.currency, tot);
+}
+
+function totalsRow(currency: string, tot: CurrencyTotals) {
+  return {
+    values: [
+      'Total',
+      '',
+      safeText(currency),
+      ...tot.sums.map(minorToMajor),
+      tot.operations,
+      ...tot.due.map(minorToMajor),
+      '',
+      '',
+      minorToMajor(tot.notStated),
+    ],
+    numFmts: [
+      undefined,
+      undefined,
+      undefined,
+      ...tot.sums.map(() => moneyFormat(currency)),
+      COUNT_FORMAT,
+      ...tot.due.map(() => moneyFormat(currency)),
+      undefined,
+      undefined,
+      moneyFormat(currency),
+    ],
+  };
+}
+
+/** Sheet "Run": what the index was cut at and issued with, and the statement files of the run. */
+function writeRunSheet(wb: Parameters<typeof addTableSheet>[0], meta: IndexMeta, title: string, rows: number): void {
+  const facts: Array<[string, string | number]> = [
+    ...(meta.provisional
+      ? ([['PROVISIONAL', 'the month has not ended: not recorded as issued, not to pay from']] as Array<
+          [string, string]
+        >)
+      : []),
+    ['Period', periodText(meta)],
+    ['Cut at event-store position', meta.position],
+    ['Figures sha-256', meta.figuresSha256],
+    ['Issued at (UTC)', (meta.issuedAt ?? plainHeader(meta).issuedAt).toISOString()],
+    ['Rows (sub-merchant × currency)', rows],
+    ...(meta.files ?? []).map((f, i): [string, string] => [i === 0 ? 'Statement files' : '', safeText(f)]),
+  ];
+  // widths from the content, so that nothing prints cut
+  const runWidths = [0, 1].map((c) =>
+    Math.min(100, Math.max(c === 0 ? 30 : 70, ...facts.map((f) => String(f[c]).length + 2))),
+  );
+  const run = wb.addWorksheet(sheetName(meta, 'Run'), {
+    views: [{ state: 'frozen', ySplit: 1 }],
+    ...printSetup(runWidths, 1, title),
+  });
+  run.columns = runWidths.map((width) => ({ width }));
+  const head = run.addRow(['Field', 'Value']);
+  head.font = BOLD_FONT;
+  head.commit();
+  for (const fact of facts) run.addRow(fact).commit();
+  run.commit();
 }
 
 /** Sheet "Payout status": one row per payout reference of the index's rows, with what the bank did at the cut. */

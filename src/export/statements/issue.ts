@@ -1,7 +1,5 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { createReadStream, statSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { DateTime } from 'luxon';
 import type { Sql } from '../../db/connect';
 import { newEvent } from '../../events/catalog';
 import { StatementIssued, statementStream } from '../../events/statement-events';
@@ -17,6 +15,7 @@ import {
   writePayoutsWorkbook,
   writeStatementWorkbook,
   type StatementFigures,
+  type StatementMeta,
   type StatementSource,
 } from './workbooks';
 import { issuedBefore, openAtPreviousStatements, previousRunOf, type IssuedRun } from './previous';
@@ -30,6 +29,7 @@ import { issuedPayouts, statementPayouts, withPaidOut } from './payouts';
 import { ExportError } from '../errors';
 import { statementLineDetails, storePaymentEvents, type PaymentEvents } from './details';
 import { ledgerStatementQueries, type StatementQueries } from './queries';
+import { describeFile, type IssuedFile } from './runs';
 import { checkMonthEnded, checkPositionWithinHead, monthBefore, runsInZone } from './controls';
 import { notStatedMarked, previousOf, splitNotStated } from './not-stated';
 import { correctionsAt, monthRuns, monthSettings, recordedSettings, shownPayouts, unchangedRun } from './corrections';
@@ -80,15 +80,6 @@ export interface IssueOptions {
   readonly onProgress?: (p: { done: number; total: number; subMerchantId: string; lines: number }) => void;
 }
 
-export interface IssuedFile {
-  readonly name: string;
-  readonly path: string;
-  readonly sha256: string;
-  readonly bytes: number;
-  /** absent for the Payouts index */
-  readonly subMerchantId?: string;
-}
-
 export interface IssueResult {
   readonly runId: string;
   readonly month: string;
@@ -112,22 +103,6 @@ export interface IssueResult {
   readonly reproduces?: Date;
   /** a correction of the month's statements issued before: when the latest of them was issued */
   readonly corrects?: Date;
-}
-
-export async function fileSha256(file: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
-}
-
-async function describeFile(file: string, subMerchantId?: string): Promise<IssuedFile> {
-  return {
-    name: path.basename(file),
-    path: file,
-    sha256: await fileSha256(file),
-    bytes: statSync(file).size,
-    ...(subMerchantId ? { subMerchantId } : {}),
-  };
 }
 
 /** What one sub-merchant's statement is written from (the workbook and the PDF alike). */
@@ -210,11 +185,8 @@ async function recordRun(
   return { runId, appended: appended.appended > 0 };
 }
 
-/*
- * One pass in order (cut, figures, openings, payouts, header, files, record), each step using the values of the
- * ones before it; what can stand alone is in the helpers above and the modules it calls.
- */
-export async function issueStatements(deps: StatementDeps, opts: IssueOptions): Promise<IssueResult> {
+/** Where the run is cut and what it reads through: the month checked, the position, the queries. */
+async function cutOf(deps: StatementDeps, opts: IssueOptions) {
   monthRange(opts.month, deps.timezone); // validates the month
   const provisional = checkMonthEnded(opts.month, deps.timezone, opts.now ?? new Date(), opts.provisional ?? false);
   if (opts.atPosition) await checkPositionWithinHead(deps.store, opts.atPosition);
@@ -222,30 +194,48 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
   const position = opts.atPosition ?? (await ledgerPosition(deps.sql));
   if (!position)
     throw new ExportError('EXPORT_NO_POSITION', 'the journal has not been built yet: run `recon project` first');
-  const positionText = formatPosition(position);
   // injected queries (tests) stand without a journal to find the payments' streams in
   const paymentEvents = deps.queries ? undefined : storePaymentEvents(deps.sql, deps.store, position);
   const base = { month: opts.month, timezone: deps.timezone, atPosition: position };
+  return { provisional, queries, position, positionText: formatPosition(position), paymentEvents, base };
+}
+type Cut = Awaited<ReturnType<typeof cutOf>>;
+
+/** The closings of a run issued before (recorded with it, or read back from the journal at its cut). */
+function closingsOfRun(deps: StatementDeps) {
+  return memoize((run: IssuedRun) =>
+    run.closings
+      ? Promise.resolve(run.closings)
+      : (async () =>
+          closingsByReceiver(deps.sql, {
+            month: run.month,
+            timezone: run.timezone ?? deps.timezone,
+            atPosition: run.cut,
+            ...(run.subMerchantId ? { names: await receiversOf(deps.sql, run.subMerchantId, run.cut) } : {}),
+          }))(),
+  );
+}
+
+/**
+ * The month's figures at the cut: the journal's, less what was paid out, opened at the statements issued before
+ * (previous.ts, their figures as issued, once per run), months never stated split apart.
+ */
+async function monthFigures(deps: StatementDeps, opts: IssueOptions, cut: Cut) {
+  const { position, base, queries } = cut;
   // what was paid out at the cut comes off the ledger's balances (docs/bank.md, "Payouts and holds")
   const paid = await payoutFigures(deps, position, { month: opts.month, timezone: deps.timezone });
   const ledger = withPaidOut(
-    await queries.figures({
-      ...base,
-      ...(opts.subMerchantId ? { subMerchantId: opts.subMerchantId } : {}),
-    }),
+    await queries.figures({ ...base, ...(opts.subMerchantId ? { subMerchantId: opts.subMerchantId } : {}) }),
     paid.lines,
     opts.month,
     deps.timezone,
   );
-  // opened at the statements issued before (previous-statements.ts); their figures as issued, once per run
   const zoned = runsInZone(
     await issuedBefore(deps.store, opts.month, null, position),
     deps.timezone,
     opts.rebaseTimezone ?? false,
   );
   const runs = zoned.runs;
-  const previousMonth = monthBefore(opts.month);
-  const previousMonthNotIssued = runs.some((r) => r.month === previousMonth) ? undefined : previousMonth;
   // what this run states per receiver name: recorded with it, for the next month to open at
   const closings = await closingsByReceiver(deps.sql, {
     month: opts.month,
@@ -255,20 +245,7 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
   });
   const namesOf = memoize((id: string) => receiversOf(deps.sql, id, position));
   await closingsPaidOut(closings, paid.lines, opts.month, deps.timezone, namesOf);
-  const opened = await openAtPreviousStatements(ledger, runs, {
-    closingsOf: memoize((run: IssuedRun) =>
-      run.closings
-        ? Promise.resolve(run.closings)
-        : (async () =>
-            closingsByReceiver(deps.sql, {
-              month: run.month,
-              timezone: run.timezone ?? deps.timezone,
-              atPosition: run.cut,
-              ...(run.subMerchantId ? { names: await receiversOf(deps.sql, run.subMerchantId, run.cut) } : {}),
-            }))(),
-    ),
-    namesOf,
-  });
+  const opened = await openAtPreviousStatements(ledger, runs, { closingsOf: closingsOfRun(deps), namesOf });
   const since = await paidSincePrevious(opened, runs, {
     month: opts.month,
     timezone: deps.timezone,
@@ -281,33 +258,49 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
   if (opts.subMerchantId && figures.length === 0) {
     throw new ExportError(
       'EXPORT_NOTHING_TO_ISSUE',
-      `no figures for sub-merchant ${opts.subMerchantId} in ${opts.month} at position ${positionText}`,
+      `no figures for sub-merchant ${opts.subMerchantId} in ${opts.month} at position ${cut.positionText}`,
     );
   }
+  return { paid, zoned, runs, closings, namesOf, since, figures };
+}
+type Month = Awaited<ReturnType<typeof monthFigures>>;
+
+/** The month's payouts (held, paid out, statuses) and what the run's documents say of it besides the figures. */
+async function payoutsAndMeta(deps: StatementDeps, opts: IssueOptions, cut: Cut, m: Month) {
   const payouts = await statementPayouts(
-    { store: deps.store, namesOf, recordedHeld: (h, name, currency) => recordedHeld(deps.sql, h, name, currency) },
+    {
+      store: deps.store,
+      namesOf: m.namesOf,
+      recordedHeld: (h, name, currency) => recordedHeld(deps.sql, h, name, currency),
+    },
     {
       month: opts.month,
       timezone: deps.timezone,
-      cut: position,
-      figures,
-      runs,
-      held: paid.held,
-      paid: paid.lines,
-      statuses: paid.statuses,
+      cut: cut.position,
+      figures: m.figures,
+      runs: m.runs,
+      held: m.paid.held,
+      paid: m.paid.lines,
+      statuses: m.paid.statuses,
     },
   );
-  const figuresSha256 = figuresDigest(opts.month, deps.timezone, figures);
+  const previousMonth = monthBefore(opts.month);
+  const previousMonthNotIssued = m.runs.some((r) => r.month === previousMonth) ? undefined : previousMonth;
+  const figuresSha256 = figuresDigest(opts.month, deps.timezone, m.figures);
   const meta = {
     month: opts.month,
     timezone: deps.timezone,
-    position: positionText,
+    position: cut.positionText,
     figuresSha256,
-    provisional,
-    ...(zoned.rebasedFrom ? { rebasedFrom: zoned.rebasedFrom } : {}),
+    provisional: cut.provisional,
+    ...(m.zoned.rebasedFrom ? { rebasedFrom: m.zoned.rebasedFrom } : {}),
     ...(previousMonthNotIssued ? { previousMonthNotIssued } : {}),
   };
+  return { payouts, previousMonthNotIssued, figuresSha256, meta };
+}
 
+/** One statement per sub-merchant (a workbook and a PDF), and the Payouts index unless the run is for one. */
+function filesOf(opts: IssueOptions, figures: readonly StatementFigures[], provisional: boolean) {
   const bySubMerchant = new Map<string, StatementFigures[]>();
   for (const f of figures) bySubMerchant.set(f.subMerchantId, [...(bySubMerchant.get(f.subMerchantId) ?? []), f]);
   const nameOf = (id: string) => bySubMerchant.get(id)![0]!.subMerchantName;
@@ -317,122 +310,210 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
   );
   const fileOf = (id: string, ext: 'xlsx' | 'pdf') => statementFileName(id, opts.month, provisional, nameOf(id), ext);
   const indexName = opts.subMerchantId ? undefined : payoutsFileName(opts.month, provisional);
-  const fileNames = [
+  const names = [
     ...[...bySubMerchant.keys()].flatMap((id) => [fileOf(id, 'xlsx'), fileOf(id, 'pdf')]),
     ...(indexName ? [indexName] : []),
   ];
+  return { bySubMerchant, fileOf, indexName, names };
+}
+type Files = ReturnType<typeof filesOf>;
+
+/**
+ * The run as it will be recorded: its id comes from its data, so a run already recorded (the same figures at
+ * the same cut) is found, and its statements keep the number and the issue time they were given then.
+ */
+async function runEventOf(
+  deps: StatementDeps,
+  opts: IssueOptions,
+  cut: Cut,
+  m: Month,
+  p: Awaited<ReturnType<typeof payoutsAndMeta>>,
+  files: Files,
+) {
   // the month issued before: its first run's issuer and texts, its runs to reproduce or correct
-  const runsOfMonth = provisional ? [] : await monthRuns(deps.store, opts.month, deps.timezone);
+  const runsOfMonth = cut.provisional ? [] : await monthRuns(deps.store, opts.month, deps.timezone);
   const settings = monthSettings(runsOfMonth, deps.statements ?? statementsConfigFromEnv());
-  // The run as it will be recorded: its id comes from its data, so a run already recorded (the same figures at
-  // the same cut) is found, and its statements keep the number and the issue time they were given then.
   const event = newEvent(StatementIssued, {
     month: opts.month,
     timezone: deps.timezone,
     subMerchantId: opts.subMerchantId ?? null,
-    position: positionText,
-    figuresSha256,
-    statements: bySubMerchant.size,
-    files: fileNames,
-    closings: [...closings]
+    position: cut.positionText,
+    figuresSha256: p.figuresSha256,
+    statements: files.bySubMerchant.size,
+    files: files.names,
+    closings: [...m.closings]
       .map(([k, v]) => [...k.split('\u0000'), v.toString()] as [string, string, string])
       .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0)),
-    payouts: issuedPayouts(payouts),
+    payouts: issuedPayouts(p.payouts),
     ...(settings.record ? { settings: recordedSettings(settings.config) } : {}),
   });
-  // nothing changed since the month's latest run: that run again, at its cut (same numbers, dates and bytes)
-  const same = opts.atPosition ? undefined : unchangedRun(runsOfMonth, event.data);
-  if (same) return issueStatements(deps, { ...opts, atPosition: same.cut });
-  const recorded = provisional
+  return { runsOfMonth, settings, event };
+}
+
+/** When the statements are dated, what they correct, and the payouts each lists. */
+async function datedAndShown(
+  deps: StatementDeps,
+  opts: IssueOptions,
+  cut: Cut,
+  m: Month,
+  payouts: Awaited<ReturnType<typeof payoutsAndMeta>>['payouts'],
+  run: Awaited<ReturnType<typeof runEventOf>>,
+  files: Files,
+) {
+  const recorded = cut.provisional
     ? undefined
-    : (await deps.store.readStream(statementStream(opts.month))).find((e) => e.id === event.id);
+    : (await deps.store.readStream(statementStream(opts.month))).find((e) => e.id === run.event.id);
   // a draft is dated when it is drawn up; an issued statement when its run was (or is now) recorded
   const issuedAt = recorded ? issuedAtOf(recorded) : (opts.now ?? new Date());
-  const corrections = provisional ? undefined : await correctionsAt(deps.store, runsOfMonth, position);
+  const corrections = cut.provisional ? undefined : await correctionsAt(deps.store, run.runsOfMonth, cut.position);
   // the payouts deducted beyond the month's own are listed on the Paid out sheet with them
   const shown = await shownPayouts(
     payouts.map((p) => {
-      const earlier = since.lines.filter((l) => l.subMerchantId === p.subMerchantId && l.currency === p.currency);
+      const earlier = m.since.lines.filter((l) => l.subMerchantId === p.subMerchantId && l.currency === p.currency);
       return earlier.length > 0 ? { ...p, paid: [...earlier, ...p.paid] } : p;
     }),
-    [...bySubMerchant.keys()],
+    [...files.bySubMerchant.keys()],
     corrections,
   );
+  return { recorded, issuedAt, corrections, shown };
+}
+type Dated = Awaited<ReturnType<typeof datedAndShown>>;
+
+// Statements written at once: one's PostgreSQL reads overlap another's writing; each holds its lines' details.
+const STATEMENTS_IN_FLIGHT = 2;
+
+/**
+ * Runs `work` over `items` with at most `limit` at a time; the results in the items' order. After a failure no
+ * item is begun, and the ones under way are let finish before the first error is thrown (nothing is written
+ * behind the caller's back once it has been told of the failure).
+ */
+async function inOrder<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  let failure: { error: unknown } | undefined;
+  const worker = async () => {
+    while (next < items.length && !failure) {
+      const i = next++;
+      try {
+        out[i] = await work(items[i]!);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  if (failure) throw failure.error;
+  return out;
+}
+
+/**
+ * Every sub-merchant's workbook and PDF. Numbers are claimed first, in the sub-merchants' order, so that they
+ * do not depend on which statement is written first; the files are listed in that order too.
+ */
+async function writeStatements(
+  deps: StatementDeps,
+  opts: IssueOptions,
+  ctx: {
+    cut: Cut;
+    m: Month;
+    meta: StatementMeta;
+    files: Files;
+    dated: Dated;
+    run: Awaited<ReturnType<typeof runEventOf>>;
+  },
+) {
+  const { cut, m, files, dated } = ctx;
+  const ids = [...files.bySubMerchant.keys()];
   const claims: NumberClaim[] = [];
-  const files: IssuedFile[] = [];
+  const numbers = new Map<string, number | null>();
+  for (const id of ids) {
+    opts.signal?.throwIfAborted();
+    const claim = cut.provisional ? undefined : await claimNumber(deps.store, id, opts.month, ctx.run.event.id);
+    if (claim) claims.push(claim);
+    numbers.set(id, claim?.number ?? null);
+  }
   let lines = 0;
   let done = 0;
-  for (const [subMerchantId, own] of bySubMerchant) {
+  const written = await inOrder(ids, STATEMENTS_IN_FLIGHT, async (subMerchantId) => {
     opts.signal?.throwIfAborted();
-    const file = path.join(opts.outDir, fileOf(subMerchantId, 'xlsx'));
-    const claim = provisional ? undefined : await claimNumber(deps.store, subMerchantId, opts.month, event.id);
-    if (claim) claims.push(claim);
-    const corrects = shown.statements.get(subMerchantId);
+    const corrects = dated.shown.statements.get(subMerchantId);
     const header = {
       ...headerOf(
-        settings.config,
-        await directoryAt(deps.store, subMerchantId, position),
-        claim?.number ?? null,
-        issuedAt,
+        ctx.run.settings.config,
+        await directoryAt(deps.store, subMerchantId, cut.position),
+        numbers.get(subMerchantId) ?? null,
+        dated.issuedAt,
       ),
       ...(corrects ? { corrects } : {}),
     };
     const source = await statementSource(
       {
-        queries,
-        base,
-        runs,
-        namesOf,
+        queries: cut.queries,
+        base: cut.base,
+        runs: m.runs,
+        namesOf: m.namesOf,
         timezone: deps.timezone,
-        ...(paymentEvents ? { paymentEvents } : {}),
+        ...(cut.paymentEvents ? { paymentEvents: cut.paymentEvents } : {}),
         ...(deps.linesPerDetailRead ? { linesPerDetailRead: deps.linesPerDetailRead } : {}),
       },
       subMerchantId,
-      own,
-      shown.sections.filter((p) => p.subMerchantId === subMerchantId),
+      files.bySubMerchant.get(subMerchantId)!,
+      dated.shown.sections.filter((p) => p.subMerchantId === subMerchantId),
     );
-    const written = await writeStatementWorkbook(file, source, meta, header);
-    lines += written.lines;
-    files.push(await describeFile(file, subMerchantId));
-    const pdf = path.join(opts.outDir, fileOf(subMerchantId, 'pdf'));
-    await writeStatementPdf(pdf, source, meta, header);
-    files.push(await describeFile(pdf, subMerchantId));
-    opts.onProgress?.({ done: ++done, total: bySubMerchant.size, subMerchantId, lines });
-  }
-  // The index lists the whole month; a run for one sub-merchant does not overwrite it with a single row.
-  if (indexName) {
-    const index = path.join(opts.outDir, indexName);
-    await writePayoutsWorkbook(index, figures, { ...meta, files: files.map((f) => f.name), issuedAt }, shown.indexOf);
-    files.push(await describeFile(index));
-  }
+    const file = path.join(opts.outDir, files.fileOf(subMerchantId, 'xlsx'));
+    const workbook = await writeStatementWorkbook(file, source, ctx.meta, header);
+    const pdf = path.join(opts.outDir, files.fileOf(subMerchantId, 'pdf'));
+    await writeStatementPdf(pdf, source, ctx.meta, header);
+    lines += workbook.lines;
+    opts.onProgress?.({ done: ++done, total: ids.length, subMerchantId, lines });
+    return [await describeFile(file, subMerchantId), await describeFile(pdf, subMerchantId)];
+  });
+  return { claims, files: written.flat(), lines };
+}
 
+/** The run recorded (unless a draft, or recorded before), and what it did, for the caller. */
+async function recordedResult(
+  deps: StatementDeps,
+  opts: IssueOptions,
+  ctx: {
+    cut: Cut;
+    m: Month;
+    figuresSha256: string;
+    previousMonthNotIssued: string | undefined;
+    dated: Dated;
+    event: ReturnType<typeof newEvent>;
+    written: Awaited<ReturnType<typeof writeStatements>>;
+    statements: number;
+  },
+): Promise<IssueResult> {
+  const { cut, dated, written, event } = ctx;
+  const stated = {
+    month: opts.month,
+    timezone: deps.timezone,
+    position: cut.positionText,
+    figuresSha256: ctx.figuresSha256,
+    figures: ctx.m.figures,
+    statements: ctx.statements,
+    lines: written.lines,
+    files: written.files,
+  };
   const extra = {
-    provisional,
-    ...(recorded ? { reproduces: issuedAt } : {}),
-    ...(corrections?.latest ? { corrects: corrections.latest.issuedAt } : {}),
-    ...(previousMonthNotIssued ? { previousMonthNotIssued } : {}),
-    ...(zoned.rebasedFrom ? { rebasedFrom: zoned.rebasedFrom } : {}),
+    provisional: cut.provisional,
+    ...(dated.recorded ? { reproduces: dated.issuedAt } : {}),
+    ...(dated.corrections?.latest ? { corrects: dated.corrections.latest.issuedAt } : {}),
+    ...(ctx.previousMonthNotIssued ? { previousMonthNotIssued: ctx.previousMonthNotIssued } : {}),
+    ...(ctx.m.zoned.rebasedFrom ? { rebasedFrom: ctx.m.zoned.rebasedFrom } : {}),
   };
   // a draft is never recorded: it is not what was issued, and never a later month's opening
-  if (provisional) {
-    deps.log.info('provisional statements written (not recorded as issued)', { month: opts.month, lines });
-    return {
-      runId: '',
+  if (cut.provisional) {
+    deps.log.info('provisional statements written (not recorded as issued)', {
       month: opts.month,
-      timezone: deps.timezone,
-      position: positionText,
-      figuresSha256,
-      figures,
-      statements: bySubMerchant.size,
-      lines,
-      files,
-      eventId: '',
-      newEvent: false,
-      ...extra,
-    };
+      lines: written.lines,
+    });
+    return { runId: '', ...stated, eventId: '', newEvent: false, ...extra };
   }
   // the same run recorded before: nothing new to record (its row is written if a crash lost it)
-  const [known] = recorded
+  const [known] = dated.recorded
     ? await deps.sql<{ run_id: string }[]>`
         select run_id from statement_runs where event_id = ${event.id} order by issued_at limit 1`
     : [];
@@ -440,89 +521,55 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
     ? { runId: known.run_id, appended: false }
     : await recordRun(deps, {
         event,
-        claims,
-        files,
-        issuedAt,
+        claims: written.claims,
+        files: written.files,
+        issuedAt: dated.issuedAt,
         subMerchantId: opts.subMerchantId ?? null,
-        statements: bySubMerchant.size,
+        statements: ctx.statements,
       });
   deps.log.info('statements issued', {
     month: opts.month,
-    position: positionText,
-    figuresSha256,
-    statements: bySubMerchant.size,
-    lines,
+    position: cut.positionText,
+    figuresSha256: ctx.figuresSha256,
+    statements: ctx.statements,
+    lines: written.lines,
     runId,
   });
-  return {
-    runId,
-    month: opts.month,
-    timezone: deps.timezone,
-    position: positionText,
-    figuresSha256,
-    figures,
-    statements: bySubMerchant.size,
-    lines,
-    files,
-    eventId: event.id,
-    newEvent: appended,
-    ...extra,
-  };
+  return { runId, ...stated, eventId: event.id, newEvent: appended, ...extra };
 }
 
-/** What a run was, in a line for whoever issued it: a month reproduced unchanged, or a correction. */
-export function runNote(r: IssueResult): string | undefined {
-  const day = (d: Date) => DateTime.fromJSDate(d, { zone: r.timezone }).toISODate();
-  if (r.reproduces)
-    return `unchanged since the statements issued on ${day(r.reproduces)} (cut at position ${r.position}): the same statements written again, nothing recorded`;
-  if (r.corrects)
-    return `a correction of the statements issued on ${day(r.corrects)}: each names the statement it corrects and asks only what that one did not`;
-  return undefined;
+/*
+ * In order (cut, figures, openings, payouts, header, files, record), each step using the values of the ones
+ * before it.
+ */
+export async function issueStatements(deps: StatementDeps, opts: IssueOptions): Promise<IssueResult> {
+  const cut = await cutOf(deps, opts);
+  const m = await monthFigures(deps, opts, cut);
+  const p = await payoutsAndMeta(deps, opts, cut, m);
+  const files = filesOf(opts, m.figures, cut.provisional);
+  const run = await runEventOf(deps, opts, cut, m, p, files);
+  // nothing changed since the month's latest run: that run again, at its cut (same numbers, dates and bytes)
+  const same = opts.atPosition ? undefined : unchangedRun(run.runsOfMonth, run.event.data);
+  if (same) return issueStatements(deps, { ...opts, atPosition: same.cut });
+  const dated = await datedAndShown(deps, opts, cut, m, p.payouts, run, files);
+  const written = await writeStatements(deps, opts, { cut, m, meta: p.meta, files, dated, run });
+  // The index lists the whole month; a run for one sub-merchant does not overwrite it with a single row.
+  if (files.indexName) {
+    const index = path.join(opts.outDir, files.indexName);
+    const meta = { ...p.meta, files: written.files.map((f) => f.name), issuedAt: dated.issuedAt };
+    await writePayoutsWorkbook(index, m.figures, meta, dated.shown.indexOf);
+    written.files.push(await describeFile(index));
+  }
+  return recordedResult(deps, opts, {
+    cut,
+    m,
+    figuresSha256: p.figuresSha256,
+    previousMonthNotIssued: p.previousMonthNotIssued,
+    dated,
+    event: run.event,
+    written,
+    statements: files.bySubMerchant.size,
+  });
 }
 
-export interface StatementRunRow {
-  readonly runId: string;
-  readonly month: string;
-  readonly timezone: string;
-  readonly subMerchantId: string | null;
-  readonly position: string;
-  readonly figuresSha256: string;
-  readonly statements: number;
-  readonly files: ReadonlyArray<{ name: string; sha256: string; bytes: number; subMerchantId?: string }>;
-  readonly eventId: string | null;
-  readonly issuedAt: Date;
-}
-
-export async function statementRuns(
-  sql: Sql,
-  opts: { month?: string; limit?: number } = {},
-): Promise<StatementRunRow[]> {
-  const rows = await sql<
-    {
-      run_id: string;
-      month: string;
-      timezone: string;
-      sub_merchant_id: string | null;
-      position: string;
-      figures_sha256: string;
-      statements: number;
-      files: StatementRunRow['files'];
-      event_id: string | null;
-      issued_at: Date;
-    }[]
-  >`
-    select run_id, month, timezone, sub_merchant_id, position, figures_sha256, statements, files, event_id, issued_at from statement_runs
-    ${opts.month ? sql`where month = ${opts.month}` : sql``} order by issued_at desc limit ${opts.limit ?? 50}`;
-  return rows.map((r) => ({
-    runId: r.run_id,
-    month: r.month,
-    timezone: r.timezone,
-    subMerchantId: r.sub_merchant_id,
-    position: r.position,
-    figuresSha256: r.figures_sha256,
-    statements: r.statements,
-    files: r.files,
-    eventId: r.event_id,
-    issuedAt: r.issued_at,
-  }));
-}
+export { fileSha256, type IssuedFile, runNote, type StatementRunRow, statementRuns } from './runs';

@@ -18,6 +18,7 @@ import { headerRows } from './summary';
 import { addLine, releasesToCome, statementTitle } from './workbooks';
 import { paymentMethodWords } from '../i18n/payment-methods';
 import { currencyExponent } from '../workbook/xlsx';
+import { layFiguresByCharacter } from './pdf-layout';
 
 /**
  * The PDF a sub-merchant receives beside its workbook: the same figures (the same StatementSource the
@@ -58,24 +59,14 @@ interface Column {
   readonly align?: 'left' | 'right';
 }
 
-// Long because the document's setup, its footer (which needs the page count) and the temp-then-rename commit
-// share one pdfkit document; the sections themselves are the helpers below.
-export async function writeStatementPdf(
-  file: string,
-  src: StatementSource,
-  meta: StatementMeta,
-  header: StatementHeader,
-): Promise<void> {
-  const figures = [...src.figures].sort((a, b) => (a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : 0));
-  const first = figures[0];
-  if (!first) throw new RangeError('a statement needs figures for at least one currency');
-  const t = LABELS[header.language];
+/** pdfkit's document as this module reaches into it: its current font, to lay figures out faster. */
+type Doc = PDFKit.PDFDocument & { _font?: Parameters<typeof layFiguresByCharacter>[0] };
+
+/** A new pdfkit document writing to a temp file beside `file`, with the fonts registered. */
+function openPdf(file: string, docTitle: string, header: StatementHeader, shapeEveryWord: boolean) {
   const lang = header.language;
-  const money = (minor: bigint, currency: string) => formatAmount(minor, currency, lang);
-  const day = (d: string | Date) => dayText(d, lang);
-  const docTitle = statementTitle(figures, meta, header);
   const temp = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(6).toString('hex')}.partial`);
-  const doc = new PDFDocument({
+  const doc: Doc = new PDFDocument({
     size: 'A4',
     layout: 'landscape',
     margin: MARGIN,
@@ -89,6 +80,15 @@ export async function writeStatementPdf(
   });
   doc.registerFont('regular', REGULAR);
   doc.registerFont('bold', BOLD);
+  if (!shapeEveryWord) {
+    // each font is opened by pdfkit when first used, in the document's order (its object numbers stay theirs)
+    const font = doc.font.bind(doc);
+    doc.font = ((...args: Parameters<typeof font>) => {
+      font(...args);
+      layFiguresByCharacter(doc._font);
+      return doc;
+    }) as typeof doc.font;
+  }
   const out = createWriteStream(temp);
   const finished = new Promise<void>((resolve, reject) => {
     out.on('finish', resolve);
@@ -96,8 +96,16 @@ export async function writeStatementPdf(
     doc.on('error', reject);
   });
   doc.pipe(out);
+  return { doc, temp, finished };
+}
+
+/** The footer of the current page (the title and the page's number), written inside the bottom margin. */
+function pageFooter(doc: PDFKit.PDFDocument, docTitle: string, t: Labels): () => void {
   let page = 1;
-  const footer = () => {
+  doc.on('pageAdded', () => {
+    page++;
+  });
+  return () => {
     const y = PAGE.height - MARGIN + 10;
     const { x: keepX, y: keepY } = doc;
     // written inside the bottom margin, which would otherwise make pdfkit open a new page
@@ -114,45 +122,32 @@ export async function writeStatementPdf(
     doc.x = keepX;
     doc.y = keepY;
   };
-  doc.on('pageAdded', () => {
-    page++;
-  });
-  const payoutOf = (currency: string) => src.payouts?.find((p) => p.currency === currency);
-  const ctx: Ctx = { doc, t, lang, money, day, footer };
+}
+
+export async function writeStatementPdf(
+  file: string,
+  src: StatementSource,
+  meta: StatementMeta,
+  header: StatementHeader,
+  /** pdfkit shapes every word itself (tests: the same bytes either way) */
+  opts: { shapeEveryWord?: boolean } = {},
+): Promise<void> {
+  const figures = [...src.figures].sort((a, b) => (a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : 0));
+  if (!figures[0]) throw new RangeError('a statement needs figures for at least one currency');
+  const t = LABELS[header.language];
+  const lang = header.language;
+  const docTitle = statementTitle(figures, meta, header);
+  const { doc, temp, finished } = openPdf(file, docTitle, header, opts.shapeEveryWord ?? false);
+  const footer = pageFooter(doc, docTitle, t);
+  const money = (minor: bigint, currency: string) => formatAmount(minor, currency, lang);
+  const ctx: Ctx = { doc, t, lang, money, day: (d) => dayText(d, lang), footer };
   try {
     title(doc, figures, meta, header);
     footer();
-    // three currencies a table, so that every column fits the page's width
-    for (let i = 0; i < figures.length; i += 3) {
-      const group = figures.slice(i, i + 3);
-      if (i > 0) doc.moveDown(0.8);
-      table(
-        doc,
-        [
-          { header: t.bridge, width: 430 },
-          ...group.map((f) => ({ header: f.currency, width: 110, align: 'right' as const })),
-        ],
-        bridgeOf(figures, src.payouts).map((line) => [
-          bridgeLabel(line, lang),
-          ...group.map((f) => money(line.value(f, payoutOf(f.currency)), f.currency)),
-        ]),
-        footer,
-        (row) => row[0]!.startsWith('=') || /^(Closing|Кінцеве)/.test(row[0]!),
-      );
-    }
+    bridgeTables(ctx, src, figures);
     payoutSections(ctx, src, figures, meta);
     await operationSections(ctx, src, figures, meta);
-    const notes = [
-      header.contact ? `${t.contact}: ${header.contact}` : '',
-      header.dispute ? `${t.disputes}: ${header.dispute}` : '',
-    ].filter(Boolean);
-    if (notes.length) {
-      doc.moveDown();
-      doc.font('regular').fontSize(8);
-      const width = PAGE.width - 2 * MARGIN;
-      roomFor(doc, doc.heightOfString(notes.join('\n'), { width }), footer);
-      doc.text(notes.join('\n'), MARGIN, doc.y, { width });
-    }
+    contactNotes(ctx, header);
     doc.end();
     await finished;
     renameSync(temp, file);
@@ -162,6 +157,46 @@ export async function writeStatementPdf(
     rmSync(temp, { force: true });
     throw e;
   }
+}
+
+/** The bridge from opening to closing, three currencies a table so that every column fits the page's width. */
+function bridgeTables(
+  { doc, lang, money, footer, t }: Ctx,
+  src: StatementSource,
+  figures: readonly StatementFigures[],
+) {
+  const payoutOf = (currency: string) => src.payouts?.find((p) => p.currency === currency);
+  for (let i = 0; i < figures.length; i += 3) {
+    const group = figures.slice(i, i + 3);
+    if (i > 0) doc.moveDown(0.8);
+    table(
+      doc,
+      [
+        { header: t.bridge, width: 430 },
+        ...group.map((f) => ({ header: f.currency, width: 110, align: 'right' as const })),
+      ],
+      bridgeOf(figures, src.payouts).map((line) => [
+        bridgeLabel(line, lang),
+        ...group.map((f) => money(line.value(f, payoutOf(f.currency)), f.currency)),
+      ]),
+      footer,
+      (row) => row[0]!.startsWith('=') || /^(Closing|Кінцеве)/.test(row[0]!),
+    );
+  }
+}
+
+/** Whom to ask and where to dispute, at the end. */
+function contactNotes({ doc, t, footer }: Ctx, header: StatementHeader): void {
+  const notes = [
+    header.contact ? `${t.contact}: ${header.contact}` : '',
+    header.dispute ? `${t.disputes}: ${header.dispute}` : '',
+  ].filter(Boolean);
+  if (!notes.length) return;
+  doc.moveDown();
+  doc.font('regular').fontSize(8);
+  const width = PAGE.width - 2 * MARGIN;
+  roomFor(doc, doc.heightOfString(notes.join('\n'), { width }), footer);
+  doc.text(notes.join('\n'), MARGIN, doc.y, { width });
 }
 
 interface Ctx {

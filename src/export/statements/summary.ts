@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import { LABELS, writtenDay, XLSX_DATE } from '../i18n/labels';
+import { LABELS, type Labels, writtenDay, XLSX_DATE } from '../i18n/labels';
 import { documentText } from '../../input-rules';
 import {
   bridgeLabel,
@@ -75,16 +75,17 @@ export function headerRows(
   return rows.filter((r): r is [string, string] => r[1] !== undefined && r[1] !== null);
 }
 
+type PayoutOfFigures = (f: StatementFigures) => StatementPayoutSection | undefined;
+
 export function writeSummarySheet(
   wb: Workbook,
   figures: readonly StatementFigures[],
   meta: StatementMeta,
   header: StatementHeader,
-  payoutOf: (f: StatementFigures) => StatementPayoutSection | undefined,
+  payoutOf: PayoutOfFigures,
   title: string,
 ): void {
   const t = LABELS[header.language];
-  const gap = figures.some((f) => f.notStated !== undefined);
   const bridge = bridgeOf(
     figures,
     figures.flatMap((f) => payoutOf(f) ?? []),
@@ -104,18 +105,44 @@ export function writeSummarySheet(
     ...printSetup(summaryWidths, 0, title, t.pageOf),
   });
   summary.columns = summaryWidths.map((width) => ({ width }));
+  writeHeaderRows(summary, info, t, header.language);
+  writeBridgeRows(summary, figures, bridge, payoutOf, header.language, info.length + 3);
+  summary.commit();
+}
+
+type SummarySheet = ReturnType<Workbook['addWorksheet']>;
+
+/** Who issues the statement to whom, when, for which period: a label and its value a row. */
+function writeHeaderRows(
+  summary: SummarySheet,
+  info: ReadonlyArray<readonly [string, unknown]>,
+  t: Labels,
+  language: StatementHeader['language'],
+): void {
   for (const [label, value] of info) {
     // the issue date a real date, shown in the language's custom
     const date = label === t.issuedOn ? excelDay(String(value)) : undefined;
     const r = summary.addRow([label, date ?? value]);
     r.getCell(1).font = BOLD_FONT;
     if (date) {
-      r.getCell(2).numFmt = XLSX_DATE[header.language].day;
+      r.getCell(2).numFmt = XLSX_DATE[language].day;
       r.getCell(2).alignment = { horizontal: 'left' };
     }
     r.commit();
   }
   summary.addRow([]).commit();
+}
+
+/** The bridge from opening to closing, a column per currency, its check formula, operations and reference. */
+function writeBridgeRows(
+  summary: SummarySheet,
+  figures: readonly StatementFigures[],
+  bridge: ReturnType<typeof bridgeOf>,
+  payoutOf: PayoutOfFigures,
+  language: StatementHeader['language'],
+  firstBridgeRow: number,
+): void {
+  const t = LABELS[language];
   const head = summary.addRow([t.bridge, ...figures.map((f) => f.currency)]);
   head.font = BOLD_FONT;
   // over their amounts
@@ -123,10 +150,9 @@ export function writeSummarySheet(
     head.getCell(i + 2).alignment = { horizontal: 'right' };
   });
   head.commit();
-  const firstBridgeRow = info.length + 3;
   for (const line of bridge) {
     const r = summary.addRow([
-      bridgeLabel(line, header.language),
+      bridgeLabel(line, language),
       ...figures.map((f) => minorToMajor(line.value(f, payoutOf(f)))),
     ]);
     figures.forEach((f, i) => {
@@ -135,11 +161,28 @@ export function writeSummarySheet(
     if (line.key === 'net' || line.key.startsWith('due') || line.key.startsWith('closing')) r.font = BOLD_FONT;
     r.commit();
   }
-  // The one live formula: Excel recomputes opening + adjustments + net payable − paid out − closing: zero.
+  writeCheckRow(summary, t.check, figures, bridge, firstBridgeRow);
+  const ops = summary.addRow([t.operations, ...figures.map((f) => f.operations)]);
+  figures.forEach((_f, i) => {
+    ops.getCell(i + 2).numFmt = COUNT_FORMAT;
+  });
+  ops.commit();
+  summary.addRow([t.payoutReference, ...figures.map((f) => payoutOf(f)?.reference ?? '—')]).commit();
+}
+
+/** The one live formula: Excel recomputes opening + adjustments + net payable − paid out − closing: zero. */
+function writeCheckRow(
+  summary: SummarySheet,
+  label: string,
+  figures: readonly StatementFigures[],
+  bridge: ReturnType<typeof bridgeOf>,
+  firstBridgeRow: number,
+): void {
+  const gap = figures.some((f) => f.notStated !== undefined);
   const rowOf = (key: string) => firstBridgeRow + bridge.findIndex((l) => l.key.startsWith(key));
   const notStatedRow = gap ? rowOf('notStated') : undefined;
   const check = summary.addRow([
-    t.check,
+    label,
     ...figures.map((f, i) => {
       const col = String.fromCharCode(66 + i);
       const notStated = notStatedRow === undefined ? '' : `+${col}${notStatedRow}`;
@@ -155,11 +198,4 @@ export function writeSummarySheet(
     check.getCell(i + 2).numFmt = moneyFormat(f.currency);
   });
   check.commit();
-  const ops = summary.addRow([t.operations, ...figures.map((f) => f.operations)]);
-  figures.forEach((_f, i) => {
-    ops.getCell(i + 2).numFmt = COUNT_FORMAT;
-  });
-  ops.commit();
-  summary.addRow([t.payoutReference, ...figures.map((f) => payoutOf(f)?.reference ?? '—')]).commit();
-  summary.commit();
 }

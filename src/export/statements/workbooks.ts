@@ -85,10 +85,21 @@ export function addLine(
   } else sum.notSplit += l.fee;
 }
 
+/** What every sheet of one statement is written with. */
+interface SheetContext {
+  readonly wb: ReturnType<typeof openWorkbook>['workbook'];
+  readonly meta: StatementMeta;
+  readonly header: StatementHeader;
+  readonly t: Labels;
+  readonly dates: (typeof XLSX_DATE)[keyof typeof XLSX_DATE];
+  readonly named: (n: string) => string;
+  readonly title: string;
+  readonly localTime: (at: Date) => Date;
+}
+
 /**
  * One sub-merchant's statement: Summary, Operations (one sheet per currency), payouts, Reserve, Audit. The
- * sheets in their order inside one streaming workbook (each committed before the next is begun); the Summary,
- * Reserve, entries, payout and Audit sheets are helpers.
+ * sheets in their order inside one streaming workbook (each committed before the next is begun); each is a helper.
  */
 export async function writeStatementWorkbook(
   file: string,
@@ -102,117 +113,27 @@ export async function writeStatementWorkbook(
   for (const f of figures) checkBridge(f);
   const title = statementTitle(figures, meta, header);
   const pending = openWorkbook(file, { title, created: header.issuedAt });
-  const wb = pending.workbook;
   const t = LABELS[header.language];
-  const dates = XLSX_DATE[header.language];
-  const named = (n: string) => sheetName(meta, n);
+  const ctx: SheetContext = {
+    wb: pending.workbook,
+    meta,
+    header,
+    t,
+    dates: XLSX_DATE[header.language],
+    named: (n: string) => sheetName(meta, n),
+    title,
+    localTime: createLocalTime(meta.timezone),
+  };
   let lineCount = 0;
   try {
     const payoutOf = (f: StatementFigures) => src.payouts?.find((p) => p.currency === f.currency);
-    writeSummarySheet(wb, figures, meta, header, payoutOf, title);
-
+    writeSummarySheet(ctx.wb, figures, meta, header, payoutOf, title);
     // Operations: every line, one sheet per currency so that each column has one currency format.
-    const localTime = createLocalTime(meta.timezone);
-    for (const f of figures) {
-      const money = moneyFormat(f.currency);
-      const sheet = addTableSheet(
-        wb,
-        named(figures.length === 1 ? t.operations : t.operationsIn(f.currency)),
-        [
-          { header: `${t.date} (${meta.timezone})`, width: 20, numFmt: dates.time },
-          { header: t.order, width: 38 },
-          { header: t.payment, width: 38 },
-          { header: t.method, width: 11 },
-          { header: t.status, width: 12 },
-          { header: t.paidWith, width: 22 },
-          { header: t.share, width: 16, numFmt: money },
-          { header: t.fee, width: 14, numFmt: money },
-          { header: t.fixedFee, width: 16, numFmt: money },
-          { header: t.percentFee, width: 16, numFmt: money },
-          { header: t.reserve, width: 14, numFmt: money },
-          { header: t.net, width: 16, numFmt: money },
-        ],
-        { title, pageOf: t.pageOf },
-      );
-      const sum = { share: 0n, fee: 0n, fixed: 0n, percent: 0n, notSplit: 0n, reserve: 0n, net: 0n };
-      let n = 0;
-      for await (const l of src.lines(f.currency)) {
-        addLine(sum, l);
-        writeDatedRow(sheet, [
-          localTime(l.at),
-          safeText(l.orderId),
-          safeText(l.paymentId),
-          safeText(operationWord(l.method, header.language)),
-          safeText(operationWord(l.status, header.language)),
-          safeText(paymentMethodWords(l.paidWith, header.language)),
-          minorToMajor(l.share),
-          minorToMajor(l.fee),
-          l.feeParts ? minorToMajor(l.feeParts.fixed) : '',
-          l.feeParts ? minorToMajor(l.feeParts.percent) : '',
-          minorToMajor(l.reserve),
-          minorToMajor(l.net),
-        ]);
-        if (++n % ROWS_PER_YIELD === 0) await drainSheet(sheet.sheet);
-      }
-      lineCount += n;
-      const blank = ['', '', '', '', ''];
-      const formats = [...blank.map(() => undefined), undefined, money, money, money, money, money, money];
-      closeTable(sheet, [
-        {
-          values: [
-            t.totalLines(n),
-            ...blank,
-            ...[sum.share, sum.fee, sum.fixed, sum.percent, sum.reserve, sum.net].map(minorToMajor),
-          ],
-          numFmts: formats,
-        },
-        // the fee no part was stated for, so that fixed + percentage + this = the fee column's total
-        {
-          values: [t.feeNotSplit, ...blank, '', minorToMajor(sum.notSplit), '', '', '', ''],
-          numFmts: formats,
-        },
-      ]);
-    }
-
-    // Adjustments: the entries dated before the month that the previous statement did not include; those dated
-    // in months never stated are listed apart (they were never stated, so they adjust nothing).
-    const gap = figures.some((f) => f.notStated !== undefined);
-    if (src.adjustments && figures.some((f) => f.previousStatement !== undefined)) {
-      const entries = src.adjustments;
-      const sheet = (name: string, notStated: boolean, expected: (f: StatementFigures) => bigint) =>
-        writeEntriesSheet(wb, named(name), {
-          figures: figures.filter(
-            (f) => f.previousStatement !== undefined && (!notStated || f.notStated !== undefined),
-          ),
-          entries: async function* (currency) {
-            for await (const a of entries(currency)) if (Boolean(a.notStated) === notStated) yield a;
-          },
-          expected,
-          what: notStated ? 'months never stated' : 'adjustments',
-          localTime,
-          timezone: meta.timezone,
-          labels: t,
-          dateFormat: dates.time,
-          title,
-        });
-      await sheet(t.adjustments, false, (f) => f.adjustments ?? 0n);
-      if (gap) await sheet(t.notStated, true, (f) => f.notStated ?? 0n);
-    }
-
-    if (src.payouts) {
-      writeHeldSheet(wb, src.payouts, {
-        timezone: meta.timezone,
-        sheetName: named,
-        labels: t,
-        title,
-        dayFormat: dates.day,
-      });
-      writePaidOutSheet(wb, src.payouts, named, t, title, dates.day);
-      const statuses = src.payouts.flatMap((p) => p.statuses ?? []);
-      writePayoutStatusSheet(wb, statuses, named, t, title, dates.day);
-    }
-    writeReserveSheet(wb, src.reserve, meta, named(t.reserveSheet), t, title, dates.day);
-    await writeAuditSheet(wb, {
+    for (const f of figures) lineCount += await writeOperationsSheet(ctx, f, figures.length, src.lines(f.currency));
+    await writeAdjustmentSheets(ctx, figures, src.adjustments);
+    if (src.payouts) writePayoutSheets(ctx, src.payouts);
+    writeReserveSheet(ctx.wb, src.reserve, meta, ctx.named(t.reserveSheet), t, title, ctx.dates.day);
+    await writeAuditSheet(ctx.wb, {
       figures,
       meta,
       header,
@@ -227,6 +148,112 @@ export async function writeStatementWorkbook(
     throw e;
   }
   return { file, subMerchantId: first.subMerchantId, lines: lineCount };
+}
+
+/** One currency's Operations sheet: a row per line, then the totals and the fee no part was stated for. */
+async function writeOperationsSheet(
+  { wb, meta, header, t, dates, named, title, localTime }: SheetContext,
+  f: StatementFigures,
+  currencies: number,
+  lines: AsyncIterable<StatementLine>,
+): Promise<number> {
+  const money = moneyFormat(f.currency);
+  const sheet = addTableSheet(
+    wb,
+    named(currencies === 1 ? t.operations : t.operationsIn(f.currency)),
+    [
+      { header: `${t.date} (${meta.timezone})`, width: 20, numFmt: dates.time },
+      { header: t.order, width: 38 },
+      { header: t.payment, width: 38 },
+      { header: t.method, width: 11 },
+      { header: t.status, width: 12 },
+      { header: t.paidWith, width: 22 },
+      { header: t.share, width: 16, numFmt: money },
+      { header: t.fee, width: 14, numFmt: money },
+      { header: t.fixedFee, width: 16, numFmt: money },
+      { header: t.percentFee, width: 16, numFmt: money },
+      { header: t.reserve, width: 14, numFmt: money },
+      { header: t.net, width: 16, numFmt: money },
+    ],
+    { title, pageOf: t.pageOf },
+  );
+  const sum = { share: 0n, fee: 0n, fixed: 0n, percent: 0n, notSplit: 0n, reserve: 0n, net: 0n };
+  let n = 0;
+  for await (const l of lines) {
+    addLine(sum, l);
+    writeDatedRow(sheet, [
+      localTime(l.at),
+      safeText(l.orderId),
+      safeText(l.paymentId),
+      safeText(operationWord(l.method, header.language)),
+      safeText(operationWord(l.status, header.language)),
+      safeText(paymentMethodWords(l.paidWith, header.language)),
+      minorToMajor(l.share),
+      minorToMajor(l.fee),
+      l.feeParts ? minorToMajor(l.feeParts.fixed) : '',
+      l.feeParts ? minorToMajor(l.feeParts.percent) : '',
+      minorToMajor(l.reserve),
+      minorToMajor(l.net),
+    ]);
+    if (++n % ROWS_PER_YIELD === 0) await drainSheet(sheet.sheet);
+  }
+  const blank = ['', '', '', '', ''];
+  const formats = [...blank.map(() => undefined), undefined, money, money, money, money, money, money];
+  closeTable(sheet, [
+    {
+      values: [
+        t.totalLines(n),
+        ...blank,
+        ...[sum.share, sum.fee, sum.fixed, sum.percent, sum.reserve, sum.net].map(minorToMajor),
+      ],
+      numFmts: formats,
+    },
+    // the fee no part was stated for, so that fixed + percentage + this = the fee column's total
+    {
+      values: [t.feeNotSplit, ...blank, '', minorToMajor(sum.notSplit), '', '', '', ''],
+      numFmts: formats,
+    },
+  ]);
+  return n;
+}
+
+/**
+ * Adjustments: the entries dated before the month that the previous statement did not include; those dated
+ * in months never stated are listed apart (they were never stated, so they adjust nothing).
+ */
+async function writeAdjustmentSheets(
+  ctx: SheetContext,
+  figures: readonly StatementFigures[],
+  entries: StatementSource['adjustments'],
+): Promise<void> {
+  if (!entries || !figures.some((f) => f.previousStatement !== undefined)) return;
+  const { t, meta } = ctx;
+  const gap = figures.some((f) => f.notStated !== undefined);
+  const sheet = (name: string, notStated: boolean, expected: (f: StatementFigures) => bigint) =>
+    writeEntriesSheet(ctx.wb, ctx.named(name), {
+      figures: figures.filter((f) => f.previousStatement !== undefined && (!notStated || f.notStated !== undefined)),
+      entries: async function* (currency) {
+        for await (const a of entries(currency)) if (Boolean(a.notStated) === notStated) yield a;
+      },
+      expected,
+      what: notStated ? 'months never stated' : 'adjustments',
+      localTime: ctx.localTime,
+      timezone: meta.timezone,
+      labels: t,
+      dateFormat: ctx.dates.time,
+      title: ctx.title,
+    });
+  await sheet(t.adjustments, false, (f) => f.adjustments ?? 0n);
+  if (gap) await sheet(t.notStated, true, (f) => f.notStated ?? 0n);
+}
+
+/** Held, Paid out and Payout status: what the month's payouts did. */
+function writePayoutSheets(ctx: SheetContext, payouts: NonNullable<StatementSource['payouts']>): void {
+  const { wb, t, title, dates, named, meta } = ctx;
+  writeHeldSheet(wb, payouts, { timezone: meta.timezone, sheetName: named, labels: t, title, dayFormat: dates.day });
+  writePaidOutSheet(wb, payouts, named, t, title, dates.day);
+  const statuses = payouts.flatMap((p) => p.statuses ?? []);
+  writePayoutStatusSheet(wb, statuses, named, t, title, dates.day);
 }
 
 /** What stays in reserve after the period, and when it is released: the rows whose release is still to come. */
