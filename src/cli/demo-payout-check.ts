@@ -40,8 +40,12 @@ function orderBreaks(scenario: Scenario): OrderBreak[] {
   const intent = sandboxIntent(scenario);
   const contract = parseFeeContract(intent.feeContractCsv(), 'fee-contract.csv');
   if (!contract.ok) throw new Error('the sandbox fee contract is invalid');
+  const breaks = [...intent.groundTruth, ...pspSideOrderTruth(scenario, intent)];
+  // the payments of the fee breaks only, each its last operation (a payment's operations share its id)
+  const feePayments = new Set(breaks.filter((t) => t.type.startsWith('fee_')).map((t) => t.paymentId ?? ''));
   const ops = new Map<string, Operation>();
-  for (const order of scenario.orders()) for (const op of order.operations) ops.set(op.paymentId, op);
+  for (const order of scenario.orders())
+    for (const op of order.operations) if (feePayments.has(op.paymentId)) ops.set(op.paymentId, op);
   const feeGap = (paymentId: string | null, subMerchantId: string | null): bigint | undefined => {
     const op = ops.get(paymentId ?? '');
     const part = op?.receivers.find((r) => r.subMerchantId === subMerchantId);
@@ -56,7 +60,7 @@ function orderBreaks(scenario: Scenario): OrderBreak[] {
     const gap = part.fee - expectedFee(line, share);
     return gap < 0n ? -gap : gap;
   };
-  return [...intent.groundTruth, ...pspSideOrderTruth(scenario, intent)].map((t) => {
+  return breaks.map((t) => {
     const difference = t.type.startsWith('fee_') ? feeGap(t.paymentId, t.subMerchantId) : undefined;
     return { ...t, ...(difference !== undefined ? { difference } : {}) };
   });
