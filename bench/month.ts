@@ -126,7 +126,12 @@ function printMonth(ctx: BenchContext, r: MonthResult): void {
 }
 
 function monthFigures(ctx: BenchContext, r: MonthResult): void {
-  const size = r.payments >= 1_000_000 ? `${r.payments / 1_000_000}M` : `${Math.round(r.payments / 1000)}k`;
+  const size =
+    r.payments >= 1_000_000
+      ? `${r.payments / 1_000_000}M`
+      : r.payments >= 1000
+        ? `${r.payments / 1000}k`
+        : String(r.payments);
   const wallTarget = r.payments === 100_000 ? 180 : r.payments === 1_000_000 ? 1800 : undefined;
   ctx.figure({
     name: `month ${size}: wall`,
@@ -188,13 +193,13 @@ async function monthChild(payments: number): Promise<void> {
   const { requireConfig } = await import('../src/config/env');
   const { createLogger } = await import('../src/log');
   const { runDemo } = await import('../src/cli/demo');
-  const config = requireConfig({ DATABASE_URL: url, RECON_DATA_DIR: dataDir, RECON_LOG_LEVEL: 'warn', TZ: 'UTC' });
+  const config = requireConfig({ DATABASE_URL: url, RECON_DATA_DIR: dataDir, RECON_LOG_LEVEL: 'error', TZ: 'UTC' });
   const sql = connect(url, { max: 2 });
   const stages: StageResult[] = [];
   try {
     let rss = sampleRss(50);
     const started = performance.now();
-    const summary = await runDemo(config, createLogger({ level: 'warn' }), {
+    const summary = await runDemo(config, createLogger({ level: 'error' }), {
       seed: 'recon-demo',
       payments,
       month: '2026-09',
@@ -294,8 +299,8 @@ async function rawAppend(sql: ReturnType<typeof connect>, count: number): Promis
         data: unknown;
         metadata: unknown;
       }[]
-    >`select id::text, event_id::text, stream_id, stream_revision::text, type, version, data, metadata
-      from es_events where id > ${after.toString()}::bigint order by id limit 1000`;
+    >`select global_position::text as id, event_id::text, stream_id, stream_revision::text, type, version, data, metadata
+      from es_events where global_position > ${after.toString()}::bigint order by global_position limit 1000`;
     if (rows.length === 0) break;
     after = BigInt(rows[rows.length - 1]!.id);
     // serialising the JSON is part of any append: timed with the INSERT
