@@ -1,6 +1,6 @@
 import { closeSync, mkdirSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import { pspSideOrderTruth, sandboxIntent } from '../sandbox/intent';
+import { pspSideOrderTruth, sandboxIntentOf } from '../sandbox/intent';
 import type { Scenario } from '../sandbox/scenario';
 import type { EventStore } from '../store/types';
 import { importFeeContract, readFeeContract } from '../ingest/fee-contract';
@@ -11,7 +11,7 @@ import { importOrderFile } from '../ingest/orders/import';
  * and imports the CSV and the contract, as `recon orders import` and `recon fees import` would.
  */
 export async function importSandboxIntent(store: EventStore, scenario: Scenario, dir: string) {
-  const intent = sandboxIntent(scenario);
+  const intent = sandboxIntentOf(scenario);
   mkdirSync(dir, { recursive: true });
   const orders = path.join(dir, 'orders.csv');
   const contract = path.join(dir, 'fee-contract.csv');

@@ -115,6 +115,15 @@ interface OrderChanges {
 // exhaust a list: each injection takes one order not taken before.
 const CANDIDATES = 3;
 
+const intents = new WeakMap<Scenario, SandboxIntent>();
+
+/** The scenario's intent, made once per scenario (a pass over a large month is not repeated for the same answer). */
+export function sandboxIntentOf(scenario: Scenario): SandboxIntent {
+  let intent = intents.get(scenario);
+  if (!intent) intents.set(scenario, (intent = sandboxIntent(scenario)));
+  return intent;
+}
+
 export function sandboxIntent(scenario: Scenario): SandboxIntent {
   const listed = scenario.subMerchants.filter((s) => s.listed);
   const world = intentWorld(scenario, listed);
