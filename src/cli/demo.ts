@@ -305,6 +305,7 @@ async function deliverWebhooks(run: DemoRun, webhooks: { receiver: Receiver; url
     duplicateRate: 0.05,
     reorderWindow: 8,
     concurrency: 8,
+    ...(run.opts.signal ? { signal: run.opts.signal } : {}),
   });
   await webhooks.receiver.drain();
   run.step(
