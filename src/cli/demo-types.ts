@@ -14,6 +14,8 @@ export interface DemoOptions {
   readonly signal?: AbortSignal;
   /** told of each stage of the month when it ends, awaited (bench/month.ts measures the month by them) */
   readonly onStage?: (stage: DemoStage) => void | Promise<void>;
+  /** the sandbox's webhook senders at once (default 8): each waits for its answer, so a commit holds at most this many */
+  readonly webhookSenders?: number;
 }
 
 /** One stage of the month: its wall time and what it went through (events, records, lines). */

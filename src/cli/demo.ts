@@ -304,7 +304,7 @@ async function deliverWebhooks(run: DemoRun, webhooks: { receiver: Receiver; url
   const delivery = await run.sandbox.deliverWebhooks(`${webhooks.url}/webhooks/{posId}`, {
     duplicateRate: 0.05,
     reorderWindow: 8,
-    concurrency: 8,
+    concurrency: run.opts.webhookSenders ?? 8,
     ...(run.opts.signal ? { signal: run.opts.signal } : {}),
   });
   await webhooks.receiver.drain();
