@@ -47,6 +47,8 @@ interface DemoRun {
   readonly step: (text: string) => void;
   /** runs one stage of the month, told to opts.onStage with what it went through */
   readonly stage: <T>(name: string, unit: string, run: () => Promise<T>, items: (result: T) => number) => Promise<T>;
+  /** what must be closed however the month ends (the webhook receiver's server): else a failed month never exits */
+  readonly closing: Array<() => Promise<unknown>>;
 }
 
 export async function runDemo(baseConfig: Config, log: Logger, opts: DemoOptions): Promise<DemoSummary> {
@@ -89,8 +91,13 @@ export async function runDemo(baseConfig: Config, log: Logger, opts: DemoOptions
       sandbox,
       step,
       stage,
+      closing: [],
     };
-    return await theMonth(run);
+    try {
+      return await theMonth(run);
+    } finally {
+      for (const close of run.closing) await close().catch(() => {});
+    }
   } finally {
     await app.close({ graceMs: 100 }).catch(() => {});
     await sandbox.close();
@@ -260,8 +267,12 @@ async function listenForWebhooks(run: DemoRun) {
     options: config.webhook,
     ready: () => rt.sql`select 1`,
   });
-  const app = createHttpApp({ routes: [receiver.handle], log });
-  const { url } = await app.listen(0, '127.0.0.1');
+  const server = createHttpApp({ routes: [receiver.handle], log });
+  const { url } = await server.listen(0, '127.0.0.1');
+  let closed: Promise<unknown> | undefined;
+  // closed once: at the month's end, or on the way out when the month failed
+  const app = { close: (o: { graceMs: number }) => (closed ??= server.close(o)) };
+  run.closing.push(() => app.close({ graceMs: 100 }));
   run.step(`webhook receiver on ${url}`);
   return { receiver, app, url };
 }
