@@ -177,6 +177,9 @@ async function main(): Promise<void> {
     return;
   }
   const quick = args.includes('--quick');
+  // --sizes 10000,30000: the sizes a benchmark that takes them runs (bench/month.ts), passed on as BENCH_SIZES
+  const sizesAt = args.indexOf('--sizes');
+  if (sizesAt >= 0) process.env.BENCH_SIZES = args.splice(sizesAt, 2)[1] ?? '';
   const requested = args.filter((a) => !a.startsWith('--'));
   const present = available();
   const names = requested.length ? requested : present;

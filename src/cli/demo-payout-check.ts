@@ -8,7 +8,7 @@ import { parseFeeContract } from '../ingest/fee-contract';
 import { applicableLine, expectedFee } from '../order-terms';
 import { bankWorld } from '../sandbox/bank';
 import { type OrderBreak, payoutTruth } from '../sandbox/ground-truth';
-import { pspSideOrderTruth, sandboxIntent } from '../sandbox/intent';
+import { pspSideOrderTruth, sandboxIntentOf } from '../sandbox/intent';
 import type { Operation } from '../sandbox/model';
 import type { Scenario } from '../sandbox/scenario';
 import type { EventStore } from '../store/types';
@@ -37,13 +37,19 @@ export interface PayoutCheck {
 
 /** The order breaks of the sandbox's intent, each fee's difference as the contract states it. */
 function orderBreaks(scenario: Scenario): OrderBreak[] {
-  const intent = sandboxIntent(scenario);
+  const intent = sandboxIntentOf(scenario);
   const contract = parseFeeContract(intent.feeContractCsv(), 'fee-contract.csv');
   if (!contract.ok) throw new Error('the sandbox fee contract is invalid');
-  const ops = new Map<string, Operation>();
-  for (const order of scenario.orders()) for (const op of order.operations) ops.set(op.paymentId, op);
-  const feeGap = (paymentId: string | null, subMerchantId: string | null): bigint | undefined => {
-    const op = ops.get(paymentId ?? '');
+  const breaks = [...intent.groundTruth, ...pspSideOrderTruth(scenario, intent)];
+  // a fee break's payment in its order, its last operation (a payment's operations share its id): found by
+  // the order's id, with no pass over the month
+  const lastOperation = (orderId: string, paymentId: string | null): Operation | undefined =>
+    scenario
+      .findOrder(orderId)
+      ?.operations.filter((op) => op.paymentId === paymentId)
+      .at(-1);
+  const feeGap = (orderId: string, paymentId: string | null, subMerchantId: string | null): bigint | undefined => {
+    const op = lastOperation(orderId, paymentId);
     const part = op?.receivers.find((r) => r.subMerchantId === subMerchantId);
     if (!op || !part) return undefined;
     // the register's part: 1.00 more when its split was distorted (split_mismatch)
@@ -56,8 +62,8 @@ function orderBreaks(scenario: Scenario): OrderBreak[] {
     const gap = part.fee - expectedFee(line, share);
     return gap < 0n ? -gap : gap;
   };
-  return [...intent.groundTruth, ...pspSideOrderTruth(scenario, intent)].map((t) => {
-    const difference = t.type.startsWith('fee_') ? feeGap(t.paymentId, t.subMerchantId) : undefined;
+  return breaks.map((t) => {
+    const difference = t.type.startsWith('fee_') ? feeGap(t.orderId, t.paymentId, t.subMerchantId) : undefined;
     return { ...t, ...(difference !== undefined ? { difference } : {}) };
   });
 }

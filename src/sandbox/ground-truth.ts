@@ -196,12 +196,20 @@ const SETTLING: Record<string, 'sale' | 'refund' | undefined> = {
   dispute: 'refund',
 };
 
-/** Each (payment, receiver, currency)'s net in the month, as the register shows the operations. */
-function monthNets(
+type Net = { receiver: string; currency: string; payment: string; net: bigint };
+
+/**
+ * The month's flows as the register shows the operations, in one pass: each (receiver, currency)'s net over
+ * the month, and each (payment, receiver, currency)'s net for the payments asked for only (a month of 1M
+ * payments is not held per payment).
+ */
+function monthFlows(
   world: HoldWorld,
-): Map<string, { receiver: string; currency: string; payment: string; net: bigint }> {
+  payments: ReadonlySet<string>,
+): { flows: Map<string, bigint>; nets: Map<string, Net> } {
   const holdDays = new Map(world.subMerchants.map((s) => [s.name, s.holdDays ?? DEFAULT_HOLD_DAYS]));
-  const out = new Map<string, { receiver: string; currency: string; payment: string; net: bigint }>();
+  const flows = new Map<string, bigint>(); // receiver \0 currency → net
+  const nets = new Map<string, Net>();
   const from = world.from.getTime();
   const to = world.to.getTime();
   for (const order of world.orders())
@@ -219,12 +227,20 @@ function monthNets(
           const release = day.plus({ days: holdDays.get(r.name) ?? DEFAULT_HOLD_DAYS }).toMillis();
           if (Math.max(release, op.at + 1) < to) net += r.reserve;
         }
+        const rk = `${r.name}\u0000${op.currency}`;
+        flows.set(rk, (flows.get(rk) ?? 0n) + net);
+        if (!payments.has(op.paymentId)) return;
         const key = `${op.paymentId}\u0000${r.name}\u0000${op.currency}`;
-        const prior = out.get(key);
-        out.set(key, { receiver: r.name, currency: op.currency, payment: op.paymentId, net: (prior?.net ?? 0n) + net });
+        const prior = nets.get(key);
+        nets.set(key, {
+          receiver: r.name,
+          currency: op.currency,
+          payment: op.paymentId,
+          net: (prior?.net ?? 0n) + net,
+        });
       });
     }
-  return out;
+  return { flows, nets };
 }
 
 const abs = (v: bigint) => (v < 0n ? -v : v);
@@ -232,8 +248,13 @@ const abs = (v: bigint) => (v < 0n ? -v : v);
 /** What each injected break claims under the policy (nothing for a type that holds nothing or a gap below it). */
 function claimsOf(world: HoldWorld, orderBreaks: readonly OrderBreak[], policy: HoldPolicy): Claim[] {
   const nameOf = new Map(world.subMerchants.map((s) => [s.id, s.name]));
+  // the currency of the breaks' payments only (their last operation's, as a pass over every payment had it)
+  const wanted = new Set<string>();
+  for (const g of world.groundTruth) if (g.paymentId) wanted.add(g.paymentId);
+  for (const b of orderBreaks) if (b.paymentId) wanted.add(b.paymentId);
   const currencyOf = new Map<string, string>();
-  for (const order of world.orders()) for (const op of order.operations) currencyOf.set(op.paymentId, op.currency);
+  for (const order of world.orders())
+    for (const op of order.operations) if (wanted.has(op.paymentId)) currencyOf.set(op.paymentId, op.currency);
   const out: Claim[] = [];
   const add = (type: string, paymentId: string | null, receiverName: string | null, difference: bigint | null) => {
     const rule = holdRuleOf(policy, type);
@@ -270,44 +291,53 @@ export function expectedHolds(
   world: HoldWorld,
   orderBreaks: readonly OrderBreak[],
   policy: HoldPolicy,
-  nets = monthNets(world),
 ): ExpectedHold[] {
-  const left = new Map([...nets].map(([k, v]) => [k, v.net > 0n ? v.net : 0n]));
+  return holdsAndFlows(world, orderBreaks, policy).holds;
+}
+
+/** The holds (see expectedHolds) and the month's flows per receiver and currency, in one pass over the month. */
+function holdsAndFlows(
+  world: HoldWorld,
+  orderBreaks: readonly OrderBreak[],
+  policy: HoldPolicy,
+): { holds: ExpectedHold[]; flows: Map<string, bigint> } {
   const claims = claimsOf(world, orderBreaks, policy).sort(
     (a, b) => Number(a.atMost !== null) - Number(b.atMost !== null),
   );
-  const keys = [...nets.keys()].sort();
-  const out: ExpectedHold[] = [];
+  const { flows, nets } = monthFlows(world, new Set(claims.map((c) => c.paymentId)));
+  const left = new Map([...nets].map(([k, v]) => [k, v.net > 0n ? v.net : 0n]));
+  // each payment's keys, in the order of all keys sorted
+  const keysOf = new Map<string, string[]>();
+  for (const k of [...nets.keys()].sort()) {
+    const payment = nets.get(k)!.payment;
+    keysOf.set(payment, [...(keysOf.get(payment) ?? []), k]);
+  }
+  const holds: ExpectedHold[] = [];
   for (const c of claims) {
     let budget = c.atMost;
-    for (const k of keys) {
+    for (const k of keysOf.get(c.paymentId) ?? []) {
       const n = nets.get(k)!;
-      if (n.payment !== c.paymentId || (c.receiverName !== null && n.receiver !== c.receiverName)) continue;
+      if (c.receiverName !== null && n.receiver !== c.receiverName) continue;
       if (c.currency !== null && n.currency !== c.currency) continue;
       const available = left.get(k)!;
       const amount = budget === null || budget > available ? available : budget;
       if (amount <= 0n) continue;
       left.set(k, available - amount);
       if (budget !== null) budget -= amount;
-      out.push({ paymentId: n.payment, receiverName: n.receiver, currency: n.currency, amount });
+      holds.push({ paymentId: n.payment, receiverName: n.receiver, currency: n.currency, amount });
     }
   }
-  return out;
+  return { holds, flows };
 }
 
 export function payoutTruth(world: HoldWorld, orderBreaks: readonly OrderBreak[], policy: HoldPolicy): PayoutTruth[] {
-  const nets = monthNets(world);
+  const { holds, flows } = holdsAndFlows(world, orderBreaks, policy);
   const heldOf = new Map<string, bigint>(); // receiver \0 currency → held
-  for (const h of expectedHolds(world, orderBreaks, policy, nets)) {
+  for (const h of holds) {
     const rk = `${h.receiverName}\u0000${h.currency}`;
     heldOf.set(rk, (heldOf.get(rk) ?? 0n) + h.amount);
   }
   const listed = new Set(world.subMerchants.filter((s) => s.listed).map((s) => s.name));
-  const flows = new Map<string, bigint>();
-  for (const n of nets.values()) {
-    const rk = `${n.receiver}\u0000${n.currency}`;
-    flows.set(rk, (flows.get(rk) ?? 0n) + n.net);
-  }
   const byCurrency = new Map<string, { net: bigint; held: bigint; due: bigint }>();
   for (const [rk, flow] of flows) {
     const [receiver, currency] = rk.split('\u0000') as [string, string];

@@ -38,9 +38,20 @@ export interface OrderRecord {
   readonly customer_reference: string | null;
 }
 
+/**
+ * The intent's orders are generated again on each call, order by order from the scenario (nothing of a large
+ * month is held); `orders`, `ordersCsv()` and `ordersNdjson()` gather them all, for a small scenario.
+ */
 export interface SandboxIntent {
   readonly orders: readonly OrderRecord[];
+  /** how many orders the order file holds */
+  readonly orderCount: number;
+  orderRecords(): Generator<OrderRecord>;
+  /** whether the order file holds this order */
+  isOrdered(orderId: string): boolean;
   readonly groundTruth: readonly IntentTruth[];
+  ordersCsvLines(): Generator<string>;
+  ordersNdjsonLines(): Generator<string>;
   ordersCsv(): string;
   ordersNdjson(): string;
   feeContractCsv(): string;
@@ -76,20 +87,48 @@ interface Chosen {
 
 type Charge = Chosen & { subMerchantId: string };
 
-/** What the injections choose from: the orders placed, the split purchases eligible, the charges per line. */
+/**
+ * What the injections choose from, gathered in one pass over the orders and keeping only the few orders an
+ * injection may land on (a month of 1M payments is never held): the orders placed, counted; the first split
+ * purchases each order injection may take and the last one; per contract line its charges, counted, and the first.
+ */
 interface IntentWorld {
-  readonly records: Map<string, OrderRecord>;
-  readonly eligible: Chosen[];
-  /** sub-merchant|method|currency → the successful charges on that contract line */
-  readonly triples: Map<string, Charge[]>;
+  /** orders with a primary operation: each one line of the order file */
+  orderCount: number;
+  /** the first eligible split purchases naming not every listed receiver, then those with two distinct parts */
+  readonly naming: Chosen[];
+  readonly twoParts: Chosen[];
+  /** the last eligible split purchase (the payment left without its order) */
+  last: Chosen | undefined;
+  /** sub-merchant|method|currency → the successful charges on that contract line: how many, and the first */
+  readonly triples: Map<string, { count: number; first: Charge }>;
   readonly currencies: Set<string>;
+}
+
+/** The changes of the order file: the orders left out, and those written otherwise than the PSP saw them. */
+interface OrderChanges {
+  readonly dropped: Set<string>;
+  readonly changed: Map<string, OrderRecord>;
+}
+
+// Enough candidates that the payment left without its order (taken first) and the other injection never
+// exhaust a list: each injection takes one order not taken before.
+const CANDIDATES = 3;
+
+const intents = new WeakMap<Scenario, SandboxIntent>();
+
+/** The scenario's intent, made once per scenario (a pass over a large month is not repeated for the same answer). */
+export function sandboxIntentOf(scenario: Scenario): SandboxIntent {
+  let intent = intents.get(scenario);
+  if (!intent) intents.set(scenario, (intent = sandboxIntent(scenario)));
+  return intent;
 }
 
 export function sandboxIntent(scenario: Scenario): SandboxIntent {
   const listed = scenario.subMerchants.filter((s) => s.listed);
-  const world = intentWorld(scenario);
+  const world = intentWorld(scenario, listed);
   const truth: IntentTruth[] = [];
-  injectOrderDifferences(world, listed, truth);
+  const changes = injectOrderDifferences(world, listed, truth);
   // an order the PSP never saw
   const neverPaid: OrderRecord = {
     order_id: `intent-never-paid-${scenario.seed}`,
@@ -99,46 +138,88 @@ export function sandboxIntent(scenario: Scenario): SandboxIntent {
     split: [{ sub_merchant_id: listed[0]!.id, amount: '40.00' }],
     customer_reference: null,
   };
-  world.records.set(neverPaid.order_id, neverPaid);
   truth.push({ type: 'order_not_at_psp', orderId: neverPaid.order_id, paymentId: null, subMerchantId: null });
   const adjust = injectFeeDifferences(scenario, world, truth);
-  const orders = [...world.records.values()];
+  const records = () => orderRecords(scenario, changes, neverPaid);
   return {
-    orders,
+    get orders() {
+      return [...records()];
+    },
+    orderCount: world.orderCount - changes.dropped.size + 1,
+    orderRecords: records,
+    isOrdered: (orderId) =>
+      orderId === neverPaid.order_id ||
+      (!changes.dropped.has(orderId) && primaryOf(scenario.findOrder(orderId) ?? NO_ORDER) !== undefined),
     groundTruth: truth,
-    ordersCsv: () => ordersCsv(orders),
-    ordersNdjson: () => orders.map((o) => JSON.stringify(o)).join('\n') + '\n',
+    ordersCsvLines: () => ordersCsvLines(records()),
+    ordersNdjsonLines: () => ordersNdjsonLines(records()),
+    ordersCsv: () => [...ordersCsvLines(records())].join(''),
+    ordersNdjson: () => [...ordersNdjsonLines(records())].join(''),
     feeContractCsv: () => feeContractCsv(listed, [...world.currencies].sort(), adjust),
   };
 }
 
-function intentWorld(scenario: Scenario): IntentWorld {
-  const world: IntentWorld = { records: new Map(), eligible: [], triples: new Map(), currencies: new Set() };
+const NO_ORDER = { operations: [] as Operation[] } as unknown as Order;
+
+/** The order file's records in the scenario's order, the changes applied, the order the PSP never saw last. */
+function* orderRecords(scenario: Scenario, changes: OrderChanges, neverPaid: OrderRecord): Generator<OrderRecord> {
+  for (const order of scenario.orders()) {
+    const op = primaryOf(order);
+    if (!op || changes.dropped.has(order.orderId)) continue;
+    yield changes.changed.get(order.orderId) ?? recordOf(order, op);
+  }
+  yield neverPaid;
+}
+
+function intentWorld(scenario: Scenario, listed: readonly SubMerchant[]): IntentWorld {
+  const world: IntentWorld = {
+    orderCount: 0,
+    naming: [],
+    twoParts: [],
+    last: undefined,
+    triples: new Map(),
+    currencies: new Set(),
+  };
   for (const order of scenario.orders()) {
     const op = primaryOf(order);
     if (!op) continue;
-    world.records.set(order.orderId, recordOf(order, op));
+    world.orderCount++;
     for (const o of order.operations) {
       world.currencies.add(o.currency);
       if (o.status !== 'success' || !(CONTRACT_METHODS as readonly string[]).includes(o.method)) continue;
       for (const r of o.receivers) {
         const k = `${r.subMerchantId}|${o.method}|${o.currency}`;
-        world.triples.set(k, [...(world.triples.get(k) ?? []), { order, op: o, subMerchantId: r.subMerchantId }]);
+        const seen = world.triples.get(k);
+        if (seen) seen.count++;
+        else world.triples.set(k, { count: 1, first: { order, op: o, subMerchantId: r.subMerchantId } });
       }
     }
     const main = mainOperation(order);
-    if (order.kind === 'split_purchase' && main && main === op && op.receivers.length >= 2)
-      world.eligible.push({ order, op });
+    if (order.kind === 'split_purchase' && main && main === op && op.receivers.length >= 2) {
+      const chosen = { order, op };
+      world.last = chosen;
+      if (world.naming.length < CANDIDATES && namesNotEveryone(chosen, listed)) world.naming.push(chosen);
+      if (world.twoParts.length < CANDIDATES && twoDistinctParts(chosen)) world.twoParts.push(chosen);
+    }
   }
   return world;
 }
 
+const namesNotEveryone = (p: Chosen, listed: readonly SubMerchant[]) =>
+  listed.some((s) => !p.op.receivers.some((r) => r.subMerchantId === s.id));
+const twoDistinctParts = (p: Chosen) =>
+  p.op.receivers[1]!.share > 200n && new Set(p.op.receivers.map((r) => r.subMerchantId)).size === p.op.receivers.length;
+
 /** A payment without its order, an order naming another receiver, and one with two parts off by 1.00. */
-function injectOrderDifferences(world: IntentWorld, listed: readonly SubMerchant[], truth: IntentTruth[]): void {
-  const { records, eligible } = world;
+function injectOrderDifferences(
+  world: IntentWorld,
+  listed: readonly SubMerchant[],
+  truth: IntentTruth[],
+): OrderChanges {
+  const changes: OrderChanges = { dropped: new Set(), changed: new Map() };
   const used = new Set<string>();
-  const take = (ok: (p: Chosen) => boolean) => {
-    const p = eligible.find((x) => !used.has(x.order.orderId) && ok(x));
+  const take = (candidates: readonly Chosen[]) => {
+    const p = candidates.find((x) => !used.has(x.order.orderId));
     if (p) used.add(p.order.orderId);
     return p;
   };
@@ -147,33 +228,29 @@ function injectOrderDifferences(world: IntentWorld, listed: readonly SubMerchant
 
   // a payment whose order is not in the file: the latest eligible one, since recon compares payments with
   // orders only from the first recorded order's day on
-  const orphan = [...eligible].reverse().find((x) => !used.has(x.order.orderId));
+  const orphan = world.last;
   if (orphan) {
     used.add(orphan.order.orderId);
-    records.delete(orphan.order.orderId);
+    changes.dropped.add(orphan.order.orderId);
     found(orphan, 'payment_without_order');
   }
   // another receiver than the one paid
-  const wrong = take((p) => listed.some((s) => !p.op.receivers.some((r) => r.subMerchantId === s.id)));
+  const wrong = take(world.naming);
   if (wrong) {
     const other = listed.find((s) => !wrong.op.receivers.some((r) => r.subMerchantId === s.id))!;
-    const rec = records.get(wrong.order.orderId)!;
-    records.set(wrong.order.orderId, {
+    const rec = recordOf(wrong.order, wrong.op);
+    changes.changed.set(wrong.order.orderId, {
       ...rec,
       split: rec.split.map((p, i) => (i === 0 ? { ...p, sub_merchant_id: other.id } : p)),
     });
     found(wrong, 'split_differs_from_order');
   }
   // two parts off by 1.00, the total unchanged
-  const off = take(
-    (p) =>
-      p.op.receivers[1]!.share > 200n &&
-      new Set(p.op.receivers.map((r) => r.subMerchantId)).size === p.op.receivers.length,
-  );
+  const off = take(world.twoParts);
   if (off) {
-    const rec = records.get(off.order.orderId)!;
+    const rec = recordOf(off.order, off.op);
     const shift = (amount: string, d: bigint) => decimal(BigInt(amount.replace('.', '')) + d);
-    records.set(off.order.orderId, {
+    changes.changed.set(off.order.orderId, {
       ...rec,
       split: rec.split.map((p, i) =>
         i === 0 ? { ...p, amount: shift(p.amount, 100n) } : i === 1 ? { ...p, amount: shift(p.amount, -100n) } : p,
@@ -181,6 +258,7 @@ function injectOrderDifferences(world: IntentWorld, listed: readonly SubMerchant
     });
     found(off, 'split_differs_from_order');
   }
+  return changes;
 }
 
 /**
@@ -190,7 +268,10 @@ function injectOrderDifferences(world: IntentWorld, listed: readonly SubMerchant
 function injectFeeDifferences(scenario: Scenario, world: IntentWorld, truth: IntentTruth[]): Map<string, bigint> {
   const byId = new Map(scenario.subMerchants.map((s) => [s.id, s]));
   const adjust = new Map<string, bigint>();
-  const single = [...world.triples].filter(([, ps]) => ps.length === 1).sort((a, b) => (a[0] < b[0] ? -1 : 1));
+  const single = [...world.triples]
+    .filter(([, t]) => t.count === 1)
+    .map(([k, t]) => [k, t.first] as const)
+    .sort((a, b) => (a[0] < b[0] ? -1 : 1));
   const charged = (p: Charge) => p.op.receivers.find((r) => r.subMerchantId === p.subMerchantId)!;
   // the cap at the part must not hide the change: a part well above its fee
   // and a sub-merchant the contract has lines for (an unlisted receiver has none of its own)
@@ -198,29 +279,32 @@ function injectFeeDifferences(scenario: Scenario, world: IntentWorld, truth: Int
     byId.get(p.subMerchantId)!.listed &&
     charged(p).share > charged(p).fee + 100n &&
     byId.get(p.subMerchantId)!.fixedFee >= 1n;
-  const above = single.find(([, [p]]) => clear(p!));
-  const below = single.find(([k, [p]]) => k !== above?.[0] && clear(p!));
+  const above = single.find(([, p]) => clear(p));
+  const below = single.find(([k, p]) => k !== above?.[0] && clear(p));
   for (const [entry, type, delta] of [
     [above, 'fee_above_contract', -1n],
     [below, 'fee_below_contract', 1n],
   ] as const) {
     if (!entry) continue;
-    const p = entry[1][0]!;
+    const p = entry[1];
     adjust.set(entry[0], delta);
     truth.push({ type, orderId: p.order.orderId, paymentId: p.op.paymentId, subMerchantId: p.subMerchantId });
   }
   return adjust;
 }
 
-function ordersCsv(orders: readonly OrderRecord[]): string {
-  const lines = ['order_id,amount,currency,created_at,split,customer_reference'];
+/** The order file as CSV, line by line (each with its newline). */
+function* ordersCsvLines(orders: Iterable<OrderRecord>): Generator<string> {
+  yield 'order_id,amount,currency,created_at,split,customer_reference\n';
   for (const o of orders) {
     const split = o.split.map((p) => `${p.sub_merchant_id}:${p.amount}`).join(';');
-    lines.push(
-      [o.order_id, o.amount, o.currency, o.created_at, split, o.customer_reference ?? ''].map(csvField).join(','),
-    );
+    yield `${[o.order_id, o.amount, o.currency, o.created_at, split, o.customer_reference ?? ''].map(csvField).join(',')}\n`;
   }
-  return lines.join('\n') + '\n';
+}
+
+/** The same orders as NDJSON, line by line. */
+function* ordersNdjsonLines(orders: Iterable<OrderRecord>): Generator<string> {
+  for (const o of orders) yield `${JSON.stringify(o)}\n`;
 }
 
 function feeContractCsv(
@@ -250,14 +334,13 @@ function feeContractCsv(
  * so `recon demo` can compare what it finds with what was injected.
  */
 export function pspSideOrderTruth(scenario: Scenario, intent: SandboxIntent): IntentTruth[] {
-  const ordered = new Set(intent.orders.map((o) => o.order_id));
   const contract = parseFeeContract(intent.feeContractCsv(), 'fee-contract.csv');
   if (!contract.ok) throw new Error('the sandbox fee contract is invalid');
   const key = (t: IntentTruth) => `${t.type}|${t.paymentId}|${t.subMerchantId}`;
   const seen = new Set(intent.groundTruth.map(key));
-  // keyed by transaction: a payment's operations (purchase, then refund or dispute) share its payment id
-  const ops = new Map<string, Operation>();
-  for (const order of scenario.orders()) for (const op of order.operations) ops.set(op.transactionId, op);
+  // by transaction: a payment's operations (purchase, then refund or dispute) share its payment id
+  const operation = (orderId: string, transactionId: string) =>
+    scenario.findOrder(orderId)?.operations.find((op) => op.transactionId === transactionId);
   const byId = new Map(scenario.subMerchants.map((s) => [s.id, s]));
   const out: IntentTruth[] = [];
   const add = (t: IntentTruth) => {
@@ -267,11 +350,11 @@ export function pspSideOrderTruth(scenario: Scenario, intent: SandboxIntent): In
   for (const g of scenario.groundTruth) {
     if (g.type !== 'split_mismatch' && g.type !== 'unknown_sub_merchant') continue;
     if (!g.orderId || !g.paymentId || !g.transactionId) continue;
-    const op = ops.get(g.transactionId);
+    const op = operation(g.orderId, g.transactionId);
     // recon compares an order with its payment's primary operation (docs/orders.md): a split distorted on a
     // capture is that capture's split_mismatch, not a difference from the order (the authorization, compared, agrees);
     // a payment whose order is not in the file is payment_without_order, with no split to compare
-    if (ordered.has(g.orderId) && (g.type === 'unknown_sub_merchant' || PRIMARY_METHODS.has(g.method ?? '')))
+    if (intent.isOrdered(g.orderId) && (g.type === 'unknown_sub_merchant' || PRIMARY_METHODS.has(g.method ?? '')))
       add({ type: 'split_differs_from_order', orderId: g.orderId, paymentId: g.paymentId, subMerchantId: null });
     // the fee is judged on every successful operation against the contract, whether or not its order is known
     const part = op?.receivers.find((r) => r.name === g.receiverName);

@@ -32,6 +32,47 @@ const refuse = (field: string, message: string): Refusal => ({
 });
 
 export function createLiveOrder(body: unknown, ctx: LiveContext, kind: 'split' | 'subscription'): LiveResult {
+  const head = readOrderHead(body, ctx, kind);
+  if (!head.ok) return head;
+  const { mode, amount, currency, orderId } = head;
+  const fields = body as Record<string, unknown>;
+  const split = readSplit(fields, ctx, kind);
+  if (!split.ok) return split;
+  const { sms, shares } = split;
+  const subscription = kind === 'subscription' ? readSubscription(fields, ctx) : NO_SUBSCRIPTION;
+  if (!subscription.ok) return subscription;
+  const { recurring, notificationUrl } = subscription;
+  const payment = readCard(fields, ctx, mode);
+  if (!payment.ok) return payment;
+  const receivers = payment.status === 'success' ? chargeParts(shares, sms) : plainParts(shares, sms);
+  const op = liveOperation(fields, ctx, { mode, amount, currency, orderId, receivers, recurring, payment });
+  return {
+    ok: true,
+    order: {
+      index: -1,
+      posId: ctx.posId,
+      orderId,
+      kind: kind === 'subscription' ? 'subscription' : mode === 'hosted' ? 'hosted_purchase' : 'split_purchase',
+      mode,
+      recurringId: recurring?.id ?? null,
+      serverUrl: typeof fields.server_url === 'string' ? fields.server_url : null,
+      notificationUrl,
+      operations: [op],
+      injection: null,
+    },
+  };
+}
+
+interface OrderHead {
+  readonly ok: true;
+  readonly mode: 'direct' | 'hosted';
+  readonly amount: bigint;
+  readonly currency: string;
+  readonly orderId: string;
+}
+
+/** The order's own fields: project, mode, method, amount, currency, a new order id, the payload's size. */
+function readOrderHead(body: unknown, ctx: LiveContext, kind: 'split' | 'subscription'): OrderHead | Refusal {
   if (!isObject(body)) return refuse('body', 'expected a JSON object');
   if (body.pos_id !== ctx.posId) return refuse('pos_id', 'does not match the authenticated project');
   const mode = body.mode;
@@ -49,23 +90,26 @@ export function createLiveOrder(body: unknown, ctx: LiveContext, kind: 'split' |
     return { ok: false, status: 409, code: 'order_exists', message: `order_id: ${orderId} already exists` };
   if (typeof body.payload === 'string' && body.payload.length > 4000)
     return refuse('payload', 'at most 4000 characters');
+  return { ok: true, mode, amount: amount.minor, currency: body.currency, orderId };
+}
 
-  const split = readSplit(body, ctx, kind);
-  if (!split.ok) return split;
-  const { sms, shares } = split;
-  const subscription = kind === 'subscription' ? readSubscription(body, ctx) : NO_SUBSCRIPTION;
-  if (!subscription.ok) return subscription;
-  const { recurring, notificationUrl } = subscription;
-  const payment = readCard(body, ctx, mode);
-  if (!payment.ok) return payment;
-  const { status, code, card } = payment;
-
-  const receivers = status === 'success' ? chargeParts(shares, sms) : plainParts(shares, sms);
+/** The operation of an order accepted over HTTP (the seeded draws in the order the sandbox always made them). */
+function liveOperation(
+  body: Record<string, unknown>,
+  ctx: LiveContext,
+  order: Omit<OrderHead, 'ok'> & {
+    receivers: Operation['receivers'];
+    recurring: Operation['recurring'];
+    payment: Extract<ReturnType<typeof readCard>, { ok: true }>;
+  },
+): Operation {
+  const { mode, orderId, receivers, recurring } = order;
+  const { status, code, card } = order.payment;
   const fixedFee = receivers.reduce((s, x) => s + x.fixedFee, 0n);
   const percentFee = receivers.reduce((s, x) => s + x.percentFee, 0n);
   const final = status === 'success' || status === 'failure';
   const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-  const op: Operation = {
+  return {
     posId: ctx.posId,
     orderId,
     paymentId: ctx.rng.uuid(),
@@ -76,8 +120,8 @@ export function createLiveOrder(body: unknown, ctx: LiveContext, kind: 'split' |
     status,
     statusCode: code.code,
     statusDescription: code.text,
-    currency: body.currency,
-    originalAmount: amount.minor,
+    currency: order.currency,
+    originalAmount: order.amount,
     customerFee: 0n,
     merchantFee: fixedFee + percentFee,
     fixedFee,
@@ -102,21 +146,6 @@ export function createLiveOrder(body: unknown, ctx: LiveContext, kind: 'split' |
     userActionUrl: status === 'pending' ? `${ctx.baseUrl}/api/v1/checkout/${ctx.rng.hex(16)}/3ds` : null,
     distortion: null,
     webhook: status === 'init' ? 'none' : 'sent',
-  };
-  return {
-    ok: true,
-    order: {
-      index: -1,
-      posId: ctx.posId,
-      orderId,
-      kind: kind === 'subscription' ? 'subscription' : mode === 'hosted' ? 'hosted_purchase' : 'split_purchase',
-      mode,
-      recurringId: recurring?.id ?? null,
-      serverUrl: typeof body.server_url === 'string' ? body.server_url : null,
-      notificationUrl,
-      operations: [op],
-      injection: null,
-    },
   };
 }
 

@@ -38,60 +38,86 @@ export function hashSeed(...parts: Array<string | number>): number {
   return h >>> 0;
 }
 
-/** mulberry32: small, fast, good enough for test data (not for anything secret). */
-export function createRng(seed: number): Rng {
-  let state = seed >>> 0;
-  const next = (): number => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
+/**
+ * mulberry32: small, fast, good enough for test data (not for anything secret). A class, so that the
+ * million generators of a large month (one per order) share their methods instead of each making its own.
+ */
+class Mulberry32 implements Rng {
+  private state: number;
+
+  constructor(seed: number) {
+    this.state = seed >>> 0;
+  }
+
+  next(): number {
+    this.state = (this.state + 0x6d2b79f5) >>> 0;
+    let t = this.state;
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const u32 = (): number => Math.floor(next() * 4294967296) >>> 0;
-  const hex = (chars: number): string => {
+  }
+
+  private u32(): number {
+    return Math.floor(this.next() * 4294967296) >>> 0;
+  }
+
+  int(min: number, max: number): number {
+    return min + Math.floor(this.next() * (max - min + 1));
+  }
+
+  bigint(min: bigint, max: bigint): bigint {
+    return min + BigInt(Math.floor(this.next() * Number(max - min + 1n)));
+  }
+
+  chance(p: number): boolean {
+    return this.next() < p;
+  }
+
+  pick<T>(items: readonly T[]): T {
+    if (items.length === 0) throw new RangeError('pick from an empty list');
+    return items[Math.floor(this.next() * items.length)]!;
+  }
+
+  weighted<K extends string>(weights: Readonly<Record<K, number>>): K {
+    const keys = Object.keys(weights) as K[];
+    let total = 0;
+    for (const k of keys) total += Math.max(0, weights[k]);
+    let x = this.next() * total;
+    for (const k of keys) {
+      x -= Math.max(0, weights[k]);
+      if (x < 0) return k;
+    }
+    return keys[keys.length - 1]!;
+  }
+
+  uuid(): string {
+    const a = this.u32();
+    const b = this.u32();
+    const c = this.u32();
+    const d = this.u32();
+    // version 4 and RFC 4122 variant bits
+    return `${hex8(a)}-${hex4(b >>> 16)}-${hex4(((b & 0x0fff) | 0x4000) >>> 0)}-${hex4(((c >>> 16) & 0x3fff) | 0x8000)}-${hex4(c & 0xffff)}${hex8(d)}`;
+  }
+
+  hex(chars: number): string {
     let out = '';
-    while (out.length < chars) out += u32().toString(16).padStart(8, '0');
+    while (out.length < chars) out += hex8(this.u32());
     return out.slice(0, chars);
-  };
-  const rng: Rng = {
-    next,
-    int: (min, max) => min + Math.floor(next() * (max - min + 1)),
-    bigint: (min, max) => min + BigInt(Math.floor(next() * Number(max - min + 1n))),
-    chance: (p) => next() < p,
-    pick: (items) => {
-      if (items.length === 0) throw new RangeError('pick from an empty list');
-      return items[Math.floor(next() * items.length)]!;
-    },
-    weighted: (weights) => {
-      const keys = Object.keys(weights) as Array<keyof typeof weights>;
-      const total = keys.reduce((s, k) => s + Math.max(0, weights[k]), 0);
-      let x = next() * total;
-      for (const k of keys) {
-        x -= Math.max(0, weights[k]);
-        if (x < 0) return k;
-      }
-      return keys[keys.length - 1]!;
-    },
-    uuid: () => {
-      const a = u32();
-      const b = u32();
-      const c = u32();
-      const d = u32();
-      const h8 = (x: number) => x.toString(16).padStart(8, '0');
-      const h4 = (x: number) => x.toString(16).padStart(4, '0');
-      // version 4 and RFC 4122 variant bits
-      return `${h8(a)}-${h4(b >>> 16)}-${h4(((b & 0x0fff) | 0x4000) >>> 0)}-${h4(((c >>> 16) & 0x3fff) | 0x8000)}-${h4(c & 0xffff)}${h8(d)}`;
-    },
-    hex,
-    digits: (n) => {
-      let out = '';
-      while (out.length < n)
-        out += Math.floor(next() * 1e9)
-          .toString()
-          .padStart(9, '0');
-      return out.slice(0, n);
-    },
-  };
-  return rng;
+  }
+
+  digits(n: number): string {
+    let out = '';
+    while (out.length < n)
+      out += Math.floor(this.next() * 1e9)
+        .toString()
+        .padStart(9, '0');
+    return out.slice(0, n);
+  }
+}
+
+const hex8 = (x: number) => x.toString(16).padStart(8, '0');
+const hex4 = (x: number) => x.toString(16).padStart(4, '0');
+
+export function createRng(seed: number): Rng {
+  return new Mulberry32(seed);
 }

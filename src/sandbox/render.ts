@@ -56,64 +56,73 @@ export interface RegisterRenderOptions {
   readonly lateStatusChange?: boolean;
 }
 
+/** An operation's field in a register row (undefined: a receiver's field, or none the sandbox knows). */
+function operationField(
+  op: Operation,
+  status: SandboxStatus,
+  opts: RegisterRenderOptions,
+  name: RegisterField,
+  altered: boolean,
+): string | undefined {
+  switch (name) {
+    case 'projectId':
+      return str(op.posId);
+    case 'orderId':
+      return str(op.orderId);
+    case 'paymentId':
+      return str(op.paymentId);
+    case 'amount':
+      return wireNumber(op.originalAmount + op.customerFee);
+    case 'currency':
+      return str(op.currency);
+    case 'method':
+      return str(op.method);
+    case 'status':
+      return str(status);
+    case 'dateTime':
+      return String(op.at);
+    case 'cardMask':
+      return str(altered ? `${op.card.mask.slice(0, 12)}0000` : op.card.mask);
+    case 'payway':
+      return str(altered ? (op.card.payway === 'card' ? 'google_pay' : 'card') : op.card.payway);
+    case 'customerFee':
+      return wireNumber(op.customerFee);
+    case 'merchantFee':
+      return wireNumber(op.merchantFee);
+    case 'entityName':
+      return str(opts.entityName);
+    case 'projectName':
+      return str(opts.projectName);
+    case 'originalAmount':
+      return wireNumber(op.originalAmount);
+    case 'exchangeAmount':
+    case 'exchangeCurrency':
+    case 'exchangeRate':
+    case 'recipientCardMask':
+      return 'null';
+    case 'tokenizationKind':
+      return str(op.card.tokenizationKind);
+    case 'authCode':
+      return str(op.authCode);
+    case 'rrnCode':
+      return str(altered ? `${op.rrnCode ?? ''}9` : op.rrnCode);
+    case 'description':
+      return str(op.description);
+    case 'payload':
+      return str(op.payload);
+    case 'paymentSystem':
+      return str(op.card.paymentSystem);
+    default:
+      return undefined;
+  }
+}
+
 /** Register rows of one operation: one per receiver (operation fields repeated), or one for an own operation. */
 export function registerRows(op: Operation, opts: RegisterRenderOptions): string[] {
   const d = op.distortion;
   if (d?.kind === 'omit' && d.source === 'register') return [];
   const status: SandboxStatus = opts.lateStatusChange && op.status === 'pending' ? 'success' : op.status;
-  const common = (name: RegisterField, altered: boolean): string | undefined => {
-    switch (name) {
-      case 'projectId':
-        return str(op.posId);
-      case 'orderId':
-        return str(op.orderId);
-      case 'paymentId':
-        return str(op.paymentId);
-      case 'amount':
-        return wireNumber(op.originalAmount + op.customerFee);
-      case 'currency':
-        return str(op.currency);
-      case 'method':
-        return str(op.method);
-      case 'status':
-        return str(status);
-      case 'dateTime':
-        return String(op.at);
-      case 'cardMask':
-        return str(altered ? `${op.card.mask.slice(0, 12)}0000` : op.card.mask);
-      case 'payway':
-        return str(altered ? (op.card.payway === 'card' ? 'google_pay' : 'card') : op.card.payway);
-      case 'customerFee':
-        return wireNumber(op.customerFee);
-      case 'merchantFee':
-        return wireNumber(op.merchantFee);
-      case 'entityName':
-        return str(opts.entityName);
-      case 'projectName':
-        return str(opts.projectName);
-      case 'originalAmount':
-        return wireNumber(op.originalAmount);
-      case 'exchangeAmount':
-      case 'exchangeCurrency':
-      case 'exchangeRate':
-      case 'recipientCardMask':
-        return 'null';
-      case 'tokenizationKind':
-        return str(op.card.tokenizationKind);
-      case 'authCode':
-        return str(op.authCode);
-      case 'rrnCode':
-        return str(altered ? `${op.rrnCode ?? ''}9` : op.rrnCode);
-      case 'description':
-        return str(op.description);
-      case 'payload':
-        return str(op.payload);
-      case 'paymentSystem':
-        return str(op.card.paymentSystem);
-      default:
-        return undefined;
-    }
-  };
+  const common = (name: RegisterField, altered: boolean) => operationField(op, status, opts, name, altered);
   const row = (part: ReceiverPart | null, index: number, altered: boolean): string => {
     const entries: Array<readonly [string, string]> = [];
     for (const name of opts.fields) {

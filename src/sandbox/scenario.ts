@@ -118,47 +118,112 @@ const SHOP_OWNERS = [
   'Sunflower',
 ];
 
-// Longer than most: the returned scenario's methods close over the plan and the indexes built on first use,
-// and the resolution of the options above them is what those closures share.
+/** The options resolved: the range, the projects and their credentials, the sub-merchants, what is injected. */
+interface ScenarioSetup {
+  readonly seed: string;
+  readonly timezone: string;
+  readonly from: Date;
+  readonly to: Date;
+  readonly n: number;
+  readonly tag: string;
+  readonly posIds: readonly string[];
+  readonly credentials: readonly PosCredentials[];
+  readonly listed: readonly SubMerchant[];
+  readonly ghosts: readonly SubMerchant[];
+  readonly requested: Partial<Record<InjectionType, number>>;
+  readonly ctx: BaseContext;
+}
+
 export function generateScenario(opts: ScenarioOptions): Scenario {
+  const setup = scenarioSetup(opts);
+  const { seed, timezone, from, to, n, posIds, listed } = setup;
+  const { plan, shortfall, countMismatchDays } = planInjections(
+    setup.ctx,
+    setup.requested,
+    localDays(from, to, timezone),
+  );
+  const source = orderSource(setup, plan);
+  let truth: GroundTruthEntry[] | undefined;
+  return {
+    seed,
+    timezone,
+    from,
+    to,
+    posIds,
+    credentials: setup.credentials,
+    subMerchants: [...listed, ...setup.ghosts],
+    orderCount: n,
+    countMismatchDays,
+    injectionShortfall: shortfall,
+    get groundTruth(): readonly GroundTruthEntry[] {
+      truth ??= buildGroundTruth(
+        [...plan.keys()].sort((a, b) => a - b).map(source.order),
+        countMismatchDays,
+        posIds,
+        timezone,
+      );
+      return truth;
+    },
+    ...source,
+    subMerchantCsv() {
+      const lines = ['sub_merchant_id,name,reserve_hold_days'];
+      for (const s of listed) lines.push(`${s.id},${csvField(s.name)},${s.holdDays ?? ''}`);
+      return lines.join('\n') + '\n';
+    },
+  };
+}
+
+function scenarioSetup(opts: ScenarioOptions): ScenarioSetup {
   const seed = String(opts.seed);
   const timezone = opts.timezone ?? 'UTC';
   const { from, to } = resolveRange(opts, timezone);
   const n = opts.payments ?? 300;
   if (!Number.isInteger(n) || n < 1) throw new RangeError('payments must be a positive integer');
-  const mix = { ...DEFAULT_MIX, ...(opts.mix ?? {}) };
   const currencies = opts.currencies ?? DEFAULT_CURRENCIES;
-  const currencyList = Object.keys(currencies).sort();
   const tag = hashSeed(seed, 'tag').toString(16).padStart(8, '0').slice(0, 6).toUpperCase();
-
   const posIds = opts.posIds?.length
     ? [...opts.posIds]
     : Array.from({ length: opts.posCount ?? 1 }, (_, k) => createRng(hashSeed(seed, 'pos', k)).uuid());
-  const credentials = makeCredentials(seed, posIds);
-
   const listed = makeSubMerchants(seed, opts.subMerchants ?? 12);
   const requested = resolveInjections(opts.injections, n);
-  const ghostCount = requested.unknown_sub_merchant ?? 0;
-  const ghosts = makeGhosts(seed, ghostCount);
-  const subMerchants = [...listed, ...ghosts];
-
-  const span = to.getTime() - from.getTime();
   const ctx: BaseContext = {
     seed,
     tag,
     n,
     from: from.getTime(),
     to: to.getTime(),
-    span,
+    span: to.getTime() - from.getTime(),
     posIds,
     listed,
-    mix,
+    mix: { ...DEFAULT_MIX, ...(opts.mix ?? {}) },
     currencies,
-    currencyList,
+    currencyList: Object.keys(currencies).sort(),
   };
+  return {
+    seed,
+    timezone,
+    from,
+    to,
+    n,
+    tag,
+    posIds,
+    credentials: makeCredentials(seed, posIds),
+    listed,
+    ghosts: makeGhosts(seed, requested.unknown_sub_merchant ?? 0),
+    requested,
+    ctx,
+  };
+}
 
-  const { plan, shortfall, countMismatchDays } = planInjections(ctx, requested, localDays(from, to, timezone));
+type OrderSource = Pick<Scenario, 'order' | 'orders' | 'operations' | 'findOrder' | 'findRecurring'>;
 
+/**
+ * The orders, each a pure function of (seed, index) with its planned injection: by index, by time window
+ * (only the orders whose slot can reach it), by order or subscription id. Nothing is kept but the index of
+ * subscriptions, built on first use.
+ */
+function orderSource(setup: ScenarioSetup, plan: InjectionPlan['plan']): OrderSource {
+  const { seed, n, ctx, tag, ghosts } = setup;
   const order = (index: number): Order => {
     if (!Number.isInteger(index) || index < 0 || index >= n) throw new RangeError(`no order ${index}`);
     const base = baseOrder(ctx, index);
@@ -173,8 +238,8 @@ export function generateScenario(opts: ScenarioOptions): Scenario {
     let last = n - 1;
     if (range) {
       // Order i starts in its slot of the range; its operations follow within MAX_LAG_MS.
-      first = Math.max(0, Math.floor(((range.from - MAX_LAG_MS - ctx.from) * n) / span) - 1);
-      last = Math.min(n - 1, Math.ceil(((range.to - ctx.from) * n) / span) + 1);
+      first = Math.max(0, Math.floor(((range.from - MAX_LAG_MS - ctx.from) * n) / ctx.span) - 1);
+      last = Math.min(n - 1, Math.ceil(((range.to - ctx.from) * n) / ctx.span) + 1);
     }
     for (let i = first; i <= last; i++) {
       const o = order(i);
@@ -189,28 +254,7 @@ export function generateScenario(opts: ScenarioOptions): Scenario {
   }
 
   let recurringIndex: Map<string, number> | undefined;
-  let truth: GroundTruthEntry[] | undefined;
-
-  const scenario: Scenario = {
-    seed,
-    timezone,
-    from,
-    to,
-    posIds,
-    credentials,
-    subMerchants,
-    orderCount: n,
-    countMismatchDays,
-    injectionShortfall: shortfall,
-    get groundTruth(): readonly GroundTruthEntry[] {
-      truth ??= buildGroundTruth(
-        [...plan.keys()].sort((a, b) => a - b).map(order),
-        countMismatchDays,
-        posIds,
-        timezone,
-      );
-      return truth;
-    },
+  return {
     order,
     orders,
     operations,
@@ -231,13 +275,7 @@ export function generateScenario(opts: ScenarioOptions): Scenario {
       const i = recurringIndex.get(recurringId);
       return i === undefined ? undefined : order(i);
     },
-    subMerchantCsv() {
-      const lines = ['sub_merchant_id,name,reserve_hold_days'];
-      for (const s of listed) lines.push(`${s.id},${csvField(s.name)},${s.holdDays ?? ''}`);
-      return lines.join('\n') + '\n';
-    },
   };
-  return scenario;
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -65,23 +65,7 @@ const ROUTES: readonly SandboxRoute[] = [...PAYMENT_ROUTES, ...REGISTER_ROUTES];
 
 export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
   const scenario = 'order' in opts.scenario ? opts.scenario : generateScenario(opts.scenario);
-  const world: SandboxWorld = {
-    scenario,
-    now: opts.now ?? (() => Date.now()),
-    faults: { ...DEFAULT_FAULTS, ...(opts.faults ?? {}) },
-    liveRng: createRng(hashSeed(scenario.seed, 'live')),
-    target: toTarget(opts.webhookTarget),
-    // queries are served as [from, to) internally; an inclusive end covers its last millisecond too
-    endShift: (opts.periodEnd ?? 'inclusive') === 'inclusive' ? 1 : 0,
-    verifySignedAuth: opts.verifySignedAuth,
-    port: 0,
-    live: new Map(),
-    checkouts: new Map(),
-    cancelledAt: new Map(),
-    reports: new Map(),
-    pending: new Set(),
-    stats: emptyStats(),
-  };
+  const world = newWorld(scenario, opts);
   const faultRng = createRng(hashSeed(scenario.seed, 'faults'));
   let deliveries = 0;
 
@@ -98,15 +82,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
   const baseUrl = `http://127.0.0.1:${port}`;
   const reportUrl = `${baseUrl}/reports`;
 
-  const projects: PspProject[] = scenario.credentials.map((c, k) => ({
-    name: scenario.credentials.length === 1 ? 'sandbox' : `sandbox-${k + 1}`,
-    posId: c.posId,
-    baseUrl,
-    reportUrl,
-    apiKey: c.apiKey,
-    apiSecret: c.apiSecret,
-    endpointsKey: c.endpointsKey,
-  }));
+  const projects = sandboxProjects(scenario, baseUrl, reportUrl);
 
   return {
     baseUrl,
@@ -144,6 +120,40 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
       });
     },
   };
+}
+
+/** The sandbox's state: the scenario, its clock and faults, and what requests created (live orders, reports). */
+function newWorld(scenario: Scenario, opts: SandboxOptions): SandboxWorld {
+  return {
+    scenario,
+    now: opts.now ?? (() => Date.now()),
+    faults: { ...DEFAULT_FAULTS, ...(opts.faults ?? {}) },
+    liveRng: createRng(hashSeed(scenario.seed, 'live')),
+    target: toTarget(opts.webhookTarget),
+    // queries are served as [from, to) internally; an inclusive end covers its last millisecond too
+    endShift: (opts.periodEnd ?? 'inclusive') === 'inclusive' ? 1 : 0,
+    verifySignedAuth: opts.verifySignedAuth,
+    port: 0,
+    live: new Map(),
+    checkouts: new Map(),
+    cancelledAt: new Map(),
+    reports: new Map(),
+    pending: new Set(),
+    stats: emptyStats(),
+  };
+}
+
+/** One project per set of credentials, ready for createPspClient. */
+function sandboxProjects(scenario: Scenario, baseUrl: string, reportUrl: string): PspProject[] {
+  return scenario.credentials.map((c, k) => ({
+    name: scenario.credentials.length === 1 ? 'sandbox' : `sandbox-${k + 1}`,
+    posId: c.posId,
+    baseUrl,
+    reportUrl,
+    apiKey: c.apiKey,
+    apiSecret: c.apiSecret,
+    endpointsKey: c.endpointsKey,
+  }));
 }
 
 /** The request loop: the faults drawn for the request, then its route. */

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { runDemo, formatSummary } from '../demo';
 import { outDirOption } from '../options';
-import { UsageError } from '../errors';
+import { MAX_DEMO_PAYMENTS, parseDemoOptions } from '../demo-options';
 import { requireConfig } from '../../config/env';
 import { Interrupted } from '../../errors';
 import { loggerFor } from '../runtime';
@@ -18,16 +18,12 @@ export function register(program: Command): void {
         'Running it again appends nothing new and issues the same statements.',
     )
     .option('--seed <S>', 'sandbox scenario seed', 'recon-demo')
-    .option('--payments <N>', 'payments in the generated month', '300')
+    .option('--payments <N>', `payments in the generated month (1..${MAX_DEMO_PAYMENTS})`, '300')
     .option('--month <YYYY-MM>', 'month to generate (default: the previous month in RECON_TIMEZONE)')
     .option('--out <DIR>', 'where statements and the report are written', './out')
     .option('--json', 'print the summary as JSON')
     .action(async (opts: { seed: string; payments: string; month?: string; out: string; json?: boolean }) => {
-      const payments = Number(opts.payments);
-      if (!Number.isInteger(payments) || payments < 1 || payments > 100_000)
-        throw new UsageError(`--payments: expected 1..100000, got ${opts.payments}`);
-      if (opts.month !== undefined && !/^\d{4}-(0[1-9]|1[0-2])$/.test(opts.month))
-        throw new UsageError(`--month: expected YYYY-MM, got ${opts.month}`);
+      const { payments } = parseDemoOptions(opts);
       outDirOption('--out', opts.out);
       const config = requireConfig();
       // The demo talks to its own sandbox: PSP_* variables, if set, are not used.
