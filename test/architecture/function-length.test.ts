@@ -29,7 +29,7 @@ const START =
   /^(\s*)(?:export\s+)?(?:default\s+)?(?:async\s+)?(?:function\*?\s+\w+|(?:const|let)\s+\w+\s*(?::[^=]+)?=\s*(?:async\s+)?(?:\([^)]*\)|\w+)?.*=>\s*\{$|(?:(?:public|private|static|async|get|set)\s+)*\*?\w+\s*\([^)]*\)\s*(?::\s*[^{]+)?\{$)/;
 const NOT_A_FUNCTION = /^\s*(?:if|for|while|switch|catch|return|else)\b/;
 
-export interface LongFunction {
+interface LongFunction {
   file: string;
   line: number;
   lines: number;
@@ -37,7 +37,7 @@ export interface LongFunction {
 }
 
 /** Functions of one file's text longer than `limit` lines whose doc comment does not say why they stay whole. */
-export function longFunctions(file: string, text: string, limit = LIMIT): LongFunction[] {
+function longFunctions(file: string, text: string, limit = LIMIT): LongFunction[] {
   const lines = text.split('\n');
   const out: LongFunction[] = [];
   for (let i = 0; i < lines.length; i++) {
