@@ -59,7 +59,9 @@ async function pdfkitAlone(file: string, rows: number): Promise<void> {
         (v) => `${Math.floor(v / 100).toLocaleString('en-US')}.${String(v % 100).padStart(2, '0')}`,
       ),
     ];
-    cells.forEach((c, i) => doc.text(c, 40 + i * 76, y, { width: 72, lineBreak: false }));
+    cells.forEach((c, i) => {
+      doc.text(c, 40 + i * 76, y, { width: 72, lineBreak: false });
+    });
     y += 13;
     if (k % 2000 === 1999) await new Promise((r) => setImmediate(r));
   }
