@@ -57,7 +57,12 @@ export function register(program: Command): void {
   const group = program
     .command('bank')
     .description('bank statements (camt.053, MT940, CSV) of the configured bank accounts');
+  registerImport(group);
+  registerStatements(group);
+  registerEntries(group);
+}
 
+function registerImport(group: Command): void {
   group
     .command('import')
     .argument('<files...>', 'statement files (camt.053 XML, MT940, or CSV with --mapping)')
@@ -91,7 +96,9 @@ export function register(program: Command): void {
         process.stdout.write(summary(outcomes));
       });
     });
+}
 
+function registerStatements(group: Command): void {
   group
     .command('statements')
     .description('imported bank statements (run `recon project` after an import)')
@@ -121,7 +128,9 @@ export function register(program: Command): void {
         );
       });
     });
+}
 
+function registerEntries(group: Command): void {
   group
     .command('entries')
     .description('booked bank entries (run `recon project` after an import)')
