@@ -1,6 +1,5 @@
 import type { BankConfig } from '../config/bank';
 import { BankEntryBooked } from '../events/bank-events';
-import { isEvent } from '../events/catalog';
 import { SubMerchantRegistered } from '../events/ledger-events';
 import { StatementIssued } from '../events/statement-events';
 import type { ProjectionContext, Tx } from '../projector/projection';
