@@ -1,4 +1,4 @@
-import { ident } from '../src/db/identifier';
+import { ident, qualified } from '../src/db/identifier';
 import { BankEntryBooked, BankEntryForUnknownAccount, BankStatementImported } from '../src/events/bank-events';
 import { isEvent } from '../src/events/catalog';
 import { eventTypes } from '../src/projector/handlers';
@@ -69,8 +69,9 @@ export const projection: Projection = {
   handles: eventTypes([BankEntryBooked, BankStatementImported, BankEntryForUnknownAccount]),
 
   async setup(tx: Tx, ctx: ProjectionContext) {
-    const s = ident(ctx.schema);
-    await tx.unsafe(`
+    const s = tx(ctx.schema);
+    // DDL of several statements: the simple protocol (no parameters; the schema is an identifier)
+    await tx`
       create table ${s}.entries (
         event_id uuid primary key,
         account_id text not null,
@@ -122,7 +123,7 @@ export const projection: Projection = {
         commit_pos numeric(20,0) not null,
         prepare_pos numeric(20,0) not null
       );
-    `);
+    `.simple();
   },
 
   async apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionContext) {
@@ -176,10 +177,9 @@ export const projection: Projection = {
         unknown.push([e.id, d.account, d.currency, d.statementId, d.file, d.entries, d.fileSha256, ...pos]);
       }
     }
-    const s = ident(ctx.schema);
-    await copyRows(tx, `${s}.entries`, ENTRY_COLUMNS, entries);
-    await copyRows(tx, `${s}.statements`, STATEMENT_COLUMNS, statements);
-    await copyRows(tx, `${s}.unknown_accounts`, UNKNOWN_COLUMNS, unknown);
+    await copyRows(tx, qualified(ctx.schema, 'entries'), ENTRY_COLUMNS, entries);
+    await copyRows(tx, qualified(ctx.schema, 'statements'), STATEMENT_COLUMNS, statements);
+    await copyRows(tx, qualified(ctx.schema, 'unknown_accounts'), UNKNOWN_COLUMNS, unknown);
   },
 
   views(ctx: ProjectionContext) {

@@ -1,4 +1,4 @@
-import { ident } from '../src/db/identifier';
+import { qualified } from '../src/db/identifier';
 import {
   type NormalizedPeriodRecord,
   type NormalizedRegisterRecord,
@@ -132,8 +132,9 @@ const table = handlerTable<Batch>(
 );
 
 async function setup(tx: Tx, ctx: ProjectionContext) {
-  const s = ident(ctx.schema);
-  await tx.unsafe(`
+  const s = tx(ctx.schema);
+  // DDL of several statements: the simple protocol (no parameters; the schema is an identifier)
+  await tx`
     create table ${s}.operations (
       pos_id              text not null,
       payment_id          text not null,
@@ -152,7 +153,7 @@ async function setup(tx: Tx, ctx: ProjectionContext) {
       primary key (pos_id, payment_id, method)
     );
     create index on ${s}.operations (pos_id, final_at)
-      where final_status is not null and webhook_at is null and resend_requested_at is null;`);
+      where final_status is not null and webhook_at is null and resend_requested_at is null;`.simple();
 }
 
 async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionContext) {
@@ -163,7 +164,7 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
   const rows = [...batch.values()].map((r) => columns.map((c) => r[c.name as keyof Row] as Cell));
   await upsertRows(
     tx,
-    `${ident(ctx.schema)}.operations as t`,
+    `${qualified(ctx.schema, 'operations')} as t`,
     columns,
     rows,
     `on conflict (pos_id, payment_id, method) do update set
@@ -184,7 +185,7 @@ function views(ctx: ProjectionContext): readonly string[] {
     `create or replace view recon.operations_seen as
        select pos_id, payment_id, method, order_id, transaction_id, recurring, final_status, final_at, in_register,
               in_period, webhook_at, resend_requested_at
-       from ${ident(ctx.schema)}.operations`,
+       from ${qualified(ctx.schema, 'operations')}`,
   ];
 }
 

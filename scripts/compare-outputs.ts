@@ -22,7 +22,6 @@ import { parseArgs } from 'node:util';
 import JSZip from 'jszip';
 import { connect } from '../src/db/connect';
 import { ensureEmbeddedPostgres, stopEmbeddedPostgres } from '../src/db/embedded';
-import { ident } from '../src/db/identifier';
 import { silentLogger } from '../src/log';
 
 const { values: args } = parseArgs({
@@ -73,9 +72,9 @@ async function dumpViews(url: string): Promise<Map<string, string>> {
       select table_name as v from information_schema.views where table_schema = 'recon' order by table_name`;
     const out = new Map<string, string>();
     for (const { v } of views) {
-      const [r] = await sql.unsafe<{ rows: string; n: number }[]>(
-        `select coalesce(string_agg(t::text, E'\\n' order by t::text), '') as rows, count(*)::int as n from recon.${ident(v)} t`,
-      );
+      const [r] = await sql<{ rows: string; n: number }[]>`
+        select coalesce(string_agg(t::text, E'\\n' order by t::text), '') as rows, count(*)::int as n
+        from recon.${sql(v)} t`;
       out.set(v, `${r!.n} rows\n${r!.rows}`);
     }
     return out;
@@ -125,7 +124,7 @@ async function main(): Promise<number> {
     return e;
   };
   try {
-    await admin.unsafe('create database cmp_source');
+    await admin`create database cmp_source`;
     process.stdout.write(`demo (${args.payments} payments, seed ${args.seed}, ${args.month}) with ${trees.base}\n`);
     const demo = await run(
       trees.base,
@@ -148,7 +147,7 @@ async function main(): Promise<number> {
     const files: Record<string, string> = {};
     for (const [name, tree] of Object.entries(trees)) {
       const db = `cmp_${name}`;
-      await admin.unsafe(`create database ${db} template cmp_source`);
+      await admin`create database ${admin(db)} template cmp_source`;
       const e = env(db, name);
       const started = Date.now();
       await run(tree, ['project', '--rebuild'], e);

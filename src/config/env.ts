@@ -1,12 +1,12 @@
 import { ReconError } from '../errors';
 import { STATEMENT_VARIABLES, type StatementsConfig, statementsConfigFrom } from './statements';
 import { HOLD_POLICY_VARIABLES, holdPolicyFrom } from './hold-policy';
-import { type BankConfig, bankConfigFrom, bankConfigIssues, bankConfigSchema, EMPTY_BANK_CONFIG } from './bank';
-import { readFileSync } from 'node:fs';
+import { type BankConfig, EMPTY_BANK_CONFIG } from './bank';
+import { authScheme, PSP_ID, type PspProject, readProjectFile } from './project-file';
+import { type ConfigIssue, type EnvReader, envReader } from './reader';
 import path from 'node:path';
 import { IANAZone } from 'luxon';
 import cron from 'node-cron';
-import { z } from 'zod';
 import { canonicalIp } from './ip-address';
 import { urlPasswords } from '../url-passwords';
 
@@ -14,19 +14,6 @@ import { urlPasswords } from '../url-passwords';
  * Configuration from the environment (and an optional JSON file listing several PSP projects),
  * validated once at start-up. Every problem is collected so that one message names them all.
  */
-
-export interface PspProject {
-  /** Label used in logs and file names ("test", "live"). */
-  readonly name: string;
-  readonly posId: string;
-  readonly baseUrl: string;
-  readonly reportUrl: string;
-  readonly apiKey: string;
-  readonly apiSecret: string;
-  readonly endpointsKey: string;
-  /** scheme token of the X-API-AUTH header (`<scheme> <key>:<secret>`); PAY when not given */
-  readonly authScheme?: string;
-}
 
 export interface Config {
   readonly databaseUrl: string | undefined;
@@ -62,13 +49,11 @@ export interface Config {
   readonly statements?: StatementsConfig;
 }
 
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
+/** The log levels, least to most quiet. */
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
-export interface ConfigIssue {
-  readonly variable: string;
-  readonly problem: string;
-  readonly example: string;
-}
+export type { ConfigIssue, PspProject };
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; issues: ConfigIssue[] };
 
@@ -271,226 +256,128 @@ export const VARIABLES: readonly VariableDoc[] = [
   ...HOLD_POLICY_VARIABLES,
 ];
 
-/**
- * The ids the PSP issues (pos_id, project ids): 8-4-4-4-12 hex digits. Not z.uuid(): that also demands an
- * RFC 9562 version and variant, and the PSP's own documentation shows ids whose variant digit is not one.
- */
-const PSP_ID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
-const pspId = z.string().regex(PSP_ID, 'expected an id of 8-4-4-4-12 hex digits');
-
-/** An HTTP authentication scheme token (RFC 9110 token characters, no spaces). */
-const authScheme = z
-  .string()
-  .regex(
-    /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,40}$/,
-    'expected a scheme token such as PAY (letters, digits, - . _; no spaces)',
-  );
 export const DEFAULT_AUTH_SCHEME = 'PAY';
 
 const exampleOf = (name: string): string => VARIABLES.find((v) => v.name === name)?.example ?? '';
 
-const projectFileSchema = z.object({
-  projects: z
-    .array(
-      z.object({
-        name: z.string().min(1),
-        posId: pspId,
-        baseUrl: z.url(),
-        reportUrl: z.url(),
-        apiKey: z.string().min(1),
-        apiSecret: z.string().min(1),
-        endpointsKey: z.string().min(1),
-        authScheme: authScheme.optional(),
-      }),
-    )
-    .min(1)
-    .optional(),
-  bank: bankConfigSchema.optional(),
-});
-
-/** In the project file, a secret may be written as "env:NAME" to read it from the environment. */
-function resolveEnvRef(value: unknown, env: NodeJS.ProcessEnv): unknown {
-  if (typeof value === 'string' && value.startsWith('env:')) return env[value.slice(4)];
-  return value;
+/** The configuration in force, or every problem of it (each naming its variable), read in named steps. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
+  const r = envReader(env, exampleOf, SECRET_VARIABLES);
+  const databaseUrl = r.url('DATABASE_URL', ['postgres:', 'postgresql:']);
+  const eventStoreUrl = r.url('EVENTSTORE_URL', ['esdb:', 'esdb+discover:', 'kurrentdb:', 'kurrent:']);
+  const dataDir = path.resolve(r.get('RECON_DATA_DIR') ?? './.recon');
+  const timezone = r.get('RECON_TIMEZONE') ?? 'UTC';
+  if (!IANAZone.isValidZone(timezone))
+    r.problem('RECON_TIMEZONE', `expected an IANA time zone name, got ${JSON.stringify(timezone)}`);
+  const { projects, schemeOfEnv } = projectsOfEnv(r);
+  const configFile = r.get('RECON_CONFIG');
+  const bank = configFile === undefined ? EMPTY_BANK_CONFIG : readProjectFile(r, configFile, projects, schemeOfEnv);
+  const logLevel = (r.get('RECON_LOG_LEVEL') ?? 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel))
+    r.problem(
+      'RECON_LOG_LEVEL',
+      `expected ${LOG_LEVELS.slice(0, -1).join(', ')} or ${LOG_LEVELS.at(-1)}, got ${JSON.stringify(logLevel)}`,
+    );
+  const webhookPeers = webhookPeersOf(r);
+  const mail = mailOf(r);
+  const statements = statementsConfigFrom(env);
+  for (const i of statements.issues) r.problem(i.variable, i.problem);
+  for (const i of holdPolicyFrom(env).issues) r.problem(i.variable, i.problem);
+  const { auditorToken, ordersToken } = tokensOf(r);
+  const schedules = schedulesOf(r);
+  const config: Config = {
+    databaseUrl,
+    eventStoreUrl,
+    dataDir,
+    timezone,
+    projects,
+    subMerchantsPath: r.get('RECON_SUB_MERCHANTS'),
+    graceHours: r.int('RECON_GRACE_HOURS', 48, 0, 24 * 365),
+    lookbackDays: r.int('RECON_LOOKBACK_DAYS', 3, 0, 365),
+    logLevel,
+    reportPollMaxWaitMs: r.int('RECON_REPORT_MAX_WAIT_MS', 600_000, 0, 86_400_000),
+    pspTimeoutMs: r.int('RECON_PSP_TIMEOUT_MS', 30_000, 100, 600_000),
+    webhook: { ...webhookPeers, maxBodyBytes: r.int('WEBHOOK_MAX_BODY_BYTES', 65_536, 1024, 16_777_216) },
+    auditorToken,
+    ordersToken,
+    feeContractPath: r.get('RECON_FEE_CONTRACT'),
+    schedules,
+    outDir: path.resolve(r.get('RECON_OUT_DIR') ?? './out'),
+    bank,
+    mail,
+    statements: statements.config,
+  };
+  return r.issues.length > 0 ? { ok: false, issues: r.issues } : { ok: true, config };
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
-  const issues: ConfigIssue[] = [];
-  const problem = (variable: string, text: string) =>
-    issues.push({ variable, problem: text, example: exampleOf(variable) });
-  const get = (name: string): string | undefined => {
-    const v = env[name];
-    return v === undefined || v.trim() === '' ? undefined : v.trim();
-  };
-  const int = (name: string, fallback: number, min: number, max: number): number => {
-    const v = get(name);
-    if (v === undefined) return fallback;
-    if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) {
-      problem(name, `expected a whole number from ${min} to ${max}, got ${JSON.stringify(v)}`);
-      return fallback;
-    }
-    return Number(v);
-  };
-  const url = (name: string, protocols: string[]): string | undefined => {
-    const v = get(name);
-    if (v === undefined) return undefined;
-    try {
-      const u = new URL(v);
-      if (!protocols.includes(u.protocol)) throw new Error('protocol');
-      // What the drivers do with the credentials, checked here so that the message names the variable:
-      // they percent-decode them, and split the address at the first "@".
-      const userinfo = /^[a-z+]+:\/\/([^/?#]*)@/i.exec(v)?.[1] ?? '';
-      if (userinfo.includes('@')) {
-        problem(name, 'the user name or password holds "@": write it percent-encoded (%40)');
-        return undefined;
-      }
-      try {
-        decodeURIComponent(u.username);
-        decodeURIComponent(u.password);
-      } catch {
-        problem(name, 'the user name or password holds a "%" that is not a percent-encoding: write it as %25');
-        return undefined;
-      }
-      return v;
-    } catch {
-      const secret = (SECRET_VARIABLES as readonly string[]).includes(name);
-      problem(
-        name,
-        `expected a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}${secret ? '' : `, got ${JSON.stringify(v)}`}`,
-      );
-      return undefined;
-    }
-  };
+/** The variables of the one PSP project the environment may give (PSP_*): all or none of them. */
+const PSP_VARIABLES = [
+  'PSP_BASE_URL',
+  'PSP_REPORT_URL',
+  'PSP_POS_ID',
+  'PSP_API_KEY',
+  'PSP_API_SECRET',
+  'PSP_ENDPOINTS_KEY',
+] as const;
 
-  const databaseUrl = url('DATABASE_URL', ['postgres:', 'postgresql:']);
-  const eventStoreUrl = url('EVENTSTORE_URL', ['esdb:', 'esdb+discover:', 'kurrentdb:', 'kurrent:']);
-  const dataDir = path.resolve(get('RECON_DATA_DIR') ?? './.recon');
-  const timezone = get('RECON_TIMEZONE') ?? 'UTC';
-  if (!IANAZone.isValidZone(timezone))
-    problem('RECON_TIMEZONE', `expected an IANA time zone name, got ${JSON.stringify(timezone)}`);
-
+/** The project the environment gives (if any), and the auth scheme every project defaults to. */
+function projectsOfEnv(r: EnvReader): { projects: PspProject[]; schemeOfEnv: string } {
   const projects: PspProject[] = [];
-  const schemeGiven = get('PSP_AUTH_SCHEME');
+  const schemeGiven = r.get('PSP_AUTH_SCHEME');
   if (schemeGiven !== undefined && !authScheme.safeParse(schemeGiven).success)
-    problem('PSP_AUTH_SCHEME', `expected a scheme token such as PAY (no spaces), got ${JSON.stringify(schemeGiven)}`);
+    r.problem('PSP_AUTH_SCHEME', `expected a scheme token such as PAY (no spaces), got ${JSON.stringify(schemeGiven)}`);
   const schemeOfEnv = schemeGiven ?? DEFAULT_AUTH_SCHEME;
-  const pspVars = [
-    'PSP_BASE_URL',
-    'PSP_REPORT_URL',
-    'PSP_POS_ID',
-    'PSP_API_KEY',
-    'PSP_API_SECRET',
-    'PSP_ENDPOINTS_KEY',
-  ];
-  const givenPsp = pspVars.filter((n) => get(n) !== undefined);
-  if (givenPsp.length > 0) {
-    // One project from the environment: all or nothing, so that a half-configured PSP is caught at start.
-    for (const n of pspVars) if (get(n) === undefined) problem(n, 'missing: the PSP_* variables are given together');
-    const baseUrl = url('PSP_BASE_URL', ['http:', 'https:']);
-    const reportUrl = url('PSP_REPORT_URL', ['http:', 'https:']);
-    const posId = get('PSP_POS_ID');
-    if (posId !== undefined && !PSP_ID.test(posId))
-      problem('PSP_POS_ID', `expected an id of 8-4-4-4-12 hex digits, got ${JSON.stringify(posId)}`);
-    if (issues.length === 0 && baseUrl && reportUrl && posId) {
-      projects.push({
-        name: get('PSP_PROJECT_NAME') ?? 'default',
-        posId,
-        baseUrl,
-        reportUrl,
-        apiKey: get('PSP_API_KEY')!,
-        apiSecret: get('PSP_API_SECRET')!,
-        endpointsKey: get('PSP_ENDPOINTS_KEY')!,
-        authScheme: schemeOfEnv,
-      });
-    }
-  }
-  const configFile = get('RECON_CONFIG');
-  let bank: BankConfig = EMPTY_BANK_CONFIG;
-  if (configFile !== undefined) {
-    let raw: { projects?: unknown[] } | undefined;
-    try {
-      const text = readFileSync(configFile, 'utf8');
-      try {
-        raw = JSON.parse(text) as { projects?: unknown[] };
-      } catch (e) {
-        // V8 quotes a piece of the text in its message, and the file holds secrets: keep only the position.
-        const at = /position (\d+)/.exec((e as Error).message)?.[1];
-        problem('RECON_CONFIG', `${configFile} is not valid JSON${at ? ` (at character ${at})` : ''}`);
-      }
-    } catch (e) {
-      problem('RECON_CONFIG', `cannot read ${configFile}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`);
-    }
-    if (raw !== undefined && (typeof raw !== 'object' || raw === null)) {
-      problem('RECON_CONFIG', `${configFile}: expected a JSON object with a "projects" array`);
-    } else if (raw !== undefined) {
-      const unsetRefs = new Set<string>();
-      const resolved = {
-        ...raw,
-        projects: Array.isArray(raw.projects)
-          ? raw.projects.map((p, n) =>
-              p !== null && typeof p === 'object'
-                ? Object.fromEntries(
-                    Object.entries(p as object).map(([k, v]) => {
-                      const value = resolveEnvRef(v, env);
-                      if (value === undefined) {
-                        unsetRefs.add(`projects.${n}.${k}`);
-                        problem(
-                          'RECON_CONFIG',
-                          `${configFile}: projects.${n}.${k} refers to ${String(v).slice(4)}, which is not set in the environment`,
-                        );
-                      }
-                      return [k, value];
-                    }),
-                  )
-                : p,
-            )
-          : raw.projects,
-      };
-      const parsed = projectFileSchema.safeParse(resolved);
-      if (!parsed.success) {
-        for (const i of parsed.error.issues) {
-          if (unsetRefs.has(i.path.join('.'))) continue;
-          // Name the field, never the value: the file holds secrets.
-          problem('RECON_CONFIG', `${configFile}: ${i.path.join('.') || '(root)'}: ${i.message}`);
-        }
-      } else {
-        if (parsed.data.projects === undefined && parsed.data.bank === undefined)
-          problem('RECON_CONFIG', `${configFile}: expected a "projects" array or a "bank" object`);
-        if (parsed.data.bank !== undefined) {
-          bank = bankConfigFrom(parsed.data.bank);
-          for (const m of bankConfigIssues(bank)) problem('RECON_CONFIG', `${configFile}: ${m}`);
-        }
-        for (const p of parsed.data.projects ?? []) {
-          if (projects.some((q) => q.posId === p.posId || q.name === p.name)) {
-            problem('RECON_CONFIG', `${configFile}: project ${p.name} repeats a name or posId already configured`);
-          } else projects.push({ ...p, authScheme: p.authScheme ?? schemeOfEnv });
-        }
-      }
-    }
-  }
+  if (!PSP_VARIABLES.some((n) => r.get(n) !== undefined)) return { projects, schemeOfEnv };
+  // One project from the environment: all or nothing, so that a half-configured PSP is caught at start.
+  for (const n of PSP_VARIABLES)
+    if (r.get(n) === undefined) r.problem(n, 'missing: the PSP_* variables are given together');
+  const baseUrl = r.url('PSP_BASE_URL', ['http:', 'https:']);
+  const reportUrl = r.url('PSP_REPORT_URL', ['http:', 'https:']);
+  const posId = r.get('PSP_POS_ID');
+  if (posId !== undefined && !PSP_ID.test(posId))
+    r.problem('PSP_POS_ID', `expected an id of 8-4-4-4-12 hex digits, got ${JSON.stringify(posId)}`);
+  if (r.issues.length === 0 && baseUrl && reportUrl && posId)
+    projects.push({
+      name: r.get('PSP_PROJECT_NAME') ?? 'default',
+      posId,
+      baseUrl,
+      reportUrl,
+      apiKey: r.get('PSP_API_KEY')!,
+      apiSecret: r.get('PSP_API_SECRET')!,
+      endpointsKey: r.get('PSP_ENDPOINTS_KEY')!,
+      authScheme: schemeOfEnv,
+    });
+  return { projects, schemeOfEnv };
+}
 
-  const logLevel = (get('RECON_LOG_LEVEL') ?? 'info') as LogLevel;
-  if (!['debug', 'info', 'warn', 'error', 'silent'].includes(logLevel)) {
-    problem('RECON_LOG_LEVEL', `expected debug, info, warn, error or silent, got ${JSON.stringify(logLevel)}`);
-  }
-  const allowedIps = (get('WEBHOOK_ALLOWED_IPS') ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  // Kept as written (as `recon config` shows them); the receiver compares canonical forms (ip-address.ts).
-  for (const ip of allowedIps)
-    if (canonicalIp(ip) === undefined) problem('WEBHOOK_ALLOWED_IPS', `not an IP address: ${JSON.stringify(ip)}`);
-  const trustProxyRaw = get('WEBHOOK_TRUST_PROXY') ?? 'false';
+/** Who may send webhooks, and whose X-Forwarded-For is taken. */
+function webhookPeersOf(r: EnvReader): Omit<Config['webhook'], 'maxBodyBytes'> {
+  const ips = (name: string) => {
+    const list = (r.get(name) ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    // Kept as written (as `recon config` shows them); the receiver compares canonical forms (ip-address.ts).
+    for (const ip of list)
+      if (canonicalIp(ip) === undefined) r.problem(name, `not an IP address: ${JSON.stringify(ip)}`);
+    return list;
+  };
+  const allowedIps = ips('WEBHOOK_ALLOWED_IPS');
+  const trustProxyRaw = r.get('WEBHOOK_TRUST_PROXY') ?? 'false';
   if (!['true', 'false', '1', '0'].includes(trustProxyRaw))
-    problem('WEBHOOK_TRUST_PROXY', `expected true or false, got ${JSON.stringify(trustProxyRaw)}`);
-  const trustedProxies = (get('WEBHOOK_TRUSTED_PROXIES') ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  for (const ip of trustedProxies)
-    if (canonicalIp(ip) === undefined) problem('WEBHOOK_TRUSTED_PROXIES', `not an IP address: ${JSON.stringify(ip)}`);
-  const smtpUrl = get('RECON_SMTP_URL');
-  const mailFrom = get('RECON_MAIL_FROM');
+    r.problem('WEBHOOK_TRUST_PROXY', `expected true or false, got ${JSON.stringify(trustProxyRaw)}`);
+  const trustedProxies = ips('WEBHOOK_TRUSTED_PROXIES');
+  return {
+    allowedIps,
+    trustProxy: trustProxyRaw === 'true' || trustProxyRaw === '1' || trustedProxies.length > 0,
+    trustedProxies,
+  };
+}
+
+/** Where statements are e-mailed from: both RECON_SMTP_URL and RECON_MAIL_FROM, or neither. */
+function mailOf(r: EnvReader): Config['mail'] {
+  const smtpUrl = r.get('RECON_SMTP_URL');
+  const mailFrom = r.get('RECON_MAIL_FROM');
   if (smtpUrl !== undefined) {
     let protocol = '';
     try {
@@ -499,68 +386,45 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
       // reported below; the value holds a password and is not echoed
     }
     if (protocol !== 'smtp:' && protocol !== 'smtps:')
-      problem('RECON_SMTP_URL', 'expected smtp://user:password@host:port or smtps://… (value not shown)');
+      r.problem('RECON_SMTP_URL', 'expected smtp://user:password@host:port or smtps://… (value not shown)');
     if (mailFrom === undefined || !mailFrom.includes('@'))
-      problem('RECON_MAIL_FROM', 'an e-mail address is required with RECON_SMTP_URL');
+      r.problem('RECON_MAIL_FROM', 'an e-mail address is required with RECON_SMTP_URL');
   }
-  const statements = statementsConfigFrom(env);
-  for (const i of statements.issues) problem(i.variable, i.problem);
-  for (const i of holdPolicyFrom(env).issues) problem(i.variable, i.problem);
-  const auditorToken = get('RECON_AUDITOR_TOKEN');
+  return smtpUrl !== undefined && mailFrom !== undefined ? { smtpUrl, from: mailFrom } : undefined;
+}
+
+/** The bearer tokens of the auditor API and the orders API (two, so that the read-only one cannot write). */
+function tokensOf(r: EnvReader): { auditorToken: string | undefined; ordersToken: string | undefined } {
+  const auditorToken = r.get('RECON_AUDITOR_TOKEN');
   if (auditorToken !== undefined && auditorToken.length < 16)
-    problem('RECON_AUDITOR_TOKEN', 'expected at least 16 characters');
-  const ordersToken = get('RECON_ORDERS_TOKEN');
+    r.problem('RECON_AUDITOR_TOKEN', 'expected at least 16 characters');
+  const ordersToken = r.get('RECON_ORDERS_TOKEN');
   if (ordersToken !== undefined && ordersToken.length < 16)
-    problem('RECON_ORDERS_TOKEN', 'expected at least 16 characters');
+    r.problem('RECON_ORDERS_TOKEN', 'expected at least 16 characters');
   if (ordersToken !== undefined && ordersToken === auditorToken)
-    problem('RECON_ORDERS_TOKEN', 'must differ from RECON_AUDITOR_TOKEN (the auditor token is read-only)');
-  // Schedules: node-cron's own validation; the scheduler (src/scheduler/cron.ts) also refuses W and # tokens.
+    r.problem('RECON_ORDERS_TOKEN', 'must differ from RECON_AUDITOR_TOKEN (the auditor token is read-only)');
+  return { auditorToken, ordersToken };
+}
+
+/** The jobs' schedules: node-cron's own validation; the scheduler (src/scheduler/cron.ts) also refuses W and #. */
+function schedulesOf(r: EnvReader): Config['schedules'] {
   const schedule = (name: string, fallback: string): string => {
-    const v = get(name) ?? fallback;
+    const v = r.get(name) ?? fallback;
     const d = cron.validateDetailed(v);
     const unsupported =
       d.fields && [...d.fields.dayOfMonth, ...d.fields.dayOfWeek].some((x) => typeof x === 'string' && x !== 'L');
     if (!d.valid || unsupported)
-      problem(
+      r.problem(
         name,
         `expected a cron expression (minute hour day month weekday), got ${JSON.stringify(v)}${d.errors[0] ? `: ${d.errors[0].message}` : unsupported ? ': W and # are not supported' : ''}`,
       );
     return v;
   };
-  const schedules = {
+  return {
     nightly: schedule('RECON_CRON_NIGHTLY', '30 2 * * *'),
     monthly: schedule('RECON_CRON_MONTHLY', '0 6 1 * *'),
     healing: schedule('RECON_CRON_HEALING', '15 * * * *'),
   };
-
-  const config: Config = {
-    databaseUrl,
-    eventStoreUrl,
-    dataDir,
-    timezone,
-    projects,
-    subMerchantsPath: get('RECON_SUB_MERCHANTS'),
-    graceHours: int('RECON_GRACE_HOURS', 48, 0, 24 * 365),
-    lookbackDays: int('RECON_LOOKBACK_DAYS', 3, 0, 365),
-    logLevel,
-    reportPollMaxWaitMs: int('RECON_REPORT_MAX_WAIT_MS', 600_000, 0, 86_400_000),
-    pspTimeoutMs: int('RECON_PSP_TIMEOUT_MS', 30_000, 100, 600_000),
-    webhook: {
-      allowedIps,
-      trustProxy: trustProxyRaw === 'true' || trustProxyRaw === '1' || trustedProxies.length > 0,
-      trustedProxies,
-      maxBodyBytes: int('WEBHOOK_MAX_BODY_BYTES', 65_536, 1024, 16_777_216),
-    },
-    auditorToken,
-    ordersToken,
-    feeContractPath: get('RECON_FEE_CONTRACT'),
-    schedules,
-    outDir: path.resolve(get('RECON_OUT_DIR') ?? './out'),
-    bank,
-    mail: smtpUrl !== undefined && mailFrom !== undefined ? { smtpUrl, from: mailFrom } : undefined,
-    statements: statements.config,
-  };
-  return issues.length > 0 ? { ok: false, issues } : { ok: true, config };
 }
 
 export function formatConfigIssues(issues: readonly ConfigIssue[]): string {

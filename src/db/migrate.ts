@@ -127,6 +127,7 @@ export async function migrate(
       }
       try {
         await conn`begin`;
+        // a migration is a static SQL file of several statements (the simple protocol), nothing interpolated
         await conn.unsafe(m.sql);
         await conn`insert into schema_migrations (version, name, checksum) values (${m.version}, ${m.name}, ${m.checksum})`;
         await conn`commit`;

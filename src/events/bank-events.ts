@@ -10,6 +10,10 @@ import { defineEvent } from './catalog';
 
 export const bankAccountStream = (accountId: string) => `bank-${accountId}`;
 
+/** The bank statement formats recon reads: every list of formats (type, parser table, CLI option) derives from it. */
+export const BANK_FORMATS = ['camt.053', 'mt940', 'csv'] as const;
+export type BankFormat = (typeof BANK_FORMATS)[number];
+
 const minor = z.string().regex(/^\d+$/);
 const signedMinor = z.string().regex(/^-?\d+$/);
 const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
@@ -23,7 +27,7 @@ export const BankStatementImported = defineEvent(
     currency: z.string().regex(/^[A-Z]{3}$/),
     /** the bank's statement id (camt `Stmt/Id`, MT940 `:20:`/`:28C:`, or the CSV mapping's) */
     statementId: z.string().min(1),
-    format: z.enum(['camt.053', 'mt940', 'csv']),
+    format: z.enum(BANK_FORMATS),
     openingDate: day,
     closingDate: day,
     openingBalance: signedMinor,

@@ -10,7 +10,8 @@ import {
   type RoundingRule,
 } from '../events/order-events';
 import { operationMethod } from '../events/ingest-events';
-import { formatCsvIssue, parseCsvRecords, readUtf8File, type CsvIssue } from './sub-merchants';
+import { parseCsvRecords } from './csv-records';
+import { formatCsvIssue, readUtf8File, type CsvIssue } from './sub-merchants';
 import { parseAmount } from '../money';
 import { plausibleDay } from '../input-rules';
 import type { AppendRequest, EventStore, NewEvent } from '../store/types';

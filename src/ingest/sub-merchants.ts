@@ -5,6 +5,7 @@ import { stableStringify } from '../canonical';
 import { normalizeAccountId } from '../config/bank';
 import { DEFAULT_RESERVE_HOLD_DAYS, SubMerchantRegistered, subMerchantStream } from '../events/ledger-events';
 import type { AppendRequest, EventStore, NewEvent } from '../store/types';
+import { type CsvRecord, parseCsvRecords } from './csv-records';
 import { checkText, NAME_TEXT, quoteForMessage, type TextPolicy } from '../input-rules';
 
 /**
@@ -70,104 +71,35 @@ export function formatCsvIssue(i: CsvIssue): string {
   return `${i.file}:${i.line}${i.column ? ` (column ${i.column})` : ''}: ${i.message}`;
 }
 
-interface CsvRecord {
-  readonly line: number;
-  readonly fields: string[];
-}
+/** RFC 4180 records by csv-parse (src/ingest/csv-records.ts), here as the fee contract has always found them. */
+export { parseCsvRecords };
 
-/** RFC 4180 records with the physical line each starts on; quoted fields may hold commas, quotes and newlines. */
-export function parseCsvRecords(
-  text: string,
-): { ok: true; records: CsvRecord[] } | { ok: false; line: number; message: string } {
-  const src = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  const records: CsvRecord[] = [];
-  let fields: string[] = [];
-  let field = '';
-  let line = 1;
-  let start = 1;
-  let quoted = false;
-  let wasQuoted = false;
-  let i = 0;
-  const endRecord = () => {
-    fields.push(field);
-    if (!(fields.length === 1 && fields[0] === '' && !wasQuoted)) records.push({ line: start, fields });
-    fields = [];
-    field = '';
-    wasQuoted = false;
-  };
-  while (i < src.length) {
-    const c = src[i]!;
-    if (quoted) {
-      if (c === '"') {
-        if (src[i + 1] === '"') {
-          field += '"';
-          i += 2;
-          continue;
-        }
-        quoted = false;
-        i++;
-        const next = src[i];
-        if (next !== undefined && next !== ',' && next !== '\n' && next !== '\r') {
-          return {
-            ok: false,
-            line,
-            message: 'unexpected character after a closing quote (a quote inside a quoted field is written "")',
-          };
-        }
-        continue;
-      }
-      if (c === '\n') line++;
-      field += c;
-      i++;
-      continue;
-    }
-    if (c === '"') {
-      if (field.trim() !== '')
-        return { ok: false, line, message: 'a quote in the middle of an unquoted field (quote the whole field)' };
-      field = '';
-      quoted = true;
-      wasQuoted = true;
-      i++;
-      continue;
-    }
-    if (c === ',') {
-      fields.push(field);
-      field = '';
-      i++;
-      continue;
-    }
-    if (c === '\r' || c === '\n') {
-      endRecord();
-      i += c === '\r' && src[i + 1] === '\n' ? 2 : 1;
-      line++;
-      start = line;
-      continue;
-    }
-    field += c;
-    i++;
-  }
-  if (quoted) return { ok: false, line: start, message: 'a quoted field is not closed before the end of the file' };
-  if (field !== '' || fields.length > 0 || wasQuoted) endRecord();
-  return { ok: true, records };
-}
+type DirectoryColumn = (typeof DIRECTORY_COLUMNS)[number] | (typeof OPTIONAL_DIRECTORY_COLUMNS)[number];
 
 /**
- * One directory file. Every problem is reported (file, line, column), not only the first: one pass over the
- * records, each column checked where it is read, which is why the function is long.
+ * One directory file. Every problem is reported (file, line, column), not only the first: the header, then
+ * each record with each of its columns checked.
  */
 export function parseSubMerchantCsv(text: string, file: string): DirectoryResult {
   const parsed = parseCsvRecords(text);
   if (!parsed.ok) return { ok: false, issues: [{ file, line: parsed.line, column: null, message: parsed.message }] };
   const [header, ...records] = parsed.records;
-  if (!header)
-    return {
-      ok: false,
-      issues: [
-        { file, line: 1, column: null, message: `empty file: a header ${DIRECTORY_COLUMNS.join(',')} is required` },
-      ],
-    };
-  const names = header.fields.map((h) => h.trim().toLowerCase());
+  const names = header ? header.fields.map((h) => h.trim().toLowerCase()) : [];
+  const refused = headerIssue(names, header?.line, file);
+  if (refused) return { ok: false, issues: [refused] };
   const issues: CsvIssue[] = [];
+  const rows: SubMerchantRow[] = [];
+  for (const r of records) {
+    const row = rowOf(r, names, file, issues);
+    if (row) rows.push(row);
+  }
+  return issues.length ? { ok: false, issues } : { ok: true, rows };
+}
+
+/** The header's problem, if any: absent, a required column missing, an unknown column, a column twice. */
+function headerIssue(names: readonly string[], line: number | undefined, file: string): CsvIssue | null {
+  if (line === undefined)
+    return { file, line: 1, column: null, message: `empty file: a header ${DIRECTORY_COLUMNS.join(',')} is required` };
   const known: readonly string[] = [...DIRECTORY_COLUMNS, ...OPTIONAL_DIRECTORY_COLUMNS];
   const unknown = names.filter((n) => !known.includes(n));
   const missing = DIRECTORY_COLUMNS.filter((c) => !names.includes(c));
@@ -178,135 +110,103 @@ export function parseSubMerchantCsv(text: string, file: string): DirectoryResult
         ? `unknown column${unknown.length > 1 ? 's' : ''} ${unknown.map((u) => JSON.stringify(u)).join(', ')}`
         : '',
     ].filter(Boolean);
-    return {
-      ok: false,
-      issues: [
-        {
-          file,
-          line: header.line,
-          column: null,
-          message: `header must be ${DIRECTORY_COLUMNS.join(',')}: ${parts.join('; ')}`,
-        },
-      ],
-    };
+    return { file, line, column: null, message: `header must be ${DIRECTORY_COLUMNS.join(',')}: ${parts.join('; ')}` };
   }
   const dup = names.find((n, i) => names.indexOf(n) !== i);
-  if (dup)
-    return {
-      ok: false,
-      issues: [{ file, line: header.line, column: dup, message: 'column appears twice in the header' }],
-    };
-  const col = (c: (typeof DIRECTORY_COLUMNS)[number] | (typeof OPTIONAL_DIRECTORY_COLUMNS)[number]) => names.indexOf(c);
-  const rows: SubMerchantRow[] = [];
-  for (const r of records) {
-    if (r.fields.length !== names.length) {
-      issues.push({
-        file,
-        line: r.line,
-        column: null,
-        message: `expected ${names.length} fields, found ${r.fields.length}`,
-      });
-      continue;
-    }
-    const id = r.fields[col('sub_merchant_id')]!.trim();
-    const name = r.fields[col('name')]!.trim();
-    const holdText = r.fields[col('reserve_hold_days')]!.trim();
-    let bad = false;
-    if (!id) {
-      issues.push({ file, line: r.line, column: 'sub_merchant_id', message: 'empty' });
-      bad = true;
-    } else if (!/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}$/.test(id)) {
-      issues.push({
-        file,
-        line: r.line,
-        column: 'sub_merchant_id',
-        message: `${JSON.stringify(id)} is not an identifier (letters, digits, _ . : -; at most 100)`,
-      });
-      bad = true;
-    }
-    if (!name) {
-      issues.push({ file, line: r.line, column: 'name', message: "empty (it must equal the register's receiverName)" });
-      bad = true;
-    } else {
-      // the name is printed on statements and e-mails (the "Sub-merchant" block, the greeting, the title)
-      const checked = checkText(name, NAME_TEXT);
-      if (!checked.ok) {
-        issues.push({ file, line: r.line, column: 'name', message: `${checked.reason} (${NAME_POLICY})` });
-        bad = true;
-      }
-    }
-    let hold = DEFAULT_RESERVE_HOLD_DAYS;
-    if (holdText !== '') {
-      if (!/^\d{1,4}$/.test(holdText) || Number(holdText) > 3650) {
-        issues.push({
-          file,
-          line: r.line,
-          column: 'reserve_hold_days',
-          message: `${JSON.stringify(holdText)} is not a whole number of days from 0 to 3650 (empty means ${DEFAULT_RESERVE_HOLD_DAYS})`,
-        });
-        bad = true;
-      } else hold = Number(holdText);
-    }
-    const payoutAccount = col('payout_account') >= 0 ? normalizeAccountId(r.fields[col('payout_account')]!) : '';
-    if (payoutAccount && !/^[A-Z0-9]{5,34}$/.test(payoutAccount)) {
-      issues.push({
-        file,
-        line: r.line,
-        column: 'payout_account',
-        message: 'not an IBAN or account number (5 to 34 letters and digits; spaces are ignored)',
-      });
-      bad = true;
-    }
-    const email = col('email') >= 0 ? r.fields[col('email')]!.trim() : '';
-    if (email && (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || !checkText(email, EMAIL_TEXT).ok)) {
-      issues.push({
-        file,
-        line: r.line,
-        column: 'email',
-        // quoted printable: an override in the address must not reorder the message that names it
-        message: `${quoteForMessage(email)} is not an e-mail address`,
-      });
-      bad = true;
-    }
-    const text: Record<string, string> = {};
-    for (const [column, field, max] of TEXT_COLUMNS) {
-      const v = col(column) >= 0 ? r.fields[col(column)]!.trim() : '';
-      if (!v) continue;
-      const checked = checkText(v, { maxLength: max, refuseBidi: true });
-      if (!checked.ok) {
-        issues.push({
-          file,
-          line: r.line,
-          column,
-          message: `${checked.reason} (at most ${max} characters on one line, no control characters or bidirectional overrides)`,
-        });
-        bad = true;
-      } else text[field] = v;
-    }
-    const language = col('language') >= 0 ? r.fields[col('language')]!.trim().toLowerCase() : '';
-    if (language && language !== 'uk' && language !== 'en') {
-      issues.push({
-        file,
-        line: r.line,
-        column: 'language',
-        message: `${JSON.stringify(language)}: expected uk or en`,
-      });
-      bad = true;
-    }
-    if (!bad)
-      rows.push({
-        ...text,
-        ...(language ? { language: language as 'uk' | 'en' } : {}),
-        subMerchantId: id,
-        name,
-        reserveHoldDays: hold,
-        ...(payoutAccount ? { payoutAccount } : {}),
-        ...(email ? { email } : {}),
-        file,
-        line: r.line,
-      });
+  return dup ? { file, line, column: dup, message: 'column appears twice in the header' } : null;
+}
+
+/** One record's row, or null with its problems added to `issues` (every column checked). */
+function rowOf(r: CsvRecord, names: readonly string[], file: string, issues: CsvIssue[]): SubMerchantRow | null {
+  if (r.fields.length !== names.length) {
+    issues.push({
+      file,
+      line: r.line,
+      column: null,
+      message: `expected ${names.length} fields, found ${r.fields.length}`,
+    });
+    return null;
   }
-  return issues.length ? { ok: false, issues } : { ok: true, rows };
+  const before = issues.length;
+  const bad = (column: DirectoryColumn, message: string) => issues.push({ file, line: r.line, column, message });
+  const cell = (c: DirectoryColumn) => (names.includes(c) ? r.fields[names.indexOf(c)]!.trim() : '');
+  const id = checkId(cell('sub_merchant_id'), bad);
+  const name = checkName(cell('name'), bad);
+  const hold = checkHold(cell('reserve_hold_days'), bad);
+  const payoutAccount = names.includes('payout_account')
+    ? normalizeAccountId(r.fields[names.indexOf('payout_account')]!)
+    : '';
+  if (payoutAccount && !/^[A-Z0-9]{5,34}$/.test(payoutAccount))
+    bad('payout_account', 'not an IBAN or account number (5 to 34 letters and digits; spaces are ignored)');
+  const email = cell('email');
+  // quoted printable: an override in the address must not reorder the message that names it
+  if (email && (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || !checkText(email, EMAIL_TEXT).ok))
+    bad('email', `${quoteForMessage(email)} is not an e-mail address`);
+  const text = checkTextColumns(cell, bad);
+  const language = cell('language').toLowerCase();
+  if (language && language !== 'uk' && language !== 'en')
+    bad('language', `${JSON.stringify(language)}: expected uk or en`);
+  if (issues.length > before) return null;
+  return {
+    ...text,
+    ...(language ? { language: language as 'uk' | 'en' } : {}),
+    subMerchantId: id,
+    name,
+    reserveHoldDays: hold,
+    ...(payoutAccount ? { payoutAccount } : {}),
+    ...(email ? { email } : {}),
+    file,
+    line: r.line,
+  };
+}
+
+type Refuse = (column: DirectoryColumn, message: string) => void;
+
+function checkId(id: string, bad: Refuse): string {
+  if (!id) bad('sub_merchant_id', 'empty');
+  else if (!/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}$/.test(id))
+    bad('sub_merchant_id', `${JSON.stringify(id)} is not an identifier (letters, digits, _ . : -; at most 100)`);
+  return id;
+}
+
+function checkName(name: string, bad: Refuse): string {
+  if (!name) {
+    bad('name', "empty (it must equal the register's receiverName)");
+    return name;
+  }
+  // the name is printed on statements and e-mails (the "Sub-merchant" block, the greeting, the title)
+  const checked = checkText(name, NAME_TEXT);
+  if (!checked.ok) bad('name', `${checked.reason} (${NAME_POLICY})`);
+  return name;
+}
+
+function checkHold(holdText: string, bad: Refuse): number {
+  if (holdText === '') return DEFAULT_RESERVE_HOLD_DAYS;
+  if (!/^\d{1,4}$/.test(holdText) || Number(holdText) > 3650) {
+    bad(
+      'reserve_hold_days',
+      `${JSON.stringify(holdText)} is not a whole number of days from 0 to 3650 (empty means ${DEFAULT_RESERVE_HOLD_DAYS})`,
+    );
+    return DEFAULT_RESERVE_HOLD_DAYS;
+  }
+  return Number(holdText);
+}
+
+/** The printed text columns (TEXT_COLUMNS) that are given, each checked. */
+function checkTextColumns(cell: (c: DirectoryColumn) => string, bad: Refuse): Record<string, string> {
+  const text: Record<string, string> = {};
+  for (const [column, field, max] of TEXT_COLUMNS) {
+    const v = cell(column);
+    if (!v) continue;
+    const checked = checkText(v, { maxLength: max, refuseBidi: true });
+    if (!checked.ok)
+      bad(
+        column,
+        `${checked.reason} (at most ${max} characters on one line, no control characters or bidirectional overrides)`,
+      );
+    else text[field] = v;
+  }
+  return text;
 }
 
 /** Rows of several files together: an id or a name given twice with different values is refused. */
@@ -319,16 +219,7 @@ export function combineDirectory(results: readonly DirectoryResult[]): Directory
   for (const row of rows) {
     const seen = byId.get(row.subMerchantId);
     if (seen) {
-      if (
-        seen.name !== row.name ||
-        seen.reserveHoldDays !== row.reserveHoldDays ||
-        seen.payoutAccount !== row.payoutAccount ||
-        seen.email !== row.email ||
-        seen.legalName !== row.legalName ||
-        seen.taxId !== row.taxId ||
-        seen.address !== row.address ||
-        seen.language !== row.language
-      ) {
+      if (stableStringify(contentOf(seen)) !== stableStringify(contentOf(row))) {
         issues.push({
           file: row.file,
           line: row.line,
@@ -413,20 +304,7 @@ export interface ImportResult {
 }
 
 /** The event's data; `payoutAccount` only when given, so a directory without the column re-imports as a no-op. */
-function contentOf(
-  row: Pick<
-    SubMerchantRow,
-    | 'subMerchantId'
-    | 'name'
-    | 'reserveHoldDays'
-    | 'payoutAccount'
-    | 'email'
-    | 'legalName'
-    | 'taxId'
-    | 'address'
-    | 'language'
-  >,
-) {
+function contentOf(row: Omit<SubMerchantRow, 'file' | 'line'>) {
   return {
     subMerchantId: row.subMerchantId,
     name: row.name,

@@ -389,6 +389,27 @@ async function readRecords(
   return { received, rejected };
 }
 
+/** One window being synced: what its steps share. `reportId` is known once the report is started. */
+interface WindowRun {
+  readonly deps: SyncDeps;
+  readonly client: PspClient;
+  readonly posId: string;
+  readonly from: Date;
+  readonly to: Date;
+  readonly ctx: WindowCtx;
+  readonly window: WindowRef;
+  readonly log: Logger;
+  readonly batchSize: number;
+  readonly now: () => Date;
+  readonly writer: ReturnType<typeof createBatchWriter>;
+  readonly started: number;
+  reportId: string;
+}
+
+/**
+ * One window: the register report (started, waited for, read), then the period records, then the window's
+ * SyncWindowCompleted; a failure that is the PSP's is recorded as SyncWindowFailed (read again next run).
+ */
 export async function syncWindow(
   deps: SyncDeps,
   client: PspClient,
@@ -398,133 +419,154 @@ export async function syncWindow(
   ctx: WindowCtx,
 ): Promise<WindowResult> {
   const window = { from: iso(from), to: iso(to) };
-  const log = deps.log.child({ posId, window: `${window.from}..${window.to}` });
-  const batchSize = deps.batchSize ?? 1000;
-  const now = deps.now ?? (() => new Date());
-  const started = Date.now();
-  let reportId = '';
-  const writer = createBatchWriter(deps.store, Math.max(1, deps.appendsInFlight ?? 2));
+  const run: WindowRun = {
+    deps,
+    client,
+    posId,
+    from,
+    to,
+    ctx,
+    window,
+    log: deps.log.child({ posId, window: `${window.from}..${window.to}` }),
+    batchSize: deps.batchSize ?? 1000,
+    now: deps.now ?? (() => new Date()),
+    writer: createBatchWriter(deps.store, Math.max(1, deps.appendsInFlight ?? 2)),
+    started: Date.now(),
+    reportId: '',
+  };
   try {
-    ctx.progress(posId, window, 'report');
-    const start = await client.startRegisterReport({ from, to, transactionDetails: [...REGISTER_FIELDS] });
-    reportId = start.reportId;
-    log.info('register report started', { reportId, announcedCount: start.count });
-    const records = await waitForReport(deps, client, reportId, ctx.signal);
-    const registerMeta: SyncObservation = { source: 'register', reportId, window, observedAt: iso(now()) };
-    const register = await readRecords(
-      records,
-      (text) => {
-        const r = parseRegisterRecord(text);
-        return r.ok
-          ? registerObserved(posId, text, r.value, registerMeta)
-          : recordRejected(posId, 'register', r.field, r.reason, text, {
-              reportId,
-              window,
-              observedAt: registerMeta.observedAt,
-            });
-      },
-      batchSize,
-      writer,
-      ctx,
-      () => ctx.progress(posId, window, 'register'),
-    );
-    const mismatch = register.received !== start.count;
-    if (mismatch) {
-      log.warn('register count differs from the announced count', {
-        reportId,
-        announced: start.count,
-        received: register.received,
-      });
-      await writer.finish();
-      await deps.store.append(syncStream(posId), [
-        newEvent(RegisterCountMismatched, {
-          posId,
-          window,
-          reportId,
-          announcedCount: start.count,
-          receivedCount: register.received,
-          detectedAt: iso(now()),
-        }),
-      ]);
-    }
-    ctx.progress(posId, window, 'period');
-    // The window's report id: the period records of one fetch are told apart from another fetch's, so that
-    // two different records of one operation in one fetch are a duplicate (with null, the
-    // second replaced the first unseen), and they wait for the window's SyncWindowCompleted like its rows.
-    const periodMeta: SyncObservation = { source: 'period', reportId, window, observedAt: iso(now()) };
-    const period = await readRecords(
-      client.periodTransactions(from, to),
-      (text) => {
-        const r = parsePeriodRecord(text);
-        return r.ok
-          ? periodObserved(posId, text, r.value, periodMeta)
-          : recordRejected(posId, 'period', r.field, r.reason, text, { window, observedAt: periodMeta.observedAt });
-      },
-      batchSize,
-      writer,
-      ctx,
-      () => ctx.progress(posId, window, 'period'),
-    );
-    const appended = await writer.finish();
-    const durationMs = Date.now() - started;
-    const rejected = register.rejected + period.rejected;
+    const register = await readRegister(run);
+    const period = await readPeriod(run);
+    return await windowCompleted(run, register, period);
+  } catch (e) {
+    return await windowFailed(run, e);
+  }
+}
+
+/** The register report of the window, read and appended; a count other than announced is recorded. */
+async function readRegister(r: WindowRun) {
+  const { deps, posId, window, ctx } = r;
+  ctx.progress(posId, window, 'report');
+  const start = await r.client.startRegisterReport({
+    from: r.from,
+    to: r.to,
+    transactionDetails: [...REGISTER_FIELDS],
+  });
+  r.reportId = start.reportId;
+  const reportId = start.reportId;
+  r.log.info('register report started', { reportId, announcedCount: start.count });
+  const records = await waitForReport(deps, r.client, reportId, ctx.signal);
+  const registerMeta: SyncObservation = { source: 'register', reportId, window, observedAt: iso(r.now()) };
+  const register = await readRecords(
+    records,
+    (text) => {
+      const p = parseRegisterRecord(text);
+      return p.ok
+        ? registerObserved(posId, text, p.value, registerMeta)
+        : recordRejected(posId, 'register', p.field, p.reason, text, {
+            reportId,
+            window,
+            observedAt: registerMeta.observedAt,
+          });
+    },
+    r.batchSize,
+    r.writer,
+    ctx,
+    () => ctx.progress(posId, window, 'register'),
+  );
+  const mismatch = register.received !== start.count;
+  if (mismatch) {
+    r.log.warn('register count differs from the announced count', {
+      reportId,
+      announced: start.count,
+      received: register.received,
+    });
+    await r.writer.finish();
     await deps.store.append(syncStream(posId), [
-      newEvent(SyncWindowCompleted, {
+      newEvent(RegisterCountMismatched, {
         posId,
         window,
         reportId,
         announcedCount: start.count,
-        registerRecords: register.received,
-        periodRecords: period.received,
-        rejected,
-        appended,
-        durationMs,
-        completedAt: iso(now()),
+        receivedCount: register.received,
+        detectedAt: iso(r.now()),
       }),
     ]);
-    log.info('window synced', {
-      reportId,
-      announced: start.count,
-      register: register.received,
-      period: period.received,
-      rejected,
-      appended,
-      durationMs,
-    });
-    return {
-      posId,
-      window,
-      status: 'completed',
-      reportId,
-      announcedCount: start.count,
-      registerRecords: register.received,
-      periodRecords: period.received,
-      rejected,
-      appended,
-      countMismatch: mismatch,
-      durationMs,
-    };
-  } catch (e) {
-    // Nothing keeps running once the call returns: an interrupted run leaves no append behind it.
-    await writer.settle();
-    if (ctx.signal?.aborted) throw ctx.signal.reason ?? e;
-    // The store itself failing cannot be recorded in the store: stop the run.
-    if (isStoreError(e) || isConnectionError(e)) throw e;
-    const code = (e as { code?: unknown }).code;
-    const reason = `${typeof code === 'string' ? `${code}: ` : ''}${(e as Error).message ?? String(e)}`;
-    log.error('window failed; it will be read again on the next run', { reportId: reportId || undefined, reason });
-    await deps.store.append(syncStream(posId), [
-      newEvent(SyncWindowFailed, { posId, window, reason, failedAt: iso(now()) }),
-    ]);
-    return {
-      posId,
-      window,
-      status: 'failed',
-      reportId: reportId || undefined,
-      reason,
-      durationMs: Date.now() - started,
-    };
   }
+  return { ...register, announced: start.count, mismatch };
+}
+
+/** The period records of the window, read and appended. */
+async function readPeriod(r: WindowRun) {
+  const { posId, window, ctx } = r;
+  ctx.progress(posId, window, 'period');
+  // The window's report id: the period records of one fetch are told apart from another fetch's, so that
+  // two different records of one operation in one fetch are a duplicate (with null, the
+  // second replaced the first unseen), and they wait for the window's SyncWindowCompleted like its rows.
+  const periodMeta: SyncObservation = { source: 'period', reportId: r.reportId, window, observedAt: iso(r.now()) };
+  return readRecords(
+    r.client.periodTransactions(r.from, r.to),
+    (text) => {
+      const p = parsePeriodRecord(text);
+      return p.ok
+        ? periodObserved(posId, text, p.value, periodMeta)
+        : recordRejected(posId, 'period', p.field, p.reason, text, { window, observedAt: periodMeta.observedAt });
+    },
+    r.batchSize,
+    r.writer,
+    ctx,
+    () => ctx.progress(posId, window, 'period'),
+  );
+}
+
+/** Every append of the window done: SyncWindowCompleted with its counts. */
+async function windowCompleted(
+  r: WindowRun,
+  register: Awaited<ReturnType<typeof readRegister>>,
+  period: Awaited<ReturnType<typeof readPeriod>>,
+): Promise<WindowResult> {
+  const { posId, window, reportId } = r;
+  const appended = await r.writer.finish();
+  const durationMs = Date.now() - r.started;
+  const rejected = register.rejected + period.rejected;
+  const counts = {
+    announcedCount: register.announced,
+    registerRecords: register.received,
+    periodRecords: period.received,
+    rejected,
+    appended,
+  };
+  await r.deps.store.append(syncStream(posId), [
+    newEvent(SyncWindowCompleted, { posId, window, reportId, ...counts, durationMs, completedAt: iso(r.now()) }),
+  ]);
+  r.log.info('window synced', {
+    reportId,
+    announced: register.announced,
+    register: register.received,
+    period: period.received,
+    rejected,
+    appended,
+    durationMs,
+  });
+  return { posId, window, status: 'completed', reportId, ...counts, countMismatch: register.mismatch, durationMs };
+}
+
+/** A window that failed: nothing of it keeps running; the PSP's failure is recorded, the store's stops the run. */
+async function windowFailed(r: WindowRun, e: unknown): Promise<WindowResult> {
+  const { posId, window, reportId } = r;
+  // Nothing keeps running once the call returns: an interrupted run leaves no append behind it.
+  await r.writer.settle();
+  if (r.ctx.signal?.aborted) throw r.ctx.signal.reason ?? e;
+  // The store itself failing cannot be recorded in the store: stop the run.
+  if (isStoreError(e) || isConnectionError(e)) throw e;
+  const code = (e as { code?: unknown }).code;
+  const reason = `${typeof code === 'string' ? `${code}: ` : ''}${(e as Error).message ?? String(e)}`;
+  r.log.error('window failed; it will be read again on the next run', { reportId: reportId || undefined, reason });
+  await r.deps.store.append(syncStream(posId), [
+    newEvent(SyncWindowFailed, { posId, window, reason, failedAt: iso(r.now()) }),
+  ]);
+  const durationMs = Date.now() - r.started;
+  return { posId, window, status: 'failed', reportId: reportId || undefined, reason, durationMs };
 }
 
 /** Polls `fetch` with capped exponential backoff until the report is ready or the wait is over. */

@@ -1,4 +1,4 @@
-import { ident } from '../db/identifier';
+import { qualified } from '../db/identifier';
 import { copyRows, type Cell } from '../projector/copy-rows';
 import type { Tx } from '../projector/projection';
 import type { RecordedEvent } from '../store/types';
@@ -110,7 +110,6 @@ export function writeBankEntry(
 }
 
 export async function copyBankEntries(tx: Tx, schema: string, out: WrittenEntries): Promise<void> {
-  const s = ident(schema);
-  await copyRows(tx, `${s}.entries`, ENTRY_COLUMNS, out.entries);
-  await copyRows(tx, `${s}.lines`, JOURNAL_LINE_COLUMNS, out.lines);
+  await copyRows(tx, qualified(schema, 'entries'), ENTRY_COLUMNS, out.entries);
+  await copyRows(tx, qualified(schema, 'lines'), JOURNAL_LINE_COLUMNS, out.lines);
 }

@@ -1,6 +1,5 @@
 import type { BankConfig } from '../config/bank';
 import { BankEntryBooked } from '../events/bank-events';
-import { isEvent } from '../events/catalog';
 import { SubMerchantRegistered } from '../events/ledger-events';
 import { StatementIssued } from '../events/statement-events';
 import type { ProjectionContext, Tx } from '../projector/projection';
@@ -10,7 +9,7 @@ import { matchPayouts } from '../reconciliation/payouts/match';
 import { EXPECTED, insertJson, LINES, PAYEES, payoutRowsOf } from '../reconciliation/payouts/tables';
 import { appendsOf, bankOf } from '../reconciliation/settlement/state';
 import type { RecordedEvent } from '../store/types';
-import { ident } from '../db/identifier';
+import { qualified } from '../db/identifier';
 import { type StoredBooking, bookingChanges } from './bookings-in-force';
 import { type BankEntry, copyBankEntries, noEntries, type WrittenEntries, writeBankEntry } from './bank-entries';
 import {
@@ -66,11 +65,10 @@ async function bringToMatches(
   by: RecordedEvent,
   out: WrittenEntries,
 ) {
-  const s = ident(ctx.schema);
   const inputs = await loadPayoutInputs(tx, {
-    expected: `${s}.payout_expected`,
-    lines: `${s}.payout_lines`,
-    payees: `${s}.payout_payees`,
+    expected: qualified(ctx.schema, 'payout_expected'),
+    lines: qualified(ctx.schema, 'payout_lines'),
+    payees: qualified(ctx.schema, 'payout_payees'),
   });
   const matches = matchPayouts(inputs.expected, inputs.lines, { windowDays: bank.payouts.matchWindowDays });
   const want = new Map(payoutBookingsOf(inputs.expected, inputs.lines, matches.lines).map((b) => [b.lineId, b]));
@@ -99,14 +97,13 @@ export async function bookPayouts(tx: Tx, events: readonly RecordedEvent[], ctx:
   const bank = bankOf(ctx);
   // with no payouts account nothing is ever paid out (and the journal is spared the payout state)
   if (!bank.accounts.some((a) => a.role === 'payouts') || !events.some(payoutEvent)) return;
-  const s = ident(ctx.schema);
   const out = noEntries();
   for (const append of appendsOf(events)) {
     const r = payoutRowsOf(append, bank, ctx.timezone);
     if (r.expected.length + r.lines.length + r.payees.length === 0) continue;
-    await insertJson(tx, `${s}.payout_expected`, EXPECTED, r.expected);
-    await insertJson(tx, `${s}.payout_lines`, LINES, r.lines);
-    await insertJson(tx, `${s}.payout_payees`, PAYEES, r.payees);
+    await insertJson(tx, qualified(ctx.schema, 'payout_expected'), EXPECTED, r.expected);
+    await insertJson(tx, qualified(ctx.schema, 'payout_lines'), LINES, r.lines);
+    await insertJson(tx, qualified(ctx.schema, 'payout_payees'), PAYEES, r.payees);
     await bringToMatches(tx, ctx, bank, append[append.length - 1]!, out);
   }
   await copyBankEntries(tx, ctx.schema, out);

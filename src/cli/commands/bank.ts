@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { FileOutcome } from '../../ingest/bank/apply';
 import { csvMappingSchema, type CsvMapping } from '../../ingest/bank/csv';
 import { encodingName } from '../../ingest/bank/decode';
-import { FORMAT_OPTION } from '../../ingest/bank/detect';
+import { FORMAT_OPTION, FORMAT_OPTION_NAMES } from '../../ingest/bank/detect';
 import { importBankFiles } from '../../ingest/bank/import';
 import { knownEventsOf } from '../../ingest/bank/known-events';
 import type { BankFormat } from '../../ingest/bank/types';
@@ -57,11 +57,16 @@ export function register(program: Command): void {
   const group = program
     .command('bank')
     .description('bank statements (camt.053, MT940, CSV) of the configured bank accounts');
+  registerImport(group);
+  registerStatements(group);
+  registerEntries(group);
+}
 
+function registerImport(group: Command): void {
   group
     .command('import')
     .argument('<files...>', 'statement files (camt.053 XML, MT940, or CSV with --mapping)')
-    .option('--format <format>', 'camt053, mt940 or csv (default: detected from the file)')
+    .option('--format <format>', `${FORMAT_OPTION_NAMES} (default: detected from the file)`)
     .option('--mapping <file>', 'JSON column mapping of a CSV statement (docs/bank.md)')
     .option(
       '--encoding <label>',
@@ -76,7 +81,7 @@ export function register(program: Command): void {
       let format: BankFormat | undefined;
       if (opts.format !== undefined) {
         format = FORMAT_OPTION[opts.format];
-        if (!format) throw new UsageError(`--format must be camt053, mt940 or csv (got ${opts.format})`);
+        if (!format) throw new UsageError(`--format must be ${FORMAT_OPTION_NAMES} (got ${opts.format})`);
       }
       const mapping = opts.mapping ? mappingFrom(opts.mapping) : undefined;
       await withRuntime(async (rt, signal) => {
@@ -91,7 +96,9 @@ export function register(program: Command): void {
         process.stdout.write(summary(outcomes));
       });
     });
+}
 
+function registerStatements(group: Command): void {
   group
     .command('statements')
     .description('imported bank statements (run `recon project` after an import)')
@@ -121,7 +128,9 @@ export function register(program: Command): void {
         );
       });
     });
+}
 
+function registerEntries(group: Command): void {
   group
     .command('entries')
     .description('booked bank entries (run `recon project` after an import)')

@@ -1,10 +1,11 @@
 import { existsSync, statSync } from 'node:fs';
+import type { BankAccount } from '../../config/bank';
 import { ReconError } from '../../errors';
 import { bankAccountStream, unknownBankAccountStream } from '../../events/bank-events';
 import type { BulkEvent, EventStore } from '../../store/types';
 import type { FileOutcome } from './apply';
 import { statementEvent, unknownEvent } from './apply';
-import { checkedItems, newCheckProgress, type StatementCheck } from './check';
+import { type CheckedItem, type CheckProgress, checkedItems, newCheckProgress, type StatementCheck } from './check';
 import type { BankImportOptions, CheckedFile } from './checked-file';
 import { detectFormat } from './detect';
 import { entryEvents, type Occurrences, occurrenceCounter } from './entry-events';
@@ -94,54 +95,17 @@ async function* eventsOf(
     const progress = newCheckProgress();
     const hashing = fileSha256(file);
     hashing.catch(() => {});
-    const runs = new Map<number, DayRun>();
-    const byId = new Map(opts.accounts.map((a) => [a.id, a]));
-    const entryLabel = label(i, 'entry');
+    const reading: FileReading = {
+      file,
+      runs: new Map(),
+      byId: new Map(opts.accounts.map((a) => [a.id, a])),
+      entryLabel: label(i, 'entry'),
+      progress,
+    };
     for await (const items of checkedItems(file, format, opts.mapping, opts.accounts, progress, opts.encoding)) {
       if (problems.length > 0) continue;
       opts.signal?.throwIfAborted();
-      const batch: BulkEvent[] = [];
-      for (const item of items) {
-        if (item.kind === 'statement') {
-          // the entries were booked with what the head said then: the same as the whole statement says
-          const run = runs.get(item.statement);
-          const c = endOf(progress.statements, item.statement);
-          const s = c.statement;
-          if (run && (run.statementId !== s.statementId || run.account !== s.account))
-            throw new NotForBulk(`${file}: statement ${s.statementId} names its id or account after its entries`);
-          // every booked entry of a configured account's statement went into the bulk (none read before the
-          // account was known): the count the statement records is the count booked
-          if (!run && c.account !== null && c.booked > 0)
-            throw new NotForBulk(`${file}: statement ${s.statementId} names its account after its entries`);
-          runs.delete(item.statement);
-          continue;
-        }
-        const account = item.head.account === null ? undefined : byId.get(item.head.account);
-        if (!account) continue;
-        let run = runs.get(item.statement);
-        if (!run) {
-          if (item.head.statementId === null)
-            throw new NotForBulk(`${file}: statement ${item.statement + 1} has no id before its entries`);
-          run = {
-            occurrences: occurrenceCounter(true),
-            day: null,
-            done: new Set(),
-            statementId: item.head.statementId,
-            account: account.id,
-            stream: bankAccountStream(account.id),
-            statement: { statementId: item.head.statementId, currency: account.currency },
-          };
-          runs.set(item.statement, run);
-        }
-        const day = item.entry.bookingDate!;
-        if (day !== run.day) {
-          if (run.done.has(day)) throw new NotForBulk(`${file}: booking day ${day} comes back after another day`);
-          if (run.day !== null) run.done.add(run.day);
-          run.day = day;
-        }
-        for (const event of entryEvents(account.id, run.statement, item.entry, run.occurrences))
-          batch.push({ stream: run.stream, event, label: entryLabel });
-      }
+      const batch = eventsOfItems(reading, items);
       if (batch.length > 0) yield batch;
     }
     problems.push(...progress.problems);
@@ -159,25 +123,96 @@ async function* eventsOf(
     // a statement id recorded with other content: the bulk throws below, nothing of it is written
     problems.push(...(await ids.problems(f)));
     if (problems.length > 0) continue;
-    const outcome = outcomes[i]!;
-    const ends: BulkEvent[] = [];
-    for (const c of progress.statements) {
-      outcome.pending += c.pending;
-      if (c.account === null) {
-        const s = c.statement;
-        outcome.unknown.push({ account: s.account!, statementId: s.statementId!, entries: c.booked });
-        ends.push({ stream: unknownBankAccountStream, event: unknownEvent(f, c), label: label(i, 'unknown') });
-      } else {
-        ends.push({
-          stream: bankAccountStream(c.account.id),
-          event: statementEvent(f, c),
-          label: label(i, 'statement'),
-        });
-      }
-    }
-    yield ends;
+    yield statementEventsOf(f, progress.statements, outcomes[i]!, i);
   }
   if (problems.length > 0) throw new FilesRefused(problems);
+}
+
+/** One file as the bulk reads it: the statements under way, the accounts, the label of its entries. */
+interface FileReading {
+  readonly file: string;
+  readonly runs: Map<number, DayRun>;
+  readonly byId: ReadonlyMap<string, BankAccount>;
+  readonly entryLabel: string;
+  readonly progress: CheckProgress;
+}
+
+/** The entries' events of one group of checked items; a statement's end checks what its entries were booked with. */
+function eventsOfItems(r: FileReading, items: readonly CheckedItem[]): BulkEvent[] {
+  const batch: BulkEvent[] = [];
+  for (const item of items) {
+    if (item.kind === 'statement') {
+      statementEnded(r, item.statement);
+      continue;
+    }
+    const account = item.head.account === null ? undefined : r.byId.get(item.head.account);
+    if (!account) continue;
+    const run = dayRunOf(r, item, account);
+    for (const event of entryEvents(account.id, run.statement, item.entry, run.occurrences))
+      batch.push({ stream: run.stream, event, label: r.entryLabel });
+  }
+  return batch;
+}
+
+function statementEnded(r: FileReading, index: number): void {
+  // the entries were booked with what the head said then: the same as the whole statement says
+  const run = r.runs.get(index);
+  const c = endOf(r.progress.statements, index);
+  const s = c.statement;
+  if (run && (run.statementId !== s.statementId || run.account !== s.account))
+    throw new NotForBulk(`${r.file}: statement ${s.statementId} names its id or account after its entries`);
+  // every booked entry of a configured account's statement went into the bulk (none read before the
+  // account was known): the count the statement records is the count booked
+  if (!run && c.account !== null && c.booked > 0)
+    throw new NotForBulk(`${r.file}: statement ${s.statementId} names its account after its entries`);
+  r.runs.delete(index);
+}
+
+/** The statement's run of booking days, the entry's day entered (a day that comes back is not for the bulk). */
+function dayRunOf(r: FileReading, item: CheckedItem & { kind: 'entry' }, account: BankAccount): DayRun {
+  let run = r.runs.get(item.statement);
+  if (!run) {
+    if (item.head.statementId === null)
+      throw new NotForBulk(`${r.file}: statement ${item.statement + 1} has no id before its entries`);
+    run = {
+      occurrences: occurrenceCounter(true),
+      day: null,
+      done: new Set(),
+      statementId: item.head.statementId,
+      account: account.id,
+      stream: bankAccountStream(account.id),
+      statement: { statementId: item.head.statementId, currency: account.currency },
+    };
+    r.runs.set(item.statement, run);
+  }
+  const day = item.entry.bookingDate!;
+  if (day !== run.day) {
+    if (run.done.has(day)) throw new NotForBulk(`${r.file}: booking day ${day} comes back after another day`);
+    if (run.day !== null) run.done.add(run.day);
+    run.day = day;
+  }
+  return run;
+}
+
+/** Each statement's own event (or its unknown account's), counted in the file's outcome. */
+function statementEventsOf(
+  f: CheckedFile,
+  statements: readonly StatementCheck[],
+  outcome: FileOutcome,
+  i: number,
+): BulkEvent[] {
+  const ends: BulkEvent[] = [];
+  for (const c of statements) {
+    outcome.pending += c.pending;
+    if (c.account === null) {
+      const s = c.statement;
+      outcome.unknown.push({ account: s.account!, statementId: s.statementId!, entries: c.booked });
+      ends.push({ stream: unknownBankAccountStream, event: unknownEvent(f, c), label: label(i, 'unknown') });
+    } else {
+      ends.push({ stream: bankAccountStream(c.account.id), event: statementEvent(f, c), label: label(i, 'statement') });
+    }
+  }
+  return ends;
 }
 
 /** The check of statement `index`, among the last ones ended. */

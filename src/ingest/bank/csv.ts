@@ -141,98 +141,14 @@ async function* run(
   source.on('error', (e) => records.destroy(e));
   const days = new Map<string, Checked<string>>();
   const out: BankFileItem[] = [];
-  let first: { day: string; balance: bigint; signed: bigint } | null = null;
-  let last: { day: string; balance: bigint; line: number; signed: bigint } | null = null;
+  let first: CsvRow | null = null;
+  let last: CsvRow | null = null;
   try {
-    for await (const rec of records as AsyncIterable<{ record: Record<string, string>; info: { lines: number } }>) {
-      const line = rec.info.lines;
-      const fail = (column: string, problem: string): never => {
-        throw new BankFileError(file, `line ${line}, column ${JSON.stringify(column)}`, problem);
-      };
-      for (const column in rec.record) {
-        const r = checkText(rec.record[column]!, CELL_TEXT);
-        if (!r.ok) fail(column, r.reason);
-      }
-      const cell = (column: string | undefined, policy?: TextPolicy): string | null => {
-        if (column === undefined) return null;
-        const v = rec.record[column];
-        if (v === undefined) fail(column, 'no such column in the header');
-        const t = v!.trim();
-        if (t === '') return null;
-        if (policy === undefined) return t;
-        const r = checkText(t, policy);
-        return r.ok ? r.value : fail(column, r.reason);
-      };
-      const money = (column: string): bigint => {
-        const raw = (cell(column) ?? fail(column, 'empty')).split(m.thousands || '\u0000').join('');
-        const v = signedMinorUnits(raw, m.decimal);
-        return typeof v === 'string' ? fail(column, v) : v;
-      };
-      const day = (column: string): string => {
-        const raw = cell(column) ?? fail(column, 'empty');
-        let d = days.get(raw);
-        if (d === undefined) {
-          const read = DateTime.fromFormat(raw, m.dateFormat, { zone: 'UTC' });
-          d = read.isValid
-            ? bankDay(read.toISODate()!)
-            : { ok: false, reason: `not a date in the format ${m.dateFormat}: ${quoteForMessage(raw)}` };
-          if (days.size > 10_000) days.clear();
-          days.set(raw, d);
-        }
-        return d.ok ? d.value : fail(column, d.reason);
-      };
-      const c = m.columns;
-      let signed = money(c.amount);
-      if (c.direction !== undefined) {
-        const dir = cell(c.direction) ?? '';
-        if (signed < 0n) fail(c.amount, 'a negative amount beside a direction column');
-        if (m.debitValues.includes(dir)) signed = -signed;
-        else if (!m.creditValues.includes(dir))
-          fail(
-            c.direction,
-            `expected one of ${[...m.creditValues, ...m.debitValues].join(', ')}, got ${JSON.stringify(dir)}`,
-          );
-      }
-      const balance = money(c.balance);
-      const bookingDate = day(c.bookingDate);
-      if (last !== null) {
-        // the running balance must follow from the previous row, in the file's order
-        const expected: bigint = m.newestFirst ? last.balance - last.signed : last.balance + signed;
-        if (expected !== balance)
-          fail(
-            c.balance,
-            `the running balance does not follow from line ${last.line}: expected ${expected}, got ${balance} (minor units)`,
-          );
-      }
-      first ??= { day: bookingDate, balance, signed };
-      last = { day: bookingDate, balance, line, signed };
-      const entry: ParsedEntry = {
-        amount: signed < 0n ? -signed : signed,
-        direction: signed < 0n ? 'debit' : 'credit',
-        currency: m.currency,
-        status: 'booked',
-        bookingDate,
-        valueDate: c.valueDate ? day(c.valueDate) : null,
-        bankRef: cell(c.bankRef, REFERENCE_TEXT),
-        isReversal: false,
-        transactionCode: cell(c.transactionCode),
-        info: null,
-        details: [
-          {
-            amount: null,
-            direction: null,
-            endToEndId: cell(c.endToEndId, REFERENCE_TEXT),
-            remittance: cell(c.remittance, FREE_TEXT),
-            counterpartyName: cell(c.counterpartyName, NAME_TEXT),
-            counterpartyAccount: cell(c.counterpartyAccount, REFERENCE_TEXT)?.replace(/\s+/g, '').toUpperCase() ?? null,
-            isReturn: false,
-            transactionCode: cell(c.transactionCode),
-            bankRef: null,
-          },
-        ],
-        where: `line ${line}`,
-      };
-      out.push({ kind: 'entry', head, entry });
+    for await (const rec of records as AsyncIterable<CsvRecord>) {
+      const row = rowOf(file, m, days, rec, last);
+      first ??= row;
+      last = row;
+      out.push({ kind: 'entry', head, entry: row.entry });
       if (out.length >= 1000) yield out.splice(0, out.length);
     }
   } catch (e) {
@@ -242,16 +158,136 @@ async function* run(
   }
   if (first === null || last === null)
     throw new BankFileError(file, 'line 2', 'no rows: a CSV statement needs at least one row');
+  out.push(statementOf(head, m, first, last));
+  yield out;
+}
+
+type CsvRecord = { record: Record<string, string>; info: { lines: number } };
+
+/** A row of the statement: its entry, and what the running balance is checked with. */
+interface CsvRow {
+  readonly line: number;
+  readonly signed: bigint;
+  readonly balance: bigint;
+  readonly day: string;
+  readonly entry: ParsedEntry;
+}
+
+/**
+ * One record read through the mapping, every cell through its policy, its running balance following from the
+ * previous row's (`last`, in the file's order); a problem names line and column.
+ */
+function rowOf(
+  file: string,
+  m: CsvMapping,
+  days: Map<string, Checked<string>>,
+  rec: CsvRecord,
+  last: CsvRow | null,
+): CsvRow {
+  const line = rec.info.lines;
+  const { fail, cell, money, day } = cellsOf(file, m, days, rec);
+  const c = m.columns;
+  let signed = money(c.amount);
+  if (c.direction !== undefined) {
+    const dir = cell(c.direction) ?? '';
+    if (signed < 0n) fail(c.amount, 'a negative amount beside a direction column');
+    if (m.debitValues.includes(dir)) signed = -signed;
+    else if (!m.creditValues.includes(dir))
+      fail(
+        c.direction,
+        `expected one of ${[...m.creditValues, ...m.debitValues].join(', ')}, got ${JSON.stringify(dir)}`,
+      );
+  }
+  const balance = money(c.balance);
+  const bookingDate = day(c.bookingDate);
+  if (last !== null) {
+    const expected: bigint = m.newestFirst ? last.balance - last.signed : last.balance + signed;
+    if (expected !== balance)
+      fail(
+        c.balance,
+        `the running balance does not follow from line ${last.line}: expected ${expected}, got ${balance} (minor units)`,
+      );
+  }
+  const entry: ParsedEntry = {
+    amount: signed < 0n ? -signed : signed,
+    direction: signed < 0n ? 'debit' : 'credit',
+    currency: m.currency,
+    status: 'booked',
+    bookingDate,
+    valueDate: c.valueDate ? day(c.valueDate) : null,
+    bankRef: cell(c.bankRef, REFERENCE_TEXT),
+    isReversal: false,
+    transactionCode: cell(c.transactionCode),
+    info: null,
+    details: [
+      {
+        amount: null,
+        direction: null,
+        endToEndId: cell(c.endToEndId, REFERENCE_TEXT),
+        remittance: cell(c.remittance, FREE_TEXT),
+        counterpartyName: cell(c.counterpartyName, NAME_TEXT),
+        counterpartyAccount: cell(c.counterpartyAccount, REFERENCE_TEXT)?.replace(/\s+/g, '').toUpperCase() ?? null,
+        isReturn: false,
+        transactionCode: cell(c.transactionCode),
+        bankRef: null,
+      },
+    ],
+    where: `line ${line}`,
+  };
+  return { line, signed, balance, day: bookingDate, entry };
+}
+
+/** The readers of one record's cells: each refusal names the record's line and the column. */
+function cellsOf(file: string, m: CsvMapping, days: Map<string, Checked<string>>, rec: CsvRecord) {
+  const line = rec.info.lines;
+  const fail = (column: string, problem: string): never => {
+    throw new BankFileError(file, `line ${line}, column ${JSON.stringify(column)}`, problem);
+  };
+  for (const column in rec.record) {
+    const r = checkText(rec.record[column]!, CELL_TEXT);
+    if (!r.ok) fail(column, r.reason);
+  }
+  const cell = (column: string | undefined, policy?: TextPolicy): string | null => {
+    if (column === undefined) return null;
+    const v = rec.record[column];
+    if (v === undefined) fail(column, 'no such column in the header');
+    const t = v!.trim();
+    if (t === '') return null;
+    if (policy === undefined) return t;
+    const r = checkText(t, policy);
+    return r.ok ? r.value : fail(column, r.reason);
+  };
+  const money = (column: string): bigint => {
+    const raw = (cell(column) ?? fail(column, 'empty')).split(m.thousands || '\u0000').join('');
+    const v = signedMinorUnits(raw, m.decimal);
+    return typeof v === 'string' ? fail(column, v) : v;
+  };
+  const day = (column: string): string => {
+    const raw = cell(column) ?? fail(column, 'empty');
+    let d = days.get(raw);
+    if (d === undefined) {
+      const read = DateTime.fromFormat(raw, m.dateFormat, { zone: 'UTC' });
+      d = read.isValid
+        ? bankDay(read.toISODate()!)
+        : { ok: false, reason: `not a date in the format ${m.dateFormat}: ${quoteForMessage(raw)}` };
+      if (days.size > 10_000) days.clear();
+      days.set(raw, d);
+    }
+    return d.ok ? d.value : fail(column, d.reason);
+  };
+  return { fail, cell, money, day };
+}
+
+/** The statement the rows make: opening before the oldest row, closing after the newest. */
+function statementOf(head: StatementHead, m: CsvMapping, first: CsvRow, last: CsvRow): BankFileItem {
   const [oldest, newest] = m.newestFirst ? [last, first] : [first, last];
-  const oldestSigned = m.newestFirst ? last.signed : first.signed;
   head.statementId ??= `csv:${oldest.day}..${newest.day}`;
-  out.push({
+  return {
     kind: 'statement',
     statement: {
       ...head,
-      opening: { amount: oldest.balance - oldestSigned, date: oldest.day, currency: m.currency, where: 'line 2' },
+      opening: { amount: oldest.balance - oldest.signed, date: oldest.day, currency: m.currency, where: 'line 2' },
       closing: { amount: newest.balance, date: newest.day, currency: m.currency, where: `line ${last.line}` },
     },
-  });
-  yield out;
+  };
 }

@@ -1,4 +1,5 @@
 import { closeSync, openSync, readSync } from 'node:fs';
+import { BANK_FORMATS } from '../../events/bank-events';
 import type { BankFormat } from './types';
 
 /**
@@ -28,9 +29,19 @@ export function detectFormat(file: string): BankFormat {
   return 'csv';
 }
 
-export const FORMAT_OPTION: Record<string, BankFormat> = {
-  camt053: 'camt.053',
-  'camt.053': 'camt.053',
-  mt940: 'mt940',
-  csv: 'csv',
-};
+/** A format as `--format` spells it: its name without dots (camt053), so that a shell never needs quotes. */
+const optionName = (format: BankFormat): string => format.replace(/\./g, '');
+
+/** What `--format` accepts: each format by its option name, and by its own name too (camt.053). */
+export const FORMAT_OPTION: Readonly<Record<string, BankFormat>> = Object.fromEntries(
+  BANK_FORMATS.flatMap((f) => [
+    [optionName(f), f],
+    [f, f],
+  ]),
+);
+
+/** The formats as `--format` names them, for help and refusals: "camt053, mt940 or csv". */
+export const FORMAT_OPTION_NAMES = (() => {
+  const names = BANK_FORMATS.map(optionName);
+  return `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
+})();

@@ -68,73 +68,111 @@ export function parseMt940(input: Readable, file: string, encoding = 'utf-8'): B
 }
 
 async function* run(input: Readable, file: string, encoding: string): AsyncGenerator<readonly BankFileItem[]> {
-  const out: BankFileItem[] = [];
-  let statements = 0;
-  let msg: Message | null = null;
-  let field: Field | null = null;
-  let lineNo = 0;
-  let sawField = false;
-  const fail = (line: number, problem: string): never => {
-    throw new BankFileError(file, `line ${line}`, problem);
-  };
+  const r = new Mt940Reader(file);
+  try {
+    for await (const line of linesOf(decodedText(input as AsyncIterable<Buffer>, encoding), MAX_LINE)) {
+      r.lineNo++;
+      r.readLine(line);
+      if (r.out.length >= 1000) yield r.out.splice(0, r.out.length);
+    }
+  } catch (e) {
+    if (e instanceof UndecodableBytes) r.fail(r.lineNo + 1, e.problem);
+    if (e instanceof LineTooLong) r.fail(r.lineNo + 1, e.message);
+    if (e instanceof UnknownEncoding) throw new BankFileError(file, 'encoding', e.message);
+    throw e;
+  }
+  r.endMessage(r.lineNo);
+  if (!r.sawField)
+    throw new BankFileError(file, 'line 1', 'no MT940 field in the file (an MT940 starts with :20: or {1:)');
+  if (r.out.length > 0) yield r.out;
+}
+
+/**
+ * The state of one file being read: lines go in (readLine), fields are gathered until the next one starts,
+ * then applied to the message they belong to; statements and entries come out in `out`.
+ */
+class Mt940Reader {
+  readonly out: BankFileItem[] = [];
+  lineNo = 0;
+  sawField = false;
+  private statements = 0;
+  private msg: Message | null = null;
+  private field: Field | null = null;
+
+  constructor(private readonly file: string) {}
+
+  fail(line: number, problem: string): never {
+    throw new BankFileError(this.file, `line ${line}`, problem);
+  }
+
   /** a text kept from field `tag` starting at `line`, through its policy */
-  const kept = (line: number, tag: string, what: string, policy: TextPolicy, t: string | null): string | null => {
+  private kept(line: number, tag: string, what: string, policy: TextPolicy, t: string | null): string | null {
     if (t === null) return null;
     const r = checkText(t, policy);
-    return r.ok ? r.value : fail(line, `:${tag}: ${what}: ${r.reason}`);
-  };
-  const dayOf = (line: number, tag: string, t: string): string => {
+    return r.ok ? r.value : this.fail(line, `:${tag}: ${what}: ${r.reason}`);
+  }
+
+  private dayOf(line: number, tag: string, t: string): string {
     const d = dayOfYymmdd(t);
-    return d.ok ? d.value : fail(line, `:${tag}: ${d.reason}`);
-  };
+    return d.ok ? d.value : this.fail(line, `:${tag}: ${d.reason}`);
+  }
 
-  const endMessage = (line: number) => {
-    finishField();
+  endMessage(line: number): void {
+    this.finishField();
+    const msg = this.msg;
     if (msg === null) return;
-    flushEntry(msg);
-    if (msg.head === null) fail(line, 'a message without :20:, :25: and :60F: (an opening balance)');
-    out.push({ kind: 'statement', statement: { ...msg.head!, opening: msg.opening, closing: msg.closing } });
-    msg = null;
-  };
+    this.flushEntry(msg);
+    if (msg.head === null) this.fail(line, 'a message without :20:, :25: and :60F: (an opening balance)');
+    this.out.push({ kind: 'statement', statement: { ...msg.head!, opening: msg.opening, closing: msg.closing } });
+    this.msg = null;
+  }
 
-  const finishField = () => {
-    const f = field;
-    field = null;
-    if (f !== null) applyField(f);
-  };
+  private finishField(): void {
+    const f = this.field;
+    this.field = null;
+    if (f !== null) this.applyField(f);
+  }
 
-  function applyField(f: Field): void {
+  private applyField(f: Field): void {
     if (f.tag === '20') {
-      if (msg !== null && (msg.head !== null || msg.ref !== null)) endMessage(f.line);
-      msg ??= newMessage(f.line);
+      if (this.msg !== null && (this.msg.head !== null || this.msg.ref !== null)) this.endMessage(f.line);
+      this.msg ??= this.newMessage(f.line);
     }
-    if (msg === null) {
-      if (f.tag === '86' || f.tag === '61' || f.tag.startsWith('6')) fail(f.line, `:${f.tag}: before a :20: field`);
+    if (this.msg === null) {
+      if (f.tag === '86' || f.tag === '61' || f.tag.startsWith('6'))
+        this.fail(f.line, `:${f.tag}: before a :20: field`);
       return;
     }
-    const m: Message = msg;
+    const m: Message = this.msg;
     const value = f.lines[0]!.trim();
     switch (f.tag) {
       case '20':
-        m.ref = kept(f.line, f.tag, 'reference', REFERENCE_TEXT, value || null);
+        m.ref = this.kept(f.line, f.tag, 'reference', REFERENCE_TEXT, value || null);
         return;
       case '25':
         // the last one would otherwise win: a message is one statement of one account
-        if (m.account !== null) fail(f.line, `a second :25: (account) in one message (the first names ${m.account})`);
-        if (m.head !== null) fail(f.line, ':25: (account) after the opening balance :60F:');
-        m.account = kept(f.line, f.tag, 'account', REFERENCE_TEXT, value.replace(/\s+/g, '').toUpperCase() || null);
+        if (m.account !== null)
+          this.fail(f.line, `a second :25: (account) in one message (the first names ${m.account})`);
+        if (m.head !== null) this.fail(f.line, ':25: (account) after the opening balance :60F:');
+        m.account = this.kept(
+          f.line,
+          f.tag,
+          'account',
+          REFERENCE_TEXT,
+          value.replace(/\s+/g, '').toUpperCase() || null,
+        );
         return;
       case '28C':
       case '28':
-        m.seq = kept(f.line, f.tag, 'statement number', REFERENCE_TEXT, value || null);
+        m.seq = this.kept(f.line, f.tag, 'statement number', REFERENCE_TEXT, value || null);
         return;
       case '60F':
       case '60M': {
-        if (m.head !== null) fail(f.line, `a second opening balance :${f.tag}: in one message`);
-        m.opening = balance(f, value);
+        if (m.head !== null) this.fail(f.line, `a second opening balance :${f.tag}: in one message`);
+        m.opening = this.balance(f, value);
         const id = [m.ref, m.seq].filter((x) => x !== null).join('/');
         m.head = {
-          index: statements++,
+          index: this.statements++,
           statementId: id || null,
           account: m.account,
           currency: m.opening.currency,
@@ -143,8 +181,8 @@ async function* run(input: Readable, file: string, encoding: string): AsyncGener
         return;
       }
       case '61':
-        if (m.head === null) fail(f.line, ':61: before the opening balance :60F:');
-        flushEntry(m);
+        if (m.head === null) this.fail(f.line, ':61: before the opening balance :60F:');
+        this.flushEntry(m);
         m.entry = { field: f, info: null };
         return;
       case '86':
@@ -152,14 +190,14 @@ async function* run(input: Readable, file: string, encoding: string): AsyncGener
         return;
       case '62F':
       case '62M':
-        flushEntry(m);
-        if (m.head === null) fail(f.line, `:${f.tag}: before the opening balance :60F:`);
-        m.closing = balance(f, value);
+        this.flushEntry(m);
+        if (m.head === null) this.fail(f.line, `:${f.tag}: before the opening balance :60F:`);
+        m.closing = this.balance(f, value);
         return;
     }
   }
 
-  function newMessage(line: number): Message {
+  private newMessage(line: number): Message {
     return {
       ref: null,
       seq: null,
@@ -173,16 +211,16 @@ async function* run(input: Readable, file: string, encoding: string): AsyncGener
     };
   }
 
-  function balance(f: Field, value: string): ParsedBalance {
+  private balance(f: Field, value: string): ParsedBalance {
     const b = BALANCE.exec(value);
     if (!b)
-      fail(
+      this.fail(
         f.line,
         `:${f.tag}: expected C|D, YYMMDD, currency and amount (e.g. C250131EUR1234,56), got ${JSON.stringify(value.slice(0, 40))}`,
       );
-    const date = dayOf(f.line, f.tag, b![2]!);
+    const date = this.dayOf(f.line, f.tag, b![2]!);
     const amount = minorUnits(b![4]!, ',');
-    if (typeof amount === 'string') fail(f.line, `:${f.tag}: ${amount}`);
+    if (typeof amount === 'string') this.fail(f.line, `:${f.tag}: ${amount}`);
     return {
       amount: b![1] === 'D' ? -(amount as bigint) : (amount as bigint),
       date,
@@ -191,33 +229,32 @@ async function* run(input: Readable, file: string, encoding: string): AsyncGener
     };
   }
 
-  function flushEntry(m: Message): void {
+  private flushEntry(m: Message): void {
     const pending = m.entry;
     if (pending === null) return;
     m.entry = null;
-    out.push({ kind: 'entry', head: m.head!, entry: statementLine(pending.field, pending.info, m) });
+    this.out.push({ kind: 'entry', head: m.head!, entry: this.statementLine(pending.field, pending.info, m) });
   }
 
-  function statementLine(f: Field, info: Field | null, m: Message): ParsedEntry {
+  private statementLine(f: Field, info: Field | null, m: Message): ParsedEntry {
     const first = f.lines[0]!.trim();
     const s = STATEMENT_LINE.exec(first);
     if (!s)
-      fail(
+      this.fail(
         f.line,
         `:61: expected value date, credit/debit mark, amount and type code, got ${JSON.stringify(first.slice(0, 60))}`,
       );
-    const valueDate = dayOf(f.line, '61', s![1]!);
+    const valueDate = this.dayOf(f.line, '61', s![1]!);
     const bookingDate = s![2] ? bookingDay(valueDate, s![2]) : valueDate;
-    if (bookingDate === null) fail(f.line, `:61: not a booking date: ${s![2]}`);
+    if (bookingDate === null) this.fail(f.line, `:61: not a booking date: ${s![2]}`);
     const amount = minorUnits(s![5]!, ',');
-    if (typeof amount === 'string') fail(f.line, `:61: ${amount}`);
+    if (typeof amount === 'string') this.fail(f.line, `:61: ${amount}`);
     const mark = s![3]!;
-    const [customerRef, bankRef] = splitRefs(s![7]!).map((r) => kept(f.line, '61', 'reference', REFERENCE_TEXT, r)) as [
-      string | null,
-      string | null,
-    ];
-    const details = info ? checkedInformation(info) : null;
-    const supplementary = kept(f.line, '61', 'details', FREE_TEXT, f.lines.slice(1).join(' ').trim() || null);
+    const [customerRef, bankRef] = splitRefs(s![7]!).map((r) =>
+      this.kept(f.line, '61', 'reference', REFERENCE_TEXT, r),
+    ) as [string | null, string | null];
+    const details = info ? this.checkedInformation(info) : null;
+    const supplementary = this.kept(f.line, '61', 'details', FREE_TEXT, f.lines.slice(1).join(' ').trim() || null);
     const isReturn = mark.startsWith('R') || (details?.gvc != null && RETURN_GVC.has(details.gvc));
     m.entries++;
     return {
@@ -249,53 +286,36 @@ async function* run(input: Readable, file: string, encoding: string): AsyncGener
   }
 
   /** `:86:` read with its bounds; each text it gives through its policy */
-  function checkedInformation(info: Field): ReturnType<typeof entryInformation> {
+  private checkedInformation(info: Field): ReturnType<typeof entryInformation> {
     const subfields = subfieldCount(info.lines);
-    if (subfields > MAX_SUBFIELDS) fail(info.line, `:86: more than ${MAX_SUBFIELDS} subfields (${subfields})`);
+    if (subfields > MAX_SUBFIELDS) this.fail(info.line, `:86: more than ${MAX_SUBFIELDS} subfields (${subfields})`);
     const d = entryInformation(info.lines);
     const at = info.line;
     return {
       ...d,
       gvc: d.gvc,
-      bookingText: kept(at, '86', 'booking text', FREE_TEXT, d.bookingText),
-      remittance: kept(at, '86', 'remittance', FREE_TEXT, d.remittance),
-      endToEndId: kept(at, '86', 'end-to-end id', REFERENCE_TEXT, d.endToEndId),
-      counterpartyName: kept(at, '86', 'counterparty name', NAME_TEXT, d.counterpartyName),
-      counterpartyAccount: kept(at, '86', 'counterparty account', REFERENCE_TEXT, d.counterpartyAccount),
+      bookingText: this.kept(at, '86', 'booking text', FREE_TEXT, d.bookingText),
+      remittance: this.kept(at, '86', 'remittance', FREE_TEXT, d.remittance),
+      endToEndId: this.kept(at, '86', 'end-to-end id', REFERENCE_TEXT, d.endToEndId),
+      counterpartyName: this.kept(at, '86', 'counterparty name', NAME_TEXT, d.counterpartyName),
+      counterpartyAccount: this.kept(at, '86', 'counterparty account', REFERENCE_TEXT, d.counterpartyAccount),
     };
   }
 
-  try {
-    for await (const line of linesOf(decodedText(input as AsyncIterable<Buffer>, encoding), MAX_LINE)) {
-      lineNo++;
-      readLine(line);
-      if (out.length >= 1000) yield out.splice(0, out.length);
-    }
-  } catch (e) {
-    if (e instanceof UndecodableBytes) fail(lineNo + 1, e.problem);
-    if (e instanceof LineTooLong) fail(lineNo + 1, e.message);
-    if (e instanceof UnknownEncoding) throw new BankFileError(file, 'encoding', e.message);
-    throw e;
-  }
-  endMessage(lineNo);
-  if (!sawField)
-    throw new BankFileError(file, 'line 1', 'no MT940 field in the file (an MT940 starts with :20: or {1:)');
-  if (out.length > 0) yield out;
-
-  function readLine(raw: string): void {
+  readLine(raw: string): void {
     const checked = checkText(raw, LINE_TEXT);
-    if (!checked.ok) fail(lineNo, checked.reason);
+    if (!checked.ok) this.fail(this.lineNo, checked.reason);
     let line = raw;
     for (;;) {
       const env = ENVELOPE.exec(line);
       if (env) {
-        endMessage(lineNo);
+        this.endMessage(this.lineNo);
         line = line.slice(env[0].length);
         if (line.trim() === '') break;
         continue;
       }
       if (TERMINATOR.test(line)) {
-        endMessage(lineNo);
+        this.endMessage(this.lineNo);
         const next = line.indexOf('{1:');
         if (next < 0) break;
         line = line.slice(next);
@@ -303,15 +323,15 @@ async function* run(input: Readable, file: string, encoding: string): AsyncGener
       }
       const tag = /^:(\d{2}[A-Z]?):/.exec(line);
       if (tag) {
-        finishField();
-        sawField = true;
-        field = { tag: tag[1]!, lines: [line.slice(tag[0].length)], line: lineNo };
-      } else if (field !== null) {
-        const f = field as Field;
-        if (f.lines.length >= MAX_FIELD_LINES) fail(lineNo, `:${f.tag}: more than ${MAX_FIELD_LINES} lines`);
+        this.finishField();
+        this.sawField = true;
+        this.field = { tag: tag[1]!, lines: [line.slice(tag[0].length)], line: this.lineNo };
+      } else if (this.field !== null) {
+        const f = this.field as Field;
+        if (f.lines.length >= MAX_FIELD_LINES) this.fail(this.lineNo, `:${f.tag}: more than ${MAX_FIELD_LINES} lines`);
         f.lines.push(line);
       } else if (line.trim() !== '') {
-        fail(lineNo, `expected a field (:20:, :25:, :61: …), got ${quoteForMessage(line)}`);
+        this.fail(this.lineNo, `expected a field (:20:, :25:, :61: …), got ${quoteForMessage(line)}`);
       }
       break;
     }

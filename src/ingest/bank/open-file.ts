@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
+import type { Readable } from 'node:stream';
 import { parseCamt053 } from './camt053';
 import { type CsvMapping, parseCsv } from './csv';
 import { parseMt940 } from './mt940';
@@ -15,12 +16,20 @@ export function parserFor(
   mapping: CsvMapping | undefined,
   encoding?: string,
 ): BankFileParser {
-  const input = createReadStream(file, { highWaterMark: 256 * 1024 });
-  if (format === 'camt.053') return parseCamt053(input, file);
-  if (format === 'mt940') return parseMt940(input, file, encoding);
-  if (!mapping) throw new BankFileError(file, 'format', 'a CSV bank file needs a column mapping (--mapping FILE)');
-  return parseCsv(input, file, mapping, encoding);
+  if (format === 'csv' && !mapping)
+    throw new BankFileError(file, 'format', 'a CSV bank file needs a column mapping (--mapping FILE)');
+  return PARSERS[format](createReadStream(file, { highWaterMark: 256 * 1024 }), file, mapping!, encoding);
 }
+
+/** One parser per format (a new format without its parser does not compile). */
+const PARSERS: Record<
+  BankFormat,
+  (input: Readable, file: string, mapping: CsvMapping, encoding: string | undefined) => BankFileParser
+> = {
+  'camt.053': (input, file) => parseCamt053(input, file),
+  mt940: (input, file, _mapping, encoding) => parseMt940(input, file, encoding),
+  csv: (input, file, mapping, encoding) => parseCsv(input, file, mapping, encoding),
+};
 
 export async function fileSha256(file: string): Promise<string> {
   const h = createHash('sha256');

@@ -1,4 +1,5 @@
 import { ReconError } from '../../errors';
+import type { BankFormat } from '../../events/bank-events';
 
 /**
  * What the bank-file parsers (camt.053, MT940, CSV) hand to the import: statements and their entries,
@@ -6,7 +7,7 @@ import { ReconError } from '../../errors';
  * (MT940 gives the closing balance after the entries), each entry pointing to its statement's head.
  */
 
-export type BankFormat = 'camt.053' | 'mt940' | 'csv';
+export type { BankFormat };
 export type Direction = 'credit' | 'debit';
 
 /** What is known of a statement when its first entry is read. */

@@ -1,0 +1,143 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { type BankConfig, bankConfigFrom, bankConfigIssues, bankConfigSchema, EMPTY_BANK_CONFIG } from './bank';
+import type { EnvReader } from './reader';
+
+/**
+ * RECON_CONFIG, the project file: several PSP projects and the bank. Its secrets may be written "env:NAME";
+ * its problems name the field, never the value (the file holds secrets).
+ */
+
+export interface PspProject {
+  /** Label used in logs and file names ("test", "live"). */
+  readonly name: string;
+  readonly posId: string;
+  readonly baseUrl: string;
+  readonly reportUrl: string;
+  readonly apiKey: string;
+  readonly apiSecret: string;
+  readonly endpointsKey: string;
+  /** scheme token of the X-API-AUTH header (`<scheme> <key>:<secret>`); PAY when not given */
+  readonly authScheme?: string;
+}
+
+/**
+ * The ids the PSP issues (pos_id, project ids): 8-4-4-4-12 hex digits. Not z.uuid(): that also demands an
+ * RFC 9562 version and variant, and the PSP's own documentation shows ids whose variant digit is not one.
+ */
+export const PSP_ID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+const pspId = z.string().regex(PSP_ID, 'expected an id of 8-4-4-4-12 hex digits');
+
+/** An HTTP authentication scheme token (RFC 9110 token characters, no spaces). */
+export const authScheme = z
+  .string()
+  .regex(
+    /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,40}$/,
+    'expected a scheme token such as PAY (letters, digits, - . _; no spaces)',
+  );
+
+const projectFileSchema = z.object({
+  projects: z
+    .array(
+      z.object({
+        name: z.string().min(1),
+        posId: pspId,
+        baseUrl: z.url(),
+        reportUrl: z.url(),
+        apiKey: z.string().min(1),
+        apiSecret: z.string().min(1),
+        endpointsKey: z.string().min(1),
+        authScheme: authScheme.optional(),
+      }),
+    )
+    .min(1)
+    .optional(),
+  bank: bankConfigSchema.optional(),
+});
+
+/** The file's projects added to `projects` (each name and posId once), and its bank (empty when none). */
+export function readProjectFile(
+  r: EnvReader,
+  configFile: string,
+  projects: PspProject[],
+  schemeOfEnv: string,
+): BankConfig {
+  const raw = jsonOf(r, configFile);
+  if (raw === undefined) return EMPTY_BANK_CONFIG;
+  if (typeof raw !== 'object' || raw === null) {
+    r.problem('RECON_CONFIG', `${configFile}: expected a JSON object with a "projects" array`);
+    return EMPTY_BANK_CONFIG;
+  }
+  const unsetRefs = new Set<string>();
+  const parsed = projectFileSchema.safeParse(withEnvRefs(r, configFile, raw as { projects?: unknown[] }, unsetRefs));
+  if (!parsed.success) {
+    for (const i of parsed.error.issues) {
+      if (unsetRefs.has(i.path.join('.'))) continue;
+      // Name the field, never the value: the file holds secrets.
+      r.problem('RECON_CONFIG', `${configFile}: ${i.path.join('.') || '(root)'}: ${i.message}`);
+    }
+    return EMPTY_BANK_CONFIG;
+  }
+  if (parsed.data.projects === undefined && parsed.data.bank === undefined)
+    r.problem('RECON_CONFIG', `${configFile}: expected a "projects" array or a "bank" object`);
+  let bank = EMPTY_BANK_CONFIG;
+  if (parsed.data.bank !== undefined) {
+    bank = bankConfigFrom(parsed.data.bank);
+    for (const m of bankConfigIssues(bank)) r.problem('RECON_CONFIG', `${configFile}: ${m}`);
+  }
+  for (const p of parsed.data.projects ?? []) {
+    if (projects.some((q) => q.posId === p.posId || q.name === p.name)) {
+      r.problem('RECON_CONFIG', `${configFile}: project ${p.name} repeats a name or posId already configured`);
+    } else projects.push({ ...p, authScheme: p.authScheme ?? schemeOfEnv });
+  }
+  return bank;
+}
+
+function jsonOf(r: EnvReader, configFile: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(configFile, 'utf8');
+  } catch (e) {
+    r.problem('RECON_CONFIG', `cannot read ${configFile}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`);
+    return undefined;
+  }
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    // V8 quotes a piece of the text in its message, and the file holds secrets: keep only the position.
+    const at = /position (\d+)/.exec((e as Error).message)?.[1];
+    r.problem('RECON_CONFIG', `${configFile} is not valid JSON${at ? ` (at character ${at})` : ''}`);
+    return undefined;
+  }
+}
+
+/** The projects with each "env:NAME" value read from the environment; an unset one is a problem (and noted). */
+function withEnvRefs(r: EnvReader, configFile: string, raw: { projects?: unknown[] }, unsetRefs: Set<string>): unknown {
+  if (!Array.isArray(raw.projects)) return raw;
+  return {
+    ...raw,
+    projects: raw.projects.map((p, n) =>
+      p !== null && typeof p === 'object'
+        ? Object.fromEntries(
+            Object.entries(p as object).map(([k, v]) => {
+              const value = resolveEnvRef(v, r.env);
+              if (value === undefined) {
+                unsetRefs.add(`projects.${n}.${k}`);
+                r.problem(
+                  'RECON_CONFIG',
+                  `${configFile}: projects.${n}.${k} refers to ${String(v).slice(4)}, which is not set in the environment`,
+                );
+              }
+              return [k, value];
+            }),
+          )
+        : p,
+    ),
+  };
+}
+
+/** In the project file, a secret may be written as "env:NAME" to read it from the environment. */
+function resolveEnvRef(value: unknown, env: NodeJS.ProcessEnv): unknown {
+  if (typeof value === 'string' && value.startsWith('env:')) return env[value.slice(4)];
+  return value;
+}
