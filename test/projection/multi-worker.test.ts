@@ -19,15 +19,19 @@ import { appendVisible, tallyDeps, tallyEvents, tallyProjection, tallyTotals } f
  */
 let db: TestDatabase;
 let store: EventStore;
+/** the two workers' store: the sandbox scenario's events alone */
+let shared: TestDatabase;
 
 beforeAll(async () => {
   db = await createTestDatabase();
   store = createPostgresEventStore(db.sql);
+  shared = await createTestDatabase();
 });
 
 afterAll(async () => {
   await killAll();
   await db?.drop();
+  await shared?.drop();
 });
 
 /** The projections a worker's log says it claimed. */
@@ -43,7 +47,7 @@ function claimed(p: ReconProcess): Set<string> {
 }
 
 async function builds() {
-  return db.sql<{ name: string; status: string; checkpoint: string | null; applied: number }[]>`
+  return shared.sql<{ name: string; status: string; checkpoint: string | null; applied: number }[]>`
     select name, status, checkpoint, events_applied::int as applied from projection_builds
     where status in ('building', 'live') order by name`;
 }
@@ -91,6 +95,7 @@ describe('projections independent of each other', () => {
 
 describe('two worker processes share the projections of one store', () => {
   it('one killed mid-build: the other takes its projections over; read models equal a single-worker rebuild', async () => {
+    const sharedStore = createPostgresEventStore(shared.sql);
     const scenario = scenarioFor({
       seed: 'multi-worker',
       payments: 700,
@@ -98,13 +103,13 @@ describe('two worker processes share the projections of one store', () => {
       timezone: 'Europe/Kyiv',
       subMerchants: 20,
     });
-    for (const requests of appendChunks(scenarioEvents(scenario), 500)) await store.appendMany(requests);
-    await waitVisible(db.sql, store);
-    const { events } = await projectionState(db.sql);
+    for (const requests of appendChunks(scenarioEvents(scenario), 500)) await sharedStore.appendMany(requests);
+    await waitVisible(shared.sql, sharedStore);
+    const { events } = await projectionState(shared.sql);
     expect(events).toBeGreaterThan(3000);
     const all = (await loadProjections()).map((p) => p.name).sort();
 
-    const env = reconEnv({ databaseUrl: db.url, timezone: 'Europe/Kyiv' });
+    const env = reconEnv({ databaseUrl: shared.url, timezone: 'Europe/Kyiv' });
     // at most four each: the seven projections are spread over both workers
     const args = ['project', '--share', '--max-projections', '4', '--batch', '20'];
     const [a, b] = [spawnRecon(args, env), spawnRecon(args, env)] as [ReconProcess, ReconProcess];
@@ -141,18 +146,18 @@ describe('two worker processes share the projections of one store', () => {
     for (const x of unfinished) expect(claimed(b).has(x.name), x.name).toBe(true);
 
     // every event applied exactly once, every projection live at the head
-    const state = await projectionState(db.sql);
+    const state = await projectionState(shared.sql);
     expect(state.builds.map((x) => x.name)).toEqual(all);
     for (const x of state.builds) {
       expect(x.checkpoint, x.name).toBe(state.head);
-      expect(x.applied, x.name).toBe(await eventsUpTo(db.sql, x.checkpoint!));
+      expect(x.applied, x.name).toBe(await eventsUpTo(shared.sql, x.checkpoint!));
     }
     expect((await builds()).every((x) => x.status === 'live')).toBe(true);
-    const shared = await viewDigests(db.sql);
-    expect(shared.journal_entries).not.toMatch(/^0:/);
+    const byTwo = await viewDigests(shared.sql);
+    expect(byTwo.journal_entries).not.toMatch(/^0:/);
 
     const single = await runRecon(['project', '--rebuild'], env);
     expect(single.code, single.stderr.slice(-2000)).toBe(0);
-    expect(await viewDigests(db.sql)).toEqual(shared);
+    expect(await viewDigests(shared.sql)).toEqual(byTwo);
   }, 420_000);
 });
