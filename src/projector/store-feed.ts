@@ -119,12 +119,15 @@ export interface SharedFeed {
 
 /** Batches kept for builds that reach the same checkpoint later (a bound, so memory never follows the spread). */
 const KEPT_BATCHES = 6;
+/** Reads ahead at once: each holds a connection (of a pool the builds' transactions also draw from). */
+const READS_AHEAD = 2;
 
 /**
  * One read of the store per batch for the builds that pass the same checkpoint, without tying their pace:
  * each build asks for the batch after its own checkpoint when it is ready for it. The first to ask reads it
  * (and the batch after it, meanwhile, so that the read overlaps the apply); the others find it kept, as long
- * as they are at most KEPT_BATCHES behind; a build further behind reads the store itself. A batch every
+ * as they are at most KEPT_BATCHES behind; a build further behind reads the store itself. At most READS_AHEAD
+ * reads ahead are under way at once, so the builds' transactions keep their connections. A batch every
  * reader has taken is dropped at once. Batches are cut the same way whoever reads them (readBatch: whole
  * appends), so builds that start at one checkpoint keep meeting at the same ones.
  */
@@ -135,6 +138,7 @@ export function sharedFeed(
   readers: number,
 ): SharedFeed {
   const kept = new Map<string, { batch: Promise<Batch>; taken: number }>();
+  let ahead = 0;
   const carries = new Map<string, Carry>();
   const read = (checkpoint: string | null): Promise<Batch> => {
     const key = checkpoint ?? '';
@@ -161,7 +165,12 @@ export function sharedFeed(
       const last = b.events[b.events.length - 1];
       if (!b.reachedEnd && last) {
         const next = formatPosition(last.position);
-        if (!kept.has(next)) read(next).catch(() => {});
+        if (!kept.has(next) && ahead < READS_AHEAD) {
+          ahead++;
+          read(next)
+            .catch(() => {})
+            .finally(() => ahead--);
+        }
       }
       return b;
     },

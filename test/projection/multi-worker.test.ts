@@ -98,7 +98,7 @@ describe('two worker processes share the projections of one store', () => {
     const sharedStore = createPostgresEventStore(shared.sql);
     const scenario = scenarioFor({
       seed: 'multi-worker',
-      payments: 700,
+      payments: 450,
       month: '2025-01',
       timezone: 'Europe/Kyiv',
       subMerchants: 20,
@@ -106,7 +106,7 @@ describe('two worker processes share the projections of one store', () => {
     for (const requests of appendChunks(scenarioEvents(scenario), 500)) await sharedStore.appendMany(requests);
     await waitVisible(shared.sql, sharedStore);
     const { events } = await projectionState(shared.sql);
-    expect(events).toBeGreaterThan(3000);
+    expect(events).toBeGreaterThan(2000);
     const all = (await loadProjections()).map((p) => p.name).sort();
 
     const env = reconEnv({ databaseUrl: shared.url, timezone: 'Europe/Kyiv' });
@@ -119,7 +119,7 @@ describe('two worker processes share the projections of one store', () => {
         const bs = await builds().catch(() => []);
         const mine = (p: ReconProcess) => bs.filter((x) => claimed(p).has(x.name));
         const going = (p: ReconProcess) => claimed(p).size > 0 && mine(p).length === claimed(p).size;
-        return going(a) && going(b) && mine(a).every((x) => x.applied >= 60) ? bs : undefined;
+        return going(a) && going(b) && mine(a).every((x) => x.applied >= 50) ? bs : undefined;
       },
       { timeoutMs: 200_000, intervalMs: 20, what: 'both workers building' },
     ).catch(async (e: Error) => {
@@ -139,7 +139,7 @@ describe('two worker processes share the projections of one store', () => {
 
     const endB = await Promise.race([
       b.exited,
-      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('worker b did not finish')), 240_000)),
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('worker b did not finish')), 360_000)),
     ]);
     expect(endB, b.stderr().slice(-3000)).toEqual({ code: 0, signal: null });
     // B took over every projection A left unfinished
@@ -156,8 +156,8 @@ describe('two worker processes share the projections of one store', () => {
     const byTwo = await viewDigests(shared.sql);
     expect(byTwo.journal_entries).not.toMatch(/^0:/);
 
-    const single = await runRecon(['project', '--rebuild'], env);
+    const single = await runRecon(['project', '--rebuild'], env, 180_000);
     expect(single.code, single.stderr.slice(-2000)).toBe(0);
     expect(await viewDigests(shared.sql)).toEqual(byTwo);
-  }, 420_000);
+  }, 900_000); // two worker processes, then a rebuild, on a loaded machine
 });
