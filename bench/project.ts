@@ -118,8 +118,23 @@ export async function run(ctx: BenchContext): Promise<void> {
   const serverCpu = await serverCpuMeter(ctx.sql);
   // the lockstep reference runs after the measured rebuild, or before it with BENCH_LOCKSTEP_FIRST=1 (the
   // first rebuild of a run meets cold caches: both orders show how much of a difference is order)
-  const lockstep = () =>
-    timed(() => rebuildProjection({ ...deps, projections: inLockstep(projections) }, undefined, { batchSize }));
+  // the same full collections at the same marks as the measured rebuild (they cost as much in both)
+  const lockstep = () => {
+    const seen = new Map<string, number>();
+    return timed(() =>
+      rebuildProjection({ ...deps, projections: inLockstep(projections) }, undefined, {
+        batchSize,
+        onProgress: (p) => {
+          const i = seen.get(p.name) ?? 0;
+          if (i < marks.length && p.applied >= marks[i]!) {
+            gc?.();
+            process.memoryUsage();
+            seen.set(p.name, i + 1);
+          }
+        },
+      }),
+    );
+  };
   const lockstepFirst = process.env['BENCH_LOCKSTEP_FIRST'] === '1' ? await lockstep() : undefined;
   const measured = await cpuPer(
     () => events,
