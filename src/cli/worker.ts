@@ -56,17 +56,13 @@ export interface WorkerOptions {
   readonly host: string;
   readonly scheduler?: boolean;
   readonly projections?: boolean;
+  /** which projections this worker may keep live, and how many at once (shared with other workers) */
+  readonly share?: { readonly names?: readonly string[]; readonly max?: number };
 }
 
-/**
- * The long-running worker: webhook receiver and auditor API on one HTTP server, live projections and the
- * job scheduler. Resolves when `signal` aborts and everything has stopped: the HTTP server finishes the
- * requests in flight, pending webhook appends are flushed, running jobs see their signal and finish.
- */
-export async function runWorker(rt: Runtime, signal: AbortSignal, opts: WorkerOptions): Promise<void> {
+/** The HTTP side: webhook receiver, orders and auditor APIs, readiness, on one server. */
+async function startHttp(rt: Runtime, opts: WorkerOptions, health: ReturnType<typeof projectionHealth>) {
   const { config, log } = rt;
-  // armed first: whatever the worker waits for when the signal comes, it stops within the bounds
-  boundStop(rt.sql, signal, log, stopBounds({ graceMs: 15_000, hardMs: 10_000 }), 'recon start');
   const receiver = createWebhookReceiver({
     store: rt.store,
     projects: config.projects,
@@ -86,7 +82,6 @@ export async function runWorker(rt: Runtime, signal: AbortSignal, opts: WorkerOp
     sql: rt.sql,
     auditorToken: config.auditorToken,
   });
-  const health = projectionHealth(rt.sql);
   const readiness = readinessRoute({ ready: storeReadiness(rt.store, rt.sql), degraded: () => health.degraded() }, log);
   const app = createHttpApp({
     routes: [readiness, receiver.handle, asyncRoute('/api/orders', orders, log), asyncRoute('/api', auditor, log)],
@@ -101,45 +96,72 @@ export async function runWorker(rt: Runtime, signal: AbortSignal, opts: WorkerOp
   process.stdout.write(
     `recon worker listening on ${url} (webhooks: POST /webhooks/<pos_id>; auditor API: GET /api/...)\n`,
   );
+  return { app, receiver };
+}
 
+/**
+ * The live projections of this worker: those whose claim it holds (src/projector/claims.ts), so that several
+ * workers on one database share them and take over those of a worker that dies.
+ */
+function followLive(
+  rt: Runtime,
+  signal: AbortSignal,
+  opts: WorkerOptions,
+  health: ReturnType<typeof projectionHealth>,
+): Promise<void> {
+  if (opts.projections === false) return Promise.resolve();
+  const { config, log } = rt;
+  return followProjections(
+    {
+      sql: rt.sql,
+      store: rt.store,
+      log,
+      timezone: config.timezone,
+      graceHours: config.graceHours,
+      bank: config.bank,
+    },
+    {
+      signal,
+      pollMs: 500,
+      share: opts.share ?? {},
+      onReport: () => health.succeeded(),
+      onError: (e) => health.failed(e),
+    },
+  ).catch((e: unknown) => {
+    if (!signal.aborted) log.error('live projections stopped', { error: e });
+  });
+}
+
+function startScheduler(rt: Runtime, opts: WorkerOptions) {
+  if (opts.scheduler === false) return undefined;
+  const { config, log } = rt;
+  const scheduler = createScheduler({
+    jobs: allJobs({ config, sql: rt.sql, store: rt.store, log }),
+    sql: rt.sql,
+    timezone: config.timezone,
+    log,
+    worker: `pid-${process.pid}`,
+  });
+  scheduler.start();
+  for (const s of scheduler.schedules())
+    log.info('job scheduled', { job: s.name, cron: s.cron, nextRun: s.nextRun.toISOString() });
+  return scheduler;
+}
+
+/**
+ * The long-running worker: webhook receiver and auditor API on one HTTP server, live projections and the
+ * job scheduler. Resolves when `signal` aborts and everything has stopped: the HTTP server finishes the
+ * requests in flight, pending webhook appends are flushed, running jobs see their signal and finish.
+ */
+export async function runWorker(rt: Runtime, signal: AbortSignal, opts: WorkerOptions): Promise<void> {
+  const { log } = rt;
+  // armed first: whatever the worker waits for when the signal comes, it stops within the bounds
+  boundStop(rt.sql, signal, log, stopBounds({ graceMs: 15_000, hardMs: 10_000 }), 'recon start');
+  const health = projectionHealth(rt.sql);
+  const { app, receiver } = await startHttp(rt, opts, health);
   void warnQuarantined(rt.sql, log);
-  const projections =
-    opts.projections === false
-      ? Promise.resolve()
-      : followProjections(
-          {
-            sql: rt.sql,
-            store: rt.store,
-            log,
-            timezone: config.timezone,
-            graceHours: config.graceHours,
-            bank: config.bank,
-          },
-          {
-            signal,
-            pollMs: 500,
-            onReport: () => health.succeeded(),
-            onError: (e) => health.failed(e),
-          },
-        ).catch((e: unknown) => {
-          if (!signal.aborted) log.error('live projections stopped', { error: e });
-        });
-
-  const scheduler =
-    opts.scheduler === false
-      ? undefined
-      : createScheduler({
-          jobs: allJobs({ config, sql: rt.sql, store: rt.store, log }),
-          sql: rt.sql,
-          timezone: config.timezone,
-          log,
-          worker: `pid-${process.pid}`,
-        });
-  if (scheduler) {
-    scheduler.start();
-    for (const s of scheduler.schedules())
-      log.info('job scheduled', { job: s.name, cron: s.cron, nextRun: s.nextRun.toISOString() });
-  }
+  const projections = followLive(rt, signal, opts, health);
+  const scheduler = startScheduler(rt, opts);
 
   await new Promise<void>((resolve) =>
     signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true }),

@@ -1,58 +1,76 @@
-import { comparePositions, formatPosition, parsePosition, type RecordedEvent } from '../store/types';
+import { formatPosition, type RecordedEvent } from '../store/types';
 import { currentBuild } from './builds';
 import { step } from './checkpoints';
 import { ProjectionApplyError } from './errors';
 import { errorText } from './quarantine-store';
 import type { RunnerDeps, RunOptions, Target } from './runner-types';
-import { type Carry, readBatch } from './store-feed';
+import { type SharedFeed, sharedFeed } from './store-feed';
 
 /**
- * Advances every target build to the head. Builds at the same checkpoint (every build of a rebuild from
- * zero, every live projection that is up to date) share one readAll per batch; each applies it in a
- * transaction of its own, all at the same time (on separate connections: the database works on one
- * projection's batch while another's is computed), and the store reads the next page meanwhile.
+ * Advances every target build to the head, each at its own pace: one loop per build, from its own
+ * checkpoint, so that a fast projection never waits for a slow one (found in issue 26: in lockstep, every
+ * build applied each batch before any read the next, and the rebuild went at the pace of the slowest).
+ * Builds passing the same checkpoint share the store's read of the batch after it (store-feed.ts
+ * `sharedFeed`); each applies it in a transaction of its own on its own connection. Two builds of one
+ * projection (the live one and a rebuild beside it) take turns: they share the projection's lock.
  */
 export async function advanceAll(deps: RunnerDeps, targets: Target[], opts: RunOptions): Promise<void> {
   const batchSize = Math.max(1, opts.batchSize ?? 1000);
-  let carry: Carry | undefined;
-  for (;;) {
-    if (opts.signal?.aborted) return;
-    const active = targets.filter((t) => t.active);
-    if (active.length === 0) return;
-    const key = (t: Target) => (t.build.checkpoint ? parsePosition(t.build.checkpoint) : { commit: -1n, prepare: -1n });
-    const lowest = active.reduce((m, t) => (comparePositions(key(t), key(m)) < 0 ? t : m));
-    const group = active.filter((t) => t.build.checkpoint === lowest.build.checkpoint);
-    const read = await readBatch(deps.store, lowest.build.checkpoint, batchSize, opts.until, carry);
-    const { events, reachedEnd } = read;
-    carry = read.carry;
+  const active = targets.filter((t) => t.active);
+  const feed = sharedFeed(deps.store, batchSize, opts.until, active.length);
+  const turns = new Map<string, Promise<unknown>>();
+  const inTurn = <T>(name: string, fn: () => Promise<T>): Promise<T> => {
+    const mine = (turns.get(name) ?? Promise.resolve()).then(fn);
+    turns.set(
+      name,
+      mine.catch(() => {}),
+    );
+    return mine;
+  };
+  const results = await Promise.allSettled(active.map((t) => advanceTarget(deps, t, feed, opts, inTurn)));
+  // a read of the store that failed fails the run (as before); every other build went as far as it could
+  const failed = results.find((r) => r.status === 'rejected');
+  if (failed) throw (failed as PromiseRejectedResult).reason;
+}
+
+/** One build's loop: the batch after its checkpoint, applied, until the head (or `until`, or a stop). */
+async function advanceTarget(
+  deps: RunnerDeps,
+  t: Target,
+  feed: SharedFeed,
+  opts: RunOptions,
+  inTurn: <T>(name: string, fn: () => Promise<T>) => Promise<T>,
+): Promise<void> {
+  while (t.active && !opts.signal?.aborted) {
+    const { events, reachedEnd } = await feed.batchAfter(t.build.checkpoint);
     if (events.length === 0) {
-      for (const t of group) {
-        t.caughtUp = true;
-        t.active = false;
-      }
-      continue;
-    }
-    const results = await Promise.allSettled(group.map((t) => advanceOne(deps, t, events, reachedEnd, opts)));
-    // A build that cannot apply a batch stops alone; the others read on (one failing
-    // projection, always the lowest checkpoint, kept every other one from following the store).
-    results.forEach((r, i) => {
-      if (r.status === 'fulfilled') return;
-      const t = group[i]!;
+      t.caughtUp = true;
       t.active = false;
-      t.failed = new ProjectionApplyError(
-        t.p.name,
-        t.build.schema_name,
-        formatPosition(events[0]!.position),
-        formatPosition(events[events.length - 1]!.position),
-        r.reason,
-      );
-      deps.log.error('projection could not apply a batch; the others carry on', {
-        projection: t.p.name,
-        schema: t.build.schema_name,
-        error: t.failed.message,
-      });
-    });
+      return;
+    }
+    try {
+      await inTurn(t.p.name, () => advanceOne(deps, t, events, reachedEnd, opts));
+    } catch (e) {
+      // A build that cannot apply a batch stops alone; the others read on.
+      stopFailed(deps, t, events, e);
+    }
   }
+}
+
+function stopFailed(deps: RunnerDeps, t: Target, events: readonly RecordedEvent[], e: unknown): void {
+  t.active = false;
+  t.failed = new ProjectionApplyError(
+    t.p.name,
+    t.build.schema_name,
+    formatPosition(events[0]!.position),
+    formatPosition(events[events.length - 1]!.position),
+    e,
+  );
+  deps.log.error('projection could not apply a batch; the others carry on', {
+    projection: t.p.name,
+    schema: t.build.schema_name,
+    error: t.failed.message,
+  });
 }
 
 /** Applies one shared batch to one target build and updates the target's state. */

@@ -1,5 +1,4 @@
 import type { Sql } from '../db/connect';
-import { ident } from '../db/identifier';
 import { bankSettingsText } from './bank-settings';
 import { lockBlocking } from './locks';
 import type { Projection, Tx } from './projection';
@@ -11,26 +10,24 @@ import { contextFor, settingsChanged } from './settings';
  * from zero beside the `live` one until it goes live, then `retired` and its schema dropped.
  */
 
-const COLUMNS = `schema_name, name, version, build, status, checkpoint, checkpoint_event_id::text, events_applied,
-  timezone, grace_hours, bank_settings`;
-
 function buildSchemaName(name: string, version: number, build: number): string {
   return `rm_${name}_v${version}_b${build}`;
 }
 
 /** The projection's building and live builds, oldest first. */
 export async function buildsOf(sql: Sql | Tx, name: string): Promise<BuildRow[]> {
-  return (await sql.unsafe(
-    `select ${COLUMNS} from projection_builds where name = $1 and status in ('building', 'live') order by build`,
-    [name],
-  )) as unknown as BuildRow[];
+  return (sql as Sql)<BuildRow[]>`
+    select schema_name, name, version, build, status, checkpoint, checkpoint_event_id::text as checkpoint_event_id,
+      events_applied, timezone, grace_hours, bank_settings
+    from projection_builds where name = ${name} and status in ('building', 'live') order by build`;
 }
 
 /** Every building and live build, by projection. */
 export async function allBuilds(sql: Sql): Promise<BuildRow[]> {
-  return (await sql.unsafe(
-    `select ${COLUMNS} from projection_builds where status in ('building', 'live') order by name, build`,
-  )) as unknown as BuildRow[];
+  return sql<BuildRow[]>`
+    select schema_name, name, version, build, status, checkpoint, checkpoint_event_id::text as checkpoint_event_id,
+      events_applied, timezone, grace_hours, bank_settings
+    from projection_builds where status in ('building', 'live') order by name, build`;
 }
 
 /** The build as it is now (another runner may have moved it), undefined once it is retired. */
@@ -40,7 +37,7 @@ export async function currentBuild(sql: Sql, build: BuildRow): Promise<BuildRow 
 
 export async function dropBuild(tx: Tx, schema: string): Promise<void> {
   await tx`update projection_builds set status = 'retired', retired_at = now(), updated_at = now() where schema_name = ${schema}`;
-  await tx.unsafe(`drop schema if exists ${ident(schema)} cascade`);
+  await tx`drop schema if exists ${tx(schema)} cascade`;
 }
 
 /** Creates a new build (schema + tables) of the projection's current version. Caller holds the lock. */
@@ -50,8 +47,8 @@ async function createBuild(tx: Tx, deps: RunnerDeps, p: Projection): Promise<voi
   >`select coalesce(max(build), 0)::int as n from projection_builds where name = ${p.name}`;
   const build = (m?.n ?? 0) + 1;
   const schema = buildSchemaName(p.name, p.version, build);
-  await tx.unsafe(`drop schema if exists ${ident(schema)} cascade`);
-  await tx.unsafe(`create schema ${ident(schema)}`);
+  await tx`drop schema if exists ${tx(schema)} cascade`;
+  await tx`create schema ${tx(schema)}`;
   const bankSettings = bankSettingsText(deps.bank);
   await p.setup(
     tx,

@@ -20,7 +20,12 @@ async function publishView(tx: Tx, statement: string): Promise<void> {
     const name = VIEW_NAME.exec(statement)?.[1];
     const code = (e as { code?: string }).code;
     if (!name || (code !== '42P16' && code !== '42809' && code !== '42804')) throw e;
-    await tx.unsafe(`drop view if exists ${name}`);
+    // the name as written (schema.view, each part quoted or not) given as an identifier, "schema"."view"
+    const parts = name
+      .match(/"[^"]+"|[^.]+/g)!
+      .map((part) => (part.startsWith('"') ? part.slice(1, -1) : part.toLowerCase()));
+    await tx`drop view if exists ${tx(parts.join('.'))}`;
+    // the projection's own statement (views(ctx)), as the first try ran it
     await tx.unsafe(statement);
   }
 }

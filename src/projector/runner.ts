@@ -17,8 +17,10 @@
  * | --- | --- |
  * | `run.ts` | one run: plan the builds, check them against the store, advance, go live, report |
  * | `follow.ts` | live mode: run again whenever events are appended |
- * | `advance.ts` | the loop over batches shared by builds at the same checkpoint |
- * | `store-feed.ts` | every use of the event store: batches, head, event at a checkpoint, wake-ups |
+ * | `advance.ts` | one loop over batches per build, each at its own pace |
+ * | `store-feed.ts` | every use of the event store: batches (one read shared by builds passing one checkpoint), head, event at a checkpoint, wake-ups |
+ * | `claims.ts` | which worker runs which projection: a session lock per projection, taken over when its worker dies |
+ * | `share.ts` | a run shared with other workers (`recon project --share`) |
  * | `checkpoints.ts` | one batch applied (or gone past: none of the types it handles) and the checkpoint moved in one transaction |
  * | `set-aside.ts` | a batch that cannot be applied: the events that cannot, set aside |
  * | `quarantine-store.ts` | the set-aside events' table: recorded, listed |
@@ -42,7 +44,7 @@ export {
   ProjectionCheckpointMismatchError,
   ProjectionsFailedError,
 } from './errors';
-export { followProjections } from './follow';
+export { type FollowOptions, followProjections } from './follow';
 export { loadProjections } from './load';
 export { rebuildProjection, runProjections } from './run';
 export {
@@ -53,6 +55,7 @@ export {
   type RetryResult,
   retryQuarantined,
 } from './quarantine';
+export { type ShareOptions, shareProjections } from './share';
 export type {
   ProjectionProgress,
   ProjectionReport,

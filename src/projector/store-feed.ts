@@ -106,3 +106,73 @@ export async function onAppends(
     return undefined;
   }
 }
+
+export interface Batch {
+  readonly events: RecordedEvent[];
+  readonly reachedEnd: boolean;
+}
+
+/** The batch after a checkpoint, for whichever build reaches it first. */
+export interface SharedFeed {
+  batchAfter(checkpoint: string | null): Promise<Batch>;
+}
+
+/** Batches kept for builds that reach the same checkpoint later (a bound, so memory never follows the spread). */
+const KEPT_BATCHES = 6;
+/** Reads ahead at once: each holds a connection (of a pool the builds' transactions also draw from). */
+const READS_AHEAD = 2;
+
+/**
+ * One read of the store per batch for the builds that pass the same checkpoint, without tying their pace:
+ * each build asks for the batch after its own checkpoint when it is ready for it. The first to ask reads it
+ * (and the batch after it, meanwhile, so that the read overlaps the apply); the others find it kept, as long
+ * as they are at most KEPT_BATCHES behind; a build further behind reads the store itself. At most READS_AHEAD
+ * reads ahead are under way at once, so the builds' transactions keep their connections. A batch every
+ * reader has taken is dropped at once. Batches are cut the same way whoever reads them (readBatch: whole
+ * appends), so builds that start at one checkpoint keep meeting at the same ones.
+ */
+export function sharedFeed(
+  store: EventStore,
+  batchSize: number,
+  until: Position | undefined,
+  readers: number,
+): SharedFeed {
+  const kept = new Map<string, { batch: Promise<Batch>; taken: number }>();
+  let ahead = 0;
+  const carries = new Map<string, Carry>();
+  const read = (checkpoint: string | null): Promise<Batch> => {
+    const key = checkpoint ?? '';
+    const batch = readBatch(store, checkpoint, batchSize, until, carries.get(key)).then((r) => {
+      carries.delete(key);
+      if (r.carry) carries.set(r.carry.after ?? '', r.carry);
+      while (carries.size > KEPT_BATCHES) carries.delete(carries.keys().next().value!);
+      return { events: r.events, reachedEnd: r.reachedEnd };
+    });
+    kept.set(key, { batch, taken: 0 });
+    while (kept.size > KEPT_BATCHES) kept.delete(kept.keys().next().value!);
+    // a failed read is not kept: the next reader tries again
+    batch.catch(() => kept.get(key)?.batch === batch && kept.delete(key));
+    return batch;
+  };
+  return {
+    async batchAfter(checkpoint) {
+      const key = checkpoint ?? '';
+      const entry = kept.get(key);
+      const batch = entry ? entry.batch : read(checkpoint);
+      const e = kept.get(key);
+      if (e && ++e.taken >= readers) kept.delete(key);
+      const b = await batch;
+      const last = b.events[b.events.length - 1];
+      if (!b.reachedEnd && last) {
+        const next = formatPosition(last.position);
+        if (!kept.has(next) && ahead < READS_AHEAD) {
+          ahead++;
+          read(next)
+            .catch(() => {})
+            .finally(() => ahead--);
+        }
+      }
+      return b;
+    },
+  };
+}

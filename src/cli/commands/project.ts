@@ -7,6 +7,7 @@ import {
   projectionBuilds,
   rebuildProjection,
   runProjections,
+  shareProjections,
   type Report,
   type RunnerDeps,
 } from '../../projector/runner';
@@ -77,10 +78,19 @@ export function register(program: Command): void {
     .option('--only <names>', 'comma-separated projection names to catch up')
     .option('--batch <n>', 'events per transaction', '1000')
     .option('--status', 'print the builds table and exit')
-    .action(async (opts: { rebuild?: string | true; only?: string; batch: string; status?: boolean }) => {
-      const batchSize = Number(opts.batch);
-      if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 100_000)
-        throw new UsageError(`--batch must be an integer from 1 to 100000 (got ${opts.batch})`);
+    .option(
+      '--share',
+      'share the projections with other workers on this database (recon project --share or recon start, here or on\n' +
+        'other machines): take the free ones, wait for those another worker holds, take over those of a worker that dies',
+    )
+    .option('--max-projections <n>', 'with --share: at most this many projections at once in this worker')
+    .action(async (opts: ProjectOptions) => {
+      const batchSize = integerOption('--batch', opts.batch, 100_000);
+      const max =
+        opts.maxProjections === undefined ? undefined : integerOption('--max-projections', opts.maxProjections, 1000);
+      if (max !== undefined && !opts.share) throw new UsageError('--max-projections goes with --share');
+      if (opts.share && opts.rebuild !== undefined)
+        throw new UsageError('--share carries builds on; start a rebuild with recon project --rebuild alone');
       const only = opts.only
         ?.split(',')
         .map((s) => s.trim())
@@ -88,14 +98,7 @@ export function register(program: Command): void {
       await knownProjections(typeof opts.rebuild === 'string' ? ['--rebuild', [opts.rebuild]] : ['--only', only ?? []]);
       await withJudgingRuntime(async (rt, signal) => {
         boundStop(rt.sql, signal, rt.log, stopBounds({ graceMs: 10_000, hardMs: 5_000 }), 'recon project');
-        if (opts.status) {
-          for (const b of await projectionBuilds(rt.sql)) {
-            process.stdout.write(
-              `${b.name}  v${b.version}  ${b.status}  ${b.schema}  applied ${b.eventsApplied}  position ${b.checkpoint ?? '-'}  timezone ${b.timezone ?? '-'}  grace ${b.graceHours ?? '-'} h  updated ${b.updatedAt.toISOString()}\n`,
-            );
-          }
-          return;
-        }
+        if (opts.status) return printStatus(rt.sql);
         const deps: RunnerDeps = {
           sql: rt.sql,
           store: rt.store,
@@ -105,21 +108,13 @@ export function register(program: Command): void {
           bank: rt.config.bank,
         };
         const started = Date.now();
-        let report: Report;
-        try {
-          report =
-            opts.rebuild !== undefined
-              ? await rebuildProjection(deps, opts.rebuild === true ? undefined : opts.rebuild, { batchSize, signal })
-              : await runProjections(deps, {
-                  batchSize,
-                  signal,
-                  ...(only ? { names: only } : {}),
-                });
-        } catch (e) {
-          // a query cancelled by the shutdown bound (src/cli/shutdown.ts) fails the run: it was interrupted
-          if (signal.aborted) throw new Interrupted(`recon project interrupted: ${(e as Error).message}`);
-          throw e;
-        }
+        const report = await runOrInterrupted(signal, () => {
+          const names = only ? { names: only } : {};
+          if (opts.rebuild !== undefined)
+            return rebuildProjection(deps, opts.rebuild === true ? undefined : opts.rebuild, { batchSize, signal });
+          if (opts.share) return shareProjections(deps, { batchSize, signal, ...names, ...(max ? { max } : {}) });
+          return runProjections(deps, { batchSize, signal, ...names });
+        });
         print(report);
         process.stdout.write(
           `done in ${((Date.now() - started) / 1000).toFixed(1)} s${signal.aborted ? ' (interrupted: resume with recon project)' : ''}\n`,
@@ -133,4 +128,38 @@ export function register(program: Command): void {
           process.exitCode = EXIT_QUARANTINED;
       });
     });
+}
+
+interface ProjectOptions {
+  rebuild?: string | true;
+  only?: string;
+  batch: string;
+  status?: boolean;
+  share?: boolean;
+  maxProjections?: string;
+}
+
+function integerOption(name: string, text: string, most: number): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1 || n > most)
+    throw new UsageError(`${name} must be an integer from 1 to ${most} (got ${text})`);
+  return n;
+}
+
+async function printStatus(sql: RunnerDeps['sql']): Promise<void> {
+  for (const b of await projectionBuilds(sql)) {
+    process.stdout.write(
+      `${b.name}  v${b.version}  ${b.status}  ${b.schema}  applied ${b.eventsApplied}  position ${b.checkpoint ?? '-'}  timezone ${b.timezone ?? '-'}  grace ${b.graceHours ?? '-'} h  updated ${b.updatedAt.toISOString()}\n`,
+    );
+  }
+}
+
+async function runOrInterrupted(signal: AbortSignal, run: () => Promise<Report>): Promise<Report> {
+  try {
+    return await run();
+  } catch (e) {
+    // a query cancelled by the shutdown bound (src/cli/shutdown.ts) fails the run: it was interrupted
+    if (signal.aborted) throw new Interrupted(`recon project interrupted: ${(e as Error).message}`);
+    throw e;
+  }
 }

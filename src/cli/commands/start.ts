@@ -1,7 +1,17 @@
 import type { Command } from 'commander';
 import { runWorker } from '../worker';
 import { UsageError } from '../errors';
+import { loadProjections } from '../../projector/runner';
 import { withRuntime } from '../runtime';
+
+interface StartOptions {
+  port: string;
+  host: string;
+  scheduler: boolean;
+  projections: boolean;
+  only?: string;
+  maxProjections?: string;
+}
 
 export function register(program: Command): void {
   program
@@ -19,13 +29,41 @@ export function register(program: Command): void {
     .option('--host <ADDRESS>', 'address to listen on', '127.0.0.1')
     .option('--no-scheduler', 'do not run scheduled jobs in this worker')
     .option('--no-projections', 'do not keep projections live in this worker')
-    .action(async (opts: { port: string; host: string; scheduler: boolean; projections: boolean }) => {
+    .option(
+      '--only <names>',
+      'keep only these projections live in this worker (comma-separated); the others are left to other workers',
+    )
+    .option(
+      '--max-projections <n>',
+      'keep at most this many projections live in this worker; other workers on the database take the rest\n' +
+        '(each worker takes the projections no other worker holds, and those of a worker that stops or dies)',
+    )
+    .action(async (opts: StartOptions) => {
       const port = Number(opts.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535)
         throw new UsageError(`--port: expected 0..65535, got ${opts.port}`);
+      const max = opts.maxProjections === undefined ? undefined : Number(opts.maxProjections);
+      if (max !== undefined && (!Number.isInteger(max) || max < 1 || max > 1000))
+        throw new UsageError(`--max-projections: expected an integer from 1 to 1000, got ${opts.maxProjections}`);
+      const only = opts.only
+        ?.split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+      if (only) {
+        const known = (await loadProjections()).map((p) => p.name);
+        const unknown = only.filter((n) => !known.includes(n));
+        if (unknown.length > 0)
+          throw new UsageError(`--only: unknown projection ${unknown.join(', ')} (known: ${known.join(', ')})`);
+      }
       await withRuntime(
         (rt, signal) =>
-          runWorker(rt, signal, { port, host: opts.host, scheduler: opts.scheduler, projections: opts.projections }),
+          runWorker(rt, signal, {
+            port,
+            host: opts.host,
+            scheduler: opts.scheduler,
+            projections: opts.projections,
+            share: { ...(only ? { names: only } : {}), ...(max ? { max } : {}) },
+          }),
         { maxConnections: 20, subMerchants: true },
       );
     });
