@@ -265,7 +265,8 @@ describe.each(CASES)('a month end and a DST change in $zone', (c) => {
     const expected = await expectedLines(db.sql, c.zone);
     for (const month of c.months) {
       const out = path.join(dir, month);
-      const r = await runRecon(['statements', '--month', month, '--out', out], env);
+      // the journal is the read model the statements' lines come from, projected above: no catch-up of the others
+      const r = await runRecon(['statements', '--month', month, '--out', out, '--no-catch-up'], env);
       expect(r.code, r.stderr.slice(-2000)).toBe(0);
       const lines = await statementLinesIn(out);
       const want = expected.filter((l) => localMonth(c.zone, l.at) === month);
