@@ -1,10 +1,25 @@
 import type { Readable } from 'node:stream';
-import { SaxesParser } from 'saxes';
+import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import { checkCurrency, checkText, FREE_TEXT } from '../../input-rules';
 import { minorUnits } from './amount';
 import { FIELD_POLICY, MAX_DEPTH, MAX_DETAILS, MAX_TEXT, SUPPORTED_NAMESPACE } from './camt-rules';
 import { dayOfCamt } from './dates';
 import { decodedText, UndecodableBytes, UnknownEncoding } from './decode';
+import {
+  type Balance,
+  childPath,
+  codeOf,
+  type Detail,
+  type Entry,
+  localName,
+  newBalance,
+  newDetail,
+  newEntry,
+  none,
+  RETURN_SUB_FAMILIES,
+  STATUS,
+  xmlProblem,
+} from './camt053-elements';
 import {
   BankFileError,
   type BankFileItem,
@@ -29,158 +44,113 @@ import {
  * through the shared text rule (src/input-rules.ts) with the policy of its field (camt-rules.ts).
  */
 
-interface Balance {
-  type: string | null;
-  amount: string | null;
-  currency: string | null;
-  sign: string | null;
-  date: string | null;
-}
-
-interface Detail {
-  amount: string | null;
-  amountCurrency: string | null;
-  sign: string | null;
-  endToEndId: string | null;
-  bankRef: string | null;
-  ustrd: string[];
-  strdRef: string | null;
-  debtorName: string | null;
-  debtorAccount: string | null;
-  creditorName: string | null;
-  creditorAccount: string | null;
-  isReturn: boolean;
-  domain: string | null;
-  family: string | null;
-  subFamily: string | null;
-  proprietary: string | null;
-}
-
-interface Entry {
-  amount: string | null;
-  currency: string | null;
-  sign: string | null;
-  status: string | null;
-  bookingDate: string | null;
-  valueDate: string | null;
-  bankRef: string | null;
-  reversal: boolean;
-  domain: string | null;
-  family: string | null;
-  subFamily: string | null;
-  proprietary: string | null;
-  info: string | null;
-  details: Detail[];
-  index: number;
-}
-
-const newDetail = (): Detail => ({
-  amount: null,
-  amountCurrency: null,
-  sign: null,
-  endToEndId: null,
-  bankRef: null,
-  ustrd: [],
-  strdRef: null,
-  debtorName: null,
-  debtorAccount: null,
-  creditorName: null,
-  creditorAccount: null,
-  isReturn: false,
-  domain: null,
-  family: null,
-  subFamily: null,
-  proprietary: null,
-});
-
-const localName = (name: string): string => {
-  const i = name.indexOf(':');
-  return i < 0 ? name : name.slice(i + 1);
-};
-
-const none = (s: string): string | null => {
-  const t = s.trim();
-  return t === '' || t === 'NOTPROVIDED' ? null : t;
-};
-
-const STATUS: Record<string, ParsedEntry['status']> = { BOOK: 'booked', PDNG: 'pending', INFO: 'info' };
-
-/** Bank transaction codes of a returned payment (ISO 20022 external code list, sub-family). */
-const RETURN_SUB_FAMILIES = new Set(['RRTN', 'RPCR', 'UPCT']);
-
-/**
- * The same path string object for every element at the same place: the switches below then compare by
- * identity first, and no path is built again per element.
- */
-const CHILD_PATHS = new Map<string, Map<string, string>>();
-function childPath(parent: string, name: string): string {
-  let children = CHILD_PATHS.get(parent);
-  if (!children) {
-    children = new Map();
-    if (CHILD_PATHS.size < 4096) CHILD_PATHS.set(parent, children);
-  }
-  let p = children.get(name);
-  if (p === undefined) {
-    // a property name is an internalized string: two internalized strings compare by identity alone
-    p = Object.keys({ [`${parent}/${name}`]: 0 })[0]!;
-    if (children.size < 256) children.set(name, p);
-  }
-  return p;
-}
-
 const PLAIN = /^[\x20-\x7e]*$/;
 
 export function parseCamt053(input: Readable, file: string): BankFileParser {
   return { [Symbol.asyncIterator]: () => run(input, file)[Symbol.asyncIterator]() };
 }
 
+/** Wires saxes to the reader's steps, feeds it the decoded text and yields what the reader has finished. */
 async function* run(input: Readable, file: string): AsyncGenerator<readonly BankFileItem[]> {
   const parser = new SaxesParser({ xmlns: false, position: true });
-  const out: BankFileItem[] = [];
-  const paths: string[] = [];
-  let text = '';
-  let stmtCount = 0;
-  let head: StatementHead | null = null;
-  let opening: ParsedBalance | null = null;
-  let closing: ParsedBalance | null = null;
-  let sawStatementDocument = false;
-  let bal: Balance | null = null;
-  let entry: Entry | null = null;
-  let entryCount = 0;
-  let detail: Detail | null = null;
-  let sawId = false;
-  let sawAcct = false;
-  // namespace declarations in scope (only elements that declare one push here: most declare none)
-  const scopes: { depth: number; prefix: string; uri: string }[] = [];
-  let statementNs: { prefix: string; colon: string; uri: string } | null = null;
-  /** depth of an open SplmtryData: what a bank puts there may be in any namespace */
-  let supplementary = -1;
-  /** the namespace declarations of the element being opened (saxes gives its attributes one by one first) */
-  let declared: { prefix: string; uri: string }[] = [];
+  const r = new CamtReader(parser, file);
+  const out = r.out;
+  // only elements with attributes cost anything here (in a statement, Amt and its Ccy)
+  parser.on('attribute', r.attribute);
+  parser.on('doctype', () => r.fail('DOCTYPE', 'a DOCTYPE is not accepted in a bank statement (entities are refused)'));
+  parser.on('opentag', r.open);
+  parser.on('text', r.append);
+  parser.on('cdata', r.append);
+  parser.on('comment', r.comment);
+  parser.on('closetag', r.close);
+  // what saxes holds of a text, comment or CDATA not yet ended: bounded like the texts it hands over
+  const pending = parser as unknown as { text: string };
+  try {
+    for await (const chunk of decodedText(input as AsyncIterable<Buffer>, 'xml')) {
+      parser.write(chunk);
+      if (pending.text.length > MAX_TEXT) r.tooLong();
+      if (out.length > 0) yield out.splice(0, out.length);
+    }
+    parser.close();
+  } catch (e) {
+    if (e instanceof BankFileError) throw e;
+    if (e instanceof UndecodableBytes) throw new BankFileError(file, `line ${parser.line}`, e.problem);
+    if (e instanceof UnknownEncoding) throw new BankFileError(file, 'line 1 (XML declaration)', e.message);
+    throw new BankFileError(file, `line ${parser.line}, column ${parser.column}`, xmlProblem(e));
+  }
+  if (!r.sawStatementDocument)
+    throw new BankFileError(file, 'Document', 'no BkToCstmrStmt element: not a camt.053 file');
+  if (out.length > 0) yield out;
+}
 
-  const where = (path: string) =>
-    `line ${parser.line}, column ${parser.column} (${path.startsWith('Stmt') ? `Stmt[${head?.index ?? stmtCount}]${path.slice(4)}` : path}${entry ? ` entry ${entry.index + 1}` : ''})`;
-  const fail = (path: string, problem: string): never => {
-    throw new BankFileError(file, where(path), problem);
-  };
-  const amountOf = (path: string, s: string | null): bigint => {
-    if (s === null) return fail(path, 'missing Amt');
+/**
+ * The state of one file being read: the element path, the text of the element open, the statement, balance,
+ * entry and transaction detail being gathered, and the namespaces in scope. One step per saxes event (the
+ * handlers are bound once, so no event allocates a closure), one per element group when it closes;
+ * statements and entries come out in `out`.
+ */
+class CamtReader {
+  readonly out: BankFileItem[] = [];
+  sawStatementDocument = false;
+  private readonly paths: string[] = [];
+  private text = '';
+  private stmtCount = 0;
+  private head: StatementHead | null = null;
+  private opening: ParsedBalance | null = null;
+  private closing: ParsedBalance | null = null;
+  private bal: Balance | null = null;
+  private entry: Entry | null = null;
+  private entryCount = 0;
+  private detail: Detail | null = null;
+  private sawId = false;
+  private sawAcct = false;
+  /** namespace declarations in scope (only elements that declare one push here: most declare none) */
+  private readonly scopes: { depth: number; prefix: string; uri: string }[] = [];
+  private statementNs: { prefix: string; colon: string; uri: string } | null = null;
+  /** depth of an open SplmtryData: what a bank puts there may be in any namespace */
+  private supplementary = -1;
+  /** the namespace declarations of the element being opened (saxes gives its attributes one by one first) */
+  private declared: { prefix: string; uri: string }[] = [];
+
+  constructor(
+    private readonly parser: SaxesParser<{ xmlns: false; position: true }>,
+    private readonly file: string,
+  ) {}
+
+  private where(path: string): string {
+    const p = this.parser;
+    const at = path.startsWith('Stmt') ? `Stmt[${this.head?.index ?? this.stmtCount}]${path.slice(4)}` : path;
+    return `line ${p.line}, column ${p.column} (${at}${this.entry ? ` entry ${this.entry.index + 1}` : ''})`;
+  }
+
+  fail(path: string, problem: string): never {
+    throw new BankFileError(this.file, this.where(path), problem);
+  }
+
+  private amountOf(path: string, s: string | null): bigint {
+    if (s === null) return this.fail(path, 'missing Amt');
     const v = minorUnits(s, '.');
-    return typeof v === 'string' ? fail(`${path}/Amt`, v) : v;
-  };
-  const directionOf = (path: string, s: string | null): Direction => {
+    return typeof v === 'string' ? this.fail(`${path}/Amt`, v) : v;
+  }
+
+  private directionOf(path: string, s: string | null): Direction {
     if (s === 'CRDT') return 'credit';
     if (s === 'DBIT') return 'debit';
-    return fail(`${path}/CdtDbtInd`, `expected CRDT or DBIT, got ${JSON.stringify(s)}`);
-  };
-  const dayOf = (path: string, t: string): string => {
+    return this.fail(`${path}/CdtDbtInd`, `expected CRDT or DBIT, got ${JSON.stringify(s)}`);
+  }
+
+  private dayOf(path: string, t: string): string {
     const d = dayOfCamt(t, path.endsWith('DtTm') ? 'DtTm' : 'Dt');
-    return d.ok ? d.value : fail(path, d.reason);
-  };
+    return d.ok ? d.value : this.fail(path, d.reason);
+  }
+
   /** the text of an element kept (switch cases below), trimmed and through its field's policy */
-  const checked = (path: string, t: string): string => kept(path, t.trim()) ?? '';
+  private checked(path: string, t: string): string {
+    return this.kept(path, t.trim()) ?? '';
+  }
+
   /** a text kept, through its field's policy */
-  const kept = (path: string, t: string | null): string | null => {
+  private kept(path: string, t: string | null): string | null {
     // an empty element is no value (as before): it is not a text to check
     if (t === null || t === '') return t;
     const policy = FIELD_POLICY[path];
@@ -188,181 +158,200 @@ async function* run(input: Readable, file: string): AsyncGenerator<readonly Bank
     // most texts are plain printable ASCII, which no policy refuses: no per-character walk, no allocation
     if (t.length <= policy.maxLength && PLAIN.test(t)) return t;
     const r = checkText(t, policy);
-    return r.ok ? r.value : fail(path, r.reason);
-  };
-  const currencyOf = (path: string, c: string): string => {
+    return r.ok ? r.value : this.fail(path, r.reason);
+  }
+
+  private currencyOf(path: string, c: string): string {
     const r = checkCurrency(c);
-    return r.ok ? r.value : fail(`${path}/@Ccy`, r.reason);
+    return r.ok ? r.value : this.fail(`${path}/@Ccy`, r.reason);
+  }
+
+  // --- namespaces ---
+
+  readonly attribute = (a: { name: string; value: string }): void => {
+    if (a.name === 'xmlns') this.declared.push({ prefix: '', uri: a.value });
+    else if (a.name.startsWith('xmlns:')) this.declared.push({ prefix: a.name.slice(6), uri: a.value });
   };
-  const resolve = (prefix: string): string | null => {
+
+  private resolve(prefix: string): string | null {
+    const scopes = this.scopes;
     for (let i = scopes.length - 1; i >= 0; i--) if (scopes[i]!.prefix === prefix) return scopes[i]!.uri;
     return null;
-  };
+  }
+
   /** the namespace of BkToCstmrStmt, and of the elements inside it, is a camt.053 version recon reads */
-  const checkNamespace = (qname: string, path: string) => {
-    if (declared.length > 0) declare(path);
-    if (statementNs === null) {
-      if (localName(qname) === 'BkToCstmrStmt') statementNamespace(qname, path);
+  private checkNamespace(qname: string, path: string): void {
+    if (this.declared.length > 0) this.declare(path);
+    const ns = this.statementNs;
+    if (ns === null) {
+      if (localName(qname) === 'BkToCstmrStmt') this.statementNamespace(qname, path);
       return;
     }
-    if (supplementary >= 0) return;
-    if (statementNs.prefix === '' ? qname.indexOf(':') < 0 : qname.startsWith(statementNs.colon)) return;
+    if (this.supplementary >= 0) return;
+    if (ns.prefix === '' ? qname.indexOf(':') < 0 : qname.startsWith(ns.colon)) return;
     const i = qname.indexOf(':');
-    if (resolve(i < 0 ? '' : qname.slice(0, i)) !== statementNs.uri)
-      fail(path, `element ${JSON.stringify(qname.slice(0, 80))} is not in the statement's namespace`);
-  };
-  const declare = (path: string) => {
-    const depth = paths.length;
-    for (const d of declared) {
-      if (statementNs && supplementary < 0 && d.prefix === statementNs.prefix && d.uri !== statementNs.uri)
-        fail(
-          path,
-          `namespace ${JSON.stringify(d.uri.slice(0, 80))} declared inside the statement (${statementNs.uri})`,
-        );
-      scopes.push({ depth, prefix: d.prefix, uri: d.uri });
+    if (this.resolve(i < 0 ? '' : qname.slice(0, i)) !== ns.uri)
+      this.fail(path, `element ${JSON.stringify(qname.slice(0, 80))} is not in the statement's namespace`);
+  }
+
+  private declare(path: string): void {
+    const depth = this.paths.length;
+    const ns = this.statementNs;
+    for (const d of this.declared) {
+      if (ns && this.supplementary < 0 && d.prefix === ns.prefix && d.uri !== ns.uri)
+        this.fail(path, `namespace ${JSON.stringify(d.uri.slice(0, 80))} declared inside the statement (${ns.uri})`);
+      this.scopes.push({ depth, prefix: d.prefix, uri: d.uri });
     }
-    declared = [];
-  };
-  const statementNamespace = (qname: string, path: string) => {
+    this.declared = [];
+  }
+
+  private statementNamespace(qname: string, path: string): void {
     const i = qname.indexOf(':');
     const prefix = i < 0 ? '' : qname.slice(0, i);
-    const uri = resolve(prefix);
+    const uri = this.resolve(prefix);
     if (uri === null || !SUPPORTED_NAMESPACE.test(uri))
-      fail(
+      this.fail(
         path,
         `namespace ${uri === null ? '(none)' : JSON.stringify(uri.slice(0, 80))} is not a camt.053 statement recon reads ` +
           '(urn:iso:std:iso:20022:tech:xsd:camt.053.001.02 to .13)',
       );
-    statementNs = { prefix, colon: `${prefix}:`, uri: uri! };
-  };
+    this.statementNs = { prefix, colon: `${prefix}:`, uri: uri! };
+  }
 
-  // only elements with attributes cost anything here (in a statement, Amt and its Ccy)
-  parser.on('attribute', (a) => {
-    if (a.name === 'xmlns') declared.push({ prefix: '', uri: a.value });
-    else if (a.name.startsWith('xmlns:')) declared.push({ prefix: a.name.slice(6), uri: a.value });
-  });
-  parser.on('doctype', () => fail('DOCTYPE', 'a DOCTYPE is not accepted in a bank statement (entities are refused)'));
-  parser.on('opentag', (tag) => {
+  // --- open tag ---
+
+  readonly open = (tag: SaxesTagPlain): void => {
     const qname = tag.name;
     const colon = qname.indexOf(':');
     const name = colon < 0 ? qname : qname.slice(colon + 1);
+    const paths = this.paths;
     const parent = paths[paths.length - 1];
     if (paths.length >= MAX_DEPTH)
-      fail(parent!, `elements nested deeper than ${MAX_DEPTH} levels: not a bank statement`);
-    let path: string;
-    if (name === 'Stmt' && parent !== undefined && parent.endsWith('BkToCstmrStmt')) {
-      path = 'Stmt';
-      head = { index: stmtCount++, statementId: null, account: null, currency: null, where: `Stmt[${stmtCount - 1}]` };
-      opening = null;
-      closing = null;
-      entryCount = 0;
-      sawId = false;
-      sawAcct = false;
-    } else {
-      path = parent === undefined ? name : childPath(parent, name);
-      if (name === 'BkToCstmrStmt') sawStatementDocument = true;
-      else if (name === 'BkToCstmrAcctRpt' || name === 'BkToCstmrDbtCdtNtfctn')
-        fail(path, `this is not a camt.053 statement (${name}: camt.052/054 are not accepted)`);
-    }
-    if (name === 'SplmtryData' && supplementary < 0) supplementary = paths.length;
+      this.fail(parent!, `elements nested deeper than ${MAX_DEPTH} levels: not a bank statement`);
+    const path = this.pathOf(name, parent);
+    if (name === 'SplmtryData' && this.supplementary < 0) this.supplementary = paths.length;
     // the usual case (no declaration, the statement's own prefix) costs no call
+    const ns = this.statementNs;
     if (
-      declared.length > 0 ||
-      statementNs === null ||
-      (supplementary < 0 && (statementNs.prefix === '' ? colon >= 0 : !qname.startsWith(statementNs.colon)))
+      this.declared.length > 0 ||
+      ns === null ||
+      (this.supplementary < 0 && (ns.prefix === '' ? colon >= 0 : !qname.startsWith(ns.colon)))
     )
-      checkNamespace(qname, path);
+      this.checkNamespace(qname, path);
     paths.push(path);
-    text = '';
-    if (!path.startsWith('Stmt')) return;
+    this.text = '';
+    if (path.startsWith('Stmt')) this.openStatementPart(path, name, tag);
+  };
+
+  /** the path of an element opened: a statement starts a path of its own (Stmt/...), and is begun here */
+  private pathOf(name: string, parent: string | undefined): string {
+    if (name === 'Stmt' && parent !== undefined && parent.endsWith('BkToCstmrStmt')) {
+      const index = this.stmtCount++;
+      this.head = { index, statementId: null, account: null, currency: null, where: `Stmt[${index}]` };
+      this.opening = null;
+      this.closing = null;
+      this.entryCount = 0;
+      this.sawId = false;
+      this.sawAcct = false;
+      return 'Stmt';
+    }
+    const path = parent === undefined ? name : childPath(parent, name);
+    if (name === 'BkToCstmrStmt') this.sawStatementDocument = true;
+    else if (name === 'BkToCstmrAcctRpt' || name === 'BkToCstmrDbtCdtNtfctn')
+      this.fail(path, `this is not a camt.053 statement (${name}: camt.052/054 are not accepted)`);
+    return path;
+  }
+
+  private openStatementPart(path: string, name: string, tag: SaxesTagPlain): void {
     switch (path) {
       case 'Stmt/Id':
       case 'Stmt/Acct':
-        // entries are booked to the account their statement names: it must be known before them
-        if (entryCount > 0)
-          fail(
-            path,
-            `${name} after the statement's entries: camt.053 gives the statement's Id and Acct before its first Ntry`,
-          );
-        if (name === 'Id' ? sawId : sawAcct) fail(path, `a second ${name} in one statement`);
-        if (name === 'Id') sawId = true;
-        else sawAcct = true;
+        this.openIdOrAccount(path, name);
         break;
       case 'Stmt/Bal':
-        bal = { type: null, amount: null, currency: null, sign: null, date: null };
+        this.bal = newBalance();
         break;
       case 'Stmt/Bal/Amt':
       case 'Stmt/Ntry/Amt':
       case 'Stmt/Ntry/NtryDtls/TxDtls/AmtDtls/TxAmt/Amt':
       case 'Stmt/Ntry/NtryDtls/TxDtls/Amt': {
         const ccy = tag.attributes['Ccy'];
-        const c = typeof ccy === 'string' ? currencyOf(path, ccy) : null;
-        if (bal && path === 'Stmt/Bal/Amt') bal.currency = c;
-        else if (detail && path !== 'Stmt/Ntry/Amt') detail.amountCurrency = c;
-        else if (entry) entry.currency = c;
+        const c = typeof ccy === 'string' ? this.currencyOf(path, ccy) : null;
+        if (this.bal && path === 'Stmt/Bal/Amt') this.bal.currency = c;
+        else if (this.detail && path !== 'Stmt/Ntry/Amt') this.detail.amountCurrency = c;
+        else if (this.entry) this.entry.currency = c;
         break;
       }
       case 'Stmt/Ntry':
-        entry = {
-          amount: null,
-          currency: null,
-          sign: null,
-          status: null,
-          bookingDate: null,
-          valueDate: null,
-          bankRef: null,
-          reversal: false,
-          domain: null,
-          family: null,
-          subFamily: null,
-          proprietary: null,
-          info: null,
-          details: [],
-          index: entryCount++,
-        };
+        this.entry = newEntry(this.entryCount++);
         break;
       case 'Stmt/Ntry/NtryDtls/TxDtls':
-        if (entry && entry.details.length >= MAX_DETAILS)
-          fail(path, `more than ${MAX_DETAILS} transaction details in one entry`);
-        detail = newDetail();
+        if (this.entry && this.entry.details.length >= MAX_DETAILS)
+          this.fail(path, `more than ${MAX_DETAILS} transaction details in one entry`);
+        this.detail = newDetail();
         break;
     }
-  });
-  const append = (t: string) => {
-    text += t;
-    if (text.length > MAX_TEXT) tooLong();
+  }
+
+  private openIdOrAccount(path: string, name: string): void {
+    // entries are booked to the account their statement names: it must be known before them
+    if (this.entryCount > 0)
+      this.fail(
+        path,
+        `${name} after the statement's entries: camt.053 gives the statement's Id and Acct before its first Ntry`,
+      );
+    if (name === 'Id' ? this.sawId : this.sawAcct) this.fail(path, `a second ${name} in one statement`);
+    if (name === 'Id') this.sawId = true;
+    else this.sawAcct = true;
+  }
+
+  // --- text, CDATA, comment ---
+
+  readonly append = (t: string): void => {
+    this.text += t;
+    if (this.text.length > MAX_TEXT) this.tooLong();
   };
-  const tooLong = () =>
-    fail(paths[paths.length - 1] ?? 'Document', `a text, comment or CDATA longer than ${MAX_TEXT} characters`);
-  parser.on('text', append);
-  parser.on('cdata', append);
-  parser.on('comment', (c) => {
-    if (c.length > MAX_TEXT) tooLong();
-  });
-  parser.on('closetag', () => {
+
+  readonly comment = (c: string): void => {
+    if (c.length > MAX_TEXT) this.tooLong();
+  };
+
+  tooLong(): never {
+    return this.fail(
+      this.paths[this.paths.length - 1] ?? 'Document',
+      `a text, comment or CDATA longer than ${MAX_TEXT} characters`,
+    );
+  }
+
+  // --- close tag ---
+
+  readonly close = (): void => {
+    const paths = this.paths;
     const path = paths.pop()!;
+    const scopes = this.scopes;
     while (scopes.length > 0 && scopes[scopes.length - 1]!.depth >= paths.length) scopes.pop();
-    if (supplementary >= paths.length) supplementary = -1;
+    if (this.supplementary >= paths.length) this.supplementary = -1;
     if (!path.startsWith('Stmt')) return;
-    const t = text;
-    text = '';
-    if (head && closeStatementPart(path, t)) return;
-    if (entry) closeEntryPart(path, t);
-  });
+    const t = this.text;
+    this.text = '';
+    if (this.head && this.closeStatementPart(path, t)) return;
+    if (this.entry) this.closeEntryPart(path, t);
+  };
 
   /** Statement, account and balances. True when the element was one of them. */
-  function closeStatementPart(path: string, t: string): boolean {
-    const h = head!;
+  private closeStatementPart(path: string, t: string): boolean {
+    const h = this.head!;
+    const bal = this.bal;
     switch (path) {
       case 'Stmt/Id':
-        h.statementId = none(checked(path, t));
+        h.statementId = none(this.checked(path, t));
         return true;
       case 'Stmt/Acct/Id/IBAN':
       case 'Stmt/Acct/Id/Othr/Id':
-        h.account = checked(path, t).replace(/\s+/g, '').toUpperCase() || null;
+        h.account = this.checked(path, t).replace(/\s+/g, '').toUpperCase() || null;
         return true;
       case 'Stmt/Acct/Ccy':
-        h.currency = none(t) === null ? null : currencyOf(path, t.trim());
+        h.currency = none(t) === null ? null : this.currencyOf(path, t.trim());
         return true;
       case 'Stmt/Bal/Tp/CdOrPrtry/Cd':
         if (bal) bal.type = t.trim();
@@ -375,38 +364,41 @@ async function* run(input: Readable, file: string): AsyncGenerator<readonly Bank
         return true;
       case 'Stmt/Bal/Dt/Dt':
       case 'Stmt/Bal/Dt/DtTm':
-        if (bal) bal.date = dayOf(path, t);
+        if (bal) bal.date = this.dayOf(path, t);
         return true;
-      case 'Stmt/Bal': {
-        const b = bal!;
-        bal = null;
-        const isOpening = b.type === 'OPBD' || b.type === 'PRCD';
-        if (!isOpening && b.type !== 'CLBD') return true;
-        const amount = amountOf(path, b.amount);
-        const sign = directionOf(path, b.sign) === 'debit' ? -1n : 1n;
-        if (b.date === null) fail(path, `balance ${b.type} without Dt`);
-        const parsed: ParsedBalance = {
-          amount: sign * amount,
-          date: b.date!,
-          currency: b.currency,
-          where: where(path),
-        };
-        // an opening booked balance wins over the previous closing one when a bank gives both
-        if (isOpening && (opening === null || b.type === 'OPBD')) opening = parsed;
-        else if (b.type === 'CLBD') closing = parsed;
+      case 'Stmt/Bal':
+        this.closeBalance(path);
         return true;
-      }
       case 'Stmt':
-        out.push({ kind: 'statement', statement: { ...h, opening, closing } });
-        head = null;
+        this.out.push({ kind: 'statement', statement: { ...h, opening: this.opening, closing: this.closing } });
+        this.head = null;
         return true;
     }
     return false;
   }
 
-  function closeEntryPart(path: string, t: string): void {
-    const e = entry!;
-    const d = detail;
+  private closeBalance(path: string): void {
+    const b = this.bal!;
+    this.bal = null;
+    const isOpening = b.type === 'OPBD' || b.type === 'PRCD';
+    if (!isOpening && b.type !== 'CLBD') return;
+    const amount = this.amountOf(path, b.amount);
+    const sign = this.directionOf(path, b.sign) === 'debit' ? -1n : 1n;
+    if (b.date === null) this.fail(path, `balance ${b.type} without Dt`);
+    const parsed: ParsedBalance = {
+      amount: sign * amount,
+      date: b.date!,
+      currency: b.currency,
+      where: this.where(path),
+    };
+    // an opening booked balance wins over the previous closing one when a bank gives both
+    if (isOpening && (this.opening === null || b.type === 'OPBD')) this.opening = parsed;
+    else if (b.type === 'CLBD') this.closing = parsed;
+  }
+
+  private closeEntryPart(path: string, t: string): void {
+    const e = this.entry!;
+    const d = this.detail;
     switch (path) {
       case 'Stmt/Ntry/Amt':
         e.amount = t;
@@ -423,45 +415,45 @@ async function* run(input: Readable, file: string): AsyncGenerator<readonly Bank
         return;
       case 'Stmt/Ntry/BookgDt/Dt':
       case 'Stmt/Ntry/BookgDt/DtTm':
-        e.bookingDate = dayOf(path, t);
+        e.bookingDate = this.dayOf(path, t);
         return;
       case 'Stmt/Ntry/ValDt/Dt':
       case 'Stmt/Ntry/ValDt/DtTm':
-        e.valueDate = dayOf(path, t);
+        e.valueDate = this.dayOf(path, t);
         return;
       case 'Stmt/Ntry/AcctSvcrRef':
-        e.bankRef = none(checked(path, t));
+        e.bankRef = none(this.checked(path, t));
         return;
       case 'Stmt/Ntry/BkTxCd/Domn/Cd':
-        e.domain = none(checked(path, t));
+        e.domain = none(this.checked(path, t));
         return;
       case 'Stmt/Ntry/BkTxCd/Domn/Fmly/Cd':
-        e.family = none(checked(path, t));
+        e.family = none(this.checked(path, t));
         return;
       case 'Stmt/Ntry/BkTxCd/Domn/Fmly/SubFmlyCd':
-        e.subFamily = none(checked(path, t));
+        e.subFamily = none(this.checked(path, t));
         return;
       case 'Stmt/Ntry/BkTxCd/Prtry/Cd':
-        e.proprietary = none(checked(path, t));
+        e.proprietary = none(this.checked(path, t));
         return;
       case 'Stmt/Ntry/AddtlNtryInf':
-        e.info = none(checked(path, t));
+        e.info = none(this.checked(path, t));
         return;
       case 'Stmt/Ntry':
-        out.push({ kind: 'entry', head: head!, entry: finishEntry(path, e) });
-        entry = null;
+        this.out.push({ kind: 'entry', head: this.head!, entry: this.finishEntry(path, e) });
+        this.entry = null;
         return;
     }
-    if (d) closeDetailPart(path, t, d, e);
+    if (d) this.closeDetailPart(path, t, d, e);
   }
 
-  function closeDetailPart(path: string, t: string, d: Detail, e: Entry): void {
+  private closeDetailPart(path: string, t: string, d: Detail, e: Entry): void {
     switch (path) {
       case 'Stmt/Ntry/NtryDtls/TxDtls/Refs/EndToEndId':
-        d.endToEndId = none(checked(path, t));
+        d.endToEndId = none(this.checked(path, t));
         return;
       case 'Stmt/Ntry/NtryDtls/TxDtls/Refs/AcctSvcrRef':
-        d.bankRef = none(checked(path, t));
+        d.bankRef = none(this.checked(path, t));
         return;
       case 'Stmt/Ntry/NtryDtls/TxDtls/AmtDtls/TxAmt/Amt':
       case 'Stmt/Ntry/NtryDtls/TxDtls/Amt':
@@ -471,79 +463,61 @@ async function* run(input: Readable, file: string): AsyncGenerator<readonly Bank
         d.sign = t.trim();
         return;
       case 'Stmt/Ntry/NtryDtls/TxDtls/RmtInf/Ustrd':
-        if (none(checked(path, t))) d.ustrd.push(t.trim());
+        if (none(this.checked(path, t))) d.ustrd.push(t.trim());
         return;
       case 'Stmt/Ntry/NtryDtls/TxDtls/RmtInf/Strd/CdtrRefInf/Ref':
-        d.strdRef = none(checked(path, t));
+        d.strdRef = none(this.checked(path, t));
         return;
       case 'Stmt/Ntry/NtryDtls/TxDtls/RltdPties/Dbtr/Nm':
       case 'Stmt/Ntry/NtryDtls/TxDtls/RltdPties/Dbtr/Pty/Nm':
-        d.debtorName = none(checked(path, t));
+        d.debtorName = none(this.checked(path, t));
         return;
       case 'Stmt/Ntry/NtryDtls/TxDtls/RltdPties/Cdtr/Nm':
       case 'Stmt/Ntry/NtryDtls/TxDtls/RltdPties/Cdtr/Pty/Nm':
-        d.creditorName = none(checked(path, t));
+        d.creditorName = none(this.checked(path, t));
         return;
       case 'Stmt/Ntry/NtryDtls/TxDtls/RltdPties/DbtrAcct/Id/IBAN':
       case 'Stmt/Ntry/NtryDtls/TxDtls/RltdPties/DbtrAcct/Id/Othr/Id':
-        d.debtorAccount = none(checked(path, t).replace(/\s+/g, '').toUpperCase());
+        d.debtorAccount = none(this.checked(path, t).replace(/\s+/g, '').toUpperCase());
         return;
       case 'Stmt/Ntry/NtryDtls/TxDtls/RltdPties/CdtrAcct/Id/IBAN':
       case 'Stmt/Ntry/NtryDtls/TxDtls/RltdPties/CdtrAcct/Id/Othr/Id':
-        d.creditorAccount = none(checked(path, t).replace(/\s+/g, '').toUpperCase());
+        d.creditorAccount = none(this.checked(path, t).replace(/\s+/g, '').toUpperCase());
         return;
       case 'Stmt/Ntry/NtryDtls/TxDtls/RtrInf':
         d.isReturn = true;
         return;
       case 'Stmt/Ntry/NtryDtls/TxDtls/BkTxCd/Domn/Cd':
-        d.domain = none(checked(path, t));
+        d.domain = none(this.checked(path, t));
         return;
       case 'Stmt/Ntry/NtryDtls/TxDtls/BkTxCd/Domn/Fmly/Cd':
-        d.family = none(checked(path, t));
+        d.family = none(this.checked(path, t));
         return;
       case 'Stmt/Ntry/NtryDtls/TxDtls/BkTxCd/Domn/Fmly/SubFmlyCd':
-        d.subFamily = none(checked(path, t));
+        d.subFamily = none(this.checked(path, t));
         return;
       case 'Stmt/Ntry/NtryDtls/TxDtls/BkTxCd/Prtry/Cd':
-        d.proprietary = none(checked(path, t));
+        d.proprietary = none(this.checked(path, t));
         return;
       case 'Stmt/Ntry/NtryDtls/TxDtls':
         e.details.push(d);
-        detail = null;
+        this.detail = null;
         return;
     }
   }
 
-  function finishEntry(path: string, e: Entry): ParsedEntry {
-    const amount = amountOf(path, e.amount);
-    const direction = directionOf(path, e.sign);
+  private finishEntry(path: string, e: Entry): ParsedEntry {
+    const amount = this.amountOf(path, e.amount);
+    const direction = this.directionOf(path, e.sign);
     const status =
-      STATUS[e.status ?? ''] ?? fail(`${path}/Sts`, `expected BOOK, PDNG or INFO, got ${JSON.stringify(e.status)}`);
-    if (status === 'booked' && e.bookingDate === null) fail(`${path}/BookgDt`, 'a booked entry without a booking date');
+      STATUS[e.status ?? ''] ??
+      this.fail(`${path}/Sts`, `expected BOOK, PDNG or INFO, got ${JSON.stringify(e.status)}`);
+    if (status === 'booked' && e.bookingDate === null)
+      this.fail(`${path}/BookgDt`, 'a booked entry without a booking date');
     const code = codeOf(e);
-    const details: ParsedDetail[] = e.details.map((d, i) => {
-      const dPath = `${path}/NtryDtls/TxDtls[${i}]`;
-      const dirOfDetail = d.sign === null ? null : directionOf(dPath, d.sign);
-      const counterDebtor = (dirOfDetail ?? direction) === 'credit';
-      const joined = [d.strdRef, ...d.ustrd].filter((x): x is string => x !== null).join(' ') || null;
-      const remittance = joined === null ? null : checkText(joined, FREE_TEXT);
-      if (remittance !== null && !remittance.ok) fail(`${dPath}/RmtInf`, remittance.reason);
-      const dCode = codeOf(d);
-      return {
-        amount: d.amount === null ? null : amountOf(`${dPath}/Amt`, d.amount),
-        direction: dirOfDetail,
-        endToEndId: d.endToEndId,
-        remittance: remittance === null ? null : joined,
-        // the other side: the debtor of a credit, the creditor of a debit (a return may name only the original one)
-        counterpartyName: counterDebtor ? (d.debtorName ?? d.creditorName) : (d.creditorName ?? d.debtorName),
-        counterpartyAccount: counterDebtor
-          ? (d.debtorAccount ?? d.creditorAccount)
-          : (d.creditorAccount ?? d.debtorAccount),
-        isReturn: d.isReturn || (d.subFamily !== null && RETURN_SUB_FAMILIES.has(d.subFamily)),
-        transactionCode: dCode,
-        bankRef: d.bankRef,
-      };
-    });
+    const details: ParsedDetail[] = e.details.map((d, i) =>
+      this.finishDetail(`${path}/NtryDtls/TxDtls[${i}]`, d, direction),
+    );
     return {
       amount,
       direction,
@@ -556,41 +530,30 @@ async function* run(input: Readable, file: string): AsyncGenerator<readonly Bank
       transactionCode: code,
       details,
       info: e.info,
-      where: where(path),
+      where: this.where(path),
     };
   }
 
-  // what saxes holds of a text, comment or CDATA not yet ended: bounded like the texts it hands over
-  const pending = parser as unknown as { text: string };
-  try {
-    for await (const chunk of decodedText(input as AsyncIterable<Buffer>, 'xml')) {
-      parser.write(chunk);
-      if (pending.text.length > MAX_TEXT) tooLong();
-      if (out.length > 0) yield out.splice(0, out.length);
-    }
-    parser.close();
-  } catch (e) {
-    if (e instanceof BankFileError) throw e;
-    if (e instanceof UndecodableBytes) throw new BankFileError(file, `line ${parser.line}`, e.problem);
-    if (e instanceof UnknownEncoding) throw new BankFileError(file, 'line 1 (XML declaration)', e.message);
-    throw new BankFileError(file, `line ${parser.line}, column ${parser.column}`, xmlProblem(e));
+  private finishDetail(dPath: string, d: Detail, direction: Direction): ParsedDetail {
+    const dirOfDetail = d.sign === null ? null : this.directionOf(dPath, d.sign);
+    const counterDebtor = (dirOfDetail ?? direction) === 'credit';
+    const joined = [d.strdRef, ...d.ustrd].filter((x): x is string => x !== null).join(' ') || null;
+    const remittance = joined === null ? null : checkText(joined, FREE_TEXT);
+    if (remittance !== null && !remittance.ok) this.fail(`${dPath}/RmtInf`, remittance.reason);
+    const dCode = codeOf(d);
+    return {
+      amount: d.amount === null ? null : this.amountOf(`${dPath}/Amt`, d.amount),
+      direction: dirOfDetail,
+      endToEndId: d.endToEndId,
+      remittance: remittance === null ? null : joined,
+      // the other side: the debtor of a credit, the creditor of a debit (a return may name only the original one)
+      counterpartyName: counterDebtor ? (d.debtorName ?? d.creditorName) : (d.creditorName ?? d.debtorName),
+      counterpartyAccount: counterDebtor
+        ? (d.debtorAccount ?? d.creditorAccount)
+        : (d.creditorAccount ?? d.debtorAccount),
+      isReturn: d.isReturn || (d.subFamily !== null && RETURN_SUB_FAMILIES.has(d.subFamily)),
+      transactionCode: dCode,
+      bankRef: d.bankRef,
+    };
   }
-  if (!sawStatementDocument) throw new BankFileError(file, 'Document', 'no BkToCstmrStmt element: not a camt.053 file');
-  if (out.length > 0) yield out;
-}
-
-function codeOf(x: {
-  domain: string | null;
-  family: string | null;
-  subFamily: string | null;
-  proprietary: string | null;
-}): string | null {
-  if (x.domain !== null) return [x.domain, x.family, x.subFamily].filter((p) => p !== null).join('/');
-  return x.proprietary;
-}
-
-/** saxes prefixes its messages with its own position: the position is given separately. */
-function xmlProblem(e: unknown): string {
-  const m = (e as Error)?.message ?? String(e);
-  return `not well-formed XML: ${m.replace(/^(?:[^:]*:)?\d+:\d+: /, '')}`;
 }
