@@ -30,7 +30,7 @@ import { CLOCK_EVENTS } from './clock-events';
 /** Matches and judges again from the inputs, and rewrites the three result tables. */
 async function recompute(tx: Tx, schema: string, bank: BankConfig, zone: string, clock: number | null) {
   const s = ident(schema);
-  const inputs = await loadPayoutInputs(tx, { expected: `${s}.expected`, lines: `${s}.lines`, payees: `${s}.payees` });
+  const inputs = await loadPayoutInputs(tx, { schema, expected: 'expected', lines: 'lines', payees: 'payees' });
   const matches = matchPayouts(inputs.expected, inputs.lines, { windowDays: bank.payouts.matchWindowDays });
   const today = clock === null ? null : DateTime.fromMillis(clock, { zone }).toISODate();
   const j = judgePayouts(inputs.expected, inputs.lines, matches.lines, { today, dueDays: bank.payouts.dueDays });

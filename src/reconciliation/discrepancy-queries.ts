@@ -53,6 +53,8 @@ export const DISCREPANCY_VIEWS: readonly string[] = Object.values(DISCREPANCY_VI
  * with `sql.unsafe`. Only the views whose projection has gone live are read, so a database where one of them
  * was never built still answers; none at all reads the first, whose absence is NOT_PROJECTED.
  */
+// stays SQL text nested with `sql.unsafe` (here and in src/export): the views are fixed names of this module,
+// never input, and the union's text is shared by every reader
 export async function allDiscrepancies(sql: Sql): Promise<string> {
   const live = await sql<{ v: string }[]>`
     select v from unnest(${DISCREPANCY_VIEWS as string[]}::text[]) with ordinality as x(v, n)
