@@ -442,6 +442,7 @@ export const projection: Projection = {
 
   async setup(tx: Tx, ctx: ProjectionContext) {
     const s = ident(ctx.schema);
+    // .unsafe: static DDL, several statements in one (the simple protocol); only the schema name is spliced, quoted
     await tx.unsafe(`
       create table ${s}.sub_merchant_versions (
         event_id uuid primary key,
@@ -510,6 +511,7 @@ export const projection: Projection = {
       -- lines are appended in position order (inserts at the index's right edge, cheap): the lines a batch wrote
       create index lines_position_idx on ${s}.lines (commit_pos, prepare_pos);
     `);
+    // the bookings' tables: static DDL as above
     await tx.unsafe(settlementBookingTables(s));
     await tx.unsafe(payoutBookingTables(s));
   },

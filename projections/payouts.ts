@@ -30,20 +30,21 @@ import { CLOCK_EVENTS } from './clock-events';
 /** Matches and judges again from the inputs, and rewrites the three result tables. */
 async function recompute(tx: Tx, schema: string, bank: BankConfig, zone: string, clock: number | null) {
   const s = ident(schema);
-  const inputs = await loadPayoutInputs(tx, { expected: `${s}.expected`, lines: `${s}.lines`, payees: `${s}.payees` });
+  const inputs = await loadPayoutInputs(tx, { schema, expected: 'expected', lines: 'lines', payees: 'payees' });
   const matches = matchPayouts(inputs.expected, inputs.lines, { windowDays: bank.payouts.matchWindowDays });
   const today = clock === null ? null : DateTime.fromMillis(clock, { zone }).toISODate();
   const j = judgePayouts(inputs.expected, inputs.lines, matches.lines, { today, dueDays: bank.payouts.dueDays });
-  const acc = await tx.unsafe<
+  const acc = await tx<
     { discrepancy_id: string; accepted_by: string; note: string; accepted_at: Date; event_id: string }[]
-  >(`select discrepancy_id::text, accepted_by, note, accepted_at, event_id::text from ${s}.acceptances`);
+  >`select discrepancy_id::text, accepted_by, note, accepted_at, event_id::text from ${tx(schema)}.acceptances`;
   const accepted = new Map<string, PayoutAcceptance>(
     acc.map((a) => [
       a.discrepancy_id,
       { acceptedBy: a.accepted_by, note: a.note, acceptedAt: a.accepted_at.toISOString(), eventId: a.event_id },
     ]),
   );
-  await tx.unsafe(`delete from ${s}.payout_state; delete from ${s}.line_matches`);
+  await tx`delete from ${tx(schema)}.payout_state`;
+  await tx`delete from ${tx(schema)}.line_matches`;
   await insertJson(
     tx,
     `${s}.payout_state`,
@@ -86,6 +87,7 @@ function payoutsProjection(): Projection {
     handles: eventTypes([StatementIssued, BankEntryBooked, SubMerchantRegistered, DiscrepancyAccepted], CLOCK_EVENTS),
     async setup(tx: Tx, ctx: ProjectionContext) {
       const s = ident(ctx.schema);
+      // .unsafe: static DDL, several statements in one (the simple protocol); only the schema name is spliced, quoted
       await tx.unsafe(`
         create table ${s}.clock (id int primary key, at timestamptz);
         insert into ${s}.clock values (1, null);
@@ -102,7 +104,7 @@ function payoutsProjection(): Projection {
       const s = ident(ctx.schema);
       // the build's bank settings, recorded with it: a build never reads them from anywhere else
       const bank = ctx.bank ?? EMPTY_BANK_CONFIG;
-      const [st] = await tx.unsafe<{ at: Date | null }[]>(`select at from ${s}.clock where id = 1`);
+      const [st] = await tx<{ at: Date | null }[]>`select at from ${tx(ctx.schema)}.clock where id = 1`;
       const before = st?.at ? st.at.getTime() : null;
       let clock = before;
       for (const e of events) {
@@ -122,8 +124,7 @@ function payoutsProjection(): Projection {
       const day = (t: number | null) =>
         t === null ? null : DateTime.fromMillis(t, { zone: ctx.timezone }).toISODate();
       const changed = r.expected.length + r.lines.length + r.payees.length + r.acceptances.length > 0;
-      if (clock !== before)
-        await tx.unsafe(`update ${s}.clock set at = $1 where id = 1`, [new Date(clock!)] as never[]);
+      if (clock !== before) await tx`update ${tx(ctx.schema)}.clock set at = ${new Date(clock!)} where id = 1`;
       if (changed || day(clock) !== day(before)) await recompute(tx, ctx.schema, bank, ctx.timezone, clock);
     },
     views(ctx: ProjectionContext) {

@@ -30,6 +30,7 @@ import type { RecordedEvent } from '../src/store/types';
 
 async function setup(tx: Tx, ctx: ProjectionContext) {
   const s = ident(ctx.schema);
+  // .unsafe: static DDL, several statements in one (the simple protocol); only the schema name is spliced, quoted
   await tx.unsafe(`${cashStateTables(s)} ${readModelTables(s)}`);
   await createDiscrepancyTable(tx, ctx.schema, { indexes: ['(currency)'] });
 }

@@ -66,9 +66,10 @@ async function bringToMatches(
   out: WrittenEntries,
 ) {
   const inputs = await loadPayoutInputs(tx, {
-    expected: qualified(ctx.schema, 'payout_expected'),
-    lines: qualified(ctx.schema, 'payout_lines'),
-    payees: qualified(ctx.schema, 'payout_payees'),
+    schema: ctx.schema,
+    expected: 'payout_expected',
+    lines: 'payout_lines',
+    payees: 'payout_payees',
   });
   const matches = matchPayouts(inputs.expected, inputs.lines, { windowDays: bank.payouts.matchWindowDays });
   const want = new Map(payoutBookingsOf(inputs.expected, inputs.lines, matches.lines).map((b) => [b.lineId, b]));

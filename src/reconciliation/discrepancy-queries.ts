@@ -5,7 +5,7 @@ import { newEvent } from '../events/catalog';
 import { DiscrepancyAccepted, discrepancyStream } from '../events/audit-events';
 import { isStoreError } from '../store/errors';
 import type { EventStore } from '../store/types';
-import { DISCREPANCY_SELECT_LIST } from './discrepancies/columns';
+import { DISCREPANCY_COLUMN_NAMES, DISCREPANCY_SELECT_LIST } from './discrepancies/columns';
 import { DISCREPANCY_VIEW_OF } from './discrepancies/table';
 import { discrepancyAmount, moneyText, whatDiffers } from './discrepancy-summary';
 import { DISCREPANCY_STATUSES, DISCREPANCY_TYPES, type DiscrepancyRecord, HOLDING_TYPES } from './discrepancy-types';
@@ -51,14 +51,33 @@ export const DISCREPANCY_VIEWS: readonly string[] = Object.values(DISCREPANCY_VI
 /**
  * The union of DISCREPANCY_VIEWS as the SQL text of a FROM item (alias `discrepancies`), to nest in a query
  * with `sql.unsafe`. Only the views whose projection has gone live are read, so a database where one of them
- * was never built still answers; none at all reads the first, whose absence is NOT_PROJECTED.
+ * was never built still answers; none at all reads the first, whose absence is NOT_PROJECTED. Stays SQL text
+ * for the readers in src/export (the views are fixed names of this module, never input); this module's own
+ * readers nest `discrepanciesFrom`.
  */
 export async function allDiscrepancies(sql: Sql): Promise<string> {
+  const views = await liveDiscrepancyViews(sql);
+  return `(${views.map((v) => `select ${DISCREPANCY_SELECT_LIST} from ${v}`).join(' union all ')}) as discrepancies`;
+}
+
+/** The views of DISCREPANCY_VIEWS that are live, in their order; none at all: the first (its absence is NOT_PROJECTED). */
+async function liveDiscrepancyViews(sql: Sql): Promise<string[]> {
   const live = await sql<{ v: string }[]>`
     select v from unnest(${DISCREPANCY_VIEWS as string[]}::text[]) with ordinality as x(v, n)
     where to_regclass(v) is not null order by n`;
-  const views = live.length ? live.map((l) => l.v) : DISCREPANCY_VIEWS.slice(0, 1);
-  return `(${views.map((v) => `select ${DISCREPANCY_SELECT_LIST} from ${v}`).join(' union all ')}) as discrepancies`;
+  return live.length ? live.map((l) => l.v) : DISCREPANCY_VIEWS.slice(0, 1);
+}
+
+/**
+ * `allDiscrepancies` as a fragment of a tagged query (views and columns named as identifiers), in an object so
+ * that awaiting this does not run it.
+ */
+async function discrepanciesFrom(sql: Sql) {
+  const selects = (await liveDiscrepancyViews(sql)).map(
+    (v) => sql`select ${sql(DISCREPANCY_COLUMN_NAMES as string[])} from ${sql(v)}`,
+  );
+  const union = selects.slice(1).reduce((all, s) => sql`${all} union all ${s}`, selects[0]!);
+  return { from: sql`(${union}) as discrepancies` };
 }
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
@@ -160,7 +179,7 @@ export async function pageOfDiscrepancies(
   const to = f.to ? dayStart(f.to, f.timezone)!.plus({ days: 1 }).toJSDate() : null;
   return guardView(async () => {
     const rows = await sql<Record<string, unknown>[]>`
-      select * from ${sql.unsafe(await allDiscrepancies(sql))}
+      select * from ${(await discrepanciesFrom(sql)).from}
       where (${from}::timestamptz is null or coalesce(occurred_at, detected_at) >= ${from}::timestamptz)
         and (${to}::timestamptz is null or coalesce(occurred_at, detected_at) < ${to}::timestamptz)
         and (${f.type ?? null}::text is null or type = ${f.type ?? null}::text)
@@ -180,7 +199,7 @@ export async function getDiscrepancy(sql: Sql, id: string): Promise<QueryResult<
   return guardView(async () => {
     const [r] = await sql<
       Record<string, unknown>[]
-    >`select * from ${sql.unsafe(await allDiscrepancies(sql))} where id = ${id}::uuid`;
+    >`select * from ${(await discrepanciesFrom(sql)).from} where id = ${id}::uuid`;
     return r ? toRecord(r) : undefined;
   });
 }
@@ -218,7 +237,7 @@ export async function operationsOf(
     const disc = payments.length
       ? await sql<
           Record<string, unknown>[]
-        >`select * from ${sql.unsafe(await allDiscrepancies(sql))} where payment_id = any(${payments}::text[]) order by coalesce(occurred_at, detected_at), type, id`
+        >`select * from ${(await discrepanciesFrom(sql)).from} where payment_id = any(${payments}::text[]) order by coalesce(occurred_at, detected_at), type, id`
       : [];
     return { operations: ops.map(plain), receivers: receivers.map(plain), discrepancies: disc.map(toRecord) };
   });

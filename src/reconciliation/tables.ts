@@ -31,6 +31,7 @@ export const columnNames = (cols: string) =>
 
 export async function createTables(tx: Tx, schema: string): Promise<void> {
   const s = ident(schema);
+  // .unsafe: static DDL, several statements in one (the simple protocol); only the schema name is spliced, quoted
   await tx.unsafe(`
     create table ${s}.state (id int primary key, clock timestamptz);
     insert into ${s}.state values (1, null);

@@ -1,4 +1,4 @@
-import { ident } from '../db/identifier';
+import { qualified } from '../db/identifier';
 import { type Cell, columnsOf, copyRows, upsertRows } from '../projector/copy-rows';
 import type { Tx } from '../projector/projection';
 import type { Batch } from './batch';
@@ -9,13 +9,13 @@ import { subMerchantLookup } from './sub-merchant-names';
 import { writeDiscrepancies } from './discrepancies/table';
 import { OPERATION_COLUMNS, operationCells, RECEIVER_COLUMNS, receiverCells } from './tables';
 
-/** Writes back what a batch changed: appends with COPY, replaced rows deleted first. */
+/** Writes back what a batch changed: appends with COPY, replaced rows deleted first. `s`: the build schema, unquoted (named by `tx(s)` or `qualified`). */
 
 /** `definitions` as in `name type, …`: the columns of the rows. */
 function insert(tx: Tx, s: string, table: string, definitions: string, rows: readonly (readonly Cell[])[]) {
   return copyRows(
     tx,
-    `${s}.${table}`,
+    qualified(s, table),
     columnsOf(definitions).map((c) => c.name),
     rows,
   );
@@ -24,10 +24,10 @@ function insert(tx: Tx, s: string, table: string, definitions: string, rows: rea
 /** Deletes the rows of these payments from one of the build's tables (nothing to do for none). */
 async function deletePayments(tx: Tx, s: string, table: string, payments: readonly PaymentState[]): Promise<void> {
   if (payments.length === 0) return;
-  await tx.unsafe(
-    `delete from ${s}.${table} d using unnest($1::text[], $2::text[]) as k(pos_id, payment_id) where d.pos_id = k.pos_id and d.payment_id = k.payment_id`,
-    [payments.map((p) => p.posId), payments.map((p) => p.paymentId)] as never[],
-  );
+  const posIds = payments.map((p) => p.posId);
+  const paymentIds = payments.map((p) => p.paymentId);
+  await tx`delete from ${tx(s)}.${tx(table)} d using unnest(${posIds}::text[], ${paymentIds}::text[]) as k(pos_id, payment_id)
+    where d.pos_id = k.pos_id and d.payment_id = k.payment_id`;
 }
 
 /** The logs the projection appends to: observations (one array per payment, written whole), re-sends, windows. */
@@ -51,7 +51,7 @@ async function writeLogs(tx: Tx, s: string, b: Batch): Promise<void> {
   if (more.length)
     await upsertRows(
       tx,
-      `${s}.observations`,
+      qualified(s, 'observations'),
       columnsOf('pos_id text, payment_id text, obs text'),
       more.map(([p, rows]) => [p.posId, p.paymentId, `${p.stored.observations!.slice(0, -1)},${rows.join(',')}]`]),
       'on conflict (pos_id, payment_id) do update set obs = excluded.obs',
@@ -76,7 +76,7 @@ async function writeDirectory(tx: Tx, s: string, b: Batch): Promise<void> {
   const { former, byId, changedFormer, changedIds } = b.names;
   if (changedFormer.size) {
     const names = [...changedFormer];
-    await tx.unsafe(`delete from ${s}.former_names where name = any($1::text[])`, [names] as never[]);
+    await tx`delete from ${tx(s)}.former_names where name = any(${names}::text[])`;
     await insert(
       tx,
       s,
@@ -87,7 +87,7 @@ async function writeDirectory(tx: Tx, s: string, b: Batch): Promise<void> {
   }
   if (changedIds.size) {
     const ids = [...changedIds];
-    await tx.unsafe(`delete from ${s}.directory where sub_merchant_id = any($1::text[])`, [ids] as never[]);
+    await tx`delete from ${tx(s)}.directory where sub_merchant_id = any(${ids}::text[])`;
     await insert(
       tx,
       s,
@@ -101,9 +101,7 @@ async function writeDirectory(tx: Tx, s: string, b: Batch): Promise<void> {
 async function writeAcceptances(tx: Tx, s: string, b: Batch): Promise<void> {
   const { applied, waiting } = b.lifecycle;
   if (applied.size)
-    await tx.unsafe(`delete from ${s}.pending_acceptances where discrepancy_id = any($1::uuid[])`, [
-      [...applied],
-    ] as never[]);
+    await tx`delete from ${tx(s)}.pending_acceptances where discrepancy_id = any(${[...applied]}::uuid[])`;
   await insert(
     tx,
     s,
@@ -177,14 +175,11 @@ async function writeChangedDiscrepancies(tx: Tx, schema: string, b: Batch): Prom
 }
 
 export async function writeBatch(tx: Tx, schema: string, b: Batch): Promise<void> {
-  const s = ident(schema);
-  await tx.unsafe(`update ${s}.state set clock = $1 where id = 1`, [
-    b.clock === null ? null : new Date(b.clock),
-  ] as never[]);
-  await writeLogs(tx, s, b);
-  await writeDirectory(tx, s, b);
-  await writeAcceptances(tx, s, b);
-  await writeOperations(tx, s, b);
-  await writeSchedule(tx, s, b);
+  await tx`update ${tx(schema)}.state set clock = ${b.clock === null ? null : new Date(b.clock)} where id = 1`;
+  await writeLogs(tx, schema, b);
+  await writeDirectory(tx, schema, b);
+  await writeAcceptances(tx, schema, b);
+  await writeOperations(tx, schema, b);
+  await writeSchedule(tx, schema, b);
   await writeChangedDiscrepancies(tx, schema, b);
 }

@@ -25,7 +25,7 @@ export interface PaidLine {
   readonly amount: bigint;
 }
 
-const VIEWS = { expected: 'recon.payout_expected', lines: 'recon.payout_lines', payees: 'recon.payout_payees' };
+const VIEWS = { schema: 'recon', expected: 'payout_expected', lines: 'payout_lines', payees: 'payout_payees' };
 
 /** The payouts projection's inputs at the cut; null when it was never built. */
 async function inputsAt(sql: Sql, cut: Position): Promise<PayoutInputs | null> {
@@ -149,7 +149,7 @@ export async function payoutStatusesAt(
 
 async function monthsAt(sql: Sql, cut: Position): Promise<Map<string, string>> {
   const rows = await sql.unsafe<{ reference: string; month: string }[]>(
-    `select reference, month from ${VIEWS.expected}
+    `select reference, month from ${VIEWS.schema}.${VIEWS.expected}
      where (commit_pos, prepare_pos) <= ($1::numeric, $2::numeric)`,
     [cut.commit.toString(), cut.prepare.toString()],
   );

@@ -16,6 +16,7 @@ const PAYMENT_COLUMNS = `order_id text, pos_id text, payment_id text, role text,
 
 export async function createOrderTables(tx: Tx, schema: string): Promise<void> {
   const s = ident(schema);
+  // .unsafe: static DDL, several statements in one (the simple protocol); only the schema name is spliced, quoted
   await tx.unsafe(`
     create table ${s}.state (id int primary key, clock timestamptz, orders_since timestamptz);
     insert into ${s}.state values (1, null, null);
@@ -46,35 +47,31 @@ export function orderViews(schema: string): readonly string[] {
   ];
 }
 
+/** `s`: the build schema, unquoted (named by `tx(s)`). */
 async function insertJson(tx: Tx, s: string, table: string, rows: readonly Record<string, unknown>[]): Promise<void> {
   for (let i = 0; i < rows.length; i += 5000) {
     const text = JSON.stringify(rows.slice(i, i + 5000), (_k, v) => (typeof v === 'bigint' ? v.toString() : v));
-    await tx.unsafe(
-      `insert into ${s}.${table} select * from json_populate_recordset(null::${s}.${table}, $1::text::json)`,
-      [text] as never[],
-    );
+    await tx`insert into ${tx(s)}.${tx(table)} select * from json_populate_recordset(null::${tx(s)}.${tx(table)}, ${text}::text::json)`;
   }
 }
 
 /** What a batch changed: the state, the directory, new contract lines, the groups judged and their discrepancies. */
 export async function writeOrderBatch(tx: Tx, schema: string, b: OrderBatch): Promise<void> {
-  const s = ident(schema);
-  await tx.unsafe(`update ${s}.state set clock = $1, orders_since = $2 where id = 1`, [
-    b.clock === null ? null : new Date(b.clock),
-    b.ordersSince === null ? null : new Date(b.ordersSince),
-  ] as never[]);
+  const clock = b.clock === null ? null : new Date(b.clock);
+  const ordersSince = b.ordersSince === null ? null : new Date(b.ordersSince);
+  await tx`update ${tx(schema)}.state set clock = ${clock}, orders_since = ${ordersSince} where id = 1`;
   if (b.directoryDirty) {
-    await tx.unsafe(`delete from ${s}.directory`);
+    await tx`delete from ${tx(schema)}.directory`;
     await insertJson(
       tx,
-      s,
+      schema,
       'directory',
       [...b.directory].map(([sub_merchant_id, name]) => ({ sub_merchant_id, name })),
     );
   }
   await insertJson(
     tx,
-    s,
+    schema,
     'fee_versions',
     b.newFeeVersions.map((v) => ({
       event_id: v.eventId,
@@ -89,7 +86,7 @@ export async function writeOrderBatch(tx: Tx, schema: string, b: OrderBatch): Pr
     })),
   );
   const dirty = [...b.groups.values()].filter((g) => g.dirty);
-  await writeGroups(tx, s, dirty);
+  await writeGroups(tx, schema, dirty);
   const changed = [...b.lifecycle.changed.values()];
   if (changed.length) {
     const keyOf = new Map<string, string>();
@@ -108,7 +105,7 @@ async function writeGroups(tx: Tx, s: string, dirty: readonly JudgedGroup[]): Pr
   const keys = dirty.map((g) => g.key);
   if (keys.length) {
     for (const t of ['groups', 'due', 'orders', 'order_payments'])
-      await tx.unsafe(`delete from ${s}.${t} where order_key = any($1::text[])`, [keys] as never[]);
+      await tx`delete from ${tx(s)}.${tx(t)} where order_key = any(${keys}::text[])`;
   }
   const groupRows = dirty.map((g) => ({
     order_key: g.key,

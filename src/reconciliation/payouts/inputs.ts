@@ -1,3 +1,4 @@
+import type postgres from 'postgres';
 import type { Position } from '../../store/types';
 import type { ExpectedPayout, PayoutBankLine } from './match';
 
@@ -7,13 +8,9 @@ import type { ExpectedPayout, PayoutBankLine } from './match';
  * (only rows written by events at or before it, the directory as it stood then).
  */
 
-/** Something that runs SQL text with parameters: a transaction or a pool. */
-export interface SqlText {
-  // biome-ignore lint/suspicious/noExplicitAny: postgres.js types its rows per call; the rows are typed below
-  unsafe(query: string, params?: any[]): PromiseLike<any>;
-}
-
 export interface InputTables {
+  /** the schema the three tables (or views) are in: names, unquoted (the driver quotes them) */
+  readonly schema: string;
   /** expected payouts: reference, sub_merchant_id, currency, amount, issued_on, event_id, commit_pos, prepare_pos */
   readonly expected: string;
   /** bank lines of the payouts accounts */
@@ -53,27 +50,29 @@ export interface PayoutInputs {
   readonly lines: PayoutBankLine[];
 }
 
-export async function loadPayoutInputs(q: SqlText, t: InputTables, cut?: Position): Promise<PayoutInputs> {
-  const params = cut ? [cut.commit.toString(), cut.prepare.toString()] : [];
+/** What runs the reads: a transaction or a pool (what both are). */
+type Queries = postgres.ISql<{ bigint: bigint }>;
+
+export async function loadPayoutInputs(q: Queries, t: InputTables, cut?: Position): Promise<PayoutInputs> {
+  const table = (name: string) => q`${q(t.schema)}.${q(name)}`;
+  // only the rows written at or before the cut, when there is one
   const at = (alias: string) =>
-    cut ? `and (${alias}.commit_pos, ${alias}.prepare_pos) <= ($1::numeric, $2::numeric)` : '';
-  const expected = (await q.unsafe(
-    `with payee as (
-       select distinct on (sub_merchant_id) sub_merchant_id, name, payout_account from ${t.payees} v
+    cut
+      ? q`and (${q(alias)}.commit_pos, ${q(alias)}.prepare_pos) <= (${cut.commit.toString()}::numeric, ${cut.prepare.toString()}::numeric)`
+      : q``;
+  const expected = await q<ExpectedRow[]>`with payee as (
+       select distinct on (sub_merchant_id) sub_merchant_id, name, payout_account from ${table(t.payees)} v
        where true ${at('v')} order by sub_merchant_id, commit_pos desc, prepare_pos desc)
      select e.reference, e.sub_merchant_id, e.currency, e.amount::text as amount, to_char(e.issued_on, 'YYYY-MM-DD') as issued_on,
             e.event_id::text as event_id, p.name as payee_name, p.payout_account
-     from ${t.expected} e left join payee p on p.sub_merchant_id = e.sub_merchant_id
-     where true ${at('e')}`,
-    params,
-  )) as ExpectedRow[];
-  const lines = (await q.unsafe(
-    `select l.event_id::text as event_id, l.account_id, l.currency, l.direction, l.amount::text as amount,
+     from ${table(t.expected)} e left join payee p on p.sub_merchant_id = e.sub_merchant_id
+     where true ${at('e')}`;
+  const lines = await q<
+    LineRow[]
+  >`select l.event_id::text as event_id, l.account_id, l.currency, l.direction, l.amount::text as amount,
             to_char(l.booking_date, 'YYYY-MM-DD') as booking_date, l.end_to_end_id, l.remittance, l.counterparty_name,
             l.counterparty_account, l.is_return, l.bank_ref
-     from ${t.lines} l where true ${at('l')}`,
-    params,
-  )) as LineRow[];
+     from ${table(t.lines)} l where true ${at('l')}`;
   return {
     expected: expected.map((r) => ({
       reference: r.reference,

@@ -41,6 +41,8 @@ export async function insertJson(tx: Tx, table: string, cols: string, rows: read
     .split(',')
     .map((c) => c.trim());
   const list = names(cols).join(', ');
+  // .unsafe: the record's column definitions (`as x(name type, …)`) are SQL text no parameter can carry; `table`
+  // comes quoted (qualified()), the rows are the one parameter
   await tx.unsafe(
     `insert into ${table} (${list}) select ${list} from jsonb_to_recordset($1::text::jsonb) as x(${typed.join(', ')}) on conflict do nothing`,
     [JSON.stringify(rows)] as never[],
