@@ -1,4 +1,3 @@
-import { ident } from '../db/identifier';
 import type { ProjectionContext, Tx } from '../projector/projection';
 import type { RecordedEvent } from '../store/types';
 import { addWindow, type Batch } from './batch';
@@ -13,31 +12,28 @@ import { discrepancyFromRow } from './discrepancies/columns';
 /**
  * Loads what a batch may touch, as planned from its events: the state of only the payments it names or that
  * come due or of age during it, with one query per table keyed by arrays of payment keys; independent reads
- * are sent together (one wait for the database instead of several).
+ * are sent together (one wait for the database instead of several). `s`: the build schema, unquoted (named by
+ * `tx(s)`).
  */
 
 type Keys = ReadonlyArray<readonly [string, string]>;
-const byKeys = 'join unnest($1::text[], $2::text[]) as k(pos_id, payment_id) using (pos_id, payment_id)';
-const keyArgs = (keys: Keys) => [keys.map((k) => k[0]), keys.map((k) => k[1])] as never[];
+/** Joins a table to these payment keys: a fragment of the query it is written in. */
+const byKeys = (tx: Tx, keys: Keys) =>
+  tx`join unnest(${keys.map((k) => k[0])}::text[], ${keys.map((k) => k[1])}::text[]) as k(pos_id, payment_id) using (pos_id, payment_id)`;
 
 /** The reads that do not depend on the batch. */
 function readShared(tx: Tx, s: string) {
   return Promise.all([
-    tx.unsafe<{ clock: Date | null }[]>(`select clock from ${s}.state where id = 1`),
-    tx.unsafe<{ sub_merchant_id: string; name: string; event_id: string }[]>(
-      `select sub_merchant_id, name, event_id::text from ${s}.directory`,
-    ),
-    tx.unsafe<{ name: string; sub_merchant_id: string; event_id: string }[]>(
-      `select name, sub_merchant_id, event_id::text from ${s}.former_names`,
-    ),
-    tx.unsafe<{ discrepancy_id: string; accepted_by: string; note: string; accepted_at: Date; event_id: string }[]>(
-      `select discrepancy_id::text, accepted_by, note, accepted_at, event_id::text from ${s}.pending_acceptances`,
-    ),
-    tx.unsafe<
+    tx<{ clock: Date | null }[]>`select clock from ${tx(s)}.state where id = 1`,
+    tx<{ sub_merchant_id: string; name: string; event_id: string }[]>`
+      select sub_merchant_id, name, event_id::text from ${tx(s)}.directory`,
+    tx<{ name: string; sub_merchant_id: string; event_id: string }[]>`
+      select name, sub_merchant_id, event_id::text from ${tx(s)}.former_names`,
+    tx<{ discrepancy_id: string; accepted_by: string; note: string; accepted_at: Date; event_id: string }[]>`
+      select discrepancy_id::text, accepted_by, note, accepted_at, event_id::text from ${tx(s)}.pending_acceptances`,
+    tx<
       { pos_id: string; window_from: Date; window_to: Date; completed_at: Date; report_id: string; event_id: string }[]
-    >(
-      `select pos_id, window_from, window_to, completed_at, report_id, event_id::text from ${s}.sync_windows order by completed_at, event_id`,
-    ),
+    >`select pos_id, window_from, window_to, completed_at, report_id, event_id::text from ${tx(s)}.sync_windows order by completed_at, event_id`,
   ]);
 }
 
@@ -53,66 +49,45 @@ async function wantMore(tx: Tx, s: string, plan: Plan, maxClock: number | null):
     for (const r of rows) if (r.payment_id !== null) want(plan, r.pos_id, r.payment_id);
   };
   if (maxClock !== null)
-    add(
-      await tx.unsafe<PaymentRef[]>(`select pos_id, payment_id from ${s}.due where due_at <= $1`, [
-        new Date(maxClock),
-      ] as never[]),
-    );
+    add(await tx<PaymentRef[]>`select pos_id, payment_id from ${tx(s)}.due where due_at <= ${new Date(maxClock)}`);
   for (const w of plan.windows) {
     add(
-      await tx.unsafe<PaymentRef[]>(
-        `select distinct pos_id, payment_id from ${s}.operations
-         where pos_id = $1 and occurred_at >= $2 and occurred_at < $3 and not (register_present and period_present)`,
-        [w.posId, w.from, w.to] as never[],
-      ),
+      await tx<PaymentRef[]>`select distinct pos_id, payment_id from ${tx(s)}.operations
+         where pos_id = ${w.posId} and occurred_at >= ${w.from} and occurred_at < ${w.to} and not (register_present and period_present)`,
     );
     // operations waiting for this report (or for any window covering their rows): judged when it completes
     add(
-      await tx.unsafe<PaymentRef[]>(
-        `select distinct pos_id, payment_id from ${s}.report_pending
-         where pos_id = $1 and (report_id = $2 or (date_time >= $3 and date_time < $4))`,
-        [w.posId, w.reportId, w.from, w.to] as never[],
-      ),
+      await tx<PaymentRef[]>`select distinct pos_id, payment_id from ${tx(s)}.report_pending
+         where pos_id = ${w.posId} and (report_id = ${w.reportId} or (date_time >= ${w.from} and date_time < ${w.to}))`,
     );
   }
   if (plan.receiverNames.size)
     add(
-      await tx.unsafe<PaymentRef[]>(
-        `select distinct pos_id, payment_id from ${s}.operation_receivers where receiver_name = any($1::text[])`,
-        [[...plan.receiverNames]] as never[],
-      ),
+      await tx<PaymentRef[]>`
+        select distinct pos_id, payment_id from ${tx(s)}.operation_receivers where receiver_name = any(${[...plan.receiverNames]}::text[])`,
     );
   if (plan.acceptedIds.length)
     add(
-      await tx.unsafe<{ pos_id: string; payment_id: string | null }[]>(
-        `select pos_id, payment_id from ${s}.discrepancies where id = any($1::uuid[])`,
-        [plan.acceptedIds] as never[],
-      ),
+      await tx<{ pos_id: string; payment_id: string | null }[]>`
+        select pos_id, payment_id from ${tx(s)}.discrepancies where id = any(${plan.acceptedIds}::uuid[])`,
     );
 }
 
 /** The stored state of these payments, into the batch (in the order of `keys`). */
 async function loadPayments(tx: Tx, s: string, b: Batch, keys: Keys): Promise<void> {
   if (keys.length === 0) return;
-  const args = keyArgs(keys);
   const [dueRows, obsRows, resendRows, waitRows, discRows] = await Promise.all([
     // every due row of these payments (not only the ripe ones): a changed due replaces it
-    tx.unsafe<{ pos_id: string; payment_id: string; due_at: Date }[]>(
-      `select pos_id, payment_id, due_at from ${s}.due ${byKeys}`,
-      args,
-    ),
-    tx.unsafe<{ pos_id: string; payment_id: string; obs: string }[]>(
-      `select pos_id, payment_id, obs from ${s}.observations ${byKeys}`,
-      args,
-    ),
-    tx.unsafe<{ pos_id: string; payment_id: string; method: string; requested_at: Date; event_id: string }[]>(
-      `select pos_id, payment_id, method, requested_at, event_id::text from ${s}.resends ${byKeys} order by requested_at, event_id`,
-      args,
-    ),
-    tx.unsafe<
+    tx<{ pos_id: string; payment_id: string; due_at: Date }[]>`
+      select pos_id, payment_id, due_at from ${tx(s)}.due ${byKeys(tx, keys)}`,
+    tx<{ pos_id: string; payment_id: string; obs: string }[]>`
+      select pos_id, payment_id, obs from ${tx(s)}.observations ${byKeys(tx, keys)}`,
+    tx<{ pos_id: string; payment_id: string; method: string; requested_at: Date; event_id: string }[]>`
+      select pos_id, payment_id, method, requested_at, event_id::text from ${tx(s)}.resends ${byKeys(tx, keys)} order by requested_at, event_id`,
+    tx<
       { pos_id: string; payment_id: string; operation_key: string; report_id: string; date_time: Date | null }[]
-    >(`select pos_id, payment_id, operation_key, report_id, date_time from ${s}.report_pending ${byKeys}`, args),
-    tx.unsafe<Record<string, unknown>[]>(`select d.* from ${s}.discrepancies d ${byKeys}`, args),
+    >`select pos_id, payment_id, operation_key, report_id, date_time from ${tx(s)}.report_pending ${byKeys(tx, keys)}`,
+    tx<Record<string, unknown>[]>`select d.* from ${tx(s)}.discrepancies d ${byKeys(tx, keys)}`,
   ]);
   const due = new Map(dueRows.map((r) => [paymentKey(r.pos_id, r.payment_id), r.due_at.getTime()]));
   const obs = new Map(obsRows.map((r) => [paymentKey(r.pos_id, r.payment_id), r.obs]));
@@ -158,7 +133,7 @@ export async function loadBatch(
   events: readonly RecordedEvent[],
   plan: Plan,
 ): Promise<Batch> {
-  const s = ident(ctx.schema);
+  const s = ctx.schema;
   const [[st], directoryRows, formerRows, waitingRows, windowRows] = await readShared(tx, s);
   const clock = st?.clock ? st.clock.getTime() : null;
   let maxClock = clock;
@@ -215,9 +190,9 @@ export async function loadBatch(
     });
   }
   if (plan.reportLevel) {
-    for (const r of await tx.unsafe<Record<string, unknown>[]>(
-      `select * from ${s}.discrepancies where payment_id is null`,
-    )) {
+    for (const r of await tx<
+      Record<string, unknown>[]
+    >`select * from ${tx(s)}.discrepancies where payment_id is null`) {
       const d = discrepancyFromRow(r);
       b.storedDiscrepancies.add(d.id);
       b.reportLevel.set(d.id, d);
