@@ -1,4 +1,3 @@
-import { ident } from '../src/db/identifier';
 import { loadOrderBatch } from '../src/reconciliation/orders/groups';
 import { replayOrders } from '../src/reconciliation/orders/judging';
 import { createOrderTables, orderViews, writeOrderBatch } from '../src/reconciliation/orders/tables';
@@ -22,7 +21,7 @@ import { CLOCK_EVENTS } from './clock-events';
 
 async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionContext): Promise<void> {
   const observed = events.map(observationOf);
-  const batch = await loadOrderBatch(tx, ident(ctx.schema), ctx, events, observed);
+  const batch = await loadOrderBatch(tx, ctx.schema, ctx, events, observed);
   replayOrders(batch, events, observed);
   await writeOrderBatch(tx, ctx.schema, batch);
 }

@@ -78,7 +78,7 @@ export function versionOf(e: RecordedEvent): OrderVersion | null {
 
 /**
  * A batch's state: the clock, the directory and the fee contract, and the groups its events may touch
- * (`observed`: each event's observation, or null).
+ * (`observed`: each event's observation, or null; `s`: the build schema, unquoted, named by `tx(s)`).
  */
 export async function loadOrderBatch(
   tx: Tx,
@@ -88,13 +88,11 @@ export async function loadOrderBatch(
   observed: readonly (Observation | null)[],
 ): Promise<OrderBatch> {
   const [[st], dirRows, feeRows] = await Promise.all([
-    tx.unsafe<{ clock: Date | null; orders_since: Date | null }[]>(
-      `select clock, orders_since from ${s}.state where id = 1`,
-    ),
-    tx.unsafe<{ sub_merchant_id: string; name: string }[]>(`select sub_merchant_id, name from ${s}.directory`),
-    tx.unsafe<Record<string, unknown>[]>(
-      `select event_id::text, sub_merchant_id, method, currency, effective_from::text, percent, fixed::text, rounding from ${s}.fee_versions order by ord`,
-    ),
+    tx<{ clock: Date | null; orders_since: Date | null }[]>`
+      select clock, orders_since from ${tx(s)}.state where id = 1`,
+    tx<{ sub_merchant_id: string; name: string }[]>`select sub_merchant_id, name from ${tx(s)}.directory`,
+    tx<Record<string, unknown>[]>`
+      select event_id::text, sub_merchant_id, method, currency, effective_from::text, percent, fixed::text, rounding from ${tx(s)}.fee_versions order by ord`,
   ]);
   const { keys, all } = await wantedGroups(
     tx,
@@ -158,28 +156,26 @@ async function wantedGroups(
     else if (isEvent(DiscrepancyAccepted, e)) accepted.push(dataOf(DiscrepancyAccepted, e).discrepancyId);
   }
   if (maxClock !== null && !all) {
-    for (const r of await tx.unsafe<{ order_key: string }[]>(`select order_key from ${s}.due where due_at <= $1`, [
-      new Date(maxClock),
-    ] as never[]))
+    for (const r of await tx<
+      { order_key: string }[]
+    >`select order_key from ${tx(s)}.due where due_at <= ${new Date(maxClock)}`)
       keys.add(r.order_key);
   }
   if (accepted.length && !all) {
-    for (const r of await tx.unsafe<{ order_key: string }[]>(
-      `select order_key from ${s}.discrepancies where id = any($1::uuid[])`,
-      [accepted] as never[],
-    ))
+    for (const r of await tx<{ order_key: string }[]>`
+      select order_key from ${tx(s)}.discrepancies where id = any(${accepted}::uuid[])`)
       keys.add(r.order_key);
   }
   return { keys, all };
 }
 
 async function loadGroups(tx: Tx, s: string, b: OrderBatch, keys: readonly string[] | 'all'): Promise<void> {
-  const where = keys === 'all' ? '' : 'where order_key = any($1::text[])';
-  const args = (keys === 'all' ? [] : [keys]) as never[];
+  // a fragment of each query it is written in: every group, or these
+  const where = () => (keys === 'all' ? tx`` : tx`where order_key = any(${keys}::text[])`);
   const [rows, discs, dues] = await Promise.all([
-    tx.unsafe<{ order_key: string; versions: string; payments: string }[]>(`select * from ${s}.groups ${where}`, args),
-    tx.unsafe<Record<string, unknown>[]>(`select * from ${s}.discrepancies ${where}`, args),
-    tx.unsafe<{ order_key: string; due_at: Date }[]>(`select * from ${s}.due ${where}`, args),
+    tx<{ order_key: string; versions: string; payments: string }[]>`select * from ${tx(s)}.groups ${where()}`,
+    tx<Record<string, unknown>[]>`select * from ${tx(s)}.discrepancies ${where()}`,
+    tx<{ order_key: string; due_at: Date }[]>`select * from ${tx(s)}.due ${where()}`,
   ]);
   for (const r of rows) {
     const payments = new Map<string, Observation[]>();
