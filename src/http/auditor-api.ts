@@ -1,4 +1,3 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Sql } from '../db/connect';
 import { checkText, plausibleDay, REFERENCE_TEXT } from '../input-rules';
@@ -100,14 +99,6 @@ function send(
     ...extra,
   });
   res.end(head ? undefined : text);
-}
-
-const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
-
-/** Constant-time comparison: both sides hashed to the same length first, so the length leaks nothing either. */
-export function tokenMatches(given: string | undefined, expected: string): boolean {
-  if (given === undefined) return false;
-  return timingSafeEqual(digest(given), digest(expected));
 }
 
 function bearer(req: IncomingMessage): string | undefined {

@@ -4,7 +4,8 @@ import type { Keyed } from '../ingest/observations';
 import { OrderConflictError, appendOrderBatch } from '../ingest/orders/import';
 import { orderInput } from '../ingest/orders/input';
 import { isPlainObject, parseJsonExact } from '../psp/json';
-import { pathId, tokenMatches } from './auditor-api';
+import { tokenMatches } from '../people/tokens';
+import { pathId } from './auditor-api';
 import type { Sql } from '../db/connect';
 import { orderDetail } from '../reconciliation/orders/queries';
 
