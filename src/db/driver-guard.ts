@@ -44,7 +44,7 @@ export function isDriverLostConnection(e: unknown): boolean {
   if (typeof code !== 'string' || !CONNECTION_LOST.has(code)) return false;
   // The driver marks an error it fails a query with by giving it the query's text (queryError). The stack alone
   // does not tell: a refused connect is an error made by node:net, and a query run with `unsafe` has no origin
-  // frames to append, so its stack names no driver file (one outage run in about twenty ended that way).
+  // frames to append, so its stack names no driver file (an outage run in a full suite ended that way; alone it passes).
   const stack = e.stack ?? '';
   return (
     /[/\\]postgres[/\\]src[/\\]/.test(stack) ||
