@@ -2,13 +2,19 @@ import { z } from 'zod';
 import { defineEvent } from './catalog';
 
 /**
- * Events written by auditors (recon discrepancies accept). Stream:
- *   discrepancy-<id>   decisions about one discrepancy; the first event is its acceptance, so
- *                      appending with expectedRevision 'no_stream' refuses a second acceptance.
+ * Decisions that move money on one discrepancy (docs/exceptions.md). Stream:
+ *   discrepancy-<id>   its acceptances and their revocations, in turn: an acceptance is appended at the
+ *                      revision read (the first with 'no_stream'), so two acceptances never both land.
+ * The work around a decision (assignment, comments, proposals waiting for a second person) is in the
+ * exception's own stream (exception-events.ts); only a decision in force is written here.
  * The projection applies them in commit order like every other event, so a replay keeps them.
  */
 
 export const discrepancyStream = (discrepancyId: string) => `discrepancy-${discrepancyId}`;
+
+/** What an acceptance decides about the money in doubt. */
+export const DECISIONS = ['pay', 'withhold', 'write_off'] as const;
+export type Decision = (typeof DECISIONS)[number];
 
 const isoInstant = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/, 'ISO-8601 UTC instant');
 
@@ -25,7 +31,26 @@ export const DiscrepancyAccepted = defineEvent(
     /**
      * For a discrepancy whose money is held on the statements (HOLDING_TYPES): pay it on the next statement,
      * or keep withholding it. Absent (acceptances recorded before decisions were asked for): pay.
+     * `write_off`: the company absorbs the amount in doubt (an adjusting journal entry to the configured
+     * write-off account) and the hold is released.
      */
-    decision: z.enum(['pay', 'withhold']).optional(),
+    decision: z.enum(DECISIONS).optional(),
+  }),
+);
+
+/**
+ * An acceptance taken back (a decision revoked, or new evidence): the discrepancy is open again, its money held
+ * again if its type holds money, and any adjusting entry of a write-off reversed.
+ */
+export const DiscrepancyAcceptanceRevoked = defineEvent(
+  'DiscrepancyAcceptanceRevoked',
+  1,
+  z.object({
+    discrepancyId: z.uuid(),
+    /** the DiscrepancyAccepted event taken back */
+    acceptance: z.uuid(),
+    reason: z.string().trim().min(1).max(4000),
+    revokedBy: z.string().trim().min(1).max(200),
+    revokedAt: isoInstant,
   }),
 );

@@ -1,6 +1,11 @@
 import type { Sql } from '../../db/connect';
 import { isSqlState } from '../../db/errors';
-import { DiscrepancyAccepted, discrepancyStream } from '../../events/audit-events';
+import {
+  type Decision,
+  DiscrepancyAccepted,
+  DiscrepancyAcceptanceRevoked,
+  discrepancyStream,
+} from '../../events/audit-events';
 import { dataOf, isEvent } from '../../events/catalog';
 import { holdReasonsOf } from '../../reconciliation/discrepancies/registry';
 import { allDiscrepancies } from '../../reconciliation/discrepancy-queries';
@@ -186,12 +191,18 @@ export interface DiscRow {
   values: Record<string, unknown> | null;
 }
 
-/** An accepted discrepancy stays held when its acceptance (at or before the cut) says withhold. */
-async function decisionAt(store: EventStore, id: string, cut: Position): Promise<'pay' | 'withhold' | 'open'> {
-  const events = await store.readStream(discrepancyStream(id));
-  const acc = events.find((e) => isEvent(DiscrepancyAccepted, e) && comparePositions(e.position, cut) <= 0);
-  if (!acc) return 'open';
-  return dataOf(DiscrepancyAccepted, acc).decision ?? 'pay';
+/**
+ * The decision in force at the cut: the last acceptance at or before it, unless revoked since ('open'). An
+ * accepted discrepancy stays held when that decision says withhold; pay and write_off release it.
+ */
+async function decisionAt(store: EventStore, id: string, cut: Position): Promise<Decision | 'open'> {
+  let decision: Decision | 'open' = 'open';
+  for (const e of await store.readStream(discrepancyStream(id))) {
+    if (comparePositions(e.position, cut) > 0) break;
+    if (isEvent(DiscrepancyAccepted, e)) decision = dataOf(DiscrepancyAccepted, e).decision ?? 'pay';
+    else if (isEvent(DiscrepancyAcceptanceRevoked, e)) decision = 'open';
+  }
+  return decision;
 }
 
 /** The discrepancies of holding types, or none when the reconciliation was never built (logged by the caller). */
@@ -313,8 +324,9 @@ export async function heldAt(
   const claims: HoldClaim[] = [...(opts.extra ?? []), ...(await quarantineClaimsAt(sql, cut))];
   for (const r of rows) {
     if (!standingAt(r, cut, positions)) continue;
-    // accepted at or before the cut: held unless the decision was to pay
-    if ((await decisionAt(store, r.id, cut)) === 'pay') continue;
+    // accepted at or before the cut: held unless the decision in force releases it (pay, write off)
+    const decision = await decisionAt(store, r.id, cut);
+    if (decision === 'pay' || decision === 'write_off') continue;
     const c = claimOf(r, policy);
     if (c) claims.push(c);
   }
