@@ -121,7 +121,7 @@ describe('a payout run, end to end', () => {
       }),
     ]);
     await settle();
-    await issueStatements({ ...deps(), bank }, { month: '2024-03', outDir: out });
+    await issueStatements(deps(), { month: '2024-03', outDir: out });
     const march = await payMonth('2024-03', '2024-04-05', 'p1');
     // 150.00 earned, 50.00 held under the status mismatch: 100.00 asked and paid
     expect(march.run.lines.map((l) => [l.reference, l.amount])).toEqual([['RS-SM-A-2024-03-UAH', '10000']]);
@@ -155,7 +155,7 @@ describe('a payout run, end to end', () => {
     ]);
 
     await settle();
-    await issueStatements({ ...deps(), bank }, { month: '2024-04', outDir: out });
+    await issueStatements(deps(), { month: '2024-04', outDir: out });
     const april = await payMonth('2024-04', '2024-05-03', 'p2');
     expect(april.run.lines).toEqual([
       expect.objectContaining({

@@ -196,6 +196,7 @@ describe('payout runs', () => {
     ).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     const r = await approveRun(store, iryna, first, { timezone: 'Europe/Kyiv', executionDate: '2026-11-30', now: NOW });
     expect(r).toMatchObject({ status: 'approved', approvedBy: 'iryna', executionDate: '2026-11-30' });
+    expect(await showRun(store, person('v', 'viewer'), first)).toEqual(r);
     await expect(approveRun(store, petro, first, { timezone: 'Europe/Kyiv' })).rejects.toMatchObject({
       code: 'RUN_NOT_DRAFT',
     });

@@ -74,7 +74,12 @@ export function register(program: Command): void {
   const group = program
     .command('payout-runs')
     .description('payouts of a month in one payment file (pain.001), drafted by one person and approved by another');
+  readingCommands(group);
+  lifeCommands(group);
+}
 
+/** draft, list, show */
+function readingCommands(group: Command): void {
   group
     .command('draft')
     .requiredOption('--month <YYYY-MM>', "the statements' month whose payouts the run pays")
@@ -115,7 +120,10 @@ export function register(program: Command): void {
         process.stdout.write(opts.format === 'json' ? `${JSON.stringify(runJson(r), null, 2)}\n` : `${details(r)}\n`);
       });
     });
+}
 
+/** approve, file, send, cancel */
+function lifeCommands(group: Command): void {
   group
     .command('approve')
     .argument('<run>', 'the run id, PR-YYYY-MM-n')
