@@ -49,7 +49,7 @@ export const PayoutRunDrafted = defineEvent(
         reference: z.string().regex(/^[A-Z0-9-]{1,35}$/),
         /** the StatementIssued event the reference comes from */
         statementRun: z.uuid(),
-        creditorName: z.string().min(1).max(200),
+        creditorName: z.string().min(1).max(140),
         creditorAccount: account,
         releasedHolds: z.array(releasedHold),
       }),

@@ -67,6 +67,11 @@ export function debtorsFor(currencies: readonly string[], bank: BankConfig, env:
       throw new PayoutConfigMissing(
         `bank.accounts (RECON_CONFIG): ${accounts.length} accounts with role "payouts" in ${currency} (${accounts.map((a) => a.id).join(', ')}); keep one per currency for payment files`,
       );
-    return { currency, account: accounts[0]!.id.slice(0, 34), name, bic };
+    const account = accounts[0]!.id;
+    if (!/^[A-Z0-9/-]{1,34}$/.test(account))
+      throw new PayoutConfigMissing(
+        `bank.accounts (RECON_CONFIG): the payouts account ${JSON.stringify(account.slice(0, 40))} is not an IBAN or account number a payment file can carry (letters, digits, / and -, at most 34)`,
+      );
+    return { currency, account, name, bic };
   });
 }

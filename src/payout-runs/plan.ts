@@ -1,5 +1,5 @@
 import type { PayoutRun } from './runs';
-import { decimalText } from './pain001';
+import { clip, decimalText } from './pain001';
 
 /**
  * What a new payout run of a month pays (pure): every expected payout the month's statements ask for — a
@@ -116,7 +116,8 @@ function lineOrLeftOut(input: PlanInput, index: number, row: StatementPayoutRow)
   return {
     ...base,
     statementRun: input.runs[index]!.id,
-    creditorName: payee.legalName ?? payee.name,
+    // as the file names the creditor (at most 140 characters)
+    creditorName: clip(payee.legalName ?? payee.name, 140),
     creditorAccount: payee.payoutAccount,
     releasedHolds: releasedInto(input, index, row),
   };

@@ -190,6 +190,32 @@ describe('payout runs', () => {
     expect(again.run!.lines.map((l) => l.amount)).toEqual(['100']);
   });
 
+  it('refuses a bad month or run id, naming it; of two approvals at once, one lands', async () => {
+    await expect(draft(ana, '2026-13')).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      message: expect.stringContaining('--month'),
+    });
+    await expect(showRun(store, ana, 'PR-x')).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(showRun(store, ana, 'PR-2026-10-7')).rejects.toMatchObject({ code: 'NO_SUCH_RUN' });
+    await issue(store, '2026-07', [
+      {
+        subMerchantId: 'SM-C',
+        currency: 'JPY',
+        reference: 'RS-SM-C-2026-07-JPY',
+        amountDue: '200',
+        held: '0',
+        payable: '200',
+        holds: [],
+      },
+    ]);
+    const r = await draft(ana, '2026-07');
+    const both = await Promise.allSettled(
+      [petro, iryna].map((who) => approveRun(store, who, r.run!.id, { timezone: 'Europe/Kyiv', now: NOW })),
+    );
+    expect(both.map((x) => x.status).sort()).toEqual(['fulfilled', 'rejected']);
+    expect((await showRun(store, ana, r.run!.id)).status).toBe('approved');
+  });
+
   it('approved by a second person: the file is valid, exact and names the statement references', async () => {
     await expect(
       approveRun(store, iryna, first, { timezone: 'Europe/Kyiv', executionDate: '2026-11-01', now: NOW }),
@@ -285,6 +311,7 @@ describe('payout runs', () => {
     const runs = await listRuns(store, person('v', 'viewer'));
     expect(runs.map((r) => [r.id, r.status])).toEqual([
       ['PR-2026-10-2', 'draft'],
+      ['PR-2026-07-1', 'approved'],
       ['PR-2026-08-2', 'draft'],
       ['PR-2026-08-1', 'cancelled'],
       ['PR-2026-10-1', 'sent'],
