@@ -190,6 +190,37 @@ describe('payout runs', () => {
     expect(again.run!.lines.map((l) => l.amount)).toEqual(['100']);
   });
 
+  it('leaves out, listed with the reason, a fraction of a yen and a sub-merchant the directory does not know', async () => {
+    await issue(store, '2026-06', [
+      {
+        subMerchantId: 'SM-C',
+        currency: 'JPY',
+        reference: 'RS-SM-C-2026-06-JPY',
+        amountDue: '12345',
+        held: '0',
+        payable: '12345',
+        holds: [],
+      },
+      {
+        subMerchantId: 'SM-Z',
+        currency: 'EUR',
+        reference: 'RS-SM-Z-2026-06-EUR',
+        amountDue: '100',
+        held: '0',
+        payable: '100',
+        holds: [],
+      },
+    ]);
+    const before = await revision();
+    const r = await draft(ana, '2026-06');
+    expect(r.run).toBeNull(); // nothing the file can carry: no run
+    expect(await revision()).toBe(before);
+    expect(r.plan.leftOut.map((l) => [l.reference, l.reason])).toEqual([
+      ['RS-SM-C-2026-06-JPY', 'not_whole_units'],
+      ['RS-SM-Z-2026-06-EUR', 'not_registered'],
+    ]);
+  });
+
   it('refuses a bad month or run id, naming it; of two approvals at once, one lands', async () => {
     await expect(draft(ana, '2026-13')).rejects.toMatchObject({
       code: 'INVALID_INPUT',
