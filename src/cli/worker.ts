@@ -4,6 +4,7 @@ import { createWebhookReceiver } from '../http/receiver';
 import { createAuditorApi } from '../http/auditor-api';
 import { directoryReader } from '../people/authenticate';
 import { createOrdersApi } from '../http/orders-api';
+import { createPayoutRunsApi } from '../http/payout-runs-api';
 import { followProjections, listQuarantine } from '../projector/runner';
 import { createScheduler } from '../scheduler/scheduler';
 import { storeReadiness } from '../store/transaction-counter';
@@ -82,9 +83,21 @@ async function startHttp(rt: Runtime, opts: WorkerOptions, health: ReturnType<ty
     sql: rt.sql,
     auditorToken: config.auditorToken,
   });
+  const payoutRuns = createPayoutRunsApi({
+    store: rt.store,
+    directory: directoryReader(rt.store),
+    auditorToken: config.auditorToken,
+    timezone: config.timezone,
+  });
   const readiness = readinessRoute({ ready: storeReadiness(rt.store, rt.sql), degraded: () => health.degraded() }, log);
   const app = createHttpApp({
-    routes: [readiness, receiver.handle, asyncRoute('/api/orders', orders, log), asyncRoute('/api', auditor, log)],
+    routes: [
+      readiness,
+      receiver.handle,
+      asyncRoute('/api/orders', orders, log),
+      asyncRoute('/api/payout-runs', payoutRuns, log),
+      asyncRoute('/api', auditor, log),
+    ],
     log,
   });
   const { url } = await app.listen(opts.port, opts.host);
