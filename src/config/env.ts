@@ -1,4 +1,5 @@
 import { ReconError } from '../errors';
+import { DEBTOR_VARIABLES } from './payout-debtor';
 import { STATEMENT_VARIABLES, type StatementsConfig, statementsConfigFrom } from './statements';
 import { HOLD_POLICY_VARIABLES, holdPolicyFrom } from './hold-policy';
 import { type BankConfig, EMPTY_BANK_CONFIG } from './bank';
@@ -253,6 +254,7 @@ export const VARIABLES: readonly VariableDoc[] = [
     meaning: 'where scheduled jobs write statements and reports',
   },
   ...STATEMENT_VARIABLES,
+  ...DEBTOR_VARIABLES,
   ...HOLD_POLICY_VARIABLES,
 ];
 

@@ -11,21 +11,6 @@ import type { Debtor } from './pain001';
  * run never changes with the environment of the machine that writes it.
  */
 
-export const DEBTOR_VARIABLES = [
-  {
-    name: 'RECON_PAYOUTS_DEBTOR_NAME',
-    default: '(unset: RECON_ISSUER_NAME)',
-    example: 'Marketplace LLC',
-    meaning: 'the holder of the payouts accounts, as the payment file (pain.001) names the debtor',
-  },
-  {
-    name: 'RECON_PAYOUTS_DEBTOR_BIC',
-    default: '(unset: NOTPROVIDED in the file)',
-    example: 'COBADEFFXXX',
-    meaning: "the BIC of the payouts accounts' bank, in the payment file",
-  },
-] as const;
-
 const BIC = /^[A-Z0-9]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$/;
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
