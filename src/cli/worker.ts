@@ -4,6 +4,7 @@ import { createWebhookReceiver } from '../http/receiver';
 import { createAuditorApi } from '../http/auditor-api';
 import { directoryReader } from '../people/authenticate';
 import { createOrdersApi } from '../http/orders-api';
+import { metricsRoute } from '../http/metrics';
 import { followProjections, listQuarantine } from '../projector/runner';
 import { createScheduler } from '../scheduler/scheduler';
 import { storeReadiness } from '../store/transaction-counter';
@@ -83,8 +84,21 @@ async function startHttp(rt: Runtime, opts: WorkerOptions, health: ReturnType<ty
     auditorToken: config.auditorToken,
   });
   const readiness = readinessRoute({ ready: storeReadiness(rt.store, rt.sql), degraded: () => health.degraded() }, log);
+  const metrics = metricsRoute({
+    sql: rt.sql,
+    store: rt.store,
+    timezone: config.timezone,
+    token: config.metricsToken,
+    log,
+  });
   const app = createHttpApp({
-    routes: [readiness, receiver.handle, asyncRoute('/api/orders', orders, log), asyncRoute('/api', auditor, log)],
+    routes: [
+      readiness,
+      metrics,
+      receiver.handle,
+      asyncRoute('/api/orders', orders, log),
+      asyncRoute('/api', auditor, log),
+    ],
     log,
   });
   const { url } = await app.listen(opts.port, opts.host);
