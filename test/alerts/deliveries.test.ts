@@ -97,7 +97,7 @@ describe('delivery state', () => {
 
   it('gives up after the last allowed attempt', () => {
     const t = '2026-03-10T10:00:00.000Z';
-    const events = [raised];
+    const events: NewEvent[] = [raised];
     for (let n = 1; n <= 4; n++) events.push(attempted('a', n, t), failed('a', n, t, n === 4 ? null : t));
     const a = deliveryState(recorded(events), retry).channels[0];
     expect(a).toEqual({ channel: 'a', attempts: 4, sent: false, givenUp: true, retryAt: null, lastError: 'HTTP 503' });
