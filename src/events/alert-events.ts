@@ -13,7 +13,16 @@ export const alertStream = (alertId: string) => `alert-${alertId}`;
 
 const isoInstant = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/, 'ISO-8601 UTC instant');
 
-export const ALERT_KINDS = ['discrepancy', 'escalation', 'digest', 'summary', 'job_failed', 'sync_overdue'] as const;
+export const ALERT_KINDS = [
+  'discrepancy',
+  'escalation',
+  'digest',
+  'summary',
+  'job_failed',
+  'sync_overdue',
+  // `recon alerts test`: sent, never recorded
+  'test',
+] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
 
 export const AlertRaised = defineEvent(

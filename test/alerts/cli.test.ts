@@ -101,4 +101,16 @@ describe('recon alerts', () => {
       deliveries: [{ channel: 'team', attempts: 1, sent: true, givenUp: false }],
     });
   }, 300_000);
+
+  it('recon alerts test RULE sends a test alert to its channels, recording nothing; an unknown rule is refused', async () => {
+    const t = await recon(['alerts', 'test', 'short-settlements']);
+    expect({ code: t.code, stdout: t.stdout }, t.stderr).toEqual({ code: 0, stdout: 'team: sent (HTTP 200)\n' });
+    expect(slack.texts.at(-1)).toBe(
+      '*Test alert of rule short-settlements*\nThis is a test of the alert rule short-settlements (discrepancy); nothing needs doing.',
+    );
+    expect(await db.sql`select alert_id from alerts`).toHaveLength(1);
+    const unknown = await recon(['alerts', 'test', 'no-such-rule']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('no alert rule named no-such-rule (rules: short-settlements)');
+  }, 300_000);
 });

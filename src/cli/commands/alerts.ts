@@ -2,6 +2,8 @@ import type { Command } from 'commander';
 import { alertDepsFrom } from '../../../jobs/alerts';
 import { evaluateAlerts } from '../../alerts/evaluate';
 import { listAlerts } from '../../alerts/list';
+import { sendTestAlert } from '../../alerts/test-alert';
+import { requireConfig } from '../../config/env';
 import { EMPTY_ALERTS_CONFIG } from '../../config/alerts';
 import { printable } from '../../input-rules';
 import { positiveWhole } from '../options';
@@ -47,6 +49,23 @@ export function register(program: Command): void {
             `  ${d.alertId}  ${line(d.channel)}  attempt ${d.attempt}  ${d.outcome}${d.error ? `  ${line(d.error)}` : ''}\n`,
           );
       });
+    });
+
+  group
+    .command('test')
+    .argument('<rule>', 'the name of a rule of the `alerts` object of RECON_CONFIG')
+    .description("send a test alert to each of the rule's channels now (not recorded; sent every time)")
+    .action(async (rule: string) => {
+      // no database: only the configuration (a ConfigError names every problem)
+      const all = requireConfig();
+      const config = all.alerts ?? EMPTY_ALERTS_CONFIG;
+      const out = await sendTestAlert(config, rule, { mail: all.mail }, new Date());
+      if (!out)
+        throw new UsageError(
+          `no alert rule named ${line(rule)} (rules: ${config.rules.map((r) => r.name).join(', ') || 'none'})`,
+        );
+      for (const o of out) process.stdout.write(`${line(o.channel)}: ${o.outcome} (${line(o.detail)})\n`);
+      if (out.some((o) => o.outcome === 'failed')) process.exitCode = 1;
     });
 
   group
