@@ -5,6 +5,7 @@ import { createAuditorApi } from '../http/auditor-api';
 import { directoryReader } from '../people/authenticate';
 import { createOrdersApi } from '../http/orders-api';
 import { createPayoutRunsApi } from '../http/payout-runs-api';
+import { metricsRoute } from '../http/metrics';
 import { followProjections, listQuarantine } from '../projector/runner';
 import { createScheduler } from '../scheduler/scheduler';
 import { storeReadiness } from '../store/transaction-counter';
@@ -90,9 +91,17 @@ async function startHttp(rt: Runtime, opts: WorkerOptions, health: ReturnType<ty
     timezone: config.timezone,
   });
   const readiness = readinessRoute({ ready: storeReadiness(rt.store, rt.sql), degraded: () => health.degraded() }, log);
+  const metrics = metricsRoute({
+    sql: rt.sql,
+    store: rt.store,
+    timezone: config.timezone,
+    token: config.metricsToken,
+    log,
+  });
   const app = createHttpApp({
     routes: [
       readiness,
+      metrics,
       receiver.handle,
       asyncRoute('/api/orders', orders, log),
       asyncRoute('/api/payout-runs', payoutRuns, log),

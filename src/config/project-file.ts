@@ -53,6 +53,8 @@ const projectFileSchema = z.object({
     .min(1)
     .optional(),
   bank: bankConfigSchema.optional(),
+  // read and checked by src/config/alerts.ts
+  alerts: z.unknown().optional(),
 });
 
 /** The file's projects added to `projects` (each name and posId once), and its bank (empty when none). */
@@ -78,8 +80,8 @@ export function readProjectFile(
     }
     return EMPTY_BANK_CONFIG;
   }
-  if (parsed.data.projects === undefined && parsed.data.bank === undefined)
-    r.problem('RECON_CONFIG', `${configFile}: expected a "projects" array or a "bank" object`);
+  if (parsed.data.projects === undefined && parsed.data.bank === undefined && parsed.data.alerts === undefined)
+    r.problem('RECON_CONFIG', `${configFile}: expected a "projects" array, a "bank" object or an "alerts" object`);
   let bank = EMPTY_BANK_CONFIG;
   if (parsed.data.bank !== undefined) {
     bank = bankConfigFrom(parsed.data.bank);
