@@ -4,6 +4,8 @@ import { createWebhookReceiver } from '../http/receiver';
 import { createAuditorApi } from '../http/auditor-api';
 import { directoryReader } from '../people/authenticate';
 import { createOrdersApi } from '../http/orders-api';
+import { createExceptionsApi } from '../http/exceptions-api';
+import { exceptionPolicyOf } from '../exceptions/policy';
 import { followProjections, listQuarantine } from '../projector/runner';
 import { createScheduler } from '../scheduler/scheduler';
 import { storeReadiness } from '../store/transaction-counter';
@@ -82,9 +84,22 @@ async function startHttp(rt: Runtime, opts: WorkerOptions, health: ReturnType<ty
     sql: rt.sql,
     auditorToken: config.auditorToken,
   });
+  const exceptions = createExceptionsApi({
+    sql: rt.sql,
+    store: rt.store,
+    directory: directoryReader(rt.store),
+    policy: exceptionPolicyOf(config.exceptions).policy,
+    auditorToken: config.auditorToken,
+  });
   const readiness = readinessRoute({ ready: storeReadiness(rt.store, rt.sql), degraded: () => health.degraded() }, log);
   const app = createHttpApp({
-    routes: [readiness, receiver.handle, asyncRoute('/api/orders', orders, log), asyncRoute('/api', auditor, log)],
+    routes: [
+      readiness,
+      receiver.handle,
+      asyncRoute('/api/orders', orders, log),
+      asyncRoute('/api/exceptions', exceptions, log),
+      asyncRoute('/api', auditor, log),
+    ],
     log,
   });
   const { url } = await app.listen(opts.port, opts.host);

@@ -2,7 +2,8 @@ import { ReconError } from '../errors';
 import { STATEMENT_VARIABLES, type StatementsConfig, statementsConfigFrom } from './statements';
 import { HOLD_POLICY_VARIABLES, holdPolicyFrom } from './hold-policy';
 import { type BankConfig, EMPTY_BANK_CONFIG } from './bank';
-import { authScheme, PSP_ID, type PspProject, readProjectFile } from './project-file';
+import { authScheme, PSP_ID, type PspProject, readExceptionsSection, readProjectFile } from './project-file';
+import type { ExceptionsConfig } from './exceptions';
 import { type ConfigIssue, type EnvReader, envReader } from './reader';
 import path from 'node:path';
 import { IANAZone } from 'luxon';
@@ -47,6 +48,8 @@ export interface Config {
   readonly mail: { readonly smtpUrl: string; readonly from: string } | undefined;
   /** the issuer, contact and language of statements (src/config/statements.ts) */
   readonly statements?: StatementsConfig;
+  /** RECON_CONFIG's `exceptions` section: severity thresholds, SLA hours, write-offs (src/config/exceptions.ts) */
+  readonly exceptions?: ExceptionsConfig;
 }
 
 /** The log levels, least to most quiet. */
@@ -272,6 +275,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
   const { projects, schemeOfEnv } = projectsOfEnv(r);
   const configFile = r.get('RECON_CONFIG');
   const bank = configFile === undefined ? EMPTY_BANK_CONFIG : readProjectFile(r, configFile, projects, schemeOfEnv);
+  const exceptions = configFile === undefined ? {} : readExceptionsSection(r, configFile);
   const logLevel = (r.get('RECON_LOG_LEVEL') ?? 'info') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel))
     r.problem(
@@ -306,6 +310,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
     bank,
     mail,
     statements: statements.config,
+    exceptions,
   };
   return r.issues.length > 0 ? { ok: false, issues: r.issues } : { ok: true, config };
 }
