@@ -106,7 +106,15 @@ export async function applyDecisionRows(
 > {
   const planned: Array<{ row: number; plan: Plan }> = [];
   const problems: RowProblem[] = [];
+  const first = new Map<string, number>();
   for (const { row, request } of rows) {
+    // every plan is checked against the revision read: a second row for one exception would fail half-way
+    const before = first.get(request.id.toLowerCase());
+    if (before !== undefined) {
+      problems.push({ row, field: 'id', message: `id: the exception of row ${before} again; one row per exception` });
+      continue;
+    }
+    first.set(request.id.toLowerCase(), row);
     try {
       planned.push({ row, plan: await planAction(deps, actor, request) });
     } catch (e) {

@@ -1,4 +1,7 @@
 import { spawn } from 'node:child_process';
+import ExcelJS from 'exceljs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconEnv } from '../../fixtures/psp-env';
@@ -16,6 +19,7 @@ let store: EventStore;
 let team: Team;
 let psp: string;
 let unpaid: string;
+let dir: string;
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -25,11 +29,15 @@ beforeAll(async () => {
   await project(db.sql, store);
   psp = await idOf(db.sql, 'amount_mismatch');
   unpaid = await idOf(db.sql, 'order_not_at_psp');
+  // RECON_CONFIG's exceptions section: a write-off above 50.00 needs a second person
+  dir = mkdtempSync(path.join(tmpdir(), 'recon-exceptions-'));
+  writeFileSync(path.join(dir, 'recon.json'), JSON.stringify({ exceptions: { writeOff: { approvalAbove: '5000' } } }));
 }, 120_000);
 
 afterAll(async () => {
   await store?.close();
   await db?.drop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 function recon(args: string[], token?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -37,7 +45,11 @@ function recon(args: string[], token?: string): Promise<{ code: number | null; s
     const child = spawn(process.execPath, [BIN, ...args], {
       env: reconEnv({
         databaseUrl: db.url,
-        extra: { RECON_LOG_LEVEL: 'error', ...(token ? { RECON_TOKEN: token } : {}) },
+        extra: {
+          RECON_LOG_LEVEL: 'error',
+          RECON_CONFIG: path.join(dir, 'recon.json'),
+          ...(token ? { RECON_TOKEN: token } : {}),
+        },
       }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -100,5 +112,17 @@ describe('recon exceptions', () => {
     const by = await recon(['discrepancies', 'accept', unpaid, '--note', 'x', '--by', 'Olena'], team.analyst.token);
     expect(by.code).toBe(EXIT_CODE.usage);
     expect(by.stderr).toMatch(/unknown option '--by'/);
+  }, 600_000);
+
+  it('recon exceptions import FILE --dry-run lists what the sheet would do, by row', async () => {
+    const wb = new ExcelJS.Workbook();
+    const ws = wb.addWorksheet('Decisions');
+    ws.addRow(['id', 'action', 'note']);
+    ws.addRow([unpaid, 'comment', 'called the customer']);
+    const file = path.join(dir, 'decisions.xlsx');
+    await wb.xlsx.writeFile(file);
+    const r = await recon(['exceptions', 'import', file, '--dry-run'], team.analyst.token);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(`row 2: would comment: ${unpaid}\n1 row would change\n`);
   }, 600_000);
 });

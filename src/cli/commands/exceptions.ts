@@ -18,7 +18,9 @@ import { readDirectory } from '../../people/directory';
 import { actorFor } from '../../people/manage';
 import { runProjections } from '../../projector/runner';
 import { moneyText } from '../../reconciliation/discrepancy-summary';
-import { UsageError } from '../errors';
+import { InputRefused, UsageError } from '../errors';
+import { importDecisions, sheetProblemText } from '../../exceptions/import';
+import { readFileSync } from 'node:fs';
 import { type Runtime, withRuntime } from '../runtime';
 
 /**
@@ -299,6 +301,40 @@ function registerBulk(group: Command): void {
     );
 }
 
+function registerImport(group: Command): void {
+  group
+    .command('import <file>')
+    .option('--dry-run', 'check every row and list what would change; write nothing')
+    .description('apply a filled-in Decisions sheet (.xlsx) all or nothing: every row checked first')
+    .action(async (file: string, o: { dryRun?: boolean }) => {
+      let content: Buffer;
+      try {
+        content = readFileSync(file);
+      } catch (e) {
+        throw new UsageError(
+          `<file>: cannot read ${printable(file, { oneLine: true })} (${(e as NodeJS.ErrnoException).code ?? 'error'})`,
+        );
+      }
+      await withRuntime(async (rt, signal) => {
+        const actor = await actingPerson(rt);
+        await catchUp(rt, signal);
+        const r = await importDecisions(depsOf(rt), actor, content, { dryRun: o.dryRun === true });
+        if (!r.ok)
+          throw new InputRefused(
+            'DECISIONS_REFUSED',
+            `${file}: nothing imported:\n${r.problems.map(sheetProblemText).join('\n')}`,
+          );
+        if (!o.dryRun) await catchUp(rt, signal);
+        const verb = o.dryRun ? 'would' : 'did';
+        const lines = r.changes.map((c) => `row ${c.row}: ${verb} ${c.summary}: ${c.id}`);
+        lines.push(
+          `${r.changes.length} row${r.changes.length === 1 ? '' : 's'} ${o.dryRun ? 'would change' : 'changed'}`,
+        );
+        process.stdout.write(`${printable(lines.join('\n'))}\n`);
+      });
+    });
+}
+
 export function register(program: Command): void {
   const group = program
     .command('exceptions')
@@ -308,4 +344,5 @@ export function register(program: Command): void {
   registerReads(group);
   registerActions(group);
   registerBulk(group);
+  registerImport(group);
 }
