@@ -208,7 +208,7 @@ function registerActions(group: Command): void {
     .command('assign <id>')
     .requiredOption('--assignee <user>', 'the user id who works it')
     .option('--due <instant>', 'due date-time with a zone; default: the SLA of its severity')
-    .option('--note <text>', 'why')
+    .option('--note <text>', 'why it is assigned (kept in its history)')
     .description('assign an exception to a user, with a due date')
     .action((id: string, o: { assignee: string; due?: string; note?: string }) =>
       act({
@@ -227,7 +227,7 @@ function registerActions(group: Command): void {
   group
     .command('resolve <id>')
     .requiredOption('--reason-code <code>', 'explained_elsewhere, duplicate, timing, corrected_at_source or other')
-    .requiredOption('--note <text>', 'why')
+    .requiredOption('--note <text>', 'why it is resolved (kept in its history)')
     .description('resolve by hand an exception that holds no money (one that does needs a decision: accept)')
     .action((id: string, o: { reasonCode: string; note: string }) =>
       act({ action: 'resolve', id, reasonCode: o.reasonCode, note: o.note }),
@@ -242,12 +242,12 @@ function registerActions(group: Command): void {
     );
   group
     .command('approve <id>')
-    .requiredOption('--note <text>', 'why')
+    .requiredOption('--note <text>', 'why it is approved (kept on the acceptance)')
     .description("approve another person's proposal (an approver)")
     .action((id: string, o: { note: string }) => act({ action: 'approve', id, note: o.note }));
   group
     .command('reject <id>')
-    .requiredOption('--note <text>', 'why')
+    .requiredOption('--note <text>', 'why it is rejected (kept in its history)')
     .description('reject a proposal waiting for approval (an approver)')
     .action((id: string, o: { note: string }) => act({ action: 'reject', id, note: o.note }));
   group
