@@ -8,6 +8,8 @@ import { getException } from '../../src/exceptions/queries';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore } from '../../src/store/types';
 import { createTestDatabase, type TestDatabase } from '../support/db';
+import { appendAll } from '../discrepancies/fixtures';
+import { order } from '../orders/support';
 import { addTeam, idOf, project, seedTwoLegs, type Team } from './support';
 
 /**
@@ -97,5 +99,23 @@ describe('recon exceptions import', () => {
     await project(db.sql, store);
     const states = await Promise.all([psp, unpaid, orphan].map(async (id) => (await getException(db.sql, id))!.state));
     expect(states).toEqual(['assigned', 'resolved_by_hand', 'accepted']);
+  });
+
+  it('a hand resolution the sources later contradict shows as reopened, naming why', async () => {
+    // the marketplace amends the unpaid order: its discrepancy is updated by a later event, still open
+    await appendAll(store, [
+      order({
+        order_id: 'ord-unpaid',
+        amount: '12.00',
+        currency: 'UAH',
+        created_at: '2024-03-10T08:00:00Z',
+        split: '',
+        amended_at: '2024-03-15T09:00:00Z',
+      }),
+    ]);
+    await project(db.sql, store);
+    const x = (await getException(db.sql, unpaid))!;
+    expect(x.discrepancy.values).toMatchObject({ order_amount: '1200' });
+    expect(x).toMatchObject({ state: 'reopened', why: 'the sources changed after the hand resolution' });
   });
 });
