@@ -99,6 +99,18 @@ describe('recon exceptions', () => {
     expect(dry.stdout).toContain(`would comment: ${unpaid}`);
     expect(dry.stdout).toMatch(new RegExp(`${items.length} would change, 0 skipped\\n$`));
 
+    const table = await recon(
+      ['exceptions', 'list', '--state', 'pending_approval', '--no-catch-up'],
+      team.viewer.token,
+    );
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout).toMatch(
+      /^state\s+severity\s+due\s+amount in doubt\s+leg\s+type\s+assignee\s+last action\s+id\n/,
+    );
+    expect(table.stdout).toMatch(
+      new RegExp(`^pending_approval .* 100\\.00 UAH +psp +amount_mismatch +ivan .*${psp}\n1 exception\n$`, 'm'),
+    );
+
     const shown = await recon(['exceptions', 'show', psp], team.viewer.token);
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toContain('state pending_approval');
