@@ -6,6 +6,8 @@ import { directoryReader } from '../people/authenticate';
 import { createOrdersApi } from '../http/orders-api';
 import { createPayoutRunsApi } from '../http/payout-runs-api';
 import { metricsRoute } from '../http/metrics';
+import { createExceptionsApi } from '../http/exceptions-api';
+import { exceptionPolicyOf } from '../exceptions/policy';
 import { followProjections, listQuarantine } from '../projector/runner';
 import { createScheduler } from '../scheduler/scheduler';
 import { storeReadiness } from '../store/transaction-counter';
@@ -72,10 +74,12 @@ async function startHttp(rt: Runtime, opts: WorkerOptions, health: ReturnType<ty
     options: config.webhook,
     ready: storeReadiness(rt.store, rt.sql),
   });
+  // one view of the users for every surface: a revoked token stops everywhere at once
+  const directory = directoryReader(rt.store);
   const auditor = createAuditorApi({
     sql: rt.sql,
     token: config.auditorToken,
-    directory: directoryReader(rt.store),
+    directory,
     timezone: config.timezone,
   });
   const orders = createOrdersApi({
@@ -86,9 +90,16 @@ async function startHttp(rt: Runtime, opts: WorkerOptions, health: ReturnType<ty
   });
   const payoutRuns = createPayoutRunsApi({
     store: rt.store,
-    directory: directoryReader(rt.store),
+    directory,
     auditorToken: config.auditorToken,
     timezone: config.timezone,
+  });
+  const exceptions = createExceptionsApi({
+    sql: rt.sql,
+    store: rt.store,
+    directory,
+    policy: exceptionPolicyOf(config.exceptions).policy,
+    auditorToken: config.auditorToken,
   });
   const readiness = readinessRoute({ ready: storeReadiness(rt.store, rt.sql), degraded: () => health.degraded() }, log);
   const metrics = metricsRoute({
@@ -105,6 +116,7 @@ async function startHttp(rt: Runtime, opts: WorkerOptions, health: ReturnType<ty
       receiver.handle,
       asyncRoute('/api/orders', orders, log),
       asyncRoute('/api/payout-runs', payoutRuns, log),
+      asyncRoute('/api/exceptions', exceptions, log),
       asyncRoute('/api', auditor, log),
     ],
     log,

@@ -3,7 +3,8 @@ import { DEBTOR_VARIABLES } from './payout-debtor';
 import { STATEMENT_VARIABLES, type StatementsConfig, statementsConfigFrom } from './statements';
 import { HOLD_POLICY_VARIABLES, holdPolicyFrom } from './hold-policy';
 import { type BankConfig, EMPTY_BANK_CONFIG } from './bank';
-import { authScheme, PSP_ID, type PspProject, readProjectFile } from './project-file';
+import { authScheme, PSP_ID, type PspProject, readExceptionsSection, readProjectFile } from './project-file';
+import type { ExceptionsConfig } from './exceptions';
 import { type ConfigIssue, type EnvReader, envReader } from './reader';
 import path from 'node:path';
 import { IANAZone } from 'luxon';
@@ -59,6 +60,8 @@ export interface Config {
   readonly alerts?: AlertsConfig;
   /** bearer token of GET /metrics (RECON_METRICS_TOKEN); unset: /metrics answers loopback peers only */
   readonly metricsToken?: string | undefined;
+  /** RECON_CONFIG's `exceptions` section: severity thresholds, SLA hours, write-offs (src/config/exceptions.ts) */
+  readonly exceptions?: ExceptionsConfig;
 }
 
 /** The log levels, least to most quiet. */
@@ -298,6 +301,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
   const { projects, schemeOfEnv } = projectsOfEnv(r);
   const configFile = r.get('RECON_CONFIG');
   const bank = configFile === undefined ? EMPTY_BANK_CONFIG : readProjectFile(r, configFile, projects, schemeOfEnv);
+  const exceptions = configFile === undefined ? {} : readExceptionsSection(r, configFile);
   const logLevel = (r.get('RECON_LOG_LEVEL') ?? 'info') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel))
     r.problem(
@@ -334,6 +338,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
     statements: statements.config,
     alerts: readAlertsConfig(r, configFile),
     metricsToken: metricsTokenOf(r),
+    exceptions,
   };
   return r.issues.length > 0 ? { ok: false, issues: r.issues } : { ok: true, config };
 }

@@ -2,12 +2,12 @@ import { DateTime } from 'luxon';
 import type { Sql } from '../db/connect';
 import { isSqlState } from '../db/errors';
 import { newEvent } from '../events/catalog';
-import { DiscrepancyAccepted, discrepancyStream } from '../events/audit-events';
+import { type Decision, DiscrepancyAccepted, discrepancyStream } from '../events/audit-events';
 import { isStoreError } from '../store/errors';
 import type { EventStore } from '../store/types';
 import { DISCREPANCY_COLUMN_NAMES, DISCREPANCY_SELECT_LIST } from './discrepancies/columns';
 import { DISCREPANCY_VIEW_OF } from './discrepancies/table';
-import { discrepancyAmount, moneyText, whatDiffers } from './discrepancy-summary';
+import { amountInDoubt, discrepancyAmount, moneyText, whatDiffers } from './discrepancy-summary';
 import { DISCREPANCY_STATUSES, DISCREPANCY_TYPES, type DiscrepancyRecord, HOLDING_TYPES } from './discrepancy-types';
 
 export type { DiscrepancyRecord } from './discrepancy-types';
@@ -263,7 +263,7 @@ export type AcceptResult =
  */
 export async function acceptDiscrepancy(
   deps: { sql: Sql; store: EventStore },
-  req: { id: string; note: string; by: string; at: Date; decision?: 'pay' | 'withhold' },
+  req: { id: string; note: string; by: string; at: Date; decision?: Decision },
 ): Promise<AcceptResult> {
   const note = req.note.trim();
   const by = req.by.trim();
@@ -297,13 +297,18 @@ export async function acceptDiscrepancy(
     return {
       ok: false,
       code: 'DECISION_REQUIRED',
-      message: `a ${d.type} holds money on the statements: say whether to pay it or keep withholding it (--decision pay|withhold)`,
+      message: `a ${d.type} holds money on the statements: say whether to pay it, keep withholding it or write it off (--decision pay|withhold|write_off)`,
     };
-  if (!holds && req.decision)
+  // a write-off absorbs the amount in doubt: any type that has one may be written off
+  const writeOff = req.decision === 'write_off' && amountInDoubt(d) !== null;
+  if (req.decision && !writeOff && (!holds || req.decision === 'write_off'))
     return {
       ok: false,
       code: 'DECISION_NOT_APPLICABLE',
-      message: `a ${d.type} holds no money on the statements: --decision applies to ${HOLDING_TYPES.join(', ')}`,
+      message:
+        req.decision === 'write_off'
+          ? `a ${d.type} puts no amount in doubt: there is nothing to write off`
+          : `a ${d.type} holds no money on the statements: --decision pay|withhold applies to ${HOLDING_TYPES.join(', ')}`,
     };
   const event = newEvent(DiscrepancyAccepted, {
     discrepancyId: d.id,
