@@ -1,4 +1,5 @@
 import { AGE_BUCKETS, type OpenOnDay } from '../src/export/nightly/open';
+import { exceptionPolicyOf } from '../src/exceptions/policy';
 import { previousDay, writeNightlyReportFor } from '../src/export/nightly/report';
 import { healMissingWebhooks } from '../src/ingest/heal';
 import { syncIncremental } from '../src/ingest/sync';
@@ -146,6 +147,7 @@ async function writeReport(deps: JobDeps, ctx: JobContext, notes: RunNotes, appl
     {
       date,
       timezone: config.timezone,
+      policy: exceptionPolicyOf(config.exceptions).policy,
       graceHours: config.graceHours,
       outDir: config.outDir,
       facts: notes.facts,

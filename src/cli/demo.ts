@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs';
+import { exceptionPolicyOf } from '../exceptions/policy';
 import path from 'node:path';
 import { DateTime } from 'luxon';
 import type { Config, PspProject } from '../config/env';
@@ -432,6 +433,7 @@ async function nightlyReport(run: DemoRun) {
     {
       date: reportDate,
       timezone: config.timezone,
+      policy: exceptionPolicyOf(config.exceptions).policy,
       graceHours: config.graceHours,
       outDir: opts.outDir,
       facts: [

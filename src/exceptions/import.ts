@@ -1,9 +1,11 @@
-import ExcelJS from 'exceljs';
+import { createRequire } from 'node:module';
+import type ExcelJS from 'exceljs';
 import { checkText, FREE_TEXT } from '../input-rules';
 import type { Person } from '../people/directory';
 import { ACTION_REQUESTS, type ActionName, type ActionRequest } from './actions';
 import { applyDecisionRows, type RowProblem } from './bulk';
 import type { ExceptionDeps } from './context';
+import { DECISION_COLUMNS, DECISION_INFO_COLUMNS, DECISIONS_SHEET, type DecisionColumn } from './decisions-layout';
 
 /**
  * The offline decisions (docs/exceptions.md, "Offline decisions"): a workbook's `Decisions` sheet, filled in
@@ -15,9 +17,13 @@ import type { ExceptionDeps } from './context';
  * row and column, and nothing is written.
  */
 
-export const DECISIONS_SHEET = 'Decisions';
-const COLUMNS = ['id', 'action', 'assignee', 'due', 'reason_code', 'decision', 'note'] as const;
-type Column = (typeof COLUMNS)[number];
+export { DECISIONS_SHEET } from './decisions-layout';
+const COLUMNS = DECISION_COLUMNS;
+type Column = DecisionColumn;
+
+/** exceljs, loaded when a sheet is read: not at every start of the command line. */
+let exceljs: typeof ExcelJS | undefined;
+const excel = (): typeof ExcelJS => (exceljs ??= createRequire(import.meta.url)('exceljs') as typeof ExcelJS);
 
 /** Where a problem is: `Decisions!C7 (action)`. */
 export interface SheetProblem {
@@ -55,12 +61,13 @@ function headerOf(ws: ExcelJS.Worksheet): { at: Map<Column, number>; problems: S
   ws.getRow(1).eachCell((cell, n) => {
     const name = cellText(cell.value).trim().toLowerCase().replace(/\s+/g, '_');
     if ((COLUMNS as readonly string[]).includes(name)) at.set(name as Column, n);
-    else if (name !== '')
+    // an informative column may name its unit or zone after it: `due_at (Europe/Kyiv)`
+    else if (name !== '' && !(DECISION_INFO_COLUMNS as readonly string[]).includes(name.replace(/_\(.*\)$/, '')))
       problems.push({
         sheet: ws.name,
         row: 1,
         column: letter(n),
-        message: `unknown column ${JSON.stringify(name.slice(0, 40))}; expected ${COLUMNS.join(', ')}`,
+        message: `unknown column ${JSON.stringify(name.slice(0, 40))}; expected ${COLUMNS.join(', ')} (or the nightly sheet's ${DECISION_INFO_COLUMNS.join(', ')})`,
       });
   });
   for (const c of ['id', 'action'] as const)
@@ -95,7 +102,7 @@ export async function readDecisionsSheet(file: Buffer | ArrayBuffer): Promise<{
   at: Map<string, number>;
   problems: SheetProblem[];
 }> {
-  const wb = new ExcelJS.Workbook();
+  const wb = new (excel().Workbook)();
   try {
     await wb.xlsx.load(file as ArrayBuffer);
   } catch {

@@ -142,6 +142,7 @@ describe('nightly report', () => {
       'Windows synced',
       'Orders',
       'Fee differences',
+      'Decisions',
     ]);
     const s = wb.getWorksheet('Sources')!;
     data.sources.forEach((x, i) => {

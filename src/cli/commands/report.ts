@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { exceptionPolicyOf } from '../../exceptions/policy';
 import { DateTime } from 'luxon';
 import { requireConfig } from '../../config/env';
 import { ageingLines } from '../../export/nightly/open';
@@ -37,6 +38,7 @@ export function register(program: Command): void {
           {
             date,
             timezone: rt.config.timezone,
+            policy: exceptionPolicyOf(rt.config.exceptions).policy,
             graceHours: rt.config.graceHours,
             outDir: out ?? ensureOutDir(rt.config.outDir, 'RECON_OUT_DIR'),
           },

@@ -1,5 +1,7 @@
 import path from 'node:path';
 import { DateTime } from 'luxon';
+import type { ExceptionPolicy } from '../../exceptions/severity';
+import { decisionRows } from './decisions-sheet';
 import type { Sql } from '../../db/connect';
 import { allDiscrepancies, subMerchantsOf } from '../../reconciliation/discrepancy-queries';
 import { amountInDoubt, moneyDifference, whatDiffers } from '../../reconciliation/discrepancy-summary';
@@ -287,6 +289,8 @@ export async function nightlyReportData(
     windows?: readonly SyncedWindow[];
     /** the writing time, the report's issue time (default: now) */
     now?: Date;
+    /** severity and due dates of the Decisions sheet (RECON_CONFIG's `exceptions`; default: the defaults) */
+    policy?: ExceptionPolicy;
   },
 ): Promise<NightlyReportData> {
   const { sql } = deps;
@@ -313,6 +317,7 @@ export async function nightlyReportData(
     cash: await cashSheetData(sql, { date: opts.date, timezone: opts.timezone }),
     orders: await ordersReportData(deps.sql, { ...periods.day, timezone: opts.timezone }),
     asOfDay,
+    decisions: await decisionRows(sql, periods.day.to, opts.policy),
   };
 }
 
@@ -327,6 +332,7 @@ export async function writeNightlyReportFor(
     facts?: ReadonlyArray<readonly [string, string | number]>;
     windows?: readonly SyncedWindow[];
     now?: Date;
+    policy?: ExceptionPolicy;
   },
 ): Promise<{ file: string; data: NightlyReportData }> {
   const data = await nightlyReportData(deps, opts);

@@ -2,6 +2,7 @@ import type { CashSheetData } from './cash-sheet';
 import type { OpenOnDay } from './open';
 import type { JournalTotals, Scope, Source, SourceTotals } from './sources';
 import type { OrdersReportData } from './orders-sheet';
+import type { DecisionRow } from './decisions-sheet';
 
 /** The nightly report's data: what the queries read (nightly-report.ts) and the workbook shows (nightly-workbook.ts). */
 
@@ -88,4 +89,6 @@ export interface NightlyReportData {
   readonly orders?: OrdersReportData;
   /** the discrepancies as they stood at the day's end: ageing, money in doubt, month to date (nightly-open.ts) */
   readonly asOfDay?: OpenOnDay;
+  /** the exceptions with work left, for the Decisions sheet (decisions-sheet.ts) */
+  readonly decisions?: readonly DecisionRow[];
 }

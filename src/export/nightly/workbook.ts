@@ -5,6 +5,7 @@ import { writeOpenOnDaySheets } from './open-sheets';
 import { SOURCES, writeSourcesSheet } from './sources';
 import { type NightlyCell, type NightlyColumn, writeNightlyTable } from './table';
 import { writeOrdersSheets } from './orders-sheet';
+import { writeDecisionsSheet } from './decisions-sheet';
 import {
   DATE_TIME_FORMAT,
   createLocalTime,
@@ -214,6 +215,7 @@ export async function writeNightlyReport(file: string, data: NightlyReportData):
     if (data.cash) addCashSheet(wb, data.cash, name);
     writeJobSheets(wb, name, data, local);
     if (data.orders) writeOrdersSheets(wb, data.orders, name);
+    if (data.decisions) writeDecisionsSheet(wb, name, data.decisions, data.timezone, local);
     await pending.commit();
   } catch (e) {
     pending.abort();
