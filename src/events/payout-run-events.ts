@@ -63,7 +63,8 @@ export const PayoutRunDrafted = defineEvent(
         currency,
         amount: minor,
         reference: z.string().nullable(),
-        reason: z.enum(['no_payout_account', 'not_whole_units', 'not_registered']),
+        /** hold_in_force: the amount carries a hold released by the statement whose release was revoked or withheld since */
+        reason: z.enum(['no_payout_account', 'not_whole_units', 'not_registered', 'hold_in_force']),
       }),
     ),
     /** holds of the month's last statement whose discrepancy was decided pay or write-off since: paid once stated */

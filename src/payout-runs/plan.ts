@@ -36,7 +36,8 @@ export interface Payee {
   readonly payoutAccount: string | null;
 }
 
-export type DecisionNow = 'pay' | 'write_off' | 'withhold' | 'open';
+/** 'revoked': the last decision was taken back (open again, unless the sources since explained it) */
+export type DecisionNow = 'pay' | 'write_off' | 'withhold' | 'open' | 'revoked';
 
 export interface PlanInput {
   /** the month's statement runs, in the order issued */
@@ -65,7 +66,7 @@ export interface LeftOut {
   readonly currency: string;
   readonly amount: string;
   readonly reference: string | null;
-  readonly reason: 'no_payout_account' | 'not_whole_units' | 'not_registered';
+  readonly reason: 'no_payout_account' | 'not_whole_units' | 'not_registered' | 'hold_in_force';
 }
 
 export interface HoldLine {
@@ -112,6 +113,10 @@ function lineOrLeftOut(input: PlanInput, index: number, row: StatementPayoutRow)
   const payee = input.payees.get(row.subMerchantId);
   if (row.subMerchantId.startsWith('receiver:') || !payee) return { ...base, reason: 'not_registered' };
   if (!payee.payoutAccount) return { ...base, reason: 'no_payout_account' };
+  const releasedHolds = releasedInto(input, index, row);
+  // the amount carries money a statement released; its release taken back or withheld since: held again
+  if (releasedHolds.some((h) => ['revoked', 'withhold'].includes(input.decisions.get(h.discrepancyId) ?? 'open')))
+    return { ...base, reason: 'hold_in_force' };
   if (decimalText(BigInt(row.payable), row.currency) === null) return { ...base, reason: 'not_whole_units' };
   return {
     ...base,
@@ -119,7 +124,7 @@ function lineOrLeftOut(input: PlanInput, index: number, row: StatementPayoutRow)
     // as the file names the creditor (at most 140 characters)
     creditorName: clip(payee.legalName ?? payee.name, 140),
     creditorAccount: payee.payoutAccount,
-    releasedHolds: releasedInto(input, index, row),
+    releasedHolds,
   };
 }
 
@@ -148,6 +153,8 @@ export function planRun(input: PlanInput): Plan {
     for (const row of run.payouts) {
       // nothing asked (a month stated for information, an unregistered receiver), or asked by a run already
       if (row.reference === null || BigInt(row.payable) <= 0n || taken.has(row.reference)) continue;
+      // two statement runs at one cut (the month for all, then for one) ask one reference twice: paid once
+      taken.add(row.reference);
       const out = lineOrLeftOut(input, index, row);
       if ('reason' in out) leftOut.push(out);
       else lines.push(out);
