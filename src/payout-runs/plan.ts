@@ -1,5 +1,5 @@
 import type { PayoutRun } from './runs';
-import { clip, decimalText } from './pain001';
+import { clip, decimalText, isIban, looksLikeIban, MAX_DIGITS, valueDigits } from './pain001';
 
 /**
  * What a new payout run of a month pays (pure): every expected payout the month's statements ask for — a
@@ -66,7 +66,13 @@ export interface LeftOut {
   readonly currency: string;
   readonly amount: string;
   readonly reference: string | null;
-  readonly reason: 'no_payout_account' | 'not_whole_units' | 'not_registered' | 'hold_in_force';
+  readonly reason:
+    | 'no_payout_account'
+    | 'not_whole_units'
+    | 'not_registered'
+    | 'hold_in_force'
+    | 'bad_iban'
+    | 'not_fileable';
 }
 
 export interface HoldLine {
@@ -117,7 +123,10 @@ function lineOrLeftOut(input: PlanInput, index: number, row: StatementPayoutRow)
   // the amount carries money a statement released; its release taken back or withheld since: held again
   if (releasedHolds.some((h) => ['revoked', 'withhold'].includes(input.decisions.get(h.discrepancyId) ?? 'open')))
     return { ...base, reason: 'hold_in_force' };
-  if (decimalText(BigInt(row.payable), row.currency) === null) return { ...base, reason: 'not_whole_units' };
+  if (looksLikeIban(payee.payoutAccount) && !isIban(payee.payoutAccount)) return { ...base, reason: 'bad_iban' };
+  const text = decimalText(BigInt(row.payable), row.currency);
+  if (text === null) return { ...base, reason: 'not_whole_units' };
+  if (valueDigits(text) > MAX_DIGITS) return { ...base, reason: 'not_fileable' };
   return {
     ...base,
     statementRun: input.runs[index]!.id,
