@@ -66,7 +66,7 @@ export const PayoutRunDrafted = defineEvent(
         /**
          * hold_in_force: the amount carries a hold the statement released whose release was revoked or withheld
          * since; bad_iban: the payout account has an IBAN's form but not its check digits; not_fileable: more
-         * digits than a payment file's amount may have
+         * digits than a payment file's amount may have; no_name: neither legal name nor name has a printable character
          */
         reason: z.enum([
           'no_payout_account',
@@ -75,6 +75,7 @@ export const PayoutRunDrafted = defineEvent(
           'hold_in_force',
           'bad_iban',
           'not_fileable',
+          'no_name',
         ]),
       }),
     ),

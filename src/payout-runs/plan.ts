@@ -72,7 +72,8 @@ export interface LeftOut {
     | 'not_registered'
     | 'hold_in_force'
     | 'bad_iban'
-    | 'not_fileable';
+    | 'not_fileable'
+    | 'no_name';
 }
 
 export interface HoldLine {
@@ -124,14 +125,16 @@ function lineOrLeftOut(input: PlanInput, index: number, row: StatementPayoutRow)
   if (releasedHolds.some((h) => ['revoked', 'withhold'].includes(input.decisions.get(h.discrepancyId) ?? 'open')))
     return { ...base, reason: 'hold_in_force' };
   if (looksLikeIban(payee.payoutAccount) && !isIban(payee.payoutAccount)) return { ...base, reason: 'bad_iban' };
+  // as the file names the creditor (at most 140 characters); an empty name would refuse the whole draft
+  const creditorName = clip(payee.legalName ?? '', 140) || clip(payee.name, 140);
+  if (!creditorName) return { ...base, reason: 'no_name' };
   const text = decimalText(BigInt(row.payable), row.currency);
   if (text === null) return { ...base, reason: 'not_whole_units' };
   if (valueDigits(text) > MAX_DIGITS) return { ...base, reason: 'not_fileable' };
   return {
     ...base,
     statementRun: input.runs[index]!.id,
-    // as the file names the creditor (at most 140 characters)
-    creditorName: clip(payee.legalName ?? payee.name, 140),
+    creditorName,
     creditorAccount: payee.payoutAccount,
     releasedHolds,
   };

@@ -70,3 +70,20 @@ describe('review: money whose release was taken back is not paid', () => {
     }
   });
 });
+
+describe('review: a creditor name the file can carry', () => {
+  const one = (payee: { name: string; legalName: string | null }) =>
+    planRun(
+      input({
+        runs: [run(E1, [row('RS-SM-A-2026-10-EUR', '100')])],
+        payees: new Map([['SM-A', { ...payee, payoutAccount: 'FR1420041010050500013M02606' }]]),
+      }),
+    );
+
+  it('a legal name with nothing printable falls back to the name; neither: left out, listed (the draft still lands)', () => {
+    expect(one({ name: 'A shop', legalName: ' \u0085 ' }).lines.map((l) => l.creditorName)).toEqual(['A shop']);
+    const none = one({ name: '\u200f', legalName: null });
+    expect(none.lines).toEqual([]);
+    expect(none.leftOut.map((l) => l.reason)).toEqual(['no_name']);
+  });
+});
