@@ -17,6 +17,7 @@ import { BANK, ENV, issue, person, register } from './fixtures';
  */
 
 let db: TestDatabase;
+let plain: EventStore;
 let server: Server;
 let base = '';
 const tokens: Record<string, string> = {};
@@ -48,6 +49,7 @@ function racing(store: EventStore): EventStore {
 beforeAll(async () => {
   db = await createTestDatabase();
   const store = createPostgresEventStore(db.sql);
+  plain = store;
   tokens.admin = (await addUser(store, undefined, { id: 'olena', name: 'Olena', role: 'admin' })).token;
   for (const id of ['petro', 'iryna', 'maria'])
     tokens[id] = (await addUser(store, tokens.admin, { id, name: id, role: 'approver' })).token;
@@ -96,5 +98,32 @@ describe('review: two approvals over HTTP at the same moment', () => {
       error: 'changed_meanwhile',
       message: expect.stringContaining('read the run again'),
     });
+  });
+});
+
+describe('review: two drafts of one month at the same moment', () => {
+  it('one run is drafted; the other is refused as CHANGED_MEANWHILE, nothing of it written', async () => {
+    await issue(plain, '2026-11', [
+      {
+        subMerchantId: 'SM-A',
+        currency: 'EUR',
+        reference: 'RS-SM-A-2026-11-EUR',
+        amountDue: '100',
+        held: '0',
+        payable: '100',
+        holds: [],
+      },
+    ]);
+    const store = racing(plain);
+    const both = await Promise.allSettled(
+      ['ana', 'iryna'].map((id) =>
+        draftRun(store, person(id, id === 'ana' ? 'analyst' : 'approver'), { month: '2026-11', bank: BANK, env: ENV }),
+      ),
+    );
+    expect(both.map((b) => b.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const lost = both.find((b) => b.status === 'rejected') as PromiseRejectedResult;
+    expect(lost.reason).toMatchObject({ code: 'CHANGED_MEANWHILE' });
+    const runs = (await plain.readStream(PAYOUT_RUNS_STREAM)).filter((e) => e.type === 'PayoutRunDrafted');
+    expect(runs).toHaveLength(2); // October's, and one of November's
   });
 });
