@@ -63,7 +63,20 @@ export const PayoutRunDrafted = defineEvent(
         currency,
         amount: minor,
         reference: z.string().nullable(),
-        reason: z.enum(['no_payout_account', 'not_whole_units', 'not_registered']),
+        /**
+         * hold_in_force: the amount carries a hold the statement released whose release was revoked or withheld
+         * since; bad_iban: the payout account has an IBAN's form but not its check digits; not_fileable: more
+         * digits than a payment file's amount may have; no_name: neither legal name nor name has a printable character
+         */
+        reason: z.enum([
+          'no_payout_account',
+          'not_whole_units',
+          'not_registered',
+          'hold_in_force',
+          'bad_iban',
+          'not_fileable',
+          'no_name',
+        ]),
       }),
     ),
     /** holds of the month's last statement whose discrepancy was decided pay or write-off since: paid once stated */

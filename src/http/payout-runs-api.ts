@@ -16,8 +16,8 @@ import type { EventStore } from '../store/types';
  *                                         {"executionDate":"YYYY-MM-DD"}
  *   GET  /api/payout-runs/:id/file        the approved run's pain.001.001.09 file (analyst, approver)
  * `Authorization: Bearer <a user's token>` (RECON_AUDITOR_TOKEN acts as a viewer). Roles are checked here, on
- * the server: 401 without a known token, 403 for a role that may not, 409 for a run in the wrong state or
- * maker-checker, 400 for a bad id or body, 404 for no such run.
+ * the server: 401 without a known token, 403 for a role that may not, 409 for a run in the wrong state,
+ * maker-checker, or another person's action landing first, 400 for a bad id or body, 404 for no such run.
  */
 
 export interface PayoutRunsApiDeps {
@@ -65,6 +65,7 @@ const STATUS: Record<string, number> = {
   RUN_ALREADY_SENT: 409,
   MAKER_CHECKER: 409,
   NOTHING_TO_PAY: 409,
+  CHANGED_MEANWHILE: 409,
 };
 
 /** A refusal as its answer; anything else is not ours to describe (rethrown: the route logs a 500). */

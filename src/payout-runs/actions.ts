@@ -13,6 +13,7 @@ import { checkText, FREE_TEXT } from '../input-rules';
 import type { Person } from '../people/directory';
 import { NotAllowed } from '../people/errors';
 import { type Action, may } from '../people/roles';
+import { StoreError } from '../store/errors';
 import type { EventStore, NewEvent } from '../store/types';
 import { debtorsFor } from './debtor';
 import { PayoutRunRefused } from './errors';
@@ -39,10 +40,24 @@ export function allowed(actor: Person, action: Action): void {
     );
 }
 
-function append(store: EventStore, runs: PayoutRuns, event: NewEvent): Promise<unknown> {
-  return store.append(PAYOUT_RUNS_STREAM, [event], {
-    expectedRevision: runs.revision < 0 ? 'no_stream' : runs.revision,
-  });
+/**
+ * Appends at the revision read. Another person's action landing first (the revision moved, or the same step of
+ * the same run already recorded by someone else: the ids are the run's and the step's) is refused as such, not
+ * as a store failure: nothing of this action was written, and reading the run again shows what stands.
+ */
+async function append(store: EventStore, runs: PayoutRuns, event: NewEvent): Promise<void> {
+  try {
+    await store.append(PAYOUT_RUNS_STREAM, [event], {
+      expectedRevision: runs.revision < 0 ? 'no_stream' : runs.revision,
+    });
+  } catch (e) {
+    if (e instanceof StoreError && (e.code === 'WRONG_EXPECTED_REVISION' || e.code === 'EVENT_ID_CONFLICT'))
+      throw new PayoutRunRefused(
+        'CHANGED_MEANWHILE',
+        'the payout runs changed meanwhile (someone else acted at the same moment); nothing was written: read the run again',
+      );
+    throw e;
+  }
 }
 
 export interface DraftResult {
@@ -105,10 +120,36 @@ function runNamed(runs: PayoutRuns, id: string): PayoutRun {
   return runOf(runs, id);
 }
 
+const WEEKEND = [6, 7];
+
+/**
+ * The day the bank is asked to execute: a business day (banks execute credit transfers Monday to Friday; a file
+ * asking a Saturday is rejected by some and moved by others, so the date would not be the one approved), not
+ * before the day of approval in the business time zone. Default: that day, or the Monday after a weekend.
+ */
+function executionDateOf(asked: string | undefined, now: Date, timezone: string): string {
+  const day = DateTime.fromJSDate(now, { zone: timezone }).startOf('day');
+  const today = day.toISODate()!;
+  if (asked === undefined)
+    return (WEEKEND.includes(day.weekday) ? day.plus({ days: 8 - day.weekday }) : day).toISODate()!;
+  const d = DateTime.fromISO(asked, { zone: timezone });
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(asked) || !d.isValid || asked < today)
+    throw new PayoutRunRefused(
+      'INVALID_INPUT',
+      `--execution-date (executionDate): expected a day (YYYY-MM-DD) from ${today} on, got ${JSON.stringify(asked.slice(0, 20))}`,
+    );
+  if (WEEKEND.includes(d.weekday))
+    throw new PayoutRunRefused(
+      'INVALID_INPUT',
+      `--execution-date (executionDate): ${asked} is a ${d.setLocale('en').weekdayLong}; banks execute transfers Monday to Friday`,
+    );
+  return asked;
+}
+
 /**
  * Approves a draft: an approver who did not draft it. Writes nothing to the bank; the payment file becomes
- * available. `executionDate` (YYYY-MM-DD, not before the day of approval in `timezone`): the day the bank is
- * asked to execute the transfers; default the day of approval.
+ * available. `executionDate` (YYYY-MM-DD, a weekday not before the day of approval in `timezone`): the day the
+ * bank is asked to execute the transfers; default the day of approval (the Monday after, on a weekend).
  */
 export async function approveRun(
   store: EventStore,
@@ -127,13 +168,7 @@ export async function approveRun(
       `${runId} was drafted by ${actor.id}; another approver must approve it (the one who drafts a run never approves it)`,
     );
   const now = o.now ?? new Date();
-  const today = DateTime.fromJSDate(now, { zone: o.timezone }).toISODate()!;
-  const executionDate = o.executionDate ?? today;
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(executionDate) || !DateTime.fromISO(executionDate).isValid || executionDate < today)
-    throw new PayoutRunRefused(
-      'INVALID_INPUT',
-      `execution date: expected a day (YYYY-MM-DD) from ${today} on, got ${JSON.stringify(executionDate.slice(0, 20))}`,
-    );
+  const executionDate = executionDateOf(o.executionDate, now, o.timezone);
   const event = newEvent(
     PayoutRunApproved,
     { runId, approvedBy: actor.id, approvedAt: now.toISOString(), executionDate },

@@ -14,6 +14,7 @@ export class PayoutRunRefused extends ReconError {
       | 'RUN_ALREADY_SENT'
       | 'MAKER_CHECKER'
       | 'NOTHING_TO_PAY'
+      | 'CHANGED_MEANWHILE'
       | 'INVALID_INPUT',
     message: string,
   ) {

@@ -38,14 +38,15 @@ export async function payeeOf(store: EventStore, subMerchantId: string): Promise
 
 /**
  * The decision in force now on a discrepancy: its last acceptance unless revoked since (the reading of
- * src/export/payouts/holds.ts `decisionAt`, without a cut: a run is drafted from what is decided when drafted).
+ * src/export/payouts/holds.ts `decisionAt`, without a cut: a run is drafted from what is decided when drafted);
+ * 'revoked' where the last decision was taken back, so money a statement released on it is not paid.
  */
 export async function decisionNow(store: EventStore, id: string): Promise<DecisionNow> {
   if (!UUID.test(id)) return 'open';
   let decision: DecisionNow = 'open';
   for (const e of await store.readStream(discrepancyStream(id))) {
     if (isEvent(DiscrepancyAccepted, e)) decision = dataOf(DiscrepancyAccepted, e).decision ?? 'pay';
-    else if (isEvent(DiscrepancyAcceptanceRevoked, e)) decision = 'open';
+    else if (isEvent(DiscrepancyAcceptanceRevoked, e)) decision = 'revoked';
   }
   return decision;
 }

@@ -80,6 +80,15 @@ export function decimalText(minor: bigint, currency: string): string | null {
   return exp === 0 ? digits : `${digits.slice(0, -exp)}.${digits.slice(-exp)}`;
 }
 
+/** The most digits an amount or a control sum may have (the schema's totalDigits of both types). */
+export const MAX_DIGITS = 18;
+
+/** Digits of a decimal text as the schema counts them: leading zeros and the fraction's trailing zeros do not count. */
+export function valueDigits(text: string): number {
+  const [whole, frac = ''] = text.split('.');
+  return (whole!.replace(/^0+/, '') + frac.replace(/0+$/, '')).length;
+}
+
 /** The sum of decimal texts, exactly, at the largest number of decimals among them (CtrlSum). */
 export function decimalSum(texts: readonly string[]): string {
   const scale = Math.max(0, ...texts.map((t) => (t.split('.')[1] ?? '').length));
@@ -106,13 +115,23 @@ export function xmlText(s: string): string {
     .replace(/'/g, '&apos;');
 }
 
-/** At most `max` characters (code points, never half a surrogate pair), spaces collapsed, for a MaxNText element. */
+// XML carries these, but they make a name display otherwise than it reads (a right-to-left override turns
+// "Evil\u202Egnp.exe" into "Evilexe.png" in a bank's portal) or are C1 controls no bank's character set has
+const DISPLAY_CONTROLS = /[\u0080-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * At most `max` characters (code points, never half a surrogate pair), spaces collapsed, for a MaxNText element;
+ * direction and C1 controls made spaces, so a name reads as it displays.
+ */
 export function clip(s: string, max: number): string {
-  const cps = [...s.replace(NOT_XML, ' ').replace(/\s+/g, ' ').trim()];
+  const cps = [...s.replace(NOT_XML, ' ').replace(DISPLAY_CONTROLS, ' ').replace(/\s+/g, ' ').trim()];
   return cps.length <= max ? cps.join('') : cps.slice(0, max).join('');
 }
 
 const IBAN = /^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$/;
+
+/** Has the form of an IBAN (whatever its check digits): one that fails them is a typo, not another kind of account. */
+export const looksLikeIban = (account: string): boolean => IBAN.test(account);
 
 /** An IBAN by its form and its ISO 13616 check digits (mod 97 = 1); anything else is an other identification. */
 export function isIban(account: string): boolean {
@@ -156,6 +175,11 @@ function amountOf(l: PaymentLine): string {
     throw new PayoutRunRefused(
       'INVALID_INPUT',
       `${l.reference}: ${l.amount} hundredths of ${l.currency} is not a positive whole amount of ${l.currency}`,
+    );
+  if (valueDigits(text) > MAX_DIGITS)
+    throw new PayoutRunRefused(
+      'INVALID_INPUT',
+      `${l.reference}: ${text} ${l.currency} has more than the ${MAX_DIGITS} digits a payment file's amount may have`,
     );
   return text;
 }
@@ -202,6 +226,12 @@ export function pain001(order: PaymentOrder): string {
     return paymentInfoXml(order, d, lines);
   });
   const all = order.lines.map(amountOf);
+  // the group's control sum adds every block's: past 18 digits the bank's schema check refuses the whole file
+  if (valueDigits(decimalSum(all)) > MAX_DIGITS)
+    throw new PayoutRunRefused(
+      'INVALID_INPUT',
+      `the control sum ${decimalSum(all)} has more than the ${MAX_DIGITS} digits a payment file allows; split the run`,
+    );
   const initiator = order.debtors[0]!.name;
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',

@@ -1,5 +1,5 @@
 import type { PayoutRun } from './runs';
-import { clip, decimalText } from './pain001';
+import { clip, decimalText, isIban, looksLikeIban, MAX_DIGITS, valueDigits } from './pain001';
 
 /**
  * What a new payout run of a month pays (pure): every expected payout the month's statements ask for — a
@@ -36,7 +36,8 @@ export interface Payee {
   readonly payoutAccount: string | null;
 }
 
-export type DecisionNow = 'pay' | 'write_off' | 'withhold' | 'open';
+/** 'revoked': the last decision was taken back (open again, unless the sources since explained it) */
+export type DecisionNow = 'pay' | 'write_off' | 'withhold' | 'open' | 'revoked';
 
 export interface PlanInput {
   /** the month's statement runs, in the order issued */
@@ -65,7 +66,14 @@ export interface LeftOut {
   readonly currency: string;
   readonly amount: string;
   readonly reference: string | null;
-  readonly reason: 'no_payout_account' | 'not_whole_units' | 'not_registered';
+  readonly reason:
+    | 'no_payout_account'
+    | 'not_whole_units'
+    | 'not_registered'
+    | 'hold_in_force'
+    | 'bad_iban'
+    | 'not_fileable'
+    | 'no_name';
 }
 
 export interface HoldLine {
@@ -112,14 +120,23 @@ function lineOrLeftOut(input: PlanInput, index: number, row: StatementPayoutRow)
   const payee = input.payees.get(row.subMerchantId);
   if (row.subMerchantId.startsWith('receiver:') || !payee) return { ...base, reason: 'not_registered' };
   if (!payee.payoutAccount) return { ...base, reason: 'no_payout_account' };
-  if (decimalText(BigInt(row.payable), row.currency) === null) return { ...base, reason: 'not_whole_units' };
+  const releasedHolds = releasedInto(input, index, row);
+  // the amount carries money a statement released; its release taken back or withheld since: held again
+  if (releasedHolds.some((h) => ['revoked', 'withhold'].includes(input.decisions.get(h.discrepancyId) ?? 'open')))
+    return { ...base, reason: 'hold_in_force' };
+  if (looksLikeIban(payee.payoutAccount) && !isIban(payee.payoutAccount)) return { ...base, reason: 'bad_iban' };
+  // as the file names the creditor (at most 140 characters); an empty name would refuse the whole draft
+  const creditorName = clip(payee.legalName ?? '', 140) || clip(payee.name, 140);
+  if (!creditorName) return { ...base, reason: 'no_name' };
+  const text = decimalText(BigInt(row.payable), row.currency);
+  if (text === null) return { ...base, reason: 'not_whole_units' };
+  if (valueDigits(text) > MAX_DIGITS) return { ...base, reason: 'not_fileable' };
   return {
     ...base,
     statementRun: input.runs[index]!.id,
-    // as the file names the creditor (at most 140 characters)
-    creditorName: clip(payee.legalName ?? payee.name, 140),
+    creditorName,
     creditorAccount: payee.payoutAccount,
-    releasedHolds: releasedInto(input, index, row),
+    releasedHolds,
   };
 }
 
@@ -148,6 +165,8 @@ export function planRun(input: PlanInput): Plan {
     for (const row of run.payouts) {
       // nothing asked (a month stated for information, an unregistered receiver), or asked by a run already
       if (row.reference === null || BigInt(row.payable) <= 0n || taken.has(row.reference)) continue;
+      // two statement runs at one cut (the month for all, then for one) ask one reference twice: paid once
+      taken.add(row.reference);
       const out = lineOrLeftOut(input, index, row);
       if ('reason' in out) leftOut.push(out);
       else lines.push(out);

@@ -105,7 +105,11 @@ describe('recon payout-runs', () => {
     expect(early.code).toBe(EXIT_CODE.usage);
     expect(early.stderr).toContain('PR-2026-10-1 is draft; its payment file exists once approved');
 
-    const approved = await recon(['payout-runs', 'approve', 'PR-2026-10-1', '--execution-date', '2099-01-04'], 'iryna');
+    // review: a Sunday is no day a bank executes on: refused, naming the option, exit usage
+    const sunday = await recon(['payout-runs', 'approve', 'PR-2026-10-1', '--execution-date', '2099-01-04'], 'iryna');
+    expect(sunday.code).toBe(EXIT_CODE.usage);
+    expect(sunday.stderr).toContain('--execution-date (executionDate): 2099-01-04 is a Sunday');
+    const approved = await recon(['payout-runs', 'approve', 'PR-2026-10-1', '--execution-date', '2099-01-05'], 'iryna');
     expect(approved.code, approved.stderr).toBe(0);
     expect(approved.stdout).toContain('approved PR-2026-10-1');
 
