@@ -121,18 +121,23 @@ export async function run(ctx: BenchContext): Promise<void> {
   // the same full collections at the same marks as the measured rebuild (they cost as much in both)
   const lockstep = () => {
     const seen = new Map<string, number>();
-    return timed(() =>
-      rebuildProjection({ ...deps, projections: inLockstep(projections) }, undefined, {
-        batchSize,
-        onProgress: (p) => {
-          const i = seen.get(p.name) ?? 0;
-          if (i < marks.length && p.applied >= marks[i]!) {
-            gc?.();
-            process.memoryUsage();
-            seen.set(p.name, i + 1);
-          }
-        },
-      }),
+    return cpuPer(
+      () => events,
+      { serverCpu },
+      () =>
+        timed(() =>
+          rebuildProjection({ ...deps, projections: inLockstep(projections) }, undefined, {
+            batchSize,
+            onProgress: (p) => {
+              const i = seen.get(p.name) ?? 0;
+              if (i < marks.length && p.applied >= marks[i]!) {
+                gc?.();
+                process.memoryUsage();
+                seen.set(p.name, i + 1);
+              }
+            },
+          }),
+        ),
     );
   };
   const lockstepFirst = process.env['BENCH_LOCKSTEP_FIRST'] === '1' ? await lockstep() : undefined;
@@ -205,7 +210,11 @@ export async function run(ctx: BenchContext): Promise<void> {
   });
 
   if (process.env['BENCH_NO_LOCKSTEP'] === '1') return;
-  const stepped = lockstepFirst ?? (await lockstep());
+  const lockstepMeasured = lockstepFirst ?? (await lockstep());
+  const stepped = lockstepMeasured.result;
+  ctx.note(
+    `  lockstep CPU per event: this process ${lockstepMeasured.self} µs, PostgreSQL ${lockstepMeasured.server} µs; wall ${((stepped.ms * 1000) / events).toFixed(0)} µs`,
+  );
   ctx.figure({
     name: 'rebuild of all projections in lockstep (before issue 26), same events',
     value: perSecond(events, stepped.ms),
