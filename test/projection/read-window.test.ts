@@ -171,4 +171,26 @@ describe('the runner with the shared read window', () => {
     for (const name of ['w_slow', 'w_fast', 'w_a', 'w_b', 'w_c'])
       expect(await tallyTotals(db.sql, name)).toEqual(expected);
   });
+
+  it('a read of the store that fails fails the run, no build left waiting; the next run carries on', async () => {
+    const names = ['w_fail_a', 'w_fail_b', 'w_fail_c'];
+    let calls = 0;
+    const failing: EventStore = {
+      ...store,
+      readAll: (from, o) => {
+        // from the fourth read on, the store cannot be read (a read ahead that failed alone is read again)
+        if (++calls >= 4) return Promise.reject(new Error('connection lost while reading'));
+        return store.readAll(from, o);
+      },
+    };
+    const projections = names.map((name) => tallyProjection({ name }));
+    await expect(runProjections(tallyDeps(db.sql, failing, ...projections), { batchSize: 3 })).rejects.toThrow(
+      'connection lost while reading',
+    );
+    const report = await runProjections(tallyDeps(db.sql, store, ...projections), { batchSize: 3 });
+    expect(report.projections.map((p) => p.status)).toEqual(['live', 'live', 'live']);
+    await runProjections(tallyDeps(db.sql, store, tallyProjection({ name: 'w_fail_ref' })));
+    const expected = await tallyTotals(db.sql, 'w_fail_ref');
+    for (const name of names) expect(await tallyTotals(db.sql, name)).toEqual(expected);
+  });
 });
