@@ -109,9 +109,24 @@ export async function run(ctx: BenchContext): Promise<void> {
   gc?.();
   const rss = sampleRss(50);
   // heap after a full collection at each quarter of the events, per projection: flat when memory does not grow
-  const marks = [0.25, 0.5, 0.75, 1].map((q) => Math.max(1, Math.floor(events * q)));
+  // heap after a full collection at each quarter of the rebuild (every projection's events together): four
+  // collections a rebuild, not four per projection (28 full collections cost a third of a 20,000-event rebuild)
+  const marks = [0.25, 0.5, 0.75, 1].map((q) => Math.max(1, Math.floor(events * projections.length * q)));
   const samples: Array<{ name: string; applied: number; heap: number }> = [];
-  const next = new Map<string, number>();
+  /** calls `at` once at each quarter of the events applied by every projection together */
+  const quarters = (at: (applied: number) => void) => {
+    const applied = new Map<string, number>();
+    let i = 0;
+    return (p: { name: string; applied: number }) => {
+      applied.set(p.name, p.applied);
+      let total = 0;
+      for (const n of applied.values()) total += n;
+      while (i < marks.length && total >= marks[i]!) {
+        i++;
+        at(total);
+      }
+    };
+  };
   // when each projection applied its last batch: the fast ones no longer wait for the slowest (issue 26)
   const lastBatchAt = new Map<string, number>();
   let rebuildStarted = 0;
@@ -120,22 +135,27 @@ export async function run(ctx: BenchContext): Promise<void> {
   // first rebuild of a run meets cold caches: both orders show how much of a difference is order)
   // the same full collections at the same marks as the measured rebuild (they cost as much in both)
   const lockstep = () => {
-    const seen = new Map<string, number>();
-    return timed(() =>
-      rebuildProjection({ ...deps, projections: inLockstep(projections) }, undefined, {
-        batchSize,
-        onProgress: (p) => {
-          const i = seen.get(p.name) ?? 0;
-          if (i < marks.length && p.applied >= marks[i]!) {
-            gc?.();
-            process.memoryUsage();
-            seen.set(p.name, i + 1);
-          }
-        },
-      }),
+    const mark = quarters(() => {
+      gc?.();
+      process.memoryUsage();
+    });
+    return cpuPer(
+      () => events,
+      { serverCpu },
+      () =>
+        timed(() =>
+          rebuildProjection({ ...deps, projections: inLockstep(projections) }, undefined, {
+            batchSize,
+            onProgress: mark,
+          }),
+        ),
     );
   };
   const lockstepFirst = process.env['BENCH_LOCKSTEP_FIRST'] === '1' ? await lockstep() : undefined;
+  const mark = quarters((applied) => {
+    gc?.();
+    samples.push({ name: 'all projections', applied, heap: process.memoryUsage().heapUsed });
+  });
   const measured = await cpuPer(
     () => events,
     { serverCpu },
@@ -146,12 +166,7 @@ export async function run(ctx: BenchContext): Promise<void> {
           batchSize,
           onProgress: (p) => {
             lastBatchAt.set(p.name, performance.now() - rebuildStarted);
-            const i = next.get(p.name) ?? 0;
-            if (i < marks.length && p.applied >= marks[i]!) {
-              gc?.();
-              samples.push({ name: p.name, applied: p.applied, heap: process.memoryUsage().heapUsed });
-              next.set(p.name, i + 1);
-            }
+            mark(p);
           },
         });
       }),
@@ -168,7 +183,7 @@ export async function run(ctx: BenchContext): Promise<void> {
     );
   for (const s of samples)
     ctx.note(
-      `  heap after gc, ${s.name} after ${s.applied.toLocaleString('en-US')} events: ${(s.heap / MB).toFixed(1)} MB`,
+      `  heap after gc, after ${s.applied.toLocaleString('en-US')} events applied by the projections together: ${(s.heap / MB).toFixed(1)} MB`,
     );
 
   const perProjection = projections.length ? perSecond(events * projections.length, rebuild.ms) : 0;
@@ -205,7 +220,11 @@ export async function run(ctx: BenchContext): Promise<void> {
   });
 
   if (process.env['BENCH_NO_LOCKSTEP'] === '1') return;
-  const stepped = lockstepFirst ?? (await lockstep());
+  const lockstepMeasured = lockstepFirst ?? (await lockstep());
+  const stepped = lockstepMeasured.result;
+  ctx.note(
+    `  lockstep CPU per event: this process ${lockstepMeasured.self} µs, PostgreSQL ${lockstepMeasured.server} µs; wall ${((stepped.ms * 1000) / events).toFixed(0)} µs`,
+  );
   ctx.figure({
     name: 'rebuild of all projections in lockstep (before issue 26), same events',
     value: perSecond(events, stepped.ms),

@@ -4,20 +4,26 @@ import { step } from './checkpoints';
 import { ProjectionApplyError } from './errors';
 import { errorText } from './quarantine-store';
 import type { RunnerDeps, RunOptions, Target } from './runner-types';
-import { type SharedFeed, sharedFeed } from './store-feed';
+import { type ReadWindow, readWindow } from './read-window';
 
 /**
  * Advances every target build to the head, each at its own pace: one loop per build, from its own
  * checkpoint, so that a fast projection never waits for a slow one (found in issue 26: in lockstep, every
  * build applied each batch before any read the next, and the rebuild went at the pace of the slowest).
- * Builds passing the same checkpoint share the store's read of the batch after it (store-feed.ts
- * `sharedFeed`); each applies it in a transaction of its own on its own connection. Two builds of one
+ * One read of the store feeds them all (read-window.ts): a build runs ahead of the slowest by at most the
+ * window kept in memory, and one that stops holds no one back. Each applies a batch in a transaction of its
+ * own on its own connection. Two builds of one
  * projection (the live one and a rebuild beside it) take turns: they share the projection's lock.
  */
 export async function advanceAll(deps: RunnerDeps, targets: Target[], opts: RunOptions): Promise<void> {
   const batchSize = Math.max(1, opts.batchSize ?? 1000);
   const active = targets.filter((t) => t.active);
-  const feed = sharedFeed(deps.store, batchSize, opts.until, active.length);
+  const feed = readWindow({
+    store: deps.store,
+    batchSize,
+    until: opts.until,
+    checkpoints: active.map((t) => t.build.checkpoint),
+  });
   const turns = new Map<string, Promise<unknown>>();
   const inTurn = <T>(name: string, fn: () => Promise<T>): Promise<T> => {
     const mine = (turns.get(name) ?? Promise.resolve()).then(fn);
@@ -27,7 +33,15 @@ export async function advanceAll(deps: RunnerDeps, targets: Target[], opts: RunO
     );
     return mine;
   };
-  const results = await Promise.allSettled(active.map((t) => advanceTarget(deps, t, feed, opts, inTurn)));
+  const results = await Promise.allSettled(
+    active.map(async (t, reader) => {
+      try {
+        await advanceTarget(deps, t, (checkpoint) => feed.batchAfter(reader, checkpoint), opts, inTurn);
+      } finally {
+        feed.leave(reader);
+      }
+    }),
+  );
   // a read of the store that failed fails the run (as before); every other build went as far as it could
   const failed = results.find((r) => r.status === 'rejected');
   if (failed) throw (failed as PromiseRejectedResult).reason;
@@ -37,12 +51,12 @@ export async function advanceAll(deps: RunnerDeps, targets: Target[], opts: RunO
 async function advanceTarget(
   deps: RunnerDeps,
   t: Target,
-  feed: SharedFeed,
+  batchAfter: (checkpoint: string | null) => ReturnType<ReadWindow['batchAfter']>,
   opts: RunOptions,
   inTurn: <T>(name: string, fn: () => Promise<T>) => Promise<T>,
 ): Promise<void> {
   while (t.active && !opts.signal?.aborted) {
-    const { events, reachedEnd } = await feed.batchAfter(t.build.checkpoint);
+    const { events, reachedEnd } = await batchAfter(t.build.checkpoint);
     if (events.length === 0) {
       t.caughtUp = true;
       t.active = false;

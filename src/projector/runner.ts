@@ -18,7 +18,8 @@
  * | `run.ts` | one run: plan the builds, check them against the store, advance, go live, report |
  * | `follow.ts` | live mode: run again whenever events are appended |
  * | `advance.ts` | one loop over batches per build, each at its own pace |
- * | `store-feed.ts` | every use of the event store: batches (one read shared by builds passing one checkpoint), head, event at a checkpoint, wake-ups |
+ * | `read-window.ts` | one read of the store for every build; a build runs ahead of the slowest by the window at most |
+ * | `store-feed.ts` | every use of the event store: batches (for builds off the window: one read shared by builds passing one checkpoint), head, event at a checkpoint, wake-ups |
  * | `claims.ts` | which worker runs which projection: a session lock per projection, taken over when its worker dies |
  * | `share.ts` | a run shared with other workers (`recon project --share`) |
  * | `checkpoints.ts` | one batch applied (or gone past: none of the types it handles) and the checkpoint moved in one transaction |

@@ -123,7 +123,9 @@ const KEPT_BATCHES = 6;
 const READS_AHEAD = 2;
 
 /**
- * One read of the store per batch for the builds that pass the same checkpoint, without tying their pace:
+ * For builds off the shared read window (read-window.ts: they began further on than the slowest, or another
+ * runner moved their checkpoint past it): one read of the store per batch for those that pass the same
+ * checkpoint, without tying their pace:
  * each build asks for the batch after its own checkpoint when it is ready for it. The first to ask reads it
  * (and the batch after it, meanwhile, so that the read overlaps the apply); the others find it kept, as long
  * as they are at most KEPT_BATCHES behind; a build further behind reads the store itself. At most READS_AHEAD
