@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import type { Sql } from '../db/connect';
 import { createRejectionLimiter, type RejectionLimiter } from '../http/rate-limit';
 import type { Logger } from '../log';
-import { AUDITOR_TOKEN_PERSON, type Directory } from '../people/directory';
+import type { Directory } from '../people/directory';
 import type { Scheduler } from '../scheduler/scheduler';
 import type { EventStore } from '../store/types';
 import { html } from './html';
@@ -109,8 +109,7 @@ async function login(deps: ConsoleDeps, r: Request, limiter: RejectionLimiter): 
 }
 
 async function currentSession(deps: ConsoleDeps, r: Request): Promise<Session | null> {
-  const auditor = deps.auditorToken ? AUDITOR_TOKEN_PERSON : null;
-  return sessionOf(deps.sql, await deps.directory(), r.sessionId, auditor);
+  return sessionOf(deps.sql, await deps.directory(), r.sessionId, deps.auditorToken);
 }
 
 /** Every other path: a session first (else the login page, or 403 for a POST), then the CSRF check of a POST. */

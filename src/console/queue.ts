@@ -117,7 +117,7 @@ export async function liveLegs(sql: Sql, legs: readonly Leg[]): Promise<Leg[]> {
 }
 
 /** One leg's part of the page: filtered and ordered in its own view, so each uses its own index. */
-function legPart(sql: Sql, leg: Leg, f: QueueFilter, now: Date, limit: number) {
+export function legPart(sql: Sql, leg: Leg, f: QueueFilter, now: Date, limit: number) {
   const view = sql(`recon.${DISCREPANCY_VIEW_OF[leg]}`);
   const amount = sql`console_amount_in_doubt(type, "values")`;
   const older = f.olderThanDays === null ? null : new Date(now.getTime() - f.olderThanDays * 86_400_000);

@@ -2,7 +2,8 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Sql } from '../db/connect';
 import { personOfToken } from '../people/authenticate';
-import type { Directory, Person } from '../people/directory';
+import { AUDITOR_TOKEN_PERSON, type Directory, type Person } from '../people/directory';
+import { hashToken } from '../people/tokens';
 
 /**
  * Sessions (docs/console.md, "Sessions"): a user logs in with their token once; the console gives a random
@@ -68,8 +69,8 @@ export async function createSession(
   const csrf = randomBytes(32).toString('base64url');
   const expiresAt = new Date(now.getTime() + SESSION_HOURS * 3_600_000);
   await sql`delete from console_sessions where expires_at < ${now}`;
-  await sql`insert into console_sessions (id_sha256, person_id, csrf, created_at, expires_at)
-            values (${sha256(id)}, ${person.id}, ${csrf}, ${now}, ${expiresAt})`;
+  await sql`insert into console_sessions (id_sha256, person_id, token_sha256, csrf, created_at, expires_at)
+            values (${sha256(id)}, ${person.id}, ${hashToken(token)}, ${csrf}, ${now}, ${expiresAt})`;
   return { id, session: { person, csrf, expiresAt } };
 }
 
@@ -78,19 +79,21 @@ export async function sessionOf(
   sql: Sql,
   dir: Directory,
   id: string | undefined,
-  auditorPerson: Person | null,
+  auditorToken: string | undefined,
   now = new Date(),
 ): Promise<Session | null> {
   if (!id || !/^[A-Za-z0-9_-]{43}$/.test(id)) return null;
-  const [row] = await sql<{ person_id: string; csrf: string; expires_at: Date }[]>`
-    select person_id, csrf, expires_at from console_sessions where id_sha256 = ${sha256(id)} and expires_at > ${now}`;
+  const [row] = await sql<{ person_id: string; token_sha256: string; csrf: string; expires_at: Date }[]>`
+    select person_id, token_sha256, csrf, expires_at from console_sessions
+    where id_sha256 = ${sha256(id)} and expires_at > ${now}`;
   if (!row) return null;
   const user = dir.users.get(row.person_id);
+  // the same token still in force: a revoked user, a rotated token, a changed auditor token end the session
   const person: Person | null =
-    user && user.revokedAt === null
+    user && user.revokedAt === null && user.tokenHash === row.token_sha256
       ? { id: user.id, name: user.name, role: user.role }
-      : auditorPerson && auditorPerson.id === row.person_id
-        ? auditorPerson
+      : auditorToken && row.person_id === AUDITOR_TOKEN_PERSON.id && hashToken(auditorToken) === row.token_sha256
+        ? AUDITOR_TOKEN_PERSON
         : null;
   return person ? { person, csrf: row.csrf, expiresAt: row.expires_at } : null;
 }

@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import { type Browser, chromium, type Page } from 'playwright-core';
@@ -24,6 +25,7 @@ const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium)
   console.warn(`test/console: ${CHROMIUM} is missing: the browser tests are skipped (.ci/run installs it)`);
 const SHOTS = path.resolve(__dirname, '../../docs/console');
+const CONTROLS = 'a[href], button, input:not([type=hidden]), select';
 
 let s: DemoServer;
 let viewer: string;
@@ -82,7 +84,8 @@ describe('sessions, CSRF and roles over HTTP', () => {
     const other = await login(s.tokens.analyst);
     const otherCsrf = csrfIn(await (await get('/console/jobs', other)).text());
     const job = 'nightly-reconciliation';
-    for (const body of [{ job }, { job, _csrf: 'x'.repeat(43) }, { job, _csrf: otherCsrf }])
+    const forged: Record<string, string>[] = [{ job }, { job, _csrf: 'x'.repeat(43) }, { job, _csrf: otherCsrf }];
+    for (const body of forged)
       expect((await post('/console/jobs/run', admin, body)).status, JSON.stringify(body)).toBe(403);
     expect((await post('/console/jobs/run', null, { job, _csrf: otherCsrf })).status).toBe(403);
     expect((await post('/console/logout', admin, {})).status).toBe(403);
@@ -216,9 +219,6 @@ describe.skipIf(!hasChromium)('in a real browser (Debian chromium)', () => {
   async function signedIn(token: string, locale = 'en-GB'): Promise<Page> {
     const context = await browser.newContext({ locale, viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
-    page.on('pageerror', (e) => {
-      throw e;
-    });
     await page.goto(`${s.url}/console`);
     await page.fill('#token', token);
     await page.click('button[type=submit]');
@@ -231,22 +231,16 @@ describe.skipIf(!hasChromium)('in a real browser (Debian chromium)', () => {
     const axe = await new AxeBuilder({ page }).analyze();
     const bad = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
     expect(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
-    const controls = await page.$$eval('a[href], button, input:not([type=hidden]), select', (els) => els.length);
-    const reached = new Set<string>();
-    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
-    for (let i = 0; i < controls + 2; i++) {
-      await page.keyboard.press('Tab');
-      const key = await page.evaluate(() => {
-        const el = document.activeElement as HTMLElement & { __k?: string };
-        if (!el || el === document.body) return null;
-        el.dataset.tabbed = '1';
-        return el.outerHTML.slice(0, 200);
-      });
-      if (key) reached.add(key);
-    }
-    const missed = await page.$$eval('a[href], button, input:not([type=hidden]), select', (els) =>
-      els.filter((e) => (e as HTMLElement).dataset.tabbed !== '1').map((e) => e.outerHTML.slice(0, 120)),
-    );
+    // every control marks itself when focus reaches it; then Tab from the top, once per control and a few more
+    const controls = await page.evaluate<number>(`(() => {
+      const all = document.querySelectorAll(${JSON.stringify(CONTROLS)});
+      document.addEventListener('focusin', (e) => { e.target.dataset.tabbed = '1'; });
+      document.activeElement && document.activeElement.blur();
+      return all.length;
+    })()`);
+    for (let i = 0; i < controls + 3; i++) await page.keyboard.press('Tab');
+    const missed = await page.evaluate<string[]>(`[...document.querySelectorAll(${JSON.stringify(CONTROLS)})]
+      .filter((e) => e.dataset.tabbed !== '1').map((e) => e.outerHTML.slice(0, 120))`);
     expect(missed).toEqual([]);
     if (shot) await page.screenshot({ path: path.join(SHOTS, `${shot}.png`) });
   }
@@ -266,5 +260,172 @@ describe.skipIf(!hasChromium)('in a real browser (Debian chromium)', () => {
       await checkPage(page, shot);
     }
     await page.context().close();
+  }, 300_000);
+
+  it('filters the queue, opens a payment and its timeline', async () => {
+    const page = await signedIn(s.tokens.analyst);
+    await page.click('nav >> text=Exceptions');
+    await page.selectOption('select[name=leg]', 'psp');
+    await page.selectOption('select[name=status]', '');
+    await page.click('form[role=search] button[type=submit]');
+    await page.waitForURL(/leg=psp/);
+    const legs = await page.$$eval('#queue tbody tr td:nth-child(2)', (tds) => tds.map((t) => t.textContent));
+    expect(legs.length).toBeGreaterThan(3);
+    expect(new Set(legs)).toEqual(new Set(['PSP sources']));
+    const link = page.locator('#queue a[href^="/console/payment/"]').first();
+    const paymentId = (await link.textContent())!.trim();
+    await link.click();
+    await page.waitForSelector('h1:text("Payment")');
+    expect(await page.textContent('h1')).toContain(paymentId);
+    expect(await page.textContent('main')).toContain('RegisterRecordObserved');
+    await checkPage(page, 'payment');
+    // without JavaScript the same pages work: plain links and forms
+    const noJs = await browser.newContext({ javaScriptEnabled: false });
+    const p2 = await noJs.newPage();
+    await p2.goto(`${s.url}/console/login`);
+    await p2.fill('#token', s.tokens.analyst);
+    await p2.click('button[type=submit]');
+    await p2.waitForURL(`${s.url}/console`);
+    await p2.goto(`${s.url}/console/exceptions?leg=settlement&status=`);
+    expect(await p2.$$eval('#queue tbody tr', (r) => r.length)).toBeGreaterThan(0);
+    await noJs.close();
+    await page.context().close();
+  }, 300_000);
+
+  it('downloads a statement PDF, byte for byte the one written', async () => {
+    const page = await signedIn(s.tokens.admin);
+    await page.click('nav >> text=Statements');
+    const pdf = page.locator('a[href*=".pdf"]').first();
+    const name = (await pdf.textContent())!.trim();
+    const [download] = await Promise.all([page.waitForEvent('download'), pdf.click()]);
+    const saved = await download.path();
+    const bytes = readFileSync(saved);
+    expect(bytes.subarray(0, 5).toString()).toBe('%PDF-');
+    expect(bytes.equals(readFileSync(path.join(s.outDir, name)))).toBe(true);
+    expect(readdirSync(s.outDir)).toContain(name);
+    // a name no run recorded, or a path, is not served
+    for (const bad of ['../etc/passwd', 'payouts-2026-10.xlsx.bak', '.env'])
+      expect(
+        (await page.request.get(`${s.url}/console/statements/file?name=${encodeURIComponent(bad)}`)).status(),
+      ).toBe(404);
+    await page.context().close();
+  }, 120_000);
+
+  it('lets an administrator run a job now (a POST with the CSRF token); the run is recorded as manual', async () => {
+    const page = await signedIn(s.tokens.admin);
+    await page.click('nav >> text=Jobs');
+    await page.click('button[aria-label="Run now: nightly-reconciliation"]');
+    await page.waitForURL(/started=nightly-reconciliation/);
+    expect(await page.textContent('[role=status]')).toContain('nightly-reconciliation');
+    await expect
+      .poll(async () => (await s.db.sql`select 1 from job_runs where trigger = 'manual'`).length, { timeout: 60_000 })
+      .toBeGreaterThan(0);
+    await page.context().close();
+  }, 120_000);
+
+  it('shows a viewer no action button anywhere', async () => {
+    const page = await signedIn(viewer);
+    for (const p of [
+      '/console',
+      '/console/exceptions',
+      '/console/jobs',
+      '/console/statements',
+      '/console/sub-merchants',
+    ]) {
+      await page.goto(`${s.url}${p}`);
+      const actions = await page.$$eval('form[method=post]', (fs) => fs.map((f) => f.getAttribute('action')));
+      expect(
+        actions.filter((a) => a !== '/console/logout' && a !== '/console/language'),
+        p,
+      ).toEqual([]);
+    }
+    await page.goto(`${s.url}/console/jobs`);
+    await page.screenshot({ path: path.join(SHOTS, 'jobs-viewer.png') });
+    await page.context().close();
+  }, 120_000);
+
+  it('renders a hostile corpus as text: no element or script injected, every string visible', async () => {
+    await addHostileSubMerchants();
+    const page = await signedIn(s.tokens.admin);
+    await expect
+      .poll(
+        async () => {
+          await page.goto(`${s.url}/console/sub-merchants`);
+          return page.locator('text=hostile-4').count();
+        },
+        { timeout: 60_000 },
+      )
+      .toBe(1);
+    const check = async () => {
+      expect(await page.evaluate('window.__pwned')).toBeUndefined();
+      expect(await page.locator('img').count()).toBe(0);
+      expect(await page.locator('script:not([src="/console/assets/htmx.min.js"])').count()).toBe(0);
+      expect(await page.locator('form[action="https://example.invalid"]').count()).toBe(0);
+      const text = (await page.textContent('main'))!;
+      for (const h of HOSTILE) expect(text).toContain(h);
+    };
+    await check();
+    await checkPage(page, null);
+    for (let i = 0; i < HOSTILE.length; i++) {
+      await page.goto(`${s.url}/console/sub-merchants/hostile-${i}`);
+      expect(await page.evaluate('window.__pwned')).toBeUndefined();
+      expect(await page.textContent('main')).toContain(HOSTILE[i]!);
+      expect(await page.locator('img').count()).toBe(0);
+    }
+    // from a request: NUL, bidi and markup in filters and references come back as a message, not as markup
+    for (const q of ['sub_merchant=%00x', 'currency=%3Cscript%3E', `sub_merchant=${encodeURIComponent(HOSTILE[1]!)}`]) {
+      await page.goto(`${s.url}/console/exceptions?${q}`);
+      expect(await page.evaluate('window.__pwned')).toBeUndefined();
+      expect(await page.locator('img').count()).toBe(0);
+    }
+    await page.goto(`${s.url}/console/payment/${encodeURIComponent(HOSTILE[0]!)}`);
+    expect(await page.evaluate('window.__pwned')).toBeUndefined();
+    await page.context().close();
+  }, 180_000);
+
+  it("speaks Ukrainian from Accept-Language or by choice, with money in the currency's own format", async () => {
+    const page = await signedIn(s.tokens.admin, 'uk-UA');
+    expect(await page.textContent('h1')).toBe('Огляд');
+    expect(await page.textContent('main')).toMatch(/\d[\d\u00a0\u202f ]*,\d\d\u00a0₴/);
+    await checkPage(page, 'overview-uk');
+    await page.click('header button:text("English")');
+    await page.waitForSelector('h1:text("Overview")');
+    await page.click('header button:text("Українська")');
+    await page.waitForSelector('h1:text("Огляд")');
+    await page.context().close();
+  }, 120_000);
+
+  it('logs out: the page asks for a token again', async () => {
+    const page = await signedIn(s.tokens.analyst);
+    await page.click('button:text("Log out")');
+    await page.waitForURL(`${s.url}/console/login`);
+    await page.goto(`${s.url}/console/jobs`);
+    expect(page.url()).toBe(`${s.url}/console/login`);
+    await page.screenshot({ path: path.join(SHOTS, 'login.png') });
+    await page.context().close();
+  }, 60_000);
+});
+
+describe('login rate limit', () => {
+  // last: the limit is per client address, and every test here comes from the loopback
+  it('answers 429 after five failed logins from one address, even to the right token', async () => {
+    const statuses = [];
+    for (let i = 0; i < 5; i++)
+      statuses.push(
+        (
+          await fetch(`${s.url}/console/login`, {
+            method: 'POST',
+            body: new URLSearchParams({ token: `recon_wrong${i}` }),
+          })
+        ).status,
+      );
+    const limited = await fetch(`${s.url}/console/login`, {
+      method: 'POST',
+      body: new URLSearchParams({ token: s.tokens.admin }),
+      redirect: 'manual',
+    });
+    expect(statuses.slice(0, 1)).toEqual([401]);
+    expect(statuses.every((x) => x === 401 || x === 429)).toBe(true);
+    expect(limited.status).toBe(429);
   });
 });

@@ -14,7 +14,7 @@ import { type View, table } from '../layout';
  */
 
 export const fileLink = (name: string): Html =>
-  html`<a href="/console/statements/file?name=${encodeURIComponent(name)}" download>${name}</a>`;
+  html`<a href="/console/statements/file?name=${encodeURIComponent(name)}" download hx-boost="false">${name}</a>`;
 
 export function statementsPage(v: View, runs: readonly StatementRunRow[]): Html {
   const w = v.w;

@@ -1,9 +1,11 @@
 -- The console's sessions (docs/console.md, "Sessions"). Only the SHA-256 of the session id is kept: a copy of
 -- the table does not let anyone act as a user. The person is read again from the users on every request (a
--- revoked user's session stops working); role and name are kept for the log and the page while it lasts.
+-- revoked user's session stops working, and so does one whose token was rotated since.
 create table console_sessions (
   id_sha256   text primary key,
   person_id   text not null,
+  -- the SHA-256 of the token logged in with (as the users stream keeps it): a rotated token ends its sessions
+  token_sha256 text not null,
   csrf        text not null,
   created_at  timestamptz not null default now(),
   expires_at  timestamptz not null
