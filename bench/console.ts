@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
-import { createConsole } from '../src/console/console';
+import { createConsole, LOGIN_LIMIT } from '../src/console/console';
+import { createRejectionLimiter } from '../src/http/rate-limit';
 import { LEGS, type Leg } from '../src/reconciliation/discrepancies/registry';
 import { createDiscrepancyTable, discrepancyView } from '../src/reconciliation/discrepancies/table';
 import type { Sql } from '../src/db/connect';
@@ -87,6 +88,7 @@ async function serve(ctx: BenchContext) {
     trust: { trustProxy: false, trustedProxies: [] },
     scheduler: { schedules: () => [], runNow: () => Promise.reject(new Error('no jobs in the benchmark')) },
     log: silentLogger,
+    loginLimiter: createRejectionLimiter(LOGIN_LIMIT),
   });
   const app = createHttpApp({ routes: [asyncRoute('/console', handler, silentLogger)], log: silentLogger });
   await app.listen(0);
@@ -120,15 +122,22 @@ async function pageTimes(base: string, cookie: string, rounds: number, depth: nu
   return ms;
 }
 
-async function directTimes(sql: Sql, rounds: number): Promise<number[]> {
+/** The same pages' queries run directly (no HTTP, session or page), following the keyset the same way. */
+async function directTimes(sql: Sql, rounds: number, depth: number): Promise<number[]> {
   const ms: number[] = [];
   for (let round = 0; round < rounds; round++)
     for (const f of FILTERS) {
       const parsed = parseQueueFilter(new URLSearchParams(f));
       if (!parsed.ok) throw new Error(parsed.problem);
-      const t0 = performance.now();
-      await queuePage(sql, parsed.filter);
-      ms.push(performance.now() - t0);
+      let filter = parsed.filter;
+      for (let d = 0; d < depth; d++) {
+        const t0 = performance.now();
+        const page = await queuePage(sql, filter);
+        ms.push(performance.now() - t0);
+        const last = page.rows.at(-1);
+        if (!page.more || !last) break;
+        filter = { ...filter, after: { at: last.detected_at, id: last.id } };
+      }
     }
   return ms;
 }
@@ -143,6 +152,11 @@ async function explainFilters(ctx: BenchContext): Promise<void> {
       const [row] = await ctx.sql<{ 'QUERY PLAN': unknown }[]>`
         explain (format json) ${legPart(ctx.sql, leg, parsed.filter, new Date(), PAGE_SIZE + 1)}`;
       const plan = JSON.stringify(row?.['QUERY PLAN']);
+      if (process.env.BENCH_CONSOLE_PLANS) {
+        const lines = await ctx.sql<{ 'QUERY PLAN': string }[]>`
+          explain analyze ${legPart(ctx.sql, leg, parsed.filter, new Date(), PAGE_SIZE + 1)}`;
+        ctx.note(`${f || '(default)'} on ${leg}:\n${lines.map((l) => l['QUERY PLAN']).join('\n')}`);
+      }
       if (/"Node Type":"Seq Scan"/.test(plan)) scans.push(`${f || '(default)'} on ${leg}`);
     }
   }
@@ -164,7 +178,7 @@ export async function run(ctx: BenchContext): Promise<void> {
   try {
     await pageTimes(base, cookie, 1, 2); // warm up: plans, pool, JIT of the worker
     const page = await pageTimes(base, cookie, rounds, 5);
-    const direct = await directTimes(ctx.sql, rounds);
+    const direct = await directTimes(ctx.sql, rounds, 5);
     const ping: number[] = [];
     for (let i = 0; i < 200; i++) {
       const t = performance.now();

@@ -4,7 +4,8 @@ import { createWebhookReceiver } from '../http/receiver';
 import { createAuditorApi } from '../http/auditor-api';
 import { directoryReader } from '../people/authenticate';
 import { createOrdersApi } from '../http/orders-api';
-import { createConsole } from '../console/console';
+import { createConsole, LOGIN_LIMIT } from '../console/console';
+import { createRejectionLimiter } from '../http/rate-limit';
 import { followProjections, listQuarantine } from '../projector/runner';
 import { createScheduler, type Scheduler } from '../scheduler/scheduler';
 import { storeReadiness } from '../store/transaction-counter';
@@ -99,6 +100,7 @@ async function startHttp(
     trust: config.webhook,
     scheduler,
     log,
+    loginLimiter: createRejectionLimiter(LOGIN_LIMIT),
   });
   const readiness = readinessRoute({ ready: storeReadiness(rt.store, rt.sql), degraded: () => health.degraded() }, log);
   const app = createHttpApp({

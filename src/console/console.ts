@@ -1,17 +1,12 @@
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
-import type { Sql } from '../db/connect';
-import { createRejectionLimiter, type RejectionLimiter } from '../http/rate-limit';
-import type { Logger } from '../log';
-import type { Directory } from '../people/directory';
-import type { Scheduler } from '../scheduler/scheduler';
-import type { EventStore } from '../store/types';
 import { html } from './html';
-import { type Language, languageOf, WORDS } from './i18n';
+import { languageOf, WORDS } from './i18n';
 import { CSS, loginPage, page, type View, viewFor } from './layout';
 import { formOf, redirect, sendHtml, sendText } from './respond';
 import { postJobRun, routePage } from './routes';
+import type { ConsoleDeps, LoginLimiter, Request } from './types';
 import {
   cookiesOf,
   createSession,
@@ -26,23 +21,10 @@ import {
   sessionOf,
 } from './session';
 
-/** What the console works with: the worker's database, store, users, settings and scheduler. */
-export interface ConsoleDeps {
-  readonly sql: Sql;
-  readonly store: EventStore;
-  readonly directory: () => Promise<Directory>;
-  /** RECON_AUDITOR_TOKEN: logs in as a viewer, as on the auditor API */
-  readonly auditorToken: string | undefined;
-  readonly timezone: string;
-  /** RECON_OUT_DIR: where the statements are written */
-  readonly outDir: string;
-  /** whose X-Forwarded-Proto is believed (the webhook receiver's proxy settings) */
-  readonly trust: { readonly trustProxy: boolean; readonly trustedProxies: readonly string[] };
-  readonly scheduler: Pick<Scheduler, 'runNow' | 'schedules'>;
-  readonly log: Logger;
-  /** failed logins per client address: 5 at once, then one every 12 seconds */
-  readonly loginLimiter?: RejectionLimiter;
-}
+export type { ConsoleDeps, LoginLimiter, Request } from './types';
+
+/** Failed logins per client address: 5 at once, then one every 12 seconds. */
+export const LOGIN_LIMIT = { burst: 5, perSecond: 1 / 12 } as const;
 
 export type ConsoleHandler = (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
 
@@ -51,19 +33,9 @@ const htmx = () => {
   return readFileSync(require.resolve('htmx.org/dist/htmx.min.js'), 'utf8');
 };
 
-/** The request as the console handles it: its path, query, language, whether it came over TLS. */
-export interface Request {
-  readonly req: IncomingMessage;
-  readonly res: ServerResponse;
-  readonly url: URL;
-  readonly lang: Language;
-  readonly secure: boolean;
-  readonly sessionId: string | undefined;
-}
-
 export function createConsole(deps: ConsoleDeps): ConsoleHandler {
   const script = htmx();
-  const limiter = deps.loginLimiter ?? createRejectionLimiter({ burst: 5, perSecond: 1 / 12 });
+  const limiter = deps.loginLimiter;
   return async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== '/console' && !url.pathname.startsWith('/console/')) return false;
@@ -90,7 +62,7 @@ export function createConsole(deps: ConsoleDeps): ConsoleHandler {
   };
 }
 
-async function login(deps: ConsoleDeps, r: Request, limiter: RejectionLimiter): Promise<void> {
+async function login(deps: ConsoleDeps, r: Request, limiter: LoginLimiter): Promise<void> {
   const w = WORDS[r.lang];
   if (r.req.method === 'GET' || r.req.method === 'HEAD') return sendHtml(r.res, 200, loginPage(r.lang, null));
   if (r.req.method !== 'POST') return sendHtml(r.res, 405, loginPage(r.lang, null), { allow: 'GET, POST' });

@@ -225,17 +225,28 @@ export function languageOf(choice: string | undefined, acceptLanguage: string | 
 
 const LOCALE: Record<Language, string> = { en: 'en-GB', uk: 'uk-UA' };
 
+const formats = new Map<string, Intl.NumberFormat>();
+
+/** One formatter per language and currency: making one costs far more than formatting with it. */
+function formatOf(lang: Language, currency: string | null): Intl.NumberFormat {
+  const key = `${lang}:${currency ?? ''}`;
+  let f = formats.get(key);
+  if (!f) {
+    // never fewer decimals than the amount has: a currency without minor units still shows hundredths it was given
+    f =
+      currency === null
+        ? new Intl.NumberFormat(LOCALE[lang], { minimumFractionDigits: 2 })
+        : new Intl.NumberFormat(LOCALE[lang], { style: 'currency', currency, maximumFractionDigits: 2 });
+    formats.set(key, f);
+  }
+  return f;
+}
+
 /** Minor units (hundredths) in the currency's own format for the language: exact, from a decimal string. */
 export function money(minor: bigint, currency: string | null, lang: Language): string {
-  const decimal = formatMinor(minor);
-  if (!currency || !/^[A-Z]{3}$/.test(currency))
-    return new Intl.NumberFormat(LOCALE[lang], { minimumFractionDigits: 2 }).format(decimal as unknown as number);
-  // never fewer decimals than the amount has: a currency without minor units still shows hundredths it was given
-  return new Intl.NumberFormat(LOCALE[lang], {
-    style: 'currency',
-    currency,
-    maximumFractionDigits: 2,
-  }).format(decimal as unknown as number);
+  const code = currency && /^[A-Z]{3}$/.test(currency) ? currency : null;
+  // Intl formats a decimal string exactly (no float): typed as number only in TypeScript's lib
+  return formatOf(lang, code).format(formatMinor(minor) as unknown as number);
 }
 
 /** A time in the business time zone, to the minute, as the language writes it. */

@@ -3,6 +3,7 @@ import { checkText, REFERENCE_TEXT } from '../input-rules';
 import { DISCREPANCY_TYPES, LEGS, type Leg } from '../reconciliation/discrepancies/registry';
 import { DISCREPANCY_VIEW_OF } from '../reconciliation/discrepancies/table';
 import { DISCREPANCY_STATUSES } from '../reconciliation/discrepancy-types';
+import { amountInDoubt } from '../reconciliation/discrepancy-summary';
 
 /**
  * The exceptions queue (docs/console.md, "Exceptions"): the four legs' discrepancy views read as one, every
@@ -43,7 +44,8 @@ export interface QueueRow {
   readonly values: Record<string, unknown>;
   readonly occurred_at: Date | null;
   readonly detected_at: Date;
-  readonly amount: string | null;
+  /** the money in doubt (minor units), `amountInDoubt`'s */
+  readonly amount: bigint | null;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -126,8 +128,8 @@ export function legPart(sql: Sql, leg: Leg, f: QueueFilter, now: Date, limit: nu
     : f.order === 'asc'
       ? sql`and (detected_at, id) > (${f.after.at}, ${f.after.id}::uuid)`
       : sql`and (detected_at, id) < (${f.after.at}, ${f.after.id}::uuid)`;
-  return sql`(select ${leg}::text as leg, id::text, type, status, payment_id, order_id, receiver_name, sub_merchant_id,
-      currency, "values", occurred_at, detected_at, ${amount}::text as amount
+  return sql`(select ${leg}::text as leg, id, type, status, payment_id, order_id, receiver_name, sub_merchant_id,
+      currency, "values", occurred_at, detected_at
     from ${view}
     where true
       ${f.status === null ? sql`` : sql`and status = ${f.status}`}
@@ -153,7 +155,9 @@ export async function queuePage(
   const parts = legs.map((l) => legPart(sql, l, f, now, size + 1));
   const union = parts.slice(1).reduce((all, p) => sql`${all} union all ${p}`, parts[0]!);
   const dir = f.order === 'asc' ? sql`asc` : sql`desc`;
-  const rows = await sql<QueueRow[]>`
+  const rows = await sql<Omit<QueueRow, 'amount'>[]>`
     select * from (${union}) as q order by detected_at ${dir}, id ${dir} limit ${size + 1}`;
-  return { rows: rows.slice(0, size), more: rows.length > size };
+  // the amount shown is computed by the same function as everywhere else; SQL's only filters
+  const page = rows.slice(0, size).map((r) => ({ ...r, amount: amountInDoubt(r) }));
+  return { rows: page, more: rows.length > size };
 }

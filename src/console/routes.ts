@@ -2,7 +2,7 @@ import { may } from '../people/roles';
 import { explain } from '../reconciliation/explain';
 import { listRuns } from '../scheduler/job-runs';
 import { checkText, REFERENCE_TEXT } from '../input-rules';
-import type { ConsoleDeps, Request } from './console';
+import type { ConsoleDeps, Request } from './types';
 import { type Html, html } from './html';
 import { page, type View } from './layout';
 import { exceptionsPage } from './pages/exceptions';

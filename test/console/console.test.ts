@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queuePage, type QueueFilter } from '../../src/console/queue';
 import { newEvent } from '../../src/events/catalog';
 import { SubMerchantRegistered, subMerchantStream } from '../../src/events/ledger-events';
-import { addUser } from '../../src/people/manage';
+import { addUser, revokeUser, rotateToken } from '../../src/people/manage';
 import { allDiscrepancies, toRecord } from '../../src/reconciliation/discrepancy-queries';
 import { amountInDoubt } from '../../src/reconciliation/discrepancy-summary';
 import { createPostgresEventStore } from '../../src/store/postgres';
@@ -120,6 +120,20 @@ describe('sessions, CSRF and roles over HTTP', () => {
     expect(row?.n).toBe(0);
   });
 
+  it('ends the sessions of a user whose token is rotated or who is revoked', async () => {
+    const store = createPostgresEventStore(s.db.sql);
+    const a = await addUser(store, s.tokens.admin, { id: 'rotating', name: 'Rotating Analyst', role: 'analyst' });
+    const b = await addUser(store, s.tokens.admin, { id: 'leaving', name: 'Leaving Analyst', role: 'analyst' });
+    const before = await login(a.token);
+    const leaving = await login(b.token);
+    const rotated = await rotateToken(store, s.tokens.admin, 'rotating');
+    await revokeUser(store, s.tokens.admin, 'leaving', 'left the company');
+    // the server reads the users again within a second
+    await expect.poll(async () => (await get('/console', before)).status, { timeout: 5000 }).toBe(303);
+    await expect.poll(async () => (await get('/console', leaving)).status, { timeout: 5000 }).toBe(303);
+    expect((await get('/console', await login(rotated.token))).status).toBe(200);
+  });
+
   it('keeps only the hash of a session id', async () => {
     const cookie = await login(s.tokens.admin);
     const id = cookie.split('=')[1]!;
@@ -167,7 +181,7 @@ describe('the queue in PostgreSQL', () => {
     }
     const some = (await queuePage(s.db.sql, all, new Date(), 10_000)).rows;
     const withAmount = some.filter((r) => r.amount !== null && r.currency === 'UAH');
-    const min = BigInt(withAmount[Math.floor(withAmount.length / 2)]!.amount!);
+    const min = withAmount[Math.floor(withAmount.length / 2)]!.amount!;
     const filtered = await queuePage(
       s.db.sql,
       { ...all, currency: 'UAH', minAmount: min, status: 'open' },
@@ -177,7 +191,7 @@ describe('the queue in PostgreSQL', () => {
     expect(filtered.rows.length).toBeGreaterThan(0);
     expect(filtered.rows.map((r) => r.id).sort()).toEqual(
       some
-        .filter((r) => r.currency === 'UAH' && r.status === 'open' && r.amount !== null && BigInt(r.amount) >= min)
+        .filter((r) => r.currency === 'UAH' && r.status === 'open' && r.amount !== null && r.amount >= min)
         .map((r) => r.id)
         .sort(),
     );

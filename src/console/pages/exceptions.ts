@@ -50,7 +50,7 @@ function row(v: View, r: QueueRow, now: Date): Html {
   return html`<tr data-id="${r.id}"><td>${when(r.detected_at, v.zone, v.lang)}</td><td>${v.w.legs[r.leg]}</td>
 <td>${r.type}</td><td>${r.status}</td><td>${severity}</td><td class="text">${payment}</td>
 <td class="text">${r.receiver_name ?? ''}</td><td class="text">${sub}</td><td>${r.currency ?? ''}</td>
-<td class="num">${r.amount === null ? '' : money(BigInt(r.amount), r.currency, v.lang)}</td></tr>`;
+<td class="num">${r.amount === null ? '' : money(r.amount, r.currency, v.lang)}</td></tr>`;
 }
 
 export function exceptionsPage(

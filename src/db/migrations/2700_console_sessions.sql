@@ -19,12 +19,16 @@ create function console_minor(v jsonb) returns numeric language sql immutable as
   select case when jsonb_typeof(v) = 'string' and (v #>> '{}') ~ '^-?\d+$' then (v #>> '{}')::numeric end
 $$;
 
--- the largest amount any of the PSP's sources states (discrepancyAmount's first step)
+-- of two amounts, the one larger in size (the first on a tie; null only when both are)
+create function console_larger(a numeric, b numeric) returns numeric language sql immutable as $$
+  select case when b is null then a when a is null then b when abs(b) > abs(a) then b else a end
+$$;
+
+-- the largest amount any of the PSP's sources states (discrepancyAmount's first step); one expression, so that
+-- PostgreSQL inlines it into the queue's query instead of calling it row by row
 create function console_source_amount(v jsonb) returns numeric language sql immutable as $$
-  select a from (
-    select console_minor(v -> s -> 'amount') as a, n
-    from unnest(array['register', 'period', 'webhook']) with ordinality as x(s, n)
-  ) t where a is not null order by abs(a) desc, n limit 1
+  select console_larger(console_larger(console_minor(v -> 'register' -> 'amount'),
+    console_minor(v -> 'period' -> 'amount')), console_minor(v -> 'webhook' -> 'amount'))
 $$;
 
 -- the sum of a list of parts' amounts; null when the list is empty or one part is not an amount
@@ -52,12 +56,14 @@ create function console_leg_amount(type text, v jsonb) returns numeric language 
 $$;
 
 -- the fee each source states: register and period `merchant_fee`, webhook `fee`; the spread when two or more
+create function console_fee_spread3(a numeric, b numeric, c numeric) returns numeric language sql immutable as $$
+  select case when (a is not null)::int + (b is not null)::int + (c is not null)::int > 1
+    then greatest(a, b, c) - least(a, b, c) end
+$$;
+
 create function console_fee_spread(v jsonb) returns numeric language sql immutable as $$
-  select case when count(f) > 1 then max(f) - min(f) end from (
-    select console_minor(v -> 'register' -> 'merchant_fee') union all
-    select console_minor(v -> 'period' -> 'merchant_fee') union all
-    select console_minor(v -> 'webhook' -> 'fee')
-  ) as x(f)
+  select console_fee_spread3(console_minor(v -> 'register' -> 'merchant_fee'),
+    console_minor(v -> 'period' -> 'merchant_fee'), console_minor(v -> 'webhook' -> 'fee'))
 $$;
 
 create function console_amount_in_doubt(type text, v jsonb) returns numeric language sql immutable as $$

@@ -27,10 +27,15 @@ export interface Leading {
 const TABLE = 'discrepancies';
 
 /**
- * Every leg's indexes for the console's queue (docs/console.md): by status in detection order (its keyset
- * paging), by type, and by sub-merchant (`= any(sub_merchant_ids)` through the array's GIN index).
+ * Every leg's indexes for the console's queue (docs/console.md): in detection order (its keyset paging), by
+ * status, by type and status, and by sub-merchant (`= any(sub_merchant_ids)` through the array's GIN index).
  */
-const QUEUE_INDEXES = ['(status, detected_at, id)', '(type, status, detected_at, id)', 'using gin (sub_merchant_ids)'];
+const QUEUE_INDEXES = [
+  '(detected_at, id)',
+  '(status, detected_at, id)',
+  '(type, status, detected_at, id)',
+  'using gin (sub_merchant_ids)',
+];
 
 /** Creates the table (keyed by id) and the indexes a leg reads it by (`indexes`: column lists). */
 export async function createDiscrepancyTable(
