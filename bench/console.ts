@@ -29,7 +29,7 @@ const TYPES: Record<Leg, string[]> = {
   settlement: ['settlement_short', 'settlement_late', 'settlement_unexpected'],
 };
 
-async function seed(sql: Sql, rows: number): Promise<void> {
+export async function seed(sql: Sql, rows: number): Promise<void> {
   await sql.begin(async (tx) => {
     for (const leg of LEGS) {
       const schema = `bench_console_${leg}`;
@@ -75,7 +75,7 @@ const quantile = (xs: number[], q: number) => {
   return s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
 };
 
-async function serve(ctx: BenchContext) {
+export async function serve(ctx: BenchContext) {
   const store = createPostgresEventStore(ctx.sql);
   const { token } = await addUser(store, undefined, { id: 'bench-admin', name: 'Bench', role: 'admin' });
   const handler = createConsole({
