@@ -28,7 +28,7 @@ const TABLE = 'discrepancies';
 
 /**
  * Every leg's indexes for the console's queue (docs/console.md): in detection order (its keyset paging), by
- * status, by type and status, and by sub-merchant (`= any(sub_merchant_ids)` through the array's GIN index).
+ * status, by type and status, and by sub-merchant (`sub_merchant_ids @> array[…]` through the array's GIN index).
  */
 const QUEUE_INDEXES = [
   '(detected_at, id)',
