@@ -8,8 +8,10 @@ import { createPayoutRunsApi } from '../http/payout-runs-api';
 import { metricsRoute } from '../http/metrics';
 import { createExceptionsApi } from '../http/exceptions-api';
 import { exceptionPolicyOf } from '../exceptions/policy';
+import { createConsole, LOGIN_LIMIT } from '../console/console';
+import { createRejectionLimiter } from '../http/rate-limit';
 import { followProjections, listQuarantine } from '../projector/runner';
-import { createScheduler } from '../scheduler/scheduler';
+import { createScheduler, type Scheduler } from '../scheduler/scheduler';
 import { storeReadiness } from '../store/transaction-counter';
 import { asyncRoute, type Degradation, readinessRoute } from '../http/routes';
 import type { Sql } from '../db/connect';
@@ -65,7 +67,12 @@ export interface WorkerOptions {
 }
 
 /** The HTTP side: webhook receiver, orders and auditor APIs, readiness, on one server. */
-async function startHttp(rt: Runtime, opts: WorkerOptions, health: ReturnType<typeof projectionHealth>) {
+async function startHttp(
+  rt: Runtime,
+  opts: WorkerOptions,
+  health: ReturnType<typeof projectionHealth>,
+  scheduler: Scheduler,
+) {
   const { config, log } = rt;
   const receiver = createWebhookReceiver({
     store: rt.store,
@@ -101,6 +108,18 @@ async function startHttp(rt: Runtime, opts: WorkerOptions, health: ReturnType<ty
     policy: exceptionPolicyOf(config.exceptions).policy,
     auditorToken: config.auditorToken,
   });
+  const consoleRoute = createConsole({
+    sql: rt.sql,
+    store: rt.store,
+    directory,
+    auditorToken: config.auditorToken,
+    timezone: config.timezone,
+    outDir: config.outDir,
+    trust: config.webhook,
+    scheduler,
+    log,
+    loginLimiter: createRejectionLimiter(LOGIN_LIMIT),
+  });
   const readiness = readinessRoute({ ready: storeReadiness(rt.store, rt.sql), degraded: () => health.degraded() }, log);
   const metrics = metricsRoute({
     sql: rt.sql,
@@ -118,6 +137,7 @@ async function startHttp(rt: Runtime, opts: WorkerOptions, health: ReturnType<ty
       asyncRoute('/api/payout-runs', payoutRuns, log),
       asyncRoute('/api/exceptions', exceptions, log),
       asyncRoute('/api', auditor, log),
+      asyncRoute('/console', consoleRoute, log),
     ],
     log,
   });
@@ -128,7 +148,7 @@ async function startHttp(rt: Runtime, opts: WorkerOptions, health: ReturnType<ty
     auditorApi: config.auditorToken !== undefined,
   });
   process.stdout.write(
-    `recon worker listening on ${url} (webhooks: POST /webhooks/<pos_id>; auditor API: GET /api/...)\n`,
+    `recon worker listening on ${url} (webhooks: POST /webhooks/<pos_id>; auditor API: GET /api/...; console: ${url}/console)\n`,
   );
   return { app, receiver };
 }
@@ -166,20 +186,23 @@ function followLive(
   });
 }
 
-function startScheduler(rt: Runtime, opts: WorkerOptions) {
-  if (opts.scheduler === false) return undefined;
+/** The jobs' scheduler: made before the HTTP side (the console's "run now" uses it), its loops started after. */
+function makeScheduler(rt: Runtime): Scheduler {
   const { config, log } = rt;
-  const scheduler = createScheduler({
+  return createScheduler({
     jobs: allJobs({ config, sql: rt.sql, store: rt.store, log }),
     sql: rt.sql,
     timezone: config.timezone,
     log,
     worker: `pid-${process.pid}`,
   });
+}
+
+function startScheduler(rt: Runtime, opts: WorkerOptions, scheduler: Scheduler): void {
+  if (opts.scheduler === false) return;
   scheduler.start();
   for (const s of scheduler.schedules())
-    log.info('job scheduled', { job: s.name, cron: s.cron, nextRun: s.nextRun.toISOString() });
-  return scheduler;
+    rt.log.info('job scheduled', { job: s.name, cron: s.cron, nextRun: s.nextRun.toISOString() });
 }
 
 /**
@@ -192,10 +215,11 @@ export async function runWorker(rt: Runtime, signal: AbortSignal, opts: WorkerOp
   // armed first: whatever the worker waits for when the signal comes, it stops within the bounds
   boundStop(rt.sql, signal, log, stopBounds({ graceMs: 15_000, hardMs: 10_000 }), 'recon start');
   const health = projectionHealth(rt.sql);
-  const { app, receiver } = await startHttp(rt, opts, health);
+  const scheduler = makeScheduler(rt);
+  const { app, receiver } = await startHttp(rt, opts, health, scheduler);
   void warnQuarantined(rt.sql, log);
   const projections = followLive(rt, signal, opts, health);
-  const scheduler = startScheduler(rt, opts);
+  startScheduler(rt, opts, scheduler);
 
   await new Promise<void>((resolve) =>
     signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true }),
@@ -203,7 +227,8 @@ export async function runWorker(rt: Runtime, signal: AbortSignal, opts: WorkerOp
   log.info('worker stopping');
   await app.close({ graceMs: 10_000 });
   await receiver.drain();
-  await scheduler?.stop();
+  // also when its loops were off: it waits for a run started from the console
+  await scheduler.stop();
   await projections;
   log.info('worker stopped', { webhooks: receiver.metrics() });
 }

@@ -1,11 +1,24 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { runDemo, formatSummary } from '../demo';
+import { serveDemo } from '../demo-serve';
+import { UsageError } from '../errors';
 import { outDirOption } from '../options';
 import { MAX_DEMO_PAYMENTS, parseDemoOptions } from '../demo-options';
 import { requireConfig } from '../../config/env';
 import { Interrupted } from '../../errors';
 import { loggerFor } from '../runtime';
+
+interface DemoCommandOptions {
+  seed: string;
+  payments: string;
+  month?: string;
+  out: string;
+  json?: boolean;
+  serve?: boolean;
+  port: string;
+  host: string;
+}
 
 export function register(program: Command): void {
   program
@@ -22,8 +35,14 @@ export function register(program: Command): void {
     .option('--month <YYYY-MM>', 'month to generate (default: the previous month in RECON_TIMEZONE)')
     .option('--out <DIR>', 'where statements and the report are written', './out')
     .option('--json', 'print the summary as JSON')
-    .action(async (opts: { seed: string; payments: string; month?: string; out: string; json?: boolean }) => {
+    .option('--serve', 'then serve the console (/console) on --port with a fresh admin and analyst, until Ctrl-C')
+    .option('--port <N>', 'port of --serve (0: any free port)', '8080')
+    .option('--host <ADDRESS>', 'address of --serve', '127.0.0.1')
+    .action(async (opts: DemoCommandOptions) => {
       const { payments } = parseDemoOptions(opts);
+      const port = Number(opts.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65535)
+        throw new UsageError(`--port: expected 0..65535, got ${opts.port}`);
       outDirOption('--out', opts.out);
       const config = requireConfig();
       // The demo talks to its own sandbox: PSP_* variables, if set, are not used.
@@ -48,5 +67,12 @@ export function register(program: Command): void {
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);
       }
+      if (opts.serve)
+        await serveDemo(config, log, {
+          port,
+          host: opts.host,
+          outDir: path.resolve(opts.out),
+          actingToken: process.env.RECON_TOKEN || undefined,
+        });
     });
 }

@@ -26,6 +26,17 @@ export interface Leading {
 
 const TABLE = 'discrepancies';
 
+/**
+ * Every leg's indexes for the console's queue (docs/console.md): in detection order (its keyset paging), by
+ * status, by type and status, and by sub-merchant (`sub_merchant_ids @> array[…]` through the array's GIN index).
+ */
+const QUEUE_INDEXES = [
+  '(detected_at, id)',
+  '(status, detected_at, id)',
+  '(type, status, detected_at, id)',
+  'using gin (sub_merchant_ids)',
+];
+
 /** Creates the table (keyed by id) and the indexes a leg reads it by (`indexes`: column lists). */
 export async function createDiscrepancyTable(
   tx: Tx,
@@ -34,7 +45,8 @@ export async function createDiscrepancyTable(
 ): Promise<void> {
   const columns = opts.leading ? `${opts.leading}, ${DISCREPANCY_DEFINITIONS}` : DISCREPANCY_DEFINITIONS;
   await tx`create table ${tx(schema)}.${tx(TABLE)} (${tx.unsafe(columns)}, primary key (id))`;
-  for (const on of opts.indexes ?? []) await tx`create index on ${tx(schema)}.${tx(TABLE)} ${tx.unsafe(on)}`;
+  for (const on of [...QUEUE_INDEXES, ...(opts.indexes ?? [])])
+    await tx`create index on ${tx(schema)}.${tx(TABLE)} ${tx.unsafe(on)}`;
 }
 
 /**

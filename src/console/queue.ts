@@ -1,0 +1,163 @@
+import type { Sql } from '../db/connect';
+import { checkText, REFERENCE_TEXT } from '../input-rules';
+import { DISCREPANCY_TYPES, LEGS, type Leg } from '../reconciliation/discrepancies/registry';
+import { DISCREPANCY_VIEW_OF } from '../reconciliation/discrepancies/table';
+import { DISCREPANCY_STATUSES } from '../reconciliation/discrepancy-types';
+import { amountInDoubt } from '../reconciliation/discrepancy-summary';
+
+/**
+ * The exceptions queue (docs/console.md, "Exceptions"): the four legs' discrepancy views read as one, every
+ * filter in PostgreSQL, paged by keyset on (detected_at, id) — each leg's table has an index on
+ * (status, detected_at, id) and (type, status, detected_at, id) (discrepancies/table.ts) — so the page costs
+ * the same on the first page and the thousandth. The amount in doubt is computed by the SQL function of
+ * migration 2700, the same as `amountInDoubt`.
+ */
+
+export const PAGE_SIZE = 50;
+
+export interface QueueFilter {
+  readonly legs: readonly Leg[];
+  readonly type: string | null;
+  /** null: any status */
+  readonly status: string | null;
+  readonly subMerchant: string | null;
+  readonly currency: string | null;
+  /** amount in doubt at least this (minor units) */
+  readonly minAmount: bigint | null;
+  /** detected at least this many days ago */
+  readonly olderThanDays: number | null;
+  readonly order: 'asc' | 'desc';
+  /** the last row of the page before (keyset) */
+  readonly after: { readonly at: Date; readonly id: string } | null;
+}
+
+export interface QueueRow {
+  readonly leg: Leg;
+  readonly id: string;
+  readonly type: string;
+  readonly status: string;
+  readonly payment_id: string | null;
+  readonly order_id: string | null;
+  readonly receiver_name: string | null;
+  readonly sub_merchant_id: string | null;
+  readonly currency: string | null;
+  readonly values: Record<string, unknown>;
+  readonly occurred_at: Date | null;
+  readonly detected_at: Date;
+  /** the money in doubt (minor units), `amountInDoubt`'s */
+  readonly amount: bigint | null;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** The filter from a query string; a value that is not acceptable is named (shown on the page, nothing run). */
+export function parseQueueFilter(
+  q: URLSearchParams,
+): { ok: true; filter: QueueFilter } | { ok: false; problem: string } {
+  const text = (k: string): string | null => {
+    const v = q.get(k);
+    if (v === null || v === '') return null;
+    const r = checkText(v, REFERENCE_TEXT);
+    if (!r.ok) throw new Error(`${k}: ${r.reason}`);
+    return r.value;
+  };
+  try {
+    const leg = text('leg');
+    if (leg !== null && !(LEGS as readonly string[]).includes(leg)) return { ok: false, problem: `leg: ${leg}` };
+    const type = text('type');
+    if (type !== null && !(DISCREPANCY_TYPES as readonly string[]).includes(type))
+      return { ok: false, problem: `type: ${type}` };
+    const status = q.has('status') ? text('status') : 'open';
+    if (status !== null && !(DISCREPANCY_STATUSES as readonly string[]).includes(status))
+      return { ok: false, problem: `status: ${status}` };
+    const currency = text('currency');
+    if (currency !== null && !/^[A-Z]{3}$/.test(currency)) return { ok: false, problem: `currency: ${currency}` };
+    const min = text('min_amount');
+    if (min !== null && !/^\d{1,15}$/.test(min)) return { ok: false, problem: `min_amount: ${min}` };
+    const age = text('older_than_days');
+    if (age !== null && !/^\d{1,4}$/.test(age)) return { ok: false, problem: `older_than_days: ${age}` };
+    const order = text('order') ?? 'asc';
+    if (order !== 'asc' && order !== 'desc') return { ok: false, problem: `order: ${order}` };
+    const after = cursorOf(text('after'));
+    if (after === undefined) return { ok: false, problem: 'after: not a page of this queue' };
+    return {
+      ok: true,
+      filter: {
+        legs: leg ? [leg as Leg] : LEGS,
+        type,
+        status,
+        subMerchant: text('sub_merchant'),
+        currency,
+        minAmount: min === null ? null : BigInt(min),
+        olderThanDays: age === null ? null : Number(age),
+        order,
+        after,
+      },
+    };
+  } catch (e) {
+    return { ok: false, problem: (e as Error).message };
+  }
+}
+
+/** `<ISO time>~<uuid>` → the keyset; undefined when malformed. */
+function cursorOf(text: string | null): QueueFilter['after'] | undefined {
+  if (text === null) return null;
+  const [at, id] = text.split('~');
+  if (!at || !id || !UUID.test(id) || !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(at)) return undefined;
+  const d = new Date(at);
+  return Number.isNaN(d.getTime()) ? undefined : { at: d, id };
+}
+
+export const cursorText = (r: Pick<QueueRow, 'detected_at' | 'id'>) => `${r.detected_at.toISOString()}~${r.id}`;
+
+/** The legs whose view exists (a database where a projection was never built still answers). */
+export async function liveLegs(sql: Sql, legs: readonly Leg[]): Promise<Leg[]> {
+  const names = legs.map((l) => `recon.${DISCREPANCY_VIEW_OF[l]}`);
+  const live = await sql<{ v: string }[]>`
+    select v from unnest(${names}::text[]) as x(v) where to_regclass(v) is not null`;
+  return legs.filter((l) => live.some((x) => x.v === `recon.${DISCREPANCY_VIEW_OF[l]}`));
+}
+
+/** One leg's part of the page: filtered and ordered in its own view, so each uses its own index. */
+export function legPart(sql: Sql, leg: Leg, f: QueueFilter, now: Date, limit: number) {
+  const view = sql(`recon.${DISCREPANCY_VIEW_OF[leg]}`);
+  const amount = sql`console_amount_in_doubt(type, "values")`;
+  const older = f.olderThanDays === null ? null : new Date(now.getTime() - f.olderThanDays * 86_400_000);
+  const keyset = !f.after
+    ? sql``
+    : f.order === 'asc'
+      ? sql`and (detected_at, id) > (${f.after.at}, ${f.after.id}::uuid)`
+      : sql`and (detected_at, id) < (${f.after.at}, ${f.after.id}::uuid)`;
+  return sql`(select ${leg}::text as leg, id, type, status, payment_id, order_id, receiver_name, sub_merchant_id,
+      currency, "values", occurred_at, detected_at
+    from ${view}
+    where true
+      ${f.status === null ? sql`` : sql`and status = ${f.status}`}
+      ${f.type === null ? sql`` : sql`and type = ${f.type}`}
+      ${f.subMerchant === null ? sql`` : sql`and sub_merchant_ids @> array[${f.subMerchant}]::text[]`}
+      ${f.currency === null ? sql`` : sql`and currency = ${f.currency}`}
+      ${f.minAmount === null ? sql`` : sql`and ${amount} >= ${f.minAmount.toString()}::numeric`}
+      ${older === null ? sql`` : sql`and detected_at <= ${older}`}
+      ${keyset}
+    order by detected_at ${f.order === 'asc' ? sql`asc` : sql`desc`}, id ${f.order === 'asc' ? sql`asc` : sql`desc`}
+    limit ${limit})`;
+}
+
+/** A page of the queue and whether another follows. */
+export async function queuePage(
+  sql: Sql,
+  f: QueueFilter,
+  now = new Date(),
+  size = PAGE_SIZE,
+): Promise<{ rows: QueueRow[]; more: boolean }> {
+  const legs = await liveLegs(sql, f.legs);
+  if (legs.length === 0) return { rows: [], more: false };
+  const parts = legs.map((l) => legPart(sql, l, f, now, size + 1));
+  const union = parts.slice(1).reduce((all, p) => sql`${all} union all ${p}`, parts[0]!);
+  const dir = f.order === 'asc' ? sql`asc` : sql`desc`;
+  const rows = await sql<Omit<QueueRow, 'amount'>[]>`
+    select * from (${union}) as q order by detected_at ${dir}, id ${dir} limit ${size + 1}`;
+  // the amount shown is computed by the same function as everywhere else; SQL's only filters
+  const page = rows.slice(0, size).map((r) => ({ ...r, amount: amountInDoubt(r) }));
+  return { rows: page, more: rows.length > size };
+}
