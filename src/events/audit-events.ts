@@ -38,7 +38,7 @@ export const DiscrepancyAccepted = defineEvent(
     /** the amount in doubt when it was accepted (minor units), frozen with the values; absent when none is known */
     amount: z
       .string()
-      .regex(/^\d{1,18}$/, 'minor units')
+      .regex(/^\d{1,19}$/, 'minor units')
       .optional(),
     currency: z
       .string()

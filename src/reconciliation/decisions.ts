@@ -42,6 +42,14 @@ export function decisionInForce(stream: readonly RecordedEvent[]): InForce | nul
 export const nextRevisionOf = (stream: readonly RecordedEvent[]): number | 'no_stream' =>
   stream.length ? stream[stream.length - 1]!.revision : 'no_stream';
 
+/**
+ * The id options of the next decision on a stream: the first keeps the id of its content alone (as acceptances
+ * always had); a later one is told apart by the revision it follows, so the same words accepted again after a
+ * revocation are a new event, not a repeat the store would take as already written.
+ */
+export const decisionIdOf = (stream: readonly RecordedEvent[], data: unknown): { idContent?: unknown } =>
+  stream.length ? { idContent: { after: stream[stream.length - 1]!.revision, data } } : {};
+
 type Refusal = {
   code: 'ALREADY_RESOLVED' | 'DECISION_REQUIRED' | 'DECISION_NOT_APPLICABLE' | 'WRITE_OFF_NOT_APPLICABLE';
   message: string;
@@ -122,13 +130,14 @@ export async function revokeDecision(
   const stream = await store.readStream(discrepancyStream(req.id));
   const inForce = decisionInForce(stream);
   if (!inForce) return { ok: false, code: 'NOT_IN_FORCE', message: `discrepancy ${req.id} has no decision in force` };
-  const event = newEvent(DiscrepancyAcceptanceRevoked, {
+  const data = {
     discrepancyId: req.id,
     acceptance: inForce.eventId,
     reason: req.reason,
     revokedBy: req.by,
     revokedAt: req.at.toISOString(),
-  });
+  };
+  const event = newEvent(DiscrepancyAcceptanceRevoked, data, decisionIdOf(stream, data));
   try {
     await store.append(discrepancyStream(req.id), [event], { expectedRevision: nextRevisionOf(stream) });
   } catch (e) {

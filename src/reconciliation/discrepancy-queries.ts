@@ -4,7 +4,7 @@ import { isSqlState } from '../db/errors';
 import { newEvent } from '../events/catalog';
 import { type Decision, DiscrepancyAccepted, discrepancyStream } from '../events/audit-events';
 import { writeOffAccountFrom } from '../config/write-off';
-import { decisionInForce, decisionRefusal, nextRevisionOf, writeOffOf } from './decisions';
+import { decisionIdOf, decisionInForce, decisionRefusal, nextRevisionOf, writeOffOf } from './decisions';
 import { amountInDoubt } from './discrepancies/amounts';
 import { isStoreError } from '../store/errors';
 import type { EventStore } from '../store/types';
@@ -299,7 +299,7 @@ export async function acceptDiscrepancy(
   const amount = amountInDoubt(d);
   const writeOff =
     req.decision === 'write_off' ? writeOffOf(d, req.writeOffAccount ?? writeOffAccountFrom(process.env)) : undefined;
-  const event = newEvent(DiscrepancyAccepted, {
+  const data = {
     discrepancyId: d.id,
     note,
     acceptedBy: by,
@@ -307,7 +307,8 @@ export async function acceptDiscrepancy(
     ...(req.decision ? { decision: req.decision } : {}),
     ...(amount !== null && d.currency ? { amount: amount.toString(), currency: d.currency } : {}),
     ...(writeOff ? { writeOff } : {}),
-  });
+  };
+  const event = newEvent(DiscrepancyAccepted, data, decisionIdOf(stream, data));
   try {
     await deps.store.append(discrepancyStream(d.id), [event], { expectedRevision: nextRevisionOf(stream) });
   } catch (e) {

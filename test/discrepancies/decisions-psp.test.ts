@@ -95,6 +95,12 @@ const revoke = (id: string) =>
 
 describe('decisions on the PSP leg', () => {
   const cuts: Record<string, Position> = {};
+  let issued: Array<[string, string]> = [];
+  const issue = (cut: Position) =>
+    issueStatements(
+      { sql: fx.db.sql, store: fx.store, log: silentLogger, timezone: 'UTC' },
+      { month: '2024-03', outDir: out, atPosition: cut },
+    );
   let id = '';
   let writeOff = '';
 
@@ -140,14 +146,12 @@ describe('decisions on the PSP leg', () => {
   });
 
   it('the statement issued after the write-off does not hold its money', async () => {
-    const r = await issueStatements(
-      { sql: fx.db.sql, store: fx.store, log: silentLogger, timezone: 'UTC' },
-      { month: '2024-03', outDir: out, atPosition: cuts.writtenOff! },
-    );
+    const r = await issue(cuts.writtenOff!);
+    issued = r.files.map((f) => [f.name, f.sha256]);
     expect(r.figures.some((f) => f.subMerchantId === 'SM-A')).toBe(true);
-    const issued = await fx.store.readStream('statements-2024-03');
+    const recorded = await fx.store.readStream('statements-2024-03');
     const payouts = (
-      issued.at(-1)!.data as { payouts: Array<{ subMerchantId: string; holds?: Array<[string, string]> }> }
+      recorded.at(-1)!.data as { payouts: Array<{ subMerchantId: string; holds?: Array<[string, string]> }> }
     ).payouts;
     const holds = payouts.find((p) => p.subMerchantId === 'SM-A')?.holds ?? [];
     expect(holds.map(([d]) => d)).not.toContain(id);
@@ -194,8 +198,11 @@ describe('decisions on the PSP leg', () => {
     expect(sum!.total).toBe('0');
     cuts.revoked = (await ledgerPosition(fx.db.sql))!;
     expect(await held(cuts.revoked)).toContainEqual([id, 50_00n]);
-    // a statement cut where the write-off stood still holds what it held then
+    // a statement cut where the write-off stood still holds what it held then: issued again, the same files
     expect((await held(cuts.writtenOff!)).map(([d]) => d)).not.toContain(id);
+    const again = await issue(cuts.writtenOff!);
+    expect(again.newEvent).toBe(false);
+    expect(again.files.map((f) => [f.name, f.sha256])).toEqual(issued);
     // nothing in force any more: a second revocation is refused, a stale one appended anyway changes nothing
     expect(await revoke(id)).toMatchObject({ ok: false, code: 'NOT_IN_FORCE' });
     await fx.store.append(discrepancyStream(id), [
@@ -221,6 +228,16 @@ describe('decisions on the PSP leg', () => {
     // withheld: still held, and nothing booked
     expect(await held((await ledgerPosition(fx.db.sql))!)).toContainEqual([id, 50_00n]);
     expect(await writeOffLines()).toHaveLength(4);
+    // the very words of the first acceptance, after a revocation: a new event, not a repeat of the first
+    expect((await revoke(id)).ok).toBe(true);
+    const same = await accept(id, 'write_off');
+    expect(same.ok && same.eventId !== writeOff).toBe(true);
+    await settle();
+    expect(await rowOf('pay-1')).toMatchObject({ status: 'accepted', accepted_by_event: same.ok ? same.eventId : '' });
+    expect((await writeOffLines()).slice(4).map((l) => [l.kind, l.account, l.amount])).toEqual([
+      ['write_off', 'expense:write-offs', 51_00n],
+      ['write_off', 'psp_clearing', -51_00n],
+    ]);
   });
 
   it('revoked, its values are no longer frozen: sources that agreed meanwhile resolve it at once', async () => {
