@@ -261,7 +261,7 @@ export function netOf(lines: readonly DraftLine[]): bigint {
  * acceptance, to the write-off account (an expense: `expense:write-offs` unless configured) against the
  * account where that money sits (the account: src/config/write-off.ts). A loss debits the write-off account; the one gain (a credit on a settlement
  * account that nothing explains, kept) credits it. Types where nothing is lost (money late, or still in the
- * bank and still owed) have no write-off: `null`.
+ * bank and still owed, or never moved) have nothing to book: `null` (the write-off only closes them).
  */
 /** Where the money in doubt sits, for a write-off: the account credited (debited for a gain) and its receiver. */
 export interface WriteOffSide {
@@ -298,7 +298,7 @@ const PSP_RECEIVABLE = new Set([
 const FEES = new Set(['fee_mismatch', 'fee_above_contract', 'fee_below_contract']);
 const amountOf = (v: unknown): bigint | null => (typeof v === 'string' && /^-?\d+$/.test(v) ? BigInt(v) : null);
 
-/** The side of a write-off of this discrepancy, or null when its type has none. */
+/** The side of a write-off of this discrepancy, or null when nothing is booked for it. */
 export function writeOffSideOf(d: WrittenOff): WriteOffSide | null {
   if (PSP_RECEIVABLE.has(d.type)) return { against: 'psp_clearing', receiverName: null, gain: false };
   if (FEES.has(d.type)) return { against: 'psp_fees', receiverName: null, gain: false };

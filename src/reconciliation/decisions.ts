@@ -51,15 +51,15 @@ export const decisionIdOf = (stream: readonly RecordedEvent[], data: unknown): {
   stream.length ? { idContent: { after: stream[stream.length - 1]!.revision, data } } : {};
 
 type Refusal = {
-  code: 'ALREADY_RESOLVED' | 'DECISION_REQUIRED' | 'DECISION_NOT_APPLICABLE' | 'WRITE_OFF_NOT_APPLICABLE';
+  code: 'ALREADY_RESOLVED' | 'DECISION_REQUIRED' | 'DECISION_NOT_APPLICABLE';
   message: string;
 };
 
 /**
  * Why a decision cannot be taken on a discrepancy, or null. A resolved one has nothing left to accept. One that
  * holds money on the statements (HOLDING_TYPES) needs a decision; pay and withhold apply to those only. A
- * write-off applies to any whose amount in doubt and currency are known and whose type has a side to book it
- * against (journal-rules.ts `writeOffSideOf`: not money late, or still in the bank and still owed).
+ * write-off applies to any whose amount in doubt is known; the journal books it where that money sits
+ * (journal-rules.ts `writeOffSideOf`), and nothing where nothing is lost (money late, still owed, never moved).
  */
 export function decisionRefusal(d: DiscrepancyRecord, decision: Decision | undefined): Refusal | null {
   // a resolved discrepancy has no difference left to accept: an acceptance would freeze values that no longer hold
@@ -69,15 +69,13 @@ export function decisionRefusal(d: DiscrepancyRecord, decision: Decision | undef
       message: `discrepancy ${d.id} is resolved (at ${d.resolved_at}): the sources agree now, there is nothing to accept`,
     };
   const holds = (HOLDING_TYPES as readonly string[]).includes(d.type);
-  if (decision === 'write_off') {
-    const known = (amountInDoubt(d) ?? 0n) > 0n && !!d.currency;
-    if (!known || writeOffSideOf(sideInput(d)) === null)
-      return {
-        code: 'WRITE_OFF_NOT_APPLICABLE',
-        message: `a ${d.type} cannot be written off: ${known ? 'no money is lost (it is late, or still in the bank and still owed)' : 'no amount in doubt is known'}`,
-      };
-    return null;
-  }
+  if (decision === 'write_off')
+    return amountInDoubt(d) === null
+      ? {
+          code: 'DECISION_NOT_APPLICABLE',
+          message: `a ${d.type} puts no amount in doubt: there is nothing to write off`,
+        }
+      : null;
   if (holds && !decision)
     return {
       code: 'DECISION_REQUIRED',
@@ -86,7 +84,7 @@ export function decisionRefusal(d: DiscrepancyRecord, decision: Decision | undef
   if (!holds && decision)
     return {
       code: 'DECISION_NOT_APPLICABLE',
-      message: `a ${d.type} holds no money on the statements: --decision pay|withhold applies to ${HOLDING_TYPES.join(', ')} (write_off to any whose money is lost)`,
+      message: `a ${d.type} holds no money on the statements: --decision pay|withhold applies to ${HOLDING_TYPES.join(', ')}`,
     };
   return null;
 }
@@ -98,11 +96,15 @@ const sideInput = (d: DiscrepancyRecord) => ({
   values: d.values ?? {},
 });
 
-/** What a write-off books, recorded on its acceptance (DiscrepancyAccepted.writeOff); checked by decisionRefusal. */
+/**
+ * What a write-off books, recorded on its acceptance (DiscrepancyAccepted.writeOff); undefined where nothing is
+ * booked (no money lost where it sits, no currency, nothing in doubt): the decision then only closes it.
+ */
 export function writeOffOf(d: DiscrepancyRecord, account: string) {
   const problem = writeOffAccountProblem(account);
   if (problem) throw new RangeError(`write-off account: ${problem}`);
-  const side = writeOffSideOf(sideInput(d))!;
+  const side = writeOffSideOf(sideInput(d));
+  if (side === null || !d.currency || !amountInDoubt(d)) return undefined;
   return {
     type: d.type,
     account,

@@ -254,8 +254,7 @@ export type AcceptErrorCode =
   | 'ALREADY_RESOLVED'
   | 'NOT_PROJECTED'
   | 'DECISION_REQUIRED'
-  | 'DECISION_NOT_APPLICABLE'
-  | 'WRITE_OFF_NOT_APPLICABLE';
+  | 'DECISION_NOT_APPLICABLE';
 export type AcceptResult =
   | { ok: true; eventId: string; discrepancy: DiscrepancyRecord }
   | { ok: false; code: AcceptErrorCode; message: string };

@@ -11,7 +11,7 @@ import { createTestDatabase, type TestDatabase } from '../support/db';
  * Decisions on the cash leg (settlement projection and journal), the week of test/settlement/settlement.test.ts:
  * 01-09's 29,700 never paid (settlement_missing), 777 credited for nothing (settlement_unexpected), 01-06 and
  * 01-12 paid late. A missing settlement written off is booked against the PSP receivable; the unexpected credit
- * written off is the one gain (the bank against the write-off account); a late one has nothing to write off.
+ * written off is the one gain (the bank against the write-off account); a late one written off books nothing.
  * The missing day paid while its write-off stood changes nothing until the write-off is revoked: then the leg
  * judges it again at once and it is resolved, and the entry is reversed. A replay gives the same.
  */
@@ -71,14 +71,20 @@ describe('decisions on the cash leg', () => {
   });
   afterAll(async () => db?.drop());
 
-  it('writes off what is lost, against where it sits; refuses what is only late', async () => {
+  it('writes off what is lost, against where it sits; books nothing for what is only late', async () => {
     const missing = await rowOf('settlement_missing');
     const unexpected = await rowOf('settlement_unexpected');
     expect([missing.amount_in_doubt, unexpected.amount_in_doubt]).toEqual([29_700n, 777n]);
-    expect(await accept((await rowOf('settlement_late')).id, 'write_off')).toMatchObject({
-      ok: false,
-      code: 'WRITE_OFF_NOT_APPLICABLE',
+    // money late is not lost: written off, it is closed and nothing is booked
+    const late = await rowOf('settlement_late');
+    expect((await accept(late.id, 'write_off')).ok).toBe(true);
+    const [lateEvent] = await store.readStream(discrepancyStream(late.id));
+    expect(lateEvent!.data).toMatchObject({
+      decision: 'write_off',
+      amount: `${late.amount_in_doubt}`,
+      currency: 'EUR',
     });
+    expect((lateEvent!.data as { writeOff?: unknown }).writeOff).toBeUndefined();
     // pay and withhold are for what the statements hold
     expect(await accept(missing.id, 'pay')).toMatchObject({ ok: false, code: 'DECISION_NOT_APPLICABLE' });
     const a = await accept(missing.id, 'write_off');
