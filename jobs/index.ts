@@ -1,4 +1,5 @@
 import type { JobDefinition } from '../src/scheduler/scheduler';
+import { alertsJob, thenAlerts } from './alerts';
 import { hourlyHealingJob } from './hourly-healing';
 import { monthlyStatementsJob } from './monthly-statements';
 import type { JobDeps } from './job-deps';
@@ -8,5 +9,10 @@ export type { JobDeps } from './job-deps';
 
 /** Every scheduled job, with the schedules from the configuration (RECON_CRON_*). */
 export function allJobs(deps: JobDeps): JobDefinition[] {
-  return [nightlyReconciliationJob(deps), monthlyStatementsJob(deps), hourlyHealingJob(deps)];
+  return [
+    thenAlerts(nightlyReconciliationJob(deps), deps),
+    monthlyStatementsJob(deps),
+    hourlyHealingJob(deps),
+    alertsJob(deps),
+  ];
 }

@@ -37,7 +37,7 @@ export async function openRuntime(
 ): Promise<Runtime> {
   const log = opts.log ?? loggerFor(config);
   const db = await openDatabase(config, log, { max: opts.maxConnections ?? 10, signal: opts.signal });
-  const store = openEventStore(config, db.sql);
+  const store = await openEventStore(config, db.sql);
   if (store.backend === 'postgres') {
     // Said at every start: after a logical restore every append fails until an operator acts (reads see the
     // events below the counter).

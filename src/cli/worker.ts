@@ -4,6 +4,10 @@ import { createWebhookReceiver } from '../http/receiver';
 import { createAuditorApi } from '../http/auditor-api';
 import { directoryReader } from '../people/authenticate';
 import { createOrdersApi } from '../http/orders-api';
+import { createPayoutRunsApi } from '../http/payout-runs-api';
+import { metricsRoute } from '../http/metrics';
+import { createExceptionsApi } from '../http/exceptions-api';
+import { exceptionPolicyOf } from '../exceptions/policy';
 import { followProjections, listQuarantine } from '../projector/runner';
 import { createScheduler } from '../scheduler/scheduler';
 import { storeReadiness } from '../store/transaction-counter';
@@ -70,10 +74,12 @@ async function startHttp(rt: Runtime, opts: WorkerOptions, health: ReturnType<ty
     options: config.webhook,
     ready: storeReadiness(rt.store, rt.sql),
   });
+  // one view of the users for every surface: a revoked token stops everywhere at once
+  const directory = directoryReader(rt.store);
   const auditor = createAuditorApi({
     sql: rt.sql,
     token: config.auditorToken,
-    directory: directoryReader(rt.store),
+    directory,
     timezone: config.timezone,
   });
   const orders = createOrdersApi({
@@ -82,9 +88,37 @@ async function startHttp(rt: Runtime, opts: WorkerOptions, health: ReturnType<ty
     sql: rt.sql,
     auditorToken: config.auditorToken,
   });
+  const payoutRuns = createPayoutRunsApi({
+    store: rt.store,
+    directory,
+    auditorToken: config.auditorToken,
+    timezone: config.timezone,
+  });
+  const exceptions = createExceptionsApi({
+    sql: rt.sql,
+    store: rt.store,
+    directory,
+    policy: exceptionPolicyOf(config.exceptions).policy,
+    auditorToken: config.auditorToken,
+  });
   const readiness = readinessRoute({ ready: storeReadiness(rt.store, rt.sql), degraded: () => health.degraded() }, log);
+  const metrics = metricsRoute({
+    sql: rt.sql,
+    store: rt.store,
+    timezone: config.timezone,
+    token: config.metricsToken,
+    log,
+  });
   const app = createHttpApp({
-    routes: [readiness, receiver.handle, asyncRoute('/api/orders', orders, log), asyncRoute('/api', auditor, log)],
+    routes: [
+      readiness,
+      metrics,
+      receiver.handle,
+      asyncRoute('/api/orders', orders, log),
+      asyncRoute('/api/payout-runs', payoutRuns, log),
+      asyncRoute('/api/exceptions', exceptions, log),
+      asyncRoute('/api', auditor, log),
+    ],
     log,
   });
   const { url } = await app.listen(opts.port, opts.host);

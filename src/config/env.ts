@@ -1,14 +1,17 @@
 import { ReconError } from '../errors';
+import { DEBTOR_VARIABLES } from './payout-debtor';
 import { STATEMENT_VARIABLES, type StatementsConfig, statementsConfigFrom } from './statements';
 import { HOLD_POLICY_VARIABLES, holdPolicyFrom } from './hold-policy';
 import { type BankConfig, EMPTY_BANK_CONFIG } from './bank';
-import { authScheme, PSP_ID, type PspProject, readProjectFile } from './project-file';
+import { authScheme, PSP_ID, type PspProject, readExceptionsSection, readProjectFile } from './project-file';
+import type { ExceptionsConfig } from './exceptions';
 import { type ConfigIssue, type EnvReader, envReader } from './reader';
 import path from 'node:path';
 import { IANAZone } from 'luxon';
 import cron from 'node-cron';
 import { canonicalIp } from './ip-address';
 import { urlPasswords } from '../url-passwords';
+import { type AlertsConfig, alertSecrets, readAlertsConfig } from './alerts';
 
 /**
  * Configuration from the environment (and an optional JSON file listing several PSP projects),
@@ -39,7 +42,13 @@ export interface Config {
   readonly ordersToken: string | undefined;
   /** the fee contract CSV (RECON_FEE_CONTRACT), imported by `recon fees import` */
   readonly feeContractPath: string | undefined;
-  readonly schedules: { readonly nightly: string; readonly monthly: string; readonly healing: string };
+  readonly schedules: {
+    readonly nightly: string;
+    readonly monthly: string;
+    readonly healing: string;
+    /** the alerts' evaluation (RECON_CRON_ALERTS); also run after every nightly run */
+    readonly alerts?: string;
+  };
   readonly outDir: string;
   /** bank accounts and the rules for matching money that moved (the `bank` object of RECON_CONFIG) */
   readonly bank: BankConfig;
@@ -47,6 +56,12 @@ export interface Config {
   readonly mail: { readonly smtpUrl: string; readonly from: string } | undefined;
   /** the issuer, contact and language of statements (src/config/statements.ts) */
   readonly statements?: StatementsConfig;
+  /** alert rules and channels (the `alerts` object of RECON_CONFIG, src/config/alerts.ts) */
+  readonly alerts?: AlertsConfig;
+  /** bearer token of GET /metrics (RECON_METRICS_TOKEN); unset: /metrics answers loopback peers only */
+  readonly metricsToken?: string | undefined;
+  /** RECON_CONFIG's `exceptions` section: severity thresholds, SLA hours, write-offs (src/config/exceptions.ts) */
+  readonly exceptions?: ExceptionsConfig;
 }
 
 /** The log levels, least to most quiet. */
@@ -66,6 +81,7 @@ export const SECRET_VARIABLES = [
   'RECON_TOKEN',
   'RECON_SMTP_URL',
   'RECON_ORDERS_TOKEN',
+  'RECON_METRICS_TOKEN',
   'DATABASE_URL',
   'EVENTSTORE_URL',
 ] as const;
@@ -247,12 +263,25 @@ export const VARIABLES: readonly VariableDoc[] = [
     meaning: 'schedule of the hourly healing',
   },
   {
+    name: 'RECON_CRON_ALERTS',
+    default: '*/15 * * * *',
+    example: '*/5 * * * *',
+    meaning: 'schedule of the alerts evaluation (also run after every nightly run; docs/exceptions.md)',
+  },
+  {
+    name: 'RECON_METRICS_TOKEN',
+    default: '(unset: GET /metrics answers loopback only)',
+    example: 'a-third-long-random-token',
+    meaning: 'bearer token of GET /metrics, the Prometheus scrape (secret)',
+  },
+  {
     name: 'RECON_OUT_DIR',
     default: './out',
     example: '/srv/recon/out',
     meaning: 'where scheduled jobs write statements and reports',
   },
   ...STATEMENT_VARIABLES,
+  ...DEBTOR_VARIABLES,
   ...HOLD_POLICY_VARIABLES,
 ];
 
@@ -272,6 +301,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
   const { projects, schemeOfEnv } = projectsOfEnv(r);
   const configFile = r.get('RECON_CONFIG');
   const bank = configFile === undefined ? EMPTY_BANK_CONFIG : readProjectFile(r, configFile, projects, schemeOfEnv);
+  const exceptions = configFile === undefined ? {} : readExceptionsSection(r, configFile);
   const logLevel = (r.get('RECON_LOG_LEVEL') ?? 'info') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel))
     r.problem(
@@ -306,6 +336,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
     bank,
     mail,
     statements: statements.config,
+    alerts: readAlertsConfig(r, configFile),
+    metricsToken: metricsTokenOf(r),
+    exceptions,
   };
   return r.issues.length > 0 ? { ok: false, issues: r.issues } : { ok: true, config };
 }
@@ -406,6 +439,15 @@ function tokensOf(r: EnvReader): { auditorToken: string | undefined; ordersToken
   return { auditorToken, ordersToken };
 }
 
+/** The bearer token of GET /metrics, when set: long enough, and not a token of another door. */
+function metricsTokenOf(r: EnvReader): string | undefined {
+  const t = r.get('RECON_METRICS_TOKEN');
+  if (t !== undefined && t.length < 16) r.problem('RECON_METRICS_TOKEN', 'expected at least 16 characters');
+  if (t !== undefined && (t === r.get('RECON_ORDERS_TOKEN') || t === r.get('RECON_AUDITOR_TOKEN')))
+    r.problem('RECON_METRICS_TOKEN', 'must differ from RECON_AUDITOR_TOKEN and RECON_ORDERS_TOKEN');
+  return t;
+}
+
 /** The jobs' schedules: node-cron's own validation; the scheduler (src/scheduler/cron.ts) also refuses W and #. */
 function schedulesOf(r: EnvReader): Config['schedules'] {
   const schedule = (name: string, fallback: string): string => {
@@ -424,6 +466,7 @@ function schedulesOf(r: EnvReader): Config['schedules'] {
     nightly: schedule('RECON_CRON_NIGHTLY', '30 2 * * *'),
     monthly: schedule('RECON_CRON_MONTHLY', '0 6 1 * *'),
     healing: schedule('RECON_CRON_HEALING', '15 * * * *'),
+    alerts: schedule('RECON_CRON_ALERTS', '*/15 * * * *'),
   };
 }
 
@@ -439,6 +482,8 @@ export function secretValues(config: Config): string[] {
   const values = config.projects.flatMap((p) => [p.apiKey, p.apiSecret, p.endpointsKey]);
   if (config.auditorToken) values.push(config.auditorToken);
   if (config.ordersToken) values.push(config.ordersToken);
+  if (config.metricsToken) values.push(config.metricsToken);
+  values.push(...alertSecrets(config.alerts));
   // the passwords of the connection strings, as written and decoded (a client library may print either)
   for (const u of [config.databaseUrl, config.eventStoreUrl, config.mail?.smtpUrl]) values.push(...urlPasswords(u));
   return values.filter((v) => v.length >= 4);

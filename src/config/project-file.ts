@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { type BankConfig, bankConfigFrom, bankConfigIssues, bankConfigSchema, EMPTY_BANK_CONFIG } from './bank';
+import { type ExceptionsConfig, exceptionsConfigFrom } from './exceptions';
 import type { EnvReader } from './reader';
 
 /**
@@ -53,6 +54,10 @@ const projectFileSchema = z.object({
     .min(1)
     .optional(),
   bank: bankConfigSchema.optional(),
+  // read and checked by src/config/alerts.ts
+  alerts: z.unknown().optional(),
+  /** read on its own by readExceptionsSection (src/config/exceptions.ts) */
+  exceptions: z.unknown().optional(),
 });
 
 /** The file's projects added to `projects` (each name and posId once), and its bank (empty when none). */
@@ -78,8 +83,12 @@ export function readProjectFile(
     }
     return EMPTY_BANK_CONFIG;
   }
-  if (parsed.data.projects === undefined && parsed.data.bank === undefined)
-    r.problem('RECON_CONFIG', `${configFile}: expected a "projects" array or a "bank" object`);
+  const d = parsed.data;
+  if (d.projects === undefined && d.bank === undefined && d.alerts === undefined && d.exceptions === undefined)
+    r.problem(
+      'RECON_CONFIG',
+      `${configFile}: expected a "projects" array, a "bank" object, an "alerts" object or an "exceptions" object`,
+    );
   let bank = EMPTY_BANK_CONFIG;
   if (parsed.data.bank !== undefined) {
     bank = bankConfigFrom(parsed.data.bank);
@@ -91,6 +100,20 @@ export function readProjectFile(
     } else projects.push({ ...p, authScheme: p.authScheme ?? schemeOfEnv });
   }
   return bank;
+}
+
+/** The file's `exceptions` section (thresholds, SLA, write-offs); its problems named by field. */
+export function readExceptionsSection(r: EnvReader, configFile: string): ExceptionsConfig {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(configFile, 'utf8'));
+  } catch {
+    return {}; // unreadable or not JSON: readProjectFile has said so already
+  }
+  const section = raw !== null && typeof raw === 'object' ? (raw as { exceptions?: unknown }).exceptions : undefined;
+  const { config, issues } = exceptionsConfigFrom(section);
+  for (const i of issues) r.problem('RECON_CONFIG', `${configFile}: ${i}`);
+  return config;
 }
 
 function jsonOf(r: EnvReader, configFile: string): unknown {

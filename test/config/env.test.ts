@@ -55,7 +55,14 @@ describe('configuration defaults', () => {
     expect(c.pspTimeoutMs).toBe(30_000);
     expect(c.webhook).toEqual({ allowedIps: [], trustProxy: false, trustedProxies: [], maxBodyBytes: 65_536 });
     expect(c.auditorToken).toBeUndefined();
-    expect(c.schedules).toEqual({ nightly: '30 2 * * *', monthly: '0 6 1 * *', healing: '15 * * * *' });
+    expect(c.schedules).toEqual({
+      nightly: '30 2 * * *',
+      monthly: '0 6 1 * *',
+      healing: '15 * * * *',
+      alerts: '*/15 * * * *',
+    });
+    expect(c.metricsToken).toBeUndefined();
+    expect(c.alerts?.rules).toEqual([]);
     expect(c.outDir).toBe(path.resolve('./out'));
   });
 

@@ -228,7 +228,7 @@ describe('recon discrepancies (CLI)', () => {
     const bad = run(['discrepancies', '--type', 'nope']);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/type: expected one of/);
-    const empty = run(['discrepancies', 'accept', '00000000-0000-5000-8000-000000000000', '--note', ' ', '--by', 'x']);
+    const empty = run(['discrepancies', 'accept', '00000000-0000-5000-8000-000000000000', '--note', ' ']);
     expect(empty.status).toBe(2);
     expect(empty.stderr).toMatch(/--note must not be empty/);
   });

@@ -74,6 +74,7 @@ describe('two workers on one database', () => {
         RECON_CRON_NIGHTLY: EVERY_5S,
         RECON_CRON_MONTHLY: EVERY_5S,
         RECON_CRON_HEALING: EVERY_5S,
+        RECON_CRON_ALERTS: EVERY_5S,
         RECON_GRACE_HOURS: '0',
         RECON_OUT_DIR: outDir,
       },
@@ -102,7 +103,7 @@ describe('two workers on one database', () => {
         const rows = await db.sql<
           { job: string; n: number }[]
         >`select job, count(*)::int as n from job_runs where status = 'succeeded' group by job`;
-        return rows.length === 3 && rows.every((r) => r.n >= 2) ? true : undefined;
+        return rows.length === 4 && rows.every((r) => r.n >= 2) ? true : undefined;
       },
       { timeoutMs: 50_000, intervalMs: 250, what: 'two successful runs of every job' },
     ).catch(async (e: Error) => {
@@ -153,7 +154,7 @@ describe('two workers on one database', () => {
     }
     expect(runs.every((r) => r.trigger === 'schedule' && r.status !== 'running')).toBe(true);
     // Both schedulers were running and competing for the same occurrences (whichever wakes first runs it).
-    for (const w of workers) expect(logLines(w).filter((l) => l.msg === 'job scheduled')).toHaveLength(3);
+    for (const w of workers) expect(logLines(w).filter((l) => l.msg === 'job scheduled')).toHaveLength(4);
 
     // Projections: whatever each build applied is exactly the events up to its checkpoint (nothing twice).
     const state = await projectionState(db.sql);

@@ -44,19 +44,22 @@ afterAll(async () => {
 });
 
 describe('scheduled jobs', () => {
-  it('lists the three jobs with the configured schedules', () => {
+  it('lists the four jobs with the configured schedules', () => {
     const jobs = allJobs({ config, sql: db.sql, store, log: silentLogger });
     expect(jobs.map((j) => [j.name, j.cron])).toEqual([
       ['nightly-reconciliation', '30 2 * * *'],
       ['monthly-statements', '0 6 1 * *'],
       ['hourly-healing', '15 * * * *'],
+      ['alerts', '*/15 * * * *'],
     ]);
   });
 
   it('runs the nightly report and the monthly statements at their local times', async () => {
     const clock = createFakeClock('2025-01-31T23:00:00Z'); // 01:00 on 1 February in Kyiv
     const outcomes: RunOutcome[] = [];
-    const jobs = allJobs({ config, sql: db.sql, store, log: silentLogger }).filter((j) => j.name !== 'hourly-healing');
+    const jobs = allJobs({ config, sql: db.sql, store, log: silentLogger }).filter(
+      (j) => j.name !== 'hourly-healing' && j.name !== 'alerts',
+    );
     const s = createScheduler({ jobs, sql: db.sql, timezone: TZ, clock, onOutcome: (o) => outcomes.push(o) });
     s.start();
     await clock.advanceTo('2025-02-01T00:30:00Z'); // 02:30 Kyiv

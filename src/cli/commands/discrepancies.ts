@@ -18,6 +18,8 @@ import { calendarDay } from '../options';
 import { UsageError } from '../errors';
 import { printable } from '../../input-rules';
 import { withRuntime, type Runtime } from '../runtime';
+import { readDirectory } from '../../people/directory';
+import { actorFor } from '../../people/manage';
 
 /**
  * Brings the reconciliation and orders read models up to the store's head, so that what is printed is current
@@ -110,24 +112,26 @@ export function register(program: Command): void {
   cmd
     .command('accept <id>')
     .description(
-      "accept an open discrepancy (an auditor's decision, kept as an event): --note and --by are required; a resolved one is refused",
+      "accept an open discrepancy (a decision kept as an event, signed by RECON_TOKEN's owner): --note is required; a resolved one is refused",
     )
     .requiredOption('--note <text>', 'why the difference is acceptable')
-    .requiredOption('--by <name>', 'who accepts it')
     .option('--decision <decision>', 'for money held on the statements: pay (release it) or withhold (keep holding it)')
-    .action(async (id: string, opts: { note: string; by: string; decision?: string }) => {
+    .action(async (id: string, opts: { note: string; decision?: string }) => {
       if (opts.decision !== undefined && opts.decision !== 'pay' && opts.decision !== 'withhold')
-        throw new UsageError(`--decision must be pay or withhold (got ${JSON.stringify(opts.decision)})`);
+        throw new UsageError(
+          `--decision must be pay or withhold (got ${JSON.stringify(opts.decision)}); a write-off: recon exceptions accept`,
+        );
       if (!opts.note.trim()) throw new UsageError('--note must not be empty');
-      if (!opts.by.trim()) throw new UsageError('--by must not be empty');
       await withRuntime(async (rt, signal) => {
+        // the person deciding is the token's owner, allowed to decide (docs/exceptions.md)
+        const by = actorFor(await readDirectory(rt.store), process.env.RECON_TOKEN || undefined, 'exception.propose');
         await catchUp(rt, signal);
         const r = await acceptDiscrepancy(
           { sql: rt.sql, store: rt.store },
           {
             id,
             note: opts.note,
-            by: opts.by,
+            by: by.id,
             at: new Date(),
             ...(opts.decision ? { decision: opts.decision as 'pay' | 'withhold' } : {}),
           },

@@ -3,7 +3,7 @@ import { createWriteStream, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { DateTime } from 'luxon';
-import PDFDocument from 'pdfkit';
+import type PDFDocumentClass from 'pdfkit';
 import { holdReason, LABELS, type Labels, operationWord, writtenDay } from '../i18n/labels';
 import {
   bridgeLabel,
@@ -60,12 +60,17 @@ interface Column {
 }
 
 /** pdfkit's document as this module reaches into it: its current font, to lay figures out faster. */
+/** pdfkit (and its fonts' decompression), loaded at first use: most commands write no PDF. */
+let pdfkitLoaded: typeof PDFDocumentClass | undefined;
+const pdfkit = (): typeof PDFDocumentClass => (pdfkitLoaded ??= require('pdfkit') as typeof PDFDocumentClass);
+
 type Doc = PDFKit.PDFDocument & { _font?: Parameters<typeof layFiguresByCharacter>[0] };
 
 /** A new pdfkit document writing to a temp file beside `file`, with the fonts registered. */
 function openPdf(file: string, docTitle: string, header: StatementHeader, shapeEveryWord: boolean) {
   const lang = header.language;
   const temp = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(6).toString('hex')}.partial`);
+  const PDFDocument = pdfkit();
   const doc: Doc = new PDFDocument({
     size: 'A4',
     layout: 'landscape',

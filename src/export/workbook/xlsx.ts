@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
 import { IANAZone } from 'luxon';
 import { ExportError } from '../errors';
 import { ensureOutDir } from '../out-dir';
@@ -213,7 +214,7 @@ export function writeAlignedRow(
       styles.set(key, cell.style);
     }
   });
-  if (alignedCell.type === ExcelJS.ValueType.Null) alignedCell.alignment = aligned.alignment;
+  if (alignedCell.type === exceljs().ValueType.Null) alignedCell.alignment = aligned.alignment;
   // the row's own (empty) style is resolved the same way, once a row
   const styled = row as unknown as { style: Partial<ExcelJS.Style> }; // exceljs's typings leave it out
   const rowStyle = styles.get(ROW_STYLE);
@@ -283,19 +284,35 @@ interface ZipOf {
   addThemes(): Promise<void>;
 }
 
+/** exceljs, loaded at first use: a second or more of every command's start otherwise, and most write no workbook. */
+let loaded: typeof ExcelJS | undefined;
+export function exceljs(): typeof ExcelJS {
+  loaded ??= createRequire(import.meta.url)('exceljs') as typeof ExcelJS;
+  return loaded;
+}
+
+type WriterOptions = ConstructorParameters<typeof ExcelJS.stream.xlsx.WorkbookWriter>[0];
+let datedWriter: (new (options: WriterOptions) => ZipOf) | undefined;
+
 /**
  * The streaming writer with every zip entry dated with the document (the zip dates each with the time it is
  * written), so that a statement written again is the same bytes (docs/outputs.md, "Issuing a month again").
  * The writer appends its first entries in its constructor, through addThemes (exceljs 4): dated from there.
+ * A class made at first use, since its base is exceljs's.
  */
-class DatedWorkbookWriter extends (ExcelJS.stream.xlsx.WorkbookWriter as unknown as new (
-  options: ConstructorParameters<typeof ExcelJS.stream.xlsx.WorkbookWriter>[0],
-) => ZipOf) {
-  override addThemes(): Promise<void> {
-    const append = this.zip.append.bind(this.zip);
-    this.zip.append = (source, data) => append(source, { date: this.created, ...data });
-    return super.addThemes();
-  }
+function datedWorkbookWriter(): new (options: WriterOptions) => ZipOf {
+  datedWriter ??= class extends (
+    (exceljs().stream.xlsx.WorkbookWriter as unknown as new (
+      options: WriterOptions,
+    ) => ZipOf)
+  ) {
+    override addThemes(): Promise<void> {
+      const append = this.zip.append.bind(this.zip);
+      this.zip.append = (source, data) => append(source, { date: this.created, ...data });
+      return super.addThemes();
+    }
+  };
+  return datedWriter;
 }
 
 /**
@@ -309,6 +326,7 @@ export function openWorkbook(finalPath: string, props: { title?: string; created
     path.dirname(finalPath),
     `.${path.basename(finalPath)}.${randomBytes(4).toString('hex')}.partial`,
   );
+  const DatedWorkbookWriter = datedWorkbookWriter();
   const workbook = new DatedWorkbookWriter({
     filename: tempPath,
     useStyles: true,
@@ -318,7 +336,7 @@ export function openWorkbook(finalPath: string, props: { title?: string; created
     modified: props.created ?? new Date(0),
     creator: 'recon',
     lastModifiedBy: 'recon',
-  } as ConstructorParameters<typeof ExcelJS.stream.xlsx.WorkbookWriter>[0]) as unknown as Workbook;
+  } as WriterOptions) as unknown as Workbook;
   if (props.title) workbook.title = props.title;
   let done = false;
   return {

@@ -1,0 +1,119 @@
+import { createHmac } from 'node:crypto';
+import nodemailer, { type Transporter } from 'nodemailer';
+import type { AlertChannel } from '../config/alerts';
+import type { EventData } from '../events/catalog';
+import type { AlertRaised } from '../events/alert-events';
+
+/**
+ * The three channels an alert goes out by (docs/exceptions.md, "Alerts"): a signed JSON webhook, a
+ * Slack-compatible incoming webhook, e-mail through the SMTP server statements use. Each throws on failure
+ * with a message that holds no secret: never the URL (a Slack URL is its own token) nor the signing secret.
+ */
+
+export type RaisedAlert = EventData<typeof AlertRaised>;
+
+export interface ChannelDeps {
+  /** RECON_SMTP_URL and RECON_MAIL_FROM; undefined: an e-mail channel fails with a clear reason */
+  readonly mail: { readonly smtpUrl: string; readonly from: string } | undefined;
+  /** per request; 10 s when not given */
+  readonly timeoutMs?: number;
+  /** a transport of the caller's (tests, a pool); made from `mail` when absent */
+  readonly transport?: Transporter;
+}
+
+/** The webhook's body: the alert as JSON (the same bytes are signed). */
+export function webhookBody(a: RaisedAlert): string {
+  return JSON.stringify({
+    alertId: a.alertId,
+    rule: a.rule,
+    kind: a.kind,
+    subject: a.subject,
+    title: a.title,
+    text: a.text,
+    facts: a.facts,
+    raisedAt: a.raisedAt,
+  });
+}
+
+/** `v1=` and the hex HMAC-SHA256, keyed by the secret, of the timestamp, a full stop and the body. */
+export function signature(secret: string, timestamp: string, body: string): string {
+  return `v1=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
+}
+
+/** The error of a request, without the URL (fetch's cause names the host and port, never the path). */
+function httpError(e: unknown): string {
+  const err = e as { name?: string; message?: string; cause?: { code?: string; message?: string } };
+  if (err.name === 'TimeoutError') return 'timed out';
+  const cause = err.cause?.code ?? err.cause?.message;
+  return `${err.message ?? String(e)}${cause ? ` (${cause})` : ''}`.slice(0, 500);
+}
+
+async function post(url: string, body: string, headers: Record<string, string>, timeoutMs: number): Promise<string> {
+  let res: Response;
+  try {
+    res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body,
+      signal: AbortSignal.timeout(timeoutMs),
+      redirect: 'error',
+    });
+  } catch (e) {
+    throw new Error(httpError(e));
+  }
+  // the body is read (so the connection is freed) but not kept: a receiver's page could echo anything
+  await res.arrayBuffer().catch(() => undefined);
+  if (res.status < 200 || res.status > 299) throw new Error(`HTTP ${res.status}`);
+  return `HTTP ${res.status}`;
+}
+
+async function sendEmail(a: RaisedAlert, to: readonly string[], deps: ChannelDeps): Promise<string> {
+  if (!deps.mail && !deps.transport) throw new Error('RECON_SMTP_URL and RECON_MAIL_FROM are not set');
+  const transport = deps.transport ?? nodemailer.createTransport(deps.mail!.smtpUrl);
+  try {
+    const info = await transport.sendMail({
+      from: deps.mail?.from,
+      to: [...to],
+      subject: `[recon] ${a.title}`,
+      text: `${a.text}\n\nrule ${a.rule}, alert ${a.alertId}, raised ${a.raisedAt}\n`,
+      // the same alert keeps its Message-ID across attempts: a mail system drops a repeat
+      messageId: `<alert-${a.alertId}@recon>`,
+    });
+    return String(info.response ?? 'accepted').slice(0, 500);
+  } catch (e) {
+    const err = e as { response?: string; code?: string; message?: string };
+    throw new Error(
+      `${err.code ? `${err.code}: ` : ''}${err.response ?? err.message ?? String(e)}`.replace(
+        /\/\/[^@\s/]*@/g,
+        '//***@',
+      ),
+    );
+  } finally {
+    if (!deps.transport) transport.close();
+  }
+}
+
+/** Sends one alert by one channel at `now`; the answer (status) when accepted, else throws. */
+export async function sendAlert(a: RaisedAlert, channel: AlertChannel, deps: ChannelDeps, now: Date): Promise<string> {
+  const timeoutMs = deps.timeoutMs ?? 10_000;
+  switch (channel.type) {
+    case 'webhook': {
+      const body = webhookBody(a);
+      const timestamp = String(Math.floor(now.getTime() / 1000));
+      return post(
+        channel.url,
+        body,
+        {
+          'x-recon-alert-id': a.alertId,
+          'x-recon-timestamp': timestamp,
+          'x-recon-signature': signature(channel.secret, timestamp, body),
+        },
+        timeoutMs,
+      );
+    }
+    case 'slack':
+      return post(channel.url, JSON.stringify({ text: `*${a.title}*\n${a.text}` }), {}, timeoutMs);
+    case 'email':
+      return sendEmail(a, channel.to, deps);
+  }
+}

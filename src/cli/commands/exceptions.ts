@@ -1,0 +1,348 @@
+import type { Command } from 'commander';
+import { type ActionRequest, actOnException } from '../../exceptions/actions';
+import { BULK_ACTIONS, type BulkAction, bulkAct } from '../../exceptions/bulk';
+import type { ExceptionDeps } from '../../exceptions/context';
+import { ExceptionRefused } from '../../exceptions/errors';
+import { exceptionPolicyOf } from '../../exceptions/policy';
+import {
+  type ExceptionFilter,
+  type ExceptionItem,
+  exceptionHistory,
+  exceptionJson,
+  getException,
+  listExceptions,
+} from '../../exceptions/queries';
+import { printable } from '../../input-rules';
+import type { Person } from '../../people/directory';
+import { readDirectory } from '../../people/directory';
+import { actorFor } from '../../people/manage';
+import { runProjections } from '../../projector/runner';
+import { moneyText } from '../../reconciliation/discrepancy-summary';
+import { InputRefused, UsageError } from '../errors';
+import { importDecisions, sheetProblemText } from '../../exceptions/import';
+import { readFileSync } from 'node:fs';
+import { type Runtime, withRuntime } from '../runtime';
+
+/**
+ * `recon exceptions list|show|assign|comment|resolve|accept|approve|reject|reopen|bulk` (docs/exceptions.md).
+ * The person acting is RECON_TOKEN's owner; their role is checked by the action (src/exceptions/actions.ts),
+ * the same checks as the HTTP API's. Refusals exit 2 naming the option.
+ */
+
+const PROJECTIONS = ['reconciliation', 'orders', 'payouts', 'settlement', 'exceptions'];
+
+async function catchUp(rt: Runtime, signal: AbortSignal): Promise<void> {
+  const { config } = rt;
+  const deps = {
+    sql: rt.sql,
+    store: rt.store,
+    log: rt.log,
+    timezone: config.timezone,
+    graceHours: config.graceHours,
+    bank: config.bank,
+  };
+  await runProjections(deps, { names: PROJECTIONS, signal });
+}
+
+function depsOf(rt: Runtime): ExceptionDeps {
+  const { policy, issues } = exceptionPolicyOf(rt.config.exceptions);
+  if (issues.length) throw new UsageError(`RECON_CONFIG: ${issues.join('; ')}`);
+  return { sql: rt.sql, store: rt.store, policy };
+}
+
+/** The owner of RECON_TOKEN (any role: what they may do is the action's to check). */
+async function actingPerson(rt: Runtime): Promise<Person> {
+  const u = actorFor(await readDirectory(rt.store), process.env.RECON_TOKEN || undefined, 'read');
+  return { id: u.id, name: u.name, role: u.role };
+}
+
+/** An action's refusal with the option's spelling (`--note: …`), so the message names what to type. */
+function asUsage(e: unknown): never {
+  if (e instanceof ExceptionRefused && e.field !== null && e.field !== 'id' && e.message.startsWith(`${e.field}:`))
+    throw new UsageError(`--${e.message}`, e.code);
+  throw e;
+}
+
+interface FilterOptions {
+  leg?: string;
+  type?: string;
+  state?: string;
+  assignee?: string;
+  severity?: string;
+  subMerchant?: string;
+  currency?: string;
+  minAmount?: string;
+  minAge?: string;
+}
+
+function filterOf(o: FilterOptions): ExceptionFilter {
+  if (o.minAmount !== undefined && !/^\d{1,18}$/.test(o.minAmount))
+    throw new UsageError('--min-amount: expected whole minor units (e.g. 10000 for 100.00)');
+  if (o.minAge !== undefined && !/^\d{1,7}$/.test(o.minAge)) throw new UsageError('--min-age: expected whole hours');
+  return {
+    leg: o.leg,
+    type: o.type,
+    state: o.state,
+    assignee: o.assignee,
+    severity: o.severity,
+    subMerchantId: o.subMerchant,
+    currency: o.currency,
+    minAmount: o.minAmount === undefined ? undefined : BigInt(o.minAmount),
+    minAgeHours: o.minAge === undefined ? undefined : Number(o.minAge),
+  };
+}
+
+function filterOptions(cmd: Command): Command {
+  return cmd
+    .option('--leg <leg>', 'psp, orders, payouts or settlement')
+    .option('--type <type>', 'one discrepancy type')
+    .option('--state <state>', 'open, assigned, pending_approval, resolved_by_hand, accepted, reopened or resolved')
+    .option('--assignee <user>', 'assigned to this user id')
+    .option('--severity <severity>', 'low, medium, high or critical')
+    .option('--sub-merchant <id>', 'involving this sub-merchant')
+    .option('--currency <code>', 'in this currency')
+    .option('--min-amount <minor>', 'amount in doubt at least this, in minor units')
+    .option('--min-age <hours>', 'at least this many hours since detection');
+}
+
+const money = (x: ExceptionItem) => (x.amountInDoubt === null ? '-' : moneyText(BigInt(x.amountInDoubt), x.currency));
+
+function table(items: readonly ExceptionItem[]): string {
+  const head = ['state', 'severity', 'due', 'amount in doubt', 'leg', 'type', 'assignee', 'last action', 'id'];
+  const rows = items.map((x) =>
+    [
+      x.state,
+      x.severity,
+      (x.dueAt ?? '-').slice(0, 16).replace('T', ' '),
+      money(x),
+      x.leg,
+      x.type,
+      x.assignee ?? '-',
+      x.lastAction ? `${x.lastAction} by ${x.lastBy}` : '-',
+      x.id,
+    ].map((c) => printable(c, { oneLine: true })),
+  );
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((c, i) => (i === 3 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  return `${[line(head), ...rows.map(line)].join('\n')}\n${items.length} exception${items.length === 1 ? '' : 's'}\n`;
+}
+
+const checkFormat = (f: string) => {
+  if (!['table', 'json'].includes(f))
+    throw new UsageError(`--format must be table or json (got ${printable(f, { oneLine: true })})`);
+};
+
+function registerReads(group: Command): void {
+  filterOptions(group.command('list'))
+    .option('--limit <n>', 'at most this many (1-1000); the next page follows with --after')
+    .option('--after <cursor>', 'the `next` printed with the page before')
+    .option('--format <format>', 'table or json', 'table')
+    .option('--no-catch-up', 'read the views as they are')
+    .description('the exceptions of every leg with their state, severity, due date and assignee')
+    .action(async (o: FilterOptions & { limit?: string; after?: string; format: string; catchUp: boolean }) => {
+      checkFormat(o.format);
+      if (o.limit !== undefined && !/^\d{1,4}$/.test(o.limit))
+        throw new UsageError('--limit: expected a whole number from 1 to 1000');
+      await withRuntime(async (rt, signal) => {
+        await actingPerson(rt);
+        if (o.catchUp) await catchUp(rt, signal);
+        const deps = depsOf(rt);
+        const f = { ...filterOf(o), limit: o.limit === undefined ? undefined : Number(o.limit), after: o.after };
+        const page = await listExceptions(rt.sql, f, new Date(), deps.policy).catch(asUsage);
+        if (o.format === 'json')
+          process.stdout.write(
+            `${JSON.stringify({ items: page.items.map(exceptionJson), next: page.next }, null, 2)}\n`,
+          );
+        else process.stdout.write(table(page.items) + (page.next ? `next page: --after ${page.next}\n` : ''));
+      });
+    });
+
+  group
+    .command('show <id>')
+    .option('--format <format>', 'table or json', 'table')
+    .description('one exception and its history in order: who, what, when, why')
+    .action(async (id: string, o: { format: string }) => {
+      checkFormat(o.format);
+      await withRuntime(async (rt, signal) => {
+        await actingPerson(rt);
+        await catchUp(rt, signal);
+        const x = await getException(rt.sql, id, new Date(), depsOf(rt).policy);
+        if (x === null) throw new UsageError(`no discrepancy with id ${printable(id, { oneLine: true })}`, 'NOT_FOUND');
+        const history = await exceptionHistory(rt.sql, x.id);
+        if (o.format === 'json')
+          return void process.stdout.write(`${JSON.stringify({ ...exceptionJson(x), history }, null, 2)}\n`);
+        const lines = [
+          `${x.type} (${x.leg}) ${x.id}`,
+          `state ${x.state}${x.why ? ` (${x.why})` : ''}, severity ${x.severity}, due ${x.dueAt ?? '-'}, assignee ${x.assignee ?? '-'}`,
+          `amount in doubt ${money(x)}; ${x.whatDiffers}`,
+          ...(x.pending
+            ? [
+                `waiting for approval: ${x.pending.decision ?? 'decision'} proposed by ${x.pending.by}: ${x.pending.note}`,
+              ]
+            : []),
+          'history:',
+          ...history.map((h) => `  ${h.at}  ${h.by}  ${h.action}${h.why ? `: ${h.why}` : ''}`),
+        ];
+        process.stdout.write(`${printable(lines.join('\n'))}\n`);
+      });
+    });
+}
+
+/** Runs one action as RECON_TOKEN's owner and prints what it did. */
+async function act(request: ActionRequest): Promise<void> {
+  await withRuntime(async (rt, signal) => {
+    const actor = await actingPerson(rt);
+    await catchUp(rt, signal);
+    const r = await actOnException(depsOf(rt), actor, request).catch(asUsage);
+    await catchUp(rt, signal);
+    process.stdout.write(`${r.id}: ${r.summary} (by ${actor.id})\n`);
+  });
+}
+
+function registerActions(group: Command): void {
+  group
+    .command('assign <id>')
+    .requiredOption('--assignee <user>', 'the user id who works it')
+    .option('--due <instant>', 'due date-time with a zone; default: the SLA of its severity')
+    .option('--note <text>', 'why it is assigned (kept in its history)')
+    .description('assign an exception to a user, with a due date')
+    .action((id: string, o: { assignee: string; due?: string; note?: string }) =>
+      act({
+        action: 'assign',
+        id,
+        assignee: o.assignee,
+        ...(o.due ? { dueAt: o.due } : {}),
+        ...(o.note !== undefined ? { note: o.note } : {}),
+      }),
+    );
+  group
+    .command('comment <id>')
+    .requiredOption('--text <text>', 'the comment')
+    .description('comment on an exception')
+    .action((id: string, o: { text: string }) => act({ action: 'comment', id, text: o.text }));
+  group
+    .command('resolve <id>')
+    .requiredOption('--reason-code <code>', 'explained_elsewhere, duplicate, timing, corrected_at_source or other')
+    .requiredOption('--note <text>', 'why it is resolved (kept in its history)')
+    .description('resolve by hand an exception that holds no money (one that does needs a decision: accept)')
+    .action((id: string, o: { reasonCode: string; note: string }) =>
+      act({ action: 'resolve', id, reasonCode: o.reasonCode, note: o.note }),
+    );
+  group
+    .command('accept <id>')
+    .requiredOption('--note <text>', 'why the difference is acceptable')
+    .option('--decision <decision>', 'pay, withhold or write_off (required where money is held)')
+    .description('decide an exception: in force at once, or a proposal a second person approves (a large write-off)')
+    .action((id: string, o: { note: string; decision?: string }) =>
+      act({ action: 'accept', id, note: o.note, ...(o.decision !== undefined ? { decision: o.decision } : {}) }),
+    );
+  group
+    .command('approve <id>')
+    .requiredOption('--note <text>', 'why it is approved (kept on the acceptance)')
+    .description("approve another person's proposal (an approver)")
+    .action((id: string, o: { note: string }) => act({ action: 'approve', id, note: o.note }));
+  group
+    .command('reject <id>')
+    .requiredOption('--note <text>', 'why it is rejected (kept in its history)')
+    .description('reject a proposal waiting for approval (an approver)')
+    .action((id: string, o: { note: string }) => act({ action: 'reject', id, note: o.note }));
+  group
+    .command('reopen <id>')
+    .requiredOption('--reason <text>', 'why: new evidence, a decision taken back')
+    .description('reopen an accepted (its decision revoked, an approver) or hand-resolved exception')
+    .action((id: string, o: { reason: string }) => act({ action: 'reopen', id, reason: o.reason }));
+}
+
+function registerBulk(group: Command): void {
+  filterOptions(group.command('bulk <action>'))
+    .requiredOption('--reason <text>', 'why, recorded on every exception changed')
+    .option('--to <user>', 'assign: the user id who works them')
+    .option('--reason-code <code>', 'resolve: the hand resolution reason code')
+    .option('--decision <decision>', 'accept: pay, withhold or write_off')
+    .option('--dry-run', 'list what would change; write nothing')
+    .description(`${BULK_ACTIONS.join(', ')} every exception matching the filter`)
+    .action(
+      async (
+        action: string,
+        o: FilterOptions & { reason: string; to?: string; reasonCode?: string; decision?: string; dryRun?: boolean },
+      ) => {
+        if (!(BULK_ACTIONS as readonly string[]).includes(action))
+          throw new UsageError(`<action>: expected one of ${BULK_ACTIONS.join(', ')}`);
+        if (action === 'assign' && !o.to)
+          throw new UsageError('--to: required for bulk assign (the user id who works them)');
+        if (action === 'resolve' && !o.reasonCode) throw new UsageError('--reason-code: required for bulk resolve');
+        await withRuntime(async (rt, signal) => {
+          const actor = await actingPerson(rt);
+          await catchUp(rt, signal);
+          const request = {
+            action: action as BulkAction,
+            reason: o.reason,
+            ...(o.to ? { assignee: o.to } : {}),
+            ...(o.reasonCode ? { reasonCode: o.reasonCode } : {}),
+            ...(o.decision ? { decision: o.decision } : {}),
+          };
+          const r = await bulkAct(depsOf(rt), actor, filterOf(o), request, { dryRun: o.dryRun === true }).catch(
+            asUsage,
+          );
+          if (!r.dryRun) await catchUp(rt, signal);
+          const verb = r.dryRun ? 'would' : 'did';
+          const lines = [
+            ...r.changes.map((c) => `${verb} ${c.summary}: ${c.id}`),
+            ...r.skipped.map((s) => `skipped ${s.id}: ${s.reason}`),
+          ];
+          lines.push(`${r.changes.length} ${r.dryRun ? 'would change' : 'changed'}, ${r.skipped.length} skipped`);
+          process.stdout.write(`${printable(lines.join('\n'))}\n`);
+        });
+      },
+    );
+}
+
+function registerImport(group: Command): void {
+  group
+    .command('import <file>')
+    .option('--dry-run', 'check every row and list what would change; write nothing')
+    .description('apply a filled-in Decisions sheet (.xlsx) all or nothing: every row checked first')
+    .action(async (file: string, o: { dryRun?: boolean }) => {
+      let content: Buffer;
+      try {
+        content = readFileSync(file);
+      } catch (e) {
+        throw new UsageError(
+          `<file>: cannot read ${printable(file, { oneLine: true })} (${(e as NodeJS.ErrnoException).code ?? 'error'})`,
+        );
+      }
+      await withRuntime(async (rt, signal) => {
+        const actor = await actingPerson(rt);
+        await catchUp(rt, signal);
+        const r = await importDecisions(depsOf(rt), actor, content, { dryRun: o.dryRun === true });
+        if (!r.ok)
+          throw new InputRefused(
+            'DECISIONS_REFUSED',
+            `${file}: nothing imported:\n${r.problems.map(sheetProblemText).join('\n')}`,
+          );
+        if (!o.dryRun) await catchUp(rt, signal);
+        const verb = o.dryRun ? 'would' : 'did';
+        const lines = r.changes.map((c) => `row ${c.row}: ${verb} ${c.summary}: ${c.id}`);
+        lines.push(
+          `${r.changes.length} row${r.changes.length === 1 ? '' : 's'} ${o.dryRun ? 'would change' : 'changed'}`,
+        );
+        process.stdout.write(`${printable(lines.join('\n'))}\n`);
+      });
+    });
+}
+
+export function register(program: Command): void {
+  const group = program
+    .command('exceptions')
+    .description(
+      "discrepancies of every leg as work: assign, comment, resolve, decide, approve, reopen; as RECON_TOKEN's owner (docs/exceptions.md)",
+    );
+  registerReads(group);
+  registerActions(group);
+  registerBulk(group);
+  registerImport(group);
+}

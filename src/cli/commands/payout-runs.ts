@@ -1,0 +1,183 @@
+import { renameSync, writeFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { printable } from '../../input-rules';
+import { readDirectory } from '../../people/directory';
+import { actorFor } from '../../people/manage';
+import type { Action } from '../../people/roles';
+import { approveRun, cancelRun, draftRun, listRuns, paymentFile, sendRun, showRun } from '../../payout-runs/actions';
+import { type PayoutRun, runJson, totalsOf } from '../../payout-runs/runs';
+import { decimalText } from '../../payout-runs/pain001';
+import { UsageError } from '../errors';
+import { type Runtime, withRuntime } from '../runtime';
+
+/**
+ * `recon payout-runs draft|list|show|approve|send|cancel|file` (docs/exceptions.md, "Payout runs"). The person
+ * acting is RECON_TOKEN's owner; the one who drafts a run never approves it.
+ */
+
+const token = () => process.env.RECON_TOKEN || undefined;
+
+async function actor(rt: Runtime, action: Action) {
+  return actorFor(await readDirectory(rt.store), token(), action);
+}
+
+const amount = (minor: string, currency: string) =>
+  `${decimalText(BigInt(minor), currency) ?? `${minor}/100`} ${currency}`;
+const one = (s: string) => printable(s, { oneLine: true });
+
+function summaryLine(r: PayoutRun): string {
+  const totals = totalsOf(r)
+    .map((t) => `${amount(t.amount.toString(), t.currency)} (${t.count})`)
+    .join(', ');
+  return `${r.id}  ${r.status.padEnd(9)}  ${r.month}  drafted by ${one(r.draftedBy)}  ${totals}`;
+}
+
+function details(r: PayoutRun): string {
+  const out = [summaryLine(r)];
+  if (r.approvedBy) out.push(`approved by ${one(r.approvedBy)} at ${r.approvedAt}, execution ${r.executionDate}`);
+  if (r.sentBy) out.push(`sent by ${one(r.sentBy)} at ${r.sentAt}, file sha-256 ${r.fileSha256}`);
+  if (r.cancelledBy) out.push(`cancelled by ${one(r.cancelledBy)} at ${r.cancelledAt}: ${one(r.cancelReason ?? '')}`);
+  out.push('transfers:');
+  for (const l of r.lines) {
+    const released = l.releasedHolds.length
+      ? `  (released holds: ${l.releasedHolds.map((h) => `${h.discrepancyId} ${amount(h.amount, l.currency)} ${h.decision}`).join('; ')})`
+      : '';
+    out.push(
+      `  ${l.reference}  ${amount(l.amount, l.currency)}  to ${one(l.creditorName)} ${l.creditorAccount}${released}`,
+    );
+  }
+  out.push(...leftOutLines(r));
+  return out.join('\n');
+}
+
+function leftOutLines(r: Pick<PayoutRun, 'leftOut' | 'releasedSinceStatement' | 'heldInForce'>): string[] {
+  const out: string[] = [];
+  for (const l of r.leftOut)
+    out.push(`left out: ${one(l.subMerchantId)} ${amount(l.amount, l.currency)} ${l.reference ?? ''} (${l.reason})`);
+  for (const h of r.releasedSinceStatement)
+    out.push(
+      `released since the statement, paid once stated again: ${one(h.subMerchantId)} ${amount(h.amount, h.currency)} (discrepancy ${h.discrepancyId}, ${h.decision})`,
+    );
+  for (const h of r.heldInForce)
+    out.push(
+      `held, not paid: ${one(h.subMerchantId)} ${amount(h.amount, h.currency)} (discrepancy ${h.discrepancyId || 'none: not registered'})`,
+    );
+  return out;
+}
+
+function checkFormat(format: string): void {
+  if (!['table', 'json'].includes(format))
+    throw new UsageError(`--format must be table or json (got ${printable(format, { oneLine: true })})`);
+}
+
+export function register(program: Command): void {
+  const group = program
+    .command('payout-runs')
+    .description('payouts of a month in one payment file (pain.001), drafted by one person and approved by another');
+  readingCommands(group);
+  lifeCommands(group);
+}
+
+/** draft, list, show */
+function readingCommands(group: Command): void {
+  group
+    .command('draft')
+    .requiredOption('--month <YYYY-MM>', "the statements' month whose payouts the run pays")
+    .description("draft the month's next payout run from its statements (again: the waiting draft, nothing new)")
+    .action(async (opts: { month: string }) => {
+      await withRuntime(async (rt) => {
+        const who = await actor(rt, 'payout-run.create');
+        const r = await draftRun(rt.store, who, { month: opts.month, bank: rt.config.bank, env: process.env });
+        if (!r.run) process.stdout.write(`nothing new to pay for ${opts.month}\n`);
+        else process.stdout.write(`${r.created ? 'drafted' : 'already drafted, waiting for approval:'} ${r.run.id}\n`);
+        const notes = leftOutLines(r.run ?? r.plan);
+        if (notes.length) process.stdout.write(`${notes.join('\n')}\n`);
+      });
+    });
+
+  group
+    .command('list')
+    .option('--format <format>', 'table or json', 'table')
+    .description('every payout run, newest first')
+    .action(async (opts: { format: string }) => {
+      checkFormat(opts.format);
+      await withRuntime(async (rt) => {
+        const runs = await listRuns(rt.store, await actor(rt, 'read'));
+        if (opts.format === 'json') process.stdout.write(`${JSON.stringify(runs.map(runJson), null, 2)}\n`);
+        else process.stdout.write(runs.map((r) => `${summaryLine(r)}\n`).join(''));
+      });
+    });
+
+  group
+    .command('show')
+    .argument('<run>', 'the run id, PR-YYYY-MM-n')
+    .option('--format <format>', 'table or json', 'table')
+    .description('one payout run: its transfers, what it leaves out and why, who drafted and approved it')
+    .action(async (id: string, opts: { format: string }) => {
+      checkFormat(opts.format);
+      await withRuntime(async (rt) => {
+        const r = await showRun(rt.store, await actor(rt, 'read'), id);
+        process.stdout.write(opts.format === 'json' ? `${JSON.stringify(runJson(r), null, 2)}\n` : `${details(r)}\n`);
+      });
+    });
+}
+
+/** approve, file, send, cancel */
+function lifeCommands(group: Command): void {
+  group
+    .command('approve')
+    .argument('<run>', 'the run id, PR-YYYY-MM-n')
+    .option('--execution-date <YYYY-MM-DD>', 'the day the bank executes the transfers (default: today)')
+    .description('approve a draft (an approver who did not draft it); its payment file becomes available')
+    .action(async (id: string, opts: { executionDate?: string }) => {
+      await withRuntime(async (rt) => {
+        const r = await approveRun(rt.store, await actor(rt, 'payout-run.approve'), id, {
+          timezone: rt.config.timezone,
+          ...(opts.executionDate ? { executionDate: opts.executionDate } : {}),
+        });
+        process.stdout.write(`approved ${r.id}; the payment file: recon payout-runs file ${r.id} --out FILE\n`);
+      });
+    });
+
+  group
+    .command('file')
+    .argument('<run>', 'the run id, PR-YYYY-MM-n')
+    .option('--out <file>', 'write the file here (default: standard output)')
+    .description("the approved run's payment file, ISO 20022 pain.001.001.09, for the bank")
+    .action(async (id: string, opts: { out?: string }) => {
+      await withRuntime(async (rt) => {
+        const f = await paymentFile(rt.store, await actor(rt, 'payout-run.send'), id);
+        if (!opts.out) {
+          process.stdout.write(f.xml);
+          return;
+        }
+        // written beside, then renamed: a partial file never looks complete
+        writeFileSync(`${opts.out}.partial`, f.xml);
+        renameSync(`${opts.out}.partial`, opts.out);
+        process.stderr.write(`wrote ${opts.out} (sha-256 ${f.sha256})\n`);
+      });
+    });
+
+  group
+    .command('send')
+    .argument('<run>', 'the run id, PR-YYYY-MM-n')
+    .description("record that the approved run's payment file went to the bank (its sha-256 is kept)")
+    .action(async (id: string) => {
+      await withRuntime(async (rt) => {
+        const r = await sendRun(rt.store, await actor(rt, 'payout-run.send'), id);
+        process.stdout.write(`sent ${r.id} (file sha-256 ${r.fileSha256})\n`);
+      });
+    });
+
+  group
+    .command('cancel')
+    .argument('<run>', 'the run id, PR-YYYY-MM-n')
+    .requiredOption('--reason <text>', 'why, kept with the run')
+    .description('cancel a draft; what it would have paid can be drafted again')
+    .action(async (id: string, opts: { reason: string }) => {
+      await withRuntime(async (rt) => {
+        const r = await cancelRun(rt.store, await actor(rt, 'payout-run.create'), id, opts.reason);
+        process.stdout.write(`cancelled ${r.id}\n`);
+      });
+    });
+}

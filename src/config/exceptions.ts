@@ -1,0 +1,50 @@
+import { z } from 'zod';
+
+/**
+ * The `exceptions` section of RECON_CONFIG (docs/exceptions.md, "Severity, due dates and write-offs"): every
+ * field optional; what is left out keeps its default (src/exceptions/severity.ts DEFAULT_EXCEPTION_POLICY,
+ * merged by src/exceptions/policy.ts). Amounts are whole minor units, as a string or a whole number:
+ *   "exceptions": { "amountAtLeast": { "medium": "50000" }, "ageHoursAtLeast": { "high": 96 },
+ *                   "slaHours": { "critical": 8 },
+ *                   "writeOff": { "account": "expense:write-offs", "approvalAbove": "100000" } }
+ */
+
+const minor = z
+  .union([
+    z.string().regex(/^\d{1,18}$/, 'expected whole minor units'),
+    z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+  ])
+  .transform((v) => BigInt(v));
+const hours = z
+  .number()
+  .int()
+  .min(0)
+  .max(24 * 3650);
+
+export const exceptionsConfigSchema = z
+  .object({
+    amountAtLeast: z.object({ medium: minor, high: minor, critical: minor }).partial().strict().optional(),
+    ageHoursAtLeast: z.object({ medium: hours, high: hours, critical: hours }).partial().strict().optional(),
+    slaHours: z.object({ low: hours, medium: hours, high: hours, critical: hours }).partial().strict().optional(),
+    writeOff: z
+      .object({
+        account: z.string().regex(/^[a-z][a-z0-9:_-]{0,99}$/, 'expected an account such as expense:write-offs'),
+        approvalAbove: minor,
+      })
+      .partial()
+      .strict()
+      .optional(),
+  })
+  .strict();
+
+/** The section as configured: only what the file sets. */
+export type ExceptionsConfig = z.infer<typeof exceptionsConfigSchema>;
+
+/** The section parsed, or its problems (field paths, never values). Absent: nothing overridden. */
+export function exceptionsConfigFrom(raw: unknown): { config: ExceptionsConfig; issues: string[] } {
+  if (raw === undefined) return { config: {}, issues: [] };
+  const parsed = exceptionsConfigSchema.safeParse(raw);
+  if (!parsed.success)
+    return { config: {}, issues: parsed.error.issues.map((i) => `exceptions.${i.path.join('.')}: ${i.message}`) };
+  return { config: parsed.data, issues: [] };
+}

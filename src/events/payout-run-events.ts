@@ -1,0 +1,113 @@
+import { z } from 'zod';
+import { defineEvent } from './catalog';
+
+/**
+ * Payout runs (docs/exceptions.md, "Payout runs"): the statements' payouts of a month put together for one
+ * payment file, drafted by one person, approved by another, then sent to the bank. One stream, `payout-runs`,
+ * appended at the revision read (as `users` is): two people acting at once cannot both win on a stale view, a
+ * run's number is taken once, and listing every run is one read. A run is a handful of events a month.
+ *
+ * Ids are deterministic (the run id and the step), so a retried command appends nothing new.
+ */
+
+export const PAYOUT_RUNS_STREAM = 'payout-runs';
+
+/** `PR-<YYYY-MM>-<n>`: the n-th run of the month; also the payment file's message id (at most 35 characters). */
+export const PAYOUT_RUN_ID = /^PR-\d{4}-(0[1-9]|1[0-2])-[1-9]\d{0,3}$/;
+
+const isoInstant = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/, 'ISO-8601 UTC instant');
+const month = z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/);
+const minor = z.string().regex(/^\d+$/);
+const currency = z.string().regex(/^[A-Z]{3}$/);
+const runId = z.string().regex(PAYOUT_RUN_ID);
+/** a user id (src/events/people-events.ts) */
+const actor = z.string().min(1).max(64);
+const account = z.string().regex(/^[A-Z0-9/-]{1,34}$/);
+
+/** A hold of the statement run before, no longer held in the one a line pays: released into its amount. */
+const releasedHold = z.object({
+  discrepancyId: z.string(),
+  amount: minor,
+  /** the decision in force when the run was drafted ('resolved': no decision recorded, the sources explained it) */
+  decision: z.enum(['pay', 'write_off', 'resolved']),
+});
+
+export const PayoutRunDrafted = defineEvent(
+  'PayoutRunDrafted',
+  1,
+  z.object({
+    runId,
+    month,
+    /** the StatementIssued events (ids) whose payouts the lines pay */
+    statementRuns: z.array(z.uuid()),
+    /** one transfer per sub-merchant, currency and statement reference: exactly what that reference asks */
+    lines: z.array(
+      z.object({
+        subMerchantId: z.string().min(1),
+        currency,
+        amount: minor,
+        reference: z.string().regex(/^[A-Z0-9-]{1,35}$/),
+        /** the StatementIssued event the reference comes from */
+        statementRun: z.uuid(),
+        creditorName: z.string().min(1).max(140),
+        creditorAccount: account,
+        releasedHolds: z.array(releasedHold),
+      }),
+    ),
+    /** the account each currency is paid from and its holder, as configured when drafted (the file never changes) */
+    debtors: z.array(z.object({ currency, account, name: z.string().min(1).max(140), bic: z.string().nullable() })),
+    /** what the statements ask for but the file leaves out, and why (never silently) */
+    leftOut: z.array(
+      z.object({
+        subMerchantId: z.string().min(1),
+        currency,
+        amount: minor,
+        reference: z.string().nullable(),
+        reason: z.enum(['no_payout_account', 'not_whole_units', 'not_registered']),
+      }),
+    ),
+    /** holds of the month's last statement whose discrepancy was decided pay or write-off since: paid once stated */
+    releasedSinceStatement: z.array(
+      z.object({ subMerchantId: z.string(), currency, discrepancyId: z.string(), amount: minor, decision: z.string() }),
+    ),
+    /** money the month's last statement holds and that stays held: not paid */
+    heldInForce: z.array(z.object({ subMerchantId: z.string(), currency, discrepancyId: z.string(), amount: minor })),
+    draftedBy: actor,
+    draftedAt: isoInstant,
+  }),
+);
+
+export const PayoutRunApproved = defineEvent(
+  'PayoutRunApproved',
+  1,
+  z.object({
+    runId,
+    approvedBy: actor,
+    approvedAt: isoInstant,
+    /** the day the bank is asked to execute the transfers (ReqdExctnDt) */
+    executionDate: z.iso.date(),
+  }),
+);
+
+export const PayoutRunSent = defineEvent(
+  'PayoutRunSent',
+  1,
+  z.object({
+    runId,
+    sentBy: actor,
+    sentAt: isoInstant,
+    /** sha-256 (hex) of the payment file as sent: the same bytes `recon payout-runs file` gives */
+    fileSha256: z.string().regex(/^[0-9a-f]{64}$/),
+  }),
+);
+
+export const PayoutRunCancelled = defineEvent(
+  'PayoutRunCancelled',
+  1,
+  z.object({
+    runId,
+    cancelledBy: actor,
+    cancelledAt: isoInstant,
+    reason: z.string().trim().min(1).max(4000),
+  }),
+);

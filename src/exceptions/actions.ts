@@ -1,0 +1,362 @@
+import { DECISIONS, type Decision } from '../events/audit-events';
+import { newEvent } from '../events/catalog';
+import {
+  ExceptionAssigned,
+  ExceptionCommented,
+  ExceptionDecisionApproved,
+  ExceptionDecisionProposed,
+  ExceptionDecisionRejected,
+  ExceptionReopened,
+  ExceptionResolvedByHand,
+  HAND_REASONS,
+} from '../events/exception-events';
+import { eventIdFor } from '../events/ids';
+import { checkText, FREE_TEXT, plausibleInstant } from '../input-rules';
+import type { Person } from '../people/directory';
+import { may } from '../people/roles';
+import { acceptDiscrepancy } from '../reconciliation/discrepancy-queries';
+import { HOLDING_TYPES } from '../reconciliation/discrepancy-types';
+import {
+  commit,
+  contextOf,
+  type ExceptionContext,
+  type ExceptionDeps,
+  type Plan,
+  requireRole,
+  requireState,
+} from './context';
+import { ExceptionRefused } from './errors';
+import { revokeAcceptance } from './revoke';
+
+/**
+ * The exception's actions (docs/exceptions.md, "The exception's life"). Each is planned (roles, state and
+ * values checked against what the store holds now; nothing written) and then committed; the bulk actions and
+ * the decisions import plan every row before committing any. The person acting is a user from a token
+ * (src/people), never a name typed.
+ */
+
+export type ActionRequest =
+  | {
+      readonly action: 'assign';
+      readonly id: string;
+      readonly assignee: string;
+      readonly dueAt?: string;
+      readonly note?: string;
+    }
+  | { readonly action: 'comment'; readonly id: string; readonly text: string }
+  | { readonly action: 'resolve'; readonly id: string; readonly reasonCode: string; readonly note: string }
+  | { readonly action: 'accept'; readonly id: string; readonly decision?: string; readonly note: string }
+  | { readonly action: 'approve'; readonly id: string; readonly note: string }
+  | { readonly action: 'reject'; readonly id: string; readonly note: string }
+  | { readonly action: 'reopen'; readonly id: string; readonly reason: string };
+
+export type ActionName = ActionRequest['action'];
+export const ACTION_REQUESTS: readonly ActionName[] = [
+  'assign',
+  'comment',
+  'resolve',
+  'accept',
+  'approve',
+  'reject',
+  'reopen',
+];
+
+/** A required text, trimmed, checked by the door's rules; refused naming the field. */
+function text(field: string, value: string | undefined): string {
+  const r = checkText(value ?? '', { ...FREE_TEXT, maxLength: 4000 });
+  if (!r.ok) throw new ExceptionRefused('INVALID', field, `${field}: ${r.reason}`);
+  if (r.value.trim() === '') throw new ExceptionRefused('INVALID', field, `${field}: required, say why`);
+  return r.value.trim();
+}
+
+const OPEN_WORK = ['open', 'assigned', 'reopened'] as const;
+
+function planAssign(ctx: ExceptionContext, actor: Person, r: Extract<ActionRequest, { action: 'assign' }>): Plan {
+  requireRole(actor, 'exception.assign');
+  requireState(ctx, [...OPEN_WORK, 'pending_approval'], 'assign it');
+  const assignee = ctx.directory.users.get(r.assignee);
+  if (!assignee || assignee.revokedAt !== null)
+    throw new ExceptionRefused(
+      'INVALID',
+      'assignee',
+      `assignee: no active user ${JSON.stringify(r.assignee.slice(0, 80))}`,
+    );
+  if (!may(assignee.role, 'exception.resolve') && !may(assignee.role, 'exception.propose'))
+    throw new ExceptionRefused(
+      'INVALID',
+      'assignee',
+      `assignee: ${assignee.id} is a ${assignee.role} and cannot work exceptions`,
+    );
+  let due = ctx.item.dueAt;
+  if (r.dueAt !== undefined) {
+    const checked = plausibleInstant(r.dueAt);
+    if (!checked.ok) throw new ExceptionRefused('INVALID', 'due', `due: ${checked.reason}`);
+    due = new Date(checked.value).toISOString();
+  }
+  const note = r.note === undefined ? undefined : text('reason', r.note);
+  const event = newEvent(ExceptionAssigned, {
+    discrepancyId: ctx.item.id,
+    assignee: assignee.id,
+    dueAt: due,
+    ...(note ? { note } : {}),
+    by: actor.id,
+    at: ctx.at.toISOString(),
+  });
+  return {
+    id: ctx.item.id,
+    action: 'assign',
+    summary: `assign to ${assignee.id}, due ${due ?? 'none'}`,
+    events: [event],
+    revision: ctx.work.revision,
+  };
+}
+
+function planComment(ctx: ExceptionContext, actor: Person, r: Extract<ActionRequest, { action: 'comment' }>): Plan {
+  requireRole(actor, 'exception.comment');
+  const t = text('text', r.text);
+  const event = newEvent(ExceptionCommented, {
+    discrepancyId: ctx.item.id,
+    text: t,
+    by: actor.id,
+    at: ctx.at.toISOString(),
+  });
+  return { id: ctx.item.id, action: 'comment', summary: 'comment', events: [event], revision: ctx.work.revision };
+}
+
+const holdsMoney = (type: string) => (HOLDING_TYPES as readonly string[]).includes(type);
+
+function planResolve(ctx: ExceptionContext, actor: Person, r: Extract<ActionRequest, { action: 'resolve' }>): Plan {
+  requireRole(actor, 'exception.resolve');
+  requireState(ctx, OPEN_WORK, 'resolve it by hand');
+  if (holdsMoney(ctx.item.type))
+    throw new ExceptionRefused(
+      'CONFLICT',
+      'id',
+      `a ${ctx.item.type} holds money on the statements: it cannot be resolved by hand; propose a decision instead (accept --decision pay|withhold|write_off)`,
+    );
+  if (!(HAND_REASONS as readonly string[]).includes(r.reasonCode))
+    throw new ExceptionRefused(
+      'INVALID',
+      'reason-code',
+      `reason-code: expected one of ${HAND_REASONS.join(', ')}, got ${JSON.stringify(String(r.reasonCode).slice(0, 80))}`,
+    );
+  const evidence = ctx.item.discrepancy.updated_by_event ?? ctx.item.discrepancy.detected_by_event;
+  const event = newEvent(ExceptionResolvedByHand, {
+    discrepancyId: ctx.item.id,
+    reasonCode: r.reasonCode as (typeof HAND_REASONS)[number],
+    note: text('note', r.note),
+    evidence,
+    by: actor.id,
+    at: ctx.at.toISOString(),
+  });
+  return {
+    id: ctx.item.id,
+    action: 'resolve',
+    summary: `resolve by hand (${r.reasonCode})`,
+    events: [event],
+    revision: ctx.work.revision,
+  };
+}
+
+/** The decision an acceptance of this exception takes, checked against its type (acceptDiscrepancy's rules). */
+function decisionFor(ctx: ExceptionContext, given: string | undefined): Decision | undefined {
+  if (given !== undefined && !(DECISIONS as readonly string[]).includes(given))
+    throw new ExceptionRefused(
+      'INVALID',
+      'decision',
+      `decision: expected one of ${DECISIONS.join(', ')}, got ${JSON.stringify(given.slice(0, 80))}`,
+    );
+  const decision = given as Decision | undefined;
+  const type = ctx.item.type;
+  if (holdsMoney(type) && decision === undefined)
+    throw new ExceptionRefused(
+      'INVALID',
+      'decision',
+      `decision: a ${type} holds money on the statements; say pay, withhold or write_off`,
+    );
+  if (decision === 'write_off' && ctx.item.amountInDoubt === null)
+    throw new ExceptionRefused(
+      'INVALID',
+      'decision',
+      `decision: a ${type} puts no amount in doubt; there is nothing to write off`,
+    );
+  if (!holdsMoney(type) && (decision === 'pay' || decision === 'withhold'))
+    throw new ExceptionRefused(
+      'INVALID',
+      'decision',
+      `decision: a ${type} holds no money on the statements; leave it out (or write_off)`,
+    );
+  return decision;
+}
+
+/** Makes the acceptance (the money side), refused as a conflict when the discrepancy changed meanwhile. */
+function accepting(id: string, note: string, by: string, at: Date, decision: Decision | undefined) {
+  return async (deps: ExceptionDeps) => {
+    const r = await acceptDiscrepancy(deps, { id, note, by, at, ...(decision ? { decision } : {}) });
+    if (!r.ok) throw new ExceptionRefused('CONFLICT', 'id', r.message);
+  };
+}
+
+function planAccept(ctx: ExceptionContext, actor: Person, r: Extract<ActionRequest, { action: 'accept' }>): Plan {
+  requireRole(actor, 'exception.propose');
+  requireState(ctx, OPEN_WORK, 'propose a decision');
+  const decision = decisionFor(ctx, r.decision);
+  const note = text('note', r.note);
+  const amount = ctx.item.amountInDoubt;
+  const needsApproval =
+    decision === 'write_off' && amount !== null && BigInt(amount) > ctx.policy.writeOff.approvalAbove;
+  const at = ctx.at.toISOString();
+  const proposal = eventIdFor('exception-proposal', { discrepancyId: ctx.item.id, by: actor.id, at, decision, note });
+  const event = newEvent(ExceptionDecisionProposed, {
+    discrepancyId: ctx.item.id,
+    proposal,
+    ...(decision ? { decision } : {}),
+    note,
+    amountInDoubt: amount,
+    currency: ctx.item.currency,
+    needsApproval,
+    by: actor.id,
+    at,
+  });
+  const what = decision ?? 'accept';
+  return {
+    id: ctx.item.id,
+    action: 'accept',
+    summary: needsApproval ? `propose ${what} (needs a second person's approval)` : `accept: ${what}`,
+    events: [event],
+    revision: ctx.work.revision,
+    ...(needsApproval ? {} : { after: accepting(ctx.item.id, note, actor.id, ctx.at, decision) }),
+  };
+}
+
+function pendingOf(ctx: ExceptionContext) {
+  requireState(ctx, ['pending_approval'], 'approve or reject a proposal');
+  const p = ctx.work.pending;
+  if (p === null) throw new ExceptionRefused('CONFLICT', 'id', `exception ${ctx.item.id} has no proposal waiting`);
+  return p;
+}
+
+function planApprove(ctx: ExceptionContext, actor: Person, r: Extract<ActionRequest, { action: 'approve' }>): Plan {
+  requireRole(actor, 'exception.approve');
+  const p = pendingOf(ctx);
+  // maker-checker: the second person must be another person
+  if (p.by === actor.id)
+    throw new ExceptionRefused(
+      'FORBIDDEN',
+      null,
+      `maker-checker: ${actor.id} proposed this ${p.decision ?? 'decision'}; another approver must approve it`,
+    );
+  const note = text('note', r.note);
+  const event = newEvent(ExceptionDecisionApproved, {
+    discrepancyId: ctx.item.id,
+    proposal: p.id,
+    note,
+    by: actor.id,
+    at: ctx.at.toISOString(),
+  });
+  // the acceptance names the approver; the proposer and their reason stay in its note and in the history
+  const acceptNote = `${note} (proposed by ${p.by}: ${p.note})`;
+  return {
+    id: ctx.item.id,
+    action: 'approve',
+    summary: `approve ${p.decision ?? 'decision'} proposed by ${p.by}`,
+    events: [event],
+    revision: ctx.work.revision,
+    after: accepting(ctx.item.id, acceptNote, actor.id, ctx.at, p.decision ?? undefined),
+  };
+}
+
+function planReject(ctx: ExceptionContext, actor: Person, r: Extract<ActionRequest, { action: 'reject' }>): Plan {
+  requireRole(actor, 'exception.approve');
+  const p = pendingOf(ctx);
+  const event = newEvent(ExceptionDecisionRejected, {
+    discrepancyId: ctx.item.id,
+    proposal: p.id,
+    note: text('note', r.note),
+    by: actor.id,
+    at: ctx.at.toISOString(),
+  });
+  return {
+    id: ctx.item.id,
+    action: 'reject',
+    summary: `reject ${p.decision ?? 'decision'} proposed by ${p.by}`,
+    events: [event],
+    revision: ctx.work.revision,
+  };
+}
+
+/**
+ * Reopens a decided exception. Taking back a decision in force moves money again, so it is an approver's;
+ * reopening a hand resolution is the work of whoever may resolve.
+ */
+function planReopen(ctx: ExceptionContext, actor: Person, r: Extract<ActionRequest, { action: 'reopen' }>): Plan {
+  const reason = text('reason', r.reason);
+  const accepted = ctx.state === 'accepted';
+  requireRole(actor, accepted ? 'exception.approve' : 'exception.resolve');
+  if (!accepted && ctx.work.work !== 'resolved_by_hand')
+    requireState(ctx, ['accepted', 'resolved_by_hand'], 'reopen it');
+  const at = ctx.at;
+  const event = newEvent(ExceptionReopened, { discrepancyId: ctx.item.id, reason, by: actor.id, at: at.toISOString() });
+  const revoke = async (deps: ExceptionDeps) => {
+    await revokeAcceptance(deps.store, { discrepancyId: ctx.item.id, reason, by: actor.id, at });
+  };
+  return {
+    id: ctx.item.id,
+    action: 'reopen',
+    summary: accepted ? 'reopen: revoke the decision in force' : 'reopen the hand resolution',
+    events: [event],
+    revision: ctx.work.revision,
+    ...(accepted ? { after: revoke } : {}),
+  };
+}
+
+const PLANNERS: {
+  [A in ActionName]: (ctx: ExceptionContext, actor: Person, r: Extract<ActionRequest, { action: A }>) => Plan;
+} = {
+  assign: planAssign,
+  comment: planComment,
+  resolve: planResolve,
+  accept: planAccept,
+  approve: planApprove,
+  reject: planReject,
+  reopen: planReopen,
+};
+
+/** Checks an action against the exception as it stands, without writing: what it would do, or a refusal. */
+export async function planAction(deps: ExceptionDeps, actor: Person, r: ActionRequest): Promise<Plan> {
+  const ctx = await contextOf(deps, r.id);
+  const planner = PLANNERS[r.action] as (ctx: ExceptionContext, actor: Person, r: ActionRequest) => Plan;
+  return planner(ctx, actor, r);
+}
+
+export interface ActionResult {
+  readonly id: string;
+  readonly action: string;
+  readonly summary: string;
+  /** the events written to the exception's stream */
+  readonly events: string[];
+}
+
+/** Plans and commits one action. */
+export async function actOnException(deps: ExceptionDeps, actor: Person, r: ActionRequest): Promise<ActionResult> {
+  const plan = await planAction(deps, actor, r);
+  const done = await commit(deps, plan);
+  return { ...done, summary: plan.summary };
+}
+
+type Without<A extends ActionName> = Omit<Extract<ActionRequest, { action: A }>, 'action'>;
+
+export const assignException = (deps: ExceptionDeps, actor: Person, r: Without<'assign'>) =>
+  actOnException(deps, actor, { action: 'assign', ...r });
+export const commentOnException = (deps: ExceptionDeps, actor: Person, r: Without<'comment'>) =>
+  actOnException(deps, actor, { action: 'comment', ...r });
+export const resolveExceptionByHand = (deps: ExceptionDeps, actor: Person, r: Without<'resolve'>) =>
+  actOnException(deps, actor, { action: 'resolve', ...r });
+export const proposeDecision = (deps: ExceptionDeps, actor: Person, r: Without<'accept'>) =>
+  actOnException(deps, actor, { action: 'accept', ...r });
+export const approveDecision = (deps: ExceptionDeps, actor: Person, r: Without<'approve'>) =>
+  actOnException(deps, actor, { action: 'approve', ...r });
+export const rejectDecision = (deps: ExceptionDeps, actor: Person, r: Without<'reject'>) =>
+  actOnException(deps, actor, { action: 'reject', ...r });
+export const reopenException = (deps: ExceptionDeps, actor: Person, r: Without<'reopen'>) =>
+  actOnException(deps, actor, { action: 'reopen', ...r });

@@ -1,0 +1,128 @@
+import type { Person } from '../people/directory';
+import { type ActionRequest, planAction } from './actions';
+import { commit, type ExceptionDeps, policyOf, nowOf, type Plan } from './context';
+import { ExceptionRefused } from './errors';
+import { type ExceptionFilter, listExceptions } from './queries';
+
+/**
+ * Bulk actions (assign, comment, resolve, accept) on every exception matching a filter, and the seam of the
+ * offline decisions: a list of rows applied all or nothing. Every target is planned first (checked against
+ * the store, nothing written); the dry run stops there and lists the plans, the real run commits exactly
+ * those plans. A target whose plan is refused is listed as skipped with the reason, and never written.
+ */
+
+export const BULK_ACTIONS = ['assign', 'comment', 'resolve', 'accept'] as const;
+export type BulkAction = (typeof BULK_ACTIONS)[number];
+
+/** What the bulk action does to each target: its fields without the id; `reason` is the required why. */
+export interface BulkRequest {
+  readonly action: BulkAction;
+  readonly reason: string;
+  readonly assignee?: string;
+  readonly reasonCode?: string;
+  readonly decision?: string;
+}
+
+export interface BulkOutcome {
+  readonly changes: Array<{ id: string; summary: string }>;
+  readonly skipped: Array<{ id: string; reason: string }>;
+  readonly dryRun: boolean;
+}
+
+function requestFor(id: string, b: BulkRequest): ActionRequest {
+  switch (b.action) {
+    case 'assign':
+      return { action: 'assign', id, assignee: b.assignee ?? '', note: b.reason };
+    case 'comment':
+      return { action: 'comment', id, text: b.reason };
+    case 'resolve':
+      return { action: 'resolve', id, reasonCode: b.reasonCode ?? '', note: b.reason };
+    case 'accept':
+      return { action: 'accept', id, note: b.reason, ...(b.decision !== undefined ? { decision: b.decision } : {}) };
+  }
+}
+
+/** Plans every request; refusals of a single exception are kept, with their message, beside the plans. */
+async function planAll(deps: ExceptionDeps, actor: Person, requests: readonly ActionRequest[]) {
+  const plans: Plan[] = [];
+  const skipped: Array<{ id: string; reason: string }> = [];
+  for (const r of requests) {
+    try {
+      plans.push(await planAction(deps, actor, r));
+    } catch (e) {
+      // a refusal of the person (role) is the whole run's, not one exception's
+      if (!(e instanceof ExceptionRefused)) throw e;
+      skipped.push({ id: r.id, reason: e.message });
+    }
+  }
+  return { plans, skipped };
+}
+
+/** A bulk action on every exception matching `filter`; `dryRun` lists what would change and writes nothing. */
+export async function bulkAct(
+  deps: ExceptionDeps,
+  actor: Person,
+  filter: ExceptionFilter,
+  b: BulkRequest,
+  opts: { dryRun: boolean },
+): Promise<BulkOutcome> {
+  if (!(BULK_ACTIONS as readonly string[]).includes(b.action))
+    throw new ExceptionRefused('INVALID', 'action', `action: expected one of ${BULK_ACTIONS.join(', ')}`);
+  if (!b.reason?.trim()) throw new ExceptionRefused('INVALID', 'reason', 'reason: required for a bulk action, say why');
+  const { items } = await listExceptions(
+    deps.sql,
+    { ...filter, limit: undefined, after: undefined },
+    nowOf(deps),
+    policyOf(deps),
+  );
+  const { plans, skipped } = await planAll(
+    deps,
+    actor,
+    items.map((x) => requestFor(x.id, b)),
+  );
+  if (!opts.dryRun) for (const p of plans) await commit(deps, p);
+  return { changes: plans.map((p) => ({ id: p.id, summary: p.summary })), skipped, dryRun: opts.dryRun };
+}
+
+/** One refused row of a decisions list, by its place in the list (a sheet's row number for an import). */
+export interface RowProblem {
+  readonly row: number;
+  readonly field: string | null;
+  readonly message: string;
+}
+
+/**
+ * Applies a list of actions all or nothing: every row is planned first, and one refused row refuses the list
+ * (every problem returned, nothing written). The seam of the offline Decisions sheet: its importer turns
+ * rows into ActionRequests (numbered as the sheet numbers them) and calls this.
+ */
+export async function applyDecisionRows(
+  deps: ExceptionDeps,
+  actor: Person,
+  rows: ReadonlyArray<{ row: number; request: ActionRequest }>,
+  opts: { dryRun: boolean },
+): Promise<
+  { ok: true; changes: Array<{ row: number; id: string; summary: string }> } | { ok: false; problems: RowProblem[] }
+> {
+  const planned: Array<{ row: number; plan: Plan }> = [];
+  const problems: RowProblem[] = [];
+  const first = new Map<string, number>();
+  for (const { row, request } of rows) {
+    // every plan is checked against the revision read: a second row for one exception would fail half-way
+    const before = first.get(request.id.toLowerCase());
+    if (before !== undefined) {
+      problems.push({ row, field: 'id', message: `id: the exception of row ${before} again; one row per exception` });
+      continue;
+    }
+    first.set(request.id.toLowerCase(), row);
+    try {
+      planned.push({ row, plan: await planAction(deps, actor, request) });
+    } catch (e) {
+      if (!(e instanceof ExceptionRefused)) throw e;
+      problems.push({ row, field: e.field, message: e.message });
+    }
+  }
+  if (problems.length > 0) return { ok: false, problems };
+  if (!opts.dryRun) for (const p of planned) await commit(deps, p.plan);
+  return { ok: true, changes: planned.map((p) => ({ row: p.row, id: p.plan.id, summary: p.plan.summary })) };
+}

@@ -1,0 +1,109 @@
+import type { Sql } from '../db/connect';
+import { discrepancyStream } from '../events/audit-events';
+import { exceptionStream } from '../events/exception-events';
+import { type Directory, type Person, readDirectory } from '../people/directory';
+import { NotAllowed } from '../people/errors';
+import { type Action, may } from '../people/roles';
+import { isStoreError } from '../store/errors';
+import type { EventStore, NewEvent } from '../store/types';
+import { ExceptionRefused } from './errors';
+import { exceptionPolicyOf } from './policy';
+import { type ExceptionItem, getException } from './queries';
+import type { ExceptionPolicy } from './severity';
+import { type ExceptionWork, foldWork, stateOf, type ExceptionState } from './state';
+
+/**
+ * What every exception action reads before it decides (the discrepancy as its leg shows it, the two
+ * streams of the exception folded), and how it writes: one append to `exception-<id>` at the revision read,
+ * then what follows it on the money side (an acceptance, a revocation).
+ */
+
+export interface ExceptionDeps {
+  readonly sql: Sql;
+  readonly store: EventStore;
+  readonly policy?: ExceptionPolicy;
+  /** the clock (tests pass one); default: now */
+  readonly now?: () => Date;
+}
+
+export const policyOf = (deps: ExceptionDeps): ExceptionPolicy => deps.policy ?? exceptionPolicyOf().policy;
+export const nowOf = (deps: ExceptionDeps): Date => deps.now?.() ?? new Date();
+
+export interface ExceptionContext {
+  readonly item: ExceptionItem;
+  /** folded from the streams themselves, not the read model: what an append is checked against */
+  readonly work: ExceptionWork;
+  readonly state: ExceptionState;
+  readonly at: Date;
+  readonly directory: Directory;
+  readonly policy: ExceptionPolicy;
+}
+
+/** The exception as it stands now, read from the store (the work) and the legs' views (the discrepancy). */
+export async function contextOf(deps: ExceptionDeps, id: string): Promise<ExceptionContext> {
+  const at = nowOf(deps);
+  const policy = policyOf(deps);
+  const item = await getException(deps.sql, id, at, policy);
+  if (item === null)
+    throw new ExceptionRefused('NOT_FOUND', 'id', `id: no discrepancy ${JSON.stringify(id.slice(0, 80))}`);
+  const [work, decisions, directory] = await Promise.all([
+    deps.store.readStream(exceptionStream(item.id)),
+    deps.store.readStream(discrepancyStream(item.id)),
+    readDirectory(deps.store),
+  ]);
+  // each stream folded in its order: the two parts of the state are independent of how they interleave
+  const folded = foldWork(item.id, [...work, ...decisions]);
+  return { item, work: folded, state: stateOf(item.discrepancy, folded).state, at, directory, policy };
+}
+
+const article = (role: string) => (/^[aeiou]/.test(role) ? 'an' : 'a');
+
+/** Refuses a person whose role does not allow the action (NotAllowed FORBIDDEN, naming both). */
+export function requireRole(actor: Person, action: Action): void {
+  if (!may(actor.role, action))
+    throw new NotAllowed('FORBIDDEN', `${actor.id} is ${article(actor.role)} ${actor.role}; ${action} is not theirs`);
+}
+
+/** Refuses unless the exception is in one of these states. */
+export function requireState(ctx: ExceptionContext, allowed: readonly ExceptionState[], what: string): void {
+  if (!allowed.includes(ctx.state))
+    throw new ExceptionRefused(
+      'CONFLICT',
+      'id',
+      `exception ${ctx.item.id} is ${ctx.state.replace(/_/g, ' ')}: cannot ${what} (only when ${allowed.join(', ').replace(/_/g, ' ')})`,
+    );
+}
+
+/** What an action will do, checked and not yet written: the bulk dry run lists these. */
+export interface Plan {
+  readonly id: string;
+  readonly action: string;
+  /** in words, for the dry run and the CLI */
+  readonly summary: string;
+  readonly events: readonly NewEvent[];
+  readonly revision: number;
+  /** the money side, after the exception's events are in: an acceptance or a revocation */
+  readonly after?: (deps: ExceptionDeps) => Promise<void>;
+}
+
+/** Writes a plan: its events at the revision read (another person first: refused, nothing written), then its sequel. */
+export async function commit(
+  deps: ExceptionDeps,
+  plan: Plan,
+): Promise<{ id: string; action: string; events: string[] }> {
+  try {
+    await deps.store.append(exceptionStream(plan.id), [...plan.events], {
+      expectedRevision: plan.revision < 0 ? 'no_stream' : plan.revision,
+    });
+  } catch (e) {
+    if (isStoreError(e, 'WRONG_EXPECTED_REVISION'))
+      throw new ExceptionRefused(
+        'CONFLICT',
+        'id',
+        `exception ${plan.id} changed meanwhile (another person acted first); look again`,
+      );
+    throw e;
+  }
+  await plan.after?.(deps);
+  return { id: plan.id, action: plan.action, events: plan.events.map((e) => e.id) };
+}

@@ -1,0 +1,177 @@
+import ExcelJS from 'exceljs';
+import { checkText, FREE_TEXT } from '../input-rules';
+import type { Person } from '../people/directory';
+import { ACTION_REQUESTS, type ActionName, type ActionRequest } from './actions';
+import { applyDecisionRows, type RowProblem } from './bulk';
+import type { ExceptionDeps } from './context';
+
+/**
+ * The offline decisions (docs/exceptions.md, "Offline decisions"): a workbook's `Decisions` sheet, filled in
+ * and imported back with `recon exceptions import FILE [--dry-run]`. Its first row names the columns
+ * (any order, case ignored): `id`, `action`, and what the action takes — `assignee`, `due`, `reason_code`,
+ * `decision`, `note` (the reason of every action: the comment's text, the reopening's reason). A row whose
+ * action is empty is passed by (a sheet listing every exception may be filled in for some). Every row is
+ * checked, then planned against the store; one refused row refuses the file, every problem named by sheet,
+ * row and column, and nothing is written.
+ */
+
+export const DECISIONS_SHEET = 'Decisions';
+const COLUMNS = ['id', 'action', 'assignee', 'due', 'reason_code', 'decision', 'note'] as const;
+type Column = (typeof COLUMNS)[number];
+
+/** Where a problem is: `Decisions!C7 (action)`. */
+export interface SheetProblem {
+  readonly sheet: string;
+  readonly row: number;
+  readonly column: string | null;
+  readonly message: string;
+}
+
+export const sheetProblemText = (p: SheetProblem) =>
+  p.row === 0
+    ? `${p.sheet}: ${p.message}`
+    : `${p.sheet}!${p.column === null ? `row ${p.row}` : `${p.column}${p.row}`}: ${p.message}`;
+
+const letter = (n: number): string =>
+  n <= 26 ? String.fromCharCode(64 + n) : letter(Math.floor((n - 1) / 26)) + letter(((n - 1) % 26) + 1);
+
+/** A cell as text (a formula's result, a rich text's plain text, a date as an ISO instant). */
+function cellText(v: ExcelJS.CellValue): string {
+  if (v === null || v === undefined) return '';
+  if (v instanceof Date) return v.toISOString();
+  if (typeof v === 'object') {
+    if ('richText' in v) return v.richText.map((r) => r.text).join('');
+    if ('result' in v) return cellText(v.result as ExcelJS.CellValue);
+    if ('text' in v) return String(v.text);
+    return '';
+  }
+  return String(v);
+}
+
+/** The header's columns (column number of each name), or the problem of the header. */
+function headerOf(ws: ExcelJS.Worksheet): { at: Map<Column, number>; problems: SheetProblem[] } {
+  const at = new Map<Column, number>();
+  const problems: SheetProblem[] = [];
+  ws.getRow(1).eachCell((cell, n) => {
+    const name = cellText(cell.value).trim().toLowerCase().replace(/\s+/g, '_');
+    if ((COLUMNS as readonly string[]).includes(name)) at.set(name as Column, n);
+    else if (name !== '')
+      problems.push({
+        sheet: ws.name,
+        row: 1,
+        column: letter(n),
+        message: `unknown column ${JSON.stringify(name.slice(0, 40))}; expected ${COLUMNS.join(', ')}`,
+      });
+  });
+  for (const c of ['id', 'action'] as const)
+    if (!at.has(c)) problems.push({ sheet: ws.name, row: 1, column: null, message: `no column ${c}` });
+  return { at, problems };
+}
+
+/** The row's request: the action and its fields as the actions take them. */
+function requestOf(action: ActionName, id: string, f: (c: Column) => string | undefined): ActionRequest {
+  const note = f('note') ?? '';
+  const opt = <K extends string>(key: K, c: Column) =>
+    f(c) === undefined ? {} : ({ [key]: f(c) } as Record<K, string>);
+  switch (action) {
+    case 'assign':
+      return { action, id, assignee: f('assignee') ?? '', ...opt('dueAt', 'due'), ...(note ? { note } : {}) };
+    case 'comment':
+      return { action, id, text: note };
+    case 'resolve':
+      return { action, id, reasonCode: f('reason_code') ?? '', note };
+    case 'accept':
+      return { action, id, note, ...opt('decision', 'decision') };
+    case 'reopen':
+      return { action, id, reason: note };
+    default:
+      return { action, id, note };
+  }
+}
+
+/** Reads the sheet's rows to requests; problems of the file itself (sheet, header, cells) named by place. */
+export async function readDecisionsSheet(file: Buffer | ArrayBuffer): Promise<{
+  rows: Array<{ row: number; request: ActionRequest }>;
+  at: Map<string, number>;
+  problems: SheetProblem[];
+}> {
+  const wb = new ExcelJS.Workbook();
+  try {
+    await wb.xlsx.load(file as ArrayBuffer);
+  } catch {
+    return {
+      rows: [],
+      at: new Map(),
+      problems: [{ sheet: DECISIONS_SHEET, row: 0, column: null, message: 'not an .xlsx workbook' }],
+    };
+  }
+  const ws = wb.getWorksheet(DECISIONS_SHEET);
+  if (!ws)
+    return {
+      rows: [],
+      at: new Map(),
+      problems: [{ sheet: DECISIONS_SHEET, row: 0, column: null, message: `no sheet named ${DECISIONS_SHEET}` }],
+    };
+  const { at, problems } = headerOf(ws);
+  const rows: Array<{ row: number; request: ActionRequest }> = [];
+  if (problems.length) return { rows, at, problems };
+  ws.eachRow((r, n) => {
+    if (n === 1) return;
+    const f = (c: Column): string | undefined => {
+      const col = at.get(c);
+      const t = col === undefined ? '' : cellText(r.getCell(col).value).trim();
+      return t === '' ? undefined : t;
+    };
+    const action = f('action');
+    if (action === undefined) return;
+    const bad = (c: Column, message: string) =>
+      problems.push({ sheet: ws.name, row: n, column: letter(at.get(c) ?? 0), message: `${c}: ${message}` });
+    for (const c of COLUMNS) {
+      const t = f(c);
+      const checked = t === undefined ? null : checkText(t, { ...FREE_TEXT, maxLength: 4000 });
+      if (checked && !checked.ok) bad(c, checked.reason);
+    }
+    if (!(ACTION_REQUESTS as readonly string[]).includes(action))
+      return void bad('action', `expected one of ${ACTION_REQUESTS.join(', ')}`);
+    const id = f('id');
+    if (id === undefined) return void bad('id', 'required');
+    rows.push({ row: n, request: requestOf(action as ActionName, id, f) });
+  });
+  return { rows, at, problems };
+}
+
+/** The actions' field names to the sheet's columns, to place a planning problem. */
+const COLUMN_OF: Record<string, Column> = {
+  id: 'id',
+  assignee: 'assignee',
+  due: 'due',
+  'reason-code': 'reason_code',
+  decision: 'decision',
+  note: 'note',
+  text: 'note',
+  reason: 'note',
+};
+
+/**
+ * Imports a Decisions sheet all or nothing: the file's problems and then every row's planning problems,
+ * or (none) the changes made — or, with `dryRun`, those that would be.
+ */
+export async function importDecisions(
+  deps: ExceptionDeps,
+  actor: Person,
+  file: Buffer | ArrayBuffer,
+  opts: { dryRun: boolean },
+): Promise<
+  { ok: true; changes: Array<{ row: number; id: string; summary: string }> } | { ok: false; problems: SheetProblem[] }
+> {
+  const read = await readDecisionsSheet(file);
+  if (read.problems.length) return { ok: false, problems: read.problems };
+  const r = await applyDecisionRows(deps, actor, read.rows, opts);
+  if (r.ok) return r;
+  const place = (p: RowProblem): SheetProblem => {
+    const c = p.field === null ? undefined : COLUMN_OF[p.field];
+    const n = c === undefined ? undefined : read.at.get(c);
+    return { sheet: DECISIONS_SHEET, row: p.row, column: n === undefined ? null : letter(n), message: p.message };
+  };
+  return { ok: false, problems: r.problems.map(place) };
+}

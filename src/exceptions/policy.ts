@@ -1,0 +1,24 @@
+import type { ExceptionsConfig } from '../config/exceptions';
+import { DEFAULT_EXCEPTION_POLICY, type ExceptionPolicy } from './severity';
+
+/**
+ * The policy in force: RECON_CONFIG's `exceptions` section (src/config/exceptions.ts) over the defaults, with
+ * the problems of the result (thresholds out of order) named by field.
+ */
+export function exceptionPolicyOf(c: ExceptionsConfig = {}): { policy: ExceptionPolicy; issues: string[] } {
+  const d = DEFAULT_EXCEPTION_POLICY;
+  const policy: ExceptionPolicy = {
+    amountAtLeast: { ...d.amountAtLeast, ...c.amountAtLeast },
+    ageHoursAtLeast: { ...d.ageHoursAtLeast, ...c.ageHoursAtLeast },
+    slaHours: { ...d.slaHours, ...c.slaHours },
+    writeOff: { ...d.writeOff, ...c.writeOff },
+  };
+  const issues: string[] = [];
+  const a = policy.amountAtLeast;
+  if (!(a.medium <= a.high && a.high <= a.critical))
+    issues.push('exceptions.amountAtLeast: expected medium ≤ high ≤ critical');
+  const h = policy.ageHoursAtLeast;
+  if (!(h.medium <= h.high && h.high <= h.critical))
+    issues.push('exceptions.ageHoursAtLeast: expected medium ≤ high ≤ critical');
+  return { policy, issues };
+}

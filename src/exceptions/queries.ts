@@ -1,0 +1,261 @@
+import type { Sql } from '../db/connect';
+import {
+  DISCREPANCY_TYPES,
+  type DiscrepancyType,
+  entryOf,
+  LEGS,
+  type Leg,
+  SEVERITIES,
+  type Severity,
+} from '../reconciliation/discrepancies/registry';
+import { allDiscrepancies, type DiscrepancyRecord, toRecord } from '../reconciliation/discrepancy-queries';
+import { amountInDoubt, whatDiffers } from '../reconciliation/discrepancy-summary';
+import { ExceptionRefused } from './errors';
+import { ageHours, DEFAULT_EXCEPTION_POLICY, dueAt, type ExceptionPolicy, severityOf } from './severity';
+import {
+  EXCEPTION_STATES,
+  type ExceptionState,
+  type ExceptionWork,
+  type HistoryEntry,
+  type Proposal,
+  stateOf,
+} from './state';
+
+/**
+ * Exceptions as finance reads them: every leg's discrepancies (the union of discrepancy-queries.ts
+ * `allDiscrepancies`) joined with the work on them (recon.exceptions of projections/exceptions.ts), with the
+ * state, severity and due date computed when read (stateOf, severity.ts) so they follow the clock and the
+ * policy in force without a write.
+ */
+
+export interface ExceptionItem {
+  readonly id: string;
+  readonly leg: Leg;
+  readonly type: string;
+  readonly state: ExceptionState;
+  /** why it is in that state when the sources decided it (resolved, or reopened by new evidence) */
+  readonly why: string | null;
+  readonly severity: Severity;
+  readonly dueAt: string | null;
+  readonly ageHours: number;
+  /** minor units as a decimal string; null when it concerns no amount */
+  readonly amountInDoubt: string | null;
+  readonly currency: string | null;
+  readonly subMerchantIds: string[];
+  readonly assignee: string | null;
+  readonly pending: Proposal | null;
+  readonly decision: string | null;
+  readonly lastAction: string | null;
+  readonly lastBy: string | null;
+  readonly lastAt: string | null;
+  readonly whatDiffers: string;
+  /** the discrepancy as its leg's view has it, with the event that last changed it */
+  readonly discrepancy: DiscrepancyRecord & { updated_by_event: string | null };
+}
+
+export interface ExceptionFilter {
+  readonly leg?: string | undefined;
+  readonly type?: string | undefined;
+  readonly state?: string | undefined;
+  readonly assignee?: string | undefined;
+  readonly severity?: string | undefined;
+  readonly subMerchantId?: string | undefined;
+  readonly currency?: string | undefined;
+  /** amount in doubt at least this (minor units) */
+  readonly minAmount?: bigint | undefined;
+  readonly minAgeHours?: number | undefined;
+  /** at most this many (1…1000); none: every one */
+  readonly limit?: number | undefined;
+  /** the `next` of the page before (keyset paging) */
+  readonly after?: string | undefined;
+}
+
+export const MAX_PAGE = 1000;
+
+const oneOf = (field: string, value: string | undefined, allowed: readonly string[]) => {
+  if (value !== undefined && !allowed.includes(value))
+    throw new ExceptionRefused(
+      'INVALID',
+      field,
+      `${field}: expected one of ${allowed.join(', ')}, got ${JSON.stringify(value.slice(0, 80))}`,
+    );
+};
+
+/** Checks a filter, naming the field that is wrong (ExceptionRefused, code INVALID). */
+export function checkExceptionFilter(f: ExceptionFilter): void {
+  oneOf('leg', f.leg, LEGS);
+  oneOf('type', f.type, DISCREPANCY_TYPES);
+  oneOf('state', f.state, EXCEPTION_STATES);
+  oneOf('severity', f.severity, SEVERITIES);
+  if (f.currency !== undefined && !/^[A-Z]{3}$/.test(f.currency))
+    throw new ExceptionRefused('INVALID', 'currency', 'currency: expected a three-letter code such as UAH');
+  if (f.minAmount !== undefined && f.minAmount < 0n)
+    throw new ExceptionRefused('INVALID', 'min-amount', 'min-amount: expected whole minor units, 0 or more');
+  if (f.minAgeHours !== undefined && (!Number.isSafeInteger(f.minAgeHours) || f.minAgeHours < 0))
+    throw new ExceptionRefused('INVALID', 'min-age', 'min-age: expected whole hours, 0 or more');
+  if (f.limit !== undefined && (!Number.isInteger(f.limit) || f.limit < 1 || f.limit > MAX_PAGE))
+    throw new ExceptionRefused('INVALID', 'limit', `limit: expected a whole number from 1 to ${MAX_PAGE}`);
+  if (f.after !== undefined && cursorOf(f.after) === null)
+    throw new ExceptionRefused('INVALID', 'after', 'after: expected the `next` of the page before');
+}
+
+/** The sort key of an exception (operation time, then id): the keyset of paging. */
+const keyOf = (d: Pick<DiscrepancyRecord, 'occurred_at' | 'detected_at' | 'id'>) =>
+  `${d.occurred_at ?? d.detected_at ?? ''}|${d.id}`;
+const cursorOf = (after: string): string | null => {
+  const text = Buffer.from(after, 'base64url').toString('utf8');
+  return /^[0-9TZ:.+-]*\|[0-9a-f-]{36}$/.test(text) ? text : null;
+};
+
+async function exceptionsViewExists(sql: Sql): Promise<boolean> {
+  const [r] = await sql<{ ok: boolean }[]>`select to_regclass('recon.exceptions') is not null as ok`;
+  return r?.ok ?? false;
+}
+
+/** The discrepancies with their work rows, filtered by what SQL can see (ordered by the keyset). */
+async function joinedRows(sql: Sql, f: ExceptionFilter & { id?: string }): Promise<Record<string, unknown>[]> {
+  const from = sql.unsafe(await allDiscrepancies(sql));
+  const withWork = await exceptionsViewExists(sql);
+  const types = f.leg ? DISCREPANCY_TYPES.filter((t) => entryOf(t).leg === f.leg) : null;
+  const work = withWork
+    ? sql`left join recon.exceptions x on x.discrepancy_id = discrepancies.id`
+    : sql`left join (select null::uuid as discrepancy_id) x on false`;
+  return sql<Record<string, unknown>[]>`
+    select discrepancies.*, to_jsonb(x) as work from ${from} ${work}
+    where (${f.id ?? null}::uuid is null or discrepancies.id = ${f.id ?? null}::uuid)
+      and (${types}::text[] is null or discrepancies.type = any(${types}::text[]))
+      and (${f.type ?? null}::text is null or discrepancies.type = ${f.type ?? null}::text)
+      and (${f.currency ?? null}::text is null or discrepancies.currency = ${f.currency ?? null}::text)
+      and (${f.subMerchantId ?? null}::text is null or ${f.subMerchantId ?? null}::text = any(discrepancies.sub_merchant_ids)
+           or discrepancies.sub_merchant_id = ${f.subMerchantId ?? null}::text)
+    order by coalesce(discrepancies.occurred_at, discrepancies.detected_at), discrepancies.id`;
+}
+
+const str = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+
+/** A work row of recon.exceptions (as to_jsonb gives it) to the fold's shape. */
+function workOf(raw: unknown): ExceptionWork | null {
+  if (raw === null || raw === undefined) return null;
+  const x = raw as Record<string, unknown>;
+  return {
+    discrepancyId: String(x.discrepancy_id),
+    work: x.work_state as ExceptionWork['work'],
+    assignee: str(x.assignee),
+    dueAt: x.due_at ? new Date(String(x.due_at)).toISOString() : null,
+    pending: (x.pending as Proposal | null) ?? null,
+    evidence: str(x.evidence),
+    reasonCode: str(x.reason_code),
+    acceptance: str(x.acceptance),
+    decision: (x.decision as ExceptionWork['decision']) ?? null,
+    lastAction: str(x.last_action),
+    lastBy: str(x.last_by),
+    lastAt: x.last_at ? new Date(String(x.last_at)).toISOString() : null,
+    revision: Number(x.revision ?? -1),
+    decisionRevision: Number(x.decision_revision ?? -1),
+  };
+}
+
+/** One joined row as an exception at `now`. */
+export function itemOf(r: Record<string, unknown>, now: Date, policy: ExceptionPolicy): ExceptionItem {
+  const d = { ...toRecord(r), updated_by_event: str(r.updated_by_event) };
+  const w = workOf(r.work);
+  const { state, why } = stateOf(d, w);
+  const amount = amountInDoubt(d);
+  const due = w?.dueAt ?? dueAt(d, policy)?.toISOString() ?? null;
+  return {
+    id: d.id,
+    leg: entryOf(d.type as DiscrepancyType)?.leg ?? 'psp',
+    type: d.type,
+    state,
+    why,
+    severity: severityOf(d, now, policy),
+    dueAt: due,
+    ageHours: ageHours(d, now),
+    amountInDoubt: amount === null ? null : amount.toString(),
+    currency: d.currency,
+    subMerchantIds: [
+      ...new Set([...(d.sub_merchant_ids ?? []), ...(d.sub_merchant_id ? [d.sub_merchant_id] : [])]),
+    ].sort(),
+    assignee: w?.assignee ?? null,
+    pending: w?.pending ?? null,
+    decision: w?.decision ?? null,
+    lastAction: w?.lastAction ?? null,
+    lastBy: w?.lastBy ?? null,
+    lastAt: w?.lastAt ?? null,
+    whatDiffers: whatDiffers(d),
+    discrepancy: d,
+  };
+}
+
+function matches(x: ExceptionItem, f: ExceptionFilter): boolean {
+  if (f.state !== undefined && x.state !== f.state) return false;
+  if (f.assignee !== undefined && x.assignee !== f.assignee) return false;
+  if (f.severity !== undefined && x.severity !== f.severity) return false;
+  if (f.minAmount !== undefined && (x.amountInDoubt === null || BigInt(x.amountInDoubt) < f.minAmount)) return false;
+  if (f.minAgeHours !== undefined && x.ageHours < f.minAgeHours) return false;
+  return true;
+}
+
+export interface ExceptionPage {
+  readonly items: ExceptionItem[];
+  /** pass as `after` for the next page; null when this is the last */
+  readonly next: string | null;
+}
+
+/**
+ * The exceptions matching the filter, oldest operation first (then id), a page of `limit` after the cursor.
+ * Severity, age, state and the amount in doubt are computed in memory from the rows SQL filtered, so a
+ * page is cut after them: pages neither overlap nor leave one out while the rows do not change.
+ */
+export async function listExceptions(
+  sql: Sql,
+  f: ExceptionFilter = {},
+  now: Date = new Date(),
+  policy: ExceptionPolicy = DEFAULT_EXCEPTION_POLICY,
+): Promise<ExceptionPage> {
+  checkExceptionFilter(f);
+  const after = f.after === undefined ? null : cursorOf(f.after);
+  const all = (await joinedRows(sql, f))
+    .map((r) => itemOf(r, now, policy))
+    .filter((x) => matches(x, f) && (after === null || keyOf(x.discrepancy) > after));
+  if (f.limit === undefined || all.length <= f.limit) return { items: all, next: null };
+  const items = all.slice(0, f.limit);
+  return { items, next: Buffer.from(keyOf(items.at(-1)!.discrepancy)).toString('base64url') };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** One exception, or null when no discrepancy has that id. */
+export async function getException(
+  sql: Sql,
+  id: string,
+  now: Date = new Date(),
+  policy: ExceptionPolicy = DEFAULT_EXCEPTION_POLICY,
+): Promise<ExceptionItem | null> {
+  if (!UUID.test(id)) return null;
+  const [r] = await joinedRows(sql, { id: id.toLowerCase() });
+  return r ? itemOf(r, now, policy) : null;
+}
+
+/** The history of one exception, in the order it happened (the log's). */
+export async function exceptionHistory(sql: Sql, id: string): Promise<HistoryEntry[]> {
+  if (!UUID.test(id) || !(await exceptionsViewExists(sql))) return [];
+  const rows = await sql<Record<string, unknown>[]>`
+    select event_id, discrepancy_id, action, by_user, at, why, detail from recon.exception_history
+    where discrepancy_id = ${id.toLowerCase()}::uuid order by commit_pos, prepare_pos`;
+  return rows.map((r) => ({
+    eventId: String(r.event_id),
+    discrepancyId: String(r.discrepancy_id),
+    action: String(r.action),
+    by: String(r.by_user),
+    at: new Date(String(r.at instanceof Date ? r.at.toISOString() : r.at)).toISOString(),
+    why: str(r.why),
+    detail: (r.detail as Record<string, unknown>) ?? {},
+  }));
+}
+
+/** An exception as JSON (the CLI's --format json and the HTTP API): plain values only. */
+export function exceptionJson(x: ExceptionItem): Record<string, unknown> {
+  const { discrepancy, ...rest } = x;
+  return { ...rest, discrepancy: { ...discrepancy } };
+}

@@ -1,0 +1,224 @@
+import { DateTime } from 'luxon';
+import type { BankConfig } from '../config/bank';
+import { newEvent } from '../events/catalog';
+import {
+  PAYOUT_RUN_ID,
+  PAYOUT_RUNS_STREAM,
+  PayoutRunApproved,
+  PayoutRunCancelled,
+  PayoutRunDrafted,
+  PayoutRunSent,
+} from '../events/payout-run-events';
+import { checkText, FREE_TEXT } from '../input-rules';
+import type { Person } from '../people/directory';
+import { NotAllowed } from '../people/errors';
+import { type Action, may } from '../people/roles';
+import type { EventStore, NewEvent } from '../store/types';
+import { debtorsFor } from './debtor';
+import { PayoutRunRefused } from './errors';
+import { planInputOf } from './inputs';
+import { fileSha256, pain001 } from './pain001';
+import { type Plan, planRun } from './plan';
+import { type PayoutRun, type PayoutRuns, readRuns, runOf } from './runs';
+
+/**
+ * The life of a payout run (docs/exceptions.md, "Payout runs"): drafted by an analyst or approver, approved by
+ * an approver who did not draft it (maker-checker), sent (the payment file handed to the bank, its sha-256
+ * recorded), or cancelled while a draft. Each reads the runs, checks who acts and the run's state, and appends
+ * one event against the revision read: a concurrent change makes the append fail and nothing is half-applied.
+ */
+
+const MONTH = /^\d{4}-(0[1-9]|1[0-2])$/;
+
+/** The acting person, allowed to do `action` (checked here as well as at each door). */
+export function allowed(actor: Person, action: Action): void {
+  if (!may(actor.role, action))
+    throw new NotAllowed(
+      'FORBIDDEN',
+      `${actor.id} is ${/^[aeiou]/.test(actor.role) ? 'an' : 'a'} ${actor.role}; ${action} is not theirs`,
+    );
+}
+
+function append(store: EventStore, runs: PayoutRuns, event: NewEvent): Promise<unknown> {
+  return store.append(PAYOUT_RUNS_STREAM, [event], {
+    expectedRevision: runs.revision < 0 ? 'no_stream' : runs.revision,
+  });
+}
+
+export interface DraftResult {
+  /** the run drafted now, or the month's draft already waiting (nothing appended); null: nothing to pay */
+  readonly run: PayoutRun | null;
+  readonly created: boolean;
+  /** what was planned (for a run already waiting: what is left out and held, as of now) */
+  readonly plan: Plan;
+}
+
+export interface DraftOptions {
+  readonly month: string;
+  readonly bank: BankConfig;
+  /** where RECON_PAYOUTS_DEBTOR_NAME / _BIC (or RECON_ISSUER_NAME) are read from */
+  readonly env: NodeJS.ProcessEnv;
+  readonly now?: Date;
+}
+
+/**
+ * Drafts the month's next run from its statements. Drafting again changes nothing: a draft already waiting for
+ * the month is returned as it is, and what standing runs took is never planned again.
+ */
+export async function draftRun(store: EventStore, actor: Person, o: DraftOptions): Promise<DraftResult> {
+  allowed(actor, 'payout-run.create');
+  if (!MONTH.test(o.month))
+    throw new PayoutRunRefused(
+      'INVALID_INPUT',
+      `--month: expected YYYY-MM, got ${JSON.stringify(o.month.slice(0, 20))}`,
+    );
+  const runs = await readRuns(store);
+  const ofMonth = [...runs.runs.values()].filter((r) => r.month === o.month);
+  const plan = planRun(await planInputOf(store, o.month, [...runs.runs.values()]));
+  const waiting = ofMonth.find((r) => r.status === 'draft');
+  if (waiting) return { run: waiting, created: false, plan };
+  if (plan.lines.length === 0) return { run: null, created: false, plan };
+  const runId = `PR-${o.month}-${ofMonth.length + 1}`;
+  const data = {
+    runId,
+    month: o.month,
+    statementRuns: plan.statementRuns,
+    lines: plan.lines,
+    debtors: debtorsFor(
+      plan.lines.map((l) => l.currency),
+      o.bank,
+      o.env,
+    ),
+    leftOut: plan.leftOut,
+    releasedSinceStatement: plan.releasedSinceStatement,
+    heldInForce: plan.heldInForce,
+    draftedBy: actor.id,
+    draftedAt: (o.now ?? new Date()).toISOString(),
+  };
+  await append(store, runs, newEvent(PayoutRunDrafted, data, { idContent: { runId, step: 'drafted' } }));
+  return { run: runOf(await readRuns(store), runId), created: true, plan };
+}
+
+function runNamed(runs: PayoutRuns, id: string): PayoutRun {
+  if (!PAYOUT_RUN_ID.test(id))
+    throw new PayoutRunRefused('INVALID_INPUT', `run: expected PR-YYYY-MM-n, got ${JSON.stringify(id.slice(0, 40))}`);
+  return runOf(runs, id);
+}
+
+/**
+ * Approves a draft: an approver who did not draft it. Writes nothing to the bank; the payment file becomes
+ * available. `executionDate` (YYYY-MM-DD, not before the day of approval in `timezone`): the day the bank is
+ * asked to execute the transfers; default the day of approval.
+ */
+export async function approveRun(
+  store: EventStore,
+  actor: Person,
+  runId: string,
+  o: { timezone: string; executionDate?: string; now?: Date },
+): Promise<PayoutRun> {
+  allowed(actor, 'payout-run.approve');
+  const runs = await readRuns(store);
+  const run = runNamed(runs, runId);
+  if (run.status !== 'draft')
+    throw new PayoutRunRefused('RUN_NOT_DRAFT', `${runId} is ${run.status}; only a draft is approved`);
+  if (run.draftedBy === actor.id)
+    throw new PayoutRunRefused(
+      'MAKER_CHECKER',
+      `${runId} was drafted by ${actor.id}; another approver must approve it (the one who drafts a run never approves it)`,
+    );
+  const now = o.now ?? new Date();
+  const today = DateTime.fromJSDate(now, { zone: o.timezone }).toISODate()!;
+  const executionDate = o.executionDate ?? today;
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(executionDate) || !DateTime.fromISO(executionDate).isValid || executionDate < today)
+    throw new PayoutRunRefused(
+      'INVALID_INPUT',
+      `execution date: expected a day (YYYY-MM-DD) from ${today} on, got ${JSON.stringify(executionDate.slice(0, 20))}`,
+    );
+  const event = newEvent(
+    PayoutRunApproved,
+    { runId, approvedBy: actor.id, approvedAt: now.toISOString(), executionDate },
+    { idContent: { runId, step: 'approved' } },
+  );
+  await append(store, runs, event);
+  return runOf(await readRuns(store), runId);
+}
+
+export interface PaymentFile {
+  readonly fileName: string;
+  readonly xml: string;
+  readonly sha256: string;
+}
+
+/** The payment file of an approved (or sent) run; refused for a draft or a cancelled run. */
+export function paymentFileOf(run: PayoutRun): PaymentFile {
+  if (run.status !== 'approved' && run.status !== 'sent')
+    throw new PayoutRunRefused('RUN_NOT_APPROVED', `${run.id} is ${run.status}; its payment file exists once approved`);
+  const xml = pain001({
+    messageId: run.id,
+    createdAt: run.approvedAt!,
+    executionDate: run.executionDate!,
+    debtors: run.debtors,
+    lines: run.lines.map((l) => ({ ...l, amount: BigInt(l.amount) })),
+  });
+  return { fileName: `${run.id}.pain.001.001.09.xml`, xml, sha256: fileSha256(xml) };
+}
+
+/** The file of a run, for a person allowed to hand it to the bank (analyst, approver). */
+export async function paymentFile(store: EventStore, actor: Person, runId: string): Promise<PaymentFile> {
+  allowed(actor, 'payout-run.send');
+  return paymentFileOf(runNamed(await readRuns(store), runId));
+}
+
+/** Records that the approved run's file went to the bank, with the file's sha-256. */
+export async function sendRun(store: EventStore, actor: Person, runId: string, now = new Date()): Promise<PayoutRun> {
+  allowed(actor, 'payout-run.send');
+  const runs = await readRuns(store);
+  const run = runNamed(runs, runId);
+  if (run.status === 'sent')
+    throw new PayoutRunRefused('RUN_ALREADY_SENT', `${runId} was sent by ${run.sentBy} at ${run.sentAt}`);
+  const file = paymentFileOf(run);
+  const event = newEvent(
+    PayoutRunSent,
+    { runId, sentBy: actor.id, sentAt: now.toISOString(), fileSha256: file.sha256 },
+    { idContent: { runId, step: 'sent' } },
+  );
+  await append(store, runs, event);
+  return runOf(await readRuns(store), runId);
+}
+
+/** Cancels a draft (why is required); its references can be drafted again. */
+export async function cancelRun(
+  store: EventStore,
+  actor: Person,
+  runId: string,
+  reason: string,
+  now = new Date(),
+): Promise<PayoutRun> {
+  allowed(actor, 'payout-run.create');
+  const runs = await readRuns(store);
+  const run = runNamed(runs, runId);
+  if (run.status !== 'draft')
+    throw new PayoutRunRefused('RUN_NOT_DRAFT', `${runId} is ${run.status}; only a draft is cancelled`);
+  const why = checkText(reason, { ...FREE_TEXT, maxLength: 4000, empty: false });
+  if (!why.ok || why.value.trim() === '')
+    throw new PayoutRunRefused('INVALID_INPUT', `--reason: ${why.ok ? 'must not be empty' : why.reason}`);
+  const event = newEvent(
+    PayoutRunCancelled,
+    { runId, cancelledBy: actor.id, cancelledAt: now.toISOString(), reason: why.value },
+    { idContent: { runId, step: 'cancelled' } },
+  );
+  await append(store, runs, event);
+  return runOf(await readRuns(store), runId);
+}
+
+/** Every run (newest first), for a person who may read. */
+export async function listRuns(store: EventStore, actor: Person): Promise<PayoutRun[]> {
+  allowed(actor, 'read');
+  return [...(await readRuns(store)).runs.values()].reverse();
+}
+
+/** One run, for a person who may read. */
+export async function showRun(store: EventStore, actor: Person, runId: string): Promise<PayoutRun> {
+  allowed(actor, 'read');
+  return runNamed(await readRuns(store), runId);
+}

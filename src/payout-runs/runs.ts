@@ -1,0 +1,111 @@
+import {
+  PAYOUT_RUNS_STREAM,
+  PayoutRunApproved,
+  PayoutRunCancelled,
+  PayoutRunDrafted,
+  PayoutRunSent,
+} from '../events/payout-run-events';
+import { dataOf, type EventData, isEvent } from '../events/catalog';
+import type { EventStore, RecordedEvent } from '../store/types';
+import { PayoutRunRefused } from './errors';
+
+/** A payout run as its events make it: draft → approved → sent, or draft → cancelled. */
+
+export type PayoutRunStatus = 'draft' | 'approved' | 'sent' | 'cancelled';
+
+export type DraftData = EventData<typeof PayoutRunDrafted>;
+
+export interface PayoutRun extends Omit<DraftData, 'runId'> {
+  readonly id: string;
+  readonly status: PayoutRunStatus;
+  readonly approvedBy: string | null;
+  readonly approvedAt: string | null;
+  readonly executionDate: string | null;
+  readonly sentBy: string | null;
+  readonly sentAt: string | null;
+  readonly fileSha256: string | null;
+  readonly cancelledBy: string | null;
+  readonly cancelledAt: string | null;
+  readonly cancelReason: string | null;
+}
+
+export interface PayoutRuns {
+  /** in the order drafted */
+  readonly runs: ReadonlyMap<string, PayoutRun>;
+  /** the stream's last revision (-1: no stream), appended against so a stale view is refused */
+  readonly revision: number;
+}
+
+/** Folds the `payout-runs` stream, in order. Pure: the same events give the same runs. */
+export function foldRuns(events: readonly RecordedEvent[]): PayoutRuns {
+  const runs = new Map<string, PayoutRun>();
+  let revision = -1;
+  const update = (id: string, change: Partial<PayoutRun>) => {
+    const r = runs.get(id);
+    if (r) runs.set(id, { ...r, ...change });
+  };
+  for (const e of events) {
+    revision = e.revision;
+    if (isEvent(PayoutRunDrafted, e)) {
+      const { runId, ...d } = dataOf(PayoutRunDrafted, e);
+      runs.set(runId, { ...d, id: runId, status: 'draft', ...NOTHING_YET });
+    } else if (isEvent(PayoutRunApproved, e)) {
+      const d = dataOf(PayoutRunApproved, e);
+      update(d.runId, {
+        status: 'approved',
+        approvedBy: d.approvedBy,
+        approvedAt: d.approvedAt,
+        executionDate: d.executionDate,
+      });
+    } else if (isEvent(PayoutRunSent, e)) {
+      const d = dataOf(PayoutRunSent, e);
+      update(d.runId, { status: 'sent', sentBy: d.sentBy, sentAt: d.sentAt, fileSha256: d.fileSha256 });
+    } else if (isEvent(PayoutRunCancelled, e)) {
+      const d = dataOf(PayoutRunCancelled, e);
+      update(d.runId, {
+        status: 'cancelled',
+        cancelledBy: d.cancelledBy,
+        cancelledAt: d.cancelledAt,
+        cancelReason: d.reason,
+      });
+    }
+  }
+  return { runs, revision };
+}
+
+const NOTHING_YET = {
+  approvedBy: null,
+  approvedAt: null,
+  executionDate: null,
+  sentBy: null,
+  sentAt: null,
+  fileSha256: null,
+  cancelledBy: null,
+  cancelledAt: null,
+  cancelReason: null,
+} as const;
+
+export async function readRuns(store: EventStore): Promise<PayoutRuns> {
+  return foldRuns(await store.readStream(PAYOUT_RUNS_STREAM));
+}
+
+export function runOf(runs: PayoutRuns, id: string): PayoutRun {
+  const r = runs.runs.get(id);
+  if (!r) throw new PayoutRunRefused('NO_SUCH_RUN', `run: no payout run ${JSON.stringify(id.slice(0, 80))}`);
+  return r;
+}
+
+/** The sum of a run's lines per currency (minor units), sorted by currency. */
+export function totalsOf(run: Pick<PayoutRun, 'lines'>): { currency: string; amount: bigint; count: number }[] {
+  const t = new Map<string, { amount: bigint; count: number }>();
+  for (const l of run.lines) {
+    const s = t.get(l.currency) ?? { amount: 0n, count: 0 };
+    t.set(l.currency, { amount: s.amount + BigInt(l.amount), count: s.count + 1 });
+  }
+  return [...t.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([currency, s]) => ({ currency, ...s }));
+}
+
+/** A run as JSON (the CLI's --format json, the HTTP API): its fields and totals per currency, amounts as strings. */
+export function runJson(r: PayoutRun) {
+  return { ...r, totals: totalsOf(r).map((t) => ({ ...t, amount: t.amount.toString() })) };
+}
