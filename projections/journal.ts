@@ -16,6 +16,7 @@ import { JOURNAL_LINE_COLUMNS } from '../src/ledger/bank-entries';
 import { bookBankCharges } from '../src/ledger/charge-bookings';
 import { bookPayouts, PAYOUT_EVENTS, payoutBookingTables } from '../src/ledger/payout-bookings';
 import { bookSettlements, settlementBookingTables } from '../src/ledger/settlement-bookings';
+import { bookWriteOffs, WRITE_OFF_EVENTS, writeOffBookingTables } from '../src/ledger/write-off-bookings';
 import { BankEntryBooked } from '../src/events/bank-events';
 import { isEvent } from '../src/events/catalog';
 import { eventTypes } from '../src/projector/handlers';
@@ -434,11 +435,17 @@ async function writeEffects(tx: Tx, schema: string, dirty: Booked['dirty'], know
 export const projection: Projection = {
   name: 'journal',
   // what each version changed: docs/ledger.md, "Read-model versions"
-  version: 6,
+  version: 7,
   usesBank: true,
   // the register rows and the directory (below), the settlement bookings (the cash leg's events), the payout
-  // bookings, the bank's charges (a booked entry)
-  handles: eventTypes([RegisterRecordObserved, SubMerchantRegistered], CASH_EVENTS, PAYOUT_EVENTS, [BankEntryBooked]),
+  // bookings, the bank's charges (a booked entry), write-offs and their revocations
+  handles: eventTypes(
+    [RegisterRecordObserved, SubMerchantRegistered],
+    CASH_EVENTS,
+    PAYOUT_EVENTS,
+    [BankEntryBooked],
+    WRITE_OFF_EVENTS,
+  ),
 
   async setup(tx: Tx, ctx: ProjectionContext) {
     const s = ident(ctx.schema);
@@ -472,7 +479,7 @@ export const projection: Projection = {
       create table ${s}.entries (
         -- unique (entries_pkey), made when the build goes live
         entry_id text not null,
-        kind text not null check (kind in ('settlement', 'reserve_release', 'reversal', 'bank_settlement', 'payout', 'bank_charge')),
+        kind text not null check (kind in ('settlement', 'reserve_release', 'reversal', 'bank_settlement', 'payout', 'bank_charge', 'write_off')),
         reverses text,
         row_key text not null,
         pos_id text not null,
@@ -514,12 +521,14 @@ export const projection: Projection = {
     // the bookings' tables: static DDL as above
     await tx.unsafe(settlementBookingTables(s));
     await tx.unsafe(payoutBookingTables(s));
+    await tx.unsafe(writeOffBookingTables(s));
   },
 
   async apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionContext) {
     await bookSettlements(tx, events, ctx);
     await bookPayouts(tx, events, ctx);
     await bookBankCharges(tx, events, ctx);
+    await bookWriteOffs(tx, events, ctx);
     const batch = observationsOf(events, ctx.timezone);
     if (batch.todo.length === 0) return;
     const [dir, states] = await Promise.all([

@@ -1,7 +1,7 @@
 import { loadOrderBatch } from '../src/reconciliation/orders/groups';
 import { replayOrders } from '../src/reconciliation/orders/judging';
 import { createOrderTables, orderViews, writeOrderBatch } from '../src/reconciliation/orders/tables';
-import { DiscrepancyAccepted } from '../src/events/audit-events';
+import { DiscrepancyAccepted, DiscrepancyAcceptanceRevoked } from '../src/events/audit-events';
 import { PeriodRecordObserved, RegisterRecordObserved, WebhookReceived } from '../src/events/ingest-events';
 import { SubMerchantRegistered } from '../src/events/ledger-events';
 import { FeeScheduleLineSet, OrderAmended, OrderCancelled, OrderPlaced } from '../src/events/order-events';
@@ -26,15 +26,17 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
   await writeOrderBatch(tx, ctx.schema, batch);
 }
 
+// 3: amount_in_doubt on every discrepancy row; an acceptance can be revoked (DiscrepancyAcceptanceRevoked)
 export const projection: Projection = {
   name: 'orders',
-  version: 2,
+  version: 3,
   retryByReplay: true,
   // the PSP's observations (src/reconciliation/observations.ts), the orders and the fee contract, the
   // directory, acceptances, and what moves its clock
   handles: eventTypes(
     [RegisterRecordObserved, PeriodRecordObserved, WebhookReceived],
     [OrderPlaced, OrderAmended, OrderCancelled, FeeScheduleLineSet, SubMerchantRegistered, DiscrepancyAccepted],
+    [DiscrepancyAcceptanceRevoked],
     CLOCK_EVENTS,
   ),
   setup: (tx, ctx) => createOrderTables(tx, ctx.schema),

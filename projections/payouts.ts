@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import { type BankConfig, EMPTY_BANK_CONFIG } from '../src/config/bank';
-import { DiscrepancyAccepted } from '../src/events/audit-events';
+import { DiscrepancyAccepted, DiscrepancyAcceptanceRevoked } from '../src/events/audit-events';
 import { BankEntryBooked } from '../src/events/bank-events';
 import { SubMerchantRegistered } from '../src/events/ledger-events';
 import { StatementIssued } from '../src/events/statement-events';
@@ -9,11 +9,19 @@ import type { Projection, ProjectionContext, Tx } from '../src/projector/project
 import { loadPayoutInputs } from '../src/reconciliation/payouts/inputs';
 import { judgePayouts } from '../src/reconciliation/payouts/judge';
 import { matchPayouts } from '../src/reconciliation/payouts/match';
-import { wholeRows } from '../src/reconciliation/discrepancies/lifecycle';
+import { type Decided, wholeRows } from '../src/reconciliation/discrepancies/lifecycle';
 import { createDiscrepancyTable, discrepancyView, writeDiscrepancies } from '../src/reconciliation/discrepancies/table';
-import { type PayoutAcceptance, payoutFinding } from '../src/reconciliation/payouts/rows';
+import { payoutFinding } from '../src/reconciliation/payouts/rows';
 import { ident } from '../src/db/identifier';
-import { EXPECTED, eventTime, insertJson, LINES, PAYEES, payoutRowsOf } from '../src/reconciliation/payouts/tables';
+import {
+  DECISIONS,
+  EXPECTED,
+  eventTime,
+  insertJson,
+  LINES,
+  PAYEES,
+  payoutRowsOf,
+} from '../src/reconciliation/payouts/tables';
 import type { RecordedEvent } from '../src/store/types';
 import { CLOCK_EVENTS } from './clock-events';
 
@@ -34,15 +42,7 @@ async function recompute(tx: Tx, schema: string, bank: BankConfig, zone: string,
   const matches = matchPayouts(inputs.expected, inputs.lines, { windowDays: bank.payouts.matchWindowDays });
   const today = clock === null ? null : DateTime.fromMillis(clock, { zone }).toISODate();
   const j = judgePayouts(inputs.expected, inputs.lines, matches.lines, { today, dueDays: bank.payouts.dueDays });
-  const acc = await tx<
-    { discrepancy_id: string; accepted_by: string; note: string; accepted_at: Date; event_id: string }[]
-  >`select discrepancy_id::text, accepted_by, note, accepted_at, event_id::text from ${tx(schema)}.acceptances`;
-  const accepted = new Map<string, PayoutAcceptance>(
-    acc.map((a) => [
-      a.discrepancy_id,
-      { acceptedBy: a.accepted_by, note: a.note, acceptedAt: a.accepted_at.toISOString(), eventId: a.event_id },
-    ]),
-  );
+  const decisions = await loadDecisions(tx, schema);
   await tx`delete from ${tx(schema)}.payout_state`;
   await tx`delete from ${tx(schema)}.line_matches`;
   await insertJson(
@@ -69,7 +69,39 @@ async function recompute(tx: Tx, schema: string, bank: BankConfig, zone: string,
     matches.lines.map((m) => ({ event_id: m.lineId, role: m.role, reference: m.reference, matched_by: m.by })),
   );
   const findings = j.discrepancies.map((d) => payoutFinding(d, zone));
-  await writeDiscrepancies(tx, schema, wholeRows(findings, accepted), 'all');
+  await writeDiscrepancies(tx, schema, wholeRows(findings, decisions), 'all');
+}
+
+interface DecisionRow {
+  discrepancy_id: string;
+  kind: 'accepted' | 'revoked';
+  accepted_by: string | null;
+  note: string | null;
+  at: Date;
+  acceptance: string | null;
+  event_id: string;
+}
+
+/** The acceptances and revocations of each discrepancy, in commit order (the core applies them in turn). */
+async function loadDecisions(tx: Tx, schema: string): Promise<Map<string, Decided[]>> {
+  const rows = await tx<DecisionRow[]>`
+    select discrepancy_id::text, kind, accepted_by, note, at, acceptance::text, event_id::text
+    from ${tx(schema)}.decisions order by commit_pos, prepare_pos`;
+  const out = new Map<string, Decided[]>();
+  for (const r of rows) {
+    const d: Decided =
+      r.kind === 'accepted'
+        ? {
+            kind: 'accepted',
+            acceptedBy: r.accepted_by!,
+            note: r.note!,
+            acceptedAt: r.at.toISOString(),
+            eventId: r.event_id,
+          }
+        : { kind: 'revoked', acceptance: r.acceptance!, revokedAt: r.at.toISOString(), eventId: r.event_id };
+    out.set(r.discrepancy_id, [...(out.get(r.discrepancy_id) ?? []), d]);
+  }
+  return out;
 }
 
 const STATE = `reference text primary key, payee_name text not null, paid_out int8 not null, returned int8 not null,
@@ -81,10 +113,14 @@ function payoutsProjection(): Projection {
     name: 'payouts',
     // 3: the build's bank settings are the only source (no RECON_CONFIG of its own), as for the journal and the cash leg
     // 4: statuses missing and duplicated, what paid it (bank reference, account paid to); bank charges left out
-    version: 4,
+    // 5: amount_in_doubt on every discrepancy row; an acceptance can be revoked (DiscrepancyAcceptanceRevoked)
+    version: 5,
     usesBank: true,
     // payoutRowsOf's inputs, and what moves its clock (tables.ts `eventTime`: a statement's issuedAt, a booking's day)
-    handles: eventTypes([StatementIssued, BankEntryBooked, SubMerchantRegistered, DiscrepancyAccepted], CLOCK_EVENTS),
+    handles: eventTypes(
+      [StatementIssued, BankEntryBooked, SubMerchantRegistered, DiscrepancyAccepted, DiscrepancyAcceptanceRevoked],
+      CLOCK_EVENTS,
+    ),
     async setup(tx: Tx, ctx: ProjectionContext) {
       const s = ident(ctx.schema);
       // .unsafe: static DDL, several statements in one (the simple protocol); only the schema name is spliced, quoted
@@ -94,8 +130,7 @@ function payoutsProjection(): Projection {
         create table ${s}.expected (${EXPECTED});
         create table ${s}.lines (${LINES});
         create table ${s}.payees (${PAYEES});
-        create table ${s}.acceptances (discrepancy_id uuid primary key, accepted_by text not null, note text not null,
-          accepted_at timestamptz not null, event_id uuid not null);
+        create table ${s}.decisions (${DECISIONS});
         create table ${s}.payout_state (${STATE});
         create table ${s}.line_matches (${MATCHES});`);
       await createDiscrepancyTable(tx, ctx.schema);
@@ -115,15 +150,10 @@ function payoutsProjection(): Projection {
       await insertJson(tx, `${s}.expected`, EXPECTED, r.expected);
       await insertJson(tx, `${s}.lines`, LINES, r.lines);
       await insertJson(tx, `${s}.payees`, PAYEES, r.payees);
-      await insertJson(
-        tx,
-        `${s}.acceptances`,
-        'discrepancy_id uuid, accepted_by text, note text, accepted_at timestamptz, event_id uuid',
-        r.acceptances,
-      );
+      await insertJson(tx, `${s}.decisions`, DECISIONS, r.decisions);
       const day = (t: number | null) =>
         t === null ? null : DateTime.fromMillis(t, { zone: ctx.timezone }).toISODate();
-      const changed = r.expected.length + r.lines.length + r.payees.length + r.acceptances.length > 0;
+      const changed = r.expected.length + r.lines.length + r.payees.length + r.decisions.length > 0;
       if (clock !== before) await tx`update ${tx(ctx.schema)}.clock set at = ${new Date(clock!)} where id = 1`;
       if (changed || day(clock) !== day(before)) await recompute(tx, ctx.schema, bank, ctx.timezone, clock);
     },

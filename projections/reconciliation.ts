@@ -43,9 +43,10 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
   await writeBatch(tx, ctx.schema, batch);
 }
 
+// 7: amount_in_doubt on every discrepancy row; an acceptance can be revoked (DiscrepancyAcceptanceRevoked)
 export const projection: Projection = {
   name: 'reconciliation',
-  version: 6,
+  version: 7,
   retryByReplay: true,
   // what its handlers plan and evolve, and what moves its clock (a due payment is judged at that append)
   handles: eventTypes(planning.canHandle, evolving.canHandle, CLOCK_EVENTS),

@@ -1,10 +1,10 @@
 import { ident } from '../src/db/identifier';
-import { DiscrepancyAccepted } from '../src/events/audit-events';
+import { DiscrepancyAccepted, DiscrepancyAcceptanceRevoked } from '../src/events/audit-events';
 import { isEvent } from '../src/events/catalog';
 import { eventTypes } from '../src/projector/handlers';
 import type { Projection, ProjectionContext, Tx } from '../src/projector/projection';
 import {
-  acceptSettlementDiscrepancies,
+  decideSettlementDiscrepancies,
   discrepanciesOf,
   syncDiscrepancies,
 } from '../src/reconciliation/settlement/discrepancies';
@@ -36,18 +36,18 @@ async function setup(tx: Tx, ctx: ProjectionContext) {
 }
 
 async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionContext) {
-  const accepts = events.some((e) => isEvent(DiscrepancyAccepted, e));
-  if (!cashEventsIn(events) && !accepts) return;
+  const decides = events.some((e) => isEvent(DiscrepancyAccepted, e) || isEvent(DiscrepancyAcceptanceRevoked, e));
+  if (!cashEventsIn(events) && !decides) return;
   const s = bankOf(ctx).settlement;
   const rules = { lateBusinessDays: s.lateBusinessDays, holidays: new Set(s.holidays) };
   // the discrepancies' lifecycle is judged per append; the read model is a function of the state alone,
   // so it is written once per batch with each currency's last judgement
   const last = new Map<string, Awaited<ReturnType<typeof judgeCurrency>>>();
   for (const append of appendsOf(events)) {
-    if (accepts) await acceptSettlementDiscrepancies(tx, ctx.schema, append);
-    if (!cashEventsIn(append)) continue;
-    const touched = await applyCashAppend(tx, ctx.schema, append, ctx);
-    for (const currency of [...touched].sort()) {
+    // a revoked acceptance opens its discrepancy again: its currency is judged again in this append
+    const reopened = decides ? await decideSettlementDiscrepancies(tx, ctx.schema, append) : new Set<string>();
+    const touched = cashEventsIn(append) ? await applyCashAppend(tx, ctx.schema, append, ctx) : new Set<string>();
+    for (const currency of [...new Set([...touched, ...reopened])].sort()) {
       const j = await judgeCurrency(tx, ctx.schema, currency, ctx);
       last.set(currency, j);
       const now = discrepanciesOf(currency, j, rules, ctx.timezone);
@@ -79,12 +79,13 @@ function views(ctx: ProjectionContext): readonly string[] {
 
 // 2: DiscrepancyAccepted accepts a settlement discrepancy
 // 3: the bank's charges on a settlement account are left out of the lines (the journal books them as bank fees)
+// 4: amount_in_doubt on every discrepancy row; an acceptance can be revoked (DiscrepancyAcceptanceRevoked)
 export const projection: Projection = {
   name: 'settlement',
-  version: 3,
+  version: 4,
   usesBank: true,
   retryByReplay: true,
-  handles: eventTypes(CASH_EVENTS, [DiscrepancyAccepted]),
+  handles: eventTypes(CASH_EVENTS, [DiscrepancyAccepted, DiscrepancyAcceptanceRevoked]),
   setup,
   apply,
   views,

@@ -255,3 +255,85 @@ export function netOf(lines: readonly DraftLine[]): bigint {
   for (const l of lines) if (l.account === 'payable' || l.account === 'marketplace') net -= l.amount;
   return net;
 }
+
+/**
+ * Write-offs (docs/ledger.md, "Write-offs"): an accepted `write_off` books the amount in doubt, frozen at the
+ * acceptance, to the write-off account (an expense: `expense:write-offs` unless configured) against the
+ * account where that money sits (the account: src/config/write-off.ts). A loss debits the write-off account; the one gain (a credit on a settlement
+ * account that nothing explains, kept) credits it. Types where nothing is lost (money late, or still in the
+ * bank and still owed, or never moved) have nothing to book: `null` (the write-off only closes them).
+ */
+/** Where the money in doubt sits, for a write-off: the account credited (debited for a gain) and its receiver. */
+export interface WriteOffSide {
+  readonly against: string;
+  readonly receiverName: string | null;
+  readonly gain: boolean;
+}
+
+/** What of a discrepancy the side of its write-off depends on. */
+export interface WrittenOff {
+  readonly type: string;
+  readonly posId: string | null;
+  readonly receiverName: string | null;
+  readonly values: Record<string, unknown>;
+}
+
+/** The PSP owes it (a payment, a settlement): what it may never pay is written off its receivable. */
+const PSP_RECEIVABLE = new Set([
+  'missing_in_report',
+  'missing_in_period',
+  'missing_webhook',
+  'status_mismatch',
+  'amount_mismatch',
+  'currency_mismatch',
+  'split_mismatch',
+  'unknown_sub_merchant',
+  'duplicate',
+  'payment_without_order',
+  'amount_differs_from_order',
+  'split_differs_from_order',
+  'settlement_missing',
+  'settlement_short',
+]);
+const FEES = new Set(['fee_mismatch', 'fee_above_contract', 'fee_below_contract']);
+const amountOf = (v: unknown): bigint | null => (typeof v === 'string' && /^-?\d+$/.test(v) ? BigInt(v) : null);
+
+/** The side of a write-off of this discrepancy, or null when nothing is booked for it. */
+export function writeOffSideOf(d: WrittenOff): WriteOffSide | null {
+  if (PSP_RECEIVABLE.has(d.type)) return { against: 'psp_clearing', receiverName: null, gain: false };
+  if (FEES.has(d.type)) return { against: 'psp_fees', receiverName: null, gain: false };
+  const bank = d.posId ? `bank:${d.posId}` : null;
+  switch (d.type) {
+    // a bank movement the journal never booked: the money left (a loss) or came (a gain) on that account
+    case 'payout_unexpected':
+      return bank === null ? null : { against: bank, receiverName: null, gain: false };
+    case 'settlement_unexpected':
+      return bank === null ? null : { against: bank, receiverName: null, gain: true };
+    // paid twice, or more than the statement asked: what the sub-merchant owes back is not recovered
+    case 'payout_duplicate':
+      return d.receiverName ? { against: 'payable', receiverName: d.receiverName, gain: false } : null;
+    case 'payout_amount_mismatch': {
+      const over = (amountOf(d.values.paid_out) ?? 0n) - (amountOf(d.values.expected) ?? 0n);
+      return over > 0n && d.receiverName ? { against: 'payable', receiverName: d.receiverName, gain: false } : null;
+    }
+    default:
+      return null;
+  }
+}
+
+export interface WriteOffLine {
+  readonly account: string;
+  readonly component: 'write_off';
+  readonly amount: bigint;
+}
+
+/** The lines of a write-off of `amount` (> 0) to `account`: balanced, debit positive. */
+export function writeOffLines(account: string, side: WriteOffSide, amount: bigint): WriteOffLine[] {
+  const debit = side.gain ? -amount : amount;
+  const lines: WriteOffLine[] = [
+    { account, component: 'write_off', amount: debit },
+    { account: side.against, component: 'write_off', amount: -debit },
+  ];
+  assertBalanced(lines as unknown as DraftLine[]);
+  return lines;
+}

@@ -35,6 +35,31 @@ export const DiscrepancyAccepted = defineEvent(
      * write-off account) and the hold is released.
      */
     decision: z.enum(DECISIONS).optional(),
+    /** the amount in doubt when it was accepted (minor units), frozen with the values; absent when none is known */
+    amount: z
+      .string()
+      .regex(/^\d{1,19}$/, 'minor units')
+      .optional(),
+    currency: z
+      .string()
+      .regex(/^[A-Z]{3}$/, 'ISO 4217 code')
+      .optional(),
+    /**
+     * What a `write_off` books (docs/ledger.md, "Write-offs"), decided when it is accepted so that a replay books
+     * the same whatever the settings then: `amount` in `currency` to `account` against `against` (a gain the
+     * other way round), the discrepancy's type, and the payment it concerns (null: none).
+     */
+    writeOff: z
+      .object({
+        type: z.string().min(1).max(100),
+        account: z.string().min(1).max(200),
+        against: z.string().min(1).max(300),
+        receiverName: z.string().max(500).nullable(),
+        gain: z.boolean(),
+        posId: z.string().max(500).nullable(),
+        paymentId: z.string().max(500).nullable(),
+      })
+      .optional(),
   }),
 );
 

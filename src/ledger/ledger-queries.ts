@@ -163,8 +163,9 @@ export async function statementFigures(
       coalesce(sum(-l.amount) filter (where l.booked_at >= $1 and l.component = 'reserve_released'), 0)::int8 as reserve_released
     from recon.journal_lines l
     left join dir d on d.name = l.receiver_name
-    -- payouts are the statement's own "Paid out" line, read from the bank (src/export/payouts/paid-out.ts)
-    where l.account = 'payable' and l.component <> 'payout' and l.booked_at < $2 ${posCond('l')} ${receiverCond}
+    -- payouts are the statement's own "Paid out" line, read from the bank (src/export/payouts/paid-out.ts); a
+    -- write-off is the company's own loss, never a sub-merchant's figure (docs/ledger.md, "Write-offs")
+    where l.account = 'payable' and l.component not in ('payout', 'write_off') and l.booked_at < $2 ${posCond('l')} ${receiverCond}
     -- one row per sub-merchant (all the names it was booked under) or unknown receiver, and currency
     group by coalesce(d.sub_merchant_id, '${PLACEHOLDER}' || l.receiver_name), coalesce(d.current_name, l.receiver_name), d.sub_merchant_id, l.currency`,
     params as never[],
@@ -304,7 +305,7 @@ export async function closingsByReceiver(
     `
     select l.receiver_name as receiver, l.currency, coalesce(sum(-l.amount), 0)::int8 as closing
     from recon.journal_lines l
-    where l.account = 'payable' and l.component <> 'payout' and l.receiver_name is not null and l.booked_at < $1
+    where l.account = 'payable' and l.component not in ('payout', 'write_off') and l.receiver_name is not null and l.booked_at < $1
       and (l.commit_pos, l.prepare_pos) <= ($2::numeric, $3::numeric) ${cond}
     group by l.receiver_name, l.currency`,
     params as never[],
@@ -390,7 +391,7 @@ export async function* adjustmentEntries(
     select e.booked_at, e.kind, e.reverses, e.order_id, e.payment_id, e.method, e.status, e.net, e.currency, e.entry_id,
       e.event_ids::text[] as event_ids, e.position
     from recon.journal_entries e
-    where e.receiver_name = any($5::text[]) and e.net <> 0 and e.row_key not like 'payout:%' and e.booked_at < $1
+    where e.receiver_name = any($5::text[]) and e.net <> 0 and e.row_key not like 'payout:%' and e.row_key not like 'write_off:%' and e.booked_at < $1
       and not (e.booked_at < $2 and (e.commit_pos, e.prepare_pos) <= ($3::numeric, $4::numeric)) ${cond}
     order by e.booked_at, e.commit_pos, e.prepare_pos, e.entry_id`,
     params as never[],

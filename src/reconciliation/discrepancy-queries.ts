@@ -3,12 +3,15 @@ import type { Sql } from '../db/connect';
 import { isSqlState } from '../db/errors';
 import { newEvent } from '../events/catalog';
 import { type Decision, DiscrepancyAccepted, discrepancyStream } from '../events/audit-events';
+import { writeOffAccountFrom } from '../config/write-off';
+import { decisionIdOf, decisionInForce, decisionRefusal, nextRevisionOf, writeOffOf } from './decisions';
+import { amountInDoubt } from './discrepancies/amounts';
 import { isStoreError } from '../store/errors';
 import type { EventStore } from '../store/types';
 import { DISCREPANCY_COLUMN_NAMES, DISCREPANCY_SELECT_LIST } from './discrepancies/columns';
 import { DISCREPANCY_VIEW_OF } from './discrepancies/table';
-import { amountInDoubt, discrepancyAmount, moneyText, whatDiffers } from './discrepancy-summary';
-import { DISCREPANCY_STATUSES, DISCREPANCY_TYPES, type DiscrepancyRecord, HOLDING_TYPES } from './discrepancy-types';
+import { discrepancyAmount, moneyText, whatDiffers } from './discrepancy-summary';
+import { DISCREPANCY_STATUSES, DISCREPANCY_TYPES, type DiscrepancyRecord } from './discrepancy-types';
 
 export type { DiscrepancyRecord } from './discrepancy-types';
 
@@ -257,13 +260,15 @@ export type AcceptResult =
   | { ok: false; code: AcceptErrorCode; message: string };
 
 /**
- * Records an auditor's acceptance as a DiscrepancyAccepted event (stream discrepancy-<id>, appended only
- * when the stream does not exist, so a second acceptance is refused even between two projection runs).
- * The projection freezes the discrepancy's values and evidence when it applies the event.
+ * Records an auditor's acceptance as a DiscrepancyAccepted event on stream discrepancy-<id>, appended at the
+ * revision read: refused while a decision is in force there (accepted and not revoked), so two acceptances
+ * never both land, even between two projection runs; a revoked one can be accepted again. The projection
+ * freezes the discrepancy's values and evidence when it applies the event. The amount in doubt and its
+ * currency go on the event; a write-off also carries what it books (decisionRefusal, writeOffOf).
  */
 export async function acceptDiscrepancy(
   deps: { sql: Sql; store: EventStore },
-  req: { id: string; note: string; by: string; at: Date; decision?: Decision },
+  req: { id: string; note: string; by: string; at: Date; decision?: Decision; writeOffAccount?: string },
 ): Promise<AcceptResult> {
   const note = req.note.trim();
   const by = req.by.trim();
@@ -279,52 +284,38 @@ export async function acceptDiscrepancy(
   if (!found.ok) return { ok: false, code: 'NOT_PROJECTED', message: found.message };
   const d = found.value;
   if (!d) return { ok: false, code: 'UNKNOWN_ID', message: `no discrepancy with id ${req.id}` };
-  if (d.status === 'accepted')
+  // the stream, not the view, says what is in force: the projection may not have applied a revocation yet
+  const stream = await deps.store.readStream(discrepancyStream(d.id));
+  const inForce = decisionInForce(stream);
+  if (inForce)
     return {
       ok: false,
       code: 'ALREADY_ACCEPTED',
-      message: `discrepancy ${d.id} was already accepted by ${d.accepted_by} at ${d.accepted_at}`,
+      message: `discrepancy ${d.id} was already accepted by ${inForce.data.acceptedBy} at ${inForce.data.acceptedAt} (${inForce.decision}): revoke that decision first`,
     };
-  // a resolved discrepancy has no difference left to accept: an acceptance would freeze values that no longer hold
-  if (d.status === 'resolved')
-    return {
-      ok: false,
-      code: 'ALREADY_RESOLVED',
-      message: `discrepancy ${d.id} is resolved (at ${d.resolved_at}): the sources agree now, there is nothing to accept`,
-    };
-  const holds = (HOLDING_TYPES as readonly string[]).includes(d.type);
-  if (holds && !req.decision)
-    return {
-      ok: false,
-      code: 'DECISION_REQUIRED',
-      message: `a ${d.type} holds money on the statements: say whether to pay it, keep withholding it or write it off (--decision pay|withhold|write_off)`,
-    };
-  // a write-off absorbs the amount in doubt: any type that has one may be written off
-  const writeOff = req.decision === 'write_off' && amountInDoubt(d) !== null;
-  if (req.decision && !writeOff && (!holds || req.decision === 'write_off'))
-    return {
-      ok: false,
-      code: 'DECISION_NOT_APPLICABLE',
-      message:
-        req.decision === 'write_off'
-          ? `a ${d.type} puts no amount in doubt: there is nothing to write off`
-          : `a ${d.type} holds no money on the statements: --decision pay|withhold applies to ${HOLDING_TYPES.join(', ')}`,
-    };
-  const event = newEvent(DiscrepancyAccepted, {
+  const refused = decisionRefusal(d, req.decision);
+  if (refused) return { ok: false, ...refused };
+  const amount = amountInDoubt(d);
+  const writeOff =
+    req.decision === 'write_off' ? writeOffOf(d, req.writeOffAccount ?? writeOffAccountFrom(process.env)) : undefined;
+  const data = {
     discrepancyId: d.id,
     note,
     acceptedBy: by,
     acceptedAt: req.at.toISOString(),
     ...(req.decision ? { decision: req.decision } : {}),
-  });
+    ...(amount !== null && d.currency ? { amount: amount.toString(), currency: d.currency } : {}),
+    ...(writeOff ? { writeOff } : {}),
+  };
+  const event = newEvent(DiscrepancyAccepted, data, decisionIdOf(stream, data));
   try {
-    await deps.store.append(discrepancyStream(d.id), [event], { expectedRevision: 'no_stream' });
+    await deps.store.append(discrepancyStream(d.id), [event], { expectedRevision: nextRevisionOf(stream) });
   } catch (e) {
     if (isStoreError(e, 'WRONG_EXPECTED_REVISION')) {
       return {
         ok: false,
         code: 'ALREADY_ACCEPTED',
-        message: `discrepancy ${d.id} already has an acceptance recorded (the projection has not applied it yet)`,
+        message: `discrepancy ${d.id}: another decision was recorded meanwhile (the projection has not applied it yet)`,
       };
     }
     throw e;

@@ -1,4 +1,5 @@
 import { formatMinor } from '../money';
+import { amountInDoubt, discrepancyAmount } from './discrepancies/amounts';
 import type { DiscrepancyRecord } from './discrepancy-types';
 
 /**
@@ -21,63 +22,6 @@ export function moneyText(minor: bigint, currency: string | null): string {
   const sign = whole.startsWith('-') ? '-' : '';
   const grouped = whole.replace('-', '').replace(/\B(?=(\d{3})+(?!\d))/g, ',');
   return `${sign}${grouped}.${frac}${currency ? ` ${currency}` : ''}`;
-}
-
-/**
- * The amount at stake (minor units), or null: for the PSP's sources, the largest amount any source states
- * for the operation; for the other legs, the money the discrepancy is about (legAmount).
- */
-export function discrepancyAmount(d: Pick<DiscrepancyRecord, 'values'> & { type?: string }): bigint | null {
-  let best: bigint | null = null;
-  for (const s of SOURCES) {
-    const a = bigOf(sourceOf(d, s)?.amount);
-    if (a !== null && (best === null || (a < 0n ? -a : a) > (best < 0n ? -best : best))) best = a;
-  }
-  return best ?? (d.type ? legAmount({ type: d.type, values: d.values ?? {} }) : null);
-}
-
-/**
- * The money a discrepancy of the settlement, payout, fee-contract or order legs is about: what was due
- * (a settlement, a payout), what the bank line moved, the part a fee was charged on, the payment or order.
- */
-function legAmount(d: Pick<DiscrepancyRecord, 'type' | 'values'>): bigint | null {
-  const v = d.values;
-  switch (d.type) {
-    case 'settlement_missing':
-    case 'settlement_short':
-    case 'payout_missing':
-    case 'payout_amount_mismatch':
-      return bigOf(v.expected);
-    case 'settlement_late':
-      return bigOf(v.received);
-    case 'settlement_unexpected':
-    case 'payout_unexpected':
-    case 'payout_duplicate':
-    case 'payout_returned':
-      return bigOf(v.amount);
-    case 'fee_above_contract':
-    case 'fee_below_contract':
-      return bigOf(v.part);
-    case 'order_not_at_psp':
-      return bigOf(v.order_amount);
-    case 'payment_without_order':
-    case 'amount_differs_from_order':
-    case 'split_differs_from_order':
-      return bigOf(v.psp_amount) ?? sumOf(v.psp_split);
-    case 'duplicate': {
-      const rows = Array.isArray(v.rows) ? (v.rows as Array<Record<string, unknown>>) : [];
-      return bigOf(rows[0]?.amount);
-    }
-    default:
-      return null;
-  }
-}
-
-/** The sum of the `amount`s of a list of parts, or null when one is not an amount. */
-function sumOf(parts: unknown): bigint | null {
-  if (!Array.isArray(parts) || parts.length === 0) return null;
-  const amounts = parts.map((p) => bigOf((p as { amount?: unknown })?.amount));
-  return amounts.every((a) => a !== null) ? (amounts as bigint[]).reduce((a, b) => a + b, 0n) : null;
 }
 
 /** Each source's value of one field ("register 10.00, period 9.00") and the difference between extremes. */
@@ -222,59 +166,5 @@ export function moneyDifference(d: Pick<DiscrepancyRecord, 'type' | 'values' | '
   return null;
 }
 
-const absOf = (x: bigint | null): bigint | null => (x === null ? null : x < 0n ? -x : x);
-
-/**
- * The money a discrepancy puts in doubt (minor units, never negative), or null when it concerns no amount.
- * A discrepancy that holds its payment (an amount, status, owner or split in doubt) doubts the whole
- * payment; a fee difference, the difference; money missing, short or unexpected, that money.
- */
-export function amountInDoubt(d: Pick<DiscrepancyRecord, 'type' | 'values' | 'currency'>): bigint | null {
-  const v = d.values ?? {};
-  switch (d.type) {
-    case 'fee_mismatch':
-      return absOf(feeValues(d).difference);
-    case 'split_mismatch':
-      return absOf(discrepancyAmount(d) ?? bigOf(v.original_amount));
-    case 'report_count_mismatch':
-      return null;
-    case 'payout_missing': {
-      const e = bigOf(v.expected);
-      const paid = bigOf(v.paid_out) ?? 0n;
-      return e === null ? null : absOf(e - paid);
-    }
-    case 'payout_amount_mismatch': {
-      const e = bigOf(v.expected);
-      const paid = bigOf(v.paid_out);
-      return e === null || paid === null ? null : absOf(paid - e);
-    }
-    case 'payout_unexpected':
-    case 'payout_duplicate':
-    case 'payout_returned':
-    case 'settlement_unexpected':
-      return absOf(bigOf(v.amount));
-    case 'settlement_missing':
-      return absOf(bigOf(v.expected));
-    case 'settlement_short':
-      return absOf(bigOf(v.shortfall));
-    case 'settlement_late':
-      return absOf(bigOf(v.received));
-    case 'order_not_at_psp':
-      return absOf(bigOf(v.order_amount));
-    case 'payment_without_order':
-    case 'amount_differs_from_order':
-      return absOf(bigOf(v.psp_amount));
-    case 'split_differs_from_order': {
-      const split = Array.isArray(v.psp_split) ? (v.psp_split as Array<{ amount?: unknown }>) : [];
-      const amounts = split.map((x) => bigOf(x?.amount));
-      return amounts.length && amounts.every((a) => a !== null)
-        ? absOf((amounts as bigint[]).reduce((a, b) => a + b, 0n))
-        : null;
-    }
-    case 'fee_above_contract':
-    case 'fee_below_contract':
-      return absOf(bigOf(v.difference));
-    default:
-      return absOf(discrepancyAmount(d));
-  }
-}
+/** The amounts are the core's (discrepancies/amounts.ts): every leg's rows carry `amount_in_doubt`. */
+export { amountInDoubt, discrepancyAmount };

@@ -1,4 +1,4 @@
-import { DiscrepancyAccepted } from '../events/audit-events';
+import { DiscrepancyAccepted, DiscrepancyAcceptanceRevoked } from '../events/audit-events';
 import type { EventData } from '../events/catalog';
 import {
   PeriodRecordObserved,
@@ -15,7 +15,7 @@ import { addWindow, judgeLater, stamp, type Batch } from './batch';
 import { discrepancyId, type Finding, type SyncWindow } from './discrepancy-rules';
 import { judgeWindowPayments } from './judge';
 import type { DiscrepancyRow } from './discrepancies/columns';
-import { applyFindings, recordAcceptance } from './discrepancies/lifecycle';
+import { applyFindings, recordAcceptance, recordRevocation } from './discrepancies/lifecycle';
 import { observationOf, type Observation } from './observations';
 import { addObservation, operationsOf, paymentKey, type PaymentState } from './payment-state';
 import { register } from './sub-merchant-names';
@@ -81,6 +81,11 @@ export const planning = handlerTable<Plan>(
     plan.registeredIds.push(d.subMerchantId);
   }),
   on(DiscrepancyAccepted, (plan, d) => {
+    plan.acceptedIds.push(d.discrepancyId);
+    plan.reportLevel = true;
+  }),
+  // a revocation loads its discrepancy's payment like an acceptance (judged again once open)
+  on(DiscrepancyAcceptanceRevoked, (plan, d) => {
     plan.acceptedIds.push(d.discrepancyId);
     plan.reportLevel = true;
   }),
@@ -197,6 +202,16 @@ const evolvers: Handler<Batch>[] = [
   on(DiscrepancyAccepted, (b, d, e) =>
     recordAcceptance(b.lifecycle, findRow(b, d.discrepancyId), { ...d, eventId: e.id }),
   ),
+  on(DiscrepancyAcceptanceRevoked, (b, d, e) => revoke(b, d.discrepancyId, d.acceptance, e.id)),
 ];
+
+/** An acceptance taken back: its row opens again and its payment is judged at the end of the append. */
+function revoke(b: Batch, discrepancyId: string, acceptance: string, eventId: string): void {
+  const row = findRow(b, discrepancyId);
+  const v = { discrepancyId, acceptance, eventId };
+  if (!recordRevocation(b.lifecycle, row, v, stamp(b, eventId)) || !row?.pos_id || !row.payment_id) return;
+  const p = b.payments.get(paymentKey(row.pos_id, row.payment_id));
+  if (p) judgeLater(b, p, eventId);
+}
 
 export const evolving = handlerTable<Batch>(...evolvers);

@@ -176,7 +176,10 @@ describe('the discrepancy core: the lifecycle', () => {
         { ...f, id: 'accepted', detected, resolved },
       ],
       new Map([
-        ['accepted', { acceptedBy: 'a', note: 'n', acceptedAt: '2025-03-04T00:00:00.000Z', eventId: 'ev-acc' }],
+        [
+          'accepted',
+          [{ kind: 'accepted', acceptedBy: 'a', note: 'n', acceptedAt: '2025-03-04T00:00:00.000Z', eventId: 'ev-acc' }],
+        ],
       ]),
     );
     const stepwise = runs([

@@ -31,6 +31,8 @@ export const DISCREPANCY_COLUMNS = [
   ['accepted_by_event', 'uuid'],
   ['updated_at', 'timestamptz'],
   ['updated_by_event', 'uuid'],
+  // last, so that a view gains it at its end (create or replace view keeps the columns before it)
+  ['amount_in_doubt', 'bigint'],
 ] as const;
 
 export type DiscrepancyColumn = (typeof DISCREPANCY_COLUMNS)[number][0];
@@ -89,6 +91,8 @@ export interface DiscrepancyRow extends DiscrepancyRecord {
   status: DiscrepancyStatus;
   updated_at: string | null;
   updated_by_event: string;
+  /** amounts.ts `amountInDoubt` of its type and values (minor units), so readers filter and sort on it in SQL */
+  amount_in_doubt: bigint | null;
 }
 
 /** A row's cells in the order of DISCREPANCY_COLUMNS, for the bulk writer. */
@@ -117,5 +121,7 @@ export function discrepancyFromRow(r: Record<string, unknown>): DiscrepancyRow {
     sub_merchant_ids: (r.sub_merchant_ids as string[] | null) ?? [],
     evidence: (r.evidence as string[] | null) ?? [],
     values: (r.values as Record<string, unknown>) ?? {},
+    amount_in_doubt:
+      r.amount_in_doubt === null || r.amount_in_doubt === undefined ? null : BigInt(String(r.amount_in_doubt)),
   };
 }

@@ -1,3 +1,4 @@
+import { amountInDoubt } from './amounts';
 import type { DiscrepancyRow } from './columns';
 import type { DiscrepancyType } from './registry';
 
@@ -10,7 +11,8 @@ import type { DiscrepancyType } from './registry';
  * The one rule for the times: a change is stamped with the leg's clock and the event that caused it
  * (`Stamp`), never the wall clock, so a replay writes the same rows. `detected_at` is the stamp of the
  * judgement that first found it, `resolved_at` the stamp of the one that no longer found it, `updated_at`
- * the stamp of the last change, `accepted_at` the time the auditor gave. What the clock is, is the leg's
+ * the stamp of the last change (a revocation's too: the leg's clock at the event), `accepted_at` the time the
+ * auditor gave. What the clock is, is the leg's
  * (kept as each leg first stored it, so no stored time changes):
  *   psp, orders   the latest time the events so far carry (src/reconciliation/event-clock.ts), and the event
  *                 that made the judgement happen
@@ -96,6 +98,8 @@ export function findingColumns(f: Finding) {
     occurred_at: f.occurredAt,
     values: f.values,
     evidence: [...f.evidence],
+    // what the values put in doubt: it changes with them, and is frozen with them by an acceptance
+    amount_in_doubt: amountInDoubt(f),
   };
 }
 
@@ -156,6 +160,49 @@ export function recordAcceptance(lc: Lifecycle, row: DiscrepancyRow | undefined,
   } else if (!row && lc.waiting && !lc.waiting.has(a.discrepancyId)) {
     lc.waiting.set(a.discrepancyId, { ...a, stored: false });
   }
+}
+
+/** An acceptance taken back (DiscrepancyAcceptanceRevoked): `acceptance` is the DiscrepancyAccepted event's id. */
+export interface Revocation {
+  readonly discrepancyId: string;
+  readonly acceptance: string;
+  readonly eventId: string;
+}
+
+/** Taken back: open again, the decision cleared, its values and evidence no longer frozen. */
+export function reopen(r: DiscrepancyRow, { now, eventId }: Stamp): void {
+  Object.assign(r, {
+    status: 'open',
+    accepted_at: null,
+    accepted_by: null,
+    accepted_note: null,
+    accepted_by_event: null,
+    updated_at: now,
+    updated_by_event: eventId,
+  });
+}
+
+/**
+ * An acceptance taken back, stamped with the leg's clock like the other changes: the row opens again, so the
+ * leg's next judgement updates its values or resolves it as usual; true when it did (the leg then judges the
+ * row's scope again at once). An acceptance still waiting for its discrepancy is dropped. A revocation of any
+ * other acceptance than the one in force (an older one, one never applied, a second revocation) changes
+ * nothing, so a replay or a repeated revocation is harmless.
+ */
+export function recordRevocation(lc: Lifecycle, row: DiscrepancyRow | undefined, v: Revocation, stamp: Stamp): boolean {
+  if (row) {
+    if (row.status !== 'accepted' || row.accepted_by_event !== v.acceptance) return false;
+    reopen(row, stamp);
+    lc.changed.set(row.id, row);
+    return true;
+  }
+  const waiting = lc.waiting?.get(v.discrepancyId);
+  if (waiting?.eventId === v.acceptance) {
+    lc.waiting!.delete(v.discrepancyId);
+    // stored: its row in the waiting table is deleted like an applied one's
+    if (waiting.stored) lc.applied.add(v.discrepancyId);
+  }
+  return false;
 }
 
 /**
@@ -248,19 +295,35 @@ export interface DatedFinding extends Finding {
   readonly resolved: Stamp | null;
 }
 
+/** A decision on one discrepancy, as a leg judged whole keeps them: acceptances and revocations, in commit order. */
+export type Decided =
+  | ({ readonly kind: 'accepted' } & Omit<Acceptance, 'discrepancyId'>)
+  | { readonly kind: 'revoked'; readonly acceptance: string; readonly eventId: string; readonly revokedAt: string };
+
+const later = (a: Stamp, b: Stamp): Stamp => ((a.now ?? '') >= (b.now ?? '') ? a : b);
+
 /**
  * The rows of a leg that judges from all its inputs each time (payouts): each finding opened at its own
- * detection, resolved at its own end, then accepted if an auditor accepted it, by the same steps as above.
+ * detection, resolved at its own end, then its decisions applied in order by the same steps as above (a
+ * revocation stamped with its own time, as an acceptance is; a finding that ended by then is resolved again,
+ * at the later of its end and the revocation).
  */
 export function wholeRows(
   findings: readonly DatedFinding[],
-  accepted: ReadonlyMap<string, Omit<Acceptance, 'discrepancyId'>>,
+  decisions: ReadonlyMap<string, readonly Decided[]>,
 ): DiscrepancyRow[] {
   return findings.map((f) => {
     const row = opened(f, f.detected);
     if (f.resolved) resolve(row, f.resolved);
-    const a = accepted.get(f.id);
-    if (a) accept(row, a, stampOf(a));
+    for (const d of decisions.get(f.id) ?? []) {
+      if (d.kind === 'accepted') {
+        if (row.status !== 'accepted') accept(row, d, stampOf(d));
+        continue;
+      }
+      const stamp = { now: d.revokedAt, eventId: d.eventId };
+      if (!recordRevocation(newLifecycle(), row, { discrepancyId: f.id, ...d }, stamp)) continue;
+      if (f.resolved) resolve(row, later(f.resolved, stamp));
+    }
     return row;
   });
 }

@@ -1,5 +1,5 @@
 import { dataOf, isEvent } from '../../events/catalog';
-import { DiscrepancyAccepted } from '../../events/audit-events';
+import { DiscrepancyAccepted, DiscrepancyAcceptanceRevoked } from '../../events/audit-events';
 import { SubMerchantRegistered } from '../../events/ledger-events';
 import {
   FeeScheduleLineSet,
@@ -154,6 +154,8 @@ async function wantedGroups(
       if (!ordersKnown && isEvent(OrderPlaced, e)) all = true;
     } else if (isEvent(SubMerchantRegistered, e) || isEvent(FeeScheduleLineSet, e)) all = true;
     else if (isEvent(DiscrepancyAccepted, e)) accepted.push(dataOf(DiscrepancyAccepted, e).discrepancyId);
+    else if (isEvent(DiscrepancyAcceptanceRevoked, e))
+      accepted.push(dataOf(DiscrepancyAcceptanceRevoked, e).discrepancyId);
   }
   if (maxClock !== null && !all) {
     for (const r of await tx<

@@ -1,9 +1,9 @@
 import { dataOf, isEvent } from '../../events/catalog';
-import { DiscrepancyAccepted } from '../../events/audit-events';
+import { DiscrepancyAccepted, DiscrepancyAcceptanceRevoked } from '../../events/audit-events';
 import { SubMerchantRegistered } from '../../events/ledger-events';
 import { FeeScheduleLineSet, type FeeScheduleLine } from '../../events/order-events';
 import { eventTime } from '../event-clock';
-import { applyFindings, recordAcceptance } from '../discrepancies/lifecycle';
+import { applyFindings, recordAcceptance, recordRevocation } from '../discrepancies/lifecycle';
 import { matchPayment } from '../matching';
 import type { Observation } from '../observations';
 import type { RecordedEvent } from '../../store/types';
@@ -105,6 +105,14 @@ function applyEvent(b: OrderBatch, j: Judging, e: RecordedEvent, o: Observation 
     for (const g of b.groups.values()) {
       const r = g.discs.get(d.discrepancyId);
       if (r) recordAcceptance(b.lifecycle, r, { ...d, eventId: e.id });
+    }
+  } else if (isEvent(DiscrepancyAcceptanceRevoked, e)) {
+    const d = dataOf(DiscrepancyAcceptanceRevoked, e);
+    const stamp = { now: b.clock === null ? null : new Date(b.clock).toISOString(), eventId: e.id };
+    for (const g of b.groups.values()) {
+      const r = g.discs.get(d.discrepancyId);
+      // open again: the group is judged at the end of the append, which updates or resolves it
+      if (r && recordRevocation(b.lifecycle, r, { ...d, eventId: e.id }, stamp)) touch(j, g, e.id);
     }
   }
 }

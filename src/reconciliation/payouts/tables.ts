@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import { type BankConfig, normalizeAccountId } from '../../config/bank';
-import { DiscrepancyAccepted } from '../../events/audit-events';
+import { DiscrepancyAccepted, DiscrepancyAcceptanceRevoked } from '../../events/audit-events';
 import { BankEntryBooked } from '../../events/bank-events';
 import { dataOf, isEvent } from '../../events/catalog';
 import { SubMerchantRegistered } from '../../events/ledger-events';
@@ -23,6 +23,9 @@ export const LINES = `event_id uuid primary key, account_id text not null, curre
   amount int8 not null, booking_date date not null, end_to_end_id text, remittance text, counterparty_name text,
   counterparty_account text, is_return boolean not null, bank_ref text, ${POS}`;
 export const PAYEES = `event_id uuid primary key, sub_merchant_id text not null, name text not null, payout_account text, ${POS}`;
+/** Acceptances (kind `accepted`) and their revocations (kind `revoked`, `acceptance` the event taken back). */
+export const DECISIONS = `event_id uuid primary key, discrepancy_id uuid not null, kind text not null, accepted_by text, note text,
+  at timestamptz not null, acceptance uuid, ${POS}`;
 
 export const names = (cols: string) =>
   cols
@@ -68,7 +71,7 @@ export function payoutRowsOf(events: readonly RecordedEvent[], bank: BankConfig,
   const expected: Record<string, unknown>[] = [];
   const lines: Record<string, unknown>[] = [];
   const payees: Record<string, unknown>[] = [];
-  const acceptances: Record<string, unknown>[] = [];
+  const decisions: Record<string, unknown>[] = [];
   for (const e of events) {
     if (isEvent(StatementIssued, e)) {
       const d = dataOf(StatementIssued, e);
@@ -117,14 +120,29 @@ export function payoutRowsOf(events: readonly RecordedEvent[], bank: BankConfig,
       });
     } else if (isEvent(DiscrepancyAccepted, e)) {
       const d = dataOf(DiscrepancyAccepted, e);
-      acceptances.push({
+      decisions.push({
+        event_id: e.id,
         discrepancy_id: d.discrepancyId,
+        kind: 'accepted',
         accepted_by: d.acceptedBy,
         note: d.note,
-        accepted_at: d.acceptedAt,
+        at: d.acceptedAt,
+        acceptance: null,
+        ...pos(e),
+      });
+    } else if (isEvent(DiscrepancyAcceptanceRevoked, e)) {
+      const d = dataOf(DiscrepancyAcceptanceRevoked, e);
+      decisions.push({
         event_id: e.id,
+        discrepancy_id: d.discrepancyId,
+        kind: 'revoked',
+        accepted_by: null,
+        note: null,
+        at: d.revokedAt,
+        acceptance: d.acceptance,
+        ...pos(e),
       });
     }
   }
-  return { expected, lines, payees, acceptances };
+  return { expected, lines, payees, decisions };
 }

@@ -1,10 +1,16 @@
-import { DiscrepancyAccepted } from '../../events/audit-events';
+import { DiscrepancyAccepted, DiscrepancyAcceptanceRevoked } from '../../events/audit-events';
 import { dataOf, isEvent } from '../../events/catalog';
 import { localMidnight } from '../../journal-rules';
 import type { Tx } from '../../projector/projection';
 import type { RecordedEvent } from '../../store/types';
 import { discrepancyId } from '../discrepancies/id';
-import { applyFindings, type Finding, newLifecycle, recordAcceptance } from '../discrepancies/lifecycle';
+import {
+  applyFindings,
+  type Finding,
+  newLifecycle,
+  recordAcceptance,
+  recordRevocation,
+} from '../discrepancies/lifecycle';
 import type { DiscrepancyTypeOf } from '../discrepancies/registry';
 import { readDiscrepancies, writeDiscrepancies } from '../discrepancies/table';
 import type { SettlementJudgement } from './match';
@@ -129,18 +135,31 @@ export async function syncDiscrepancies(
   await writeDiscrepancies(tx, schema, [...lc.changed.values()], [...lc.changed.keys()]);
 }
 
-/** Applies the acceptances of an append to the discrepancies they name (ids of other legs are left). */
-export async function acceptSettlementDiscrepancies(
+/**
+ * Applies the acceptances of an append, and their revocations, to the discrepancies they name (ids of other
+ * legs are left); a revocation is stamped like the leg's other changes (the append's last event). Returns the
+ * currencies of the discrepancies opened again, to be judged again in this append.
+ */
+export async function decideSettlementDiscrepancies(
   tx: Tx,
   schema: string,
   append: readonly RecordedEvent[],
-): Promise<void> {
+): Promise<Set<string>> {
+  const reopened = new Set<string>();
+  const by = append[append.length - 1]!;
   for (const e of append) {
-    if (!isEvent(DiscrepancyAccepted, e)) continue;
-    const d = dataOf(DiscrepancyAccepted, e);
-    const [row] = await readDiscrepancies(tx, schema, 'id', [d.discrepancyId]);
+    const accepted = isEvent(DiscrepancyAccepted, e) ? dataOf(DiscrepancyAccepted, e) : null;
+    const revoked = isEvent(DiscrepancyAcceptanceRevoked, e) ? dataOf(DiscrepancyAcceptanceRevoked, e) : null;
+    const id = accepted?.discrepancyId ?? revoked?.discrepancyId;
+    if (id === undefined) continue;
+    const [row] = await readDiscrepancies(tx, schema, 'id', [id]);
     const lc = newLifecycle();
-    recordAcceptance(lc, row, { ...d, eventId: e.id });
+    if (accepted) recordAcceptance(lc, row, { ...accepted, eventId: e.id });
+    else if (
+      recordRevocation(lc, row, { ...revoked!, eventId: e.id }, { now: by.recordedAt.toISOString(), eventId: e.id })
+    )
+      reopened.add(row!.currency ?? '');
     await writeDiscrepancies(tx, schema, [...lc.changed.values()], [...lc.changed.keys()]);
   }
+  return reopened;
 }

@@ -1,0 +1,151 @@
+import {
+  type Decision,
+  DiscrepancyAccepted,
+  DiscrepancyAcceptanceRevoked,
+  discrepancyStream,
+} from '../events/audit-events';
+import { dataOf, type EventData, isEvent, newEvent } from '../events/catalog';
+import { isStoreError } from '../store/errors';
+import { writeOffAccountProblem } from '../config/write-off';
+import { writeOffSideOf } from '../journal-rules';
+import type { EventStore, RecordedEvent } from '../store/types';
+import { amountInDoubt } from './discrepancies/amounts';
+import { type DiscrepancyRecord, HOLDING_TYPES } from './discrepancy-types';
+
+/**
+ * The decision in force on one discrepancy, read from its stream `discrepancy-<id>` (acceptances and their
+ * revocations, in turn): the last acceptance, unless a revocation naming it came after. A revocation naming
+ * another acceptance changes nothing, as in the lifecycle (discrepancies/lifecycle.ts `recordRevocation`).
+ */
+export interface InForce {
+  readonly eventId: string;
+  readonly decision: Decision;
+  readonly data: EventData<typeof DiscrepancyAccepted>;
+}
+
+export function decisionInForce(stream: readonly RecordedEvent[]): InForce | null {
+  let inForce: InForce | null = null;
+  for (const e of stream) {
+    if (isEvent(DiscrepancyAccepted, e)) {
+      // a second acceptance while one is in force was never applied (the lifecycle keeps the first)
+      if (inForce) continue;
+      const data = dataOf(DiscrepancyAccepted, e);
+      inForce = { eventId: e.id, decision: data.decision ?? 'pay', data };
+    } else if (isEvent(DiscrepancyAcceptanceRevoked, e)) {
+      if (inForce?.eventId === dataOf(DiscrepancyAcceptanceRevoked, e).acceptance) inForce = null;
+    }
+  }
+  return inForce;
+}
+
+/** The revision to append the next decision at: the stream's last, or 'no_stream'. */
+export const nextRevisionOf = (stream: readonly RecordedEvent[]): number | 'no_stream' =>
+  stream.length ? stream[stream.length - 1]!.revision : 'no_stream';
+
+/**
+ * The id options of the next decision on a stream: the first keeps the id of its content alone (as acceptances
+ * always had); a later one is told apart by the revision it follows, so the same words accepted again after a
+ * revocation are a new event, not a repeat the store would take as already written.
+ */
+export const decisionIdOf = (stream: readonly RecordedEvent[], data: unknown): { idContent?: unknown } =>
+  stream.length ? { idContent: { after: stream[stream.length - 1]!.revision, data } } : {};
+
+type Refusal = {
+  code: 'ALREADY_RESOLVED' | 'DECISION_REQUIRED' | 'DECISION_NOT_APPLICABLE';
+  message: string;
+};
+
+/**
+ * Why a decision cannot be taken on a discrepancy, or null. A resolved one has nothing left to accept. One that
+ * holds money on the statements (HOLDING_TYPES) needs a decision; pay and withhold apply to those only. A
+ * write-off applies to any whose amount in doubt is known; the journal books it where that money sits
+ * (journal-rules.ts `writeOffSideOf`), and nothing where nothing is lost (money late, still owed, never moved).
+ */
+export function decisionRefusal(d: DiscrepancyRecord, decision: Decision | undefined): Refusal | null {
+  // a resolved discrepancy has no difference left to accept: an acceptance would freeze values that no longer hold
+  if (d.status === 'resolved')
+    return {
+      code: 'ALREADY_RESOLVED',
+      message: `discrepancy ${d.id} is resolved (at ${d.resolved_at}): the sources agree now, there is nothing to accept`,
+    };
+  const holds = (HOLDING_TYPES as readonly string[]).includes(d.type);
+  if (decision === 'write_off')
+    return amountInDoubt(d) === null
+      ? {
+          code: 'DECISION_NOT_APPLICABLE',
+          message: `a ${d.type} puts no amount in doubt: there is nothing to write off`,
+        }
+      : null;
+  if (holds && !decision)
+    return {
+      code: 'DECISION_REQUIRED',
+      message: `a ${d.type} holds money on the statements: say whether to pay it, keep withholding it or write it off (--decision pay|withhold|write_off)`,
+    };
+  if (!holds && decision)
+    return {
+      code: 'DECISION_NOT_APPLICABLE',
+      message: `a ${d.type} holds no money on the statements: --decision pay|withhold applies to ${HOLDING_TYPES.join(', ')}`,
+    };
+  return null;
+}
+
+const sideInput = (d: DiscrepancyRecord) => ({
+  type: d.type,
+  posId: d.pos_id,
+  receiverName: d.receiver_name,
+  values: d.values ?? {},
+});
+
+/**
+ * What a write-off books, recorded on its acceptance (DiscrepancyAccepted.writeOff); undefined where nothing is
+ * booked (no money lost where it sits, no currency, nothing in doubt): the decision then only closes it.
+ */
+export function writeOffOf(d: DiscrepancyRecord, account: string) {
+  const problem = writeOffAccountProblem(account);
+  if (problem) throw new RangeError(`write-off account: ${problem}`);
+  const side = writeOffSideOf(sideInput(d));
+  if (side === null || !d.currency || !amountInDoubt(d)) return undefined;
+  return {
+    type: d.type,
+    account,
+    against: side.against,
+    receiverName: side.receiverName,
+    gain: side.gain,
+    posId: d.pos_id,
+    paymentId: d.payment_id,
+  };
+}
+
+export type RevokeResult =
+  | { ok: true; eventId: string; acceptance: string; decision: Decision }
+  | { ok: false; code: 'NOT_IN_FORCE' | 'CHANGED'; message: string };
+
+/**
+ * Takes back the decision in force on a discrepancy: a DiscrepancyAcceptanceRevoked naming it, appended on
+ * stream discrepancy-<id> at the revision read (so it never crosses another decision). The projections open
+ * the discrepancy again, hold its money again and reverse a write-off's entry when they apply it.
+ */
+export async function revokeDecision(
+  store: EventStore,
+  req: { id: string; reason: string; by: string; at: Date },
+): Promise<RevokeResult> {
+  const stream = await store.readStream(discrepancyStream(req.id));
+  const inForce = decisionInForce(stream);
+  if (!inForce) return { ok: false, code: 'NOT_IN_FORCE', message: `discrepancy ${req.id} has no decision in force` };
+  const data = {
+    discrepancyId: req.id,
+    acceptance: inForce.eventId,
+    reason: req.reason,
+    revokedBy: req.by,
+    revokedAt: req.at.toISOString(),
+  };
+  const event = newEvent(DiscrepancyAcceptanceRevoked, data, decisionIdOf(stream, data));
+  try {
+    await store.append(discrepancyStream(req.id), [event], { expectedRevision: nextRevisionOf(stream) });
+  } catch (e) {
+    if (isStoreError(e, 'WRONG_EXPECTED_REVISION'))
+      return { ok: false, code: 'CHANGED', message: `discrepancy ${req.id}: another decision was recorded meanwhile` };
+    throw e;
+  }
+  return { ok: true, eventId: event.id, acceptance: inForce.eventId, decision: inForce.decision };
+}
