@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { writeOffAccountProblem } from './write-off';
 
 /**
  * The `exceptions` section of RECON_CONFIG (docs/exceptions.md, "Severity, due dates and write-offs"): every
@@ -28,7 +29,10 @@ export const exceptionsConfigSchema = z
     slaHours: z.object({ low: hours, medium: hours, high: hours, critical: hours }).partial().strict().optional(),
     writeOff: z
       .object({
-        account: z.string().regex(/^[a-z][a-z0-9:_-]{0,99}$/, 'expected an account such as expense:write-offs'),
+        account: z.string().superRefine((name, ctx) => {
+          const problem = writeOffAccountProblem(name);
+          if (problem) ctx.addIssue({ code: 'custom', message: problem });
+        }),
         approvalAbove: minor,
       })
       .partial()

@@ -24,9 +24,10 @@ import {
   type Plan,
   requireRole,
   requireState,
+  policyOf,
 } from './context';
 import { ExceptionRefused } from './errors';
-import { revokeAcceptance } from './revoke';
+import { revokeDecision } from '../reconciliation/decisions';
 
 /**
  * The exception's actions (docs/exceptions.md, "The exception's life"). Each is planned (roles, state and
@@ -192,7 +193,8 @@ function decisionFor(ctx: ExceptionContext, given: string | undefined): Decision
 /** Makes the acceptance (the money side), refused as a conflict when the discrepancy changed meanwhile. */
 function accepting(id: string, note: string, by: string, at: Date, decision: Decision | undefined) {
   return async (deps: ExceptionDeps) => {
-    const r = await acceptDiscrepancy(deps, { id, note, by, at, ...(decision ? { decision } : {}) });
+    const writeOffAccount = policyOf(deps).writeOff.account;
+    const r = await acceptDiscrepancy(deps, { id, note, by, at, writeOffAccount, ...(decision ? { decision } : {}) });
     if (!r.ok) throw new ExceptionRefused('CONFLICT', 'id', r.message);
   };
 }
@@ -298,7 +300,8 @@ function planReopen(ctx: ExceptionContext, actor: Person, r: Extract<ActionReque
   const at = ctx.at;
   const event = newEvent(ExceptionReopened, { discrepancyId: ctx.item.id, reason, by: actor.id, at: at.toISOString() });
   const revoke = async (deps: ExceptionDeps) => {
-    await revokeAcceptance(deps.store, { discrepancyId: ctx.item.id, reason, by: actor.id, at });
+    const r = await revokeDecision(deps.store, { id: ctx.item.id, reason, by: actor.id, at });
+    if (!r.ok) throw new ExceptionRefused('CONFLICT', 'id', r.message);
   };
   return {
     id: ctx.item.id,

@@ -3,7 +3,7 @@ import type { Sql } from '../db/connect';
 import { isSqlState } from '../db/errors';
 import { newEvent } from '../events/catalog';
 import { type Decision, DiscrepancyAccepted, discrepancyStream } from '../events/audit-events';
-import { writeOffAccountFrom } from '../config/write-off';
+import { DEFAULT_WRITE_OFF_ACCOUNT } from '../config/write-off';
 import { decisionIdOf, decisionInForce, decisionRefusal, nextRevisionOf, writeOffOf } from './decisions';
 import { amountInDoubt } from './discrepancies/amounts';
 import { isStoreError } from '../store/errors';
@@ -297,7 +297,7 @@ export async function acceptDiscrepancy(
   if (refused) return { ok: false, ...refused };
   const amount = amountInDoubt(d);
   const writeOff =
-    req.decision === 'write_off' ? writeOffOf(d, req.writeOffAccount ?? writeOffAccountFrom(process.env)) : undefined;
+    req.decision === 'write_off' ? writeOffOf(d, req.writeOffAccount ?? DEFAULT_WRITE_OFF_ACCOUNT) : undefined;
   const data = {
     discrepancyId: d.id,
     note,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_WRITE_OFF_ACCOUNT, writeOffAccountFrom } from '../../src/config/write-off';
+import { exceptionsConfigFrom } from '../../src/config/exceptions';
+import { DEFAULT_WRITE_OFF_ACCOUNT } from '../../src/config/write-off';
 import { DEFAULT_EXCEPTION_POLICY } from '../../src/exceptions/severity';
 import { writeOffLines, writeOffSideOf } from '../../src/journal-rules';
 import { DISCREPANCY_TYPES } from '../../src/reconciliation/discrepancies/registry';
@@ -76,16 +77,14 @@ describe('write-offs in the journal', () => {
     );
   });
 
-  it('the account: the exceptions policy default, or RECON_WRITE_OFF_ACCOUNT; never one of the journal own', () => {
+  it('the account: the exceptions policy default, or exceptions.writeOff.account; never one of the journal own', () => {
     expect(DEFAULT_WRITE_OFF_ACCOUNT).toBe(DEFAULT_EXCEPTION_POLICY.writeOff.account);
-    expect(writeOffAccountFrom({})).toBe('expense:write-offs');
-    expect(writeOffAccountFrom({ RECON_WRITE_OFF_ACCOUNT: ' expense:bad-debts ' })).toBe('expense:bad-debts');
-    expect(() => writeOffAccountFrom({ RECON_WRITE_OFF_ACCOUNT: 'psp_clearing' })).toThrow(
-      /RECON_WRITE_OFF_ACCOUNT: psp_clearing is one of the journal's own accounts/,
+    const refused = (account: string) => exceptionsConfigFrom({ writeOff: { account } }).issues.join('\n');
+    expect(refused('expense:bad-debts')).toBe('');
+    expect(refused('psp_clearing')).toMatch(
+      /exceptions\.writeOff\.account: psp_clearing is one of the journal's own accounts/,
     );
-    expect(() => writeOffAccountFrom({ RECON_WRITE_OFF_ACCOUNT: 'bank:de89' })).toThrow(/journal's own accounts/);
-    expect(() => writeOffAccountFrom({ RECON_WRITE_OFF_ACCOUNT: 'Write Offs' })).toThrow(
-      /RECON_WRITE_OFF_ACCOUNT: expected lower-case letters/,
-    );
+    expect(refused('bank:de89')).toMatch(/journal's own accounts/);
+    expect(refused('Write Offs')).toMatch(/exceptions\.writeOff\.account: expected lower-case letters/);
   });
 });
