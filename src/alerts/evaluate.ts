@@ -7,6 +7,7 @@ import { SyncWindowCompleted, syncStream } from '../events/ingest-events';
 import { DEFAULT_EXCEPTION_POLICY, type ExceptionPolicy } from '../exceptions/severity';
 import type { Logger } from '../log';
 import { listDiscrepancies, type DiscrepancyRecord } from '../reconciliation/discrepancy-queries';
+import { isStoreError } from '../store/errors';
 import type { EventStore, RecordedEvent } from '../store/types';
 import type { ChannelDeps } from './channels';
 import { type DeliveryOutcome, deliverPending } from './deliveries';
@@ -234,13 +235,33 @@ async function raise(deps: AlertDeps, raising: readonly Raising[], now: Date): P
   await index(deps.sql, data);
 }
 
+/** Another evaluator raised one of these alerts between our reading and our append (two workers at once). */
+const raceLost = (e: unknown) => isStoreError(e, 'WRONG_EXPECTED_REVISION') || isStoreError(e, 'EVENT_ID_CONFLICT');
+
+/**
+ * The alerts new at `now`, planned and raised. Two workers evaluating at once read the same candidates as new:
+ * the second's append is refused (its AlertRaised differs by raisedAt; a batch is one transaction), so it plans
+ * again from what the first raised instead of failing, and never adds a second flood summary.
+ */
+async function raiseNew(deps: AlertDeps, candidates: readonly Candidate[], now: Date, dryRun: boolean) {
+  for (let round = 1; ; round++) {
+    const planned = plan(await notRaised(deps, candidates, dryRun), deps.config.maxPerRun, now);
+    if (dryRun || planned.raising.length === 0) return planned;
+    try {
+      await raise(deps, planned.raising, now);
+      return planned;
+    } catch (e) {
+      if (!raceLost(e) || round >= 3) throw e;
+      deps.log.info('alerts raised meanwhile by another evaluation; planning again', { round });
+    }
+  }
+}
+
 /** One evaluation at the deps' clock: raise what is new, then deliver what is due. */
 export async function evaluateAlerts(deps: AlertDeps, opts: { dryRun?: boolean } = {}): Promise<EvaluationReport> {
   const now = (deps.now ?? (() => new Date()))();
   const dryRun = opts.dryRun ?? false;
-  const fresh = await notRaised(deps, await candidatesAt(deps, now), dryRun);
-  const { raising, summary } = plan(fresh, deps.config.maxPerRun, now);
-  if (!dryRun && raising.length) await raise(deps, raising, now);
+  const { raising, summary } = await raiseNew(deps, await candidatesAt(deps, now), now, dryRun);
   const deliveries = await deliverPending(
     { sql: deps.sql, store: deps.store, log: deps.log, config: deps.config, channelDeps: deps.channelDeps },
     now,
