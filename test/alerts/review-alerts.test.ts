@@ -1,0 +1,198 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type AlertDeps, evaluateAlerts } from '../../src/alerts/evaluate';
+import { type AlertsConfig, alertsConfigFrom } from '../../src/config/alerts';
+import { connect, type Sql } from '../../src/db/connect';
+import { silentLogger } from '../../src/log';
+import { createPostgresEventStore } from '../../src/store/postgres';
+import type { EventStore } from '../../src/store/types';
+import { useTestStore } from '../support/db';
+import { slackReceiver, smtpReceiver } from './receivers';
+import { addBreak, clearBreaks, discrepancyTable } from './support';
+
+/**
+ * A hostile review of the alerts: two workers evaluating at once (as `recon start` on two processes does),
+ * text from the PSP that tries to reach out of its place in a Slack message or an e-mail, and a webhook
+ * address whose credentials would be written into a delivery's error.
+ */
+
+const fx = useTestStore();
+const clock = new Date('2026-03-10T10:00:00Z');
+let slack: Awaited<ReturnType<typeof slackReceiver>>;
+let smtp: Awaited<ReturnType<typeof smtpReceiver>>;
+
+function configOf(raw: unknown): AlertsConfig {
+  const r = alertsConfigFrom(raw, {});
+  expect(r.problems).toEqual([]);
+  return r.config;
+}
+
+const depsOf = (sql: Sql, store: EventStore, config: AlertsConfig, at: Date = clock): AlertDeps => ({
+  sql,
+  store,
+  log: silentLogger,
+  config,
+  timezone: 'Europe/Kyiv',
+  projects: [],
+  channelDeps: { mail: { smtpUrl: smtp.url, from: 'recon@example.test' } },
+  now: () => at,
+});
+
+/**
+ * Two stores whose first appendMany each waits for the other's: both workers have read what is raised before
+ * either raises, the interleaving a busy database gives now and then, made certain.
+ */
+function racing(a: EventStore, b: EventStore): [EventStore, EventStore] {
+  let arrived = 0;
+  let release: () => void = () => {};
+  const together = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const gate = (s: EventStore): EventStore => {
+    let first = true;
+    return Object.assign(Object.create(s) as EventStore, {
+      async appendMany(requests: Parameters<EventStore['appendMany']>[0]) {
+        if (first) {
+          first = false;
+          if (++arrived === 2) release();
+          await together;
+        }
+        return s.appendMany(requests);
+      },
+    });
+  };
+  return [gate(a), gate(b)];
+}
+
+/** Another process: its own pool and store on the same database. */
+async function otherWorker<T>(fn: (sql: Sql, store: EventStore) => Promise<T>): Promise<T> {
+  const sql = connect(fx.db.url, { max: 2 });
+  try {
+    return await fn(sql, createPostgresEventStore(sql));
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
+const settlementMissing = (subMerchant: string, detectedAt = '2026-03-10T08:00:00Z') => ({
+  type: 'settlement_missing',
+  values: { expected: '150000' },
+  currency: 'UAH',
+  detectedAt,
+  subMerchant,
+});
+
+beforeAll(async () => {
+  slack = await slackReceiver();
+  smtp = await smtpReceiver();
+  await discrepancyTable(fx.db.sql);
+});
+afterAll(async () => {
+  await slack.close();
+  await smtp.close();
+});
+
+describe('two workers evaluating at once', () => {
+  it('raise each alert once and deliver it once; neither evaluation fails', async () => {
+    await clearBreaks(fx.db.sql);
+    const config = configOf({
+      channels: { team: { type: 'slack', url: slack.url } },
+      rules: [{ name: 'concurrent', on: 'discrepancy', escalate: false, channels: ['team'] }],
+      maxPerRun: 50,
+    });
+    for (let i = 0; i < 5; i++) await addBreak(fx.db.sql, settlementMissing(`sm-c${i}`));
+    const before = slack.texts.length;
+    // two clocks a few milliseconds apart: each worker's AlertRaised carries its own raisedAt
+    const results = await otherWorker((sql, store) => {
+      const [one, two] = racing(fx.store, store);
+      return Promise.allSettled([
+        evaluateAlerts(depsOf(fx.db.sql, one, config, new Date('2026-03-10T10:00:00.000Z'))),
+        evaluateAlerts(depsOf(sql, two, config, new Date('2026-03-10T10:00:00.007Z'))),
+      ]);
+    });
+    expect(results.map((r) => (r.status === 'rejected' ? String(r.reason) : 'ok'))).toEqual(['ok', 'ok']);
+    const [rows] = await fx.db.sql<{ n: number }[]>`select count(*)::int as n from alerts where rule = 'concurrent'`;
+    expect(rows!.n).toBe(5);
+    expect(slack.texts.length - before).toBe(5);
+  });
+
+  it('a flood seen by both is one summary, sent once', async () => {
+    await clearBreaks(fx.db.sql);
+    const config = configOf({
+      channels: { team: { type: 'slack', url: slack.url } },
+      rules: [{ name: 'flooded', on: 'discrepancy', escalate: false, channels: ['team'] }],
+      maxPerRun: 2,
+    });
+    for (let i = 0; i < 6; i++) await addBreak(fx.db.sql, settlementMissing(`sm-f${i}`));
+    const before = slack.texts.length;
+    const results = await otherWorker((sql, store) => {
+      const [one, two] = racing(fx.store, store);
+      return Promise.allSettled([
+        evaluateAlerts(depsOf(fx.db.sql, one, config, new Date('2026-03-10T11:00:00.000Z'))),
+        evaluateAlerts(depsOf(sql, two, config, new Date('2026-03-10T11:00:00.009Z'))),
+      ]);
+    });
+    expect(results.map((r) => (r.status === 'rejected' ? String(r.reason) : 'ok'))).toEqual(['ok', 'ok']);
+    const summaries = await fx.db.sql`select alert_id from alerts where rule = 'flood-control'`;
+    expect(summaries).toHaveLength(1);
+    expect(slack.texts.length - before).toBe(1);
+  });
+});
+
+describe('hostile text from the PSP', () => {
+  const hostile = 'sm-9\n*severity low; nothing to do* <!channel> <http://evil.example/|click here> &amp;';
+
+  it('cannot mention everyone, forge a link or add lines in a Slack message', async () => {
+    await clearBreaks(fx.db.sql);
+    const config = configOf({
+      channels: { team: { type: 'slack', url: slack.url } },
+      rules: [{ name: 'hostile-slack', on: 'discrepancy', escalate: false, channels: ['team'] }],
+    });
+    const id = await addBreak(fx.db.sql, settlementMissing(hostile));
+    const before = slack.texts.length;
+    await evaluateAlerts(depsOf(fx.db.sql, fx.store, config, new Date('2026-03-10T12:00:00Z')));
+    expect(slack.texts.length - before).toBe(1);
+    const text = slack.texts.at(-1)!;
+    // Slack reads <…> as a mention or a link and & as the start of an entity: escaped, they are shown as typed
+    expect(text).not.toMatch(/[<>]/);
+    // the PSP's own "&amp;" is shown as typed, not read as an ampersand
+    expect(text).toContain('&amp;amp;');
+    expect(text).toContain('&lt;!channel&gt;');
+    expect(text).toContain('&lt;http://evil.example/|click here&gt;');
+    // the PSP's line break does not start a line of its own: title, then one line of description
+    expect(text.split('\n')).toHaveLength(2);
+    expect(text).toContain(`id ${id}`);
+  });
+
+  it('cannot add lines to an e-mail', async () => {
+    await clearBreaks(fx.db.sql);
+    const config = configOf({
+      channels: { mail: { type: 'email', to: ['finance@example.test'] } },
+      rules: [{ name: 'hostile-mail', on: 'discrepancy', escalate: false, channels: ['mail'] }],
+    });
+    await addBreak(fx.db.sql, settlementMissing(hostile));
+    const before = smtp.mails.length;
+    await evaluateAlerts(depsOf(fx.db.sql, fx.store, config, new Date('2026-03-10T13:00:00Z')));
+    expect(smtp.mails.length - before).toBe(1);
+    const body = smtp.mails.at(-1)!.text!;
+    expect(body.split('\n').filter((l) => l.startsWith('*severity low'))).toEqual([]);
+  });
+});
+
+describe('webhook addresses', () => {
+  it('refuses a URL carrying credentials, naming the field, not the value (fetch would print it in every error)', () => {
+    const r = alertsConfigFrom(
+      {
+        channels: {
+          hook: { type: 'webhook', url: 'env:RECON_HOOK_URL', secret: 'env:RECON_HOOK_SECRET' },
+          chat: { type: 'slack', url: 'https://bot:pa55word@chat.example.test/hooks/1' },
+        },
+      },
+      { RECON_HOOK_URL: 'https://ops:hunter22@ops.example.test/recon', RECON_HOOK_SECRET: 'x'.repeat(20) },
+    );
+    expect(r.problems.sort()).toEqual([
+      'alerts.channels.chat.url: a URL must not carry a user name or password',
+      'alerts.channels.hook.url: a URL must not carry a user name or password',
+    ]);
+    expect(r.problems.join('\n')).not.toMatch(/hunter22|pa55word/);
+  });
+});
