@@ -1,3 +1,5 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AlertDeps, evaluateAlerts } from '../../src/alerts/evaluate';
 import { type AlertsConfig, alertsConfigFrom } from '../../src/config/alerts';
@@ -6,7 +8,7 @@ import { silentLogger } from '../../src/log';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore } from '../../src/store/types';
 import { useTestStore } from '../support/db';
-import { slackReceiver, smtpReceiver } from './receivers';
+import { slackReceiver, smtpReceiver, verifyDocumented } from './receivers';
 import { addBreak, clearBreaks, discrepancyTable } from './support';
 
 /**
@@ -194,5 +196,66 @@ describe('webhook addresses', () => {
       'alerts.channels.hook.url: a URL must not carry a user name or password',
     ]);
     expect(r.problems.join('\n')).not.toMatch(/hunter22|pa55word/);
+  });
+});
+
+describe('the webhook timestamp', () => {
+  it('is when the attempt is signed, not when the evaluation began (a slow channel before it does not age it)', async () => {
+    await clearBreaks(fx.db.sql);
+    const seen: { timestamp: string; raw: string; signature: string }[] = [];
+    const slow = createServer((_req, res) => {
+      setTimeout(() => res.writeHead(200).end('ok'), 2_500);
+    });
+    const hook = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        seen.push({
+          timestamp: String(req.headers['x-recon-timestamp']),
+          signature: String(req.headers['x-recon-signature']),
+          raw: Buffer.concat(chunks).toString('utf8'),
+        });
+        res.writeHead(204).end();
+      });
+    });
+    const urlOf = async (s: Server) => {
+      await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
+      return `http://127.0.0.1:${(s.address() as AddressInfo).port}/x`;
+    };
+    const secret = 'review-secret-0123456789';
+    try {
+      const r = alertsConfigFrom(
+        {
+          channels: {
+            slow: { type: 'slack', url: await urlOf(slow) },
+            hook: { type: 'webhook', url: await urlOf(hook), secret: 'env:REVIEW_SECRET' },
+          },
+          rules: [{ name: 'slow-first', on: 'discrepancy', escalate: false, channels: ['slow', 'hook'] }],
+        },
+        { REVIEW_SECRET: secret },
+      );
+      expect(r.problems).toEqual([]);
+      await addBreak(fx.db.sql, settlementMissing('sm-t'));
+      const began = new Date('2026-03-10T14:00:00Z');
+      const out = await evaluateAlerts(depsOf(fx.db.sql, fx.store, r.config, began));
+      expect(out.deliveries.map((d) => [d.channel, d.outcome])).toEqual([
+        ['slow', 'sent'],
+        ['hook', 'sent'],
+      ]);
+      expect(seen).toHaveLength(1);
+      // the webhook was signed at least the slow channel's 2.5 s after the evaluation began
+      expect(Number(seen[0]!.timestamp) - began.getTime() / 1000).toBeGreaterThanOrEqual(2);
+      expect(
+        verifyDocumented(
+          secret,
+          { 'x-recon-timestamp': seen[0]!.timestamp, 'x-recon-signature': seen[0]!.signature },
+          Buffer.from(seen[0]!.raw),
+          Number(seen[0]!.timestamp),
+        ),
+      ).toBeNull();
+    } finally {
+      await new Promise<void>((resolve) => slow.close(() => resolve()));
+      await new Promise<void>((resolve) => hook.close(() => resolve()));
+    }
   });
 });
