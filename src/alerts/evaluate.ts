@@ -224,9 +224,12 @@ async function raise(deps: AlertDeps, raising: readonly Raising[], now: Date): P
       raisedAt: now.toISOString(),
     }),
   );
-  for (let i = 0; i < data.length; i += 500)
+  // a flood's summary and the alerts it covers in one append (one transaction on PostgreSQL): cut in two by a
+  // crash, the covered alerts left out would be raised one by one, and sent, by the next evaluation
+  const size = data.some((d) => d.coveredBy !== null) ? data.length : 500;
+  for (let i = 0; i < data.length; i += size)
     await deps.store.appendMany(
-      data.slice(i, i + 500).map((d) => ({
+      data.slice(i, i + size).map((d) => ({
         stream: alertStream(d.alertId),
         events: [newEvent(AlertRaised, d, { idContent: { alertId: d.alertId } })],
         expectedRevision: 'no_stream' as const,
