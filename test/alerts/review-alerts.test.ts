@@ -259,3 +259,33 @@ describe('the webhook timestamp', () => {
     }
   });
 });
+
+describe('flood control across a crash', () => {
+  it('a crash while raising a flood never leaves covered alerts to be sent one by one later', async () => {
+    await clearBreaks(fx.db.sql);
+    const config = configOf({
+      channels: { team: { type: 'slack', url: slack.url } },
+      rules: [{ name: 'big-flood', on: 'discrepancy', escalate: false, channels: ['team'] }],
+      maxPerRun: 5,
+    });
+    // more than one append's worth (500 streams): the summary and 499 in the first, 4 in a second
+    const rows = Array.from({ length: 503 }, (_, i) => i);
+    for (const i of rows) await addBreak(fx.db.sql, settlementMissing(`sm-b${i}`));
+    // the process dies at its second append, if it makes one
+    let appends = 0;
+    const dying = Object.assign(Object.create(fx.store) as EventStore, {
+      async appendMany(requests: Parameters<EventStore['appendMany']>[0]) {
+        if (++appends === 2) throw new Error('killed');
+        return fx.store.appendMany(requests);
+      },
+    });
+    const before = slack.texts.length;
+    // (a flood raised in one append has no second one to die at)
+    await evaluateAlerts(depsOf(fx.db.sql, dying, config, new Date('2026-03-10T15:00:00Z'))).catch(() => undefined);
+    // restarted: whatever was or was not written, the receiver gets one summary and no covered alert
+    await evaluateAlerts(depsOf(fx.db.sql, fx.store, config, new Date('2026-03-10T15:05:00Z')));
+    const sent = slack.texts.slice(before);
+    expect(sent.filter((t) => t.startsWith('*New exception'))).toEqual([]);
+    expect(sent.filter((t) => t.includes('new alerts in one evaluation'))).toHaveLength(1);
+  });
+});
