@@ -68,9 +68,20 @@ async function post(url: string, body: string, headers: Record<string, string>, 
   return `HTTP ${res.status}`;
 }
 
+/** The SMTP URL with nodemailer's three waits (query parameters it reads), unless the URL sets them itself. */
+function withTimeouts(smtpUrl: string, timeoutMs: number): string {
+  const u = new URL(smtpUrl);
+  for (const k of ['connectionTimeout', 'greetingTimeout', 'socketTimeout'])
+    if (!u.searchParams.has(k)) u.searchParams.set(k, String(timeoutMs));
+  return u.toString();
+}
+
 async function sendEmail(a: RaisedAlert, to: readonly string[], deps: ChannelDeps): Promise<string> {
   if (!deps.mail && !deps.transport) throw new Error('RECON_SMTP_URL and RECON_MAIL_FROM are not set');
-  const transport = deps.transport ?? nodemailer.createTransport(deps.mail!.smtpUrl);
+  // nodemailer's own waits run to 30 s for a greeting and 10 min for a silent socket: one hung server would
+  // hold the whole evaluation, and a second worker would take the attempt for one cut short and send again
+  const timeoutMs = deps.timeoutMs ?? 10_000;
+  const transport = deps.transport ?? nodemailer.createTransport(withTimeouts(deps.mail!.smtpUrl, timeoutMs));
   try {
     const info = await transport.sendMail({
       from: deps.mail?.from,
