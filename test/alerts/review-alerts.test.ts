@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sendAlert } from '../../src/alerts/channels';
 import { type AlertDeps, evaluateAlerts } from '../../src/alerts/evaluate';
 import { type AlertsConfig, alertsConfigFrom } from '../../src/config/alerts';
 import { connect, type Sql } from '../../src/db/connect';
@@ -288,4 +289,40 @@ describe('flood control across a crash', () => {
     expect(sent.filter((t) => t.startsWith('*New exception'))).toEqual([]);
     expect(sent.filter((t) => t.includes('new alerts in one evaluation'))).toHaveLength(1);
   });
+});
+
+describe('an SMTP server that never answers', () => {
+  it('fails the attempt within the channel timeout instead of holding the evaluation for minutes', async () => {
+    const silent = createNetServer(() => {
+      // accepts the connection and never greets
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as AddressInfo;
+    try {
+      const alert = {
+        alertId: '00000000-0000-4000-8000-000000000001',
+        rule: 'r',
+        kind: 'test' as const,
+        subject: 's',
+        title: 't',
+        text: 'x',
+        facts: {},
+        channels: ['mail'],
+        coveredBy: null,
+        raisedAt: '2026-03-10T10:00:00.000Z',
+      };
+      const started = Date.now();
+      await expect(
+        sendAlert(
+          alert,
+          { type: 'email', to: ['a@example.test'] },
+          { mail: { smtpUrl: `smtp://127.0.0.1:${port}`, from: 'recon@example.test' }, timeoutMs: 1_000 },
+          new Date(),
+        ),
+      ).rejects.toThrow();
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      silent.close();
+    }
+  }, 15_000);
 });
