@@ -1,10 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import { type AddressInfo, createServer as createNetServer } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendAlert } from '../../src/alerts/channels';
 import { type AlertDeps, evaluateAlerts } from '../../src/alerts/evaluate';
 import { type AlertsConfig, alertsConfigFrom } from '../../src/config/alerts';
 import { connect, type Sql } from '../../src/db/connect';
+import { createHttpApp } from '../../src/http/http-app';
+import { metricsRoute } from '../../src/http/metrics';
 import { silentLogger } from '../../src/log';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore } from '../../src/store/types';
@@ -325,4 +328,40 @@ describe('an SMTP server that never answers', () => {
       silent.close();
     }
   }, 15_000);
+});
+
+describe('GET /metrics without a token', () => {
+  const external = Object.values(networkInterfaces())
+    .flat()
+    .find((i) => i && i.family === 'IPv4' && !i.internal)?.address;
+
+  it.skipIf(external === undefined)(
+    'refuses a peer off the loopback address even when it claims a loopback X-Forwarded-For',
+    async () => {
+      const app = createHttpApp({
+        routes: [
+          metricsRoute({
+            sql: fx.db.sql,
+            store: fx.store,
+            timezone: 'Europe/Kyiv',
+            token: undefined,
+            log: silentLogger,
+          }),
+        ],
+        log: silentLogger,
+      });
+      const { url } = await app.listen(0, external!);
+      try {
+        for (const headers of [
+          {},
+          { 'x-forwarded-for': '127.0.0.1' },
+          { forwarded: 'for=127.0.0.1' },
+          { 'x-real-ip': '::1' },
+        ])
+          expect((await fetch(`${url}/metrics`, { headers })).status).toBe(403);
+      } finally {
+        await app.close();
+      }
+    },
+  );
 });
