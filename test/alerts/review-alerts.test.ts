@@ -353,7 +353,7 @@ describe('GET /metrics without a token', () => {
       const { url } = await app.listen(0, external!);
       try {
         for (const headers of [
-          {},
+          {} as Record<string, string>,
           { 'x-forwarded-for': '127.0.0.1' },
           { forwarded: 'for=127.0.0.1' },
           { 'x-real-ip': '::1' },
