@@ -39,6 +39,8 @@ export interface AlertDeps {
   readonly channelDeps: ChannelDeps;
   readonly policy?: ExceptionPolicy;
   readonly now?: () => Date;
+  /** the secret values in force (src/config/env.ts secretValues): hidden in a failed job's error before it leaves */
+  readonly secrets?: readonly string[];
 }
 
 export interface RaisedSummary {
@@ -96,6 +98,17 @@ export async function syncStates(store: EventStore, projects: AlertDeps['project
   return out;
 }
 
+/**
+ * A job's error is recorded as thrown (job_runs) and may quote a secret (a connection string's password in a
+ * client's message): hidden before it goes to a channel or into an alert's event.
+ */
+function hidden(runs: FailedRun[], secrets: readonly string[] = []): FailedRun[] {
+  const longestFirst = [...secrets].filter((s) => s.length >= 4).sort((a, b) => b.length - a.length);
+  if (longestFirst.length === 0) return runs;
+  const scrub = (t: string) => longestFirst.reduce((acc, s) => acc.split(s).join('(hidden)'), t);
+  return runs.map((r) => (r.error === null ? r : { ...r, error: scrub(r.error) }));
+}
+
 /** Every alert the facts call for at `now`. */
 export async function candidatesAt(deps: AlertDeps, now: Date): Promise<Candidate[]> {
   const { rules } = deps.config;
@@ -106,7 +119,7 @@ export async function candidatesAt(deps: AlertDeps, now: Date): Promise<Candidat
   const since = new Date(now.getTime() - deps.config.jobLookbackHours * 3_600_000);
   return [
     ...discrepancyCandidates(rules, open, now, policy),
-    ...(wants('job_failed') ? jobFailedCandidates(rules, await failedRuns(deps.sql, since)) : []),
+    ...(wants('job_failed') ? jobFailedCandidates(rules, hidden(await failedRuns(deps.sql, since), deps.secrets)) : []),
     ...(wants('sync_overdue') ? syncOverdueCandidates(rules, await syncStates(deps.store, deps.projects), now) : []),
     ...digestCandidates(rules, open, now, deps.timezone, policy),
   ];
