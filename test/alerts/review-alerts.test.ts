@@ -365,3 +365,31 @@ describe('GET /metrics without a token', () => {
     },
   );
 });
+
+describe('a failed job whose error quotes a secret', () => {
+  it('sends and records the error with the secrets in force hidden', async () => {
+    await clearBreaks(fx.db.sql);
+    const config = configOf({
+      channels: { team: { type: 'slack', url: slack.url } },
+      rules: [{ name: 'jobs-secret', on: 'job_failed', channels: ['team'] }],
+    });
+    const password = 'smtp-pa55word-of-the-statements';
+    const scheduled = new Date('2026-03-10T16:00:00Z');
+    await fx.db
+      .sql`insert into job_runs (job, scheduled_for, trigger, status, attempt, worker, started_at, finished_at, error)
+      values ('monthly-statements', ${scheduled}, 'schedule', 'failed', 1, 'w1', ${scheduled}, ${scheduled},
+              ${`Invalid login: 535 for smtp://recon:${password}@mail.example.test`})`;
+    const before = slack.texts.length;
+    const r = await evaluateAlerts({
+      ...depsOf(fx.db.sql, fx.store, config, new Date('2026-03-10T16:05:00Z')),
+      secrets: [password],
+    });
+    const id = r.raised.find((a) => a.rule === 'jobs-secret')!.alertId;
+    const sent = slack.texts.slice(before).join('\n');
+    expect(sent).toContain('Invalid login: 535');
+    expect(sent).not.toContain(password);
+    const stored = JSON.stringify((await fx.store.readStream(`alert-${id}`)).map((e) => e.data));
+    expect(stored).toContain('Invalid login: 535');
+    expect(stored).not.toContain(password);
+  });
+});
