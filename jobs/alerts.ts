@@ -1,5 +1,5 @@
 import { type AlertDeps, evaluateAlerts } from '../src/alerts/evaluate';
-import type { Config } from '../src/config/env';
+import { type Config, secretValues } from '../src/config/env';
 import { EMPTY_ALERTS_CONFIG } from '../src/config/alerts';
 import type { Sql } from '../src/db/connect';
 import type { Logger } from '../src/log';
@@ -24,6 +24,7 @@ export function alertDepsFrom(
     timezone: deps.config.timezone,
     projects: deps.config.projects.map((p) => ({ name: p.name, posId: p.posId })),
     channelDeps: { mail: deps.config.mail },
+    secrets: secretValues(deps.config),
     ...(now ? { now } : {}),
   };
 }

@@ -45,7 +45,8 @@ function httpError(e: unknown): string {
   const err = e as { name?: string; message?: string; cause?: { code?: string; message?: string } };
   if (err.name === 'TimeoutError') return 'timed out';
   const cause = err.cause?.code ?? err.cause?.message;
-  return `${err.message ?? String(e)}${cause ? ` (${cause})` : ''}`.slice(0, 500);
+  // defence in depth: the config refuses credentials in a URL, which fetch's own message would quote
+  return `${err.message ?? String(e)}${cause ? ` (${cause})` : ''}`.replace(/\/\/[^@\s/]*@/g, '//***@').slice(0, 500);
 }
 
 async function post(url: string, body: string, headers: Record<string, string>, timeoutMs: number): Promise<string> {
@@ -67,9 +68,20 @@ async function post(url: string, body: string, headers: Record<string, string>, 
   return `HTTP ${res.status}`;
 }
 
+/** The SMTP URL with nodemailer's three waits (query parameters it reads), unless the URL sets them itself. */
+function withTimeouts(smtpUrl: string, timeoutMs: number): string {
+  const u = new URL(smtpUrl);
+  for (const k of ['connectionTimeout', 'greetingTimeout', 'socketTimeout'])
+    if (!u.searchParams.has(k)) u.searchParams.set(k, String(timeoutMs));
+  return u.toString();
+}
+
 async function sendEmail(a: RaisedAlert, to: readonly string[], deps: ChannelDeps): Promise<string> {
   if (!deps.mail && !deps.transport) throw new Error('RECON_SMTP_URL and RECON_MAIL_FROM are not set');
-  const transport = deps.transport ?? nodemailer.createTransport(deps.mail!.smtpUrl);
+  // nodemailer's own waits run to 30 s for a greeting and 10 min for a silent socket: one hung server would
+  // hold the whole evaluation, and a second worker would take the attempt for one cut short and send again
+  const timeoutMs = deps.timeoutMs ?? 10_000;
+  const transport = deps.transport ?? nodemailer.createTransport(withTimeouts(deps.mail!.smtpUrl, timeoutMs));
   try {
     const info = await transport.sendMail({
       from: deps.mail?.from,
@@ -93,6 +105,14 @@ async function sendEmail(a: RaisedAlert, to: readonly string[], deps: ChannelDep
   }
 }
 
+/**
+ * Slack reads `<…>` as a mention (`<!channel>`) or a link (`<http://…|text>`) and `&` as an entity: the three
+ * escaped as Slack documents, the PSP's text in an alert is shown as it is, never acted on.
+ */
+export function slackEscaped(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
 /** Sends one alert by one channel at `now`; the answer (status) when accepted, else throws. */
 export async function sendAlert(a: RaisedAlert, channel: AlertChannel, deps: ChannelDeps, now: Date): Promise<string> {
   const timeoutMs = deps.timeoutMs ?? 10_000;
@@ -112,7 +132,12 @@ export async function sendAlert(a: RaisedAlert, channel: AlertChannel, deps: Cha
       );
     }
     case 'slack':
-      return post(channel.url, JSON.stringify({ text: `*${a.title}*\n${a.text}` }), {}, timeoutMs);
+      return post(
+        channel.url,
+        JSON.stringify({ text: `*${slackEscaped(a.title)}*\n${slackEscaped(a.text)}` }),
+        {},
+        timeoutMs,
+      );
     case 'email':
       return sendEmail(a, channel.to, deps);
   }

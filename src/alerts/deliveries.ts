@@ -126,9 +126,9 @@ async function attempt(
   deps: DeliveryDeps,
   a: RaisedAlert,
   c: ChannelState,
-  revision: number,
-  now: Date,
+  at: { readonly revision: number; readonly now: Date; readonly signedAt: Date },
 ): Promise<DeliveryOutcome | undefined> {
+  const { revision, now } = at;
   const stream = alertStream(a.alertId);
   const n = c.attempts + 1;
   const key = { alertId: a.alertId, channel: c.channel, attempt: n };
@@ -145,7 +145,7 @@ async function attempt(
   const channel: AlertChannel | undefined = deps.config.channels[c.channel];
   try {
     if (!channel) throw new Error(`no channel named ${c.channel} is configured now`);
-    const response = await sendAlert(a, channel, deps.channelDeps, now);
+    const response = await sendAlert(a, channel, deps.channelDeps, at.signedAt);
     await deps.store.append(stream, [
       newEvent(AlertDeliverySent, { ...key, response, sentAt: new Date().toISOString() }, { idContent: key }),
     ]);
@@ -171,6 +171,10 @@ export async function deliverPending(deps: DeliveryDeps, now: Date, dryRun = fal
   const pending = await deps.sql<{ alert_id: string }[]>`
     select alert_id::text from alerts where pending order by raised_at, alert_id`;
   const out: DeliveryOutcome[] = [];
+  // each webhook is signed at the evaluation's clock moved on by the time spent so far: behind slow channels, a
+  // timestamp taken when the evaluation began would age past the receiver's window (the events keep `now`)
+  const started = Date.now();
+  const attemptTime = () => new Date(now.getTime() + (Date.now() - started));
   for (const { alert_id } of pending) {
     const events = await deps.store.readStream(alertStream(alert_id));
     const { alert, channels } = deliveryState(events, deps.config.retry);
@@ -186,7 +190,7 @@ export async function deliverPending(deps: DeliveryDeps, now: Date, dryRun = fal
         out.push({ alertId: alert_id, channel: c.channel, attempt: c.attempts + 1, outcome: 'due' });
         continue;
       }
-      const o = await attempt(deps, alert, c, revision, now);
+      const o = await attempt(deps, alert, c, { revision, now, signedAt: attemptTime() });
       if (!o) {
         left++;
         continue;

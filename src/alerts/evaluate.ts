@@ -7,6 +7,7 @@ import { SyncWindowCompleted, syncStream } from '../events/ingest-events';
 import { DEFAULT_EXCEPTION_POLICY, type ExceptionPolicy } from '../exceptions/severity';
 import type { Logger } from '../log';
 import { listDiscrepancies, type DiscrepancyRecord } from '../reconciliation/discrepancy-queries';
+import { isStoreError } from '../store/errors';
 import type { EventStore, RecordedEvent } from '../store/types';
 import type { ChannelDeps } from './channels';
 import { type DeliveryOutcome, deliverPending } from './deliveries';
@@ -38,6 +39,8 @@ export interface AlertDeps {
   readonly channelDeps: ChannelDeps;
   readonly policy?: ExceptionPolicy;
   readonly now?: () => Date;
+  /** the secret values in force (src/config/env.ts secretValues): hidden in a failed job's error before it leaves */
+  readonly secrets?: readonly string[];
 }
 
 export interface RaisedSummary {
@@ -95,6 +98,17 @@ export async function syncStates(store: EventStore, projects: AlertDeps['project
   return out;
 }
 
+/**
+ * A job's error is recorded as thrown (job_runs) and may quote a secret (a connection string's password in a
+ * client's message): hidden before it goes to a channel or into an alert's event.
+ */
+function hidden(runs: FailedRun[], secrets: readonly string[] = []): FailedRun[] {
+  const longestFirst = [...secrets].filter((s) => s.length >= 4).sort((a, b) => b.length - a.length);
+  if (longestFirst.length === 0) return runs;
+  const scrub = (t: string) => longestFirst.reduce((acc, s) => acc.split(s).join('(hidden)'), t);
+  return runs.map((r) => (r.error === null ? r : { ...r, error: scrub(r.error) }));
+}
+
 /** Every alert the facts call for at `now`. */
 export async function candidatesAt(deps: AlertDeps, now: Date): Promise<Candidate[]> {
   const { rules } = deps.config;
@@ -105,7 +119,7 @@ export async function candidatesAt(deps: AlertDeps, now: Date): Promise<Candidat
   const since = new Date(now.getTime() - deps.config.jobLookbackHours * 3_600_000);
   return [
     ...discrepancyCandidates(rules, open, now, policy),
-    ...(wants('job_failed') ? jobFailedCandidates(rules, await failedRuns(deps.sql, since)) : []),
+    ...(wants('job_failed') ? jobFailedCandidates(rules, hidden(await failedRuns(deps.sql, since), deps.secrets)) : []),
     ...(wants('sync_overdue') ? syncOverdueCandidates(rules, await syncStates(deps.store, deps.projects), now) : []),
     ...digestCandidates(rules, open, now, deps.timezone, policy),
   ];
@@ -223,9 +237,12 @@ async function raise(deps: AlertDeps, raising: readonly Raising[], now: Date): P
       raisedAt: now.toISOString(),
     }),
   );
-  for (let i = 0; i < data.length; i += 500)
+  // a flood's summary and the alerts it covers in one append (one transaction on PostgreSQL): cut in two by a
+  // crash, the covered alerts left out would be raised one by one, and sent, by the next evaluation
+  const size = data.some((d) => d.coveredBy !== null) ? data.length : 500;
+  for (let i = 0; i < data.length; i += size)
     await deps.store.appendMany(
-      data.slice(i, i + 500).map((d) => ({
+      data.slice(i, i + size).map((d) => ({
         stream: alertStream(d.alertId),
         events: [newEvent(AlertRaised, d, { idContent: { alertId: d.alertId } })],
         expectedRevision: 'no_stream' as const,
@@ -234,13 +251,33 @@ async function raise(deps: AlertDeps, raising: readonly Raising[], now: Date): P
   await index(deps.sql, data);
 }
 
+/** Another evaluator raised one of these alerts between our reading and our append (two workers at once). */
+const raceLost = (e: unknown) => isStoreError(e, 'WRONG_EXPECTED_REVISION') || isStoreError(e, 'EVENT_ID_CONFLICT');
+
+/**
+ * The alerts new at `now`, planned and raised. Two workers evaluating at once read the same candidates as new:
+ * the second's append is refused (its AlertRaised differs by raisedAt; a batch is one transaction), so it plans
+ * again from what the first raised instead of failing, and never adds a second flood summary.
+ */
+async function raiseNew(deps: AlertDeps, candidates: readonly Candidate[], now: Date, dryRun: boolean) {
+  for (let round = 1; ; round++) {
+    const planned = plan(await notRaised(deps, candidates, dryRun), deps.config.maxPerRun, now);
+    if (dryRun || planned.raising.length === 0) return planned;
+    try {
+      await raise(deps, planned.raising, now);
+      return planned;
+    } catch (e) {
+      if (!raceLost(e) || round >= 3) throw e;
+      deps.log.info('alerts raised meanwhile by another evaluation; planning again', { round });
+    }
+  }
+}
+
 /** One evaluation at the deps' clock: raise what is new, then deliver what is due. */
 export async function evaluateAlerts(deps: AlertDeps, opts: { dryRun?: boolean } = {}): Promise<EvaluationReport> {
   const now = (deps.now ?? (() => new Date()))();
   const dryRun = opts.dryRun ?? false;
-  const fresh = await notRaised(deps, await candidatesAt(deps, now), dryRun);
-  const { raising, summary } = plan(fresh, deps.config.maxPerRun, now);
-  if (!dryRun && raising.length) await raise(deps, raising, now);
+  const { raising, summary } = await raiseNew(deps, await candidatesAt(deps, now), now, dryRun);
   const deliveries = await deliverPending(
     { sql: deps.sql, store: deps.store, log: deps.log, config: deps.config, channelDeps: deps.channelDeps },
     now,

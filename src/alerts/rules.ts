@@ -2,6 +2,7 @@ import { DateTime } from 'luxon';
 import type { AlertRule, DiscrepancyMatch } from '../config/alerts';
 import type { AlertKind } from '../events/alert-events';
 import { eventIdFor } from '../events/ids';
+import { documentText } from '../input-rules';
 import { ageHours, DEFAULT_EXCEPTION_POLICY, dueAt, type ExceptionPolicy, severityOf } from '../exceptions/severity';
 import { SEVERITIES } from '../reconciliation/discrepancies/registry';
 import type { DiscrepancyRecord } from '../reconciliation/discrepancy-queries';
@@ -69,13 +70,16 @@ export function discrepancyFacts(d: DiscrepancyRecord, now: Date, policy: Except
   };
 }
 
+/** A value from the PSP or the bank, on one line: a line break in it must not forge a line of the alert's text. */
+const oneLine = (v: string) => documentText(v, 200);
+
 function describe(d: DiscrepancyRecord, now: Date, policy: ExceptionPolicy): string {
   const amount = amountInDoubt(d);
   const parts = [
     `${d.type.replaceAll('_', ' ')}`,
     amount === null ? null : `amount in doubt ${moneyText(abs(amount), d.currency)}`,
-    d.sub_merchant_ids.length ? `sub-merchant ${d.sub_merchant_ids.join(', ')}` : null,
-    d.payment_id ? `payment ${d.payment_id}` : null,
+    d.sub_merchant_ids.length ? `sub-merchant ${d.sub_merchant_ids.map(oneLine).join(', ')}` : null,
+    d.payment_id ? `payment ${oneLine(d.payment_id)}` : null,
     `severity ${severityOf(d, now, policy)}`,
     `due ${dueAt(d, policy)?.toISOString() ?? '-'}`,
     `id ${d.id}`,
@@ -142,7 +146,7 @@ export function jobFailedCandidates(rules: readonly AlertRule[], failed: readonl
           kind: 'job_failed' as const,
           subject,
           title: `Job failed: ${f.job}`,
-          text: `${f.job} scheduled for ${f.scheduledFor.toISOString()} failed (attempt ${f.attempt}): ${(f.error ?? 'no error text').slice(0, 500)}`,
+          text: `${f.job} scheduled for ${f.scheduledFor.toISOString()} failed (attempt ${f.attempt}): ${documentText(f.error ?? 'no error text', 500)}`,
           facts: {
             job: f.job,
             scheduledFor: f.scheduledFor.toISOString(),

@@ -69,7 +69,12 @@ export const EMPTY_ALERTS_CONFIG: AlertsConfig = {
 };
 
 const name = z.string().regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, 'expected a name of a-z 0-9 . _ - (at most 63)');
-const httpUrl = z.url({ protocol: /^https?$/, error: 'expected an http:// or https:// URL' });
+// credentials in a URL would be printed by fetch in every error it throws, and so recorded in a delivery's error
+const httpUrl = z.url({ protocol: /^https?$/, error: 'expected an http:// or https:// URL' }).refine((u) => {
+  // runs after a failed URL check too: a text that is no URL is that check's problem, not this one's
+  const parsed = URL.canParse(u) ? new URL(u) : undefined;
+  return parsed === undefined || (parsed.username === '' && parsed.password === '');
+}, 'a URL must not carry a user name or password');
 const channelSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('webhook'), url: httpUrl, secret: z.string().min(16, 'at least 16 characters') }),
   z.strictObject({ type: z.literal('slack'), url: httpUrl }),
