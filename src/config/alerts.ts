@@ -115,11 +115,12 @@ export const alertsConfigSchema = z.strictObject({
   channels: z.record(name, channelSchema).default({}),
   rules: z.array(ruleSchema).default([]),
   maxPerRun: z.number().int().min(1).max(10_000).default(EMPTY_ALERTS_CONFIG.maxPerRun),
+  // never less than a channel's timeout (10 s): an attempt still in flight must not look due to another worker
   retry: z
     .strictObject({
       maxAttempts: z.number().int().min(1).max(50).default(6),
-      baseSeconds: z.number().int().min(0).max(86_400).default(60),
-      maxSeconds: z.number().int().min(0).max(604_800).default(3600),
+      baseSeconds: z.number().int().min(10).max(86_400).default(60),
+      maxSeconds: z.number().int().min(10).max(604_800).default(3600),
     })
     .default(EMPTY_ALERTS_CONFIG.retry),
   jobLookbackHours: z.number().int().min(1).max(8760).default(168),

@@ -213,5 +213,8 @@ describe('the alerts configuration', () => {
       'alerts.rules.1.name: x is the name of an earlier rule',
       'alerts.rules.1.channels.0: no channel named ops in alerts.channels',
     ]);
+    // a retry sooner than a channel's timeout would let another worker send an attempt still in flight
+    const eager = alertsConfigFrom({ retry: { baseSeconds: 0, maxSeconds: 5 } }, {});
+    expect(eager.problems.map((p) => p.split(':')[0])).toEqual(['alerts.retry.baseSeconds', 'alerts.retry.maxSeconds']);
   });
 });
