@@ -82,7 +82,7 @@ describe('kill -9 in the middle of a statement run', () => {
           return undefined; // the directory does not exist yet
         }
       },
-      { timeoutMs: 40_000, intervalMs: 2, what: 'a statement being written' },
+      { timeoutMs: 120_000, intervalMs: 2, what: 'a statement being written' },
     );
     victim.kill('SIGKILL');
     expect((await victim.exited).signal).toBe('SIGKILL');
