@@ -66,7 +66,7 @@ describe('kill -9 in the middle of a sync', () => {
   it('leaves nothing doubled or missing once run again, and the same read models as an uninterrupted sync', async () => {
     const project = sandbox.projects[0]!;
     // The uninterrupted reference runs alongside, into its own database.
-    const referenceRun = runRecon(['sync', ...RANGE], reconEnv({ databaseUrl: reference.url, project }));
+    const referenceRun = runRecon(['sync', ...RANGE], reconEnv({ databaseUrl: reference.url, project }), 150_000);
 
     // Killed once some register batches are committed (the report has several), before the window completes.
     const victim = spawnRecon(['sync', ...RANGE], reconEnv({ databaseUrl: db.url, project }));
@@ -88,7 +88,7 @@ describe('kill -9 in the middle of a sync', () => {
     expect(partial).toBeLessThan(expectedIds.length);
     expect(await recordedTypes(db.sql, 'sync-%')).toEqual({}); // the window never completed
 
-    const again = await runRecon(['sync', ...RANGE], reconEnv({ databaseUrl: db.url, project }));
+    const again = await runRecon(['sync', ...RANGE], reconEnv({ databaseUrl: db.url, project }), 150_000);
     expect(again.code, again.stderr.slice(-2000)).toBe(0);
     expect(again.stdout).toMatch(/sync: 1 windows completed, 0 failed/);
 
@@ -103,11 +103,11 @@ describe('kill -9 in the middle of a sync', () => {
     expect(integrity.events).toBe((await storeIntegrity(reference.sql)).events);
 
     const projected = await Promise.all(
-      [reference, db].map((target) => runRecon(['project'], reconEnv({ databaseUrl: target.url }))),
+      [reference, db].map((target) => runRecon(['project'], reconEnv({ databaseUrl: target.url }), 150_000)),
     );
     for (const r of projected) expect(r.code, r.stderr.slice(-2000)).toBe(0);
     const expected = await viewDigests(reference.sql, COMPARE);
     expect(Object.keys(expected).length).toBeGreaterThan(8);
     expect(await viewDigests(db.sql, COMPARE)).toEqual(expected);
-  });
+  }, 300_000); // two syncs, a rerun and two catch-ups: minutes on a loaded 2-core machine
 });
