@@ -119,6 +119,8 @@ async function startHttp(
     scheduler,
     log,
     loginLimiter: createRejectionLimiter(LOGIN_LIMIT),
+    policy: exceptionPolicyOf(config.exceptions).policy,
+    bank: config.bank,
   });
   const readiness = readinessRoute({ ready: storeReadiness(rt.store, rt.sql), degraded: () => health.degraded() }, log);
   const metrics = metricsRoute({

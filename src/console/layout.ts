@@ -30,6 +30,7 @@ const NAV = [
   ['/console/exceptions', 'exceptions'],
   ['/console/sub-merchants', 'subMerchants'],
   ['/console/statements', 'statements'],
+  ['/console/payout-runs', 'payoutRuns'],
   ['/console/jobs', 'jobs'],
 ] as const;
 
@@ -39,7 +40,7 @@ function head(title: string, lang: Language): Html {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="htmx-config" content='{"includeIndicatorStyles":false,"allowScriptTags":false,"allowEval":false}'>
+<meta name="htmx-config" content='{"includeIndicatorStyles":false,"allowScriptTags":false,"allowEval":false,"responseHandling":[{"code":"204","swap":false},{"code":"[2345]..","swap":true}]}'>
 <title>${title}</title>
 <link rel="stylesheet" href="/console/assets/console.css">
 <script src="/console/assets/htmx.min.js" defer></script>
