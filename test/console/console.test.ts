@@ -376,6 +376,7 @@ describe.skipIf(!hasChromium)('in a real browser (Debian chromium)', () => {
       '/console/jobs',
       '/console/statements',
       '/console/sub-merchants',
+      '/console/payout-runs',
     ]) {
       await page.goto(`${s.url}${p}`);
       const actions = await page.$$eval('form[method=post]', (fs) => fs.map((f) => f.getAttribute('action')));

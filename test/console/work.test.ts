@@ -146,7 +146,7 @@ describe.skipIf(!hasChromium)('the issue scenario in a real browser (Debian chro
     await page.fill('input[name=min_amount]', '101');
     await page.click('form[role=search] button[type=submit]');
     await page.waitForURL(/min_amount=101/);
-    await checkPage(page, 'exceptions');
+    await checkPage(page, 'exceptions-filtered');
     await page.locator('#queue tbody tr a[href^="/console/exceptions/"]').first().click();
     await page.waitForSelector('h1:text("Exception")');
     const url = page.url();
