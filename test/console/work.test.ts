@@ -104,6 +104,23 @@ describe('roles and CSRF on the work pages (HTTP)', () => {
     expect(page).not.toContain('forged');
   });
 
+  it('acts with plain forms (no JavaScript): 303 back to the exception; a wrong value refused in words, 400', async () => {
+    const [, , third] = await openIds(3);
+    const cookie = await login(s.tokens.analyst);
+    const csrf = csrfIn(await (await get(`/console/exceptions/${third}`, cookie)).text());
+    const ok = await post(`/console/exceptions/${third}/comment`, cookie, {
+      text: 'Plain form, no script.',
+      _csrf: csrf,
+    });
+    expect(ok.status).toBe(303);
+    expect(ok.headers.get('location')).toBe(`/console/exceptions/${third}?done=comment`);
+    const page = await (await get(`/console/exceptions/${third}`, cookie)).text();
+    expect(page).toMatch(/<td>commented<\/td><td class="text">Plain form, no script\.<\/td>/);
+    const bad = await post(`/console/exceptions/${third}/comment`, cookie, { text: '   ', _csrf: csrf });
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toMatch(/role="alert"[^>]*>Refused: text: required/);
+  });
+
   it('shows a viewer no action, and refuses the action when posted with a valid token', async () => {
     const [id] = await openIds(1);
     const cookie = await login(viewer);
