@@ -41,7 +41,7 @@ export async function seed(sql: Sql, rows: number): Promise<void> {
       await tx`
         insert into ${tx(schema)}.discrepancies (id, type, status, pos_id, payment_id, order_id, operation_key,
           receiver_name, sub_merchant_id, sub_merchant_ids, currency, occurred_at, "values", evidence,
-          detected_at, detected_by_event, updated_by_event)
+          detected_at, detected_by_event, updated_by_event, amount_in_doubt)
         select gen_random_uuid(), (${types}::text[])[1 + i % ${types.length}],
           (array['open','open','open','resolved','accepted'])[1 + (i / 7) % 5], 'pos-1', 'pay-' || ${leg} || i,
           'order-' || i, ${leg} || ':' || i, 'Receiver ' || (i % 200), 'sm-' || (i % 200), array['sm-' || (i % 200)],
@@ -51,7 +51,12 @@ export async function seed(sql: Sql, rows: number): Promise<void> {
             'received', ((i * 7919) % 5000000)::text, 'shortfall', ((i * 31) % 100000)::text,
             'order_amount', ((i * 7919) % 5000000)::text, 'psp_amount', ((i * 7919) % 5000000)::text,
             'difference', ((i * 13) % 10000)::text),
-          '{}', now() - (i % 90) * interval '1 day' - (i % 1440) * interval '1 minute', gen_random_uuid(), gen_random_uuid()
+          '{}', now() - (i % 90) * interval '1 day' - (i % 1440) * interval '1 minute', gen_random_uuid(), gen_random_uuid(),
+          -- the core's amount in doubt (amountInDoubt) of these values: the amount, the shortfall, the fee difference
+          case (${types}::text[])[1 + i % ${types.length}]
+            when 'settlement_short' then (i * 31) % 100000 when 'fee_above_contract' then (i * 13) % 10000
+            when 'fee_mismatch' then null
+            else (i * 7919) % 5000000 end
         from generate_series(1, ${n}) as i`;
       await tx.unsafe(discrepancyView(schema, leg));
       await tx`analyze ${tx(schema)}.discrepancies`;
@@ -59,7 +64,10 @@ export async function seed(sql: Sql, rows: number): Promise<void> {
   });
 }
 
-/** The page's queries, as a user filters: the default queue, by type, sub-merchant, currency and amount, age, newest first. */
+/**
+ * The page's queries, as a user filters: the default queue, by type, sub-merchant, currency and amount, age,
+ * newest first, by severity (severity.ts's rule as SQL over the type, amount_in_doubt and detected_at).
+ */
 const FILTERS = [
   '',
   'type=amount_mismatch',
@@ -68,6 +76,8 @@ const FILTERS = [
   'currency=EUR&min_amount=4000000',
   'older_than_days=30&order=desc',
   'status=&order=desc',
+  'severity=high',
+  'severity=critical&currency=UAH',
 ];
 
 const quantile = (xs: number[], q: number) => {

@@ -66,6 +66,25 @@ export interface WorkerOptions {
   readonly share?: { readonly names?: readonly string[]; readonly max?: number };
 }
 
+/** The console (src/console), on the worker's store, users, settings and scheduler. */
+function consoleOf(rt: Runtime, directory: ReturnType<typeof directoryReader>, scheduler: Scheduler) {
+  const { config, log } = rt;
+  return createConsole({
+    sql: rt.sql,
+    store: rt.store,
+    directory,
+    auditorToken: config.auditorToken,
+    timezone: config.timezone,
+    outDir: config.outDir,
+    trust: config.webhook,
+    scheduler,
+    log,
+    loginLimiter: createRejectionLimiter(LOGIN_LIMIT),
+    policy: exceptionPolicyOf(config.exceptions).policy,
+    bank: config.bank,
+  });
+}
+
 /** The HTTP side: webhook receiver, orders and auditor APIs, readiness, on one server. */
 async function startHttp(
   rt: Runtime,
@@ -108,18 +127,7 @@ async function startHttp(
     policy: exceptionPolicyOf(config.exceptions).policy,
     auditorToken: config.auditorToken,
   });
-  const consoleRoute = createConsole({
-    sql: rt.sql,
-    store: rt.store,
-    directory,
-    auditorToken: config.auditorToken,
-    timezone: config.timezone,
-    outDir: config.outDir,
-    trust: config.webhook,
-    scheduler,
-    log,
-    loginLimiter: createRejectionLimiter(LOGIN_LIMIT),
-  });
+  const consoleRoute = consoleOf(rt, directory, scheduler);
   const readiness = readinessRoute({ ready: storeReadiness(rt.store, rt.sql), degraded: () => health.degraded() }, log);
   const metrics = metricsRoute({
     sql: rt.sql,

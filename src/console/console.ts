@@ -5,7 +5,9 @@ import { html } from './html';
 import { languageOf, WORDS } from './i18n';
 import { CSS, loginPage, page, type View, viewFor } from './layout';
 import { formOf, redirect, sendHtml, sendText } from './respond';
+import { postApproveRun, postDraft, RUN_PATH } from './payouts';
 import { postJobRun, routePage } from './routes';
+import { EXCEPTION_PATH, postBulk, postExceptionAction } from './work';
 import type { ConsoleDeps, LoginLimiter, Request } from './types';
 import {
   cookiesOf,
@@ -121,5 +123,11 @@ async function postAction(deps: ConsoleDeps, r: Request, view: View, form: URLSe
     return redirect(r.res, safe, { 'set-cookie': cookie });
   }
   if (path === '/console/jobs/run') return postJobRun(deps, r, view, form);
+  if (path === '/console/exceptions/bulk') return postBulk(deps, r, view, form);
+  const x = EXCEPTION_PATH.exec(path);
+  if (x?.[2]) return postExceptionAction(deps, r, view, x[1]!, x[2], form);
+  if (path === '/console/payout-runs/draft') return postDraft(deps, r, view, form);
+  const run = RUN_PATH.exec(path);
+  if (run?.[2] === 'approve') return postApproveRun(deps, r, view, run[1]!);
   sendHtml(r.res, 404, page(view, '404', html``));
 }

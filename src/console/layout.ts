@@ -30,6 +30,7 @@ const NAV = [
   ['/console/exceptions', 'exceptions'],
   ['/console/sub-merchants', 'subMerchants'],
   ['/console/statements', 'statements'],
+  ['/console/payout-runs', 'payoutRuns'],
   ['/console/jobs', 'jobs'],
 ] as const;
 
@@ -39,7 +40,7 @@ function head(title: string, lang: Language): Html {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="htmx-config" content='{"includeIndicatorStyles":false,"allowScriptTags":false,"allowEval":false}'>
+<meta name="htmx-config" content='{"includeIndicatorStyles":false,"allowScriptTags":false,"allowEval":false,"responseHandling":[{"code":"204","swap":false},{"code":"[2345]..","swap":true}]}'>
 <title>${title}</title>
 <link rel="stylesheet" href="/console/assets/console.css">
 <script src="/console/assets/htmx.min.js" defer></script>
@@ -107,6 +108,11 @@ export function table(caption: string, headers: readonly string[], rows: readonl
 export const CSS = `
 :root{font-family:system-ui,sans-serif;color:#1a1a1a;background:#fff}
 body{margin:0}
+dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1.5rem}
+dl.facts dt{font-weight:600}
+dl.facts dd{margin:0}
+form.action,form.bulk{display:flex;flex-wrap:wrap;gap:.75rem;align-items:flex-end;margin:.75rem 0;padding:.5rem 0;border-top:1px solid #ddd}
+form.action label,form.bulk label{display:flex;flex-direction:column;gap:.2rem}
 header{display:flex;justify-content:space-between;align-items:center;flex-wrap:wrap;background:#14325c;color:#fff;padding:.4rem 1rem}
 header a{color:#fff}
 nav ul{list-style:none;display:flex;gap:1rem;margin:0;padding:0}

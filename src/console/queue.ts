@@ -3,14 +3,17 @@ import { checkText, REFERENCE_TEXT } from '../input-rules';
 import { DISCREPANCY_TYPES, LEGS, type Leg } from '../reconciliation/discrepancies/registry';
 import { DISCREPANCY_VIEW_OF } from '../reconciliation/discrepancies/table';
 import { DISCREPANCY_STATUSES } from '../reconciliation/discrepancy-types';
-import { amountInDoubt } from '../reconciliation/discrepancy-summary';
+import { DISCREPANCY_REGISTRY, SEVERITIES, type Severity } from '../reconciliation/discrepancies/registry';
+import { DEFAULT_EXCEPTION_POLICY, type ExceptionPolicy } from '../exceptions/severity';
 
 /**
  * The exceptions queue (docs/console.md, "Exceptions"): the four legs' discrepancy views read as one, every
  * filter in PostgreSQL, paged by keyset on (detected_at, id) — each leg's table has an index on
  * (status, detected_at, id) and (type, status, detected_at, id) (discrepancies/table.ts) — so the page costs
- * the same on the first page and the thousandth. The amount in doubt is computed by the SQL function of
- * migration 2700, the same as `amountInDoubt`.
+ * the same on the first page and the thousandth. The amount in doubt is the core's `amount_in_doubt` column
+ * (discrepancies/amounts.ts, `amountInDoubt` stamped on every row), and severity is severity.ts's rule
+ * (the highest of the type's default, the amount and the age, by the policy's thresholds) spelled as a
+ * condition on those columns, so a severity filter needs no row computed in memory.
  */
 
 export const PAGE_SIZE = 50;
@@ -20,6 +23,9 @@ export interface QueueFilter {
   readonly type: string | null;
   /** null: any status */
   readonly status: string | null;
+  /** a user id: the exceptions assigned to them (recon.exceptions) */
+  readonly assignee: string | null;
+  readonly severity: Severity | null;
   readonly subMerchant: string | null;
   readonly currency: string | null;
   /** amount in doubt at least this (minor units) */
@@ -44,8 +50,9 @@ export interface QueueRow {
   readonly values: Record<string, unknown>;
   readonly occurred_at: Date | null;
   readonly detected_at: Date;
-  /** the money in doubt (minor units), `amountInDoubt`'s */
+  /** the money in doubt (minor units): the core's `amount_in_doubt` */
   readonly amount: bigint | null;
+  readonly assignee: string | null;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -70,6 +77,9 @@ export function parseQueueFilter(
     const status = q.has('status') ? text('status') : 'open';
     if (status !== null && !(DISCREPANCY_STATUSES as readonly string[]).includes(status))
       return { ok: false, problem: `status: ${status}` };
+    const severity = text('severity');
+    if (severity !== null && !(SEVERITIES as readonly string[]).includes(severity))
+      return { ok: false, problem: `severity: ${severity}` };
     const currency = text('currency');
     if (currency !== null && !/^[A-Z]{3}$/.test(currency)) return { ok: false, problem: `currency: ${currency}` };
     const min = text('min_amount');
@@ -86,6 +96,8 @@ export function parseQueueFilter(
         legs: leg ? [leg as Leg] : LEGS,
         type,
         status,
+        assignee: text('assignee'),
+        severity: severity as Severity | null,
         subMerchant: text('sub_merchant'),
         currency,
         minAmount: min === null ? null : BigInt(min),
@@ -118,10 +130,38 @@ export async function liveLegs(sql: Sql, legs: readonly Leg[]): Promise<Leg[]> {
   return legs.filter((l) => live.some((x) => x.v === `recon.${DISCREPANCY_VIEW_OF[l]}`));
 }
 
+const TYPE_SEVERITY = Object.entries(DISCREPANCY_REGISTRY as Record<string, { severity: Severity }>);
+const typesOf = (s: Severity) => TYPE_SEVERITY.filter(([, e]) => e.severity === s).map(([t]) => t);
+
+/**
+ * severity.ts `severityOf` as SQL over a view's columns: the rank (0 low … 3 critical) of the highest of the
+ * type's default (an unknown type: medium), the amount in doubt's and the age's.
+ */
+export function severityRank(sql: Sql, now: Date, p: ExceptionPolicy) {
+  const hoursAgo = (h: number) => new Date(now.getTime() - h * 3_600_000);
+  const a = p.amountAtLeast;
+  const h = p.ageHoursAtLeast;
+  const known = TYPE_SEVERITY.map(([t]) => t);
+  return sql`greatest(
+    case when type = any(${typesOf('critical')}::text[]) then 3 when type = any(${typesOf('high')}::text[]) then 2
+      when type = any(${typesOf('medium')}::text[]) or not type = any(${known}::text[]) then 1 else 0 end,
+    case when abs(amount_in_doubt) >= ${a.critical.toString()}::bigint then 3
+      when abs(amount_in_doubt) >= ${a.high.toString()}::bigint then 2
+      when abs(amount_in_doubt) >= ${a.medium.toString()}::bigint then 1 else 0 end,
+    case when detected_at <= ${hoursAgo(h.critical)} then 3 when detected_at <= ${hoursAgo(h.high)} then 2
+      when detected_at <= ${hoursAgo(h.medium)} then 1 else 0 end)`;
+}
+
 /** One leg's part of the page: filtered and ordered in its own view, so each uses its own index. */
-export function legPart(sql: Sql, leg: Leg, f: QueueFilter, now: Date, limit: number) {
+export function legPart(
+  sql: Sql,
+  leg: Leg,
+  f: QueueFilter,
+  now: Date,
+  limit: number,
+  policy: ExceptionPolicy = DEFAULT_EXCEPTION_POLICY,
+) {
   const view = sql(`recon.${DISCREPANCY_VIEW_OF[leg]}`);
-  const amount = sql`console_amount_in_doubt(type, "values")`;
   const older = f.olderThanDays === null ? null : new Date(now.getTime() - f.olderThanDays * 86_400_000);
   const keyset = !f.after
     ? sql``
@@ -129,14 +169,16 @@ export function legPart(sql: Sql, leg: Leg, f: QueueFilter, now: Date, limit: nu
       ? sql`and (detected_at, id) > (${f.after.at}, ${f.after.id}::uuid)`
       : sql`and (detected_at, id) < (${f.after.at}, ${f.after.id}::uuid)`;
   return sql`(select ${leg}::text as leg, id, type, status, payment_id, order_id, receiver_name, sub_merchant_id,
-      currency, "values", occurred_at, detected_at
+      currency, "values", occurred_at, detected_at, amount_in_doubt
     from ${view}
     where true
       ${f.status === null ? sql`` : sql`and status = ${f.status}`}
       ${f.type === null ? sql`` : sql`and type = ${f.type}`}
       ${f.subMerchant === null ? sql`` : sql`and sub_merchant_ids @> array[${f.subMerchant}]::text[]`}
       ${f.currency === null ? sql`` : sql`and currency = ${f.currency}`}
-      ${f.minAmount === null ? sql`` : sql`and ${amount} >= ${f.minAmount.toString()}::numeric`}
+      ${f.minAmount === null ? sql`` : sql`and abs(amount_in_doubt) >= ${f.minAmount.toString()}::bigint`}
+      ${f.severity === null ? sql`` : sql`and ${severityRank(sql, now, policy)} = ${SEVERITIES.indexOf(f.severity)}`}
+      ${f.assignee === null ? sql`` : sql`and id in (select discrepancy_id from recon.exceptions where assignee = ${f.assignee})`}
       ${older === null ? sql`` : sql`and detected_at <= ${older}`}
       ${keyset}
     order by detected_at ${f.order === 'asc' ? sql`asc` : sql`desc`}, id ${f.order === 'asc' ? sql`asc` : sql`desc`}
@@ -149,15 +191,29 @@ export async function queuePage(
   f: QueueFilter,
   now = new Date(),
   size = PAGE_SIZE,
+  policy: ExceptionPolicy = DEFAULT_EXCEPTION_POLICY,
 ): Promise<{ rows: QueueRow[]; more: boolean }> {
   const legs = await liveLegs(sql, f.legs);
   if (legs.length === 0) return { rows: [], more: false };
-  const parts = legs.map((l) => legPart(sql, l, f, now, size + 1));
+  const withWork = await workViewExists(sql);
+  if (f.assignee !== null && !withWork) return { rows: [], more: false };
+  const parts = legs.map((l) => legPart(sql, l, f, now, size + 1, policy));
   const union = parts.slice(1).reduce((all, p) => sql`${all} union all ${p}`, parts[0]!);
   const dir = f.order === 'asc' ? sql`asc` : sql`desc`;
-  const rows = await sql<Omit<QueueRow, 'amount'>[]>`
-    select * from (${union}) as q order by detected_at ${dir}, id ${dir} limit ${size + 1}`;
-  // the amount shown is computed by the same function as everywhere else; SQL's only filters
-  const page = rows.slice(0, size).map((r) => ({ ...r, amount: amountInDoubt(r) }));
+  const work = withWork
+    ? sql`left join recon.exceptions x on x.discrepancy_id = q.id`
+    : sql`left join (select null::uuid as discrepancy_id, null::text as assignee) x on false`;
+  const rows = await sql<(Omit<QueueRow, 'amount'> & { amount_in_doubt: string | null })[]>`
+    select q.*, x.assignee from (${union}) as q ${work}
+    order by q.detected_at ${dir}, q.id ${dir} limit ${size + 1}`;
+  const page = rows.slice(0, size).map(({ amount_in_doubt, ...r }) => ({
+    ...r,
+    amount: amount_in_doubt === null ? null : BigInt(amount_in_doubt),
+  }));
   return { rows: page, more: rows.length > size };
+}
+
+async function workViewExists(sql: Sql): Promise<boolean> {
+  const [r] = await sql<{ ok: boolean }[]>`select to_regclass('recon.exceptions') is not null as ok`;
+  return r?.ok ?? false;
 }

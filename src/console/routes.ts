@@ -12,7 +12,9 @@ import { paymentForm, paymentPage } from './pages/payment';
 import { statementsPage } from './pages/statements';
 import { statementFile, sendFile, statementRuns } from './pages/statements';
 import { subMerchantData, subMerchantPage, subMerchants, subMerchantsPage } from './pages/sub-merchant';
-import { parseQueueFilter, queuePage } from './queue';
+import { PAGE_SIZE, parseQueueFilter, queuePage } from './queue';
+import { RUN_PATH, sendPaymentFile, showRunPage, showRuns } from './payouts';
+import { EXCEPTION_PATH, showException } from './work';
 import { redirect, sendHtml } from './respond';
 
 /** The console's pages (GET) and its one action so far (POST /console/jobs/run), each read-only but that one. */
@@ -48,10 +50,25 @@ export async function routePage(deps: ConsoleDeps, r: Request, v: View): Promise
   if (path === '/console/exceptions') {
     const parsed = parseQueueFilter(q);
     const result = parsed.ok
-      ? { filter: parsed.filter, ...(await queuePage(deps.sql, parsed.filter)) }
+      ? { filter: parsed.filter, ...(await queuePage(deps.sql, parsed.filter, new Date(), PAGE_SIZE, deps.policy)) }
       : { problem: parsed.problem };
-    return show(r, v, w.exceptions, exceptionsPage(v, q, result), parsed.ok ? 200 : 400);
+    const users = [...(await deps.directory()).users.values()].filter(
+      (u) => u.revokedAt === null && (u.role === 'analyst' || u.role === 'approver'),
+    );
+    return show(
+      r,
+      v,
+      w.exceptions,
+      exceptionsPage(v, q, result, users, new Date(), deps.policy),
+      parsed.ok ? 200 : 400,
+    );
   }
+  const x = EXCEPTION_PATH.exec(path);
+  if (x && !x[2]) return showException(deps, r, v, x[1]!);
+  if (path === '/console/payout-runs') return showRuns(deps, r, v);
+  const run = RUN_PATH.exec(path);
+  if (run && !run[2]) return showRunPage(deps, r, v, run[1]!);
+  if (run?.[2] === 'pain.001') return sendPaymentFile(deps, r, v, run[1]!);
   if (path === '/console/payment' || path.startsWith('/console/payment/')) return paymentRoute(deps, r, v, path);
   if (path === '/console/sub-merchants')
     return show(r, v, w.subMerchants, subMerchantsPage(v, await subMerchants(deps.sql)));

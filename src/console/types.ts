@@ -1,5 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { BankConfig } from '../config/bank';
 import type { Sql } from '../db/connect';
+import type { ExceptionPolicy } from '../exceptions/severity';
 import type { Logger } from '../log';
 import type { Directory } from '../people/directory';
 import type { Scheduler } from '../scheduler/scheduler';
@@ -25,6 +27,10 @@ export interface ConsoleDeps {
    * mounts the console: LOGIN_LIMIT)
    */
   readonly loginLimiter: LoginLimiter;
+  /** the exceptions policy in force (RECON_CONFIG's `exceptions`); default: severity.ts's */
+  readonly policy?: ExceptionPolicy;
+  /** RECON_CONFIG's bank section: the accounts a payout run is paid from */
+  readonly bank?: BankConfig;
 }
 
 /** What the console needs of a rejection limiter (src/http/rate-limit.ts): spend on a failure, ask before trying. */

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createTestDatabase, type TestDatabase } from '../support/db';
@@ -31,7 +31,9 @@ function waitForServing(child: ChildProcess, out: { text: string }): Promise<str
   });
 }
 
-export async function startDemoServer(opts: { payments?: number } = {}): Promise<DemoServer> {
+export async function startDemoServer(
+  opts: { payments?: number; config?: object; env?: Record<string, string> } = {},
+): Promise<DemoServer> {
   const db = await createTestDatabase({ migrate: false });
   const dir = mkdtempSync(path.join(tmpdir(), 'recon-console-'));
   const outDir = path.join(dir, 'out');
@@ -41,7 +43,12 @@ export async function startDemoServer(opts: { payments?: number } = {}): Promise
     RECON_DATA_DIR: dir,
     RECON_TIMEZONE: 'Europe/Kyiv',
     RECON_LOG_LEVEL: 'warn',
+    ...opts.env,
   };
+  if (opts.config) {
+    env.RECON_CONFIG = path.join(dir, 'recon.json');
+    writeFileSync(env.RECON_CONFIG, JSON.stringify(opts.config));
+  }
   for (const k of Object.keys(env)) if (k.startsWith('PSP_') || k === 'RECON_TOKEN') delete env[k];
   const args = ['bin/recon.mjs', 'demo', '--payments', String(opts.payments ?? 40), '--month', DEMO_MONTH];
   const child = spawn(process.execPath, [...args, '--out', outDir, '--serve', '--port', '0'], {

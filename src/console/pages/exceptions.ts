@@ -1,14 +1,19 @@
-import { severityOf } from '../../exceptions/severity';
+import { type ExceptionPolicy, severityOf } from '../../exceptions/severity';
 import { DISCREPANCY_TYPES, LEGS } from '../../reconciliation/discrepancies/registry';
 import { DISCREPANCY_STATUSES } from '../../reconciliation/discrepancy-types';
 import { type Html, html } from '../html';
 import { money, when } from '../i18n';
 import type { View } from '../layout';
 import { cursorText, type QueueFilter, type QueueRow } from '../queue';
+import { may } from '../../people/roles';
+import { SEVERITIES } from '../../reconciliation/discrepancies/registry';
+import { WORK_WORDS } from '../i18n-work';
+import { bulkForm } from './bulk';
 
 /**
  * Exceptions: the queue with its filters as a plain GET form (works without JavaScript; with htmx the page is
- * swapped in place). Read-only for now: assigning, commenting and deciding are the exceptions workflow's.
+ * swapped in place). Each row links to its exception's page (pages/exception.ts), where the actions are; the bulk
+ * form under the queue acts on every exception the filter matches, after a dry run.
  */
 
 function select(name: string, label: string, options: readonly string[], chosen: string | null, any: string | null) {
@@ -25,6 +30,8 @@ function filterForm(v: View, q: URLSearchParams, f: QueueFilter | null): Html {
 ${select('leg', w.leg, LEGS, f && f.legs.length === 1 ? f.legs[0]! : null, w.any)}
 ${select('type', w.type, DISCREPANCY_TYPES, f?.type ?? null, w.any)}
 ${select('status', w.status, DISCREPANCY_STATUSES, f ? f.status : 'open', w.any)}
+${select('severity', w.severity, SEVERITIES, f?.severity ?? null, w.any)}
+<label>${WORK_WORDS[v.lang].assignee}<input name="assignee" value="${val('assignee')}" maxlength="256" size="10"></label>
 <label>${w.subMerchant}<input name="sub_merchant" value="${val('sub_merchant')}" maxlength="256"></label>
 <label>${w.currency}<input name="currency" value="${val('currency')}" maxlength="3" size="4" pattern="[A-Z]{3}"></label>
 <label>${w.minAmount}<input name="min_amount" value="${val('min_amount')}" inputmode="numeric" pattern="[0-9]*" size="10"></label>
@@ -36,10 +43,11 @@ ${select('status', w.status, DISCREPANCY_STATUSES, f ? f.status : 'open', w.any)
 </form>`;
 }
 
-function row(v: View, r: QueueRow, now: Date): Html {
+function row(v: View, r: QueueRow, now: Date, policy?: ExceptionPolicy): Html {
   const severity = severityOf(
     { type: r.type, values: r.values, currency: r.currency, detected_at: r.detected_at.toISOString() },
     now,
+    policy,
   );
   const payment = r.payment_id
     ? html`<a href="/console/payment/${encodeURIComponent(r.payment_id)}">${r.payment_id}</a>`
@@ -47,17 +55,19 @@ function row(v: View, r: QueueRow, now: Date): Html {
   const sub = r.sub_merchant_id
     ? html`<a href="/console/sub-merchants/${encodeURIComponent(r.sub_merchant_id)}">${r.sub_merchant_id}</a>`
     : '';
-  return html`<tr data-id="${r.id}"><td>${when(r.detected_at, v.zone, v.lang)}</td><td>${v.w.legs[r.leg]}</td>
+  return html`<tr data-id="${r.id}"><td><a href="/console/exceptions/${r.id}">${when(r.detected_at, v.zone, v.lang)}</a></td><td>${v.w.legs[r.leg]}</td>
 <td>${r.type}</td><td>${r.status}</td><td>${severity}</td><td class="text">${payment}</td>
 <td class="text">${r.receiver_name ?? ''}</td><td class="text">${sub}</td><td>${r.currency ?? ''}</td>
-<td class="num">${r.amount === null ? '' : money(r.amount, r.currency, v.lang)}</td></tr>`;
+<td class="num">${r.amount === null ? '' : money(r.amount, r.currency, v.lang)}</td><td>${r.assignee ?? ''}</td></tr>`;
 }
 
 export function exceptionsPage(
   v: View,
   q: URLSearchParams,
   result: { filter: QueueFilter; rows: QueueRow[]; more: boolean } | { problem: string },
+  users: readonly { id: string; name: string }[] = [],
   now = new Date(),
+  policy?: ExceptionPolicy,
 ): Html {
   const w = v.w;
   if ('problem' in result)
@@ -74,7 +84,8 @@ ${more ? html`<a href="/console/exceptions?${next.toString()}" rel="next">${w.ne
   const body =
     rows.length === 0
       ? html`<p>${w.noRows}</p>`
-      : html`<table id="queue"><thead><tr>${headers.map((h) => html`<th scope="col">${h}</th>`)}<th scope="col" class="num">${w.amount}</th></tr></thead>
-<tbody>${rows.map((r) => row(v, r, now))}</tbody></table>`;
-  return html`${filterForm(v, q, result.filter)}${body}${paging}`;
+      : html`<table id="queue"><thead><tr>${headers.map((h) => html`<th scope="col">${h}</th>`)}<th scope="col" class="num">${w.amount}</th><th scope="col">${WORK_WORDS[v.lang].assignee}</th></tr></thead>
+<tbody>${rows.map((r) => row(v, r, now, policy))}</tbody></table>`;
+  const bulk = may(v.person.role, 'exception.comment') ? bulkForm(v, q, users) : '';
+  return html`${filterForm(v, q, result.filter)}${body}${paging}${bulk}`;
 }
