@@ -2,14 +2,7 @@ import { ident } from '../src/db/identifier';
 import { copyCell, copyRows, copyText, createTextBuffer, type TextBuffer } from '../src/projector/copy-rows';
 import { RegisterRecordObserved, type NormalizedRegisterRecord } from '../src/events/ingest-events';
 import { DEFAULT_RESERVE_HOLD_DAYS, SubMerchantRegistered } from '../src/events/ledger-events';
-import {
-  entriesFor,
-  netOf,
-  rowFacts,
-  UnbalancedEntryError,
-  type DraftLine,
-  type RowFacts,
-} from '../src/journal-rules';
+import { entriesFor, netOf, rowFacts, UnbalancedEntryError, type DraftLine, type RowFacts } from '../src/journal-rules';
 import { JOURNAL_LINE_COLUMNS } from '../src/ledger/bank-entries';
 import { type Effect, effectOf, type InForce, inForce, sameEntries } from '../src/ledger/register-effects';
 import { bookBankCharges } from '../src/ledger/charge-bookings';
