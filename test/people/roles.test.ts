@@ -4,8 +4,8 @@ import { ACTION_NAMES, may } from '../../src/people/roles';
 
 /**
  * Every action × every role, written out from issue 27's words: a viewer reads; an analyst assigns, comments,
- * resolves and proposes; an approver approves what needs a second person (and can do an analyst's work); an
- * admin manages users, rules and jobs and decides no money.
+ * resolves and proposes, drafts a payout run and sends an approved one to the bank; an approver approves what
+ * needs a second person (and can do an analyst's work); an admin manages users, rules and jobs and decides no money.
  */
 const EXPECTED: Record<string, readonly string[]> = {
   read: ['viewer', 'analyst', 'approver', 'admin'],
@@ -14,7 +14,9 @@ const EXPECTED: Record<string, readonly string[]> = {
   'exception.resolve': ['analyst', 'approver'],
   'exception.propose': ['analyst', 'approver'],
   'exception.approve': ['approver'],
+  'payout-run.create': ['analyst', 'approver'],
   'payout-run.approve': ['approver'],
+  'payout-run.send': ['analyst', 'approver'],
   'users.manage': ['admin'],
   'rules.manage': ['admin'],
   'jobs.run': ['admin'],

@@ -42,10 +42,11 @@ describe('live projections on the EventStoreDB backend (gRPC stand-in)', () => {
       // bounded by the test's timeout only: without a watch the next run would come in an hour
       while ((await tallyTotals(db.sql).catch(() => ({}) as Record<string, bigint>))['s-woken'] === undefined)
         await new Promise((r) => setTimeout(r, 25));
+      // the run's report comes after its commit: wait for the first event's report before counting from here
+      while (!runs.some((applied) => applied > 0)) await new Promise((r) => setTimeout(r, 25));
       const before = runs.length;
       await writer.append('s-woken', [ev('x', 5)]);
       while ((await tallyTotals(db.sql))['s-woken'] !== 12n) await new Promise((r) => setTimeout(r, 25));
-      // the run's report comes after its commit: the total can be seen a moment before the report
       while (!runs.slice(before).some((applied) => applied > 0)) await new Promise((r) => setTimeout(r, 25));
       expect(runs.slice(before).reduce((a, b) => a + b, 0)).toBe(1);
     } finally {
