@@ -105,6 +105,10 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs 
   });
 }
 
+/** Set by the users test: the analyst's token and the fee difference it accepted (the next test reads them). */
+let analystToken = '';
+let acceptedFee = '';
+
 const recon = (args: string[], extra: NodeJS.ProcessEnv = {}) =>
   run(process.execPath, [BIN, ...args], { ...p.env, ...extra });
 
@@ -194,6 +198,16 @@ const COVERED: Record<string, { test: string } | { skip: string }> = {
   'recon report nightly [--date D] [--out DIR]': { test: 'recon report nightly' },
   'recon users add ID --name N --role R': { test: 'recon users' },
   'recon users': { test: 'recon users' },
+  'recon exceptions list|show ID|assign|comment|resolve|accept|approve|reject|reopen': {
+    test: 'recon exceptions, recon payout-runs, recon alerts',
+  },
+  'recon payout-runs draft --month M|list|show RUN|approve RUN|file RUN [--out F]|send RUN|cancel RUN --reason T': {
+    test: 'recon exceptions, recon payout-runs, recon alerts',
+  },
+  'recon alerts run [--dry-run]|list|test RULE': { test: 'recon exceptions, recon payout-runs, recon alerts' },
+  'recon demo --serve': {
+    skip: 'serves until Ctrl-C; test/console/console.test.ts and work.test.ts run it through the real binary (--port 0) and drive it in chromium',
+  },
   'recon jobs': { test: 'recon jobs / recon run JOB' },
   'recon run JOB': { test: 'recon jobs / recon run JOB' },
   'recon store check': { test: 'recon store check / advance-xid' },
@@ -438,6 +452,22 @@ describe('README.md and --help: through the real binary', () => {
     const after = await recon(['discrepancies', '--status', 'accepted', '--type', 'fee_below_contract']);
     ok(after, 'readme-analyst: rounding agreed');
     ok(await recon(['users', 'rotate', 'readme-admin'], { RECON_TOKEN: token }), /^recon_/);
+    analystToken = analyst.stdout.trim();
+    acceptedFee = fee.id;
+  }, 300_000);
+
+  it('recon exceptions, recon payout-runs, recon alerts', async () => {
+    const as = { RECON_TOKEN: analystToken };
+    const listed = await recon(['exceptions', 'list', '--format', 'json'], as);
+    ok(listed, acceptedFee);
+    ok(await recon(['exceptions', 'show', acceptedFee], as), acceptedFee);
+    const open = (JSON.parse(listed.stdout) as { id: string; state: string }[]).find((x) => x.state === 'open')!;
+    ok(await recon(['exceptions', 'comment', open.id, '--text', 'asked the PSP'], as), /./);
+    ok(await recon(['exceptions', 'show', open.id], as), 'asked the PSP');
+    const runs = await recon(['payout-runs', 'list', '--format', 'json'], as);
+    ok(runs, /^\[/);
+    ok(await recon(['alerts', 'run', '--dry-run'], as), 'would raise 0 alerts');
+    ok(await recon(['alerts', 'list'], as), 'no alerts raised');
   }, 300_000);
 
   it('recon store check / advance-xid', async () => {

@@ -42,7 +42,8 @@ const COMPARE = {
     // a count mismatch is one per register report: keyed by the PSP's report id
     id: `case when t.type = 'report_count_mismatch' then null else t.id end`,
     operation_key: `regexp_replace(t.operation_key, '^(report:[^:]+):.*$', '\\1')`,
-    evidence: `array(select e from unnest(t.evidence) e where e not in (select event_id::text from es_events where stream_id like 'sync-%') order by e)`,
+    // text[] in the legs' views, a single event id in recon.exceptions: read both through jsonb
+    evidence: `(select coalesce(array_agg(e order by e), '{}') from jsonb_array_elements_text(case jsonb_typeof(to_jsonb(t.evidence)) when 'array' then to_jsonb(t.evidence) else jsonb_build_array(to_jsonb(t.evidence)) end) e where e not in (select event_id::text from es_events where stream_id like 'sync-%'))`,
   },
 };
 
