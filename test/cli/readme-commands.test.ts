@@ -461,7 +461,8 @@ describe('README.md and --help: through the real binary', () => {
     const listed = await recon(['exceptions', 'list', '--format', 'json'], as);
     ok(listed, acceptedFee);
     ok(await recon(['exceptions', 'show', acceptedFee], as), acceptedFee);
-    const open = (JSON.parse(listed.stdout) as { id: string; state: string }[]).find((x) => x.state === 'open')!;
+    const { items } = JSON.parse(listed.stdout) as { items: { id: string; state: string }[] };
+    const open = items.find((x) => x.state === 'open')!;
     ok(await recon(['exceptions', 'comment', open.id, '--text', 'asked the PSP'], as), /./);
     ok(await recon(['exceptions', 'show', open.id], as), 'asked the PSP');
     const runs = await recon(['payout-runs', 'list', '--format', 'json'], as);
