@@ -77,7 +77,11 @@ export async function routePage(deps: ConsoleDeps, r: Request, v: View): Promise
     const month = q.get('month');
     if (id === null || (month !== null && !/^\d{4}-(0[1-9]|1[0-2])$/.test(month)))
       return show(r, v, w.subMerchant, html`<p role="alert" class="error">${w.notFound}</p>`, 400);
-    const data = await subMerchantData({ sql: deps.sql, store: deps.store, timezone: deps.timezone }, id, month);
+    const data = await subMerchantData(
+      { sql: deps.sql, store: deps.store, timezone: deps.timezone, bank: deps.bank },
+      id,
+      month,
+    );
     return show(r, v, `${w.subMerchant}: ${data.row?.name ?? id}`, subMerchantPage(v, data));
   }
   if (path === '/console/statements') return show(r, v, w.statements, statementsPage(v, await statementRuns(deps.sql)));

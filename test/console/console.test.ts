@@ -14,6 +14,8 @@ import { addUser, revokeUser, rotateToken } from '../../src/people/manage';
 import { allDiscrepancies, toRecord } from '../../src/reconciliation/discrepancy-queries';
 import { amountInDoubt } from '../../src/reconciliation/discrepancy-summary';
 import { createPostgresEventStore } from '../../src/store/postgres';
+import { EMPTY_BANK_CONFIG } from '../../src/config/bank';
+import { cutDay, payoutStatusesAt } from '../../src/export/payouts/paid-out';
 import { type DemoServer, startDemoServer } from './demo-server';
 
 /**
@@ -144,6 +146,31 @@ describe('sessions, CSRF and roles over HTTP', () => {
     expect(stored.length).toBe(0);
     const hash = createHash('sha256').update(id).digest('hex');
     expect((await s.db.sql`select 1 from console_sessions where id_sha256 = ${hash}`).length).toBe(1);
+  });
+});
+
+describe('a sub-merchant page', () => {
+  it('lists its payouts with what the bank did, as the payout matching states them', async () => {
+    const store = createPostgresEventStore(s.db.sql);
+    const head = (await store.headPosition())!;
+    const day = await cutDay(store, head, 'Europe/Kyiv');
+    const all = (await payoutStatusesAt(s.db.sql, head, EMPTY_BANK_CONFIG.payouts, day)) ?? [];
+    expect(all.length).toBeGreaterThan(0);
+    // the sub-merchant with the most payouts of the demo (some paid, some not)
+    const count = new Map<string, number>();
+    for (const l of all) count.set(l.subMerchantId, (count.get(l.subMerchantId) ?? 0) + 1);
+    const id = [...count].sort((a, b) => b[1] - a[1])[0]![0];
+    const page = await (
+      await get(`/console/sub-merchants/${encodeURIComponent(id)}`, await login(s.tokens.admin))
+    ).text();
+    expect(page).toContain('Payouts and what the bank did');
+    for (const l of all.filter((x) => x.subMerchantId === id)) {
+      const row = new RegExp(
+        `<tr><td>${l.month}</td><td>${l.reference}</td><td>${l.currency}</td>[\\s\\S]*?<td>${l.status}</td>`,
+      );
+      expect(page, l.reference).toMatch(row);
+    }
+    for (const l of all.filter((x) => x.subMerchantId !== id)) expect(page).not.toContain(`<td>${l.reference}</td>`);
   });
 });
 

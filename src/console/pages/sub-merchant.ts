@@ -1,6 +1,8 @@
 import { DateTime } from 'luxon';
 import type { Sql } from '../../db/connect';
+import { EMPTY_BANK_CONFIG, type BankConfig } from '../../config/bank';
 import { heldAt, type HeldItem } from '../../export/payouts/holds';
+import { cutDay, type PayoutStatusLine, payoutStatusesAt } from '../../export/payouts/paid-out';
 import { statementRuns } from '../../export/statements/runs';
 import {
   type LedgerAccount,
@@ -17,7 +19,8 @@ import { fileLink } from './statements';
 
 /**
  * Sub-merchant: its balances now per currency (src/ledger/ledger-queries.ts: payable, reserve, fees), its
- * reserve schedule for a month, what is held from its payouts now and why, and its statements to download.
+ * reserve schedule for a month, what is held from its payouts now and why, its payouts with what the bank did
+ * (the payout matching's statuses, as `recon payouts` states them), and its statements to download.
  */
 
 export interface SubMerchantRow {
@@ -53,11 +56,12 @@ export interface SubMerchantData {
   readonly balances: Array<{ currency: string; amounts: bigint[] }>;
   readonly reserves: ReserveRow[];
   readonly holds: HeldItem[];
+  readonly payouts: PayoutStatusLine[];
   readonly files: Array<{ month: string; name: string; issuedAt: Date }>;
 }
 
 export async function subMerchantData(
-  deps: { sql: Sql; store: EventStore; timezone: string },
+  deps: { sql: Sql; store: EventStore; timezone: string; bank?: BankConfig | undefined },
   id: string,
   month: string | null,
   now = new Date(),
@@ -82,6 +86,14 @@ export async function subMerchantData(
     : [];
   const head = await deps.store.headPosition();
   const held = head && names.length ? ((await heldAt(sql, deps.store, head)) ?? []) : [];
+  const payouts = head
+    ? ((await payoutStatusesAt(
+        sql,
+        head,
+        (deps.bank ?? EMPTY_BANK_CONFIG).payouts,
+        await cutDay(deps.store, head, deps.timezone),
+      )) ?? [])
+    : [];
   const files = (await statementRuns(sql, { limit: 500 })).flatMap((r) =>
     r.files.filter((f) => f.subMerchantId === id).map((f) => ({ month: r.month, name: f.name, issuedAt: r.issuedAt })),
   );
@@ -92,6 +104,7 @@ export async function subMerchantData(
     balances,
     reserves,
     holds: held.filter((h) => names.includes(h.receiverName)),
+    payouts: payouts.filter((p) => p.subMerchantId === id),
     files,
   };
 }
@@ -112,6 +125,11 @@ export function subMerchantPage(v: View, d: SubMerchantData): Html {
     ) => html`<tr><td class="text">${h.reason}</td><td>${h.type ?? ''}</td><td class="text">${h.paymentId ?? h.orderId ?? ''}</td>
 <td>${h.currency}</td><td class="num">${money(h.amount, h.currency, v.lang)}</td></tr>`,
   );
+  const payouts = d.payouts.map(
+    (p) => html`<tr><td>${p.month}</td><td>${p.reference}</td><td>${p.currency}</td>
+<td class="num">${money(p.amount, p.currency, v.lang)}</td><td>${p.status}</td>
+<td class="num">${money(p.paidOut, p.currency, v.lang)}</td><td>${p.paidOn ?? ''}</td><td class="text">${p.bankRef ?? ''}</td></tr>`,
+  );
   const files = d.files.map(
     (f) => html`<tr><td>${f.month}</td><td>${when(f.issuedAt, v.zone, v.lang)}</td><td>${fileLink(f.name)}</td></tr>`,
   );
@@ -122,5 +140,6 @@ export function subMerchantPage(v: View, d: SubMerchantData): Html {
 ${table(w.balances, [w.currency, w.payable, w.reserve, w.fees], balances, w.noRows)}
 ${table(`${w.reserveSchedule} ${d.month}`, [w.heldOn, w.currency, w.amount, w.releaseOn, w.released], reserves, w.noRows)}
 ${table(w.holds, [w.reason, w.type, w.payment, w.currency, w.amount], holds, w.noRows)}
+${table(w.payoutsToBank, [w.month, w.statementReference, w.currency, w.amount, w.status, w.paidOut, w.paidOn, w.bankRef], payouts, w.noRows)}
 ${table(w.statements, [w.month, w.issued, w.files], files, w.noRows)}`;
 }
