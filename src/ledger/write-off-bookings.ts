@@ -2,10 +2,10 @@ import { qualified } from '../db/identifier';
 import { DiscrepancyAccepted, DiscrepancyAcceptanceRevoked } from '../events/audit-events';
 import { dataOf, type EventData, isEvent } from '../events/catalog';
 import { localDate, writeOffLines, type WriteOffLine } from '../journal-rules';
-import { type Cell, copyRows } from '../projector/copy-rows';
+import { copyRows } from '../projector/copy-rows';
 import type { ProjectionContext, Tx } from '../projector/projection';
 import type { RecordedEvent } from '../store/types';
-import { JOURNAL_LINE_COLUMNS } from './bank-entries';
+import { copyBankEntries, type WrittenEntries } from './bank-entries';
 
 /**
  * Write-offs in the journal (docs/ledger.md, "Write-offs"): an acceptance with the decision `write_off` books
@@ -32,32 +32,7 @@ interface Booking {
   readonly writeOff: NonNullable<EventData<typeof DiscrepancyAccepted>['writeOff']>;
 }
 
-const ENTRY_COLUMNS = [
-  'entry_id',
-  'kind',
-  'reverses',
-  'row_key',
-  'pos_id',
-  'payment_id',
-  'method',
-  'status',
-  'receiver',
-  'currency',
-  'share',
-  'fee',
-  'reserve',
-  'net',
-  'booked_at',
-  'booked_on',
-  'event_ids',
-  'commit_pos',
-  'prepare_pos',
-];
-
-interface Out {
-  readonly entries: Cell[][];
-  readonly lines: Cell[][];
-}
+type Out = WrittenEntries;
 
 /** The entry of a booking made by event `by` (`reverses` null), or its reversal (the entry it reverses). */
 function writeEntry(out: Out, entryId: string, b: Booking, by: RecordedEvent, reverses: string | null, tz: string) {
@@ -177,6 +152,6 @@ export async function bookWriteOffs(tx: Tx, events: readonly RecordedEvent[], ct
     ['discrepancy_id', 'acceptance', 'entry_id', 'booking'],
     kept.map(([id, s]) => [id, s.acceptance, s.entryId, s.booking === null ? null : JSON.stringify(s.booking)]),
   );
-  await copyRows(tx, qualified(ctx.schema, 'entries'), ENTRY_COLUMNS, out.entries);
-  await copyRows(tx, qualified(ctx.schema, 'lines'), JOURNAL_LINE_COLUMNS, out.lines);
+  // a write-off's entries have the bank bookings' columns: one writer for both
+  await copyBankEntries(tx, ctx.schema, out);
 }
