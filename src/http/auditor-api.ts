@@ -1,3 +1,4 @@
+import { bearerToken } from './http-app';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Sql } from '../db/connect';
 import { checkText, plausibleDay, REFERENCE_TEXT } from '../input-rules';
@@ -101,13 +102,6 @@ function send(
   res.end(head ? undefined : text);
 }
 
-function bearer(req: IncomingMessage): string | undefined {
-  const h = req.headers.authorization;
-  if (typeof h !== 'string') return undefined;
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
-  return m?.[1];
-}
-
 export interface AuditorApiDeps {
   readonly sql: Sql;
   /** RECON_AUDITOR_TOKEN: a viewer's token configured before users existed */
@@ -154,7 +148,7 @@ export function createAuditorApi(deps: AuditorApiDeps): AuditorApiHandler {
         );
         return true;
       }
-      const person = personOfToken(dir, bearer(req), deps.token);
+      const person = personOfToken(dir, bearerToken(req), deps.token);
       if (!person || !may(person.role, 'read')) {
         send(res, 401, { error: 'unauthorized', message: 'a valid bearer token is required' }, head, {
           'www-authenticate': 'Bearer realm="recon-auditor"',

@@ -1,3 +1,4 @@
+import { bearerToken } from './http-app';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Sql } from '../db/connect';
 import { ACTION_REQUESTS, type ActionName, type ActionRequest, actOnException } from '../exceptions/actions';
@@ -52,8 +53,6 @@ function send(res: ServerResponse, status: number, body: unknown): void {
   });
   res.end(text);
 }
-
-const bearer = (req: IncomingMessage) => /^Bearer\s+(\S+)\s*$/i.exec(String(req.headers.authorization ?? ''))?.[1];
 
 const STATUS_OF = { INVALID: 400, NOT_FOUND: 404, CONFLICT: 409, FORBIDDEN: 403 } as const;
 
@@ -211,7 +210,7 @@ export function createExceptionsApi(deps: ExceptionsApiDeps) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== PREFIX && !url.pathname.startsWith(`${PREFIX}/`)) return false;
-    const actor = personOfToken(await deps.directory(), bearer(req), deps.auditorToken);
+    const actor = personOfToken(await deps.directory(), bearerToken(req), deps.auditorToken);
     if (actor === null) {
       send(res, 401, { error: 'unauthorized', message: 'Authorization: Bearer <a user token> required' });
       return true;

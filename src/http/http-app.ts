@@ -18,6 +18,12 @@ export interface HttpApp {
   inFlight(): number;
 }
 
+/** The token of an `Authorization: Bearer <token>` header, the one form every recon API takes. */
+export function bearerToken(req: IncomingMessage): string | undefined {
+  const h = req.headers.authorization;
+  return typeof h === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(h)?.[1] : undefined;
+}
+
 export function sendJson(
   res: ServerResponse,
   status: number,

@@ -1,3 +1,4 @@
+import { bearerToken } from './http-app';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EventStore, NewEvent } from '../store/types';
 import type { Keyed } from '../ingest/observations';
@@ -33,11 +34,6 @@ function send(res: ServerResponse, status: number, body: unknown, extra: Record<
   res.end(text);
 }
 
-function bearer(req: IncomingMessage): string | undefined {
-  const h = req.headers.authorization;
-  return typeof h === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(h)?.[1] : undefined;
-}
-
 async function readBody(req: IncomingMessage, limit: number): Promise<string | null> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -58,7 +54,7 @@ async function readOrder(req: IncomingMessage, res: ServerResponse, sql: Sql, to
     send(res, 503, { error: 'auditor_api_disabled', message: 'set RECON_AUDITOR_TOKEN to enable the auditor API' });
     return;
   }
-  if (!tokenMatches(bearer(req), token)) {
+  if (!tokenMatches(bearerToken(req), token)) {
     send(
       res,
       401,
@@ -107,7 +103,7 @@ export function createOrdersApi(deps: {
       send(res, 503, { error: 'orders_api_disabled', message: 'set RECON_ORDERS_TOKEN to enable POST /api/orders' });
       return true;
     }
-    if (!tokenMatches(bearer(req), deps.token)) {
+    if (!tokenMatches(bearerToken(req), deps.token)) {
       send(
         res,
         401,

@@ -1,3 +1,4 @@
+import { bearerToken } from './http-app';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isReconError } from '../errors';
 import { PayoutRunRefused } from '../payout-runs/errors';
@@ -39,11 +40,6 @@ function send(res: ServerResponse, status: number, body: unknown, extra: Record<
     ...extra,
   });
   res.end(text);
-}
-
-function bearer(req: IncomingMessage): string | undefined {
-  const h = req.headers.authorization;
-  return typeof h === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(h)?.[1] : undefined;
 }
 
 async function readBody(req: IncomingMessage): Promise<string | null> {
@@ -148,7 +144,7 @@ export function createPayoutRunsApi(deps: PayoutRunsApiDeps) {
       send(res, 503, { error: 'unavailable', message: 'the users cannot be read now; try again' });
       return true;
     }
-    const who = personOfToken(dir, bearer(req), deps.auditorToken);
+    const who = personOfToken(dir, bearerToken(req), deps.auditorToken);
     if (!who) {
       send(
         res,
