@@ -47,7 +47,7 @@ export async function showRunPage(deps: ConsoleDeps, r: Request, v: View, id: st
 /** GET /console/payout-runs/<id>/pain.001: the approved run's payment file (payout-run.send), as a download. */
 export async function sendPaymentFile(deps: ConsoleDeps, r: Request, v: View, id: string) {
   try {
-    const f = await paymentFile(deps.store, v.person, id);
+    const f = await paymentFile(deps.store, v.person, id, { timezone: deps.timezone });
     r.res.writeHead(200, {
       ...SECURITY_HEADERS,
       'content-type': 'application/xml; charset=utf-8',

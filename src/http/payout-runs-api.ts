@@ -62,6 +62,7 @@ const STATUS: Record<string, number> = {
   MAKER_CHECKER: 409,
   NOTHING_TO_PAY: 409,
   CHANGED_MEANWHILE: 409,
+  EXECUTION_DATE_PASSED: 409,
 };
 
 /** A refusal as its answer; anything else is not ours to describe (rethrown: the route logs a 500). */
@@ -112,7 +113,7 @@ async function route(deps: PayoutRunsApiDeps, req: IncomingMessage, res: ServerR
   if (id === undefined) send(res, 200, (await listRuns(deps.store, who)).map(runJson));
   else if (action === undefined) send(res, 200, runJson(await showRun(deps.store, who, id)));
   else if (action === 'file') {
-    const f = await paymentFile(deps.store, who, id);
+    const f = await paymentFile(deps.store, who, id, { timezone: deps.timezone, now: deps.now?.() ?? new Date() });
     res.writeHead(200, {
       'content-type': 'application/xml; charset=utf-8',
       'content-length': Buffer.byteLength(f.xml),

@@ -25,7 +25,7 @@ import { type PayoutRun, type PayoutRuns, readRuns, runOf } from './runs';
 /**
  * The life of a payout run (docs/exceptions.md, "Payout runs"): drafted by an analyst or approver, approved by
  * an approver who did not draft it (maker-checker), sent (the payment file handed to the bank, its sha-256
- * recorded), or cancelled while a draft. Each reads the runs, checks who acts and the run's state, and appends
+ * recorded), or cancelled before it is sent. Each reads the runs, checks who acts and the run's state, and appends
  * one event against the revision read: a concurrent change makes the append fail and nothing is half-applied.
  */
 
@@ -198,19 +198,50 @@ export function paymentFileOf(run: PayoutRun): PaymentFile {
   return { fileName: `${run.id}.pain.001.001.09.xml`, xml, sha256: fileSha256(xml) };
 }
 
+/** When an action happens: the business time zone says which day it is. */
+export interface ActionTime {
+  readonly timezone: string;
+  readonly now?: Date;
+}
+
+/**
+ * An approved run whose execution date has passed is not handed to the bank: a bank rejects a requested date in
+ * the past or moves it, so the transfers would not run on the day approved. Cancelling it frees its references
+ * for a new draft, approved with a new date. A sent run's file stays readable (what went to the bank).
+ */
+function stillExecutable(run: PayoutRun, at: ActionTime): void {
+  if (run.status !== 'approved' || run.executionDate === null) return;
+  const today = DateTime.fromJSDate(at.now ?? new Date(), { zone: at.timezone }).toISODate()!;
+  if (run.executionDate < today)
+    throw new PayoutRunRefused(
+      'EXECUTION_DATE_PASSED',
+      `${run.id} asks the bank to execute on ${run.executionDate}, which has passed (today is ${today} in ${at.timezone}); ` +
+        `cancel it (recon payout-runs cancel ${run.id} --reason ...) and draft the month again`,
+    );
+}
+
 /** The file of a run, for a person allowed to hand it to the bank (analyst, approver). */
-export async function paymentFile(store: EventStore, actor: Person, runId: string): Promise<PaymentFile> {
+export async function paymentFile(
+  store: EventStore,
+  actor: Person,
+  runId: string,
+  at: ActionTime,
+): Promise<PaymentFile> {
   allowed(actor, 'payout-run.send');
-  return paymentFileOf(runNamed(await readRuns(store), runId));
+  const run = runNamed(await readRuns(store), runId);
+  stillExecutable(run, at);
+  return paymentFileOf(run);
 }
 
 /** Records that the approved run's file went to the bank, with the file's sha-256. */
-export async function sendRun(store: EventStore, actor: Person, runId: string, now = new Date()): Promise<PayoutRun> {
+export async function sendRun(store: EventStore, actor: Person, runId: string, at: ActionTime): Promise<PayoutRun> {
   allowed(actor, 'payout-run.send');
   const runs = await readRuns(store);
   const run = runNamed(runs, runId);
   if (run.status === 'sent')
     throw new PayoutRunRefused('RUN_ALREADY_SENT', `${runId} was sent by ${run.sentBy} at ${run.sentAt}`);
+  stillExecutable(run, at);
+  const now = at.now ?? new Date();
   const file = paymentFileOf(run);
   const event = newEvent(
     PayoutRunSent,
@@ -221,7 +252,10 @@ export async function sendRun(store: EventStore, actor: Person, runId: string, n
   return runOf(await readRuns(store), runId);
 }
 
-/** Cancels a draft (why is required); its references can be drafted again. */
+/**
+ * Cancels a draft, or an approved run not yet sent (nothing went to the bank: e.g. its execution date passed);
+ * why is required; its references can be drafted again.
+ */
 export async function cancelRun(
   store: EventStore,
   actor: Person,
@@ -232,8 +266,11 @@ export async function cancelRun(
   allowed(actor, 'payout-run.create');
   const runs = await readRuns(store);
   const run = runNamed(runs, runId);
-  if (run.status !== 'draft')
-    throw new PayoutRunRefused('RUN_NOT_DRAFT', `${runId} is ${run.status}; only a draft is cancelled`);
+  if (run.status !== 'draft' && run.status !== 'approved')
+    throw new PayoutRunRefused(
+      'RUN_NOT_DRAFT',
+      `${runId} is ${run.status}; only a draft or an approved run not yet sent is cancelled`,
+    );
   const why = checkText(reason, { ...FREE_TEXT, maxLength: 4000, empty: false });
   if (!why.ok || why.value.trim() === '')
     throw new PayoutRunRefused('INVALID_INPUT', `--reason: ${why.ok ? 'must not be empty' : why.reason}`);

@@ -15,6 +15,7 @@ export class PayoutRunRefused extends ReconError {
       | 'MAKER_CHECKER'
       | 'NOTHING_TO_PAY'
       | 'CHANGED_MEANWHILE'
+      | 'EXECUTION_DATE_PASSED'
       | 'INVALID_INPUT',
     message: string,
   ) {

@@ -9,7 +9,7 @@ import { dataOf, type EventData, isEvent } from '../events/catalog';
 import type { EventStore, RecordedEvent } from '../store/types';
 import { PayoutRunRefused } from './errors';
 
-/** A payout run as its events make it: draft → approved → sent, or draft → cancelled. */
+/** A payout run as its events make it: draft → approved → sent, or cancelled before it is sent. */
 
 export type PayoutRunStatus = 'draft' | 'approved' | 'sent' | 'cancelled';
 

@@ -81,7 +81,7 @@ function sale(paymentId: string, amount: bigint, periodStatus: 'success' | 'fail
 async function payMonth(month: string, bookingDate: string, bankRef: string) {
   const r = await draftRun(fx.store, ana, { month, bank, env: ENV });
   await approveRun(fx.store, iryna, r.run!.id, { timezone: TZ });
-  const f = await paymentFile(fx.store, ana, r.run!.id);
+  const f = await paymentFile(fx.store, ana, r.run!.id, { timezone: TZ });
   expect(await wasmErrors(f.xml)).toEqual([]);
   const t = texts(f.xml);
   const pick = (p: string) => t.filter((x) => x.path.endsWith(p));

@@ -41,6 +41,7 @@ const D2 = '22222222-2222-4222-8222-222222222222';
 const D3 = '33333333-3333-4333-8333-333333333333';
 const MONTH = '2026-10';
 const NOW = new Date('2026-11-27T09:00:00.000Z');
+const AT = { timezone: 'Europe/Kyiv', now: NOW };
 const draft = (who = ana, month = MONTH) => draftRun(store, who, { month, bank: BANK, env: ENV, now: NOW });
 const revision = async () => (await store.readStream(PAYOUT_RUNS_STREAM)).length;
 
@@ -160,8 +161,8 @@ describe('payout runs', () => {
     await expect(draftRun(store, person('v', 'viewer'), { month: MONTH, bank: BANK, env: ENV })).rejects.toMatchObject({
       code: 'FORBIDDEN',
     });
-    await expect(paymentFile(store, person('v', 'viewer'), first)).rejects.toMatchObject({ code: 'FORBIDDEN' });
-    await expect(paymentFile(store, ana, first)).rejects.toMatchObject({ code: 'RUN_NOT_APPROVED' });
+    await expect(paymentFile(store, person('v', 'viewer'), first, AT)).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    await expect(paymentFile(store, ana, first, AT)).rejects.toMatchObject({ code: 'RUN_NOT_APPROVED' });
   });
 
   it('an approver who drafted a run cannot approve it', async () => {
@@ -257,7 +258,7 @@ describe('payout runs', () => {
     await expect(approveRun(store, petro, first, { timezone: 'Europe/Kyiv' })).rejects.toMatchObject({
       code: 'RUN_NOT_DRAFT',
     });
-    const f = await paymentFile(store, ana, first);
+    const f = await paymentFile(store, ana, first, AT);
     expect(await wasmErrors(f.xml)).toEqual([]);
     const t = texts(f.xml);
     const amounts = t.filter((x) => x.path.endsWith('InstdAmt')).map((x) => `${x.text} ${x.attributes.Ccy}`);
@@ -272,10 +273,13 @@ describe('payout runs', () => {
   });
 
   it('sent: the sha-256 of the file is kept; a sent run is neither cancelled nor sent again', async () => {
-    await expect(cancelRun(store, ana, first, 'x')).rejects.toMatchObject({ code: 'RUN_NOT_DRAFT' });
-    const r = await sendRun(store, ana, first, NOW);
-    expect(r.fileSha256).toBe((await paymentFile(store, ana, first)).sha256);
-    await expect(sendRun(store, ana, first)).rejects.toMatchObject({ code: 'RUN_ALREADY_SENT' });
+    const r = await sendRun(store, ana, first, AT);
+    expect(r.fileSha256).toBe((await paymentFile(store, ana, first, AT)).sha256);
+    await expect(sendRun(store, ana, first, AT)).rejects.toMatchObject({ code: 'RUN_ALREADY_SENT' });
+    await expect(cancelRun(store, ana, first, 'x')).rejects.toMatchObject({
+      code: 'RUN_NOT_DRAFT',
+      message: expect.stringContaining('is sent; only a draft or an approved run not yet sent is cancelled'),
+    });
   });
 
   it('a re-run never asks for money twice: nothing new once every reference is in a run', async () => {
@@ -338,11 +342,37 @@ describe('payout runs', () => {
     expect(r.run!.leftOut.map((l) => l.subMerchantId)).toEqual(['SM-B']);
   });
 
+  it('an approved run whose execution date has passed is neither filed nor sent: cancelled, drafted again', async () => {
+    // PR-2026-07-1 was approved on Friday 2026-11-27 for that day; on Monday the bank would not run it that day
+    const monday = { timezone: 'Europe/Kyiv', now: new Date('2026-11-30T09:00:00.000Z') };
+    for (const act of [
+      () => paymentFile(store, ana, 'PR-2026-07-1', monday),
+      () => sendRun(store, ana, 'PR-2026-07-1', monday),
+    ])
+      await expect(act()).rejects.toMatchObject({
+        code: 'EXECUTION_DATE_PASSED',
+        message: expect.stringContaining('2026-11-27, which has passed (today is 2026-11-30 in Europe/Kyiv)'),
+      });
+    expect((await cancelRun(store, ana, 'PR-2026-07-1', 'execution date passed')).status).toBe('cancelled');
+    const again = await draftRun(store, ana, { month: '2026-07', bank: BANK, env: ENV, now: monday.now });
+    expect(again.run).toMatchObject({ id: 'PR-2026-07-2', status: 'draft' });
+    expect(again.run!.lines.map((l) => [l.reference, l.amount])).toEqual([['RS-SM-C-2026-07-JPY', '200']]);
+    expect((await approveRun(store, petro, 'PR-2026-07-2', monday)).executionDate).toBe('2026-11-30');
+    expect((await sendRun(store, ana, 'PR-2026-07-2', monday)).status).toBe('sent');
+    // a sent run is not cancelled; its file stays readable whatever the day
+    await expect(cancelRun(store, ana, 'PR-2026-07-2', 'x')).rejects.toMatchObject({ code: 'RUN_NOT_DRAFT' });
+    const later = { timezone: 'Europe/Kyiv', now: new Date('2027-01-04T09:00:00.000Z') };
+    expect((await paymentFile(store, ana, 'PR-2026-07-2', later)).sha256).toBe(
+      (await showRun(store, ana, 'PR-2026-07-2')).fileSha256,
+    );
+  });
+
   it('lists runs newest first and folds the same runs again from the stream (replay)', async () => {
     const runs = await listRuns(store, person('v', 'viewer'));
     expect(runs.map((r) => [r.id, r.status])).toEqual([
+      ['PR-2026-07-2', 'sent'],
       ['PR-2026-10-2', 'draft'],
-      ['PR-2026-07-1', 'approved'],
+      ['PR-2026-07-1', 'cancelled'],
       ['PR-2026-08-2', 'draft'],
       ['PR-2026-08-1', 'cancelled'],
       ['PR-2026-10-1', 'sent'],
@@ -359,7 +389,7 @@ describe('payout runs', () => {
         read: () => listRuns(store, who),
         create: () => draftRun(store, who, { month: '2026-01', bank: BANK, env: ENV }),
         approve: () => approveRun(store, who, 'PR-2026-10-2', { timezone: 'Europe/Kyiv', executionDate: '2099-01-01' }),
-        file: () => paymentFile(store, who, 'PR-2026-10-1'),
+        file: () => paymentFile(store, who, 'PR-2026-10-1', AT),
       };
       can[role] = [];
       for (const [action, run] of Object.entries(tries)) {

@@ -146,7 +146,9 @@ function lifeCommands(group: Command): void {
     .description("the approved run's payment file, ISO 20022 pain.001.001.09, for the bank")
     .action(async (id: string, opts: { out?: string }) => {
       await withRuntime(async (rt) => {
-        const f = await paymentFile(rt.store, await actor(rt, 'payout-run.send'), id);
+        const f = await paymentFile(rt.store, await actor(rt, 'payout-run.send'), id, {
+          timezone: rt.config.timezone,
+        });
         if (!opts.out) {
           process.stdout.write(f.xml);
           return;
@@ -164,7 +166,7 @@ function lifeCommands(group: Command): void {
     .description("record that the approved run's payment file went to the bank (its sha-256 is kept)")
     .action(async (id: string) => {
       await withRuntime(async (rt) => {
-        const r = await sendRun(rt.store, await actor(rt, 'payout-run.send'), id);
+        const r = await sendRun(rt.store, await actor(rt, 'payout-run.send'), id, { timezone: rt.config.timezone });
         process.stdout.write(`sent ${r.id} (file sha-256 ${r.fileSha256})\n`);
       });
     });
@@ -173,7 +175,7 @@ function lifeCommands(group: Command): void {
     .command('cancel')
     .argument('<run>', 'the run id, PR-YYYY-MM-n')
     .requiredOption('--reason <text>', 'why, kept with the run')
-    .description('cancel a draft; what it would have paid can be drafted again')
+    .description('cancel a draft, or an approved run not yet sent; what it would have paid can be drafted again')
     .action(async (id: string, opts: { reason: string }) => {
       await withRuntime(async (rt) => {
         const r = await cancelRun(rt.store, await actor(rt, 'payout-run.create'), id, opts.reason);
