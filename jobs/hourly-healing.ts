@@ -23,6 +23,7 @@ export function hourlyHealingJob(deps: JobDeps): JobDefinition {
           timezone: deps.config.timezone,
           bank: deps.config.bank,
           pspTimeoutMs: deps.config.pspTimeoutMs,
+          resendConcurrency: deps.config.healConcurrency,
         },
         { now: ctx.now(), signal: ctx.signal },
       );

@@ -108,6 +108,7 @@ async function syncAndHeal(deps: JobDeps, ctx: JobContext, notes: RunNotes): Pro
       timezone: config.timezone,
       bank: config.bank,
       pspTimeoutMs: config.pspTimeoutMs,
+      resendConcurrency: config.healConcurrency,
     },
     { now: ctx.now(), signal: ctx.signal },
   );

@@ -74,7 +74,7 @@ export function stableStringify(value: unknown, strict = false): string {
   if (value instanceof Date) return JSON.stringify(value.toISOString());
   // Loops rather than filter/map/join: this runs for every event recon writes (its id and its hash).
   const obj = value as Record<string, unknown>;
-  const keys = Object.keys(obj).sort();
+  const keys = sortedKeys(Object.keys(obj));
   let out = '{';
   for (let i = 0; i < keys.length; i++) {
     const k = keys[i]!;
@@ -88,6 +88,29 @@ export function stableStringify(value: unknown, strict = false): string {
       (typeof v === 'string' ? JSON.stringify(v) : stableStringify(v, strict));
   }
   return out + '}';
+}
+
+/**
+ * The keys in sorted order. Objects of one shape repeat in every event of a kind (a register record, its
+ * `other`, a webhook): the last shape seen per key count is remembered with its order, and an object whose
+ * keys are the same, in the same order, takes that order without sorting (issue 26). Keys from
+ * Object.keys are interned strings, so the comparison is of references mostly.
+ */
+const SHAPES: Array<{ keys: string[]; sorted: string[] } | undefined> = [];
+function sortedKeys(keys: string[]): string[] {
+  const n = keys.length;
+  if (n < 2) return keys;
+  if (n > 64) return keys.sort();
+  const shape = SHAPES[n];
+  if (shape !== undefined) {
+    const known = shape.keys;
+    let i = 0;
+    while (i < n && known[i] === keys[i]) i++;
+    if (i === n) return shape.sorted;
+  }
+  const sorted = keys.slice().sort();
+  SHAPES[n] = { keys, sorted };
+  return sorted;
 }
 
 // Member names repeat across events (the same record shapes): quoted once. Bounded, as names come from sources.

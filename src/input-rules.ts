@@ -29,8 +29,22 @@ const INSTANT = /^(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?
 
 /** The last day accepted, as YYYY-MM-DD, given today. */
 export function latestPlausibleDay(range: PlausibleDates, now: Date = new Date()): string {
+  // Every value of a file asks with the same today: luxon once per (UTC day, years ahead), not per value.
+  const key = `${Math.floor(now.getTime() / 86_400_000)}/${range.yearsAhead}`;
+  if (latest.key === key) return latest.day;
   const today = DateTime.fromJSDate(now, { zone: 'UTC' });
-  return today.plus({ years: range.yearsAhead }).toISODate() ?? '9999-12-31';
+  const day = today.plus({ years: range.yearsAhead }).toISODate() ?? '9999-12-31';
+  latest = { key, day };
+  return day;
+}
+let latest = { key: '', day: '' };
+
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+/** Whether year-month-day is a day of the (proleptic Gregorian) calendar, as luxon's validity says. */
+function isCalendarDay(year: number, month: number, day: number): boolean {
+  if (month < 1 || month > 12 || day < 1) return false;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return day <= (month === 2 && leap ? 29 : MONTH_DAYS[month - 1]!);
 }
 
 /** A calendar day in strict ISO form (YYYY-MM-DD) within the plausible range. */
@@ -41,7 +55,7 @@ export function plausibleDay(
 ): Checked<string> {
   const m = DAY.exec(text);
   if (!m) return { ok: false, reason: `not a date in the form YYYY-MM-DD: ${quoteForMessage(text)}` };
-  if (!DateTime.fromISO(text, { zone: 'UTC' }).isValid)
+  if (!isCalendarDay(Number(m[1]), Number(m[2]), Number(m[3])))
     return { ok: false, reason: `not a day of the calendar: ${quoteForMessage(text)}` };
   return inRange(text, range, now);
 }
@@ -85,6 +99,11 @@ export function plausibleInstant(
   }
   const dayChecked = plausibleDay(day, range, options.now);
   if (!dayChecked.ok) return dayChecked;
+  const fast = fixedShapeUtc(day, m, zone);
+  if (fast !== undefined) {
+    const fastChecked = inRange(fast.slice(0, 10), range, options.now ?? new Date());
+    return fastChecked.ok ? { ok: true, value: fast } : fastChecked;
+  }
   const parsed = DateTime.fromISO(candidate, { setZone: true });
   if (!parsed.isValid) return { ok: false, reason: `not a date-time: ${quoteForMessage(text)}` };
   const utc = parsed.toUTC();
@@ -93,6 +112,36 @@ export function plausibleInstant(
   const utcChecked = inRange(utcDay, range, options.now ?? new Date());
   if (!utcChecked.ok) return utcChecked;
   return { ok: true, value: utc.toISO({ suppressMilliseconds: false }) ?? candidate };
+}
+
+/**
+ * The instant INSTANT matched, its day, time and offset already checked, as UTC ISO with milliseconds, by
+ * arithmetic (issue 26: luxon's ISO parser was most of an order's import). The same value luxon gives:
+ * milliseconds cut from the fraction as luxon cuts them. Years before 1000 (Date.UTC reads 0–99 as 19xx, and
+ * toISOString's form changes) go to luxon: undefined.
+ */
+function fixedShapeUtc(day: string, m: RegExpExecArray, zone: string): string | undefined {
+  const year = Number(day.slice(0, 4));
+  if (year < 1000) return undefined;
+  const fraction = m[5];
+  const ms = fraction ? Math.floor(Number.parseFloat(`0.${fraction}`) * 1000) : 0;
+  let offsetMinutes = 0;
+  if (zone !== 'Z') {
+    const digits = zone.replace(':', '');
+    const size = Number(digits.slice(1, 3)) * 60 + Number(digits.slice(3, 5));
+    offsetMinutes = digits[0] === '-' ? -size : size;
+  }
+  const local = Date.UTC(
+    year,
+    Number(day.slice(5, 7)) - 1,
+    Number(day.slice(8, 10)),
+    Number(m[2]),
+    Number(m[3]),
+    Number(m[4] ?? '0'),
+    ms,
+  );
+  const iso = new Date(local - offsetMinutes * 60_000).toISOString();
+  return iso.length === 24 ? iso : undefined;
 }
 
 /** What a text field may hold. Every field a door reads names its policy (docs/bad-input.md). */

@@ -338,6 +338,7 @@ async function healMonth(run: DemoRun, receiver: Receiver) {
       timezone: config.timezone,
       bank: config.bank,
       pspTimeoutMs: config.pspTimeoutMs,
+      resendConcurrency: config.healConcurrency,
     },
     { now: new Date() },
   );

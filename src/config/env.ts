@@ -30,6 +30,8 @@ export interface Config {
   readonly logLevel: LogLevel;
   readonly reportPollMaxWaitMs: number;
   readonly pspTimeoutMs: number;
+  /** re-send requests `recon heal` keeps in flight at once per PSP project */
+  readonly healConcurrency: number;
   readonly webhook: {
     readonly allowedIps: readonly string[];
     readonly trustProxy: boolean;
@@ -190,6 +192,12 @@ export const VARIABLES: readonly VariableDoc[] = [
   },
   { name: 'RECON_PSP_TIMEOUT_MS', default: '30000', example: '10000', meaning: 'timeout of each PSP call' },
   {
+    name: 'RECON_HEAL_CONCURRENCY',
+    default: '8',
+    example: '4',
+    meaning: 'webhook re-send requests healing keeps in flight at once per PSP project',
+  },
+  {
     name: 'WEBHOOK_ALLOWED_IPS',
     default: '(unset: any sender)',
     example: '203.0.113.10,127.0.0.1',
@@ -327,6 +335,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
     logLevel,
     reportPollMaxWaitMs: r.int('RECON_REPORT_MAX_WAIT_MS', 600_000, 0, 86_400_000),
     pspTimeoutMs: r.int('RECON_PSP_TIMEOUT_MS', 30_000, 100, 600_000),
+    healConcurrency: r.int('RECON_HEAL_CONCURRENCY', 8, 1, 64),
     webhook: { ...webhookPeers, maxBodyBytes: r.int('WEBHOOK_MAX_BODY_BYTES', 65_536, 1024, 16_777_216) },
     auditorToken,
     ordersToken,

@@ -80,13 +80,28 @@ function normalizeIp(ip: string | undefined): string {
 }
 
 /**
+ * A connection's peer in canonical form, worked out once per connection: a PSP keeps its connections open and
+ * posts many webhooks on each, and the peer of a connection never changes (issue 26: the canonical form was
+ * an address parse per webhook). Not kept while the address is unknown (a socket already closed).
+ */
+const PEERS = new WeakMap<IncomingMessage['socket'], string>();
+function peerOf(socket: IncomingMessage['socket']): string {
+  let peer = PEERS.get(socket);
+  if (peer === undefined) {
+    peer = normalizeIp(socket.remoteAddress);
+    if (socket.remoteAddress) PEERS.set(socket, peer);
+  }
+  return peer;
+}
+
+/**
  * The sender: the socket's peer, or the address the trusted proxy appended last to X-Forwarded-For, in
  * canonical form either way (a proxy may write `::FFFF:203.0.113.10` or a full IPv6 address). With a list
  * of trusted proxies, a request that did not come through one of them is taken at its peer: otherwise
  * anyone reaching the port directly could name an allowed sender in the header.
  */
 export function senderOf(req: IncomingMessage, trustProxy: boolean, trustedProxies?: ReadonlySet<string>): string {
-  const peer = normalizeIp(req.socket.remoteAddress);
+  const peer = peerOf(req.socket);
   if (trustProxy && (!trustedProxies || trustedProxies.size === 0 || trustedProxies.has(peer))) {
     const xff = req.headers['x-forwarded-for'];
     const text = Array.isArray(xff) ? xff.join(',') : xff;

@@ -1,3 +1,4 @@
+import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { checkText, FREE_TEXT, NAME_TEXT, plausibleDay, plausibleInstant, printable } from '../../src/input-rules';
 
@@ -46,6 +47,65 @@ describe('plausible instants', () => {
     expect(plausibleInstant('2026-01-02T03:04:05', { now, zoneless: 'utc' })).toEqual({
       ok: true,
       value: '2026-01-02T03:04:05.000Z',
+    });
+  });
+});
+
+describe('plausible instants without luxon (issue 26: the fixed ISO shape read by arithmetic)', () => {
+  // A small deterministic generator: the same cases every run.
+  let seed = 26;
+  const draw = (n: number) => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+    return seed % n;
+  };
+  const pad = (v: number, w = 2) => String(v).padStart(w, '0');
+  const zones = ['Z', '+00:00', '-00:00', '+02:00', '-12:00', '+14:59', '+0530', '-0945', '+14:00', '-11:59'];
+
+  it('gives what luxon gives, and refuses what luxon refuses with the same words, for 5,000 instants', () => {
+    for (let i = 0; i < 5_000; i++) {
+      // Days across the range's two ends and leap days; fractions of 1 to 9 digits; every offset form.
+      const year = [1999, 2000, 2004, 2024, 2025, 2036, 2037][draw(7)]!;
+      const month = 1 + draw(12);
+      const day = 1 + draw(31);
+      const fraction =
+        draw(3) === 0
+          ? ''
+          : `.${String(draw(1_000_000_000))
+              .padStart(9, '0')
+              .slice(0, 1 + draw(9))}`;
+      const seconds = draw(4) === 0 ? '' : `:${pad(draw(60))}${fraction}`;
+      const text = `${year}-${pad(month)}-${pad(day)}T${pad(draw(24))}:${pad(draw(60))}${seconds}${zones[draw(zones.length)]}`;
+      const r = plausibleInstant(text, { now });
+      const luxon = DateTime.fromISO(text, { setZone: true });
+      const utcDay = luxon.isValid ? luxon.toUTC().toISODate()! : '';
+      if (r.ok) {
+        expect(r.value, text).toBe(luxon.toUTC().toISO({ suppressMilliseconds: false }));
+        expect(utcDay >= '2000-01-01' && utcDay <= '2036-11-27', text).toBe(true);
+      } else if (luxon.isValid && /^\d{4}-\d\d-\d\d/.test(utcDay)) {
+        // Refused though luxon reads it: only for the day written or the day in UTC out of the range.
+        expect(r.reason, text).toMatch(/^date \d{4}-\d\d-\d\d is (before 2000-01-01|after 2036-11-27)$/);
+      } else {
+        expect(r.reason, text).toBe(`not a day of the calendar: "${text.slice(0, 10)}"`);
+      }
+    }
+  });
+
+  it('a leap day, a fraction cut as luxon cuts it, and an offset moving the day into the range', () => {
+    expect(plausibleInstant('2024-02-29T23:30:00.0299999-01:00', { now })).toEqual({
+      ok: true,
+      value: '2024-03-01T00:30:00.029Z',
+    });
+    expect(plausibleInstant('2025-02-29T10:00:00Z', { now })).toEqual({
+      ok: false,
+      reason: 'not a day of the calendar: "2025-02-29"',
+    });
+    expect(plausibleInstant('2000-01-01T00:30:00+01:00', { now })).toEqual({
+      ok: false,
+      reason: 'date 1999-12-31 is before 2000-01-01',
+    });
+    expect(plausibleInstant('2036-11-27T23:30:00-01:00', { now })).toEqual({
+      ok: false,
+      reason: 'date 2036-11-28 is after 2036-11-27',
     });
   });
 });

@@ -98,6 +98,7 @@ describe('configuration defaults', () => {
     expect(path.resolve(doc('RECON_DATA_DIR'))).toBe(c.dataDir);
     expect(doc('RECON_LOOKBACK_DAYS')).toBe(String(c.lookbackDays));
     expect(doc('WEBHOOK_MAX_BODY_BYTES')).toBe(String(c.webhook.maxBodyBytes));
+    expect(doc('RECON_HEAL_CONCURRENCY')).toBe(String(c.healConcurrency));
   });
 
   it("accepts every variable's documented example", () => {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { RECON_NAMESPACE, reconUuidV5, sha256Hex, uuidV5 } from '../../src/canonical';
+import { RECON_NAMESPACE, reconUuidV5, sha256Hex, stableStringify, uuidV5 } from '../../src/canonical';
 
 /**
  * Ids and content hashes are made by one-shot hashing of a reused buffer (src/canonical.ts). They must stay
@@ -68,5 +68,36 @@ describe('canonical hashes', () => {
   it('gives the sha-256 of the text in UTF-8', () => {
     expect(sha256Hex('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
     for (const name of names()) expect(sha256Hex(name)).toBe(createHash('sha256').update(name, 'utf8').digest('hex'));
+  });
+});
+
+/** Canonical JSON written out plainly: keys sorted for every object, no remembered shapes. */
+function plainStable(v: unknown): string {
+  if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
+  if (Array.isArray(v)) return `[${v.map(plainStable).join(',')}]`;
+  const o = v as Record<string, unknown>;
+  const members = Object.keys(o)
+    .sort()
+    .filter((k) => o[k] !== undefined)
+    .map((k) => `${JSON.stringify(k)}:${plainStable(o[k])}`);
+  return `{${members.join(',')}}`;
+}
+
+describe('stableStringify with the key order of a shape remembered (issue 26)', () => {
+  it('gives the plain sorted text for objects of one key count in many orders and shapes, one after the other', () => {
+    let seed = 26;
+    const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31);
+    const pool = ['amount', 'b', 'a', 'zeta', 'Zeta', 'é', '10', '2', 'orderId', 'other', '', 'a\u0000'];
+    for (let i = 0; i < 3000; i++) {
+      // Shapes repeat (the same order twice running), change order, or change a key at the same count.
+      const count = 1 + (next() % 6);
+      const keys = new Set<string>();
+      while (keys.size < count) keys.add(pool[next() % pool.length]!);
+      const inner: Record<string, unknown> = {};
+      for (const k of keys) inner[k] = next() % 5 === 0 ? undefined : next() % 100;
+      const outer: Record<string, unknown> = {};
+      for (const k of [...keys].reverse()) outer[k] = next() % 2 ? inner : [inner, { ...inner }];
+      for (let j = 0; j < 1 + (next() % 3); j++) expect(stableStringify(outer)).toBe(plainStable(outer));
+    }
   });
 });

@@ -1,9 +1,9 @@
-import { request } from 'node:http';
+import { type IncomingMessage, request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/env';
 import { canonicalIp } from '../../src/config/ip-address';
 import { createHttpApp, type HttpApp } from '../../src/http/http-app';
-import { createWebhookReceiver, type ReceiverOptions } from '../../src/http/receiver';
+import { createWebhookReceiver, type ReceiverOptions, senderOf } from '../../src/http/receiver';
 import { silentLogger } from '../../src/log';
 import { useTestStore } from '../support/db';
 import { formOf, POS_ID, purchaseWebhook, SECRET } from './helpers';
@@ -122,5 +122,30 @@ describe('webhook sender allow-list', () => {
     expect(await postFromLoopback6(proxied, body, { 'x-forwarded-for': '::FFFF:CB00:710A' })).toBe(200);
     expect(await postFromLoopback6(proxied, body, { 'x-forwarded-for': '2001:db8::11' })).toBe(403);
     expect(await postFromLoopback6(proxied, body, { 'x-forwarded-for': '2001:db8::10, 198.51.100.7' })).toBe(403);
+  });
+});
+
+describe('senderOf on a kept-open connection (issue 26: the peer worked out once per connection)', () => {
+  const req = (socket: { remoteAddress?: string }, xff?: string) =>
+    ({ socket, headers: xff ? { 'x-forwarded-for': xff } : {} }) as unknown as IncomingMessage;
+
+  it('gives every request of a connection its peer, and each connection its own', () => {
+    const a = { remoteAddress: '::FFFF:203.0.113.10' };
+    const b = { remoteAddress: '2001:DB8:0:0:0:0:0:1' };
+    for (let i = 0; i < 3; i++) {
+      expect(senderOf(req(a), false)).toBe('203.0.113.10');
+      expect(senderOf(req(b), false)).toBe('2001:db8::1');
+    }
+    // A trusted proxy's header is read per request, never remembered with the connection.
+    expect(senderOf(req(a, '198.51.100.7'), true)).toBe('198.51.100.7');
+    expect(senderOf(req(a, '198.51.100.8'), true)).toBe('198.51.100.8');
+    expect(senderOf(req(a), true)).toBe('203.0.113.10');
+  });
+
+  it('does not keep an unknown peer (a socket already closed)', () => {
+    const s: { remoteAddress?: string } = {};
+    expect(senderOf(req(s), false)).toBe('unknown');
+    s.remoteAddress = '127.0.0.1';
+    expect(senderOf(req(s), false)).toBe('127.0.0.1');
   });
 });

@@ -29,6 +29,7 @@ export function register(program: Command): void {
             timezone: rt.config.timezone,
             bank: rt.config.bank,
             pspTimeoutMs: rt.config.pspTimeoutMs,
+            resendConcurrency: rt.config.healConcurrency,
           },
           { posIds: opts.pos, limit, signal },
         ),
