@@ -293,12 +293,11 @@ async function operationSections(
     heading(doc, `${t.operationsIn(f.currency)} (${t.timeZone} ${meta.timezone})`, footer);
     const rows: string[][] = [];
     const sum = { share: 0n, fee: 0n, fixed: 0n, percent: 0n, notSplit: 0n, reserve: 0n, net: 0n };
+    const at = minuteText(meta.timezone, lang);
     for await (const l of src.lines(f.currency)) {
       addLine(sum, l);
       rows.push([
-        DateTime.fromJSDate(l.at, { zone: meta.timezone }).toFormat(
-          lang === 'uk' ? 'dd.MM.yyyy HH:mm' : 'yyyy-MM-dd HH:mm',
-        ),
+        at(l.at),
         l.orderId ?? '',
         operationWord(l.method, lang),
         operationWord(l.status, lang),
@@ -335,6 +334,25 @@ async function operationSections(
       doc.text(`${t.feeNotSplit}: ${money(sum.notSplit, f.currency)}`, MARGIN, doc.y);
     }
   }
+}
+
+/**
+ * A line's time in the statement's zone to the minute. The lines of one payment (one a receiver, its fee, its
+ * reserve) share their instant: each instant is formatted once (luxon resolves the zone's offset each time).
+ */
+function minuteText(timezone: string, lang: 'en' | 'uk'): (at: Date) => string {
+  const format = lang === 'uk' ? 'dd.MM.yyyy HH:mm' : 'yyyy-MM-dd HH:mm';
+  const known = new Map<number, string>();
+  return (at) => {
+    const ms = at.getTime();
+    let text = known.get(ms);
+    if (text === undefined) {
+      text = DateTime.fromJSDate(at, { zone: timezone }).toFormat(format);
+      if (known.size >= 10_000) known.clear();
+      known.set(ms, text);
+    }
+    return text;
+  };
 }
 
 /** The table's total: the fee's parts beside the fee, so fixed + percentage + not split = the fee's total. */
