@@ -3,7 +3,15 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import PDFDocument from 'pdfkit';
+import {
+  figuresDigest,
+  plainHeader,
+  type StatementFigures,
+  type StatementLine,
+  type StatementMeta,
+} from '../src/export/statements/figures';
 import { issueStatements } from '../src/export/statements/issue';
+import { writeStatementPdf } from '../src/export/statements/pdf';
 import { silentLogger } from '../src/log';
 import { loadProjections, runProjections } from '../src/projector/runner';
 import { createPostgresEventStore } from '../src/store/postgres';
@@ -21,7 +29,7 @@ import { perSecond, sampleRss, timed, type BenchContext } from './harness';
  * a shared machine weighs on both alike): exceljs's streaming writer alone writing as many plain rows
  * (bench/export.ts's ceiling) and pdfkit alone writing as many rows of ten cells. With both sizes it prints the
  * growth from 10k to 100k lines: the time per line at 100k over the time per line at 10k, each beside its
- * reference (1.0 is linear).
+ * reference (1.0 is linear). First, the statement PDF alone at the smaller size (no database) beside pdfkit alone.
  */
 
 const MONTH = '2025-01';
@@ -67,6 +75,74 @@ async function pdfkitAlone(file: string, rows: number): Promise<void> {
   }
   doc.end();
   await done;
+}
+
+/** `rows` statement lines of every kind: amounts of every width and sign, fee parts, ways of paying, minutes. */
+function pdfLines(rows: number): StatementLine[] {
+  return Array.from({ length: rows }, (_, i) => {
+    const share = BigInt((i * 7919) % 10 ** (3 + (i % 5))) * (i % 9 === 8 ? -1n : 1n);
+    const fee = BigInt((i * 37) % 5_000);
+    const reserve = i % 4 === 0 ? 0n : BigInt((i * 13) % 900);
+    return {
+      at: new Date(Date.UTC(2025, 0, 1 + (i % 31), i % 24, (i * 7) % 60)),
+      orderId: `order-${i.toString(36)}`,
+      paymentId: `pay-${i}`,
+      method: share < 0n ? 'refund' : 'purchase',
+      status: 'success',
+      share,
+      fee,
+      reserve,
+      net: share - fee - reserve,
+      eventIds: [],
+      paidWith: i % 3 ? { payway: 'card', scheme: i % 2 ? 'visa' : 'mastercard' } : null,
+      feeParts: i % 5 === 0 ? { fixed: fee / 3n, percent: fee - fee / 3n } : null,
+    };
+  });
+}
+
+/**
+ * The statement PDF alone (writeStatementPdf, no database): `rows` operation lines beside pdfkit alone writing
+ * as many rows, so that the PDF's own cost is seen apart from the reads and the workbook.
+ */
+async function pdfAlone(ctx: BenchContext, rows: number): Promise<void> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'recon-bench-statement-pdf-'));
+  try {
+    const lines = pdfLines(rows);
+    const figures: StatementFigures[] = [
+      {
+        subMerchantId: 'sm-bench',
+        subMerchantName: 'Квітка Flowers ТОВ',
+        currency: 'EUR',
+        ...{ opening: 0n, gross: 0n, refunds: 0n, chargebacks: 0n, fees: 0n, reserveHeld: 0n, reserveReleased: 0n },
+        ...{ netPayable: 0n, closing: 0n, operations: rows },
+      },
+    ];
+    const meta: StatementMeta = {
+      month: MONTH,
+      timezone: TZ,
+      position: '1/1',
+      figuresSha256: figuresDigest(MONTH, TZ, figures),
+    };
+    const source = {
+      figures,
+      lines: async function* () {
+        yield* lines;
+      },
+      reserve: [],
+    };
+    const r = await referenceMs(
+      () => pdfkitAlone(path.join(dir, 'pdfkit.pdf'), rows),
+      () => writeStatementPdf(path.join(dir, 'statement.pdf'), source, meta, plainHeader(meta)),
+    );
+    ctx.figure({
+      name: `statement PDF alone, ${Math.round(rows / 1000)}k lines`,
+      value: perSecond(rows, r.measured.ms),
+      unit: 'lines/s',
+      reference: { name: 'pdfkit alone (rows of ten cells)', value: perSecond(rows, r.ms) },
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** A reference's time: the mean of a run before and a run after the measured one. */
@@ -171,6 +247,7 @@ async function oneSize(ctx: BenchContext, lines: number): Promise<SizeResult> {
 
 export async function run(ctx: BenchContext): Promise<void> {
   const sizes = (process.env['BENCH_STATEMENT_LINES'] ?? (ctx.quick ? '10000' : '10000,100000')).split(',').map(Number);
+  await pdfAlone(ctx, sizes[0] ?? 10_000);
   const results: SizeResult[] = [];
   for (const lines of sizes) results.push(await oneSize(ctx, lines));
   const [small, large] = [results[0], results.at(-1)];

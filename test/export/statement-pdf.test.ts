@@ -195,6 +195,64 @@ describe('statement PDF', () => {
     },
   );
 
+  it.skipIf(!hasPdftotext)(
+    'writes each cell on its row’s line, amounts against their column’s right edge, text against its left',
+    async () => {
+      const figs = [figures('EUR', 1_234_567n)];
+      const meta: StatementMeta = {
+        month: '2024-03',
+        timezone: 'Europe/Kyiv',
+        position: '1/1',
+        figuresSha256: figuresDigest('2024-03', 'Europe/Kyiv', figs),
+      };
+      // amounts of every width and sign, so that only alignment can put their right edges together
+      const lines = linesOf('EUR').map((l, i) => {
+        const share = BigInt((i * 7919) % 10 ** (1 + (i % 9))) * (i % 7 === 6 ? -1n : 1n);
+        return { ...l, share, fee: BigInt(i * 3), net: share - BigInt(i * 3) };
+      });
+      const pdf = path.join(dir, 'aligned.pdf');
+      await writeStatementPdf(
+        pdf,
+        {
+          figures: figs,
+          lines: async function* () {
+            yield* lines;
+          },
+          reserve: [],
+        },
+        meta,
+        plainHeader(meta),
+      );
+      const words = [
+        ...execFileSync('pdftotext', ['-bbox', pdf, '-'], { encoding: 'utf8' }).matchAll(
+          /<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="[\d.]+">([^<]*)<\/word>/g,
+        ),
+      ].map((m) => ({ xMin: Number(m[1]), y: Number(m[2]), xMax: Number(m[3]), text: m[4]! }));
+      // the operations table's columns (pdf.ts): a cell's text sits 2 pt inside its column's edges
+      const orderLeft = 40 + 78 + 2;
+      const shareRight = 40 + 78 + 92 + 86 + 58 + 112 + 70 - 2;
+      const netRight = 40 + 78 + 92 + 86 + 58 + 112 + 70 + 60 + 84 + 54 + 66 - 2;
+      let rows = 0;
+      for (const l of lines) {
+        const order = words.find((w) => w.text === l.orderId);
+        expect(order, String(l.orderId)).toBeDefined();
+        const row = words.filter((w) => w.y === order!.y);
+        const share = row.find((w) => w.text === formatAmount(l.share, 'EUR'));
+        const net = row.filter((w) => w.text === formatAmount(l.net, 'EUR')).at(-1);
+        expect(order!.xMin).toBeCloseTo(orderLeft, 0);
+        expect(Math.abs(share!.xMax - shareRight), `share of ${l.orderId}`).toBeLessThan(0.5);
+        expect(Math.abs(net!.xMax - netRight), `net of ${l.orderId}`).toBeLessThan(0.5);
+        rows++;
+      }
+      expect(rows).toBe(lines.length);
+      // the right-aligned headers too, on every page the table runs over
+      const headerLines = new Set(words.filter((w) => w.text === 'Order').map((w) => w.y));
+      const netHeaders = words.filter((w) => w.text === 'Net' && headerLines.has(w.y));
+      expect(netHeaders.length).toBeGreaterThan(1);
+      for (const h of netHeaders) expect(Math.abs(h.xMax - netRight)).toBeLessThan(0.5);
+    },
+  );
+
   it('formats minor units exactly, negative with a minus sign, by the currency’s decimals', () => {
     expect(formatAmount(123_456_789n, 'EUR')).toBe('1,234,567.89');
     expect(formatAmount(-5n, 'UAH')).toBe('−0.05');

@@ -59,11 +59,11 @@ interface Column {
   readonly align?: 'left' | 'right';
 }
 
-/** pdfkit's document as this module reaches into it: its current font, to lay figures out faster. */
 /** pdfkit (and its fonts' decompression), loaded at first use: most commands write no PDF. */
 let pdfkitLoaded: typeof PDFDocumentClass | undefined;
 const pdfkit = (): typeof PDFDocumentClass => (pdfkitLoaded ??= require('pdfkit') as typeof PDFDocumentClass);
 
+/** pdfkit's document as this module reaches into it: its current font, to lay figures out and measure faster. */
 type Doc = PDFKit.PDFDocument & { _font?: Parameters<typeof layFiguresByCharacter>[0] };
 
 /** A new pdfkit document writing to a temp file beside `file`, with the fonts registered. */
@@ -205,7 +205,7 @@ function contactNotes({ doc, t, footer }: Ctx, header: StatementHeader): void {
 }
 
 interface Ctx {
-  readonly doc: PDFKit.PDFDocument;
+  readonly doc: Doc;
   readonly t: Labels;
   readonly lang: 'en' | 'uk';
   readonly money: (minor: bigint, currency: string) => string;
@@ -293,12 +293,11 @@ async function operationSections(
     heading(doc, `${t.operationsIn(f.currency)} (${t.timeZone} ${meta.timezone})`, footer);
     const rows: string[][] = [];
     const sum = { share: 0n, fee: 0n, fixed: 0n, percent: 0n, notSplit: 0n, reserve: 0n, net: 0n };
+    const at = minuteText(meta.timezone, lang);
     for await (const l of src.lines(f.currency)) {
       addLine(sum, l);
       rows.push([
-        DateTime.fromJSDate(l.at, { zone: meta.timezone }).toFormat(
-          lang === 'uk' ? 'dd.MM.yyyy HH:mm' : 'yyyy-MM-dd HH:mm',
-        ),
+        at(l.at),
         l.orderId ?? '',
         operationWord(l.method, lang),
         operationWord(l.status, lang),
@@ -335,6 +334,25 @@ async function operationSections(
       doc.text(`${t.feeNotSplit}: ${money(sum.notSplit, f.currency)}`, MARGIN, doc.y);
     }
   }
+}
+
+/**
+ * A line's time in the statement's zone to the minute. The lines of one payment (one a receiver, its fee, its
+ * reserve) share their instant: each instant is formatted once (luxon resolves the zone's offset each time).
+ */
+function minuteText(timezone: string, lang: 'en' | 'uk'): (at: Date) => string {
+  const format = lang === 'uk' ? 'dd.MM.yyyy HH:mm' : 'yyyy-MM-dd HH:mm';
+  const known = new Map<number, string>();
+  return (at) => {
+    const ms = at.getTime();
+    let text = known.get(ms);
+    if (text === undefined) {
+      text = DateTime.fromJSDate(at, { zone: timezone }).toFormat(format);
+      if (known.size >= 10_000) known.clear();
+      known.set(ms, text);
+    }
+    return text;
+  };
 }
 
 /** The table's total: the fee's parts beside the fee, so fixed + percentage + not split = the fee's total. */
@@ -418,10 +436,6 @@ function newPage(doc: PDFKit.PDFDocument, footer: () => void): void {
 const ROW_HEIGHT = 13;
 
 /**
- * A cell's text cut to its column with "…": pdfkit wraps a text wider than its box onto a second line even
- * with lineBreak off, which then runs over the next row.
- */
-/**
  * Held items by order, payment, date, amount and reason in words; a reason too long for its column goes on
  * as many lines as it needs (a reason cut short would not say why).
  */
@@ -464,15 +478,67 @@ function wrapped(doc: PDFKit.PDFDocument, text: string, width: number): string[]
   return [...lines, line];
 }
 
-function fitted(doc: PDFKit.PDFDocument, text: string, width: number): string {
-  if (doc.widthOfString(text) <= width) return text;
+/**
+ * Widths of strings at a font and size, measured once: a statement's method, status and payment-method words,
+ * dates and headers come back on every row. Each font and size keeps at most WIDTHS_KEPT strings (then starts
+ * over), so a 100k-line statement's distinct amounts do not pile up.
+ */
+const WIDTHS_KEPT = 20_000;
+const widthsByFont = new WeakMap<object, Map<number, Map<string, number>>>();
+
+/** `text`'s width at the document's current font and size: pdfkit's own widthOfString, remembered. */
+function widthOf(doc: Doc, text: string): number {
+  const font = doc._font;
+  if (!font) return doc.widthOfString(text);
+  let bySize = widthsByFont.get(font);
+  if (!bySize) {
+    bySize = new Map();
+    widthsByFont.set(font, bySize);
+  }
+  const size = (doc as unknown as { _fontSize: number })._fontSize;
+  let widths = bySize.get(size);
+  if (!widths) {
+    widths = new Map();
+    bySize.set(size, widths);
+  }
+  let width = widths.get(text);
+  if (width === undefined) {
+    width = doc.widthOfString(text);
+    if (widths.size >= WIDTHS_KEPT) widths.clear();
+    widths.set(text, width);
+  }
+  return width;
+}
+
+/**
+ * A cell's text cut to its column with "…" (a text wider than its box would run into the next column), and
+ * the width of what is written, without trailing spaces (what a right-aligned text is aligned by).
+ */
+function fitted(doc: Doc, text: string, width: number): { text: string; width: number } {
+  const whole = widthOf(doc, text);
+  if (whole <= width) return { text, width: /\s$/.test(text) ? widthOf(doc, text.trimEnd()) : whole };
   let cut = text;
   while (cut.length > 1 && doc.widthOfString(`${cut}…`) > width) cut = cut.slice(0, -1);
-  return `${cut.trimEnd()}…`;
+  const shown = `${cut.trimEnd()}…`;
+  return { text: shown, width: widthOf(doc, shown) };
+}
+
+/**
+ * One line of text in a box `width` wide at (x, y), left or right aligned, written at its computed x without a
+ * `width` option: given one, pdfkit runs its line wrapper (line breaking, every word measured again) even with
+ * lineBreak off, all for a text already fitted to its box. The x is the one pdfkit would have computed
+ * (x + (width − text's width) for right), so the page is the same. pdfkit moves doc.x past the text and leaves
+ * doc.y; the table sets both itself.
+ */
+function cell(doc: Doc, text: string, x: number, y: number, width: number, align: 'left' | 'right'): void {
+  if (!text) return;
+  const fit = fitted(doc, text.includes('\n') ? text.replace(/\n/g, ' ') : text, width);
+  const at = align === 'right' ? x + (width - fit.width) : x;
+  doc.text(fit.text, at, y, { lineBreak: false });
 }
 
 function table(
-  doc: PDFKit.PDFDocument,
+  doc: Doc,
   columns: readonly Column[],
   rows: readonly string[][],
   footer: () => void,
@@ -483,13 +549,7 @@ function table(
     const top = doc.y;
     doc.font('bold').fontSize(8);
     for (const c of columns) {
-      doc.text(fitted(doc, c.header, c.width - 4), x + 2, top, {
-        width: c.width - 4,
-        align: c.align ?? 'left',
-        lineBreak: false,
-        ellipsis: true,
-        height: ROW_HEIGHT,
-      });
+      cell(doc, c.header, x + 2, top, c.width - 4, c.align ?? 'left');
       x += c.width;
     }
     const y = top + ROW_HEIGHT - 2;
@@ -509,15 +569,11 @@ function table(
     const y = doc.y;
     let x = MARGIN;
     doc.font(bold(row) ? 'bold' : 'regular').fontSize(8);
-    columns.forEach((c, i) => {
-      doc.text(fitted(doc, row[i] ?? '', c.width - 4), x + 2, y, {
-        width: c.width - 4,
-        align: c.align ?? 'left',
-        lineBreak: false,
-        ellipsis: true,
-      });
+    for (let i = 0; i < columns.length; i++) {
+      const c = columns[i]!;
+      cell(doc, row[i] ?? '', x + 2, y, c.width - 4, c.align ?? 'left');
       x += c.width;
-    });
+    }
     doc.y = y + ROW_HEIGHT;
   }
   doc.x = MARGIN;
