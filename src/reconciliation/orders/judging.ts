@@ -76,10 +76,12 @@ function applyEvent(b: OrderBatch, j: Judging, e: RecordedEvent, o: Observation 
     const list = g.payments.get(pk);
     if (list) list.push(o);
     else g.payments.set(pk, [o]);
+    g.grown = true;
     touch(j, g, e.id);
   } else if (v) {
     const g = b.groups.get(v.data.orderId)!;
     g.versions.push(v);
+    g.grown = true;
     if (v.kind === 'placed') {
       const created = Date.parse(v.at);
       const first = b.ordersSince === null;

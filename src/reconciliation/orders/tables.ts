@@ -107,12 +107,16 @@ export async function writeOrderBatch(tx: Tx, schema: string, b: OrderBatch): Pr
 
 /** The groups judged in this batch: their stored state, when they are due, and their rows of the views. */
 async function writeGroups(tx: Tx, s: string, dirty: readonly JudgedGroup[]): Promise<void> {
+  // a group judged again with nothing added (come due, a directory or contract change) keeps its stored state
+  const grown = dirty.filter((g) => g.grown || !g.stored);
+  const grownKeys = grown.map((g) => g.key);
+  if (grownKeys.length) await tx`delete from ${tx(s)}.groups where order_key = any(${grownKeys}::text[])`;
   const keys = dirty.map((g) => g.key);
   if (keys.length) {
-    for (const t of ['groups', 'due', 'orders', 'order_payments'])
+    for (const t of ['due', 'orders', 'order_payments'])
       await tx`delete from ${tx(s)}.${tx(t)} where order_key = any(${keys}::text[])`;
   }
-  await insertRows(tx, s, 'groups', ['order_key', 'versions', 'payments'], dirty.map(groupRow));
+  await insertRows(tx, s, 'groups', ['order_key', 'versions', 'payments'], grown.map(groupRow));
   await insertRows(
     tx,
     s,
