@@ -110,6 +110,32 @@ describe('operation keys stay with their operation as data arrives', () => {
       Object.fromEntries(matchPayment([...obs].reverse()).map((o) => [o.webhook!.amount!.toString(), o.key])),
     ).toEqual(keyOf(3));
   });
+
+  it('keys are the same however often a payment is matched (each time key remembered by its spelling)', () => {
+    // timeKey keeps each spelling's key: asked again, it answers what it answered the first time, and two
+    // instants never share an answer
+    const refund = (paymentId: string, processedAt: string) =>
+      recorded([
+        webhook({
+          paymentId,
+          method: 'refund',
+          operationId: `op-${paymentId}`,
+          processedAt,
+          amount: 12_00n,
+          receivedAt: processedAt,
+        }),
+      ]);
+    const noon = refund('p-noon', '2024-03-01T12:00:00.000Z');
+    const later = refund('p-later', '2024-03-01T12:00:00.001Z');
+    for (let i = 0; i < 3; i++) {
+      expect(matchPayment(noon).map((o) => o.key)).toEqual([`${POS}:p-noon:refund:2024-03-01T12:00:00.000Z`]);
+      expect(matchPayment(later).map((o) => o.key)).toEqual([`${POS}:p-later:refund:2024-03-01T12:00:00.001Z`]);
+    }
+    // an operation known by its first sighting only is keyed 'unknown', whatever was remembered before
+    expect(matchPayment(noon.map((o) => ({ ...o, dateTime: null, seenAt: null })))[0]!.key).toBe(
+      `${POS}:p-noon:refund:unknown`,
+    );
+  });
 });
 
 describe('an accepted discrepancy of a partial refund', () => {

@@ -30,7 +30,10 @@ export interface Group {
   readonly stored: boolean;
   readonly discs: Map<string, DiscrepancyRow>;
   due: number | null;
+  /** judged in this batch: its due time and view rows are written back */
   dirty: boolean;
+  /** a version or an observation was added in this batch: its stored state is written back too */
+  grown: boolean;
 }
 
 export interface OrderBatch {
@@ -57,6 +60,7 @@ const emptyGroup = (key: string): Group => ({
   discs: new Map(),
   due: null,
   dirty: false,
+  grown: false,
 });
 
 export function versionOf(e: RecordedEvent): OrderVersion | null {

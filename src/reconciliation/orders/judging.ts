@@ -4,7 +4,7 @@ import { SubMerchantRegistered } from '../../events/ledger-events';
 import { FeeScheduleLineSet, type FeeScheduleLine } from '../../events/order-events';
 import { eventTime } from '../event-clock';
 import { applyFindings, recordAcceptance, recordRevocation } from '../discrepancies/lifecycle';
-import { matchPayment } from '../matching';
+import { matchPayment, type MatchedOperation } from '../matching';
 import type { Observation } from '../observations';
 import type { RecordedEvent } from '../../store/types';
 import { groupKeyOf, versionOf, type Group, type OrderBatch } from './groups';
@@ -76,10 +76,12 @@ function applyEvent(b: OrderBatch, j: Judging, e: RecordedEvent, o: Observation 
     const list = g.payments.get(pk);
     if (list) list.push(o);
     else g.payments.set(pk, [o]);
+    g.grown = true;
     touch(j, g, e.id);
   } else if (v) {
     const g = b.groups.get(v.data.orderId)!;
     g.versions.push(v);
+    g.grown = true;
     if (v.kind === 'placed') {
       const created = Date.parse(v.at);
       const first = b.ordersSince === null;
@@ -135,11 +137,26 @@ function currentFeeLines(b: OrderBatch): FeeScheduleLine[] {
   return [...latest.values()];
 }
 
+/**
+ * A payment's operations as last matched, with how many observations they were matched from: a group is judged
+ * at every append that touches it and when it comes due, most often with its other payments unchanged (a
+ * payment's observations only grow, by `applyEvent`).
+ */
+const matched = new WeakMap<Observation[], { readonly n: number; readonly ops: MatchedOperation[] }>();
+
+function operationsOf(obs: Observation[]): MatchedOperation[] {
+  const m = matched.get(obs);
+  if (m?.n === obs.length) return m.ops;
+  const ops = matchPayment(obs);
+  matched.set(obs, { n: obs.length, ops });
+  return ops;
+}
+
 function judge(b: OrderBatch, g: JudgedGroup, eventId: string, j: Judging): void {
   const payments: GroupPayment[] = [...g.payments.values()].map((obs) => ({
     posId: obs[0]!.posId,
     paymentId: obs[0]!.paymentId,
-    ops: matchPayment(obs),
+    ops: operationsOf(obs),
   }));
   const judgement = judgeOrder(g.key, g.versions, payments, {
     clock: b.clock,

@@ -147,8 +147,16 @@ const opEvidence = (op: MatchedOperation) => [
 /** Whether a payment at this time is compared with the orders (from the first order's business day on). */
 function comparedWithOrders(occurredAt: string | null, ctx: JudgeContext): boolean {
   if (ctx.ordersSince === null || occurredAt === null) return false;
-  const since = DateTime.fromMillis(ctx.ordersSince, { zone: ctx.timezone }).startOf('day').toMillis();
-  return Date.parse(occurredAt) >= since;
+  return Date.parse(occurredAt) >= dayStart(ctx.ordersSince, ctx.timezone);
+}
+
+/** The start of the business day of `ordersSince`, the last one asked (it changes with the first order only). */
+let lastDayStart: { ms: number; timezone: string; start: number } | null = null;
+
+function dayStart(ms: number, timezone: string): number {
+  if (lastDayStart?.ms !== ms || lastDayStart.timezone !== timezone)
+    lastDayStart = { ms, timezone, start: DateTime.fromMillis(ms, { zone: timezone }).startOf('day').toMillis() };
+  return lastDayStart.start;
 }
 
 function withoutOrder(
@@ -462,10 +470,26 @@ function compareWithOrder(
   return [...amountDiffers(orderKey, v, claim, common), ...splitDiffers(orderKey, v, claim, common, ctx)];
 }
 
+/** localDay's answers by time zone and instant: an operation's day is asked again at each judgement of its order. */
+const localDays = new Map<string, string>();
+
+/** The business day (RECON_TIMEZONE) of an operation's time, parsed by luxon once per spelling. */
+function localDay(occurredAt: string, timezone: string): string {
+  const k = `${timezone}\u0000${occurredAt}`;
+  let day = localDays.get(k);
+  if (day === undefined) {
+    day = DateTime.fromISO(occurredAt, { zone: 'utc' }).setZone(timezone).toISODate()!;
+    // bounded: a cache, never a store (the month's times are many)
+    if (localDays.size >= 50_000) localDays.clear();
+    localDays.set(k, day);
+  }
+  return day;
+}
+
 function feeFindings(orderId: string | null, op: MatchedOperation, ctx: JudgeContext): OrderFinding[] {
   const register = op.register;
   if (register?.status !== 'success' || op.occurredAt === null || ctx.feeLines.length === 0) return [];
-  const day = DateTime.fromISO(op.occurredAt, { zone: 'utc' }).setZone(ctx.timezone).toISODate()!;
+  const day = localDay(op.occurredAt, ctx.timezone);
   const out: OrderFinding[] = [];
   for (const r of register.receivers) {
     if (r.receiverFee === null) continue;

@@ -1,4 +1,5 @@
-import { ident } from '../../db/identifier';
+import { ident, qualified } from '../../db/identifier';
+import { copyRows, type Cell } from '../../projector/copy-rows';
 import type { Tx } from '../../projector/projection';
 import { observationToRow } from '../observations';
 import { createDiscrepancyTable, discrepancyView, writeDiscrepancies } from '../discrepancies/table';
@@ -13,6 +14,10 @@ const ORDER_COLUMNS = `order_id text, status text, state text, amount int8, curr
   psp_amount int8, psp_currency text, psp_status text`;
 const PAYMENT_COLUMNS = `order_id text, pos_id text, payment_id text, role text, method text, status text, amount int8,
   currency text, occurred_at timestamptz, event_ids text[]`;
+
+/** The columns of the orders and order_payments tables, in the order viewRows gives their cells. */
+const ORDER_NAMES = ['order_key', ...columnNames(ORDER_COLUMNS).split(', ')];
+const PAYMENT_NAMES = ['order_key', ...columnNames(PAYMENT_COLUMNS).split(', ')];
 
 export async function createOrderTables(tx: Tx, schema: string): Promise<void> {
   const s = ident(schema);
@@ -47,13 +52,17 @@ export function orderViews(schema: string): readonly string[] {
   ];
 }
 
-/** `s`: the build schema, unquoted (named by `tx(s)`). */
-async function insertJson(tx: Tx, s: string, table: string, rows: readonly Record<string, unknown>[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += 5000) {
-    const text = JSON.stringify(rows.slice(i, i + 5000), (_k, v) => (typeof v === 'bigint' ? v.toString() : v));
-    await tx`insert into ${tx(s)}.${tx(table)} select * from json_populate_recordset(null::${tx(s)}.${tx(table)}, ${text}::text::json)`;
-  }
+/**
+ * Rows into one of the build's tables with the bulk writer (COPY): each cell in the column's text input, as
+ * `json_populate_recordset` read the same values from JSON before (bigint and numbers as their digits, text
+ * arrays as array literals, jsonb as JSON text). `s`: the build schema, unquoted.
+ */
+function insertRows(tx: Tx, s: string, table: string, columns: readonly string[], rows: readonly (readonly Cell[])[]) {
+  return copyRows(tx, qualified(s, table), columns, rows);
 }
+
+/** A jsonb cell: JSON text with bigints as strings (as the JSON parameter spelled them). */
+const jsonCell = (v: unknown): string => JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? x.toString() : x));
 
 /** What a batch changed: the state, the directory, new contract lines, the groups judged and their discrepancies. */
 export async function writeOrderBatch(tx: Tx, schema: string, b: OrderBatch): Promise<void> {
@@ -62,28 +71,24 @@ export async function writeOrderBatch(tx: Tx, schema: string, b: OrderBatch): Pr
   await tx`update ${tx(schema)}.state set clock = ${clock}, orders_since = ${ordersSince} where id = 1`;
   if (b.directoryDirty) {
     await tx`delete from ${tx(schema)}.directory`;
-    await insertJson(
-      tx,
-      schema,
-      'directory',
-      [...b.directory].map(([sub_merchant_id, name]) => ({ sub_merchant_id, name })),
-    );
+    await insertRows(tx, schema, 'directory', ['sub_merchant_id', 'name'], [...b.directory]);
   }
-  await insertJson(
+  await insertRows(
     tx,
     schema,
     'fee_versions',
-    b.newFeeVersions.map((v) => ({
-      event_id: v.eventId,
-      ord: v.ord,
-      sub_merchant_id: v.subMerchantId,
-      method: v.method,
-      currency: v.currency,
-      effective_from: v.effectiveFrom,
-      percent: v.percent,
-      fixed: v.fixed,
-      rounding: v.rounding,
-    })),
+    ['event_id', 'ord', 'sub_merchant_id', 'method', 'currency', 'effective_from', 'percent', 'fixed', 'rounding'],
+    b.newFeeVersions.map((v) => [
+      v.eventId,
+      v.ord,
+      v.subMerchantId,
+      v.method,
+      v.currency,
+      v.effectiveFrom,
+      v.percent,
+      v.fixed,
+      v.rounding,
+    ]),
   );
   const dirty = [...b.groups.values()].filter((g) => g.dirty);
   await writeGroups(tx, schema, dirty);
@@ -102,40 +107,49 @@ export async function writeOrderBatch(tx: Tx, schema: string, b: OrderBatch): Pr
 
 /** The groups judged in this batch: their stored state, when they are due, and their rows of the views. */
 async function writeGroups(tx: Tx, s: string, dirty: readonly JudgedGroup[]): Promise<void> {
+  // a group judged again with nothing added (come due, a directory or contract change) keeps its stored state
+  const grown = dirty.filter((g) => g.grown || !g.stored);
+  const grownKeys = grown.map((g) => g.key);
+  if (grownKeys.length) await tx`delete from ${tx(s)}.groups where order_key = any(${grownKeys}::text[])`;
   const keys = dirty.map((g) => g.key);
   if (keys.length) {
-    for (const t of ['groups', 'due', 'orders', 'order_payments'])
+    for (const t of ['due', 'orders', 'order_payments'])
       await tx`delete from ${tx(s)}.${tx(t)} where order_key = any(${keys}::text[])`;
   }
-  const groupRows = dirty.map((g) => ({
-    order_key: g.key,
-    versions: JSON.stringify(
-      g.versions.map((v) => [v.eventId, v.commit.toString(), v.prepare.toString(), v.kind, v.at, v.data]),
-    ),
-    payments: JSON.stringify(
-      [...g.payments.values()].map((obs) => [
-        obs[0]!.posId,
-        obs[0]!.paymentId,
-        obs.map((o) => JSON.parse(observationToRow(o))),
-      ]),
-    ),
-  }));
-  await insertJson(tx, s, 'groups', groupRows);
-  await insertJson(
+  await insertRows(tx, s, 'groups', ['order_key', 'versions', 'payments'], grown.map(groupRow));
+  await insertRows(
     tx,
     s,
     'due',
-    dirty.filter((g) => g.due !== null).map((g) => ({ order_key: g.key, due_at: new Date(g.due!).toISOString() })),
+    ['order_key', 'due_at'],
+    dirty.filter((g) => g.due !== null).map((g) => [g.key, new Date(g.due!).toISOString()]),
   );
   const { orderRows, paymentRows } = viewRows(dirty);
-  await insertJson(tx, s, 'orders', orderRows);
-  await insertJson(tx, s, 'order_payments', paymentRows);
+  await insertRows(tx, s, 'orders', ORDER_NAMES, orderRows);
+  await insertRows(tx, s, 'order_payments', PAYMENT_NAMES, paymentRows);
 }
 
-/** The rows of recon.orders and recon.order_payments of the groups judged in this batch. */
+/**
+ * A group's stored state: its versions, and its payments as [posId, paymentId, [observation rows]]. The
+ * observation rows are already JSON text (`observationToRow`): spliced in as they are, the same text as
+ * parsing and stringifying them again.
+ */
+function groupRow(g: JudgedGroup): Cell[] {
+  const versions = JSON.stringify(
+    g.versions.map((v) => [v.eventId, v.commit.toString(), v.prepare.toString(), v.kind, v.at, v.data]),
+  );
+  let payments = '';
+  for (const obs of g.payments.values()) {
+    const rows = obs.map(observationToRow).join(',');
+    payments += `${payments ? ',' : ''}[${JSON.stringify(obs[0]!.posId)},${JSON.stringify(obs[0]!.paymentId)},[${rows}]]`;
+  }
+  return [g.key, versions, `[${payments}]`];
+}
+
+/** The rows of recon.orders and recon.order_payments of the groups judged in this batch (ORDER_COLUMNS' order). */
 function viewRows(dirty: readonly JudgedGroup[]) {
-  const orderRows: Record<string, unknown>[] = [];
-  const paymentRows: Record<string, unknown>[] = [];
+  const orderRows: Cell[][] = [];
+  const paymentRows: Cell[][] = [];
   for (const g of dirty) {
     const j = g.judgement;
     if (!j) continue;
@@ -143,39 +157,39 @@ function viewRows(dirty: readonly JudgedGroup[]) {
     if (j.order) {
       const v = j.order.values;
       const claimed = j.matches.find((m) => m.role === 'claimed');
-      orderRows.push({
-        order_key: g.key,
-        order_id: j.order.orderId,
-        status: j.order.status,
-        state: j.state,
-        amount: v?.amount ?? null,
-        currency: v?.currency ?? null,
-        created_at: v?.createdAt ?? null,
-        customer_reference: v?.customerReference ?? null,
-        split: v ? v.split.map((p) => ({ sub_merchant_id: p.subMerchantId, amount: p.amount })) : [],
-        versions: j.order.versions.length,
-        last_version_event: j.order.versions.at(-1)!.eventId,
-        matched_pos_id: claimed?.posId ?? null,
-        matched_payment_id: claimed?.paymentId ?? null,
-        psp_amount: claimed?.amount ?? null,
-        psp_currency: claimed?.currency ?? null,
-        psp_status: claimed?.status ?? null,
-      });
+      orderRows.push([
+        g.key,
+        j.order.orderId,
+        j.order.status,
+        j.state,
+        v?.amount ?? null,
+        v?.currency ?? null,
+        v?.createdAt ?? null,
+        v?.customerReference ?? null,
+        jsonCell(v ? v.split.map((p) => ({ sub_merchant_id: p.subMerchantId, amount: p.amount })) : []),
+        j.order.versions.length,
+        j.order.versions.at(-1)!.eventId,
+        claimed?.posId ?? null,
+        claimed?.paymentId ?? null,
+        claimed?.amount ?? null,
+        claimed?.currency ?? null,
+        claimed?.status ?? null,
+      ]);
     }
     for (const m of j.matches) {
-      paymentRows.push({
-        order_key: g.key,
-        order_id: orderId ?? (g.key.startsWith('#payment:') ? null : g.key),
-        pos_id: m.posId,
-        payment_id: m.paymentId,
-        role: m.role,
-        method: m.method,
-        status: m.status,
-        amount: m.amount,
-        currency: m.currency,
-        occurred_at: m.occurredAt,
-        event_ids: m.eventIds,
-      });
+      paymentRows.push([
+        g.key,
+        orderId ?? (g.key.startsWith('#payment:') ? null : g.key),
+        m.posId,
+        m.paymentId,
+        m.role,
+        m.method,
+        m.status,
+        m.amount,
+        m.currency,
+        m.occurredAt,
+        m.eventIds,
+      ]);
     }
   }
   return { orderRows, paymentRows };
