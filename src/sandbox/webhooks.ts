@@ -41,16 +41,30 @@ export type PostOutcome = { ok: true; status: number } | { ok: false; status: nu
  */
 const AGENTS = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
 
-/** POSTs a form; the answer's status decides (its body is read and dropped, a fault in it ignored as before). */
-export function postWebhook(url: string | URL, form: string, timeoutMs: number): Promise<PostOutcome> {
+/**
+ * POSTs a form; the answer's status decides (its body is read and dropped, a fault in it ignored as before).
+ * A kept-alive connection the server closed while it sat idle fails the next request sent on it before any
+ * answer (ECONNRESET, "socket hang up"): the server never read that request, so it is sent once more on a
+ * new connection, as Node's documentation advises; any other failure is the outcome.
+ */
+export async function postWebhook(url: string | URL, form: string, timeoutMs: number): Promise<PostOutcome> {
+  const first = await postOnce(url, form, timeoutMs);
+  return first.staleConnection ? (await postOnce(url, form, timeoutMs)).outcome : first.outcome;
+}
+
+function postOnce(
+  url: string | URL,
+  form: string,
+  timeoutMs: number,
+): Promise<{ outcome: PostOutcome; staleConnection: boolean }> {
   return new Promise((resolve) => {
     let settled = false;
     let timer: NodeJS.Timeout | undefined;
-    const done = (out: PostOutcome) => {
+    const done = (out: PostOutcome, staleConnection = false) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      resolve(out);
+      resolve({ outcome: out, staleConnection });
     };
     let target: URL;
     try {
@@ -79,7 +93,10 @@ export function postWebhook(url: string | URL, form: string, timeoutMs: number):
       },
     );
     timer = setTimeout(() => req.destroy(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-    req.on('error', (e) => done({ ok: false, status: null, error: e.message }));
+    req.on('error', (e) => {
+      const reset = (e as NodeJS.ErrnoException).code === 'ECONNRESET';
+      done({ ok: false, status: null, error: e.message }, reset && req.reusedSocket);
+    });
     req.end(body);
   });
 }

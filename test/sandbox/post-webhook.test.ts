@@ -9,6 +9,7 @@ let server: http.Server;
 let base: string;
 let connections = 0;
 const bodies: string[] = [];
+const seenOn = new WeakSet<object>();
 
 beforeAll(async () => {
   server = http.createServer((req, res) => {
@@ -17,6 +18,12 @@ beforeAll(async () => {
     req.on('end', () => {
       bodies.push(`${req.headers['content-type']} ${Buffer.concat(chunks).toString()}`);
       if (req.url === '/silent') return; // never answers
+      // a kept-alive connection closed by the server as the next request arrives on it: never read, never answered
+      if (req.url === '/drops-reused' && seenOn.has(req.socket)) {
+        req.socket.destroy();
+        return;
+      }
+      seenOn.add(req.socket);
       const status = req.url === '/refuse' ? 500 : 200;
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ status }));
@@ -48,6 +55,18 @@ describe('postWebhook', () => {
       'application/x-www-form-urlencoded data=a4&signature=s',
       'application/x-www-form-urlencoded data=b&signature=s',
     ]);
+  });
+
+  it('a kept-alive connection the server dropped is not a lost webhook: sent once more on a new connection', async () => {
+    const before = { connections, bodies: bodies.length };
+    expect(await postWebhook(`${base}/drops-reused`, 'data=c1', 5_000)).toEqual({ ok: true, status: 200 });
+    expect(await postWebhook(`${base}/drops-reused`, 'data=c2', 5_000)).toEqual({ ok: true, status: 200 });
+    // c2 reached the server twice: on the connection c1 was answered on (dropped unanswered), then on a new one
+    // (answered); c1 too went twice if it went on a connection kept from the test before
+    const got = bodies.slice(before.bodies).map((b) => b.split(' ')[1]);
+    expect(got.filter((b, i) => b !== got[i - 1])).toEqual(['data=c1', 'data=c2']);
+    expect(got.filter((b) => b === 'data=c2')).toHaveLength(2);
+    expect(connections - before.connections).toBe(got.length - 2); // one new connection per drop
   });
 
   it('an answer other than 2xx, no answer in time, and no server are failures', async () => {
