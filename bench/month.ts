@@ -69,7 +69,14 @@ function monthSizes(quick: boolean): number[] {
 
 function monthInChild(payments: number, url: string, ctx: BenchContext): Promise<MonthResult> {
   const prof = process.env['BENCH_MONTH_CPU_PROF'];
-  const execArgv = [...process.execArgv, ...(prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : [])];
+  // BENCH_MONTH_MAX_OLD_SPACE_MB: the month under a V8 heap ceiling, as an operator would run a worker
+  // (docs/scale.md, "What holds memory": most of the RSS is heap V8 grew lazily, not live data)
+  const heapMb = process.env['BENCH_MONTH_MAX_OLD_SPACE_MB'];
+  const execArgv = [
+    ...process.execArgv,
+    ...(prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : []),
+    ...(heapMb ? [`--max-old-space-size=${Number(heapMb)}`] : []),
+  ];
   const child = spawn(process.execPath, [...execArgv, BENCH_FILE, '--month-child', String(payments)], {
     env: { ...process.env, BENCH_MONTH_DB_URL: url },
     stdio: ['ignore', 'pipe', 'inherit'],
