@@ -1,8 +1,9 @@
+import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconEnv } from '../../fixtures/psp-env';
 import { killAll, spawnRecon, waitFor } from '../faults/support/processes';
 import { createTestDatabase, type TestDatabase } from '../support/db';
-import { orderCases } from './doors-orders.cases';
+import { DAY_AFTER_RANGE, orderCases } from './doors-orders.cases';
 
 /**
  * Issue 23: after the hostile corpus, the worker is still ready. A running `recon start` takes every order
@@ -11,6 +12,15 @@ import { orderCases } from './doors-orders.cases';
  */
 
 const ORDERS_TOKEN = 'orders-token-ready-0123456789';
+
+/**
+ * The worker judges dates by the real clock, not the corpus's NOW: the day after its range is ten years and a
+ * day from today (two days: today may turn while the request is on its way).
+ */
+function afterRangeFromToday(record: Readonly<Record<string, string>>): Record<string, string> {
+  const day = DateTime.utc().plus({ years: 10, days: 2 }).toISODate();
+  return { ...record, created_at: `${day}T00:00:00Z` };
+}
 const AUDITOR_TOKEN = 'auditor-token-ready-0123456789';
 let db: TestDatabase;
 beforeAll(async () => {
@@ -40,7 +50,7 @@ describe('recon start after the hostile corpus', () => {
 
     let accepted = 0;
     for (const c of orderCases) {
-      const res = await post(JSON.stringify(c.record));
+      const res = await post(JSON.stringify(c.name === DAY_AFTER_RANGE ? afterRangeFromToday(c.record) : c.record));
       const body = await res.text();
       if ('refused' in c.outcome) {
         expect(res.status, `${c.name}: ${body}`).toBe(400);
