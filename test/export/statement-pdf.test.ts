@@ -54,6 +54,31 @@ function figures(currency: string, gross: bigint): StatementFigures {
   return { ...f, netPayable, closing: f.opening + f.adjustments + netPayable };
 }
 
+/** A March 2024 statement PDF of these figures and lines (no reserve), in `dir`; its path. */
+async function pdfOfLines(
+  name: string,
+  figs: StatementFigures[],
+  lines: StatementLine[],
+  language: 'en' | 'uk' = 'en',
+): Promise<string> {
+  const meta: StatementMeta = {
+    month: '2024-03',
+    timezone: 'Europe/Kyiv',
+    position: '1/1',
+    figuresSha256: figuresDigest('2024-03', 'Europe/Kyiv', figs),
+  };
+  const pdf = path.join(dir, name);
+  const source = {
+    figures: figs,
+    lines: async function* () {
+      yield* lines;
+    },
+    reserve: [],
+  };
+  await writeStatementPdf(pdf, source, meta, { ...plainHeader(meta), language });
+  return pdf;
+}
+
 function linesOf(currency: string): StatementLine[] {
   // enough lines to run over several pages, each net distinct
   return Array.from({ length: 60 }, (_, i) => ({
@@ -158,12 +183,6 @@ describe('statement PDF', () => {
     'prints how each line was paid and its fee parts, a value too wide for its column cut on its own row',
     async () => {
       const figs = [figures('UAH', 20_000n)];
-      const meta: StatementMeta = {
-        month: '2024-03',
-        timezone: 'Europe/Kyiv',
-        position: '1/1',
-        figuresSha256: figuresDigest('2024-03', 'Europe/Kyiv', figs),
-      };
       const base = linesOf('UAH').slice(0, 3);
       const longWay = 'a_payment_way_name_far_longer_than_its_column_in_the_pdf';
       const lines: StatementLine[] = [
@@ -171,19 +190,7 @@ describe('statement PDF', () => {
         { ...base[1]!, paidWith: { payway: longWay, scheme: null } },
         { ...base[2]! },
       ];
-      const pdf = path.join(dir, 'paid-with.pdf');
-      await writeStatementPdf(
-        pdf,
-        {
-          figures: figs,
-          lines: async function* () {
-            yield* lines;
-          },
-          reserve: [],
-        },
-        meta,
-        { ...plainHeader(meta), language: 'uk' },
-      );
+      const pdf = await pdfOfLines('paid-with.pdf', figs, lines, 'uk');
       const text = execFileSync('pdftotext', ['-layout', pdf, '-'], { encoding: 'utf8' });
       const row = (orderId: string) => text.split('\n').find((l) => l.includes(orderId)) ?? '';
       expect(row(base[0]!.orderId!)).toContain('Картка · Visa');
@@ -199,30 +206,12 @@ describe('statement PDF', () => {
     'writes each cell on its row’s line, amounts against their column’s right edge, text against its left',
     async () => {
       const figs = [figures('EUR', 1_234_567n)];
-      const meta: StatementMeta = {
-        month: '2024-03',
-        timezone: 'Europe/Kyiv',
-        position: '1/1',
-        figuresSha256: figuresDigest('2024-03', 'Europe/Kyiv', figs),
-      };
       // amounts of every width and sign, so that only alignment can put their right edges together
       const lines = linesOf('EUR').map((l, i) => {
         const share = BigInt((i * 7919) % 10 ** (1 + (i % 9))) * (i % 7 === 6 ? -1n : 1n);
         return { ...l, share, fee: BigInt(i * 3), net: share - BigInt(i * 3) };
       });
-      const pdf = path.join(dir, 'aligned.pdf');
-      await writeStatementPdf(
-        pdf,
-        {
-          figures: figs,
-          lines: async function* () {
-            yield* lines;
-          },
-          reserve: [],
-        },
-        meta,
-        plainHeader(meta),
-      );
+      const pdf = await pdfOfLines('aligned.pdf', figs, lines);
       const words = [
         ...execFileSync('pdftotext', ['-bbox', pdf, '-'], { encoding: 'utf8' }).matchAll(
           /<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="[\d.]+">([^<]*)<\/word>/g,
