@@ -21,6 +21,7 @@ import {
   LINES,
   PAYEES,
   payoutRowsOf,
+  STILL_ASKED,
 } from '../src/reconciliation/payouts/tables';
 import type { RecordedEvent } from '../src/store/types';
 import { CLOCK_EVENTS } from './clock-events';
@@ -38,7 +39,13 @@ import { CLOCK_EVENTS } from './clock-events';
 /** Matches and judges again from the inputs, and rewrites the three result tables. */
 async function recompute(tx: Tx, schema: string, bank: BankConfig, zone: string, clock: number | null) {
   const s = ident(schema);
-  const inputs = await loadPayoutInputs(tx, { schema, expected: 'expected', lines: 'lines', payees: 'payees' });
+  const inputs = await loadPayoutInputs(tx, {
+    schema,
+    expected: 'expected',
+    stillAsked: 'still_asked',
+    lines: 'lines',
+    payees: 'payees',
+  });
   const matches = matchPayouts(inputs.expected, inputs.lines, { windowDays: bank.payouts.matchWindowDays });
   const today = clock === null ? null : DateTime.fromMillis(clock, { zone }).toISODate();
   const j = judgePayouts(inputs.expected, inputs.lines, matches.lines, { today, dueDays: bank.payouts.dueDays });
@@ -51,6 +58,7 @@ async function recompute(tx: Tx, schema: string, bank: BankConfig, zone: string,
     STATE,
     j.payouts.map((p) => ({
       reference: p.payout.reference,
+      amount: p.payout.amount.toString(),
       payee_name: p.payout.payeeName,
       paid_out: p.paidOut.toString(),
       returned: p.returned.toString(),
@@ -104,7 +112,7 @@ async function loadDecisions(tx: Tx, schema: string): Promise<Map<string, Decide
   return out;
 }
 
-const STATE = `reference text primary key, payee_name text not null, paid_out int8 not null, returned int8 not null,
+const STATE = `reference text primary key, amount int8 not null, payee_name text not null, paid_out int8 not null, returned int8 not null,
   duplicated int8 not null, status text not null, due_on date not null, paid_on date, bank_ref text, paid_to text`;
 const MATCHES = 'event_id uuid primary key, role text not null, reference text, matched_by text';
 
@@ -114,7 +122,8 @@ function payoutsProjection(): Projection {
     // 3: the build's bank settings are the only source (no RECON_CONFIG of its own), as for the journal and the cash leg
     // 4: statuses missing and duplicated, what paid it (bank reference, account paid to); bank charges left out
     // 5: amount_in_doubt on every discrepancy row; an acceptance can be revoked (DiscrepancyAcceptanceRevoked)
-    version: 5,
+    // 6: a correction stating a month lower lowers the month's earlier asks (StatementIssued stillAsked)
+    version: 6,
     usesBank: true,
     // payoutRowsOf's inputs, and what moves its clock (tables.ts `eventTime`: a statement's issuedAt, a booking's day)
     handles: eventTypes(
@@ -128,6 +137,7 @@ function payoutsProjection(): Projection {
         create table ${s}.clock (id int primary key, at timestamptz);
         insert into ${s}.clock values (1, null);
         create table ${s}.expected (${EXPECTED});
+        create table ${s}.still_asked (${STILL_ASKED});
         create table ${s}.lines (${LINES});
         create table ${s}.payees (${PAYEES});
         create table ${s}.decisions (${DECISIONS});
@@ -148,12 +158,14 @@ function payoutsProjection(): Projection {
       }
       const r = payoutRowsOf(events, bank, ctx.timezone);
       await insertJson(tx, `${s}.expected`, EXPECTED, r.expected);
+      await insertJson(tx, `${s}.still_asked`, STILL_ASKED, r.stillAsked);
       await insertJson(tx, `${s}.lines`, LINES, r.lines);
       await insertJson(tx, `${s}.payees`, PAYEES, r.payees);
       await insertJson(tx, `${s}.decisions`, DECISIONS, r.decisions);
       const day = (t: number | null) =>
         t === null ? null : DateTime.fromMillis(t, { zone: ctx.timezone }).toISODate();
-      const changed = r.expected.length + r.lines.length + r.payees.length + r.decisions.length > 0;
+      const changed =
+        r.expected.length + r.stillAsked.length + r.lines.length + r.payees.length + r.decisions.length > 0;
       if (clock !== before) await tx`update ${tx(ctx.schema)}.clock set at = ${new Date(clock!)} where id = 1`;
       if (changed || day(clock) !== day(before)) await recompute(tx, ctx.schema, bank, ctx.timezone, clock);
     },
@@ -161,9 +173,9 @@ function payoutsProjection(): Projection {
       const s = ident(ctx.schema);
       return [
         `create or replace view recon.payouts as
-           select e.reference, e.sub_merchant_id, st.payee_name, e.currency, e.month, e.amount, st.paid_out, st.returned,
+           select e.reference, e.sub_merchant_id, st.payee_name, e.currency, e.month, st.amount, st.paid_out, st.returned,
                   st.status, e.issued_on, st.due_on, st.paid_on, e.event_id, e.commit_pos, e.prepare_pos,
-                  st.duplicated, st.bank_ref, st.paid_to
+                  st.duplicated, st.bank_ref, st.paid_to, e.amount as asked
            from ${s}.expected e join ${s}.payout_state st on st.reference = e.reference`,
         `create or replace view recon.payout_lines as
            select l.event_id, l.account_id, l.currency, l.direction, l.amount, l.booking_date, m.role, m.reference, m.matched_by,
@@ -173,6 +185,7 @@ function payoutsProjection(): Projection {
         `create or replace view recon.payout_payees as
            select event_id, sub_merchant_id, name, payout_account, commit_pos, prepare_pos from ${s}.payees`,
         `create or replace view recon.payout_expected as select * from ${s}.expected`,
+        `create or replace view recon.payout_still_asked as select * from ${s}.still_asked`,
         discrepancyView(ctx.schema, 'payouts'),
       ];
     },

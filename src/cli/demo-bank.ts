@@ -53,13 +53,17 @@ export function demoBankConfig(): BankConfig {
   );
 }
 
-/** The expected payouts the statement runs recorded (recon.payout_expected), with the payee's name. */
+/**
+ * The payouts the statement runs still ask for (recon.payouts: an ask a correction lowered is paid lowered, one
+ * lowered to nothing not at all), with the payee's name.
+ */
 export async function expectedPayouts(sql: Sql): Promise<ExpectedPayout[]> {
   const rows = await sql<
     { reference: string; sub_merchant_id: string; currency: string; amount: string; issued_on: string; name: string }[]
-  >`select e.reference, e.sub_merchant_id, e.currency, e.amount::text as amount,
+  >`select e.reference, e.sub_merchant_id, e.currency, p.amount::text as amount,
        to_char(e.issued_on, 'YYYY-MM-DD') as issued_on, coalesce(s.name, e.sub_merchant_id) as name
-     from recon.payout_expected e left join recon.sub_merchants s on s.sub_merchant_id = e.sub_merchant_id
+     from recon.payout_expected e join recon.payouts p on p.reference = e.reference
+     left join recon.sub_merchants s on s.sub_merchant_id = e.sub_merchant_id
      order by e.reference`;
   return rows.map((r) => ({
     reference: r.reference,

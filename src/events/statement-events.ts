@@ -48,6 +48,12 @@ export const StatementIssued = defineEvent(
           amountDue: z.string().regex(/^-?\d+$/),
           held: z.string().regex(/^\d+$/),
           payable: z.string().regex(/^\d+$/),
+          /**
+           * on a correction of a month whose earlier runs asked this sub-merchant for money: what the month's runs
+           * now ask in all (the amount due, at least 0). Below what they asked, it lowers their asks
+           * (src/reconciliation/payouts/asks.ts). Absent on a month's first ask, and in runs recorded before it was kept.
+           */
+          stillAsked: z.string().regex(/^\d+$/).optional(),
           /** what is held: [discrepancy id ('' for a receiver not in the directory), minor units], sorted */
           holds: z.array(z.tuple([z.string(), z.string().regex(/^\d+$/)])),
         }),

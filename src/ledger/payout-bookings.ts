@@ -6,7 +6,7 @@ import type { ProjectionContext, Tx } from '../projector/projection';
 import { type AnyEvent, isAnyOf } from '../projector/handlers';
 import { loadPayoutInputs } from '../reconciliation/payouts/inputs';
 import { matchPayouts } from '../reconciliation/payouts/match';
-import { EXPECTED, insertJson, LINES, PAYEES, payoutRowsOf } from '../reconciliation/payouts/tables';
+import { EXPECTED, insertJson, LINES, PAYEES, payoutRowsOf, STILL_ASKED } from '../reconciliation/payouts/tables';
 import { appendsOf, bankOf } from '../reconciliation/settlement/state';
 import type { RecordedEvent } from '../store/types';
 import { qualified } from '../db/identifier';
@@ -32,6 +32,7 @@ import {
 export function payoutBookingTables(s: string): string {
   return `
     create table ${s}.payout_expected (${EXPECTED});
+    create table ${s}.payout_still_asked (${STILL_ASKED});
     create table ${s}.payout_lines (${LINES});
     create table ${s}.payout_payees (${PAYEES});
     create table ${s}.payout_bookings (line_event_id uuid primary key, entry_id text not null, effect text not null);`;
@@ -68,6 +69,7 @@ async function bringToMatches(
   const inputs = await loadPayoutInputs(tx, {
     schema: ctx.schema,
     expected: 'payout_expected',
+    stillAsked: 'payout_still_asked',
     lines: 'payout_lines',
     payees: 'payout_payees',
   });
@@ -101,8 +103,9 @@ export async function bookPayouts(tx: Tx, events: readonly RecordedEvent[], ctx:
   const out = noEntries();
   for (const append of appendsOf(events)) {
     const r = payoutRowsOf(append, bank, ctx.timezone);
-    if (r.expected.length + r.lines.length + r.payees.length === 0) continue;
+    if (r.expected.length + r.stillAsked.length + r.lines.length + r.payees.length === 0) continue;
     await insertJson(tx, qualified(ctx.schema, 'payout_expected'), EXPECTED, r.expected);
+    await insertJson(tx, qualified(ctx.schema, 'payout_still_asked'), STILL_ASKED, r.stillAsked);
     await insertJson(tx, qualified(ctx.schema, 'payout_lines'), LINES, r.lines);
     await insertJson(tx, qualified(ctx.schema, 'payout_payees'), PAYEES, r.payees);
     await bringToMatches(tx, ctx, bank, append[append.length - 1]!, out);

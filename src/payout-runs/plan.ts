@@ -1,3 +1,4 @@
+import { netAsks } from '../reconciliation/payouts/asks';
 import type { PayoutRun } from './runs';
 import { clip, decimalText, isIban, looksLikeIban, MAX_DIGITS, valueDigits } from './pain001';
 
@@ -13,6 +14,9 @@ import { clip, decimalText, isIban, looksLikeIban, MAX_DIGITS, valueDigits } fro
  * month's last statement is listed as released but not paid until the month (or the next) is stated again:
  * paying it before would make the bank debit differ from what the statement asks (the payouts leg would
  * report it) and the next statement would ask for it once more.
+ *
+ * A correction that states the month lower than its earlier runs asked lowers their asks, the latest first
+ * (src/reconciliation/payouts/asks.ts, as the payouts leg expects them): a run pays what a reference still asks.
  */
 
 export interface StatementPayoutRow {
@@ -20,6 +24,8 @@ export interface StatementPayoutRow {
   readonly currency: string;
   readonly reference: string | null;
   readonly payable: string;
+  /** a correction's figure for what the month's runs now ask in all (StatementIssued `stillAsked`) */
+  readonly stillAsked?: string;
   readonly holds: ReadonlyArray<readonly [string, string]>;
 }
 
@@ -114,9 +120,10 @@ function releasedInto(input: PlanInput, index: number, row: StatementPayoutRow):
     });
 }
 
-function lineOrLeftOut(input: PlanInput, index: number, row: StatementPayoutRow): PlannedLine | LeftOut {
+function lineOrLeftOut(input: PlanInput, index: number, row: StatementPayoutRow, still: bigint): PlannedLine | LeftOut {
   const reference = row.reference!;
-  const base = { subMerchantId: row.subMerchantId, currency: row.currency, amount: row.payable, reference };
+  const amount = still.toString();
+  const base = { subMerchantId: row.subMerchantId, currency: row.currency, amount, reference };
   const payee = input.payees.get(row.subMerchantId);
   if (row.subMerchantId.startsWith('receiver:') || !payee) return { ...base, reason: 'not_registered' };
   if (!payee.payoutAccount) return { ...base, reason: 'no_payout_account' };
@@ -128,7 +135,7 @@ function lineOrLeftOut(input: PlanInput, index: number, row: StatementPayoutRow)
   // as the file names the creditor (at most 140 characters); an empty name would refuse the whole draft
   const creditorName = clip(payee.legalName ?? '', 140) || clip(payee.name, 140);
   if (!creditorName) return { ...base, reason: 'no_name' };
-  const text = decimalText(BigInt(row.payable), row.currency);
+  const text = decimalText(still, row.currency);
   if (text === null) return { ...base, reason: 'not_whole_units' };
   if (valueDigits(text) > MAX_DIGITS) return { ...base, reason: 'not_fileable' };
   return {
@@ -159,15 +166,28 @@ function holdsOfLastStatement(input: PlanInput): Pick<Plan, 'releasedSinceStatem
 
 export function planRun(input: PlanInput): Plan {
   const taken = referencesTaken(input.payoutRuns);
+  const still = netAsks(
+    input.runs.flatMap((run) =>
+      run.payouts.map((p) => ({
+        subMerchantId: p.subMerchantId,
+        currency: p.currency,
+        month: run.month,
+        reference: p.reference,
+        payable: BigInt(p.payable),
+        stillAsked: p.stillAsked === undefined ? null : BigInt(p.stillAsked),
+      })),
+    ),
+  );
   const lines: PlannedLine[] = [];
   const leftOut: LeftOut[] = [];
   input.runs.forEach((run, index) => {
     for (const row of run.payouts) {
-      // nothing asked (a month stated for information, an unregistered receiver), or asked by a run already
-      if (row.reference === null || BigInt(row.payable) <= 0n || taken.has(row.reference)) continue;
+      const asks = row.reference === null ? undefined : still.get(row.reference);
+      // nothing asked (a month stated for information or lower since, an unregistered receiver), or asked by a run already
+      if (row.reference === null || asks === undefined || taken.has(row.reference)) continue;
       // two statement runs at one cut (the month for all, then for one) ask one reference twice: paid once
       taken.add(row.reference);
-      const out = lineOrLeftOut(input, index, row);
+      const out = lineOrLeftOut(input, index, row, asks);
       if ('reason' in out) leftOut.push(out);
       else lines.push(out);
     }

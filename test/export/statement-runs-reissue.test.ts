@@ -5,6 +5,8 @@ import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconEnv } from '../../fixtures/psp-env';
+import { planInputOf, statementRunsOf } from '../../src/payout-runs/inputs';
+import { planRun } from '../../src/payout-runs/plan';
 import { killAll, runRecon } from '../faults/support/processes';
 import { statementFile } from './statement-files';
 import { TZ, useStatementTest } from './support';
@@ -166,5 +168,37 @@ describe('recon statements for a month already issued', () => {
     expect(await statements(again)).toContain('unchanged');
     expect(digests(again)).toEqual(digests(corrected));
     expect(await recorded()).toEqual({ runs: 2, StatementIssued: 2, StatementNumbered: 4 });
+  });
+
+  it('stated lower (the late sale failed): the correction asks nothing, and a payout run pays only what the month still asks', {
+    timeout: 600_000,
+  }, async () => {
+    // the PSP reports p4 failed after all: Shop A's month comes back to 1,000.00, 1,300.00 having been asked
+    await t.observe(
+      t.sale('p4', '2025-01-25T10:00:00.000Z', 'Shop A', 300_00n, { status: 'failure' }),
+      '2025-02-06T00:00:00.000Z',
+    );
+    const lower = dir('lower');
+    expect(await statements(lower)).toMatch(/a correction of the statements issued on/);
+    const a = await summary(lower, 'SM-A');
+    expect(a.get(AMOUNT_DUE)).toBe(1_000);
+    expect(a.get('− Already asked on the statement corrected')).toBe(-1_300);
+    expect(a.get('= Amount due on this correction')).toBe(-300);
+
+    // what the run recorded: nothing asked, and what the month's runs now ask in all
+    const runs = await statementRunsOf(t.store, MONTH);
+    expect(runs).toHaveLength(3);
+    const latest = (id: string) => runs.at(-1)!.payouts.find((p) => p.subMerchantId === id);
+    expect(latest('SM-A')).toMatchObject({ reference: null, payable: '0', stillAsked: '100000' });
+    expect(latest('SM-B')).toMatchObject({ payable: '0', stillAsked: '50000' });
+
+    // a payout run drafted now: Shop A's first ask at 1,000.00, the second (300.00) no more; Shop B as asked.
+    // Neither has a payout account in this directory, so both are listed as left out, with what they would be paid.
+    const plan = planRun(await planInputOf(t.store, MONTH, []));
+    expect(plan.lines).toEqual([]);
+    expect(plan.leftOut.map((l) => [l.reference, l.amount, l.reason])).toEqual([
+      ['RS-SM-A-2025-01-EUR', '100000', 'no_payout_account'],
+      ['RS-SM-B-2025-01-EUR', '50000', 'no_payout_account'],
+    ]);
   });
 });

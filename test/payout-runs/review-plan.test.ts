@@ -87,3 +87,29 @@ describe('review: a creditor name the file can carry', () => {
     expect(none.leftOut.map((l) => l.reason)).toEqual(['no_name']);
   });
 });
+
+describe('review: a month stated lower is paid lowered, never at the earlier figure', () => {
+  const first = run(E1, [row('RS-SM-A-2026-10-EUR', '100000')]);
+  // a correction: the month now owes 700.00 in all; it asks nothing and records the figure
+  const lower = run(E2, [{ ...row('', '0'), reference: null, stillAsked: '70000' }]);
+
+  it('the first ask not yet paid: paid at what the month still asks', () => {
+    const plan = planRun(input({ runs: [first, lower] }));
+    expect(plan.lines.map((l) => [l.reference, l.amount])).toEqual([['RS-SM-A-2026-10-EUR', '70000']]);
+  });
+
+  it('stated at nothing: no line at all', () => {
+    const none = run(E2, [{ ...row('', '0'), reference: null, stillAsked: '0' }]);
+    expect(planRun(input({ runs: [first, none] })).lines).toEqual([]);
+  });
+
+  it('the first ask already in a run: nothing more is paid (the payouts leg reports the 300.00 paid beyond)', () => {
+    const earlier = planRun(input({ runs: [first] }));
+    const standing = {
+      id: 'PR-2026-10-1',
+      status: 'sent',
+      lines: earlier.lines,
+    } as unknown as PlanInput['payoutRuns'][number];
+    expect(planRun(input({ runs: [first, lower], payoutRuns: [standing] })).lines).toEqual([]);
+  });
+});

@@ -43,9 +43,13 @@ export function payee(id: string, name: string, payoutAccount?: string): AppendR
 
 export interface Due {
   subMerchantId: string;
-  reference: string;
+  reference: string | null;
   payable: bigint;
   currency?: string;
+  /** a correction's amount due, when it differs from `payable` */
+  amountDue?: bigint;
+  /** a correction's figure for what the month's runs now ask in all (StatementIssued `stillAsked`) */
+  stillAsked?: bigint;
 }
 
 /** A statement run that asks for `due` (as `recon statements` records it), issued at `issuedAt`. */
@@ -67,9 +71,10 @@ export function issued(month: string, issuedAt: string, due: Due[]): AppendReque
             subMerchantId: d.subMerchantId,
             currency: d.currency ?? 'EUR',
             reference: d.reference,
-            amountDue: d.payable.toString(),
+            amountDue: (d.amountDue ?? d.payable).toString(),
             held: '0',
             payable: d.payable.toString(),
+            ...(d.stillAsked !== undefined ? { stillAsked: d.stillAsked.toString() } : {}),
             holds: [],
           })),
         },
@@ -148,6 +153,7 @@ export async function rebuild(sql: Sql, store: EventStore, batchSize: number): P
 export async function views(sql: Sql) {
   return {
     payouts: await sql`select * from recon.payouts order by reference`,
+    stillAsked: await sql`select * from recon.payout_still_asked order by event_id, sub_merchant_id, currency`,
     lines: await sql`select * from recon.payout_lines order by event_id`,
     discrepancies: await sql`select * from recon.payout_discrepancies order by id`,
   };

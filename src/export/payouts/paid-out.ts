@@ -25,7 +25,13 @@ export interface PaidLine {
   readonly amount: bigint;
 }
 
-const VIEWS = { schema: 'recon', expected: 'payout_expected', lines: 'payout_lines', payees: 'payout_payees' };
+const VIEWS = {
+  schema: 'recon',
+  expected: 'payout_expected',
+  stillAsked: 'payout_still_asked',
+  lines: 'payout_lines',
+  payees: 'payout_payees',
+};
 
 /** The payouts projection's inputs at the cut; null when it was never built. */
 async function inputsAt(sql: Sql, cut: Position): Promise<PayoutInputs | null> {

@@ -26,6 +26,8 @@ export interface StatementPayout {
   readonly released: bigint;
   readonly amountDue: bigint;
   readonly payable: bigint;
+  /** a correction's amount due (at least 0) when earlier runs of the month asked for money: see StatementIssued */
+  readonly stillAsked?: bigint | null;
   readonly holds: readonly HeldItem[];
   /** the month's paid and returned lines (the bridge's "Paid out") */
   readonly paid: readonly PaidLine[];
@@ -145,6 +147,7 @@ export async function statementPayouts(
     const askedBefore = earlier.reduce((s, r) => s + (r.payouts.get(key) ?? 0n), 0n);
     const payable = unregistered || forInformation ? 0n : amountDue - askedBefore > 0n ? amountDue - askedBefore : 0n;
     const run = 1 + earlier.filter((r) => (r.payouts.get(key) ?? 0n) > 0n).length;
+    const stillAsked = askedBefore > 0n && !unregistered && !forInformation ? stillAskedOf(amountDue) : null;
     out.push({
       subMerchantId: f.subMerchantId,
       currency: f.currency,
@@ -153,6 +156,7 @@ export async function statementPayouts(
       released,
       amountDue,
       payable,
+      stillAsked,
       holds,
       paid: opts.paid.filter(
         (l) =>
@@ -168,6 +172,9 @@ export async function statementPayouts(
   return out;
 }
 
+/** A correction's figure for what the month's runs now ask in all: its amount due, at least 0 (payouts/asks.ts). */
+const stillAskedOf = (amountDue: bigint) => (amountDue > 0n ? amountDue : 0n);
+
 /** StatementIssued.payouts of a run, sorted. */
 export function issuedPayouts(payouts: readonly StatementPayout[]) {
   return [...payouts]
@@ -179,6 +186,7 @@ export function issuedPayouts(payouts: readonly StatementPayout[]) {
       amountDue: p.amountDue.toString(),
       held: p.held.toString(),
       payable: p.payable.toString(),
+      ...(p.stillAsked !== null && p.stillAsked !== undefined ? { stillAsked: p.stillAsked.toString() } : {}),
       holds: p.holds
         .map((h) => [h.discrepancyId, h.amount.toString()] as [string, string])
         .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)),

@@ -1,5 +1,6 @@
 import type postgres from 'postgres';
 import type { Position } from '../../store/types';
+import { netAsks } from './asks';
 import type { ExpectedPayout, PayoutBankLine } from './match';
 
 /**
@@ -13,6 +14,8 @@ export interface InputTables {
   readonly schema: string;
   /** expected payouts: reference, sub_merchant_id, currency, amount, issued_on, event_id, commit_pos, prepare_pos */
   readonly expected: string;
+  /** what corrections say the month's runs now ask in all (tables.ts STILL_ASKED) */
+  readonly stillAsked: string;
   /** bank lines of the payouts accounts */
   readonly lines: string;
   /** directory versions: sub_merchant_id, name, payout_account, commit_pos, prepare_pos */
@@ -53,6 +56,40 @@ export interface PayoutInputs {
 /** What runs the reads: a transaction or a pool (what both are). */
 type Queries = postgres.ISql<{ bigint: bigint }>;
 
+type At = (alias: string) => postgres.PendingQuery<postgres.Row[]>;
+
+/** What each reference still asks once the month's corrections are in (asks.ts); one lowered to nothing is absent. */
+async function stillAsks(q: Queries, t: InputTables, at: At): Promise<Map<string, bigint>> {
+  const table = (name: string) => q`${q(t.schema)}.${q(name)}`;
+  // the asks and the corrections' figures in the order they were issued; an ask before its run's own figure
+  const asks = await q<
+    {
+      reference: string | null;
+      sub_merchant_id: string;
+      currency: string;
+      month: string;
+      amount: string;
+      still: string | null;
+    }[]
+  >`select * from (
+      select e.reference, e.sub_merchant_id, e.currency, e.month, e.amount::text as amount, null::text as still,
+             e.commit_pos, e.prepare_pos from ${table(t.expected)} e where true ${at('e')}
+      union all
+      select null, s.sub_merchant_id, s.currency, s.month, '0', s.still_asked::text, s.commit_pos, s.prepare_pos
+      from ${table(t.stillAsked)} s where true ${at('s')}) a
+    order by commit_pos, prepare_pos, reference nulls last, sub_merchant_id, currency`;
+  return netAsks(
+    asks.map((r) => ({
+      subMerchantId: r.sub_merchant_id,
+      currency: r.currency,
+      month: r.month,
+      reference: r.reference,
+      payable: BigInt(r.amount),
+      stillAsked: r.still === null ? null : BigInt(r.still),
+    })),
+  );
+}
+
 export async function loadPayoutInputs(q: Queries, t: InputTables, cut?: Position): Promise<PayoutInputs> {
   const table = (name: string) => q`${q(t.schema)}.${q(name)}`;
   // only the rows written at or before the cut, when there is one
@@ -67,6 +104,7 @@ export async function loadPayoutInputs(q: Queries, t: InputTables, cut?: Positio
             e.event_id::text as event_id, p.name as payee_name, p.payout_account
      from ${table(t.expected)} e left join payee p on p.sub_merchant_id = e.sub_merchant_id
      where true ${at('e')}`;
+  const still = await stillAsks(q, t, at);
   const lines = await q<
     LineRow[]
   >`select l.event_id::text as event_id, l.account_id, l.currency, l.direction, l.amount::text as amount,
@@ -74,16 +112,23 @@ export async function loadPayoutInputs(q: Queries, t: InputTables, cut?: Positio
             l.counterparty_account, l.is_return, l.bank_ref
      from ${table(t.lines)} l where true ${at('l')}`;
   return {
-    expected: expected.map((r) => ({
-      reference: r.reference,
-      subMerchantId: r.sub_merchant_id,
-      currency: r.currency,
-      amount: BigInt(r.amount),
-      issuedOn: r.issued_on,
-      payeeAccount: r.payout_account,
-      payeeName: r.payee_name ?? r.sub_merchant_id,
-      eventId: r.event_id,
-    })),
+    expected: expected.flatMap((r) => {
+      const amount = still.get(r.reference);
+      return amount === undefined
+        ? []
+        : [
+            {
+              reference: r.reference,
+              subMerchantId: r.sub_merchant_id,
+              currency: r.currency,
+              amount,
+              issuedOn: r.issued_on,
+              payeeAccount: r.payout_account,
+              payeeName: r.payee_name ?? r.sub_merchant_id,
+              eventId: r.event_id,
+            },
+          ];
+    }),
     lines: lines.map((r) => ({
       id: r.event_id,
       accountId: r.account_id,

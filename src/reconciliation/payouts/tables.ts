@@ -19,6 +19,9 @@ import { type ClockReading, eventTime as clockTime } from '../event-clock';
 export const POS = 'commit_pos numeric(20,0) not null, prepare_pos numeric(20,0) not null';
 export const EXPECTED = `reference text primary key, sub_merchant_id text not null, currency text not null, month text not null,
   amount int8 not null, issued_on date not null, event_id uuid not null, ${POS}`;
+/** What a correction says the month's runs now ask a sub-merchant in all (StatementIssued `stillAsked`, asks.ts). */
+export const STILL_ASKED = `event_id uuid not null, sub_merchant_id text not null, currency text not null, month text not null,
+  still_asked int8 not null, ${POS}, primary key (event_id, sub_merchant_id, currency)`;
 export const LINES = `event_id uuid primary key, account_id text not null, currency text not null, direction text not null,
   amount int8 not null, booking_date date not null, end_to_end_id text, remittance text, counterparty_name text,
   counterparty_account text, is_return boolean not null, bank_ref text, ${POS}`;
@@ -66,30 +69,49 @@ const pos = (e: RecordedEvent) => ({
   prepare_pos: e.position.prepare.toString(),
 });
 
+/** A statement run's expected payouts (a positive `payable` under a reference) and its corrections' figures. */
+function statementRows(
+  e: RecordedEvent,
+  zone: string,
+  expected: Record<string, unknown>[],
+  stillAsked: Record<string, unknown>[],
+): void {
+  const d = dataOf(StatementIssued, e);
+  const issuedOn = DateTime.fromMillis(eventTime(e, zone) ?? e.recordedAt.getTime(), { zone }).toISODate();
+  for (const p of d.payouts ?? []) {
+    if (p.stillAsked !== undefined && !p.subMerchantId.startsWith('receiver:'))
+      stillAsked.push({
+        event_id: e.id,
+        sub_merchant_id: p.subMerchantId,
+        currency: p.currency,
+        month: d.month,
+        still_asked: p.stillAsked,
+        ...pos(e),
+      });
+    // an unregistered receiver is never due; a run that asks for nothing more expects no transfer
+    if (BigInt(p.payable) <= 0n || p.reference === null || p.subMerchantId.startsWith('receiver:')) continue;
+    expected.push({
+      ...p,
+      sub_merchant_id: p.subMerchantId,
+      month: d.month,
+      amount: p.payable,
+      issued_on: issuedOn,
+      event_id: e.id,
+      ...pos(e),
+    });
+  }
+}
+
 export function payoutRowsOf(events: readonly RecordedEvent[], bank: BankConfig, zone: string) {
   const payoutAccounts = new Set(bank.accounts.filter((a) => a.role === 'payouts').map((a) => a.id));
   const expected: Record<string, unknown>[] = [];
+  const stillAsked: Record<string, unknown>[] = [];
   const lines: Record<string, unknown>[] = [];
   const payees: Record<string, unknown>[] = [];
   const decisions: Record<string, unknown>[] = [];
   for (const e of events) {
-    if (isEvent(StatementIssued, e)) {
-      const d = dataOf(StatementIssued, e);
-      const issuedOn = DateTime.fromMillis(eventTime(e, zone) ?? e.recordedAt.getTime(), { zone }).toISODate();
-      for (const p of d.payouts ?? []) {
-        // an unregistered receiver is never due; a run that asks for nothing more expects no transfer
-        if (BigInt(p.payable) <= 0n || p.reference === null || p.subMerchantId.startsWith('receiver:')) continue;
-        expected.push({
-          ...p,
-          sub_merchant_id: p.subMerchantId,
-          month: d.month,
-          amount: p.payable,
-          issued_on: issuedOn,
-          event_id: e.id,
-          ...pos(e),
-        });
-      }
-    } else if (isEvent(BankEntryBooked, e)) {
+    if (isEvent(StatementIssued, e)) statementRows(e, zone, expected, stillAsked);
+    else if (isEvent(BankEntryBooked, e)) {
       const d = dataOf(BankEntryBooked, e);
       if (!payoutAccounts.has(normalizeAccountId(d.accountId))) continue;
       // the bank's own charge pays no one: the journal books it as a bank fee (src/ledger/charge-bookings.ts)
@@ -144,5 +166,5 @@ export function payoutRowsOf(events: readonly RecordedEvent[], bank: BankConfig,
       });
     }
   }
-  return { expected, lines, payees, decisions };
+  return { expected, stillAsked, lines, payees, decisions };
 }
