@@ -22,7 +22,7 @@ export function statementsPage(v: View, runs: readonly StatementRunRow[]): Html 
     (r) => html`<tr><td>${r.month}</td><td>${when(r.issuedAt, v.zone, v.lang)}</td><td class="num">${r.statements}</td>
 <td><ul class="files">${r.files.map((f) => html`<li>${fileLink(f.name)}</li>`)}</ul></td></tr>`,
   );
-  return table(w.statements, [w.month, w.issued, w.count, w.files], rows, w.noRows);
+  return table(w.statementRuns, [w.month, w.issued, w.count, w.files], rows, w.noRows);
 }
 
 const TYPES: Record<string, string> = {
