@@ -48,8 +48,8 @@ function listCommands(cmd: Command, prefix: string[] = []): Listed[] {
  * `recon <path...> --help` through the same program the bin runs, in this process (a node process per
  * command would take seconds each): commander prints the help and stops with exit code 0.
  */
-async function helpOf(args: string[]): Promise<{ code: number; stdout: string }> {
-  const program = await buildProgram();
+async function helpOf(args: string[], argv: string[] = []): Promise<{ code: number; stdout: string }> {
+  const program = await buildProgram(argv);
   let stdout = '';
   const capture = (c: Command) => {
     c.exitOverride().configureOutput({ writeOut: (t) => (stdout += t), writeErr: (t) => (stdout += t) });
@@ -119,5 +119,26 @@ describe('recon --help', () => {
       }
       for (const a of command.registeredArguments) expect(text, `${name} <${a.name()}>`).toContain(a.name());
     }
+  });
+});
+
+describe('a command loads only its own file', () => {
+  it("builds `recon X …` from X's file alone, with the same help as the whole program gives for X and its subcommands", async () => {
+    const whole = listCommands(await buildProgram());
+    const tops = (await buildProgram()).commands.map((c) => c.name());
+    expect(tops.length).toBeGreaterThan(20);
+    for (const top of tops) {
+      const argv = ['node', 'recon', top];
+      const alone = await buildProgram(argv);
+      expect(alone.commands.map((c) => c.name())).toEqual([top]);
+      for (const c of whole.filter((w) => w.path[0] === top))
+        expect(await helpOf(c.path, argv), c.path.join(' ')).toEqual(await helpOf(c.path));
+    }
+  }, 300_000);
+
+  it('loads every command for help, an unknown or misspelt command, and an option first', async () => {
+    const all = (await buildProgram()).commands.length;
+    for (const first of ['--help', 'help', 'statments', 'Statements', '--version'])
+      expect((await buildProgram(['node', 'recon', first])).commands.length, first).toBe(all);
   });
 });
