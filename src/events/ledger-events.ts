@@ -24,6 +24,14 @@ export const SubMerchantRegistered = defineEvent(
       .string()
       .regex(/^[A-Z0-9]{5,34}$/)
       .optional(),
+    /**
+     * the BIC of the bank that holds `payoutAccount` (8 or 11 characters); a payout run names it as the creditor's
+     * agent, and pays an account that is not an IBAN only with it (a bank cannot route it otherwise); optional
+     */
+    payoutBic: z
+      .string()
+      .regex(/^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$/)
+      .optional(),
     /** where the sub-merchant's statements are e-mailed (recon statements send); optional */
     email: z.email().optional(),
     /** on statements (the register's `name` stays the matching key); optional */

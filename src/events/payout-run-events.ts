@@ -51,6 +51,11 @@ export const PayoutRunDrafted = defineEvent(
         statementRun: z.uuid(),
         creditorName: z.string().min(1).max(140),
         creditorAccount: account,
+        /** the creditor's bank (BIC) from the directory, when given (absent in runs drafted before it was kept) */
+        creditorAgent: z
+          .string()
+          .regex(/^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$/)
+          .optional(),
         releasedHolds: z.array(releasedHold),
       }),
     ),
@@ -65,7 +70,8 @@ export const PayoutRunDrafted = defineEvent(
         reference: z.string().nullable(),
         /**
          * hold_in_force: the amount carries a hold the statement released whose release was revoked or withheld
-         * since; bad_iban: the payout account has an IBAN's form but not its check digits; not_fileable: more
+         * since; bad_iban: the payout account has an IBAN's form but not its check digits; no_bank_identifier: an
+         * account that is not an IBAN with no BIC in the directory (no bank could route it); not_fileable: more
          * digits than a payment file's amount may have; no_name: neither legal name nor name has a printable character
          */
         reason: z.enum([
@@ -74,6 +80,7 @@ export const PayoutRunDrafted = defineEvent(
           'not_registered',
           'hold_in_force',
           'bad_iban',
+          'no_bank_identifier',
           'not_fileable',
           'no_name',
         ]),

@@ -21,6 +21,8 @@ export interface SubMerchantRow {
   readonly reserveHoldDays: number;
   /** optional column `payout_account`: where payouts are sent (IBAN or account number), matched against bank debits */
   readonly payoutAccount?: string;
+  /** optional column `payout_bic`: the BIC of the bank holding the payout account (needed for one that is not an IBAN) */
+  readonly payoutBic?: string;
   /** optional column `email`: where statements are e-mailed */
   readonly email?: string;
   /** optional columns printed on statements: `legal_name`, `tax_id`, `address`, `language` (uk or en) */
@@ -46,6 +48,7 @@ export const DIRECTORY_COLUMNS = ['sub_merchant_id', 'name', 'reserve_hold_days'
 /** columns a directory file may have besides DIRECTORY_COLUMNS */
 export const OPTIONAL_DIRECTORY_COLUMNS = [
   'payout_account',
+  'payout_bic',
   'email',
   'legal_name',
   'tax_id',
@@ -138,6 +141,7 @@ function rowOf(r: CsvRecord, names: readonly string[], file: string, issues: Csv
     : '';
   if (payoutAccount && !/^[A-Z0-9]{5,34}$/.test(payoutAccount))
     bad('payout_account', 'not an IBAN or account number (5 to 34 letters and digits; spaces are ignored)');
+  const payoutBic = checkBic(cell('payout_bic').toUpperCase(), payoutAccount, bad);
   const email = cell('email');
   // quoted printable: an override in the address must not reorder the message that names it
   if (email && (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || !checkText(email, EMAIL_TEXT).ok))
@@ -154,6 +158,7 @@ function rowOf(r: CsvRecord, names: readonly string[], file: string, issues: Csv
     name,
     reserveHoldDays: hold,
     ...(payoutAccount ? { payoutAccount } : {}),
+    ...(payoutBic ? { payoutBic } : {}),
     ...(email ? { email } : {}),
     file,
     line: r.line,
@@ -161,6 +166,20 @@ function rowOf(r: CsvRecord, names: readonly string[], file: string, issues: Csv
 }
 
 type Refuse = (column: DirectoryColumn, message: string) => void;
+
+const BIC = /^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$/;
+
+/** A BIC: 4 letters (bank), 2 (country), 2 letters or digits (place), optionally 3 more (branch); only with an account. */
+function checkBic(bic: string, payoutAccount: string, bad: Refuse): string {
+  if (!bic) return bic;
+  if (!BIC.test(bic))
+    bad(
+      'payout_bic',
+      `${quoteForMessage(bic)} is not a BIC (8 or 11 letters and digits: bank, country, place, branch)`,
+    );
+  else if (!payoutAccount) bad('payout_bic', 'a BIC without a payout_account: whose bank would it be?');
+  return bic;
+}
 
 function checkId(id: string, bad: Refuse): string {
   if (!id) bad('sub_merchant_id', 'empty');
@@ -310,6 +329,7 @@ function contentOf(row: Omit<SubMerchantRow, 'file' | 'line'>) {
     name: row.name,
     reserveHoldDays: row.reserveHoldDays,
     ...(row.payoutAccount ? { payoutAccount: row.payoutAccount } : {}),
+    ...(row.payoutBic ? { payoutBic: row.payoutBic } : {}),
     ...(row.email ? { email: row.email } : {}),
     ...(row.legalName ? { legalName: row.legalName } : {}),
     ...(row.taxId ? { taxId: row.taxId } : {}),

@@ -31,7 +31,12 @@ export async function payeeOf(store: EventStore, subMerchantId: string): Promise
   for (const e of await store.readStream(subMerchantStream(subMerchantId))) {
     if (!isEvent(SubMerchantRegistered, e)) continue;
     const d = dataOf(SubMerchantRegistered, e);
-    payee = { name: d.name, legalName: d.legalName ?? null, payoutAccount: d.payoutAccount ?? null };
+    payee = {
+      name: d.name,
+      legalName: d.legalName ?? null,
+      payoutAccount: d.payoutAccount ?? null,
+      payoutBic: d.payoutBic ?? null,
+    };
   }
   return payee;
 }

@@ -22,6 +22,8 @@ export interface PaymentLine {
   readonly reference: string;
   readonly creditorName: string;
   readonly creditorAccount: string;
+  /** the creditor's bank (BIC), when known: written as CdtrAgt */
+  readonly creditorAgent?: string;
 }
 
 export interface Debtor {
@@ -160,6 +162,9 @@ function transferXml(l: PaymentLine, amount: string): string[] {
     '      <CdtTrfTxInf>',
     `        <PmtId><EndToEndId>${xmlText(l.reference)}</EndToEndId></PmtId>`,
     `        <Amt><InstdAmt Ccy="${l.currency}">${amount}</InstdAmt></Amt>`,
+    ...(l.creditorAgent
+      ? [`        <CdtrAgt><FinInstnId><BICFI>${xmlText(l.creditorAgent)}</BICFI></FinInstnId></CdtrAgt>`]
+      : []),
     `        <Cdtr><Nm>${xmlText(clip(l.creditorName, 140))}</Nm></Cdtr>`,
     '        <CdtrAcct>',
     accountXml(l.creditorAccount, '          '),

@@ -40,6 +40,8 @@ export interface Payee {
   readonly name: string;
   readonly legalName: string | null;
   readonly payoutAccount: string | null;
+  /** the BIC of the bank holding the payout account (directory `payout_bic`), null when not given */
+  readonly payoutBic?: string | null;
 }
 
 /** 'revoked': the last decision was taken back (open again, unless the sources since explained it) */
@@ -64,6 +66,8 @@ export interface PlannedLine {
   readonly statementRun: string;
   readonly creditorName: string;
   readonly creditorAccount: string;
+  /** the creditor's bank (BIC), when the directory gives it */
+  readonly creditorAgent?: string;
   readonly releasedHolds: { discrepancyId: string; amount: string; decision: 'pay' | 'write_off' | 'resolved' }[];
 }
 
@@ -78,6 +82,7 @@ export interface LeftOut {
     | 'not_registered'
     | 'hold_in_force'
     | 'bad_iban'
+    | 'no_bank_identifier'
     | 'not_fileable'
     | 'no_name';
 }
@@ -132,6 +137,8 @@ function lineOrLeftOut(input: PlanInput, index: number, row: StatementPayoutRow,
   if (releasedHolds.some((h) => ['revoked', 'withhold'].includes(input.decisions.get(h.discrepancyId) ?? 'open')))
     return { ...base, reason: 'hold_in_force' };
   if (looksLikeIban(payee.payoutAccount) && !isIban(payee.payoutAccount)) return { ...base, reason: 'bad_iban' };
+  // an account that is not an IBAN names no bank: without the directory's BIC no bank could route the transfer
+  if (!isIban(payee.payoutAccount) && !payee.payoutBic) return { ...base, reason: 'no_bank_identifier' };
   // as the file names the creditor (at most 140 characters); an empty name would refuse the whole draft
   const creditorName = clip(payee.legalName ?? '', 140) || clip(payee.name, 140);
   if (!creditorName) return { ...base, reason: 'no_name' };
@@ -143,6 +150,7 @@ function lineOrLeftOut(input: PlanInput, index: number, row: StatementPayoutRow,
     statementRun: input.runs[index]!.id,
     creditorName,
     creditorAccount: payee.payoutAccount,
+    ...(payee.payoutBic ? { creditorAgent: payee.payoutBic } : {}),
     releasedHolds,
   };
 }

@@ -28,7 +28,7 @@ export const person = (id: string, role: Person['role']): Person => ({ id, name:
 export async function register(
   store: EventStore,
   id: string,
-  o: { payoutAccount?: string; legalName?: string } = {},
+  o: { payoutAccount?: string; payoutBic?: string; legalName?: string } = {},
 ): Promise<void> {
   await store.append(subMerchantStream(id), [
     newEvent(SubMerchantRegistered, { subMerchantId: id, name: `${id} shop`, reserveHoldDays: 0, ...o }),

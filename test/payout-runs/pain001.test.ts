@@ -36,6 +36,7 @@ const order: PaymentOrder = {
       reference: 'RS-SM-A-2026-10-EUR',
       creditorName: 'A'.repeat(200),
       creditorAccount: 'ACC-123',
+      creditorAgent: 'DEUTDEFF',
     },
     {
       currency: 'JPY',
@@ -43,6 +44,7 @@ const order: PaymentOrder = {
       reference: 'RS-SM-C-2026-10-JPY',
       creditorName: 'Yamada KK',
       creditorAccount: 'JP0001',
+      creditorAgent: 'BOTKJPJTXXX',
     },
   ],
 };
@@ -97,6 +99,8 @@ describe('pain.001.001.09 writer', () => {
       'RS-SM-A-2026-10-UAH',
     ]);
     expect(all('CdtrAcct/Id/Othr/Id').map((x) => x.text)).toEqual(['ACC-123', 'JP0001']);
+    // the creditor's bank where the directory names it (an account that is not an IBAN is paid only with it)
+    expect(all('CdtrAgt/FinInstnId/BICFI').map((x) => x.text)).toEqual(['DEUTDEFF', 'BOTKJPJTXXX']);
   });
 
   it('escapes hostile names (the parsed text is the name, a control character made a space) and cuts at 140', () => {

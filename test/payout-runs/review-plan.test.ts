@@ -113,3 +113,30 @@ describe('review: a month stated lower is paid lowered, never at the earlier fig
     expect(planRun(input({ runs: [first, lower], payoutRuns: [standing] })).lines).toEqual([]);
   });
 });
+
+describe('review: an account that is not an IBAN is paid only with its bank named', () => {
+  const asks = run(E1, [row('RS-SM-A-2026-10-EUR', '100000')]);
+  const withAccount = (payoutAccount: string, payoutBic?: string) =>
+    new Map([['SM-A', { name: 'A shop', legalName: null, payoutAccount, payoutBic: payoutBic ?? null }]]);
+
+  it('no BIC in the directory: left out as no_bank_identifier, with its amount', () => {
+    const plan = planRun(input({ runs: [asks], payees: withAccount('40817810099910004312') }));
+    expect(plan.lines).toEqual([]);
+    expect(plan.leftOut.map((l) => [l.reference, l.amount, l.reason])).toEqual([
+      ['RS-SM-A-2026-10-EUR', '100000', 'no_bank_identifier'],
+    ]);
+  });
+
+  it('with a BIC: paid, the BIC as the creditor agent; an IBAN needs none, and carries one when given', () => {
+    const other = planRun(input({ runs: [asks], payees: withAccount('40817810099910004312', 'SABRRUMMXXX') }));
+    expect(other.lines.map((l) => [l.creditorAccount, l.creditorAgent])).toEqual([
+      ['40817810099910004312', 'SABRRUMMXXX'],
+    ]);
+    const iban = planRun(input({ runs: [asks] }));
+    expect(iban.lines.map((l) => [l.creditorAccount, l.creditorAgent])).toEqual([
+      ['FR1420041010050500013M02606', undefined],
+    ]);
+    const both = planRun(input({ runs: [asks], payees: withAccount('FR1420041010050500013M02606', 'BNPAFRPP') }));
+    expect(both.lines[0]!.creditorAgent).toBe('BNPAFRPP');
+  });
+});

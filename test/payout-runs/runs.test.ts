@@ -51,7 +51,8 @@ describe('payout runs', () => {
   it('drafts the month’s payables; holds in force are not paid; no payout account: listed, left out', async () => {
     await register(store, 'SM-A', { payoutAccount: 'FR1420041010050500013M02606', legalName: 'A & Sons <SARL>' });
     await register(store, 'SM-B');
-    await register(store, 'SM-C', { payoutAccount: 'JP0001' });
+    // an account that is not an IBAN, with its bank's BIC
+    await register(store, 'SM-C', { payoutAccount: 'JP0001', payoutBic: 'BOTKJPJTXXX' });
     await issue(store, MONTH, [
       {
         subMerchantId: 'SM-A',
@@ -113,10 +114,12 @@ describe('payout runs', () => {
     expect(r.created).toBe(true);
     first = r.run!.id;
     expect(first).toBe('PR-2026-10-1');
-    expect(r.run!.lines.map((l) => [l.reference, l.amount, l.creditorName, l.creditorAccount])).toEqual([
-      ['RS-SM-A-2026-10-EUR', '100000', 'A & Sons <SARL>', 'FR1420041010050500013M02606'],
-      ['RS-SM-A-2026-10-UAH', '1234567', 'A & Sons <SARL>', 'FR1420041010050500013M02606'],
-      ['RS-SM-C-2026-10-JPY', '500000', 'SM-C shop', 'JP0001'],
+    expect(
+      r.run!.lines.map((l) => [l.reference, l.amount, l.creditorName, l.creditorAccount, l.creditorAgent]),
+    ).toEqual([
+      ['RS-SM-A-2026-10-EUR', '100000', 'A & Sons <SARL>', 'FR1420041010050500013M02606', undefined],
+      ['RS-SM-A-2026-10-UAH', '1234567', 'A & Sons <SARL>', 'FR1420041010050500013M02606', undefined],
+      ['RS-SM-C-2026-10-JPY', '500000', 'SM-C shop', 'JP0001', 'BOTKJPJTXXX'],
     ]);
     expect(r.run!.leftOut).toEqual([
       {

@@ -24,3 +24,42 @@ describe('directory column payout_account', () => {
     ]);
   });
 });
+
+describe('directory column payout_bic', () => {
+  const head = 'sub_merchant_id,name,reserve_hold_days,payout_account,payout_bic\n';
+  const parse = (rows: string) => parseSubMerchantCsv(head + rows, 'd.csv');
+  const issues = (rows: string) => {
+    const r = parse(rows);
+    return r.ok ? [] : r.issues.map((i) => [i.line, i.column, i.message]);
+  };
+
+  it('is optional, upper-cased, 8 or 11 characters, and kept with the account', () => {
+    const r = parse(
+      'SM-A,Alpha,30,40817810099910004312,sabrrumm\nSM-B,Beta,30,JP0001,BOTKJPJTXXX\nSM-C,Gamma,30,JP0002,\n',
+    );
+    expect(r.ok && r.rows.map((x) => [x.payoutAccount, x.payoutBic])).toEqual([
+      ['40817810099910004312', 'SABRRUMM'],
+      ['JP0001', 'BOTKJPJTXXX'],
+      ['JP0002', undefined],
+    ]);
+  });
+
+  it('refuses what is not a BIC, naming the line and column, and a BIC with no account', () => {
+    expect(issues('SM-A,Alpha,30,JP0001,SABR\n')).toEqual([
+      [2, 'payout_bic', '"SABR" is not a BIC (8 or 11 letters and digits: bank, country, place, branch)'],
+    ]);
+    expect(issues('SM-A,Alpha,30,JP0001,SABRRUMMXX\n')[0]?.[1]).toBe('payout_bic');
+    expect(issues('SM-A,Alpha,30,JP0001,1ABRRUMM\n')[0]?.[1]).toBe('payout_bic');
+    expect(issues('SM-A,Alpha,30,,SABRRUMM\n')).toEqual([
+      [2, 'payout_bic', 'a BIC without a payout_account: whose bank would it be?'],
+    ]);
+  });
+
+  it('quotes hostile text without letting it reorder or break the message', () => {
+    const [[, column, message]] = issues('SM-A,Alpha,30,JP0001,SABR\u202EUMM\n') as [[number, string, string]];
+    expect(column).toBe('payout_bic');
+    expect(message).not.toContain('\u202E');
+    const [[, , nul]] = issues('SM-A,Alpha,30,JP0001,"SAB\nRUMM"\n') as [[number, string, string]];
+    expect(nul).not.toContain('\n');
+  });
+});

@@ -43,7 +43,7 @@ function details(r: PayoutRun): string {
       ? `  (released holds: ${l.releasedHolds.map((h) => `${h.discrepancyId} ${amount(h.amount, l.currency)} ${h.decision}`).join('; ')})`
       : '';
     out.push(
-      `  ${l.reference}  ${amount(l.amount, l.currency)}  to ${one(l.creditorName)} ${l.creditorAccount}${released}`,
+      `  ${l.reference}  ${amount(l.amount, l.currency)}  to ${one(l.creditorName)} ${l.creditorAccount}${l.creditorAgent ? ` (${l.creditorAgent})` : ''}${released}`,
     );
   }
   out.push(...leftOutLines(r));

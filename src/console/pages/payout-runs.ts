@@ -51,7 +51,9 @@ export function payoutRunPage(v: View, r: PayoutRun, m: Message): Html {
 <th scope="col">${t.creditor}</th><th scope="col">${t.account}</th><th scope="col">${t.reference}</th>
 <th scope="col" class="num">${v.w.amount}</th></tr></thead><tbody>
 ${r.lines.map(
-  (l) => html`<tr><td>${l.subMerchantId}</td><td class="text">${l.creditorName}</td><td>${l.creditorAccount}</td>
+  (
+    l,
+  ) => html`<tr><td>${l.subMerchantId}</td><td class="text">${l.creditorName}</td><td>${l.creditorAccount}${l.creditorAgent ? ` (${l.creditorAgent})` : ''}</td>
 <td>${l.reference}</td><td class="num">${money(BigInt(l.amount), l.currency, v.lang)}</td></tr>`,
 )}</tbody></table>`;
   const leftOut = r.leftOut.length
