@@ -17,6 +17,7 @@ import {
   bankOf,
   cashEventsIn,
   cashStateTables,
+  holidaysOf,
   judgeCurrency,
   newCashMemory,
 } from '../src/reconciliation/settlement/state';
@@ -42,7 +43,7 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
   const decides = events.some((e) => isAnyOf(DECISIONS, e));
   if (!cashEventsIn(events) && !decides) return;
   const s = bankOf(ctx).settlement;
-  const rules = { lateBusinessDays: s.lateBusinessDays, holidays: new Set(s.holidays) };
+  const rules = { lateBusinessDays: s.lateBusinessDays, holidays: holidaysOf(ctx) };
   // the discrepancies' lifecycle is judged per append; the read model is a function of the state alone,
   // so it is written once per batch with each currency's last judgement
   const last = new Map<string, Awaited<ReturnType<typeof judgeCurrency>>>();

@@ -39,6 +39,22 @@ export function cashStateTables(s: string): string {
 
 export const bankOf = (ctx: ProjectionContext): BankConfig => ctx.bank ?? EMPTY_BANK_CONFIG;
 
+const holidaySets = new WeakMap<BankConfig['settlement'], ReadonlySet<string>>();
+
+/**
+ * The settlement holidays as one Set per configuration, the same object at every append: src/business-days.ts
+ * remembers its answers per Set, so the judging of each append reuses the days already worked out.
+ */
+export function holidaysOf(ctx: ProjectionContext): ReadonlySet<string> {
+  const s = bankOf(ctx).settlement;
+  let set = holidaySets.get(s);
+  if (!set) {
+    set = new Set(s.holidays);
+    holidaySets.set(s, set);
+  }
+  return set;
+}
+
 /** Events in the order given, cut where the append (the events sharing `position.commit`) changes. */
 export function appendsOf(events: readonly RecordedEvent[]): RecordedEvent[][] {
   const out: RecordedEvent[][] = [];
@@ -262,7 +278,7 @@ export async function judgeCurrency(
     memory.cash.set(currency, held);
   }
   const s = bankOf(ctx).settlement;
-  const holidays = new Set(s.holidays);
+  const holidays = holidaysOf(ctx);
   const activity: ActivityDay[] = [...held.days].map(([day, d]) => ({ currency, day, ...d }));
   const due = dueDays(activity, { lagBusinessDays: s.lagBusinessDays, holidays });
   return judgeSettlements(due, held.credits, held.through, {
