@@ -1,10 +1,10 @@
 import { ident } from '../src/db/identifier';
 import { DiscrepancyAccepted, DiscrepancyAcceptanceRevoked } from '../src/events/audit-events';
-import { isEvent } from '../src/events/catalog';
-import { eventTypes } from '../src/projector/handlers';
+import { eventTypes, isAnyOf } from '../src/projector/handlers';
 import type { Projection, ProjectionContext, Tx } from '../src/projector/projection';
 import {
   decideSettlementDiscrepancies,
+  type DiscrepancyMemory,
   discrepanciesOf,
   syncDiscrepancies,
 } from '../src/reconciliation/settlement/discrepancies';
@@ -17,7 +17,9 @@ import {
   bankOf,
   cashEventsIn,
   cashStateTables,
+  holidaysOf,
   judgeCurrency,
+  newCashMemory,
 } from '../src/reconciliation/settlement/state';
 import type { RecordedEvent } from '../src/store/types';
 
@@ -25,7 +27,7 @@ import type { RecordedEvent } from '../src/store/types';
  * The cash leg (docs/bank.md, "The cash leg"): what the PSP owes the marketplace per currency and
  * settlement day, the credits on `settlement` accounts, the matches and the discrepancies. Judged once
  * per append (the runner never splits one), from the events alone, so a rebuild equals the live build
- * whatever its batches.
+ * whatever its batches; within a batch from state kept in memory, so an append costs its own rows.
  */
 
 async function setup(tx: Tx, ctx: ProjectionContext) {
@@ -35,23 +37,32 @@ async function setup(tx: Tx, ctx: ProjectionContext) {
   await createDiscrepancyTable(tx, ctx.schema, { indexes: ['(currency)'] });
 }
 
+const DECISIONS = [DiscrepancyAccepted, DiscrepancyAcceptanceRevoked];
+
 async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionContext) {
-  const decides = events.some((e) => isEvent(DiscrepancyAccepted, e) || isEvent(DiscrepancyAcceptanceRevoked, e));
+  const decides = events.some((e) => isAnyOf(DECISIONS, e));
   if (!cashEventsIn(events) && !decides) return;
   const s = bankOf(ctx).settlement;
-  const rules = { lateBusinessDays: s.lateBusinessDays, holidays: new Set(s.holidays) };
+  const rules = { lateBusinessDays: s.lateBusinessDays, holidays: holidaysOf(ctx) };
   // the discrepancies' lifecycle is judged per append; the read model is a function of the state alone,
   // so it is written once per batch with each currency's last judgement
   const last = new Map<string, Awaited<ReturnType<typeof judgeCurrency>>>();
+  // each currency's state and discrepancies are read once per batch and then followed in memory (why a
+  // judgement from memory equals one from the tables: `CashMemory`, `DiscrepancyMemory`)
+  const cash = newCashMemory();
+  let found: DiscrepancyMemory = new Map();
   for (const append of appendsOf(events)) {
     // a revoked acceptance opens its discrepancy again: its currency is judged again in this append
-    const reopened = decides ? await decideSettlementDiscrepancies(tx, ctx.schema, append) : new Set<string>();
-    const touched = cashEventsIn(append) ? await applyCashAppend(tx, ctx.schema, append, ctx) : new Set<string>();
+    const decided = decides && append.some((e) => isAnyOf(DECISIONS, e));
+    const reopened = decided ? await decideSettlementDiscrepancies(tx, ctx.schema, append) : new Set<string>();
+    // a decision changed rows behind the memory: they are read again
+    if (decided) found = new Map();
+    const touched = cashEventsIn(append) ? await applyCashAppend(tx, ctx.schema, append, ctx, cash) : new Set<string>();
     for (const currency of [...new Set([...touched, ...reopened])].sort()) {
-      const j = await judgeCurrency(tx, ctx.schema, currency, ctx);
+      const j = await judgeCurrency(tx, ctx.schema, currency, ctx, cash);
       last.set(currency, j);
       const now = discrepanciesOf(currency, j, rules, ctx.timezone);
-      await syncDiscrepancies(tx, ctx.schema, currency, now, append[append.length - 1]!);
+      await syncDiscrepancies(tx, ctx.schema, currency, now, append[append.length - 1]!, found);
     }
   }
   for (const [currency, j] of last) await writeReadModel(tx, ctx.schema, currency, j, rules);
@@ -85,7 +96,7 @@ export const projection: Projection = {
   version: 4,
   usesBank: true,
   retryByReplay: true,
-  handles: eventTypes(CASH_EVENTS, [DiscrepancyAccepted, DiscrepancyAcceptanceRevoked]),
+  handles: eventTypes(CASH_EVENTS, DECISIONS),
   setup,
   apply,
   views,

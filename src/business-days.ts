@@ -15,8 +15,35 @@ export function isBusinessDay(day: string, holidays: ReadonlySet<string>): boole
   return parseDay(day).weekday <= 5 && !holidays.has(day);
 }
 
+/**
+ * Results already computed, per holiday set (the same Set object: callers keep one per configuration,
+ * src/reconciliation/settlement/state.ts `holidaysOf`) and per question. Both functions below are pure in their
+ * arguments, and the cash leg asks the same few questions (a month's days, a few lags) at every append:
+ * luxon's date arithmetic was most of its judging before. A set never seen again is collected with its results.
+ */
+const answers = new WeakMap<ReadonlySet<string>, Map<string, string | number>>();
+const MAX_ANSWERS = 100_000;
+
+function remembered<T extends string | number>(holidays: ReadonlySet<string>, key: string, work: () => T): T {
+  let known = answers.get(holidays);
+  if (!known) {
+    known = new Map();
+    answers.set(holidays, known);
+  }
+  const hit = known.get(key);
+  if (hit !== undefined) return hit as T;
+  const r = work();
+  if (known.size >= MAX_ANSWERS) known.clear();
+  known.set(key, r);
+  return r;
+}
+
 /** The n-th business day after `day` (n = 0: `day` itself when it is a business day, else the next one). */
 export function addBusinessDays(day: string, n: number, holidays: ReadonlySet<string>): string {
+  return remembered(holidays, `+${day}|${n}`, () => addBusinessDaysOnce(day, n, holidays));
+}
+
+function addBusinessDaysOnce(day: string, n: number, holidays: ReadonlySet<string>): string {
   let d = parseDay(day);
   let left = n;
   const ok = (x: DateTime) => x.weekday <= 5 && !holidays.has(x.toISODate()!);
@@ -39,6 +66,10 @@ export function settlementDayOf(activityDay: string, lag: number, holidays: Read
 /** Business days in (from, to]: 0 when `to` is not after `from`. */
 export function businessDaysAfter(from: string, to: string, holidays: ReadonlySet<string>): number {
   if (to <= from) return 0;
+  return remembered(holidays, `(${from}|${to}`, () => businessDaysBetween(from, to, holidays));
+}
+
+function businessDaysBetween(from: string, to: string, holidays: ReadonlySet<string>): number {
   let d = parseDay(from);
   let n = 0;
   for (;;) {

@@ -12,6 +12,7 @@ import {
   recordRevocation,
 } from '../discrepancies/lifecycle';
 import type { DiscrepancyTypeOf } from '../discrepancies/registry';
+import type { DiscrepancyRow } from '../discrepancies/columns';
 import { readDiscrepancies, writeDiscrepancies } from '../discrepancies/table';
 import type { SettlementJudgement } from './match';
 import { deadlineOf, type MatchRules } from './match';
@@ -121,6 +122,16 @@ export function discrepanciesOf(
   return [...missing, ...matched, ...unexpected].sort((a, b) => (a.id < b.id ? -1 : 1));
 }
 
+/**
+ * The discrepancy rows of the currencies synced so far in one batch, by currency then id: read from the table
+ * once, then kept as written. `applyFindings` changes the map it is given in place (a new row added, a changed
+ * one updated), and exactly those rows are written, so the map holds what a read would return, the same by
+ * `sameJson` (the one comparison the lifecycle makes: ISO times, numbers, texts and arrays read back as
+ * written, key order aside). Rows changed by a decision (`decideSettlementDiscrepancies`) are not followed:
+ * the caller forgets the map after an append that carries one.
+ */
+export type DiscrepancyMemory = Map<string, Map<string, DiscrepancyRow>>;
+
 /** Brings the discrepancies of one currency to `now`, as of `by` (the last event of the append). */
 export async function syncDiscrepancies(
   tx: Tx,
@@ -128,10 +139,15 @@ export async function syncDiscrepancies(
   currency: string,
   now: readonly SettlementDiscrepancy[],
   by: RecordedEvent,
+  memory: DiscrepancyMemory = new Map(),
 ): Promise<void> {
-  const rows = await readDiscrepancies(tx, schema, 'currency', [currency]);
+  let rows = memory.get(currency);
+  if (!rows) {
+    rows = new Map((await readDiscrepancies(tx, schema, 'currency', [currency])).map((r) => [r.id, r]));
+    memory.set(currency, rows);
+  }
   const lc = newLifecycle();
-  applyFindings(lc, new Map(rows.map((r) => [r.id, r])), now, { now: by.recordedAt.toISOString(), eventId: by.id });
+  applyFindings(lc, rows, now, { now: by.recordedAt.toISOString(), eventId: by.id });
   await writeDiscrepancies(tx, schema, [...lc.changed.values()], [...lc.changed.keys()]);
 }
 

@@ -14,7 +14,11 @@ import { judgeSettlements, type BankCredit, type SettlementJudgement } from './m
  * What the cash leg knows, kept in tables of the projection's own build schema (the settlement read model
  * and the journal each keep theirs: a projection never reads another one's build): per register row its
  * effect on what the PSP owes (the latest observation wins), the sums per currency and local day, the
- * credits and statements of `settlement` accounts. `judge` matches one currency from these tables.
+ * credits and statements of `settlement` accounts. `judgeCurrency` matches one currency from these tables.
+ *
+ * Within one batch (one transaction) the state of a currency judged once is kept in memory (`CashMemory`)
+ * and moved by each later append exactly as the tables are moved, so that judging it again after each
+ * append costs no read: the cost of an append is its own rows, not the currency's month.
  */
 
 export function cashStateTables(s: string): string {
@@ -34,6 +38,22 @@ export function cashStateTables(s: string): string {
 }
 
 export const bankOf = (ctx: ProjectionContext): BankConfig => ctx.bank ?? EMPTY_BANK_CONFIG;
+
+const holidaySets = new WeakMap<BankConfig['settlement'], ReadonlySet<string>>();
+
+/**
+ * The settlement holidays as one Set per configuration, the same object at every append: src/business-days.ts
+ * remembers its answers per Set, so the judging of each append reuses the days already worked out.
+ */
+export function holidaysOf(ctx: ProjectionContext): ReadonlySet<string> {
+  const s = bankOf(ctx).settlement;
+  let set = holidaySets.get(s);
+  if (!set) {
+    set = new Set(s.holidays);
+    holidaySets.set(s, set);
+  }
+  return set;
+}
 
 /** Events in the order given, cut where the append (the events sharing `position.commit`) changes. */
 export function appendsOf(events: readonly RecordedEvent[]): RecordedEvent[][] {
@@ -65,6 +85,7 @@ export async function applyCashAppend(
   schema: string,
   events: readonly RecordedEvent[],
   ctx: ProjectionContext,
+  memory: CashMemory = newCashMemory(),
 ): Promise<Set<string>> {
   const touched = new Set<string>();
   const settlementAccounts = new Set(
@@ -88,7 +109,9 @@ export async function applyCashAppend(
         values (${e.id}, ${d.accountId}, ${d.currency}, ${d.direction}, ${d.amount}, ${d.bookingDate}, ${d.valueDate},
           ${d.bankRef}, ${d.endToEndId}, ${d.remittance}, ${d.counterpartyName}, ${d.statementId})
         on conflict do nothing`;
-      if (r.count) touched.add(d.currency);
+      if (!r.count) continue;
+      touched.add(d.currency);
+      if (d.direction === 'credit') memory.cash.get(d.currency)?.credits.push(creditOf(e.id, d));
     } else if (isEvent(BankStatementImported, e)) {
       const d = BankStatementImported.schema.parse(e.data);
       if (!settlementAccounts.has(d.accountId)) continue;
@@ -97,17 +120,26 @@ export async function applyCashAppend(
         values (${d.accountId}, ${d.statementId}, ${d.currency}, ${d.openingDate}, ${d.closingDate},
           ${d.openingBalance}, ${d.closingBalance}, ${e.id})
         on conflict do nothing`;
-      if (r.count) touched.add(d.currency);
+      if (!r.count) continue;
+      touched.add(d.currency);
+      const held = memory.cash.get(d.currency);
+      // max(closing_date) of the table: ISO days, whose text order is their order
+      if (held && (held.through === null || d.closingDate > held.through)) held.through = d.closingDate;
     }
   }
-  if (rows.size) for (const c of await applyRows(tx, schema, rows)) touched.add(c);
+  if (rows.size) for (const c of await applyRows(tx, schema, rows, memory)) touched.add(c);
   return touched;
 }
 
 type Contribution = { currency: string; day: string; clearing: bigint; fees: bigint };
 
 /** Replaces each row's contribution (the latest observation wins) and moves the day sums by the difference. */
-async function applyRows(tx: Tx, schema: string, rows: Map<string, Contribution | null>): Promise<Set<string>> {
+async function applyRows(
+  tx: Tx,
+  schema: string,
+  rows: Map<string, Contribution | null>,
+  memory: CashMemory,
+): Promise<Set<string>> {
   const keys = [...rows.keys()];
   const prior = await tx<{ row_key: string; currency: string; day: string; clearing: bigint; fees: bigint }[]>`
     select row_key, currency, day, clearing, fees from ${tx(schema)}.cash_rows where row_key = any(${keys}::text[])`;
@@ -146,18 +178,66 @@ async function applyRows(tx: Tx, schema: string, rows: Map<string, Contribution 
         ${moved.map((m) => m.clearing.toString())}::int8[], ${moved.map((m) => m.fees.toString())}::int8[])
       on conflict (currency, day) do update set clearing = cash_days.clearing + excluded.clearing,
         fees = cash_days.fees + excluded.fees`;
+  for (const m of moved) {
+    // the same upsert in memory: a day row once written stays, at zero too (it still bounds its due day's activity)
+    const days = memory.cash.get(m.currency)?.days;
+    const was = days?.get(m.day);
+    if (was) days!.set(m.day, { clearing: was.clearing + m.clearing, fees: was.fees + m.fees });
+    else days?.set(m.day, { clearing: m.clearing, fees: m.fees });
+  }
   return new Set(moved.map((m) => m.currency));
 }
 
-/** Matches one currency from the tables as they stand (docs/bank.md, "The cash leg"). */
-export async function judgeCurrency(
-  tx: Tx,
-  schema: string,
-  currency: string,
-  ctx: ProjectionContext,
-): Promise<SettlementJudgement> {
-  const s = bankOf(ctx).settlement;
-  const holidays = new Set(s.holidays);
+/**
+ * One currency's state as its tables hold it (cash_days, the credits of cash_credits, max(closing_date) of
+ * cash_statements): what `judgeCurrency` reads, and all it reads.
+ */
+export interface CurrencyCash {
+  readonly days: Map<string, { readonly clearing: bigint; readonly fees: bigint }>;
+  readonly credits: BankCredit[];
+  through: string | null;
+}
+
+/**
+ * The states of the currencies judged so far in one batch, by currency. Why a judgement from it equals one
+ * read from the tables: a currency enters it only when judged, read from the tables as they stand then; from
+ * there on, each write of `applyCashAppend` to that currency's rows is made to it too, the same change (a new
+ * credit, a later closing day, a day's sums moved by the same difference), and nothing else writes these
+ * tables (they belong to the projection's build). It lives for one `apply` (one transaction): a batch that
+ * fails is retried with a new one, and the next batch starts empty and reads what this one committed. So the
+ * inputs of `judgeSettlements` are the same sets whatever the batch sizes (their order never counts: it sorts
+ * them), and so is every judgement.
+ */
+export interface CashMemory {
+  readonly cash: Map<string, CurrencyCash>;
+}
+
+export const newCashMemory = (): CashMemory => ({ cash: new Map() });
+
+type BookedCredit = Pick<
+  ReturnType<typeof BankEntryBooked.schema.parse>,
+  'accountId' | 'currency' | 'bookingDate' | 'amount' | 'bankRef'
+>;
+
+/** An event id as PostgreSQL writes a uuid as text (lower case, hyphens 8-4-4-4-12), whatever form it came in. */
+function uuidText(id: string): string {
+  const h = id.replace(/[{}-]/g, '').toLowerCase();
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+/** A credit as `judgeCurrency` reads it back from cash_credits (`event_id::text`). */
+function creditOf(eventId: string, d: BookedCredit): BankCredit {
+  return {
+    id: uuidText(eventId),
+    accountId: d.accountId,
+    currency: d.currency,
+    bookingDate: d.bookingDate,
+    amount: BigInt(d.amount),
+    bankRef: d.bankRef,
+  };
+}
+
+async function loadCurrency(tx: Tx, schema: string, currency: string): Promise<CurrencyCash> {
   const [days, credits, [cover]] = await Promise.all([
     tx<{ day: string; clearing: bigint; fees: bigint }[]>`
       select day, clearing, fees from ${tx(schema)}.cash_days where currency = ${currency} order by day`,
@@ -167,22 +247,41 @@ export async function judgeCurrency(
     tx<{ through: string | null }[]>`
       select max(closing_date) as through from ${tx(schema)}.cash_statements where currency = ${currency}`,
   ]);
-  const activity: ActivityDay[] = days.map((d) => ({
-    currency,
-    day: d.day,
-    clearing: BigInt(d.clearing),
-    fees: BigInt(d.fees),
-  }));
-  const bankCredits: BankCredit[] = credits.map((c) => ({
-    id: c.event_id,
-    accountId: c.account_id,
-    currency,
-    bookingDate: c.booking_date,
-    amount: BigInt(c.amount),
-    bankRef: c.bank_ref,
-  }));
+  return {
+    days: new Map(days.map((d) => [d.day, { clearing: BigInt(d.clearing), fees: BigInt(d.fees) }])),
+    credits: credits.map((c) => ({
+      id: c.event_id,
+      accountId: c.account_id,
+      currency,
+      bookingDate: c.booking_date,
+      amount: BigInt(c.amount),
+      bankRef: c.bank_ref,
+    })),
+    through: cover?.through ?? null,
+  };
+}
+
+/**
+ * Matches one currency from the tables as they stand (docs/bank.md, "The cash leg"): read once per batch,
+ * then from `memory` (see `CashMemory`).
+ */
+export async function judgeCurrency(
+  tx: Tx,
+  schema: string,
+  currency: string,
+  ctx: ProjectionContext,
+  memory: CashMemory = newCashMemory(),
+): Promise<SettlementJudgement> {
+  let held = memory.cash.get(currency);
+  if (!held) {
+    held = await loadCurrency(tx, schema, currency);
+    memory.cash.set(currency, held);
+  }
+  const s = bankOf(ctx).settlement;
+  const holidays = holidaysOf(ctx);
+  const activity: ActivityDay[] = [...held.days].map(([day, d]) => ({ currency, day, ...d }));
   const due = dueDays(activity, { lagBusinessDays: s.lagBusinessDays, holidays });
-  return judgeSettlements(due, bankCredits, cover?.through ?? null, {
+  return judgeSettlements(due, held.credits, held.through, {
     tolerance: s.tolerance[currency] ?? 0n,
     lateBusinessDays: s.lateBusinessDays,
     holidays,
