@@ -1,4 +1,5 @@
 import { netAsks } from '../reconciliation/payouts/asks';
+import { parsePosition } from '../store/types';
 import type { PayoutRun } from './runs';
 import { clip, decimalText, isIban, looksLikeIban, MAX_DIGITS, valueDigits } from './pain001';
 
@@ -34,6 +35,8 @@ export interface StatementRun {
   /** the StatementIssued event's id */
   readonly id: string;
   readonly month: string;
+  /** where it was cut (StatementIssued.position): the latest cut's `stillAsked` is in force */
+  readonly cut?: string;
   readonly payouts: readonly StatementPayoutRow[];
 }
 
@@ -124,6 +127,7 @@ export function stillAskedOf(runs: readonly StatementRun[]): Map<string, bigint>
         reference: p.reference,
         payable: BigInt(p.payable),
         stillAsked: p.stillAsked === undefined ? null : BigInt(p.stillAsked),
+        cut: run.cut === undefined ? null : parsePosition(run.cut),
       })),
     ),
   );

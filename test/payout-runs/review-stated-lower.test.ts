@@ -130,3 +130,24 @@ describe('review: a run drafted before the month was stated lower is not paid at
     expect((await sendRun(store, ana, id, at)).status).toBe('sent');
   });
 });
+
+describe('review: the figure of the latest cut is in force, whenever it was recorded', () => {
+  const at = (cut: string, r: StatementRun): StatementRun => ({ ...r, cut });
+  const first = at('100/1', run(E1, [row(REF, '100000')]));
+  const lower = at('200/1', run(E2, [row(null, '0', '80000')]));
+  const raised = at('300/1', run(E3, [row(`${REF}-2`, '10000', '110000')]));
+  // SM-A's statement regenerated at the cut of the lowering, recorded after the raise
+  const again = at('200/1', run('dddddddd-dddd-4ddd-8ddd-dddddddddddd', [row(null, '0', '80000')]));
+
+  it('a run at an earlier cut recorded last lowers nothing: both asks paid in full (1,100.00)', () => {
+    const plan = planRun(input({ runs: [first, lower, raised, again] }));
+    expect(plan.lines.map((l) => [l.reference, l.amount])).toEqual([
+      [REF, '100000'],
+      [`${REF}-2`, '10000'],
+    ]);
+  });
+
+  it('recorded in the order of their cuts, the lowering is in force until the raise', () => {
+    expect(planRun(input({ runs: [first, lower] })).lines.map((l) => l.amount)).toEqual(['80000']);
+  });
+});
