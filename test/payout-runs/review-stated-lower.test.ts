@@ -151,3 +151,38 @@ describe('review: the figure of the latest cut is in force, whenever it was reco
     expect(planRun(input({ runs: [first, lower] })).lines.map((l) => l.amount)).toEqual(['80000']);
   });
 });
+
+describe('review: money released into an earlier ask a correction restored is checked like any release', () => {
+  const D1 = '11111111-1111-4111-8111-111111111111';
+  const first = run(E1, [row(REF, '100000')]);
+  // 200.00 held for D1 since: the month owes 800.00, the first ask is lowered to it
+  const held = run(E2, [{ ...row(null, '0', '80000'), holds: [[D1, '20000']] }]);
+  // D1 decided pay: released, the month is 1,000.00 again and the first ask is restored (nothing new is asked)
+  const released = run(E3, [row(null, '0', '100000')]);
+
+  it('the release taken back before the run: the restored ask is left out (held again), listed', () => {
+    const plan = planRun(input({ runs: [first, held, released], decisions: new Map([[D1, 'revoked']]) }));
+    expect(plan.lines).toEqual([]);
+    expect(plan.leftOut.map((l) => [l.reference, l.amount, l.reason])).toEqual([[REF, '100000', 'hold_in_force']]);
+  });
+
+  it('decided pay: paid in full, naming the hold released into it', () => {
+    const plan = planRun(input({ runs: [first, held, released], decisions: new Map([[D1, 'pay']]) }));
+    expect(plan.lines.map((l) => [l.reference, l.amount, l.releasedHolds])).toEqual([
+      [REF, '100000', [{ discrepancyId: D1, amount: '20000', decision: 'pay' }]],
+    ]);
+  });
+
+  it('paid 800.00 while held, the release revoked since: the 200.00 left is not paid', () => {
+    const paid = planRun(input({ runs: [first, held] }));
+    const plan = planRun(
+      input({
+        runs: [first, held, released],
+        payoutRuns: [sent('PR-2026-10-1', paid)],
+        decisions: new Map([[D1, 'revoked']]),
+      }),
+    );
+    expect(plan.lines).toEqual([]);
+    expect(plan.leftOut.map((l) => [l.reference, l.amount, l.reason])).toEqual([[REF, '20000', 'hold_in_force']]);
+  });
+});
