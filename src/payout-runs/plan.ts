@@ -160,6 +160,22 @@ function releasedInto(input: PlanInput, index: number, row: StatementPayoutRow):
     });
 }
 
+/**
+ * The holds later corrections of the month released into this row's reference: a correction that states the
+ * month higher again restores the earlier asks it had lowered (asks.ts), so what it released is paid under them.
+ */
+function releasedByRestoring(input: PlanInput, index: number, row: StatementPayoutRow): PlannedLine['releasedHolds'] {
+  const out: PlannedLine['releasedHolds'] = [];
+  for (let j = index + 1; j < input.runs.length; j++) {
+    const later = input.runs[j]!.payouts.find((p) => keyOf(p) === keyOf(row) && p.stillAsked !== undefined);
+    if (!later) continue;
+    const before = stillAskedOf(input.runs.slice(0, j)).get(row.reference!) ?? 0n;
+    const after = stillAskedOf(input.runs.slice(0, j + 1)).get(row.reference!) ?? 0n;
+    if (after > before) out.push(...releasedInto(input, j, later));
+  }
+  return out;
+}
+
 function lineOrLeftOut(input: PlanInput, index: number, row: StatementPayoutRow, still: bigint): PlannedLine | LeftOut {
   const reference = row.reference!;
   const amount = still.toString();
@@ -167,7 +183,7 @@ function lineOrLeftOut(input: PlanInput, index: number, row: StatementPayoutRow,
   const payee = input.payees.get(row.subMerchantId);
   if (row.subMerchantId.startsWith('receiver:') || !payee) return { ...base, reason: 'not_registered' };
   if (!payee.payoutAccount) return { ...base, reason: 'no_payout_account' };
-  const releasedHolds = releasedInto(input, index, row);
+  const releasedHolds = [...releasedInto(input, index, row), ...releasedByRestoring(input, index, row)];
   // the amount carries money a statement released; its release taken back or withheld since: held again
   if (releasedHolds.some((h) => ['revoked', 'withhold'].includes(input.decisions.get(h.discrepancyId) ?? 'open')))
     return { ...base, reason: 'hold_in_force' };
