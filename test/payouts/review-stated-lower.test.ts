@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { paidBetween, paidOutAt } from '../../src/export/payouts/paid-out';
 import { useTestStore } from '../support/db';
-import { appendAll, issued, payee, project, rebuild, views } from './support';
+import { appendAll, booked, issued, payee, project, rebuild, views } from './support';
 
 /**
  * A hostile review of "A month stated lower" (docs/bank.md) in the payouts leg: the figure in force is the one
@@ -54,5 +55,52 @@ describe('payouts leg review: the figure in force is the latest cut’s', () => 
     expect(await views(fx.db.sql)).toEqual(after);
     await rebuild(fx.db.sql, fx.store, 1);
     expect(await views(fx.db.sql)).toEqual(after);
+  });
+});
+
+describe('payouts leg review: money paid under an ask lowered to nothing since is still money paid out', () => {
+  const fx = useTestStore();
+
+  it('both asks paid, then the month stated lower than the first: the later payment is matched, paid out, reported', async () => {
+    await appendAll(fx.store, [
+      payee('SM1', 'Shop One'),
+      issued(MONTH, '2026-11-02T08:00:00Z', [{ subMerchantId: 'SM1', reference: REF, payable: 1000_00n }]),
+      issued(MONTH, '2026-11-03T08:00:00Z', [
+        { subMerchantId: 'SM1', reference: `${REF}-2`, payable: 300_00n, amountDue: 1300_00n, stillAsked: 1300_00n },
+      ]),
+      booked({ bankRef: 'b1', amount: 1000_00n, bookingDate: '2026-11-04', remittance: REF }),
+      booked({ bankRef: 'b2', amount: 300_00n, bookingDate: '2026-11-04', remittance: `${REF}-2` }),
+      // a refund reported late: the month is 800.00 in all
+      issued(MONTH, '2026-11-06T08:00:00Z', [
+        { subMerchantId: 'SM1', reference: null, payable: 0n, amountDue: 800_00n, stillAsked: 800_00n },
+      ]),
+    ]);
+    await project(fx.db.sql, fx.store);
+    const v = await views(fx.db.sql);
+    // both debits paid SM1's month: neither is a payment to no one
+    expect(v.lines.map((l) => [l.bank_ref, l.role, l.reference])).toEqual(
+      expect.arrayContaining([
+        ['b1', 'paid', REF],
+        ['b2', 'paid', `${REF}-2`],
+      ]),
+    );
+    expect(v.payouts.map((p) => [p.reference, p.amount, p.asked, p.paid_out])).toEqual([
+      [REF, 800_00n, 1000_00n, 1000_00n],
+      [`${REF}-2`, 0n, 300_00n, 300_00n],
+    ]);
+    // 500.00 paid beyond what the month asks, reported on each reference; nothing unexpected
+    expect(v.discrepancies.map((d) => [d.type, d.reference])).toEqual(
+      expect.arrayContaining([
+        ['payout_amount_mismatch', REF],
+        ['payout_amount_mismatch', `${REF}-2`],
+      ]),
+    );
+    expect(v.discrepancies.map((d) => d.type)).not.toContain('payout_unexpected');
+    // what the statements count as paid out to SM1 (their "Paid out", the ledger's closing less it): all 1,300.00
+    const paid = await paidOutAt(fx.db.sql, { commit: 2n ** 62n, prepare: 0n }, 10);
+    expect(paidBetween(paid!, 'SM1', 'EUR', null, null)).toBe(1300_00n);
+
+    await rebuild(fx.db.sql, fx.store, 1);
+    expect(await views(fx.db.sql)).toEqual(v);
   });
 });
