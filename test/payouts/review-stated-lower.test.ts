@@ -1,7 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { paidBetween, paidOutAt } from '../../src/export/payouts/paid-out';
+import { silentLogger } from '../../src/log';
+import { projection as journal } from '../../projections/journal';
 import { useTestStore } from '../support/db';
-import { appendAll, booked, issued, payee, project, rebuild, views } from './support';
+import { catchUp } from '../support/projection-spec';
+import {
+  appendAll,
+  bank,
+  booked,
+  issued,
+  PAYOUTS_ACCOUNT,
+  payee,
+  payouts,
+  project,
+  rebuild,
+  TZ,
+  views,
+} from './support';
 
 /**
  * A hostile review of "A month stated lower" (docs/bank.md) in the payouts leg: the figure in force is the one
@@ -89,7 +104,7 @@ describe('payouts leg review: money paid under an ask lowered to nothing since i
       [`${REF}-2`, 0n, 300_00n, 300_00n],
     ]);
     // 500.00 paid beyond what the month asks, reported on each reference; nothing unexpected
-    expect(v.discrepancies.map((d) => [d.type, d.reference])).toEqual(
+    expect(v.discrepancies.map((d) => [d.type, d.values.reference])).toEqual(
       expect.arrayContaining([
         ['payout_amount_mismatch', REF],
         ['payout_amount_mismatch', `${REF}-2`],
@@ -99,6 +114,23 @@ describe('payouts leg review: money paid under an ask lowered to nothing since i
     // what the statements count as paid out to SM1 (their "Paid out", the ledger's closing less it): all 1,300.00
     const paid = await paidOutAt(fx.db.sql, { commit: 2n ** 62n, prepare: 0n }, 10);
     expect(paidBetween(paid!, 'SM1', 'EUR', null, null)).toBe(1300_00n);
+
+    // and the journal books both debits as payouts: 1,300.00 left the payouts account for SM1
+    await catchUp(
+      {
+        sql: fx.db.sql,
+        store: fx.store,
+        log: silentLogger,
+        timezone: TZ,
+        graceHours: 48,
+        bank,
+        projections: [journal, payouts],
+      },
+      { batchSize: 1000 },
+    );
+    const [out] = await fx.db.sql<{ b: string }[]>`
+      select coalesce(sum(amount), 0)::text as b from recon.journal_lines where account = ${`bank:${PAYOUTS_ACCOUNT}`}`;
+    expect(BigInt(out!.b)).toBe(-1300_00n);
 
     await rebuild(fx.db.sql, fx.store, 1);
     expect(await views(fx.db.sql)).toEqual(v);

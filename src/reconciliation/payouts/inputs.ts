@@ -114,23 +114,18 @@ export async function loadPayoutInputs(q: Queries, t: InputTables, cut?: Positio
             l.counterparty_account, l.is_return, l.bank_ref
      from ${table(t.lines)} l where true ${at('l')}`;
   return {
-    expected: expected.flatMap((r) => {
-      const amount = still.get(r.reference);
-      return amount === undefined
-        ? []
-        : [
-            {
-              reference: r.reference,
-              subMerchantId: r.sub_merchant_id,
-              currency: r.currency,
-              amount,
-              issuedOn: r.issued_on,
-              payeeAccount: r.payout_account,
-              payeeName: r.payee_name ?? r.sub_merchant_id,
-              eventId: r.event_id,
-            },
-          ];
-    }),
+    // an ask lowered to nothing stays, at 0: a debit that paid it before it was lowered is still a payout to
+    // its receiver (matched, booked, paid out), beyond what is asked; unpaid, it is judged nothing (judge.ts)
+    expected: expected.map((r) => ({
+      reference: r.reference,
+      subMerchantId: r.sub_merchant_id,
+      currency: r.currency,
+      amount: still.get(r.reference) ?? 0n,
+      issuedOn: r.issued_on,
+      payeeAccount: r.payout_account,
+      payeeName: r.payee_name ?? r.sub_merchant_id,
+      eventId: r.event_id,
+    })),
     lines: lines.map((r) => ({
       id: r.event_id,
       accountId: r.account_id,
