@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { newEvent } from '../../src/events/catalog';
 import { StatementIssued, statementStream } from '../../src/events/statement-events';
+import { correctionsAt, monthRuns } from '../../src/export/statements/corrections';
 import { issuedPayouts, statementPayouts } from '../../src/export/statements/payouts';
 import type { StatementFigures } from '../../src/export/statements/workbooks';
 import { formatPosition, type Position } from '../../src/store/types';
@@ -98,5 +99,31 @@ describe('statement runs review: a run issued again at its cut records what it r
     expect(await recordedAt(month, first, 1200_00n)).toEqual([
       expect.objectContaining({ reference: 'RS-SM-A-2026-09-EUR-2', payable: '20000', stillAsked: '120000' }),
     ]);
+  });
+});
+
+describe('statement runs review: what a correction says was already asked', () => {
+  it('after a correction that stated the month lower: what the month’s statements still ask, not every ask summed', async () => {
+    const month = '2026-10';
+    const first = await run(month, '1/0', { reference: 'RS-SM-A-2026-10-EUR', payable: '100000', amountDue: '100000' });
+    const second = await run(month, formatPosition(first), {
+      reference: 'RS-SM-A-2026-10-EUR-2',
+      payable: '30000',
+      amountDue: '130000',
+      stillAsked: '130000',
+    });
+    // a late refund: the month is 800.00 in all; the statement asks nothing and says so
+    const lower = await run(month, formatPosition(second), {
+      reference: null,
+      payable: '0',
+      amountDue: '80000',
+      stillAsked: '80000',
+    });
+    // the next correction (900.00 in all) corrects that statement, which asked 800.00 in all: 100.00 more is due
+    const c = await correctionsAt(fx.store, await monthRuns(fx.store, month, TZ), lower);
+    expect(c.askedBefore('SM-A', 'EUR')).toBe(800_00n);
+    // before the lowering, every ask counts
+    const before = await correctionsAt(fx.store, await monthRuns(fx.store, month, TZ), second);
+    expect(before.askedBefore('SM-A', 'EUR')).toBe(1300_00n);
   });
 });
