@@ -21,11 +21,11 @@ type Row = { reference: string | null; payable: string; amountDue: string; still
 const fx = useTestStore();
 
 /** A run of `month` for SM-A in EUR cut at `cut`; returns where its event is. */
-async function run(month: string, cut: string, r: Row): Promise<Position> {
+async function run(month: string, cut: string, r: Row, subMerchantId: string | null = null): Promise<Position> {
   const e = newEvent(StatementIssued, {
     month,
     timezone: TZ,
-    subMerchantId: null,
+    subMerchantId,
     position: cut,
     figuresSha256: 'a'.repeat(64),
     statements: 1,
@@ -125,5 +125,20 @@ describe('statement runs review: what a correction says was already asked', () =
     // before the lowering, every ask counts
     const before = await correctionsAt(fx.store, await monthRuns(fx.store, month, TZ), second);
     expect(before.askedBefore('SM-A', 'EUR')).toBe(1300_00n);
+  });
+});
+
+describe('statement runs review: the month for all, then for one sub-merchant at the same cut', () => {
+  it('a correction after them asks what the month owes beyond the one reference both asked (counted once)', async () => {
+    const month = '2026-11';
+    const asked = { reference: 'RS-SM-A-2026-11-EUR', payable: '100000', amountDue: '100000' };
+    await run(month, '1/0', asked);
+    const one = await run(month, '1/0', asked, 'SM-A');
+    // a late sale: the month is 1,200.00 in all, 1,000.00 was asked (twice, under one reference)
+    expect(await recordedAt(month, one, 1200_00n)).toEqual([
+      expect.objectContaining({ reference: 'RS-SM-A-2026-11-EUR-2', payable: '20000', stillAsked: '120000' }),
+    ]);
+    const c = await correctionsAt(fx.store, await monthRuns(fx.store, month, TZ), one);
+    expect(c.askedBefore('SM-A', 'EUR')).toBe(1000_00n);
   });
 });
