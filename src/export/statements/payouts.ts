@@ -51,6 +51,7 @@ type RecordedAtCut = ReadonlyMap<string, { holds: ReadonlyArray<readonly [string
  */
 async function runsOfMonth(store: EventStore, month: string, timezone: string, cut: Position) {
   const earlier: SameMonthRun[] = [];
+  const asked = new Set<string>();
   const sameCut = new Map<string, { holds: ReadonlyArray<readonly [string, string]>; stillAsked: boolean }>();
   for (const e of await store.readStream(statementStream(month))) {
     if (e.type !== StatementIssued.type) continue;
@@ -66,7 +67,14 @@ async function runsOfMonth(store: EventStore, month: string, timezone: string, c
       continue;
     }
     if (comparePositions(e.position, cut) > 0) continue;
-    const payouts = new Map((d.payouts ?? []).map((p) => [closingKey(p.subMerchantId, p.currency), BigInt(p.payable)]));
+    // a reference asked by two runs (the month for all, then for one, at one cut) was asked once
+    const payouts = new Map(
+      (d.payouts ?? []).map((p) => {
+        const again = p.reference !== null && asked.has(p.reference);
+        if (p.reference !== null) asked.add(p.reference);
+        return [closingKey(p.subMerchantId, p.currency), again ? 0n : BigInt(p.payable)];
+      }),
+    );
     earlier.push({ cut: runCut, payouts });
   }
   return { earlier, sameCut: sameCut as RecordedAtCut };
