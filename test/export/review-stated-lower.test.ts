@@ -142,3 +142,19 @@ describe('statement runs review: the month for all, then for one sub-merchant at
     expect(c.askedBefore('SM-A', 'EUR')).toBe(1000_00n);
   });
 });
+
+describe('statement runs review: a month issued for information records no figure', () => {
+  it('issued again after the next month was: it asks nothing and lowers nothing (the next month carries it)', async () => {
+    const month = '2026-12';
+    const first = await run(month, '1/0', { reference: 'RS-SM-A-2026-12-EUR', payable: '100000', amountDue: '100000' });
+    const next = await run('2027-01', formatPosition(first), {
+      reference: 'RS-SM-A-2027-01-EUR',
+      payable: '5000',
+      amountDue: '5000',
+    });
+    expect(await recordedAt(month, next, 800_00n)).toEqual([
+      expect.objectContaining({ reference: null, payable: '0', amountDue: '80000' }),
+    ]);
+    expect((await recordedAt(month, next, 800_00n))[0]).not.toHaveProperty('stillAsked');
+  });
+});

@@ -186,3 +186,19 @@ describe('review: money released into an earlier ask a correction restored is ch
     expect(plan.leftOut.map((l) => [l.reference, l.amount, l.reason])).toEqual([[REF, '20000', 'hold_in_force']]);
   });
 });
+
+describe('review: a month stated lower in one currency lowers nothing in another', () => {
+  const uah = (reference: string | null, payable: string, stillAsked?: string) => ({
+    ...row(reference, payable, stillAsked),
+    currency: 'UAH',
+  });
+  it('EUR stated at 800.00, UAH unchanged: EUR paid 800.00, UAH 5,000.00 as asked', () => {
+    const first = run(E1, [row(REF, '100000'), uah('RS-SM-A-2026-10-UAH', '500000')]);
+    const lower = run(E2, [row(null, '0', '80000'), uah(null, '0', '500000')]);
+    const plan = planRun(input({ runs: [first, lower] }));
+    expect(plan.lines.map((l) => [l.reference, l.currency, l.amount])).toEqual([
+      [REF, 'EUR', '80000'],
+      ['RS-SM-A-2026-10-UAH', 'UAH', '500000'],
+    ]);
+  });
+});

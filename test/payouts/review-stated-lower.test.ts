@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { paidBetween, paidOutAt } from '../../src/export/payouts/paid-out';
+import { paidBetween, paidOutAt, payoutStatusesAt } from '../../src/export/payouts/paid-out';
+import { statementStream } from '../../src/events/statement-events';
 import { silentLogger } from '../../src/log';
 import { projection as journal } from '../../projections/journal';
 import { useTestStore } from '../support/db';
@@ -70,6 +71,18 @@ describe('payouts leg review: the figure in force is the latest cut’s', () => 
     expect(await views(fx.db.sql)).toEqual(after);
     await rebuild(fx.db.sql, fx.store, 1);
     expect(await views(fx.db.sql)).toEqual(after);
+
+    // a statement regenerated at an old cut shows the statuses it showed then: each run's event as the cut
+    const runs = await fx.store.readStream(statementStream(MONTH));
+    const at = async (i: number) =>
+      (await payoutStatusesAt(fx.db.sql, runs[i]!.position, bank.payouts))!.map((p) => [p.reference, p.amount]);
+    expect(await at(0)).toEqual([[REF, 1000_00n]]);
+    expect(await at(1)).toEqual([[REF, 800_00n]]);
+    expect(await at(2)).toEqual([
+      [REF, 1000_00n],
+      [`${REF}-2`, 100_00n],
+    ]);
+    expect(await at(3)).toEqual(await at(2));
   });
 });
 
