@@ -162,16 +162,18 @@ function releasedInto(input: PlanInput, index: number, row: StatementPayoutRow):
 
 /**
  * The holds later corrections of the month released into this row's reference: a correction that states the
- * month higher again restores the earlier asks it had lowered (asks.ts), so what it released is paid under them.
+ * month higher again restores the earlier asks it had lowered (asks.ts), so what it released is paid under them,
+ * as long as the reference still asks more than before it (a correction since that held it again undoes it).
  */
 function releasedByRestoring(input: PlanInput, index: number, row: StatementPayoutRow): PlannedLine['releasedHolds'] {
   const out: PlannedLine['releasedHolds'] = [];
+  const now = stillAskedOf(input.runs).get(row.reference!) ?? 0n;
   for (let j = index + 1; j < input.runs.length; j++) {
     const later = input.runs[j]!.payouts.find((p) => keyOf(p) === keyOf(row) && p.stillAsked !== undefined);
     if (!later) continue;
     const before = stillAskedOf(input.runs.slice(0, j)).get(row.reference!) ?? 0n;
     const after = stillAskedOf(input.runs.slice(0, j + 1)).get(row.reference!) ?? 0n;
-    if (after > before) out.push(...releasedInto(input, j, later));
+    if (after > before && now > before) out.push(...releasedInto(input, j, later));
   }
   return out;
 }

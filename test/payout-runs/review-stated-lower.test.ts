@@ -173,6 +173,13 @@ describe('review: money released into an earlier ask a correction restored is ch
     ]);
   });
 
+  it('held again by a later correction (the month back at 800.00): the 800.00 nobody disputes is paid', () => {
+    const again = run('dddddddd-dddd-4ddd-8ddd-dddddddddddd', [{ ...row(null, '0', '80000'), holds: [[D1, '20000']] }]);
+    const plan = planRun(input({ runs: [first, held, released, again], decisions: new Map([[D1, 'withhold']]) }));
+    expect(plan.lines.map((l) => [l.reference, l.amount, l.releasedHolds])).toEqual([[REF, '80000', []]]);
+    expect(plan.heldInForce.map((h) => [h.discrepancyId, h.amount])).toEqual([[D1, '20000']]);
+  });
+
   it('paid 800.00 while held, the release revoked since: the 200.00 left is not paid', () => {
     const paid = planRun(input({ runs: [first, held] }));
     const plan = planRun(
