@@ -123,7 +123,9 @@ function payoutsProjection(): Projection {
     // 4: statuses missing and duplicated, what paid it (bank reference, account paid to); bank charges left out
     // 5: amount_in_doubt on every discrepancy row; an acceptance can be revoked (DiscrepancyAcceptanceRevoked)
     // 6: a correction stating a month lower lowers the month's earlier asks (StatementIssued stillAsked)
-    version: 6,
+    // 7: the figure in force is the latest cut's, not the latest recorded (still_asked.cut); an ask lowered to
+    //    nothing is still matched (at 0) by a debit that paid it
+    version: 7,
     usesBank: true,
     // payoutRowsOf's inputs, and what moves its clock (tables.ts `eventTime`: a statement's issuedAt, a booking's day)
     handles: eventTypes(

@@ -64,6 +64,7 @@ export async function expectedPayouts(sql: Sql): Promise<ExpectedPayout[]> {
        to_char(e.issued_on, 'YYYY-MM-DD') as issued_on, coalesce(s.name, e.sub_merchant_id) as name
      from recon.payout_expected e join recon.payouts p on p.reference = e.reference
      left join recon.sub_merchants s on s.sub_merchant_id = e.sub_merchant_id
+     where p.amount > 0
      order by e.reference`;
   return rows.map((r) => ({
     reference: r.reference,

@@ -63,6 +63,7 @@ const STATUS: Record<string, number> = {
   NOTHING_TO_PAY: 409,
   CHANGED_MEANWHILE: 409,
   EXECUTION_DATE_PASSED: 409,
+  STATED_LOWER: 409,
 };
 
 /** A refusal as its answer; anything else is not ours to describe (rethrown: the route logs a 500). */

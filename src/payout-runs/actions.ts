@@ -17,9 +17,9 @@ import { StoreError } from '../store/errors';
 import type { EventStore, NewEvent } from '../store/types';
 import { debtorsFor } from './debtor';
 import { PayoutRunRefused } from './errors';
-import { planInputOf } from './inputs';
+import { planInputOf, statementRunsOf } from './inputs';
 import { fileSha256, pain001 } from './pain001';
-import { type Plan, planRun } from './plan';
+import { linesAboveAsks, type Plan, planRun } from './plan';
 import { type PayoutRun, type PayoutRuns, readRuns, runOf } from './runs';
 
 /**
@@ -114,6 +114,22 @@ export async function draftRun(store: EventStore, actor: Person, o: DraftOptions
   return { run: runOf(await readRuns(store), runId), created: true, plan };
 }
 
+/**
+ * A run drafted before a correction stated the month lower (docs/bank.md, "A month stated lower") would pay a
+ * reference more than it still asks: money the month no longer owes, or money now held. It is neither approved,
+ * filed nor sent; cancelled, the month is drafted again at what it still asks.
+ */
+async function notStatedLower(store: EventStore, runs: PayoutRuns, run: PayoutRun): Promise<void> {
+  const above = linesAboveAsks(run, [...runs.runs.values()], await statementRunsOf(store, run.month));
+  if (above.length > 0)
+    throw new PayoutRunRefused(
+      'STATED_LOWER',
+      `${run.id} pays ${above.map((l) => l.reference).join(', ')} more than the month's statements still ask ` +
+        `(a correction stated the month lower since it was drafted); cancel it (recon payout-runs cancel ${run.id} ` +
+        '--reason ...) and draft the month again',
+    );
+}
+
 function runNamed(runs: PayoutRuns, id: string): PayoutRun {
   if (!PAYOUT_RUN_ID.test(id))
     throw new PayoutRunRefused('INVALID_INPUT', `run: expected PR-YYYY-MM-n, got ${JSON.stringify(id.slice(0, 40))}`);
@@ -167,6 +183,7 @@ export async function approveRun(
       'MAKER_CHECKER',
       `${runId} was drafted by ${actor.id}; another approver must approve it (the one who drafts a run never approves it)`,
     );
+  await notStatedLower(store, runs, run);
   const now = o.now ?? new Date();
   const executionDate = executionDateOf(o.executionDate, now, o.timezone);
   const event = newEvent(
@@ -228,9 +245,12 @@ export async function paymentFile(
   at: ActionTime,
 ): Promise<PaymentFile> {
   allowed(actor, 'payout-run.send');
-  const run = runNamed(await readRuns(store), runId);
+  const runs = await readRuns(store);
+  const run = runNamed(runs, runId);
   stillExecutable(run, at);
-  return paymentFileOf(run);
+  const file = paymentFileOf(run);
+  if (run.status === 'approved') await notStatedLower(store, runs, run);
+  return file;
 }
 
 /** Records that the approved run's file went to the bank, with the file's sha-256. */
@@ -243,6 +263,7 @@ export async function sendRun(store: EventStore, actor: Person, runId: string, a
   stillExecutable(run, at);
   const now = at.now ?? new Date();
   const file = paymentFileOf(run);
+  await notStatedLower(store, runs, run);
   const event = newEvent(
     PayoutRunSent,
     { runId, sentBy: actor.id, sentAt: now.toISOString(), fileSha256: file.sha256 },

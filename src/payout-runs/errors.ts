@@ -16,6 +16,7 @@ export class PayoutRunRefused extends ReconError {
       | 'NOTHING_TO_PAY'
       | 'CHANGED_MEANWHILE'
       | 'EXECUTION_DATE_PASSED'
+      | 'STATED_LOWER'
       | 'INVALID_INPUT',
     message: string,
   ) {

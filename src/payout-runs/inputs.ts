@@ -15,7 +15,7 @@ export async function statementRunsOf(store: EventStore, month: string): Promise
   for (const e of await store.readStream(statementStream(month))) {
     if (!isEvent(StatementIssued, e)) continue;
     const d = dataOf(StatementIssued, e);
-    out.push({ id: e.id, month: d.month, payouts: d.payouts ?? [] });
+    out.push({ id: e.id, month: d.month, cut: d.position, payouts: d.payouts ?? [] });
   }
   return out;
 }

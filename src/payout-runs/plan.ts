@@ -1,4 +1,5 @@
 import { netAsks } from '../reconciliation/payouts/asks';
+import { parsePosition } from '../store/types';
 import type { PayoutRun } from './runs';
 import { clip, decimalText, isIban, looksLikeIban, MAX_DIGITS, valueDigits } from './pain001';
 
@@ -16,7 +17,8 @@ import { clip, decimalText, isIban, looksLikeIban, MAX_DIGITS, valueDigits } fro
  * report it) and the next statement would ask for it once more.
  *
  * A correction that states the month lower than its earlier runs asked lowers their asks, the latest first
- * (src/reconciliation/payouts/asks.ts, as the payouts leg expects them): a run pays what a reference still asks.
+ * (src/reconciliation/payouts/asks.ts, as the payouts leg expects them): a run pays what a reference still asks,
+ * less what standing runs took of it (a reference paid lowered and raised again since is paid the rest).
  */
 
 export interface StatementPayoutRow {
@@ -33,6 +35,8 @@ export interface StatementRun {
   /** the StatementIssued event's id */
   readonly id: string;
   readonly month: string;
+  /** where it was cut (StatementIssued.position): the latest cut's `stillAsked` is in force */
+  readonly cut?: string;
   readonly payouts: readonly StatementPayoutRow[];
 }
 
@@ -104,9 +108,45 @@ export interface Plan {
 
 const keyOf = (p: { subMerchantId: string; currency: string }) => `${p.subMerchantId}\u0000${p.currency}`;
 
-/** References a standing run (not cancelled) has taken. */
-export function referencesTaken(runs: readonly PayoutRun[]): Set<string> {
-  return new Set(runs.filter((r) => r.status !== 'cancelled').flatMap((r) => r.lines.map((l) => l.reference)));
+/**
+ * What standing runs (not cancelled) have taken of each reference. A reference paid at a figure a correction
+ * lowered, then raised again by a later one, asks the rest (asks.ts restores earlier asks first): it is paid the
+ * difference under the same reference, so the month's money is paid, once.
+ */
+export function referencesTaken(runs: readonly PayoutRun[], except?: string): Map<string, bigint> {
+  const taken = new Map<string, bigint>();
+  for (const r of runs)
+    if (r.status !== 'cancelled' && r.id !== except)
+      for (const l of r.lines) taken.set(l.reference, (taken.get(l.reference) ?? 0n) + BigInt(l.amount));
+  return taken;
+}
+
+/** What each reference of the month's statement runs still asks (asks.ts); one lowered to nothing is absent. */
+export function stillAskedOf(runs: readonly StatementRun[]): Map<string, bigint> {
+  return netAsks(
+    runs.flatMap((run) =>
+      run.payouts.map((p) => ({
+        subMerchantId: p.subMerchantId,
+        currency: p.currency,
+        month: run.month,
+        reference: p.reference,
+        payable: BigInt(p.payable),
+        stillAsked: p.stillAsked === undefined ? null : BigInt(p.stillAsked),
+        cut: run.cut === undefined ? null : parsePosition(run.cut),
+      })),
+    ),
+  );
+}
+
+/**
+ * The lines of a standing run that pay more than their reference still asks, less what other standing runs
+ * took: a correction stated the month lower since the run was drafted (it would pay money the month no longer
+ * owes, or money now held).
+ */
+export function linesAboveAsks(run: PayoutRun, payoutRuns: readonly PayoutRun[], runs: readonly StatementRun[]) {
+  const still = stillAskedOf(runs);
+  const others = referencesTaken(payoutRuns, run.id);
+  return run.lines.filter((l) => BigInt(l.amount) + (others.get(l.reference) ?? 0n) > (still.get(l.reference) ?? 0n));
 }
 
 /** The holds of the statement run before `index` (same key) that this row no longer holds: released into it. */
@@ -125,6 +165,24 @@ function releasedInto(input: PlanInput, index: number, row: StatementPayoutRow):
     });
 }
 
+/**
+ * The holds later corrections of the month released into this row's reference: a correction that states the
+ * month higher again restores the earlier asks it had lowered (asks.ts), so what it released is paid under them,
+ * as long as the reference still asks more than before it (a correction since that held it again undoes it).
+ */
+function releasedByRestoring(input: PlanInput, index: number, row: StatementPayoutRow): PlannedLine['releasedHolds'] {
+  const out: PlannedLine['releasedHolds'] = [];
+  const now = stillAskedOf(input.runs).get(row.reference!) ?? 0n;
+  for (let j = index + 1; j < input.runs.length; j++) {
+    const later = input.runs[j]!.payouts.find((p) => keyOf(p) === keyOf(row) && p.stillAsked !== undefined);
+    if (!later) continue;
+    const before = stillAskedOf(input.runs.slice(0, j)).get(row.reference!) ?? 0n;
+    const after = stillAskedOf(input.runs.slice(0, j + 1)).get(row.reference!) ?? 0n;
+    if (after > before && now > before) out.push(...releasedInto(input, j, later));
+  }
+  return out;
+}
+
 function lineOrLeftOut(input: PlanInput, index: number, row: StatementPayoutRow, still: bigint): PlannedLine | LeftOut {
   const reference = row.reference!;
   const amount = still.toString();
@@ -132,7 +190,7 @@ function lineOrLeftOut(input: PlanInput, index: number, row: StatementPayoutRow,
   const payee = input.payees.get(row.subMerchantId);
   if (row.subMerchantId.startsWith('receiver:') || !payee) return { ...base, reason: 'not_registered' };
   if (!payee.payoutAccount) return { ...base, reason: 'no_payout_account' };
-  const releasedHolds = releasedInto(input, index, row);
+  const releasedHolds = [...releasedInto(input, index, row), ...releasedByRestoring(input, index, row)];
   // the amount carries money a statement released; its release taken back or withheld since: held again
   if (releasedHolds.some((h) => ['revoked', 'withhold'].includes(input.decisions.get(h.discrepancyId) ?? 'open')))
     return { ...base, reason: 'hold_in_force' };
@@ -174,28 +232,20 @@ function holdsOfLastStatement(input: PlanInput): Pick<Plan, 'releasedSinceStatem
 
 export function planRun(input: PlanInput): Plan {
   const taken = referencesTaken(input.payoutRuns);
-  const still = netAsks(
-    input.runs.flatMap((run) =>
-      run.payouts.map((p) => ({
-        subMerchantId: p.subMerchantId,
-        currency: p.currency,
-        month: run.month,
-        reference: p.reference,
-        payable: BigInt(p.payable),
-        stillAsked: p.stillAsked === undefined ? null : BigInt(p.stillAsked),
-      })),
-    ),
-  );
+  const still = stillAskedOf(input.runs);
   const lines: PlannedLine[] = [];
   const leftOut: LeftOut[] = [];
   input.runs.forEach((run, index) => {
     for (const row of run.payouts) {
       const asks = row.reference === null ? undefined : still.get(row.reference);
-      // nothing asked (a month stated for information or lower since, an unregistered receiver), or asked by a run already
-      if (row.reference === null || asks === undefined || taken.has(row.reference)) continue;
-      // two statement runs at one cut (the month for all, then for one) ask one reference twice: paid once
-      taken.add(row.reference);
-      const out = lineOrLeftOut(input, index, row, asks);
+      // nothing asked (a month stated for information or lower since, an unregistered receiver)
+      if (row.reference === null || asks === undefined) continue;
+      // what runs took of it already: two statement runs at one cut (the month for all, then for one) ask one
+      // reference twice, paid once; a reference paid lowered and raised since is paid the rest
+      const rest = asks - (taken.get(row.reference) ?? 0n);
+      if (rest <= 0n) continue;
+      taken.set(row.reference, asks);
+      const out = lineOrLeftOut(input, index, row, rest);
       if ('reason' in out) leftOut.push(out);
       else lines.push(out);
     }

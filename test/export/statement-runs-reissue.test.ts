@@ -201,4 +201,34 @@ describe('recon statements for a month already issued', () => {
       ['RS-SM-B-2025-01-EUR', '50000', 'no_payout_account'],
     ]);
   });
+
+  it('stated higher again after that: it says 1,000.00 was already asked (what the statement it corrects asked), not 1,300.00', {
+    timeout: 600_000,
+  }, async () => {
+    // another late January sale of Shop A: the month is 1,100.00
+    await t.observe(t.sale('p5', '2025-01-26T10:00:00.000Z', 'Shop A', 100_00n), '2025-02-07T00:00:00.000Z');
+    const higher = dir('higher');
+    expect(await statements(higher)).toMatch(/a correction of the statements issued on/);
+    const a = await summary(higher, 'SM-A');
+    expect(a.get(AMOUNT_DUE)).toBe(1_100);
+    expect(a.get('− Already asked on the statement corrected')).toBe(-1_000);
+    expect(a.get('= Amount due on this correction')).toBe(100);
+    const b = await summary(higher, 'SM-B');
+    expect(b.get('− Already asked on the statement corrected')).toBe(-500);
+    expect(b.get('= Amount due on this correction')).toBe(0);
+
+    // nothing new asked (1,300.00 was): the lowered ask (…-2) comes back by 100.00
+    const runs = await statementRunsOf(t.store, MONTH);
+    expect(runs.at(-1)!.payouts.find((p) => p.subMerchantId === 'SM-A')).toMatchObject({
+      reference: null,
+      payable: '0',
+      stillAsked: '110000',
+    });
+    const plan = planRun(await planInputOf(t.store, MONTH, []));
+    expect(plan.leftOut.map((l) => [l.reference, l.amount])).toEqual([
+      ['RS-SM-A-2025-01-EUR', '100000'],
+      ['RS-SM-B-2025-01-EUR', '50000'],
+      ['RS-SM-A-2025-01-EUR-2', '10000'],
+    ]);
+  });
 });

@@ -52,8 +52,16 @@ export interface Due {
   stillAsked?: bigint;
 }
 
-/** A statement run that asks for `due` (as `recon statements` records it), issued at `issuedAt`. */
-export function issued(month: string, issuedAt: string, due: Due[]): AppendRequest {
+/**
+ * A statement run that asks for `due` (as `recon statements` records it), issued at `issuedAt`; cut there unless
+ * `o.cutAt` names another time (a run issued again at an earlier cut), for all unless `o.subMerchantId`.
+ */
+export function issued(
+  month: string,
+  issuedAt: string,
+  due: Due[],
+  o: { cutAt?: string; subMerchantId?: string } = {},
+): AppendRequest {
   return {
     stream: statementStream(month),
     events: [
@@ -62,8 +70,8 @@ export function issued(month: string, issuedAt: string, due: Due[]): AppendReque
         {
           month,
           timezone: TZ,
-          subMerchantId: null,
-          position: `${Date.parse(issuedAt)}/0`,
+          subMerchantId: o.subMerchantId ?? null,
+          position: `${Date.parse(o.cutAt ?? issuedAt)}/0`,
           figuresSha256: '0'.repeat(64),
           statements: due.length,
           files: [],

@@ -95,7 +95,7 @@ export interface PayoutStatusLine {
   readonly currency: string;
   /** the statement month that asked for it */
   readonly month: string;
-  /** what the statement asked for (minor units) */
+  /** what the statements still ask for it (minor units): its ask, lowered by a correction that stated the month lower */
   readonly amount: bigint;
   readonly status: PayoutStatus;
   /** debits that paid it less returns */

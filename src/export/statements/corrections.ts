@@ -7,6 +7,7 @@ import {
   statementNumberStream,
   statementStream,
 } from '../../events/statement-events';
+import { netAsks } from '../../reconciliation/payouts/asks';
 import { comparePositions, type EventStore, type Position, parsePosition } from '../../store/types';
 import { closingKey } from './previous';
 import type { StatementPayoutSection } from './figures';
@@ -105,7 +106,10 @@ export function unchangedRun(runs: readonly MonthRun[], run: Issued): MonthRun |
 export interface Corrections {
   /** the statement this sub-merchant's corrects: the latest numbered by an earlier run of the month */
   statementOf(subMerchantId: string): Promise<{ number: string; issuedAt: Date } | undefined>;
-  /** what the month's earlier runs asked finance to pay (their `payable`) */
+  /**
+   * what the month's earlier runs still ask finance to pay: their `payable`s, lowered by a correction that stated
+   * the month lower (payouts/asks.ts), so a correction after it shows what that statement asked in all
+   */
   askedBefore(subMerchantId: string, currency: string): bigint;
   /** the latest payout reference they issued, for a correction that asks nothing new */
   referenceOf(subMerchantId: string, currency: string): string | null;
@@ -142,7 +146,7 @@ export async function correctionsAt(store: EventStore, runs: readonly MonthRun[]
       }
       return numbers.get(subMerchantId);
     },
-    askedBefore: (id, currency) => payoutsOf(id, currency).reduce((s, p) => s + BigInt(p.payable), 0n),
+    askedBefore: (id, currency) => stillAskedBy(earlier, id, currency),
     referenceOf: (id, currency) =>
       payoutsOf(id, currency)
         .map((p) => p.reference)
@@ -150,6 +154,27 @@ export async function correctionsAt(store: EventStore, runs: readonly MonthRun[]
         .at(-1) ?? null,
     ...(earlier.length > 0 ? { latest: earlier.at(-1)! } : {}),
   };
+}
+
+/** What `runs` still ask of a sub-merchant in a currency, in all (asks.ts, the reading of the payouts leg). */
+function stillAskedBy(runs: readonly MonthRun[], id: string, currency: string): bigint {
+  const key = closingKey(id, currency);
+  const asks = netAsks(
+    runs.flatMap((r) =>
+      (r.data.payouts ?? [])
+        .filter((p) => closingKey(p.subMerchantId, p.currency) === key)
+        .map((p) => ({
+          subMerchantId: p.subMerchantId,
+          currency: p.currency,
+          month: r.data.month,
+          reference: p.reference,
+          payable: BigInt(p.payable),
+          stillAsked: p.stillAsked === undefined ? null : BigInt(p.stillAsked),
+          cut: r.cut,
+        })),
+    ),
+  );
+  return [...asks.values()].reduce((s, v) => s + v, 0n);
 }
 
 /**

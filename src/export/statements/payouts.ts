@@ -40,15 +40,19 @@ interface SameMonthRun {
   readonly payouts: ReadonlyMap<string, bigint>;
 }
 
-type RecordedHolds = ReadonlyMap<string, ReadonlyArray<readonly [string, string]>>;
+/** What the first run at a cut recorded of a sub-merchant and currency: its holds, and whether it kept `stillAsked`. */
+type RecordedAtCut = ReadonlyMap<string, { holds: ReadonlyArray<readonly [string, string]>; stillAsked: boolean }>;
 
 /**
  * Runs of the month recorded at or before the cut, other than one at this very cut (the same run issued
- * again), and the holds the first run at this very cut recorded (the first issue at a cut fixes what it holds).
+ * again), and what the first run at this very cut recorded (the first issue at a cut fixes what it holds, and
+ * whether it states `stillAsked`: a run recorded before the figure was kept, issued again at its cut, stays the
+ * same run, and its figure, read later, would not be the month's latest).
  */
 async function runsOfMonth(store: EventStore, month: string, timezone: string, cut: Position) {
   const earlier: SameMonthRun[] = [];
-  const sameCut = new Map<string, ReadonlyArray<readonly [string, string]>>();
+  const asked = new Set<string>();
+  const sameCut = new Map<string, { holds: ReadonlyArray<readonly [string, string]>; stillAsked: boolean }>();
   for (const e of await store.readStream(statementStream(month))) {
     if (e.type !== StatementIssued.type) continue;
     const d = dataOf(StatementIssued, e);
@@ -58,15 +62,22 @@ async function runsOfMonth(store: EventStore, month: string, timezone: string, c
     if (comparePositions(runCut, cut) === 0) {
       for (const p of d.payouts ?? []) {
         const key = closingKey(p.subMerchantId, p.currency);
-        if (!sameCut.has(key)) sameCut.set(key, p.holds);
+        if (!sameCut.has(key)) sameCut.set(key, { holds: p.holds, stillAsked: p.stillAsked !== undefined });
       }
       continue;
     }
     if (comparePositions(e.position, cut) > 0) continue;
-    const payouts = new Map((d.payouts ?? []).map((p) => [closingKey(p.subMerchantId, p.currency), BigInt(p.payable)]));
+    // a reference asked by two runs (the month for all, then for one, at one cut) was asked once
+    const payouts = new Map(
+      (d.payouts ?? []).map((p) => {
+        const again = p.reference !== null && asked.has(p.reference);
+        if (p.reference !== null) asked.add(p.reference);
+        return [closingKey(p.subMerchantId, p.currency), again ? 0n : BigInt(p.payable)];
+      }),
+    );
     earlier.push({ cut: runCut, payouts });
   }
-  return { earlier, sameCut: sameCut as RecordedHolds };
+  return { earlier, sameCut: sameCut as RecordedAtCut };
 }
 
 const nextMonths = (month: string, n: number) => {
@@ -130,7 +141,7 @@ export async function statementPayouts(
     const flow = (f.adjustments ?? 0n) + (f.notStated ?? 0n) + f.netPayable;
     const recorded = sameCut.get(key);
     const holds = recorded
-      ? await deps.recordedHeld(recorded, f.subMerchantName, f.currency)
+      ? await deps.recordedHeld(recorded.holds, f.subMerchantName, f.currency)
       : unregistered
         ? [
             {
@@ -147,7 +158,7 @@ export async function statementPayouts(
     const askedBefore = earlier.reduce((s, r) => s + (r.payouts.get(key) ?? 0n), 0n);
     const payable = unregistered || forInformation ? 0n : amountDue - askedBefore > 0n ? amountDue - askedBefore : 0n;
     const run = 1 + earlier.filter((r) => (r.payouts.get(key) ?? 0n) > 0n).length;
-    const stillAsked = askedBefore > 0n && !unregistered && !forInformation ? stillAskedOf(amountDue) : null;
+    const stillAsked = stillAskedOf(amountDue, askedBefore > 0n && !unregistered && !forInformation, recorded);
     out.push({
       subMerchantId: f.subMerchantId,
       currency: f.currency,
@@ -172,8 +183,14 @@ export async function statementPayouts(
   return out;
 }
 
-/** A correction's figure for what the month's runs now ask in all: its amount due, at least 0 (payouts/asks.ts). */
-const stillAskedOf = (amountDue: bigint) => (amountDue > 0n ? amountDue : 0n);
+/**
+ * A correction's figure for what the month's runs now ask in all: its amount due, at least 0 (payouts/asks.ts);
+ * null where earlier runs asked nothing (`asked` false), or where the first run at this cut recorded none.
+ */
+function stillAskedOf(amountDue: bigint, asked: boolean, atCut?: { stillAsked: boolean }): bigint | null {
+  if (!asked || atCut?.stillAsked === false) return null;
+  return amountDue > 0n ? amountDue : 0n;
+}
 
 /** StatementIssued.payouts of a run, sorted. */
 export function issuedPayouts(payouts: readonly StatementPayout[]) {

@@ -1,5 +1,5 @@
 import type postgres from 'postgres';
-import type { Position } from '../../store/types';
+import { type Position, parsePosition } from '../../store/types';
 import { netAsks } from './asks';
 import type { ExpectedPayout, PayoutBankLine } from './match';
 
@@ -70,12 +70,13 @@ async function stillAsks(q: Queries, t: InputTables, at: At): Promise<Map<string
       month: string;
       amount: string;
       still: string | null;
+      cut: string | null;
     }[]
   >`select * from (
       select e.reference, e.sub_merchant_id, e.currency, e.month, e.amount::text as amount, null::text as still,
-             e.commit_pos, e.prepare_pos from ${table(t.expected)} e where true ${at('e')}
+             null::text as cut, e.commit_pos, e.prepare_pos from ${table(t.expected)} e where true ${at('e')}
       union all
-      select null, s.sub_merchant_id, s.currency, s.month, '0', s.still_asked::text, s.commit_pos, s.prepare_pos
+      select null, s.sub_merchant_id, s.currency, s.month, '0', s.still_asked::text, s.cut, s.commit_pos, s.prepare_pos
       from ${table(t.stillAsked)} s where true ${at('s')}) a
     order by commit_pos, prepare_pos, reference nulls last, sub_merchant_id, currency`;
   return netAsks(
@@ -86,6 +87,7 @@ async function stillAsks(q: Queries, t: InputTables, at: At): Promise<Map<string
       reference: r.reference,
       payable: BigInt(r.amount),
       stillAsked: r.still === null ? null : BigInt(r.still),
+      cut: r.cut === null ? null : parsePosition(r.cut),
     })),
   );
 }
@@ -112,23 +114,18 @@ export async function loadPayoutInputs(q: Queries, t: InputTables, cut?: Positio
             l.counterparty_account, l.is_return, l.bank_ref
      from ${table(t.lines)} l where true ${at('l')}`;
   return {
-    expected: expected.flatMap((r) => {
-      const amount = still.get(r.reference);
-      return amount === undefined
-        ? []
-        : [
-            {
-              reference: r.reference,
-              subMerchantId: r.sub_merchant_id,
-              currency: r.currency,
-              amount,
-              issuedOn: r.issued_on,
-              payeeAccount: r.payout_account,
-              payeeName: r.payee_name ?? r.sub_merchant_id,
-              eventId: r.event_id,
-            },
-          ];
-    }),
+    // an ask lowered to nothing stays, at 0: a debit that paid it before it was lowered is still a payout to
+    // its receiver (matched, booked, paid out), beyond what is asked; unpaid, it is judged nothing (judge.ts)
+    expected: expected.map((r) => ({
+      reference: r.reference,
+      subMerchantId: r.sub_merchant_id,
+      currency: r.currency,
+      amount: still.get(r.reference) ?? 0n,
+      issuedOn: r.issued_on,
+      payeeAccount: r.payout_account,
+      payeeName: r.payee_name ?? r.sub_merchant_id,
+      eventId: r.event_id,
+    })),
     lines: lines.map((r) => ({
       id: r.event_id,
       accountId: r.account_id,

@@ -185,7 +185,9 @@ export function judgePayouts(
     if (m.reference === null) continue;
     mineOf.set(m.reference, [...(mineOf.get(m.reference) ?? []), { m, l: lineById.get(m.lineId)! }]);
   }
-  const payouts = [...expected]
+  // an ask a correction lowered to nothing is no payout unless something paid it (docs/bank.md, "A month stated lower")
+  const payouts = expected
+    .filter((p) => p.amount > 0n || mineOf.has(p.reference))
     .sort((a, b) => (a.reference < b.reference ? -1 : a.reference > b.reference ? 1 : 0))
     .map((p) => stateOf(p, mineOf.get(p.reference) ?? [], opts.today, opts.dueDays));
   const discrepancies = [

@@ -121,7 +121,8 @@ export function matchPayouts(
   const lines = canonicalLines(bankLines);
   const claim = (l: PayoutBankLine, p: ExpectedPayout, by: 'reference' | 'payee') => {
     const before = paid.get(p.reference) ?? 0n;
-    if (before >= p.amount) {
+    // the first debit that pays a payout pays it, even one a correction lowered to nothing since (reported beyond)
+    if (paid.has(p.reference) && before >= p.amount) {
       out.set(l.id, { lineId: l.id, role: 'duplicate', reference: p.reference, by });
       return;
     }

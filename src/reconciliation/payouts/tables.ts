@@ -21,7 +21,7 @@ export const EXPECTED = `reference text primary key, sub_merchant_id text not nu
   amount int8 not null, issued_on date not null, event_id uuid not null, ${POS}`;
 /** What a correction says the month's runs now ask a sub-merchant in all (StatementIssued `stillAsked`, asks.ts). */
 export const STILL_ASKED = `event_id uuid not null, sub_merchant_id text not null, currency text not null, month text not null,
-  still_asked int8 not null, ${POS}, primary key (event_id, sub_merchant_id, currency)`;
+  still_asked int8 not null, cut text not null, ${POS}, primary key (event_id, sub_merchant_id, currency)`;
 export const LINES = `event_id uuid primary key, account_id text not null, currency text not null, direction text not null,
   amount int8 not null, booking_date date not null, end_to_end_id text, remittance text, counterparty_name text,
   counterparty_account text, is_return boolean not null, bank_ref text, ${POS}`;
@@ -86,6 +86,8 @@ function statementRows(
         currency: p.currency,
         month: d.month,
         still_asked: p.stillAsked,
+        // where the run was cut: the figure of the latest cut is in force (asks.ts), whenever it was recorded
+        cut: d.position,
         ...pos(e),
       });
     // an unregistered receiver is never due; a run that asks for nothing more expects no transfer
