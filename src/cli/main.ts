@@ -38,8 +38,8 @@ export async function buildProgram(argv: readonly string[] = []): Promise<Comman
     .sort();
   const load = async (f: string) =>
     ((await import(pathToFileURL(path.join(COMMANDS_DIR, f)).href)) as CommandModule).register(program);
-  // `recon statements …` loads only the statements command's file (a start in a third of the time: no workbook,
-  // PDF or EventStoreDB library for a command that does not use them); anything else, help included, loads all
+  // `recon X …` loads only X's file: a command does not load the libraries only others use (workbooks, PDF,
+  // EventStoreDB), about half the CPU of a start; help, an unknown command or an option first load them all
   const own = argv[2] !== undefined && /^[a-z][a-z-]*$/.test(argv[2]) ? `${argv[2]}.ts` : null;
   if (own !== null && files.includes(own)) {
     await load(own);
