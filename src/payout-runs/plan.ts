@@ -170,27 +170,59 @@ function releasedInto(input: PlanInput, index: number, row: StatementPayoutRow):
  * month higher again restores the earlier asks it had lowered (asks.ts), so what it released is paid under them,
  * as long as the reference still asks more than before it (a correction since that held it again undoes it).
  */
-function releasedByRestoring(input: PlanInput, index: number, row: StatementPayoutRow): PlannedLine['releasedHolds'] {
+function releasedByRestoring(
+  input: PlanInput,
+  asked: Asked,
+  index: number,
+  row: StatementPayoutRow,
+): PlannedLine['releasedHolds'] {
   const out: PlannedLine['releasedHolds'] = [];
-  const now = stillAskedOf(input.runs).get(row.reference!) ?? 0n;
+  const ref = row.reference!;
+  const now = asked.after.at(-1)!.get(ref) ?? 0n;
   for (let j = index + 1; j < input.runs.length; j++) {
-    const later = input.runs[j]!.payouts.find((p) => keyOf(p) === keyOf(row) && p.stillAsked !== undefined);
-    if (!later) continue;
-    const before = stillAskedOf(input.runs.slice(0, j)).get(row.reference!) ?? 0n;
-    const after = stillAskedOf(input.runs.slice(0, j + 1)).get(row.reference!) ?? 0n;
+    const later = asked.rows[j]!.get(keyOf(row));
+    if (later?.stillAsked === undefined) continue;
+    const before = asked.after[j - 1]!.get(ref) ?? 0n;
+    const after = asked.after[j]!.get(ref) ?? 0n;
     if (after > before && now > before) out.push(...releasedInto(input, j, later));
   }
   return out;
 }
 
-function lineOrLeftOut(input: PlanInput, index: number, row: StatementPayoutRow, still: bigint): PlannedLine | LeftOut {
+/**
+ * Each statement run's rows by sub-merchant and currency, and what every reference still asks once the runs up
+ * to it are in: worked out once per plan, not once per row (a month has a row per sub-merchant and currency).
+ */
+interface Asked {
+  readonly rows: readonly Map<string, StatementPayoutRow>[];
+  readonly after: readonly Map<string, bigint>[];
+}
+
+function askedOf(runs: readonly StatementRun[]): Asked {
+  return {
+    rows: runs.map((r) => {
+      const byKey = new Map<string, StatementPayoutRow>();
+      for (const p of r.payouts) if (!byKey.has(keyOf(p))) byKey.set(keyOf(p), p);
+      return byKey;
+    }),
+    after: runs.map((_, j) => stillAskedOf(runs.slice(0, j + 1))),
+  };
+}
+
+function lineOrLeftOut(
+  input: PlanInput,
+  asked: Asked,
+  index: number,
+  row: StatementPayoutRow,
+  still: bigint,
+): PlannedLine | LeftOut {
   const reference = row.reference!;
   const amount = still.toString();
   const base = { subMerchantId: row.subMerchantId, currency: row.currency, amount, reference };
   const payee = input.payees.get(row.subMerchantId);
   if (row.subMerchantId.startsWith('receiver:') || !payee) return { ...base, reason: 'not_registered' };
   if (!payee.payoutAccount) return { ...base, reason: 'no_payout_account' };
-  const releasedHolds = [...releasedInto(input, index, row), ...releasedByRestoring(input, index, row)];
+  const releasedHolds = [...releasedInto(input, index, row), ...releasedByRestoring(input, asked, index, row)];
   // the amount carries money a statement released; its release taken back or withheld since: held again
   if (releasedHolds.some((h) => ['revoked', 'withhold'].includes(input.decisions.get(h.discrepancyId) ?? 'open')))
     return { ...base, reason: 'hold_in_force' };
@@ -232,7 +264,8 @@ function holdsOfLastStatement(input: PlanInput): Pick<Plan, 'releasedSinceStatem
 
 export function planRun(input: PlanInput): Plan {
   const taken = referencesTaken(input.payoutRuns);
-  const still = stillAskedOf(input.runs);
+  const asked = askedOf(input.runs);
+  const still = asked.after.at(-1) ?? new Map<string, bigint>();
   const lines: PlannedLine[] = [];
   const leftOut: LeftOut[] = [];
   input.runs.forEach((run, index) => {
@@ -245,7 +278,7 @@ export function planRun(input: PlanInput): Plan {
       const rest = asks - (taken.get(row.reference) ?? 0n);
       if (rest <= 0n) continue;
       taken.set(row.reference, asks);
-      const out = lineOrLeftOut(input, index, row, rest);
+      const out = lineOrLeftOut(input, asked, index, row, rest);
       if ('reason' in out) leftOut.push(out);
       else lines.push(out);
     }
