@@ -150,11 +150,16 @@ export function linesAboveAsks(run: PayoutRun, payoutRuns: readonly PayoutRun[],
 }
 
 /** The holds of the statement run before `index` (same key) that this row no longer holds: released into it. */
-function releasedInto(input: PlanInput, index: number, row: StatementPayoutRow): PlannedLine['releasedHolds'] {
-  const earlier = [...input.runs.slice(0, index)].reverse();
-  const prev = [...earlier, ...(input.before ? [input.before] : [])]
-    .map((r) => r.payouts.find((p) => keyOf(p) === keyOf(row)))
-    .find((p) => p !== undefined);
+function releasedInto(
+  input: PlanInput,
+  asked: Asked,
+  index: number,
+  row: StatementPayoutRow,
+): PlannedLine['releasedHolds'] {
+  const key = keyOf(row);
+  let prev: StatementPayoutRow | undefined;
+  for (let j = index - 1; j >= 0 && !prev; j--) prev = asked.rows[j]!.get(key);
+  prev ??= asked.before.get(key);
   if (!prev) return [];
   const now = new Set(row.holds.map(([id]) => id));
   return prev.holds
@@ -184,7 +189,7 @@ function releasedByRestoring(
     if (later?.stillAsked === undefined) continue;
     const before = asked.after[j - 1]!.get(ref) ?? 0n;
     const after = asked.after[j]!.get(ref) ?? 0n;
-    if (after > before && now > before) out.push(...releasedInto(input, j, later));
+    if (after > before && now > before) out.push(...releasedInto(input, asked, j, later));
   }
   return out;
 }
@@ -196,16 +201,21 @@ function releasedByRestoring(
 interface Asked {
   readonly rows: readonly Map<string, StatementPayoutRow>[];
   readonly after: readonly Map<string, bigint>[];
+  /** the rows of the statement run before the month's first */
+  readonly before: Map<string, StatementPayoutRow>;
 }
 
-function askedOf(runs: readonly StatementRun[]): Asked {
+function rowsByKey(run: StatementRun | null): Map<string, StatementPayoutRow> {
+  const byKey = new Map<string, StatementPayoutRow>();
+  for (const p of run?.payouts ?? []) if (!byKey.has(keyOf(p))) byKey.set(keyOf(p), p);
+  return byKey;
+}
+
+function askedOf(input: PlanInput): Asked {
   return {
-    rows: runs.map((r) => {
-      const byKey = new Map<string, StatementPayoutRow>();
-      for (const p of r.payouts) if (!byKey.has(keyOf(p))) byKey.set(keyOf(p), p);
-      return byKey;
-    }),
-    after: runs.map((_, j) => stillAskedOf(runs.slice(0, j + 1))),
+    rows: input.runs.map(rowsByKey),
+    after: input.runs.map((_, j) => stillAskedOf(input.runs.slice(0, j + 1))),
+    before: rowsByKey(input.before),
   };
 }
 
@@ -222,7 +232,7 @@ function lineOrLeftOut(
   const payee = input.payees.get(row.subMerchantId);
   if (row.subMerchantId.startsWith('receiver:') || !payee) return { ...base, reason: 'not_registered' };
   if (!payee.payoutAccount) return { ...base, reason: 'no_payout_account' };
-  const releasedHolds = [...releasedInto(input, index, row), ...releasedByRestoring(input, asked, index, row)];
+  const releasedHolds = [...releasedInto(input, asked, index, row), ...releasedByRestoring(input, asked, index, row)];
   // the amount carries money a statement released; its release taken back or withheld since: held again
   if (releasedHolds.some((h) => ['revoked', 'withhold'].includes(input.decisions.get(h.discrepancyId) ?? 'open')))
     return { ...base, reason: 'hold_in_force' };
@@ -264,7 +274,7 @@ function holdsOfLastStatement(input: PlanInput): Pick<Plan, 'releasedSinceStatem
 
 export function planRun(input: PlanInput): Plan {
   const taken = referencesTaken(input.payoutRuns);
-  const asked = askedOf(input.runs);
+  const asked = askedOf(input);
   const still = asked.after.at(-1) ?? new Map<string, bigint>();
   const lines: PlannedLine[] = [];
   const leftOut: LeftOut[] = [];
