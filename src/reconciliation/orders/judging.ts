@@ -45,18 +45,32 @@ export function replayOrders(
     feeOrd: b.feeVersions.length,
     toJudge: new Map(),
   };
+  // the earliest due time of the batch's groups: the groups are walked for those come of age only when the
+  // clock has reached it, not at every append (a batch holds thousands of groups and of appends)
+  let nextDue = earliestDue(b);
   for (const [i, e] of events.entries()) {
     const t = eventTime(e);
     if (t !== null && (b.clock === null || t > b.clock)) b.clock = t;
     applyEvent(b, j, e, observed[i]);
     const next = events[i + 1];
     if (next === undefined || next.appendId !== e.appendId) {
-      for (const [g, id] of j.toJudge) judge(b, g, id, j);
+      for (const [g, id] of j.toJudge) {
+        judge(b, g, id, j);
+        if (g.due !== null && g.due < nextDue) nextDue = g.due;
+      }
       j.toJudge.clear();
-      if (b.clock !== null)
+      if (b.clock !== null && nextDue <= b.clock) {
         for (const g of b.groups.values()) if (g.due !== null && g.due <= b.clock) judge(b, g, e.id, j);
+        nextDue = earliestDue(b);
+      }
     }
   }
+}
+
+function earliestDue(b: OrderBatch): number {
+  let min = Number.POSITIVE_INFINITY;
+  for (const g of b.groups.values()) if (g.due !== null && g.due < min) min = g.due;
+  return min;
 }
 
 const touch = (j: Judging, g: Group, eventId: string) => {
