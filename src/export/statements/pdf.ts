@@ -17,7 +17,7 @@ import { type HeldByCurrency, heldLines } from './held-sheet';
 import { headerRows } from './summary';
 import { addLine, releasesToCome, statementTitle } from './workbooks';
 import { paymentMethodWords } from '../i18n/payment-methods';
-import { currencyExponent } from '../workbook/xlsx';
+import { createLocalTime, currencyExponent } from '../workbook/xlsx';
 import { layFiguresByCharacter } from './pdf-layout';
 import { cell, cellsThroughPdfkit, type Doc } from './pdf-cells';
 
@@ -343,21 +343,22 @@ async function operationSections(
 }
 
 /**
- * A line's time in the statement's zone to the minute. The lines of one payment (one a receiver, its fee, its
- * reserve) share their instant: each instant is formatted once (luxon resolves the zone's offset each time).
+ * A line's time in the statement's zone to the minute, as luxon writes it (`yyyy-MM-dd HH:mm`, in Ukrainian
+ * `dd.MM.yyyy HH:mm`). The local time is the workbook's (createLocalTime: the zone's offset found once a day, and
+ * at each instant of a day the offset changes), written out by hand: luxon's own resolves the offset and reads
+ * the format again for every instant. A year luxon would write otherwise (before 1000, after 9999) is left to it.
  */
-function minuteText(timezone: string, lang: 'en' | 'uk'): (at: Date) => string {
+export function minuteText(timezone: string, lang: 'en' | 'uk'): (at: Date) => string {
   const format = lang === 'uk' ? 'dd.MM.yyyy HH:mm' : 'yyyy-MM-dd HH:mm';
-  const known = new Map<number, string>();
+  const local = createLocalTime(timezone);
+  const two = (n: number) => (n < 10 ? `0${n}` : String(n));
   return (at) => {
-    const ms = at.getTime();
-    let text = known.get(ms);
-    if (text === undefined) {
-      text = DateTime.fromJSDate(at, { zone: timezone }).toFormat(format);
-      if (known.size >= 10_000) known.clear();
-      known.set(ms, text);
-    }
-    return text;
+    const l = local(at);
+    const year = l.getUTCFullYear();
+    if (!(year >= 1000 && year <= 9999)) return DateTime.fromJSDate(at, { zone: timezone }).toFormat(format);
+    const [month, day] = [two(l.getUTCMonth() + 1), two(l.getUTCDate())];
+    const time = `${two(l.getUTCHours())}:${two(l.getUTCMinutes())}`;
+    return lang === 'uk' ? `${day}.${month}.${year} ${time}` : `${year}-${month}-${day} ${time}`;
   };
 }
 
