@@ -71,7 +71,8 @@ function linesOf(currency: string): StatementLine[] {
   });
 }
 
-async function bothWays(language: 'en' | 'uk', currencies: readonly string[]): Promise<[Buffer, Buffer]> {
+/** The statement written with recon's shortcuts, with pdfkit shaping every word, and with pdfkit doing all. */
+async function threeWays(language: 'en' | 'uk', currencies: readonly string[]): Promise<[Buffer, Buffer, Buffer]> {
   const lines = new Map(currencies.map((c) => [c, linesOf(c)]));
   const figs = currencies.map((c) => figuresOf(c, lines.get(c)!));
   const meta: StatementMeta = {
@@ -93,20 +94,40 @@ async function bothWays(language: 'en' | 'uk', currencies: readonly string[]): P
   const fast = path.join(dir, `${language}-fast.pdf`);
   const shaped = path.join(dir, `${language}-shaped.pdf`);
   await writeStatementPdf(fast, source, meta, header);
+  const own = path.join(dir, `${language}-pdfkit.pdf`);
   await writeStatementPdf(shaped, source, meta, header, { shapeEveryWord: true });
-  return [readFileSync(fast), readFileSync(shaped)];
+  await writeStatementPdf(own, source, meta, header, { shapeEveryWord: true, pdfkitText: true });
+  return [readFileSync(fast), readFileSync(shaped), readFileSync(own)];
 }
 
-describe('statement PDF: figures laid out from their characters', () => {
-  it('writes the same bytes as pdfkit shaping every word (English, exponents 2, 0 and 3)', async () => {
-    const [fast, shaped] = await bothWays('en', ['EUR', 'JPY', 'KWD']);
+describe('statement PDF: figures laid out from their characters, cells written from their glyphs', () => {
+  it('writes the same bytes as pdfkit shaping every word and writing every cell (English, exponents 2, 0 and 3)', async () => {
+    const [fast, shaped, own] = await threeWays('en', ['EUR', 'JPY', 'KWD']);
     expect(fast.length).toBeGreaterThan(10_000);
     expect(fast.equals(shaped)).toBe(true);
+    expect(fast.equals(own)).toBe(true);
   }, 180_000);
 
   it('writes the same bytes in Ukrainian (no-break spaces between groups, comma decimals, dd.MM.yyyy)', async () => {
-    const [fast, shaped] = await bothWays('uk', ['UAH']);
+    const [fast, shaped, own] = await threeWays('uk', ['UAH']);
     expect(fast.equals(shaped)).toBe(true);
+    expect(fast.equals(own)).toBe(true);
+  }, 180_000);
+
+  it("writes table cells from their glyph operators, not through pdfkit's text (titles, headings, footers still are)", async () => {
+    const pdfkit = createRequire(import.meta.url)('pdfkit') as { prototype: { _fragment: () => void } };
+    const fragment = vi.spyOn(pdfkit.prototype, '_fragment');
+    await threeWays('en', ['EUR']);
+    // pdfkit's calls per document, in the order the three were written
+    const perDocument = new Map<unknown, number>();
+    for (const doc of fragment.mock.contexts) perDocument.set(doc, (perDocument.get(doc) ?? 0) + 1);
+    fragment.mockRestore();
+    const [fast = 0, shaped = 0, own = 0] = perDocument.values();
+    // shaping has nothing to do with how cells are written
+    expect(shaped).toBe(fast);
+    // 150 lines of ten cells and the tables above them: no cell goes through pdfkit's text, the rest does
+    expect(fast).toBeLessThan(own * 0.1);
+    expect(fast).toBeGreaterThan(0);
   }, 180_000);
 
   it('lays a figure out once from its characters, then without asking fontkit again; words with letters as before', () => {

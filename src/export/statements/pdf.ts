@@ -17,8 +17,9 @@ import { type HeldByCurrency, heldLines } from './held-sheet';
 import { headerRows } from './summary';
 import { addLine, releasesToCome, statementTitle } from './workbooks';
 import { paymentMethodWords } from '../i18n/payment-methods';
-import { currencyExponent } from '../workbook/xlsx';
+import { createLocalTime, currencyExponent } from '../workbook/xlsx';
 import { layFiguresByCharacter } from './pdf-layout';
+import { cell, cellsThroughPdfkit, type Doc } from './pdf-cells';
 
 /**
  * The PDF a sub-merchant receives beside its workbook: the same figures (the same StatementSource the
@@ -63,15 +64,20 @@ interface Column {
 let pdfkitLoaded: typeof PDFDocumentClass | undefined;
 const pdfkit = (): typeof PDFDocumentClass => (pdfkitLoaded ??= require('pdfkit') as typeof PDFDocumentClass);
 
-/** pdfkit's document as this module reaches into it: its current font, to lay figures out and measure faster. */
-type Doc = PDFKit.PDFDocument & { _font?: Parameters<typeof layFiguresByCharacter>[0] };
+/** Tests only: pdfkit does the work these shortcuts save, for the same bytes either way. */
+interface PdfOptions {
+  /** pdfkit shapes every word itself (pdf-layout.ts) */
+  readonly shapeEveryWord?: boolean;
+  /** pdfkit writes every table cell through its own `text` (pdf-cells.ts) */
+  readonly pdfkitText?: boolean;
+}
 
 /** A new pdfkit document writing to a temp file beside `file`, with the fonts registered. */
-function openPdf(file: string, docTitle: string, header: StatementHeader, shapeEveryWord: boolean) {
+function openPdf(file: string, docTitle: string, header: StatementHeader, opts: PdfOptions) {
   const lang = header.language;
   const temp = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(6).toString('hex')}.partial`);
   const PDFDocument = pdfkit();
-  const doc: Doc = new PDFDocument({
+  const doc = new PDFDocument({
     size: 'A4',
     layout: 'landscape',
     margin: MARGIN,
@@ -82,10 +88,11 @@ function openPdf(file: string, docTitle: string, header: StatementHeader, shapeE
       CreationDate: header.issuedAt,
       ModDate: header.issuedAt,
     },
-  });
+  }) as Doc;
   doc.registerFont('regular', REGULAR);
   doc.registerFont('bold', BOLD);
-  if (!shapeEveryWord) {
+  if (opts.pdfkitText) cellsThroughPdfkit(doc);
+  if (!opts.shapeEveryWord) {
     // each font is opened by pdfkit when first used, in the document's order (its object numbers stay theirs)
     const font = doc.font.bind(doc);
     doc.font = ((...args: Parameters<typeof font>) => {
@@ -134,15 +141,14 @@ export async function writeStatementPdf(
   src: StatementSource,
   meta: StatementMeta,
   header: StatementHeader,
-  /** pdfkit shapes every word itself (tests: the same bytes either way) */
-  opts: { shapeEveryWord?: boolean } = {},
+  opts: PdfOptions = {},
 ): Promise<void> {
   const figures = [...src.figures].sort((a, b) => (a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : 0));
   if (!figures[0]) throw new RangeError('a statement needs figures for at least one currency');
   const t = LABELS[header.language];
   const lang = header.language;
   const docTitle = statementTitle(figures, meta, header);
-  const { doc, temp, finished } = openPdf(file, docTitle, header, opts.shapeEveryWord ?? false);
+  const { doc, temp, finished } = openPdf(file, docTitle, header, opts);
   const footer = pageFooter(doc, docTitle, t);
   const money = (minor: bigint, currency: string) => formatAmount(minor, currency, lang);
   const ctx: Ctx = { doc, t, lang, money, day: (d) => dayText(d, lang), footer };
@@ -337,21 +343,22 @@ async function operationSections(
 }
 
 /**
- * A line's time in the statement's zone to the minute. The lines of one payment (one a receiver, its fee, its
- * reserve) share their instant: each instant is formatted once (luxon resolves the zone's offset each time).
+ * A line's time in the statement's zone to the minute, as luxon writes it (`yyyy-MM-dd HH:mm`, in Ukrainian
+ * `dd.MM.yyyy HH:mm`). The local time is the workbook's (createLocalTime: the zone's offset found once a day, and
+ * at each instant of a day the offset changes), written out by hand: luxon's own resolves the offset and reads
+ * the format again for every instant. A year luxon would write otherwise (before 1000, after 9999) is left to it.
  */
-function minuteText(timezone: string, lang: 'en' | 'uk'): (at: Date) => string {
+export function minuteText(timezone: string, lang: 'en' | 'uk'): (at: Date) => string {
   const format = lang === 'uk' ? 'dd.MM.yyyy HH:mm' : 'yyyy-MM-dd HH:mm';
-  const known = new Map<number, string>();
+  const local = createLocalTime(timezone);
+  const two = (n: number) => (n < 10 ? `0${n}` : String(n));
   return (at) => {
-    const ms = at.getTime();
-    let text = known.get(ms);
-    if (text === undefined) {
-      text = DateTime.fromJSDate(at, { zone: timezone }).toFormat(format);
-      if (known.size >= 10_000) known.clear();
-      known.set(ms, text);
-    }
-    return text;
+    const l = local(at);
+    const year = l.getUTCFullYear();
+    if (!(year >= 1000 && year <= 9999)) return DateTime.fromJSDate(at, { zone: timezone }).toFormat(format);
+    const [month, day] = [two(l.getUTCMonth() + 1), two(l.getUTCDate())];
+    const time = `${two(l.getUTCHours())}:${two(l.getUTCMinutes())}`;
+    return lang === 'uk' ? `${day}.${month}.${year} ${time}` : `${year}-${month}-${day} ${time}`;
   };
 }
 
@@ -476,65 +483,6 @@ function wrapped(doc: PDFKit.PDFDocument, text: string, width: number): string[]
     } else line = next;
   }
   return [...lines, line];
-}
-
-/**
- * Widths of strings at a font and size, measured once: a statement's method, status and payment-method words,
- * dates and headers come back on every row. Each font and size keeps at most WIDTHS_KEPT strings (then starts
- * over), so a 100k-line statement's distinct amounts do not pile up.
- */
-const WIDTHS_KEPT = 20_000;
-const widthsByFont = new WeakMap<object, Map<number, Map<string, number>>>();
-
-/** `text`'s width at the document's current font and size: pdfkit's own widthOfString, remembered. */
-function widthOf(doc: Doc, text: string): number {
-  const font = doc._font;
-  if (!font) return doc.widthOfString(text);
-  let bySize = widthsByFont.get(font);
-  if (!bySize) {
-    bySize = new Map();
-    widthsByFont.set(font, bySize);
-  }
-  const size = (doc as unknown as { _fontSize: number })._fontSize;
-  let widths = bySize.get(size);
-  if (!widths) {
-    widths = new Map();
-    bySize.set(size, widths);
-  }
-  let width = widths.get(text);
-  if (width === undefined) {
-    width = doc.widthOfString(text);
-    if (widths.size >= WIDTHS_KEPT) widths.clear();
-    widths.set(text, width);
-  }
-  return width;
-}
-
-/**
- * A cell's text cut to its column with "…" (a text wider than its box would run into the next column), and
- * the width of what is written, without trailing spaces (what a right-aligned text is aligned by).
- */
-function fitted(doc: Doc, text: string, width: number): { text: string; width: number } {
-  const whole = widthOf(doc, text);
-  if (whole <= width) return { text, width: /\s$/.test(text) ? widthOf(doc, text.trimEnd()) : whole };
-  let cut = text;
-  while (cut.length > 1 && doc.widthOfString(`${cut}…`) > width) cut = cut.slice(0, -1);
-  const shown = `${cut.trimEnd()}…`;
-  return { text: shown, width: widthOf(doc, shown) };
-}
-
-/**
- * One line of text in a box `width` wide at (x, y), left or right aligned, written at its computed x without a
- * `width` option: given one, pdfkit runs its line wrapper (line breaking, every word measured again) even with
- * lineBreak off, all for a text already fitted to its box. The x is the one pdfkit would have computed
- * (x + (width − text's width) for right), so the page is the same. pdfkit moves doc.x past the text and leaves
- * doc.y; the table sets both itself.
- */
-function cell(doc: Doc, text: string, x: number, y: number, width: number, align: 'left' | 'right'): void {
-  if (!text) return;
-  const fit = fitted(doc, text.includes('\n') ? text.replace(/\n/g, ' ') : text, width);
-  const at = align === 'right' ? x + (width - fit.width) : x;
-  doc.text(fit.text, at, y, { lineBreak: false });
 }
 
 function table(
