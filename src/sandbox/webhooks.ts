@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { encodeBase64Url, sign } from '../psp/signature';
+import { postForm } from './http-post';
 import type { Operation } from './model';
 import { createRng, hashSeed } from './random';
 import { webhookBody } from './render';
@@ -48,9 +49,10 @@ export type WebhookTarget = (
 export type PostOutcome = { ok: true; status: number } | { ok: false; status: number | null; error: string };
 
 /**
- * One keep-alive connection pool per scheme for the stand-in PSP's POSTs: the sandbox shares recon's thread in
- * `recon demo` and the month bench, and undici's `fetch` cost it about an eighth of the webhooks stage (issue
- * 26). Idle sockets do not hold the process open (the agent unrefs them).
+ * Keep-alive connection pools for the stand-in PSP's POSTs: the sandbox shares recon's thread in `recon demo`
+ * and the month bench, and undici's `fetch` cost it about an eighth of the webhooks stage (issue 26). Plain
+ * http: goes over http-post.ts's connections (node:http's client cost three times recon's server per
+ * webhook); these agents serve the rest. Idle sockets do not hold the process open (the agent unrefs them).
  */
 const AGENTS = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
 
@@ -86,6 +88,15 @@ function postOnce(
       done({ ok: false, status: null, error: (e as Error).message });
       return;
     }
+    if (target.protocol === 'http:') {
+      void postForm(target, form, timeoutMs).then((a) =>
+        done(
+          a.status === null ? { ok: false, status: null, error: a.error ?? 'no answer' } : outcomeOf(a.status),
+          a.staleConnection,
+        ),
+      );
+      return;
+    }
     const secure = target.protocol === 'https:';
     const body = Buffer.from(form, 'utf8');
     const req = (secure ? https : http).request(
@@ -96,9 +107,7 @@ function postOnce(
         headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': body.length },
       },
       (res) => {
-        const status = res.statusCode ?? 0;
-        const outcome: PostOutcome =
-          status >= 200 && status < 300 ? { ok: true, status } : { ok: false, status, error: `HTTP ${status}` };
+        const outcome = outcomeOf(res.statusCode ?? 0);
         res.on('error', () => done(outcome));
         res.on('close', () => done(outcome));
         res.on('end', () => done(outcome));
@@ -112,6 +121,10 @@ function postOnce(
     });
     req.end(body);
   });
+}
+
+function outcomeOf(status: number): PostOutcome {
+  return status >= 200 && status < 300 ? { ok: true, status } : { ok: false, status, error: `HTTP ${status}` };
 }
 
 export interface DeliveryOptions {
