@@ -15,9 +15,10 @@ import { signedAhead, webhookRequests } from './webhook-load';
 
 /**
  * Issue 4's ingestion benchmarks.
- *  1. Webhook receiver under autocannon (64 connections, distinct signed webhooks, INGEST_BENCH_SECONDS,
- *     default 20 s): durable webhooks/s and p99 beside the same receiver answering without the append
- *     (the ceiling); afterwards every webhook answered 200 is looked up in the store.
+ *  1. Webhook receiver under autocannon (64 connections, or INGEST_BENCH_CONNECTIONS: each one a sender
+ *     waiting for its answer; distinct signed webhooks, INGEST_BENCH_SECONDS, default 20 s): durable
+ *     webhooks/s and p99 beside the same receiver answering without the append (the ceiling); afterwards
+ *     every webhook answered 200 is looked up in the store.
  *  2. Sync: register reports from the sandbox into the store (see syncBench below).
  * The receiver runs in a child process of its own (this file with RECON_BENCH_RECEIVER=1), so the load
  * generator does not share its thread.
@@ -113,6 +114,7 @@ function webhookForm(paymentId: string, n: number): string {
 }
 
 let signedSoFar = 0;
+const CONNECTIONS = Number(process.env.INGEST_BENCH_CONNECTIONS ?? 64);
 
 async function load(
   url: string,
@@ -124,7 +126,7 @@ async function load(
   signedSoFar += ahead.length;
   const result = await autocannon({
     url: `${url}/webhooks/${POS_ID}`,
-    connections: 64,
+    connections: CONNECTIONS,
     duration: seconds,
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -166,7 +168,7 @@ async function webhookBench(ctx: BenchContext): Promise<void> {
       );
     }
     ctx.note(
-      `webhooks: 64 connections, ${seconds} s each; ceiling ${ceiling.ok.length} answered 200 (p50 ${ceiling.p50} ms), durable ${durable.ok.length} answered 200 (p50 ${durable.p50} ms), non-2xx ${durable.non2xx}, errors ${durable.errors}`,
+      `webhooks: ${CONNECTIONS} connections, ${seconds} s each; ceiling ${ceiling.ok.length} answered 200 (p50 ${ceiling.p50} ms), durable ${durable.ok.length} answered 200 (p50 ${durable.p50} ms), non-2xx ${durable.non2xx}, errors ${durable.errors}`,
     );
     ctx.figure({
       name: 'durable webhooks',

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { encodeBase64Url, sign } from '../psp/signature';
+import { postForm } from './http-post';
 import type { Operation } from './model';
 import { createRng, hashSeed } from './random';
 import { webhookBody } from './render';
@@ -23,7 +24,20 @@ export function signWebhook(op: Operation, apiSecret: string): SignedWebhook {
   const body = webhookBody(op);
   const data = encodeBase64Url(body);
   const signature = sign(apiSecret, data);
-  return { body, data, signature, form: new URLSearchParams({ data, signature }).toString() };
+  return { body, data, signature, form: formOf(data, signature) };
+}
+
+/**
+ * `data=…&signature=…` as URLSearchParams writes it, without building one per webhook (it cost as much as
+ * rendering the body; issue 26): base64url needs no escaping and encodeURIComponent escapes the signature's
+ * padding `=` as %3D as it does. Any other text goes through URLSearchParams.
+ */
+const BASE64URL = /^[A-Za-z0-9_-]*$/;
+const SIGNATURE = /^[A-Za-z0-9_-]*=*$/;
+export function formOf(data: string, signature: string): string {
+  if (BASE64URL.test(data) && SIGNATURE.test(signature))
+    return `data=${data}&signature=${encodeURIComponent(signature)}`;
+  return new URLSearchParams({ data, signature }).toString();
 }
 
 /** 'payment': server_url of the payment; 'recurring': notification_url of a subscription charge. */
@@ -35,9 +49,10 @@ export type WebhookTarget = (
 export type PostOutcome = { ok: true; status: number } | { ok: false; status: number | null; error: string };
 
 /**
- * One keep-alive connection pool per scheme for the stand-in PSP's POSTs: the sandbox shares recon's thread in
- * `recon demo` and the month bench, and undici's `fetch` cost it about an eighth of the webhooks stage (issue
- * 26). Idle sockets do not hold the process open (the agent unrefs them).
+ * Keep-alive connection pools for the stand-in PSP's POSTs: the sandbox shares recon's thread in `recon demo`
+ * and the month bench, and undici's `fetch` cost it about an eighth of the webhooks stage (issue 26). Plain
+ * http: goes over http-post.ts's connections (node:http's client cost three times recon's server per
+ * webhook); these agents serve the rest. Idle sockets do not hold the process open (the agent unrefs them).
  */
 const AGENTS = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
 
@@ -73,6 +88,15 @@ function postOnce(
       done({ ok: false, status: null, error: (e as Error).message });
       return;
     }
+    if (target.protocol === 'http:') {
+      void postForm(target, form, timeoutMs).then((a) =>
+        done(
+          a.status === null ? { ok: false, status: null, error: a.error ?? 'no answer' } : outcomeOf(a.status),
+          a.staleConnection,
+        ),
+      );
+      return;
+    }
     const secure = target.protocol === 'https:';
     const body = Buffer.from(form, 'utf8');
     const req = (secure ? https : http).request(
@@ -83,9 +107,7 @@ function postOnce(
         headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': body.length },
       },
       (res) => {
-        const status = res.statusCode ?? 0;
-        const outcome: PostOutcome =
-          status >= 200 && status < 300 ? { ok: true, status } : { ok: false, status, error: `HTTP ${status}` };
+        const outcome = outcomeOf(res.statusCode ?? 0);
         res.on('error', () => done(outcome));
         res.on('close', () => done(outcome));
         res.on('end', () => done(outcome));
@@ -99,6 +121,10 @@ function postOnce(
     });
     req.end(body);
   });
+}
+
+function outcomeOf(status: number): PostOutcome {
+  return status >= 200 && status < 300 ? { ok: true, status } : { ok: false, status, error: `HTTP ${status}` };
 }
 
 export interface DeliveryOptions {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeBase64Url, encodeBase64Url, sign, verify } from '../../src/psp/signature';
@@ -50,6 +51,28 @@ describe('webhook signature (5.4)', () => {
         },
       ),
       { numRuns: 300 },
+    );
+  });
+
+  // sign hashes secret + data + secret as one text: the same bytes as hashing the three parts one by one,
+  // lone surrogate halves at the joins included (each part's own UTF-8, as the PSP's code would hash them).
+  it('hashes the three parts as the PSP does, whatever text they hold', () => {
+    const threeParts = (secret: string, data: string) =>
+      createHash('sha1')
+        .update(secret, 'utf8')
+        .update(data, 'utf8')
+        .update(secret, 'utf8')
+        .digest('base64')
+        .replace(/\+/g, '-')
+        .replace(/\//g, '_');
+    const halves = fc.constantFrom('\ud83d', '\ude00', 'a', '');
+    fc.assert(
+      fc.property(halves, fc.string({ unit: 'binary', maxLength: 30 }), halves, fc.string(), (a, secret, b, data) => {
+        const s = a + secret + b;
+        expect(sign(s, data)).toBe(threeParts(s, data));
+        expect(sign(s, `\ude00${data}\ud83d`)).toBe(threeParts(s, `\ude00${data}\ud83d`));
+      }),
+      { numRuns: 500 },
     );
   });
 });
