@@ -1,11 +1,8 @@
 import { eventTypes } from '../src/projector/handlers';
 import type { Projection, ProjectionContext, Tx } from '../src/projector/projection';
-import { advanceClock } from '../src/reconciliation/batch';
-import { judgeAppend } from '../src/reconciliation/judge';
-import { loadBatch } from '../src/reconciliation/load-batch';
-import { emptyPlan, evolving, planning } from '../src/reconciliation/reconciliation-events';
+import { evolving, planning } from '../src/reconciliation/reconciliation-events';
 import { createTables, publishedViews } from '../src/reconciliation/tables';
-import { writeBatch } from '../src/reconciliation/write-batch';
+import { applyWhole, applyWindows, partsOf } from '../src/reconciliation/window-chunks';
 import type { RecordedEvent } from '../src/store/types';
 import { CLOCK_EVENTS } from './clock-events';
 
@@ -22,25 +19,15 @@ import { CLOCK_EVENTS } from './clock-events';
  * are judged again (src/reconciliation/judge.ts), so the rows are the same whatever the batch sizes.
  *
  * A batch is planned from its events, loaded in a few queries (only the payments it may touch), replayed in
- * memory through the event handlers, and what changed is written back with COPY.
+ * memory through the event handlers, and what changed is written back with COPY. An append of completed sync
+ * windows alone is applied as a part of its own, its payments judged a chunk at a time
+ * (src/reconciliation/window-chunks.ts), so a month's window never holds the month's payments in memory.
  */
 
-/** The last event of its append in this batch (the runner never splits an append between batches). */
-const endsAppend = (events: readonly RecordedEvent[], i: number): boolean => {
-  const next = events[i + 1];
-  return next === undefined || next.appendId !== events[i]!.appendId;
-};
-
 async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionContext): Promise<void> {
-  const plan = emptyPlan();
-  for (const e of events) planning.evolve(plan, e);
-  const batch = await loadBatch(tx, ctx, events, plan);
-  for (const [i, e] of events.entries()) {
-    advanceClock(batch, e);
-    evolving.evolve(batch, e);
-    if (endsAppend(events, i)) judgeAppend(batch, e.id);
-  }
-  await writeBatch(tx, ctx.schema, batch);
+  // an append of completed windows alone is judged in chunks of payments (window-chunks.ts)
+  for (const part of partsOf(events))
+    await (part.windows ? applyWindows(tx, part.events, ctx) : applyWhole(tx, part.events, ctx));
 }
 
 // 7: amount_in_doubt on every discrepancy row; an acceptance can be revoked (DiscrepancyAcceptanceRevoked)

@@ -44,7 +44,7 @@ type PaymentRef = { pos_id: string; payment_id: string };
  * operation in a window it completes or waiting for its report, with a receiver it renames, or holding a
  * discrepancy it accepts.
  */
-async function wantMore(tx: Tx, s: string, plan: Plan, maxClock: number | null): Promise<void> {
+export async function wantMore(tx: Tx, s: string, plan: Plan, maxClock: number | null): Promise<void> {
   const add = (rows: readonly { pos_id: string; payment_id: string | null }[]) => {
     for (const r of rows) if (r.payment_id !== null) want(plan, r.pos_id, r.payment_id);
   };
@@ -126,12 +126,16 @@ async function loadPayments(tx: Tx, s: string, b: Batch, keys: Keys): Promise<vo
   }
 }
 
-/** The batch's state, loaded: everything the events of `plan` may read or change. */
+/**
+ * The batch's state, loaded: everything the events of `plan` may read or change. `more: false` loads the
+ * payments `plan` names and no others (window-chunks.ts names each chunk's payments itself).
+ */
 export async function loadBatch(
   tx: Tx,
   ctx: ProjectionContext,
   events: readonly RecordedEvent[],
   plan: Plan,
+  { more = true }: { more?: boolean } = {},
 ): Promise<Batch> {
   const s = ctx.schema;
   const [[st], directoryRows, formerRows, waitingRows, windowRows] = await readShared(tx, s);
@@ -147,7 +151,7 @@ export async function loadBatch(
     const old = directory.get(id);
     if (old) plan.receiverNames.add(old.name);
   }
-  await wantMore(tx, s, plan, maxClock);
+  if (more) await wantMore(tx, s, plan, maxClock);
 
   const waiting = new Map<string, WaitingAcceptance>();
   for (const r of waitingRows) {

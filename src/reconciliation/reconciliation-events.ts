@@ -104,6 +104,16 @@ const evolveObservation = (b: Batch, e: RecordedEvent) => {
   judgeLater(b, p, e.id);
 };
 
+/** The completed window an event records. */
+export const windowOf = (d: EventData<typeof SyncWindowCompleted>, eventId: string): SyncWindow => ({
+  posId: d.posId,
+  from: d.window.from,
+  to: d.window.to,
+  completedAt: d.completedAt,
+  reportId: d.reportId,
+  eventId,
+});
+
 /** A later report of the same window whose count matched resolves the window's count mismatches. */
 function resolveCountMismatches(b: Batch, w: SyncWindow): void {
   const levels = [...b.reportLevel.values()];
@@ -184,14 +194,7 @@ const evolvers: Handler<Batch>[] = [
     judgeLater(b, p, e.id);
   }),
   on(SyncWindowCompleted, (b, d, e) => {
-    const w: SyncWindow = {
-      posId: d.posId,
-      from: d.window.from,
-      to: d.window.to,
-      completedAt: d.completedAt,
-      reportId: d.reportId,
-      eventId: e.id,
-    };
+    const w = windowOf(d, e.id);
     addWindow(b, w);
     b.added.windows.push(w);
     judgeWindowPayments(b, w, e.id);
