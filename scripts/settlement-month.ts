@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import { DateTime } from 'luxon';
 import { DEMO_ACCOUNTS } from '../src/cli/demo-bank';
 import { withRuntime } from '../src/cli/runtime';
-import { BankEntryBooked, BankStatementImported, bankAccountStream } from '../src/events/bank-events';
+import { settlementCredit, statementImported } from '../fixtures/bank-events';
 import { newEvent } from '../src/events/catalog';
 import { RegisterRecordObserved, paymentStream } from '../src/events/ingest-events';
 import { dueDays } from '../src/reconciliation/settlement/expected';
@@ -78,42 +78,12 @@ function saleOf(id: string, currency: string, day: string, amount: bigint, fee: 
 function creditOf(currency: string, day: string, amount: bigint): AppendRequest {
   const accountId = DEMO_ACCOUNTS[currency]!.settlement;
   const bankRef = `${currency}-${day}`;
-  const e = newEvent(BankEntryBooked, {
-    accountId,
-    currency,
-    direction: 'credit',
-    amount: amount.toString(),
-    bookingDate: day,
-    valueDate: day,
-    bankRef,
-    batchRef: null,
-    detail: 0,
-    endToEndId: null,
-    remittance: `PSP settlement ${bankRef}`,
-    counterpartyName: 'PSP Ltd',
-    counterpartyAccount: 'GB33BUKB20201555555555',
-    isReturn: false,
-    transactionCode: 'PMNT/RCDT/ESCT',
-    statementId: `stmt-${currency}-${day}`,
-  });
-  return { stream: bankAccountStream(accountId), events: [e] };
+  return settlementCredit({ accountId, currency, bankRef, day, amount, statementId: `stmt-${currency}-${day}` });
 }
 
 function statementOf(currency: string, from: string, to: string): AppendRequest {
   const accountId = DEMO_ACCOUNTS[currency]!.settlement;
-  const e = newEvent(BankStatementImported, {
-    accountId,
-    currency,
-    statementId: `S-${currency}-${to}`,
-    format: 'camt.053',
-    openingDate: from,
-    closingDate: to,
-    openingBalance: '0',
-    closingBalance: '0',
-    entries: 0,
-    fileSha256: '0'.repeat(64),
-  });
-  return { stream: bankAccountStream(accountId), events: [e] };
+  return statementImported({ accountId, currency, statementId: `S-${currency}-${to}`, from, to });
 }
 
 /** The month's appends in the order they arrive: each day's payments, then the credits booked that day. */

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bankConfigFrom, bankConfigSchema, type BankConfig } from '../../src/config/bank';
 import type { Sql } from '../../src/db/connect';
-import { BankEntryBooked, BankStatementImported, bankAccountStream } from '../../src/events/bank-events';
-import { newEvent } from '../../src/events/catalog';
+import { settlementCredit, statementImported } from '../../fixtures/bank-events';
 import { silentLogger } from '../../src/log';
 import type { Tx } from '../../src/projector/projection';
 import { rebuildProjection, type RunnerDeps } from '../../src/projector/runner';
@@ -62,49 +61,12 @@ const deps = (sql: Sql, store: EventStore): RunnerDeps => ({
 });
 
 function bankCredit(currency: string, ref: string, day: string, amount: bigint): AppendRequest {
-  return {
-    stream: bankAccountStream(ACCOUNTS[currency]!),
-    events: [
-      newEvent(BankEntryBooked, {
-        accountId: ACCOUNTS[currency]!,
-        currency,
-        direction: 'credit',
-        amount: amount.toString(),
-        bookingDate: day,
-        valueDate: day,
-        bankRef: ref,
-        batchRef: null,
-        detail: 0,
-        endToEndId: null,
-        remittance: `PSP settlement ${ref}`,
-        counterpartyName: 'PSP Ltd',
-        counterpartyAccount: 'GB33BUKB20201555555555',
-        isReturn: false,
-        transactionCode: 'PMNT/RCDT/ESCT',
-        statementId: `stmt-${currency}-${day}`,
-      }),
-    ],
-  };
+  const statementId = `stmt-${currency}-${day}`;
+  return settlementCredit({ accountId: ACCOUNTS[currency]!, currency, bankRef: ref, day, amount, statementId });
 }
 
 function bankStatement(currency: string, from: string, to: string): AppendRequest {
-  return {
-    stream: bankAccountStream(ACCOUNTS[currency]!),
-    events: [
-      newEvent(BankStatementImported, {
-        accountId: ACCOUNTS[currency]!,
-        currency,
-        statementId: `S-${currency}-${to}`,
-        format: 'camt.053',
-        openingDate: from,
-        closingDate: to,
-        openingBalance: '0',
-        closingBalance: '0',
-        entries: 0,
-        fileSha256: '0'.repeat(64),
-      }),
-    ],
-  };
+  return statementImported({ accountId: ACCOUNTS[currency]!, currency, statementId: `S-${currency}-${to}`, from, to });
 }
 
 /** Business days of January 2026 from the 5th (weekends and the 19th, a holiday, left out). */

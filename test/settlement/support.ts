@@ -1,7 +1,6 @@
 import { bankConfigFrom, bankConfigSchema, type BankConfig } from '../../src/config/bank';
 import type { Sql } from '../../src/db/connect';
-import { BankEntryBooked, BankStatementImported, bankAccountStream } from '../../src/events/bank-events';
-import { newEvent } from '../../src/events/catalog';
+import { settlementCredit, statementImported } from '../../fixtures/bank-events';
 import { silentLogger } from '../../src/log';
 import { rebuildProjection, type RunnerDeps } from '../../src/projector/runner';
 import type { AppendRequest, EventStore } from '../../src/store/types';
@@ -50,29 +49,7 @@ export function sale(paymentId: string, day: string, amount: bigint, fee: bigint
 }
 
 export function credit(bankRef: string, day: string, amount: bigint, statementId = `stmt-${day}`): AppendRequest {
-  return {
-    stream: bankAccountStream(ACCOUNT),
-    events: [
-      newEvent(BankEntryBooked, {
-        accountId: ACCOUNT,
-        currency: 'EUR',
-        direction: 'credit',
-        amount: amount.toString(),
-        bookingDate: day,
-        valueDate: day,
-        bankRef,
-        batchRef: null,
-        detail: 0,
-        endToEndId: null,
-        remittance: `PSP settlement ${bankRef}`,
-        counterpartyName: 'PSP Ltd',
-        counterpartyAccount: 'GB33BUKB20201555555555',
-        isReturn: false,
-        transactionCode: 'PMNT/RCDT/ESCT',
-        statementId,
-      }),
-    ],
-  };
+  return settlementCredit({ accountId: ACCOUNT, currency: 'EUR', bankRef, day, amount, statementId });
 }
 
 export function statement(
@@ -83,21 +60,5 @@ export function statement(
   closing: bigint,
   entries: number,
 ): AppendRequest {
-  return {
-    stream: bankAccountStream(ACCOUNT),
-    events: [
-      newEvent(BankStatementImported, {
-        accountId: ACCOUNT,
-        currency: 'EUR',
-        statementId,
-        format: 'camt.053',
-        openingDate: from,
-        closingDate: to,
-        openingBalance: opening.toString(),
-        closingBalance: closing.toString(),
-        entries,
-        fileSha256: '0'.repeat(64),
-      }),
-    ],
-  };
+  return statementImported({ accountId: ACCOUNT, currency: 'EUR', statementId, from, to, opening, closing, entries });
 }
