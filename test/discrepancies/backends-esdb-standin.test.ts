@@ -5,7 +5,7 @@ import type { EventStore } from '../../src/store/types';
 import { createTestDatabase, useTestStore, type TestDatabase } from '../support/db';
 import { startEsdbStandin, type EsdbStandin } from '../support/esdb-standin/server';
 import { appendChunks, scenarioFor } from '../../fixtures/scenario-events';
-import { deps, project } from './fixtures';
+import { deps, project, viewsDigest } from './fixtures';
 import { reconciliationEvents } from '../../fixtures/reconciliation-events';
 
 /**
@@ -14,15 +14,8 @@ import { reconciliationEvents } from '../../fixtures/reconciliation-events';
  * position, as the server's. The reconciliation judges a payment once per append, by append id.
  */
 
-async function digest(db: TestDatabase): Promise<string[]> {
-  const out: string[] = [];
-  for (const v of ['discrepancies', 'operations', 'operation_receivers', 'sync_windows']) {
-    const [r] = await db.sql.unsafe<{ d: string; n: number }[]>(
-      `select md5(coalesce(string_agg(t::text, '|' order by t::text), '')) as d, count(*)::int as n from recon.${v} t`,
-    );
-    out.push(`${v}:${r!.n}:${r!.d}`);
-  }
-  return out;
+function digest(db: TestDatabase): Promise<string[]> {
+  return viewsDigest(db.sql, ['discrepancies', 'operations', 'operation_receivers', 'sync_windows']);
 }
 
 describe('reconciliation: PostgreSQL and EventStoreDB (stand-in) backends', () => {

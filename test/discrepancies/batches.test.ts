@@ -19,6 +19,7 @@ import {
   registerRows,
   syncCompleted,
   webhook,
+  viewsDigest,
 } from './fixtures';
 import { reconciliationEvents } from '../../fixtures/reconciliation-events';
 
@@ -30,15 +31,8 @@ import { reconciliationEvents } from '../../fixtures/reconciliation-events';
  * the discrepancy appears.
  */
 
-async function digest(db: TestDatabase): Promise<string[]> {
-  const out: string[] = [];
-  for (const v of ['discrepancies', 'operations', 'operation_receivers', 'sync_windows']) {
-    const [r] = await db.sql.unsafe<{ d: string; n: number }[]>(
-      `select md5(coalesce(string_agg(t::text, '|' order by t::text), '')) as d, count(*)::int as n from recon.${v} t`,
-    );
-    out.push(`${v}:${r!.n}:${r!.d}`);
-  }
-  return out;
+function digest(db: TestDatabase): Promise<string[]> {
+  return viewsDigest(db.sql, ['discrepancies', 'operations', 'operation_receivers', 'sync_windows']);
 }
 
 /** Rebuilds in batches of `batchSize`, then catches up what a short read left (see `project`). */

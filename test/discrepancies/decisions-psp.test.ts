@@ -16,7 +16,7 @@ import { acceptDiscrepancy } from '../../src/reconciliation/discrepancy-queries'
 import type { Position } from '../../src/store/types';
 import { waitVisible } from '../ledger/visible';
 import { useTestStore } from '../support/db';
-import { appendAll, at, periodRow, POS, registerRows, subMerchant, syncCompleted } from './fixtures';
+import { appendAll, at, periodRow, POS, registerRows, subMerchant, syncCompleted, viewsDigest } from './fixtures';
 
 /**
  * Decisions on the PSP leg, end to end (reconciliation and journal projections, the statements' holds): an
@@ -293,16 +293,7 @@ describe('decisions on the PSP leg', () => {
   });
 
   it('a replay from zero gives the same discrepancies and journal, whatever the batches', async () => {
-    const digest = async () => {
-      const outs: string[] = [];
-      for (const v of ['discrepancies', 'journal_entries', 'journal_lines']) {
-        const [r] = await fx.db.sql.unsafe<{ d: string; n: number }[]>(
-          `select md5(coalesce(string_agg(t::text, '|' order by t::text), '')) as d, count(*)::int as n from recon.${v} t`,
-        );
-        outs.push(`${v}:${r!.n}:${r!.d}`);
-      }
-      return outs;
-    };
+    const digest = () => viewsDigest(fx.db.sql, ['discrepancies', 'journal_entries', 'journal_lines']);
     const live = await digest();
     for (const batchSize of [1, 1000]) {
       for (const name of ['reconciliation', 'journal']) await rebuildProjection(deps(), name, { batchSize });

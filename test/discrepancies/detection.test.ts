@@ -18,6 +18,7 @@ import {
   syncCompleted,
   webhook,
   type Receiver,
+  viewsDigest,
 } from './fixtures';
 
 /**
@@ -387,16 +388,7 @@ describe('discrepancy detection', () => {
   });
 
   it('a replay from zero in one batch gives the same rows as the runs in small steps', async () => {
-    const digest = async () => {
-      const out: string[] = [];
-      for (const v of ['discrepancies', 'operations', 'operation_receivers']) {
-        const [r] = await db.sql.unsafe<{ d: string; n: number }[]>(
-          `select md5(coalesce(string_agg(t::text, '|' order by t::text), '')) as d, count(*)::int as n from recon.${v} t`,
-        );
-        out.push(`${v}:${r!.n}:${r!.d}`);
-      }
-      return out;
-    };
+    const digest = () => viewsDigest(db.sql, ['discrepancies', 'operations', 'operation_receivers']);
     const stepwise = await digest();
     await rebuildProjection(deps(db.sql, store), 'reconciliation', { batchSize: 100_000 });
     expect(await digest()).toEqual(stepwise);

@@ -186,6 +186,7 @@ export function webhook(op: WebhookOp): AppendRequest {
 }
 
 export function syncCompleted(p: {
+  posId?: string;
   from: string;
   to: string;
   completedAt: string;
@@ -194,10 +195,10 @@ export function syncCompleted(p: {
   records?: number;
 }): AppendRequest {
   return {
-    stream: syncStream(POS),
+    stream: syncStream(p.posId ?? POS),
     events: [
       newEvent(SyncWindowCompleted, {
-        posId: POS,
+        posId: p.posId ?? POS,
         window: { from: p.from, to: p.to },
         reportId: p.reportId,
         announcedCount: p.announced ?? 0,
@@ -327,4 +328,19 @@ export interface DiscrepancyView {
 
 export async function discrepancies(sql: Sql): Promise<DiscrepancyView[]> {
   return (await sql`select * from recon.discrepancies order by type, payment_id, id`) as unknown as DiscrepancyView[];
+}
+
+/**
+ * Each named `recon.*` view as its row count and the md5 of its rows in text order: two read models compare
+ * equal row for row when their digests do.
+ */
+export async function viewsDigest(sql: Sql, views: readonly string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const v of views) {
+    const [r] = await sql.unsafe<{ d: string; n: number }[]>(
+      `select md5(coalesce(string_agg(t::text, '|' order by t::text), '')) as d, count(*)::int as n from recon.${v} t`,
+    );
+    out.push(`${v}:${r!.n}:${r!.d}`);
+  }
+  return out;
 }

@@ -15,6 +15,7 @@ import {
   syncCompleted,
   webhook,
   rebuildInBatches,
+  viewsDigest,
 } from './fixtures';
 
 /**
@@ -68,15 +69,8 @@ const waiting = async (paymentId: string) =>
     )
   ).map((r) => r.report_id);
 
-async function digest(): Promise<string[]> {
-  const out: string[] = [];
-  for (const v of ['discrepancies', 'operations', 'operation_receivers', 'sync_windows']) {
-    const [r] = await db.sql.unsafe<{ d: string; n: number }[]>(
-      `select md5(coalesce(string_agg(t::text, '|' order by t::text), '')) as d, count(*)::int as n from recon.${v} t`,
-    );
-    out.push(`${v}:${r!.n}:${r!.d}`);
-  }
-  return out;
+function digest(): Promise<string[]> {
+  return viewsDigest(db.sql, ['discrepancies', 'operations', 'operation_receivers', 'sync_windows']);
 }
 
 beforeAll(async () => {

@@ -13,6 +13,7 @@ import {
   syncCompleted,
   type Receiver,
   rebuildInBatches,
+  viewsDigest,
 } from './fixtures';
 
 /**
@@ -47,15 +48,8 @@ const waiting = async () =>
     )
   ).map((r) => `${r.payment_id}:${r.report_id}`);
 
-async function digest(): Promise<string[]> {
-  const out: string[] = [];
-  for (const v of ['discrepancies', 'operations', 'operation_receivers']) {
-    const [r] = await db.sql.unsafe<{ d: string; n: number }[]>(
-      `select md5(coalesce(string_agg(t::text, '|' order by t::text), '')) as d, count(*)::int as n from recon.${v} t`,
-    );
-    out.push(`${v}:${r!.n}:${r!.d}`);
-  }
-  return out;
+function digest(): Promise<string[]> {
+  return viewsDigest(db.sql, ['discrepancies', 'operations', 'operation_receivers']);
 }
 
 beforeAll(async () => {

@@ -5,10 +5,9 @@ import { windowChunk } from '../../src/reconciliation/window-chunks';
 import type { EventStore } from '../../src/store/types';
 import { appendChunks, scenarioFor } from '../../fixtures/scenario-events';
 import type { Keyed } from '../../src/ingest/observations';
-import { newEvent } from '../../src/events/catalog';
-import { PeriodRecordObserved, SyncWindowCompleted, syncStream } from '../../src/events/ingest-events';
+import { PeriodRecordObserved, SyncWindowCompleted } from '../../src/events/ingest-events';
 import { reconciliationEvents } from '../../fixtures/reconciliation-events';
-import { deps, project } from './fixtures';
+import { deps, project, syncCompleted, viewsDigest } from './fixtures';
 
 /**
  * A completed sync window judges every payment with an operation in it or waiting for its report: with a
@@ -16,15 +15,8 @@ import { deps, project } from './fixtures';
  * chunk, not the month); the rows must be those of one piece, whatever the chunk.
  */
 
-async function digest(db: TestDatabase): Promise<string[]> {
-  const out: string[] = [];
-  for (const v of ['discrepancies', 'operations', 'operation_receivers', 'sync_windows']) {
-    const [r] = await db.sql.unsafe<{ d: string; n: number }[]>(
-      `select md5(coalesce(string_agg(t::text, '|' order by t::text), '')) as d, count(*)::int as n from recon.${v} t`,
-    );
-    out.push(`${v}:${r!.n}:${r!.d}`);
-  }
-  return out;
+function digest(db: TestDatabase): Promise<string[]> {
+  return viewsDigest(db.sql, ['discrepancies', 'operations', 'operation_receivers', 'sync_windows']);
 }
 
 async function rebuildWithChunk(db: TestDatabase, store: EventStore, size: number): Promise<string[]> {
@@ -61,23 +53,15 @@ describe('a completed window judged a chunk of payments at a time', () => {
     }
     for (const requests of appendChunks(kept, 200)) await fx.store.appendMany(requests);
     await fx.store.appendMany(
-      scenario.posIds.map((posId) => ({
-        stream: syncStream(posId),
-        events: [
-          newEvent(SyncWindowCompleted, {
-            posId,
-            window: { from: '2025-01-01T00:00:00.000Z', to: '2025-02-01T00:00:00.000Z' },
-            reportId: `month-${posId}`,
-            announcedCount: 0,
-            registerRecords: 0,
-            periodRecords: 0,
-            rejected: 0,
-            appended: 0,
-            durationMs: 1000,
-            completedAt: '2025-02-05T00:00:00.000Z',
-          }),
-        ],
-      })),
+      scenario.posIds.map((posId) =>
+        syncCompleted({
+          posId,
+          from: '2025-01-01T00:00:00.000Z',
+          to: '2025-02-01T00:00:00.000Z',
+          reportId: `month-${posId}`,
+          completedAt: '2025-02-05T00:00:00.000Z',
+        }),
+      ),
     );
   }, 120_000);
 
