@@ -15,7 +15,7 @@ import { waitVisible } from './visible';
 
 const POS = 'pos-r';
 const fx = useJournalStore();
-const { record, splitRow } = registerRows(POS);
+const { splitRow } = registerRows(POS);
 
 /** One register observation, built like the sync builds it (id from raw text + normalized record). */
 async function observe(r: NormalizedRegisterRecord): Promise<Position | undefined> {

@@ -187,7 +187,7 @@ type Edit =
   | { kind: 'add'; name: string; value: string }
   | { kind: 'repeat'; at: number; value: string };
 
-const edit = fc.oneof(
+const edit: fc.Arbitrary<Edit> = fc.oneof(
   { weight: 5, arbitrary: fc.record({ kind: fc.constant('set' as const), at: fc.nat(), value: valueText }) },
   fc.record({ kind: fc.constant('drop' as const), at: fc.nat() }),
   fc.record({
