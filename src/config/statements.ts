@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 
 /**
@@ -82,7 +83,31 @@ export const STATEMENT_VARIABLES = [
     example: 'uk',
     meaning: "statements' language (uk or en) for sub-merchants whose directory row has no `language`",
   },
+  {
+    name: 'RECON_STATEMENT_WORKERS',
+    default: '(the cores, at most 4)',
+    example: '2',
+    meaning:
+      'worker threads writing the statements of different sub-merchants at once, for a month of 5,000 lines or more (1: all in the main thread; 1–16)',
+  },
 ] as const;
+
+/** Worker threads for the statements when RECON_STATEMENT_WORKERS is unset: one a core, at most 4. */
+export const defaultStatementWorkers = (): number => Math.max(1, Math.min(availableParallelism(), 4));
+
+export const MAX_STATEMENT_WORKERS = 16;
+
+/** RECON_STATEMENT_WORKERS for callers not handed the runtime's config (the demo, the monthly job, benchmarks). */
+export function statementWorkersFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.RECON_STATEMENT_WORKERS?.trim();
+  if (raw === undefined || raw === '') return defaultStatementWorkers();
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || n < 1 || n > MAX_STATEMENT_WORKERS)
+    throw new RangeError(
+      `RECON_STATEMENT_WORKERS: expected a whole number from 1 to ${MAX_STATEMENT_WORKERS}, got ${JSON.stringify(raw)}`,
+    );
+  return n;
+}
 
 /** The statements' settings of an environment, every bad value named by its variable. */
 export function statementsConfigFrom(env: NodeJS.ProcessEnv): {
