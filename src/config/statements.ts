@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 
 /**
@@ -85,15 +84,20 @@ export const STATEMENT_VARIABLES = [
   },
   {
     name: 'RECON_STATEMENT_WORKERS',
-    default: '(the cores, at most 4)',
+    default: '1',
     example: '2',
     meaning:
-      'worker threads writing the statements of different sub-merchants at once, for a month of 5,000 lines or more (1: all in the main thread; 1–16)',
+      'worker threads writing the statements of different sub-merchants at once, for a month of 5,000 lines or more (1: all in the main thread; 1–16; up to the cores)',
   },
 ] as const;
 
-/** Worker threads for the statements when RECON_STATEMENT_WORKERS is unset: one a core, at most 4. */
-export const defaultStatementWorkers = (): number => Math.max(1, Math.min(availableParallelism(), 4));
+/**
+ * Worker threads for the statements when RECON_STATEMENT_WORKERS is unset: none (the run's own thread). On the
+ * 2-core machine, shared and loaded, two workers issued a 10k month's statements in 1.46 times the time with
+ * 1.24 times the CPU (docs/scale.md, "Where the time goes"): a deployment with idle cores sets them, up to
+ * `os.availableParallelism()`.
+ */
+export const defaultStatementWorkers = (): number => 1;
 
 export const MAX_STATEMENT_WORKERS = 16;
 
