@@ -1,6 +1,12 @@
 import { ReconError } from '../errors';
 import { DEBTOR_VARIABLES } from './payout-debtor';
-import { STATEMENT_VARIABLES, type StatementsConfig, statementsConfigFrom } from './statements';
+import {
+  defaultStatementWorkers,
+  MAX_STATEMENT_WORKERS,
+  STATEMENT_VARIABLES,
+  type StatementsConfig,
+  statementsConfigFrom,
+} from './statements';
 import { HOLD_POLICY_VARIABLES, holdPolicyFrom } from './hold-policy';
 import { type BankConfig, EMPTY_BANK_CONFIG } from './bank';
 import { authScheme, PSP_ID, type PspProject, readExceptionsSection, readProjectFile } from './project-file';
@@ -32,6 +38,8 @@ export interface Config {
   readonly pspTimeoutMs: number;
   /** re-send requests `recon heal` keeps in flight at once per PSP project */
   readonly healConcurrency: number;
+  /** worker threads writing statements at once (RECON_STATEMENT_WORKERS; 1: in the main thread) */
+  readonly statementWorkers?: number;
   readonly webhook: {
     readonly allowedIps: readonly string[];
     readonly trustProxy: boolean;
@@ -336,6 +344,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
     reportPollMaxWaitMs: r.int('RECON_REPORT_MAX_WAIT_MS', 600_000, 0, 86_400_000),
     pspTimeoutMs: r.int('RECON_PSP_TIMEOUT_MS', 30_000, 100, 600_000),
     healConcurrency: r.int('RECON_HEAL_CONCURRENCY', 8, 1, 64),
+    statementWorkers: r.int('RECON_STATEMENT_WORKERS', defaultStatementWorkers(), 1, MAX_STATEMENT_WORKERS),
     webhook: { ...webhookPeers, maxBodyBytes: r.int('WEBHOOK_MAX_BODY_BYTES', 65_536, 1024, 16_777_216) },
     auditorToken,
     ordersToken,

@@ -30,13 +30,65 @@ function noDelaySocket(o: { host: string[]; port: number[]; path?: string | fals
 }
 
 export function connect(url: string, opts: { max?: number; applicationName?: string } = {}): Sql {
+  return connectWith(url, opts);
+}
+
+/**
+ * Where a pool connects, as plain data (a pool cannot cross to a worker thread; this can): server, database,
+ * role and the connection's parameters.
+ */
+export interface ConnectionSpec {
+  readonly host: readonly string[];
+  readonly port: readonly number[];
+  readonly path: string | false;
+  readonly database: string;
+  readonly user: string;
+  readonly pass: string;
+  readonly ssl: boolean | string;
+  readonly connection: Readonly<Record<string, string>>;
+}
+
+/** `sql`'s server, database and role, or undefined when they cannot be handed on (a password or TLS given as code). */
+export function connectionSpecOf(sql: Sql): ConnectionSpec | undefined {
+  const o = (sql as unknown as { options?: Record<string, unknown> }).options;
+  if (!o || typeof o.pass !== 'string' || !['boolean', 'string'].includes(typeof o.ssl)) return undefined;
+  const connection = Object.fromEntries(
+    Object.entries((o.connection ?? {}) as Record<string, unknown>).filter(([, v]) => typeof v === 'string'),
+  ) as Record<string, string>;
+  return {
+    host: o.host as string[],
+    port: o.port as number[],
+    path: (o.path as string | false | undefined) || false,
+    database: o.database as string,
+    user: o.user as string,
+    pass: o.pass,
+    ssl: o.ssl as boolean | string,
+    connection,
+  };
+}
+
+/** A pool to where `spec` says, with the settings of `connect` (a worker thread's own). */
+export function connectTo(spec: ConnectionSpec, opts: { max?: number } = {}): Sql {
+  const { connection, ...where } = spec;
+  return connectWith(
+    { ...where, host: [...where.host], port: [...where.port], ...(where.path ? {} : { path: undefined }) },
+    { max: opts.max ?? 10, applicationName: connection.application_name },
+    connection,
+  );
+}
+
+function connectWith(
+  to: string | object,
+  opts: { max?: number; applicationName?: string | undefined },
+  connection: Readonly<Record<string, string>> = {},
+): Sql {
   installDriverGuard();
-  return postgres(url, {
+  const options = {
     max: opts.max ?? 10,
     onnotice: () => {},
     // int8 arrives as bigint: money and positions never pass through a float.
     types: { bigint: postgres.BigInt },
-    connection: { application_name: opts.applicationName ?? `${APPLICATION_PREFIX}${process.pid}` },
+    connection: { ...connection, application_name: opts.applicationName ?? `${APPLICATION_PREFIX}${process.pid}` },
     idle_timeout: 30,
     connect_timeout: 10,
     // Seconds before a connection that failed tries again. The library's default grows to 20 s across the
@@ -45,7 +97,9 @@ export function connect(url: string, opts: { max?: number; applicationName?: str
     backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
     // documented by the driver (README "Custom socket") but missing from its option types
     ...({ socket: noDelaySocket } as object),
-  }) as unknown as Sql;
+  };
+  // the driver reads its options from the second argument after a URL, else from the first alone
+  return (typeof to === 'string' ? postgres(to, options) : postgres({ ...to, ...options })) as unknown as Sql;
 }
 
 /**

@@ -111,6 +111,7 @@ export function register(program: Command): void {
             log: rt.log,
             timezone: rt.config.timezone,
             ...(rt.config.statements ? { statements: rt.config.statements } : {}),
+            ...(rt.config.statementWorkers ? { workers: { count: rt.config.statementWorkers } } : {}),
           },
           {
             month: opts.month!,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import type { Sql } from '../../db/connect';
+import { connectionSpecOf, type Sql } from '../../db/connect';
 import { newEvent } from '../../events/catalog';
 import { StatementIssued, statementStream } from '../../events/statement-events';
 import { closingsByReceiver, receiversOf } from '../../ledger/ledger-queries';
@@ -13,27 +13,25 @@ import {
   payoutsFileName,
   statementFileName,
   writePayoutsWorkbook,
-  writeStatementWorkbook,
   type StatementFigures,
   type StatementMeta,
-  type StatementSource,
 } from './workbooks';
 import { issuedBefore, openAtPreviousStatements, previousRunOf, type IssuedRun } from './previous';
 import { memoize } from '../../memoize';
-import { type StatementsConfig, statementsConfigFromEnv } from '../../config/statements';
-import { writeStatementPdf } from './pdf';
+import { type StatementsConfig, statementsConfigFromEnv, statementWorkersFromEnv } from '../../config/statements';
+import { type StatementJob, type WrittenStatementFiles, writeStatementFiles } from './statement-job';
+import { writeInWorkers } from './statement-pool';
 import { claimNumber, directoryAt, headerOf, issuedAtOf, type NumberClaim } from './header';
 import { recordedHeld } from '../payouts/holds';
 import { closingsPaidOut, paidLinesAt, paidSincePrevious, payoutFigures } from './payout-figures';
 import { issuedPayouts, statementPayouts, withPaidOut } from './payouts';
 import { ExportError } from '../errors';
-import { statementLineDetails, storePaymentEvents, type PaymentEvents } from './details';
+import { storePaymentEvents } from './details';
 import { ledgerStatementQueries, type StatementQueries } from './queries';
 import { describeFile, type IssuedFile } from './runs';
 import { checkMonthEnded, checkPositionWithinHead, monthBefore, runsInZone } from './controls';
-import { notStatedMarked, previousOf, splitNotStated } from './not-stated';
+import { splitNotStated } from './not-stated';
 import { correctionsAt, monthRuns, monthSettings, recordedSettings, shownPayouts, unchangedRun } from './corrections';
-import type { StatementPayoutSection } from './figures';
 
 /**
  * `recon statements`: cuts the month's figures at one event-store position (the journal's checkpoint
@@ -62,6 +60,11 @@ export interface StatementDeps {
   readonly statements?: StatementsConfig;
   /** lines whose payments' events are read together (statement-details.ts; tests make it small) */
   readonly linesPerDetailRead?: number;
+  /**
+   * worker threads writing statements at once (RECON_STATEMENT_WORKERS when absent; 1: in this thread), and the
+   * month's lines from which they are started (5,000 when absent)
+   */
+  readonly workers?: { readonly count: number; readonly fromLines?: number };
 }
 
 export interface IssueOptions {
@@ -103,49 +106,6 @@ export interface IssueResult {
   readonly reproduces?: Date;
   /** a correction of the month's statements issued before: when the latest of them was issued */
   readonly corrects?: Date;
-}
-
-/** What one sub-merchant's statement is written from (the workbook and the PDF alike). */
-async function statementSource(
-  ctx: {
-    queries: StatementQueries;
-    base: { month: string; timezone: string; atPosition: Position };
-    runs: readonly IssuedRun[];
-    namesOf: (id: string) => Promise<readonly string[]>;
-    timezone: string;
-    /** the payments' recorded events, for each line's payment method and fee parts (absent: not shown) */
-    paymentEvents?: PaymentEvents;
-    linesPerDetailRead?: number;
-  },
-  subMerchantId: string,
-  own: readonly StatementFigures[],
-  payouts: readonly StatementPayoutSection[],
-): Promise<StatementSource> {
-  const { queries, base } = ctx;
-  const reserve = await queries.reserve({ ...base, subMerchantId });
-  const previous = previousRunOf(ctx.runs, subMerchantId, await ctx.namesOf(subMerchantId));
-  const adjustments = queries.adjustments;
-  // read once for the statement's three passes over its lines (Operations, Audit, PDF)
-  const details = ctx.paymentEvents && statementLineDetails(ctx.paymentEvents, ctx.linesPerDetailRead);
-  return {
-    figures: own,
-    lines: (currency) => {
-      const lines = queries.lines({ ...base, subMerchantId, currency });
-      return details ? details(lines, currency) : lines;
-    },
-    ...(previous && adjustments
-      ? {
-          adjustments: (currency: string) => {
-            const entries = adjustments({ ...base, subMerchantId, currency, previous: previousOf(previous) });
-            // only a statement with months never stated lists some of its entries apart
-            const gap = own.some((f) => f.currency === currency && f.notStated !== undefined);
-            return gap ? notStatedMarked(entries, previous, ctx.timezone) : entries;
-          },
-        }
-      : {}),
-    reserve,
-    ...(payouts ? { payouts } : {}),
-  };
 }
 
 /**
@@ -379,7 +339,7 @@ async function datedAndShown(
 }
 type Dated = Awaited<ReturnType<typeof datedAndShown>>;
 
-// Statements written at once: one's PostgreSQL reads overlap another's writing; each holds its lines' details.
+// Statements written at once in this thread: one's PostgreSQL reads overlap another's writing.
 const STATEMENTS_IN_FLIGHT = 2;
 
 /**
@@ -406,23 +366,77 @@ async function inOrder<T, R>(items: readonly T[], limit: number, work: (item: T)
   return out;
 }
 
+// A month with fewer lines is written in this thread: starting a worker costs a second or two.
+const POOL_FROM_LINES = 5000;
+
 /**
- * Every sub-merchant's workbook and PDF. Numbers are claimed first, in the sub-merchants' order, so that they
- * do not depend on which statement is written first; the files are listed in that order too.
+ * The worker threads the statements are written on (statement-pool.ts), or none: one worker, one statement,
+ * a small month, queries given by a test, another event store than PostgreSQL, or a connection that cannot be
+ * handed on all write in this thread.
  */
-async function writeStatements(
+function poolOf(deps: StatementDeps, cut: Cut, files: Files) {
+  const count = deps.workers?.count ?? statementWorkersFromEnv();
+  const fromLines = deps.workers?.fromLines ?? POOL_FROM_LINES;
+  const statements = files.bySubMerchant.size;
+  if (count < 2 || statements < 2 || !cut.paymentEvents || deps.store.backend !== 'postgres') return undefined;
+  let lines = 0;
+  for (const figures of files.bySubMerchant.values()) for (const f of figures) lines += f.operations;
+  if (lines < fromLines) return undefined;
+  const connection = connectionSpecOf(deps.sql);
+  return connection ? { workers: Math.min(count, statements), connection } : undefined;
+}
+
+type WriteContext = {
+  cut: Cut;
+  m: Month;
+  meta: StatementMeta;
+  files: Files;
+  dated: Dated;
+  run: Awaited<ReturnType<typeof runEventOf>>;
+};
+
+/** One sub-merchant's statement drawn up: its header (number, directory row at the cut), reserve, previous statement. */
+async function drawStatement(
   deps: StatementDeps,
   opts: IssueOptions,
-  ctx: {
-    cut: Cut;
-    m: Month;
-    meta: StatementMeta;
-    files: Files;
-    dated: Dated;
-    run: Awaited<ReturnType<typeof runEventOf>>;
-  },
-) {
-  const { cut, m, files, dated } = ctx;
+  ctx: WriteContext,
+  numbers: ReadonlyMap<string, number | null>,
+  subMerchantId: string,
+): Promise<StatementJob> {
+  const { cut, m, dated } = ctx;
+  const corrects = dated.shown.statements.get(subMerchantId);
+  const header = {
+    ...headerOf(
+      ctx.run.settings.config,
+      await directoryAt(deps.store, subMerchantId, cut.position),
+      numbers.get(subMerchantId) ?? null,
+      dated.issuedAt,
+    ),
+    ...(corrects ? { corrects } : {}),
+  };
+  const reserve = await cut.queries.reserve({ ...cut.base, subMerchantId });
+  const previous = previousRunOf(m.runs, subMerchantId, await m.namesOf(subMerchantId));
+  return {
+    subMerchantId,
+    figures: ctx.files.bySubMerchant.get(subMerchantId)!,
+    payouts: dated.shown.sections.filter((p) => p.subMerchantId === subMerchantId),
+    reserve,
+    ...(previous ? { previous } : {}),
+    base: cut.base,
+    meta: ctx.meta,
+    header,
+    xlsx: path.join(opts.outDir, ctx.files.fileOf(subMerchantId, 'xlsx')),
+    pdf: path.join(opts.outDir, ctx.files.fileOf(subMerchantId, 'pdf')),
+  };
+}
+
+/**
+ * Every sub-merchant's workbook and PDF, on worker threads when the month is large enough (poolOf), else in this
+ * thread. Numbers are claimed first, in the sub-merchants' order, so that they do not depend on which statement
+ * is written first; the files are listed in that order too.
+ */
+async function writeStatements(deps: StatementDeps, opts: IssueOptions, ctx: WriteContext) {
+  const { cut, files } = ctx;
   const ids = [...files.bySubMerchant.keys()];
   const claims: NumberClaim[] = [];
   const numbers = new Map<string, number | null>();
@@ -434,42 +448,31 @@ async function writeStatements(
   }
   let lines = 0;
   let done = 0;
-  const written = await inOrder(ids, STATEMENTS_IN_FLIGHT, async (subMerchantId) => {
-    opts.signal?.throwIfAborted();
-    const corrects = dated.shown.statements.get(subMerchantId);
-    const header = {
-      ...headerOf(
-        ctx.run.settings.config,
-        await directoryAt(deps.store, subMerchantId, cut.position),
-        numbers.get(subMerchantId) ?? null,
-        dated.issuedAt,
-      ),
-      ...(corrects ? { corrects } : {}),
-    };
-    const source = await statementSource(
-      {
-        queries: cut.queries,
-        base: cut.base,
-        runs: m.runs,
-        namesOf: m.namesOf,
-        timezone: deps.timezone,
-        ...(cut.paymentEvents ? { paymentEvents: cut.paymentEvents } : {}),
-        ...(deps.linesPerDetailRead ? { linesPerDetailRead: deps.linesPerDetailRead } : {}),
-      },
-      subMerchantId,
-      files.bySubMerchant.get(subMerchantId)!,
-      dated.shown.sections.filter((p) => p.subMerchantId === subMerchantId),
-    );
-    const file = path.join(opts.outDir, files.fileOf(subMerchantId, 'xlsx'));
-    const workbook = await writeStatementWorkbook(file, source, ctx.meta, header);
-    const pdf = path.join(opts.outDir, files.fileOf(subMerchantId, 'pdf'));
-    await writeStatementPdf(pdf, source, ctx.meta, header);
-    lines += workbook.lines;
-    opts.onProgress?.({ done: ++done, total: ids.length, subMerchantId, lines });
-    return [await describeFile(file, subMerchantId), await describeFile(pdf, subMerchantId)];
-  });
-  return { claims, files: written.flat(), lines };
+  const progress = (w: WrittenStatementFiles, job: StatementJob) => {
+    lines += w.lines;
+    opts.onProgress?.({ done: ++done, total: ids.length, subMerchantId: job.subMerchantId, lines });
+  };
+  const draw = (id: string) => drawStatement(deps, opts, ctx, numbers, id);
+  const linesPerDetailRead = deps.linesPerDetailRead ? { linesPerDetailRead: deps.linesPerDetailRead } : {};
+  const pool = poolOf(deps, cut, files);
+  deps.log.info('writing statements', { month: opts.month, statements: ids.length, workerThreads: pool?.workers ?? 0 });
+  const written = pool
+    ? await writeInWorkers(ids, draw, { ...pool, ...linesPerDetailRead, ...signalOf(opts) }, progress)
+    : await inOrder(ids, STATEMENTS_IN_FLIGHT, async (id) => {
+        opts.signal?.throwIfAborted();
+        const job = await draw(id);
+        const w = await writeStatementFiles(job, {
+          queries: cut.queries,
+          ...(cut.paymentEvents ? { paymentEvents: cut.paymentEvents } : {}),
+          ...linesPerDetailRead,
+        });
+        progress(w, job);
+        return w;
+      });
+  return { claims, files: written.flatMap((w) => w.files), lines };
 }
+
+const signalOf = (opts: IssueOptions) => (opts.signal ? { signal: opts.signal } : {});
 
 /** The run recorded (unless a draft, or recorded before), and what it did, for the caller. */
 async function recordedResult(

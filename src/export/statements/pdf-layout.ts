@@ -124,3 +124,34 @@ export function layFiguresByCharacter(font: LaidOutFont | undefined): void {
     return composed([...text].map(charRun));
   };
 }
+
+/** The part of pdfkit's embedded font its per-word cache lives in. */
+interface CachedFont {
+  layoutCache?: object;
+  layoutRun(text: string, features?: unknown): Run;
+}
+
+// words kept in a font's layout cache before it starts over
+const WORDS_KEPT = 20_000;
+const BOUNDED = new WeakSet<object>();
+
+/**
+ * pdfkit keeps the layout of every distinct word a document writes, for as long as the document: a statement's
+ * order ids and amounts are nearly all distinct, so a 100k-line PDF held a few hundred megabytes of laid-out
+ * words. The cache only saves work (a word laid out again is laid out the same), so once it holds WORDS_KEPT
+ * words it starts over, counted by its misses (each a call of `layoutRun`). Once per font.
+ */
+export function boundLayoutCache(font: CachedFont | undefined): void {
+  if (!font || BOUNDED.has(font) || !font.layoutCache) return;
+  BOUNDED.add(font);
+  const run = font.layoutRun.bind(font);
+  let missed = 0;
+  font.layoutRun = (text: string, features?: unknown): Run => {
+    // a word with features is never cached by pdfkit
+    if (!features && ++missed > WORDS_KEPT) {
+      font.layoutCache = Object.create(null) as object;
+      missed = 1;
+    }
+    return run(text, features);
+  };
+}

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { createWriteStream, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -17,8 +18,8 @@ import { type HeldByCurrency, heldLines } from './held-sheet';
 import { headerRows } from './summary';
 import { addLine, releasesToCome, statementTitle } from './workbooks';
 import { paymentMethodWords } from '../i18n/payment-methods';
-import { createLocalTime, currencyExponent } from '../workbook/xlsx';
-import { layFiguresByCharacter } from './pdf-layout';
+import { createLocalTime, currencyExponent, yieldToIo } from '../workbook/xlsx';
+import { boundLayoutCache, layFiguresByCharacter } from './pdf-layout';
 import { cell, cellsThroughPdfkit, type Doc } from './pdf-cells';
 
 /**
@@ -92,24 +93,35 @@ function openPdf(file: string, docTitle: string, header: StatementHeader, opts: 
   doc.registerFont('regular', REGULAR);
   doc.registerFont('bold', BOLD);
   if (opts.pdfkitText) cellsThroughPdfkit(doc);
-  if (!opts.shapeEveryWord) {
-    // each font is opened by pdfkit when first used, in the document's order (its object numbers stay theirs)
-    const font = doc.font.bind(doc);
-    doc.font = ((...args: Parameters<typeof font>) => {
-      font(...args);
-      layFiguresByCharacter(doc._font);
-      return doc;
-    }) as typeof doc.font;
-  }
-  const out = createWriteStream(temp);
+  // each font is opened by pdfkit when first used, in the document's order (its object numbers stay theirs)
+  const font = doc.font.bind(doc);
+  doc.font = ((...args: Parameters<typeof font>) => {
+    font(...args);
+    if (!opts.shapeEveryWord) layFiguresByCharacter(doc._font);
+    boundLayoutCache(doc._font);
+    return doc;
+  }) as typeof doc.font;
+  const out = createWriteStream(temp, { highWaterMark: MAX_PENDING_BYTES });
   const finished = new Promise<void>((resolve, reject) => {
     out.on('finish', resolve);
     out.on('error', reject);
     doc.on('error', reject);
   });
   doc.pipe(out);
-  return { doc, temp, finished };
+  /**
+   * pdfkit pushes its pages whatever the file takes, and the pipe moves them on only between turns of the
+   * event loop: a table written faster than that would be held whole in memory until the end.
+   */
+  const drained = async () => {
+    await yieldToIo();
+    while ((doc as unknown as { readableLength: number }).readableLength > MAX_PENDING_BYTES)
+      await (out.writableNeedDrain ? once(out, 'drain') : new Promise((resolve) => setTimeout(resolve, 1)));
+  };
+  return { doc, temp, finished, drained };
 }
+
+// PDF bytes waiting for the file before more lines are written
+const MAX_PENDING_BYTES = 1 << 20;
 
 /** The footer of the current page (the title and the page's number), written inside the bottom margin. */
 function pageFooter(doc: PDFKit.PDFDocument, docTitle: string, t: Labels): () => void {
@@ -148,10 +160,10 @@ export async function writeStatementPdf(
   const t = LABELS[header.language];
   const lang = header.language;
   const docTitle = statementTitle(figures, meta, header);
-  const { doc, temp, finished } = openPdf(file, docTitle, header, opts);
+  const { doc, temp, finished, drained } = openPdf(file, docTitle, header, opts);
   const footer = pageFooter(doc, docTitle, t);
   const money = (minor: bigint, currency: string) => formatAmount(minor, currency, lang);
-  const ctx: Ctx = { doc, t, lang, money, day: (d) => dayText(d, lang), footer };
+  const ctx: Ctx = { doc, t, lang, money, day: (d) => dayText(d, lang), footer, drained };
   try {
     title(doc, figures, meta, header);
     footer();
@@ -217,17 +229,20 @@ interface Ctx {
   readonly money: (minor: bigint, currency: string) => string;
   readonly day: (d: string | Date) => string;
   readonly footer: () => void;
+  /** waits while the pages written are more than the file has taken */
+  readonly drained: () => Promise<void>;
 }
 
 /** Held items, paid-out lines, the reserve schedule with its balance and releases to come. */
 function payoutSections(
-  { doc, t, lang, money, day, footer }: Ctx,
+  ctx: Ctx,
   src: StatementSource,
   figures: readonly StatementFigures[],
   meta: StatementMeta,
 ): void {
+  const { doc, t, money, day, footer } = ctx;
   heading(doc, t.heldSheet, footer);
-  heldTable({ doc, t, lang, money, day, footer }, src.payouts ?? [], meta.timezone);
+  heldTable(ctx, src.payouts ?? [], meta.timezone);
   const paid = (src.payouts ?? []).flatMap((p) => p.paid);
   heading(doc, t.paidOutSheet, footer);
   table(
@@ -288,21 +303,28 @@ function payoutSections(
   }
 }
 
-/** Every operation line, a table per currency. */
+// Lines between two looks at the pages waiting for the file (openPdf's drained).
+const LINES_PER_YIELD = 2000;
+
+/**
+ * Every operation line, a table per currency, each row drawn as its line is read: neither the lines nor the
+ * pages written so far are held (a statement of any length writes in the same memory).
+ */
 async function operationSections(
-  { doc, t, lang, money, footer }: Ctx,
+  { doc, t, lang, money, footer, drained }: Ctx,
   src: StatementSource,
   figures: readonly StatementFigures[],
   meta: StatementMeta,
 ): Promise<void> {
   for (const f of figures) {
     heading(doc, `${t.operationsIn(f.currency)} (${t.timeZone} ${meta.timezone})`, footer);
-    const rows: string[][] = [];
     const sum = { share: 0n, fee: 0n, fixed: 0n, percent: 0n, notSplit: 0n, reserve: 0n, net: 0n };
     const at = minuteText(meta.timezone, lang);
+    const rows = tableWriter(doc, OPERATION_COLUMNS(t), footer, (row) => row[0] === t.total);
+    let n = 0;
     for await (const l of src.lines(f.currency)) {
       addLine(sum, l);
-      rows.push([
+      rows([
         at(l.at),
         l.orderId ?? '',
         operationWord(l.method, lang),
@@ -314,26 +336,10 @@ async function operationSections(
         money(l.reserve, f.currency),
         money(l.net, f.currency),
       ]);
+      if (++n % LINES_PER_YIELD === 0) await drained();
     }
-    if (rows.length) rows.push(feeSummaryRow(sum, t, (v) => money(v, f.currency)));
-    table(
-      doc,
-      [
-        { header: t.date, width: 78 },
-        { header: t.order, width: 92 },
-        { header: t.method, width: 86 },
-        { header: t.status, width: 58 },
-        { header: t.paidWith, width: 112 },
-        { header: t.share, width: 70, align: 'right' },
-        { header: t.fee, width: 60, align: 'right' },
-        { header: t.feeParts, width: 84, align: 'right' },
-        { header: t.reserve, width: 54, align: 'right' },
-        { header: t.net, width: 66, align: 'right' },
-      ],
-      rows.length ? rows : [[t.none]],
-      footer,
-      (row) => row[0] === t.total,
-    );
+    rows(n ? feeSummaryRow(sum, t, (v) => money(v, f.currency)) : [t.none]);
+    doc.x = MARGIN;
     if (sum.notSplit !== 0n && sum.notSplit !== sum.fee) {
       doc.font('regular').fontSize(8);
       roomFor(doc, ROW_HEIGHT, footer);
@@ -341,6 +347,19 @@ async function operationSections(
     }
   }
 }
+
+const OPERATION_COLUMNS = (t: Labels): Column[] => [
+  { header: t.date, width: 78 },
+  { header: t.order, width: 92 },
+  { header: t.method, width: 86 },
+  { header: t.status, width: 58 },
+  { header: t.paidWith, width: 112 },
+  { header: t.share, width: 70, align: 'right' },
+  { header: t.fee, width: 60, align: 'right' },
+  { header: t.feeParts, width: 84, align: 'right' },
+  { header: t.reserve, width: 54, align: 'right' },
+  { header: t.net, width: 66, align: 'right' },
+];
 
 /**
  * A line's time in the statement's zone to the minute, as luxon writes it (`yyyy-MM-dd HH:mm`, in Ukrainian
@@ -492,6 +511,18 @@ function table(
   footer: () => void,
   bold: (row: readonly string[]) => boolean = () => false,
 ): void {
+  const row = tableWriter(doc, columns, footer, bold);
+  for (const r of rows) row(r);
+  doc.x = MARGIN;
+}
+
+/** A table's header drawn now; each row given to the writer drawn below it, on a new page (header again) when full. */
+function tableWriter(
+  doc: Doc,
+  columns: readonly Column[],
+  footer: () => void,
+  bold: (row: readonly string[]) => boolean = () => false,
+): (row: readonly string[]) => void {
   const drawHeader = () => {
     let x = MARGIN;
     const top = doc.y;
@@ -509,7 +540,7 @@ function table(
     doc.y = y + 3;
   };
   drawHeader();
-  for (const row of rows) {
+  return (row) => {
     if (doc.y + ROW_HEIGHT > PAGE.height - MARGIN - 10) {
       newPage(doc, footer);
       drawHeader();
@@ -523,6 +554,5 @@ function table(
       x += c.width;
     }
     doc.y = y + ROW_HEIGHT;
-  }
-  doc.x = MARGIN;
+  };
 }
