@@ -20,16 +20,16 @@ import type { ProjectionReport, RunnerDeps, RunOptions, ThreadSource } from './r
 
 /**
  * Relative CPU of each projection's rebuild, measured (2026-11-28) over a 5,000-payment demo month's store
- * (37,260 events, `recon project --rebuild <name> --batch 5000`, recon's user CPU less that of a projection
- * that applies almost nothing): orders 10.5 s, reconciliation 10 s, journal 1.5 s, settlement 0.6 s,
- * operations_seen 0.5 s, the others under 0.1 s. A projection not listed counts as 1.
+ * (37,517 events, `recon project --rebuild <name> --batch 5000`, recon's CPU less that of a projection that
+ * applies almost nothing, docs/scale.md): orders 11.5 s, reconciliation 10.9 s, journal 1.7 s, settlement
+ * 0.8 s, operations_seen 0.6 s, the others nearly nothing. A projection not listed counts as 1.
  */
 export const PROJECTION_COST: Readonly<Record<string, number>> = {
-  orders: 105,
-  reconciliation: 100,
-  journal: 15,
-  settlement: 6,
-  operations_seen: 5,
+  orders: 115,
+  reconciliation: 109,
+  journal: 17,
+  settlement: 8,
+  operations_seen: 6,
   bank: 1,
   exceptions: 1,
   payouts: 1,
