@@ -178,7 +178,8 @@ export function runOnThread(
     const worker = new Worker(new URL('./thread-entry.mjs', import.meta.url), { workerData: job });
     let result: { reports: readonly ProjectionReport[] } | { error: ThreadError } | undefined;
     const stop = () => worker.postMessage('abort');
-    opts.signal?.addEventListener('abort', stop, { once: true });
+    if (opts.signal?.aborted) stop();
+    else opts.signal?.addEventListener('abort', stop, { once: true });
     const end = (r: { reports: readonly ProjectionReport[] } | { error: ThreadError }) => {
       if (result) return;
       result = r;
