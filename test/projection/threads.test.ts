@@ -16,6 +16,8 @@ import { POISON_ENV } from '../../src/projector/test-poison';
 import { spreadPlan } from '../../src/projector/threads';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import { eventsUpTo, projectionState, viewDigests } from '../faults/support/store-checks';
+import { reconEnv } from '../../fixtures/psp-env';
+import { runRecon } from '../faults/support/processes';
 import { waitVisible } from '../ledger/visible';
 import { createTestDatabase, type TestDatabase } from '../support/db';
 
@@ -136,4 +138,20 @@ describe('a rebuild over two threads', () => {
       delete process.env[POISON_ENV];
     }
   }, 300_000);
+});
+
+describe('recon project --threads', () => {
+  it('the binary rebuilds over two threads (the default) with the rows of one; --threads goes without --share', async () => {
+    const env = reconEnv({ databaseUrl: db.url, timezone: 'Europe/Kyiv' });
+    const two = await runRecon(['project', '--rebuild', '--batch', '200'], env, 240_000);
+    expect(two.code, two.stderr.slice(-2000)).toBe(0);
+    expect(two.stdout.match(/live \(new build live\)/g)).toHaveLength((await loadProjections()).length);
+    const byTwo = await viewDigests(db.sql);
+    const one = await runRecon(['project', '--rebuild', '--batch', '200', '--threads', '1'], env, 240_000);
+    expect(one.code, one.stderr.slice(-2000)).toBe(0);
+    expect(await viewDigests(db.sql)).toEqual(byTwo);
+    const both = await runRecon(['project', '--share', '--threads', '2'], env);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('--threads goes without --share');
+  }, 600_000);
 });
