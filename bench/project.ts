@@ -1,6 +1,6 @@
 import { handlesAny } from '../src/projector/handlers';
 import type { Projection } from '../src/projector/projection';
-import { loadProjections, rebuildProjection, type RunnerDeps } from '../src/projector/runner';
+import { defaultThreads, loadProjections, rebuildProjection, type RunnerDeps } from '../src/projector/runner';
 import { createPostgresEventStore } from '../src/store/postgres';
 import type { Position } from '../src/store/types';
 import { appendChunks, scenarioEvents, scenarioFor } from '../fixtures/scenario-events';
@@ -13,7 +13,9 @@ import { perSecond, sampleRss, timed, type BenchContext } from './harness';
  * directory), beside `readAll` alone over the same events (the ceiling). Peak RSS is sampled during the
  * rebuild, and RSS is compared between the middle and the end of the rebuild: it must not grow with the
  * number of events. BENCH_PROJECTIONS=journal,... restricts the projections, BENCH_PROJECT_EVENTS sets the
- * number of events, BENCH_BATCH the batch size (default 5,000).
+ * number of events, BENCH_BATCH the batch size (default 5,000), BENCH_THREADS the threads the rebuild is spread
+ * over (default 2 on a machine with 2 cores or more, as `recon project --rebuild`; src/projector/threads.ts). The
+ * peak RSS is the whole process's (every thread's heap); the heap after each collection is the main thread's.
  *
  * Then the reference of issue 26, in the same run over the same events: the same rebuild with every projection
  * held to the pace of the slowest at each batch (`inLockstep`: none starts batch k+1 before all applied batch k,
@@ -104,7 +106,19 @@ export async function run(ctx: BenchContext): Promise<void> {
   const only = process.env['BENCH_PROJECTIONS']?.split(',');
   const projections = (await loadProjections()).filter((p) => !only || only.includes(p.name));
   ctx.note(`projections: ${projections.map((p) => `${p.name} v${p.version}`).join(', ')}; batch ${batchSize}`);
-  const deps: RunnerDeps = { sql: ctx.sql, store, log: ctx.log, timezone: 'Europe/Kyiv', graceHours: 48, projections };
+  const deps: RunnerDeps = {
+    sql: ctx.sql,
+    store,
+    log: ctx.log,
+    timezone: 'Europe/Kyiv',
+    graceHours: 48,
+    projections,
+    threadSource: { databaseUrl: ctx.url },
+  };
+  // the measured rebuild over the process's threads, as `recon project --rebuild` (BENCH_THREADS=1: one thread);
+  // the lockstep reference stays on one (its projections are wrapped, so no worker thread can load them)
+  const threads = Number(process.env['BENCH_THREADS'] ?? '') || defaultThreads();
+  ctx.note(`rebuild over ${threads} thread${threads === 1 ? '' : 's'} (BENCH_THREADS)`);
   const gc = (globalThis as { gc?: () => void }).gc;
   gc?.();
   const rss = sampleRss(50);
@@ -164,6 +178,7 @@ export async function run(ctx: BenchContext): Promise<void> {
         rebuildStarted = performance.now();
         return rebuildProjection(deps, undefined, {
           batchSize,
+          threads,
           onProgress: (p) => {
             lastBatchAt.set(p.name, performance.now() - rebuildStarted);
             mark(p);

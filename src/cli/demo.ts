@@ -14,7 +14,7 @@ import { healMissingWebhooks } from '../ingest/heal';
 import { importSubMerchants, parseSubMerchantCsv } from '../ingest/sub-merchants';
 import { syncRange } from '../ingest/sync';
 import type { Logger } from '../log';
-import { runProjections } from '../projector/runner';
+import { defaultThreads, runProjections, threadSource } from '../projector/runner';
 import { listDiscrepancies } from '../reconciliation/discrepancy-queries';
 import { RECONCILIATION_TYPES } from '../reconciliation/discrepancy-types';
 import { demoStatementsConfig, withLegalDetails } from '../sandbox/legal-details';
@@ -360,8 +360,10 @@ async function projectMonth(run: DemoRun) {
       timezone: config.timezone,
       graceHours: config.graceHours,
       bank: config.bank,
+      threadSource: threadSource(rt.config, rt.sql),
     },
-    { signal: run.opts.signal },
+    // the month's projections over both cores (src/projector/threads.ts)
+    { signal: run.opts.signal, threads: defaultThreads() },
   );
   run.step(`projections caught up: ${projected.projections.map((p) => `${p.name} +${p.applied}`).join(', ')}`);
   return projected;

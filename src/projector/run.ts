@@ -1,12 +1,13 @@
 import { advanceAll } from './advance';
 import { buildsOf, ensureBuilds } from './builds';
-import { ProjectionsFailedError } from './errors';
+import { ProjectionApplyError, ProjectionsFailedError } from './errors';
 import { selectProjections } from './load';
 import type { Projection } from './projection';
 import { promote } from './promote';
 import type { BuildRow, ProjectionReport, Report, RunnerDeps, RunOptions, Target } from './runner-types';
 import { headText } from './store-feed';
 import { refuseBuildsNotOnStore } from './store-check';
+import { applyFailuresOf, ProjectionThreadError, runOnThread, spreadPlan, type ThreadError } from './threads';
 
 /** One run: every projection's builds made ready, checked against the store, advanced, and gone live. */
 
@@ -63,7 +64,7 @@ async function finish(deps: RunnerDeps, plan: Plan, targets: Target[], opts: Run
   };
 }
 
-async function runAll(
+export async function runAll(
   deps: RunnerDeps,
   list: readonly Projection[],
   opts: RunOptions,
@@ -81,10 +82,71 @@ async function runAll(
   return reports;
 }
 
+/**
+ * `runAll` over `opts.threads` threads (threads.ts): the first group of projections here, each other in a worker
+ * thread; every group goes as far as it can, then the reports come back in the list's order and the failures
+ * of every group are thrown together, as one run's are.
+ */
+async function runSpread(
+  deps: RunnerDeps,
+  list: readonly Projection[],
+  opts: RunOptions,
+  fresh: boolean,
+): Promise<ProjectionReport[]> {
+  const groups = await spreadPlan(deps, list, opts.threads);
+  if (!groups) return runAll(deps, list, opts, fresh);
+  const [here, ...away] = groups;
+  const job = { timezone: deps.timezone, graceHours: deps.graceHours, fresh, source: deps.threadSource! };
+  const settled = await Promise.allSettled([
+    runAll(deps, here!, opts, fresh),
+    ...away.map((g) =>
+      runOnThread(
+        {
+          ...job,
+          names: g.map((p) => p.name),
+          ...(deps.bank ? { bank: deps.bank } : {}),
+          ...(opts.batchSize ? { batchSize: opts.batchSize } : {}),
+          ...(opts.until ? { until: opts.until } : {}),
+        },
+        deps.log,
+        opts,
+      ),
+    ),
+  ]);
+  return mergeGroups(list, settled);
+}
+
+/** The groups' reports in the list's order; their failures thrown together (apply failures as one run's). */
+function mergeGroups(
+  list: readonly Projection[],
+  settled: PromiseSettledResult<
+    ProjectionReport[] | { reports: readonly ProjectionReport[] } | { error: ThreadError }
+  >[],
+): ProjectionReport[] {
+  const reports: ProjectionReport[] = [];
+  const applyFailures: ProjectionApplyError[] = [];
+  let other: unknown;
+  for (const s of settled) {
+    if (s.status === 'rejected') {
+      if (s.reason instanceof ProjectionsFailedError) applyFailures.push(...s.reason.failures);
+      else if (s.reason instanceof ProjectionApplyError) applyFailures.push(s.reason);
+      else other ??= s.reason;
+    } else if (Array.isArray(s.value)) reports.push(...s.value);
+    else if ('reports' in s.value) reports.push(...s.value.reports);
+    else if (s.value.error.type === 'apply') applyFailures.push(...applyFailuresOf(s.value.error));
+    else other ??= new ProjectionThreadError(s.value.error);
+  }
+  if (other !== undefined) throw other;
+  if (applyFailures.length === 1) throw applyFailures[0];
+  if (applyFailures.length > 1) throw new ProjectionsFailedError(applyFailures);
+  const order = new Map(list.map((p, i) => [p.name, i]));
+  return reports.sort((a, b) => order.get(a.name)! - order.get(b.name)!);
+}
+
 /** Catches every projection (or `opts.names`) up to the head of the store and returns. */
 export async function runProjections(deps: RunnerDeps, opts: RunOptions = {}): Promise<Report> {
   const list = await selectProjections(deps, opts.names);
-  const reports = await runAll(deps, list, opts, false);
+  const reports = await runSpread(deps, list, opts, false);
   return { projections: reports, head: await headText(deps.store) };
 }
 
@@ -98,6 +160,6 @@ export async function rebuildProjection(
   opts: Omit<RunOptions, 'names'> = {},
 ): Promise<Report> {
   const list = await selectProjections(deps, name ? [name] : undefined);
-  const reports = await runAll(deps, list, opts, true);
+  const reports = await runSpread(deps, list, opts, true);
   return { projections: reports, head: await headText(deps.store) };
 }

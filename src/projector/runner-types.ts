@@ -5,6 +5,12 @@ import type { EventStore, Position } from '../store/types';
 import type { ProjectionApplyError } from './errors';
 import type { Projection } from './projection';
 
+/** Where a worker thread opens its own connections: the same database and event store as the caller's. */
+export interface ThreadSource {
+  readonly databaseUrl: string;
+  readonly eventStoreUrl?: string;
+}
+
 /** What the runner works with. */
 export interface RunnerDeps {
   readonly sql: Sql;
@@ -16,6 +22,8 @@ export interface RunnerDeps {
   readonly bank?: BankConfig;
   /** the projections to run; default: every file of projections/ */
   readonly projections?: readonly Projection[];
+  /** where a worker thread opens its connections (threads.ts); absent: the run stays on this thread */
+  readonly threadSource?: ThreadSource;
 }
 
 export interface ProjectionProgress {
@@ -35,6 +43,11 @@ export interface RunOptions {
   readonly until?: Position;
   readonly signal?: AbortSignal;
   readonly onProgress?: (p: ProjectionProgress) => void;
+  /**
+   * threads the projections are spread over (threads.ts; default 1): each other than this one a worker thread
+   * with its own connections (`RunnerDeps.threadSource`) and its own read of the store
+   */
+  readonly threads?: number;
 }
 
 export interface ProjectionReport {

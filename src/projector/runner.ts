@@ -22,6 +22,8 @@
  * | `store-feed.ts` | every use of the event store: batches (for builds off the window: one read shared by builds passing one checkpoint), head, event at a checkpoint, wake-ups |
  * | `claims.ts` | which worker runs which projection: a session lock per projection, taken over when its worker dies |
  * | `share.ts` | a run shared with other workers (`recon project --share`) |
+ * | `threads.ts` | a run's projections spread over worker threads of one process, groups of about equal cost |
+ * | `thread-main.ts` | a worker thread's body (started by `thread-entry.mjs`): its own connections, its group run |
  * | `checkpoints.ts` | one batch applied (or gone past: none of the types it handles) and the checkpoint moved in one transaction |
  * | `set-aside.ts` | a batch that cannot be applied: the events that cannot, set aside |
  * | `quarantine-store.ts` | the set-aside events' table: recorded, listed |
@@ -57,6 +59,7 @@ export {
   retryQuarantined,
 } from './quarantine';
 export { type ShareOptions, shareProjections } from './share';
+export { defaultThreads, PROJECTION_COST, threadSource } from './threads';
 export type {
   ProjectionProgress,
   ProjectionReport,
@@ -64,5 +67,6 @@ export type {
   RunnerDeps,
   RunOptions,
   SetAsideEvent,
+  ThreadSource,
 } from './runner-types';
 export { type BuildOnStore, checkBuildsOnStore } from './store-check';

@@ -6,8 +6,10 @@ import {
   loadProjections,
   projectionBuilds,
   rebuildProjection,
+  defaultThreads,
   runProjections,
   shareProjections,
+  threadSource,
   type Report,
   type RunnerDeps,
 } from '../../projector/runner';
@@ -84,11 +86,18 @@ export function register(program: Command): void {
         'other machines): take the free ones, wait for those another worker holds, take over those of a worker that dies',
     )
     .option('--max-projections <n>', 'with --share: at most this many projections at once in this worker')
+    .option(
+      '--threads <n>',
+      'spread the projections over this many threads of this process, groups of about equal cost\n' +
+        '(default: 2 for --rebuild on a machine with 2 cores or more, else 1)',
+    )
     .action(async (opts: ProjectOptions) => {
       const batchSize = integerOption('--batch', opts.batch, 100_000);
       const max =
         opts.maxProjections === undefined ? undefined : integerOption('--max-projections', opts.maxProjections, 1000);
       if (max !== undefined && !opts.share) throw new UsageError('--max-projections goes with --share');
+      const threads = opts.threads === undefined ? undefined : integerOption('--threads', opts.threads, 64);
+      if (threads !== undefined && opts.share) throw new UsageError('--threads goes without --share');
       if (opts.share && opts.rebuild !== undefined)
         throw new UsageError('--share carries builds on; start a rebuild with recon project --rebuild alone');
       const only = opts.only
@@ -106,14 +115,19 @@ export function register(program: Command): void {
           timezone: rt.config.timezone,
           graceHours: rt.config.graceHours,
           bank: rt.config.bank,
+          threadSource: threadSource(rt.config, rt.sql),
         };
         const started = Date.now();
         const report = await runOrInterrupted(signal, () => {
           const names = only ? { names: only } : {};
           if (opts.rebuild !== undefined)
-            return rebuildProjection(deps, opts.rebuild === true ? undefined : opts.rebuild, { batchSize, signal });
+            return rebuildProjection(deps, opts.rebuild === true ? undefined : opts.rebuild, {
+              batchSize,
+              signal,
+              threads: threads ?? defaultThreads(),
+            });
           if (opts.share) return shareProjections(deps, { batchSize, signal, ...names, ...(max ? { max } : {}) });
-          return runProjections(deps, { batchSize, signal, ...names });
+          return runProjections(deps, { batchSize, signal, threads: threads ?? 1, ...names });
         });
         print(report);
         process.stdout.write(
@@ -137,6 +151,7 @@ interface ProjectOptions {
   status?: boolean;
   share?: boolean;
   maxProjections?: string;
+  threads?: string;
 }
 
 function integerOption(name: string, text: string, most: number): number {
