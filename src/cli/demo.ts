@@ -362,8 +362,8 @@ async function projectMonth(run: DemoRun) {
       bank: config.bank,
       threadSource: threadSource(rt.config, rt.sql),
     },
-    // the month's projections over both cores (src/projector/threads.ts)
-    { signal: run.opts.signal, threads: defaultThreads() },
+    // one thread unless RECON_PROJECTION_THREADS asks for more (src/projector/threads.ts)
+    { signal: run.opts.signal, threads: config.projectionThreads ?? defaultThreads() },
   );
   run.step(`projections caught up: ${projected.projections.map((p) => `${p.name} +${p.applied}`).join(', ')}`);
   return projected;

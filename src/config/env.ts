@@ -40,6 +40,8 @@ export interface Config {
   readonly healConcurrency: number;
   /** worker threads writing statements at once (RECON_STATEMENT_WORKERS; 1: in the main thread) */
   readonly statementWorkers?: number;
+  /** threads of one process a rebuild or the demo spreads the projections over (RECON_PROJECTION_THREADS) */
+  readonly projectionThreads?: number;
   readonly webhook: {
     readonly allowedIps: readonly string[];
     readonly trustProxy: boolean;
@@ -206,6 +208,12 @@ export const VARIABLES: readonly VariableDoc[] = [
     meaning: 'webhook re-send requests healing keeps in flight at once per PSP project',
   },
   {
+    name: 'RECON_PROJECTION_THREADS',
+    default: '1',
+    example: '2',
+    meaning: 'threads of one process `recon project --rebuild` and the demo spread the projections over',
+  },
+  {
     name: 'WEBHOOK_ALLOWED_IPS',
     default: '(unset: any sender)',
     example: '203.0.113.10,127.0.0.1',
@@ -345,6 +353,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
     pspTimeoutMs: r.int('RECON_PSP_TIMEOUT_MS', 30_000, 100, 600_000),
     healConcurrency: r.int('RECON_HEAL_CONCURRENCY', 8, 1, 64),
     statementWorkers: r.int('RECON_STATEMENT_WORKERS', defaultStatementWorkers(), 1, MAX_STATEMENT_WORKERS),
+    projectionThreads: r.int('RECON_PROJECTION_THREADS', 1, 1, 16),
     webhook: { ...webhookPeers, maxBodyBytes: r.int('WEBHOOK_MAX_BODY_BYTES', 65_536, 1024, 16_777_216) },
     auditorToken,
     ordersToken,

@@ -89,7 +89,7 @@ export function register(program: Command): void {
     .option(
       '--threads <n>',
       'spread the projections over this many threads of this process, groups of about equal cost\n' +
-        '(default: 2 for --rebuild on a machine with 2 cores or more, else 1)',
+        '(default 1, or RECON_PROJECTION_THREADS)',
     )
     .action(async (opts: ProjectOptions) => {
       const batchSize = integerOption('--batch', opts.batch, 100_000);
@@ -124,7 +124,7 @@ export function register(program: Command): void {
             return rebuildProjection(deps, opts.rebuild === true ? undefined : opts.rebuild, {
               batchSize,
               signal,
-              threads: threads ?? defaultThreads(),
+              threads: threads ?? rt.config.projectionThreads ?? defaultThreads(),
             });
           if (opts.share) return shareProjections(deps, { batchSize, signal, ...names, ...(max ? { max } : {}) });
           return runProjections(deps, { batchSize, signal, threads: threads ?? 1, ...names });
