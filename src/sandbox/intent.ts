@@ -274,11 +274,14 @@ function injectFeeDifferences(scenario: Scenario, world: IntentWorld, truth: Int
     .sort((a, b) => (a[0] < b[0] ? -1 : 1));
   const charged = (p: Charge) => p.op.receivers.find((r) => r.subMerchantId === p.subMerchantId)!;
   // the cap at the part must not hide the change: a part well above its fee
-  // and a sub-merchant the contract has lines for (an unlisted receiver has none of its own)
+  // and a sub-merchant the contract has lines for (an unlisted receiver has none of its own);
+  // and the fee must reach recon: a receiver's fee is read from its register row, so never on an operation
+  // whose register row a PSP-side injection leaves out (a fee break no data shows)
   const clear = (p: Charge) =>
     byId.get(p.subMerchantId)!.listed &&
     charged(p).share > charged(p).fee + 100n &&
-    byId.get(p.subMerchantId)!.fixedFee >= 1n;
+    byId.get(p.subMerchantId)!.fixedFee >= 1n &&
+    registerShowsFees(p.op);
   const above = single.find(([, p]) => clear(p));
   const below = single.find(([k, p]) => k !== above?.[0] && clear(p));
   for (const [entry, type, delta] of [
@@ -291,6 +294,16 @@ function injectFeeDifferences(scenario: Scenario, world: IntentWorld, truth: Int
     truth.push({ type, orderId: p.order.orderId, paymentId: p.op.paymentId, subMerchantId: p.subMerchantId });
   }
   return adjust;
+}
+
+/**
+ * The operation's register rows are in the reports, so recon reads its receivers' fees: a row left out
+ * (missing_in_report) hides them. A duplicated row or an altered receiver amount still shows the fee (the demo
+ * finds a fee break on a duplicated row: seeds fee-breaks-0 and -2 of test/sandbox/fee-injection.test.ts).
+ */
+function registerShowsFees(op: Operation): boolean {
+  const d = op.distortion;
+  return !(d?.kind === 'omit' && d.source === 'register');
 }
 
 /** The order file as CSV, line by line (each with its newline). */
