@@ -1,8 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { connect, type Sql } from '../../src/db/connect';
-import { migrate } from '../../src/db/migrate';
-import { silentLogger } from '../../src/log';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore } from '../../src/store/types';
 
@@ -22,15 +20,25 @@ function withDatabase(url: string, db: string): string {
   return u.toString();
 }
 
-/** A fresh, migrated database of its own on the test server. */
+/**
+ * A fresh, migrated database of its own on the test server: a copy of the run's template, which global
+ * setup migrated with `migrate` (what a fresh database migrated here would hold, row for row). The one thing
+ * a copy does not carry is the database's own privileges (kept in the server's catalog, not in the copied
+ * database): the grant migration 0250 gives the auditors' role on it is given again. With `migrate: false`,
+ * an empty database that the test migrates (or not) itself.
+ */
 export async function createTestDatabase(opts: { migrate?: boolean; max?: number } = {}): Promise<TestDatabase> {
   const name = `t_${randomBytes(6).toString('hex')}`;
   const admin = connect(serverUrl(), { max: 1 });
-  await admin.unsafe(`create database ${name}`);
+  const copy = opts.migrate !== false;
+  if (copy) {
+    await admin.unsafe(`create database ${name} template ${inject('pgTemplate')}`);
+    const [auditor] = await admin`select 1 from pg_roles where rolname = 'recon_auditor'`;
+    if (auditor) await admin.unsafe(`grant connect on database ${name} to recon_auditor`);
+  } else await admin.unsafe(`create database ${name}`);
   await admin.end();
   const url = withDatabase(serverUrl(), name);
   const sql = connect(url, { max: opts.max ?? 10 });
-  if (opts.migrate !== false) await migrate(sql, silentLogger);
   return {
     url,
     sql,

@@ -1,15 +1,49 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { connect } from '../../src/db/connect';
 import { ensureEmbeddedPostgres, stopEmbeddedPostgres } from '../../src/db/embedded';
+import { migrate } from '../../src/db/migrate';
 import { silentLogger } from '../../src/log';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     pgUrl: string;
     pgDataDir: string;
+    /** A database migrated once for the run: each test file's migrated database is a copy of it. */
+    pgTemplate: string;
   }
+}
+
+function withDatabase(url: string, db: string): string {
+  const u = new URL(url);
+  u.pathname = `/${db}`;
+  return u.toString();
+}
+
+/**
+ * Migrates a database once for the whole run. `CREATE DATABASE … TEMPLATE` copies it in about a third of
+ * the time migrating a fresh one takes (measured: 0.2 s against 0.6 s), and some 270 databases are made
+ * per run. Its connections are closed: PostgreSQL copies only a template nobody is connected to.
+ */
+async function migratedTemplate(url: string): Promise<{ name: string; drop(): Promise<void> }> {
+  const name = `t_template_${randomBytes(4).toString('hex')}`;
+  const admin = connect(url, { max: 1 });
+  await admin.unsafe(`create database ${name}`);
+  const sql = connect(withDatabase(url, name), { max: 1 });
+  await migrate(sql, silentLogger);
+  await sql.end();
+  await admin.end();
+  return {
+    name,
+    async drop() {
+      const a = connect(url, { max: 1 });
+      await a.unsafe(`drop database if exists ${name} with (force)`);
+      await a.end();
+    },
+  };
 }
 
 /**
@@ -18,14 +52,18 @@ declare module 'vitest' {
  */
 export default async function setup(project: TestProject) {
   if (process.env.TEST_DATABASE_URL) {
+    const template = await migratedTemplate(process.env.TEST_DATABASE_URL);
     project.provide('pgUrl', process.env.TEST_DATABASE_URL);
     project.provide('pgDataDir', '');
-    return () => {};
+    project.provide('pgTemplate', template.name);
+    return () => template.drop();
   }
   const dir = mkdtempSync(path.join(tmpdir(), 'recon-test-pg-'));
   const server = await ensureEmbeddedPostgres(dir, silentLogger);
+  const template = await migratedTemplate(server.url);
   project.provide('pgUrl', server.url);
   project.provide('pgDataDir', dir);
+  project.provide('pgTemplate', template.name);
   return async () => {
     await stopEmbeddedPostgres(dir, silentLogger);
     rmSync(dir, { recursive: true, force: true });
