@@ -14,7 +14,7 @@ import { perSecond, sampleRss, timed, type BenchContext } from './harness';
  * rebuild, and RSS is compared between the middle and the end of the rebuild: it must not grow with the
  * number of events. BENCH_PROJECTIONS=journal,... restricts the projections, BENCH_PROJECT_EVENTS sets the
  * number of events, BENCH_BATCH the batch size (default 5,000), BENCH_THREADS the threads the rebuild is spread
- * over (default 2 on a machine with 2 cores or more, as `recon project --rebuild`; src/projector/threads.ts). The
+ * over (default 1, as `recon project --rebuild`; src/projector/threads.ts). The
  * peak RSS is the whole process's (every thread's heap); the heap after each collection is the main thread's.
  *
  * Then the reference of issue 26, in the same run over the same events: the same rebuild with every projection
