@@ -42,11 +42,22 @@ export const pspFindingKey = (d: { type: string; paymentId: string | null }): st
 
 /**
  * The sandbox's injections that recon must report as open: a webhook lost on the way that healing recovered
- * is no discrepancy (recon asked for it again and got it); one lost for good is.
+ * is no discrepancy (recon asked for it again and got it); one lost for good is, and so is one whose re-send
+ * the sandbox could not deliver (`notDelivered`: no 2xx came back, and the stand-in PSP does not send again),
+ * since recon never received it.
  */
-export function pspTruthKeys(truth: readonly GroundTruthEntry[]): string[] {
+export function pspTruthKeys(
+  truth: readonly GroundTruthEntry[],
+  notDelivered: readonly { transactionId: string }[] = [],
+): string[] {
+  const undelivered = new Set(notDelivered.map((w) => w.transactionId));
   return truth
-    .filter((g) => g.type !== 'missing_webhook' || (g.detail as { lostForGood?: boolean }).lostForGood === true)
+    .filter(
+      (g) =>
+        g.type !== 'missing_webhook' ||
+        (g.detail as { lostForGood?: boolean }).lostForGood === true ||
+        (g.transactionId !== null && undelivered.has(g.transactionId)),
+    )
     .map((g) => pspFindingKey(g))
     .sort();
 }

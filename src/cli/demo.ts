@@ -344,8 +344,16 @@ async function healMonth(run: DemoRun, receiver: Receiver) {
   );
   await run.sandbox.settled();
   await receiver.drain();
+  // a re-sent webhook no 2xx answered stays missing (the stand-in PSP does not send again): said, not hidden
+  const lost = run.sandbox.stats.webhooks.notDelivered;
   run.step(
-    `healing: ${heal.requested} re-send requests for webhooks that never arrived (${heal.failed} failed); re-sent webhooks ingested`,
+    `healing: ${heal.requested} re-send requests for webhooks that never arrived (${heal.failed} failed); re-sent webhooks ingested` +
+      (lost.length
+        ? `, ${lost.length} not delivered by the PSP (${lost
+            .slice(0, 3)
+            .map((w) => `${w.paymentId} ${w.method}: ${w.error}`)
+            .join('; ')}${lost.length > 3 ? '; …' : ''})`
+        : ''),
   );
   return heal;
 }
@@ -380,7 +388,7 @@ async function judgeFindings(run: DemoRun, intent: Awaited<ReturnType<typeof imp
   const pspFound = standing
     .filter((d) => (RECONCILIATION_TYPES as readonly string[]).includes(d.type))
     .map((d) => pspFindingKey({ type: d.type, paymentId: d.payment_id }));
-  const pspExpected = pspTruthKeys(run.sandbox.scenario.groundTruth);
+  const pspExpected = pspTruthKeys(run.sandbox.scenario.groundTruth, run.sandbox.stats.webhooks.notDelivered);
   const orderRows = await rt.sql<
     { type: string; order_id: string | null; payment_id: string | null; sub_merchant_id: string | null }[]
   >`select type, order_id, payment_id, sub_merchant_id from recon.order_discrepancies where status = 'open'`;

@@ -35,6 +35,11 @@ export interface SandboxStats {
     resendRequests: number;
     resendsLostForGood: number;
     withoutTarget: number;
+    /**
+     * The webhooks sent in the background (re-sends, live orders) that no 2xx answered: the stand-in PSP does not
+     * deliver again (docs/sandbox.md), so for recon they never arrived.
+     */
+    notDelivered: Array<{ paymentId: string; method: string; transactionId: string; error: string }>;
   };
 }
 
@@ -94,7 +99,15 @@ export function emptyStats(): SandboxStats {
     registerRowsServed: 0,
     periodRecordsServed: 0,
     cancellations: 0,
-    webhooks: { sent: 0, delivered: 0, failed: 0, resendRequests: 0, resendsLostForGood: 0, withoutTarget: 0 },
+    webhooks: {
+      sent: 0,
+      delivered: 0,
+      failed: 0,
+      resendRequests: 0,
+      resendsLostForGood: 0,
+      withoutTarget: 0,
+      notDelivered: [],
+    },
   };
 }
 
@@ -144,7 +157,11 @@ export function sendInBackground(world: SandboxWorld, order: Order, op: Operatio
   stats.webhooks.sent++;
   const p = postWebhook(url, signed.form, 10_000).then((out) => {
     if (out.ok) stats.webhooks.delivered++;
-    else stats.webhooks.failed++;
+    else {
+      stats.webhooks.failed++;
+      const { paymentId, method, transactionId } = op;
+      stats.webhooks.notDelivered.push({ paymentId, method, transactionId, error: out.error });
+    }
   });
   pending.add(p);
   void p.finally(() => pending.delete(p));

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pspTruthKeys } from '../../src/cli/demo-check';
 import { verify } from '../../src/psp/signature';
 import { DEFAULT_REGISTER_FIELDS } from '../../src/sandbox/render';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server';
@@ -465,6 +466,37 @@ describe('webhooks', () => {
     expect(refused.failed).toBe(refused.attempted);
     expect(refused.byStatus['500']).toBe(refused.attempted);
     await r5.close();
+  });
+
+  it('a re-send no 2xx answers is recorded as not delivered, and the demo then expects its missing_webhook', async () => {
+    const r = await startReceiver(503);
+    try {
+      await sb.deliverWebhooks(`${r.url}/hooks/{posId}`, { limit: 0 });
+      const truth = sb.scenario.groundTruth.filter((e) => e.type === 'missing_webhook');
+      const resendable = truth.filter((e) => e.detail.lostForGood === false);
+      expect(resendable.length).toBeGreaterThanOrEqual(2);
+      const [refused, healed] = resendable;
+      const res = await fetch(
+        `${sb.baseUrl}/api/v1/pos/${pos()}/orders/${refused!.orderId}/${refused!.method}?callback=true&transactionId=${refused!.transactionId}`,
+        { headers: auth() },
+      );
+      expect(res.status).toBe(200);
+      await sb.settled();
+      expect(r.received.map((w) => w.body.payment_id)).toEqual([refused!.paymentId]);
+      expect(sb.stats.webhooks.notDelivered).toContainEqual({
+        paymentId: refused!.paymentId,
+        method: refused!.method,
+        transactionId: refused!.transactionId,
+        error: 'HTTP 503',
+      });
+      // the demo's check: the refused one stays a finding to expect, the one healing brought does not
+      const expected = pspTruthKeys(sb.scenario.groundTruth, sb.stats.webhooks.notDelivered);
+      expect(expected).toContain(`missing_webhook ${refused!.paymentId}`);
+      expect(expected).not.toContain(`missing_webhook ${healed!.paymentId}`);
+      expect(pspTruthKeys(sb.scenario.groundTruth)).not.toContain(`missing_webhook ${refused!.paymentId}`);
+    } finally {
+      await r.close();
+    }
   });
 
   it('re-sends on request (section 4.9), except the ones lost for good; for subscriptions by transactionId', async () => {
