@@ -1,3 +1,4 @@
+import { boundedMap } from '../bounded-map';
 import type { BankConfig } from '../config/bank';
 import type { PspProject } from '../config/env';
 import type { Sql } from '../db/connect';
@@ -98,6 +99,7 @@ export async function healMissingWebhooks(
         ? deps.clientFor(project)
         : createPspClient(project, { timeoutMs: deps.pspTimeoutMs, log: deps.log });
       const subscriptions = await subscriptionOrders(deps, project.posId, rows);
+      // the PSP answers each request in a round trip: a few in flight bring a large backlog down by that factor
       const concurrency = deps.resendConcurrency ?? DEFAULT_RESEND_CONCURRENCY;
       const heals = await boundedMap(rows, concurrency, opts.signal, (row) =>
         heal(deps, client, project.posId, row, now, subscriptions),
@@ -118,38 +120,6 @@ export async function healMissingWebhooks(
 
 /** Re-send requests in flight at once when RECON_HEAL_CONCURRENCY is not given. */
 export const DEFAULT_RESEND_CONCURRENCY = 8;
-
-/**
- * `fn` over `items`, at most `limit` at a time, results in the items' order. The PSP answers each request
- * in a round trip, so a few in flight bring a large backlog down by that factor (issue 26). On an abort or a
- * throw no new item starts, and the ones in flight are waited for before the first error is thrown: the
- * caller's heal lock must outlive every request it covers.
- */
-export async function boundedMap<T, R>(
-  items: readonly T[],
-  limit: number,
-  signal: AbortSignal | undefined,
-  fn: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  let failure: { error: unknown } | undefined;
-  const worker = async () => {
-    while (!failure && next < items.length) {
-      const i = next++;
-      try {
-        signal?.throwIfAborted();
-        results[i] = await fn(items[i]!);
-      } catch (error) {
-        failure ??= { error };
-      }
-    }
-  };
-  const workers = Math.max(1, Math.min(limit, items.length));
-  await Promise.all(Array.from({ length: workers }, worker));
-  if (failure) throw failure.error;
-  return results;
-}
 
 /** The project's final operations past the grace period with neither a webhook nor a re-send asked. */
 async function unhealed(deps: HealDeps, posId: string, now: Date, limit: number): Promise<Unhealed[]> {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { boundedMap, healMissingWebhooks, type HealDeps } from '../../src/ingest/heal';
+import { healMissingWebhooks, type HealDeps } from '../../src/ingest/heal';
 import { syncRange } from '../../src/ingest/sync';
 import { silentLogger } from '../../src/log';
 import { createPspClient, type PspClient } from '../../src/psp/client';
@@ -115,40 +115,5 @@ describe('healing with re-send requests in flight together', () => {
       { outcome: 'failed', n: 1 },
       { outcome: 'requested', n: first.requested + 1 },
     ]);
-  });
-});
-
-describe('boundedMap', () => {
-  it('keeps the items order, starts nothing after an abort and waits for the ones in flight', async () => {
-    const order = await boundedMap([30, 5, 20, 1], 2, undefined, async (ms) => {
-      await new Promise((r) => setTimeout(r, ms));
-      return ms * 2;
-    });
-    expect(order).toEqual([60, 10, 40, 2]);
-
-    const abort = new AbortController();
-    const started: number[] = [];
-    const finished: number[] = [];
-    const run = boundedMap([0, 1, 2, 3, 4, 5], 2, abort.signal, async (i) => {
-      started.push(i);
-      if (i === 1) abort.abort(new Error('stopped'));
-      await new Promise((r) => setTimeout(r, 10));
-      finished.push(i);
-      return i;
-    });
-    await expect(run).rejects.toThrow('stopped');
-    expect(started).toEqual([0, 1]);
-    expect(finished.sort()).toEqual([0, 1]);
-  });
-
-  it('throws the first error once the others in flight are done', async () => {
-    const finished: number[] = [];
-    const run = boundedMap([0, 1, 2], 3, undefined, async (i) => {
-      if (i === 0) throw new Error('first');
-      await new Promise((r) => setTimeout(r, 10));
-      finished.push(i);
-    });
-    await expect(run).rejects.toThrow('first');
-    expect(finished.sort()).toEqual([1, 2]);
   });
 });

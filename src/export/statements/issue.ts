@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
+import { boundedMap } from '../../bounded-map';
 import { connectionSpecOf, type Sql } from '../../db/connect';
 import { newEvent } from '../../events/catalog';
 import { StatementIssued, statementStream } from '../../events/statement-events';
@@ -342,30 +343,6 @@ type Dated = Awaited<ReturnType<typeof datedAndShown>>;
 // Statements written at once in this thread: one's PostgreSQL reads overlap another's writing.
 const STATEMENTS_IN_FLIGHT = 2;
 
-/**
- * Runs `work` over `items` with at most `limit` at a time; the results in the items' order. After a failure no
- * item is begun, and the ones under way are let finish before the first error is thrown (nothing is written
- * behind the caller's back once it has been told of the failure).
- */
-async function inOrder<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  let failure: { error: unknown } | undefined;
-  const worker = async () => {
-    while (next < items.length && !failure) {
-      const i = next++;
-      try {
-        out[i] = await work(items[i]!);
-      } catch (error) {
-        failure ??= { error };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  if (failure) throw failure.error;
-  return out;
-}
-
 // A month with fewer lines is written in this thread: starting a worker costs a second or two.
 const POOL_FROM_LINES = 5000;
 
@@ -458,8 +435,7 @@ async function writeStatements(deps: StatementDeps, opts: IssueOptions, ctx: Wri
   deps.log.info('writing statements', { month: opts.month, statements: ids.length, workerThreads: pool?.workers ?? 0 });
   const written = pool
     ? await writeInWorkers(ids, draw, { ...pool, ...linesPerDetailRead, ...signalOf(opts) }, progress)
-    : await inOrder(ids, STATEMENTS_IN_FLIGHT, async (id) => {
-        opts.signal?.throwIfAborted();
+    : await boundedMap(ids, STATEMENTS_IN_FLIGHT, opts.signal, async (id) => {
         const job = await draw(id);
         const w = await writeStatementFiles(job, {
           queries: cut.queries,

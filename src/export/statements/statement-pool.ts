@@ -1,6 +1,7 @@
 import { readdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { boundedMap } from '../../bounded-map';
 import type { ConnectionSpec } from '../../db/connect';
 import { ExportError, type ExportErrorCode } from '../errors';
 import type { StatementJob, WrittenStatementFiles } from './statement-job';
@@ -151,35 +152,23 @@ export async function writeInWorkers<T>(
   onWritten?: (w: WrittenStatementFiles, job: StatementJob) => void,
 ): Promise<WrittenStatementFiles[]> {
   o.signal?.throwIfAborted();
-  const out: WrittenStatementFiles[] = new Array(items.length);
-  let next = 0;
-  let failure: { error: unknown } | undefined;
   const workers = Array.from({ length: Math.min(o.workers, items.length) }, () => startWorker(o));
+  // an abort ends the statements under way at once (their temporary files removed), not after them
   const onAbort = () => {
-    failure ??= { error: o.signal!.reason };
     for (const w of workers) w.stop();
   };
   o.signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    await Promise.all(
-      workers.map(async (worker) => {
-        while (next < items.length && !failure) {
-          const i = next++;
-          try {
-            const job = await draw(items[i]!);
-            if (failure) return;
-            out[i] = await worker.write(job);
-            onWritten?.(out[i]!, job);
-          } catch (error) {
-            failure ??= { error };
-          }
-        }
-      }),
-    );
+    return await boundedMap(items, workers.length, o.signal, async (item, lane) => {
+      const job = await draw(item);
+      // another statement failed while this one was drawn: the run throws, so this result is never read
+      if (lane.stopping()) return undefined as never;
+      const written = await workers[lane.index]!.write(job);
+      onWritten?.(written, job);
+      return written;
+    });
   } finally {
     o.signal?.removeEventListener('abort', onAbort);
     await Promise.all(workers.map((w) => w.close()));
   }
-  if (failure) throw failure.error;
-  return out;
 }
