@@ -98,7 +98,7 @@ export async function loadOrderBatch(
     tx<Record<string, unknown>[]>`
       select event_id::text, sub_merchant_id, method, currency, effective_from::text, percent, fixed::text, rounding from ${tx(s)}.fee_versions order by ord`,
   ]);
-  const { keys, all } = await wantedGroups(
+  const { keys, paid } = await wantedGroups(
     tx,
     s,
     events,
@@ -126,15 +126,16 @@ export async function loadOrderBatch(
     directoryDirty: false,
     lifecycle: newLifecycle(),
   };
-  await loadGroups(tx, s, b, all ? 'all' : [...keys]);
-  if (all) for (const k of keys) if (!b.groups.has(k)) b.groups.set(k, emptyGroup(k));
+  await loadGroups(tx, s, b, [...keys], paid);
   return b;
 }
 
 /**
- * The groups a batch may touch (each loaded once): its events' order ids, the due ones, the accepted ones; all
- * on a directory or contract event, and on the first order ever recorded (payments judged before it are
- * compared with orders from then on).
+ * The groups a batch may touch (each loaded once): its events' order ids, the due ones, the accepted ones; and
+ * `paid`, every group with a payment, on a directory or contract event and on the first order ever recorded
+ * (those judge every group with a payment again: judging.ts `touchPaid`). A group without a payment is not
+ * judged by them, so it is not loaded: in a month's store the orders come before their payments, and loading
+ * every order at the contract's import held them all in memory at once (issue 26).
  */
 async function wantedGroups(
   tx: Tx,
@@ -143,11 +144,11 @@ async function wantedGroups(
   observed: readonly (Observation | null)[],
   startClock: number | null,
   ordersKnown: boolean,
-): Promise<{ keys: Set<string>; all: boolean }> {
+): Promise<{ keys: Set<string>; paid: boolean }> {
   let maxClock = startClock;
   const keys = new Set<string>();
   const accepted: string[] = [];
-  let all = false;
+  let paid = false;
   for (const [i, e] of events.entries()) {
     const t = eventTime(e);
     if (t !== null && (maxClock === null || t > maxClock)) maxClock = t;
@@ -155,29 +156,33 @@ async function wantedGroups(
     if (o) keys.add(groupKeyOf(o));
     else if (isEvent(OrderPlaced, e) || isEvent(OrderAmended, e) || isEvent(OrderCancelled, e)) {
       keys.add((e.data as { orderId: string }).orderId);
-      if (!ordersKnown && isEvent(OrderPlaced, e)) all = true;
-    } else if (isEvent(SubMerchantRegistered, e) || isEvent(FeeScheduleLineSet, e)) all = true;
+      if (!ordersKnown && isEvent(OrderPlaced, e)) paid = true;
+    } else if (isEvent(SubMerchantRegistered, e) || isEvent(FeeScheduleLineSet, e)) paid = true;
     else if (isEvent(DiscrepancyAccepted, e)) accepted.push(dataOf(DiscrepancyAccepted, e).discrepancyId);
     else if (isEvent(DiscrepancyAcceptanceRevoked, e))
       accepted.push(dataOf(DiscrepancyAcceptanceRevoked, e).discrepancyId);
   }
-  if (maxClock !== null && !all) {
+  if (maxClock !== null) {
     for (const r of await tx<
       { order_key: string }[]
     >`select order_key from ${tx(s)}.due where due_at <= ${new Date(maxClock)}`)
       keys.add(r.order_key);
   }
-  if (accepted.length && !all) {
+  if (accepted.length) {
     for (const r of await tx<{ order_key: string }[]>`
       select order_key from ${tx(s)}.discrepancies where id = any(${accepted}::uuid[])`)
       keys.add(r.order_key);
   }
-  return { keys, all };
+  return { keys, paid };
 }
 
-async function loadGroups(tx: Tx, s: string, b: OrderBatch, keys: readonly string[] | 'all'): Promise<void> {
-  // a fragment of each query it is written in: every group, or these
-  const where = () => (keys === 'all' ? tx`` : tx`where order_key = any(${keys}::text[])`);
+/** Loads the groups named, and with `paid` every group with a payment (stored payments not `[]`). */
+async function loadGroups(tx: Tx, s: string, b: OrderBatch, keys: readonly string[], paid: boolean): Promise<void> {
+  // a fragment of each query it is written in: these groups, and with `paid` every group with a payment
+  const where = () =>
+    paid
+      ? tx`where order_key = any(${keys}::text[]) or order_key in (select order_key from ${tx(s)}.groups where payments <> '[]')`
+      : tx`where order_key = any(${keys}::text[])`;
   const [rows, discs, dues] = await Promise.all([
     tx<{ order_key: string; versions: string; payments: string }[]>`select * from ${tx(s)}.groups ${where()}`,
     tx<Record<string, unknown>[]>`select * from ${tx(s)}.discrepancies ${where()}`,
@@ -202,7 +207,7 @@ async function loadGroups(tx: Tx, s: string, b: OrderBatch, keys: readonly strin
     );
     b.groups.set(r.order_key, { ...emptyGroup(r.order_key), versions, payments, stored: true });
   }
-  for (const k of keys === 'all' ? [] : keys) if (!b.groups.has(k)) b.groups.set(k, emptyGroup(k));
+  for (const k of keys) if (!b.groups.has(k)) b.groups.set(k, emptyGroup(k));
   for (const d of discs) {
     const row = discrepancyFromRow(d);
     b.groups.get(String(d.order_key))?.discs.set(row.id, row);
