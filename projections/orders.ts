@@ -1,13 +1,11 @@
-import { loadOrderBatch } from '../src/reconciliation/orders/groups';
-import { replayOrders } from '../src/reconciliation/orders/judging';
-import { createOrderTables, orderViews, writeOrderBatch } from '../src/reconciliation/orders/tables';
+import { applyOrderEvents } from '../src/reconciliation/orders/chunks';
+import { createOrderTables, orderViews } from '../src/reconciliation/orders/tables';
 import { DiscrepancyAccepted, DiscrepancyAcceptanceRevoked } from '../src/events/audit-events';
 import { PeriodRecordObserved, RegisterRecordObserved, WebhookReceived } from '../src/events/ingest-events';
 import { SubMerchantRegistered } from '../src/events/ledger-events';
 import { FeeScheduleLineSet, OrderAmended, OrderCancelled, OrderPlaced } from '../src/events/order-events';
 import { eventTypes } from '../src/projector/handlers';
 import type { Projection, ProjectionContext, Tx } from '../src/projector/projection';
-import { observationOf } from '../src/reconciliation/observations';
 import type { RecordedEvent } from '../src/store/types';
 import { CLOCK_EVENTS } from './clock-events';
 
@@ -19,12 +17,13 @@ import { CLOCK_EVENTS } from './clock-events';
  * the rows are the same whatever the batch sizes.
  */
 
-async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionContext): Promise<void> {
-  const observed = events.map(observationOf);
-  const batch = await loadOrderBatch(tx, ctx.schema, ctx, events, observed);
-  replayOrders(batch, events, observed);
-  await writeOrderBatch(tx, ctx.schema, batch);
-}
+/**
+ * A batch is loaded (only the groups its events may touch), replayed and written back; an append that judges
+ * every order with a payment (a contract line, a directory entry, the first order) is a part of its own, its
+ * paid orders judged a chunk at a time (src/reconciliation/orders/chunks.ts).
+ */
+const apply = (tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionContext): Promise<void> =>
+  applyOrderEvents(tx, events, ctx);
 
 // 3: amount_in_doubt on every discrepancy row; an acceptance can be revoked (DiscrepancyAcceptanceRevoked)
 export const projection: Projection = {

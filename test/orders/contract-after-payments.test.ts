@@ -3,6 +3,7 @@ import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore } from '../../src/store/types';
 import { appendAll, registerRows, subMerchant } from '../discrepancies/fixtures';
 import { createTestDatabase, type TestDatabase } from '../support/db';
+import { paidChunk } from '../../src/reconciliation/orders/chunks';
 import { feeLine, order, orderDiscrepancies, projectOrders, rebuildOrders, snapshot } from './support';
 
 /**
@@ -24,15 +25,18 @@ const pay = (paymentId: string, orderId: string, name: string, charged: bigint) 
   });
 const placed = (orderId: string, split: string) =>
   order({ order_id: orderId, amount: '20.00', currency: 'UAH', created_at: CREATED, split });
-const fees2Percent = feeLine({
-  subMerchantId: 'sm-b',
-  method: 'purchase',
-  currency: 'UAH',
-  percent: '2',
-  fixed: '0',
-  effectiveFrom: '2024-01-01',
-  rounding: 'half_up',
-});
+const line = (currency: string) =>
+  feeLine({
+    subMerchantId: 'sm-b',
+    method: 'purchase',
+    currency,
+    percent: '2',
+    fixed: '0',
+    effectiveFrom: '2024-01-01',
+    rounding: 'half_up',
+  });
+// two lines in one append (one stream): the orders are judged at its end, named by its first event
+const fees2Percent = { ...line('UAH'), events: [...line('UAH').events, ...line('USD').events] };
 
 let db: TestDatabase;
 let store: EventStore;
@@ -47,6 +51,9 @@ beforeAll(async () => {
     ...Array.from({ length: 30 }, (_, i) => placed(`ord-unpaid-${i}`, 'sm-b:20.00')),
     pay('pay-fee', 'ord-fee', 'Beta Store', 50n),
     pay('pay-new-shop', 'ord-new-shop', 'Gamma Goods', 40n),
+    // more paid orders, fees above, at and below the line to come, so that they fill several chunks
+    ...Array.from({ length: 12 }, (_, i) => placed(`ord-paid-${i}`, 'sm-b:20.00')),
+    ...Array.from({ length: 12 }, (_, i) => pay(`pay-paid-${i}`, `ord-paid-${i}`, 'Beta Store', BigInt(38 + (i % 5)))),
   ]);
   await projectOrders(db.sql, store);
 }, 120_000);
@@ -68,8 +75,15 @@ describe('a contract line or a directory entry after the payments', () => {
 
     await appendAll(store, [fees2Percent]);
     await projectOrders(db.sql, store);
-    const line = fees2Percent.events[0]!.id;
-    expect((await found()).filter((f) => f.startsWith('fee_'))).toEqual([`fee_above_contract ord-fee open ${line}`]);
+    const first = fees2Percent.events[0]!.id;
+    const fees = (await found()).filter((f) => f.startsWith('fee_'));
+    expect(fees).toContain(`fee_above_contract ord-fee open ${first}`);
+    // 38…42 against 40: two below, two above, one at the line in every five
+    expect(fees.filter((f) => f.includes('ord-paid-')).sort()).toEqual(
+      [0, 1, 3, 4, 5, 6, 8, 9, 10, 11]
+        .map((i) => `fee_${38 + (i % 5) > 40 ? 'above' : 'below'}_contract ord-paid-${i} open ${first}`)
+        .sort(),
+    );
 
     const shop = subMerchant('sm-c', 'Gamma Goods');
     await appendAll(store, [shop]);
@@ -86,6 +100,23 @@ describe('a contract line or a directory entry after the payments', () => {
     for (const size of [1, 7, 1000]) {
       await rebuildOrders(db.sql, store, size);
       expect(await snapshot(db.sql)).toBe(live);
+    }
+  }, 120_000);
+
+  it('gives the same rows with the paid orders judged a few at a time after such an event', async () => {
+    const live = await snapshot(db.sql);
+    try {
+      for (const [chunk, batch] of [
+        [1, 1000],
+        [3, 1000],
+        [5, 7],
+      ] as const) {
+        paidChunk.size = chunk;
+        await rebuildOrders(db.sql, store, batch);
+        expect(await snapshot(db.sql)).toBe(live);
+      }
+    } finally {
+      paidChunk.size = 1000;
     }
   }, 120_000);
 });

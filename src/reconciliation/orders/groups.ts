@@ -48,6 +48,8 @@ export interface OrderBatch {
   directoryDirty: boolean;
   /** the group's discrepancies as the core's lifecycle changes them (`changed`: the rows to write) */
   readonly lifecycle: Lifecycle;
+  /** the first event of the batch that judged every group with a payment again (judging.ts `touchPaid`) */
+  paidJudgedBy: string | null;
 }
 
 export const groupKeyOf = (o: Observation) => o.orderId ?? `#payment:${o.posId}:${o.paymentId}`;
@@ -80,17 +82,8 @@ export function versionOf(e: RecordedEvent): OrderVersion | null {
   return null;
 }
 
-/**
- * A batch's state: the clock, the directory and the fee contract, and the groups its events may touch
- * (`observed`: each event's observation, or null; `s`: the build schema, unquoted, named by `tx(s)`).
- */
-export async function loadOrderBatch(
-  tx: Tx,
-  s: string,
-  ctx: ProjectionContext,
-  events: readonly RecordedEvent[],
-  observed: readonly (Observation | null)[],
-): Promise<OrderBatch> {
+/** A batch's state without its groups: the clock, the directory and the fee contract (`s`: the build schema). */
+async function loadOrderState(tx: Tx, s: string, ctx: ProjectionContext): Promise<OrderBatch> {
   const [[st], dirRows, feeRows] = await Promise.all([
     tx<{ clock: Date | null; orders_since: Date | null }[]>`
       select clock, orders_since from ${tx(s)}.state where id = 1`,
@@ -98,15 +91,7 @@ export async function loadOrderBatch(
     tx<Record<string, unknown>[]>`
       select event_id::text, sub_merchant_id, method, currency, effective_from::text, percent, fixed::text, rounding from ${tx(s)}.fee_versions order by ord`,
   ]);
-  const { keys, paid } = await wantedGroups(
-    tx,
-    s,
-    events,
-    observed,
-    st?.clock ? st.clock.getTime() : null,
-    Boolean(st?.orders_since),
-  );
-  const b: OrderBatch = {
+  return {
     ctx,
     clock: st?.clock ? st.clock.getTime() : null,
     ordersSince: st?.orders_since ? st.orders_since.getTime() : null,
@@ -125,9 +110,48 @@ export async function loadOrderBatch(
     newFeeVersions: [],
     directoryDirty: false,
     lifecycle: newLifecycle(),
+    paidJudgedBy: null,
   };
-  await loadGroups(tx, s, b, [...keys], paid);
+}
+
+/**
+ * A batch's state and the groups its events may touch (`observed`: each event's observation, or null). With
+ * `paid: false` the groups with a payment are not loaded for a contract, directory or first-order event: the
+ * caller judges them in chunks (chunks.ts).
+ */
+export async function loadOrderBatch(
+  tx: Tx,
+  s: string,
+  ctx: ProjectionContext,
+  events: readonly RecordedEvent[],
+  observed: readonly (Observation | null)[],
+  opts: { paid?: boolean } = {},
+): Promise<OrderBatch> {
+  const b = await loadOrderState(tx, s, ctx);
+  const { keys, paid } = await wantedGroups(tx, s, events, observed, b.clock, b.ordersSince !== null);
+  await loadGroups(tx, s, b, [...keys], paid && opts.paid !== false);
   return b;
+}
+
+/** A batch of the named groups alone, with the state as stored (a later chunk of a contract event's groups). */
+export async function loadGroupChunk(
+  tx: Tx,
+  s: string,
+  ctx: ProjectionContext,
+  keys: readonly string[],
+): Promise<OrderBatch> {
+  const b = await loadOrderState(tx, s, ctx);
+  await loadGroups(tx, s, b, keys, false);
+  return b;
+}
+
+/** The next `limit` groups with a payment after `after` (keys in order): a contract event's groups, a page at a time. */
+export async function paidGroupsAfter(tx: Tx, s: string, after: string | null, limit: number): Promise<string[]> {
+  const rows = await tx<{ order_key: string }[]>`
+    select order_key from ${tx(s)}.groups
+    where payments <> '[]' ${after === null ? tx`` : tx`and order_key > ${after}`}
+    order by order_key limit ${limit}`;
+  return rows.map((r) => r.order_key);
 }
 
 /**

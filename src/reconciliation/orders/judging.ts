@@ -39,12 +39,7 @@ export function replayOrders(
   events: readonly RecordedEvent[],
   observed: readonly (Observation | null)[],
 ): void {
-  const j: Judging = {
-    lookup: lookupOf(b),
-    fees: currentFeeLines(b),
-    feeOrd: b.feeVersions.length,
-    toJudge: new Map(),
-  };
+  const j = judgingOf(b);
   // the earliest due time of the batch's groups: the groups are walked for those come of age only when the
   // clock has reached it, not at every append (a batch holds thousands of groups and of appends)
   let nextDue = earliestDue(b);
@@ -53,18 +48,38 @@ export function replayOrders(
     if (t !== null && (b.clock === null || t > b.clock)) b.clock = t;
     applyEvent(b, j, e, observed[i]);
     const next = events[i + 1];
-    if (next === undefined || next.appendId !== e.appendId) {
-      for (const [g, id] of j.toJudge) {
-        judge(b, g, id, j);
-        if (g.due !== null && g.due < nextDue) nextDue = g.due;
-      }
-      j.toJudge.clear();
-      if (b.clock !== null && nextDue <= b.clock) {
-        for (const g of b.groups.values()) if (g.due !== null && g.due <= b.clock) judge(b, g, e.id, j);
-        nextDue = earliestDue(b);
-      }
-    }
+    if (next === undefined || next.appendId !== e.appendId) nextDue = endAppend(b, j, e.id, nextDue);
   }
+}
+
+const judgingOf = (b: OrderBatch): Judging => ({
+  lookup: lookupOf(b),
+  fees: currentFeeLines(b),
+  feeOrd: b.feeVersions.length,
+  toJudge: new Map(),
+});
+
+/** The end of an append: the groups it touched are judged, then those come of age; the next earliest due time. */
+function endAppend(b: OrderBatch, j: Judging, lastId: string, nextDue: number): number {
+  for (const [g, id] of j.toJudge) {
+    judge(b, g, id, j);
+    if (g.due !== null && g.due < nextDue) nextDue = g.due;
+  }
+  j.toJudge.clear();
+  if (b.clock === null || nextDue > b.clock) return nextDue;
+  for (const g of b.groups.values()) if (g.due !== null && g.due <= b.clock) judge(b, g, lastId, j);
+  return earliestDue(b);
+}
+
+/**
+ * A later chunk of an append that judged every group with a payment again (`paidBy`, its first such event;
+ * `lastId`, its last event): the chunk's groups are judged as the end of that append judged them, with the
+ * clock, directory and contract the append left.
+ */
+export function judgePaidAgain(b: OrderBatch, paidBy: string, lastId: string): void {
+  const j = judgingOf(b);
+  for (const g of b.groups.values()) if (g.payments.size) touch(j, g, paidBy);
+  endAppend(b, j, lastId, earliestDue(b));
 }
 
 function earliestDue(b: OrderBatch): number {
@@ -79,6 +94,7 @@ const touch = (j: Judging, g: Group, eventId: string) => {
 
 /** Every group with a payment is judged again (the first order, a directory or a contract event). */
 const touchPaid = (b: OrderBatch, j: Judging, eventId: string) => {
+  b.paidJudgedBy ??= eventId;
   for (const g of b.groups.values()) if (g.payments.size) touch(j, g, eventId);
 };
 

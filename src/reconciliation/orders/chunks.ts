@@ -1,0 +1,103 @@
+import { isEvent } from '../../events/catalog';
+import { SubMerchantRegistered } from '../../events/ledger-events';
+import { FeeScheduleLineSet, OrderPlaced } from '../../events/order-events';
+import type { ProjectionContext, Tx } from '../../projector/projection';
+import type { RecordedEvent } from '../../store/types';
+import { observationOf } from '../observations';
+import { loadGroupChunk, loadOrderBatch, paidGroupsAfter } from './groups';
+import { judgePaidAgain, replayOrders } from './judging';
+import { writeOrderBatch } from './tables';
+
+/**
+ * A fee contract line, a directory entry or the first order recorded judges every order with a payment again, at
+ * the end of its append (judging.ts `touchPaid`). Loaded in one batch, that is every paid order of the store
+ * at once, its payments' observations included: memory in proportion to the whole history (issue 26). Such an
+ * append is therefore a part of its own: its own groups are replayed as a batch would replay them, and the
+ * other paid groups are then loaded, judged as that append's end judged them (same clock, directory, contract,
+ * event ids) and written `paidChunk.size` at a time, each dropped before the next: the same rows as in one piece
+ * (test/orders/contract-after-payments.test.ts).
+ */
+
+/** Groups with a payment judged together after such an append (tests make it smaller). */
+export const paidChunk = { size: 1000 };
+
+const endsAppend = (events: readonly RecordedEvent[], i: number) =>
+  events[i + 1] === undefined || events[i + 1]!.appendId !== events[i]!.appendId;
+
+/** The batch cut into parts applied one after the other: each append that judges the paid groups, and the runs between. */
+async function partsOf(
+  tx: Tx,
+  s: string,
+  events: readonly RecordedEvent[],
+): Promise<{ events: RecordedEvent[]; paid: boolean }[]> {
+  const directory = (e: RecordedEvent) => isEvent(SubMerchantRegistered, e) || isEvent(FeeScheduleLineSet, e);
+  const placed = (e: RecordedEvent) => isEvent(OrderPlaced, e);
+  if (!events.some((e) => directory(e) || placed(e))) return [{ events: [...events], paid: false }];
+  let ordersKnown = false;
+  if (events.some(placed)) {
+    const [st] = await tx<{ orders_since: Date | null }[]>`select orders_since from ${tx(s)}.state where id = 1`;
+    ordersKnown = Boolean(st?.orders_since);
+  }
+  const parts: { events: RecordedEvent[]; paid: boolean }[] = [];
+  let start = 0;
+  for (let i = 0; i < events.length; i++) {
+    if (!endsAppend(events, i)) continue;
+    const append = events.slice(start, i + 1);
+    start = i + 1;
+    const paid = append.some((e) => directory(e) || (!ordersKnown && placed(e)));
+    if (append.some(placed)) ordersKnown = true;
+    const last = parts[parts.length - 1];
+    if (!paid && last && !last.paid) last.events.push(...append);
+    else parts.push({ events: append, paid });
+  }
+  return parts;
+}
+
+/** Loads, replays and writes back events in one piece (`paid: false`: without the groups a later chunk judges). */
+async function applyPiece(
+  tx: Tx,
+  events: readonly RecordedEvent[],
+  ctx: ProjectionContext,
+  opts: { paid?: boolean } = {},
+) {
+  const observed = events.map(observationOf);
+  const batch = await loadOrderBatch(tx, ctx.schema, ctx, events, observed, opts);
+  replayOrders(batch, events, observed);
+  await writeOrderBatch(tx, ctx.schema, batch);
+  return batch;
+}
+
+/**
+ * An append that judges every paid group: its own groups (its events', the due and the accepted ones) in one
+ * piece, then the other paid groups a chunk at a time, in key order.
+ */
+async function applyPaidAppend(tx: Tx, append: readonly RecordedEvent[], ctx: ProjectionContext, chunk: number) {
+  const first = await paidGroupsAfter(tx, ctx.schema, null, chunk + 1);
+  if (first.length <= chunk) return applyPiece(tx, append, ctx);
+  const own = await applyPiece(tx, append, ctx, { paid: false });
+  const paidBy = own.paidJudgedBy;
+  if (paidBy === null) throw new Error('an append that judges the paid orders judged none (orders chunks)');
+  const done = new Set(own.groups.keys());
+  const lastId = append[append.length - 1]!.id;
+  for (let after: string | null = null; ; ) {
+    const page = await paidGroupsAfter(tx, ctx.schema, after, chunk);
+    if (page.length === 0) return;
+    after = page[page.length - 1]!;
+    const keys = page.filter((k) => !done.has(k));
+    if (keys.length === 0) continue;
+    const b = await loadGroupChunk(tx, ctx.schema, ctx, keys);
+    judgePaidAgain(b, paidBy, lastId);
+    await writeOrderBatch(tx, ctx.schema, b);
+  }
+}
+
+/** The orders read model's batch: its parts in order (an append that judges every paid group in chunks). */
+export async function applyOrderEvents(
+  tx: Tx,
+  events: readonly RecordedEvent[],
+  ctx: ProjectionContext,
+  chunk = paidChunk.size,
+): Promise<void> {
+  for (const part of await partsOf(tx, ctx.schema, events))
+    await (part.paid ? applyPaidAppend(tx, part.events, ctx, chunk) : applyPiece(tx, part.events, ctx));
+}
