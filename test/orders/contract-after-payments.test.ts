@@ -110,6 +110,7 @@ describe('a contract line or a directory entry after the payments', () => {
         [1, 1000],
         [3, 1000],
         [5, 7],
+        [2, 1],
       ] as const) {
         paidChunk.size = chunk;
         await rebuildOrders(db.sql, store, batch);

@@ -98,6 +98,12 @@ export async function applyOrderEvents(
   ctx: ProjectionContext,
   chunk = paidChunk.size,
 ): Promise<void> {
-  for (const part of await partsOf(tx, ctx.schema, events))
+  const parts = await partsOf(tx, ctx.schema, events);
+  // few paid orders stored: the batch in one piece, as many round trips fewer as it has such appends
+  if (!parts.some((p) => p.paid) || (await paidGroupsAfter(tx, ctx.schema, null, chunk + 1)).length <= chunk) {
+    await applyPiece(tx, events, ctx);
+    return;
+  }
+  for (const part of parts)
     await (part.paid ? applyPaidAppend(tx, part.events, ctx, chunk) : applyPiece(tx, part.events, ctx));
 }
