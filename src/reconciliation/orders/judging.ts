@@ -15,7 +15,7 @@ import { judgeOrder, type GroupPayment, type Judgement } from './rules';
  * wall clock), and the groups an append touched, or whose grace period ran out by the new clock, are judged at
  * the end of that append (events sharing `appendId`, which the runner never splits): the rows, with their
  * detection and resolution times and events, are the same whatever the batch sizes. A directory or fee
- * contract event judges every group again (rare, and each group is small).
+ * contract event judges every group with a payment again (chunks.ts loads them a chunk at a time).
  */
 
 /** A group judged in this batch carries its judgement, for the views written back. */
