@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import { type Browser, chromium, type Page } from 'playwright-core';
@@ -6,7 +7,14 @@ import { expect } from 'vitest';
 /** Debian's chromium for the console's browser tests, and the checks every page passes (axe, keyboard). */
 
 export const CHROMIUM = '/usr/bin/chromium';
-export const SHOTS = path.resolve(__dirname, '../../docs/console');
+/**
+ * Where the tests' screenshots go: docs/console/ when RECON_UPDATE_SCREENSHOTS=1 (the docs' pictures, taken
+ * anew on purpose), else a temporary directory, so that a test run leaves the checkout as it found it.
+ */
+export const SHOTS =
+  process.env['RECON_UPDATE_SCREENSHOTS'] === '1'
+    ? path.resolve(__dirname, '../../docs/console')
+    : path.join(os.tmpdir(), 'recon-console-screenshots');
 const CONTROLS = 'a[href], button, input:not([type=hidden]), select, textarea';
 
 export const launch = (): Promise<Browser> =>

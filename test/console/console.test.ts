@@ -16,20 +16,21 @@ import { amountInDoubt } from '../../src/reconciliation/discrepancy-summary';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import { demoBankConfig } from '../../src/cli/demo-bank';
 import { cutDay, payoutStatusesAt } from '../../src/export/payouts/paid-out';
+import { SHOTS } from './browser';
 import { type DemoServer, startDemoServer } from './demo-server';
 
 /**
  * The console on the demo's month, served by `recon demo --serve`: sessions, CSRF, roles and the login limit
  * over real HTTP; the queue's SQL (amount in doubt, keyset pages) against the JS it mirrors; then, in Debian's
  * chromium, every page with axe, the keyboard, a hostile corpus, a filtered queue, a payment, a statement
- * PDF, a job run, the language switch and logout; screenshots to docs/console/.
+ * PDF, a job run, the language switch and logout; screenshots to docs/console/ with RECON_UPDATE_SCREENSHOTS=1
+ * (browser.ts `SHOTS`).
  */
 
 const CHROMIUM = '/usr/bin/chromium';
 const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium)
   console.warn(`test/console: ${CHROMIUM} is missing: the browser tests are skipped (.ci/run installs it)`);
-const SHOTS = path.resolve(__dirname, '../../docs/console');
 const CONTROLS = 'a[href], button, input:not([type=hidden]), select';
 
 let s: DemoServer;
