@@ -21,6 +21,7 @@ import {
   rmSync,
   statSync,
   utimesSync,
+  writeFileSync,
 } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -103,6 +104,22 @@ async function build(outdir) {
     logLevel: 'silent',
     plugins: [sourceUrl],
   });
+  absoluteSources(outdir);
+}
+
+/**
+ * A source map names its sources relative to itself, and Node resolves them from the map's real path: where
+ * node_modules is a link to another checkout's, a stack would name that checkout's files. Absolute URLs
+ * name this tree's.
+ */
+function absoluteSources(outdir) {
+  for (const name of readdirSync(outdir, { recursive: true })) {
+    if (!name.endsWith('.map')) continue;
+    const file = path.join(outdir, name);
+    const map = JSON.parse(readFileSync(file, 'utf8'));
+    map.sources = map.sources.map((s) => pathToFileURL(path.resolve(path.dirname(file), s)).href);
+    writeFileSync(file, JSON.stringify(map));
+  }
 }
 
 /** The compiled copy's directory, built if missing; undefined when it cannot be made. */
