@@ -125,12 +125,12 @@ function absoluteSources(outdir) {
 /** The compiled copy's directory, built if missing; undefined when it cannot be made. */
 export async function compiledSources() {
   try {
+    if (!findsOwnPackages()) return undefined;
     const dir = path.join(CACHE, sourceHash());
     if (existsSync(dir)) {
       markUsed(dir);
       return dir;
     }
-    mkdirSync(CACHE, { recursive: true });
     const tmp = path.join(CACHE, `.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
     try {
       await build(tmp);
@@ -144,6 +144,16 @@ export async function compiledSources() {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The compiled copy imports packages from where it lies (the sources from where they lie): the same packages
+ * only when the cache is inside this tree's own node_modules, which a copy of a tree that links its entries
+ * one by one (node_modules/.cache among them) to another tree's is not. Such a tree runs through tsx.
+ */
+function findsOwnPackages() {
+  mkdirSync(CACHE, { recursive: true });
+  return path.dirname(path.dirname(realpathSync(CACHE))) === realpathSync(path.join(ROOT, 'node_modules'));
 }
 
 /** A build's time of last use is its directory's mtime (another user may run a tree it cannot write). */

@@ -108,4 +108,17 @@ describe('the compiled copy of the sources', () => {
     expect(r.stdout).toContain('Usage: recon exceptions');
     expect(r.stderr).toBe('');
   }, 120_000);
+
+  it('is not used where node_modules/.cache is a link out of the tree (packages would be found there): tsx runs the sources', async () => {
+    const tree = copyTree();
+    const elsewhere = mkdtempSync(path.join(tmpdir(), 'recon-cache-elsewhere-'));
+    trees.push(elsewhere);
+    mkdirSync(path.join(elsewhere, '.cache'));
+    symlinkSync(path.join(elsewhere, '.cache'), path.join(tree, 'node_modules/.cache'));
+    const r = await recon(tree, ['exceptions', '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Usage: recon exceptions');
+    expect(r.stderr).toBe('');
+    expect(readdirSync(path.join(elsewhere, '.cache/recon'))).toEqual([]);
+  }, 120_000);
 });
