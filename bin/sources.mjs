@@ -7,7 +7,7 @@
 //
 // Never stale: the copy's directory is named by a hash of the sources' content (every .ts/.mts/.js/.mjs/.json
 // file under src/, projections/, jobs/, with package.json, tsconfig.json, this file and esbuild's version),
-// computed at every start (about 20 ms); an edit gives a new name, so the next start builds anew. A build is
+// computed at every start (about 25 ms of CPU); an edit gives a new name, so the next start builds anew. A build is
 // written to a temporary directory and renamed into place, so a process never sees half a build and two
 // starting at once both run (the second rename fails: that process uses the first one's).
 import { createHash, randomBytes } from 'node:crypto';
@@ -163,13 +163,18 @@ function markUsed(dir) {
   } catch {}
 }
 
-/** Removes builds (and temporary directories of killed builds) no start has used for a day. */
+/**
+ * Removes builds (and temporary directories of killed builds) no start has used for a day. Best effort: the
+ * new build is in place whatever happens here.
+ */
 function removeUnused(keep) {
-  for (const name of readdirSync(CACHE)) {
-    const dir = path.join(CACHE, name);
-    const used = statSync(dir, { throwIfNoEntry: false })?.mtimeMs ?? Date.now();
-    if (dir !== keep && Date.now() - used > UNUSED_MS) rmSync(dir, { recursive: true, force: true });
-  }
+  try {
+    for (const name of readdirSync(CACHE)) {
+      const dir = path.join(CACHE, name);
+      const used = statSync(dir, { throwIfNoEntry: false })?.mtimeMs ?? Date.now();
+      if (dir !== keep && Date.now() - used > UNUSED_MS) rmSync(dir, { recursive: true, force: true });
+    }
+  } catch {}
 }
 
 /**
