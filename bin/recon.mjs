@@ -1,8 +1,7 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly through tsx, so `npx recon` works right after `npm ci`
-// with no build step.
-import { register } from 'tsx/esm/api';
+// Runs the TypeScript sources with no build step: from a copy compiled on the first start after a change,
+// or through tsx (bin/sources.mjs), so `npx recon` works right after `npm ci`.
+import { importSource } from './sources.mjs';
 
-register();
-const { main } = await import('../src/cli/main.ts');
+const { main } = await importSource(new URL('../src/cli/main.ts', import.meta.url).href);
 await main(process.argv);

@@ -4,6 +4,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { loadConfig, secretValues } from '../config/env';
 import { consoleToStderr, scrubber } from '../log';
+import { moduleUrl } from '../source-module';
 import { asReconError, EXIT_CODE } from './errors';
 
 /** An error's text without the configured secrets (a driver may quote a connection string). */
@@ -37,7 +38,7 @@ export async function buildProgram(argv: readonly string[] = []): Promise<Comman
     .filter((f) => /\.ts$/.test(f) && !f.endsWith('.test.ts'))
     .sort();
   const load = async (f: string) =>
-    ((await import(pathToFileURL(path.join(COMMANDS_DIR, f)).href)) as CommandModule).register(program);
+    ((await import(moduleUrl(pathToFileURL(path.join(COMMANDS_DIR, f)).href))) as CommandModule).register(program);
   // `recon X …` loads only X's file: a command does not load the libraries only others use (workbooks, PDF,
   // EventStoreDB), about half the CPU of a start; help, an unknown command or an option first load them all
   const own = argv[2] !== undefined && /^[a-z][a-z-]*$/.test(argv[2]) ? `${argv[2]}.ts` : null;

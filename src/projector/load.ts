@@ -1,6 +1,7 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { moduleUrl } from '../source-module';
 import type { Projection } from './projection';
 import type { RunnerDeps } from './runner-types';
 import { withTestPoison } from './test-poison';
@@ -19,7 +20,7 @@ export function loadProjections(dir: string = PROJECTIONS_DIR): Promise<Projecti
     const out: Projection[] = [];
     const names = new Set<string>();
     for (const f of files) {
-      const mod = (await import(pathToFileURL(path.join(dir, f)).href)) as { projection?: Projection };
+      const mod = (await import(moduleUrl(pathToFileURL(path.join(dir, f)).href))) as { projection?: Projection };
       if (!mod.projection) continue;
       if (names.has(mod.projection.name)) throw new Error(`two projections are named ${mod.projection.name} (${f})`);
       if (!/^[a-z][a-z0-9_]{0,30}$/.test(mod.projection.name))

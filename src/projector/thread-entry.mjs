@@ -1,6 +1,5 @@
-// A projection worker thread (threads.ts): the sources are TypeScript, run through tsx as bin/recon.mjs
-// runs them (a worker thread does not inherit the module hooks of the thread that started it).
-import { register } from 'tsx/esm/api';
+// A projection worker thread (threads.ts). A worker thread does not inherit the module hooks or modules of
+// the thread that started it: its main is loaded as bin/recon.mjs loads the command line (compiled or tsx).
+import { importSource } from '../../bin/sources.mjs';
 
-register();
-await import('./thread-main.ts');
+await importSource(new URL('./thread-main.ts', import.meta.url).href);

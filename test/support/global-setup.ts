@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { compiledSources } from '../../bin/sources.mjs';
 import { connect } from '../../src/db/connect';
 import { ensureEmbeddedPostgres, stopEmbeddedPostgres } from '../../src/db/embedded';
 import { migrate } from '../../src/db/migrate';
@@ -51,6 +52,9 @@ async function migratedTemplate(url: string): Promise<{ name: string; drop(): Pr
  * given by TEST_DATABASE_URL). Each test file makes its own database on it (test/support/db.ts).
  */
 export default async function setup(project: TestProject) {
+  // The binary's compiled copy of the sources (bin/sources.mjs), built here once rather than by the first
+  // test files' starts of the binary together (which would not clash, only each build it).
+  await compiledSources();
   if (process.env.TEST_DATABASE_URL) {
     const template = await migratedTemplate(process.env.TEST_DATABASE_URL);
     project.provide('pgUrl', process.env.TEST_DATABASE_URL);
