@@ -21,17 +21,30 @@ export type Cell = string | number | bigint | boolean | null | undefined | reado
 const SPECIAL = /[\\\t\n\r]/;
 const PLAIN_ELEMENT = /^[A-Za-z0-9_.:@+-]+$/;
 
-/** A PostgreSQL array literal of text elements (quoted unless plainly safe; null elements as NULL). */
+/**
+ * An array element in quotes, its backslashes and quotes escaped. Split and joined rather than replaced by a
+ * regular expression: an upsert's elements can be whole JSON texts (a payment's observations, some forty
+ * quotes each), where `replace(/"/g, …)` took six times as long.
+ */
+function quotedElement(x: string): string {
+  const slashed = x.includes('\\') ? x.split('\\').join('\\\\') : x;
+  return `"${slashed.split('"').join('\\"')}"`;
+}
+
+/**
+ * A PostgreSQL array literal of text elements (quoted unless plainly safe; null elements as NULL). Joined from
+ * an array, not concatenated: a literal of thousands of long elements built by `+=` is a rope the driver then
+ * flattens to measure and encode it.
+ */
 function arrayLiteral(xs: readonly (string | null)[]): string {
-  let out = '{';
+  const out: string[] = new Array(xs.length);
   for (let i = 0; i < xs.length; i++) {
     const x = xs[i]!;
-    if (i) out += ',';
-    if (x === null) out += 'NULL';
-    else if (x.length && x.length < 64 && PLAIN_ELEMENT.test(x) && x.toUpperCase() !== 'NULL') out += x;
-    else out += `"${x.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+    if (x === null) out[i] = 'NULL';
+    else if (x.length && x.length < 64 && PLAIN_ELEMENT.test(x) && x.toUpperCase() !== 'NULL') out[i] = x;
+    else out[i] = quotedElement(x);
   }
-  return `${out}}`;
+  return `{${out.join(',')}}`;
 }
 
 /** A cell as PostgreSQL's text input of its column (null for SQL null): the driver applies no type of its own. */
