@@ -7,7 +7,8 @@
 //
 // Never stale: the copy's directory is named by a hash of the sources' content (every .ts/.mts/.js/.mjs/.json
 // file under src/, projections/, jobs/, with package.json, tsconfig.json, this file and esbuild's version),
-// computed at every start (about 25 ms of CPU); an edit gives a new name, so the next start builds anew. A build is
+// computed at every start (about 25 ms of CPU); an edit gives a new name, so the next start builds anew, and a
+// build compiles the very bytes that were hashed, never a file saved since. A build is
 // written to a temporary directory and renamed into place, so a process never sees half a build and two
 // starting at once both run (the second rename fails: that process uses the first one's).
 import { createHash, randomBytes } from 'node:crypto';
@@ -54,6 +55,10 @@ function entryPoints() {
   ];
 }
 
+/**
+ * The sources' hash, and the bytes it was made from (absolute path → content): the build compiles those very
+ * bytes, so a file saved during a build can never be built under the name of the content before it.
+ */
 function sourceHash() {
   const hash = createHash('sha256');
   const esbuild = createRequire(import.meta.url).resolve('esbuild/package.json');
@@ -62,8 +67,13 @@ function sourceHash() {
   for (const dir of SOURCE_DIRS)
     for (const e of readdirSync(path.join(ROOT, dir), { recursive: true, withFileTypes: true }))
       if (e.isFile() && SOURCE_FILE.test(e.name)) files.push(path.relative(ROOT, path.join(e.parentPath, e.name)));
-  for (const f of files.sort()) hash.update(`\0${f}\0`).update(readFileSync(path.join(ROOT, f)));
-  return hash.digest('hex').slice(0, 24);
+  const contents = new Map();
+  for (const f of files.sort()) {
+    const bytes = readFileSync(path.join(ROOT, f));
+    contents.set(path.join(ROOT, f), bytes);
+    hash.update(`\0${f}\0`).update(bytes);
+  }
+  return { name: hash.digest('hex').slice(0, 24), contents };
 }
 
 /**
@@ -71,18 +81,22 @@ function sourceHash() {
  * fonts, console assets, the commands and projections directories, worker entries, createRequire) is found
  * as under tsx. Packages stay imports of node_modules, found from the cache inside it.
  */
-async function build(outdir) {
+async function build(outdir, contents) {
   const esbuild = await import('esbuild');
   const sourceUrl = {
     name: 'source-url',
     setup(b) {
+      // the bytes hashed (sourceHash), not the file as it is now
+      const text = (file) => (contents.get(file) ?? readFileSync(file)).toString('utf8');
       b.onLoad({ filter: /\.[cm]?ts$/ }, (args) => ({
-        contents: readFileSync(args.path, 'utf8').replaceAll(
-          'import.meta.url',
-          JSON.stringify(pathToFileURL(args.path).href),
-        ),
+        contents: text(args.path).replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href)),
         loader: 'ts',
       }));
+      b.onLoad({ filter: /\.(?:[cm]?js|json)$/ }, (args) =>
+        contents.has(args.path)
+          ? { contents: text(args.path), loader: args.path.endsWith('.json') ? 'json' : 'js' }
+          : undefined,
+      );
     },
   };
   await esbuild.build({
@@ -126,14 +140,15 @@ function absoluteSources(outdir) {
 export async function compiledSources() {
   try {
     if (!findsOwnPackages()) return undefined;
-    const dir = path.join(CACHE, sourceHash());
+    const sources = sourceHash();
+    const dir = path.join(CACHE, sources.name);
     if (existsSync(dir)) {
       markUsed(dir);
       return dir;
     }
     const tmp = path.join(CACHE, `.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
     try {
-      await build(tmp);
+      await build(tmp, sources.contents);
       renameSync(tmp, dir);
     } catch (e) {
       rmSync(tmp, { recursive: true, force: true });

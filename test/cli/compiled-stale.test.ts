@@ -5,9 +5,10 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
 /**
- * bin/sources.mjs names a build by the hash of the sources read before esbuild runs, and esbuild reads them
- * again while it builds: a source saved in between (an editor, a `git checkout`) is built under the name of
- * the content before it. Restored, the sources then run the edited copy, on every start after.
+ * bin/sources.mjs names a build by the hash of the sources' content. Had the build read the files again, a
+ * source saved in between (an editor, a `git checkout`) would be built under the name of the content before
+ * it, and once restored the sources would run the edited copy on every start after; the build compiles the
+ * bytes it hashed.
  */
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -44,20 +45,20 @@ function recon(
   });
 }
 
-// Saves an edit of src/cli/main.ts the moment the build reads its first .ts file: after the hash, before esbuild
-// has read that file (the window of a save during a start's build, made certain).
+// Saves an edit of src/cli/main.ts right after the start has read it to hash it, before the build compiles
+// it (the window of a save during a start's build, made certain).
 const EDIT_DURING_BUILD = `
 import fs from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 const readFileSync = fs.readFileSync;
 let saved = false;
-fs.readFileSync = function (p, enc, ...rest) {
-  if (!saved && enc === 'utf8' && String(p).endsWith('.ts')) {
+fs.readFileSync = function (p, ...rest) {
+  const out = readFileSync.call(this, p, ...rest);
+  if (!saved && String(p).endsWith('/src/cli/main.ts')) {
     saved = true;
-    const main = process.cwd() + '/src/cli/main.ts';
-    fs.writeFileSync(main, readFileSync(main, 'utf8').replace(".version('0.1.0')", ".version('0.1.0-edited')"));
+    fs.writeFileSync(p, out.toString().replace(".version('0.1.0')", ".version('0.1.0-edited')"));
   }
-  return readFileSync.call(this, p, enc, ...rest);
+  return out;
 };
 syncBuiltinESMExports();
 `;
