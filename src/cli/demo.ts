@@ -75,7 +75,11 @@ export async function runDemo(baseConfig: Config, log: Logger, opts: DemoOptions
     // the demo's bank accounts are its own, as its PSP is: the demo needs no configuration
     bank: demoBankConfig(),
   };
-  const rt = await openRuntime(config, { log, maxConnections: 16, subMerchants: true });
+  // the sandbox's servers would keep the process alive after the error is reported
+  const rt = await openRuntime(config, { log, maxConnections: 16, subMerchants: true }).catch(async (e: unknown) => {
+    await sandbox.close();
+    throw e;
+  });
   const app = createHttpApp({ routes: [], log });
   try {
     const from = monthStart.toISODate()!;

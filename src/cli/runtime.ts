@@ -37,20 +37,15 @@ export async function openRuntime(
 ): Promise<Runtime> {
   const log = opts.log ?? loggerFor(config);
   const db = await openDatabase(config, log, { max: opts.maxConnections ?? 10, signal: opts.signal });
-  const store = await openEventStore(config, db.sql);
-  if (store.backend === 'postgres') {
-    // Said at every start: after a logical restore every append fails until an operator acts (reads see the
-    // events below the counter).
-    const counter = await readTransactionCounter(db.sql);
-    if (!counter.ok) {
-      log.warn(
-        'the event store refuses appends: its transaction counter is behind the stored events (restored from a logical dump?); run recon store advance-xid',
-        {
-          lastCommit: counter.lastCommit?.toString(),
-          nextTransaction: counter.nextTransaction.toString(),
-        },
-      );
-    }
+  let store: EventStore | undefined;
+  try {
+    store = await openEventStore(config, db.sql);
+    if (store.backend === 'postgres') await warnOfRefusedAppends(db.sql, log);
+  } catch (e) {
+    // the pool's connections (and the store's) would keep the process alive after the error is reported
+    await store?.close().catch(() => {});
+    await db.close();
+    throw e;
   }
   const rt: Runtime = { config, log, db, sql: db.sql, store };
   if (!opts.subMerchants) return rt;
@@ -61,6 +56,16 @@ export async function openRuntime(
     await closeRuntime(rt);
     throw e;
   }
+}
+
+/** Said at every start: after a logical restore every append fails until an operator acts (reads see the events below the counter). */
+async function warnOfRefusedAppends(sql: Sql, log: Logger): Promise<void> {
+  const counter = await readTransactionCounter(sql);
+  if (counter.ok) return;
+  log.warn(
+    'the event store refuses appends: its transaction counter is behind the stored events (restored from a logical dump?); run recon store advance-xid',
+    { lastCommit: counter.lastCommit?.toString(), nextTransaction: counter.nextTransaction.toString() },
+  );
 }
 
 export async function closeRuntime(rt: Runtime): Promise<void> {

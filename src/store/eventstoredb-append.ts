@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { NO_STREAM, WrongExpectedVersionError, jsonEvent, type EventStoreDBClient } from '@eventstore/db-client';
-import { append as appendOneCall } from '@eventstore/db-client/dist/streams/appendToStream/append';
+import { append as appendOneCall } from '@eventstore/db-client/dist/streams/appendToStream/append.js';
 import { EventIdConflictError, InvalidEventError, WrongExpectedRevisionError, meetsExpected } from './errors';
 import { RECON_META, isUnavailable } from './eventstoredb-read';
 import { eachLimited, type StreamState, type StreamStates } from './eventstoredb-streams';

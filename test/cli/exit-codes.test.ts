@@ -96,6 +96,16 @@ describe('recon exits with the code of the error kind', () => {
     expect(r.stderr).toContain('the database cannot be reached');
   }, 60_000);
 
+  it('unavailable: the demo, whose sandbox is up before the database is reached, ends (it hung, its servers open)', async () => {
+    const r = await recon(
+      ['demo', '--payments', '10', '--month', '2026-09', '--out', path.join(tmp, 'demo')],
+      NO_DATABASE,
+    );
+    expect(r.code, r.stderr).toBe(EXIT_CODE.unavailable);
+    expect(r.stderr).toMatch(/the database cannot be reached.*\(DATABASE_UNAVAILABLE\)/);
+    expect(r.stderr).not.toContain(SECRET);
+  }, 60_000);
+
   it('data: an orders file with a bad record, naming file, line and field; nothing imported', async () => {
     const file = path.join(tmp, 'orders.csv');
     writeFileSync(file, 'order_id,amount,currency,created_at,split\no-1,10.001,EUR,2025-01-05T10:00:00Z,\n');
