@@ -34,6 +34,8 @@ const SOURCE_FILE = /\.(?:[cm]?ts|[cm]?js|json)$/;
 const CACHE = path.join(ROOT, 'node_modules', '.cache', 'recon');
 /** Builds no start has used for this long are removed when a new one is made (a running process may need its own). */
 const UNUSED_MS = 24 * 3600 * 1000;
+/** How often a running process marks its build used (well under UNUSED_MS). */
+const USED_EVERY_MS = 3600 * 1000;
 /** Where src/source-module.ts finds the compiled copy (a global: the sources cannot import this file). */
 const BUILD = Symbol.for('recon.build');
 
@@ -202,6 +204,9 @@ export async function importSource(url) {
   if (compiled && existsSync(compiled)) {
     process.setSourceMapsEnabled(true);
     globalThis[BUILD] = { root: `${pathToFileURL(ROOT).href}/`, out: `${pathToFileURL(dir).href}/` };
+    // a worker running for weeks imports some modules late (a command's, a backend's): its build is marked
+    // used while it runs, so no other start removes it as unused (removeUnused)
+    setInterval(() => markUsed(dir), USED_EVERY_MS).unref();
     return import(pathToFileURL(compiled).href);
   }
   const { register } = await import('tsx/esm/api');
