@@ -2,6 +2,7 @@ import { dataOf, isEvent } from '../events/catalog';
 import { SyncWindowCompleted } from '../events/ingest-events';
 import type { ProjectionContext, Tx } from '../projector/projection';
 import type { RecordedEvent } from '../store/types';
+import { appendsOf, endsAppend } from './appends';
 import { addWindow, advanceClock, type Batch } from './batch';
 import { eventTime } from './event-clock';
 import { judgeAppend, judgeWindowPayments } from './judge';
@@ -21,23 +22,6 @@ import { writeBatch } from './write-batch';
 
 /** Payments judged together at a window's completion: the most held in memory at once (tests make it smaller). */
 export const windowChunk = { size: 1000 };
-
-const endsAppend = (events: readonly RecordedEvent[], i: number): boolean => {
-  const next = events[i + 1];
-  return next === undefined || next.appendId !== events[i]!.appendId;
-};
-
-/** The batch's appends, in order. */
-function appendsOf(events: readonly RecordedEvent[]): RecordedEvent[][] {
-  const out: RecordedEvent[][] = [];
-  let start = 0;
-  for (let i = 0; i < events.length; i++) {
-    if (!endsAppend(events, i)) continue;
-    out.push(events.slice(start, i + 1));
-    start = i + 1;
-  }
-  return out;
-}
 
 const windowsOnly = (append: readonly RecordedEvent[]) => append.every((e) => isEvent(SyncWindowCompleted, e));
 

@@ -3,6 +3,7 @@ import { SubMerchantRegistered } from '../../events/ledger-events';
 import { FeeScheduleLineSet, OrderPlaced } from '../../events/order-events';
 import type { ProjectionContext, Tx } from '../../projector/projection';
 import type { RecordedEvent } from '../../store/types';
+import { appendsOf } from '../appends';
 import { observationOf } from '../observations';
 import { loadGroupChunk, loadOrderBatch, paidGroupsAfter } from './groups';
 import { judgePaidAgain, replayOrders } from './judging';
@@ -21,9 +22,6 @@ import { writeOrderBatch } from './tables';
 /** Groups with a payment judged together after such an append (tests make it smaller). */
 export const paidChunk = { size: 1000 };
 
-const endsAppend = (events: readonly RecordedEvent[], i: number) =>
-  events[i + 1] === undefined || events[i + 1]!.appendId !== events[i]!.appendId;
-
 /** The batch cut into parts applied one after the other: each append that judges the paid groups, and the runs between. */
 async function partsOf(
   tx: Tx,
@@ -39,11 +37,7 @@ async function partsOf(
     ordersKnown = Boolean(st?.orders_since);
   }
   const parts: { events: RecordedEvent[]; paid: boolean }[] = [];
-  let start = 0;
-  for (let i = 0; i < events.length; i++) {
-    if (!endsAppend(events, i)) continue;
-    const append = events.slice(start, i + 1);
-    start = i + 1;
+  for (const append of appendsOf(events)) {
     const paid = append.some((e) => directory(e) || (!ordersKnown && placed(e)));
     if (append.some(placed)) ordersKnown = true;
     const last = parts[parts.length - 1];

@@ -2,6 +2,7 @@ import { dataOf, isEvent } from '../../events/catalog';
 import { DiscrepancyAccepted, DiscrepancyAcceptanceRevoked } from '../../events/audit-events';
 import { SubMerchantRegistered } from '../../events/ledger-events';
 import { FeeScheduleLineSet, type FeeScheduleLine } from '../../events/order-events';
+import { endsAppend } from '../appends';
 import { eventTime } from '../event-clock';
 import { applyFindings, recordAcceptance, recordRevocation } from '../discrepancies/lifecycle';
 import { matchPayment, type MatchedOperation } from '../matching';
@@ -47,8 +48,7 @@ export function replayOrders(
     const t = eventTime(e);
     if (t !== null && (b.clock === null || t > b.clock)) b.clock = t;
     applyEvent(b, j, e, observed[i]);
-    const next = events[i + 1];
-    if (next === undefined || next.appendId !== e.appendId) nextDue = endAppend(b, j, e.id, nextDue);
+    if (endsAppend(events, i)) nextDue = endAppend(b, j, e.id, nextDue);
   }
 }
 
