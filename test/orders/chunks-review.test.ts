@@ -2,12 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newEvent } from '../../src/events/catalog';
 import { DiscrepancyAccepted, DiscrepancyAcceptanceRevoked, discrepancyStream } from '../../src/events/audit-events';
 import { RegisterRecordObserved } from '../../src/events/ingest-events';
-import { paidChunk } from '../../src/reconciliation/orders/chunks';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { AppendRequest, EventStore } from '../../src/store/types';
 import { appendAll, hoursAfter, registerRows, subMerchant } from '../discrepancies/fixtures';
 import { createTestDatabase, type TestDatabase } from '../support/db';
-import { feeLine, order, orderDiscrepancies, projectOrders, rebuildOrders, snapshot } from './support';
+import { feeLine, order, orderDiscrepancies, projectOrders, rebuildOrdersInChunks, snapshot } from './support';
 
 /**
  * Review of the orders chunks: appends that judge every paid group (the first order, a contract line, a directory
@@ -160,12 +159,7 @@ describe('orders chunks under review', () => {
   for (const batch of [1, 7, 1000])
     for (const chunk of [1, 2, 3, 1000])
       it(`gives the live rows replayed in batches of ${batch}, paid groups ${chunk} at a time`, async () => {
-        try {
-          paidChunk.size = chunk;
-          await rebuildOrders(db.sql, store, batch);
-          expect(await snapshot(db.sql)).toBe(live);
-        } finally {
-          paidChunk.size = 1000;
-        }
+        await rebuildOrdersInChunks(db.sql, store, batch, chunk);
+        expect(await snapshot(db.sql)).toBe(live);
       }, 120_000);
 });

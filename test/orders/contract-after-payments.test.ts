@@ -3,8 +3,15 @@ import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore } from '../../src/store/types';
 import { appendAll, registerRows, subMerchant } from '../discrepancies/fixtures';
 import { createTestDatabase, type TestDatabase } from '../support/db';
-import { paidChunk } from '../../src/reconciliation/orders/chunks';
-import { feeLine, order, orderDiscrepancies, projectOrders, rebuildOrders, snapshot } from './support';
+import {
+  feeLine,
+  order,
+  orderDiscrepancies,
+  projectOrders,
+  rebuildOrders,
+  rebuildOrdersInChunks,
+  snapshot,
+} from './support';
 
 /**
  * A fee contract line or a directory entry that arrives after the payments judges every order with a payment
@@ -105,19 +112,14 @@ describe('a contract line or a directory entry after the payments', () => {
 
   it('gives the same rows with the paid orders judged a few at a time after such an event', async () => {
     const live = await snapshot(db.sql);
-    try {
-      for (const [chunk, batch] of [
-        [1, 1000],
-        [3, 1000],
-        [5, 7],
-        [2, 1],
-      ] as const) {
-        paidChunk.size = chunk;
-        await rebuildOrders(db.sql, store, batch);
-        expect(await snapshot(db.sql)).toBe(live);
-      }
-    } finally {
-      paidChunk.size = 1000;
+    for (const [chunk, batch] of [
+      [1, 1000],
+      [3, 1000],
+      [5, 7],
+      [2, 1],
+    ] as const) {
+      await rebuildOrdersInChunks(db.sql, store, batch, chunk);
+      expect(await snapshot(db.sql)).toBe(live);
     }
   }, 120_000);
 });

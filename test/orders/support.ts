@@ -6,6 +6,7 @@ import { orderInput } from '../../src/ingest/orders/input';
 import { FeeScheduleLineSet, feeContractStream, type FeeScheduleLine } from '../../src/events/order-events';
 import { newEvent } from '../../src/events/catalog';
 import { projection } from '../../projections/orders';
+import { paidChunk } from '../../src/reconciliation/orders/chunks';
 import { catchUp } from '../support/projection-spec';
 
 /** Test helpers of the orders projection (issue 17), beside test/discrepancies/fixtures.ts for the PSP side. */
@@ -23,6 +24,16 @@ export async function projectOrders(sql: Sql, store: EventStore, batchSize = 100
 export async function rebuildOrders(sql: Sql, store: EventStore, batchSize: number) {
   await rebuildProjection(deps(sql, store), 'orders', { batchSize });
   await projectOrders(sql, store, batchSize);
+}
+
+/** A rebuild whose contract and directory events judge the paid orders `chunk` at a time (chunks.ts). */
+export async function rebuildOrdersInChunks(sql: Sql, store: EventStore, batchSize: number, chunk: number) {
+  try {
+    paidChunk.size = chunk;
+    await rebuildOrders(sql, store, batchSize);
+  } finally {
+    paidChunk.size = 1000;
+  }
 }
 
 /** An order record as a file or the API gives it, to its append request (throws on bad input). */
