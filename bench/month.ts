@@ -200,7 +200,15 @@ async function monthChild(payments: number): Promise<void> {
   const { requireConfig } = await import('../src/config/env');
   const { createLogger } = await import('../src/log');
   const { runDemo } = await import('../src/cli/demo');
-  const config = requireConfig({ DATABASE_URL: url, RECON_DATA_DIR: dataDir, RECON_LOG_LEVEL: 'error', TZ: 'UTC' });
+  const threads = process.env['RECON_PROJECTION_THREADS'];
+  const config = requireConfig({
+    DATABASE_URL: url,
+    RECON_DATA_DIR: dataDir,
+    RECON_LOG_LEVEL: 'error',
+    TZ: 'UTC',
+    // the projections' threads, as `recon demo` takes them from the environment
+    ...(threads ? { RECON_PROJECTION_THREADS: threads } : {}),
+  });
   const sql = connect(url, { max: 2 });
   const stages: StageResult[] = [];
   try {
