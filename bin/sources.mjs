@@ -34,8 +34,13 @@ const SOURCE_FILE = /\.(?:[cm]?ts|[cm]?js|json)$/;
 const CACHE = path.join(ROOT, 'node_modules', '.cache', 'recon');
 /** Builds no start has used for this long are removed when a new one is made (a running process may need its own). */
 const UNUSED_MS = 24 * 3600 * 1000;
-/** How often a running process marks its build used (well under UNUSED_MS). */
-const USED_EVERY_MS = 3600 * 1000;
+/**
+ * How often a running process marks its build used (well under UNUSED_MS). RECON_BUILD_MARK_EVERY_MS sets it
+ * (a whole number of milliseconds) so that a test can watch the mark being made; nothing else should.
+ */
+const USED_EVERY_MS = /^[1-9]\d{0,9}$/.test(process.env.RECON_BUILD_MARK_EVERY_MS ?? '')
+  ? Number(process.env.RECON_BUILD_MARK_EVERY_MS)
+  : 3600 * 1000;
 /** Where src/source-module.ts finds the compiled copy (a global: the sources cannot import this file). */
 const BUILD = Symbol.for('recon.build');
 
