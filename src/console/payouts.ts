@@ -2,6 +2,7 @@ import { DateTime } from 'luxon';
 import { EMPTY_BANK_CONFIG } from '../config/bank';
 import { ReconError } from '../errors';
 import { approveRun, draftRun, listRuns, paymentFile, showRun } from '../payout-runs/actions';
+import { paidByBankOf } from '../payout-runs/bank-paid';
 import { html } from './html';
 import { WORK_WORDS } from './i18n-work';
 import { page, type View } from './layout';
@@ -66,7 +67,10 @@ export async function sendPaymentFile(deps: ConsoleDeps, r: Request, v: View, id
 export async function postDraft(deps: ConsoleDeps, r: Request, v: View, form: URLSearchParams) {
   const month = form.get('month') ?? '';
   try {
-    const d = await draftRun(deps.store, v.person, { month, bank: deps.bank ?? EMPTY_BANK_CONFIG, env: process.env });
+    const bank = deps.bank ?? EMPTY_BANK_CONFIG;
+    // the worker keeps the read models live: the payouts leg knows what the bank paid as of now
+    const paidByBank = await paidByBankOf(deps.sql, deps.store, bank.payouts, deps.timezone);
+    const d = await draftRun(deps.store, v.person, { month, bank, env: process.env, paidByBank });
     if (!d.run) return redirect(r.res, `/console/payout-runs?nothing=1&month=${encodeURIComponent(month)}`);
     deps.log.info('console payout run drafted', { person: v.person.id, run: d.run.id, created: d.created });
     redirect(r.res, `/console/payout-runs/${d.run.id}`);

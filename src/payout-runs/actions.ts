@@ -73,6 +73,11 @@ export interface DraftOptions {
   readonly bank: BankConfig;
   /** where RECON_PAYOUTS_DEBTOR_NAME / _BIC (or RECON_ISSUER_NAME) are read from */
   readonly env: NodeJS.ProcessEnv;
+  /**
+   * What the bank's debits have paid on each reference, less returns (`paidByBankOf`, with the payouts read
+   * model caught up): a reference the bank paid is not drafted again. Required, so that no caller drafts blind.
+   */
+  readonly paidByBank: ReadonlyMap<string, bigint>;
   readonly now?: Date;
 }
 
@@ -89,7 +94,7 @@ export async function draftRun(store: EventStore, actor: Person, o: DraftOptions
     );
   const runs = await readRuns(store);
   const ofMonth = [...runs.runs.values()].filter((r) => r.month === o.month);
-  const plan = planRun(await planInputOf(store, o.month, [...runs.runs.values()]));
+  const plan = planRun(await planInputOf(store, o.month, [...runs.runs.values()], o.paidByBank));
   const waiting = ofMonth.find((r) => r.status === 'draft');
   if (waiting) return { run: waiting, created: false, plan };
   if (plan.lines.length === 0) return { run: null, created: false, plan };
@@ -233,7 +238,8 @@ function stillExecutable(run: PayoutRun, at: ActionTime): void {
     throw new PayoutRunRefused(
       'EXECUTION_DATE_PASSED',
       `${run.id} asks the bank to execute on ${run.executionDate}, which has passed (today is ${today} in ${at.timezone}); ` +
-        `cancel it (recon payout-runs cancel ${run.id} --reason ...) and draft the month again`,
+        `cancel it (recon payout-runs cancel ${run.id} --reason ...) and draft the month again; if its file went to ` +
+        "the bank, first import the bank's statement: a draft leaves out what the bank paid",
     );
 }
 

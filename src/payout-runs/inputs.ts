@@ -60,6 +60,7 @@ export async function planInputOf(
   store: EventStore,
   month: string,
   payoutRuns: readonly PayoutRun[],
+  paidByBank: ReadonlyMap<string, bigint>,
 ): Promise<PlanInput> {
   const runs = await statementRunsOf(store, month);
   const before = (await statementRunsOf(store, previousMonth(month))).at(-1) ?? null;
@@ -73,5 +74,5 @@ export async function planInputOf(
       }
       for (const [id] of p.holds) if (!decisions.has(id)) decisions.set(id, await decisionNow(store, id));
     }
-  return { runs, before, payoutRuns, payees, decisions };
+  return { runs, before, payoutRuns, payees, decisions, paidByBank };
 }

@@ -9,6 +9,9 @@ import { clip, decimalText, isIban, looksLikeIban, MAX_DIGITS, valueDigits } fro
  * taken. A reference is asked for once: a month issued again asks only for the difference, under a new
  * reference (src/export/statements/payouts.ts), so a run never pays the same money twice.
  *
+ * Nor is a reference paid twice when the bank already paid it outside a standing run (a run cancelled after its
+ * file was executed, a transfer made by hand): what the bank's debits paid on it, less returns, counts as taken.
+ *
  * Holds are not paid. Money held on a statement is asked for by the first statement after its discrepancy is
  * resolved or decided pay or write-off ("released"), inside that statement's amount due: a run pays it then,
  * under that statement's reference, and names the holds released into each line. A hold decided since the
@@ -60,6 +63,8 @@ export interface PlanInput {
   readonly payees: ReadonlyMap<string, Payee>;
   /** the decision in force now on each discrepancy a statement held ('open': none) */
   readonly decisions: ReadonlyMap<string, DecisionNow>;
+  /** what the bank's debits have paid on each reference, less returns (bank-paid.ts) */
+  readonly paidByBank: ReadonlyMap<string, bigint>;
 }
 
 export interface PlannedLine {
@@ -105,6 +110,8 @@ export interface Plan {
   readonly heldInForce: HoldLine[];
   readonly statementRuns: string[];
 }
+
+const max = (a: bigint, b: bigint) => (a > b ? a : b);
 
 const keyOf = (p: { subMerchantId: string; currency: string }) => `${p.subMerchantId}\u0000${p.currency}`;
 
@@ -284,8 +291,10 @@ export function planRun(input: PlanInput): Plan {
       // nothing asked (a month stated for information or lower since, an unregistered receiver)
       if (row.reference === null || asks === undefined) continue;
       // what runs took of it already: two statement runs at one cut (the month for all, then for one) ask one
-      // reference twice, paid once; a reference paid lowered and raised since is paid the rest
-      const rest = asks - (taken.get(row.reference) ?? 0n);
+      // reference twice, paid once; a reference paid lowered and raised since is paid the rest. What the bank
+      // paid on it counts as taken, whichever run or hand paid it (a run cancelled after its file was executed):
+      // the larger of the two, as a standing run's own debit is in both
+      const rest = asks - max(taken.get(row.reference) ?? 0n, input.paidByBank.get(row.reference) ?? 0n);
       if (rest <= 0n) continue;
       taken.set(row.reference, asks);
       const out = lineOrLeftOut(input, asked, index, row, rest);

@@ -194,7 +194,7 @@ describe('recon statements for a month already issued', () => {
 
     // a payout run drafted now: Shop A's first ask at 1,000.00, the second (300.00) no more; Shop B as asked.
     // Neither has a payout account in this directory, so both are listed as left out, with what they would be paid.
-    const plan = planRun(await planInputOf(t.store, MONTH, []));
+    const plan = planRun(await planInputOf(t.store, MONTH, [], new Map()));
     expect(plan.lines).toEqual([]);
     expect(plan.leftOut.map((l) => [l.reference, l.amount, l.reason])).toEqual([
       ['RS-SM-A-2025-01-EUR', '100000', 'no_payout_account'],
@@ -224,7 +224,7 @@ describe('recon statements for a month already issued', () => {
       payable: '0',
       stillAsked: '110000',
     });
-    const plan = planRun(await planInputOf(t.store, MONTH, []));
+    const plan = planRun(await planInputOf(t.store, MONTH, [], new Map()));
     expect(plan.leftOut.map((l) => [l.reference, l.amount])).toEqual([
       ['RS-SM-A-2025-01-EUR', '100000'],
       ['RS-SM-B-2025-01-EUR', '50000'],

@@ -9,7 +9,7 @@ import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore } from '../../src/store/types';
 import { sha256Hex } from '../../src/canonical';
 import { createTestDatabase, type TestDatabase } from '../support/db';
-import { BANK, ENV, issue, person, register } from './fixtures';
+import { BANK, ENV, issue, person, register, NONE_PAID } from './fixtures';
 import { wasmErrors } from './validate';
 
 /** GET /api/payout-runs, one run, POST …/approve, GET …/file over real HTTP: roles enforced on the server. */
@@ -44,7 +44,7 @@ beforeAll(async () => {
       holds: [],
     },
   ]);
-  await draftRun(store, person('petro', 'approver'), { month: '2026-10', bank: BANK, env: ENV });
+  await draftRun(store, person('petro', 'approver'), { month: '2026-10', bank: BANK, env: ENV, paidByBank: NONE_PAID });
   const api = createPayoutRunsApi({
     store,
     directory: directoryReader(store, 0),

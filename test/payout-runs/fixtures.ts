@@ -88,3 +88,6 @@ export async function revoke(store: EventStore, id: string, acceptance: string) 
     }),
   ]);
 }
+
+/** What the bank paid on each reference where no bank statement was imported: nothing (draftRun's `paidByBank`). */
+export const NONE_PAID: ReadonlyMap<string, bigint> = new Map();

@@ -9,7 +9,7 @@ import { addUser } from '../../src/people/manage';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore } from '../../src/store/types';
 import { createTestDatabase, type TestDatabase } from '../support/db';
-import { BANK, ENV, issue, person, register } from './fixtures';
+import { BANK, ENV, issue, person, register, NONE_PAID } from './fixtures';
 
 /**
  * A hostile review of the HTTP door: two approvers approving one run at the same moment (both read the draft
@@ -65,7 +65,7 @@ beforeAll(async () => {
       holds: [],
     },
   ]);
-  await draftRun(store, person('petro', 'approver'), { month: '2026-10', bank: BANK, env: ENV });
+  await draftRun(store, person('petro', 'approver'), { month: '2026-10', bank: BANK, env: ENV, paidByBank: NONE_PAID });
   const api = createPayoutRunsApi({
     store: racing(store),
     directory: directoryReader(store, 0),
@@ -117,7 +117,12 @@ describe('review: two drafts of one month at the same moment', () => {
     const store = racing(plain);
     const both = await Promise.allSettled(
       ['ana', 'iryna'].map((id) =>
-        draftRun(store, person(id, id === 'ana' ? 'analyst' : 'approver'), { month: '2026-11', bank: BANK, env: ENV }),
+        draftRun(store, person(id, id === 'ana' ? 'analyst' : 'approver'), {
+          month: '2026-11',
+          bank: BANK,
+          env: ENV,
+          paidByBank: NONE_PAID,
+        }),
       ),
     );
     expect(both.map((b) => b.status).sort()).toEqual(['fulfilled', 'rejected']);

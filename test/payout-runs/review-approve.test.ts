@@ -3,7 +3,7 @@ import { approveRun, draftRun } from '../../src/payout-runs/actions';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore } from '../../src/store/types';
 import { createTestDatabase, type TestDatabase } from '../support/db';
-import { BANK, ENV, issue, person, register } from './fixtures';
+import { BANK, ENV, issue, person, register, NONE_PAID } from './fixtures';
 
 /**
  * A hostile review of the execution date: a bank executes credit transfers on business days, so a Saturday or
@@ -39,7 +39,7 @@ async function drafted(month: string): Promise<string> {
       holds: [],
     },
   ]);
-  return (await draftRun(store, ana, { month, bank: BANK, env: ENV })).run!.id;
+  return (await draftRun(store, ana, { month, bank: BANK, env: ENV, paidByBank: NONE_PAID })).run!.id;
 }
 
 describe('review: the execution date is a business day', () => {

@@ -93,6 +93,7 @@ describe('review: amounts', () => {
       payoutRuns: [],
       payees: new Map([['SM-A', { name: 'A', legalName: null, payoutAccount: 'FR1420041010050500013M02606' }]]),
       decisions: new Map(),
+      paidByBank: new Map(),
     });
     expect(plan.lines).toEqual([]);
     expect(plan.leftOut.map((l) => l.reason)).toEqual(['not_fileable']);
@@ -113,6 +114,7 @@ describe('review: accounts', () => {
       payoutRuns: [],
       payees: new Map([['SM-A', { name: 'A', legalName: null, payoutAccount: 'DE88370400440532013000' }]]),
       decisions: new Map(),
+      paidByBank: new Map(),
     });
     expect(plan.lines).toEqual([]);
     expect(plan.leftOut.map((l) => l.reason)).toEqual(['bad_iban']);

@@ -25,6 +25,7 @@ const input = (o: Partial<PlanInput>): PlanInput => ({
   payoutRuns: [],
   payees,
   decisions: new Map(),
+  paidByBank: new Map(),
   ...o,
 });
 

@@ -4,7 +4,7 @@ import { type PlanInput, planRun, type StatementRun } from '../../src/payout-run
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore } from '../../src/store/types';
 import { createTestDatabase, type TestDatabase } from '../support/db';
-import { BANK, ENV, issue, person, register } from './fixtures';
+import { BANK, ENV, issue, person, register, NONE_PAID } from './fixtures';
 
 /**
  * A hostile review of payout runs after "A month stated lower" (docs/bank.md): a reference a run paid at a
@@ -33,6 +33,7 @@ const input = (o: Partial<PlanInput>): PlanInput => ({
   payoutRuns: [],
   payees,
   decisions: new Map(),
+  paidByBank: new Map(),
   ...o,
 });
 const sent = (id: string, plan: ReturnType<typeof planRun>) =>
@@ -100,7 +101,7 @@ describe('review: a run drafted before the month was stated lower is not paid at
   it('drafted at 1,000.00, the month stated at 800.00 before approval: approval refused, naming the reference', async () => {
     const month = '2026-04';
     await issue(store, month, [payout({ reference: 'RS-SM-A-2026-04-EUR', payable: '100000' })]);
-    const id = (await draftRun(store, ana, { month, bank: BANK, env: ENV })).run!.id;
+    const id = (await draftRun(store, ana, { month, bank: BANK, env: ENV, paidByBank: NONE_PAID })).run!.id;
     await issue(store, month, [payout({ reference: null, payable: '0', stillAsked: '80000' })]);
     await expect(approveRun(store, iryna, id, at)).rejects.toMatchObject({
       code: 'STATED_LOWER',
@@ -111,20 +112,20 @@ describe('review: a run drafted before the month was stated lower is not paid at
   it('approved at 1,000.00, the month stated lower before sending: no file, not sent; cancelled, drafted again at 800.00', async () => {
     const month = '2026-05';
     await issue(store, month, [payout({ reference: 'RS-SM-A-2026-05-EUR', payable: '100000' })]);
-    const id = (await draftRun(store, ana, { month, bank: BANK, env: ENV })).run!.id;
+    const id = (await draftRun(store, ana, { month, bank: BANK, env: ENV, paidByBank: NONE_PAID })).run!.id;
     await approveRun(store, iryna, id, at);
     await issue(store, month, [payout({ reference: null, payable: '0', stillAsked: '80000' })]);
     await expect(paymentFile(store, ana, id, at)).rejects.toMatchObject({ code: 'STATED_LOWER' });
     await expect(sendRun(store, ana, id, at)).rejects.toMatchObject({ code: 'STATED_LOWER' });
     await cancelRun(store, iryna, id, 'the month was stated lower', at.now);
-    const again = await draftRun(store, ana, { month, bank: BANK, env: ENV });
+    const again = await draftRun(store, ana, { month, bank: BANK, env: ENV, paidByBank: NONE_PAID });
     expect(again.run!.lines.map((l) => [l.reference, l.amount])).toEqual([['RS-SM-A-2026-05-EUR', '80000']]);
   });
 
   it('stated higher since the draft (more asked under a new reference): the draft is still approved and sent', async () => {
     const month = '2026-06';
     await issue(store, month, [payout({ reference: 'RS-SM-A-2026-06-EUR', payable: '100000' })]);
-    const id = (await draftRun(store, ana, { month, bank: BANK, env: ENV })).run!.id;
+    const id = (await draftRun(store, ana, { month, bank: BANK, env: ENV, paidByBank: NONE_PAID })).run!.id;
     await issue(store, month, [payout({ reference: 'RS-SM-A-2026-06-EUR-2', payable: '5000', stillAsked: '105000' })]);
     await approveRun(store, iryna, id, at);
     expect((await sendRun(store, ana, id, at)).status).toBe('sent');

@@ -14,7 +14,7 @@ import { foldRuns, totalsOf } from '../../src/payout-runs/runs';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore } from '../../src/store/types';
 import { createTestDatabase, type TestDatabase } from '../support/db';
-import { BANK, decide, ENV, issue, person, register, revoke } from './fixtures';
+import { BANK, decide, ENV, issue, person, register, revoke, NONE_PAID } from './fixtures';
 import { texts, wasmErrors } from './validate';
 
 /**
@@ -42,7 +42,8 @@ const D3 = '33333333-3333-4333-8333-333333333333';
 const MONTH = '2026-10';
 const NOW = new Date('2026-11-27T09:00:00.000Z');
 const AT = { timezone: 'Europe/Kyiv', now: NOW };
-const draft = (who = ana, month = MONTH) => draftRun(store, who, { month, bank: BANK, env: ENV, now: NOW });
+const draft = (who = ana, month = MONTH) =>
+  draftRun(store, who, { month, bank: BANK, env: ENV, paidByBank: NONE_PAID, now: NOW });
 const revision = async () => (await store.readStream(PAYOUT_RUNS_STREAM)).length;
 
 describe('payout runs', () => {
@@ -161,7 +162,9 @@ describe('payout runs', () => {
       await expect(approveRun(store, person('x', role), first, { timezone: 'Europe/Kyiv' })).rejects.toMatchObject({
         code: 'FORBIDDEN',
       });
-    await expect(draftRun(store, person('v', 'viewer'), { month: MONTH, bank: BANK, env: ENV })).rejects.toMatchObject({
+    await expect(
+      draftRun(store, person('v', 'viewer'), { month: MONTH, bank: BANK, env: ENV, paidByBank: NONE_PAID }),
+    ).rejects.toMatchObject({
       code: 'FORBIDDEN',
     });
     await expect(paymentFile(store, person('v', 'viewer'), first, AT)).rejects.toMatchObject({ code: 'FORBIDDEN' });
@@ -357,7 +360,13 @@ describe('payout runs', () => {
         message: expect.stringContaining('2026-11-27, which has passed (today is 2026-11-30 in Europe/Kyiv)'),
       });
     expect((await cancelRun(store, ana, 'PR-2026-07-1', 'execution date passed')).status).toBe('cancelled');
-    const again = await draftRun(store, ana, { month: '2026-07', bank: BANK, env: ENV, now: monday.now });
+    const again = await draftRun(store, ana, {
+      month: '2026-07',
+      bank: BANK,
+      env: ENV,
+      paidByBank: NONE_PAID,
+      now: monday.now,
+    });
     expect(again.run).toMatchObject({ id: 'PR-2026-07-2', status: 'draft' });
     expect(again.run!.lines.map((l) => [l.reference, l.amount])).toEqual([['RS-SM-C-2026-07-JPY', '200']]);
     expect((await approveRun(store, petro, 'PR-2026-07-2', monday)).executionDate).toBe('2026-11-30');
@@ -390,7 +399,7 @@ describe('payout runs', () => {
       const who = person(`role-${role}`, role);
       const tries = {
         read: () => listRuns(store, who),
-        create: () => draftRun(store, who, { month: '2026-01', bank: BANK, env: ENV }),
+        create: () => draftRun(store, who, { month: '2026-01', bank: BANK, env: ENV, paidByBank: NONE_PAID }),
         approve: () => approveRun(store, who, 'PR-2026-10-2', { timezone: 'Europe/Kyiv', executionDate: '2099-01-01' }),
         file: () => paymentFile(store, who, 'PR-2026-10-1', AT),
       };

@@ -5,8 +5,10 @@ import { readDirectory } from '../../people/directory';
 import { actorFor } from '../../people/manage';
 import type { Action } from '../../people/roles';
 import { approveRun, cancelRun, draftRun, listRuns, paymentFile, sendRun, showRun } from '../../payout-runs/actions';
+import { paidByBankOf } from '../../payout-runs/bank-paid';
 import { type PayoutRun, runJson, totalsOf } from '../../payout-runs/runs';
 import { decimalText } from '../../payout-runs/pain001';
+import { runProjections } from '../../projector/runner';
 import { UsageError } from '../errors';
 import { type Runtime, withRuntime } from '../runtime';
 
@@ -19,6 +21,23 @@ const token = () => process.env.RECON_TOKEN || undefined;
 
 async function actor(rt: Runtime, action: Action) {
   return actorFor(await readDirectory(rt.store), token(), action);
+}
+
+/** What the bank paid on each reference, with the read models caught up first (a debit booked since is known). */
+async function bankPaidNow(rt: Runtime, signal: AbortSignal) {
+  const { config } = rt;
+  await runProjections(
+    {
+      sql: rt.sql,
+      store: rt.store,
+      log: rt.log,
+      timezone: config.timezone,
+      graceHours: config.graceHours,
+      bank: config.bank,
+    },
+    { signal },
+  );
+  return paidByBankOf(rt.sql, rt.store, config.bank.payouts, config.timezone);
 }
 
 const amount = (minor: string, currency: string) =>
@@ -85,9 +104,14 @@ function readingCommands(group: Command): void {
     .requiredOption('--month <YYYY-MM>', "the statements' month whose payouts the run pays")
     .description("draft the month's next payout run from its statements (again: the waiting draft, nothing new)")
     .action(async (opts: { month: string }) => {
-      await withRuntime(async (rt) => {
+      await withRuntime(async (rt, signal) => {
         const who = await actor(rt, 'payout-run.create');
-        const r = await draftRun(rt.store, who, { month: opts.month, bank: rt.config.bank, env: process.env });
+        const r = await draftRun(rt.store, who, {
+          month: opts.month,
+          bank: rt.config.bank,
+          env: process.env,
+          paidByBank: await bankPaidNow(rt, signal),
+        });
         if (!r.run) process.stdout.write(`nothing new to pay for ${opts.month}\n`);
         else process.stdout.write(`${r.created ? 'drafted' : 'already drafted, waiting for approval:'} ${r.run.id}\n`);
         const notes = leftOutLines(r.run ?? r.plan);
