@@ -11,10 +11,11 @@ import {
   type NormalizedWebhook,
 } from '../events/ingest-events';
 import type { AppendRequest, NewEvent } from '../store/types';
+import { maskCardNumbers, maskCardNumbersInJson, withCardNumbersMasked } from './card-numbers';
 
 /**
  * Builders of the events ingestion appends. Ids come from the event data (posId, the exact raw text
- * and its normalized form): the same record read again is the same id, so a re-append is a no-op,
+ * and its normalized form, card numbers masked in both: card-numbers.ts): the same record read again is the same id, so a re-append is a no-op,
  * and a record whose content changed is a new observation. Metadata (when and how it was read) is
  * not part of the id. The normalized records come from the parsers of src/psp/parse.ts, already in
  * the schema's shape, so they are not validated a second time (`validated: true`).
@@ -47,7 +48,11 @@ export function registerObserved(
 ): Keyed {
   return {
     stream: paymentStream(posId, record.paymentId),
-    event: newEvent(RegisterRecordObserved, { posId, raw, record }, { metadata: { ...meta }, validated: true }),
+    event: newEvent(
+      RegisterRecordObserved,
+      { posId, raw: maskCardNumbersInJson(raw), record: withCardNumbersMasked(record) },
+      { metadata: { ...meta }, validated: true },
+    ),
   };
 }
 
@@ -59,7 +64,11 @@ export function periodObserved(
 ): Keyed {
   return {
     stream: paymentStream(posId, record.paymentId),
-    event: newEvent(PeriodRecordObserved, { posId, raw, record }, { metadata: { ...meta }, validated: true }),
+    event: newEvent(
+      PeriodRecordObserved,
+      { posId, raw: maskCardNumbersInJson(raw), record: withCardNumbersMasked(record) },
+      { metadata: { ...meta }, validated: true },
+    ),
   };
 }
 
@@ -73,7 +82,7 @@ export function webhookReceived(
     stream: paymentStream(posId, webhook.paymentId),
     event: newEvent(
       WebhookReceived,
-      { posId, raw, webhook },
+      { posId, raw: maskCardNumbersInJson(raw), webhook: withCardNumbersMasked(webhook) },
       { metadata: { source: 'webhook', ...meta }, validated: true },
     ),
   };
@@ -110,7 +119,7 @@ export function recordRejected(
     stream: rejectionStream(posId),
     event: newEvent(
       SourceRecordRejected,
-      { posId, source, field: field || '(record)', reason, ...storableRaw(raw) },
+      { posId, source, field: field || '(record)', reason, ...storableRaw(maskCardNumbers(raw)) },
       { metadata: { source, ...meta } },
     ),
   };

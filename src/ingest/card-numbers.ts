@@ -1,0 +1,84 @@
+/**
+ * Card numbers never reach the event store (README, "Reliability and security"). A PSP sends them masked
+ * (`cc_mask`: first six and last four digits), but one that does not mask (a test project, a fault), or a customer
+ * who types a card number into a description, would put a whole number into an observation. Before an
+ * observation's event is built, every run of 13 to 19 digits (whole, or grouped by spaces or dashes as cards are
+ * printed) that passes the card-number check digit (Luhn) is masked to its first six and last four digits, as a PSP masks:
+ *
+ * - in the recorded text (`raw`), inside JSON string values only (a number is left as it is, so the text stays
+ *   valid JSON and its amounts exact), and anywhere in a refused payload's text;
+ * - in the normalized record, only in the fields that carry card or free text (CARD_TEXT_FIELDS), never in an
+ *   id the matching reads (a numeric transaction id of that shape stays whole there).
+ *
+ * The event id is made from the masked content: the same delivery masked the same way is the same id.
+ */
+
+// 13 to 19 digits, whole or in the groups cards are printed in (4-4-4-1..7, or 4-6-5), by spaces or dashes; never
+// part of a longer word (a UUID's digits between its letters and dashes are not a card number)
+const PAN_SHAPE =
+  /(?<![0-9A-Za-z])(?:\d{13,19}|\d{4}([ -])\d{4}\1\d{4}\1\d{1,7}|\d{4}([ -])\d{6}\2\d{5})(?![0-9A-Za-z])/g;
+
+/** The fields of a record or webhook (and of its `other`) whose text is masked. */
+export const CARD_TEXT_FIELDS: ReadonlySet<string> = new Set([
+  'cc_mask',
+  'cardMask',
+  'description',
+  'status_description',
+  'payload',
+]);
+
+function luhn(digits: string): boolean {
+  let sum = 0;
+  for (let i = 0; i < digits.length; i++) {
+    let d = digits.charCodeAt(digits.length - 1 - i) - 48;
+    if (i % 2 === 1) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+  }
+  return sum % 10 === 0;
+}
+
+/** `text` with every card number in it masked (first six, last four digits). */
+export function maskCardNumbers(text: string): string {
+  if (!PAN_SHAPE.test(text)) return text;
+  PAN_SHAPE.lastIndex = 0;
+  return text.replace(PAN_SHAPE, (m) => {
+    const digits = m.replace(/[ -]/g, '');
+    return luhn(digits) ? `${digits.slice(0, 6)}${'*'.repeat(digits.length - 10)}${digits.slice(-4)}` : m;
+  });
+}
+
+/** A JSON text with the card numbers inside its string values masked; numbers, keys' places and layout kept. */
+export function maskCardNumbersInJson(raw: string): string {
+  if (!PAN_SHAPE.test(raw)) return raw;
+  PAN_SHAPE.lastIndex = 0;
+  let out = '';
+  let from = 0;
+  for (let i = 0; i < raw.length; i++) {
+    if (raw[i] !== '"') continue;
+    let end = i + 1;
+    while (end < raw.length && raw[end] !== '"') end += raw[end] === '\\' ? 2 : 1;
+    out += raw.slice(from, i + 1) + maskCardNumbers(raw.slice(i + 1, end));
+    from = end;
+    i = end;
+  }
+  return out + raw.slice(from);
+}
+
+/** A record's card and free-text fields masked (its own and its `other`'s); the same object when none changes. */
+export function withCardNumbersMasked<T extends { other: Record<string, unknown> }>(record: T): T {
+  let changed = false;
+  const masked = (v: unknown): unknown => {
+    if (typeof v !== 'string') return v;
+    const m = maskCardNumbers(v);
+    if (m !== v) changed = true;
+    return m;
+  };
+  const own: Record<string, unknown> = { ...record };
+  for (const k of Object.keys(own)) if (CARD_TEXT_FIELDS.has(k)) own[k] = masked(own[k]);
+  const other: Record<string, unknown> = { ...record.other };
+  for (const k of Object.keys(other)) if (CARD_TEXT_FIELDS.has(k)) other[k] = masked(other[k]);
+  return changed ? ({ ...own, other } as T) : record;
+}

@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { maskCardNumbers, maskCardNumbersInJson } from '../../src/ingest/card-numbers';
+import { recordRejected, registerObserved, webhookReceived } from '../../src/ingest/observations';
+import { parseJsonExact } from '../../src/psp/json';
+import { parseRegisterRecord, parseWebhookPayload } from '../../src/psp/parse';
+import { recordText } from '../bad-input/records.cases';
+import { POS_A, payload } from '../bad-input/webhooks.cases';
+
+/**
+ * Card numbers never reach the event store: a whole one in a webhook or a PSP record (a PSP that does not mask
+ * `cc_mask`, a customer who types one into a description) is masked to its first six and last four digits
+ * before the observation's event is built (src/ingest/card-numbers.ts). Found by a reviewer: such a webhook was
+ * accepted and its event kept the number twice, in `raw` and in `webhook.other`.
+ */
+
+const PAN = '4111111111111111';
+const MASKED = '411111******1111';
+const META = { receivedAt: '2025-03-01T10:00:03.000Z', remoteAddress: null };
+
+function webhookEvent(text: string) {
+  const parsed = parseWebhookPayload(text);
+  if (!parsed.ok) throw new Error(`the webhook was refused: ${parsed.field} ${parsed.reason}`);
+  return webhookReceived(POS_A, text, parsed.value, META).event;
+}
+
+describe('card numbers in what the PSP sends', () => {
+  it('a whole card number in a webhook (cc_mask, a description, spaced) is stored masked, in raw and in the webhook', () => {
+    const p = payload({ cc_mask: `"${PAN}"`, description: '"paid with 4111 1111 1111 1111"' });
+    const event = webhookEvent(p.text);
+    const stored = JSON.stringify(event.data);
+    expect(stored.replace(/[\s-]/g, '')).not.toContain(PAN);
+    const data = event.data as { raw: string; webhook: { other: Record<string, unknown> } };
+    expect(data.webhook.other['cc_mask']).toBe(MASKED);
+    expect(data.webhook.other['description']).toBe(`paid with ${MASKED}`);
+    // the recorded text stays exact JSON: it parses, and everything but the masked strings is as sent
+    const raw = parseJsonExact(data.raw);
+    expect(raw.ok).toBe(true);
+    expect(data.raw).toBe(p.text.replace(PAN, MASKED).replace('4111 1111 1111 1111', MASKED));
+    // the same delivery again is the same event
+    expect(webhookEvent(p.text).id).toBe(event.id);
+  });
+
+  it('a webhook with nothing to mask is stored exactly as before (text and id)', () => {
+    const p = payload({ cc_mask: '"411111******1111"', description: '"order 2025-03-01 10:00, 1234 5678"' });
+    const parsed = parseWebhookPayload(p.text);
+    if (!parsed.ok) throw new Error('refused');
+    const event = webhookEvent(p.text);
+    expect((event.data as { raw: string }).raw).toBe(p.text);
+    expect((event.data as { webhook: unknown }).webhook).toEqual(parsed.value);
+  });
+
+  it('a card number in a register record (its card mask, its description) is stored masked', () => {
+    const text = recordText('register', { cc_mask: `"${PAN}"` });
+    const parsed = parseRegisterRecord(text);
+    if (!parsed.ok) throw new Error(`refused: ${parsed.field} ${parsed.reason}`);
+    const { event } = registerObserved(POS_A, text, parsed.value, {
+      source: 'register',
+      reportId: null,
+      window: { from: '2025-03-01T00:00:00Z', to: '2025-03-02T00:00:00Z' },
+      observedAt: '2025-03-02T01:00:00Z',
+    });
+    expect(JSON.stringify(event.data)).not.toContain(PAN);
+    expect(JSON.stringify(event.data)).toContain(MASKED);
+  });
+
+  it('a refused payload is kept with its card numbers masked', () => {
+    const { event } = recordRejected(POS_A, 'webhook', 'amount', 'not a number', `{"cc_mask":"${PAN}",`, {});
+    expect(JSON.stringify(event.data)).not.toContain(PAN);
+  });
+
+  it('masks what has the shape and check digit of a card number, and only that', () => {
+    // Luhn-valid, 13 to 19 digits, plain, spaced or dashed: masked
+    expect(maskCardNumbers('5555555555554444')).toBe('555555******4444');
+    expect(maskCardNumbers('card 5555-5555-5555-4444.')).toBe('card 555555******4444.');
+    expect(maskCardNumbers('378282246310005')).toBe('378282*****0005');
+    // not a card number: a wrong check digit, too short, too long, part of a longer digit run
+    // and a UUID whose digits between its letters and dashes happen to pass the check (a sandbox payment id)
+    for (const text of [
+      '4111111111111112',
+      '411111111111',
+      '41111111111111111111',
+      'id 12345678901234567890123',
+      '4cc60206-7056-4732-8584-4a443f6b0469',
+    ])
+      expect(maskCardNumbers(text)).toBe(text);
+    // in JSON, only inside strings: a number of that shape stays a number (amounts stay exact)
+    expect(maskCardNumbersInJson(`{"a":${PAN},"b":"${PAN}","c":"x\\"${PAN}"}`)).toBe(
+      `{"a":${PAN},"b":"${MASKED}","c":"x\\"${MASKED}"}`,
+    );
+  });
+});
