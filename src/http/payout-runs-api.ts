@@ -64,6 +64,7 @@ const STATUS: Record<string, number> = {
   CHANGED_MEANWHILE: 409,
   EXECUTION_DATE_PASSED: 409,
   STATED_LOWER: 409,
+  HOLD_IN_FORCE: 409,
 };
 
 /** A refusal as its answer; anything else is not ours to describe (rethrown: the route logs a 500). */

@@ -17,6 +17,7 @@ export class PayoutRunRefused extends ReconError {
       | 'CHANGED_MEANWHILE'
       | 'EXECUTION_DATE_PASSED'
       | 'STATED_LOWER'
+      | 'HOLD_IN_FORCE'
       | 'INVALID_INPUT',
     message: string,
   ) {
