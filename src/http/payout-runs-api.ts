@@ -66,6 +66,7 @@ const STATUS: Record<string, number> = {
   EXECUTION_DATE_PASSED: 409,
   STATED_LOWER: 409,
   HOLD_IN_FORCE: 409,
+  PAYEE_CHANGED: 409,
 };
 
 /** A refusal as its answer; anything else is not ours to describe (rethrown: the route logs a 500). */

@@ -18,6 +18,7 @@ export class PayoutRunRefused extends ReconError {
       | 'EXECUTION_DATE_PASSED'
       | 'STATED_LOWER'
       | 'HOLD_IN_FORCE'
+      | 'PAYEE_CHANGED'
       | 'INVALID_INPUT',
     message: string,
   ) {
