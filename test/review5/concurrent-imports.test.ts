@@ -21,8 +21,8 @@ describe('review5: two imports of one fee contract at once', () => {
       importFeeContract(t.store, parsed.lines, { file: 'fees.csv' }),
       importFeeContract(t.store, parsed.lines, { file: 'fees-copy.csv' }),
     ]);
-    const [{ n }] = await t.db.sql<{ n: number }[]>`select count(*)::int as n from es_events`;
-    expect(n).toBe(2);
+    const [row] = await t.db.sql<{ n: number }[]>`select count(*)::int as n from es_events`;
+    expect(row!.n).toBe(2);
     for (const r of results) if (r.status === 'rejected') expect(String(r.reason)).not.toMatch(/internal/i);
   });
 });
