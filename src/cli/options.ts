@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon';
 import { ensureOutDir } from '../export/out-dir';
+import { plausibleDay } from '../input-rules';
 import { UsageError } from './errors';
 
 /**
@@ -11,6 +12,19 @@ export function calendarDay(option: string, value: string): string {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || !DateTime.fromISO(value, { zone: 'UTC' }).isValid) {
     throw new UsageError(`${option}: expected a day of the calendar (YYYY-MM-DD), got ${JSON.stringify(value)}`);
   }
+  // the shared rule for days at a door: 0001-01-01 reached PostgreSQL as year 0 and failed as INTERNAL
+  const plausible = plausibleDay(value);
+  if (!plausible.ok) throw new UsageError(`${option}: ${plausible.reason}`);
+  return value;
+}
+
+/** A month (YYYY-MM) whose first day is a plausible day: 1999-12 was issued and recorded, 0000-01 failed INTERNAL. */
+export function plausibleMonth(option: string, value: string): string {
+  if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(value))
+    throw new UsageError(`${option}: expected YYYY-MM, got ${JSON.stringify(value)}`);
+  const plausible = plausibleDay(`${value}-01`);
+  if (!plausible.ok)
+    throw new UsageError(`${option}: ${value} is outside the months recon reads (${plausible.reason})`);
   return value;
 }
 

@@ -75,23 +75,38 @@ export function holdPolicyFrom(
 ): { policy: HoldPolicy; issues: Array<{ variable: string; problem: string }> } {
   const issues: Array<{ variable: string; problem: string }> = [];
   const rules: Record<string, HoldRule> = { ...DEFAULT_HOLD_RULES };
+  // a type or currency named twice is refused, not the last one taken: which was meant cannot be known
+  const seen = new Set<string>();
+  const twice = (variable: string, key: string, what: string): boolean => {
+    const k = `${variable}\u0000${key}`;
+    if (!seen.has(k)) {
+      seen.add(k);
+      return false;
+    }
+    issues.push({ variable, problem: `${what} given twice` });
+    return true;
+  };
   for (const part of splitList(env.RECON_HOLD_POLICY)) {
-    const [type, rule] = part.split('=').map((s) => s.trim());
-    if (!type || !knownTypes.includes(type))
+    const [type, rule, ...more] = part.split('=').map((s) => s.trim());
+    if (more.length > 0)
+      issues.push({ variable: 'RECON_HOLD_POLICY', problem: `expected TYPE=RULE, got ${JSON.stringify(part)}` });
+    else if (!type || !knownTypes.includes(type))
       issues.push({ variable: 'RECON_HOLD_POLICY', problem: `unknown discrepancy type ${JSON.stringify(type)}` });
     else if (!(HOLD_RULES as readonly string[]).includes(rule ?? ''))
       issues.push({
         variable: 'RECON_HOLD_POLICY',
         problem: `${type}: expected payment, difference or none, got ${JSON.stringify(rule ?? '')}`,
       });
-    else rules[type] = rule as HoldRule;
+    else if (!twice('RECON_HOLD_POLICY', type, type)) rules[type] = rule as HoldRule;
   }
   let all = DEFAULT_MATERIALITY;
   const byCurrency: Record<string, bigint> = {};
   for (const part of splitList(env.RECON_HOLD_MATERIALITY)) {
-    const [a, b] = part.split('=').map((s) => s.trim());
+    const [a, b, ...more] = part.split('=').map((s) => s.trim());
     const [currency, value] = b === undefined ? [undefined, a] : [a, b];
-    if (currency !== undefined && !/^[A-Z]{3}$/.test(currency))
+    if (more.length > 0)
+      issues.push({ variable: 'RECON_HOLD_MATERIALITY', problem: `expected CUR=n, got ${JSON.stringify(part)}` });
+    else if (currency !== undefined && !/^[A-Z]{3}$/.test(currency))
       issues.push({
         variable: 'RECON_HOLD_MATERIALITY',
         problem: `expected a currency code, got ${JSON.stringify(currency)}`,
@@ -101,6 +116,7 @@ export function holdPolicyFrom(
         variable: 'RECON_HOLD_MATERIALITY',
         problem: `expected whole minor units (e.g. 100 for 1.00), got ${JSON.stringify(value ?? '')}`,
       });
+    else if (twice('RECON_HOLD_MATERIALITY', currency ?? '', currency ?? 'the amount for all currencies')) continue;
     else if (currency === undefined) all = BigInt(value!);
     else byCurrency[currency] = BigInt(value!);
   }

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { parse as losslessParse } from 'lossless-json';
 import { z } from 'zod';
 import { type BankConfig, bankConfigFrom, bankConfigIssues, bankConfigSchema, EMPTY_BANK_CONFIG } from './bank';
 import { type ExceptionsConfig, exceptionsConfigFrom } from './exceptions';
@@ -124,13 +125,34 @@ function jsonOf(r: EnvReader, configFile: string): unknown {
     r.problem('RECON_CONFIG', `cannot read ${configFile}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`);
     return undefined;
   }
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (e) {
     // V8 quotes a piece of the text in its message, and the file holds secrets: keep only the position.
     const at = /position (\d+)/.exec((e as Error).message)?.[1];
     r.problem('RECON_CONFIG', `${configFile} is not valid JSON${at ? ` (at character ${at})` : ''}`);
     return undefined;
+  }
+  const twice = keyGivenTwice(text);
+  if (twice) {
+    r.problem('RECON_CONFIG', `${configFile}: ${twice}`);
+    return undefined;
+  }
+  return value;
+}
+
+/**
+ * A key given twice with different values in one object (`"currency": "EUR", …, "currency": "UAH"`), which
+ * JSON.parse settles silently by the last: which was meant is unknowable. Named by key and place, never value.
+ */
+export function keyGivenTwice(text: string): string | null {
+  try {
+    losslessParse(text);
+    return null;
+  } catch (e) {
+    const m = /^Duplicate key '(.{0,80})' encountered at position (\d+)/.exec((e as Error).message);
+    return m ? `the key ${JSON.stringify(m[1])} is given twice with different values (at character ${m[2]})` : null;
   }
 }
 

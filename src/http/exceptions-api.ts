@@ -16,6 +16,7 @@ import { checkText, REFERENCE_TEXT } from '../input-rules';
 import { personOfToken } from '../people/authenticate';
 import type { Directory, Person } from '../people/directory';
 import { NotAllowed } from '../people/errors';
+import { isPlainObject, parseJsonExact } from '../psp/json';
 import { may } from '../people/roles';
 import type { EventStore } from '../store/types';
 
@@ -73,15 +74,12 @@ async function bodyOf(req: IncomingMessage): Promise<Record<string, unknown>> {
     if (size > MAX_BODY) throw new ExceptionRefused('INVALID', 'body', `body: at most ${MAX_BODY} bytes`);
     chunks.push(c as Buffer);
   }
-  let parsed: unknown;
-  try {
-    parsed = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : {};
-  } catch {
-    throw new ExceptionRefused('INVALID', 'body', 'body: expected a JSON object');
-  }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
-    throw new ExceptionRefused('INVALID', 'body', 'body: expected a JSON object');
-  return parsed as Record<string, unknown>;
+  if (!chunks.length) return {};
+  // exact JSON: a key given twice with other values ("decision" withhold, then pay) is refused, not the last taken
+  const parsed = parseJsonExact(Buffer.concat(chunks).toString('utf8'));
+  if (!parsed.ok) throw new ExceptionRefused('INVALID', 'body', `body: expected a JSON object (${parsed.reason})`);
+  if (!isPlainObject(parsed.value)) throw new ExceptionRefused('INVALID', 'body', 'body: expected a JSON object');
+  return parsed.value;
 }
 
 /** A JSON field that must be a string when given. */

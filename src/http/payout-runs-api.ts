@@ -7,6 +7,7 @@ import { runJson } from '../payout-runs/runs';
 import { personOfToken } from '../people/authenticate';
 import type { Directory, Person } from '../people/directory';
 import { NotAllowed } from '../people/errors';
+import { isPlainObject, parseJsonExact } from '../psp/json';
 import type { EventStore } from '../store/types';
 
 /**
@@ -64,6 +65,8 @@ const STATUS: Record<string, number> = {
   CHANGED_MEANWHILE: 409,
   EXECUTION_DATE_PASSED: 409,
   STATED_LOWER: 409,
+  HOLD_IN_FORCE: 409,
+  PAYEE_CHANGED: 409,
 };
 
 /** A refusal as its answer; anything else is not ours to describe (rethrown: the route logs a 500). */
@@ -80,13 +83,11 @@ async function approvalBody(req: IncomingMessage): Promise<{ executionDate?: str
   const text = await readBody(req);
   if (text === null) return `the body is over ${MAX_BODY} bytes`;
   if (text.trim() === '') return {};
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return 'the body is not JSON';
-  }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return 'the body must be a JSON object';
+  // exact JSON: "executionDate" given twice with other days is refused, not the last one taken
+  const parsed = parseJsonExact(text);
+  if (!parsed.ok) return `the body is not JSON (${parsed.reason})`;
+  const body = parsed.value;
+  if (!isPlainObject(body)) return 'the body must be a JSON object';
   const keys = Object.keys(body);
   const d = (body as Record<string, unknown>).executionDate;
   if (keys.some((k) => k !== 'executionDate') || (d !== undefined && typeof d !== 'string'))

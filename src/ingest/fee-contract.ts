@@ -59,7 +59,8 @@ function parseLine(fields: Record<string, string>, file: string, line: number) {
   const currency = fields.currency!.trim();
   if (!/^[A-Z]{3}$/.test(currency)) bad('currency', 'expected a three-letter ISO 4217 code such as EUR');
   const percent = fields.percent!.trim();
-  if (!/^\d{1,3}(\.\d{1,6})?$/.test(percent) || Number(percent.split('.')[0]) > 100)
+  // the whole figure against 100 (a validation, no amount): 100.5 is over it, as its integer part was not
+  if (!/^\d{1,3}(\.\d{1,6})?$/.test(percent) || Number(percent) > 100)
     bad('percent', `${JSON.stringify(percent)} is not a percentage from 0 to 100 with at most six decimals`);
   const fixedText = fields.fixed!.trim() || '0';
   const fixed = parseAmount(fixedText);
@@ -95,7 +96,9 @@ export function parseFeeContract(text: string, file: string): FeeContractResult 
   const required = FEE_COLUMNS.filter((c) => c !== 'rounding');
   const missing = required.filter((c) => !names.includes(c));
   const unknown = names.filter((n) => !(FEE_COLUMNS as readonly string[]).includes(n));
-  if (!header || missing.length || unknown.length)
+  // a column named twice: the last would win silently (a percent read from the wrong column)
+  const twice = [...new Set(names.filter((n, i) => names.indexOf(n) !== i))];
+  if (!header || missing.length || unknown.length || twice.length)
     return {
       ok: false,
       issues: [
@@ -103,7 +106,7 @@ export function parseFeeContract(text: string, file: string): FeeContractResult 
           file,
           line: header?.line ?? 1,
           column: null,
-          message: `header must be ${FEE_COLUMNS.join(',')} (rounding optional)${missing.length ? `; missing ${missing.join(', ')}` : ''}${unknown.length ? `; unknown ${unknown.join(', ')}` : ''}`,
+          message: `header must be ${FEE_COLUMNS.join(',')} (rounding optional)${missing.length ? `; missing ${missing.join(', ')}` : ''}${unknown.length ? `; unknown ${unknown.join(', ')}` : ''}${twice.length ? `; named twice ${twice.join(', ')}` : ''}`,
         },
       ],
     };

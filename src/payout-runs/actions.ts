@@ -17,7 +17,7 @@ import { StoreError } from '../store/errors';
 import type { EventStore, NewEvent } from '../store/types';
 import { debtorsFor } from './debtor';
 import { PayoutRunRefused } from './errors';
-import { planInputOf, statementRunsOf } from './inputs';
+import { decisionNow, payeeOf, planInputOf, statementRunsOf } from './inputs';
 import { fileSha256, pain001 } from './pain001';
 import { linesAboveAsks, type Plan, planRun } from './plan';
 import { type PayoutRun, type PayoutRuns, readRuns, runOf } from './runs';
@@ -125,6 +125,8 @@ export async function draftRun(store: EventStore, actor: Person, o: DraftOptions
  * filed nor sent; cancelled, the month is drafted again at what it still asks.
  */
 async function notStatedLower(store: EventStore, runs: PayoutRuns, run: PayoutRun): Promise<void> {
+  await noReleaseTakenBack(store, run);
+  await payeesUnchanged(store, run);
   const above = linesAboveAsks(run, [...runs.runs.values()], await statementRunsOf(store, run.month));
   if (above.length > 0)
     throw new PayoutRunRefused(
@@ -132,6 +134,45 @@ async function notStatedLower(store: EventStore, runs: PayoutRuns, run: PayoutRu
       `${run.id} pays ${above.map((l) => l.reference).join(', ')} more than the month's statements still ask ` +
         `(a correction stated the month lower since it was drafted); cancel it (recon payout-runs cancel ${run.id} ` +
         '--reason ...) and draft the month again',
+    );
+}
+
+/**
+ * A line pays money a statement released from hold because its discrepancy was decided pay or write-off. A
+ * decision revoked or turned to withhold after the run was drafted puts that money in doubt again: a draft made
+ * now would leave the line out (`hold_in_force`, plan.ts), so the waiting run is neither approved, filed nor sent.
+ */
+async function noReleaseTakenBack(store: EventStore, run: PayoutRun): Promise<void> {
+  const held = new Set<string>();
+  for (const l of run.lines)
+    for (const h of l.releasedHolds)
+      if (['revoked', 'withhold'].includes(await decisionNow(store, h.discrepancyId))) held.add(l.reference);
+  if (held.size > 0)
+    throw new PayoutRunRefused(
+      'HOLD_IN_FORCE',
+      `${run.id} pays ${[...held].join(', ')} with money released from hold whose decision was revoked or turned ` +
+        `to withhold since it was drafted (the money is in doubt again); cancel it (recon payout-runs cancel ${run.id} ` +
+        '--reason ...) and draft the month again',
+    );
+}
+
+/**
+ * A run records each creditor's account when drafted. The directory naming another account since (the old one
+ * closed, or wrong) means the transfer would go where the sub-merchant no longer wants it: neither approved,
+ * filed nor sent; cancelled, the month is drafted again to the account in force.
+ */
+async function payeesUnchanged(store: EventStore, run: PayoutRun): Promise<void> {
+  const changed: string[] = [];
+  for (const l of run.lines) {
+    const now = await payeeOf(store, l.subMerchantId);
+    if (now?.payoutAccount !== l.creditorAccount || (now.payoutBic ?? undefined) !== l.creditorAgent)
+      changed.push(l.reference);
+  }
+  if (changed.length > 0)
+    throw new PayoutRunRefused(
+      'PAYEE_CHANGED',
+      `${run.id} pays ${changed.join(', ')} to a payout account the directory no longer names (changed since it ` +
+        `was drafted); cancel it (recon payout-runs cancel ${run.id} --reason ...) and draft the month again`,
     );
 }
 

@@ -17,6 +17,8 @@ export class PayoutRunRefused extends ReconError {
       | 'CHANGED_MEANWHILE'
       | 'EXECUTION_DATE_PASSED'
       | 'STATED_LOWER'
+      | 'HOLD_IN_FORCE'
+      | 'PAYEE_CHANGED'
       | 'INVALID_INPUT',
     message: string,
   ) {

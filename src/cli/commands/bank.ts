@@ -8,6 +8,7 @@ import { importBankFiles } from '../../ingest/bank/import';
 import { knownEventsOf } from '../../ingest/bank/known-events';
 import type { BankFormat } from '../../ingest/bank/types';
 import { formatMinor } from '../../ingest/bank/amount';
+import { keyGivenTwice } from '../../config/project-file';
 import { calendarDay } from '../options';
 import { printable } from '../../input-rules';
 import { UsageError } from '../errors';
@@ -18,7 +19,10 @@ import { type Runtime, withRuntime } from '../runtime';
 function mappingFrom(file: string): CsvMapping {
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
+    const text = readFileSync(file, 'utf8');
+    raw = JSON.parse(text);
+    const twice = keyGivenTwice(text);
+    if (twice) throw new Error(twice);
   } catch (e) {
     throw new UsageError(`--mapping ${file}: ${(e as Error).message}`);
   }

@@ -6,7 +6,7 @@ import { parsePosition } from '../../store/types';
 import { UsageError } from '../errors';
 import { withJudgingRuntime } from '../runtime';
 import { addSendCommand } from '../statements-send';
-import { outDirOption } from '../options';
+import { outDirOption, plausibleMonth } from '../options';
 
 interface StatementOptions {
   month?: string;
@@ -68,8 +68,7 @@ export function register(program: Command): void {
     )
     .option('--no-catch-up', "cut at the journal's checkpoint as it is, without applying new events first")
     .action(async (opts: StatementOptions) => {
-      if (opts.month !== undefined && !/^\d{4}-(0[1-9]|1[0-2])$/.test(opts.month))
-        throw new UsageError(`--month: expected YYYY-MM, got ${JSON.stringify(opts.month)}`);
+      if (opts.month !== undefined) plausibleMonth('--month', opts.month);
       if (!opts.runs && !opts.month) throw new UsageError('--month is required (YYYY-MM)');
       let atPosition: ReturnType<typeof parsePosition> | undefined;
       try {

@@ -259,7 +259,8 @@ class Mt940Reader {
     m.entries++;
     return {
       amount: amount as bigint,
-      direction: mark.endsWith('C') ? 'credit' : 'debit',
+      // SWIFT: RC is the reversal of a credit (a debit entry), RD the reversal of a debit (a credit entry)
+      direction: mark === 'C' || mark === 'RD' ? 'credit' : 'debit',
       currency: m.head!.currency,
       status: 'booked',
       bookingDate,
