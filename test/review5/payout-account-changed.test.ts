@@ -3,7 +3,7 @@ import { approveRun, draftRun, paymentFile, sendRun } from '../../src/payout-run
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore } from '../../src/store/types';
 import { createTestDatabase, type TestDatabase } from '../support/db';
-import { BANK, ENV, issue, person, register } from '../payout-runs/fixtures';
+import { BANK, ENV, issue, person, register, NONE_PAID } from '../payout-runs/fixtures';
 
 /**
  * Review 5: a run records each creditor's account when it is drafted. The directory gives a sub-merchant another
@@ -42,7 +42,7 @@ async function drafted(sub: string, month: string) {
       holds: [],
     },
   ]);
-  return (await draftRun(store, ana, { month, bank: BANK, env: ENV, now: NOW })).run!;
+  return (await draftRun(store, ana, { month, bank: BANK, env: ENV, paidByBank: NONE_PAID, now: NOW })).run!;
 }
 
 describe('review5: the payout account changed after the draft', () => {

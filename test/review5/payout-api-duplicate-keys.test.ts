@@ -9,7 +9,7 @@ import { addUser } from '../../src/people/manage';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore } from '../../src/store/types';
 import { createTestDatabase, type TestDatabase } from '../support/db';
-import { BANK, ENV, issue, person, register } from '../payout-runs/fixtures';
+import { BANK, ENV, issue, person, register, NONE_PAID } from '../payout-runs/fixtures';
 
 /**
  * Review 5: an approval over HTTP naming `executionDate` twice with two days was approved for the last one
@@ -39,7 +39,7 @@ beforeAll(async () => {
       holds: [],
     },
   ]);
-  await draftRun(store, person('petro', 'approver'), { month: '2026-10', bank: BANK, env: ENV });
+  await draftRun(store, person('petro', 'approver'), { month: '2026-10', bank: BANK, env: ENV, paidByBank: NONE_PAID });
   const api = createPayoutRunsApi({ store, directory: directoryReader(store, 0), timezone: 'Europe/Kyiv' });
   server = createServer((req, res) => {
     void api(req, res).then(

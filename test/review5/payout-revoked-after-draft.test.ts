@@ -3,7 +3,7 @@ import { approveRun, draftRun, paymentFile, sendRun } from '../../src/payout-run
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore } from '../../src/store/types';
 import { createTestDatabase, type TestDatabase } from '../support/db';
-import { BANK, decide, ENV, issue, person, register, revoke } from '../payout-runs/fixtures';
+import { BANK, decide, ENV, issue, person, register, revoke, NONE_PAID } from '../payout-runs/fixtures';
 
 /**
  * Review 5: money whose release is taken back after a run was drafted. A run drafted after the revocation leaves
@@ -42,7 +42,8 @@ describe('review5: a release revoked between draft and approval', () => {
         holds: [[D1, '2500']],
       },
     ]);
-    const first = (await draftRun(store, ana, { month: MONTH, bank: BANK, env: ENV, now: NOW })).run!;
+    const first = (await draftRun(store, ana, { month: MONTH, bank: BANK, env: ENV, paidByBank: NONE_PAID, now: NOW }))
+      .run!;
     await approveRun(store, iryna, first.id, AT);
     await sendRun(store, ana, first.id, AT);
     const acceptance = await decide(store, D1, 'pay');
@@ -58,7 +59,8 @@ describe('review5: a release revoked between draft and approval', () => {
         holds: [],
       },
     ]);
-    const second = (await draftRun(store, ana, { month: MONTH, bank: BANK, env: ENV, now: NOW })).run!;
+    const second = (await draftRun(store, ana, { month: MONTH, bank: BANK, env: ENV, paidByBank: NONE_PAID, now: NOW }))
+      .run!;
     expect(second.lines.map((l) => [l.reference, l.amount, l.releasedHolds.map((h) => h.decision)])).toEqual([
       ['RS-SM-A-2026-10-EUR-2', '2500', ['pay']],
     ]);
@@ -97,7 +99,9 @@ describe('review5: a release revoked between draft and approval', () => {
         holds: [],
       },
     ]);
-    const run = (await draftRun(store, ana, { month: '2026-09', bank: BANK, env: ENV, now: NOW })).run!;
+    const run = (
+      await draftRun(store, ana, { month: '2026-09', bank: BANK, env: ENV, paidByBank: NONE_PAID, now: NOW })
+    ).run!;
     await approveRun(store, iryna, run.id, AT);
     await revoke(store, D2, acceptance);
     await expect(paymentFile(store, ana, run.id, AT)).rejects.toMatchObject({ code: 'HOLD_IN_FORCE' });
