@@ -187,7 +187,7 @@ const WEEKEND = [6, 7];
 /**
  * The day the bank is asked to execute: a business day (banks execute credit transfers Monday to Friday; a file
  * asking a Saturday is rejected by some and moved by others, so the date would not be the one approved), not
- * before the day of approval in the business time zone. Default: that day, or the Monday after a weekend.
+ * before the day of approval in the business time zone nor more than a year after it. Default: that day, or the Monday after a weekend.
  */
 function executionDateOf(asked: string | undefined, now: Date, timezone: string): string {
   const day = DateTime.fromJSDate(now, { zone: timezone }).startOf('day');
@@ -199,6 +199,14 @@ function executionDateOf(asked: string | undefined, now: Date, timezone: string)
     throw new PayoutRunRefused(
       'INVALID_INPUT',
       `--execution-date (executionDate): expected a day (YYYY-MM-DD) from ${today} on, got ${JSON.stringify(asked.slice(0, 20))}`,
+    );
+  // banks take a transfer dated at most about a year ahead; a date past that is a year mistyped (2062 for 2026),
+  // and a run dated so would never expire (EXECUTION_DATE_PASSED)
+  const latest = day.plus({ years: 1 }).toISODate()!;
+  if (asked > latest)
+    throw new PayoutRunRefused(
+      'INVALID_INPUT',
+      `--execution-date (executionDate): ${asked} is more than a year ahead (at most ${latest}); banks execute transfers dated within a year`,
     );
   if (WEEKEND.includes(d.weekday))
     throw new PayoutRunRefused(

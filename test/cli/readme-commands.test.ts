@@ -419,7 +419,7 @@ describe('README.md and --help: through the real binary', () => {
         '--from',
         '2000-01-01',
         '--to',
-        '2099-12-31',
+        '2035-12-31',
       ]),
       DEMO_ACCOUNTS['EUR']!.settlement,
     );

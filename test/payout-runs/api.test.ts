@@ -9,7 +9,7 @@ import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore } from '../../src/store/types';
 import { sha256Hex } from '../../src/canonical';
 import { createTestDatabase, type TestDatabase } from '../support/db';
-import { BANK, ENV, issue, person, register, NONE_PAID } from './fixtures';
+import { BANK, ENV, issue, person, register, NONE_PAID, weekdayAhead } from './fixtures';
 import { wasmErrors } from './validate';
 
 /** GET /api/payout-runs, one run, POST …/approve, GET …/file over real HTTP: roles enforced on the server. */
@@ -101,9 +101,10 @@ describe('payout runs over HTTP', () => {
     expect((await call(`${path}/file`, 'ana')).status).toBe(409);
     expect((await post(`${path}/approve`, 'iryna', { executionDate: 'tomorrow' })).status).toBe(400);
     expect((await post(`${path}/approve`, 'iryna', { other: 1 })).status).toBe(400);
-    const ok = await post(`${path}/approve`, 'iryna', { executionDate: '2099-01-02' });
+    const friday = weekdayAhead(5);
+    const ok = await post(`${path}/approve`, 'iryna', { executionDate: friday });
     expect(ok.status).toBe(200);
-    expect(await ok.json()).toMatchObject({ status: 'approved', approvedBy: 'iryna', executionDate: '2099-01-02' });
+    expect(await ok.json()).toMatchObject({ status: 'approved', approvedBy: 'iryna', executionDate: friday });
     expect((await post(`${path}/approve`, 'iryna')).status).toBe(409);
 
     expect((await call(`${path}/file`, 'vera')).status).toBe(403);
@@ -115,6 +116,6 @@ describe('payout runs over HTTP', () => {
     expect(file.headers.get('x-content-sha256')).toBe(sha256Hex(xml));
     expect(await wasmErrors(xml)).toEqual([]);
     expect(xml).toContain('<InstdAmt Ccy="EUR">42.00</InstdAmt>');
-    expect(xml).toContain('<ReqdExctnDt><Dt>2099-01-02</Dt></ReqdExctnDt>');
+    expect(xml).toContain(`<ReqdExctnDt><Dt>${friday}</Dt></ReqdExctnDt>`);
   });
 });

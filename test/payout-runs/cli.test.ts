@@ -8,7 +8,7 @@ import { sha256Hex } from '../../src/canonical';
 import { EXIT_CODE } from '../../src/cli/errors';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import { createTestDatabase, type TestDatabase } from '../support/db';
-import { issue, register } from './fixtures';
+import { issue, register, weekdayAhead } from './fixtures';
 import { debianErrors, debianXmllint, wasmErrors } from './validate';
 
 /** `recon payout-runs …` as finance types it, through the real binary, each person with their own token. */
@@ -106,10 +106,11 @@ describe('recon payout-runs', () => {
     expect(early.stderr).toContain('PR-2026-10-1 is draft; its payment file exists once approved');
 
     // review: a Sunday is no day a bank executes on: refused, naming the option, exit usage
-    const sunday = await recon(['payout-runs', 'approve', 'PR-2026-10-1', '--execution-date', '2099-01-04'], 'iryna');
+    const [aSunday, aMonday] = [weekdayAhead(7), weekdayAhead(1)];
+    const sunday = await recon(['payout-runs', 'approve', 'PR-2026-10-1', '--execution-date', aSunday], 'iryna');
     expect(sunday.code).toBe(EXIT_CODE.usage);
-    expect(sunday.stderr).toContain('--execution-date (executionDate): 2099-01-04 is a Sunday');
-    const approved = await recon(['payout-runs', 'approve', 'PR-2026-10-1', '--execution-date', '2099-01-05'], 'iryna');
+    expect(sunday.stderr).toContain(`--execution-date (executionDate): ${aSunday} is a Sunday`);
+    const approved = await recon(['payout-runs', 'approve', 'PR-2026-10-1', '--execution-date', aMonday], 'iryna');
     expect(approved.code, approved.stderr).toBe(0);
     expect(approved.stdout).toContain('approved PR-2026-10-1');
 

@@ -1,3 +1,4 @@
+import { DateTime, type WeekdayNumbers } from 'luxon';
 import { bankConfigFrom, bankConfigSchema } from '../../src/config/bank';
 import { DiscrepancyAccepted, DiscrepancyAcceptanceRevoked, discrepancyStream } from '../../src/events/audit-events';
 import { newEvent } from '../../src/events/catalog';
@@ -91,3 +92,8 @@ export async function revoke(store: EventStore, id: string, acceptance: string) 
 
 /** What the bank paid on each reference where no bank statement was imported: nothing (draftRun's `paidByBank`). */
 export const NONE_PAID: ReadonlyMap<string, bigint> = new Map();
+
+/** A day of the week (1 Monday … 7 Sunday) about two weeks from now in Europe/Kyiv: always ahead, within a year. */
+export function weekdayAhead(weekday: WeekdayNumbers): string {
+  return DateTime.now().setZone('Europe/Kyiv').plus({ weeks: 2 }).set({ weekday }).toISODate()!;
+}

@@ -9,7 +9,7 @@ import { addUser } from '../../src/people/manage';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore } from '../../src/store/types';
 import { createTestDatabase, type TestDatabase } from '../support/db';
-import { BANK, ENV, issue, person, register, NONE_PAID } from './fixtures';
+import { BANK, ENV, issue, person, register, NONE_PAID, weekdayAhead } from './fixtures';
 
 /**
  * A hostile review of the HTTP door: two approvers approving one run at the same moment (both read the draft
@@ -89,7 +89,7 @@ describe('review: two approvals over HTTP at the same moment', () => {
       fetch(`${base}/api/payout-runs/PR-2026-10-1/approve`, {
         method: 'POST',
         headers: { authorization: `Bearer ${tokens[who]}` },
-        body: JSON.stringify({ executionDate: '2099-01-02' }),
+        body: JSON.stringify({ executionDate: weekdayAhead(5) }),
       });
     const answers = await Promise.all(['iryna', 'maria'].map(approve));
     expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);

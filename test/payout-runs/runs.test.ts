@@ -14,7 +14,7 @@ import { foldRuns, totalsOf } from '../../src/payout-runs/runs';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore } from '../../src/store/types';
 import { createTestDatabase, type TestDatabase } from '../support/db';
-import { BANK, decide, ENV, issue, person, register, revoke, NONE_PAID } from './fixtures';
+import { BANK, decide, ENV, issue, person, register, revoke, NONE_PAID, weekdayAhead } from './fixtures';
 import { texts, wasmErrors } from './validate';
 
 /**
@@ -400,7 +400,8 @@ describe('payout runs', () => {
       const tries = {
         read: () => listRuns(store, who),
         create: () => draftRun(store, who, { month: '2026-01', bank: BANK, env: ENV, paidByBank: NONE_PAID }),
-        approve: () => approveRun(store, who, 'PR-2026-10-2', { timezone: 'Europe/Kyiv', executionDate: '2099-01-01' }),
+        approve: () =>
+          approveRun(store, who, 'PR-2026-10-2', { timezone: 'Europe/Kyiv', executionDate: weekdayAhead(4) }),
         file: () => paymentFile(store, who, 'PR-2026-10-1', AT),
       };
       can[role] = [];

@@ -6,12 +6,10 @@ import { createTestDatabase, type TestDatabase } from '../support/db';
 import { BANK, ENV, issue, person, register, NONE_PAID } from '../payout-runs/fixtures';
 
 /**
- * Review 5 (DEFECT, not fixed): `recon payout-runs approve RUN --execution-date 2062-11-30` (a year mistyped) is
- * approved, and the file asks the bank to pay in 2062; the run never expires (EXECUTION_DATE_PASSED needs the
- * date behind). src/payout-runs/actions.ts `executionDateOf` checks only "not before today" and weekdays, not
- * the shared rule for days at a door (src/input-rules.ts `plausibleDay`, at most ten years ahead) nor any bound
- * a bank keeps. Not fixed here: test/payout-runs/cli.test.ts approves for 2099-01-05 (a day always ahead of
- * the wall clock), and the bound (ten years, or one, as banks keep) is the lead's choice.
+ * Review 5: `recon payout-runs approve RUN --execution-date 2062-11-30` (a year mistyped) was approved, and the
+ * file asked the bank to pay in 2062; the run never expired (EXECUTION_DATE_PASSED needs the date behind). Now
+ * an execution date more than a year after the day of approval is refused naming the option (banks take
+ * transfers dated within about a year); the payout-runs tests approve for a weekday two weeks ahead.
  */
 
 let db: TestDatabase;
@@ -40,7 +38,7 @@ const now = new Date('2026-11-26T09:00:00.000Z'); // a Thursday
 const at = { timezone: 'Europe/Kyiv', now };
 
 describe('review5: an execution date years ahead', () => {
-  it.fails('is refused naming the option; a weekday within the range is approved', async () => {
+  it('is refused naming the option; a weekday within the range is approved', async () => {
     const id = (
       await draftRun(store, person('ana', 'analyst'), {
         month: '2026-07',
@@ -54,7 +52,9 @@ describe('review5: an execution date years ahead', () => {
     for (const day of ['2062-11-30', '9999-12-31'])
       await expect(approveRun(store, iryna, id, { ...at, executionDate: day })).rejects.toMatchObject({
         code: 'INVALID_INPUT',
-        message: expect.stringMatching(/^--execution-date \(executionDate\): date .* is after 2036-/),
+        message: expect.stringMatching(
+          /^--execution-date \(executionDate\): .* is more than a year ahead \(at most 2027-11-26\)/,
+        ),
       });
     expect((await approveRun(store, iryna, id, { ...at, executionDate: '2026-12-01' })).executionDate).toBe(
       '2026-12-01',
