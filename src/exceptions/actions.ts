@@ -14,7 +14,7 @@ import { eventIdFor } from '../events/ids';
 import { checkText, FREE_TEXT, plausibleInstant } from '../input-rules';
 import type { Person } from '../people/directory';
 import { may } from '../people/roles';
-import { acceptDiscrepancy } from '../reconciliation/discrepancy-queries';
+import { acceptanceOf } from '../reconciliation/discrepancy-queries';
 import { HOLDING_TYPES } from '../reconciliation/discrepancy-types';
 import {
   commit,
@@ -27,7 +27,7 @@ import {
   policyOf,
 } from './context';
 import { ExceptionRefused } from './errors';
-import { revokeDecision } from '../reconciliation/decisions';
+import { revocationOf } from '../reconciliation/decisions';
 
 /**
  * The exception's actions (docs/exceptions.md, "The exception's life"). Each is planned (roles, state and
@@ -194,8 +194,9 @@ function decisionFor(ctx: ExceptionContext, given: string | undefined): Decision
 function accepting(id: string, note: string, by: string, at: Date, decision: Decision | undefined) {
   return async (deps: ExceptionDeps) => {
     const writeOffAccount = policyOf(deps).writeOff.account;
-    const r = await acceptDiscrepancy(deps, { id, note, by, at, writeOffAccount, ...(decision ? { decision } : {}) });
+    const r = await acceptanceOf(deps, { id, note, by, at, writeOffAccount, ...(decision ? { decision } : {}) });
     if (!r.ok) throw new ExceptionRefused('CONFLICT', 'id', r.message);
+    return r.request;
   };
 }
 
@@ -227,7 +228,7 @@ function planAccept(ctx: ExceptionContext, actor: Person, r: Extract<ActionReque
     summary: needsApproval ? `propose ${what} (needs a second person's approval)` : `accept: ${what}`,
     events: [event],
     revision: ctx.work.revision,
-    ...(needsApproval ? {} : { after: accepting(ctx.item.id, note, actor.id, ctx.at, decision) }),
+    ...(needsApproval ? {} : { money: accepting(ctx.item.id, note, actor.id, ctx.at, decision) }),
   };
 }
 
@@ -264,7 +265,7 @@ function planApprove(ctx: ExceptionContext, actor: Person, r: Extract<ActionRequ
     summary: `approve ${p.decision ?? 'decision'} proposed by ${p.by}`,
     events: [event],
     revision: ctx.work.revision,
-    after: accepting(ctx.item.id, acceptNote, actor.id, ctx.at, p.decision ?? undefined),
+    money: accepting(ctx.item.id, acceptNote, actor.id, ctx.at, p.decision ?? undefined),
   };
 }
 
@@ -300,8 +301,9 @@ function planReopen(ctx: ExceptionContext, actor: Person, r: Extract<ActionReque
   const at = ctx.at;
   const event = newEvent(ExceptionReopened, { discrepancyId: ctx.item.id, reason, by: actor.id, at: at.toISOString() });
   const revoke = async (deps: ExceptionDeps) => {
-    const r = await revokeDecision(deps.store, { id: ctx.item.id, reason, by: actor.id, at });
+    const r = await revocationOf(deps.store, { id: ctx.item.id, reason, by: actor.id, at });
     if (!r.ok) throw new ExceptionRefused('CONFLICT', 'id', r.message);
+    return r.request;
   };
   return {
     id: ctx.item.id,
@@ -309,7 +311,7 @@ function planReopen(ctx: ExceptionContext, actor: Person, r: Extract<ActionReque
     summary: accepted ? 'reopen: revoke the decision in force' : 'reopen the hand resolution',
     events: [event],
     revision: ctx.work.revision,
-    ...(accepted ? { after: revoke } : {}),
+    ...(accepted ? { money: revoke } : {}),
   };
 }
 

@@ -5,7 +5,7 @@ import { type Directory, type Person, readDirectory } from '../people/directory'
 import { NotAllowed } from '../people/errors';
 import { type Action, may } from '../people/roles';
 import { isStoreError } from '../store/errors';
-import type { EventStore, NewEvent } from '../store/types';
+import type { AppendRequest, EventStore, NewEvent } from '../store/types';
 import { ExceptionRefused } from './errors';
 import { exceptionPolicyOf } from './policy';
 import { type ExceptionItem, getException } from './queries';
@@ -82,28 +82,41 @@ export interface Plan {
   readonly summary: string;
   readonly events: readonly NewEvent[];
   readonly revision: number;
-  /** the money side, after the exception's events are in: an acceptance or a revocation */
-  readonly after?: (deps: ExceptionDeps) => Promise<void>;
+  /**
+   * The money side, checked and built when written: an acceptance or a revocation on the discrepancy's stream,
+   * appended with the exception's events in one appendMany (refused: ExceptionRefused, nothing written)
+   */
+  readonly money?: (deps: ExceptionDeps) => Promise<AppendRequest>;
 }
 
-/** Writes a plan: its events at the revision read (another person first: refused, nothing written), then its sequel. */
+/**
+ * Writes a plan: its events at the revision read and, for a decision, the money's event at the discrepancy's
+ * revision read, in one appendMany. Another person first on either stream: refused, nothing written (on
+ * PostgreSQL one transaction; EventStoreDB checks both revisions before writing either, docs/exceptions.md).
+ */
 export async function commit(
   deps: ExceptionDeps,
   plan: Plan,
 ): Promise<{ id: string; action: string; events: string[] }> {
+  const own: AppendRequest = {
+    stream: exceptionStream(plan.id),
+    events: [...plan.events],
+    expectedRevision: plan.revision < 0 ? 'no_stream' : plan.revision,
+  };
+  const money = plan.money ? await plan.money(deps) : undefined;
   try {
-    await deps.store.append(exceptionStream(plan.id), [...plan.events], {
-      expectedRevision: plan.revision < 0 ? 'no_stream' : plan.revision,
-    });
+    if (money) await deps.store.appendMany([own, money]);
+    else await deps.store.append(own.stream, own.events, { expectedRevision: own.expectedRevision! });
   } catch (e) {
     if (isStoreError(e, 'WRONG_EXPECTED_REVISION'))
       throw new ExceptionRefused(
         'CONFLICT',
         'id',
-        `exception ${plan.id} changed meanwhile (another person acted first); look again`,
+        money
+          ? `exception ${plan.id} or the decision on its money changed meanwhile (another person acted first); look again`
+          : `exception ${plan.id} changed meanwhile (another person acted first); look again`,
       );
     throw e;
   }
-  await plan.after?.(deps);
   return { id: plan.id, action: plan.action, events: plan.events.map((e) => e.id) };
 }

@@ -8,7 +8,7 @@ import { dataOf, type EventData, isEvent, newEvent } from '../events/catalog';
 import { isStoreError } from '../store/errors';
 import { writeOffAccountProblem } from '../config/write-off';
 import { writeOffSideOf } from '../journal-rules';
-import type { EventStore, RecordedEvent } from '../store/types';
+import type { AppendRequest, EventStore, RecordedEvent } from '../store/types';
 import { amountInDoubt } from './discrepancies/amounts';
 import { type DiscrepancyRecord, HOLDING_TYPES } from './discrepancy-types';
 
@@ -129,6 +129,30 @@ export async function revokeDecision(
   store: EventStore,
   req: { id: string; reason: string; by: string; at: Date },
 ): Promise<RevokeResult> {
+  const planned = await revocationOf(store, req);
+  if (!planned.ok) return planned;
+  const { request } = planned;
+  try {
+    await store.append(request.stream, request.events, { expectedRevision: request.expectedRevision! });
+  } catch (e) {
+    if (isStoreError(e, 'WRONG_EXPECTED_REVISION'))
+      return { ok: false, code: 'CHANGED', message: `discrepancy ${req.id}: another decision was recorded meanwhile` };
+    throw e;
+  }
+  return { ok: true, eventId: planned.eventId, acceptance: planned.acceptance, decision: planned.decision };
+}
+
+/**
+ * A revocation checked and built, not yet written: the append (at the revision read) that records it, for a
+ * caller that writes it together with events of its own in one appendMany (an exception reopened).
+ */
+export async function revocationOf(
+  store: EventStore,
+  req: { id: string; reason: string; by: string; at: Date },
+): Promise<
+  | { ok: true; request: AppendRequest; eventId: string; acceptance: string; decision: Decision }
+  | { ok: false; code: 'NOT_IN_FORCE'; message: string }
+> {
   const stream = await store.readStream(discrepancyStream(req.id));
   const inForce = decisionInForce(stream);
   if (!inForce) return { ok: false, code: 'NOT_IN_FORCE', message: `discrepancy ${req.id} has no decision in force` };
@@ -140,12 +164,11 @@ export async function revokeDecision(
     revokedAt: req.at.toISOString(),
   };
   const event = newEvent(DiscrepancyAcceptanceRevoked, data, decisionIdOf(stream, data));
-  try {
-    await store.append(discrepancyStream(req.id), [event], { expectedRevision: nextRevisionOf(stream) });
-  } catch (e) {
-    if (isStoreError(e, 'WRONG_EXPECTED_REVISION'))
-      return { ok: false, code: 'CHANGED', message: `discrepancy ${req.id}: another decision was recorded meanwhile` };
-    throw e;
-  }
-  return { ok: true, eventId: event.id, acceptance: inForce.eventId, decision: inForce.decision };
+  return {
+    ok: true,
+    request: { stream: discrepancyStream(req.id), events: [event], expectedRevision: nextRevisionOf(stream) },
+    eventId: event.id,
+    acceptance: inForce.eventId,
+    decision: inForce.decision,
+  };
 }

@@ -7,7 +7,7 @@ import { DEFAULT_WRITE_OFF_ACCOUNT } from '../config/write-off';
 import { decisionIdOf, decisionInForce, decisionRefusal, nextRevisionOf, writeOffOf } from './decisions';
 import { amountInDoubt } from './discrepancies/amounts';
 import { isStoreError } from '../store/errors';
-import type { EventStore } from '../store/types';
+import type { AppendRequest, EventStore } from '../store/types';
 import { DISCREPANCY_COLUMN_NAMES, DISCREPANCY_SELECT_LIST } from './discrepancies/columns';
 import { DISCREPANCY_VIEW_OF } from './discrepancies/table';
 import { discrepancyAmount, moneyText, whatDiffers } from './discrepancy-summary';
@@ -268,8 +268,47 @@ export type AcceptResult =
  */
 export async function acceptDiscrepancy(
   deps: { sql: Sql; store: EventStore },
-  req: { id: string; note: string; by: string; at: Date; decision?: Decision; writeOffAccount?: string },
+  req: AcceptRequest,
 ): Promise<AcceptResult> {
+  const planned = await acceptanceOf(deps, req);
+  if (!planned.ok) return planned;
+  try {
+    await deps.store.append(planned.request.stream, planned.request.events, {
+      expectedRevision: planned.request.expectedRevision!,
+    });
+  } catch (e) {
+    if (isStoreError(e, 'WRONG_EXPECTED_REVISION')) {
+      return {
+        ok: false,
+        code: 'ALREADY_ACCEPTED',
+        message: `discrepancy ${planned.discrepancy.id}: another decision was recorded meanwhile (the projection has not applied it yet)`,
+      };
+    }
+    throw e;
+  }
+  return { ok: true, eventId: planned.eventId, discrepancy: planned.discrepancy };
+}
+
+export type AcceptRequest = {
+  id: string;
+  note: string;
+  by: string;
+  at: Date;
+  decision?: Decision;
+  writeOffAccount?: string;
+};
+
+/**
+ * An acceptance checked and built, not yet written: the append (at the revision read) that records it, for a
+ * caller that writes it together with events of its own in one appendMany (an exception's decision).
+ */
+export async function acceptanceOf(
+  deps: { sql: Sql; store: EventStore },
+  req: AcceptRequest,
+): Promise<
+  | { ok: true; request: AppendRequest; eventId: string; discrepancy: DiscrepancyRecord }
+  | { ok: false; code: AcceptErrorCode; message: string }
+> {
   const note = req.note.trim();
   const by = req.by.trim();
   if (!note)
@@ -308,19 +347,12 @@ export async function acceptDiscrepancy(
     ...(writeOff ? { writeOff } : {}),
   };
   const event = newEvent(DiscrepancyAccepted, data, decisionIdOf(stream, data));
-  try {
-    await deps.store.append(discrepancyStream(d.id), [event], { expectedRevision: nextRevisionOf(stream) });
-  } catch (e) {
-    if (isStoreError(e, 'WRONG_EXPECTED_REVISION')) {
-      return {
-        ok: false,
-        code: 'ALREADY_ACCEPTED',
-        message: `discrepancy ${d.id}: another decision was recorded meanwhile (the projection has not applied it yet)`,
-      };
-    }
-    throw e;
-  }
-  return { ok: true, eventId: event.id, discrepancy: d };
+  return {
+    ok: true,
+    request: { stream: discrepancyStream(d.id), events: [event], expectedRevision: nextRevisionOf(stream) },
+    eventId: event.id,
+    discrepancy: d,
+  };
 }
 
 /** The JSON form printed by `recon discrepancies --format json` and served by the API. */

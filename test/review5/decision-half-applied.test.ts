@@ -9,7 +9,7 @@ import { exceptionDeps, idOf, project, seedTwoLegs } from '../exceptions/support
 import { createTestDatabase, type TestDatabase } from '../support/db';
 
 /**
- * Review 5 (DEFECT, not fixed): a decision is two appends, the exception's (`ExceptionDecisionProposed`, stream
+ * Review 5 (fixed: one appendMany of both streams, src/exceptions/context.ts `commit`): a decision was two appends, the exception's (`ExceptionDecisionProposed`, stream
  * exception-<id>) then the money's (`DiscrepancyAccepted`, stream discrepancy-<id>): src/exceptions/context.ts
  * `commit` appends the first, then runs `plan.after`. When another person's decision on the same discrepancy
  * lands between the plan and the commit (`recon discrepancies accept`, another worker, the console), the second
@@ -41,20 +41,21 @@ function racing(plain: EventStore, other: () => Promise<unknown>): EventStore {
   return new Proxy(plain, {
     get(target, prop, receiver) {
       const v = Reflect.get(target, prop, receiver);
-      if (prop !== 'append') return typeof v === 'function' ? v.bind(target) : v;
-      return async (stream: string, ...rest: unknown[]) => {
-        if (!raced && stream === exceptionStream(orphan)) {
+      if (prop !== 'append' && prop !== 'appendMany') return typeof v === 'function' ? v.bind(target) : v;
+      return async (first: unknown, ...rest: unknown[]) => {
+        const streams = prop === 'append' ? [first] : (first as { stream: string }[]).map((r) => r.stream);
+        if (!raced && streams.includes(exceptionStream(orphan))) {
           raced = true;
           await other();
         }
-        return (v as (...a: unknown[]) => Promise<unknown>).call(target, stream, ...rest);
+        return (v as (...a: unknown[]) => Promise<unknown>).call(target, first, ...rest);
       };
     },
   });
 }
 
 describe('review5: a decision refused on the money side', () => {
-  it.fails('leaves nothing on the exception either', async () => {
+  it('leaves nothing on the exception either', async () => {
     const plain = exceptionDeps(db.sql, store);
     // olena decides pay through the discrepancies command at the same moment
     const olena = () =>
@@ -82,7 +83,7 @@ describe('review5: a decision refused on the money side', () => {
     expect(
       (await store.readStream(discrepancyStream(orphan))).map((e) => (e.data as { decision?: string }).decision),
     ).toEqual(['pay']);
-    // what happens: ExceptionDecisionProposed (withhold, by ivan) was appended all the same
+    // before the fix, ExceptionDecisionProposed (withhold, by ivan) was appended all the same
     const after = await store.readStream(exceptionStream(orphan));
     expect(after.slice(before).map((e) => e.type)).toEqual([]);
   });
