@@ -27,8 +27,11 @@ let db: TestDatabase;
 let dir: string;
 
 beforeAll(async () => {
+  // many sub-merchants (the statements the kill falls among), about ten payments each: what is under test is
+  // the kill between and inside files, not a statement's length (it had 1,500 payments, all ingested and written
+  // three times)
   sandbox = await startSandbox({
-    scenario: { seed: 'faults-kill-statements', month: MONTH, timezone: 'UTC', payments: 1500, subMerchants: 60 },
+    scenario: { seed: 'faults-kill-statements', month: MONTH, timezone: 'UTC', payments: 600, subMerchants: 60 },
     faults: { reportNotReadyPolls: 0 },
   });
   db = await createTestDatabase();

@@ -48,6 +48,21 @@ async function migratedTemplate(url: string): Promise<{ name: string; drop(): Pr
 }
 
 /**
+ * The run's own server, thrown away after it, need not survive the machine's crash: it is told not to wait
+ * for the disk (fsync, the commit's WAL flush, full pages after a checkpoint). What a test can see is the
+ * same: a commit is visible to every session at once either way, and no test stops or kills this server
+ * (those that do start their own, with the product's settings). The suite waited on the disk at every
+ * commit and every database made (docs/testing.md, "Where the time goes").
+ */
+async function withoutDiskFlushes(url: string): Promise<void> {
+  const admin = connect(url, { max: 1 });
+  for (const setting of ['fsync', 'synchronous_commit', 'full_page_writes'])
+    await admin.unsafe(`alter system set ${setting} = off`);
+  await admin`select pg_reload_conf()`;
+  await admin.end();
+}
+
+/**
  * One real PostgreSQL for the whole run, started from node_modules in a fresh directory (or the server
  * given by TEST_DATABASE_URL). Each test file makes its own database on it (test/support/db.ts).
  */
@@ -64,6 +79,7 @@ export default async function setup(project: TestProject) {
   }
   const dir = mkdtempSync(path.join(tmpdir(), 'recon-test-pg-'));
   const server = await ensureEmbeddedPostgres(dir, silentLogger);
+  await withoutDiskFlushes(server.url);
   const template = await migratedTemplate(server.url);
   project.provide('pgUrl', server.url);
   project.provide('pgDataDir', dir);
