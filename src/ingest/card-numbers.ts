@@ -19,7 +19,7 @@ const PAN_SHAPE =
   /(?<![0-9A-Za-z])(?:\d{13,19}|\d{4}([ -])\d{4}\1\d{4}\1\d{1,7}|\d{4}([ -])\d{6}\2\d{5})(?![0-9A-Za-z])/g;
 
 /** The fields of a record or webhook (and of its `other`) whose text is masked. */
-export const CARD_TEXT_FIELDS: ReadonlySet<string> = new Set([
+const CARD_TEXT_FIELDS: ReadonlySet<string> = new Set([
   'cc_mask',
   'cardMask',
   'description',

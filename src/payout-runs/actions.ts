@@ -120,13 +120,22 @@ export async function draftRun(store: EventStore, actor: Person, o: DraftOptions
 }
 
 /**
- * A run drafted before a correction stated the month lower (docs/bank.md, "A month stated lower") would pay a
- * reference more than it still asks: money the month no longer owes, or money now held. It is neither approved,
- * filed nor sent; cancelled, the month is drafted again at what it still asks.
+ * What a waiting run pays must still be owed, to the account in force, as when it was drafted; otherwise it is
+ * neither approved, filed nor sent, and cancelled, the month is drafted again: a released hold taken back since
+ * (HOLD_IN_FORCE), a payee's account changed since (PAYEE_CHANGED), a correction that stated the month lower
+ * (STATED_LOWER, below).
  */
-async function notStatedLower(store: EventStore, runs: PayoutRuns, run: PayoutRun): Promise<void> {
+async function stillPayable(store: EventStore, runs: PayoutRuns, run: PayoutRun): Promise<void> {
   await noReleaseTakenBack(store, run);
   await payeesUnchanged(store, run);
+  await notStatedLower(store, runs, run);
+}
+
+/**
+ * A run drafted before a correction stated the month lower (docs/bank.md, "A month stated lower") would pay a
+ * reference more than it still asks: money the month no longer owes, or money now held.
+ */
+async function notStatedLower(store: EventStore, runs: PayoutRuns, run: PayoutRun): Promise<void> {
   const above = linesAboveAsks(run, [...runs.runs.values()], await statementRunsOf(store, run.month));
   if (above.length > 0)
     throw new PayoutRunRefused(
@@ -143,10 +152,14 @@ async function notStatedLower(store: EventStore, runs: PayoutRuns, run: PayoutRu
  * now would leave the line out (`hold_in_force`, plan.ts), so the waiting run is neither approved, filed nor sent.
  */
 async function noReleaseTakenBack(store: EventStore, run: PayoutRun): Promise<void> {
+  const decisions = new Map<string, Awaited<ReturnType<typeof decisionNow>>>();
   const held = new Set<string>();
   for (const l of run.lines)
-    for (const h of l.releasedHolds)
-      if (['revoked', 'withhold'].includes(await decisionNow(store, h.discrepancyId))) held.add(l.reference);
+    for (const h of l.releasedHolds) {
+      // each discrepancy's stream read once, however many lines it released money into
+      if (!decisions.has(h.discrepancyId)) decisions.set(h.discrepancyId, await decisionNow(store, h.discrepancyId));
+      if (['revoked', 'withhold'].includes(decisions.get(h.discrepancyId)!)) held.add(l.reference);
+    }
   if (held.size > 0)
     throw new PayoutRunRefused(
       'HOLD_IN_FORCE',
@@ -162,9 +175,12 @@ async function noReleaseTakenBack(store: EventStore, run: PayoutRun): Promise<vo
  * filed nor sent; cancelled, the month is drafted again to the account in force.
  */
 async function payeesUnchanged(store: EventStore, run: PayoutRun): Promise<void> {
+  const payees = new Map<string, Awaited<ReturnType<typeof payeeOf>>>();
   const changed: string[] = [];
   for (const l of run.lines) {
-    const now = await payeeOf(store, l.subMerchantId);
+    // a sub-merchant's directory stream read once, whatever its currencies' lines
+    if (!payees.has(l.subMerchantId)) payees.set(l.subMerchantId, await payeeOf(store, l.subMerchantId));
+    const now = payees.get(l.subMerchantId);
     if (now?.payoutAccount !== l.creditorAccount || (now.payoutBic ?? undefined) !== l.creditorAgent)
       changed.push(l.reference);
   }
@@ -187,7 +203,8 @@ const WEEKEND = [6, 7];
 /**
  * The day the bank is asked to execute: a business day (banks execute credit transfers Monday to Friday; a file
  * asking a Saturday is rejected by some and moved by others, so the date would not be the one approved), not
- * before the day of approval in the business time zone nor more than a year after it. Default: that day, or the Monday after a weekend.
+ * before the day of approval in the business time zone nor more than a year after it. Default: that day, or the
+ * Monday after a weekend.
  */
 function executionDateOf(asked: string | undefined, now: Date, timezone: string): string {
   const day = DateTime.fromJSDate(now, { zone: timezone }).startOf('day');
@@ -237,7 +254,7 @@ export async function approveRun(
       'MAKER_CHECKER',
       `${runId} was drafted by ${actor.id}; another approver must approve it (the one who drafts a run never approves it)`,
     );
-  await notStatedLower(store, runs, run);
+  await stillPayable(store, runs, run);
   const now = o.now ?? new Date();
   const executionDate = executionDateOf(o.executionDate, now, o.timezone);
   const event = newEvent(
@@ -304,7 +321,7 @@ export async function paymentFile(
   const run = runNamed(runs, runId);
   stillExecutable(run, at);
   const file = paymentFileOf(run);
-  if (run.status === 'approved') await notStatedLower(store, runs, run);
+  if (run.status === 'approved') await stillPayable(store, runs, run);
   return file;
 }
 
@@ -318,7 +335,7 @@ export async function sendRun(store: EventStore, actor: Person, runId: string, a
   stillExecutable(run, at);
   const now = at.now ?? new Date();
   const file = paymentFileOf(run);
-  await notStatedLower(store, runs, run);
+  await stillPayable(store, runs, run);
   const event = newEvent(
     PayoutRunSent,
     { runId, sentBy: actor.id, sentAt: now.toISOString(), fileSha256: file.sha256 },
