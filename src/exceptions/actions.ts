@@ -27,6 +27,7 @@ import {
   policyOf,
 } from './context';
 import { ExceptionRefused } from './errors';
+import { approvalLimitOf } from './severity';
 import { revocationOf } from '../reconciliation/decisions';
 
 /**
@@ -207,7 +208,7 @@ function planAccept(ctx: ExceptionContext, actor: Person, r: Extract<ActionReque
   const note = text('note', r.note);
   const amount = ctx.item.amountInDoubt;
   const needsApproval =
-    decision === 'write_off' && amount !== null && BigInt(amount) > ctx.policy.writeOff.approvalAbove;
+    decision === 'write_off' && amount !== null && BigInt(amount) > approvalLimitOf(ctx.policy, ctx.item.currency);
   const at = ctx.at.toISOString();
   const proposal = eventIdFor('exception-proposal', { discrepancyId: ctx.item.id, by: actor.id, at, decision, note });
   const event = newEvent(ExceptionDecisionProposed, {

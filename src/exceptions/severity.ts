@@ -20,6 +20,8 @@ export interface ExceptionPolicy {
     readonly account: string;
     /** a write-off of more than this (minor units) needs a second person's approval */
     readonly approvalAbove: bigint;
+    /** the limit of a currency, in its minor units, where it is not approvalAbove */
+    readonly approvalAboveByCurrency?: Readonly<Record<string, bigint>>;
   };
 }
 
@@ -29,6 +31,12 @@ export const DEFAULT_EXCEPTION_POLICY: ExceptionPolicy = {
   slaHours: { low: 240, medium: 120, high: 48, critical: 24 },
   writeOff: { account: 'expense:write-offs', approvalAbove: 100_000n },
 };
+
+/** The write-off approval limit of a currency (minor units): its own when configured, else the default. */
+export function approvalLimitOf(policy: ExceptionPolicy, currency: string | null): bigint {
+  const own = currency === null ? undefined : policy.writeOff.approvalAboveByCurrency?.[currency];
+  return own ?? policy.writeOff.approvalAbove;
+}
 
 const rank = (s: Severity) => SEVERITIES.indexOf(s);
 const higher = (a: Severity, b: Severity): Severity => (rank(a) >= rank(b) ? a : b);
