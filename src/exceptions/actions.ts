@@ -15,6 +15,7 @@ import { checkText, FREE_TEXT, plausibleInstant } from '../input-rules';
 import type { Person } from '../people/directory';
 import { may } from '../people/roles';
 import { acceptanceOf } from '../reconciliation/discrepancy-queries';
+import { amountInDoubt, moneyText } from '../reconciliation/discrepancy-summary';
 import { HOLDING_TYPES } from '../reconciliation/discrepancy-types';
 import {
   commit,
@@ -27,6 +28,7 @@ import {
   policyOf,
 } from './context';
 import { ExceptionRefused } from './errors';
+import type { Proposal } from './state';
 import { approvalLimitOf } from './severity';
 import { revocationOf } from '../reconciliation/decisions';
 
@@ -191,12 +193,41 @@ function decisionFor(ctx: ExceptionContext, given: string | undefined): Decision
   return decision;
 }
 
+/** Money as the refusals word it: "100.00 UAH", or "no amount". */
+const moneyOf = (amount: string | null, currency: string | null) =>
+  amount === null ? 'no amount' : moneyText(BigInt(amount), currency);
+
+/**
+ * Refused when the money in doubt is no longer what the proposal was made for: an approval signs the amount
+ * proposed, and a source that changed meanwhile (a webhook re-sent with another amount) would have it write off
+ * another sum than either person agreed to.
+ */
+function requireProposedMoney(p: Proposal, id: string, amount: string | null, currency: string | null): void {
+  if (p.amountInDoubt === amount && p.currency === currency) return;
+  throw new ExceptionRefused(
+    'CONFLICT',
+    'id',
+    `exception ${id}: the ${p.decision ?? 'decision'} was proposed for ${moneyOf(p.amountInDoubt, p.currency)}, the amount in doubt is now ${moneyOf(amount, currency)}: reject it and propose again`,
+  );
+}
+
 /** Makes the acceptance (the money side), refused as a conflict when the discrepancy changed meanwhile. */
-function accepting(id: string, note: string, by: string, at: Date, decision: Decision | undefined) {
+function accepting(
+  id: string,
+  note: string,
+  by: string,
+  at: Date,
+  decision: Decision | undefined,
+  proposal?: Proposal,
+) {
   return async (deps: ExceptionDeps) => {
     const writeOffAccount = policyOf(deps).writeOff.account;
     const r = await acceptanceOf(deps, { id, note, by, at, writeOffAccount, ...(decision ? { decision } : {}) });
     if (!r.ok) throw new ExceptionRefused('CONFLICT', 'id', r.message);
+    if (proposal) {
+      const amount = amountInDoubt(r.discrepancy);
+      requireProposedMoney(proposal, id, amount === null ? null : amount.toString(), r.discrepancy.currency);
+    }
     return r.request;
   };
 }
@@ -250,6 +281,7 @@ function planApprove(ctx: ExceptionContext, actor: Person, r: Extract<ActionRequ
       null,
       `maker-checker: ${actor.id} proposed this ${p.decision ?? 'decision'}; another approver must approve it`,
     );
+  requireProposedMoney(p, ctx.item.id, ctx.item.amountInDoubt, ctx.item.currency);
   const note = text('note', r.note);
   const event = newEvent(ExceptionDecisionApproved, {
     discrepancyId: ctx.item.id,
@@ -266,7 +298,7 @@ function planApprove(ctx: ExceptionContext, actor: Person, r: Extract<ActionRequ
     summary: `approve ${p.decision ?? 'decision'} proposed by ${p.by}`,
     events: [event],
     revision: ctx.work.revision,
-    money: accepting(ctx.item.id, acceptNote, actor.id, ctx.at, p.decision ?? undefined),
+    money: accepting(ctx.item.id, acceptNote, actor.id, ctx.at, p.decision ?? undefined, p),
   };
 }
 
