@@ -16,12 +16,13 @@ import type { Person } from '../people/directory';
 import { may } from '../people/roles';
 import { acceptanceOf } from '../reconciliation/discrepancy-queries';
 import { amountInDoubt, moneyText } from '../reconciliation/discrepancy-summary';
-import { HOLDING_TYPES } from '../reconciliation/discrepancy-types';
+import { holdsMoneyUnder } from '../config/hold-policy';
 import {
   commit,
   contextOf,
   type ExceptionContext,
   type ExceptionDeps,
+  holdPolicyOf,
   type Plan,
   requireRole,
   requireState,
@@ -127,12 +128,13 @@ function planComment(ctx: ExceptionContext, actor: Person, r: Extract<ActionRequ
   return { id: ctx.item.id, action: 'comment', summary: 'comment', events: [event], revision: ctx.work.revision };
 }
 
-const holdsMoney = (type: string) => (HOLDING_TYPES as readonly string[]).includes(type);
+// by the hold policy in force, as the statements hold: a type RECON_HOLD_POLICY holds needs a decision
+const holdsMoney = (ctx: ExceptionContext, type: string) => holdsMoneyUnder(ctx.holdPolicy, type);
 
 function planResolve(ctx: ExceptionContext, actor: Person, r: Extract<ActionRequest, { action: 'resolve' }>): Plan {
   requireRole(actor, 'exception.resolve');
   requireState(ctx, OPEN_WORK, 'resolve it by hand');
-  if (holdsMoney(ctx.item.type))
+  if (holdsMoney(ctx, ctx.item.type))
     throw new ExceptionRefused(
       'CONFLICT',
       'id',
@@ -172,7 +174,7 @@ function decisionFor(ctx: ExceptionContext, given: string | undefined): Decision
     );
   const decision = given as Decision | undefined;
   const type = ctx.item.type;
-  if (holdsMoney(type) && decision === undefined)
+  if (holdsMoney(ctx, type) && decision === undefined)
     throw new ExceptionRefused(
       'INVALID',
       'decision',
@@ -184,7 +186,7 @@ function decisionFor(ctx: ExceptionContext, given: string | undefined): Decision
       'decision',
       `decision: a ${type} puts no amount in doubt; there is nothing to write off`,
     );
-  if (!holdsMoney(type) && (decision === 'pay' || decision === 'withhold'))
+  if (!holdsMoney(ctx, type) && (decision === 'pay' || decision === 'withhold'))
     throw new ExceptionRefused(
       'INVALID',
       'decision',
@@ -222,7 +224,16 @@ function accepting(
 ) {
   return async (deps: ExceptionDeps) => {
     const writeOffAccount = policyOf(deps).writeOff.account;
-    const r = await acceptanceOf(deps, { id, note, by, at, writeOffAccount, ...(decision ? { decision } : {}) });
+    const holdPolicy = holdPolicyOf(deps);
+    const r = await acceptanceOf(deps, {
+      id,
+      note,
+      by,
+      at,
+      writeOffAccount,
+      holdPolicy,
+      ...(decision ? { decision } : {}),
+    });
     if (!r.ok) throw new ExceptionRefused('CONFLICT', 'id', r.message);
     if (proposal) {
       const amount = amountInDoubt(r.discrepancy);

@@ -1,3 +1,4 @@
+import { type HoldPolicy, holdPolicyFromEnv } from '../config/hold-policy';
 import type { Sql } from '../db/connect';
 import { discrepancyStream } from '../events/audit-events';
 import { exceptionStream } from '../events/exception-events';
@@ -22,11 +23,14 @@ export interface ExceptionDeps {
   readonly sql: Sql;
   readonly store: EventStore;
   readonly policy?: ExceptionPolicy;
+  /** which types hold money on the statements (default: RECON_HOLD_POLICY's, as the statements read it) */
+  readonly holdPolicy?: HoldPolicy;
   /** the clock (tests pass one); default: now */
   readonly now?: () => Date;
 }
 
 export const policyOf = (deps: ExceptionDeps): ExceptionPolicy => deps.policy ?? exceptionPolicyOf().policy;
+export const holdPolicyOf = (deps: ExceptionDeps): HoldPolicy => deps.holdPolicy ?? holdPolicyFromEnv();
 export const nowOf = (deps: ExceptionDeps): Date => deps.now?.() ?? new Date();
 
 export interface ExceptionContext {
@@ -37,6 +41,7 @@ export interface ExceptionContext {
   readonly at: Date;
   readonly directory: Directory;
   readonly policy: ExceptionPolicy;
+  readonly holdPolicy: HoldPolicy;
 }
 
 /** The exception as it stands now, read from the store (the work) and the legs' views (the discrepancy). */
@@ -53,7 +58,15 @@ export async function contextOf(deps: ExceptionDeps, id: string): Promise<Except
   ]);
   // each stream folded in its order: the two parts of the state are independent of how they interleave
   const folded = foldWork(item.id, [...work, ...decisions]);
-  return { item, work: folded, state: stateOf(item.discrepancy, folded).state, at, directory, policy };
+  return {
+    item,
+    work: folded,
+    state: stateOf(item.discrepancy, folded).state,
+    at,
+    directory,
+    policy,
+    holdPolicy: holdPolicyOf(deps),
+  };
 }
 
 const article = (role: string) => (/^[aeiou]/.test(role) ? 'an' : 'a');
