@@ -1,7 +1,7 @@
 import { ExceptionDecisionProposed } from '../events/exception-events';
 import type { Person } from '../people/directory';
 import { type ActionRequest, planAction } from './actions';
-import { commit, type ExceptionDeps, policyOf, nowOf, type Plan } from './context';
+import { commitAll, type ExceptionDeps, policyOf, nowOf, type Plan } from './context';
 import { ExceptionRefused } from './errors';
 import { type ExceptionFilter, listExceptions } from './queries';
 import { approvalLimitOf } from './severity';
@@ -127,7 +127,7 @@ export async function bulkAct(
     actor,
     items.map((x) => requestFor(x.id, b)),
   );
-  if (!opts.dryRun) for (const p of plans) await commit(deps, p);
+  if (!opts.dryRun) await commitAll(deps, plans);
   return { changes: plans.map((p) => ({ id: p.id, summary: p.summary })), skipped, dryRun: opts.dryRun };
 }
 
@@ -171,6 +171,6 @@ export async function applyDecisionRows(
   }
   if (problems.length > 0) return { ok: false, problems };
   const plans = await writeOffsOverLimit(deps, actor, planned);
-  if (!opts.dryRun) for (const p of plans) await commit(deps, p);
+  if (!opts.dryRun) await commitAll(deps, plans);
   return { ok: true, changes: plans.map((p, i) => ({ row: planned[i]!.row, id: p.id, summary: p.summary })) };
 }

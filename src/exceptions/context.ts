@@ -107,6 +107,35 @@ export interface Plan {
  * revision read, in one appendMany. Another person first on either stream: refused, nothing written (on
  * PostgreSQL one transaction; EventStoreDB checks both revisions before writing either, docs/exceptions.md).
  */
+/**
+ * Writes the plans of one bulk action or one Decisions sheet in one appendMany, all or nothing: each written
+ * on its own, another person acting on one of them between two writes refused that one after the ones before
+ * it were written (a sheet half applied). Another person first on any of them: refused, nothing written.
+ */
+export async function commitAll(deps: ExceptionDeps, plans: readonly Plan[]): Promise<void> {
+  if (plans.length === 0) return;
+  const requests: AppendRequest[] = [];
+  for (const plan of plans) {
+    requests.push({
+      stream: exceptionStream(plan.id),
+      events: [...plan.events],
+      expectedRevision: plan.revision < 0 ? 'no_stream' : plan.revision,
+    });
+    if (plan.money) requests.push(await plan.money(deps));
+  }
+  try {
+    await deps.store.appendMany(requests);
+  } catch (e) {
+    if (isStoreError(e, 'WRONG_EXPECTED_REVISION'))
+      throw new ExceptionRefused(
+        'CONFLICT',
+        'id',
+        `one of the ${plans.length} exceptions changed meanwhile (another person acted first); nothing was written, look again`,
+      );
+    throw e;
+  }
+}
+
 export async function commit(
   deps: ExceptionDeps,
   plan: Plan,
