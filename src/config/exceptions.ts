@@ -26,6 +26,13 @@ const hours = z
 export const exceptionsConfigSchema = z
   .object({
     amountAtLeast: z.object({ medium: minor, high: minor, critical: minor }).partial().strict().optional(),
+    // a currency's own thresholds over amountAtLeast: 100000 minor units is 1,000.00 UAH and 1,000.00 EUR alike
+    amountAtLeastByCurrency: z
+      .record(
+        z.string().regex(/^[A-Z]{3}$/, 'expected a currency code (EUR)'),
+        z.object({ medium: minor, high: minor, critical: minor }).partial().strict(),
+      )
+      .optional(),
     ageHoursAtLeast: z.object({ medium: hours, high: hours, critical: hours }).partial().strict().optional(),
     slaHours: z.object({ low: hours, medium: hours, high: hours, critical: hours }).partial().strict().optional(),
     writeOff: z
