@@ -7,7 +7,8 @@ import { writeOffAccountProblem } from './write-off';
  * merged by src/exceptions/policy.ts). Amounts are whole minor units, as a string or a whole number:
  *   "exceptions": { "amountAtLeast": { "medium": "50000" }, "ageHoursAtLeast": { "high": 96 },
  *                   "slaHours": { "critical": 8 },
- *                   "writeOff": { "account": "expense:write-offs", "approvalAbove": "100000" } }
+ *                   "writeOff": { "account": "expense:write-offs", "approvalAbove": "100000",
+ *                                 "approvalAboveByCurrency": { "EUR": "5000" } } }
  */
 
 const minor = z
@@ -25,6 +26,13 @@ const hours = z
 export const exceptionsConfigSchema = z
   .object({
     amountAtLeast: z.object({ medium: minor, high: minor, critical: minor }).partial().strict().optional(),
+    // a currency's own thresholds over amountAtLeast: 100000 minor units is 1,000.00 UAH and 1,000.00 EUR alike
+    amountAtLeastByCurrency: z
+      .record(
+        z.string().regex(/^[A-Z]{3}$/, 'expected a currency code (EUR)'),
+        z.object({ medium: minor, high: minor, critical: minor }).partial().strict(),
+      )
+      .optional(),
     ageHoursAtLeast: z.object({ medium: hours, high: hours, critical: hours }).partial().strict().optional(),
     slaHours: z.object({ low: hours, medium: hours, high: hours, critical: hours }).partial().strict().optional(),
     writeOff: z
@@ -34,6 +42,8 @@ export const exceptionsConfigSchema = z
           if (problem) ctx.addIssue({ code: 'custom', message: problem });
         }),
         approvalAbove: minor,
+        // a currency's own limit: 100000 minor units is 1,000.00 UAH and 1,000.00 EUR alike
+        approvalAboveByCurrency: z.record(z.string().regex(/^[A-Z]{3}$/, 'expected a currency code (EUR)'), minor),
       })
       .partial()
       .strict()

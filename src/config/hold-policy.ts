@@ -41,6 +41,9 @@ export const holdRuleOf = (policy: HoldPolicy, type: string): HoldRule => policy
 export const materialityOf = (policy: HoldPolicy, currency: string): bigint =>
   policy.materiality.byCurrency[currency] ?? policy.materiality.all;
 
+/** Whether an open discrepancy of the type holds money on the statements under a policy. */
+export const holdsMoneyUnder = (policy: HoldPolicy, type: string): boolean => holdRuleOf(policy, type) !== 'none';
+
 /** The types whose discrepancies hold money under a policy. */
 export const holdingTypesOf = (policy: HoldPolicy): string[] =>
   Object.entries(policy.rules)

@@ -106,6 +106,10 @@ async function signedIn(deps: ConsoleDeps, r: Request): Promise<void> {
     });
     return sendHtml(r.res, 403, page(view, w.forbidden, html`<p role="alert" class="error">${w.csrf}</p>`));
   }
+  // a field given twice is not guessed at (the first taken, the second dropped): refused, as the APIs do
+  const twice = [...new Set(form.keys())].find((k) => form.getAll(k).length > 1);
+  if (twice !== undefined)
+    return sendHtml(r.res, 400, page(view, '400', html`<p role="alert" class="error">${twice}: give it once</p>`));
   return postAction(deps, r, view, form);
 }
 

@@ -139,15 +139,21 @@ const typesOf = (s: Severity) => TYPE_SEVERITY.filter(([, e]) => e.severity === 
  */
 export function severityRank(sql: Sql, now: Date, p: ExceptionPolicy) {
   const hoursAgo = (h: number) => new Date(now.getTime() - h * 3_600_000);
-  const a = p.amountAtLeast;
+  const band = (a: ExceptionPolicy['amountAtLeast']) =>
+    sql`case when abs(amount_in_doubt) >= ${a.critical.toString()}::bigint then 3
+      when abs(amount_in_doubt) >= ${a.high.toString()}::bigint then 2
+      when abs(amount_in_doubt) >= ${a.medium.toString()}::bigint then 1 else 0 end`;
+  // a currency's own thresholds first (severity.ts amountThresholdsOf), the default for the rest
+  const byAmount = Object.entries(p.amountAtLeastByCurrency ?? {}).reduceRight(
+    (rest, [currency, a]) => sql`case when currency = ${currency} then ${band(a)} else ${rest} end`,
+    band(p.amountAtLeast),
+  );
   const h = p.ageHoursAtLeast;
   const known = TYPE_SEVERITY.map(([t]) => t);
   return sql`greatest(
     case when type = any(${typesOf('critical')}::text[]) then 3 when type = any(${typesOf('high')}::text[]) then 2
       when type = any(${typesOf('medium')}::text[]) or not type = any(${known}::text[]) then 1 else 0 end,
-    case when abs(amount_in_doubt) >= ${a.critical.toString()}::bigint then 3
-      when abs(amount_in_doubt) >= ${a.high.toString()}::bigint then 2
-      when abs(amount_in_doubt) >= ${a.medium.toString()}::bigint then 1 else 0 end,
+    ${byAmount},
     case when detected_at <= ${hoursAgo(h.critical)} then 3 when detected_at <= ${hoursAgo(h.high)} then 2
       when detected_at <= ${hoursAgo(h.medium)} then 1 else 0 end)`;
 }

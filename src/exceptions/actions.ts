@@ -15,18 +15,22 @@ import { checkText, FREE_TEXT, plausibleInstant } from '../input-rules';
 import type { Person } from '../people/directory';
 import { may } from '../people/roles';
 import { acceptanceOf } from '../reconciliation/discrepancy-queries';
-import { HOLDING_TYPES } from '../reconciliation/discrepancy-types';
+import { amountInDoubt, moneyText } from '../reconciliation/discrepancy-summary';
+import { holdsMoneyUnder } from '../config/hold-policy';
 import {
   commit,
   contextOf,
   type ExceptionContext,
   type ExceptionDeps,
+  holdPolicyOf,
   type Plan,
   requireRole,
   requireState,
   policyOf,
 } from './context';
 import { ExceptionRefused } from './errors';
+import type { Proposal } from './state';
+import { approvalLimitOf } from './severity';
 import { revocationOf } from '../reconciliation/decisions';
 
 /**
@@ -124,12 +128,13 @@ function planComment(ctx: ExceptionContext, actor: Person, r: Extract<ActionRequ
   return { id: ctx.item.id, action: 'comment', summary: 'comment', events: [event], revision: ctx.work.revision };
 }
 
-const holdsMoney = (type: string) => (HOLDING_TYPES as readonly string[]).includes(type);
+// by the hold policy in force, as the statements hold: a type RECON_HOLD_POLICY holds needs a decision
+const holdsMoney = (ctx: ExceptionContext, type: string) => holdsMoneyUnder(ctx.holdPolicy, type);
 
 function planResolve(ctx: ExceptionContext, actor: Person, r: Extract<ActionRequest, { action: 'resolve' }>): Plan {
   requireRole(actor, 'exception.resolve');
   requireState(ctx, OPEN_WORK, 'resolve it by hand');
-  if (holdsMoney(ctx.item.type))
+  if (holdsMoney(ctx, ctx.item.type))
     throw new ExceptionRefused(
       'CONFLICT',
       'id',
@@ -169,7 +174,7 @@ function decisionFor(ctx: ExceptionContext, given: string | undefined): Decision
     );
   const decision = given as Decision | undefined;
   const type = ctx.item.type;
-  if (holdsMoney(type) && decision === undefined)
+  if (holdsMoney(ctx, type) && decision === undefined)
     throw new ExceptionRefused(
       'INVALID',
       'decision',
@@ -181,7 +186,7 @@ function decisionFor(ctx: ExceptionContext, given: string | undefined): Decision
       'decision',
       `decision: a ${type} puts no amount in doubt; there is nothing to write off`,
     );
-  if (!holdsMoney(type) && (decision === 'pay' || decision === 'withhold'))
+  if (!holdsMoney(ctx, type) && (decision === 'pay' || decision === 'withhold'))
     throw new ExceptionRefused(
       'INVALID',
       'decision',
@@ -190,12 +195,50 @@ function decisionFor(ctx: ExceptionContext, given: string | undefined): Decision
   return decision;
 }
 
+/** Money as the refusals word it: "100.00 UAH", or "no amount". */
+const moneyOf = (amount: string | null, currency: string | null) =>
+  amount === null ? 'no amount' : moneyText(BigInt(amount), currency);
+
+/**
+ * Refused when the money in doubt is no longer what the proposal was made for: an approval signs the amount
+ * proposed, and a source that changed meanwhile (a webhook re-sent with another amount) would have it write off
+ * another sum than either person agreed to.
+ */
+function requireProposedMoney(p: Proposal, id: string, amount: string | null, currency: string | null): void {
+  if (p.amountInDoubt === amount && p.currency === currency) return;
+  throw new ExceptionRefused(
+    'CONFLICT',
+    'id',
+    `exception ${id}: the ${p.decision ?? 'decision'} was proposed for ${moneyOf(p.amountInDoubt, p.currency)}, the amount in doubt is now ${moneyOf(amount, currency)}: reject it and propose again`,
+  );
+}
+
 /** Makes the acceptance (the money side), refused as a conflict when the discrepancy changed meanwhile. */
-function accepting(id: string, note: string, by: string, at: Date, decision: Decision | undefined) {
+function accepting(
+  id: string,
+  note: string,
+  by: string,
+  at: Date,
+  decision: Decision | undefined,
+  proposal?: Proposal,
+) {
   return async (deps: ExceptionDeps) => {
     const writeOffAccount = policyOf(deps).writeOff.account;
-    const r = await acceptanceOf(deps, { id, note, by, at, writeOffAccount, ...(decision ? { decision } : {}) });
+    const holdPolicy = holdPolicyOf(deps);
+    const r = await acceptanceOf(deps, {
+      id,
+      note,
+      by,
+      at,
+      writeOffAccount,
+      holdPolicy,
+      ...(decision ? { decision } : {}),
+    });
     if (!r.ok) throw new ExceptionRefused('CONFLICT', 'id', r.message);
+    if (proposal) {
+      const amount = amountInDoubt(r.discrepancy);
+      requireProposedMoney(proposal, id, amount === null ? null : amount.toString(), r.discrepancy.currency);
+    }
     return r.request;
   };
 }
@@ -207,7 +250,7 @@ function planAccept(ctx: ExceptionContext, actor: Person, r: Extract<ActionReque
   const note = text('note', r.note);
   const amount = ctx.item.amountInDoubt;
   const needsApproval =
-    decision === 'write_off' && amount !== null && BigInt(amount) > ctx.policy.writeOff.approvalAbove;
+    decision === 'write_off' && amount !== null && BigInt(amount) > approvalLimitOf(ctx.policy, ctx.item.currency);
   const at = ctx.at.toISOString();
   const proposal = eventIdFor('exception-proposal', { discrepancyId: ctx.item.id, by: actor.id, at, decision, note });
   const event = newEvent(ExceptionDecisionProposed, {
@@ -249,6 +292,7 @@ function planApprove(ctx: ExceptionContext, actor: Person, r: Extract<ActionRequ
       null,
       `maker-checker: ${actor.id} proposed this ${p.decision ?? 'decision'}; another approver must approve it`,
     );
+  requireProposedMoney(p, ctx.item.id, ctx.item.amountInDoubt, ctx.item.currency);
   const note = text('note', r.note);
   const event = newEvent(ExceptionDecisionApproved, {
     discrepancyId: ctx.item.id,
@@ -265,7 +309,7 @@ function planApprove(ctx: ExceptionContext, actor: Person, r: Extract<ActionRequ
     summary: `approve ${p.decision ?? 'decision'} proposed by ${p.by}`,
     events: [event],
     revision: ctx.work.revision,
-    money: accepting(ctx.item.id, acceptNote, actor.id, ctx.at, p.decision ?? undefined),
+    money: accepting(ctx.item.id, acceptNote, actor.id, ctx.at, p.decision ?? undefined, p),
   };
 }
 

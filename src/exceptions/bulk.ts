@@ -1,8 +1,10 @@
+import { ExceptionDecisionProposed } from '../events/exception-events';
 import type { Person } from '../people/directory';
 import { type ActionRequest, planAction } from './actions';
-import { commit, type ExceptionDeps, policyOf, nowOf, type Plan } from './context';
+import { commitAll, type ExceptionDeps, policyOf, nowOf, type Plan } from './context';
 import { ExceptionRefused } from './errors';
 import { type ExceptionFilter, listExceptions } from './queries';
+import { approvalLimitOf } from './severity';
 
 /**
  * Bulk actions (assign, comment, resolve, accept) on every exception matching a filter, and the seam of the
@@ -42,20 +44,65 @@ function requestFor(id: string, b: BulkRequest): ActionRequest {
   }
 }
 
+/** A plan's proposed write-off: its currency and amount in doubt, whether it already waits for approval. */
+function writeOffOf(plan: Plan): { currency: string | null; amount: bigint; waits: boolean } | null {
+  const e = plan.events[0];
+  if (plan.action !== 'accept' || e?.type !== ExceptionDecisionProposed.type) return null;
+  const d = e.data as {
+    decision?: string;
+    amountInDoubt: string | null;
+    currency: string | null;
+    needsApproval: boolean;
+  };
+  if (d.decision !== 'write_off' || d.amountInDoubt === null) return null;
+  return { currency: d.currency, amount: BigInt(d.amountInDoubt), waits: d.needsApproval };
+}
+
+/**
+ * The write-offs of one action (a bulk accept, a Decisions sheet) that together come to more than their
+ * currency's approval limit each wait for a second person, however small each is: one person's word alone
+ * writes off no more in one action than in one exception. Those planned in force are planned again so.
+ */
+async function writeOffsOverLimit(
+  deps: ExceptionDeps,
+  actor: Person,
+  planned: ReadonlyArray<{ request: ActionRequest; plan: Plan }>,
+): Promise<Plan[]> {
+  const policy = policyOf(deps);
+  const totals = new Map<string | null, bigint>();
+  for (const { plan } of planned) {
+    const w = writeOffOf(plan);
+    if (w) totals.set(w.currency, (totals.get(w.currency) ?? 0n) + w.amount);
+  }
+  const over = new Set([...totals].filter(([c, t]) => t > approvalLimitOf(policy, c)).map(([c]) => c));
+  if (over.size === 0) return planned.map((p) => p.plan);
+  // every write-off of the action above nothing: each needs the second person
+  const strict = {
+    ...deps,
+    policy: { ...policy, writeOff: { ...policy.writeOff, approvalAbove: 0n, approvalAboveByCurrency: {} } },
+  };
+  const plans: Plan[] = [];
+  for (const { request, plan } of planned) {
+    const w = writeOffOf(plan);
+    plans.push(w && !w.waits && over.has(w.currency) ? await planAction(strict, actor, request) : plan);
+  }
+  return plans;
+}
+
 /** Plans every request; refusals of a single exception are kept, with their message, beside the plans. */
 async function planAll(deps: ExceptionDeps, actor: Person, requests: readonly ActionRequest[]) {
-  const plans: Plan[] = [];
+  const planned: Array<{ request: ActionRequest; plan: Plan }> = [];
   const skipped: Array<{ id: string; reason: string }> = [];
   for (const r of requests) {
     try {
-      plans.push(await planAction(deps, actor, r));
+      planned.push({ request: r, plan: await planAction(deps, actor, r) });
     } catch (e) {
       // a refusal of the person (role) is the whole run's, not one exception's
       if (!(e instanceof ExceptionRefused)) throw e;
       skipped.push({ id: r.id, reason: e.message });
     }
   }
-  return { plans, skipped };
+  return { plans: await writeOffsOverLimit(deps, actor, planned), skipped };
 }
 
 /** A bulk action on every exception matching `filter`; `dryRun` lists what would change and writes nothing. */
@@ -80,7 +127,7 @@ export async function bulkAct(
     actor,
     items.map((x) => requestFor(x.id, b)),
   );
-  if (!opts.dryRun) for (const p of plans) await commit(deps, p);
+  if (!opts.dryRun) await commitAll(deps, plans);
   return { changes: plans.map((p) => ({ id: p.id, summary: p.summary })), skipped, dryRun: opts.dryRun };
 }
 
@@ -104,7 +151,7 @@ export async function applyDecisionRows(
 ): Promise<
   { ok: true; changes: Array<{ row: number; id: string; summary: string }> } | { ok: false; problems: RowProblem[] }
 > {
-  const planned: Array<{ row: number; plan: Plan }> = [];
+  const planned: Array<{ row: number; request: ActionRequest; plan: Plan }> = [];
   const problems: RowProblem[] = [];
   const first = new Map<string, number>();
   for (const { row, request } of rows) {
@@ -116,13 +163,14 @@ export async function applyDecisionRows(
     }
     first.set(request.id.toLowerCase(), row);
     try {
-      planned.push({ row, plan: await planAction(deps, actor, request) });
+      planned.push({ row, request, plan: await planAction(deps, actor, request) });
     } catch (e) {
       if (!(e instanceof ExceptionRefused)) throw e;
       problems.push({ row, field: e.field, message: e.message });
     }
   }
   if (problems.length > 0) return { ok: false, problems };
-  if (!opts.dryRun) for (const p of planned) await commit(deps, p.plan);
-  return { ok: true, changes: planned.map((p) => ({ row: p.row, id: p.plan.id, summary: p.plan.summary })) };
+  const plans = await writeOffsOverLimit(deps, actor, planned);
+  if (!opts.dryRun) await commitAll(deps, plans);
+  return { ok: true, changes: plans.map((p, i) => ({ row: planned[i]!.row, id: p.id, summary: p.summary })) };
 }

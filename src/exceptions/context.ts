@@ -1,3 +1,4 @@
+import { type HoldPolicy, holdPolicyFromEnv } from '../config/hold-policy';
 import type { Sql } from '../db/connect';
 import { discrepancyStream } from '../events/audit-events';
 import { exceptionStream } from '../events/exception-events';
@@ -22,11 +23,14 @@ export interface ExceptionDeps {
   readonly sql: Sql;
   readonly store: EventStore;
   readonly policy?: ExceptionPolicy;
+  /** which types hold money on the statements (default: RECON_HOLD_POLICY's, as the statements read it) */
+  readonly holdPolicy?: HoldPolicy;
   /** the clock (tests pass one); default: now */
   readonly now?: () => Date;
 }
 
 export const policyOf = (deps: ExceptionDeps): ExceptionPolicy => deps.policy ?? exceptionPolicyOf().policy;
+export const holdPolicyOf = (deps: ExceptionDeps): HoldPolicy => deps.holdPolicy ?? holdPolicyFromEnv();
 export const nowOf = (deps: ExceptionDeps): Date => deps.now?.() ?? new Date();
 
 export interface ExceptionContext {
@@ -37,6 +41,7 @@ export interface ExceptionContext {
   readonly at: Date;
   readonly directory: Directory;
   readonly policy: ExceptionPolicy;
+  readonly holdPolicy: HoldPolicy;
 }
 
 /** The exception as it stands now, read from the store (the work) and the legs' views (the discrepancy). */
@@ -53,7 +58,15 @@ export async function contextOf(deps: ExceptionDeps, id: string): Promise<Except
   ]);
   // each stream folded in its order: the two parts of the state are independent of how they interleave
   const folded = foldWork(item.id, [...work, ...decisions]);
-  return { item, work: folded, state: stateOf(item.discrepancy, folded).state, at, directory, policy };
+  return {
+    item,
+    work: folded,
+    state: stateOf(item.discrepancy, folded).state,
+    at,
+    directory,
+    policy,
+    holdPolicy: holdPolicyOf(deps),
+  };
 }
 
 const article = (role: string) => (/^[aeiou]/.test(role) ? 'an' : 'a');
@@ -94,6 +107,35 @@ export interface Plan {
  * revision read, in one appendMany. Another person first on either stream: refused, nothing written (on
  * PostgreSQL one transaction; EventStoreDB checks both revisions before writing either, docs/exceptions.md).
  */
+/**
+ * Writes the plans of one bulk action or one Decisions sheet in one appendMany, all or nothing: each written
+ * on its own, another person acting on one of them between two writes refused that one after the ones before
+ * it were written (a sheet half applied). Another person first on any of them: refused, nothing written.
+ */
+export async function commitAll(deps: ExceptionDeps, plans: readonly Plan[]): Promise<void> {
+  if (plans.length === 0) return;
+  const requests: AppendRequest[] = [];
+  for (const plan of plans) {
+    requests.push({
+      stream: exceptionStream(plan.id),
+      events: [...plan.events],
+      expectedRevision: plan.revision < 0 ? 'no_stream' : plan.revision,
+    });
+    if (plan.money) requests.push(await plan.money(deps));
+  }
+  try {
+    await deps.store.appendMany(requests);
+  } catch (e) {
+    if (isStoreError(e, 'WRONG_EXPECTED_REVISION'))
+      throw new ExceptionRefused(
+        'CONFLICT',
+        'id',
+        `one of the ${plans.length} exceptions changed meanwhile (another person acted first); nothing was written, look again`,
+      );
+    throw e;
+  }
+}
+
 export async function commit(
   deps: ExceptionDeps,
   plan: Plan,

@@ -60,7 +60,16 @@ function headerOf(ws: ExcelJS.Worksheet): { at: Map<Column, number>; problems: S
   const problems: SheetProblem[] = [];
   ws.getRow(1).eachCell((cell, n) => {
     const name = cellText(cell.value).trim().toLowerCase().replace(/\s+/g, '_');
-    if ((COLUMNS as readonly string[]).includes(name)) at.set(name as Column, n);
+    const first = at.get(name as Column);
+    // a column named twice is not guessed at (the last had been read, the other passed by)
+    if (first !== undefined)
+      problems.push({
+        sheet: ws.name,
+        row: 1,
+        column: letter(n),
+        message: `column ${name} again (first in ${letter(first)}); name it once`,
+      });
+    else if ((COLUMNS as readonly string[]).includes(name)) at.set(name as Column, n);
     // an informative column may name its unit or zone after it: `due_at (Europe/Kyiv)`
     else if (name !== '' && !(DECISION_INFO_COLUMNS as readonly string[]).includes(name.replace(/_\(.*\)$/, '')))
       problems.push({

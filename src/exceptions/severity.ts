@@ -11,6 +11,8 @@ import { amountInDoubt } from '../reconciliation/discrepancy-summary';
 export interface ExceptionPolicy {
   /** amount in doubt (minor units, any currency) from which an exception is at least this severe */
   readonly amountAtLeast: Readonly<Record<Exclude<Severity, 'low'>, bigint>>;
+  /** a currency's own thresholds (minor units of that currency), where it is not amountAtLeast */
+  readonly amountAtLeastByCurrency?: Readonly<Record<string, Readonly<Record<Exclude<Severity, 'low'>, bigint>>>>;
   /** hours since detection from which an exception is at least this severe */
   readonly ageHoursAtLeast: Readonly<Record<Exclude<Severity, 'low'>, number>>;
   /** hours from detection to the due date, per severity at detection */
@@ -20,6 +22,8 @@ export interface ExceptionPolicy {
     readonly account: string;
     /** a write-off of more than this (minor units) needs a second person's approval */
     readonly approvalAbove: bigint;
+    /** the limit of a currency, in its minor units, where it is not approvalAbove */
+    readonly approvalAboveByCurrency?: Readonly<Record<string, bigint>>;
   };
 }
 
@@ -29,6 +33,12 @@ export const DEFAULT_EXCEPTION_POLICY: ExceptionPolicy = {
   slaHours: { low: 240, medium: 120, high: 48, critical: 24 },
   writeOff: { account: 'expense:write-offs', approvalAbove: 100_000n },
 };
+
+/** The write-off approval limit of a currency (minor units): its own when configured, else the default. */
+export function approvalLimitOf(policy: ExceptionPolicy, currency: string | null): bigint {
+  const own = currency === null ? undefined : policy.writeOff.approvalAboveByCurrency?.[currency];
+  return own ?? policy.writeOff.approvalAbove;
+}
 
 const rank = (s: Severity) => SEVERITIES.indexOf(s);
 const higher = (a: Severity, b: Severity): Severity => (rank(a) >= rank(b) ? a : b);
@@ -46,12 +56,18 @@ function defaultOf(type: string): Severity {
   return (DISCREPANCY_REGISTRY as Record<string, { severity: Severity } | undefined>)[type]?.severity ?? 'medium';
 }
 
-function byAmount(amount: bigint | null, policy: ExceptionPolicy): Severity {
+/** The thresholds by amount of a currency: its own when configured, else the default. */
+export function amountThresholdsOf(policy: ExceptionPolicy, currency: string | null) {
+  return (currency === null ? undefined : policy.amountAtLeastByCurrency?.[currency]) ?? policy.amountAtLeast;
+}
+
+function byAmount(amount: bigint | null, currency: string | null, policy: ExceptionPolicy): Severity {
   if (amount === null) return 'low';
   const a = abs(amount);
-  if (a >= policy.amountAtLeast.critical) return 'critical';
-  if (a >= policy.amountAtLeast.high) return 'high';
-  if (a >= policy.amountAtLeast.medium) return 'medium';
+  const t = amountThresholdsOf(policy, currency);
+  if (a >= t.critical) return 'critical';
+  if (a >= t.high) return 'high';
+  if (a >= t.medium) return 'medium';
   return 'low';
 }
 
@@ -76,7 +92,7 @@ export function severityOf(d: Assessed, now: Date, policy: ExceptionPolicy = DEF
 
 /** The severity when it was found: the type's default or the amount in doubt, whichever is higher. */
 export function severityAtDetection(d: Assessed, policy: ExceptionPolicy = DEFAULT_EXCEPTION_POLICY): Severity {
-  return higher(defaultOf(d.type), byAmount(amountInDoubt(d), policy));
+  return higher(defaultOf(d.type), byAmount(amountInDoubt(d), d.currency, policy));
 }
 
 /** When an exception is due, by the SLA of its severity at detection; null when not yet detected. */

@@ -10,7 +10,8 @@ import { writeOffAccountProblem } from '../config/write-off';
 import { writeOffSideOf } from '../journal-rules';
 import type { AppendRequest, EventStore, RecordedEvent } from '../store/types';
 import { amountInDoubt } from './discrepancies/amounts';
-import { type DiscrepancyRecord, HOLDING_TYPES } from './discrepancy-types';
+import type { DiscrepancyRecord } from './discrepancy-types';
+import { type HoldPolicy, holdingTypesOf, holdPolicyFromEnv, holdsMoneyUnder } from '../config/hold-policy';
 
 /**
  * The decision in force on one discrepancy, read from its stream `discrepancy-<id>` (acceptances and their
@@ -57,18 +58,23 @@ type Refusal = {
 
 /**
  * Why a decision cannot be taken on a discrepancy, or null. A resolved one has nothing left to accept. One that
- * holds money on the statements (HOLDING_TYPES) needs a decision; pay and withhold apply to those only. A
+ * holds money on the statements (under the hold policy in force) needs a decision; pay and withhold apply to those only. A
  * write-off applies to any whose amount in doubt is known; the journal books it where that money sits
  * (journal-rules.ts `writeOffSideOf`), and nothing where nothing is lost (money late, still owed, never moved).
  */
-export function decisionRefusal(d: DiscrepancyRecord, decision: Decision | undefined): Refusal | null {
+export function decisionRefusal(
+  d: DiscrepancyRecord,
+  decision: Decision | undefined,
+  holdPolicy: HoldPolicy = holdPolicyFromEnv(),
+): Refusal | null {
   // a resolved discrepancy has no difference left to accept: an acceptance would freeze values that no longer hold
   if (d.status === 'resolved')
     return {
       code: 'ALREADY_RESOLVED',
       message: `discrepancy ${d.id} is resolved (at ${d.resolved_at}): the sources agree now, there is nothing to accept`,
     };
-  const holds = (HOLDING_TYPES as readonly string[]).includes(d.type);
+  // the policy in force (RECON_HOLD_POLICY), as the statements hold: not the default table
+  const holds = holdsMoneyUnder(holdPolicy, d.type);
   if (decision === 'write_off')
     return amountInDoubt(d) === null
       ? {
@@ -84,7 +90,7 @@ export function decisionRefusal(d: DiscrepancyRecord, decision: Decision | undef
   if (!holds && decision)
     return {
       code: 'DECISION_NOT_APPLICABLE',
-      message: `a ${d.type} holds no money on the statements: --decision pay|withhold applies to ${HOLDING_TYPES.join(', ')}`,
+      message: `a ${d.type} holds no money on the statements: --decision pay|withhold applies to ${holdingTypesOf(holdPolicy).join(', ')}`,
     };
   return null;
 }

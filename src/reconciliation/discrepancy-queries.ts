@@ -1,3 +1,4 @@
+import type { HoldPolicy } from '../config/hold-policy';
 import { DateTime } from 'luxon';
 import type { Sql } from '../db/connect';
 import { isSqlState } from '../db/errors';
@@ -296,6 +297,8 @@ export type AcceptRequest = {
   at: Date;
   decision?: Decision;
   writeOffAccount?: string;
+  /** the hold policy in force (default: RECON_HOLD_POLICY's): which types need pay, withhold or write_off */
+  holdPolicy?: HoldPolicy;
 };
 
 /**
@@ -332,7 +335,7 @@ export async function acceptanceOf(
       code: 'ALREADY_ACCEPTED',
       message: `discrepancy ${d.id} was already accepted by ${inForce.data.acceptedBy} at ${inForce.data.acceptedAt} (${inForce.decision}): revoke that decision first`,
     };
-  const refused = decisionRefusal(d, req.decision);
+  const refused = decisionRefusal(d, req.decision, req.holdPolicy);
   if (refused) return { ok: false, ...refused };
   const amount = amountInDoubt(d);
   const writeOff =

@@ -3,8 +3,9 @@ import { documentText } from '../../input-rules';
 import path from 'node:path';
 import type { Transporter } from 'nodemailer';
 import type { Sql } from '../../db/connect';
-import { newEvent } from '../../events/catalog';
+import { dataOf, isEvent, newEvent } from '../../events/catalog';
 import { StatementSendFailed, StatementSent, statementDeliveryStream } from '../../events/delivery-events';
+import { StatementIssued, statementStream } from '../../events/statement-events';
 import { sha256Hex, stableStringify } from '../../canonical';
 import type { Logger } from '../../log';
 import type { EventStore, RecordedEvent } from '../../store/types';
@@ -167,6 +168,7 @@ export async function sendStatements(
   opts: DeliveryOptions,
 ): Promise<DeliveryResult> {
   const planned = await planDelivery(deps, opts);
+  const dispute = await disputeTermsOf(deps.store, opts.month);
   const now = deps.now ?? (() => new Date());
   let sent = 0;
   let failed = 0;
@@ -179,7 +181,7 @@ export async function sendStatements(
         from: deps.from,
         to: p.to,
         subject: `${p.language === 'uk' ? 'Виплатна виписка' : 'Payout statement'} ${opts.month}${p.name ? ` — ${p.name}` : ''}`,
-        text: messageText(opts.month, p.name, p.language ?? 'en'),
+        text: messageText(opts.month, p.name, p.language ?? 'en', dispute),
         messageId,
         attachments: p.files.map((f) => ({ filename: f.name, path: path.join(opts.outDir, f.name) })),
       });
@@ -212,20 +214,33 @@ export async function sendStatements(
   return { planned, sent, failed };
 }
 
-function messageText(month: string, name: string | null, language: 'uk' | 'en'): string {
+/**
+ * The dispute terms the month's statements were issued with (RECON_STATEMENT_DISPUTE, recorded with its first
+ * run, as the statements print them), or undefined when none was set: the e-mail must not promise other terms.
+ */
+async function disputeTermsOf(store: EventStore, month: string): Promise<string | undefined> {
+  for (const e of await store.readStream(statementStream(month))) {
+    if (!isEvent(StatementIssued, e)) continue;
+    const settings = dataOf(StatementIssued, e).settings;
+    if (settings) return settings.dispute;
+  }
+  return undefined;
+}
+
+function messageText(month: string, name: string | null, language: 'uk' | 'en', dispute?: string): string {
   if (language === 'uk')
     return [
       'Добрий день!',
       '',
       `у вкладенні ваша виплатна виписка за ${month}.`,
-      'Якщо якась сума відрізняється від ваших даних, дайте відповідь на цей лист протягом 30 днів.',
+      dispute ?? 'Якщо якась сума відрізняється від ваших даних, дайте відповідь на цей лист протягом 30 днів.',
       '',
     ].join('\n');
   return [
     name ? `Dear ${name},` : 'Hello,',
     '',
     `please find attached your payout statement for ${month}.`,
-    'If any figure differs from your records, reply to this message within 30 days.',
+    dispute ?? 'If any figure differs from your records, reply to this message within 30 days.',
     '',
   ].join('\n');
 }

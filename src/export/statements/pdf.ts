@@ -39,7 +39,9 @@ const BOLD = path.join(FONT_DIR, 'DejaVuSans-Bold.ttf');
  * "1,234.56" in English, "1 234,56" in Ukrainian (a no-break space between groups).
  */
 export function formatAmount(minor: bigint, currency: string, language: 'en' | 'uk' = 'en'): string {
-  const exp = currencyExponent(currency);
+  const own = currencyExponent(currency);
+  // a fraction of a yen (a percentage fee) is shown in hundredths, exactly: cut, the lines stopped adding up
+  const exp = own < 2 && minor % 10n ** BigInt(2 - own) !== 0n ? 2 : own;
   const negative = minor < 0n;
   let digits = (negative ? -minor : minor).toString();
   // recon keeps every amount in hundredths; a currency with another exponent is shown with its own

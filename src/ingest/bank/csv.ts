@@ -266,7 +266,8 @@ function cellsOf(file: string, m: CsvMapping, days: Map<string, Checked<string>>
     const raw = cell(column) ?? fail(column, 'empty');
     let d = days.get(raw);
     if (d === undefined) {
-      const read = DateTime.fromFormat(raw, m.dateFormat, { zone: 'UTC' });
+      // setZone: a date written with the bank's offset keeps its day as written (as camt's DtTm), not UTC's
+      const read = DateTime.fromFormat(raw, m.dateFormat, { zone: 'UTC', setZone: true });
       d = read.isValid
         ? bankDay(read.toISODate()!)
         : { ok: false, reason: `not a date in the format ${m.dateFormat}: ${quoteForMessage(raw)}` };
