@@ -103,11 +103,6 @@ export interface Plan {
 }
 
 /**
- * Writes a plan: its events at the revision read and, for a decision, the money's event at the discrepancy's
- * revision read, in one appendMany. Another person first on either stream: refused, nothing written (on
- * PostgreSQL one transaction; EventStoreDB checks both revisions before writing either, docs/exceptions.md).
- */
-/**
  * Writes the plans of one bulk action or one Decisions sheet in one appendMany, all or nothing: each written
  * on its own, another person acting on one of them between two writes refused that one after the ones before
  * it were written (a sheet half applied). Another person first on any of them: refused, nothing written.
@@ -136,6 +131,11 @@ export async function commitAll(deps: ExceptionDeps, plans: readonly Plan[]): Pr
   }
 }
 
+/**
+ * Writes a plan: its events at the revision read and, for a decision, the money's event at the discrepancy's
+ * revision read, in one appendMany. Another person first on either stream: refused, nothing written (on
+ * PostgreSQL one transaction; EventStoreDB checks both revisions before writing either, docs/exceptions.md).
+ */
 export async function commit(
   deps: ExceptionDeps,
   plan: Plan,
