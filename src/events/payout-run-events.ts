@@ -121,6 +121,22 @@ export const PayoutRunSent = defineEvent(
   }),
 );
 
+/**
+ * A person took an approved run's payment file (the command line's `file`, the API's or the console's download):
+ * from then on the bank may execute it, marked sent or not, so the run is not cancelled on one person's word
+ * alone that nothing was paid (cancelRun). Once per person and run.
+ */
+export const PayoutRunFileTaken = defineEvent(
+  'PayoutRunFileTaken',
+  1,
+  z.object({
+    runId,
+    takenBy: actor,
+    takenAt: isoInstant,
+    fileSha256: z.string().regex(/^[0-9a-f]{64}$/),
+  }),
+);
+
 export const PayoutRunCancelled = defineEvent(
   'PayoutRunCancelled',
   1,
@@ -129,5 +145,7 @@ export const PayoutRunCancelled = defineEvent(
     cancelledBy: actor,
     cancelledAt: isoInstant,
     reason: z.string().trim().min(1).max(4000),
+    /** its file had been taken: the person cancelling says the bank did not execute it (absent: not taken) */
+    bankDidNotExecute: z.literal(true).optional(),
   }),
 );

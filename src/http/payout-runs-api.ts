@@ -54,7 +54,8 @@ async function readBody(req: IncomingMessage): Promise<string | null> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-const STATUS: Record<string, number> = {
+// every refusal's answer: a code added without one fails the type check
+const STATUS: Record<PayoutRunRefused['code'], number> = {
   NO_SUCH_RUN: 404,
   INVALID_INPUT: 400,
   RUN_NOT_DRAFT: 409,
@@ -67,6 +68,7 @@ const STATUS: Record<string, number> = {
   STATED_LOWER: 409,
   HOLD_IN_FORCE: 409,
   PAYEE_CHANGED: 409,
+  FILE_TAKEN: 409,
 };
 
 /** A refusal as its answer; anything else is not ours to describe (rethrown: the route logs a 500). */

@@ -7,6 +7,7 @@ import {
   PayoutRunApproved,
   PayoutRunCancelled,
   PayoutRunDrafted,
+  PayoutRunFileTaken,
   PayoutRunSent,
 } from '../events/payout-run-events';
 import { checkText, FREE_TEXT } from '../input-rules';
@@ -304,12 +305,16 @@ function stillExecutable(run: PayoutRun, at: ActionTime): void {
     throw new PayoutRunRefused(
       'EXECUTION_DATE_PASSED',
       `${run.id} asks the bank to execute on ${run.executionDate}, which has passed (today is ${today} in ${at.timezone}); ` +
-        `cancel it (recon payout-runs cancel ${run.id} --reason ...) and draft the month again; if its file went to ` +
-        "the bank, first import the bank's statement: a draft leaves out what the bank paid",
+        `cancel it (recon payout-runs cancel ${run.id} --reason ...) and draft the month again; if its file was taken, ` +
+        "first import the bank's statement (a draft leaves out what the bank paid) and say the bank did not execute it",
     );
 }
 
-/** The file of a run, for a person allowed to hand it to the bank (analyst, approver). */
+/**
+ * The file of a run, for a person allowed to hand it to the bank (analyst, approver). Taking an approved run's
+ * file is recorded (once per person): from then on the bank may execute it, and cancelling the run asks the
+ * person to say the bank did not (cancelRun).
+ */
 export async function paymentFile(
   store: EventStore,
   actor: Person,
@@ -317,12 +322,28 @@ export async function paymentFile(
   at: ActionTime,
 ): Promise<PaymentFile> {
   allowed(actor, 'payout-run.send');
-  const runs = await readRuns(store);
-  const run = runNamed(runs, runId);
-  stillExecutable(run, at);
-  const file = paymentFileOf(run);
-  if (run.status === 'approved') await stillPayable(store, runs, run);
-  return file;
+  // two people taking the file at one moment: the second reads again and records its own take
+  for (let attempt = 1; ; attempt++) {
+    const runs = await readRuns(store);
+    const run = runNamed(runs, runId);
+    stillExecutable(run, at);
+    const file = paymentFileOf(run);
+    if (run.status !== 'approved') return file;
+    await stillPayable(store, runs, run);
+    if (run.fileTaken.some((t) => t.by === actor.id)) return file;
+    const takenAt = (at.now ?? new Date()).toISOString();
+    const event = newEvent(
+      PayoutRunFileTaken,
+      { runId, takenBy: actor.id, takenAt, fileSha256: file.sha256 },
+      { idContent: { runId, step: 'file-taken', by: actor.id } },
+    );
+    try {
+      await append(store, runs, event);
+      return file;
+    } catch (e) {
+      if (!(e instanceof PayoutRunRefused && e.code === 'CHANGED_MEANWHILE') || attempt >= 3) throw e;
+    }
+  }
 }
 
 /** Records that the approved run's file went to the bank, with the file's sha-256. */
@@ -346,8 +367,12 @@ export async function sendRun(store: EventStore, actor: Person, runId: string, a
 }
 
 /**
- * Cancels a draft, or an approved run not yet sent (nothing went to the bank: e.g. its execution date passed);
- * why is required; its references can be drafted again.
+ * Cancels a draft, or an approved run not yet sent (e.g. its execution date passed); why is required; its
+ * references can be drafted again. A run whose file was taken may be at the bank, marked sent or not: drafting
+ * its references again would pay them twice if the bank executes it before its statement is imported (a draft
+ * leaves out only what imported statements show paid). So it is cancelled once the bank's statements imported
+ * cover its execution date, or when its cancelling person says the bank did not execute it (`bankDidNotExecute`,
+ * recorded with the cancellation).
  */
 export async function cancelRun(
   store: EventStore,
@@ -355,6 +380,12 @@ export async function cancelRun(
   runId: string,
   reason: string,
   now = new Date(),
+  opts: {
+    /** the person says the bank did not execute the run's file (it rejected it, or confirmed so) */
+    bankDidNotExecute?: boolean;
+    /** whether the bank's imported statements cover the run's execution date (bankStatementsCover) */
+    bankStatementsCover?: (run: PayoutRun) => Promise<boolean>;
+  } = {},
 ): Promise<PayoutRun> {
   allowed(actor, 'payout-run.create');
   const runs = await readRuns(store);
@@ -367,9 +398,25 @@ export async function cancelRun(
   const why = checkText(reason, { ...FREE_TEXT, maxLength: 4000, empty: false });
   if (!why.ok || why.value.trim() === '')
     throw new PayoutRunRefused('INVALID_INPUT', `--reason: ${why.ok ? 'must not be empty' : why.reason}`);
+  const taken = run.fileTaken[0];
+  const covered = taken !== undefined && !opts.bankDidNotExecute && (await opts.bankStatementsCover?.(run)) === true;
+  if (taken && !opts.bankDidNotExecute && !covered)
+    throw new PayoutRunRefused(
+      'FILE_TAKEN',
+      `${runId}'s payment file was taken by ${taken.by} at ${taken.at}: the bank may execute it, and drafting its ` +
+        `payouts again would pay them twice. Import the bank's statements through its execution date ` +
+        `(${run.executionDate}) first: a draft then leaves out what the bank paid; or, if the bank rejected the ` +
+        'file, say so: --bank-did-not-execute',
+    );
   const event = newEvent(
     PayoutRunCancelled,
-    { runId, cancelledBy: actor.id, cancelledAt: now.toISOString(), reason: why.value },
+    {
+      runId,
+      cancelledBy: actor.id,
+      cancelledAt: now.toISOString(),
+      reason: why.value,
+      ...(taken && !covered ? { bankDidNotExecute: true as const } : {}),
+    },
     { idContent: { runId, step: 'cancelled' } },
   );
   await append(store, runs, event);

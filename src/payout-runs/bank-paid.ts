@@ -26,3 +26,27 @@ export async function paidByBankOf(
   }
   return paid;
 }
+
+/**
+ * Whether the bank's statements imported (read model caught up by the caller) cover a run's execution date on
+ * every account it pays from: then a draft sees whatever the bank executed of the run's file, and cancelling the
+ * run cannot lead to asking the same money twice. False while no statement of the bank was imported.
+ */
+export async function bankStatementsCover(
+  sql: Sql,
+  run: {
+    readonly executionDate: string | null;
+    readonly debtors: ReadonlyArray<{ account: string; currency: string }>;
+  },
+): Promise<boolean> {
+  if (run.executionDate === null || run.debtors.length === 0) return false;
+  const [exists] = await sql<{ v: string | null }[]>`select to_regclass('recon.bank_statements')::text as v`;
+  if (!exists?.v) return false;
+  for (const d of run.debtors) {
+    const [row] = await sql<{ n: number }[]>`
+      select count(*)::int as n from recon.bank_statements
+      where account_id = ${d.account} and currency = ${d.currency} and closing_date >= ${run.executionDate}`;
+    if (!row || row.n === 0) return false;
+  }
+  return true;
+}

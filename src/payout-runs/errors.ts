@@ -19,6 +19,7 @@ export class PayoutRunRefused extends ReconError {
       | 'STATED_LOWER'
       | 'HOLD_IN_FORCE'
       | 'PAYEE_CHANGED'
+      | 'FILE_TAKEN'
       | 'INVALID_INPUT',
     message: string,
   ) {

@@ -3,6 +3,7 @@ import {
   PayoutRunApproved,
   PayoutRunCancelled,
   PayoutRunDrafted,
+  PayoutRunFileTaken,
   PayoutRunSent,
 } from '../events/payout-run-events';
 import { dataOf, type EventData, isEvent } from '../events/catalog';
@@ -24,9 +25,13 @@ export interface PayoutRun extends Omit<DraftData, 'runId'> {
   readonly sentBy: string | null;
   readonly sentAt: string | null;
   readonly fileSha256: string | null;
+  /** who took the approved run's payment file, first time each, in order (the bank may have it since) */
+  readonly fileTaken: ReadonlyArray<{ readonly by: string; readonly at: string }>;
   readonly cancelledBy: string | null;
   readonly cancelledAt: string | null;
   readonly cancelReason: string | null;
+  /** cancelled after its file was taken: the person cancelling said the bank did not execute it */
+  readonly bankDidNotExecute: boolean;
 }
 
 export interface PayoutRuns {
@@ -60,6 +65,10 @@ export function foldRuns(events: readonly RecordedEvent[]): PayoutRuns {
     } else if (isEvent(PayoutRunSent, e)) {
       const d = dataOf(PayoutRunSent, e);
       update(d.runId, { status: 'sent', sentBy: d.sentBy, sentAt: d.sentAt, fileSha256: d.fileSha256 });
+    } else if (isEvent(PayoutRunFileTaken, e)) {
+      const d = dataOf(PayoutRunFileTaken, e);
+      const r = runs.get(d.runId);
+      if (r) update(d.runId, { fileTaken: [...r.fileTaken, { by: d.takenBy, at: d.takenAt }] });
     } else if (isEvent(PayoutRunCancelled, e)) {
       const d = dataOf(PayoutRunCancelled, e);
       update(d.runId, {
@@ -67,6 +76,7 @@ export function foldRuns(events: readonly RecordedEvent[]): PayoutRuns {
         cancelledBy: d.cancelledBy,
         cancelledAt: d.cancelledAt,
         cancelReason: d.reason,
+        bankDidNotExecute: d.bankDidNotExecute === true,
       });
     }
   }
@@ -80,9 +90,11 @@ const NOTHING_YET = {
   sentBy: null,
   sentAt: null,
   fileSha256: null,
+  fileTaken: [],
   cancelledBy: null,
   cancelledAt: null,
   cancelReason: null,
+  bankDidNotExecute: false,
 } as const;
 
 export async function readRuns(store: EventStore): Promise<PayoutRuns> {

@@ -201,9 +201,10 @@ const COVERED: Record<string, { test: string } | { skip: string }> = {
   'recon exceptions list|show ID|assign|comment|resolve|accept|approve|reject|reopen': {
     test: 'recon exceptions, recon payout-runs, recon alerts',
   },
-  'recon payout-runs draft --month M|list|show RUN|approve RUN|file RUN [--out F]|send RUN|cancel RUN --reason T': {
-    test: 'recon exceptions, recon payout-runs, recon alerts',
-  },
+  'recon payout-runs draft --month M|list|show RUN|approve RUN|file RUN [--out F]|send RUN|cancel RUN --reason T [--bank-did-not-execute]':
+    {
+      test: 'recon exceptions, recon payout-runs, recon alerts',
+    },
   'recon alerts run [--dry-run]|list|test RULE': { test: 'recon exceptions, recon payout-runs, recon alerts' },
   'recon demo --serve': {
     skip: 'serves until Ctrl-C; test/console/console.test.ts and work.test.ts run it through the real binary (--port 0) and drive it in chromium',

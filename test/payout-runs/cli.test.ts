@@ -157,4 +157,41 @@ describe('recon payout-runs', () => {
     const cancel = await recon(['payout-runs', 'cancel', 'PR-2026-11-1', '--reason', 'x'], 'ana');
     expect(cancel.stderr).toContain('no payout run "PR-2026-11-1"');
   }, 300_000);
+
+  it('a run whose file was taken is not cancelled on one word: the bank may execute it (--bank-did-not-execute)', async () => {
+    const store = createPostgresEventStore(db.sql);
+    await issue(store, '2026-12', [
+      {
+        subMerchantId: 'SM-A',
+        currency: 'EUR',
+        reference: 'RS-SM-A-2026-12-EUR',
+        amountDue: '5000',
+        held: '0',
+        payable: '5000',
+        holds: [],
+      },
+    ]);
+    expect((await recon(['payout-runs', 'draft', '--month', '2026-12'], 'ana')).code).toBe(0);
+    const monday = weekdayAhead(1);
+    const approve = await recon(['payout-runs', 'approve', 'PR-2026-12-1', '--execution-date', monday], 'iryna');
+    expect(approve.code, approve.stderr).toBe(0);
+    expect((await recon(['payout-runs', 'file', 'PR-2026-12-1'], 'ana')).code).toBe(0);
+    const refused = await recon(['payout-runs', 'cancel', 'PR-2026-12-1', '--reason', 'wrong month'], 'ana');
+    expect(refused.code).toBe(EXIT_CODE.usage);
+    expect(refused.stderr).toContain("PR-2026-12-1's payment file was taken by ana at");
+    expect(refused.stderr).toContain(`Import the bank's statements through its execution date (${monday}) first`);
+    const show = await recon(['payout-runs', 'show', 'PR-2026-12-1'], 'ana');
+    expect(show.stdout).toMatch(/^approved by iryna/m);
+    expect(show.stdout).toMatch(/^payment file taken by ana at \d{4}-/m);
+    const said = await recon(
+      ['payout-runs', 'cancel', 'PR-2026-12-1', '--reason', 'the bank rejected the file', '--bank-did-not-execute'],
+      'ana',
+    );
+    expect(said.code, said.stderr).toBe(0);
+    expect((await recon(['payout-runs', 'show', 'PR-2026-12-1'], 'ana')).stdout).toContain(
+      'saying the bank did not execute its file: the bank rejected the file',
+    );
+    const again = await recon(['payout-runs', 'draft', '--month', '2026-12'], 'ana');
+    expect(again.stdout).toContain('PR-2026-12-2');
+  }, 300_000);
 });

@@ -1,8 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { projection as bankProjection } from '../../projections/bank';
 import { projection as payouts } from '../../projections/payouts';
+import { newEvent } from '../../src/events/catalog';
+import { BankStatementImported, bankAccountStream } from '../../src/events/bank-events';
 import { silentLogger } from '../../src/log';
 import { approveRun, cancelRun, draftRun, paymentFile } from '../../src/payout-runs/actions';
-import { paidByBankOf } from '../../src/payout-runs/bank-paid';
+import { bankStatementsCover, paidByBankOf } from '../../src/payout-runs/bank-paid';
+import type { PayoutRun } from '../../src/payout-runs/runs';
 import { runProjections } from '../../src/projector/runner';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore } from '../../src/store/types';
@@ -42,7 +46,7 @@ async function paidNow() {
     timezone: TZ,
     graceHours: 48,
     bank: BANK,
-    projections: [payouts],
+    projections: [payouts, bankProjection],
   });
   return paidByBankOf(db.sql, store, BANK.payouts, TZ);
 }
@@ -79,6 +83,34 @@ async function monthOf(subMerchantId: string, month: string, payable: string) {
   ]);
 }
 
+/** The bank's statement of the payouts account through `day` imported (its entries booked on their own). */
+async function statementThrough(day: string, id: string) {
+  const e = newEvent(BankStatementImported, {
+    accountId: PAYOUTS,
+    currency: 'EUR',
+    statementId: id,
+    format: 'camt.053',
+    openingDate: '2026-09-01',
+    closingDate: day,
+    openingBalance: '0',
+    closingBalance: '0',
+    entries: 0,
+    fileSha256: '0'.repeat(64),
+  });
+  await store.append(bankAccountStream(PAYOUTS), [e]);
+}
+
+/** Cancels a run whose file was taken, once the bank's statement through its execution date is imported. */
+async function cancelAfterStatement(run: PayoutRun, reason: string) {
+  await statementThrough('2026-09-02', `STMT-${run.id}`);
+  return cancelRun(store, ana, run.id, reason, new Date('2026-09-03T09:00:00.000Z'), {
+    bankStatementsCover: async (r) => {
+      await paidNow();
+      return bankStatementsCover(db.sql, r);
+    },
+  });
+}
+
 /** A run approved, its file taken and executed by the bank, then cancelled as its execution date passed. */
 async function executedThenCancelled(month: string) {
   const approvedOn = new Date('2026-09-01T09:00:00.000Z');
@@ -93,7 +125,7 @@ describe('a payout run and what the bank already paid', () => {
     await monthOf('SM-A', '2026-08', '100000');
     const first = await executedThenCancelled('2026-08');
     await debit('RS-SM-A-2026-08-EUR', 100000n, 'B-1');
-    await cancelRun(store, ana, first.id, 'execution date passed', new Date('2026-09-03T09:00:00.000Z'));
+    await cancelAfterStatement(first, 'execution date passed');
     const again = await draft('2026-08');
     expect(again.run).toBeNull();
     expect(again.plan.lines).toEqual([]);
@@ -104,14 +136,14 @@ describe('a payout run and what the bank already paid', () => {
     await monthOf('SM-C', '2026-06', '50000');
     const b = await executedThenCancelled('2026-07');
     await debit('RS-SM-B-2026-07-EUR', 60000n, 'B-2');
-    await cancelRun(store, ana, b.id, 'execution date passed', new Date('2026-09-03T09:00:00.000Z'));
+    await cancelAfterStatement(b, 'execution date passed');
     const rest = await draft('2026-07');
     expect(rest.run?.lines.map((l) => [l.reference, l.amount])).toEqual([['RS-SM-B-2026-07-EUR', '40000']]);
 
     const c = await executedThenCancelled('2026-06');
     await debit('RS-SM-C-2026-06-EUR', 50000n, 'B-3');
     await debit('RS-SM-C-2026-06-EUR', 50000n, 'B-3R', { isReturn: true });
-    await cancelRun(store, ana, c.id, 'the payment came back', new Date('2026-09-03T09:00:00.000Z'));
+    await cancelAfterStatement(c, 'the payment came back');
     expect((await paidNow()).get('RS-SM-C-2026-06-EUR') ?? 0n).toBe(0n);
     const full = await draft('2026-06');
     expect(full.run?.lines.map((l) => [l.reference, l.amount])).toEqual([['RS-SM-C-2026-06-EUR', '50000']]);

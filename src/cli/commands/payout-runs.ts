@@ -5,7 +5,7 @@ import { readDirectory } from '../../people/directory';
 import { actorFor } from '../../people/manage';
 import type { Action } from '../../people/roles';
 import { approveRun, cancelRun, draftRun, listRuns, paymentFile, sendRun, showRun } from '../../payout-runs/actions';
-import { paidByBankOf } from '../../payout-runs/bank-paid';
+import { bankStatementsCover, paidByBankOf } from '../../payout-runs/bank-paid';
 import { type PayoutRun, runJson, totalsOf } from '../../payout-runs/runs';
 import { decimalText } from '../../payout-runs/pain001';
 import { runProjections } from '../../projector/runner';
@@ -25,6 +25,11 @@ async function actor(rt: Runtime, action: Action) {
 
 /** What the bank paid on each reference, with the read models caught up first (a debit booked since is known). */
 async function bankPaidNow(rt: Runtime, signal: AbortSignal) {
+  await caughtUp(rt, signal);
+  return paidByBankOf(rt.sql, rt.store, rt.config.bank.payouts, rt.config.timezone);
+}
+
+async function caughtUp(rt: Runtime, signal: AbortSignal) {
   const { config } = rt;
   await runProjections(
     {
@@ -37,7 +42,6 @@ async function bankPaidNow(rt: Runtime, signal: AbortSignal) {
     },
     { signal },
   );
-  return paidByBankOf(rt.sql, rt.store, config.bank.payouts, config.timezone);
 }
 
 const amount = (minor: string, currency: string) =>
@@ -55,7 +59,11 @@ function details(r: PayoutRun): string {
   const out = [summaryLine(r)];
   if (r.approvedBy) out.push(`approved by ${one(r.approvedBy)} at ${r.approvedAt}, execution ${r.executionDate}`);
   if (r.sentBy) out.push(`sent by ${one(r.sentBy)} at ${r.sentAt}, file sha-256 ${r.fileSha256}`);
-  if (r.cancelledBy) out.push(`cancelled by ${one(r.cancelledBy)} at ${r.cancelledAt}: ${one(r.cancelReason ?? '')}`);
+  for (const t of r.fileTaken) out.push(`payment file taken by ${one(t.by)} at ${t.at}`);
+  if (r.cancelledBy)
+    out.push(
+      `cancelled by ${one(r.cancelledBy)} at ${r.cancelledAt}${r.bankDidNotExecute ? ', saying the bank did not execute its file' : ''}: ${one(r.cancelReason ?? '')}`,
+    );
   out.push('transfers:');
   for (const l of r.lines) {
     const released = l.releasedHolds.length
@@ -199,10 +207,21 @@ function lifeCommands(group: Command): void {
     .command('cancel')
     .argument('<run>', 'the run id, PR-YYYY-MM-n')
     .requiredOption('--reason <text>', 'why, kept with the run')
+    .option(
+      '--bank-did-not-execute',
+      'its payment file was taken: you say the bank did not execute it (its statement, or the bank, shows so); recorded with your name',
+    )
     .description('cancel a draft, or an approved run not yet sent; what it would have paid can be drafted again')
-    .action(async (id: string, opts: { reason: string }) => {
-      await withRuntime(async (rt) => {
-        const r = await cancelRun(rt.store, await actor(rt, 'payout-run.create'), id, opts.reason);
+    .action(async (id: string, opts: { reason: string; bankDidNotExecute?: boolean }) => {
+      await withRuntime(async (rt, signal) => {
+        const r = await cancelRun(rt.store, await actor(rt, 'payout-run.create'), id, opts.reason, new Date(), {
+          bankDidNotExecute: opts.bankDidNotExecute === true,
+          // the bank's statements imported since are known: the read models caught up first
+          bankStatementsCover: async (run) => {
+            await caughtUp(rt, signal);
+            return bankStatementsCover(rt.sql, run);
+          },
+        });
         process.stdout.write(`cancelled ${r.id}\n`);
       });
     });
