@@ -26,10 +26,9 @@ const apply = (tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionContext)
   applyOrderEvents(tx, events, ctx);
 
 // 3: amount_in_doubt on every discrepancy row; an acceptance can be revoked (DiscrepancyAcceptanceRevoked)
-// 4: a group's stored payments are its observations in the order added, extended in place (orders/tables.ts)
 export const projection: Projection = {
   name: 'orders',
-  version: 4,
+  version: 3,
   retryByReplay: true,
   // the PSP's observations (src/reconciliation/observations.ts), the orders and the fee contract, the
   // directory, acceptances, and what moves its clock

@@ -36,7 +36,7 @@ function quotedElement(x: string): string {
  * an array, not concatenated: a literal of thousands of long elements built by `+=` is a rope the driver then
  * flattens to measure and encode it.
  */
-export function arrayLiteral(xs: readonly (string | null)[]): string {
+function arrayLiteral(xs: readonly (string | null)[]): string {
   const out: string[] = new Array(xs.length);
   for (let i = 0; i < xs.length; i++) {
     const x = xs[i]!;

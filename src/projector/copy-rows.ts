@@ -3,7 +3,6 @@
  * guard, and upserts through unnest), here under the name the projections know it by.
  */
 export {
-  arrayLiteral,
   type Cell,
   type Column,
   columnsOf,

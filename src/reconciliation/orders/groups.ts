@@ -34,10 +34,6 @@ export interface Group {
   dirty: boolean;
   /** a version or an observation was added in this batch: its stored state is written back too */
   grown: boolean;
-  /** a version was added in this batch: the stored versions are written again (else they are left as stored) */
-  versionsGrown: boolean;
-  /** the observations added in this batch, in order: all a stored group's payments need written (tables.ts) */
-  readonly added: Observation[];
 }
 
 export interface OrderBatch {
@@ -67,8 +63,6 @@ const emptyGroup = (key: string): Group => ({
   due: null,
   dirty: false,
   grown: false,
-  versionsGrown: false,
-  added: [],
 });
 
 export function versionOf(e: RecordedEvent): OrderVersion | null {
@@ -219,16 +213,12 @@ async function loadGroups(tx: Tx, s: string, b: OrderBatch, keys: readonly strin
     tx<{ order_key: string; due_at: Date }[]>`select * from ${tx(s)}.due ${where()}`,
   ]);
   for (const r of rows) {
-    // the observations in the order they were added (tables.ts `paymentEntries`): each payment's in its order,
-    // the payments in the order of their first observation, as the replay added them
     const payments = new Map<string, Observation[]>();
-    for (const [posId, paymentId, row] of JSON.parse(r.payments) as [string, string, unknown[]][]) {
-      const k = `${posId}\u0001${paymentId}`;
-      const o = observationFromRow(posId, paymentId, row);
-      const list = payments.get(k);
-      if (list) list.push(o);
-      else payments.set(k, [o]);
-    }
+    for (const [posId, paymentId, obs] of JSON.parse(r.payments) as [string, string, unknown[][]][])
+      payments.set(
+        `${posId}\u0001${paymentId}`,
+        obs.map((o) => observationFromRow(posId, paymentId, o)),
+      );
     const versions = (JSON.parse(r.versions) as [string, string, string, OrderVersion['kind'], string, never][]).map(
       ([eventId, commit, prepare, kind, at, data]) => ({
         eventId,

@@ -106,14 +106,12 @@ function applyEvent(b: OrderBatch, j: Judging, e: RecordedEvent, o: Observation 
     const list = g.payments.get(pk);
     if (list) list.push(o);
     else g.payments.set(pk, [o]);
-    g.added.push(o);
     g.grown = true;
     touch(j, g, e.id);
   } else if (v) {
     const g = b.groups.get(v.data.orderId)!;
     g.versions.push(v);
     g.grown = true;
-    g.versionsGrown = true;
     if (v.kind === 'placed') {
       const created = Date.parse(v.at);
       const first = b.ordersSince === null;

@@ -1,7 +1,7 @@
 import { ident, qualified } from '../../db/identifier';
-import { arrayLiteral, copyRows, type Cell } from '../../projector/copy-rows';
+import { copyRows, type Cell } from '../../projector/copy-rows';
 import type { Tx } from '../../projector/projection';
-import { type Observation, observationToRow } from '../observations';
+import { observationToRow } from '../observations';
 import { createDiscrepancyTable, discrepancyView, writeDiscrepancies } from '../discrepancies/table';
 import { columnNames } from '../tables';
 import type { OrderBatch } from './groups';
@@ -108,12 +108,15 @@ export async function writeOrderBatch(tx: Tx, schema: string, b: OrderBatch): Pr
 /** The groups judged in this batch: their stored state, when they are due, and their rows of the views. */
 async function writeGroups(tx: Tx, s: string, dirty: readonly JudgedGroup[]): Promise<void> {
   // a group judged again with nothing added (come due, a directory or contract change) keeps its stored state
-  await writeGroupState(tx, s, dirty);
+  const grown = dirty.filter((g) => g.grown || !g.stored);
+  const grownKeys = grown.map((g) => g.key);
+  if (grownKeys.length) await tx`delete from ${tx(s)}.groups where order_key = any(${grownKeys}::text[])`;
   const keys = dirty.map((g) => g.key);
   if (keys.length) {
     for (const t of ['due', 'orders', 'order_payments'])
       await tx`delete from ${tx(s)}.${tx(t)} where order_key = any(${keys}::text[])`;
   }
+  await insertRows(tx, s, 'groups', ['order_key', 'versions', 'payments'], grown.map(groupRow));
   await insertRows(
     tx,
     s,
@@ -127,48 +130,21 @@ async function writeGroups(tx: Tx, s: string, dirty: readonly JudgedGroup[]): Pr
 }
 
 /**
- * The stored state of the groups that grew. A new group is written whole; a stored one sends only what this
- * batch added, the server extending its stored observations in place (`[stored…]`, `[new…]` →
- * `[stored…,new…]`) and keeping its versions unless one was added. Written whole at every batch that touched
- * it (issue 26), a group's state, 2 kB and growing, was the largest COPY of the projections' rebuild.
+ * A group's stored state: its versions, and its payments as [posId, paymentId, [observation rows]]. The
+ * observation rows are already JSON text (`observationToRow`): spliced in as they are, the same text as
+ * parsing and stringifying them again.
  */
-async function writeGroupState(tx: Tx, s: string, dirty: readonly JudgedGroup[]): Promise<void> {
-  const fresh: Cell[][] = [];
-  const keys: string[] = [];
-  const versions: (string | null)[] = [];
-  const added: (string | null)[] = [];
-  for (const g of dirty) {
-    if (!g.stored)
-      fresh.push([g.key, versionsText(g), `[${[...g.payments.values()].flat().map(paymentEntry).join(',')}]`]);
-    else if (g.grown) {
-      keys.push(g.key);
-      versions.push(g.versionsGrown ? versionsText(g) : null);
-      added.push(g.added.length ? `[${g.added.map(paymentEntry).join(',')}]` : null);
-    }
-  }
-  await insertRows(tx, s, 'groups', ['order_key', 'versions', 'payments'], fresh);
-  if (keys.length === 0) return;
-  const t = qualified(s, 'groups');
-  await tx.unsafe(
-    `update ${t} as g set versions = coalesce(u.versions, g.versions),
-       payments = case when u.payments is null then g.payments when g.payments = '[]' then u.payments
-                  else left(g.payments, -1) || ',' || substr(u.payments, 2) end
-     from unnest($1::text[], $2::text[], $3::text[]) as u(order_key, versions, payments) where g.order_key = u.order_key`,
-    [arrayLiteral(keys), arrayLiteral(versions), arrayLiteral(added)] as never[],
+function groupRow(g: JudgedGroup): Cell[] {
+  const versions = JSON.stringify(
+    g.versions.map((v) => [v.eventId, v.commit.toString(), v.prepare.toString(), v.kind, v.at, v.data]),
   );
+  let payments = '';
+  for (const obs of g.payments.values()) {
+    const rows = obs.map(observationToRow).join(',');
+    payments += `${payments ? ',' : ''}[${JSON.stringify(obs[0]!.posId)},${JSON.stringify(obs[0]!.paymentId)},[${rows}]]`;
+  }
+  return [g.key, versions, `[${payments}]`];
 }
-
-/** A group's versions as stored: [eventId, commit, prepare, kind, at, data] each. */
-const versionsText = (g: JudgedGroup): string =>
-  JSON.stringify(g.versions.map((v) => [v.eventId, v.commit.toString(), v.prepare.toString(), v.kind, v.at, v.data]));
-
-/**
- * One observation of a group's stored payments: [posId, paymentId, observation row]. A group's payments are
- * its observations in the order they were added (loadGroups rebuilds each payment's list from it). The
- * observation row is already JSON text (`observationToRow`): spliced in as it is.
- */
-const paymentEntry = (o: Observation): string =>
-  `[${JSON.stringify(o.posId)},${JSON.stringify(o.paymentId)},${observationToRow(o)}]`;
 
 /** The rows of recon.orders and recon.order_payments of the groups judged in this batch (ORDER_COLUMNS' order). */
 function viewRows(dirty: readonly JudgedGroup[]) {
