@@ -119,10 +119,22 @@ export function matchPayouts(
   const payers = new Map<string, PayoutBankLine[]>();
   const out = new Map<string, LineMatch>();
   const lines = canonicalLines(bankLines);
+  // A return naming its payout, booked on or before a debit, gives the payout's money back before it: a payout
+  // the bank sent back and paid again (to a new account) is paid once, not paid twice.
+  const namedReturns = new Map<string, PayoutBankLine[]>();
+  for (const l of lines) {
+    const ref = l.direction === 'credit' && l.isReturn ? namedReference(l, byRef) : null;
+    if (ref) namedReturns.set(ref, [...(namedReturns.get(ref) ?? []), l]);
+  }
+  const netPaid = (p: ExpectedPayout, day: string) =>
+    (namedReturns.get(p.reference) ?? []).reduce(
+      (s, r) => (r.bookingDate <= day ? s - r.amount : s),
+      paid.get(p.reference) ?? 0n,
+    );
   const claim = (l: PayoutBankLine, p: ExpectedPayout, by: 'reference' | 'payee') => {
     const before = paid.get(p.reference) ?? 0n;
     // the first debit that pays a payout pays it, even one a correction lowered to nothing since (reported beyond)
-    if (paid.has(p.reference) && before >= p.amount) {
+    if (paid.has(p.reference) && netPaid(p, l.bookingDate) >= p.amount) {
       out.set(l.id, { lineId: l.id, role: 'duplicate', reference: p.reference, by });
       return;
     }
@@ -142,7 +154,7 @@ export function matchPayouts(
     const candidates = [...byRef.values()].filter(
       (p) => p.currency === l.currency && p.amount === l.amount && inWindow(p, l.bookingDate, opts.windowDays),
     );
-    const open = candidates.find((p) => !paid.has(p.reference) && payeeMatches(p, l));
+    const open = candidates.find((p) => netPaid(p, l.bookingDate) <= 0n && payeeMatches(p, l));
     const again = candidates.find((p) => paid.has(p.reference) && payeeMatches(p, l));
     if (open) claim(l, open, 'payee');
     else if (again) out.set(l.id, { lineId: l.id, role: 'duplicate', reference: again.reference, by: 'payee' });
