@@ -59,6 +59,11 @@ export const PayoutRunDrafted = defineEvent(
         releasedHolds: z.array(releasedHold),
       }),
     ),
+    /**
+     * the file asks the bank to book each transfer as its own debit (BtchBookg false), so each carries its
+     * reference to the statement; absent in runs drafted before, whose file keeps the bytes it was sent with
+     */
+    individualBooking: z.literal(true).optional(),
     /** the account each currency is paid from and its holder, as configured when drafted (the file never changes) */
     debtors: z.array(z.object({ currency, account, name: z.string().min(1).max(140), bic: z.string().nullable() })),
     /** what the statements ask for but the file leaves out, and why (never silently) */

@@ -104,6 +104,7 @@ export async function draftRun(store: EventStore, actor: Person, o: DraftOptions
     month: o.month,
     statementRuns: plan.statementRuns,
     lines: plan.lines,
+    individualBooking: true as const,
     debtors: debtorsFor(
       plan.lines.map((l) => l.currency),
       o.bank,
@@ -282,6 +283,7 @@ export function paymentFileOf(run: PayoutRun): PaymentFile {
     executionDate: run.executionDate!,
     debtors: run.debtors,
     lines: run.lines.map((l) => ({ ...l, amount: BigInt(l.amount) })),
+    individualBooking: run.individualBooking === true,
   });
   return { fileName: `${run.id}.pain.001.001.09.xml`, xml, sha256: fileSha256(xml) };
 }

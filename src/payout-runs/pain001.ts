@@ -42,6 +42,12 @@ export interface PaymentOrder {
   readonly executionDate: string;
   readonly debtors: readonly Debtor[];
   readonly lines: readonly PaymentLine[];
+  /**
+   * BtchBookg false: one debit per transfer, each with its end-to-end id, which is how the payouts leg finds it;
+   * left to the bank, most book a block as one debit of its control sum, which names no statement. False only
+   * for runs drafted before it was written, whose file keeps its bytes.
+   */
+  readonly individualBooking?: boolean;
 }
 
 const decimalsCache = new Map<string, number>();
@@ -195,6 +201,7 @@ function paymentInfoXml(order: PaymentOrder, d: Debtor, lines: readonly PaymentL
     '    <PmtInf>',
     `      <PmtInfId>${xmlText(`${order.messageId}-${d.currency}`)}</PmtInfId>`,
     '      <PmtMtd>TRF</PmtMtd>',
+    ...(order.individualBooking ? ['      <BtchBookg>false</BtchBookg>'] : []),
     `      <NbOfTxs>${lines.length}</NbOfTxs>`,
     `      <CtrlSum>${decimalSum(amounts)}</CtrlSum>`,
     `      <ReqdExctnDt><Dt>${order.executionDate}</Dt></ReqdExctnDt>`,
