@@ -1,7 +1,7 @@
 import { netAsks } from '../reconciliation/payouts/asks';
 import { parsePosition } from '../store/types';
 import type { PayoutRun } from './runs';
-import { clip, decimalText, isIban, looksLikeIban, MAX_DIGITS, valueDigits } from './pain001';
+import { decimalText, isIban, looksLikeIban, MAX_DIGITS, partyName, valueDigits } from './pain001';
 
 /**
  * What a new payout run of a month pays (pure): every expected payout the month's statements ask for — a
@@ -246,8 +246,8 @@ function lineOrLeftOut(
   if (looksLikeIban(payee.payoutAccount) && !isIban(payee.payoutAccount)) return { ...base, reason: 'bad_iban' };
   // an account that is not an IBAN names no bank: without the directory's BIC no bank could route the transfer
   if (!isIban(payee.payoutAccount) && !payee.payoutBic) return { ...base, reason: 'no_bank_identifier' };
-  // as the file names the creditor (at most 140 characters); an empty name would refuse the whole draft
-  const creditorName = clip(payee.legalName ?? '', 140) || clip(payee.name, 140);
+  // as the file names the creditor (at most 70 characters, pain001.ts); an empty name would refuse the whole draft
+  const creditorName = partyName(payee.legalName ?? '') || partyName(payee.name);
   if (!creditorName) return { ...base, reason: 'no_name' };
   const text = decimalText(still, row.currency);
   if (text === null) return { ...base, reason: 'not_whole_units' };
