@@ -57,6 +57,8 @@ export const PayoutRunDrafted = defineEvent(
           .regex(/^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$/)
           .optional(),
         releasedHolds: z.array(releasedHold),
+        /** what the bank had sent back on the reference when drafted, paid again by this line (absent: nothing) */
+        repaysReturned: minor.optional(),
       }),
     ),
     /**

@@ -19,7 +19,7 @@ import { debtorsFor } from './debtor';
 import { PayoutRunRefused } from './errors';
 import { decisionNow, payeeOf, planInputOf, statementRunsOf } from './inputs';
 import { fileSha256, pain001 } from './pain001';
-import { linesAboveAsks, type Plan, planRun } from './plan';
+import { type BankPaid, linesAboveAsks, type Plan, planRun } from './plan';
 import { type PayoutRun, type PayoutRuns, readRuns, runOf } from './runs';
 
 /**
@@ -77,7 +77,7 @@ export interface DraftOptions {
    * What the bank's debits have paid on each reference, less returns (`paidByBankOf`, with the payouts read
    * model caught up): a reference the bank paid is not drafted again. Required, so that no caller drafts blind.
    */
-  readonly paidByBank: ReadonlyMap<string, bigint>;
+  readonly paidByBank: BankPaid;
   readonly now?: Date;
 }
 
