@@ -91,7 +91,8 @@ function views(ctx: ProjectionContext): readonly string[] {
 // 2: DiscrepancyAccepted accepts a settlement discrepancy
 // 3: the bank's charges on a settlement account are left out of the lines (the journal books them as bank fees)
 // 4: amount_in_doubt on every discrepancy row; an acceptance can be revoked (DiscrepancyAcceptanceRevoked)
-// 5: a credit the bank reversed since (a debit marked as a return) pays no due day (cash_credits.is_return)
+// 5: a credit the bank reversed since (a debit marked as a return) pays no due day, nor a credit marked as a
+//    return (cash_credits.is_return)
 export const projection: Projection = {
   name: 'settlement',
   version: 5,

@@ -92,3 +92,34 @@ describe('a settlement credit the bank reversed', () => {
     expect(bank!.balance ?? '0').toBe('0');
   });
 });
+
+describe('a credit that gives back one of our own debits (a sweep reversed, MT940 RD)', () => {
+  let db2: TestDatabase;
+  beforeAll(async () => {
+    db2 = await createTestDatabase();
+    const store2 = createPostgresEventStore(db2.sql);
+    const back = reversal('RD1', '2026-01-07', 49_500n);
+    const e = back.events[0]!;
+    const credited = {
+      ...back,
+      events: [newEvent(BankEntryBooked, { ...BankEntryBooked.schema.parse(e.data), direction: 'credit' })],
+    };
+    for (const r of [
+      sale('p2', '2026-01-06', 50_000n, 500n),
+      credited,
+      statement('S-2026-01', '2026-01-01', '2026-01-14', 0n, 49_500n, 1),
+    ])
+      await store2.append(r.stream, r.events as NewEvent[]);
+    await projectCash(db2.sql, store2);
+  });
+  afterAll(async () => db2?.drop());
+
+  it('pays no settlement: the due day is missing', async () => {
+    const expected = await db2.sql<{ due_on: string; status: string }[]>`
+      select due_on, status from recon.settlements_expected order by due_on`;
+    expect(expected.map((e) => [e.due_on, e.status])).toEqual([['2026-01-07', 'missing']]);
+    const open = await db2.sql<{ type: string }[]>`
+      select type from recon.settlement_discrepancies where status = 'open' order by type`;
+    expect(open.map((d) => d.type)).toEqual(['settlement_missing']);
+  });
+});

@@ -112,9 +112,10 @@ export async function applyCashAppend(
         on conflict do nothing`;
       if (!r.count) continue;
       touched.add(d.currency);
-      if (d.direction === 'credit') memory.cash.get(d.currency)?.credits.push(creditOf(e.id, d));
+      // a credit marked as a return gives back one of our own debits (a sweep reversed, MT940 RD): no PSP payment
+      if (d.direction === 'credit' && !d.isReturn) memory.cash.get(d.currency)?.credits.push(creditOf(e.id, d));
       // a debit that reverses a credit (MT940 RC, camt RvslInd) takes back what that credit paid
-      else if (d.isReturn) memory.cash.get(d.currency)?.reversals.push(creditOf(e.id, d));
+      else if (d.direction === 'debit' && d.isReturn) memory.cash.get(d.currency)?.reversals.push(creditOf(e.id, d));
     } else if (isEvent(BankStatementImported, e)) {
       const d = BankStatementImported.schema.parse(e.data);
       if (!settlementAccounts.has(d.accountId)) continue;
@@ -248,7 +249,7 @@ async function loadCurrency(tx: Tx, schema: string, currency: string): Promise<C
       select day, clearing, fees from ${tx(schema)}.cash_days where currency = ${currency} order by day`,
     tx<{ event_id: string; account_id: string; booking_date: string; amount: bigint; bank_ref: string | null }[]>`
       select event_id::text, account_id, booking_date, amount, bank_ref from ${tx(schema)}.cash_credits
-      where currency = ${currency} and direction = 'credit'`,
+      where currency = ${currency} and direction = 'credit' and not is_return`,
     tx<{ event_id: string; account_id: string; booking_date: string; amount: bigint; bank_ref: string | null }[]>`
       select event_id::text, account_id, booking_date, amount, bank_ref from ${tx(schema)}.cash_credits
       where currency = ${currency} and direction = 'debit' and is_return`,
