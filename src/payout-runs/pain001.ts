@@ -143,8 +143,15 @@ export function clip(s: string, max: number): string {
  */
 export const PARTY_NAME_MAX = 70;
 
-/** A party's name as a run records it: at most PARTY_NAME_MAX characters, no space left at the cut. */
-export const partyName = (s: string): string => clip(s, PARTY_NAME_MAX).trimEnd();
+// No bank's character set for transfers has pictographs (emoji and what joins them) or characters beyond the
+// Basic Multilingual Plane, and one of them refuses the whole file
+const NOT_IN_BANK_SETS = /\p{Extended_Pictographic}|[\u{10000}-\u{10FFFF}\u200d\u20e3\ufe0e\ufe0f]/gu;
+
+/**
+ * A party's name as a run records it: without pictographs, at most PARTY_NAME_MAX characters, no space left at
+ * the cut ('' when nothing is left: the line is left out as no_name).
+ */
+export const partyName = (s: string): string => clip(s.replace(NOT_IN_BANK_SETS, ' '), PARTY_NAME_MAX).trimEnd();
 
 const IBAN = /^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$/;
 
