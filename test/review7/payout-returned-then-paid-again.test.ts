@@ -67,3 +67,13 @@ describe('a payout returned by the bank and paid again', () => {
     expect(j.discrepancies.map((d) => d.type).sort()).toEqual(['payout_duplicate', 'payout_returned']);
   });
 });
+
+describe('a return the bank took back (MT940 RC, camt RvslInd on a debit)', () => {
+  it('the return counts for nothing: the payout is paid, and not drafted again', () => {
+    const undone = line('l3-undo', { bookingDate: '2026-11-06', isReturn: true, endToEndId: null });
+    const { m, j } = judge([first, back, undone]);
+    expect(m.lines.map((l) => [l.lineId, l.role])).toEqual([['l1-debit', 'paid']]);
+    expect(j.payouts[0]).toMatchObject({ status: 'paid', paidOut: 100_00n, returned: 0n });
+    expect(j.discrepancies).toEqual([]);
+  });
+});
