@@ -125,7 +125,8 @@ function payoutsProjection(): Projection {
     // 6: a correction stating a month lower lowers the month's earlier asks (StatementIssued stillAsked)
     // 7: the figure in force is the latest cut's, not the latest recorded (still_asked.cut); an ask lowered to
     //    nothing is still matched (at 0) by a debit that paid it
-    version: 7,
+    // 8: a payout the bank sent back and paid again is paid, not paid twice (a return counts before a later debit)
+    version: 8,
     usesBank: true,
     // payoutRowsOf's inputs, and what moves its clock (tables.ts `eventTime`: a statement's issuedAt, a booking's day)
     handles: eventTypes(

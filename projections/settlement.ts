@@ -91,9 +91,11 @@ function views(ctx: ProjectionContext): readonly string[] {
 // 2: DiscrepancyAccepted accepts a settlement discrepancy
 // 3: the bank's charges on a settlement account are left out of the lines (the journal books them as bank fees)
 // 4: amount_in_doubt on every discrepancy row; an acceptance can be revoked (DiscrepancyAcceptanceRevoked)
+// 5: a credit the bank reversed since (a debit marked as a return) pays no due day, nor a credit marked as a
+//    return (cash_credits.is_return)
 export const projection: Projection = {
   name: 'settlement',
-  version: 4,
+  version: 5,
   usesBank: true,
   retryByReplay: true,
   handles: eventTypes(CASH_EVENTS, DECISIONS),

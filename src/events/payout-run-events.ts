@@ -57,8 +57,15 @@ export const PayoutRunDrafted = defineEvent(
           .regex(/^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$/)
           .optional(),
         releasedHolds: z.array(releasedHold),
+        /** what the bank had sent back on the reference when drafted, paid again by this line (absent: nothing) */
+        repaysReturned: minor.optional(),
       }),
     ),
+    /**
+     * the file asks the bank to book each transfer as its own debit (BtchBookg false), so each carries its
+     * reference to the statement; absent in runs drafted before, whose file keeps the bytes it was sent with
+     */
+    individualBooking: z.literal(true).optional(),
     /** the account each currency is paid from and its holder, as configured when drafted (the file never changes) */
     debtors: z.array(z.object({ currency, account, name: z.string().min(1).max(140), bic: z.string().nullable() })),
     /** what the statements ask for but the file leaves out, and why (never silently) */

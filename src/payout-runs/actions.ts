@@ -20,7 +20,7 @@ import { debtorsFor } from './debtor';
 import { PayoutRunRefused } from './errors';
 import { decisionNow, payeeOf, planInputOf, statementRunsOf } from './inputs';
 import { fileSha256, pain001 } from './pain001';
-import { linesAboveAsks, type Plan, planRun } from './plan';
+import { type BankPaid, linesAboveAsks, type Plan, planRun } from './plan';
 import { type PayoutRun, type PayoutRuns, readRuns, runOf } from './runs';
 
 /**
@@ -78,7 +78,7 @@ export interface DraftOptions {
    * What the bank's debits have paid on each reference, less returns (`paidByBankOf`, with the payouts read
    * model caught up): a reference the bank paid is not drafted again. Required, so that no caller drafts blind.
    */
-  readonly paidByBank: ReadonlyMap<string, bigint>;
+  readonly paidByBank: BankPaid;
   readonly now?: Date;
 }
 
@@ -105,6 +105,7 @@ export async function draftRun(store: EventStore, actor: Person, o: DraftOptions
     month: o.month,
     statementRuns: plan.statementRuns,
     lines: plan.lines,
+    individualBooking: true as const,
     debtors: debtorsFor(
       plan.lines.map((l) => l.currency),
       o.bank,
@@ -283,6 +284,7 @@ export function paymentFileOf(run: PayoutRun): PaymentFile {
     executionDate: run.executionDate!,
     debtors: run.debtors,
     lines: run.lines.map((l) => ({ ...l, amount: BigInt(l.amount) })),
+    individualBooking: run.individualBooking === true,
   });
   return { fileName: `${run.id}.pain.001.001.09.xml`, xml, sha256: fileSha256(xml) };
 }

@@ -2,29 +2,33 @@ import type { BankConfig } from '../config/bank';
 import type { Sql } from '../db/connect';
 import { cutDay, payoutStatusesAt } from '../export/payouts/paid-out';
 import type { EventStore } from '../store/types';
+import type { BankPaid } from './plan';
 
 /**
  * What the bank's debits have paid on each expected payout reference, less what came back, as the payouts leg
  * reads it at the store's head (its read model caught up by the caller): a run is not drafted for money the bank
  * already paid, whether by a run cancelled after its file was executed or by a transfer made by hand. A
- * reference paid again once paid in full counts with what it was paid again. Empty while the payouts leg has
- * no build yet (nothing booked is known).
+ * reference paid again once paid in full counts with what it was paid again. `returned`: what came back on each
+ * reference, which a run that paid it no longer holds (plan.ts). Empty while the payouts leg has no build yet
+ * (nothing booked is known).
  */
 export async function paidByBankOf(
   sql: Sql,
   store: EventStore,
   payouts: BankConfig['payouts'],
   timezone: string,
-): Promise<Map<string, bigint>> {
+): Promise<BankPaid> {
   const paid = new Map<string, bigint>();
+  const returned = new Map<string, bigint>();
   const head = await store.headPosition();
-  if (!head) return paid;
+  if (!head) return Object.assign(paid, { returned });
   const lines = await payoutStatusesAt(sql, head, payouts, await cutDay(store, head, timezone));
   for (const l of lines ?? []) {
     const amount = l.paidOut + l.duplicated;
     if (amount > 0n) paid.set(l.reference, amount);
+    if (l.returned > 0n) returned.set(l.reference, l.returned);
   }
-  return paid;
+  return Object.assign(paid, { returned });
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { BankConfig } from '../config/bank';
 import { PayoutConfigMissing } from './errors';
-import type { Debtor } from './pain001';
+import { type Debtor, partyName } from './pain001';
 
 /**
  * Whom the payment file pays from (docs/exceptions.md, "Payout runs"): per currency, the bank account configured
@@ -40,7 +40,12 @@ function debtorBic(env: NodeJS.ProcessEnv): string | null {
 /** The debtor of each currency, sorted; refused naming what to configure when a currency has no or two accounts. */
 export function debtorsFor(currencies: readonly string[], bank: BankConfig, env: NodeJS.ProcessEnv): Debtor[] {
   if (currencies.length === 0) return [];
-  const name = debtorName(env);
+  // recorded as the file names it (at most 70 characters, no pictographs: pain001.ts partyName)
+  const name = partyName(debtorName(env));
+  if (!name)
+    throw new PayoutConfigMissing(
+      'RECON_PAYOUTS_DEBTOR_NAME: no character a bank takes in a name (the legal name of the payouts account holder)',
+    );
   const bic = debtorBic(env);
   return [...new Set(currencies)].sort().map((currency) => {
     const accounts = bank.accounts.filter((a) => a.role === 'payouts' && a.currency === currency);

@@ -3,7 +3,7 @@ import { dataOf, isEvent } from '../events/catalog';
 import { SubMerchantRegistered, subMerchantStream } from '../events/ledger-events';
 import { StatementIssued, statementStream } from '../events/statement-events';
 import type { EventStore } from '../store/types';
-import type { DecisionNow, Payee, PlanInput, StatementRun } from './plan';
+import type { BankPaid, DecisionNow, Payee, PlanInput, StatementRun } from './plan';
 import type { PayoutRun } from './runs';
 
 /** What a run of a month is planned from, read from the event store (statements, directory, decisions). */
@@ -60,7 +60,7 @@ export async function planInputOf(
   store: EventStore,
   month: string,
   payoutRuns: readonly PayoutRun[],
-  paidByBank: ReadonlyMap<string, bigint>,
+  paidByBank: BankPaid,
 ): Promise<PlanInput> {
   const runs = await statementRunsOf(store, month);
   const before = (await statementRunsOf(store, previousMonth(month))).at(-1) ?? null;

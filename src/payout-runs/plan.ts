@@ -1,7 +1,7 @@
 import { netAsks } from '../reconciliation/payouts/asks';
 import { parsePosition } from '../store/types';
 import type { PayoutRun } from './runs';
-import { clip, decimalText, isIban, looksLikeIban, MAX_DIGITS, valueDigits } from './pain001';
+import { decimalText, isIban, looksLikeIban, MAX_DIGITS, partyName, valueDigits } from './pain001';
 
 /**
  * What a new payout run of a month pays (pure): every expected payout the month's statements ask for — a
@@ -64,8 +64,11 @@ export interface PlanInput {
   /** the decision in force now on each discrepancy a statement held ('open': none) */
   readonly decisions: ReadonlyMap<string, DecisionNow>;
   /** what the bank's debits have paid on each reference, less returns (bank-paid.ts) */
-  readonly paidByBank: ReadonlyMap<string, bigint>;
+  readonly paidByBank: BankPaid;
 }
+
+/** What the bank paid on each reference, less returns; `returned`: what came back on each (bank-paid.ts). */
+export type BankPaid = ReadonlyMap<string, bigint> & { readonly returned?: ReadonlyMap<string, bigint> };
 
 export interface PlannedLine {
   readonly subMerchantId: string;
@@ -78,6 +81,8 @@ export interface PlannedLine {
   /** the creditor's bank (BIC), when the directory gives it */
   readonly creditorAgent?: string;
   readonly releasedHolds: { discrepancyId: string; amount: string; decision: 'pay' | 'write_off' | 'resolved' }[];
+  /** what the bank had sent back on the reference when drafted: paid again by this line (absent when nothing) */
+  readonly repaysReturned?: string;
 }
 
 export interface LeftOut {
@@ -153,7 +158,12 @@ export function stillAskedOf(runs: readonly StatementRun[]): Map<string, bigint>
 export function linesAboveAsks(run: PayoutRun, payoutRuns: readonly PayoutRun[], runs: readonly StatementRun[]) {
   const still = stillAskedOf(runs);
   const others = referencesTaken(payoutRuns, run.id);
-  return run.lines.filter((l) => BigInt(l.amount) + (others.get(l.reference) ?? 0n) > (still.get(l.reference) ?? 0n));
+  // money the bank sent back, which this line pays again, is no longer what the other runs took
+  return run.lines.filter(
+    (l) =>
+      BigInt(l.amount) + (others.get(l.reference) ?? 0n) - BigInt(l.repaysReturned ?? '0') >
+      (still.get(l.reference) ?? 0n),
+  );
 }
 
 /** The holds of the statement run before `index` (same key) that this row no longer holds: released into it. */
@@ -246,8 +256,8 @@ function lineOrLeftOut(
   if (looksLikeIban(payee.payoutAccount) && !isIban(payee.payoutAccount)) return { ...base, reason: 'bad_iban' };
   // an account that is not an IBAN names no bank: without the directory's BIC no bank could route the transfer
   if (!isIban(payee.payoutAccount) && !payee.payoutBic) return { ...base, reason: 'no_bank_identifier' };
-  // as the file names the creditor (at most 140 characters); an empty name would refuse the whole draft
-  const creditorName = clip(payee.legalName ?? '', 140) || clip(payee.name, 140);
+  // as the file names the creditor (at most 70 characters, pain001.ts); an empty name would refuse the whole draft
+  const creditorName = partyName(payee.legalName ?? '') || partyName(payee.name);
   if (!creditorName) return { ...base, reason: 'no_name' };
   const text = decimalText(still, row.currency);
   if (text === null) return { ...base, reason: 'not_whole_units' };
@@ -285,21 +295,26 @@ export function planRun(input: PlanInput): Plan {
   const still = asked.after.at(-1) ?? new Map<string, bigint>();
   const lines: PlannedLine[] = [];
   const leftOut: LeftOut[] = [];
+  const planned = new Set<string>();
   input.runs.forEach((run, index) => {
     for (const row of run.payouts) {
       const asks = row.reference === null ? undefined : still.get(row.reference);
       // nothing asked (a month stated for information or lower since, an unregistered receiver)
-      if (row.reference === null || asks === undefined) continue;
+      if (row.reference === null || asks === undefined || planned.has(row.reference)) continue;
       // what runs took of it already: two statement runs at one cut (the month for all, then for one) ask one
       // reference twice, paid once; a reference paid lowered and raised since is paid the rest. What the bank
       // paid on it counts as taken, whichever run or hand paid it (a run cancelled after its file was executed):
       // the larger of the two, as a standing run's own debit is in both
-      const rest = asks - max(taken.get(row.reference) ?? 0n, input.paidByBank.get(row.reference) ?? 0n);
+      // A payment the creditor's bank sent back (an account closed) is owed again: what came back is no longer
+      // taken by the run that paid it, and is drafted again under the same reference, once
+      const returned = input.paidByBank.returned?.get(row.reference) ?? 0n;
+      const took = (taken.get(row.reference) ?? 0n) - returned;
+      const rest = asks - max(took, input.paidByBank.get(row.reference) ?? 0n);
       if (rest <= 0n) continue;
-      taken.set(row.reference, asks);
+      planned.add(row.reference);
       const out = lineOrLeftOut(input, asked, index, row, rest);
       if ('reason' in out) leftOut.push(out);
-      else lines.push(out);
+      else lines.push(returned > 0n ? { ...out, repaysReturned: returned.toString() } : out);
     }
   });
   const statementRuns = [...new Set(lines.map((l) => l.statementRun))];

@@ -106,6 +106,30 @@ function namedReference(l: PayoutBankLine, byRef: ReadonlyMap<string, ExpectedPa
 }
 
 /**
+ * The returns the bank took back: a debit marked as a return (MT940 `RC`, camt `RvslInd` on a debit: a credit
+ * reversed) undoes the latest return credit of its account and amount booked on or before it, which then gives
+ * back nothing (the payee kept the money; read as a return, the payout would be drafted again).
+ */
+function undoneReturns(lines: readonly PayoutBankLine[]): Set<string> {
+  const undone = new Set<string>();
+  for (const r of lines) {
+    if (r.direction !== 'debit' || !r.isReturn) continue;
+    const back = lines.findLast(
+      (l) =>
+        l.direction === 'credit' &&
+        l.isReturn &&
+        !undone.has(l.id) &&
+        l.accountId === r.accountId &&
+        l.currency === r.currency &&
+        l.amount === r.amount &&
+        l.bookingDate <= r.bookingDate,
+    );
+    if (back) undone.add(back.id);
+  }
+  return undone;
+}
+
+/**
  * Debits pay payouts (by reference, else payee and exact amount within `windowDays` of issue); a debit beyond
  * what a payout asked, for a payout already paid in full, is a duplicate; returns give a payout's money back.
  */
@@ -119,10 +143,23 @@ export function matchPayouts(
   const payers = new Map<string, PayoutBankLine[]>();
   const out = new Map<string, LineMatch>();
   const lines = canonicalLines(bankLines);
+  // A return naming its payout, booked on or before a debit, gives the payout's money back before it: a payout
+  // the bank sent back and paid again (to a new account) is paid once, not paid twice.
+  const undone = undoneReturns(lines);
+  const namedReturns = new Map<string, PayoutBankLine[]>();
+  for (const l of lines) {
+    const ref = l.direction === 'credit' && l.isReturn && !undone.has(l.id) ? namedReference(l, byRef) : null;
+    if (ref) namedReturns.set(ref, [...(namedReturns.get(ref) ?? []), l]);
+  }
+  const netPaid = (p: ExpectedPayout, day: string) =>
+    (namedReturns.get(p.reference) ?? []).reduce(
+      (s, r) => (r.bookingDate <= day ? s - r.amount : s),
+      paid.get(p.reference) ?? 0n,
+    );
   const claim = (l: PayoutBankLine, p: ExpectedPayout, by: 'reference' | 'payee') => {
     const before = paid.get(p.reference) ?? 0n;
     // the first debit that pays a payout pays it, even one a correction lowered to nothing since (reported beyond)
-    if (paid.has(p.reference) && before >= p.amount) {
+    if (paid.has(p.reference) && netPaid(p, l.bookingDate) >= p.amount) {
       out.set(l.id, { lineId: l.id, role: 'duplicate', reference: p.reference, by });
       return;
     }
@@ -142,7 +179,7 @@ export function matchPayouts(
     const candidates = [...byRef.values()].filter(
       (p) => p.currency === l.currency && p.amount === l.amount && inWindow(p, l.bookingDate, opts.windowDays),
     );
-    const open = candidates.find((p) => !paid.has(p.reference) && payeeMatches(p, l));
+    const open = candidates.find((p) => netPaid(p, l.bookingDate) <= 0n && payeeMatches(p, l));
     const again = candidates.find((p) => paid.has(p.reference) && payeeMatches(p, l));
     if (open) claim(l, open, 'payee');
     else if (again) out.set(l.id, { lineId: l.id, role: 'duplicate', reference: again.reference, by: 'payee' });
@@ -150,7 +187,7 @@ export function matchPayouts(
   }
   // Returns: by reference, else the payee and amount of a debit that paid a payout on or before it.
   for (const l of lines) {
-    if (l.direction !== 'credit' || !l.isReturn) continue;
+    if (l.direction !== 'credit' || !l.isReturn || undone.has(l.id)) continue;
     const ref = namedReference(l, byRef);
     if (ref) {
       out.set(l.id, { lineId: l.id, role: 'returned', reference: ref, by: 'reference' });

@@ -17,6 +17,7 @@ import type { DueDay } from './expected';
  * 3. What is left: due days past their deadline on a statement that covers it are missing (before that
  *    they are in transit), credits are unexpected. A bank line pays at most one run; a due day is paid by
  *    at most one credit.
+ * A credit the bank reversed since (`withoutReversed`) pays nothing.
  */
 
 export interface BankCredit {
@@ -102,14 +103,32 @@ function findRun(c: BankCredit, open: readonly DueDay[], rules: MatchRules): num
   return null;
 }
 
+/**
+ * The credits less those the bank took back: each reversal (a debit marked as a return: MT940 `RC`, camt
+ * `RvslInd`) cancels the latest credit of its account and amount booked on or before it, so money reversed out
+ * of the account pays no due day (which stays open: in transit, then missing). A reversal with no such credit
+ * cancels nothing.
+ */
+export function withoutReversed(credits: readonly BankCredit[], reversals: readonly BankCredit[]): BankCredit[] {
+  const kept = [...credits].sort(compareCredits);
+  for (const r of [...reversals].sort(compareCredits)) {
+    const k = kept.findLastIndex(
+      (c) => c.accountId === r.accountId && c.amount === r.amount && c.bookingDate <= r.bookingDate,
+    );
+    if (k >= 0) kept.splice(k, 1);
+  }
+  return kept;
+}
+
 export function judgeSettlements(
   due: readonly DueDay[],
   credits: readonly BankCredit[],
   coveredThrough: string | null,
   rules: MatchRules,
+  reversals: readonly BankCredit[] = [],
 ): SettlementJudgement {
   let open = [...due].sort((a, b) => byString(a.day, b.day));
-  const sorted = [...credits].sort(compareCredits);
+  const sorted = withoutReversed(credits, reversals);
   const matches: SettlementMatch[] = [];
   const left: BankCredit[] = [];
   for (const c of sorted) {

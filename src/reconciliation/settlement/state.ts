@@ -29,7 +29,8 @@ export function cashStateTables(s: string): string {
       fees int8 not null, primary key (currency, day));
     create table ${s}.cash_credits (event_id uuid primary key, account_id text not null, currency text not null,
       direction text not null, amount int8 not null, booking_date text not null, value_date text,
-      bank_ref text, end_to_end_id text, remittance text, counterparty_name text, statement_id text not null);
+      bank_ref text, end_to_end_id text, remittance text, counterparty_name text, statement_id text not null,
+      is_return boolean not null default false);
     create index on ${s}.cash_credits (currency, direction);
     create table ${s}.cash_statements (account_id text not null, statement_id text not null, currency text not null,
       opening_date text not null, closing_date text not null, opening_balance int8 not null,
@@ -105,13 +106,16 @@ export async function applyCashAppend(
       // the bank's own charge (or its refund) pays nothing the PSP owes: the journal books it as a bank fee
       if (isBankCharge(d.transactionCode, bankOf(ctx).charges)) continue;
       const r = await tx`insert into ${tx(schema)}.cash_credits (event_id, account_id, currency, direction, amount,
-          booking_date, value_date, bank_ref, end_to_end_id, remittance, counterparty_name, statement_id)
+          booking_date, value_date, bank_ref, end_to_end_id, remittance, counterparty_name, statement_id, is_return)
         values (${e.id}, ${d.accountId}, ${d.currency}, ${d.direction}, ${d.amount}, ${d.bookingDate}, ${d.valueDate},
-          ${d.bankRef}, ${d.endToEndId}, ${d.remittance}, ${d.counterpartyName}, ${d.statementId})
+          ${d.bankRef}, ${d.endToEndId}, ${d.remittance}, ${d.counterpartyName}, ${d.statementId}, ${d.isReturn})
         on conflict do nothing`;
       if (!r.count) continue;
       touched.add(d.currency);
-      if (d.direction === 'credit') memory.cash.get(d.currency)?.credits.push(creditOf(e.id, d));
+      // a credit marked as a return gives back one of our own debits (a sweep reversed, MT940 RD): no PSP payment
+      if (d.direction === 'credit' && !d.isReturn) memory.cash.get(d.currency)?.credits.push(creditOf(e.id, d));
+      // a debit that reverses a credit (MT940 RC, camt RvslInd) takes back what that credit paid
+      else if (d.direction === 'debit' && d.isReturn) memory.cash.get(d.currency)?.reversals.push(creditOf(e.id, d));
     } else if (isEvent(BankStatementImported, e)) {
       const d = BankStatementImported.schema.parse(e.data);
       if (!settlementAccounts.has(d.accountId)) continue;
@@ -195,6 +199,8 @@ async function applyRows(
 export interface CurrencyCash {
   readonly days: Map<string, { readonly clearing: bigint; readonly fees: bigint }>;
   readonly credits: BankCredit[];
+  /** debits marked as returns: reversals of credits (match.ts `withoutReversed`) */
+  readonly reversals: BankCredit[];
   through: string | null;
 }
 
@@ -238,25 +244,30 @@ function creditOf(eventId: string, d: BookedCredit): BankCredit {
 }
 
 async function loadCurrency(tx: Tx, schema: string, currency: string): Promise<CurrencyCash> {
-  const [days, credits, [cover]] = await Promise.all([
+  const [days, credits, reversals, [cover]] = await Promise.all([
     tx<{ day: string; clearing: bigint; fees: bigint }[]>`
       select day, clearing, fees from ${tx(schema)}.cash_days where currency = ${currency} order by day`,
     tx<{ event_id: string; account_id: string; booking_date: string; amount: bigint; bank_ref: string | null }[]>`
       select event_id::text, account_id, booking_date, amount, bank_ref from ${tx(schema)}.cash_credits
-      where currency = ${currency} and direction = 'credit'`,
+      where currency = ${currency} and direction = 'credit' and not is_return`,
+    tx<{ event_id: string; account_id: string; booking_date: string; amount: bigint; bank_ref: string | null }[]>`
+      select event_id::text, account_id, booking_date, amount, bank_ref from ${tx(schema)}.cash_credits
+      where currency = ${currency} and direction = 'debit' and is_return`,
     tx<{ through: string | null }[]>`
       select max(closing_date) as through from ${tx(schema)}.cash_statements where currency = ${currency}`,
   ]);
+  const line = (c: (typeof credits)[number]): BankCredit => ({
+    id: c.event_id,
+    accountId: c.account_id,
+    currency,
+    bookingDate: c.booking_date,
+    amount: BigInt(c.amount),
+    bankRef: c.bank_ref,
+  });
   return {
     days: new Map(days.map((d) => [d.day, { clearing: BigInt(d.clearing), fees: BigInt(d.fees) }])),
-    credits: credits.map((c) => ({
-      id: c.event_id,
-      accountId: c.account_id,
-      currency,
-      bookingDate: c.booking_date,
-      amount: BigInt(c.amount),
-      bankRef: c.bank_ref,
-    })),
+    credits: credits.map(line),
+    reversals: reversals.map(line),
     through: cover?.through ?? null,
   };
 }
@@ -281,9 +292,11 @@ export async function judgeCurrency(
   const holidays = holidaysOf(ctx);
   const activity: ActivityDay[] = [...held.days].map(([day, d]) => ({ currency, day, ...d }));
   const due = dueDays(activity, { lagBusinessDays: s.lagBusinessDays, holidays });
-  return judgeSettlements(due, held.credits, held.through, {
-    tolerance: s.tolerance[currency] ?? 0n,
-    lateBusinessDays: s.lateBusinessDays,
-    holidays,
-  });
+  return judgeSettlements(
+    due,
+    held.credits,
+    held.through,
+    { tolerance: s.tolerance[currency] ?? 0n, lateBusinessDays: s.lateBusinessDays, holidays },
+    held.reversals,
+  );
 }
