@@ -21,6 +21,7 @@ import { paymentMethodWords } from '../i18n/payment-methods';
 import { createLocalTime, currencyExponent, yieldToIo } from '../workbook/xlsx';
 import { boundLayoutCache, layFiguresByCharacter } from './pdf-layout';
 import { cell, cellsThroughPdfkit, type Doc } from './pdf-cells';
+import { fontBytes, fontsOpenedByPdfkit, shareParsedFont } from './pdf-fonts';
 
 /**
  * The PDF a sub-merchant receives beside its workbook: the same figures (the same StatementSource the
@@ -33,6 +34,7 @@ const require = createRequire(import.meta.url);
 const FONT_DIR = path.join(path.dirname(require.resolve('dejavu-fonts-ttf/package.json')), 'ttf');
 const REGULAR = path.join(FONT_DIR, 'DejaVuSans.ttf');
 const BOLD = path.join(FONT_DIR, 'DejaVuSans-Bold.ttf');
+const FONT_FILES: Readonly<Record<string, string>> = { regular: REGULAR, bold: BOLD };
 
 /**
  * Exact major-unit text of minor units, grouped by thousands in the language's custom: 123456n EUR →
@@ -71,6 +73,8 @@ interface PdfOptions {
   readonly shapeEveryWord?: boolean;
   /** pdfkit writes every table cell through its own `text` (pdf-cells.ts) */
   readonly pdfkitText?: boolean;
+  /** pdfkit opens and parses the fonts for this document alone (pdf-fonts.ts) */
+  readonly pdfkitFonts?: boolean;
 }
 
 /** A new pdfkit document writing to a temp file beside `file`, with the fonts registered. */
@@ -90,13 +94,17 @@ function openPdf(file: string, docTitle: string, header: StatementHeader, opts: 
       ModDate: header.issuedAt,
     },
   }) as Doc;
-  doc.registerFont('regular', REGULAR);
-  doc.registerFont('bold', BOLD);
+  if (opts.pdfkitFonts) fontsOpenedByPdfkit(doc);
+  // the bytes read once a process (pdfkit reads a path again for every document)
+  for (const [name, file] of Object.entries(FONT_FILES))
+    doc.registerFont(name, opts.pdfkitFonts ? file : fontBytes(file));
   if (opts.pdfkitText) cellsThroughPdfkit(doc);
   // each font is opened by pdfkit when first used, in the document's order (its object numbers stay theirs)
   const font = doc.font.bind(doc);
   doc.font = ((...args: Parameters<typeof font>) => {
     font(...args);
+    const file = typeof args[0] === 'string' ? FONT_FILES[args[0]] : undefined;
+    if (file) shareParsedFont(doc, doc._font as never, file);
     if (!opts.shapeEveryWord) layFiguresByCharacter(doc._font);
     boundLayoutCache(doc._font);
     return doc;
