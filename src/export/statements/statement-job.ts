@@ -67,7 +67,7 @@ export function statementSource(job: StatementJob, reads: StatementReads): State
     figures: job.figures,
     lines: (currency) => {
       const lines = queries.lines({ ...base, subMerchantId, currency });
-      return readAhead(details ? details(lines, currency) : lines, LINES_AHEAD);
+      return details ? readAhead(lines, LINES_AHEAD, details(currency)) : readAhead(lines, LINES_AHEAD);
     },
     ...(previous && adjustments
       ? {
