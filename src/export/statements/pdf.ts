@@ -20,7 +20,7 @@ import { addLine, releasesToCome, statementTitle } from './workbooks';
 import { paymentMethodWords } from '../i18n/payment-methods';
 import { createLocalTime, currencyExponent, yieldToIo } from '../workbook/xlsx';
 import { boundLayoutCache, layFiguresByCharacter } from './pdf-layout';
-import { cell, cellsThroughPdfkit, type Doc } from './pdf-cells';
+import { cell, cellsOfRow, cellsThroughPdfkit, type Doc } from './pdf-cells';
 import { fontBytes, fontsOpenedByPdfkit, shareParsedFont } from './pdf-fonts';
 
 /**
@@ -554,13 +554,15 @@ function tableWriter(
       drawHeader();
     }
     const y = doc.y;
-    let x = MARGIN;
     doc.font(bold(row) ? 'bold' : 'regular').fontSize(8);
-    for (let i = 0; i < columns.length; i++) {
-      const c = columns[i]!;
-      cell(doc, row[i] ?? '', x + 2, y, c.width - 4, c.align ?? 'left');
-      x += c.width;
-    }
+    cellsOfRow(doc, () => {
+      let x = MARGIN;
+      for (let i = 0; i < columns.length; i++) {
+        const c = columns[i]!;
+        cell(doc, row[i] ?? '', x + 2, y, c.width - 4, c.align ?? 'left');
+        x += c.width;
+      }
+    });
     doc.y = y + ROW_HEIGHT;
   };
 }
