@@ -67,7 +67,7 @@ interface Column {
 let pdfkitLoaded: typeof PDFDocumentClass | undefined;
 const pdfkit = (): typeof PDFDocumentClass => (pdfkitLoaded ??= require('pdfkit') as typeof PDFDocumentClass);
 
-/** Tests only: pdfkit does the work these shortcuts save, for the same bytes either way. */
+/** Tests: pdfkit does the work these shortcuts save, for the same bytes either way; and when the file is kept. */
 interface PdfOptions {
   /** pdfkit shapes every word itself (pdf-layout.ts) */
   readonly shapeEveryWord?: boolean;
@@ -75,6 +75,11 @@ interface PdfOptions {
   readonly pdfkitText?: boolean;
   /** pdfkit opens and parses the fonts for this document alone (pdf-fonts.ts) */
   readonly pdfkitFonts?: boolean;
+  /**
+   * Awaited once the PDF is whole, before it takes its name; if it throws, the PDF is not kept (a statement's
+   * PDF, written beside its workbook, is kept only once the workbook is: statement-job.ts).
+   */
+  readonly beforeRename?: () => Promise<unknown>;
 }
 
 /** A new pdfkit document writing to a temp file beside `file`, with the fonts registered. */
@@ -181,6 +186,7 @@ export async function writeStatementPdf(
     contactNotes(ctx, header);
     doc.end();
     await finished;
+    await opts.beforeRename?.();
     renameSync(temp, file);
   } catch (e) {
     doc.end();
