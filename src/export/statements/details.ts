@@ -8,6 +8,7 @@ import {
 } from '../../events/ingest-events';
 import { isPlainObject, parseJsonExact } from '../../psp/json';
 import { feeObject } from '../../psp/schemas';
+import type { BatchStep } from './read-ahead';
 import { comparePositions, type EventStore, type Position, type RecordedEvent } from '../../store/types';
 
 /**
@@ -189,7 +190,8 @@ type DetailedLine = { method: string; fee: bigint; eventIds: readonly string[]; 
 /**
  * The details of one statement's lines, read once and kept for every pass over them (Operations, Audit, PDF):
  * only the small result is kept per line (ways of payment are shared), never the events, so a statement of
- * 100k lines holds a few megabytes. Lines are read `batch` at a time, their payments' events in one batch.
+ * 100k lines holds a few megabytes. For each currency, the step that gives a batch of lines their details
+ * (read-ahead.ts applies it `batch` lines at a time), their payments' events read in one batch.
  */
 export function statementLineDetails(events: PaymentEvents, batch = LINES_PER_BATCH) {
   const known = new Map<string, LineDetails>();
@@ -210,20 +212,11 @@ export function statementLineDetails(events: PaymentEvents, batch = LINES_PER_BA
     for (const l of missing)
       known.set(keyOf(l, currency), shared(lineDetailsOf(byPayment.get(l.paymentId) ?? [], { ...l, currency })));
   };
-  return async function* withLineDetails<L extends DetailedLine>(
-    lines: AsyncIterable<L>,
-    currency: string,
-  ): AsyncIterable<L & LineDetails> {
-    let pending: L[] = [];
-    const flush = async function* () {
-      await fill(pending, currency);
-      for (const l of pending) yield { ...l, ...known.get(keyOf(l, currency))! };
-      pending = [];
-    };
-    for await (const l of lines) {
-      pending.push(l);
-      if (pending.length >= batch) yield* flush();
-    }
-    yield* flush();
-  };
+  return <L extends DetailedLine>(currency: string): BatchStep<L, L & LineDetails> => ({
+    size: batch,
+    async apply(lines) {
+      await fill(lines, currency);
+      return lines.map((l) => ({ ...l, ...known.get(keyOf(l, currency))! }));
+    },
+  });
 }

@@ -38,6 +38,34 @@ const widthsByFont = new WeakMap<object, Map<number, Map<string, number>>>();
 /** Per font (a document's own), the glyph operators of each text written, or null: pdfkit writes it each time. */
 const glyphsByFont = new WeakMap<object, Map<string, string | null>>();
 
+/**
+ * A row's cells gathered while it is drawn (`cellsOfRow`), written to the page in one write: pdfkit writes each
+ * write as its text and a newline into the page's content, so the row's operators joined by newlines are the
+ * same bytes as one write a cell, without a Buffer and a call through the page for each of them.
+ */
+const ROWS = new WeakMap<object, string[]>();
+
+/** Draws a row's cells (`draw`), written to the page together (ROWS). */
+export function cellsOfRow(doc: Doc, draw: () => void): void {
+  const pending: string[] = [];
+  ROWS.set(doc, pending);
+  try {
+    draw();
+  } finally {
+    ROWS.delete(doc);
+    if (pending.length > 0) doc.addContent(pending.join('\n'));
+  }
+}
+
+/** The row's cells gathered so far written out, before pdfkit writes anything of its own. */
+function flushRow(doc: Doc): void {
+  const pending = ROWS.get(doc);
+  if (pending && pending.length > 0) {
+    doc.addContent(pending.join('\n'));
+    pending.length = 0;
+  }
+}
+
 /** Documents whose every cell pdfkit writes through its own `text` (tests: the same bytes either way). */
 const THROUGH_PDFKIT = new WeakSet<object>();
 
@@ -126,6 +154,7 @@ function glyphOperators(font: NonNullable<Doc['_font']>, text: string): string |
 function line(doc: Doc, text: string, x: number, y: number): void {
   const font = doc._font;
   if (!font || THROUGH_PDFKIT.has(doc)) {
+    flushRow(doc);
     doc.text(text, x, y, { lineBreak: false });
     return;
   }
@@ -141,12 +170,16 @@ function line(doc: Doc, text: string, x: number, y: number): void {
     known.set(text, glyphs);
   }
   if (glyphs === null) {
+    flushRow(doc);
     doc.text(text, x, y, { lineBreak: false });
     return;
   }
   // pdfkit names the fonts each page uses (its resources) as it writes text
   if (doc.page.fonts[font.id] == null) doc.page.fonts[font.id] = font.ref();
-  doc.addContent(operators(doc, font, glyphs, x, y));
+  const ops = operators(doc, font, glyphs, x, y);
+  const row = ROWS.get(doc);
+  if (row) row.push(ops);
+  else doc.addContent(ops);
   doc.x = x;
   doc.y = y;
 }

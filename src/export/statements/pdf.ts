@@ -20,7 +20,8 @@ import { addLine, releasesToCome, statementTitle } from './workbooks';
 import { paymentMethodWords } from '../i18n/payment-methods';
 import { createLocalTime, currencyExponent, yieldToIo } from '../workbook/xlsx';
 import { boundLayoutCache, layFiguresByCharacter } from './pdf-layout';
-import { cell, cellsThroughPdfkit, type Doc } from './pdf-cells';
+import { cell, cellsOfRow, cellsThroughPdfkit, type Doc } from './pdf-cells';
+import { fontBytes, fontsOpenedByPdfkit, shareParsedFont } from './pdf-fonts';
 
 /**
  * The PDF a sub-merchant receives beside its workbook: the same figures (the same StatementSource the
@@ -33,6 +34,7 @@ const require = createRequire(import.meta.url);
 const FONT_DIR = path.join(path.dirname(require.resolve('dejavu-fonts-ttf/package.json')), 'ttf');
 const REGULAR = path.join(FONT_DIR, 'DejaVuSans.ttf');
 const BOLD = path.join(FONT_DIR, 'DejaVuSans-Bold.ttf');
+const FONT_FILES: Readonly<Record<string, string>> = { regular: REGULAR, bold: BOLD };
 
 /**
  * Exact major-unit text of minor units, grouped by thousands in the language's custom: 123456n EUR →
@@ -67,12 +69,19 @@ interface Column {
 let pdfkitLoaded: typeof PDFDocumentClass | undefined;
 const pdfkit = (): typeof PDFDocumentClass => (pdfkitLoaded ??= require('pdfkit') as typeof PDFDocumentClass);
 
-/** Tests only: pdfkit does the work these shortcuts save, for the same bytes either way. */
+/** Tests: pdfkit does the work these shortcuts save, for the same bytes either way; and when the file is kept. */
 interface PdfOptions {
   /** pdfkit shapes every word itself (pdf-layout.ts) */
   readonly shapeEveryWord?: boolean;
   /** pdfkit writes every table cell through its own `text` (pdf-cells.ts) */
   readonly pdfkitText?: boolean;
+  /** pdfkit opens and parses the fonts for this document alone (pdf-fonts.ts) */
+  readonly pdfkitFonts?: boolean;
+  /**
+   * Awaited once the PDF is whole, before it takes its name; if it throws, the PDF is not kept (a statement's
+   * PDF, written beside its workbook, is kept only once the workbook is: statement-job.ts).
+   */
+  readonly beforeRename?: () => Promise<unknown>;
 }
 
 /** A new pdfkit document writing to a temp file beside `file`, with the fonts registered. */
@@ -92,13 +101,17 @@ function openPdf(file: string, docTitle: string, header: StatementHeader, opts: 
       ModDate: header.issuedAt,
     },
   }) as Doc;
-  doc.registerFont('regular', REGULAR);
-  doc.registerFont('bold', BOLD);
+  if (opts.pdfkitFonts) fontsOpenedByPdfkit(doc);
+  // the bytes read once a process (pdfkit reads a path again for every document)
+  for (const [name, file] of Object.entries(FONT_FILES))
+    doc.registerFont(name, opts.pdfkitFonts ? file : fontBytes(file));
   if (opts.pdfkitText) cellsThroughPdfkit(doc);
   // each font is opened by pdfkit when first used, in the document's order (its object numbers stay theirs)
   const font = doc.font.bind(doc);
   doc.font = ((...args: Parameters<typeof font>) => {
     font(...args);
+    const file = typeof args[0] === 'string' ? FONT_FILES[args[0]] : undefined;
+    if (file) shareParsedFont(doc, doc._font as never, file);
     if (!opts.shapeEveryWord) layFiguresByCharacter(doc._font);
     boundLayoutCache(doc._font);
     return doc;
@@ -175,6 +188,7 @@ export async function writeStatementPdf(
     contactNotes(ctx, header);
     doc.end();
     await finished;
+    await opts.beforeRename?.();
     renameSync(temp, file);
   } catch (e) {
     doc.end();
@@ -548,13 +562,15 @@ function tableWriter(
       drawHeader();
     }
     const y = doc.y;
-    let x = MARGIN;
     doc.font(bold(row) ? 'bold' : 'regular').fontSize(8);
-    for (let i = 0; i < columns.length; i++) {
-      const c = columns[i]!;
-      cell(doc, row[i] ?? '', x + 2, y, c.width - 4, c.align ?? 'left');
-      x += c.width;
-    }
+    cellsOfRow(doc, () => {
+      let x = MARGIN;
+      for (let i = 0; i < columns.length; i++) {
+        const c = columns[i]!;
+        cell(doc, row[i] ?? '', x + 2, y, c.width - 4, c.align ?? 'left');
+        x += c.width;
+      }
+    });
     doc.y = y + ROW_HEIGHT;
   };
 }

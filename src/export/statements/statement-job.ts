@@ -2,6 +2,7 @@ import type { Position } from '../../store/types';
 import { statementLineDetails, type PaymentEvents } from './details';
 import { notStatedMarked, previousOf } from './not-stated';
 import { writeStatementPdf } from './pdf';
+import { linesReadOnce } from './lines-read-once';
 import { readAhead } from './read-ahead';
 import type { IssuedRun } from './previous';
 import type { StatementQueries } from './queries';
@@ -67,7 +68,7 @@ export function statementSource(job: StatementJob, reads: StatementReads): State
     figures: job.figures,
     lines: (currency) => {
       const lines = queries.lines({ ...base, subMerchantId, currency });
-      return readAhead(details ? details(lines, currency) : lines, LINES_AHEAD);
+      return details ? readAhead(lines, LINES_AHEAD, details(currency)) : readAhead(lines, LINES_AHEAD);
     },
     ...(previous && adjustments
       ? {
@@ -84,13 +85,25 @@ export function statementSource(job: StatementJob, reads: StatementReads): State
   };
 }
 
-/** The workbook, then the PDF, of one sub-merchant; their names, hashes and sizes as the run records them. */
+/**
+ * The workbook and the PDF of one sub-merchant, written at once: the workbook's Operations sheet and the PDF's
+ * operations table take each line from one read (lines-read-once.ts). As when the workbook was written first,
+ * the PDF is kept only once the workbook is, and the workbook's error is the one thrown when both fail. Their
+ * names, hashes and sizes as the run records them.
+ */
 export async function writeStatementFiles(job: StatementJob, reads: StatementReads): Promise<WrittenStatementFiles> {
   const source = statementSource(job, reads);
-  const workbook = await writeStatementWorkbook(job.xlsx, source, job.meta, job.header);
-  await writeStatementPdf(job.pdf, source, job.meta, job.header);
+  const [forWorkbook, forPdf] = linesReadOnce(source.lines, LINES_AHEAD);
+  const workbook = writeStatementWorkbook(job.xlsx, { ...source, lines: forWorkbook.lines }, job.meta, job.header);
+  const written = workbook.finally(() => forWorkbook.close());
+  const pdf = writeStatementPdf(job.pdf, { ...source, lines: forPdf.lines }, job.meta, job.header, {
+    beforeRename: () => written,
+  }).finally(() => forPdf.close());
+  const [w, p] = await Promise.allSettled([written, pdf]);
+  if (w.status === 'rejected') throw w.reason;
+  if (p.status === 'rejected') throw p.reason;
   return {
-    lines: workbook.lines,
+    lines: w.value.lines,
     files: [await describeFile(job.xlsx, job.subMerchantId), await describeFile(job.pdf, job.subMerchantId)],
   };
 }
