@@ -103,9 +103,12 @@ export function withCardNumbersMasked<T extends { other: Record<string, unknown>
 
 /** Whether masking would change one of the card and free-text fields of `fields` (most records: none). */
 function someCardTextMasked(fields: Record<string, unknown>): boolean {
-  for (const k in fields) {
+  // the few field names looked up, rather than every field of the record walked (as the copy above takes them:
+  // own and enumerable)
+  for (const k of CARD_TEXT_FIELDS) {
     const v = fields[k];
-    if (typeof v === 'string' && CARD_TEXT_FIELDS.has(k) && Object.hasOwn(fields, k) && holdsCardNumber(v)) return true;
+    if (typeof v === 'string' && Object.prototype.propertyIsEnumerable.call(fields, k) && holdsCardNumber(v))
+      return true;
   }
   return false;
 }
