@@ -50,10 +50,27 @@ export function maskCardNumbers(text: string): string {
   });
 }
 
+/**
+ * Whether some run of `text` of a card number's shape passes the check digit. A match cannot cross a quote (a
+ * card number's shape is digits, spaces and dashes), and a quote is no letter or digit, so a string value of a
+ * JSON text holds exactly the matches the whole text holds there: none passing means no string value changes.
+ */
+function holdsCardNumber(text: string): boolean {
+  PAN_SHAPE.lastIndex = 0;
+  for (let m = PAN_SHAPE.exec(text); m !== null; m = PAN_SHAPE.exec(text)) {
+    if (luhn(m[0].replace(/[ -]/g, ''))) {
+      PAN_SHAPE.lastIndex = 0;
+      return true;
+    }
+  }
+  return false;
+}
+
 /** A JSON text with the card numbers inside its string values masked; numbers, keys' places and layout kept. */
 export function maskCardNumbersInJson(raw: string): string {
-  if (!PAN_SHAPE.test(raw)) return raw;
-  PAN_SHAPE.lastIndex = 0;
+  // most records hold none (their 13-digit epoch milliseconds are numbers, never masked): the text itself,
+  // without rebuilding it string by string (issue 26: a rebuilt copy per record, hashed and stored)
+  if (!holdsCardNumber(raw)) return raw;
   let out = '';
   let from = 0;
   for (let i = 0; i < raw.length; i++) {
@@ -69,6 +86,7 @@ export function maskCardNumbersInJson(raw: string): string {
 
 /** A record's card and free-text fields masked (its own and its `other`'s); the same object when none changes. */
 export function withCardNumbersMasked<T extends { other: Record<string, unknown> }>(record: T): T {
+  if (!someCardTextMasked(record) && !someCardTextMasked(record.other)) return record;
   let changed = false;
   const masked = (v: unknown): unknown => {
     if (typeof v !== 'string') return v;
@@ -81,4 +99,16 @@ export function withCardNumbersMasked<T extends { other: Record<string, unknown>
   const other: Record<string, unknown> = { ...record.other };
   for (const k of Object.keys(other)) if (CARD_TEXT_FIELDS.has(k)) other[k] = masked(other[k]);
   return changed ? ({ ...own, other } as T) : record;
+}
+
+/** Whether masking would change one of the card and free-text fields of `fields` (most records: none). */
+function someCardTextMasked(fields: Record<string, unknown>): boolean {
+  // the few field names looked up, rather than every field of the record walked (as the copy above takes them:
+  // own and enumerable)
+  for (const k of CARD_TEXT_FIELDS) {
+    const v = fields[k];
+    if (typeof v === 'string' && Object.prototype.propertyIsEnumerable.call(fields, k) && holdsCardNumber(v))
+      return true;
+  }
+  return false;
 }

@@ -91,6 +91,22 @@ export interface FastParse {
 // Characters that may continue a JSON number token.
 const isNumberChar = (c: number) => (c >= 48 && c <= 57) || c === 45 || c === 43 || c === 46 || c === 101 || c === 69;
 
+/**
+ * `text[from, to)` is 1 to 15 digits without a leading zero, or the digit 0 alone when no minus comes before
+ * it (`from` is past the minus): below 10^15 < 2^53, so `String(Number(token)) === token`.
+ */
+function plainShortInteger(text: string, from: number, to: number): boolean {
+  const len = to - from;
+  if (len < 1 || len > 15) return false;
+  const first = text.charCodeAt(from);
+  if (first === 48) return len === 1 && (from === 0 || text.charCodeAt(from - 1) !== 45);
+  for (let k = from; k < to; k++) {
+    const d = text.charCodeAt(k);
+    if (d < 48 || d > 57) return false;
+  }
+  return true;
+}
+
 function membersOf(value: unknown): number {
   if (typeof value !== 'object' || value === null) return 0;
   let n = 0;
@@ -142,6 +158,13 @@ export function parseJsonFast(text: string, maxDepth = MAX_JSON_DEPTH): FastPars
     else if ((c >= 48 && c <= 57) || c === 45) {
       let j = i + 1;
       while (j < n && isNumberChar(text.charCodeAt(j))) j++;
+      // Most tokens are integers of at most 15 digits, no leading zero, maybe a minus (amounts, epoch
+      // milliseconds): such a token is its double's shortest text and a safe integer, proven without the
+      // conversions below (issue 26). "-0" and anything else takes them.
+      if (plainShortInteger(text, c === 45 ? i + 1 : i, j)) {
+        i = j - 1;
+        continue;
+      }
       const token = text.slice(i, j);
       const num = Number(token);
       // toPlainJson keeps integers beyond 2^53 as text (isSafeNumber): leave those to the lossless path.

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { maskCardNumbers, maskCardNumbersInJson } from '../../src/ingest/card-numbers';
 import { recordRejected, registerObserved, webhookReceived } from '../../src/ingest/observations';
 import { parseJsonExact } from '../../src/psp/json';
@@ -86,6 +87,47 @@ describe('card numbers in what the PSP sends', () => {
     // in JSON, only inside strings: a number of that shape stays a number (amounts stay exact)
     expect(maskCardNumbersInJson(`{"a":${PAN},"b":"${PAN}","c":"x\\"${PAN}"}`)).toBe(
       `{"a":${PAN},"b":"${MASKED}","c":"x\\"${MASKED}"}`,
+    );
+  });
+});
+
+/** The masking of a JSON text as it was written before its quick check: string value by string value. */
+function maskEachString(raw: string): string {
+  let out = '';
+  let from = 0;
+  for (let i = 0; i < raw.length; i++) {
+    if (raw[i] !== '"') continue;
+    let end = i + 1;
+    while (end < raw.length && raw[end] !== '"') end += raw[end] === '\\' ? 2 : 1;
+    out += raw.slice(from, i + 1) + maskCardNumbers(raw.slice(i + 1, end));
+    from = end;
+    i = end;
+  }
+  return out + raw.slice(from);
+}
+
+describe('the quick check before masking a JSON text (issue 26)', () => {
+  it('gives the text masked string by string, for numbers and strings of card shapes, valid or not', () => {
+    const digits = fc.stringMatching(/^[0-9]{1,20}$/);
+    const piece = fc.oneof(
+      digits,
+      digits.map((d) => `"${d}"`),
+      fc.constantFrom(
+        PAN,
+        `"${PAN}"`,
+        '"4111 1111 1111 1111"',
+        '"4111-111111-11111"',
+        '4111111111111112',
+        '"a4111111111111111"',
+      ),
+      fc.constantFrom('"x\\"', '\\"', ' ', '-', ',', ':', '{', '}', '"', 'a', '1757000000000'),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
+        const text = pieces.join('');
+        expect(maskCardNumbersInJson(text)).toBe(maskEachString(text));
+      }),
+      { numRuns: 3000 },
     );
   });
 });

@@ -263,6 +263,30 @@ describe('parseJsonFast', () => {
     expect(parseJsonFast('{"amount":12.5,"fee":0.05}')?.value).toEqual({ amount: 12.5, fee: 0.05 });
   });
 
+  it('reads an integer token without converting it exactly when the conversions would take it (issue 26)', () => {
+    const token = fc
+      .tuple(fc.constantFrom('', '-', '--'), fc.stringMatching(/^[0-9]{1,18}$/), fc.constantFrom('', '-0', '.5', 'e1'))
+      .map(([sign, digits, tail]) => `${sign}${digits}${tail}`);
+    fc.assert(
+      fc.property(token, (t) => {
+        const n = Number(t);
+        const exact = String(n) === t && !(Number.isInteger(n) && !Number.isSafeInteger(n));
+        const fast = parseJsonFast(`{"amount":${t},"at":[${t}]}`);
+        expect(fast !== null, t).toBe(exact);
+        if (fast) expect(fast.value).toEqual({ amount: n, at: [n] });
+      }),
+      RUN,
+    );
+    for (const t of ['00', '-00', '01', '-01', '--1', '1-0', '0-1', '-0'])
+      expect(parseJsonFast(`{"amount":${t}}`), t).toBeNull();
+    expect(parseJsonFast('{"a":0,"b":-1,"c":123456789012345,"d":-123456789012345}')?.value).toEqual({
+      a: 0,
+      b: -1,
+      c: 123456789012345,
+      d: -123456789012345,
+    });
+  });
+
   it('steps aside for repeated names, __proto__, invalid JSON and deep nesting', () => {
     expect(parseJsonFast('{"a":1,"a":1}')).toBeNull();
     expect(parseJsonFast('{"a":{"b":1,"b":2}}')).toBeNull();
