@@ -10,6 +10,11 @@
  * - in the normalized record, only in the fields that carry card or free text (CARD_TEXT_FIELDS), never in an
  *   id the matching reads (a numeric transaction id of that shape stays whole there).
  *
+ * The card token (`cc_token`) is masked too, in both: the PSP accepts it in place of the card for a new payment
+ * (psp-interface.md 2.1), so whoever reads it can charge the card through the marketplace's account, and recon's
+ * reconciliation never reads it. Its wallet prefix (text ending in a colon) and last four characters are kept,
+ * enough to tell two tokens apart when a payer asks.
+ *
  * The event id is made from the masked content: the same delivery masked the same way is the same id.
  */
 
@@ -27,6 +32,30 @@ const CARD_TEXT_FIELDS: ReadonlySet<string> = new Set([
   'payload',
 ]);
 
+/** The fields whose whole value is a card token. */
+const CARD_TOKEN_FIELDS: ReadonlySet<string> = new Set(['cc_token']);
+
+// a token's value in a JSON text: the key, then its string (escapes kept whole)
+const TOKEN_IN_JSON = /("cc_token"\s*:\s*")((?:[^"\\]|\\.)*)"/g;
+
+/** A card token masked: its wallet prefix (`applepay:`) and last four characters kept, the rest starred. */
+export function maskCardToken(token: string): string {
+  const prefix = /^[A-Za-z_-]{1,20}:/.exec(token)?.[0] ?? '';
+  const rest = token.slice(prefix.length);
+  if (rest === '' || /^\*+.{0,4}$/.test(rest)) return token;
+  return `${prefix}${'*'.repeat(Math.max(4, rest.length - 4))}${rest.length > 8 ? rest.slice(-4) : ''}`;
+}
+
+/** A JSON text (or a refused payload's text) with the value of every `cc_token` masked. */
+function maskCardTokensInText(raw: string): string {
+  if (!raw.includes('"cc_token"')) return raw;
+  // an escaped value is masked whole: its escapes would otherwise be cut in half
+  return raw.replace(
+    TOKEN_IN_JSON,
+    (_m, head: string, value: string) => `${head}${value.includes('\\') ? '*'.repeat(8) : maskCardToken(value)}"`,
+  );
+}
+
 function luhn(digits: string): boolean {
   let sum = 0;
   for (let i = 0; i < digits.length; i++) {
@@ -40,8 +69,12 @@ function luhn(digits: string): boolean {
   return sum % 10 === 0;
 }
 
-/** `text` with every card number in it masked (first six, last four digits). */
+/** `text` with every card number in it masked (first six, last four digits), and any card token. */
 export function maskCardNumbers(text: string): string {
+  return maskPans(maskCardTokensInText(text));
+}
+
+function maskPans(text: string): string {
   if (!PAN_SHAPE.test(text)) return text;
   PAN_SHAPE.lastIndex = 0;
   return text.replace(PAN_SHAPE, (m) => {
@@ -67,7 +100,8 @@ function holdsCardNumber(text: string): boolean {
 }
 
 /** A JSON text with the card numbers inside its string values masked; numbers, keys' places and layout kept. */
-export function maskCardNumbersInJson(raw: string): string {
+export function maskCardNumbersInJson(json: string): string {
+  const raw = maskCardTokensInText(json);
   // most records hold none (their 13-digit epoch milliseconds are numbers, never masked): the text itself,
   // without rebuilding it string by string (issue 26: a rebuilt copy per record, hashed and stored)
   if (!holdsCardNumber(raw)) return raw;
@@ -77,27 +111,30 @@ export function maskCardNumbersInJson(raw: string): string {
     if (raw[i] !== '"') continue;
     let end = i + 1;
     while (end < raw.length && raw[end] !== '"') end += raw[end] === '\\' ? 2 : 1;
-    out += raw.slice(from, i + 1) + maskCardNumbers(raw.slice(i + 1, end));
+    out += raw.slice(from, i + 1) + maskPans(raw.slice(i + 1, end));
     from = end;
     i = end;
   }
   return out + raw.slice(from);
 }
 
-/** A record's card and free-text fields masked (its own and its `other`'s); the same object when none changes. */
+/**
+ * A record's card token and card and free-text fields masked (its own and its `other`'s); the same object when
+ * none changes.
+ */
 export function withCardNumbersMasked<T extends { other: Record<string, unknown> }>(record: T): T {
   if (!someCardTextMasked(record) && !someCardTextMasked(record.other)) return record;
   let changed = false;
-  const masked = (v: unknown): unknown => {
+  const masked = (k: string, v: unknown): unknown => {
     if (typeof v !== 'string') return v;
-    const m = maskCardNumbers(v);
+    const m = CARD_TOKEN_FIELDS.has(k) ? maskCardToken(v) : CARD_TEXT_FIELDS.has(k) ? maskPans(v) : v;
     if (m !== v) changed = true;
     return m;
   };
   const own: Record<string, unknown> = { ...record };
-  for (const k of Object.keys(own)) if (CARD_TEXT_FIELDS.has(k)) own[k] = masked(own[k]);
+  for (const k of Object.keys(own)) own[k] = masked(k, own[k]);
   const other: Record<string, unknown> = { ...record.other };
-  for (const k of Object.keys(other)) if (CARD_TEXT_FIELDS.has(k)) other[k] = masked(other[k]);
+  for (const k of Object.keys(other)) other[k] = masked(k, other[k]);
   return changed ? ({ ...own, other } as T) : record;
 }
 
@@ -108,6 +145,11 @@ function someCardTextMasked(fields: Record<string, unknown>): boolean {
   for (const k of CARD_TEXT_FIELDS) {
     const v = fields[k];
     if (typeof v === 'string' && Object.prototype.propertyIsEnumerable.call(fields, k) && holdsCardNumber(v))
+      return true;
+  }
+  for (const k of CARD_TOKEN_FIELDS) {
+    const v = fields[k];
+    if (typeof v === 'string' && Object.prototype.propertyIsEnumerable.call(fields, k) && maskCardToken(v) !== v)
       return true;
   }
   return false;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { maskCardNumbers, maskCardNumbersInJson } from '../../src/ingest/card-numbers';
+import { maskCardNumbers, maskCardNumbersInJson, maskCardToken } from '../../src/ingest/card-numbers';
 import { recordRejected, registerObserved, webhookReceived } from '../../src/ingest/observations';
 import { parseJsonExact } from '../../src/psp/json';
 import { parseRegisterRecord, parseWebhookPayload } from '../../src/psp/parse';
@@ -129,5 +129,56 @@ describe('the quick check before masking a JSON text (issue 26)', () => {
       }),
       { numRuns: 3000 },
     );
+  });
+});
+
+describe('card tokens in what the PSP sends', () => {
+  // a token the PSP accepts in place of the card (psp-interface.md 2.1): whoever reads it can charge the card
+  const TOKEN = 'tok_9f8e7d6c5b4a3b2c1d0e';
+  const TOKEN_MASKED = `${'*'.repeat(TOKEN.length - 4)}1d0e`;
+
+  it('a webhook and a register record carrying cc_token are stored with it masked, in raw and in the record', () => {
+    const p = payload({ cc_token: `"${TOKEN}"`, cc_token_expiration: '"2027-03-01T00:00:00"' });
+    const event = webhookEvent(p.text);
+    expect(JSON.stringify(event.data)).not.toContain(TOKEN);
+    const data = event.data as { raw: string; webhook: { other: Record<string, unknown> } };
+    expect(data.webhook.other['cc_token']).toBe(TOKEN_MASKED);
+    expect(data.raw).toBe(p.text.replace(TOKEN, TOKEN_MASKED));
+    expect(parseJsonExact(data.raw).ok).toBe(true);
+    expect(webhookEvent(p.text).id).toBe(event.id);
+
+    const text = recordText('register', { cc_token: `"${TOKEN}"` });
+    const parsed = parseRegisterRecord(text);
+    if (!parsed.ok) throw new Error(`refused: ${parsed.field} ${parsed.reason}`);
+    const record = registerObserved(POS_A, text, parsed.value, {
+      source: 'register',
+      reportId: null,
+      window: { from: '2025-03-01T00:00:00Z', to: '2025-03-02T00:00:00Z' },
+      observedAt: '2025-03-02T01:00:00Z',
+    }).event;
+    expect(JSON.stringify(record.data)).not.toContain(TOKEN);
+    expect(JSON.stringify(record.data)).toContain(TOKEN_MASKED);
+  });
+
+  it('a refused payload is kept with its token masked', () => {
+    const { event } = recordRejected(
+      POS_A,
+      'webhook',
+      'amount',
+      'not a number',
+      `{"cc_token" : "${TOKEN}", "amount":`,
+      {},
+    );
+    expect(JSON.stringify(event.data)).not.toContain(TOKEN);
+    expect((event.data as { raw: string }).raw).toBe(`{"cc_token" : "${TOKEN_MASKED}", "amount":`);
+  });
+
+  it('keeps a wallet prefix and the last four characters; a short or masked token stays masked', () => {
+    expect(maskCardToken('applepay:abcdef1234567890')).toBe('applepay:************7890');
+    expect(maskCardToken('abc12')).toBe('****');
+    expect(maskCardToken(maskCardToken(TOKEN))).toBe(TOKEN_MASKED);
+    expect(maskCardToken('')).toBe('');
+    // an escaped value in a text is masked whole
+    expect(maskCardNumbers('{"cc_token":"ab\\"cd1234567890"}')).toBe('{"cc_token":"********"}');
   });
 });
