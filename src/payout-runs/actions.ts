@@ -308,14 +308,14 @@ function stillExecutable(run: PayoutRun, at: ActionTime): void {
       'EXECUTION_DATE_PASSED',
       `${run.id} asks the bank to execute on ${run.executionDate}, which has passed (today is ${today} in ${at.timezone}); ` +
         `cancel it (recon payout-runs cancel ${run.id} --reason ...) and draft the month again; if its file was taken, ` +
-        "first import the bank's statement (a draft leaves out what the bank paid) and say the bank did not execute it",
+        "first import the bank's statements through that day (a draft leaves out what the bank paid)",
     );
 }
 
 /**
  * The file of a run, for a person allowed to hand it to the bank (analyst, approver). Taking an approved run's
- * file is recorded (once per person): from then on the bank may execute it, and cancelling the run asks the
- * person to say the bank did not (cancelRun).
+ * file is recorded (once per person): from then on the bank may execute it, and the run is cancelled only once
+ * the bank's statements cover its execution date, or on a named person's word that the bank did not (cancelRun).
  */
 export async function paymentFile(
   store: EventStore,
