@@ -219,7 +219,7 @@ async function monthChild(payments: number): Promise<void> {
       payments,
       month: '2026-09',
       outDir,
-      // BENCH_MONTH_SENDERS: the sandbox's webhook senders at once (the demo's 8 unless given)
+      // BENCH_MONTH_SENDERS: the sandbox's webhook senders at once (the demo's DEMO_WEBHOOK_SENDERS unless given)
       ...(process.env['BENCH_MONTH_SENDERS'] ? { webhookSenders: Number(process.env['BENCH_MONTH_SENDERS']) } : {}),
       print: (line) => process.stdout.write(`${line}\n`),
       onStage: async (s) => {

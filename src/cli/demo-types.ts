@@ -14,7 +14,7 @@ export interface DemoOptions {
   readonly signal?: AbortSignal;
   /** told of each stage of the month when it ends, awaited (bench/month.ts measures the month by them) */
   readonly onStage?: (stage: DemoStage) => void | Promise<void>;
-  /** the sandbox's webhook senders at once (default 8): each waits for its answer, so a commit holds at most this many */
+  /** the sandbox's webhook senders at once (default DEMO_WEBHOOK_SENDERS): each waits for its answer, so a commit holds at most this many */
   readonly webhookSenders?: number;
 }
 
@@ -73,3 +73,11 @@ export interface DemoSummary {
 }
 
 export const isMoneyType = (t: string) => t.startsWith('settlement_') || t.startsWith('payout_');
+
+/**
+ * The sandbox PSP's webhook deliveries at once. Each sender waits for its answer and each answer for its commit,
+ * so one commit (one disk flush) holds at most this many: 32 made the month's webhooks stage 0.67 of its time
+ * with 8 on an idle 2-core machine (docs/scale.md, "Webhooks and sync in the month, sixth session"); a PSP
+ * delivers from many workers at once.
+ */
+export const DEMO_WEBHOOK_SENDERS = 32;

@@ -25,7 +25,7 @@ import { importSandboxIntent, orderFindingKey } from './demo-intent';
 import { livePurchases } from './demo-live';
 import { moneyLoop } from './demo-money';
 import { printPayoutCheck } from './demo-payout-check';
-import { type DemoOptions, type DemoStage, type DemoSummary, isMoneyType } from './demo-types';
+import { DEMO_WEBHOOK_SENDERS, type DemoOptions, type DemoStage, type DemoSummary, isMoneyType } from './demo-types';
 import { closeRuntime, openRuntime } from './runtime';
 
 export type { DemoOptions, DemoStage, DemoSummary };
@@ -320,7 +320,7 @@ async function deliverWebhooks(run: DemoRun, webhooks: { receiver: Receiver; url
   const delivery = await run.sandbox.deliverWebhooks(`${webhooks.url}/webhooks/{posId}`, {
     duplicateRate: 0.05,
     reorderWindow: 8,
-    concurrency: run.opts.webhookSenders ?? 8,
+    concurrency: run.opts.webhookSenders ?? DEMO_WEBHOOK_SENDERS,
     ...(run.opts.signal ? { signal: run.opts.signal } : {}),
   });
   await webhooks.receiver.drain();
