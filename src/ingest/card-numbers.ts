@@ -35,8 +35,9 @@ const CARD_TEXT_FIELDS: ReadonlySet<string> = new Set([
 /** The fields whose whole value is a card token. */
 const CARD_TOKEN_FIELDS: ReadonlySet<string> = new Set(['cc_token']);
 
-// a token's value in a JSON text: the key, then its string (escapes kept whole)
-const TOKEN_IN_JSON = /("cc_token"\s*:\s*")((?:[^"\\]|\\.)*)"/g;
+// a token's value in a JSON text: the key, then its string (escapes kept whole), to its closing quote or to the
+// end of a refused payload cut short
+const TOKEN_IN_JSON = /("cc_token"\s*:\s*")((?:[^"\\]|\\.)*)("|\\?$)/g;
 
 /** A card token masked: its wallet prefix (`applepay:`) and last four characters kept, the rest starred. */
 export function maskCardToken(token: string): string {
@@ -52,7 +53,8 @@ function maskCardTokensInText(raw: string): string {
   // an escaped value is masked whole: its escapes would otherwise be cut in half
   return raw.replace(
     TOKEN_IN_JSON,
-    (_m, head: string, value: string) => `${head}${value.includes('\\') ? '*'.repeat(8) : maskCardToken(value)}"`,
+    (_m, head: string, value: string, end: string) =>
+      `${head}${value.includes('\\') || end !== '"' ? '*'.repeat(8) : maskCardToken(value)}${end === '"' ? '"' : ''}`,
   );
 }
 

@@ -171,6 +171,10 @@ describe('card tokens in what the PSP sends', () => {
     );
     expect(JSON.stringify(event.data)).not.toContain(TOKEN);
     expect((event.data as { raw: string }).raw).toBe(`{"cc_token" : "${TOKEN_MASKED}", "amount":`);
+    // a payload cut short inside the token: what there is of it is masked whole
+    const cut = recordRejected(POS_A, 'webhook', '(record)', 'not JSON', `{"cc_token":"${TOKEN.slice(0, 15)}`, {});
+    expect(JSON.stringify(cut.event.data)).not.toContain(TOKEN.slice(0, 15));
+    expect((cut.event.data as { raw: string }).raw).toBe('{"cc_token":"********');
   });
 
   it('keeps a wallet prefix and the last four characters; a short or masked token stays masked', () => {
