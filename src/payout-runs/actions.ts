@@ -308,14 +308,14 @@ function stillExecutable(run: PayoutRun, at: ActionTime): void {
       'EXECUTION_DATE_PASSED',
       `${run.id} asks the bank to execute on ${run.executionDate}, which has passed (today is ${today} in ${at.timezone}); ` +
         `cancel it (recon payout-runs cancel ${run.id} --reason ...) and draft the month again; if its file was taken, ` +
-        "first import the bank's statements through that day (a draft leaves out what the bank paid)",
+        "first import the bank's statements (a draft leaves out what the bank paid)",
     );
 }
 
 /**
  * The file of a run, for a person allowed to hand it to the bank (analyst, approver). Taking an approved run's
  * file is recorded (once per person): from then on the bank may execute it, and the run is cancelled only once
- * the bank's statements cover its execution date, or on a named person's word that the bank did not (cancelRun).
+ * the bank's debits paid all of it, or on a named person's word that the bank will execute nothing of it (cancelRun).
  */
 export async function paymentFile(
   store: EventStore,
@@ -372,9 +372,9 @@ export async function sendRun(store: EventStore, actor: Person, runId: string, a
  * Cancels a draft, or an approved run not yet sent (e.g. its execution date passed); why is required; its
  * references can be drafted again. A run whose file was taken may be at the bank, marked sent or not: drafting
  * its references again would pay them twice if the bank executes it before its statement is imported (a draft
- * leaves out only what imported statements show paid). So it is cancelled once the bank's statements imported
- * cover its execution date, or when its cancelling person says the bank did not execute it (`bankDidNotExecute`,
- * recorded with the cancellation).
+ * leaves out only what imported statements show paid). So it is cancelled once the bank's imported debits paid
+ * every line of it in full, or when its cancelling person says the bank will execute nothing (more) of its file
+ * (`bankDidNotExecute`, recorded with the cancellation).
  */
 export async function cancelRun(
   store: EventStore,
@@ -385,8 +385,8 @@ export async function cancelRun(
   opts: {
     /** the person says the bank did not execute the run's file (it rejected it, or confirmed so) */
     bankDidNotExecute?: boolean;
-    /** whether the bank's imported statements cover the run's execution date (bankStatementsCover) */
-    bankStatementsCover?: (run: PayoutRun) => Promise<boolean>;
+    /** whether the bank's imported debits paid every line of the run in full (bankPaidEveryLine) */
+    bankPaidEveryLine?: (run: PayoutRun) => Promise<boolean>;
   } = {},
 ): Promise<PayoutRun> {
   allowed(actor, 'payout-run.create');
@@ -401,14 +401,14 @@ export async function cancelRun(
   if (!why.ok || why.value.trim() === '')
     throw new PayoutRunRefused('INVALID_INPUT', `--reason: ${why.ok ? 'must not be empty' : why.reason}`);
   const taken = run.fileTaken[0];
-  const covered = taken !== undefined && !opts.bankDidNotExecute && (await opts.bankStatementsCover?.(run)) === true;
+  const covered = taken !== undefined && !opts.bankDidNotExecute && (await opts.bankPaidEveryLine?.(run)) === true;
   if (taken && !opts.bankDidNotExecute && !covered)
     throw new PayoutRunRefused(
       'FILE_TAKEN',
       `${runId}'s payment file was taken by ${taken.by} at ${taken.at}: the bank may execute it, and drafting its ` +
-        `payouts again would pay them twice. Import the bank's statements through its execution date ` +
-        `(${run.executionDate}) first: a draft then leaves out what the bank paid; or, if the bank rejected the ` +
-        'file, say so: --bank-did-not-execute',
+        `payouts again would pay them twice. It is cancelled once the bank's imported statements show every ` +
+        `transfer of it paid (execution date ${run.executionDate}); or, if the bank will execute nothing (more) ` +
+        'of the file (it rejected it, or what it paid and what came back is imported), say so: --bank-did-not-execute',
     );
   const event = newEvent(
     PayoutRunCancelled,

@@ -32,25 +32,13 @@ export async function paidByBankOf(
 }
 
 /**
- * Whether the bank's statements imported (read model caught up by the caller) cover a run's execution date on
- * every account it pays from: then a draft sees whatever the bank executed of the run's file, and cancelling the
- * run cannot lead to asking the same money twice. False while no statement of the bank was imported.
+ * Whether the bank's debits (imported, less what came back) paid every line of a run in full: then a draft of its
+ * month asks none of it again, whatever happens to the run's file. A statement covering the execution date is no
+ * such proof: a statement may be missing before it, and a file uploaded late is executed after it.
  */
-export async function bankStatementsCover(
-  sql: Sql,
-  run: {
-    readonly executionDate: string | null;
-    readonly debtors: ReadonlyArray<{ account: string; currency: string }>;
-  },
-): Promise<boolean> {
-  if (run.executionDate === null || run.debtors.length === 0) return false;
-  const [exists] = await sql<{ v: string | null }[]>`select to_regclass('recon.bank_statements')::text as v`;
-  if (!exists?.v) return false;
-  for (const d of run.debtors) {
-    const [row] = await sql<{ n: number }[]>`
-      select count(*)::int as n from recon.bank_statements
-      where account_id = ${d.account} and currency = ${d.currency} and closing_date >= ${run.executionDate}`;
-    if (!row || row.n === 0) return false;
-  }
-  return true;
+export function bankPaidEveryLine(
+  run: { readonly lines: ReadonlyArray<{ reference: string; amount: string }> },
+  paidByBank: ReadonlyMap<string, bigint>,
+): boolean {
+  return run.lines.length > 0 && run.lines.every((l) => (paidByBank.get(l.reference) ?? 0n) >= BigInt(l.amount));
 }

@@ -179,7 +179,9 @@ describe('recon payout-runs', () => {
     const refused = await recon(['payout-runs', 'cancel', 'PR-2026-12-1', '--reason', 'wrong month'], 'ana');
     expect(refused.code).toBe(EXIT_CODE.usage);
     expect(refused.stderr).toContain("PR-2026-12-1's payment file was taken by ana at");
-    expect(refused.stderr).toContain(`Import the bank's statements through its execution date (${monday}) first`);
+    expect(refused.stderr).toContain(
+      `It is cancelled once the bank's imported statements show every transfer of it paid (execution date ${monday})`,
+    );
     const show = await recon(['payout-runs', 'show', 'PR-2026-12-1'], 'ana');
     expect(show.stdout).toMatch(/^approved by iryna/m);
     expect(show.stdout).toMatch(/^payment file taken by ana at \d{4}-/m);

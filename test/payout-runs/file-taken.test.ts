@@ -1,16 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { projection as bankProjection } from '../../projections/bank';
-import { newEvent } from '../../src/events/catalog';
-import { BankStatementImported, bankAccountStream } from '../../src/events/bank-events';
+import { projection as payouts } from '../../projections/payouts';
 import { PAYOUT_RUNS_STREAM } from '../../src/events/payout-run-events';
 import { silentLogger } from '../../src/log';
 import { approveRun, cancelRun, draftRun, paymentFile } from '../../src/payout-runs/actions';
-import { bankStatementsCover } from '../../src/payout-runs/bank-paid';
+import { bankPaidEveryLine, paidByBankOf } from '../../src/payout-runs/bank-paid';
 import { PayoutRunRefused } from '../../src/payout-runs/errors';
 import { type PayoutRun, readRuns } from '../../src/payout-runs/runs';
 import { runProjections } from '../../src/projector/runner';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore } from '../../src/store/types';
+import { booked } from '../payouts/support';
 import { createTestDatabase, type TestDatabase } from '../support/db';
 import { BANK, ENV, issue, NONE_PAID, person, register, weekdayAhead } from './fixtures';
 
@@ -18,8 +17,9 @@ import { BANK, ENV, issue, NONE_PAID, person, register, weekdayAhead } from './f
  * Taking an approved run's payment file is recorded: from then on the bank may execute it, marked sent or not.
  * Cancelling such a run and drafting its month again would pay the same payouts twice if the bank executed the
  * first file before its statement was imported (a draft leaves out only what imported statements show paid).
- * So it is cancelled once the bank's statements imported cover its execution date, or when the person
- * cancelling says the bank did not execute it, which is recorded with their name. Found by a reviewer: a file
+ * So it is cancelled once the bank's imported debits paid all of it (a statement covering the execution date is
+ * no proof: one may be missing before it, and a file uploaded late is executed after it), or when the person
+ * cancelling says the bank will execute nothing of it, which is recorded with their name. Found by a reviewer: a file
  * downloaded and never marked sent left no trace, and its run could be cancelled and drafted again.
  */
 
@@ -58,8 +58,8 @@ async function approvedRunOf(subMerchantId: string, month: string): Promise<Payo
 
 const revision = async () => (await readRuns(store)).revision;
 
-/** What the bank's statements imported cover, the bank's read model caught up first (as the command line does). */
-async function covers(run: PayoutRun): Promise<boolean> {
+/** Whether the bank's debits paid the whole run, the payouts read model caught up first (as the command line). */
+async function paidInFull(run: PayoutRun): Promise<boolean> {
   await runProjections({
     sql: db.sql,
     store,
@@ -67,25 +67,23 @@ async function covers(run: PayoutRun): Promise<boolean> {
     timezone: TZ,
     graceHours: 48,
     bank: BANK,
-    projections: [bankProjection],
+    projections: [payouts],
   });
-  return bankStatementsCover(db.sql, run);
+  return bankPaidEveryLine(run, await paidByBankOf(db.sql, store, BANK.payouts, TZ));
 }
 
-async function statementThrough(closingDate: string, id: string) {
-  const e = newEvent(BankStatementImported, {
-    accountId: PAYOUTS,
+/** The bank's debit of `amount` on a run's reference, booked on `day` (its statement imported). */
+async function debit(reference: string, amount: bigint, day: string, bankRef: string) {
+  const d = booked({
+    account: PAYOUTS,
     currency: 'EUR',
-    statementId: id,
-    format: 'camt.053',
-    openingDate: closingDate,
-    closingDate,
-    openingBalance: '0',
-    closingBalance: '0',
-    entries: 0,
-    fileSha256: 'a'.repeat(64),
+    amount,
+    bookingDate: day,
+    bankRef,
+    endToEndId: reference,
+    remittance: reference,
   });
-  await store.append(bankAccountStream(PAYOUTS), [e]);
+  await store.append(d.stream, [...d.events]);
 }
 
 describe('a payout run whose payment file was taken', () => {
@@ -107,29 +105,37 @@ describe('a payout run whose payment file was taken', () => {
     await paymentFile(store, ana, run.id, { timezone: TZ });
     const before = await revision();
     const refused = await cancelRun(store, ana, run.id, 'wrong month', new Date(), {
-      bankStatementsCover: covers,
+      bankPaidEveryLine: paidInFull,
     }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(PayoutRunRefused);
     expect((refused as PayoutRunRefused).code).toBe('FILE_TAKEN');
     expect((refused as Error).message).toContain(`${run.id}'s payment file was taken by ana at`);
     expect(await revision()).toBe(before);
-    // a statement of the payouts account that ends before the execution date covers nothing of it
-    await statementThrough('2026-01-05', 'STMT-EARLY');
+    // the bank's statement shows part of it paid: the rest may still be executed
+    await debit('RS-SM-B-2026-02-EUR', 10000n, '2026-02-03', 'B-PART');
     await expect(
-      cancelRun(store, ana, run.id, 'wrong month', new Date(), { bankStatementsCover: covers }),
+      cancelRun(store, ana, run.id, 'wrong month', new Date(), { bankPaidEveryLine: paidInFull }),
     ).rejects.toThrow(/payment file was taken/);
     const again = await draftRun(store, ana, { month: '2026-02', bank: BANK, env: ENV, paidByBank: NONE_PAID });
     expect(again.run).toBeNull();
   });
 
-  it("is cancelled once the bank's statements cover its execution date, or on a named person's word", async () => {
-    const covered = await approvedRunOf('SM-C', '2026-03');
-    await paymentFile(store, ana, covered.id, { timezone: TZ });
-    await statementThrough(covered.executionDate!, 'STMT-THROUGH');
-    const c = await cancelRun(store, oleh, covered.id, 'execution date passed', new Date(), {
-      bankStatementsCover: covers,
+  it("is cancelled once the bank's debits paid all of it, or on a named person's word", async () => {
+    const paid = await approvedRunOf('SM-C', '2026-03');
+    await paymentFile(store, ana, paid.id, { timezone: TZ });
+    await debit('RS-SM-C-2026-03-EUR', 25000n, '2026-03-02', 'B-FULL');
+    const c = await cancelRun(store, oleh, paid.id, 'execution date passed', new Date(), {
+      bankPaidEveryLine: paidInFull,
     });
     expect(c).toMatchObject({ status: 'cancelled', cancelledBy: 'oleh', bankDidNotExecute: false });
+    // what the bank paid is not asked again
+    const none = await draftRun(store, ana, {
+      month: '2026-03',
+      bank: BANK,
+      env: ENV,
+      paidByBank: await paidByBankOf(db.sql, store, BANK.payouts, TZ),
+    });
+    expect(none.run).toBeNull();
 
     const rejected = await approvedRunOf('SM-D', '2026-04');
     await paymentFile(store, ana, rejected.id, { timezone: TZ });

@@ -5,7 +5,7 @@ import { readDirectory } from '../../people/directory';
 import { actorFor } from '../../people/manage';
 import type { Action } from '../../people/roles';
 import { approveRun, cancelRun, draftRun, listRuns, paymentFile, sendRun, showRun } from '../../payout-runs/actions';
-import { bankStatementsCover, paidByBankOf } from '../../payout-runs/bank-paid';
+import { bankPaidEveryLine, paidByBankOf } from '../../payout-runs/bank-paid';
 import { type PayoutRun, runJson, totalsOf } from '../../payout-runs/runs';
 import { decimalText } from '../../payout-runs/pain001';
 import { runProjections } from '../../projector/runner';
@@ -216,11 +216,8 @@ function lifeCommands(group: Command): void {
       await withRuntime(async (rt, signal) => {
         const r = await cancelRun(rt.store, await actor(rt, 'payout-run.create'), id, opts.reason, new Date(), {
           bankDidNotExecute: opts.bankDidNotExecute === true,
-          // the bank's statements imported since are known: the read models caught up first
-          bankStatementsCover: async (run) => {
-            await caughtUp(rt, signal);
-            return bankStatementsCover(rt.sql, run);
-          },
+          // the bank's debits imported since are known: the read models caught up first
+          bankPaidEveryLine: async (run) => bankPaidEveryLine(run, await bankPaidNow(rt, signal)),
         });
         process.stdout.write(`cancelled ${r.id}\n`);
       });
