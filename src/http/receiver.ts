@@ -417,12 +417,29 @@ function viaSearchParams(text: string): WebhookForm {
 /** A signed payload decoded and parsed, then stored: as received, or as rejected with the reason. */
 async function storePayload(r: Receiving, project: ReceiverProject, data: string, sender: string): Promise<Outcome> {
   const bytes = decodeBase64Url(data);
-  if (bytes === null) return rejectPayload(r, project.posId, 'data', 'not base64url', data, sender);
+  // a signed payload refused before it is JSON is kept decoded as far as it goes (a byte that is not UTF-8 as
+  // U+FFFD), never as its encoding: card numbers and tokens inside are masked only in a text that shows them
+  if (bytes === null)
+    return rejectPayload(
+      r,
+      project.posId,
+      'data',
+      'not base64url',
+      Buffer.from(data, 'base64').toString('utf8'),
+      sender,
+    );
   let json: string;
   try {
     json = utf8.decode(bytes);
   } catch {
-    return rejectPayload(r, project.posId, 'data', 'decoded data is not UTF-8', data, sender);
+    return rejectPayload(
+      r,
+      project.posId,
+      'data',
+      'decoded data is not UTF-8',
+      Buffer.from(bytes).toString('utf8'),
+      sender,
+    );
   }
   const parsed = parseWebhookPayload(json);
   if (!parsed.ok) return rejectPayload(r, project.posId, parsed.field, parsed.reason, json, sender);

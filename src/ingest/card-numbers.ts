@@ -156,3 +156,44 @@ function someCardTextMasked(fields: Record<string, unknown>): boolean {
   }
   return false;
 }
+
+/** Every card token in a record, at any depth (a `recurring` object may carry one): the strings under `cc_token`. */
+function tokensIn(v: unknown, out: string[] = [], depth = 0): string[] {
+  if (depth > 8 || v === null || typeof v !== 'object') return out;
+  for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+    if (CARD_TOKEN_FIELDS.has(k) && typeof x === 'string' && maskCardToken(x) !== x) out.push(x);
+    else tokensIn(x, out, depth + 1);
+  }
+  return out;
+}
+
+/** `v` with every `cc_token` below its top level masked; the same value when none is there. */
+function withNestedTokensMasked(v: unknown, depth = 0): unknown {
+  if (depth > 8 || v === null || typeof v !== 'object' || Array.isArray(v)) return v;
+  let changed = false;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+    const m =
+      CARD_TOKEN_FIELDS.has(k) && typeof x === 'string' ? maskCardToken(x) : withNestedTokensMasked(x, depth + 1);
+    if (m !== x) changed = true;
+    out[k] = m;
+  }
+  return changed ? out : v;
+}
+
+/**
+ * An observation's recorded text and record, card numbers and tokens masked in both. A token the record holds
+ * is masked wherever its text still shows it (a key written with escapes, `"cc\u005ftoken"`, or nested), and a
+ * token nested in an object of the record (`recurring`) is masked there too.
+ */
+export function maskedObservation<T extends { other: Record<string, unknown> }>(
+  raw: string,
+  record: T,
+): { raw: string; record: T } {
+  const tokens = tokensIn(record);
+  let text = maskCardNumbersInJson(raw);
+  for (const t of tokens) if (text.includes(t)) text = text.split(t).join(maskCardToken(t));
+  const flat = withCardNumbersMasked(record);
+  if (tokens.length === 0) return { raw: text, record: flat };
+  return { raw: text, record: withNestedTokensMasked(flat) as T };
+}

@@ -11,7 +11,7 @@ import {
   type NormalizedWebhook,
 } from '../events/ingest-events';
 import type { AppendRequest, NewEvent } from '../store/types';
-import { maskCardNumbers, maskCardNumbersInJson, withCardNumbersMasked } from './card-numbers';
+import { maskCardNumbers, maskedObservation } from './card-numbers';
 
 /**
  * Builders of the events ingestion appends. Ids come from the event data (posId, the exact raw text
@@ -40,6 +40,11 @@ export interface WebhookObservation {
 
 export type Keyed = { readonly stream: string; readonly event: NewEvent };
 
+const webhookMasked = <T extends { other: Record<string, unknown> }>(raw: string, webhook: T) => {
+  const m = maskedObservation(raw, webhook);
+  return { raw: m.raw, webhook: m.record };
+};
+
 export function registerObserved(
   posId: string,
   raw: string,
@@ -50,7 +55,7 @@ export function registerObserved(
     stream: paymentStream(posId, record.paymentId),
     event: newEvent(
       RegisterRecordObserved,
-      { posId, raw: maskCardNumbersInJson(raw), record: withCardNumbersMasked(record) },
+      { posId, ...maskedObservation(raw, record) },
       { metadata: { ...meta }, validated: true },
     ),
   };
@@ -66,7 +71,7 @@ export function periodObserved(
     stream: paymentStream(posId, record.paymentId),
     event: newEvent(
       PeriodRecordObserved,
-      { posId, raw: maskCardNumbersInJson(raw), record: withCardNumbersMasked(record) },
+      { posId, ...maskedObservation(raw, record) },
       { metadata: { ...meta }, validated: true },
     ),
   };
@@ -82,7 +87,7 @@ export function webhookReceived(
     stream: paymentStream(posId, webhook.paymentId),
     event: newEvent(
       WebhookReceived,
-      { posId, raw: maskCardNumbersInJson(raw), webhook: withCardNumbersMasked(webhook) },
+      { posId, ...webhookMasked(raw, webhook) },
       { metadata: { source: 'webhook', ...meta }, validated: true },
     ),
   };

@@ -83,7 +83,10 @@ function signed(text: string, opts: { secret?: string; pos?: string; paymentId?:
   };
 }
 
-/** A signed delivery of `data` given as is (not necessarily base64url of anything). */
+/**
+ * A signed delivery of `data` given as is (not necessarily base64url of anything). Refused before it is JSON, it
+ * is kept decoded as far as it goes (never as its encoding, in which a card number or token could not be masked).
+ */
 function signedData(data: string): WebhookRequest {
   return {
     path: pathOf(POS_A),
@@ -92,7 +95,7 @@ function signedData(data: string): WebhookRequest {
       ['data', data],
       ['signature', sign(SECRET_A, data)],
     ]),
-    raw: data,
+    raw: Buffer.from(data, 'base64').toString('utf8'),
   };
 }
 
@@ -397,8 +400,21 @@ export const webhookCases: readonly WebhookCase[] = [
     field: 'data',
   },
   {
+    name: 'data decoding to invalid UTF-8 around a card token: kept decoded, the token masked',
+    build: () => {
+      const text = '{"cc_token":"tok_SECRETabcdef1234","description":"caf\u00e9"}';
+      const data = Buffer.from(text, 'latin1').toString('base64url');
+      return { ...signedData(data), raw: '{"cc_token":"****************1234","description":"caf\ufffd"}' };
+    },
+    status: 400,
+    reason: /UTF-8/,
+    stored: 'rejection',
+    field: 'data',
+  },
+  {
     name: 'data decoding to an overlong UTF-8 sequence',
-    build: () => signedData(Buffer.from([0x7b, 0x22, 0xc0, 0xaf, 0x22, 0x7d]).toString('base64url')),
+    // kept decoded, its bad bytes as U+FFFD: an "o" keeps it apart from the case above (same text, one record)
+    build: () => signedData(Buffer.from([0x7b, 0x22, 0x6f, 0xc0, 0xaf, 0x22, 0x7d]).toString('base64url')),
     status: 400,
     reason: /UTF-8/,
     stored: 'rejection',

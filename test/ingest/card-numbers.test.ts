@@ -177,6 +177,22 @@ describe('card tokens in what the PSP sends', () => {
     expect((cut.event.data as { raw: string }).raw).toBe('{"cc_token":"********');
   });
 
+  it('a token under a key written with escapes, or nested in an object, is masked in raw and record alike', () => {
+    // valid JSON: "cc\u005ftoken" is the key cc_token
+    const escaped = payload({ cc_token: `"${TOKEN}"` }).text.replace('"cc_token"', '"cc\\u005ftoken"');
+    expect(escaped).toContain('"cc\\u005ftoken"');
+    const e1 = webhookEvent(escaped);
+    expect(JSON.stringify(e1.data)).not.toContain(TOKEN);
+    expect((e1.data as { raw: string }).raw).toContain(TOKEN_MASKED);
+    const nested = payload({ recurring: `{"id":"rec-1","status":"active","cc_token":"${TOKEN}"}` });
+    const parsed = parseWebhookPayload(nested.text);
+    if (!parsed.ok) throw new Error(`refused: ${parsed.field} ${parsed.reason}`);
+    const e2 = webhookEvent(nested.text);
+    expect(JSON.stringify(e2.data)).not.toContain(TOKEN);
+    expect(JSON.stringify(e2.data)).toContain(TOKEN_MASKED);
+    expect(webhookEvent(nested.text).id).toBe(e2.id);
+  });
+
   it('keeps a wallet prefix and the last four characters; a short or masked token stays masked', () => {
     expect(maskCardToken('applepay:abcdef1234567890')).toBe('applepay:************7890');
     expect(maskCardToken('abc12')).toBe('****');
