@@ -1,3 +1,5 @@
+import { luhnValid } from '../psp/validate';
+
 /**
  * Card numbers never reach the event store (README, "Reliability and security"). A PSP sends them masked
  * (`cc_mask`: first six and last four digits), but one that does not mask (a test project, a fault), or a customer
@@ -58,19 +60,6 @@ function maskCardTokensInText(raw: string): string {
   );
 }
 
-function luhn(digits: string): boolean {
-  let sum = 0;
-  for (let i = 0; i < digits.length; i++) {
-    let d = digits.charCodeAt(digits.length - 1 - i) - 48;
-    if (i % 2 === 1) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-  }
-  return sum % 10 === 0;
-}
-
 /** `text` with every card number in it masked (first six, last four digits), and any card token. */
 export function maskCardNumbers(text: string): string {
   return maskPans(maskCardTokensInText(text));
@@ -81,7 +70,7 @@ function maskPans(text: string): string {
   PAN_SHAPE.lastIndex = 0;
   return text.replace(PAN_SHAPE, (m) => {
     const digits = m.replace(/[ -]/g, '');
-    return luhn(digits) ? `${digits.slice(0, 6)}${'*'.repeat(digits.length - 10)}${digits.slice(-4)}` : m;
+    return luhnValid(digits) ? `${digits.slice(0, 6)}${'*'.repeat(digits.length - 10)}${digits.slice(-4)}` : m;
   });
 }
 
@@ -93,7 +82,7 @@ function maskPans(text: string): string {
 function holdsCardNumber(text: string): boolean {
   PAN_SHAPE.lastIndex = 0;
   for (let m = PAN_SHAPE.exec(text); m !== null; m = PAN_SHAPE.exec(text)) {
-    if (luhn(m[0].replace(/[ -]/g, ''))) {
+    if (luhnValid(m[0].replace(/[ -]/g, ''))) {
       PAN_SHAPE.lastIndex = 0;
       return true;
     }
@@ -120,23 +109,20 @@ export function maskCardNumbersInJson(json: string): string {
   return out + raw.slice(from);
 }
 
-/**
- * A record's card token and card and free-text fields masked (its own and its `other`'s); the same object when
- * none changes.
- */
-export function withCardNumbersMasked<T extends { other: Record<string, unknown> }>(record: T): T {
+/** A record's card and free-text fields masked (its own and its `other`'s); the same object when none changes. */
+function withCardNumbersMasked<T extends { other: Record<string, unknown> }>(record: T): T {
   if (!someCardTextMasked(record) && !someCardTextMasked(record.other)) return record;
   let changed = false;
-  const masked = (k: string, v: unknown): unknown => {
+  const masked = (v: unknown): unknown => {
     if (typeof v !== 'string') return v;
-    const m = CARD_TOKEN_FIELDS.has(k) ? maskCardToken(v) : CARD_TEXT_FIELDS.has(k) ? maskPans(v) : v;
+    const m = maskPans(v);
     if (m !== v) changed = true;
     return m;
   };
   const own: Record<string, unknown> = { ...record };
-  for (const k of Object.keys(own)) own[k] = masked(k, own[k]);
+  for (const k of Object.keys(own)) if (CARD_TEXT_FIELDS.has(k)) own[k] = masked(own[k]);
   const other: Record<string, unknown> = { ...record.other };
-  for (const k of Object.keys(other)) other[k] = masked(k, other[k]);
+  for (const k of Object.keys(other)) if (CARD_TEXT_FIELDS.has(k)) other[k] = masked(other[k]);
   return changed ? ({ ...own, other } as T) : record;
 }
 
@@ -147,11 +133,6 @@ function someCardTextMasked(fields: Record<string, unknown>): boolean {
   for (const k of CARD_TEXT_FIELDS) {
     const v = fields[k];
     if (typeof v === 'string' && Object.prototype.propertyIsEnumerable.call(fields, k) && holdsCardNumber(v))
-      return true;
-  }
-  for (const k of CARD_TOKEN_FIELDS) {
-    const v = fields[k];
-    if (typeof v === 'string' && Object.prototype.propertyIsEnumerable.call(fields, k) && maskCardToken(v) !== v)
       return true;
   }
   return false;
@@ -167,14 +148,17 @@ function tokensIn(v: unknown, out: string[] = [], depth = 0): string[] {
   return out;
 }
 
-/** `v` with every `cc_token` below its top level masked; the same value when none is there. */
-function withNestedTokensMasked(v: unknown, depth = 0): unknown {
-  if (depth > 8 || v === null || typeof v !== 'object' || Array.isArray(v)) return v;
+/** `v` with every `cc_token` in it masked, at any depth (as tokensIn finds them); the same value when none is. */
+function withTokensMasked(v: unknown, depth = 0): unknown {
+  if (depth > 8 || v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) {
+    const items = v.map((x) => withTokensMasked(x, depth + 1));
+    return items.some((x, i) => x !== v[i]) ? items : v;
+  }
   let changed = false;
   const out: Record<string, unknown> = {};
   for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
-    const m =
-      CARD_TOKEN_FIELDS.has(k) && typeof x === 'string' ? maskCardToken(x) : withNestedTokensMasked(x, depth + 1);
+    const m = CARD_TOKEN_FIELDS.has(k) && typeof x === 'string' ? maskCardToken(x) : withTokensMasked(x, depth + 1);
     if (m !== x) changed = true;
     out[k] = m;
   }
@@ -195,5 +179,5 @@ export function maskedObservation<T extends { other: Record<string, unknown> }>(
   for (const t of tokens) if (text.includes(t)) text = text.split(t).join(maskCardToken(t));
   const flat = withCardNumbersMasked(record);
   if (tokens.length === 0) return { raw: text, record: flat };
-  return { raw: text, record: withNestedTokensMasked(flat) as T };
+  return { raw: text, record: withTokensMasked(flat) as T };
 }
