@@ -25,11 +25,6 @@ async function actor(rt: Runtime, action: Action) {
 
 /** What the bank paid on each reference, with the read models caught up first (a debit booked since is known). */
 async function bankPaidNow(rt: Runtime, signal: AbortSignal) {
-  await caughtUp(rt, signal);
-  return paidByBankOf(rt.sql, rt.store, rt.config.bank.payouts, rt.config.timezone);
-}
-
-async function caughtUp(rt: Runtime, signal: AbortSignal) {
   const { config } = rt;
   await runProjections(
     {
@@ -42,6 +37,7 @@ async function caughtUp(rt: Runtime, signal: AbortSignal) {
     },
     { signal },
   );
+  return paidByBankOf(rt.sql, rt.store, config.bank.payouts, config.timezone);
 }
 
 const amount = (minor: string, currency: string) =>
@@ -209,7 +205,7 @@ function lifeCommands(group: Command): void {
     .requiredOption('--reason <text>', 'why, kept with the run')
     .option(
       '--bank-did-not-execute',
-      'its payment file was taken: you say the bank did not execute it (its statement, or the bank, shows so); recorded with your name',
+      'its payment file was taken: you say the bank will execute nothing (more) of it (it rejected it, or what it paid and what came back is imported); recorded with your name',
     )
     .description('cancel a draft, or an approved run not yet sent; what it would have paid can be drafted again')
     .action(async (id: string, opts: { reason: string; bankDidNotExecute?: boolean }) => {
