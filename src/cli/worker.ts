@@ -119,6 +119,7 @@ async function startHttp(
     directory,
     auditorToken: config.auditorToken,
     timezone: config.timezone,
+    bank: config.bank,
   });
   const exceptions = createExceptionsApi({
     sql: rt.sql,

@@ -38,6 +38,11 @@ export interface BankConfig {
     readonly dueDays: number;
     /** a debit matched by payee and amount must be booked within this many days of the statement's issue */
     readonly matchWindowDays: number;
+    /**
+     * days the payouts bank executes no transfer besides Saturdays and Sundays (YYYY-MM-DD): a payout run's
+     * execution date is never one of them. Present only when configured; none: the settlement holidays.
+     */
+    readonly holidays?: readonly string[];
   };
   /** which bank transaction codes are the bank's own charges (booked as bank fees, never matched) */
   readonly charges: BankChargeCodes;
@@ -111,6 +116,7 @@ export const bankConfigSchema = z
       .object({
         dueDays: z.number().int().min(0).max(365).default(5),
         matchWindowDays: z.number().int().min(0).max(365).default(10),
+        holidays: z.array(z.iso.date()).optional(),
       })
       .default({ dueDays: 5, matchWindowDays: 10 }),
     charges: z
@@ -149,7 +155,11 @@ export function bankConfigFrom(raw: z.infer<typeof bankConfigSchema>): BankConfi
       tolerance: Object.fromEntries(Object.entries(raw.settlement.tolerance).map(([c, v]) => [c, BigInt(v)])),
       lateBusinessDays: raw.settlement.lateBusinessDays,
     },
-    payouts: raw.payouts,
+    payouts: {
+      dueDays: raw.payouts.dueDays,
+      matchWindowDays: raw.payouts.matchWindowDays,
+      ...(raw.payouts.holidays === undefined ? {} : { holidays: [...new Set(raw.payouts.holidays)].sort() }),
+    },
     charges: {
       camtSubFamilies: [...new Set(raw.charges.camtSubFamilies.map((c) => c.toUpperCase()))].sort(),
       mt940Types: [...new Set(raw.charges.mt940Types.map((c) => c.toUpperCase()))].sort(),
@@ -168,4 +178,9 @@ export function bankConfigIssues(config: BankConfig): string[] {
     seen.add(a.id);
   });
   return out;
+}
+
+/** The days a payout run's transfers cannot be executed on besides weekends: the payouts bank's holidays. */
+export function executionHolidays(bank: BankConfig | undefined): ReadonlySet<string> {
+  return new Set(bank?.payouts.holidays ?? bank?.settlement.holidays ?? []);
 }

@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import { EMPTY_BANK_CONFIG } from '../config/bank';
+import { EMPTY_BANK_CONFIG, executionHolidays } from '../config/bank';
 import { ReconError } from '../errors';
 import { approveRun, draftRun, listRuns, paymentFile, showRun } from '../payout-runs/actions';
 import { paidByBankOf } from '../payout-runs/bank-paid';
@@ -83,7 +83,7 @@ export async function postDraft(deps: ConsoleDeps, r: Request, v: View, form: UR
 /** POST /console/payout-runs/<id>/approve: an approver who did not draft it (refused in words otherwise). */
 export async function postApproveRun(deps: ConsoleDeps, r: Request, v: View, id: string) {
   try {
-    await approveRun(deps.store, v.person, id, { timezone: deps.timezone });
+    await approveRun(deps.store, v.person, id, { timezone: deps.timezone, holidays: executionHolidays(deps.bank) });
     deps.log.info('console payout run approved', { person: v.person.id, run: id });
     redirect(r.res, `/console/payout-runs/${id}?done=approve`);
   } catch (e) {

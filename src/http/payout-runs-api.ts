@@ -1,5 +1,6 @@
 import { bearerToken } from './http-app';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type BankConfig, executionHolidays } from '../config/bank';
 import { isReconError } from '../errors';
 import { PayoutRunRefused } from '../payout-runs/errors';
 import { approveRun, listRuns, paymentFile, showRun } from '../payout-runs/actions';
@@ -28,6 +29,8 @@ export interface PayoutRunsApiDeps {
   readonly auditorToken?: string | undefined;
   readonly timezone: string;
   readonly now?: () => Date;
+  /** RECON_CONFIG's bank section: the payouts bank's holidays, on which no run is executed */
+  readonly bank?: BankConfig;
 }
 
 const MAX_BODY = 4096;
@@ -133,7 +136,18 @@ async function route(deps: PayoutRunsApiDeps, req: IncomingMessage, res: ServerR
       return true;
     }
     const now = deps.now?.() ?? new Date();
-    send(res, 200, runJson(await approveRun(deps.store, who, id, { timezone: deps.timezone, ...body, now })));
+    send(
+      res,
+      200,
+      runJson(
+        await approveRun(deps.store, who, id, {
+          timezone: deps.timezone,
+          holidays: executionHolidays(deps.bank),
+          ...body,
+          now,
+        }),
+      ),
+    );
   }
   return true;
 }

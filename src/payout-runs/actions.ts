@@ -201,18 +201,28 @@ function runNamed(runs: PayoutRuns, id: string): PayoutRun {
 }
 
 const WEEKEND = [6, 7];
+const isExecutionDay = (d: DateTime, holidays: ReadonlySet<string>) =>
+  !WEEKEND.includes(d.weekday) && !holidays.has(d.toISODate()!);
 
 /**
- * The day the bank is asked to execute: a business day (banks execute credit transfers Monday to Friday; a file
- * asking a Saturday is rejected by some and moved by others, so the date would not be the one approved), not
- * before the day of approval in the business time zone nor more than a year after it. Default: that day, or the
- * Monday after a weekend.
+ * The day the bank is asked to execute: a business day of the payouts bank (banks execute credit transfers
+ * Monday to Friday, and not on their holidays: a file asking such a day is rejected by some and moved by others,
+ * so the date would not be the one approved), not before the day of approval in the business time zone nor more
+ * than a year after it. Default: that day, or the next business day.
  */
-function executionDateOf(asked: string | undefined, now: Date, timezone: string): string {
+function executionDateOf(
+  asked: string | undefined,
+  now: Date,
+  timezone: string,
+  holidays: ReadonlySet<string>,
+): string {
   const day = DateTime.fromJSDate(now, { zone: timezone }).startOf('day');
   const today = day.toISODate()!;
-  if (asked === undefined)
-    return (WEEKEND.includes(day.weekday) ? day.plus({ days: 8 - day.weekday }) : day).toISODate()!;
+  if (asked === undefined) {
+    let d = day;
+    while (!isExecutionDay(d, holidays)) d = d.plus({ days: 1 });
+    return d.toISODate()!;
+  }
   const d = DateTime.fromISO(asked, { zone: timezone });
   if (!/^\d{4}-\d{2}-\d{2}$/.test(asked) || !d.isValid || asked < today)
     throw new PayoutRunRefused(
@@ -232,19 +242,25 @@ function executionDateOf(asked: string | undefined, now: Date, timezone: string)
       'INVALID_INPUT',
       `--execution-date (executionDate): ${asked} is a ${d.setLocale('en').weekdayLong}; banks execute transfers Monday to Friday`,
     );
+  if (holidays.has(asked))
+    throw new PayoutRunRefused(
+      'INVALID_INPUT',
+      `--execution-date (executionDate): ${asked} is a bank holiday (bank.payouts.holidays, or bank.settlement.holidays when none); the bank executes no transfers on it`,
+    );
   return asked;
 }
 
 /**
  * Approves a draft: an approver who did not draft it. Writes nothing to the bank; the payment file becomes
- * available. `executionDate` (YYYY-MM-DD, a weekday not before the day of approval in `timezone`): the day the
- * bank is asked to execute the transfers; default the day of approval (the Monday after, on a weekend).
+ * available. `executionDate` (YYYY-MM-DD, a business day not before the day of approval in `timezone`): the day
+ * the bank is asked to execute the transfers; default the day of approval, or the next business day. `holidays`:
+ * the payouts bank's (config/bank.ts `executionHolidays`); none: weekends alone.
  */
 export async function approveRun(
   store: EventStore,
   actor: Person,
   runId: string,
-  o: { timezone: string; executionDate?: string; now?: Date },
+  o: { timezone: string; executionDate?: string; now?: Date; holidays?: ReadonlySet<string> },
 ): Promise<PayoutRun> {
   allowed(actor, 'payout-run.approve');
   const runs = await readRuns(store);
@@ -258,7 +274,7 @@ export async function approveRun(
     );
   await stillPayable(store, runs, run);
   const now = o.now ?? new Date();
-  const executionDate = executionDateOf(o.executionDate, now, o.timezone);
+  const executionDate = executionDateOf(o.executionDate, now, o.timezone, o.holidays ?? new Set());
   const event = newEvent(
     PayoutRunApproved,
     { runId, approvedBy: actor.id, approvedAt: now.toISOString(), executionDate },

@@ -7,7 +7,11 @@ import { stableStringify } from '../canonical';
  */
 
 export function bankSettingsText(bank: BankConfig | undefined): string {
-  return stableStringify(bank ?? EMPTY_BANK_CONFIG);
+  const b = bank ?? EMPTY_BANK_CONFIG;
+  // the payouts bank's holidays only date payout runs (src/payout-runs/actions.ts): no read model reads them,
+  // so setting them rebuilds nothing
+  const { holidays: _, ...payouts } = b.payouts;
+  return stableStringify({ ...b, payouts });
 }
 
 const decoded = new Map<string, BankConfig>();

@@ -1,5 +1,6 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { executionHolidays } from '../../config/bank';
 import { printable } from '../../input-rules';
 import { readDirectory } from '../../people/directory';
 import { actorFor } from '../../people/manage';
@@ -161,6 +162,7 @@ function lifeCommands(group: Command): void {
       await withRuntime(async (rt) => {
         const r = await approveRun(rt.store, await actor(rt, 'payout-run.approve'), id, {
           timezone: rt.config.timezone,
+          holidays: executionHolidays(rt.config.bank),
           ...(opts.executionDate ? { executionDate: opts.executionDate } : {}),
         });
         process.stdout.write(`approved ${r.id}; the payment file: recon payout-runs file ${r.id} --out FILE\n`);
