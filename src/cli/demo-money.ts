@@ -10,7 +10,7 @@ import { formatPosition } from '../store/types';
 import { bankLoop, bookedCharges, paidOutLines, statusTruth } from './demo-bank';
 import { compareFindings, countByType, type DemoCheck } from './demo-check';
 import { type DemoOptions, type DemoSummary, isMoneyType } from './demo-types';
-import type { openRuntime } from './runtime';
+import { type openRuntime, runnerDepsOf } from './runtime';
 
 type Runtime = Awaited<ReturnType<typeof openRuntime>>;
 type Money = DemoSummary['money'];
@@ -25,14 +25,7 @@ export async function moneyLoop(
   opts: DemoOptions,
   step: (text: string) => void,
 ): Promise<Money & { check: DemoCheck }> {
-  const deps = {
-    sql: rt.sql,
-    store: rt.store,
-    log,
-    timezone: config.timezone,
-    graceHours: config.graceHours,
-    bank: config.bank,
-  };
+  const deps = runnerDepsOf(rt, log);
   // the payouts read model learns the expected payouts the statements recorded
   await runProjections(deps, { signal: opts.signal });
   const loop = await bankLoop({

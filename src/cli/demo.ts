@@ -26,7 +26,7 @@ import { livePurchases } from './demo-live';
 import { moneyLoop } from './demo-money';
 import { printPayoutCheck } from './demo-payout-check';
 import { DEMO_WEBHOOK_SENDERS, type DemoOptions, type DemoStage, type DemoSummary, isMoneyType } from './demo-types';
-import { closeRuntime, openRuntime } from './runtime';
+import { closeRuntime, openRuntime, runnerDepsOf } from './runtime';
 
 export type { DemoOptions, DemoStage, DemoSummary };
 
@@ -365,15 +365,7 @@ async function healMonth(run: DemoRun, receiver: Receiver) {
 async function projectMonth(run: DemoRun) {
   const { rt, config } = run;
   const projected = await runProjections(
-    {
-      sql: rt.sql,
-      store: rt.store,
-      log: run.log,
-      timezone: config.timezone,
-      graceHours: config.graceHours,
-      bank: config.bank,
-      threadSource: threadSource(rt.config, rt.sql),
-    },
+    { ...runnerDepsOf(rt, run.log), threadSource: threadSource(rt.config, rt.sql) },
     // one thread unless RECON_PROJECTION_THREADS asks for more (src/projector/threads.ts)
     { signal: run.opts.signal, threads: config.projectionThreads ?? defaultThreads() },
   );

@@ -3,6 +3,7 @@ import { openDatabase, type Database, type Sql } from '../db/connect';
 import { Interrupted } from '../errors';
 import { applySubMerchantDirectory, type DirectoryApplied } from '../ingest/sub-merchant-directory';
 import { createLogger, type Logger } from '../log';
+import type { RunnerDeps } from '../projector/runner-types';
 import { openEventStore } from '../store/open';
 import { readTransactionCounter } from '../store/transaction-counter';
 import type { EventStore } from '../store/types';
@@ -16,6 +17,19 @@ export interface Runtime {
   readonly store: EventStore;
   /** RECON_SUB_MERCHANTS as imported at open (with `subMerchants: true` and the variable set) */
   readonly subMerchantDirectory?: DirectoryApplied;
+}
+
+/** What the projections run with, from a command's runtime (`log`: the command's own, if it has one). */
+export function runnerDepsOf(rt: Runtime, log: Logger = rt.log): RunnerDeps {
+  const { config } = rt;
+  return {
+    sql: rt.sql,
+    store: rt.store,
+    log,
+    timezone: config.timezone,
+    graceHours: config.graceHours,
+    bank: config.bank,
+  };
 }
 
 export function loggerFor(config: Config): Logger {

@@ -17,7 +17,7 @@ import { asyncRoute, type Degradation, readinessRoute } from '../http/routes';
 import type { Sql } from '../db/connect';
 import type { Logger } from '../log';
 import { boundStop, stopBounds } from './shutdown';
-import type { Runtime } from './runtime';
+import { type Runtime, runnerDepsOf } from './runtime';
 
 /** The projections' side of /readyz: events set aside, and a live run that keeps failing. */
 function projectionHealth(sql: Sql) {
@@ -173,24 +173,14 @@ function followLive(
   health: ReturnType<typeof projectionHealth>,
 ): Promise<void> {
   if (opts.projections === false) return Promise.resolve();
-  const { config, log } = rt;
-  return followProjections(
-    {
-      sql: rt.sql,
-      store: rt.store,
-      log,
-      timezone: config.timezone,
-      graceHours: config.graceHours,
-      bank: config.bank,
-    },
-    {
-      signal,
-      pollMs: 500,
-      share: opts.share ?? {},
-      onReport: () => health.succeeded(),
-      onError: (e) => health.failed(e),
-    },
-  ).catch((e: unknown) => {
+  const { log } = rt;
+  return followProjections(runnerDepsOf(rt), {
+    signal,
+    pollMs: 500,
+    share: opts.share ?? {},
+    onReport: () => health.succeeded(),
+    onError: (e) => health.failed(e),
+  }).catch((e: unknown) => {
     if (!signal.aborted) log.error('live projections stopped', { error: e });
   });
 }

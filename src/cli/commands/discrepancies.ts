@@ -17,7 +17,7 @@ import { runProjections } from '../../projector/runner';
 import { calendarDay } from '../options';
 import { UsageError } from '../errors';
 import { printable } from '../../input-rules';
-import { withRuntime, type Runtime } from '../runtime';
+import { withRuntime, type Runtime, runnerDepsOf } from '../runtime';
 import { readDirectory } from '../../people/directory';
 import { actorFor } from '../../people/manage';
 
@@ -26,17 +26,7 @@ import { actorFor } from '../../people/manage';
  * (an acceptance of an order discrepancy is applied by the orders projection).
  */
 async function catchUp(rt: Runtime, signal: AbortSignal): Promise<void> {
-  await runProjections(
-    {
-      sql: rt.sql,
-      store: rt.store,
-      log: rt.log,
-      timezone: rt.config.timezone,
-      graceHours: rt.config.graceHours,
-      bank: rt.config.bank,
-    },
-    { names: ['reconciliation', 'orders'], signal },
-  );
+  await runProjections(runnerDepsOf(rt), { names: ['reconciliation', 'orders'], signal });
 }
 
 interface ListOptions {

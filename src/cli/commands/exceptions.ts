@@ -21,7 +21,7 @@ import { moneyText } from '../../reconciliation/discrepancy-summary';
 import { InputRefused, UsageError } from '../errors';
 import { importDecisions, sheetProblemText } from '../../exceptions/import';
 import { readFileSync } from 'node:fs';
-import { type Runtime, withRuntime } from '../runtime';
+import { type Runtime, withRuntime, runnerDepsOf } from '../runtime';
 
 /**
  * `recon exceptions list|show|assign|comment|resolve|accept|approve|reject|reopen|bulk` (docs/exceptions.md).
@@ -32,16 +32,7 @@ import { type Runtime, withRuntime } from '../runtime';
 const PROJECTIONS = ['reconciliation', 'orders', 'payouts', 'settlement', 'exceptions'];
 
 async function catchUp(rt: Runtime, signal: AbortSignal): Promise<void> {
-  const { config } = rt;
-  const deps = {
-    sql: rt.sql,
-    store: rt.store,
-    log: rt.log,
-    timezone: config.timezone,
-    graceHours: config.graceHours,
-    bank: config.bank,
-  };
-  await runProjections(deps, { names: PROJECTIONS, signal });
+  await runProjections(runnerDepsOf(rt), { names: PROJECTIONS, signal });
 }
 
 function depsOf(rt: Runtime): ExceptionDeps {

@@ -3,7 +3,7 @@ import { explain } from '../../reconciliation/explain';
 import { explanationText } from '../../reconciliation/explain-text';
 import { runProjections } from '../../projector/runner';
 import { UsageError } from '../errors';
-import { withRuntime } from '../runtime';
+import { withRuntime, runnerDepsOf } from '../runtime';
 
 export function register(program: Command): void {
   program
@@ -18,17 +18,7 @@ export function register(program: Command): void {
         throw new UsageError(`--format must be text or json (got ${opts.format})`);
       await withRuntime(async (rt, signal) => {
         if (opts.catchUp) {
-          await runProjections(
-            {
-              sql: rt.sql,
-              store: rt.store,
-              log: rt.log,
-              timezone: rt.config.timezone,
-              graceHours: rt.config.graceHours,
-              bank: rt.config.bank,
-            },
-            { signal },
-          );
+          await runProjections(runnerDepsOf(rt), { signal });
         }
         const x = await explain({ sql: rt.sql, store: rt.store, posIds: rt.config.projects.map((p) => p.posId) }, ref);
         if (opts.format === 'json')

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { UsageError } from '../errors';
-import { withRuntime } from '../runtime';
+import { withRuntime, runnerDepsOf } from '../runtime';
 
 export function register(program: Command): void {
   program
@@ -21,13 +21,8 @@ export function register(program: Command): void {
       const report = await withRuntime(async (rt, signal) =>
         healMissingWebhooks(
           {
-            sql: rt.sql,
-            store: rt.store,
+            ...runnerDepsOf(rt),
             projects: rt.config.projects,
-            log: rt.log,
-            graceHours: rt.config.graceHours,
-            timezone: rt.config.timezone,
-            bank: rt.config.bank,
             pspTimeoutMs: rt.config.pspTimeoutMs,
             resendConcurrency: rt.config.healConcurrency,
           },

@@ -11,7 +11,7 @@ import { type PayoutRun, runJson, totalsOf } from '../../payout-runs/runs';
 import { decimalText } from '../../payout-runs/pain001';
 import { runProjections } from '../../projector/runner';
 import { UsageError } from '../errors';
-import { type Runtime, withRuntime } from '../runtime';
+import { type Runtime, withRuntime, runnerDepsOf } from '../runtime';
 
 /**
  * `recon payout-runs draft|list|show|approve|send|cancel|file` (docs/exceptions.md, "Payout runs"). The person
@@ -27,17 +27,7 @@ async function actor(rt: Runtime, action: Action) {
 /** What the bank paid on each reference, with the read models caught up first (a debit booked since is known). */
 async function bankPaidNow(rt: Runtime, signal: AbortSignal) {
   const { config } = rt;
-  await runProjections(
-    {
-      sql: rt.sql,
-      store: rt.store,
-      log: rt.log,
-      timezone: config.timezone,
-      graceHours: config.graceHours,
-      bank: config.bank,
-    },
-    { signal },
-  );
+  await runProjections(runnerDepsOf(rt), { signal });
   return paidByBankOf(rt.sql, rt.store, config.bank.payouts, config.timezone);
 }
 

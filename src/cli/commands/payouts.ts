@@ -8,7 +8,7 @@ import { runProjections } from '../../projector/runner';
 import { formatPosition } from '../../store/types';
 import { UsageError } from '../errors';
 import { outDirOption } from '../options';
-import { withRuntime } from '../runtime';
+import { withRuntime, runnerDepsOf } from '../runtime';
 
 /**
  * `recon payouts --month M`: what the bank did with each payout the month's statements asked for (docs/bank.md,
@@ -35,14 +35,7 @@ export function register(program: Command): void {
           `--format must be table or json (got ${JSON.stringify(printable(opts.format, { oneLine: true }))})`,
         );
       await withRuntime(async (rt, signal) => {
-        const deps = {
-          sql: rt.sql,
-          store: rt.store,
-          log: rt.log,
-          timezone: rt.config.timezone,
-          graceHours: rt.config.graceHours,
-          bank: rt.config.bank,
-        };
+        const deps = runnerDepsOf(rt);
         if (opts.catchUp) await runProjections(deps, { signal });
         const head = await rt.store.headPosition();
         const day = head ? await cutDay(rt.store, head, rt.config.timezone) : null;

@@ -14,7 +14,7 @@ import {
   type RunnerDeps,
 } from '../../projector/runner';
 import { UsageError } from '../errors';
-import { withJudgingRuntime } from '../runtime';
+import { withJudgingRuntime, runnerDepsOf } from '../runtime';
 import { boundStop, stopBounds } from '../shutdown';
 
 /**
@@ -108,15 +108,7 @@ export function register(program: Command): void {
       await withJudgingRuntime(async (rt, signal) => {
         boundStop(rt.sql, signal, rt.log, stopBounds({ graceMs: 10_000, hardMs: 5_000 }), 'recon project');
         if (opts.status) return printStatus(rt.sql);
-        const deps: RunnerDeps = {
-          sql: rt.sql,
-          store: rt.store,
-          log: rt.log,
-          timezone: rt.config.timezone,
-          graceHours: rt.config.graceHours,
-          bank: rt.config.bank,
-          threadSource: threadSource(rt.config, rt.sql),
-        };
+        const deps: RunnerDeps = { ...runnerDepsOf(rt), threadSource: threadSource(rt.config, rt.sql) };
         const started = Date.now();
         const report = await runOrInterrupted(signal, () => {
           const names = only ? { names: only } : {};

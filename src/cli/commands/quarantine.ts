@@ -9,7 +9,7 @@ import {
 } from '../../projector/runner';
 import type { Runtime } from '../runtime';
 import { UsageError } from '../errors';
-import { withJudgingRuntime } from '../runtime';
+import { withJudgingRuntime, runnerDepsOf } from '../runtime';
 
 /**
  * `recon quarantine list|retry`: the events a projection could not apply and set aside (docs/reliability.md,
@@ -88,14 +88,7 @@ function table(rows: readonly QuarantinedEvent[]): string {
   return `${[line(head), ...cells.map(line)].join('\n')}\n`;
 }
 
-const depsOf = (rt: Runtime): RunnerDeps => ({
-  sql: rt.sql,
-  store: rt.store,
-  log: rt.log,
-  timezone: rt.config.timezone,
-  graceHours: rt.config.graceHours,
-  bank: rt.config.bank,
-});
+const depsOf = (rt: Runtime): RunnerDeps => runnerDepsOf(rt);
 
 export function register(program: Command): void {
   const q = program

@@ -4,7 +4,7 @@ import { issueStatements, runNote, statementRuns, type IssueResult } from '../..
 import { runProjections } from '../../projector/runner';
 import { parsePosition } from '../../store/types';
 import { UsageError } from '../errors';
-import { withJudgingRuntime } from '../runtime';
+import { runnerDepsOf, withJudgingRuntime } from '../runtime';
 import { addSendCommand } from '../statements-send';
 import { outDirOption, plausibleMonth } from '../options';
 
@@ -89,18 +89,7 @@ export function register(program: Command): void {
         }
         // What was stored since the last projection run (a late sale, a decision to pay) belongs in the cut:
         // without it a changed month reads "unchanged" and its money stays unasked (found in review).
-        if (!atPosition && opts.catchUp !== false)
-          await runProjections(
-            {
-              sql: rt.sql,
-              store: rt.store,
-              log: rt.log,
-              timezone: rt.config.timezone,
-              graceHours: rt.config.graceHours,
-              bank: rt.config.bank,
-            },
-            { signal },
-          );
+        if (!atPosition && opts.catchUp !== false) await runProjections(runnerDepsOf(rt), { signal });
         const progress = progressWriter(process.stderr);
         // A refusal (StatementRefused) is a usage error naming the option to give instead.
         const r = await issueStatements(
