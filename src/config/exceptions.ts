@@ -8,7 +8,9 @@ import { writeOffAccountProblem } from './write-off';
  *   "exceptions": { "amountAtLeast": { "medium": "50000" }, "ageHoursAtLeast": { "high": 96 },
  *                   "slaHours": { "critical": 8 },
  *                   "writeOff": { "account": "expense:write-offs", "approvalAbove": "100000",
- *                                 "approvalAboveByCurrency": { "EUR": "5000" } } }
+ *                                 "approvalAboveByCurrency": { "EUR": "5000" } },
+ *                   "pay": { "approvalAbove": "100000", "approvalAboveByCurrency": { "EUR": "5000" } } }
+ * `pay.approvalAbove` null: a release of held money never needs a second person.
  */
 
 const minor = z
@@ -43,6 +45,14 @@ export const exceptionsConfigSchema = z
         }),
         approvalAbove: minor,
         // a currency's own limit: 100000 minor units is 1,000.00 UAH and 1,000.00 EUR alike
+        approvalAboveByCurrency: z.record(z.string().regex(/^[A-Z]{3}$/, 'expected a currency code (EUR)'), minor),
+      })
+      .partial()
+      .strict()
+      .optional(),
+    pay: z
+      .object({
+        approvalAbove: minor.nullable(),
         approvalAboveByCurrency: z.record(z.string().regex(/^[A-Z]{3}$/, 'expected a currency code (EUR)'), minor),
       })
       .partial()

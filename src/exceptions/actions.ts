@@ -30,7 +30,7 @@ import {
 } from './context';
 import { ExceptionRefused } from './errors';
 import type { Proposal } from './state';
-import { approvalLimitOf } from './severity';
+import { needsSecondPerson } from './severity';
 import { revocationOf } from '../reconciliation/decisions';
 
 /**
@@ -249,8 +249,12 @@ function planAccept(ctx: ExceptionContext, actor: Person, r: Extract<ActionReque
   const decision = decisionFor(ctx, r.decision);
   const note = text('note', r.note);
   const amount = ctx.item.amountInDoubt;
-  const needsApproval =
-    decision === 'write_off' && amount !== null && BigInt(amount) > approvalLimitOf(ctx.policy, ctx.item.currency);
+  const needsApproval = needsSecondPerson(
+    ctx.policy,
+    decision,
+    amount === null ? null : BigInt(amount),
+    ctx.item.currency,
+  );
   const at = ctx.at.toISOString();
   const proposal = eventIdFor('exception-proposal', { discrepancyId: ctx.item.id, by: actor.id, at, decision, note });
   const event = newEvent(ExceptionDecisionProposed, {

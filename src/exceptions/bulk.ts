@@ -4,7 +4,7 @@ import { type ActionRequest, planAction } from './actions';
 import { commitAll, type ExceptionDeps, policyOf, nowOf, type Plan } from './context';
 import { ExceptionRefused } from './errors';
 import { type ExceptionFilter, listExceptions } from './queries';
-import { approvalLimitOf } from './severity';
+import { needsSecondPerson } from './severity';
 
 /**
  * Bulk actions (assign, comment, resolve, accept) on every exception matching a filter, and the seam of the
@@ -44,8 +44,13 @@ function requestFor(id: string, b: BulkRequest): ActionRequest {
   }
 }
 
-/** A plan's proposed write-off: its currency and amount in doubt, whether it already waits for approval. */
-function writeOffOf(plan: Plan): { currency: string | null; amount: bigint; waits: boolean } | null {
+/**
+ * A plan's proposed write-off or release of held money: the decision, its currency and amount in doubt, whether
+ * it already waits for approval.
+ */
+function moneyDecisionOf(
+  plan: Plan,
+): { decision: 'write_off' | 'pay'; currency: string | null; amount: bigint; waits: boolean } | null {
   const e = plan.events[0];
   if (plan.action !== 'accept' || e?.type !== ExceptionDecisionProposed.type) return null;
   const d = e.data as {
@@ -54,37 +59,48 @@ function writeOffOf(plan: Plan): { currency: string | null; amount: bigint; wait
     currency: string | null;
     needsApproval: boolean;
   };
-  if (d.decision !== 'write_off' || d.amountInDoubt === null) return null;
-  return { currency: d.currency, amount: BigInt(d.amountInDoubt), waits: d.needsApproval };
+  if ((d.decision !== 'write_off' && d.decision !== 'pay') || d.amountInDoubt === null) return null;
+  return { decision: d.decision, currency: d.currency, amount: BigInt(d.amountInDoubt), waits: d.needsApproval };
 }
 
 /**
- * The write-offs of one action (a bulk accept, a Decisions sheet) that together come to more than their
- * currency's approval limit each wait for a second person, however small each is: one person's word alone
- * writes off no more in one action than in one exception. Those planned in force are planned again so.
+ * The write-offs (or the releases of held money) of one action (a bulk accept, a Decisions sheet) that together
+ * come to more than their currency's approval limit each wait for a second person, however small each is: one
+ * person's word alone writes off or releases no more in one action than in one exception. Those planned in force
+ * are planned again so.
  */
-async function writeOffsOverLimit(
+async function overLimit(
   deps: ExceptionDeps,
   actor: Person,
   planned: ReadonlyArray<{ request: ActionRequest; plan: Plan }>,
 ): Promise<Plan[]> {
   const policy = policyOf(deps);
-  const totals = new Map<string | null, bigint>();
+  const keyOf = (m: { decision: string; currency: string | null }) => `${m.decision} ${m.currency}`;
+  const totals = new Map<string, { decision: string; currency: string | null; total: bigint }>();
   for (const { plan } of planned) {
-    const w = writeOffOf(plan);
-    if (w) totals.set(w.currency, (totals.get(w.currency) ?? 0n) + w.amount);
+    const m = moneyDecisionOf(plan);
+    if (!m) continue;
+    const t = totals.get(keyOf(m));
+    if (t) t.total += m.amount;
+    else totals.set(keyOf(m), { decision: m.decision, currency: m.currency, total: m.amount });
   }
-  const over = new Set([...totals].filter(([c, t]) => t > approvalLimitOf(policy, c)).map(([c]) => c));
+  const over = new Set(
+    [...totals].filter(([, t]) => needsSecondPerson(policy, t.decision, t.total, t.currency)).map(([k]) => k),
+  );
   if (over.size === 0) return planned.map((p) => p.plan);
-  // every write-off of the action above nothing: each needs the second person
+  // every write-off or release of the action above nothing: each needs the second person
   const strict = {
     ...deps,
-    policy: { ...policy, writeOff: { ...policy.writeOff, approvalAbove: 0n, approvalAboveByCurrency: {} } },
+    policy: {
+      ...policy,
+      writeOff: { ...policy.writeOff, approvalAbove: 0n, approvalAboveByCurrency: {} },
+      pay: { approvalAbove: 0n, approvalAboveByCurrency: {} },
+    },
   };
   const plans: Plan[] = [];
   for (const { request, plan } of planned) {
-    const w = writeOffOf(plan);
-    plans.push(w && !w.waits && over.has(w.currency) ? await planAction(strict, actor, request) : plan);
+    const m = moneyDecisionOf(plan);
+    plans.push(m && !m.waits && over.has(keyOf(m)) ? await planAction(strict, actor, request) : plan);
   }
   return plans;
 }
@@ -102,7 +118,7 @@ async function planAll(deps: ExceptionDeps, actor: Person, requests: readonly Ac
       skipped.push({ id: r.id, reason: e.message });
     }
   }
-  return { plans: await writeOffsOverLimit(deps, actor, planned), skipped };
+  return { plans: await overLimit(deps, actor, planned), skipped };
 }
 
 /** A bulk action on every exception matching `filter`; `dryRun` lists what would change and writes nothing. */
@@ -170,7 +186,7 @@ export async function applyDecisionRows(
     }
   }
   if (problems.length > 0) return { ok: false, problems };
-  const plans = await writeOffsOverLimit(deps, actor, planned);
+  const plans = await overLimit(deps, actor, planned);
   if (!opts.dryRun) await commitAll(deps, plans);
   return { ok: true, changes: plans.map((p, i) => ({ row: planned[i]!.row, id: p.id, summary: p.summary })) };
 }

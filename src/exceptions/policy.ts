@@ -19,6 +19,7 @@ export function exceptionPolicyOf(c: ExceptionsConfig = {}): { policy: Exception
     ageHoursAtLeast: { ...d.ageHoursAtLeast, ...c.ageHoursAtLeast },
     slaHours: { ...d.slaHours, ...c.slaHours },
     writeOff: { ...d.writeOff, ...c.writeOff },
+    pay: { ...d.pay, ...c.pay },
   };
   const issues: string[] = [];
   const a = policy.amountAtLeast;

@@ -25,6 +25,12 @@ export interface ExceptionPolicy {
     /** the limit of a currency, in its minor units, where it is not approvalAbove */
     readonly approvalAboveByCurrency?: Readonly<Record<string, bigint>>;
   };
+  /** releasing held money (the decision `pay`): above the limit, a second person approves */
+  readonly pay: {
+    /** a release of more than this (minor units) needs a second person's approval; null: never */
+    readonly approvalAbove: bigint | null;
+    readonly approvalAboveByCurrency?: Readonly<Record<string, bigint>>;
+  };
 }
 
 export const DEFAULT_EXCEPTION_POLICY: ExceptionPolicy = {
@@ -32,12 +38,34 @@ export const DEFAULT_EXCEPTION_POLICY: ExceptionPolicy = {
   ageHoursAtLeast: { medium: 72, high: 168, critical: 720 },
   slaHours: { low: 240, medium: 120, high: 48, critical: 24 },
   writeOff: { account: 'expense:write-offs', approvalAbove: 100_000n },
+  // paying money that was in doubt is as final as writing it off: the same four eyes above the same sum
+  pay: { approvalAbove: 100_000n },
 };
 
 /** The write-off approval limit of a currency (minor units): its own when configured, else the default. */
 export function approvalLimitOf(policy: ExceptionPolicy, currency: string | null): bigint {
   const own = currency === null ? undefined : policy.writeOff.approvalAboveByCurrency?.[currency];
   return own ?? policy.writeOff.approvalAbove;
+}
+
+/** The limit above which releasing held money needs a second person, for a currency; null: no limit. */
+export function releaseLimitOf(policy: ExceptionPolicy, currency: string | null): bigint | null {
+  const own = currency === null ? undefined : policy.pay.approvalAboveByCurrency?.[currency];
+  return own ?? policy.pay.approvalAbove;
+}
+
+/** Whether one person's decision on this much money needs a second person (a write-off or a release). */
+export function needsSecondPerson(
+  policy: ExceptionPolicy,
+  decision: string | undefined,
+  amount: bigint | null,
+  currency: string | null,
+): boolean {
+  if (amount === null) return false;
+  if (decision === 'write_off') return amount > approvalLimitOf(policy, currency);
+  if (decision !== 'pay') return false;
+  const limit = releaseLimitOf(policy, currency);
+  return limit !== null && amount > limit;
 }
 
 const rank = (s: Severity) => SEVERITIES.indexOf(s);

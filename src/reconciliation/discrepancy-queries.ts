@@ -255,7 +255,8 @@ export type AcceptErrorCode =
   | 'ALREADY_RESOLVED'
   | 'NOT_PROJECTED'
   | 'DECISION_REQUIRED'
-  | 'DECISION_NOT_APPLICABLE';
+  | 'DECISION_NOT_APPLICABLE'
+  | 'NEEDS_SECOND_PERSON';
 export type AcceptResult =
   | { ok: true; eventId: string; discrepancy: DiscrepancyRecord }
   | { ok: false; code: AcceptErrorCode; message: string };
@@ -299,6 +300,11 @@ export type AcceptRequest = {
   writeOffAccount?: string;
   /** the hold policy in force (default: RECON_HOLD_POLICY's): which types need pay, withhold or write_off */
   holdPolicy?: HoldPolicy;
+  /**
+   * whether one person's word alone may release this much held money (exceptions.pay, src/exceptions/severity.ts
+   * `needsSecondPerson`): refused when not. Absent: the caller has its own approval (an exception's proposal).
+   */
+  releaseAllowed?: (amount: bigint, currency: string | null) => boolean;
 };
 
 /**
@@ -338,6 +344,12 @@ export async function acceptanceOf(
   const refused = decisionRefusal(d, req.decision, req.holdPolicy);
   if (refused) return { ok: false, ...refused };
   const amount = amountInDoubt(d);
+  if (req.decision === 'pay' && amount !== null && req.releaseAllowed && !req.releaseAllowed(amount, d.currency))
+    return {
+      ok: false,
+      code: 'NEEDS_SECOND_PERSON',
+      message: `discrepancy ${d.id}: releasing ${moneyText(amount, d.currency)} held is above what one person releases alone (exceptions.pay.approvalAbove): propose it with recon exceptions accept ${d.id} --decision pay --note TEXT, for another approver to approve`,
+    };
   const writeOff =
     req.decision === 'write_off' ? writeOffOf(d, req.writeOffAccount ?? DEFAULT_WRITE_OFF_ACCOUNT) : undefined;
   const data = {

@@ -13,6 +13,8 @@ import {
   subMerchantsOf,
   type DiscrepancySort,
 } from '../../reconciliation/discrepancy-queries';
+import { exceptionPolicyOf } from '../../exceptions/policy';
+import { needsSecondPerson } from '../../exceptions/severity';
 import { runProjections } from '../../projector/runner';
 import { calendarDay } from '../options';
 import { UsageError } from '../errors';
@@ -115,6 +117,8 @@ export function register(program: Command): void {
       await withRuntime(async (rt, signal) => {
         // the person deciding is the token's owner, allowed to decide (docs/exceptions.md)
         const by = actorFor(await readDirectory(rt.store), process.env.RECON_TOKEN || undefined, 'exception.propose');
+        const { policy, issues } = exceptionPolicyOf(rt.config.exceptions);
+        if (issues.length) throw new UsageError(`RECON_CONFIG: ${issues.join('; ')}`);
         await catchUp(rt, signal);
         const r = await acceptDiscrepancy(
           { sql: rt.sql, store: rt.store },
@@ -124,6 +128,7 @@ export function register(program: Command): void {
             by: by.id,
             at: new Date(),
             ...(opts.decision ? { decision: opts.decision as 'pay' | 'withhold' } : {}),
+            releaseAllowed: (amount, currency) => !needsSecondPerson(policy, 'pay', amount, currency),
           },
         );
         if (!r.ok) throw new UsageError(r.message);
