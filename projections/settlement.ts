@@ -93,9 +93,10 @@ function views(ctx: ProjectionContext): readonly string[] {
 // 4: amount_in_doubt on every discrepancy row; an acceptance can be revoked (DiscrepancyAcceptanceRevoked)
 // 5: a credit the bank reversed since (a debit marked as a return) pays no due day, nor a credit marked as a
 //    return (cash_credits.is_return)
+// 6: a short payment's rest paid by a second credit pays the day in full (match.ts rule 3)
 export const projection: Projection = {
   name: 'settlement',
-  version: 5,
+  version: 6,
   usesBank: true,
   retryByReplay: true,
   handles: eventTypes(CASH_EVENTS, DECISIONS),

@@ -36,7 +36,8 @@ export function bookingOf(m: SettlementMatch): SettlementBooking {
     bookedOn: m.credit.bookingDate,
     received: m.credit.amount,
     bankFee: m.bankFee,
-    fees: m.days.reduce((s, d) => s + d.fees, 0n),
+    // a day paid in two credits: its fees are booked once, with the first
+    fees: m.restOf ? 0n : m.days.reduce((s, d) => s + d.fees, 0n),
     short: m.shortfall > 0n,
   };
 }

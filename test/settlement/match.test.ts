@@ -103,6 +103,65 @@ describe('matching', () => {
     expect(j.matches[0]).toMatchObject({ shortfall: 100n, bankFee: 0n, expected: 1000n });
   });
 
+  it('a settlement paid in two credits: the short first one and the rest (within tolerance) pay the day in full', () => {
+    const d = [due('2026-01-05', 1000n)];
+    const j = judgeSettlements(
+      d,
+      [credit('a', '2026-01-05', 600n), credit('b', '2026-01-06', 397n)],
+      '2026-01-09',
+      rules({ tolerance: 5n }),
+    );
+    expect(j.unexpected).toEqual([]);
+    expect(j.missing).toEqual([]);
+    expect(j.matches.map((m) => [m.credit.id, m.expected, m.bankFee, m.shortfall, m.restOf ?? null])).toEqual([
+      ['a', 600n, 0n, 0n, null],
+      ['b', 400n, 3n, 0n, 'a'],
+    ]);
+    // the day was complete when the second came, a business day after it was due: one late day, on that credit
+    expect(j.matches.map((m) => m.late)).toEqual([[], [{ day: '2026-01-05', businessDays: 1 }]]);
+    // the smaller part booked first changes nothing but which is first
+    const first = judgeSettlements(
+      d,
+      [credit('a', '2026-01-06', 600n), credit('b', '2026-01-05', 400n)],
+      '2026-01-09',
+      rules(),
+    );
+    expect(first.matches.map((m) => [m.credit.id, m.expected, m.restOf ?? null])).toEqual([
+      ['b', 400n, 'a'],
+      ['a', 600n, null],
+    ]);
+    expect(first.unexpected).toEqual([]);
+  });
+
+  it('a second credit that does not come to the rest, or a third part, stays unexpected beside the short one', () => {
+    const d = [due('2026-01-05', 1000n)];
+    const tooMuch = judgeSettlements(
+      d,
+      [credit('a', '2026-01-05', 600n), credit('b', '2026-01-06', 450n)],
+      '2026-01-09',
+      rules({ tolerance: 5n }),
+    );
+    expect(tooMuch.matches.map((m) => [m.credit.id, m.shortfall])).toEqual([['a', 400n]]);
+    expect(tooMuch.unexpected.map((c) => c.id)).toEqual(['b']);
+    const short = judgeSettlements(
+      d,
+      [credit('a', '2026-01-05', 600n), credit('b', '2026-01-06', 390n)],
+      '2026-01-09',
+      rules({ tolerance: 5n }),
+    );
+    expect(short.matches.map((m) => [m.credit.id, m.shortfall])).toEqual([['a', 400n]]);
+    expect(short.unexpected.map((c) => c.id)).toEqual(['b']);
+    // a day split in three: the first is short, the other two unexpected (one credit pays the rest, not two)
+    const three = judgeSettlements(
+      d,
+      [credit('a', '2026-01-05', 500n), credit('b', '2026-01-05', 300n), credit('c', '2026-01-06', 200n)],
+      '2026-01-09',
+      rules(),
+    );
+    expect(three.matches.map((m) => [m.credit.id, m.shortfall])).toEqual([['a', 500n]]);
+    expect(three.unexpected.map((c) => c.id).sort()).toEqual(['b', 'c']);
+  });
+
   it('with a lag of 0 a credit booked on the settlement day pays it', () => {
     const d = dueDays([{ currency: 'EUR', day: '2026-01-06', clearing: 1000n, fees: 0n }], {
       lagBusinessDays: 0,
@@ -197,12 +256,16 @@ describe('matching properties', () => {
         expect(view(b)).toEqual(view(a));
         const credits = new Set<string>();
         const claimed = new Set<string>();
+        // a day paid in two credits: the first's part and the rest's together are the day's amount
+        const rests = new Map(a.matches.filter((m) => m.restOf).map((m) => [m.restOf!, m]));
         for (const m of a.matches) {
-          expect(m.days.reduce((s, x) => s + x.amount, 0n)).toBe(m.expected);
+          const rest = rests.get(m.credit.id);
+          if (!m.restOf) expect(m.days.reduce((s, x) => s + x.amount, 0n)).toBe(m.expected + (rest?.expected ?? 0n));
           expect(m.credit.amount + m.bankFee + m.shortfall).toBe(m.expected);
           expect(m.bankFee >= 0n && m.bankFee <= 9n).toBe(true);
           expect(credits.has(m.credit.id)).toBe(false);
           credits.add(m.credit.id);
+          if (m.restOf) continue;
           for (const x of m.days) {
             expect(claimed.has(x.day)).toBe(false);
             claimed.add(x.day);

@@ -14,9 +14,12 @@ import type { DueDay } from './expected';
  *    run that fits.
  * 2. A credit that pays no run is then taken as a short payment of the earliest open due day it can pay,
  *    when it is at least half of it (less is more likely another payment than a short settlement).
- * 3. What is left: due days past their deadline on a statement that covers it are missing (before that
+ * 3. A short payment's rest paid by a second credit (a transfer the bank or the PSP split in two): a credit
+ *    left that can pay the day and comes to the shortfall, or less by at most the tolerance, pays the rest.
+ *    The day is then paid in full by the two (`restOf` names the first), neither short.
+ * 4. What is left: due days past their deadline on a statement that covers it are missing (before that
  *    they are in transit), credits are unexpected. A bank line pays at most one run; a due day is paid by
- *    at most one credit.
+ *    one credit, or by two as in 3.
  * A credit the bank reversed since (`withoutReversed`) pays nothing.
  */
 
@@ -40,13 +43,15 @@ export interface MatchRules {
 export interface SettlementMatch {
   readonly credit: BankCredit;
   readonly days: readonly DueDay[];
-  /** the sum of the days' amounts */
+  /** the sum of the days' amounts (of a day paid in two credits: the part this one paid) */
   readonly expected: bigint;
+  /** the rest of a day another credit paid first (rule 3): that credit's id; the days' fees are booked on it */
+  readonly restOf?: string;
   /** the tolerance absorbed (expected − received) on an accepted match; 0 on a short one */
   readonly bankFee: bigint;
   /** expected − received on a short match; 0 otherwise */
   readonly shortfall: bigint;
-  /** the due days paid after the day they were due, with the business days late */
+  /** the due days paid after the day they were due, with the business days late (of a day paid in two: on the later credit) */
   readonly late: ReadonlyArray<{ readonly day: string; readonly businessDays: number }>;
 }
 
@@ -167,10 +172,46 @@ export function judgeSettlements(
     });
     open = open.filter((_, i) => i !== k);
   }
-  matches.sort((a, b) => compareCredits(a.credit, b.credit));
+  const paid = payRests(matches, unexpected, rules);
+  paid.sort((a, b) => compareCredits(a.credit, b.credit));
   const missing: DueDay[] = [];
   const inTransit: DueDay[] = [];
   for (const d of open)
     (coveredThrough !== null && coveredThrough >= deadlineOf(d, rules) ? missing : inTransit).push(d);
-  return { matches, missing, inTransit, unexpected };
+  return { matches: paid, missing, inTransit, unexpected };
+}
+
+/**
+ * Rule 3: each short payment (in credit order) whose rest an unexpected credit pays, within tolerance, becomes
+ * the first part of a day paid in two; the credit taken leaves `unexpected`. The day is late if its money was
+ * complete after it was due: the later credit carries that lateness, so a late day is one finding.
+ */
+function payRests(matches: SettlementMatch[], unexpected: BankCredit[], rules: MatchRules): SettlementMatch[] {
+  const out: SettlementMatch[] = [];
+  for (const m of [...matches].sort((a, b) => compareCredits(a.credit, b.credit))) {
+    const d = m.days[0]!;
+    const rest = m.shortfall;
+    const k =
+      rest > 0n
+        ? unexpected.findIndex((c) => canPay(c, d, rules) && c.amount <= rest && c.amount + rules.tolerance >= rest)
+        : -1;
+    if (k < 0) {
+      out.push(m);
+      continue;
+    }
+    const [second] = unexpected.splice(k, 1) as [BankCredit];
+    const laterIsSecond = compareCredits(second, m.credit) > 0;
+    const late = lateness(laterIsSecond ? second : m.credit, [d], rules);
+    out.push({ ...m, expected: m.credit.amount, shortfall: 0n, late: laterIsSecond ? [] : late });
+    out.push({
+      credit: second,
+      days: [d],
+      expected: rest,
+      bankFee: rest - second.amount,
+      shortfall: 0n,
+      late: laterIsSecond ? late : [],
+      restOf: m.credit.id,
+    });
+  }
+  return out;
 }

@@ -57,12 +57,19 @@ export async function writeReadModel(
       credit,
       on,
     ]);
-  for (const m of j.matches)
+  // a day paid in two credits (match.ts rule 3) is one row: the first credit's, received when the later came
+  const rests = new Map(j.matches.filter((m) => m.restOf).map((m) => [m.restOf!, m]));
+  for (const m of j.matches) {
+    if (m.restOf) continue;
+    const rest = rests.get(m.credit.id);
     for (const d of m.days) {
-      const late = m.late.some((l) => l.day === d.day);
+      const late = [...m.late, ...(rest?.late ?? [])].some((l) => l.day === d.day);
       const status = m.shortfall > 0n ? 'short' : late ? 'paid_late' : 'paid';
-      row(d, status, m.credit.id, m.credit.bookingDate);
+      const on =
+        rest && rest.credit.bookingDate > m.credit.bookingDate ? rest.credit.bookingDate : m.credit.bookingDate;
+      row(d, status, m.credit.id, on);
     }
+  }
   for (const d of j.missing) row(d, 'missing', null, null);
   for (const d of j.inTransit) row(d, 'in_transit', null, null);
   await tx`delete from ${tx(schema)}.expected where currency = ${currency}`;
