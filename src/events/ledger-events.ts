@@ -42,3 +42,25 @@ export const SubMerchantRegistered = defineEvent(
     language: z.enum(['uk', 'en']).optional(),
   }),
 );
+
+/**
+ * A named person confirms a sub-merchant's new payout account (and BIC) as the directory gives it: until then a
+ * payout run pays no money to an account that replaced another (src/payout-runs/inputs.ts `payeeOf`), so a
+ * changed directory file alone never redirects a payout. On the sub-merchant's stream.
+ */
+export const PayeeAccountConfirmed = defineEvent(
+  'PayeeAccountConfirmed',
+  1,
+  z.object({
+    subMerchantId: z.string().min(1),
+    payoutAccount: z.string().regex(/^[A-Z0-9]{5,34}$/),
+    payoutBic: z
+      .string()
+      .regex(/^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$/)
+      .nullable(),
+    confirmedBy: z.string().min(1),
+    confirmedAt: z.iso.datetime(),
+    /** how the change was checked (a call back to the sub-merchant, a signed letter) */
+    note: z.string().min(1).max(2000),
+  }),
+);

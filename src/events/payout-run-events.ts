@@ -83,6 +83,7 @@ export const PayoutRunDrafted = defineEvent(
          */
         reason: z.enum([
           'no_payout_account',
+          'payee_account_unconfirmed',
           'not_whole_units',
           'not_registered',
           'hold_in_force',

@@ -354,8 +354,10 @@ export async function importSubMerchants(
     const stream = subMerchantStream(row.subMerchantId);
     const history = await store.readStream(stream);
     const last = history[history.length - 1];
+    // compared with the latest registration: a payee's account confirmed since (PayeeAccountConfirmed) is no change
+    const registered = history.findLast((e) => e.type === SubMerchantRegistered.type);
     const content = contentOf(row);
-    if (last && stableStringify(last.data) === stableStringify(content)) {
+    if (registered && stableStringify(registered.data) === stableStringify(content)) {
       unchanged++;
       continue;
     }

@@ -1,6 +1,6 @@
 import { DiscrepancyAccepted, DiscrepancyAcceptanceRevoked, discrepancyStream } from '../events/audit-events';
 import { dataOf, isEvent } from '../events/catalog';
-import { SubMerchantRegistered, subMerchantStream } from '../events/ledger-events';
+import { PayeeAccountConfirmed, SubMerchantRegistered, subMerchantStream } from '../events/ledger-events';
 import { StatementIssued, statementStream } from '../events/statement-events';
 import type { EventStore } from '../store/types';
 import type { BankPaid, DecisionNow, Payee, PlanInput, StatementRun } from './plan';
@@ -25,12 +25,31 @@ export function previousMonth(month: string): string {
   return m === 1 ? `${y - 1}-12` : `${y}-${String(m - 1).padStart(2, '0')}`;
 }
 
-/** The directory entry as it stands now: the last registration of the sub-merchant. */
+type Account = { readonly account: string; readonly bic: string | null };
+const sameAccount = (a: Account | null, b: Account | null) =>
+  a !== null && b !== null && a.account === b.account && a.bic === b.bic;
+
+/**
+ * The directory entry as it stands now: the last registration of the sub-merchant, and whether its payout
+ * account is trusted. The first account a sub-merchant is given is (its onboarding); an account or BIC that
+ * replaces a trusted one is trusted once a named person confirms exactly it (PayeeAccountConfirmed after the
+ * change): a directory file changed by whoever can edit it never redirects a payout on its own.
+ */
 export async function payeeOf(store: EventStore, subMerchantId: string): Promise<Payee | null> {
   let payee: Payee | null = null;
+  let current: Account | null = null;
+  let trusted: Account | null = null;
   for (const e of await store.readStream(subMerchantStream(subMerchantId))) {
+    if (isEvent(PayeeAccountConfirmed, e)) {
+      const d = dataOf(PayeeAccountConfirmed, e);
+      const confirmed = { account: d.payoutAccount, bic: d.payoutBic };
+      if (sameAccount(confirmed, current)) trusted = confirmed;
+      continue;
+    }
     if (!isEvent(SubMerchantRegistered, e)) continue;
     const d = dataOf(SubMerchantRegistered, e);
+    current = d.payoutAccount ? { account: d.payoutAccount, bic: d.payoutBic ?? null } : null;
+    if (trusted === null && current !== null) trusted = current;
     payee = {
       name: d.name,
       legalName: d.legalName ?? null,
@@ -38,7 +57,8 @@ export async function payeeOf(store: EventStore, subMerchantId: string): Promise
       payoutBic: d.payoutBic ?? null,
     };
   }
-  return payee;
+  if (payee === null || current === null || sameAccount(current, trusted)) return payee;
+  return { ...payee, accountConfirmed: false };
 }
 
 /**

@@ -49,6 +49,11 @@ export interface Payee {
   readonly payoutAccount: string | null;
   /** the BIC of the bank holding the payout account (directory `payout_bic`), null when not given */
   readonly payoutBic?: string | null;
+  /**
+   * false while the account (or BIC) replaced another and no named person confirmed it (PayeeAccountConfirmed):
+   * nothing is paid to it; absent: confirmed
+   */
+  readonly accountConfirmed?: boolean;
 }
 
 /** 'revoked': the last decision was taken back (open again, unless the sources since explained it) */
@@ -92,6 +97,7 @@ export interface LeftOut {
   readonly reference: string | null;
   readonly reason:
     | 'no_payout_account'
+    | 'payee_account_unconfirmed'
     | 'not_whole_units'
     | 'not_registered'
     | 'hold_in_force'
@@ -249,6 +255,7 @@ function lineOrLeftOut(
   const payee = input.payees.get(row.subMerchantId);
   if (row.subMerchantId.startsWith('receiver:') || !payee) return { ...base, reason: 'not_registered' };
   if (!payee.payoutAccount) return { ...base, reason: 'no_payout_account' };
+  if (payee.accountConfirmed === false) return { ...base, reason: 'payee_account_unconfirmed' };
   const releasedHolds = [...releasedInto(input, asked, index, row), ...releasedByRestoring(input, asked, index, row)];
   // the amount carries money a statement released; its release taken back or withheld since: held again
   if (releasedHolds.some((h) => ['revoked', 'withhold'].includes(input.decisions.get(h.discrepancyId) ?? 'open')))

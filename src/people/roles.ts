@@ -15,6 +15,7 @@ export const ACTIONS = {
   'payout-run.create': ['analyst', 'approver'],
   'payout-run.approve': ['approver'],
   'payout-run.send': ['analyst', 'approver'],
+  'payee.confirm': ['approver'],
   'users.manage': ['admin'],
   'rules.manage': ['admin'],
   'jobs.run': ['admin'],

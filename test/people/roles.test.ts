@@ -17,6 +17,7 @@ const EXPECTED: Record<string, readonly string[]> = {
   'payout-run.create': ['analyst', 'approver'],
   'payout-run.approve': ['approver'],
   'payout-run.send': ['analyst', 'approver'],
+  'payee.confirm': ['approver'],
   'users.manage': ['admin'],
   'rules.manage': ['admin'],
   'jobs.run': ['admin'],

@@ -7,6 +7,7 @@ import { actorFor } from '../../people/manage';
 import type { Action } from '../../people/roles';
 import { approveRun, cancelRun, draftRun, listRuns, paymentFile, sendRun, showRun } from '../../payout-runs/actions';
 import { bankPaidEveryLine, paidByBankOf } from '../../payout-runs/bank-paid';
+import { confirmPayeeAccount } from '../../payout-runs/payees';
 import { type PayoutRun, runJson, totalsOf } from '../../payout-runs/runs';
 import { decimalText } from '../../payout-runs/pain001';
 import { runProjections } from '../../projector/runner';
@@ -66,8 +67,16 @@ function details(r: PayoutRun): string {
 
 function leftOutLines(r: Pick<PayoutRun, 'leftOut' | 'releasedSinceStatement' | 'heldInForce'>): string[] {
   const out: string[] = [];
-  for (const l of r.leftOut)
-    out.push(`left out: ${one(l.subMerchantId)} ${amount(l.amount, l.currency)} ${l.reference ?? ''} (${l.reason})`);
+  for (const l of r.leftOut) {
+    // the step that pays it: a new payout account is trusted once a named approver confirms it
+    const then =
+      l.reason === 'payee_account_unconfirmed'
+        ? `: its new payout account waits for an approver's recon payout-runs confirm-payee ${one(l.subMerchantId)} --account IBAN --note TEXT`
+        : '';
+    out.push(
+      `left out: ${one(l.subMerchantId)} ${amount(l.amount, l.currency)} ${l.reference ?? ''} (${l.reason}${then})`,
+    );
+  }
   for (const h of r.releasedSinceStatement)
     out.push(
       `released since the statement, paid once stated again: ${one(h.subMerchantId)} ${amount(h.amount, h.currency)} (discrepancy ${h.discrepancyId}, ${h.decision})`,
@@ -90,6 +99,35 @@ export function register(program: Command): void {
     .description('payouts of a month in one payment file (pain.001), drafted by one person and approved by another');
   readingCommands(group);
   lifeCommands(group);
+  payeeCommands(group);
+}
+
+/** confirm-payee: a named approver trusts a payout account that replaced another */
+function payeeCommands(group: Command): void {
+  group
+    .command('confirm-payee')
+    .argument('<sub-merchant>', "the sub-merchant's id in the directory")
+    .requiredOption('--account <IBAN>', 'the new payout account, as you checked it with the sub-merchant')
+    .option('--bic <BIC>', 'its BIC, when the directory gives one')
+    .requiredOption('--note <text>', 'how you checked it (a call back, a signed letter); kept with your name')
+    .description(
+      'confirm a payout account that replaced another in the directory: until then no run pays to it (left out, payee_account_unconfirmed)',
+    )
+    .action(async (id: string, opts: { account: string; bic?: string; note: string }) => {
+      await withRuntime(async (rt) => {
+        const done = await confirmPayeeAccount(rt.store, await actor(rt, 'payee.confirm'), {
+          subMerchantId: id,
+          account: opts.account,
+          ...(opts.bic !== undefined ? { bic: opts.bic } : {}),
+          note: opts.note,
+        });
+        process.stdout.write(
+          done
+            ? `confirmed ${id}'s payout account; the next run drafted pays to it\n`
+            : `${id}'s payout account is already trusted; nothing recorded\n`,
+        );
+      });
+    });
 }
 
 /** draft, list, show */
