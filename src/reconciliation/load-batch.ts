@@ -74,20 +74,7 @@ export async function wantMore(tx: Tx, s: string, plan: Plan, maxClock: number |
 }
 
 /** The stored state of these payments, into the batch (in the order of `keys`). */
-export const kept = new Map<string, PaymentState>();
-async function loadPayments(tx: Tx, s: string, b: Batch, allKeys: Keys): Promise<void> {
-  const keys: Array<readonly [string, string]> = [];
-  for (const [posId, paymentId] of allKeys) {
-    const k = paymentKey(posId, paymentId);
-    const p = kept.get(`${s}\u0001${k}`);
-    if (p === undefined) {
-      keys.push([posId, paymentId]);
-      continue;
-    }
-    if (p.due !== null) b.due.push(p.due, p);
-    b.payments.set(k, p);
-    for (const id of p.discrepancies.keys()) b.storedDiscrepancies.add(id);
-  }
+async function loadPayments(tx: Tx, s: string, b: Batch, keys: Keys): Promise<void> {
   if (keys.length === 0) return;
   const [dueRows, obsRows, resendRows, waitRows, discRows] = await Promise.all([
     // every due row of these payments (not only the ripe ones): a changed due replaces it

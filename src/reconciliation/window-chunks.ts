@@ -8,7 +8,7 @@ import { eventTime } from './event-clock';
 import { judgeAppend, judgeWindowPayments } from './judge';
 import { loadBatch, wantMore } from './load-batch';
 import { emptyPlan, evolving, planning, want, windowOf } from './reconciliation-events';
-import { keepPayments, writeBatch } from './write-batch';
+import { writeBatch } from './write-batch';
 
 /**
  * A completed sync window judges, at the end of its append, every payment of its pos with an operation in the
@@ -53,7 +53,6 @@ export async function applyWhole(tx: Tx, events: readonly RecordedEvent[], ctx: 
     if (endsAppend(events, i)) judgeAppend(batch, e.id);
   }
   await writeBatch(tx, ctx.schema, batch);
-  keepPayments(ctx.schema, batch);
 }
 
 /** The payments an append of completed windows judges (as loadBatch would load them), in loadBatch's order. */
@@ -122,6 +121,5 @@ export async function applyWindows(
     else replayWindows(b, append);
     judgeAppend(b, lastId);
     await writeBatch(tx, ctx.schema, b);
-    keepPayments(ctx.schema, b);
   }
 }

@@ -7,7 +7,6 @@ import { observationToRow } from './observations';
 import { operationsOf, paymentKey, type PaymentState } from './payment-state';
 import { subMerchantLookup } from './sub-merchant-names';
 import { writeDiscrepancies } from './discrepancies/table';
-import { kept } from './load-batch';
 import { OPERATION_COLUMNS, operationCells, RECEIVER_COLUMNS, receiverCells } from './tables';
 
 /** Writes back what a batch changed: appends with COPY, replaced rows deleted first. `s`: the build schema, unquoted (named by `tx(s)` or `qualified`). */
@@ -176,26 +175,6 @@ async function writeChangedDiscrepancies(tx: Tx, schema: string, b: Batch): Prom
   if (rows.length === 0) return;
   const stored = rows.filter((r) => b.storedDiscrepancies.has(r.id)).map((r) => r.id);
   await writeDiscrepancies(tx, schema, rows, stored);
-}
-
-const canonicalTime = (t: string) => {
-  const ms = Date.parse(t);
-  return !Number.isNaN(ms) && new Date(ms).toISOString() === t;
-};
-export function keepPayments(schema: string, b: Batch): void {
-  const resent = new Set(b.added.resends.map((r) => paymentKey(r.posId, r.paymentId)));
-  for (const [k, p] of b.payments) {
-    const key = `${schema}\u0001${k}`;
-    kept.delete(key);
-    if (resent.has(k)) continue;
-    if (!p.waits.every((w) => w.dateTime === null || canonicalTime(w.dateTime))) continue;
-    let changed = false;
-    for (const id of p.discrepancies.keys()) if (b.lifecycle.changed.has(id)) changed = true;
-    if (changed) continue;
-    (p as { stored: unknown }).stored = { observations: p.observations.length ? '' : null, due: p.due, waits: p.waits };
-    p.rowsChanged = false;
-    kept.set(key, p);
-  }
 }
 
 export async function writeBatch(tx: Tx, schema: string, b: Batch): Promise<void> {
