@@ -101,6 +101,11 @@ export function register(program: Command): void {
       });
     });
 
+  acceptCommand(cmd);
+}
+
+/** `recon discrepancies accept ID`: a decision signed by RECON_TOKEN's owner. */
+function acceptCommand(cmd: Command): void {
   cmd
     .command('accept <id>')
     .description(
