@@ -1,0 +1,187 @@
+import { describe, expect, it } from 'vitest';
+import { stableStringify } from '../../../src/canonical';
+import { BankEntryBooked } from '../../../src/events/bank-events';
+import { entryEvents, occurrenceCounter } from '../../../src/ingest/bank/entry-events';
+import { createSpool, type SpoolItem } from '../../../src/ingest/bank/spool';
+import type { ParsedEntry } from '../../../src/ingest/bank/types';
+import { foldedChargeOf } from '../../../src/reconciliation/bank-charges';
+import { renderCamt053 } from '../../../src/sandbox/bank-files';
+import { camtText } from './support';
+
+/**
+ * The charges a camt.053 states for a transfer (`TxDtls/Chrgs`, `Ntry/Chrgs`; docs/bank.md, "A charge folded
+ * into a transfer"): read as written, carried on the entry's event beside the transfer's own amount (`TxAmt`)
+ * only when the file states some, never in the entry's id; whether a charge is folded into the debit is the
+ * read models' reading (`foldedChargeOf`).
+ */
+
+const ACCOUNT = 'DE89370400440532013000';
+const NS = 'urn:iso:std:iso:20022:tech:xsd:camt.053.001';
+
+/** A camt.053 of one debit entry whose single detail is `detail` (XML of its TxDtls' inside), `extra` in the Ntry. */
+function camt(version: string, amount: string, detail: string, extra = ''): string {
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<Document xmlns="${NS}.${version}"><BkToCstmrStmt>
+<GrpHdr><MsgId>M</MsgId><CreDtTm>2024-11-04T23:59:59</CreDtTm></GrpHdr>
+<Stmt><Id>S1</Id><Acct><Id><IBAN>${ACCOUNT}</IBAN></Id><Ccy>EUR</Ccy></Acct>
+<Bal><Tp><CdOrPrtry><Cd>OPBD</Cd></CdOrPrtry></Tp><Amt Ccy="EUR">1000.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Dt><Dt>2024-11-04</Dt></Dt></Bal>
+<Bal><Tp><CdOrPrtry><Cd>CLBD</Cd></CdOrPrtry></Tp><Amt Ccy="EUR">${(1000 - Number(amount)).toFixed(2)}</Amt><CdtDbtInd>CRDT</CdtDbtInd><Dt><Dt>2024-11-04</Dt></Dt></Bal>
+<Ntry><Amt Ccy="EUR">${amount}</Amt><CdtDbtInd>DBIT</CdtDbtInd><Sts>BOOK</Sts><BookgDt><Dt>2024-11-04</Dt></BookgDt>
+<AcctSvcrRef>T1</AcctSvcrRef>${extra}
+<NtryDtls><TxDtls>${detail}<RmtInf><Ustrd>RS-SM1-2024-10-EUR</Ustrd></RmtInf></TxDtls></NtryDtls></Ntry>
+</Stmt></BkToCstmrStmt></Document>`;
+}
+
+const eventOf = (entry: ParsedEntry) =>
+  entryEvents(ACCOUNT, { statementId: 'S1', currency: 'EUR' }, entry, occurrenceCounter(true))[0]!;
+
+describe('camt.053 charges of a transfer', () => {
+  it('reads .001.08 records (TxAmt, Rcrd with ChrgInclInd) onto the event, beside an id that ignores them', async () => {
+    const text = renderCamt053({
+      accountId: ACCOUNT,
+      currency: 'EUR',
+      statementId: 'S1',
+      openingDate: '2024-11-04',
+      closingDate: '2024-11-04',
+      openingBalance: 1000_00n,
+      entries: [
+        {
+          direction: 'debit',
+          amount: 101_50n,
+          bookingDate: '2024-11-04',
+          bankRef: 'T1',
+          details: [{ amount: 100_00n, remittance: 'RS-1', charges: [{ amount: 1_50n, included: true }] }],
+        },
+      ],
+    });
+    const { entries } = await camtText(text);
+    expect(entries[0]!.details[0]!.charges).toEqual([
+      { amount: 1_50n, currency: 'EUR', direction: 'debit', included: true },
+    ]);
+    const e = eventOf(entries[0]!);
+    expect(e.data).toMatchObject({
+      amount: '10150',
+      transactionAmount: '10000',
+      charges: [{ amount: '150', currency: 'EUR', direction: 'debit', included: true }],
+    });
+    expect(BankEntryBooked.schema.parse(e.data)).toEqual(e.data);
+    expect(e.canonicalData).toBe(stableStringify(e.data, true));
+    expect(foldedChargeOf(BankEntryBooked.schema.parse(e.data))).toBe(1_50n);
+
+    // the same entry without its charges: the same id, and data without the two fields (as stored before them)
+    const bare: ParsedEntry = {
+      ...entries[0]!,
+      details: entries[0]!.details.map(({ charges: _, ...d }) => d),
+    };
+    const before = eventOf(bare);
+    expect(before.id).toBe(e.id);
+    expect(Object.keys(before.data as object)).not.toContain('charges');
+    expect(Object.keys(before.data as object)).not.toContain('transactionAmount');
+    expect(before.canonicalData).toBe(stableStringify(before.data, true));
+  });
+
+  it('reads the .001.02 shape (Amt on Chrgs itself), entry-level Chrgs, and a total given alone', async () => {
+    const v02 = await camtText(
+      camt(
+        '02',
+        '101.50',
+        '<AmtDtls><TxAmt><Amt Ccy="EUR">100.00</Amt></TxAmt></AmtDtls>' +
+          '<Chrgs><Amt Ccy="EUR">1.00</Amt><Tp><Cd>COMT</Cd></Tp></Chrgs><Chrgs><Amt Ccy="EUR">0.50</Amt></Chrgs>',
+      ),
+    );
+    expect(v02.entries[0]!.details[0]!.charges).toEqual([
+      { amount: 100n, currency: 'EUR', direction: null, included: null },
+      { amount: 50n, currency: 'EUR', direction: null, included: null },
+    ]);
+    expect(foldedChargeOf(BankEntryBooked.schema.parse(eventOf(v02.entries[0]!).data))).toBe(1_50n);
+
+    // charges of the entry (Ntry/Chrgs) stand for its one transfer's when the detail states none
+    const entryLevel = await camtText(
+      camt(
+        '04',
+        '101.50',
+        '<AmtDtls><TxAmt><Amt Ccy="EUR">100.00</Amt></TxAmt></AmtDtls>',
+        '<Chrgs><TtlChrgsAndTaxAmt Ccy="EUR">1.50</TtlChrgsAndTaxAmt></Chrgs>',
+      ),
+    );
+    expect(entryLevel.entries[0]!.charges).toEqual([
+      { amount: 1_50n, currency: 'EUR', direction: null, included: null },
+    ]);
+    expect(eventOf(entryLevel.entries[0]!).data).toMatchObject({ transactionAmount: '10000' });
+    expect(foldedChargeOf(BankEntryBooked.schema.parse(eventOf(entryLevel.entries[0]!).data))).toBe(1_50n);
+  });
+
+  it('keeps the charges through the spool of the batched import', async () => {
+    const { entries } = await camtText(
+      camt(
+        '08',
+        '101.50',
+        '<AmtDtls><TxAmt><Amt Ccy="EUR">100.00</Amt></TxAmt></AmtDtls>' +
+          '<Chrgs><Rcrd><Amt Ccy="USD">1.50</Amt><ChrgInclInd>false</ChrgInclInd></Rcrd></Chrgs>',
+        '<Chrgs><Rcrd><Amt Ccy="EUR">2.00</Amt><CdtDbtInd>CRDT</CdtDbtInd></Rcrd></Chrgs>',
+      ),
+    );
+    const spool = createSpool();
+    try {
+      const written: SpoolItem[] = [{ kind: 'entry', statement: 0, entry: { ...entries[0]!, where: '' } }];
+      await spool.write(written);
+      await spool.end();
+      const read: SpoolItem[] = [];
+      for await (const items of spool.read()) read.push(...items);
+      expect(read).toEqual(written);
+      expect(read[0]).toMatchObject({
+        entry: {
+          charges: [{ amount: 200n, currency: 'EUR', direction: 'credit', included: null }],
+          details: [{ charges: [{ amount: 150n, currency: 'USD', direction: null, included: false }] }],
+        },
+      });
+    } finally {
+      spool.remove();
+    }
+  });
+});
+
+describe('foldedChargeOf: split only what adds up', () => {
+  const line = {
+    direction: 'debit' as const,
+    amount: '10150',
+    currency: 'EUR',
+    transactionCode: 'PMNT/ICDT/ESCT',
+    transactionAmount: '10000',
+  };
+  const charge = (
+    amount: string,
+    o: { currency?: string | null; included?: boolean | null; credit?: boolean } = {},
+  ) => ({
+    amount,
+    currency: o.currency === undefined ? 'EUR' : o.currency,
+    direction: o.credit ? ('credit' as const) : ('debit' as const),
+    included: o.included ?? null,
+  });
+
+  it('folds included charges that make the debit exactly', () => {
+    expect(foldedChargeOf({ ...line, charges: [charge('150', { included: true })] })).toBe(150n);
+    expect(foldedChargeOf({ ...line, charges: [charge('100'), charge('50')] })).toBe(150n);
+    // a charge not included is not in the debit: the rest adds up
+    expect(foldedChargeOf({ ...line, charges: [charge('150'), charge('999', { included: false })] })).toBe(150n);
+  });
+
+  it('leaves the line whole otherwise', () => {
+    const whole = [
+      { ...line, charges: [charge('150', { currency: 'USD' })] },
+      { ...line, charges: [charge('150', { currency: null })] },
+      { ...line, charges: [charge('150', { credit: true })] },
+      { ...line, charges: [charge('149', { included: true })] },
+      { ...line, charges: [charge('151')] },
+      { ...line, charges: [charge('150', { included: false })] },
+      { ...line, charges: [charge('0', { included: true })], amount: '10000' },
+      { ...line, charges: [charge('150')], transactionAmount: null },
+      { ...line, charges: [charge('150')], transactionAmount: undefined },
+      { ...line, charges: [] },
+      { ...line },
+      { ...line, charges: [charge('150')], direction: 'credit' as const },
+      { ...line, charges: [charge('150')], transactionCode: 'PMNT/ICDT/CHRG' },
+    ];
+    expect(whole.map((l) => foldedChargeOf(l))).toEqual(whole.map(() => 0n));
+  });
+});
