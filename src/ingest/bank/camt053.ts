@@ -611,6 +611,12 @@ class CamtReader {
     const details: ParsedDetail[] = e.details.map((d, i) =>
       this.finishDetail(`${path}/NtryDtls/TxDtls[${i}]`, d, direction),
     );
+    // a transfer's TxAmt in another currency than the entry's is not the part of the entry it paid: beside stated
+    // charges it is carried as not given, so that no charge is ever split from the entry by a sum across currencies
+    const one = e.details.length === 1 ? e.details[0]! : null;
+    const txCurrency = one?.amountCurrency ?? null;
+    if (one && txCurrency !== null && txCurrency !== (e.currency ?? this.head?.currency ?? null))
+      if (e.charges.length > 0 || one.charges.length > 0) details[0] = { ...details[0]!, amount: null };
     return {
       amount,
       direction,

@@ -111,6 +111,20 @@ describe('camt.053 charges of a transfer', () => {
     expect(foldedChargeOf(BankEntryBooked.schema.parse(eventOf(entryLevel.entries[0]!).data))).toBe(1_50n);
   });
 
+  it('carries no TxAmt given in another currency than the entry: nothing to split by', async () => {
+    const { entries } = await camtText(
+      camt(
+        '08',
+        '101.50',
+        '<AmtDtls><TxAmt><Amt Ccy="USD">100.00</Amt></TxAmt></AmtDtls>' +
+          '<Chrgs><Rcrd><Amt Ccy="EUR">1.50</Amt><ChrgInclInd>true</ChrgInclInd></Rcrd></Chrgs>',
+      ),
+    );
+    const data = BankEntryBooked.schema.parse(eventOf(entries[0]!).data);
+    expect(data).toMatchObject({ amount: '10150', transactionAmount: null });
+    expect(foldedChargeOf(data)).toBe(0n);
+  });
+
   it('keeps the charges through the spool of the batched import', async () => {
     const { entries } = await camtText(
       camt(
