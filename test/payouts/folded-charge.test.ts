@@ -198,6 +198,43 @@ describe('a bank charge folded into a payout debit (camt.053 TxAmt + Chrgs = Amt
     expect(await readModels()).toEqual(before);
   });
 
+  it("reads an MT940's SWIFT codes (/OCMT/ + /CHGS/) the same way", async () => {
+    await appendAll(fx.store, [
+      payee('SM5', 'Shop Five'),
+      issued(
+        '2024-10',
+        '2024-11-03T08:00:00Z',
+        [{ subMerchantId: 'SM5', reference: 'RS-SM5-2024-10-EUR', payable: 70_00n }],
+        {
+          subMerchantId: 'SM5',
+        },
+      ),
+    ]);
+    const sta = [
+      ':20:STMT',
+      `:25:${PAYOUTS}`,
+      ':28C:7/1',
+      ':60F:C241106EUR500,00',
+      ':61:2411061106D72,00NTRFNONREF//M1',
+      '/OCMT/EUR70,00//CHGS/EUR2,00/',
+      ':86:/REMI/RS-SM5-2024-10-EUR/NAME/Shop Five',
+      ':62F:C241106EUR428,00',
+      '-',
+    ].join('\r\n');
+    const known = knownEventsOf(fx.store, fx.db.sql);
+    await importBankFiles(fx.store, known, [file('payouts.sta', sta)], { accounts: bank.accounts });
+    await project();
+    const [p] = await fx.db.sql`select status, paid_out from recon.payouts where reference = 'RS-SM5-2024-10-EUR'`;
+    expect(p).toEqual({ status: 'paid', paid_out: 70_00n });
+    expect(
+      await fx.db.sql`select type from recon.payout_discrepancies where operation_key = 'RS-SM5-2024-10-EUR'`,
+    ).toEqual([]);
+    const fees = await fx.db.sql<{ amount: string }[]>`
+      select l.amount::text from recon.journal_lines l join recon.journal_entries e using (entry_id)
+      join recon.bank_entries b on b.event_id::text = e.payment_id where b.bank_ref = 'M1' and l.account = 'bank_fees'`;
+    expect(fees.map((f) => f.amount)).toEqual(['200']);
+  });
+
   it('an entry stored before charges were read stays as it was booked when its file comes again', async () => {
     // the entry as an import before this change stored it: same id, no TxAmt, no charges
     const entry: BankFileEntry = payout('T9', 'RS-SM9-2024-10-EUR', 40_00n, [{ amount: 1_00n, included: true }]);

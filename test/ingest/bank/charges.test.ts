@@ -6,7 +6,7 @@ import { createSpool, type SpoolItem } from '../../../src/ingest/bank/spool';
 import type { ParsedEntry } from '../../../src/ingest/bank/types';
 import { foldedChargeOf } from '../../../src/reconciliation/bank-charges';
 import { renderCamt053 } from '../../../src/sandbox/bank-files';
-import { camtText } from './support';
+import { camtText, mt940Text } from './support';
 
 /**
  * The charges a camt.053 states for a transfer (`TxDtls/Chrgs`, `Ntry/Chrgs`; docs/bank.md, "A charge folded
@@ -197,5 +197,64 @@ describe('foldedChargeOf: split only what adds up', () => {
       { ...line, charges: [charge('150')], transactionCode: 'PMNT/ICDT/CHRG' },
     ];
     expect(whole.map((l) => foldedChargeOf(l))).toEqual(whole.map(() => 0n));
+  });
+});
+
+/** An MT940 of one debit of 101,50 with `line2` as the :61: supplementary details and `info` as its :86:. */
+function mt940(line2: string | null, info: string): string {
+  return [
+    ':20:STMT',
+    `:25:${ACCOUNT}`,
+    ':28C:1/1',
+    ':60F:C241104EUR1000,00',
+    ':61:2411041104D101,50NTRFNONREF//T1',
+    ...(line2 === null ? [] : [line2]),
+    `:86:${info}`,
+    ':62F:C241104EUR898,50',
+    '-',
+  ].join('\r\n');
+}
+
+describe("MT940 charges: SWIFT's /OCMT/ and /CHGS/ codes", () => {
+  it('reads them from the :61: supplementary details, else a coded :86:', async () => {
+    for (const text of [
+      mt940('/OCMT/EUR100,00//CHGS/EUR1,50/', '/REMI/RS-SM1-2024-10-EUR'),
+      mt940(null, '/OCMT/EUR100,00/CHGS/EUR1,50/REMI/RS-SM1-2024-10-EUR'),
+    ]) {
+      const { entries } = await mt940Text(text);
+      expect(entries[0]!.details[0]).toMatchObject({
+        amount: 100_00n,
+        charges: [{ amount: 1_50n, currency: 'EUR', direction: null, included: null }],
+      });
+      const data = BankEntryBooked.schema.parse(eventOf(entries[0]!).data);
+      expect(data).toMatchObject({ amount: '10150', transactionAmount: '10000' });
+      expect(foldedChargeOf(data)).toBe(1_50n);
+    }
+  });
+
+  it('takes an original amount in another currency as no transfer amount, and nothing without /CHGS/', async () => {
+    const foreign = await mt940Text(mt940('/OCMT/USD110,00//CHGS/EUR1,50/', 'FOREIGN TRANSFER'));
+    expect(foreign.entries[0]!.details[0]).toMatchObject({ amount: null, charges: [{ amount: 1_50n }] });
+    expect(foldedChargeOf(BankEntryBooked.schema.parse(eventOf(foreign.entries[0]!).data))).toBe(0n);
+    const none = await mt940Text(mt940('/OCMT/EUR101,50/', 'TRANSFER'));
+    expect(none.entries[0]!.details[0]!.amount).toBeNull();
+    expect(none.entries[0]!.details[0]).not.toHaveProperty('charges');
+    // the German structured :86: has no such codes: a "/CHGS/" in its text is remittance
+    const dk = await mt940Text(mt940(null, '116?00SEPA UEBERWEISUNG?20/CHGS/EUR1,50/'));
+    expect(dk.entries[0]!.details[0]).not.toHaveProperty('charges');
+  });
+
+  it('refuses a value that is not a currency and an amount, naming the line', async () => {
+    const bad = [
+      ['/CHGS/EUR-1,50/', ':61: /CHGS/ not an amount: "-1,50"'],
+      ['/CHGS/eur1,50/', ':61: /CHGS/ not a currency code'],
+      ['/CHGS/EUR1234567890123456,00/', ':61: /CHGS/ amount too large'],
+      ['/OCMT/EUR1.00//CHGS/EUR1,50/', ':61: /OCMT/ not an amount: "1.00"'],
+    ];
+    for (const [line2, problem] of bad)
+      await expect(mt940Text(mt940(line2!, 'X'), 'f.sta')).rejects.toThrow(`f.sta: line 5: ${problem}`);
+    await expect(mt940Text(mt940(null, '/CHGS/EUR1,5x/'), 'f.sta')).rejects.toThrow(
+      'f.sta: line 6: :86: /CHGS/ not an amount',
+    );
   });
 });
