@@ -300,8 +300,8 @@ class Mt940Reader {
 
   /**
    * The charges SWIFT's codes state for the line (`/CHGS/`, with `/OCMT/` the transfer's own amount; docs/bank.md,
-   * "A charge folded into a transfer"): from the `:61:` supplementary details, else from a `:86:` that is not in
-   * the German structured form; null when none is stated. The original amount counts as the transfer's only in
+   * "A charge folded into a transfer"): from the `:61:` supplementary details that begin with one, else from a
+   * coded `:86:` (one that begins with a `/KEY/`); null when none is stated. The original amount counts as the transfer's only in
    * the statement's currency. A value that is not a currency and an amount refuses the file, naming the line.
    */
   private statedCharges(
@@ -309,10 +309,13 @@ class Mt940Reader {
     info: Field | null,
     currency: string | null,
   ): { transfer: bigint | null; charges: ParsedCharge[] } | null {
-    const own = swiftAmountCodes(f.lines.slice(1).join(''));
-    const infoText = info?.lines.join('') ?? '';
+    // codes only where SWIFT puts them: the details begin with one, the :86: is coded (`/KEY/value…`); free text
+    // that happens to hold "/CHGS/" is remittance
+    const details = f.lines.slice(1).join('').trim();
+    const own = /^\/(OCMT|CHGS)\//.test(details) ? swiftAmountCodes(details) : { original: null, charges: [] };
+    const infoText = info?.lines.join('').trim() ?? '';
     const fromLine = own.original !== null || own.charges.length > 0;
-    if (!fromLine && (info === null || /^\d{3}\?/.test(infoText))) return null;
+    if (!fromLine && !/^\/[A-Z]{2,4}\//.test(infoText)) return null;
     const codes = fromLine ? own : swiftAmountCodes(infoText);
     if (codes.charges.length === 0) return null;
     const [at, tag] = fromLine ? [f.line, '61'] : [info!.line, '86'];

@@ -239,9 +239,13 @@ describe("MT940 charges: SWIFT's /OCMT/ and /CHGS/ codes", () => {
     const none = await mt940Text(mt940('/OCMT/EUR101,50/', 'TRANSFER'));
     expect(none.entries[0]!.details[0]!.amount).toBeNull();
     expect(none.entries[0]!.details[0]).not.toHaveProperty('charges');
-    // the German structured :86: has no such codes: a "/CHGS/" in its text is remittance
-    const dk = await mt940Text(mt940(null, '116?00SEPA UEBERWEISUNG?20/CHGS/EUR1,50/'));
-    expect(dk.entries[0]!.details[0]).not.toHaveProperty('charges');
+    // the German structured :86: has no such codes, nor free text: a "/CHGS/" in their text is remittance
+    for (const info of ['116?00SEPA UEBERWEISUNG?20/CHGS/EUR1,50/', 'PAYMENT /CHGS/ INCLUDED', 'X/OCMT/1/CHGS/Z']) {
+      const { entries } = await mt940Text(mt940(null, info));
+      expect(entries[0]!.details[0]).not.toHaveProperty('charges');
+    }
+    const text = await mt940Text(mt940('FREE TEXT /CHGS/ SOMETHING', 'X'));
+    expect(text.entries[0]!.details[0]).not.toHaveProperty('charges');
   });
 
   it('refuses a value that is not a currency and an amount, naming the line', async () => {
