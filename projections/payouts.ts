@@ -126,7 +126,8 @@ function payoutsProjection(): Projection {
     // 7: the figure in force is the latest cut's, not the latest recorded (still_asked.cut); an ask lowered to
     //    nothing is still matched (at 0) by a debit that paid it
     // 8: a payout the bank sent back and paid again is paid, not paid twice (a return counts before a later debit)
-    version: 8,
+    // 9: a charge the bank folded into a debit (camt TxAmt + Chrgs) is not part of the payout line's amount
+    version: 9,
     usesBank: true,
     // payoutRowsOf's inputs, and what moves its clock (tables.ts `eventTime`: a statement's issuedAt, a booking's day)
     handles: eventTypes(

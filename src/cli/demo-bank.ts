@@ -84,7 +84,9 @@ export function fileStatement(s: BankWorldStatement, closingOverride?: bigint): 
   let batch: string | null = null;
   for (const e of s.entries) {
     const detail = {
-      amount: e.amount,
+      // a charge folded into the debit: the transfer's own amount (TxAmt) and the charge, stated
+      amount: e.amount - (e.foldedCharge ?? 0n),
+      ...(e.foldedCharge !== undefined ? { charges: [{ amount: e.foldedCharge, included: true }] } : {}),
       ...(e.endToEndId ? { endToEndId: e.endToEndId } : {}),
       ...(e.remittance ? { remittance: e.remittance } : {}),
       ...(e.counterpartyName ? { counterpartyName: e.counterpartyName } : {}),
@@ -130,6 +132,8 @@ export interface MoneyLoop {
   readonly truth: readonly BankTruth[];
   /** the bank's own charges on the accounts (bank fees, never payouts nor settlements) */
   readonly charges: BankWorld['accountCharges'];
+  /** the bank's charges folded into a payout's debit (bank fees too) */
+  readonly foldedCharges: BankWorld['foldedCharges'];
   readonly expectedPayouts: number;
 }
 
@@ -191,6 +195,7 @@ export async function bankLoop(deps: {
     refused,
     truth: world.truth,
     charges: world.accountCharges,
+    foldedCharges: world.foldedCharges,
     expectedPayouts: payouts.length,
   };
 }

@@ -108,12 +108,14 @@ async function paidOutList(rt: Runtime): Promise<Money['paidOut']> {
 async function chargesBooked(rt: Runtime, loop: Loop): Promise<Money['charges']> {
   const booked = await bookedCharges(rt.sql);
   const takenByCurrency: Record<string, string> = {};
-  for (const c of loop.charges)
+  // a charge folded into a payout's debit is one the bank took too
+  const taken = [...loop.charges, ...loop.foldedCharges];
+  for (const c of taken)
     takenByCurrency[c.currency] = (BigInt(takenByCurrency[c.currency] ?? '0') + c.amount).toString();
   return {
     booked: booked.count,
     bookedByCurrency: booked.byCurrency,
-    taken: loop.charges.length,
+    taken: taken.length,
     takenByCurrency: Object.fromEntries(Object.entries(takenByCurrency).sort(([a], [b]) => a.localeCompare(b))),
   };
 }

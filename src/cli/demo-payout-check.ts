@@ -84,7 +84,9 @@ function bankPaid(scenario: Scenario, bank: BankConfig, payouts: Awaited<ReturnT
     if (!payoutsAccounts.has(st.account)) continue;
     for (const e of st.entries) {
       if (!e.endToEndId?.startsWith('PO-') || twice.has(e.bankRef)) continue;
-      out.set(st.currency, (out.get(st.currency) ?? 0n) + (e.direction === 'debit' ? e.amount : -e.amount));
+      // a charge the bank folded into a debit was not paid to the payee
+      const paid = e.amount - (e.foldedCharge ?? 0n);
+      out.set(st.currency, (out.get(st.currency) ?? 0n) + (e.direction === 'debit' ? paid : -paid));
     }
   }
   return out;

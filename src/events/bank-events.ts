@@ -69,6 +69,28 @@ export const BankEntryBooked = defineEvent(
     /** bank transaction code as the file gives it (camt domain/family/sub-family joined with '/', MT940 GVC) */
     transactionCode: z.string().nullable(),
     statementId: z.string().min(1),
+    /**
+     * Only on an entry of one transaction detail whose file states charges for it (camt `Chrgs` of the detail,
+     * else of the entry), absent on every other entry (so their data, and what an import before them stored,
+     * stay the same): the transfer's own amount (camt `TxDtls/AmtDtls/TxAmt`, null when not given) and the
+     * charges as written. Whether a charge is folded into `amount` is the read models' reading
+     * (src/reconciliation/bank-charges.ts, `foldedChargeOf`; docs/bank.md, "A charge folded into a transfer").
+     */
+    transactionAmount: minor.nullable().optional(),
+    charges: z
+      .array(
+        z.object({
+          amount: minor,
+          currency: z
+            .string()
+            .regex(/^[A-Z]{3}$/)
+            .nullable(),
+          direction: z.enum(['credit', 'debit']).nullable(),
+          /** camt `ChrgInclInd`: included in the entry's amount (true), not (false), not said (null) */
+          included: z.boolean().nullable(),
+        }),
+      )
+      .optional(),
   }),
 );
 

@@ -2,7 +2,7 @@ import { normalizeAccountId } from '../config/bank';
 import { BankEntryBooked } from '../events/bank-events';
 import { dataOf, isEvent } from '../events/catalog';
 import type { ProjectionContext, Tx } from '../projector/projection';
-import { isBankCharge } from '../reconciliation/bank-charges';
+import { foldedChargeOf, isBankCharge } from '../reconciliation/bank-charges';
 import { bankOf } from '../reconciliation/settlement/state';
 import type { RecordedEvent } from '../store/types';
 import { type BankEntry, copyBankEntries, noEntries, writeBankEntry } from './bank-entries';
@@ -13,17 +13,22 @@ import { type BankEntry, copyBankEntries, noEntries, writeBankEntry } from './ba
  * is an expense, booked once on its booking day, kind `bank_charge`, component `bank_charge`:
  *   charge (debit)           bank_fees +amount / bank:<account id> −amount
  *   charge refunded (credit) bank_fees −amount / bank:<account id> +amount
- * It concerns no sub-merchant and is never matched as a settlement or a payout. Whether a line is a charge
- * depends on the line and the build's bank settings alone, so a booking never has to be reversed.
+ * It concerns no sub-merchant and is never matched as a settlement or a payout. A charge the bank folded into
+ * a debit of a `payouts` account (`foldedChargeOf`) is booked the same way, for the charge alone; the rest of
+ * the line is the payout (src/reconciliation/payouts/tables.ts). Whether a line is or holds a charge depends on
+ * the line and the build's bank settings alone, so a booking never has to be reversed.
  */
 export function chargeEntryOf(e: RecordedEvent, ctx: ProjectionContext): BankEntry | null {
   if (!isEvent(BankEntryBooked, e)) return null;
   const bank = bankOf(ctx);
   const d = dataOf(BankEntryBooked, e);
   const accountId = normalizeAccountId(d.accountId);
-  if (!bank.accounts.some((a) => a.id === accountId)) return null;
-  if (!isBankCharge(d.transactionCode, bank.charges)) return null;
-  const amount = BigInt(d.amount);
+  const account = bank.accounts.find((a) => a.id === accountId);
+  if (account === undefined) return null;
+  // on a settlement account a debit is no payout (a sweep, not booked): its folded charge is not split from it
+  const folded = account.role === 'payouts' ? foldedChargeOf(d, bank.charges) : 0n;
+  if (folded === 0n && !isBankCharge(d.transactionCode, bank.charges)) return null;
+  const amount = folded === 0n ? BigInt(d.amount) : folded;
   const fee = d.direction === 'debit' ? amount : -amount;
   return {
     kind: 'bank_charge',

@@ -19,3 +19,40 @@ export function isBankCharge(code: string | null | undefined, rules: BankChargeC
   if (/^[NSF][A-Z0-9]{3}$/.test(c)) return rules.mt940Types.includes(c);
   return false;
 }
+
+/** What `foldedChargeOf` reads of a `BankEntryBooked`. */
+export interface ChargedLine {
+  readonly direction: 'credit' | 'debit';
+  readonly amount: string;
+  readonly currency: string;
+  readonly transactionCode: string | null;
+  readonly transactionAmount?: string | null;
+  readonly charges?: ReadonlyArray<{
+    readonly amount: string;
+    readonly currency: string | null;
+    readonly direction: 'credit' | 'debit' | null;
+    readonly included: boolean | null;
+  }>;
+}
+
+/**
+ * The bank's charge folded into a debit (docs/bank.md, "A charge folded into a transfer"): a line of one
+ * transaction detail whose file states the transfer's own amount (camt `TxAmt`) and charges (`Chrgs`), where
+ * the transfer plus the charges included in the debit (`ChrgInclInd` not false) make the line's amount
+ * exactly. Returns that charge (the line then pays `amount − charge` and the charge is a bank fee), else 0:
+ * a charge in another currency than the line's, a charge stated as a credit, charges that do not add up, a
+ * credit, a line that is a charge itself, or a line whose file states nothing leave the line whole, for a
+ * person to judge (the payouts leg reads what it paid as it is).
+ */
+export function foldedChargeOf(line: ChargedLine, rules: BankChargeCodes = DEFAULT_BANK_CHARGES): bigint {
+  const { charges, transactionAmount } = line;
+  if (line.direction !== 'debit' || !charges?.length || transactionAmount == null) return 0n;
+  if (isBankCharge(line.transactionCode, rules)) return 0n;
+  let folded = 0n;
+  for (const c of charges) {
+    if (c.included === false) continue;
+    if (c.currency !== line.currency || c.direction === 'credit') return 0n;
+    folded += BigInt(c.amount);
+  }
+  return folded > 0n && BigInt(transactionAmount) + folded === BigInt(line.amount) ? folded : 0n;
+}

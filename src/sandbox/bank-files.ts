@@ -18,6 +18,20 @@ export interface BankFileDetail {
   readonly counterpartyAccount?: string;
   /** a returned payment (camt RtrInf; MT940 GVC 159) */
   readonly isReturn?: boolean;
+  /**
+   * camt only: charges the bank states for the transfer (`TxDtls/Chrgs/Rcrd`), with `amount` then written as the
+   * transfer's own amount (`AmtDtls/TxAmt`); the entry's amount is the caller's (TxAmt + the charges, to fold them)
+   */
+  readonly charges?: readonly BankFileCharge[];
+}
+
+export interface BankFileCharge {
+  /** minor units, positive */
+  readonly amount: bigint;
+  /** the entry's currency unless given */
+  readonly currency?: string;
+  /** `ChrgInclInd`, left out unless given */
+  readonly included?: boolean;
 }
 
 export interface BankFileEntry {
@@ -78,6 +92,7 @@ function camtDetail(d: BankFileDetail, e: BankFileEntry, ccy: string, batch: boo
     (batch && d.amount !== undefined
       ? `<Amt Ccy="${ccy}">${dec(d.amount)}</Amt><CdtDbtInd>${e.direction === 'credit' ? 'CRDT' : 'DBIT'}</CdtDbtInd>`
       : '') +
+    (d.charges?.length ? camtCharges(d, ccy) : '') +
     (d.counterpartyName || d.counterpartyAccount
       ? `<RltdPties>${d.counterpartyName ? `<${party}><Pty><Nm>${esc(d.counterpartyName)}</Nm></Pty></${party}>` : ''}${d.counterpartyAccount ? `<${party}Acct><Id>${camtAccount(d.counterpartyAccount)}</Id></${party}Acct>` : ''}</RltdPties>`
       : '') +
@@ -86,6 +101,25 @@ function camtDetail(d: BankFileDetail, e: BankFileEntry, ccy: string, batch: boo
       : '') +
     (d.isReturn ? '<RtrInf><Rsn><Cd>AC04</Cd></Rsn></RtrInf>' : '') +
     '</TxDtls>'
+  );
+}
+
+/** A detail's `AmtDtls/TxAmt` and `Chrgs` (.001.08: after `Amt`, before `RltdPties`). */
+function camtCharges(d: BankFileDetail, ccy: string): string {
+  const charges = d.charges ?? [];
+  const total = charges.reduce((t, c) => t + c.amount, 0n);
+  return (
+    (d.amount === undefined ? '' : `<AmtDtls><TxAmt><Amt Ccy="${ccy}">${dec(d.amount)}</Amt></TxAmt></AmtDtls>`) +
+    `<Chrgs><TtlChrgsAndTaxAmt Ccy="${ccy}">${dec(total)}</TtlChrgsAndTaxAmt>` +
+    charges
+      .map(
+        (c) =>
+          `<Rcrd><Amt Ccy="${c.currency ?? ccy}">${dec(c.amount)}</Amt><CdtDbtInd>DBIT</CdtDbtInd>` +
+          `${c.included === undefined ? '' : `<ChrgInclInd>${c.included}</ChrgInclInd>`}` +
+          '<Tp><Cd>COMT</Cd></Tp></Rcrd>',
+      )
+      .join('') +
+    '</Chrgs>'
   );
 }
 

@@ -10,7 +10,8 @@ import type { Scenario } from './scenario';
  * The PSP pays each settlement day's net into the settlement account of its currency; sub-merchants are
  * paid from the payouts account. Faults are injected with their ground truth: one settlement short, one
  * late, one statement that does not foot; one payout missing, one paid twice, one returned. The bank takes its
- * charges from the accounts (accountCharges), which are bank fees, not faults. Statements are
+ * charges from the accounts (accountCharges), which are bank fees, not faults; and it folds its charge into
+ * one payout's debit, saying so in the camt (foldedCharges: recon splits it, a bank fee, no fault either). Statements are
  * plain data (`BankFileStatement`-like, rendered to camt.053 / MT940 by src/sandbox/bank-files.ts); the
  * world is a pure function of the scenario and the options, never of the clock.
  *
@@ -36,6 +37,11 @@ export interface BankWorldEntry {
   readonly batchRef: string | null;
   /** the bank's transaction code when it is not a plain transfer: a charge's (camt ACMT/MDOP/CHRG, GVC 805) */
   readonly transactionCode?: string;
+  /**
+   * the bank's charge folded into this debit: `amount` is the transfer plus it (camt `TxAmt` + `Chrgs`); a
+   * transfer the bank books on its own, never in a payment run
+   */
+  readonly foldedCharge?: bigint;
 }
 
 export interface BankWorldStatement {
@@ -114,6 +120,14 @@ export interface BankWorld {
   readonly truth: readonly BankTruth[];
   /** credits short by no more than the tolerance: a bank charge recon books as a bank fee, no discrepancy */
   readonly bankCharges: ReadonlyArray<{ readonly currency: string; readonly dueOn: string; readonly charge: bigint }>;
+  /** the bank's charges folded into a payout's debit (stated in the camt): bank fees, the payout paid in full */
+  readonly foldedCharges: ReadonlyArray<{
+    readonly account: string;
+    readonly currency: string;
+    readonly bookingDate: string;
+    readonly amount: bigint;
+    readonly reference: string;
+  }>;
   /** the bank's own charges booked as lines of their own: bank fees, never payouts nor settlements */
   readonly accountCharges: ReadonlyArray<{
     readonly account: string;
@@ -253,6 +267,9 @@ function settlementCredits(
   return { drafts, truth, charges, due: due.map((d) => ({ currency: d.currency, dueOn: d.dueOn, amount: d.amount })) };
 }
 
+/** The charge the bank folds into one payout's debit (minor units). */
+const FOLDED_CHARGE = 150n;
+
 function payoutDebits(
   scenario: Scenario,
   opts: BankWorldOptions,
@@ -267,7 +284,7 @@ function payoutDebits(
     const k = rng.int(0, i);
     [order[i], order[k]] = [order[k]!, order[i]!];
   }
-  const [missingAt, duplicateAt, returnedAt] = order;
+  const [missingAt, duplicateAt, returnedAt, foldedAt] = order;
   const drafts: Draft[] = [];
   const truth: BankTruth[] = [];
   const ref = (p: ExpectedPayout, n: number) =>
@@ -296,7 +313,12 @@ function payoutDebits(
       },
     });
     const on = addBusinessDays(p.issuedOn, 1, holidays);
-    drafts.push(debit(on, 0));
+    const first = debit(on, 0);
+    drafts.push(
+      i === foldedAt
+        ? { ...first, entry: { ...first.entry, amount: p.amount + FOLDED_CHARGE, foldedCharge: FOLDED_CHARGE } }
+        : first,
+    );
     if (i === duplicateAt) {
       const again = debit(addBusinessDays(on, 1, holidays), 1);
       drafts.push(again);
@@ -313,7 +335,8 @@ function payoutDebits(
 /** Debits of one account booked on one day form one batch when there are several (a payment run). */
 function batched(entries: BankWorldEntry[], account: string): BankWorldEntry[] {
   // a charge is the bank's own line, never part of the payment run
-  const inRun = (e: BankWorldEntry) => e.direction === 'debit' && !e.isReturn && !e.transactionCode;
+  const inRun = (e: BankWorldEntry) =>
+    e.direction === 'debit' && !e.isReturn && !e.transactionCode && e.foldedCharge === undefined;
   const debits = entries.filter(inRun);
   if (debits.length < 2) return entries;
   const batchRef = `B-${account.slice(-6)}-${debits[0]!.bookingDate}`;
@@ -432,5 +455,26 @@ export function bankWorld(scenario: Scenario, opts: BankWorldOptions): BankWorld
     amount: c.entry.amount,
     transactionCode: c.entry.transactionCode!,
   }));
-  return { statements, faultyStatements, settlements: s.due, truth, bankCharges: s.charges, accountCharges };
+  const foldedCharges = p.drafts.flatMap((d) =>
+    d.entry.foldedCharge === undefined
+      ? []
+      : [
+          {
+            account: d.account,
+            currency: d.currency,
+            bookingDate: d.entry.bookingDate,
+            amount: d.entry.foldedCharge,
+            reference: d.entry.remittance!,
+          },
+        ],
+  );
+  return {
+    statements,
+    faultyStatements,
+    settlements: s.due,
+    truth,
+    bankCharges: s.charges,
+    accountCharges,
+    foldedCharges,
+  };
 }

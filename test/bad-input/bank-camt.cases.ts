@@ -521,6 +521,137 @@ function camtEncodings(): BankCase[] {
   ];
 }
 
+/**
+ * The charges a transfer states (camt `TxDtls/Chrgs`, `Ntry/Chrgs`; docs/bank.md, "A charge folded into a
+ * transfer"): an amount that is not one refuses the file naming the element and its line, and nothing of it is
+ * imported (the harness counts the store), so no charge is ever split half read.
+ */
+function camtCharges(): BankCase[] {
+  const detail = (id: string, charges: string, txAmt = '4.00') =>
+    camtWith(
+      id,
+      '</Refs>',
+      `</Refs><AmtDtls><TxAmt><Amt Ccy="EUR">${txAmt}</Amt></TxAmt></AmtDtls>\n<Chrgs>${charges}</Chrgs>\n`,
+    );
+  const record = (amt: string, more = '', ccy = 'EUR') => `<Rcrd><Amt Ccy="${ccy}">${amt}</Amt>${more}</Rcrd>`;
+  const at = (text: string, marker: string, path: string) =>
+    new RegExp(`line ${lineOf(text, marker)}, column \\d+ \\(Stmt\\[0\\]/Ntry/${path} entry 1\\)`);
+  const out: BankCase[] = [];
+  const amounts: [string, RegExp][] = [
+    ['-1.50', /not an amount: "-1.50"/],
+    ['1234567890123456.00', /amount too large: 1234567890123456.00/],
+    ['1.505', /more than two decimals: 1.505/],
+    ['1,50', /not an amount: "1,50"/],
+    ['1e3', /not an amount: "1e3"/],
+    ['', /not an amount: ""/],
+  ];
+  for (const [amt, problem] of amounts) {
+    const text = detail(`C-CHG-${amt}`, record(amt, '<ChrgInclInd>true</ChrgInclInd>'));
+    out.push({
+      name: `camt Chrgs/Rcrd/Amt ${JSON.stringify(amt)}`,
+      door: 'camt.053',
+      check: 'charges',
+      bytes: text,
+      expect: refused(at(text, '<Rcrd>', 'NtryDtls/TxDtls/Chrgs/Rcrd/Amt'), problem),
+    });
+  }
+  const cases: [string, string, string, string, RegExp][] = [
+    // name, charges, marker of the line, element path, problem
+    [
+      'a currency that is not one',
+      record('1.50', '', 'eur1'),
+      '<Rcrd>',
+      'NtryDtls/TxDtls/Chrgs/Rcrd/Amt/@Ccy',
+      /currency/i,
+    ],
+    [
+      'ChrgInclInd not a boolean',
+      record('1.50', '<ChrgInclInd>maybe</ChrgInclInd>'),
+      '<Rcrd>',
+      'NtryDtls/TxDtls/Chrgs/Rcrd/ChrgInclInd',
+      /expected true or false, got "maybe"/,
+    ],
+    [
+      'CdtDbtInd unknown',
+      record('1.50', '<CdtDbtInd>XX</CdtDbtInd>'),
+      '<Rcrd>',
+      'NtryDtls/TxDtls/Chrgs/Rcrd/CdtDbtInd',
+      /expected CRDT or DBIT, got "XX"/,
+    ],
+    [
+      'a record without Amt',
+      '<Rcrd><ChrgInclInd>true</ChrgInclInd></Rcrd>',
+      '<Rcrd>',
+      'NtryDtls/TxDtls/Chrgs/Rcrd',
+      /a charge record without Amt/,
+    ],
+    [
+      'TtlChrgsAndTaxAmt negative',
+      '<TtlChrgsAndTaxAmt Ccy="EUR">-1.50</TtlChrgsAndTaxAmt>',
+      '<TtlChrgsAndTaxAmt',
+      'NtryDtls/TxDtls/Chrgs/TtlChrgsAndTaxAmt',
+      /not an amount: "-1.50"/,
+    ],
+    [
+      '.001.02 Chrgs/Amt too large',
+      '<Amt Ccy="EUR">9999999999999999</Amt>',
+      '<Chrgs>',
+      'NtryDtls/TxDtls/Chrgs/Amt',
+      /amount too large/,
+    ],
+  ];
+  for (const [name, charges, marker, path, problem] of cases) {
+    const text = detail(`C-CHG-${name}`, charges);
+    out.push({
+      name: `camt charges: ${name}`,
+      door: 'camt.053',
+      check: 'charges',
+      bytes: text,
+      expect: refused(at(text, marker, path), problem),
+    });
+  }
+  {
+    const text = camtWith('C-CHG-NTRY', '<NtryDtls>', `<Chrgs>\n${record('-0.01')}</Chrgs>\n<NtryDtls>`);
+    out.push({
+      name: 'camt Ntry/Chrgs/Rcrd/Amt negative',
+      door: 'camt.053',
+      check: 'charges',
+      bytes: text,
+      expect: refused(at(text, '<Rcrd>', 'Chrgs/Rcrd/Amt'), /not an amount: "-0.01"/),
+    });
+  }
+  {
+    const text = detail('C-CHG-MANY', record('0.01').repeat(1_001));
+    out.push({
+      name: 'camt 1,001 charge records in one entry',
+      door: 'camt.053',
+      check: 'charges',
+      bytes: text,
+      expect: refused(/Stmt\[0\]\/Ntry\/NtryDtls\/TxDtls\/Chrgs\/Rcrd entry 1/, /more than 1000 charges in one entry/),
+    });
+  }
+  out.push(
+    {
+      name: 'camt charges stated: carried as written',
+      door: 'camt.053',
+      check: 'charges',
+      bytes: detail('C-CHG-OK', record('1.00', '<CdtDbtInd>DBIT</CdtDbtInd><ChrgInclInd>true</ChrgInclInd>'), '4.00'),
+      expect: accepted(2, ['charges', [{ amount: '100', currency: 'EUR', direction: 'debit', included: true }]]),
+    },
+    {
+      name: 'camt charge of 15 digits: kept exact (not split: it does not add up)',
+      door: 'camt.053',
+      check: 'charges',
+      bytes: detail('C-CHG-BIG', record('999999999999999.99')),
+      expect: accepted(2, [
+        'charges',
+        [{ amount: '99999999999999999', currency: 'EUR', direction: null, included: null }],
+      ]),
+    },
+  );
+  return out;
+}
+
 /** windows-1251 bytes of the Cyrillic letters the cases use. */
 const CP1251: Record<string, number> = {
   '\u041f': 0xcf,
@@ -538,4 +669,5 @@ export const camtCases: readonly BankCase[] = [
   ...camtCurrencies(),
   ...camtTexts(),
   ...camtEncodings(),
+  ...camtCharges(),
 ];

@@ -151,6 +151,51 @@ export const latin = (s: string, encoding: 'latin1' = 'latin1') => Buffer.from(s
 
 // ---------------------------------------------------------------- MT940
 
+/**
+ * SWIFT's `/OCMT/` and `/CHGS/` codes of a statement line (the `:61:` supplementary details; docs/bank.md, "A charge
+ * folded into a transfer"): a value that is not a currency and an amount refuses the file naming the line.
+ */
+function mt940Charges(
+  m: (name: string, check: string, bytes: string | Buffer, expect: Outcome) => BankCase,
+): BankCase[] {
+  const out: BankCase[] = [];
+  const line = (id: string, codes: string) => mt940With(id, /(:61:2506020602D[^\r]*\r\n)/, `$1${codes}\r\n`);
+  const bad: [string, string, RegExp][] = [
+    ['negative', '/OCMT/EUR1,00//CHGS/EUR-1,00/', /:61: \/CHGS\/ not an amount: "-1,00"/],
+    ['16 digits', '/OCMT/EUR1,00//CHGS/EUR1234567890123456,00/', /:61: \/CHGS\/ amount too large/],
+    ['three decimals', '/OCMT/EUR1,00//CHGS/EUR1,005/', /:61: \/CHGS\/ more than two decimals/],
+    ['a currency that is not one', '/CHGS/eu1,00/', /:61: \/CHGS\/ not a currency code/],
+    ['an original amount with a point', '/OCMT/EUR1.00//CHGS/EUR1,00/', /:61: \/OCMT\/ not an amount: "1.00"/],
+  ];
+  for (const [what, codes, problem] of bad) {
+    const text = line(`M-CHG-${what}`, codes);
+    out.push(m(`MT940 /CHGS/ ${what}`, 'charges', text, refused(`line ${lineOf(text, ':61:2506020602D')}`, problem)));
+  }
+  // in a coded :86: (the :61: details hold 4,096 characters at most): four lines of 251 codes, a line at most 4,096
+  const many = mt940With(
+    'M-CHG-MANY',
+    /:86:177[^\r]*/,
+    `:86:/REMI/R-TWO${Array.from({ length: 4 }, () => '/CHGS/EUR0,01'.repeat(251)).join('\r\n')}`,
+  );
+  out.push(
+    m(
+      'MT940 1,004 /CHGS/ codes',
+      'charges',
+      many,
+      refused(`line ${lineOf(many, ':86:/REMI/R-TWO')}`, /:86: more than 1000 \/CHGS\/ codes/),
+    ),
+  );
+  out.push(
+    m(
+      'MT940 /OCMT/ and /CHGS/: carried as written',
+      'charges',
+      line('M-CHG-OK', '/OCMT/EUR1,50//CHGS/EUR0,50/'),
+      accepted(2, ['remittance', 'R-ONE']),
+    ),
+  );
+  return out;
+}
+
 function mt940Cases(): BankCase[] {
   const m = (name: string, check: string, bytes: string | Buffer, expect: Outcome, encoding?: string): BankCase => ({
     name,
@@ -297,6 +342,7 @@ function mt940Cases(): BankCase[] {
       'x-evil',
     ),
   );
+  out.push(...mt940Charges(m));
   return out;
 }
 

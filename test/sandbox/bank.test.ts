@@ -75,6 +75,20 @@ describe('the sandbox bank world', () => {
     );
     expect(world.statements.flatMap((s) => s.entries).filter((e) => e.isReturn)).toHaveLength(1);
     expect(world.bankCharges).toHaveLength(1);
+    // one payout's debit holds the bank's charge, stated: booked on its own, not in the payment run
+    const folded = world.statements.flatMap((s) => s.entries).filter((e) => e.foldedCharge !== undefined);
+    expect(folded.map((e) => [e.foldedCharge, e.batchRef])).toEqual([[150n, null]]);
+    const payout = payouts.find((p) => p.reference === folded[0]!.remittance)!;
+    expect(folded[0]!.amount).toBe(payout.amount + 150n);
+    expect(world.foldedCharges).toEqual([
+      {
+        account: accounts['UAH']!.payouts,
+        currency: 'UAH',
+        bookingDate: folded[0]!.bookingDate,
+        amount: 150n,
+        reference: payout.reference,
+      },
+    ]);
   });
 
   it("recon's settlement projection finds exactly the world's settlement ground truth", async () => {
@@ -113,9 +127,11 @@ describe('the sandbox bank world', () => {
       );
       const [fees] = await db.sql<{ total: string }[]>`
         select coalesce(sum(amount), 0)::text as total from recon.journal_lines where account = 'bank_fees'`;
-      // what the tolerance absorbed and the bank's own charges, both bank fees
+      // what the tolerance absorbed, the bank's own charges and the one folded into a payout, all bank fees
       expect(BigInt(fees!.total)).toBe(
-        world.bankCharges.reduce((s, c) => s + c.charge, 0n) + world.accountCharges.reduce((s, c) => s + c.amount, 0n),
+        world.bankCharges.reduce((s, c) => s + c.charge, 0n) +
+          world.accountCharges.reduce((s, c) => s + c.amount, 0n) +
+          world.foldedCharges.reduce((s, c) => s + c.amount, 0n),
       );
       const expected = await db.sql<{ currency: string; due_on: string; amount: string }[]>`
         select currency, due_on, amount::text from recon.settlements_expected order by currency, due_on`;
@@ -153,6 +169,15 @@ function statementEvents(s: BankWorldStatement): [string, NewEvent[]] {
         isReturn: e.isReturn,
         transactionCode: e.transactionCode ?? null,
         statementId: s.statementId,
+        // a charge folded into the debit, stated as the camt states it (TxAmt and Chrgs)
+        ...(e.foldedCharge === undefined
+          ? {}
+          : {
+              transactionAmount: (e.amount - e.foldedCharge).toString(),
+              charges: [
+                { amount: e.foldedCharge.toString(), currency: s.currency, direction: 'debit', included: true },
+              ],
+            }),
       },
       { idContent: [s.account, e.bankRef, detail] },
     );

@@ -8,6 +8,8 @@ export const MAX_DEPTH = 64;
 export const MAX_TEXT = 65_536;
 /** Transaction details of one entry (a batch booking): the entry is held whole until its end. */
 export const MAX_DETAILS = 100_000;
+/** Charges stated in one entry, its details' included (`Chrgs/Rcrd`): a transfer has a handful. */
+export const MAX_CHARGES = 1_000;
 
 /** ISO 20022 camt.053.001.02 to camt.053.001.13: the versions whose elements this reader knows. */
 export const SUPPORTED_NAMESPACE = /^urn:iso:std:iso:20022:tech:xsd:camt\.053\.001\.(0[2-9]|1[0-3])$/;

@@ -1,4 +1,4 @@
-import type { ParsedEntry } from './types';
+import type { ParsedCharge, ParsedEntry } from './types';
 
 /**
  * The pieces of a camt.053 statement as they are gathered while its elements stream past (camt053.ts), and
@@ -30,7 +30,29 @@ export interface Detail {
   family: string | null;
   subFamily: string | null;
   proprietary: string | null;
+  charges: ParsedCharge[];
 }
+
+/**
+ * One `Chrgs` being read: .001.02 writes a charge's `Amt` on `Chrgs` itself (one `Chrgs` per charge), later
+ * versions one `Rcrd` per charge under it, with `TtlChrgsAndTaxAmt` beside them.
+ */
+export interface Charges {
+  /** the `Amt` (and its `Ccy`) of `Chrgs` itself (.001.02), or of the `Rcrd` being read */
+  own: Charge;
+  record: Charge | null;
+  total: { amount: bigint; currency: string | null } | null;
+  records: number;
+}
+
+export interface Charge {
+  amount: bigint | null;
+  currency: string | null;
+  direction: ParsedCharge['direction'];
+  included: boolean | null;
+}
+
+export const newCharge = (): Charge => ({ amount: null, currency: null, direction: null, included: null });
 
 export interface Entry {
   amount: string | null;
@@ -47,6 +69,7 @@ export interface Entry {
   proprietary: string | null;
   info: string | null;
   details: Detail[];
+  charges: ParsedCharge[];
   index: number;
 }
 
@@ -69,6 +92,7 @@ export const newDetail = (): Detail => ({
   family: null,
   subFamily: null,
   proprietary: null,
+  charges: [],
 });
 
 export const newEntry = (index: number): Entry => ({
@@ -86,6 +110,7 @@ export const newEntry = (index: number): Entry => ({
   proprietary: null,
   info: null,
   details: [],
+  charges: [],
   index,
 });
 

@@ -2,17 +2,19 @@ import type { Readable } from 'node:stream';
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import { checkCurrency, checkText, FREE_TEXT } from '../../input-rules';
 import { minorUnits } from './amount';
-import { FIELD_POLICY, MAX_DEPTH, MAX_DETAILS, MAX_TEXT, SUPPORTED_NAMESPACE } from './camt-rules';
+import { FIELD_POLICY, MAX_CHARGES, MAX_DEPTH, MAX_DETAILS, MAX_TEXT, SUPPORTED_NAMESPACE } from './camt-rules';
 import { dayOfCamt } from './dates';
 import { decodedText, UndecodableBytes, UnknownEncoding } from './decode';
 import {
   type Balance,
+  type Charges,
   childPath,
   codeOf,
   type Detail,
   type Entry,
   localName,
   newBalance,
+  newCharge,
   newDetail,
   newEntry,
   none,
@@ -102,6 +104,10 @@ class CamtReader {
   private entry: Entry | null = null;
   private entryCount = 0;
   private detail: Detail | null = null;
+  /** the `Chrgs` being read (of the entry, or of its detail open), its path, and the entry's charges so far */
+  private charges: Charges | null = null;
+  private chargesPath = '';
+  private chargeCount = 0;
   private sawId = false;
   private sawAcct = false;
   /** namespace declarations in scope (only elements that declare one push here: most declare none) */
@@ -240,8 +246,29 @@ class CamtReader {
       this.checkNamespace(qname, path);
     paths.push(path);
     this.text = '';
-    if (path.startsWith('Stmt')) this.openStatementPart(path, name, tag);
+    if (this.charges !== null || name === 'Chrgs') this.openChargePart(path, parent, tag);
+    else if (path.startsWith('Stmt')) this.openStatementPart(path, name, tag);
   };
+
+  /** A transfer's charges (camt `Ntry/Chrgs`, `TxDtls/Chrgs`): a record begun, an amount's currency. */
+  private openChargePart(path: string, parent: string | undefined, tag: SaxesTagPlain): void {
+    const c = this.charges;
+    if (c === null) {
+      if (this.entry === null || (parent !== 'Stmt/Ntry' && parent !== 'Stmt/Ntry/NtryDtls/TxDtls')) return;
+      this.charges = { own: newCharge(), record: null, total: null, records: 0 };
+      this.chargesPath = path;
+      return;
+    }
+    const rel = path.slice(this.chargesPath.length);
+    if (rel === '/Rcrd') c.record = newCharge();
+    else if (rel === '/Amt' || rel === '/Rcrd/Amt' || rel === '/TtlChrgsAndTaxAmt') {
+      const ccy = tag.attributes['Ccy'];
+      const currency = typeof ccy === 'string' ? this.currencyOf(path, ccy) : null;
+      if (rel === '/Rcrd/Amt' && c.record) c.record.currency = currency;
+      else if (rel === '/Amt') c.own.currency = currency;
+      else c.total = { amount: 0n, currency };
+    }
+  }
 
   /** the path of an element opened: a statement starts a path of its own (Stmt/...), and is begun here */
   private pathOf(name: string, parent: string | undefined): string {
@@ -284,6 +311,7 @@ class CamtReader {
       }
       case 'Stmt/Ntry':
         this.entry = newEntry(this.entryCount++);
+        this.chargeCount = 0;
         break;
       case 'Stmt/Ntry/NtryDtls/TxDtls':
         if (this.entry && this.entry.details.length >= MAX_DETAILS)
@@ -399,6 +427,10 @@ class CamtReader {
   private closeEntryPart(path: string, t: string): void {
     const e = this.entry!;
     const d = this.detail;
+    if (this.charges !== null) {
+      this.closeChargePart(path, t, d?.charges ?? e.charges);
+      return;
+    }
     switch (path) {
       case 'Stmt/Ntry/Amt':
         e.amount = t;
@@ -445,6 +477,67 @@ class CamtReader {
         return;
     }
     if (d) this.closeDetailPart(path, t, d, e);
+  }
+
+  /**
+   * A charge's amount, direction and whether it is included in the entry's amount. Every amount is read as
+   * the entry's are (never negative, at most two decimals and 15 digits): a bad one refuses the file, naming
+   * the element and its line, so nothing of it is imported.
+   */
+  private closeChargePart(path: string, t: string, into: Entry['charges']): void {
+    const c = this.charges!;
+    const rel = path.slice(this.chargesPath.length);
+    const r = c.record;
+    switch (rel) {
+      case '/Amt':
+        c.own.amount = this.chargeAmount(path, t);
+        return;
+      case '/CdtDbtInd':
+        c.own.direction = this.directionOf(path.slice(0, -10), t.trim());
+        return;
+      case '/TtlChrgsAndTaxAmt':
+        c.total = { amount: this.chargeAmount(path, t), currency: c.total?.currency ?? null };
+        return;
+      case '/Rcrd/Amt':
+        if (r) r.amount = this.chargeAmount(path, t);
+        return;
+      case '/Rcrd/CdtDbtInd':
+        if (r) r.direction = this.directionOf(path.slice(0, -10), t.trim());
+        return;
+      case '/Rcrd/ChrgInclInd':
+        if (r) r.included = this.indicatorOf(path, t);
+        return;
+      case '/Rcrd':
+        if (r?.amount == null) this.fail(path, 'a charge record without Amt');
+        this.keepCharge(path, into, { ...r, amount: r.amount });
+        c.record = null;
+        c.records++;
+        return;
+      case '':
+        // .001.02: the charge is Chrgs itself; later: a total alone stands for the charges when no record is given
+        if (c.own.amount !== null) this.keepCharge(path, into, { ...c.own, amount: c.own.amount });
+        else if (c.records === 0 && c.total !== null)
+          this.keepCharge(path, into, { ...c.total, direction: null, included: null });
+        this.charges = null;
+        return;
+    }
+  }
+
+  private keepCharge(path: string, into: Entry['charges'], charge: Entry['charges'][number]): void {
+    if (++this.chargeCount > MAX_CHARGES) this.fail(path, `more than ${MAX_CHARGES} charges in one entry`);
+    into.push(charge);
+  }
+
+  private chargeAmount(path: string, t: string): bigint {
+    const v = minorUnits(t, '.');
+    return typeof v === 'string' ? this.fail(path, v) : v;
+  }
+
+  private indicatorOf(path: string, t: string): boolean {
+    const v = t.trim();
+    if (v === 'true' || v === '1') return true;
+    if (v === 'false' || v === '0') return false;
+    return this.fail(path, `expected true or false, got ${JSON.stringify(v.slice(0, 40))}`);
   }
 
   private closeDetailPart(path: string, t: string, d: Detail, e: Entry): void {
@@ -518,6 +611,12 @@ class CamtReader {
     const details: ParsedDetail[] = e.details.map((d, i) =>
       this.finishDetail(`${path}/NtryDtls/TxDtls[${i}]`, d, direction),
     );
+    // a transfer's TxAmt in another currency than the entry's is not the part of the entry it paid: beside stated
+    // charges it is carried as not given, so that no charge is ever split from the entry by a sum across currencies
+    const one = e.details.length === 1 ? e.details[0]! : null;
+    const txCurrency = one?.amountCurrency ?? null;
+    if (one && txCurrency !== null && txCurrency !== (e.currency ?? this.head?.currency ?? null))
+      if (e.charges.length > 0 || one.charges.length > 0) details[0] = { ...details[0]!, amount: null };
     return {
       amount,
       direction,
@@ -530,6 +629,7 @@ class CamtReader {
       transactionCode: code,
       details,
       info: e.info,
+      ...(e.charges.length > 0 ? { charges: e.charges } : {}),
       where: this.where(path),
     };
   }
@@ -554,6 +654,7 @@ class CamtReader {
       isReturn: d.isReturn || (d.subFamily !== null && RETURN_SUB_FAMILIES.has(d.subFamily)),
       transactionCode: dCode,
       bankRef: d.bankRef,
+      ...(d.charges.length > 0 ? { charges: d.charges } : {}),
     };
   }
 }

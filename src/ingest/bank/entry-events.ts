@@ -52,6 +52,7 @@ export function entryEvents(
   const single = entry.details.length <= 1;
   const details = entry.details.length === 0 ? [null] : entry.details;
   const identity = entryIdentity(entry, day);
+  const charged = single ? chargesOf(entry) : null;
   const occurrence = occurrences.next(day, identity);
   // the id's content {account, detail, entry, occurrence} in canonical form, written out as for the data
   const idHead = `{"account":${JSON.stringify(accountId)},"detail":`;
@@ -74,6 +75,7 @@ export function entryEvents(
       isReturn: entry.isReversal || (d?.isReturn ?? false),
       transactionCode: d?.transactionCode ?? entry.transactionCode,
       statementId: statement.statementId!,
+      ...charged,
     };
     // the parsers build exactly this shape (test/ingest/bank/events.test.ts checks it against the schema);
     // the event is newEvent(BankEntryBooked, data, { validated: true, idContent }) with its canonical
@@ -89,6 +91,27 @@ export function entryEvents(
 }
 
 const ID_SOURCE = `${BankEntryBooked.type}.v${BankEntryBooked.version}`;
+
+/**
+ * What an entry of one transaction detail carries of the charges its file states (the detail's, else the
+ * entry's): nothing when it states none, so that the data of every other entry is what it always was. Not in
+ * the entry's identity: its id is the same with or without them.
+ */
+function chargesOf(entry: ParsedEntry): Pick<EntryData, 'transactionAmount' | 'charges'> | null {
+  const d = entry.details[0];
+  if (d === undefined) return null;
+  const charges = d.charges?.length ? d.charges : entry.charges;
+  if (!charges?.length) return null;
+  return {
+    transactionAmount: d.amount === null ? null : d.amount.toString(),
+    charges: charges.map((c) => ({
+      amount: c.amount.toString(),
+      currency: c.currency,
+      direction: c.direction,
+      included: c.included,
+    })),
+  };
+}
 
 /**
  * What identifies an entry (docs/bank.md, "Ids"): with the bank's reference, the reference, booking day,
@@ -117,10 +140,17 @@ export function canonicalEntry(d: EntryData): string {
   return (
     `{"accountId":${text(d.accountId)},"amount":${text(d.amount)},"bankRef":${text(d.bankRef)}` +
     `,"batchRef":${text(d.batchRef)},"bookingDate":${text(d.bookingDate)}` +
+    (d.charges === undefined ? '' : `,"charges":[${d.charges.map(canonicalCharge).join(',')}]`) +
     `,"counterpartyAccount":${text(d.counterpartyAccount)},"counterpartyName":${text(d.counterpartyName)}` +
     `,"currency":${text(d.currency)},"detail":${JSON.stringify(d.detail)},"direction":${text(d.direction)}` +
     `,"endToEndId":${text(d.endToEndId)},"isReturn":${JSON.stringify(d.isReturn)},"remittance":${text(d.remittance)}` +
-    `,"statementId":${text(d.statementId)},"transactionCode":${text(d.transactionCode)}` +
+    `,"statementId":${text(d.statementId)}` +
+    (d.transactionAmount === undefined ? '' : `,"transactionAmount":${text(d.transactionAmount)}`) +
+    `,"transactionCode":${text(d.transactionCode)}` +
     `,"valueDate":${text(d.valueDate)}}`
   );
 }
+
+const canonicalCharge = (c: NonNullable<EntryData['charges']>[number]): string =>
+  `{"amount":${text(c.amount)},"currency":${text(c.currency)},"direction":${text(c.direction)}` +
+  `,"included":${JSON.stringify(c.included)}}`;

@@ -96,3 +96,18 @@ function unstructured(text: string): EntryInformation {
     returnCode: coded ? code('RTRN') : null,
   };
 }
+
+/**
+ * SWIFT's codes of a statement line's original amount and of the charges taken with it (field 61's supplementary
+ * details, or a coded field 86): `/OCMT/EUR100,00/`, `/CHGS/EUR1,50/`, values as written (the reader checks them).
+ * A value may run to the next code's slash or to the end of the text.
+ */
+export function swiftAmountCodes(text: string): { original: string | null; charges: string[] } {
+  let original: string | null = null;
+  const charges: string[] = [];
+  for (const m of text.matchAll(/\/(OCMT|CHGS)\/([^/]*)(?=\/|$)/g)) {
+    if (m[1] === 'CHGS') charges.push(m[2]!.trim());
+    else original ??= m[2]!.trim();
+  }
+  return { original, charges };
+}

@@ -1,15 +1,25 @@
 import type { Readable } from 'node:stream';
-import { checkText, FREE_TEXT, NAME_TEXT, quoteForMessage, REFERENCE_TEXT, type TextPolicy } from '../../input-rules';
+import {
+  checkCurrency,
+  checkText,
+  FREE_TEXT,
+  NAME_TEXT,
+  quoteForMessage,
+  REFERENCE_TEXT,
+  type TextPolicy,
+} from '../../input-rules';
 import { minorUnits } from './amount';
 import { dayOfYymmdd } from './dates';
 import { decodedText, UndecodableBytes, UnknownEncoding } from './decode';
 import { LineTooLong, linesOf } from './lines';
-import { entryInformation, subfieldCount } from './mt940-details';
+import { MAX_CHARGES } from './camt-rules';
+import { entryInformation, subfieldCount, swiftAmountCodes } from './mt940-details';
 import {
   BankFileError,
   type BankFileItem,
   type BankFileParser,
   type ParsedBalance,
+  type ParsedCharge,
   type ParsedEntry,
   type StatementHead,
 } from './types';
@@ -256,6 +266,7 @@ class Mt940Reader {
     const details = info ? this.checkedInformation(info) : null;
     const supplementary = this.kept(f.line, '61', 'details', FREE_TEXT, f.lines.slice(1).join(' ').trim() || null);
     const isReturn = mark.startsWith('R') || (details?.gvc != null && RETURN_GVC.has(details.gvc));
+    const stated = this.statedCharges(f, info, m.head!.currency);
     m.entries++;
     return {
       amount: amount as bigint,
@@ -271,7 +282,7 @@ class Mt940Reader {
       info: details?.bookingText ?? supplementary,
       details: [
         {
-          amount: null,
+          amount: stated?.transfer ?? null,
           direction: null,
           endToEndId: details?.endToEndId ?? customerRef,
           remittance: details?.remittance ?? null,
@@ -280,10 +291,50 @@ class Mt940Reader {
           isReturn,
           transactionCode: details?.gvc ?? null,
           bankRef: null,
+          ...(stated ? { charges: stated.charges } : {}),
         },
       ],
       where: `line ${f.line}`,
     };
+  }
+
+  /**
+   * The charges SWIFT's codes state for the line (`/CHGS/`, with `/OCMT/` the transfer's own amount; docs/bank.md,
+   * "A charge folded into a transfer"): from the `:61:` supplementary details that begin with one, else from a
+   * coded `:86:` (one that begins with a `/KEY/`); null when none is stated. The original amount counts as the transfer's only in
+   * the statement's currency. A value that is not a currency and an amount refuses the file, naming the line.
+   */
+  private statedCharges(
+    f: Field,
+    info: Field | null,
+    currency: string | null,
+  ): { transfer: bigint | null; charges: ParsedCharge[] } | null {
+    // codes only where SWIFT puts them: the details begin with one, the :86: is coded (`/KEY/value…`); free text
+    // that happens to hold "/CHGS/" is remittance
+    const details = f.lines.slice(1).join('').trim();
+    const own = /^\/(OCMT|CHGS)\//.test(details) ? swiftAmountCodes(details) : { original: null, charges: [] };
+    const infoText = info?.lines.join('').trim() ?? '';
+    const fromLine = own.original !== null || own.charges.length > 0;
+    if (!fromLine && !/^\/[A-Z]{2,4}\//.test(infoText)) return null;
+    const codes = fromLine ? own : swiftAmountCodes(infoText);
+    if (codes.charges.length === 0) return null;
+    const [at, tag] = fromLine ? [f.line, '61'] : [info!.line, '86'];
+    if (codes.charges.length > MAX_CHARGES) this.fail(at, `:${tag}: more than ${MAX_CHARGES} /CHGS/ codes`);
+    const charges = codes.charges.map((c): ParsedCharge => {
+      const v = this.codedAmount(at, tag, 'CHGS', c);
+      return { amount: v.amount, currency: v.currency, direction: null, included: null };
+    });
+    const original = codes.original === null ? null : this.codedAmount(at, tag, 'OCMT', codes.original);
+    return { transfer: original !== null && original.currency === currency ? original.amount : null, charges };
+  }
+
+  /** `EUR1,50`: a currency code and an amount with a decimal comma */
+  private codedAmount(at: number, tag: string, code: string, value: string): { currency: string; amount: bigint } {
+    const currency = checkCurrency(value.slice(0, 3));
+    if (!currency.ok) this.fail(at, `:${tag}: /${code}/ ${currency.reason}`);
+    const amount = minorUnits(value.slice(3), ',');
+    if (typeof amount === 'string') this.fail(at, `:${tag}: /${code}/ ${amount}`);
+    return { currency: value.slice(0, 3), amount: amount as bigint };
   }
 
   /** `:86:` read with its bounds; each text it gives through its policy */

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
-import type { ParsedDetail, ParsedEntry } from './types';
+import type { ParsedCharge, ParsedDetail, ParsedEntry } from './types';
 
 /**
  * The booked entries of a checked file, kept by the first reading in a temporary file (one JSON array a
@@ -61,9 +61,27 @@ function rowOf(item: SpoolItem): Row {
       d.isReturn,
       d.transactionCode,
       d.bankRef,
+      ...chargeRows(d.charges),
     ]),
+    ...chargeRows(e.charges),
   ];
 }
+
+/** Charges, when there are any (an entry without keeps its row as before): `[amount, currency, direction, included]`. */
+const chargeRows = (charges: readonly ParsedCharge[] | undefined): unknown[][] =>
+  charges?.length ? [charges.map((c) => [c.amount.toString(), c.currency, c.direction, c.included])] : [];
+
+const chargesOf = (rows: unknown): { charges?: ParsedCharge[] } =>
+  rows === undefined
+    ? {}
+    : {
+        charges: (rows as [string, string | null, ParsedCharge['direction'], boolean | null][]).map((c) => ({
+          amount: BigInt(c[0]),
+          currency: c[1],
+          direction: c[2],
+          included: c[3],
+        })),
+      };
 
 type DetailRow = [string | null, ...unknown[]];
 
@@ -82,6 +100,7 @@ function itemOf(row: Row): SpoolItem {
       isReturn: d[6] as boolean,
       transactionCode: d[7] as string | null,
       bankRef: d[8] as string | null,
+      ...chargesOf(d[9]),
     }),
   );
   const entry: ParsedEntry = {
@@ -96,6 +115,7 @@ function itemOf(row: Row): SpoolItem {
     transactionCode: code as string | null,
     details,
     info: info as string | null,
+    ...chargesOf(row[13]),
     where: '',
   };
   return { kind: 'entry', statement, entry };

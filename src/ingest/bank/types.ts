@@ -34,6 +34,20 @@ export interface ParsedStatement extends StatementHead {
   readonly closing: ParsedBalance | null;
 }
 
+/**
+ * A charge the bank states for a transfer (camt.053 `Chrgs/Rcrd`, or `Chrgs` itself in .001.02), as the file
+ * writes it: whether it is folded into the entry's amount is decided by the read models
+ * (src/reconciliation/bank-charges.ts, `foldedChargeOf`), never here.
+ */
+export interface ParsedCharge {
+  readonly amount: bigint;
+  /** the `Amt`'s `Ccy`, null when the file gives none */
+  readonly currency: string | null;
+  readonly direction: Direction | null;
+  /** camt `ChrgInclInd`: the charge is included in the entry's amount (true) or not (false); null: not said */
+  readonly included: boolean | null;
+}
+
 /** One transaction detail of an entry: one for a single payment, several for a batch. */
 export interface ParsedDetail {
   /** null when the file gives no amount for the detail (then the entry's amount, for a single detail) */
@@ -46,6 +60,8 @@ export interface ParsedDetail {
   readonly isReturn: boolean;
   readonly transactionCode: string | null;
   readonly bankRef: string | null;
+  /** the charges the file states for this transfer (camt `TxDtls/Chrgs`); absent or empty when none */
+  readonly charges?: readonly ParsedCharge[];
 }
 
 export interface ParsedEntry {
@@ -62,6 +78,8 @@ export interface ParsedEntry {
   readonly details: readonly ParsedDetail[];
   /** free text of the entry itself (camt AddtlNtryInf), used when no detail carries remittance */
   readonly info: string | null;
+  /** the charges the file states at the entry's level (camt `Ntry/Chrgs`); absent or empty when none */
+  readonly charges?: readonly ParsedCharge[];
   /** "line 40" or "Stmt[0]/Ntry[12]" */
   readonly where: string;
 }

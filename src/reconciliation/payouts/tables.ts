@@ -7,7 +7,7 @@ import { SubMerchantRegistered } from '../../events/ledger-events';
 import { StatementIssued } from '../../events/statement-events';
 import type { Tx } from '../../projector/projection';
 import type { RecordedEvent } from '../../store/types';
-import { isBankCharge } from '../bank-charges';
+import { foldedChargeOf, isBankCharge } from '../bank-charges';
 import { type ClockReading, eventTime as clockTime } from '../event-clock';
 
 /**
@@ -123,7 +123,8 @@ export function payoutRowsOf(events: readonly RecordedEvent[], bank: BankConfig,
         account_id: d.accountId,
         currency: d.currency,
         direction: d.direction,
-        amount: d.amount,
+        // a charge the bank folded into the debit is not paid to the payee: the journal books it as a bank fee
+        amount: (BigInt(d.amount) - foldedChargeOf(d, bank.charges)).toString(),
         booking_date: d.bookingDate,
         end_to_end_id: d.endToEndId,
         remittance: d.remittance,

@@ -78,6 +78,19 @@ describe('entry events: canonical data', () => {
       isReturn: fc.boolean(),
       transactionCode: text,
       bankRef: text,
+      // the charges a camt detail states: carried on the event only when there are some
+      charges: fc.option(
+        fc.array(
+          fc.record({
+            amount: fc.bigInt({ min: 0n, max: 10n ** 15n }),
+            currency: fc.constantFrom('EUR', 'USD', null),
+            direction: fc.constantFrom('credit' as const, 'debit' as const, null),
+            included: fc.constantFrom(true, false, null),
+          }),
+          { maxLength: 2 },
+        ),
+        { nil: undefined },
+      ),
     });
     fc.assert(
       fc.property(
