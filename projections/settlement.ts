@@ -94,9 +94,10 @@ function views(ctx: ProjectionContext): readonly string[] {
 // 5: a credit the bank reversed since (a debit marked as a return) pays no due day, nor a credit marked as a
 //    return (cash_credits.is_return)
 // 6: a short payment's rest paid by a second credit pays the day in full (match.ts rule 3)
+// 7: of the credits that fit a short's rest, the closest, one handed over to a short with no other (rule 3)
 export const projection: Projection = {
   name: 'settlement',
-  version: 6,
+  version: 7,
   usesBank: true,
   retryByReplay: true,
   handles: eventTypes(CASH_EVENTS, DECISIONS),

@@ -31,7 +31,7 @@ import {
 import { ExceptionRefused } from './errors';
 import type { Proposal } from './state';
 import { needsSecondPerson } from './severity';
-import { revocationOf } from '../reconciliation/decisions';
+import { releasedByPay, revocationOf } from '../reconciliation/decisions';
 
 /**
  * The exception's actions (docs/exceptions.md, "The exception's life"). Each is planned (roles, state and
@@ -249,10 +249,12 @@ function planAccept(ctx: ExceptionContext, actor: Person, r: Extract<ActionReque
   const decision = decisionFor(ctx, r.decision);
   const note = text('note', r.note);
   const amount = ctx.item.amountInDoubt;
+  // a release weighed as what the statements hold for it (the whole payment under a `payment` hold rule)
+  const released = decision === 'pay' ? releasedByPay(ctx.item.discrepancy, ctx.holdPolicy) : null;
   const needsApproval = needsSecondPerson(
     ctx.policy,
     decision,
-    amount === null ? null : BigInt(amount),
+    decision === 'pay' ? released : amount === null ? null : BigInt(amount),
     ctx.item.currency,
   );
   const at = ctx.at.toISOString();
@@ -275,6 +277,7 @@ function planAccept(ctx: ExceptionContext, actor: Person, r: Extract<ActionReque
     summary: needsApproval ? `propose ${what} (needs a second person's approval)` : `accept: ${what}`,
     events: [event],
     revision: ctx.work.revision,
+    ...(released !== null ? { released } : {}),
     ...(needsApproval ? {} : { money: accepting(ctx.item.id, note, actor.id, ctx.at, decision) }),
   };
 }

@@ -59,8 +59,11 @@ function moneyDecisionOf(
     currency: string | null;
     needsApproval: boolean;
   };
-  if ((d.decision !== 'write_off' && d.decision !== 'pay') || d.amountInDoubt === null) return null;
-  return { decision: d.decision, currency: d.currency, amount: BigInt(d.amountInDoubt), waits: d.needsApproval };
+  if (d.decision !== 'write_off' && d.decision !== 'pay') return null;
+  // a release summed as what it releases on the statements (the whole payment under a `payment` hold rule)
+  const amount = d.decision === 'pay' && plan.released !== undefined ? plan.released : d.amountInDoubt;
+  if (amount === null) return null;
+  return { decision: d.decision, currency: d.currency, amount: BigInt(amount), waits: d.needsApproval };
 }
 
 /**

@@ -100,6 +100,8 @@ export interface Plan {
    * appended with the exception's events in one appendMany (refused: ExceptionRefused, nothing written)
    */
   readonly money?: (deps: ExceptionDeps) => Promise<AppendRequest>;
+  /** an acceptance deciding pay: what it releases on the statements (decisions.ts `releasedByPay`), minor units */
+  readonly released?: bigint;
 }
 
 /**

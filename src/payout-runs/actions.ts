@@ -174,23 +174,34 @@ async function noReleaseTakenBack(store: EventStore, run: PayoutRun): Promise<vo
 /**
  * A run records each creditor's account when drafted. The directory naming another account since (the old one
  * closed, or wrong) means the transfer would go where the sub-merchant no longer wants it: neither approved,
- * filed nor sent; cancelled, the month is drafted again to the account in force.
+ * filed nor sent; cancelled, the month is drafted again to the account in force. Nor is one whose account the
+ * directory still names but no longer trusts (it replaced another since, e.g. back from a confirmed one, or the
+ * run was drafted before confirmations existed): a draft made now would leave it out (payee_account_unconfirmed).
  */
 async function payeesUnchanged(store: EventStore, run: PayoutRun): Promise<void> {
   const payees = new Map<string, Awaited<ReturnType<typeof payeeOf>>>();
   const changed: string[] = [];
+  const unconfirmed: string[] = [];
   for (const l of run.lines) {
     // a sub-merchant's directory stream read once, whatever its currencies' lines
     if (!payees.has(l.subMerchantId)) payees.set(l.subMerchantId, await payeeOf(store, l.subMerchantId));
     const now = payees.get(l.subMerchantId);
     if (now?.payoutAccount !== l.creditorAccount || (now.payoutBic ?? undefined) !== l.creditorAgent)
       changed.push(l.reference);
+    else if (now.accountConfirmed === false) unconfirmed.push(`${l.reference} (${l.subMerchantId})`);
   }
   if (changed.length > 0)
     throw new PayoutRunRefused(
       'PAYEE_CHANGED',
       `${run.id} pays ${changed.join(', ')} to a payout account the directory no longer names (changed since it ` +
         `was drafted); cancel it (recon payout-runs cancel ${run.id} --reason ...) and draft the month again`,
+    );
+  if (unconfirmed.length > 0)
+    throw new PayoutRunRefused(
+      'PAYEE_CHANGED',
+      `${run.id} pays ${unconfirmed.join(', ')} to a payout account that replaced another in the directory and ` +
+        'that no approver has confirmed (recon payout-runs confirm-payee SM-ID --account IBAN --note TEXT); ' +
+        `confirm it, or cancel the run (recon payout-runs cancel ${run.id} --reason ...)`,
     );
 }
 

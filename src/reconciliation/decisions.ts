@@ -9,9 +9,9 @@ import { isStoreError } from '../store/errors';
 import { writeOffAccountProblem } from '../config/write-off';
 import { writeOffSideOf } from '../journal-rules';
 import type { AppendRequest, EventStore, RecordedEvent } from '../store/types';
-import { amountInDoubt } from './discrepancies/amounts';
+import { amountInDoubt, discrepancyAmount } from './discrepancies/amounts';
 import type { DiscrepancyRecord } from './discrepancy-types';
-import { type HoldPolicy, holdingTypesOf, holdPolicyFromEnv, holdsMoneyUnder } from '../config/hold-policy';
+import { type HoldPolicy, holdingTypesOf, holdPolicyFromEnv, holdRuleOf, holdsMoneyUnder } from '../config/hold-policy';
 
 /**
  * The decision in force on one discrepancy, read from its stream `discrepancy-<id>` (acceptances and their
@@ -93,6 +93,24 @@ export function decisionRefusal(
       message: `a ${d.type} holds no money on the statements: --decision pay|withhold applies to ${holdingTypesOf(holdPolicy).join(', ')}`,
     };
   return null;
+}
+
+/**
+ * The money a decision `pay` releases on the statements (minor units), or null: what the hold policy in force
+ * holds for the type. Under `payment` the statements hold the payment's whole net, so the release is weighed as
+ * the whole payment (the largest amount a source states), not the amount in doubt alone: a fee difference
+ * a policy holds as `payment` (RECON_HOLD_POLICY=fee_mismatch=payment) releases the payment, not the fee.
+ */
+export function releasedByPay(
+  d: Pick<DiscrepancyRecord, 'type' | 'values' | 'currency'>,
+  holdPolicy: HoldPolicy = holdPolicyFromEnv(),
+): bigint | null {
+  const inDoubt = amountInDoubt(d);
+  if (holdRuleOf(holdPolicy, d.type) !== 'payment') return inDoubt;
+  const whole = discrepancyAmount(d);
+  const payment = whole === null ? null : whole < 0n ? -whole : whole;
+  if (payment === null) return inDoubt;
+  return inDoubt === null || payment > inDoubt ? payment : inDoubt;
 }
 
 const sideInput = (d: DiscrepancyRecord) => ({

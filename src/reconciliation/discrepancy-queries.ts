@@ -5,7 +5,7 @@ import { isSqlState } from '../db/errors';
 import { newEvent } from '../events/catalog';
 import { type Decision, DiscrepancyAccepted, discrepancyStream } from '../events/audit-events';
 import { DEFAULT_WRITE_OFF_ACCOUNT } from '../config/write-off';
-import { decisionIdOf, decisionInForce, decisionRefusal, nextRevisionOf, writeOffOf } from './decisions';
+import { decisionIdOf, decisionInForce, decisionRefusal, nextRevisionOf, releasedByPay, writeOffOf } from './decisions';
 import { amountInDoubt } from './discrepancies/amounts';
 import { isStoreError } from '../store/errors';
 import type { AppendRequest, EventStore } from '../store/types';
@@ -344,11 +344,13 @@ export async function acceptanceOf(
   const refused = decisionRefusal(d, req.decision, req.holdPolicy);
   if (refused) return { ok: false, ...refused };
   const amount = amountInDoubt(d);
-  if (req.decision === 'pay' && amount !== null && req.releaseAllowed && !req.releaseAllowed(amount, d.currency))
+  // weighed as what the statements hold for it (the whole payment under a `payment` rule), not the doubt alone
+  const released = req.decision === 'pay' ? releasedByPay(d, req.holdPolicy) : null;
+  if (released !== null && req.releaseAllowed && !req.releaseAllowed(released, d.currency))
     return {
       ok: false,
       code: 'NEEDS_SECOND_PERSON',
-      message: `discrepancy ${d.id}: releasing ${moneyText(amount, d.currency)} held is above what one person releases alone (exceptions.pay.approvalAbove): propose it with recon exceptions accept ${d.id} --decision pay --note TEXT, for another approver to approve`,
+      message: `discrepancy ${d.id}: releasing ${moneyText(released, d.currency)} held is above what one person releases alone (exceptions.pay.approvalAbove): propose it with recon exceptions accept ${d.id} --decision pay --note TEXT, for another approver to approve`,
     };
   const writeOff =
     req.decision === 'write_off' ? writeOffOf(d, req.writeOffAccount ?? DEFAULT_WRITE_OFF_ACCOUNT) : undefined;

@@ -182,24 +182,26 @@ export function judgeSettlements(
 }
 
 /**
- * Rule 3: each short payment (in credit order) whose rest an unexpected credit pays, within tolerance, becomes
- * the first part of a day paid in two; the credit taken leaves `unexpected`. The day is late if its money was
- * complete after it was due: the later credit carries that lateness, so a late day is one finding.
+ * Rule 3: the short payments whose rest an unexpected credit pays, within tolerance, become the first part of a
+ * day paid in two; the credits taken leave `unexpected`. Each short prefers the credit closest to its rest, and
+ * one an earlier short took is handed over when that short has another that fits (`restsOf`): the first that
+ * fitted took the rest of another day. The day is late if its money was complete after it was due: the later
+ * credit carries that lateness, so a late day is one finding.
  */
 function payRests(matches: SettlementMatch[], unexpected: BankCredit[], rules: MatchRules): SettlementMatch[] {
-  const out: SettlementMatch[] = [];
-  for (const m of [...matches].sort((a, b) => compareCredits(a.credit, b.credit))) {
+  const shorts = matches.filter((m) => m.shortfall > 0n).sort((a, b) => compareCredits(a.credit, b.credit));
+  const restOf = restsOf(shorts, unexpected, rules);
+  const taken = new Set(restOf.values());
+  const out: SettlementMatch[] = matches.filter((m) => !(m.shortfall > 0n));
+  shorts.forEach((m, s) => {
+    const k = restOf.get(s);
+    if (k === undefined) {
+      out.push(m);
+      return;
+    }
     const d = m.days[0]!;
     const rest = m.shortfall;
-    const k =
-      rest > 0n
-        ? unexpected.findIndex((c) => canPay(c, d, rules) && c.amount <= rest && c.amount + rules.tolerance >= rest)
-        : -1;
-    if (k < 0) {
-      out.push(m);
-      continue;
-    }
-    const [second] = unexpected.splice(k, 1) as [BankCredit];
+    const second = unexpected[k]!;
     const laterIsSecond = compareCredits(second, m.credit) > 0;
     const late = lateness(laterIsSecond ? second : m.credit, [d], rules);
     out.push({ ...m, expected: m.credit.amount, shortfall: 0n, late: laterIsSecond ? [] : late });
@@ -212,6 +214,41 @@ function payRests(matches: SettlementMatch[], unexpected: BankCredit[], rules: M
       late: laterIsSecond ? late : [],
       restOf: m.credit.id,
     });
-  }
+  });
+  const left = unexpected.filter((_, i) => !taken.has(i));
+  unexpected.splice(0, unexpected.length, ...left);
   return out;
+}
+
+/**
+ * Which unexpected credit (its index) pays the rest of each short (by index): as many shorts paired as can be
+ * (an augmenting path hands a credit over), each trying the credits that fit closest first, then in credit order.
+ */
+function restsOf(shorts: readonly SettlementMatch[], unexpected: readonly BankCredit[], rules: MatchRules) {
+  const fits = shorts.map((m) => {
+    const d = m.days[0]!;
+    const gap = (i: number) => m.shortfall - unexpected[i]!.amount;
+    return unexpected
+      .map((_, i) => i)
+      .filter((i) => {
+        const c = unexpected[i]!;
+        return canPay(c, d, rules) && gap(i) >= 0n && c.amount + rules.tolerance >= m.shortfall;
+      })
+      .sort((x, y) => (gap(x) < gap(y) ? -1 : gap(x) > gap(y) ? 1 : x - y));
+  });
+  const owner = new Map<number, number>();
+  const pair = (s: number, seen: Set<number>): boolean => {
+    for (const k of fits[s]!) {
+      if (seen.has(k)) continue;
+      seen.add(k);
+      const o = owner.get(k);
+      if (o === undefined || pair(o, seen)) {
+        owner.set(k, s);
+        return true;
+      }
+    }
+    return false;
+  };
+  for (let s = 0; s < shorts.length; s++) pair(s, new Set());
+  return new Map([...owner].map(([k, s]) => [s, k]));
 }
