@@ -1,4 +1,3 @@
-import type { Cell } from '../projector/copy-rows';
 import type { ReportWait, ResendRequest } from './discrepancy-rules';
 import type { DiscrepancyRow } from './discrepancies/columns';
 import { matchMethod, type MatchedOperation } from './matching';
@@ -35,11 +34,6 @@ export interface PaymentState {
   ops: MatchedOperation[] | null;
   /** its operation and receiver rows are written again: new observations, or a receiver's sub-merchant may have changed */
   rowsChanged: boolean;
-  /**
-   * its stored receiver rows (receiverCells of its stored operations), taken before a batch's first new
-   * observation of it: rows equal to them are not written again (write-batch.ts); undefined when not taken
-   */
-  receiversBefore?: Cell[][];
   /** when it is judged again (ms), null when nothing can change by the clock alone */
   due: number | null;
   /** operations whose judgement waits for a report, as of its last full judgement (one per operation, report and time) */

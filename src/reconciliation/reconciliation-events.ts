@@ -18,8 +18,7 @@ import type { DiscrepancyRow } from './discrepancies/columns';
 import { applyFindings, recordAcceptance, recordRevocation } from './discrepancies/lifecycle';
 import { observationOf, type Observation } from './observations';
 import { addObservation, operationsOf, paymentKey, type PaymentState } from './payment-state';
-import { register, subMerchantLookup } from './sub-merchant-names';
-import { receiverCells } from './tables';
+import { register } from './sub-merchant-names';
 
 /**
  * The events the reconciliation reads, each with two handlers: one to plan the batch (which payments and
@@ -95,20 +94,10 @@ export const planning = handlerTable<Plan>(
 const paymentOf = (b: Batch, posId: string, paymentId: string): PaymentState =>
   b.payments.get(paymentKey(posId, paymentId))!;
 
-/** The payment's receiver rows' cells, as writeOperations writes them. */
-export const receiverRowsOf = (p: PaymentState, b: Batch) => {
-  const lookup = subMerchantLookup(b.names);
-  return operationsOf(p).flatMap((op) => receiverCells(op, lookup));
-};
-
 const evolveObservation = (b: Batch, e: RecordedEvent) => {
   const o = b.observed.get(e);
   if (o === undefined) return;
   const p = paymentOf(b, o.posId, o.paymentId);
-  // a stored payment's receiver rows as stored, before its first new observation: most observations (a
-  // period record, a webhook) leave them as they were, and then they are not written again. Matching its
-  // stored methods here costs little more: addObservation re-matches only the method it extends.
-  if (!p.rowsChanged && p.stored.observations !== null) p.receiversBefore = receiverRowsOf(p, b);
   addObservation(p, o);
   p.rowsChanged = true;
   b.added.observations.push(o);

@@ -116,45 +116,22 @@ async function writeAcceptances(tx: Tx, s: string, b: Batch): Promise<void> {
   );
 }
 
-const sameCell = (a: Cell, b: Cell): boolean => {
-  if (a === b) return true;
-  if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
-  return a.every((x, i) => x === b[i]);
-};
-
-/** Are these rows the same cells, in the same order? (undefined and null, or any other object, count as different) */
-function sameRows(a: readonly (readonly Cell[])[], b: readonly (readonly Cell[])[]): boolean {
-  if (a.length !== b.length) return false;
-  return a.every((row, i) => row.length === b[i]!.length && row.every((c, j) => sameCell(c, b[i]![j])));
-}
-
-/**
- * The operations and receiver rows of every payment whose rows changed, replaced whole; a payment's receiver
- * rows are left as stored when they are the same cells (a period record or a webhook changes its operation
- * rows, seldom its receivers: issue 26, a third of what the reconciliation sent).
- */
+/** The operations and receiver rows of every payment whose rows changed, replaced whole. */
 async function writeOperations(tx: Tx, s: string, b: Batch): Promise<void> {
   const changed = [...b.payments.values()].filter((p) => p.rowsChanged);
   const replaced = changed.filter((p) => p.stored.observations !== null);
+  await deletePayments(tx, s, 'operations', replaced);
+  await deletePayments(tx, s, 'operation_receivers', replaced);
+  if (changed.length === 0) return;
   const lookup = subMerchantLookup(b.names);
   const opRows: Cell[][] = [];
   const receiverRows: Cell[][] = [];
-  const receiversKept = new Set<PaymentState>();
   for (const p of changed) {
-    const ops = operationsOf(p);
-    for (const op of ops) opRows.push(operationCells(op));
-    const receivers = ops.flatMap((op) => receiverCells(op, lookup));
-    if (p.receiversBefore !== undefined && sameRows(receivers, p.receiversBefore)) receiversKept.add(p);
-    else for (const r of receivers) receiverRows.push(r);
+    for (const op of operationsOf(p)) {
+      opRows.push(operationCells(op));
+      receiverRows.push(...receiverCells(op, lookup));
+    }
   }
-  await deletePayments(tx, s, 'operations', replaced);
-  await deletePayments(
-    tx,
-    s,
-    'operation_receivers',
-    replaced.filter((p) => !receiversKept.has(p)),
-  );
-  if (changed.length === 0) return;
   await insert(tx, s, 'operations', OPERATION_COLUMNS, opRows);
   await insert(tx, s, 'operation_receivers', RECEIVER_COLUMNS, receiverRows);
 }
