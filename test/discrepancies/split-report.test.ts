@@ -7,6 +7,7 @@ import {
   appendAll,
   at,
   discrepancies,
+  periodRow,
   project,
   registerRows,
   subMerchant,
@@ -203,6 +204,43 @@ describe('split_mismatch waits for the register report of its receiver rows', ()
       ['open', later.events[0]!.id, '2024-05-09T02:00:00.000Z'],
     ]);
     expect(rows[0]!.values).toMatchObject({ shares_sum: '8000', original_amount: '10000' });
+    expect(await waiting()).toEqual([]);
+  });
+
+  it('a split whose shares add up waits for nothing once its period record is there; one that does not waits for its report', async () => {
+    const op = (paymentId: string, short: bigint, hour: string) => {
+      const dateTime = at(`2024-05-10T${hour}:00:00Z`);
+      return [
+        registerRows({
+          paymentId,
+          dateTime,
+          amount: 100_00n,
+          receivers: three(short),
+          reportId: 'rep-C',
+          observedAt: at('2024-05-13T01:00:00Z'),
+        }),
+        periodRow({ paymentId, dateTime, amount: 100_00n, reportId: 'rep-C', observedAt: at('2024-05-13T01:01:00Z') }),
+      ];
+    };
+    await appendAll(store, [...op('pay-split-sums', 0n, '10'), ...op('pay-split-short-c', 100n, '11')]);
+    await project(db.sql, store);
+    // both judged (past the grace) while rep-C is still arriving: only the short one's rows can change at its end
+    expect(await waiting()).toEqual(['pay-split-short-c:rep-C']);
+    const done = syncCompleted({
+      from: at('2024-05-10T00:00:00Z'),
+      to: at('2024-05-11T00:00:00Z'),
+      completedAt: at('2024-05-13T01:05:00Z'),
+      reportId: 'rep-C',
+      announced: 8,
+    });
+    await appendAll(store, [done]);
+    await project(db.sql, store);
+    const rows = (await splitRows()).filter(
+      (r) => r.payment_id === 'pay-split-sums' || r.payment_id === 'pay-split-short-c',
+    );
+    expect(rows.map((r) => [r.payment_id, r.status, r.detected_by_event])).toEqual([
+      ['pay-split-short-c', 'open', done.events[0]!.id],
+    ]);
     expect(await waiting()).toEqual([]);
   });
 
