@@ -182,13 +182,8 @@ export function storePaymentEvents(sql: Sql, store: EventStore, cut: Position): 
   };
 }
 
-/**
- * The lines whose details are read together: their payments' events are read in one batch. A batch's events are
- * parsed whole and dropped once its lines have their details; 1,000 lines' worth lived long enough to reach V8's
- * old generation, and re-issuing the 100k month peaked at 610 MB against 480 MB with 250 (docs/scale.md,
- * "Statements' memory").
- */
-const LINES_PER_BATCH = 250;
+/** The lines whose details are read together: their payments' events are read in one batch. */
+const LINES_PER_BATCH = 1000;
 
 type DetailedLine = { method: string; fee: bigint; eventIds: readonly string[]; paymentId: string };
 

@@ -54,7 +54,7 @@ export interface WrittenStatementFiles {
   readonly files: readonly IssuedFile[];
 }
 
-// lines read ahead of the writer: eight batches of their payments' details (details.ts)
+// lines read ahead of the writer: two batches of their payments' details (details.ts)
 const LINES_AHEAD = 2000;
 
 /** What one sub-merchant's statement is written from (the workbook and the PDF alike). */
