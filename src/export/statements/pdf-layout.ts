@@ -149,26 +149,33 @@ interface CachedFont {
   layoutRun(text: string, features?: unknown): Run;
 }
 
-// words kept in a font's layout cache before it starts over
-const WORDS_KEPT = 20_000;
+// characters of the words kept in a font's layout cache before it starts over: each costs a glyph position of
+// about 150 bytes, so a document's cache holds a few megabytes a font
+export const CHARACTERS_KEPT = 50_000;
 const BOUNDED = new WeakSet<object>();
 
 /**
  * pdfkit keeps the layout of every distinct word a document writes, for as long as the document: a statement's
  * order ids and amounts are nearly all distinct, so a 100k-line PDF held a few hundred megabytes of laid-out
- * words. The cache only saves work (a word laid out again is laid out the same), so once it holds WORDS_KEPT
- * words it starts over, counted by its misses (each a call of `layoutRun`). Once per font.
+ * words. The cache only saves work (a word laid out again is laid out the same), so once the words it holds
+ * have CHARACTERS_KEPT characters it starts over, counted by its misses (each a call of `layoutRun`). Counted by
+ * characters, not words: a word's layout is a glyph and a position a character, and an order id up to 36 of
+ * them (20,000 words a font held two 20k-line statements written at once at 730 MB of heap, against 264 MB so
+ * bounded: docs/scale.md, "Statements' memory"). Once per font.
  */
 export function boundLayoutCache(font: CachedFont | undefined): void {
   if (!font || BOUNDED.has(font) || !font.layoutCache) return;
   BOUNDED.add(font);
   const run = font.layoutRun.bind(font);
-  let missed = 0;
+  let kept = 0;
   font.layoutRun = (text: string, features?: unknown): Run => {
     // a word with features is never cached by pdfkit
-    if (!features && ++missed > WORDS_KEPT) {
-      font.layoutCache = Object.create(null) as object;
-      missed = 1;
+    if (!features) {
+      kept += text.length;
+      if (kept > CHARACTERS_KEPT) {
+        font.layoutCache = Object.create(null) as object;
+        kept = text.length;
+      }
     }
     return run(text, features);
   };
