@@ -26,7 +26,6 @@ import { livePurchases } from './demo-live';
 import { moneyLoop } from './demo-money';
 import { printPayoutCheck } from './demo-payout-check';
 import { DEMO_WEBHOOK_SENDERS, type DemoOptions, type DemoStage, type DemoSummary, isMoneyType } from './demo-types';
-import { collectGarbage } from './heap';
 import { closeRuntime, openRuntime, runnerDepsOf } from './runtime';
 
 export type { DemoOptions, DemoStage, DemoSummary };
@@ -61,8 +60,6 @@ export async function runDemo(baseConfig: Config, log: Logger, opts: DemoOptions
   const step = (text: string) => opts.print(`[${((Date.now() - started) / 1000).toFixed(1).padStart(5)} s] ${text}`);
   const stage = async <T>(name: string, unit: string, run: () => Promise<T>, items: (result: T) => number) => {
     const t0 = performance.now();
-    // what the stage before left is garbage now: collected here, counted in this stage's time (heap.ts)
-    collectGarbage();
     const result = await run();
     await opts.onStage?.({ name, unit, ms: performance.now() - t0, items: items(result) });
     return result;
