@@ -2,19 +2,18 @@ import type { Readable } from 'node:stream';
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import { checkCurrency, checkText, FREE_TEXT } from '../../input-rules';
 import { minorUnits } from './amount';
-import { FIELD_POLICY, MAX_CHARGES, MAX_DEPTH, MAX_DETAILS, MAX_TEXT, SUPPORTED_NAMESPACE } from './camt-rules';
+import { FIELD_POLICY, MAX_DEPTH, MAX_DETAILS, MAX_TEXT, SUPPORTED_NAMESPACE } from './camt-rules';
+import { chargeReading } from './camt053-charges';
 import { dayOfCamt } from './dates';
 import { decodedText, UndecodableBytes, UnknownEncoding } from './decode';
 import {
   type Balance,
-  type Charges,
   childPath,
   codeOf,
   type Detail,
   type Entry,
   localName,
   newBalance,
-  newCharge,
   newDetail,
   newEntry,
   none,
@@ -104,10 +103,12 @@ class CamtReader {
   private entry: Entry | null = null;
   private entryCount = 0;
   private detail: Detail | null = null;
-  /** the `Chrgs` being read (of the entry, or of its detail open), its path, and the entry's charges so far */
-  private charges: Charges | null = null;
-  private chargesPath = '';
-  private chargeCount = 0;
+  /** the `Chrgs` being read (of the entry, or of its detail open), and the entry's charges so far */
+  private readonly charges = chargeReading({
+    fail: (path, problem) => this.fail(path, problem),
+    currencyOf: (path, c) => this.currencyOf(path, c),
+    directionOf: (path, s) => this.directionOf(path, s),
+  });
   private sawId = false;
   private sawAcct = false;
   /** namespace declarations in scope (only elements that declare one push here: most declare none) */
@@ -246,29 +247,9 @@ class CamtReader {
       this.checkNamespace(qname, path);
     paths.push(path);
     this.text = '';
-    if (this.charges !== null || name === 'Chrgs') this.openChargePart(path, parent, tag);
+    if (this.charges.reading || name === 'Chrgs') this.charges.open(path, parent, tag, this.entry !== null);
     else if (path.startsWith('Stmt')) this.openStatementPart(path, name, tag);
   };
-
-  /** A transfer's charges (camt `Ntry/Chrgs`, `TxDtls/Chrgs`): a record begun, an amount's currency. */
-  private openChargePart(path: string, parent: string | undefined, tag: SaxesTagPlain): void {
-    const c = this.charges;
-    if (c === null) {
-      if (this.entry === null || (parent !== 'Stmt/Ntry' && parent !== 'Stmt/Ntry/NtryDtls/TxDtls')) return;
-      this.charges = { own: newCharge(), record: null, total: null, records: 0 };
-      this.chargesPath = path;
-      return;
-    }
-    const rel = path.slice(this.chargesPath.length);
-    if (rel === '/Rcrd') c.record = newCharge();
-    else if (rel === '/Amt' || rel === '/Rcrd/Amt' || rel === '/TtlChrgsAndTaxAmt') {
-      const ccy = tag.attributes['Ccy'];
-      const currency = typeof ccy === 'string' ? this.currencyOf(path, ccy) : null;
-      if (rel === '/Rcrd/Amt' && c.record) c.record.currency = currency;
-      else if (rel === '/Amt') c.own.currency = currency;
-      else c.total = { amount: 0n, currency };
-    }
-  }
 
   /** the path of an element opened: a statement starts a path of its own (Stmt/...), and is begun here */
   private pathOf(name: string, parent: string | undefined): string {
@@ -311,7 +292,7 @@ class CamtReader {
       }
       case 'Stmt/Ntry':
         this.entry = newEntry(this.entryCount++);
-        this.chargeCount = 0;
+        this.charges.newEntry();
         break;
       case 'Stmt/Ntry/NtryDtls/TxDtls':
         if (this.entry && this.entry.details.length >= MAX_DETAILS)
@@ -427,8 +408,8 @@ class CamtReader {
   private closeEntryPart(path: string, t: string): void {
     const e = this.entry!;
     const d = this.detail;
-    if (this.charges !== null) {
-      this.closeChargePart(path, t, d?.charges ?? e.charges);
+    if (this.charges.reading) {
+      this.charges.close(path, t, d?.charges ?? e.charges);
       return;
     }
     switch (path) {
@@ -477,67 +458,6 @@ class CamtReader {
         return;
     }
     if (d) this.closeDetailPart(path, t, d, e);
-  }
-
-  /**
-   * A charge's amount, direction and whether it is included in the entry's amount. Every amount is read as
-   * the entry's are (never negative, at most two decimals and 15 digits): a bad one refuses the file, naming
-   * the element and its line, so nothing of it is imported.
-   */
-  private closeChargePart(path: string, t: string, into: Entry['charges']): void {
-    const c = this.charges!;
-    const rel = path.slice(this.chargesPath.length);
-    const r = c.record;
-    switch (rel) {
-      case '/Amt':
-        c.own.amount = this.chargeAmount(path, t);
-        return;
-      case '/CdtDbtInd':
-        c.own.direction = this.directionOf(path.slice(0, -10), t.trim());
-        return;
-      case '/TtlChrgsAndTaxAmt':
-        c.total = { amount: this.chargeAmount(path, t), currency: c.total?.currency ?? null };
-        return;
-      case '/Rcrd/Amt':
-        if (r) r.amount = this.chargeAmount(path, t);
-        return;
-      case '/Rcrd/CdtDbtInd':
-        if (r) r.direction = this.directionOf(path.slice(0, -10), t.trim());
-        return;
-      case '/Rcrd/ChrgInclInd':
-        if (r) r.included = this.indicatorOf(path, t);
-        return;
-      case '/Rcrd':
-        if (r?.amount == null) this.fail(path, 'a charge record without Amt');
-        this.keepCharge(path, into, { ...r, amount: r.amount });
-        c.record = null;
-        c.records++;
-        return;
-      case '':
-        // .001.02: the charge is Chrgs itself; later: a total alone stands for the charges when no record is given
-        if (c.own.amount !== null) this.keepCharge(path, into, { ...c.own, amount: c.own.amount });
-        else if (c.records === 0 && c.total !== null)
-          this.keepCharge(path, into, { ...c.total, direction: null, included: null });
-        this.charges = null;
-        return;
-    }
-  }
-
-  private keepCharge(path: string, into: Entry['charges'], charge: Entry['charges'][number]): void {
-    if (++this.chargeCount > MAX_CHARGES) this.fail(path, `more than ${MAX_CHARGES} charges in one entry`);
-    into.push(charge);
-  }
-
-  private chargeAmount(path: string, t: string): bigint {
-    const v = minorUnits(t, '.');
-    return typeof v === 'string' ? this.fail(path, v) : v;
-  }
-
-  private indicatorOf(path: string, t: string): boolean {
-    const v = t.trim();
-    if (v === 'true' || v === '1') return true;
-    if (v === 'false' || v === '0') return false;
-    return this.fail(path, `expected true or false, got ${JSON.stringify(v.slice(0, 40))}`);
   }
 
   private closeDetailPart(path: string, t: string, d: Detail, e: Entry): void {
