@@ -2,7 +2,7 @@ import { DiscrepancyAccepted, DiscrepancyAcceptanceRevoked, discrepancyStream } 
 import { dataOf, isEvent } from '../events/catalog';
 import { PayeeAccountConfirmed, SubMerchantRegistered, subMerchantStream } from '../events/ledger-events';
 import { StatementIssued, statementStream } from '../events/statement-events';
-import type { EventStore } from '../store/types';
+import type { EventStore, RecordedEvent } from '../store/types';
 import type { BankPaid, DecisionNow, Payee, PlanInput, StatementRun } from './plan';
 import type { PayoutRun } from './runs';
 
@@ -36,10 +36,15 @@ const sameAccount = (a: Account | null, b: Account | null) =>
  * change): a directory file changed by whoever can edit it never redirects a payout on its own.
  */
 export async function payeeOf(store: EventStore, subMerchantId: string): Promise<Payee | null> {
+  return payeeFrom(await store.readStream(subMerchantStream(subMerchantId)));
+}
+
+/** `payeeOf` from the sub-merchant's stream as read (a caller that also appends at its revision reads it once). */
+export function payeeFrom(stream: readonly RecordedEvent[]): Payee | null {
   let payee: Payee | null = null;
   let current: Account | null = null;
   let trusted: Account | null = null;
-  for (const e of await store.readStream(subMerchantStream(subMerchantId))) {
+  for (const e of stream) {
     if (isEvent(PayeeAccountConfirmed, e)) {
       const d = dataOf(PayeeAccountConfirmed, e);
       const confirmed = { account: d.payoutAccount, bic: d.payoutBic };
