@@ -31,9 +31,10 @@ const sameAccount = (a: Account | null, b: Account | null) =>
 
 /**
  * The directory entry as it stands now: the last registration of the sub-merchant, and whether its payout
- * account is trusted. The first account a sub-merchant is given is (its onboarding); an account or BIC that
- * replaces a trusted one is trusted once a named person confirms exactly it (PayeeAccountConfirmed after the
- * change): a directory file changed by whoever can edit it never redirects a payout on its own.
+ * account is trusted. The account of a sub-merchant's first registration is (its onboarding); an account or BIC
+ * that replaces it, or is first given in a later registration, is trusted once a named person confirms exactly it
+ * (PayeeAccountConfirmed after the change): a directory file changed by whoever can edit it never redirects a
+ * payout on its own.
  */
 export async function payeeOf(store: EventStore, subMerchantId: string): Promise<Payee | null> {
   return payeeFrom(await store.readStream(subMerchantStream(subMerchantId)));
@@ -44,6 +45,7 @@ export function payeeFrom(stream: readonly RecordedEvent[]): Payee | null {
   let payee: Payee | null = null;
   let current: Account | null = null;
   let trusted: Account | null = null;
+  let registered = false;
   for (const e of stream) {
     if (isEvent(PayeeAccountConfirmed, e)) {
       const d = dataOf(PayeeAccountConfirmed, e);
@@ -54,7 +56,10 @@ export function payeeFrom(stream: readonly RecordedEvent[]): Payee | null {
     if (!isEvent(SubMerchantRegistered, e)) continue;
     const d = dataOf(SubMerchantRegistered, e);
     current = d.payoutAccount ? { account: d.payoutAccount, bic: d.payoutBic ?? null } : null;
-    if (trusted === null && current !== null) trusted = current;
+    // onboarding is the first registration: an account first given later, once money may have built up with
+    // nowhere to go, is a change like any other and waits for a named person
+    if (!registered && current !== null) trusted = current;
+    registered = true;
     payee = {
       name: d.name,
       legalName: d.legalName ?? null,

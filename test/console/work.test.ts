@@ -2,10 +2,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { person } from '../payout-runs/fixtures';
 import { wasmErrors } from '../payout-runs/validate';
 import { queuePage } from '../../src/console/queue';
 import { dataOf, isEvent, newEvent } from '../../src/events/catalog';
 import { SubMerchantRegistered, subMerchantStream } from '../../src/events/ledger-events';
+import { confirmPayeeAccount } from '../../src/payout-runs/payees';
 import { addUser } from '../../src/people/manage';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import { CHROMIUM, checkPage, launch, SHOTS, signedIn } from './browser';
@@ -47,7 +49,10 @@ afterAll(async () => {
   await s?.stop();
 });
 
-/** The demo registers no payout account; a run pays only sub-merchants with one: register them again with one. */
+/**
+ * The demo registers no payout account; a run pays only sub-merchants with one: register them again with one,
+ * which a named approver confirms (an account first given after onboarding is a change).
+ */
 async function givePayoutAccounts(store: ReturnType<typeof createPostgresEventStore>): Promise<void> {
   const subs = await s.db.sql<{ sub_merchant_id: string }[]>`select sub_merchant_id from recon.sub_merchants`;
   expect(subs.length).toBeGreaterThan(0);
@@ -58,6 +63,11 @@ async function givePayoutAccounts(store: ReturnType<typeof createPostgresEventSt
     if (!last) continue;
     const data = { ...dataOf(SubMerchantRegistered, last), payoutAccount: 'UA743052990000026007233566001' };
     await store.append(subMerchantStream(id), [newEvent(SubMerchantRegistered, data)]);
+    await confirmPayeeAccount(store, person('approver-1', 'approver'), {
+      subMerchantId: id,
+      account: data.payoutAccount,
+      note: 'called back on the number on file',
+    });
   }
 }
 

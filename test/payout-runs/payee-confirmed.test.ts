@@ -17,7 +17,8 @@ import { BANK, ENV, issue, NONE_PAID, person, register } from './fixtures';
 /**
  * A payout account that replaces another in the directory (RECON_SUB_MERCHANTS, edited by whoever can edit the
  * file) is paid nothing until a named approver confirms exactly it: a changed file alone never redirects money.
- * The first account a sub-merchant is given is its onboarding, trusted as before.
+ * The account of a sub-merchant's first registration is its onboarding, trusted as before; an account first given
+ * in a later registration waits for a confirmation like a replacement.
  */
 
 let db: TestDatabase;
@@ -47,8 +48,10 @@ beforeAll(async () => {
   approverToken = (await addUser(store, admin.token, { id: 'petro', name: 'Petro', role: 'approver' })).token;
   await register(store, 'SM-A', { payoutAccount: OLD });
   await register(store, 'SM-B', { payoutAccount: OLD });
+  await register(store, 'SM-C');
   await issue(store, '2026-05', [payout('SM-A', '2026-05')]);
   await issue(store, '2026-06', [payout('SM-B', '2026-06')]);
+  await issue(store, '2026-07', [payout('SM-C', '2026-07')]);
 }, 120_000);
 afterAll(async () => {
   await db.drop();
@@ -112,6 +115,24 @@ describe("a payee's new payout account", () => {
     // back to the old account, never confirmed as a replacement: left out again
     await importSubMerchants(store, [{ ...row, payoutAccount: OLD }]);
     expect(await payeeOf(store, 'SM-A')).toMatchObject({ payoutAccount: OLD, accountConfirmed: false });
+  });
+
+  it('an account first given after onboarding, money waiting with nowhere to go, is a change: confirmed first', async () => {
+    const none = await draft('2026-07');
+    expect(none.plan.leftOut).toEqual([
+      expect.objectContaining({ subMerchantId: 'SM-C', reason: 'no_payout_account' }),
+    ]);
+    await register(store, 'SM-C', { payoutAccount: NEW });
+    expect(await payeeOf(store, 'SM-C')).toMatchObject({ payoutAccount: NEW, accountConfirmed: false });
+    const waiting = await draft('2026-07');
+    expect(waiting.run).toBeNull();
+    expect(waiting.plan.leftOut).toEqual([
+      expect.objectContaining({ subMerchantId: 'SM-C', reason: 'payee_account_unconfirmed' }),
+    ]);
+    const at = { subMerchantId: 'SM-C', account: NEW, note: 'called back on the number we have on file', now: NOW };
+    expect(await confirmPayeeAccount(store, iryna, at)).toBe(true);
+    const paid = await draft('2026-07');
+    expect(paid.run?.lines.map((l) => [l.reference, l.creditorAccount])).toEqual([['RS-SM-C-2026-07-EUR', NEW]]);
   });
 
   it('recon payout-runs confirm-payee, through the real binary', () => {
