@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { demoPspTimeoutMs } from '../../src/cli/demo';
 import { MAX_DEMO_PAYMENTS, parseDemoOptions } from '../../src/cli/demo-options';
 
 /**
@@ -57,4 +58,15 @@ describe('recon demo --payments', () => {
       stderr: expect.stringContaining('--payments'),
     });
   }, 60_000);
+});
+
+describe("the demo's wait for its stand-in PSP", () => {
+  it('is RECON_PSP_TIMEOUT_MS for an ordinary month, in proportion to a large one, never over 600 s', () => {
+    expect(demoPspTimeoutMs(30_000, 300)).toBe(30_000);
+    expect(demoPspTimeoutMs(30_000, 100_000)).toBe(30_000);
+    expect(demoPspTimeoutMs(10_000, 100_000)).toBe(30_000);
+    expect(demoPspTimeoutMs(30_000, 1_000_000)).toBe(300_000);
+    expect(demoPspTimeoutMs(500_000, 1_000_000)).toBe(500_000);
+    expect(demoPspTimeoutMs(600_000, 1_000_000)).toBe(600_000);
+  });
 });
