@@ -111,8 +111,10 @@ describe('a short settlement written off, then its rest paid', () => {
     // traceable: the entry names the acceptance it takes back and the credit that paid the rest
     const [entry] = await db.sql<{ event_ids: string[]; row_key: string; share: bigint }[]>`
       select event_ids::text[], row_key, share from recon.journal_entries where kind = 'write_off_recovery'`;
-    const b2 = (await db.sql<{ event_id: string }[]>`
-      select event_id::text from recon.settlement_bank_lines where bank_ref = 'B2'`)[0]!.event_id;
+    const b2 = (
+      await db.sql<{ event_id: string }[]>`
+      select event_id::text from recon.settlement_bank_lines where bank_ref = 'B2'`
+    )[0]!.event_id;
     expect(entry!.event_ids).toEqual(expect.arrayContaining([acceptance, b2]));
     expect(entry!.share).toBe(-39_100n);
   });
@@ -121,8 +123,10 @@ describe('a short settlement written off, then its rest paid', () => {
     const short = (await rowOf(db, 'settlement_short'))!;
     expect(short).toMatchObject({ status: 'accepted', accepted_by_event: acceptance });
     const recovered = (await rowOf(db, 'settlement_recovered'))!;
-    const b2 = (await db.sql<{ event_id: string }[]>`
-      select event_id::text from recon.settlement_bank_lines where bank_ref = 'B2'`)[0]!.event_id;
+    const b2 = (
+      await db.sql<{ event_id: string }[]>`
+      select event_id::text from recon.settlement_bank_lines where bank_ref = 'B2'`
+    )[0]!.event_id;
     expect(recovered).toMatchObject({
       status: 'open',
       values: {
@@ -143,9 +147,9 @@ describe('a short settlement written off, then its rest paid', () => {
     expect(await balances(db)).toMatchObject({ psp_clearing: 0n, 'expense:write-offs': 0n });
   });
 
-  it('a rebuild in batches of 1 and of 3 gives the same rows and entries', async () => {
+  it('a rebuild in batches of 1, 3 and 1000 gives the same rows and entries', async () => {
     const live = await snapshot(db);
-    for (const size of [1, 3]) {
+    for (const size of [1, 3, 1000]) {
       await rebuildCash(db.sql, store, size);
       expect(await snapshot(db), `batches of ${size}`).toEqual(live);
     }
@@ -218,9 +222,9 @@ describe('a missing settlement written off, then paid', () => {
     expect(await balances(db)).toMatchObject({ psp_clearing: 0n, 'expense:write-offs': 0n });
   });
 
-  it('a rebuild in batches of 1 and of 3 gives the same rows and entries', async () => {
+  it('a rebuild in batches of 1, 3 and 1000 gives the same rows and entries', async () => {
     const live = await snapshot(db);
-    for (const size of [1, 3]) {
+    for (const size of [1, 3, 1000]) {
       await rebuildCash(db.sql, store, size);
       expect(await snapshot(db), `batches of ${size}`).toEqual(live);
     }
