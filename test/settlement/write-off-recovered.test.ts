@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BankEntryBooked, bankAccountStream } from '../../src/events/bank-events';
+import { newEvent } from '../../src/events/catalog';
 import { revokeDecision } from '../../src/reconciliation/decisions';
 import { acceptDiscrepancy } from '../../src/reconciliation/discrepancy-queries';
 import { createPostgresEventStore } from '../../src/store/postgres';
@@ -13,8 +15,9 @@ import { ACCOUNT, credit, projectCash, rebuildCash, sale, statement } from './su
  * charge under the tolerance of 5), arrives the next day: rule 3 pays the day in two. Before, the short stayed
  * accepted with nothing open, and psp_clearing went 39,100 negative. Now the journal books a recovery (the
  * write-off taken back by what came: write-off − / psp_clearing +), and a `settlement_recovered` opens for a
- * person to review the write-off. The same for a `settlement_missing` written off and paid later. A rebuild in
- * batches of 1 and of 3 gives the same rows and entries.
+ * person to review the write-off. The same for a `settlement_missing` written off and paid later. A rest the bank
+ * takes back again reverses the recovery with its match, and resolves the `settlement_recovered`. A rebuild in
+ * batches of 1, 3 and 1000 gives the same rows and entries.
  */
 
 type Db = TestDatabase;
@@ -220,6 +223,82 @@ describe('a missing settlement written off, then paid', () => {
       ['psp_clearing', 99_100n],
     ]);
     expect(await balances(db)).toMatchObject({ psp_clearing: 0n, 'expense:write-offs': 0n });
+  });
+
+  it('a rebuild in batches of 1, 3 and 1000 gives the same rows and entries', async () => {
+    const live = await snapshot(db);
+    for (const size of [1, 3, 1000]) {
+      await rebuildCash(db.sql, store, size);
+      expect(await snapshot(db), `batches of ${size}`).toEqual(live);
+    }
+  });
+});
+
+/** The bank takes a credit back: a debit marked as a return (docs/bank.md, "Matching (many-to-one)"). */
+const reversal = (bankRef: string, day: string, amount: bigint): AppendRequest => ({
+  stream: bankAccountStream(ACCOUNT),
+  events: [
+    newEvent(BankEntryBooked, {
+      accountId: ACCOUNT,
+      currency: 'EUR',
+      direction: 'debit',
+      amount: amount.toString(),
+      bookingDate: day,
+      valueDate: day,
+      bankRef,
+      batchRef: null,
+      detail: 0,
+      endToEndId: null,
+      remittance: 'REVERSAL OF CREDIT',
+      counterpartyName: 'PSP Ltd',
+      counterpartyAccount: 'GB33BUKB20201555555555',
+      isReturn: true,
+      transactionCode: 'PMNT/RCDT/RRTN',
+      statementId: 'S3',
+    }),
+  ],
+});
+
+describe('a short settlement written off, its rest paid, then the rest taken back by the bank', () => {
+  let db: Db;
+  let store: EventStore;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    store = createPostgresEventStore(db.sql);
+    await appendEach(store, [
+      sale('p1', '2026-01-02', 100_000n, 900n),
+      credit('B1', '2026-01-06', 60_000n),
+      statement('S1', '2026-01-01', '2026-01-06', 0n, 60_000n, 1),
+    ]);
+    await projectCash(db.sql, store);
+    const short = (await rowOf(db, 'settlement_short'))!;
+    expect((await accept(db, store, short.id, 'write_off')).ok).toBe(true);
+    await appendEach(store, [credit('B2', '2026-01-07', 39_097n)]);
+    await projectCash(db.sql, store);
+  });
+  afterAll(async () => db?.drop());
+
+  it('the recovery is reversed with the match, the settlement_recovered resolved; the write-off stands', async () => {
+    expect(await rowOf(db, 'settlement_recovered')).toMatchObject({ status: 'open' });
+    await appendEach(store, [reversal('R2', '2026-01-08', 39_097n)]);
+    await projectCash(db.sql, store);
+    expect(await rowOf(db, 'settlement_recovered')).toMatchObject({ status: 'resolved' });
+    expect(await rowOf(db, 'settlement_short')).toMatchObject({ status: 'accepted' });
+    expect(await balances(db)).toMatchObject({
+      psp_clearing: 0n,
+      'expense:write-offs': 39_100n,
+      bank_fees: 0n,
+      [`bank:${ACCOUNT}`]: 60_000n,
+    });
+    const kinds = (await writeOffLines(db)).map((l) => [l.kind, l.account, l.amount]);
+    expect(kinds).toEqual([
+      ['write_off', 'expense:write-offs', 39_100n],
+      ['write_off', 'psp_clearing', -39_100n],
+      ['write_off_recovery', 'expense:write-offs', -39_100n],
+      ['write_off_recovery', 'psp_clearing', 39_100n],
+      ['reversal', 'expense:write-offs', 39_100n],
+      ['reversal', 'psp_clearing', -39_100n],
+    ]);
   });
 
   it('a rebuild in batches of 1, 3 and 1000 gives the same rows and entries', async () => {
