@@ -8,7 +8,8 @@ import { type Effect, effectOf, type InForce, inForce, sameEntries } from '../sr
 import { bookBankCharges } from '../src/ledger/charge-bookings';
 import { bookPayouts, PAYOUT_EVENTS, payoutBookingTables } from '../src/ledger/payout-bookings';
 import { bookSettlements, settlementBookingTables } from '../src/ledger/settlement-bookings';
-import { bookWriteOffs, WRITE_OFF_EVENTS, writeOffBookingTables } from '../src/ledger/write-off-bookings';
+import { WRITE_OFF_EVENTS, writeOffBookingTables } from '../src/ledger/write-off-bookings';
+import { recoveryBookingTables } from '../src/ledger/write-off-recoveries';
 import { BankEntryBooked } from '../src/events/bank-events';
 import { isEvent } from '../src/events/catalog';
 import { eventTypes } from '../src/projector/handlers';
@@ -339,7 +340,7 @@ async function writeEffects(tx: Tx, schema: string, dirty: Booked['dirty'], know
 export const projection: Projection = {
   name: 'journal',
   // what each version changed: docs/ledger.md, "Read-model versions"
-  version: 14,
+  version: 15,
   usesBank: true,
   // the register rows and the directory (below), the settlement bookings (the cash leg's events), the payout
   // bookings, the bank's charges (a booked entry), write-offs and their revocations
@@ -383,7 +384,7 @@ export const projection: Projection = {
       create table ${s}.entries (
         -- unique (entries_pkey), made when the build goes live
         entry_id text not null,
-        kind text not null check (kind in ('settlement', 'reserve_release', 'reversal', 'bank_settlement', 'payout', 'bank_charge', 'write_off')),
+        kind text not null check (kind in ('settlement', 'reserve_release', 'reversal', 'bank_settlement', 'payout', 'bank_charge', 'write_off', 'write_off_recovery')),
         reverses text,
         row_key text not null,
         pos_id text not null,
@@ -426,13 +427,14 @@ export const projection: Projection = {
     await tx.unsafe(settlementBookingTables(s));
     await tx.unsafe(payoutBookingTables(s));
     await tx.unsafe(writeOffBookingTables(s));
+    await tx.unsafe(recoveryBookingTables(s));
   },
 
   async apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionContext) {
+    // the settlement bookings, the write-offs and their recoveries, append by append
     await bookSettlements(tx, events, ctx);
     await bookPayouts(tx, events, ctx);
     await bookBankCharges(tx, events, ctx);
-    await bookWriteOffs(tx, events, ctx);
     const batch = observationsOf(events, ctx.timezone);
     if (batch.todo.length === 0) return;
     const [dir, states] = await Promise.all([

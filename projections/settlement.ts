@@ -7,7 +7,10 @@ import {
   type DiscrepancyMemory,
   discrepanciesOf,
   syncDiscrepancies,
+  writeOffsOf,
+  writeOffTable,
 } from '../src/reconciliation/settlement/discrepancies';
+import { recoveriesOf, type WriteOffInForce } from '../src/reconciliation/settlement/recovered';
 import { readModelTables, writeReadModel } from '../src/reconciliation/settlement/read-model';
 import { createDiscrepancyTable, discrepancyView } from '../src/reconciliation/discrepancies/table';
 import {
@@ -33,7 +36,7 @@ import type { RecordedEvent } from '../src/store/types';
 async function setup(tx: Tx, ctx: ProjectionContext) {
   const s = ident(ctx.schema);
   // .unsafe: static DDL, several statements in one (the simple protocol); only the schema name is spliced, quoted
-  await tx.unsafe(`${cashStateTables(s)} ${readModelTables(s)}`);
+  await tx.unsafe(`${cashStateTables(s)} ${readModelTables(s)} ${writeOffTable(s)}`);
   await createDiscrepancyTable(tx, ctx.schema, { indexes: ['(currency)'] });
 }
 
@@ -51,18 +54,24 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
   // judgement from memory equals one from the tables: `CashMemory`, `DiscrepancyMemory`)
   const cash = newCashMemory();
   let found: DiscrepancyMemory = new Map();
+  let writtenOff = new Map<string, WriteOffInForce[]>();
   for (const append of appendsOf(events)) {
-    // a revoked acceptance opens its discrepancy again: its currency is judged again in this append
+    // a revoked acceptance opens its discrepancy again, a write-off's money may have come: its currency is
+    // judged again in this append
     const decided = decides && append.some((e) => isAnyOf(DECISIONS, e));
     const reopened = decided ? await decideSettlementDiscrepancies(tx, ctx.schema, append) : new Set<string>();
     // a decision changed rows behind the memory: they are read again
-    if (decided) found = new Map();
+    if (decided) {
+      found = new Map();
+      writtenOff = new Map();
+    }
     const touched = cashEventsIn(append) ? await applyCashAppend(tx, ctx.schema, append, ctx, cash) : new Set<string>();
     for (const currency of [...new Set([...touched, ...reopened])].sort()) {
       const j = await judgeCurrency(tx, ctx.schema, currency, ctx, cash);
       last.set(currency, j);
       const now = discrepanciesOf(currency, j, rules, ctx.timezone);
-      await syncDiscrepancies(tx, ctx.schema, currency, now, append[append.length - 1]!, found);
+      const recovered = recoveriesOf(currency, j, now, await writeOffsOf(tx, ctx.schema, currency, writtenOff));
+      await syncDiscrepancies(tx, ctx.schema, currency, now, append[append.length - 1]!, found, recovered);
     }
   }
   for (const [currency, j] of last) await writeReadModel(tx, ctx.schema, currency, j, rules);
@@ -95,9 +104,10 @@ function views(ctx: ProjectionContext): readonly string[] {
 //    return (cash_credits.is_return)
 // 6: a short payment's rest paid by a second credit pays the day in full (match.ts rule 3)
 // 7: of the credits that fit a short's rest, the closest, one handed over to a short with no other (rule 3)
+// 8: a write-off whose money came since opens a settlement_recovered (table write_offs; recovered.ts)
 export const projection: Projection = {
   name: 'settlement',
-  version: 7,
+  version: 8,
   usesBank: true,
   retryByReplay: true,
   handles: eventTypes(CASH_EVENTS, DECISIONS),

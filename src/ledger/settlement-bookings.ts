@@ -9,9 +9,17 @@ import {
   judgeCurrency,
   newCashMemory,
 } from '../reconciliation/settlement/state';
+import type { SettlementJudgement } from '../reconciliation/settlement/match';
 import type { RecordedEvent } from '../store/types';
 import { type BankEntry, copyBankEntries, noEntries, type WrittenEntries, writeBankEntry } from './bank-entries';
 import { type StoredBooking, bookingChanges } from './bookings-in-force';
+import { bookWriteOffs, isWriteOffEvent } from './write-off-bookings';
+import {
+  bringRecoveries,
+  currenciesWithWriteOffs,
+  newRecoveryMemory,
+  type RecoveryMemory,
+} from './write-off-recoveries';
 import {
   bookingOf,
   decodeBooking,
@@ -63,6 +71,7 @@ function settlementEntry(b: SettlementBooking): BankEntry {
 interface BatchMemory {
   readonly cash: CashMemory;
   readonly bookings: Map<string, StoredBooking[]>;
+  readonly recoveries: RecoveryMemory;
 }
 
 async function bookingsInForce(tx: Tx, ctx: ProjectionContext, currency: string, memory: BatchMemory) {
@@ -83,7 +92,7 @@ async function bringToMatches(
   out: WrittenEntries,
   next: () => number,
   memory: BatchMemory,
-): Promise<void> {
+): Promise<SettlementJudgement> {
   const j = await judgeCurrency(tx, ctx.schema, currency, ctx, memory.cash);
   const want = new Map(j.matches.map((m) => [m.credit.id, bookingOf(m)]));
   const rows = await bookingsInForce(tx, ctx, currency, memory);
@@ -103,18 +112,40 @@ async function bringToMatches(
     currency,
     inForce.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)),
   );
+  return j;
 }
 
 export async function bookSettlements(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionContext): Promise<void> {
   // with no settlement account there is nothing to clear into (and the journal is spared the cash state)
-  if (!bankOf(ctx).accounts.some((a) => a.role === 'settlement') || !cashEventsIn(events)) return;
+  const cashLeg = bankOf(ctx).accounts.some((a) => a.role === 'settlement');
+  const cash = cashLeg && cashEventsIn(events);
+  const decides = events.some(isWriteOffEvent);
+  if (!cash && !decides) return;
   const out = noEntries();
-  const memory: BatchMemory = { cash: newCashMemory(), bookings: new Map() };
+  const memory: BatchMemory = { cash: newCashMemory(), bookings: new Map(), recoveries: newRecoveryMemory() };
+  // append by append, write-offs and matches in the order the store has them: a recovery (a write-off's money
+  // paid since) depends on both, and must be booked by the same event whatever the batches
   for (const append of appendsOf(events)) {
-    const touched = await applyCashAppend(tx, ctx.schema, append, ctx, memory.cash);
     const by = append[append.length - 1]!;
+    const decisions = decides ? append.filter(isWriteOffEvent) : [];
+    if (decisions.length) {
+      await bookWriteOffs(tx, decisions, ctx);
+      memory.recoveries.writeOffs.clear();
+    }
+    if (!cashLeg) continue;
+    const touched = cashEventsIn(append)
+      ? await applyCashAppend(tx, ctx.schema, append, ctx, memory.cash)
+      : new Set<string>();
     let n = 0;
-    for (const currency of [...touched].sort()) await bringToMatches(tx, ctx, currency, by, out, () => n++, memory);
+    const judged = new Map<string, SettlementJudgement>();
+    for (const currency of [...touched].sort())
+      judged.set(currency, await bringToMatches(tx, ctx, currency, by, out, () => n++, memory));
+    const looked = decisions.length ? [...touched, ...(await currenciesWithWriteOffs(tx, ctx.schema))] : touched;
+    let v = 0;
+    for (const currency of [...new Set(looked)].sort()) {
+      const judge = async () => judged.get(currency) ?? judgeCurrency(tx, ctx.schema, currency, ctx, memory.cash);
+      await bringRecoveries(tx, ctx, currency, judge, by, out, () => v++, memory.recoveries);
+    }
   }
   await copyBankEntries(tx, ctx.schema, out);
 }

@@ -18,6 +18,9 @@ import { copyBankEntries, type WrittenEntries } from './bank-entries';
 
 export const WRITE_OFF_EVENTS = [DiscrepancyAccepted, DiscrepancyAcceptanceRevoked] as const;
 
+export const isWriteOffEvent = (e: RecordedEvent): boolean =>
+  isEvent(DiscrepancyAccepted, e) || isEvent(DiscrepancyAcceptanceRevoked, e);
+
 export function writeOffBookingTables(s: string): string {
   return `create table ${s}.decisions_in_force (discrepancy_id uuid primary key, acceptance uuid not null,
       entry_id text, booking text);`;
@@ -135,7 +138,7 @@ function decide(events: readonly RecordedEvent[], inForce: Map<string, Stored | 
 }
 
 export async function bookWriteOffs(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionContext): Promise<void> {
-  const decided = events.filter((e) => isEvent(DiscrepancyAccepted, e) || isEvent(DiscrepancyAcceptanceRevoked, e));
+  const decided = events.filter(isWriteOffEvent);
   if (decided.length === 0) return;
   const ids = [...new Set(decided.map((e) => (e.data as { discrepancyId: string }).discrepancyId))];
   const inForce: Map<string, Stored | null> = await loadInForce(tx, ctx.schema, ids);

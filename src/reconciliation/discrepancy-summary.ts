@@ -110,6 +110,8 @@ function legDiffers(d: Pick<DiscrepancyRecord, 'type' | 'values' | 'currency'>):
       return `settlement due ${days} received on ${t(v.received_on)}, ${t(v.business_days_late)} business day(s) late: ${m(v.received)}${ref(v.bank_ref)}`;
     case 'settlement_unexpected':
       return `bank credit of ${m(v.amount)} on ${t(v.booked_on)} pays no settlement due${ref(v.bank_ref)}`;
+    case 'settlement_recovered':
+      return `${t(v.written_off_type).replace(/_/g, ' ')} written off for ${m(v.written_off)}: ${m(v.recovered)} of it reached the bank since (still in doubt ${m(v.still_in_doubt)}); the write-off is taken back by that much`;
     case 'payout_missing':
       return `payout ${t(v.reference)} of ${m(v.expected)} due ${t(v.due_on)}: paid ${m(v.paid_out ?? '0')}, returned ${m(v.returned ?? '0')}`;
     case 'payout_amount_mismatch': {

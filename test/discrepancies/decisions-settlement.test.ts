@@ -12,8 +12,10 @@ import { createTestDatabase, type TestDatabase } from '../support/db';
  * 01-09's 29,700 never paid (settlement_missing), 777 credited for nothing (settlement_unexpected), 01-06 and
  * 01-12 paid late. A missing settlement written off is booked against the PSP receivable; the unexpected credit
  * written off is the one gain (the bank against the write-off account); a late one written off books nothing.
- * The missing day paid while its write-off stood changes nothing until the write-off is revoked: then the leg
- * judges it again at once and it is resolved, and the entry is reversed. A replay gives the same.
+ * The missing day paid while its write-off stood stays accepted; the journal takes the write-off back by what
+ * came (a recovery) and a `settlement_recovered` opens for a person to review it. When the write-off is revoked
+ * the leg judges it again at once and it is resolved, the write-off and its recovery reversed, the
+ * `settlement_recovered` resolved. A replay gives the same.
  */
 
 const sales = [
@@ -103,12 +105,17 @@ describe('decisions on the cash leg', () => {
     expect(sum!.total).toBe('0');
   });
 
-  it('paid while written off, it stays accepted; revoked, it is judged again and resolved, the entry reversed', async () => {
+  it('paid while written off, it stays accepted, recovered; revoked, it is judged again and resolved, the entries reversed', async () => {
     const before = await rowOf('settlement_missing');
     // 01-09's 29,700 turns up on a later statement of the account, booked on its deadline
     await appendEach(store, [credit('B5', '2026-01-13', 29_700n, 'stmt-2026-01-13-b')]);
     await projectCash(db.sql, store);
     expect(await rowOf('settlement_missing')).toEqual(before);
+    expect((await lines()).filter((l) => l.kind === 'write_off_recovery')).toEqual([
+      expect.objectContaining({ account: 'expense:write-offs', amount: -29_700n }),
+      expect.objectContaining({ account: 'psp_clearing', amount: 29_700n }),
+    ]);
+    expect(await rowOf('settlement_recovered')).toMatchObject({ status: 'open', amount_in_doubt: null });
     const r = await revokeDecision(store, {
       id: before.id,
       reason: 'it was paid',
@@ -124,6 +131,7 @@ describe('decisions on the cash leg', () => {
       resolved_by_event: revocation,
       updated_by_event: revocation,
     });
+    expect(await rowOf('settlement_recovered')).toMatchObject({ status: 'resolved', resolved_by_event: revocation });
     const reversal = (await lines()).filter((l) => l.entry_id === `${revocation}:wr0`);
     expect(reversal).toEqual([
       { entry_id: `${revocation}:wr0`, kind: 'reversal', account: 'expense:write-offs', amount: -29_700n },

@@ -119,6 +119,19 @@ const CASES: Record<string, [Record<string, unknown>, string, string]> = {
     '7.77 EUR',
     'bank credit of 7.77 EUR on 2026-01-12 pays no settlement',
   ],
+  settlement_recovered: [
+    {
+      written_off_id: '1f0c8a52-3a57-5d8e-9d0f-6a4b1f0b2c11',
+      written_off_type: 'settlement_short',
+      written_off: '39100',
+      recovered: '39100',
+      still_in_doubt: '0',
+      acceptance: '6b1e0f3c-5d0e-4a44-9f55-2c8f1a7d9e01',
+      paid_on: '2026-01-07',
+    },
+    '391.00 EUR',
+    'settlement short written off for 391.00 EUR: 391.00 EUR of it reached the bank since',
+  ],
   order_not_at_psp: [
     { grace_hours: 48, order_amount: '4200', order_currency: 'EUR', order_created_at: '2026-08-02T00:00:00.000Z' },
     '42.00 EUR',

@@ -47,6 +47,8 @@ describe('write-offs in the journal', () => {
       settlement_short: 'loss psp_clearing',
       settlement_late: null,
       settlement_unexpected: `gain ${bank}`,
+      // money that came: nothing is in doubt, so nothing to write off (its write-off only closes it)
+      settlement_recovered: null,
       order_not_at_psp: null,
       payment_without_order: 'loss psp_clearing',
       amount_differs_from_order: 'loss psp_clearing',

@@ -68,6 +68,8 @@ function legAmount(type: string, v: Record<string, unknown>): bigint | null {
       return bigOf(v.expected);
     case 'settlement_late':
       return bigOf(v.received);
+    case 'settlement_recovered':
+      return bigOf(v.recovered);
     case 'settlement_unexpected':
     case 'payout_unexpected':
     case 'payout_duplicate':
@@ -121,6 +123,9 @@ function cashInDoubt(type: string, v: Record<string, unknown>): bigint | null | 
       return absOf(bigOf(v.shortfall));
     case 'settlement_late':
       return absOf(bigOf(v.received));
+    // the money came and the journal booked it: nothing is in doubt, a write-off is to review
+    case 'settlement_recovered':
+      return null;
     default:
       return undefined;
   }

@@ -345,6 +345,20 @@ export const DISCREPANCY_REGISTRY = {
       testedIn: 'test/settlement/settlement.test.ts',
     },
   },
+  settlement_recovered: {
+    leg: 'settlement',
+    meaning: {
+      en: 'money of a settlement written off has reached the bank since: the write-off is taken back by a recovery, to review',
+      uk: 'кошти розрахунку, списаного як збиток, відтоді надійшли до банку: списання сторновано відшкодуванням, перевірте рішення',
+    },
+    hold: { rule: 'none', inDoubt: '— (the money came and is booked: the write-off to review)' },
+    severity: 'medium',
+    sandbox: {
+      by: null,
+      why: 'the sandbox writes nothing off; a write-off followed by the money is built by hand',
+      testedIn: 'test/settlement/write-off-recovered.test.ts',
+    },
+  },
   order_not_at_psp: {
     leg: 'orders',
     meaning: {

@@ -16,6 +16,7 @@ import type { DiscrepancyRow } from '../discrepancies/columns';
 import { readDiscrepancies, writeDiscrepancies } from '../discrepancies/table';
 import type { SettlementJudgement } from './match';
 import { deadlineOf, type MatchRules } from './match';
+import { RECOVERABLE_TYPES, type Recovery, type WriteOffInForce } from './recovered';
 
 /**
  * The cash leg's discrepancies: a judgement gives the findings that hold now for one currency, and the core's
@@ -123,6 +124,34 @@ export function discrepanciesOf(
 }
 
 /**
+ * A write-off's money paid since (recovered.ts): a finding of its own beside the written-off one, which stays
+ * accepted as it was; named by it (its key, operation and account) and by the acceptance and the credits.
+ */
+export function recoveredFinding(
+  currency: string,
+  r: Recovery,
+  row: DiscrepancyRow | undefined,
+): SettlementDiscrepancy {
+  const w = r.writeOff;
+  return finding('settlement_recovered', w.discrepancyId, {
+    posId: row?.pos_id ?? null,
+    operationKey: row?.operation_key ?? `write_off:${w.discrepancyId}`,
+    currency,
+    occurredAt: row?.occurred_at ?? null,
+    values: {
+      written_off_id: w.discrepancyId,
+      written_off_type: w.type,
+      written_off: w.amount.toString(),
+      recovered: r.recovered.toString(),
+      still_in_doubt: r.stillInDoubt.toString(),
+      acceptance: w.acceptance,
+      paid_on: r.paidOn,
+    },
+    evidence: [w.acceptance, ...r.paidBy],
+  });
+}
+
+/**
  * The discrepancy rows of the currencies synced so far in one batch, by currency then id: read from the table
  * once, then kept as written. `applyFindings` changes the map it is given in place (a new row added, a changed
  * one updated), and exactly those rows are written, so the map holds what a read would return, the same by
@@ -132,7 +161,10 @@ export function discrepanciesOf(
  */
 export type DiscrepancyMemory = Map<string, Map<string, DiscrepancyRow>>;
 
-/** Brings the discrepancies of one currency to `now`, as of `by` (the last event of the append). */
+/**
+ * Brings the discrepancies of one currency to `now`, as of `by` (the last event of the append), with a
+ * `settlement_recovered` beside each write-off whose money came since (`recoveries`).
+ */
 export async function syncDiscrepancies(
   tx: Tx,
   schema: string,
@@ -140,28 +172,61 @@ export async function syncDiscrepancies(
   now: readonly SettlementDiscrepancy[],
   by: RecordedEvent,
   memory: DiscrepancyMemory = new Map(),
+  recoveries: readonly Recovery[] = [],
 ): Promise<void> {
   let rows = memory.get(currency);
   if (!rows) {
     rows = new Map((await readDiscrepancies(tx, schema, 'currency', [currency])).map((r) => [r.id, r]));
     memory.set(currency, rows);
   }
+  const found = recoveries.length
+    ? [...now, ...recoveries.map((r) => recoveredFinding(currency, r, rows.get(r.writeOff.discrepancyId)))]
+    : now;
   const lc = newLifecycle();
-  applyFindings(lc, rows, now, { now: by.recordedAt.toISOString(), eventId: by.id });
+  applyFindings(lc, rows, found, { now: by.recordedAt.toISOString(), eventId: by.id });
   await writeDiscrepancies(tx, schema, [...lc.changed.values()], [...lc.changed.keys()]);
+}
+
+/** The table of the write-offs in force of recoverable types (recovered.ts), kept from the decisions. */
+export const writeOffTable = (s: string): string =>
+  `create table ${s}.write_offs (discrepancy_id uuid primary key, currency text not null, type text not null,
+     acceptance uuid not null, amount int8 not null);`;
+
+/** The write-offs in force of one currency, read once per batch (`memory`; forgotten after a decision). */
+export async function writeOffsOf(
+  tx: Tx,
+  schema: string,
+  currency: string,
+  memory: Map<string, WriteOffInForce[]>,
+): Promise<WriteOffInForce[]> {
+  let held = memory.get(currency);
+  if (!held) {
+    const rows = await tx<{ discrepancy_id: string; type: string; acceptance: string; amount: bigint }[]>`
+      select discrepancy_id::text, type, acceptance::text, amount from ${tx(schema)}.write_offs
+      where currency = ${currency} order by discrepancy_id`;
+    held = rows.map((r) => ({
+      discrepancyId: r.discrepancy_id,
+      type: r.type,
+      acceptance: r.acceptance,
+      amount: BigInt(r.amount),
+    }));
+    memory.set(currency, held);
+  }
+  return held;
 }
 
 /**
  * Applies the acceptances of an append, and their revocations, to the discrepancies they name (ids of other
  * legs are left); a revocation is stamped like the leg's other changes (the append's last event). Returns the
- * currencies of the discrepancies opened again, to be judged again in this append.
+ * currencies to judge again in this append: of a discrepancy opened again, or of a write-off made or taken back
+ * (its money may have come already: recovered.ts).
  */
 export async function decideSettlementDiscrepancies(
   tx: Tx,
   schema: string,
   append: readonly RecordedEvent[],
 ): Promise<Set<string>> {
-  const reopened = new Set<string>();
+  const judge = new Set<string>();
   const by = append[append.length - 1]!;
   for (const e of append) {
     const accepted = isEvent(DiscrepancyAccepted, e) ? dataOf(DiscrepancyAccepted, e) : null;
@@ -170,12 +235,21 @@ export async function decideSettlementDiscrepancies(
     if (id === undefined) continue;
     const [row] = await readDiscrepancies(tx, schema, 'id', [id]);
     const lc = newLifecycle();
-    if (accepted) recordAcceptance(lc, row, { ...accepted, eventId: e.id });
-    else if (
+    if (accepted) {
+      recordAcceptance(lc, row, { ...accepted, eventId: e.id });
+      const w = accepted.writeOff;
+      if (lc.changed.has(id) && accepted.decision === 'write_off' && w && RECOVERABLE_TYPES.includes(w.type)) {
+        await tx`insert into ${tx(schema)}.write_offs values (${id}, ${row!.currency ?? ''}, ${w.type}, ${e.id},
+          ${accepted.amount ?? '0'})`;
+        judge.add(row!.currency ?? '');
+      }
+    } else if (
       recordRevocation(lc, row, { ...revoked!, eventId: e.id }, { now: by.recordedAt.toISOString(), eventId: e.id })
-    )
-      reopened.add(row!.currency ?? '');
+    ) {
+      await tx`delete from ${tx(schema)}.write_offs where discrepancy_id = ${id}`;
+      judge.add(row!.currency ?? '');
+    }
     await writeDiscrepancies(tx, schema, [...lc.changed.values()], [...lc.changed.keys()]);
   }
-  return reopened;
+  return judge;
 }
