@@ -33,6 +33,8 @@ export const DISCREPANCY_COLUMNS = [
   ['updated_by_event', 'uuid'],
   // last, so that a view gains it at its end (create or replace view keeps the columns before it)
   ['amount_in_doubt', 'bigint'],
+  // after it, for the same reason
+  ['amount_in_doubt_now', 'bigint'],
 ] as const;
 
 export type DiscrepancyColumn = (typeof DISCREPANCY_COLUMNS)[number][0];
@@ -93,6 +95,12 @@ export interface DiscrepancyRow extends DiscrepancyRecord {
   updated_by_event: string;
   /** amounts.ts `amountInDoubt` of its type and values (minor units), so readers filter and sort on it in SQL */
   amount_in_doubt: bigint | null;
+  /**
+   * what the leg's rule puts in doubt at its latest judgement (minor units): amount_in_doubt's while the row is
+   * not accepted; once an acceptance freezes that, the rule's latest finding, null when it no longer finds it.
+   * The statements hold what it is above the amount accepted (src/export/payouts/holds.ts `excessClaimOf`).
+   */
+  amount_in_doubt_now: bigint | null;
 }
 
 /** A row's cells in the order of DISCREPANCY_COLUMNS, for the bulk writer. */
@@ -102,6 +110,8 @@ export function discrepancyCells(r: DiscrepancyRow): Cell[] {
 
 const isoOf = (v: unknown): string | null =>
   v === null || v === undefined ? null : v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString();
+
+const bigintOrNull = (v: unknown): bigint | null => (v === null || v === undefined ? null : BigInt(String(v)));
 
 /** A row read back from a leg's table (other columns of the table, such as the orders' order_key, left out). */
 export function discrepancyFromRow(r: Record<string, unknown>): DiscrepancyRow {
@@ -121,7 +131,7 @@ export function discrepancyFromRow(r: Record<string, unknown>): DiscrepancyRow {
     sub_merchant_ids: (r.sub_merchant_ids as string[] | null) ?? [],
     evidence: (r.evidence as string[] | null) ?? [],
     values: (r.values as Record<string, unknown>) ?? {},
-    amount_in_doubt:
-      r.amount_in_doubt === null || r.amount_in_doubt === undefined ? null : BigInt(String(r.amount_in_doubt)),
+    amount_in_doubt: bigintOrNull(r.amount_in_doubt),
+    amount_in_doubt_now: bigintOrNull(r.amount_in_doubt_now),
   };
 }
