@@ -214,6 +214,44 @@ describe('a release covers the amount accepted: more in doubt later is held agai
     expect((await heldNow()).filter(([p]) => p === 'pay-m')).toEqual([]);
   });
 
+  it('a fee difference withheld, grown since: all of it is held, not only the difference accepted', async () => {
+    await appendAll(fx.store, [
+      registerRows({
+        paymentId: 'pay-w',
+        dateTime,
+        amount: 100_00n,
+        receivers: [{ name: 'Alpha Shop', amount: 97_00n, fee: 3_00n }],
+        reportId: 'rep-5',
+        observedAt,
+      }),
+      periodRow({ paymentId: 'pay-w', dateTime, amount: 100_00n, merchantFee: 5_00n, reportId: 'rep-5', observedAt }),
+      syncCompleted({ ...day, completedAt: at('2024-03-29T00:00:00Z'), reportId: 'rep-5', announced: 1 }),
+    ]);
+    await settle();
+    const open = await rowOf('pay-w', 'fee_mismatch');
+    const withhold = await acceptDiscrepancy(
+      { sql: fx.db.sql, store: fx.store },
+      { id: open.id, note: 'ask the PSP', by: 'Olena K.', at: new Date('2024-03-29T09:00:00Z'), decision: 'withhold' },
+    );
+    expect(withhold).toMatchObject({ ok: true });
+    await settle();
+    const heldOfW = async () => (await heldNow()).filter(([p]) => p === 'pay-w').map(([, amount]) => amount);
+    expect(await heldOfW()).toEqual([2_00n]);
+    await appendAll(fx.store, [
+      periodRow({
+        paymentId: 'pay-w',
+        dateTime,
+        amount: 100_00n,
+        merchantFee: 9_00n,
+        reportId: 'rep-6',
+        observedAt: at('2024-03-30T00:00:00Z'),
+      }),
+    ]);
+    await settle();
+    expect(await rowOf('pay-w', 'fee_mismatch')).toMatchObject({ amount_in_doubt: 2_00n, amount_in_doubt_now: 6_00n });
+    expect(await heldOfW()).toEqual([6_00n]);
+  });
+
   it('a replay from zero gives the same discrepancies, whatever the batches', async () => {
     const digest = () => viewsDigest(fx.db.sql, ['discrepancies', 'journal_entries', 'journal_lines']);
     const live = await digest();

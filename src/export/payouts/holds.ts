@@ -273,13 +273,17 @@ export interface HeldOptions {
   readonly extra?: readonly HoldClaim[];
 }
 
-/** A discrepancy's claim under the policy; none when its type holds nothing or its difference is immaterial. */
-export function claimOf(r: DiscRow, policy: HoldPolicy): HoldClaim | null {
+/**
+ * A discrepancy's claim under the policy; none when its type holds nothing or its difference is immaterial.
+ * `more`: what is in doubt beyond its (accepted, frozen) values since (excessOf), added to a difference.
+ */
+export function claimOf(r: DiscRow, policy: HoldPolicy, more = 0n): HoldClaim | null {
   const rule = holdRuleOf(policy, r.type);
   if (rule === 'none') return null;
   let atMost: bigint | null = null;
   if (rule === 'difference') {
-    atMost = differenceOf(r.type, r.values ?? {});
+    const stated = differenceOf(r.type, r.values ?? {});
+    atMost = stated === null && more === 0n ? null : (stated ?? 0n) + more;
     if (atMost === null || atMost === 0n || atMost < materialityOf(policy, r.currency ?? '')) return null;
   }
   const reason = reasonOf(r.type);
@@ -301,18 +305,25 @@ const bigOrNull = (v: bigint | string | null | undefined): bigint | null =>
   v === null || v === undefined ? null : BigInt(v);
 
 /**
- * What a decision that released a discrepancy's money (pay, write off) leaves held: the money the rule puts in
- * doubt now beyond the amount the decision was taken on (its event's `amount`; for one that recorded none, the
- * amount in doubt frozen with the row), none when there is no more. The person decided on that amount, so only
- * it is released: what came into doubt since is held again, as a difference of the payment (at most that much,
- * and no more than the payment adds), under the materiality of a difference rule; a smaller amount asks nothing.
+ * The money the rule puts in doubt now beyond the amount a decision was taken on (its event's `amount`; for one
+ * that recorded none, the amount in doubt frozen with the row); 0 when there is no more (less asks nothing).
+ */
+export function excessOf(r: DiscRow, accepted: bigint | null): bigint {
+  const now = bigOrNull(r.amount_in_doubt_now);
+  const decided = accepted ?? bigOrNull(r.amount_in_doubt) ?? 0n;
+  return now === null || now <= decided ? 0n : now - decided;
+}
+
+/**
+ * What a decision that released a discrepancy's money (pay, write off) leaves held: the excess (excessOf). The
+ * person decided on the amount accepted, so only it is released: what came into doubt since is held again, as
+ * a difference of the payment (at most that much, and no more than the payment adds), under the materiality of
+ * a difference rule.
  */
 export function excessClaimOf(r: DiscRow, accepted: bigint | null, policy: HoldPolicy): HoldClaim | null {
   const rule = holdRuleOf(policy, r.type);
-  const now = bigOrNull(r.amount_in_doubt_now);
-  const decided = accepted ?? bigOrNull(r.amount_in_doubt) ?? 0n;
-  if (rule === 'none' || now === null || now <= decided) return null;
-  const excess = now - decided;
+  const excess = excessOf(r, accepted);
+  if (rule === 'none' || excess === 0n) return null;
   if (rule === 'difference' && excess < materialityOf(policy, r.currency ?? '')) return null;
   return {
     id: r.id,
@@ -371,10 +382,12 @@ export async function heldAt(
   for (const r of rows) {
     if (!standingAt(r, cut, positions)) continue;
     // accepted at or before the cut: held unless the decision in force releases it (pay, write off), and then
-    // what is in doubt beyond the amount it released
+    // what is in doubt beyond the amount it released; withheld, its frozen difference and any more since
     const { decision, amount } = await decisionAt(store, r.id, cut);
     const released = decision === 'pay' || decision === 'write_off';
-    const c = released ? excessClaimOf(r, amount, policy) : claimOf(r, policy);
+    // (frozen only while accepted: a row opened again since holds its values as they are now)
+    const more = decision === 'withhold' && r.status === 'accepted' ? excessOf(r, amount) : 0n;
+    const c = released ? excessClaimOf(r, amount, policy) : claimOf(r, policy, more);
     if (c) claims.push(c);
   }
   return allocateHolds(claims, await paymentNets(sql, claims, cut, opts.periodEnd));
