@@ -11,7 +11,8 @@ import { holdReason } from '../../src/export/i18n/labels';
 import { issueStatements, ledgerPosition } from '../../src/export/statements/issue';
 import { silentLogger } from '../../src/log';
 import { rebuildProjection, runProjections } from '../../src/projector/runner';
-import { acceptDiscrepancy } from '../../src/reconciliation/discrepancy-queries';
+import { acceptDiscrepancy, discrepancyJson, getDiscrepancy } from '../../src/reconciliation/discrepancy-queries';
+import { getException } from '../../src/exceptions/queries';
 import { waitVisible } from '../ledger/visible';
 import { useTestStore } from '../support/db';
 import { appendAll, at, periodRow, registerRows, subMerchant, syncCompleted, viewsDigest, webhook } from './fixtures';
@@ -119,6 +120,20 @@ describe('a release covers the amount accepted: more in doubt later is held agai
     });
     // the values stay as accepted
     expect((grown.values.period as { merchant_fee: string }).merchant_fee).toBe('500');
+    // a person reading the discrepancy or its exception is told
+    const record = await getDiscrepancy(fx.db.sql, open.id);
+    const json = record.ok && record.value ? discrepancyJson(record.value) : {};
+    expect(json).toMatchObject({
+      status: 'accepted',
+      accepted_by: 'Olena K.',
+      since_accepted: { amount_in_doubt: '200', amount_in_doubt_now: '500' },
+    });
+    expect(json.what_differs).toMatch(/; accepted with 2\.00 UAH in doubt, 5\.00 UAH in doubt now$/);
+    const exception = await getException(fx.db.sql, open.id);
+    expect(exception).toMatchObject({ state: 'accepted' });
+    expect(exception?.why).toBe(
+      'more in doubt than when it was accepted (5.00 UAH now, 2.00 UAH then): the statements hold the 3.00 UAH above it; reopen it to decide again',
+    );
     const excess = await heldNow();
     expect(excess).toEqual([['pay-f', 3_00n, `${reason} (reviewed: released as accepted; more in doubt since)`]]);
     expect(holdReason(excess[0]![2], 'uk')).toContain('(розглянуто: виплачено прийняту суму; понад неї під сумнівом)');
@@ -151,6 +166,9 @@ describe('a release covers the amount accepted: more in doubt later is held agai
       amount_in_doubt_now: 1_00n,
     });
     expect(await heldNow()).toEqual([]);
+    const less = await getException(fx.db.sql, open.id);
+    expect(less?.why).toBeNull();
+    expect(less?.whatDiffers).toMatch(/; accepted with 2\.00 UAH in doubt, 1\.00 UAH in doubt now$/);
   });
 
   it('a payment accepted to pay whose amount in doubt grows: the growth is held, at most what the payment adds', async () => {

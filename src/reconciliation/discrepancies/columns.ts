@@ -86,6 +86,25 @@ export interface DiscrepancyRecord {
   accepted_by: string | null;
   accepted_note: string | null;
   accepted_by_event: string | null;
+  /**
+   * An accepted discrepancy whose amount in doubt differs now from the amount accepted: both, minor units as
+   * decimal strings (null: none); absent otherwise (discrepancy-queries.ts `toRecord`), so what differs says it.
+   */
+  since_accepted?: SinceAccepted;
+}
+
+/** The amount in doubt when accepted (frozen) and as the rule finds it now. */
+export interface SinceAccepted {
+  readonly amount_in_doubt: string | null;
+  readonly amount_in_doubt_now: string | null;
+}
+
+/** An accepted row's amounts in doubt, when what is in doubt now is not what was accepted; else undefined. */
+export function sinceAccepted(r: Record<string, unknown>): SinceAccepted | undefined {
+  if (r.status !== 'accepted' || r.amount_in_doubt_now === undefined) return undefined;
+  const text = (v: unknown) => (v === null || v === undefined ? null : String(v));
+  const [then, now] = [text(r.amount_in_doubt), text(r.amount_in_doubt_now)];
+  return then === now ? undefined : { amount_in_doubt: then, amount_in_doubt_now: now };
 }
 
 /** A discrepancy row as a leg's table keeps it: the auditors' record, its status typed, and the update columns. */
