@@ -13,6 +13,7 @@ import { silentLogger } from '../../src/log';
 import { rebuildProjection, runProjections } from '../../src/projector/runner';
 import { acceptDiscrepancy, discrepancyJson, getDiscrepancy } from '../../src/reconciliation/discrepancy-queries';
 import { getException } from '../../src/exceptions/queries';
+import { decisionRows } from '../../src/export/nightly/decisions-sheet';
 import { waitVisible } from '../ledger/visible';
 import { useTestStore } from '../support/db';
 import { appendAll, at, periodRow, registerRows, subMerchant, syncCompleted, viewsDigest, webhook } from './fixtures';
@@ -134,6 +135,9 @@ describe('a release covers the amount accepted: more in doubt later is held agai
     expect(exception?.why).toBe(
       'more in doubt than when it was accepted (5.00 UAH now, 2.00 UAH then): the statements hold the 3.00 UAH above it; reopen it to decide again',
     );
+    // and it is work again on the nightly Decisions sheet
+    const sheet = async () => (await decisionRows(fx.db.sql, new Date('2024-03-31T00:00:00Z'))).map((r) => r.id);
+    expect(await sheet()).toContain(open.id);
     const excess = await heldNow();
     expect(excess).toEqual([['pay-f', 3_00n, `${reason} (reviewed: released as accepted; more in doubt since)`]]);
     expect(holdReason(excess[0]![2], 'uk')).toContain('(розглянуто: виплачено прийняту суму; понад неї під сумнівом)');
@@ -168,6 +172,7 @@ describe('a release covers the amount accepted: more in doubt later is held agai
     expect(await heldNow()).toEqual([]);
     const less = await getException(fx.db.sql, open.id);
     expect(less?.why).toBeNull();
+    expect(await sheet()).not.toContain(open.id);
     expect(less?.whatDiffers).toMatch(/; accepted with 2\.00 UAH in doubt, 1\.00 UAH in doubt now$/);
   });
 
