@@ -127,7 +127,8 @@ function payoutsProjection(): Projection {
     //    nothing is still matched (at 0) by a debit that paid it
     // 8: a payout the bank sent back and paid again is paid, not paid twice (a return counts before a later debit)
     // 9: a charge the bank folded into a debit (camt TxAmt + Chrgs) is not part of the payout line's amount
-    version: 9,
+    // 10: amount_in_doubt_now on every discrepancy row: an accepted one follows what is in doubt now (lifecycle.ts)
+    version: 10,
     usesBank: true,
     // payoutRowsOf's inputs, and what moves its clock (tables.ts `eventTime`: a statement's issuedAt, a booking's day)
     handles: eventTypes(

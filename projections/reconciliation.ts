@@ -33,9 +33,10 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
 // 7: amount_in_doubt on every discrepancy row; an acceptance can be revoked (DiscrepancyAcceptanceRevoked)
 // 8: a split wait kept only where its report's end can change a row (judge.ts `splitMayChange`): a build made
 //    before holds waits this one never records, so it is made again rather than continued
+// 9: amount_in_doubt_now on every discrepancy row: an accepted one follows what is in doubt now (lifecycle.ts)
 export const projection: Projection = {
   name: 'reconciliation',
-  version: 8,
+  version: 9,
   retryByReplay: true,
   // what its handlers plan and evolve, and what moves its clock (a due payment is judged at that append)
   handles: eventTypes(planning.canHandle, evolving.canHandle, CLOCK_EVENTS),

@@ -10,6 +10,8 @@ import {
   ExceptionResolvedByHand,
 } from '../events/exception-events';
 import type { RecordedEvent } from '../store/types';
+import type { SinceAccepted } from '../reconciliation/discrepancies/columns';
+import { moneyText } from '../reconciliation/discrepancy-summary';
 
 /**
  * One exception's state, folded from its two streams: `exception-<id>` (the work) and `discrepancy-<id>`
@@ -215,6 +217,23 @@ export function foldWork(discrepancyId: string, events: readonly RecordedEvent[]
 export interface DiscrepancyFacts {
   readonly status: string;
   readonly updated_by_event: string | null;
+  /** an accepted one's amount in doubt then and now, when they differ */
+  readonly since_accepted?: SinceAccepted;
+  readonly currency?: string | null;
+}
+
+/**
+ * Why an accepted exception needs a person again: more is in doubt now than the decision was taken on. A release
+ * (pay, write off) covers the amount accepted, so the statements hold the rest; withheld, all of it is held.
+ */
+function moreInDoubt(d: DiscrepancyFacts, decision: Decision | null): string | null {
+  const s = d.since_accepted;
+  if (!s || s.amount_in_doubt_now === null) return null;
+  const [then, now] = [BigInt(s.amount_in_doubt ?? '0'), BigInt(s.amount_in_doubt_now)];
+  if (now <= then) return null;
+  const m = (x: bigint) => moneyText(x, d.currency ?? null);
+  const held = decision === 'withhold' ? 'all of it is held' : `the statements hold the ${m(now - then)} above it`;
+  return `more in doubt than when it was accepted (${m(now)} now, ${m(then)} then): ${held}; reopen it to decide again`;
 }
 
 /**
@@ -225,11 +244,11 @@ export interface DiscrepancyFacts {
  */
 export function stateOf(
   d: DiscrepancyFacts,
-  w: Pick<ExceptionWork, 'work' | 'acceptance' | 'evidence'> | null,
+  w: (Pick<ExceptionWork, 'work' | 'acceptance' | 'evidence'> & { readonly decision?: Decision | null }) | null,
 ): { state: ExceptionState; why: string | null } {
   if (d.status === 'resolved') return { state: 'resolved', why: 'the sources agree now' };
-  if (w === null) return { state: d.status === 'accepted' ? 'accepted' : 'open', why: null };
-  if (w.acceptance !== null) return { state: 'accepted', why: null };
+  if (w === null) return { state: d.status === 'accepted' ? 'accepted' : 'open', why: moreInDoubt(d, null) };
+  if (w.acceptance !== null) return { state: 'accepted', why: moreInDoubt(d, w.decision ?? null) };
   if (w.work === 'resolved_by_hand' && d.status === 'open' && w.evidence !== d.updated_by_event)
     return { state: 'reopened', why: 'the sources changed after the hand resolution' };
   return { state: w.work, why: null };

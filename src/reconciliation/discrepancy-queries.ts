@@ -9,7 +9,12 @@ import { decisionIdOf, decisionInForce, decisionRefusal, nextRevisionOf, release
 import { amountInDoubt } from './discrepancies/amounts';
 import { isStoreError } from '../store/errors';
 import type { AppendRequest, EventStore } from '../store/types';
-import { DISCREPANCY_COLUMN_NAMES, DISCREPANCY_SELECT_LIST } from './discrepancies/columns';
+import {
+  DISCREPANCY_COLUMN_NAMES,
+  DISCREPANCY_SELECT_LIST,
+  type SinceAccepted,
+  sinceAccepted,
+} from './discrepancies/columns';
 import { DISCREPANCY_VIEW_OF } from './discrepancies/table';
 import { discrepancyAmount, moneyText, whatDiffers } from './discrepancy-summary';
 import { DISCREPANCY_STATUSES, DISCREPANCY_TYPES, type DiscrepancyRecord } from './discrepancy-types';
@@ -122,8 +127,15 @@ export function toRecord(r: Record<string, unknown>): DiscrepancyRecord {
     accepted_by: (r.accepted_by as string | null) ?? null,
     accepted_note: (r.accepted_note as string | null) ?? null,
     accepted_by_event: isoOrNull(r.accepted_by_event),
+    // only where it differs, so a record of any other discrepancy reads as before
+    ...since(r),
   };
 }
+
+const since = (r: Record<string, unknown>): { since_accepted?: SinceAccepted } => {
+  const s = sinceAccepted(r);
+  return s ? { since_accepted: s } : {};
+};
 
 /** Checks a filter; the message names the field and what is expected. */
 export function checkFilter(

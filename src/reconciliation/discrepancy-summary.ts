@@ -49,8 +49,20 @@ export function feeValues(d: Pick<DiscrepancyRecord, 'values' | 'currency'>) {
   return perSourceMoney(d, (s, v) => (s === 'webhook' ? v.fee : v.merchant_fee));
 }
 
-/** What differs, with each source's value and the difference, in one line. */
-export function whatDiffers(d: Pick<DiscrepancyRecord, 'type' | 'values' | 'currency' | 'receiver_name'>): string {
+/**
+ * What differs, with each source's value and the difference, in one line; for an accepted discrepancy whose amount
+ * in doubt has changed since, both amounts after it (the values shown are the ones accepted).
+ */
+export function whatDiffers(
+  d: Pick<DiscrepancyRecord, 'type' | 'values' | 'currency' | 'receiver_name' | 'since_accepted'>,
+): string {
+  const s = d.since_accepted;
+  if (!s) return valuesDiffer(d);
+  const m = (x: string | null) => (x === null ? 'nothing' : moneyText(BigInt(x), d.currency));
+  return `${valuesDiffer(d)}; accepted with ${m(s.amount_in_doubt)} in doubt, ${m(s.amount_in_doubt_now)} in doubt now`;
+}
+
+function valuesDiffer(d: Pick<DiscrepancyRecord, 'type' | 'values' | 'currency' | 'receiver_name'>): string {
   const withDifference = (label: string, r: { text: string; difference: bigint | null }) =>
     `${label}: ${r.text}${r.difference !== null ? `; difference ${moneyText(r.difference, d.currency)}` : ''}`;
   const plain = (field: string) =>

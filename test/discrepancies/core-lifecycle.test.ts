@@ -102,7 +102,7 @@ describe('the discrepancy core: the lifecycle', () => {
     expect(rows.get(b.id)).toMatchObject({ status: 'open', resolved_at: null, updated_by_event: 'ev-1' });
   });
 
-  it('an acceptance freezes the row: no update, no resolution, its own time and event', () => {
+  it('an acceptance freezes the row (values, evidence, no resolution) but follows what is in doubt now', () => {
     const f = finding();
     const rows = new Map<string, DiscrepancyRow>();
     const lc = newLifecycle();
@@ -115,19 +115,41 @@ describe('the discrepancy core: the lifecycle', () => {
       eventId: 'ev-accept',
     };
     recordAcceptance(lc, rows.get(f.id), acceptance);
-    applyFindings(lc, rows, [finding({ values: { other: true } })], at(4, 'ev-4'));
-    applyFindings(lc, rows, [], at(5, 'ev-5'));
-    expect(rows.get(f.id)).toMatchObject({
+    const accepted = {
       status: 'accepted',
       accepted_by: 'auditor@example.com',
       accepted_note: 'fee agreed by phone',
       accepted_at: '2025-03-03T09:00:00.000Z',
       accepted_by_event: 'ev-accept',
+      values: f.values,
+      evidence: f.evidence,
+      amount_in_doubt: 20n,
+      resolved_at: null,
+    };
+    // other values that put as much in doubt change nothing
+    applyFindings(
+      lc,
+      rows,
+      [finding({ values: { register: { merchant_fee: '200' }, period: { merchant_fee: '220' } } })],
+      at(3, 'ev-3'),
+    );
+    expect(rows.get(f.id)).toMatchObject({
+      ...accepted,
+      amount_in_doubt_now: 20n,
       updated_at: '2025-03-03T09:00:00.000Z',
       updated_by_event: 'ev-accept',
-      values: f.values,
-      resolved_at: null,
     });
+    // more in doubt: the row stays as accepted, and shows what is in doubt now (the statements hold the rest)
+    applyFindings(
+      lc,
+      rows,
+      [finding({ values: { register: { merchant_fee: '100' }, period: { merchant_fee: '150' } } })],
+      at(4, 'ev-4'),
+    );
+    expect(rows.get(f.id)).toMatchObject({ ...accepted, amount_in_doubt_now: 50n, updated_by_event: 'ev-4' });
+    // no longer found: nothing is in doubt now, and it stays accepted
+    applyFindings(lc, rows, [], at(5, 'ev-5'));
+    expect(rows.get(f.id)).toMatchObject({ ...accepted, amount_in_doubt_now: null, updated_by_event: 'ev-5' });
     // a second acceptance of an accepted row changes nothing
     lc.changed.clear();
     recordAcceptance(lc, rows.get(f.id), { ...acceptance, note: 'again', eventId: 'ev-accept-2' });

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { projection as journal } from '../../projections/journal';
 import { projection as orders } from '../../projections/orders';
+import { heldAt } from '../../src/export/payouts/holds';
+import { ledgerPosition } from '../../src/export/statements/issue';
 import { silentLogger } from '../../src/log';
 import { runProjections } from '../../src/projector/runner';
 import { revokeDecision } from '../../src/reconciliation/decisions';
@@ -110,5 +112,49 @@ describe('decisions on the orders leg', () => {
       { kind: 'reversal', account: 'expense:write-offs', amount: -26_00n },
       { kind: 'reversal', account: 'psp_clearing', amount: 26_00n },
     ]);
+  });
+
+  it('a payment without an order accepted to pay, its amount grown since: the growth is held', async () => {
+    const sale = (amount: bigint, reportId: string, observedAt: string) => [
+      registerRows({
+        paymentId: 'pay-more',
+        orderId: 'ord-more',
+        dateTime: PAID_AT,
+        amount,
+        receivers: [{ name: 'Alpha Shop', amount: amount - 1_00n, fee: 1_00n }],
+        reportId,
+        observedAt,
+      }),
+      periodRow({ paymentId: 'pay-more', orderId: 'ord-more', dateTime: PAID_AT, amount, reportId, observedAt }),
+    ];
+    await appendAll(fx.store, sale(30_00n, 'rep-2', at('2024-03-11T00:00:00Z')));
+    await settle();
+    const rowOfMore = async () =>
+      (
+        await fx.db.sql<{ id: string; status: string; amount_in_doubt: bigint; amount_in_doubt_now: bigint | null }[]>`
+          select * from recon.order_discrepancies where payment_id = 'pay-more' and type = 'payment_without_order'`
+      )[0]!;
+    const open = await rowOfMore();
+    expect(open).toMatchObject({ status: 'open', amount_in_doubt: 30_00n });
+    const paid = await acceptDiscrepancy(
+      { sql: fx.db.sql, store: fx.store },
+      { id: open.id, note: 'a phone order', by: 'Olena', at: new Date('2024-03-20T09:00:00Z'), decision: 'pay' },
+    );
+    expect(paid.ok).toBe(true);
+    await settle();
+    const held = async () =>
+      ((await heldAt(fx.db.sql, fx.store, (await ledgerPosition(fx.db.sql))!)) ?? [])
+        .filter((h) => h.paymentId === 'pay-more')
+        .map((h) => h.amount);
+    expect(await held()).toEqual([]);
+    // the PSP corrects the payment to 45.00: 15.00 more in doubt than was released
+    await appendAll(fx.store, sale(45_00n, 'rep-3', at('2024-03-21T00:00:00Z')));
+    await settle();
+    expect(await rowOfMore()).toMatchObject({
+      status: 'accepted',
+      amount_in_doubt: 30_00n,
+      amount_in_doubt_now: 45_00n,
+    });
+    expect(await held()).toEqual([15_00n]);
   });
 });

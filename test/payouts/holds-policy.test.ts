@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_HOLD_POLICY, DEFAULT_HOLD_RULES, holdPolicyFrom, holdingTypesOf } from '../../src/config/hold-policy';
 import { formatConfigIssues, loadConfig } from '../../src/config/env';
-import { claimOf, type DiscRow } from '../../src/export/payouts/holds';
+import { claimOf, type DiscRow, excessClaimOf, excessOf } from '../../src/export/payouts/holds';
 import { ORDER_DISCREPANCY_TYPES, ORDER_HOLD_TYPES } from '../../src/reconciliation/discrepancies/order-types';
 import { DISCREPANCY_TYPES, HOLDING_TYPES } from '../../src/reconciliation/discrepancy-types';
 import { readFileSync } from 'node:fs';
@@ -62,6 +62,35 @@ describe('the hold policy', () => {
     const currency = claimOf(row('currency_mismatch', {}), DEFAULT_HOLD_POLICY);
     expect(currency).toMatchObject({ atMost: null, currency: null });
     expect(claimOf(row('missing_webhook', {}), DEFAULT_HOLD_POLICY)).toBeNull();
+  });
+
+  it('after a release holds only what is in doubt beyond the amount accepted, by the rule of its type', () => {
+    const accepted = (type: string, then: bigint | null, now: bigint | null, values = {}) => ({
+      ...row(type, values),
+      status: 'accepted',
+      amount_in_doubt: then,
+      amount_in_doubt_now: now,
+    });
+    // the event's amount is what was accepted; without one, the amount frozen with the row
+    expect(excessOf(accepted('fee_mismatch', 200n, 500n), 200n)).toBe(300n);
+    expect(excessOf(accepted('fee_mismatch', 200n, 500n), null)).toBe(300n);
+    expect(excessOf(accepted('fee_mismatch', 200n, 150n), 200n)).toBe(0n);
+    expect(excessOf(accepted('fee_mismatch', 200n, null), 200n)).toBe(0n);
+    // a difference: from the materiality up, in the discrepancy's currency
+    expect(excessClaimOf(accepted('fee_mismatch', 200n, 250n), 200n, DEFAULT_HOLD_POLICY)).toBeNull();
+    expect(excessClaimOf(accepted('fee_mismatch', 200n, 500n), 200n, DEFAULT_HOLD_POLICY)).toMatchObject({
+      atMost: 300n,
+      currency: 'USD',
+      reason: expect.stringMatching(/\(reviewed: released as accepted; more in doubt since\)$/),
+    });
+    // a payment: at most the excess of it, not the whole payment; a type that holds nothing, nothing
+    expect(excessClaimOf(accepted('amount_mismatch', 100_00n, 101_00n), 100_00n, DEFAULT_HOLD_POLICY)).toMatchObject({
+      atMost: 1_00n,
+    });
+    expect(excessClaimOf(accepted('missing_webhook', 100n, 900n), 100n, DEFAULT_HOLD_POLICY)).toBeNull();
+    // withheld: the frozen difference and the excess together
+    const withheld = accepted('fee_above_contract', 500n, 800n, { difference: '500' });
+    expect(claimOf(withheld, DEFAULT_HOLD_POLICY, excessOf(withheld, 500n))).toMatchObject({ atMost: 800n });
   });
 
   it('reads RECON_HOLD_POLICY and RECON_HOLD_MATERIALITY, and refuses bad values naming them', () => {

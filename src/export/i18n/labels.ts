@@ -239,15 +239,24 @@ const HOLD_REASONS_UK: Readonly<Record<string, string>> = {
     'запис про платіж не вдалося обробити: з’ясовується',
 };
 
-const WITHHELD = ' (reviewed: withheld)';
+/**
+ * What a review added to a reason: kept withheld, or released up to the amount accepted with more in doubt since
+ * (src/export/payouts/holds.ts `MORE_IN_DOUBT`), in Ukrainian.
+ */
+const REVIEWED_UK: ReadonlyArray<readonly [string, string]> = [
+  [' (reviewed: withheld)', ' (розглянуто: утримано)'],
+  [
+    ' (reviewed: released as accepted; more in doubt since)',
+    ' (розглянуто: виплачено прийняту суму; понад неї під сумнівом)',
+  ],
+];
 
 /** A held item's reason in a statement's language (as given when no translation is kept). */
 export function holdReason(reason: string, language: StatementLanguage): string {
   if (language === 'en') return reason;
-  const withheld = reason.endsWith(WITHHELD);
-  const base = withheld ? reason.slice(0, -WITHHELD.length) : reason;
-  const uk = HOLD_REASONS_UK[base];
-  return uk ? `${uk}${withheld ? ' (розглянуто: утримано)' : ''}` : reason;
+  const [en, suffix] = REVIEWED_UK.find(([x]) => reason.endsWith(x)) ?? ['', ''];
+  const uk = HOLD_REASONS_UK[reason.slice(0, reason.length - en.length)];
+  return uk ? `${uk}${suffix}` : reason;
 }
 
 /** The PSP's operation types and statuses as a Ukrainian reader says them (an unknown word as given). */

@@ -41,7 +41,10 @@ export interface DecisionRow {
 /** The states with work left: not accepted, not resolved by the sources or by hand. */
 const TO_WORK: ReadonlySet<string> = new Set(['open', 'assigned', 'pending_approval', 'reopened']);
 
-/** The exceptions with work left, oldest operation first; none when the exceptions were never projected. */
+/**
+ * The exceptions with work left, oldest operation first; none when the exceptions were never projected. An
+ * accepted one is work again when more is in doubt than it was accepted on (its why says so, state.ts): reopen it.
+ */
 export async function decisionRows(
   sql: Sql,
   asAt: Date,
@@ -49,7 +52,7 @@ export async function decisionRows(
 ): Promise<DecisionRow[]> {
   const { items } = await listExceptions(sql, {}, asAt, policy);
   return items
-    .filter((x) => TO_WORK.has(x.state))
+    .filter((x) => TO_WORK.has(x.state) || (x.state === 'accepted' && x.why !== null))
     .map((x) => ({
       id: x.id,
       leg: x.leg,

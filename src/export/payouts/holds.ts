@@ -189,20 +189,32 @@ export interface DiscRow {
   currency: string | null;
   occurred_at: Date | null;
   values: Record<string, unknown> | null;
+  /** as accepted (frozen with the values), and as the rule finds it now (columns.ts) */
+  amount_in_doubt?: bigint | string | null;
+  amount_in_doubt_now?: bigint | string | null;
+}
+
+/** A decision at a cut, with the amount in doubt it was taken on (`DiscrepancyAccepted.amount`; null: none recorded). */
+interface DecisionAtCut {
+  readonly decision: Decision | 'open';
+  readonly amount: bigint | null;
 }
 
 /**
  * The decision in force at the cut: the last acceptance at or before it, unless revoked since ('open'). An
- * accepted discrepancy stays held when that decision says withhold; pay and write_off release it.
+ * accepted discrepancy stays held when that decision says withhold; pay and write_off release it, up to the
+ * amount it was taken on.
  */
-async function decisionAt(store: EventStore, id: string, cut: Position): Promise<Decision | 'open'> {
-  let decision: Decision | 'open' = 'open';
+async function decisionAt(store: EventStore, id: string, cut: Position): Promise<DecisionAtCut> {
+  let at: DecisionAtCut = { decision: 'open', amount: null };
   for (const e of await store.readStream(discrepancyStream(id))) {
     if (comparePositions(e.position, cut) > 0) break;
-    if (isEvent(DiscrepancyAccepted, e)) decision = dataOf(DiscrepancyAccepted, e).decision ?? 'pay';
-    else if (isEvent(DiscrepancyAcceptanceRevoked, e)) decision = 'open';
+    if (isEvent(DiscrepancyAccepted, e)) {
+      const data = dataOf(DiscrepancyAccepted, e);
+      at = { decision: data.decision ?? 'pay', amount: data.amount === undefined ? null : BigInt(data.amount) };
+    } else if (isEvent(DiscrepancyAcceptanceRevoked, e)) at = { decision: 'open', amount: null };
   }
-  return decision;
+  return at;
 }
 
 /** The discrepancies of holding types, or none when the reconciliation was never built (logged by the caller). */
@@ -210,7 +222,7 @@ async function holdingDiscrepancies(sql: Sql, types: readonly string[]): Promise
   try {
     return await sql<DiscRow[]>`
       select id::text, type, status, detected_by_event::text, resolved_by_event::text, pos_id, payment_id, method,
-             receiver_name, order_id, currency, occurred_at, "values"
+             receiver_name, order_id, currency, occurred_at, "values", amount_in_doubt, amount_in_doubt_now
       from ${sql.unsafe(await allDiscrepancies(sql))}
       where type = any(${types as string[]}::text[]) and status in ('open', 'accepted', 'resolved')
         and payment_id is not null
@@ -261,13 +273,17 @@ export interface HeldOptions {
   readonly extra?: readonly HoldClaim[];
 }
 
-/** A discrepancy's claim under the policy; none when its type holds nothing or its difference is immaterial. */
-export function claimOf(r: DiscRow, policy: HoldPolicy): HoldClaim | null {
+/**
+ * A discrepancy's claim under the policy; none when its type holds nothing or its difference is immaterial.
+ * `more`: what is in doubt beyond its (accepted, frozen) values since (excessOf), added to a difference.
+ */
+export function claimOf(r: DiscRow, policy: HoldPolicy, more = 0n): HoldClaim | null {
   const rule = holdRuleOf(policy, r.type);
   if (rule === 'none') return null;
   let atMost: bigint | null = null;
   if (rule === 'difference') {
-    atMost = differenceOf(r.type, r.values ?? {});
+    const stated = differenceOf(r.type, r.values ?? {});
+    atMost = stated === null && more === 0n ? null : (stated ?? 0n) + more;
     if (atMost === null || atMost === 0n || atMost < materialityOf(policy, r.currency ?? '')) return null;
   }
   const reason = reasonOf(r.type);
@@ -284,6 +300,47 @@ export function claimOf(r: DiscRow, policy: HoldPolicy): HoldClaim | null {
     atMost,
   };
 }
+
+const bigOrNull = (v: bigint | string | null | undefined): bigint | null =>
+  v === null || v === undefined ? null : BigInt(v);
+
+/**
+ * The money the rule puts in doubt now beyond the amount a decision was taken on (its event's `amount`; for one
+ * that recorded none, the amount in doubt frozen with the row); 0 when there is no more (less asks nothing).
+ */
+export function excessOf(r: DiscRow, accepted: bigint | null): bigint {
+  const now = bigOrNull(r.amount_in_doubt_now);
+  const decided = accepted ?? bigOrNull(r.amount_in_doubt) ?? 0n;
+  return now === null || now <= decided ? 0n : now - decided;
+}
+
+/**
+ * What a decision that released a discrepancy's money (pay, write off) leaves held: the excess (excessOf). The
+ * person decided on the amount accepted, so only it is released: what came into doubt since is held again, as
+ * a difference of the payment (at most that much, and no more than the payment adds), under the materiality of
+ * a difference rule.
+ */
+export function excessClaimOf(r: DiscRow, accepted: bigint | null, policy: HoldPolicy): HoldClaim | null {
+  const rule = holdRuleOf(policy, r.type);
+  const excess = excessOf(r, accepted);
+  if (rule === 'none' || excess === 0n) return null;
+  if (rule === 'difference' && excess < materialityOf(policy, r.currency ?? '')) return null;
+  return {
+    id: r.id,
+    type: r.type,
+    reason: `${reasonOf(r.type)}${MORE_IN_DOUBT}`,
+    posId: r.pos_id,
+    paymentId: r.payment_id,
+    orderId: r.order_id,
+    occurredAt: r.occurred_at,
+    receiverName: r.receiver_name,
+    currency: r.currency,
+    atMost: excess,
+  };
+}
+
+/** Appended to the reason of what a release left held (translated: src/export/i18n/labels.ts). */
+export const MORE_IN_DOUBT = ' (reviewed: released as accepted; more in doubt since)';
 
 /** The nets of the claimed payments per receiver and currency, booked before the period's end, at the cut. */
 async function paymentNets(
@@ -324,10 +381,13 @@ export async function heldAt(
   const claims: HoldClaim[] = [...(opts.extra ?? []), ...(await quarantineClaimsAt(sql, cut))];
   for (const r of rows) {
     if (!standingAt(r, cut, positions)) continue;
-    // accepted at or before the cut: held unless the decision in force releases it (pay, write off)
-    const decision = await decisionAt(store, r.id, cut);
-    if (decision === 'pay' || decision === 'write_off') continue;
-    const c = claimOf(r, policy);
+    // accepted at or before the cut: held unless the decision in force releases it (pay, write off), and then
+    // what is in doubt beyond the amount it released; withheld, its frozen difference and any more since
+    const { decision, amount } = await decisionAt(store, r.id, cut);
+    const released = decision === 'pay' || decision === 'write_off';
+    // (frozen only while accepted: a row opened again since holds its values as they are now)
+    const more = decision === 'withhold' && r.status === 'accepted' ? excessOf(r, amount) : 0n;
+    const c = released ? excessClaimOf(r, amount, policy) : claimOf(r, policy, more);
     if (c) claims.push(c);
   }
   return allocateHolds(claims, await paymentNets(sql, claims, cut, opts.periodEnd));

@@ -33,6 +33,8 @@ export const DISCREPANCY_COLUMNS = [
   ['updated_by_event', 'uuid'],
   // last, so that a view gains it at its end (create or replace view keeps the columns before it)
   ['amount_in_doubt', 'bigint'],
+  // after it, for the same reason
+  ['amount_in_doubt_now', 'bigint'],
 ] as const;
 
 export type DiscrepancyColumn = (typeof DISCREPANCY_COLUMNS)[number][0];
@@ -84,6 +86,25 @@ export interface DiscrepancyRecord {
   accepted_by: string | null;
   accepted_note: string | null;
   accepted_by_event: string | null;
+  /**
+   * An accepted discrepancy whose amount in doubt differs now from the amount accepted: both, minor units as
+   * decimal strings (null: none); absent otherwise (discrepancy-queries.ts `toRecord`), so what differs says it.
+   */
+  since_accepted?: SinceAccepted;
+}
+
+/** The amount in doubt when accepted (frozen) and as the rule finds it now. */
+export interface SinceAccepted {
+  readonly amount_in_doubt: string | null;
+  readonly amount_in_doubt_now: string | null;
+}
+
+/** An accepted row's amounts in doubt, when what is in doubt now is not what was accepted; else undefined. */
+export function sinceAccepted(r: Record<string, unknown>): SinceAccepted | undefined {
+  if (r.status !== 'accepted' || r.amount_in_doubt_now === undefined) return undefined;
+  const text = (v: unknown) => (v === null || v === undefined ? null : String(v));
+  const [then, now] = [text(r.amount_in_doubt), text(r.amount_in_doubt_now)];
+  return then === now ? undefined : { amount_in_doubt: then, amount_in_doubt_now: now };
 }
 
 /** A discrepancy row as a leg's table keeps it: the auditors' record, its status typed, and the update columns. */
@@ -93,6 +114,12 @@ export interface DiscrepancyRow extends DiscrepancyRecord {
   updated_by_event: string;
   /** amounts.ts `amountInDoubt` of its type and values (minor units), so readers filter and sort on it in SQL */
   amount_in_doubt: bigint | null;
+  /**
+   * what the leg's rule puts in doubt at its latest judgement (minor units): amount_in_doubt's while the row is
+   * not accepted; once an acceptance freezes that, the rule's latest finding, null when it no longer finds it.
+   * The statements hold what it is above the amount accepted (src/export/payouts/holds.ts `excessClaimOf`).
+   */
+  amount_in_doubt_now: bigint | null;
 }
 
 /** A row's cells in the order of DISCREPANCY_COLUMNS, for the bulk writer. */
@@ -102,6 +129,8 @@ export function discrepancyCells(r: DiscrepancyRow): Cell[] {
 
 const isoOf = (v: unknown): string | null =>
   v === null || v === undefined ? null : v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString();
+
+const bigintOrNull = (v: unknown): bigint | null => (v === null || v === undefined ? null : BigInt(String(v)));
 
 /** A row read back from a leg's table (other columns of the table, such as the orders' order_key, left out). */
 export function discrepancyFromRow(r: Record<string, unknown>): DiscrepancyRow {
@@ -121,7 +150,7 @@ export function discrepancyFromRow(r: Record<string, unknown>): DiscrepancyRow {
     sub_merchant_ids: (r.sub_merchant_ids as string[] | null) ?? [],
     evidence: (r.evidence as string[] | null) ?? [],
     values: (r.values as Record<string, unknown>) ?? {},
-    amount_in_doubt:
-      r.amount_in_doubt === null || r.amount_in_doubt === undefined ? null : BigInt(String(r.amount_in_doubt)),
+    amount_in_doubt: bigintOrNull(r.amount_in_doubt),
+    amount_in_doubt_now: bigintOrNull(r.amount_in_doubt_now),
   };
 }

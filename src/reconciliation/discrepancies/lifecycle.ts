@@ -100,6 +100,8 @@ export function findingColumns(f: Finding) {
     evidence: [...f.evidence],
     // what the values put in doubt: it changes with them, and is frozen with them by an acceptance
     amount_in_doubt: amountInDoubt(f),
+    // the same, and still followed once an acceptance freezes the rest (trackAccepted)
+    amount_in_doubt_now: amountInDoubt(f),
   };
 }
 
@@ -246,6 +248,17 @@ function update(r: DiscrepancyRow, f: Finding, { now, eventId }: Stamp): boolean
   return true;
 }
 
+/**
+ * An accepted row keeps its values, evidence and amount_in_doubt as accepted, but what the rule puts in doubt now
+ * is still followed (`amount_in_doubt_now`; null once the rule no longer finds it): a decision releases the amount
+ * accepted, and money in doubt beyond it is held again (src/export/payouts/holds.ts). True when it changed.
+ */
+function trackAccepted(r: DiscrepancyRow, now: bigint | null, { now: at, eventId }: Stamp): boolean {
+  if (r.amount_in_doubt_now === now) return false;
+  Object.assign(r, { amount_in_doubt_now: now, updated_at: at, updated_by_event: eventId });
+  return true;
+}
+
 /** A finding the rule makes for the first time: its row, accepted at once if an acceptance waited for it. */
 function open(lc: Lifecycle, f: Finding, stamp: Stamp): DiscrepancyRow {
   const row = opened(f, stamp);
@@ -263,7 +276,7 @@ function open(lc: Lifecycle, f: Finding, stamp: Stamp): DiscrepancyRow {
 /**
  * Brings a set of rows (`existing`, updated in place) to what the rule finds now: new findings open, changed
  * ones update (a resolved one re-opens), and open rows in scope (`inScope`) the rule no longer finds are
- * resolved; an accepted row is frozen.
+ * resolved; an accepted row is frozen but for what is in doubt now (trackAccepted).
  */
 export function applyFindings(
   lc: Lifecycle,
@@ -280,10 +293,15 @@ export function applyFindings(
       const row = open(lc, f, stamp);
       existing.set(f.id, row);
       lc.changed.set(row.id, row);
-    } else if (r.status !== 'accepted' && update(r, f, stamp)) lc.changed.set(r.id, r);
+    } else if (r.status === 'accepted' ? trackAccepted(r, amountInDoubt(f), stamp) : update(r, f, stamp))
+      lc.changed.set(r.id, r);
   }
   for (const r of existing.values()) {
-    if (r.status !== 'open' || seen.has(r.id) || !inScope(r)) continue;
+    if (r.status === 'resolved' || seen.has(r.id) || !inScope(r)) continue;
+    if (r.status === 'accepted') {
+      if (trackAccepted(r, null, stamp)) lc.changed.set(r.id, r);
+      continue;
+    }
     resolve(r, stamp);
     lc.changed.set(r.id, r);
   }
