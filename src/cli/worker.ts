@@ -5,6 +5,7 @@ import { createAuditorApi } from '../http/auditor-api';
 import { directoryReader } from '../people/authenticate';
 import { createOrdersApi } from '../http/orders-api';
 import { createPayoutRunsApi } from '../http/payout-runs-api';
+import { resolvedNowOf } from '../payout-runs/resolved';
 import { metricsRoute } from '../http/metrics';
 import { createExceptionsApi } from '../http/exceptions-api';
 import { exceptionPolicyOf } from '../exceptions/policy';
@@ -120,6 +121,7 @@ async function startHttp(
     auditorToken: config.auditorToken,
     timezone: config.timezone,
     bank: config.bank,
+    resolvedNow: resolvedNowOf(rt.sql),
   });
   const exceptions = createExceptionsApi({
     sql: rt.sql,

@@ -5,6 +5,7 @@ import { isReconError } from '../errors';
 import { PayoutRunRefused } from '../payout-runs/errors';
 import { approveRun, listRuns, paymentFile, showRun } from '../payout-runs/actions';
 import { runJson } from '../payout-runs/runs';
+import type { ResolvedNow } from '../payout-runs/resolved';
 import { personOfToken } from '../people/authenticate';
 import type { Directory, Person } from '../people/directory';
 import { NotAllowed } from '../people/errors';
@@ -31,6 +32,8 @@ export interface PayoutRunsApiDeps {
   readonly now?: () => Date;
   /** RECON_CONFIG's bank section: the payouts bank's holidays, on which no run is executed */
   readonly bank?: BankConfig;
+  /** the reconciliation's resolved discrepancies (payout-runs/resolved.ts), for the checks before approval */
+  readonly resolvedNow?: ResolvedNow;
 }
 
 const MAX_BODY = 4096;
@@ -120,7 +123,11 @@ async function route(deps: PayoutRunsApiDeps, req: IncomingMessage, res: ServerR
   if (id === undefined) send(res, 200, (await listRuns(deps.store, who)).map(runJson));
   else if (action === undefined) send(res, 200, runJson(await showRun(deps.store, who, id)));
   else if (action === 'file') {
-    const f = await paymentFile(deps.store, who, id, { timezone: deps.timezone, now: deps.now?.() ?? new Date() });
+    const f = await paymentFile(deps.store, who, id, {
+      timezone: deps.timezone,
+      now: deps.now?.() ?? new Date(),
+      ...(deps.resolvedNow ? { resolvedNow: deps.resolvedNow } : {}),
+    });
     res.writeHead(200, {
       'content-type': 'application/xml; charset=utf-8',
       'content-length': Buffer.byteLength(f.xml),
@@ -145,6 +152,7 @@ async function route(deps: PayoutRunsApiDeps, req: IncomingMessage, res: ServerR
           holidays: executionHolidays(deps.bank),
           ...body,
           now,
+          ...(deps.resolvedNow ? { resolvedNow: deps.resolvedNow } : {}),
         }),
       ),
     );

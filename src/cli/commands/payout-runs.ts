@@ -8,6 +8,7 @@ import type { Action } from '../../people/roles';
 import { approveRun, cancelRun, draftRun, listRuns, paymentFile, sendRun, showRun } from '../../payout-runs/actions';
 import { bankPaidEveryLine, paidByBankOf } from '../../payout-runs/bank-paid';
 import { confirmPayeeAccount } from '../../payout-runs/payees';
+import { resolvedNowOf } from '../../payout-runs/resolved';
 import { type PayoutRun, runJson, totalsOf } from '../../payout-runs/runs';
 import { decimalText } from '../../payout-runs/pain001';
 import { runProjections } from '../../projector/runner';
@@ -144,6 +145,7 @@ function readingCommands(group: Command): void {
           bank: rt.config.bank,
           env: process.env,
           paidByBank: await bankPaidNow(rt, signal),
+          resolvedNow: resolvedNowOf(rt.sql),
         });
         if (!r.run) process.stdout.write(`nothing new to pay for ${opts.month}\n`);
         else process.stdout.write(`${r.created ? 'drafted' : 'already drafted, waiting for approval:'} ${r.run.id}\n`);
@@ -191,6 +193,7 @@ function lifeCommands(group: Command): void {
         const r = await approveRun(rt.store, await actor(rt, 'payout-run.approve'), id, {
           timezone: rt.config.timezone,
           holidays: executionHolidays(rt.config.bank),
+          resolvedNow: resolvedNowOf(rt.sql),
           ...(opts.executionDate ? { executionDate: opts.executionDate } : {}),
         });
         process.stdout.write(`approved ${r.id}; the payment file: recon payout-runs file ${r.id} --out FILE\n`);
@@ -206,6 +209,7 @@ function lifeCommands(group: Command): void {
       await withRuntime(async (rt) => {
         const f = await paymentFile(rt.store, await actor(rt, 'payout-run.send'), id, {
           timezone: rt.config.timezone,
+          resolvedNow: resolvedNowOf(rt.sql),
         });
         if (!opts.out) {
           process.stdout.write(f.xml);
@@ -224,7 +228,10 @@ function lifeCommands(group: Command): void {
     .description("record that the approved run's payment file went to the bank (its sha-256 is kept)")
     .action(async (id: string) => {
       await withRuntime(async (rt) => {
-        const r = await sendRun(rt.store, await actor(rt, 'payout-run.send'), id, { timezone: rt.config.timezone });
+        const r = await sendRun(rt.store, await actor(rt, 'payout-run.send'), id, {
+          timezone: rt.config.timezone,
+          resolvedNow: resolvedNowOf(rt.sql),
+        });
         process.stdout.write(`sent ${r.id} (file sha-256 ${r.fileSha256})\n`);
       });
     });
