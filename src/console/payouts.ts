@@ -24,6 +24,15 @@ const refusal = (e: unknown): ReconError => {
   throw e;
 };
 
+/** The checks' readings before approval and file (actions.ts `LiveReadings`): the worker keeps the read models live. */
+async function liveReadings(deps: ConsoleDeps) {
+  const bank = deps.bank ?? EMPTY_BANK_CONFIG;
+  return {
+    paidByBank: await paidByBankOf(deps.sql, deps.store, bank.payouts, deps.timezone),
+    resolvedNow: resolvedNowOf(deps.sql),
+  };
+}
+
 const lastMonth = (zone: string) => DateTime.now().setZone(zone).minus({ months: 1 }).toFormat('yyyy-MM');
 
 export async function showRuns(deps: ConsoleDeps, r: Request, v: View, m: Message = null, status = 200) {
@@ -49,10 +58,7 @@ export async function showRunPage(deps: ConsoleDeps, r: Request, v: View, id: st
 /** GET /console/payout-runs/<id>/pain.001: the approved run's payment file (payout-run.send), as a download. */
 export async function sendPaymentFile(deps: ConsoleDeps, r: Request, v: View, id: string) {
   try {
-    const f = await paymentFile(deps.store, v.person, id, {
-      timezone: deps.timezone,
-      resolvedNow: resolvedNowOf(deps.sql),
-    });
+    const f = await paymentFile(deps.store, v.person, id, { timezone: deps.timezone, ...(await liveReadings(deps)) });
     r.res.writeHead(200, {
       ...SECURITY_HEADERS,
       'content-type': 'application/xml; charset=utf-8',
@@ -91,7 +97,7 @@ export async function postApproveRun(deps: ConsoleDeps, r: Request, v: View, id:
     await approveRun(deps.store, v.person, id, {
       timezone: deps.timezone,
       holidays: executionHolidays(deps.bank),
-      resolvedNow: resolvedNowOf(deps.sql),
+      ...(await liveReadings(deps)),
     });
     deps.log.info('console payout run approved', { person: v.person.id, run: id });
     redirect(r.res, `/console/payout-runs/${id}?done=approve`);

@@ -3,7 +3,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type BankConfig, executionHolidays } from '../config/bank';
 import { isReconError } from '../errors';
 import { PayoutRunRefused } from '../payout-runs/errors';
-import { approveRun, listRuns, paymentFile, showRun } from '../payout-runs/actions';
+import { approveRun, type LiveReadings, listRuns, paymentFile, showRun } from '../payout-runs/actions';
+import type { BankPaid } from '../payout-runs/plan';
 import { runJson } from '../payout-runs/runs';
 import type { ResolvedNow } from '../payout-runs/resolved';
 import { personOfToken } from '../people/authenticate';
@@ -34,6 +35,8 @@ export interface PayoutRunsApiDeps {
   readonly bank?: BankConfig;
   /** the reconciliation's resolved discrepancies (payout-runs/resolved.ts), for the checks before approval */
   readonly resolvedNow?: ResolvedNow;
+  /** what the bank's debits paid on each reference now (bank-paid.ts; the worker keeps the read models live) */
+  readonly paidByBank?: () => Promise<BankPaid>;
 }
 
 const MAX_BODY = 4096;
@@ -60,6 +63,14 @@ async function readBody(req: IncomingMessage): Promise<string | null> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** The checks' readings (actions.ts `LiveReadings`) the worker gave. */
+async function liveReadings(deps: PayoutRunsApiDeps): Promise<LiveReadings> {
+  return {
+    ...(deps.resolvedNow ? { resolvedNow: deps.resolvedNow } : {}),
+    ...(deps.paidByBank ? { paidByBank: await deps.paidByBank() } : {}),
+  };
+}
+
 // every refusal's answer: a code added without one fails the type check
 const STATUS: Record<PayoutRunRefused['code'], number> = {
   NO_SUCH_RUN: 404,
@@ -72,6 +83,7 @@ const STATUS: Record<PayoutRunRefused['code'], number> = {
   CHANGED_MEANWHILE: 409,
   EXECUTION_DATE_PASSED: 409,
   STATED_LOWER: 409,
+  PAID_SINCE: 409,
   HOLD_IN_FORCE: 409,
   PAYEE_CHANGED: 409,
   FILE_TAKEN: 409,
@@ -126,7 +138,7 @@ async function route(deps: PayoutRunsApiDeps, req: IncomingMessage, res: ServerR
     const f = await paymentFile(deps.store, who, id, {
       timezone: deps.timezone,
       now: deps.now?.() ?? new Date(),
-      ...(deps.resolvedNow ? { resolvedNow: deps.resolvedNow } : {}),
+      ...(await liveReadings(deps)),
     });
     res.writeHead(200, {
       'content-type': 'application/xml; charset=utf-8',
@@ -152,7 +164,7 @@ async function route(deps: PayoutRunsApiDeps, req: IncomingMessage, res: ServerR
           holidays: executionHolidays(deps.bank),
           ...body,
           now,
-          ...(deps.resolvedNow ? { resolvedNow: deps.resolvedNow } : {}),
+          ...(await liveReadings(deps)),
         }),
       ),
     );

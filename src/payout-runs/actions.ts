@@ -20,7 +20,7 @@ import { debtorsFor } from './debtor';
 import { PayoutRunRefused } from './errors';
 import { decisionsNow, payeeOf, planInputOf, statementRunsOf } from './inputs';
 import { fileSha256, pain001 } from './pain001';
-import { type BankPaid, linesAboveAsks, type Plan, planRun } from './plan';
+import { type BankPaid, linesAboveAsks, linesPaidSince, type Plan, planRun } from './plan';
 import type { ResolvedNow } from './resolved';
 import { type PayoutRun, type PayoutRuns, readRuns, runOf } from './runs';
 
@@ -131,17 +131,38 @@ export async function draftRun(store: EventStore, actor: Person, o: DraftOptions
  * What a waiting run pays must still be owed, to the account in force, as when it was drafted; otherwise it is
  * neither approved, filed nor sent, and cancelled, the month is drafted again: a released hold taken back since
  * (HOLD_IN_FORCE), a payee's account changed since (PAYEE_CHANGED), a correction that stated the month lower
- * (STATED_LOWER, below).
+ * (STATED_LOWER, below), the bank's debits paid it since (PAID_SINCE).
  */
-async function stillPayable(
-  store: EventStore,
-  runs: PayoutRuns,
-  run: PayoutRun,
-  resolvedNow: ResolvedNow | undefined,
-): Promise<void> {
-  await noReleaseTakenBack(store, run, resolvedNow);
+async function stillPayable(store: EventStore, runs: PayoutRuns, run: PayoutRun, live: LiveReadings): Promise<void> {
+  await noReleaseTakenBack(store, run, live.resolvedNow);
   await payeesUnchanged(store, run);
   await notStatedLower(store, runs, run);
+  if (live.paidByBank) await notPaidSince(store, runs, run, live.paidByBank);
+}
+
+/** What the checks before approval, file and send read from the read models (each absent: not checked). */
+export interface LiveReadings {
+  /** DraftOptions `resolvedNow` */
+  readonly resolvedNow?: ResolvedNow;
+  /** DraftOptions `paidByBank`, with the payouts leg caught up */
+  readonly paidByBank?: BankPaid;
+}
+
+/**
+ * A run drafted before the bank's debits paid its references (a transfer made by hand, a run cancelled after its
+ * file was executed, a return the bank took back) would pay them twice: a draft made now would leave them out.
+ * Checked while nobody has taken its file; after that the bank may have executed it, and a debit may be its own.
+ */
+async function notPaidSince(store: EventStore, runs: PayoutRuns, run: PayoutRun, paidByBank: BankPaid) {
+  if (run.fileTaken.length > 0) return;
+  const paid = linesPaidSince(run, [...runs.runs.values()], await statementRunsOf(store, run.month), paidByBank);
+  if (paid.length > 0)
+    throw new PayoutRunRefused(
+      'PAID_SINCE',
+      `${run.id} pays ${paid.map((l) => l.reference).join(', ')}, which the bank's debits paid since it was ` +
+        `drafted (by hand, or under another run); cancel it (recon payout-runs cancel ${run.id} --reason ...) ` +
+        'and draft the month again: the draft pays what is still owed',
+    );
 }
 
 /**
@@ -287,8 +308,7 @@ export async function approveRun(
     executionDate?: string;
     now?: Date;
     holidays?: ReadonlySet<string>;
-    resolvedNow?: ResolvedNow;
-  },
+  } & LiveReadings,
 ): Promise<PayoutRun> {
   allowed(actor, 'payout-run.approve');
   const runs = await readRuns(store);
@@ -300,7 +320,7 @@ export async function approveRun(
       'MAKER_CHECKER',
       `${runId} was drafted by ${actor.id}; another approver must approve it (the one who drafts a run never approves it)`,
     );
-  await stillPayable(store, runs, run, o.resolvedNow);
+  await stillPayable(store, runs, run, o);
   const now = o.now ?? new Date();
   const executionDate = executionDateOf(o.executionDate, now, o.timezone, o.holidays ?? new Set());
   const event = newEvent(
@@ -334,11 +354,9 @@ export function paymentFileOf(run: PayoutRun): PaymentFile {
 }
 
 /** When an action happens: the business time zone says which day it is. */
-export interface ActionTime {
+export interface ActionTime extends LiveReadings {
   readonly timezone: string;
   readonly now?: Date;
-  /** for the checks before a file is taken or sent (approveRun's, DraftOptions `resolvedNow`) */
-  readonly resolvedNow?: ResolvedNow;
 }
 
 /**
@@ -377,7 +395,7 @@ export async function paymentFile(
     stillExecutable(run, at);
     const file = paymentFileOf(run);
     if (run.status !== 'approved') return file;
-    await stillPayable(store, runs, run, at.resolvedNow);
+    await stillPayable(store, runs, run, at);
     if (run.fileTaken.some((t) => t.by === actor.id)) return file;
     const takenAt = (at.now ?? new Date()).toISOString();
     const event = newEvent(
@@ -404,7 +422,7 @@ export async function sendRun(store: EventStore, actor: Person, runId: string, a
   stillExecutable(run, at);
   const now = at.now ?? new Date();
   const file = paymentFileOf(run);
-  await stillPayable(store, runs, run, at.resolvedNow);
+  await stillPayable(store, runs, run, at);
   const event = newEvent(
     PayoutRunSent,
     { runId, sentBy: actor.id, sentAt: now.toISOString(), fileSha256: file.sha256 },

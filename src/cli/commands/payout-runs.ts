@@ -33,6 +33,14 @@ async function bankPaidNow(rt: Runtime, signal: AbortSignal) {
   return paidByBankOf(rt.sql, rt.store, config.bank.payouts, config.timezone);
 }
 
+/**
+ * What the checks before approval, file and send read (actions.ts `LiveReadings`), the read models caught up
+ * first: a debit imported since the run was drafted is known.
+ */
+async function liveReadings(rt: Runtime, signal: AbortSignal) {
+  return { paidByBank: await bankPaidNow(rt, signal), resolvedNow: resolvedNowOf(rt.sql) };
+}
+
 const amount = (minor: string, currency: string) =>
   `${decimalText(BigInt(minor), currency) ?? `${minor}/100`} ${currency}`;
 const one = (s: string) => printable(s, { oneLine: true });
@@ -189,11 +197,12 @@ function lifeCommands(group: Command): void {
     .option('--execution-date <YYYY-MM-DD>', 'the day the bank executes the transfers (default: today)')
     .description('approve a draft (an approver who did not draft it); its payment file becomes available')
     .action(async (id: string, opts: { executionDate?: string }) => {
-      await withRuntime(async (rt) => {
-        const r = await approveRun(rt.store, await actor(rt, 'payout-run.approve'), id, {
+      await withRuntime(async (rt, signal) => {
+        const who = await actor(rt, 'payout-run.approve');
+        const r = await approveRun(rt.store, who, id, {
           timezone: rt.config.timezone,
           holidays: executionHolidays(rt.config.bank),
-          resolvedNow: resolvedNowOf(rt.sql),
+          ...(await liveReadings(rt, signal)),
           ...(opts.executionDate ? { executionDate: opts.executionDate } : {}),
         });
         process.stdout.write(`approved ${r.id}; the payment file: recon payout-runs file ${r.id} --out FILE\n`);
@@ -206,10 +215,11 @@ function lifeCommands(group: Command): void {
     .option('--out <file>', 'write the file here (default: standard output)')
     .description("the approved run's payment file, ISO 20022 pain.001.001.09, for the bank")
     .action(async (id: string, opts: { out?: string }) => {
-      await withRuntime(async (rt) => {
-        const f = await paymentFile(rt.store, await actor(rt, 'payout-run.send'), id, {
+      await withRuntime(async (rt, signal) => {
+        const who = await actor(rt, 'payout-run.send');
+        const f = await paymentFile(rt.store, who, id, {
           timezone: rt.config.timezone,
-          resolvedNow: resolvedNowOf(rt.sql),
+          ...(await liveReadings(rt, signal)),
         });
         if (!opts.out) {
           process.stdout.write(f.xml);
@@ -227,10 +237,11 @@ function lifeCommands(group: Command): void {
     .argument('<run>', 'the run id, PR-YYYY-MM-n')
     .description("record that the approved run's payment file went to the bank (its sha-256 is kept)")
     .action(async (id: string) => {
-      await withRuntime(async (rt) => {
-        const r = await sendRun(rt.store, await actor(rt, 'payout-run.send'), id, {
+      await withRuntime(async (rt, signal) => {
+        const who = await actor(rt, 'payout-run.send');
+        const r = await sendRun(rt.store, who, id, {
           timezone: rt.config.timezone,
-          resolvedNow: resolvedNowOf(rt.sql),
+          ...(await liveReadings(rt, signal)),
         });
         process.stdout.write(`sent ${r.id} (file sha-256 ${r.fileSha256})\n`);
       });
