@@ -1,7 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { reconEnv } from '../../fixtures/psp-env';
 import { projection as journal } from '../../projections/journal';
 import { projection as reconciliation } from '../../projections/reconciliation';
 import { dataOf } from '../../src/events/catalog';
@@ -167,4 +169,57 @@ describe('review9: a release whose decision was revoked once the sources agreed'
     expect(d.plan.leftOut).toEqual([]);
     expect(d.run!.lines.map((l) => [l.reference, l.amount])).toEqual([['RS-SM-A-2024-04-UAH', '5000']]);
   });
+});
+
+/** The real binary, as finance types it (RECON_TOKEN names who acts). */
+function recon(args: string[], token?: string) {
+  const config = path.join(out, 'recon.json');
+  writeFileSync(
+    config,
+    JSON.stringify({ bank: { accounts: [{ id: 'UA213223130000026007233566001', currency: 'UAH', role: 'payouts' }] } }),
+  );
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, [path.resolve('bin/recon.mjs'), ...args], {
+      env: reconEnv({
+        databaseUrl: fx.db.url,
+        timezone: TZ,
+        extra: {
+          RECON_LOG_LEVEL: 'error',
+          RECON_CONFIG: config,
+          RECON_ISSUER_NAME: 'Marketplace LLC',
+          ...(token ? { RECON_TOKEN: token } : {}),
+        },
+      }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.once('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('review9: the same through recon payout-runs', () => {
+  it('draft pays the released money; approve approves it', async () => {
+    await cancelRun(fx.store, ana, 'PR-2024-04-2', 'drafted again through the binary', NOW);
+    const admin = (await recon(['users', 'add', 'olena', '--name', 'Olena', '--role', 'admin'])).stdout.trim();
+    const token: Record<string, string> = {};
+    for (const [id, role] of [
+      ['ana', 'analyst'],
+      ['iryna', 'approver'],
+    ] as const) {
+      const r = await recon(['users', 'add', id, '--name', id, '--role', role], admin);
+      expect(r.code, r.stderr).toBe(0);
+      token[id] = r.stdout.trim();
+    }
+    const drafted = await recon(['payout-runs', 'draft', '--month', '2024-04'], token.ana);
+    expect(drafted.code, drafted.stderr).toBe(0);
+    expect(drafted.stdout).toContain('drafted PR-2024-04-3');
+    expect(drafted.stdout).not.toContain('left out');
+    const shown = await recon(['payout-runs', 'show', 'PR-2024-04-3'], token.ana);
+    expect(shown.stdout).toContain('RS-SM-A-2024-04-UAH  50.00 UAH');
+    const approved = await recon(['payout-runs', 'approve', 'PR-2024-04-3'], token.iryna);
+    expect(approved.code, approved.stderr).toBe(0);
+  }, 240_000);
 });
