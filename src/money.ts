@@ -48,6 +48,32 @@ function describe(input: unknown): string {
   }
 }
 
+const decimalsCache = new Map<string, number>();
+
+/**
+ * Decimals of a currency (ISO 4217 through Intl, as the workbooks read it: 2 for EUR and UAH, 0 for JPY, 3 for
+ * KWD); 2 for a code Intl does not know. Amounts stay hundredths whatever the currency: this says which of them
+ * a currency can carry (a whole yen is 100 of them).
+ */
+export function currencyDecimals(currency: string): number {
+  let e = decimalsCache.get(currency);
+  if (e === undefined) {
+    try {
+      e = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+    } catch {
+      e = 2;
+    }
+    decimalsCache.set(currency, e);
+  }
+  return e;
+}
+
+/** The currency's smallest unit in hundredths: 100 for JPY (a whole yen), 1 for EUR, UAH and KWD. */
+export function smallestUnit(currency: string): bigint {
+  const e = currencyDecimals(currency);
+  return e < 2 ? 10n ** BigInt(2 - e) : 1n;
+}
+
 /** Minor units to a plain decimal string with two decimals ("-12.05"). Exact. */
 export function formatMinor(minor: Minor): string {
   const neg = minor < 0n;

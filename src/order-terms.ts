@@ -1,4 +1,5 @@
 import { DEFAULT_SCHEDULE, type FeeScheduleLine } from './events/order-events';
+import { smallestUnit } from './money';
 
 /**
  * The terms the marketplace's orders are judged by, pure and shared by the orders leg
@@ -15,14 +16,23 @@ export function percentRatio(percent: string): { num: bigint; den: bigint } {
   return { num: BigInt(whole! + frac), den: 100n * 10n ** BigInt(frac.length) };
 }
 
-/** The fee a line allows on one part (minor units): fixed + rounded percentage, at most the part. */
-export function expectedFee(line: Pick<FeeScheduleLine, 'percent' | 'fixed' | 'rounding'>, part: bigint): bigint {
+/**
+ * The fee a line allows on one part (minor units): fixed + the percentage rounded to the currency's smallest unit
+ * (a hundredth of EUR or UAH, a whole yen: a fee of 250.03 JPY exists in no contract nor at any PSP, and a
+ * difference of a fraction of a yen held on a statement left the whole JPY payout unpayable), at most the part.
+ */
+export function expectedFee(
+  line: Pick<FeeScheduleLine, 'percent' | 'fixed' | 'rounding'> & { readonly currency?: string },
+  part: bigint,
+): bigint {
   const base = part < 0n ? -part : part;
   const { num, den } = percentRatio(line.percent);
+  const unit = line.currency === undefined ? 1n : smallestUnit(line.currency);
   const product = base * num;
-  let pct = product / den;
-  if (line.rounding === 'half_up' && (product % den) * 2n >= den) pct += 1n;
-  const fee = BigInt(line.fixed) + pct;
+  const per = den * unit;
+  let pct = product / per;
+  if (line.rounding === 'half_up' && (product % per) * 2n >= per) pct += 1n;
+  const fee = BigInt(line.fixed) + pct * unit;
   return fee > base ? base : fee;
 }
 

@@ -5,6 +5,8 @@ import { createAuditorApi } from '../http/auditor-api';
 import { directoryReader } from '../people/authenticate';
 import { createOrdersApi } from '../http/orders-api';
 import { createPayoutRunsApi } from '../http/payout-runs-api';
+import { paidByBankOf } from '../payout-runs/bank-paid';
+import { resolvedNowOf } from '../payout-runs/resolved';
 import { metricsRoute } from '../http/metrics';
 import { createExceptionsApi } from '../http/exceptions-api';
 import { exceptionPolicyOf } from '../exceptions/policy';
@@ -120,6 +122,8 @@ async function startHttp(
     auditorToken: config.auditorToken,
     timezone: config.timezone,
     bank: config.bank,
+    resolvedNow: resolvedNowOf(rt.sql),
+    paidByBank: () => paidByBankOf(rt.sql, rt.store, config.bank.payouts, config.timezone),
   });
   const exceptions = createExceptionsApi({
     sql: rt.sql,

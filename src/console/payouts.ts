@@ -3,6 +3,7 @@ import { EMPTY_BANK_CONFIG, executionHolidays } from '../config/bank';
 import { ReconError } from '../errors';
 import { approveRun, draftRun, listRuns, paymentFile, showRun } from '../payout-runs/actions';
 import { paidByBankOf } from '../payout-runs/bank-paid';
+import { resolvedNowOf } from '../payout-runs/resolved';
 import { html } from './html';
 import { WORK_WORDS } from './i18n-work';
 import { page, type View } from './layout';
@@ -22,6 +23,15 @@ const refusal = (e: unknown): ReconError => {
   if (e instanceof ReconError && (e.kind === 'usage' || e.kind === 'configuration')) return e;
   throw e;
 };
+
+/** The checks' readings before approval and file (actions.ts `LiveReadings`): the worker keeps the read models live. */
+async function liveReadings(deps: ConsoleDeps) {
+  const bank = deps.bank ?? EMPTY_BANK_CONFIG;
+  return {
+    paidByBank: await paidByBankOf(deps.sql, deps.store, bank.payouts, deps.timezone),
+    resolvedNow: resolvedNowOf(deps.sql),
+  };
+}
 
 const lastMonth = (zone: string) => DateTime.now().setZone(zone).minus({ months: 1 }).toFormat('yyyy-MM');
 
@@ -48,7 +58,7 @@ export async function showRunPage(deps: ConsoleDeps, r: Request, v: View, id: st
 /** GET /console/payout-runs/<id>/pain.001: the approved run's payment file (payout-run.send), as a download. */
 export async function sendPaymentFile(deps: ConsoleDeps, r: Request, v: View, id: string) {
   try {
-    const f = await paymentFile(deps.store, v.person, id, { timezone: deps.timezone });
+    const f = await paymentFile(deps.store, v.person, id, { timezone: deps.timezone, ...(await liveReadings(deps)) });
     r.res.writeHead(200, {
       ...SECURITY_HEADERS,
       'content-type': 'application/xml; charset=utf-8',
@@ -70,7 +80,8 @@ export async function postDraft(deps: ConsoleDeps, r: Request, v: View, form: UR
     const bank = deps.bank ?? EMPTY_BANK_CONFIG;
     // the worker keeps the read models live: the payouts leg knows what the bank paid as of now
     const paidByBank = await paidByBankOf(deps.sql, deps.store, bank.payouts, deps.timezone);
-    const d = await draftRun(deps.store, v.person, { month, bank, env: process.env, paidByBank });
+    const resolvedNow = resolvedNowOf(deps.sql);
+    const d = await draftRun(deps.store, v.person, { month, bank, env: process.env, paidByBank, resolvedNow });
     if (!d.run) return redirect(r.res, `/console/payout-runs?nothing=1&month=${encodeURIComponent(month)}`);
     deps.log.info('console payout run drafted', { person: v.person.id, run: d.run.id, created: d.created });
     redirect(r.res, `/console/payout-runs/${d.run.id}`);
@@ -83,7 +94,11 @@ export async function postDraft(deps: ConsoleDeps, r: Request, v: View, form: UR
 /** POST /console/payout-runs/<id>/approve: an approver who did not draft it (refused in words otherwise). */
 export async function postApproveRun(deps: ConsoleDeps, r: Request, v: View, id: string) {
   try {
-    await approveRun(deps.store, v.person, id, { timezone: deps.timezone, holidays: executionHolidays(deps.bank) });
+    await approveRun(deps.store, v.person, id, {
+      timezone: deps.timezone,
+      holidays: executionHolidays(deps.bank),
+      ...(await liveReadings(deps)),
+    });
     deps.log.info('console payout run approved', { person: v.person.id, run: id });
     redirect(r.res, `/console/payout-runs/${id}?done=approve`);
   } catch (e) {

@@ -3,8 +3,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type BankConfig, executionHolidays } from '../config/bank';
 import { isReconError } from '../errors';
 import { PayoutRunRefused } from '../payout-runs/errors';
-import { approveRun, listRuns, paymentFile, showRun } from '../payout-runs/actions';
+import { approveRun, type LiveReadings, listRuns, paymentFile, showRun } from '../payout-runs/actions';
+import type { BankPaid } from '../payout-runs/plan';
 import { runJson } from '../payout-runs/runs';
+import type { ResolvedNow } from '../payout-runs/resolved';
 import { personOfToken } from '../people/authenticate';
 import type { Directory, Person } from '../people/directory';
 import { NotAllowed } from '../people/errors';
@@ -31,6 +33,10 @@ export interface PayoutRunsApiDeps {
   readonly now?: () => Date;
   /** RECON_CONFIG's bank section: the payouts bank's holidays, on which no run is executed */
   readonly bank?: BankConfig;
+  /** the reconciliation's resolved discrepancies (payout-runs/resolved.ts), for the checks before approval */
+  readonly resolvedNow?: ResolvedNow;
+  /** what the bank's debits paid on each reference now (bank-paid.ts; the worker keeps the read models live) */
+  readonly paidByBank?: () => Promise<BankPaid>;
 }
 
 const MAX_BODY = 4096;
@@ -57,6 +63,14 @@ async function readBody(req: IncomingMessage): Promise<string | null> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** The checks' readings (actions.ts `LiveReadings`) the worker gave. */
+async function liveReadings(deps: PayoutRunsApiDeps): Promise<LiveReadings> {
+  return {
+    ...(deps.resolvedNow ? { resolvedNow: deps.resolvedNow } : {}),
+    ...(deps.paidByBank ? { paidByBank: await deps.paidByBank() } : {}),
+  };
+}
+
 // every refusal's answer: a code added without one fails the type check
 const STATUS: Record<PayoutRunRefused['code'], number> = {
   NO_SUCH_RUN: 404,
@@ -69,6 +83,7 @@ const STATUS: Record<PayoutRunRefused['code'], number> = {
   CHANGED_MEANWHILE: 409,
   EXECUTION_DATE_PASSED: 409,
   STATED_LOWER: 409,
+  PAID_SINCE: 409,
   HOLD_IN_FORCE: 409,
   PAYEE_CHANGED: 409,
   FILE_TAKEN: 409,
@@ -120,7 +135,11 @@ async function route(deps: PayoutRunsApiDeps, req: IncomingMessage, res: ServerR
   if (id === undefined) send(res, 200, (await listRuns(deps.store, who)).map(runJson));
   else if (action === undefined) send(res, 200, runJson(await showRun(deps.store, who, id)));
   else if (action === 'file') {
-    const f = await paymentFile(deps.store, who, id, { timezone: deps.timezone, now: deps.now?.() ?? new Date() });
+    const f = await paymentFile(deps.store, who, id, {
+      timezone: deps.timezone,
+      now: deps.now?.() ?? new Date(),
+      ...(await liveReadings(deps)),
+    });
     res.writeHead(200, {
       'content-type': 'application/xml; charset=utf-8',
       'content-length': Buffer.byteLength(f.xml),
@@ -145,6 +164,7 @@ async function route(deps: PayoutRunsApiDeps, req: IncomingMessage, res: ServerR
           holidays: executionHolidays(deps.bank),
           ...body,
           now,
+          ...(await liveReadings(deps)),
         }),
       ),
     );

@@ -12,7 +12,7 @@ import {
 import { operationMethod } from '../events/ingest-events';
 import { parseCsvRecords } from './csv-records';
 import { formatCsvIssue, readUtf8File, type CsvIssue } from './sub-merchants';
-import { parseAmount } from '../money';
+import { parseAmount, smallestUnit } from '../money';
 import { plausibleDay } from '../input-rules';
 import type { AppendRequest, EventStore, NewEvent } from '../store/types';
 
@@ -65,6 +65,9 @@ function parseLine(fields: Record<string, string>, file: string, line: number) {
   const fixedText = fields.fixed!.trim() || '0';
   const fixed = parseAmount(fixedText);
   if (!fixed.ok) bad('fixed', fixed.reason);
+  // a fixed fee of a fraction of the currency's smallest unit (0.50 JPY) is charged by no PSP
+  else if (/^[A-Z]{3}$/.test(currency) && fixed.minor % smallestUnit(currency) !== 0n)
+    bad('fixed', `${JSON.stringify(fixedText)} is not a whole number of ${currency}'s smallest unit`);
   const from = fields.effective_from!.trim();
   // a plausible day (src/input-rules.ts): 0000-01-01 was stored, then failed the projection on every run
   const day = plausibleDay(from);

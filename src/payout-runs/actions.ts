@@ -18,9 +18,10 @@ import { StoreError } from '../store/errors';
 import type { EventStore, NewEvent } from '../store/types';
 import { debtorsFor } from './debtor';
 import { PayoutRunRefused } from './errors';
-import { decisionNow, payeeOf, planInputOf, statementRunsOf } from './inputs';
+import { decisionsNow, payeeOf, planInputOf, statementRunsOf } from './inputs';
 import { fileSha256, pain001 } from './pain001';
-import { type BankPaid, linesAboveAsks, type Plan, planRun } from './plan';
+import { type BankPaid, linesAboveAsks, linesPaidSince, type Plan, planRun } from './plan';
+import type { ResolvedNow } from './resolved';
 import { type PayoutRun, type PayoutRuns, readRuns, runOf } from './runs';
 
 /**
@@ -79,6 +80,11 @@ export interface DraftOptions {
    * model caught up): a reference the bank paid is not drafted again. Required, so that no caller drafts blind.
    */
   readonly paidByBank: BankPaid;
+  /**
+   * Which discrepancies the reconciliation finds resolved now (`resolvedNowOf`): money released on a decision
+   * revoked since is paid when the sources agree now. None: a revoked decision keeps the money out.
+   */
+  readonly resolvedNow?: ResolvedNow;
   readonly now?: Date;
 }
 
@@ -95,7 +101,7 @@ export async function draftRun(store: EventStore, actor: Person, o: DraftOptions
     );
   const runs = await readRuns(store);
   const ofMonth = [...runs.runs.values()].filter((r) => r.month === o.month);
-  const plan = planRun(await planInputOf(store, o.month, [...runs.runs.values()], o.paidByBank));
+  const plan = planRun(await planInputOf(store, o.month, [...runs.runs.values()], o.paidByBank, o.resolvedNow));
   const waiting = ofMonth.find((r) => r.status === 'draft');
   if (waiting) return { run: waiting, created: false, plan };
   if (plan.lines.length === 0) return { run: null, created: false, plan };
@@ -125,12 +131,38 @@ export async function draftRun(store: EventStore, actor: Person, o: DraftOptions
  * What a waiting run pays must still be owed, to the account in force, as when it was drafted; otherwise it is
  * neither approved, filed nor sent, and cancelled, the month is drafted again: a released hold taken back since
  * (HOLD_IN_FORCE), a payee's account changed since (PAYEE_CHANGED), a correction that stated the month lower
- * (STATED_LOWER, below).
+ * (STATED_LOWER, below), the bank's debits paid it since (PAID_SINCE).
  */
-async function stillPayable(store: EventStore, runs: PayoutRuns, run: PayoutRun): Promise<void> {
-  await noReleaseTakenBack(store, run);
+async function stillPayable(store: EventStore, runs: PayoutRuns, run: PayoutRun, live: LiveReadings): Promise<void> {
+  await noReleaseTakenBack(store, run, live.resolvedNow);
   await payeesUnchanged(store, run);
   await notStatedLower(store, runs, run);
+  if (live.paidByBank) await notPaidSince(store, runs, run, live.paidByBank);
+}
+
+/** What the checks before approval, file and send read from the read models (each absent: not checked). */
+export interface LiveReadings {
+  /** DraftOptions `resolvedNow` */
+  readonly resolvedNow?: ResolvedNow;
+  /** DraftOptions `paidByBank`, with the payouts leg caught up */
+  readonly paidByBank?: BankPaid;
+}
+
+/**
+ * A run drafted before the bank's debits paid its references (a transfer made by hand, a run cancelled after its
+ * file was executed, a return the bank took back) would pay them twice: a draft made now would leave them out.
+ * Checked while nobody has taken its file; after that the bank may have executed it, and a debit may be its own.
+ */
+async function notPaidSince(store: EventStore, runs: PayoutRuns, run: PayoutRun, paidByBank: BankPaid) {
+  if (run.fileTaken.length > 0) return;
+  const paid = linesPaidSince(run, [...runs.runs.values()], await statementRunsOf(store, run.month), paidByBank);
+  if (paid.length > 0)
+    throw new PayoutRunRefused(
+      'PAID_SINCE',
+      `${run.id} pays ${paid.map((l) => l.reference).join(', ')}, which the bank's debits paid since it was ` +
+        `drafted (by hand, or under another run); cancel it (recon payout-runs cancel ${run.id} --reason ...) ` +
+        'and draft the month again: the draft pays what is still owed',
+    );
 }
 
 /**
@@ -151,17 +183,17 @@ async function notStatedLower(store: EventStore, runs: PayoutRuns, run: PayoutRu
 /**
  * A line pays money a statement released from hold because its discrepancy was decided pay or write-off. A
  * decision revoked or turned to withhold after the run was drafted puts that money in doubt again: a draft made
- * now would leave the line out (`hold_in_force`, plan.ts), so the waiting run is neither approved, filed nor sent.
+ * now would leave the line out (`hold_in_force`, plan.ts), so the waiting run is neither approved, filed nor sent;
+ * unless the sources agree now (revoked, then resolved: `resolvedNow`), as a draft made now would pay it.
  */
-async function noReleaseTakenBack(store: EventStore, run: PayoutRun): Promise<void> {
-  const decisions = new Map<string, Awaited<ReturnType<typeof decisionNow>>>();
+async function noReleaseTakenBack(store: EventStore, run: PayoutRun, resolvedNow?: ResolvedNow): Promise<void> {
+  // each discrepancy's stream read once, however many lines it released money into
+  const ids = run.lines.flatMap((l) => l.releasedHolds.map((h) => h.discrepancyId));
+  const decisions = await decisionsNow(store, ids, resolvedNow);
   const held = new Set<string>();
   for (const l of run.lines)
-    for (const h of l.releasedHolds) {
-      // each discrepancy's stream read once, however many lines it released money into
-      if (!decisions.has(h.discrepancyId)) decisions.set(h.discrepancyId, await decisionNow(store, h.discrepancyId));
+    for (const h of l.releasedHolds)
       if (['revoked', 'withhold'].includes(decisions.get(h.discrepancyId)!)) held.add(l.reference);
-    }
   if (held.size > 0)
     throw new PayoutRunRefused(
       'HOLD_IN_FORCE',
@@ -271,7 +303,12 @@ export async function approveRun(
   store: EventStore,
   actor: Person,
   runId: string,
-  o: { timezone: string; executionDate?: string; now?: Date; holidays?: ReadonlySet<string> },
+  o: {
+    timezone: string;
+    executionDate?: string;
+    now?: Date;
+    holidays?: ReadonlySet<string>;
+  } & LiveReadings,
 ): Promise<PayoutRun> {
   allowed(actor, 'payout-run.approve');
   const runs = await readRuns(store);
@@ -283,7 +320,7 @@ export async function approveRun(
       'MAKER_CHECKER',
       `${runId} was drafted by ${actor.id}; another approver must approve it (the one who drafts a run never approves it)`,
     );
-  await stillPayable(store, runs, run);
+  await stillPayable(store, runs, run, o);
   const now = o.now ?? new Date();
   const executionDate = executionDateOf(o.executionDate, now, o.timezone, o.holidays ?? new Set());
   const event = newEvent(
@@ -317,7 +354,7 @@ export function paymentFileOf(run: PayoutRun): PaymentFile {
 }
 
 /** When an action happens: the business time zone says which day it is. */
-export interface ActionTime {
+export interface ActionTime extends LiveReadings {
   readonly timezone: string;
   readonly now?: Date;
 }
@@ -358,7 +395,7 @@ export async function paymentFile(
     stillExecutable(run, at);
     const file = paymentFileOf(run);
     if (run.status !== 'approved') return file;
-    await stillPayable(store, runs, run);
+    await stillPayable(store, runs, run, at);
     if (run.fileTaken.some((t) => t.by === actor.id)) return file;
     const takenAt = (at.now ?? new Date()).toISOString();
     const event = newEvent(
@@ -385,7 +422,7 @@ export async function sendRun(store: EventStore, actor: Person, runId: string, a
   stillExecutable(run, at);
   const now = at.now ?? new Date();
   const file = paymentFileOf(run);
-  await stillPayable(store, runs, run);
+  await stillPayable(store, runs, run, at);
   const event = newEvent(
     PayoutRunSent,
     { runId, sentBy: actor.id, sentAt: now.toISOString(), fileSha256: file.sha256 },

@@ -17,6 +17,7 @@ export class PayoutRunRefused extends ReconError {
       | 'CHANGED_MEANWHILE'
       | 'EXECUTION_DATE_PASSED'
       | 'STATED_LOWER'
+      | 'PAID_SINCE'
       | 'HOLD_IN_FORCE'
       | 'PAYEE_CHANGED'
       | 'FILE_TAKEN'

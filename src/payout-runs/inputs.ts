@@ -4,6 +4,7 @@ import { PayeeAccountConfirmed, SubMerchantRegistered, subMerchantStream } from 
 import { StatementIssued, statementStream } from '../events/statement-events';
 import type { EventStore, RecordedEvent } from '../store/types';
 import type { BankPaid, DecisionNow, Payee, PlanInput, StatementRun } from './plan';
+import type { ResolvedNow } from './resolved';
 import type { PayoutRun } from './runs';
 
 /** What a run of a month is planned from, read from the event store (statements, directory, decisions). */
@@ -86,23 +87,42 @@ export async function decisionNow(store: EventStore, id: string): Promise<Decisi
   return decision;
 }
 
+/**
+ * The decision in force now on each discrepancy (`decisionNow`), each stream read once. A decision revoked on a
+ * discrepancy the reconciliation finds resolved now is no decision and no doubt ('open'): the sources agree, so
+ * the money a statement released on it is owed (resolved.ts). Without `resolvedNow` a revocation stays 'revoked'.
+ */
+export async function decisionsNow(
+  store: EventStore,
+  ids: Iterable<string>,
+  resolvedNow?: ResolvedNow,
+): Promise<Map<string, DecisionNow>> {
+  const decisions = new Map<string, DecisionNow>();
+  for (const id of ids) if (!decisions.has(id)) decisions.set(id, await decisionNow(store, id));
+  const revoked = [...decisions].filter(([, d]) => d === 'revoked').map(([id]) => id);
+  if (revoked.length > 0 && resolvedNow) for (const id of await resolvedNow(revoked)) decisions.set(id, 'open');
+  return decisions;
+}
+
 export async function planInputOf(
   store: EventStore,
   month: string,
   payoutRuns: readonly PayoutRun[],
   paidByBank: BankPaid,
+  resolvedNow?: ResolvedNow,
 ): Promise<PlanInput> {
   const runs = await statementRunsOf(store, month);
   const before = (await statementRunsOf(store, previousMonth(month))).at(-1) ?? null;
   const payees = new Map<string, Payee>();
-  const decisions = new Map<string, DecisionNow>();
+  const held: string[] = [];
   for (const r of [...runs, ...(before ? [before] : [])])
     for (const p of r.payouts) {
       if (!payees.has(p.subMerchantId) && !p.subMerchantId.startsWith('receiver:')) {
         const payee = await payeeOf(store, p.subMerchantId);
         if (payee) payees.set(p.subMerchantId, payee);
       }
-      for (const [id] of p.holds) if (!decisions.has(id)) decisions.set(id, await decisionNow(store, id));
+      for (const [id] of p.holds) held.push(id);
     }
+  const decisions = await decisionsNow(store, held, resolvedNow);
   return { runs, before, payoutRuns, payees, decisions, paidByBank };
 }

@@ -1,4 +1,5 @@
 import { sha256Hex } from '../canonical';
+import { currencyDecimals } from '../money';
 import { PayoutRunRefused } from './errors';
 
 /**
@@ -48,26 +49,6 @@ export interface PaymentOrder {
    * for runs drafted before it was written, whose file keeps its bytes.
    */
   readonly individualBooking?: boolean;
-}
-
-const decimalsCache = new Map<string, number>();
-
-/**
- * Decimals of a currency (ISO 4217 through Intl, as the workbooks read it: 2 for EUR and UAH, 0 for JPY, 3 for
- * KWD); 2 for a code Intl does not know. Read here rather than from src/export/workbook so that this file loads
- * no spreadsheet library.
- */
-export function currencyDecimals(currency: string): number {
-  let e = decimalsCache.get(currency);
-  if (e === undefined) {
-    try {
-      e = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
-    } catch {
-      e = 2;
-    }
-    decimalsCache.set(currency, e);
-  }
-  return e;
 }
 
 /**

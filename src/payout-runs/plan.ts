@@ -172,6 +172,27 @@ export function linesAboveAsks(run: PayoutRun, payoutRuns: readonly PayoutRun[],
   );
 }
 
+/**
+ * The lines of a waiting run that pay more than a draft made now would: the bank's debits paid their reference
+ * since it was drafted (a transfer made by hand, a run cancelled after its file was executed, a return the bank
+ * took back), read as planRun reads them. Only for a run whose file nobody took: the bank cannot hold its
+ * transfers, so no debit is its own.
+ */
+export function linesPaidSince(
+  run: PayoutRun,
+  payoutRuns: readonly PayoutRun[],
+  runs: readonly StatementRun[],
+  paidByBank: BankPaid,
+) {
+  const still = stillAskedOf(runs);
+  const others = referencesTaken(payoutRuns, run.id);
+  return run.lines.filter((l) => {
+    const took = (others.get(l.reference) ?? 0n) - (paidByBank.returned?.get(l.reference) ?? 0n);
+    const rest = (still.get(l.reference) ?? 0n) - max(took, paidByBank.get(l.reference) ?? 0n);
+    return BigInt(l.amount) > rest;
+  });
+}
+
 /** The holds of the statement run before `index` (same key) that this row no longer holds: released into it. */
 function releasedInto(
   input: PlanInput,

@@ -8,6 +8,7 @@ import type { Action } from '../../people/roles';
 import { approveRun, cancelRun, draftRun, listRuns, paymentFile, sendRun, showRun } from '../../payout-runs/actions';
 import { bankPaidEveryLine, paidByBankOf } from '../../payout-runs/bank-paid';
 import { confirmPayeeAccount } from '../../payout-runs/payees';
+import { resolvedNowOf } from '../../payout-runs/resolved';
 import { type PayoutRun, runJson, totalsOf } from '../../payout-runs/runs';
 import { decimalText } from '../../payout-runs/pain001';
 import { runProjections } from '../../projector/runner';
@@ -30,6 +31,14 @@ async function bankPaidNow(rt: Runtime, signal: AbortSignal) {
   const { config } = rt;
   await runProjections(runnerDepsOf(rt), { signal });
   return paidByBankOf(rt.sql, rt.store, config.bank.payouts, config.timezone);
+}
+
+/**
+ * What the checks before approval, file and send read (actions.ts `LiveReadings`), the read models caught up
+ * first: a debit imported since the run was drafted is known.
+ */
+async function liveReadings(rt: Runtime, signal: AbortSignal) {
+  return { paidByBank: await bankPaidNow(rt, signal), resolvedNow: resolvedNowOf(rt.sql) };
 }
 
 const amount = (minor: string, currency: string) =>
@@ -144,6 +153,7 @@ function readingCommands(group: Command): void {
           bank: rt.config.bank,
           env: process.env,
           paidByBank: await bankPaidNow(rt, signal),
+          resolvedNow: resolvedNowOf(rt.sql),
         });
         if (!r.run) process.stdout.write(`nothing new to pay for ${opts.month}\n`);
         else process.stdout.write(`${r.created ? 'drafted' : 'already drafted, waiting for approval:'} ${r.run.id}\n`);
@@ -187,10 +197,12 @@ function lifeCommands(group: Command): void {
     .option('--execution-date <YYYY-MM-DD>', 'the day the bank executes the transfers (default: today)')
     .description('approve a draft (an approver who did not draft it); its payment file becomes available')
     .action(async (id: string, opts: { executionDate?: string }) => {
-      await withRuntime(async (rt) => {
-        const r = await approveRun(rt.store, await actor(rt, 'payout-run.approve'), id, {
+      await withRuntime(async (rt, signal) => {
+        const who = await actor(rt, 'payout-run.approve');
+        const r = await approveRun(rt.store, who, id, {
           timezone: rt.config.timezone,
           holidays: executionHolidays(rt.config.bank),
+          ...(await liveReadings(rt, signal)),
           ...(opts.executionDate ? { executionDate: opts.executionDate } : {}),
         });
         process.stdout.write(`approved ${r.id}; the payment file: recon payout-runs file ${r.id} --out FILE\n`);
@@ -203,9 +215,11 @@ function lifeCommands(group: Command): void {
     .option('--out <file>', 'write the file here (default: standard output)')
     .description("the approved run's payment file, ISO 20022 pain.001.001.09, for the bank")
     .action(async (id: string, opts: { out?: string }) => {
-      await withRuntime(async (rt) => {
-        const f = await paymentFile(rt.store, await actor(rt, 'payout-run.send'), id, {
+      await withRuntime(async (rt, signal) => {
+        const who = await actor(rt, 'payout-run.send');
+        const f = await paymentFile(rt.store, who, id, {
           timezone: rt.config.timezone,
+          ...(await liveReadings(rt, signal)),
         });
         if (!opts.out) {
           process.stdout.write(f.xml);
@@ -223,8 +237,12 @@ function lifeCommands(group: Command): void {
     .argument('<run>', 'the run id, PR-YYYY-MM-n')
     .description("record that the approved run's payment file went to the bank (its sha-256 is kept)")
     .action(async (id: string) => {
-      await withRuntime(async (rt) => {
-        const r = await sendRun(rt.store, await actor(rt, 'payout-run.send'), id, { timezone: rt.config.timezone });
+      await withRuntime(async (rt, signal) => {
+        const who = await actor(rt, 'payout-run.send');
+        const r = await sendRun(rt.store, who, id, {
+          timezone: rt.config.timezone,
+          ...(await liveReadings(rt, signal)),
+        });
         process.stdout.write(`sent ${r.id} (file sha-256 ${r.fileSha256})\n`);
       });
     });

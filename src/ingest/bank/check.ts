@@ -1,4 +1,5 @@
 import type { BankAccount } from '../../config/bank';
+import { currencyDecimals, smallestUnit } from '../../money';
 import { formatMinor } from './amount';
 import { parserFor } from './open-file';
 import type { CsvMapping } from './csv';
@@ -131,6 +132,15 @@ export async function* checkedItems(
   if (problems.length === 0 && statements.length === 0) problems.push(`${file}: no statement in the file`);
 }
 
+/**
+ * An amount of a fraction of its currency's smallest unit (1000.50 JPY): no bank moves one, so the file was
+ * mangled or misread (a CSV mapping's column); refused rather than booked against a payout. Null when whole.
+ */
+function fractionOfUnit(amount: bigint, currency: string | null): string | null {
+  if (currency === null || amount % smallestUnit(currency) === 0n) return null;
+  return `amount ${formatMinor(amount)} ${currency} is not a whole number of ${currency}'s smallest unit (${currency} has ${currencyDecimals(currency)} decimals)`;
+}
+
 function checkEntry(head: StatementHead, e: ParsedEntry, r: Running): string | null {
   if (e.currency !== null && head.currency !== null && e.currency !== head.currency)
     return `entry in ${e.currency} on a statement in ${head.currency} (one currency per statement)`;
@@ -143,6 +153,8 @@ function checkEntry(head: StatementHead, e: ParsedEntry, r: Running): string | n
       return `entry in ${e.currency}, an earlier entry of the statement (${r.currencyWhere}) in ${r.currency} (one currency per statement)`;
     }
   }
+  const fraction = fractionOfUnit(e.amount, e.currency ?? head.currency ?? r.currency);
+  if (fraction) return fraction;
   if (e.status !== 'booked') {
     r.pending++;
     return null;
@@ -177,9 +189,12 @@ function checkStatement(s: ParsedStatement, r: Running, accounts: ReadonlyMap<st
   (s as { currency: string }).currency = currency;
   if (s.opening === null) return `${name}: no opening balance (OPBD/PRCD, :60F:)`;
   if (s.closing === null) return `${name}: no closing balance (CLBD, :62F:)`;
-  for (const b of [s.opening, s.closing])
+  for (const b of [s.opening, s.closing]) {
     if (b.currency !== null && b.currency !== currency)
       return `${name}: balance in ${b.currency} (${b.where}), statement in ${currency}`;
+    const fraction = fractionOfUnit(b.amount, currency);
+    if (fraction) return `${name}: balance (${b.where}) ${fraction}`;
+  }
   if (r.currency !== null && r.currency !== currency)
     return `${name}: entries in ${r.currency} (${r.currencyWhere}), the statement is in ${currency} (one currency per statement)`;
   const configured = accounts.get(s.account);

@@ -3,7 +3,7 @@ import { eventIdFor } from '../../events/ids';
 import { OrderAmended, OrderCancelled, OrderPlaced, orderStream, type SplitPart } from '../../events/order-events';
 import { isLosslessNumber } from '../../psp/json';
 import type { Keyed } from '../observations';
-import { parseAmount } from '../../money';
+import { currencyDecimals, formatMinor, parseAmount, smallestUnit } from '../../money';
 import { checkText, plausibleInstant, quoteForMessage, REFERENCE_TEXT } from '../../input-rules';
 
 /**
@@ -49,6 +49,23 @@ function textOf(v: unknown): string | undefined {
   if (isLosslessNumber(v)) return v.value;
   if (typeof v === 'number' && Number.isFinite(v)) return String(v);
   return undefined;
+}
+
+/**
+ * An amount or a part of a fraction of the currency's smallest unit (10001.50 JPY: yen have no decimals), which
+ * no payment has: judged against the PSP's whole yen it would differ, and hold the payment's money for nothing.
+ */
+function fractionOfUnit(amount: bigint, parts: readonly SplitPart[], currency: string): OrderInput | null {
+  const unit = smallestUnit(currency);
+  const whole = `a whole number of ${currency}'s smallest unit (${currency} has ${currencyDecimals(currency)} decimals)`;
+  if (amount % unit !== 0n) return fail('amount', `${formatMinor(amount)} ${currency} is not ${whole}`);
+  const part = parts.find((p) => BigInt(p.amount) % unit !== 0n);
+  if (part)
+    return fail(
+      'split',
+      `the part of ${part.subMerchantId}, ${formatMinor(BigInt(part.amount))} ${currency}, is not ${whole}`,
+    );
+  return null;
 }
 
 /** An ISO-8601 instant with an explicit offset, plausible, to the store's form (UTC, milliseconds). */
@@ -148,6 +165,8 @@ function checkedOrder(record: Readonly<Record<string, unknown>>, now: Date | und
   const ids = split.parts.map((p) => p.subMerchantId);
   const twice = ids.find((id, i) => ids.indexOf(id) !== i);
   if (twice) return fail('split', `sub-merchant ${twice} is given twice (one part each)`);
+  const fraction = fractionOfUnit(amount.minor, split.parts, currency);
+  if (fraction) return fraction;
   const parts = split.parts.reduce((a, p) => a + BigInt(p.amount), 0n);
   if (parts > amount.minor)
     return fail('split', `the parts sum to more than the amount (${parts} > ${amount.minor} minor units)`);
