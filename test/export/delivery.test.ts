@@ -7,7 +7,7 @@ import nodemailer from 'nodemailer';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StatementSendFailed, StatementSent, statementDeliveryStream } from '../../src/events/delivery-events';
-import { planDelivery, sendStatements, type Recipient } from '../../src/export/statements/delivery';
+import { planDelivery, type Recipient, senderDomain, sendStatements } from '../../src/export/statements/delivery';
 import { issueStatements } from '../../src/export/statements/issue';
 import { silentLogger } from '../../src/log';
 import { directoryRecipients } from '../../src/cli/statements-send';
@@ -111,7 +111,8 @@ describe('statements send', () => {
     expect(got.mail.attachments.map((a) => [a.filename, sha(a.content)])).toEqual(
       plan.files.map((f) => [f.name, sha(readFileSync(path.join(t.out, f.name)))]),
     );
-    expect(got.mail.messageId).toMatch(/^<statement-[0-9a-f]{32}@recon>$/);
+    // the sender's domain, not the internal tool's name: the header leaves the company
+    expect(got.mail.messageId).toMatch(/^<statement-[0-9a-f]{32}@marketplace\.test>$/);
     // the failure is recorded with the server's answer and never the SMTP password
     const events = await t.store.readStream(statementDeliveryStream('2025-01'));
     const failed = events.filter((e) => e.type === StatementSendFailed.type);
@@ -178,5 +179,15 @@ describe('statements send', () => {
       ['sm-a', 'no-address'],
       ['sm-b', 'file-missing'],
     ]);
+  });
+});
+
+describe("a statement's Message-ID domain", () => {
+  it("is the From address's domain, with or without a display name; never the tool's name", () => {
+    expect(senderDomain('statements@marketplace.test')).toBe('marketplace.test');
+    expect(senderDomain('Marketplace LLC <Payouts@Marketplace.Example>')).toBe('marketplace.example');
+    expect(senderDomain('"a@b" <payouts@shop.example>')).toBe('shop.example');
+    expect(senderDomain('no address')).toBe('localhost');
+    expect(senderDomain('x@bad domain')).toBe('localhost');
   });
 });

@@ -156,6 +156,19 @@ async function checkFiles(outDir: string, files: readonly DeliveryFile[]): Promi
   return 'send';
 }
 
+/**
+ * The right side of a statement's Message-ID: the sender's own domain (what mail systems expect, RFC 5322), never
+ * the internal tool's name, since the header leaves the company with the mail.
+ */
+export function senderDomain(from: string): string {
+  const address = /<([^<>]*)>\s*$/.exec(from)?.[1] ?? from;
+  const domain = address
+    .slice(address.lastIndexOf('@') + 1)
+    .trim()
+    .toLowerCase();
+  return address.includes('@') && /^[a-z0-9-]+(\.[a-z0-9-]+)*$/.test(domain) ? domain : 'localhost';
+}
+
 export interface DeliveryResult {
   readonly planned: readonly PlannedDelivery[];
   readonly sent: number;
@@ -175,7 +188,7 @@ export async function sendStatements(
   for (const p of planned) {
     if (p.status !== 'send' || !p.to) continue;
     const key = { month: opts.month, subMerchantId: p.subMerchantId, to: p.to, files: [...p.files] };
-    const messageId = `<statement-${sha256Hex(stableStringify({ ...key, resend: p.resend })).slice(0, 32)}@recon>`;
+    const messageId = `<statement-${sha256Hex(stableStringify({ ...key, resend: p.resend })).slice(0, 32)}@${senderDomain(deps.from)}>`;
     try {
       await deps.transport.sendMail({
         from: deps.from,
