@@ -105,9 +105,11 @@ function views(ctx: ProjectionContext): readonly string[] {
 // 6: a short payment's rest paid by a second credit pays the day in full (match.ts rule 3)
 // 7: of the credits that fit a short's rest, the closest, one handed over to a short with no other (rule 3)
 // 8: a write-off whose money came since opens a settlement_recovered (table write_offs; recovered.ts)
+// 9: a settlement_unexpected written off (a gain) whose credit is no longer unexpected opens a
+//    settlement_gain_taken_back (write_offs keeps those write-offs too)
 export const projection: Projection = {
   name: 'settlement',
-  version: 8,
+  version: 9,
   usesBank: true,
   retryByReplay: true,
   handles: eventTypes(CASH_EVENTS, DECISIONS),
