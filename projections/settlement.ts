@@ -107,9 +107,11 @@ function views(ctx: ProjectionContext): readonly string[] {
 // 8: a write-off whose money came since opens a settlement_recovered (table write_offs; recovered.ts)
 // 9: a settlement_unexpected written off (a gain) whose credit is no longer unexpected opens a
 //    settlement_gain_taken_back (write_offs keeps those write-offs too)
+// 10: a settlement credit the bank deducted its charge from (camt TxAmt − Chrgs = Amt, MT940 /OCMT/ − /CHGS/) pays
+//    at TxAmt (cash_credits.amount; bank-charges.ts `deductedChargeOf`)
 export const projection: Projection = {
   name: 'settlement',
-  version: 9,
+  version: 10,
   usesBank: true,
   retryByReplay: true,
   handles: eventTypes(CASH_EVENTS, DECISIONS),

@@ -6,7 +6,7 @@ import { rowFacts } from '../../journal-rules';
 import { type AnyEvent, isAnyOf } from '../../projector/handlers';
 import type { ProjectionContext, Tx } from '../../projector/projection';
 import type { RecordedEvent } from '../../store/types';
-import { isBankCharge } from '../bank-charges';
+import { deductedChargeOf, isBankCharge } from '../bank-charges';
 import { contributionOf, dueDays, type ActivityDay } from './expected';
 import { judgeSettlements, type BankCredit, type SettlementJudgement } from './match';
 
@@ -105,15 +105,18 @@ export async function applyCashAppend(
       if (!settlementAccounts.has(d.accountId)) continue;
       // the bank's own charge (or its refund) pays nothing the PSP owes: the journal books it as a bank fee
       if (isBankCharge(d.transactionCode, bankOf(ctx).charges)) continue;
+      // a credit the bank deducted its charge from pays what the PSP sent (the charge: a bank fee, charge-bookings.ts)
+      const amount = (BigInt(d.amount) + deductedChargeOf(d, bankOf(ctx).charges)).toString();
       const r = await tx`insert into ${tx(schema)}.cash_credits (event_id, account_id, currency, direction, amount,
           booking_date, value_date, bank_ref, end_to_end_id, remittance, counterparty_name, statement_id, is_return)
-        values (${e.id}, ${d.accountId}, ${d.currency}, ${d.direction}, ${d.amount}, ${d.bookingDate}, ${d.valueDate},
+        values (${e.id}, ${d.accountId}, ${d.currency}, ${d.direction}, ${amount}, ${d.bookingDate}, ${d.valueDate},
           ${d.bankRef}, ${d.endToEndId}, ${d.remittance}, ${d.counterpartyName}, ${d.statementId}, ${d.isReturn})
         on conflict do nothing`;
       if (!r.count) continue;
       touched.add(d.currency);
       // a credit marked as a return gives back one of our own debits (a sweep reversed, MT940 RD): no PSP payment
-      if (d.direction === 'credit' && !d.isReturn) memory.cash.get(d.currency)?.credits.push(creditOf(e.id, d));
+      if (d.direction === 'credit' && !d.isReturn)
+        memory.cash.get(d.currency)?.credits.push(creditOf(e.id, { ...d, amount }));
       // a debit that reverses a credit (MT940 RC, camt RvslInd) takes back what that credit paid
       else if (d.direction === 'debit' && d.isReturn) memory.cash.get(d.currency)?.reversals.push(creditOf(e.id, d));
     } else if (isEvent(BankStatementImported, e)) {
