@@ -180,3 +180,55 @@ describe("a settlement credit with the bank charge deducted, from an MT940's /OC
     ]);
   });
 });
+
+describe('a settlement credit with the bank charge deducted, then taken back by the bank', () => {
+  let db: Db;
+  let store: EventStore;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    store = createPostgresEventStore(db.sql);
+    await appendEach(store, [sale('p1', '2026-01-02', 100_000n, 900n)]);
+  });
+  afterAll(async () => db?.drop());
+
+  it('a return of what was credited (989.50) cancels the credit: the day is open again', async () => {
+    const text = renderCamt053({
+      accountId: ACCOUNT,
+      currency: 'EUR',
+      statementId: 'SET-2026-01-06',
+      openingDate: '2026-01-06',
+      closingDate: '2026-01-07',
+      openingBalance: 0n,
+      entries: [
+        settlement('C1', '2026-01-06', 99_100n, [{ amount: 150n, included: true }]),
+        {
+          direction: 'debit',
+          amount: 98_950n,
+          bookingDate: '2026-01-07',
+          bankRef: 'R1',
+          transactionCode: 'PMNT/RCDT/RRTN',
+          details: [{ remittance: 'REVERSAL OF CREDIT C1', counterpartyName: 'PSP Ltd', isReturn: true }],
+        },
+      ],
+    });
+    expect(await importFile(db, store, 'returned.xml', text)).toMatchObject({ statements: 1, entries: 2 });
+    await projectCash(db.sql, store);
+    expect(await db.sql`select bank_ref from recon.settlement_matches`).toEqual([]);
+    const [day] = await db.sql`select status from recon.settlements_expected where due_on = '2026-01-06'`;
+    expect(day).toEqual({ status: 'in_transit' });
+    expect(await db.sql`select type from recon.settlement_discrepancies`).toEqual([]);
+    // the bridge: the charge booked, the credit at TxAmt and its return not in the journal, 0 at the bank
+    const [bank] = await db.sql<{ amount: string }[]>`
+      select coalesce(sum(amount), 0)::text as amount from recon.journal_lines where account = ${`bank:${ACCOUNT}`}`;
+    const [lines] = await db.sql<{ amount: string }[]>`
+      select sum(case when direction = 'credit' then amount else -amount end)::text as amount
+      from recon.settlement_bank_lines where not matched`;
+    expect(BigInt(bank!.amount) + BigInt(lines!.amount)).toBe(0n);
+  });
+
+  it('a rebuild in batches of 1 gives the same rows and entries', async () => {
+    const live = await readModels(db);
+    await rebuildCash(db.sql, store, 1);
+    expect(await readModels(db)).toEqual(live);
+  });
+});
