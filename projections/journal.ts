@@ -340,7 +340,7 @@ async function writeEffects(tx: Tx, schema: string, dirty: Booked['dirty'], know
 export const projection: Projection = {
   name: 'journal',
   // what each version changed: docs/ledger.md, "Read-model versions"
-  version: 15,
+  version: 17,
   usesBank: true,
   // the register rows and the directory (below), the settlement bookings (the cash leg's events), the payout
   // bookings, the bank's charges (a booked entry), write-offs and their revocations
@@ -384,7 +384,7 @@ export const projection: Projection = {
       create table ${s}.entries (
         -- unique (entries_pkey), made when the build goes live
         entry_id text not null,
-        kind text not null check (kind in ('settlement', 'reserve_release', 'reversal', 'bank_settlement', 'payout', 'bank_charge', 'write_off', 'write_off_recovery')),
+        kind text not null check (kind in ('settlement', 'reserve_release', 'reversal', 'bank_settlement', 'payout', 'bank_charge', 'write_off', 'write_off_recovery', 'write_off_gain_taken_back')),
         reverses text,
         row_key text not null,
         pos_id text not null,

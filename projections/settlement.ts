@@ -106,9 +106,13 @@ function views(ctx: ProjectionContext): readonly string[] {
 // 7: of the credits that fit a short's rest, the closest, one handed over to a short with no other (rule 3)
 // 8: a write-off whose money came since opens a settlement_recovered (table write_offs; recovered.ts)
 // 9: amount_in_doubt_now on every discrepancy row: an accepted one follows what is in doubt now (lifecycle.ts)
+// 10: a settlement_unexpected written off (a gain) whose credit is no longer unexpected opens a
+//    settlement_gain_taken_back (write_offs keeps those write-offs too)
+// 11: a settlement credit the bank deducted its charge from (camt TxAmt − Chrgs = Amt, MT940 /OCMT/ − /CHGS/) pays
+//    at TxAmt (cash_credits.amount; bank-charges.ts `deductedChargeOf`)
 export const projection: Projection = {
   name: 'settlement',
-  version: 9,
+  version: 11,
   usesBank: true,
   retryByReplay: true,
   handles: eventTypes(CASH_EVENTS, DECISIONS),

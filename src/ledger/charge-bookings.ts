@@ -2,7 +2,7 @@ import { normalizeAccountId } from '../config/bank';
 import { BankEntryBooked } from '../events/bank-events';
 import { dataOf, isEvent } from '../events/catalog';
 import type { ProjectionContext, Tx } from '../projector/projection';
-import { foldedChargeOf, isBankCharge } from '../reconciliation/bank-charges';
+import { deductedChargeOf, foldedChargeOf, isBankCharge } from '../reconciliation/bank-charges';
 import { bankOf } from '../reconciliation/settlement/state';
 import type { RecordedEvent } from '../store/types';
 import { type BankEntry, copyBankEntries, noEntries, writeBankEntry } from './bank-entries';
@@ -14,8 +14,10 @@ import { type BankEntry, copyBankEntries, noEntries, writeBankEntry } from './ba
  *   charge (debit)           bank_fees +amount / bank:<account id> −amount
  *   charge refunded (credit) bank_fees −amount / bank:<account id> +amount
  * It concerns no sub-merchant and is never matched as a settlement or a payout. A charge the bank folded into
- * a debit of a `payouts` account (`foldedChargeOf`) is booked the same way, for the charge alone; the rest of
- * the line is the payout (src/reconciliation/payouts/tables.ts). Whether a line is or holds a charge depends on
+ * a debit of a `payouts` account (`foldedChargeOf`), or deducted from a credit of a `settlement` account
+ * (`deductedChargeOf`), is booked the same way, for the charge alone (an expense either way); the rest of the line
+ * is the payout (src/reconciliation/payouts/tables.ts), and the credit pays at what the PSP sent
+ * (src/reconciliation/settlement/state.ts). Whether a line is or holds a charge depends on
  * the line and the build's bank settings alone, so a booking never has to be reversed.
  */
 export function chargeEntryOf(e: RecordedEvent, ctx: ProjectionContext): BankEntry | null {
@@ -25,11 +27,19 @@ export function chargeEntryOf(e: RecordedEvent, ctx: ProjectionContext): BankEnt
   const accountId = normalizeAccountId(d.accountId);
   const account = bank.accounts.find((a) => a.id === accountId);
   if (account === undefined) return null;
-  // on a settlement account a debit is no payout (a sweep, not booked): its folded charge is not split from it
-  const folded = account.role === 'payouts' ? foldedChargeOf(d, bank.charges) : 0n;
+  // on a settlement account a debit is no payout (a sweep, not booked): its folded charge is not split from it;
+  // a settlement credit's deducted charge is (the credit pays the PSP's day at what the PSP sent)
+  const folded =
+    account.role === 'payouts'
+      ? foldedChargeOf(d, bank.charges)
+      : account.role === 'settlement'
+        ? deductedChargeOf(d, bank.charges)
+        : 0n;
   if (folded === 0n && !isBankCharge(d.transactionCode, bank.charges)) return null;
   const amount = folded === 0n ? BigInt(d.amount) : folded;
-  const fee = d.direction === 'debit' ? amount : -amount;
+  // a charge taken out of a transfer is an expense whatever the transfer's direction; a charge line of its own
+  // is one as a debit, refunded as a credit
+  const fee = folded > 0n || d.direction === 'debit' ? amount : -amount;
   return {
     kind: 'bank_charge',
     rowKey: `charge:${e.id}`,

@@ -19,6 +19,11 @@ import { bookingChanges, type StoredBooking } from './bookings-in-force';
  * Like the other bank bookings, the recoveries in force (`write_off_recoveries`) follow the judgement after each
  * append: one that no longer holds, or holds for another amount, is reversed (dated as the original) and the new
  * one booked.
+ *
+ * The one gain is taken back the same way (recovered.ts): a `settlement_unexpected` written off (bank + /
+ * write-off −) whose credit is no longer unexpected (it pays a due day now, or the bank took it back) gets an
+ * entry of kind `write_off_gain_taken_back`, the gain's lines negated: write-off account + / `bank:<account>` −,
+ * so the bank account holds the credit once (by its match), or not at all once the bank took it back.
  */
 
 export function recoveryBookingTables(s: string): string {
@@ -104,13 +109,15 @@ function writeEntry(
 ) {
   const sign = reverses === null ? 1n : -1n;
   const w = b.writeOff;
-  // the write-off's lines, negated: what came back leaves the write-off account for psp_clearing
+  // the write-off's lines, negated: what came back leaves the write-off account for psp_clearing; a gain
+  // explained since leaves the bank account for the write-off account
   const lines = writeOffLines(w.account, w, b.amount);
+  const kind = w.gain ? 'write_off_gain_taken_back' : 'write_off_recovery';
   const pos = [by.position.commit.toString(), by.position.prepare.toString()];
   const ids = [...new Set([by.id, b.acceptance, ...b.paidBy])];
   out.entries.push([
     entryId,
-    reverses === null ? 'write_off_recovery' : 'reversal',
+    reverses === null ? kind : 'reversal',
     reverses,
     `write_off:${b.discrepancyId}`,
     w.posId ?? '',

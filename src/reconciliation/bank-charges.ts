@@ -45,14 +45,42 @@ export interface ChargedLine {
  * person to judge (the payouts leg reads what it paid as it is).
  */
 export function foldedChargeOf(line: ChargedLine, rules: BankChargeCodes = DEFAULT_BANK_CHARGES): bigint {
+  if (line.direction !== 'debit') return 0n;
+  const included = includedCharges(line, rules);
+  return included > 0n && BigInt(line.transactionAmount!) + included === BigInt(line.amount) ? included : 0n;
+}
+
+/**
+ * The bank's charge deducted from a credit (docs/bank.md, "A charge deducted from a settlement credit"), the
+ * mirror of `foldedChargeOf`: a credit of one transaction detail whose file states the transfer's own amount
+ * (camt `TxAmt`, MT940 `/OCMT/`) and charges (`Chrgs`, `/CHGS/`), where the transfer less the charges included
+ * makes the line's amount exactly. Returns that charge (the credit then pays `amount + charge`, what the payer
+ * sent, and the charge is a bank fee), else 0, on the same conditions as a folded charge; a credit marked as a
+ * return (one of our own debits given back) is left whole.
+ */
+export function deductedChargeOf(
+  line: ChargedLine & { readonly isReturn?: boolean },
+  rules: BankChargeCodes = DEFAULT_BANK_CHARGES,
+): bigint {
+  if (line.direction !== 'credit' || line.isReturn) return 0n;
+  const included = includedCharges(line, rules);
+  return included > 0n && BigInt(line.transactionAmount!) - included === BigInt(line.amount) ? included : 0n;
+}
+
+/**
+ * The charges a line states as included in it, all in its currency and none stated as a credit (one billed
+ * apart, `ChrgInclInd` false, left out); 0 when it states no transfer amount or charges, is a charge line
+ * itself, or one charge is in another currency or stated as a credit.
+ */
+function includedCharges(line: ChargedLine, rules: BankChargeCodes): bigint {
   const { charges, transactionAmount } = line;
-  if (line.direction !== 'debit' || !charges?.length || transactionAmount == null) return 0n;
+  if (!charges?.length || transactionAmount == null) return 0n;
   if (isBankCharge(line.transactionCode, rules)) return 0n;
-  let folded = 0n;
+  let included = 0n;
   for (const c of charges) {
     if (c.included === false) continue;
     if (c.currency !== line.currency || c.direction === 'credit') return 0n;
-    folded += BigInt(c.amount);
+    included += BigInt(c.amount);
   }
-  return folded > 0n && BigInt(transactionAmount) + folded === BigInt(line.amount) ? folded : 0n;
+  return included;
 }

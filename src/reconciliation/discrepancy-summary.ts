@@ -124,6 +124,11 @@ function legDiffers(d: Pick<DiscrepancyRecord, 'type' | 'values' | 'currency'>):
       return `bank credit of ${m(v.amount)} on ${t(v.booked_on)} pays no settlement due${ref(v.bank_ref)}`;
     case 'settlement_recovered':
       return `${t(v.written_off_type).replace(/_/g, ' ')} written off for ${m(v.written_off)}: ${m(v.recovered)} of it reached the bank since (still in doubt ${m(v.still_in_doubt)}); the write-off is taken back by that much`;
+    case 'settlement_gain_taken_back': {
+      const now =
+        Array.isArray(v.due_on) && v.due_on.length ? `it pays settlement day(s) ${days}` : 'the bank took it back';
+      return `bank credit of ${m(v.written_off)} on ${t(v.booked_on)} written off as a gain: ${now}; the gain is taken back by ${m(v.taken_back)}${ref(v.bank_ref)}`;
+    }
     case 'payout_missing':
       return `payout ${t(v.reference)} of ${m(v.expected)} due ${t(v.due_on)}: paid ${m(v.paid_out ?? '0')}, returned ${m(v.returned ?? '0')}`;
     case 'payout_amount_mismatch': {

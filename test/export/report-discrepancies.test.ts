@@ -132,6 +132,20 @@ const CASES: Record<string, [Record<string, unknown>, string, string]> = {
     '391.00 EUR',
     'settlement short written off for 391.00 EUR: 391.00 EUR of it reached the bank since',
   ],
+  settlement_gain_taken_back: [
+    {
+      written_off_id: '2a7d9b63-4b68-5e9f-8e1a-7b5c2a1c3d22',
+      written_off: '99100',
+      taken_back: '99100',
+      still_unexplained: '0',
+      acceptance: '7c2f1a4d-6e1f-4b55-8a66-3d9a2b8e0f12',
+      due_on: ['2026-01-06'],
+      booked_on: '2026-01-06',
+      bank_ref: 'B1',
+    },
+    '991.00 EUR',
+    'bank credit of 991.00 EUR on 2026-01-06 written off as a gain: it pays settlement day(s) 2026-01-06; the gain is taken back by 991.00 EUR (bank reference B1)',
+  ],
   order_not_at_psp: [
     { grace_hours: 48, order_amount: '4200', order_currency: 'EUR', order_created_at: '2026-08-02T00:00:00.000Z' },
     '42.00 EUR',

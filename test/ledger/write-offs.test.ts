@@ -49,6 +49,8 @@ describe('write-offs in the journal', () => {
       settlement_unexpected: `gain ${bank}`,
       // money that came: nothing is in doubt, so nothing to write off (its write-off only closes it)
       settlement_recovered: null,
+      // a gain taken back: the credit is booked once by its match, or gone back to the bank
+      settlement_gain_taken_back: null,
       order_not_at_psp: null,
       payment_without_order: 'loss psp_clearing',
       amount_differs_from_order: 'loss psp_clearing',

@@ -70,6 +70,8 @@ function legAmount(type: string, v: Record<string, unknown>): bigint | null {
       return bigOf(v.received);
     case 'settlement_recovered':
       return bigOf(v.recovered);
+    case 'settlement_gain_taken_back':
+      return bigOf(v.taken_back);
     case 'settlement_unexpected':
     case 'payout_unexpected':
     case 'payout_duplicate':
@@ -124,7 +126,9 @@ function cashInDoubt(type: string, v: Record<string, unknown>): bigint | null | 
     case 'settlement_late':
       return absOf(bigOf(v.received));
     // the money came and the journal booked it: nothing is in doubt, a write-off is to review
+    // a gain taken back: the credit is booked once by its match (or gone back to the bank), nothing in doubt
     case 'settlement_recovered':
+    case 'settlement_gain_taken_back':
       return null;
     default:
       return undefined;

@@ -359,6 +359,20 @@ export const DISCREPANCY_REGISTRY = {
       testedIn: 'test/settlement/write-off-recovered.test.ts',
     },
   },
+  settlement_gain_taken_back: {
+    leg: 'settlement',
+    meaning: {
+      en: 'a bank credit written off as a gain is no longer unexplained (it pays a settlement day, or the bank took it back): the gain is taken back, to review',
+      uk: 'зарахування, списане як дохід, більше не є непоясненим (воно сплачує день розрахунку або банк його повернув): дохід сторновано, перевірте рішення',
+    },
+    hold: { rule: 'none', inDoubt: '— (the credit is booked once, or gone: the write-off to review)' },
+    severity: 'medium',
+    sandbox: {
+      by: null,
+      why: 'the sandbox writes nothing off; a gain written off and explained later is built by hand',
+      testedIn: 'test/settlement/write-off-gain-taken-back.test.ts',
+    },
+  },
   order_not_at_psp: {
     leg: 'orders',
     meaning: {

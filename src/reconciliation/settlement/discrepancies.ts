@@ -133,6 +133,7 @@ export function recoveredFinding(
   row: DiscrepancyRow | undefined,
 ): SettlementDiscrepancy {
   const w = r.writeOff;
+  if (w.type === 'settlement_unexpected') return gainTakenBackFinding(currency, r, row);
   return finding('settlement_recovered', w.discrepancyId, {
     posId: row?.pos_id ?? null,
     operationKey: row?.operation_key ?? `write_off:${w.discrepancyId}`,
@@ -148,6 +149,33 @@ export function recoveredFinding(
       paid_on: r.paidOn,
     },
     evidence: [w.acceptance, ...r.paidBy],
+  });
+}
+
+/**
+ * A credit written off as a gain that is no longer unexpected (recovered.ts): it pays due days now (`due_on`),
+ * or the bank took it back (`due_on` empty); the gain is taken back by `taken_back`. Named by the written-off
+ * `settlement_unexpected` (its account, operation key, time, booking day and bank reference).
+ */
+function gainTakenBackFinding(currency: string, r: Recovery, row: DiscrepancyRow | undefined): SettlementDiscrepancy {
+  const w = r.writeOff;
+  const v = (row?.values ?? {}) as Record<string, unknown>;
+  return finding('settlement_gain_taken_back', w.discrepancyId, {
+    posId: row?.pos_id ?? null,
+    operationKey: row?.operation_key ?? `write_off:${w.discrepancyId}`,
+    currency,
+    occurredAt: row?.occurred_at ?? null,
+    values: {
+      written_off_id: w.discrepancyId,
+      written_off: w.amount.toString(),
+      taken_back: r.recovered.toString(),
+      still_unexplained: r.stillInDoubt.toString(),
+      acceptance: w.acceptance,
+      due_on: r.dueOn,
+      booked_on: typeof v.booked_on === 'string' ? v.booked_on : null,
+      bank_ref: typeof v.bank_ref === 'string' ? v.bank_ref : '',
+    },
+    evidence: [w.acceptance, ...(row?.evidence ?? []), ...r.paidBy].filter((e, i, all) => all.indexOf(e) === i),
   });
 }
 

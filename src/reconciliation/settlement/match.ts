@@ -31,6 +31,11 @@ export interface BankCredit {
   readonly bookingDate: string;
   readonly amount: bigint;
   readonly bankRef: string | null;
+  /**
+   * the bank's charge deducted from it (bank-charges.ts `deductedChargeOf`): `amount` is what the payer sent, the
+   * statement credited `amount − charge`; absent when none
+   */
+  readonly charge?: bigint;
 }
 
 export interface MatchRules {
@@ -112,13 +117,16 @@ function findRun(c: BankCredit, open: readonly DueDay[], rules: MatchRules): num
  * The credits less those the bank took back: each reversal (a debit marked as a return: MT940 `RC`, camt
  * `RvslInd`) cancels the latest credit of its account and amount booked on or before it, so money reversed out
  * of the account pays no due day (which stays open: in transit, then missing). A reversal with no such credit
- * cancels nothing.
+ * cancels nothing. Of a credit the bank deducted its charge from, either amount is its own: what was sent, or
+ * what was credited.
  */
 export function withoutReversed(credits: readonly BankCredit[], reversals: readonly BankCredit[]): BankCredit[] {
   const kept = [...credits].sort(compareCredits);
+  const ofAmount = (c: BankCredit, amount: bigint) =>
+    c.amount === amount || (c.charge !== undefined && c.amount - c.charge === amount);
   for (const r of [...reversals].sort(compareCredits)) {
     const k = kept.findLastIndex(
-      (c) => c.accountId === r.accountId && c.amount === r.amount && c.bookingDate <= r.bookingDate,
+      (c) => c.accountId === r.accountId && ofAmount(c, r.amount) && c.bookingDate <= r.bookingDate,
     );
     if (k >= 0) kept.splice(k, 1);
   }

@@ -12,10 +12,18 @@ import type { SettlementJudgement } from './match';
  * it): the journal takes the write-off back by that much (a recovery entry) and the settlement read model opens
  * a `settlement_recovered` for a person to review the write-off. One pure rule for both projections, from the
  * write-offs in force and the currency's judgement, so the two always agree and a replay gives the same.
+ *
+ * The same rule takes back the one gain (docs/bank.md, "Written off as a gain, then explained"): a
+ * `settlement_unexpected` written off booked the credit as a gain (bank + / write-off −); when the credit is no
+ * longer unexpected (its register rows arrived, so it pays a due day and the match books it; or the bank took it
+ * back) the gain is taken back by that much (write-off + / bank −), and a `settlement_gain_taken_back` opens.
  */
 
-/** The settlement types whose write-off takes money off `psp_clearing` (journal-rules.ts `writeOffSideOf`). */
-export const RECOVERABLE_TYPES: readonly string[] = ['settlement_short', 'settlement_missing'];
+/**
+ * The settlement types whose write-off is taken back when the judgement no longer finds what it wrote off: the
+ * money the PSP owed (`psp_clearing`) and the gain of an unexplained credit (`bank:<account>`).
+ */
+export const RECOVERABLE_TYPES: readonly string[] = ['settlement_short', 'settlement_missing', 'settlement_unexpected'];
 
 /** A write-off in force of a settlement discrepancy, as its DiscrepancyAccepted recorded it. */
 export interface WriteOffInForce {
@@ -36,20 +44,26 @@ export interface Recovery {
   readonly paidBy: readonly string[];
   /** the latest booking day of those credits (null: none, the PSP owes less than it did) */
   readonly paidOn: string | null;
+  /** the due days those credits pay (of a gain taken back: the days its credit pays; none, the bank took it back) */
+  readonly dueOn: readonly string[];
 }
 
-/** Which credits pay each discrepancy a write-off may name: the rest of a short, or a missing day. */
+/**
+ * Which credits pay each discrepancy a write-off may name: the rest of a short, a missing day, or the credit
+ * once unexpected now paying due days.
+ */
 function payersOf(currency: string, j: SettlementJudgement, ids: ReadonlySet<string>) {
-  const paid = new Map<string, Array<{ id: string; on: string }>>();
-  const add = (id: string, credit: { id: string; bookingDate: string }) => {
+  const paid = new Map<string, Array<{ id: string; on: string; days: readonly string[] }>>();
+  const add = (id: string, m: SettlementJudgement['matches'][number]) => {
     if (!ids.has(id)) return;
     const list = paid.get(id) ?? [];
-    list.push({ id: credit.id, on: credit.bookingDate });
+    list.push({ id: m.credit.id, on: m.credit.bookingDate, days: m.days.map((d) => d.day) });
     paid.set(id, list);
   };
   for (const m of j.matches) {
-    if (m.restOf) add(discrepancyId('settlement_short', m.restOf), m.credit);
-    for (const d of m.days) add(discrepancyId('settlement_missing', `${currency}|${d.day}`), m.credit);
+    if (m.restOf) add(discrepancyId('settlement_short', m.restOf), m);
+    for (const d of m.days) add(discrepancyId('settlement_missing', `${currency}|${d.day}`), m);
+    add(discrepancyId('settlement_unexpected', m.credit.id), m);
   }
   return paid;
 }
@@ -76,7 +90,8 @@ export function recoveriesOf(
     if (recovered <= 0n) continue;
     const credits = payers.get(w.discrepancyId) ?? [];
     const paidOn = credits.reduce<string | null>((on, c) => (on === null || c.on > on ? c.on : on), null);
-    out.push({ writeOff: w, recovered, stillInDoubt, paidBy: credits.map((c) => c.id), paidOn });
+    const dueOn = [...new Set(credits.flatMap((c) => c.days))].sort();
+    out.push({ writeOff: w, recovered, stillInDoubt, paidBy: credits.map((c) => c.id), paidOn, dueOn });
   }
   return out.sort((a, b) => (a.writeOff.discrepancyId < b.writeOff.discrepancyId ? -1 : 1));
 }

@@ -6,7 +6,7 @@ import { rowFacts } from '../../journal-rules';
 import { type AnyEvent, isAnyOf } from '../../projector/handlers';
 import type { ProjectionContext, Tx } from '../../projector/projection';
 import type { RecordedEvent } from '../../store/types';
-import { isBankCharge } from '../bank-charges';
+import { deductedChargeOf, isBankCharge } from '../bank-charges';
 import { contributionOf, dueDays, type ActivityDay } from './expected';
 import { judgeSettlements, type BankCredit, type SettlementJudgement } from './match';
 
@@ -30,7 +30,7 @@ export function cashStateTables(s: string): string {
     create table ${s}.cash_credits (event_id uuid primary key, account_id text not null, currency text not null,
       direction text not null, amount int8 not null, booking_date text not null, value_date text,
       bank_ref text, end_to_end_id text, remittance text, counterparty_name text, statement_id text not null,
-      is_return boolean not null default false);
+      is_return boolean not null default false, charge int8 not null default 0);
     create index on ${s}.cash_credits (currency, direction);
     create table ${s}.cash_statements (account_id text not null, statement_id text not null, currency text not null,
       opening_date text not null, closing_date text not null, opening_balance int8 not null,
@@ -105,15 +105,21 @@ export async function applyCashAppend(
       if (!settlementAccounts.has(d.accountId)) continue;
       // the bank's own charge (or its refund) pays nothing the PSP owes: the journal books it as a bank fee
       if (isBankCharge(d.transactionCode, bankOf(ctx).charges)) continue;
+      // a credit the bank deducted its charge from pays what the PSP sent (the charge: a bank fee, charge-bookings.ts)
+      const charge = deductedChargeOf(d, bankOf(ctx).charges);
+      const amount = (BigInt(d.amount) + charge).toString();
       const r = await tx`insert into ${tx(schema)}.cash_credits (event_id, account_id, currency, direction, amount,
-          booking_date, value_date, bank_ref, end_to_end_id, remittance, counterparty_name, statement_id, is_return)
-        values (${e.id}, ${d.accountId}, ${d.currency}, ${d.direction}, ${d.amount}, ${d.bookingDate}, ${d.valueDate},
-          ${d.bankRef}, ${d.endToEndId}, ${d.remittance}, ${d.counterpartyName}, ${d.statementId}, ${d.isReturn})
+          booking_date, value_date, bank_ref, end_to_end_id, remittance, counterparty_name, statement_id, is_return,
+          charge)
+        values (${e.id}, ${d.accountId}, ${d.currency}, ${d.direction}, ${amount}, ${d.bookingDate}, ${d.valueDate},
+          ${d.bankRef}, ${d.endToEndId}, ${d.remittance}, ${d.counterpartyName}, ${d.statementId}, ${d.isReturn},
+          ${charge.toString()})
         on conflict do nothing`;
       if (!r.count) continue;
       touched.add(d.currency);
       // a credit marked as a return gives back one of our own debits (a sweep reversed, MT940 RD): no PSP payment
-      if (d.direction === 'credit' && !d.isReturn) memory.cash.get(d.currency)?.credits.push(creditOf(e.id, d));
+      if (d.direction === 'credit' && !d.isReturn)
+        memory.cash.get(d.currency)?.credits.push(creditOf(e.id, { ...d, amount }, charge));
       // a debit that reverses a credit (MT940 RC, camt RvslInd) takes back what that credit paid
       else if (d.direction === 'debit' && d.isReturn) memory.cash.get(d.currency)?.reversals.push(creditOf(e.id, d));
     } else if (isEvent(BankStatementImported, e)) {
@@ -231,8 +237,8 @@ function uuidText(id: string): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
-/** A credit as `judgeCurrency` reads it back from cash_credits (`event_id::text`). */
-function creditOf(eventId: string, d: BookedCredit): BankCredit {
+/** A credit as `judgeCurrency` reads it back from cash_credits (`event_id::text`; a charge only when one). */
+function creditOf(eventId: string, d: BookedCredit, charge = 0n): BankCredit {
   return {
     id: uuidText(eventId),
     accountId: d.accountId,
@@ -240,29 +246,40 @@ function creditOf(eventId: string, d: BookedCredit): BankCredit {
     bookingDate: d.bookingDate,
     amount: BigInt(d.amount),
     bankRef: d.bankRef,
+    ...(charge > 0n ? { charge } : {}),
   };
+}
+
+interface CreditRow {
+  event_id: string;
+  account_id: string;
+  booking_date: string;
+  amount: bigint;
+  bank_ref: string | null;
+  charge: bigint;
 }
 
 async function loadCurrency(tx: Tx, schema: string, currency: string): Promise<CurrencyCash> {
   const [days, credits, reversals, [cover]] = await Promise.all([
     tx<{ day: string; clearing: bigint; fees: bigint }[]>`
       select day, clearing, fees from ${tx(schema)}.cash_days where currency = ${currency} order by day`,
-    tx<{ event_id: string; account_id: string; booking_date: string; amount: bigint; bank_ref: string | null }[]>`
-      select event_id::text, account_id, booking_date, amount, bank_ref from ${tx(schema)}.cash_credits
+    tx<CreditRow[]>`
+      select event_id::text, account_id, booking_date, amount, bank_ref, charge from ${tx(schema)}.cash_credits
       where currency = ${currency} and direction = 'credit' and not is_return`,
-    tx<{ event_id: string; account_id: string; booking_date: string; amount: bigint; bank_ref: string | null }[]>`
-      select event_id::text, account_id, booking_date, amount, bank_ref from ${tx(schema)}.cash_credits
+    tx<CreditRow[]>`
+      select event_id::text, account_id, booking_date, amount, bank_ref, charge from ${tx(schema)}.cash_credits
       where currency = ${currency} and direction = 'debit' and is_return`,
     tx<{ through: string | null }[]>`
       select max(closing_date) as through from ${tx(schema)}.cash_statements where currency = ${currency}`,
   ]);
-  const line = (c: (typeof credits)[number]): BankCredit => ({
+  const line = (c: CreditRow): BankCredit => ({
     id: c.event_id,
     accountId: c.account_id,
     currency,
     bookingDate: c.booking_date,
     amount: BigInt(c.amount),
     bankRef: c.bank_ref,
+    ...(BigInt(c.charge) > 0n ? { charge: BigInt(c.charge) } : {}),
   });
   return {
     days: new Map(days.map((d) => [d.day, { clearing: BigInt(d.clearing), fees: BigInt(d.fees) }])),
