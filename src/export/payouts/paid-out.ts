@@ -124,6 +124,16 @@ export async function payoutStatusesAt(
   /** the local day of the time the event at the cut carries (cutDay), when known */
   cutDay: string | null = null,
 ): Promise<PayoutStatusLine[] | null> {
+  return (await payoutsJudgedAt(sql, cut, payouts, cutDay))?.lines ?? null;
+}
+
+/** payoutStatusesAt, with the day they were judged at ("today": null when nothing carries a day yet). */
+export async function payoutsJudgedAt(
+  sql: Sql,
+  cut: Position,
+  payouts: BankConfig['payouts'],
+  cutDay: string | null = null,
+): Promise<{ lines: PayoutStatusLine[]; today: string | null } | null> {
   const inputs = await inputsAt(sql, cut);
   if (inputs === null) return null;
   const months = await monthsAt(sql, cut);
@@ -135,7 +145,7 @@ export async function payoutStatusesAt(
   const today = days[days.length - 1] ?? null;
   const matches = matchPayouts(inputs.expected, inputs.lines, { windowDays: payouts.matchWindowDays });
   const j = judgePayouts(inputs.expected, inputs.lines, matches.lines, { today, dueDays: payouts.dueDays });
-  return j.payouts.map((s) => ({
+  const lines = j.payouts.map((s) => ({
     reference: s.payout.reference,
     subMerchantId: s.payout.subMerchantId,
     payeeName: s.payout.payeeName,
@@ -151,6 +161,7 @@ export async function payoutStatusesAt(
     bankRef: s.bankRef,
     paidTo: s.paidTo,
   }));
+  return { lines, today };
 }
 
 async function monthsAt(sql: Sql, cut: Position): Promise<Map<string, string>> {
