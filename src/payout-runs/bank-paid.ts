@@ -10,7 +10,7 @@ import type { BankPaid } from './plan';
  * already paid, whether by a run cancelled after its file was executed or by a transfer made by hand. A
  * reference paid again once paid in full counts with what it was paid again. `returned`: what came back on each
  * reference, which a run that paid it no longer holds (plan.ts). Empty while the payouts leg has no build yet
- * (nothing booked is known). `due`: the leg's day and each reference's due day, for what a sent run left unpaid
+ * (nothing booked is known). `due`: how far the bank's statements reach and each reference's due day, for what a sent run left unpaid
  * past its due window (actions.ts releaseUnpaid).
  */
 export async function paidByBankOf(
@@ -31,7 +31,7 @@ export async function paidByBankOf(
     if (l.returned > 0n) returned.set(l.reference, l.returned);
     dueOn.set(l.reference, l.dueOn);
   }
-  const due = { today: judged?.today ?? null, dueDays: payouts.dueDays, dueOn };
+  const due = { bookedThrough: judged?.bookedThrough ?? new Map<string, string>(), dueDays: payouts.dueDays, dueOn };
   return Object.assign(paid, { returned, due });
 }
 

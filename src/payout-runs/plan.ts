@@ -73,9 +73,9 @@ export interface PlanInput {
 }
 
 /**
- * What the bank paid on each reference, less returns; `returned`: what came back on each; `due`: the payouts
- * leg's day and each reference's due day, for whether a sent run's transfer is unpaid past its due window
- * (bank-paid.ts).
+ * What the bank paid on each reference, less returns; `returned`: what came back on each; `due`: how far the
+ * bank's statements reach and each reference's due day, for whether a sent run's transfer is unpaid past its due
+ * window (bank-paid.ts).
  */
 export type BankPaid = ReadonlyMap<string, bigint> & {
   readonly returned?: ReadonlyMap<string, bigint>;
@@ -83,8 +83,11 @@ export type BankPaid = ReadonlyMap<string, bigint> & {
 };
 
 export interface BankDue {
-  /** the payouts leg's day (its clock: the latest day its inputs carry, never the wall clock); null: none yet */
-  readonly today: string | null;
+  /**
+   * per currency, the latest booking day of the bank's lines on the payouts accounts: how far the imported
+   * statements reach (the bank's evidence that a transfer was not executed by then)
+   */
+  readonly bookedThrough: ReadonlyMap<string, string>;
   /** bank.payouts.dueDays */
   readonly dueDays: number;
   /** each expected payout's due day (issue day + dueDays) */

@@ -81,8 +81,8 @@ export interface ReleaseOptions {
 
 /**
  * Releases what the bank did not pay of a sent run, for a person who may draft runs: on their word that the bank
- * will execute nothing more of the file, or once every unpaid transfer is past its due window by the payouts
- * leg's day (the bank's statements imported past it show no debit). Recorded with the person, the reason and
+ * will execute nothing more of the file, or once every unpaid transfer is past its due window on the bank's
+ * imported statements (they reach past it and show no debit). Recorded with the person, the reason and
  * each line's amount; refused when the bank paid all of it.
  */
 export async function releaseUnpaid(
@@ -126,24 +126,30 @@ export async function releaseUnpaid(
   return { run: runOf(await readRuns(store), runId), released: unpaid };
 }
 
-/** Without the person's word, each unpaid transfer must be past its due window by the payouts leg's day. */
+/**
+ * Without the person's word, each unpaid transfer must be past its due window on the bank's own statements: the
+ * latest booking day imported on the payouts accounts of its currency is after the window, and no debit paid it.
+ * Not the payouts leg's clock, which any event carrying a later time moves (a webhook), statements or not.
+ */
 function notBeforeDue(run: PayoutRun, unpaid: readonly UnpaidLine[], due: BankDue | undefined): void {
-  const today = due?.today ?? null;
   const early = unpaid.filter((l) => {
     const after = due ? unpaidPastDueAfter(run, l.reference, due) : null;
-    return after === null || today === null || today <= after;
+    const booked = due?.bookedThrough.get(l.currency);
+    return after === null || booked === undefined || booked <= after;
   });
   if (early.length === 0) return;
   const named = early
     .map((l) => {
       const after = due ? unpaidPastDueAfter(run, l.reference, due) : null;
-      return after ? `${l.reference} (the bank's window runs to ${after})` : l.reference;
+      const booked = due?.bookedThrough.get(l.currency);
+      const reach = booked ? `its statements reach ${booked}` : 'no statement of its payouts account imported';
+      return after ? `${l.reference} (the bank's window runs to ${after}; ${reach})` : l.reference;
     })
     .join(', ');
   throw new PayoutRunRefused(
     'NOT_PAST_DUE',
-    `${run.id}: ${named} not yet unpaid past its due window (the bank's statements imported reach ${today ?? 'no day'}): ` +
-      "the bank may still pay it. Import the bank's statements past that day; or, if the bank will execute nothing " +
-      'more of the file (it rejected the transfers), say so: --bank-did-not-execute',
+    `${run.id}: ${named} not yet unpaid past its due window on the bank's imported statements: the bank may still ` +
+      "pay it. Import the bank's statements past that day; or, if the bank will execute nothing more of the file " +
+      '(it rejected the transfers), say so: --bank-did-not-execute',
   );
 }

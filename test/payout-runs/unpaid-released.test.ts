@@ -126,7 +126,7 @@ describe('a sent run the bank paid in part', () => {
   });
 
   it('past due: the later of the due day and the execution date plus the due days', () => {
-    const due = { today: '2026-11-20', dueDays: 5, dueOn: new Map([[REF, '2026-11-06']]) };
+    const due = { bookedThrough: new Map([['EUR', '2026-11-20']]), dueDays: 5, dueOn: new Map([[REF, '2026-11-06']]) };
     expect(unpaidPastDueAfter(run('PR-2026-10-1', '100000'), REF, due)).toBe('2026-11-08');
     expect(unpaidPastDueAfter(run('PR-2026-10-1', '100000', { executionDate: '2026-10-30' }), REF, due)).toBe(
       '2026-11-06',

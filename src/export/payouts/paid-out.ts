@@ -127,13 +127,17 @@ export async function payoutStatusesAt(
   return (await payoutsJudgedAt(sql, cut, payouts, cutDay))?.lines ?? null;
 }
 
-/** payoutStatusesAt, with the day they were judged at ("today": null when nothing carries a day yet). */
+/**
+ * payoutStatusesAt, with the day they were judged at ("today": null when nothing carries a day yet) and, per
+ * currency, the latest booking day of the bank's lines on the payouts accounts (how far its imported statements
+ * reach).
+ */
 export async function payoutsJudgedAt(
   sql: Sql,
   cut: Position,
   payouts: BankConfig['payouts'],
   cutDay: string | null = null,
-): Promise<{ lines: PayoutStatusLine[]; today: string | null } | null> {
+): Promise<{ lines: PayoutStatusLine[]; today: string | null; bookedThrough: Map<string, string> } | null> {
   const inputs = await inputsAt(sql, cut);
   if (inputs === null) return null;
   const months = await monthsAt(sql, cut);
@@ -143,6 +147,9 @@ export async function payoutsJudgedAt(
     ...(cutDay ? [cutDay] : []),
   ].sort();
   const today = days[days.length - 1] ?? null;
+  const bookedThrough = new Map<string, string>();
+  for (const l of inputs.lines)
+    if (l.bookingDate > (bookedThrough.get(l.currency) ?? '')) bookedThrough.set(l.currency, l.bookingDate);
   const matches = matchPayouts(inputs.expected, inputs.lines, { windowDays: payouts.matchWindowDays });
   const j = judgePayouts(inputs.expected, inputs.lines, matches.lines, { today, dueDays: payouts.dueDays });
   const lines = j.payouts.map((s) => ({
@@ -161,7 +168,7 @@ export async function payoutsJudgedAt(
     bankRef: s.bankRef,
     paidTo: s.paidTo,
   }));
-  return { lines, today };
+  return { lines, today, bookedThrough };
 }
 
 async function monthsAt(sql: Sql, cut: Position): Promise<Map<string, string>> {
