@@ -157,3 +157,27 @@ export const PayoutRunCancelled = defineEvent(
     bankDidNotExecute: z.literal(true).optional(),
   }),
 );
+
+/**
+ * A sent run's transfers the bank did not pay, or paid only in part, freed for a new run: what the bank's debits
+ * had not paid of each line (less what came back) when a named person released it, on their word that the bank
+ * will execute nothing more of the file (`bankDidNotExecute`) or once the payouts were still unpaid past their
+ * due window (docs/exceptions.md, "A sent run the bank did not pay in full"). The run keeps what the bank paid;
+ * a later debit of the old transfer after the rest was paid again shows as a duplicate.
+ */
+export const PayoutRunUnpaidReleased = defineEvent(
+  'PayoutRunUnpaidReleased',
+  1,
+  z.object({
+    runId,
+    releasedBy: actor,
+    releasedAt: isoInstant,
+    reason: z.string().trim().min(1).max(4000),
+    /** the person says the bank will execute nothing more of the file (absent: the payouts were past due unpaid) */
+    bankDidNotExecute: z.literal(true).optional(),
+    /** per line released: its reference, what was released (no longer taken by the run), what the bank had paid */
+    lines: z
+      .array(z.object({ reference: z.string().regex(/^[A-Z0-9-]{1,35}$/), currency, amount: minor, paid: minor }))
+      .min(1),
+  }),
+);

@@ -87,6 +87,9 @@ const STATUS: Record<PayoutRunRefused['code'], number> = {
   HOLD_IN_FORCE: 409,
   PAYEE_CHANGED: 409,
   FILE_TAKEN: 409,
+  RUN_NOT_SENT: 409,
+  NOTHING_UNPAID: 409,
+  NOT_PAST_DUE: 409,
 };
 
 /** A refusal as its answer; anything else is not ours to describe (rethrown: the route logs a 500). */

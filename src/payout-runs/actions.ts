@@ -47,7 +47,7 @@ export function allowed(actor: Person, action: Action): void {
  * the same run already recorded by someone else: the ids are the run's and the step's) is refused as such, not
  * as a store failure: nothing of this action was written, and reading the run again shows what stands.
  */
-async function append(store: EventStore, runs: PayoutRuns, event: NewEvent): Promise<void> {
+export async function append(store: EventStore, runs: PayoutRuns, event: NewEvent): Promise<void> {
   try {
     await store.append(PAYOUT_RUNS_STREAM, [event], {
       expectedRevision: runs.revision < 0 ? 'no_stream' : runs.revision,
@@ -237,7 +237,7 @@ async function payeesUnchanged(store: EventStore, run: PayoutRun): Promise<void>
     );
 }
 
-function runNamed(runs: PayoutRuns, id: string): PayoutRun {
+export function runNamed(runs: PayoutRuns, id: string): PayoutRun {
   if (!PAYOUT_RUN_ID.test(id))
     throw new PayoutRunRefused('INVALID_INPUT', `run: expected PR-YYYY-MM-n, got ${JSON.stringify(id.slice(0, 40))}`);
   return runOf(runs, id);

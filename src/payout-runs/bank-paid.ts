@@ -1,6 +1,6 @@
 import type { BankConfig } from '../config/bank';
 import type { Sql } from '../db/connect';
-import { cutDay, payoutStatusesAt } from '../export/payouts/paid-out';
+import { cutDay, payoutsJudgedAt } from '../export/payouts/paid-out';
 import type { EventStore } from '../store/types';
 import type { BankPaid } from './plan';
 
@@ -10,7 +10,8 @@ import type { BankPaid } from './plan';
  * already paid, whether by a run cancelled after its file was executed or by a transfer made by hand. A
  * reference paid again once paid in full counts with what it was paid again. `returned`: what came back on each
  * reference, which a run that paid it no longer holds (plan.ts). Empty while the payouts leg has no build yet
- * (nothing booked is known).
+ * (nothing booked is known). `due`: how far the bank's statements reach and each reference's due day, for what a sent run left unpaid
+ * past its due window (actions.ts releaseUnpaid).
  */
 export async function paidByBankOf(
   sql: Sql,
@@ -20,15 +21,18 @@ export async function paidByBankOf(
 ): Promise<BankPaid> {
   const paid = new Map<string, bigint>();
   const returned = new Map<string, bigint>();
+  const dueOn = new Map<string, string>();
   const head = await store.headPosition();
   if (!head) return Object.assign(paid, { returned });
-  const lines = await payoutStatusesAt(sql, head, payouts, await cutDay(store, head, timezone));
-  for (const l of lines ?? []) {
+  const judged = await payoutsJudgedAt(sql, head, payouts, await cutDay(store, head, timezone));
+  for (const l of judged?.lines ?? []) {
     const amount = l.paidOut + l.duplicated;
     if (amount > 0n) paid.set(l.reference, amount);
     if (l.returned > 0n) returned.set(l.reference, l.returned);
+    dueOn.set(l.reference, l.dueOn);
   }
-  return Object.assign(paid, { returned });
+  const due = { bookedThrough: judged?.bookedThrough ?? new Map<string, string>(), dueDays: payouts.dueDays, dueOn };
+  return Object.assign(paid, { returned, due });
 }
 
 /**

@@ -21,6 +21,9 @@ export class PayoutRunRefused extends ReconError {
       | 'HOLD_IN_FORCE'
       | 'PAYEE_CHANGED'
       | 'FILE_TAKEN'
+      | 'RUN_NOT_SENT'
+      | 'NOTHING_UNPAID'
+      | 'NOT_PAST_DUE'
       | 'INVALID_INPUT',
     message: string,
   ) {

@@ -1,6 +1,6 @@
 import { netAsks } from '../reconciliation/payouts/asks';
 import { parsePosition } from '../store/types';
-import type { PayoutRun } from './runs';
+import { type PayoutRun, releasedOf } from './runs';
 import { decimalText, isIban, looksLikeIban, MAX_DIGITS, partyName, valueDigits } from './pain001';
 
 /**
@@ -72,8 +72,27 @@ export interface PlanInput {
   readonly paidByBank: BankPaid;
 }
 
-/** What the bank paid on each reference, less returns; `returned`: what came back on each (bank-paid.ts). */
-export type BankPaid = ReadonlyMap<string, bigint> & { readonly returned?: ReadonlyMap<string, bigint> };
+/**
+ * What the bank paid on each reference, less returns; `returned`: what came back on each; `due`: how far the
+ * bank's statements reach and each reference's due day, for whether a sent run's transfer is unpaid past its due
+ * window (bank-paid.ts).
+ */
+export type BankPaid = ReadonlyMap<string, bigint> & {
+  readonly returned?: ReadonlyMap<string, bigint>;
+  readonly due?: BankDue;
+};
+
+export interface BankDue {
+  /**
+   * per currency, the latest booking day of the bank's lines on the payouts accounts: how far the imported
+   * statements reach (the bank's evidence that a transfer was not executed by then)
+   */
+  readonly bookedThrough: ReadonlyMap<string, string>;
+  /** bank.payouts.dueDays */
+  readonly dueDays: number;
+  /** each expected payout's due day (issue day + dueDays) */
+  readonly dueOn: ReadonlyMap<string, string>;
+}
 
 export interface PlannedLine {
   readonly subMerchantId: string;
@@ -129,13 +148,19 @@ const keyOf = (p: { subMerchantId: string; currency: string }) => `${p.subMercha
 /**
  * What standing runs (not cancelled) have taken of each reference. A reference paid at a figure a correction
  * lowered, then raised again by a later one, asks the rest (asks.ts restores earlier asks first): it is paid the
- * difference under the same reference, so the month's money is paid, once.
+ * difference under the same reference, so the month's money is paid, once. What a named person released of a
+ * sent run the bank did not pay in full (PayoutRunUnpaidReleased) is no longer taken by it: a new run pays it.
  */
 export function referencesTaken(runs: readonly PayoutRun[], except?: string): Map<string, bigint> {
   const taken = new Map<string, bigint>();
-  for (const r of runs)
-    if (r.status !== 'cancelled' && r.id !== except)
-      for (const l of r.lines) taken.set(l.reference, (taken.get(l.reference) ?? 0n) + BigInt(l.amount));
+  for (const r of runs) {
+    if (r.status === 'cancelled' || r.id === except) continue;
+    const released = releasedOf(r);
+    for (const l of r.lines) {
+      const took = BigInt(l.amount) - (released.get(l.reference) ?? 0n);
+      taken.set(l.reference, (taken.get(l.reference) ?? 0n) + took);
+    }
+  }
   return taken;
 }
 

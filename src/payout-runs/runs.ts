@@ -5,6 +5,7 @@ import {
   PayoutRunDrafted,
   PayoutRunFileTaken,
   PayoutRunSent,
+  PayoutRunUnpaidReleased,
 } from '../events/payout-run-events';
 import { dataOf, type EventData, isEvent } from '../events/catalog';
 import type { EventStore, RecordedEvent } from '../store/types';
@@ -32,7 +33,14 @@ export interface PayoutRun extends Omit<DraftData, 'runId'> {
   readonly cancelReason: string | null;
   /** cancelled after its file was taken: the person cancelling said the bank did not execute it */
   readonly bankDidNotExecute: boolean;
+  /**
+   * a sent run's transfers the bank did not pay in full, freed for a new run by a named person, in order (absent:
+   * none): what each line released no longer counts as taken by this run (plan.ts referencesTaken)
+   */
+  readonly unpaidReleased?: ReadonlyArray<UnpaidRelease>;
 }
+
+export type UnpaidRelease = Omit<EventData<typeof PayoutRunUnpaidReleased>, 'runId'>;
 
 export interface PayoutRuns {
   /** in the order drafted */
@@ -78,6 +86,10 @@ export function foldRuns(events: readonly RecordedEvent[]): PayoutRuns {
         cancelReason: d.reason,
         bankDidNotExecute: d.bankDidNotExecute === true,
       });
+    } else if (isEvent(PayoutRunUnpaidReleased, e)) {
+      const { runId, ...d } = dataOf(PayoutRunUnpaidReleased, e);
+      const r = runs.get(runId);
+      if (r) update(runId, { unpaidReleased: [...(r.unpaidReleased ?? []), d] });
     }
   }
   return { runs, revision };
@@ -99,6 +111,14 @@ const NOTHING_YET = {
 
 export async function readRuns(store: EventStore): Promise<PayoutRuns> {
   return foldRuns(await store.readStream(PAYOUT_RUNS_STREAM));
+}
+
+/** What named people released of each of a run's references (minor units): no longer taken by the run. */
+export function releasedOf(run: Pick<PayoutRun, 'unpaidReleased'>): Map<string, bigint> {
+  const out = new Map<string, bigint>();
+  for (const r of run.unpaidReleased ?? [])
+    for (const l of r.lines) out.set(l.reference, (out.get(l.reference) ?? 0n) + BigInt(l.amount));
+  return out;
 }
 
 export function runOf(runs: PayoutRuns, id: string): PayoutRun {

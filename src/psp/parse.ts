@@ -22,6 +22,7 @@ import {
   type ParseOptions,
   type ParseResult,
 } from './field-readers';
+import { currencyDecimals, formatMinor, smallestUnit } from '../money';
 import { isLosslessNumber, isPlainObject } from './json';
 import { decodeBase64Url } from './signature';
 import { captureWebhook, periodRecord, primaryWebhook, refundWebhook, registerRecord, voidWebhook } from './schemas';
@@ -132,6 +133,27 @@ function readRecordHead<T extends RecordCommon>(
   return { ok: true, root: root.value, record: d, common: c.value };
 }
 
+/**
+ * The first money field of a record that is not a whole number of its currency's smallest unit (1000.50 JPY: yen
+ * have no decimals), refused naming it: no payment has such an amount, and stored it made the JPY payable a
+ * fraction of a yen, so the whole payout was left out (`not_whole_units`). Null: every field is whole (or absent).
+ */
+function fractionOfUnit(
+  currency: string | null | undefined,
+  fields: ReadonlyArray<readonly [string, string | null]>,
+): { ok: false; field: string; reason: string } | null {
+  if (!currency) return null;
+  const unit = smallestUnit(currency);
+  if (unit === 1n) return null;
+  for (const [field, value] of fields)
+    if (value !== null && BigInt(value) % unit !== 0n)
+      return fail(
+        field,
+        `${formatMinor(BigInt(value))} ${currency} is not a whole number of ${currency}'s smallest unit (${currency} has ${currencyDecimals(currency)} decimals)`,
+      );
+  return null;
+}
+
 /** A register record (2.10), exactly. Fields absent from the report come out as null. */
 export const parseRegisterRecord = exactOnRefusal(readRegisterRecord);
 
@@ -139,18 +161,23 @@ function readRegisterRecord(text: string, opts: ParseOptions): ParseResult<Norma
   const h = readRecordHead(text, opts, REGISTER_FAST, registerRecord);
   if (!h.ok) return h;
   const d = h.record;
+  const money = {
+    amount: minor(d.amount),
+    originalAmount: minor(d.originalAmount),
+    customerFee: minor(d.customerFee),
+    merchantFee: minor(d.merchantFee),
+    receiverAmount: minor(d.receiverAmount),
+    receiverFee: minor(d.receiverFee),
+    reserveAmount: minor(d.reserveAmount),
+  };
+  const fraction = fractionOfUnit(h.common.currency, Object.entries(money));
+  if (fraction) return fraction;
   return {
     ok: true,
     value: {
       ...h.common,
-      amount: minor(d.amount),
-      originalAmount: minor(d.originalAmount),
-      customerFee: minor(d.customerFee),
-      merchantFee: minor(d.merchantFee),
+      ...money,
       receiverName: orNull(d.receiverName),
-      receiverAmount: minor(d.receiverAmount),
-      receiverFee: minor(d.receiverFee),
-      reserveAmount: minor(d.reserveAmount),
       cardMask: orNull(d.cardMask),
       payway: orNull(d.payway),
       other: otherFields(h.root, REGISTER_MAPPED),
@@ -178,16 +205,14 @@ function readPeriodRecord(text: string, opts: ParseOptions): ParseResult<Normali
   const h = readRecordHead(text, opts, PERIOD_FAST, periodRecord);
   if (!h.ok) return h;
   const d = h.record;
-  return {
-    ok: true,
-    value: {
-      ...h.common,
-      amount: d.amount.minor.toString(),
-      customerFee: minor(d.customerFee),
-      merchantFee: minor(d.merchantFee),
-      other: otherFields(h.root, PERIOD_MAPPED),
-    },
+  const money = {
+    amount: d.amount.minor.toString(),
+    customerFee: minor(d.customerFee),
+    merchantFee: minor(d.merchantFee),
   };
+  const fraction = fractionOfUnit(h.common.currency, Object.entries(money));
+  if (fraction) return fraction;
+  return { ok: true, value: { ...h.common, ...money, other: otherFields(h.root, PERIOD_MAPPED) } };
 }
 
 const WEBHOOK_MAPPED = new Set([
@@ -277,6 +302,10 @@ function readWebhookPayload(json: string, opts: ParseOptions): ParseResult<Norma
   if (!processed.ok) return processed;
   if (d.fee?.currency != null && d.fee.currency !== '' && !/^[A-Z]{3}$/.test(d.fee.currency))
     return fail('fee.currency', 'expected a 3-letter uppercase currency code');
+  const fraction =
+    fractionOfUnit(d.currency, [['amount', d.amount.minor.toString()]]) ??
+    fractionOfUnit(orNull(d.fee?.currency) ?? d.currency, [['fee.amount', minor(d.fee?.amount)]]);
+  if (fraction) return fraction;
   return {
     ok: true,
     value: {

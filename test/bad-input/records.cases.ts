@@ -198,6 +198,60 @@ function feeCases(kind: RecordKind): RecordCase[] {
   ];
 }
 
+/** Whole yen: every amount of a JPY record, as the register, period and webhook write it. */
+const YEN: Record<RecordKind, Fragments> = {
+  register: {
+    currency: '"JPY"',
+    amount: '"1025"',
+    customerFee: '"25"',
+    merchantFee: '"17"',
+    originalAmount: '"1000"',
+    receiverAmount: '"583"',
+    receiverFee: '"17"',
+    reserveAmount: '"50"',
+  },
+  period: { currency: '"JPY"', amount: '"1000"', customerFee: '"25"', merchantFee: '"17"' },
+  webhook: { currency: '"JPY"', amount: '1000', fee: '{"amount": 25, "currency": "JPY"}' },
+};
+
+/**
+ * An amount of a fraction of its currency's smallest unit (1000.50 JPY: yen have no decimals) is refused naming
+ * the field, as the bank and orders doors refuse it: stored, the JPY payable became a fraction of a yen and the
+ * whole payout was left out (`not_whole_units`). Hundredths stay whole units of EUR, UAH and KWD.
+ */
+function wholeUnitCases(kind: RecordKind): RecordCase[] {
+  const c = (name: string, over: Fragments, expect: Expected): RecordCase => ({
+    name: `JPY ${name}`,
+    text: recordText(kind, { ...YEN[kind], ...over }),
+    expect,
+  });
+  const fee = kind === 'webhook' ? 'fee.amount' : 'merchantFee';
+  const feeOf = (text: string, currency = 'JPY') =>
+    kind === 'webhook' ? { fee: `{"amount": ${text}, "currency": "${currency}"}` } : { merchantFee: q(text) };
+  return [
+    c('in whole yen (accepted)', {}, accept({ currency: 'JPY', amount: kind === 'register' ? '102500' : '100000' })),
+    c('amount of a fraction of a yen (string)', { amount: '"1000.50"' }, refuse('amount', /smallest unit/)),
+    c('amount of a fraction of a yen (number)', { amount: '1000.5' }, refuse('amount', /JPY has 0 decimals/)),
+    c('amount of one hundredth of a yen', { amount: '"0.01"' }, refuse('amount', /smallest unit/)),
+    c('amount with zero decimals written (accepted)', { amount: '"1000.00"' }, accept()),
+    c('fee of a fraction of a yen', feeOf('12.5'), refuse(fee, /smallest unit/)),
+    ...(kind === 'webhook'
+      ? [c('fee in euros on a payment in yen, with cents (accepted)', feeOf('2.5', 'EUR'), accept({ fee: '250' }))]
+      : []),
+    ...(kind === 'register'
+      ? [
+          c('receiverAmount of a fraction of a yen', { receiverAmount: '"583.40"' }, refuse('receiverAmount')),
+          c('reserveAmount of a fraction of a yen', { reserveAmount: '"0.50"' }, refuse('reserveAmount')),
+        ]
+      : []),
+    c(
+      'in KWD with two decimals (accepted: hundredths are whole fils)',
+      { currency: '"KWD"', amount: '"10.05"' },
+      accept(),
+    ),
+  ];
+}
+
 function currencyCases(kind: RecordKind): RecordCase[] {
   const c = (name: string, fragment: string | undefined, expect: Expected): RecordCase => ({
     name: `currency ${name}`,
@@ -454,6 +508,7 @@ export function recordCases(kind: RecordKind): RecordCase[] {
     ...amountCases(kind),
     ...feeCases(kind),
     ...currencyCases(kind),
+    ...wholeUnitCases(kind),
     ...timeCases(kind),
     ...idCases(kind),
     ...injectionCases(kind),

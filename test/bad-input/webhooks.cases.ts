@@ -507,6 +507,19 @@ export const webhookCases: readonly WebhookCase[] = [
   refusedPayload('amount huge', { amount: '1' + '0'.repeat(40) }, 'amount', /too large/),
   refusedPayload('amount missing', { amount: undefined }, 'amount', /amount/),
   refusedPayload('fee negative', { fee: '{"amount": -1, "currency": "UAH"}' }, 'fee.amount', /negative/),
+  // yen have no decimals: stored, the JPY payable became a fraction of a yen and the payout was left out
+  refusedPayload(
+    'amount of a fraction of a yen',
+    { amount: '1000.5', currency: '"JPY"', fee: '{"amount": 25, "currency": "JPY"}' },
+    'amount',
+    /amount: 1000\.50 JPY is not a whole number of JPY's smallest unit/,
+  ),
+  refusedPayload(
+    'fee of a fraction of a yen',
+    { amount: '1000', currency: '"JPY"', fee: '{"amount": 12.5, "currency": "JPY"}' },
+    'fee.amount',
+    /smallest unit/,
+  ),
   refusedPayload('currency lowercase', { currency: '"uah"' }, 'currency', /currency/),
   refusedPayload('currency empty', { currency: '""' }, 'currency', /currency/),
   refusedPayload('currency numeric', { currency: '980' }, 'currency', /currency/),

@@ -8,6 +8,7 @@ import type { Action } from '../../people/roles';
 import { approveRun, cancelRun, draftRun, listRuns, paymentFile, sendRun, showRun } from '../../payout-runs/actions';
 import { bankPaidEveryLine, paidByBankOf } from '../../payout-runs/bank-paid';
 import { confirmPayeeAccount } from '../../payout-runs/payees';
+import { releaseUnpaid } from '../../payout-runs/unpaid';
 import { resolvedNowOf } from '../../payout-runs/resolved';
 import { type PayoutRun, runJson, totalsOf } from '../../payout-runs/runs';
 import { decimalText } from '../../payout-runs/pain001';
@@ -16,7 +17,7 @@ import { UsageError } from '../errors';
 import { type Runtime, withRuntime, runnerDepsOf } from '../runtime';
 
 /**
- * `recon payout-runs draft|list|show|approve|send|cancel|file` (docs/exceptions.md, "Payout runs"). The person
+ * `recon payout-runs draft|list|show|approve|send|cancel|file|release-unpaid` (docs/exceptions.md, "Payout runs"). The person
  * acting is RECON_TOKEN's owner; the one who drafts a run never approves it.
  */
 
@@ -60,6 +61,10 @@ function details(r: PayoutRun): string {
   if (r.cancelledBy)
     out.push(
       `cancelled by ${one(r.cancelledBy)} at ${r.cancelledAt}${r.bankDidNotExecute ? ', saying the bank did not execute its file' : ''}: ${one(r.cancelReason ?? '')}`,
+    );
+  for (const u of r.unpaidReleased ?? [])
+    out.push(
+      `unpaid released by ${one(u.releasedBy)} at ${u.releasedAt}${u.bankDidNotExecute ? ', saying the bank will execute nothing more of its file' : ', past the due window'}: ${u.lines.map((l) => `${l.reference} ${amount(l.amount, l.currency)}`).join(', ')}: ${one(u.reason)}`,
     );
   out.push('transfers:');
   for (const l of r.lines) {
@@ -108,7 +113,41 @@ export function register(program: Command): void {
     .description('payouts of a month in one payment file (pain.001), drafted by one person and approved by another');
   readingCommands(group);
   lifeCommands(group);
+  unpaidCommands(group);
   payeeCommands(group);
+}
+
+/** release-unpaid: what the bank did not pay of a sent run, freed for a new run by a named person */
+function unpaidCommands(group: Command): void {
+  group
+    .command('release-unpaid')
+    .argument('<run>', 'the run id, PR-YYYY-MM-n (a sent run)')
+    .requiredOption(
+      '--reason <text>',
+      'why (the bank rejected the transfer, its statement shows it unpaid); kept with your name',
+    )
+    .option(
+      '--bank-did-not-execute',
+      'you say the bank will execute nothing more of its file (it rejected the transfers); without it, only transfers still unpaid past their due window are released',
+    )
+    .description(
+      "free what the bank's imported debits did not pay of a sent run: the month's next draft pays it, under the same reference",
+    )
+    .action(async (id: string, opts: { reason: string; bankDidNotExecute?: boolean }) => {
+      await withRuntime(async (rt, signal) => {
+        const who = await actor(rt, 'payout-run.create');
+        const { run, released } = await releaseUnpaid(rt.store, who, id, opts.reason, {
+          paidByBank: await bankPaidNow(rt, signal),
+          bankDidNotExecute: opts.bankDidNotExecute === true,
+        });
+        const what = released.map(
+          (l) => `${l.reference} ${amount(l.amount, l.currency)} (the bank paid ${amount(l.paid, l.currency)})`,
+        );
+        process.stdout.write(
+          `released ${run.id}'s unpaid ${what.join(', ')}; recon payout-runs draft --month ${run.month} pays it\n`,
+        );
+      });
+    });
 }
 
 /** confirm-payee: a named approver trusts a payout account that replaced another */

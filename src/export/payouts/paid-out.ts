@@ -124,6 +124,20 @@ export async function payoutStatusesAt(
   /** the local day of the time the event at the cut carries (cutDay), when known */
   cutDay: string | null = null,
 ): Promise<PayoutStatusLine[] | null> {
+  return (await payoutsJudgedAt(sql, cut, payouts, cutDay))?.lines ?? null;
+}
+
+/**
+ * payoutStatusesAt, with the day they were judged at ("today": null when nothing carries a day yet) and, per
+ * currency, the latest booking day of the bank's lines on the payouts accounts (how far its imported statements
+ * reach).
+ */
+export async function payoutsJudgedAt(
+  sql: Sql,
+  cut: Position,
+  payouts: BankConfig['payouts'],
+  cutDay: string | null = null,
+): Promise<{ lines: PayoutStatusLine[]; today: string | null; bookedThrough: Map<string, string> } | null> {
   const inputs = await inputsAt(sql, cut);
   if (inputs === null) return null;
   const months = await monthsAt(sql, cut);
@@ -133,9 +147,12 @@ export async function payoutStatusesAt(
     ...(cutDay ? [cutDay] : []),
   ].sort();
   const today = days[days.length - 1] ?? null;
+  const bookedThrough = new Map<string, string>();
+  for (const l of inputs.lines)
+    if (l.bookingDate > (bookedThrough.get(l.currency) ?? '')) bookedThrough.set(l.currency, l.bookingDate);
   const matches = matchPayouts(inputs.expected, inputs.lines, { windowDays: payouts.matchWindowDays });
   const j = judgePayouts(inputs.expected, inputs.lines, matches.lines, { today, dueDays: payouts.dueDays });
-  return j.payouts.map((s) => ({
+  const lines = j.payouts.map((s) => ({
     reference: s.payout.reference,
     subMerchantId: s.payout.subMerchantId,
     payeeName: s.payout.payeeName,
@@ -151,6 +168,7 @@ export async function payoutStatusesAt(
     bankRef: s.bankRef,
     paidTo: s.paidTo,
   }));
+  return { lines, today, bookedThrough };
 }
 
 async function monthsAt(sql: Sql, cut: Position): Promise<Map<string, string>> {
