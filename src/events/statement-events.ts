@@ -54,6 +54,14 @@ export const StatementIssued = defineEvent(
            * (src/reconciliation/payouts/asks.ts). Absent on a month's first ask, and in runs recorded before it was kept.
            */
           stillAsked: z.string().regex(/^\d+$/).optional(),
+          /**
+           * what the sub-merchant owes back, carried to its next statement of the currency: the amount due negated,
+           * when below 0 (what it owed from earlier statements and the month's movements exceed what it is owed).
+           * The next statement takes it off its amount due (src/export/statements/payouts.ts). Absent when nothing
+           * is owed back, on a statement for information and for a receiver not in the directory, and in runs
+           * recorded before it was kept (they carried nothing).
+           */
+          owedBack: z.string().regex(/^\d+$/).optional(),
           /** what is held: [discrepancy id ('' for a receiver not in the directory), minor units], sorted */
           holds: z.array(z.tuple([z.string(), z.string().regex(/^\d+$/)])),
         }),

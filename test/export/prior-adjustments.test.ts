@@ -84,7 +84,9 @@ describe('statements build on the statements issued before them', () => {
     expect(late.get('Opening from')).toBe(`the statement of ${previous}`);
     expect(late.get("Opening balance (the previous statement's closing)")).toBe(500);
     expect(late.get('± Adjustments to earlier months (sheet Adjustments)')).toBe(-500);
-    expect(late.get('= Amount due (adjustments + net payable − held + released)')).toBe(-500);
+    // owed back: carried to the next statement, taken off its payout (test/export/negative-month.test.ts)
+    expect(late.get('= Amount due (adjustments + net payable − held + released − brought forward)')).toBe(-500);
+    expect(late.get('Carried forward to the next statement (owed by you)')).toBe(500);
     const wb = new ExcelJS.Workbook();
     await wb.xlsx.readFile(path.join(t.out, statementFile(t.out, 'SM-LATE', '2025-02')));
     const adj = wb.getWorksheet('Adjustments')!;

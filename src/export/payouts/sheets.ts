@@ -24,6 +24,10 @@ export interface PayoutSection {
   readonly released: bigint;
   readonly amountDue: bigint;
   readonly payable: bigint;
+  /** owed back by the sub-merchant on the statement built on, taken off the amount due (absent: none) */
+  readonly broughtForward?: bigint;
+  /** owed back after this statement, carried to the next (absent: none) */
+  readonly owedBack?: bigint;
   readonly holds: ReadonlyArray<{ discrepancyId: string; reason: string; currency: string; amount: bigint }>;
   readonly paid: ReadonlyArray<{ bookingDate: string; reference: string; currency: string; amount: bigint }>;
   /** what the bank did with each payout asked for up to this statement, at its cut (paid-out.ts payoutStatusesAt) */

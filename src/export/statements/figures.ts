@@ -207,7 +207,8 @@ const dueOf = (f: StatementFigures, p?: PayoutSection) =>
   p?.amountDue ?? (f.adjustments ?? 0n) + (f.notStated ?? 0n) + f.netPayable;
 
 // `gap`: a line only a statement with months never stated shows (true), or only one without (false);
-// `correction`: a line only a correction shows
+// `correction`: a line only a correction shows; `owed`: a line only a statement with money owed back, brought
+// forward or carried forward, in any of its currencies shows (true), or only one without (false)
 export const BRIDGE: ReadonlyArray<{
   /** the line's name in BRIDGE_LABELS (src/export/i18n/labels.ts) */
   key: string;
@@ -216,6 +217,7 @@ export const BRIDGE: ReadonlyArray<{
   value: (f: StatementFigures, p?: StatementPayoutSection) => bigint;
   gap?: boolean;
   correction?: boolean;
+  owed?: boolean;
 }> = [
   { key: 'opening', label: "Opening balance (the previous statement's closing)", value: (f) => f.opening },
   {
@@ -247,16 +249,38 @@ export const BRIDGE: ReadonlyArray<{
     value: (_f, p) => p?.released ?? 0n,
   },
   {
+    key: 'broughtForward',
+    label: '− Brought forward from earlier statements (owed by you)',
+    value: (_f, p) => -(p?.broughtForward ?? 0n),
+    owed: true,
+  },
+  {
     key: 'due',
     label: '= Amount due (adjustments + net payable − held + released)',
     value: (f, p) => p?.amountDue ?? (f.adjustments ?? 0n) + f.netPayable,
     gap: false,
+    owed: false,
   },
   {
     key: 'dueGap',
     label: '= Amount due (adjustments + months never stated + net payable − held + released)',
     value: (f, p) => dueOf(f, p),
     gap: true,
+    owed: false,
+  },
+  {
+    key: 'dueOwed',
+    label: '= Amount due (adjustments + net payable − held + released − brought forward)',
+    value: (f, p) => dueOf(f, p),
+    gap: false,
+    owed: true,
+  },
+  {
+    key: 'dueGapOwed',
+    label: '= Amount due (adjustments + months never stated + net payable − held + released − brought forward)',
+    value: (f, p) => dueOf(f, p),
+    gap: true,
+    owed: true,
   },
   {
     key: 'askedBefore',
@@ -269,6 +293,12 @@ export const BRIDGE: ReadonlyArray<{
     label: '= Amount due on this correction',
     value: (f, p) => dueOf(f, p) - (p?.correction?.askedBefore ?? 0n),
     correction: true,
+  },
+  {
+    key: 'carriedForward',
+    label: 'Carried forward to the next statement (owed by you)',
+    value: (_f, p) => p?.owedBack ?? 0n,
+    owed: true,
   },
   {
     key: 'paidOut',
@@ -291,7 +321,7 @@ export const BRIDGE: ReadonlyArray<{
 
 /**
  * The bridge lines a statement of these figures shows: those of months never stated only when it has some, those
- * of a correction only on one.
+ * of a correction only on one, those of money owed back only when some is brought or carried forward.
  */
 export function bridgeOf(
   figures: readonly StatementFigures[],
@@ -299,7 +329,13 @@ export function bridgeOf(
 ): typeof BRIDGE {
   const gap = figures.some((f) => f.notStated !== undefined);
   const correction = payouts.some((p) => p.correction !== undefined);
-  return BRIDGE.filter((l) => (l.gap === undefined || l.gap === gap) && (!l.correction || correction));
+  const owed = payouts.some((p) => (p.broughtForward ?? 0n) !== 0n || (p.owedBack ?? 0n) !== 0n);
+  return BRIDGE.filter(
+    (l) =>
+      (l.gap === undefined || l.gap === gap) &&
+      (l.owed === undefined || l.owed === owed) &&
+      (!l.correction || correction),
+  );
 }
 
 /** A bridge line's label in a statement's language (English when no translation is kept). */

@@ -10,8 +10,11 @@ import { monthRange, type StatementFigures } from './workbooks';
 /**
  * What a statement asks finance to pay (docs/bank.md, "Payouts and holds"), per sub-merchant and currency:
  *   amount due = adjustments + months never stated + net payable − held now + held on the statement built on (released)
+ *                − owed back on the statement built on (brought forward)
  * so money under a holding discrepancy is paid on the first statement after it is resolved or accepted to pay.
- * A receiver unknown to the directory is never due: all it is owed is held until it is registered. `payable`
+ * A receiver unknown to the directory is never due: all it is owed is held until it is registered. An amount
+ * due below 0 is money the sub-merchant owes back: nothing is asked, and it is carried to the next statement of
+ * the currency (`owedBack`), which takes it off its amount due, until recovered (docs/outputs.md). `payable`
  * is what this run's reference asks for: the amount due less what earlier runs of the month asked for (a month
  * issued again asks for the difference), nothing for a month issued before a later month already was (that
  * statement is for information), nothing for an unregistered receiver.
@@ -28,6 +31,10 @@ export interface StatementPayout {
   readonly payable: bigint;
   /** a correction's amount due (at least 0) when earlier runs of the month asked for money: see StatementIssued */
   readonly stillAsked?: bigint | null;
+  /** what the sub-merchant owed back on the statement built on, taken off this amount due (≥ 0) */
+  readonly broughtForward: bigint;
+  /** what it owes back after this statement, carried to the next one (≥ 0): the amount due negated when below 0 */
+  readonly owedBack: bigint;
   readonly holds: readonly HeldItem[];
   /** the month's paid and returned lines (the bridge's "Paid out") */
   readonly paid: readonly PaidLine[];
@@ -41,7 +48,13 @@ interface SameMonthRun {
 }
 
 /** What the first run at a cut recorded of a sub-merchant and currency: its holds, and whether it kept `stillAsked`. */
-type RecordedAtCut = ReadonlyMap<string, { holds: ReadonlyArray<readonly [string, string]>; stillAsked: boolean }>;
+type RecordedAtCut = ReadonlyMap<string, AtCut>;
+interface AtCut {
+  readonly holds: ReadonlyArray<readonly [string, string]>;
+  readonly stillAsked: boolean;
+  /** what it carried as owed back (0 when it recorded none, also a run recorded before the figure was kept) */
+  readonly owedBack: bigint;
+}
 
 /**
  * Runs of the month recorded at or before the cut, other than one at this very cut (the same run issued
@@ -52,7 +65,7 @@ type RecordedAtCut = ReadonlyMap<string, { holds: ReadonlyArray<readonly [string
 async function runsOfMonth(store: EventStore, month: string, timezone: string, cut: Position) {
   const earlier: SameMonthRun[] = [];
   const asked = new Set<string>();
-  const sameCut = new Map<string, { holds: ReadonlyArray<readonly [string, string]>; stillAsked: boolean }>();
+  const sameCut = new Map<string, AtCut>();
   for (const e of await store.readStream(statementStream(month))) {
     if (e.type !== StatementIssued.type) continue;
     const d = dataOf(StatementIssued, e);
@@ -62,7 +75,12 @@ async function runsOfMonth(store: EventStore, month: string, timezone: string, c
     if (comparePositions(runCut, cut) === 0) {
       for (const p of d.payouts ?? []) {
         const key = closingKey(p.subMerchantId, p.currency);
-        if (!sameCut.has(key)) sameCut.set(key, { holds: p.holds, stillAsked: p.stillAsked !== undefined });
+        if (!sameCut.has(key))
+          sameCut.set(key, {
+            holds: p.holds,
+            stillAsked: p.stillAsked !== undefined,
+            owedBack: BigInt(p.owedBack ?? '0'),
+          });
       }
       continue;
     }
@@ -135,30 +153,28 @@ export async function statementPayouts(
     const previous = previousRunOf(opts.runs, f.subMerchantId, [...names]);
     const unregistered = f.subMerchantId.startsWith('receiver:');
     // what the statement built on held, under this id and (once registered) under the receiver's former placeholder
-    let released = previous?.held?.get(key) ?? 0n;
-    if (!unregistered)
-      for (const n of names) released += previous?.held?.get(closingKey(`receiver:${n}`, f.currency)) ?? 0n;
+    const released = fromPrevious(previous?.held, key, unregistered ? [] : names, f.currency);
+    // money owed back is never carried for a placeholder (it is never due), nor recorded for one (below)
+    const broughtForward = unregistered ? 0n : fromPrevious(previous?.owedBack, key, names, f.currency);
     const flow = (f.adjustments ?? 0n) + (f.notStated ?? 0n) + f.netPayable;
     const recorded = sameCut.get(key);
     const holds = recorded
       ? await deps.recordedHeld(recorded.holds, f.subMerchantName, f.currency)
       : unregistered
-        ? [
-            {
-              discrepancyId: '',
-              reason: UNREGISTERED_REASON,
-              receiverName: f.subMerchantName,
-              currency: f.currency,
-              amount: flow + released,
-            },
-          ].filter((h) => h.amount > 0n)
+        ? placeholderHolds(f, flow + released)
         : opts.held.filter((h) => h.currency === f.currency && names.includes(h.receiverName));
     const held = holds.reduce((s, h) => s + h.amount, 0n);
-    const amountDue = flow - held + released;
+    const amountDue = flow - held + released - broughtForward;
     const askedBefore = earlier.reduce((s, r) => s + (r.payouts.get(key) ?? 0n), 0n);
     const payable = unregistered || forInformation ? 0n : amountDue - askedBefore > 0n ? amountDue - askedBefore : 0n;
     const run = 1 + earlier.filter((r) => (r.payouts.get(key) ?? 0n) > 0n).length;
     const stillAsked = stillAskedOf(amountDue, askedBefore > 0n && !unregistered && !forInformation, recorded);
+    // a statement for information is not built on, and a placeholder is never due: neither carries anything
+    const owedBack = recorded
+      ? recorded.owedBack
+      : amountDue < 0n && !unregistered && !forInformation
+        ? -amountDue
+        : 0n;
     out.push({
       subMerchantId: f.subMerchantId,
       currency: f.currency,
@@ -168,6 +184,8 @@ export async function statementPayouts(
       amountDue,
       payable,
       stillAsked,
+      broughtForward,
+      owedBack,
       holds,
       paid: opts.paid.filter(
         (l) =>
@@ -181,6 +199,33 @@ export async function statementPayouts(
     });
   }
   return out;
+}
+
+/** A receiver not in the directory is never due: all it is owed is held until it is registered. */
+function placeholderHolds(f: StatementFigures, owed: bigint): HeldItem[] {
+  const hold = {
+    discrepancyId: '',
+    reason: UNREGISTERED_REASON,
+    receiverName: f.subMerchantName,
+    currency: f.currency,
+    amount: owed,
+  };
+  return owed > 0n ? [hold] : [];
+}
+
+/**
+ * What the statement built on recorded of a sub-merchant and currency (held, or owed back), under its id and
+ * under the placeholders of its receiver names (`receiver:<name>`, stated before the name was registered).
+ */
+function fromPrevious(
+  recorded: ReadonlyMap<string, bigint> | undefined,
+  key: string,
+  names: readonly string[],
+  currency: string,
+): bigint {
+  let sum = recorded?.get(key) ?? 0n;
+  for (const n of names) sum += recorded?.get(closingKey(`receiver:${n}`, currency)) ?? 0n;
+  return sum;
 }
 
 /**
@@ -204,6 +249,7 @@ export function issuedPayouts(payouts: readonly StatementPayout[]) {
       held: p.held.toString(),
       payable: p.payable.toString(),
       ...(p.stillAsked !== null && p.stillAsked !== undefined ? { stillAsked: p.stillAsked.toString() } : {}),
+      ...(p.owedBack > 0n ? { owedBack: p.owedBack.toString() } : {}),
       holds: p.holds
         .map((h) => [h.discrepancyId, h.amount.toString()] as [string, string])
         .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)),

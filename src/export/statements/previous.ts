@@ -29,6 +29,8 @@ export interface IssuedRun {
   readonly closings?: ReadonlyMap<string, bigint>;
   /** what the run held pending investigation, `subMerchantId \u0000 currency` → minor units (src/export/statements/payouts.ts) */
   readonly held?: ReadonlyMap<string, bigint>;
+  /** what the run carried as owed back by the sub-merchant, `subMerchantId \u0000 currency` → minor units (> 0 only) */
+  readonly owedBack?: ReadonlyMap<string, bigint>;
 }
 
 const LOOKBACK_MONTHS = 36;
@@ -79,7 +81,14 @@ export async function issuedBefore(
         subMerchantId: d.subMerchantId,
         ...(d.closings ? { closings: new Map(d.closings.map(([r, c, v]) => [closingKey(r, c), BigInt(v)])) } : {}),
         ...(d.payouts
-          ? { held: new Map(d.payouts.map((p) => [closingKey(p.subMerchantId, p.currency), BigInt(p.held)])) }
+          ? {
+              held: new Map(d.payouts.map((p) => [closingKey(p.subMerchantId, p.currency), BigInt(p.held)])),
+              owedBack: new Map(
+                d.payouts.flatMap((p) =>
+                  p.owedBack ? [[closingKey(p.subMerchantId, p.currency), BigInt(p.owedBack)] as const] : [],
+                ),
+              ),
+            }
           : {}),
       });
     }
