@@ -11,6 +11,7 @@ import {
 } from '../events/exception-events';
 import type { RecordedEvent } from '../store/types';
 import type { SinceAccepted } from '../reconciliation/discrepancies/columns';
+import { type DiscrepancyType, entryOf } from '../reconciliation/discrepancies/registry';
 import { moneyText } from '../reconciliation/discrepancy-summary';
 
 /**
@@ -220,6 +221,8 @@ export interface DiscrepancyFacts {
   /** an accepted one's amount in doubt then and now, when they differ */
   readonly since_accepted?: SinceAccepted;
   readonly currency?: string | null;
+  /** its type: a settlement or payout discrepancy holds nothing on a statement */
+  readonly type?: string;
 }
 
 /**
@@ -232,7 +235,14 @@ function moreInDoubt(d: DiscrepancyFacts, decision: Decision | null): string | n
   const [then, now] = [BigInt(s.amount_in_doubt ?? '0'), BigInt(s.amount_in_doubt_now)];
   if (now <= then) return null;
   const m = (x: bigint) => moneyText(x, d.currency ?? null);
-  const held = decision === 'withhold' ? 'all of it is held' : `the statements hold the ${m(now - then)} above it`;
+  // the statements hold money of a payment (holds.ts): the bank side's discrepancies name none
+  const leg = d.type ? entryOf(d.type as DiscrepancyType)?.leg : undefined;
+  const held =
+    leg === 'settlement' || leg === 'payouts'
+      ? 'no statement holds money for it (the bank side)'
+      : decision === 'withhold'
+        ? 'all of it is held'
+        : `the statements hold the ${m(now - then)} above it`;
   return `more in doubt than when it was accepted (${m(now)} now, ${m(then)} then): ${held}; reopen it to decide again`;
 }
 

@@ -307,10 +307,15 @@ const bigOrNull = (v: bigint | string | null | undefined): bigint | null =>
 /**
  * The money the rule puts in doubt now beyond the amount a decision was taken on (its event's `amount`; for one
  * that recorded none, the amount in doubt frozen with the row); 0 when there is no more (less asks nothing).
+ * A decision covered at least the difference its frozen values hold by (differenceOf): a fee_mismatch holds the
+ * widest of the merchant and customer fee differences while its amount in doubt reads the merchant fee alone, so
+ * 6.00 apart on the customer fee, then 3.00 on the merchant fee, is no more than the 6.00 decided on.
  */
 export function excessOf(r: DiscRow, accepted: bigint | null): bigint {
   const now = bigOrNull(r.amount_in_doubt_now);
-  const decided = accepted ?? bigOrNull(r.amount_in_doubt) ?? 0n;
+  const amount = accepted ?? bigOrNull(r.amount_in_doubt) ?? 0n;
+  const held = differenceOf(r.type, r.values ?? {}) ?? 0n;
+  const decided = held > amount ? held : amount;
   return now === null || now <= decided ? 0n : now - decided;
 }
 

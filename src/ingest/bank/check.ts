@@ -136,9 +136,29 @@ export async function* checkedItems(
  * An amount of a fraction of its currency's smallest unit (1000.50 JPY): no bank moves one, so the file was
  * mangled or misread (a CSV mapping's column); refused rather than booked against a payout. Null when whole.
  */
-function fractionOfUnit(amount: bigint, currency: string | null): string | null {
+function fractionOfUnit(amount: bigint, currency: string | null, what = 'amount'): string | null {
   if (currency === null || amount % smallestUnit(currency) === 0n) return null;
-  return `amount ${formatMinor(amount)} ${currency} is not a whole number of ${currency}'s smallest unit (${currency} has ${currencyDecimals(currency)} decimals)`;
+  return `${what} ${formatMinor(amount)} ${currency} is not a whole number of ${currency}'s smallest unit (${currency} has ${currencyDecimals(currency)} decimals)`;
+}
+
+/**
+ * The entry's amount, and what its file states with it in the entry's currency: a batch's parts, and beside stated
+ * charges the transfer's own amount (camt `TxAmt`, MT940 `/OCMT/`; one in another currency is not carried) and each
+ * charge (`Chrgs`, `/CHGS/`, in its own currency when it names one). A charge of 0.50 JPY folded into a whole debit
+ * read the payout as paid at a fraction of a yen. A single transfer's `TxAmt` without charges is not read, and may
+ * be in another currency.
+ */
+function fractionInEntry(e: ParsedEntry, currency: string | null): string | null {
+  const charges = [...(e.charges ?? []), ...e.details.flatMap((d) => d.charges ?? [])];
+  const parts = e.details.length > 1 || charges.length > 0 ? e.details : [];
+  return (
+    fractionOfUnit(e.amount, currency) ??
+    parts
+      .map((d) => (d.amount === null ? null : fractionOfUnit(d.amount, currency, 'transaction amount')))
+      .find((f) => f !== null) ??
+    charges.map((c) => fractionOfUnit(c.amount, c.currency ?? currency, 'charge')).find((f) => f !== null) ??
+    null
+  );
 }
 
 function checkEntry(head: StatementHead, e: ParsedEntry, r: Running): string | null {
@@ -153,7 +173,7 @@ function checkEntry(head: StatementHead, e: ParsedEntry, r: Running): string | n
       return `entry in ${e.currency}, an earlier entry of the statement (${r.currencyWhere}) in ${r.currency} (one currency per statement)`;
     }
   }
-  const fraction = fractionOfUnit(e.amount, e.currency ?? head.currency ?? r.currency);
+  const fraction = fractionInEntry(e, e.currency ?? head.currency ?? r.currency);
   if (fraction) return fraction;
   if (e.status !== 'booked') {
     r.pending++;
