@@ -201,7 +201,7 @@ const COVERED: Record<string, { test: string } | { skip: string }> = {
   'recon exceptions list|show ID|assign|comment|resolve|accept|approve|reject|reopen': {
     test: 'recon exceptions, recon payout-runs, recon alerts',
   },
-  'recon payout-runs draft --month M|list|show RUN|approve RUN|file RUN [--out F]|send RUN|cancel RUN --reason T [--bank-did-not-execute]':
+  'recon payout-runs draft --month M|list|show RUN|approve RUN|file RUN [--out F]|send RUN|cancel RUN --reason T [--bank-did-not-execute]|release-unpaid RUN --reason T [--bank-did-not-execute]':
     {
       test: 'recon exceptions, recon payout-runs, recon alerts',
     },
