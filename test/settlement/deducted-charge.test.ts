@@ -243,9 +243,12 @@ describe('a settlement credit with the bank charge deducted, then taken back by 
     expect(await sumOf(`bank:${ACCOUNT}`)).toBe(0n);
     expect(await sumOf('bank_fees')).toBe(0n);
     expect(await sumOf('psp_clearing')).toBe(owed);
-    const charges = await db.sql<{ kind: string; reverses: string | null }[]>`
-      select kind, reverses from recon.journal_entries where row_key like 'charge:%' order by booked_at, entry_id`;
-    expect(charges.map((c) => c.kind).sort()).toEqual(['bank_charge', 'reversal']);
+    const charges = await db.sql<{ entry_id: string; kind: string; reverses: string | null }[]>`
+      select entry_id, kind, reverses from recon.journal_entries where row_key like 'charge:%' order by kind`;
+    expect(charges).toEqual([
+      { entry_id: expect.stringMatching(/:c0$/), kind: 'bank_charge', reverses: null },
+      { entry_id: expect.any(String), kind: 'reversal', reverses: charges[0]!.entry_id },
+    ]);
     // the bridge: the credit (as credited, its charge given back) and its return not in the journal, 0 at the bank
     const [lines] = await db.sql<{ amount: string }[]>`
       select sum(case when direction = 'credit' then amount else -amount end)::text as amount
