@@ -71,7 +71,8 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
       last.set(currency, j);
       const now = discrepanciesOf(currency, j, rules, ctx.timezone);
       const recovered = recoveriesOf(currency, j, now, await writeOffsOf(tx, ctx.schema, currency, writtenOff));
-      await syncDiscrepancies(tx, ctx.schema, currency, now, append[append.length - 1]!, found, recovered);
+      const open = recovered.length ? new Set([...j.missing, ...j.inTransit].map((d) => d.day)) : undefined;
+      await syncDiscrepancies(tx, ctx.schema, currency, now, append[append.length - 1]!, found, recovered, open);
     }
   }
   for (const [currency, j] of last) await writeReadModel(tx, ctx.schema, currency, j, rules);
@@ -113,7 +114,8 @@ function views(ctx: ProjectionContext): readonly string[] {
 // 11: a settlement credit the bank deducted its charge from (camt TxAmt − Chrgs = Amt, MT940 /OCMT/ − /CHGS/) pays
 //    at TxAmt (cash_credits.amount; bank-charges.ts `deductedChargeOf`)
 // 12: such a credit taken back by the bank at what it credited reads at that in settlement_bank_lines (table
-//    charges_returned): the journal reverses its charge
+//    charges_returned): the journal reverses its charge; a settlement_recovered no credit paid whose days are open
+//    again has owed_again_on (discrepancies.ts recoveredFinding)
 export const projection: Projection = {
   name: 'settlement',
   version: 12,
