@@ -71,7 +71,8 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
       last.set(currency, j);
       const now = discrepanciesOf(currency, j, rules, ctx.timezone);
       const recovered = recoveriesOf(currency, j, now, await writeOffsOf(tx, ctx.schema, currency, writtenOff));
-      await syncDiscrepancies(tx, ctx.schema, currency, now, append[append.length - 1]!, found, recovered);
+      const open = recovered.length ? new Set([...j.missing, ...j.inTransit].map((d) => d.day)) : undefined;
+      await syncDiscrepancies(tx, ctx.schema, currency, now, append[append.length - 1]!, found, recovered, open);
     }
   }
   for (const [currency, j] of last) await writeReadModel(tx, ctx.schema, currency, j, rules);
@@ -87,9 +88,11 @@ function views(ctx: ProjectionContext): readonly string[] {
        select credit_event_id, account_id, currency, booked_on, bank_ref, received, expected, bank_fee, shortfall, due_on, late_days
        from ${s}.matches`,
     `create or replace view recon.settlement_bank_lines as
-       select c.event_id, c.account_id, c.currency, c.direction, c.amount, c.booking_date, c.value_date, c.bank_ref,
-              c.end_to_end_id, c.remittance, c.counterparty_name, c.statement_id, m.credit_event_id is not null as matched
-       from ${s}.cash_credits c left join ${s}.matches m on m.credit_event_id = c.event_id`,
+       select c.event_id, c.account_id, c.currency, c.direction, c.amount - coalesce(r.charge, 0) as amount,
+              c.booking_date, c.value_date, c.bank_ref, c.end_to_end_id, c.remittance, c.counterparty_name,
+              c.statement_id, m.credit_event_id is not null as matched
+       from ${s}.cash_credits c left join ${s}.matches m on m.credit_event_id = c.event_id
+         left join ${s}.charges_returned r on r.credit_event_id = c.event_id`,
     `create or replace view recon.settlement_statements as
        select account_id, statement_id, currency, opening_date, closing_date, opening_balance, closing_balance, event_id
        from ${s}.cash_statements`,
@@ -110,9 +113,12 @@ function views(ctx: ProjectionContext): readonly string[] {
 //    settlement_gain_taken_back (write_offs keeps those write-offs too)
 // 11: a settlement credit the bank deducted its charge from (camt TxAmt − Chrgs = Amt, MT940 /OCMT/ − /CHGS/) pays
 //    at TxAmt (cash_credits.amount; bank-charges.ts `deductedChargeOf`)
+// 12: such a credit taken back by the bank at what it credited reads at that in settlement_bank_lines (table
+//    charges_returned): the journal reverses its charge; a settlement_recovered no credit paid whose days are open
+//    again has owed_again_on (discrepancies.ts recoveredFinding)
 export const projection: Projection = {
   name: 'settlement',
-  version: 11,
+  version: 12,
   usesBank: true,
   retryByReplay: true,
   handles: eventTypes(CASH_EVENTS, DECISIONS),

@@ -13,6 +13,7 @@ import type { SettlementJudgement } from '../reconciliation/settlement/match';
 import type { RecordedEvent } from '../store/types';
 import { type BankEntry, copyBankEntries, noEntries, type WrittenEntries, writeBankEntry } from './bank-entries';
 import { type StoredBooking, bookingChanges } from './bookings-in-force';
+import { bringChargeReturns, type ChargeMemory, chargeReturnTables } from './charge-bookings';
 import { bookWriteOffs, isWriteOffEvent } from './write-off-bookings';
 import {
   bringRecoveries,
@@ -39,7 +40,7 @@ import {
  */
 
 export function settlementBookingTables(s: string): string {
-  return `${cashStateTables(s)}
+  return `${cashStateTables(s)} ${chargeReturnTables(s)}
     create table ${s}.cash_bookings (credit_event_id uuid primary key, currency text not null, entry_id text not null,
       effect text not null);`;
 }
@@ -72,6 +73,7 @@ interface BatchMemory {
   readonly cash: CashMemory;
   readonly bookings: Map<string, StoredBooking[]>;
   readonly recoveries: RecoveryMemory;
+  readonly charges: ChargeMemory;
 }
 
 async function bookingsInForce(tx: Tx, ctx: ProjectionContext, currency: string, memory: BatchMemory) {
@@ -112,6 +114,7 @@ async function bringToMatches(
     currency,
     inForce.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)),
   );
+  await bringChargeReturns(tx, ctx.schema, currency, j, by, out, next, memory.charges, ctx.timezone);
   return j;
 }
 
@@ -122,7 +125,12 @@ export async function bookSettlements(tx: Tx, events: readonly RecordedEvent[], 
   const decides = events.some(isWriteOffEvent);
   if (!cash && !decides) return;
   const out = noEntries();
-  const memory: BatchMemory = { cash: newCashMemory(), bookings: new Map(), recoveries: newRecoveryMemory() };
+  const memory: BatchMemory = {
+    cash: newCashMemory(),
+    bookings: new Map(),
+    recoveries: newRecoveryMemory(),
+    charges: new Map(),
+  };
   // append by append, write-offs and matches in the order the store has them: a recovery (a write-off's money
   // paid since) depends on both, and must be booked by the same event whatever the batches
   for (const append of appendsOf(events)) {

@@ -122,8 +122,16 @@ function legDiffers(d: Pick<DiscrepancyRecord, 'type' | 'values' | 'currency'>):
       return `settlement due ${days} received on ${t(v.received_on)}, ${t(v.business_days_late)} business day(s) late: ${m(v.received)}${ref(v.bank_ref)}`;
     case 'settlement_unexpected':
       return `bank credit of ${m(v.amount)} on ${t(v.booked_on)} pays no settlement due${ref(v.bank_ref)}`;
-    case 'settlement_recovered':
-      return `${t(v.written_off_type).replace(/_/g, ' ')} written off for ${m(v.written_off)}: ${m(v.recovered)} of it reached the bank since (still in doubt ${m(v.still_in_doubt)}); the write-off is taken back by that much`;
+    case 'settlement_recovered': {
+      const what = `${t(v.written_off_type).replace(/_/g, ' ')} written off for ${m(v.written_off)}`;
+      const back = `the write-off is taken back by ${m(v.recovered)}`;
+      // no credit paid it: its days are owed again whole (their credit taken back), or the PSP owes less
+      if (Array.isArray(v.owed_again_on) && v.owed_again_on.length)
+        return `${what}: no money came; settlement day(s) ${v.owed_again_on.map(t).join(', ')} are owed again whole (their credit no longer pays them), so ${m(v.recovered)} of it is now part of what those days miss, in doubt there; ${back}`;
+      if (v.paid_on === null || v.paid_on === undefined)
+        return `${what}: no money came; the PSP owes ${m(v.recovered)} less than it did (still in doubt ${m(v.still_in_doubt)}); ${back}`;
+      return `${what}: ${m(v.recovered)} of it reached the bank since (still in doubt ${m(v.still_in_doubt)}); the write-off is taken back by that much`;
+    }
     case 'settlement_gain_taken_back': {
       const now =
         Array.isArray(v.due_on) && v.due_on.length ? `it pays settlement day(s) ${days}` : 'the bank took it back';

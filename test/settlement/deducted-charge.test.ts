@@ -184,51 +184,101 @@ describe("a settlement credit with the bank charge deducted, from an MT940's /OC
 describe('a settlement credit with the bank charge deducted, then taken back by the bank', () => {
   let db: Db;
   let store: EventStore;
+  let owed: bigint;
+  const sumOf = async (account: string) => {
+    const [r] = await db.sql<{ amount: string }[]>`
+      select coalesce(sum(amount), 0)::text as amount from recon.journal_lines where account = ${account}`;
+    return BigInt(r!.amount);
+  };
+  const statementOf = (statementId: string, day: string, openingBalance: bigint, entries: BankFileEntry[]) =>
+    renderCamt053({
+      accountId: ACCOUNT,
+      currency: 'EUR',
+      statementId,
+      openingDate: day,
+      closingDate: day,
+      openingBalance,
+      entries,
+    });
   beforeAll(async () => {
     db = await createTestDatabase();
     store = createPostgresEventStore(db.sql);
     await appendEach(store, [sale('p1', '2026-01-02', 100_000n, 900n)]);
+    await projectCash(db.sql, store);
+    owed = await sumOf('psp_clearing');
   });
   afterAll(async () => db?.drop());
 
-  it('a return of what was credited (989.50) cancels the credit: the day is open again', async () => {
-    const text = renderCamt053({
-      accountId: ACCOUNT,
-      currency: 'EUR',
-      statementId: 'SET-2026-01-06',
-      openingDate: '2026-01-06',
-      closingDate: '2026-01-07',
-      openingBalance: 0n,
-      entries: [
-        settlement('C1', '2026-01-06', 99_100n, [{ amount: 150n, included: true }]),
-        {
-          direction: 'debit',
-          amount: 98_950n,
-          bookingDate: '2026-01-07',
-          bankRef: 'R1',
-          transactionCode: 'PMNT/RCDT/RRTN',
-          details: [{ remittance: 'REVERSAL OF CREDIT C1', counterpartyName: 'PSP Ltd', isReturn: true }],
-        },
-      ],
-    });
-    expect(await importFile(db, store, 'returned.xml', text)).toMatchObject({ statements: 1, entries: 2 });
+  it('the credit of 989.50 (991.00 sent) pays its day at 991.00; the bank account reads 989.50', async () => {
+    const text = statementOf('SET-2026-01-06', '2026-01-06', 0n, [
+      settlement('C1', '2026-01-06', 99_100n, [{ amount: 150n, included: true }]),
+    ]);
+    expect(await importFile(db, store, 'credited.xml', text)).toMatchObject({ statements: 1, entries: 1 });
+    await projectCash(db.sql, store);
+    expect(await db.sql`select bank_ref, received from recon.settlement_matches`).toEqual([
+      { bank_ref: 'C1', received: 99_100n },
+    ]);
+    expect(await sumOf(`bank:${ACCOUNT}`)).toBe(98_950n);
+    expect(await sumOf('bank_fees')).toBe(150n);
+  });
+
+  it('a return of what was credited (989.50) cancels the credit and its charge: the bank account reads 0', async () => {
+    const text = statementOf('SET-2026-01-07', '2026-01-07', 98_950n, [
+      {
+        direction: 'debit',
+        amount: 98_950n,
+        bookingDate: '2026-01-07',
+        bankRef: 'R1',
+        transactionCode: 'PMNT/RCDT/RRTN',
+        details: [{ remittance: 'REVERSAL OF CREDIT C1', counterpartyName: 'PSP Ltd', isReturn: true }],
+      },
+    ]);
+    expect(await importFile(db, store, 'returned.xml', text)).toMatchObject({ statements: 1, entries: 1 });
     await projectCash(db.sql, store);
     expect(await db.sql`select bank_ref from recon.settlement_matches`).toEqual([]);
     const [day] = await db.sql`select status from recon.settlements_expected where due_on = '2026-01-06'`;
     expect(day).toEqual({ status: 'in_transit' });
     expect(await db.sql`select type from recon.settlement_discrepancies`).toEqual([]);
-    // the bridge: the charge booked, the credit at TxAmt and its return not in the journal, 0 at the bank
-    const [bank] = await db.sql<{ amount: string }[]>`
-      select coalesce(sum(amount), 0)::text as amount from recon.journal_lines where account = ${`bank:${ACCOUNT}`}`;
+    // as the bank: nothing of the credit in the account, no charge paid; the PSP owes the day again
+    expect(await sumOf(`bank:${ACCOUNT}`)).toBe(0n);
+    expect(await sumOf('bank_fees')).toBe(0n);
+    expect(await sumOf('psp_clearing')).toBe(owed);
+    const charges = await db.sql<{ entry_id: string; kind: string; reverses: string | null }[]>`
+      select entry_id, kind, reverses from recon.journal_entries where row_key like 'charge:%' order by kind`;
+    expect(charges).toEqual([
+      { entry_id: expect.stringMatching(/:c0$/), kind: 'bank_charge', reverses: null },
+      { entry_id: expect.any(String), kind: 'reversal', reverses: charges[0]!.entry_id },
+    ]);
+    // the bridge: the credit (as credited, its charge given back) and its return not in the journal, 0 at the bank
     const [lines] = await db.sql<{ amount: string }[]>`
       select sum(case when direction = 'credit' then amount else -amount end)::text as amount
       from recon.settlement_bank_lines where not matched`;
-    expect(BigInt(bank!.amount) + BigInt(lines!.amount)).toBe(0n);
+    expect(BigInt(lines!.amount)).toBe(0n);
   });
 
-  it('a rebuild in batches of 1 gives the same rows and entries', async () => {
+  it('rebuilt in batches of 1, 3 and 1000: the same rows and entries', async () => {
     const live = await readModels(db);
-    await rebuildCash(db.sql, store, 1);
-    expect(await readModels(db)).toEqual(live);
+    for (const size of [1, 3, 1000]) {
+      await rebuildCash(db.sql, store, size);
+      expect(await readModels(db)).toEqual(live);
+    }
+  });
+
+  it('the return cancels a later credit of 989.50 once known: the first pays again, its charge booked again', async () => {
+    const text = statementOf('SET-2026-01-07-B', '2026-01-07', 0n, [
+      { direction: 'credit', amount: 98_950n, bookingDate: '2026-01-07', bankRef: 'C2', details: [{}] },
+    ]);
+    expect(await importFile(db, store, 'later.xml', text)).toMatchObject({ entries: 1 });
+    await projectCash(db.sql, store);
+    expect(await db.sql`select bank_ref, received from recon.settlement_matches`).toEqual([
+      { bank_ref: 'C1', received: 99_100n },
+    ]);
+    expect(await sumOf(`bank:${ACCOUNT}`)).toBe(98_950n);
+    expect(await sumOf('bank_fees')).toBe(150n);
+    const live = await readModels(db);
+    for (const size of [1, 3, 1000]) {
+      await rebuildCash(db.sql, store, size);
+      expect(await readModels(db)).toEqual(live);
+    }
   });
 });

@@ -3,6 +3,7 @@ import { BankEntryBooked, bankAccountStream } from '../../src/events/bank-events
 import { newEvent } from '../../src/events/catalog';
 import { revokeDecision } from '../../src/reconciliation/decisions';
 import { acceptDiscrepancy } from '../../src/reconciliation/discrepancy-queries';
+import { whatDiffers } from '../../src/reconciliation/discrepancy-summary';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { AppendRequest, EventStore, NewEvent } from '../../src/store/types';
 import { createTestDatabase, type TestDatabase } from '../support/db';
@@ -299,6 +300,79 @@ describe('a short settlement written off, its rest paid, then the rest taken bac
       ['reversal', 'expense:write-offs', 39_100n],
       ['reversal', 'psp_clearing', -39_100n],
     ]);
+  });
+
+  it('a rebuild in batches of 1, 3 and 1000 gives the same rows and entries', async () => {
+    const live = await snapshot(db);
+    for (const size of [1, 3, 1000]) {
+      await rebuildCash(db.sql, store, size);
+      expect(await snapshot(db), `batches of ${size}`).toEqual(live);
+    }
+  });
+});
+
+describe('a short settlement written off, then its own credit taken back by the bank: no money came', () => {
+  let db: Db;
+  let store: EventStore;
+  let acceptance = '';
+  let shortId = '';
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    store = createPostgresEventStore(db.sql);
+    // 99,100 due Tue 01-06; 90,000 arrives: short 9,100
+    await appendEach(store, [
+      sale('p1', '2026-01-02', 100_000n, 900n),
+      credit('A1', '2026-01-06', 90_000n),
+      statement('S1', '2026-01-01', '2026-01-06', 0n, 90_000n, 1),
+    ]);
+    await projectCash(db.sql, store);
+    shortId = (await rowOf(db, 'settlement_short'))!.id;
+    const a = await accept(db, store, shortId, 'write_off');
+    acceptance = a.ok ? a.eventId : '';
+    await projectCash(db.sql, store);
+    expect(await balances(db)).toMatchObject({ psp_clearing: 0n, 'expense:write-offs': 9_100n });
+  });
+  afterAll(async () => db?.drop());
+
+  it('the credit returned: the day is missing whole, the write-off taken back, psp_clearing owed the whole day', async () => {
+    await appendEach(store, [
+      reversal('R1', '2026-01-12', 90_000n),
+      statement('S3', '2026-01-07', '2026-01-12', 90_000n, 0n, 1),
+    ]);
+    await projectCash(db.sql, store);
+    // the whole day owed again: the sale's 1,000.00 on psp_clearing, as before any credit came
+    expect(await balances(db)).toMatchObject({
+      psp_clearing: 100_000n,
+      'expense:write-offs': 0n,
+      [`bank:${ACCOUNT}`]: 0n,
+    });
+    expect(await rowOf(db, 'settlement_missing')).toMatchObject({
+      status: 'open',
+      values: { due_on: '2026-01-06', expected: '99100' },
+      amount_in_doubt: 99_100n,
+    });
+  });
+
+  it('the settlement_recovered says no money came: the 9,100 is now part of what the day misses', async () => {
+    const recovered = (await rowOf(db, 'settlement_recovered'))!;
+    expect(recovered).toMatchObject({
+      status: 'open',
+      values: {
+        written_off_id: shortId,
+        written_off_type: 'settlement_short',
+        written_off: '9100',
+        recovered: '9100',
+        still_in_doubt: '0',
+        paid_on: null,
+        owed_again_on: ['2026-01-06'],
+      },
+      evidence: [acceptance],
+      amount_in_doubt: null,
+    });
+    const text = whatDiffers({ ...recovered, currency: 'EUR', receiver_name: null });
+    expect(text).toBe(
+      'settlement short written off for 91.00 EUR: no money came; settlement day(s) 2026-01-06 are owed again whole (their credit no longer pays them), so 91.00 EUR of it is now part of what those days miss, in doubt there; the write-off is taken back by 91.00 EUR',
+    );
   });
 
   it('a rebuild in batches of 1, 3 and 1000 gives the same rows and entries', async () => {

@@ -125,7 +125,8 @@ function cashInDoubt(type: string, v: Record<string, unknown>): bigint | null | 
       return absOf(bigOf(v.shortfall));
     case 'settlement_late':
       return absOf(bigOf(v.received));
-    // the money came and the journal booked it: nothing is in doubt, a write-off is to review
+    // the money came and the journal booked it, or its day is owed again (in doubt on the day's own discrepancy):
+    // nothing is in doubt here, a write-off is to review
     // a gain taken back: the credit is booked once by its match (or gone back to the bank), nothing in doubt
     case 'settlement_recovered':
     case 'settlement_gain_taken_back':

@@ -348,10 +348,14 @@ export const DISCREPANCY_REGISTRY = {
   settlement_recovered: {
     leg: 'settlement',
     meaning: {
-      en: 'money of a settlement written off has reached the bank since: the write-off is taken back by a recovery, to review',
-      uk: 'кошти розрахунку, списаного як збиток, відтоді надійшли до банку: списання сторновано відшкодуванням, перевірте рішення',
+      en: 'a settlement written off is no longer in doubt as written off: its money reached the bank since, the PSP owes less, or its day is owed again whole (its credit taken back by the bank, in doubt on the discrepancy of the day); the write-off is taken back by a recovery, to review',
+      uk: 'розрахунок, списаний як збиток, більше не під сумнівом як списаний: його кошти відтоді надійшли до банку, PSP винен менше, або його день знову винен повністю (банк повернув його зарахування, сума під сумнівом у розбіжності самого дня); списання сторновано відшкодуванням, перевірте рішення',
     },
-    hold: { rule: 'none', inDoubt: '— (the money came and is booked: the write-off to review)' },
+    hold: {
+      rule: 'none',
+      inDoubt:
+        '— (the money came and is booked, or is in doubt on the discrepancy of its day: the write-off to review)',
+    },
     severity: 'medium',
     sandbox: {
       by: null,

@@ -131,9 +131,14 @@ export function recoveredFinding(
   currency: string,
   r: Recovery,
   row: DiscrepancyRow | undefined,
+  open: ReadonlySet<string> = new Set(),
 ): SettlementDiscrepancy {
   const w = r.writeOff;
   if (w.type === 'settlement_unexpected') return gainTakenBackFinding(currency, r, row);
+  // no credit paid it and its days are open again (the credit of a short taken back by the bank): the amount
+  // written off is now part of what those days miss, in doubt on their own discrepancy; no money came
+  const days = r.paidBy.length ? [] : [row?.values.due_on].flat().filter((d): d is string => typeof d === 'string');
+  const owedAgain = days.filter((d) => open.has(d)).sort();
   return finding('settlement_recovered', w.discrepancyId, {
     posId: row?.pos_id ?? null,
     operationKey: row?.operation_key ?? `write_off:${w.discrepancyId}`,
@@ -147,6 +152,7 @@ export function recoveredFinding(
       still_in_doubt: r.stillInDoubt.toString(),
       acceptance: w.acceptance,
       paid_on: r.paidOn,
+      ...(owedAgain.length ? { owed_again_on: owedAgain } : {}),
     },
     evidence: [w.acceptance, ...r.paidBy],
   });
@@ -191,7 +197,8 @@ export type DiscrepancyMemory = Map<string, Map<string, DiscrepancyRow>>;
 
 /**
  * Brings the discrepancies of one currency to `now`, as of `by` (the last event of the append), with a
- * `settlement_recovered` beside each write-off whose money came since (`recoveries`).
+ * `settlement_recovered` beside each write-off no longer in doubt since (`recoveries`; `open`: the due days
+ * open now, missing or in transit).
  */
 export async function syncDiscrepancies(
   tx: Tx,
@@ -201,6 +208,7 @@ export async function syncDiscrepancies(
   by: RecordedEvent,
   memory: DiscrepancyMemory = new Map(),
   recoveries: readonly Recovery[] = [],
+  open: ReadonlySet<string> = new Set(),
 ): Promise<void> {
   let rows = memory.get(currency);
   if (!rows) {
@@ -208,7 +216,7 @@ export async function syncDiscrepancies(
     memory.set(currency, rows);
   }
   const found = recoveries.length
-    ? [...now, ...recoveries.map((r) => recoveredFinding(currency, r, rows.get(r.writeOff.discrepancyId)))]
+    ? [...now, ...recoveries.map((r) => recoveredFinding(currency, r, rows.get(r.writeOff.discrepancyId), open))]
     : now;
   const lc = newLifecycle();
   applyFindings(lc, rows, found, { now: by.recordedAt.toISOString(), eventId: by.id });

@@ -67,6 +67,11 @@ export interface SettlementJudgement {
   /** open due days still within their deadline (or beyond what any statement covers) */
   readonly inTransit: readonly DueDay[];
   readonly unexpected: readonly BankCredit[];
+  /**
+   * credits the bank deducted its charge from and took back at what it credited (amount − charge): the charge
+   * was never the marketplace's either, so the journal reverses its booking (charge-bookings.ts)
+   */
+  readonly chargesReturned: readonly BankCredit[];
 }
 
 const byString = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -118,19 +123,25 @@ function findRun(c: BankCredit, open: readonly DueDay[], rules: MatchRules): num
  * `RvslInd`) cancels the latest credit of its account and amount booked on or before it, so money reversed out
  * of the account pays no due day (which stays open: in transit, then missing). A reversal with no such credit
  * cancels nothing. Of a credit the bank deducted its charge from, either amount is its own: what was sent, or
- * what was credited.
+ * what was credited (then its charge is returned with it: `chargesReturned`).
  */
-export function withoutReversed(credits: readonly BankCredit[], reversals: readonly BankCredit[]): BankCredit[] {
+export function withoutReversed(
+  credits: readonly BankCredit[],
+  reversals: readonly BankCredit[],
+): { kept: BankCredit[]; chargesReturned: BankCredit[] } {
   const kept = [...credits].sort(compareCredits);
+  const chargesReturned: BankCredit[] = [];
   const ofAmount = (c: BankCredit, amount: bigint) =>
     c.amount === amount || (c.charge !== undefined && c.amount - c.charge === amount);
   for (const r of [...reversals].sort(compareCredits)) {
     const k = kept.findLastIndex(
       (c) => c.accountId === r.accountId && ofAmount(c, r.amount) && c.bookingDate <= r.bookingDate,
     );
-    if (k >= 0) kept.splice(k, 1);
+    if (k < 0) continue;
+    const [c] = kept.splice(k, 1);
+    if (c!.charge !== undefined && c!.amount - c!.charge === r.amount) chargesReturned.push(c!);
   }
-  return kept;
+  return { kept, chargesReturned: chargesReturned.sort(compareCredits) };
 }
 
 export function judgeSettlements(
@@ -141,7 +152,7 @@ export function judgeSettlements(
   reversals: readonly BankCredit[] = [],
 ): SettlementJudgement {
   let open = [...due].sort((a, b) => byString(a.day, b.day));
-  const sorted = withoutReversed(credits, reversals);
+  const { kept: sorted, chargesReturned } = withoutReversed(credits, reversals);
   const matches: SettlementMatch[] = [];
   const left: BankCredit[] = [];
   for (const c of sorted) {
@@ -186,7 +197,7 @@ export function judgeSettlements(
   const inTransit: DueDay[] = [];
   for (const d of open)
     (coveredThrough !== null && coveredThrough >= deadlineOf(d, rules) ? missing : inTransit).push(d);
-  return { matches: paid, missing, inTransit, unexpected };
+  return { matches: paid, missing, inTransit, unexpected, chargesReturned };
 }
 
 /**

@@ -18,6 +18,7 @@ export function readModelTables(s: string): string {
     create table ${s}.matches (credit_event_id uuid primary key, account_id text not null, currency text not null,
       booked_on text not null, bank_ref text, received int8 not null, expected int8 not null, bank_fee int8 not null,
       shortfall int8 not null, due_on text[] not null, late_days text[] not null);
+    create table ${s}.charges_returned (credit_event_id uuid primary key, currency text not null, charge int8 not null);
   `;
 }
 
@@ -74,6 +75,10 @@ export async function writeReadModel(
   for (const d of j.inTransit) row(d, 'in_transit', null, null);
   await tx`delete from ${tx(schema)}.expected where currency = ${currency}`;
   await tx`delete from ${tx(schema)}.matches where currency = ${currency}`;
+  // a credit taken back with its deducted charge: the journal books nothing of it, so its line reads as credited
+  await tx`delete from ${tx(schema)}.charges_returned where currency = ${currency}`;
+  for (const c of j.chargesReturned)
+    await tx`insert into ${tx(schema)}.charges_returned values (${c.id}, ${currency}, ${c.charge!.toString()})`;
   if (expected.length) {
     const col = (i: number) => expected.map((r) => r[i]!);
     await tx`insert into ${tx(schema)}.expected
