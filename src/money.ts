@@ -74,6 +74,15 @@ export function smallestUnit(currency: string): bigint {
   return e < 2 ? 10n ** BigInt(2 - e) : 1n;
 }
 
+/**
+ * Why an amount (hundredths) cannot be in its currency, for the message of a door that refuses it ("is not a whole
+ * number of JPY's smallest unit (JPY has 0 decimals)"); null when it is a whole number of that unit.
+ */
+export function notWholeUnits(amount: bigint, currency: string): string | null {
+  if (amount % smallestUnit(currency) === 0n) return null;
+  return `is not a whole number of ${currency}'s smallest unit (${currency} has ${currencyDecimals(currency)} decimals)`;
+}
+
 /** Minor units to a plain decimal string with two decimals ("-12.05"). Exact. */
 export function formatMinor(minor: Minor): string {
   const neg = minor < 0n;

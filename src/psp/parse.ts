@@ -22,7 +22,7 @@ import {
   type ParseOptions,
   type ParseResult,
 } from './field-readers';
-import { currencyDecimals, formatMinor, smallestUnit } from '../money';
+import { formatMinor, notWholeUnits, smallestUnit } from '../money';
 import { isLosslessNumber, isPlainObject } from './json';
 import { decodeBase64Url } from './signature';
 import { captureWebhook, periodRecord, primaryWebhook, refundWebhook, registerRecord, voidWebhook } from './schemas';
@@ -142,15 +142,13 @@ function fractionOfUnit(
   currency: string | null | undefined,
   fields: ReadonlyArray<readonly [string, string | null]>,
 ): { ok: false; field: string; reason: string } | null {
-  if (!currency) return null;
-  const unit = smallestUnit(currency);
-  if (unit === 1n) return null;
-  for (const [field, value] of fields)
-    if (value !== null && BigInt(value) % unit !== 0n)
-      return fail(
-        field,
-        `${formatMinor(BigInt(value))} ${currency} is not a whole number of ${currency}'s smallest unit (${currency} has ${currencyDecimals(currency)} decimals)`,
-      );
+  // per record on the sync's path: most currencies have hundredths, and nothing is converted for them
+  if (!currency || smallestUnit(currency) === 1n) return null;
+  for (const [field, value] of fields) {
+    if (value === null) continue;
+    const why = notWholeUnits(BigInt(value), currency);
+    if (why !== null) return fail(field, `${formatMinor(BigInt(value))} ${currency} ${why}`);
+  }
   return null;
 }
 

@@ -1,5 +1,5 @@
 import type { BankAccount } from '../../config/bank';
-import { currencyDecimals, smallestUnit } from '../../money';
+import { notWholeUnits } from '../../money';
 import { formatMinor } from './amount';
 import { parserFor } from './open-file';
 import type { CsvMapping } from './csv';
@@ -137,8 +137,8 @@ export async function* checkedItems(
  * mangled or misread (a CSV mapping's column); refused rather than booked against a payout. Null when whole.
  */
 function fractionOfUnit(amount: bigint, currency: string | null, what = 'amount'): string | null {
-  if (currency === null || amount % smallestUnit(currency) === 0n) return null;
-  return `${what} ${formatMinor(amount)} ${currency} is not a whole number of ${currency}'s smallest unit (${currency} has ${currencyDecimals(currency)} decimals)`;
+  const why = currency === null ? null : notWholeUnits(amount, currency);
+  return why === null ? null : `${what} ${formatMinor(amount)} ${currency} ${why}`;
 }
 
 /**

@@ -3,7 +3,7 @@ import { eventIdFor } from '../../events/ids';
 import { OrderAmended, OrderCancelled, OrderPlaced, orderStream, type SplitPart } from '../../events/order-events';
 import { isLosslessNumber } from '../../psp/json';
 import type { Keyed } from '../observations';
-import { currencyDecimals, formatMinor, parseAmount, smallestUnit } from '../../money';
+import { formatMinor, notWholeUnits, parseAmount } from '../../money';
 import { checkText, plausibleInstant, quoteForMessage, REFERENCE_TEXT } from '../../input-rules';
 
 /**
@@ -56,15 +56,13 @@ function textOf(v: unknown): string | undefined {
  * no payment has: judged against the PSP's whole yen it would differ, and hold the payment's money for nothing.
  */
 function fractionOfUnit(amount: bigint, parts: readonly SplitPart[], currency: string): OrderInput | null {
-  const unit = smallestUnit(currency);
-  const whole = `a whole number of ${currency}'s smallest unit (${currency} has ${currencyDecimals(currency)} decimals)`;
-  if (amount % unit !== 0n) return fail('amount', `${formatMinor(amount)} ${currency} is not ${whole}`);
-  const part = parts.find((p) => BigInt(p.amount) % unit !== 0n);
-  if (part)
-    return fail(
-      'split',
-      `the part of ${part.subMerchantId}, ${formatMinor(BigInt(part.amount))} ${currency}, is not ${whole}`,
-    );
+  const why = notWholeUnits(amount, currency);
+  if (why !== null) return fail('amount', `${formatMinor(amount)} ${currency} ${why}`);
+  for (const p of parts) {
+    const partWhy = notWholeUnits(BigInt(p.amount), currency);
+    if (partWhy !== null)
+      return fail('split', `the part of ${p.subMerchantId}, ${formatMinor(BigInt(p.amount))} ${currency}, ${partWhy}`);
+  }
   return null;
 }
 
