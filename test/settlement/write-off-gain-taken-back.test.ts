@@ -4,9 +4,10 @@ import { newEvent } from '../../src/events/catalog';
 import { revokeDecision } from '../../src/reconciliation/decisions';
 import { acceptDiscrepancy } from '../../src/reconciliation/discrepancy-queries';
 import { createPostgresEventStore } from '../../src/store/postgres';
-import type { AppendRequest, EventStore, NewEvent } from '../../src/store/types';
+import type { AppendRequest, EventStore } from '../../src/store/types';
 import { registerRows } from '../discrepancies/fixtures';
 import { createTestDatabase, type TestDatabase } from '../support/db';
+import { appendEach, balances, rowOf, snapshot, writeOffLines } from './write-off-support';
 import { ACCOUNT, credit, projectCash, rebuildCash, sale, statement } from './support';
 
 /**
@@ -22,44 +23,6 @@ import { ACCOUNT, credit, projectCash, rebuildCash, sale, statement } from './su
  */
 
 type Db = TestDatabase;
-
-async function appendEach(store: EventStore, requests: readonly AppendRequest[]) {
-  for (const r of requests) await store.append(r.stream, r.events as NewEvent[]);
-}
-
-const balances = async (db: Db) => {
-  const lines = await db.sql<{ account: string; balance: string }[]>`
-    select account, sum(amount)::text as balance from recon.journal_lines group by account order by account`;
-  return Object.fromEntries(lines.map((l) => [l.account, BigInt(l.balance)]));
-};
-
-interface Row {
-  id: string;
-  type: string;
-  status: string;
-  values: Record<string, unknown>;
-  evidence: string[];
-  accepted_by_event: string | null;
-  resolved_by_event: string | null;
-  amount_in_doubt: bigint | null;
-}
-
-const rows = (db: Db) =>
-  db.sql<Row[]>`select id::text, type, status, "values", evidence, accepted_by_event::text, resolved_by_event::text,
-    amount_in_doubt from recon.settlement_discrepancies order by type, id`;
-const rowOf = async (db: Db, type: string) => (await rows(db)).find((r) => r.type === type);
-
-const writeOffLines = (db: Db) =>
-  db.sql<{ entry_id: string; kind: string; reverses: string | null; account: string; amount: bigint }[]>`
-    select e.entry_id, e.kind, e.reverses, l.account, l.amount from recon.journal_entries e
-    join recon.journal_lines l on l.entry_id = e.entry_id
-    where e.row_key like 'write_off:%' order by e.commit_pos, e.prepare_pos, e.entry_id, l.line_no`;
-
-const snapshot = async (db: Db) => ({
-  discrepancies: await db.sql`select * from recon.settlement_discrepancies order by id`,
-  entries: await db.sql`select * from recon.journal_entries order by entry_id`,
-  lines: await db.sql`select * from recon.journal_lines order by entry_id, line_no`,
-});
 
 const creditEventOf = async (db: Db, bankRef: string) =>
   (
