@@ -66,7 +66,8 @@ export function unpaidLinesOf(run: PayoutRun, payoutRuns: readonly PayoutRun[], 
 export function unpaidPastDueAfter(run: PayoutRun, reference: string, due: BankDue): string | null {
   const dueOn = due.dueOn.get(reference);
   if (dueOn === undefined) return null;
-  const executed = run.executionDate ?? run.sentAt?.slice(0, 10) ?? dueOn;
+  // a sent run was approved, and every approval names its execution date (PayoutRunApproved.executionDate)
+  const executed = run.executionDate ?? dueOn;
   const window = DateTime.fromISO(executed, { zone: 'UTC' }).plus({ days: due.dueDays }).toISODate()!;
   return window > dueOn ? window : dueOn;
 }
@@ -132,16 +133,16 @@ export async function releaseUnpaid(
  * Not the payouts leg's clock, which any event carrying a later time moves (a webhook), statements or not.
  */
 function notBeforeDue(run: PayoutRun, unpaid: readonly UnpaidLine[], due: BankDue | undefined): void {
-  const early = unpaid.filter((l) => {
-    const after = due ? unpaidPastDueAfter(run, l.reference, due) : null;
-    const booked = due?.bookedThrough.get(l.currency);
-    return after === null || booked === undefined || booked <= after;
-  });
+  const early = unpaid
+    .map((l) => ({
+      l,
+      after: due ? unpaidPastDueAfter(run, l.reference, due) : null,
+      booked: due?.bookedThrough.get(l.currency),
+    }))
+    .filter(({ after, booked }) => after === null || booked === undefined || booked <= after);
   if (early.length === 0) return;
   const named = early
-    .map((l) => {
-      const after = due ? unpaidPastDueAfter(run, l.reference, due) : null;
-      const booked = due?.bookedThrough.get(l.currency);
+    .map(({ l, after, booked }) => {
       const reach = booked ? `its statements reach ${booked}` : 'no statement of its payouts account imported';
       return after ? `${l.reference} (the bank's window runs to ${after}; ${reach})` : l.reference;
     })
