@@ -6,7 +6,7 @@ import { orderInput } from '../../src/ingest/orders/input';
 import { FeeScheduleLineSet, feeContractStream, type FeeScheduleLine } from '../../src/events/order-events';
 import { newEvent } from '../../src/events/catalog';
 import { projection } from '../../projections/orders';
-import { paidChunk } from '../../src/reconciliation/orders/chunks';
+import { groupChunk } from '../../src/reconciliation/orders/chunks';
 import { catchUp } from '../support/projection-spec';
 
 /** Test helpers of the orders projection (issue 17), beside test/discrepancies/fixtures.ts for the PSP side. */
@@ -26,13 +26,13 @@ export async function rebuildOrders(sql: Sql, store: EventStore, batchSize: numb
   await projectOrders(sql, store, batchSize);
 }
 
-/** A rebuild whose contract and directory events judge the paid orders `chunk` at a time (chunks.ts). */
+/** A rebuild whose contract and directory events judge the paid orders, and whose batches the orders come due in, `chunk` at a time (chunks.ts). */
 export async function rebuildOrdersInChunks(sql: Sql, store: EventStore, batchSize: number, chunk: number) {
   try {
-    paidChunk.size = chunk;
+    groupChunk.size = chunk;
     await rebuildOrders(sql, store, batchSize);
   } finally {
-    paidChunk.size = 1000;
+    groupChunk.size = 1000;
   }
 }
 

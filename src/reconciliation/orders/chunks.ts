@@ -5,8 +5,8 @@ import type { ProjectionContext, Tx } from '../../projector/projection';
 import type { RecordedEvent } from '../../store/types';
 import { appendsOf } from '../appends';
 import { observationOf } from '../observations';
-import { loadGroupChunk, loadOrderBatch, paidGroupsAfter } from './groups';
-import { judgePaidAgain, replayOrders } from './judging';
+import { dueGroupsAfter, loadGroupChunk, loadOrderBatch, paidGroupsAfter } from './groups';
+import { judgeComeDue, judgePaidAgain, replayOrders } from './judging';
 import { writeOrderBatch } from './tables';
 
 /**
@@ -15,12 +15,15 @@ import { writeOrderBatch } from './tables';
  * at once, its payments' observations included: memory in proportion to the whole history (issue 26). Such an
  * append is therefore a part of its own: its own groups are replayed as a batch would replay them, and the
  * other paid groups are then loaded, judged as that append's end judged them (same clock, directory, contract,
- * event ids) and written `paidChunk.size` at a time, each dropped before the next: the same rows as in one piece
+ * event ids) and written `groupChunk.size` at a time, each dropped before the next: the same rows as in one piece
  * (test/orders/contract-after-payments.test.ts).
  */
 
-/** Groups with a payment judged together after such an append (tests make it smaller). */
-export const paidChunk = { size: 1000 };
+/**
+ * Groups judged together: those with a payment after such an append, and those come due in a batch its events
+ * do not touch, when more than this many come due in it (tests make it smaller).
+ */
+export const groupChunk = { size: 1000 };
 
 /** The batch cut into parts applied one after the other: each append that judges the paid groups, and the runs between. */
 async function partsOf(
@@ -47,17 +50,39 @@ async function partsOf(
   return parts;
 }
 
-/** Loads, replays and writes back events in one piece (`paid: false`: without the groups a later chunk judges). */
+/**
+ * Loads, replays and writes back events in one piece (`paid: false`: without the groups with a payment, which
+ * the caller judges in chunks). When more groups come due in it than a chunk holds (the first PSP event after
+ * a month's orders brings every unpaid order due at once), those its events do not touch are judged after it,
+ * a chunk at a time, as its appends' ends would have judged them.
+ */
 async function applyPiece(
   tx: Tx,
   events: readonly RecordedEvent[],
   ctx: ProjectionContext,
-  opts: { paid?: boolean } = {},
+  opts: { paid?: boolean; chunk: number },
 ) {
   const observed = events.map(observationOf);
-  const batch = await loadOrderBatch(tx, ctx.schema, ctx, events, observed, opts);
-  replayOrders(batch, events, observed);
+  const { batch, dueLater } = await loadOrderBatch(tx, ctx.schema, ctx, events, observed, {
+    paid: opts.paid,
+    dueLimit: opts.chunk,
+  });
+  const ends = replayOrders(batch, events, observed);
   await writeOrderBatch(tx, ctx.schema, batch);
+  if (dueLater !== null) {
+    const done = new Set(batch.groups.keys());
+    const page = { clock: dueLater, after: null as string | null, limit: opts.chunk, unpaid: opts.paid === false };
+    for (let keys = await dueGroupsAfter(tx, ctx.schema, page); keys.length; ) {
+      page.after = keys[keys.length - 1]!;
+      const untouched = keys.filter((k) => !done.has(k));
+      if (untouched.length) {
+        const b = await loadGroupChunk(tx, ctx.schema, ctx, untouched);
+        judgeComeDue(b, ends);
+        await writeOrderBatch(tx, ctx.schema, b);
+      }
+      keys = await dueGroupsAfter(tx, ctx.schema, page);
+    }
+  }
   return batch;
 }
 
@@ -67,8 +92,8 @@ async function applyPiece(
  */
 async function applyPaidAppend(tx: Tx, append: readonly RecordedEvent[], ctx: ProjectionContext, chunk: number) {
   const first = await paidGroupsAfter(tx, ctx.schema, null, chunk + 1);
-  if (first.length <= chunk) return applyPiece(tx, append, ctx);
-  const own = await applyPiece(tx, append, ctx, { paid: false });
+  if (first.length <= chunk) return applyPiece(tx, append, ctx, { chunk });
+  const own = await applyPiece(tx, append, ctx, { paid: false, chunk });
   const paidBy = own.paidJudgedBy;
   if (paidBy === null) throw new Error('an append that judges the paid orders judged none (orders chunks)');
   const done = new Set(own.groups.keys());
@@ -90,14 +115,14 @@ export async function applyOrderEvents(
   tx: Tx,
   events: readonly RecordedEvent[],
   ctx: ProjectionContext,
-  chunk = paidChunk.size,
+  chunk = groupChunk.size,
 ): Promise<void> {
   const parts = await partsOf(tx, ctx.schema, events);
   // few paid orders stored: the batch in one piece, as many round trips fewer as it has such appends
   if (!parts.some((p) => p.paid) || (await paidGroupsAfter(tx, ctx.schema, null, chunk + 1)).length <= chunk) {
-    await applyPiece(tx, events, ctx);
+    await applyPiece(tx, events, ctx, { chunk });
     return;
   }
   for (const part of parts)
-    await (part.paid ? applyPaidAppend(tx, part.events, ctx, chunk) : applyPiece(tx, part.events, ctx));
+    await (part.paid ? applyPaidAppend(tx, part.events, ctx, chunk) : applyPiece(tx, part.events, ctx, { chunk }));
 }

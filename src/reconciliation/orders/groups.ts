@@ -117,7 +117,9 @@ async function loadOrderState(tx: Tx, s: string, ctx: ProjectionContext): Promis
 /**
  * A batch's state and the groups its events may touch (`observed`: each event's observation, or null). With
  * `paid: false` the groups with a payment are not loaded for a contract, directory or first-order event: the
- * caller judges them in chunks (chunks.ts).
+ * caller judges them in chunks (chunks.ts). When more than `dueLimit` groups come due by the batch's latest
+ * clock, those its events do not touch are not loaded either (`dueLater`: that clock); the caller judges them
+ * in chunks after the batch.
  */
 export async function loadOrderBatch(
   tx: Tx,
@@ -125,12 +127,13 @@ export async function loadOrderBatch(
   ctx: ProjectionContext,
   events: readonly RecordedEvent[],
   observed: readonly (Observation | null)[],
-  opts: { paid?: boolean } = {},
-): Promise<OrderBatch> {
+  opts: { paid?: boolean; dueLimit: number },
+): Promise<{ batch: OrderBatch; dueLater: number | null }> {
   const b = await loadOrderState(tx, s, ctx);
-  const { keys, paid } = await wantedGroups(tx, s, events, observed, b.clock, b.ordersSince !== null);
+  const ordersKnown = b.ordersSince !== null;
+  const { keys, paid, dueLater } = await wantedGroups(tx, s, events, observed, b.clock, ordersKnown, opts.dueLimit);
   await loadGroups(tx, s, b, [...keys], paid && opts.paid !== false);
-  return b;
+  return { batch: b, dueLater };
 }
 
 /** A batch of the named groups alone, with the state as stored (a later chunk of a contract event's groups). */
@@ -168,7 +171,8 @@ async function wantedGroups(
   observed: readonly (Observation | null)[],
   startClock: number | null,
   ordersKnown: boolean,
-): Promise<{ keys: Set<string>; paid: boolean }> {
+  dueLimit: number,
+): Promise<{ keys: Set<string>; paid: boolean; dueLater: number | null }> {
   let maxClock = startClock;
   const keys = new Set<string>();
   const accepted: string[] = [];
@@ -186,18 +190,36 @@ async function wantedGroups(
     else if (isEvent(DiscrepancyAcceptanceRevoked, e))
       accepted.push(dataOf(DiscrepancyAcceptanceRevoked, e).discrepancyId);
   }
+  let dueLater: number | null = null;
   if (maxClock !== null) {
-    for (const r of await tx<
-      { order_key: string }[]
-    >`select order_key from ${tx(s)}.due where due_at <= ${new Date(maxClock)}`)
-      keys.add(r.order_key);
+    const due = await tx<{ order_key: string }[]>`
+      select order_key from ${tx(s)}.due where due_at <= ${new Date(maxClock)} limit ${dueLimit + 1}`;
+    if (due.length > dueLimit) dueLater = maxClock;
+    else for (const r of due) keys.add(r.order_key);
   }
   if (accepted.length) {
     for (const r of await tx<{ order_key: string }[]>`
       select order_key from ${tx(s)}.discrepancies where id = any(${accepted}::uuid[])`)
       keys.add(r.order_key);
   }
-  return { keys, paid };
+  return { keys, paid, dueLater };
+}
+
+/**
+ * The next `limit` groups due by `clock` after `after` (keys in order), with `unpaid` only those without a
+ * payment (the others are an append's paid chunks): a batch's groups come due, a page at a time.
+ */
+export async function dueGroupsAfter(
+  tx: Tx,
+  s: string,
+  page: { clock: number; after: string | null; limit: number; unpaid: boolean },
+): Promise<string[]> {
+  const rows = await tx<{ order_key: string }[]>`
+    select d.order_key from ${tx(s)}.due d
+    where d.due_at <= ${new Date(page.clock)} ${page.after === null ? tx`` : tx`and d.order_key > ${page.after}`}
+    ${page.unpaid ? tx`and not exists (select 1 from ${tx(s)}.groups g where g.order_key = d.order_key and g.payments <> '[]')` : tx``}
+    order by d.order_key limit ${page.limit}`;
+  return rows.map((r) => r.order_key);
 }
 
 /** Loads the groups named, and with `paid` every group with a payment (stored payments not `[]`). */

@@ -32,15 +32,29 @@ interface Judging {
 }
 
 /**
+ * The end of an append as a group coming due then is judged: the clock, the earliest order and the directory
+ * and contract in force, and the append's last event, which names the judgement.
+ */
+export interface AppendEnd {
+  readonly clock: number | null;
+  readonly ordersSince: number | null;
+  readonly lastId: string;
+  readonly lookup: Judging['lookup'];
+  readonly fees: Judging['fees'];
+}
+
+/**
  * Applies the batch's events in commit order; at the end of each append (events sharing `appendId`)
  * judges the groups it touched, named by the first of its events touching them, and the groups come of age.
+ * Returns the appends' ends, for the groups come due that the batch did not load (`judgeComeDue`).
  */
 export function replayOrders(
   b: OrderBatch,
   events: readonly RecordedEvent[],
   observed: readonly (Observation | null)[],
-): void {
+): AppendEnd[] {
   const j = judgingOf(b);
+  const ends: AppendEnd[] = [];
   // the earliest due time of the batch's groups: the groups are walked for those come of age only when the
   // clock has reached it, not at every append (a batch holds thousands of groups and of appends)
   let nextDue = earliestDue(b);
@@ -48,8 +62,47 @@ export function replayOrders(
     const t = eventTime(e);
     if (t !== null && (b.clock === null || t > b.clock)) b.clock = t;
     applyEvent(b, j, e, observed[i]);
-    if (endsAppend(events, i)) nextDue = endAppend(b, j, e.id, nextDue);
+    if (!endsAppend(events, i)) continue;
+    nextDue = endAppend(b, j, e.id, nextDue);
+    ends.push({ clock: b.clock, ordersSince: b.ordersSince, lastId: e.id, lookup: j.lookup, fees: j.fees });
   }
+  return ends;
+}
+
+/**
+ * Groups no event of a batch touched, judged as the batch's appends' ends would have judged them had they been
+ * loaded with it: at each end whose clock has reached the group's due time (its due time then changes), with
+ * that end's clock, earliest order, directory and contract. The batch's state is left as stored.
+ */
+export function judgeComeDue(b: OrderBatch, ends: readonly AppendEnd[]): void {
+  const stored = { clock: b.clock, ordersSince: b.ordersSince };
+  const j = judgingOf(b);
+  for (const g of b.groups.values()) {
+    for (let i = firstEndReaching(ends, g.due, 0); i < ends.length; i = firstEndReaching(ends, g.due, i + 1)) {
+      const end = ends[i]!;
+      b.clock = end.clock;
+      b.ordersSince = end.ordersSince;
+      j.lookup = end.lookup;
+      j.fees = end.fees;
+      judge(b, g, end.lastId, j);
+    }
+  }
+  b.clock = stored.clock;
+  b.ordersSince = stored.ordersSince;
+}
+
+/** The first end from `from` on whose clock has reached `due` (the clocks never go back; null is before any). */
+function firstEndReaching(ends: readonly AppendEnd[], due: number | null, from: number): number {
+  if (due === null) return ends.length;
+  let lo = from;
+  let hi = ends.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const c = ends[mid]!.clock;
+    if (c !== null && c >= due) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
 }
 
 const judgingOf = (b: OrderBatch): Judging => ({
