@@ -231,12 +231,14 @@ async function monthChild(payments: number): Promise<void> {
     const wallMs = performance.now() - started;
     rss.stop();
     const disk = (await databaseBytes(sql)) + directoryBytes(dir);
+    // the kernel's high-water mark of the month itself, before the references run in this process
+    const peakRss = process.resourceUsage().maxRSS * 1024;
     const statementLines = stages.find((s) => s.name === 'statements')?.items ?? 0;
     const references = await measureReferences(sql, dir, summary.events, statementLines);
     const result: MonthResult = {
       payments,
       wallMs,
-      peakRss: process.resourceUsage().maxRSS * 1024,
+      peakRss,
       disk,
       events: summary.events,
       check: summary.check.passed,
