@@ -5,7 +5,7 @@ import type { ProjectionContext, Tx } from '../../projector/projection';
 import type { RecordedEvent } from '../../store/types';
 import { appendsOf } from '../appends';
 import { observationOf } from '../observations';
-import { dueGroupsAfter, loadGroupChunk, loadOrderBatch, paidGroupsAfter } from './groups';
+import { type DueCursor, dueGroupsAfter, loadGroupChunk, loadOrderBatch, paidGroupsAfter } from './groups';
 import { judgeComeDue, judgePaidAgain, replayOrders } from './judging';
 import { writeOrderBatch } from './tables';
 
@@ -71,16 +71,16 @@ async function applyPiece(
   await writeOrderBatch(tx, ctx.schema, batch);
   if (dueLater !== null) {
     const done = new Set(batch.groups.keys());
-    const page = { clock: dueLater, after: null as string | null, limit: opts.chunk, unpaid: opts.paid === false };
-    for (let keys = await dueGroupsAfter(tx, ctx.schema, page); keys.length; ) {
-      page.after = keys[keys.length - 1]!;
-      const untouched = keys.filter((k) => !done.has(k));
+    const page = { clock: dueLater, after: null as DueCursor | null, limit: opts.chunk, unpaid: opts.paid === false };
+    for (let next = await dueGroupsAfter(tx, ctx.schema, page); next.last !== null; ) {
+      page.after = next.last;
+      const untouched = next.keys.filter((k) => !done.has(k));
       if (untouched.length) {
         const b = await loadGroupChunk(tx, ctx.schema, ctx, untouched);
         judgeComeDue(b, ends);
         await writeOrderBatch(tx, ctx.schema, b);
       }
-      keys = await dueGroupsAfter(tx, ctx.schema, page);
+      next = await dueGroupsAfter(tx, ctx.schema, page);
     }
   }
   return batch;

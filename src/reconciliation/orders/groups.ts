@@ -205,21 +205,32 @@ async function wantedGroups(
   return { keys, paid, dueLater };
 }
 
+/** Where a page of groups come due ended: its last group's due time and key. */
+export interface DueCursor {
+  readonly dueAt: Date;
+  readonly key: string;
+}
+
 /**
- * The next `limit` groups due by `clock` after `after` (keys in order), with `unpaid` only those without a
- * payment (the others are an append's paid chunks): a batch's groups come due, a page at a time.
+ * The next `limit` groups due by `clock` after `after`, in order of due time then key, with `unpaid` only those
+ * without a payment (the others are an append's paid chunks): a batch's groups come due, a page at a time. In
+ * due-time order each page is a range of the `due_at` index whatever the table's statistics say (a month's
+ * orders come due a million at once: a plan that sorted every due row for each page would be quadratic).
  */
 export async function dueGroupsAfter(
   tx: Tx,
   s: string,
-  page: { clock: number; after: string | null; limit: number; unpaid: boolean },
-): Promise<string[]> {
-  const rows = await tx<{ order_key: string }[]>`
-    select d.order_key from ${tx(s)}.due d
-    where d.due_at <= ${new Date(page.clock)} ${page.after === null ? tx`` : tx`and d.order_key > ${page.after}`}
+  page: { clock: number; after: DueCursor | null; limit: number; unpaid: boolean },
+): Promise<{ keys: string[]; last: DueCursor | null }> {
+  const { after } = page;
+  const rows = await tx<{ order_key: string; due_at: Date }[]>`
+    select d.order_key, d.due_at from ${tx(s)}.due d
+    where d.due_at <= ${new Date(page.clock)}
+    ${after === null ? tx`` : tx`and d.due_at >= ${after.dueAt} and (d.due_at > ${after.dueAt} or d.order_key > ${after.key})`}
     ${page.unpaid ? tx`and not exists (select 1 from ${tx(s)}.groups g where g.order_key = d.order_key and g.payments <> '[]')` : tx``}
-    order by d.order_key limit ${page.limit}`;
-  return rows.map((r) => r.order_key);
+    order by d.due_at, d.order_key limit ${page.limit}`;
+  const last = rows[rows.length - 1];
+  return { keys: rows.map((r) => r.order_key), last: last ? { dueAt: last.due_at, key: last.order_key } : null };
 }
 
 /** Loads the groups named, and with `paid` every group with a payment (stored payments not `[]`). */
