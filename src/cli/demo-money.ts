@@ -5,10 +5,9 @@ import { payoutStatusFileName, writePayoutStatusWorkbook } from '../export/payou
 import { formatMinor } from '../ingest/bank/amount';
 import type { Logger } from '../log';
 import { runProjections } from '../projector/runner';
-import { listDiscrepancies } from '../reconciliation/discrepancy-queries';
 import { formatPosition } from '../store/types';
 import { bankLoop, bookedCharges, paidOutLines, statusTruth } from './demo-bank';
-import { compareFindings, countByType, type DemoCheck } from './demo-check';
+import { compareFindings, countByType, type DemoCheck, standingDiscrepancies } from './demo-check';
 import { type DemoOptions, type DemoSummary, isMoneyType } from './demo-types';
 import { type openRuntime, runnerDepsOf } from './runtime';
 
@@ -76,11 +75,9 @@ export async function moneyLoop(
 
 /** The money discrepancies recon found open, beside those the sandbox bank injected. */
 async function moneyFindings(rt: Runtime, config: Config, loop: Loop) {
-  const found = await listDiscrepancies(rt.sql, { timezone: config.timezone });
-  if (!found.ok) throw new Error(found.message);
   // keyed as the bank's ground truth is: a payout by its reference, a settlement by the day(s) it was due
-  const moneyFound = found.value
-    .filter((d) => isMoneyType(d.type) && d.status !== 'resolved')
+  const moneyFound = (await standingDiscrepancies(rt.sql, config.timezone))
+    .filter((d) => isMoneyType(d.type))
     .map((d) => `${d.type} ${String(d.values['reference'] ?? [d.values['due_on']].flat().join(','))}`);
   const moneyExpected = loop.truth.flatMap((t) =>
     'reference' in t ? [`${t.type} ${t.reference}`] : 'dueOn' in t ? [`${t.type} ${t.dueOn}`] : [],

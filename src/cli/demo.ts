@@ -15,12 +15,19 @@ import { importSubMerchants, parseSubMerchantCsv } from '../ingest/sub-merchants
 import { syncRange } from '../ingest/sync';
 import type { Logger } from '../log';
 import { defaultThreads, runProjections, threadSource } from '../projector/runner';
-import { listDiscrepancies } from '../reconciliation/discrepancy-queries';
 import { RECONCILIATION_TYPES } from '../reconciliation/discrepancy-types';
 import { demoStatementsConfig, withLegalDetails } from '../sandbox/legal-details';
 import { type Sandbox, startSandbox } from '../sandbox/server';
 import { demoBankConfig } from './demo-bank';
-import { checkLines, compareFindings, countByType, type DemoCheck, pspFindingKey, pspTruthKeys } from './demo-check';
+import {
+  checkLines,
+  compareFindings,
+  countByType,
+  type DemoCheck,
+  pspFindingKey,
+  pspTruthKeys,
+  standingDiscrepancies,
+} from './demo-check';
 import { importSandboxIntent, orderFindingKey } from './demo-intent';
 import { livePurchases } from './demo-live';
 import { moneyLoop } from './demo-money';
@@ -385,11 +392,9 @@ async function projectMonth(run: DemoRun) {
 /** What recon found open beside what the sandbox injected: the PSP's sources and the orders. */
 async function judgeFindings(run: DemoRun, intent: Awaited<ReturnType<typeof importIntent>>) {
   const { rt, config } = run;
-  const found = await listDiscrepancies(rt.sql, { timezone: config.timezone });
-  if (!found.ok) throw new Error(found.message);
   // the money discrepancies (settlement_*, payout_*) are the money loop's, counted after the bank import;
   // a resolved one is no finding (an order not yet synced, a webhook healing brought)
-  const standing = found.value.filter((d) => !isMoneyType(d.type) && d.status !== 'resolved');
+  const standing = (await standingDiscrepancies(rt.sql, config.timezone)).filter((d) => !isMoneyType(d.type));
   const pspFound = standing
     .filter((d) => (RECONCILIATION_TYPES as readonly string[]).includes(d.type))
     .map((d) => pspFindingKey({ type: d.type, paymentId: d.payment_id }));
