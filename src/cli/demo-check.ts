@@ -23,8 +23,8 @@ export interface DemoCheck {
 
 /**
  * The discrepancies not resolved (open or accepted), read by status: the check compares only these, and a
- * month's resolved ones (every payment the sync saw before its webhook came) are most of the table, about
- * 1.5 million rows at 1M payments, more than a worker's heap holds.
+ * month's resolved ones are most of the table (every order is not at the PSP until its payment is seen: about
+ * a million rows at 1M payments, more than a worker's heap holds).
  */
 export async function standingDiscrepancies(sql: Sql, timezone: string): Promise<DiscrepancyRecord[]> {
   const standing: DiscrepancyRecord[] = [];
