@@ -18,6 +18,7 @@ export const SqlState = {
   cannotConnectNow: '57P03',
   tooManyConnections: '53300',
   undefinedTable: '42P01',
+  undefinedColumn: '42703',
   duplicateDatabase: '42P04',
   duplicateObject: '42710',
   insufficientPrivilege: '42501',

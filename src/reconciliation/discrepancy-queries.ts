@@ -170,6 +170,15 @@ async function guardView<T>(fn: () => Promise<T>): Promise<QueryResult<T>> {
         message: 'the reconciliation or payouts views do not exist yet: run `recon project` first',
       };
     }
+    // a view an earlier version of recon built, without a column this version reads: live until the
+    // projections are rebuilt (a version bump rebuilds them at the next `recon project` or `recon start`)
+    if (isSqlState(e, 'undefinedColumn')) {
+      return {
+        ok: false,
+        code: 'NOT_PROJECTED',
+        message: `the read models were built by an earlier version of recon (${(e as Error).message}): run \`recon project\` to rebuild them`,
+      };
+    }
     throw e;
   }
 }
