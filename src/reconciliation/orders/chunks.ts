@@ -67,7 +67,7 @@ async function applyPiece(
     paid: opts.paid,
     dueLimit: opts.chunk,
   });
-  const ends = replayOrders(batch, events, observed);
+  const trail = replayOrders(batch, events, observed);
   await writeOrderBatch(tx, ctx.schema, batch);
   if (dueLater !== null) {
     const done = new Set(batch.groups.keys());
@@ -77,7 +77,7 @@ async function applyPiece(
       const untouched = next.keys.filter((k) => !done.has(k));
       if (untouched.length) {
         const b = await loadGroupChunk(tx, ctx.schema, ctx, untouched);
-        judgeComeDue(b, ends);
+        judgeComeDue(b, trail);
         await writeOrderBatch(tx, ctx.schema, b);
       }
       next = await dueGroupsAfter(tx, ctx.schema, page);

@@ -44,17 +44,40 @@ export interface AppendEnd {
 }
 
 /**
+ * An acceptance or a revocation whose discrepancy no group of the batch held: it may be one a group come due
+ * after the batch opens before it (`end`: the append it belongs to; `clock`: the clock when it was applied).
+ */
+export interface LaterDecision {
+  readonly end: number;
+  readonly clock: number | null;
+  readonly event: RecordedEvent;
+}
+
+/** What a batch's replay leaves for the groups come due that it did not load (`judgeComeDue`). */
+export interface ReplayTrail {
+  readonly ends: AppendEnd[];
+  readonly decisions: LaterDecision[];
+}
+
+const decisionOf = (e: RecordedEvent): string | null =>
+  isEvent(DiscrepancyAccepted, e) || isEvent(DiscrepancyAcceptanceRevoked, e)
+    ? (e.data as { discrepancyId: string }).discrepancyId
+    : null;
+
+/**
  * Applies the batch's events in commit order; at the end of each append (events sharing `appendId`)
  * judges the groups it touched, named by the first of its events touching them, and the groups come of age.
- * Returns the appends' ends, for the groups come due that the batch did not load (`judgeComeDue`).
+ * Returns the appends' ends and the decisions no loaded group held, for the groups come due that the batch
+ * did not load (`judgeComeDue`).
  */
 export function replayOrders(
   b: OrderBatch,
   events: readonly RecordedEvent[],
   observed: readonly (Observation | null)[],
-): AppendEnd[] {
+): ReplayTrail {
   const j = judgingOf(b);
   const ends: AppendEnd[] = [];
+  const decisions: LaterDecision[] = [];
   // the earliest due time of the batch's groups: the groups are walked for those come of age only when the
   // clock has reached it, not at every append (a batch holds thousands of groups and of appends)
   let nextDue = earliestDue(b);
@@ -62,33 +85,71 @@ export function replayOrders(
     const t = eventTime(e);
     if (t !== null && (b.clock === null || t > b.clock)) b.clock = t;
     applyEvent(b, j, e, observed[i]);
+    const decided = decisionOf(e);
+    if (decided !== null && ![...b.groups.values()].some((g) => g.discs.has(decided)))
+      decisions.push({ end: ends.length, clock: b.clock, event: e });
     if (!endsAppend(events, i)) continue;
     nextDue = endAppend(b, j, e.id, nextDue);
     ends.push({ clock: b.clock, ordersSince: b.ordersSince, lastId: e.id, lookup: j.lookup, fees: j.fees });
   }
-  return ends;
+  return { ends, decisions };
 }
 
 /**
  * Groups no event of a batch touched, judged as the batch's appends' ends would have judged them had they been
  * loaded with it: at each end whose clock has reached the group's due time (its due time then changes), with
- * that end's clock, earliest order, directory and contract. The batch's state is left as stored.
+ * that end's clock, earliest order, directory and contract; and the batch's decisions on the discrepancies
+ * such a judgement opened, applied before the end of their append, a revocation judging the group at that end
+ * (named by the first that re-opened one). The batch's state is left as stored.
  */
-export function judgeComeDue(b: OrderBatch, ends: readonly AppendEnd[]): void {
+export function judgeComeDue(b: OrderBatch, trail: ReplayTrail): void {
+  const { ends, decisions } = trail;
   const stored = { clock: b.clock, ordersSince: b.ordersSince };
   const j = judgingOf(b);
+  const judgeAt = (g: Group, end: AppendEnd, eventId: string) => {
+    b.clock = end.clock;
+    b.ordersSince = end.ordersSince;
+    j.lookup = end.lookup;
+    j.fees = end.fees;
+    judge(b, g, eventId, j);
+  };
   for (const g of b.groups.values()) {
-    for (let i = firstEndReaching(ends, g.due, 0); i < ends.length; i = firstEndReaching(ends, g.due, i + 1)) {
-      const end = ends[i]!;
-      b.clock = end.clock;
-      b.ordersSince = end.ordersSince;
-      j.lookup = end.lookup;
-      j.fees = end.fees;
-      judge(b, g, end.lastId, j);
+    let i = firstEndReaching(ends, g.due, 0);
+    for (let k = 0; ; ) {
+      const d = decisions[k]?.end ?? Number.POSITIVE_INFINITY;
+      if (d <= i && d < ends.length) {
+        // the append's decisions, in order, before its end judges anything
+        let reopenedBy: string | null = null;
+        for (; decisions[k]?.end === d; k++)
+          if (applyDecision(b, g, decisions[k]!)) reopenedBy ??= decisions[k]!.event.id;
+        if (reopenedBy !== null) {
+          judgeAt(g, ends[d]!, reopenedBy);
+          i = firstEndReaching(ends, g.due, d + 1);
+        }
+        continue;
+      }
+      if (i >= ends.length) break;
+      judgeAt(g, ends[i]!, ends[i]!.lastId);
+      i = firstEndReaching(ends, g.due, i + 1);
     }
   }
   b.clock = stored.clock;
   b.ordersSince = stored.ordersSince;
+}
+
+/** A decision on one of the group's discrepancies, as `applyEvent` applies it; true when it re-opened one. */
+function applyDecision(b: OrderBatch, g: Group, dec: LaterDecision): boolean {
+  const e = dec.event;
+  if (isEvent(DiscrepancyAccepted, e)) {
+    const d = dataOf(DiscrepancyAccepted, e);
+    const r = g.discs.get(d.discrepancyId);
+    if (r) recordAcceptance(b.lifecycle, r, { ...d, eventId: e.id });
+    return false;
+  }
+  const d = dataOf(DiscrepancyAcceptanceRevoked, e);
+  const r = g.discs.get(d.discrepancyId);
+  const stamp = { now: dec.clock === null ? null : new Date(dec.clock).toISOString(), eventId: e.id };
+  return Boolean(r && recordRevocation(b.lifecycle, r, { ...d, eventId: e.id }, stamp));
 }
 
 /** The first end from `from` on whose clock has reached `due` (the clocks never go back; null is before any). */
