@@ -140,10 +140,7 @@ export function recoveredFinding(
   const days = r.paidBy.length ? [] : [row?.values.due_on].flat().filter((d): d is string => typeof d === 'string');
   const owedAgain = days.filter((d) => open.has(d)).sort();
   return finding('settlement_recovered', w.discrepancyId, {
-    posId: row?.pos_id ?? null,
-    operationKey: row?.operation_key ?? `write_off:${w.discrepancyId}`,
-    currency,
-    occurredAt: row?.occurred_at ?? null,
+    ...writtenOffPlace(currency, r, row),
     values: {
       written_off_id: w.discrepancyId,
       written_off_type: w.type,
@@ -158,6 +155,14 @@ export function recoveredFinding(
   });
 }
 
+/** Where a finding on a write-off stands: the written-off discrepancy's account, operation key and time. */
+const writtenOffPlace = (currency: string, r: Recovery, row: DiscrepancyRow | undefined) => ({
+  posId: row?.pos_id ?? null,
+  operationKey: row?.operation_key ?? `write_off:${r.writeOff.discrepancyId}`,
+  currency,
+  occurredAt: row?.occurred_at ?? null,
+});
+
 /**
  * A credit written off as a gain that is no longer unexpected (recovered.ts): it pays due days now (`due_on`),
  * or the bank took it back (`due_on` empty); the gain is taken back by `taken_back`. Named by the written-off
@@ -167,10 +172,7 @@ function gainTakenBackFinding(currency: string, r: Recovery, row: DiscrepancyRow
   const w = r.writeOff;
   const v = (row?.values ?? {}) as Record<string, unknown>;
   return finding('settlement_gain_taken_back', w.discrepancyId, {
-    posId: row?.pos_id ?? null,
-    operationKey: row?.operation_key ?? `write_off:${w.discrepancyId}`,
-    currency,
-    occurredAt: row?.occurred_at ?? null,
+    ...writtenOffPlace(currency, r, row),
     values: {
       written_off_id: w.discrepancyId,
       written_off: w.amount.toString(),
