@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DiscrepancyAccepted, DiscrepancyAcceptanceRevoked, discrepancyStream } from '../../src/events/audit-events';
 import { newEvent } from '../../src/events/catalog';
 import { createPostgresEventStore } from '../../src/store/postgres';
-import type { AppendRequest, EventStore } from '../../src/store/types';
-import { appendAll, hoursAfter, registerRows, subMerchant } from '../discrepancies/fixtures';
+import type { EventStore } from '../../src/store/types';
+import { appendAll, hoursAfter, subMerchant } from '../discrepancies/fixtures';
 import { createTestDatabase, type TestDatabase } from '../support/db';
-import { order, orderDiscrepancies, projectOrders, rebuildOrdersInChunks, snapshot } from './support';
+import { orderDiscrepancies, projectOrders, rebuildOrdersInChunks, snapshot, betaOrder, betaPayment } from './support';
 
 /**
  * A discrepancy opened by coming due in a batch and accepted later in the same batch (an auditor accepted it
@@ -17,18 +17,8 @@ import { order, orderDiscrepancies, projectOrders, rebuildOrdersInChunks, snapsh
  */
 const CREATED = '2024-03-01T08:00:00.000Z';
 const h = (n: number) => hoursAfter(CREATED, n);
-const placed = (orderId: string) =>
-  order({ order_id: orderId, amount: '20.00', currency: 'UAH', created_at: CREATED, split: 'sm-b:20.00' });
-const pay = (paymentId: string, orderId: string, dateTime: string, observedAt: string): AppendRequest =>
-  registerRows({
-    paymentId,
-    orderId,
-    dateTime,
-    amount: 20_00n,
-    receivers: [{ name: 'Beta Store', amount: 19_60n, fee: 40n }],
-    reportId: `r-${paymentId}`,
-    observedAt,
-  });
+const placed = (orderId: string) => betaOrder(orderId, CREATED);
+const pay = betaPayment;
 
 let db: TestDatabase;
 let store: EventStore;

@@ -1,9 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { AppendRequest, EventStore } from '../../src/store/types';
-import { appendAll, hoursAfter, registerRows, subMerchant } from '../discrepancies/fixtures';
+import { appendAll, hoursAfter, subMerchant } from '../discrepancies/fixtures';
 import { createTestDatabase, type TestDatabase } from '../support/db';
-import { GRACE, order, orderDiscrepancies, projectOrders, rebuildOrdersInChunks, snapshot } from './support';
+import {
+  GRACE,
+  orderDiscrepancies,
+  projectOrders,
+  rebuildOrdersInChunks,
+  snapshot,
+  betaOrder,
+  betaPayment,
+} from './support';
 
 /**
  * A month's orders are recorded before its payments; the first PSP event carries a later time, and every order
@@ -15,18 +23,8 @@ import { GRACE, order, orderDiscrepancies, projectOrders, rebuildOrdersInChunks,
  */
 const CREATED = '2024-03-01T08:00:00.000Z';
 const h = (n: number) => hoursAfter(CREATED, n);
-const placed = (orderId: string, createdAt: string) =>
-  order({ order_id: orderId, amount: '20.00', currency: 'UAH', created_at: createdAt, split: 'sm-b:20.00' });
-const pay = (paymentId: string, orderId: string, dateTime: string, observedAt: string): AppendRequest =>
-  registerRows({
-    paymentId,
-    orderId,
-    dateTime,
-    amount: 20_00n,
-    receivers: [{ name: 'Beta Store', amount: 19_60n, fee: 40n }],
-    reportId: `r-${paymentId}`,
-    observedAt,
-  });
+const placed = betaOrder;
+const pay = betaPayment;
 
 const store_: AppendRequest[] = [
   subMerchant('sm-b', 'Beta Store'),

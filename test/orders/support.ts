@@ -8,6 +8,7 @@ import { newEvent } from '../../src/events/catalog';
 import { projection } from '../../projections/orders';
 import { groupChunk } from '../../src/reconciliation/orders/chunks';
 import { catchUp } from '../support/projection-spec';
+import { registerRows } from '../discrepancies/fixtures';
 
 /** Test helpers of the orders projection (issue 17), beside test/discrepancies/fixtures.ts for the PSP side. */
 
@@ -75,3 +76,19 @@ export async function snapshot(sql: Sql): Promise<string> {
   }
   return parts.join('\n');
 }
+
+/** A 20.00 UAH order of Beta Store (sm-b), created at `createdAt` (the orders come due: due-in-chunks tests). */
+export const betaOrder = (orderId: string, createdAt: string) =>
+  order({ order_id: orderId, amount: '20.00', currency: 'UAH', created_at: createdAt, split: 'sm-b:20.00' });
+
+/** Beta Store's 20.00 UAH payment of `orderId` (fee 0.40), in a report of its own seen at `observedAt`. */
+export const betaPayment = (paymentId: string, orderId: string, dateTime: string, observedAt: string): AppendRequest =>
+  registerRows({
+    paymentId,
+    orderId,
+    dateTime,
+    amount: 20_00n,
+    receivers: [{ name: 'Beta Store', amount: 19_60n, fee: 40n }],
+    reportId: `r-${paymentId}`,
+    observedAt,
+  });
