@@ -1,5 +1,6 @@
 import type { HoldPolicy } from '../config/hold-policy';
 import { DateTime } from 'luxon';
+import type postgres from 'postgres';
 import type { Sql } from '../db/connect';
 import { isSqlState } from '../db/errors';
 import { newEvent } from '../events/catalog';
@@ -16,10 +17,21 @@ import {
   sinceAccepted,
 } from './discrepancies/columns';
 import { DISCREPANCY_VIEW_OF } from './discrepancies/table';
-import { discrepancyAmount, moneyText, whatDiffers } from './discrepancy-summary';
+import { moneyText } from './discrepancy-summary';
 import { DISCREPANCY_STATUSES, DISCREPANCY_TYPES, type DiscrepancyRecord } from './discrepancy-types';
 
 export type { DiscrepancyRecord } from './discrepancy-types';
+export {
+  CSV_COLUMNS,
+  DISCREPANCY_SORTS,
+  csvCell,
+  discrepanciesCsv,
+  discrepanciesTable,
+  discrepancyJson,
+  sortDiscrepancies,
+  subMerchantsOf,
+  type DiscrepancySort,
+} from './discrepancy-listing';
 
 /**
  * Auditors' queries over the `recon.*` views of the reconciliation projection, shared by the CLI
@@ -48,6 +60,9 @@ export interface DiscrepancyFilter {
  */
 export const MAX_LIMIT = 10_000;
 
+/** A pool or a transaction: what a read of the views runs on. */
+export type Reader = postgres.ISql<{ bigint: bigint }>;
+
 export type QueryErrorCode = 'INVALID_FILTER' | 'NOT_PROJECTED';
 export type QueryResult<T> = { ok: true; value: T } | { ok: false; code: QueryErrorCode; message: string };
 
@@ -70,7 +85,7 @@ export async function allDiscrepancies(sql: Sql): Promise<string> {
 }
 
 /** The views of DISCREPANCY_VIEWS that are live, in their order; none at all: the first (its absence is NOT_PROJECTED). */
-async function liveDiscrepancyViews(sql: Sql): Promise<string[]> {
+async function liveDiscrepancyViews(sql: Reader): Promise<string[]> {
   const live = await sql<{ v: string }[]>`
     select v from unnest(${DISCREPANCY_VIEWS as string[]}::text[]) with ordinality as x(v, n)
     where to_regclass(v) is not null order by n`;
@@ -81,7 +96,7 @@ async function liveDiscrepancyViews(sql: Sql): Promise<string[]> {
  * `allDiscrepancies` as a fragment of a tagged query (views and columns named as identifiers), in an object so
  * that awaiting this does not run it.
  */
-async function discrepanciesFrom(sql: Sql) {
+async function discrepanciesFrom(sql: Reader) {
   const selects = (await liveDiscrepancyViews(sql)).map(
     (v) => sql`select ${sql(DISCREPANCY_COLUMN_NAMES as string[])} from ${sql(v)}`,
   );
@@ -159,7 +174,7 @@ export function checkFilter(
   return { ok: true };
 }
 
-async function guardView<T>(fn: () => Promise<T>): Promise<QueryResult<T>> {
+export async function guardView<T>(fn: () => Promise<T>): Promise<QueryResult<T>> {
   try {
     return { ok: true, value: await fn() };
   } catch (e) {
@@ -200,22 +215,33 @@ export async function pageOfDiscrepancies(
 ): Promise<QueryResult<{ rows: DiscrepancyRecord[]; more: boolean }>> {
   const checked = checkFilter(f);
   if (!checked.ok) return checked;
-  const from = f.from ? dayStart(f.from, f.timezone)!.toJSDate() : null;
-  const to = f.to ? dayStart(f.to, f.timezone)!.plus({ days: 1 }).toJSDate() : null;
   return guardView(async () => {
     const rows = await sql<Record<string, unknown>[]>`
+      ${(await matchingDiscrepancies(sql, f)).query}
+      order by coalesce(occurred_at, detected_at), type, id
+      limit ${f.limit === undefined ? null : f.limit + 1} offset ${f.offset ?? 0}`;
+    const more = f.limit !== undefined && rows.length > f.limit;
+    return { rows: (more ? rows.slice(0, f.limit) : rows).map(toRecord), more };
+  });
+}
+
+/**
+ * The discrepancies matching a checked filter (`checkFilter`), as a fragment of a tagged query to order and
+ * bound: `select * from` every live view `where` the filter holds. In an object, so awaiting it does not run it.
+ */
+export async function matchingDiscrepancies(sql: Reader, f: DiscrepancyFilter) {
+  const from = f.from ? dayStart(f.from, f.timezone)!.toJSDate() : null;
+  const to = f.to ? dayStart(f.to, f.timezone)!.plus({ days: 1 }).toJSDate() : null;
+  return {
+    query: sql`
       select * from ${(await discrepanciesFrom(sql)).from}
       where (${from}::timestamptz is null or coalesce(occurred_at, detected_at) >= ${from}::timestamptz)
         and (${to}::timestamptz is null or coalesce(occurred_at, detected_at) < ${to}::timestamptz)
         and (${f.type ?? null}::text is null or type = ${f.type ?? null}::text)
         and (${f.status ?? null}::text is null or status = ${f.status ?? null}::text)
         and (${f.subMerchantId ?? null}::text is null or ${f.subMerchantId ?? null}::text = any(sub_merchant_ids))
-        and (${f.paymentId ?? null}::text is null or payment_id = ${f.paymentId ?? null}::text)
-      order by coalesce(occurred_at, detected_at), type, id
-      limit ${f.limit === undefined ? null : f.limit + 1} offset ${f.offset ?? 0}`;
-    const more = f.limit !== undefined && rows.length > f.limit;
-    return { rows: (more ? rows.slice(0, f.limit) : rows).map(toRecord), more };
-  });
+        and (${f.paymentId ?? null}::text is null or payment_id = ${f.paymentId ?? null}::text)`,
+  };
 }
 
 export async function getDiscrepancy(sql: Sql, id: string): Promise<QueryResult<DiscrepancyRecord | undefined>> {
@@ -393,97 +419,17 @@ export async function acceptanceOf(
   };
 }
 
-/** The JSON form printed by `recon discrepancies --format json` and served by the API. */
-export function discrepancyJson(d: DiscrepancyRecord): Record<string, unknown> {
-  return { ...d, sub_merchant_ids: subMerchantsOf(d), what_differs: whatDiffers(d) };
-}
-
-/** A CSV cell, quoted, and defused against formula injection (a leading = + - @ tab or CR gets a quote). */
-export function csvCell(value: unknown): string {
-  let text =
-    value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
-  if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
-  return /[",\r\n']/.test(text) || text !== text.trim() ? `"${text.replace(/"/g, '""')}"` : text;
-}
-
-export const CSV_COLUMNS = [
-  'id',
-  'type',
-  'status',
-  'pos_id',
-  'order_id',
-  'payment_id',
-  'method',
-  'receiver_name',
-  'sub_merchant_id',
-  'currency',
-  'occurred_at',
-  'detected_at',
-  'resolved_at',
-  'resolved_by_event',
-  'accepted_at',
-  'accepted_by',
-  'accepted_note',
-  'values',
-  'evidence',
-  'sub_merchant_ids',
-  'what_differs',
-] as const;
-
-export function discrepanciesCsv(rows: readonly DiscrepancyRecord[]): string {
-  const lines = [CSV_COLUMNS.join(',')];
-  for (const r of rows) {
-    lines.push(
-      CSV_COLUMNS.map((c) =>
-        csvCell(
-          c === 'evidence'
-            ? r.evidence.join(' ')
-            : c === 'sub_merchant_ids'
-              ? subMerchantsOf(r).join(' ')
-              : c === 'what_differs'
-                ? whatDiffers(r)
-                : (r as unknown as Record<string, unknown>)[c],
-        ),
-      ).join(','),
-    );
-  }
-  return lines.join('\r\n') + '\r\n';
-}
-
-/** Every sub-merchant a discrepancy touches (all of an operation's receivers, not only one). */
-export function subMerchantsOf(d: Pick<DiscrepancyRecord, 'sub_merchant_id' | 'sub_merchant_ids'>): string[] {
-  const ids = new Set(d.sub_merchant_ids ?? []);
-  if (d.sub_merchant_id) ids.add(d.sub_merchant_id);
-  return [...ids].sort();
-}
-
-export type DiscrepancySort = 'amount' | 'age';
-export const DISCREPANCY_SORTS: readonly DiscrepancySort[] = ['amount', 'age'];
-
-/** Largest amount first (ties oldest first), or oldest operation first. */
-export function sortDiscrepancies(rows: readonly DiscrepancyRecord[], by: DiscrepancySort): DiscrepancyRecord[] {
-  const time = (d: DiscrepancyRecord) => d.occurred_at ?? d.detected_at ?? '';
-  const byAge = (a: DiscrepancyRecord, b: DiscrepancyRecord) =>
-    time(a) < time(b) ? -1 : time(a) > time(b) ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-  const abs = (d: DiscrepancyRecord) => {
-    const a = discrepancyAmount(d);
-    return a === null ? -1n : a < 0n ? -a : a;
-  };
-  return [...rows].sort((a, b) => {
-    if (by === 'age') return byAge(a, b);
-    const x = abs(a);
-    const y = abs(b);
-    return x > y ? -1 : x < y ? 1 : byAge(a, b);
-  });
-}
-
-/** The directory's names of these sub-merchants (id → name); empty when the journal's views are not built. */
-export async function subMerchantNames(sql: Sql, ids: readonly string[]): Promise<Map<string, string>> {
-  if (ids.length === 0) return new Map();
+/**
+ * The directory's names of these sub-merchants, or of all of them (id → name); empty when the journal's views
+ * are not built. The directory is the marketplace's sub-merchants: small beside the discrepancies.
+ */
+export async function subMerchantNames(sql: Sql, ids?: readonly string[]): Promise<Map<string, string>> {
+  if (ids !== undefined && ids.length === 0) return new Map();
   const r = await guardView(
     () =>
       sql<{ sub_merchant_id: string; name: string }[]>`
-      select sub_merchant_id, name from recon.sub_merchants where sub_merchant_id = any(${[...ids]}::text[])`,
+      select sub_merchant_id, name from recon.sub_merchants
+      where ${ids === undefined} or sub_merchant_id = any(${[...(ids ?? [])]}::text[])`,
   );
   return new Map(r.ok ? r.value.map((x) => [x.sub_merchant_id, x.name]) : []);
 }
@@ -494,52 +440,4 @@ export async function isKnownSubMerchant(sql: Sql, id: string): Promise<boolean 
     () => sql<{ n: number }[]>`select count(*)::int as n from recon.sub_merchants where sub_merchant_id = ${id}`,
   );
   return r.ok ? (r.value[0]?.n ?? 0) > 0 : undefined;
-}
-
-/**
- * The table `recon discrepancies` prints: what an operator acts on first (amount, order, sub-merchants by
- * name, what differs); the id to pass to `explain`/`accept`.
- */
-export function discrepanciesTable(
-  rows: readonly DiscrepancyRecord[],
-  names: ReadonlyMap<string, string> = new Map(),
-): string {
-  // who accepted and why, for an auditor reading the list: a column only when one is accepted
-  const decided = rows.some((r) => r.accepted_by !== null);
-  const head = [
-    'amount',
-    'order_id',
-    'sub-merchant',
-    'type',
-    'status',
-    'operation time',
-    'what differs',
-    ...(decided ? ['accepted by: why'] : []),
-    'id',
-  ];
-  const cells = rows.map((r) => {
-    const amount = discrepancyAmount(r);
-    const subs = subMerchantsOf(r).map((id) => names.get(id) ?? id);
-    return [
-      amount === null ? '-' : moneyText(amount, r.currency),
-      r.order_id ?? r.payment_id ?? '-',
-      subs.length ? subs.join(', ') : (r.receiver_name ?? '-'),
-      r.type,
-      r.status,
-      (r.occurred_at ?? r.detected_at ?? '-').replace('T', ' ').slice(0, 19),
-      whatDiffers(r),
-      ...(decided ? [r.accepted_by === null ? '' : `${r.accepted_by}: ${r.accepted_note ?? ''}`] : []),
-      r.id,
-    ];
-  });
-  const widths = head.map((c, i) => Math.max(c.length, ...cells.map((row) => row[i]!.length)));
-  const right = new Set([0]);
-  const line = (vals: readonly string[]) =>
-    vals
-      .map((v, i) => (right.has(i) ? v.padStart(widths[i]!) : v.padEnd(widths[i]!)))
-      .join('  ')
-      .trimEnd();
-  return (
-    [line(head), ...cells.map(line), `${rows.length} discrepanc${rows.length === 1 ? 'y' : 'ies'}`].join('\n') + '\n'
-  );
 }

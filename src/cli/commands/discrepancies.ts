@@ -1,24 +1,14 @@
 import type { Command } from 'commander';
-import {
-  DISCREPANCY_SORTS,
-  acceptDiscrepancy,
-  checkFilter,
-  discrepanciesCsv,
-  discrepanciesTable,
-  discrepancyJson,
-  isKnownSubMerchant,
-  listDiscrepancies,
-  sortDiscrepancies,
-  subMerchantNames,
-  subMerchantsOf,
-  type DiscrepancySort,
-} from '../../reconciliation/discrepancy-queries';
+import { acceptDiscrepancy, checkFilter, isKnownSubMerchant } from '../../reconciliation/discrepancy-queries';
+import { DISCREPANCY_SORTS, type DiscrepancySort } from '../../reconciliation/discrepancy-listing';
+import { withDiscrepancyPasses } from '../../reconciliation/discrepancy-stream';
 import { exceptionPolicyOf } from '../../exceptions/policy';
 import { needsSecondPerson } from '../../exceptions/severity';
 import { runProjections } from '../../projector/runner';
 import { calendarDay } from '../options';
 import { UsageError } from '../errors';
-import { printable } from '../../input-rules';
+import { StdoutClosed, stdoutWriter } from '../stdout';
+import { type ListFormat, printDiscrepancies } from '../discrepancy-print';
 import { withRuntime, type Runtime, runnerDepsOf } from '../runtime';
 import { readDirectory } from '../../people/directory';
 import { actorFor } from '../../people/manage';
@@ -80,7 +70,7 @@ export function register(program: Command): void {
           process.stderr.write(
             `recon: warning: --sub-merchant ${opts.subMerchant} is not in the sub-merchant directory (a typo?)\n`,
           );
-        const r = await listDiscrepancies(rt.sql, {
+        const filter = {
           from: opts.from,
           to: opts.to,
           type: opts.type,
@@ -88,15 +78,18 @@ export function register(program: Command): void {
           subMerchantId: opts.subMerchant,
           paymentId: opts.payment,
           timezone: rt.config.timezone,
-        });
-        if (!r.ok) throw new UsageError(r.message);
-        const rows = sortDiscrepancies(r.value, (opts.sort ?? 'age') as DiscrepancySort);
-        if (opts.format === 'json') process.stdout.write(JSON.stringify(rows.map(discrepancyJson), null, 2) + '\n');
-        else if (opts.format === 'csv') process.stdout.write(discrepanciesCsv(rows));
-        else {
-          const names = await subMerchantNames(rt.sql, [...new Set(rows.flatMap(subMerchantsOf))]);
-          // receiver names and ids come from the PSP and the orders: escapes shown, never acted on by the terminal
-          process.stdout.write(printable(discrepanciesTable(rows, names)));
+        };
+        const sort = (opts.sort ?? 'age') as DiscrepancySort;
+        const stdout = stdoutWriter();
+        try {
+          const r = await withDiscrepancyPasses(rt.sql, filter, sort, (pass) =>
+            printDiscrepancies(rt.sql, pass, opts.format as ListFormat, stdout.write),
+          );
+          if (!r.ok) throw new UsageError(r.message);
+        } catch (e) {
+          if (!(e instanceof StdoutClosed)) throw e;
+        } finally {
+          stdout.done();
         }
       });
     });

@@ -1,0 +1,218 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { projection as journal } from '../../projections/journal';
+import { projection as reconciliation } from '../../projections/reconciliation';
+import { type ListFormat, printDiscrepancies } from '../../src/cli/discrepancy-print';
+import { silentLogger } from '../../src/log';
+import { runProjections } from '../../src/projector/runner';
+import {
+  acceptDiscrepancy,
+  type DiscrepancyFilter,
+  discrepanciesCsv,
+  discrepanciesTable,
+  discrepancyJson,
+  listDiscrepancies,
+  type DiscrepancySort,
+  sortDiscrepancies,
+  subMerchantNames,
+  subMerchantsOf,
+} from '../../src/reconciliation/discrepancy-queries';
+import { withDiscrepancyPasses } from '../../src/reconciliation/discrepancy-stream';
+import { createPostgresEventStore } from '../../src/store/postgres';
+import type { AppendRequest, EventStore } from '../../src/store/types';
+import { createTestDatabase, type TestDatabase } from '../support/db';
+import { appendAll, at, periodRow, registerRows, subMerchant, syncCompleted, webhook } from './fixtures';
+
+/**
+ * `recon discrepancies` prints its list as it reads it, a batch at a time (a month of a million payments lists
+ * a million rows). Whatever the batch, it prints the bytes of the list read whole and sorted in memory: ties in
+ * time (several discrepancies of one operation, operations at one instant), amounts equal and absent, an
+ * accepted row (the table's extra column), every format and order.
+ */
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+let db: TestDatabase;
+let store: EventStore;
+const OBSERVED = at('2024-05-10T20:00:00Z');
+
+/** enough that the JSON list (over 64 KiB, a pipe's buffer) cannot be written whole to a reader gone */
+const PAYMENTS = 400;
+
+function payment(i: number): AppendRequest[] {
+  // three instants for all payments: many ties in time, broken by id
+  const time = at(`2024-05-10T${String(8 + (i % 3)).padStart(2, '0')}:00:00Z`);
+  const amount = BigInt(1_000 + (i % 5) * 250);
+  const paymentId = `pay-${String(i).padStart(3, '0')}`;
+  const receivers = [{ name: i % 2 ? 'Alpha Shop' : 'Beta Shop', amount: amount - 10n, fee: 10n }];
+  const out: AppendRequest[] = [];
+  // every fourth is missing from the register (missing_in_report); the others' register and period agree
+  if (i % 4 !== 0)
+    out.push(registerRows({ paymentId, dateTime: time, amount, receivers, reportId: 'r1', observedAt: OBSERVED }));
+  // every third states another merchant fee in the period (fee_mismatch)
+  const merchantFee = i % 3 === 0 ? 20n : 10n;
+  out.push(periodRow({ paymentId, dateTime: time, amount, merchantFee, reportId: 'r1', observedAt: OBSERVED }));
+  // every fifth's webhook states another amount (amount_mismatch); every seventh has none
+  if (i % 7 !== 0)
+    out.push(
+      webhook({ paymentId, processedAt: time, amount: i % 5 === 0 ? amount + 1n : amount, fee: 10n, receivedAt: time }),
+    );
+  return out;
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  store = createPostgresEventStore(db.sql);
+  await appendAll(store, [
+    subMerchant('sm-alpha', 'Alpha Shop'),
+    subMerchant('sm-beta', 'Beta Shop'),
+    ...Array.from({ length: PAYMENTS }, (_, i) => payment(i)).flat(),
+    syncCompleted({
+      from: at('2024-05-10T00:00:00Z'),
+      to: at('2024-05-11T00:00:00Z'),
+      completedAt: at('2024-05-13T00:00:00Z'),
+      reportId: 'r1',
+    }),
+  ]);
+  const deps = { sql: db.sql, store, log: silentLogger, timezone: 'UTC', graceHours: 48 };
+  await runProjections({ ...deps, projections: [reconciliation, journal] }, {});
+  const open = await listDiscrepancies(db.sql, { status: 'open', timezone: 'UTC' });
+  if (!open.ok) throw new Error(open.message);
+  const accepted = await acceptDiscrepancy(
+    { sql: db.sql, store },
+    {
+      id: open.value[3]!.id,
+      note: 'known, agreed with the PSP',
+      by: 'ann',
+      at: new Date('2024-05-14T09:00:00Z'),
+      decision: 'withhold',
+    },
+  );
+  if (!accepted.ok) throw new Error(accepted.message);
+  await runProjections({ ...deps, projections: [reconciliation, journal] }, {});
+});
+
+afterAll(async () => {
+  await db?.drop();
+});
+
+/** The list read whole and sorted in memory, as `recon discrepancies` printed it before it read in batches. */
+async function whole(f: DiscrepancyFilter, sort: DiscrepancySort, format: ListFormat): Promise<string> {
+  const r = await listDiscrepancies(db.sql, f);
+  if (!r.ok) throw new Error(r.message);
+  const rows = sortDiscrepancies(r.value, sort);
+  if (format === 'json') return JSON.stringify(rows.map(discrepancyJson), null, 2) + '\n';
+  if (format === 'csv') return discrepanciesCsv(rows);
+  return discrepanciesTable(rows, await subMerchantNames(db.sql, [...new Set(rows.flatMap(subMerchantsOf))]));
+}
+
+async function inBatches(f: DiscrepancyFilter, sort: DiscrepancySort, format: ListFormat, batch: number) {
+  let text = '';
+  let largest = 0;
+  const r = await withDiscrepancyPasses(
+    db.sql,
+    f,
+    sort,
+    (pass) =>
+      printDiscrepancies(
+        db.sql,
+        (each) =>
+          pass((rows) => {
+            largest = Math.max(largest, rows.length);
+            return each(rows);
+          }),
+        format,
+        (t) => {
+          text += t;
+          return undefined;
+        },
+      ),
+    batch,
+  );
+  if (!r.ok) throw new Error(r.message);
+  return { text, largest };
+}
+
+describe('recon discrepancies read in batches', () => {
+  it('has the ties, the accepted row and the amounts the comparison needs', async () => {
+    const r = await listDiscrepancies(db.sql, { timezone: 'UTC' });
+    if (!r.ok) throw new Error(r.message);
+    const types = new Set(r.value.map((d) => d.type));
+    for (const t of ['missing_in_report', 'fee_mismatch', 'amount_mismatch']) expect(types, t).toContain(t);
+    expect(r.value.filter((d) => d.status === 'accepted')).toHaveLength(1);
+    const times = r.value.map((d) => d.occurred_at);
+    expect(new Set(times).size).toBe(3);
+    expect(r.value.length).toBeGreaterThan(20);
+  });
+
+  for (const format of ['table', 'csv', 'json'] as const)
+    for (const sort of ['age', 'amount'] as const)
+      it(`prints the bytes of the whole list: ${format}, by ${sort}, in batches of 1, 7 and 1000`, async () => {
+        const f = { timezone: 'UTC' };
+        const expected = await whole(f, sort, format);
+        for (const batch of [1, 7, 1000]) {
+          const got = await inBatches(f, sort, format, batch);
+          expect(got.text, `batch ${batch}`).toBe(expected);
+          expect(got.largest).toBeLessThanOrEqual(batch);
+        }
+      });
+
+  it('filters as the whole list does, and prints an empty list as it did', async () => {
+    for (const f of [
+      { timezone: 'UTC', status: 'open', subMerchantId: 'sm-alpha' },
+      { timezone: 'UTC', type: 'fee_mismatch', from: '2024-05-10', to: '2024-05-10' },
+      { timezone: 'UTC', from: '2030-01-01' },
+    ])
+      for (const format of ['table', 'csv', 'json'] as const)
+        for (const sort of ['age', 'amount'] as const)
+          expect((await inBatches(f, sort, format, 5)).text, JSON.stringify([f, format, sort])).toBe(
+            await whole(f, sort, format),
+          );
+    expect((await inBatches({ timezone: 'UTC', from: '2030-01-01' }, 'age', 'json', 5)).text).toBe('[]\n');
+  });
+
+  it('refuses a bad filter before reading, naming the field', async () => {
+    const r = await withDiscrepancyPasses(db.sql, { timezone: 'UTC', type: 'nonsense' }, 'age', async () => 1);
+    expect(r).toMatchObject({ ok: false, code: 'INVALID_FILTER' });
+    expect(!r.ok && r.message).toMatch(/^type: expected one of/);
+  });
+
+  const env = () => ({
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    DATABASE_URL: db.url,
+    RECON_LOG_LEVEL: 'error',
+  });
+
+  it('the recon binary prints every format as the list read whole', async () => {
+    for (const [format, sort] of [
+      ['csv', 'amount'],
+      ['json', 'age'],
+      ['table', 'age'],
+    ] as const) {
+      const r = spawnSync(
+        process.execPath,
+        [path.join(ROOT, 'bin/recon.mjs'), 'discrepancies', '--format', format, '--sort', sort],
+        { cwd: ROOT, env: env(), encoding: 'utf8', timeout: 60_000 },
+      );
+      expect(r.stderr).toBe('');
+      expect(r.status).toBe(0);
+      expect(r.stdout).toBe(await whole({ timezone: 'UTC' }, sort, format));
+    }
+  });
+
+  it('stops quietly when its reader goes away (recon discrepancies | head)', async () => {
+    const json = await whole({ timezone: 'UTC' }, 'age', 'json');
+    expect(json.length).toBeGreaterThan(64 * 1024);
+    // head reads 10 bytes and leaves: the rest of recon's writing meets EPIPE; recon's own status is the pipe's
+    const r = spawnSync(
+      'bash',
+      ['-c', `set -o pipefail; '${process.execPath}' bin/recon.mjs discrepancies --format json | head -c 10`],
+      { cwd: ROOT, env: env(), encoding: 'utf8', timeout: 60_000 },
+    );
+    expect(r.stdout).toBe(json.slice(0, 10));
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+  });
+});
