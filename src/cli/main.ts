@@ -6,6 +6,7 @@ import { loadConfig, secretValues } from '../config/env';
 import { consoleToStderr, scrubber } from '../log';
 import { moduleUrl } from '../source-module';
 import { asReconError, EXIT_CODE } from './errors';
+import { outputMayBeCutShort } from './stdout';
 
 /** An error's text without the configured secrets (a driver may quote a connection string). */
 function scrubbed(text: string): string {
@@ -69,6 +70,7 @@ export function reportError(e: unknown): number {
 
 export async function main(argv: string[]): Promise<void> {
   consoleToStderr();
+  outputMayBeCutShort();
   const program = await buildProgram(argv);
   // Every command, not only the root: a subcommand made before this call does not inherit it.
   const override = (c: Command): void => {

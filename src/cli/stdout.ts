@@ -38,3 +38,16 @@ export function stdoutWriter(): { write: (text: string) => Promise<void> | undef
   // once closed, the listener stays: a write already under way may still report the reader's going
   return { write, done: () => (closed ? undefined : process.stdout.off('error', onError)) };
 }
+
+/**
+ * For every command: a reader of stdout that goes away (`recon payouts | head`) is not an error of recon. What
+ * is left to write goes nowhere and the command ends as it would have, its embedded database stopped: without
+ * this, the EPIPE reached the process's last handler, which exits at once (status 1, the database left running).
+ */
+export function outputMayBeCutShort(): void {
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    // a write after the reader left finds the stream destroyed
+    if (e.code === 'EPIPE' || e.code === 'ERR_STREAM_DESTROYED') return;
+    throw e;
+  });
+}
