@@ -148,18 +148,62 @@ function tally<K extends string>(m: Map<K, { count: number; amount: bigint }>, k
 }
 
 /**
- * The open set, ageing, money in doubt, oldest item and month to date at the end of `date`, from the
- * discrepancies' times alone (a pure function, so that a test can state the history and the expectation).
+ * What the day's view gathers as it reads the discrepancies, in any order: the open ones, the month's tallies
+ * per currency and the sub-merchants named. A month's store holds a million discrepancies touched in the
+ * month at 1M payments (one resolved `order_not_at_psp` an order), so they are folded in as they are read.
  */
-export function openOnDay(
-  all: readonly DiscrepancyTimes[],
+export interface DayFold {
+  readonly asAt: Date;
+  readonly monthFrom: Date;
+  readonly open: DiscrepancyTimes[];
+  readonly month: Map<string, MonthToDateRow>;
+  readonly subMerchants: Set<string>;
+}
+
+export function startDay(date: string, timezone: string): DayFold {
+  return { ...dayBounds(date, timezone), open: [], month: new Map(), subMerchants: new Set() };
+}
+
+/** Adds one discrepancy to the day's view. */
+export function foldDay(f: DayFold, d: DiscrepancyTimes): void {
+  const { asAt, monthFrom } = f;
+  for (const id of d.subMerchantIds) f.subMerchants.add(id);
+  const within = (t: Date | null) => t !== null && t >= monthFrom && t < asAt;
+  const isOpen = openAt(d, asAt);
+  if (isOpen) f.open.push(d);
+  // new in the month: arisen in it, unless found after the day and resolved since (never stood on it)
+  const arose = within(sinceOf(d)) && (d.resolvedAt === null || d.detectedAt < asAt);
+  if (!arose && !within(d.resolvedAt) && !within(d.acceptedAt) && !isOpen) return;
+  const c = d.currency ?? '';
+  const a = d.amount ?? 0n;
+  const r = { ...(f.month.get(c) ?? emptyMonthRow(c)) };
+  if (arose) Object.assign(r, { detected: r.detected + 1, detectedAmount: r.detectedAmount + a });
+  if (within(d.resolvedAt)) Object.assign(r, { resolved: r.resolved + 1, resolvedAmount: r.resolvedAmount + a });
+  if (within(d.acceptedAt)) Object.assign(r, { accepted: r.accepted + 1, acceptedAmount: r.acceptedAmount + a });
+  if (isOpen) Object.assign(r, { open: r.open + 1, openAmount: r.openAmount + a });
+  f.month.set(c, r);
+}
+
+const emptyMonthRow = (currency: string): MonthToDateRow => ({
+  currency,
+  detected: 0,
+  detectedAmount: 0n,
+  resolved: 0,
+  resolvedAmount: 0n,
+  accepted: 0,
+  acceptedAmount: 0n,
+  open: 0,
+  openAmount: 0n,
+});
+
+/** The open set aged, the ageing, the money in doubt and the oldest item, from what the fold gathered. */
+export function finishDay(
+  f: DayFold,
   date: string,
   timezone: string,
   names: ReadonlyMap<string, string> = new Map(),
 ): OpenOnDay {
-  const { asAt, monthFrom } = dayBounds(date, timezone);
-  const open = all
-    .filter((d) => openAt(d, asAt))
+  const open = f.open
     .map((d): OpenItem => {
       const ageDays = ageInDays(sinceOf(d), date, timezone);
       return { ...d, ageDays, bucket: bucketOf(ageDays).label };
@@ -183,47 +227,33 @@ export function openOnDay(
     })
     .sort((a, b) => byCurrency(a, b) || (a.amount > b.amount ? -1 : a.amount < b.amount ? 1 : 0));
 
-  const within = (t: Date | null) => t !== null && t >= monthFrom && t < asAt;
-  const month = new Map<string, MonthToDateRow>();
-  const row = (currency: string) =>
-    month.get(currency) ?? {
-      currency,
-      detected: 0,
-      detectedAmount: 0n,
-      resolved: 0,
-      resolvedAmount: 0n,
-      accepted: 0,
-      acceptedAmount: 0n,
-      open: 0,
-      openAmount: 0n,
-    };
-  for (const d of all) {
-    const c = d.currency ?? '';
-    const a = d.amount ?? 0n;
-    const r = { ...row(c) };
-    const isOpen = openAt(d, asAt);
-    // new in the month: arisen in it, unless found after the day and resolved since (never stood on it)
-    const arose = within(sinceOf(d)) && (d.resolvedAt === null || d.detectedAt < asAt);
-    if (!arose && !within(d.resolvedAt) && !within(d.acceptedAt) && !isOpen) continue;
-    if (arose) Object.assign(r, { detected: r.detected + 1, detectedAmount: r.detectedAmount + a });
-    if (within(d.resolvedAt)) Object.assign(r, { resolved: r.resolved + 1, resolvedAmount: r.resolvedAmount + a });
-    if (within(d.acceptedAt)) Object.assign(r, { accepted: r.accepted + 1, acceptedAmount: r.acceptedAmount + a });
-    if (isOpen) Object.assign(r, { open: r.open + 1, openAmount: r.openAmount + a });
-    month.set(c, r);
-  }
-
   return {
     date,
     timezone,
-    asAt,
-    monthFrom,
+    asAt: f.asAt,
+    monthFrom: f.monthFrom,
     open,
     ageing,
     inDoubt,
     oldest: open[0] ?? null,
-    monthToDate: [...month.values()].sort(byCurrency),
+    monthToDate: [...f.month.values()].sort(byCurrency),
     names,
   };
+}
+
+/**
+ * The open set, ageing, money in doubt, oldest item and month to date at the end of `date`, from the
+ * discrepancies' times alone (a pure function, so that a test can state the history and the expectation).
+ */
+export function openOnDay(
+  all: readonly DiscrepancyTimes[],
+  date: string,
+  timezone: string,
+  names: ReadonlyMap<string, string> = new Map(),
+): OpenOnDay {
+  const f = startDay(date, timezone);
+  for (const d of all) foldDay(f, d);
+  return finishDay(f, date, timezone, names);
 }
 
 /** The end of the business day (the next day's start) and the start of its month, in the zone. */
@@ -232,51 +262,58 @@ export function dayBounds(date: string, timezone: string): { asAt: Date; monthFr
   return { asAt: start.plus({ days: 1 }).toJSDate(), monthFrom: start.startOf('month').toJSDate() };
 }
 
+type TimesRow = {
+  id: string;
+  type: string;
+  detected: Date;
+  since: Date;
+  resolved_at: Date | null;
+  accepted_at: Date | null;
+  currency: string | null;
+  sub_merchant_id: string | null;
+  sub_merchant_ids: string[] | null;
+  values: Record<string, unknown> | null;
+};
+
+const timesOf = (r: TimesRow): DiscrepancyTimes => ({
+  id: r.id,
+  type: r.type,
+  detectedAt: r.detected,
+  since: r.since,
+  resolvedAt: r.resolved_at,
+  acceptedAt: r.accepted_at,
+  currency: r.currency,
+  subMerchantIds: subMerchantsOf({ sub_merchant_id: r.sub_merchant_id, sub_merchant_ids: r.sub_merchant_ids ?? [] }),
+  amount: amountInDoubt({ type: r.type, values: r.values ?? {}, currency: r.currency }),
+});
+
 /**
- * The times of the discrepancies that matter for `date`'s report: detected before the day's end, and open
- * then or touched (detected, resolved, accepted) during its month. Every discrepancy view, read as one.
+ * The times of the discrepancies that matter for `date`'s report, handed to `each` as they are read (1,000
+ * rows a fetch): detected before the day's end, and open then or touched (detected, resolved, accepted)
+ * during its month. Every discrepancy view, read as one.
  */
-export async function discrepancyTimes(sql: Sql, date: string, timezone: string): Promise<DiscrepancyTimes[]> {
+export async function eachDiscrepancyTimes(
+  sql: Sql,
+  date: string,
+  timezone: string,
+  each: (d: DiscrepancyTimes) => void,
+): Promise<void> {
   const { asAt, monthFrom } = dayBounds(date, timezone);
-  const rows = await sql<
-    {
-      id: string;
-      type: string;
-      detected: Date;
-      since: Date;
-      resolved_at: Date | null;
-      accepted_at: Date | null;
-      currency: string | null;
-      sub_merchant_id: string | null;
-      sub_merchant_ids: string[] | null;
-      values: Record<string, unknown> | null;
-    }[]
-  >`
+  const query = sql<TimesRow[]>`
     select id::text, type, coalesce(detected_at, occurred_at) as detected, coalesce(occurred_at, detected_at) as since,
       resolved_at, accepted_at, currency, sub_merchant_id, sub_merchant_ids, "values"
     from ${sql.unsafe(await allDiscrepancies(sql))}
     where coalesce(occurred_at, detected_at) < ${asAt}
       and ((coalesce(resolved_at, ${asAt}) >= ${asAt} and coalesce(accepted_at, ${asAt}) >= ${asAt})
-        or coalesce(occurred_at, detected_at) >= ${monthFrom} or resolved_at >= ${monthFrom} or accepted_at >= ${monthFrom})
-    order by id`;
-  return rows.map((r) => ({
-    id: r.id,
-    type: r.type,
-    detectedAt: r.detected,
-    since: r.since,
-    resolvedAt: r.resolved_at,
-    acceptedAt: r.accepted_at,
-    currency: r.currency,
-    subMerchantIds: subMerchantsOf({ sub_merchant_id: r.sub_merchant_id, sub_merchant_ids: r.sub_merchant_ids ?? [] }),
-    amount: amountInDoubt({ type: r.type, values: r.values ?? {}, currency: r.currency }),
-  }));
+        or coalesce(occurred_at, detected_at) >= ${monthFrom} or resolved_at >= ${monthFrom} or accepted_at >= ${monthFrom})`;
+  for await (const rows of query.cursor(1000)) for (const r of rows) each(timesOf(r));
 }
 
 /** Reads the times and the sub-merchants' names, and builds the day's view. */
 export async function openOnDayFrom(sql: Sql, date: string, timezone: string): Promise<OpenOnDay> {
-  const all = await discrepancyTimes(sql, date, timezone);
-  const ids = [...new Set(all.flatMap((d) => d.subMerchantIds))].sort();
-  return openOnDay(all, date, timezone, await subMerchantNames(sql, ids));
+  const f = startDay(date, timezone);
+  await eachDiscrepancyTimes(sql, date, timezone, (d) => foldDay(f, d));
+  return finishDay(f, date, timezone, await subMerchantNames(sql, [...f.subMerchants].sort()));
 }
 
 /** The day's ageing and money in doubt in a few lines of plain text (the command's summary). */
