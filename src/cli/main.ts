@@ -6,7 +6,7 @@ import { loadConfig, secretValues } from '../config/env';
 import { consoleToStderr, scrubber } from '../log';
 import { moduleUrl } from '../source-module';
 import { asReconError, EXIT_CODE } from './errors';
-import { outputMayBeCutShort } from './stdout';
+import { EXIT_READER_LEFT, outputMayBeCutShort, readerHasLeft } from './stdout';
 
 /** An error's text without the configured secrets (a driver may quote a connection string). */
 function scrubbed(text: string): string {
@@ -81,11 +81,15 @@ export async function main(argv: string[]): Promise<void> {
   try {
     await program.parseAsync(argv);
   } catch (e) {
+    // a command stopped because its reader left (an EPIPE): nobody reads its error either
+    if (readerHasLeft()) return;
     if (e instanceof CommanderError) {
       // commander has printed its message; help and --version end with 0, a refusal is a usage error
       process.exitCode = e.exitCode === 0 ? 0 : EXIT_CODE.usage;
       return;
     }
     process.exitCode = reportError(e);
+  } finally {
+    if (readerHasLeft()) process.exitCode = EXIT_READER_LEFT;
   }
 }

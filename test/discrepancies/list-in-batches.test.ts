@@ -1,9 +1,10 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projection as journal } from '../../projections/journal';
 import { projection as reconciliation } from '../../projections/reconciliation';
 import { type ListFormat, printDiscrepancies } from '../../src/cli/discrepancy-print';
+import { connect } from '../../src/db/connect';
 import { silentLogger } from '../../src/log';
 import { runProjections } from '../../src/projector/runner';
 import {
@@ -202,10 +203,10 @@ describe('recon discrepancies read in batches', () => {
     }
   });
 
-  it('stops quietly when its reader goes away (recon discrepancies | head)', async () => {
+  it('stops when its reader goes away (recon discrepancies | head), with 141 as a Unix filter', async () => {
     const json = await whole({ timezone: 'UTC' }, 'age', 'json');
     expect(json.length).toBeGreaterThan(64 * 1024);
-    // head reads 10 bytes and leaves: the rest of recon's writing meets EPIPE; recon's own status is the pipe's
+    // head reads 10 bytes and leaves: the rest of recon's writing meets EPIPE
     const r = spawnSync(
       'bash',
       ['-c', `set -o pipefail; '${process.execPath}' bin/recon.mjs discrepancies --format json | head -c 10`],
@@ -213,6 +214,84 @@ describe('recon discrepancies read in batches', () => {
     );
     expect(r.stdout).toBe(json.slice(0, 10));
     expect(r.stderr).toBe('');
-    expect(r.status).toBe(0);
+    expect(r.status).toBe(141);
+  });
+
+  it('holds no lock on the views while a slow reader pages (a new build can go live meanwhile)', async () => {
+    // a reviewer's case: the snapshot held while stdout waited kept promote's view replacement waiting
+    const child = spawn(
+      'bash',
+      [
+        '-c',
+        `'${process.execPath}' bin/recon.mjs discrepancies --no-catch-up --format json | (sleep 6; cat >/dev/null)`,
+      ],
+      { cwd: ROOT, env: env(), stdio: 'ignore' },
+    );
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    try {
+      // until recon is connected, then long enough for it to have read the list and to be writing it to a
+      // pipe nobody reads yet (the list is read in well under a second)
+      const connected = async () => {
+        const [c] = await db.sql<{ n: number }[]>`
+          select count(*)::int as n from pg_stat_activity
+          where datname = current_database() and application_name like 'recon:%'
+            and application_name <> ${`recon:${process.pid}`}`;
+        return (c?.n ?? 0) > 0;
+      };
+      const deadline = Date.now() + 5_000;
+      let seen = await connected();
+      while (!seen && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 100));
+        seen = await connected();
+      }
+      await new Promise((r) => setTimeout(r, 1_500));
+      expect(seen).toBe(true);
+      expect(await republishView()).toBe('published');
+    } finally {
+      expect(await exited).toBe(0);
+    }
+  });
+
+  it('prints nothing on stdout when it is refused (read models of an earlier version)', async () => {
+    const cols = await db.sql<{ column_name: string }[]>`
+      select column_name from information_schema.columns
+      where table_schema = 'recon' and table_name = 'discrepancies' order by ordinal_position`;
+    const older = cols.map((c) => c.column_name).filter((c) => c !== 'amount_in_doubt_now');
+    await db.sql.unsafe('alter view recon.discrepancies rename to discrepancies_built_now');
+    await db.sql.unsafe(
+      `create view recon.discrepancies as select ${older.map((c) => `"${c}"`).join(', ')} from recon.discrepancies_built_now`,
+    );
+    try {
+      for (const format of ['csv', 'json', 'table']) {
+        const r = spawnSync(
+          process.execPath,
+          [path.join(ROOT, 'bin/recon.mjs'), 'discrepancies', '--no-catch-up', '--format', format],
+          { cwd: ROOT, env: env(), encoding: 'utf8', timeout: 60_000 },
+        );
+        expect(r.stderr).toContain('run `recon project` to rebuild them');
+        expect(r.stdout).toBe('');
+        expect(r.status).not.toBe(0);
+      }
+    } finally {
+      await db.sql.unsafe('drop view recon.discrepancies');
+      await db.sql.unsafe('alter view recon.discrepancies_built_now rename to discrepancies');
+    }
   });
 });
+
+/** What promote (src/projector/promote.ts) runs when a new build goes live: the view re-pointed, waiting 1 s at most. */
+async function republishView(): Promise<string> {
+  const other = connect(db.url, { max: 1 });
+  try {
+    const [v] = await other<{ def: string }[]>`select pg_get_viewdef('recon.discrepancies'::regclass) as def`;
+    await other.begin(async (tx) => {
+      await tx`set local lock_timeout = '1s'`;
+      await tx.unsafe(`create or replace view recon.discrepancies as ${v!.def}`);
+    });
+    return 'published';
+  } catch (e) {
+    return `refused: ${(e as Error).message}`;
+  } finally {
+    await other.end();
+  }
+}

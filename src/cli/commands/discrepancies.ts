@@ -8,6 +8,7 @@ import { runProjections } from '../../projector/runner';
 import { calendarDay } from '../options';
 import { UsageError } from '../errors';
 import { StdoutClosed, stdoutWriter } from '../stdout';
+import { openSpool } from '../spool';
 import { type ListFormat, printDiscrepancies } from '../discrepancy-print';
 import { withRuntime, type Runtime, runnerDepsOf } from '../runtime';
 import { readDirectory } from '../../people/directory';
@@ -80,16 +81,22 @@ export function register(program: Command): void {
           timezone: rt.config.timezone,
         };
         const sort = (opts.sort ?? 'age') as DiscrepancySort;
-        const stdout = stdoutWriter();
+        // read and printed whole into a spool first, so the snapshot is not held while a reader pages through it
+        const spool = openSpool();
         try {
           const r = await withDiscrepancyPasses(rt.sql, filter, sort, (pass) =>
-            printDiscrepancies(rt.sql, pass, opts.format as ListFormat, stdout.write),
+            printDiscrepancies(rt.sql, pass, opts.format as ListFormat, (text) => {
+              signal.throwIfAborted();
+              return spool.write(text);
+            }),
           );
           if (!r.ok) throw new UsageError(r.message);
+          await spool.copyTo(stdoutWriter());
         } catch (e) {
+          // the reader left (`| head`): the command ends with 141, as main decides
           if (!(e instanceof StdoutClosed)) throw e;
         } finally {
-          stdout.done();
+          spool.remove();
         }
       });
     });
