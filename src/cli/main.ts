@@ -5,8 +5,16 @@ import { Command, CommanderError } from 'commander';
 import { loadConfig, secretValues } from '../config/env';
 import { consoleToStderr, scrubber } from '../log';
 import { moduleUrl } from '../source-module';
+import { isReconError } from '../errors';
 import { asReconError, EXIT_CODE } from './errors';
-import { EXIT_READER_LEFT, outputMayBeCutShort, readerHasLeft } from './stdout';
+import {
+  EXIT_OUTPUT_FAILED,
+  EXIT_READER_LEFT,
+  outputFailure,
+  outputMayBeCutShort,
+  readerHasLeft,
+  stdoutFlushed,
+} from './stdout';
 
 /** An error's text without the configured secrets (a driver may quote a connection string). */
 function scrubbed(text: string): string {
@@ -81,15 +89,31 @@ export async function main(argv: string[]): Promise<void> {
   try {
     await program.parseAsync(argv);
   } catch (e) {
-    // a command stopped because its reader left (an EPIPE): nobody reads its error either
-    if (readerHasLeft()) return;
     if (e instanceof CommanderError) {
       // commander has printed its message; help and --version end with 0, a refusal is a usage error
       process.exitCode = e.exitCode === 0 ? 0 : EXIT_CODE.usage;
       return;
     }
-    process.exitCode = reportError(e);
+    // the stop a reader's leaving or a failed write asked for is said by the status below, not as an error
+    if (!(stoppedByOutput() && isReconError(e, 'interrupted'))) process.exitCode = reportError(e);
   } finally {
-    if (readerHasLeft()) process.exitCode = EXIT_READER_LEFT;
+    await endOfOutput();
   }
+}
+
+const stoppedByOutput = () => readerHasLeft() || outputFailure() !== null;
+
+/**
+ * Waits for stdout to reach its reader after a command that succeeded (a reader may leave after the last
+ * write returned), then says how the output ended: a failed write as an error (74), a reader that left as a filter does (141), unless the
+ * command had failed already.
+ */
+async function endOfOutput(): Promise<void> {
+  // a command that failed or was stopped does not wait for a reader that may never read (a pager left open)
+  if (!process.exitCode) await stdoutFlushed();
+  const failure = outputFailure();
+  if (failure) {
+    process.stderr.write(`recon: could not write its output: ${failure.message} (OUTPUT_FAILED)\n`);
+    process.exitCode = EXIT_OUTPUT_FAILED;
+  } else if (readerHasLeft() && !process.exitCode) process.exitCode = EXIT_READER_LEFT;
 }

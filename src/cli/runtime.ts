@@ -6,7 +6,6 @@ import { createLogger, type Logger } from '../log';
 import type { RunnerDeps } from '../projector/runner-types';
 import { openEventStore } from '../store/open';
 import { readTransactionCounter } from '../store/transaction-counter';
-import { onReaderLeft } from './stdout';
 import type { EventStore } from '../store/types';
 
 /** What a command runs with: validated configuration, logger, database (migrated) and event store. */
@@ -97,8 +96,8 @@ export function withJudgingRuntime<T>(
 }
 
 /**
- * Runs a command body with a runtime, closing it afterwards. SIGINT/SIGTERM, or a reader of its output that
- * leaves, abort the signal given to the body; a second signal exits at once.
+ * Runs a command body with a runtime, closing it afterwards. SIGINT/SIGTERM (and a reader of its output that
+ * leaves, src/cli/stdout.ts) abort the signal given to the body; a second signal exits at once.
  */
 export async function withRuntime<T>(
   fn: (rt: Runtime, signal: AbortSignal) => Promise<T>,
@@ -118,8 +117,6 @@ export async function withRuntime<T>(
   // Listening from the start: a signal while the database opens still ends in a clean close.
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  // a reader of the output that leaves is a SIGPIPE: the command stops as by a signal (src/cli/stdout.ts)
-  const stopListening = onReaderLeft(() => controller.abort(new Interrupted('the reader of its output went away')));
   try {
     const rt = await openRuntime(config, { ...opts, log, signal: controller.signal });
     try {
@@ -131,6 +128,5 @@ export async function withRuntime<T>(
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    stopListening();
   }
 }

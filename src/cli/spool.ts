@@ -20,6 +20,9 @@ export interface Spool {
 export function openSpool(): Spool {
   const dir = mkdtempSync(path.join(tmpdir(), 'recon-list-'));
   const file = path.join(dir, 'list');
+  // also when the process ends at once (a second Ctrl-C, a forced exit), where no finally runs
+  const removeNow = () => rmSync(dir, { recursive: true, force: true });
+  process.once('exit', removeNow);
   const stream = createWriteStream(file, { mode: 0o600 });
   const failed = once(stream, 'error').then(([e]) => Promise.reject(e as Error));
   failed.catch(() => undefined);
@@ -31,7 +34,8 @@ export function openSpool(): Spool {
     },
     remove() {
       stream.destroy();
-      rmSync(dir, { recursive: true, force: true });
+      removeNow();
+      process.off('exit', removeNow);
     },
   };
 }

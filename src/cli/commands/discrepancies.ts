@@ -91,9 +91,9 @@ export function register(program: Command): void {
             }),
           );
           if (!r.ok) throw new UsageError(r.message);
-          await spool.copyTo(stdoutWriter());
+          await spool.copyTo(stdoutWriter(signal));
         } catch (e) {
-          // the reader left (`| head`): the command ends with 141, as main decides
+          // the reader left (`| head`): the command ends with 141, as main decides (src/cli/stdout.ts)
           if (!(e instanceof StdoutClosed)) throw e;
         } finally {
           spool.remove();
