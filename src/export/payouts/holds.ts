@@ -94,6 +94,7 @@ export const HOLD_REASON_TEXTS: readonly string[] = [
 
 const keyOf = (n: Pick<PaymentNet, 'posId' | 'paymentId' | 'receiverName' | 'currency'>) =>
   [n.posId, n.paymentId, n.receiverName, n.currency].join('\u001f');
+const paymentKeyOf = (n: Pick<PaymentNet, 'posId' | 'paymentId'>) => `${n.posId}\u001f${n.paymentId}`;
 
 /**
  * The held items of the claims, each never more than what is left of its payment's net contribution: claims
@@ -103,7 +104,14 @@ export function allocateHolds(claims: readonly HoldClaim[], nets: readonly Payme
   const left = new Map<string, bigint>();
   for (const n of nets) left.set(keyOf(n), (left.get(keyOf(n)) ?? 0n) + n.net);
   for (const [k, v] of left) if (v < 0n) left.set(k, 0n);
-  const rows = [...nets].sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0));
+  // each claim looks at its own payment's nets only, in key order (a month holds tens of thousands of both)
+  const byPayment = new Map<string, { n: PaymentNet; k: string }[]>();
+  for (const row of nets.map((n) => ({ n, k: keyOf(n) })).sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0))) {
+    const p = paymentKeyOf(row.n);
+    const list = byPayment.get(p);
+    if (list) list.push(row);
+    else byPayment.set(p, [row]);
+  }
   const ordered = [...claims].sort(
     (a, b) => Number(a.atMost !== null) - Number(b.atMost !== null) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
   );
@@ -111,9 +119,8 @@ export function allocateHolds(claims: readonly HoldClaim[], nets: readonly Payme
   for (const c of ordered) {
     let budget = c.atMost;
     const seen = new Set<string>();
-    for (const n of rows) {
-      const k = keyOf(n);
-      if (seen.has(k) || n.posId !== c.posId || n.paymentId !== c.paymentId) continue;
+    for (const { n, k } of byPayment.get(paymentKeyOf(c)) ?? []) {
+      if (seen.has(k)) continue;
       if (
         (c.receiverName !== null && n.receiverName !== c.receiverName) ||
         (c.currency !== null && n.currency !== c.currency)
