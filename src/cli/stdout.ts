@@ -8,6 +8,8 @@
  * fitted in the pipe when the reader left is written whole as far as recon can tell.
  */
 
+import { ReconError } from '../errors';
+
 /** The status of a command whose reader left before it finished writing: 128 + SIGPIPE, as a shell shows it. */
 export const EXIT_READER_LEFT = 141;
 /** The status of a command whose output could not be written (sysexits.h EX_IOERR). */
@@ -16,8 +18,10 @@ export const EXIT_OUTPUT_FAILED = 74;
 let readerLeft = false;
 let failed: NodeJS.ErrnoException | null = null;
 
-/** The reader of stdout went away: nothing more is written, and nothing is wrong with recon. */
-export class StdoutClosed extends Error {
+/** The reader of stdout went away: nothing more is written, and nothing is wrong with recon (exit 141). */
+export class StdoutClosed extends ReconError {
+  readonly code = 'READER_LEFT';
+  readonly kind = 'interrupted';
   constructor() {
     super('stdout closed by its reader');
     this.name = 'StdoutClosed';
