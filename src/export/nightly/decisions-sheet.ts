@@ -50,7 +50,8 @@ export async function decisionRows(
   asAt: Date,
   policy: ExceptionPolicy = DEFAULT_EXCEPTION_POLICY,
 ): Promise<DecisionRow[]> {
-  const { items } = await listExceptions(sql, {}, asAt, policy);
+  // what is to work or was decided: never a discrepancy the sources resolved, left out by the query
+  const { items } = await listExceptions(sql, { standing: true }, asAt, policy);
   return items
     .filter((x) => TO_WORK.has(x.state) || (x.state === 'accepted' && x.why !== null))
     .map((x) => ({
