@@ -110,7 +110,9 @@ export async function withRuntime<T>(
   let signals = 0;
   const onSignal = (sig: NodeJS.Signals) => {
     signals++;
-    log.info('signal received, finishing', { signal: sig });
+    // a reader that left (src/cli/stdout.ts) is said by the status (141), as a Unix filter says nothing
+    if (sig === 'SIGPIPE') log.debug('the reader of the output left, finishing');
+    else log.info('signal received, finishing', { signal: sig });
     if (signals > 1) process.exit(130);
     controller.abort(new Interrupted(`interrupted by ${sig}`));
   };
