@@ -105,8 +105,8 @@ const stoppedByOutput = () => readerHasLeft() || outputFailure() !== null;
 
 /**
  * Waits for stdout to reach its reader after a command that succeeded (a reader may leave after the last
- * write returned), then says how the output ended: a failed write as an error (74), a reader that left as a filter does (141), unless the
- * command had failed already.
+ * write returned), then says how the output ended: a failed write as an error (74), a reader that left as a
+ * filter does (141), unless the command had failed already.
  */
 async function endOfOutput(): Promise<void> {
   // a command that failed or was stopped does not wait for a reader that may never read (a pager left open)
