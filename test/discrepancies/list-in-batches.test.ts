@@ -10,20 +10,15 @@ import { runProjections } from '../../src/projector/runner';
 import {
   acceptDiscrepancy,
   type DiscrepancyFilter,
-  discrepanciesCsv,
-  discrepanciesTable,
-  discrepancyJson,
   listDiscrepancies,
   type DiscrepancySort,
-  sortDiscrepancies,
-  subMerchantNames,
-  subMerchantsOf,
 } from '../../src/reconciliation/discrepancy-queries';
 import { withDiscrepancyPasses } from '../../src/reconciliation/discrepancy-stream';
 import { createPostgresEventStore } from '../../src/store/postgres';
-import type { AppendRequest, EventStore } from '../../src/store/types';
+import type { EventStore } from '../../src/store/types';
+import { listMonth, wholeList } from './list-month';
 import { createTestDatabase, type TestDatabase } from '../support/db';
-import { appendAll, at, periodRow, registerRows, subMerchant, syncCompleted, webhook } from './fixtures';
+import { appendAll } from './fixtures';
 
 /**
  * `recon discrepancies` prints its list as it reads it, a batch at a time (a month of a million payments lists
@@ -36,46 +31,10 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 
 let db: TestDatabase;
 let store: EventStore;
-const OBSERVED = at('2024-05-10T20:00:00Z');
-
-/** enough that the JSON list (over 64 KiB, a pipe's buffer) cannot be written whole to a reader gone */
-const PAYMENTS = 400;
-
-function payment(i: number): AppendRequest[] {
-  // three instants for all payments: many ties in time, broken by id
-  const time = at(`2024-05-10T${String(8 + (i % 3)).padStart(2, '0')}:00:00Z`);
-  const amount = BigInt(1_000 + (i % 5) * 250);
-  const paymentId = `pay-${String(i).padStart(3, '0')}`;
-  const receivers = [{ name: i % 2 ? 'Alpha Shop' : 'Beta Shop', amount: amount - 10n, fee: 10n }];
-  const out: AppendRequest[] = [];
-  // every fourth is missing from the register (missing_in_report); the others' register and period agree
-  if (i % 4 !== 0)
-    out.push(registerRows({ paymentId, dateTime: time, amount, receivers, reportId: 'r1', observedAt: OBSERVED }));
-  // every third states another merchant fee in the period (fee_mismatch)
-  const merchantFee = i % 3 === 0 ? 20n : 10n;
-  out.push(periodRow({ paymentId, dateTime: time, amount, merchantFee, reportId: 'r1', observedAt: OBSERVED }));
-  // every fifth's webhook states another amount (amount_mismatch); every seventh has none
-  if (i % 7 !== 0)
-    out.push(
-      webhook({ paymentId, processedAt: time, amount: i % 5 === 0 ? amount + 1n : amount, fee: 10n, receivedAt: time }),
-    );
-  return out;
-}
-
 beforeAll(async () => {
   db = await createTestDatabase();
   store = createPostgresEventStore(db.sql);
-  await appendAll(store, [
-    subMerchant('sm-alpha', 'Alpha Shop'),
-    subMerchant('sm-beta', 'Beta Shop'),
-    ...Array.from({ length: PAYMENTS }, (_, i) => payment(i)).flat(),
-    syncCompleted({
-      from: at('2024-05-10T00:00:00Z'),
-      to: at('2024-05-11T00:00:00Z'),
-      completedAt: at('2024-05-13T00:00:00Z'),
-      reportId: 'r1',
-    }),
-  ]);
+  await appendAll(store, listMonth());
   const deps = { sql: db.sql, store, log: silentLogger, timezone: 'UTC', graceHours: 48 };
   await runProjections({ ...deps, projections: [reconciliation, journal] }, {});
   const open = await listDiscrepancies(db.sql, { status: 'open', timezone: 'UTC' });
@@ -98,15 +57,7 @@ afterAll(async () => {
   await db?.drop();
 });
 
-/** The list read whole and sorted in memory, as `recon discrepancies` printed it before it read in batches. */
-async function whole(f: DiscrepancyFilter, sort: DiscrepancySort, format: ListFormat): Promise<string> {
-  const r = await listDiscrepancies(db.sql, f);
-  if (!r.ok) throw new Error(r.message);
-  const rows = sortDiscrepancies(r.value, sort);
-  if (format === 'json') return JSON.stringify(rows.map(discrepancyJson), null, 2) + '\n';
-  if (format === 'csv') return discrepanciesCsv(rows);
-  return discrepanciesTable(rows, await subMerchantNames(db.sql, [...new Set(rows.flatMap(subMerchantsOf))]));
-}
+const whole = (f: DiscrepancyFilter, sort: DiscrepancySort, format: ListFormat) => wholeList(db.sql, f, sort, format);
 
 async function inBatches(f: DiscrepancyFilter, sort: DiscrepancySort, format: ListFormat, batch: number) {
   let text = '';

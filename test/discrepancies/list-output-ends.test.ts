@@ -7,17 +7,11 @@ import { projection as journal } from '../../projections/journal';
 import { projection as reconciliation } from '../../projections/reconciliation';
 import { silentLogger } from '../../src/log';
 import { runProjections } from '../../src/projector/runner';
-import {
-  type DiscrepancyFilter,
-  discrepanciesCsv,
-  discrepancyJson,
-  listDiscrepancies,
-  sortDiscrepancies,
-} from '../../src/reconciliation/discrepancy-queries';
+import type { DiscrepancyFilter } from '../../src/reconciliation/discrepancy-queries';
 import { createPostgresEventStore } from '../../src/store/postgres';
-import type { AppendRequest } from '../../src/store/types';
+import { listMonth, wholeList } from './list-month';
 import { createTestDatabase, type TestDatabase } from '../support/db';
-import { appendAll, at, periodRow, registerRows, subMerchant, syncCompleted, webhook } from './fixtures';
+import { appendAll } from './fixtures';
 
 /**
  * How `recon discrepancies` ends when its output does (a fresh reviewer's cases, each failing before): stdout
@@ -30,26 +24,6 @@ import { appendAll, at, periodRow, registerRows, subMerchant, syncCompleted, web
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 let db: TestDatabase;
-const OBSERVED = at('2024-05-10T20:00:00Z');
-const PAYMENTS = 400;
-
-function payment(i: number): AppendRequest[] {
-  const time = at(`2024-05-10T${String(8 + (i % 3)).padStart(2, '0')}:00:00Z`);
-  const amount = BigInt(1_000 + (i % 5) * 250);
-  const paymentId = `pay-${String(i).padStart(3, '0')}`;
-  const receivers = [{ name: i % 2 ? 'Alpha Shop' : 'Beta Shop', amount: amount - 10n, fee: 10n }];
-  const out: AppendRequest[] = [];
-  if (i % 4 !== 0)
-    out.push(registerRows({ paymentId, dateTime: time, amount, receivers, reportId: 'r1', observedAt: OBSERVED }));
-  const merchantFee = i % 3 === 0 ? 20n : 10n;
-  out.push(periodRow({ paymentId, dateTime: time, amount, merchantFee, reportId: 'r1', observedAt: OBSERVED }));
-  if (i % 7 !== 0)
-    out.push(
-      webhook({ paymentId, processedAt: time, amount: i % 5 === 0 ? amount + 1n : amount, fee: 10n, receivedAt: time }),
-    );
-  return out;
-}
-
 const dirs: string[] = [];
 /** A temp directory of the test's own, given to recon as TMPDIR: what is in it after recon ends is its spool. */
 function ownTmp(): string {
@@ -61,17 +35,7 @@ function ownTmp(): string {
 beforeAll(async () => {
   db = await createTestDatabase();
   const store = createPostgresEventStore(db.sql);
-  await appendAll(store, [
-    subMerchant('sm-alpha', 'Alpha Shop'),
-    subMerchant('sm-beta', 'Beta Shop'),
-    ...Array.from({ length: PAYMENTS }, (_, i) => payment(i)).flat(),
-    syncCompleted({
-      from: at('2024-05-10T00:00:00Z'),
-      to: at('2024-05-11T00:00:00Z'),
-      completedAt: at('2024-05-13T00:00:00Z'),
-      reportId: 'r1',
-    }),
-  ]);
+  await appendAll(store, listMonth());
   const deps = { sql: db.sql, store, log: silentLogger, timezone: 'UTC', graceHours: 48 };
   await runProjections({ ...deps, projections: [reconciliation, journal] }, {});
 });
@@ -89,12 +53,7 @@ const env = (tmp: string) => ({
   TMPDIR: tmp,
 });
 
-async function wholeText(f: DiscrepancyFilter, format: 'json' | 'csv'): Promise<string> {
-  const r = await listDiscrepancies(db.sql, f);
-  if (!r.ok) throw new Error(r.message);
-  const rows = sortDiscrepancies(r.value, 'age');
-  return format === 'json' ? JSON.stringify(rows.map(discrepancyJson), null, 2) + '\n' : discrepanciesCsv(rows);
-}
+const wholeText = (f: DiscrepancyFilter, format: 'json' | 'csv') => wholeList(db.sql, f, 'age', format);
 
 const leftIn = (tmp: string) => readdirSync(tmp).filter((n) => n.startsWith('recon-list-'));
 
