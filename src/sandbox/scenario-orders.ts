@@ -10,7 +10,7 @@ import type {
 } from './model';
 import { STATUS_TEXT } from './model';
 import { chargeParts, plainParts, proportionalParts, splitShares, sum } from './receiver-parts';
-import { createRng, hashSeed, type Rng } from './random';
+import { createStreamRng, type Rng } from './random';
 
 /**
  * One order of the scenario and its operations, drawn from the order's own seeded generator: order i is a
@@ -72,7 +72,7 @@ interface OperationSpec {
 }
 
 export function baseOrder(ctx: BaseContext, index: number): Order {
-  const r = createRng(hashSeed(ctx.seed, 'order', index));
+  const r = createStreamRng(ctx.seed, 'order', index);
   const posId = ctx.posIds[index % ctx.posIds.length]!;
   const orderId = `SBX-${ctx.tag}-${String(index).padStart(6, '0')}`;
   const kind = r.weighted(ctx.mix);

@@ -2,7 +2,7 @@ import { DateTime } from 'luxon';
 import { buildGroundTruth } from './ground-truth';
 import { eligible, inject, INJECTION_TYPES } from './injections';
 import { GROUND_TRUTH_TYPES } from './model';
-import { createRng, hashSeed } from './random';
+import { createRng, createStreamRng, hashSeed } from './random';
 import type {
   GroundTruthEntry,
   InjectionType,
@@ -229,7 +229,7 @@ function orderSource(setup: ScenarioSetup, plan: InjectionPlan['plan']): OrderSo
     const base = baseOrder(ctx, index);
     const planned = plan.get(index);
     return planned
-      ? inject(base, planned.type, ghosts[planned.ordinal], createRng(hashSeed(seed, 'inject', index)))
+      ? inject(base, planned.type, ghosts[planned.ordinal], createStreamRng(seed, 'inject', index))
       : base;
   };
 
