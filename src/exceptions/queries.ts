@@ -117,15 +117,22 @@ async function exceptionsViewExists(sql: Sql): Promise<boolean> {
   return r?.ok ?? false;
 }
 
-/** The discrepancies with their work rows, filtered by what SQL can see (ordered by the keyset). */
-async function joinedRows(sql: Sql, f: ExceptionFilter & { id?: string }): Promise<Record<string, unknown>[]> {
+/**
+ * The discrepancies with their work rows, filtered by what SQL can see, in the keyset's order: the time to the
+ * millisecond as the key has it (a JS date), rows without one first, then id. `after` leaves out the rows of
+ * an earlier millisecond in the query; the key itself is compared in memory. Wrapped in an object, as the query
+ * is a thenable that would run when returned from an async function.
+ */
+async function joinedQuery(sql: Sql, f: ExceptionFilter & { id?: string }, after: string | null) {
   const from = sql.unsafe(await allDiscrepancies(sql));
   const withWork = await exceptionsViewExists(sql);
   const types = f.leg ? DISCREPANCY_TYPES.filter((t) => entryOf(t).leg === f.leg) : null;
   const work = withWork
     ? sql`left join recon.exceptions x on x.discrepancy_id = discrepancies.id`
     : sql`left join (select null::uuid as discrepancy_id) x on false`;
-  return sql<Record<string, unknown>[]>`
+  const since = after?.split('|')[0] || null;
+  const time = sql`date_trunc('milliseconds', coalesce(discrepancies.occurred_at, discrepancies.detected_at))`;
+  const query = sql<Record<string, unknown>[]>`
     select discrepancies.*, to_jsonb(x) as work from ${from} ${work}
     where (${f.id ?? null}::uuid is null or discrepancies.id = ${f.id ?? null}::uuid)
       and (not ${f.standing === true} or discrepancies.status <> 'resolved')
@@ -134,7 +141,9 @@ async function joinedRows(sql: Sql, f: ExceptionFilter & { id?: string }): Promi
       and (${f.currency ?? null}::text is null or discrepancies.currency = ${f.currency ?? null}::text)
       and (${f.subMerchantId ?? null}::text is null or ${f.subMerchantId ?? null}::text = any(discrepancies.sub_merchant_ids)
            or discrepancies.sub_merchant_id = ${f.subMerchantId ?? null}::text)
-    order by coalesce(discrepancies.occurred_at, discrepancies.detected_at), discrepancies.id`;
+      and (${since}::timestamptz is null or ${time} >= ${since}::timestamptz)
+    order by ${time} nulls first, discrepancies.id`;
+  return { query };
 }
 
 const str = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
@@ -218,16 +227,30 @@ export async function listExceptions(
   f: ExceptionFilter = {},
   now: Date = new Date(),
   policy: ExceptionPolicy = DEFAULT_EXCEPTION_POLICY,
+  read: { batchRows?: number; onBatch?: (rows: number) => void } = {},
 ): Promise<ExceptionPage> {
   checkExceptionFilter(f);
   const after = f.after === undefined ? null : cursorOf(f.after);
-  const all = (await joinedRows(sql, f))
-    .map((r) => itemOf(r, now, policy))
-    .filter((x) => matches(x, f) && (after === null || keyOf(x.discrepancy) > after));
-  if (f.limit === undefined || all.length <= f.limit) return { items: all, next: null };
-  const items = all.slice(0, f.limit);
-  return { items, next: Buffer.from(keyOf(items.at(-1)!.discrepancy)).toString('base64url') };
+  const limit = f.limit ?? Number.POSITIVE_INFINITY;
+  const items: ExceptionItem[] = [];
+  // a cursor, left as soon as the page and the one after it are known: a page of 100 reads a batch or two
+  // of a month's million discrepancies, not all of them
+  pages: for await (const rows of (await joinedQuery(sql, f, after)).query.cursor(read.batchRows ?? READ_BATCH)) {
+    read.onBatch?.(rows.length);
+    for (const r of rows) {
+      const x = itemOf(r, now, policy);
+      if (!matches(x, f) || (after !== null && keyOf(x.discrepancy) <= after)) continue;
+      items.push(x);
+      if (items.length > limit) break pages;
+    }
+  }
+  if (items.length <= limit) return { items, next: null };
+  const page = items.slice(0, limit);
+  return { items: page, next: Buffer.from(keyOf(page.at(-1)!.discrepancy)).toString('base64url') };
 }
+
+/** rows fetched at a time while a list is read */
+const READ_BATCH = 1000;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -239,7 +262,7 @@ export async function getException(
   policy: ExceptionPolicy = DEFAULT_EXCEPTION_POLICY,
 ): Promise<ExceptionItem | null> {
   if (!UUID.test(id)) return null;
-  const [r] = await joinedRows(sql, { id: id.toLowerCase() });
+  const [r] = await (await joinedQuery(sql, { id: id.toLowerCase() }, null)).query;
   return r ? itemOf(r, now, policy) : null;
 }
 
