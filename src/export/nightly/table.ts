@@ -90,7 +90,9 @@ export function contentWidths(
   rows: ReadonlyArray<readonly NightlyCell[]>,
 ): number[] {
   return columns.map((c, i) => {
-    const widest = Math.max(0, ...rows.map((r) => shownLength(r[i] ?? null, c.kind)));
+    // a loop, not Math.max(...rows): a spread of a few hundred thousand arguments overflows the stack
+    let widest = 0;
+    for (const r of rows) widest = Math.max(widest, shownLength(r[i] ?? null, c.kind));
     const head = Math.min(c.header.length, Math.max(longestWord(c.header), MIN_HEADER_WIDTH, widest));
     const width = Math.min(
       Math.max(widest, head) + 2,
