@@ -68,6 +68,23 @@ describe('recon exceptions', () => {
     const items = (JSON.parse(list.stdout) as { items: Array<{ id: string; leg: string; state: string }> }).items;
     expect(items.map((x) => x.id)).toContain(unpaid);
     expect(new Set(items.map((x) => x.leg))).toEqual(new Set(['orders']));
+    // the whole list is printed as it is read (a page at a time, through a spool): the bytes of one page holding it
+    for (const format of ['json', 'table']) {
+      const whole = await recon(['exceptions', 'list', '--format', format, '--no-catch-up'], team.viewer.token);
+      const page = await recon(
+        ['exceptions', 'list', '--format', format, '--limit', '1000', '--no-catch-up'],
+        team.viewer.token,
+      );
+      expect(whole.code, whole.stderr).toBe(0);
+      expect(whole.stdout.length).toBeGreaterThan(200);
+      expect(whole.stdout).toBe(page.stdout);
+    }
+    for (const limit of [[], ['--limit', '5']]) {
+      const bad = await recon(['exceptions', 'list', '--state', 'bogus', ...limit, '--no-catch-up'], team.viewer.token);
+      expect(bad.code).toBe(EXIT_CODE.usage);
+      expect(bad.stderr).toMatch(/--state: expected one of open, /);
+      expect(bad.stdout).toBe('');
+    }
 
     const assigned = await recon(['exceptions', 'assign', psp, '--assignee', 'ivan'], team.analyst.token);
     expect(assigned.code, assigned.stderr).toBe(0);

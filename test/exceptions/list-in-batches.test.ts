@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projection as exceptions } from '../../projections/exceptions';
 import { projection as reconciliation } from '../../projections/reconciliation';
+import { exceptionPageJson, exceptionTable, printExceptionList } from '../../src/cli/exception-print';
 import { type ExceptionItem, listExceptions } from '../../src/exceptions/queries';
 import { silentLogger } from '../../src/log';
 import { runProjections } from '../../src/projector/runner';
@@ -91,5 +92,29 @@ describe('listExceptions reads in batches', () => {
     expect(batches).toEqual([7]);
     const whole = await listExceptions(db.sql, {}, NOW, undefined, { batchRows: 7, onBatch: () => {} });
     expect(whole.items.length).toBeGreaterThan(7 * 30);
+  });
+
+  it('`recon exceptions list` printed page by page is the bytes of the list printed whole, in both formats', async () => {
+    for (const filter of [{}, { state: 'open' }, { leg: 'psp', minAmount: 1_000n }, { state: 'accepted' }]) {
+      const whole = (await listExceptions(db.sql, filter, NOW)).items;
+      for (const format of ['table', 'json'] as const) {
+        for (const pageRows of [7, 1000]) {
+          let text = '';
+          await printExceptionList(db.sql, filter, { now: NOW, format, pageRows }, (t) => void (text += t));
+          expect(text).toBe(format === 'table' ? exceptionTable(whole) : exceptionPageJson(whole, null));
+        }
+      }
+    }
+  });
+
+  it('the whole list after a cursor is the rest of the list', async () => {
+    const whole = (await listExceptions(db.sql, {}, NOW)).items;
+    const first = await listExceptions(db.sql, { limit: 50 }, NOW);
+    let text = '';
+    await printExceptionList(db.sql, { after: first.next! }, { now: NOW, format: 'json', pageRows: 11 }, (t) => {
+      text += t;
+      return undefined;
+    });
+    expect(text).toBe(exceptionPageJson(whole.slice(50), null));
   });
 });

@@ -5,19 +5,21 @@ import type { ExceptionDeps } from '../../exceptions/context';
 import { ExceptionRefused } from '../../exceptions/errors';
 import { exceptionPolicyOf } from '../../exceptions/policy';
 import {
+  checkExceptionFilter,
   type ExceptionFilter,
-  type ExceptionItem,
   exceptionHistory,
   exceptionJson,
   getException,
   listExceptions,
 } from '../../exceptions/queries';
+import { exceptionMoney, exceptionPageJson, exceptionTable, printExceptionList } from '../exception-print';
+import { openSpool } from '../spool';
+import { StdoutClosed, stdoutWriter } from '../stdout';
 import { printable } from '../../input-rules';
 import type { Person } from '../../people/directory';
 import { readDirectory } from '../../people/directory';
 import { actorFor } from '../../people/manage';
 import { runProjections } from '../../projector/runner';
-import { moneyText } from '../../reconciliation/discrepancy-summary';
 import { InputRefused, UsageError } from '../errors';
 import { importDecisions, sheetProblemText } from '../../exceptions/import';
 import { readFileSync } from 'node:fs';
@@ -96,30 +98,32 @@ function filterOptions(cmd: Command): Command {
     .option('--min-age <hours>', 'at least this many hours since detection');
 }
 
-const money = (x: ExceptionItem) => (x.amountInDoubt === null ? '-' : moneyText(BigInt(x.amountInDoubt), x.currency));
-
-function table(items: readonly ExceptionItem[]): string {
-  const head = ['state', 'severity', 'due', 'amount in doubt', 'leg', 'type', 'assignee', 'last action', 'id'];
-  const rows = items.map((x) =>
-    [
-      x.state,
-      x.severity,
-      (x.dueAt ?? '-').slice(0, 16).replace('T', ' '),
-      money(x),
-      x.leg,
-      x.type,
-      x.assignee ?? '-',
-      x.lastAction ? `${x.lastAction} by ${x.lastBy}` : '-',
-      x.id,
-    ].map((c) => printable(c, { oneLine: true })),
-  );
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: readonly string[]) =>
-    cells
-      .map((c, i) => (i === 3 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
-      .join('  ')
-      .trimEnd();
-  return `${[line(head), ...rows.map(line)].join('\n')}\n${items.length} exception${items.length === 1 ? '' : 's'}\n`;
+/** The whole list, printed into a spool as it is read and then to stdout (as `recon discrepancies` does). */
+async function printWhole(
+  rt: Runtime,
+  f: ExceptionFilter,
+  deps: ExceptionDeps,
+  format: 'table' | 'json',
+  signal: AbortSignal,
+): Promise<void> {
+  try {
+    checkExceptionFilter(f);
+  } catch (e) {
+    asUsage(e);
+  }
+  const spool = openSpool();
+  try {
+    await printExceptionList(rt.sql, f, { now: new Date(), policy: deps.policy, format }, (text) => {
+      signal.throwIfAborted();
+      return spool.write(text);
+    });
+    await spool.copyTo(stdoutWriter(signal));
+  } catch (e) {
+    // the reader left (`| head`): the command ends with 141, as main decides (src/cli/stdout.ts)
+    if (!(e instanceof StdoutClosed)) throw e;
+  } finally {
+    spool.remove();
+  }
 }
 
 const checkFormat = (f: string) => {
@@ -143,12 +147,10 @@ function registerReads(group: Command): void {
         if (o.catchUp) await catchUp(rt, signal);
         const deps = depsOf(rt);
         const f = { ...filterOf(o), limit: o.limit === undefined ? undefined : Number(o.limit), after: o.after };
+        if (f.limit === undefined) return printWhole(rt, f, deps, o.format as 'table' | 'json', signal);
         const page = await listExceptions(rt.sql, f, new Date(), deps.policy).catch(asUsage);
-        if (o.format === 'json')
-          process.stdout.write(
-            `${JSON.stringify({ items: page.items.map(exceptionJson), next: page.next }, null, 2)}\n`,
-          );
-        else process.stdout.write(table(page.items) + (page.next ? `next page: --after ${page.next}\n` : ''));
+        if (o.format === 'json') process.stdout.write(exceptionPageJson(page.items, page.next));
+        else process.stdout.write(exceptionTable(page.items) + (page.next ? `next page: --after ${page.next}\n` : ''));
       });
     });
 
@@ -169,7 +171,7 @@ function registerReads(group: Command): void {
         const lines = [
           `${x.type} (${x.leg}) ${x.id}`,
           `state ${x.state}${x.why ? ` (${x.why})` : ''}, severity ${x.severity}, due ${x.dueAt ?? '-'}, assignee ${x.assignee ?? '-'}`,
-          `amount in doubt ${money(x)}; ${x.whatDiffers}`,
+          `amount in doubt ${exceptionMoney(x)}; ${x.whatDiffers}`,
           ...(x.pending
             ? [
                 `waiting for approval: ${x.pending.decision ?? 'decision'} proposed by ${x.pending.by}: ${x.pending.note}`,
