@@ -228,9 +228,7 @@ function orderSource(setup: ScenarioSetup, plan: InjectionPlan['plan']): OrderSo
     if (!Number.isInteger(index) || index < 0 || index >= n) throw new RangeError(`no order ${index}`);
     const base = baseOrder(ctx, index);
     const planned = plan.get(index);
-    return planned
-      ? inject(base, planned.type, ghosts[planned.ordinal], createStreamRng(seed, 'inject', index))
-      : base;
+    return planned ? inject(base, planned.type, ghosts[planned.ordinal], createStreamRng(seed, 'inject', index)) : base;
   };
 
   function* orders(range?: { from: number; to: number }): Generator<Order> {
