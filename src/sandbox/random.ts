@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /**
  * Seeded randomness for the sandbox. Everything the sandbox invents comes from here, so that one seed
  * always gives the same scenario, byte for byte. Never Math.random, never the clock.
@@ -124,7 +126,7 @@ class Mulberry32 extends Draws {
 /**
  * sfc32: 128 bits of state. A stream per order needs it: a million streams of a 32-bit generator lie on one
  * cycle of 2^32 states, so some overlap, and two orders drew the same payment id at 1M payments. Seeded
- * from three independent 32-bit hashes (96 bits), its streams neither start alike nor overlap in practice.
+ * with 96 bits (`createStreamRng`), its streams neither start alike nor overlap in practice.
  */
 class Sfc32 extends Draws {
   private a: number;
@@ -159,7 +161,14 @@ export function createRng(seed: number): Rng {
   return new Mulberry32(seed);
 }
 
-/** A generator for one of many streams (an order, an injection): 128 bits of state, seeded from `parts`. */
+/**
+ * A generator for one of many streams (an order, an injection): 128 bits of state, seeded from 96 bits of the
+ * SHA-256 of `parts`. Not from `hashSeed`: its 32-bit state collides among a million orders' parts, and three
+ * words drawn from one colliding state would collide together.
+ */
 export function createStreamRng(...parts: Array<string | number>): Rng {
-  return new Sfc32(hashSeed(...parts, 'a'), hashSeed(...parts, 'b'), hashSeed(...parts, 'c'));
+  const digest = createHash('sha256')
+    .update(parts.map((p) => `${p}\u0001`).join(''))
+    .digest();
+  return new Sfc32(digest.readUInt32LE(0), digest.readUInt32LE(4), digest.readUInt32LE(8));
 }

@@ -73,7 +73,7 @@ describe('observation ids and data text', () => {
 // over the month drawn since the sandbox's orders use a 128-bit generator (2026-11-29): the builders were unchanged
 // (their files identical to those that gave the first digests, which held until then); only the month changed.
 const GOLDEN = {
-  count: 1919,
-  ids: '43bd9a4df9e47679a8e17368b6b1eae0c3373fa9a041b4760b94c1c87370ea70',
-  data: 'b800dafd6169dfac5e9cde1470182683439bac955c4dc1e4f92489161fc08909',
+  count: 1938,
+  ids: 'd0388b5cedabd251384998001bc2b05fffd7e6d238b6393b1164e59ca234ecf9',
+  data: 'e59ab42e87dfd2639de80dee744c73824ba9d03d86de302a5a41c95db1591f5a',
 };
