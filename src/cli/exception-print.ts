@@ -1,18 +1,12 @@
 import type { Sql } from '../db/connect';
 import type { ExceptionPolicy } from '../exceptions/severity';
-import {
-  type ExceptionFilter,
-  type ExceptionItem,
-  exceptionJson,
-  listExceptions,
-  MAX_PAGE,
-} from '../exceptions/queries';
+import { type ExceptionFilter, type ExceptionItem, exceptionBatches, exceptionJson } from '../exceptions/queries';
 import { printable } from '../input-rules';
 import { moneyText } from '../reconciliation/discrepancy-summary';
 
 /**
  * `recon exceptions list` as text: a page (`--limit`) printed at once, or the whole list printed as it is read,
- * a page at a time in one snapshot of the views (a month of a million payments has a million exceptions, most
+ * a batch at a time through one cursor in one snapshot of the views (a month of a million payments has a million exceptions, most
  * of them resolved: more than a process holds). Both print the bytes the page or the list printed whole would.
  */
 
@@ -72,25 +66,18 @@ type Pass = (each: (items: readonly ExceptionItem[]) => Promise<void> | undefine
 export async function printExceptionList(
   sql: Sql,
   f: ExceptionFilter,
-  opts: { now: Date; policy?: ExceptionPolicy | undefined; format: 'table' | 'json'; pageRows?: number },
+  opts: { now: Date; policy?: ExceptionPolicy | undefined; format: 'table' | 'json'; batchRows?: number },
   out: (text: string) => Promise<void> | undefined,
 ): Promise<void> {
   await sql.begin('isolation level repeatable read read only', async (tx) => {
     const pass: Pass = async (each) => {
       let n = 0;
-      let after = f.after;
-      for (;;) {
-        const page = await listExceptions(
-          tx as unknown as Sql,
-          { ...f, limit: opts.pageRows ?? MAX_PAGE, after },
-          opts.now,
-          opts.policy,
-        );
-        n += page.items.length;
-        await each(page.items);
-        if (page.next === null) return n;
-        after = page.next;
+      const batches = exceptionBatches(tx as unknown as Sql, f, opts.now, opts.policy, { batchRows: opts.batchRows });
+      for await (const items of batches) {
+        n += items.length;
+        await each(items);
       }
+      return n;
     };
     if (opts.format === 'json') await printJson(pass, out);
     else await printTable(pass, out);

@@ -107,9 +107,28 @@ export function checkExceptionFilter(f: ExceptionFilter): void {
 /** The sort key of an exception (operation time, then id): the keyset of paging. */
 const keyOf = (d: Pick<DiscrepancyRecord, 'occurred_at' | 'detected_at' | 'id'>) =>
   `${d.occurred_at ?? d.detected_at ?? ''}|${d.id}`;
+/**
+ * Does `key` come after `cursor` in the list's order: time (no time first, as the query's `nulls first`), then
+ * id. Not a string compare: an empty time ("|id") would sort after every ISO time ("2…" < "|").
+ */
+function isAfter(key: string, cursor: string): boolean {
+  const [kt = '', kid = ''] = key.split('|');
+  const [ct = '', cid = ''] = cursor.split('|');
+  if (kt !== ct) return kt !== '' && (ct === '' || kt > ct);
+  return kid > cid;
+}
+
 const cursorOf = (after: string): string | null => {
   const text = Buffer.from(after, 'base64url').toString('utf8');
-  return /^[0-9TZ:.+-]*\|[0-9a-f-]{36}$/.test(text) ? text : null;
+  const m =
+    /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)?\|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.exec(
+      text,
+    );
+  if (!m) return null;
+  // a time as keyOf writes it (toISOString), so that the query's bound is that instant and no other
+  const time = m[1];
+  if (time !== undefined && (Number.isNaN(Date.parse(time)) || new Date(time).toISOString() !== time)) return null;
+  return text;
 };
 
 async function exceptionsViewExists(sql: Sql): Promise<boolean> {
@@ -229,17 +248,12 @@ export async function listExceptions(
   policy: ExceptionPolicy = DEFAULT_EXCEPTION_POLICY,
   read: { batchRows?: number; onBatch?: (rows: number) => void } = {},
 ): Promise<ExceptionPage> {
-  checkExceptionFilter(f);
-  const after = f.after === undefined ? null : cursorOf(f.after);
   const limit = f.limit ?? Number.POSITIVE_INFINITY;
   const items: ExceptionItem[] = [];
-  // a cursor, left as soon as the page and the one after it are known: a page of 100 reads a batch or two
-  // of a month's million discrepancies, not all of them
-  pages: for await (const rows of (await joinedQuery(sql, f, after)).query.cursor(read.batchRows ?? READ_BATCH)) {
-    read.onBatch?.(rows.length);
-    for (const r of rows) {
-      const x = itemOf(r, now, policy);
-      if (!matches(x, f) || (after !== null && keyOf(x.discrepancy) <= after)) continue;
+  // left as soon as the page and the one after it are known: a page of 100 reads a batch or two of a month's
+  // million discrepancies, not all of them
+  pages: for await (const batch of exceptionBatches(sql, f, now, policy, read)) {
+    for (const x of batch) {
       items.push(x);
       if (items.length > limit) break pages;
     }
@@ -247,6 +261,30 @@ export async function listExceptions(
   if (items.length <= limit) return { items, next: null };
   const page = items.slice(0, limit);
   return { items: page, next: Buffer.from(keyOf(page.at(-1)!.discrepancy)).toString('base64url') };
+}
+
+/**
+ * Every exception matching `f` after its cursor (its `limit` not applied), in the keyset's order, a batch at a
+ * time through one cursor of one query: a list read whole (`recon exceptions list`) scans the views once.
+ */
+export async function* exceptionBatches(
+  sql: Sql,
+  f: ExceptionFilter,
+  now: Date,
+  policy: ExceptionPolicy = DEFAULT_EXCEPTION_POLICY,
+  read: { batchRows?: number; onBatch?: (rows: number) => void } = {},
+): AsyncGenerator<ExceptionItem[]> {
+  checkExceptionFilter(f);
+  const after = f.after === undefined ? null : cursorOf(f.after);
+  for await (const rows of (await joinedQuery(sql, f, after)).query.cursor(read.batchRows ?? READ_BATCH)) {
+    read.onBatch?.(rows.length);
+    const items: ExceptionItem[] = [];
+    for (const r of rows) {
+      const x = itemOf(r, now, policy);
+      if (matches(x, f) && (after === null || isAfter(keyOf(x.discrepancy), after))) items.push(x);
+    }
+    yield items;
+  }
 }
 
 /** rows fetched at a time while a list is read */

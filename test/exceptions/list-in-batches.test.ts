@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projection as exceptions } from '../../projections/exceptions';
 import { projection as reconciliation } from '../../projections/reconciliation';
 import { exceptionPageJson, exceptionTable, printExceptionList } from '../../src/cli/exception-print';
+import { ExceptionRefused } from '../../src/exceptions/errors';
 import { type ExceptionItem, listExceptions } from '../../src/exceptions/queries';
 import { silentLogger } from '../../src/log';
 import { runProjections } from '../../src/projector/runner';
@@ -98,9 +99,9 @@ describe('listExceptions reads in batches', () => {
     for (const filter of [{}, { state: 'open' }, { leg: 'psp', minAmount: 1_000n }, { state: 'accepted' }]) {
       const whole = (await listExceptions(db.sql, filter, NOW)).items;
       for (const format of ['table', 'json'] as const) {
-        for (const pageRows of [7, 1000]) {
+        for (const batchRows of [7, 1000]) {
           let text = '';
-          await printExceptionList(db.sql, filter, { now: NOW, format, pageRows }, (t) => void (text += t));
+          await printExceptionList(db.sql, filter, { now: NOW, format, batchRows }, (t) => void (text += t));
           expect(text).toBe(format === 'table' ? exceptionTable(whole) : exceptionPageJson(whole, null));
         }
       }
@@ -111,10 +112,28 @@ describe('listExceptions reads in batches', () => {
     const whole = (await listExceptions(db.sql, {}, NOW)).items;
     const first = await listExceptions(db.sql, { limit: 50 }, NOW);
     let text = '';
-    await printExceptionList(db.sql, { after: first.next! }, { now: NOW, format: 'json', pageRows: 11 }, (t) => {
+    await printExceptionList(db.sql, { after: first.next! }, { now: NOW, format: 'json', batchRows: 11 }, (t) => {
       text += t;
       return undefined;
     });
     expect(text).toBe(exceptionPageJson(whole.slice(50), null));
+  });
+
+  it('refuses an `after` that is not the `next` of a page, naming it, before any query', async () => {
+    const id = '00000000-0000-0000-0000-000000000000';
+    for (const t of ['1', '-', '12:00', 'T', '2024-99-99', '+', '99999999', '2024-02-30T00:00:00.000Z', '2024-05-10']) {
+      const after = Buffer.from(`${t}|${id}`).toString('base64url');
+      const e = await listExceptions(db.sql, { limit: 5, after }, NOW).then(
+        () => null,
+        (x: unknown) => x,
+      );
+      expect(e, t).toBeInstanceOf(ExceptionRefused);
+      expect((e as ExceptionRefused).field).toBe('after');
+    }
+    // a real `next`, and the empty time of a discrepancy without one, are taken
+    const first = await listExceptions(db.sql, { limit: 5 }, NOW);
+    await expect(listExceptions(db.sql, { limit: 5, after: first.next! }, NOW)).resolves.toBeTruthy();
+    const noTime = Buffer.from(`|${id}`).toString('base64url');
+    expect((await listExceptions(db.sql, { limit: 5, after: noTime }, NOW)).items).toHaveLength(5);
   });
 });
