@@ -214,6 +214,12 @@ export const VARIABLES: readonly VariableDoc[] = [
     meaning: 'threads of one process `recon project --rebuild` and the demo spread the projections over',
   },
   {
+    name: 'RECON_STOP_GRACE_MS',
+    default: '15000 (start), 10000 (project)',
+    example: '5000',
+    meaning: 'after SIGTERM, how long a command may finish its work before its queries are cancelled',
+  },
+  {
     name: 'WEBHOOK_ALLOWED_IPS',
     default: '(unset: any sender)',
     example: '203.0.113.10,127.0.0.1',
@@ -337,6 +343,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
   const statements = statementsConfigFrom(env);
   for (const i of statements.issues) r.problem(i.variable, i.problem);
   for (const i of holdPolicyFrom(env).issues) r.problem(i.variable, i.problem);
+  // checked here so that a bad value is refused at start; src/cli/shutdown.ts reads it when a stop begins
+  r.int('RECON_STOP_GRACE_MS', 0, 0, 3_600_000);
   const { auditorToken, ordersToken } = tokensOf(r);
   const schedules = schedulesOf(r);
   const config: Config = {

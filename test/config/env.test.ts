@@ -119,6 +119,16 @@ describe('configuration defaults', () => {
     });
   });
 
+  it('refuses a stop grace that is not whole milliseconds at start, naming RECON_STOP_GRACE_MS', () => {
+    for (const bad of ['5s', '-1', '1.5', '99999999999']) {
+      const r = loadConfig({ ...psp, RECON_STOP_GRACE_MS: bad });
+      expect(r.ok, bad).toBe(false);
+      if (!r.ok) expect(r.issues.map((i) => i.variable)).toContain('RECON_STOP_GRACE_MS');
+    }
+    expect(loadConfig({ ...psp, RECON_STOP_GRACE_MS: '5000' }).ok).toBe(true);
+    expect(VARIABLES.map((v) => v.name)).toContain('RECON_STOP_GRACE_MS');
+  });
+
   it('reads one PSP project from the PSP_* variables', () => {
     const c = requireConfig({ ...psp, RECON_GRACE_HOURS: '12', RECON_TIMEZONE: 'Europe/Kyiv' });
     expect(c.projects).toEqual([
