@@ -3,6 +3,7 @@ import { isEvent } from '../events/catalog';
 import { WebhookResendRequested, healStream, paymentStream, syncStream } from '../events/ingest-events';
 import { comparePositions, formatPosition, type EventStore, type RecordedEvent } from '../store/types';
 import { operationsOf, type DiscrepancyRecord, type OperationRecord } from './discrepancy-queries';
+import { moneyText } from './discrepancy-summary';
 import { eventTimeText } from './event-clock';
 import { observationOf } from './observations';
 import { orderStream } from '../events/order-events';
@@ -56,17 +57,25 @@ function operationTimeOf(e: RecordedEvent): number | null {
   return Number.isNaN(ms) ? null : ms;
 }
 
+/** An event's amount (minor units as stored) as finance reads it: 3,281.91 UAH, never 328191 UAH. */
+function shownMoney(minor: unknown, currency: unknown): string {
+  const c = typeof currency === 'string' ? currency : null;
+  if (typeof minor === 'bigint') return moneyText(minor, c);
+  if (typeof minor === 'string' && /^-?\d+$/.test(minor)) return moneyText(BigInt(minor), c);
+  return `${String(minor)}${c ? ` ${c}` : ''}`;
+}
+
 function summaryOf(e: RecordedEvent): string {
   const d = (e.data ?? {}) as Record<string, any>;
   const r = d.record ?? d.webhook;
   if (r) {
     const recv = r.receiverName
-      ? ` receiver=${r.receiverName} share=${BigInt(r.receiverAmount ?? '0') + BigInt(r.receiverFee ?? '0')}`
+      ? ` receiver=${r.receiverName} share=${shownMoney(BigInt(r.receiverAmount ?? '0') + BigInt(r.receiverFee ?? '0'), r.currency)}`
       : '';
     const amount = r.originalAmount ?? r.amount;
     // a re-observation (the row back to an earlier content) names the observation it supersedes
     const again = typeof d.supersedes === 'string' ? ` supersedes ${d.supersedes}` : '';
-    return `${r.method} ${r.status} amount=${amount} ${r.currency}${recv}${e.metadata.reportId ? ` report=${String(e.metadata.reportId)}` : ''}${again}`;
+    return `${r.method} ${r.status} amount=${shownMoney(amount, r.currency)}${recv}${e.metadata.reportId ? ` report=${String(e.metadata.reportId)}` : ''}${again}`;
   }
   if (d.window)
     return `window ${d.window.from} → ${d.window.to}${d.reportId ? ` report=${d.reportId}` : ''}${d.announcedCount !== undefined ? ` announced=${d.announcedCount}` : ''}${d.receivedCount !== undefined ? ` received=${d.receivedCount}` : ''}`;

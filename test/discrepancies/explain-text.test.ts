@@ -93,6 +93,15 @@ describe('recon explain (text)', () => {
     expect(text).toMatch(/ {4}register success -30\.00 UAH; period absent; webhook absent/);
   });
 
+  it("shows the events' amounts in major units too, never minor units beside a currency", () => {
+    const events = text.slice(text.indexOf('events (commit order):'), text.indexOf('operations'));
+    expect(events).toMatch(
+      /RegisterRecordObserved +purchase success amount=100\.00 UAH receiver=Alpha Shop share=60\.00 UAH/,
+    );
+    expect(events).toMatch(/refund success amount=30\.00 UAH receiver=Beta Shop share=30\.00 UAH/);
+    expect(events).not.toMatch(/amount=\d+ UAH|share=\d+ /);
+  });
+
   it('shows the journal entries as readable lines', () => {
     const journalPart = text.slice(text.indexOf('journal entries:'));
     expect(journalPart).toMatch(/settlement {2}purchase success {2}Alpha Shop: share 60\.00 UAH, fee 1\.00 UAH/);
