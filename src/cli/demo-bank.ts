@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { type BankConfig, bankConfigFrom, bankConfigSchema } from '../config/bank';
 import type { Sql } from '../db/connect';
@@ -34,23 +34,39 @@ export const DEMO_ACCOUNTS: Record<string, { settlement: string; payouts: string
 );
 
 export function demoBankConfig(): BankConfig {
-  return bankConfigFrom(
-    bankConfigSchema.parse({
-      accounts: CURRENCIES.flatMap((c) => [
-        { id: DEMO_ACCOUNTS[c]!.settlement, currency: c, role: 'settlement', name: `Demo settlements ${c}` },
-        { id: DEMO_ACCOUNTS[c]!.payouts, currency: c, role: 'payouts', name: `Demo payouts ${c}` },
-      ]),
-      settlement: {
-        lagBusinessDays: 1,
-        holidays: [],
-        tolerance: Object.fromEntries(Object.entries(TOLERANCE).map(([c, v]) => [c, v.toString()])),
-        lateBusinessDays: 3,
-      },
-      // paid within 3 days of issue: the bank world pays one business day after, so its missing payout is
-      // overdue by the time its last entry (a return, three business days later) is booked
-      payouts: { dueDays: 3, matchWindowDays: 10 },
-    }),
-  );
+  return bankConfigFrom(bankConfigSchema.parse(demoBankSettings()));
+}
+
+/** The demo's bank section as RECON_CONFIG writes it (amounts as decimal strings of minor units). */
+function demoBankSettings(): Record<string, unknown> {
+  return {
+    accounts: CURRENCIES.flatMap((c) => [
+      { id: DEMO_ACCOUNTS[c]!.settlement, currency: c, role: 'settlement', name: `Demo settlements ${c}` },
+      { id: DEMO_ACCOUNTS[c]!.payouts, currency: c, role: 'payouts', name: `Demo payouts ${c}` },
+    ]),
+    settlement: {
+      lagBusinessDays: 1,
+      holidays: [],
+      tolerance: Object.fromEntries(Object.entries(TOLERANCE).map(([c, v]) => [c, v.toString()])),
+      lateBusinessDays: 3,
+    },
+    // paid within 3 days of issue: the bank world pays one business day after, so its missing payout is
+    // overdue by the time its last entry (a return, three business days later) is booked
+    payouts: { dueDays: 3, matchWindowDays: 10 },
+  };
+}
+
+/**
+ * Writes `DATA_DIR/demo/recon.json`: the RECON_CONFIG in force (its other sections kept) with the demo's bank
+ * accounts. Commands run after the demo with RECON_CONFIG set to it read the views as the demo built them; without
+ * it they see no bank accounts, and the payouts, settlement and journal views are rebuilt without the bank.
+ */
+export function writeDemoConfig(dataDir: string, configFile: string | undefined): string {
+  const base = configFile ? (JSON.parse(readFileSync(configFile, 'utf8')) as Record<string, unknown>) : {};
+  const file = path.join(dataDir, 'demo', 'recon.json');
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, `${JSON.stringify({ ...base, bank: demoBankSettings() }, null, 2)}\n`);
+  return file;
 }
 
 /**

@@ -36,7 +36,7 @@ export async function moneyLoop(
     ...(opts.signal ? { signal: opts.signal } : {}),
   });
   step(
-    `sandbox bank: ${loop.expectedPayouts} expected payouts paid; ${loop.files.camt053} camt.053 and ${loop.files.mt940} MT940 statements in ${path.relative(process.cwd(), loop.files.dir)}`,
+    `sandbox bank: ${loop.expectedPayouts} payouts asked for by the statements, paid by the bank with the faults it injects (missed, returned, paid twice); ${loop.files.camt053} camt.053 and ${loop.files.mt940} MT940 statements in ${path.relative(process.cwd(), loop.files.dir)}`,
   );
   step(`bank import refused the statement that does not foot: ${loop.refused}`);
   step(

@@ -44,6 +44,8 @@ export interface DemoSummary {
   readonly orders: { found: string[]; expected: string[] };
   readonly statements: { files: string[]; position: string; figuresSha256: string; newRun: boolean };
   readonly nightlyReport: string;
+  /** RECON_CONFIG with the demo's bank accounts, for the commands run after it (demo-bank.ts writeDemoConfig) */
+  readonly configFile: string;
   /** the money loop: the sandbox bank's statements imported, payouts matched (src/cli/demo-bank.ts) */
   readonly money: {
     readonly files: { camt053: number; mt940: number; dir: string };

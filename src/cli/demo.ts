@@ -18,7 +18,7 @@ import { defaultThreads, runProjections, threadSource } from '../projector/runne
 import { RECONCILIATION_TYPES } from '../reconciliation/discrepancy-types';
 import { demoStatementsConfig, withLegalDetails } from '../sandbox/legal-details';
 import { type Sandbox, startSandbox } from '../sandbox/server';
-import { demoBankConfig } from './demo-bank';
+import { demoBankConfig, writeDemoConfig } from './demo-bank';
 import {
   checkLines,
   compareFindings,
@@ -123,6 +123,8 @@ async function theMonth(run: DemoRun): Promise<DemoSummary> {
   run.step(
     `database ready (${config.databaseUrl ? 'DATABASE_URL' : `embedded PostgreSQL in ${config.dataDir}`}), event store: ${rt.store.backend}`,
   );
+  // written first: a command run beside a long demo reads the views as the demo builds them
+  const configFile = writeDemoConfig(config.dataDir, process.env.RECON_CONFIG || undefined);
   const read = await readTheMonth(run);
   const { findings, webhooks } = read;
   const docs = await monthDocuments(run);
@@ -160,6 +162,7 @@ async function theMonth(run: DemoRun): Promise<DemoSummary> {
       newRun: docs.issued.newEvent,
     },
     nightlyReport: report.file,
+    configFile,
     money: docs.money,
   };
 }
@@ -509,7 +512,12 @@ export function formatSummary(s: DemoSummary): string {
     '',
     ...checkLines(s.check.checks).map((l) => `  ${l}`),
     '',
-    'Next: npx recon discrepancies --format table · npx recon explain <payment_id> · open the workbooks in ./out',
+    `Next: the demo's bank accounts are in ${rel(s.configFile)}; read what it built with them (without, the payout`,
+    '  and settlement views are rebuilt with no bank accounts):',
+    `  export RECON_CONFIG=${rel(s.configFile)}`,
+    `  npx recon payouts --month ${s.month} · npx recon discrepancies --status open · npx recon explain <payment_id>`,
+    `  the workbooks and PDFs are in ${rel(path.dirname(s.nightlyReport))}; the exceptions commands need a person's`,
+    '  token: npx recon users add ID --name N --role admin (the first needs none) prints it, for RECON_TOKEN',
   ];
   return lines.join('\n');
 }

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { CommanderError, type Command } from 'commander';
@@ -197,6 +197,7 @@ const COVERED: Record<string, { test: string } | { skip: string }> = {
   'recon statements send': { test: 'recon statements send' },
   'recon report nightly [--date D] [--out DIR]': { test: 'recon report nightly' },
   'recon users add ID --name N --role R': { test: 'recon users' },
+  'npx recon users add ID --name N --role admin': { test: 'recon users' },
   'recon users': { test: 'recon users' },
   'recon exceptions list|show ID|assign|comment|resolve|accept|approve|reject|reopen': {
     test: 'recon exceptions, recon payout-runs, recon alerts',
@@ -234,26 +235,6 @@ describe('README.md and --help: through the real binary', () => {
     const db = await createTestDatabase({ migrate: false });
     const dir = mkdtempSync(path.join(tmpdir(), 'recon-readme-'));
     const out = path.join(dir, 'out');
-    // the demo's bank accounts, so that the commands judge the money as the demo did (bank settings belong to a build)
-    const config = path.join(dir, 'recon.config.json');
-    writeFileSync(
-      config,
-      JSON.stringify({
-        bank: {
-          accounts: Object.entries(DEMO_ACCOUNTS).flatMap(([c, a]) => [
-            { id: a.settlement, currency: c, role: 'settlement', name: `Demo settlements ${c}` },
-            { id: a.payouts, currency: c, role: 'payouts', name: `Demo payouts ${c}` },
-          ]),
-          settlement: {
-            lagBusinessDays: 1,
-            holidays: [],
-            tolerance: { EUR: '50', UAH: '200', USD: '50', XTS: '50' },
-            lateBusinessDays: 3,
-          },
-          payouts: { dueDays: 3, matchWindowDays: 10 },
-        },
-      }),
-    );
     const env: NodeJS.ProcessEnv = {};
     for (const [k, v] of Object.entries(process.env))
       if (!/^(PSP_|RECON_|WEBHOOK_)|^DATABASE_URL$|^EVENTSTORE_URL$/.test(k)) env[k] = v;
@@ -263,7 +244,6 @@ describe('README.md and --help: through the real binary', () => {
       RECON_OUT_DIR: out,
       RECON_TIMEZONE: 'UTC',
       RECON_LOG_LEVEL: 'warn',
-      RECON_CONFIG: config,
       RECON_FEE_CONTRACT: path.join(dir, 'demo', 'intent', 'fee-contract.csv'),
     });
     const month = DateTime.utc().minus({ months: 1 }).toFormat('yyyy-MM');
@@ -279,6 +259,18 @@ describe('README.md and --help: through the real binary', () => {
     const r = await run('npm', ['run', 'demo', '--', '--payments', '120', '--out', p.out], p.env);
     ok(r, 'check: PASSED');
     expect(r.stdout).toContain(`recon demo — ${p.month}`);
+    // the commands after it read the views with the demo's bank accounts, from the file it names (bank settings
+    // belong to a build: without them the payouts and settlement views would be rebuilt with no bank)
+    const named = /export RECON_CONFIG=(\S+)/.exec(r.stdout)?.[1];
+    expect(named).toBeDefined();
+    const config = path.resolve(ROOT, named!);
+    expect(config).toBe(path.join(p.dir, 'demo', 'recon.json'));
+    p.env.RECON_CONFIG = config;
+    const after = await recon(['payouts', '--month', p.month, '--format', 'json']);
+    expect(after.code, after.stderr).toBe(0);
+    expect(after.stderr).not.toMatch(/settings changed|rebuil/i);
+    const statuses = (JSON.parse(after.stdout) as { status: string }[]).map((x) => x.status);
+    expect(statuses).toContain('paid');
     const [d] = await p.db.sql<{ order_id: string; payment_id: string }[]>`
       select order_id, payment_id from recon.discrepancies where order_id is not null order by id limit 1`;
     p.orderId = d!.order_id;
