@@ -43,8 +43,8 @@ describe('the sandbox gives every order its own ids', () => {
     for (const x of [...a, ...b]) expect(x >= 0 && x < 1).toBe(true);
   });
 
-  it('a million orders of each of two seeds (with 28 and 32 shared seeds before) start their streams apart (96 bits of seed, not 32)', () => {
-    for (const seed of ['auditor-7', 'bench-reconciliation']) {
+  it('a million orders of a seed (with 28 shared seeds before) start their streams apart (96 bits of seed, not 32)', () => {
+    for (const seed of ['auditor-7']) {
       const starts = new Set<string>();
       for (let i = 0; i < 1_000_000; i++) {
         const r = createStreamRng(seed, 'order', i);
