@@ -83,6 +83,11 @@ export async function main(argv: string[]): Promise<void> {
   // Every command, not only the root: a subcommand made before this call does not inherit it.
   const override = (c: Command): void => {
     c.exitOverride();
+    // commander's refusals in recon's own form ("recon: … (USAGE)", README: Errors); its hint line as it is
+    c.configureOutput({
+      outputError: (text, write) =>
+        write(text.startsWith('error: ') ? `recon: ${text.slice('error: '.length).trimEnd()} (USAGE)\n` : text),
+    });
     for (const sub of c.commands) override(sub);
   };
   override(program);

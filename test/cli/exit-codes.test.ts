@@ -73,10 +73,18 @@ describe('recon exits with the code of the error kind', () => {
     expect(r.stderr).toContain('--only: unknown projection no_such_model');
   });
 
-  it('usage: an option commander does not know', async () => {
-    const r = await recon(['sync', '--bogus'], NO_DATABASE);
-    expect({ code: r.code, stdout: r.stdout }).toEqual({ code: EXIT_CODE.usage, stdout: '' });
-    expect(r.stderr).toContain("unknown option '--bogus'");
+  it("usage: an option commander does not know, a required one missing, an unknown command: in recon's form", async () => {
+    const cases: Array<[string[], string]> = [
+      [['sync', '--bogus'], "recon: unknown option '--bogus' (USAGE)\n"],
+      [['payouts'], "recon: required option '--month <YYYY-MM>' not specified (USAGE)\n"],
+      [['no-such-command'], "recon: unknown command 'no-such-command' (USAGE)\n"],
+    ];
+    for (const [args, first] of cases) {
+      const r = await recon(args, NO_DATABASE);
+      expectShown(r, EXIT_CODE.usage, 'USAGE');
+      expect(r.stderr.startsWith(first), r.stderr).toBe(true);
+      expect(r.stderr).toContain('(run with --help for usage)');
+    }
   });
 
   it('configuration: an invalid variable, every problem named', async () => {
