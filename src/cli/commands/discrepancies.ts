@@ -51,8 +51,9 @@ export function register(program: Command): void {
   const cmd = program
     .command('discrepancies')
     .description(
-      'list the discrepancies between the register, the period transactions and the webhooks\n' +
-        "(days are local days of RECON_TIMEZONE, of the operation's time); `accept ID` records an auditor's decision",
+      "list the discrepancies of every leg (the PSP's sources with each other, orders and fee contract, payouts " +
+        "and bank debits, settlements and bank credits; days are local days of RECON_TIMEZONE, of the operation's " +
+        "time); `accept ID` records an auditor's decision",
     )
     .option('--from <day>', 'first day, YYYY-MM-DD')
     .option('--to <day>', 'last day, YYYY-MM-DD (inclusive)')

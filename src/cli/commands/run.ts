@@ -10,7 +10,7 @@ export function register(program: Command): void {
     .description(
       'run one scheduled job now (recorded in job_runs as a manual run; never overlaps a run of the same job)',
     )
-    .argument('<job>', 'nightly-reconciliation, monthly-statements or hourly-healing')
+    .argument('<job>', 'nightly-reconciliation, monthly-statements, hourly-healing or alerts (`recon jobs` lists them)')
     .action(async (name: string) => {
       await withRuntime(async (rt, signal) => {
         const jobs = allJobs({ config: rt.config, sql: rt.sql, store: rt.store, log: rt.log });
