@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { type BankConfig, bankConfigFrom, bankConfigSchema } from '../config/bank';
 import type { Sql } from '../db/connect';
@@ -57,16 +57,20 @@ function demoBankSettings(): Record<string, unknown> {
 }
 
 /**
- * Writes `DATA_DIR/demo/recon.json`: the RECON_CONFIG in force (its other sections kept) with the demo's bank
- * accounts. Commands run after the demo with RECON_CONFIG set to it read the views as the demo built them; without
- * it they see no bank accounts, and the payouts, settlement and journal views are rebuilt without the bank.
+ * Writes `DATA_DIR/demo/recon.json`, a RECON_CONFIG holding the demo's bank accounts and nothing else: commands run
+ * after the demo with it read the views as the demo built them (without, they see no bank accounts, and the
+ * payouts, settlement and journal views are rebuilt without the bank). Nothing of the user's own RECON_CONFIG is
+ * copied: it may hold secrets. The file, or null when it could not be written (the demo goes on without it).
  */
-export function writeDemoConfig(dataDir: string, configFile: string | undefined): string {
-  const base = configFile ? (JSON.parse(readFileSync(configFile, 'utf8')) as Record<string, unknown>) : {};
-  const file = path.join(dataDir, 'demo', 'recon.json');
-  mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, `${JSON.stringify({ ...base, bank: demoBankSettings() }, null, 2)}\n`);
-  return file;
+export function writeDemoConfig(dataDir: string): string | null {
+  const file = path.resolve(dataDir, 'demo', 'recon.json');
+  try {
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, `${JSON.stringify({ bank: demoBankSettings() }, null, 2)}\n`, { mode: 0o600 });
+    return file;
+  } catch {
+    return null;
+  }
 }
 
 /**

@@ -45,7 +45,7 @@ export interface DemoSummary {
   readonly statements: { files: string[]; position: string; figuresSha256: string; newRun: boolean };
   readonly nightlyReport: string;
   /** RECON_CONFIG with the demo's bank accounts, for the commands run after it (demo-bank.ts writeDemoConfig) */
-  readonly configFile: string;
+  readonly configFile: string | null;
   /** the money loop: the sandbox bank's statements imported, payouts matched (src/cli/demo-bank.ts) */
   readonly money: {
     readonly files: { camt053: number; mt940: number; dir: string };

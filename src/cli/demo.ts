@@ -124,7 +124,7 @@ async function theMonth(run: DemoRun): Promise<DemoSummary> {
     `database ready (${config.databaseUrl ? 'DATABASE_URL' : `embedded PostgreSQL in ${config.dataDir}`}), event store: ${rt.store.backend}`,
   );
   // written first: a command run beside a long demo reads the views as the demo builds them
-  const configFile = writeDemoConfig(config.dataDir, process.env.RECON_CONFIG || undefined);
+  const configFile = writeDemoConfig(config.dataDir);
   const read = await readTheMonth(run);
   const { findings, webhooks } = read;
   const docs = await monthDocuments(run);
@@ -512,12 +512,36 @@ export function formatSummary(s: DemoSummary): string {
     '',
     ...checkLines(s.check.checks).map((l) => `  ${l}`),
     '',
-    `Next: the demo's bank accounts are in ${rel(s.configFile)}; read what it built with them (without, the payout`,
-    '  and settlement views are rebuilt with no bank accounts):',
-    `  export RECON_CONFIG=${rel(s.configFile)}`,
-    `  npx recon payouts --month ${s.month} · npx recon discrepancies --status open · npx recon explain <payment_id>`,
-    `  the workbooks and PDFs are in ${rel(path.dirname(s.nightlyReport))}; the exceptions commands need a person's`,
-    '  token: npx recon users add ID --name N --role admin (the first needs none) prints it, for RECON_TOKEN',
+    ...nextSteps(s),
   ];
   return lines.join('\n');
 }
+
+/** What to type next: the demo's bank accounts for the commands after it, the files, a person's token. */
+function nextSteps(s: DemoSummary): string[] {
+  const out = path.relative(process.cwd(), path.dirname(s.nightlyReport)) || '.';
+  const ownConfig = (process.env.RECON_CONFIG ?? '').trim() !== '';
+  const config =
+    s.configFile === null
+      ? ["Next: the demo's bank accounts could not be written to its data directory; later commands see none"]
+      : ownConfig
+        ? [
+            `Next: the demo's bank accounts are in ${shellWord(s.configFile)}; put its "bank" section in your`,
+            '  RECON_CONFIG to read what the demo built (without, the payout and settlement views are rebuilt',
+            '  with no bank accounts):',
+          ]
+        : [
+            'Next: read what the demo built with its bank accounts (without, the payout and settlement views are',
+            '  rebuilt with no bank accounts):',
+            `  export RECON_CONFIG=${shellWord(s.configFile)}`,
+          ];
+  return [
+    ...config,
+    `  npx recon payouts --month ${s.month} · npx recon discrepancies --status open · npx recon explain <payment_id>`,
+    `  the workbooks and PDFs are in ${out}; the exceptions commands need a person's token:`,
+    '  npx recon users add ID --name N --role admin (the first needs none) prints it, for RECON_TOKEN',
+  ];
+}
+
+/** A path as one word of a POSIX shell command line. */
+const shellWord = (text: string) => (/^[\w./@%+=:,-]+$/.test(text) ? text : `'${text.replace(/'/g, "'\\''")}'`);

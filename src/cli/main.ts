@@ -85,8 +85,12 @@ export async function main(argv: string[]): Promise<void> {
     c.exitOverride();
     // commander's refusals in recon's own form ("recon: … (USAGE)", README: Errors); its hint line as it is
     c.configureOutput({
-      outputError: (text, write) =>
-        write(text.startsWith('error: ') ? `recon: ${text.slice('error: '.length).trimEnd()} (USAGE)\n` : text),
+      outputError: (text, write) => {
+        if (!text.startsWith('error: ')) return write(text);
+        // the code on the message's line; a suggestion ("(Did you mean --pos?)") on the lines after it
+        const [first, ...rest] = text.slice('error: '.length).trimEnd().split('\n');
+        write(`recon: ${first} (USAGE)\n${rest.map((l) => `${l}\n`).join('')}`);
+      },
     });
     for (const sub of c.commands) override(sub);
   };

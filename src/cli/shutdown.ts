@@ -23,8 +23,9 @@ export const EXIT_FORCED = 130;
 
 /** `RECON_STOP_GRACE_MS` overrides the grace (tests and impatient supervisors); hard stays `hardMs`. */
 export function stopBounds(defaults: StopBounds, env: NodeJS.ProcessEnv = process.env): StopBounds {
-  const g = Number(env.RECON_STOP_GRACE_MS);
-  return Number.isInteger(g) && g >= 0 ? { ...defaults, graceMs: g } : defaults;
+  // read as the configuration checks it at start (src/config/env.ts): blank is unset, whole milliseconds only
+  const text = (env.RECON_STOP_GRACE_MS ?? '').trim();
+  return /^\d{1,7}$/.test(text) ? { ...defaults, graceMs: Number(text) } : defaults;
 }
 
 /** Cancels the running queries of this process's other connections; the number cancelled. */

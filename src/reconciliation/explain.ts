@@ -57,6 +57,15 @@ function operationTimeOf(e: RecordedEvent): number | null {
   return Number.isNaN(ms) ? null : ms;
 }
 
+/** A receiver row's share (its amount and fee), or what the row says when they are not whole minor units. */
+function shareOf(r: Record<string, unknown>): string {
+  const whole = (v: unknown) => (typeof v === 'string' && /^-?\d+$/.test(v) ? BigInt(v) : v === undefined ? 0n : null);
+  const amount = whole(r.receiverAmount);
+  const fee = whole(r.receiverFee);
+  if (amount === null || fee === null) return `${String(r.receiverAmount)}+${String(r.receiverFee)}`;
+  return shownMoney(amount + fee, r.currency);
+}
+
 /** An event's amount (minor units as stored) as finance reads it: 3,281.91 UAH, never 328191 UAH. */
 function shownMoney(minor: unknown, currency: unknown): string {
   const c = typeof currency === 'string' ? currency : null;
@@ -69,9 +78,7 @@ function summaryOf(e: RecordedEvent): string {
   const d = (e.data ?? {}) as Record<string, any>;
   const r = d.record ?? d.webhook;
   if (r) {
-    const recv = r.receiverName
-      ? ` receiver=${r.receiverName} share=${shownMoney(BigInt(r.receiverAmount ?? '0') + BigInt(r.receiverFee ?? '0'), r.currency)}`
-      : '';
+    const recv = r.receiverName ? ` receiver=${r.receiverName} share=${shareOf(r)}` : '';
     const amount = r.originalAmount ?? r.amount;
     // a re-observation (the row back to an earlier content) names the observation it supersedes
     const again = typeof d.supersedes === 'string' ? ` supersedes ${d.supersedes}` : '';

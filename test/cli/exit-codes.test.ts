@@ -78,6 +78,8 @@ describe('recon exits with the code of the error kind', () => {
       [['sync', '--bogus'], "recon: unknown option '--bogus' (USAGE)\n"],
       [['payouts'], "recon: required option '--month <YYYY-MM>' not specified (USAGE)\n"],
       [['no-such-command'], "recon: unknown command 'no-such-command' (USAGE)\n"],
+      // a suggestion stays on its own line, the code on the message's
+      [['sync', '--bogs'], "recon: unknown option '--bogs' (USAGE)\n(Did you mean --pos?)\n"],
     ];
     for (const [args, first] of cases) {
       const r = await recon(args, NO_DATABASE);

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { CommanderError, type Command } from 'commander';
@@ -265,6 +265,9 @@ describe('README.md and --help: through the real binary', () => {
     expect(named).toBeDefined();
     const config = path.resolve(ROOT, named!);
     expect(config).toBe(path.join(p.dir, 'demo', 'recon.json'));
+    // the bank section alone (nothing of a RECON_CONFIG of the user's, which may hold secrets), the owner's only
+    expect(Object.keys(JSON.parse(readFileSync(config, 'utf8')) as object)).toEqual(['bank']);
+    expect(statSync(config).mode & 0o777).toBe(0o600);
     p.env.RECON_CONFIG = config;
     const after = await recon(['payouts', '--month', p.month, '--format', 'json']);
     expect(after.code, after.stderr).toBe(0);

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { stopBounds } from '../../src/cli/shutdown';
 import {
   VARIABLES,
   formatConfigIssues,
@@ -127,6 +128,16 @@ describe('configuration defaults', () => {
     }
     expect(loadConfig({ ...psp, RECON_STOP_GRACE_MS: '5000' }).ok).toBe(true);
     expect(VARIABLES.map((v) => v.name)).toContain('RECON_STOP_GRACE_MS');
+  });
+
+  it('reads the stop grace at a stop as the check at start does: blank is the default, not 0 ms', () => {
+    const defaults = { graceMs: 15_000, hardMs: 10_000 };
+    for (const blank of ['', ' ']) {
+      expect(loadConfig({ ...psp, RECON_STOP_GRACE_MS: blank }).ok).toBe(true);
+      expect(stopBounds(defaults, { RECON_STOP_GRACE_MS: blank })).toEqual(defaults);
+    }
+    expect(stopBounds(defaults, { RECON_STOP_GRACE_MS: ' 5000 ' })).toEqual({ ...defaults, graceMs: 5000 });
+    expect(stopBounds(defaults, {})).toEqual(defaults);
   });
 
   it('reads one PSP project from the PSP_* variables', () => {
