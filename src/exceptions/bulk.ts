@@ -3,7 +3,7 @@ import type { Person } from '../people/directory';
 import { type ActionRequest, planAction } from './actions';
 import { commitAll, type ExceptionDeps, policyOf, nowOf, type Plan } from './context';
 import { ExceptionRefused } from './errors';
-import { type ExceptionFilter, listExceptions } from './queries';
+import { type ExceptionFilter, exceptionBatches } from './queries';
 import { needsSecondPerson } from './severity';
 
 /**
@@ -14,6 +14,9 @@ import { needsSecondPerson } from './severity';
  */
 
 export const BULK_ACTIONS = ['assign', 'comment', 'resolve', 'accept'] as const;
+
+/** The most exceptions one bulk action plans and writes (in one append): more is refused, naming the filter. */
+export const MAX_BULK = 10_000;
 export type BulkAction = (typeof BULK_ACTIONS)[number];
 
 /** What the bulk action does to each target: its fields without the id; `reason` is the required why. */
@@ -130,21 +133,33 @@ export async function bulkAct(
   actor: Person,
   filter: ExceptionFilter,
   b: BulkRequest,
-  opts: { dryRun: boolean },
+  opts: { dryRun: boolean; maxTargets?: number },
 ): Promise<BulkOutcome> {
+  const most = opts.maxTargets ?? MAX_BULK;
   if (!(BULK_ACTIONS as readonly string[]).includes(b.action))
     throw new ExceptionRefused('INVALID', 'action', `action: expected one of ${BULK_ACTIONS.join(', ')}`);
   if (!b.reason?.trim()) throw new ExceptionRefused('INVALID', 'reason', 'reason: required for a bulk action, say why');
-  const { items } = await listExceptions(
+  const ids: string[] = [];
+  const matching = exceptionBatches(
     deps.sql,
     { ...filter, limit: undefined, after: undefined },
     nowOf(deps),
     policyOf(deps),
   );
+  for await (const batch of matching) {
+    for (const x of batch) ids.push(x.id);
+    // refused before any plan: a month's million resolved rows matched by a loose filter are not one action
+    if (ids.length > most)
+      throw new ExceptionRefused(
+        'INVALID',
+        'filter',
+        `the filter matches more than ${most.toLocaleString('en-US')} exceptions, more than one action takes: narrow it (leg, type, state, sub-merchant, currency, amount, age)`,
+      );
+  }
   const { plans, skipped } = await planAll(
     deps,
     actor,
-    items.map((x) => requestFor(x.id, b)),
+    ids.map((id) => requestFor(id, b)),
   );
   if (!opts.dryRun) await commitAll(deps, plans);
   return { changes: plans.map((p) => ({ id: p.id, summary: p.summary })), skipped, dryRun: opts.dryRun };

@@ -223,6 +223,16 @@ describe('acting at once, in bulk, and replaying', () => {
     await expect(bulkAct(deps, team.approver, filter, { ...request, reason: ' ' }, { dryRun: true })).rejects.toThrow(
       /^reason: required/,
     );
+    // a filter matching more than one action takes is refused before any plan, naming it; nothing is written
+    const n = (await listExceptions(db.sql, {}, NOW, deps.policy)).items.length;
+    const untouched = await snapshot(db.sql);
+    const tooMany = bulkAct(deps, team.approver, filter, request, { dryRun: false, maxTargets: n - 1 });
+    await expect(tooMany).rejects.toThrow(new RegExp(`^the filter matches more than ${n - 1} exceptions`));
+    await expect(tooMany).rejects.toMatchObject({ code: 'INVALID', field: 'filter' });
+    await project(db.sql, store);
+    expect(await snapshot(db.sql)).toBe(untouched);
+    const justSo = await bulkAct(deps, team.approver, filter, request, { dryRun: true, maxTargets: n });
+    expect(justSo.changes.length + justSo.skipped.length).toBe(n);
   });
 
   it('lists with filters and pages by keyset', async () => {
