@@ -74,7 +74,7 @@ export function payeeFrom(stream: readonly RecordedEvent[]): Payee | null {
 
 /**
  * The decision in force now on a discrepancy: its last acceptance unless revoked since (the reading of
- * src/export/payouts/holds.ts `decisionAt`, without a cut: a run is drafted from what is decided when drafted);
+ * src/export/payouts/holds.ts `decisionsAt`, without a cut: a run is drafted from what is decided when drafted);
  * 'revoked' where the last decision was taken back, so money a statement released on it is not paid.
  */
 export async function decisionNow(store: EventStore, id: string): Promise<DecisionNow> {

@@ -16,6 +16,7 @@ import {
   holdRuleOf,
   materialityOf,
 } from '../../config/hold-policy';
+import { readStreamsAt } from '../../store/read-streams-at';
 import { comparePositions, type EventStore, type Position } from '../../store/types';
 import { quarantinedPaymentsAt, quarantinedPaymentsOf } from './quarantine-holds';
 
@@ -208,21 +209,35 @@ interface DecisionAtCut {
 }
 
 /**
- * The decision in force at the cut: the last acceptance at or before it, unless revoked since ('open'). An
- * accepted discrepancy stays held when that decision says withhold; pay and write_off release it, up to the
- * amount it was taken on.
+ * The decision in force at the cut of each discrepancy: the last acceptance at or before it, unless revoked since
+ * ('open'). An accepted discrepancy stays held when that decision says withhold; pay and write_off release it, up
+ * to the amount it was taken on. Their streams are read a few thousand at a time (a 1M month holds tens of
+ * thousands of discrepancies: a read each was a round trip each).
  */
-async function decisionAt(store: EventStore, id: string, cut: Position): Promise<DecisionAtCut> {
-  let at: DecisionAtCut = { decision: 'open', amount: null };
-  for (const e of await store.readStream(discrepancyStream(id))) {
-    if (comparePositions(e.position, cut) > 0) break;
-    if (isEvent(DiscrepancyAccepted, e)) {
-      const data = dataOf(DiscrepancyAccepted, e);
-      at = { decision: data.decision ?? 'pay', amount: data.amount === undefined ? null : BigInt(data.amount) };
-    } else if (isEvent(DiscrepancyAcceptanceRevoked, e)) at = { decision: 'open', amount: null };
+async function decisionsAt(
+  store: EventStore,
+  ids: readonly string[],
+  cut: Position,
+): Promise<Map<string, DecisionAtCut>> {
+  const out = new Map<string, DecisionAtCut>();
+  for (let i = 0; i < ids.length; i += STREAMS_PER_READ) {
+    const chunk = ids.slice(i, i + STREAMS_PER_READ);
+    const events = await readStreamsAt(store, chunk.map(discrepancyStream), cut);
+    for (const id of chunk) {
+      let at: DecisionAtCut = { decision: 'open', amount: null };
+      for (const e of events.get(discrepancyStream(id)) ?? []) {
+        if (isEvent(DiscrepancyAccepted, e)) {
+          const data = dataOf(DiscrepancyAccepted, e);
+          at = { decision: data.decision ?? 'pay', amount: data.amount === undefined ? null : BigInt(data.amount) };
+        } else if (isEvent(DiscrepancyAcceptanceRevoked, e)) at = { decision: 'open', amount: null };
+      }
+      out.set(id, at);
+    }
   }
-  return at;
+  return out;
 }
+
+const STREAMS_PER_READ = 2000;
 
 /** The discrepancies of holding types, or none when the reconciliation was never built (logged by the caller). */
 async function holdingDiscrepancies(sql: Sql, types: readonly string[]): Promise<DiscRow[] | null> {
@@ -391,11 +406,16 @@ export async function heldAt(
     rows.flatMap((r) => [r.detected_by_event, r.resolved_by_event].filter((id): id is string => id !== null)),
   );
   const claims: HoldClaim[] = [...(opts.extra ?? []), ...(await quarantineClaimsAt(sql, cut))];
-  for (const r of rows) {
-    if (!standingAt(r, cut, positions)) continue;
+  const standing = rows.filter((r) => standingAt(r, cut, positions));
+  const decisions = await decisionsAt(
+    store,
+    standing.map((r) => r.id),
+    cut,
+  );
+  for (const r of standing) {
     // accepted at or before the cut: held unless the decision in force releases it (pay, write off), and then
     // what is in doubt beyond the amount it released; withheld, its frozen difference and any more since
-    const { decision, amount } = await decisionAt(store, r.id, cut);
+    const { decision, amount } = decisions.get(r.id)!;
     const released = decision === 'pay' || decision === 'write_off';
     // (frozen only while accepted: a row opened again since holds its values as they are now)
     const more = decision === 'withhold' && r.status === 'accepted' ? excessOf(r, amount) : 0n;

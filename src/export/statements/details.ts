@@ -9,7 +9,8 @@ import {
 import { isPlainObject, parseJsonExact } from '../../psp/json';
 import { feeObject } from '../../psp/schemas';
 import type { BatchStep } from './read-ahead';
-import { comparePositions, type EventStore, type Position, type RecordedEvent } from '../../store/types';
+import { readStreamsAt } from '../../store/read-streams-at';
+import type { EventStore, Position, RecordedEvent } from '../../store/types';
 
 /**
  * What a statement line tells besides its figures, read from the payment's recorded events as they stood at
@@ -131,33 +132,6 @@ export function lineDetailsOf(
 
 /** The recorded events at or before a cut of a batch of payments, each payment's for every POS that booked it. */
 export type PaymentEvents = (paymentIds: readonly string[]) => Promise<ReadonlyMap<string, readonly RecordedEvent[]>>;
-
-// streams read at once from a store that cannot read many in one call (EventStoreDB)
-const STREAMS_IN_FLIGHT = 8;
-
-/** The events of `streams` at or before `cut`, grouped by stream: one read where the store can, else a few at a time. */
-async function readStreamsAt(
-  store: EventStore,
-  streams: readonly string[],
-  cut: Position,
-): Promise<Map<string, RecordedEvent[]>> {
-  const byStream = new Map<string, RecordedEvent[]>();
-  const keep = (e: RecordedEvent) => {
-    if (comparePositions(e.position, cut) > 0) return;
-    const list = byStream.get(e.stream);
-    if (list) list.push(e);
-    else byStream.set(e.stream, [e]);
-  };
-  if (store.readStreams) {
-    for (const e of await store.readStreams(streams, { atOrBefore: cut })) keep(e);
-    return byStream;
-  }
-  for (let i = 0; i < streams.length; i += STREAMS_IN_FLIGHT) {
-    const read = await Promise.all(streams.slice(i, i + STREAMS_IN_FLIGHT).map((s) => store.readStream(s)));
-    for (const events of read) for (const e of events) keep(e);
-  }
-  return byStream;
-}
 
 /**
  * Two reads a batch, whatever its size: the POS ids that booked each payment (one query), then every one of
