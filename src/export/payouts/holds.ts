@@ -465,8 +465,11 @@ export async function recordedHeld(
       .map(([id]) => id.slice(QUARANTINE_ID.length))
       .filter((id, i) => holds[i]?.[0].startsWith(QUARANTINE_ID) && UUID.test(id)),
   );
+  // by id: a 1M month's statement holds tens of thousands of items, and a search each would be quadratic
+  const quarantinedById = new Map(quarantined.map((p) => [`${QUARANTINE_ID}${p.eventId}`, p]));
+  const foundById = new Map(found.map((t) => [t.id, t]));
   return holds.map(([id, amount]) => {
-    const q = quarantined.find((p) => `${QUARANTINE_ID}${p.eventId}` === id);
+    const q = quarantinedById.get(id);
     if (q) {
       return {
         discrepancyId: id,
@@ -480,7 +483,7 @@ export async function recordedHeld(
         occurredAt: null,
       };
     }
-    const d = found.find((t) => t.id === id);
+    const d = foundById.get(id);
     return {
       discrepancyId: id,
       reason: id === '' ? UNREGISTERED_REASON : reasonOf(d?.type ?? ''),
