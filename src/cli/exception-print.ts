@@ -6,8 +6,9 @@ import { moneyText } from '../reconciliation/discrepancy-summary';
 
 /**
  * `recon exceptions list` as text: a page (`--limit`) printed at once, or the whole list printed as it is read,
- * a batch at a time through one cursor in one snapshot of the views (a month of a million payments has a million exceptions, most
- * of them resolved: more than a process holds). Both print the bytes the page or the list printed whole would.
+ * a batch at a time through one cursor in one snapshot of the views (a month of a million payments has a million
+ * exceptions, most of them resolved: more than a process holds). Both print the bytes the page or the list
+ * printed whole would.
  */
 
 const HEAD = ['state', 'severity', 'due', 'amount in doubt', 'leg', 'type', 'assignee', 'last action', 'id'];

@@ -14,10 +14,10 @@ import { needsSecondPerson } from './severity';
  */
 
 export const BULK_ACTIONS = ['assign', 'comment', 'resolve', 'accept'] as const;
+export type BulkAction = (typeof BULK_ACTIONS)[number];
 
 /** The most exceptions one bulk action plans and writes (in one append): more is refused, naming the filter. */
 export const MAX_BULK = 10_000;
-export type BulkAction = (typeof BULK_ACTIONS)[number];
 
 /** What the bulk action does to each target: its fields without the id; `reason` is the required why. */
 export interface BulkRequest {

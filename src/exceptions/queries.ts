@@ -246,7 +246,7 @@ export async function listExceptions(
   f: ExceptionFilter = {},
   now: Date = new Date(),
   policy: ExceptionPolicy = DEFAULT_EXCEPTION_POLICY,
-  read: { batchRows?: number; onBatch?: (rows: number) => void } = {},
+  read: ListRead = {},
 ): Promise<ExceptionPage> {
   const limit = f.limit ?? Number.POSITIVE_INFINITY;
   const items: ExceptionItem[] = [];
@@ -272,7 +272,7 @@ export async function* exceptionBatches(
   f: ExceptionFilter,
   now: Date,
   policy: ExceptionPolicy = DEFAULT_EXCEPTION_POLICY,
-  read: { batchRows?: number; onBatch?: (rows: number) => void } = {},
+  read: ListRead = {},
 ): AsyncGenerator<ExceptionItem[]> {
   checkExceptionFilter(f);
   const after = f.after === undefined ? null : cursorOf(f.after);
@@ -285,6 +285,12 @@ export async function* exceptionBatches(
     }
     yield items;
   }
+}
+
+/** How a list is read: rows a fetch, and a hook told of each fetch (the tests count them). */
+export interface ListRead {
+  readonly batchRows?: number | undefined;
+  readonly onBatch?: (rows: number) => void;
 }
 
 /** rows fetched at a time while a list is read */
