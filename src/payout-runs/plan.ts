@@ -230,13 +230,25 @@ function releasedInto(
   for (let j = index - 1; j >= 0 && !prev; j--) prev = asked.rows[j]!.get(key);
   prev ??= asked.before.get(key);
   if (!prev) return [];
-  const now = new Set(row.holds.map(([id]) => id));
-  return prev.holds
-    .filter(([id]) => id !== '' && !now.has(id))
-    .map(([id, amount]) => {
-      const d = input.decisions.get(id);
-      return { discrepancyId: id, amount, decision: d === 'pay' || d === 'write_off' ? d : ('resolved' as const) };
-    });
+  // a hold the row names at less than before released the difference (a decision to pay on the amount accepted,
+  // the excess held again under the same discrepancy): that money rests on the decision as a full release does
+  const now = heldById(row.holds);
+  const out: PlannedLine['releasedHolds'] = [];
+  for (const [id, was] of heldById(prev.holds)) {
+    const amount = was - (now.get(id) ?? 0n);
+    if (id === '' || amount <= 0n) continue;
+    const d = input.decisions.get(id);
+    const decision = d === 'pay' || d === 'write_off' ? d : ('resolved' as const);
+    out.push({ discrepancyId: id, amount: amount.toString(), decision });
+  }
+  return out;
+}
+
+/** A row's held amounts per discrepancy (one may hold under several receiver names), in the order first named. */
+function heldById(holds: StatementPayoutRow['holds']): Map<string, bigint> {
+  const out = new Map<string, bigint>();
+  for (const [id, amount] of holds) out.set(id, (out.get(id) ?? 0n) + BigInt(amount));
+  return out;
 }
 
 /**
