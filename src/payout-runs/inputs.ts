@@ -2,7 +2,7 @@ import { DiscrepancyAccepted, DiscrepancyAcceptanceRevoked, discrepancyStream } 
 import { dataOf, isEvent } from '../events/catalog';
 import { PayeeAccountConfirmed, SubMerchantRegistered, subMerchantStream } from '../events/ledger-events';
 import { StatementIssued, statementStream } from '../events/statement-events';
-import type { EventStore, RecordedEvent } from '../store/types';
+import { comparePositions, type EventStore, parsePosition, type RecordedEvent } from '../store/types';
 import type { BankPaid, DecisionNow, Payee, PlanInput, StatementRun } from './plan';
 import type { ResolvedNow } from './resolved';
 import type { PayoutRun } from './runs';
@@ -12,13 +12,52 @@ import type { PayoutRun } from './runs';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export async function statementRunsOf(store: EventStore, month: string): Promise<StatementRun[]> {
-  const out: StatementRun[] = [];
+  return (await issuedRunsOf(store, month)).map(({ subMerchantId: _, ...run }) => run);
+}
+
+async function issuedRunsOf(store: EventStore, month: string) {
+  const out: (StatementRun & { subMerchantId: string | null })[] = [];
   for (const e of await store.readStream(statementStream(month))) {
     if (!isEvent(StatementIssued, e)) continue;
     const d = dataOf(StatementIssued, e);
-    out.push({ id: e.id, month: d.month, cut: d.position, payouts: d.payouts ?? [] });
+    out.push({ id: e.id, month: d.month, cut: d.position, subMerchantId: d.subMerchantId, payouts: d.payouts ?? [] });
   }
   return out;
+}
+
+/** As far back as the statements look for the one they build on (previous.ts, LOOKBACK_MONTHS). */
+const LOOKBACK_MONTHS = 36;
+
+/**
+ * What the month's first statements were built on, per sub-merchant (previous.ts `previousRunOf`): the latest
+ * earlier run that covered it, a run for all or one for it, in the latest month issued before (a month between
+ * never issued is skipped), the latest cut first. Its holds are what the month's first statement released. Not
+ * the previous month's last run alone: one for another sub-merchant, or a month never issued, hid them, and money
+ * whose release was revoked since was paid.
+ */
+export async function builtOn(
+  store: EventStore,
+  month: string,
+  runs: readonly StatementRun[],
+): Promise<StatementRun | null> {
+  const wanted = new Set(runs.flatMap((r) => r.payouts.map((p) => p.subMerchantId)));
+  const found = new Set<string>();
+  const payouts: StatementRun['payouts'][number][] = [];
+  let m = month;
+  let last: StatementRun | null = null;
+  for (let i = 0; i < LOOKBACK_MONTHS && found.size < wanted.size; i++) {
+    m = previousMonth(m);
+    const issued = (await issuedRunsOf(store, m)).reverse();
+    issued.sort((a, b) => (a.cut && b.cut ? comparePositions(parsePosition(b.cut), parsePosition(a.cut)) : 0));
+    for (const r of issued)
+      for (const sm of wanted) {
+        if (found.has(sm) || (r.subMerchantId !== null && r.subMerchantId !== sm)) continue;
+        found.add(sm);
+        payouts.push(...r.payouts.filter((p) => p.subMerchantId === sm));
+        last ??= r;
+      }
+  }
+  return last === null ? null : { id: last.id, month: last.month, payouts };
 }
 
 export function previousMonth(month: string): string {
@@ -112,7 +151,7 @@ export async function planInputOf(
   resolvedNow?: ResolvedNow,
 ): Promise<PlanInput> {
   const runs = await statementRunsOf(store, month);
-  const before = (await statementRunsOf(store, previousMonth(month))).at(-1) ?? null;
+  const before = await builtOn(store, month, runs);
   const payees = new Map<string, Payee>();
   const held: string[] = [];
   for (const r of [...runs, ...(before ? [before] : [])])

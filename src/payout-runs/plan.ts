@@ -62,7 +62,7 @@ export type DecisionNow = 'pay' | 'write_off' | 'withhold' | 'open' | 'revoked';
 export interface PlanInput {
   /** the month's statement runs, in the order issued */
   readonly runs: readonly StatementRun[];
-  /** the statement run before the month's first (the previous month's last), for what its holds released */
+  /** what the month's first statements were built on, per sub-merchant (inputs.ts builtOn): the holds released */
   readonly before: StatementRun | null;
   readonly payoutRuns: readonly PayoutRun[];
   readonly payees: ReadonlyMap<string, Payee>;
