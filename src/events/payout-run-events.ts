@@ -59,6 +59,11 @@ export const PayoutRunDrafted = defineEvent(
         releasedHolds: z.array(releasedHold),
         /** what the bank had sent back on the reference when drafted, paid again by this line (absent: nothing) */
         repaysReturned: minor.optional(),
+        /**
+         * what the bank's debits had paid on the reference when drafted, returns not taken off (absent: nothing, or
+         * a run drafted before it was kept): money paid outside this run, which a later draft must not count as its
+         */
+        bankPaidBefore: minor.optional(),
       }),
     ),
     /**

@@ -107,6 +107,8 @@ export interface PlannedLine {
   readonly releasedHolds: { discrepancyId: string; amount: string; decision: 'pay' | 'write_off' | 'resolved' }[];
   /** what the bank had sent back on the reference when drafted: paid again by this line (absent when nothing) */
   readonly repaysReturned?: string;
+  /** what the bank's debits had paid on the reference when drafted, returns not taken off (absent when nothing) */
+  readonly bankPaidBefore?: string;
 }
 
 export interface LeftOut {
@@ -164,6 +166,28 @@ export function referencesTaken(runs: readonly PayoutRun[], except?: string): Ma
   return taken;
 }
 
+/**
+ * What the bank's debits paid on each reference outside the standing runs, at the least (gross: returns not taken
+ * off): a run drafted when the bank had paid g on a reference knows that the runs standing before it took at most
+ * what they asked, so g less that was paid by hand or by a run cancelled since. Without it a debit made by hand
+ * before a run was counted as the run's own once the run was sent: the next draft asked it again (found in review).
+ */
+export function paidOutsideRuns(runs: readonly PayoutRun[]): Map<string, bigint> {
+  const before = new Map<string, bigint>();
+  const outside = new Map<string, bigint>();
+  for (const r of runs) {
+    if (r.status === 'cancelled') continue;
+    const released = releasedOf(r);
+    for (const l of r.lines) {
+      const earlier = before.get(l.reference) ?? 0n;
+      const known = BigInt(l.bankPaidBefore ?? '0') - earlier;
+      if (known > (outside.get(l.reference) ?? 0n)) outside.set(l.reference, known);
+      before.set(l.reference, earlier + BigInt(l.amount) - (released.get(l.reference) ?? 0n));
+    }
+  }
+  return outside;
+}
+
 /** What each reference of the month's statement runs still asks (asks.ts); one lowered to nothing is absent. */
 export function stillAskedOf(runs: readonly StatementRun[]): Map<string, bigint> {
   return netAsks(
@@ -211,9 +235,11 @@ export function linesPaidSince(
 ) {
   const still = stillAskedOf(runs);
   const others = referencesTaken(payoutRuns, run.id);
+  const outside = paidOutsideRuns(payoutRuns);
   return run.lines.filter((l) => {
     const took = (others.get(l.reference) ?? 0n) - (paidByBank.returned?.get(l.reference) ?? 0n);
-    const rest = (still.get(l.reference) ?? 0n) - max(took, paidByBank.get(l.reference) ?? 0n);
+    const ownAndOutside = took + (outside.get(l.reference) ?? 0n);
+    const rest = (still.get(l.reference) ?? 0n) - max(ownAndOutside, paidByBank.get(l.reference) ?? 0n);
     return BigInt(l.amount) > rest;
   });
 }
@@ -354,8 +380,18 @@ function holdsOfLastStatement(input: PlanInput): Pick<Plan, 'releasedSinceStatem
   return { releasedSinceStatement: released, heldInForce: held };
 }
 
+/** A planned line with what the bank had sent back and paid (gross) on its reference when drafted, when any. */
+function withBankBefore(line: PlannedLine, returned: bigint, gross: bigint): PlannedLine {
+  return {
+    ...line,
+    ...(returned > 0n ? { repaysReturned: returned.toString() } : {}),
+    ...(gross > 0n ? { bankPaidBefore: gross.toString() } : {}),
+  };
+}
+
 export function planRun(input: PlanInput): Plan {
   const taken = referencesTaken(input.payoutRuns);
+  const outside = paidOutsideRuns(input.payoutRuns);
   const asked = askedOf(input);
   const still = asked.after.at(-1) ?? new Map<string, bigint>();
   const lines: PlannedLine[] = [];
@@ -372,14 +408,17 @@ export function planRun(input: PlanInput): Plan {
       // the larger of the two, as a standing run's own debit is in both
       // A payment the creditor's bank sent back (an account closed) is owed again: what came back is no longer
       // taken by the run that paid it, and is drafted again under the same reference, once
+      // Debits known to be outside the standing runs (paidOutsideRuns) are added to what the runs took: the money
+      // committed is then what went out by hand and stayed out, plus what the runs pay (returns cancel out)
       const returned = input.paidByBank.returned?.get(row.reference) ?? 0n;
-      const took = (taken.get(row.reference) ?? 0n) - returned;
-      const rest = asks - max(took, input.paidByBank.get(row.reference) ?? 0n);
+      const paid = input.paidByBank.get(row.reference) ?? 0n;
+      const took = (taken.get(row.reference) ?? 0n) - returned + (outside.get(row.reference) ?? 0n);
+      const rest = asks - max(took, paid);
       if (rest <= 0n) continue;
       planned.add(row.reference);
       const out = lineOrLeftOut(input, asked, index, row, rest);
       if ('reason' in out) leftOut.push(out);
-      else lines.push(returned > 0n ? { ...out, repaysReturned: returned.toString() } : out);
+      else lines.push(withBankBefore(out, returned, paid + returned));
     }
   });
   const statementRuns = [...new Set(lines.map((l) => l.statementRun))];
