@@ -73,7 +73,13 @@ export const csvMappingSchema = z
     creditValues: z.array(z.string()).default(['C', 'CR', 'CRDT', 'credit']),
     debitValues: z.array(z.string()).default(['D', 'DR', 'DBIT', 'debit']),
   })
-  .strict();
+  .strict()
+  // stripped from every amount before it is read: the decimal separator, a digit or a sign would change the value
+  // (with "." for both, 10.50 read as 1,050.00, and balances alike, so the file still footed)
+  .refine((m) => m.thousands !== m.decimal && !/[\d+-]/.test(m.thousands), {
+    path: ['thousands'],
+    message: 'a thousands separator cannot be the decimal separator, a digit or a sign',
+  });
 
 export type CsvMapping = z.infer<typeof csvMappingSchema>;
 
