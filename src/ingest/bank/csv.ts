@@ -255,7 +255,8 @@ function cellsOf(file: string, m: CsvMapping, days: Map<string, Checked<string>>
   }
   const cell = (column: string | undefined, policy?: TextPolicy): string | null => {
     if (column === undefined) return null;
-    const v = rec.record[column];
+    // own cells only: `constructor` or `toString` would otherwise read what every object inherits
+    const v = Object.hasOwn(rec.record, column) ? rec.record[column] : undefined;
     if (v === undefined) fail(column, 'no such column in the header');
     const t = v!.trim();
     if (t === '') return null;
