@@ -132,8 +132,10 @@ export function epochMillisToIso(value: string | null | undefined, now: Date = n
   return { ok: true, value: new Date(ms).toISOString() };
 }
 
-// Offsets as they exist on Earth: -12:00 … +14:59 (luxon would otherwise accept +99:00).
-const RECORD_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-](?:0\d|1[0-4]):?[0-5]\d)?$/;
+// Offsets as they exist on Earth: -12:00 … +14:59 (luxon would otherwise accept +99:00), as the shared rule reads
+// them (src/input-rules.ts: west of UTC at most 12 hours; -13:00 and -14:00 are no place's)
+const RECORD_TIME =
+  /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|\+(?:0\d|1[0-4]):?[0-5]\d|-(?:0\d|1[0-2]):?[0-5]\d)?$/;
 
 const PLAIN_UTC = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,3}))?Z?$/;
 

@@ -126,12 +126,18 @@ export function plainHeader(meta: Pick<StatementMeta, 'month' | 'timezone'>): St
 }
 
 const SAFE_FILE_NAME = /^[A-Za-z0-9._-]+$/;
+/**
+ * The most characters of an id a file name keeps: the name, its slug, month and a temporary name's suffix stay
+ * far below the 255 bytes a file system allows (a `receiver:<name>` id is as long as the PSP's receiverName).
+ */
+const MAX_ID_IN_FILE_NAME = 100;
 
 /**
  * A statement's file name: the sub-merchant id and a readable slug of its name (slug.ts), then the month. An
  * id unsafe on some file system keeps its safe characters and the first 8 hex digits of its sha-256, so ids
  * differing only in other characters (two Cyrillic names of one length, both `receiver:____`) never share a
- * file; the id in every name keeps two sub-merchants of one name apart.
+ * file; the id in every name keeps two sub-merchants of one name apart. An id over MAX_ID_IN_FILE_NAME characters
+ * keeps its first ones and the hash.
  */
 export function statementFileName(
   subMerchantId: string,
@@ -141,9 +147,10 @@ export function statementFileName(
   extension: 'xlsx' | 'pdf' = 'xlsx',
 ): string {
   const tail = provisional ? `${month}-PROVISIONAL` : month;
-  const id = SAFE_FILE_NAME.test(subMerchantId)
-    ? subMerchantId
-    : `${subMerchantId.replace(/[^A-Za-z0-9._-]/g, '_')}-${sha256Hex(subMerchantId).slice(0, 8)}`;
+  const id =
+    SAFE_FILE_NAME.test(subMerchantId) && subMerchantId.length <= MAX_ID_IN_FILE_NAME
+      ? subMerchantId
+      : `${subMerchantId.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, MAX_ID_IN_FILE_NAME)}-${sha256Hex(subMerchantId).slice(0, 8)}`;
   const slug = name ? slugOf(name) : '';
   return `${id}${slug ? `-${slug}` : ''}-${tail}.${extension}`;
 }

@@ -402,7 +402,12 @@ class CamtReader {
     };
     // an opening booked balance wins over the previous closing one when a bank gives both
     if (isOpening && (this.opening === null || b.type === 'OPBD')) this.opening = parsed;
-    else if (b.type === 'CLBD') this.closing = parsed;
+    else if (b.type === 'CLBD') {
+      // the last would otherwise win, and the statement foot against it
+      if (this.closing !== null)
+        this.fail(path, `a second closing balance (CLBD); the first is at ${this.closing.where}`);
+      this.closing = parsed;
+    }
   }
 
   private closeEntryPart(path: string, t: string): void {

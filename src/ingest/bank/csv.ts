@@ -73,7 +73,13 @@ export const csvMappingSchema = z
     creditValues: z.array(z.string()).default(['C', 'CR', 'CRDT', 'credit']),
     debitValues: z.array(z.string()).default(['D', 'DR', 'DBIT', 'debit']),
   })
-  .strict();
+  .strict()
+  // stripped from every amount before it is read: the decimal separator, a digit or a sign would change the value
+  // (with "." for both, 10.50 read as 1,050.00, and balances alike, so the file still footed)
+  .refine((m) => m.thousands !== m.decimal && !/[\d+-]/.test(m.thousands), {
+    path: ['thousands'],
+    message: 'a thousands separator cannot be the decimal separator, a digit or a sign',
+  });
 
 export type CsvMapping = z.infer<typeof csvMappingSchema>;
 
@@ -249,7 +255,8 @@ function cellsOf(file: string, m: CsvMapping, days: Map<string, Checked<string>>
   }
   const cell = (column: string | undefined, policy?: TextPolicy): string | null => {
     if (column === undefined) return null;
-    const v = rec.record[column];
+    // own cells only: `constructor` or `toString` would otherwise read what every object inherits
+    const v = Object.hasOwn(rec.record, column) ? rec.record[column] : undefined;
     if (v === undefined) fail(column, 'no such column in the header');
     const t = v!.trim();
     if (t === '') return null;

@@ -202,6 +202,8 @@ class Mt940Reader {
       case '62M':
         this.flushEntry(m);
         if (m.head === null) this.fail(f.line, `:${f.tag}: before the opening balance :60F:`);
+        // the last would otherwise win, and the statement foot against it
+        if (m.closing !== null) this.fail(f.line, `a second closing balance :${f.tag}: in one message`);
         m.closing = this.balance(f, value);
         return;
     }
