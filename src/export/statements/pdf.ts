@@ -122,6 +122,8 @@ function openPdf(file: string, docTitle: string, header: StatementHeader, opts: 
     out.on('error', reject);
     doc.on('error', reject);
   });
+  // awaited at the end or by `drained`; a file that fails at its open must not be an unhandled rejection first
+  finished.catch(() => undefined);
   doc.pipe(out);
   /**
    * pdfkit pushes its pages whatever the file takes, and the pipe moves them on only between turns of the
@@ -129,8 +131,18 @@ function openPdf(file: string, docTitle: string, header: StatementHeader, opts: 
    */
   const drained = async () => {
     await yieldToIo();
-    while ((doc as unknown as { readableLength: number }).readableLength > MAX_PENDING_BYTES)
-      await (out.writableNeedDrain ? once(out, 'drain') : new Promise((resolve) => setTimeout(resolve, 1)));
+    while ((doc as unknown as { readableLength: number }).readableLength > MAX_PENDING_BYTES) {
+      // a file that failed (at its open: a name too long, a directory gone) takes nothing more: the pages would
+      // pile up unread and this wait would never end
+      if (out.destroyed) {
+        await finished;
+        throw new Error(`the PDF's file closed before the statement was written: ${temp}`);
+      }
+      await Promise.race([
+        finished,
+        out.writableNeedDrain ? once(out, 'drain') : new Promise((resolve) => setTimeout(resolve, 1)),
+      ]);
+    }
   };
   return { doc, temp, finished, drained };
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { createWriteStream, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type ExcelJS from 'exceljs';
@@ -315,6 +315,9 @@ function datedWorkbookWriter(): new (options: WriterOptions) => ZipOf {
   return datedWriter;
 }
 
+/** Each open workbook's failure to write its file, when it failed (openWorkbook). */
+const FAILURES = new WeakMap<object, () => Error | undefined>();
+
 /**
  * `created`: the document's real issue time (a recorded run's), shown in its properties; without one the
  * workbook carries a fixed date so that it is the same from one run to the next.
@@ -327,8 +330,20 @@ export function openWorkbook(finalPath: string, props: { title?: string; created
     `.${path.basename(finalPath)}.${randomBytes(4).toString('hex')}.partial`,
   );
   const DatedWorkbookWriter = datedWorkbookWriter();
+  // the file's stream is recon's, so that a file that fails (at its open: a name too long, a directory gone; or
+  // later: the disk full) is seen: exceljs listens for its error only once committing, and the sheets' wait for
+  // the zip to drain (drainSheet) waited for ever
+  const out = createWriteStream(tempPath);
+  let failure: Error | undefined;
+  const failed = new Promise<never>((_, reject) =>
+    out.on('error', (e) => {
+      failure ??= new ExportError('EXPORT_WRITE_FAILED', `cannot write ${finalPath}: ${e.message}`);
+      reject(failure);
+    }),
+  );
+  failed.catch(() => undefined);
   const workbook = new DatedWorkbookWriter({
-    filename: tempPath,
+    stream: out,
     useStyles: true,
     useSharedStrings: false,
     // A fixed creation date keeps the workbook's own properties the same from one run to the next.
@@ -338,6 +353,7 @@ export function openWorkbook(finalPath: string, props: { title?: string; created
     lastModifiedBy: 'recon',
   } as WriterOptions) as unknown as Workbook;
   if (props.title) workbook.title = props.title;
+  FAILURES.set(workbook, () => failure);
   let done = false;
   return {
     workbook,
@@ -345,9 +361,10 @@ export function openWorkbook(finalPath: string, props: { title?: string; created
     tempPath,
     async commit() {
       try {
-        await workbook.commit();
+        await Promise.race([workbook.commit(), failed]);
       } catch (e) {
         rmSync(tempPath, { force: true });
+        if (e instanceof ExportError) throw e;
         throw new ExportError('EXPORT_WRITE_FAILED', `cannot write ${finalPath}: ${(e as Error).message}`);
       }
       renameSync(tempPath, finalPath);
@@ -383,5 +400,13 @@ function pendingBytes(sheet: Sheet): number {
  */
 export async function drainSheet(sheet: Sheet): Promise<void> {
   await yieldToIo();
-  while (pendingBytes(sheet) > MAX_PENDING_BYTES) await new Promise((resolve) => setTimeout(resolve, 1));
+  const failure = FAILURES.get((sheet as unknown as { _workbook?: object })._workbook ?? sheet);
+  while (pendingBytes(sheet) > MAX_PENDING_BYTES) {
+    // a file that failed takes nothing more: the wait would never end
+    const e = failure?.();
+    if (e) throw e;
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  const e = failure?.();
+  if (e) throw e;
 }
