@@ -153,6 +153,8 @@ export function bulkFilterOf(q: URLSearchParams): ExceptionFilter | string {
   return {
     ...(f.legs.length === 1 ? { leg: f.legs[0] } : {}),
     ...(f.type ? { type: f.type } : {}),
+    // the queue's status (open by default): the bulk action acts on the exceptions the queue shows
+    ...(f.status ? { status: f.status } : {}),
     ...(f.assignee ? { assignee: f.assignee } : {}),
     ...(f.severity ? { severity: f.severity } : {}),
     ...(f.subMerchant ? { subMerchantId: f.subMerchant } : {}),
