@@ -51,6 +51,22 @@ export function overTls(req: IncomingMessage, trust: { trustProxy: boolean; trus
   return typeof proto === 'string' && proto.split(',')[0]!.trim().toLowerCase() === 'https';
 }
 
+/**
+ * Whether a POST came from a page of another site: `Sec-Fetch-Site: cross-site`, or an Origin (`null` included)
+ * whose host is not the one the request was sent to. The login form has no session, so no CSRF token: this is
+ * its check against a page elsewhere posting its own token (login CSRF). No Origin at all (curl): not refused.
+ */
+export function crossSite(req: IncomingMessage): boolean {
+  if (req.headers['sec-fetch-site'] === 'cross-site') return true;
+  const origin = req.headers.origin;
+  if (origin === undefined) return false;
+  try {
+    return new URL(origin).host !== req.headers.host;
+  } catch {
+    return true; // `null` (an opaque origin) or not a URL
+  }
+}
+
 export function sessionCookie(id: string, secure: boolean, maxAgeSeconds: number): string {
   return `${SESSION_COOKIE}=${id}; Path=/console; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`;
 }
