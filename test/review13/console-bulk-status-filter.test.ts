@@ -54,7 +54,11 @@ describe('review13: the console bulk action keeps the queue status filter', () =
     const preview = await (await consolePost(srv.base, '/console/exceptions/bulk', cookie, form)).text();
     expect(preview).toContain(unpaid);
     expect(preview).not.toContain(psp);
-    const r = await consolePost(srv.base, '/console/exceptions/bulk', cookie, { ...form, confirm: '1' });
+    // the confirm form as the preview wrote it
+    const fields = Object.fromEntries(
+      [...preview.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!]),
+    );
+    const r = await consolePost(srv.base, '/console/exceptions/bulk', cookie, fields);
     expect(r.status).toBe(200);
     expect(await comments(unpaid)).toBe(1);
     expect(await comments(psp)).toBe(0);
