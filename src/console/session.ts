@@ -52,12 +52,15 @@ export function overTls(req: IncomingMessage, trust: { trustProxy: boolean; trus
 }
 
 /**
- * Whether a POST came from a page of another site: `Sec-Fetch-Site: cross-site`, or an Origin (`null` included)
- * whose host is not the one the request was sent to. The login form has no session, so no CSRF token: this is
- * its check against a page elsewhere posting its own token (login CSRF). No Origin at all (curl): not refused.
+ * Whether a POST came from a page of another site. The login form has no session, so no CSRF token: this is its
+ * check against a page elsewhere posting its own token (login CSRF). A browser's `Sec-Fetch-Site` decides when
+ * sent (only the console's own pages, or a typed address, may post: a proxy that rewrites Host changes nothing);
+ * without it, an Origin (`null` included) whose host is not the one the request was sent to. No Origin at all
+ * (curl): not refused.
  */
 export function crossSite(req: IncomingMessage): boolean {
-  if (req.headers['sec-fetch-site'] === 'cross-site') return true;
+  const site = req.headers['sec-fetch-site'];
+  if (typeof site === 'string') return site !== 'same-origin' && site !== 'none';
   const origin = req.headers.origin;
   if (origin === undefined) return false;
   try {

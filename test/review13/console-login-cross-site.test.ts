@@ -46,6 +46,19 @@ describe('review13: a login posted from another site', () => {
     expect(r.headers.get('set-cookie')).toBeNull();
   });
 
+  it('is refused when the browser says so (Sec-Fetch-Site cross-site or same-site), whatever the Origin', async () => {
+    for (const site of ['cross-site', 'same-site']) {
+      const r = await login(team.analyst.token, { origin: srv.base, 'sec-fetch-site': site });
+      expect(r.status).toBe(403);
+      expect(r.headers.get('set-cookie')).toBeNull();
+    }
+  });
+
+  it('from the console behind a proxy that rewrites Host (the browser says same-origin) logs in', async () => {
+    const r = await login(team.analyst.token, { origin: 'https://recon.example', 'sec-fetch-site': 'same-origin' });
+    expect(r.status).toBe(303);
+  });
+
   it('from the console itself (same origin) logs in', async () => {
     const r = await login(team.analyst.token, { origin: srv.base });
     expect(r.status).toBe(303);
