@@ -12,6 +12,7 @@ import type { ConsoleDeps, LoginLimiter, Request } from './types';
 import {
   cookiesOf,
   createSession,
+  crossSite,
   csrfMatches,
   endSession,
   LANGUAGE_COOKIE,
@@ -69,6 +70,10 @@ async function login(deps: ConsoleDeps, r: Request, limiter: LoginLimiter): Prom
   if (r.req.method === 'GET' || r.req.method === 'HEAD') return sendHtml(r.res, 200, loginPage(r.lang, null));
   if (r.req.method !== 'POST') return sendHtml(r.res, 405, loginPage(r.lang, null), { allow: 'GET, POST' });
   const client = r.req.socket.remoteAddress ?? 'unknown';
+  if (crossSite(r.req)) {
+    deps.log.warn('console login from another site refused', { client, origin: r.req.headers.origin ?? null });
+    return sendHtml(r.res, 403, loginPage(r.lang, w.csrf));
+  }
   if (limiter.exhausted(client)) return sendHtml(r.res, 429, loginPage(r.lang, w.tooMany), { 'retry-after': '60' });
   const form = await formOf(r.req, 4096);
   const token = form?.get('token')?.trim() ?? '';

@@ -51,6 +51,25 @@ export function overTls(req: IncomingMessage, trust: { trustProxy: boolean; trus
   return typeof proto === 'string' && proto.split(',')[0]!.trim().toLowerCase() === 'https';
 }
 
+/**
+ * Whether a POST came from a page of another site. The login form has no session, so no CSRF token: this is its
+ * check against a page elsewhere posting its own token (login CSRF). A browser's `Sec-Fetch-Site` decides when
+ * sent (only the console's own pages, or a typed address, may post: a proxy that rewrites Host changes nothing);
+ * without it, an Origin (`null` included) whose host is not the one the request was sent to. No Origin at all
+ * (curl): not refused.
+ */
+export function crossSite(req: IncomingMessage): boolean {
+  const site = req.headers['sec-fetch-site'];
+  if (typeof site === 'string') return site !== 'same-origin' && site !== 'none';
+  const origin = req.headers.origin;
+  if (origin === undefined) return false;
+  try {
+    return new URL(origin).host !== req.headers.host;
+  } catch {
+    return true; // `null` (an opaque origin) or not a URL
+  }
+}
+
 export function sessionCookie(id: string, secure: boolean, maxAgeSeconds: number): string {
   return `${SESSION_COOKIE}=${id}; Path=/console; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`;
 }

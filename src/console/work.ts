@@ -153,6 +153,8 @@ export function bulkFilterOf(q: URLSearchParams): ExceptionFilter | string {
   return {
     ...(f.legs.length === 1 ? { leg: f.legs[0] } : {}),
     ...(f.type ? { type: f.type } : {}),
+    // the queue's status (open by default): the bulk action acts on the exceptions the queue shows
+    ...(f.status ? { status: f.status } : {}),
     ...(f.assignee ? { assignee: f.assignee } : {}),
     ...(f.severity ? { severity: f.severity } : {}),
     ...(f.subMerchant ? { subMerchantId: f.subMerchant } : {}),
@@ -177,12 +179,17 @@ export async function postBulk(deps: ConsoleDeps, r: Request, v: View, form: URL
     ...(form.get('decision') ? { decision: form.get('decision')! } : {}),
   };
   const dryRun = form.get('confirm') !== '1';
+  // the apply does exactly what the preview listed: its digest comes back with the confirm form
+  const expected = dryRun ? undefined : (form.get('preview') ?? '');
   const show = (status: number, body: ReturnType<typeof html>) => sendHtml(r.res, status, page(v, t.bulk, body));
   if (typeof filter === 'string') return show(400, html`<p role="alert" class="error">${t.refused}: ${filter}</p>`);
   if (!may(v.person.role, 'exception.comment'))
     return show(403, html`<p role="alert" class="error">${v.w.forbidden}</p>`);
   try {
-    const outcome = await bulkAct(exceptionDeps(deps), v.person, filter, b, { dryRun });
+    const outcome = await bulkAct(exceptionDeps(deps), v.person, filter, b, {
+      dryRun,
+      ...(expected !== undefined ? { expected } : {}),
+    });
     if (!dryRun)
       deps.log.info('console bulk action', { person: v.person.id, action: b.action, n: outcome.changes.length });
     return show(200, bulkPage(v, form, outcome));

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { ExceptionDecisionProposed } from '../events/exception-events';
 import type { Person } from '../people/directory';
 import { type ActionRequest, planAction } from './actions';
@@ -127,13 +128,23 @@ async function planAll(deps: ExceptionDeps, actor: Person, requests: readonly Ac
   return { plans: await overLimit(deps, actor, planned), skipped };
 }
 
-/** A bulk action on every exception matching `filter`; `dryRun` lists what would change and writes nothing. */
+/** What a dry run listed, as a digest: the apply of a preview (the console's) passes it back as `expected`. */
+export function changesDigest(changes: BulkOutcome['changes']): string {
+  const h = createHash('sha256');
+  for (const c of changes) h.update(`${c.id}\u0000${c.summary}\u0000`);
+  return h.digest('base64url');
+}
+
+/**
+ * A bulk action on every exception matching `filter`; `dryRun` lists what would change and writes nothing.
+ * `expected` (changesDigest of a dry run): refused, nothing written, unless the plans are still exactly those.
+ */
 export async function bulkAct(
   deps: ExceptionDeps,
   actor: Person,
   filter: ExceptionFilter,
   b: BulkRequest,
-  opts: { dryRun: boolean; maxTargets?: number },
+  opts: { dryRun: boolean; maxTargets?: number; expected?: string },
 ): Promise<BulkOutcome> {
   const most = opts.maxTargets ?? MAX_BULK;
   if (!(BULK_ACTIONS as readonly string[]).includes(b.action))
@@ -161,8 +172,15 @@ export async function bulkAct(
     actor,
     ids.map((id) => requestFor(id, b)),
   );
+  const changes = plans.map((p) => ({ id: p.id, summary: p.summary }));
+  if (opts.expected !== undefined && changesDigest(changes) !== opts.expected)
+    throw new ExceptionRefused(
+      'CONFLICT',
+      'filter',
+      'the exceptions this action would change are no longer those previewed (another person acted meanwhile): nothing was written, preview it again',
+    );
   if (!opts.dryRun) await commitAll(deps, plans);
-  return { changes: plans.map((p) => ({ id: p.id, summary: p.summary })), skipped, dryRun: opts.dryRun };
+  return { changes, skipped, dryRun: opts.dryRun };
 }
 
 /** One refused row of a decisions list, by its place in the list (a sheet's row number for an import). */

@@ -10,6 +10,7 @@ import {
 } from '../reconciliation/discrepancies/registry';
 import { allDiscrepancies, type DiscrepancyRecord, toRecord } from '../reconciliation/discrepancy-queries';
 import { amountInDoubt, whatDiffers } from '../reconciliation/discrepancy-summary';
+import { DISCREPANCY_STATUSES } from '../reconciliation/discrepancies/columns';
 import { ExceptionRefused } from './errors';
 import { ageHours, DEFAULT_EXCEPTION_POLICY, dueAt, type ExceptionPolicy, severityOf } from './severity';
 import {
@@ -73,6 +74,8 @@ export interface ExceptionFilter {
    * always `resolved`, stateOf): a month keeps a resolved one per order, a million at 1M payments
    */
   readonly standing?: boolean | undefined;
+  /** the discrepancy's status (open, resolved, accepted): the console queue's `status` filter */
+  readonly status?: string | undefined;
 }
 
 export const MAX_PAGE = 1000;
@@ -91,6 +94,7 @@ export function checkExceptionFilter(f: ExceptionFilter): void {
   oneOf('leg', f.leg, LEGS);
   oneOf('type', f.type, DISCREPANCY_TYPES);
   oneOf('state', f.state, EXCEPTION_STATES);
+  oneOf('status', f.status, DISCREPANCY_STATUSES);
   oneOf('severity', f.severity, SEVERITIES);
   if (f.currency !== undefined && !/^[A-Z]{3}$/.test(f.currency))
     throw new ExceptionRefused('INVALID', 'currency', 'currency: expected a three-letter code such as UAH');
@@ -155,6 +159,7 @@ async function joinedQuery(sql: Sql, f: ExceptionFilter & { id?: string }, after
     select discrepancies.*, to_jsonb(x) as work from ${from} ${work}
     where (${f.id ?? null}::uuid is null or discrepancies.id = ${f.id ?? null}::uuid)
       and (not ${f.standing === true} or discrepancies.status <> 'resolved')
+      and (${f.status ?? null}::text is null or discrepancies.status = ${f.status ?? null}::text)
       and (${types}::text[] is null or discrepancies.type = any(${types}::text[]))
       and (${f.type ?? null}::text is null or discrepancies.type = ${f.type ?? null}::text)
       and (${f.currency ?? null}::text is null or discrepancies.currency = ${f.currency ?? null}::text)

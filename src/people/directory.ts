@@ -11,6 +11,8 @@ export interface User {
   readonly addedBy: string;
   readonly addedAt: string;
   readonly tokenRotatedAt: string | null;
+  /** who rotated the token last (themselves, or an admin): an admin handed another's token is seen */
+  readonly tokenRotatedBy: string | null;
   readonly revokedAt: string | null;
   readonly revokedBy: string | null;
   readonly tokenHash: string;
@@ -51,6 +53,7 @@ export function foldUsers(events: readonly RecordedEvent[]): Directory {
         addedBy: d.addedBy,
         addedAt: d.addedAt,
         tokenRotatedAt: null,
+        tokenRotatedBy: null,
         revokedAt: null,
         revokedBy: null,
         tokenHash: d.tokenHash,
@@ -58,7 +61,8 @@ export function foldUsers(events: readonly RecordedEvent[]): Directory {
     } else if (isEvent(UserTokenRotated, e)) {
       const d = dataOf(UserTokenRotated, e);
       const u = users.get(d.userId);
-      if (u) users.set(d.userId, { ...u, tokenHash: d.tokenHash, tokenRotatedAt: d.rotatedAt });
+      if (u)
+        users.set(d.userId, { ...u, tokenHash: d.tokenHash, tokenRotatedAt: d.rotatedAt, tokenRotatedBy: d.rotatedBy });
     } else if (isEvent(UserRevoked, e)) {
       const d = dataOf(UserRevoked, e);
       const u = users.get(d.userId);

@@ -2,7 +2,15 @@ import { newEvent } from '../events/catalog';
 import { type Role, ROLES, UserAdded, UserRevoked, UserTokenRotated, USERS_STREAM } from '../events/people-events';
 import { checkText, FREE_TEXT, NAME_TEXT } from '../input-rules';
 import type { EventStore } from '../store/types';
-import { activeAdmins, type Directory, type Person, readDirectory, type User, userOfToken } from './directory';
+import {
+  activeAdmins,
+  AUDITOR_TOKEN_PERSON,
+  type Directory,
+  type Person,
+  readDirectory,
+  type User,
+  userOfToken,
+} from './directory';
 import { NotAllowed, UserRefused } from './errors';
 import { type Action, may } from './roles';
 import { hashToken, newToken } from './tokens';
@@ -25,6 +33,9 @@ export function actorFor(dir: Directory, token: string | undefined, action: Acti
   return user;
 }
 
+/** ids recon signs with itself: the auditor token's person and the adder of the first admin */
+const RESERVED_IDS: readonly string[] = [AUDITOR_TOKEN_PERSON.id, 'bootstrap'];
+
 const article = (role: Role) => (/^[aeiou]/.test(role) ? 'an' : 'a');
 
 export interface NewUser {
@@ -40,6 +51,8 @@ function checkNewUser(dir: Directory, u: NewUser): { id: string; name: string; r
       'INVALID_USER',
       `user id: expected a lower-case letter then up to 63 of a-z 0-9 . _ -, got ${JSON.stringify(u.id.slice(0, 80))}`,
     );
+  if (RESERVED_IDS.includes(u.id))
+    throw new UserRefused('INVALID_USER', `user id: ${u.id} is the name recon signs with itself; choose another`);
   if (dir.users.has(u.id)) throw new UserRefused('USER_EXISTS', `user id: ${u.id} exists (ids are never reused)`);
   const name = checkText(u.name, NAME_TEXT);
   if (!name.ok) throw new UserRefused('INVALID_USER', `--name: ${name.reason}`);

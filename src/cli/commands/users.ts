@@ -28,15 +28,16 @@ const json = (u: User) => ({
   addedBy: u.addedBy,
   addedAt: u.addedAt,
   tokenRotatedAt: u.tokenRotatedAt,
+  tokenRotatedBy: u.tokenRotatedBy,
   revokedAt: u.revokedAt,
   revokedBy: u.revokedBy,
 });
 
 function table(dir: Directory): string {
-  const head = ['id', 'name', 'role', 'status', 'added by', 'added at', 'token rotated at'];
+  const head = ['id', 'name', 'role', 'status', 'added by', 'added at', 'token rotated at', 'rotated by'];
   const rows = [...dir.users.values()].map((u) =>
-    [u.id, u.name, u.role, json(u).status, u.addedBy, u.addedAt, u.tokenRotatedAt ?? ''].map((c) =>
-      printable(c, { oneLine: true }),
+    [u.id, u.name, u.role, json(u).status, u.addedBy, u.addedAt, u.tokenRotatedAt ?? '', u.tokenRotatedBy ?? ''].map(
+      (c) => printable(c, { oneLine: true }),
     ),
   );
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));

@@ -1,6 +1,6 @@
 import { DECISIONS } from '../../events/audit-events';
 import { HAND_REASONS } from '../../events/exception-events';
-import type { BulkOutcome } from '../../exceptions/bulk';
+import { type BulkOutcome, changesDigest } from '../../exceptions/bulk';
 import { type Html, html } from '../html';
 import { WORK_WORDS } from '../i18n-work';
 import { csrfField, type View } from '../layout';
@@ -42,12 +42,12 @@ ${FILTER_KEYS.filter((k) => q.get(k)).map((k) => hidden(k, q.get(k)!))}
 /** The outcome of a bulk POST: the preview with its confirm form, or what was applied. */
 export function bulkPage(v: View, form: URLSearchParams, o: BulkOutcome): Html {
   const t = WORK_WORDS[v.lang];
-  const keep = [...form.entries()].filter(([k]) => k !== '_csrf' && k !== 'confirm');
+  const keep = [...form.entries()].filter(([k]) => k !== '_csrf' && k !== 'confirm' && k !== 'preview');
   const changes = html`<h2>${o.dryRun ? t.willChange : t.changed} (${o.changes.length})</h2>
 <ul id="bulk-changes">${o.changes.map((c) => html`<li><a href="/console/exceptions/${c.id}">${c.id}</a>: ${c.summary}</li>`)}</ul>
 <h2>${t.skipped} (${o.skipped.length})</h2>
 <ul id="bulk-skipped">${o.skipped.slice(0, 200).map((s) => html`<li>${s.id}: ${s.reason}</li>`)}</ul>`;
   if (!o.dryRun || o.changes.length === 0) return changes;
   return html`${changes}<form method="post" action="/console/exceptions/bulk">${csrfField(v)}
-${keep.map(([k, val]) => hidden(k, val))}${hidden('confirm', '1')}<button type="submit">${t.confirm}</button></form>`;
+${keep.map(([k, val]) => hidden(k, val))}${hidden('preview', changesDigest(o.changes))}${hidden('confirm', '1')}<button type="submit">${t.confirm}</button></form>`;
 }
