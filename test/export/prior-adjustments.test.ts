@@ -81,7 +81,8 @@ describe('statements build on the statements issued before them', () => {
 
     // the statements say so, and list the entries behind the adjustments
     const late = await summaryOf(statementFile(t.out, 'SM-LATE', '2025-02'));
-    expect(late.get('Opening from')).toBe(`the statement of ${previous}`);
+    // the month, never the cut position (test/review13/opening-from-position.test.ts)
+    expect(late.get('Opening from')).toBe('the statement of 2025-01');
     expect(late.get("Opening balance (the previous statement's closing)")).toBe(500);
     expect(late.get('± Adjustments to earlier months (sheet Adjustments)')).toBe(-500);
     // owed back: carried to the next statement, taken off its payout (test/export/negative-month.test.ts)

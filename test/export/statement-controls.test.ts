@@ -114,9 +114,10 @@ describe('statement controls', () => {
     expect(summary.get('± Adjustments to earlier months (sheet Adjustments)')).toBe(0);
     expect(summary.get('± Months never stated before (sheet Not stated before)')).toBe(50);
     expect(summary.get('= Amount due (adjustments + months never stated + net payable − held + released)')).toBe(50);
-    expect(column(wb.getWorksheet('Adjustments')!, 'C')).not.toContain('reserve_release');
+    expect(column(wb.getWorksheet('Adjustments')!, 'C')).not.toContain('reserve released');
+    // in words, never the journal's codes (test/review13/adjustments-sheet-words.test.ts)
     expect(column(wb.getWorksheet('Not stated before')!, 'C')).toEqual(
-      expect.arrayContaining(['Entry', 'reserve_release', 'settlement']),
+      expect.arrayContaining(['Entry', 'reserve released', 'operation']),
     );
   });
 

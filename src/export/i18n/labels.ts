@@ -285,3 +285,12 @@ const WORDS_UK: Readonly<Record<string, string>> = {
 
 export const operationWord = (word: string, language: StatementLanguage): string =>
   language === 'uk' ? (WORDS_UK[word] ?? word) : word;
+
+/** A journal entry's kind as the Adjustments sheet names it: never recon's code (`reserve_release`). */
+const ENTRY_WORDS: Readonly<Record<StatementLanguage, Readonly<Record<string, string>>>> = {
+  en: { settlement: 'operation', reversal: 'reversal', reserve_release: 'reserve released' },
+  uk: { settlement: 'операція', reversal: 'сторнування', reserve_release: 'повернення з резерву' },
+};
+
+export const entryWord = (kind: string, language: StatementLanguage): string =>
+  ENTRY_WORDS[language][kind] ?? kind.replace(/_/g, ' ');

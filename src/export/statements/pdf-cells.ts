@@ -192,6 +192,20 @@ function line(doc: Doc, text: string, x: number, y: number): void {
  */
 export function cell(doc: Doc, text: string, x: number, y: number, width: number, align: 'left' | 'right'): void {
   if (!text) return;
-  const fit = fitted(doc, text.includes('\n') ? text.replace(/\n/g, ' ') : text, width);
+  const flat = text.includes('\n') ? text.replace(/\n/g, ' ') : text;
+  // a right-aligned cell is a figure: cut with "…" it would state no amount at all, so it is written smaller
+  const whole = align === 'right' ? widthOf(doc, flat) : 0;
+  if (whole > width) {
+    const size = doc._fontSize;
+    doc.fontSize(Math.floor(((size * width) / whole) * 100) / 100);
+    try {
+      const fit = fitted(doc, flat, width);
+      line(doc, fit.text, x + (width - fit.width), y);
+    } finally {
+      doc.fontSize(size);
+    }
+    return;
+  }
+  const fit = fitted(doc, flat, width);
   line(doc, fit.text, align === 'right' ? x + (width - fit.width) : x, y);
 }

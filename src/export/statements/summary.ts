@@ -68,7 +68,8 @@ export function headerRows(
     [t.amountsNote, ''],
     [
       t.openingFrom,
-      (first.previousStatement ? t.openingPrevious(first.previousStatement) : t.openingNone) +
+      // `previousStatement` is finance's "YYYY-MM at <cut position>": the document names the month only
+      (first.previousStatement ? t.openingPrevious(first.previousStatement.replace(/ at .*$/, '')) : t.openingNone) +
         (meta.previousMonthNotIssued ? `; ${t.neverIssued(meta.previousMonthNotIssued)}` : ''),
     ],
   ];

@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import { LABELS, type Labels, operationWord, XLSX_DATE } from '../i18n/labels';
+import { entryWord, LABELS, type Labels, operationWord, XLSX_DATE } from '../i18n/labels';
 import { documentText } from '../../input-rules';
 import { paymentMethodWords } from '../i18n/payment-methods';
 import { writeHeldSheet } from './held-sheet';
@@ -240,6 +240,7 @@ async function writeAdjustmentSheets(
       localTime: ctx.localTime,
       timezone: meta.timezone,
       labels: t,
+      language: ctx.header.language,
       dateFormat: ctx.dates.time,
       title: ctx.title,
     });
@@ -350,6 +351,7 @@ async function writeEntriesSheet(
     localTime: (at: Date) => Date;
     timezone: string;
     labels: Labels;
+    language: StatementHeader['language'];
     dateFormat: string;
     title: string;
   },
@@ -378,11 +380,11 @@ async function writeEntriesSheet(
       const row = table.sheet.addRow([
         o.localTime(a.at),
         safeText(f.currency),
-        safeText(a.kind),
+        safeText(entryWord(a.kind, o.language)),
         safeText(a.orderId),
         safeText(a.paymentId),
-        safeText(a.method),
-        safeText(a.status),
+        safeText(operationWord(a.method, o.language)),
+        safeText(operationWord(a.status, o.language)),
         minorToMajor(a.net),
       ]);
       row.getCell(8).numFmt = moneyFormat(f.currency);

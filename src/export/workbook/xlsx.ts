@@ -13,17 +13,26 @@ import { ensureOutDir } from '../out-dir';
  * temp-then-rename file commit so that no partial file ever looks complete.
  */
 
+/** Significant digits a spreadsheet keeps of a number (Excel's documented precision; LibreOffice's display). */
+const SPREADSHEET_DIGITS = 15;
+const SPREADSHEET_LIMIT = 10n ** BigInt(SPREADSHEET_DIGITS);
+
 /**
- * Minor units (hundredths) to the number Excel stores. Every integer below 2^53 is exact as a double,
- * and dividing it by 100 gives the double nearest the decimal value: the very number Excel would hold
- * had one typed the decimal text. Above 2^53 that no longer holds, so we refuse instead of writing a
+ * Minor units (hundredths) to the number Excel stores. A decimal of at most 15 significant digits is exact
+ * through a double: dividing its integer by 100 gives the double nearest the decimal value, whose shortest text
+ * is that decimal, the very number Excel holds had one typed it. A 16th digit is not: 2^53 − 1 minor units is
+ * the double 90071992547409.906…, written `90071992547409.9`, and Excel and LibreOffice keep 15 digits of any
+ * number. So an amount of more significant digits (trailing zeros aside) is refused instead of written as a
  * wrong figure. This is for display only: every sum is taken in bigint before converting.
  */
 export function minorToMajor(minor: bigint): number {
-  if (minor > BigInt(Number.MAX_SAFE_INTEGER) || minor < -BigInt(Number.MAX_SAFE_INTEGER)) {
+  const abs = minor < 0n ? -minor : minor;
+  let digits = abs;
+  while (digits >= SPREADSHEET_LIMIT && digits % 10n === 0n) digits /= 10n;
+  if (digits >= SPREADSHEET_LIMIT || abs > BigInt(Number.MAX_SAFE_INTEGER)) {
     throw new ExportError(
       'EXPORT_AMOUNT_TOO_LARGE',
-      `amount ${minor} minor units is beyond what a spreadsheet number holds exactly`,
+      `amount ${minor} minor units is beyond what a spreadsheet number holds exactly (${SPREADSHEET_DIGITS} significant digits)`,
     );
   }
   return Number(minor) / 100;
