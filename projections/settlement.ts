@@ -116,9 +116,11 @@ function views(ctx: ProjectionContext): readonly string[] {
 // 12: such a credit taken back by the bank at what it credited reads at that in settlement_bank_lines (table
 //    charges_returned): the journal reverses its charge; a settlement_recovered no credit paid whose days are open
 //    again has owed_again_on (discrepancies.ts recoveredFinding)
+// 13: a credit that equals a run of due days exactly pays it before any credit is matched within the tolerance
+//    (match.ts rule 1): a credit equal to one day was taken as another day less a bank charge
 export const projection: Projection = {
   name: 'settlement',
-  version: 12,
+  version: 13,
   usesBank: true,
   retryByReplay: true,
   handles: eventTypes(CASH_EVENTS, DECISIONS),

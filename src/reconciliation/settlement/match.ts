@@ -8,7 +8,8 @@ import type { DueDay } from './expected';
  * a match. Rules (docs/bank.md, "The cash leg"):
  *
  * 1. A credit pays a run of consecutive open due days (several settlement days paid at once) whose sum
- *    equals it, or exceeds it by at most the currency's tolerance (a bank charge, booked as a bank fee).
+ *    equals it, or exceeds it by at most the currency's tolerance (a bank charge, booked as a bank fee):
+ *    every credit first among the runs it equals, then the credits left within the tolerance.
  *    A credit can pay a due day from the day after its last activity day (or from the settlement day
  *    itself, with a lag of 0) up to `lateBusinessDays` business days after the day it was due. Credits are taken in booking order, each with the earliest
  *    run that fits.
@@ -104,14 +105,14 @@ function lateness(c: BankCredit, days: readonly DueDay[], rules: MatchRules) {
     .map((d) => ({ day: d.day, businessDays: Math.max(1, businessDaysAfter(d.day, c.bookingDate, rules.holidays)) }));
 }
 
-/** The earliest run of open due days (indices into `open`) a credit pays within tolerance. */
-function findRun(c: BankCredit, open: readonly DueDay[], rules: MatchRules): number[] | null {
+/** The earliest run of open due days (indices into `open`) a credit pays within `tolerance`. */
+function findRun(c: BankCredit, open: readonly DueDay[], rules: MatchRules, tolerance: bigint): number[] | null {
   for (let i = 0; i < open.length; i++) {
     if (!canPay(c, open[i]!, rules)) continue;
     let sum = 0n;
     for (let j = i; j < open.length && collected(c, open[j]!); j++) {
       sum += open[j]!.amount;
-      if (sum > c.amount + rules.tolerance) break;
+      if (sum > c.amount + tolerance) break;
       if (sum >= c.amount) return Array.from({ length: j - i + 1 }, (_, k) => i + k);
     }
   }
@@ -154,24 +155,29 @@ export function judgeSettlements(
   let open = [...due].sort((a, b) => byString(a.day, b.day));
   const { kept: sorted, chargesReturned } = withoutReversed(credits, reversals);
   const matches: SettlementMatch[] = [];
-  const left: BankCredit[] = [];
-  for (const c of sorted) {
-    const run = findRun(c, open, rules);
-    if (!run) {
-      left.push(c);
-      continue;
+  let left: BankCredit[] = sorted;
+  // exact runs first: a credit equal to a day is that day's, never another day's less a bank charge
+  for (const tolerance of rules.tolerance > 0n ? [0n, rules.tolerance] : [0n]) {
+    const pending = left;
+    left = [];
+    for (const c of pending) {
+      const run = findRun(c, open, rules, tolerance);
+      if (!run) {
+        left.push(c);
+        continue;
+      }
+      const days = run.map((k) => open[k]!);
+      const expected = days.reduce((s, d) => s + d.amount, 0n);
+      matches.push({
+        credit: c,
+        days,
+        expected,
+        bankFee: expected - c.amount,
+        shortfall: 0n,
+        late: lateness(c, days, rules),
+      });
+      open = open.filter((_, k) => !run.includes(k));
     }
-    const days = run.map((k) => open[k]!);
-    const expected = days.reduce((s, d) => s + d.amount, 0n);
-    matches.push({
-      credit: c,
-      days,
-      expected,
-      bankFee: expected - c.amount,
-      shortfall: 0n,
-      late: lateness(c, days, rules),
-    });
-    open = open.filter((_, k) => !run.includes(k));
   }
   const unexpected: BankCredit[] = [];
   for (const c of left) {
