@@ -123,12 +123,12 @@ function payoutsProjection(): Projection {
     // 4: statuses missing and duplicated, what paid it (bank reference, account paid to); bank charges left out
     // 5: amount_in_doubt on every discrepancy row; an acceptance can be revoked (DiscrepancyAcceptanceRevoked)
     // 6: a correction stating a month lower lowers the month's earlier asks (StatementIssued stillAsked)
-    // 7: the figure in force is the latest cut's, not the latest recorded (still_asked.cut); an ask lowered to
-    //    nothing is still matched (at 0) by a debit that paid it
+    // 7: the figure in force is the latest cut's (still_asked.cut); an ask lowered to 0 is still matched by its debit
     // 8: a payout the bank sent back and paid again is paid, not paid twice (a return counts before a later debit)
     // 9: a charge the bank folded into a debit (camt TxAmt + Chrgs) is not part of the payout line's amount
     // 10: amount_in_doubt_now on every discrepancy row: an accepted one follows what is in doubt now (lifecycle.ts)
-    version: 10,
+    // 11: a payout's debits count in day order (match.ts `inDayOrder`; docs/ledger.md, "Read-model versions")
+    version: 11,
     usesBank: true,
     // payoutRowsOf's inputs, and what moves its clock (tables.ts `eventTime`: a statement's issuedAt, a booking's day)
     handles: eventTypes(

@@ -130,6 +130,49 @@ function undoneReturns(lines: readonly PayoutBankLine[]): Set<string> {
 }
 
 /**
+ * A payout's debits in day order (after both passes): the first that complete it pay it, the later ones pay it
+ * again. The debits naming a reference are matched first, whatever their day, so a payout paid on time by a
+ * transfer without its reference (by payee) and again, later, by one naming it read paid late, and the on-time
+ * debit as the duplicate (`test/review13/payout-paid-on-time-then-again-by-reference.test.ts`). Only payouts
+ * paid again are looked at; `paid` and `payers` follow.
+ */
+function inDayOrder(
+  lines: readonly PayoutBankLine[],
+  out: Map<string, LineMatch>,
+  byRef: ReadonlyMap<string, ExpectedPayout>,
+  namedReturns: ReadonlyMap<string, readonly PayoutBankLine[]>,
+  paid: Map<string, bigint>,
+  payers: Map<string, PayoutBankLine[]>,
+): void {
+  const debitsOf = new Map<string, PayoutBankLine[]>();
+  for (const l of lines) {
+    const m = out.get(l.id);
+    if (m?.reference && (m.role === 'paid' || m.role === 'duplicate'))
+      debitsOf.set(m.reference, [...(debitsOf.get(m.reference) ?? []), l]);
+  }
+  for (const [ref, ls] of debitsOf) {
+    if (!ls.some((l) => out.get(l.id)!.role === 'duplicate')) continue;
+    const p = byRef.get(ref)!;
+    const back = (day: string) =>
+      (namedReturns.get(ref) ?? []).reduce((s, r) => (r.bookingDate <= day ? s + r.amount : s), 0n);
+    let sum: bigint | null = null;
+    const by: PayoutBankLine[] = [];
+    for (const l of ls) {
+      const m = out.get(l.id)!;
+      if (sum !== null && sum - back(l.bookingDate) >= p.amount) {
+        out.set(l.id, { ...m, role: 'duplicate' });
+        continue;
+      }
+      sum = (sum ?? 0n) + l.amount;
+      by.push(l);
+      out.set(l.id, { ...m, role: 'paid' });
+    }
+    paid.set(ref, sum ?? 0n);
+    payers.set(ref, by);
+  }
+}
+
+/**
  * Debits pay payouts (by reference, else payee and exact amount within `windowDays` of issue); a debit beyond
  * what a payout asked, for a payout already paid in full, is a duplicate; returns give a payout's money back.
  */
@@ -185,6 +228,7 @@ export function matchPayouts(
     else if (again) out.set(l.id, { lineId: l.id, role: 'duplicate', reference: again.reference, by: 'payee' });
     else out.set(l.id, { lineId: l.id, role: 'unexpected', reference: null, by: null });
   }
+  inDayOrder(lines, out, byRef, namedReturns, paid, payers);
   // Returns: by reference, else the payee and amount of a debit that paid a payout on or before it.
   for (const l of lines) {
     if (l.direction !== 'credit' || !l.isReturn || undone.has(l.id)) continue;
