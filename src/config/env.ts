@@ -455,6 +455,8 @@ function mailOf(r: EnvReader): Config['mail'] {
     }
     if (protocol !== 'smtp:' && protocol !== 'smtps:')
       r.problem('RECON_SMTP_URL', 'expected smtp://user:password@host:port or smtps://… (value not shown)');
+    // nodemailer decodes the credentials (a bare "%" threw "URI malformed" at every mail): checked as DATABASE_URL's
+    else r.url('RECON_SMTP_URL', ['smtp:', 'smtps:']);
     if (mailFrom === undefined || !mailFrom.includes('@'))
       r.problem('RECON_MAIL_FROM', 'an e-mail address is required with RECON_SMTP_URL');
   }
