@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { allJobs } from '../../../jobs/index';
 import { createScheduler } from '../../scheduler/scheduler';
+import { Interrupted } from '../../errors';
 import { UsageError } from '../errors';
 import { withRuntime } from '../runtime';
 
@@ -23,6 +24,9 @@ export function register(program: Command): void {
             process.stdout.write(`${name}: succeeded\n${JSON.stringify(o.counters, null, 2)}\n`);
             break;
           case 'failed':
+            // stopped by SIGINT/SIGTERM: interrupted (130), recorded as failed and run again, not "a job run failed"
+            if (signal.aborted)
+              throw new Interrupted(`${name} interrupted before it finished (${o.error}): run it again`);
             process.stdout.write(`${name}: failed: ${o.error}\n`);
             process.exitCode = 1;
             break;
