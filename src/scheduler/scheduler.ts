@@ -121,6 +121,8 @@ interface SchedulerState {
   readonly loops: Promise<void>[];
   /** runs in flight in this process, per job */
   readonly inFlight: Map<string, Promise<unknown>>;
+  /** manual runs (runNow: recon run, the console's "run now") in flight, which stop() waits for too */
+  readonly manual: Set<Promise<unknown>>;
   /** per job, scheduled times whose tick failed before anything was recorded (database unreachable) */
   readonly unrecorded: Map<string, Date[]>;
   started: boolean;
@@ -140,6 +142,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
     controller: new AbortController(),
     loops: [],
     inFlight: new Map(),
+    manual: new Set(),
     unrecorded: new Map(),
     started: false,
   };
@@ -159,6 +162,8 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       controller.abort(new Error('scheduler stopping'));
       await Promise.all(s.loops);
       await Promise.all([...s.inFlight.values()]);
+      // a console run is not a loop's: stop() returned under it and the worker closed the pool (row left running)
+      await Promise.allSettled([...s.manual]);
     },
     async runNow(name, runOpts = {}) {
       const entry = parsed.get(name);
@@ -169,7 +174,13 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
         );
       // Whole seconds: the occurrence key of a manual run is readable and collides with nothing scheduled.
       const at = new Date(Math.floor(clock.now().getTime() / 1000) * 1000);
-      return report(s, await execute(s, entry.job, at, 'manual', runOpts.signal ?? controller.signal));
+      const run = execute(s, entry.job, at, 'manual', runOpts.signal ?? controller.signal);
+      s.manual.add(run);
+      try {
+        return report(s, await run);
+      } finally {
+        s.manual.delete(run);
+      }
     },
     schedules() {
       const now = clock.now();
