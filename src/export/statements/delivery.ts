@@ -175,8 +175,27 @@ export interface DeliveryResult {
   readonly failed: number;
 }
 
-/** Sends what the plan says to send, recording each sending or failure as an event. */
+/**
+ * Sends what the plan says to send, recording each sending or failure as an event. One sending of a month at a
+ * time (a session advisory lock; the second waits, then plans from what the first recorded): two at once each
+ * planned before the other had recorded anything, and every statement went out twice (found in review 13).
+ */
 export async function sendStatements(
+  deps: DeliveryDeps & { readonly transport: Transporter; readonly from: string },
+  opts: DeliveryOptions,
+): Promise<DeliveryResult> {
+  const key = `recon:statements-send:${opts.month}`;
+  const lock = await deps.sql.reserve();
+  try {
+    await lock`select pg_advisory_lock(hashtextextended(${key}, 0))`;
+    return await sendPlanned(deps, opts);
+  } finally {
+    await lock`select pg_advisory_unlock(hashtextextended(${key}, 0))`.catch(() => {});
+    lock.release();
+  }
+}
+
+async function sendPlanned(
   deps: DeliveryDeps & { readonly transport: Transporter; readonly from: string },
   opts: DeliveryOptions,
 ): Promise<DeliveryResult> {
