@@ -27,6 +27,12 @@ export function hourlyHealingJob(deps: JobDeps): JobDefinition {
         },
         { now: ctx.now(), signal: ctx.signal },
       );
+      // as `recon heal` exits 1: a run whose requests failed is a failed run (recorded, alerted, tried again);
+      // recorded `succeeded`, a PSP refusing every re-send hour after hour was told to nobody (review 13)
+      if (r.failed > 0)
+        throw new Error(
+          `${r.failed} of ${r.candidates} webhook re-send requests failed (${r.requested} requested); asked again at the next run`,
+        );
       return { candidates: r.candidates, requested: r.requested, failed: r.failed };
     },
   };

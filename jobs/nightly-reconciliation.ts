@@ -44,6 +44,8 @@ export function nightlyReconciliationJob(deps: JobDeps): JobDefinition {
       if (deps.config.projects.length > 0) windowsFailed = await syncAndHeal(deps, ctx, notes);
       else notes.facts.push(['Sync and healing', 'skipped: no PSP project configured']);
       const applied = await project(deps, ctx, notes);
+      // the runner stops between batches on a stop and returns: a report of views not caught up is never written
+      ctx.signal.throwIfAborted();
       const file = await writeReport(deps, ctx, notes, applied);
       if (windowsFailed > 0)
         throw new Error(`${windowsFailed} sync window(s) failed (report written to ${file}); retried at the next tick`);

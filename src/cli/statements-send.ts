@@ -45,7 +45,7 @@ export function addSendCommand(statements: Command): void {
     .action(async (opts: { month: string; subMerchant?: string; out?: string; resend?: boolean; dryRun?: boolean }) => {
       if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(opts.month))
         throw new UsageError(`--month: expected YYYY-MM, got ${JSON.stringify(opts.month)}`);
-      await withRuntime(async (rt) => {
+      await withRuntime(async (rt, signal) => {
         const outDir = path.resolve(opts.out ?? rt.config.outDir);
         const deps = { sql: rt.sql, store: rt.store, log: rt.log, recipientOf: directoryRecipients(rt.store) };
         const options = {
@@ -68,7 +68,7 @@ export function addSendCommand(statements: Command): void {
         if (!mail) throw new NotConfigured('RECON_SMTP_URL and RECON_MAIL_FROM must be set to send statements');
         const transport = nodemailer.createTransport(mail.smtpUrl);
         try {
-          const r = await sendStatements({ ...deps, transport, from: mail.from }, options);
+          const r = await sendStatements({ ...deps, transport, from: mail.from }, { ...options, signal });
           print(r.planned);
           process.stdout.write(`${r.sent} sent, ${r.failed} failed\n`);
           if (r.failed > 0) process.exitCode = 1;

@@ -399,8 +399,8 @@ function projectsOfEnv(r: EnvReader): { projects: PspProject[]; schemeOfEnv: str
   // One project from the environment: all or nothing, so that a half-configured PSP is caught at start.
   for (const n of PSP_VARIABLES)
     if (r.get(n) === undefined) r.problem(n, 'missing: the PSP_* variables are given together');
-  const baseUrl = r.url('PSP_BASE_URL', ['http:', 'https:']);
-  const reportUrl = r.url('PSP_REPORT_URL', ['http:', 'https:']);
+  const baseUrl = withoutCredentials(r, 'PSP_BASE_URL', r.url('PSP_BASE_URL', ['http:', 'https:']));
+  const reportUrl = withoutCredentials(r, 'PSP_REPORT_URL', r.url('PSP_REPORT_URL', ['http:', 'https:']));
   const posId = r.get('PSP_POS_ID');
   if (posId !== undefined && !PSP_ID.test(posId))
     r.problem('PSP_POS_ID', `expected an id of 8-4-4-4-12 hex digits, got ${JSON.stringify(posId)}`);
@@ -416,6 +416,18 @@ function projectsOfEnv(r: EnvReader): { projects: PspProject[]; schemeOfEnv: str
       authScheme: schemeOfEnv,
     });
   return { projects, schemeOfEnv };
+}
+
+/**
+ * A PSP URL holding a user name or password is refused: fetch refuses every request to it ("Request cannot be
+ * constructed from a URL that includes credentials"), so every PSP call failed as "PSP unreachable". Found in review 13.
+ */
+function withoutCredentials(r: EnvReader, name: string, url: string | undefined): string | undefined {
+  if (url === undefined) return undefined;
+  const u = new URL(url);
+  if (u.username === '' && u.password === '') return url;
+  r.problem(name, 'the URL holds a user name or password, which recon cannot send (value not shown)');
+  return undefined;
 }
 
 /** Who may send webhooks, and whose X-Forwarded-For is taken. */
@@ -455,6 +467,8 @@ function mailOf(r: EnvReader): Config['mail'] {
     }
     if (protocol !== 'smtp:' && protocol !== 'smtps:')
       r.problem('RECON_SMTP_URL', 'expected smtp://user:password@host:port or smtps://… (value not shown)');
+    // nodemailer decodes the credentials (a bare "%" threw "URI malformed" at every mail): checked as DATABASE_URL's
+    else r.url('RECON_SMTP_URL', ['smtp:', 'smtps:']);
     if (mailFrom === undefined || !mailFrom.includes('@'))
       r.problem('RECON_MAIL_FROM', 'an e-mail address is required with RECON_SMTP_URL');
   }

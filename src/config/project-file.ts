@@ -38,14 +38,20 @@ export const authScheme = z
     'expected a scheme token such as PAY (letters, digits, - . _; no spaces)',
   );
 
+/** fetch refuses a URL with credentials (every PSP call would fail): refused here, naming the field */
+const pspUrl = z.url().refine((v) => {
+  const u = URL.parse(v);
+  return u === null || (u.username === '' && u.password === '');
+}, 'the URL holds a user name or password, which recon cannot send');
+
 const projectFileSchema = z.object({
   projects: z
     .array(
       z.object({
         name: z.string().min(1),
         posId: pspId,
-        baseUrl: z.url(),
-        reportUrl: z.url(),
+        baseUrl: pspUrl,
+        reportUrl: pspUrl,
         apiKey: z.string().min(1),
         apiSecret: z.string().min(1),
         endpointsKey: z.string().min(1),

@@ -121,6 +121,8 @@ interface SchedulerState {
   readonly loops: Promise<void>[];
   /** runs in flight in this process, per job */
   readonly inFlight: Map<string, Promise<unknown>>;
+  /** manual runs (runNow: recon run, the console's "run now") in flight, which stop() waits for too */
+  readonly manual: Set<Promise<unknown>>;
   /** per job, scheduled times whose tick failed before anything was recorded (database unreachable) */
   readonly unrecorded: Map<string, Date[]>;
   started: boolean;
@@ -140,6 +142,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
     controller: new AbortController(),
     loops: [],
     inFlight: new Map(),
+    manual: new Set(),
     unrecorded: new Map(),
     started: false,
   };
@@ -159,6 +162,8 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       controller.abort(new Error('scheduler stopping'));
       await Promise.all(s.loops);
       await Promise.all([...s.inFlight.values()]);
+      // a console run is not a loop's: stop() returned under it and the worker closed the pool (row left running)
+      await Promise.allSettled([...s.manual]);
     },
     async runNow(name, runOpts = {}) {
       const entry = parsed.get(name);
@@ -169,7 +174,13 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
         );
       // Whole seconds: the occurrence key of a manual run is readable and collides with nothing scheduled.
       const at = new Date(Math.floor(clock.now().getTime() / 1000) * 1000);
-      return report(s, await execute(s, entry.job, at, 'manual', runOpts.signal ?? controller.signal));
+      const run = execute(s, entry.job, at, 'manual', runOpts.signal ?? controller.signal);
+      s.manual.add(run);
+      try {
+        return report(s, await run);
+      } finally {
+        s.manual.delete(run);
+      }
     },
     schedules() {
       const now = clock.now();
@@ -293,6 +304,38 @@ async function claimAndRun(
 }
 
 /**
+ * Rows left `running` that no retry takes back — a manual run, or an occurrence's last attempt — whose process
+ * died (nobody holds the occurrence's lock): recorded as failed, so that they are shown and alerted as such.
+ * Found in review 13: they stayed `running` for ever, and the job_failed alert never saw them.
+ */
+async function closeAbandoned(s: SchedulerState, job: JobDefinition): Promise<void> {
+  const rows = await s.sql<{ scheduled_for: Date }[]>`
+    select scheduled_for from job_runs
+    where job = ${job.name} and status = 'running' and (trigger = 'manual' or attempt >= ${s.maxAttempts})`;
+  for (const r of rows) {
+    const conn = await s.sql.reserve();
+    const key = lockKey(`${job.name}@${r.scheduled_for.toISOString()}`);
+    try {
+      const [b] = await conn<{ locked: boolean }[]>`select pg_try_advisory_lock(${key}::int8) as locked`;
+      if (b?.locked !== true) continue; // a live run holds it
+      try {
+        await conn`update job_runs set status = 'failed', finished_at = ${s.clock.now()},
+                     error = 'abandoned: the process running it stopped before it finished'
+                   where job = ${job.name} and scheduled_for = ${r.scheduled_for} and status = 'running'`;
+        s.log.warn('job run abandoned by a process that stopped: recorded as failed', {
+          job: job.name,
+          scheduledFor: r.scheduled_for.toISOString(),
+        });
+      } finally {
+        await conn`select pg_advisory_unlock(${key}::int8)`.catch(() => {});
+      }
+    } finally {
+      conn.release();
+    }
+  }
+}
+
+/**
  * The occurrences before `before` that still need a run, oldest first: every one that failed, or was left
  * `running` by a worker that died (execute's occurrence lock tells a live run from a dead one), with
  * attempts left; and every one since the job's latest recorded occurrence that has no row at all (the
@@ -306,6 +349,7 @@ async function owed(
   before: Date,
 ): Promise<Array<{ at: Date; why: string }>> {
   const { sql } = s;
+  await closeAbandoned(s, job);
   const unfinished = await sql<{ scheduled_for: Date; status: string; attempt: number }[]>`
     select scheduled_for, status, attempt from job_runs
     where job = ${job.name} and trigger = 'schedule' and scheduled_for < ${before}

@@ -36,6 +36,8 @@ export function register(program: Command): void {
       const fmt = format(opts.format);
       await withRuntime(async (rt) => {
         const r = await evaluateAlerts(alertDepsFrom(rt), { dryRun: opts.dryRun === true });
+        // a delivery that failed (tried again later) is an item that failed: exit 1, as statements send and alerts test
+        if (r.deliveries.some((d) => d.outcome === 'failed')) process.exitCode = 1;
         if (fmt === 'json') return void process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
         const verb = r.dryRun ? 'would raise' : 'raised';
         process.stdout.write(`${verb} ${r.raised.length} alert${r.raised.length === 1 ? '' : 's'}\n`);

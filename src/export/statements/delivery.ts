@@ -60,6 +60,8 @@ export interface DeliveryOptions {
   readonly outDir: string;
   readonly subMerchantId?: string;
   readonly resend?: boolean;
+  /** a stop (SIGINT/SIGTERM): no further mail is begun; the one in flight is finished and recorded */
+  readonly signal?: AbortSignal;
 }
 
 interface RunFile {
@@ -175,8 +177,36 @@ export interface DeliveryResult {
   readonly failed: number;
 }
 
-/** Sends what the plan says to send, recording each sending or failure as an event. */
+/**
+ * Sends what the plan says to send, recording each sending or failure as an event. One sending of a month at a
+ * time (a session advisory lock; the second waits, then plans from what the first recorded): two at once each
+ * planned before the other had recorded anything, and every statement went out twice (found in review 13).
+ */
 export async function sendStatements(
+  deps: DeliveryDeps & { readonly transport: Transporter; readonly from: string },
+  opts: DeliveryOptions,
+): Promise<DeliveryResult> {
+  const key = `recon:statements-send:${opts.month}`;
+  const lock = await deps.sql.reserve();
+  let locked = false;
+  try {
+    // tried every 200 ms rather than waited for: a stop ends the wait
+    while (!locked) {
+      const [r] = await lock<{ locked: boolean }[]>`select pg_try_advisory_lock(hashtextextended(${key}, 0)) as locked`;
+      locked = r?.locked === true;
+      if (!locked) {
+        opts.signal?.throwIfAborted();
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    }
+    return await sendPlanned(deps, opts);
+  } finally {
+    if (locked) await lock`select pg_advisory_unlock(hashtextextended(${key}, 0))`.catch(() => {});
+    lock.release();
+  }
+}
+
+async function sendPlanned(
   deps: DeliveryDeps & { readonly transport: Transporter; readonly from: string },
   opts: DeliveryOptions,
 ): Promise<DeliveryResult> {
@@ -187,6 +217,7 @@ export async function sendStatements(
   let failed = 0;
   for (const p of planned) {
     if (p.status !== 'send' || !p.to) continue;
+    opts.signal?.throwIfAborted();
     const key = { month: opts.month, subMerchantId: p.subMerchantId, to: p.to, files: [...p.files] };
     const messageId = `<statement-${sha256Hex(stableStringify({ ...key, resend: p.resend })).slice(0, 32)}@${senderDomain(deps.from)}>`;
     try {
