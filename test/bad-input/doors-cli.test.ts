@@ -55,7 +55,7 @@ describe('recon config hides every secret', () => {
       timeout: 30_000,
     });
   const SECRETS = {
-    PSP_BASE_URL: 'https://psp-user:PSPURL_TOPSECRET_1@api.psp.example',
+    PSP_BASE_URL: 'https://api.psp.example',
     PSP_REPORT_URL: 'https://report.psp.example/?x=1',
     PSP_POS_ID: '11111111-2222-4333-8444-555555555555',
     PSP_API_KEY: 'pk_live_TOPSECRET_2',
@@ -79,7 +79,14 @@ describe('recon config hides every secret', () => {
       smtpUrl: 'smtps://mailer:***@smtp.example:465',
       from: 'statements@marketplace.example',
     });
-    expect(shown.projects[0]!.baseUrl).toBe('https://psp-user:***@api.psp.example/');
+    expect(shown.projects[0]!.baseUrl).toBe('https://api.psp.example');
+  });
+
+  it('a PSP URL carrying a password is refused without showing it (fetch would refuse every request to it)', () => {
+    const r = config({ ...SECRETS, PSP_BASE_URL: 'https://psp-user:PSPURL_TOPSECRET_1@api.psp.example' });
+    expect(r.status).toBe(78);
+    expect(r.stderr).toContain('PSP_BASE_URL');
+    expect(r.stderr + r.stdout).not.toMatch(/TOPSECRET/);
   });
 
   it('an invalid SMTP URL is refused without showing it', () => {
