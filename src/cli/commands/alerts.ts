@@ -22,6 +22,21 @@ function format(f: string): 'table' | 'json' {
   return f;
 }
 
+/** `recon alerts run`'s table: what was raised, then each delivery. */
+function printRun(r: Awaited<ReturnType<typeof evaluateAlerts>>): void {
+  const verb = r.dryRun ? 'would raise' : 'raised';
+  process.stdout.write(`${verb} ${r.raised.length} alert${r.raised.length === 1 ? '' : 's'}\n`);
+  for (const a of r.raised)
+    process.stdout.write(
+      `  ${a.alertId}  ${line(a.rule)}  ${a.kind}  ${line(a.title)}${a.coveredBy ? `  (in summary ${a.coveredBy})` : ''}\n`,
+    );
+  process.stdout.write(`deliveries${r.dryRun ? ' due' : ''}: ${r.deliveries.length}\n`);
+  for (const d of r.deliveries)
+    process.stdout.write(
+      `  ${d.alertId}  ${line(d.channel)}  attempt ${d.attempt}  ${d.outcome}${d.error ? `  ${line(d.error)}` : ''}\n`,
+    );
+}
+
 export function register(program: Command): void {
   const group = program
     .command('alerts')
@@ -39,17 +54,7 @@ export function register(program: Command): void {
         // a delivery that failed (tried again later) is an item that failed: exit 1, as statements send and alerts test
         if (r.deliveries.some((d) => d.outcome === 'failed')) process.exitCode = 1;
         if (fmt === 'json') return void process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
-        const verb = r.dryRun ? 'would raise' : 'raised';
-        process.stdout.write(`${verb} ${r.raised.length} alert${r.raised.length === 1 ? '' : 's'}\n`);
-        for (const a of r.raised)
-          process.stdout.write(
-            `  ${a.alertId}  ${line(a.rule)}  ${a.kind}  ${line(a.title)}${a.coveredBy ? `  (in summary ${a.coveredBy})` : ''}\n`,
-          );
-        process.stdout.write(`deliveries${r.dryRun ? ' due' : ''}: ${r.deliveries.length}\n`);
-        for (const d of r.deliveries)
-          process.stdout.write(
-            `  ${d.alertId}  ${line(d.channel)}  attempt ${d.attempt}  ${d.outcome}${d.error ? `  ${line(d.error)}` : ''}\n`,
-          );
+        printRun(r);
       });
     });
 
