@@ -9,7 +9,14 @@ import {
 } from './statements';
 import { HOLD_POLICY_VARIABLES, holdPolicyFrom } from './hold-policy';
 import { type BankConfig, EMPTY_BANK_CONFIG } from './bank';
-import { authScheme, PSP_ID, type PspProject, readExceptionsSection, readProjectFile } from './project-file';
+import {
+  authScheme,
+  holdsCredentials,
+  PSP_ID,
+  type PspProject,
+  readExceptionsSection,
+  readProjectFile,
+} from './project-file';
 import type { ExceptionsConfig } from './exceptions';
 import { type ConfigIssue, type EnvReader, envReader } from './reader';
 import path from 'node:path';
@@ -423,9 +430,7 @@ function projectsOfEnv(r: EnvReader): { projects: PspProject[]; schemeOfEnv: str
  * constructed from a URL that includes credentials"), so every PSP call failed as "PSP unreachable". Found in review 13.
  */
 function withoutCredentials(r: EnvReader, name: string, url: string | undefined): string | undefined {
-  if (url === undefined) return undefined;
-  const u = new URL(url);
-  if (u.username === '' && u.password === '') return url;
+  if (url === undefined || !holdsCredentials(url)) return url;
   r.problem(name, 'the URL holds a user name or password, which recon cannot send (value not shown)');
   return undefined;
 }

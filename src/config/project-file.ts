@@ -38,11 +38,16 @@ export const authScheme = z
     'expected a scheme token such as PAY (letters, digits, - . _; no spaces)',
   );
 
-/** fetch refuses a URL with credentials (every PSP call would fail): refused here, naming the field */
-const pspUrl = z.url().refine((v) => {
-  const u = URL.parse(v);
-  return u === null || (u.username === '' && u.password === '');
-}, 'the URL holds a user name or password, which recon cannot send');
+/** A URL with a user name or password, which fetch refuses (every PSP call to it would fail as unreachable). */
+export function holdsCredentials(url: string): boolean {
+  const u = URL.parse(url);
+  return u !== null && (u.username !== '' || u.password !== '');
+}
+
+/** refused here, naming the field */
+const pspUrl = z
+  .url()
+  .refine((v) => !holdsCredentials(v), 'the URL holds a user name or password, which recon cannot send');
 
 const projectFileSchema = z.object({
   projects: z
