@@ -1,9 +1,8 @@
-import type { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueStatements } from '../../src/export/statements/issue';
 import { reconEnv } from '../../fixtures/psp-env';
 import { TZ, useStatementTest } from '../export/support';
+import { slowSmtpServer } from './slow-smtp';
 import { killAll, spawnRecon, waitFor } from '../faults/support/processes';
 
 /**
@@ -14,24 +13,11 @@ import { killAll, spawnRecon, waitFor } from '../faults/support/processes';
  */
 
 const t = useStatementTest({ pos: 'pos-r13-send-term', outPrefix: 'r13-send-term-' });
-const received: string[] = [];
-let server: SMTPServer;
-let smtpUrl: string;
+let smtp: Awaited<ReturnType<typeof slowSmtpServer>>;
 
 beforeAll(async () => {
-  server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    onData(stream, session, cb) {
-      stream.resume();
-      stream.on('end', () => {
-        received.push(session.envelope.rcptTo.map((r) => r.address).join(','));
-        setTimeout(() => cb(), 1500);
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  smtpUrl = `smtp://127.0.0.1:${(server.server.address() as AddressInfo).port}`;
+  // a server that takes its time: a sending is in flight long enough to be met
+  smtp = await slowSmtpServer(1500);
   await t.directory(
     'sub_merchant_id,name,reserve_hold_days,email\nsm-a,Alpha Shop,0,alpha@example.test\nsm-b,Beta Store,0,beta@example.test\nsm-c,Gamma,0,gamma@example.test\n',
   );
@@ -43,7 +29,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await killAll();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await smtp?.close();
 });
 
 describe('recon statements send stopped by SIGTERM', () => {
@@ -51,17 +37,17 @@ describe('recon statements send stopped by SIGTERM', () => {
     const env = reconEnv({
       databaseUrl: t.db.url,
       timezone: TZ,
-      extra: { RECON_OUT_DIR: t.out, RECON_SMTP_URL: smtpUrl, RECON_MAIL_FROM: 'statements@marketplace.test' },
+      extra: { RECON_OUT_DIR: t.out, RECON_SMTP_URL: smtp.url, RECON_MAIL_FROM: 'statements@marketplace.test' },
     });
     const p = spawnRecon(['statements', 'send', '--month', '2025-01'], env);
-    await waitFor(() => received.length === 1, { timeoutMs: 60_000, what: 'the first mail' });
+    await waitFor(() => smtp.received.length === 1, { timeoutMs: 60_000, what: 'the first mail' });
     p.kill('SIGTERM');
     const { code } = await p.exited;
-    expect(received).toEqual(['alpha@example.test']);
+    expect(smtp.received).toEqual(['alpha@example.test']);
     expect(code, p.stderr()).toBe(130);
     // the one sent is recorded: the next run sends the other two only
     const again = spawnRecon(['statements', 'send', '--month', '2025-01'], env);
     expect((await again.exited).code, again.stderr()).toBe(0);
-    expect(received.sort()).toEqual(['alpha@example.test', 'beta@example.test', 'gamma@example.test']);
+    expect(smtp.received.sort()).toEqual(['alpha@example.test', 'beta@example.test', 'gamma@example.test']);
   });
 });

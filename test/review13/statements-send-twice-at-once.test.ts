@@ -1,9 +1,8 @@
-import type { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueStatements } from '../../src/export/statements/issue';
 import { reconEnv } from '../../fixtures/psp-env';
 import { TZ, useStatementTest } from '../export/support';
+import { slowSmtpServer } from './slow-smtp';
 import { killAll, spawnRecon } from '../faults/support/processes';
 
 /**
@@ -14,25 +13,11 @@ import { killAll, spawnRecon } from '../faults/support/processes';
  */
 
 const t = useStatementTest({ pos: 'pos-r13-send-twice', outPrefix: 'r13-send-twice-' });
-const received: string[] = [];
-let server: SMTPServer;
-let smtpUrl: string;
+let smtp: Awaited<ReturnType<typeof slowSmtpServer>>;
 
 beforeAll(async () => {
-  server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    onData(stream, session, cb) {
-      stream.resume();
-      // a server that takes its time: both commands are sending at once
-      stream.on('end', () => {
-        received.push(session.envelope.rcptTo.map((r) => r.address).join(','));
-        setTimeout(() => cb(), 700);
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  smtpUrl = `smtp://127.0.0.1:${(server.server.address() as AddressInfo).port}`;
+  // a server that takes its time: a sending is in flight long enough to be met
+  smtp = await slowSmtpServer(700);
   await t.directory(
     'sub_merchant_id,name,reserve_hold_days,email\nsm-a,Alpha Shop,0,alpha@example.test\nsm-b,Beta Store,0,beta@example.test\n',
   );
@@ -43,7 +28,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await killAll();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await smtp?.close();
 });
 
 describe('recon statements send twice at once', () => {
@@ -51,12 +36,12 @@ describe('recon statements send twice at once', () => {
     const env = reconEnv({
       databaseUrl: t.db.url,
       timezone: TZ,
-      extra: { RECON_OUT_DIR: t.out, RECON_SMTP_URL: smtpUrl, RECON_MAIL_FROM: 'statements@marketplace.test' },
+      extra: { RECON_OUT_DIR: t.out, RECON_SMTP_URL: smtp.url, RECON_MAIL_FROM: 'statements@marketplace.test' },
     });
     const a = spawnRecon(['statements', 'send', '--month', '2025-01'], env);
     const b = spawnRecon(['statements', 'send', '--month', '2025-01'], env);
     const [ea, eb] = await Promise.all([a.exited, b.exited]);
-    expect(received.sort()).toEqual(['alpha@example.test', 'beta@example.test']);
+    expect(smtp.received.sort()).toEqual(['alpha@example.test', 'beta@example.test']);
     expect([ea.code, eb.code], a.stderr() + b.stderr()).toEqual([0, 0]);
   });
 });
