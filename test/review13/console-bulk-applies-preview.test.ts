@@ -1,12 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isEvent } from '../../src/events/catalog';
-import { ExceptionCommented, exceptionStream } from '../../src/events/exception-events';
-import { proposeDecision, reopenException } from '../../src/exceptions/actions';
-import { createPostgresEventStore } from '../../src/store/postgres';
-import type { EventStore } from '../../src/store/types';
-import { createTestDatabase, type TestDatabase } from '../support/db';
-import { addTeam, idOf, project, seedTwoLegs, type Team } from '../exceptions/support';
-import { consoleLogin, consolePost, consoleServer } from './console-support';
+import { reopenException } from '../../src/exceptions/actions';
+import { project } from '../exceptions/support';
+import { bulkFixture, confirmFields, consoleLogin, consolePost } from './console-support';
 
 /**
  * Review 13: the console's bulk action is previewed (a dry run) and then "a second button applies exactly that"
@@ -16,63 +11,43 @@ import { consoleLogin, consolePost, consoleServer } from './console-support';
  * change is not what was previewed.
  */
 
-let db: TestDatabase;
-let store: EventStore;
-let team: Team;
-let srv: { base: string; close: () => Promise<void> };
-let psp = ''; // amount_mismatch: accepted, then reopened between the preview and the apply
-let unpaid = '';
+let f: Awaited<ReturnType<typeof bulkFixture>>;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  store = createPostgresEventStore(db.sql);
-  await seedTwoLegs(store);
-  team = await addTeam(store);
-  await project(db.sql, store);
-  psp = await idOf(db.sql, 'amount_mismatch');
-  unpaid = await idOf(db.sql, 'order_not_at_psp');
-  await proposeDecision({ sql: db.sql, store }, team.analyst, { id: psp, decision: 'withhold', note: 'held' });
-  await project(db.sql, store);
-  srv = await consoleServer(db.sql, store);
+  f = await bulkFixture();
 }, 120_000);
 
 afterAll(async () => {
-  await srv?.close();
-  await store?.close();
-  await db?.drop();
+  await f?.close();
 });
-
-const comments = async (id: string) =>
-  (await store.readStream(exceptionStream(id))).filter((e) => isEvent(ExceptionCommented, e)).length;
 
 describe('review13: the console bulk apply does what the preview listed', () => {
   it('refuses, writing nothing, when another exception came to match since the preview', async () => {
-    const { cookie, csrf } = await consoleLogin(srv.base, team.analyst.token);
+    const { cookie, csrf } = await consoleLogin(f.srv.base, f.team.analyst.token);
     const form = { _csrf: csrf, currency: 'UAH', bulk_action: 'comment', reason: 'asked the PSP' };
-    const preview = await (await consolePost(srv.base, '/console/exceptions/bulk', cookie, form)).text();
-    expect(preview).not.toContain(psp); // accepted: not open, not listed
+    const preview = await (await consolePost(f.srv.base, '/console/exceptions/bulk', cookie, form)).text();
+    expect(preview).not.toContain(f.psp); // accepted: not open, not listed
     // the confirm form as the preview wrote it
-    const fields = Object.fromEntries(
-      [...preview.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!]),
-    );
+    const fields = confirmFields(preview);
     expect(fields.confirm).toBe('1');
-    await reopenException({ sql: db.sql, store }, team.approver, { id: psp, reason: 'the PSP wrote back' });
-    await project(db.sql, store);
-    const r = await consolePost(srv.base, '/console/exceptions/bulk', cookie, fields);
-    expect(await comments(psp)).toBe(0);
+    await reopenException({ sql: f.db.sql, store: f.store }, f.team.approver, {
+      id: f.psp,
+      reason: 'the PSP wrote back',
+    });
+    await project(f.db.sql, f.store);
+    const r = await consolePost(f.srv.base, '/console/exceptions/bulk', cookie, fields);
+    expect(await f.comments(f.psp)).toBe(0);
     expect(r.status).toBe(409);
   });
 
   it('applies when nothing changed since the preview', async () => {
-    const { cookie, csrf } = await consoleLogin(srv.base, team.analyst.token);
+    const { cookie, csrf } = await consoleLogin(f.srv.base, f.team.analyst.token);
     const form = { _csrf: csrf, type: 'order_not_at_psp', bulk_action: 'comment', reason: 'asked the shop' };
-    const preview = await (await consolePost(srv.base, '/console/exceptions/bulk', cookie, form)).text();
-    const fields = Object.fromEntries(
-      [...preview.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!]),
-    );
-    const before = await comments(unpaid);
-    const r = await consolePost(srv.base, '/console/exceptions/bulk', cookie, fields);
+    const preview = await (await consolePost(f.srv.base, '/console/exceptions/bulk', cookie, form)).text();
+    const fields = confirmFields(preview);
+    const before = await f.comments(f.unpaid);
+    const r = await consolePost(f.srv.base, '/console/exceptions/bulk', cookie, fields);
     expect(r.status).toBe(200);
-    expect(await comments(unpaid)).toBe(before + 1);
+    expect(await f.comments(f.unpaid)).toBe(before + 1);
   });
 });

@@ -7,6 +7,12 @@ import { silentLogger } from '../../src/log';
 import { directoryReader } from '../../src/people/authenticate';
 import type { Sql } from '../../src/db/connect';
 import type { EventStore } from '../../src/store/types';
+import { isEvent } from '../../src/events/catalog';
+import { ExceptionCommented, exceptionStream } from '../../src/events/exception-events';
+import { proposeDecision } from '../../src/exceptions/actions';
+import { createPostgresEventStore } from '../../src/store/postgres';
+import { createTestDatabase } from '../support/db';
+import { addTeam, idOf, project, seedTwoLegs } from '../exceptions/support';
 
 /** The console in this process on a test database (as review6's console-field-twice test mounts it). */
 export async function consoleServer(
@@ -63,3 +69,42 @@ export const consolePost = (base: string, path: string, cookie: string, body: Re
     body: new URLSearchParams(body),
     redirect: 'manual',
   });
+
+/** The hidden fields of a bulk preview's confirm form, as a browser would send them back. */
+export const confirmFields = (preview: string): Record<string, string> =>
+  Object.fromEntries(
+    [...preview.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!]),
+  );
+
+/**
+ * Two legs seeded and projected, a team, the PSP leg's amount_mismatch accepted (withhold, so no longer open)
+ * and the orders leg's order_not_at_psp open, the console served: the bulk tests' common ground.
+ */
+export async function bulkFixture() {
+  const db = await createTestDatabase();
+  const store = createPostgresEventStore(db.sql);
+  await seedTwoLegs(store);
+  const team = await addTeam(store);
+  await project(db.sql, store);
+  const psp = await idOf(db.sql, 'amount_mismatch');
+  const unpaid = await idOf(db.sql, 'order_not_at_psp');
+  await proposeDecision({ sql: db.sql, store }, team.analyst, { id: psp, decision: 'withhold', note: 'held' });
+  await project(db.sql, store);
+  const srv = await consoleServer(db.sql, store);
+  const comments = async (id: string) =>
+    (await store.readStream(exceptionStream(id))).filter((e) => isEvent(ExceptionCommented, e)).length;
+  return {
+    db,
+    store,
+    team,
+    srv,
+    psp,
+    unpaid,
+    comments,
+    async close() {
+      await srv.close();
+      await store.close();
+      await db.drop();
+    },
+  };
+}
