@@ -91,3 +91,29 @@ export async function cpuPer<T>(
     serverBackground: per(cpuSince(server0, server1, 'background')),
   };
 }
+
+/**
+ * The server's CPU over a long run whose backends come and go (pools closing idle connections, a worker
+ * thread's pool at its end): sampled every `everyMs`, each process's last sample kept after it exits, so a
+ * stage's figure loses at most one interval of a backend that ended within it. `totalMs()` samples once more
+ * and adds up every process seen so far.
+ */
+export async function serverCpuTracker(sql: BenchContext['sql'], everyMs = 500) {
+  const meter = await serverCpuMeter(sql);
+  const seen = new Map<number, number>();
+  const sample = () => {
+    for (const [pid, { ms }] of meter() ?? []) seen.set(pid, Math.max(ms, seen.get(pid) ?? 0));
+  };
+  sample();
+  const timer = setInterval(sample, everyMs);
+  timer.unref();
+  return {
+    totalMs(): number {
+      sample();
+      let ms = 0;
+      for (const v of seen.values()) ms += v;
+      return ms;
+    },
+    stop: () => clearInterval(timer),
+  };
+}

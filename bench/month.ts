@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import PDFDocument from 'pdfkit';
 import type { DemoStage } from '../src/cli/demo';
 import { connect } from '../src/db/connect';
+import { serverCpuTracker } from './cpu';
 import { ceilingWorkbook } from './export';
 import { formatNumber, perSecond, sampleRss, timed, type BenchContext } from './harness';
 
@@ -30,6 +31,9 @@ interface StageResult extends DemoStage {
   readonly peakRss: number;
   /** database + recon's data directory + --out, bytes, when the stage ended */
   readonly disk: number;
+  /** CPU (user + system) since the stage before ended, ms: recon's process (every thread) and its PostgreSQL server */
+  readonly cpuMs: number;
+  readonly serverCpuMs: number;
 }
 
 interface MonthResult {
@@ -39,6 +43,9 @@ interface MonthResult {
   readonly disk: number;
   readonly events: number;
   readonly check: boolean;
+  /** CPU of the whole month, ms: recon's process and its PostgreSQL server */
+  readonly cpuMs: number;
+  readonly serverCpuMs: number;
   readonly stages: readonly StageResult[];
   /** reference rates measured right after the month, per second */
   readonly references: Readonly<Record<'readAll' | 'rawAppend' | 'exceljs' | 'pdfkit', number>>;
@@ -110,6 +117,11 @@ const REFERENCE_OF: Record<string, { key: keyof MonthResult['references']; name:
 };
 
 function printMonth(ctx: BenchContext, r: MonthResult): void {
+  const cpuCells = (wallMs: number, cpuMs: number, serverCpuMs: number) => [
+    (cpuMs / 1000).toFixed(1),
+    (serverCpuMs / 1000).toFixed(1),
+    wallMs > 0 ? ((cpuMs + serverCpuMs) / wallMs).toFixed(2) : '',
+  ];
   const rows = r.stages.map((s) => [
     s.name,
     (s.ms / 1000).toFixed(1),
@@ -117,11 +129,30 @@ function printMonth(ctx: BenchContext, r: MonthResult): void {
     formatNumber(perSecond(s.items, s.ms)),
     (s.peakRss / MB).toFixed(0),
     (s.disk / MB).toFixed(0),
+    ...cpuCells(s.ms, s.cpuMs, s.serverCpuMs),
   ]);
   const staged = r.stages.reduce((n, s) => n + s.ms, 0);
-  rows.push(['rest (live purchases, checks)', ((r.wallMs - staged) / 1000).toFixed(1), '', '', '', '']);
-  rows.push(['month', (r.wallMs / 1000).toFixed(1), `${formatNumber(r.events)} events`, '', '', '']);
-  const head = ['stage', 's', 'items', 'items/s', 'peak RSS MB', 'disk MB'];
+  rows.push(['rest (live purchases, checks)', ((r.wallMs - staged) / 1000).toFixed(1), '', '', '', '', '', '', '']);
+  rows.push([
+    'month',
+    (r.wallMs / 1000).toFixed(1),
+    `${formatNumber(r.events)} events`,
+    '',
+    '',
+    '',
+    ...cpuCells(r.wallMs, r.cpuMs, r.serverCpuMs),
+  ]);
+  const head = [
+    'stage',
+    's',
+    'items',
+    'items/s',
+    'peak RSS MB',
+    'disk MB',
+    'recon CPU s',
+    'server CPU s',
+    'cores busy',
+  ];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)));
   ctx.note(`month of ${r.payments.toLocaleString('en-US')} payments (check ${r.check ? 'PASSED' : 'FAILED'})`);
@@ -129,6 +160,12 @@ function printMonth(ctx: BenchContext, r: MonthResult): void {
   ctx.note(
     `  references after the month: readAll ${formatNumber(r.references.readAll)} events/s, raw append ${formatNumber(r.references.rawAppend)} events/s, ` +
       `exceljs alone ${formatNumber(r.references.exceljs)} lines/s, pdfkit alone ${formatNumber(r.references.pdfkit)} lines/s`,
+  );
+  // a stage's CPU is counted from the end of the stage before (the rest between them included); "cores busy" is
+  // both processes' CPU over the stage's wall time: near the machine's cores, the stage waits on nothing
+  ctx.note(
+    `  CPU of the month: recon ${((r.cpuMs ?? 0) / 1000).toFixed(0)} s + its PostgreSQL ${((r.serverCpuMs ?? 0) / 1000).toFixed(0)} s ` +
+      `over ${(r.wallMs / 1000).toFixed(0)} s of wall on ${availableParallelism()} cores`,
   );
 }
 
@@ -153,6 +190,11 @@ function monthFigures(ctx: BenchContext, r: MonthResult): void {
     ...(r.payments >= 1_000_000 ? { target: { max: 1024, text: '< 1 GB' } } : {}),
   });
   ctx.figure({ name: `month ${size}: disk used`, value: r.disk / MB, unit: 'MB' });
+  ctx.figure({
+    name: `month ${size}: CPU, recon + its PostgreSQL`,
+    value: (r.cpuMs + r.serverCpuMs) / 1000,
+    unit: 's',
+  });
   for (const s of r.stages) {
     const ref = REFERENCE_OF[s.name];
     ctx.figure({
@@ -211,8 +253,11 @@ async function monthChild(payments: number): Promise<void> {
   });
   const sql = connect(url, { max: 2 });
   const stages: StageResult[] = [];
+  const server = await serverCpuTracker(sql);
   try {
     let rss = sampleRss(50);
+    const cpu0 = { self: process.cpuUsage(), server: server.totalMs() };
+    let cpu = cpu0;
     const started = performance.now();
     const summary = await runDemo(config, createLogger({ level: 'error' }), {
       seed: 'recon-demo',
@@ -224,11 +269,24 @@ async function monthChild(payments: number): Promise<void> {
       print: (line) => process.stdout.write(`${line}\n`),
       onStage: async (s) => {
         const peakRss = rss.stop();
-        stages.push({ ...s, peakRss, disk: (await databaseBytes(sql)) + directoryBytes(dir) });
+        const now = { self: process.cpuUsage(), server: server.totalMs() };
+        const cpuMs = cpuMsBetween(cpu.self, now.self);
+        stages.push({
+          ...s,
+          peakRss,
+          cpuMs,
+          serverCpuMs: now.server - cpu.server,
+          disk: (await databaseBytes(sql)) + directoryBytes(dir),
+        });
+        cpu = now;
         rss = sampleRss(50);
       },
     });
     const wallMs = performance.now() - started;
+    const monthCpu = {
+      cpuMs: cpuMsBetween(cpu0.self, process.cpuUsage()),
+      serverCpuMs: server.totalMs() - cpu0.server,
+    };
     rss.stop();
     const disk = (await databaseBytes(sql)) + directoryBytes(dir);
     // the kernel's high-water mark of the month itself, before the references run in this process
@@ -242,15 +300,19 @@ async function monthChild(payments: number): Promise<void> {
       disk,
       events: summary.events,
       check: summary.check.passed,
+      ...monthCpu,
       stages,
       references,
     };
     process.stdout.write(`${RESULT_PREFIX}${JSON.stringify(result)}\n`);
   } finally {
+    server.stop();
     await sql.end({ timeout: 5 });
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+const cpuMsBetween = (a: NodeJS.CpuUsage, b: NodeJS.CpuUsage) => (b.user - a.user + b.system - a.system) / 1000;
 
 async function databaseBytes(sql: ReturnType<typeof connect>): Promise<number> {
   const [row] = await sql<{ n: string }[]>`select pg_database_size(current_database())::text as n`;
