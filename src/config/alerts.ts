@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { jsonFileText } from './json-file';
 import { z } from 'zod';
 import { DISCREPANCY_TYPES, SEVERITIES, type Severity } from '../reconciliation/discrepancies/registry';
 import type { EnvReader } from './reader';
@@ -197,7 +197,7 @@ export function readAlertsConfig(r: EnvReader, configFile: string | undefined): 
   if (configFile === undefined) return EMPTY_ALERTS_CONFIG;
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(configFile, 'utf8'));
+    raw = JSON.parse(jsonFileText(configFile));
   } catch {
     return EMPTY_ALERTS_CONFIG;
   }

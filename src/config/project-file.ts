@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { jsonFileText } from './json-file';
 import { parse as losslessParse } from 'lossless-json';
 import { z } from 'zod';
 import { type BankConfig, bankConfigFrom, bankConfigIssues, bankConfigSchema, EMPTY_BANK_CONFIG } from './bank';
@@ -118,7 +118,7 @@ export function readProjectFile(
 export function readExceptionsSection(r: EnvReader, configFile: string): ExceptionsConfig {
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(configFile, 'utf8'));
+    raw = JSON.parse(jsonFileText(configFile));
   } catch {
     return {}; // unreadable or not JSON: readProjectFile has said so already
   }
@@ -131,7 +131,7 @@ export function readExceptionsSection(r: EnvReader, configFile: string): Excepti
 function jsonOf(r: EnvReader, configFile: string): unknown {
   let text: string;
   try {
-    text = readFileSync(configFile, 'utf8');
+    text = jsonFileText(configFile);
   } catch (e) {
     r.problem('RECON_CONFIG', `cannot read ${configFile}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`);
     return undefined;

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type ExcelJS from 'exceljs';
+import { DateTime } from 'luxon';
 import { checkText, FREE_TEXT } from '../input-rules';
 import type { Person } from '../people/directory';
 import { ACTION_REQUESTS, type ActionName, type ActionRequest } from './actions';
@@ -54,6 +55,30 @@ function cellText(v: ExcelJS.CellValue): string {
   return String(v);
 }
 
+/**
+ * A `due` cell Excel holds as a date: the wall-clock time it shows, in the business time zone, as the sheet's
+ * `due_at (zone)` column writes it (exceljs gives a cell's date and time as the UTC fields of a Date). A time
+ * the zone skips (clocks moved forward) is refused: it is no instant.
+ */
+function dueOfDate(v: Date, timezone: string): { ok: true; value: string } | { ok: false; reason: string } {
+  const wall = DateTime.fromJSDate(v, { zone: 'UTC' });
+  const fields = wall.toObject();
+  const local = DateTime.fromObject(fields, { zone: timezone });
+  if (!local.isValid || local.toFormat('yyyy-MM-dd HH:mm:ss') !== wall.toFormat('yyyy-MM-dd HH:mm:ss'))
+    return {
+      ok: false,
+      reason: `${wall.toFormat('yyyy-MM-dd HH:mm')} does not exist in ${timezone} (the clocks skip it)`,
+    };
+  return { ok: true, value: local.toUTC().toISO()! };
+}
+
+/** The date a cell holds, a formula's result included; null when it holds none. */
+function dateOf(v: ExcelJS.CellValue): Date | null {
+  if (v instanceof Date) return v;
+  if (v !== null && typeof v === 'object' && 'result' in v) return dateOf(v.result as ExcelJS.CellValue);
+  return null;
+}
+
 /** The header's columns (column number of each name), or the problem of the header. */
 function headerOf(ws: ExcelJS.Worksheet): { at: Map<Column, number>; problems: SheetProblem[] } {
   const at = new Map<Column, number>();
@@ -106,7 +131,10 @@ function requestOf(action: ActionName, id: string, f: (c: Column) => string | un
 }
 
 /** Reads the sheet's rows to requests; problems of the file itself (sheet, header, cells) named by place. */
-export async function readDecisionsSheet(file: Buffer | ArrayBuffer): Promise<{
+export async function readDecisionsSheet(
+  file: Buffer | ArrayBuffer,
+  timezone = 'UTC',
+): Promise<{
   rows: Array<{ row: number; request: ActionRequest }>;
   at: Map<string, number>;
   problems: SheetProblem[];
@@ -133,15 +161,22 @@ export async function readDecisionsSheet(file: Buffer | ArrayBuffer): Promise<{
   if (problems.length) return { rows, at, problems };
   ws.eachRow((r, n) => {
     if (n === 1) return;
+    const bad = (c: Column, message: string) =>
+      problems.push({ sheet: ws.name, row: n, column: letter(at.get(c) ?? 0), message: `${c}: ${message}` });
+    const read = new Map<Column, string | undefined>();
     const f = (c: Column): string | undefined => {
+      if (read.has(c)) return read.get(c);
       const col = at.get(c);
-      const t = col === undefined ? '' : cellText(r.getCell(col).value).trim();
-      return t === '' ? undefined : t;
+      const value = col === undefined ? null : r.getCell(col).value;
+      const date = c === 'due' ? dateOf(value) : null;
+      const due = date === null ? null : dueOfDate(date, timezone);
+      if (due && !due.ok) bad(c, due.reason);
+      const t = due ? (due.ok ? due.value : '') : cellText(value).trim();
+      read.set(c, t === '' ? undefined : t);
+      return read.get(c);
     };
     const action = f('action');
     if (action === undefined) return;
-    const bad = (c: Column, message: string) =>
-      problems.push({ sheet: ws.name, row: n, column: letter(at.get(c) ?? 0), message: `${c}: ${message}` });
     for (const c of COLUMNS) {
       const t = f(c);
       const checked = t === undefined ? null : checkText(t, { ...FREE_TEXT, maxLength: 4000 });
@@ -176,11 +211,14 @@ export async function importDecisions(
   deps: ExceptionDeps,
   actor: Person,
   file: Buffer | ArrayBuffer,
-  opts: { dryRun: boolean },
+  opts: {
+    dryRun: boolean /** the business time zone, in which a date cell is read (default UTC) */;
+    timezone?: string;
+  },
 ): Promise<
   { ok: true; changes: Array<{ row: number; id: string; summary: string }> } | { ok: false; problems: SheetProblem[] }
 > {
-  const read = await readDecisionsSheet(file);
+  const read = await readDecisionsSheet(file, opts.timezone);
   if (read.problems.length) return { ok: false, problems: read.problems };
   const r = await applyDecisionRows(deps, actor, read.rows, opts);
   if (r.ok) return r;

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { jsonFileText } from '../../config/json-file';
 import type { Command } from 'commander';
 import type { FileOutcome } from '../../ingest/bank/apply';
 import { csvMappingSchema, type CsvMapping } from '../../ingest/bank/csv';
@@ -16,10 +16,11 @@ import { type Runtime, withRuntime } from '../runtime';
 
 /** `recon bank`: bank statements as a source (docs/bank.md). */
 
-function mappingFrom(file: string): CsvMapping {
+/** The CSV column mapping of `--mapping FILE`; a refusal names the option, the file and the field. */
+export function mappingFrom(file: string): CsvMapping {
   let raw: unknown;
   try {
-    const text = readFileSync(file, 'utf8');
+    const text = jsonFileText(file);
     raw = JSON.parse(text);
     const twice = keyGivenTwice(text);
     if (twice) throw new Error(twice);

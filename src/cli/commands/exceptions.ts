@@ -311,7 +311,10 @@ function registerImport(group: Command): void {
       await withRuntime(async (rt, signal) => {
         const actor = await actingPerson(rt);
         await catchUp(rt, signal);
-        const r = await importDecisions(depsOf(rt), actor, content, { dryRun: o.dryRun === true });
+        const r = await importDecisions(depsOf(rt), actor, content, {
+          dryRun: o.dryRun === true,
+          timezone: rt.config.timezone,
+        });
         if (!r.ok)
           throw new InputRefused(
             'DECISIONS_REFUSED',

@@ -76,8 +76,16 @@ const FORMULA_START = /^[=+\-@\t\r]/;
  */
 export function safeText(value: string | null | undefined): string {
   if (value === null || value === undefined) return '';
-  return FORMULA_START.test(value) ? `'${value}` : value;
+  const text = xmlChars(value);
+  return FORMULA_START.test(text) ? `'${text}` : text;
 }
+
+// XML 1.0 has no U+FFFE or U+FFFF (exceljs drops the control characters XML lacks, not these): one in a cell
+// made the sheet's XML invalid, and Excel offers to repair the workbook by deleting its content
+const NOT_XML_CHARS = /[\uFFFE\uFFFF]/g;
+
+/** A text as a workbook's XML can carry it: the noncharacters XML does not allow left out. */
+export const xmlChars = (text: string): string => text.replace(NOT_XML_CHARS, '');
 
 /**
  * Instant → the Date exceljs stores for the wall-clock time in `zone`. exceljs turns a Date into an Excel
@@ -145,7 +153,7 @@ const PORTRAIT_MAX_WIDTH = 100;
  */
 export function printSetup(columnWidths: readonly number[], headerRows = 1, title?: string, pageOf = 'Page &P of &N') {
   // the document's name (a bare & starts a header code); without one, the file's name
-  const name = title ? title.replace(/&/g, '&&') : '&F';
+  const name = title ? xmlChars(title).replace(/&/g, '&&') : '&F';
   const total = columnWidths.reduce((s, w) => s + w, 0);
   return {
     pageSetup: {
@@ -361,7 +369,7 @@ export function openWorkbook(finalPath: string, props: { title?: string; created
     creator: 'recon',
     lastModifiedBy: 'recon',
   } as WriterOptions) as unknown as Workbook;
-  if (props.title) workbook.title = props.title;
+  if (props.title) workbook.title = xmlChars(props.title);
   FAILURES.set(workbook, () => failure);
   let done = false;
   return {

@@ -2,7 +2,7 @@ import { ReconError } from '../../errors';
 import path from 'node:path';
 import { contentHash } from '../../store/prepare';
 import { EventIdConflictError } from '../../store/errors';
-import type { EventStore, NewEvent } from '../../store/types';
+import type { BulkEvent, EventStore, NewEvent } from '../../store/types';
 import { toAppendRequests, type Keyed } from '../observations';
 import { orderInput } from './input';
 import { FLAT_FIELDS, isFlatRecord, orderRecords, type OrderFileFormat } from './records';
@@ -14,10 +14,11 @@ import { createFlatOrders } from './flat';
  *      returned, the first MAX_ISSUES of them. Two records that give one order version different values
  *      (the same order placed twice with other amounts) are a problem too: the ids seen go into a Bloom
  *      filter of fixed size, and the versions it may have seen twice are compared in full by another read.
- *   2. The events are appended in batches of BATCH (one appendMany each, idempotent: an import run again
- *      appends nothing). A version already in the store with other values is refused by the store at its
- *      batch, named by file and line; the batches before it hold only valid versions, so correcting the
- *      line and importing again completes the import.
+ *   2. The events are appended as one bulk append fed in batches of BATCH (idempotent: an import run again
+ *      appends nothing). A version already in the store with other values is refused by the store, named by
+ *      file and line, and nothing of the file is written (PostgreSQL: one transaction). EventStoreDB, whose
+ *      bulk would hold the whole file, takes the batches one appendMany each, the batches before a refused
+ *      one written, as its appends are not atomic across streams anyway.
  */
 
 export const MAX_ISSUES = 50;
@@ -140,13 +141,61 @@ export async function appendOrderBatch(
     };
   } catch (e) {
     if (!(e instanceof EventIdConflictError)) throw e;
-    const at = batch.find((b) => b.item.event.id === e.eventId);
-    throw new OrderConflictError({
+    throw conflictOf(
       file,
-      line: at?.line ?? 0,
-      field: null,
-      message: `order ${at ? String((at.item.event.data as { orderId: string }).orderId) : '?'}: this version is already recorded with other values (send a change as an amendment, with amended_at)`,
-    });
+      batch.find((b) => b.item.event.id === e.eventId),
+    );
+  }
+}
+
+type Batch = readonly { item: Keyed; line: number }[];
+
+function conflictOf(file: string, at: { item: Keyed; line: number } | undefined): OrderConflictError {
+  return new OrderConflictError({
+    file,
+    line: at?.line ?? 0,
+    field: null,
+    message: `order ${at ? String((at.item.event.data as { orderId: string }).orderId) : '?'}: this version is already recorded with other values (send a change as an amendment, with amended_at)`,
+  });
+}
+
+/**
+ * A whole file's batches appended all or nothing (docs/bad-input.md): one bulk append on PostgreSQL, each batch
+ * in the order appendMany takes it (grouped by stream), so the positions are those batches gave. A version
+ * stored with other values writes nothing; `find` reads its line again (the bulk keeps no line of its own).
+ */
+async function appendWhole(
+  store: EventStore,
+  batches: () => AsyncIterable<Batch>,
+  file: string,
+  find: (eventId: string) => Promise<{ item: Keyed; line: number } | undefined>,
+): Promise<{ appended: number; duplicates: number }> {
+  let appended = 0;
+  let duplicates = 0;
+  if (store.backend !== 'postgres') {
+    for await (const batch of batches()) {
+      const r = await appendOrderBatch(store, batch, file);
+      appended += r.appended;
+      duplicates += r.duplicates;
+    }
+    return { appended, duplicates };
+  }
+  async function* bulk(): AsyncGenerator<BulkEvent[]> {
+    for await (const batch of batches())
+      yield toAppendRequests(batch.map((b) => b.item)).flatMap((r) =>
+        r.events.map((event) => ({ stream: r.stream, event, label: 'order' })),
+      );
+  }
+  try {
+    const r = await store.appendBulk(bulk());
+    for (const c of r.byLabel.values()) {
+      appended += c.appended;
+      duplicates += c.duplicates;
+    }
+    return { appended, duplicates };
+  } catch (e) {
+    if (!(e instanceof EventIdConflictError)) throw e;
+    throw conflictOf(file, await find(e.eventId));
   }
 }
 
@@ -161,28 +210,33 @@ export async function importOrderFile(
   if (checked.issues.length) return { ok: false, issues: checked.issues, records: checked.records };
   const name = path.basename(file);
   const importedAt = (opts.importedAt ?? new Date()).toISOString();
-  let appended = 0;
-  let duplicates = 0;
-  let batch: { item: Keyed; line: number }[] = [];
-  const flush = async () => {
-    const r = await appendOrderBatch(store, batch, name);
-    appended += r.appended;
-    duplicates += r.duplicates;
-    batch = [];
-  };
-  for await (const r of orderRecords(file, format)) {
-    if (!('record' in r)) continue;
-    const v = orderInput(r.record, opts.now ? { now: opts.now } : {});
-    if (!v.ok) continue;
-    const event: NewEvent = {
-      ...v.item.event,
-      metadata: { source: 'orders-file', file: name, line: r.line, importedAt },
-    };
-    batch.push({ item: { stream: v.item.stream, event }, line: r.line });
-    if (batch.length >= BATCH) await flush();
+  const now = opts.now ? { now: opts.now } : {};
+  async function* versions(): AsyncGenerator<{ item: Keyed; line: number }> {
+    for await (const r of orderRecords(file, format)) {
+      if (!('record' in r)) continue;
+      const v = orderInput(r.record, now);
+      if (!v.ok) continue;
+      const event: NewEvent = {
+        ...v.item.event,
+        metadata: { source: 'orders-file', file: name, line: r.line, importedAt },
+      };
+      yield { item: { stream: v.item.stream, event }, line: r.line };
+    }
   }
-  if (batch.length) await flush();
-  return { ok: true, records: checked.records, appended, duplicates };
+  async function* batches(): AsyncGenerator<Batch> {
+    const batch: { item: Keyed; line: number }[] = [];
+    for await (const v of versions()) {
+      batch.push(v);
+      if (batch.length >= BATCH) yield batch.splice(0, batch.length);
+    }
+    if (batch.length) yield batch;
+  }
+  const find = async (id: string) => {
+    for await (const v of versions()) if (v.item.event.id === id) return v;
+    return undefined;
+  };
+  const r = await appendWhole(store, batches, name, find);
+  return { ok: true, records: checked.records, ...r };
 }
 
 /** The file's layout, from its first record (a CSV's header gives every record the same columns). */
@@ -239,12 +293,9 @@ async function importFlatOrderFile(
     items.push({ item: { stream: o.input.item.stream, event }, line: o.line });
   }
   if (issues.length) return { ok: false, issues: issues.sort((a, b) => a.line - b.line).slice(0, MAX_ISSUES), records };
-  let appended = 0;
-  let duplicates = 0;
-  for (let i = 0; i < items.length; i += BATCH) {
-    const r = await appendOrderBatch(store, items.slice(i, i + BATCH), name);
-    appended += r.appended;
-    duplicates += r.duplicates;
+  async function* batches(): AsyncGenerator<Batch> {
+    for (let i = 0; i < items.length; i += BATCH) yield items.slice(i, i + BATCH);
   }
-  return { ok: true, records, appended, duplicates };
+  const r = await appendWhole(store, batches, name, async (id) => items.find((i) => i.item.event.id === id));
+  return { ok: true, records, ...r };
 }
