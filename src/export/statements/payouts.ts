@@ -1,4 +1,4 @@
-import { dataOf } from '../../events/catalog';
+import { dataOf, isEvent } from '../../events/catalog';
 import { StatementIssued, statementStream } from '../../events/statement-events';
 import { comparePositions, type EventStore, type Position, parsePosition } from '../../store/types';
 import { type HeldItem, UNREGISTERED_REASON } from '../payouts/holds';
@@ -110,12 +110,14 @@ const nextMonths = (month: string, n: number) => {
   });
 };
 
-/** A later month (within a year) was issued at or before the cut: this month's statement is for information. */
-async function laterMonthIssued(store: EventStore, month: string, timezone: string, cut: Position) {
+/**
+ * A later month (within a year) was issued at or before the cut: this month's statement is for information. In
+ * any zone: a month re-based on this one (--rebase-timezone) carries what changed since as an adjustment.
+ */
+async function laterMonthIssued(store: EventStore, month: string, cut: Position) {
   for (const m of nextMonths(month, 12)) {
     const events = await store.readStream(statementStream(m));
-    if (events.some((e) => comparePositions(e.position, cut) <= 0 && dataOf(StatementIssued, e).timezone === timezone))
-      return true;
+    if (events.some((e) => isEvent(StatementIssued, e) && comparePositions(e.position, cut) <= 0)) return true;
   }
   return false;
 }
@@ -145,7 +147,7 @@ export async function statementPayouts(
 ): Promise<StatementPayout[]> {
   const { from, to } = monthRange(opts.month, opts.timezone);
   const { earlier, sameCut } = await runsOfMonth(deps.store, opts.month, opts.timezone, opts.cut);
-  const forInformation = await laterMonthIssued(deps.store, opts.month, opts.timezone, opts.cut);
+  const forInformation = await laterMonthIssued(deps.store, opts.month, opts.cut);
   const out: StatementPayout[] = [];
   for (const f of opts.figures) {
     const names = await deps.namesOf(f.subMerchantId);
