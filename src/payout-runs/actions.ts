@@ -18,9 +18,9 @@ import { StoreError } from '../store/errors';
 import type { EventStore, NewEvent } from '../store/types';
 import { debtorsFor } from './debtor';
 import { PayoutRunRefused } from './errors';
-import { decisionsNow, payeeOf, planInputOf, statementRunsOf } from './inputs';
+import { decisionsNow, openNowOf, payeeOf, planInputOf, statementRunsOf } from './inputs';
 import { fileSha256, pain001 } from './pain001';
-import { type BankPaid, linesAboveAsks, linesPaidSince, type Plan, planRun } from './plan';
+import { type BankPaid, linesAboveAsks, linesPaidSince, type Plan, planRun, reopenedReleases } from './plan';
 import type { ResolvedNow } from './resolved';
 import { type PayoutRun, type PayoutRuns, readRuns, runOf } from './runs';
 
@@ -184,7 +184,8 @@ async function notStatedLower(store: EventStore, runs: PayoutRuns, run: PayoutRu
  * A line pays money a statement released from hold because its discrepancy was decided pay or write-off. A
  * decision revoked or turned to withhold after the run was drafted puts that money in doubt again: a draft made
  * now would leave the line out (`hold_in_force`, plan.ts), so the waiting run is neither approved, filed nor sent;
- * unless the sources agree now (revoked, then resolved: `resolvedNow`), as a draft made now would pay it.
+ * unless the sources agree now (revoked, then resolved: `resolvedNow`), as a draft made now would pay it. Nor
+ * one released as resolved whose discrepancy a later report opened again (`reopenedReleases`).
  */
 async function noReleaseTakenBack(store: EventStore, run: PayoutRun, resolvedNow?: ResolvedNow): Promise<void> {
   // each discrepancy's stream read once, however many lines it released money into
@@ -194,11 +195,15 @@ async function noReleaseTakenBack(store: EventStore, run: PayoutRun, resolvedNow
   for (const l of run.lines)
     for (const h of l.releasedHolds)
       if (['revoked', 'withhold'].includes(decisions.get(h.discrepancyId)!)) held.add(l.reference);
+  // released as resolved, in doubt again since, and held by no statement of the month since
+  const openNow = await openNowOf(decisions, resolvedNow);
+  if (openNow.size > 0)
+    for (const ref of reopenedReleases(run.lines, await statementRunsOf(store, run.month), openNow)) held.add(ref);
   if (held.size > 0)
     throw new PayoutRunRefused(
       'HOLD_IN_FORCE',
       `${run.id} pays ${[...held].join(', ')} with money released from hold whose decision was revoked or turned ` +
-        `to withhold since it was drafted (the money is in doubt again); cancel it (recon payout-runs cancel ${run.id} ` +
+        `to withhold, or whose discrepancy was opened again, since it was released (the money is in doubt again); cancel it (recon payout-runs cancel ${run.id} ` +
         '--reason ...) and draft the month again',
     );
 }

@@ -163,5 +163,15 @@ export async function planInputOf(
       for (const [id] of p.holds) held.push(id);
     }
   const decisions = await decisionsNow(store, held, resolvedNow);
-  return { runs, before, payoutRuns, payees, decisions, paidByBank };
+  const openNow = await openNowOf(decisions, resolvedNow);
+  return { runs, before, payoutRuns, payees, decisions, paidByBank, ...(openNow.size > 0 ? { openNow } : {}) };
+}
+
+/** Of the discrepancies with no decision in force, those the reconciliation finds open now (resolved.ts). */
+export async function openNowOf(
+  decisions: ReadonlyMap<string, DecisionNow>,
+  resolvedNow?: ResolvedNow,
+): Promise<ReadonlySet<string>> {
+  const undecided = [...decisions].filter(([, d]) => d === 'open').map(([id]) => id);
+  return undecided.length > 0 && resolvedNow?.openNow ? resolvedNow.openNow(undecided) : new Set();
 }

@@ -70,6 +70,8 @@ export interface PlanInput {
   readonly decisions: ReadonlyMap<string, DecisionNow>;
   /** what the bank's debits have paid on each reference, less returns (bank-paid.ts) */
   readonly paidByBank: BankPaid;
+  /** held discrepancies with no decision that the reconciliation finds open now (resolved.ts `openNow`) */
+  readonly openNow?: ReadonlySet<string>;
 }
 
 /**
@@ -341,8 +343,12 @@ function lineOrLeftOut(
   if (!payee.payoutAccount) return { ...base, reason: 'no_payout_account' };
   if (payee.accountConfirmed === false) return { ...base, reason: 'payee_account_unconfirmed' };
   const releasedHolds = [...releasedInto(input, asked, index, row), ...releasedByRestoring(input, asked, index, row)];
-  // the amount carries money a statement released; its release taken back or withheld since: held again
-  if (releasedHolds.some((h) => ['revoked', 'withhold'].includes(input.decisions.get(h.discrepancyId) ?? 'open')))
+  // the amount carries money a statement released; its release taken back or withheld since, or its discrepancy
+  // in doubt again and held by no statement since: held again
+  if (
+    releasedHolds.some((h) => ['revoked', 'withhold'].includes(input.decisions.get(h.discrepancyId) ?? 'open')) ||
+    reopenedReleases([{ ...base, releasedHolds }], input.runs, input.openNow).size > 0
+  )
     return { ...base, reason: 'hold_in_force' };
   if (looksLikeIban(payee.payoutAccount) && !isIban(payee.payoutAccount)) return { ...base, reason: 'bad_iban' };
   // an account that is not an IBAN names no bank: without the directory's BIC no bank could route the transfer
@@ -361,6 +367,27 @@ function lineOrLeftOut(
     ...(payee.payoutBic ? { creditorAgent: payee.payoutBic } : {}),
     releasedHolds,
   };
+}
+
+/**
+ * The references of `lines` paying money a statement released from a hold with no decision on it (the sources
+ * had come to agree), whose discrepancy a later report put in doubt again (`openNow`), and that the month's latest
+ * statement does not hold: money in doubt that nothing holds. A hold the latest statement still names is in its
+ * amount due already (a payment refunded since holds less, its discrepancy still open).
+ */
+export function reopenedReleases(
+  lines: readonly Pick<PlannedLine, 'subMerchantId' | 'currency' | 'reference' | 'releasedHolds'>[],
+  runs: readonly StatementRun[],
+  openNow: ReadonlySet<string> = new Set(),
+): Set<string> {
+  const out = new Set<string>();
+  if (openNow.size === 0) return out;
+  const latest = new Map<string, Set<string>>();
+  for (const r of runs) for (const p of r.payouts) latest.set(keyOf(p), new Set(p.holds.map(([id]) => id)));
+  for (const l of lines)
+    for (const h of l.releasedHolds)
+      if (openNow.has(h.discrepancyId) && !latest.get(keyOf(l))?.has(h.discrepancyId)) out.add(l.reference);
+  return out;
 }
 
 /** Holds of the month's last statement per sub-merchant and currency: released since, or still in force. */

@@ -1,5 +1,7 @@
 import { ReconError } from '../../errors';
 import { DateTime } from 'luxon';
+import { dataOf, isEvent } from '../../events/catalog';
+import { StatementIssued, statementStream } from '../../events/statement-events';
 import { comparePositions, formatPosition, type EventStore, type Position } from '../../store/types';
 import type { IssuedRun } from './previous';
 
@@ -79,6 +81,23 @@ export function runsInZone(
       `RECON_TIMEZONE is ${timezone} but the statements already issued (latest: ${latest.month}) are in ${latest.timezone}: set RECON_TIMEZONE=${latest.timezone} back, or re-base the statements on ${timezone} with --rebase-timezone (once; later runs build on the re-based one)`,
     );
   return { runs: runs.filter((r) => r.timezone === latest.timezone), rebasedFrom: latest.timezone };
+}
+
+/**
+ * A month is stated in one zone. Issued again in another, its runs would not see what the first zone's asked (a
+ * month's runs, and so what they asked, are read in the run's zone): the month's whole amount due was asked a
+ * second time. --rebase-timezone does not lift it: a re-base is for the first month issued in the new zone.
+ */
+export async function checkMonthZone(store: EventStore, month: string, timezone: string): Promise<void> {
+  for (const e of await store.readStream(statementStream(month))) {
+    if (!isEvent(StatementIssued, e)) continue;
+    const issuedIn = dataOf(StatementIssued, e).timezone;
+    if (issuedIn !== timezone)
+      throw new StatementRefused(
+        'STATEMENT_TIMEZONE_CHANGED',
+        `RECON_TIMEZONE is ${timezone} but ${month} was issued in ${issuedIn}: issue it again with RECON_TIMEZONE=${issuedIn} (its statements would otherwise ask again what they asked); --rebase-timezone re-bases a month not issued yet`,
+      );
+  }
 }
 
 /** The month before `month` (YYYY-MM). */

@@ -30,7 +30,7 @@ import { ExportError } from '../errors';
 import { storePaymentEvents } from './details';
 import { ledgerStatementQueries, type StatementQueries } from './queries';
 import { describeFile, type IssuedFile } from './runs';
-import { checkMonthEnded, checkPositionWithinHead, monthBefore, runsInZone } from './controls';
+import { checkMonthEnded, checkMonthZone, checkPositionWithinHead, monthBefore, runsInZone } from './controls';
 import { splitNotStated } from './not-stated';
 import { correctionsAt, monthRuns, monthSettings, recordedSettings, shownPayouts, unchangedRun } from './corrections';
 
@@ -151,6 +151,7 @@ async function cutOf(deps: StatementDeps, opts: IssueOptions) {
   monthRange(opts.month, deps.timezone); // validates the month
   const provisional = checkMonthEnded(opts.month, deps.timezone, opts.now ?? new Date(), opts.provisional ?? false);
   if (opts.atPosition) await checkPositionWithinHead(deps.store, opts.atPosition);
+  await checkMonthZone(deps.store, opts.month, deps.timezone);
   const queries = deps.queries ?? ledgerStatementQueries(deps.sql);
   const position = opts.atPosition ?? (await ledgerPosition(deps.sql));
   if (!position)

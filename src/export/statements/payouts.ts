@@ -1,4 +1,4 @@
-import { dataOf } from '../../events/catalog';
+import { dataOf, isEvent } from '../../events/catalog';
 import { StatementIssued, statementStream } from '../../events/statement-events';
 import { comparePositions, type EventStore, type Position, parsePosition } from '../../store/types';
 import { type HeldItem, UNREGISTERED_REASON } from '../payouts/holds';
@@ -12,9 +12,10 @@ import { monthRange, type StatementFigures } from './workbooks';
  *   amount due = adjustments + months never stated + net payable − held now + held on the statement built on (released)
  *                − owed back on the statement built on (brought forward)
  * so money under a holding discrepancy is paid on the first statement after it is resolved or accepted to pay.
- * A receiver unknown to the directory is never due: all it is owed is held until it is registered. An amount
- * due below 0 is money the sub-merchant owes back: nothing is asked, and it is carried to the next statement of
- * the currency (`owedBack`), which takes it off its amount due, until recovered (docs/outputs.md). `payable`
+ * A receiver unknown to the directory is never due: all it is owed is held until it is registered, and what it
+ * owes (an amount due below 0) is carried under it, for the sub-merchant it is registered under to bring forward.
+ * An amount due below 0 is money the sub-merchant owes back: nothing is asked, and it is carried to the next
+ * statement of the currency (`owedBack`), which takes it off its amount due, until recovered (docs/outputs.md). `payable`
  * is what this run's reference asks for: the amount due less what earlier runs of the month asked for (a month
  * issued again asks for the difference), nothing for a month issued before a later month already was (that
  * statement is for information), nothing for an unregistered receiver.
@@ -110,12 +111,14 @@ const nextMonths = (month: string, n: number) => {
   });
 };
 
-/** A later month (within a year) was issued at or before the cut: this month's statement is for information. */
-async function laterMonthIssued(store: EventStore, month: string, timezone: string, cut: Position) {
+/**
+ * A later month (within a year) was issued at or before the cut: this month's statement is for information. In
+ * any zone: a month re-based on this one (--rebase-timezone) carries what changed since as an adjustment.
+ */
+async function laterMonthIssued(store: EventStore, month: string, cut: Position) {
   for (const m of nextMonths(month, 12)) {
     const events = await store.readStream(statementStream(m));
-    if (events.some((e) => comparePositions(e.position, cut) <= 0 && dataOf(StatementIssued, e).timezone === timezone))
-      return true;
+    if (events.some((e) => isEvent(StatementIssued, e) && comparePositions(e.position, cut) <= 0)) return true;
   }
   return false;
 }
@@ -145,7 +148,7 @@ export async function statementPayouts(
 ): Promise<StatementPayout[]> {
   const { from, to } = monthRange(opts.month, opts.timezone);
   const { earlier, sameCut } = await runsOfMonth(deps.store, opts.month, opts.timezone, opts.cut);
-  const forInformation = await laterMonthIssued(deps.store, opts.month, opts.timezone, opts.cut);
+  const forInformation = await laterMonthIssued(deps.store, opts.month, opts.cut);
   const out: StatementPayout[] = [];
   for (const f of opts.figures) {
     const names = await deps.namesOf(f.subMerchantId);
@@ -154,14 +157,15 @@ export async function statementPayouts(
     const unregistered = f.subMerchantId.startsWith('receiver:');
     // what the statement built on held, under this id and (once registered) under the receiver's former placeholder
     const released = fromPrevious(previous?.held, key, unregistered ? [] : names, f.currency);
-    // money owed back is never carried for a placeholder (it is never due), nor recorded for one (below)
-    const broughtForward = unregistered ? 0n : fromPrevious(previous?.owedBack, key, names, f.currency);
+    // what a placeholder owes is carried under it, as what it is owed is held under it: once registered, the
+    // sub-merchant's statement takes both on (fromPrevious reads the placeholders of its names)
+    const broughtForward = fromPrevious(previous?.owedBack, key, unregistered ? [] : names, f.currency);
     const flow = (f.adjustments ?? 0n) + (f.notStated ?? 0n) + f.netPayable;
     const recorded = sameCut.get(key);
     const holds = recorded
       ? await deps.recordedHeld(recorded.holds, f.subMerchantName, f.currency)
       : unregistered
-        ? placeholderHolds(f, flow + released)
+        ? placeholderHolds(f, flow + released - broughtForward)
         : opts.held.filter((h) => h.currency === f.currency && names.includes(h.receiverName));
     const held = holds.reduce((s, h) => s + h.amount, 0n);
     const amountDue = flow - held + released - broughtForward;
@@ -169,12 +173,8 @@ export async function statementPayouts(
     const payable = unregistered || forInformation ? 0n : amountDue - askedBefore > 0n ? amountDue - askedBefore : 0n;
     const run = 1 + earlier.filter((r) => (r.payouts.get(key) ?? 0n) > 0n).length;
     const stillAsked = stillAskedOf(amountDue, askedBefore > 0n && !unregistered && !forInformation, recorded);
-    // a statement for information is not built on, and a placeholder is never due: neither carries anything
-    const owedBack = recorded
-      ? recorded.owedBack
-      : amountDue < 0n && !unregistered && !forInformation
-        ? -amountDue
-        : 0n;
+    // a statement for information is not built on: it carries nothing
+    const owedBack = recorded ? recorded.owedBack : amountDue < 0n && !forInformation ? -amountDue : 0n;
     out.push({
       subMerchantId: f.subMerchantId,
       currency: f.currency,
