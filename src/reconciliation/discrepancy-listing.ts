@@ -1,3 +1,4 @@
+import { defuseFormula } from '../formula-guard';
 import { discrepancyAmount, moneyText, whatDiffers } from './discrepancy-summary';
 import type { DiscrepancyRecord } from './discrepancy-types';
 
@@ -19,11 +20,11 @@ export function discrepancyJson(d: DiscrepancyRecord): Record<string, unknown> {
   return { ...d, sub_merchant_ids: subMerchantsOf(d), what_differs: whatDiffers(d) };
 }
 
-/** A CSV cell, quoted, and defused against formula injection (a leading = + - @ tab or CR gets a quote). */
+/** A CSV cell, quoted, and defused against formula injection (src/formula-guard.ts). */
 export function csvCell(value: unknown): string {
   let text =
     value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
-  if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  text = defuseFormula(text);
   return /[",\r\n']/.test(text) || text !== text.trim() ? `"${text.replace(/"/g, '""')}"` : text;
 }
 

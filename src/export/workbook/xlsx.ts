@@ -1,3 +1,4 @@
+import { defuseFormula } from '../../formula-guard';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -66,9 +67,6 @@ export const DATE_TIME_FORMAT = 'yyyy-mm-dd hh:mm:ss';
 export const DATE_FORMAT = 'yyyy-mm-dd';
 export const COUNT_FORMAT = '#,##0';
 
-// = + - @ start a formula in Excel and LibreOffice; tab and CR are used to smuggle one past filters.
-const FORMULA_START = /^[=+\-@\t\r]/;
-
 /**
  * Text for a cell. It is always written as a plain string cell (never a formula); text that would start
  * a formula when a user re-edits the cell or pastes it elsewhere gets a visible leading apostrophe
@@ -76,8 +74,7 @@ const FORMULA_START = /^[=+\-@\t\r]/;
  */
 export function safeText(value: string | null | undefined): string {
   if (value === null || value === undefined) return '';
-  const text = xmlChars(value);
-  return FORMULA_START.test(text) ? `'${text}` : text;
+  return defuseFormula(xmlChars(value));
 }
 
 // XML 1.0 has no U+FFFE or U+FFFF (exceljs drops the control characters XML lacks, not these): one in a cell
