@@ -155,6 +155,17 @@ export function readFeeContract(file: string): FeeContractResult {
   }
 }
 
+/** A percentage as a number, whatever zeros it was written with (2.90 and 02.9 are 2.9). */
+function samePercentText(percent: string): string {
+  const [whole = '', fraction = ''] = percent.split('.');
+  const f = fraction.replace(/0+$/, '');
+  return `${whole.replace(/^0+(?=\d)/, '')}${f ? `.${f}` : ''}`;
+}
+
+/** A line's content as compared with the stored one: its percentage by value, its text kept as first written. */
+const comparable = (l: unknown) =>
+  stableStringify({ ...(l as FeeScheduleLine), percent: samePercentText(String((l as FeeScheduleLine).percent)) });
+
 const lineKey = (l: Pick<FeeScheduleLine, 'subMerchantId' | 'method' | 'currency' | 'effectiveFrom'>) =>
   `${l.subMerchantId}|${l.method}|${l.currency}|${l.effectiveFrom}`;
 
@@ -181,7 +192,9 @@ export async function importFeeContract(
     const events: NewEvent[] = [];
     for (const { line, ...content } of subLines) {
       const last = latest.get(lineKey(content));
-      if (last && stableStringify(last.data) === stableStringify(content)) {
+      // the same contract saved again by a spreadsheet (2.90 written 2.9) is no change: a version that never was
+      // would show in the history and judge every paid order again
+      if (last && comparable(last.data) === comparable(content)) {
         unchanged++;
         continue;
       }
