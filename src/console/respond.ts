@@ -1,3 +1,4 @@
+import { bodyText, strictForm } from '../http/body';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Html } from './html';
 
@@ -47,19 +48,16 @@ export function sendText(res: ServerResponse, status: number, text: string, type
   res.end(text);
 }
 
-/** A form body (application/x-www-form-urlencoded), at most `limit` bytes; null when larger or not a form. */
-export async function formOf(req: IncomingMessage, limit = 16_384): Promise<URLSearchParams | null> {
+/**
+ * A form body (application/x-www-form-urlencoded), at most `limit` bytes; null when larger or not a form;
+ * `not_utf8` when it holds text that is not UTF-8 (refused, never stored as U+FFFD: src/http/body.ts).
+ */
+export async function formOf(req: IncomingMessage, limit = 16_384): Promise<URLSearchParams | null | 'not_utf8'> {
   const type = String(req.headers['content-type'] ?? '')
     .split(';')[0]!
     .trim()
     .toLowerCase();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const c of req) {
-    size += (c as Buffer).length;
-    if (size > limit) return null;
-    chunks.push(c as Buffer);
-  }
-  if (type !== 'application/x-www-form-urlencoded') return null;
-  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+  const read = await bodyText(req, limit);
+  if (type !== 'application/x-www-form-urlencoded' || (!read.ok && read.problem === 'too_large')) return null;
+  return (read.ok && strictForm(read.text)) || 'not_utf8';
 }

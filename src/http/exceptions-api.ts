@@ -1,4 +1,5 @@
 import { bearerToken } from './http-app';
+import { bodyText } from './body';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Sql } from '../db/connect';
 import { ACTION_REQUESTS, type ActionName, type ActionRequest, actOnException } from '../exceptions/actions';
@@ -67,16 +68,16 @@ function refusal(res: ServerResponse, e: unknown): void {
 }
 
 async function bodyOf(req: IncomingMessage): Promise<Record<string, unknown>> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const c of req) {
-    size += (c as Buffer).length;
-    if (size > MAX_BODY) throw new ExceptionRefused('INVALID', 'body', `body: at most ${MAX_BODY} bytes`);
-    chunks.push(c as Buffer);
-  }
-  if (!chunks.length) return {};
+  const read = await bodyText(req, MAX_BODY);
+  if (!read.ok)
+    throw new ExceptionRefused(
+      'INVALID',
+      'body',
+      read.problem === 'too_large' ? `body: at most ${MAX_BODY} bytes` : 'body: not UTF-8 text',
+    );
+  if (read.text === '') return {};
   // exact JSON: a key given twice with other values ("decision" withhold, then pay) is refused, not the last taken
-  const parsed = parseJsonExact(Buffer.concat(chunks).toString('utf8'));
+  const parsed = parseJsonExact(read.text);
   if (!parsed.ok) throw new ExceptionRefused('INVALID', 'body', `body: expected a JSON object (${parsed.reason})`);
   if (!isPlainObject(parsed.value)) throw new ExceptionRefused('INVALID', 'body', 'body: expected a JSON object');
   return parsed.value;

@@ -1,4 +1,5 @@
 import { bearerToken } from './http-app';
+import { bodyText } from './body';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EventStore, NewEvent } from '../store/types';
 import type { Keyed } from '../ingest/observations';
@@ -32,17 +33,6 @@ function send(res: ServerResponse, status: number, body: unknown, extra: Record<
     ...extra,
   });
   res.end(text);
-}
-
-async function readBody(req: IncomingMessage, limit: number): Promise<string | null> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const c of req as AsyncIterable<Buffer>) {
-    size += c.length;
-    if (size > limit) return null;
-    chunks.push(c);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /**
@@ -120,14 +110,17 @@ export function createOrdersApi(deps: {
       send(res, 415, { error: 'unsupported_media_type', message: 'send Content-Type: application/json' });
       return true;
     }
-    const text = await readBody(req, MAX_ORDERS_BODY_BYTES);
-    if (text === null) {
-      send(res, 413, {
-        error: 'too_large',
-        message: `the body is larger than ${MAX_ORDERS_BODY_BYTES} bytes: send smaller batches`,
-      });
+    const read = await bodyText(req, MAX_ORDERS_BODY_BYTES);
+    if (!read.ok) {
+      if (read.problem === 'too_large')
+        send(res, 413, {
+          error: 'too_large',
+          message: `the body is larger than ${MAX_ORDERS_BODY_BYTES} bytes: send smaller batches`,
+        });
+      else send(res, 400, { error: 'invalid_json', message: 'the body is not UTF-8 text' });
       return true;
     }
+    const text = read.text;
     const parsed = parseJsonExact(text);
     if (!parsed.ok) {
       send(res, 400, { error: 'invalid_json', message: parsed.reason });

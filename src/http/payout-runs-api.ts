@@ -1,4 +1,5 @@
 import { bearerToken } from './http-app';
+import { bodyText } from './body';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type BankConfig, executionHolidays } from '../config/bank';
 import { isReconError } from '../errors';
@@ -52,17 +53,6 @@ function send(res: ServerResponse, status: number, body: unknown, extra: Record<
   res.end(text);
 }
 
-async function readBody(req: IncomingMessage): Promise<string | null> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const c of req as AsyncIterable<Buffer>) {
-    size += c.length;
-    if (size > MAX_BODY) return null;
-    chunks.push(c);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 /** The checks' readings (actions.ts `LiveReadings`) the worker gave. */
 async function liveReadings(deps: PayoutRunsApiDeps): Promise<LiveReadings> {
   return {
@@ -103,8 +93,10 @@ function refusal(res: ServerResponse, e: unknown): void {
 
 /** The executionDate of an approval's body, if any; a string message for a body that is not one. */
 async function approvalBody(req: IncomingMessage): Promise<{ executionDate?: string } | string> {
-  const text = await readBody(req);
-  if (text === null) return `the body is over ${MAX_BODY} bytes`;
+  const read = await bodyText(req, MAX_BODY);
+  if (!read.ok)
+    return read.problem === 'too_large' ? `the body is over ${MAX_BODY} bytes` : 'the body is not UTF-8 text';
+  const text = read.text;
   if (text.trim() === '') return {};
   // exact JSON: "executionDate" given twice with other days is refused, not the last one taken
   const parsed = parseJsonExact(text);
