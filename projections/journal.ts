@@ -1,6 +1,7 @@
 import { ident } from '../src/db/identifier';
 import { copyCell, copyRows, copyText, createTextBuffer, type TextBuffer } from '../src/projector/copy-rows';
 import { RegisterRecordObserved, type NormalizedRegisterRecord } from '../src/events/ingest-events';
+import { reportIdOf, secondRowOfReport } from '../src/events/register-row';
 import { DEFAULT_RESERVE_HOLD_DAYS, SubMerchantRegistered } from '../src/events/ledger-events';
 import { entriesFor, netOf, rowFacts, UnbalancedEntryError, type DraftLine, type RowFacts } from '../src/journal-rules';
 import { JOURNAL_LINE_COLUMNS } from '../src/ledger/bank-entries';
@@ -193,12 +194,18 @@ function observationsOf(events: readonly RecordedEvent[], tz: string) {
   return { todo, names, keys, ids };
 }
 
-async function loadEffects(tx: Tx, schema: string, keys: ReadonlySet<string>): Promise<Map<string, Effect>> {
-  const m = new Map<string, Effect>();
+/** What is in force for a register row, and the report of the observation that put it in force. */
+interface RowState {
+  readonly effect: Effect;
+  readonly reportId: string | null;
+}
+
+async function loadEffects(tx: Tx, schema: string, keys: ReadonlySet<string>): Promise<Map<string, RowState>> {
+  const m = new Map<string, RowState>();
   if (keys.size === 0) return m;
-  const rows = await tx<{ row_key: string; effect: string }[]>`
-    select row_key, effect from ${tx(schema)}.register_rows where row_key = any(${[...keys]}::text[])`;
-  for (const r of rows) m.set(r.row_key, JSON.parse(r.effect) as Effect);
+  const rows = await tx<{ row_key: string; effect: string; report_id: string | null }[]>`
+    select row_key, effect, report_id from ${tx(schema)}.register_rows where row_key = any(${[...keys]}::text[])`;
+  for (const r of rows) m.set(r.row_key, { effect: JSON.parse(r.effect) as Effect, reportId: r.report_id });
   return m;
 }
 
@@ -212,7 +219,7 @@ interface Booked {
     commit: string;
     prepare: string;
   }>;
-  readonly dirty: Map<string, { effect: Effect; lastEventId: string }>;
+  readonly dirty: Map<string, RowState & { lastEventId: string }>;
   readonly entryText: TextBuffer;
   readonly lineText: TextBuffer;
   /** positions of the first and last event that wrote entries */
@@ -234,22 +241,30 @@ function registerVersion(b: Booked, dir: Directory, e: RecordedEvent): void {
 }
 
 /** One register row observation: the entries in force reversed and the new ones added, when its effect changed. */
-function bookRow(b: Booked, dir: Directory, states: Map<string, Effect>, e: RecordedEvent, f: RowFacts, tz: string) {
+function bookRow(b: Booked, dir: Directory, states: Map<string, RowState>, e: RecordedEvent, f: RowFacts, tz: string) {
+  const was = states.get(f.rowKey);
+  const reportId = reportIdOf(e.metadata);
+  if (secondRowOfReport(was?.reportId, reportId)) return;
   // The hold of a reserve is fixed when it is held (the directory as known at this event).
   const hold = f.receiver
     ? (dir.holdByName.get(f.receiver)?.hold ?? DEFAULT_RESERVE_HOLD_DAYS)
     : DEFAULT_RESERVE_HOLD_DAYS;
   const drafts = entriesFor(f, hold, tz);
   const effect = effectOf(e.id, f, hold, drafts);
-  const priorEffect = states.get(f.rowKey);
-  // the latest observation wins; an observation with the same effect changes nothing
+  // the latest observation wins (of one report, its first row); one with the same effect books nothing, but
+  // its report is the row's now: a second row of that report is a duplicate too
+  const keep = (state: RowState) => {
+    states.set(f.rowKey, state);
+    b.dirty.set(f.rowKey, { ...state, lastEventId: e.id });
+  };
   let prior: InForce | undefined;
-  if (priorEffect === undefined) {
-    if (drafts.length === 0) return;
+  if (was === undefined) {
+    if (drafts.length === 0) return reportId === null ? undefined : keep({ effect: [], reportId });
   } else {
-    if (sameInputs(priorEffect, effect)) return;
-    prior = inForce(priorEffect, tz);
-    if (sameEntries(prior?.drafts ?? [], drafts)) return;
+    const same = sameInputs(was.effect, effect);
+    prior = same ? undefined : inForce(was.effect, tz);
+    if (same || sameEntries(prior?.drafts ?? [], drafts))
+      return was.reportId === reportId ? undefined : keep({ effect: was.effect, reportId });
   }
   b.first ??= e.position;
   b.last = e.position;
@@ -284,8 +299,7 @@ function bookRow(b: Booked, dir: Directory, states: Map<string, Effect>, e: Reco
     );
     lineRows(lineText, entryId, d.lines, 1n, receiver, currency, at, pos);
   });
-  states.set(f.rowKey, effect);
-  b.dirty.set(f.rowKey, { effect, lastEventId: e.id });
+  keep({ effect, reportId });
 }
 
 async function writeVersions(tx: Tx, schema: string, versions: Booked['versions']): Promise<void> {
@@ -325,14 +339,16 @@ async function writeEntries(tx: Tx, schema: string, b: Booked): Promise<void> {
 
 async function writeEffects(tx: Tx, schema: string, dirty: Booked['dirty'], known: ReadonlySet<string>) {
   if (!dirty.size) return;
-  const fresh: Array<[string, string, string]> = [];
-  const changed: Array<[string, string, string]> = [];
-  for (const [k, v] of dirty) (known.has(k) ? changed : fresh).push([k, JSON.stringify(v.effect), v.lastEventId]);
-  await copyRows(tx, `${ident(schema)}.register_rows`, ['row_key', 'effect', 'last_event_id'], fresh);
+  const fresh: Array<[string, string, string, string | null]> = [];
+  const changed: Array<[string, string, string, string | null]> = [];
+  for (const [k, v] of dirty)
+    (known.has(k) ? changed : fresh).push([k, JSON.stringify(v.effect), v.lastEventId, v.reportId]);
+  await copyRows(tx, `${ident(schema)}.register_rows`, ['row_key', 'effect', 'last_event_id', 'report_id'], fresh);
   if (changed.length) {
     await tx`
-      update ${tx(schema)}.register_rows r set effect = t.e, last_event_id = t.id
-      from unnest(${changed.map((c) => c[0])}::text[], ${changed.map((c) => c[1])}::text[], ${changed.map((c) => c[2])}::uuid[]) as t(k, e, id)
+      update ${tx(schema)}.register_rows r set effect = t.e, last_event_id = t.id, report_id = t.rep
+      from unnest(${changed.map((c) => c[0])}::text[], ${changed.map((c) => c[1])}::text[], ${changed.map((c) => c[2])}::uuid[],
+        ${changed.map((c) => c[3])}::text[]) as t(k, e, id, rep)
       where r.row_key = t.k`;
   }
 }
@@ -340,7 +356,7 @@ async function writeEffects(tx: Tx, schema: string, dirty: Booked['dirty'], know
 export const projection: Projection = {
   name: 'journal',
   // what each version changed: docs/ledger.md, "Read-model versions"
-  version: 20,
+  version: 22,
   usesBank: true,
   // the register rows and the directory (below), the settlement bookings (the cash leg's events), the payout
   // bookings, the bank's charges (a booked entry), write-offs and their revocations
@@ -379,7 +395,9 @@ export const projection: Projection = {
         row_key text primary key,
         -- what is in force for this row (compact JSON, see Effect), reversed when a later observation changes it
         effect text not null,
-        last_event_id uuid not null
+        last_event_id uuid not null,
+        -- the report of the observation in force: a second row of that report is a duplicate, not booked
+        report_id text
       );
       create table ${s}.entries (
         -- unique (entries_pkey), made when the build goes live

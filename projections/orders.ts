@@ -30,7 +30,7 @@ const apply = (tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionContext)
 // 5: a contract's fee rounded to the currency's smallest unit (a whole yen), not to a hundredth of it
 export const projection: Projection = {
   name: 'orders',
-  version: 5,
+  version: 6,
   retryByReplay: true,
   // the PSP's observations (src/reconciliation/observations.ts), the orders and the fee contract, the
   // directory, acceptances, and what moves its clock

@@ -41,3 +41,18 @@ export function receiverOf(r: Pick<NormalizedRegisterRecord, 'receiverName'>): s
   const name = r.receiverName?.trim();
   return name ? name : null;
 }
+
+/** The report a register row observation came from (`metadata.reportId`), null when none is named. */
+export function reportIdOf(metadata: Readonly<Record<string, unknown>>): string | null {
+  const r = metadata['reportId'];
+  return typeof r === 'string' && r !== '' ? r : null;
+}
+
+/**
+ * Is this observation a second row of a register row in the report whose row is in force (`inForce`: that
+ * row's report id)? Such a row is a `duplicate`: the report's first row stays in force, as the reconciliation
+ * compares it (src/reconciliation/matching.ts, `consolidate`), so what is booked is what was compared.
+ */
+export function secondRowOfReport(inForce: string | null | undefined, reportId: string | null): boolean {
+  return reportId !== null && inForce === reportId;
+}

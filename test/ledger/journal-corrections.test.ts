@@ -18,10 +18,10 @@ const fx = useJournalStore();
 const { splitRow } = registerRows(POS);
 
 /** One register observation, built like the sync builds it (id from raw text + normalized record). */
-async function observe(r: NormalizedRegisterRecord): Promise<Position | undefined> {
+async function observe(r: NormalizedRegisterRecord, reportId = 'rep'): Promise<Position | undefined> {
   const k = registerObserved(POS, JSON.stringify({ ...r, other: undefined }), r, {
     source: 'register',
-    reportId: 'rep',
+    reportId,
     window: { from: '2025-01-01', to: '2025-01-31' },
     observedAt: '2025-03-01T00:00:00.000Z',
   });
@@ -42,8 +42,8 @@ describe('journal: a later observation of a row', () => {
     });
     await observe(first);
     await project();
-    // a later observation of the same row (same payment, method, receiver, dateTime) with corrected amounts
-    await observe({ ...first, originalAmount: '90000', receiverAmount: '54000', receiverFee: '540' });
+    // a later report's observation of the same row (same payment, method, receiver, dateTime), amounts corrected
+    await observe({ ...first, originalAmount: '90000', receiverAmount: '54000', receiverFee: '540' }, 'rep-later');
     await project();
     const [jan] = await statementFigures(fx.db.sql, { month: '2025-01', timezone: TZ, subMerchantId: 'SM-COR' });
     expect({ gross: jan!.gross, fees: jan!.fees, operations: jan!.operations }).toEqual({

@@ -227,11 +227,18 @@ function notAtPsp(
 type Candidate = { readonly p: GroupPayment; readonly op: MatchedOperation | null };
 type Claim = { readonly p: GroupPayment; readonly op: MatchedOperation };
 
-/** The payments by their primary operation's time, then POS, then payment id: the first claims the order. */
+/** A payment whose primary operation failed: no money moved (a declined card the customer paid again after). */
+const declined = (c: Candidate) => c.op !== null && pspItem(c.op)?.status === 'failure';
+
+/**
+ * The payments by their primary operation's time, then POS, then payment id, a declined one after every other:
+ * the first claims the order (a declined first attempt does not leave the payment that paid it without one).
+ */
 function candidatesOf(payments: readonly GroupPayment[]): Candidate[] {
   return payments
     .map((p) => ({ p, op: primaryOf(p) }))
     .sort((a, b) => {
+      if (declined(a) !== declined(b)) return declined(a) ? 1 : -1;
       const ta = a.op?.occurredAt ?? '~';
       const tb = b.op?.occurredAt ?? '~';
       if (ta !== tb) return ta < tb ? -1 : 1;

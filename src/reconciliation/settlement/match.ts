@@ -14,7 +14,8 @@ import type { DueDay } from './expected';
  *    itself, with a lag of 0) up to `lateBusinessDays` business days after the day it was due. Credits are taken in booking order, each with the earliest
  *    run that fits.
  * 2. A credit that pays no run is then taken as a short payment of the earliest open due day it can pay,
- *    when it is at least half of it (less is more likely another payment than a short settlement).
+ *    when it is at least half of it (less is more likely another payment than a short settlement); a day
+ *    another credit can pay only is left to it (`shortsOf`).
  * 3. A short payment's rest paid by a second credit (a transfer the bank or the PSP split in two): a credit
  *    left that can pay the day and comes to the shortfall, or less by at most the tolerance, pays the rest.
  *    The day is then paid in full by the two (`restOf` names the first), neither short.
@@ -180,11 +181,12 @@ export function judgeSettlements(
     }
   }
   const unexpected: BankCredit[] = [];
-  for (const c of left) {
-    const k = open.findIndex((d) => canPay(c, d, rules) && c.amount < d.amount && c.amount * 2n >= d.amount);
-    if (k < 0) {
+  const shortOf = shortsOf(left, open, rules);
+  left.forEach((c, i) => {
+    const k = shortOf.get(i);
+    if (k === undefined) {
       unexpected.push(c);
-      continue;
+      return;
     }
     const d = open[k]!;
     matches.push({
@@ -195,8 +197,9 @@ export function judgeSettlements(
       shortfall: d.amount - c.amount,
       late: lateness(c, [d], rules),
     });
-    open = open.filter((_, i) => i !== k);
-  }
+  });
+  const taken = new Set(shortOf.values());
+  open = open.filter((_, k) => !taken.has(k));
   const paid = payRests(matches, unexpected, rules);
   paid.sort((a, b) => compareCredits(a.credit, b.credit));
   const missing: DueDay[] = [];
@@ -204,6 +207,40 @@ export function judgeSettlements(
   for (const d of open)
     (coveredThrough !== null && coveredThrough >= deadlineOf(d, rules) ? missing : inTransit).push(d);
   return { matches: paid, missing, inTransit, unexpected, chargesReturned };
+}
+
+/**
+ * Rule 2: which open due day (its index) each credit left (by index) pays short. As many credits paired as can
+ * be: a credit takes the earliest day it can pay that no credit took, else one taken by a credit that can pay
+ * another (an augmenting path hands the day over). Taken in booking order, each credit alone with the earliest
+ * day it fits, a short credit that fitted two days took the earlier and left the credit that fitted only that
+ * one unexpected, and the other day missing.
+ */
+function shortsOf(credits: readonly BankCredit[], open: readonly DueDay[], rules: MatchRules): Map<number, number> {
+  const fits = credits.map((c) =>
+    open
+      .map((_, k) => k)
+      .filter((k) => canPay(c, open[k]!, rules) && c.amount < open[k]!.amount && c.amount * 2n >= open[k]!.amount),
+  );
+  const owner = new Map<number, number>();
+  const pair = (i: number, seen: Set<number>): boolean => {
+    const free = fits[i]!.find((k) => !owner.has(k));
+    if (free !== undefined) {
+      owner.set(free, i);
+      return true;
+    }
+    for (const k of fits[i]!) {
+      if (seen.has(k)) continue;
+      seen.add(k);
+      if (pair(owner.get(k)!, seen)) {
+        owner.set(k, i);
+        return true;
+      }
+    }
+    return false;
+  };
+  for (let i = 0; i < credits.length; i++) pair(i, new Set());
+  return new Map([...owner].map(([k, i]) => [i, k]));
 }
 
 /**

@@ -2,6 +2,7 @@ import { EMPTY_BANK_CONFIG, type BankConfig } from '../../config/bank';
 import { BankEntryBooked, BankStatementImported } from '../../events/bank-events';
 import { isEvent } from '../../events/catalog';
 import { RegisterRecordObserved, type NormalizedRegisterRecord } from '../../events/ingest-events';
+import { reportIdOf, secondRowOfReport } from '../../events/register-row';
 import { rowFacts } from '../../journal-rules';
 import { type AnyEvent, isAnyOf } from '../../projector/handlers';
 import type { ProjectionContext, Tx } from '../../projector/projection';
@@ -13,7 +14,7 @@ import { judgeSettlements, type BankCredit, type SettlementJudgement } from './m
 /**
  * What the cash leg knows, kept in tables of the projection's own build schema (the settlement read model
  * and the journal each keep theirs: a projection never reads another one's build): per register row its
- * effect on what the PSP owes (the latest observation wins), the sums per currency and local day, the
+ * effect on what the PSP owes (the latest observation wins; of one report, its first row), the sums per currency and local day, the
  * credits and statements of `settlement` accounts. `judgeCurrency` matches one currency from these tables.
  *
  * Within one batch (one transaction) the state of a currency judged once is kept in memory (`CashMemory`)
@@ -24,7 +25,7 @@ import { judgeSettlements, type BankCredit, type SettlementJudgement } from './m
 export function cashStateTables(s: string): string {
   return `
     create table ${s}.cash_rows (row_key text primary key, currency text not null, day text not null,
-      clearing int8 not null, fees int8 not null);
+      clearing int8 not null, fees int8 not null, report_id text);
     create table ${s}.cash_days (currency text not null, day text not null, clearing int8 not null,
       fees int8 not null, primary key (currency, day));
     create table ${s}.cash_credits (event_id uuid primary key, account_id text not null, currency text not null,
@@ -94,12 +95,15 @@ export async function applyCashAppend(
       .accounts.filter((a) => a.role === 'settlement')
       .map((a) => a.id),
   );
-  const rows = new Map<string, { currency: string; day: string; clearing: bigint; fees: bigint } | null>();
+  const rows = new Map<string, RowObservation[]>();
   for (const e of events) {
     if (isEvent(RegisterRecordObserved, e)) {
       const d = e.data as { posId: string; record: NormalizedRegisterRecord };
       const f = rowFacts(d.posId, d.record, fallbackAt(e), ctx.timezone);
-      rows.set(f.rowKey, contributionOf(f, ctx.timezone));
+      const o = { now: contributionOf(f, ctx.timezone), reportId: reportIdOf(e.metadata), at: f };
+      const seen = rows.get(f.rowKey);
+      if (seen) seen.push(o);
+      else rows.set(f.rowKey, [o]);
     } else if (isEvent(BankEntryBooked, e)) {
       const d = BankEntryBooked.schema.parse(e.data);
       if (!settlementAccounts.has(d.accountId)) continue;
@@ -143,17 +147,45 @@ export async function applyCashAppend(
 
 type Contribution = { currency: string; day: string; clearing: bigint; fees: bigint };
 
+/** One observation of a register row: its contribution (null: none), its report, where a zero one stands. */
+type RowObservation = {
+  now: Contribution | null;
+  reportId: string | null;
+  at: { currency: string; bookedOn: string };
+};
+
+/**
+ * The observation of a row in force after the append's (undefined: none changes it): the latest, but of one
+ * report its first row (a second is a `duplicate`, src/events/register-row.ts `secondRowOfReport`).
+ */
+function inForceOf(observations: readonly RowObservation[], reportId: string | null | undefined) {
+  let out: RowObservation | undefined;
+  for (const o of observations) {
+    if (secondRowOfReport(out ? out.reportId : reportId, o.reportId)) continue;
+    out = o;
+  }
+  return out;
+}
+
 /** Replaces each row's contribution (the latest observation wins) and moves the day sums by the difference. */
 async function applyRows(
   tx: Tx,
   schema: string,
-  rows: Map<string, Contribution | null>,
+  observed: Map<string, RowObservation[]>,
   memory: CashMemory,
 ): Promise<Set<string>> {
-  const keys = [...rows.keys()];
-  const prior = await tx<{ row_key: string; currency: string; day: string; clearing: bigint; fees: bigint }[]>`
-    select row_key, currency, day, clearing, fees from ${tx(schema)}.cash_rows where row_key = any(${keys}::text[])`;
+  const keys = [...observed.keys()];
+  const prior = await tx<
+    { row_key: string; currency: string; day: string; clearing: bigint; fees: bigint; report_id: string | null }[]
+  >`
+    select row_key, currency, day, clearing, fees, report_id from ${tx(schema)}.cash_rows
+    where row_key = any(${keys}::text[])`;
   const before = new Map(prior.map((p) => [p.row_key, p]));
+  const rows = new Map<string, RowObservation>();
+  for (const [k, list] of observed) {
+    const o = inForceOf(list, before.get(k)?.report_id);
+    if (o) rows.set(k, o);
+  }
   const delta = new Map<string, Contribution>();
   const move = (c: Contribution, sign: bigint) => {
     const k = `${c.currency}|${c.day}`;
@@ -164,23 +196,27 @@ async function applyRows(
   };
   const upsert: Contribution[] = [];
   const upsertKeys: string[] = [];
+  const upsertReports: Array<string | null> = [];
   const gone: string[] = [];
-  for (const [k, now] of rows) {
+  for (const [k, { now, reportId, at }] of rows) {
     const was = before.get(k);
     if (was) move(was, -1n);
-    if (now) {
-      move(now, 1n);
-      upsert.push(now);
+    if (now) move(now, 1n);
+    // a row without contribution is kept (at zero) while its report must be known, to tell a second row of it
+    if (now || reportId !== null) {
+      upsert.push(now ?? { currency: at.currency, day: at.bookedOn, clearing: 0n, fees: 0n });
       upsertKeys.push(k);
+      upsertReports.push(reportId);
     } else if (was) gone.push(k);
   }
   if (gone.length) await tx`delete from ${tx(schema)}.cash_rows where row_key = any(${gone}::text[])`;
   if (upsert.length)
-    await tx`insert into ${tx(schema)}.cash_rows (row_key, currency, day, clearing, fees)
+    await tx`insert into ${tx(schema)}.cash_rows (row_key, currency, day, clearing, fees, report_id)
       select * from unnest(${upsertKeys}::text[], ${upsert.map((u) => u.currency)}::text[], ${upsert.map((u) => u.day)}::text[],
-        ${upsert.map((u) => u.clearing.toString())}::int8[], ${upsert.map((u) => u.fees.toString())}::int8[])
+        ${upsert.map((u) => u.clearing.toString())}::int8[], ${upsert.map((u) => u.fees.toString())}::int8[],
+        ${upsertReports}::text[])
       on conflict (row_key) do update set currency = excluded.currency, day = excluded.day,
-        clearing = excluded.clearing, fees = excluded.fees`;
+        clearing = excluded.clearing, fees = excluded.fees, report_id = excluded.report_id`;
   const moved = [...delta.values()].filter((d) => d.clearing !== 0n || d.fees !== 0n);
   if (moved.length)
     await tx`insert into ${tx(schema)}.cash_days (currency, day, clearing, fees)
