@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import type { Sql } from '../db/connect';
 import { silentLogger, type Logger } from '../log';
 import { systemClock, type Clock } from './clock';
-import { nextRun, parseCron, type CronSchedule } from './cron';
+import { latestRunBetween, nextRun, parseCron, type CronSchedule } from './cron';
 import { lockKey, type JobTrigger } from './job-runs';
 
 /**
@@ -475,8 +475,7 @@ async function loop(
     }
     // Woken late (suspended host, long GC, clock moved): the latest occurrence that is due is this tick's;
     // the ones passed meanwhile are owed and run first, oldest first (tick).
-    for (let later = nextRun(schedule, due); later.getTime() <= clock.now().getTime(); later = nextRun(schedule, later))
-      due = later;
+    due = latestRunBetween(schedule, due, clock.now()) ?? due;
     after = due;
     if (s.inFlight.has(job.name)) {
       await recordSkip(s, job.name, due, 'schedule').then(
