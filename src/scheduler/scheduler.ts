@@ -1,7 +1,7 @@
 import { type ErrorKind, ReconError } from '../errors';
 import { hostname } from 'node:os';
 import type { Sql } from '../db/connect';
-import { silentLogger, type Logger } from '../log';
+import { scrubber, silentLogger, type Logger } from '../log';
 import { systemClock, type Clock } from './clock';
 import { latestRunBetween, nextRun, parseCron, type CronSchedule } from './cron';
 import { lockKey, type JobTrigger } from './job-runs';
@@ -57,6 +57,11 @@ export interface SchedulerOptions {
   readonly maxAttempts?: number;
   /** called after every occurrence handled (tests, progress) */
   readonly onOutcome?: (o: RunOutcome) => void;
+  /**
+   * The secret values in force (src/config/env.ts secretValues): hidden, with card numbers, from a run's error
+   * before job_runs keeps it (the console and `recon jobs` show it), as the log hides them from its lines.
+   */
+  readonly secrets?: readonly string[];
 }
 
 export interface ScheduledJobInfo {
@@ -116,6 +121,8 @@ interface SchedulerState {
   readonly log: Logger;
   readonly worker: string;
   readonly maxAttempts: number;
+  /** a run's error as recorded: without the secrets and card numbers */
+  readonly scrub: (text: string) => string;
   readonly parsed: ReadonlyMap<string, { job: JobDefinition; schedule: CronSchedule }>;
   readonly controller: AbortController;
   readonly loops: Promise<void>[];
@@ -138,6 +145,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
     log: opts.log ?? silentLogger,
     worker: opts.worker ?? `${hostname()}:${process.pid}`,
     maxAttempts: opts.maxAttempts ?? 3,
+    scrub: scrubber(opts.secrets ?? []),
     parsed: parseJobs(opts.jobs, opts.timezone),
     controller: new AbortController(),
     loops: [],
@@ -295,7 +303,7 @@ async function claimAndRun(
     runLog.info('job succeeded', { counters });
     return { status: 'succeeded', job: job.name, scheduledFor, attempt, counters };
   } catch (e) {
-    const error = errorText(e);
+    const error = s.scrub(errorText(e));
     await conn`update job_runs set status = 'failed', finished_at = ${clock.now()}, error = ${error}
                where job = ${job.name} and scheduled_for = ${scheduledFor}`;
     runLog.error('job failed', { error, willRetry: attempt < maxAttempts });
