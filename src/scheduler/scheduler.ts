@@ -304,11 +304,32 @@ async function claimAndRun(
     return { status: 'succeeded', job: job.name, scheduledFor, attempt, counters };
   } catch (e) {
     const error = s.scrub(errorText(e));
-    await conn`update job_runs set status = 'failed', finished_at = ${clock.now()}, error = ${error}
-               where job = ${job.name} and scheduled_for = ${scheduledFor}`;
+    await recordFailed(conn, job.name, scheduledFor, error, clock.now());
     runLog.error('job failed', { error, willRetry: attempt < maxAttempts });
     return { status: 'failed', job: job.name, scheduledFor, attempt, error };
   }
+}
+
+/**
+ * An attempt failed: its job_runs row, and the attempt in job_run_failures, which the occurrence's retry does not
+ * overwrite (the job_failed alert reads it). One statement: both or neither.
+ */
+async function recordFailed(
+  conn: Reserved,
+  job: string,
+  scheduledFor: Date,
+  error: string,
+  at: Date,
+  onlyIf?: 'running',
+): Promise<void> {
+  await conn`
+    with failed as (
+      update job_runs set status = 'failed', finished_at = ${at}, error = ${error}
+      where job = ${job} and scheduled_for = ${scheduledFor} ${onlyIf ? conn`and status = ${onlyIf}` : conn``}
+      returning job, scheduled_for, attempt, error, finished_at)
+    insert into job_run_failures (job, scheduled_for, attempt, error, finished_at)
+    select job, scheduled_for, attempt, error, finished_at from failed
+    on conflict do nothing`;
 }
 
 /**
@@ -327,9 +348,8 @@ async function closeAbandoned(s: SchedulerState, job: JobDefinition): Promise<vo
       const [b] = await conn<{ locked: boolean }[]>`select pg_try_advisory_lock(${key}::int8) as locked`;
       if (b?.locked !== true) continue; // a live run holds it
       try {
-        await conn`update job_runs set status = 'failed', finished_at = ${s.clock.now()},
-                     error = 'abandoned: the process running it stopped before it finished'
-                   where job = ${job.name} and scheduled_for = ${r.scheduled_for} and status = 'running'`;
+        const abandoned = 'abandoned: the process running it stopped before it finished';
+        await recordFailed(conn, job.name, r.scheduled_for, abandoned, s.clock.now(), 'running');
         s.log.warn('job run abandoned by a process that stopped: recorded as failed', {
           job: job.name,
           scheduledFor: r.scheduled_for.toISOString(),
