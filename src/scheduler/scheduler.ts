@@ -107,7 +107,9 @@ export class SchedulerError extends ReconError {
 /** At most this many owed occurrences of a job are run by one tick (the rest by the next ones). */
 const MAX_OWED = 40;
 
-const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e)).slice(0, 2000);
+/** An error's text as recorded and logged: scrubbed whole, then cut (cut first, a secret across the cut kept its start). */
+const errorText = (e: unknown, scrub: (text: string) => string) =>
+  scrub(e instanceof Error ? e.message : String(e)).slice(0, 2000);
 
 /** Plain-JSON counters: bigints as strings, so that jsonb accepts them. */
 const plain = (c: JobCounters): JobCounters =>
@@ -160,7 +162,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       if (s.started) return;
       s.started = true;
       const caughtUp = catchUpAll(s, clock.now()).catch((e) =>
-        log.error('catching up owed job runs failed; the next ticks run them', { error: errorText(e) }),
+        log.error('catching up owed job runs failed; the next ticks run them', { error: errorText(e, s.scrub) }),
       );
       s.loops.push(caughtUp);
       for (const { job, schedule } of parsed.values()) s.loops.push(loop(s, job, schedule, caughtUp));
@@ -303,7 +305,7 @@ async function claimAndRun(
     runLog.info('job succeeded', { counters });
     return { status: 'succeeded', job: job.name, scheduledFor, attempt, counters };
   } catch (e) {
-    const error = s.scrub(errorText(e));
+    const error = errorText(e, s.scrub);
     await recordFailed(conn, job.name, scheduledFor, error, clock.now());
     runLog.error('job failed', { error, willRetry: attempt < maxAttempts });
     return { status: 'failed', job: job.name, scheduledFor, attempt, error };
@@ -448,7 +450,7 @@ function runInFlight(s: SchedulerState, job: JobDefinition, work: Promise<RunOut
       s.log.error('job tick failed before it could be recorded; the next tick runs it', {
         job: job.name,
         scheduledFor: at?.toISOString(),
-        error: errorText(e),
+        error: errorText(e, s.scrub),
       });
     },
   );
@@ -470,7 +472,7 @@ async function catchUpAll(s: SchedulerState, at: Date): Promise<void> {
     try {
       for (const o of await owed(s, job, schedule, at)) all.push({ job, ...o, rank });
     } catch (e) {
-      log.error('cannot read what a job owes; its next tick runs it', { job: job.name, error: errorText(e) });
+      log.error('cannot read what a job owes; its next tick runs it', { job: job.name, error: errorText(e, s.scrub) });
     }
   }
   all.sort((a, b) => a.at.getTime() - b.at.getTime() || a.rank - b.rank);
@@ -508,7 +510,7 @@ async function loop(
     if (s.inFlight.has(job.name)) {
       await recordSkip(s, job.name, due, 'schedule').then(
         (o) => report(s, o),
-        (e) => s.log.error('cannot record skipped tick', { job: job.name, error: errorText(e) }),
+        (e) => s.log.error('cannot record skipped tick', { job: job.name, error: errorText(e, s.scrub) }),
       );
       continue;
     }
