@@ -31,7 +31,9 @@ export function maskPan(text: string): string {
 }
 
 export function scrubber(secrets: readonly string[]): (text: string) => string {
-  const list = [...new Set(secrets.filter((s) => s.length >= 4))].sort((a, b) => b.length - a.length);
+  // a log line is JSON, where a secret's `"`, `\` or control characters are escaped: each is looked for as written there too
+  const forms = secrets.filter((s) => s.length >= 4).flatMap((s) => [s, JSON.stringify(s).slice(1, -1)]);
+  const list = [...new Set(forms)].sort((a, b) => b.length - a.length);
   return (text) => {
     let out = text;
     for (const s of list) if (out.includes(s)) out = out.split(s).join('[redacted]');

@@ -68,12 +68,19 @@ export async function openDiscrepancies(sql: Sql, timezone: string): Promise<Dis
   return r.ok ? r.value : [];
 }
 
-/** Failed job runs that finished within the lookback. */
+/**
+ * Failed job attempts that finished within the lookback: those kept in job_run_failures (an occurrence retried
+ * since, successfully or not, no longer shows its earlier attempts in job_runs) and the job_runs rows failed now.
+ */
 export async function failedRuns(sql: Sql, since: Date): Promise<FailedRun[]> {
   const rows = await sql<
     { job: string; scheduled_for: Date; attempt: number; error: string | null; finished_at: Date | null }[]
-  >`select job, scheduled_for, attempt, error, finished_at from job_runs
-    where status = 'failed' and coalesce(finished_at, started_at) >= ${since} order by job, scheduled_for`;
+  >`select distinct on (job, scheduled_for, attempt) job, scheduled_for, attempt, error, finished_at from (
+      select job, scheduled_for, attempt, error, finished_at from job_run_failures where finished_at >= ${since}
+      union all
+      select job, scheduled_for, attempt, error, finished_at from job_runs
+      where status = 'failed' and coalesce(finished_at, started_at) >= ${since}) f
+    order by job, scheduled_for, attempt`;
   return rows.map((r) => ({
     job: r.job,
     scheduledFor: r.scheduled_for,

@@ -1,4 +1,5 @@
 import { allJobs } from '../../jobs/index';
+import { secretValues } from '../config/env';
 import { createHttpApp } from '../http/http-app';
 import { createWebhookReceiver } from '../http/receiver';
 import { createAuditorApi } from '../http/auditor-api';
@@ -198,6 +199,7 @@ function makeScheduler(rt: Runtime): Scheduler {
     timezone: config.timezone,
     log,
     worker: `pid-${process.pid}`,
+    secrets: secretValues(config),
   });
 }
 

@@ -124,7 +124,14 @@ export function recordRejected(
     stream: rejectionStream(posId),
     event: newEvent(
       SourceRecordRejected,
-      { posId, source, field: field || '(record)', reason, ...storableRaw(maskCardNumbers(raw)) },
+      // the reason quotes the value refused (`unknown method "…"`): masked as the raw copy is
+      {
+        posId,
+        source,
+        field: field || '(record)',
+        reason: maskCardNumbers(reason),
+        ...storableRaw(maskCardNumbers(raw)),
+      },
       { metadata: { source, ...meta } },
     ),
   };

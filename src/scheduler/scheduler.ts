@@ -1,9 +1,9 @@
 import { type ErrorKind, ReconError } from '../errors';
 import { hostname } from 'node:os';
 import type { Sql } from '../db/connect';
-import { silentLogger, type Logger } from '../log';
+import { scrubber, silentLogger, type Logger } from '../log';
 import { systemClock, type Clock } from './clock';
-import { nextRun, parseCron, type CronSchedule } from './cron';
+import { latestRunBetween, nextRun, parseCron, type CronSchedule } from './cron';
 import { lockKey, type JobTrigger } from './job-runs';
 
 /**
@@ -57,6 +57,11 @@ export interface SchedulerOptions {
   readonly maxAttempts?: number;
   /** called after every occurrence handled (tests, progress) */
   readonly onOutcome?: (o: RunOutcome) => void;
+  /**
+   * The secret values in force (src/config/env.ts secretValues): hidden, with card numbers, from a run's error
+   * before job_runs keeps it (the console and `recon jobs` show it), as the log hides them from its lines.
+   */
+  readonly secrets?: readonly string[];
 }
 
 export interface ScheduledJobInfo {
@@ -102,7 +107,9 @@ export class SchedulerError extends ReconError {
 /** At most this many owed occurrences of a job are run by one tick (the rest by the next ones). */
 const MAX_OWED = 40;
 
-const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e)).slice(0, 2000);
+/** An error's text as recorded and logged: scrubbed whole, then cut (cut first, a secret across the cut kept its start). */
+const errorText = (e: unknown, scrub: (text: string) => string) =>
+  scrub(e instanceof Error ? e.message : String(e)).slice(0, 2000);
 
 /** Plain-JSON counters: bigints as strings, so that jsonb accepts them. */
 const plain = (c: JobCounters): JobCounters =>
@@ -116,6 +123,8 @@ interface SchedulerState {
   readonly log: Logger;
   readonly worker: string;
   readonly maxAttempts: number;
+  /** a run's error as recorded: without the secrets and card numbers */
+  readonly scrub: (text: string) => string;
   readonly parsed: ReadonlyMap<string, { job: JobDefinition; schedule: CronSchedule }>;
   readonly controller: AbortController;
   readonly loops: Promise<void>[];
@@ -138,6 +147,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
     log: opts.log ?? silentLogger,
     worker: opts.worker ?? `${hostname()}:${process.pid}`,
     maxAttempts: opts.maxAttempts ?? 3,
+    scrub: scrubber(opts.secrets ?? []),
     parsed: parseJobs(opts.jobs, opts.timezone),
     controller: new AbortController(),
     loops: [],
@@ -152,7 +162,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       if (s.started) return;
       s.started = true;
       const caughtUp = catchUpAll(s, clock.now()).catch((e) =>
-        log.error('catching up owed job runs failed; the next ticks run them', { error: errorText(e) }),
+        log.error('catching up owed job runs failed; the next ticks run them', { error: errorText(e, s.scrub) }),
       );
       s.loops.push(caughtUp);
       for (const { job, schedule } of parsed.values()) s.loops.push(loop(s, job, schedule, caughtUp));
@@ -295,12 +305,33 @@ async function claimAndRun(
     runLog.info('job succeeded', { counters });
     return { status: 'succeeded', job: job.name, scheduledFor, attempt, counters };
   } catch (e) {
-    const error = errorText(e);
-    await conn`update job_runs set status = 'failed', finished_at = ${clock.now()}, error = ${error}
-               where job = ${job.name} and scheduled_for = ${scheduledFor}`;
+    const error = errorText(e, s.scrub);
+    await recordFailed(conn, job.name, scheduledFor, error, clock.now());
     runLog.error('job failed', { error, willRetry: attempt < maxAttempts });
     return { status: 'failed', job: job.name, scheduledFor, attempt, error };
   }
+}
+
+/**
+ * An attempt failed: its job_runs row, and the attempt in job_run_failures, which the occurrence's retry does not
+ * overwrite (the job_failed alert reads it). One statement: both or neither.
+ */
+async function recordFailed(
+  conn: Reserved,
+  job: string,
+  scheduledFor: Date,
+  error: string,
+  at: Date,
+  onlyIf?: 'running',
+): Promise<void> {
+  await conn`
+    with failed as (
+      update job_runs set status = 'failed', finished_at = ${at}, error = ${error}
+      where job = ${job} and scheduled_for = ${scheduledFor} ${onlyIf ? conn`and status = ${onlyIf}` : conn``}
+      returning job, scheduled_for, attempt, error, finished_at)
+    insert into job_run_failures (job, scheduled_for, attempt, error, finished_at)
+    select job, scheduled_for, attempt, error, finished_at from failed
+    on conflict do nothing`;
 }
 
 /**
@@ -319,9 +350,8 @@ async function closeAbandoned(s: SchedulerState, job: JobDefinition): Promise<vo
       const [b] = await conn<{ locked: boolean }[]>`select pg_try_advisory_lock(${key}::int8) as locked`;
       if (b?.locked !== true) continue; // a live run holds it
       try {
-        await conn`update job_runs set status = 'failed', finished_at = ${s.clock.now()},
-                     error = 'abandoned: the process running it stopped before it finished'
-                   where job = ${job.name} and scheduled_for = ${r.scheduled_for} and status = 'running'`;
+        const abandoned = 'abandoned: the process running it stopped before it finished';
+        await recordFailed(conn, job.name, r.scheduled_for, abandoned, s.clock.now(), 'running');
         s.log.warn('job run abandoned by a process that stopped: recorded as failed', {
           job: job.name,
           scheduledFor: r.scheduled_for.toISOString(),
@@ -420,7 +450,7 @@ function runInFlight(s: SchedulerState, job: JobDefinition, work: Promise<RunOut
       s.log.error('job tick failed before it could be recorded; the next tick runs it', {
         job: job.name,
         scheduledFor: at?.toISOString(),
-        error: errorText(e),
+        error: errorText(e, s.scrub),
       });
     },
   );
@@ -442,7 +472,7 @@ async function catchUpAll(s: SchedulerState, at: Date): Promise<void> {
     try {
       for (const o of await owed(s, job, schedule, at)) all.push({ job, ...o, rank });
     } catch (e) {
-      log.error('cannot read what a job owes; its next tick runs it', { job: job.name, error: errorText(e) });
+      log.error('cannot read what a job owes; its next tick runs it', { job: job.name, error: errorText(e, s.scrub) });
     }
   }
   all.sort((a, b) => a.at.getTime() - b.at.getTime() || a.rank - b.rank);
@@ -475,13 +505,12 @@ async function loop(
     }
     // Woken late (suspended host, long GC, clock moved): the latest occurrence that is due is this tick's;
     // the ones passed meanwhile are owed and run first, oldest first (tick).
-    for (let later = nextRun(schedule, due); later.getTime() <= clock.now().getTime(); later = nextRun(schedule, later))
-      due = later;
+    due = latestRunBetween(schedule, due, clock.now()) ?? due;
     after = due;
     if (s.inFlight.has(job.name)) {
       await recordSkip(s, job.name, due, 'schedule').then(
         (o) => report(s, o),
-        (e) => s.log.error('cannot record skipped tick', { job: job.name, error: errorText(e) }),
+        (e) => s.log.error('cannot record skipped tick', { job: job.name, error: errorText(e, s.scrub) }),
       );
       continue;
     }

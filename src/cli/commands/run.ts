@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { allJobs } from '../../../jobs/index';
+import { secretValues } from '../../config/env';
 import { createScheduler } from '../../scheduler/scheduler';
 import { Interrupted } from '../../errors';
 import { UsageError } from '../errors';
@@ -18,7 +19,13 @@ export function register(program: Command): void {
         const jobs = allJobs({ config: rt.config, sql: rt.sql, store: rt.store, log: rt.log });
         if (!jobs.some((j) => j.name === name))
           throw new UsageError(`unknown job ${JSON.stringify(name)}; jobs: ${jobs.map((j) => j.name).join(', ')}`);
-        const scheduler = createScheduler({ jobs, sql: rt.sql, timezone: rt.config.timezone, log: rt.log });
+        const scheduler = createScheduler({
+          jobs,
+          sql: rt.sql,
+          timezone: rt.config.timezone,
+          log: rt.log,
+          secrets: secretValues(rt.config),
+        });
         // a job waiting on PostgreSQL never sees its signal: stopped within the bounds recon project has
         const disarm = boundStop(rt.sql, signal, rt.log, stopBounds({ graceMs: 10_000, hardMs: 5_000 }), 'recon run');
         const o = await scheduler.runNow(name, { signal }).finally(disarm);
