@@ -112,7 +112,16 @@ function requestOf(id: string, action: string, f: URLSearchParams): ActionReques
     case 'resolve':
       return { action, id, reasonCode: g('reasonCode'), note: g('note') };
     case 'accept':
-      return { action, id, decision: g('decision'), note: g('note') };
+      // the money the page showed (its hidden fields): the decision is taken on that, or refused
+      return {
+        action,
+        id,
+        decision: g('decision'),
+        note: g('note'),
+        ...(f.has('amount_in_doubt')
+          ? { seen: { amountInDoubt: g('amount_in_doubt') || null, currency: g('currency') || null } }
+          : {}),
+      };
     case 'approve':
     case 'reject':
       return { action, id, note: g('note') };

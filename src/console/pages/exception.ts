@@ -111,7 +111,8 @@ function actions(v: View, x: ExceptionItem, assignable: readonly User[], t: Work
         x.id,
         'accept',
         t.propose,
-        html`<label>${t.decision}<select name="decision">${options(DECISIONS)}</select></label>${note(t)}`,
+        html`<label>${t.decision}<select name="decision">${options(DECISIONS)}</select></label>${note(t)}
+<input type="hidden" name="amount_in_doubt" value="${x.amountInDoubt ?? ''}"><input type="hidden" name="currency" value="${x.currency ?? ''}">`,
       ),
     );
   if (can('exception.approve') && x.pending) {
