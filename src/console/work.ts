@@ -124,7 +124,8 @@ function requestOf(id: string, action: string, f: URLSearchParams): ActionReques
       };
     case 'approve':
     case 'reject':
-      return { action, id, note: g('note') };
+      // the proposal the page showed: another one waiting by now is refused, not signed unseen
+      return { action, id, note: g('note'), ...(f.has('proposal') ? { proposal: g('proposal') } : {}) };
     case 'reopen':
       return { action, id, reason: g('reason') };
     default:

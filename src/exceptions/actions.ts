@@ -58,8 +58,8 @@ export type ActionRequest =
       /** the money in doubt the person was shown (the console's page, the API's read): decided on that or refused */
       readonly seen?: MoneySeen;
     }
-  | { readonly action: 'approve'; readonly id: string; readonly note: string }
-  | { readonly action: 'reject'; readonly id: string; readonly note: string }
+  | { readonly action: 'approve'; readonly id: string; readonly note: string; readonly proposal?: string }
+  | { readonly action: 'reject'; readonly id: string; readonly note: string; readonly proposal?: string }
   | { readonly action: 'reopen'; readonly id: string; readonly reason: string };
 
 /** An amount in doubt (minor units, null: none) and its currency, as a person was shown them. */
@@ -324,16 +324,27 @@ function planAccept(ctx: ExceptionContext, actor: Person, r: Extract<ActionReque
   };
 }
 
-function pendingOf(ctx: ExceptionContext) {
+/**
+ * The proposal waiting; when the request names the one its person was shown (the console's form, the API's
+ * `proposal`), refused unless it is still that one: rejected and proposed again meanwhile, another decision
+ * by another person would be approved on a signature given for the first.
+ */
+function pendingOf(ctx: ExceptionContext, shown: string | undefined) {
   requireState(ctx, ['pending_approval'], 'approve or reject a proposal');
   const p = ctx.work.pending;
   if (p === null) throw new ExceptionRefused('CONFLICT', 'id', `exception ${ctx.item.id} has no proposal waiting`);
+  if (shown !== undefined && shown !== p.id)
+    throw new ExceptionRefused(
+      'CONFLICT',
+      'proposal',
+      `exception ${ctx.item.id}: the proposal waiting is no longer the one shown (now ${p.decision ?? 'a decision'} proposed by ${p.by} at ${p.at}): look again`,
+    );
   return p;
 }
 
 function planApprove(ctx: ExceptionContext, actor: Person, r: Extract<ActionRequest, { action: 'approve' }>): Plan {
   requireRole(actor, 'exception.approve');
-  const p = pendingOf(ctx);
+  const p = pendingOf(ctx, r.proposal);
   // maker-checker: the second person must be another person
   if (p.by === actor.id)
     throw new ExceptionRefused(
@@ -364,7 +375,7 @@ function planApprove(ctx: ExceptionContext, actor: Person, r: Extract<ActionRequ
 
 function planReject(ctx: ExceptionContext, actor: Person, r: Extract<ActionRequest, { action: 'reject' }>): Plan {
   requireRole(actor, 'exception.approve');
-  const p = pendingOf(ctx);
+  const p = pendingOf(ctx, r.proposal);
   const event = newEvent(ExceptionDecisionRejected, {
     discrepancyId: ctx.item.id,
     proposal: p.id,

@@ -116,8 +116,9 @@ function actions(v: View, x: ExceptionItem, assignable: readonly User[], t: Work
       ),
     );
   if (can('exception.approve') && x.pending) {
-    out.push(form(v, x.id, 'approve', t.approve, note(t)));
-    out.push(form(v, x.id, 'reject', t.reject, note(t)));
+    const shown = html`<input type="hidden" name="proposal" value="${x.pending.id}">`;
+    out.push(form(v, x.id, 'approve', t.approve, html`${note(t)}${shown}`));
+    out.push(form(v, x.id, 'reject', t.reject, html`${note(t)}${shown}`));
   }
   if (can('exception.resolve') && (x.state === 'accepted' || x.state === 'resolved_by_hand'))
     out.push(form(v, x.id, 'reopen', t.reopen, note(t, 'reason', t.why)));
