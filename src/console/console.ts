@@ -76,7 +76,7 @@ async function login(deps: ConsoleDeps, r: Request, limiter: LoginLimiter): Prom
   }
   if (limiter.exhausted(client)) return sendHtml(r.res, 429, loginPage(r.lang, w.tooMany), { 'retry-after': '60' });
   const form = await formOf(r.req, 4096);
-  const token = form?.get('token')?.trim() ?? '';
+  const token = (form instanceof URLSearchParams ? form.get('token')?.trim() : '') ?? '';
   const made = token ? await createSession(deps.sql, await deps.directory(), token, deps.auditorToken) : null;
   if (!made) {
     limiter.take(client);
@@ -104,6 +104,8 @@ async function signedIn(deps: ConsoleDeps, r: Request): Promise<void> {
   if (method === 'GET' || method === 'HEAD') return routePage(deps, r, view);
   if (method !== 'POST') return sendHtml(r.res, 405, page(view, w.forbidden, html``), { allow: 'GET, POST' });
   const form = await formOf(r.req);
+  if (form === 'too_large')
+    return sendHtml(r.res, 413, page(view, '413', html`<p role="alert" class="error">${w.tooLarge}</p>`));
   if (!form || !csrfMatches(form.get('_csrf') ?? undefined, session)) {
     deps.log.warn('console POST without a valid CSRF token refused', {
       person: session.person.id,

@@ -47,8 +47,18 @@ export function sendText(res: ServerResponse, status: number, text: string, type
   res.end(text);
 }
 
-/** A form body (application/x-www-form-urlencoded), at most `limit` bytes; null when larger or not a form. */
-export async function formOf(req: IncomingMessage, limit = 16_384): Promise<URLSearchParams | null> {
+/**
+ * The most a console form may be: a text field takes 4,000 characters, which a browser sends as up to 36,000
+ * bytes (three bytes of UTF-8 each, percent-encoded), with room for the form's other fields. 16 KiB had refused
+ * a comment of 2,800 Ukrainian letters.
+ */
+export const FORM_LIMIT = 65_536;
+
+/**
+ * A form body (application/x-www-form-urlencoded), at most `limit` bytes; `too_large` when larger (said so,
+ * not taken for a forged form), null when not a form.
+ */
+export async function formOf(req: IncomingMessage, limit = FORM_LIMIT): Promise<URLSearchParams | 'too_large' | null> {
   const type = String(req.headers['content-type'] ?? '')
     .split(';')[0]!
     .trim()
@@ -57,7 +67,7 @@ export async function formOf(req: IncomingMessage, limit = 16_384): Promise<URLS
   let size = 0;
   for await (const c of req) {
     size += (c as Buffer).length;
-    if (size > limit) return null;
+    if (size > limit) return 'too_large';
     chunks.push(c as Buffer);
   }
   if (type !== 'application/x-www-form-urlencoded') return null;
