@@ -104,6 +104,8 @@ async function signedIn(deps: ConsoleDeps, r: Request): Promise<void> {
   if (method === 'GET' || method === 'HEAD') return routePage(deps, r, view);
   if (method !== 'POST') return sendHtml(r.res, 405, page(view, w.forbidden, html``), { allow: 'GET, POST' });
   const form = await formOf(r.req);
+  if (form === 'too_large')
+    return sendHtml(r.res, 413, page(view, '413', html`<p role="alert" class="error">${w.tooLarge}</p>`));
   // bytes that are not UTF-8 are refused, not kept as U+FFFD in a note (src/http/body.ts)
   if (form === 'not_utf8')
     return sendHtml(r.res, 400, page(view, '400', html`<p role="alert" class="error">${w.notUtf8}</p>`));

@@ -49,15 +49,27 @@ export function sendText(res: ServerResponse, status: number, text: string, type
 }
 
 /**
- * A form body (application/x-www-form-urlencoded), at most `limit` bytes; null when larger or not a form;
- * `not_utf8` when it holds text that is not UTF-8 (refused, never stored as U+FFFD: src/http/body.ts).
+ * The most a console form may be: a text field takes 4,000 characters, which a browser sends as up to 36,000
+ * bytes (three bytes of UTF-8 each, percent-encoded), with room for the form's other fields. 16 KiB had refused
+ * a comment of 2,800 Ukrainian letters.
  */
-export async function formOf(req: IncomingMessage, limit = 16_384): Promise<URLSearchParams | null | 'not_utf8'> {
+export const FORM_LIMIT = 65_536;
+
+/**
+ * A form body (application/x-www-form-urlencoded), at most `limit` bytes; `too_large` when larger (said so,
+ * not taken for a forged form), null when not a form; `not_utf8` when it holds text that is not UTF-8 (refused,
+ * never stored as U+FFFD: src/http/body.ts).
+ */
+export async function formOf(
+  req: IncomingMessage,
+  limit = FORM_LIMIT,
+): Promise<URLSearchParams | 'too_large' | 'not_utf8' | null> {
   const type = String(req.headers['content-type'] ?? '')
     .split(';')[0]!
     .trim()
     .toLowerCase();
   const read = await bodyText(req, limit);
-  if (type !== 'application/x-www-form-urlencoded' || (!read.ok && read.problem === 'too_large')) return null;
+  if (!read.ok && read.problem === 'too_large') return 'too_large';
+  if (type !== 'application/x-www-form-urlencoded') return null;
   return (read.ok && strictForm(read.text)) || 'not_utf8';
 }

@@ -112,10 +112,20 @@ function requestOf(id: string, action: string, f: URLSearchParams): ActionReques
     case 'resolve':
       return { action, id, reasonCode: g('reasonCode'), note: g('note') };
     case 'accept':
-      return { action, id, decision: g('decision'), note: g('note') };
+      // the money the page showed (its hidden fields): the decision is taken on that, or refused
+      return {
+        action,
+        id,
+        decision: g('decision'),
+        note: g('note'),
+        ...(f.has('amount_in_doubt')
+          ? { seen: { amountInDoubt: g('amount_in_doubt') || null, currency: g('currency') || null } }
+          : {}),
+      };
     case 'approve':
     case 'reject':
-      return { action, id, note: g('note') };
+      // the proposal the page showed: another one waiting by now is refused, not signed unseen
+      return { action, id, note: g('note'), ...(f.has('proposal') ? { proposal: g('proposal') } : {}) };
     case 'reopen':
       return { action, id, reason: g('reason') };
     default:

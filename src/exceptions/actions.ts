@@ -50,10 +50,26 @@ export type ActionRequest =
     }
   | { readonly action: 'comment'; readonly id: string; readonly text: string }
   | { readonly action: 'resolve'; readonly id: string; readonly reasonCode: string; readonly note: string }
-  | { readonly action: 'accept'; readonly id: string; readonly decision?: string; readonly note: string }
-  | { readonly action: 'approve'; readonly id: string; readonly note: string }
-  | { readonly action: 'reject'; readonly id: string; readonly note: string }
+  | {
+      readonly action: 'accept';
+      readonly id: string;
+      readonly decision?: string;
+      readonly note: string;
+      /** the money in doubt the person was shown (the console's page, the API's read): decided on that or refused */
+      readonly seen?: MoneySeen;
+    }
+  | { readonly action: 'approve'; readonly id: string; readonly note: string; readonly proposal?: string }
+  | { readonly action: 'reject'; readonly id: string; readonly note: string; readonly proposal?: string }
   | { readonly action: 'reopen'; readonly id: string; readonly reason: string };
+
+/** An amount in doubt (minor units, null: none) and its currency, as a person was shown them. */
+export interface MoneySeen {
+  readonly amountInDoubt: string | null;
+  readonly currency: string | null;
+}
+
+/** The money a decision was taken on, with how a refusal words it and what to do then. */
+type MoneyTaken = MoneySeen & { readonly words: string; readonly advice: string };
 
 export type ActionName = ActionRequest['action'];
 export const ACTION_REQUESTS: readonly ActionName[] = [
@@ -200,28 +216,42 @@ const moneyOf = (amount: string | null, currency: string | null) =>
   amount === null ? 'no amount' : moneyText(BigInt(amount), currency);
 
 /**
- * Refused when the money in doubt is no longer what the proposal was made for: an approval signs the amount
- * proposed, and a source that changed meanwhile (a webhook re-sent with another amount) would have it write off
- * another sum than either person agreed to.
+ * Refused when the money in doubt is no longer what the decision was taken on: an approval signs the amount
+ * proposed, an acceptance the amount the person was shown (and planned on); a source that changed meanwhile (a
+ * webhook re-sent with another amount) would have it write off or release another sum than anyone agreed to.
  */
-function requireProposedMoney(p: Proposal, id: string, amount: string | null, currency: string | null): void {
-  if (p.amountInDoubt === amount && p.currency === currency) return;
+function requireMoney(taken: MoneyTaken, id: string, amount: string | null, currency: string | null): void {
+  if (taken.amountInDoubt === amount && taken.currency === currency) return;
   throw new ExceptionRefused(
     'CONFLICT',
     'id',
-    `exception ${id}: the ${p.decision ?? 'decision'} was proposed for ${moneyOf(p.amountInDoubt, p.currency)}, the amount in doubt is now ${moneyOf(amount, currency)}: reject it and propose again`,
+    `exception ${id}: the ${taken.words} ${moneyOf(taken.amountInDoubt, taken.currency)}, the amount in doubt is now ${moneyOf(amount, currency)}: ${taken.advice}`,
   );
 }
 
-/** Makes the acceptance (the money side), refused as a conflict when the discrepancy changed meanwhile. */
-function accepting(
-  id: string,
-  note: string,
-  by: string,
-  at: Date,
-  decision: Decision | undefined,
-  proposal?: Proposal,
-) {
+const proposedMoney = (p: Proposal) => ({
+  amountInDoubt: p.amountInDoubt,
+  currency: p.currency,
+  words: `${p.decision ?? 'decision'} was proposed for`,
+  advice: 'reject it and propose again',
+});
+
+const LOOK_AGAIN = 'look again and decide on the amount now';
+
+/** The money a request says its person was shown, refused naming the field when it is no amount or currency. */
+function checkedSeen(seen: MoneySeen): MoneySeen {
+  if (seen.amountInDoubt !== null && !/^-?\d{1,30}$/.test(seen.amountInDoubt))
+    throw new ExceptionRefused('INVALID', 'amount_in_doubt', 'amount_in_doubt: expected minor units (digits), or none');
+  if (seen.currency !== null && !/^[A-Z]{3}$/.test(seen.currency))
+    throw new ExceptionRefused('INVALID', 'currency', 'currency: expected a three-letter currency code, or none');
+  return seen;
+}
+
+/**
+ * Makes the acceptance (the money side), refused as a conflict when the discrepancy changed meanwhile or its
+ * money is no longer what the decision was taken on.
+ */
+function accepting(id: string, note: string, by: string, at: Date, decision: Decision | undefined, taken: MoneyTaken) {
   return async (deps: ExceptionDeps) => {
     const writeOffAccount = policyOf(deps).writeOff.account;
     const holdPolicy = holdPolicyOf(deps);
@@ -235,10 +265,8 @@ function accepting(
       ...(decision ? { decision } : {}),
     });
     if (!r.ok) throw new ExceptionRefused('CONFLICT', 'id', r.message);
-    if (proposal) {
-      const amount = amountInDoubt(r.discrepancy);
-      requireProposedMoney(proposal, id, amount === null ? null : amount.toString(), r.discrepancy.currency);
-    }
+    const amount = amountInDoubt(r.discrepancy);
+    requireMoney(taken, id, amount === null ? null : amount.toString(), r.discrepancy.currency);
     return r.request;
   };
 }
@@ -249,6 +277,20 @@ function planAccept(ctx: ExceptionContext, actor: Person, r: Extract<ActionReque
   const decision = decisionFor(ctx, r.decision);
   const note = text('note', r.note);
   const amount = ctx.item.amountInDoubt;
+  // decided on the money the person was shown: more in doubt since (a new event) is not accepted unseen
+  const taken = {
+    amountInDoubt: amount,
+    currency: ctx.item.currency,
+    words: 'decision was taken on',
+    advice: LOOK_AGAIN,
+  };
+  if (r.seen)
+    requireMoney(
+      { ...checkedSeen(r.seen), words: taken.words, advice: LOOK_AGAIN },
+      ctx.item.id,
+      amount,
+      ctx.item.currency,
+    );
   // a release weighed as what the statements hold for it (the whole payment under a `payment` hold rule)
   const released = decision === 'pay' ? releasedByPay(ctx.item.discrepancy, ctx.holdPolicy) : null;
   const needsApproval = needsSecondPerson(
@@ -278,20 +320,31 @@ function planAccept(ctx: ExceptionContext, actor: Person, r: Extract<ActionReque
     events: [event],
     revision: ctx.work.revision,
     ...(released !== null ? { released } : {}),
-    ...(needsApproval ? {} : { money: accepting(ctx.item.id, note, actor.id, ctx.at, decision) }),
+    ...(needsApproval ? {} : { money: accepting(ctx.item.id, note, actor.id, ctx.at, decision, taken) }),
   };
 }
 
-function pendingOf(ctx: ExceptionContext) {
+/**
+ * The proposal waiting; when the request names the one its person was shown (the console's form, the API's
+ * `proposal`), refused unless it is still that one: rejected and proposed again meanwhile, another decision
+ * by another person would be approved on a signature given for the first.
+ */
+function pendingOf(ctx: ExceptionContext, shown: string | undefined) {
   requireState(ctx, ['pending_approval'], 'approve or reject a proposal');
   const p = ctx.work.pending;
   if (p === null) throw new ExceptionRefused('CONFLICT', 'id', `exception ${ctx.item.id} has no proposal waiting`);
+  if (shown !== undefined && shown !== p.id)
+    throw new ExceptionRefused(
+      'CONFLICT',
+      'proposal',
+      `exception ${ctx.item.id}: the proposal waiting is no longer the one shown (now ${p.decision ?? 'a decision'} proposed by ${p.by} at ${p.at}): look again`,
+    );
   return p;
 }
 
 function planApprove(ctx: ExceptionContext, actor: Person, r: Extract<ActionRequest, { action: 'approve' }>): Plan {
   requireRole(actor, 'exception.approve');
-  const p = pendingOf(ctx);
+  const p = pendingOf(ctx, r.proposal);
   // maker-checker: the second person must be another person
   if (p.by === actor.id)
     throw new ExceptionRefused(
@@ -299,7 +352,7 @@ function planApprove(ctx: ExceptionContext, actor: Person, r: Extract<ActionRequ
       null,
       `maker-checker: ${actor.id} proposed this ${p.decision ?? 'decision'}; another approver must approve it`,
     );
-  requireProposedMoney(p, ctx.item.id, ctx.item.amountInDoubt, ctx.item.currency);
+  requireMoney(proposedMoney(p), ctx.item.id, ctx.item.amountInDoubt, ctx.item.currency);
   const note = text('note', r.note);
   const event = newEvent(ExceptionDecisionApproved, {
     discrepancyId: ctx.item.id,
@@ -316,13 +369,13 @@ function planApprove(ctx: ExceptionContext, actor: Person, r: Extract<ActionRequ
     summary: `approve ${p.decision ?? 'decision'} proposed by ${p.by}`,
     events: [event],
     revision: ctx.work.revision,
-    money: accepting(ctx.item.id, acceptNote, actor.id, ctx.at, p.decision ?? undefined, p),
+    money: accepting(ctx.item.id, acceptNote, actor.id, ctx.at, p.decision ?? undefined, proposedMoney(p)),
   };
 }
 
 function planReject(ctx: ExceptionContext, actor: Person, r: Extract<ActionRequest, { action: 'reject' }>): Plan {
   requireRole(actor, 'exception.approve');
-  const p = pendingOf(ctx);
+  const p = pendingOf(ctx, r.proposal);
   const event = newEvent(ExceptionDecisionRejected, {
     discrepancyId: ctx.item.id,
     proposal: p.id,

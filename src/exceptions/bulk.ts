@@ -6,6 +6,7 @@ import { commitAll, type ExceptionDeps, policyOf, nowOf, type Plan } from './con
 import { ExceptionRefused } from './errors';
 import { type ExceptionFilter, exceptionBatches } from './queries';
 import { needsSecondPerson } from './severity';
+import { moneyText } from '../reconciliation/discrepancy-summary';
 
 /**
  * Bulk actions (assign, comment, resolve, accept) on every exception matching a filter, and the seam of the
@@ -30,7 +31,8 @@ export interface BulkRequest {
 }
 
 export interface BulkOutcome {
-  readonly changes: Array<{ id: string; summary: string }>;
+  /** `inDoubt`: a decision's money as planned ("10.00 UAH"), which the preview shows and its digest binds */
+  readonly changes: Array<{ id: string; summary: string; inDoubt?: string }>;
   readonly skipped: Array<{ id: string; reason: string }>;
   readonly dryRun: boolean;
 }
@@ -128,11 +130,24 @@ async function planAll(deps: ExceptionDeps, actor: Person, requests: readonly Ac
   return { plans: await overLimit(deps, actor, planned), skipped };
 }
 
-/** What a dry run listed, as a digest: the apply of a preview (the console's) passes it back as `expected`. */
+/**
+ * What a dry run listed, as a digest: the apply of a preview (the console's) passes it back as `expected`. A
+ * decision's money is in it: the same exceptions with more in doubt since are not what was previewed.
+ */
 export function changesDigest(changes: BulkOutcome['changes']): string {
   const h = createHash('sha256');
-  for (const c of changes) h.update(`${c.id}\u0000${c.summary}\u0000`);
+  for (const c of changes) h.update(`${c.id}\u0000${c.summary}\u0000${c.inDoubt ?? ''}\u0000`);
   return h.digest('base64url');
+}
+
+/** A plan as the outcome lists it; a decision with the money in doubt it was planned on. */
+function changeOf(plan: Plan): BulkOutcome['changes'][number] {
+  const e = plan.events[0];
+  if (plan.action !== 'accept' || e?.type !== ExceptionDecisionProposed.type)
+    return { id: plan.id, summary: plan.summary };
+  const d = e.data as { amountInDoubt: string | null; currency: string | null };
+  const inDoubt = d.amountInDoubt === null ? 'no amount' : moneyText(BigInt(d.amountInDoubt), d.currency);
+  return { id: plan.id, summary: plan.summary, inDoubt };
 }
 
 /**
@@ -172,7 +187,7 @@ export async function bulkAct(
     actor,
     ids.map((id) => requestFor(id, b)),
   );
-  const changes = plans.map((p) => ({ id: p.id, summary: p.summary }));
+  const changes = plans.map(changeOf);
   if (opts.expected !== undefined && changesDigest(changes) !== opts.expected)
     throw new ExceptionRefused(
       'CONFLICT',

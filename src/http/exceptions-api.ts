@@ -2,7 +2,13 @@ import { bearerToken } from './http-app';
 import { bodyText } from './body';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Sql } from '../db/connect';
-import { ACTION_REQUESTS, type ActionName, type ActionRequest, actOnException } from '../exceptions/actions';
+import {
+  ACTION_REQUESTS,
+  type ActionName,
+  type ActionRequest,
+  actOnException,
+  type MoneySeen,
+} from '../exceptions/actions';
 import type { ExceptionDeps } from '../exceptions/context';
 import { ExceptionRefused } from '../exceptions/errors';
 import {
@@ -27,7 +33,8 @@ import type { EventStore } from '../store/types';
  *   GET  /api/exceptions/:id            one exception
  *   GET  /api/exceptions/:id/history    who, what, when, why, in order
  *   POST /api/exceptions/:id/<action>   assign {assignee, due?, note?} · comment {text} · resolve {reason_code, note}
- *                                       · accept {decision?, note} · approve {note} · reject {note} · reopen {reason}
+ *                                       · accept {decision?, note, amount_in_doubt?, currency?} · approve {note, proposal?}
+ *                                       · reject {note, proposal?} · reopen {reason}
  * `Authorization: Bearer <a user's token>`; the person acting is the token's owner, whose role is checked here
  * on the server (the CLI's checks, src/exceptions/actions.ts). 401 no or unknown token, 403 a role that may
  * not (naming the action), 400 naming the field, 404 no such discrepancy, 409 the state does not allow it.
@@ -94,6 +101,17 @@ function field(body: Record<string, unknown>, name: string, required: boolean): 
   return v;
 }
 
+/** The money the client read (`amount_in_doubt`, `currency` as the exception's JSON gave them), when sent. */
+function seenOf(b: Record<string, unknown>): { seen?: MoneySeen } {
+  if (!('amount_in_doubt' in b)) return {};
+  return {
+    seen: {
+      amountInDoubt: field(b, 'amount_in_doubt', false) ?? null,
+      currency: field(b, 'currency', false) ?? null,
+    },
+  };
+}
+
 function requestOf(action: ActionName, id: string, b: Record<string, unknown>): ActionRequest {
   const opt = (name: string, key: string) => {
     const v = field(b, name, false);
@@ -107,11 +125,11 @@ function requestOf(action: ActionName, id: string, b: Record<string, unknown>): 
     case 'resolve':
       return { action, id, reasonCode: field(b, 'reason_code', true)!, note: field(b, 'note', true)! };
     case 'accept':
-      return { action, id, note: field(b, 'note', true)!, ...opt('decision', 'decision') };
+      return { action, id, note: field(b, 'note', true)!, ...opt('decision', 'decision'), ...seenOf(b) };
     case 'reopen':
       return { action, id, reason: field(b, 'reason', true)! };
     default:
-      return { action, id, note: field(b, 'note', true)! };
+      return { action, id, note: field(b, 'note', true)!, ...opt('proposal', 'proposal') };
   }
 }
 

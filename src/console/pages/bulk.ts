@@ -44,7 +44,7 @@ export function bulkPage(v: View, form: URLSearchParams, o: BulkOutcome): Html {
   const t = WORK_WORDS[v.lang];
   const keep = [...form.entries()].filter(([k]) => k !== '_csrf' && k !== 'confirm' && k !== 'preview');
   const changes = html`<h2>${o.dryRun ? t.willChange : t.changed} (${o.changes.length})</h2>
-<ul id="bulk-changes">${o.changes.map((c) => html`<li><a href="/console/exceptions/${c.id}">${c.id}</a>: ${c.summary}</li>`)}</ul>
+<ul id="bulk-changes">${o.changes.map((c) => html`<li><a href="/console/exceptions/${c.id}">${c.id}</a>: ${c.summary}${c.inDoubt ? html` (<span class="num">${c.inDoubt}</span>)` : ''}</li>`)}</ul>
 <h2>${t.skipped} (${o.skipped.length})</h2>
 <ul id="bulk-skipped">${o.skipped.slice(0, 200).map((s) => html`<li>${s.id}: ${s.reason}</li>`)}</ul>`;
   if (!o.dryRun || o.changes.length === 0) return changes;

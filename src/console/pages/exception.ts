@@ -111,12 +111,14 @@ function actions(v: View, x: ExceptionItem, assignable: readonly User[], t: Work
         x.id,
         'accept',
         t.propose,
-        html`<label>${t.decision}<select name="decision">${options(DECISIONS)}</select></label>${note(t)}`,
+        html`<label>${t.decision}<select name="decision">${options(DECISIONS)}</select></label>${note(t)}
+<input type="hidden" name="amount_in_doubt" value="${x.amountInDoubt ?? ''}"><input type="hidden" name="currency" value="${x.currency ?? ''}">`,
       ),
     );
   if (can('exception.approve') && x.pending) {
-    out.push(form(v, x.id, 'approve', t.approve, note(t)));
-    out.push(form(v, x.id, 'reject', t.reject, note(t)));
+    const shown = html`<input type="hidden" name="proposal" value="${x.pending.id}">`;
+    out.push(form(v, x.id, 'approve', t.approve, html`${note(t)}${shown}`));
+    out.push(form(v, x.id, 'reject', t.reject, html`${note(t)}${shown}`));
   }
   if (can('exception.resolve') && (x.state === 'accepted' || x.state === 'resolved_by_hand'))
     out.push(form(v, x.id, 'reopen', t.reopen, note(t, 'reason', t.why)));
