@@ -106,7 +106,7 @@ async function signedIn(deps: ConsoleDeps, r: Request): Promise<void> {
   const form = await formOf(r.req);
   if (form === 'too_large')
     return sendHtml(r.res, 413, page(view, '413', html`<p role="alert" class="error">${w.tooLarge}</p>`));
-  // bytes that are not UTF-8 are refused, not kept as U+FFFD in a note (src/http/body.ts)
+  // bytes that are not UTF-8 are refused, not kept as U+FFFD in a note (src/request-body.ts)
   if (form === 'not_utf8')
     return sendHtml(r.res, 400, page(view, '400', html`<p role="alert" class="error">${w.notUtf8}</p>`));
   if (!form || !csrfMatches(form.get('_csrf') ?? undefined, session)) {

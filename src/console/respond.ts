@@ -1,4 +1,4 @@
-import { bodyText, strictForm } from '../http/body';
+import { bodyText, strictForm } from '../request-body';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Html } from './html';
 
@@ -58,7 +58,7 @@ export const FORM_LIMIT = 65_536;
 /**
  * A form body (application/x-www-form-urlencoded), at most `limit` bytes; `too_large` when larger (said so,
  * not taken for a forged form), null when not a form; `not_utf8` when it holds text that is not UTF-8 (refused,
- * never stored as U+FFFD: src/http/body.ts).
+ * never stored as U+FFFD: src/request-body.ts).
  */
 export async function formOf(
   req: IncomingMessage,

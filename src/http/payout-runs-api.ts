@@ -1,5 +1,5 @@
 import { bearerToken } from './http-app';
-import { bodyText } from './body';
+import { bodyText } from '../request-body';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type BankConfig, executionHolidays } from '../config/bank';
 import { isReconError } from '../errors';

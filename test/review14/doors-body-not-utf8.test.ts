@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exceptionPolicyOf } from '../../src/exceptions/policy';
 import { createExceptionsApi } from '../../src/http/exceptions-api';
-import { strictForm } from '../../src/http/body';
+import { strictForm } from '../../src/request-body';
 import { directoryReader } from '../../src/people/authenticate';
 import { bulkFixture, consoleLogin } from '../review13/console-support';
 
