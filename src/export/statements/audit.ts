@@ -1,3 +1,4 @@
+import { formatMinor } from '../../money';
 import type { AdjustmentLine, StatementFigures, StatementHeader, StatementLine, StatementMeta } from './figures';
 import { periodText, sheetName } from './figures';
 import {
@@ -81,7 +82,8 @@ export async function writeAuditSheet(
       '',
       h.currency,
       safeText(h.paymentId ?? ''),
-      `${h.discrepancyId || '(receiver not registered)'} ${h.amount}`,
+      // the amount as money (the bigint is hundredths: 118152 read as a figure is a hundred times the money held)
+      `${h.discrepancyId || '(receiver not registered)'}: ${formatMinor(h.amount)} ${h.currency}`,
     ]);
   closeTable(t);
 }
