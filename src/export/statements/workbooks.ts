@@ -1,5 +1,13 @@
 import { DateTime } from 'luxon';
-import { entryWord, LABELS, type Labels, operationWord, XLSX_DATE } from '../i18n/labels';
+import {
+  entryWord,
+  entryWordWidth,
+  LABELS,
+  type Labels,
+  operationWord,
+  operationWordWidths,
+  XLSX_DATE,
+} from '../i18n/labels';
 import { documentText } from '../../input-rules';
 import { paymentMethodWords } from '../i18n/payment-methods';
 import { writeHeldSheet } from './held-sheet';
@@ -158,6 +166,7 @@ async function writeOperationsSheet(
   lines: AsyncIterable<StatementLine>,
 ): Promise<number> {
   const money = moneyFormat(f.currency);
+  const words = operationWordWidths(header.language);
   const sheet = addTableSheet(
     wb,
     named(currencies === 1 ? t.operations : t.operationsIn(f.currency)),
@@ -165,8 +174,9 @@ async function writeOperationsSheet(
       { header: `${t.date} (${meta.timezone})`, width: 20, numFmt: dates.time },
       { header: t.order, width: 38 },
       { header: t.payment, width: 38 },
-      { header: t.method, width: 11 },
-      { header: t.status, width: 12 },
+      // sized for the words in the statement's language, which a neighbour's value would print over
+      { header: t.method, width: Math.max(11, words.type + 2) },
+      { header: t.status, width: Math.max(12, words.status + 2) },
       { header: t.paidWith, width: 22 },
       { header: t.share, width: 16, numFmt: money },
       { header: t.fee, width: 14, numFmt: money },
@@ -357,17 +367,18 @@ async function writeEntriesSheet(
   },
 ): Promise<void> {
   const t = o.labels;
+  const words = operationWordWidths(o.language);
   const table = addTableSheet(
     wb,
     name,
     [
       { header: `${t.date} (${o.timezone})`, width: 20, numFmt: o.dateFormat },
       { header: t.currency, width: 10 },
-      { header: t.entry, width: 16 },
+      { header: t.entry, width: Math.max(16, entryWordWidth(o.language) + 2) },
       { header: t.order, width: 38 },
       { header: t.payment, width: 38 },
-      { header: t.method, width: 11 },
-      { header: t.status, width: 10 },
+      { header: t.method, width: Math.max(11, words.type + 2) },
+      { header: t.status, width: Math.max(10, words.status + 2) },
       { header: t.net, width: 16 },
     ],
     { title: o.title, pageOf: t.pageOf },
