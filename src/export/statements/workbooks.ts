@@ -36,6 +36,7 @@ import {
   excelDay,
   minorToMajor,
   moneyFormat,
+  moneyShownLength,
   openWorkbook,
   safeText,
   type TableSheet,
@@ -167,6 +168,13 @@ async function writeOperationsSheet(
 ): Promise<number> {
   const money = moneyFormat(f.currency);
   const words = operationWordWidths(header.language);
+  // the lines are streamed, so the money columns are sized before them for the largest amount the figures allow:
+  // no line or total exceeds the month's movements added up (a total of millions printed as ### in 16)
+  const bound = [f.gross, f.refunds, f.chargebacks, f.fees, f.reserveHeld, f.reserveReleased, f.netPayable].reduce(
+    (s, a) => s + (a < 0n ? -a : a),
+    0n,
+  );
+  const m = (width: number) => Math.max(width, moneyShownLength(-minorToMajor(bound), f.currency) + 2);
   const sheet = addTableSheet(
     wb,
     named(currencies === 1 ? t.operations : t.operationsIn(f.currency)),
@@ -178,12 +186,12 @@ async function writeOperationsSheet(
       { header: t.method, width: Math.max(11, words.type + 2) },
       { header: t.status, width: Math.max(12, words.status + 2) },
       { header: t.paidWith, width: 22 },
-      { header: t.share, width: 16, numFmt: money },
-      { header: t.fee, width: 14, numFmt: money },
-      { header: t.fixedFee, width: 16, numFmt: money },
-      { header: t.percentFee, width: 16, numFmt: money },
-      { header: t.reserve, width: 14, numFmt: money },
-      { header: t.net, width: 16, numFmt: money },
+      { header: t.share, width: m(16), numFmt: money },
+      { header: t.fee, width: m(14), numFmt: money },
+      { header: t.fixedFee, width: m(16), numFmt: money },
+      { header: t.percentFee, width: m(16), numFmt: money },
+      { header: t.reserve, width: m(14), numFmt: money },
+      { header: t.net, width: m(16), numFmt: money },
     ],
     { title, pageOf: t.pageOf },
   );
