@@ -134,7 +134,7 @@ describe('statements send', () => {
     expect(received.map((r) => r.to[0])).toEqual(['alpha@example.test', 'beta@example.test']);
     // in the sub-merchant's language
     expect(received[1]!.mail.subject).toBe('Виплатна виписка 2025-01 — Beta Store');
-    expect(received[1]!.mail.text).toContain('у вкладенні ваша виплатна виписка за 2025-01');
+    expect(received[1]!.mail.text).toContain('У вкладенні ваша виплатна виписка за 2025-01');
 
     const third = await sendStatements(deps(), { month: '2025-01', outDir: t.out });
     expect(third.sent).toBe(0);

@@ -286,6 +286,21 @@ const WORDS_UK: Readonly<Record<string, string>> = {
 export const operationWord = (word: string, language: StatementLanguage): string =>
   language === 'uk' ? (WORDS_UK[word] ?? word) : word;
 
+const STATUSES = new Set(['init', 'pending', 'success', 'failure']);
+const longest = (words: readonly string[]) => Math.max(...words.map((w) => w.length));
+
+/**
+ * The widest known operation type and status in a language, so that their columns are sized for the words the
+ * statement prints ("регулярний платіж" is 17 characters where "recurrent" is 9), not for the English ones.
+ */
+export const operationWordWidths = (language: StatementLanguage): { type: number; status: number } => {
+  const words = Object.keys(WORDS_UK);
+  return {
+    type: longest(words.filter((w) => !STATUSES.has(w)).map((w) => operationWord(w, language))),
+    status: longest(words.filter((w) => STATUSES.has(w)).map((w) => operationWord(w, language))),
+  };
+};
+
 /** A journal entry's kind as the Adjustments sheet names it: never recon's code (`reserve_release`). */
 const ENTRY_WORDS: Readonly<Record<StatementLanguage, Readonly<Record<string, string>>>> = {
   en: { settlement: 'operation', reversal: 'reversal', reserve_release: 'reserve released' },
@@ -294,3 +309,6 @@ const ENTRY_WORDS: Readonly<Record<StatementLanguage, Readonly<Record<string, st
 
 export const entryWord = (kind: string, language: StatementLanguage): string =>
   ENTRY_WORDS[language][kind] ?? kind.replace(/_/g, ' ');
+
+/** The widest entry word of a language (the Adjustments sheet's Entry column is sized for it). */
+export const entryWordWidth = (language: StatementLanguage): number => longest(Object.values(ENTRY_WORDS[language]));

@@ -8,6 +8,7 @@ import {
   openWorkbook,
   printSetup,
   safeText,
+  widthsForMoney,
 } from '../workbook/xlsx';
 import { bySubMerchantAndCurrency } from '../../ledger/ledger-queries';
 import type { PayoutSection } from './sheets';
@@ -115,31 +116,47 @@ function writePayoutsSheet(
   rows: readonly StatementFigures[],
   payoutOf?: PayoutOf,
 ): void {
-  const widths = [38, 32, 9, 16, 16, 16, 16, 16, 16, 16, 11, 16, 16, 16, 16, 36, 14, 18, 16, 12, 24, 34];
+  const totals = new Map<string, CurrencyTotals>();
+  const built = rows.map((f) => {
+    const row = payoutsRow(f, payoutOf?.(f.subMerchantId, f.currency));
+    addToTotals(totals, f, row);
+    return { currency: f.currency, values: row.values };
+  });
+  // Totals per currency (adding euros to dollars means nothing), after a blank row outside the filter.
+  const totalRows = [...totals.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([currency, tot]) => ({ currency, ...totalsRow(currency, tot) }));
+  // sized for the money shown, totals included (a total of millions printed as ### in a column of 16)
+  const money: Array<Array<[number, string]>> = PAYOUTS_HEADER.map(() => []);
+  for (const r of [...built, ...totalRows])
+    for (const c of MONEY_COLUMNS)
+      if (typeof r.values[c - 1] === 'number') money[c - 1]!.push([r.values[c - 1] as number, r.currency]);
+  const widths = widthsForMoney(
+    [38, 32, 9, 16, 16, 16, 16, 16, 16, 16, 11, 16, 16, 16, 16, 36, 14, 18, 16, 12, 24, 34],
+    money,
+  );
   const t = addTableSheet(
     wb,
     sheetName(meta, 'Payouts'),
     PAYOUTS_HEADER.map((h, i) => ({ header: h, width: widths[i]! })),
     { title },
   );
-  const totals = new Map<string, CurrencyTotals>();
-  for (const f of rows) {
-    const p = payoutOf?.(f.subMerchantId, f.currency);
-    const row = payoutsRow(f, p);
+  for (const row of built) {
     const r = t.sheet.addRow(row.values);
-    const fmt = moneyFormat(f.currency);
-    for (const c of [4, 5, 6, 7, 8, 9, 10, 12, 13, 14, 15, 18, 19]) r.getCell(c).numFmt = fmt;
+    const fmt = moneyFormat(row.currency);
+    for (const c of MONEY_COLUMNS) r.getCell(c).numFmt = fmt;
     r.getCell(11).numFmt = COUNT_FORMAT;
     r.commit();
     t.rows++;
-    addToTotals(totals, f, row);
   }
-  // Totals per currency (adding euros to dollars means nothing), after a blank row outside the filter.
   closeTable(
     t,
-    [...totals.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([currency, tot]) => totalsRow(currency, tot)),
+    totalRows.map(({ values, numFmts }) => ({ values, numFmts })),
   );
 }
+
+/** The Payouts sheet's money columns (1-based). */
+const MONEY_COLUMNS = [4, 5, 6, 7, 8, 9, 10, 12, 13, 14, 15, 18, 19];
 
 /** One index row's cells and the amounts its currency's totals add up. */
 function payoutsRow(f: StatementFigures, p: PayoutSection | undefined) {
@@ -290,7 +307,16 @@ function statusTable(
   title: string,
   lines: readonly StatusLine[],
 ) {
-  const widths = [36, 38, 32, 9, 10, 16, 12, 16, 16, 16, 12, 12, 24, 34];
+  const money: Array<Array<[number, string]>> = PAYOUT_STATUS_HEADER.map(() => []);
+  for (const l of lines)
+    for (const [c, v] of [
+      [5, l.amount],
+      [7, l.paidOut],
+      [8, l.returned],
+      [9, l.duplicated],
+    ] as const)
+      money[c]!.push([minorToMajor(v), l.currency]);
+  const widths = widthsForMoney([36, 38, 32, 9, 10, 16, 12, 16, 16, 16, 12, 12, 24, 34], money);
   const t = addTableSheet(
     wb,
     name,

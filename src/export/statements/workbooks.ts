@@ -1,5 +1,13 @@
 import { DateTime } from 'luxon';
-import { entryWord, LABELS, type Labels, operationWord, XLSX_DATE } from '../i18n/labels';
+import {
+  entryWord,
+  entryWordWidth,
+  LABELS,
+  type Labels,
+  operationWord,
+  operationWordWidths,
+  XLSX_DATE,
+} from '../i18n/labels';
 import { documentText } from '../../input-rules';
 import { paymentMethodWords } from '../i18n/payment-methods';
 import { writeHeldSheet } from './held-sheet';
@@ -28,6 +36,7 @@ import {
   excelDay,
   minorToMajor,
   moneyFormat,
+  moneyShownLength,
   openWorkbook,
   safeText,
   type TableSheet,
@@ -158,6 +167,14 @@ async function writeOperationsSheet(
   lines: AsyncIterable<StatementLine>,
 ): Promise<number> {
   const money = moneyFormat(f.currency);
+  const words = operationWordWidths(header.language);
+  // the lines are streamed, so the money columns are sized before them for the largest amount the figures allow:
+  // no line or total exceeds the month's movements added up (a total of millions printed as ### in 16)
+  const bound = [f.gross, f.refunds, f.chargebacks, f.fees, f.reserveHeld, f.reserveReleased, f.netPayable].reduce(
+    (s, a) => s + (a < 0n ? -a : a),
+    0n,
+  );
+  const m = (width: number) => Math.max(width, moneyShownLength(-minorToMajor(bound), f.currency) + 2);
   const sheet = addTableSheet(
     wb,
     named(currencies === 1 ? t.operations : t.operationsIn(f.currency)),
@@ -165,15 +182,16 @@ async function writeOperationsSheet(
       { header: `${t.date} (${meta.timezone})`, width: 20, numFmt: dates.time },
       { header: t.order, width: 38 },
       { header: t.payment, width: 38 },
-      { header: t.method, width: 11 },
-      { header: t.status, width: 12 },
+      // sized for the words in the statement's language, which a neighbour's value would print over
+      { header: t.method, width: Math.max(11, words.type + 2) },
+      { header: t.status, width: Math.max(12, words.status + 2) },
       { header: t.paidWith, width: 22 },
-      { header: t.share, width: 16, numFmt: money },
-      { header: t.fee, width: 14, numFmt: money },
-      { header: t.fixedFee, width: 16, numFmt: money },
-      { header: t.percentFee, width: 16, numFmt: money },
-      { header: t.reserve, width: 14, numFmt: money },
-      { header: t.net, width: 16, numFmt: money },
+      { header: t.share, width: m(16), numFmt: money },
+      { header: t.fee, width: m(14), numFmt: money },
+      { header: t.fixedFee, width: m(16), numFmt: money },
+      { header: t.percentFee, width: m(16), numFmt: money },
+      { header: t.reserve, width: m(14), numFmt: money },
+      { header: t.net, width: m(16), numFmt: money },
     ],
     { title, pageOf: t.pageOf },
   );
@@ -357,17 +375,18 @@ async function writeEntriesSheet(
   },
 ): Promise<void> {
   const t = o.labels;
+  const words = operationWordWidths(o.language);
   const table = addTableSheet(
     wb,
     name,
     [
       { header: `${t.date} (${o.timezone})`, width: 20, numFmt: o.dateFormat },
       { header: t.currency, width: 10 },
-      { header: t.entry, width: 16 },
+      { header: t.entry, width: Math.max(16, entryWordWidth(o.language) + 2) },
       { header: t.order, width: 38 },
       { header: t.payment, width: 38 },
-      { header: t.method, width: 11 },
-      { header: t.status, width: 10 },
+      { header: t.method, width: Math.max(11, words.type + 2) },
+      { header: t.status, width: Math.max(10, words.status + 2) },
       { header: t.net, width: 16 },
     ],
     { title: o.title, pageOf: t.pageOf },

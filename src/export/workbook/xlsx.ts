@@ -55,6 +55,30 @@ export function currencyExponent(currency: string): number {
   return e;
 }
 
+/**
+ * Characters a money cell shows under moneyFormat: the grouped digits in the currency's decimals, a space and the
+ * code. A column narrower than this (plus a margin) prints the number as `###`.
+ */
+export function moneyShownLength(major: number, currency: string): number {
+  const e = currencyExponent(currency);
+  const code = currency.replace(/[^A-Za-z0-9]/g, '').slice(0, 8);
+  const digits = major.toLocaleString('en-US', { minimumFractionDigits: e, maximumFractionDigits: e });
+  return digits.length + (code ? 1 + code.length : 0);
+}
+
+/** Widths widened, column by column, to the money each shows (`money[i]`: [amount, currency] pairs). */
+export function widthsForMoney(
+  widths: readonly number[],
+  money: ReadonlyArray<ReadonlyArray<readonly [number, string]>>,
+): number[] {
+  return widths.map((w, i) => {
+    // a loop, not Math.max(...cells): a spread of many thousand arguments overflows the stack
+    let widest = w;
+    for (const [m, c] of money[i] ?? []) widest = Math.max(widest, moneyShownLength(m, c) + 2);
+    return widest;
+  });
+}
+
 /** Number format showing the currency code after the amount, in the currency's own decimals. */
 export function moneyFormat(currency: string): string {
   const code = currency.replace(/[^A-Za-z0-9]/g, '').slice(0, 8);
