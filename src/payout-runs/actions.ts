@@ -18,9 +18,9 @@ import { StoreError } from '../store/errors';
 import type { EventStore, NewEvent } from '../store/types';
 import { debtorsFor } from './debtor';
 import { PayoutRunRefused } from './errors';
-import { decisionsNow, openNowOf, payeeOf, planInputOf, statementRunsOf } from './inputs';
+import { builtOn, decisionsNow, laterRunsOf, openNowOf, payeeOf, planInputOf, statementRunsOf } from './inputs';
 import { fileSha256, pain001 } from './pain001';
-import { type BankPaid, linesAboveAsks, linesPaidSince, type Plan, planRun, reopenedReleases } from './plan';
+import { type BankPaid, linesAboveAsks, linesPaidSince, type Plan, planRun, linesInDoubt } from './plan';
 import type { ResolvedNow } from './resolved';
 import { type PayoutRun, type PayoutRuns, readRuns, runOf } from './runs';
 
@@ -185,20 +185,29 @@ async function notStatedLower(store: EventStore, runs: PayoutRuns, run: PayoutRu
  * decision revoked or turned to withhold after the run was drafted puts that money in doubt again: a draft made
  * now would leave the line out (`hold_in_force`, plan.ts), so the waiting run is neither approved, filed nor sent;
  * unless the sources agree now (revoked, then resolved: `resolvedNow`), as a draft made now would pay it. Nor
- * one released as resolved whose discrepancy a later report opened again (`reopenedReleases`).
+ * one released as resolved whose discrepancy a later report opened again. Unless the latest statement holds it
+ * again, this month's or a later one's: it took the money off already (`releasesInDoubt`).
  */
 async function noReleaseTakenBack(store: EventStore, run: PayoutRun, resolvedNow?: ResolvedNow): Promise<void> {
   // each discrepancy's stream read once, however many lines it released money into
   const ids = run.lines.flatMap((l) => l.releasedHolds.map((h) => h.discrepancyId));
+  if (ids.length === 0) return;
   const decisions = await decisionsNow(store, ids, resolvedNow);
-  const held = new Set<string>();
-  for (const l of run.lines)
-    for (const h of l.releasedHolds)
-      if (['revoked', 'withhold'].includes(decisions.get(h.discrepancyId)!)) held.add(l.reference);
-  // released as resolved, in doubt again since, and held by no statement of the month since
   const openNow = await openNowOf(decisions, resolvedNow);
-  if (openNow.size > 0)
-    for (const ref of reopenedReleases(run.lines, await statementRunsOf(store, run.month), openNow)) held.add(ref);
+  const runs = await statementRunsOf(store, run.month);
+  const held = linesInDoubt(
+    {
+      runs,
+      before: await builtOn(store, run.month, runs),
+      later: await laterRunsOf(store, run.month),
+      payoutRuns: [],
+      payees: new Map(),
+      decisions,
+      paidByBank: new Map(),
+      openNow,
+    },
+    run.lines,
+  );
   if (held.size > 0)
     throw new PayoutRunRefused(
       'HOLD_IN_FORCE',

@@ -60,6 +60,28 @@ export async function builtOn(
   return last === null ? null : { id: last.id, month: last.month, payouts };
 }
 
+/** As far ahead as a later month's statement is looked for (statements.ts laterMonthIssued looks a year). */
+const LOOKAHEAD_MONTHS = 36;
+
+/**
+ * The statement runs of the months after `month`, in month order: a later month's statement holding again money
+ * the month released took it off its own amount due (plan.ts `releasesInDoubt`).
+ */
+export async function laterRunsOf(store: EventStore, month: string): Promise<StatementRun[]> {
+  const out: StatementRun[] = [];
+  let m = month;
+  for (let i = 0; i < LOOKAHEAD_MONTHS; i++) {
+    m = nextMonth(m);
+    out.push(...(await statementRunsOf(store, m)));
+  }
+  return out;
+}
+
+const nextMonth = (month: string): string => {
+  const [y, m] = month.split('-').map(Number) as [number, number];
+  return m === 12 ? `${y + 1}-01` : `${y}-${String(m + 1).padStart(2, '0')}`;
+};
+
 export function previousMonth(month: string): string {
   const [y, m] = month.split('-').map(Number) as [number, number];
   return m === 1 ? `${y - 1}-12` : `${y}-${String(m - 1).padStart(2, '0')}`;
@@ -164,7 +186,17 @@ export async function planInputOf(
     }
   const decisions = await decisionsNow(store, held, resolvedNow);
   const openNow = await openNowOf(decisions, resolvedNow);
-  return { runs, before, payoutRuns, payees, decisions, paidByBank, ...(openNow.size > 0 ? { openNow } : {}) };
+  const later = await laterRunsOf(store, month);
+  return {
+    runs,
+    before,
+    payoutRuns,
+    payees,
+    decisions,
+    paidByBank,
+    later,
+    ...(openNow.size > 0 ? { openNow } : {}),
+  };
 }
 
 /** Of the discrepancies with no decision in force, those the reconciliation finds open now (resolved.ts). */

@@ -1,5 +1,5 @@
 import { netAsks } from '../reconciliation/payouts/asks';
-import { parsePosition } from '../store/types';
+import { comparePositions, parsePosition } from '../store/types';
 import { type PayoutRun, releasedOf } from './runs';
 import { decimalText, isIban, looksLikeIban, MAX_DIGITS, partyName, valueDigits } from './pain001';
 
@@ -72,6 +72,8 @@ export interface PlanInput {
   readonly paidByBank: BankPaid;
   /** held discrepancies with no decision that the reconciliation finds open now (resolved.ts `openNow`) */
   readonly openNow?: ReadonlySet<string>;
+  /** the statement runs of the months after, in month order (inputs.ts `laterRunsOf`): what they hold again */
+  readonly later?: readonly StatementRun[];
 }
 
 /**
@@ -246,13 +248,17 @@ export function linesPaidSince(
   });
 }
 
+/**
+ * A hold released into a line, and what the statement that released it still held of the discrepancy (`kept`: the
+ * excess a decision to pay on the amount accepted leaves held; 0 for a full release). Not recorded with the line.
+ */
+export interface Release {
+  readonly hold: PlannedLine['releasedHolds'][number];
+  readonly kept: bigint;
+}
+
 /** The holds of the statement run before `index` (same key) that this row no longer holds: released into it. */
-function releasedInto(
-  input: PlanInput,
-  asked: Asked,
-  index: number,
-  row: StatementPayoutRow,
-): PlannedLine['releasedHolds'] {
+function releasedInto(input: PlanInput, asked: Asked, index: number, row: StatementPayoutRow): Release[] {
   const key = keyOf(row);
   let prev: StatementPayoutRow | undefined;
   for (let j = index - 1; j >= 0 && !prev; j--) prev = asked.rows[j]!.get(key);
@@ -261,13 +267,14 @@ function releasedInto(
   // a hold the row names at less than before released the difference (a decision to pay on the amount accepted,
   // the excess held again under the same discrepancy): that money rests on the decision as a full release does
   const now = heldById(row.holds);
-  const out: PlannedLine['releasedHolds'] = [];
+  const out: Release[] = [];
   for (const [id, was] of heldById(prev.holds)) {
-    const amount = was - (now.get(id) ?? 0n);
+    const kept = now.get(id) ?? 0n;
+    const amount = was - kept;
     if (id === '' || amount <= 0n) continue;
     const d = input.decisions.get(id);
     const decision = d === 'pay' || d === 'write_off' ? d : ('resolved' as const);
-    out.push({ discrepancyId: id, amount: amount.toString(), decision });
+    out.push({ hold: { discrepancyId: id, amount: amount.toString(), decision }, kept });
   }
   return out;
 }
@@ -284,13 +291,8 @@ function heldById(holds: StatementPayoutRow['holds']): Map<string, bigint> {
  * month higher again restores the earlier asks it had lowered (asks.ts), so what it released is paid under them,
  * as long as the reference still asks more than before it (a correction since that held it again undoes it).
  */
-function releasedByRestoring(
-  input: PlanInput,
-  asked: Asked,
-  index: number,
-  row: StatementPayoutRow,
-): PlannedLine['releasedHolds'] {
-  const out: PlannedLine['releasedHolds'] = [];
+function releasedByRestoring(input: PlanInput, asked: Asked, index: number, row: StatementPayoutRow): Release[] {
+  const out: Release[] = [];
   const ref = row.reference!;
   const now = asked.after.at(-1)!.get(ref) ?? 0n;
   for (let j = index + 1; j < input.runs.length; j++) {
@@ -312,6 +314,8 @@ interface Asked {
   readonly after: readonly Map<string, bigint>[];
   /** the rows of the statement run before the month's first */
   readonly before: Map<string, StatementPayoutRow>;
+  /** what the latest statement holds, this month's or a later month's (latestHolds) */
+  readonly latest: Map<string, Map<string, bigint>>;
 }
 
 function rowsByKey(run: StatementRun | null): Map<string, StatementPayoutRow> {
@@ -325,6 +329,7 @@ function askedOf(input: PlanInput): Asked {
     rows: input.runs.map(rowsByKey),
     after: input.runs.map((_, j) => stillAskedOf(input.runs.slice(0, j + 1))),
     before: rowsByKey(input.before),
+    latest: latestHolds([...input.runs, ...(input.later ?? [])]),
   };
 }
 
@@ -342,13 +347,11 @@ function lineOrLeftOut(
   if (row.subMerchantId.startsWith('receiver:') || !payee) return { ...base, reason: 'not_registered' };
   if (!payee.payoutAccount) return { ...base, reason: 'no_payout_account' };
   if (payee.accountConfirmed === false) return { ...base, reason: 'payee_account_unconfirmed' };
-  const releasedHolds = [...releasedInto(input, asked, index, row), ...releasedByRestoring(input, asked, index, row)];
+  const releases = releasesOf(input, asked, index, row);
+  const releasedHolds = releases.map((r) => r.hold);
   // the amount carries money a statement released; its release taken back or withheld since, or its discrepancy
-  // in doubt again and held by no statement since: held again
-  if (
-    releasedHolds.some((h) => ['revoked', 'withhold'].includes(input.decisions.get(h.discrepancyId) ?? 'open')) ||
-    reopenedReleases([{ ...base, releasedHolds }], input.runs, input.openNow).size > 0
-  )
+  // in doubt again, and held by no statement since: held again
+  if (releasesInDoubt([{ ...base, releases }], asked.latest, input.decisions, input.openNow).size > 0)
     return { ...base, reason: 'hold_in_force' };
   if (looksLikeIban(payee.payoutAccount) && !isIban(payee.payoutAccount)) return { ...base, reason: 'bad_iban' };
   // an account that is not an IBAN names no bank: without the directory's BIC no bank could route the transfer
@@ -369,25 +372,78 @@ function lineOrLeftOut(
   };
 }
 
+const releasesOf = (input: PlanInput, asked: Asked, index: number, row: StatementPayoutRow): Release[] => [
+  ...releasedInto(input, asked, index, row),
+  ...releasedByRestoring(input, asked, index, row),
+];
+
 /**
- * The references of `lines` paying money a statement released from a hold with no decision on it (the sources
- * had come to agree), whose discrepancy a later report put in doubt again (`openNow`), and that the month's latest
- * statement does not hold: money in doubt that nothing holds. A hold the latest statement still names is in its
- * amount due already (a payment refunded since holds less, its discrepancy still open).
+ * Per sub-merchant and currency, what the latest statement holds of each discrepancy: of the month's runs and the
+ * later months' (`runs` in month order), each month's latest cut last (a run regenerated at an older cut for proof
+ * states what was in doubt then).
  */
-export function reopenedReleases(
-  lines: readonly Pick<PlannedLine, 'subMerchantId' | 'currency' | 'reference' | 'releasedHolds'>[],
-  runs: readonly StatementRun[],
+export function latestHolds(runs: readonly StatementRun[]): Map<string, Map<string, bigint>> {
+  const byCut = (a: StatementRun, b: StatementRun) =>
+    a.month !== b.month
+      ? a.month < b.month
+        ? -1
+        : 1
+      : !a.cut || !b.cut
+        ? 0
+        : comparePositions(parsePosition(a.cut), parsePosition(b.cut));
+  const latest = new Map<string, Map<string, bigint>>();
+  for (const r of [...runs].sort(byCut)) for (const p of r.payouts) latest.set(keyOf(p), heldById(p.holds));
+  return latest;
+}
+
+/**
+ * The references of `lines` paying money a statement released from hold that is in doubt again, and that the
+ * latest statement (`latestHolds`) does not hold again:
+ * - its decision revoked or turned to withhold: unless the latest statement holds the discrepancy at more than the
+ *   statement that released it kept. Such a statement took the money off already: a correction of the month
+ *   lowered the month's asks by it, a later month's amount due by it (what that leaves below 0 is carried as owed
+ *   back). Leaving the earlier ask out as well held the money twice, and the ask's undisputed rest with it, for
+ *   ever once the discrepancy ended in withhold (found in review,
+ *   `test/review14/payout-release-revoked-held-later.test.ts`);
+ * - released with no decision (the sources had come to agree) and its discrepancy opened again by a later report
+ *   (`openNow`): unless the latest statement names it (in its amount due already: a payment refunded since holds
+ *   less, its discrepancy still open).
+ */
+export function releasesInDoubt(
+  lines: readonly (Pick<PlannedLine, 'subMerchantId' | 'currency' | 'reference'> & { releases: readonly Release[] })[],
+  latest: ReadonlyMap<string, ReadonlyMap<string, bigint>>,
+  decisions: ReadonlyMap<string, DecisionNow>,
   openNow: ReadonlySet<string> = new Set(),
 ): Set<string> {
   const out = new Set<string>();
-  if (openNow.size === 0) return out;
-  const latest = new Map<string, Set<string>>();
-  for (const r of runs) for (const p of r.payouts) latest.set(keyOf(p), new Set(p.holds.map(([id]) => id)));
   for (const l of lines)
-    for (const h of l.releasedHolds)
-      if (openNow.has(h.discrepancyId) && !latest.get(keyOf(l))?.has(h.discrepancyId)) out.add(l.reference);
+    for (const { hold, kept } of l.releases) {
+      const id = hold.discrepancyId;
+      const heldNow = latest.get(keyOf(l))?.get(id);
+      const d = decisions.get(id) ?? 'open';
+      if ((d === 'revoked' || d === 'withhold') && (heldNow === undefined || heldNow <= kept)) out.add(l.reference);
+      if (d === 'open' && openNow.has(id) && heldNow === undefined) out.add(l.reference);
+    }
   return out;
+}
+
+/**
+ * The references of a waiting run's lines carrying money released from hold that is in doubt again now
+ * (`releasesInDoubt`), each line's releases read again from the statement run it pays (and the holds it recorded,
+ * should that run no longer release them: nothing kept).
+ */
+export function linesInDoubt(input: PlanInput, lines: readonly PlannedLine[]): Set<string> {
+  const asked = askedOf(input);
+  const withReleases = lines.map((l) => {
+    const index = input.runs.findIndex((r) => r.id === l.statementRun);
+    const row = index < 0 ? undefined : asked.rows[index]!.get(keyOf(l));
+    const found = row?.reference === l.reference ? releasesOf(input, asked, index, row) : [];
+    const recorded = l.releasedHolds
+      .filter((h) => !found.some((r) => r.hold.discrepancyId === h.discrepancyId))
+      .map((hold) => ({ hold, kept: 0n }));
+    return { ...l, releases: [...found, ...recorded] };
+  });
+  return releasesInDoubt(withReleases, asked.latest, input.decisions, input.openNow);
 }
 
 /** Holds of the month's last statement per sub-merchant and currency: released since, or still in force. */

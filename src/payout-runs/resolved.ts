@@ -12,7 +12,7 @@ import { allDiscrepancies } from '../reconciliation/discrepancy-queries';
 export type ResolvedNow = ((ids: readonly string[]) => Promise<ReadonlySet<string>>) & {
   /**
    * Which of them it finds open now (in doubt): one a statement released as resolved, put in doubt again by a
-   * later report, holds money no statement holds yet (plan.ts `reopenedReleases`). Absent: none known.
+   * later report, holds money no statement holds yet (plan.ts `releasesInDoubt`). Absent: none known.
    */
   readonly openNow?: (ids: readonly string[]) => Promise<ReadonlySet<string>>;
 };
