@@ -214,6 +214,7 @@ const COVERED: Record<string, { test: string } | { skip: string }> = {
   'recon run JOB': { test: 'recon jobs / recon run JOB' },
   'recon store check': { test: 'recon store check / advance-xid' },
   'recon store advance-xid': { test: 'recon store check / advance-xid' },
+  'recon audit verify [--expect-head HASH]': { test: 'recon audit verify' },
   'recon: --month: expected YYYY-MM, got "2025-13" (USAGE)': { test: 'the refusal README quotes' },
   recon: { skip: 'the name of the program in prose, not a command line' },
   'npx recon': { skip: 'the name of the program in prose, not a command line' },
@@ -468,6 +469,15 @@ describe('README.md and --help: through the real binary', () => {
     ok(runs, /^\[/);
     ok(await recon(['alerts', 'run', '--dry-run'], as), 'would raise 0 alerts');
     ok(await recon(['alerts', 'list'], as), 'no alerts raised');
+  }, 300_000);
+
+  it('recon audit verify', async () => {
+    // the decisions above, journaled by a catch-up (the command reads the journal as it is)
+    ok(await recon(['project']), /audit/);
+    const r = await recon(['audit', 'verify']);
+    ok(r, /^audit journal intact: [1-9]\d* people's actions/);
+    const head = /^head ([0-9a-f]{64})$/m.exec(r.stdout)![1]!;
+    ok(await recon(['audit', 'verify', '--expect-head', head]), 'the noted head is entry');
   }, 300_000);
 
   it('recon store check / advance-xid', async () => {

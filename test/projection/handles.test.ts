@@ -44,7 +44,17 @@ describe('what each projection handles', () => {
     const defs = new Set(await allDefinitions());
     const projections = await loadProjections();
     expect(projections.map((p) => p.name).sort()).toEqual(
-      ['bank', 'exceptions', 'journal', 'operations_seen', 'orders', 'payouts', 'reconciliation', 'settlement'].sort(),
+      [
+        'audit',
+        'bank',
+        'exceptions',
+        'journal',
+        'operations_seen',
+        'orders',
+        'payouts',
+        'reconciliation',
+        'settlement',
+      ].sort(),
     );
     for (const p of projections) {
       expect(Array.isArray(p.handles), p.name).toBe(true);

@@ -153,6 +153,18 @@ export function createLog() {
       const now = Date.now();
       return all.filter((r) => visible(r, now));
     },
+    /**
+     * Replaces an event's data in place, keeping its place in the log: what someone with access to the server's
+     * files could do (the real server offers no such call); tests of the audit journal use it.
+     */
+    rewrite(id: string, data: Uint8Array): void {
+      const at = all.findIndex((r) => r.id === id);
+      if (at < 0) throw new Error(`no event ${id}`);
+      const changed = { ...all[at]!, data };
+      all[at] = changed;
+      const list = streams.get(changed.stream)!;
+      list[list.findIndex((r) => r.id === id)] = changed;
+    },
     /** Whether a position is where a record starts, the start of the log or its end. */
     isBoundary(position: bigint): boolean {
       return position === 0n || position >= next || all.some((r) => r.position === position);

@@ -52,6 +52,8 @@ export interface EsdbStandin {
   /** Appends events to a system stream ("$..."), as the server writes its own. */
   appendSystemEvents(count: number): void;
   setAckDelay(ms: number): void;
+  /** Replaces an event's data in place (log.ts `rewrite`), as tampering with the server's files would. */
+  rewrite(eventId: string, data: string): void;
   /** Cuts every connection and call, as a crash, and serves the same log again on the same port. */
   restart(): Promise<void>;
   stop(): Promise<void>;
@@ -357,6 +359,9 @@ export async function startEsdbStandin(opts: StandinOptions = {}): Promise<EsdbS
     },
     setAckDelay(ms) {
       ackDelayMs = ms;
+    },
+    rewrite(eventId, data) {
+      log.rewrite(eventId, Buffer.from(data));
     },
     async restart() {
       server.forceShutdown();
