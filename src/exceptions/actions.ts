@@ -226,11 +226,17 @@ const moneyOf = (amount: string | null, currency: string | null) =>
  * proposed, an acceptance the amount the person was shown (and planned on); a source that changed meanwhile (a
  * webhook re-sent with another amount) would have it write off or release another sum than anyone agreed to.
  */
-function requireMoney(taken: MoneyTaken, id: string, amount: string | null, currency: string | null): void {
+function requireMoney(
+  taken: MoneyTaken,
+  id: string,
+  amount: string | null,
+  currency: string | null,
+  field = 'id',
+): void {
   if (taken.amountInDoubt === amount && taken.currency === currency) return;
   throw new ExceptionRefused(
     'CONFLICT',
-    'id',
+    field,
     `exception ${id}: the ${taken.words} ${moneyOf(taken.amountInDoubt, taken.currency)}, the amount in doubt is now ${moneyOf(amount, currency)}: ${taken.advice}`,
   );
 }
@@ -296,6 +302,7 @@ function planAccept(ctx: ExceptionContext, actor: Person, r: Extract<ActionReque
       ctx.item.id,
       amount,
       ctx.item.currency,
+      'amount_in_doubt',
     );
   // a release weighed as what the statements hold for it (the whole payment under a `payment` hold rule)
   const released = decision === 'pay' ? releasedByPay(ctx.item.discrepancy, ctx.holdPolicy) : null;
