@@ -172,6 +172,7 @@ function registerReads(group: Command): void {
           `${x.type} (${x.leg}) ${x.id}`,
           `state ${x.state}${x.why ? ` (${x.why})` : ''}, severity ${x.severity}, due ${x.dueAt ?? '-'}, assignee ${x.assignee ?? '-'}`,
           `amount in doubt ${exceptionMoney(x)}${x.amountInDoubt === null ? '' : ` (${x.amountInDoubt} minor units)`}; ${x.whatDiffers}`,
+          ...(x.acceptance ? [`decision in force: ${x.decision ?? 'accepted'} (acceptance ${x.acceptance})`] : []),
           ...(x.pending
             ? [
                 `waiting for approval: ${x.pending.decision ?? 'decision'} proposed by ${x.pending.by} (proposal ${x.pending.id}): ${x.pending.note}`,
@@ -216,12 +217,22 @@ function seenOf(o: { amountInDoubt?: string; currency?: string }): { seen?: Mone
   return { seen: { amountInDoubt: amount, currency } };
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** The proposal the person saw, when they name it: another one waiting by now is refused. */
 function proposalOf(o: { proposal?: string }): { proposal?: string } {
   if (o.proposal === undefined) return {};
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(o.proposal))
-    throw new UsageError('--proposal: expected the proposal id recon exceptions show prints');
+  if (!UUID.test(o.proposal)) throw new UsageError('--proposal: expected the proposal id recon exceptions show prints');
   return { proposal: o.proposal.toLowerCase() };
+}
+
+/** The decision in force the person saw (none: a hand resolution), when they name it: another is not revoked. */
+function acceptanceOf(o: { acceptance?: string }): { acceptance?: string | null } {
+  if (o.acceptance === undefined) return {};
+  if (o.acceptance === 'none') return { acceptance: null };
+  if (!UUID.test(o.acceptance))
+    throw new UsageError('--acceptance: expected the acceptance id recon exceptions show prints, or none');
+  return { acceptance: o.acceptance.toLowerCase() };
 }
 
 function registerActions(group: Command): void {
@@ -288,8 +299,11 @@ function registerActions(group: Command): void {
   group
     .command('reopen <id>')
     .requiredOption('--reason <text>', 'why: new evidence, a decision taken back')
+    .option('--acceptance <id>', 'the decision in force you saw (recon exceptions show), or none: another is refused')
     .description('reopen an accepted (its decision revoked, an approver) or hand-resolved exception')
-    .action((id: string, o: { reason: string }) => act({ action: 'reopen', id, reason: o.reason }));
+    .action((id: string, o: { reason: string; acceptance?: string }) =>
+      act({ action: 'reopen', id, reason: o.reason, ...acceptanceOf(o) }),
+    );
 }
 
 function registerBulk(group: Command): void {
