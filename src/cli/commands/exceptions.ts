@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { type ActionRequest, actOnException, type MoneySeen } from '../../exceptions/actions';
-import { BULK_ACTIONS, type BulkAction, bulkAct } from '../../exceptions/bulk';
+import { BULK_ACTIONS, type BulkAction, bulkAct, changesDigest } from '../../exceptions/bulk';
 import type { ExceptionDeps } from '../../exceptions/context';
 import { ExceptionRefused } from '../../exceptions/errors';
 import { exceptionPolicyOf } from '../../exceptions/policy';
@@ -312,12 +312,20 @@ function registerBulk(group: Command): void {
     .option('--to <user>', 'assign: the user id who works them')
     .option('--reason-code <code>', 'resolve: the hand resolution reason code')
     .option('--decision <decision>', 'accept: pay, withhold or write_off')
-    .option('--dry-run', 'list what would change; write nothing')
+    .option('--dry-run', 'list what would change (a decision with its money in doubt) and its preview; write nothing')
+    .option('--expect <preview>', 'the preview a --dry-run printed: applied only while the plans are still those')
     .description(`${BULK_ACTIONS.join(', ')} every exception matching the filter`)
     .action(
       async (
         action: string,
-        o: FilterOptions & { reason: string; to?: string; reasonCode?: string; decision?: string; dryRun?: boolean },
+        o: FilterOptions & {
+          reason: string;
+          to?: string;
+          reasonCode?: string;
+          decision?: string;
+          dryRun?: boolean;
+          expect?: string;
+        },
       ) => {
         if (!(BULK_ACTIONS as readonly string[]).includes(action))
           throw new UsageError(`<action>: expected one of ${BULK_ACTIONS.join(', ')}`);
@@ -334,15 +342,16 @@ function registerBulk(group: Command): void {
             ...(o.reasonCode ? { reasonCode: o.reasonCode } : {}),
             ...(o.decision ? { decision: o.decision } : {}),
           };
-          const r = await bulkAct(depsOf(rt), actor, filterOf(o), request, { dryRun: o.dryRun === true }).catch(
-            asUsage,
-          );
+          // the apply of a preview does what it listed, the money of each decision included (as the console's)
+          const opts = { dryRun: o.dryRun === true, ...(o.expect !== undefined ? { expected: o.expect } : {}) };
+          const r = await bulkAct(depsOf(rt), actor, filterOf(o), request, opts).catch(asUsage);
           if (!r.dryRun) await catchUp(rt, signal);
           const verb = r.dryRun ? 'would' : 'did';
           const lines = [
-            ...r.changes.map((c) => `${verb} ${c.summary}: ${c.id}`),
+            ...r.changes.map((c) => `${verb} ${c.summary}${c.inDoubt ? ` (${c.inDoubt} in doubt)` : ''}: ${c.id}`),
             ...r.skipped.map((s) => `skipped ${s.id}: ${s.reason}`),
           ];
+          if (r.dryRun) lines.push(`preview ${changesDigest(r.changes)} (apply exactly this: --expect it)`);
           lines.push(`${r.changes.length} ${r.dryRun ? 'would change' : 'changed'}, ${r.skipped.length} skipped`);
           process.stdout.write(`${printable(lines.join('\n'))}\n`);
         });
