@@ -96,6 +96,7 @@ async function exceptionNow(
     assignee: work.assignee,
     pending: work.pending,
     decision: work.decision,
+    acceptance: work.acceptance,
     dueAt: work.dueAt ?? ctx.item.dueAt,
   };
   return { item, history };
@@ -127,7 +128,13 @@ function requestOf(id: string, action: string, f: URLSearchParams): ActionReques
       // the proposal the page showed: another one waiting by now is refused, not signed unseen
       return { action, id, note: g('note'), ...(f.has('proposal') ? { proposal: g('proposal') } : {}) };
     case 'reopen':
-      return { action, id, reason: g('reason') };
+      // the decision in force the page showed (none: a hand resolution): another one by now is not revoked unseen
+      return {
+        action,
+        id,
+        reason: g('reason'),
+        ...(f.has('acceptance') ? { acceptance: g('acceptance') || null } : {}),
+      };
     default:
       return null;
   }

@@ -60,7 +60,13 @@ export type ActionRequest =
     }
   | { readonly action: 'approve'; readonly id: string; readonly note: string; readonly proposal?: string }
   | { readonly action: 'reject'; readonly id: string; readonly note: string; readonly proposal?: string }
-  | { readonly action: 'reopen'; readonly id: string; readonly reason: string };
+  | {
+      readonly action: 'reopen';
+      readonly id: string;
+      readonly reason: string;
+      /** the decision in force the person was shown (its acceptance; null: none): another one is not revoked unseen */
+      readonly acceptance?: string | null;
+    };
 
 /** An amount in doubt (minor units, null: none) and its currency, as a person was shown them. */
 export interface MoneySeen {
@@ -220,11 +226,17 @@ const moneyOf = (amount: string | null, currency: string | null) =>
  * proposed, an acceptance the amount the person was shown (and planned on); a source that changed meanwhile (a
  * webhook re-sent with another amount) would have it write off or release another sum than anyone agreed to.
  */
-function requireMoney(taken: MoneyTaken, id: string, amount: string | null, currency: string | null): void {
+function requireMoney(
+  taken: MoneyTaken,
+  id: string,
+  amount: string | null,
+  currency: string | null,
+  field = 'id',
+): void {
   if (taken.amountInDoubt === amount && taken.currency === currency) return;
   throw new ExceptionRefused(
     'CONFLICT',
-    'id',
+    field,
     `exception ${id}: the ${taken.words} ${moneyOf(taken.amountInDoubt, taken.currency)}, the amount in doubt is now ${moneyOf(amount, currency)}: ${taken.advice}`,
   );
 }
@@ -290,6 +302,7 @@ function planAccept(ctx: ExceptionContext, actor: Person, r: Extract<ActionReque
       ctx.item.id,
       amount,
       ctx.item.currency,
+      'amount_in_doubt',
     );
   // a release weighed as what the statements hold for it (the whole payment under a `payment` hold rule)
   const released = decision === 'pay' ? releasedByPay(ctx.item.discrepancy, ctx.holdPolicy) : null;
@@ -392,6 +405,18 @@ function planReject(ctx: ExceptionContext, actor: Person, r: Extract<ActionReque
   };
 }
 
+/** Refuses a reopening planned on another decision in force than the one there now (`shown`; null: none). */
+function requireAcceptance(ctx: ExceptionContext, shown: string | null): never {
+  const now = ctx.work.decision ?? 'an acceptance';
+  throw new ExceptionRefused(
+    'CONFLICT',
+    'acceptance',
+    shown === null
+      ? `exception ${ctx.item.id}: a decision (${now}) was taken since it was shown without one; reopening would revoke it unseen: look again`
+      : `exception ${ctx.item.id}: the decision in force is no longer the one shown: look again`,
+  );
+}
+
 /**
  * Reopens a decided exception. Taking back a decision in force moves money again, so it is an approver's;
  * reopening a hand resolution is the work of whoever may resolve.
@@ -402,11 +427,16 @@ function planReopen(ctx: ExceptionContext, actor: Person, r: Extract<ActionReque
   requireRole(actor, accepted ? 'exception.approve' : 'exception.resolve');
   if (!accepted && ctx.work.work !== 'resolved_by_hand')
     requireState(ctx, ['accepted', 'resolved_by_hand'], 'reopen it');
+  // a decision taken outside the exception's stream (`recon discrepancies accept`) leaves its revision as read
+  const inForce = ctx.work.acceptance;
+  if (r.acceptance !== undefined && r.acceptance !== inForce) requireAcceptance(ctx, r.acceptance);
   const at = ctx.at;
   const event = newEvent(ExceptionReopened, { discrepancyId: ctx.item.id, reason, by: actor.id, at: at.toISOString() });
   const revoke = async (deps: ExceptionDeps) => {
     const r = await revocationOf(deps.store, { id: ctx.item.id, reason, by: actor.id, at });
     if (!r.ok) throw new ExceptionRefused('CONFLICT', 'id', r.message);
+    // the decision revoked is the one planned on, never one taken between the plan and the write
+    if (r.acceptance !== inForce) requireAcceptance(ctx, inForce);
     return r.request;
   };
   return {

@@ -29,6 +29,20 @@ export const DECISION_INFO_COLUMNS = [
   'what_differs',
 ] as const;
 
+/**
+ * What each row showed, exactly, for the import to hold its decision to (written hidden: a person leaves them):
+ * the amount in doubt in minor units (the shown `amount_in_doubt` is a money cell, a float in the file) and its
+ * currency, the proposal waiting, the decision in force. An accept, approve, reject or reopen row is refused when
+ * the exception is no longer that: the sheet is read a day after it was written.
+ */
+export const DECISION_SEEN_COLUMNS = [
+  'seen_amount_in_doubt',
+  'seen_currency',
+  'seen_proposal',
+  'seen_acceptance',
+] as const;
+export type DecisionSeenColumn = (typeof DECISION_SEEN_COLUMNS)[number];
+
 /** What each fill-in column accepts, where it is a list (the sheet offers these in a drop-down). */
 export const DECISION_CHOICES: Partial<Record<DecisionColumn, readonly string[]>> = {
   action: ACTION_REQUESTS,

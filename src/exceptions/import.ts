@@ -6,7 +6,14 @@ import type { Person } from '../people/directory';
 import { ACTION_REQUESTS, type ActionName, type ActionRequest } from './actions';
 import { applyDecisionRows, type RowProblem } from './bulk';
 import type { ExceptionDeps } from './context';
-import { DECISION_COLUMNS, DECISION_INFO_COLUMNS, DECISIONS_SHEET, type DecisionColumn } from './decisions-layout';
+import {
+  DECISION_COLUMNS,
+  DECISION_INFO_COLUMNS,
+  DECISION_SEEN_COLUMNS,
+  DECISIONS_SHEET,
+  type DecisionColumn,
+  type DecisionSeenColumn,
+} from './decisions-layout';
 
 /**
  * The offline decisions (docs/exceptions.md, "Offline decisions"): a workbook's `Decisions` sheet, filled in
@@ -20,7 +27,8 @@ import { DECISION_COLUMNS, DECISION_INFO_COLUMNS, DECISIONS_SHEET, type Decision
 
 export { DECISIONS_SHEET } from './decisions-layout';
 const COLUMNS = DECISION_COLUMNS;
-type Column = DecisionColumn;
+const READ: readonly string[] = [...DECISION_COLUMNS, ...DECISION_SEEN_COLUMNS];
+type Column = DecisionColumn | DecisionSeenColumn;
 
 /** exceljs, loaded when a sheet is read: not at every start of the command line. */
 let exceljs: typeof ExcelJS | undefined;
@@ -94,7 +102,7 @@ function headerOf(ws: ExcelJS.Worksheet): { at: Map<Column, number>; problems: S
         column: letter(n),
         message: `column ${name} again (first in ${letter(first)}); name it once`,
       });
-    else if ((COLUMNS as readonly string[]).includes(name)) at.set(name as Column, n);
+    else if (READ.includes(name)) at.set(name as Column, n);
     // an informative column may name its unit or zone after it: `due_at (Europe/Kyiv)`
     else if (name !== '' && !(DECISION_INFO_COLUMNS as readonly string[]).includes(name.replace(/_\(.*\)$/, '')))
       problems.push({
@@ -109,11 +117,32 @@ function headerOf(ws: ExcelJS.Worksheet): { at: Map<Column, number>; problems: S
   return { at, problems };
 }
 
+/**
+ * What the row showed, where the sheet says (the nightly one's hidden `seen_…` columns): its decision is held to
+ * that, not to the exception as it stands at the import a day later. A sheet without them (one made by hand)
+ * says nothing of what its person saw.
+ */
+function seenOf(action: ActionName, f: (c: Column) => string | undefined, has: (c: Column) => boolean) {
+  if (action === 'accept' && (has('seen_amount_in_doubt') || has('seen_currency')))
+    return { seen: { amountInDoubt: f('seen_amount_in_doubt') ?? null, currency: f('seen_currency') ?? null } };
+  // none shown: a proposal waiting by now is not the one shown
+  if ((action === 'approve' || action === 'reject') && has('seen_proposal'))
+    return { proposal: f('seen_proposal') ?? '' };
+  if (action === 'reopen' && has('seen_acceptance')) return { acceptance: f('seen_acceptance') ?? null };
+  return {};
+}
+
 /** The row's request: the action and its fields as the actions take them. */
-function requestOf(action: ActionName, id: string, f: (c: Column) => string | undefined): ActionRequest {
+function requestOf(
+  action: ActionName,
+  id: string,
+  f: (c: Column) => string | undefined,
+  has: (c: Column) => boolean,
+): ActionRequest {
   const note = f('note') ?? '';
   const opt = <K extends string>(key: K, c: Column) =>
     f(c) === undefined ? {} : ({ [key]: f(c) } as Record<K, string>);
+  const seen = seenOf(action, f, has);
   switch (action) {
     case 'assign':
       return { action, id, assignee: f('assignee') ?? '', ...opt('dueAt', 'due'), ...(note ? { note } : {}) };
@@ -122,11 +151,11 @@ function requestOf(action: ActionName, id: string, f: (c: Column) => string | un
     case 'resolve':
       return { action, id, reasonCode: f('reason_code') ?? '', note };
     case 'accept':
-      return { action, id, note, ...opt('decision', 'decision') };
+      return { action, id, note, ...opt('decision', 'decision'), ...seen };
     case 'reopen':
-      return { action, id, reason: note };
+      return { action, id, reason: note, ...seen };
     default:
-      return { action, id, note };
+      return { action, id, note, ...seen };
   }
 }
 
@@ -177,7 +206,7 @@ export async function readDecisionsSheet(
     };
     const action = f('action');
     if (action === undefined) return;
-    for (const c of COLUMNS) {
+    for (const c of READ as readonly Column[]) {
       const t = f(c);
       const checked = t === undefined ? null : checkText(t, { ...FREE_TEXT, maxLength: 4000 });
       if (checked && !checked.ok) bad(c, checked.reason);
@@ -186,7 +215,7 @@ export async function readDecisionsSheet(
       return void bad('action', `expected one of ${ACTION_REQUESTS.join(', ')}`);
     const id = f('id');
     if (id === undefined) return void bad('id', 'required');
-    rows.push({ row: n, request: requestOf(action as ActionName, id, f) });
+    rows.push({ row: n, request: requestOf(action as ActionName, id, f, (c) => at.has(c)) });
   });
   return { rows, at, problems };
 }
@@ -201,6 +230,11 @@ const COLUMN_OF: Record<string, Column> = {
   note: 'note',
   text: 'note',
   reason: 'note',
+  // what the row showed (the nightly sheet's hidden columns), no longer what the exception is
+  amount_in_doubt: 'seen_amount_in_doubt',
+  currency: 'seen_currency',
+  proposal: 'seen_proposal',
+  acceptance: 'seen_acceptance',
 };
 
 /**

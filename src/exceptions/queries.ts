@@ -46,6 +46,8 @@ export interface ExceptionItem {
   readonly assignee: string | null;
   readonly pending: Proposal | null;
   readonly decision: string | null;
+  /** the decision in force (its DiscrepancyAccepted event), null: none; a reopening names the one it was shown */
+  readonly acceptance: string | null;
   readonly lastAction: string | null;
   readonly lastBy: string | null;
   readonly lastAt: string | null;
@@ -218,6 +220,7 @@ export function itemOf(r: Record<string, unknown>, now: Date, policy: ExceptionP
     assignee: w?.assignee ?? null,
     pending: w?.pending ?? null,
     decision: w?.decision ?? null,
+    acceptance: w?.acceptance ?? null,
     lastAction: w?.lastAction ?? null,
     lastBy: w?.lastBy ?? null,
     lastAt: w?.lastAt ?? null,

@@ -34,7 +34,7 @@ import type { EventStore } from '../store/types';
  *   GET  /api/exceptions/:id/history    who, what, when, why, in order
  *   POST /api/exceptions/:id/<action>   assign {assignee, due?, note?} · comment {text} · resolve {reason_code, note}
  *                                       · accept {decision?, note, amount_in_doubt?, currency?} · approve {note, proposal?}
- *                                       · reject {note, proposal?} · reopen {reason}
+ *                                       · reject {note, proposal?} · reopen {reason, acceptance?}
  * `Authorization: Bearer <a user's token>`; the person acting is the token's owner, whose role is checked here
  * on the server (the CLI's checks, src/exceptions/actions.ts). 401 no or unknown token, 403 a role that may
  * not (naming the action), 400 naming the field, 404 no such discrepancy, 409 the state does not allow it.
@@ -127,7 +127,12 @@ function requestOf(action: ActionName, id: string, b: Record<string, unknown>): 
     case 'accept':
       return { action, id, note: field(b, 'note', true)!, ...opt('decision', 'decision'), ...seenOf(b) };
     case 'reopen':
-      return { action, id, reason: field(b, 'reason', true)! };
+      return {
+        action,
+        id,
+        reason: field(b, 'reason', true)!,
+        ...('acceptance' in b ? { acceptance: field(b, 'acceptance', false) ?? null } : {}),
+      };
     default:
       return { action, id, note: field(b, 'note', true)!, ...opt('proposal', 'proposal') };
   }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DECISION_COLUMNS, DECISION_INFO_COLUMNS } from '../../src/exceptions/decisions-layout';
+import { DECISION_COLUMNS, DECISION_INFO_COLUMNS, DECISION_SEEN_COLUMNS } from '../../src/exceptions/decisions-layout';
 import { importDecisions } from '../../src/exceptions/import';
 import { exceptionPolicyOf } from '../../src/exceptions/policy';
 import { exceptionHistory, getException, listExceptions } from '../../src/exceptions/queries';
@@ -52,7 +52,7 @@ describe('the Decisions sheet of the nightly workbook', () => {
     expect(ws).toBeDefined();
     const header = (ws.getRow(1).values as ExcelJS.CellValue[]).slice(1).map(text);
     expect(header.slice(0, DECISION_COLUMNS.length)).toEqual([...DECISION_COLUMNS]);
-    expect(header.length).toBe(DECISION_COLUMNS.length + DECISION_INFO_COLUMNS.length);
+    expect(header.length).toBe(DECISION_COLUMNS.length + DECISION_INFO_COLUMNS.length + DECISION_SEEN_COLUMNS.length);
 
     const toWork = (await listExceptions(db.sql, {}, new Date(), policy)).items.filter((x) =>
       ['open', 'assigned', 'pending_approval', 'reopened'].includes(x.state),

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { type ActionRequest, actOnException } from '../../exceptions/actions';
-import { BULK_ACTIONS, type BulkAction, bulkAct } from '../../exceptions/bulk';
+import { type ActionRequest, actOnException, type MoneySeen } from '../../exceptions/actions';
+import { BULK_ACTIONS, type BulkAction, bulkAct, changesDigest } from '../../exceptions/bulk';
 import type { ExceptionDeps } from '../../exceptions/context';
 import { ExceptionRefused } from '../../exceptions/errors';
 import { exceptionPolicyOf } from '../../exceptions/policy';
@@ -171,10 +171,11 @@ function registerReads(group: Command): void {
         const lines = [
           `${x.type} (${x.leg}) ${x.id}`,
           `state ${x.state}${x.why ? ` (${x.why})` : ''}, severity ${x.severity}, due ${x.dueAt ?? '-'}, assignee ${x.assignee ?? '-'}`,
-          `amount in doubt ${exceptionMoney(x)}; ${x.whatDiffers}`,
+          `amount in doubt ${exceptionMoney(x)}${x.amountInDoubt === null ? '' : ` (${x.amountInDoubt} minor units)`}; ${x.whatDiffers}`,
+          ...(x.acceptance ? [`decision in force: ${x.decision ?? 'accepted'} (acceptance ${x.acceptance})`] : []),
           ...(x.pending
             ? [
-                `waiting for approval: ${x.pending.decision ?? 'decision'} proposed by ${x.pending.by}: ${x.pending.note}`,
+                `waiting for approval: ${x.pending.decision ?? 'decision'} proposed by ${x.pending.by} (proposal ${x.pending.id}): ${x.pending.note}`,
               ]
             : []),
           'history:',
@@ -194,6 +195,44 @@ async function act(request: ActionRequest): Promise<void> {
     await catchUp(rt, signal);
     process.stdout.write(`${r.id}: ${r.summary} (by ${actor.id})\n`);
   });
+}
+
+/**
+ * The money the person saw (`recon exceptions show`), when they name it: the decision is taken on that or
+ * refused, as the console's form binds it. Both options or neither: an amount without its currency is not what
+ * was shown.
+ */
+function seenOf(o: { amountInDoubt?: string; currency?: string }): { seen?: MoneySeen } {
+  if (o.amountInDoubt === undefined && o.currency === undefined) return {};
+  if (o.amountInDoubt === undefined)
+    throw new UsageError('--currency: goes with --amount-in-doubt (the amount in doubt you saw, or none)');
+  if (o.currency === undefined)
+    throw new UsageError('--currency: required with --amount-in-doubt (the currency you saw, or none)');
+  const amount = o.amountInDoubt === 'none' ? null : o.amountInDoubt;
+  if (amount !== null && !/^-?\d{1,18}$/.test(amount))
+    throw new UsageError('--amount-in-doubt: expected whole minor units (e.g. 41000 for 410.00), or none');
+  const currency = o.currency === 'none' ? null : o.currency;
+  if (currency !== null && !/^[A-Z]{3}$/.test(currency))
+    throw new UsageError('--currency: expected a three-letter currency code (e.g. UAH), or none');
+  return { seen: { amountInDoubt: amount, currency } };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The proposal the person saw, when they name it: another one waiting by now is refused. */
+function proposalOf(o: { proposal?: string }): { proposal?: string } {
+  if (o.proposal === undefined) return {};
+  if (!UUID.test(o.proposal)) throw new UsageError('--proposal: expected the proposal id recon exceptions show prints');
+  return { proposal: o.proposal.toLowerCase() };
+}
+
+/** The decision in force the person saw (none: a hand resolution), when they name it: another is not revoked. */
+function acceptanceOf(o: { acceptance?: string }): { acceptance?: string | null } {
+  if (o.acceptance === undefined) return {};
+  if (o.acceptance === 'none') return { acceptance: null };
+  if (!UUID.test(o.acceptance))
+    throw new UsageError('--acceptance: expected the acceptance id recon exceptions show prints, or none');
+  return { acceptance: o.acceptance.toLowerCase() };
 }
 
 function registerActions(group: Command): void {
@@ -229,25 +268,42 @@ function registerActions(group: Command): void {
     .command('accept <id>')
     .requiredOption('--note <text>', 'why the difference is acceptable')
     .option('--decision <decision>', 'pay, withhold or write_off (required where money is held)')
+    .option('--amount-in-doubt <minor>', 'the amount in doubt you saw, minor units (41000 for 410.00) or none')
+    .option('--currency <code>', 'with --amount-in-doubt: the currency you saw (or none)')
     .description('decide an exception: in force at once, or a proposal a second person approves (a large write-off)')
-    .action((id: string, o: { note: string; decision?: string }) =>
-      act({ action: 'accept', id, note: o.note, ...(o.decision !== undefined ? { decision: o.decision } : {}) }),
+    .action((id: string, o: { note: string; decision?: string; amountInDoubt?: string; currency?: string }) =>
+      act({
+        action: 'accept',
+        id,
+        note: o.note,
+        ...(o.decision !== undefined ? { decision: o.decision } : {}),
+        ...seenOf(o),
+      }),
     );
   group
     .command('approve <id>')
     .requiredOption('--note <text>', 'why it is approved (kept on the acceptance)')
+    .option('--proposal <id>', 'the proposal you saw (recon exceptions show): another one waiting is refused')
     .description("approve another person's proposal (an approver)")
-    .action((id: string, o: { note: string }) => act({ action: 'approve', id, note: o.note }));
+    .action((id: string, o: { note: string; proposal?: string }) =>
+      act({ action: 'approve', id, note: o.note, ...proposalOf(o) }),
+    );
   group
     .command('reject <id>')
     .requiredOption('--note <text>', 'why it is rejected (kept in its history)')
+    .option('--proposal <id>', 'the proposal you saw (recon exceptions show): another one waiting is refused')
     .description('reject a proposal waiting for approval (an approver)')
-    .action((id: string, o: { note: string }) => act({ action: 'reject', id, note: o.note }));
+    .action((id: string, o: { note: string; proposal?: string }) =>
+      act({ action: 'reject', id, note: o.note, ...proposalOf(o) }),
+    );
   group
     .command('reopen <id>')
     .requiredOption('--reason <text>', 'why: new evidence, a decision taken back')
+    .option('--acceptance <id>', 'the decision in force you saw (recon exceptions show), or none: another is refused')
     .description('reopen an accepted (its decision revoked, an approver) or hand-resolved exception')
-    .action((id: string, o: { reason: string }) => act({ action: 'reopen', id, reason: o.reason }));
+    .action((id: string, o: { reason: string; acceptance?: string }) =>
+      act({ action: 'reopen', id, reason: o.reason, ...acceptanceOf(o) }),
+    );
 }
 
 function registerBulk(group: Command): void {
@@ -256,12 +312,20 @@ function registerBulk(group: Command): void {
     .option('--to <user>', 'assign: the user id who works them')
     .option('--reason-code <code>', 'resolve: the hand resolution reason code')
     .option('--decision <decision>', 'accept: pay, withhold or write_off')
-    .option('--dry-run', 'list what would change; write nothing')
+    .option('--dry-run', 'list what would change (a decision with its money in doubt) and its preview; write nothing')
+    .option('--expect <preview>', 'the preview a --dry-run printed: applied only while the plans are still those')
     .description(`${BULK_ACTIONS.join(', ')} every exception matching the filter`)
     .action(
       async (
         action: string,
-        o: FilterOptions & { reason: string; to?: string; reasonCode?: string; decision?: string; dryRun?: boolean },
+        o: FilterOptions & {
+          reason: string;
+          to?: string;
+          reasonCode?: string;
+          decision?: string;
+          dryRun?: boolean;
+          expect?: string;
+        },
       ) => {
         if (!(BULK_ACTIONS as readonly string[]).includes(action))
           throw new UsageError(`<action>: expected one of ${BULK_ACTIONS.join(', ')}`);
@@ -278,15 +342,16 @@ function registerBulk(group: Command): void {
             ...(o.reasonCode ? { reasonCode: o.reasonCode } : {}),
             ...(o.decision ? { decision: o.decision } : {}),
           };
-          const r = await bulkAct(depsOf(rt), actor, filterOf(o), request, { dryRun: o.dryRun === true }).catch(
-            asUsage,
-          );
+          // the apply of a preview does what it listed, the money of each decision included (as the console's)
+          const opts = { dryRun: o.dryRun === true, ...(o.expect !== undefined ? { expected: o.expect } : {}) };
+          const r = await bulkAct(depsOf(rt), actor, filterOf(o), request, opts).catch(asUsage);
           if (!r.dryRun) await catchUp(rt, signal);
           const verb = r.dryRun ? 'would' : 'did';
           const lines = [
-            ...r.changes.map((c) => `${verb} ${c.summary}: ${c.id}`),
+            ...r.changes.map((c) => `${verb} ${c.summary}${c.inDoubt ? ` (${c.inDoubt} in doubt)` : ''}: ${c.id}`),
             ...r.skipped.map((s) => `skipped ${s.id}: ${s.reason}`),
           ];
+          if (r.dryRun) lines.push(`preview ${changesDigest(r.changes)} (apply exactly this: --expect it)`);
           lines.push(`${r.changes.length} ${r.dryRun ? 'would change' : 'changed'}, ${r.skipped.length} skipped`);
           process.stdout.write(`${printable(lines.join('\n'))}\n`);
         });

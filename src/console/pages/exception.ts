@@ -121,7 +121,15 @@ function actions(v: View, x: ExceptionItem, assignable: readonly User[], t: Work
     out.push(form(v, x.id, 'reject', t.reject, html`${note(t)}${shown}`));
   }
   if (can('exception.resolve') && (x.state === 'accepted' || x.state === 'resolved_by_hand'))
-    out.push(form(v, x.id, 'reopen', t.reopen, note(t, 'reason', t.why)));
+    out.push(
+      form(
+        v,
+        x.id,
+        'reopen',
+        t.reopen,
+        html`${note(t, 'reason', t.why)}<input type="hidden" name="acceptance" value="${x.acceptance ?? ''}">`,
+      ),
+    );
   return out;
 }
 

@@ -3,6 +3,7 @@ import {
   DECISION_CHOICES,
   DECISION_COLUMNS,
   DECISION_INFO_COLUMNS,
+  DECISION_SEEN_COLUMNS,
   DECISIONS_SHEET,
 } from '../../exceptions/decisions-layout';
 import { listExceptions } from '../../exceptions/queries';
@@ -36,6 +37,9 @@ export interface DecisionRow {
   readonly currency: string | null;
   readonly amountInDoubt: bigint | null;
   readonly whatDiffers: string;
+  /** the proposal waiting, the decision in force (their ids): what an approve or reopen row is held to */
+  readonly proposal: string | null;
+  readonly acceptance: string | null;
 }
 
 /** The states with work left: not accepted, not resolved by the sources or by hand. */
@@ -66,6 +70,8 @@ export async function decisionRows(
       currency: x.currency,
       amountInDoubt: x.amountInDoubt === null ? null : BigInt(x.amountInDoubt),
       whatDiffers: x.whatDiffers,
+      proposal: x.pending?.id ?? null,
+      acceptance: x.acceptance,
     }));
 }
 
@@ -81,6 +87,9 @@ function infoColumns(timezone: string): NightlyColumn[] {
     return { header };
   });
 }
+
+// exact text the import reads back: the shown amount is a money cell (a float) a person may edit
+const SEEN: readonly NightlyColumn[] = DECISION_SEEN_COLUMNS.map((header) => ({ header, hidden: true }));
 
 function cellsOf(r: DecisionRow, local: (d: Date) => Date): NightlyCell[] {
   const blanks = DECISION_COLUMNS.slice(1).map(() => null);
@@ -99,6 +108,10 @@ function cellsOf(r: DecisionRow, local: (d: Date) => Date): NightlyCell[] {
     r.currency,
     amount,
     r.whatDiffers,
+    r.amountInDoubt === null ? null : r.amountInDoubt.toString(),
+    r.currency,
+    r.proposal,
+    r.acceptance,
   ];
 }
 
@@ -112,7 +125,7 @@ export function writeDecisionsSheet(
   timezone: string,
   local: (d: Date) => Date,
 ): void {
-  const columns = [...FILL_IN, ...infoColumns(timezone)];
+  const columns = [...FILL_IN, ...infoColumns(timezone), ...SEEN];
   const cells = rows.map((r) => cellsOf(r, local));
   const t = openNightlySheet(wb, documentName, DECISIONS_SHEET, columns, contentWidths(columns, cells));
   for (const c of cells) writeCells(t, c, { moneyFormat });

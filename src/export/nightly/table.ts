@@ -23,6 +23,8 @@ export interface NightlyColumn {
   readonly numFmt?: string;
   /** widest the column grows; longer text wraps within it */
   readonly maxWidth?: number;
+  /** written for the file's reader (an import), not shown */
+  readonly hidden?: boolean;
 }
 
 /** A cell and, for money, the currency it is shown in (its number format names the currency). */
@@ -134,7 +136,11 @@ export function openNightlySheet(
     views: [{ state: 'frozen', xSplit: 0, ySplit: 1 }],
     ...printSetup(widths),
   });
-  sheet.columns = columns.map((c, i) => ({ width: widths[i], ...(c.numFmt ? { style: { numFmt: c.numFmt } } : {}) }));
+  sheet.columns = columns.map((c, i) => ({
+    width: widths[i],
+    ...(c.numFmt ? { style: { numFmt: c.numFmt } } : {}),
+    ...(c.hidden ? { hidden: true } : {}),
+  }));
   const t: NightlySheet = { sheet, columns, widths, rows: 0 };
   nameThePages(t, documentName);
   writeCells(
