@@ -12,7 +12,7 @@ import type { DueDay } from './expected';
  *    every credit first among the runs it equals, then the credits left within the tolerance.
  *    A credit can pay a due day from the day after its last activity day (or from the settlement day
  *    itself, with a lag of 0) up to `lateBusinessDays` business days after the day it was due. Credits are taken in booking order, each with the earliest
- *    run that fits.
+ *    run that fits; a credit left then takes days another took when that one has another run (`handOver`).
  * 2. A credit that pays no run is then taken as a short payment of the earliest open due day it can pay,
  *    when it is at least half of it (less is more likely another payment than a short settlement); a day
  *    another credit can pay only is left to it (`shortsOf`).
@@ -146,18 +146,25 @@ export function withoutReversed(
   return { kept, chargesReturned: chargesReturned.sort(compareCredits) };
 }
 
-export function judgeSettlements(
-  due: readonly DueDay[],
-  credits: readonly BankCredit[],
-  coveredThrough: string | null,
-  rules: MatchRules,
-  reversals: readonly BankCredit[] = [],
-): SettlementJudgement {
-  let open = [...due].sort((a, b) => byString(a.day, b.day));
-  const { kept: sorted, chargesReturned } = withoutReversed(credits, reversals);
+/** A credit paying a run of due days in full (rule 1): what the tolerance absorbed is its bank fee. */
+function runMatch(c: BankCredit, days: readonly DueDay[], rules: MatchRules): SettlementMatch {
+  const expected = days.reduce((s, d) => s + d.amount, 0n);
+  return { credit: c, days, expected, bankFee: expected - c.amount, shortfall: 0n, late: lateness(c, days, rules) };
+}
+
+/** The run (indices into `open`) a credit pays: the earliest it equals, else the earliest within the tolerance. */
+function runOf(c: BankCredit, open: readonly DueDay[], rules: MatchRules): number[] | null {
+  return findRun(c, open, rules, 0n) ?? (rules.tolerance > 0n ? findRun(c, open, rules, rules.tolerance) : null);
+}
+
+/**
+ * Rule 1: every credit first with the earliest run it equals, then the credits left with the earliest within the
+ * tolerance (a credit equal to a day is that day's, never another day's less a bank charge); then `handOver`.
+ */
+function payRuns(sorted: readonly BankCredit[], due: readonly DueDay[], rules: MatchRules) {
+  let open = [...due];
   const matches: SettlementMatch[] = [];
-  let left: BankCredit[] = sorted;
-  // exact runs first: a credit equal to a day is that day's, never another day's less a bank charge
+  let left: BankCredit[] = [...sorted];
   for (const tolerance of rules.tolerance > 0n ? [0n, rules.tolerance] : [0n]) {
     const pending = left;
     left = [];
@@ -167,19 +174,78 @@ export function judgeSettlements(
         left.push(c);
         continue;
       }
-      const days = run.map((k) => open[k]!);
-      const expected = days.reduce((s, d) => s + d.amount, 0n);
-      matches.push({
-        credit: c,
-        days,
-        expected,
-        bankFee: expected - c.amount,
-        shortfall: 0n,
-        late: lateness(c, days, rules),
-      });
+      matches.push(
+        runMatch(
+          c,
+          run.map((k) => open[k]!),
+          rules,
+        ),
+      );
       open = open.filter((_, k) => !run.includes(k));
     }
   }
+  return handOver(matches, left, open, rules);
+}
+
+const byDay = (a: DueDay, b: DueDay) => byString(a.day, b.day);
+
+/**
+ * Rule 1, taken greedily, can leave a credit with no run because an earlier one took days it pays while that one
+ * had another run: of Monday 500.00, Tuesday 500.00 and Wednesday 1,002.00, a 1,000.00 equal to Monday + Tuesday
+ * took both, and the 499.00 and 498.50 that pay them were unexpected, Wednesday missing. A credit left takes such
+ * days (a hand-over) when the credit that had them pays another run of what is then open: one more credit paid
+ * each time, so it ends.
+ */
+function handOver(matches: SettlementMatch[], left: BankCredit[], open: DueDay[], rules: MatchRules) {
+  for (let i = 0; i < left.length; i++) {
+    const c = left[i]!;
+    for (let m = 0; m < matches.length; m++) {
+      const had = matches[m]!;
+      // only a credit booked within reach of the days can pay them (keeps a long history cheap)
+      if (!had.days.some((d) => canPay(c, d, rules))) continue;
+      const freed = [...open, ...had.days].sort(byDay);
+      const run = runOf(c, freed, rules);
+      if (!run?.some((k) => had.days.includes(freed[k]!))) continue;
+      const rest = freed.filter((_, k) => !run.includes(k));
+      const other = runOf(had.credit, rest, rules);
+      if (!other) continue;
+      matches.splice(
+        m,
+        1,
+        runMatch(
+          had.credit,
+          other.map((k) => rest[k]!),
+          rules,
+        ),
+      );
+      matches.push(
+        runMatch(
+          c,
+          run.map((k) => freed[k]!),
+          rules,
+        ),
+      );
+      open = rest.filter((_, k) => !other.includes(k));
+      left.splice(i, 1);
+      i = -1; // days moved: a credit passed over earlier may fit now
+      break;
+    }
+  }
+  return { matches, left, open };
+}
+
+export function judgeSettlements(
+  due: readonly DueDay[],
+  credits: readonly BankCredit[],
+  coveredThrough: string | null,
+  rules: MatchRules,
+  reversals: readonly BankCredit[] = [],
+): SettlementJudgement {
+  let open = [...due].sort((a, b) => byString(a.day, b.day));
+  const { kept: sorted, chargesReturned } = withoutReversed(credits, reversals);
+  const runs = payRuns(sorted, open, rules);
+  const { matches, left } = runs;
+  open = runs.open;
   const unexpected: BankCredit[] = [];
   const shortOf = shortsOf(left, open, rules);
   left.forEach((c, i) => {
