@@ -356,7 +356,7 @@ async function writeEffects(tx: Tx, schema: string, dirty: Booked['dirty'], know
 export const projection: Projection = {
   name: 'journal',
   // what each version changed: docs/ledger.md, "Read-model versions"
-  version: 22,
+  version: 24,
   usesBank: true,
   // the register rows and the directory (below), the settlement bookings (the cash leg's events), the payout
   // bookings, the bank's charges (a booked entry), write-offs and their revocations

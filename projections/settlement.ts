@@ -120,7 +120,7 @@ function views(ctx: ProjectionContext): readonly string[] {
 //    (match.ts rule 1): a credit equal to one day was taken as another day less a bank charge
 export const projection: Projection = {
   name: 'settlement',
-  version: 15,
+  version: 17,
   usesBank: true,
   retryByReplay: true,
   handles: eventTypes(CASH_EVENTS, DECISIONS),

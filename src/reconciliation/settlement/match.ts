@@ -12,7 +12,7 @@ import type { DueDay } from './expected';
  *    every credit first among the runs it equals, then the credits left within the tolerance.
  *    A credit can pay a due day from the day after its last activity day (or from the settlement day
  *    itself, with a lag of 0) up to `lateBusinessDays` business days after the day it was due. Credits are taken in booking order, each with the earliest
- *    run that fits.
+ *    run that fits; a credit left then takes days another took when that one has another run (`handOver`).
  * 2. A credit that pays no run is then taken as a short payment of the earliest open due day it can pay,
  *    when it is at least half of it (less is more likely another payment than a short settlement); a day
  *    another credit can pay only is left to it (`shortsOf`).
@@ -146,18 +146,25 @@ export function withoutReversed(
   return { kept, chargesReturned: chargesReturned.sort(compareCredits) };
 }
 
-export function judgeSettlements(
-  due: readonly DueDay[],
-  credits: readonly BankCredit[],
-  coveredThrough: string | null,
-  rules: MatchRules,
-  reversals: readonly BankCredit[] = [],
-): SettlementJudgement {
-  let open = [...due].sort((a, b) => byString(a.day, b.day));
-  const { kept: sorted, chargesReturned } = withoutReversed(credits, reversals);
+/** A credit paying a run of due days in full (rule 1): what the tolerance absorbed is its bank fee. */
+function runMatch(c: BankCredit, days: readonly DueDay[], rules: MatchRules): SettlementMatch {
+  const expected = days.reduce((s, d) => s + d.amount, 0n);
+  return { credit: c, days, expected, bankFee: expected - c.amount, shortfall: 0n, late: lateness(c, days, rules) };
+}
+
+/** The run (indices into `open`) a credit pays: the earliest it equals, else the earliest within the tolerance. */
+function runOf(c: BankCredit, open: readonly DueDay[], rules: MatchRules): number[] | null {
+  return findRun(c, open, rules, 0n) ?? (rules.tolerance > 0n ? findRun(c, open, rules, rules.tolerance) : null);
+}
+
+/**
+ * Rule 1: every credit first with the earliest run it equals, then the credits left with the earliest within the
+ * tolerance (a credit equal to a day is that day's, never another day's less a bank charge); then `handOver`.
+ */
+function payRuns(sorted: readonly BankCredit[], due: readonly DueDay[], rules: MatchRules) {
+  let open = [...due];
   const matches: SettlementMatch[] = [];
-  let left: BankCredit[] = sorted;
-  // exact runs first: a credit equal to a day is that day's, never another day's less a bank charge
+  let left: BankCredit[] = [...sorted];
   for (const tolerance of rules.tolerance > 0n ? [0n, rules.tolerance] : [0n]) {
     const pending = left;
     left = [];
@@ -167,19 +174,123 @@ export function judgeSettlements(
         left.push(c);
         continue;
       }
-      const days = run.map((k) => open[k]!);
-      const expected = days.reduce((s, d) => s + d.amount, 0n);
-      matches.push({
-        credit: c,
-        days,
-        expected,
-        bankFee: expected - c.amount,
-        shortfall: 0n,
-        late: lateness(c, days, rules),
-      });
+      matches.push(
+        runMatch(
+          c,
+          run.map((k) => open[k]!),
+          rules,
+        ),
+      );
       open = open.filter((_, k) => !run.includes(k));
     }
   }
+  return handOver(matches, left, open, rules);
+}
+
+const byDay = (a: DueDay, b: DueDay) => byString(a.day, b.day);
+
+/** A credit taken as a short payment of a day (rule 2): at least half of it, less than it. */
+function fitsShort(c: BankCredit, d: DueDay, rules: MatchRules): boolean {
+  return canPay(c, d, rules) && c.amount < d.amount && c.amount * 2n >= d.amount;
+}
+
+function shortMatch(c: BankCredit, d: DueDay, rules: MatchRules): SettlementMatch {
+  return {
+    credit: c,
+    days: [d],
+    expected: d.amount,
+    bankFee: 0n,
+    shortfall: d.amount - c.amount,
+    late: lateness(c, [d], rules),
+  };
+}
+
+interface TakeOver {
+  readonly mine: SettlementMatch;
+  readonly theirs: SettlementMatch;
+  readonly open: DueDay[];
+}
+
+/**
+ * Credit `c`, left with nothing, takes days `had` took when `had`'s credit pays another run of the days then open:
+ * a run of them (`short` false), else one of them short when `c` pays no open day even short (`short` true).
+ */
+function takeOver(
+  c: BankCredit,
+  had: SettlementMatch,
+  open: readonly DueDay[],
+  rules: MatchRules,
+  short: boolean,
+): TakeOver | null {
+  // only a credit booked within reach of the days can pay them (keeps a long history cheap)
+  if (!had.days.some((d) => canPay(c, d, rules))) return null;
+  const freed = [...open, ...had.days].sort(byDay);
+  let mine: number[] | null;
+  if (!short) mine = runOf(c, freed, rules);
+  else {
+    const k = freed.findIndex((d) => had.days.includes(d) && fitsShort(c, d, rules));
+    mine = k < 0 || open.some((d) => fitsShort(c, d, rules)) ? null : [k];
+  }
+  if (!mine?.some((k) => had.days.includes(freed[k]!))) return null;
+  const taken = mine;
+  const rest = freed.filter((_, k) => !taken.includes(k));
+  const other = runOf(had.credit, rest, rules);
+  if (!other) return null;
+  const days = taken.map((k) => freed[k]!);
+  return {
+    mine: short ? shortMatch(c, days[0]!, rules) : runMatch(c, days, rules),
+    theirs: runMatch(
+      had.credit,
+      other.map((k) => rest[k]!),
+      rules,
+    ),
+    open: rest.filter((_, k) => !other.includes(k)),
+  };
+}
+
+/**
+ * Rule 1, taken greedily, can leave a credit with no run because an earlier one took days it pays while that one
+ * had another run: of Monday 500.00, Tuesday 500.00 and Wednesday 1,002.00, a 1,000.00 equal to Monday + Tuesday
+ * took both, and the 499.00 and 498.50 that pay them were unexpected, Wednesday missing. A credit left takes such
+ * days (a hand-over) when the credit that had them pays another run of what is then open: first as a run of its
+ * own, then, for a credit that pays no open day even short, as a short payment of one of them (rule 2: of Wednesday
+ * 1,000.00, the 480.00 and 490.00 pay Monday and Tuesday short). One more credit paid each time, so it ends.
+ */
+function handOver(matches: SettlementMatch[], left: BankCredit[], open: DueDay[], rules: MatchRules) {
+  // the last day each match's days can be paid on (a day's deadline grows with the day): most pairs end here
+  const reachOf = (m: SettlementMatch) => deadlineOf(m.days[m.days.length - 1]!, rules);
+  let reach = matches.map(reachOf);
+  for (const short of [false, true]) {
+    for (let i = 0; i < left.length; i++) {
+      for (let m = 0; m < matches.length; m++) {
+        if (left[i]!.bookingDate > reach[m]!) continue;
+        const t = takeOver(left[i]!, matches[m]!, open, rules, short);
+        if (!t) continue;
+        matches.splice(m, 1, t.theirs);
+        matches.push(t.mine);
+        open = t.open;
+        left.splice(i, 1);
+        reach = matches.map(reachOf);
+        i = -1; // days moved: a credit passed over earlier may fit now
+        break;
+      }
+    }
+  }
+  return { matches, left, open };
+}
+
+export function judgeSettlements(
+  due: readonly DueDay[],
+  credits: readonly BankCredit[],
+  coveredThrough: string | null,
+  rules: MatchRules,
+  reversals: readonly BankCredit[] = [],
+): SettlementJudgement {
+  let open = [...due].sort((a, b) => byString(a.day, b.day));
+  const { kept: sorted, chargesReturned } = withoutReversed(credits, reversals);
+  const runs = payRuns(sorted, open, rules);
+  const { matches, left } = runs;
+  open = runs.open;
   const unexpected: BankCredit[] = [];
   const shortOf = shortsOf(left, open, rules);
   left.forEach((c, i) => {
@@ -188,15 +299,7 @@ export function judgeSettlements(
       unexpected.push(c);
       return;
     }
-    const d = open[k]!;
-    matches.push({
-      credit: c,
-      days: [d],
-      expected: d.amount,
-      bankFee: 0n,
-      shortfall: d.amount - c.amount,
-      late: lateness(c, [d], rules),
-    });
+    matches.push(shortMatch(c, open[k]!, rules));
   });
   const taken = new Set(shortOf.values());
   open = open.filter((_, k) => !taken.has(k));
@@ -217,11 +320,7 @@ export function judgeSettlements(
  * one unexpected, and the other day missing.
  */
 function shortsOf(credits: readonly BankCredit[], open: readonly DueDay[], rules: MatchRules): Map<number, number> {
-  const fits = credits.map((c) =>
-    open
-      .map((_, k) => k)
-      .filter((k) => canPay(c, open[k]!, rules) && c.amount < open[k]!.amount && c.amount * 2n >= open[k]!.amount),
-  );
+  const fits = credits.map((c) => open.map((_, k) => k).filter((k) => fitsShort(c, open[k]!, rules)));
   const owner = new Map<number, number>();
   const pair = (i: number, seen: Set<number>): boolean => {
     const free = fits[i]!.find((k) => !owner.has(k));
