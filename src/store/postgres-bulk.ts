@@ -34,6 +34,8 @@ interface Piece {
   readonly bytes: Buffer;
   /** streams whose first event is in this piece */
   readonly newStreams: readonly string[];
+  /** every stream with an event in this piece: a chunk's revisions are sent for its own streams only */
+  readonly streams: readonly string[];
 }
 
 /** Text produced by the caller's batches, handed to the copy in pieces, with flow control both ways. */
@@ -130,9 +132,10 @@ async function bulkIn(tx: Tx, batches: AsyncIterable<readonly BulkEvent[]>, chun
       if (queue.failure !== undefined) throw queue.failure;
       if (queue.pieces.length === 0) break;
       const fresh: string[] = [];
+      const touched = new Set<string>();
       // through the one bulk writer: a COPY the server refuses rejects here (src/db/bulk-write.ts)
-      await copyFrom(tx, 'es_bulk_stage', STAGE_COLUMNS, chunkOf(queue, fresh, chunkBytes));
-      await insertChunk(tx, streams, fresh, duplicatesByLabel);
+      await copyFrom(tx, 'es_bulk_stage', STAGE_COLUMNS, chunkOf(queue, fresh, touched, chunkBytes));
+      await insertChunk(tx, streams, fresh, touched, duplicatesByLabel);
       await tx`truncate es_bulk_stage`;
     }
     const written = [...streams].filter(([, st]) => st.appended > 0);
@@ -179,6 +182,7 @@ async function produce(
     if (queue.stopped) return;
     let text = '';
     const newStreams: string[] = [];
+    const inPiece = new Set<string>();
     for (const b of batch) {
       // one event at a time: validation and serialisation as every append, without holding the bulk's ids
       const seenStream = nOf.get(b.stream);
@@ -195,6 +199,7 @@ async function produce(
       totals[l]!++;
       const n = (seenStream ?? 0) + 1;
       if (n === 1) newStreams.push(p.stream);
+      inPiece.add(p.stream);
       nOf.set(p.stream, n);
       text +=
         `${ord++}\t${p.id}\t${field(p.stream)}\t${n}\t${field(p.type)}\t${p.version}\t${l}\t` +
@@ -203,22 +208,28 @@ async function produce(
     // encoded now: the queued pieces live outside the JS heap as flat bytes, so the many small strings a
     // piece is made of die young instead of surviving in the queue into the old generation, whose
     // collections would then come later and later as the bulk goes on (peak memory growing with its size)
-    if (text !== '') queue.push({ bytes: Buffer.from(text), newStreams });
+    if (text !== '') queue.push({ bytes: Buffer.from(text), newStreams, streams: [...inPiece] });
     while (queue.bytes > queueBytes && !queue.stopped) await queue.changed();
   }
   queue.done = true;
   queue.notify();
 }
 
-/** The pieces of one chunk, as they come; the streams first seen in it are listed in `fresh`. */
-async function* chunkOf(queue: Queue, fresh: string[], chunkBytes: number): AsyncGenerator<Buffer> {
+/** The pieces of one chunk, as they come; the streams first seen in it go in `fresh`, all of its streams in `touched`. */
+async function* chunkOf(
+  queue: Queue,
+  fresh: string[],
+  touched: Set<string>,
+  chunkBytes: number,
+): AsyncGenerator<Buffer> {
   let bytes = 0;
   while (bytes < chunkBytes) {
     while (queue.pieces.length === 0 && !queue.done && queue.failure === undefined) await queue.changed();
     if (queue.failure !== undefined) throw queue.failure;
     const p = queue.shift();
     if (!p) return;
-    fresh.push(...p.newStreams);
+    for (const st of p.newStreams) fresh.push(st);
+    for (const st of p.streams) touched.add(st);
     bytes += p.bytes.length;
     yield p.bytes;
   }
@@ -232,6 +243,7 @@ async function insertChunk(
   tx: Tx,
   streams: Map<string, StreamState>,
   fresh: readonly string[],
+  touched: ReadonlySet<string>,
   duplicatesByLabel: number[],
 ): Promise<void> {
   if (fresh.length > 0) {
@@ -252,7 +264,10 @@ async function insertChunk(
     try {
       // fast path: a stream's event numbered n in the bulk takes revision (revision before the bulk's
       // first event of the stream) + n, as long as nothing was left out (offset = revision - staged)
-      const offsets = Object.fromEntries([...streams].map(([k, st]) => [k, st.revision - st.staged]));
+      // of the chunk's own streams: every stream of the bulk so far made each chunk's text grow with the bulk
+      const offsets = Object.fromEntries(
+        [...touched].map((k) => [k, streams.get(k)!.revision - streams.get(k)!.staged]),
+      );
       const rows = await tx.savepoint(
         (sp) => sp<{ stream_id: string; events: bigint; last_rev: bigint; last_pos: bigint; tx: string }[]>`
           with inserted as (
@@ -278,7 +293,7 @@ async function insertChunk(
     }
     // some ids of the chunk are stored (a re-import, an earlier chunk, a concurrent append) or repeated
     try {
-      await tx.savepoint((sp) => insertLeavingOutKnown(sp, streams, duplicatesByLabel));
+      await tx.savepoint((sp) => insertLeavingOutKnown(sp, streams, touched, duplicatesByLabel));
       return;
     } catch (e) {
       const raced = isSqlState(e, 'uniqueViolation') && constraintOf(e) === 'es_events_event_id_unique';
@@ -295,6 +310,7 @@ async function insertChunk(
 async function insertLeavingOutKnown(
   tx: Tx,
   streams: Map<string, StreamState>,
+  touched: ReadonlySet<string>,
   duplicatesByLabel: number[],
 ): Promise<void> {
   await tx`analyze es_bulk_stage`;
@@ -323,7 +339,7 @@ async function insertLeavingOutKnown(
          or exists (select 1 from es_bulk_stage t where t.event_id = s.event_id and t.ord < s.ord)
       returning s.label, s.stream_id)
     select label, stream_id, count(*) as events from gone group by label, stream_id`;
-  const revisions = Object.fromEntries([...streams].map(([k, st]) => [k, st.revision]));
+  const revisions = Object.fromEntries([...touched].map((k) => [k, streams.get(k)!.revision]));
   const rows = await tx<{ stream_id: string; events: bigint; last_rev: bigint; last_pos: bigint; tx: string }[]>`
     with inserted as (
       insert into es_events (event_id, stream_id, stream_revision, type, version, data, metadata, content_hash)
