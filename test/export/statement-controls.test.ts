@@ -63,6 +63,7 @@ describe('statement controls', () => {
       [
         statementFile(t.out, 'SM-A', '2025-01', true),
         statementFile(t.out, 'SM-A', '2025-01', true, 'pdf'),
+        statementFile(t.out, 'SM-A', '2025-01', true, 'audit'),
         'payouts-2025-01-PROVISIONAL.xlsx',
       ].sort(),
     );

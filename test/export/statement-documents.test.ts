@@ -72,11 +72,10 @@ const pdfText = (file: string) =>
 const amount = (minor: bigint, currency: string, lang: 'en' | 'uk') =>
   formatAmount(minor, currency, lang).replace(/\u00a0/g, ' ');
 
-/** Every text of every sheet but Audit (finance's). */
+/** Every text of every sheet (all the sub-merchant's: finance's Audit sheet is a file of its own). */
 function subMerchantPages(wb: ExcelJS.Workbook): string {
   const out: string[] = [];
   for (const ws of wb.worksheets) {
-    if (ws.name === 'Audit') continue;
     out.push(ws.name, ws.headerFooter.oddHeader ?? '', ws.headerFooter.oddFooter ?? '');
     ws.eachRow((row) => {
       row.eachCell((c) => out.push(String(c.value)));
@@ -96,18 +95,18 @@ describe('statement documents', () => {
       const names = first.files.map((f) => f.name).sort();
       expect(names).toEqual(
         [
-          statementFileName('SM-EN', '2025-01', false, 'Alpha Shop', 'pdf'),
-          statementFileName('SM-EN', '2025-01', false, 'Alpha Shop', 'xlsx'),
-          statementFileName('SM-UK', '2025-01', false, 'Квітка', 'pdf'),
-          statementFileName('SM-UK', '2025-01', false, 'Квітка', 'xlsx'),
-          statementFileName('receiver:Stranger Shop', '2025-01', false, 'Stranger Shop', 'pdf'),
-          statementFileName('receiver:Stranger Shop', '2025-01', false, 'Stranger Shop', 'xlsx'),
+          ...(['pdf', 'xlsx', 'audit'] as const).flatMap((file) => [
+            statementFileName('SM-EN', '2025-01', false, 'Alpha Shop', file),
+            statementFileName('SM-UK', '2025-01', false, 'Квітка', file),
+            statementFileName('receiver:Stranger Shop', '2025-01', false, 'Stranger Shop', file),
+          ]),
           'payouts-2025-01.xlsx',
         ].sort(),
       );
       // a readable, transliterated slug beside the id
       expect(names).toContain('SM-UK-kvitka-2025-01.pdf');
       expect(names).toContain('SM-EN-alpha-shop-2025-01.xlsx');
+      expect(names).toContain('SM-EN-alpha-shop-2025-01-audit.xlsx');
 
       for (const [id, name, lang] of [
         ['SM-UK', 'Квітка', 'uk'],
@@ -148,15 +147,18 @@ describe('statement documents', () => {
         // properties: the real issue time, the document's name
         expect(wb.created?.toISOString()).toBe(issuedAt.toISOString());
         expect(wb.title).toContain(name);
-        // nothing internal on the sub-merchant's pages; all of it on the Audit sheet
+        // nothing internal on the sub-merchant's pages; all of it on the Audit sheet of finance's file beside them
         expect(text).not.toMatch(JARGON);
         expect(subMerchantPages(wb)).not.toMatch(JARGON);
         const audit: string[] = [];
-        wb.getWorksheet('Audit')!.eachRow((row) => audit.push(String(row.getCell(5).value)));
+        const auditBook = await sheets(statementFileName(id, '2025-01', false, name, 'audit'));
+        auditBook.getWorksheet('Audit')!.eachRow((row) => audit.push(String(row.getCell(5).value)));
         expect(audit).toContain(first.position);
         expect(audit).toContain(first.figuresSha256);
       }
-      const stranger = first.files.filter((f) => f.subMerchantId === 'receiver:Stranger Shop').map((f) => f.name);
+      const stranger = first.files
+        .filter((f) => f.subMerchantId === 'receiver:Stranger Shop' && !f.financeOnly)
+        .map((f) => f.name);
       expect(stranger).toHaveLength(2);
       for (const f of stranger)
         if (f.endsWith('.pdf')) expect(pdfText(f)).not.toMatch(JARGON);
@@ -181,8 +183,10 @@ describe('statement documents', () => {
     });
     expect(again.newEvent).toBe(false);
     expect(again.eventId).toBe(first.eventId);
-    const pdfs = (r: IssueResult) => r.files.filter((f) => f.name.endsWith('.pdf')).map((f) => [f.name, f.sha256]);
-    expect(pdfs(again)).toEqual(pdfs(first));
+    // every statement's files, finance's audit file with them
+    const statements = (r: IssueResult) => r.files.filter((f) => f.subMerchantId).map((f) => [f.name, f.sha256]);
+    expect(statements(again)).toEqual(statements(first));
+    expect(statements(first).filter(([name]) => name!.endsWith('-audit.xlsx'))).toHaveLength(3);
     const text = execFileSync('pdftotext', [path.join(t.out, 'again', 'SM-EN-alpha-shop-2025-01.pdf'), '-'], {
       encoding: 'utf8',
     });

@@ -7,6 +7,7 @@ import {
   PAYOUTS_HEADER,
   checkStatementFileNames,
   figuresDigest,
+  plainHeader,
   statementFileName,
   writePayoutsWorkbook,
   writeStatementWorkbook,
@@ -14,6 +15,7 @@ import {
   type StatementLine,
   type StatementMeta,
 } from '../../src/export/statements/workbooks';
+import { writeAuditWorkbook } from '../../src/export/statements/audit';
 import { ExportError } from '../../src/export/errors';
 import { minorToMajor, moneyFormat, safeText, STALE_PARTIAL_MS } from '../../src/export/workbook/xlsx';
 
@@ -136,7 +138,8 @@ describe('statement workbook', () => {
     const written = await writeStatementWorkbook(file, { figures: [f], lines: () => iter(lines), reserve }, meta([f]));
     expect(written.lines).toBe(3);
     const wb = await open(file);
-    expect(wb.worksheets.map((w) => w.name)).toEqual(['Summary', 'Operations', 'Reserve schedule', 'Audit']);
+    // every sheet is the sub-merchant's: the workbook is e-mailed to it
+    expect(wb.worksheets.map((w) => w.name)).toEqual(['Summary', 'Operations', 'Reserve schedule']);
 
     const s = wb.getWorksheet('Summary')!;
     expect(s.getCell('B5').value).toBe('Kvitka Flowers');
@@ -144,11 +147,16 @@ describe('statement workbook', () => {
     expect(String(s.getCell('B3').value)).toContain('1 March 2024 – 31 March 2024 (time zone Europe/Kyiv)');
     expect(s.getCell('B8').value).toBe('no statement issued before');
     expect(s.getCell('B10').value).toBe('UAH');
-    // the cut and the hash are on the Audit sheet, not on the sub-merchant's
+    // the cut and the hash are in finance's audit file, not in the sub-merchant's workbook
+    const auditFile = path.join(dir, 'one-audit.xlsx');
+    await writeAuditWorkbook(auditFile, { figures: [f], lines: () => iter(lines) }, meta([f]), plainHeader(meta([f])));
+    const auditBook = await open(auditFile);
+    expect(auditBook.worksheets.map((w) => w.name)).toEqual(['Audit']);
     const audit = new Map<string, unknown>();
-    wb.getWorksheet('Audit')!.eachRow((r) => audit.set(String(r.getCell(1).value), r.getCell(5).value));
+    auditBook.getWorksheet('Audit')!.eachRow((r) => audit.set(String(r.getCell(1).value), r.getCell(5).value));
     expect(audit.get('Cut at event-store position')).toBe('1234/56');
     expect(audit.get('Figures sha-256')).toBe(meta([f]).figuresSha256);
+    expect(audit.get('Operation')).toBe(lines.at(-1)!.eventIds.join(' '));
     // opening, adjustments (none: no statement before), the six movements, net payable, held, released,
     // amount due, paid out, closing
     const bridge = [
@@ -290,7 +298,6 @@ describe('statement workbook', () => {
       'Operations EUR',
       'Operations UAH',
       'Reserve schedule',
-      'Audit',
     ]);
     expect(wb.getWorksheet('Summary')!.getCell('B10').value).toBe('EUR');
     expect(wb.getWorksheet('Summary')!.getCell('C10').value).toBe('UAH');

@@ -74,12 +74,12 @@ describe('statements from the journal', () => {
     expect(r.statements).toBe(subMerchants.length);
     expect(readdirSync(dir).sort()).toEqual(
       [
-        // a workbook and a PDF each, named by the id and a slug of the name
+        // a workbook and a PDF each, named by the id and a slug of the name, and finance's audit file beside them
         ...figures
           .filter((f, i) => figures.findIndex((g) => g.subMerchantId === f.subMerchantId) === i)
           .flatMap((f) =>
-            (['xlsx', 'pdf'] as const).map((ext) =>
-              statementFileName(f.subMerchantId, MONTH, false, f.subMerchantName, ext),
+            (['xlsx', 'pdf', 'audit'] as const).map((file) =>
+              statementFileName(f.subMerchantId, MONTH, false, f.subMerchantName, file),
             ),
           ),
         `payouts-${MONTH}.xlsx`,
@@ -141,10 +141,12 @@ describe('statements from the journal', () => {
       expect(s.getCell(`B${rowOf('Account id')}`).value).toBe(
         id.startsWith('receiver:') ? 'not registered as a sub-merchant' : safeText(id),
       );
-      // the cut and the hash are finance's: on the Audit sheet, not on the sub-merchant's pages
+      // the cut and the hash are finance's: in the audit file beside the statement, not in the sub-merchant's workbook
+      expect(wb.getWorksheet('Audit')).toBeUndefined();
       const audit = new Map<string, unknown>();
       const traced = new Set<string>();
-      wb.getWorksheet('Audit')!.eachRow((row) => {
+      const auditBook = await open(path.join(dir, statementFile(dir, id, MONTH, false, 'audit')));
+      auditBook.getWorksheet('Audit')!.eachRow((row) => {
         audit.set(String(row.getCell(1).value), row.getCell(5).value);
         traced.add(`${row.getCell(4).value} ${row.getCell(5).value}`);
       });
@@ -219,7 +221,7 @@ describe('statements from the journal', () => {
             expect(Math.round(((parts[0] as number) + (parts[1] as number)) * 100)).toBe(
               Math.round(money(l.fee) * 100),
             );
-          // each line's events are on the Audit sheet, beside its payment
+          // each line's events are on the audit file's Audit sheet, beside its payment
           expect(traced.has(`${safeText(l.paymentId)} ${l.eventIds.join(' ')}`)).toBe(true);
           linesSeen++;
         }
@@ -303,10 +305,13 @@ describe('statements from the journal', () => {
     );
     expect(r.statements).toBe(1);
     const name = figures[0]!.subMerchantName;
-    expect(readdirSync(dir).sort()).toEqual([
-      statementFileName(id, MONTH, false, name, 'pdf'),
-      statementFileName(id, MONTH, false, name, 'xlsx'),
-    ]);
+    expect(readdirSync(dir).sort()).toEqual(
+      [
+        statementFileName(id, MONTH, false, name, 'pdf'),
+        statementFileName(id, MONTH, false, name, 'xlsx'),
+        statementFileName(id, MONTH, false, name, 'audit'),
+      ].sort(),
+    );
     await expect(
       issueStatements(
         { sql: db.sql, store, log: silentLogger, timezone: TZ },

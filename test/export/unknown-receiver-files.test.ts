@@ -35,9 +35,13 @@ describe('statements of receivers unknown to the directory', () => {
     await t.settle();
     const r = await issueStatements(t.deps, { month: '2025-01', outDir: t.out });
     expect(r.statements).toBe(2);
-    const statementFiles = r.files.filter((f) => f.subMerchantId !== undefined && f.name.endsWith('.xlsx'));
-    // one file per statement, each still holding its own sub-merchant
-    const onDisk = readdirSync(t.out).filter((f) => f.endsWith('.xlsx') && !f.startsWith('payouts-'));
+    const statementFiles = r.files.filter(
+      (f) => f.subMerchantId !== undefined && f.name.endsWith('.xlsx') && !f.financeOnly,
+    );
+    // one file per statement, each still holding its own sub-merchant (finance's audit files beside them)
+    const onDisk = readdirSync(t.out).filter(
+      (f) => f.endsWith('.xlsx') && !f.startsWith('payouts-') && !f.endsWith('-audit.xlsx'),
+    );
     const ids: string[] = [];
     for (const f of onDisk) {
       const wb = new ExcelJS.Workbook();

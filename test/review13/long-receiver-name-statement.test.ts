@@ -50,7 +50,10 @@ describe('a receiver name of 300 characters', () => {
     const r = await issueStatements(t.deps, { month: '2025-01', outDir: t.out });
     expect(r.statements).toBe(2);
     const names = readdirSync(t.out);
-    expect(names.filter((n) => n.endsWith('.xlsx') && !n.startsWith('payouts-'))).toHaveLength(2);
+    const workbooks = names.filter((n) => n.endsWith('.xlsx') && !n.startsWith('payouts-'));
+    // a statement workbook and finance's audit file per sub-merchant, every name within the limit
+    expect(workbooks.filter((n) => !n.endsWith('-audit.xlsx'))).toHaveLength(2);
+    expect(workbooks.filter((n) => n.endsWith('-audit.xlsx'))).toHaveLength(2);
     for (const n of names) expect(Buffer.byteLength(n)).toBeLessThanOrEqual(255);
   });
 });

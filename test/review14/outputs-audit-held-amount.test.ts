@@ -3,16 +3,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  figuresDigest,
-  type StatementFigures,
-  type StatementMeta,
-  writeStatementWorkbook,
-} from '../../src/export/statements/workbooks';
+import { figuresDigest, type StatementFigures, type StatementMeta } from '../../src/export/statements/workbooks';
+import { writeAuditWorkbook } from '../../src/export/statements/audit';
 import type { StatementHeader } from '../../src/export/statements/figures';
 
 /**
- * The Audit sheet traces each held item to its discrepancy and amount. It wrote the amount as the bigint of
+ * The Audit sheet (finance's audit file beside the statement) traces each held item to its discrepancy and amount. It wrote the amount as the bigint of
  * hundredths ("118152" for 1,181.52 EUR): read as a figure, a hundred times the money held.
  */
 
@@ -50,13 +46,12 @@ const header: StatementHeader = {
 
 describe('Audit sheet, held items', () => {
   it('states the amount held in the currency, not in hundredths', async () => {
-    const file = path.join(dir, 'statement.xlsx');
-    await writeStatementWorkbook(
+    const file = path.join(dir, 'statement-audit.xlsx');
+    await writeAuditWorkbook(
       file,
       {
         figures: [f],
         lines: async function* () {},
-        reserve: [],
         payouts: [
           {
             currency: 'EUR',

@@ -1,5 +1,13 @@
-import type { AdjustmentLine, StatementFigures, StatementHeader, StatementLine, StatementMeta } from './figures';
+import type {
+  AdjustmentLine,
+  StatementFigures,
+  StatementHeader,
+  StatementLine,
+  StatementMeta,
+  StatementSource,
+} from './figures';
 import { periodText, sheetName } from './figures';
+import { statementTitle } from './workbooks';
 import {
   addTableSheet,
   closeTable,
@@ -9,17 +17,47 @@ import {
   safeText,
   type TableSheet,
   writeAlignedRow,
+  openWorkbook,
   writeRow,
   type Workbook,
 } from '../workbook/xlsx';
 
 /**
- * The Audit sheet, last in a statement workbook: what the statement was computed from (the event-store
- * position of the cut, the figures' sha-256, the run) and the recorded events behind every line, so that a
- * figure can be traced. Finance's sheet: the sub-merchant's pages carry none of it.
+ * The Audit sheet: what the statement was computed from (the event-store position of the cut, the figures'
+ * sha-256, the run) and the recorded events behind every line, so that a figure can be traced. Finance's alone:
+ * it is a file of its own beside the statement (`<id>-<slug>-<month>-audit.xlsx`), since the statement's
+ * workbook is e-mailed to the sub-merchant and internal ids and positions must not leave the company.
  */
 
 const ROWS_PER_YIELD = 2000;
+
+/** Finance's audit file of one statement: its Audit sheet, the lines read again (a read of its own). */
+export async function writeAuditWorkbook(
+  file: string,
+  src: Pick<StatementSource, 'figures' | 'lines' | 'adjustments' | 'payouts'>,
+  meta: StatementMeta,
+  header: StatementHeader,
+): Promise<void> {
+  // in the statement's order of currencies, so that each line sits where finance finds it on the statement
+  const figures = [...src.figures].sort((a, b) => (a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : 0));
+  const title = `${statementTitle(figures, meta, header)} — Audit`;
+  const pending = openWorkbook(file, { title, created: header.issuedAt });
+  try {
+    await writeAuditSheet(pending.workbook, {
+      figures,
+      meta,
+      header,
+      lines: src.lines,
+      ...(src.adjustments ? { adjustments: src.adjustments } : {}),
+      holds: (src.payouts ?? []).flatMap((p) => p.holds),
+      title,
+    });
+    await pending.commit();
+  } catch (e) {
+    pending.abort();
+    throw e;
+  }
+}
 
 export async function writeAuditSheet(
   wb: Workbook,

@@ -13,7 +13,7 @@ import { fileSha256 } from './issue';
 
 /**
  * `recon statements send`: e-mails each sub-merchant the files of the month's latest statement run
- * (PDF and workbook). A sending is an event; the same files to the same address are never sent twice
+ * (PDF and workbook; finance's audit file stays in the company). A sending is an event; the same files to the same address are never sent twice
  * unless `--resend`, and a failure is recorded and tried again by the next run. SMTP has no idempotency of
  * its own: a crash between the server's acceptance and the event would send once more on the next run,
  * with the same Message-ID, which mail systems use to drop repeats (docs/outputs.md).
@@ -68,9 +68,14 @@ interface RunFile {
   name: string;
   sha256: string;
   subMerchantId?: string;
+  /** a statement's audit file: finance's, never sent */
+  financeOnly?: boolean;
 }
 
-/** Per sub-merchant, the files of the latest run of the month that stated it (the latest cut wins). */
+/**
+ * Per sub-merchant, the files of the latest run of the month that stated it (the latest cut wins): its PDF and
+ * workbook, never finance's audit file (event ids, the cut, hashes: nothing internal leaves the company).
+ */
 export async function latestStatementFiles(sql: Sql, month: string): Promise<Map<string, DeliveryFile[]>> {
   const runs = await sql<{ position: string; files: RunFile[] }[]>`
     select position, files from statement_runs where month = ${month}
@@ -79,7 +84,7 @@ export async function latestStatementFiles(sql: Sql, month: string): Promise<Map
   for (const run of runs) {
     const bySub = new Map<string, DeliveryFile[]>();
     for (const f of run.files) {
-      if (!f.subMerchantId) continue;
+      if (!f.subMerchantId || f.financeOnly) continue;
       bySub.set(f.subMerchantId, [...(bySub.get(f.subMerchantId) ?? []), { name: f.name, sha256: f.sha256 }]);
     }
     for (const [id, files] of bySub)

@@ -137,14 +137,14 @@ const MAX_ID_IN_FILE_NAME = 100;
  * id unsafe on some file system keeps its safe characters and the first 8 hex digits of its sha-256, so ids
  * differing only in other characters (two Cyrillic names of one length, both `receiver:____`) never share a
  * file; the id in every name keeps two sub-merchants of one name apart. An id over MAX_ID_IN_FILE_NAME characters
- * keeps its first ones and the hash.
+ * keeps its first ones and the hash. `file`: the workbook, the PDF, or finance's audit file beside them.
  */
 export function statementFileName(
   subMerchantId: string,
   month: string,
   provisional = false,
   name?: string,
-  extension: 'xlsx' | 'pdf' = 'xlsx',
+  file: 'xlsx' | 'pdf' | 'audit' = 'xlsx',
 ): string {
   const tail = provisional ? `${month}-PROVISIONAL` : month;
   const id =
@@ -152,7 +152,9 @@ export function statementFileName(
       ? subMerchantId
       : `${subMerchantId.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, MAX_ID_IN_FILE_NAME)}-${sha256Hex(subMerchantId).slice(0, 8)}`;
   const slug = name ? slugOf(name) : '';
-  return `${id}${slug ? `-${slug}` : ''}-${tail}.${extension}`;
+  // finance's audit file is the workbook's name with `-audit`: it sorts beside the statement it traces
+  const ending = file === 'audit' ? '-audit.xlsx' : `.${file}`;
+  return `${id}${slug ? `-${slug}` : ''}-${tail}${ending}`;
 }
 
 /** Refuses a run in which two sub-merchants would write one file (also on a case-insensitive file system). */

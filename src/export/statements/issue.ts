@@ -133,7 +133,12 @@ async function recordRun(
   const recordedEvent = {
     ...event,
     metadata: {
-      files: files.map(({ name, sha256, bytes }) => ({ name, sha256, bytes })),
+      files: files.map(({ name, sha256, bytes, financeOnly }) => ({
+        name,
+        sha256,
+        bytes,
+        ...(financeOnly ? { financeOnly } : {}),
+      })),
       issuedAt: run.issuedAt.toISOString(),
     },
   };
@@ -142,7 +147,7 @@ async function recordRun(
   await deps.sql`
     insert into statement_runs (run_id, month, timezone, sub_merchant_id, position, figures_sha256, statements, files, event_id)
     values (${runId}, ${d.month}, ${deps.timezone}, ${run.subMerchantId}, ${d.position}, ${d.figuresSha256}, ${run.statements},
-            ${deps.sql.json(files.map(({ name, sha256, bytes, subMerchantId }) => ({ name, sha256, bytes, ...(subMerchantId ? { subMerchantId } : {}) })) as never)}, ${event.id})`;
+            ${deps.sql.json(files.map(({ name, sha256, bytes, subMerchantId, financeOnly }) => ({ name, sha256, bytes, ...(subMerchantId ? { subMerchantId } : {}), ...(financeOnly ? { financeOnly } : {}) })) as never)}, ${event.id})`;
   return { runId, appended: appended.appended > 0 };
 }
 
@@ -261,7 +266,10 @@ async function payoutsAndMeta(deps: StatementDeps, opts: IssueOptions, cut: Cut,
   return { payouts, previousMonthNotIssued, figuresSha256, meta };
 }
 
-/** One statement per sub-merchant (a workbook and a PDF), and the Payouts index unless the run is for one. */
+/**
+ * One statement per sub-merchant (a workbook and a PDF, and finance's audit file beside them), and the Payouts
+ * index unless the run is for one.
+ */
 function filesOf(opts: IssueOptions, figures: readonly StatementFigures[], provisional: boolean) {
   const bySubMerchant = new Map<string, StatementFigures[]>();
   for (const f of figures) bySubMerchant.set(f.subMerchantId, [...(bySubMerchant.get(f.subMerchantId) ?? []), f]);
@@ -270,8 +278,11 @@ function filesOf(opts: IssueOptions, figures: readonly StatementFigures[], provi
     [...bySubMerchant.keys()].map((id) => [id, nameOf(id)] as const),
     opts.month,
   );
-  const fileOf = (id: string, ext: 'xlsx' | 'pdf') => statementFileName(id, opts.month, provisional, nameOf(id), ext);
+  const fileOf = (id: string, file: 'xlsx' | 'pdf' | 'audit') =>
+    statementFileName(id, opts.month, provisional, nameOf(id), file);
   const indexName = opts.subMerchantId ? undefined : payoutsFileName(opts.month, provisional);
+  // what the run states (StatementIssued's data, from which its id comes): the audit files are left out, since
+  // each follows from its statement's name, so a run recorded before they were written is found again at its cut
   const names = [
     ...[...bySubMerchant.keys()].flatMap((id) => [fileOf(id, 'xlsx'), fileOf(id, 'pdf')]),
     ...(indexName ? [indexName] : []),
@@ -405,6 +416,7 @@ async function drawStatement(
     header,
     xlsx: path.join(opts.outDir, ctx.files.fileOf(subMerchantId, 'xlsx')),
     pdf: path.join(opts.outDir, ctx.files.fileOf(subMerchantId, 'pdf')),
+    audit: path.join(opts.outDir, ctx.files.fileOf(subMerchantId, 'audit')),
   };
 }
 

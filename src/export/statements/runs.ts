@@ -13,6 +13,8 @@ export interface IssuedFile {
   readonly bytes: number;
   /** absent for the Payouts index */
   readonly subMerchantId?: string;
+  /** finance's alone (a statement's audit file): recorded with the run like the others, never sent to the sub-merchant */
+  readonly financeOnly?: true;
 }
 
 export async function fileSha256(file: string): Promise<string> {
@@ -21,13 +23,18 @@ export async function fileSha256(file: string): Promise<string> {
   return hash.digest('hex');
 }
 
-export async function describeFile(file: string, subMerchantId?: string): Promise<IssuedFile> {
+export async function describeFile(
+  file: string,
+  subMerchantId?: string,
+  opts: { financeOnly?: boolean } = {},
+): Promise<IssuedFile> {
   return {
     name: path.basename(file),
     path: file,
     sha256: await fileSha256(file),
     bytes: statSync(file).size,
     ...(subMerchantId ? { subMerchantId } : {}),
+    ...(opts.financeOnly ? { financeOnly: true as const } : {}),
   };
 }
 
@@ -54,7 +61,13 @@ export interface StatementRunRow {
   readonly position: string;
   readonly figuresSha256: string;
   readonly statements: number;
-  readonly files: ReadonlyArray<{ name: string; sha256: string; bytes: number; subMerchantId?: string }>;
+  readonly files: ReadonlyArray<{
+    name: string;
+    sha256: string;
+    bytes: number;
+    subMerchantId?: string;
+    financeOnly?: true;
+  }>;
   readonly eventId: string | null;
   readonly issuedAt: Date;
 }

@@ -2,6 +2,7 @@ import type { Position } from '../../store/types';
 import { statementLineDetails, type PaymentEvents } from './details';
 import { notStatedMarked, previousOf } from './not-stated';
 import { writeStatementPdf } from './pdf';
+import { writeAuditWorkbook } from './audit';
 import { linesReadOnce } from './lines-read-once';
 import { readAhead } from './read-ahead';
 import type { IssuedRun } from './previous';
@@ -34,9 +35,10 @@ export interface StatementJob {
   readonly base: { readonly month: string; readonly timezone: string; readonly atPosition: Position };
   readonly meta: StatementMeta;
   readonly header: StatementHeader;
-  /** where the workbook and the PDF go (each written under a temporary name, then renamed) */
+  /** where the workbook, the PDF and finance's audit file go (each written under a temporary name, then renamed) */
   readonly xlsx: string;
   readonly pdf: string;
+  readonly audit: string;
 }
 
 /** What a statement's lines are read through (the run's own, or a worker's). */
@@ -50,7 +52,7 @@ export interface StatementReads {
 
 export interface WrittenStatementFiles {
   readonly lines: number;
-  /** the workbook, then the PDF */
+  /** the workbook, the PDF, then finance's audit file */
   readonly files: readonly IssuedFile[];
 }
 
@@ -62,7 +64,7 @@ export function statementSource(job: StatementJob, reads: StatementReads): State
   const { queries } = reads;
   const { base, subMerchantId, previous } = job;
   const adjustments = queries.adjustments;
-  // read once for the statement's three passes over its lines (Operations, Audit, PDF)
+  // read once for the statement's three passes over its lines (Operations, the audit file, PDF)
   const details = reads.paymentEvents && statementLineDetails(reads.paymentEvents, reads.linesPerDetailRead);
   return {
     figures: job.figures,
@@ -86,16 +88,22 @@ export function statementSource(job: StatementJob, reads: StatementReads): State
 }
 
 /**
- * The workbook and the PDF of one sub-merchant, written at once: the workbook's Operations sheet and the PDF's
- * operations table take each line from one read (lines-read-once.ts). As when the workbook was written first,
- * the PDF is kept only once the workbook is, and the workbook's error is the one thrown when both fail. Their
- * names, hashes and sizes as the run records them.
+ * The workbook and the PDF of one sub-merchant, written at once, then finance's audit file: the workbook's
+ * Operations sheet and the PDF's operations table take each line from one read (lines-read-once.ts); the audit
+ * file, written once the workbook is, reads them a second time (as its sheet did inside the workbook). The PDF
+ * is kept only once the workbook and the audit file are, and the workbook's (or the audit file's) error is the
+ * one thrown when both fail. Their names, hashes and sizes as the run records them.
  */
 export async function writeStatementFiles(job: StatementJob, reads: StatementReads): Promise<WrittenStatementFiles> {
   const source = statementSource(job, reads);
   const [forWorkbook, forPdf] = linesReadOnce(source.lines, LINES_AHEAD);
   const workbook = writeStatementWorkbook(job.xlsx, { ...source, lines: forWorkbook.lines }, job.meta, job.header);
-  const written = workbook.finally(() => forWorkbook.close());
+  const written = workbook
+    .finally(() => forWorkbook.close())
+    .then(async (w) => {
+      await writeAuditWorkbook(job.audit, source, job.meta, job.header);
+      return w;
+    });
   const pdf = writeStatementPdf(job.pdf, { ...source, lines: forPdf.lines }, job.meta, job.header, {
     beforeRename: () => written,
   }).finally(() => forPdf.close());
@@ -104,6 +112,10 @@ export async function writeStatementFiles(job: StatementJob, reads: StatementRea
   if (p.status === 'rejected') throw p.reason;
   return {
     lines: w.value.lines,
-    files: [await describeFile(job.xlsx, job.subMerchantId), await describeFile(job.pdf, job.subMerchantId)],
+    files: [
+      await describeFile(job.xlsx, job.subMerchantId),
+      await describeFile(job.pdf, job.subMerchantId),
+      await describeFile(job.audit, job.subMerchantId, { financeOnly: true }),
+    ],
   };
 }

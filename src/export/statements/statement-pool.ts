@@ -47,7 +47,7 @@ function errorFrom(e: WorkerError): Error {
 
 /** The temporary files of a statement whose worker stopped in the middle (each written as `.name.<random>.partial`). */
 function removePartials(job: StatementJob, since: number): void {
-  for (const file of [job.xlsx, job.pdf]) {
+  for (const file of [job.xlsx, job.pdf, job.audit]) {
     const dir = path.dirname(file);
     const prefix = `.${path.basename(file)}.`;
     let names: string[];

@@ -12,7 +12,6 @@ import { documentText } from '../../input-rules';
 import { paymentMethodWords } from '../i18n/payment-methods';
 import { writeHeldSheet } from './held-sheet';
 import { writePaidOutSheet, writePayoutStatusSheet } from '../payouts/sheets';
-import { writeAuditSheet } from './audit';
 import { ExportError } from '../errors';
 import {
   type AdjustmentLine,
@@ -49,8 +48,8 @@ export { PAYOUTS_HEADER, writePayoutsWorkbook } from '../payouts/workbook';
 /**
  * The writer layer of payout statements: plain rows in, workbooks out. It knows nothing of the
  * database, so it is tested and benchmarked on its own; src/export/statements/issue.ts feeds it from the
- * ledger queries. Every sheet but the last is the sub-merchant's, in its language; the last, Audit, is
- * finance's (statement-audit.ts).
+ * ledger queries. Every sheet is the sub-merchant's, in its language: the workbook is e-mailed to it. Finance's
+ * Audit sheet is a file of its own beside it (audit.ts).
  */
 
 // Rows between two checks of the zip stream's backlog (see drainSheet).
@@ -107,7 +106,7 @@ interface SheetContext {
 }
 
 /**
- * One sub-merchant's statement: Summary, Operations (one sheet per currency), payouts, Reserve, Audit. The
+ * One sub-merchant's statement: Summary, Operations (one sheet per currency), payouts, Reserve. The
  * sheets in their order inside one streaming workbook (each committed before the next is begun); each is a helper.
  */
 export async function writeStatementWorkbook(
@@ -142,15 +141,6 @@ export async function writeStatementWorkbook(
     await writeAdjustmentSheets(ctx, figures, src.adjustments);
     if (src.payouts) writePayoutSheets(ctx, src.payouts);
     writeReserveSheet(ctx.wb, src.reserve, meta, ctx.named(t.reserveSheet), t, title, ctx.dates.day);
-    await writeAuditSheet(ctx.wb, {
-      figures,
-      meta,
-      header,
-      lines: src.lines,
-      ...(src.adjustments ? { adjustments: src.adjustments } : {}),
-      holds: (src.payouts ?? []).flatMap((p) => p.holds),
-      title,
-    });
     await pending.commit();
   } catch (e) {
     pending.abort();
