@@ -10,7 +10,7 @@ const env = reconEnv({ databaseUrl: 'postgres://recon:x@127.0.0.1:9/recon' });
 describe('recon quarantine: usage', () => {
   it('an unknown projection, an event id that is not one, an unknown format', async () => {
     const cases: Array<[string[], RegExp]> = [
-      [['quarantine', 'list', '--projection', 'nope'], /--projection: unknown projection nope \(known: bank, /],
+      [['quarantine', 'list', '--projection', 'nope'], /--projection: unknown projection nope \(known: audit, bank, /],
       [['quarantine', 'retry', '--event', 'not-an-id'], /--event: expected an event id \(a UUID\), got "not-an-id"/],
       [['quarantine', 'list', '--format', 'csv'], /--format must be table or json \(got csv\)/],
     ];
