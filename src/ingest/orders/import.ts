@@ -2,7 +2,7 @@ import { ReconError } from '../../errors';
 import path from 'node:path';
 import { contentHash } from '../../store/prepare';
 import { EventIdConflictError } from '../../store/errors';
-import type { BulkEvent, EventStore, NewEvent } from '../../store/types';
+import type { EventStore, NewEvent } from '../../store/types';
 import { toAppendRequests, type Keyed } from '../observations';
 import { orderInput } from './input';
 import { FLAT_FIELDS, isFlatRecord, orderRecords, type OrderFileFormat } from './records';
@@ -14,11 +14,10 @@ import { createFlatOrders } from './flat';
  *      returned, the first MAX_ISSUES of them. Two records that give one order version different values
  *      (the same order placed twice with other amounts) are a problem too: the ids seen go into a Bloom
  *      filter of fixed size, and the versions it may have seen twice are compared in full by another read.
- *   2. The events are appended as one bulk append fed in batches of BATCH (idempotent: an import run again
- *      appends nothing). A version already in the store with other values is refused by the store, named by
- *      file and line, and nothing of the file is written (PostgreSQL: one transaction). EventStoreDB, whose
- *      bulk would hold the whole file, takes the batches one appendMany each, the batches before a refused
- *      one written, as its appends are not atomic across streams anyway.
+ *   2. The versions are checked against the store batch by batch: one stored with other values refuses the
+ *      file, named by file and line, before anything of it is written (appendWhole).
+ *   3. The events are appended in batches of BATCH, one appendMany each (idempotent: an import run again
+ *      appends nothing).
  */
 
 export const MAX_ISSUES = 50;
@@ -160,42 +159,38 @@ function conflictOf(file: string, at: { item: Keyed; line: number } | undefined)
 }
 
 /**
- * A whole file's batches appended all or nothing (docs/bad-input.md): one bulk append on PostgreSQL, each batch
- * in the order appendMany takes it (grouped by stream), so the positions are those batches gave. A version
- * stored with other values writes nothing; `find` reads its line again (the bulk keeps no line of its own).
+ * A whole file's batches appended all or nothing as far as the store lets us know beforehand (docs/orders.md):
+ * every batch is first checked against the versions stored (a version stored with other values refuses the
+ * file, naming its line, before anything of it is written), then the batches are appended one appendMany
+ * each, as before. One bulk append of the whole file held every order's stream in memory to its end, and the
+ * month's process kept the heap it grew (docs/scale.md, thirteenth session). A store that cannot read many
+ * streams at once (EventStoreDB) is not checked first: its appends are not atomic across streams anyway. A
+ * conflicting version written by another import between the check and the append still refuses at its batch.
  */
 async function appendWhole(
   store: EventStore,
   batches: () => AsyncIterable<Batch>,
   file: string,
-  find: (eventId: string) => Promise<{ item: Keyed; line: number } | undefined>,
 ): Promise<{ appended: number; duplicates: number }> {
+  if (store.readStreams) for await (const batch of batches()) await refuseStoredOtherwise(store, batch, file);
   let appended = 0;
   let duplicates = 0;
-  if (store.backend !== 'postgres') {
-    for await (const batch of batches()) {
-      const r = await appendOrderBatch(store, batch, file);
-      appended += r.appended;
-      duplicates += r.duplicates;
-    }
-    return { appended, duplicates };
+  for await (const batch of batches()) {
+    const r = await appendOrderBatch(store, batch, file);
+    appended += r.appended;
+    duplicates += r.duplicates;
   }
-  async function* bulk(): AsyncGenerator<BulkEvent[]> {
-    for await (const batch of batches())
-      yield toAppendRequests(batch.map((b) => b.item)).flatMap((r) =>
-        r.events.map((event) => ({ stream: r.stream, event, label: 'order' })),
-      );
-  }
-  try {
-    const r = await store.appendBulk(bulk());
-    for (const c of r.byLabel.values()) {
-      appended += c.appended;
-      duplicates += c.duplicates;
-    }
-    return { appended, duplicates };
-  } catch (e) {
-    if (!(e instanceof EventIdConflictError)) throw e;
-    throw conflictOf(file, await find(e.eventId));
+  return { appended, duplicates };
+}
+
+/** Refuses the batch's first version whose id the store holds with other values (the store's own test). */
+async function refuseStoredOtherwise(store: EventStore, batch: Batch, file: string): Promise<void> {
+  const streams = [...new Set(batch.map((b) => b.item.stream))];
+  const stored = new Map((await store.readStreams!(streams)).map((e) => [e.id, contentHash(e)]));
+  if (stored.size === 0) return;
+  for (const b of batch) {
+    const was = stored.get(b.item.event.id);
+    if (was !== undefined && was !== contentHash(b.item.event)) throw conflictOf(file, b);
   }
 }
 
@@ -231,11 +226,7 @@ export async function importOrderFile(
     }
     if (batch.length) yield batch;
   }
-  const find = async (id: string) => {
-    for await (const v of versions()) if (v.item.event.id === id) return v;
-    return undefined;
-  };
-  const r = await appendWhole(store, batches, name, find);
+  const r = await appendWhole(store, batches, name);
   return { ok: true, records: checked.records, ...r };
 }
 
@@ -296,6 +287,6 @@ async function importFlatOrderFile(
   async function* batches(): AsyncGenerator<Batch> {
     for (let i = 0; i < items.length; i += BATCH) yield items.slice(i, i + BATCH);
   }
-  const r = await appendWhole(store, batches, name, async (id) => items.find((i) => i.item.event.id === id));
+  const r = await appendWhole(store, batches, name);
   return { ok: true, records, ...r };
 }
