@@ -82,7 +82,9 @@ describe('statements and e-mails of names stored before the directory checked th
     }
 
     const files = readdirSync(t.out);
-    const of = (id: string, ext: string) => path.join(t.out, files.find((f) => f.includes(id) && f.endsWith(ext))!);
+    // the statement's own files, not finance's audit file beside them (`…-audit.xlsx`)
+    const of = (id: string, ext: string) =>
+      path.join(t.out, files.find((f) => f.includes(id) && f.endsWith(ext) && !f.endsWith(`-audit${ext}`))!);
     const pages = (id: string) =>
       readFileSync(of(id, '.pdf'))
         .toString('latin1')
