@@ -1,3 +1,4 @@
+import { percentRatio } from '../order-terms';
 import path from 'node:path';
 import { eventIdFor } from '../events/ids';
 import { stableStringify } from '../canonical';
@@ -155,16 +156,19 @@ export function readFeeContract(file: string): FeeContractResult {
   }
 }
 
-/** A percentage as a number, whatever zeros it was written with (2.90 and 02.9 are 2.9). */
-function samePercentText(percent: string): string {
-  const [whole = '', fraction = ''] = percent.split('.');
-  const f = fraction.replace(/0+$/, '');
-  return `${whole.replace(/^0+(?=\d)/, '')}${f ? `.${f}` : ''}`;
+/**
+ * A line's content as compared with the stored one: its percentage by the value fees are computed from
+ * (`percentRatio`, so 2.90 and 02.9 are one percentage), its text kept as first written.
+ */
+function sameLine(stored: unknown, line: FeeScheduleLine): boolean {
+  const was = stored as FeeScheduleLine;
+  const a = percentRatio(String(was.percent));
+  const b = percentRatio(line.percent);
+  return (
+    a.num * b.den === b.num * a.den &&
+    stableStringify({ ...was, percent: '' }) === stableStringify({ ...line, percent: '' })
+  );
 }
-
-/** A line's content as compared with the stored one: its percentage by value, its text kept as first written. */
-const comparable = (l: unknown) =>
-  stableStringify({ ...(l as FeeScheduleLine), percent: samePercentText(String((l as FeeScheduleLine).percent)) });
 
 const lineKey = (l: Pick<FeeScheduleLine, 'subMerchantId' | 'method' | 'currency' | 'effectiveFrom'>) =>
   `${l.subMerchantId}|${l.method}|${l.currency}|${l.effectiveFrom}`;
@@ -194,7 +198,7 @@ export async function importFeeContract(
       const last = latest.get(lineKey(content));
       // the same contract saved again by a spreadsheet (2.90 written 2.9) is no change: a version that never was
       // would show in the history and judge every paid order again
-      if (last && comparable(last.data) === comparable(content)) {
+      if (last && sameLine(last.data, content)) {
         unchanged++;
         continue;
       }
