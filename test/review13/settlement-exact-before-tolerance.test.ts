@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { DueDay } from '../../src/reconciliation/settlement/expected';
-import { judgeSettlements, type BankCredit } from '../../src/reconciliation/settlement/match';
+import { judgeSettlements } from '../../src/reconciliation/settlement/match';
+import { dueDay as due, matchCredit as credit, NONE } from '../settlement/support';
 
 /**
  * Two settlement days a bank charge's tolerance apart, both credited on one booking day: Monday's 101.50 paid a day
@@ -9,25 +9,6 @@ import { judgeSettlements, type BankCredit } from '../../src/reconciliation/sett
  * paid less a 1.50 bank charge, and the 101.50 was left over: a false settlement_unexpected, Tuesday missing,
  * and a bank fee of 1.50 booked that nobody charged.
  */
-
-const NONE = new Set<string>();
-const due = (day: string, amount: bigint, lastActivity: string): DueDay => ({
-  currency: 'EUR',
-  day,
-  firstActivity: lastActivity,
-  lastActivity,
-  clearing: amount,
-  fees: 0n,
-  amount,
-});
-const credit = (id: string, bookingDate: string, amount: bigint): BankCredit => ({
-  id,
-  accountId: 'DE00SETTLE',
-  currency: 'EUR',
-  bookingDate,
-  amount,
-  bankRef: `ref-${id}`,
-});
 
 describe('a credit that equals a due day exactly is not taken as another day less a bank charge', () => {
   it('two days 1.50 apart, credited the same day, each pay their own day exactly', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { DueDay } from '../../src/reconciliation/settlement/expected';
-import { judgeSettlements, type BankCredit } from '../../src/reconciliation/settlement/match';
+import { judgeSettlements } from '../../src/reconciliation/settlement/match';
+import { dueDay as due, matchCredit as credit, NONE } from '../settlement/support';
 
 /**
  * Monday and Tuesday owe 500.00 each, Wednesday 1,000.00. The PSP pays Wednesday's 1,000.00 on Wednesday and,
@@ -10,25 +10,6 @@ import { judgeSettlements, type BankCredit } from '../../src/reconciliation/sett
  * (970.00) and Wednesday missing (1,000.00), 1,970.00 in doubt where each credit pays one day of its own and
  * 30.00 is short.
  */
-
-const NONE = new Set<string>();
-const due = (day: string, amount: bigint, lastActivity: string): DueDay => ({
-  currency: 'EUR',
-  day,
-  firstActivity: lastActivity,
-  lastActivity,
-  clearing: amount,
-  fees: 0n,
-  amount,
-});
-const credit = (id: string, bookingDate: string, amount: bigint): BankCredit => ({
-  id,
-  accountId: 'DE00SETTLE',
-  currency: 'EUR',
-  bookingDate,
-  amount,
-  bankRef: `ref-${id}`,
-});
 
 describe('a credit equal to a run of days does not take the days other credits pay short', () => {
   const days = [

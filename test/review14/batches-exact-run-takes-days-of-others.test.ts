@@ -1,10 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import type { DueDay } from '../../src/reconciliation/settlement/expected';
-import { judgeSettlements, type BankCredit } from '../../src/reconciliation/settlement/match';
+import { judgeSettlements } from '../../src/reconciliation/settlement/match';
 import { useTestStore } from '../support/db';
 import { projectionSpec } from '../support/projection-spec';
 import { bankConfigFrom, bankConfigSchema } from '../../src/config/bank';
-import { ACCOUNT, cashDeps, credit as bankCredit, sale, statement } from '../settlement/support';
+import {
+  ACCOUNT,
+  cashDeps,
+  credit as bankCredit,
+  dueDay as due,
+  matchCredit as credit,
+  NONE,
+  sale,
+  statement,
+} from '../settlement/support';
 
 /**
  * Three settlement days, Monday 500.00, Tuesday 500.00 and Wednesday 1,002.00, each paid on Thursday by a
@@ -13,25 +21,6 @@ import { ACCOUNT, cashDeps, credit as bankCredit, sale, statement } from '../set
  * and the 498.50 fitted nothing (each less than half of Wednesday: no short payment either): two credits
  * settlement_unexpected and Wednesday missing, where each credit pays one day of its own.
  */
-
-const NONE = new Set<string>();
-const due = (day: string, amount: bigint, lastActivity: string): DueDay => ({
-  currency: 'EUR',
-  day,
-  firstActivity: lastActivity,
-  lastActivity,
-  clearing: amount,
-  fees: 0n,
-  amount,
-});
-const credit = (id: string, bookingDate: string, amount: bigint): BankCredit => ({
-  id,
-  accountId: 'DE00SETTLE',
-  currency: 'EUR',
-  bookingDate,
-  amount,
-  bankRef: `ref-${id}`,
-});
 
 describe('a credit equal to a run of days does not take the days other credits pay one to one', () => {
   it('each of three credits pays its own day, less a bank charge', () => {

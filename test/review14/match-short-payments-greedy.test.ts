@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { DueDay } from '../../src/reconciliation/settlement/expected';
-import { judgeSettlements, type BankCredit } from '../../src/reconciliation/settlement/match';
+import { judgeSettlements } from '../../src/reconciliation/settlement/match';
+import { dueDay as due, matchCredit as credit, NONE } from '../settlement/support';
 
 /**
  * Two settlement days both paid short (the PSP netted a chargeback from each): Monday owes 1,000.00 and was paid
@@ -9,25 +9,6 @@ import { judgeSettlements, type BankCredit } from '../../src/reconciliation/sett
  * more than Tuesday owes, was left over: a settlement_unexpected of 990.00 and Tuesday missing 900.00, where
  * the bank shows both days paid, each a little short.
  */
-
-const NONE = new Set<string>();
-const due = (day: string, amount: bigint, lastActivity: string): DueDay => ({
-  currency: 'EUR',
-  day,
-  firstActivity: lastActivity,
-  lastActivity,
-  clearing: amount,
-  fees: 0n,
-  amount,
-});
-const credit = (id: string, bookingDate: string, amount: bigint): BankCredit => ({
-  id,
-  accountId: 'DE00SETTLE',
-  currency: 'EUR',
-  bookingDate,
-  amount,
-  bankRef: `ref-${id}`,
-});
 
 describe('short payments are paired so that as many days as can be are paid', () => {
   it('a short credit that fits two days leaves the earlier one to the credit that fits it alone', () => {

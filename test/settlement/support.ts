@@ -1,3 +1,5 @@
+import type { DueDay } from '../../src/reconciliation/settlement/expected';
+import type { BankCredit } from '../../src/reconciliation/settlement/match';
 import { bankConfigFrom, bankConfigSchema, type BankConfig } from '../../src/config/bank';
 import type { Sql } from '../../src/db/connect';
 import { settlementCredit, statementImported } from '../../fixtures/bank-events';
@@ -62,3 +64,27 @@ export function statement(
 ): AppendRequest {
   return statementImported({ accountId: ACCOUNT, currency: 'EUR', statementId, from, to, opening, closing, entries });
 }
+
+/** No holidays: the matching's business days are the weekdays. */
+export const NONE: ReadonlySet<string> = new Set<string>();
+
+/** A settlement day as the matching takes it (judgeSettlements): EUR, owed `amount`, no fees. */
+export const dueDay = (day: string, amount: bigint, lastActivity: string): DueDay => ({
+  currency: 'EUR',
+  day,
+  firstActivity: lastActivity,
+  lastActivity,
+  clearing: amount,
+  fees: 0n,
+  amount,
+});
+
+/** A bank credit as the matching takes it (judgeSettlements), EUR, on a settlement account. */
+export const matchCredit = (id: string, bookingDate: string, amount: bigint): BankCredit => ({
+  id,
+  accountId: 'DE00SETTLE',
+  currency: 'EUR',
+  bookingDate,
+  amount,
+  bankRef: `ref-${id}`,
+});
