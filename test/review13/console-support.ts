@@ -76,35 +76,52 @@ export const confirmFields = (preview: string): Record<string, string> =>
     [...preview.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!]),
   );
 
-/**
- * Two legs seeded and projected, a team, the PSP leg's amount_mismatch accepted (withhold, so no longer open)
- * and the orders leg's order_not_at_psp open, the console served: the bulk tests' common ground.
- */
-export async function bulkFixture() {
+/** Two legs seeded and projected, a team, the console served: the console tests' common ground. */
+export async function consoleFixture(opts: { policy?: ExceptionPolicy } = {}) {
   const db = await createTestDatabase();
   const store = createPostgresEventStore(db.sql);
   await seedTwoLegs(store);
   const team = await addTeam(store);
   await project(db.sql, store);
-  const psp = await idOf(db.sql, 'amount_mismatch');
-  const unpaid = await idOf(db.sql, 'order_not_at_psp');
-  await proposeDecision({ sql: db.sql, store }, team.analyst, { id: psp, decision: 'withhold', note: 'held' });
-  await project(db.sql, store);
-  const srv = await consoleServer(db.sql, store);
-  const comments = async (id: string) =>
-    (await store.readStream(exceptionStream(id))).filter((e) => isEvent(ExceptionCommented, e)).length;
+  const srv = await consoleServer(db.sql, store, opts);
   return {
     db,
     store,
     team,
     srv,
-    psp,
-    unpaid,
-    comments,
     async close() {
       await srv.close();
       await store.close();
       await db.drop();
     },
   };
+}
+
+/** The hidden fields of an exception page's action form (`act-<action>`), as a browser would send them back. */
+export async function actionForm(
+  base: string,
+  cookie: string,
+  id: string,
+  action: string,
+): Promise<Record<string, string>> {
+  const page = await (await fetch(`${base}/console/exceptions/${id}`, { headers: { cookie } })).text();
+  const form = new RegExp(`<form[^>]*id="act-${action}">([\\s\\S]*?)</form>`).exec(page)?.[1] ?? '';
+  if (form === '') throw new Error(`no ${action} form on the page of ${id}`);
+  return confirmFields(form);
+}
+
+/**
+ * The console fixture with the PSP leg's amount_mismatch accepted (withhold, so no longer open) and the orders
+ * leg's order_not_at_psp open: the bulk tests' common ground.
+ */
+export async function bulkFixture() {
+  const f = await consoleFixture();
+  const { db, store, team } = f;
+  const psp = await idOf(db.sql, 'amount_mismatch');
+  const unpaid = await idOf(db.sql, 'order_not_at_psp');
+  await proposeDecision({ sql: db.sql, store }, team.analyst, { id: psp, decision: 'withhold', note: 'held' });
+  await project(db.sql, store);
+  const comments = async (id: string) =>
+    (await store.readStream(exceptionStream(id))).filter((e) => isEvent(ExceptionCommented, e)).length;
+  return { ...f, psp, unpaid, comments };
 }

@@ -3,12 +3,11 @@ import { DiscrepancyAccepted, discrepancyStream } from '../../src/events/audit-e
 import { dataOf, isEvent } from '../../src/events/catalog';
 import { getException } from '../../src/exceptions/queries';
 import { DEFAULT_EXCEPTION_POLICY } from '../../src/exceptions/severity';
-import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore } from '../../src/store/types';
-import { createTestDatabase, type TestDatabase } from '../support/db';
+import type { TestDatabase } from '../support/db';
 import { appendAll, at, webhook } from '../discrepancies/fixtures';
-import { addTeam, idOf, project, seedTwoLegs, type Team } from '../exceptions/support';
-import { consoleLogin, consolePost, consoleServer } from '../review13/console-support';
+import { idOf, project, type Team } from '../exceptions/support';
+import { actionForm, consoleFixture, consoleLogin, consolePost } from '../review13/console-support';
 
 /**
  * Review 14: an analyst opens an exception showing 10.00 UAH in doubt and writes it off (below the
@@ -25,34 +24,23 @@ let team: Team;
 let srv: { base: string; close: () => Promise<void> };
 let psp = ''; // amount_mismatch: register 100.00, webhook 90.00
 
+let f: Awaited<ReturnType<typeof consoleFixture>>;
+
 beforeAll(async () => {
-  db = await createTestDatabase();
-  store = createPostgresEventStore(db.sql);
-  await seedTwoLegs(store);
-  team = await addTeam(store);
-  await project(db.sql, store);
+  f = await consoleFixture();
+  ({ db, store, team, srv } = f);
   psp = await idOf(db.sql, 'amount_mismatch');
-  srv = await consoleServer(db.sql, store);
 }, 120_000);
 
 afterAll(async () => {
-  await srv?.close();
-  await store?.close();
-  await db?.drop();
+  await f?.close();
 });
 
 const acceptances = async () =>
   (await store.readStream(discrepancyStream(psp))).filter((e) => isEvent(DiscrepancyAccepted, e));
 
 /** The accept form's fields as the exception's page wrote them. */
-async function acceptForm(cookie: string): Promise<Record<string, string>> {
-  const page = await (await fetch(`${srv.base}/console/exceptions/${psp}`, { headers: { cookie } })).text();
-  const form = /<form[^>]*id="act-accept">([\s\S]*?)<\/form>/.exec(page)?.[1] ?? '';
-  expect(form).not.toBe('');
-  return Object.fromEntries(
-    [...form.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!]),
-  );
-}
+const acceptForm = (cookie: string) => actionForm(srv.base, cookie, psp, 'accept');
 
 describe('review14: a decision from the console is taken on the amount the page showed', () => {
   it('refuses a write-off whose amount in doubt grew after the page was shown; taken after looking again', async () => {

@@ -5,11 +5,10 @@ import { ExceptionDecisionApproved, exceptionStream } from '../../src/events/exc
 import { proposeDecision, rejectDecision } from '../../src/exceptions/actions';
 import type { ExceptionDeps } from '../../src/exceptions/context';
 import { exceptionPolicyOf } from '../../src/exceptions/policy';
-import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore } from '../../src/store/types';
-import { createTestDatabase, type TestDatabase } from '../support/db';
-import { addTeam, idOf, project, seedTwoLegs, type Team } from '../exceptions/support';
-import { consoleLogin, consolePost, consoleServer } from '../review13/console-support';
+import type { TestDatabase } from '../support/db';
+import { idOf, type Team } from '../exceptions/support';
+import { actionForm, consoleFixture, consoleLogin, consolePost } from '../review13/console-support';
 
 /**
  * Review 14: an approver opens an exception with a write-off waiting for approval and approves it from the
@@ -26,33 +25,22 @@ let deps: ExceptionDeps;
 let srv: { base: string; close: () => Promise<void> };
 let psp = ''; // amount_mismatch: 10.00 UAH in doubt, both a write-off and a release of it need a second person
 
+let f: Awaited<ReturnType<typeof consoleFixture>>;
+
 beforeAll(async () => {
-  db = await createTestDatabase();
-  store = createPostgresEventStore(db.sql);
-  await seedTwoLegs(store);
-  team = await addTeam(store);
-  await project(db.sql, store);
-  psp = await idOf(db.sql, 'amount_mismatch');
   const policy = exceptionPolicyOf({ writeOff: { approvalAbove: 500n }, pay: { approvalAbove: 500n } }).policy;
+  f = await consoleFixture({ policy });
+  ({ db, store, team, srv } = f);
+  psp = await idOf(db.sql, 'amount_mismatch');
   deps = { sql: db.sql, store, policy };
-  srv = await consoleServer(db.sql, store, { policy });
 }, 120_000);
 
 afterAll(async () => {
-  await srv?.close();
-  await store?.close();
-  await db?.drop();
+  await f?.close();
 });
 
 /** The approve form's fields as the exception's page wrote them. */
-async function approveForm(cookie: string): Promise<Record<string, string>> {
-  const page = await (await fetch(`${srv.base}/console/exceptions/${psp}`, { headers: { cookie } })).text();
-  const form = /<form[^>]*id="act-approve">([\s\S]*?)<\/form>/.exec(page)?.[1] ?? '';
-  expect(form).not.toBe('');
-  return Object.fromEntries(
-    [...form.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!]),
-  );
-}
+const approveForm = (cookie: string) => actionForm(srv.base, cookie, psp, 'approve');
 
 const approvals = async () =>
   (await store.readStream(exceptionStream(psp))).filter((e) => isEvent(ExceptionDecisionApproved, e)).length;

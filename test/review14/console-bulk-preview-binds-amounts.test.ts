@@ -3,12 +3,11 @@ import { DiscrepancyAccepted, discrepancyStream } from '../../src/events/audit-e
 import { dataOf, isEvent } from '../../src/events/catalog';
 import { getException } from '../../src/exceptions/queries';
 import { DEFAULT_EXCEPTION_POLICY } from '../../src/exceptions/severity';
-import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore } from '../../src/store/types';
-import { createTestDatabase, type TestDatabase } from '../support/db';
+import type { TestDatabase } from '../support/db';
 import { appendAll, at, webhook } from '../discrepancies/fixtures';
-import { addTeam, idOf, project, seedTwoLegs, type Team } from '../exceptions/support';
-import { consoleLogin, consolePost, consoleServer } from '../review13/console-support';
+import { idOf, project, type Team } from '../exceptions/support';
+import { confirmFields, consoleFixture, consoleLogin, consolePost } from '../review13/console-support';
 
 /**
  * Review 14: a bulk write-off from the console is previewed, then applied "exactly as previewed" (its digest).
@@ -24,29 +23,20 @@ let team: Team;
 let srv: { base: string; close: () => Promise<void> };
 let psp = ''; // amount_mismatch: register 100.00, webhook 90.00
 
+let f: Awaited<ReturnType<typeof consoleFixture>>;
+
 beforeAll(async () => {
-  db = await createTestDatabase();
-  store = createPostgresEventStore(db.sql);
-  await seedTwoLegs(store);
-  team = await addTeam(store);
-  await project(db.sql, store);
+  f = await consoleFixture();
+  ({ db, store, team, srv } = f);
   psp = await idOf(db.sql, 'amount_mismatch');
-  srv = await consoleServer(db.sql, store);
 }, 120_000);
 
 afterAll(async () => {
-  await srv?.close();
-  await store?.close();
-  await db?.drop();
+  await f?.close();
 });
 
 const acceptances = async () =>
   (await store.readStream(discrepancyStream(psp))).filter((e) => isEvent(DiscrepancyAccepted, e));
-
-const confirmFields = (preview: string) =>
-  Object.fromEntries(
-    [...preview.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!]),
-  );
 
 describe('review14: a bulk write-off applies the money the preview listed', () => {
   it('refuses the apply when an amount in doubt grew since the preview; the new preview applies', async () => {

@@ -7,11 +7,10 @@ import { DiscrepancyAcceptanceRevoked, discrepancyStream } from '../../src/event
 import { isEvent } from '../../src/events/catalog';
 import { resolveExceptionByHand } from '../../src/exceptions/actions';
 import { acceptDiscrepancy } from '../../src/reconciliation/discrepancy-queries';
-import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore } from '../../src/store/types';
-import { createTestDatabase, type TestDatabase } from '../support/db';
-import { addTeam, idOf, project, seedTwoLegs, type Team } from '../exceptions/support';
-import { consoleLogin, consolePost, consoleServer } from '../review13/console-support';
+import type { TestDatabase } from '../support/db';
+import { idOf, project, type Team } from '../exceptions/support';
+import { actionForm, consoleFixture, consoleLogin, consolePost } from '../review13/console-support';
 
 /**
  * Review 14: an approver opens an exception an analyst resolved by hand and reopens it (the evidence was wrong).
@@ -30,34 +29,23 @@ let team: Team;
 let srv: { base: string; close: () => Promise<void> };
 let unpaid = ''; // order_not_at_psp: holds no money, may be resolved by hand
 
+let f: Awaited<ReturnType<typeof consoleFixture>>;
+
 beforeAll(async () => {
-  db = await createTestDatabase();
-  store = createPostgresEventStore(db.sql);
-  await seedTwoLegs(store);
-  team = await addTeam(store);
-  await project(db.sql, store);
+  f = await consoleFixture();
+  ({ db, store, team, srv } = f);
   unpaid = await idOf(db.sql, 'order_not_at_psp');
-  srv = await consoleServer(db.sql, store);
 }, 120_000);
 
 afterAll(async () => {
-  await srv?.close();
-  await store?.close();
-  await db?.drop();
+  await f?.close();
 });
 
 const revocations = async () =>
   (await store.readStream(discrepancyStream(unpaid))).filter((e) => isEvent(DiscrepancyAcceptanceRevoked, e));
 
 /** The reopen form's fields as the exception's page wrote them. */
-async function reopenForm(cookie: string): Promise<Record<string, string>> {
-  const page = await (await fetch(`${srv.base}/console/exceptions/${unpaid}`, { headers: { cookie } })).text();
-  const form = /<form[^>]*id="act-reopen">([\s\S]*?)<\/form>/.exec(page)?.[1] ?? '';
-  expect(form).not.toBe('');
-  return Object.fromEntries(
-    [...form.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!]),
-  );
-}
+const reopenForm = (cookie: string) => actionForm(srv.base, cookie, unpaid, 'reopen');
 
 describe('review14: a reopening from the console revokes only the decision its page showed', () => {
   it('refuses to revoke an acceptance taken outside the exception after the page was shown', async () => {
