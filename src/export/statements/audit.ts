@@ -1,3 +1,4 @@
+import { formatMinor } from '../../money';
 import type {
   AdjustmentLine,
   StatementFigures,
@@ -120,15 +121,9 @@ export async function writeAuditSheet(
       h.currency,
       safeText(h.paymentId ?? ''),
       // the amount as money (the bigint is hundredths: 118152 read as a figure is a hundred times the money held)
-      `${h.discrepancyId || '(receiver not registered)'}: ${hundredthsText(h.amount)} ${h.currency}`,
+      `${h.discrepancyId || '(receiver not registered)'}: ${formatMinor(h.amount)} ${h.currency}`,
     ]);
   closeTable(t);
-}
-
-/** Hundredths as exact decimal text with two decimals ("-12.05"), as recon keeps every amount. */
-function hundredthsText(minor: bigint): string {
-  const abs = minor < 0n ? -minor : minor;
-  return `${minor < 0n ? '-' : ''}${abs / 100n}.${(abs % 100n).toString().padStart(2, '0')}`;
 }
 
 // a date is right-aligned by default and would print against the currency beside it
