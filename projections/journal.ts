@@ -11,6 +11,7 @@ import { bookPayouts, PAYOUT_EVENTS, payoutBookingTables } from '../src/ledger/p
 import { bookSettlements, settlementBookingTables } from '../src/ledger/settlement-bookings';
 import { WRITE_OFF_EVENTS, writeOffBookingTables } from '../src/ledger/write-off-bookings';
 import { recoveryBookingTables } from '../src/ledger/write-off-recoveries';
+import { addPayableMonths, PAYABLE_MONTHS_TABLE } from '../src/ledger/payable-months';
 import { BankEntryBooked } from '../src/events/bank-events';
 import { isEvent } from '../src/events/catalog';
 import { eventTypes } from '../src/projector/handlers';
@@ -133,6 +134,8 @@ function liveIndexes(s: string): string[] {
     `create index if not exists entries_receiver_currency_booked_at_idx on ${s}.entries (receiver, currency, booked_at)`,
     `create index if not exists entries_reverses_idx on ${s}.entries (reverses) where reverses is not null`,
     `create index if not exists entries_payment_id_idx on ${s}.entries (payment_id)`,
+    // a month's operations counted for every statement at once, without reading the months before
+    `create index if not exists entries_settlement_booked_at_idx on ${s}.entries (booked_at) where kind = 'settlement'`,
     `create index if not exists lines_receiver_currency_account_booked_at_idx on ${s}.lines (receiver, currency, account, booked_at)`,
     `do $$ declare bad record; begin
        select entry_id, sum(amount) as total into bad from ${s}.lines group by entry_id, currency having sum(amount) <> 0 limit 1;
@@ -353,10 +356,40 @@ async function writeEffects(tx: Tx, schema: string, dirty: Booked['dirty'], know
   }
 }
 
+/** A batch's bookings: the settlement bookings, the payouts', the bank's charges, then the register rows. */
+async function bookEvents(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionContext): Promise<void> {
+  // the settlement bookings, the write-offs and their recoveries, append by append
+  await bookSettlements(tx, events, ctx);
+  await bookPayouts(tx, events, ctx);
+  await bookBankCharges(tx, events, ctx);
+  const batch = observationsOf(events, ctx.timezone);
+  if (batch.todo.length === 0) return;
+  const [dir, states] = await Promise.all([
+    loadDirectory(tx, ctx.schema, [...batch.names], [...batch.ids]),
+    loadEffects(tx, ctx.schema, batch.keys),
+  ]);
+  const known = new Set(states.keys());
+  const booked: Booked = {
+    versions: [],
+    dirty: new Map(),
+    entryText: createTextBuffer(),
+    lineText: createTextBuffer(),
+    first: undefined,
+    last: undefined,
+  };
+  for (const { e, f } of batch.todo) {
+    if (f === null) registerVersion(booked, dir, e);
+    else bookRow(booked, dir, states, e, f, ctx.timezone);
+  }
+  await writeVersions(tx, ctx.schema, booked.versions);
+  await writeEntries(tx, ctx.schema, booked);
+  await writeEffects(tx, ctx.schema, booked.dirty, known);
+}
+
 export const projection: Projection = {
   name: 'journal',
   // what each version changed: docs/ledger.md, "Read-model versions"
-  version: 24,
+  version: 25,
   usesBank: true,
   // the register rows and the directory (below), the settlement bookings (the cash leg's events), the payout
   // bookings, the bank's charges (a booked entry), write-offs and their revocations
@@ -446,35 +479,13 @@ export const projection: Projection = {
     await tx.unsafe(payoutBookingTables(s));
     await tx.unsafe(writeOffBookingTables(s));
     await tx.unsafe(recoveryBookingTables(s));
+    await tx.unsafe(PAYABLE_MONTHS_TABLE.replace('%s', s));
   },
 
   async apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionContext) {
-    // the settlement bookings, the write-offs and their recoveries, append by append
-    await bookSettlements(tx, events, ctx);
-    await bookPayouts(tx, events, ctx);
-    await bookBankCharges(tx, events, ctx);
-    const batch = observationsOf(events, ctx.timezone);
-    if (batch.todo.length === 0) return;
-    const [dir, states] = await Promise.all([
-      loadDirectory(tx, ctx.schema, [...batch.names], [...batch.ids]),
-      loadEffects(tx, ctx.schema, batch.keys),
-    ]);
-    const known = new Set(states.keys());
-    const booked: Booked = {
-      versions: [],
-      dirty: new Map(),
-      entryText: createTextBuffer(),
-      lineText: createTextBuffer(),
-      first: undefined,
-      last: undefined,
-    };
-    for (const { e, f } of batch.todo) {
-      if (f === null) registerVersion(booked, dir, e);
-      else bookRow(booked, dir, states, e, f, ctx.timezone);
-    }
-    await writeVersions(tx, ctx.schema, booked.versions);
-    await writeEntries(tx, ctx.schema, booked);
-    await writeEffects(tx, ctx.schema, booked.dirty, known);
+    await bookEvents(tx, events, ctx);
+    // every writer of lines has written: their months for the statements (src/ledger/payable-months.ts)
+    await addPayableMonths(tx, ctx.schema, events, ctx.timezone);
   },
 
   views(ctx: ProjectionContext) {
@@ -505,6 +516,12 @@ export const projection: Projection = {
                 x.receiver as receiver_name, ${idOf} as sub_merchant_id, x.component, x.currency, x.amount,
                 greatest(x.amount, 0) as debit, greatest(-x.amount, 0) as credit, x.booked_at, x.commit_pos, x.prepare_pos, ${pos} as position
          from ${s}.lines x`,
+      // the zone the months below are cut in (the build's): a statement in another zone sums the lines instead
+      `create or replace view recon.journal_zone as select '${ctx.timezone.replaceAll("'", "''")}'::text as timezone`,
+      // each receiver's payable movements per month of the build's zone: the statements' openings and closings
+      `create or replace view recon.payable_months as
+         select x.receiver as receiver_name, x.currency, x.month, x.component, x.amount, x.first_commit, x.first_prepare
+         from ${s}.payable_months x`,
       // what the marketplace owes each receiver: credit positive
       `create or replace view recon.settlement_ledger as
          select x.receiver as receiver_name, ${idOf} as sub_merchant_id, x.currency, x.booked_at, x.entry_id, x.line_no, x.component,

@@ -132,6 +132,70 @@ interface FigureRow {
   reserve_released: bigint;
 }
 
+/**
+ * The payable lines a statement counts: payouts are the statement's own "Paid out" line, read from the bank
+ * (src/export/payouts/paid-out.ts); a write-off is the company's own loss, never a sub-merchant's figure
+ * (docs/ledger.md, "Write-offs").
+ */
+const STATED = (l: string) => `${l}.account = 'payable' and ${l}.component not in ('payout', 'write_off')`;
+
+/**
+ * SQL rows (receiver_name, currency, opening, component, amount, present) of each receiver's payable lines
+ * dated before `to` (`$n` texts), as of the cut: the months before `from` as `opening` (credit positive), the
+ * month's movements by `component` with `amount` as the journal signs it (`from` null: everything is
+ * opening). Read from the journal's months (src/ledger/payable-months.ts) less the lines of those months
+ * written after the cut, so the cost follows the number of months, not of lines; from the lines themselves
+ * when the journal's months are another zone's (a build for a new RECON_TIMEZONE not live yet) or not kept.
+ * The zone is compared in the same statement: the branch taken and the rows read are one snapshot.
+ * `present`: the receiver had a line by the cut (a statement cut earlier shows no receiver that had none).
+ */
+function payableRows(o: {
+  from: string | null;
+  to: string;
+  month: string;
+  zone: string;
+  cut: [string, string] | null;
+  receiverCond: string;
+  /** false: the journal keeps no months (a build of a version before them is live) */
+  months: boolean;
+}): string {
+  const names = (alias: string) => o.receiverCond.replaceAll('l.receiver_name', `${alias}.receiver_name`);
+  const cutPos = o.cut ? `(${o.cut[0]}::numeric, ${o.cut[1]}::numeric)` : null;
+  const same = `(select timezone from recon.journal_zone) = ${o.zone}`;
+  // a line or month row before the statement's month is opening, one of the month a movement
+  const before = (l: string) => (o.from === null ? 'true' : `${l}.booked_at < ${o.from}`);
+  const split = (earlier: string, opening: string, amount: string, l: string) =>
+    `case when ${earlier} then ${opening} end, case when not (${earlier}) then ${l}.component end, case when not (${earlier}) then ${amount} end`;
+  const branches: string[] = [];
+  if (o.months) {
+    const earlier = o.from === null ? 'true' : `m.month < ${o.month}`;
+    branches.push(`
+      select m.receiver_name, m.currency, ${split(earlier, 'm.amount', '-m.amount', 'm')},
+        ${cutPos ? `(m.first_commit, m.first_prepare) <= ${cutPos}` : 'true'}
+      from recon.payable_months m
+      where ${same} and m.month <= ${o.month} ${names('m')}`);
+    // what those months hold that was written after the cut, taken back
+    if (cutPos)
+      branches.push(`
+      select l.receiver_name, l.currency, ${split(before('l'), 'l.amount', '-l.amount', 'l')}, false
+      from recon.journal_lines l
+      where ${same} and (l.commit_pos, l.prepare_pos) > ${cutPos} and l.booked_at < ${o.to} and ${STATED('l')}
+        and l.receiver_name is not null ${names('l')}`);
+  }
+  branches.push(`
+      select l.receiver_name, l.currency, ${split(before('l'), '-l.amount', 'l.amount', 'l')}, true
+      from recon.journal_lines l
+      where ${o.months ? `not ${same} and ` : ''}${STATED('l')} and l.booked_at < ${o.to}
+        ${cutPos ? `and (l.commit_pos, l.prepare_pos) <= ${cutPos}` : ''} ${names('l')}`);
+  return `select * from (${branches.join('\n      union all')}) as o(receiver_name, currency, opening, component, amount, present)`;
+}
+
+/** Whether the journal's live build keeps its months (recon.journal_zone, from journal v25). */
+async function keepsMonths(sql: Q): Promise<boolean> {
+  const [r] = await sql<{ ok: boolean }[]>`select to_regclass('recon.journal_zone') is not null as ok`;
+  return r?.ok === true;
+}
+
 /** Month figures per sub-merchant and currency (sorted by sub-merchant id, currency). */
 export async function statementFigures(
   sql: Q,
@@ -150,24 +214,28 @@ export async function statementFigures(
     receiverCond = `and l.receiver_name = any($${params.length}::text[])`;
   }
   const dir = directorySql(!!cut, 3);
+  const opsParams = [...params];
+  const months = await keepsMonths(sql);
+  // the month and zone only where the journal's months are read (a parameter no statement uses has no type)
+  if (months) params.push(opts.month, opts.timezone);
+  const [month, zone] = [`$${params.length - 1}`, `$${params.length}`];
+  const movement = (c: string) =>
+    `coalesce(sum(${c === 'gross' || c === 'reserve_released' ? '-' : ''}u.amount) filter (where u.component = '${c}'), 0)::int8`;
   const rows = await sql.unsafe<FigureRow[]>(
     `
-    with dir as (${dir})
-    select coalesce(d.current_name, l.receiver_name) as name, d.sub_merchant_id, l.currency,
-      coalesce(sum(-l.amount) filter (where l.booked_at < $1), 0)::int8 as opening,
-      coalesce(sum(-l.amount) filter (where l.booked_at >= $1 and l.component = 'gross'), 0)::int8 as gross,
-      coalesce(sum(l.amount) filter (where l.booked_at >= $1 and l.component = 'refund'), 0)::int8 as refunds,
-      coalesce(sum(l.amount) filter (where l.booked_at >= $1 and l.component = 'chargeback'), 0)::int8 as chargebacks,
-      coalesce(sum(l.amount) filter (where l.booked_at >= $1 and l.component = 'fee'), 0)::int8 as fees,
-      coalesce(sum(l.amount) filter (where l.booked_at >= $1 and l.component = 'reserve_held'), 0)::int8 as reserve_held,
-      coalesce(sum(-l.amount) filter (where l.booked_at >= $1 and l.component = 'reserve_released'), 0)::int8 as reserve_released
-    from recon.journal_lines l
-    left join dir d on d.name = l.receiver_name
-    -- payouts are the statement's own "Paid out" line, read from the bank (src/export/payouts/paid-out.ts); a
-    -- write-off is the company's own loss, never a sub-merchant's figure (docs/ledger.md, "Write-offs")
-    where l.account = 'payable' and l.component not in ('payout', 'write_off') and l.booked_at < $2 ${posCond('l')} ${receiverCond}
-    -- one row per sub-merchant (all the names it was booked under) or unknown receiver, and currency
-    group by coalesce(d.sub_merchant_id, '${PLACEHOLDER}' || l.receiver_name), coalesce(d.current_name, l.receiver_name), d.sub_merchant_id, l.currency`,
+    with dir as (${dir}),
+    u as (${payableRows({ from: '$1', to: '$2', month, zone, cut: cut ? ['$3', '$4'] : null, receiverCond, months })}
+    )
+    select coalesce(d.current_name, u.receiver_name) as name, d.sub_merchant_id, u.currency,
+      coalesce(sum(u.opening), 0)::int8 as opening,
+      ${movement('gross')} as gross, ${movement('refund')} as refunds, ${movement('chargeback')} as chargebacks,
+      ${movement('fee')} as fees, ${movement('reserve_held')} as reserve_held, ${movement('reserve_released')} as reserve_released
+    from u
+    left join dir d on d.name = u.receiver_name
+    -- one row per sub-merchant (all the names it was booked under) or unknown receiver, and currency, that had a
+    -- line by the cut
+    group by coalesce(d.sub_merchant_id, '${PLACEHOLDER}' || u.receiver_name), coalesce(d.current_name, u.receiver_name), d.sub_merchant_id, u.currency
+    having bool_or(u.present)`,
     params as never[],
   );
 
@@ -181,7 +249,7 @@ export async function statementFigures(
       ${receiverCond.replace('l.receiver_name', 'e.receiver_name')}
       and not exists (select 1 from recon.journal_entries r where r.reverses = e.entry_id ${posCond('r')})
     group by 1, e.currency`,
-    params as never[],
+    opsParams as never[],
   );
   const opCount = new Map(ops.map((o) => [`${o.key}\u0000${o.currency}`, o.n]));
 
@@ -301,13 +369,15 @@ export async function closingsByReceiver(
     params.push(opts.names);
     cond = `and l.receiver_name = any($4::text[])`;
   }
+  const months = await keepsMonths(sql);
+  if (months) params.push(opts.month, opts.timezone);
   const rows = await sql.unsafe<{ receiver: string; currency: string; closing: bigint }[]>(
     `
-    select l.receiver_name as receiver, l.currency, coalesce(sum(-l.amount), 0)::int8 as closing
-    from recon.journal_lines l
-    where l.account = 'payable' and l.component not in ('payout', 'write_off') and l.receiver_name is not null and l.booked_at < $1
-      and (l.commit_pos, l.prepare_pos) <= ($2::numeric, $3::numeric) ${cond}
-    group by l.receiver_name, l.currency`,
+    select u.receiver_name as receiver, u.currency, coalesce(sum(u.opening), 0)::int8 as closing
+    from (${payableRows({ from: null, to: '$1', month: `$${params.length - 1}`, zone: `$${params.length}`, cut: ['$2', '$3'], receiverCond: cond, months })}) u
+    where u.receiver_name is not null
+    group by u.receiver_name, u.currency
+    having bool_or(u.present)`,
     params as never[],
   );
   return new Map(rows.map((r) => [`${r.receiver}\u0000${r.currency}`, r.closing]));
