@@ -3,6 +3,7 @@ import nodemailer, { type Transporter } from 'nodemailer';
 import type { AlertChannel } from '../config/alerts';
 import type { EventData } from '../events/catalog';
 import type { AlertRaised } from '../events/alert-events';
+import { senderDomain } from '../export/statements/delivery';
 
 /**
  * The three channels an alert goes out by (docs/exceptions.md, "Alerts"): a signed JSON webhook, a
@@ -88,8 +89,9 @@ async function sendEmail(a: RaisedAlert, to: readonly string[], deps: ChannelDep
       to: [...to],
       subject: `[recon] ${a.title}`,
       text: `${a.text}\n\nrule ${a.rule}, alert ${a.alertId}, raised ${a.raisedAt}\n`,
-      // the same alert keeps its Message-ID across attempts: a mail system drops a repeat
-      messageId: `<alert-${a.alertId}@recon>`,
+      // the same alert keeps its Message-ID across attempts: a mail system drops a repeat; the right side is
+      // the sender's domain (RFC 5322), as a statement's, never the tool's name
+      messageId: `<alert-${a.alertId}@${senderDomain(deps.mail?.from ?? '')}>`,
     });
     return String(info.response ?? 'accepted').slice(0, 500);
   } catch (e) {

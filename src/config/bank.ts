@@ -43,6 +43,12 @@ export interface BankConfig {
      * execution date is never one of them. Present only when configured; none: the settlement holidays.
      */
     readonly holidays?: readonly string[];
+    /**
+     * the characters the payment file writes names in (src/payout-runs/charset.ts): `sepa` the EPC Latin set
+     * (transliterated; a name it cannot write is left out), `utf8` as given. Present only when configured; none:
+     * utf8, as files were written before it could be set.
+     */
+    readonly charset?: 'utf8' | 'sepa';
   };
   /** which bank transaction codes are the bank's own charges (booked as bank fees, never matched) */
   readonly charges: BankChargeCodes;
@@ -117,6 +123,7 @@ export const bankConfigSchema = z
         dueDays: z.number().int().min(0).max(365).default(5),
         matchWindowDays: z.number().int().min(0).max(365).default(10),
         holidays: z.array(z.iso.date()).optional(),
+        charset: z.enum(['utf8', 'sepa']).optional(),
       })
       .default({ dueDays: 5, matchWindowDays: 10 }),
     charges: z
@@ -159,6 +166,7 @@ export function bankConfigFrom(raw: z.infer<typeof bankConfigSchema>): BankConfi
       dueDays: raw.payouts.dueDays,
       matchWindowDays: raw.payouts.matchWindowDays,
       ...(raw.payouts.holidays === undefined ? {} : { holidays: [...new Set(raw.payouts.holidays)].sort() }),
+      ...(raw.payouts.charset === undefined ? {} : { charset: raw.payouts.charset }),
     },
     charges: {
       camtSubFamilies: [...new Set(raw.charges.camtSubFamilies.map((c) => c.toUpperCase()))].sort(),

@@ -84,7 +84,8 @@ export const PayoutRunDrafted = defineEvent(
          * hold_in_force: the amount carries a hold the statement released whose release was revoked or withheld
          * since; bad_iban: the payout account has an IBAN's form but not its check digits; no_bank_identifier: an
          * account that is not an IBAN with no BIC in the directory (no bank could route it); not_fileable: more
-         * digits than a payment file's amount may have; no_name: neither legal name nor name has a printable character
+         * digits than a payment file's amount may have; no_name: neither legal name nor name has a printable character;
+         * name_not_in_charset: the name has characters the file's character set (bank.payouts.charset) cannot write
          */
         reason: z.enum([
           'no_payout_account',
@@ -96,6 +97,7 @@ export const PayoutRunDrafted = defineEvent(
           'no_bank_identifier',
           'not_fileable',
           'no_name',
+          'name_not_in_charset',
         ]),
       }),
     ),

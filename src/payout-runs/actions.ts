@@ -101,7 +101,8 @@ export async function draftRun(store: EventStore, actor: Person, o: DraftOptions
     );
   const runs = await readRuns(store);
   const ofMonth = [...runs.runs.values()].filter((r) => r.month === o.month);
-  const plan = planRun(await planInputOf(store, o.month, [...runs.runs.values()], o.paidByBank, o.resolvedNow));
+  const input = await planInputOf(store, o.month, [...runs.runs.values()], o.paidByBank, o.resolvedNow);
+  const plan = planRun({ ...input, ...(o.bank.payouts.charset ? { charset: o.bank.payouts.charset } : {}) });
   const waiting = ofMonth.find((r) => r.status === 'draft');
   if (waiting) return { run: waiting, created: false, plan };
   if (plan.lines.length === 0) return { run: null, created: false, plan };

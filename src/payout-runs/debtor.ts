@@ -1,6 +1,7 @@
 import type { BankConfig } from '../config/bank';
 import { PayoutConfigMissing } from './errors';
-import { type Debtor, partyName } from './pain001';
+import { partyNameIn } from './charset';
+import type { Debtor } from './pain001';
 
 /**
  * Whom the payment file pays from (docs/exceptions.md, "Payout runs"): per currency, the bank account configured
@@ -14,7 +15,7 @@ import { type Debtor, partyName } from './pain001';
 const BIC = /^[A-Z0-9]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$/;
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
-function debtorName(env: NodeJS.ProcessEnv): string {
+function debtorName(env: NodeJS.ProcessEnv): { name: string; variable: string } {
   const own = env.RECON_PAYOUTS_DEBTOR_NAME?.trim();
   const name = own || env.RECON_ISSUER_NAME?.trim();
   if (!name)
@@ -24,7 +25,7 @@ function debtorName(env: NodeJS.ProcessEnv): string {
   const variable = own ? 'RECON_PAYOUTS_DEBTOR_NAME' : 'RECON_ISSUER_NAME';
   if (CONTROL.test(name) || [...name].length > 140)
     throw new PayoutConfigMissing(`${variable}: at most 140 characters and no control characters`);
-  return name;
+  return { name, variable };
 }
 
 function debtorBic(env: NodeJS.ProcessEnv): string | null {
@@ -40,8 +41,14 @@ function debtorBic(env: NodeJS.ProcessEnv): string | null {
 /** The debtor of each currency, sorted; refused naming what to configure when a currency has no or two accounts. */
 export function debtorsFor(currencies: readonly string[], bank: BankConfig, env: NodeJS.ProcessEnv): Debtor[] {
   if (currencies.length === 0) return [];
-  // recorded as the file names it (at most 70 characters, no pictographs: pain001.ts partyName)
-  const name = partyName(debtorName(env));
+  // recorded as the file names it (at most 70 characters, no pictographs, in the bank's character set: charset.ts)
+  const given = debtorName(env);
+  const charset = bank.payouts.charset ?? 'utf8';
+  const name = partyNameIn(given.name, charset);
+  if (name === null)
+    throw new PayoutConfigMissing(
+      `${given.variable}: has characters the payment file's character set (bank.payouts.charset "${charset}") cannot write; set RECON_PAYOUTS_DEBTOR_NAME to the account holder's name in Latin letters as the bank knows it`,
+    );
   if (!name)
     throw new PayoutConfigMissing(
       'RECON_PAYOUTS_DEBTOR_NAME: no character a bank takes in a name (the legal name of the payouts account holder)',

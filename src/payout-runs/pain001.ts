@@ -126,7 +126,7 @@ export const PARTY_NAME_MAX = 70;
 
 // No bank's character set for transfers has pictographs (emoji and what joins them) or characters beyond the
 // Basic Multilingual Plane, and one of them refuses the whole file
-const NOT_IN_BANK_SETS = /\p{Extended_Pictographic}|[\u{10000}-\u{10FFFF}]|\u200d|\u20e3|\ufe0e|\ufe0f/gu;
+export const NOT_IN_BANK_SETS = /\p{Extended_Pictographic}|[\u{10000}-\u{10FFFF}]|\u200d|\u20e3|\ufe0e|\ufe0f/gu;
 
 /**
  * A party's name as a run records it: without pictographs, at most PARTY_NAME_MAX characters, no space left at

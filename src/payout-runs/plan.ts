@@ -1,6 +1,7 @@
 import { netAsks } from '../reconciliation/payouts/asks';
 import { comparePositions, parsePosition } from '../store/types';
 import { type PayoutRun, releasedOf } from './runs';
+import { type PaymentCharset, partyNameIn } from './charset';
 import { decimalText, isIban, looksLikeIban, MAX_DIGITS, partyName, valueDigits } from './pain001';
 
 /**
@@ -74,6 +75,8 @@ export interface PlanInput {
   readonly openNow?: ReadonlySet<string>;
   /** the statement runs of the months after, in month order (inputs.ts `laterRunsOf`): what they hold again */
   readonly later?: readonly StatementRun[];
+  /** the characters the file writes names in (bank.payouts.charset); none: utf8 */
+  readonly charset?: PaymentCharset;
 }
 
 /**
@@ -129,7 +132,8 @@ export interface LeftOut {
     | 'bad_iban'
     | 'no_bank_identifier'
     | 'not_fileable'
-    | 'no_name';
+    | 'no_name'
+    | 'name_not_in_charset';
 }
 
 export interface HoldLine {
@@ -357,8 +361,11 @@ function lineOrLeftOut(
   // an account that is not an IBAN names no bank: without the directory's BIC no bank could route the transfer
   if (!isIban(payee.payoutAccount) && !payee.payoutBic) return { ...base, reason: 'no_bank_identifier' };
   // as the file names the creditor (at most 70 characters, pain001.ts); an empty name would refuse the whole draft
-  const creditorName = partyName(payee.legalName ?? '') || partyName(payee.name);
-  if (!creditorName) return { ...base, reason: 'no_name' };
+  const given = partyName(payee.legalName ?? '') ? (payee.legalName ?? '') : payee.name;
+  if (!partyName(given)) return { ...base, reason: 'no_name' };
+  // in the bank's character set, or not at all: never another name than the one the directory gives
+  const creditorName = partyNameIn(given, input.charset ?? 'utf8');
+  if (!creditorName) return { ...base, reason: 'name_not_in_charset' };
   const text = decimalText(still, row.currency);
   if (text === null) return { ...base, reason: 'not_whole_units' };
   if (valueDigits(text) > MAX_DIGITS) return { ...base, reason: 'not_fileable' };

@@ -8,9 +8,9 @@ import { stableStringify } from '../canonical';
 
 export function bankSettingsText(bank: BankConfig | undefined): string {
   const b = bank ?? EMPTY_BANK_CONFIG;
-  // the payouts bank's holidays only date payout runs (src/payout-runs/actions.ts): no read model reads them,
-  // so setting them rebuilds nothing
-  const { holidays: _, ...payouts } = b.payouts;
+  // the payouts bank's holidays and character set only shape payout runs (src/payout-runs/): no read model
+  // reads them, so setting them rebuilds nothing
+  const { holidays: _, charset: __, ...payouts } = b.payouts;
   return stableStringify({ ...b, payouts });
 }
 

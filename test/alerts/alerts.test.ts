@@ -146,7 +146,7 @@ describe('alerts on exceptions', () => {
     expect(slack.texts[0]).toContain('1,500.00 UAH');
     expect(smtp.mails).toHaveLength(1);
     expect(smtp.mails[0]!.subject).toBe('[recon] New exception: settlement missing');
-    expect(smtp.mails[0]!.messageId).toBe(`<alert-${id}@recon>`);
+    expect(smtp.mails[0]!.messageId).toBe(`<alert-${id}@example.test>`);
     expect((smtp.mails[0]!.to as { value: { address: string }[] }).value.map((v) => v.address)).toEqual([
       'finance@example.test',
       'lead@example.test',

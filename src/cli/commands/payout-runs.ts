@@ -86,7 +86,9 @@ function leftOutLines(r: Pick<PayoutRun, 'leftOut' | 'releasedSinceStatement' | 
     const then =
       l.reason === 'payee_account_unconfirmed'
         ? `: its new payout account waits for an approver's recon payout-runs confirm-payee ${one(l.subMerchantId)} --account IBAN --note TEXT`
-        : '';
+        : l.reason === 'name_not_in_charset'
+          ? ": its legal_name (else name) in the directory has characters the payment file's character set (bank.payouts.charset) cannot write; give it in Latin letters"
+          : '';
     out.push(
       `left out: ${one(l.subMerchantId)} ${amount(l.amount, l.currency)} ${l.reference ?? ''} (${l.reason}${then})`,
     );
