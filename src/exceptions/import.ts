@@ -125,6 +125,7 @@ function headerOf(ws: ExcelJS.Worksheet): { at: Map<Column, number>; shows: bool
 /** What each decision row is held to: the columns saying what it showed (decisions-layout.ts). */
 const SEEN_BY_ACTION: Partial<Record<ActionName, readonly DecisionSeenColumn[]>> = {
   accept: ['seen_amount_in_doubt', 'seen_currency'],
+  resolve: ['seen_amount_in_doubt', 'seen_currency'],
   approve: ['seen_proposal'],
   reject: ['seen_proposal'],
   reopen: ['seen_acceptance'],
@@ -147,7 +148,7 @@ function unboundProblem(action: ActionName, has: (c: Column) => boolean): string
  * says nothing of what its person saw.
  */
 function seenOf(action: ActionName, f: (c: Column) => string | undefined, has: (c: Column) => boolean) {
-  if (action === 'accept' && (has('seen_amount_in_doubt') || has('seen_currency')))
+  if ((action === 'accept' || action === 'resolve') && (has('seen_amount_in_doubt') || has('seen_currency')))
     return { seen: { amountInDoubt: f('seen_amount_in_doubt') ?? null, currency: f('seen_currency') ?? null } };
   // none shown: a proposal waiting by now is not the one shown
   if ((action === 'approve' || action === 'reject') && has('seen_proposal'))
@@ -173,7 +174,7 @@ function requestOf(
     case 'comment':
       return { action, id, text: note };
     case 'resolve':
-      return { action, id, reasonCode: f('reason_code') ?? '', note };
+      return { action, id, reasonCode: f('reason_code') ?? '', note, ...seen };
     case 'accept':
       return { action, id, note, ...opt('decision', 'decision'), ...seen };
     case 'reopen':

@@ -241,9 +241,11 @@ function registerActions(group: Command): void {
     .command('resolve <id>')
     .requiredOption('--reason-code <code>', 'explained_elsewhere, duplicate, timing, corrected_at_source or other')
     .requiredOption('--note <text>', 'why it is resolved (kept in its history)')
+    .option('--amount-in-doubt <minor>', 'the amount in doubt you saw, minor units (41000 for 410.00) or none')
+    .option('--currency <code>', 'with --amount-in-doubt: the currency you saw (or none)')
     .description('resolve by hand an exception that holds no money (one that does needs a decision: accept)')
-    .action((id: string, o: { reasonCode: string; note: string }) =>
-      act({ action: 'resolve', id, reasonCode: o.reasonCode, note: o.note }),
+    .action((id: string, o: { reasonCode: string; note: string; amountInDoubt?: string; currency?: string }) =>
+      act({ action: 'resolve', id, reasonCode: o.reasonCode, note: o.note, ...moneySeenOf(o) }),
     );
   group
     .command('accept <id>')
