@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
 import { ensureOutDir } from '../export/out-dir';
 import { plausibleDay } from '../input-rules';
+import type { MoneySeen } from '../exceptions/actions';
 import { UsageError } from './errors';
 
 /**
@@ -42,4 +43,24 @@ export function positiveWhole(option: string, value: string): number {
 export function outDirOption(option: string, value: string): string {
   // its refusal (OutputDirectoryError) is a usage error naming the option
   return ensureOutDir(value, option);
+}
+
+/**
+ * `--amount-in-doubt`/`--currency` of `recon exceptions accept` and `recon discrepancies accept`: the money the
+ * person saw (`recon exceptions show`), when they name it. The decision is taken on that or refused, as the
+ * console's form binds it. Both options or neither: an amount without its currency is not what was shown.
+ */
+export function moneySeenOf(o: { amountInDoubt?: string; currency?: string }): { seen?: MoneySeen } {
+  if (o.amountInDoubt === undefined && o.currency === undefined) return {};
+  if (o.amountInDoubt === undefined)
+    throw new UsageError('--currency: goes with --amount-in-doubt (the amount in doubt you saw, or none)');
+  if (o.currency === undefined)
+    throw new UsageError('--currency: required with --amount-in-doubt (the currency you saw, or none)');
+  const amount = o.amountInDoubt === 'none' ? null : o.amountInDoubt;
+  if (amount !== null && !/^-?\d{1,18}$/.test(amount))
+    throw new UsageError('--amount-in-doubt: expected whole minor units (e.g. 41000 for 410.00), or none');
+  const currency = o.currency === 'none' ? null : o.currency;
+  if (currency !== null && !/^[A-Z]{3}$/.test(currency))
+    throw new UsageError('--currency: expected a three-letter currency code (e.g. UAH), or none');
+  return { seen: { amountInDoubt: amount, currency } };
 }

@@ -105,24 +105,19 @@ async function exceptionNow(
 /** The action a form asks for, as src/exceptions/actions.ts takes it; null for an unknown action. */
 function requestOf(id: string, action: string, f: URLSearchParams): ActionRequest | null {
   const g = (k: string) => f.get(k) ?? '';
+  // the money the page showed (its hidden fields): a decision or hand resolution is taken on that, or refused
+  const seen = f.has('amount_in_doubt')
+    ? { seen: { amountInDoubt: g('amount_in_doubt') || null, currency: g('currency') || null } }
+    : {};
   switch (action) {
     case 'assign':
       return { action, id, assignee: g('assignee'), ...(g('note') ? { note: g('note') } : {}) };
     case 'comment':
       return { action, id, text: g('text') };
     case 'resolve':
-      return { action, id, reasonCode: g('reasonCode'), note: g('note') };
+      return { action, id, reasonCode: g('reasonCode'), note: g('note'), ...seen };
     case 'accept':
-      // the money the page showed (its hidden fields): the decision is taken on that, or refused
-      return {
-        action,
-        id,
-        decision: g('decision'),
-        note: g('note'),
-        ...(f.has('amount_in_doubt')
-          ? { seen: { amountInDoubt: g('amount_in_doubt') || null, currency: g('currency') || null } }
-          : {}),
-      };
+      return { action, id, decision: g('decision'), note: g('note'), ...seen };
     case 'approve':
     case 'reject':
       // the proposal the page showed: another one waiting by now is refused, not signed unseen

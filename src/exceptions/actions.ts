@@ -49,7 +49,14 @@ export type ActionRequest =
       readonly note?: string;
     }
   | { readonly action: 'comment'; readonly id: string; readonly text: string }
-  | { readonly action: 'resolve'; readonly id: string; readonly reasonCode: string; readonly note: string }
+  | {
+      readonly action: 'resolve';
+      readonly id: string;
+      readonly reasonCode: string;
+      readonly note: string;
+      /** the money in doubt the person was shown: the work is taken out of the team's hands on that or refused */
+      readonly seen?: MoneySeen;
+    }
   | {
       readonly action: 'accept';
       readonly id: string;
@@ -168,6 +175,15 @@ function planResolve(ctx: ExceptionContext, actor: Person, r: Extract<ActionRequ
       'reason-code',
       `reason-code: expected one of ${HAND_REASONS.join(', ')}, got ${JSON.stringify(String(r.reasonCode).slice(0, 80))}`,
     );
+  // resolved on what its person read: the sources changed since (an order amended) is not resolved unseen
+  if (r.seen)
+    requireMoney(
+      { ...checkedSeen(r.seen), words: 'decision was taken on', advice: LOOK_AGAIN },
+      ctx.item.id,
+      ctx.item.amountInDoubt,
+      ctx.item.currency,
+      'amount_in_doubt',
+    );
   const evidence = ctx.item.discrepancy.updated_by_event ?? ctx.item.discrepancy.detected_by_event;
   const event = newEvent(ExceptionResolvedByHand, {
     discrepancyId: ctx.item.id,
@@ -183,6 +199,7 @@ function planResolve(ctx: ExceptionContext, actor: Person, r: Extract<ActionRequ
     summary: `resolve by hand (${r.reasonCode})`,
     events: [event],
     revision: ctx.work.revision,
+    inDoubt: moneyOf(ctx.item.amountInDoubt, ctx.item.currency),
   };
 }
 

@@ -140,8 +140,9 @@ export function changesDigest(changes: BulkOutcome['changes']): string {
   return h.digest('base64url');
 }
 
-/** A plan as the outcome lists it; a decision with the money in doubt it was planned on. */
+/** A plan as the outcome lists it; a decision or hand resolution with the money in doubt it was planned on. */
 function changeOf(plan: Plan): BulkOutcome['changes'][number] {
+  if (plan.inDoubt !== undefined) return { id: plan.id, summary: plan.summary, inDoubt: plan.inDoubt };
   const e = plan.events[0];
   if (plan.action !== 'accept' || e?.type !== ExceptionDecisionProposed.type)
     return { id: plan.id, summary: plan.summary };

@@ -102,6 +102,8 @@ export interface Plan {
   readonly money?: (deps: ExceptionDeps) => Promise<AppendRequest>;
   /** an acceptance deciding pay: what it releases on the statements (decisions.ts `releasedByPay`), minor units */
   readonly released?: bigint;
+  /** a hand resolution: the money in doubt it was planned on, in words ("10.00 UAH"), for a preview to bind */
+  readonly inDoubt?: string;
 }
 
 /**

@@ -87,10 +87,14 @@ function dateOf(v: ExcelJS.CellValue): Date | null {
   return null;
 }
 
-/** The header's columns (column number of each name), or the problem of the header. */
-function headerOf(ws: ExcelJS.Worksheet): { at: Map<Column, number>; problems: SheetProblem[] } {
+/**
+ * The header's columns (column number of each name), or the problem of the header; `shows`: whether the sheet
+ * shows what the exception is (the nightly sheet's descriptive columns), so its person decided on what it showed.
+ */
+function headerOf(ws: ExcelJS.Worksheet): { at: Map<Column, number>; shows: boolean; problems: SheetProblem[] } {
   const at = new Map<Column, number>();
   const problems: SheetProblem[] = [];
+  let shows = false;
   ws.getRow(1).eachCell((cell, n) => {
     const name = cellText(cell.value).trim().toLowerCase().replace(/\s+/g, '_');
     const first = at.get(name as Column);
@@ -104,7 +108,8 @@ function headerOf(ws: ExcelJS.Worksheet): { at: Map<Column, number>; problems: S
       });
     else if (READ.includes(name)) at.set(name as Column, n);
     // an informative column may name its unit or zone after it: `due_at (Europe/Kyiv)`
-    else if (name !== '' && !(DECISION_INFO_COLUMNS as readonly string[]).includes(name.replace(/_\(.*\)$/, '')))
+    else if ((DECISION_INFO_COLUMNS as readonly string[]).includes(name.replace(/_\(.*\)$/, ''))) shows = true;
+    else if (name !== '')
       problems.push({
         sheet: ws.name,
         row: 1,
@@ -114,7 +119,27 @@ function headerOf(ws: ExcelJS.Worksheet): { at: Map<Column, number>; problems: S
   });
   for (const c of ['id', 'action'] as const)
     if (!at.has(c)) problems.push({ sheet: ws.name, row: 1, column: null, message: `no column ${c}` });
-  return { at, problems };
+  return { at, shows, problems };
+}
+
+/** What each decision row is held to: the columns saying what it showed (decisions-layout.ts). */
+const SEEN_BY_ACTION: Partial<Record<ActionName, readonly DecisionSeenColumn[]>> = {
+  accept: ['seen_amount_in_doubt', 'seen_currency'],
+  resolve: ['seen_amount_in_doubt', 'seen_currency'],
+  approve: ['seen_proposal'],
+  reject: ['seen_proposal'],
+  reopen: ['seen_acceptance'],
+};
+
+/**
+ * A decision row of a sheet that showed the exception (a nightly report's) but not what the row showed, exactly:
+ * one written before the sheet kept it. Its person decided on what it showed, which cannot be checked, so it is
+ * refused rather than taken on the exception as it stands a day later. A sheet made by hand shows nothing.
+ */
+function unboundProblem(action: ActionName, has: (c: Column) => boolean): string | null {
+  const missing = (SEEN_BY_ACTION[action] ?? []).find((c) => !has(c));
+  if (missing === undefined) return null;
+  return `${action}: the sheet has no column ${missing} (what the row showed): a nightly report's sheet written before recon kept it, whose decision would be taken on the exception as it is now; write the report again (recon report nightly) and fill it in anew`;
 }
 
 /**
@@ -123,7 +148,7 @@ function headerOf(ws: ExcelJS.Worksheet): { at: Map<Column, number>; problems: S
  * says nothing of what its person saw.
  */
 function seenOf(action: ActionName, f: (c: Column) => string | undefined, has: (c: Column) => boolean) {
-  if (action === 'accept' && (has('seen_amount_in_doubt') || has('seen_currency')))
+  if ((action === 'accept' || action === 'resolve') && (has('seen_amount_in_doubt') || has('seen_currency')))
     return { seen: { amountInDoubt: f('seen_amount_in_doubt') ?? null, currency: f('seen_currency') ?? null } };
   // none shown: a proposal waiting by now is not the one shown
   if ((action === 'approve' || action === 'reject') && has('seen_proposal'))
@@ -149,7 +174,7 @@ function requestOf(
     case 'comment':
       return { action, id, text: note };
     case 'resolve':
-      return { action, id, reasonCode: f('reason_code') ?? '', note };
+      return { action, id, reasonCode: f('reason_code') ?? '', note, ...seen };
     case 'accept':
       return { action, id, note, ...opt('decision', 'decision'), ...seen };
     case 'reopen':
@@ -185,7 +210,7 @@ export async function readDecisionsSheet(
       at: new Map(),
       problems: [{ sheet: DECISIONS_SHEET, row: 0, column: null, message: `no sheet named ${DECISIONS_SHEET}` }],
     };
-  const { at, problems } = headerOf(ws);
+  const { at, shows, problems } = headerOf(ws);
   const rows: Array<{ row: number; request: ActionRequest }> = [];
   if (problems.length) return { rows, at, problems };
   ws.eachRow((r, n) => {
@@ -215,6 +240,9 @@ export async function readDecisionsSheet(
       return void bad('action', `expected one of ${ACTION_REQUESTS.join(', ')}`);
     const id = f('id');
     if (id === undefined) return void bad('id', 'required');
+    const unbound = shows ? unboundProblem(action as ActionName, (c) => at.has(c)) : null;
+    if (unbound !== null)
+      return void problems.push({ sheet: ws.name, row: n, column: letter(at.get('action')!), message: unbound });
     rows.push({ row: n, request: requestOf(action as ActionName, id, f, (c) => at.has(c)) });
   });
   return { rows, at, problems };

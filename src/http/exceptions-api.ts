@@ -123,7 +123,13 @@ function requestOf(action: ActionName, id: string, b: Record<string, unknown>): 
     case 'comment':
       return { action, id, text: field(b, 'text', true)! };
     case 'resolve':
-      return { action, id, reasonCode: field(b, 'reason_code', true)!, note: field(b, 'note', true)! };
+      return {
+        action,
+        id,
+        reasonCode: field(b, 'reason_code', true)!,
+        note: field(b, 'note', true)!,
+        ...seenOf(b),
+      };
     case 'accept':
       return { action, id, note: field(b, 'note', true)!, ...opt('decision', 'decision'), ...seenOf(b) };
     case 'reopen':

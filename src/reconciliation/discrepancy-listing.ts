@@ -1,5 +1,5 @@
 import { defuseFormula } from '../formula-guard';
-import { discrepancyAmount, moneyText, whatDiffers } from './discrepancy-summary';
+import { amountInDoubt, discrepancyAmount, moneyText, whatDiffers } from './discrepancy-summary';
 import type { DiscrepancyRecord } from './discrepancy-types';
 
 /**
@@ -15,9 +15,18 @@ export function subMerchantsOf(d: Pick<DiscrepancyRecord, 'sub_merchant_id' | 's
   return [...ids].sort();
 }
 
-/** The JSON form printed by `recon discrepancies --format json` and served by the API. */
+/**
+ * The JSON form printed by `recon discrepancies --format json` and served by the API; `amount_in_doubt` (minor
+ * units, null: none) is what `recon discrepancies accept --amount-in-doubt` names as seen.
+ */
 export function discrepancyJson(d: DiscrepancyRecord): Record<string, unknown> {
-  return { ...d, sub_merchant_ids: subMerchantsOf(d), what_differs: whatDiffers(d) };
+  const inDoubt = amountInDoubt(d);
+  return {
+    ...d,
+    sub_merchant_ids: subMerchantsOf(d),
+    what_differs: whatDiffers(d),
+    amount_in_doubt: inDoubt === null ? null : inDoubt.toString(),
+  };
 }
 
 /** A CSV cell, quoted, and defused against formula injection (src/formula-guard.ts). */

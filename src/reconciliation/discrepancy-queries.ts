@@ -303,7 +303,8 @@ export type AcceptErrorCode =
   | 'NOT_PROJECTED'
   | 'DECISION_REQUIRED'
   | 'DECISION_NOT_APPLICABLE'
-  | 'NEEDS_SECOND_PERSON';
+  | 'NEEDS_SECOND_PERSON'
+  | 'MONEY_CHANGED';
 export type AcceptResult =
   | { ok: true; eventId: string; discrepancy: DiscrepancyRecord }
   | { ok: false; code: AcceptErrorCode; message: string };
@@ -352,7 +353,28 @@ export type AcceptRequest = {
    * `needsSecondPerson`): refused when not. Absent: the caller has its own approval (an exception's proposal).
    */
   releaseAllowed?: (amount: bigint, currency: string | null) => boolean;
+  /**
+   * the amount in doubt (minor units, null: none) and currency the person was shown: the decision is taken on
+   * that or refused (MONEY_CHANGED), so a source changing meanwhile is never accepted unseen. Absent: as it is now.
+   */
+  seen?: { readonly amountInDoubt: string | null; readonly currency: string | null };
 };
+
+const moneyOrNone = (amount: string | null, currency: string | null) =>
+  amount === null ? 'no amount' : moneyText(BigInt(amount), currency);
+
+/** Refused when the money in doubt is no longer what the person was shown (the exceptions' words). */
+function moneyChanged(
+  d: DiscrepancyRecord,
+  seen: AcceptRequest['seen'],
+): { code: 'MONEY_CHANGED'; message: string } | null {
+  const amount = amountInDoubt(d)?.toString() ?? null;
+  if (seen === undefined || (seen.amountInDoubt === amount && seen.currency === d.currency)) return null;
+  return {
+    code: 'MONEY_CHANGED',
+    message: `discrepancy ${d.id}: the decision was taken on ${moneyOrNone(seen.amountInDoubt, seen.currency)}, the amount in doubt is now ${moneyOrNone(amount, d.currency)}: look again and decide on the amount now`,
+  };
+}
 
 /**
  * An acceptance checked and built, not yet written: the append (at the revision read) that records it, for a
@@ -388,7 +410,7 @@ export async function acceptanceOf(
       code: 'ALREADY_ACCEPTED',
       message: `discrepancy ${d.id} was already accepted by ${inForce.data.acceptedBy} at ${inForce.data.acceptedAt} (${inForce.decision}): revoke that decision first`,
     };
-  const refused = decisionRefusal(d, req.decision, req.holdPolicy);
+  const refused = decisionRefusal(d, req.decision, req.holdPolicy) ?? moneyChanged(d, req.seen);
   if (refused) return { ok: false, ...refused };
   const amount = amountInDoubt(d);
   // weighed as what the statements hold for it (the whole payment under a `payment` rule), not the doubt alone

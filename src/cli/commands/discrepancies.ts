@@ -5,7 +5,7 @@ import { withDiscrepancyPasses } from '../../reconciliation/discrepancy-stream';
 import { exceptionPolicyOf } from '../../exceptions/policy';
 import { needsSecondPerson } from '../../exceptions/severity';
 import { runProjections } from '../../projector/runner';
-import { calendarDay } from '../options';
+import { calendarDay, moneySeenOf } from '../options';
 import { UsageError } from '../errors';
 import { StdoutClosed, stdoutWriter } from '../stdout';
 import { openSpool } from '../spool';
@@ -114,32 +114,39 @@ function acceptCommand(cmd: Command): void {
     )
     .requiredOption('--note <text>', 'why the difference is acceptable')
     .option('--decision <decision>', 'for money held on the statements: pay (release it) or withhold (keep holding it)')
-    .action(async (id: string, opts: { note: string; decision?: string }) => {
-      if (opts.decision !== undefined && opts.decision !== 'pay' && opts.decision !== 'withhold')
-        throw new UsageError(
-          `--decision must be pay or withhold (got ${JSON.stringify(opts.decision)}); a write-off: recon exceptions accept`,
-        );
-      if (!opts.note.trim()) throw new UsageError('--note must not be empty');
-      await withRuntime(async (rt, signal) => {
-        // the person deciding is the token's owner, allowed to decide (docs/exceptions.md)
-        const by = actorFor(await readDirectory(rt.store), process.env.RECON_TOKEN || undefined, 'exception.propose');
-        const { policy, issues } = exceptionPolicyOf(rt.config.exceptions);
-        if (issues.length) throw new UsageError(`RECON_CONFIG: ${issues.join('; ')}`);
-        await catchUp(rt, signal);
-        const r = await acceptDiscrepancy(
-          { sql: rt.sql, store: rt.store },
-          {
-            id,
-            note: opts.note,
-            by: by.id,
-            at: new Date(),
-            ...(opts.decision ? { decision: opts.decision as 'pay' | 'withhold' } : {}),
-            releaseAllowed: (amount, currency) => !needsSecondPerson(policy, 'pay', amount, currency),
-          },
-        );
-        if (!r.ok) throw new UsageError(r.message);
-        await catchUp(rt, signal);
-        process.stdout.write(`accepted ${r.discrepancy.type} ${id} (event ${r.eventId})\n`);
-      });
-    });
+    .option('--amount-in-doubt <minor>', 'the amount in doubt you saw, minor units (41000 for 410.00) or none')
+    .option('--currency <code>', 'with --amount-in-doubt: the currency you saw (or none)')
+    .action(
+      async (id: string, opts: { note: string; decision?: string; amountInDoubt?: string; currency?: string }) => {
+        if (opts.decision !== undefined && opts.decision !== 'pay' && opts.decision !== 'withhold')
+          throw new UsageError(
+            `--decision must be pay or withhold (got ${JSON.stringify(opts.decision)}); a write-off: recon exceptions accept`,
+          );
+        if (!opts.note.trim()) throw new UsageError('--note must not be empty');
+        // decided on the money its person saw, when they name it: changed since, refused and nothing written
+        const seen = moneySeenOf(opts);
+        await withRuntime(async (rt, signal) => {
+          // the person deciding is the token's owner, allowed to decide (docs/exceptions.md)
+          const by = actorFor(await readDirectory(rt.store), process.env.RECON_TOKEN || undefined, 'exception.propose');
+          const { policy, issues } = exceptionPolicyOf(rt.config.exceptions);
+          if (issues.length) throw new UsageError(`RECON_CONFIG: ${issues.join('; ')}`);
+          await catchUp(rt, signal);
+          const r = await acceptDiscrepancy(
+            { sql: rt.sql, store: rt.store },
+            {
+              id,
+              note: opts.note,
+              by: by.id,
+              at: new Date(),
+              ...(opts.decision ? { decision: opts.decision as 'pay' | 'withhold' } : {}),
+              ...seen,
+              releaseAllowed: (amount, currency) => !needsSecondPerson(policy, 'pay', amount, currency),
+            },
+          );
+          if (!r.ok) throw new UsageError(r.message, r.code === 'MONEY_CHANGED' ? 'CONFLICT' : 'USAGE');
+          await catchUp(rt, signal);
+          process.stdout.write(`accepted ${r.discrepancy.type} ${id} (event ${r.eventId})\n`);
+        });
+      },
+    );
 }

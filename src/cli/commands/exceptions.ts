@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { type ActionRequest, actOnException, type MoneySeen } from '../../exceptions/actions';
+import { type ActionRequest, actOnException } from '../../exceptions/actions';
 import { BULK_ACTIONS, type BulkAction, bulkAct, changesDigest } from '../../exceptions/bulk';
 import type { ExceptionDeps } from '../../exceptions/context';
 import { ExceptionRefused } from '../../exceptions/errors';
@@ -24,6 +24,7 @@ import { InputRefused, UsageError } from '../errors';
 import { importDecisions, sheetProblemText } from '../../exceptions/import';
 import { readFileSync } from 'node:fs';
 import { type Runtime, withRuntime, runnerDepsOf } from '../runtime';
+import { moneySeenOf } from '../options';
 
 /**
  * `recon exceptions list|show|assign|comment|resolve|accept|approve|reject|reopen|bulk` (docs/exceptions.md).
@@ -197,26 +198,6 @@ async function act(request: ActionRequest): Promise<void> {
   });
 }
 
-/**
- * The money the person saw (`recon exceptions show`), when they name it: the decision is taken on that or
- * refused, as the console's form binds it. Both options or neither: an amount without its currency is not what
- * was shown.
- */
-function seenOf(o: { amountInDoubt?: string; currency?: string }): { seen?: MoneySeen } {
-  if (o.amountInDoubt === undefined && o.currency === undefined) return {};
-  if (o.amountInDoubt === undefined)
-    throw new UsageError('--currency: goes with --amount-in-doubt (the amount in doubt you saw, or none)');
-  if (o.currency === undefined)
-    throw new UsageError('--currency: required with --amount-in-doubt (the currency you saw, or none)');
-  const amount = o.amountInDoubt === 'none' ? null : o.amountInDoubt;
-  if (amount !== null && !/^-?\d{1,18}$/.test(amount))
-    throw new UsageError('--amount-in-doubt: expected whole minor units (e.g. 41000 for 410.00), or none');
-  const currency = o.currency === 'none' ? null : o.currency;
-  if (currency !== null && !/^[A-Z]{3}$/.test(currency))
-    throw new UsageError('--currency: expected a three-letter currency code (e.g. UAH), or none');
-  return { seen: { amountInDoubt: amount, currency } };
-}
-
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The proposal the person saw, when they name it: another one waiting by now is refused. */
@@ -260,9 +241,11 @@ function registerActions(group: Command): void {
     .command('resolve <id>')
     .requiredOption('--reason-code <code>', 'explained_elsewhere, duplicate, timing, corrected_at_source or other')
     .requiredOption('--note <text>', 'why it is resolved (kept in its history)')
+    .option('--amount-in-doubt <minor>', 'the amount in doubt you saw, minor units (41000 for 410.00) or none')
+    .option('--currency <code>', 'with --amount-in-doubt: the currency you saw (or none)')
     .description('resolve by hand an exception that holds no money (one that does needs a decision: accept)')
-    .action((id: string, o: { reasonCode: string; note: string }) =>
-      act({ action: 'resolve', id, reasonCode: o.reasonCode, note: o.note }),
+    .action((id: string, o: { reasonCode: string; note: string; amountInDoubt?: string; currency?: string }) =>
+      act({ action: 'resolve', id, reasonCode: o.reasonCode, note: o.note, ...moneySeenOf(o) }),
     );
   group
     .command('accept <id>')
@@ -277,7 +260,7 @@ function registerActions(group: Command): void {
         id,
         note: o.note,
         ...(o.decision !== undefined ? { decision: o.decision } : {}),
-        ...seenOf(o),
+        ...moneySeenOf(o),
       }),
     );
   group

@@ -80,6 +80,10 @@ ${csrfField(v)}${fields}<button type="submit">${label}</button></form>`;
 const note = (t: WorkWords, name = 'note', label = t.note) =>
   html`<label>${label}<textarea name="${name}" rows="2" cols="40" required maxlength="4000"></textarea></label>`;
 
+/** The money the page showed, sent back with a decision or hand resolution: taken on that or refused (409). */
+const moneyShown = (x: ExceptionItem) =>
+  html`<input type="hidden" name="amount_in_doubt" value="${x.amountInDoubt ?? ''}"><input type="hidden" name="currency" value="${x.currency ?? ''}">`;
+
 function actions(v: View, x: ExceptionItem, assignable: readonly User[], t: WorkWords): Html[] {
   const can = (a: Action) => may(v.person.role, a);
   const out: Html[] = [];
@@ -101,7 +105,7 @@ function actions(v: View, x: ExceptionItem, assignable: readonly User[], t: Work
         x.id,
         'resolve',
         t.resolve,
-        html`<label>${t.reasonCode}<select name="reasonCode">${options(HAND_REASONS)}</select></label>${note(t)}`,
+        html`<label>${t.reasonCode}<select name="reasonCode">${options(HAND_REASONS)}</select></label>${note(t)}${moneyShown(x)}`,
       ),
     );
   if (can('exception.propose'))
@@ -112,7 +116,7 @@ function actions(v: View, x: ExceptionItem, assignable: readonly User[], t: Work
         'accept',
         t.propose,
         html`<label>${t.decision}<select name="decision">${options(DECISIONS)}</select></label>${note(t)}
-<input type="hidden" name="amount_in_doubt" value="${x.amountInDoubt ?? ''}"><input type="hidden" name="currency" value="${x.currency ?? ''}">`,
+${moneyShown(x)}`,
       ),
     );
   if (can('exception.approve') && x.pending) {
