@@ -217,6 +217,25 @@ export const BRIDGE_LABELS: Readonly<Record<StatementLanguage, Readonly<Record<s
   },
 };
 
+/**
+ * The bridge's lines that point the reader to a part of the statement, as the PDF words them: a PDF has no sheets.
+ * Held items and payouts are tables further down the PDF; adjustments and months never stated are listed only in
+ * the workbook sent with it.
+ */
+export const PDF_BRIDGE_LABELS: Readonly<Record<StatementLanguage, Readonly<Record<string, string>>>> = {
+  en: {
+    adjustments: '± Adjustments to earlier months (listed in the Excel statement)',
+    notStated: '± Months never stated before (listed in the Excel statement)',
+    held: '− Held pending investigation (listed below)',
+    paidOut: '− Paid out (listed below with dates and payout references)',
+  },
+  uk: {
+    adjustments: '± Коригування попередніх місяців (перелік у виписці Excel)',
+    notStated: '± Місяці, не відображені раніше (перелік у виписці Excel)',
+    paidOut: '− Виплачено (перелік нижче: дати й призначення платежу)',
+  },
+};
+
 /** Locale of Intl and luxon for a language. */
 export const LOCALE: Readonly<Record<StatementLanguage, string>> = { en: 'en-GB', uk: 'uk-UA' };
 

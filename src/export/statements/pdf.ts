@@ -7,8 +7,8 @@ import { DateTime } from 'luxon';
 import type PDFDocumentClass from 'pdfkit';
 import { holdReason, LABELS, type Labels, operationWord, writtenDay } from '../i18n/labels';
 import {
-  bridgeLabel,
   bridgeOf,
+  pdfBridgeLabel,
   type StatementFigures,
   type StatementHeader,
   type StatementMeta,
@@ -227,7 +227,7 @@ function bridgeTables(
         ...group.map((f) => ({ header: f.currency, width: 110, align: 'right' as const })),
       ],
       bridgeOf(figures, src.payouts).map((line) => [
-        bridgeLabel(line, lang),
+        pdfBridgeLabel(line, lang),
         ...group.map((f) => money(line.value(f, payoutOf(f.currency)), f.currency)),
       ]),
       footer,
