@@ -7,6 +7,19 @@ import { DISCREPANCY_TYPES, entryOf } from '../../reconciliation/discrepancies/r
  * stays in English.
  */
 
+/**
+ * A count with its noun in the form the language's plural rules choose (en: 1 line, 2 lines; uk: 1 рядок,
+ * 2 рядки, 5 рядків, 21 рядок), so a total never reads "1 lines".
+ */
+function counted(locale: string, forms: Partial<Record<Intl.LDMLPluralRule, string>> & { other: string }) {
+  const rules = new Intl.PluralRules(locale);
+  return (n: number) => `${n} ${forms[rules.select(n)] ?? forms.other}`;
+}
+const lines = {
+  en: counted('en-GB', { one: 'line', other: 'lines' }),
+  uk: counted('uk-UA', { one: 'рядок', few: 'рядки', many: 'рядків', other: 'рядка' }),
+};
+
 const en = {
   title: 'Payout statement',
   summary: 'Summary',
@@ -52,7 +65,7 @@ const en = {
   reserve: 'Reserve',
   net: 'Net',
   total: 'Total',
-  totalLines: (n: number) => `Total (${n} lines)`,
+  totalLines: (n: number) => `Total (${lines.en(n)})`,
   reserveSheet: 'Reserve schedule',
   reserveBalance: 'Reserve balance at the end of the period',
   releasesToCome: 'Releases to come',
@@ -139,7 +152,7 @@ const uk: Labels = {
   reserve: 'Резерв',
   net: 'Нетто',
   total: 'Разом',
-  totalLines: (n: number) => `Разом (${n} рядків)`,
+  totalLines: (n: number) => `Разом (${lines.uk(n)})`,
   reserveSheet: 'Графік резерву',
   reserveBalance: 'Залишок резерву на кінець періоду',
   releasesToCome: 'Майбутні повернення резерву',
