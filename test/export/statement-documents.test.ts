@@ -5,7 +5,7 @@ import ExcelJS from 'exceljs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { StatementsConfig } from '../../src/config/statements';
 import { formatAmount } from '../../src/export/statements/pdf';
-import { bridgeLabel, bridgeOf, statementFileName } from '../../src/export/statements/workbooks';
+import { bridgeLabel, bridgeOf, pdfBridgeLabel, statementFileName } from '../../src/export/statements/workbooks';
 import { issueStatements, type IssueResult } from '../../src/export/statements/issue';
 import { parsePosition } from '../../src/store/types';
 import { useStatementTest } from './support';
@@ -123,7 +123,7 @@ describe('statement documents', () => {
           if (!line) return;
           figures.forEach((f, i) => {
             const minor = BigInt(Math.round(Number(row.getCell(i + 2).value) * 100));
-            const pdfLine = text.split('\n').find((l) => l.includes(bridgeLabel(line, lang).slice(0, 25)));
+            const pdfLine = text.split('\n').find((l) => l.includes(pdfBridgeLabel(line, lang).slice(0, 25)));
             expect(pdfLine, `${id} ${line.key}`).toContain(amount(minor, f.currency, lang));
             checked++;
           });

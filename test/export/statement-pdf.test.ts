@@ -8,6 +8,7 @@ import { formatAmount, writeStatementPdf } from '../../src/export/statements/pdf
 import { plainHeader } from '../../src/export/statements/figures';
 import {
   bridgeOf,
+  pdfBridgeLabel,
   figuresDigest,
   type StatementFigures,
   type StatementLine,
@@ -150,7 +151,7 @@ describe('statement PDF', () => {
           const cell = Number(row.getCell(i + 2).value);
           const minor = bridge.value(f);
           expect(cell).toBe(Number(minor) / 100);
-          const lines = text.split('\n').filter((l) => l.includes(label.slice(0, 30)));
+          const lines = text.split('\n').filter((l) => l.includes(pdfBridgeLabel(bridge, 'en').slice(0, 30)));
           expect(lines.length, label).toBeGreaterThan(0);
           expect(
             lines.some((l) => l.includes(formatAmount(minor, f.currency))),

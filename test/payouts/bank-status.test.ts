@@ -214,15 +214,15 @@ describe('the Payouts index and each statement show what the bank did with every
         ),
       ),
     ).toEqual([
-      ['RS-SM-D-2024-03-UAH', 'duplicated', major, '2024-04-02', 'd1', 'UAD1'],
+      ['RS-SM-D-2024-03-UAH', 'duplicated', major, new Date('2024-04-02T00:00:00Z'), 'd1', 'UAD1'],
       ['RS-SM-D-2024-04-UAH', 'expected', 0, '', '', ''],
-      ['RS-SM-H-2024-03-UAH', 'partial', major / 2, '2024-04-02', 'h1', 'UAH1'],
+      ['RS-SM-H-2024-03-UAH', 'partial', major / 2, new Date('2024-04-02T00:00:00Z'), 'h1', 'UAH1'],
       ['RS-SM-H-2024-04-UAH', 'expected', 0, '', '', ''],
       ['RS-SM-M-2024-03-UAH', 'missing', 0, '', '', ''],
       ['RS-SM-M-2024-04-UAH', 'expected', 0, '', '', ''],
-      ['RS-SM-P-2024-03-UAH', 'paid', major, '2024-04-02', 'p1', 'UAP1'],
+      ['RS-SM-P-2024-03-UAH', 'paid', major, new Date('2024-04-02T00:00:00Z'), 'p1', 'UAP1'],
       ['RS-SM-P-2024-04-UAH', 'expected', 0, '', '', ''],
-      ['RS-SM-R-2024-03-UAH', 'returned', 0, '2024-04-02', 'r1', 'UAR1'],
+      ['RS-SM-R-2024-03-UAH', 'returned', 0, new Date('2024-04-02T00:00:00Z'), 'r1', 'UAR1'],
       ['RS-SM-R-2024-04-UAH', 'expected', 0, '', '', ''],
     ]);
     expect(byRef.get('RS-SM-D-2024-03-UAH')![col('duplicated')]).toBe(major);

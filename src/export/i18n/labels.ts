@@ -7,6 +7,19 @@ import { DISCREPANCY_TYPES, entryOf } from '../../reconciliation/discrepancies/r
  * stays in English.
  */
 
+/**
+ * A count with its noun in the form the language's plural rules choose (en: 1 line, 2 lines; uk: 1 рядок,
+ * 2 рядки, 5 рядків, 21 рядок), so a total never reads "1 lines".
+ */
+function counted(locale: string, forms: Partial<Record<Intl.LDMLPluralRule, string>> & { other: string }) {
+  const rules = new Intl.PluralRules(locale);
+  return (n: number) => `${n} ${forms[rules.select(n)] ?? forms.other}`;
+}
+const lines = {
+  en: counted('en-GB', { one: 'line', other: 'lines' }),
+  uk: counted('uk-UA', { one: 'рядок', few: 'рядки', many: 'рядків', other: 'рядка' }),
+};
+
 const en = {
   title: 'Payout statement',
   summary: 'Summary',
@@ -33,6 +46,7 @@ const en = {
   neverIssued: (m: string) => `the statement of ${m} was never issued`,
   bridge: 'Payout bridge',
   check: 'Check: opening + adjustments + net payable − paid out − closing (must be 0)',
+  checkGap: 'Check: opening + adjustments + months never stated + net payable − paid out − closing (must be 0)',
   operations: 'Operations',
   operationsIn: (c: string) => `Operations ${c}`,
   payoutReference: 'Payout reference (in the transfer)',
@@ -52,7 +66,7 @@ const en = {
   reserve: 'Reserve',
   net: 'Net',
   total: 'Total',
-  totalLines: (n: number) => `Total (${n} lines)`,
+  totalLines: (n: number) => `Total (${lines.en(n)})`,
   reserveSheet: 'Reserve schedule',
   reserveBalance: 'Reserve balance at the end of the period',
   releasesToCome: 'Releases to come',
@@ -120,6 +134,7 @@ const uk: Labels = {
   neverIssued: (m: string) => `виписку за ${m} не видавали`,
   bridge: 'Розрахунок виплати',
   check: 'Перевірка: початкове + коригування + до виплати − виплачено − кінцеве (має бути 0)',
+  checkGap: 'Перевірка: початкове + коригування + невідображені місяці + до виплати − виплачено − кінцеве (має бути 0)',
   operations: 'Операції',
   operationsIn: (c: string) => `Операції в ${c}`,
   payoutReference: 'Призначення платежу (у переказі)',
@@ -139,7 +154,7 @@ const uk: Labels = {
   reserve: 'Резерв',
   net: 'Нетто',
   total: 'Разом',
-  totalLines: (n: number) => `Разом (${n} рядків)`,
+  totalLines: (n: number) => `Разом (${lines.uk(n)})`,
   reserveSheet: 'Графік резерву',
   reserveBalance: 'Залишок резерву на кінець періоду',
   releasesToCome: 'Майбутні повернення резерву',
@@ -214,6 +229,25 @@ export const BRIDGE_LABELS: Readonly<Record<StatementLanguage, Readonly<Record<s
     paidOut: '− Виплачено (аркуш «Виплачено»: дати й призначення платежу)',
     closing: 'Кінцеве сальдо (початкове + коригування + до виплати − виплачено)',
     closingGap: 'Кінцеве сальдо (початкове + коригування + невідображені місяці + до виплати − виплачено)',
+  },
+};
+
+/**
+ * The bridge's lines that point the reader to a part of the statement, as the PDF words them: a PDF has no sheets.
+ * Held items and payouts are tables further down the PDF; adjustments and months never stated are listed only in
+ * the workbook sent with it.
+ */
+export const PDF_BRIDGE_LABELS: Readonly<Record<StatementLanguage, Readonly<Record<string, string>>>> = {
+  en: {
+    adjustments: '± Adjustments to earlier months (listed in the Excel statement)',
+    notStated: '± Months never stated before (listed in the Excel statement)',
+    held: '− Held pending investigation (listed below)',
+    paidOut: '− Paid out (listed below with dates and payout references)',
+  },
+  uk: {
+    adjustments: '± Коригування попередніх місяців (перелік у виписці Excel)',
+    notStated: '± Місяці, не відображені раніше (перелік у виписці Excel)',
+    paidOut: '− Виплачено (перелік нижче: дати й призначення платежу)',
   },
 };
 

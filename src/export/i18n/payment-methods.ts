@@ -42,3 +42,20 @@ export function paymentMethodWords(
   if (payway && scheme && payway !== scheme) return `${payway} · ${scheme}`;
   return payway ?? scheme ?? NO_PAYMENT_METHOD;
 }
+
+/** The payways a card pays through, and so the ones whose words a card scheme follows ("Apple Pay · Visa"). */
+const CARD_PAYWAYS = ['card', 'apple_pay', 'google_pay'];
+
+/**
+ * The widest words of a language this module writes for a known payway and scheme ("Google Pay · American
+ * Express", 29 characters), so that a column sized before its lines are read holds every one of them.
+ */
+export function paymentMethodWidth(language: StatementLanguage): number {
+  const words = [
+    ...Object.keys(PAYWAYS[language]).map((payway) => paymentMethodWords({ payway, scheme: null }, language)),
+    ...CARD_PAYWAYS.flatMap((payway) =>
+      Object.keys(SCHEMES).map((scheme) => paymentMethodWords({ payway, scheme }, language)),
+    ),
+  ];
+  return Math.max(...words.map((w) => w.length));
+}

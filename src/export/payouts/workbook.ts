@@ -3,11 +3,14 @@ import {
   BOLD_FONT,
   closeTable,
   COUNT_FORMAT,
+  DATE_FORMAT,
+  excelDay,
   minorToMajor,
   moneyFormat,
   openWorkbook,
   printSetup,
   safeText,
+  type Sheet,
   widthsForMoney,
 } from '../workbook/xlsx';
 import { bySubMerchantAndCurrency } from '../../ledger/ledger-queries';
@@ -138,7 +141,7 @@ function writePayoutsSheet(
   const t = addTableSheet(
     wb,
     sheetName(meta, 'Payouts'),
-    PAYOUTS_HEADER.map((h, i) => ({ header: h, width: widths[i]! })),
+    PAYOUTS_HEADER.map((h, i) => ({ header: h, width: widths[i]!, ...dateColumn(i + 1 === PAID_ON_COLUMN) })),
     { title },
   );
   for (const row of built) {
@@ -146,6 +149,7 @@ function writePayoutsSheet(
     const fmt = moneyFormat(row.currency);
     for (const c of MONEY_COLUMNS) r.getCell(c).numFmt = fmt;
     r.getCell(11).numFmt = COUNT_FORMAT;
+    centred(r, [PAID_ON_COLUMN]);
     r.commit();
     t.rows++;
   }
@@ -157,6 +161,16 @@ function writePayoutsSheet(
 
 /** The Payouts sheet's money columns (1-based). */
 const MONEY_COLUMNS = [4, 5, 6, 7, 8, 9, 10, 12, 13, 14, 15, 18, 19];
+const PAID_ON_COLUMN = PAYOUTS_HEADER.indexOf('payout_paid_on') + 1;
+
+/** A day column is a real date (finance sorts and filters it as one), formatted as the statements write days. */
+const dateColumn = (isDate: boolean) => (isDate ? { numFmt: DATE_FORMAT } : {});
+const dayCell = (day: string | null | undefined) => (day ? excelDay(day) : '');
+
+/** A date, right-aligned by default, would print against the text after it; left-aligned, against an amount before. */
+function centred(row: ReturnType<Sheet['addRow']>, columns: readonly number[]) {
+  for (const c of columns) row.getCell(c).alignment = { horizontal: 'center' };
+}
 
 /** One index row's cells and the amounts its currency's totals add up. */
 function payoutsRow(f: StatementFigures, p: PayoutSection | undefined) {
@@ -178,7 +192,7 @@ function payoutsRow(f: StatementFigures, p: PayoutSection | undefined) {
     st?.status ?? '',
     minorToMajor(notStated),
     bank ? minorToMajor(bank.paidOut) : '',
-    bank?.paidOn ?? '',
+    dayCell(bank?.paidOn),
     safeText(bank?.bankRef ?? ''),
     safeText(bank?.paidTo ?? ''),
   ];
@@ -300,6 +314,9 @@ function writeStatusSheet(
   statusTable(wb, sheetName(meta, 'Payout status'), title, lines);
 }
 
+/** Payout status's day columns (1-based): due_on, paid_on. */
+const STATUS_DAYS = [PAYOUT_STATUS_HEADER.indexOf('due_on') + 1, PAYOUT_STATUS_HEADER.indexOf('paid_on') + 1];
+
 /** One row per payout reference (the first of equal ones), by reference. */
 function statusTable(
   wb: Parameters<typeof addTableSheet>[0],
@@ -320,7 +337,7 @@ function statusTable(
   const t = addTableSheet(
     wb,
     name,
-    PAYOUT_STATUS_HEADER.map((h, i) => ({ header: h, width: widths[i]! })),
+    PAYOUT_STATUS_HEADER.map((h, i) => ({ header: h, width: widths[i]!, ...dateColumn(STATUS_DAYS.includes(i + 1)) })),
     { title },
   );
   const seen = new Set<string>();
@@ -338,12 +355,13 @@ function statusTable(
       minorToMajor(l.paidOut),
       minorToMajor(l.returned),
       minorToMajor(l.duplicated),
-      l.dueOn,
-      l.paidOn ?? '',
+      dayCell(l.dueOn),
+      dayCell(l.paidOn),
       safeText(l.bankRef ?? ''),
       safeText(l.paidTo ?? ''),
     ]);
     for (const c of [6, 8, 9, 10]) row.getCell(c).numFmt = moneyFormat(l.currency);
+    centred(row, STATUS_DAYS);
     row.commit();
     t.rows++;
   }

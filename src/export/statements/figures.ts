@@ -9,7 +9,7 @@ import type {
 import type { PayoutSection } from '../payouts/sheets';
 import { ExportError } from '../errors';
 import type { LineDetails } from './details';
-import { BRIDGE_LABELS } from '../i18n/labels';
+import { BRIDGE_LABELS, PDF_BRIDGE_LABELS } from '../i18n/labels';
 import { slugOf } from '../workbook/slug';
 
 /**
@@ -350,6 +350,10 @@ export function bridgeOf(
 /** A bridge line's label in a statement's language (English when no translation is kept). */
 export const bridgeLabel = (line: (typeof BRIDGE)[number], language: StatementLanguage): string =>
   BRIDGE_LABELS[language][line.key] ?? line.label;
+
+/** A bridge line's label on the PDF, which names no workbook sheet. */
+export const pdfBridgeLabel = (line: (typeof BRIDGE)[number], language: StatementLanguage): string =>
+  PDF_BRIDGE_LABELS[language][line.key] ?? bridgeLabel(line, language);
 
 /** "2025-01 (2025-01-01 to 2025-01-31, Europe/Kyiv)": finance's own documents. */
 export const periodText = (meta: Pick<StatementMeta, 'month' | 'timezone'>) => {

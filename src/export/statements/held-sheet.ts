@@ -69,6 +69,10 @@ export function writeHeldSheet(
 ): void {
   const labels = opts.labels ?? LABELS.en;
   const lang = labels === LABELS.uk ? 'uk' : 'en';
+  const lines = heldLines(payouts, opts.timezone).map((h) => ({ ...h, words: safeText(holdReason(h.reason, lang)) }));
+  // the items are all known before the sheet is begun: the reason column as wide as its longest reason, which
+  // would print cut against the currency beside it (Excel's widest column is 255)
+  const reasonWidth = Math.min(255, Math.max(20, ...lines.map((h) => h.words.length + 2)));
   const t = addTableSheet(
     wb,
     (opts.sheetName ?? ((n) => n))(labels.heldSheet),
@@ -76,18 +80,18 @@ export function writeHeldSheet(
       { header: labels.order, width: 24 },
       { header: labels.payment, width: 38 },
       { header: labels.day, width: 12, numFmt: opts.dayFormat ?? DATE_FORMAT },
-      { header: labels.reason, width: 70 },
+      { header: labels.reason, width: reasonWidth },
       { header: labels.currency, width: 10 },
       { header: labels.amountHeld, width: 16 },
     ],
     opts.title ? { title: opts.title, pageOf: labels.pageOf } : {},
   );
-  for (const h of heldLines(payouts, opts.timezone)) {
+  for (const h of lines) {
     const row = t.sheet.addRow([
       safeText(h.orderId ?? '—'),
       safeText(h.paymentId ?? '—'),
       h.day ? excelDay(h.day) : '—',
-      safeText(holdReason(h.reason, lang)),
+      h.words,
       safeText(h.currency),
       minorToMajor(h.amount),
     ]);

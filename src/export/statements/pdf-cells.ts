@@ -209,3 +209,17 @@ export function cell(doc: Doc, text: string, x: number, y: number, width: number
   const fit = fitted(doc, flat, width);
   line(doc, fit.text, align === 'right' ? x + (width - fit.width) : x, y);
 }
+
+/** Words in lines no wider than `width` at the current font. */
+export function wrapped(doc: PDFKit.PDFDocument, text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    const next = line ? `${line} ${word}` : word;
+    if (line && doc.widthOfString(next) > width) {
+      lines.push(line);
+      line = word;
+    } else line = next;
+  }
+  return [...lines, line];
+}

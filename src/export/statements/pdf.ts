@@ -7,8 +7,8 @@ import { DateTime } from 'luxon';
 import type PDFDocumentClass from 'pdfkit';
 import { holdReason, LABELS, type Labels, operationWord, writtenDay } from '../i18n/labels';
 import {
-  bridgeLabel,
   bridgeOf,
+  pdfBridgeLabel,
   type StatementFigures,
   type StatementHeader,
   type StatementMeta,
@@ -20,7 +20,7 @@ import { addLine, releasesToCome, statementTitle } from './workbooks';
 import { paymentMethodWords } from '../i18n/payment-methods';
 import { createLocalTime, currencyExponent, yieldToIo } from '../workbook/xlsx';
 import { boundLayoutCache, layFiguresByCharacter } from './pdf-layout';
-import { cell, cellsOfRow, cellsThroughPdfkit, type Doc } from './pdf-cells';
+import { cell, cellsOfRow, cellsThroughPdfkit, type Doc, wrapped } from './pdf-cells';
 import { fontBytes, fontsOpenedByPdfkit, shareParsedFont } from './pdf-fonts';
 
 /**
@@ -210,29 +210,37 @@ export async function writeStatementPdf(
   }
 }
 
-/** The bridge from opening to closing, three currencies a table so that every column fits the page's width. */
+/**
+ * The bridge from opening to closing, three currencies a table so that every column fits the page's width. A
+ * label wider than its column goes on as many lines as it needs, its amounts on the first (a label cut with "…"
+ * would not say what the amount is).
+ */
 function bridgeTables(
   { doc, lang, money, footer, t }: Ctx,
   src: StatementSource,
   figures: readonly StatementFigures[],
 ) {
   const payoutOf = (currency: string) => src.payouts?.find((p) => p.currency === currency);
+  const LABEL_WIDTH = 430;
   for (let i = 0; i < figures.length; i += 3) {
     const group = figures.slice(i, i + 3);
     if (i > 0) doc.moveDown(0.8);
-    table(
-      doc,
-      [
-        { header: t.bridge, width: 430 },
-        ...group.map((f) => ({ header: f.currency, width: 110, align: 'right' as const })),
-      ],
-      bridgeOf(figures, src.payouts).map((line) => [
-        bridgeLabel(line, lang),
-        ...group.map((f) => money(line.value(f, payoutOf(f.currency)), f.currency)),
-      ]),
-      footer,
-      (row) => row[0]!.startsWith('=') || /^(Closing|Кінцеве)/.test(row[0]!),
-    );
+    const bold = new Set<readonly string[]>();
+    const rows = bridgeOf(figures, src.payouts).flatMap((line) => {
+      const label = pdfBridgeLabel(line, lang);
+      const strong = label.startsWith('=') || /^(Closing|Кінцеве)/.test(label);
+      doc.font(strong ? 'bold' : 'regular').fontSize(8);
+      const [first = '', ...rest] = wrapped(doc, label, LABEL_WIDTH - 4);
+      const amounts = group.map((f) => money(line.value(f, payoutOf(f.currency)), f.currency));
+      const lines = [[first, ...amounts], ...rest.map((r) => [r, ...amounts.map(() => '')])];
+      if (strong) for (const l of lines) bold.add(l);
+      return lines;
+    });
+    const columns = [
+      { header: t.bridge, width: LABEL_WIDTH },
+      ...group.map((f) => ({ header: f.currency, width: 110, align: 'right' as const })),
+    ];
+    table(doc, columns, rows, footer, (row) => bold.has(row));
   }
 }
 
@@ -516,20 +524,6 @@ function heldTable({ doc, t, lang, money, day, footer }: Ctx, payouts: readonly 
     ];
   });
   table(doc, columns, rows.length ? rows : [[t.none, '', '', '', '']], footer);
-}
-
-/** Words in lines no wider than `width` at the current font. */
-function wrapped(doc: PDFKit.PDFDocument, text: string, width: number): string[] {
-  const lines: string[] = [];
-  let line = '';
-  for (const word of text.split(' ')) {
-    const next = line ? `${line} ${word}` : word;
-    if (line && doc.widthOfString(next) > width) {
-      lines.push(line);
-      line = word;
-    } else line = next;
-  }
-  return [...lines, line];
 }
 
 function table(

@@ -92,7 +92,11 @@ export function writeSummarySheet(
     figures.flatMap((f) => payoutOf(f) ?? []),
   );
   const info = headerRows(figures, meta, header);
-  const labels = [...info.map(([l]) => l), ...bridge.map((l) => bridgeLabel(l, header.language)), t.check];
+  const labels = [
+    ...info.map(([l]) => l),
+    ...bridge.map((l) => bridgeLabel(l, header.language)),
+    checkLabel(t, figures),
+  ];
   // the first column as wide as its longest label, the others as their amounts or their payout reference (its
   // neighbour holds the next currency's, so a wider one would print cut)
   const summaryWidths = [
@@ -162,7 +166,7 @@ function writeBridgeRows(
     if (line.key === 'net' || line.key.startsWith('due') || line.key.startsWith('closing')) r.font = BOLD_FONT;
     r.commit();
   }
-  writeCheckRow(summary, t.check, figures, bridge, firstBridgeRow);
+  writeCheckRow(summary, checkLabel(t, figures), figures, bridge, firstBridgeRow);
   const ops = summary.addRow([t.operations, ...figures.map((f) => f.operations)]);
   figures.forEach((_f, i) => {
     ops.getCell(i + 2).numFmt = COUNT_FORMAT;
@@ -170,6 +174,10 @@ function writeBridgeRows(
   ops.commit();
   summary.addRow([t.payoutReference, ...figures.map((f) => payoutOf(f)?.reference ?? '—')]).commit();
 }
+
+/** The check's words name what its formula adds: the months never stated too, when the statement has some. */
+const checkLabel = (t: Labels, figures: readonly StatementFigures[]) =>
+  figures.some((f) => f.notStated !== undefined) ? t.checkGap : t.check;
 
 /** The one live formula: Excel recomputes opening + adjustments + net payable − paid out − closing: zero. */
 function writeCheckRow(

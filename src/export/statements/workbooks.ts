@@ -9,7 +9,7 @@ import {
   XLSX_DATE,
 } from '../i18n/labels';
 import { documentText } from '../../input-rules';
-import { paymentMethodWords } from '../i18n/payment-methods';
+import { paymentMethodWidth, paymentMethodWords } from '../i18n/payment-methods';
 import { writeHeldSheet } from './held-sheet';
 import { writePaidOutSheet, writePayoutStatusSheet } from '../payouts/sheets';
 import { ExportError } from '../errors';
@@ -175,7 +175,7 @@ async function writeOperationsSheet(
       // sized for the words in the statement's language, which a neighbour's value would print over
       { header: t.method, width: Math.max(11, words.type + 2) },
       { header: t.status, width: Math.max(12, words.status + 2) },
-      { header: t.paidWith, width: 22 },
+      { header: t.paidWith, width: paymentMethodWidth(header.language) + 2 },
       { header: t.share, width: m(16), numFmt: money },
       { header: t.fee, width: m(14), numFmt: money },
       { header: t.fixedFee, width: m(16), numFmt: money },
