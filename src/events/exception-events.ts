@@ -70,6 +70,11 @@ export const ExceptionDecisionProposed = defineEvent(
     /** the amount in doubt, minor units as a decimal string; null when the discrepancy concerns no amount */
     amountInDoubt: z.string().regex(/^\d+$/).nullable(),
     currency: z.string().nullable(),
+    /**
+     * a pay: what it releases on the statements (decisions.ts `releasedByPay`; the whole payment under a `payment`
+     * hold rule), minor units; an approval signs this release, not another. Absent: not a pay, or proposed before
+     */
+    released: z.string().regex(/^\d+$/).optional(),
     /** a second person must approve it (a write-off above the configured amount); false: in force at once */
     needsApproval: z.boolean(),
     by: person,

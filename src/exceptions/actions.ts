@@ -81,8 +81,11 @@ export interface MoneySeen {
   readonly currency: string | null;
 }
 
-/** The money a decision was taken on, with how a refusal words it and what to do then. */
-type MoneyTaken = MoneySeen & { readonly words: string; readonly advice: string };
+/**
+ * The money a decision was taken on, with how a refusal words it and what to do then; a pay, also what it
+ * releases on the statements (minor units), which can change while the amount in doubt does not.
+ */
+type MoneyTaken = MoneySeen & { readonly words: string; readonly advice: string; readonly released?: string };
 
 export type ActionName = ActionRequest['action'];
 export const ACTION_REQUESTS: readonly ActionName[] = [
@@ -258,12 +261,28 @@ function requireMoney(
   );
 }
 
-const proposedMoney = (p: Proposal) => ({
+const proposedMoney = (p: Proposal): MoneyTaken => ({
   amountInDoubt: p.amountInDoubt,
   currency: p.currency,
   words: `${p.decision ?? 'decision'} was proposed for`,
   advice: 'reject it and propose again',
+  ...(p.released !== undefined ? { released: p.released } : {}),
 });
+
+/**
+ * Refused when a pay would release another sum than it was taken on: under a `payment` hold rule the statements
+ * hold the whole payment, so a payment corrected from 5,000.00 to 9,000.00 with the same 4.00 fee difference in
+ * doubt had an approval release 9,000.00 on a proposal to release 5,000.00. A proposal recorded before releases
+ * were recorded has none to hold to.
+ */
+function requireRelease(taken: MoneyTaken, id: string, now: bigint | null, currency: string | null): void {
+  if (taken.released === undefined || taken.released === (now === null ? null : now.toString())) return;
+  throw new ExceptionRefused(
+    'CONFLICT',
+    'id',
+    `exception ${id}: the ${taken.words} a release of ${moneyOf(taken.released, taken.currency)} held, it would release ${moneyOf(now === null ? null : now.toString(), currency)} now (the payment changed): ${taken.advice}`,
+  );
+}
 
 const LOOK_AGAIN = 'look again and decide on the amount now';
 
@@ -296,6 +315,7 @@ function accepting(id: string, note: string, by: string, at: Date, decision: Dec
     if (!r.ok) throw new ExceptionRefused('CONFLICT', 'id', r.message);
     const amount = amountInDoubt(r.discrepancy);
     requireMoney(taken, id, amount === null ? null : amount.toString(), r.discrepancy.currency);
+    if (decision === 'pay') requireRelease(taken, id, releasedByPay(r.discrepancy, holdPolicy), r.discrepancy.currency);
     return r.request;
   };
 }
@@ -306,12 +326,15 @@ function planAccept(ctx: ExceptionContext, actor: Person, r: Extract<ActionReque
   const decision = decisionFor(ctx, r.decision);
   const note = text('note', r.note);
   const amount = ctx.item.amountInDoubt;
+  // a release weighed as what the statements hold for it (the whole payment under a `payment` hold rule)
+  const released = decision === 'pay' ? releasedByPay(ctx.item.discrepancy, ctx.holdPolicy) : null;
   // decided on the money the person was shown: more in doubt since (a new event) is not accepted unseen
-  const taken = {
+  const taken: MoneyTaken = {
     amountInDoubt: amount,
     currency: ctx.item.currency,
     words: 'decision was taken on',
     advice: LOOK_AGAIN,
+    ...(released !== null ? { released: released.toString() } : {}),
   };
   if (r.seen)
     requireMoney(
@@ -321,8 +344,6 @@ function planAccept(ctx: ExceptionContext, actor: Person, r: Extract<ActionReque
       ctx.item.currency,
       'amount_in_doubt',
     );
-  // a release weighed as what the statements hold for it (the whole payment under a `payment` hold rule)
-  const released = decision === 'pay' ? releasedByPay(ctx.item.discrepancy, ctx.holdPolicy) : null;
   const needsApproval = needsSecondPerson(
     ctx.policy,
     decision,
@@ -338,6 +359,7 @@ function planAccept(ctx: ExceptionContext, actor: Person, r: Extract<ActionReque
     note,
     amountInDoubt: amount,
     currency: ctx.item.currency,
+    ...(released !== null ? { released: released.toString() } : {}),
     needsApproval,
     by: actor.id,
     at,
@@ -383,6 +405,13 @@ function planApprove(ctx: ExceptionContext, actor: Person, r: Extract<ActionRequ
       `maker-checker: ${actor.id} proposed this ${p.decision ?? 'decision'}; another approver must approve it`,
     );
   requireMoney(proposedMoney(p), ctx.item.id, ctx.item.amountInDoubt, ctx.item.currency);
+  if (p.decision === 'pay')
+    requireRelease(
+      proposedMoney(p),
+      ctx.item.id,
+      releasedByPay(ctx.item.discrepancy, ctx.holdPolicy),
+      ctx.item.currency,
+    );
   const note = text('note', r.note);
   const event = newEvent(ExceptionDecisionApproved, {
     discrepancyId: ctx.item.id,

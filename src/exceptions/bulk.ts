@@ -146,9 +146,14 @@ function changeOf(plan: Plan): BulkOutcome['changes'][number] {
   const e = plan.events[0];
   if (plan.action !== 'accept' || e?.type !== ExceptionDecisionProposed.type)
     return { id: plan.id, summary: plan.summary };
-  const d = e.data as { amountInDoubt: string | null; currency: string | null };
+  const d = e.data as { amountInDoubt: string | null; currency: string | null; released?: string };
   const inDoubt = d.amountInDoubt === null ? 'no amount' : moneyText(BigInt(d.amountInDoubt), d.currency);
-  return { id: plan.id, summary: plan.summary, inDoubt };
+  // a pay releasing more than its doubt (the whole payment under a `payment` rule): the preview binds that too
+  const release =
+    d.released !== undefined && d.released !== d.amountInDoubt
+      ? ` (releases ${moneyText(BigInt(d.released), d.currency)})`
+      : '';
+  return { id: plan.id, summary: plan.summary, inDoubt: `${inDoubt}${release}` };
 }
 
 /**

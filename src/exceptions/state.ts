@@ -43,6 +43,8 @@ export interface Proposal {
   readonly note: string;
   readonly amountInDoubt: string | null;
   readonly currency: string | null;
+  /** a pay: the money it releases on the statements, minor units (absent: not a pay, or not recorded) */
+  readonly released?: string;
   readonly by: string;
   readonly at: string;
 }
@@ -160,6 +162,7 @@ function proposalEntry(w: ExceptionWork, e: RecordedEvent): HistoryEntry | null 
       note: d.note,
       amountInDoubt: d.amountInDoubt,
       currency: d.currency,
+      ...(d.released !== undefined ? { released: d.released } : {}),
       by: d.by,
       at: d.at,
     };
@@ -168,6 +171,7 @@ function proposalEntry(w: ExceptionWork, e: RecordedEvent): HistoryEntry | null 
       proposal: d.proposal,
       decision: p.decision,
       amount_in_doubt: d.amountInDoubt,
+      ...(d.released !== undefined ? { released: d.released } : {}),
       needs_approval: d.needsApproval,
     };
     return line(e, w, 'proposed', d.by, d.at, d.note, detail);
