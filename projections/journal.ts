@@ -136,6 +136,11 @@ function liveIndexes(s: string): string[] {
     `create index if not exists entries_payment_id_idx on ${s}.entries (payment_id)`,
     // a month's operations counted for every statement at once, without reading the months before
     `create index if not exists entries_settlement_booked_at_idx on ${s}.entries (booked_at) where kind = 'settlement'`,
+    // a statement's adjustments (written since the previous statement's cut) and reserves (held or released in
+    // its month), read without the receiver's earlier entries
+    `create index if not exists entries_receiver_position_idx on ${s}.entries (receiver, commit_pos, prepare_pos)`,
+    `create index if not exists entries_reserve_booked_at_idx on ${s}.entries (receiver, booked_at) where kind = 'settlement' and reserve <> 0`,
+    `create index if not exists entries_reserve_release_on_idx on ${s}.entries (receiver, release_on) where kind = 'settlement' and reserve <> 0`,
     `create index if not exists lines_receiver_currency_account_booked_at_idx on ${s}.lines (receiver, currency, account, booked_at)`,
     `do $$ declare bad record; begin
        select entry_id, sum(amount) as total into bad from ${s}.lines group by entry_id, currency having sum(amount) <> 0 limit 1;

@@ -1,5 +1,6 @@
 import type { Sql } from '../db/connect';
 import type { Position } from '../store/types';
+import { DateTime } from 'luxon';
 import { monthBounds } from '../journal-rules';
 
 /**
@@ -402,6 +403,23 @@ export interface AdjustmentEntry {
   readonly position: string;
 }
 
+interface AdjustmentRow {
+  booked_at: Date;
+  kind: string;
+  reverses: string | null;
+  order_id: string | null;
+  payment_id: string;
+  method: string;
+  status: string;
+  net: bigint;
+  currency: string;
+  entry_id: string;
+  event_ids: string[];
+  position: string;
+}
+
+const ADJUSTMENT_COLUMNS = `e.booked_at, e.kind, e.reverses, e.order_id, e.payment_id, e.method, e.status, e.net, e.currency, e.entry_id, e.event_ids, e.position, e.commit_pos, e.prepare_pos`;
+
 /**
  * The journal entries behind a statement's adjustments (see StatementFigures.adjustments): dated before the
  * month and not in the previous statement (written after its cut, or dated after its month), as of the cut.
@@ -441,28 +459,20 @@ export async function* adjustmentEntries(
     params.push(opts.currency);
     cond += ` and e.currency = $${params.length}`;
   }
-  const query = sql.unsafe<
-    Array<{
-      booked_at: Date;
-      kind: string;
-      reverses: string | null;
-      order_id: string | null;
-      payment_id: string;
-      method: string;
-      status: string;
-      net: bigint;
-      currency: string;
-      entry_id: string;
-      event_ids: string[];
-      position: string;
-    }>
-  >(
+  const adjusting = `e.receiver_name = any($5::text[]) and e.net <> 0 and e.row_key not like 'payout:%' and e.row_key not like 'write_off:%'`;
+  const query = sql.unsafe<AdjustmentRow[]>(
     `
     select e.booked_at, e.kind, e.reverses, e.order_id, e.payment_id, e.method, e.status, e.net, e.currency, e.entry_id,
       e.event_ids::text[] as event_ids, e.position
-    from recon.journal_entries e
-    where e.receiver_name = any($5::text[]) and e.net <> 0 and e.row_key not like 'payout:%' and e.row_key not like 'write_off:%' and e.booked_at < $1
-      and not (e.booked_at < $2 and (e.commit_pos, e.prepare_pos) <= ($3::numeric, $4::numeric)) ${cond}
+    from (
+      -- dated between the previous statement's month and this one (by the receiver's booking-time index)
+      select ${ADJUSTMENT_COLUMNS} from recon.journal_entries e where e.booked_at >= $2 and e.booked_at < $1 and ${adjusting} ${cond}
+      union all
+      -- dated in or before the previous statement's month, written after its cut (by the receiver's position
+      -- index): neither reads the receiver's entries the previous statement already stated
+      select ${ADJUSTMENT_COLUMNS} from recon.journal_entries e
+      where e.booked_at < $2 and e.booked_at < $1 and (e.commit_pos, e.prepare_pos) > ($3::numeric, $4::numeric) and ${adjusting} ${cond}
+    ) e
     order by e.booked_at, e.commit_pos, e.prepare_pos, e.entry_id`,
     params as never[],
   );
@@ -502,16 +512,28 @@ export async function reserveSchedule(
   const posCond = (alias: string) =>
     cut ? `and (${alias}.commit_pos, ${alias}.prepare_pos) <= ($3::numeric, $4::numeric)` : '';
   params.push(names);
+  const reserves = `e.kind = 'settlement' and e.reserve <> 0 and e.receiver_name = any($${params.length}::text[]) ${posCond('e')}`;
+  // the release days that can fall in the month: its first day less one to the next month's first day
+  const first = DateTime.fromISO(`${opts.month}-01`, { zone: 'UTC' });
+  const days = { first: first.minus({ days: 1 }).toISODate()!, last: first.plus({ months: 1 }).toISODate()! };
   const rows = await sql.unsafe<
     { held_on: string; currency: string; held: bigint; release_on: string; released: bigint }[]
   >(
     `
-    with rel as (
+    with held as (
+      -- held in the month, or released in it (a day either side of its days: the exact test is below), by the
+      -- receiver's reserve indexes: not every reserve the receiver ever had
+      select e.entry_id, e.booked_on, e.currency, e.reserve, e.release_on, e.booked_at from recon.journal_entries e
+      where ${reserves} and e.booked_at >= $1 and e.booked_at < $2
+      union
+      select e.entry_id, e.booked_on, e.currency, e.reserve, e.release_on, e.booked_at from recon.journal_entries e
+      where ${reserves} and e.release_on >= $${params.length + 2}::date and e.release_on <= $${params.length + 3}::date
+    ),
+    rel as (
       select e.entry_id, e.booked_on as held_on, e.currency, e.reserve, e.release_on, e.booked_at,
         ((e.release_on::timestamp) at time zone $${params.length + 1}) as release_at
-      from recon.journal_entries e
-      where e.kind = 'settlement' and e.reserve <> 0 and e.receiver_name = any($${params.length}::text[]) ${posCond('e')}
-        and not exists (select 1 from recon.journal_entries r where r.reverses = e.entry_id ${posCond('r')})
+      from held e
+      where not exists (select 1 from recon.journal_entries r where r.reverses = e.entry_id ${posCond('r')})
     )
     select to_char(held_on, 'YYYY-MM-DD') as held_on, currency, sum(reserve)::int8 as held, to_char(release_on, 'YYYY-MM-DD') as release_on,
       sum(case when release_at < $2 then reserve else 0 end)::int8 as released
@@ -519,7 +541,7 @@ export async function reserveSchedule(
     where (booked_at >= $1 and booked_at < $2) or (release_at >= $1 and release_at < $2)
     group by held_on, currency, release_on
     order by held_on, currency, release_on`,
-    [...params, opts.timezone] as never[],
+    [...params, opts.timezone, days.first, days.last] as never[],
   );
   return rows.map((r) => ({
     heldOn: r.held_on,
