@@ -28,9 +28,10 @@ const apply = (tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionContext)
 // 3: amount_in_doubt on every discrepancy row; an acceptance can be revoked (DiscrepancyAcceptanceRevoked)
 // 4: amount_in_doubt_now on every discrepancy row: an accepted one follows what is in doubt now (lifecycle.ts)
 // 5: a contract's fee rounded to the currency's smallest unit (a whole yen), not to a hundredth of it
+// 7: that unit from ISO 4217 (src/money.ts), not from ICU: a HUF fee was rounded to a whole forint
 export const projection: Projection = {
   name: 'orders',
-  version: 6,
+  version: 7,
   retryByReplay: true,
   // the PSP's observations (src/reconciliation/observations.ts), the orders and the fee contract, the
   // directory, acceptances, and what moves its clock

@@ -48,24 +48,38 @@ function describe(input: unknown): string {
   }
 }
 
-const decimalsCache = new Map<string, number>();
+/**
+ * ISO 4217 minor units (exponents), from the standard's list one (Table A.1, current currency and funds codes, as
+ * published by SIX, the maintenance agency: list-one.xml of 2026-01-01), written here rather than read from Intl:
+ * ICU's currency data is CLDR's display digits, not ISO's (ICU 78 says 0 for HUF, COP, IDR, PKR, LBP, ALL, 0 for
+ * IQD's 3) and changes with the Node version, so a replay on another Node would judge and show other amounts.
+ * Every code not listed here has 2; so do the codes with no minor unit ("N.A.": XAU, XDR, XTS, XXX...) and codes
+ * withdrawn before that list (BGN, HRK, ANG, CUC, SLL, ZWL, all of 2 decimals), as the PSP's amounts have.
+ */
+const ISO_4217_EXPONENTS: Readonly<Record<number, string>> = {
+  0: 'BIF CLP DJF GNF ISK JPY KMF KRW PYG RWF UGX UYI VND VUV XAF XOF XPF',
+  2:
+    'AED AFN ALL AMD AOA ARS AUD AWG AZN BAM BBD BDT BMD BND BOB BOV BRL BSD BTN BWP BYN BZD CAD CDF CHE CHF CHW ' +
+    'CNY COP COU CRC CUP CVE CZK DKK DOP DZD EGP ERN ETB EUR FJD FKP GBP GEL GHS GIP GMD GTQ GYD HKD HNL HTG HUF ' +
+    'IDR ILS INR IRR JMD KES KGS KHR KPW KYD KZT LAK LBP LKR LRD LSL MAD MDL MGA MKD MMK MNT MOP MRU MUR MVR MWK ' +
+    'MXN MXV MYR MZN NAD NGN NIO NOK NPR NZD PAB PEN PGK PHP PKR PLN QAR RON RSD RUB SAR SBD SCR SDG SEK SGD SHP ' +
+    'SLE SOS SRD SSP STN SVC SYP SZL THB TJS TMT TOP TRY TTD TWD TZS UAH USD USN UYU UZS VED VES WST XAD XCD XCG ' +
+    'YER ZAR ZMW ZWG',
+  3: 'BHD IQD JOD KWD LYD OMR TND',
+  4: 'CLF UYW',
+};
+
+const EXPONENT_OF: ReadonlyMap<string, number> = new Map(
+  Object.entries(ISO_4217_EXPONENTS).flatMap(([e, codes]) => codes.split(' ').map((c) => [c, Number(e)] as const)),
+);
 
 /**
- * Decimals of a currency (ISO 4217 through Intl, as the workbooks read it: 2 for EUR and UAH, 0 for JPY, 3 for
- * KWD); 2 for a code Intl does not know. Amounts stay hundredths whatever the currency: this says which of them
- * a currency can carry (a whole yen is 100 of them).
+ * Decimals of a currency by ISO 4217 (2 for EUR, UAH and HUF, 0 for JPY, 3 for KWD and IQD, 4 for CLF); 2 for a
+ * code outside the list, as the PSP writes every amount. Amounts stay hundredths whatever the currency: this says
+ * which of them a currency can carry (a whole yen is 100 of them) and how many decimals it is shown and paid with.
  */
 export function currencyDecimals(currency: string): number {
-  let e = decimalsCache.get(currency);
-  if (e === undefined) {
-    try {
-      e = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
-    } catch {
-      e = 2;
-    }
-    decimalsCache.set(currency, e);
-  }
-  return e;
+  return EXPONENT_OF.get(currency) ?? 2;
 }
 
 /** The currency's smallest unit in hundredths: 100 for JPY (a whole yen), 1 for EUR, UAH and KWD. */

@@ -1,5 +1,6 @@
 import { allJobs } from '../../jobs/index';
 import { secretValues } from '../config/env';
+import { unknownVariableWarnings } from '../config/unknown-variables';
 import { createHttpApp } from '../http/http-app';
 import { createWebhookReceiver } from '../http/receiver';
 import { createAuditorApi } from '../http/auditor-api';
@@ -223,6 +224,7 @@ export async function runWorker(rt: Runtime, signal: AbortSignal, opts: WorkerOp
   const scheduler = makeScheduler(rt);
   const { app, receiver } = await startHttp(rt, opts, health, scheduler);
   void warnQuarantined(rt.sql, log);
+  for (const w of unknownVariableWarnings(process.env)) log.warn(`configuration: ${w}`);
   const projections = followLive(rt, signal, opts, health);
   startScheduler(rt, opts, scheduler);
 

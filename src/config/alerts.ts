@@ -2,6 +2,7 @@ import { jsonFileText } from './json-file';
 import { z } from 'zod';
 import { DISCREPANCY_TYPES, SEVERITIES, type Severity } from '../reconciliation/discrepancies/registry';
 import type { EnvReader } from './reader';
+import { configObject, issueLines } from './strict';
 
 /**
  * The `alerts` object of RECON_CONFIG (docs/exceptions.md, "Alerts"): named channels, rules that send to them,
@@ -76,12 +77,12 @@ const httpUrl = z.url({ protocol: /^https?$/, error: 'expected an http:// or htt
   return parsed === undefined || (parsed.username === '' && parsed.password === '');
 }, 'a URL must not carry a user name or password');
 const channelSchema = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('webhook'), url: httpUrl, secret: z.string().min(16, 'at least 16 characters') }),
-  z.strictObject({ type: z.literal('slack'), url: httpUrl }),
-  z.strictObject({ type: z.literal('email'), to: z.array(z.email()).min(1) }),
+  configObject({ type: z.literal('webhook'), url: httpUrl, secret: z.string().min(16, 'at least 16 characters') }),
+  configObject({ type: z.literal('slack'), url: httpUrl }),
+  configObject({ type: z.literal('email'), to: z.array(z.email()).min(1) }),
 ]);
 const channels = z.array(name).min(1);
-const matchSchema = z.strictObject({
+const matchSchema = configObject({
   types: z
     .array(z.enum(DISCREPANCY_TYPES as [string, ...string[]]))
     .min(1)
@@ -100,29 +101,27 @@ const matchSchema = z.strictObject({
   severity: z.enum(SEVERITIES).optional(),
 });
 const ruleSchema = z.discriminatedUnion('on', [
-  z.strictObject({
+  configObject({
     name,
     on: z.literal('discrepancy'),
     match: matchSchema.default({}),
     escalate: z.boolean().default(true),
     channels,
   }),
-  z.strictObject({ name, on: z.literal('job_failed'), channels }),
-  z.strictObject({ name, on: z.literal('sync_overdue'), withinHours: z.number().int().min(1).max(8760), channels }),
-  z.strictObject({ name, on: z.literal('digest'), atHour: z.number().int().min(0).max(23).default(8), channels }),
+  configObject({ name, on: z.literal('job_failed'), channels }),
+  configObject({ name, on: z.literal('sync_overdue'), withinHours: z.number().int().min(1).max(8760), channels }),
+  configObject({ name, on: z.literal('digest'), atHour: z.number().int().min(0).max(23).default(8), channels }),
 ]);
-export const alertsConfigSchema = z.strictObject({
+export const alertsConfigSchema = configObject({
   channels: z.record(name, channelSchema).default({}),
   rules: z.array(ruleSchema).default([]),
   maxPerRun: z.number().int().min(1).max(10_000).default(EMPTY_ALERTS_CONFIG.maxPerRun),
   // never less than a channel's timeout (10 s): an attempt still in flight must not look due to another worker
-  retry: z
-    .strictObject({
-      maxAttempts: z.number().int().min(1).max(50).default(6),
-      baseSeconds: z.number().int().min(10).max(86_400).default(60),
-      maxSeconds: z.number().int().min(10).max(604_800).default(3600),
-    })
-    .default(EMPTY_ALERTS_CONFIG.retry),
+  retry: configObject({
+    maxAttempts: z.number().int().min(1).max(50).default(6),
+    baseSeconds: z.number().int().min(10).max(86_400).default(60),
+    maxSeconds: z.number().int().min(10).max(604_800).default(3600),
+  }).default(EMPTY_ALERTS_CONFIG.retry),
   jobLookbackHours: z.number().int().min(1).max(8760).default(168),
 });
 
@@ -181,7 +180,7 @@ export function alertsConfigFrom(raw: unknown, env: NodeJS.ProcessEnv): { config
   const problems: string[] = [];
   const parsed = alertsConfigSchema.safeParse(withSecrets(raw, env, problems));
   if (!parsed.success) {
-    for (const i of parsed.error.issues) problems.push(`alerts.${i.path.join('.') || '(root)'}: ${i.message}`);
+    problems.push(...issueLines('alerts', parsed.error.issues));
     return { config: EMPTY_ALERTS_CONFIG, problems: [...new Set(problems)] };
   }
   const config = parsed.data as AlertsConfig;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { configObject } from './strict';
 
 /**
  * Bank accounts and the rules for matching money that moved (docs/bank.md). Read from the `bank` object
@@ -84,66 +85,57 @@ export const normalizeAccountId = (s: string): string => s.replace(/\s+/g, '').t
 
 const minorString = z.string().regex(/^\d+$/, 'expected minor units as a decimal string, e.g. "500"');
 
-export const bankConfigSchema = z
-  .object({
-    accounts: z
-      .array(
-        z.object({
-          id: z.string().min(1),
-          currency: z.string().regex(/^[A-Z]{3}$/, 'expected an ISO 4217 code such as UAH'),
-          role: z.enum(['settlement', 'payouts']),
-          name: z.string().min(1).optional(),
-        }),
-      )
-      .default([]),
-    encoding: z
-      .string()
-      .refine(
-        (l) => {
-          try {
-            new TextDecoder(l.trim());
-            return true;
-          } catch {
-            return false;
-          }
-        },
-        { message: 'not an encoding recon can decode (e.g. utf-8, windows-1252, iso-8859-1, windows-1251)' },
-      )
-      .optional(),
-    settlement: z
-      .object({
-        lagBusinessDays: z.number().int().min(0).max(30).default(1),
-        holidays: z.array(z.iso.date()).default([]),
-        tolerance: z.record(z.string().regex(/^[A-Z]{3}$/), minorString).default({}),
-        lateBusinessDays: z.number().int().min(1).max(60).default(3),
-      })
-      .default({ lagBusinessDays: 1, holidays: [], tolerance: {}, lateBusinessDays: 3 }),
-    payouts: z
-      .object({
-        dueDays: z.number().int().min(0).max(365).default(5),
-        matchWindowDays: z.number().int().min(0).max(365).default(10),
-        holidays: z.array(z.iso.date()).optional(),
-        charset: z.enum(['utf8', 'sepa']).optional(),
-      })
-      .default({ dueDays: 5, matchWindowDays: 10 }),
-    charges: z
-      .object({
-        camtSubFamilies: z
-          .array(z.string().regex(/^[A-Za-z0-9]{1,35}$/))
-          .default([...DEFAULT_BANK_CHARGES.camtSubFamilies]),
-        mt940Types: z.array(z.string().regex(/^[NSFnsf][A-Za-z0-9]{3}$/)).default([...DEFAULT_BANK_CHARGES.mt940Types]),
-        gvc: z.array(z.string().regex(/^\d{3}$/)).default([...DEFAULT_BANK_CHARGES.gvc]),
-        codes: z.array(z.string().trim().min(1).max(100)).default([]),
-      })
-      .strict()
-      .default({
-        camtSubFamilies: [...DEFAULT_BANK_CHARGES.camtSubFamilies],
-        mt940Types: [...DEFAULT_BANK_CHARGES.mt940Types],
-        gvc: [...DEFAULT_BANK_CHARGES.gvc],
-        codes: [],
+export const bankConfigSchema = configObject({
+  accounts: z
+    .array(
+      configObject({
+        id: z.string().min(1),
+        currency: z.string().regex(/^[A-Z]{3}$/, 'expected an ISO 4217 code such as UAH'),
+        role: z.enum(['settlement', 'payouts']),
+        name: z.string().min(1).optional(),
       }),
-  })
-  .strict();
+    )
+    .default([]),
+  encoding: z
+    .string()
+    .refine(
+      (l) => {
+        try {
+          new TextDecoder(l.trim());
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      { message: 'not an encoding recon can decode (e.g. utf-8, windows-1252, iso-8859-1, windows-1251)' },
+    )
+    .optional(),
+  settlement: configObject({
+    lagBusinessDays: z.number().int().min(0).max(30).default(1),
+    holidays: z.array(z.iso.date()).default([]),
+    tolerance: z.record(z.string().regex(/^[A-Z]{3}$/), minorString).default({}),
+    lateBusinessDays: z.number().int().min(1).max(60).default(3),
+  }).default({ lagBusinessDays: 1, holidays: [], tolerance: {}, lateBusinessDays: 3 }),
+  payouts: configObject({
+    dueDays: z.number().int().min(0).max(365).default(5),
+    matchWindowDays: z.number().int().min(0).max(365).default(10),
+    holidays: z.array(z.iso.date()).optional(),
+    charset: z.enum(['utf8', 'sepa']).optional(),
+  }).default({ dueDays: 5, matchWindowDays: 10 }),
+  charges: configObject({
+    camtSubFamilies: z
+      .array(z.string().regex(/^[A-Za-z0-9]{1,35}$/))
+      .default([...DEFAULT_BANK_CHARGES.camtSubFamilies]),
+    mt940Types: z.array(z.string().regex(/^[NSFnsf][A-Za-z0-9]{3}$/)).default([...DEFAULT_BANK_CHARGES.mt940Types]),
+    gvc: z.array(z.string().regex(/^\d{3}$/)).default([...DEFAULT_BANK_CHARGES.gvc]),
+    codes: z.array(z.string().trim().min(1).max(100)).default([]),
+  }).default({
+    camtSubFamilies: [...DEFAULT_BANK_CHARGES.camtSubFamilies],
+    mt940Types: [...DEFAULT_BANK_CHARGES.mt940Types],
+    gvc: [...DEFAULT_BANK_CHARGES.gvc],
+    codes: [],
+  }),
+});
 
 export const EMPTY_BANK_CONFIG: BankConfig = bankConfigFrom(bankConfigSchema.parse({}));
 

@@ -1,5 +1,5 @@
 import { ReconError } from '../errors';
-import { DEBTOR_VARIABLES } from './payout-debtor';
+import { DEBTOR_VARIABLES, debtorIssues } from './payout-debtor';
 import {
   defaultStatementWorkers,
   MAX_STATEMENT_WORKERS,
@@ -350,6 +350,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
   const statements = statementsConfigFrom(env);
   for (const i of statements.issues) r.problem(i.variable, i.problem);
   for (const i of holdPolicyFrom(env).issues) r.problem(i.variable, i.problem);
+  for (const i of debtorIssues(env)) r.problem(i.variable, i.problem);
   // checked here so that a bad value is refused at start; src/cli/shutdown.ts reads it when a stop begins
   r.int('RECON_STOP_GRACE_MS', 0, 0, 3_600_000);
   const { auditorToken, ordersToken } = tokensOf(r);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { configObject, issueLines } from './strict';
 import { writeOffAccountProblem } from './write-off';
 
 /**
@@ -25,41 +26,35 @@ const hours = z
   .min(0)
   .max(24 * 3650);
 
-export const exceptionsConfigSchema = z
-  .object({
-    amountAtLeast: z.object({ medium: minor, high: minor, critical: minor }).partial().strict().optional(),
-    // a currency's own thresholds over amountAtLeast: 100000 minor units is 1,000.00 UAH and 1,000.00 EUR alike
-    amountAtLeastByCurrency: z
-      .record(
-        z.string().regex(/^[A-Z]{3}$/, 'expected a currency code (EUR)'),
-        z.object({ medium: minor, high: minor, critical: minor }).partial().strict(),
-      )
-      .optional(),
-    ageHoursAtLeast: z.object({ medium: hours, high: hours, critical: hours }).partial().strict().optional(),
-    slaHours: z.object({ low: hours, medium: hours, high: hours, critical: hours }).partial().strict().optional(),
-    writeOff: z
-      .object({
-        account: z.string().superRefine((name, ctx) => {
-          const problem = writeOffAccountProblem(name);
-          if (problem) ctx.addIssue({ code: 'custom', message: problem });
-        }),
-        approvalAbove: minor,
-        // a currency's own limit: 100000 minor units is 1,000.00 UAH and 1,000.00 EUR alike
-        approvalAboveByCurrency: z.record(z.string().regex(/^[A-Z]{3}$/, 'expected a currency code (EUR)'), minor),
-      })
-      .partial()
-      .strict()
-      .optional(),
-    pay: z
-      .object({
-        approvalAbove: minor.nullable(),
-        approvalAboveByCurrency: z.record(z.string().regex(/^[A-Z]{3}$/, 'expected a currency code (EUR)'), minor),
-      })
-      .partial()
-      .strict()
-      .optional(),
+export const exceptionsConfigSchema = configObject({
+  amountAtLeast: configObject({ medium: minor, high: minor, critical: minor }).partial().optional(),
+  // a currency's own thresholds over amountAtLeast: 100000 minor units is 1,000.00 UAH and 1,000.00 EUR alike
+  amountAtLeastByCurrency: z
+    .record(
+      z.string().regex(/^[A-Z]{3}$/, 'expected a currency code (EUR)'),
+      configObject({ medium: minor, high: minor, critical: minor }).partial(),
+    )
+    .optional(),
+  ageHoursAtLeast: configObject({ medium: hours, high: hours, critical: hours }).partial().optional(),
+  slaHours: configObject({ low: hours, medium: hours, high: hours, critical: hours }).partial().optional(),
+  writeOff: configObject({
+    account: z.string().superRefine((name, ctx) => {
+      const problem = writeOffAccountProblem(name);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    }),
+    approvalAbove: minor,
+    // a currency's own limit: 100000 minor units is 1,000.00 UAH and 1,000.00 EUR alike
+    approvalAboveByCurrency: z.record(z.string().regex(/^[A-Z]{3}$/, 'expected a currency code (EUR)'), minor),
   })
-  .strict();
+    .partial()
+    .optional(),
+  pay: configObject({
+    approvalAbove: minor.nullable(),
+    approvalAboveByCurrency: z.record(z.string().regex(/^[A-Z]{3}$/, 'expected a currency code (EUR)'), minor),
+  })
+    .partial()
+    .optional(),
+});
 
 /** The section as configured: only what the file sets. */
 export type ExceptionsConfig = z.infer<typeof exceptionsConfigSchema>;
@@ -68,7 +63,6 @@ export type ExceptionsConfig = z.infer<typeof exceptionsConfigSchema>;
 export function exceptionsConfigFrom(raw: unknown): { config: ExceptionsConfig; issues: string[] } {
   if (raw === undefined) return { config: {}, issues: [] };
   const parsed = exceptionsConfigSchema.safeParse(raw);
-  if (!parsed.success)
-    return { config: {}, issues: parsed.error.issues.map((i) => `exceptions.${i.path.join('.')}: ${i.message}`) };
+  if (!parsed.success) return { config: {}, issues: issueLines('exceptions', parsed.error.issues) };
   return { config: parsed.data, issues: [] };
 }

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { type BankConfig, bankConfigFrom, bankConfigIssues, bankConfigSchema, EMPTY_BANK_CONFIG } from './bank';
 import { type ExceptionsConfig, exceptionsConfigFrom } from './exceptions';
 import type { EnvReader } from './reader';
+import { configObject, issueLines } from './strict';
 
 /**
  * RECON_CONFIG, the project file: several PSP projects and the bank. Its secrets may be written "env:NAME";
@@ -49,10 +50,10 @@ const pspUrl = z
   .url()
   .refine((v) => !holdsCredentials(v), 'the URL holds a user name or password, which recon cannot send');
 
-const projectFileSchema = z.object({
+const projectFileSchema = configObject({
   projects: z
     .array(
-      z.object({
+      configObject({
         name: z.string().min(1),
         posId: pspId,
         baseUrl: pspUrl,
@@ -88,11 +89,9 @@ export function readProjectFile(
   const unsetRefs = new Set<string>();
   const parsed = projectFileSchema.safeParse(withEnvRefs(r, configFile, raw as { projects?: unknown[] }, unsetRefs));
   if (!parsed.success) {
-    for (const i of parsed.error.issues) {
-      if (unsetRefs.has(i.path.join('.'))) continue;
-      // Name the field, never the value: the file holds secrets.
-      r.problem('RECON_CONFIG', `${configFile}: ${i.path.join('.') || '(root)'}: ${i.message}`);
-    }
+    const issues = parsed.error.issues.filter((i) => !unsetRefs.has(i.path.join('.')));
+    // Name the field, never the value: the file holds secrets.
+    for (const line of issueLines('', issues)) r.problem('RECON_CONFIG', `${configFile}: ${line}`);
     return EMPTY_BANK_CONFIG;
   }
   const d = parsed.data;

@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import { formatMinor } from '../money';
+import { currencyDecimals, formatMinor } from '../money';
 
 /**
  * The console's words in English and Ukrainian, and how it writes money and time: money from bigint minor units
@@ -250,11 +250,18 @@ function formatOf(lang: Language, currency: string | null): Intl.NumberFormat {
   const key = `${lang}:${currency ?? ''}`;
   let f = formats.get(key);
   if (!f) {
-    // never fewer decimals than the amount has: a currency without minor units still shows hundredths it was given
+    // never fewer decimals than the amount has: a currency without minor units still shows hundredths it was given;
+    // the currency's own from ISO 4217, not ICU's display digits (0 for HUF: 1,234.50 HUF shown "1,234.5")
+    const own = currency === null ? 2 : currencyDecimals(currency);
     f =
       currency === null
         ? new Intl.NumberFormat(LOCALE[lang], { minimumFractionDigits: 2 })
-        : new Intl.NumberFormat(LOCALE[lang], { style: 'currency', currency, maximumFractionDigits: 2 });
+        : new Intl.NumberFormat(LOCALE[lang], {
+            style: 'currency',
+            currency,
+            minimumFractionDigits: own,
+            maximumFractionDigits: Math.max(2, own),
+          });
     formats.set(key, f);
   }
   return f;

@@ -45,6 +45,15 @@ export const DiscrepancyAccepted = defineEvent(
       .regex(/^[A-Z]{3}$/, 'ISO 4217 code')
       .optional(),
     /**
+     * A `pay` under a `payment` hold rule: the payment it released (minor units, decisions.ts `releasedByPay`, the
+     * proposal's `released` for an approval). The statements hold the payment's growth above it. Absent (other
+     * rules, or accepted before it was recorded): the payment's whole current net is released, as then.
+     */
+    released: z
+      .string()
+      .regex(/^\d{1,19}$/, 'minor units')
+      .optional(),
+    /**
      * What a `write_off` books (docs/ledger.md, "Write-offs"), decided when it is accepted so that a replay books
      * the same whatever the settings then: `amount` in `currency` to `account` against `against` (a gain the
      * other way round), the discrepancy's type, and the payment it concerns (null: none).

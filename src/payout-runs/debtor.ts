@@ -1,4 +1,5 @@
 import type { BankConfig } from '../config/bank';
+import { debtorBicProblem, debtorNameProblem } from '../config/payout-debtor';
 import { PayoutConfigMissing } from './errors';
 import { partyNameIn } from './charset';
 import type { Debtor } from './pain001';
@@ -12,9 +13,6 @@ import type { Debtor } from './pain001';
  * run never changes with the environment of the machine that writes it.
  */
 
-const BIC = /^[A-Z0-9]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$/;
-const CONTROL = /[\u0000-\u001f\u007f]/;
-
 function debtorName(env: NodeJS.ProcessEnv): { name: string; variable: string } {
   const own = env.RECON_PAYOUTS_DEBTOR_NAME?.trim();
   const name = own || env.RECON_ISSUER_NAME?.trim();
@@ -23,18 +21,16 @@ function debtorName(env: NodeJS.ProcessEnv): { name: string; variable: string } 
       'RECON_PAYOUTS_DEBTOR_NAME: not set (nor RECON_ISSUER_NAME); the payment file must name the holder of the payouts account',
     );
   const variable = own ? 'RECON_PAYOUTS_DEBTOR_NAME' : 'RECON_ISSUER_NAME';
-  if (CONTROL.test(name) || [...name].length > 140)
-    throw new PayoutConfigMissing(`${variable}: at most 140 characters and no control characters`);
+  const problem = debtorNameProblem(name);
+  if (problem) throw new PayoutConfigMissing(`${variable}: ${problem}`);
   return { name, variable };
 }
 
 function debtorBic(env: NodeJS.ProcessEnv): string | null {
   const bic = env.RECON_PAYOUTS_DEBTOR_BIC?.trim().toUpperCase();
   if (!bic) return null;
-  if (!BIC.test(bic))
-    throw new PayoutConfigMissing(
-      `RECON_PAYOUTS_DEBTOR_BIC: expected a BIC of 8 or 11 letters and digits (e.g. COBADEFFXXX), got ${JSON.stringify(bic.slice(0, 20))}`,
-    );
+  const problem = debtorBicProblem(bic);
+  if (problem) throw new PayoutConfigMissing(`RECON_PAYOUTS_DEBTOR_BIC: ${problem}`);
   return bic;
 }
 

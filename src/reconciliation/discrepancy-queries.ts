@@ -1,4 +1,4 @@
-import type { HoldPolicy } from '../config/hold-policy';
+import { type HoldPolicy, holdPolicyFromEnv, holdRuleOf } from '../config/hold-policy';
 import { DateTime } from 'luxon';
 import type postgres from 'postgres';
 import type { Sql } from '../db/connect';
@@ -430,6 +430,10 @@ export async function acceptanceOf(
     acceptedAt: req.at.toISOString(),
     ...(req.decision ? { decision: req.decision } : {}),
     ...(amount !== null && d.currency ? { amount: amount.toString(), currency: d.currency } : {}),
+    // the payment its person released: the statements hold what it grows by since (holds.ts `growthClaimOf`)
+    ...(released !== null && holdRuleOf(req.holdPolicy ?? holdPolicyFromEnv(), d.type) === 'payment'
+      ? { released: released.toString() }
+      : {}),
     ...(writeOff ? { writeOff } : {}),
   };
   const event = newEvent(DiscrepancyAccepted, data, decisionIdOf(stream, data));

@@ -1,12 +1,13 @@
 import type { Command } from 'commander';
 import { type Config, VARIABLES, requireConfig, secretValues } from '../../config/env';
 import { describeSubMerchantDirectory } from '../../ingest/sub-merchant-directory';
+import { unknownVariableWarnings } from '../../config/unknown-variables';
 
 export function register(program: Command): void {
   program
     .command('config')
     .description(
-      'check the configuration and print it with secrets hidden (exit 78 when invalid, 65 when the sub-merchant directory is)',
+      'check the configuration and print it with secrets hidden (exit 78 when invalid, 65 when the sub-merchant directory is); a RECON_* variable recon does not read is warned of on stderr',
     )
     .option('--variables', 'list every variable with its default and an example')
     .action((opts: { variables?: boolean }) => {
@@ -15,6 +16,8 @@ export function register(program: Command): void {
           process.stdout.write(`${v.name}\n    ${v.meaning}\n    default: ${v.default}; example: ${v.example}\n`);
         return;
       }
+      // warned, not refused (another program of the deployment may share the prefix), and before the problems
+      for (const w of unknownVariableWarnings(process.env)) process.stderr.write(`recon config: warning: ${w}\n`);
       // An invalid configuration or directory throws: the command line shows it with its code and exit code.
       const c = requireConfig();
       // The directory is checked as the commands that import it check it (no database needed).

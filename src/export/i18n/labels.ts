@@ -279,14 +279,19 @@ const HOLD_REASONS_UK: Readonly<Record<string, string>> = {
 };
 
 /**
- * What a review added to a reason: kept withheld, or released up to the amount accepted with more in doubt since
- * (src/export/payouts/holds.ts `MORE_IN_DOUBT`), in Ukrainian.
+ * What a review added to a reason: kept withheld, released up to the amount accepted with more in doubt since
+ * (src/export/payouts/holds.ts `MORE_IN_DOUBT`), or paid with the payment grown since (`PAYMENT_CHANGED`), in
+ * Ukrainian.
  */
 const REVIEWED_UK: ReadonlyArray<readonly [string, string]> = [
   [' (reviewed: withheld)', ' (розглянуто: утримано)'],
   [
     ' (reviewed: released as accepted; more in doubt since)',
     ' (розглянуто: виплачено прийняту суму; понад неї під сумнівом)',
+  ],
+  [
+    ' (reviewed: paid as it was then; the payment changed since it was reviewed)',
+    ' (розглянуто: виплачено як тоді; платіж змінився після розгляду)',
   ],
 ];
 

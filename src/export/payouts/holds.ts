@@ -202,10 +202,14 @@ export interface DiscRow {
   amount_in_doubt_now?: bigint | string | null;
 }
 
-/** A decision at a cut, with the amount in doubt it was taken on (`DiscrepancyAccepted.amount`; null: none recorded). */
+/**
+ * A decision at a cut, with the amount in doubt it was taken on (`DiscrepancyAccepted.amount`; null: none recorded)
+ * and the payment a pay released under a `payment` rule (`released`; null: none recorded).
+ */
 interface DecisionAtCut {
   readonly decision: Decision | 'open';
   readonly amount: bigint | null;
+  readonly released: bigint | null;
 }
 
 /**
@@ -224,12 +228,16 @@ async function decisionsAt(
     const chunk = ids.slice(i, i + STREAMS_PER_READ);
     const events = await readStreamsAt(store, chunk.map(discrepancyStream), cut);
     for (const id of chunk) {
-      let at: DecisionAtCut = { decision: 'open', amount: null };
+      let at: DecisionAtCut = NO_DECISION;
       for (const e of events.get(discrepancyStream(id)) ?? []) {
         if (isEvent(DiscrepancyAccepted, e)) {
           const data = dataOf(DiscrepancyAccepted, e);
-          at = { decision: data.decision ?? 'pay', amount: data.amount === undefined ? null : BigInt(data.amount) };
-        } else if (isEvent(DiscrepancyAcceptanceRevoked, e)) at = { decision: 'open', amount: null };
+          at = {
+            decision: data.decision ?? 'pay',
+            amount: data.amount === undefined ? null : BigInt(data.amount),
+            released: data.released === undefined ? null : BigInt(data.released),
+          };
+        } else if (isEvent(DiscrepancyAcceptanceRevoked, e)) at = NO_DECISION;
       }
       out.set(id, at);
     }
@@ -238,6 +246,7 @@ async function decisionsAt(
 }
 
 const STREAMS_PER_READ = 2000;
+const NO_DECISION: DecisionAtCut = { decision: 'open', amount: null, released: null };
 
 /** The discrepancies of holding types, or none when the reconciliation was never built (logged by the caller). */
 async function holdingDiscrepancies(sql: Sql, types: readonly string[]): Promise<DiscRow[] | null> {
@@ -412,17 +421,88 @@ export async function heldAt(
     standing.map((r) => r.id),
     cut,
   );
+  const paid: { r: DiscRow; released: bigint; excess: HoldClaim | null }[] = [];
   for (const r of standing) {
     // accepted at or before the cut: held unless the decision in force releases it (pay, write off), and then
     // what is in doubt beyond the amount it released; withheld, its frozen difference and any more since
-    const { decision, amount } = decisions.get(r.id)!;
-    const released = decision === 'pay' || decision === 'write_off';
+    const { decision, amount, released } = decisions.get(r.id)!;
+    const releases = decision === 'pay' || decision === 'write_off';
     // (frozen only while accepted: a row opened again since holds its values as they are now)
     const more = decision === 'withhold' && r.status === 'accepted' ? excessOf(r, amount) : 0n;
-    const c = released ? excessClaimOf(r, amount, policy) : claimOf(r, policy, more);
+    const c = releases ? excessClaimOf(r, amount, policy) : claimOf(r, policy, more);
+    // a pay that recorded the payment it released: its growth since is weighed against the journal below
+    if (decision === 'pay' && released !== null && holdRuleOf(policy, r.type) === 'payment')
+      paid.push({ r, released, excess: c });
+    else if (c) claims.push(c);
+  }
+  const grown = await paymentGrowth(
+    sql,
+    paid.map((p) => p.r),
+    cut,
+    opts.periodEnd,
+  );
+  for (const p of paid) {
+    const c = growthClaimOf(p.r, grown.get(growthKeyOf(p.r)) ?? 0n, p.released, p.excess);
     if (c) claims.push(c);
   }
   return allocateHolds(claims, await paymentNets(sql, claims, cut, opts.periodEnd));
+}
+
+/** Appended to the reason of a payment grown since its review released it (translated: src/export/i18n/labels.ts). */
+export const PAYMENT_CHANGED = ' (reviewed: paid as it was then; the payment changed since it was reviewed)';
+
+/**
+ * What a pay under a `payment` rule leaves held: the payment's amount now above the one it released (money nobody
+ * saw), with the excess in doubt (excessClaimOf) beside it; never more than the payment adds (allocateHolds). A
+ * payment smaller now holds nothing more: the journal already pays less, nothing is asked back.
+ */
+export function growthClaimOf(r: DiscRow, now: bigint, released: bigint, excess: HoldClaim | null): HoldClaim | null {
+  const growth = now > released ? now - released : 0n;
+  if (growth === 0n) return excess;
+  return {
+    id: r.id,
+    type: r.type,
+    reason: `${reasonOf(r.type)}${PAYMENT_CHANGED}`,
+    posId: r.pos_id,
+    paymentId: r.payment_id,
+    orderId: r.order_id,
+    occurredAt: r.occurred_at,
+    receiverName: r.receiver_name,
+    currency: r.currency,
+    atMost: growth + (excess?.atMost ?? 0n),
+  };
+}
+
+const growthKeyOf = (r: Pick<DiscRow, 'pos_id' | 'payment_id' | 'currency'>) =>
+  [r.pos_id, r.payment_id, r.currency ?? ''].join('\u001f');
+
+/**
+ * The amount of each paid payment at the cut, measured as `releasedByPay` measures it (the payment's whole amount):
+ * the receivers' shares of its sales in its currency, booked before the period's end.
+ */
+async function paymentGrowth(
+  sql: Sql,
+  rows: readonly DiscRow[],
+  cut: Position,
+  periodEnd: Date | undefined,
+): Promise<Map<string, bigint>> {
+  if (rows.length === 0) return new Map();
+  const keys = [...new Set(rows.map((r) => JSON.stringify([r.pos_id, r.payment_id, r.currency ?? ''])))];
+  const found = await sql<{ posId: string; paymentId: string; currency: string; gross: string }[]>`
+    with d as (select x->>0 as pos_id, x->>1 as payment_id, x->>2 as currency
+               from jsonb_array_elements(${`[${keys.join(',')}]`}::text::jsonb) x)
+    select e.pos_id as "posId", e.payment_id as "paymentId", e.currency, sum(e.share)::text as gross
+    from d join recon.journal_entries e on e.pos_id = d.pos_id and e.payment_id = d.payment_id and e.currency = d.currency
+    where e.receiver_name is not null
+      and (e.commit_pos, e.prepare_pos) <= (${cut.commit.toString()}::numeric, ${cut.prepare.toString()}::numeric)
+      and (${periodEnd ?? null}::timestamptz is null or e.booked_at < ${periodEnd ?? null}::timestamptz)
+    group by 1, 2, 3`;
+  return new Map(
+    found.map((f) => [
+      growthKeyOf({ pos_id: f.posId, payment_id: f.paymentId, currency: f.currency }),
+      BigInt(f.gross),
+    ]),
+  );
 }
 
 async function quarantineClaimsAt(sql: Sql, cut: Position): Promise<HoldClaim[]> {

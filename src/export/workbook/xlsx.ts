@@ -6,6 +6,7 @@ import path from 'node:path';
 import type ExcelJS from 'exceljs';
 import { IANAZone } from 'luxon';
 import { ExportError } from '../errors';
+import { currencyDecimals } from '../../money';
 import { ensureOutDir } from '../out-dir';
 
 /**
@@ -39,20 +40,9 @@ export function minorToMajor(minor: bigint): number {
   return Number(minor) / 100;
 }
 
-const exponents = new Map<string, number>();
-
-/** Decimals a currency is shown with (ISO 4217 via Intl); 2 when the code is unknown to Intl. */
+/** Decimals a currency is shown with: ISO 4217's (src/money.ts), never the ICU's of the Node the export runs on. */
 export function currencyExponent(currency: string): number {
-  let e = exponents.get(currency);
-  if (e === undefined) {
-    try {
-      e = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
-    } catch {
-      e = 2;
-    }
-    exponents.set(currency, e);
-  }
-  return e;
+  return currencyDecimals(currency);
 }
 
 /**
