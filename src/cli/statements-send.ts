@@ -2,7 +2,14 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import nodemailer from 'nodemailer';
 import { SubMerchantRegistered, subMerchantStream } from '../events/ledger-events';
-import { type PlannedDelivery, planDelivery, type Recipient, sendStatements } from '../export/statements/delivery';
+import {
+  type DeliveryOutcome,
+  type DeliveryResult,
+  type PlannedDelivery,
+  planDelivery,
+  type Recipient,
+  sendStatements,
+} from '../export/statements/delivery';
 import type { EventStore } from '../store/types';
 import { NotConfigured, UsageError } from './errors';
 import { withRuntime } from './runtime';
@@ -27,6 +34,12 @@ const STATUS_TEXT: Record<PlannedDelivery['status'], string> = {
   'file-missing': 'a file of the run is not in the output directory',
   'file-changed': 'a file differs from what was issued (sha-256)',
 };
+
+/** After sending: what happened, where the plan said "to send" (a refused recipient named with the server's answer). */
+function outcomeText(p: PlannedDelivery, outcome: DeliveryOutcome | undefined): string {
+  if (!outcome) return STATUS_TEXT[p.status];
+  return outcome.sent ? 'sent' : `failed: ${outcome.error.replace(/\s+/g, ' ')} (tried again by the next run)`;
+}
 
 /** `recon statements send --month M [--sub-merchant ID] [--out DIR] [--resend] [--dry-run]` */
 export function addSendCommand(statements: Command): void {
@@ -54,10 +67,10 @@ export function addSendCommand(statements: Command): void {
           ...(opts.subMerchant ? { subMerchantId: opts.subMerchant } : {}),
           ...(opts.resend ? { resend: true } : {}),
         };
-        const print = (planned: readonly PlannedDelivery[]) => {
+        const print = (planned: readonly PlannedDelivery[], outcomes?: DeliveryResult['outcomes']) => {
           for (const p of planned)
             process.stdout.write(
-              `${p.subMerchantId}\t${p.to ?? '-'}\t${STATUS_TEXT[p.status]}\t${p.files.map((f) => f.name).join(', ')}\n`,
+              `${p.subMerchantId}\t${p.to ?? '-'}\t${outcomeText(p, outcomes?.get(p.subMerchantId))}\t${p.files.map((f) => f.name).join(', ')}\n`,
             );
         };
         if (opts.dryRun) {
@@ -69,9 +82,14 @@ export function addSendCommand(statements: Command): void {
         const transport = nodemailer.createTransport(mail.smtpUrl);
         try {
           const r = await sendStatements({ ...deps, transport, from: mail.from }, { ...options, signal });
-          print(r.planned);
-          process.stdout.write(`${r.sent} sent, ${r.failed} failed\n`);
-          if (r.failed > 0) process.exitCode = 1;
+          print(r.planned, r.outcomes);
+          const noAddress = r.planned.filter((p) => p.status === 'no-address').length;
+          const badFiles = r.planned.filter((p) => p.status === 'file-missing' || p.status === 'file-changed').length;
+          process.stdout.write(
+            `${r.sent} sent, ${r.failed} failed${noAddress ? `, ${noAddress} without an e-mail address` : ''}${badFiles ? `, ${badFiles} not sent: a file missing or changed` : ''}\n`,
+          );
+          // a statement that did not reach its sub-merchant is not a sending done
+          if (r.failed + noAddress + badFiles > 0) process.exitCode = 1;
         } finally {
           transport.close();
         }

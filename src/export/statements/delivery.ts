@@ -176,10 +176,15 @@ export function senderDomain(from: string): string {
   return address.includes('@') && /^[a-z0-9-]+(\.[a-z0-9-]+)*$/.test(domain) ? domain : 'localhost';
 }
 
+/** What became of a sending tried: sent, or the server's answer. */
+export type DeliveryOutcome = { readonly sent: true } | { readonly sent: false; readonly error: string };
+
 export interface DeliveryResult {
   readonly planned: readonly PlannedDelivery[];
   readonly sent: number;
   readonly failed: number;
+  /** per sub-merchant tried: sent, or the server's answer (what the command prints: the plan said "to send" for both) */
+  readonly outcomes: ReadonlyMap<string, DeliveryOutcome>;
 }
 
 /**
@@ -220,6 +225,7 @@ async function sendPlanned(
   const now = deps.now ?? (() => new Date());
   let sent = 0;
   let failed = 0;
+  const outcomes = new Map<string, DeliveryOutcome>();
   for (const p of planned) {
     if (p.status !== 'send' || !p.to) continue;
     opts.signal?.throwIfAborted();
@@ -237,7 +243,8 @@ async function sendPlanned(
     } catch (e) {
       failed++;
       const error = describeSmtpError(e);
-      deps.log.warn('statement not sent', { subMerchantId: p.subMerchantId, attempt: p.failures + 1, error });
+      outcomes.set(p.subMerchantId, { sent: false, error });
+      deps.log.warn('statement not sent', { subMerchantId: p.subMerchantId, to: p.to, attempt: p.failures + 1, error });
       await deps.store.append(statementDeliveryStream(opts.month), [
         newEvent(StatementSendFailed, {
           ...key,
@@ -250,6 +257,7 @@ async function sendPlanned(
       continue;
     }
     sent++;
+    outcomes.set(p.subMerchantId, { sent: true });
     // The id leaves the time out: the same sending recorded twice (a retry of the append) is one event.
     await deps.store.append(statementDeliveryStream(opts.month), [
       newEvent(
@@ -260,7 +268,7 @@ async function sendPlanned(
     ]);
     deps.log.info('statement sent', { subMerchantId: p.subMerchantId, resend: p.resend });
   }
-  return { planned, sent, failed };
+  return { planned, sent, failed, outcomes };
 }
 
 /**
