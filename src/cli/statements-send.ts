@@ -5,11 +5,13 @@ import { SubMerchantRegistered, subMerchantStream } from '../events/ledger-event
 import {
   type DeliveryOutcome,
   type DeliveryResult,
+  latestStatementFiles,
   type PlannedDelivery,
   planDelivery,
   type Recipient,
   sendStatements,
 } from '../export/statements/delivery';
+import type { Sql } from '../db/connect';
 import type { EventStore } from '../store/types';
 import { NotConfigured, UsageError } from './errors';
 import { withRuntime } from './runtime';
@@ -39,6 +41,24 @@ const STATUS_TEXT: Record<PlannedDelivery['status'], string> = {
 function outcomeText(p: PlannedDelivery, outcome: DeliveryOutcome | undefined): string {
   if (!outcome) return STATUS_TEXT[p.status];
   return outcome.sent ? 'sent' : `failed: ${outcome.error.replace(/\s+/g, ' ')} (tried again by the next run)`;
+}
+
+/**
+ * A month never issued, or a sub-merchant without a statement in it (a typo), is refused: sending nothing and
+ * saying "0 sent, 0 failed", exit 0, made a sending run before the statements (or for no one) look done.
+ */
+async function refuseNothingToSend(sql: Sql, month: string, subMerchantId: string | undefined): Promise<void> {
+  const files = await latestStatementFiles(sql, month);
+  if (files.size === 0)
+    throw new UsageError(
+      `--month: no statements were issued for ${month} (recon statements --month ${month} issues them)`,
+      'STATEMENTS_NOT_ISSUED',
+    );
+  if (subMerchantId !== undefined && !files.has(subMerchantId))
+    throw new UsageError(
+      `--sub-merchant: ${JSON.stringify(subMerchantId)} has no statement in the latest run of ${month} (${files.size} sub-merchants have one)`,
+      'STATEMENT_NOT_FOUND',
+    );
 }
 
 /** `recon statements send --month M [--sub-merchant ID] [--out DIR] [--resend] [--dry-run]` */
@@ -73,6 +93,7 @@ export function addSendCommand(statements: Command): void {
               `${p.subMerchantId}\t${p.to ?? '-'}\t${outcomeText(p, outcomes?.get(p.subMerchantId))}\t${p.files.map((f) => f.name).join(', ')}\n`,
             );
         };
+        await refuseNothingToSend(rt.sql, opts.month, opts.subMerchant);
         if (opts.dryRun) {
           print(await planDelivery(deps, options));
           return;
