@@ -24,7 +24,8 @@ interface RunNotes {
  * Nightly: incremental sync of every project (from what was last read without a gap minus the lookback, or an earlier failed window), healing
  * of missing webhooks, projections caught up, then the nightly report of the previous business day, which states
  * the discrepancies open at that day's end (what this run's sync finds is detected now: the next report has it). Windows
- * that failed make the run fail after the report is written, so that it is retried at the next tick.
+ * or webhook re-send requests that failed make the run fail after the report is written, so that it is retried at
+ * the next tick.
  */
 export function nightlyReconciliationJob(deps: JobDeps): JobDefinition {
   return {
@@ -40,15 +41,15 @@ export function nightlyReconciliationJob(deps: JobDeps): JobDefinition {
         counters: {},
       };
       await applyDirectory(deps, ctx, notes);
-      let windowsFailed = 0;
-      if (deps.config.projects.length > 0) windowsFailed = await syncAndHeal(deps, ctx, notes);
+      let failed: string[] = [];
+      if (deps.config.projects.length > 0) failed = await syncAndHeal(deps, ctx, notes);
       else notes.facts.push(['Sync and healing', 'skipped: no PSP project configured']);
       const applied = await project(deps, ctx, notes);
       // the runner stops between batches on a stop and returns: a report of views not caught up is never written
       ctx.signal.throwIfAborted();
       const file = await writeReport(deps, ctx, notes, applied);
-      if (windowsFailed > 0)
-        throw new Error(`${windowsFailed} sync window(s) failed (report written to ${file}); retried at the next tick`);
+      if (failed.length > 0)
+        throw new Error(`${failed.join('; ')} (report written to ${file}); retried at the next tick`);
       return notes.counters;
     },
   };
@@ -68,8 +69,11 @@ async function applyDirectory(deps: JobDeps, ctx: JobContext, notes: RunNotes): 
   }
 }
 
-/** Incremental sync of every project, then webhook healing; returns the number of windows that failed. */
-async function syncAndHeal(deps: JobDeps, ctx: JobContext, notes: RunNotes): Promise<number> {
+/**
+ * Incremental sync of every project, then webhook healing; returns what failed (windows, re-send requests): the
+ * run fails for either, as `hourly-healing` does for the requests (recorded `succeeded`, nobody was told).
+ */
+async function syncAndHeal(deps: JobDeps, ctx: JobContext, notes: RunNotes): Promise<string[]> {
   const { config } = deps;
   const { facts, counters } = notes;
   const sync = await syncIncremental(
@@ -119,7 +123,11 @@ async function syncAndHeal(deps: JobDeps, ctx: JobContext, notes: RunNotes): Pro
     ['Healing: webhook re-sends requested', heal.requested],
     ['Healing: re-send requests failed', heal.failed],
   );
-  return sync.failed;
+  const failed: string[] = [];
+  if (sync.failed > 0) failed.push(`${sync.failed} sync window(s) failed`);
+  if (heal.failed > 0)
+    failed.push(`${heal.failed} of ${heal.candidates} webhook re-send requests failed (${heal.requested} requested)`);
+  return failed;
 }
 
 /** Projections caught up; returns the number of events applied. */
