@@ -282,7 +282,14 @@ async function claimAndRun(
   signal: AbortSignal,
 ): Promise<RunOutcome> {
   const { sql, clock, worker, maxAttempts } = s;
-  // Claim the occurrence. A row left "running" can only belong to a worker that died (we hold the lock).
+  // A row left "running" can only belong to a worker that died (we hold the lock): that attempt is recorded failed,
+  // abandoned, before the occurrence is taken again; re-claimed as it was, it was in no failure and never alerted.
+  if (await recordFailed(conn, job.name, scheduledFor, ABANDONED, clock.now(), 'running'))
+    s.log.warn('job run abandoned by a process that stopped: recorded as failed, run again', {
+      job: job.name,
+      scheduledFor: scheduledFor.toISOString(),
+    });
+  // Claim the occurrence.
   const claimed = await conn<{ attempt: number }[]>`
     insert into job_runs (job, scheduled_for, trigger, status, worker, started_at)
     values (${job.name}, ${scheduledFor}, ${trigger}, 'running', ${worker}, ${clock.now()})
@@ -323,8 +330,8 @@ async function recordFailed(
   error: string,
   at: Date,
   onlyIf?: 'running',
-): Promise<void> {
-  await conn`
+): Promise<boolean> {
+  const r = await conn`
     with failed as (
       update job_runs set status = 'failed', finished_at = ${at}, error = ${error}
       where job = ${job} and scheduled_for = ${scheduledFor} ${onlyIf ? conn`and status = ${onlyIf}` : conn``}
@@ -332,7 +339,10 @@ async function recordFailed(
     insert into job_run_failures (job, scheduled_for, attempt, error, finished_at)
     select job, scheduled_for, attempt, error, finished_at from failed
     on conflict do nothing`;
+  return r.count > 0;
 }
+
+const ABANDONED = 'abandoned: the process running it stopped before it finished';
 
 /**
  * Rows left `running` that no retry takes back — a manual run, or an occurrence's last attempt — whose process
@@ -350,8 +360,7 @@ async function closeAbandoned(s: SchedulerState, job: JobDefinition): Promise<vo
       const [b] = await conn<{ locked: boolean }[]>`select pg_try_advisory_lock(${key}::int8) as locked`;
       if (b?.locked !== true) continue; // a live run holds it
       try {
-        const abandoned = 'abandoned: the process running it stopped before it finished';
-        await recordFailed(conn, job.name, r.scheduled_for, abandoned, s.clock.now(), 'running');
+        await recordFailed(conn, job.name, r.scheduled_for, ABANDONED, s.clock.now(), 'running');
         s.log.warn('job run abandoned by a process that stopped: recorded as failed', {
           job: job.name,
           scheduledFor: r.scheduled_for.toISOString(),
