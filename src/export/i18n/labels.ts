@@ -11,7 +11,7 @@ import { DISCREPANCY_TYPES, entryOf } from '../../reconciliation/discrepancies/r
  * A count with its noun in the form the language's plural rules choose (en: 1 line, 2 lines; uk: 1 рядок,
  * 2 рядки, 5 рядків, 21 рядок), so a total never reads "1 lines".
  */
-function counted(locale: string, forms: Partial<Record<Intl.LDMLPluralRule, string>> & { other: string }) {
+export function counted(locale: string, forms: Partial<Record<Intl.LDMLPluralRule, string>> & { other: string }) {
   const rules = new Intl.PluralRules(locale);
   return (n: number) => `${n} ${forms[rules.select(n)] ?? forms.other}`;
 }
@@ -158,8 +158,8 @@ const uk: Labels = {
   reserveSheet: 'Графік резерву',
   reserveBalance: 'Залишок резерву на кінець періоду',
   releasesToCome: 'Майбутні повернення резерву',
-  heldOn: 'Утримано',
-  releaseOn: 'Повернення',
+  heldOn: 'Дата утримання',
+  releaseOn: 'Дата повернення',
   held: 'Утримано',
   released: 'Повернуто',
   currency: 'Валюта',

@@ -2,6 +2,7 @@ import { DateTime } from 'luxon';
 import type { Sql } from '../../db/connect';
 import { allDiscrepancies, subMerchantNames, subMerchantsOf } from '../../reconciliation/discrepancy-queries';
 import { amountInDoubt, moneyText } from '../../reconciliation/discrepancy-summary';
+import { counted } from '../i18n/labels';
 
 /**
  * The nightly report's view of the discrepancies as they stood at the end of its business day: which were
@@ -317,6 +318,8 @@ export async function openOnDayFrom(sql: Sql, date: string, timezone: string): P
   return finishDay(f, date, timezone, await subMerchantNames(sql, [...f.subMerchants].sort()));
 }
 
+const days = counted('en-GB', { one: 'day', other: 'days' });
+
 /** The day's ageing and money in doubt in a few lines of plain text (the command's summary). */
 export function ageingLines(v: OpenOnDay): string[] {
   const counts = AGE_BUCKETS.map((b) => {
@@ -330,6 +333,6 @@ export function ageingLines(v: OpenOnDay): string[] {
   return [
     `ageing: ${counts.join(', ')}`,
     `in doubt: ${money.join(', ') || 'nothing'}`,
-    v.oldest ? `oldest: ${v.oldest.type} ${v.oldest.id}, ${v.oldest.ageDays} days open` : 'oldest: none',
+    v.oldest ? `oldest: ${v.oldest.type} ${v.oldest.id}, ${days(v.oldest.ageDays)} open` : 'oldest: none',
   ];
 }

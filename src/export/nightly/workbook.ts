@@ -6,6 +6,7 @@ import { SOURCES, writeSourcesSheet } from './sources';
 import { type NightlyCell, type NightlyColumn, writeNightlyTable } from './table';
 import { writeOrdersSheets } from './orders-sheet';
 import { writeDecisionsSheet } from './decisions-sheet';
+import { counted } from '../i18n/labels';
 import {
   DATE_TIME_FORMAT,
   createLocalTime,
@@ -161,6 +162,8 @@ function writeDaySheets(wb: Workbook, name: string, data: NightlyReportData, loc
   openDiscrepancySheets(wb, name, data, local);
 }
 
+const windowCount = counted('en-GB', { one: 'window', other: 'windows' });
+
 function writeJobSheets(wb: Workbook, name: string, data: NightlyReportData, local: (d: Date) => Date): void {
   const opts = { moneyFormat };
   const at = (d: Date) => DateTime.fromJSDate(d, { zone: data.timezone }).toFormat('yyyy-MM-dd HH:mm');
@@ -192,7 +195,7 @@ function writeJobSheets(wb: Workbook, name: string, data: NightlyReportData, loc
       { header: 'report_id' },
     ],
     data.windows.map((w) => [w.posId, local(w.from), local(w.to), local(w.completedAt), w.reportId]),
-    { ...opts, totals: data.windows.length ? [[`Total: ${data.windows.length} windows`]] : [] },
+    { ...opts, totals: data.windows.length ? [[`Total: ${windowCount(data.windows.length)}`]] : [] },
   );
 }
 

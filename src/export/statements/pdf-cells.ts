@@ -150,6 +150,17 @@ function glyphOperators(font: NonNullable<Doc['_font']>, text: string): string |
   return `[${runs.join(' ')}] TJ`;
 }
 
+/**
+ * The operators of one line of text at (x, y) from the page's top (pdfkit's coordinates), at the current font and
+ * size, for a content stream of the document's own (a form written after its pages: the page footers' "of M").
+ * A glyph pdfkit would move off the line is written on it. The font must be named in that stream's resources.
+ */
+export function textOperators(doc: Doc, text: string, x: number, y: number): string {
+  const font = doc._font!;
+  const glyphs = glyphOperators(font, text) ?? `[<${font.encode(text)[0].join('')}> 0] TJ`;
+  return operators(doc, font, glyphs, x, y);
+}
+
 /** One line of text at (x, y), as pdfkit's `text(text, x, y, { lineBreak: false })` writes it. */
 function line(doc: Doc, text: string, x: number, y: number): void {
   const font = doc._font;

@@ -20,7 +20,20 @@ import { addLine, releasesToCome, statementTitle } from './workbooks';
 import { paymentMethodWords } from '../i18n/payment-methods';
 import { createLocalTime, currencyExponent, yieldToIo } from '../workbook/xlsx';
 import { boundLayoutCache, layFiguresByCharacter } from './pdf-layout';
-import { cell, cellsOfRow, cellsThroughPdfkit, type Doc, wrapped } from './pdf-cells';
+import { cellsThroughPdfkit, type Doc, wrapped } from './pdf-cells';
+import {
+  type Column,
+  heading,
+  MARGIN,
+  PAGE,
+  pageFooters,
+  ROW_HEIGHT,
+  type RowLines,
+  roomFor,
+  table,
+  tableStart,
+  tableWriter,
+} from './pdf-pages';
 import { fontBytes, fontsOpenedByPdfkit, shareParsedFont } from './pdf-fonts';
 
 /**
@@ -54,15 +67,6 @@ export function formatAmount(minor: bigint, currency: string, language: 'en' | '
   const whole = digits.slice(0, digits.length - exp).replace(/\B(?=(\d{3})+(?!\d))/g, group);
   const frac = exp > 0 ? `${point}${digits.slice(digits.length - exp)}` : '';
   return `${negative ? '−' : ''}${whole}${frac}`;
-}
-
-const MARGIN = 40;
-const PAGE = { width: 841.89, height: 595.28 }; // A4 landscape, in points
-
-interface Column {
-  readonly header: string;
-  readonly width: number;
-  readonly align?: 'left' | 'right';
 }
 
 /** pdfkit (and its fonts' decompression), loaded at first use: most commands write no PDF. */
@@ -150,31 +154,6 @@ function openPdf(file: string, docTitle: string, header: StatementHeader, opts: 
 // PDF bytes waiting for the file before more lines are written
 const MAX_PENDING_BYTES = 1 << 20;
 
-/** The footer of the current page (the title and the page's number), written inside the bottom margin. */
-function pageFooter(doc: PDFKit.PDFDocument, docTitle: string, t: Labels): () => void {
-  let page = 1;
-  doc.on('pageAdded', () => {
-    page++;
-  });
-  return () => {
-    const y = PAGE.height - MARGIN + 10;
-    const { x: keepX, y: keepY } = doc;
-    // written inside the bottom margin, which would otherwise make pdfkit open a new page
-    const bottom = doc.page.margins.bottom;
-    doc.page.margins.bottom = 0;
-    doc.font('regular').fontSize(7).fillColor('#555');
-    doc.text(`${docTitle} · ${t.page} ${page}`, MARGIN, y, {
-      width: PAGE.width - 2 * MARGIN,
-      align: 'center',
-      lineBreak: false,
-    });
-    doc.fillColor('black');
-    doc.page.margins.bottom = bottom;
-    doc.x = keepX;
-    doc.y = keepY;
-  };
-}
-
 export async function writeStatementPdf(
   file: string,
   src: StatementSource,
@@ -188,16 +167,16 @@ export async function writeStatementPdf(
   const lang = header.language;
   const docTitle = statementTitle(figures, meta, header);
   const { doc, temp, finished, drained } = openPdf(file, docTitle, header, opts);
-  const footer = pageFooter(doc, docTitle, t);
+  const footers = pageFooters(doc, docTitle, t);
   const money = (minor: bigint, currency: string) => formatAmount(minor, currency, lang);
-  const ctx: Ctx = { doc, t, lang, money, day: (d) => dayText(d, lang), footer, drained };
+  const ctx: Ctx = { doc, t, lang, money, day: (d) => dayText(d, lang), drained };
   try {
     title(doc, figures, meta, header);
-    footer();
     bridgeTables(ctx, src, figures);
     payoutSections(ctx, src, figures, meta);
     await operationSections(ctx, src, figures, meta);
     contactNotes(ctx, header);
+    footers.finish();
     doc.end();
     await finished;
     await opts.beforeRename?.();
@@ -215,18 +194,14 @@ export async function writeStatementPdf(
  * label wider than its column goes on as many lines as it needs, its amounts on the first (a label cut with "…"
  * would not say what the amount is).
  */
-function bridgeTables(
-  { doc, lang, money, footer, t }: Ctx,
-  src: StatementSource,
-  figures: readonly StatementFigures[],
-) {
+function bridgeTables({ doc, lang, money, t }: Ctx, src: StatementSource, figures: readonly StatementFigures[]) {
   const payoutOf = (currency: string) => src.payouts?.find((p) => p.currency === currency);
   const LABEL_WIDTH = 430;
   for (let i = 0; i < figures.length; i += 3) {
     const group = figures.slice(i, i + 3);
     if (i > 0) doc.moveDown(0.8);
     const bold = new Set<readonly string[]>();
-    const rows = bridgeOf(figures, src.payouts).flatMap((line) => {
+    const rows = bridgeOf(figures, src.payouts).map((line): RowLines => {
       const label = pdfBridgeLabel(line, lang);
       const strong = label.startsWith('=') || /^(Closing|Кінцеве)/.test(label);
       doc.font(strong ? 'bold' : 'regular').fontSize(8);
@@ -240,12 +215,14 @@ function bridgeTables(
       { header: t.bridge, width: LABEL_WIDTH },
       ...group.map((f) => ({ header: f.currency, width: 110, align: 'right' as const })),
     ];
-    table(doc, columns, rows, footer, (row) => bold.has(row));
+    // a bridge is read whole: on the next page when it does not fit on this one
+    roomFor(doc, tableStart(rows.reduce((n, r) => n + r.length, 0)));
+    table(doc, columns, rows, (row) => bold.has(row));
   }
 }
 
 /** Whom to ask and where to dispute, at the end. */
-function contactNotes({ doc, t, footer }: Ctx, header: StatementHeader): void {
+function contactNotes({ doc, t }: Ctx, header: StatementHeader): void {
   const notes = [
     header.contact ? `${t.contact}: ${header.contact}` : '',
     header.dispute ? `${t.disputes}: ${header.dispute}` : '',
@@ -254,7 +231,7 @@ function contactNotes({ doc, t, footer }: Ctx, header: StatementHeader): void {
   doc.moveDown();
   doc.font('regular').fontSize(8);
   const width = PAGE.width - 2 * MARGIN;
-  roomFor(doc, doc.heightOfString(notes.join('\n'), { width }), footer);
+  roomFor(doc, doc.heightOfString(notes.join('\n'), { width }));
   doc.text(notes.join('\n'), MARGIN, doc.y, { width });
 }
 
@@ -264,7 +241,6 @@ interface Ctx {
   readonly lang: 'en' | 'uk';
   readonly money: (minor: bigint, currency: string) => string;
   readonly day: (d: string | Date) => string;
-  readonly footer: () => void;
   /** waits while the pages written are more than the file has taken */
   readonly drained: () => Promise<void>;
 }
@@ -276,11 +252,10 @@ function payoutSections(
   figures: readonly StatementFigures[],
   meta: StatementMeta,
 ): void {
-  const { doc, t, money, day, footer } = ctx;
-  heading(doc, t.heldSheet, footer);
+  const { doc, t, money, day } = ctx;
   heldTable(ctx, src.payouts ?? [], meta.timezone);
   const paid = (src.payouts ?? []).flatMap((p) => p.paid);
-  heading(doc, t.paidOutSheet, footer);
+  heading(doc, t.paidOutSheet, tableStart(1));
   table(
     doc,
     [
@@ -288,15 +263,20 @@ function payoutSections(
       { header: t.reference, width: 300 },
       { header: t.amountPaid, width: 150, align: 'right' },
     ],
-    paid.length
+    (paid.length
       ? paid.map((l) => [day(l.bookingDate), l.reference, `${money(l.amount, l.currency)} ${l.currency}`])
-      : [[t.none, '', '']],
-    footer,
+      : [[t.none, '', '']]
+    ).map((r) => [r]),
   );
-  heading(doc, t.reserveSheet, footer);
   const coming = releasesToCome(src.reserve, meta);
   const balance = new Map<string, bigint>();
   for (const c of coming) balance.set(c.currency, (balance.get(c.currency) ?? 0n) + c.amount);
+  // the balance lines under the schedule, kept on its last row's page
+  doc.font('bold').fontSize(9);
+  const balanceLines = figures.length * doc.currentLineHeight(true);
+  doc.font('regular').fontSize(8);
+  const balanceHeight = 0.5 * doc.currentLineHeight(true) + balanceLines;
+  heading(doc, t.reserveSheet, tableStart(1) + (src.reserve.length > 1 ? 0 : balanceHeight));
   table(
     doc,
     [
@@ -308,24 +288,22 @@ function payoutSections(
     ],
     [
       ...src.reserve.map((r) => [
-        day(r.heldOn),
-        r.currency,
-        money(r.held, r.currency),
-        day(r.releaseOn),
-        money(r.released, r.currency),
+        [day(r.heldOn), r.currency, money(r.held, r.currency), day(r.releaseOn), money(r.released, r.currency)],
       ]),
-      ...(src.reserve.length === 0 ? [[t.none]] : []),
+      ...(src.reserve.length === 0 ? [[[t.none]]] : []),
     ],
-    footer,
+    undefined,
+    balanceHeight,
   );
   doc.moveDown(0.5);
+  roomFor(doc, balanceLines);
   for (const f of figures)
     doc
       .font('bold')
       .fontSize(9)
       .text(`${t.reserveBalance}: ${money(balance.get(f.currency) ?? 0n, f.currency)} ${f.currency}`, MARGIN);
   if (coming.length) {
-    heading(doc, t.releasesToCome, footer);
+    heading(doc, t.releasesToCome, tableStart(1));
     table(
       doc,
       [
@@ -333,8 +311,7 @@ function payoutSections(
         { header: t.currency, width: 70 },
         { header: t.reserve, width: 120, align: 'right' },
       ],
-      coming.map((c) => [day(c.releaseOn), c.currency, money(c.amount, c.currency)]),
-      footer,
+      coming.map((c) => [[day(c.releaseOn), c.currency, money(c.amount, c.currency)]]),
     );
   }
 }
@@ -347,20 +324,24 @@ const LINES_PER_YIELD = 2000;
  * pages written so far are held (a statement of any length writes in the same memory).
  */
 async function operationSections(
-  { doc, t, lang, money, footer, drained }: Ctx,
+  { doc, t, lang, money, drained }: Ctx,
   src: StatementSource,
   figures: readonly StatementFigures[],
   meta: StatementMeta,
 ): Promise<void> {
   for (const f of figures) {
-    heading(doc, `${t.operationsIn(f.currency)} (${t.timeZone} ${meta.timezone})`, footer);
+    // the header, a first row, the total and the fee not split: a table never starts at a page's foot
+    heading(doc, `${t.operationsIn(f.currency)} (${t.timeZone} ${meta.timezone})`, tableStart(3));
     const sum = { share: 0n, fee: 0n, fixed: 0n, percent: 0n, notSplit: 0n, reserve: 0n, net: 0n };
     const at = minuteText(meta.timezone, lang);
-    const rows = tableWriter(doc, OPERATION_COLUMNS(t), footer, (row) => row[0] === t.total);
+    const rows = tableWriter(doc, OPERATION_COLUMNS(t), (row) => row[0] === t.total);
     let n = 0;
+    // a row is drawn once the next is read, so that the last goes to the page of the total
+    let last: string[] | undefined;
     for await (const l of src.lines(f.currency)) {
       addLine(sum, l);
-      rows([
+      if (last) rows(last);
+      last = [
         at(l.at),
         l.orderId ?? '',
         operationWord(l.method, lang),
@@ -371,14 +352,16 @@ async function operationSections(
         l.feeParts ? `${money(l.feeParts.fixed, f.currency)} + ${money(l.feeParts.percent, f.currency)}` : '',
         money(l.reserve, f.currency),
         money(l.net, f.currency),
-      ]);
+      ];
       if (++n % LINES_PER_YIELD === 0) await drained();
     }
-    rows(n ? feeSummaryRow(sum, t, (v) => money(v, f.currency)) : [t.none]);
+    const notSplit = sum.notSplit !== 0n && sum.notSplit !== sum.fee ? ROW_HEIGHT : 0;
+    if (last) rows(last, 1, ROW_HEIGHT + notSplit);
+    rows(n ? feeSummaryRow(sum, t, (v) => money(v, f.currency)) : [t.none], 1, notSplit);
     doc.x = MARGIN;
-    if (sum.notSplit !== 0n && sum.notSplit !== sum.fee) {
+    if (notSplit) {
       doc.font('regular').fontSize(8);
-      roomFor(doc, ROW_HEIGHT, footer);
+      roomFor(doc, ROW_HEIGHT);
       doc.text(`${t.feeNotSplit}: ${money(sum.notSplit, f.currency)}`, MARGIN, doc.y);
     }
   }
@@ -476,32 +459,11 @@ function title(
   doc.moveDown(1.2);
 }
 
-function heading(doc: PDFKit.PDFDocument, text: string, footer: () => void): void {
-  if (doc.y > PAGE.height - MARGIN - 80) newPage(doc, footer);
-  doc.moveDown(0.8);
-  doc.font('bold').fontSize(11).text(text, MARGIN, doc.y);
-  doc.moveDown(0.3);
-}
-
-/** A new page (with its footer) when `height` more would run into the bottom margin, where pdfkit adds one without. */
-function roomFor(doc: PDFKit.PDFDocument, height: number, footer: () => void): void {
-  if (doc.y + height > PAGE.height - MARGIN - 10) newPage(doc, footer);
-}
-
-function newPage(doc: PDFKit.PDFDocument, footer: () => void): void {
-  doc.addPage();
-  footer();
-  doc.x = MARGIN;
-  doc.y = MARGIN;
-}
-
-const ROW_HEIGHT = 13;
-
 /**
  * Held items by order, payment, date, amount and reason in words; a reason too long for its column goes on
  * as many lines as it needs (a reason cut short would not say why).
  */
-function heldTable({ doc, t, lang, money, day, footer }: Ctx, payouts: readonly HeldByCurrency[], timezone: string) {
+function heldTable({ doc, t, lang, money, day }: Ctx, payouts: readonly HeldByCurrency[], timezone: string) {
   const columns: Column[] = [
     { header: t.order, width: 120 },
     { header: t.payment, width: 185 },
@@ -510,7 +472,7 @@ function heldTable({ doc, t, lang, money, day, footer }: Ctx, payouts: readonly 
     { header: t.reason, width: 290 },
   ];
   doc.font('regular').fontSize(8);
-  const rows = heldLines(payouts, timezone).flatMap((h) => {
+  const rows = heldLines(payouts, timezone).map((h): RowLines => {
     const [first = '', ...rest] = wrapped(doc, holdReason(h.reason, lang), 290 - 4);
     return [
       [
@@ -523,60 +485,6 @@ function heldTable({ doc, t, lang, money, day, footer }: Ctx, payouts: readonly 
       ...rest.map((r) => ['', '', '', '', r]),
     ];
   });
-  table(doc, columns, rows.length ? rows : [[t.none, '', '', '', '']], footer);
-}
-
-function table(
-  doc: Doc,
-  columns: readonly Column[],
-  rows: readonly string[][],
-  footer: () => void,
-  bold: (row: readonly string[]) => boolean = () => false,
-): void {
-  const row = tableWriter(doc, columns, footer, bold);
-  for (const r of rows) row(r);
-  doc.x = MARGIN;
-}
-
-/** A table's header drawn now; each row given to the writer drawn below it, on a new page (header again) when full. */
-function tableWriter(
-  doc: Doc,
-  columns: readonly Column[],
-  footer: () => void,
-  bold: (row: readonly string[]) => boolean = () => false,
-): (row: readonly string[]) => void {
-  const drawHeader = () => {
-    let x = MARGIN;
-    const top = doc.y;
-    doc.font('bold').fontSize(8);
-    for (const c of columns) {
-      cell(doc, c.header, x + 2, top, c.width - 4, c.align ?? 'left');
-      x += c.width;
-    }
-    const y = top + ROW_HEIGHT - 2;
-    doc
-      .moveTo(MARGIN, y)
-      .lineTo(MARGIN + columns.reduce((s, c) => s + c.width, 0), y)
-      .lineWidth(0.5)
-      .stroke();
-    doc.y = y + 3;
-  };
-  drawHeader();
-  return (row) => {
-    if (doc.y + ROW_HEIGHT > PAGE.height - MARGIN - 10) {
-      newPage(doc, footer);
-      drawHeader();
-    }
-    const y = doc.y;
-    doc.font(bold(row) ? 'bold' : 'regular').fontSize(8);
-    cellsOfRow(doc, () => {
-      let x = MARGIN;
-      for (let i = 0; i < columns.length; i++) {
-        const c = columns[i]!;
-        cell(doc, row[i] ?? '', x + 2, y, c.width - 4, c.align ?? 'left');
-        x += c.width;
-      }
-    });
-    doc.y = y + ROW_HEIGHT;
-  };
+  heading(doc, t.heldSheet, tableStart(rows[0]?.length ?? 1));
+  table(doc, columns, rows.length ? rows : [[[t.none, '', '', '', '']]]);
 }
