@@ -129,14 +129,37 @@ export function addDays(date: string, days: number): string {
   return d.toISOString().slice(0, 10);
 }
 
-/** First instant of a month (yyyy-mm) and of the next one, in a zone. */
+/**
+ * The first instant whose local date (as `localDate` gives it, the lines' `booked_on`) is `day` or later: its
+ * midnight, the end of a clock change that skips it, or the first of two. luxon's wall-clock midnight is the
+ * later of two, and its start plus a month keeps the start's offset: adjacent months cut that way overlapped,
+ * or left an hour in neither (America/Asuncion 2023-10, America/Havana 2026-10).
+ */
+function dayStart(day: string, zone: string): Date {
+  const after = (ms: number) => localDate(new Date(ms), zone) >= day;
+  const wall = DateTime.fromISO(day, { zone }).toMillis();
+  if (after(wall) && !after(wall - 1)) return new Date(wall);
+  // every zone's offset is within a day of UTC: the previous day at lo, `day` or later at hi
+  let lo = Date.parse(`${day}T00:00:00.000Z`) - 26 * 3_600_000;
+  let hi = lo + 52 * 3_600_000;
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (after(mid)) hi = mid;
+    else lo = mid;
+  }
+  return new Date(hi);
+}
+
+/** First instant of a month (yyyy-mm) and of the next one, in a zone: one month's end is the next one's start. */
 export function monthBounds(month: string, zone: string): { from: Date; to: Date } {
   const m = /^(\d{4})-(\d{2})$/.exec(month);
   if (!m || Number(m[2]) < 1 || Number(m[2]) > 12)
     throw new RangeError(`not a month: ${JSON.stringify(month)} (expected YYYY-MM)`);
   const start = DateTime.fromObject({ year: Number(m[1]), month: Number(m[2]), day: 1 }, { zone });
   if (!start.isValid) throw new RangeError(`unknown time zone ${zone}`);
-  return { from: start.toUTC().toJSDate(), to: start.plus({ months: 1 }).toUTC().toJSDate() };
+  const [y, mo] = [Number(m[1]), Number(m[2])];
+  const next = mo === 12 ? `${String(y + 1).padStart(4, '0')}-01` : `${m[1]}-${String(mo + 1).padStart(2, '0')}`;
+  return { from: dayStart(`${month}-01`, zone), to: dayStart(`${next}-01`, zone) };
 }
 
 /**

@@ -25,11 +25,14 @@ export const PAYABLE_MONTHS_TABLE = `
     primary key (receiver, currency, month, component)
   );`;
 
-/** The months (YYYY-MM in `zone`) from the one holding `lo` to the one holding `hi`, with their bounds. */
+/**
+ * The months (YYYY-MM in `zone`) from the one holding `lo` to the one holding `hi`, with their bounds, and one
+ * more either side: a line is joined to a month by `monthBounds`, whatever month luxon's wall clock names.
+ */
 function monthsBetween(lo: Date, hi: Date, zone: string): { month: string; from: Date; to: Date }[] {
   const out: { month: string; from: Date; to: Date }[] = [];
-  const last = DateTime.fromJSDate(hi, { zone }).toFormat('yyyy-MM');
-  for (let m = DateTime.fromJSDate(lo, { zone }).startOf('month'); ; m = m.plus({ months: 1 })) {
+  const last = DateTime.fromJSDate(hi, { zone }).plus({ months: 1 }).toFormat('yyyy-MM');
+  for (let m = DateTime.fromJSDate(lo, { zone }).minus({ months: 1 }).startOf('month'); ; m = m.plus({ months: 1 })) {
     const month = m.toFormat('yyyy-MM');
     out.push({ month, ...monthBounds(month, zone) });
     if (month >= last) return out;

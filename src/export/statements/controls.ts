@@ -1,5 +1,6 @@
 import { ReconError } from '../../errors';
 import { DateTime } from 'luxon';
+import { monthBounds } from '../../ledger/ledger-queries';
 import { dataOf, isEvent } from '../../events/catalog';
 import { StatementIssued, statementStream } from '../../events/statement-events';
 import { comparePositions, formatPosition, type EventStore, type Position } from '../../store/types';
@@ -28,7 +29,7 @@ export class StatementRefused extends ReconError {
 
 /** The instant a month ends in the business zone (the next month's local midnight). */
 export function monthEnd(month: string, timezone: string): DateTime {
-  return DateTime.fromFormat(month, 'yyyy-MM', { zone: timezone }).plus({ months: 1 });
+  return DateTime.fromJSDate(monthBounds(month, timezone).to, { zone: timezone });
 }
 
 /**

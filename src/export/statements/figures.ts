@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon';
 import { sha256Hex, stableStringify } from '../../canonical';
+import { monthBounds } from '../../ledger/ledger-queries';
 import type { StatementLanguage } from '../../config/statements';
 import type {
   AdjustmentEntry as LedgerAdjustment,
@@ -205,10 +206,12 @@ export function figuresDigest(month: string, timezone: string, figures: readonly
   return sha256Hex(stableStringify({ month, timezone, figures: sorted }));
 }
 
+/** The month's bounds as the ledger's queries cut it (`monthBounds`), in the zone. */
 export function monthRange(month: string, timezone: string): { from: DateTime; to: DateTime } {
   const from = DateTime.fromFormat(month, 'yyyy-MM', { zone: timezone });
   if (!from.isValid) throw new RangeError(`not a month: ${JSON.stringify(month)} (expected YYYY-MM)`);
-  return { from, to: from.plus({ months: 1 }) };
+  const b = monthBounds(month, timezone);
+  return { from: DateTime.fromJSDate(b.from, { zone: timezone }), to: DateTime.fromJSDate(b.to, { zone: timezone }) };
 }
 
 /** The month's amount due (all of it, whatever earlier statements asked). */
