@@ -135,7 +135,7 @@ export function addDays(date: string, days: number): string {
  * later of two, and its start plus a month keeps the start's offset: adjacent months cut that way overlapped,
  * or left an hour in neither (America/Asuncion 2023-10, America/Havana 2026-10).
  */
-function dayStart(day: string, zone: string): Date {
+export function dayStart(day: string, zone: string): Date {
   const after = (ms: number) => localDate(new Date(ms), zone) >= day;
   const wall = DateTime.fromISO(day, { zone }).toMillis();
   if (after(wall) && !after(wall - 1)) return new Date(wall);

@@ -2,7 +2,6 @@ import type { Sql } from '../db/connect';
 import type { Position } from '../store/types';
 import { DateTime } from 'luxon';
 import { monthBounds } from '../journal-rules';
-export { monthBounds }; // the documents' months are the queries' (src/export may not import journal-rules)
 
 /**
  * Statement figures from the journal's views (schema `recon`, see docs/ledger.md). Every query can be cut

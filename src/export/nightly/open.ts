@@ -3,6 +3,7 @@ import type { Sql } from '../../db/connect';
 import { allDiscrepancies, subMerchantNames, subMerchantsOf } from '../../reconciliation/discrepancy-queries';
 import { amountInDoubt, moneyText } from '../../reconciliation/discrepancy-summary';
 import { counted } from '../i18n/labels';
+import { addDays, dayStart, monthBounds } from '../../journal-rules';
 
 /**
  * The nightly report's view of the discrepancies as they stood at the end of its business day: which were
@@ -259,8 +260,9 @@ export function openOnDay(
 
 /** The end of the business day (the next day's start) and the start of its month, in the zone. */
 export function dayBounds(date: string, timezone: string): { asAt: Date; monthFrom: Date } {
-  const start = DateTime.fromISO(date, { zone: timezone }).startOf('day');
-  return { asAt: start.plus({ days: 1 }).toJSDate(), monthFrom: start.startOf('month').toJSDate() };
+  // cut as the statements cut months (journal-rules `dayStart`): where the clock changes at local midnight,
+  // luxon's start of a day plus a day is not the next day's start
+  return { asAt: dayStart(addDays(date, 1), timezone), monthFrom: monthBounds(date.slice(0, 7), timezone).from };
 }
 
 type TimesRow = {

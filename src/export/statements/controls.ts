@@ -1,6 +1,6 @@
 import { ReconError } from '../../errors';
 import { DateTime } from 'luxon';
-import { monthBounds } from '../../ledger/ledger-queries';
+import { monthBounds } from '../../journal-rules';
 import { dataOf, isEvent } from '../../events/catalog';
 import { StatementIssued, statementStream } from '../../events/statement-events';
 import { comparePositions, formatPosition, type EventStore, type Position } from '../../store/types';

@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import { sha256Hex, stableStringify } from '../../canonical';
-import { monthBounds } from '../../ledger/ledger-queries';
+import { monthBounds } from '../../journal-rules';
 import type { StatementLanguage } from '../../config/statements';
 import type {
   AdjustmentEntry as LedgerAdjustment,
