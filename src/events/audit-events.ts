@@ -54,6 +54,15 @@ export const DiscrepancyAccepted = defineEvent(
       .regex(/^\d{1,19}$/, 'minor units')
       .optional(),
     /**
+     * With `released`: the receivers' shares of that payment as its person saw them (decisions.ts `sharesSeen`),
+     * the journal's measure the statements weigh the payment's growth in. Absent (no shares stated, or accepted
+     * before it was recorded): the growth is weighed against `released`, as then.
+     */
+    releasedShares: z
+      .string()
+      .regex(/^\d{1,19}$/, 'minor units')
+      .optional(),
+    /**
      * What a `write_off` books (docs/ledger.md, "Write-offs"), decided when it is accepted so that a replay books
      * the same whatever the settings then: `amount` in `currency` to `account` against `against` (a gain the
      * other way round), the discrepancy's type, and the payment it concerns (null: none).

@@ -113,6 +113,33 @@ export function releasedByPay(
   return inDoubt === null || payment > inDoubt ? payment : inDoubt;
 }
 
+/**
+ * The receivers' shares of the payment a decision saw (its register row's receivers, receiverAmount + receiverFee,
+ * in the discrepancy's currency; an order's PSP split), minor units: the journal's measure of the payment, which
+ * the statements weigh its growth in (src/export/payouts/holds.ts `growthClaimOf`). The sources' amount can differ
+ * from it (a split_mismatch: 5,001.00 of shares of 5,000.00, or 4,000.00 with 1,000.00 assigned to no receiver).
+ * Null when its values state no shares.
+ */
+export function sharesSeen(d: Pick<DiscrepancyRecord, 'values' | 'currency'>): bigint | null {
+  const v = d.values ?? {};
+  const register = v.register as { currency?: unknown; receivers?: unknown } | null | undefined;
+  const parts =
+    register && Array.isArray(register.receivers)
+      ? register.currency === d.currency
+        ? (register.receivers as { share?: unknown }[]).map((r) => r.share)
+        : null
+      : Array.isArray(v.psp_split)
+        ? (v.psp_split as { amount?: unknown }[]).map((r) => r.amount)
+        : null;
+  if (parts === null || parts.length === 0) return null;
+  let sum = 0n;
+  for (const p of parts) {
+    if (typeof p !== 'string' || !/^-?\d+$/.test(p)) return null;
+    sum += BigInt(p);
+  }
+  return sum < 0n ? null : sum;
+}
+
 const sideInput = (d: DiscrepancyRecord) => ({
   type: d.type,
   posId: d.pos_id,

@@ -6,7 +6,15 @@ import { isSqlState } from '../db/errors';
 import { newEvent } from '../events/catalog';
 import { type Decision, DiscrepancyAccepted, discrepancyStream } from '../events/audit-events';
 import { DEFAULT_WRITE_OFF_ACCOUNT } from '../config/write-off';
-import { decisionIdOf, decisionInForce, decisionRefusal, nextRevisionOf, releasedByPay, writeOffOf } from './decisions';
+import {
+  decisionIdOf,
+  decisionInForce,
+  decisionRefusal,
+  nextRevisionOf,
+  releasedByPay,
+  sharesSeen,
+  writeOffOf,
+} from './decisions';
 import { amountInDoubt } from './discrepancies/amounts';
 import { isStoreError } from '../store/errors';
 import type { AppendRequest, EventStore } from '../store/types';
@@ -376,6 +384,12 @@ function moneyChanged(
   };
 }
 
+/** The shares a released payment was seen with, recorded beside the release (none stated: nothing). */
+function sharesOf(d: DiscrepancyRecord): { releasedShares?: string } {
+  const shares = sharesSeen(d);
+  return shares === null ? {} : { releasedShares: shares.toString() };
+}
+
 /**
  * An acceptance checked and built, not yet written: the append (at the revision read) that records it, for a
  * caller that writes it together with events of its own in one appendMany (an exception's decision).
@@ -432,7 +446,7 @@ export async function acceptanceOf(
     ...(amount !== null && d.currency ? { amount: amount.toString(), currency: d.currency } : {}),
     // the payment its person released: the statements hold what it grows by since (holds.ts `growthClaimOf`)
     ...(released !== null && holdRuleOf(req.holdPolicy ?? holdPolicyFromEnv(), d.type) === 'payment'
-      ? { released: released.toString() }
+      ? { released: released.toString(), ...sharesOf(d) }
       : {}),
     ...(writeOff ? { writeOff } : {}),
   };

@@ -203,13 +203,15 @@ export interface DiscRow {
 }
 
 /**
- * A decision at a cut, with the amount in doubt it was taken on (`DiscrepancyAccepted.amount`; null: none recorded)
- * and the payment a pay released under a `payment` rule (`released`; null: none recorded).
+ * A decision at a cut, with the amount in doubt it was taken on (`DiscrepancyAccepted.amount`; null: none recorded),
+ * the payment a pay released under a `payment` rule (`released`) and its receivers' shares as seen then
+ * (`releasedShares`, the journal's measure; null: none recorded).
  */
 interface DecisionAtCut {
   readonly decision: Decision | 'open';
   readonly amount: bigint | null;
   readonly released: bigint | null;
+  readonly shares: bigint | null;
 }
 
 /**
@@ -236,6 +238,7 @@ async function decisionsAt(
             decision: data.decision ?? 'pay',
             amount: data.amount === undefined ? null : BigInt(data.amount),
             released: data.released === undefined ? null : BigInt(data.released),
+            shares: data.releasedShares === undefined ? null : BigInt(data.releasedShares),
           };
         } else if (isEvent(DiscrepancyAcceptanceRevoked, e)) at = NO_DECISION;
       }
@@ -246,7 +249,7 @@ async function decisionsAt(
 }
 
 const STREAMS_PER_READ = 2000;
-const NO_DECISION: DecisionAtCut = { decision: 'open', amount: null, released: null };
+const NO_DECISION: DecisionAtCut = { decision: 'open', amount: null, released: null, shares: null };
 
 /** The discrepancies of holding types, or none when the reconciliation was never built (logged by the caller). */
 async function holdingDiscrepancies(sql: Sql, types: readonly string[]): Promise<DiscRow[] | null> {
@@ -421,18 +424,19 @@ export async function heldAt(
     standing.map((r) => r.id),
     cut,
   );
-  const paid: { r: DiscRow; released: bigint; excess: HoldClaim | null }[] = [];
+  const paid: { r: DiscRow; seen: bigint; excess: HoldClaim | null; whole: boolean }[] = [];
   for (const r of standing) {
     // accepted at or before the cut: held unless the decision in force releases it (pay, write off), and then
     // what is in doubt beyond the amount it released; withheld, its frozen difference and any more since
-    const { decision, amount, released } = decisions.get(r.id)!;
+    const { decision, amount, released, shares } = decisions.get(r.id)!;
     const releases = decision === 'pay' || decision === 'write_off';
     // (frozen only while accepted: a row opened again since holds its values as they are now)
     const more = decision === 'withhold' && r.status === 'accepted' ? excessOf(r, amount) : 0n;
     const c = releases ? excessClaimOf(r, amount, policy) : claimOf(r, policy, more);
     // a pay that recorded the payment it released: its growth since is weighed against the journal below
     if (decision === 'pay' && released !== null && holdRuleOf(policy, r.type) === 'payment')
-      paid.push({ r, released, excess: c });
+      // weighed in the journal's measure where recorded; a doubt of the whole payment is the growth itself
+      paid.push({ r, seen: shares ?? released, excess: c, whole: amount !== null && amount >= released });
     else if (c) claims.push(c);
   }
   const grown = await paymentGrowth(
@@ -442,7 +446,7 @@ export async function heldAt(
     opts.periodEnd,
   );
   for (const p of paid) {
-    const c = growthClaimOf(p.r, grown.get(growthKeyOf(p.r)) ?? 0n, p.released, p.excess);
+    const c = growthClaimOf(p.r, grown.get(growthKeyOf(p.r)) ?? 0n, p.seen, p.excess, p.whole);
     if (c) claims.push(c);
   }
   return allocateHolds(claims, await paymentNets(sql, claims, cut, opts.periodEnd));
@@ -453,11 +457,19 @@ export const PAYMENT_CHANGED = ' (reviewed: paid as it was then; the payment cha
 
 /**
  * What a pay under a `payment` rule leaves held: the payment's amount now above the one it released (money nobody
- * saw), with the excess in doubt (excessClaimOf) beside it; never more than the payment adds (allocateHolds). A
- * payment smaller now holds nothing more: the journal already pays less, nothing is asked back.
+ * saw), with the excess in doubt (excessClaimOf) beside it, or the larger of the two where the doubt decided on
+ * was the whole payment (`whole`: its excess is that same growth); never more than the payment adds
+ * (allocateHolds). A payment smaller now holds nothing more: the journal already pays less, nothing is asked back.
  */
-export function growthClaimOf(r: DiscRow, now: bigint, released: bigint, excess: HoldClaim | null): HoldClaim | null {
+export function growthClaimOf(
+  r: DiscRow,
+  now: bigint,
+  released: bigint,
+  excess: HoldClaim | null,
+  whole = false,
+): HoldClaim | null {
   const growth = now > released ? now - released : 0n;
+  const more = excess?.atMost ?? 0n;
   if (growth === 0n) return excess;
   return {
     id: r.id,
@@ -469,7 +481,7 @@ export function growthClaimOf(r: DiscRow, now: bigint, released: bigint, excess:
     occurredAt: r.occurred_at,
     receiverName: r.receiver_name,
     currency: r.currency,
-    atMost: growth + (excess?.atMost ?? 0n),
+    atMost: !whole ? growth + more : growth > more ? growth : more,
   };
 }
 
