@@ -434,7 +434,7 @@ export async function heldAt(
     const more = decision === 'withhold' && r.status === 'accepted' ? excessOf(r, amount) : 0n;
     const c = releases ? excessClaimOf(r, amount, policy) : claimOf(r, policy, more);
     // a pay that recorded the payment it released: its growth since is weighed against the journal below
-    if (decision === 'pay' && released !== null && holdRuleOf(policy, r.type) === 'payment')
+    if (decision === 'pay' && released !== null && holdRuleOf(policy, r.type) === 'payment' && onSale(r))
       // weighed in the journal's measure where recorded; a doubt of the whole payment is the growth itself
       paid.push({ r, seen: shares ?? released, excess: c, whole: amount !== null && amount >= released });
     else if (c) claims.push(c);
@@ -485,12 +485,18 @@ export function growthClaimOf(
   };
 }
 
+/** Growth is of a sale: a refund or chargeback grown pays out less, nothing unseen (none: the payment's own). */
+const onSale = (r: DiscRow) => r.method === null || SALES.includes(r.method);
+/** The methods the journal books as sales (src/journal-rules.ts `settlementOf`). */
+const SALES = ['purchase', 'capture', 'recurrent'];
+
 const growthKeyOf = (r: Pick<DiscRow, 'pos_id' | 'payment_id' | 'currency'>) =>
   [r.pos_id, r.payment_id, r.currency ?? ''].join('\u001f');
 
 /**
  * The amount of each paid payment at the cut, measured as `releasedByPay` measures it (the payment's whole amount):
- * the receivers' shares of its sales in its currency, booked before the period's end.
+ * the receivers' shares of its sales in its currency (its refunds' entries, under its id too, are no growth),
+ * booked before the period's end.
  */
 async function paymentGrowth(
   sql: Sql,
@@ -505,7 +511,7 @@ async function paymentGrowth(
                from jsonb_array_elements(${`[${keys.join(',')}]`}::text::jsonb) x)
     select e.pos_id as "posId", e.payment_id as "paymentId", e.currency, sum(e.share)::text as gross
     from d join recon.journal_entries e on e.pos_id = d.pos_id and e.payment_id = d.payment_id and e.currency = d.currency
-    where e.receiver_name is not null
+    where e.receiver_name is not null and e.method = any(${SALES}::text[])
       and (e.commit_pos, e.prepare_pos) <= (${cut.commit.toString()}::numeric, ${cut.prepare.toString()}::numeric)
       and (${periodEnd ?? null}::timestamptz is null or e.booked_at < ${periodEnd ?? null}::timestamptz)
     group by 1, 2, 3`;
