@@ -45,9 +45,10 @@ export const DiscrepancyAccepted = defineEvent(
       .regex(/^[A-Z]{3}$/, 'ISO 4217 code')
       .optional(),
     /**
-     * A `pay` under a `payment` hold rule: the payment it released (minor units, decisions.ts `releasedByPay`, the
-     * proposal's `released` for an approval). The statements hold the payment's growth above it. Absent (other
-     * rules, or accepted before it was recorded): the payment's whole current net is released, as then.
+     * A `pay` or `write_off` under a `payment` hold rule: the payment it released (minor units, decisions.ts
+     * `releasedBy`, the proposal's `released` for an approval). The statements hold the payment's growth above
+     * it. Absent (other rules, or accepted before it was recorded): the payment's whole current net is released,
+     * as then.
      */
     released: z
       .string()

@@ -114,6 +114,21 @@ export function releasedByPay(
 }
 
 /**
+ * What a decision releases on the statements (minor units), or null: a `pay`'s release (releasedByPay); a
+ * `write_off` under a `payment` rule releases the payment just the same (the difference written off, the payment
+ * paid), so its growth since is held as a pay's is and an approval is bound to it; none otherwise.
+ */
+export function releasedBy(
+  d: Pick<DiscrepancyRecord, 'type' | 'values' | 'currency'>,
+  decision: Decision | null | undefined,
+  holdPolicy: HoldPolicy = holdPolicyFromEnv(),
+): bigint | null {
+  if (decision === 'pay') return releasedByPay(d, holdPolicy);
+  if (decision === 'write_off' && holdRuleOf(holdPolicy, d.type) === 'payment') return releasedByPay(d, holdPolicy);
+  return null;
+}
+
+/**
  * The receivers' shares of the payment a decision saw (its register row's receivers, receiverAmount + receiverFee,
  * in the discrepancy's currency; an order's PSP split), minor units: the journal's measure of the payment, which
  * the statements weigh its growth in (src/export/payouts/holds.ts `growthClaimOf`). The sources' amount can differ

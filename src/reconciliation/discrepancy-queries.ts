@@ -12,6 +12,7 @@ import {
   decisionRefusal,
   nextRevisionOf,
   releasedByPay,
+  releasedBy,
   sharesSeen,
   writeOffOf,
 } from './decisions';
@@ -435,6 +436,9 @@ export async function acceptanceOf(
       code: 'NEEDS_SECOND_PERSON',
       message: `discrepancy ${d.id}: releasing ${moneyText(released, d.currency)} held is above what one person releases alone (exceptions.pay.approvalAbove): propose it with recon exceptions accept ${d.id} --decision pay --note TEXT, for another approver to approve`,
     };
+  // a pay or a write-off that releases the whole payment (a `payment` rule)
+  const holdPolicy = req.holdPolicy ?? holdPolicyFromEnv();
+  const payment = holdRuleOf(holdPolicy, d.type) === 'payment' ? releasedBy(d, req.decision, holdPolicy) : null;
   const writeOff =
     req.decision === 'write_off' ? writeOffOf(d, req.writeOffAccount ?? DEFAULT_WRITE_OFF_ACCOUNT) : undefined;
   const data = {
@@ -445,9 +449,7 @@ export async function acceptanceOf(
     ...(req.decision ? { decision: req.decision } : {}),
     ...(amount !== null && d.currency ? { amount: amount.toString(), currency: d.currency } : {}),
     // the payment its person released: the statements hold what it grows by since (holds.ts `growthClaimOf`)
-    ...(released !== null && holdRuleOf(req.holdPolicy ?? holdPolicyFromEnv(), d.type) === 'payment'
-      ? { released: released.toString(), ...sharesOf(d) }
-      : {}),
+    ...(payment !== null ? { released: payment.toString(), ...sharesOf(d) } : {}),
     ...(writeOff ? { writeOff } : {}),
   };
   const event = newEvent(DiscrepancyAccepted, data, decisionIdOf(stream, data));

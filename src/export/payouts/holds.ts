@@ -19,6 +19,7 @@ import {
 import { readStreamsAt } from '../../store/read-streams-at';
 import { comparePositions, type EventStore, type Position } from '../../store/types';
 import { quarantinedPaymentsAt, quarantinedPaymentsOf } from './quarantine-holds';
+import { growthKeyOf, onSale, paymentGrowth } from './payment-growth';
 
 /**
  * Money held on the statements (docs/discrepancies.md, "What is held"): what a discrepancy puts in doubt, by
@@ -433,8 +434,8 @@ export async function heldAt(
     // (frozen only while accepted: a row opened again since holds its values as they are now)
     const more = decision === 'withhold' && r.status === 'accepted' ? excessOf(r, amount) : 0n;
     const c = releases ? excessClaimOf(r, amount, policy) : claimOf(r, policy, more);
-    // a pay that recorded the payment it released: its growth since is weighed against the journal below
-    if (decision === 'pay' && released !== null && holdRuleOf(policy, r.type) === 'payment' && onSale(r))
+    // a pay or write-off that recorded the payment it released: its growth since is weighed against the journal
+    if (releases && released !== null && holdRuleOf(policy, r.type) === 'payment' && onSale(r))
       // weighed in the journal's measure where recorded; a doubt of the whole payment is the growth itself
       paid.push({ r, seen: shares ?? released, excess: c, whole: amount !== null && amount >= released });
     else if (c) claims.push(c);
@@ -483,44 +484,6 @@ export function growthClaimOf(
     currency: r.currency,
     atMost: !whole ? growth + more : growth > more ? growth : more,
   };
-}
-
-/** Growth is of a sale: a refund or chargeback grown pays out less, nothing unseen (none: the payment's own). */
-const onSale = (r: DiscRow) => r.method === null || SALES.includes(r.method);
-/** The methods the journal books as sales (src/journal-rules.ts `settlementOf`). */
-const SALES = ['purchase', 'capture', 'recurrent'];
-
-const growthKeyOf = (r: Pick<DiscRow, 'pos_id' | 'payment_id' | 'currency'>) =>
-  [r.pos_id, r.payment_id, r.currency ?? ''].join('\u001f');
-
-/**
- * The amount of each paid payment at the cut, measured as `releasedByPay` measures it (the payment's whole amount):
- * the receivers' shares of its sales in its currency (its refunds' entries, under its id too, are no growth),
- * booked before the period's end.
- */
-async function paymentGrowth(
-  sql: Sql,
-  rows: readonly DiscRow[],
-  cut: Position,
-  periodEnd: Date | undefined,
-): Promise<Map<string, bigint>> {
-  if (rows.length === 0) return new Map();
-  const keys = [...new Set(rows.map((r) => JSON.stringify([r.pos_id, r.payment_id, r.currency ?? ''])))];
-  const found = await sql<{ posId: string; paymentId: string; currency: string; gross: string }[]>`
-    with d as (select x->>0 as pos_id, x->>1 as payment_id, x->>2 as currency
-               from jsonb_array_elements(${`[${keys.join(',')}]`}::text::jsonb) x)
-    select e.pos_id as "posId", e.payment_id as "paymentId", e.currency, sum(e.share)::text as gross
-    from d join recon.journal_entries e on e.pos_id = d.pos_id and e.payment_id = d.payment_id and e.currency = d.currency
-    where e.receiver_name is not null and e.method = any(${SALES}::text[])
-      and (e.commit_pos, e.prepare_pos) <= (${cut.commit.toString()}::numeric, ${cut.prepare.toString()}::numeric)
-      and (${periodEnd ?? null}::timestamptz is null or e.booked_at < ${periodEnd ?? null}::timestamptz)
-    group by 1, 2, 3`;
-  return new Map(
-    found.map((f) => [
-      growthKeyOf({ pos_id: f.posId, payment_id: f.paymentId, currency: f.currency }),
-      BigInt(f.gross),
-    ]),
-  );
 }
 
 async function quarantineClaimsAt(sql: Sql, cut: Position): Promise<HoldClaim[]> {
