@@ -129,30 +129,30 @@ export function releasedBy(
 }
 
 /**
- * The receivers' shares of the payment a decision saw (its register row's receivers, receiverAmount + receiverFee,
- * in the discrepancy's currency; an order's PSP split), minor units: the journal's measure of the payment, which
- * the statements weigh its growth in (src/export/payouts/holds.ts `growthClaimOf`). The sources' amount can differ
- * from it (a split_mismatch: 5,001.00 of shares of 5,000.00, or 4,000.00 with 1,000.00 assigned to no receiver).
- * Null when its values state no shares.
+ * The receivers' shares of the payment a decision saw, by receiver (its register row's receivers, receiverAmount +
+ * receiverFee, in the discrepancy's currency; an order's PSP split), minor units: the journal's measure of the
+ * payment, which the statements weigh its growth in, each receiver's on its own statement (src/export/payouts/
+ * holds.ts `growthClaimsOf`). The sources' amount can differ from their sum (a split_mismatch: 5,001.00 of shares
+ * of 5,000.00, or 4,000.00 with 1,000.00 assigned to no receiver). Null when its values state no shares.
  */
-export function sharesSeen(d: Pick<DiscrepancyRecord, 'values' | 'currency'>): bigint | null {
+export function splitSeen(d: Pick<DiscrepancyRecord, 'values' | 'currency'>): Map<string, bigint> | null {
   const v = d.values ?? {};
   const register = v.register as { currency?: unknown; receivers?: unknown } | null | undefined;
   const parts =
     register && Array.isArray(register.receivers)
       ? register.currency === d.currency
-        ? (register.receivers as { share?: unknown }[]).map((r) => r.share)
+        ? (register.receivers as { receiver_name?: unknown; share?: unknown }[]).map((r) => [r.receiver_name, r.share])
         : null
       : Array.isArray(v.psp_split)
-        ? (v.psp_split as { amount?: unknown }[]).map((r) => r.amount)
+        ? (v.psp_split as { receiver_name?: unknown; amount?: unknown }[]).map((r) => [r.receiver_name, r.amount])
         : null;
   if (parts === null || parts.length === 0) return null;
-  let sum = 0n;
-  for (const p of parts) {
-    if (typeof p !== 'string' || !/^-?\d+$/.test(p)) return null;
-    sum += BigInt(p);
+  const out = new Map<string, bigint>();
+  for (const [name, share] of parts) {
+    if (typeof name !== 'string' || typeof share !== 'string' || !/^\d+$/.test(share)) return null;
+    out.set(name, (out.get(name) ?? 0n) + BigInt(share));
   }
-  return sum < 0n ? null : sum;
+  return out;
 }
 
 const sideInput = (d: DiscrepancyRecord) => ({

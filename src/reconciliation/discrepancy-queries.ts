@@ -13,7 +13,7 @@ import {
   nextRevisionOf,
   releasedByPay,
   releasedBy,
-  sharesSeen,
+  splitSeen,
   writeOffOf,
 } from './decisions';
 import { amountInDoubt } from './discrepancies/amounts';
@@ -385,10 +385,15 @@ function moneyChanged(
   };
 }
 
-/** The shares a released payment was seen with, recorded beside the release (none stated: nothing). */
-function sharesOf(d: DiscrepancyRecord): { releasedShares?: string } {
-  const shares = sharesSeen(d);
-  return shares === null ? {} : { releasedShares: shares.toString() };
+/** The shares a released payment was seen with, in all and by receiver, recorded beside the release. */
+function sharesOf(d: DiscrepancyRecord): { releasedShares?: string; releasedSplit?: Record<string, string> } {
+  const split = splitSeen(d);
+  if (split === null) return {};
+  const names = [...split.keys()].sort();
+  return {
+    releasedShares: [...split.values()].reduce((a, x) => a + x, 0n).toString(),
+    releasedSplit: Object.fromEntries(names.map((n) => [n, split.get(n)!.toString()])),
+  };
 }
 
 /**
@@ -448,7 +453,7 @@ export async function acceptanceOf(
     acceptedAt: req.at.toISOString(),
     ...(req.decision ? { decision: req.decision } : {}),
     ...(amount !== null && d.currency ? { amount: amount.toString(), currency: d.currency } : {}),
-    // the payment its person released: the statements hold what it grows by since (holds.ts `growthClaimOf`)
+    // the payment its person released: the statements hold what it grows by since (holds.ts `growthClaimsOf`)
     ...(payment !== null ? { released: payment.toString(), ...sharesOf(d) } : {}),
     ...(writeOff ? { writeOff } : {}),
   };

@@ -213,6 +213,8 @@ interface DecisionAtCut {
   readonly amount: bigint | null;
   readonly released: bigint | null;
   readonly shares: bigint | null;
+  /** those shares by receiver (`releasedSplit`; null: none recorded) */
+  readonly split: ReadonlyMap<string, bigint> | null;
 }
 
 /**
@@ -240,6 +242,9 @@ async function decisionsAt(
             amount: data.amount === undefined ? null : BigInt(data.amount),
             released: data.released === undefined ? null : BigInt(data.released),
             shares: data.releasedShares === undefined ? null : BigInt(data.releasedShares),
+            split: data.releasedSplit
+              ? new Map(Object.entries(data.releasedSplit).map(([n, v]) => [n, BigInt(v)]))
+              : null,
           };
         } else if (isEvent(DiscrepancyAcceptanceRevoked, e)) at = NO_DECISION;
       }
@@ -250,7 +255,7 @@ async function decisionsAt(
 }
 
 const STREAMS_PER_READ = 2000;
-const NO_DECISION: DecisionAtCut = { decision: 'open', amount: null, released: null, shares: null };
+const NO_DECISION: DecisionAtCut = { decision: 'open', amount: null, released: null, shares: null, split: null };
 
 /** The discrepancies of holding types, or none when the reconciliation was never built (logged by the caller). */
 async function holdingDiscrepancies(sql: Sql, types: readonly string[]): Promise<DiscRow[] | null> {
@@ -425,11 +430,11 @@ export async function heldAt(
     standing.map((r) => r.id),
     cut,
   );
-  const paid: { r: DiscRow; seen: bigint; excess: HoldClaim | null; whole: boolean }[] = [];
+  const paid: { r: DiscRow; seen: Seen; excess: HoldClaim | null; whole: boolean }[] = [];
   for (const r of standing) {
     // accepted at or before the cut: held unless the decision in force releases it (pay, write off), and then
     // what is in doubt beyond the amount it released; withheld, its frozen difference and any more since
-    const { decision, amount, released, shares } = decisions.get(r.id)!;
+    const { decision, amount, released, shares, split } = decisions.get(r.id)!;
     const releases = decision === 'pay' || decision === 'write_off';
     // (frozen only while accepted: a row opened again since holds its values as they are now)
     const more = decision === 'withhold' && r.status === 'accepted' ? excessOf(r, amount) : 0n;
@@ -437,7 +442,7 @@ export async function heldAt(
     // a pay or write-off that recorded the payment it released: its growth since is weighed against the journal
     if (releases && released !== null && holdRuleOf(policy, r.type) === 'payment' && onSale(r))
       // weighed in the journal's measure where recorded; a doubt of the whole payment is the growth itself
-      paid.push({ r, seen: shares ?? released, excess: c, whole: amount !== null && amount >= released });
+      paid.push({ r, seen: split ?? shares ?? released, excess: c, whole: amount !== null && amount >= released });
     else if (c) claims.push(c);
   }
   const grown = await paymentGrowth(
@@ -446,33 +451,49 @@ export async function heldAt(
     cut,
     opts.periodEnd,
   );
-  for (const p of paid) {
-    const c = growthClaimOf(p.r, grown.get(growthKeyOf(p.r)) ?? 0n, p.seen, p.excess, p.whole);
-    if (c) claims.push(c);
-  }
+  for (const p of paid)
+    claims.push(...growthClaimsOf(p.r, grown.get(growthKeyOf(p.r)) ?? new Map(), p.seen, p.excess, p.whole));
   return allocateHolds(claims, await paymentNets(sql, claims, cut, opts.periodEnd));
 }
 
 /** Appended to the reason of a payment grown since its review released it (translated: src/export/i18n/labels.ts). */
 export const PAYMENT_CHANGED = ' (reviewed: paid as it was then; the payment changed since it was reviewed)';
 
+/** What a release saw of its payment: its receivers' shares by receiver, or in all (older: the sources' amount). */
+type Seen = ReadonlyMap<string, bigint> | bigint;
+
+const sumOf = (m: ReadonlyMap<string, bigint>) => [...m.values()].reduce((a, x) => a + x, 0n);
+
 /**
- * What a pay under a `payment` rule leaves held: the payment's amount now above the one it released (money nobody
- * saw), with the excess in doubt (excessClaimOf) beside it, or the larger of the two where the doubt decided on
- * was the whole payment (`whole`: its excess is that same growth); never more than the payment adds
- * (allocateHolds). A payment smaller now holds nothing more: the journal already pays less, nothing is asked back.
+ * What a pay or write-off under a `payment` rule leaves held: the payment's shares now above those it released
+ * (money nobody saw), each receiver's on its own statement where the release recorded them by receiver (a split
+ * of 3,000.00 and 2,000.00 corrected to 3,000.00 and 6,000.00 holds the 4,000.00 on the second's), with the excess
+ * in doubt (excessClaimOf) beside it, or the larger of the two where the doubt decided on was the whole payment
+ * (`whole`: its excess is that same growth); never more than the payment adds (allocateHolds). A payment smaller
+ * now holds nothing more: the journal already pays less, nothing is asked back.
  */
-export function growthClaimOf(
+export function growthClaimsOf(
   r: DiscRow,
-  now: bigint,
-  released: bigint,
+  now: ReadonlyMap<string, bigint>,
+  seen: Seen,
   excess: HoldClaim | null,
   whole = false,
-): HoldClaim | null {
-  const growth = now > released ? now - released : 0n;
+): HoldClaim[] {
+  const mine = (name: string) => r.receiver_name === null || name === r.receiver_name;
+  const grown: [string | null, bigint][] =
+    typeof seen === 'bigint'
+      ? [[r.receiver_name, sumOf(now) - seen]]
+      : [...new Set([...now.keys(), ...seen.keys()])]
+          .filter(mine)
+          .sort()
+          .map((n) => [n, (now.get(n) ?? 0n) - (seen.get(n) ?? 0n)]);
+  const growths = grown.filter(([, g]) => g > 0n);
+  if (growths.length === 0) return excess ? [excess] : [];
   const more = excess?.atMost ?? 0n;
-  if (growth === 0n) return excess;
-  return {
+  const total = growths.reduce((a, [, g]) => a + g, 0n);
+  // the excess rides on the first receiver grown (a claim per discrepancy and receiver)
+  const extra = !whole ? more : more > total ? more - total : 0n;
+  return growths.map(([receiverName, g], i) => ({
     id: r.id,
     type: r.type,
     reason: `${reasonOf(r.type)}${PAYMENT_CHANGED}`,
@@ -480,10 +501,10 @@ export function growthClaimOf(
     paymentId: r.payment_id,
     orderId: r.order_id,
     occurredAt: r.occurred_at,
-    receiverName: r.receiver_name,
+    receiverName,
     currency: r.currency,
-    atMost: !whole ? growth + more : growth > more ? growth : more,
-  };
+    atMost: i === 0 ? g + extra : g,
+  }));
 }
 
 async function quarantineClaimsAt(sql: Sql, cut: Position): Promise<HoldClaim[]> {
