@@ -158,7 +158,7 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
 
 export const projection: Projection = {
   name: 'exceptions',
-  version: 2,
+  version: 3,
   // an exception's state is folded in the order of its events: one set aside is applied again by a replay
   retryByReplay: true,
   handles: HANDLES,

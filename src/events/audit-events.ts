@@ -45,14 +45,29 @@ export const DiscrepancyAccepted = defineEvent(
       .regex(/^[A-Z]{3}$/, 'ISO 4217 code')
       .optional(),
     /**
-     * A `pay` under a `payment` hold rule: the payment it released (minor units, decisions.ts `releasedByPay`, the
-     * proposal's `released` for an approval). The statements hold the payment's growth above it. Absent (other
-     * rules, or accepted before it was recorded): the payment's whole current net is released, as then.
+     * A `pay` or `write_off` under a `payment` hold rule: the payment it released (minor units, decisions.ts
+     * `releasedBy`, the proposal's `released` for an approval). The statements hold the payment's growth above
+     * it. Absent (other rules, or accepted before it was recorded): the payment's whole current net is released,
+     * as then.
      */
     released: z
       .string()
       .regex(/^\d{1,19}$/, 'minor units')
       .optional(),
+    /**
+     * With `released`: the receivers' shares of that payment as its person saw them (decisions.ts `splitSeen`, summed),
+     * the journal's measure the statements weigh the payment's growth in. Absent (no shares stated, or accepted
+     * before it was recorded): the growth is weighed against `released`, as then.
+     */
+    releasedShares: z
+      .string()
+      .regex(/^\d{1,19}$/, 'minor units')
+      .optional(),
+    /**
+     * With `releasedShares`: those shares by receiver name (decisions.ts `splitSeen`), so that each receiver's
+     * statement holds its own growth. Absent: the payment's growth is weighed whole, as then.
+     */
+    releasedSplit: z.record(z.string(), z.string().regex(/^\d{1,19}$/, 'minor units')).optional(),
     /**
      * What a `write_off` books (docs/ledger.md, "Write-offs"), decided when it is accepted so that a replay books
      * the same whatever the settings then: `amount` in `currency` to `account` against `against` (a gain the

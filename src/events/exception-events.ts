@@ -71,8 +71,9 @@ export const ExceptionDecisionProposed = defineEvent(
     amountInDoubt: z.string().regex(/^\d+$/).nullable(),
     currency: z.string().nullable(),
     /**
-     * a pay: what it releases on the statements (decisions.ts `releasedByPay`; the whole payment under a `payment`
-     * hold rule), minor units; an approval signs this release, not another. Absent: not a pay, or proposed before
+     * a pay: what it releases on the statements (decisions.ts `releasedBy`; the whole payment under a `payment`
+     * hold rule, a write-off's too), minor units; an approval signs this release, not another. Absent: not a pay
+     * or such a write-off, or proposed before
      */
     released: z.string().regex(/^\d+$/).optional(),
     /** a second person must approve it (a write-off above the configured amount); false: in force at once */

@@ -31,7 +31,7 @@ import {
 import { ExceptionRefused } from './errors';
 import type { Proposal } from './state';
 import { needsSecondPerson } from './severity';
-import { releasedByPay, revocationOf } from '../reconciliation/decisions';
+import { releasedBy, revocationOf } from '../reconciliation/decisions';
 
 /**
  * The exception's actions (docs/exceptions.md, "The exception's life"). Each is planned (roles, state and
@@ -315,7 +315,7 @@ function accepting(id: string, note: string, by: string, at: Date, decision: Dec
     if (!r.ok) throw new ExceptionRefused('CONFLICT', 'id', r.message);
     const amount = amountInDoubt(r.discrepancy);
     requireMoney(taken, id, amount === null ? null : amount.toString(), r.discrepancy.currency);
-    if (decision === 'pay') requireRelease(taken, id, releasedByPay(r.discrepancy, holdPolicy), r.discrepancy.currency);
+    requireRelease(taken, id, releasedBy(r.discrepancy, decision, holdPolicy), r.discrepancy.currency);
     return r.request;
   };
 }
@@ -326,8 +326,9 @@ function planAccept(ctx: ExceptionContext, actor: Person, r: Extract<ActionReque
   const decision = decisionFor(ctx, r.decision);
   const note = text('note', r.note);
   const amount = ctx.item.amountInDoubt;
-  // a release weighed as what the statements hold for it (the whole payment under a `payment` hold rule)
-  const released = decision === 'pay' ? releasedByPay(ctx.item.discrepancy, ctx.holdPolicy) : null;
+  // a release weighed as what the statements hold for it (the whole payment under a `payment` hold rule, a
+  // write-off's too)
+  const released = releasedBy(ctx.item.discrepancy, decision, ctx.holdPolicy);
   // decided on the money the person was shown: more in doubt since (a new event) is not accepted unseen
   const taken: MoneyTaken = {
     amountInDoubt: amount,
@@ -405,13 +406,12 @@ function planApprove(ctx: ExceptionContext, actor: Person, r: Extract<ActionRequ
       `maker-checker: ${actor.id} proposed this ${p.decision ?? 'decision'}; another approver must approve it`,
     );
   requireMoney(proposedMoney(p), ctx.item.id, ctx.item.amountInDoubt, ctx.item.currency);
-  if (p.decision === 'pay')
-    requireRelease(
-      proposedMoney(p),
-      ctx.item.id,
-      releasedByPay(ctx.item.discrepancy, ctx.holdPolicy),
-      ctx.item.currency,
-    );
+  requireRelease(
+    proposedMoney(p),
+    ctx.item.id,
+    releasedBy(ctx.item.discrepancy, p.decision, ctx.holdPolicy),
+    ctx.item.currency,
+  );
   const note = text('note', r.note);
   const event = newEvent(ExceptionDecisionApproved, {
     discrepancyId: ctx.item.id,

@@ -200,7 +200,9 @@ function decisionEntry(w: ExceptionWork, e: RecordedEvent): HistoryEntry | null 
     const d = dataOf(DiscrepancyAccepted, e);
     Object.assign(w, { decisionRevision: e.revision, acceptance: e.id, decision: d.decision ?? null, pending: null });
     if (w.work === 'pending_approval') w.work = w.assignee ? 'assigned' : 'open';
-    return line(e, w, 'accepted', d.acceptedBy, d.acceptedAt, d.note, { decision: d.decision ?? null });
+    // what a release under a `payment` rule let go (the whole payment), for an auditor reading the history
+    const detail = { decision: d.decision ?? null, ...(d.released !== undefined ? { released: d.released } : {}) };
+    return line(e, w, 'accepted', d.acceptedBy, d.acceptedAt, d.note, detail);
   }
   if (isEvent(DiscrepancyAcceptanceRevoked, e)) {
     const d = dataOf(DiscrepancyAcceptanceRevoked, e);

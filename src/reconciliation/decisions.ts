@@ -113,6 +113,48 @@ export function releasedByPay(
   return inDoubt === null || payment > inDoubt ? payment : inDoubt;
 }
 
+/**
+ * What a decision releases on the statements (minor units), or null: a `pay`'s release (releasedByPay); a
+ * `write_off` under a `payment` rule releases the payment just the same (the difference written off, the payment
+ * paid), so its growth since is held as a pay's is and an approval is bound to it; none otherwise.
+ */
+export function releasedBy(
+  d: Pick<DiscrepancyRecord, 'type' | 'values' | 'currency'>,
+  decision: Decision | null | undefined,
+  holdPolicy: HoldPolicy = holdPolicyFromEnv(),
+): bigint | null {
+  if (decision === 'pay') return releasedByPay(d, holdPolicy);
+  if (decision === 'write_off' && holdRuleOf(holdPolicy, d.type) === 'payment') return releasedByPay(d, holdPolicy);
+  return null;
+}
+
+/**
+ * The receivers' shares of the payment a decision saw, by receiver (its register row's receivers, receiverAmount +
+ * receiverFee, in the discrepancy's currency; an order's PSP split), minor units: the journal's measure of the
+ * payment, which the statements weigh its growth in, each receiver's on its own statement (src/export/payouts/
+ * holds.ts `growthClaimsOf`). The sources' amount can differ from their sum (a split_mismatch: 5,001.00 of shares
+ * of 5,000.00, or 4,000.00 with 1,000.00 assigned to no receiver). Null when its values state no shares.
+ */
+export function splitSeen(d: Pick<DiscrepancyRecord, 'values' | 'currency'>): Map<string, bigint> | null {
+  const v = d.values ?? {};
+  const register = v.register as { currency?: unknown; receivers?: unknown } | null | undefined;
+  const parts =
+    register && Array.isArray(register.receivers)
+      ? register.currency === d.currency
+        ? (register.receivers as { receiver_name?: unknown; share?: unknown }[]).map((r) => [r.receiver_name, r.share])
+        : null
+      : Array.isArray(v.psp_split)
+        ? (v.psp_split as { receiver_name?: unknown; amount?: unknown }[]).map((r) => [r.receiver_name, r.amount])
+        : null;
+  if (parts === null || parts.length === 0) return null;
+  const out = new Map<string, bigint>();
+  for (const [name, share] of parts) {
+    if (typeof name !== 'string' || typeof share !== 'string' || !/^\d+$/.test(share)) return null;
+    out.set(name, (out.get(name) ?? 0n) + BigInt(share));
+  }
+  return out;
+}
+
 const sideInput = (d: DiscrepancyRecord) => ({
   type: d.type,
   posId: d.pos_id,

@@ -6,7 +6,16 @@ import { isSqlState } from '../db/errors';
 import { newEvent } from '../events/catalog';
 import { type Decision, DiscrepancyAccepted, discrepancyStream } from '../events/audit-events';
 import { DEFAULT_WRITE_OFF_ACCOUNT } from '../config/write-off';
-import { decisionIdOf, decisionInForce, decisionRefusal, nextRevisionOf, releasedByPay, writeOffOf } from './decisions';
+import {
+  decisionIdOf,
+  decisionInForce,
+  decisionRefusal,
+  nextRevisionOf,
+  releasedByPay,
+  releasedBy,
+  splitSeen,
+  writeOffOf,
+} from './decisions';
 import { amountInDoubt } from './discrepancies/amounts';
 import { isStoreError } from '../store/errors';
 import type { AppendRequest, EventStore } from '../store/types';
@@ -376,6 +385,17 @@ function moneyChanged(
   };
 }
 
+/** The shares a released payment was seen with, in all and by receiver, recorded beside the release. */
+function sharesOf(d: DiscrepancyRecord): { releasedShares?: string; releasedSplit?: Record<string, string> } {
+  const split = splitSeen(d);
+  if (split === null) return {};
+  const names = [...split.keys()].sort();
+  return {
+    releasedShares: [...split.values()].reduce((a, x) => a + x, 0n).toString(),
+    releasedSplit: Object.fromEntries(names.map((n) => [n, split.get(n)!.toString()])),
+  };
+}
+
 /**
  * An acceptance checked and built, not yet written: the append (at the revision read) that records it, for a
  * caller that writes it together with events of its own in one appendMany (an exception's decision).
@@ -421,6 +441,9 @@ export async function acceptanceOf(
       code: 'NEEDS_SECOND_PERSON',
       message: `discrepancy ${d.id}: releasing ${moneyText(released, d.currency)} held is above what one person releases alone (exceptions.pay.approvalAbove): propose it with recon exceptions accept ${d.id} --decision pay --note TEXT, for another approver to approve`,
     };
+  // a pay or a write-off that releases the whole payment (a `payment` rule)
+  const holdPolicy = req.holdPolicy ?? holdPolicyFromEnv();
+  const payment = holdRuleOf(holdPolicy, d.type) === 'payment' ? releasedBy(d, req.decision, holdPolicy) : null;
   const writeOff =
     req.decision === 'write_off' ? writeOffOf(d, req.writeOffAccount ?? DEFAULT_WRITE_OFF_ACCOUNT) : undefined;
   const data = {
@@ -430,10 +453,8 @@ export async function acceptanceOf(
     acceptedAt: req.at.toISOString(),
     ...(req.decision ? { decision: req.decision } : {}),
     ...(amount !== null && d.currency ? { amount: amount.toString(), currency: d.currency } : {}),
-    // the payment its person released: the statements hold what it grows by since (holds.ts `growthClaimOf`)
-    ...(released !== null && holdRuleOf(req.holdPolicy ?? holdPolicyFromEnv(), d.type) === 'payment'
-      ? { released: released.toString() }
-      : {}),
+    // the payment its person released: the statements hold what it grows by since (holds.ts `growthClaimsOf`)
+    ...(payment !== null ? { released: payment.toString(), ...sharesOf(d) } : {}),
     ...(writeOff ? { writeOff } : {}),
   };
   const event = newEvent(DiscrepancyAccepted, data, decisionIdOf(stream, data));

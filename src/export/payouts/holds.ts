@@ -19,6 +19,7 @@ import {
 import { readStreamsAt } from '../../store/read-streams-at';
 import { comparePositions, type EventStore, type Position } from '../../store/types';
 import { quarantinedPaymentsAt, quarantinedPaymentsOf } from './quarantine-holds';
+import { growthKeyOf, onSale, paymentGrowth } from './payment-growth';
 
 /**
  * Money held on the statements (docs/discrepancies.md, "What is held"): what a discrepancy puts in doubt, by
@@ -203,13 +204,17 @@ export interface DiscRow {
 }
 
 /**
- * A decision at a cut, with the amount in doubt it was taken on (`DiscrepancyAccepted.amount`; null: none recorded)
- * and the payment a pay released under a `payment` rule (`released`; null: none recorded).
+ * A decision at a cut, with the amount in doubt it was taken on (`DiscrepancyAccepted.amount`; null: none recorded),
+ * the payment a pay released under a `payment` rule (`released`) and its receivers' shares as seen then
+ * (`releasedShares`, the journal's measure; null: none recorded).
  */
 interface DecisionAtCut {
   readonly decision: Decision | 'open';
   readonly amount: bigint | null;
   readonly released: bigint | null;
+  readonly shares: bigint | null;
+  /** those shares by receiver (`releasedSplit`; null: none recorded) */
+  readonly split: ReadonlyMap<string, bigint> | null;
 }
 
 /**
@@ -236,6 +241,10 @@ async function decisionsAt(
             decision: data.decision ?? 'pay',
             amount: data.amount === undefined ? null : BigInt(data.amount),
             released: data.released === undefined ? null : BigInt(data.released),
+            shares: data.releasedShares === undefined ? null : BigInt(data.releasedShares),
+            split: data.releasedSplit
+              ? new Map(Object.entries(data.releasedSplit).map(([n, v]) => [n, BigInt(v)]))
+              : null,
           };
         } else if (isEvent(DiscrepancyAcceptanceRevoked, e)) at = NO_DECISION;
       }
@@ -246,7 +255,7 @@ async function decisionsAt(
 }
 
 const STREAMS_PER_READ = 2000;
-const NO_DECISION: DecisionAtCut = { decision: 'open', amount: null, released: null };
+const NO_DECISION: DecisionAtCut = { decision: 'open', amount: null, released: null, shares: null, split: null };
 
 /** The discrepancies of holding types, or none when the reconciliation was never built (logged by the caller). */
 async function holdingDiscrepancies(sql: Sql, types: readonly string[]): Promise<DiscRow[] | null> {
@@ -421,18 +430,19 @@ export async function heldAt(
     standing.map((r) => r.id),
     cut,
   );
-  const paid: { r: DiscRow; released: bigint; excess: HoldClaim | null }[] = [];
+  const paid: { r: DiscRow; seen: Seen; excess: HoldClaim | null; whole: boolean }[] = [];
   for (const r of standing) {
     // accepted at or before the cut: held unless the decision in force releases it (pay, write off), and then
     // what is in doubt beyond the amount it released; withheld, its frozen difference and any more since
-    const { decision, amount, released } = decisions.get(r.id)!;
+    const { decision, amount, released, shares, split } = decisions.get(r.id)!;
     const releases = decision === 'pay' || decision === 'write_off';
     // (frozen only while accepted: a row opened again since holds its values as they are now)
     const more = decision === 'withhold' && r.status === 'accepted' ? excessOf(r, amount) : 0n;
     const c = releases ? excessClaimOf(r, amount, policy) : claimOf(r, policy, more);
-    // a pay that recorded the payment it released: its growth since is weighed against the journal below
-    if (decision === 'pay' && released !== null && holdRuleOf(policy, r.type) === 'payment')
-      paid.push({ r, released, excess: c });
+    // a pay or write-off that recorded the payment it released: its growth since is weighed against the journal
+    if (releases && released !== null && holdRuleOf(policy, r.type) === 'payment' && onSale(r))
+      // weighed in the journal's measure where recorded; a doubt of the whole payment is the growth itself
+      paid.push({ r, seen: split ?? shares ?? released, excess: c, whole: amount !== null && amount >= released });
     else if (c) claims.push(c);
   }
   const grown = await paymentGrowth(
@@ -441,25 +451,49 @@ export async function heldAt(
     cut,
     opts.periodEnd,
   );
-  for (const p of paid) {
-    const c = growthClaimOf(p.r, grown.get(growthKeyOf(p.r)) ?? 0n, p.released, p.excess);
-    if (c) claims.push(c);
-  }
+  for (const p of paid)
+    claims.push(...growthClaimsOf(p.r, grown.get(growthKeyOf(p.r)) ?? new Map(), p.seen, p.excess, p.whole));
   return allocateHolds(claims, await paymentNets(sql, claims, cut, opts.periodEnd));
 }
 
 /** Appended to the reason of a payment grown since its review released it (translated: src/export/i18n/labels.ts). */
 export const PAYMENT_CHANGED = ' (reviewed: paid as it was then; the payment changed since it was reviewed)';
 
+/** What a release saw of its payment: its receivers' shares by receiver, or in all (older: the sources' amount). */
+type Seen = ReadonlyMap<string, bigint> | bigint;
+
+const sumOf = (m: ReadonlyMap<string, bigint>) => [...m.values()].reduce((a, x) => a + x, 0n);
+
 /**
- * What a pay under a `payment` rule leaves held: the payment's amount now above the one it released (money nobody
- * saw), with the excess in doubt (excessClaimOf) beside it; never more than the payment adds (allocateHolds). A
- * payment smaller now holds nothing more: the journal already pays less, nothing is asked back.
+ * What a pay or write-off under a `payment` rule leaves held: the payment's shares now above those it released
+ * (money nobody saw), each receiver's on its own statement where the release recorded them by receiver (a split
+ * of 3,000.00 and 2,000.00 corrected to 3,000.00 and 6,000.00 holds the 4,000.00 on the second's), with the excess
+ * in doubt (excessClaimOf) beside it, or the larger of the two where the doubt decided on was the whole payment
+ * (`whole`: its excess is that same growth); never more than the payment adds (allocateHolds). A payment smaller
+ * now holds nothing more: the journal already pays less, nothing is asked back.
  */
-export function growthClaimOf(r: DiscRow, now: bigint, released: bigint, excess: HoldClaim | null): HoldClaim | null {
-  const growth = now > released ? now - released : 0n;
-  if (growth === 0n) return excess;
-  return {
+export function growthClaimsOf(
+  r: DiscRow,
+  now: ReadonlyMap<string, bigint>,
+  seen: Seen,
+  excess: HoldClaim | null,
+  whole = false,
+): HoldClaim[] {
+  const mine = (name: string) => r.receiver_name === null || name === r.receiver_name;
+  const grown: [string | null, bigint][] =
+    typeof seen === 'bigint'
+      ? [[r.receiver_name, sumOf(now) - seen]]
+      : [...new Set([...now.keys(), ...seen.keys()])]
+          .filter(mine)
+          .sort()
+          .map((n) => [n, (now.get(n) ?? 0n) - (seen.get(n) ?? 0n)]);
+  const growths = grown.filter(([, g]) => g > 0n);
+  if (growths.length === 0) return excess ? [excess] : [];
+  const more = excess?.atMost ?? 0n;
+  const total = growths.reduce((a, [, g]) => a + g, 0n);
+  // the excess rides on the first receiver grown (a claim per discrepancy and receiver)
+  const extra = !whole ? more : more > total ? more - total : 0n;
+  return growths.map(([receiverName, g], i) => ({
     id: r.id,
     type: r.type,
     reason: `${reasonOf(r.type)}${PAYMENT_CHANGED}`,
@@ -467,42 +501,10 @@ export function growthClaimOf(r: DiscRow, now: bigint, released: bigint, excess:
     paymentId: r.payment_id,
     orderId: r.order_id,
     occurredAt: r.occurred_at,
-    receiverName: r.receiver_name,
+    receiverName,
     currency: r.currency,
-    atMost: growth + (excess?.atMost ?? 0n),
-  };
-}
-
-const growthKeyOf = (r: Pick<DiscRow, 'pos_id' | 'payment_id' | 'currency'>) =>
-  [r.pos_id, r.payment_id, r.currency ?? ''].join('\u001f');
-
-/**
- * The amount of each paid payment at the cut, measured as `releasedByPay` measures it (the payment's whole amount):
- * the receivers' shares of its sales in its currency, booked before the period's end.
- */
-async function paymentGrowth(
-  sql: Sql,
-  rows: readonly DiscRow[],
-  cut: Position,
-  periodEnd: Date | undefined,
-): Promise<Map<string, bigint>> {
-  if (rows.length === 0) return new Map();
-  const keys = [...new Set(rows.map((r) => JSON.stringify([r.pos_id, r.payment_id, r.currency ?? ''])))];
-  const found = await sql<{ posId: string; paymentId: string; currency: string; gross: string }[]>`
-    with d as (select x->>0 as pos_id, x->>1 as payment_id, x->>2 as currency
-               from jsonb_array_elements(${`[${keys.join(',')}]`}::text::jsonb) x)
-    select e.pos_id as "posId", e.payment_id as "paymentId", e.currency, sum(e.share)::text as gross
-    from d join recon.journal_entries e on e.pos_id = d.pos_id and e.payment_id = d.payment_id and e.currency = d.currency
-    where e.receiver_name is not null
-      and (e.commit_pos, e.prepare_pos) <= (${cut.commit.toString()}::numeric, ${cut.prepare.toString()}::numeric)
-      and (${periodEnd ?? null}::timestamptz is null or e.booked_at < ${periodEnd ?? null}::timestamptz)
-    group by 1, 2, 3`;
-  return new Map(
-    found.map((f) => [
-      growthKeyOf({ pos_id: f.posId, payment_id: f.paymentId, currency: f.currency }),
-      BigInt(f.gross),
-    ]),
-  );
+    atMost: i === 0 ? g + extra : g,
+  }));
 }
 
 async function quarantineClaimsAt(sql: Sql, cut: Position): Promise<HoldClaim[]> {
