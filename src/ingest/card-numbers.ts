@@ -109,21 +109,40 @@ export function maskCardNumbersInJson(json: string): string {
   return out + raw.slice(from);
 }
 
-/** A record's card and free-text fields masked (its own and its `other`'s); the same object when none changes. */
-function withCardNumbersMasked<T extends { other: Record<string, unknown> }>(record: T): T {
-  if (!someCardTextMasked(record) && !someCardTextMasked(record.other)) return record;
+/**
+ * The fields of a record's `other` that keep a card number's shape: the ids a projection or the receiver reads
+ * there (operations-seen's transaction id, the webhook's `pos_id`). Every other text of `other` is masked, at any
+ * depth: `other` holds whatever the PSP sends beyond the mapped fields (`recipientCardMask`, `customer_id`,
+ * `receipt_url`, a field it adds tomorrow), which no matching reads, and the recorded text masks them all.
+ */
+const OTHER_IDS: ReadonlySet<string> = new Set(['transactionId', 'transaction_id', 'pos_id']);
+
+/** `v` with the card numbers in its strings masked, at any depth; the same value when none is. */
+function withPansMasked(v: unknown, depth = 0): unknown {
+  if (typeof v === 'string') return holdsCardNumber(v) ? maskPans(v) : v;
+  if (depth > 8 || v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) {
+    const items = v.map((x) => withPansMasked(x, depth + 1));
+    return items.some((x, i) => x !== v[i]) ? items : v;
+  }
   let changed = false;
-  const masked = (v: unknown): unknown => {
-    if (typeof v !== 'string') return v;
-    const m = maskPans(v);
-    if (m !== v) changed = true;
-    return m;
-  };
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+    const m = depth === 0 && OTHER_IDS.has(k) ? x : withPansMasked(x, depth + 1);
+    if (m !== x) changed = true;
+    out[k] = m;
+  }
+  return changed ? out : v;
+}
+
+/** A record's card and free-text fields masked (its own, and every text of its `other` but the ids read there). */
+function withCardNumbersMasked<T extends { other: Record<string, unknown> }>(record: T): T {
+  const other = withPansMasked(record.other) as Record<string, unknown>;
+  if (!someCardTextMasked(record) && other === record.other) return record;
   const own: Record<string, unknown> = { ...record };
-  for (const k of Object.keys(own)) if (CARD_TEXT_FIELDS.has(k)) own[k] = masked(own[k]);
-  const other: Record<string, unknown> = { ...record.other };
-  for (const k of Object.keys(other)) if (CARD_TEXT_FIELDS.has(k)) other[k] = masked(other[k]);
-  return changed ? ({ ...own, other } as T) : record;
+  for (const k of Object.keys(own))
+    if (CARD_TEXT_FIELDS.has(k) && typeof own[k] === 'string') own[k] = maskPans(own[k]);
+  return { ...own, other } as T;
 }
 
 /** Whether masking would change one of the card and free-text fields of `fields` (most records: none). */
