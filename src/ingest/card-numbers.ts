@@ -75,6 +75,21 @@ function maskPans(text: string): string {
 }
 
 /**
+ * A text a person typed and a file carries (a bank entry's remittance and counterparty name, an order's customer
+ * reference) with its card numbers masked; null stays null. In a bank text a run joined by dashes to letters or
+ * digits on either side is part of a reference (`RS-4111111111111111-2025-03-EUR`, a payout's statement number
+ * that src/reconciliation/payouts/match.ts looks for) and is kept.
+ */
+export function maskCardNumbersInText(text: string | null, keepJoined = false): string | null {
+  if (text === null || !holdsCardNumber(text)) return text;
+  return text.replace(PAN_SHAPE, (m: string, _a: unknown, _b: unknown, at: number) => {
+    if (keepJoined && (/[0-9A-Za-z]-$/.test(text.slice(0, at)) || /^-[0-9A-Za-z]/.test(text.slice(at + m.length))))
+      return m;
+    return maskPans(m);
+  });
+}
+
+/**
  * Whether some run of `text` of a card number's shape passes the check digit. A match cannot cross a quote (a
  * card number's shape is digits, spaces and dashes), and a quote is no letter or digit, so a string value of a
  * JSON text holds exactly the matches the whole text holds there: none passing means no string value changes.

@@ -376,6 +376,12 @@ function camtTexts(): BankCase[] {
       refused(/Nm entry 1/, /a bidirectional override \(U\+202E\) at character 8/),
     ),
     c(
+      'camt card number in a remittance: masked',
+      'C-T-PAN-RMT',
+      { remittance: 'card 4111111111111111' },
+      accepted(2, ['remittance', 'card 411111******1111']),
+    ),
+    c(
       'camt right-to-left override in a remittance: kept',
       'C-T-BIDI-RMT',
       { remittance: 'R\u202EX' },
