@@ -1,3 +1,4 @@
+import { MAX_JSON_DEPTH } from '../psp/json';
 import { luhnValid } from '../psp/validate';
 
 /**
@@ -135,7 +136,7 @@ const OTHER_IDS: ReadonlySet<string> = new Set(['transactionId', 'transaction_id
 /** `v` with the card numbers in its strings masked, at any depth; the same value when none is. */
 function withPansMasked(v: unknown, depth = 0): unknown {
   if (typeof v === 'string') return holdsCardNumber(v) ? maskPans(v) : v;
-  if (depth > 8 || v === null || typeof v !== 'object') return v;
+  if (depth > MAX_JSON_DEPTH || v === null || typeof v !== 'object') return v;
   if (Array.isArray(v)) {
     const items = v.map((x) => withPansMasked(x, depth + 1));
     return items.some((x, i) => x !== v[i]) ? items : v;
@@ -174,7 +175,7 @@ function someCardTextMasked(fields: Record<string, unknown>): boolean {
 
 /** Every card token in a record, at any depth (a `recurring` object may carry one): the strings under `cc_token`. */
 function tokensIn(v: unknown, out: string[] = [], depth = 0): string[] {
-  if (depth > 8 || v === null || typeof v !== 'object') return out;
+  if (depth > MAX_JSON_DEPTH || v === null || typeof v !== 'object') return out;
   for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
     if (CARD_TOKEN_FIELDS.has(k) && typeof x === 'string' && maskCardToken(x) !== x) out.push(x);
     else tokensIn(x, out, depth + 1);
@@ -184,7 +185,7 @@ function tokensIn(v: unknown, out: string[] = [], depth = 0): string[] {
 
 /** `v` with every `cc_token` in it masked, at any depth (as tokensIn finds them); the same value when none is. */
 function withTokensMasked(v: unknown, depth = 0): unknown {
-  if (depth > 8 || v === null || typeof v !== 'object') return v;
+  if (depth > MAX_JSON_DEPTH || v === null || typeof v !== 'object') return v;
   if (Array.isArray(v)) {
     const items = v.map((x) => withTokensMasked(x, depth + 1));
     return items.some((x, i) => x !== v[i]) ? items : v;

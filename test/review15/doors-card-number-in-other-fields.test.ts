@@ -51,6 +51,14 @@ describe('a card number in a field recon keeps unmapped', () => {
     expect(otherOf(event.data, 'webhook')[field]).toBe(`x ${MASKED}`);
   });
 
+  it('a card number and a card token nested as deep as the door lets in are stored masked', () => {
+    const nested = (inner: string) => '{"a":'.repeat(20) + inner + '}'.repeat(20);
+    const text = recordText('register', { extraInfo: nested(`{"note":"${PAN}","cc_token":"tok_abcdefghijklmnop"}`) });
+    const stored = JSON.stringify(registerEvent(text).data);
+    expect(stored).not.toContain(PAN);
+    expect(stored).not.toContain('tok_abcdefghijklmnop');
+  });
+
   it('the transaction id a projection reads stays as sent, and a row with nothing to mask is the same event', () => {
     const id = '4111111111111111';
     const text = recordText('register', { transactionId: `"${id}"` });
