@@ -106,23 +106,41 @@ function holdsCardNumber(text: string): boolean {
   return false;
 }
 
+// an escaped digit, space or dash (`\u0034`, `\u0020`, `\u002d`): a card number's shape may hide behind it
+const ESCAPED_CARD_CHAR = /\\u00(?:3[0-9]|20|2[dD])/;
+
 /** A JSON text with the card numbers inside its string values masked; numbers, keys' places and layout kept. */
 export function maskCardNumbersInJson(json: string): string {
   const raw = maskCardTokensInText(json);
   // most records hold none (their 13-digit epoch milliseconds are numbers, never masked): the text itself,
   // without rebuilding it string by string (issue 26: a rebuilt copy per record, hashed and stored)
-  if (!holdsCardNumber(raw)) return raw;
+  // a digit, space or dash written as an escape (`\u0034111…`) hides the number's shape from the text itself
+  const escaped = ESCAPED_CARD_CHAR.test(raw);
+  if (!escaped && !holdsCardNumber(raw)) return raw;
   let out = '';
   let from = 0;
   for (let i = 0; i < raw.length; i++) {
     if (raw[i] !== '"') continue;
     let end = i + 1;
     while (end < raw.length && raw[end] !== '"') end += raw[end] === '\\' ? 2 : 1;
-    out += raw.slice(from, i + 1) + maskPans(raw.slice(i + 1, end));
+    const value = raw.slice(i + 1, end);
+    out += raw.slice(from, i + 1) + (escaped && ESCAPED_CARD_CHAR.test(value) ? maskedEscaped(value) : maskPans(value));
     from = end;
     i = end;
   }
   return out + raw.slice(from);
+}
+
+/** A JSON string's text with escapes: decoded, and written again masked when it holds a card number. */
+function maskedEscaped(value: string): string {
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(`"${value}"`);
+  } catch {
+    return maskPans(value);
+  }
+  if (typeof decoded !== 'string' || !holdsCardNumber(decoded)) return maskPans(value);
+  return JSON.stringify(maskPans(decoded)).slice(1, -1);
 }
 
 /**
