@@ -63,7 +63,9 @@ function maskCardTokensInText(raw: string): string {
 
 /** `text` with every card number in it masked (first six, last four digits), and any card token. */
 export function maskCardNumbers(text: string): string {
-  return maskPans(maskCardTokensInText(text));
+  const t = maskCardTokensInText(text);
+  // a refused payload may still be JSON whose strings hide a card number behind escapes
+  return maskPans(ESCAPED_CARD_CHAR.test(t) ? maskCardNumbersInJson(t) : t);
 }
 
 function maskPans(text: string): string {

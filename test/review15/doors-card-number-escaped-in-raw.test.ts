@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { registerObserved, webhookReceived } from '../../src/ingest/observations';
+import { recordRejected, registerObserved, webhookReceived } from '../../src/ingest/observations';
 import { parseJsonExact } from '../../src/psp/json';
 import { parseRegisterRecord, parseWebhookPayload } from '../../src/psp/parse';
 import { recordText } from '../bad-input/records.cases';
@@ -9,7 +9,8 @@ import { POS_A, payload } from '../bad-input/webhooks.cases';
  * The recorded text of a PSP record (`raw`) is masked where a string holds a card number's shape, but a JSON text
  * may write any character as an escape: `"cc_mask":"\u0034111111111111111"` is the card number 4111111111111111,
  * and its text showed no run of 13 digits, so `raw` kept it whole (the record's fields, decoded, were masked).
- * Now a string with such escapes is decoded, and written again masked when it holds a card number.
+ * Now a string with such escapes is decoded, and written again masked when it holds a card number (in a refused
+ * payload's kept text too).
  */
 
 const PAN = '4111111111111111';
@@ -50,6 +51,15 @@ describe('a card number written with JSON escapes', () => {
     const data = event.data as { raw: string };
     expect(decodedStrings(data)).not.toContain(PAN);
     expect(data.raw).toBe(text.replace('\\u0034111111111111111', MASKED));
+  });
+
+  it('in a refused webhook is masked in the rejection kept', () => {
+    const p = payload({ cc_mask: '"\\u0034111111111111111"', amount: '"10.005"' });
+    expect(parseWebhookPayload(p.text).ok).toBe(false);
+    const { event } = recordRejected(POS_A, 'webhook', 'amount', 'more than two decimals', p.text, {});
+    const data = event.data as { raw: string };
+    expect(decodedStrings(data)).not.toContain(PAN);
+    expect(data.raw).toContain(MASKED);
   });
 
   it('an escape that hides no card number leaves the text as it was', () => {
