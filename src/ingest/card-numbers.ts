@@ -1,3 +1,4 @@
+import { MAX_JSON_DEPTH } from '../psp/json';
 import { luhnValid } from '../psp/validate';
 
 /**
@@ -62,7 +63,9 @@ function maskCardTokensInText(raw: string): string {
 
 /** `text` with every card number in it masked (first six, last four digits), and any card token. */
 export function maskCardNumbers(text: string): string {
-  return maskPans(maskCardTokensInText(text));
+  const t = maskCardTokensInText(text);
+  // a refused payload may still be JSON whose strings hide a card number behind escapes
+  return maskPans(ESCAPED_CARD_CHAR.test(t) ? maskCardNumbersInJson(t) : t);
 }
 
 function maskPans(text: string): string {
@@ -71,6 +74,21 @@ function maskPans(text: string): string {
   return text.replace(PAN_SHAPE, (m) => {
     const digits = m.replace(/[ -]/g, '');
     return luhnValid(digits) ? `${digits.slice(0, 6)}${'*'.repeat(digits.length - 10)}${digits.slice(-4)}` : m;
+  });
+}
+
+/**
+ * A text a person typed and a file carries (a bank entry's remittance and counterparty name, an order's customer
+ * reference) with its card numbers masked; null stays null. In a bank text a run joined by dashes to letters or
+ * digits on either side is part of a reference (`RS-4111111111111111-2025-03-EUR`, a payout's statement number
+ * that src/reconciliation/payouts/match.ts looks for) and is kept.
+ */
+export function maskCardNumbersInText(text: string | null, keepJoined = false): string | null {
+  if (text === null || !holdsCardNumber(text)) return text;
+  return text.replace(PAN_SHAPE, (m: string, _a: unknown, _b: unknown, at: number) => {
+    if (keepJoined && (/[0-9A-Za-z]-$/.test(text.slice(0, at)) || /^-[0-9A-Za-z]/.test(text.slice(at + m.length))))
+      return m;
+    return maskPans(m);
   });
 }
 
@@ -90,40 +108,77 @@ function holdsCardNumber(text: string): boolean {
   return false;
 }
 
+// an escaped digit, space or dash (`\u0034`, `\u0020`, `\u002d`): a card number's shape may hide behind it
+const ESCAPED_CARD_CHAR = /\\u00(?:3[0-9]|20|2[dD])/;
+
 /** A JSON text with the card numbers inside its string values masked; numbers, keys' places and layout kept. */
 export function maskCardNumbersInJson(json: string): string {
   const raw = maskCardTokensInText(json);
   // most records hold none (their 13-digit epoch milliseconds are numbers, never masked): the text itself,
   // without rebuilding it string by string (issue 26: a rebuilt copy per record, hashed and stored)
-  if (!holdsCardNumber(raw)) return raw;
+  // a digit, space or dash written as an escape (`\u0034111…`) hides the number's shape from the text itself
+  const escaped = ESCAPED_CARD_CHAR.test(raw);
+  if (!escaped && !holdsCardNumber(raw)) return raw;
   let out = '';
   let from = 0;
   for (let i = 0; i < raw.length; i++) {
     if (raw[i] !== '"') continue;
     let end = i + 1;
     while (end < raw.length && raw[end] !== '"') end += raw[end] === '\\' ? 2 : 1;
-    out += raw.slice(from, i + 1) + maskPans(raw.slice(i + 1, end));
+    const value = raw.slice(i + 1, end);
+    out += raw.slice(from, i + 1) + (escaped && ESCAPED_CARD_CHAR.test(value) ? maskedEscaped(value) : maskPans(value));
     from = end;
     i = end;
   }
   return out + raw.slice(from);
 }
 
-/** A record's card and free-text fields masked (its own and its `other`'s); the same object when none changes. */
-function withCardNumbersMasked<T extends { other: Record<string, unknown> }>(record: T): T {
-  if (!someCardTextMasked(record) && !someCardTextMasked(record.other)) return record;
+/** A JSON string's text with escapes: decoded, and written again masked when it holds a card number. */
+function maskedEscaped(value: string): string {
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(`"${value}"`);
+  } catch {
+    return maskPans(value);
+  }
+  if (typeof decoded !== 'string' || !holdsCardNumber(decoded)) return maskPans(value);
+  return JSON.stringify(maskPans(decoded)).slice(1, -1);
+}
+
+/**
+ * The fields of a record's `other` that keep a card number's shape: the ids a projection or the receiver reads
+ * there (operations-seen's transaction id, the webhook's `pos_id`). Every other text of `other` is masked, at any
+ * depth: `other` holds whatever the PSP sends beyond the mapped fields (`recipientCardMask`, `customer_id`,
+ * `receipt_url`, a field it adds tomorrow), which no matching reads, and the recorded text masks them all.
+ */
+const OTHER_IDS: ReadonlySet<string> = new Set(['transactionId', 'transaction_id', 'pos_id']);
+
+/** `v` with the card numbers in its strings masked, at any depth; the same value when none is. */
+function withPansMasked(v: unknown, depth = 0): unknown {
+  if (typeof v === 'string') return holdsCardNumber(v) ? maskPans(v) : v;
+  if (depth > MAX_JSON_DEPTH || v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) {
+    const items = v.map((x) => withPansMasked(x, depth + 1));
+    return items.some((x, i) => x !== v[i]) ? items : v;
+  }
   let changed = false;
-  const masked = (v: unknown): unknown => {
-    if (typeof v !== 'string') return v;
-    const m = maskPans(v);
-    if (m !== v) changed = true;
-    return m;
-  };
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+    const m = depth === 0 && OTHER_IDS.has(k) ? x : withPansMasked(x, depth + 1);
+    if (m !== x) changed = true;
+    out[k] = m;
+  }
+  return changed ? out : v;
+}
+
+/** A record's card and free-text fields masked (its own, and every text of its `other` but the ids read there). */
+function withCardNumbersMasked<T extends { other: Record<string, unknown> }>(record: T): T {
+  const other = withPansMasked(record.other) as Record<string, unknown>;
+  if (!someCardTextMasked(record) && other === record.other) return record;
   const own: Record<string, unknown> = { ...record };
-  for (const k of Object.keys(own)) if (CARD_TEXT_FIELDS.has(k)) own[k] = masked(own[k]);
-  const other: Record<string, unknown> = { ...record.other };
-  for (const k of Object.keys(other)) if (CARD_TEXT_FIELDS.has(k)) other[k] = masked(other[k]);
-  return changed ? ({ ...own, other } as T) : record;
+  for (const k of Object.keys(own))
+    if (CARD_TEXT_FIELDS.has(k) && typeof own[k] === 'string') own[k] = maskPans(own[k]);
+  return { ...own, other } as T;
 }
 
 /** Whether masking would change one of the card and free-text fields of `fields` (most records: none). */
@@ -140,7 +195,7 @@ function someCardTextMasked(fields: Record<string, unknown>): boolean {
 
 /** Every card token in a record, at any depth (a `recurring` object may carry one): the strings under `cc_token`. */
 function tokensIn(v: unknown, out: string[] = [], depth = 0): string[] {
-  if (depth > 8 || v === null || typeof v !== 'object') return out;
+  if (depth > MAX_JSON_DEPTH || v === null || typeof v !== 'object') return out;
   for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
     if (CARD_TOKEN_FIELDS.has(k) && typeof x === 'string' && maskCardToken(x) !== x) out.push(x);
     else tokensIn(x, out, depth + 1);
@@ -150,7 +205,7 @@ function tokensIn(v: unknown, out: string[] = [], depth = 0): string[] {
 
 /** `v` with every `cc_token` in it masked, at any depth (as tokensIn finds them); the same value when none is. */
 function withTokensMasked(v: unknown, depth = 0): unknown {
-  if (depth > 8 || v === null || typeof v !== 'object') return v;
+  if (depth > MAX_JSON_DEPTH || v === null || typeof v !== 'object') return v;
   if (Array.isArray(v)) {
     const items = v.map((x) => withTokensMasked(x, depth + 1));
     return items.some((x, i) => x !== v[i]) ? items : v;

@@ -1,6 +1,8 @@
 import { DateTime } from 'luxon';
 import type { PspProject } from '../config/env';
+import { checkText } from '../input-rules';
 import { PspError } from './errors';
+import { MAX_ID_TEXT_CHARS } from './field-readers';
 import { isPlainObject, parseJsonExact } from './json';
 import {
   paymentRecord,
@@ -146,13 +148,17 @@ async function startRegisterReport(
   };
   const a = t.expectOk(call, await t.send(call));
   const r = registerStartResponse.safeParse(t.jsonOf(call, a));
-  if (!r.success) {
-    const field = r.error.issues[0]?.path.map(String).join('.') || '(root)';
-    throw new PspError(
-      'PSP_BAD_RESPONSE',
-      `PSP answer on ${endpoint} is not a report start: ${field}: ${r.error.issues[0]?.message}`,
-      { endpoint, status: a.status, field },
-    );
+  // the report id is stored with every record and window of the report, and keyed by the read models: an id
+  // PostgreSQL cannot store (a NUL) or index (thousands of characters) is a bad answer, the window read again
+  const id = r.success ? checkText(r.data.report_id, { maxLength: MAX_ID_TEXT_CHARS }) : null;
+  if (!r.success || (id && !id.ok)) {
+    const field = r.success ? 'report_id' : r.error.issues[0]?.path.map(String).join('.') || '(root)';
+    const why = r.success ? (id && !id.ok ? id.reason : '') : r.error.issues[0]?.message;
+    throw new PspError('PSP_BAD_RESPONSE', `PSP answer on ${endpoint} is not a report start: ${field}: ${why}`, {
+      endpoint,
+      status: a.status,
+      field,
+    });
   }
   return { reportId: r.data.report_id, count: r.data.count };
 }

@@ -110,6 +110,24 @@ export function badPaymentId(id: string, field: string): { ok: false; field: str
   return null;
 }
 
+/**
+ * Longest text accepted in the other fields a read model keys or indexes by (an order id, a receiver's name, a
+ * transaction or operation id, a project id): PostgreSQL refuses a b-tree entry over 2,704 bytes, so a longer
+ * value, accepted here, failed the projection that indexes it (the reconciliation's stopped when it went live).
+ */
+export const MAX_ID_TEXT_CHARS = 256;
+/** A receiver's name: longer than the directory's names (200), still within the b-tree entry beside an operation's key. */
+export const MAX_RECEIVER_NAME_CHARS = 300;
+
+/** The first of `fields` (name as sent, value, bound) longer than its bound, refused naming it; else null. */
+export function overlongIdText(
+  fields: ReadonlyArray<readonly [string, string | null | undefined, number?]>,
+): { ok: false; field: string; reason: string } | null {
+  for (const [field, v, max = MAX_ID_TEXT_CHARS] of fields)
+    if (typeof v === 'string' && v.length > max) return fail(field, `longer than ${max} characters (${v.length})`);
+  return null;
+}
+
 export function firstIssue(error: z.ZodError): { ok: false; field: string; reason: string } {
   const issue = error.issues[0];
   const field = issue && issue.path.length > 0 ? issue.path.map(String).join('.') : '(root)';

@@ -9,6 +9,8 @@ import type {
 import { PERIOD_FAST, readFast, REGISTER_FAST, WEBHOOK_FAST, type Read } from './fast-readers';
 import {
   badPaymentId,
+  MAX_RECEIVER_NAME_CHARS,
+  overlongIdText,
   epochMillisToIso,
   fail,
   firstIssue,
@@ -82,7 +84,13 @@ type RecordCommon = {
 
 /** The identification shared by register and period records (ids, method, status and time, checked), and the currency. */
 function identityOf(d: RecordCommon, opts: ParseOptions): ParseResult<NormalizedRecordCommon> {
-  const badId = badPaymentId(d.paymentId, 'paymentId');
+  const badId =
+    badPaymentId(d.paymentId, 'paymentId') ??
+    overlongIdText([
+      ['projectId', d.projectId],
+      ['orderId', d.orderId],
+      ['receiverName', (d as { receiverName?: string | null }).receiverName, MAX_RECEIVER_NAME_CHARS],
+    ]);
   if (badId) return badId;
   const m = methodOf(d.method);
   if (!m.ok) return m;
@@ -288,12 +296,19 @@ function readWebhookPayload(json: string, opts: ParseOptions): ParseResult<Norma
     if (!r.success) return firstIssue(r.error);
     d = r.data as Body;
   }
-  const badId = badPaymentId(d.payment_id, 'payment_id');
+  const badId =
+    badPaymentId(d.payment_id, 'payment_id') ??
+    overlongIdText([
+      ['order_id', d.order_id],
+      ['transaction_id', d.transaction_id],
+    ]);
   if (badId) return badId;
   const s = statusOf(d.status);
   if (!s.ok) return s;
   const operationId = operationIdOf(d.operation_id);
   if (operationId === undefined) return fail('operation_id', 'expected a string or a number');
+  const longOperation = overlongIdText([['operation_id', operationId]]);
+  if (longOperation) return longOperation;
   const created = recordTimeToIso(d.created_at, 'created_at', opts.now);
   if (!created.ok) return created;
   const processed = recordTimeToIso(d.processed_at, 'processed_at', opts.now);

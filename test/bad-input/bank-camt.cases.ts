@@ -266,6 +266,20 @@ function camtStructure(): BankCase[] {
       bytes: camtWith('C-HUGE-COMMENT', '<GrpHdr>', `<!--${'c'.repeat(100_000)}--><GrpHdr>`),
       expect: refused(/BkToCstmrStmt/, /a text, comment or CDATA longer than 65536 characters/),
     },
+    {
+      name: 'camt element name of 300,000 characters',
+      door: 'camt.053',
+      check: 'text length',
+      bytes: camtWith('C-HUGE-NAME', '<GrpHdr>', `<${'N'.repeat(300_000)}/><GrpHdr>`),
+      expect: refused(/BkToCstmrStmt/, /a name longer than 65536 characters/),
+    },
+    {
+      name: 'camt entity reference of 300,000 characters',
+      door: 'camt.053',
+      check: 'text length',
+      bytes: camtWith('C-HUGE-ENTITY', '<Ustrd>R-ONE', `<Ustrd>&${'e'.repeat(300_000)};`),
+      expect: refused(/RmtInf\/Ustrd/, /a name longer than 65536 characters/),
+    },
   ];
 }
 
@@ -374,6 +388,12 @@ function camtTexts(): BankCase[] {
       'C-T-BIDI-NAME',
       { name: 'invoice\u202Efdp.exe' },
       refused(/Nm entry 1/, /a bidirectional override \(U\+202E\) at character 8/),
+    ),
+    c(
+      'camt card number in a remittance: masked',
+      'C-T-PAN-RMT',
+      { remittance: 'card 4111111111111111' },
+      accepted(2, ['remittance', 'card 411111******1111']),
     ),
     c(
       'camt right-to-left override in a remittance: kept',

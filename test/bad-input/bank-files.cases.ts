@@ -257,6 +257,14 @@ function mt940Cases(): BankCase[] {
   );
   out.push(
     m(
+      'MT940 card number in a remittance: masked',
+      'text',
+      mt940('M-86-PAN-R', { remittance: 'card 4111-1111-1111-1111' }),
+      accepted(2, ['remittance', 'card 411111******1111']),
+    ),
+  );
+  out.push(
+    m(
       'MT940 bidi override in a remittance: kept',
       'text',
       mt940('M-86-BIDI-R', { remittance: 'R\u202eX' }),
@@ -438,6 +446,13 @@ function csvCases(): BankCase[] {
       'K-T-BIDI',
       csv('K-T-BIDI', { Name: 'N\u202e' }),
       refused('line 2, column "Name"', /a bidirectional override \(U\+202E\)/),
+    ),
+    k(
+      'CSV card number in a name: masked',
+      'text',
+      'K-T-PAN-N',
+      csv('K-T-PAN-N', { Name: 'N 4111 1111 1111 1111' }),
+      accepted(2, ['counterpartyName', 'N 411111******1111']),
     ),
     k(
       'CSV bidi override in a remittance: kept',

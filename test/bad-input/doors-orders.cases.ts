@@ -163,6 +163,11 @@ export const orderCases: OrderCase[] = [
     { customer_reference: 'gift 🎁' },
     accept({ customerReference: 'gift 🎁' }),
   ),
+  c(
+    'customer_reference with a card number: masked',
+    { customer_reference: 'card 4111-1111-1111-1111' },
+    accept({ customerReference: 'card 411111******1111' }),
+  ),
   c('customer_reference in Cyrillic', { customer_reference: 'Квітка-12' }, accept({ customerReference: 'Квітка-12' })),
   c(
     'customer_reference a formula (data)',

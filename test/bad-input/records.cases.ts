@@ -349,6 +349,12 @@ function idCases(kind: RecordKind): RecordCase[] {
       q("p'; DELETE FROM es_events; --"),
       accept({ paymentId: "p'; DELETE FROM es_events; --" }),
     ),
+    // the order id is indexed by the read models (a b-tree entry is at most 2,704 bytes)
+    {
+      name: `${F[kind].orderId} longer than 256 characters`,
+      text: recordText(kind, { [F[kind].orderId]: q('o'.repeat(3000)) }),
+      expect: refuse(F[kind].orderId, /longer than 256 characters \(3000\)/),
+    },
   ];
 }
 
@@ -439,9 +445,10 @@ function injectionCases(kind: RecordKind): RecordCase[] {
       expect: accept(textField(kind, value)),
     });
     out.push({
-      name: `${name} in ${F[kind].orderId} (stored verbatim)`,
+      name: `${name} in ${F[kind].orderId}${value.length > 256 ? ' (refused)' : ' (stored verbatim)'}`,
       text: recordText(kind, { [F[kind].orderId]: q(value) }),
-      expect: accept({ orderId: value }),
+      // an id the read models index is bounded (a b-tree entry is at most 2,704 bytes); a free text is not
+      expect: value.length > 256 ? refuse(F[kind].orderId, /longer than 256/) : accept({ orderId: value }),
     });
   }
   return out;
@@ -492,6 +499,11 @@ function recordOnlyCases(kind: 'register' | 'period'): RecordCase[] {
       ),
       c('reserveAmount negative', { reserveAmount: '"-5.00"' }, refuse('reserveAmount', /negative/)),
       c('originalAmount huge', { originalAmount: '"1e400"' }, refuse('originalAmount', /not a plain decimal/)),
+      c(
+        'receiverName longer than 256 characters',
+        { receiverName: q('r'.repeat(3000)) },
+        refuse('receiverName', /longer than 300/),
+      ),
       c(
         'receiverName with a formula (stored verbatim)',
         { receiverName: q('=cmd|" /C calc"!A0') },

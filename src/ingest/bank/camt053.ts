@@ -64,12 +64,15 @@ async function* run(input: Readable, file: string): AsyncGenerator<readonly Bank
   parser.on('cdata', r.append);
   parser.on('comment', r.comment);
   parser.on('closetag', r.close);
-  // what saxes holds of a text, comment or CDATA not yet ended: bounded like the texts it hands over
-  const pending = parser as unknown as { text: string };
+  // what saxes holds of a text, comment or CDATA, or of a name (element, attribute, entity reference,
+  // processing instruction), not yet ended: bounded like the texts it hands over, or a file of one endless name
+  // is held whole
+  const pending = parser as unknown as { text: string; name: string; entity: string; piTarget: string };
   try {
     for await (const chunk of decodedText(input as AsyncIterable<Buffer>, 'xml')) {
       parser.write(chunk);
       if (pending.text.length > MAX_TEXT) r.tooLong();
+      if (Math.max(pending.name.length, pending.entity.length, pending.piTarget.length) > MAX_TEXT) r.tooLong('a name');
       if (out.length > 0) yield out.splice(0, out.length);
     }
     parser.close();
@@ -325,11 +328,8 @@ class CamtReader {
     if (c.length > MAX_TEXT) this.tooLong();
   };
 
-  tooLong(): never {
-    return this.fail(
-      this.paths[this.paths.length - 1] ?? 'Document',
-      `a text, comment or CDATA longer than ${MAX_TEXT} characters`,
-    );
+  tooLong(what = 'a text, comment or CDATA'): never {
+    return this.fail(this.paths[this.paths.length - 1] ?? 'Document', `${what} longer than ${MAX_TEXT} characters`);
   }
 
   // --- close tag ---

@@ -2,6 +2,7 @@ import { BankEntryBooked } from '../../events/bank-events';
 import { idFromCanonical } from '../../events/ids';
 import type { z } from 'zod';
 import type { NewEvent } from '../../store/types';
+import { maskCardNumbersInText } from '../card-numbers';
 import type { ParsedEntry, ParsedStatement } from './types';
 
 /**
@@ -69,8 +70,9 @@ export function entryEvents(
       batchRef: single ? null : entry.bankRef,
       detail: i,
       endToEndId: d?.endToEndId ?? null,
-      remittance: d?.remittance ?? entry.info,
-      counterpartyName: d?.counterpartyName ?? null,
+      // card numbers are never stored (README, "Secrets and card data"); the id is of the text as the file has it
+      remittance: maskCardNumbersInText(d?.remittance ?? entry.info, true),
+      counterpartyName: maskCardNumbersInText(d?.counterpartyName ?? null, true),
       counterpartyAccount: d?.counterpartyAccount ?? null,
       isReturn: entry.isReversal || (d?.isReturn ?? false),
       transactionCode: d?.transactionCode ?? entry.transactionCode,

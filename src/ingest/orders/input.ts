@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { eventIdFor } from '../../events/ids';
 import { OrderAmended, OrderCancelled, OrderPlaced, orderStream, type SplitPart } from '../../events/order-events';
 import { isLosslessNumber } from '../../psp/json';
+import { maskCardNumbersInText } from '../card-numbers';
 import type { Keyed } from '../observations';
 import { formatMinor, notWholeUnits, parseAmount } from '../../money';
 import { checkText, plausibleInstant, quoteForMessage, REFERENCE_TEXT } from '../../input-rules';
@@ -180,7 +181,8 @@ function checkedOrder(record: Readonly<Record<string, unknown>>, now: Date | und
     currency,
     createdAt: created.iso,
     split: split.parts,
-    customerReference: isEmpty(ref) ? null : (ref as string),
+    // card numbers are never stored (README, "Secrets and card data")
+    customerReference: isEmpty(ref) ? null : maskCardNumbersInText(ref as string),
   };
   if (isEmpty(record.amended_at)) {
     const event = {
