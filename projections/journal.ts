@@ -525,7 +525,9 @@ export const projection: Projection = {
       `create or replace view recon.journal_zone as select '${ctx.timezone.replaceAll("'", "''")}'::text as timezone`,
       // each receiver's payable movements per month of the build's zone: the statements' openings and closings
       `create or replace view recon.payable_months as
-         select x.receiver as receiver_name, x.currency, x.month, x.component, x.amount, x.first_commit, x.first_prepare
+         select x.receiver as receiver_name, x.currency, x.month, x.component, x.amount,
+           -- the position of the month's first line, named as every view names a row's position
+           x.first_commit as commit_pos, x.first_prepare as prepare_pos, x.first_commit::text || '/' || x.first_prepare::text as position
          from ${s}.payable_months x`,
       // what the marketplace owes each receiver: credit positive
       `create or replace view recon.settlement_ledger as

@@ -172,7 +172,7 @@ function payableRows(o: {
     const earlier = o.from === null ? 'true' : `m.month < ${o.month}`;
     branches.push(`
       select m.receiver_name, m.currency, ${split(earlier, 'm.amount', '-m.amount', 'm')},
-        ${cutPos ? `(m.first_commit, m.first_prepare) <= ${cutPos}` : 'true'}
+        ${cutPos ? `(m.commit_pos, m.prepare_pos) <= ${cutPos}` : 'true'}
       from recon.payable_months m
       where ${same} and m.month <= ${o.month} ${names('m')}`);
     // what those months hold that was written after the cut, taken back
