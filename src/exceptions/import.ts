@@ -139,7 +139,8 @@ const SEEN_BY_ACTION: Partial<Record<ActionName, readonly DecisionSeenColumn[]>>
 function unboundProblem(action: ActionName, has: (c: Column) => boolean): string | null {
   const missing = (SEEN_BY_ACTION[action] ?? []).find((c) => !has(c));
   if (missing === undefined) return null;
-  return `${action}: the sheet has no column ${missing} (what the row showed): a nightly report's sheet written before recon kept it, whose decision would be taken on the exception as it is now; write the report again (recon report nightly) and fill it in anew`;
+  // the sheet may be an older nightly report's or one made by hand with descriptive columns: advice for both
+  return `${action}: the sheet has no column ${missing} (what the row showed) though it shows the exception, so its decision would be taken on the exception as it is now; write the report again (recon report nightly) and fill it in anew, or add the column ${missing} with what the row was decided on`;
 }
 
 /**
