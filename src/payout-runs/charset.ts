@@ -1,3 +1,4 @@
+import { UKRAINIAN_LATIN } from '../ukrainian-latin';
 import { clip, NOT_IN_BANK_SETS, PARTY_NAME_MAX, partyName } from './pain001';
 
 /**
@@ -13,48 +14,6 @@ export const PAYMENT_CHARSETS = ['utf8', 'sepa'] as const;
 export type PaymentCharset = (typeof PAYMENT_CHARSETS)[number];
 
 const SEPA = /^[A-Za-z0-9/\-?:().,'+ ]*$/;
-
-// KMU 2010 No. 55; the second form is the one inside a word. The Russian letters Ukrainian has not, as
-// passports write them.
-const CYRILLIC: Record<string, string | readonly [string, string]> = {
-  а: 'a',
-  б: 'b',
-  в: 'v',
-  г: 'h',
-  ґ: 'g',
-  д: 'd',
-  е: 'e',
-  є: ['ye', 'ie'],
-  ж: 'zh',
-  з: 'z',
-  и: 'y',
-  і: 'i',
-  ї: ['yi', 'i'],
-  й: ['y', 'i'],
-  к: 'k',
-  л: 'l',
-  м: 'm',
-  н: 'n',
-  о: 'o',
-  п: 'p',
-  р: 'r',
-  с: 's',
-  т: 't',
-  у: 'u',
-  ф: 'f',
-  х: 'kh',
-  ц: 'ts',
-  ч: 'ch',
-  ш: 'sh',
-  щ: 'shch',
-  ь: '',
-  ю: ['yu', 'iu'],
-  я: ['ya', 'ia'],
-  ё: ['yo', 'io'],
-  ы: 'y',
-  э: 'e',
-  ъ: '',
-};
 
 // letters a plain accent strip does not reach, and signs with a usual stand-in in the set
 const OTHER: Record<string, string> = {
@@ -93,7 +52,7 @@ const OTHER: Record<string, string> = {
   '№': 'No',
 };
 
-const isCyrillic = (ch: string | undefined) => ch !== undefined && CYRILLIC[ch.toLowerCase()] !== undefined;
+const isCyrillic = (ch: string | undefined) => ch !== undefined && UKRAINIAN_LATIN[ch.toLowerCase()] !== undefined;
 const APOSTROPHES = new Set(["'", '’', 'ʼ', '`']);
 
 /** One Cyrillic letter at `i` of `cps`, in Latin, cased as it stands (a word in capitals stays in capitals). */
@@ -102,7 +61,7 @@ function cyrillicAt(cps: readonly string[], i: number): string {
   const lower = ch.toLowerCase();
   const prev = cps[i - 1];
   const wordStart = !isCyrillic(prev) && !(APOSTROPHES.has(prev ?? '') && isCyrillic(cps[i - 2]));
-  const entry = CYRILLIC[lower]!;
+  const entry = UKRAINIAN_LATIN[lower]!;
   // "зг" is written zgh, so that it does not read as the letter ж (zh)
   const latin =
     typeof entry === 'string'

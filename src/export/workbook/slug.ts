@@ -1,54 +1,24 @@
+import { initialLatin, innerLatin, UKRAINIAN_LATIN } from '../../ukrainian-latin';
+
 /**
  * A readable file-name part from a sub-merchant's name: Ukrainian transliterated by the national rules
  * (Cabinet of Ministers resolution 55 of 2010, the one passports use), other accents dropped, everything
  * else a hyphen. It depends on the name alone, so the same name gives the same file every month.
  */
 
+// the national table's forms inside a word; apostrophes are not written
 const UK: Readonly<Record<string, string>> = {
-  а: 'a',
-  б: 'b',
-  в: 'v',
-  г: 'h',
-  ґ: 'g',
-  д: 'd',
-  е: 'e',
-  є: 'ie',
-  ж: 'zh',
-  з: 'z',
-  и: 'y',
-  і: 'i',
-  ї: 'i',
-  й: 'i',
-  к: 'k',
-  л: 'l',
-  м: 'm',
-  н: 'n',
-  о: 'o',
-  п: 'p',
-  р: 'r',
-  с: 's',
-  т: 't',
-  у: 'u',
-  ф: 'f',
-  х: 'kh',
-  ц: 'ts',
-  ч: 'ch',
-  ш: 'sh',
-  щ: 'shch',
-  ь: '',
-  ю: 'iu',
-  я: 'ia',
-  ы: 'y',
-  э: 'e',
-  ё: 'io',
-  ъ: '',
+  ...Object.fromEntries(Object.keys(UKRAINIAN_LATIN).map((c) => [c, innerLatin(c)!])),
   '’': '',
   "'": '',
   ʼ: '',
 };
 
-// at the start of a word these letters are written as in English (є → ye, ї → yi, й → y, ю → yu, я → ya)
-const UK_INITIAL: Readonly<Record<string, string>> = { є: 'ye', ї: 'yi', й: 'y', ю: 'yu', я: 'ya' };
+// at the start of a word these letters are written as in English (є → ye, ї → yi, й → y, ю → yu, я → ya); ё, not
+// Ukrainian, keeps its inner form in a file name, as it always had
+const UK_INITIAL: Readonly<Record<string, string>> = Object.fromEntries(
+  ['є', 'ї', 'й', 'ю', 'я'].map((c) => [c, initialLatin(c)!]),
+);
 
 const MAX = 40;
 
