@@ -20,7 +20,7 @@ import {
 import type { ExceptionsConfig } from './exceptions';
 import { type ConfigIssue, type EnvReader, envReader } from './reader';
 import path from 'node:path';
-import { IANAZone } from 'luxon';
+import { timezoneProblem } from './timezone';
 import cron from 'node-cron';
 import { canonicalIp } from './ip-address';
 import { urlPasswords } from '../url-passwords';
@@ -136,7 +136,8 @@ export const VARIABLES: readonly VariableDoc[] = [
     name: 'RECON_TIMEZONE',
     default: 'UTC',
     example: 'Europe/Kyiv',
-    meaning: 'business time zone: days, months, schedules (a change rebuilds the read models)',
+    meaning:
+      'business time zone, an Area/Location name (not an abbreviation such as CET): days, months, schedules (a change rebuilds the read models)',
   },
   {
     name: 'RECON_CONFIG',
@@ -333,8 +334,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
   const eventStoreUrl = r.url('EVENTSTORE_URL', ['esdb:', 'esdb+discover:', 'kurrentdb:', 'kurrent:']);
   const dataDir = path.resolve(r.get('RECON_DATA_DIR') ?? './.recon');
   const timezone = r.get('RECON_TIMEZONE') ?? 'UTC';
-  if (!IANAZone.isValidZone(timezone))
-    r.problem('RECON_TIMEZONE', `expected an IANA time zone name, got ${JSON.stringify(timezone)}`);
+  const timezoneRefused = timezoneProblem(timezone);
+  if (timezoneRefused) r.problem('RECON_TIMEZONE', timezoneRefused);
   const { projects, schemeOfEnv } = projectsOfEnv(r);
   const configFile = r.get('RECON_CONFIG');
   const bank = configFile === undefined ? EMPTY_BANK_CONFIG : readProjectFile(r, configFile, projects, schemeOfEnv);
