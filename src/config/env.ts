@@ -351,7 +351,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
   const statements = statementsConfigFrom(env);
   for (const i of statements.issues) r.problem(i.variable, i.problem);
   for (const i of holdPolicyFrom(env).issues) r.problem(i.variable, i.problem);
-  for (const i of debtorIssues(env)) r.problem(i.variable, i.problem);
+  const payoutsAccount = bank.accounts.some((a) => a.role === 'payouts');
+  for (const i of debtorIssues(env, payoutsAccount)) r.problem(i.variable, i.problem);
   // checked here so that a bad value is refused at start; src/cli/shutdown.ts reads it when a stop begins
   r.int('RECON_STOP_GRACE_MS', 0, 0, 3_600_000);
   const { auditorToken, ordersToken } = tokensOf(r);
