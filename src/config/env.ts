@@ -21,6 +21,7 @@ import type { ExceptionsConfig } from './exceptions';
 import { type ConfigIssue, type EnvReader, envReader } from './reader';
 import path from 'node:path';
 import { timezoneProblem } from './timezone';
+import { mailFromProblem } from './mail-from';
 import cron from 'node-cron';
 import { canonicalIp } from './ip-address';
 import { urlPasswords } from '../url-passwords';
@@ -477,8 +478,11 @@ function mailOf(r: EnvReader): Config['mail'] {
       r.problem('RECON_SMTP_URL', 'expected smtp://user:password@host:port or smtps://… (value not shown)');
     // nodemailer decodes the credentials (a bare "%" threw "URI malformed" at every mail): checked as DATABASE_URL's
     else r.url('RECON_SMTP_URL', ['smtp:', 'smtps:']);
-    if (mailFrom === undefined || !mailFrom.includes('@'))
-      r.problem('RECON_MAIL_FROM', 'an e-mail address is required with RECON_SMTP_URL');
+    if (mailFrom === undefined) r.problem('RECON_MAIL_FROM', 'an e-mail address is required with RECON_SMTP_URL');
+    else {
+      const refused = mailFromProblem(mailFrom);
+      if (refused) r.problem('RECON_MAIL_FROM', refused);
+    }
   }
   return smtpUrl !== undefined && mailFrom !== undefined ? { smtpUrl, from: mailFrom } : undefined;
 }
