@@ -125,9 +125,12 @@ export const alertsConfigSchema = configObject({
   jobLookbackHours: z.number().int().min(1).max(8760).default(168),
 });
 
-/** The problems of a parsed config that the schema cannot see: names repeated or unknown. */
+/** The problems of a parsed config that the schema cannot see: names repeated or unknown, a retry range inverted. */
 function crossIssues(c: AlertsConfig): string[] {
   const out: string[] = [];
+  // backoff is min(base × 2^(n−1), max): a base above the max would be cut to it at the first wait, unsaid
+  if (c.retry.baseSeconds > c.retry.maxSeconds)
+    out.push('alerts.retry.baseSeconds: more than alerts.retry.maxSeconds (expected baseSeconds ≤ maxSeconds)');
   const seen = new Set<string>();
   c.rules.forEach((r, n) => {
     if (seen.has(r.name)) out.push(`alerts.rules.${n}.name: ${r.name} is the name of an earlier rule`);

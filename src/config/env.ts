@@ -20,7 +20,8 @@ import {
 import type { ExceptionsConfig } from './exceptions';
 import { type ConfigIssue, type EnvReader, envReader } from './reader';
 import path from 'node:path';
-import { IANAZone } from 'luxon';
+import { timezoneProblem } from './timezone';
+import { mailFromProblem } from './mail-from';
 import cron from 'node-cron';
 import { canonicalIp } from './ip-address';
 import { urlPasswords } from '../url-passwords';
@@ -136,7 +137,8 @@ export const VARIABLES: readonly VariableDoc[] = [
     name: 'RECON_TIMEZONE',
     default: 'UTC',
     example: 'Europe/Kyiv',
-    meaning: 'business time zone: days, months, schedules (a change rebuilds the read models)',
+    meaning:
+      'business time zone, an Area/Location name (not an abbreviation such as CET): days, months, schedules (a change rebuilds the read models)',
   },
   {
     name: 'RECON_CONFIG',
@@ -333,8 +335,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
   const eventStoreUrl = r.url('EVENTSTORE_URL', ['esdb:', 'esdb+discover:', 'kurrentdb:', 'kurrent:']);
   const dataDir = path.resolve(r.get('RECON_DATA_DIR') ?? './.recon');
   const timezone = r.get('RECON_TIMEZONE') ?? 'UTC';
-  if (!IANAZone.isValidZone(timezone))
-    r.problem('RECON_TIMEZONE', `expected an IANA time zone name, got ${JSON.stringify(timezone)}`);
+  const timezoneRefused = timezoneProblem(timezone);
+  if (timezoneRefused) r.problem('RECON_TIMEZONE', timezoneRefused);
   const { projects, schemeOfEnv } = projectsOfEnv(r);
   const configFile = r.get('RECON_CONFIG');
   const bank = configFile === undefined ? EMPTY_BANK_CONFIG : readProjectFile(r, configFile, projects, schemeOfEnv);
@@ -350,7 +352,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
   const statements = statementsConfigFrom(env);
   for (const i of statements.issues) r.problem(i.variable, i.problem);
   for (const i of holdPolicyFrom(env).issues) r.problem(i.variable, i.problem);
-  for (const i of debtorIssues(env)) r.problem(i.variable, i.problem);
+  const payoutsAccount = bank.accounts.some((a) => a.role === 'payouts');
+  for (const i of debtorIssues(env, payoutsAccount)) r.problem(i.variable, i.problem);
   // checked here so that a bad value is refused at start; src/cli/shutdown.ts reads it when a stop begins
   r.int('RECON_STOP_GRACE_MS', 0, 0, 3_600_000);
   const { auditorToken, ordersToken } = tokensOf(r);
@@ -475,8 +478,11 @@ function mailOf(r: EnvReader): Config['mail'] {
       r.problem('RECON_SMTP_URL', 'expected smtp://user:password@host:port or smtps://… (value not shown)');
     // nodemailer decodes the credentials (a bare "%" threw "URI malformed" at every mail): checked as DATABASE_URL's
     else r.url('RECON_SMTP_URL', ['smtp:', 'smtps:']);
-    if (mailFrom === undefined || !mailFrom.includes('@'))
-      r.problem('RECON_MAIL_FROM', 'an e-mail address is required with RECON_SMTP_URL');
+    if (mailFrom === undefined) r.problem('RECON_MAIL_FROM', 'an e-mail address is required with RECON_SMTP_URL');
+    else {
+      const refused = mailFromProblem(mailFrom);
+      if (refused) r.problem('RECON_MAIL_FROM', refused);
+    }
   }
   return smtpUrl !== undefined && mailFrom !== undefined ? { smtpUrl, from: mailFrom } : undefined;
 }

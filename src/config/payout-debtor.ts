@@ -33,13 +33,25 @@ export function debtorBicProblem(bic: string): string | null {
 
 /**
  * The debtor variables' problems, checked with the others at start so that a bad value is named by `recon config`,
- * not first by the payout run drafted with it (src/payout-runs/debtor.ts refuses it there too).
+ * not first by the payout run drafted with it (src/payout-runs/debtor.ts refuses it there too). With a payouts
+ * account configured and RECON_PAYOUTS_DEBTOR_NAME unset, RECON_ISSUER_NAME is the debtor: a statement takes 200
+ * characters, a payment file 140, so its problem is named here, with the way out.
  */
-export function debtorIssues(env: NodeJS.ProcessEnv): Array<{ variable: string; problem: string }> {
+export function debtorIssues(
+  env: NodeJS.ProcessEnv,
+  payoutsAccount = false,
+): Array<{ variable: string; problem: string }> {
   const out: Array<{ variable: string; problem: string }> = [];
-  const name = env.RECON_PAYOUTS_DEBTOR_NAME?.trim();
+  const own = env.RECON_PAYOUTS_DEBTOR_NAME?.trim();
+  const issuer = payoutsAccount && !own ? env.RECON_ISSUER_NAME?.trim() : undefined;
+  const name = own || issuer;
   const nameProblem = name ? debtorNameProblem(name) : null;
-  if (nameProblem) out.push({ variable: 'RECON_PAYOUTS_DEBTOR_NAME', problem: nameProblem });
+  if (nameProblem && own) out.push({ variable: 'RECON_PAYOUTS_DEBTOR_NAME', problem: nameProblem });
+  else if (nameProblem)
+    out.push({
+      variable: 'RECON_ISSUER_NAME',
+      problem: `names the payment file's debtor while RECON_PAYOUTS_DEBTOR_NAME is unset: ${nameProblem} there (set RECON_PAYOUTS_DEBTOR_NAME to the payouts account holder's name)`,
+    });
   const bic = env.RECON_PAYOUTS_DEBTOR_BIC?.trim().toUpperCase();
   const bicProblem = bic ? debtorBicProblem(bic) : null;
   if (bicProblem) out.push({ variable: 'RECON_PAYOUTS_DEBTOR_BIC', problem: bicProblem });

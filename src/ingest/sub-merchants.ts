@@ -228,12 +228,17 @@ function checkTextColumns(cell: (c: DirectoryColumn) => string, bad: Refuse): Re
   return text;
 }
 
-/** Rows of several files together: an id or a name given twice with different values is refused. */
+/**
+ * Rows of several files together: an id or a name given twice with different values is refused, and so is a name
+ * that prints as another's (lookOf).
+ */
 export function combineDirectory(results: readonly DirectoryResult[]): DirectoryResult {
   const issues = results.flatMap((r) => (r.ok ? [] : r.issues));
   const rows = results.flatMap((r) => (r.ok ? r.rows : []));
   const byId = new Map<string, SubMerchantRow>();
   const byName = new Map<string, SubMerchantRow>();
+  // names that differ in code points but not on paper: two sub-merchants no reader could tell apart
+  const byLook = new Map<string, SubMerchantRow>();
   const out: SubMerchantRow[] = [];
   for (const row of rows) {
     const seen = byId.get(row.subMerchantId);
@@ -258,11 +263,40 @@ export function combineDirectory(results: readonly DirectoryResult[]): Directory
       });
       continue;
     }
+    const alike = byLook.get(lookOf(row.name));
+    if (alike) {
+      issues.push({
+        file: row.file,
+        line: row.line,
+        column: 'name',
+        message: `${quoteForMessage(row.name)} prints as ${quoteForMessage(alike.name)}, the name of ${alike.subMerchantId} (${alike.file}:${alike.line}), and differs from it ${differenceOf(row.name, alike.name)}: both would read as one sub-merchant on every statement; keep one row if they are one, else give them names a reader can tell apart`,
+      });
+      continue;
+    }
     byId.set(row.subMerchantId, row);
     byName.set(row.name, row);
+    byLook.set(lookOf(row.name), row);
     out.push(row);
   }
   return issues.length ? { ok: false, issues } : { ok: true, rows: out };
+}
+
+// characters that print as nothing (zero-width space, joiners, word joiner, BOM, soft hyphen, Mongolian vowel separator)
+const INVISIBLE = /[\u200B-\u200D\u2060\uFEFF\u00AD\u180E]/g;
+
+/** A name as a reader sees it: composed (NFC), without invisible characters, every kind of space one space. */
+const lookOf = (name: string): string => name.normalize('NFC').replace(INVISIBLE, '').replace(/\s+/g, ' ').trim();
+
+/** How two names that print alike differ, in words and code points (a message cannot show the difference itself). */
+function differenceOf(a: string, b: string): string {
+  if (a.normalize('NFC') === b.normalize('NFC'))
+    return 'only in how its accented letters are encoded (one character or a letter and a combining accent: Unicode NFC and NFD)';
+  const marks = new Set(
+    [...`${a}${b}`.matchAll(/[\u200B-\u200D\u2060\uFEFF\u00AD\u180E]|[^\S ]/g)].map(
+      (m) => `U+${m[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`,
+    ),
+  );
+  return `only in invisible characters or kinds of space (${[...marks].sort().join(', ') || 'spaces'})`;
 }
 
 /**
