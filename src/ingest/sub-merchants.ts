@@ -7,6 +7,7 @@ import { DEFAULT_RESERVE_HOLD_DAYS, SubMerchantRegistered, subMerchantStream } f
 import type { AppendRequest, EventStore, NewEvent } from '../store/types';
 import { type CsvRecord, parseCsvRecords } from './csv-records';
 import { checkText, NAME_TEXT, quoteForMessage, type TextPolicy } from '../input-rules';
+import { statementFileStem } from '../statement-file-names';
 
 /**
  * The sub-merchant directory: CSV files with columns `sub_merchant_id,name,reserve_hold_days` (header
@@ -228,12 +229,24 @@ function checkTextColumns(cell: (c: DirectoryColumn) => string, bad: Refuse): Re
   return text;
 }
 
+function sharedFileIssue(row: SubMerchantRow, other: SubMerchantRow): CsvIssue {
+  return {
+    file: row.file,
+    line: row.line,
+    column: 'sub_merchant_id',
+    message: `${row.subMerchantId} (${JSON.stringify(row.name)}) and ${other.subMerchantId} (${JSON.stringify(other.name)}, ${other.file}:${other.line}) would write one statement file, ${statementFileStem(row.subMerchantId, row.name)}-YYYY-MM.xlsx (case ignored, as some file systems do), and the month's statements would be refused for everyone; change one id or name`,
+  };
+}
+
 /** Rows of several files together: an id or a name given twice with different values is refused. */
 export function combineDirectory(results: readonly DirectoryResult[]): DirectoryResult {
   const issues = results.flatMap((r) => (r.ok ? [] : r.issues));
   const rows = results.flatMap((r) => (r.ok ? r.rows : []));
   const byId = new Map<string, SubMerchantRow>();
   const byName = new Map<string, SubMerchantRow>();
+  // a month's statements are refused whole when two sub-merchants would write one file (case ignored, as some
+  // file systems ignore it): taken here, every month after would fail for everyone
+  const byFile = new Map<string, SubMerchantRow>();
   const out: SubMerchantRow[] = [];
   for (const row of rows) {
     const seen = byId.get(row.subMerchantId);
@@ -258,8 +271,15 @@ export function combineDirectory(results: readonly DirectoryResult[]): Directory
       });
       continue;
     }
+    const file = statementFileStem(row.subMerchantId, row.name).toLowerCase();
+    const sharing = byFile.get(file);
+    if (sharing) {
+      issues.push(sharedFileIssue(row, sharing));
+      continue;
+    }
     byId.set(row.subMerchantId, row);
     byName.set(row.name, row);
+    byFile.set(file, row);
     out.push(row);
   }
   return issues.length ? { ok: false, issues } : { ok: true, rows: out };
