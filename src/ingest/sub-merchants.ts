@@ -182,10 +182,20 @@ function checkBic(bic: string, payoutAccount: string, bad: Refuse): string {
   return bic;
 }
 
+/** The prefix of the placeholder id a receiver unknown to the directory is stated under (`receiver:<name>`). */
+const PLACEHOLDER = 'receiver:';
+
 function checkId(id: string, bad: Refuse): string {
   if (!id) bad('sub_merchant_id', 'empty');
   else if (!/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}$/.test(id))
     bad('sub_merchant_id', `${JSON.stringify(id)} is not an identifier (letters, digits, _ . : -; at most 100)`);
+  // the statements, the payouts leg and the payout runs know an unregistered receiver by this prefix: a
+  // sub-merchant of such an id was stated as not registered, its money held whole and never paid
+  else if (id.startsWith(PLACEHOLDER))
+    bad(
+      'sub_merchant_id',
+      `${JSON.stringify(id)}: ids beginning with ${PLACEHOLDER} name receivers the directory does not know; choose another id`,
+    );
   return id;
 }
 
