@@ -1,7 +1,7 @@
 /**
  * Ukrainian letters in Latin by the national table (Cabinet of Ministers resolution 55 of 2010, the one passports
  * use), with the Russian letters Ukrainian has not as passports write them: a letter's one form, or its forms at
- * the start of a word and inside one. The one table of the statements' file names (src/export/workbook/slug.ts)
+ * the start of a word and inside one. The one table of the statements' file names (src/statement-file-names.ts)
  * and the payment file's SEPA names (src/payout-runs/charset.ts), each applying it its own way.
  */
 export const UKRAINIAN_LATIN: Readonly<Record<string, string | readonly [string, string]>> = {

@@ -395,6 +395,24 @@ function pendingOf(ctx: ExceptionContext, shown: string | undefined) {
   return p;
 }
 
+/** The most an acceptance's note holds (DiscrepancyAccepted), as each of the notes it is made of. */
+const NOTE_MAX = 4000;
+
+/**
+ * An approval's acceptance note: the approver's note whole, then as much of the proposer's as fits in what an
+ * acceptance holds, cut with "…" (never half a surrogate pair): two notes of 4,000 characters each are taken at
+ * the door, and their sum refused at the acceptance left the proposal unapprovable. The proposal keeps it all.
+ */
+function approvalNote(note: string, proposer: string, proposerNote: string): string {
+  const whole = `${note} (proposed by ${proposer}: ${proposerNote})`;
+  if (whole.length <= NOTE_MAX) return whole;
+  const head = `${note} (proposed by ${proposer}: `;
+  let room = NOTE_MAX - head.length - 2;
+  if (room <= 0) return note;
+  if (/[\uD800-\uDBFF]/.test(proposerNote[room - 1] ?? '')) room--;
+  return `${head}${proposerNote.slice(0, room).trimEnd()}…)`;
+}
+
 function planApprove(ctx: ExceptionContext, actor: Person, r: Extract<ActionRequest, { action: 'approve' }>): Plan {
   requireRole(actor, 'exception.approve');
   const p = pendingOf(ctx, r.proposal);
@@ -421,7 +439,7 @@ function planApprove(ctx: ExceptionContext, actor: Person, r: Extract<ActionRequ
     at: ctx.at.toISOString(),
   });
   // the acceptance names the approver; the proposer and their reason stay in its note and in the history
-  const acceptNote = `${note} (proposed by ${p.by}: ${p.note})`;
+  const acceptNote = approvalNote(note, p.by, p.note);
   return {
     id: ctx.item.id,
     action: 'approve',

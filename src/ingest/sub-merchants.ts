@@ -7,6 +7,7 @@ import { DEFAULT_RESERVE_HOLD_DAYS, SubMerchantRegistered, subMerchantStream } f
 import type { AppendRequest, EventStore, NewEvent } from '../store/types';
 import { type CsvRecord, parseCsvRecords } from './csv-records';
 import { checkText, NAME_TEXT, quoteForMessage, type TextPolicy } from '../input-rules';
+import { statementFileStem } from '../statement-file-names';
 
 /**
  * The sub-merchant directory: CSV files with columns `sub_merchant_id,name,reserve_hold_days` (header
@@ -181,10 +182,20 @@ function checkBic(bic: string, payoutAccount: string, bad: Refuse): string {
   return bic;
 }
 
+/** The prefix of the placeholder id a receiver unknown to the directory is stated under (`receiver:<name>`). */
+const PLACEHOLDER = 'receiver:';
+
 function checkId(id: string, bad: Refuse): string {
   if (!id) bad('sub_merchant_id', 'empty');
   else if (!/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}$/.test(id))
     bad('sub_merchant_id', `${JSON.stringify(id)} is not an identifier (letters, digits, _ . : -; at most 100)`);
+  // the statements, the payouts leg and the payout runs know an unregistered receiver by this prefix: a
+  // sub-merchant of such an id was stated as not registered, its money held whole and never paid
+  else if (id.startsWith(PLACEHOLDER))
+    bad(
+      'sub_merchant_id',
+      `${JSON.stringify(id)}: ids beginning with ${PLACEHOLDER} name receivers the directory does not know; choose another id`,
+    );
   return id;
 }
 
@@ -228,9 +239,18 @@ function checkTextColumns(cell: (c: DirectoryColumn) => string, bad: Refuse): Re
   return text;
 }
 
+function sharedFileIssue(row: SubMerchantRow, other: SubMerchantRow): CsvIssue {
+  return {
+    file: row.file,
+    line: row.line,
+    column: 'sub_merchant_id',
+    message: `${row.subMerchantId} (${JSON.stringify(row.name)}) and ${other.subMerchantId} (${JSON.stringify(other.name)}, ${other.file}:${other.line}) would write one statement file, ${statementFileStem(row.subMerchantId, row.name)}-YYYY-MM.xlsx (case ignored, as some file systems do), and the month's statements would be refused for everyone; change one id or name`,
+  };
+}
+
 /**
  * Rows of several files together: an id or a name given twice with different values is refused, and so is a name
- * that prints as another's (lookOf).
+ * that prints as another's (lookOf) or two sub-merchants that would write one statement file.
  */
 export function combineDirectory(results: readonly DirectoryResult[]): DirectoryResult {
   const issues = results.flatMap((r) => (r.ok ? [] : r.issues));
@@ -239,6 +259,9 @@ export function combineDirectory(results: readonly DirectoryResult[]): Directory
   const byName = new Map<string, SubMerchantRow>();
   // names that differ in code points but not on paper: two sub-merchants no reader could tell apart
   const byLook = new Map<string, SubMerchantRow>();
+  // a month's statements are refused whole when two sub-merchants would write one file (case ignored, as some
+  // file systems ignore it): taken here, every month after would fail for everyone
+  const byFile = new Map<string, SubMerchantRow>();
   const out: SubMerchantRow[] = [];
   for (const row of rows) {
     const seen = byId.get(row.subMerchantId);
@@ -273,9 +296,16 @@ export function combineDirectory(results: readonly DirectoryResult[]): Directory
       });
       continue;
     }
+    const file = statementFileStem(row.subMerchantId, row.name).toLowerCase();
+    const sharing = byFile.get(file);
+    if (sharing) {
+      issues.push(sharedFileIssue(row, sharing));
+      continue;
+    }
     byId.set(row.subMerchantId, row);
     byName.set(row.name, row);
     byLook.set(lookOf(row.name), row);
+    byFile.set(file, row);
     out.push(row);
   }
   return issues.length ? { ok: false, issues } : { ok: true, rows: out };

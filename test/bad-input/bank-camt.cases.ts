@@ -560,6 +560,8 @@ function camtCharges(): BankCase[] {
   const amounts: [string, RegExp][] = [
     ['-1.50', /not an amount: "-1.50"/],
     ['1234567890123456.00', /amount too large: 1234567890123456.00/],
+    // above every door's largest amount: a workbook holds 15 significant digits exactly (review 16)
+    ['999999999999999.99', /amount too large: 999999999999999.99 \(at most 10000000000000.00\)/],
     ['1.505', /more than two decimals: 1.505/],
     ['1,50', /not an amount: "1,50"/],
     ['1e3', /not an amount: "1e3"/],
@@ -659,13 +661,13 @@ function camtCharges(): BankCase[] {
       expect: accepted(2, ['charges', [{ amount: '100', currency: 'EUR', direction: 'debit', included: true }]]),
     },
     {
-      name: 'camt charge of 15 digits: kept exact (not split: it does not add up)',
+      name: 'camt charge of 15 digits, the largest amount a door takes: kept exact (not split: it does not add up)',
       door: 'camt.053',
       check: 'charges',
-      bytes: detail('C-CHG-BIG', record('999999999999999.99')),
+      bytes: detail('C-CHG-BIG', record('9999999999999.99')),
       expect: accepted(2, [
         'charges',
-        [{ amount: '99999999999999999', currency: 'EUR', direction: null, included: null }],
+        [{ amount: '999999999999999', currency: 'EUR', direction: null, included: null }],
       ]),
     },
   );

@@ -7,6 +7,7 @@ import { needsSecondPerson } from '../../exceptions/severity';
 import { runProjections } from '../../projector/runner';
 import { calendarDay, moneySeenOf } from '../options';
 import { UsageError } from '../errors';
+import { checkText, FREE_TEXT } from '../../input-rules';
 import { StdoutClosed, stdoutWriter } from '../stdout';
 import { openSpool } from '../spool';
 import { type ListFormat, printDiscrepancies } from '../discrepancy-print';
@@ -123,6 +124,10 @@ function acceptCommand(cmd: Command): void {
             `--decision must be pay or withhold (got ${JSON.stringify(opts.decision)}); a write-off: recon exceptions accept`,
           );
         if (!opts.note.trim()) throw new UsageError('--note must not be empty');
+        // the rule every decision's note is held to at its door (src/exceptions/actions.ts): over 4,000 characters
+        // the acceptance itself refused it, as an internal error; a control character printed on every listing
+        const note = checkText(opts.note.trim(), { ...FREE_TEXT, maxLength: 4000 });
+        if (!note.ok) throw new UsageError(`--note: ${note.reason}`);
         // decided on the money its person saw, when they name it: changed since, refused and nothing written
         const seen = moneySeenOf(opts);
         await withRuntime(async (rt, signal) => {

@@ -11,7 +11,7 @@ import type { PayoutSection } from '../payouts/sheets';
 import { ExportError } from '../errors';
 import type { LineDetails } from './details';
 import { BRIDGE_LABELS, PDF_BRIDGE_LABELS } from '../i18n/labels';
-import { slugOf } from '../workbook/slug';
+import { statementFileStem } from '../../statement-file-names';
 
 /**
  * What a payout statement is made of: its figures, lines and sections as plain data, the bridge they must
@@ -126,19 +126,9 @@ export function plainHeader(meta: Pick<StatementMeta, 'month' | 'timezone'>): St
   };
 }
 
-const SAFE_FILE_NAME = /^[A-Za-z0-9._-]+$/;
 /**
- * The most characters of an id a file name keeps: the name, its slug, month and a temporary name's suffix stay
- * far below the 255 bytes a file system allows (a `receiver:<name>` id is as long as the PSP's receiverName).
- */
-const MAX_ID_IN_FILE_NAME = 100;
-
-/**
- * A statement's file name: the sub-merchant id and a readable slug of its name (slug.ts), then the month. An
- * id unsafe on some file system keeps its safe characters and the first 8 hex digits of its sha-256, so ids
- * differing only in other characters (two Cyrillic names of one length, both `receiver:____`) never share a
- * file; the id in every name keeps two sub-merchants of one name apart. An id over MAX_ID_IN_FILE_NAME characters
- * keeps its first ones and the hash. `file`: the workbook, the PDF, or finance's audit file beside them.
+ * A statement's file name: the sub-merchant id and a readable slug of its name (src/statement-file-names.ts), then
+ * the month. `file`: the workbook, the PDF, or finance's audit file beside them.
  */
 export function statementFileName(
   subMerchantId: string,
@@ -148,14 +138,9 @@ export function statementFileName(
   file: 'xlsx' | 'pdf' | 'audit' = 'xlsx',
 ): string {
   const tail = provisional ? `${month}-PROVISIONAL` : month;
-  const id =
-    SAFE_FILE_NAME.test(subMerchantId) && subMerchantId.length <= MAX_ID_IN_FILE_NAME
-      ? subMerchantId
-      : `${subMerchantId.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, MAX_ID_IN_FILE_NAME)}-${sha256Hex(subMerchantId).slice(0, 8)}`;
-  const slug = name ? slugOf(name) : '';
   // finance's audit file is the workbook's name with `-audit`: it sorts beside the statement it traces
   const ending = file === 'audit' ? '-audit.xlsx' : `.${file}`;
-  return `${id}${slug ? `-${slug}` : ''}-${tail}${ending}`;
+  return `${statementFileStem(subMerchantId, name)}-${tail}${ending}`;
 }
 
 /** Refuses a run in which two sub-merchants would write one file (also on a case-insensitive file system). */

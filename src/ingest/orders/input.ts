@@ -195,6 +195,10 @@ function checkedOrder(record: Readonly<Record<string, unknown>>, now: Date | und
   }
   const amended = parseInstant(record.amended_at, now);
   if (!amended.ok) return fail('amended_at', amended.message);
+  // an order's versions are ordered by their times: one dated before the order was created sorted before its
+  // placement, and the order stayed as placed for good, the amendment recorded and never in force
+  if (amended.iso < created.iso)
+    return fail('amended_at', `${amended.iso} is before the order's created_at ${created.iso}`);
   const event = {
     id: eventIdFor(`${OrderAmended.type}.v${OrderAmended.version}`, { orderId, amendedAt: amended.iso }),
     type: OrderAmended.type,

@@ -101,18 +101,23 @@ const s = (v: bigint | null | undefined) => (v === null || v === undefined ? nul
 
 export function orderState(versions: readonly OrderVersion[]): OrderState | null {
   if (versions.length === 0) return null;
+  // the placement is every order's first version, whatever its time: an amendment correcting created_at to before
+  // it, timed before it, sorted first and the order stayed as placed for good; the others follow by their times
+  const first = (v: OrderVersion) => (v.kind === 'placed' ? 0 : 1);
   const sorted = [...versions].sort((a, b) =>
-    a.at !== b.at
-      ? a.at < b.at
-        ? -1
-        : 1
-      : a.commit !== b.commit
-        ? a.commit < b.commit
+    first(a) !== first(b)
+      ? first(a) - first(b)
+      : a.at !== b.at
+        ? a.at < b.at
           ? -1
           : 1
-        : a.prepare < b.prepare
-          ? -1
-          : 1,
+        : a.commit !== b.commit
+          ? a.commit < b.commit
+            ? -1
+            : 1
+          : a.prepare < b.prepare
+            ? -1
+            : 1,
   );
   const latest = sorted.filter((v) => v.kind !== 'cancelled').at(-1);
   let values: OrderPlacedData | null = null;
