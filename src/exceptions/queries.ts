@@ -115,6 +115,8 @@ const keyOf = (d: Pick<DiscrepancyRecord, 'occurred_at' | 'detected_at' | 'id'>)
   `${d.occurred_at ?? d.detected_at ?? ''}|${d.id}`;
 const cursorOf = (after: string): string | null => {
   const text = Buffer.from(after, 'base64url').toString('utf8');
+  // the decoder skips what is not of its alphabet: a garbled cursor would read as another (or the same) one
+  if (Buffer.from(text).toString('base64url') !== after) return null;
   const m =
     /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)?\|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.exec(
       text,
