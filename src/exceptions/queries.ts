@@ -273,11 +273,10 @@ export async function listExceptions(
 ): Promise<ExceptionPage> {
   const limit = f.limit ?? Number.POSITIVE_INFINITY;
   const items: ExceptionItem[] = [];
-  // left as soon as the page and the one after it are known: a page of 100 reads a batch or two of a month's
-  // million discrepancies, not all of them
-  // a page of 100 with no filter judged in memory is one query of 101 rows
-  const batchRows = read.batchRows ?? Math.min(READ_BATCH, limit + 1);
-  pages: for await (const batch of exceptionBatches(sql, f, now, policy, { ...read, batchRows })) {
+  // left as soon as the page and the one after it are known: a page of 100 with no filter judged in memory is
+  // one query of 101 rows; with one that few rows match, the batches grow to READ_BATCH
+  const first = read.batchRows === undefined ? { batchRows: Math.min(READ_BATCH, limit + 1), grow: true } : {};
+  pages: for await (const batch of exceptionBatches(sql, f, now, policy, { ...read, ...first })) {
     for (const x of batch) {
       items.push(x);
       if (items.length > limit) break pages;
@@ -302,7 +301,7 @@ export async function* exceptionBatches(
 ): AsyncGenerator<ExceptionItem[]> {
   checkExceptionFilter(f);
   const src = await sourcesOf(sql);
-  const size = read.batchRows ?? READ_BATCH;
+  let size = read.batchRows ?? READ_BATCH;
   let after = f.after === undefined ? null : cursorOf(f.after);
   for (;;) {
     const rows = await joinedQuery(sql, src, f, after, size).query;
@@ -315,12 +314,15 @@ export async function* exceptionBatches(
     }
     yield items;
     if (rows.length < size) return;
+    if (read.grow) size = Math.min(READ_BATCH, size * 2);
   }
 }
 
 /** How a list is read: rows a fetch, and a hook told of each fetch (the tests count them). */
 export interface ListRead {
   readonly batchRows?: number | undefined;
+  /** each batch after a full one twice as many rows, up to READ_BATCH */
+  readonly grow?: boolean | undefined;
   readonly onBatch?: (rows: number) => void;
 }
 

@@ -92,6 +92,17 @@ describe('a page of the exceptions list', () => {
     expect(later.read).toBeLessThan(100);
   });
 
+  it('a filter judged in memory that few rows match reads in growing batches, not a query per page size', async () => {
+    const batches: number[] = [];
+    const page = await listExceptions(db.sql, { state: 'pending_approval', limit: 10 }, NOW, undefined, {
+      onBatch: (rows) => batches.push(rows),
+    });
+    expect(page.items).toEqual([]);
+    // every row read once, in batches of 11, 22, 44 … up to 1,000
+    expect(batches.reduce((a, b) => a + b, 0)).toBeGreaterThan(3000);
+    expect(batches.length).toBeLessThan(15);
+  });
+
   it('pages put together are the list read whole, in the order of the rows own times, ties by id', async () => {
     const whole = (await listExceptions(db.sql, {}, NOW)).items;
     const rows = await db.sql<{ id: string; t: string | null }[]>`
