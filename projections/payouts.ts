@@ -116,19 +116,23 @@ const STATE = `reference text primary key, amount int8 not null, payee_name text
   duplicated int8 not null, status text not null, due_on date not null, paid_on date, bank_ref text, paid_to text`;
 const MATCHES = 'event_id uuid primary key, role text not null, reference text, matched_by text';
 
+/**
+ * Versions:
+ * 3: the build's bank settings are the only source (no RECON_CONFIG of its own), as for the journal and the cash leg
+ * 4: statuses missing and duplicated, what paid it (bank reference, account paid to); bank charges left out
+ * 5: amount_in_doubt on every discrepancy row; an acceptance can be revoked (DiscrepancyAcceptanceRevoked)
+ * 6: a correction stating a month lower lowers the month's earlier asks (StatementIssued stillAsked)
+ * 7: the figure in force is the latest cut's (still_asked.cut); an ask lowered to 0 is still matched by its debit
+ * 8: a payout the bank sent back and paid again is paid, not paid twice (a return counts before a later debit)
+ * 9: a charge the bank folded into a debit (camt TxAmt + Chrgs) is not part of the payout line's amount
+ * 10: amount_in_doubt_now on every discrepancy row: an accepted one follows what is in doubt now (lifecycle.ts)
+ * 11: a payout's debits count in day order (match.ts `inDayOrder`; docs/ledger.md, "Read-model versions")
+ * 12: discrepancies indexed in the exceptions list's order (discrepancies/table.ts), a page reads its rows
+ */
 function payoutsProjection(): Projection {
   return {
     name: 'payouts',
-    // 3: the build's bank settings are the only source (no RECON_CONFIG of its own), as for the journal and the cash leg
-    // 4: statuses missing and duplicated, what paid it (bank reference, account paid to); bank charges left out
-    // 5: amount_in_doubt on every discrepancy row; an acceptance can be revoked (DiscrepancyAcceptanceRevoked)
-    // 6: a correction stating a month lower lowers the month's earlier asks (StatementIssued stillAsked)
-    // 7: the figure in force is the latest cut's (still_asked.cut); an ask lowered to 0 is still matched by its debit
-    // 8: a payout the bank sent back and paid again is paid, not paid twice (a return counts before a later debit)
-    // 9: a charge the bank folded into a debit (camt TxAmt + Chrgs) is not part of the payout line's amount
-    // 10: amount_in_doubt_now on every discrepancy row: an accepted one follows what is in doubt now (lifecycle.ts)
-    // 11: a payout's debits count in day order (match.ts `inDayOrder`; docs/ledger.md, "Read-model versions")
-    version: 11,
+    version: 12,
     usesBank: true,
     // payoutRowsOf's inputs, and what moves its clock (tables.ts `eventTime`: a statement's issuedAt, a booking's day)
     handles: eventTypes(

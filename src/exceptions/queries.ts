@@ -113,19 +113,10 @@ export function checkExceptionFilter(f: ExceptionFilter): void {
 /** The sort key of an exception (operation time, then id): the keyset of paging. */
 const keyOf = (d: Pick<DiscrepancyRecord, 'occurred_at' | 'detected_at' | 'id'>) =>
   `${d.occurred_at ?? d.detected_at ?? ''}|${d.id}`;
-/**
- * Does `key` come after `cursor` in the list's order: time (no time first, as the query's `nulls first`), then
- * id. Not a string compare: an empty time ("|id") would sort after every ISO time ("2…" < "|").
- */
-function isAfter(key: string, cursor: string): boolean {
-  const [kt = '', kid = ''] = key.split('|');
-  const [ct = '', cid = ''] = cursor.split('|');
-  if (kt !== ct) return kt !== '' && (ct === '' || kt > ct);
-  return kid > cid;
-}
-
 const cursorOf = (after: string): string | null => {
   const text = Buffer.from(after, 'base64url').toString('utf8');
+  // the decoder skips what is not of its alphabet: a garbled cursor would read as another (or the same) one
+  if (Buffer.from(text).toString('base64url') !== after) return null;
   const m =
     /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)?\|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.exec(
       text,
@@ -142,23 +133,46 @@ async function exceptionsViewExists(sql: Sql): Promise<boolean> {
   return r?.ok ?? false;
 }
 
+/** What a list reads from: the union of the live legs' views, and whether the work view exists yet. */
+async function sourcesOf(sql: Sql) {
+  return { from: await allDiscrepancies(sql), withWork: await exceptionsViewExists(sql) };
+}
+
 /**
- * The discrepancies with their work rows, filtered by what SQL can see, in the keyset's order: the time to the
- * millisecond as the key has it (a JS date), rows without one first, then id. `after` leaves out the rows of
- * an earlier millisecond in the query; the key itself is compared in memory. Wrapped in an object, as the query
- * is a thenable that would run when returned from an async function.
+ * The keyset's order as SQL: the operation's time to the millisecond as the key has it (a JS date), rows without
+ * one first, then id. Spelled as each leg's index on it is (discrepancies/table.ts), in UTC so that it is
+ * immutable (a truncation to the millisecond is the same instant in any zone).
  */
-async function joinedQuery(sql: Sql, f: ExceptionFilter & { id?: string }, after: string | null) {
-  const from = sql.unsafe(await allDiscrepancies(sql));
-  const withWork = await exceptionsViewExists(sql);
+const SORT_AT = `date_trunc('milliseconds', coalesce(discrepancies.occurred_at, discrepancies.detected_at) at time zone 'UTC')`;
+
+/**
+ * The discrepancies with their work rows, filtered by what SQL can see, in the keyset's order, after the key
+ * `after` (exclusive) and at most `limit` of them: with each leg's index on the order a batch reads its rows
+ * and no more, however many come after it. Wrapped in an object, as the query is a thenable that would run
+ * when returned from an async function.
+ */
+function joinedQuery(
+  sql: Sql,
+  src: { from: string; withWork: boolean },
+  f: ExceptionFilter & { id?: string },
+  after: string | null,
+  limit: number | null,
+) {
   const types = f.leg ? DISCREPANCY_TYPES.filter((t) => entryOf(t).leg === f.leg) : null;
-  const work = withWork
+  const work = src.withWork
     ? sql`left join recon.exceptions x on x.discrepancy_id = discrepancies.id`
     : sql`left join (select null::uuid as discrepancy_id) x on false`;
-  const since = after?.split('|')[0] || null;
-  const time = sql`date_trunc('milliseconds', coalesce(discrepancies.occurred_at, discrepancies.detected_at))`;
+  const time = sql.unsafe(SORT_AT);
+  const [at = '', id = null] = after?.split('|') ?? [];
+  // rows without a time come first: after a key with one, none of them; after one without, those of a later id
+  const keyset =
+    after === null
+      ? sql``
+      : at === ''
+        ? sql`and (${time} is not null or discrepancies.id > ${id}::uuid)`
+        : sql`and ${time} is not null and (${time}, discrepancies.id) > ((${at}::timestamptz at time zone 'UTC'), ${id}::uuid)`;
   const query = sql<Record<string, unknown>[]>`
-    select discrepancies.*, to_jsonb(x) as work from ${from} ${work}
+    select discrepancies.*, to_jsonb(x) as work from ${sql.unsafe(src.from)} ${work}
     where (${f.id ?? null}::uuid is null or discrepancies.id = ${f.id ?? null}::uuid)
       and (not ${f.standing === true} or discrepancies.status <> 'resolved')
       and (${f.status ?? null}::text is null or discrepancies.status = ${f.status ?? null}::text)
@@ -167,8 +181,9 @@ async function joinedQuery(sql: Sql, f: ExceptionFilter & { id?: string }, after
       and (${f.currency ?? null}::text is null or discrepancies.currency = ${f.currency ?? null}::text)
       and (${f.subMerchantId ?? null}::text is null or ${f.subMerchantId ?? null}::text = any(discrepancies.sub_merchant_ids)
            or discrepancies.sub_merchant_id = ${f.subMerchantId ?? null}::text)
-      and (${since}::timestamptz is null or ${time} >= ${since}::timestamptz)
-    order by ${time} nulls first, discrepancies.id`;
+      ${keyset}
+    order by ${time} nulls first, discrepancies.id
+    ${limit === null ? sql`` : sql`limit ${limit}`}`;
   return { query };
 }
 
@@ -258,9 +273,10 @@ export async function listExceptions(
 ): Promise<ExceptionPage> {
   const limit = f.limit ?? Number.POSITIVE_INFINITY;
   const items: ExceptionItem[] = [];
-  // left as soon as the page and the one after it are known: a page of 100 reads a batch or two of a month's
-  // million discrepancies, not all of them
-  pages: for await (const batch of exceptionBatches(sql, f, now, policy, read)) {
+  // left as soon as the page and the one after it are known: a page of 100 with no filter judged in memory is
+  // one query of 101 rows; with one that few rows match, the batches grow to READ_BATCH
+  const first = read.batchRows === undefined ? { batchRows: Math.min(READ_BATCH, limit + 1), grow: true } : {};
+  pages: for await (const batch of exceptionBatches(sql, f, now, policy, { ...read, ...first })) {
     for (const x of batch) {
       items.push(x);
       if (items.length > limit) break pages;
@@ -273,7 +289,8 @@ export async function listExceptions(
 
 /**
  * Every exception matching `f` after its cursor (its `limit` not applied), in the keyset's order, a batch at a
- * time through one cursor of one query: a list read whole (`recon exceptions list`) scans the views once.
+ * time, each batch a query after the last row of the one before: a page reads a batch or two through the
+ * legs' indexes on the order, and a list read whole (`recon exceptions list`) reads each row once.
  */
 export async function* exceptionBatches(
   sql: Sql,
@@ -283,21 +300,29 @@ export async function* exceptionBatches(
   read: ListRead = {},
 ): AsyncGenerator<ExceptionItem[]> {
   checkExceptionFilter(f);
-  const after = f.after === undefined ? null : cursorOf(f.after);
-  for await (const rows of (await joinedQuery(sql, f, after)).query.cursor(read.batchRows ?? READ_BATCH)) {
+  const src = await sourcesOf(sql);
+  let size = read.batchRows ?? READ_BATCH;
+  let after = f.after === undefined ? null : cursorOf(f.after);
+  for (;;) {
+    const rows = await joinedQuery(sql, src, f, after, size).query;
     read.onBatch?.(rows.length);
     const items: ExceptionItem[] = [];
     for (const r of rows) {
       const x = itemOf(r, now, policy);
-      if (matches(x, f) && (after === null || isAfter(keyOf(x.discrepancy), after))) items.push(x);
+      if (matches(x, f)) items.push(x);
+      after = keyOf(x.discrepancy);
     }
     yield items;
+    if (rows.length < size) return;
+    if (read.grow) size = Math.min(READ_BATCH, size * 2);
   }
 }
 
 /** How a list is read: rows a fetch, and a hook told of each fetch (the tests count them). */
 export interface ListRead {
   readonly batchRows?: number | undefined;
+  /** each batch after a full one twice as many rows, up to READ_BATCH */
+  readonly grow?: boolean | undefined;
   readonly onBatch?: (rows: number) => void;
 }
 
@@ -314,7 +339,7 @@ export async function getException(
   policy: ExceptionPolicy = DEFAULT_EXCEPTION_POLICY,
 ): Promise<ExceptionItem | null> {
   if (!UUID.test(id)) return null;
-  const [r] = await (await joinedQuery(sql, { id: id.toLowerCase() }, null)).query;
+  const [r] = await joinedQuery(sql, await sourcesOf(sql), { id: id.toLowerCase() }, null, null).query;
   return r ? itemOf(r, now, policy) : null;
 }
 

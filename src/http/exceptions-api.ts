@@ -175,6 +175,13 @@ function filterOf(q: URLSearchParams): ExceptionFilter {
   const g = (name: string) => q.get(name) ?? undefined;
   const minAmount = whole('min_amount');
   const minAge = whole('min_age');
+  // refused here, naming the API's parameter (the list's own check names the CLI's --min-age)
+  if (minAge !== undefined && !Number.isSafeInteger(Number(minAge)))
+    throw new ExceptionRefused(
+      'INVALID',
+      'min_age',
+      `min_age: expected whole hours, at most ${Number.MAX_SAFE_INTEGER}`,
+    );
   const limit = whole('limit');
   return {
     leg: g('leg'),

@@ -24,13 +24,16 @@ const FILTER_KEYS = [
 ];
 const hidden = (name: string, value: string) => html`<input type="hidden" name="${name}" value="${value}">`;
 
-/** The bulk form under the queue, carrying the queue's filter. */
+/**
+ * The bulk form under the queue, carrying the queue's filter; an empty status too, which is the queue's "any"
+ * (no status at all is its default, open: queue.ts parseQueueFilter).
+ */
 export function bulkForm(v: View, q: URLSearchParams, users: readonly { id: string; name: string }[]): Html {
   const t = WORK_WORDS[v.lang];
   const opts = (xs: readonly string[]) => xs.map((x) => html`<option value="${x}">${x}</option>`);
   return html`<section aria-labelledby="bulk-h"><h2 id="bulk-h">${t.bulk}</h2>
 <form method="post" action="/console/exceptions/bulk" class="bulk">${csrfField(v)}
-${FILTER_KEYS.filter((k) => q.get(k)).map((k) => hidden(k, q.get(k)!))}
+${FILTER_KEYS.filter((k) => q.get(k) || (k === 'status' && q.has(k))).map((k) => hidden(k, q.get(k)!))}
 <label>${t.bulkAction}<select name="bulk_action">${opts(['comment', 'assign', 'resolve', 'accept'])}</select></label>
 <label>${t.assignee}<select name="to"><option value=""></option>${users.map((u) => html`<option value="${u.id}">${u.name} (${u.id})</option>`)}</select></label>
 <label>${t.reasonCode}<select name="reasonCode"><option value=""></option>${opts(HAND_REASONS)}</select></label>

@@ -33,6 +33,8 @@ const TYPES: Record<string, string> = {
 /** The path of a recorded statement file, or null (unknown name, not a plain name, not on disk). */
 export async function statementFile(sql: Sql, outDir: string, name: string): Promise<string | null> {
   if (name !== path.basename(name) || name.startsWith('.') || !(path.extname(name) in TYPES)) return null;
+  // no file we write has a control character, and PostgreSQL takes no NUL in a text (the query failed: a 500)
+  if (/[\u0000-\u001f\u007f]/.test(name)) return null;
   const [known] = await sql`
     select 1 from statement_runs, jsonb_array_elements(files) f where f->>'name' = ${name} limit 1`;
   if (!known) return null;

@@ -28,10 +28,14 @@ const TABLE = 'discrepancies';
 
 /**
  * Every leg's indexes for the console's queue (docs/console.md): in detection order (its keyset paging), by
- * status, by type and status, and by sub-merchant (`sub_merchant_ids @> array[…]` through the array's GIN index).
+ * status, by type and status, and by sub-merchant (`sub_merchant_ids @> array[…]` through the array's GIN index);
+ * and in the exceptions list's order (exceptions/queries.ts `EXCEPTION_ORDER`: the operation's time to the
+ * millisecond, in UTC so that the expression is immutable, none first, then id), so that a page of the API
+ * reads its rows and no more.
  */
 const QUEUE_INDEXES = [
   '(detected_at, id)',
+  `((date_trunc('milliseconds', coalesce(occurred_at, detected_at) at time zone 'UTC')) nulls first, id)`,
   '(status, detected_at, id)',
   '(type, status, detected_at, id)',
   'using gin (sub_merchant_ids)',
