@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { ExceptionDecisionProposed } from '../events/exception-events';
+import { ExceptionDecisionProposed, exceptionStream } from '../events/exception-events';
+import { eventIdFor } from '../events/ids';
 import type { Person } from '../people/directory';
 import { type ActionRequest, planAction } from './actions';
 import { commitAll, type ExceptionDeps, policyOf, nowOf, type Plan } from './context';
@@ -212,15 +213,29 @@ export interface RowProblem {
 }
 
 /**
+ * The id of a Decisions sheet row's n-th event, from the file (its sha-256), the row and the exception: the
+ * events carry the time they were written, so without it the same file imported again wrote every row again.
+ */
+const sheetEventId = (sheet: string, row: number, id: string, n: number) =>
+  eventIdFor('DecisionsSheetRow', { sheet, row, id, n });
+
+/** Whether this row of this file was written before (its first event is in the exception's stream). */
+async function rowImported(deps: ExceptionDeps, sheet: string, row: number, id: string): Promise<boolean> {
+  const first = sheetEventId(sheet, row, id, 0);
+  return (await deps.store.readStream(exceptionStream(id))).some((e) => e.id === first);
+}
+
+/**
  * Applies a list of actions all or nothing: every row is planned first, and one refused row refuses the list
  * (every problem returned, nothing written). The seam of the offline Decisions sheet: its importer turns
- * rows into ActionRequests (numbered as the sheet numbers them) and calls this.
+ * rows into ActionRequests (numbered as the sheet numbers them) and calls this. `sheet`: the file's sha-256;
+ * a row of it written before is passed by, and its events are given ids from it.
  */
 export async function applyDecisionRows(
   deps: ExceptionDeps,
   actor: Person,
   rows: ReadonlyArray<{ row: number; request: ActionRequest }>,
-  opts: { dryRun: boolean },
+  opts: { dryRun: boolean; sheet?: string },
 ): Promise<
   { ok: true; changes: Array<{ row: number; id: string; summary: string }> } | { ok: false; problems: RowProblem[] }
 > {
@@ -235,8 +250,14 @@ export async function applyDecisionRows(
       continue;
     }
     first.set(request.id.toLowerCase(), row);
+    if (opts.sheet && (await rowImported(deps, opts.sheet, row, request.id.toLowerCase()))) continue;
     try {
-      planned.push({ row, request, plan: await planAction(deps, actor, request) });
+      const plan = await planAction(deps, actor, request);
+      const sheet = opts.sheet;
+      const events = sheet
+        ? plan.events.map((e, n) => ({ ...e, id: sheetEventId(sheet, row, plan.id, n) }))
+        : plan.events;
+      planned.push({ row, request, plan: { ...plan, events } });
     } catch (e) {
       if (!(e instanceof ExceptionRefused)) throw e;
       problems.push({ row, field: e.field, message: e.message });

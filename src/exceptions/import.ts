@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type ExcelJS from 'exceljs';
 import { DateTime } from 'luxon';
@@ -283,7 +284,10 @@ export async function importDecisions(
 > {
   const read = await readDecisionsSheet(file, opts.timezone);
   if (read.problems.length) return { ok: false, problems: read.problems };
-  const r = await applyDecisionRows(deps, actor, read.rows, opts);
+  const sheet = createHash('sha256')
+    .update(Buffer.isBuffer(file) ? file : Buffer.from(file))
+    .digest('hex');
+  const r = await applyDecisionRows(deps, actor, read.rows, { ...opts, sheet });
   if (r.ok) return r;
   const place = (p: RowProblem): SheetProblem => {
     const c = p.field === null ? undefined : COLUMN_OF[p.field];

@@ -316,8 +316,10 @@ export interface HeldOptions {
 /**
  * A discrepancy's claim under the policy; none when its type holds nothing or its difference is immaterial.
  * `more`: what is in doubt beyond its (accepted, frozen) values since (excessOf), added to a difference.
+ * `withheld`: the decision in force at the cut is withhold (a status of now would reword a cut read again after
+ * a later decision, and call a later pay "withheld").
  */
-export function claimOf(r: DiscRow, policy: HoldPolicy, more = 0n): HoldClaim | null {
+export function claimOf(r: DiscRow, policy: HoldPolicy, more = 0n, withheld = false): HoldClaim | null {
   const rule = holdRuleOf(policy, r.type);
   if (rule === 'none') return null;
   let atMost: bigint | null = null;
@@ -330,7 +332,7 @@ export function claimOf(r: DiscRow, policy: HoldPolicy, more = 0n): HoldClaim | 
   return {
     id: r.id,
     type: r.type,
-    reason: r.status === 'accepted' ? `${reason} (reviewed: withheld)` : reason,
+    reason: withheld ? `${reason} (reviewed: withheld)` : reason,
     posId: r.pos_id,
     paymentId: r.payment_id,
     orderId: r.order_id,
@@ -438,7 +440,7 @@ export async function heldAt(
     const releases = decision === 'pay' || decision === 'write_off';
     // (frozen only while accepted: a row opened again since holds its values as they are now)
     const more = decision === 'withhold' && r.status === 'accepted' ? excessOf(r, amount) : 0n;
-    const c = releases ? excessClaimOf(r, amount, policy) : claimOf(r, policy, more);
+    const c = releases ? excessClaimOf(r, amount, policy) : claimOf(r, policy, more, decision === 'withhold');
     // a pay or write-off that recorded the payment it released: its growth since is weighed against the journal
     if (releases && released !== null && holdRuleOf(policy, r.type) === 'payment' && onSale(r))
       // weighed in the journal's measure where recorded; a doubt of the whole payment is the growth itself

@@ -42,17 +42,20 @@ export function heldDay(h: HeldLine, timezone: string): string | null {
 const byCurrency = <T extends { currency: string }>(xs: readonly T[]) =>
   [...xs].sort((a, b) => (a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : 0));
 
+// by code unit, never `localeCompare`: the process's locale (LANG) collates ("aa" after "z" in Danish), and a
+// statement issued again on another machine must list the same lines
+const byText = (a: string | null | undefined, b: string | null | undefined) => {
+  const x = a ?? '';
+  const y = b ?? '';
+  return x < y ? -1 : x > y ? 1 : 0;
+};
+
 /** The section's lines in statement order: by currency, then date, order and payment. */
 export function heldLines(payouts: readonly HeldByCurrency[], timezone: string) {
   return byCurrency(payouts).flatMap((p) =>
     [...p.holds]
       .map((h) => ({ ...h, day: heldDay(h, timezone) }))
-      .sort(
-        (a, b) =>
-          (a.day ?? '').localeCompare(b.day ?? '') ||
-          (a.orderId ?? '').localeCompare(b.orderId ?? '') ||
-          (a.paymentId ?? '').localeCompare(b.paymentId ?? ''),
-      ),
+      .sort((a, b) => byText(a.day, b.day) || byText(a.orderId, b.orderId) || byText(a.paymentId, b.paymentId)),
   );
 }
 

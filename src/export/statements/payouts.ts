@@ -149,6 +149,7 @@ export async function statementPayouts(
   const { from, to } = monthRange(opts.month, opts.timezone);
   const { earlier, sameCut } = await runsOfMonth(deps.store, opts.month, opts.timezone, opts.cut);
   const forInformation = await laterMonthIssued(deps.store, opts.month, opts.cut);
+  const reasonsAtCut = new Map(opts.held.map((h) => [h.discrepancyId, h.reason]));
   const out: StatementPayout[] = [];
   for (const f of opts.figures) {
     const names = await deps.namesOf(f.subMerchantId);
@@ -163,7 +164,7 @@ export async function statementPayouts(
     const flow = (f.adjustments ?? 0n) + (f.notStated ?? 0n) + f.netPayable;
     const recorded = sameCut.get(key);
     const holds = recorded
-      ? await deps.recordedHeld(recorded.holds, f.subMerchantName, f.currency)
+      ? withReasonsAtCut(await deps.recordedHeld(recorded.holds, f.subMerchantName, f.currency), reasonsAtCut)
       : unregistered
         ? placeholderHolds(f, flow + released - broughtForward)
         : opts.held.filter((h) => h.currency === f.currency && names.includes(h.receiverName));
@@ -202,6 +203,18 @@ export async function statementPayouts(
 }
 
 /** A receiver not in the directory is never due: all it is owed is held until it is registered. */
+/**
+ * A recorded run's held items with the reasons the cut gives them (`heldAt`: what a review in force at the cut
+ * added, "(reviewed: withheld)"), so a statement issued again at its cut reads as it was issued; an item the cut
+ * no longer holds keeps its type's reason.
+ */
+function withReasonsAtCut(items: readonly HeldItem[], reasons: ReadonlyMap<string, string>): HeldItem[] {
+  return items.map((h) => {
+    const reason = reasons.get(h.discrepancyId);
+    return reason === undefined ? h : { ...h, reason };
+  });
+}
+
 function placeholderHolds(f: StatementFigures, owed: bigint): HeldItem[] {
   const hold = {
     discrepancyId: '',
