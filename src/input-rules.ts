@@ -232,9 +232,13 @@ export function printable(text: string, options: { oneLine?: boolean } = {}): st
   return options.oneLine ? escaped.replace(/\r\n|\r|\n/g, '\\n').replace(/\t/g, '\\t') : escaped;
 }
 
-/** A value quoted into a refusal's message: printable, one line, at most 60 characters. */
+/**
+ * A value quoted into a refusal's message: printable, one line, at most 60 characters, card numbers masked. Masked
+ * before it is cut: a cut inside a card number leaves a run too short to look like one, which no later masking
+ * (the command line's, the log's) would see.
+ */
 export function quoteForMessage(text: string): string {
-  const shown = printable(text, { oneLine: true });
+  const shown = printable(maskPans(text), { oneLine: true });
   // printable() has escaped what needs it; JSON.stringify would escape its backslashes a second time
   return `"${(shown.length > 60 ? `${shown.slice(0, 60)}…` : shown).replace(/"/g, '\\"')}"`;
 }

@@ -1,3 +1,5 @@
+import { maskPans } from '../../input-rules';
+
 /**
  * Amounts of bank files to minor units, by the text alone (never a float). Every currency has two decimals
  * here, as in the rest of recon: a third decimal is accepted only when it is 0.
@@ -15,9 +17,10 @@ const COMMA = /^(\d+)(?:,(\d*))?$/;
 export function minorUnits(text: string, separator: '.' | ','): bigint | string {
   const t = text.trim();
   const m = (separator === '.' ? POINT : COMMA).exec(t);
-  if (!m) return `not an amount: ${JSON.stringify(t.slice(0, 40))} (digits with "${separator}" as decimal separator)`;
+  if (!m)
+    return `not an amount: ${JSON.stringify(maskPans(t).slice(0, 40))} (digits with "${separator}" as decimal separator)`;
   const whole = m[1]!.replace(/^0+(?=\d)/, '');
-  if (whole.length > MAX_INTEGER_DIGITS) return `amount too large: ${t.slice(0, 40)}`;
+  if (whole.length > MAX_INTEGER_DIGITS) return `amount too large: ${maskPans(t).slice(0, 40)}`;
   const fraction = (m[2] ?? '').replace(/0+$/, '');
   if (fraction.length > 2) return `more than two decimals: ${t.slice(0, 40)}`;
   return BigInt(whole) * 100n + BigInt(fraction.padEnd(2, '0'));
