@@ -108,7 +108,7 @@ function maskedEscaped(value: string): string {
  */
 const OTHER_IDS: ReadonlySet<string> = new Set(['transactionId', 'transaction_id', 'pos_id']);
 
-/** `v` with the card numbers in its strings masked, at any depth; the same value when none is. */
+/** `v` with the card numbers in its strings (values and member names) masked, at any depth; the same value when none is. */
 function withPansMasked(v: unknown, depth = 0): unknown {
   if (typeof v === 'string') return holdsCardNumber(v) ? maskPans(v) : v;
   if (depth > MAX_JSON_DEPTH || v === null || typeof v !== 'object') return v;
@@ -120,8 +120,11 @@ function withPansMasked(v: unknown, depth = 0): unknown {
   const out: Record<string, unknown> = {};
   for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
     const m = depth === 0 && OTHER_IDS.has(k) ? x : withPansMasked(x, depth + 1);
-    if (m !== x) changed = true;
-    out[k] = m;
+    // a member name may be a card number too (cards keyed by number), as the recorded text masks it; most names
+    // are shorter than any card number and are not looked into
+    const name = k.length >= 13 && holdsCardNumber(k) ? maskPans(k) : k;
+    if (m !== x || name !== k) changed = true;
+    out[name] = m;
   }
   return changed ? out : v;
 }
