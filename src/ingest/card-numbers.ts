@@ -21,13 +21,17 @@ import { MAX_JSON_DEPTH } from '../psp/json';
  * The event id is made from the masked content: the same delivery masked the same way is the same id.
  */
 
-/** The fields of a record or webhook (and of its `other`) whose text is masked. */
+/**
+ * The fields of a record or webhook (and of its `other`) whose text is masked: a register row's `payway` among
+ * them, which no matching reads and a statement prints word for word when it is no payway recon knows.
+ */
 const CARD_TEXT_FIELDS: ReadonlySet<string> = new Set([
   'cc_mask',
   'cardMask',
   'description',
   'status_description',
   'payload',
+  'payway',
 ]);
 
 /** The fields whose whole value is a card token. */
