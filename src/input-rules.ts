@@ -156,6 +156,8 @@ export interface TextPolicy {
   readonly empty?: boolean;
   /** bidirectional overrides and isolates (U+202A–U+202E, U+2066–U+2069) refused; otherwise kept and escaped on output */
   readonly refuseBidi?: boolean;
+  /** card numbers in it masked (maskCardNumbersInText): a text a person types, which recon keeps and shows */
+  readonly maskCardNumbers?: boolean;
 }
 
 /** A short name: one line, no bidirectional overrides, 200 characters. */
@@ -164,6 +166,12 @@ export const NAME_TEXT: TextPolicy = { maxLength: 200, refuseBidi: true };
 export const REFERENCE_TEXT: TextPolicy = { maxLength: 256, refuseBidi: true };
 /** Free text (a remittance, a description): line breaks kept, 4,096 characters. */
 export const FREE_TEXT: TextPolicy = { maxLength: 4096, lineBreaks: true, tabs: true, empty: true };
+/**
+ * What a person writes to say why (an exception's comment or note, a payout run's reason, a payee's check, a
+ * revocation): free text of 4,000 characters, not empty, stored for good and shown in the console and reports, so
+ * with its card numbers masked (an analyst pasting the payer's card into a comment).
+ */
+export const NOTE_TEXT: TextPolicy = { ...FREE_TEXT, maxLength: 4000, empty: false, maskCardNumbers: true };
 
 const BIDI = /[\u202A-\u202E\u2066-\u2069]/;
 
@@ -203,7 +211,7 @@ export function checkText(text: string, policy: TextPolicy): Checked<string> {
       };
     }
   }
-  return { ok: true, value: text };
+  return { ok: true, value: policy.maskCardNumbers ? (maskCardNumbersInText(text) ?? text) : text };
 }
 
 function hex(c: number): string {
@@ -224,9 +232,13 @@ export function printable(text: string, options: { oneLine?: boolean } = {}): st
   return options.oneLine ? escaped.replace(/\r\n|\r|\n/g, '\\n').replace(/\t/g, '\\t') : escaped;
 }
 
-/** A value quoted into a refusal's message: printable, one line, at most 60 characters. */
+/**
+ * A value quoted into a refusal's message: printable, one line, at most 60 characters, card numbers masked. Masked
+ * before it is cut: a cut inside a card number leaves a run too short to look like one, which no later masking
+ * (the command line's, the log's) would see.
+ */
 export function quoteForMessage(text: string): string {
-  const shown = printable(text, { oneLine: true });
+  const shown = printable(maskPans(text), { oneLine: true });
   // printable() has escaped what needs it; JSON.stringify would escape its backslashes a second time
   return `"${(shown.length > 60 ? `${shown.slice(0, 60)}…` : shown).replace(/"/g, '\\"')}"`;
 }
@@ -258,4 +270,68 @@ export function documentText(text: string, maxLength: number = NAME_TEXT.maxLeng
   let cut = one.slice(0, maxLength - 1);
   if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
   return `${cut.trimEnd()}…`;
+}
+
+/** Whether `digits` (digits only) pass the card-number check digit (Luhn). */
+export function luhnValid(digits: string): boolean {
+  if (!/^\d+$/.test(digits)) return false;
+  let sum = 0;
+  for (let i = 0; i < digits.length; i++) {
+    let d = digits.charCodeAt(digits.length - 1 - i) - 48;
+    if (i % 2 === 1) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+  }
+  return sum % 10 === 0;
+}
+
+// 13 to 19 digits, whole or in the groups cards are printed in (4-4-4-1..7, or 4-6-5), by spaces or dashes; never
+// part of a longer word (a UUID's digits between its letters and dashes are not a card number)
+const PAN_SHAPE =
+  /(?<![0-9A-Za-z])(?:\d{13,19}|\d{4}([ -])\d{4}\1\d{4}\1\d{1,7}|\d{4}([ -])\d{6}\2\d{5})(?![0-9A-Za-z])/g;
+
+/**
+ * `text` with every card number in it masked to its first six and last four digits, as a PSP masks: a run of a
+ * card number's shape that passes the check digit (src/ingest/card-numbers.ts says where the doors mask).
+ */
+export function maskPans(text: string): string {
+  if (!PAN_SHAPE.test(text)) return text;
+  PAN_SHAPE.lastIndex = 0;
+  return text.replace(PAN_SHAPE, (m) => {
+    const digits = m.replace(/[ -]/g, '');
+    return luhnValid(digits) ? `${digits.slice(0, 6)}${'*'.repeat(digits.length - 10)}${digits.slice(-4)}` : m;
+  });
+}
+
+/**
+ * A text a person typed and a file carries (a bank entry's remittance and counterparty name, an order's customer
+ * reference, a note) with its card numbers masked; null stays null. In a bank text a run joined by dashes to
+ * letters or digits on either side is part of a reference (`RS-4111111111111111-2025-03-EUR`, a payout's
+ * statement number that src/reconciliation/payouts/match.ts looks for) and is kept.
+ */
+export function maskCardNumbersInText(text: string | null, keepJoined = false): string | null {
+  if (text === null || !holdsCardNumber(text)) return text;
+  return text.replace(PAN_SHAPE, (m: string, _a: unknown, _b: unknown, at: number) => {
+    if (keepJoined && (/[0-9A-Za-z]-$/.test(text.slice(0, at)) || /^-[0-9A-Za-z]/.test(text.slice(at + m.length))))
+      return m;
+    return maskPans(m);
+  });
+}
+
+/**
+ * Whether some run of `text` of a card number's shape passes the check digit. A match cannot cross a quote (a
+ * card number's shape is digits, spaces and dashes), and a quote is no letter or digit, so a string value of a
+ * JSON text holds exactly the matches the whole text holds there: none passing means no string value changes.
+ */
+export function holdsCardNumber(text: string): boolean {
+  PAN_SHAPE.lastIndex = 0;
+  for (let m = PAN_SHAPE.exec(text); m !== null; m = PAN_SHAPE.exec(text)) {
+    if (luhnValid(m[0].replace(/[ -]/g, ''))) {
+      PAN_SHAPE.lastIndex = 0;
+      return true;
+    }
+  }
+  return false;
 }

@@ -17,8 +17,10 @@ export interface Logger {
 
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 
-// 13 to 19 digits, optionally grouped by spaces or dashes: the shape of a PAN.
-const PAN = /\b(?:\d[ -]?){12,18}\d\b/g;
+// 13 to 19 digits, optionally grouped by spaces or dashes: the shape of a PAN. Bounded as the store bounds it
+// (src/input-rules.ts), by anything but a letter or digit: `\b` took `_` for part of a word, and
+// `visa_4111…` for no card number.
+const PAN = /(?<![0-9A-Za-z])(?:\d[ -]?){12,18}\d(?![0-9A-Za-z])/g;
 // Fields whose values are never written, whatever they hold.
 const SENSITIVE_KEY =
   /^(cc_number|card_cvv|cvv|cvc|api_?secret|api_?key|endpoints_?key|password|authorization|x-api-auth|x-api-key|signature|token|secret)$/i;

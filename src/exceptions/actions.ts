@@ -11,7 +11,7 @@ import {
   HAND_REASONS,
 } from '../events/exception-events';
 import { eventIdFor } from '../events/ids';
-import { checkText, FREE_TEXT, plausibleInstant } from '../input-rules';
+import { checkText, NOTE_TEXT, plausibleInstant } from '../input-rules';
 import type { Person } from '../people/directory';
 import { may } from '../people/roles';
 import { acceptanceOf } from '../reconciliation/discrepancy-queries';
@@ -100,7 +100,7 @@ export const ACTION_REQUESTS: readonly ActionName[] = [
 
 /** A required text, trimmed, checked by the door's rules; refused naming the field. */
 function text(field: string, value: string | undefined): string {
-  const r = checkText(value ?? '', { ...FREE_TEXT, maxLength: 4000 });
+  const r = checkText(value ?? '', { ...NOTE_TEXT, empty: true });
   if (!r.ok) throw new ExceptionRefused('INVALID', field, `${field}: ${r.reason}`);
   if (r.value.trim() === '') throw new ExceptionRefused('INVALID', field, `${field}: required, say why`);
   return r.value.trim();

@@ -1,4 +1,4 @@
-import { bearerToken } from './http-app';
+import { answerText, bearerToken } from './http-app';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Sql } from '../db/connect';
 import { checkText, plausibleDay, REFERENCE_TEXT } from '../input-rules';
@@ -91,7 +91,7 @@ function send(
   head = false,
   extra: Record<string, string> = {},
 ): void {
-  const text = JSON.stringify(body, (_k, v) => (typeof v === 'bigint' ? v.toString() : v));
+  const text = answerText(status, body);
   res.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(text),

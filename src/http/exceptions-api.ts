@@ -1,4 +1,4 @@
-import { bearerToken } from './http-app';
+import { answerText, bearerToken } from './http-app';
 import { bodyText } from '../request-body';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Sql } from '../db/connect';
@@ -53,7 +53,7 @@ const PREFIX = '/api/exceptions';
 const MAX_BODY = 65_536;
 
 function send(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body, (_k, v) => (typeof v === 'bigint' ? v.toString() : v));
+  const text = answerText(status, body);
   res.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(text),

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { maskCardNumbersInJson } from '../ingest/card-numbers';
 import type { Logger } from '../log';
 
 /**
@@ -24,6 +25,16 @@ export function bearerToken(req: IncomingMessage): string | undefined {
   return typeof h === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(h)?.[1] : undefined;
 }
 
+/**
+ * An answer's JSON text (bigints as their digits). A refusal (4xx, 5xx) quotes what it refused, and what it refused
+ * may hold a card number (`unknown method "4111…"`): its strings are masked as the log and the store mask them,
+ * so that a card number sent to recon by mistake is never sent back (README, "Secrets and card data").
+ */
+export function answerText(status: number, body: unknown): string {
+  const text = JSON.stringify(body, (_k, v) => (typeof v === 'bigint' ? v.toString() : v));
+  return status >= 400 ? maskCardNumbersInJson(text) : text;
+}
+
 export function sendJson(
   res: ServerResponse,
   status: number,
@@ -31,7 +42,7 @@ export function sendJson(
   headers: Record<string, string> = {},
 ): void {
   if (res.headersSent) return;
-  const text = JSON.stringify(body);
+  const text = answerText(status, body);
   res.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(text),

@@ -1,4 +1,4 @@
-import { bearerToken } from './http-app';
+import { answerText, bearerToken } from './http-app';
 import { bodyText } from '../request-body';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EventStore, NewEvent } from '../store/types';
@@ -25,7 +25,7 @@ export const MAX_ORDERS_PER_REQUEST = 5000;
 export type OrdersApiHandler = (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
 
 function send(res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}): void {
-  const text = JSON.stringify(body, (_k, v) => (typeof v === 'bigint' ? v.toString() : v));
+  const text = answerText(status, body);
   res.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(text),

@@ -1,4 +1,4 @@
-import { bearerToken } from './http-app';
+import { answerText, bearerToken } from './http-app';
 import { bodyText } from '../request-body';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type BankConfig, executionHolidays } from '../config/bank';
@@ -43,7 +43,7 @@ export interface PayoutRunsApiDeps {
 const MAX_BODY = 4096;
 
 function send(res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
+  const text = answerText(status, body);
   res.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(text),

@@ -1,5 +1,5 @@
+import { holdsCardNumber, maskPans } from '../input-rules';
 import { MAX_JSON_DEPTH } from '../psp/json';
-import { luhnValid } from '../psp/validate';
 
 /**
  * Card numbers never reach the event store (README, "Reliability and security"). A PSP sends them masked
@@ -21,18 +21,17 @@ import { luhnValid } from '../psp/validate';
  * The event id is made from the masked content: the same delivery masked the same way is the same id.
  */
 
-// 13 to 19 digits, whole or in the groups cards are printed in (4-4-4-1..7, or 4-6-5), by spaces or dashes; never
-// part of a longer word (a UUID's digits between its letters and dashes are not a card number)
-const PAN_SHAPE =
-  /(?<![0-9A-Za-z])(?:\d{13,19}|\d{4}([ -])\d{4}\1\d{4}\1\d{1,7}|\d{4}([ -])\d{6}\2\d{5})(?![0-9A-Za-z])/g;
-
-/** The fields of a record or webhook (and of its `other`) whose text is masked. */
+/**
+ * The fields of a record or webhook (and of its `other`) whose text is masked: a register row's `payway` among
+ * them, which no matching reads and a statement prints word for word when it is no payway recon knows.
+ */
 const CARD_TEXT_FIELDS: ReadonlySet<string> = new Set([
   'cc_mask',
   'cardMask',
   'description',
   'status_description',
   'payload',
+  'payway',
 ]);
 
 /** The fields whose whole value is a card token. */
@@ -66,46 +65,6 @@ export function maskCardNumbers(text: string): string {
   const t = maskCardTokensInText(text);
   // a refused payload may still be JSON whose strings hide a card number behind escapes
   return maskPans(ESCAPED_CARD_CHAR.test(t) ? maskCardNumbersInJson(t) : t);
-}
-
-function maskPans(text: string): string {
-  if (!PAN_SHAPE.test(text)) return text;
-  PAN_SHAPE.lastIndex = 0;
-  return text.replace(PAN_SHAPE, (m) => {
-    const digits = m.replace(/[ -]/g, '');
-    return luhnValid(digits) ? `${digits.slice(0, 6)}${'*'.repeat(digits.length - 10)}${digits.slice(-4)}` : m;
-  });
-}
-
-/**
- * A text a person typed and a file carries (a bank entry's remittance and counterparty name, an order's customer
- * reference) with its card numbers masked; null stays null. In a bank text a run joined by dashes to letters or
- * digits on either side is part of a reference (`RS-4111111111111111-2025-03-EUR`, a payout's statement number
- * that src/reconciliation/payouts/match.ts looks for) and is kept.
- */
-export function maskCardNumbersInText(text: string | null, keepJoined = false): string | null {
-  if (text === null || !holdsCardNumber(text)) return text;
-  return text.replace(PAN_SHAPE, (m: string, _a: unknown, _b: unknown, at: number) => {
-    if (keepJoined && (/[0-9A-Za-z]-$/.test(text.slice(0, at)) || /^-[0-9A-Za-z]/.test(text.slice(at + m.length))))
-      return m;
-    return maskPans(m);
-  });
-}
-
-/**
- * Whether some run of `text` of a card number's shape passes the check digit. A match cannot cross a quote (a
- * card number's shape is digits, spaces and dashes), and a quote is no letter or digit, so a string value of a
- * JSON text holds exactly the matches the whole text holds there: none passing means no string value changes.
- */
-function holdsCardNumber(text: string): boolean {
-  PAN_SHAPE.lastIndex = 0;
-  for (let m = PAN_SHAPE.exec(text); m !== null; m = PAN_SHAPE.exec(text)) {
-    if (luhnValid(m[0].replace(/[ -]/g, ''))) {
-      PAN_SHAPE.lastIndex = 0;
-      return true;
-    }
-  }
-  return false;
 }
 
 // an escaped digit, space or dash (`\u0034`, `\u0020`, `\u002d`): a card number's shape may hide behind it
@@ -153,7 +112,7 @@ function maskedEscaped(value: string): string {
  */
 const OTHER_IDS: ReadonlySet<string> = new Set(['transactionId', 'transaction_id', 'pos_id']);
 
-/** `v` with the card numbers in its strings masked, at any depth; the same value when none is. */
+/** `v` with the card numbers in its strings (values and member names) masked, at any depth; the same value when none is. */
 function withPansMasked(v: unknown, depth = 0): unknown {
   if (typeof v === 'string') return holdsCardNumber(v) ? maskPans(v) : v;
   if (depth > MAX_JSON_DEPTH || v === null || typeof v !== 'object') return v;
@@ -165,8 +124,11 @@ function withPansMasked(v: unknown, depth = 0): unknown {
   const out: Record<string, unknown> = {};
   for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
     const m = depth === 0 && OTHER_IDS.has(k) ? x : withPansMasked(x, depth + 1);
-    if (m !== x) changed = true;
-    out[k] = m;
+    // a member name may be a card number too (cards keyed by number), as the recorded text masks it; most names
+    // are shorter than any card number and are not looked into
+    const name = k.length >= 13 && holdsCardNumber(k) ? maskPans(k) : k;
+    if (m !== x || name !== k) changed = true;
+    out[name] = m;
   }
   return changed ? out : v;
 }

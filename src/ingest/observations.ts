@@ -124,11 +124,12 @@ export function recordRejected(
     stream: rejectionStream(posId),
     event: newEvent(
       SourceRecordRejected,
-      // the reason quotes the value refused (`unknown method "…"`): masked as the raw copy is
+      // the reason quotes the value refused (`unknown method "…"`), the field's path the names it went through
+      // (`cards.<card number>`): masked as the raw copy is
       {
         posId,
         source,
-        field: field || '(record)',
+        field: maskCardNumbers(field || '(record)'),
         reason: maskCardNumbers(reason),
         ...storableRaw(maskCardNumbers(raw)),
       },

@@ -10,7 +10,7 @@ import {
   PayoutRunFileTaken,
   PayoutRunSent,
 } from '../events/payout-run-events';
-import { checkText, FREE_TEXT } from '../input-rules';
+import { checkText, NOTE_TEXT } from '../input-rules';
 import type { Person } from '../people/directory';
 import { NotAllowed } from '../people/errors';
 import { type Action, may } from '../people/roles';
@@ -476,7 +476,7 @@ export async function cancelRun(
       'RUN_NOT_DRAFT',
       `${runId} is ${run.status}; only a draft or an approved run not yet sent is cancelled`,
     );
-  const why = checkText(reason, { ...FREE_TEXT, maxLength: 4000, empty: false });
+  const why = checkText(reason, NOTE_TEXT);
   if (!why.ok || why.value.trim() === '')
     throw new PayoutRunRefused('INVALID_INPUT', `--reason: ${why.ok ? 'must not be empty' : why.reason}`);
   const taken = run.fileTaken[0];

@@ -1,6 +1,6 @@
 import { newEvent } from '../events/catalog';
 import { PayeeAccountConfirmed, subMerchantStream } from '../events/ledger-events';
-import { checkText, FREE_TEXT } from '../input-rules';
+import { checkText, NOTE_TEXT } from '../input-rules';
 import type { Person } from '../people/directory';
 import { StoreError } from '../store/errors';
 import type { EventStore } from '../store/types';
@@ -40,7 +40,7 @@ function checked(c: PayeeConfirmation) {
   const bic = c.bic === undefined ? null : normalized(c.bic);
   if (bic !== null && !BIC.test(bic))
     throw new PayoutRunRefused('INVALID_INPUT', '--bic: expected a BIC of 8 or 11 characters (e.g. COBADEFFXXX)');
-  const note = checkText(c.note.trim(), { ...FREE_TEXT, maxLength: 2000, empty: false });
+  const note = checkText(c.note.trim(), { ...NOTE_TEXT, maxLength: 2000 });
   if (!note.ok)
     throw new PayoutRunRefused(
       'INVALID_INPUT',

@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import { newEvent } from '../events/catalog';
 import { PayoutRunUnpaidReleased } from '../events/payout-run-events';
-import { checkText, FREE_TEXT } from '../input-rules';
+import { checkText, NOTE_TEXT } from '../input-rules';
 import type { Person } from '../people/directory';
 import type { EventStore } from '../store/types';
 import { allowed, append, runNamed } from './actions';
@@ -101,7 +101,7 @@ export async function releaseUnpaid(
       'RUN_NOT_SENT',
       `${runId} is ${run.status}; only a sent run's unpaid transfers are released (a draft or an approved run is cancelled: recon payout-runs cancel ${runId} --reason ...)`,
     );
-  const why = checkText(reason, { ...FREE_TEXT, maxLength: 4000, empty: false });
+  const why = checkText(reason, NOTE_TEXT);
   if (!why.ok || why.value.trim() === '')
     throw new PayoutRunRefused('INVALID_INPUT', `--reason: ${why.ok ? 'must not be empty' : why.reason}`);
   const unpaid = unpaidLinesOf(run, [...runs.runs.values()], o.paidByBank);

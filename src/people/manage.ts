@@ -1,6 +1,6 @@
 import { newEvent } from '../events/catalog';
 import { type Role, ROLES, UserAdded, UserRevoked, UserTokenRotated, USERS_STREAM } from '../events/people-events';
-import { checkText, FREE_TEXT, NAME_TEXT } from '../input-rules';
+import { checkText, NAME_TEXT, NOTE_TEXT } from '../input-rules';
 import type { EventStore } from '../store/types';
 import {
   activeAdmins,
@@ -130,7 +130,7 @@ export async function revokeUser(
   const dir = await readDirectory(store);
   const by = actorFor(dir, token, 'users.manage');
   const u = activeUser(dir, userId);
-  const why = checkText(reason, { ...FREE_TEXT, maxLength: 4000, empty: false });
+  const why = checkText(reason, NOTE_TEXT);
   if (!why.ok || why.value.trim() === '')
     throw new UserRefused('INVALID_USER', `--reason: ${why.ok ? 'must not be empty' : why.reason}`);
   if (u.role === 'admin' && activeAdmins(dir).length === 1)

@@ -8,7 +8,7 @@ import {
 } from '../events/ingest-events';
 import { isPlainObject, parseJsonExact, parseJsonFast, toPlainJson } from './json';
 import type { Amount } from './schemas';
-import { checkText, DEFAULT_PLAUSIBLE_DATES } from '../input-rules';
+import { checkText, DEFAULT_PLAUSIBLE_DATES, maskPans } from '../input-rules';
 
 /**
  * Reading the values of the PSP's records one field at a time: the JSON object itself, text PostgreSQL can
@@ -202,11 +202,15 @@ export function recordTimeToIso(
 // Method and status are matched case-insensitively: a change of case is not a change of meaning.
 export function methodOf(v: string, field = 'method'): ParseResult<OperationMethod> {
   const r = operationMethod.safeParse(v.trim().toLowerCase());
-  return r.success ? { ok: true, value: r.data } : fail(field, `unknown method ${JSON.stringify(v.slice(0, 40))}`);
+  return r.success
+    ? { ok: true, value: r.data }
+    : fail(field, `unknown method ${JSON.stringify(maskPans(v).slice(0, 40))}`);
 }
 export function statusOf(v: string, field = 'status'): ParseResult<TransactionStatus> {
   const r = transactionStatus.safeParse(v.trim().toLowerCase());
-  return r.success ? { ok: true, value: r.data } : fail(field, `unknown status ${JSON.stringify(v.slice(0, 40))}`);
+  return r.success
+    ? { ok: true, value: r.data }
+    : fail(field, `unknown status ${JSON.stringify(maskPans(v).slice(0, 40))}`);
 }
 
 export const minor = (a: Amount | null | undefined): string | null => (a == null ? null : a.minor.toString());

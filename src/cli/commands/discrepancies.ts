@@ -7,13 +7,13 @@ import { needsSecondPerson } from '../../exceptions/severity';
 import { runProjections } from '../../projector/runner';
 import { calendarDay, moneySeenOf } from '../options';
 import { UsageError } from '../errors';
-import { checkText, FREE_TEXT } from '../../input-rules';
 import { StdoutClosed, stdoutWriter } from '../stdout';
 import { openSpool } from '../spool';
 import { type ListFormat, printDiscrepancies } from '../discrepancy-print';
 import { withRuntime, type Runtime, runnerDepsOf } from '../runtime';
 import { readDirectory } from '../../people/directory';
 import { actorFor } from '../../people/manage';
+import { checkText, NOTE_TEXT } from '../../input-rules';
 
 /**
  * Brings the reconciliation and orders read models up to the store's head, so that what is printed is current
@@ -124,9 +124,8 @@ function acceptCommand(cmd: Command): void {
             `--decision must be pay or withhold (got ${JSON.stringify(opts.decision)}); a write-off: recon exceptions accept`,
           );
         if (!opts.note.trim()) throw new UsageError('--note must not be empty');
-        // the rule every decision's note is held to at its door (src/exceptions/actions.ts): over 4,000 characters
-        // the acceptance itself refused it, as an internal error; a control character printed on every listing
-        const note = checkText(opts.note.trim(), { ...FREE_TEXT, maxLength: 4000 });
+        // the note is kept for good: checked, and its card numbers masked, as every note a person writes
+        const note = checkText(opts.note, NOTE_TEXT);
         if (!note.ok) throw new UsageError(`--note: ${note.reason}`);
         // decided on the money its person saw, when they name it: changed since, refused and nothing written
         const seen = moneySeenOf(opts);
@@ -140,7 +139,7 @@ function acceptCommand(cmd: Command): void {
             { sql: rt.sql, store: rt.store },
             {
               id,
-              note: opts.note,
+              note: note.value,
               by: by.id,
               at: new Date(),
               ...(opts.decision ? { decision: opts.decision as 'pay' | 'withhold' } : {}),

@@ -1,3 +1,4 @@
+import { maskPans } from '../../input-rules';
 import { MAX_MINOR } from '../../money';
 
 /**
@@ -17,15 +18,16 @@ const COMMA = /^(\d+)(?:,(\d*))?$/;
 export function minorUnits(text: string, separator: '.' | ','): bigint | string {
   const t = text.trim();
   const m = (separator === '.' ? POINT : COMMA).exec(t);
-  if (!m) return `not an amount: ${JSON.stringify(t.slice(0, 40))} (digits with "${separator}" as decimal separator)`;
+  if (!m)
+    return `not an amount: ${JSON.stringify(maskPans(t).slice(0, 40))} (digits with "${separator}" as decimal separator)`;
   const whole = m[1]!.replace(/^0+(?=\d)/, '');
-  if (whole.length > MAX_INTEGER_DIGITS) return `amount too large: ${t.slice(0, 40)}`;
+  if (whole.length > MAX_INTEGER_DIGITS) return `amount too large: ${maskPans(t).slice(0, 40)}`;
   const fraction = (m[2] ?? '').replace(/0+$/, '');
-  if (fraction.length > 2) return `more than two decimals: ${t.slice(0, 40)}`;
+  if (fraction.length > 2) return `more than two decimals: ${maskPans(t).slice(0, 40)}`;
   const minor = BigInt(whole) * 100n + BigInt(fraction.padEnd(2, '0'));
   // every door's largest amount (src/money.ts): one beyond had the nightly report and the statements refuse it
   // on every run after (a workbook holds 15 significant digits exactly), where the file could still be fixed
-  if (minor > MAX_MINOR) return `amount too large: ${t.slice(0, 40)} (at most ${formatMinor(MAX_MINOR)})`;
+  if (minor > MAX_MINOR) return `amount too large: ${maskPans(t).slice(0, 40)} (at most ${formatMinor(MAX_MINOR)})`;
   return minor;
 }
 

@@ -1,4 +1,5 @@
 import type { SaxesTagPlain } from 'saxes';
+import { maskPans } from '../../input-rules';
 import { minorUnits } from './amount';
 import { MAX_CHARGES } from './camt-rules';
 import { type Charges, type Entry, newCharge } from './camt053-elements';
@@ -44,7 +45,7 @@ function indicatorOf(checks: ChargeChecks, path: string, t: string): boolean {
   const v = t.trim();
   if (v === 'true' || v === '1') return true;
   if (v === 'false' || v === '0') return false;
-  return checks.fail(path, `expected true or false, got ${JSON.stringify(v.slice(0, 40))}`);
+  return checks.fail(path, `expected true or false, got ${JSON.stringify(maskPans(v).slice(0, 40))}`);
 }
 
 function keep(s: State, checks: ChargeChecks, path: string, into: Entry['charges'], charge: Entry['charges'][number]) {

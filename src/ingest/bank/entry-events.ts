@@ -1,8 +1,8 @@
 import { BankEntryBooked } from '../../events/bank-events';
 import { idFromCanonical } from '../../events/ids';
+import { maskCardNumbersInText } from '../../input-rules';
 import type { z } from 'zod';
 import type { NewEvent } from '../../store/types';
-import { maskCardNumbersInText } from '../card-numbers';
 import type { ParsedEntry, ParsedStatement } from './types';
 
 /**

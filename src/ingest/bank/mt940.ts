@@ -3,6 +3,7 @@ import {
   checkCurrency,
   checkText,
   FREE_TEXT,
+  maskPans,
   NAME_TEXT,
   quoteForMessage,
   REFERENCE_TEXT,
@@ -228,7 +229,7 @@ class Mt940Reader {
     if (!b)
       this.fail(
         f.line,
-        `:${f.tag}: expected C|D, YYMMDD, currency and amount (e.g. C250131EUR1234,56), got ${JSON.stringify(value.slice(0, 40))}`,
+        `:${f.tag}: expected C|D, YYMMDD, currency and amount (e.g. C250131EUR1234,56), got ${JSON.stringify(maskPans(value).slice(0, 40))}`,
       );
     const date = this.dayOf(f.line, f.tag, b![2]!);
     const amount = minorUnits(b![4]!, ',');
@@ -254,7 +255,7 @@ class Mt940Reader {
     if (!s)
       this.fail(
         f.line,
-        `:61: expected value date, credit/debit mark, amount and type code, got ${JSON.stringify(first.slice(0, 60))}`,
+        `:61: expected value date, credit/debit mark, amount and type code, got ${JSON.stringify(maskPans(first).slice(0, 60))}`,
       );
     const valueDate = this.dayOf(f.line, '61', s![1]!);
     const bookingDate = s![2] ? bookingDay(valueDate, s![2]) : valueDate;

@@ -2,10 +2,9 @@ import { z } from 'zod';
 import { eventIdFor } from '../../events/ids';
 import { OrderAmended, OrderCancelled, OrderPlaced, orderStream, type SplitPart } from '../../events/order-events';
 import { isLosslessNumber } from '../../psp/json';
-import { maskCardNumbersInText } from '../card-numbers';
 import type { Keyed } from '../observations';
 import { formatMinor, notWholeUnits, parseAmount } from '../../money';
-import { checkText, plausibleInstant, quoteForMessage, REFERENCE_TEXT } from '../../input-rules';
+import { checkText, maskCardNumbersInText, plausibleInstant, quoteForMessage, REFERENCE_TEXT } from '../../input-rules';
 
 /**
  * One order record as the marketplace sends it, in any of the three ways in (CSV file, NDJSON file,
