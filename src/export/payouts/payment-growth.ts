@@ -14,8 +14,12 @@ type DiscRow = {
   readonly method: string | null;
 };
 
-/** Growth is of a sale: a refund or chargeback grown pays out less, nothing unseen (none: the payment's own). */
-export const onSale = (r: DiscRow) => r.method === null || SALES.includes(r.method);
+/**
+ * Growth is of the payment's sales, weighed for a decision on one of them or on the authorisation they capture (its
+ * amount is the payment's, its money booked by the captures); a refund or chargeback grown pays out less, nothing
+ * unseen (none: the payment's own).
+ */
+export const onSale = (r: DiscRow) => r.method === null || r.method === 'auth' || SALES.includes(r.method);
 /** The methods the journal books as sales (src/journal-rules.ts `settlementOf`). */
 const SALES = ['purchase', 'capture', 'recurrent'];
 
