@@ -12,6 +12,7 @@ type DiscRow = {
   readonly payment_id: string;
   readonly currency: string | null;
   readonly method: string | null;
+  readonly occurred_at: Date | null;
 };
 
 /**
@@ -23,13 +24,22 @@ export const onSale = (r: DiscRow) => r.method === null || r.method === 'auth' |
 /** The methods the journal books as sales (src/journal-rules.ts `settlementOf`). */
 const SALES = ['purchase', 'capture', 'recurrent'];
 
-export const growthKeyOf = (r: Pick<DiscRow, 'pos_id' | 'payment_id' | 'currency'>) =>
-  [r.pos_id, r.payment_id, r.currency ?? ''].join('\u001f');
+/**
+ * The instant of the one operation a decision released, or '' for the whole payment: a capture is a part of its
+ * payment (the others are captures of their own, released or held on their own), so its release is weighed
+ * against that capture's entries alone (booked at its time); a purchase, recurrent charge or authorisation is the
+ * payment, weighed against all its sales.
+ */
+const partOf = (r: Pick<DiscRow, 'method' | 'occurred_at'>) =>
+  r.method === 'capture' && r.occurred_at !== null ? r.occurred_at.toISOString() : '';
+
+export const growthKeyOf = (r: Pick<DiscRow, 'pos_id' | 'payment_id' | 'currency' | 'method' | 'occurred_at'>) =>
+  [r.pos_id, r.payment_id, r.currency ?? '', partOf(r)].join('\u001f');
 
 /**
- * The amount of each paid payment at the cut in the journal's measure (its decision's `releasedShares`), by
- * receiver: the receivers' shares of its sales in its currency (its refunds' entries, under its id too, are no
- * growth), booked before the period's end.
+ * The amount of each paid payment (or paid capture, partOf) at the cut in the journal's measure (its decision's
+ * `releasedShares`), by receiver: the receivers' shares of its sales in its currency (its refunds' entries, under
+ * its id too, are no growth), booked before the period's end.
  */
 export async function paymentGrowth(
   sql: Sql,
@@ -38,20 +48,23 @@ export async function paymentGrowth(
   periodEnd: Date | undefined,
 ): Promise<Map<string, Map<string, bigint>>> {
   if (rows.length === 0) return new Map();
-  const keys = [...new Set(rows.map((r) => JSON.stringify([r.pos_id, r.payment_id, r.currency ?? ''])))];
-  const found = await sql<{ posId: string; paymentId: string; currency: string; receiver: string; gross: string }[]>`
-    with d as (select x->>0 as pos_id, x->>1 as payment_id, x->>2 as currency
+  const keys = [...new Set(rows.map((r) => JSON.stringify([r.pos_id, r.payment_id, r.currency ?? '', partOf(r)])))];
+  const found = await sql<
+    { posId: string; paymentId: string; currency: string; part: string; receiver: string; gross: string }[]
+  >`
+    with d as (select x->>0 as pos_id, x->>1 as payment_id, x->>2 as currency, x->>3 as part
                from jsonb_array_elements(${`[${keys.join(',')}]`}::text::jsonb) x)
-    select e.pos_id as "posId", e.payment_id as "paymentId", e.currency, e.receiver_name as receiver,
+    select d.pos_id as "posId", d.payment_id as "paymentId", d.currency, d.part, e.receiver_name as receiver,
            sum(e.share)::text as gross
     from d join recon.journal_entries e on e.pos_id = d.pos_id and e.payment_id = d.payment_id and e.currency = d.currency
     where e.receiver_name is not null and e.method = any(${SALES}::text[])
+      and (d.part = '' or (e.method = 'capture' and e.booked_at = d.part::timestamptz))
       and (e.commit_pos, e.prepare_pos) <= (${cut.commit.toString()}::numeric, ${cut.prepare.toString()}::numeric)
       and (${periodEnd ?? null}::timestamptz is null or e.booked_at < ${periodEnd ?? null}::timestamptz)
-    group by 1, 2, 3, 4 order by 4`;
+    group by 1, 2, 3, 4, 5 order by 5`;
   const out = new Map<string, Map<string, bigint>>();
   for (const f of found) {
-    const k = growthKeyOf({ pos_id: f.posId, payment_id: f.paymentId, currency: f.currency });
+    const k = [f.posId, f.paymentId, f.currency, f.part].join('\u001f');
     if (!out.has(k)) out.set(k, new Map());
     out.get(k)!.set(f.receiver, BigInt(f.gross));
   }
