@@ -19,7 +19,7 @@ import {
 import { readStreamsAt } from '../../store/read-streams-at';
 import { comparePositions, type EventStore, type Position } from '../../store/types';
 import { quarantinedPaymentsAt, quarantinedPaymentsOf } from './quarantine-holds';
-import { growthKeyOf, onSale, paymentGrowth } from './payment-growth';
+import { growthKeyOf, growthsOf, heldOnce, onSale, paymentGrowth, type Seen } from './payment-growth';
 
 /**
  * Money held on the statements (docs/discrepancies.md, "What is held"): what a discrepancy puts in doubt, by
@@ -451,60 +451,55 @@ export async function heldAt(
     cut,
     opts.periodEnd,
   );
-  for (const p of paid)
-    claims.push(...growthClaimsOf(p.r, grown.get(growthKeyOf(p.r)) ?? new Map(), p.seen, p.excess, p.whole));
+  const own = paid.map((p) => growthsOf(p.r.receiver_name, grown.get(growthKeyOf(p.r)) ?? new Map(), p.seen));
+  const held = heldOnce(paid.map((p, i) => ({ id: p.r.id, key: growthKeyOf(p.r), growths: own[i]! })));
+  for (const [i, p] of paid.entries()) claims.push(...growthClaimsOf(p.r, own[i]!, held[i]!, p.excess, p.whole));
   return allocateHolds(claims, await paymentNets(sql, claims, cut, opts.periodEnd));
 }
 
 /** Appended to the reason of a payment grown since its review released it (translated: src/export/i18n/labels.ts). */
 export const PAYMENT_CHANGED = ' (reviewed: paid as it was then; the payment changed since it was reviewed)';
 
-/** What a release saw of its payment: its receivers' shares by receiver, or in all (older: the sources' amount). */
-type Seen = ReadonlyMap<string, bigint> | bigint;
-
-const sumOf = (m: ReadonlyMap<string, bigint>) => [...m.values()].reduce((a, x) => a + x, 0n);
-
 /**
  * What a pay or write-off under a `payment` rule leaves held: the payment's shares now above those it released
- * (money nobody saw), each receiver's on its own statement where the release recorded them by receiver (a split
- * of 3,000.00 and 2,000.00 corrected to 3,000.00 and 6,000.00 holds the 4,000.00 on the second's), with the excess
- * in doubt (excessClaimOf) beside it, or the larger of the two where the doubt decided on was the whole payment
- * (`whole`: its excess is that same growth); never more than the payment adds (allocateHolds). A payment smaller
- * now holds nothing more: the journal already pays less, nothing is asked back.
+ * (money nobody saw; `own`, payment-growth.ts `growthsOf`), each receiver's on its own statement where the release
+ * recorded them by receiver (a split of 3,000.00 and 2,000.00 corrected to 3,000.00 and 6,000.00 holds the 4,000.00
+ * on the second's), with the excess in doubt (excessClaimOf) beside it, or the larger of the two where the doubt
+ * decided on was the whole payment (`whole`: its excess is that same growth); never more than the payment adds
+ * (allocateHolds). Of its growths it claims those `held` gives it (`heldOnce`: a growth under two decisions is one
+ * money). A payment smaller now holds nothing more: the journal already pays less, nothing is asked back.
  */
 export function growthClaimsOf(
   r: DiscRow,
-  now: ReadonlyMap<string, bigint>,
-  seen: Seen,
+  own: readonly (readonly [string | null, bigint])[],
+  held: readonly (readonly [string | null, bigint])[],
   excess: HoldClaim | null,
   whole = false,
 ): HoldClaim[] {
-  const mine = (name: string) => r.receiver_name === null || name === r.receiver_name;
-  const grown: [string | null, bigint][] =
-    typeof seen === 'bigint'
-      ? [[r.receiver_name, sumOf(now) - seen]]
-      : [...new Set([...now.keys(), ...seen.keys()])]
-          .filter(mine)
-          .sort()
-          .map((n) => [n, (now.get(n) ?? 0n) - (seen.get(n) ?? 0n)]);
-  const growths = grown.filter(([, g]) => g > 0n);
-  if (growths.length === 0) return excess ? [excess] : [];
+  if (own.length === 0) return excess ? [excess] : [];
   const more = excess?.atMost ?? 0n;
-  const total = growths.reduce((a, [, g]) => a + g, 0n);
-  // the excess rides on the first receiver grown (a claim per discrepancy and receiver)
-  const extra = !whole ? more : more > total ? more - total : 0n;
-  return growths.map(([receiverName, g], i) => ({
-    id: r.id,
-    type: r.type,
-    reason: `${reasonOf(r.type)}${PAYMENT_CHANGED}`,
-    posId: r.pos_id,
-    paymentId: r.payment_id,
-    orderId: r.order_id,
-    occurredAt: r.occurred_at,
-    receiverName,
-    currency: r.currency,
-    atMost: i === 0 ? g + extra : g,
-  }));
+  const total = own.reduce((a, [, g]) => a + g, 0n);
+  // the excess rides on the first receiver's claim (a claim per discrepancy and receiver)
+  let extra = !whole ? more : more > total ? more - total : 0n;
+  const out: HoldClaim[] = [];
+  for (const [receiverName, g] of held) {
+    if (g === 0n) continue;
+    out.push({
+      id: r.id,
+      type: r.type,
+      reason: `${reasonOf(r.type)}${PAYMENT_CHANGED}`,
+      posId: r.pos_id,
+      paymentId: r.payment_id,
+      orderId: r.order_id,
+      occurredAt: r.occurred_at,
+      receiverName,
+      currency: r.currency,
+      atMost: g + extra,
+    });
+    extra = 0n;
+  }
+  if (extra > 0n && excess) out.push({ ...excess, atMost: extra });
+  return out;
 }
 
 async function quarantineClaimsAt(sql: Sql, cut: Position): Promise<HoldClaim[]> {

@@ -70,3 +70,45 @@ export async function paymentGrowth(
   }
   return out;
 }
+
+/** What a release saw of its payment: its receivers' shares by receiver, or in all (older: the sources' amount). */
+export type Seen = ReadonlyMap<string, bigint> | bigint;
+
+const sumOf = (m: ReadonlyMap<string, bigint>) => [...m.values()].reduce((a, x) => a + x, 0n);
+
+/**
+ * How much a paid payment grew above what its decision saw, by receiver (of the discrepancy's receiver, or every
+ * one; `null`: all together, where the decision saw the sum alone), the receivers grown only.
+ */
+export function growthsOf(
+  receiver: string | null,
+  now: ReadonlyMap<string, bigint>,
+  seen: Seen,
+): (readonly [string | null, bigint])[] {
+  const grown: (readonly [string | null, bigint])[] =
+    typeof seen === 'bigint'
+      ? [[receiver, sumOf(now) - seen]]
+      : [...new Set([...now.keys(), ...seen.keys()])]
+          .filter((n) => receiver === null || n === receiver)
+          .sort()
+          .map((n) => [n, (now.get(n) ?? 0n) - (seen.get(n) ?? 0n)]);
+  return grown.filter(([, g]) => g > 0n);
+}
+
+/**
+ * Each paid discrepancy's growths as it holds them: a payment's growth (of its sales, or of one capture, for one
+ * receiver) under two decisions is one money, the same shares above what each saw, so it is held once, by the
+ * decision that saw least of it (the largest growth; of equal ones, the first id), and the others hold 0 of it.
+ */
+export function heldOnce(
+  paid: readonly { id: string; key: string; growths: readonly (readonly [string | null, bigint])[] }[],
+): (readonly [string | null, bigint])[][] {
+  const at = (key: string, n: string | null) => `${key}\u001f${n ?? ''}`;
+  const by = new Map<string, { id: string; g: bigint }>();
+  for (const p of paid)
+    for (const [n, g] of p.growths) {
+      const o = by.get(at(p.key, n));
+      if (!o || g > o.g || (g === o.g && p.id < o.id)) by.set(at(p.key, n), { id: p.id, g });
+    }
+  return paid.map((p) => p.growths.map(([n, g]) => [n, by.get(at(p.key, n))!.id === p.id ? g : 0n] as const));
+}
