@@ -19,7 +19,7 @@ import {
 import { readStreamsAt } from '../../store/read-streams-at';
 import { comparePositions, type EventStore, type Position } from '../../store/types';
 import { quarantinedPaymentsAt, quarantinedPaymentsOf } from './quarantine-holds';
-import { growthKeyOf, growthsOf, heldOnce, onSale, paymentGrowth, type Seen } from './payment-growth';
+import { growthKeyOf, growthsOf, heldOnce, onSale, operationKeyOf, paymentGrowth, type Seen } from './payment-growth';
 
 /**
  * Money held on the statements (docs/discrepancies.md, "What is held"): what a discrepancy puts in doubt, by
@@ -430,7 +430,7 @@ export async function heldAt(
     standing.map((r) => r.id),
     cut,
   );
-  const paid: { r: DiscRow; seen: Seen; excess: HoldClaim | null; whole: boolean }[] = [];
+  const paid: Paid[] = [];
   for (const r of standing) {
     // accepted at or before the cut: held unless the decision in force releases it (pay, write off), and then
     // what is in doubt beyond the amount it released; withheld, its frozen difference and any more since
@@ -451,10 +451,34 @@ export async function heldAt(
     cut,
     opts.periodEnd,
   );
+  claims.push(...paidClaimsOf(paid, grown));
+  return allocateHolds(claims, await paymentNets(sql, claims, cut, opts.periodEnd));
+}
+
+/** A pay or write-off that recorded the payment it released: what it saw, its excess, whether a whole doubt. */
+type Paid = { r: DiscRow; seen: Seen; excess: HoldClaim | null; whole: boolean };
+
+/**
+ * What the paid discrepancies leave held: their growths, each held once (heldOnce), with their excess beside. The
+ * excess of a doubt of the whole payment with no growth booked is the operation grown as a source states it, the
+ * same money under every such decision on it (its amount and its status): held once too, the largest.
+ */
+function paidClaimsOf(paid: readonly Paid[], grown: Map<string, Map<string, bigint>>): HoldClaim[] {
   const own = paid.map((p) => growthsOf(p.r.receiver_name, grown.get(growthKeyOf(p.r)) ?? new Map(), p.seen));
   const held = heldOnce(paid.map((p, i) => ({ id: p.r.id, key: growthKeyOf(p.r), growths: own[i]! })));
-  for (const [i, p] of paid.entries()) claims.push(...growthClaimsOf(p.r, own[i]!, held[i]!, p.excess, p.whole));
-  return allocateHolds(claims, await paymentNets(sql, claims, cut, opts.periodEnd));
+  const stated = heldOnce(
+    paid.map((p, i) => ({
+      id: p.r.id,
+      key: operationKeyOf(p.r),
+      growths:
+        p.whole && own[i]!.length === 0 && p.excess?.atMost ? [[p.r.receiver_name, p.excess.atMost] as const] : [],
+    })),
+  );
+  return paid.flatMap((p, i) => {
+    const once = stated[i]![0];
+    if (once) return once[1] > 0n ? [{ ...p.excess!, atMost: once[1] }] : [];
+    return growthClaimsOf(p.r, own[i]!, held[i]!, p.excess, p.whole);
+  });
 }
 
 /** Appended to the reason of a payment grown since its review released it (translated: src/export/i18n/labels.ts). */
@@ -462,12 +486,10 @@ export const PAYMENT_CHANGED = ' (reviewed: paid as it was then; the payment cha
 
 /**
  * What a pay or write-off under a `payment` rule leaves held: the payment's shares now above those it released
- * (money nobody saw; `own`, payment-growth.ts `growthsOf`), each receiver's on its own statement where the release
- * recorded them by receiver (a split of 3,000.00 and 2,000.00 corrected to 3,000.00 and 6,000.00 holds the 4,000.00
- * on the second's), with the excess in doubt (excessClaimOf) beside it, or the larger of the two where the doubt
- * decided on was the whole payment (`whole`: its excess is that same growth); never more than the payment adds
- * (allocateHolds). Of its growths it claims those `held` gives it (`heldOnce`: a growth under two decisions is one
- * money). A payment smaller now holds nothing more: the journal already pays less, nothing is asked back.
+ * (`own`, payment-growth.ts `growthsOf`; of them those `held` gives it, heldOnce), each receiver's on its own
+ * statement, with the excess in doubt (excessClaimOf) beside it, or the larger of the two where the doubt decided
+ * on was the whole payment (`whole`: its excess is that same growth); never more than the payment adds
+ * (allocateHolds). A payment smaller now holds nothing more: the journal already pays less, nothing asked back.
  */
 export function growthClaimsOf(
   r: DiscRow,

@@ -36,6 +36,10 @@ const partOf = (r: Pick<DiscRow, 'method' | 'occurred_at'>) =>
 export const growthKeyOf = (r: Pick<DiscRow, 'pos_id' | 'payment_id' | 'currency' | 'method' | 'occurred_at'>) =>
   [r.pos_id, r.payment_id, r.currency ?? '', partOf(r)].join('\u001f');
 
+/** The operation a discrepancy concerns, in its currency: what its sources state is of it alone. */
+export const operationKeyOf = (r: DiscRow) =>
+  [r.pos_id, r.payment_id, r.currency ?? '', r.method ?? '', r.occurred_at?.toISOString() ?? ''].join('\u001f');
+
 /**
  * The amount of each paid payment (or paid capture, partOf) at the cut in the journal's measure (its decision's
  * `releasedShares`), by receiver: the receivers' shares of its sales in its currency (its refunds' entries, under
