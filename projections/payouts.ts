@@ -128,11 +128,12 @@ const MATCHES = 'event_id uuid primary key, role text not null, reference text, 
  * 10: amount_in_doubt_now on every discrepancy row: an accepted one follows what is in doubt now (lifecycle.ts)
  * 11: a payout's debits count in day order (match.ts `inDayOrder`; docs/ledger.md, "Read-model versions")
  * 12: discrepancies indexed in the exceptions list's order (discrepancies/table.ts), a page reads its rows
+ * 13: a debit returned whole gives its folded charge back (match.ts `chargesGivenBack`)
  */
 function payoutsProjection(): Projection {
   return {
     name: 'payouts',
-    version: 12,
+    version: 13,
     usesBank: true,
     // payoutRowsOf's inputs, and what moves its clock (tables.ts `eventTime`: a statement's issuedAt, a booking's day)
     handles: eventTypes(
@@ -189,7 +190,7 @@ function payoutsProjection(): Projection {
         `create or replace view recon.payout_lines as
            select l.event_id, l.account_id, l.currency, l.direction, l.amount, l.booking_date, m.role, m.reference, m.matched_by,
                   l.end_to_end_id, l.remittance, l.counterparty_name, l.counterparty_account, l.is_return, l.commit_pos, l.prepare_pos,
-                  l.bank_ref
+                  l.bank_ref, l.charge
            from ${s}.lines l left join ${s}.line_matches m on m.event_id = l.event_id`,
         `create or replace view recon.payout_payees as
            select event_id, sub_merchant_id, name, payout_account, commit_pos, prepare_pos from ${s}.payees`,

@@ -55,7 +55,12 @@ function payoutEntry(b: PayoutBooking): BankEntry {
     fee: 0n,
     net: -payable,
     bookedOn: b.bookedOn,
-    lines: lines.map((l) => ({ account: l.account, component: 'payout', amount: l.amount })),
+    // a charge given back with a return is the bank's, as its booking was (charge-bookings.ts)
+    lines: lines.map((l) => ({
+      account: l.account,
+      component: l.account === 'bank_fees' ? 'bank_charge' : 'payout',
+      amount: l.amount,
+    })),
   };
 }
 

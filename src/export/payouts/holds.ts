@@ -19,7 +19,7 @@ import {
 import { readStreamsAt } from '../../store/read-streams-at';
 import { comparePositions, type EventStore, type Position } from '../../store/types';
 import { quarantinedPaymentsAt, quarantinedPaymentsOf } from './quarantine-holds';
-import { growthKeyOf, onSale, paymentGrowth } from './payment-growth';
+import { growthKeyOf, growthsOf, heldOnce, onSale, operationKeyOf, paymentGrowth, type Seen } from './payment-growth';
 
 /**
  * Money held on the statements (docs/discrepancies.md, "What is held"): what a discrepancy puts in doubt, by
@@ -432,7 +432,7 @@ export async function heldAt(
     standing.map((r) => r.id),
     cut,
   );
-  const paid: { r: DiscRow; seen: Seen; excess: HoldClaim | null; whole: boolean }[] = [];
+  const paid: Paid[] = [];
   for (const r of standing) {
     // accepted at or before the cut: held unless the decision in force releases it (pay, write off), and then
     // what is in doubt beyond the amount it released; withheld, its frozen difference and any more since
@@ -453,60 +453,77 @@ export async function heldAt(
     cut,
     opts.periodEnd,
   );
-  for (const p of paid)
-    claims.push(...growthClaimsOf(p.r, grown.get(growthKeyOf(p.r)) ?? new Map(), p.seen, p.excess, p.whole));
+  claims.push(...paidClaimsOf(paid, grown));
   return allocateHolds(claims, await paymentNets(sql, claims, cut, opts.periodEnd));
+}
+
+/** A pay or write-off that recorded the payment it released: what it saw, its excess, whether a whole doubt. */
+type Paid = { r: DiscRow; seen: Seen; excess: HoldClaim | null; whole: boolean };
+
+/**
+ * What the paid discrepancies leave held: their growths, each held once (heldOnce), with their excess beside. The
+ * excess of a doubt of the whole payment with no growth booked is the operation grown as a source states it, the
+ * same money under every such decision on it (its amount and its status): held once too, the largest.
+ */
+function paidClaimsOf(paid: readonly Paid[], grown: Map<string, Map<string, bigint>>): HoldClaim[] {
+  const own = paid.map((p) => growthsOf(p.r.receiver_name, grown.get(growthKeyOf(p.r)) ?? new Map(), p.seen));
+  const held = heldOnce(paid.map((p, i) => ({ id: p.r.id, key: growthKeyOf(p.r), growths: own[i]! })));
+  const stated = heldOnce(
+    paid.map((p, i) => ({
+      id: p.r.id,
+      key: operationKeyOf(p.r),
+      growths:
+        p.whole && own[i]!.length === 0 && p.excess?.atMost ? [[p.r.receiver_name, p.excess.atMost] as const] : [],
+    })),
+  );
+  return paid.flatMap((p, i) => {
+    const once = stated[i]![0];
+    if (once) return once[1] > 0n ? [{ ...p.excess!, atMost: once[1] }] : [];
+    return growthClaimsOf(p.r, own[i]!, held[i]!, p.excess, p.whole);
+  });
 }
 
 /** Appended to the reason of a payment grown since its review released it (translated: src/export/i18n/labels.ts). */
 export const PAYMENT_CHANGED = ' (reviewed: paid as it was then; the payment changed since it was reviewed)';
 
-/** What a release saw of its payment: its receivers' shares by receiver, or in all (older: the sources' amount). */
-type Seen = ReadonlyMap<string, bigint> | bigint;
-
-const sumOf = (m: ReadonlyMap<string, bigint>) => [...m.values()].reduce((a, x) => a + x, 0n);
-
 /**
  * What a pay or write-off under a `payment` rule leaves held: the payment's shares now above those it released
- * (money nobody saw), each receiver's on its own statement where the release recorded them by receiver (a split
- * of 3,000.00 and 2,000.00 corrected to 3,000.00 and 6,000.00 holds the 4,000.00 on the second's), with the excess
- * in doubt (excessClaimOf) beside it, or the larger of the two where the doubt decided on was the whole payment
- * (`whole`: its excess is that same growth); never more than the payment adds (allocateHolds). A payment smaller
- * now holds nothing more: the journal already pays less, nothing is asked back.
+ * (`own`, payment-growth.ts `growthsOf`; of them those `held` gives it, heldOnce), each receiver's on its own
+ * statement, with the excess in doubt (excessClaimOf) beside it, or the larger of the two where the doubt decided
+ * on was the whole payment (`whole`: its excess is that same growth); never more than the payment adds
+ * (allocateHolds). A payment smaller now holds nothing more: the journal already pays less, nothing asked back.
  */
 export function growthClaimsOf(
   r: DiscRow,
-  now: ReadonlyMap<string, bigint>,
-  seen: Seen,
+  own: readonly (readonly [string | null, bigint])[],
+  held: readonly (readonly [string | null, bigint])[],
   excess: HoldClaim | null,
   whole = false,
 ): HoldClaim[] {
-  const mine = (name: string) => r.receiver_name === null || name === r.receiver_name;
-  const grown: [string | null, bigint][] =
-    typeof seen === 'bigint'
-      ? [[r.receiver_name, sumOf(now) - seen]]
-      : [...new Set([...now.keys(), ...seen.keys()])]
-          .filter(mine)
-          .sort()
-          .map((n) => [n, (now.get(n) ?? 0n) - (seen.get(n) ?? 0n)]);
-  const growths = grown.filter(([, g]) => g > 0n);
-  if (growths.length === 0) return excess ? [excess] : [];
+  if (own.length === 0) return excess ? [excess] : [];
   const more = excess?.atMost ?? 0n;
-  const total = growths.reduce((a, [, g]) => a + g, 0n);
-  // the excess rides on the first receiver grown (a claim per discrepancy and receiver)
-  const extra = !whole ? more : more > total ? more - total : 0n;
-  return growths.map(([receiverName, g], i) => ({
-    id: r.id,
-    type: r.type,
-    reason: `${reasonOf(r.type)}${PAYMENT_CHANGED}`,
-    posId: r.pos_id,
-    paymentId: r.payment_id,
-    orderId: r.order_id,
-    occurredAt: r.occurred_at,
-    receiverName,
-    currency: r.currency,
-    atMost: i === 0 ? g + extra : g,
-  }));
+  const total = own.reduce((a, [, g]) => a + g, 0n);
+  // the excess rides on the first receiver's claim (a claim per discrepancy and receiver)
+  let extra = !whole ? more : more > total ? more - total : 0n;
+  const out: HoldClaim[] = [];
+  for (const [receiverName, g] of held) {
+    if (g === 0n) continue;
+    out.push({
+      id: r.id,
+      type: r.type,
+      reason: `${reasonOf(r.type)}${PAYMENT_CHANGED}`,
+      posId: r.pos_id,
+      paymentId: r.payment_id,
+      orderId: r.order_id,
+      occurredAt: r.occurred_at,
+      receiverName,
+      currency: r.currency,
+      atMost: g + extra,
+    });
+    extra = 0n;
+  }
+  if (extra > 0n && excess) out.push({ ...excess, atMost: extra });
+  return out;
 }
 
 async function quarantineClaimsAt(sql: Sql, cut: Position): Promise<HoldClaim[]> {

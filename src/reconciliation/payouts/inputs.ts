@@ -1,7 +1,7 @@
 import type postgres from 'postgres';
 import { type Position, parsePosition } from '../../store/types';
 import { netAsks } from './asks';
-import type { ExpectedPayout, PayoutBankLine } from './match';
+import { chargesGivenBack, type ExpectedPayout, type PayoutBankLine } from './match';
 
 /**
  * The inputs of the payout matching as the payouts projection keeps them (projections/payouts.ts): read from
@@ -46,6 +46,7 @@ interface LineRow {
   counterparty_account: string | null;
   is_return: boolean;
   bank_ref: string | null;
+  charge: string;
 }
 
 export interface PayoutInputs {
@@ -111,7 +112,7 @@ export async function loadPayoutInputs(q: Queries, t: InputTables, cut?: Positio
     LineRow[]
   >`select l.event_id::text as event_id, l.account_id, l.currency, l.direction, l.amount::text as amount,
             to_char(l.booking_date, 'YYYY-MM-DD') as booking_date, l.end_to_end_id, l.remittance, l.counterparty_name,
-            l.counterparty_account, l.is_return, l.bank_ref
+            l.counterparty_account, l.is_return, l.bank_ref, l.charge::text as charge
      from ${table(t.lines)} l where true ${at('l')}`;
   return {
     // an ask lowered to nothing stays, at 0: a debit that paid it before it was lowered is still a payout to
@@ -126,19 +127,23 @@ export async function loadPayoutInputs(q: Queries, t: InputTables, cut?: Positio
       payeeName: r.payee_name ?? r.sub_merchant_id,
       eventId: r.event_id,
     })),
-    lines: lines.map((r) => ({
-      id: r.event_id,
-      accountId: r.account_id,
-      currency: r.currency,
-      direction: r.direction,
-      amount: BigInt(r.amount),
-      bookingDate: r.booking_date,
-      endToEndId: r.end_to_end_id,
-      remittance: r.remittance,
-      counterpartyName: r.counterparty_name,
-      counterpartyAccount: r.counterparty_account,
-      isReturn: r.is_return,
-      bankRef: r.bank_ref,
-    })),
+    // a return of a debit whole gives back its folded charge too, never the payee's
+    lines: chargesGivenBack(
+      lines.map((r) => ({
+        id: r.event_id,
+        accountId: r.account_id,
+        currency: r.currency,
+        direction: r.direction,
+        amount: BigInt(r.amount),
+        bookingDate: r.booking_date,
+        endToEndId: r.end_to_end_id,
+        remittance: r.remittance,
+        counterpartyName: r.counterparty_name,
+        counterpartyAccount: r.counterparty_account,
+        isReturn: r.is_return,
+        bankRef: r.bank_ref,
+        charge: BigInt(r.charge),
+      })),
+    ),
   };
 }

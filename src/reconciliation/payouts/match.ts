@@ -38,6 +38,42 @@ export interface PayoutBankLine {
   readonly isReturn: boolean;
   /** the bank's own reference of the line (camt AcctSvcrRef, MT940 bank reference), when given */
   readonly bankRef?: string | null;
+  /**
+   * not in `amount`: on a debit the bank's charge folded into it (bank-charges.ts `foldedChargeOf`), on a return the
+   * charge it gave back with the debit (`chargesGivenBack`); none: 0
+   */
+  readonly charge?: bigint;
+}
+
+/**
+ * A return that gives a debit back whole, the charge the bank folded into it too (the bank reversing its own
+ * debit, at its `Amt`): the payout came back at what it paid, and the rest is the bank's charge given back, never
+ * the payee's money (a return read at its whole amount owed the payee the charge, and a bank fee stayed booked that
+ * the bank no longer took). Recognised as a return credit of exactly a folded debit's payout and charge, on its
+ * account, in its currency, booked on or after it and naming what it named (end-to-end id or remittance); each
+ * debit given back once, in day order.
+ */
+export function chargesGivenBack(lines: readonly PayoutBankLine[]): PayoutBankLine[] {
+  const byDay = (a: PayoutBankLine, b: PayoutBankLine) =>
+    a.bookingDate !== b.bookingDate ? (a.bookingDate < b.bookingDate ? -1 : 1) : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+  const folded = lines.filter((l) => l.direction === 'debit' && !l.isReturn && (l.charge ?? 0n) > 0n).sort(byDay);
+  if (folded.length === 0) return [...lines];
+  const named = (a: string | null, b: string | null) => a !== null && a === b;
+  const back = new Map<string, PayoutBankLine>();
+  for (const l of lines.filter((x) => x.direction === 'credit' && x.isReturn).sort(byDay)) {
+    const i = folded.findIndex(
+      (d) =>
+        d.accountId === l.accountId &&
+        d.currency === l.currency &&
+        d.bookingDate <= l.bookingDate &&
+        d.amount + d.charge! === l.amount &&
+        (named(d.endToEndId, l.endToEndId) || named(d.remittance, l.remittance)),
+    );
+    if (i < 0) continue;
+    const d = folded.splice(i, 1)[0]!;
+    back.set(l.id, { ...l, amount: d.amount, charge: d.charge! });
+  }
+  return lines.map((l) => back.get(l.id) ?? l);
 }
 
 /** How a bank line was read: `paid` pays a payout, `duplicate` pays one again, `returned` gives one back. */
@@ -121,7 +157,8 @@ function undoneReturns(lines: readonly PayoutBankLine[]): Set<string> {
         !undone.has(l.id) &&
         l.accountId === r.accountId &&
         l.currency === r.currency &&
-        l.amount === r.amount &&
+        // whole amounts: a return that gave a folded charge back carries it apart (chargesGivenBack)
+        l.amount + (l.charge ?? 0n) === r.amount + (r.charge ?? 0n) &&
         l.bookingDate <= r.bookingDate,
     );
     if (back) undone.add(back.id);

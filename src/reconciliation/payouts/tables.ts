@@ -24,7 +24,7 @@ export const STILL_ASKED = `event_id uuid not null, sub_merchant_id text not nul
   still_asked int8 not null, cut text not null, ${POS}, primary key (event_id, sub_merchant_id, currency)`;
 export const LINES = `event_id uuid primary key, account_id text not null, currency text not null, direction text not null,
   amount int8 not null, booking_date date not null, end_to_end_id text, remittance text, counterparty_name text,
-  counterparty_account text, is_return boolean not null, bank_ref text, ${POS}`;
+  counterparty_account text, is_return boolean not null, bank_ref text, charge int8 not null, ${POS}`;
 export const PAYEES = `event_id uuid primary key, sub_merchant_id text not null, name text not null, payout_account text, ${POS}`;
 /** Acceptances (kind `accepted`) and their revocations (kind `revoked`, `acceptance` the event taken back). */
 export const DECISIONS = `event_id uuid primary key, discrepancy_id uuid not null, kind text not null, accepted_by text, note text,
@@ -118,13 +118,14 @@ export function payoutRowsOf(events: readonly RecordedEvent[], bank: BankConfig,
       if (!payoutAccounts.has(normalizeAccountId(d.accountId))) continue;
       // the bank's own charge pays no one: the journal books it as a bank fee (src/ledger/charge-bookings.ts)
       if (isBankCharge(d.transactionCode, bank.charges)) continue;
+      const charge = foldedChargeOf(d, bank.charges);
       lines.push({
         event_id: e.id,
         account_id: d.accountId,
         currency: d.currency,
         direction: d.direction,
         // a charge the bank folded into the debit is not paid to the payee: the journal books it as a bank fee
-        amount: (BigInt(d.amount) - foldedChargeOf(d, bank.charges)).toString(),
+        amount: (BigInt(d.amount) - charge).toString(),
         booking_date: d.bookingDate,
         end_to_end_id: d.endToEndId,
         remittance: d.remittance,
@@ -132,6 +133,8 @@ export function payoutRowsOf(events: readonly RecordedEvent[], bank: BankConfig,
         counterparty_account: d.counterpartyAccount,
         is_return: d.isReturn,
         bank_ref: d.bankRef,
+        // kept beside it: a return of the debit whole gives it back (match.ts `chargesGivenBack`)
+        charge: charge.toString(),
         ...pos(e),
       });
     } else if (isEvent(SubMerchantRegistered, e)) {
