@@ -29,9 +29,10 @@ const apply = (tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionContext)
 // 4: amount_in_doubt_now on every discrepancy row: an accepted one follows what is in doubt now (lifecycle.ts)
 // 5: a contract's fee rounded to the currency's smallest unit (a whole yen), not to a hundredth of it
 // 7: that unit from ISO 4217 (src/money.ts), not from ICU: a HUF fee was rounded to a whole forint
+// 8: amount_in_doubt and amount_in_doubt_now are numeric, as every leg's (a settlement day's can pass int8)
 export const projection: Projection = {
   name: 'orders',
-  version: 7,
+  version: 8,
   retryByReplay: true,
   // the PSP's observations (src/reconciliation/observations.ts), the orders and the fee contract, the
   // directory, acceptances, and what moves its clock

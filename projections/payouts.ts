@@ -128,7 +128,7 @@ function payoutsProjection(): Projection {
     // 9: a charge the bank folded into a debit (camt TxAmt + Chrgs) is not part of the payout line's amount
     // 10: amount_in_doubt_now on every discrepancy row: an accepted one follows what is in doubt now (lifecycle.ts)
     // 11: a payout's debits count in day order (match.ts `inDayOrder`; docs/ledger.md, "Read-model versions")
-    version: 11,
+    version: 12, // 12: amount_in_doubt(_now) numeric, as every leg's (a settlement day's can pass int8)
     usesBank: true,
     // payoutRowsOf's inputs, and what moves its clock (tables.ts `eventTime`: a statement's issuedAt, a booking's day)
     handles: eventTypes(
