@@ -394,7 +394,7 @@ async function bookEvents(tx: Tx, events: readonly RecordedEvent[], ctx: Project
 export const projection: Projection = {
   name: 'journal',
   // what each version changed: docs/ledger.md, "Read-model versions"
-  version: 26,
+  version: 27,
   usesBank: true,
   // the register rows and the directory (below), the settlement bookings (the cash leg's events), the payout
   // bookings, the bank's charges (a booked entry), write-offs and their revocations

@@ -288,9 +288,11 @@ export function luhnValid(digits: string): boolean {
 }
 
 // 13 to 19 digits, whole or in the groups cards are printed in (4-4-4-1..7, or 4-6-5), by spaces or dashes; never
-// part of a longer word (a UUID's digits between its letters and dashes are not a card number)
+// part of a longer word (a UUID's digits between its letters and dashes are not a card number), nor either side of
+// a decimal point: the register's amounts are strings ("4222222222222.22", accepted up to 10^15 minor units), and
+// no card number is written with decimals
 const PAN_SHAPE =
-  /(?<![0-9A-Za-z])(?:\d{13,19}|\d{4}([ -])\d{4}\1\d{4}\1\d{1,7}|\d{4}([ -])\d{6}\2\d{5})(?![0-9A-Za-z])/g;
+  /(?<![0-9A-Za-z]|\d\.)(?:\d{13,19}|\d{4}([ -])\d{4}\1\d{4}\1\d{1,7}|\d{4}([ -])\d{6}\2\d{5})(?![0-9A-Za-z]|\.\d)/g;
 
 /**
  * `text` with every card number in it masked to its first six and last four digits, as a PSP masks: a run of a

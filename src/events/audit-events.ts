@@ -35,10 +35,13 @@ export const DiscrepancyAccepted = defineEvent(
      * write-off account) and the hold is released.
      */
     decision: z.enum(DECISIONS).optional(),
-    /** the amount in doubt when it was accepted (minor units), frozen with the values; absent when none is known */
+    /**
+     * the amount in doubt when it was accepted (minor units), frozen with the values; absent when none is known.
+     * Up to 30 digits, as the column it is read from (numeric): a settlement day of many large sales has 20
+     */
     amount: z
       .string()
-      .regex(/^\d{1,19}$/, 'minor units')
+      .regex(/^\d{1,30}$/, 'minor units')
       .optional(),
     currency: z
       .string()

@@ -119,18 +119,21 @@ export async function receiversOf(sql: Q, subMerchantId: string, at?: Position):
   return rows.map((r) => r.name);
 }
 
+/** A sum as PostgreSQL gives it: numeric, as text (a sum of many large amounts passes int8's 2^63 − 1). */
+type Sum = string | bigint;
+
 interface FigureRow {
   /** the sub-merchant's name as of the cut, or the receiver's name when unknown to the directory */
   name: string;
   sub_merchant_id: string | null;
   currency: string;
-  opening: bigint;
-  gross: bigint;
-  refunds: bigint;
-  chargebacks: bigint;
-  fees: bigint;
-  reserve_held: bigint;
-  reserve_released: bigint;
+  opening: Sum;
+  gross: Sum;
+  refunds: Sum;
+  chargebacks: Sum;
+  fees: Sum;
+  reserve_held: Sum;
+  reserve_released: Sum;
 }
 
 /**
@@ -191,6 +194,15 @@ function payableRows(o: {
   return `select * from (${branches.join('\n      union all')}) as o(receiver_name, currency, opening, component, amount, present)`;
 }
 
+const FIGURE_SUMS = ['opening', 'gross', 'refunds', 'chargebacks', 'fees', 'reserve_held', 'reserve_released'] as const;
+
+/** The sums `keys` of a row, exact, as bigint. */
+function bigints<K extends string>(row: Readonly<Record<K, Sum>>, keys: readonly K[]): Record<K, bigint> {
+  const out = {} as Record<K, bigint>;
+  for (const k of keys) out[k] = BigInt(row[k]);
+  return out;
+}
+
 /** Whether the journal's live build keeps its months (recon.journal_zone, from journal v25). */
 async function keepsMonths(sql: Q): Promise<boolean> {
   const [r] = await sql<{ ok: boolean }[]>`select to_regclass('recon.journal_zone') is not null as ok`;
@@ -221,14 +233,14 @@ export async function statementFigures(
   if (months) params.push(opts.month, opts.timezone);
   const [month, zone] = [`$${params.length - 1}`, `$${params.length}`];
   const movement = (c: string) =>
-    `coalesce(sum(${c === 'gross' || c === 'reserve_released' ? '-' : ''}u.amount) filter (where u.component = '${c}'), 0)::int8`;
+    `coalesce(sum(${c === 'gross' || c === 'reserve_released' ? '-' : ''}u.amount) filter (where u.component = '${c}'), 0)`;
   const rows = await sql.unsafe<FigureRow[]>(
     `
     with dir as (${dir}),
     u as (${payableRows({ from: '$1', to: '$2', month, zone, cut: cut ? ['$3', '$4'] : null, receiverCond, months })}
     )
     select coalesce(d.current_name, u.receiver_name) as name, d.sub_merchant_id, u.currency,
-      coalesce(sum(u.opening), 0)::int8 as opening,
+      coalesce(sum(u.opening), 0) as opening,
       ${movement('gross')} as gross, ${movement('refund')} as refunds, ${movement('chargeback')} as chargebacks,
       ${movement('fee')} as fees, ${movement('reserve_held')} as reserve_held, ${movement('reserve_released')} as reserve_released
     from u
@@ -254,7 +266,8 @@ export async function statementFigures(
   );
   const opCount = new Map(ops.map((o) => [`${o.key}\u0000${o.currency}`, o.n]));
 
-  const out = rows.map((r): StatementFigures => {
+  const out = rows.map((raw): StatementFigures => {
+    const r = { ...raw, ...bigints(raw, FIGURE_SUMS) };
     const netPayable = r.gross - r.refunds - r.chargebacks - r.fees - r.reserve_held + r.reserve_released;
     const subMerchantId = r.sub_merchant_id ?? `${PLACEHOLDER}${r.name}`;
     return {
@@ -372,16 +385,16 @@ export async function closingsByReceiver(
   }
   const months = await keepsMonths(sql);
   if (months) params.push(opts.month, opts.timezone);
-  const rows = await sql.unsafe<{ receiver: string; currency: string; closing: bigint }[]>(
+  const rows = await sql.unsafe<{ receiver: string; currency: string; closing: Sum }[]>(
     `
-    select u.receiver_name as receiver, u.currency, coalesce(sum(u.opening), 0)::int8 as closing
+    select u.receiver_name as receiver, u.currency, coalesce(sum(u.opening), 0) as closing
     from (${payableRows({ from: null, to: '$1', month: `$${params.length - 1}`, zone: `$${params.length}`, cut: ['$2', '$3'], receiverCond: cond, months })}) u
     where u.receiver_name is not null
     group by u.receiver_name, u.currency
     having bool_or(u.present)`,
     params as never[],
   );
-  return new Map(rows.map((r) => [`${r.receiver}\u0000${r.currency}`, r.closing]));
+  return new Map(rows.map((r) => [`${r.receiver}\u0000${r.currency}`, BigInt(r.closing)]));
 }
 
 export interface AdjustmentEntry {
@@ -516,9 +529,7 @@ export async function reserveSchedule(
   // the release days that can fall in the month: its first day less one to the next month's first day
   const first = DateTime.fromISO(`${opts.month}-01`, { zone: 'UTC' });
   const days = { first: first.minus({ days: 1 }).toISODate()!, last: first.plus({ months: 1 }).toISODate()! };
-  const rows = await sql.unsafe<
-    { held_on: string; currency: string; held: bigint; release_on: string; released: bigint }[]
-  >(
+  const rows = await sql.unsafe<{ held_on: string; currency: string; held: Sum; release_on: string; released: Sum }[]>(
     `
     with held as (
       -- held in the month, or released in it (a day either side of its days: the exact test is below), by the
@@ -535,8 +546,8 @@ export async function reserveSchedule(
       from held e
       where not exists (select 1 from recon.journal_entries r where r.reverses = e.entry_id ${posCond('r')})
     )
-    select to_char(held_on, 'YYYY-MM-DD') as held_on, currency, sum(reserve)::int8 as held, to_char(release_on, 'YYYY-MM-DD') as release_on,
-      sum(case when release_at < $2 then reserve else 0 end)::int8 as released
+    select to_char(held_on, 'YYYY-MM-DD') as held_on, currency, sum(reserve) as held, to_char(release_on, 'YYYY-MM-DD') as release_on,
+      sum(case when release_at < $2 then reserve else 0 end) as released
     from rel
     where (booked_at >= $1 and booked_at < $2) or (release_at >= $1 and release_at < $2)
     group by held_on, currency, release_on
@@ -546,9 +557,9 @@ export async function reserveSchedule(
   return rows.map((r) => ({
     heldOn: r.held_on,
     currency: r.currency,
-    held: r.held,
+    held: BigInt(r.held),
     releaseOn: r.release_on,
-    released: r.released,
+    released: BigInt(r.released),
   }));
 }
 
@@ -565,13 +576,13 @@ export async function ledgerBalance(
   const account = opts.account === 'fees' ? 'psp_fees' : opts.account;
   const params: unknown[] = [names, opts.currency, account, opts.at, ...posParams(opts.atPosition)];
   const posCond = opts.atPosition ? `and (l.commit_pos, l.prepare_pos) <= ($5::numeric, $6::numeric)` : '';
-  const [row] = await sql.unsafe<{ balance: bigint }[]>(
+  const [row] = await sql.unsafe<{ balance: Sum }[]>(
     `
-    select coalesce(sum(-l.amount), 0)::int8 as balance from recon.journal_lines l
+    select coalesce(sum(-l.amount), 0) as balance from recon.journal_lines l
     where l.receiver_name = any($1::text[]) and l.currency = $2 and l.account = $3 and l.booked_at < $4 ${posCond}`,
     params as never[],
   );
-  return row?.balance ?? 0n;
+  return BigInt(row?.balance ?? 0n);
 }
 
 /** Totals of every line per account and currency (a trial balance): each currency sums to zero. */
@@ -580,13 +591,14 @@ export async function trialBalance(
   opts: { atPosition?: Position } = {},
 ): Promise<Array<{ account: string; currency: string; balance: bigint }>> {
   const params = posParams(opts.atPosition);
-  return sql.unsafe<{ account: string; currency: string; balance: bigint }[]>(
+  const rows = await sql.unsafe<{ account: string; currency: string; balance: Sum }[]>(
     `
-    select account, currency, sum(amount)::int8 as balance from recon.journal_lines l
+    select account, currency, sum(amount) as balance from recon.journal_lines l
     where true ${opts.atPosition ? 'and (l.commit_pos, l.prepare_pos) <= ($1::numeric, $2::numeric)' : ''}
     group by account, currency order by currency, account`,
     params as never[],
-  ) as unknown as Promise<Array<{ account: string; currency: string; balance: bigint }>>;
+  );
+  return rows.map((r) => ({ account: r.account, currency: r.currency, balance: BigInt(r.balance) }));
 }
 
 /** The order of every per-sub-merchant listing: by sub-merchant id, then currency (code-point order, stable). */

@@ -11,6 +11,7 @@ import { monthBounds } from '../journal-rules';
  * payouts (the bank's) and write-offs (the company's own loss). `first_*` is the position of the first
  * line of the month: a statement cut at an earlier position must not show a receiver that had no line yet.
  * The months are cut by `monthBounds`, as the statements cut them, never by the server's own zone data.
+ * `amount` is numeric: a month of 9,224 lines at the largest amount a payment may have (10^15) passes int8.
  */
 
 export const PAYABLE_MONTHS_TABLE = `
@@ -19,7 +20,7 @@ export const PAYABLE_MONTHS_TABLE = `
     currency text not null,
     month text not null,
     component text not null,
-    amount bigint not null,
+    amount numeric not null,
     first_commit numeric(20,0) not null,
     first_prepare numeric(20,0) not null,
     primary key (receiver, currency, month, component)
@@ -62,7 +63,7 @@ export async function addPayableMonths(
   const months = monthsBetween(range.lo, range.hi, zone);
   await tx`
     insert into ${tx(schema)}.payable_months as m (receiver, currency, month, component, amount, first_commit, first_prepare)
-    select l.receiver, l.currency, k.month, l.component, sum(-l.amount)::int8, min(l.commit_pos),
+    select l.receiver, l.currency, k.month, l.component, sum(-l.amount), min(l.commit_pos),
       (array_agg(l.prepare_pos order by l.commit_pos, l.prepare_pos))[1]
     from ${tx(schema)}.lines l
     join unnest(${months.map((m) => m.month)}::text[], ${months.map((m) => m.from.toISOString())}::timestamptz[],

@@ -11,6 +11,7 @@ import { writeOffSideOf } from '../journal-rules';
 import type { AppendRequest, EventStore, RecordedEvent } from '../store/types';
 import { amountInDoubt, discrepancyAmount } from './discrepancies/amounts';
 import type { DiscrepancyRecord } from './discrepancy-types';
+import { moneyText } from './discrepancy-summary';
 import { type HoldPolicy, holdingTypesOf, holdPolicyFromEnv, holdRuleOf, holdsMoneyUnder } from '../config/hold-policy';
 
 /**
@@ -56,6 +57,25 @@ type Refusal = {
   message: string;
 };
 
+/** The most a journal line holds (an int8 column), in minor units: a write-off is booked as one such line. */
+const JOURNAL_LINE_MAX = 2n ** 63n - 1n;
+
+function writeOffRefusal(d: DiscrepancyRecord): Refusal | null {
+  const amount = amountInDoubt(d);
+  if (amount === null)
+    return {
+      code: 'DECISION_NOT_APPLICABLE',
+      message: `a ${d.type} puts no amount in doubt: there is nothing to write off`,
+    };
+  // a settlement day of many large sales can owe more (a numeric sum): refused here, not set aside by the journal
+  if ((amount < 0n ? -amount : amount) > JOURNAL_LINE_MAX)
+    return {
+      code: 'DECISION_NOT_APPLICABLE',
+      message: `a write-off of ${moneyText(amount, d.currency)} is more than one journal line holds (${JOURNAL_LINE_MAX} minor units): it cannot be booked; accept it without a decision (nothing is booked) and book the loss by hand`,
+    };
+  return null;
+}
+
 /**
  * Why a decision cannot be taken on a discrepancy, or null. A resolved one has nothing left to accept. One that
  * holds money on the statements (under the hold policy in force) needs a decision; pay and withhold apply to those only. A
@@ -75,13 +95,7 @@ export function decisionRefusal(
     };
   // the policy in force (RECON_HOLD_POLICY), as the statements hold: not the default table
   const holds = holdsMoneyUnder(holdPolicy, d.type);
-  if (decision === 'write_off')
-    return amountInDoubt(d) === null
-      ? {
-          code: 'DECISION_NOT_APPLICABLE',
-          message: `a ${d.type} puts no amount in doubt: there is nothing to write off`,
-        }
-      : null;
+  if (decision === 'write_off') return writeOffRefusal(d);
   if (holds && !decision)
     return {
       code: 'DECISION_REQUIRED',

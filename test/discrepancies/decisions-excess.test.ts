@@ -17,6 +17,7 @@ import { decisionRows } from '../../src/export/nightly/decisions-sheet';
 import { waitVisible } from '../ledger/visible';
 import { useTestStore } from '../support/db';
 import { appendAll, at, periodRow, registerRows, subMerchant, syncCompleted, viewsDigest, webhook } from './fixtures';
+import { inDoubtAsBigint } from '../support/in-doubt';
 
 /**
  * A decision that releases held money (pay) releases the amount the person accepted, not what the sources put
@@ -62,7 +63,9 @@ interface Row {
   values: Record<string, unknown>;
 }
 const rowOf = async (paymentId: string, type: string) =>
-  (await fx.db.sql<Row[]>`select * from recon.discrepancies where payment_id = ${paymentId} and type = ${type}`)[0]!;
+  inDoubtAsBigint(
+    (await fx.db.sql<Row[]>`select * from recon.discrepancies where payment_id = ${paymentId} and type = ${type}`)[0]!,
+  );
 const heldNow = async () => {
   const cut = (await ledgerPosition(fx.db.sql))!;
   return ((await heldAt(fx.db.sql, fx.store, cut)) ?? []).map((h) => [h.paymentId, h.amount, h.reason] as const);

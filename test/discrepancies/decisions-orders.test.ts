@@ -11,6 +11,7 @@ import { waitVisible } from '../ledger/visible';
 import { order } from '../orders/support';
 import { useTestStore } from '../support/db';
 import { appendAll, at, periodRow, registerRows, subMerchant, syncCompleted } from './fixtures';
+import { inDoubtAsBigint } from '../support/in-doubt';
 
 /**
  * Decisions on the orders leg (orders and journal projections): a payment without an order written off is
@@ -43,7 +44,7 @@ const rowOf = async () =>
     await fx.db.sql<
       { id: string; type: string; status: string; resolved_by_event: string | null; amount_in_doubt: bigint }[]
     >`select * from recon.order_discrepancies where payment_id = 'pay-orphan' and type = 'payment_without_order'`
-  )[0]!;
+  ).map(inDoubtAsBigint)[0]!;
 
 describe('decisions on the orders leg', () => {
   it('written off, then revoked once the order is known: resolved at once, the entry reversed', async () => {
@@ -133,7 +134,7 @@ describe('decisions on the orders leg', () => {
       (
         await fx.db.sql<{ id: string; status: string; amount_in_doubt: bigint; amount_in_doubt_now: bigint | null }[]>`
           select * from recon.order_discrepancies where payment_id = 'pay-more' and type = 'payment_without_order'`
-      )[0]!;
+      ).map(inDoubtAsBigint)[0]!;
     const open = await rowOfMore();
     expect(open).toMatchObject({ status: 'open', amount_in_doubt: 30_00n });
     const paid = await acceptDiscrepancy(

@@ -17,6 +17,7 @@ import type { Position } from '../../src/store/types';
 import { waitVisible } from '../ledger/visible';
 import { useTestStore } from '../support/db';
 import { appendAll, at, periodRow, POS, registerRows, subMerchant, syncCompleted, viewsDigest } from './fixtures';
+import { inDoubtAsBigint } from '../support/in-doubt';
 
 /**
  * Decisions on the PSP leg, end to end (reconciliation and journal projections, the statements' holds): an
@@ -77,7 +78,7 @@ interface Row {
   values: Record<string, unknown>;
 }
 const rowOf = async (paymentId: string) =>
-  (await fx.db.sql<Row[]>`select * from recon.discrepancies where payment_id = ${paymentId}`)[0]!;
+  inDoubtAsBigint((await fx.db.sql<Row[]>`select * from recon.discrepancies where payment_id = ${paymentId}`)[0]!);
 const held = async (cut: Position) =>
   ((await heldAt(fx.db.sql, fx.store, cut)) ?? []).map((h) => [h.discrepancyId, h.amount] as const);
 const writeOffLines = () =>

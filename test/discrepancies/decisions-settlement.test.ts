@@ -6,6 +6,7 @@ import { createPostgresEventStore } from '../../src/store/postgres';
 import type { AppendRequest, EventStore, NewEvent } from '../../src/store/types';
 import { ACCOUNT, credit, projectCash, rebuildCash, sale, statement } from '../settlement/support';
 import { createTestDatabase, type TestDatabase } from '../support/db';
+import { inDoubtAsBigint } from '../support/in-doubt';
 
 /**
  * Decisions on the cash leg (settlement projection and journal), the week of test/settlement/settlement.test.ts:
@@ -55,7 +56,9 @@ describe('decisions on the cash leg', () => {
   let db: TestDatabase;
   let store: EventStore;
   const rowOf = async (type: string) =>
-    (await db.sql<Row[]>`select * from recon.settlement_discrepancies where type = ${type} order by id`)[0]!;
+    inDoubtAsBigint(
+      (await db.sql<Row[]>`select * from recon.settlement_discrepancies where type = ${type} order by id`)[0]!,
+    );
   const lines = () =>
     db.sql<{ entry_id: string; kind: string; account: string; amount: bigint }[]>`
       select e.entry_id, e.kind, l.account, l.amount from recon.journal_entries e

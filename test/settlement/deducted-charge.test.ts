@@ -103,7 +103,8 @@ describe('a settlement credit with the bank charge deducted (camt.053 TxAmt − 
   afterAll(async () => db?.drop());
 
   it('pays the day in full at TxAmt; the charge is a bank fee; the bank account reads what the bank credited', async () => {
-    const [c1] = await db.sql`select received, expected, bank_fee, shortfall, due_on from recon.settlement_matches
+    const [c1] =
+      await db.sql`select received, expected::int8 as expected, bank_fee, shortfall::int8 as shortfall, due_on from recon.settlement_matches
       where bank_ref = 'C1'`;
     expect(c1).toEqual({ received: 99_100n, expected: 99_100n, bank_fee: 0n, shortfall: 0n, due_on: ['2026-01-06'] });
     const [day] = await db.sql`select status from recon.settlements_expected where due_on = '2026-01-06'`;
@@ -171,7 +172,8 @@ describe("a settlement credit with the bank charge deducted, from an MT940's /OC
     ].join('\r\n');
     expect(await importFile(db, store, 'settlement.sta', sta)).toMatchObject({ statements: 1, entries: 1 });
     await projectCash(db.sql, store);
-    const [m] = await db.sql`select received, shortfall from recon.settlement_matches where bank_ref = 'M1'`;
+    const [m] =
+      await db.sql`select received, shortfall::int8 as shortfall from recon.settlement_matches where bank_ref = 'M1'`;
     expect(m).toEqual({ received: 99_100n, shortfall: 0n });
     expect(await db.sql`select type from recon.settlement_discrepancies`).toEqual([]);
     expect((await journalOf(db, 'M1')).filter((l) => l.kind === 'bank_charge')).toEqual([

@@ -27,7 +27,7 @@ export interface Row {
 
 export const rows = (db: TestDatabase) =>
   db.sql<Row[]>`select id::text, type, status, "values", evidence, accepted_by_event::text, resolved_by_event::text,
-    amount_in_doubt from recon.settlement_discrepancies order by type, id`;
+    amount_in_doubt::int8 as amount_in_doubt from recon.settlement_discrepancies order by type, id`;
 export const rowOf = async (db: TestDatabase, type: string) => (await rows(db)).find((r) => r.type === type);
 
 /** The write-offs' entries and what was booked against them, in commit order. */

@@ -31,10 +31,11 @@ export const DISCREPANCY_COLUMNS = [
   ['accepted_by_event', 'uuid'],
   ['updated_at', 'timestamptz'],
   ['updated_by_event', 'uuid'],
-  // last, so that a view gains it at its end (create or replace view keeps the columns before it)
-  ['amount_in_doubt', 'bigint'],
+  // last, so that a view gains it at its end (create or replace view keeps the columns before it); numeric: a
+  // settlement day missing owes the sum of its rows, which can pass int8's 2^63 − 1
+  ['amount_in_doubt', 'numeric'],
   // after it, for the same reason
-  ['amount_in_doubt_now', 'bigint'],
+  ['amount_in_doubt_now', 'numeric'],
 ] as const;
 
 export type DiscrepancyColumn = (typeof DISCREPANCY_COLUMNS)[number][0];

@@ -228,7 +228,7 @@ export async function syncDiscrepancies(
 /** The table of the write-offs in force of recoverable types (recovered.ts), kept from the decisions. */
 export const writeOffTable = (s: string): string =>
   `create table ${s}.write_offs (discrepancy_id uuid primary key, currency text not null, type text not null,
-     acceptance uuid not null, amount int8 not null);`;
+     acceptance uuid not null, amount numeric not null);`;
 
 /** The write-offs in force of one currency, read once per batch (`memory`; forgotten after a decision). */
 export async function writeOffsOf(

@@ -10,14 +10,15 @@ import { deadlineOf, type MatchRules } from './match';
  */
 
 export function readModelTables(s: string): string {
+  // what a settlement day owes sums days of rows: numeric, as cash_days (state.ts), never an int8 that overflows
   return `
     create table ${s}.expected (currency text not null, due_on text not null, activity_from text not null,
-      activity_to text not null, clearing int8 not null, fees int8 not null, amount int8 not null,
+      activity_to text not null, clearing numeric not null, fees numeric not null, amount numeric not null,
       deadline text not null, status text not null, credit_event_id uuid, received_on text,
       primary key (currency, due_on));
     create table ${s}.matches (credit_event_id uuid primary key, account_id text not null, currency text not null,
-      booked_on text not null, bank_ref text, received int8 not null, expected int8 not null, bank_fee int8 not null,
-      shortfall int8 not null, due_on text[] not null, late_days text[] not null);
+      booked_on text not null, bank_ref text, received int8 not null, expected numeric not null, bank_fee int8 not null,
+      shortfall numeric not null, due_on text[] not null, late_days text[] not null);
     create table ${s}.charges_returned (credit_event_id uuid primary key, currency text not null, charge int8 not null);
   `;
 }
@@ -82,8 +83,8 @@ export async function writeReadModel(
   if (expected.length) {
     const col = (i: number) => expected.map((r) => r[i]!);
     await tx`insert into ${tx(schema)}.expected
-      select * from unnest(${col(0)}::text[], ${col(1)}::text[], ${col(2)}::text[], ${col(3)}::text[], ${col(4)}::int8[],
-        ${col(5)}::int8[], ${col(6)}::int8[], ${col(7)}::text[], ${col(8)}::text[],
+      select * from unnest(${col(0)}::text[], ${col(1)}::text[], ${col(2)}::text[], ${col(3)}::text[], ${col(4)}::numeric[],
+        ${col(5)}::numeric[], ${col(6)}::numeric[], ${col(7)}::text[], ${col(8)}::text[],
         ${expected.map((r) => r[9])}::uuid[], ${expected.map((r) => r[10])}::text[])`;
   }
   // one COPY for the currency's matches (a row each, in the judgement's order, as one insert each did)

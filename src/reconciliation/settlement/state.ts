@@ -23,11 +23,12 @@ import { judgeSettlements, type BankCredit, type SettlementJudgement } from './m
  */
 
 export function cashStateTables(s: string): string {
+  // a day's sums are numeric: 9,224 rows at the largest amount a row may have (10^15) pass int8's 2^63 − 1
   return `
     create table ${s}.cash_rows (row_key text primary key, currency text not null, day text not null,
       clearing int8 not null, fees int8 not null, report_id text);
-    create table ${s}.cash_days (currency text not null, day text not null, clearing int8 not null,
-      fees int8 not null, primary key (currency, day));
+    create table ${s}.cash_days (currency text not null, day text not null, clearing numeric not null,
+      fees numeric not null, primary key (currency, day));
     create table ${s}.cash_credits (event_id uuid primary key, account_id text not null, currency text not null,
       direction text not null, amount int8 not null, booking_date text not null, value_date text,
       bank_ref text, end_to_end_id text, remittance text, counterparty_name text, statement_id text not null,
@@ -221,7 +222,7 @@ async function applyRows(
   if (moved.length)
     await tx`insert into ${tx(schema)}.cash_days (currency, day, clearing, fees)
       select * from unnest(${moved.map((m) => m.currency)}::text[], ${moved.map((m) => m.day)}::text[],
-        ${moved.map((m) => m.clearing.toString())}::int8[], ${moved.map((m) => m.fees.toString())}::int8[])
+        ${moved.map((m) => m.clearing.toString())}::numeric[], ${moved.map((m) => m.fees.toString())}::numeric[])
       on conflict (currency, day) do update set clearing = cash_days.clearing + excluded.clearing,
         fees = cash_days.fees + excluded.fees`;
   for (const m of moved) {
