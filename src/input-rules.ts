@@ -287,24 +287,52 @@ export function luhnValid(digits: string): boolean {
   return sum % 10 === 0;
 }
 
-// 13 to 19 digits, whole or in the groups cards are printed in (4-4-4-1..7, or 4-6-5), by spaces or dashes; never
-// part of a longer word (a UUID's digits between its letters and dashes are not a card number), nor either side of
-// a decimal point: the register's amounts are strings ("4222222222222.22", accepted up to 10^15 minor units), and
-// no card number is written with decimals
-const PAN_SHAPE =
-  /(?<![0-9A-Za-z]|\d\.)(?:\d{13,19}|\d{4}([ -])\d{4}\1\d{4}\1\d{1,7}|\d{4}([ -])\d{6}\2\d{5})(?![0-9A-Za-z]|\.\d)/g;
+// What stands between a card number's groups as people and programs print them: one to three spaces (the
+// no-break, figure, thin and narrow no-break spaces among them), dashes or underscores, mixed or not.
+const GROUP_SEP = '[ \\u00A0\\u2007\\u2009\\u202F_-]{1,3}';
+const NOT_DIGITS = /[^0-9]/g;
+// 13 to 19 digits, whole or in the groups cards are printed in (4-4-4-4-1..3, 4-4-4-1..7, or 4-6-5); never part
+// of a longer word (a UUID's digits between its letters and dashes are not a card number), but an escaped letter
+// (a JSON text's `\n4111…`, a log line's) is no word. A whole run next to a decimal point and digits is an
+// amount's (90071992547409.91) or a fraction's, no card number.
+const PAN_SHAPE = new RegExp(
+  '(?<![0-9]|(?<!\\\\)[A-Za-z])(?:' +
+    [
+      `\\d{4}${GROUP_SEP}\\d{4}${GROUP_SEP}\\d{4}${GROUP_SEP}\\d{4}${GROUP_SEP}\\d{1,3}`,
+      `\\d{4}${GROUP_SEP}\\d{4}${GROUP_SEP}\\d{4}${GROUP_SEP}\\d{1,7}`,
+      `\\d{4}${GROUP_SEP}\\d{6}${GROUP_SEP}\\d{5}`,
+      '(?<!\\d\\.)\\d{13,19}(?!\\.\\d)',
+    ].join('|') +
+    ')(?![0-9A-Za-z])',
+  'g',
+);
+
+const FOUR_GROUPS = new RegExp(`^\\d{4}(?:${GROUP_SEP}\\d{4}){3}(?=${GROUP_SEP})`);
+
+/**
+ * A run of PAN_SHAPE masked when it is a card number: the whole run, or its first four groups (a 16-digit card
+ * followed by a number of its own, 4111 1111 1111 1111 202); the run as it was otherwise.
+ */
+function maskedRun(run: string): string {
+  const digits = run.replace(NOT_DIGITS, '');
+  if (luhnValid(digits)) return `${digits.slice(0, 6)}${'*'.repeat(digits.length - 10)}${digits.slice(-4)}`;
+  const four = digits.length > 16 && digits.length < run.length ? FOUR_GROUPS.exec(run)?.[0] : undefined;
+  if (four !== undefined) {
+    const masked = maskedRun(four);
+    if (masked !== four) return masked + run.slice(four.length);
+  }
+  return run;
+}
 
 /**
  * `text` with every card number in it masked to its first six and last four digits, as a PSP masks: a run of a
  * card number's shape that passes the check digit (src/ingest/card-numbers.ts says where the doors mask).
  */
 export function maskPans(text: string): string {
+  PAN_SHAPE.lastIndex = 0;
   if (!PAN_SHAPE.test(text)) return text;
   PAN_SHAPE.lastIndex = 0;
-  return text.replace(PAN_SHAPE, (m) => {
-    const digits = m.replace(/[ -]/g, '');
-    return luhnValid(digits) ? `${digits.slice(0, 6)}${'*'.repeat(digits.length - 10)}${digits.slice(-4)}` : m;
-  });
+  return text.replace(PAN_SHAPE, maskedRun);
 }
 
 /**
@@ -315,10 +343,10 @@ export function maskPans(text: string): string {
  */
 export function maskCardNumbersInText(text: string | null, keepJoined = false): string | null {
   if (text === null || !holdsCardNumber(text)) return text;
-  return text.replace(PAN_SHAPE, (m: string, _a: unknown, _b: unknown, at: number) => {
+  return text.replace(PAN_SHAPE, (m: string, at: number) => {
     if (keepJoined && (/[0-9A-Za-z]-$/.test(text.slice(0, at)) || /^-[0-9A-Za-z]/.test(text.slice(at + m.length))))
       return m;
-    return maskPans(m);
+    return maskedRun(m);
   });
 }
 
@@ -330,7 +358,7 @@ export function maskCardNumbersInText(text: string | null, keepJoined = false): 
 export function holdsCardNumber(text: string): boolean {
   PAN_SHAPE.lastIndex = 0;
   for (let m = PAN_SHAPE.exec(text); m !== null; m = PAN_SHAPE.exec(text)) {
-    if (luhnValid(m[0].replace(/[ -]/g, ''))) {
+    if (maskedRun(m[0]) !== m[0]) {
       PAN_SHAPE.lastIndex = 0;
       return true;
     }

@@ -1,9 +1,10 @@
 import { format } from 'node:util';
 import type { LogLevel } from './config/env';
+import { maskPans } from './input-rules';
 
 /**
  * Structured logs: one JSON object per line on stderr. Every line passes through a scrubber that
- * removes the configured secret values and anything shaped like a card number, so that neither can
+ * removes the configured secret values and masks card numbers as the store does, so that neither can
  * reach a log whatever a caller passes in.
  */
 
@@ -17,19 +18,17 @@ export interface Logger {
 
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 
-// 13 to 19 digits, optionally grouped by spaces or dashes: the shape of a PAN. Bounded as the store bounds it
-// (src/input-rules.ts), by anything but a letter or digit: `\b` took `_` for part of a word, and
-// `visa_4111…` for no card number.
-const PAN = /(?<![0-9A-Za-z])(?:\d[ -]?){12,18}\d(?![0-9A-Za-z])/g;
 // Fields whose values are never written, whatever they hold.
 const SENSITIVE_KEY =
   /^(cc_number|card_cvv|cvv|cvc|api_?secret|api_?key|endpoints_?key|password|authorization|x-api-auth|x-api-key|signature|token|secret)$/i;
 
+/**
+ * `text` with its card numbers masked as the store masks them (maskPans in src/input-rules.ts): a run of a card
+ * number's shape that passes the check digit. Any other run of digits is a figure someone reads (an amount in
+ * minor units, a limit, a position, an id) and is written as it is.
+ */
 export function maskPan(text: string): string {
-  return text.replace(PAN, (m) => {
-    const digits = m.replace(/\D/g, '');
-    return `${digits.slice(0, 6)}******${digits.slice(-4)}`;
-  });
+  return maskPans(text);
 }
 
 export function scrubber(secrets: readonly string[]): (text: string) => string {

@@ -1,3 +1,4 @@
+import { maskPans } from '../input-rules';
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
@@ -119,7 +120,11 @@ async function signedIn(deps: ConsoleDeps, r: Request): Promise<void> {
   // a field given twice is not guessed at (the first taken, the second dropped): refused, as the APIs do
   const twice = [...new Set(form.keys())].find((k) => form.getAll(k).length > 1);
   if (twice !== undefined)
-    return sendHtml(r.res, 400, page(view, '400', html`<p role="alert" class="error">${twice}: give it once</p>`));
+    return sendHtml(
+      r.res,
+      400,
+      page(view, '400', html`<p role="alert" class="error">${maskPans(twice)}: give it once</p>`),
+    );
   return postAction(deps, r, view, form);
 }
 

@@ -1,3 +1,4 @@
+import { maskPans } from '../input-rules';
 import { DateTime } from 'luxon';
 import { EMPTY_BANK_CONFIG, executionHolidays } from '../config/bank';
 import { ReconError } from '../errors';
@@ -51,7 +52,11 @@ export async function showRunPage(deps: ConsoleDeps, r: Request, v: View, id: st
     sendHtml(r.res, status, page(v, `${t.run} ${run.id}`, payoutRunPage(v, run, shown)));
   } catch (e) {
     const x = refusal(e);
-    sendHtml(r.res, statusOf(x), page(v, t.run, html`<p role="alert" class="error">${t.refused}: ${x.message}</p>`));
+    sendHtml(
+      r.res,
+      statusOf(x),
+      page(v, t.run, html`<p role="alert" class="error">${t.refused}: ${maskPans(x.message)}</p>`),
+    );
   }
 }
 

@@ -1,3 +1,4 @@
+import { maskPans } from '../input-rules';
 import { type ActionRequest, actOnException } from '../exceptions/actions';
 import { type BulkRequest, bulkAct } from '../exceptions/bulk';
 import type { ExceptionDeps } from '../exceptions/context';
@@ -194,7 +195,8 @@ export async function postBulk(deps: ConsoleDeps, r: Request, v: View, form: URL
   // the apply does exactly what the preview listed: its digest comes back with the confirm form
   const expected = dryRun ? undefined : (form.get('preview') ?? '');
   const show = (status: number, body: ReturnType<typeof html>) => sendHtml(r.res, status, page(v, t.bulk, body));
-  if (typeof filter === 'string') return show(400, html`<p role="alert" class="error">${t.refused}: ${filter}</p>`);
+  if (typeof filter === 'string')
+    return show(400, html`<p role="alert" class="error">${t.refused}: ${maskPans(filter)}</p>`);
   if (!may(v.person.role, 'exception.comment'))
     return show(403, html`<p role="alert" class="error">${v.w.forbidden}</p>`);
   try {
@@ -208,6 +210,6 @@ export async function postBulk(deps: ConsoleDeps, r: Request, v: View, form: URL
   } catch (e) {
     if (!(e instanceof ReconError) || e.kind !== 'usage') throw e;
     const status = e instanceof ExceptionRefused ? statusOf(e) : 403;
-    return show(status, html`<p role="alert" class="error">${t.refused}: ${e.message}</p>`);
+    return show(status, html`<p role="alert" class="error">${t.refused}: ${maskPans(e.message)}</p>`);
   }
 }

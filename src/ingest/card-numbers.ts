@@ -67,8 +67,8 @@ export function maskCardNumbers(text: string): string {
   return maskPans(ESCAPED_CARD_CHAR.test(t) ? maskCardNumbersInJson(t) : t);
 }
 
-// an escaped digit, space or dash (`\u0034`, `\u0020`, `\u002d`): a card number's shape may hide behind it
-const ESCAPED_CARD_CHAR = /\\u00(?:3[0-9]|20|2[dD])/;
+// an escaped digit or separator (`\u0034`, `\u0020`, `\u002d`, `\u00a0`, `\u202f`): a card number's shape may hide behind it
+const ESCAPED_CARD_CHAR = /\\u(?:00(?:3[0-9]|20|2[dD]|5[fF]|[aA]0)|20(?:0[79]|2[fF]))/;
 
 /** A JSON text with the card numbers inside its string values masked; numbers, keys' places and layout kept. */
 export function maskCardNumbersInJson(json: string): string {

@@ -1,3 +1,4 @@
+import { maskPans } from '../../input-rules';
 import { DECISIONS } from '../../events/audit-events';
 import { HAND_REASONS } from '../../events/exception-events';
 import type { ExceptionItem } from '../../exceptions/queries';
@@ -142,7 +143,7 @@ export function exceptionPage(v: View, e: ExceptionView): Html {
   const msg = e.message
     ? e.message.ok
       ? html`<p role="status" class="done">${t.done}: ${e.message.text}</p>`
-      : html`<p role="alert" class="error">${t.refused}: ${e.message.text}</p>`
+      : html`<p role="alert" class="error">${t.refused}: ${maskPans(e.message.text)}</p>`
     : '';
   const acts = actions(v, e.item, e.assignable, t);
   return html`${msg}<h2>${t.facts}</h2>${facts(v, e.item, t)}

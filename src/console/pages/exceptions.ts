@@ -1,3 +1,4 @@
+import { maskPans } from '../../input-rules';
 import { type ExceptionPolicy, severityOf } from '../../exceptions/severity';
 import { DISCREPANCY_TYPES, LEGS } from '../../reconciliation/discrepancies/registry';
 import { DISCREPANCY_STATUSES } from '../../reconciliation/discrepancy-types';
@@ -71,7 +72,7 @@ export function exceptionsPage(
 ): Html {
   const w = v.w;
   if ('problem' in result)
-    return html`${filterForm(v, q, null)}<p role="alert" class="error">${w.filter}: ${result.problem}</p>`;
+    return html`${filterForm(v, q, null)}<p role="alert" class="error">${w.filter}: ${maskPans(result.problem)}</p>`;
   const { rows, more } = result;
   const next = new URLSearchParams(q);
   if (rows.length) next.set('after', cursorText(rows[rows.length - 1]!));

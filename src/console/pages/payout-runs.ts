@@ -1,3 +1,4 @@
+import { maskPans } from '../../input-rules';
 import type { PayoutRun } from '../../payout-runs/runs';
 import { totalsOf } from '../../payout-runs/runs';
 import { may } from '../../people/roles';
@@ -18,7 +19,7 @@ export const messageOf = (v: View, m: Message): Html | string => {
   if (!m) return '';
   return m.ok
     ? html`<p role="status" class="done">${t.done}: ${m.text}</p>`
-    : html`<p role="alert" class="error">${t.refused}: ${m.text}</p>`;
+    : html`<p role="alert" class="error">${t.refused}: ${maskPans(m.text)}</p>`;
 };
 
 const totals = (v: View, r: PayoutRun) =>
