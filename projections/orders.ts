@@ -31,9 +31,10 @@ const apply = (tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionContext)
 // 7: that unit from ISO 4217 (src/money.ts), not from ICU: a HUF fee was rounded to a whole forint
 // 8: the placement is an order's first version whatever its time: an amendment timed before it was never in force
 // 9: discrepancies indexed in the exceptions list's order (discrepancies/table.ts), a page reads its rows
+// 10: past_resolutions on every discrepancy row: a cut between a resolution and the finding again reads it resolved
 export const projection: Projection = {
   name: 'orders',
-  version: 9,
+  version: 10,
   retryByReplay: true,
   // the PSP's observations (src/reconciliation/observations.ts), the orders and the fee contract, the
   // directory, acceptances, and what moves its clock

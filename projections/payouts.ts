@@ -128,11 +128,12 @@ const MATCHES = 'event_id uuid primary key, role text not null, reference text, 
  * 10: amount_in_doubt_now on every discrepancy row: an accepted one follows what is in doubt now (lifecycle.ts)
  * 11: a payout's debits count in day order (match.ts `inDayOrder`; docs/ledger.md, "Read-model versions")
  * 12: discrepancies indexed in the exceptions list's order (discrepancies/table.ts), a page reads its rows
+ * 13: past_resolutions on every discrepancy row (none here: a payout's finding is judged whole, never found again)
  */
 function payoutsProjection(): Projection {
   return {
     name: 'payouts',
-    version: 12,
+    version: 13,
     usesBank: true,
     // payoutRowsOf's inputs, and what moves its clock (tables.ts `eventTime`: a statement's issuedAt, a booking's day)
     handles: eventTypes(

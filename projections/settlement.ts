@@ -119,9 +119,10 @@ function views(ctx: ProjectionContext): readonly string[] {
 // 13: a credit that equals a run of due days exactly pays it before any credit is matched within the tolerance
 //    (match.ts rule 1): a credit equal to one day was taken as another day less a bank charge
 // 18: discrepancies indexed in the exceptions list's order (discrepancies/table.ts), a page reads its rows
+// 19: past_resolutions on every discrepancy row: a cut between a resolution and the finding again reads it resolved
 export const projection: Projection = {
   name: 'settlement',
-  version: 18,
+  version: 19,
   usesBank: true,
   retryByReplay: true,
   handles: eventTypes(CASH_EVENTS, DECISIONS),
