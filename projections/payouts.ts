@@ -130,11 +130,12 @@ const MATCHES = 'event_id uuid primary key, role text not null, reference text, 
  * 12: discrepancies indexed in the exceptions list's order (discrepancies/table.ts), a page reads its rows
  * 13: a debit returned whole gives its folded charge back (match.ts `chargesGivenBack`)
  * 14: amount_in_doubt(_now) numeric, as every leg's (a settlement day's can pass int8)
+ * 15: past_resolutions on every discrepancy row (none here: a payout's finding is judged whole, never found again)
  */
 function payoutsProjection(): Projection {
   return {
     name: 'payouts',
-    version: 14,
+    version: 15,
     usesBank: true,
     // payoutRowsOf's inputs, and what moves its clock (tables.ts `eventTime`: a statement's issuedAt, a booking's day)
     handles: eventTypes(

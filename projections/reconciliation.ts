@@ -36,9 +36,10 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
 // 9: amount_in_doubt_now on every discrepancy row: an accepted one follows what is in doubt now (lifecycle.ts)
 // 10: discrepancies indexed in the exceptions list's order (discrepancies/table.ts), a page reads its rows
 // 11: amount_in_doubt and amount_in_doubt_now are numeric, as every leg's (a settlement day's can pass int8)
+// 12: past_resolutions on every discrepancy row: a cut between a resolution and the finding again reads it resolved
 export const projection: Projection = {
   name: 'reconciliation',
-  version: 11,
+  version: 12,
   retryByReplay: true,
   // what its handlers plan and evolve, and what moves its clock (a due payment is judged at that append)
   handles: eventTypes(planning.canHandle, evolving.canHandle, CLOCK_EVENTS),

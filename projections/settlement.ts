@@ -121,9 +121,10 @@ function views(ctx: ProjectionContext): readonly string[] {
 // 18: discrepancies indexed in the exceptions list's order (discrepancies/table.ts), a page reads its rows
 // 19: a day's sums, what a settlement day owes and the amounts in doubt are numeric: a day of 9,224 rows at the
 //    largest amount passed int8 and its later rows were set aside (docs/ledger.md, "Read-model versions")
+// 20: past_resolutions on every discrepancy row: a cut between a resolution and the finding again reads it resolved
 export const projection: Projection = {
   name: 'settlement',
-  version: 19,
+  version: 20,
   usesBank: true,
   retryByReplay: true,
   handles: eventTypes(CASH_EVENTS, DECISIONS),

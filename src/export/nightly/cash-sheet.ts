@@ -92,23 +92,25 @@ export async function cashSheetData(
     where e.due_on <= ${opts.date}
       and (e.due_on > (${opts.date}::date - 31)::text or e.status in ('missing', 'short', 'in_transit'))
     order by e.currency, e.due_on`;
+  // text by code unit (collate "C"), whatever the server's collation: the rows' order, and which of two statements
+  // of a day gives the bridge's opening or closing balance
   const unmatched = await sql<Record<string, unknown>[]>`
     select account_id, currency, booking_date, direction, amount, bank_ref, counterparty_name, remittance
     from recon.settlement_bank_lines where not matched and booking_date <= ${opts.date}
-    order by account_id, booking_date, event_id`;
+    order by account_id collate "C", booking_date, event_id`;
   const bridges = await sql<Record<string, unknown>[]>`
     with s as (select account_id, currency, min(opening_date) as first_on, max(closing_date) as last_on
                from recon.settlement_statements where closing_date <= ${opts.date} group by account_id, currency)
     select s.account_id, s.currency, s.last_on,
       (select opening_balance from recon.settlement_statements x where x.account_id = s.account_id and x.opening_date = s.first_on
-        order by statement_id limit 1) as opening,
+        order by statement_id collate "C" limit 1) as opening,
       (select closing_balance from recon.settlement_statements x where x.account_id = s.account_id and x.closing_date = s.last_on
-        order by statement_id desc limit 1) as closing,
+        order by statement_id collate "C" desc limit 1) as closing,
       coalesce((select sum(amount) from recon.journal_lines l where l.account = 'bank:' || s.account_id
         and l.booked_at < ((s.last_on::date + 1)::timestamp at time zone ${zone})), 0) as booked,
       coalesce((select sum(case when direction = 'credit' then amount else -amount end) from recon.settlement_bank_lines b
         where b.account_id = s.account_id and not b.matched and b.booking_date <= s.last_on), 0) as not_booked
-    from s order by s.account_id`;
+    from s order by s.account_id collate "C"`;
   // each part on its own: a currency with a shortfall and nothing missing or in transit still owes the shortfall
   const outstanding = await sql<{ currency: string; amount: string }[]>`
     select e.currency, (coalesce(sum(e.amount) filter (where e.status in ('missing', 'in_transit') and e.due_on <= ${opts.date}), 0)
@@ -184,15 +186,15 @@ async function payoutBridges(sql: Sql, date: string, zone: string): Promise<Reco
                group by b.account_id, b.currency)
     select s.account_id, s.currency, s.last_on,
       (select opening_balance from recon.bank_statements x where x.account_id = s.account_id and x.opening_date = s.first_on
-        order by statement_id limit 1) as opening,
+        order by statement_id collate "C" limit 1) as opening,
       (select closing_balance from recon.bank_statements x where x.account_id = s.account_id and x.closing_date = s.last_on
-        order by statement_id desc limit 1) as closing,
+        order by statement_id collate "C" desc limit 1) as closing,
       coalesce((select sum(amount) from recon.journal_lines l where l.account = 'bank:' || s.account_id
         and l.booked_at < ((s.last_on::date + 1)::timestamp at time zone ${zone})), 0) as booked,
       coalesce((select sum(case when direction = 'credit' then amount else -amount end) from recon.payout_lines p
         where p.account_id = s.account_id and p.booking_date <= s.last_on
           and (p.role is null or p.role = 'unexpected' or p.reference is null)), 0) as not_booked
-    from s order by s.account_id`;
+    from s order by s.account_id collate "C"`;
 }
 
 const STATUS_TEXT: Record<string, string> = {

@@ -79,8 +79,9 @@ export async function ordersReportData(
   const fees = await sql<
     { sub_merchant_id: string; month: string; currency: string; above: number; below: number; difference: bigint }[]
   >`
-    select coalesce(sub_merchant_id, '(unknown receiver)') as sub_merchant_id,
-      to_char(occurred_at at time zone ${opts.timezone}, 'YYYY-MM') as month, currency,
+    -- by code unit, whatever the server's collation (a server given by DATABASE_URL usually has a locale's)
+    select coalesce(sub_merchant_id, '(unknown receiver)') collate "C" as sub_merchant_id,
+      to_char(occurred_at at time zone ${opts.timezone}, 'YYYY-MM') as month, currency collate "C" as currency,
       count(*) filter (where type = 'fee_above_contract')::int as above, count(*) filter (where type = 'fee_below_contract')::int as below,
       sum(("values"->>'difference')::int8)::int8 as difference
     from recon.order_discrepancies

@@ -136,7 +136,9 @@ async function discrepancyCounts(sql: Sql, { from, to }: { from: Date; to: Date 
         open: number;
       }[]
     >`
-    select type, coalesce(nullif(array_to_string(sub_merchant_ids, ', '), ''), sub_merchant_id) as sub_merchant_id,
+    -- by code unit, whatever the server's collation (a server given by DATABASE_URL usually has a locale's)
+    select type collate "C" as type,
+      coalesce(nullif(array_to_string(sub_merchant_ids, ', '), ''), sub_merchant_id) collate "C" as sub_merchant_id,
       count(*) filter (where ${opened})::int as opened,
       count(*) filter (where resolved_at >= ${from} and resolved_at < ${to})::int as resolved,
       count(*) filter (where accepted_at >= ${from} and accepted_at < ${to})::int as accepted,
@@ -144,7 +146,7 @@ async function discrepancyCounts(sql: Sql, { from, to }: { from: Date; to: Date 
     from ${sql.unsafe(await allDiscrepancies(sql))} group by 1, 2
     having count(*) filter (where ${openAtEnd} or (${opened}) or (resolved_at >= ${from} and resolved_at < ${to})
       or (accepted_at >= ${from} and accepted_at < ${to})) > 0
-    order by type, sub_merchant_id nulls first`
+    order by 1, 2 nulls first`
   ).map((r) => ({
     type: r.type,
     subMerchantId: r.sub_merchant_id,
@@ -222,7 +224,7 @@ async function openDiscrepancies(
   const openAtEnd = openAtSql(sql, dayEnd);
   const openRows = await sql<OpenRow[]>`
     select id, type, detected_at, occurred_at, pos_id, order_id, payment_id, method, sub_merchant_id, sub_merchant_ids, receiver_name, currency, "values", evidence
-    from ${sql.unsafe(await allDiscrepancies(sql))} where ${openAtEnd} order by type, occurred_at nulls first, id`;
+    from ${sql.unsafe(await allDiscrepancies(sql))} where ${openAtEnd} order by type collate "C", occurred_at nulls first, id`;
   return openRows.map((r) => openDiscrepancy(r, ages));
 }
 
@@ -232,7 +234,7 @@ async function syncedWindows(sql: Sql, { from, to }: { from: Date; to: Date }): 
   return (
     await sql<{ pos_id: string; window_from: Date; window_to: Date; completed_at: Date; report_id: string }[]>`
     select pos_id, window_from, window_to, completed_at, report_id from recon.sync_windows
-    where completed_at >= ${from} and completed_at < ${windowsTo} order by completed_at, pos_id`
+    where completed_at >= ${from} and completed_at < ${windowsTo} order by completed_at, pos_id collate "C"`
   ).map((w) => ({
     posId: w.pos_id,
     from: w.window_from,

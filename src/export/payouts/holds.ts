@@ -201,6 +201,8 @@ export interface DiscRow {
   /** as accepted (frozen with the values), and as the rule finds it now (columns.ts) */
   amount_in_doubt?: bigint | string | null;
   amount_in_doubt_now?: bigint | string | null;
+  /** its resolutions the rule ended by finding it again, each with the event that did ([resolved, found, …]) */
+  past_resolutions?: string[] | null;
 }
 
 /**
@@ -262,7 +264,8 @@ async function holdingDiscrepancies(sql: Sql, types: readonly string[]): Promise
   try {
     return await sql<DiscRow[]>`
       select id::text, type, status, detected_by_event::text, resolved_by_event::text, pos_id, payment_id, method,
-             receiver_name, order_id, currency, occurred_at, "values", amount_in_doubt, amount_in_doubt_now
+             receiver_name, order_id, currency, occurred_at, "values", amount_in_doubt, amount_in_doubt_now,
+             past_resolutions::text[]
       from ${sql.unsafe(await allDiscrepancies(sql))}
       where type = any(${types as string[]}::text[]) and status in ('open', 'accepted', 'resolved')
         and payment_id is not null
@@ -290,7 +293,7 @@ async function eventPositions(sql: Sql, ids: readonly string[]): Promise<Map<str
 
 /**
  * Whether a discrepancy stood unresolved at the cut: detected by an event at or before it, and not resolved by
- * one at or before it. A statement cut at a position never issued before so holds what was in doubt then, not
+ * one at or before it, nor then within a resolution the rule ended after it by finding it again. A statement cut at a position never issued before so holds what was in doubt then, not
  * what is in doubt now (a replay, or the same cut issued later, gives the same statement). Without event
  * positions (another store) the discrepancies are taken as they are now.
  */
@@ -301,6 +304,9 @@ function standingAt(r: DiscRow, cut: Position, positions: Map<string, Position> 
     return p === undefined ? undefined : comparePositions(p, cut) <= 0;
   };
   if (before(r.detected_by_event) === false) return false;
+  const past = r.past_resolutions ?? [];
+  for (let i = 0; i + 1 < past.length; i += 2)
+    if (before(past[i]!) === true && before(past[i + 1]!) === false) return false;
   if (r.status !== 'resolved') return true;
   return before(r.resolved_by_event) === false;
 }
@@ -423,7 +429,11 @@ export async function heldAt(
   const rows = found ?? [];
   const positions = await eventPositions(
     sql,
-    rows.flatMap((r) => [r.detected_by_event, r.resolved_by_event].filter((id): id is string => id !== null)),
+    rows.flatMap((r) =>
+      [r.detected_by_event, r.resolved_by_event, ...(r.past_resolutions ?? [])].filter(
+        (id): id is string => id !== null,
+      ),
+    ),
   );
   const claims: HoldClaim[] = [...(opts.extra ?? []), ...(await quarantineClaimsAt(sql, cut))];
   const standing = rows.filter((r) => standingAt(r, cut, positions));

@@ -36,6 +36,8 @@ export const DISCREPANCY_COLUMNS = [
   ['amount_in_doubt', 'numeric'],
   // after it, for the same reason
   ['amount_in_doubt_now', 'numeric'],
+  // after it, for the same reason
+  ['past_resolutions', 'uuid[]'],
 ] as const;
 
 export type DiscrepancyColumn = (typeof DISCREPANCY_COLUMNS)[number][0];
@@ -121,6 +123,12 @@ export interface DiscrepancyRow extends DiscrepancyRecord {
    * The statements hold what it is above the amount accepted (src/export/payouts/holds.ts `excessClaimOf`).
    */
   amount_in_doubt_now: bigint | null;
+  /**
+   * each time it was resolved and the rule found it again since, the two events, oldest first ([resolved, found
+   * again, …]): a cut between them read it as resolved (src/export/payouts/holds.ts `standingAt`), and the row
+   * keeps only its latest resolution
+   */
+  past_resolutions: string[];
 }
 
 /** A row's cells in the order of DISCREPANCY_COLUMNS, for the bulk writer. */
@@ -153,5 +161,6 @@ export function discrepancyFromRow(r: Record<string, unknown>): DiscrepancyRow {
     values: (r.values as Record<string, unknown>) ?? {},
     amount_in_doubt: bigintOrNull(r.amount_in_doubt),
     amount_in_doubt_now: bigintOrNull(r.amount_in_doubt_now),
+    past_resolutions: ((r.past_resolutions as string[] | null) ?? []).map(String),
   };
 }

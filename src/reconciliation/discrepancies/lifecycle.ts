@@ -121,6 +121,7 @@ export function opened(f: Finding, { now, eventId }: Stamp): DiscrepancyRow {
     accepted_by_event: null,
     updated_at: now,
     updated_by_event: eventId,
+    past_resolutions: [],
   };
 }
 
@@ -239,6 +240,11 @@ function update(r: DiscrepancyRow, f: Finding, { now, eventId }: Stamp): boolean
   const changed = r.status === 'resolved' || Object.entries(columns).some(([k, v]) => !sameJson(row[k], v));
   if (!changed) return false;
   Object.assign(r, columns, {
+    // found again: the resolution it ends is kept, so a cut between the two still reads it resolved
+    past_resolutions:
+      r.status === 'resolved' && r.resolved_by_event !== null
+        ? [...r.past_resolutions, r.resolved_by_event, eventId]
+        : r.past_resolutions,
     status: 'open',
     resolved_at: null,
     resolved_by_event: null,
