@@ -188,6 +188,9 @@ const COVERED: Record<string, { test: string } | { skip: string }> = {
   'recon orders import': { test: 'recon orders import, recon fees import' },
   'recon fees import [FILE]': { test: 'recon orders import, recon fees import' },
   'recon discrepancies [filters] [--format table|json|csv]': { test: 'recon discrepancies' },
+  'recon discrepancies accept --note': {
+    skip: 'needs a discrepancy of a built store: test/review16/doors-auditor-accept-note-checked.test.ts runs the real binary with these words (a note over 4,000 characters and one with an escape refused naming --note, nothing written)',
+  },
   'recon explain ORDER_ID|PAYMENT_ID': { test: 'recon explain' },
   'recon statements --month YYYY-MM --out DIR': { test: 'recon statements' },
   'recon statements': { test: 'recon statements' },
