@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { formatCsvIssue, importSubMerchants, readSubMerchantDirectory } from '../../ingest/sub-merchants';
+import { storedClashes, storedDirectory } from '../../ingest/sub-merchant-clashes';
 import { InputRefused, UsageError } from '../errors';
 import { withRuntime } from '../runtime';
 import { printable } from '../../input-rules';
@@ -22,10 +23,11 @@ export function register(program: Command): void {
         const source = target ?? rt.config.subMerchantsPath;
         if (!source) throw new UsageError('give a CSV file or directory, or set RECON_SUB_MERCHANTS');
         const r = readSubMerchantDirectory(source);
-        if (!r.ok) {
+        const issues = r.ok ? storedClashes(r.rows, await storedDirectory(rt.sql)) : r.issues;
+        if (!r.ok || issues.length) {
           throw new InputRefused(
             'SUB_MERCHANT_DIRECTORY_INVALID',
-            `the sub-merchant directory has ${r.issues.length} problem${r.issues.length === 1 ? '' : 's'} (nothing imported):\n${r.issues.map((i) => `  ${formatCsvIssue(i)}`).join('\n')}`,
+            `the sub-merchant directory has ${issues.length} problem${issues.length === 1 ? '' : 's'} (nothing imported):\n${issues.map((i) => `  ${formatCsvIssue(i)}`).join('\n')}`,
           );
         }
         const res = await importSubMerchants(rt.store, r.rows);
