@@ -51,8 +51,9 @@ export function register(program: Command): void {
           process.stdout.write('no directory yet: run `recon sub-merchants import` and `recon project`\n');
           return;
         }
+        // by code unit, whatever the server's collation: one directory lists alike on every server
         const rows = await rt.sql<{ sub_merchant_id: string; name: string; reserve_hold_days: number }[]>`
-          select sub_merchant_id, name, reserve_hold_days from recon.sub_merchants order by sub_merchant_id`;
+          select sub_merchant_id, name, reserve_hold_days from recon.sub_merchants order by sub_merchant_id collate "C"`;
         if (opts.format === 'csv') {
           const q = (s: string) => (/[",\n\r]/.test(s) || /^\s|\s$/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
           process.stdout.write(
