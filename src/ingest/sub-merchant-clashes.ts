@@ -1,4 +1,6 @@
 import type { Sql } from '../db/connect';
+import { SubMerchantRegistered } from '../events/ledger-events';
+import { parsePosition, type EventStore, type Position } from '../store/types';
 import { quoteForMessage } from '../input-rules';
 import { statementFileStem } from '../statement-file-names';
 import { type CsvIssue, differenceOf, lookOf, type SubMerchantRow } from './sub-merchants';
@@ -16,13 +18,54 @@ export interface StoredSubMerchant {
   readonly name: string;
 }
 
-/** The directory as the journal projection knows it (recon.sub_merchants); none before the first projection. */
-export async function storedDirectory(sql: Sql): Promise<StoredSubMerchant[]> {
+/** Events read at a time from the store's tail (past the journal projection's checkpoint). */
+const TAIL_PAGE = 1000;
+
+/**
+ * The registrations after `from`, in store order. PostgreSQL: filtered by the server, so a long tail (a sync the
+ * projection has not caught up with) is scanned there rather than read through; EventStoreDB: read page by page.
+ */
+async function registeredSince(
+  sql: Sql,
+  store: EventStore,
+  from: Position | undefined,
+): Promise<{ subMerchantId: string; name: string }[]> {
+  if (store.backend === 'postgres') {
+    const rows = await sql<{ data: { subMerchantId: string; name: string } }[]>`
+      select data from es_events where type = ${SubMerchantRegistered.type}
+        and (transaction_id, global_position) > (${from?.commit.toString() ?? '0'}::text::xid8, ${from?.prepare.toString() ?? '0'}::int8)
+      order by transaction_id, global_position`;
+    return rows.map((r) => r.data);
+  }
+  const out: { subMerchantId: string; name: string }[] = [];
+  for (;;) {
+    const page = await store.readAll(from, { maxCount: TAIL_PAGE });
+    for (const e of page)
+      if (e.type === SubMerchantRegistered.type) out.push(e.data as { subMerchantId: string; name: string });
+    if (page.length < TAIL_PAGE) return out;
+    from = page[page.length - 1]!.position;
+  }
+}
+
+/**
+ * The registered directory: as the journal projection knows it (recon.sub_merchants, read in one statement with
+ * the live build's checkpoint), then the registrations appended after that checkpoint, so that an import made
+ * before `recon project` ran is known to the next import as well.
+ */
+export async function storedDirectory(sql: Sql, store: EventStore): Promise<StoredSubMerchant[]> {
   const [exists] = await sql<{ ok: boolean }[]>`select to_regclass('recon.sub_merchants') is not null as ok`;
-  if (!exists?.ok) return [];
-  const rows = await sql<{ sub_merchant_id: string; name: string }[]>`
-    select sub_merchant_id, name from recon.sub_merchants order by sub_merchant_id collate "C"`;
-  return rows.map((r) => ({ subMerchantId: r.sub_merchant_id, name: r.name }));
+  const byId = new Map<string, string>();
+  let from: Position | undefined;
+  if (exists?.ok) {
+    // one statement, one snapshot: the rows are those of the checkpoint read beside them
+    const [r] = await sql<{ checkpoint: string | null; rows: { id: string; name: string }[] | null }[]>`
+      select (select checkpoint from projection_builds where name = 'journal' and status = 'live') as checkpoint,
+             (select json_agg(json_build_object('id', sub_merchant_id, 'name', name)) from recon.sub_merchants) as rows`;
+    for (const row of r?.rows ?? []) byId.set(row.id, row.name);
+    from = r?.checkpoint ? parsePosition(r.checkpoint) : undefined;
+  }
+  for (const d of await registeredSince(sql, store, from)) byId.set(d.subMerchantId, d.name);
+  return [...byId].map(([subMerchantId, name]) => ({ subMerchantId, name }));
 }
 
 /** Each row that clashes with a stored sub-merchant the rows do not give again, naming its file, line and that sub-merchant. */

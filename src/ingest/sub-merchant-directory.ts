@@ -79,7 +79,7 @@ export async function applySubMerchantDirectory(deps: {
   if (!source) return undefined;
   const r = readSubMerchantDirectory(source);
   if (!r.ok) throw new SubMerchantDirectoryError(source, r.issues);
-  const clashes = deps.sql ? storedClashes(r.rows, await storedDirectory(deps.sql)) : [];
+  const clashes = deps.sql ? storedClashes(r.rows, await storedDirectory(deps.sql, deps.store)) : [];
   if (clashes.length) throw new SubMerchantDirectoryError(source, clashes);
   const imported = await importSubMerchants(deps.store, r.rows);
   const applied = { ...versionOf(source, r.rows), ...imported };

@@ -69,6 +69,18 @@ describe('review16: a partial directory import against the sub-merchants registe
     180_000,
   );
 
+  it('refuses a clash with a sub-merchant imported since the last projection', async () => {
+    const first = await runRecon(['sub-merchants', 'import', csv('late.csv', 'sm-late,Late Shop,1\n')], env, 120_000);
+    expect(first.code, first.stderr).toBe(0);
+    const before = await eventCount();
+    const file = csv('later.csv', 'sm-later,Late Shop,1\n');
+    const r = await runRecon(['sub-merchants', 'import', file], env, 120_000);
+    expect(r.stderr).toContain(`${file}:2 (column name)`);
+    expect(r.stderr).toMatch(/sm-late \("Late Shop"\), already registered/);
+    expect(r.code, r.stderr).toBe(65);
+    expect(await eventCount()).toBe(before);
+  }, 180_000);
+
   it('takes a re-import of registered rows and a rename of a registered id', async () => {
     const again = await runRecon(['sub-merchants', 'import', csv('again.csv', 'sm-1,Alpha Shop,1\n')], env, 120_000);
     expect(again.code, again.stderr).toBe(0);

@@ -23,7 +23,7 @@ export function register(program: Command): void {
         const source = target ?? rt.config.subMerchantsPath;
         if (!source) throw new UsageError('give a CSV file or directory, or set RECON_SUB_MERCHANTS');
         const r = readSubMerchantDirectory(source);
-        const issues = r.ok ? storedClashes(r.rows, await storedDirectory(rt.sql)) : r.issues;
+        const issues = r.ok ? storedClashes(r.rows, await storedDirectory(rt.sql, rt.store)) : r.issues;
         if (!r.ok || issues.length) {
           throw new InputRefused(
             'SUB_MERCHANT_DIRECTORY_INVALID',
