@@ -71,6 +71,7 @@ export async function storedDirectory(sql: Sql, store: EventStore): Promise<Stor
 /** Each row that clashes with a stored sub-merchant the rows do not give again, naming its file, line and that sub-merchant. */
 export function storedClashes(rows: readonly SubMerchantRow[], stored: readonly StoredSubMerchant[]): CsvIssue[] {
   const given = new Set(rows.map((r) => r.subMerchantId));
+  const nameOf = new Map(stored.map((s) => [s.subMerchantId, s.name]));
   const byName = new Map<string, StoredSubMerchant>();
   const byLook = new Map<string, StoredSubMerchant>();
   const byFile = new Map<string, StoredSubMerchant>();
@@ -82,6 +83,8 @@ export function storedClashes(rows: readonly SubMerchantRow[], stored: readonly 
   }
   const issues: CsvIssue[] = [];
   for (const row of rows) {
+    // a name it holds already adds no clash: a re-import, or a new hold period, writes no new name
+    if (nameOf.get(row.subMerchantId) === row.name) continue;
     const of = (s: StoredSubMerchant) => `${s.subMerchantId} (${quoteForMessage(s.name)}), already registered`;
     const same = byName.get(row.name);
     const alike = byLook.get(lookOf(row.name));

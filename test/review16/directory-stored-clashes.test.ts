@@ -6,6 +6,7 @@ import { reconEnv } from '../../fixtures/psp-env';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import type { EventStore } from '../../src/store/types';
 import { createTestDatabase, type TestDatabase } from '../support/db';
+import { subMerchant } from '../discrepancies/fixtures';
 import { killAll, runRecon } from '../faults/support/processes';
 
 /**
@@ -89,5 +90,19 @@ describe('review16: a partial directory import against the sub-merchants registe
     const r = await runRecon(['sub-merchants', 'import', renamed], env, 120_000);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('2 registered or changed');
+  }, 180_000);
+
+  it('takes a re-import of a row unchanged beside a clash the store held before the check', async () => {
+    // a registration written before the directory compared imports with the store: two ids of one name
+    const old = subMerchant('sm-old', 'Delta Shop');
+    await store.append(old.stream, old.events);
+    const again = await runRecon(['sub-merchants', 'import', csv('delta.csv', 'sm-4,Delta Shop,1\n')], env, 120_000);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain('0 registered or changed, 1 unchanged');
+    // a new row of that name is still refused
+    const file = csv('delta-new.csv', 'sm-5,Delta Shop,1\n');
+    const r = await runRecon(['sub-merchants', 'import', file], env, 120_000);
+    expect(r.stderr).toContain(`${file}:2 (column name)`);
+    expect(r.code, r.stderr).toBe(65);
   }, 180_000);
 });
