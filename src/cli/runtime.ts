@@ -64,7 +64,7 @@ export async function openRuntime(
   const rt: Runtime = { config, log, db, sql: db.sql, store };
   if (!opts.subMerchants) return rt;
   try {
-    const directory = await applySubMerchantDirectory({ store, source: config.subMerchantsPath, log });
+    const directory = await applySubMerchantDirectory({ store, sql: db.sql, source: config.subMerchantsPath, log });
     return directory ? { ...rt, subMerchantDirectory: directory } : rt;
   } catch (e) {
     await closeRuntime(rt);

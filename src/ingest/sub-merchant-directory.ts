@@ -1,6 +1,8 @@
 import { ReconError } from '../errors';
 import { createHash } from 'node:crypto';
+import type { Sql } from '../db/connect';
 import type { Logger } from '../log';
+import { storedClashes, storedDirectory } from './sub-merchant-clashes';
 import type { EventStore } from '../store/types';
 import {
   type CsvIssue,
@@ -70,11 +72,15 @@ export async function applySubMerchantDirectory(deps: {
   readonly store: EventStore;
   readonly source: string | undefined;
   readonly log: Logger;
+  /** the read models' database: the rows are checked against the sub-merchants registered already */
+  readonly sql?: Sql;
 }): Promise<DirectoryApplied | undefined> {
   const { source, log } = deps;
   if (!source) return undefined;
   const r = readSubMerchantDirectory(source);
   if (!r.ok) throw new SubMerchantDirectoryError(source, r.issues);
+  const clashes = deps.sql ? storedClashes(r.rows, await storedDirectory(deps.sql, deps.store)) : [];
+  if (clashes.length) throw new SubMerchantDirectoryError(source, clashes);
   const imported = await importSubMerchants(deps.store, r.rows);
   const applied = { ...versionOf(source, r.rows), ...imported };
   log.info('sub-merchant directory in force', { ...applied });

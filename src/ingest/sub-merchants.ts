@@ -315,10 +315,11 @@ export function combineDirectory(results: readonly DirectoryResult[]): Directory
 const INVISIBLE = /[\u200B-\u200D\u2060\uFEFF\u00AD\u180E]/g;
 
 /** A name as a reader sees it: composed (NFC), without invisible characters, every kind of space one space. */
-const lookOf = (name: string): string => name.normalize('NFC').replace(INVISIBLE, '').replace(/\s+/g, ' ').trim();
+export const lookOf = (name: string): string =>
+  name.normalize('NFC').replace(INVISIBLE, '').replace(/\s+/g, ' ').trim();
 
 /** How two names that print alike differ, in words and code points (a message cannot show the difference itself). */
-function differenceOf(a: string, b: string): string {
+export function differenceOf(a: string, b: string): string {
   if (a.normalize('NFC') === b.normalize('NFC'))
     return 'only in how its accented letters are encoded (one character or a letter and a combining accent: Unicode NFC and NFD)';
   const marks = new Set(

@@ -283,16 +283,17 @@ export async function operationsOf(
   QueryResult<{ operations: OperationRecord[]; receivers: OperationRecord[]; discrepancies: DiscrepancyRecord[] }>
 > {
   return guardView(async () => {
+    // text by code unit, whatever the server's collation: `recon explain` lists alike on every server
     const ops = await sql<Record<string, unknown>[]>`
       select * from recon.operations
       where payment_id = ${ref.paymentId ?? null}::text or order_id = ${ref.orderId ?? null}::text
-      order by pos_id, payment_id, method, ordinal`;
+      order by pos_id collate "C", payment_id collate "C", method collate "C", ordinal`;
     const keys = ops.map((o) => String(o.operation_key));
     const payments = [...new Set(ops.map((o) => String(o.payment_id)))];
     const receivers = keys.length
       ? await sql<
           Record<string, unknown>[]
-        >`select * from recon.operation_receivers where operation_key = any(${keys}::text[]) order by operation_key, receiver_name`
+        >`select * from recon.operation_receivers where operation_key = any(${keys}::text[]) order by operation_key collate "C", receiver_name collate "C"`
       : [];
     const disc = payments.length
       ? await sql<

@@ -1,13 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, type Sql } from '../../src/db/connect';
-import { migrate } from '../../src/db/migrate';
 import { nightlyReportData } from '../../src/export/nightly/report';
-import { silentLogger } from '../../src/log';
-import { createPostgresEventStore } from '../../src/store/postgres';
-import type { AppendRequest, EventStore } from '../../src/store/types';
+import type { AppendRequest } from '../../src/store/types';
 import { appendAll, at, periodRow, project, registerRows, subMerchant, syncCompleted } from '../discrepancies/fixtures';
-import { serverUrl } from '../support/db';
+import { type CollatedDatabase, createCollatedDatabase } from '../support/collated-db';
 
 /**
  * The embedded PostgreSQL is initialised without a locale (C), but a server given through DATABASE_URL usually
@@ -15,31 +10,6 @@ import { serverUrl } from '../support/db';
  * C puts "Beta" first). The nightly report ordered its rows by sub-merchant id in the server's collation, so the
  * same events gave another report on another server; its rows follow the code unit order, as the statements do.
  */
-
-async function database(locale: 'C' | 'icu'): Promise<{ sql: Sql; store: EventStore; drop(): Promise<void> }> {
-  const name = `t_${locale.toLowerCase()}_${randomBytes(5).toString('hex')}`;
-  const admin = connect(serverUrl(), { max: 1 });
-  await admin.unsafe(
-    locale === 'icu'
-      ? `create database ${name} template template0 locale_provider icu icu_locale 'en-US' locale 'C'`
-      : `create database ${name} template template0 locale 'C'`,
-  );
-  await admin.end();
-  const u = new URL(serverUrl());
-  u.pathname = `/${name}`;
-  const sql = connect(u.toString(), { max: 4 });
-  await migrate(sql, silentLogger);
-  return {
-    sql,
-    store: createPostgresEventStore(sql),
-    async drop() {
-      await sql.end({ timeout: 5 });
-      const a = connect(serverUrl(), { max: 1 });
-      await a.unsafe(`drop database if exists ${name} with (force)`);
-      await a.end();
-    },
-  };
-}
 
 /** A payment of each sub-merchant whose period report says it failed, the register that it succeeded. */
 function events(): AppendRequest[] {
@@ -74,13 +44,13 @@ function events(): AppendRequest[] {
   ];
 }
 
-const made: Awaited<ReturnType<typeof database>>[] = [];
+const made: CollatedDatabase[] = [];
 afterAll(async () => {
   for (const d of made) await d.drop();
 });
 
 async function report(locale: 'C' | 'icu') {
-  const d = await database(locale);
+  const d = await createCollatedDatabase(locale);
   made.push(d);
   await appendAll(d.store, events());
   await project(d.sql, d.store);

@@ -112,11 +112,12 @@ function registerStatements(group: Command): void {
       await withRuntime(async (rt) => {
         if (!(await hasView(rt, 'bank_statements'))) return;
         const account = opts.account?.replace(/\s+/g, '').toUpperCase() ?? null;
+        // text by code unit, whatever the server's collation: the same statements list alike on every server
         const rows = await rt.sql<Record<string, string | number | bigint>[]>`
           select account_id, statement_id, format, opening_date::text, closing_date::text, currency,
                  opening_balance, closing_balance, entries
           from recon.bank_statements where ${account}::text is null or account_id = ${account}
-          order by account_id, closing_date, statement_id`;
+          order by account_id collate "C", closing_date, statement_id collate "C"`;
         table(
           ['account', 'statement', 'format', 'from', 'to', 'currency', 'opening', 'closing', 'entries'],
           rows.map((r) => [
@@ -148,6 +149,7 @@ function registerEntries(group: Command): void {
       await withRuntime(async (rt) => {
         if (!(await hasView(rt, 'bank_entries'))) return;
         const account = opts.account?.replace(/\s+/g, '').toUpperCase() ?? null;
+        // text by code unit, whatever the server's collation: the same entries list alike on every server
         const rows = await rt.sql<Record<string, string | number | bigint | boolean | null>[]>`
           select booking_date::text, account_id, direction, signed_amount, currency, counterparty_name, remittance,
                  bank_ref, is_return, statement_id
@@ -155,7 +157,7 @@ function registerEntries(group: Command): void {
           where (${account}::text is null or account_id = ${account})
             and (${from}::date is null or booking_date >= ${from}::date)
             and (${to}::date is null or booking_date <= ${to}::date)
-          order by booking_date, account_id, bank_ref nulls last, event_id`;
+          order by booking_date, account_id collate "C", bank_ref collate "C" nulls last, event_id`;
         table(
           ['booked', 'account', 'amount', 'currency', 'counterparty', 'remittance', 'bank ref', 'return', 'statement'],
           rows.map((r) => [

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { formatCsvIssue, importSubMerchants, readSubMerchantDirectory } from '../../ingest/sub-merchants';
+import { storedClashes, storedDirectory } from '../../ingest/sub-merchant-clashes';
 import { InputRefused, UsageError } from '../errors';
 import { withRuntime } from '../runtime';
 import { printable } from '../../input-rules';
@@ -22,10 +23,11 @@ export function register(program: Command): void {
         const source = target ?? rt.config.subMerchantsPath;
         if (!source) throw new UsageError('give a CSV file or directory, or set RECON_SUB_MERCHANTS');
         const r = readSubMerchantDirectory(source);
-        if (!r.ok) {
+        const issues = r.ok ? storedClashes(r.rows, await storedDirectory(rt.sql, rt.store)) : r.issues;
+        if (!r.ok || issues.length) {
           throw new InputRefused(
             'SUB_MERCHANT_DIRECTORY_INVALID',
-            `the sub-merchant directory has ${r.issues.length} problem${r.issues.length === 1 ? '' : 's'} (nothing imported):\n${r.issues.map((i) => `  ${formatCsvIssue(i)}`).join('\n')}`,
+            `the sub-merchant directory has ${issues.length} problem${issues.length === 1 ? '' : 's'} (nothing imported):\n${issues.map((i) => `  ${formatCsvIssue(i)}`).join('\n')}`,
           );
         }
         const res = await importSubMerchants(rt.store, r.rows);
@@ -49,8 +51,9 @@ export function register(program: Command): void {
           process.stdout.write('no directory yet: run `recon sub-merchants import` and `recon project`\n');
           return;
         }
+        // by code unit, whatever the server's collation: one directory lists alike on every server
         const rows = await rt.sql<{ sub_merchant_id: string; name: string; reserve_hold_days: number }[]>`
-          select sub_merchant_id, name, reserve_hold_days from recon.sub_merchants order by sub_merchant_id`;
+          select sub_merchant_id, name, reserve_hold_days from recon.sub_merchants order by sub_merchant_id collate "C"`;
         if (opts.format === 'csv') {
           const q = (s: string) => (/[",\n\r]/.test(s) || /^\s|\s$/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
           process.stdout.write(

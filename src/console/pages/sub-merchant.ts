@@ -32,9 +32,10 @@ export interface SubMerchantRow {
 export async function subMerchants(sql: Sql): Promise<SubMerchantRow[] | null> {
   const [exists] = await sql<{ ok: boolean }[]>`select to_regclass('recon.sub_merchants') is not null as ok`;
   if (!exists?.ok) return null;
+  // by code unit, whatever the server's collation: one directory lists alike on every server
   return sql<
     SubMerchantRow[]
-  >`select sub_merchant_id, name, reserve_hold_days from recon.sub_merchants order by sub_merchant_id`;
+  >`select sub_merchant_id, name, reserve_hold_days from recon.sub_merchants order by sub_merchant_id collate "C"`;
 }
 
 export function subMerchantsPage(v: View, rows: SubMerchantRow[] | null): Html {

@@ -26,10 +26,12 @@ export async function orderDetail(sql: Sql, orderId: string): Promise<OrderDetai
   if (!built) return null;
   const [order] = await sql<Record<string, unknown>[]>`select * from recon.orders where order_id = ${orderId}`;
   if (!order) return null;
+  // text by code unit, whatever the server's collation: an order lists alike on every server
   const payments = await sql<Record<string, unknown>[]>`
-    select * from recon.order_payments where order_id = ${orderId} order by occurred_at nulls last, pos_id, payment_id`;
+    select * from recon.order_payments where order_id = ${orderId}
+    order by occurred_at nulls last, pos_id collate "C", payment_id collate "C"`;
   const discrepancies = await sql<Record<string, unknown>[]>`
-    select * from recon.order_discrepancies where order_id = ${orderId} order by type, id`;
+    select * from recon.order_discrepancies where order_id = ${orderId} order by type collate "C", id`;
   return { order: plain(order), payments: payments.map(plain), discrepancies: discrepancies.map(plain) };
 }
 
