@@ -28,16 +28,21 @@ const SPREADSHEET_LIMIT = 10n ** BigInt(SPREADSHEET_DIGITS);
  * wrong figure. This is for display only: every sum is taken in bigint before converting.
  */
 export function minorToMajor(minor: bigint): number {
-  const abs = minor < 0n ? -minor : minor;
-  let digits = abs;
-  while (digits >= SPREADSHEET_LIMIT && digits % 10n === 0n) digits /= 10n;
-  if (digits >= SPREADSHEET_LIMIT || abs > BigInt(Number.MAX_SAFE_INTEGER)) {
+  if (!spreadsheetHolds(minor)) {
     throw new ExportError(
       'EXPORT_AMOUNT_TOO_LARGE',
       `amount ${minor} minor units is beyond what a spreadsheet number holds exactly (${SPREADSHEET_DIGITS} significant digits)`,
     );
   }
   return Number(minor) / 100;
+}
+
+/** Whether a spreadsheet number holds `minor` minor units exactly (minorToMajor). */
+export function spreadsheetHolds(minor: bigint): boolean {
+  const abs = minor < 0n ? -minor : minor;
+  let digits = abs;
+  while (digits >= SPREADSHEET_LIMIT && digits % 10n === 0n) digits /= 10n;
+  return digits < SPREADSHEET_LIMIT && abs <= BigInt(Number.MAX_SAFE_INTEGER);
 }
 
 /** Decimals a currency is shown with: ISO 4217's (src/money.ts), never the ICU's of the Node the export runs on. */
