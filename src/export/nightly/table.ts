@@ -2,10 +2,9 @@ import {
   BOLD_FONT,
   FONT_NAME,
   currencyExponent,
-  minorToMajor,
+  moneyOrExactText,
   printSetup,
   safeText,
-  spreadsheetHolds,
   type Sheet,
   type Workbook,
 } from '../workbook/xlsx';
@@ -32,21 +31,11 @@ export interface NightlyColumn {
 /** A cell and, for money, the currency it is shown in (its number format names the currency). */
 export type NightlyCell = string | number | Date | null | { readonly money: number; readonly currency: string };
 
-/**
- * An amount as a nightly cell: a number in its currency's format, or, past the 15 significant digits a
- * spreadsheet number keeps (xlsx.ts minorToMajor), its exact value as marked text, so that one such total
- * leaves the rest of the report written rather than refusing it.
- */
+/** An amount as a nightly cell: a number in its currency's format, or its exact value as marked text (moneyOrExactText). */
 export function nightlyMoney(minor: bigint, currency: string | null): NightlyCell {
-  if (spreadsheetHolds(minor)) return currency ? { money: minorToMajor(minor), currency } : minorToMajor(minor);
-  const abs = minor < 0n ? -minor : minor;
-  const whole = (abs / 100n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  const exact = `${minor < 0n ? '-' : ''}${whole}.${(abs % 100n).toString().padStart(2, '0')}`;
-  return `${exact}${currency ? ` ${currency}` : ''} ${BEYOND_DIGITS}`;
+  const v = moneyOrExactText(minor, currency);
+  return typeof v === 'number' && currency ? { money: v, currency } : v;
 }
-
-/** The mark of an amount written as text (nightlyMoney). */
-export const BEYOND_DIGITS = '(text: more digits than a spreadsheet number keeps)';
 
 const DEFAULT_MAX_WIDTH = 60;
 /** A header is wrapped onto lines no narrower than this, so that a narrow column of numbers keeps a readable head. */

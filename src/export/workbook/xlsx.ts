@@ -45,6 +45,22 @@ export function spreadsheetHolds(minor: bigint): boolean {
   return digits < SPREADSHEET_LIMIT && abs <= BigInt(Number.MAX_SAFE_INTEGER);
 }
 
+/** The mark of an amount written as text (moneyOrExactText). */
+export const BEYOND_DIGITS = '(text: more digits than a spreadsheet number keeps)';
+
+/**
+ * A money cell's value for a total a reader checks rather than computes with (the Payouts index, the nightly
+ * report): the number, or, past what a spreadsheet number holds, the exact amount as marked text, so that one
+ * such total leaves the rest of the document written rather than refusing it.
+ */
+export function moneyOrExactText(minor: bigint, currency?: string | null): number | string {
+  if (spreadsheetHolds(minor)) return minorToMajor(minor);
+  const abs = minor < 0n ? -minor : minor;
+  const whole = (abs / 100n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  const exact = `${minor < 0n ? '-' : ''}${whole}.${(abs % 100n).toString().padStart(2, '0')}`;
+  return `${exact}${currency ? ` ${currency}` : ''} ${BEYOND_DIGITS}`;
+}
+
 /** Decimals a currency is shown with: ISO 4217's (src/money.ts), never the ICU's of the Node the export runs on. */
 export function currencyExponent(currency: string): number {
   return currencyDecimals(currency);
