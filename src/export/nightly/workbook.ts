@@ -214,7 +214,7 @@ export async function writeNightlyReport(file: string, data: NightlyReportData):
     if (data.decisions) writeDecisionsSheet(wb, name, data.decisions, data.timezone, local);
     await pending.commit();
   } catch (e) {
-    pending.abort();
+    await pending.abort();
     throw e;
   }
 }

@@ -107,7 +107,7 @@ export async function writePayoutsWorkbook(
     writeRunSheet(pending.workbook, meta, title, rows.length);
     await pending.commit();
   } catch (e) {
-    pending.abort();
+    await pending.abort();
     throw e;
   }
 }
@@ -405,7 +405,7 @@ export async function writePayoutStatusWorkbook(
     run.commit();
     await pending.commit();
   } catch (e) {
-    pending.abort();
+    await pending.abort();
     throw e;
   }
 }

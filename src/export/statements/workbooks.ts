@@ -143,7 +143,7 @@ export async function writeStatementWorkbook(
     writeReserveSheet(ctx.wb, src.reserve, meta, ctx.named(t.reserveSheet), t, title, ctx.dates.day);
     await pending.commit();
   } catch (e) {
-    pending.abort();
+    await pending.abort();
     throw e;
   }
   return { file, subMerchantId: first.subMerchantId, lines: lineCount };

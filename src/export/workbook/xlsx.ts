@@ -306,7 +306,8 @@ export interface PendingWorkbook {
   readonly finalPath: string;
   readonly tempPath: string;
   commit(): Promise<void>;
-  abort(): void;
+  /** the temporary file removed once its stream is closed */
+  abort(): Promise<void>;
 }
 
 /** A temporary file older than this is the leftover of a killed run, not one being written. */
@@ -419,8 +420,11 @@ export function openWorkbook(finalPath: string, props: { title?: string; created
       renameSync(tempPath, finalPath);
       done = true;
     },
-    abort() {
-      if (!done) rmSync(tempPath, { force: true });
+    async abort() {
+      if (done) return;
+      // the stream opens its file asynchronously: removed before that, the opening would create it again
+      if (!out.closed) await new Promise<void>((resolve) => out.destroy().once('close', resolve));
+      rmSync(tempPath, { force: true });
     },
   };
 }
