@@ -51,7 +51,7 @@ export function refusedError(month: string, refused: readonly RefusedStatement[]
   const head =
     issued > 0
       ? `${refused.length} of ${refused.length + issued} statements of ${month} not issued (the other ${issued} were issued):`
-      : `no statement of ${month} issued:`;
+      : `nothing of ${month} issued by this run:`;
   return new ExportError('EXPORT_AMOUNT_TOO_LARGE', `${head}\n${refusalText(month, refused)}`);
 }
 
