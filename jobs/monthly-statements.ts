@@ -1,5 +1,6 @@
 import { previousMonth } from '../src/export/nightly/report';
 import { issueStatements } from '../src/export/statements/issue';
+import { refusedError } from '../src/export/statements/oversize';
 import { runProjections } from '../src/projector/runner';
 import { applySubMerchantDirectory } from '../src/ingest/sub-merchant-directory';
 import type { JobDefinition } from '../src/scheduler/scheduler';
@@ -40,6 +41,8 @@ export function monthlyStatementsJob(deps: JobDeps): JobDefinition {
         { sql: deps.sql, store: deps.store, log: ctx.log, timezone: config.timezone },
         { month, outDir: config.outDir, signal: ctx.signal },
       );
+      // the others are issued; a statement left out fails the run, so that it is alerted and tried again
+      if (r.refused?.length) throw refusedError(month, r.refused, r.statements);
       return {
         month,
         position: r.position,

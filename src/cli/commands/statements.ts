@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { ensureOutDir } from '../../export/out-dir';
 import { issueStatements, runNote, statementRuns, type IssueResult } from '../../export/statements/issue';
+import { refusedError } from '../../export/statements/oversize';
 import { runProjections } from '../../projector/runner';
 import { parsePosition } from '../../store/types';
 import { UsageError } from '../errors';
@@ -114,6 +115,8 @@ export function register(program: Command): void {
         );
         progress.end();
         process.stdout.write(statementSummary(r));
+        // the others are issued; the command fails naming each statement left out and what to do
+        if (r.refused?.length) throw refusedError(r.month, r.refused, r.statements);
       });
     });
 }

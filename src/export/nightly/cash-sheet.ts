@@ -4,11 +4,12 @@ import {
   type CellKind,
   type NightlyCell,
   type NightlyColumn,
+  nightlyMoney,
   openNightlySheet,
   spills,
   writeCells,
 } from './table';
-import { DATE_FORMAT, excelDay, minorToMajor, moneyFormat, type Workbook } from '../workbook/xlsx';
+import { DATE_FORMAT, excelDay, moneyFormat, type Workbook } from '../workbook/xlsx';
 
 /**
  * The nightly report's Cash sheet (docs/outputs.md): what the PSP owed against what reached the
@@ -205,8 +206,7 @@ const STATUS_TEXT: Record<string, string> = {
   in_transit: 'in transit',
 };
 
-const money = (v: bigint | null, currency: string): NightlyCell =>
-  v === null ? null : { money: minorToMajor(v), currency };
+const money = (v: bigint | null, currency: string): NightlyCell => (v === null ? null : nightlyMoney(v, currency));
 
 /** A row of the tables below the first; `head`: a header row, with the kinds of its own table's columns. */
 interface BelowRow {

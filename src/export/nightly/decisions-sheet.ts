@@ -8,12 +8,13 @@ import {
 } from '../../exceptions/decisions-layout';
 import { listExceptions } from '../../exceptions/queries';
 import { DEFAULT_EXCEPTION_POLICY, type ExceptionPolicy } from '../../exceptions/severity';
-import { DATE_TIME_FORMAT, minorToMajor, moneyFormat, type Workbook } from '../workbook/xlsx';
+import { DATE_TIME_FORMAT, moneyFormat, type Workbook } from '../workbook/xlsx';
 import {
   closeNightlySheet,
   contentWidths,
   type NightlyCell,
   type NightlyColumn,
+  nightlyMoney,
   openNightlySheet,
   writeCells,
 } from './table';
@@ -93,8 +94,7 @@ const SEEN: readonly NightlyColumn[] = DECISION_SEEN_COLUMNS.map((header) => ({ 
 
 function cellsOf(r: DecisionRow, local: (d: Date) => Date): NightlyCell[] {
   const blanks = DECISION_COLUMNS.slice(1).map(() => null);
-  const amount =
-    r.amountInDoubt !== null && r.currency ? { money: minorToMajor(r.amountInDoubt), currency: r.currency } : null;
+  const amount = r.amountInDoubt !== null && r.currency ? nightlyMoney(r.amountInDoubt, r.currency) : null;
   return [
     r.id,
     ...blanks,

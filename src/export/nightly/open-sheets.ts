@@ -1,8 +1,8 @@
 import { DateTime } from 'luxon';
 import { moneyText } from '../../reconciliation/discrepancy-summary';
 import type { OpenItem, OpenOnDay } from './open';
-import { type NightlyCell, writeNightlyTable } from './table';
-import { minorToMajor, moneyFormat, type Workbook } from '../workbook/xlsx';
+import { type NightlyCell, nightlyMoney, writeNightlyTable } from './table';
+import { moneyFormat, type Workbook } from '../workbook/xlsx';
 
 /**
  * The auditors' sheets of the nightly report, all as at the end of its business day: Summary (the oldest
@@ -10,8 +10,7 @@ import { minorToMajor, moneyFormat, type Workbook } from '../workbook/xlsx';
  * currency on its own row, summed in bigint before it is shown.
  */
 
-const money = (amount: bigint, currency: string): NightlyCell =>
-  currency ? { money: minorToMajor(amount), currency } : null;
+const money = (amount: bigint, currency: string): NightlyCell => (currency ? nightlyMoney(amount, currency) : null);
 
 const NO_CURRENCY = '(no amount)';
 

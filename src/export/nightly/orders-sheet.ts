@@ -1,6 +1,6 @@
 import type { Sql } from '../../db/connect';
-import { type NightlyCell, writeNightlyTable } from './table';
-import { minorToMajor, moneyFormat, type Workbook } from '../workbook/xlsx';
+import { type NightlyCell, nightlyMoney, writeNightlyTable } from './table';
+import { moneyFormat, type Workbook } from '../workbook/xlsx';
 
 /**
  * The nightly report's sheets about the marketplace's intent (docs/orders.md): "Orders" (the orders of
@@ -119,7 +119,7 @@ export function writeOrdersSheets(
   data: OrdersReportData,
   documentName = 'Nightly reconciliation report',
 ): void {
-  const money = (v: bigint, currency: string): NightlyCell => ({ money: minorToMajor(v), currency });
+  const money = (v: bigint, currency: string): NightlyCell => nightlyMoney(v, currency);
   writeNightlyTable(
     wb,
     documentName,

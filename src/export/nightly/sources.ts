@@ -1,6 +1,6 @@
 import type { Sql } from '../../db/connect';
-import { type NightlyCell, type NightlyColumn, writeNightlyTable } from './table';
-import { minorToMajor, moneyFormat, type Workbook } from '../workbook/xlsx';
+import { type NightlyCell, type NightlyColumn, nightlyMoney, writeNightlyTable } from './table';
+import { moneyFormat, type Workbook } from '../workbook/xlsx';
 
 /**
  * The nightly report's Sources sheet: per source, the money of the successful operations by method (sales in;
@@ -137,7 +137,7 @@ export function writeSourcesSheet(
   const journal = data.journal ? new Map(data.journal.map((j) => [key(j.scope, j.currency), j.net])) : null;
   const rows: NightlyCell[][] = [];
   for (const s of data.sources) {
-    const money = (v: bigint): NightlyCell => ({ money: minorToMajor(v), currency: s.currency });
+    const money = (v: bigint): NightlyCell => nightlyMoney(v, s.currency);
     const minus = (a: bigint, b: bigint | undefined) => (b === undefined ? null : money(a - b));
     const fromJournal = journal ? minus(s.net, journal.get(key(s.scope, s.currency)) ?? 0n) : '(journal not built)';
     rows.push([
@@ -152,17 +152,7 @@ export function writeSourcesSheet(
     ]);
   }
   for (const j of data.journal ?? [])
-    rows.push([
-      j.scope,
-      'journal',
-      j.currency,
-      null,
-      null,
-      null,
-      null,
-      null,
-      { money: minorToMajor(j.net), currency: j.currency },
-    ]);
+    rows.push([j.scope, 'journal', j.currency, null, null, null, null, null, nightlyMoney(j.net, j.currency)]);
   const totals = (['day', 'open window'] as const).map((scope): NightlyCell[] => {
     const xs = data.sources.filter((s) => s.scope === scope && s.source === 'register');
     return [

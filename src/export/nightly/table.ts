@@ -2,6 +2,7 @@ import {
   BOLD_FONT,
   FONT_NAME,
   currencyExponent,
+  moneyOrExactText,
   printSetup,
   safeText,
   type Sheet,
@@ -29,6 +30,12 @@ export interface NightlyColumn {
 
 /** A cell and, for money, the currency it is shown in (its number format names the currency). */
 export type NightlyCell = string | number | Date | null | { readonly money: number; readonly currency: string };
+
+/** An amount as a nightly cell: a number in its currency's format, or its exact value as marked text (moneyOrExactText). */
+export function nightlyMoney(minor: bigint, currency: string | null): NightlyCell {
+  const v = moneyOrExactText(minor, currency);
+  return typeof v === 'number' && currency ? { money: v, currency } : v;
+}
 
 const DEFAULT_MAX_WIDTH = 60;
 /** A header is wrapped onto lines no narrower than this, so that a narrow column of numbers keeps a readable head. */

@@ -3,18 +3,11 @@ import { addCashSheet } from './cash-sheet';
 import type { NightlyReportData, OpenDiscrepancy } from './types';
 import { writeOpenOnDaySheets } from './open-sheets';
 import { SOURCES, writeSourcesSheet } from './sources';
-import { type NightlyCell, type NightlyColumn, writeNightlyTable } from './table';
+import { type NightlyCell, type NightlyColumn, nightlyMoney, writeNightlyTable } from './table';
 import { writeOrdersSheets } from './orders-sheet';
 import { writeDecisionsSheet } from './decisions-sheet';
 import { counted } from '../i18n/labels';
-import {
-  DATE_TIME_FORMAT,
-  createLocalTime,
-  minorToMajor,
-  moneyFormat,
-  openWorkbook,
-  type Workbook,
-} from '../workbook/xlsx';
+import { DATE_TIME_FORMAT, createLocalTime, moneyFormat, openWorkbook, type Workbook } from '../workbook/xlsx';
 
 /**
  * The nightly report's workbook: the auditors' sheets as at the day's end first (Summary, Ageing, In doubt,
@@ -34,7 +27,7 @@ export const nightlyIssuedAt = (data: Pick<NightlyReportData, 'day' | 'writtenAt
   data.writtenAt ?? data.day.to;
 
 const moneyCell = (v: bigint | null | undefined, currency: string | null): NightlyCell =>
-  v === null || v === undefined ? null : currency ? { money: minorToMajor(v), currency } : minorToMajor(v);
+  v === null || v === undefined ? null : nightlyMoney(v, currency);
 
 /**
  * The open discrepancies as a reader goes through them: what, which (its id, then the payment and order it
@@ -221,7 +214,7 @@ export async function writeNightlyReport(file: string, data: NightlyReportData):
     if (data.decisions) writeDecisionsSheet(wb, name, data.decisions, data.timezone, local);
     await pending.commit();
   } catch (e) {
-    pending.abort();
+    await pending.abort();
     throw e;
   }
 }

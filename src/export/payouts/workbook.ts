@@ -6,6 +6,7 @@ import {
   DATE_FORMAT,
   excelDay,
   minorToMajor,
+  moneyOrExactText,
   moneyFormat,
   openWorkbook,
   printSetup,
@@ -106,7 +107,7 @@ export async function writePayoutsWorkbook(
     writeRunSheet(pending.workbook, meta, title, rows.length);
     await pending.commit();
   } catch (e) {
-    pending.abort();
+    await pending.abort();
     throw e;
   }
 }
@@ -227,12 +228,12 @@ function totalsRow(currency: string, tot: CurrencyTotals) {
       'Total',
       '',
       safeText(currency),
-      ...tot.sums.map(minorToMajor),
+      ...tot.sums.map((v) => moneyOrExactText(v, currency)),
       tot.operations,
-      ...tot.due.map(minorToMajor),
+      ...tot.due.map((v) => moneyOrExactText(v, currency)),
       '',
       '',
-      minorToMajor(tot.notStated),
+      moneyOrExactText(tot.notStated, currency),
     ],
     numFmts: [
       undefined,
@@ -404,7 +405,7 @@ export async function writePayoutStatusWorkbook(
     run.commit();
     await pending.commit();
   } catch (e) {
-    pending.abort();
+    await pending.abort();
     throw e;
   }
 }

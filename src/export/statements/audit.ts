@@ -55,7 +55,7 @@ export async function writeAuditWorkbook(
     });
     await pending.commit();
   } catch (e) {
-    pending.abort();
+    await pending.abort();
     throw e;
   }
 }

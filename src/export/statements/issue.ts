@@ -27,6 +27,7 @@ import { recordedHeld } from '../payouts/holds';
 import { closingsPaidOut, paidLinesAt, paidSincePrevious, payoutFigures } from './payout-figures';
 import { issuedPayouts, statementPayouts, withPaidOut } from './payouts';
 import { ExportError } from '../errors';
+import { leaveOutOversized, type RefusedStatement } from './oversize';
 import { storePaymentEvents } from './details';
 import { ledgerStatementQueries, type StatementQueries } from './queries';
 import { describeFile, type IssuedFile } from './runs';
@@ -107,6 +108,8 @@ export interface IssueResult {
   readonly reproduces?: Date;
   /** a correction of the month's statements issued before: when the latest of them was issued */
   readonly corrects?: Date;
+  /** statements left out, a figure of theirs beyond what a workbook holds: the run is issued without them */
+  readonly refused?: readonly RefusedStatement[];
 }
 
 /**
@@ -536,7 +539,8 @@ async function recordedResult(
  */
 export async function issueStatements(deps: StatementDeps, opts: IssueOptions): Promise<IssueResult> {
   const cut = await cutOf(deps, opts);
-  const m = await monthFigures(deps, opts, cut);
+  // a statement a workbook cannot state is left out, so that the others are issued (oversize.ts)
+  const { month: m, refused } = await leaveOutOversized(await monthFigures(deps, opts, cut), opts.month);
   const p = await payoutsAndMeta(deps, opts, cut, m);
   const files = filesOf(opts, m.figures, cut.provisional);
   const run = await runEventOf(deps, opts, cut, m, p, files);
@@ -552,7 +556,7 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
     await writePayoutsWorkbook(index, m.figures, meta, dated.shown.indexOf);
     written.files.push(await describeFile(index));
   }
-  return recordedResult(deps, opts, {
+  const result = await recordedResult(deps, opts, {
     cut,
     m,
     figuresSha256: p.figuresSha256,
@@ -562,6 +566,9 @@ export async function issueStatements(deps: StatementDeps, opts: IssueOptions): 
     written,
     statements: files.bySubMerchant.size,
   });
+  if (refused.length === 0) return result;
+  deps.log.error('statements not issued', { month: opts.month, refused: refused.map((r) => r.subMerchantId) });
+  return { ...result, refused };
 }
 
 export { fileSha256, type IssuedFile, runNote, type StatementRunRow, statementRuns } from './runs';

@@ -143,7 +143,7 @@ export async function writeStatementWorkbook(
     writeReserveSheet(ctx.wb, src.reserve, meta, ctx.named(t.reserveSheet), t, title, ctx.dates.day);
     await pending.commit();
   } catch (e) {
-    pending.abort();
+    await pending.abort();
     throw e;
   }
   return { file, subMerchantId: first.subMerchantId, lines: lineCount };
@@ -164,7 +164,9 @@ async function writeOperationsSheet(
     (s, a) => s + (a < 0n ? -a : a),
     0n,
   );
-  const m = (width: number) => Math.max(width, moneyShownLength(-minorToMajor(bound), f.currency) + 2);
+  // a width, not a figure written: the bound's float is near enough, and a bound past a spreadsheet number's
+  // 15 digits (two amounts of 9,999,999,999,999.99) refused a statement none of whose figures is that large
+  const m = (width: number) => Math.max(width, moneyShownLength(-Number(bound) / 100, f.currency) + 2);
   const sheet = addTableSheet(
     wb,
     named(currencies === 1 ? t.operations : t.operationsIn(f.currency)),

@@ -28,16 +28,37 @@ const SPREADSHEET_LIMIT = 10n ** BigInt(SPREADSHEET_DIGITS);
  * wrong figure. This is for display only: every sum is taken in bigint before converting.
  */
 export function minorToMajor(minor: bigint): number {
-  const abs = minor < 0n ? -minor : minor;
-  let digits = abs;
-  while (digits >= SPREADSHEET_LIMIT && digits % 10n === 0n) digits /= 10n;
-  if (digits >= SPREADSHEET_LIMIT || abs > BigInt(Number.MAX_SAFE_INTEGER)) {
+  if (!spreadsheetHolds(minor)) {
     throw new ExportError(
       'EXPORT_AMOUNT_TOO_LARGE',
       `amount ${minor} minor units is beyond what a spreadsheet number holds exactly (${SPREADSHEET_DIGITS} significant digits)`,
     );
   }
   return Number(minor) / 100;
+}
+
+/** Whether a spreadsheet number holds `minor` minor units exactly (minorToMajor). */
+export function spreadsheetHolds(minor: bigint): boolean {
+  const abs = minor < 0n ? -minor : minor;
+  let digits = abs;
+  while (digits >= SPREADSHEET_LIMIT && digits % 10n === 0n) digits /= 10n;
+  return digits < SPREADSHEET_LIMIT && abs <= BigInt(Number.MAX_SAFE_INTEGER);
+}
+
+/** The mark of an amount written as text (moneyOrExactText). */
+export const BEYOND_DIGITS = '(text: more digits than a spreadsheet number keeps)';
+
+/**
+ * A money cell's value for a total a reader checks rather than computes with (the Payouts index, the nightly
+ * report): the number, or, past what a spreadsheet number holds, the exact amount as marked text, so that one
+ * such total leaves the rest of the document written rather than refusing it.
+ */
+export function moneyOrExactText(minor: bigint, currency?: string | null): number | string {
+  if (spreadsheetHolds(minor)) return minorToMajor(minor);
+  const abs = minor < 0n ? -minor : minor;
+  const whole = (abs / 100n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  const exact = `${minor < 0n ? '-' : ''}${whole}.${(abs % 100n).toString().padStart(2, '0')}`;
+  return `${exact}${currency ? ` ${currency}` : ''} ${BEYOND_DIGITS}`;
 }
 
 /** Decimals a currency is shown with: ISO 4217's (src/money.ts), never the ICU's of the Node the export runs on. */
@@ -285,7 +306,8 @@ export interface PendingWorkbook {
   readonly finalPath: string;
   readonly tempPath: string;
   commit(): Promise<void>;
-  abort(): void;
+  /** the temporary file removed once its stream is closed */
+  abort(): Promise<void>;
 }
 
 /** A temporary file older than this is the leftover of a killed run, not one being written. */
@@ -398,8 +420,11 @@ export function openWorkbook(finalPath: string, props: { title?: string; created
       renameSync(tempPath, finalPath);
       done = true;
     },
-    abort() {
-      if (!done) rmSync(tempPath, { force: true });
+    async abort() {
+      if (done) return;
+      // the stream opens its file asynchronously: removed before that, the opening would create it again
+      if (!out.closed) await new Promise<void>((resolve) => out.destroy().once('close', resolve));
+      rmSync(tempPath, { force: true });
     },
   };
 }
