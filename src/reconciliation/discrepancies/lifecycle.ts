@@ -122,6 +122,7 @@ export function opened(f: Finding, { now, eventId }: Stamp): DiscrepancyRow {
     updated_at: now,
     updated_by_event: eventId,
     past_resolutions: [],
+    past_resolved_at: [],
   };
 }
 
@@ -245,6 +246,10 @@ function update(r: DiscrepancyRow, f: Finding, { now, eventId }: Stamp): boolean
       r.status === 'resolved' && r.resolved_by_event !== null
         ? [...r.past_resolutions, r.resolved_by_event, eventId]
         : r.past_resolutions,
+    past_resolved_at:
+      r.status === 'resolved' && r.resolved_by_event !== null
+        ? [...r.past_resolved_at, r.resolved_at, now]
+        : r.past_resolved_at,
     status: 'open',
     resolved_at: null,
     resolved_by_event: null,
