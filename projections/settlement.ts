@@ -123,9 +123,10 @@ function views(ctx: ProjectionContext): readonly string[] {
 //    largest amount passed int8 and its later rows were set aside (docs/ledger.md, "Read-model versions")
 // 20: past_resolutions on every discrepancy row: a cut between a resolution and the finding again reads it resolved
 // 21: past_resolved_at on every discrepancy row: a past day's report reads it resolved between a resolution and the finding again
+// 22: past_accepted_at on every discrepancy row: a past day's report reads it accepted between an acceptance and its revocation
 export const projection: Projection = {
   name: 'settlement',
-  version: 21,
+  version: 22,
   usesBank: true,
   retryByReplay: true,
   handles: eventTypes(CASH_EVENTS, DECISIONS),
