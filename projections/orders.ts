@@ -33,9 +33,11 @@ const apply = (tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionContext)
 // 9: discrepancies indexed in the exceptions list's order (discrepancies/table.ts), a page reads its rows
 // 10: amount_in_doubt and amount_in_doubt_now are numeric, as every leg's (a settlement day's can pass int8)
 // 11: past_resolutions on every discrepancy row: a cut between a resolution and the finding again reads it resolved
+// 12: past_resolved_at on every discrepancy row: a past day's report reads it resolved between a resolution and the finding again
+// 13: past_accepted_at on every discrepancy row: a past day's report reads it accepted between an acceptance and its revocation
 export const projection: Projection = {
   name: 'orders',
-  version: 11,
+  version: 13,
   retryByReplay: true,
   // the PSP's observations (src/reconciliation/observations.ts), the orders and the fee contract, the
   // directory, acceptances, and what moves its clock

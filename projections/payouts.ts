@@ -131,11 +131,13 @@ const MATCHES = 'event_id uuid primary key, role text not null, reference text, 
  * 13: a debit returned whole gives its folded charge back (match.ts `chargesGivenBack`)
  * 14: amount_in_doubt(_now) numeric, as every leg's (a settlement day's can pass int8)
  * 15: past_resolutions on every discrepancy row (none here: a payout's finding is judged whole, never found again)
+ * 16: past_resolved_at on every discrepancy row (none here, as past_resolutions)
+ * 17: past_accepted_at on every discrepancy row: a past day's report reads it accepted between an acceptance and its revocation
  */
 function payoutsProjection(): Projection {
   return {
     name: 'payouts',
-    version: 15,
+    version: 17,
     usesBank: true,
     // payoutRowsOf's inputs, and what moves its clock (tables.ts `eventTime`: a statement's issuedAt, a booking's day)
     handles: eventTypes(

@@ -37,9 +37,11 @@ async function apply(tx: Tx, events: readonly RecordedEvent[], ctx: ProjectionCo
 // 10: discrepancies indexed in the exceptions list's order (discrepancies/table.ts), a page reads its rows
 // 11: amount_in_doubt and amount_in_doubt_now are numeric, as every leg's (a settlement day's can pass int8)
 // 12: past_resolutions on every discrepancy row: a cut between a resolution and the finding again reads it resolved
+// 13: past_resolved_at on every discrepancy row: a past day's report reads it resolved between a resolution and the finding again
+// 14: past_accepted_at on every discrepancy row: a past day's report reads it accepted between an acceptance and its revocation
 export const projection: Projection = {
   name: 'reconciliation',
-  version: 12,
+  version: 14,
   retryByReplay: true,
   // what its handlers plan and evolve, and what moves its clock (a due payment is judged at that append)
   handles: eventTypes(planning.canHandle, evolving.canHandle, CLOCK_EVENTS),

@@ -122,9 +122,11 @@ function views(ctx: ProjectionContext): readonly string[] {
 // 19: a day's sums, what a settlement day owes and the amounts in doubt are numeric: a day of 9,224 rows at the
 //    largest amount passed int8 and its later rows were set aside (docs/ledger.md, "Read-model versions")
 // 20: past_resolutions on every discrepancy row: a cut between a resolution and the finding again reads it resolved
+// 21: past_resolved_at on every discrepancy row: a past day's report reads it resolved between a resolution and the finding again
+// 22: past_accepted_at on every discrepancy row: a past day's report reads it accepted between an acceptance and its revocation
 export const projection: Projection = {
   name: 'settlement',
-  version: 20,
+  version: 22,
   usesBank: true,
   retryByReplay: true,
   handles: eventTypes(CASH_EVENTS, DECISIONS),

@@ -15,8 +15,16 @@ import type postgres from 'postgres';
 /** A transaction of the caller (COPY runs inside it: it is rolled back with it). */
 export type Tx = postgres.TransactionSql<{ bigint: bigint }>;
 
-/** A value to write: text-like values and bigint, a boolean, a plain object (jsonb), or a text array. */
-export type Cell = string | number | bigint | boolean | null | undefined | readonly string[] | Record<string, unknown>;
+/** A value to write: text-like values and bigint, a boolean, a plain object (jsonb), or an array (null elements NULL). */
+export type Cell =
+  | string
+  | number
+  | bigint
+  | boolean
+  | null
+  | undefined
+  | readonly (string | null)[]
+  | Record<string, unknown>;
 
 const SPECIAL = /[\\\t\n\r]/;
 const PLAIN_ELEMENT = /^[A-Za-z0-9_.:@+-]+$/;
@@ -51,7 +59,7 @@ function arrayLiteral(xs: readonly (string | null)[]): string {
 function cellText(v: Cell): string | null {
   if (v === null || v === undefined) return null;
   if (typeof v === 'string') return v;
-  if (Array.isArray(v)) return arrayLiteral(v as readonly string[]);
+  if (Array.isArray(v)) return arrayLiteral(v as readonly (string | null)[]);
   if (typeof v === 'object') return JSON.stringify(v);
   return String(v);
 }

@@ -26,8 +26,16 @@ export interface DiscrepancyTimes {
   readonly detectedAt: Date;
   /** when the difference arose: the money due or the operation's time (absent: `detectedAt`) */
   readonly since?: Date;
+  /** its resolution now (null: none) */
   readonly resolvedAt: Date | null;
+  /**
+   * each resolution the rule ended by finding it again, with the time it was found again, oldest first
+   * ([resolved, found again, …]; null: the projection had no clock yet, taken as its detection)
+   */
+  readonly pastResolvedAt?: readonly (Date | null)[];
   readonly acceptedAt: Date | null;
+  /** each acceptance taken back, with when it was revoked, oldest first ([accepted, revoked, …]) */
+  readonly pastAcceptedAt?: readonly (Date | null)[];
   readonly currency: string | null;
   readonly subMerchantIds: readonly string[];
   /** the money in doubt, minor units; null: no amount */
@@ -37,29 +45,66 @@ export interface DiscrepancyTimes {
 const sinceOf = (d: DiscrepancyTimes): Date => d.since ?? d.detectedAt;
 
 /**
+ * A time as it stood at `at`, from its value now and its past values, each with when it ended ([set, ended, …]):
+ * the first one not yet ended at `at` (one ended later stood then), else the one now. A null time in the past:
+ * the projection had no clock yet, taken as the detection.
+ */
+function asOf(now: Date | null, past: readonly (Date | null)[], d: DiscrepancyTimes, at: Date): Date | null {
+  for (let i = 0; i + 1 < past.length; i += 2)
+    if ((past[i + 1] ?? d.detectedAt).getTime() >= at.getTime()) return past[i] ?? d.detectedAt;
+  return now;
+}
+
+/** Its resolution as it stood at `at`: a day between a resolution and the finding again reads it resolved. */
+export const resolvedAsOf = (d: DiscrepancyTimes, at: Date): Date | null =>
+  asOf(d.resolvedAt, d.pastResolvedAt ?? [], d, at);
+
+/** Its acceptance as it stood at `at`: a day between an acceptance and its revocation reads it accepted. */
+export const acceptedAsOf = (d: DiscrepancyTimes, at: Date): Date | null =>
+  asOf(d.acceptedAt, d.pastAcceptedAt ?? [], d, at);
+
+/** `asOf` over a discrepancy view's columns (unqualified: the innermost FROM's); names are this file's. */
+function asOfSql(sql: Sql, column: 'resolved_at' | 'accepted_at', past: string, at: Date) {
+  const [now, p] = [sql.unsafe(column), sql.unsafe(past)];
+  return sql`case when coalesce(cardinality(${p}), 0) = 0 then ${now} else coalesce(
+    (select coalesce(${p}[i], detected_at, occurred_at) from generate_series(1, cardinality(${p}) - 1, 2) i
+      where coalesce(${p}[i + 1], detected_at, occurred_at) >= ${at} order by i limit 1),
+    ${now}) end`;
+}
+
+/** `resolvedAsOf` over a discrepancy view's columns. */
+export const resolvedAsOfSql = (sql: Sql, at: Date) => asOfSql(sql, 'resolved_at', 'past_resolved_at', at);
+
+/** `acceptedAsOf` over a discrepancy view's columns. */
+export const acceptedAsOfSql = (sql: Sql, at: Date) => asOfSql(sql, 'accepted_at', 'past_accepted_at', at);
+
+/**
  * Open at `at`: arisen before it, not accepted before it, and not resolved before it; a resolved one only
  * if recon had found it before `at` (found later and cleared since, it never stood as a difference on the
  * day). The SQL of the same rule: `openAtSql`.
  */
 export function openAt(d: DiscrepancyTimes, at: Date): boolean {
   const t = at.getTime();
+  const resolved = resolvedAsOf(d, at);
+  const accepted = acceptedAsOf(d, at);
   return (
     sinceOf(d).getTime() < t &&
-    (d.resolvedAt === null || (d.resolvedAt.getTime() >= t && d.detectedAt.getTime() < t)) &&
-    (d.acceptedAt === null || d.acceptedAt.getTime() >= t)
+    (resolved === null || (resolved.getTime() >= t && d.detectedAt.getTime() < t)) &&
+    (accepted === null || accepted.getTime() >= t)
   );
 }
 
 /** `openAt` over a discrepancy view's columns (unqualified: the innermost FROM's), for the report's counts. */
 export function openAtSql(sql: Sql, at: Date) {
-  return sql`coalesce(occurred_at, detected_at) < ${at} and coalesce(accepted_at, ${at}) >= ${at}
-    and (resolved_at is null or (resolved_at >= ${at} and coalesce(detected_at, occurred_at) < ${at}))`;
+  const resolved = resolvedAsOfSql(sql, at);
+  return sql`coalesce(occurred_at, detected_at) < ${at} and coalesce(${acceptedAsOfSql(sql, at)}, ${at}) >= ${at}
+    and ((${resolved}) is null or ((${resolved}) >= ${at} and coalesce(detected_at, occurred_at) < ${at}))`;
 }
 
 /** Arose in [from, to) and counted by `openAt` at `to` or resolved by then (the day's or month's new ones). */
 export function aroseWithinSql(sql: Sql, from: Date, to: Date) {
   return sql`coalesce(occurred_at, detected_at) >= ${from} and coalesce(occurred_at, detected_at) < ${to}
-    and (resolved_at is null or coalesce(detected_at, occurred_at) < ${to})`;
+    and ((${resolvedAsOfSql(sql, to)}) is null or coalesce(detected_at, occurred_at) < ${to})`;
 }
 
 /** Business days from the day an instant falls on to `day` (both in `zone`), counted on the calendar. */
@@ -173,15 +218,17 @@ export function foldDay(f: DayFold, d: DiscrepancyTimes): void {
   const within = (t: Date | null) => t !== null && t >= monthFrom && t < asAt;
   const isOpen = openAt(d, asAt);
   if (isOpen) f.open.push(d);
+  const resolved = resolvedAsOf(d, asAt);
+  const accepted = acceptedAsOf(d, asAt);
   // new in the month: arisen in it, unless found after the day and resolved since (never stood on it)
-  const arose = within(sinceOf(d)) && (d.resolvedAt === null || d.detectedAt < asAt);
-  if (!arose && !within(d.resolvedAt) && !within(d.acceptedAt) && !isOpen) return;
+  const arose = within(sinceOf(d)) && (resolved === null || d.detectedAt < asAt);
+  if (!arose && !within(resolved) && !within(accepted) && !isOpen) return;
   const c = d.currency ?? '';
   const a = d.amount ?? 0n;
   const r = { ...(f.month.get(c) ?? emptyMonthRow(c)) };
   if (arose) Object.assign(r, { detected: r.detected + 1, detectedAmount: r.detectedAmount + a });
-  if (within(d.resolvedAt)) Object.assign(r, { resolved: r.resolved + 1, resolvedAmount: r.resolvedAmount + a });
-  if (within(d.acceptedAt)) Object.assign(r, { accepted: r.accepted + 1, acceptedAmount: r.acceptedAmount + a });
+  if (within(resolved)) Object.assign(r, { resolved: r.resolved + 1, resolvedAmount: r.resolvedAmount + a });
+  if (within(accepted)) Object.assign(r, { accepted: r.accepted + 1, acceptedAmount: r.acceptedAmount + a });
   if (isOpen) Object.assign(r, { open: r.open + 1, openAmount: r.openAmount + a });
   f.month.set(c, r);
 }
@@ -303,13 +350,17 @@ export async function eachDiscrepancyTimes(
   each: (d: DiscrepancyTimes) => void,
 ): Promise<void> {
   const { asAt, monthFrom } = dayBounds(date, timezone);
+  // its resolution and acceptance as they stood at the day's end (one ended since included)
+  const resolved = resolvedAsOfSql(sql, asAt);
+  const accepted = acceptedAsOfSql(sql, asAt);
   const query = sql<TimesRow[]>`
     select id::text, type, coalesce(detected_at, occurred_at) as detected, coalesce(occurred_at, detected_at) as since,
-      resolved_at, accepted_at, currency, sub_merchant_id, sub_merchant_ids, "values"
+      ${resolved} as resolved_at, ${accepted} as accepted_at, currency, sub_merchant_id, sub_merchant_ids, "values"
     from ${sql.unsafe(await allDiscrepancies(sql))}
     where coalesce(occurred_at, detected_at) < ${asAt}
       and ((${openAtSql(sql, asAt)}) or (${aroseWithinSql(sql, monthFrom, asAt)})
-        or (resolved_at >= ${monthFrom} and resolved_at < ${asAt}) or (accepted_at >= ${monthFrom} and accepted_at < ${asAt}))`;
+        or ((${resolved}) >= ${monthFrom} and (${resolved}) < ${asAt})
+        or ((${accepted}) >= ${monthFrom} and (${accepted}) < ${asAt}))`;
   for await (const rows of query.cursor(1000)) for (const r of rows) each(timesOf(r));
 }
 

@@ -1,4 +1,5 @@
 import type { Sql } from '../../db/connect';
+import { openAtSql, resolvedAsOfSql } from './open';
 import { type NightlyCell, nightlyMoney, writeNightlyTable } from './table';
 import { moneyFormat, type Workbook } from '../workbook/xlsx';
 
@@ -61,7 +62,8 @@ export async function ordersReportData(
       count(*) filter (where state = 'not_at_psp')::int as not_at_psp, count(*) filter (where state = 'cancelled')::int as cancelled
     from recon.orders where created_at >= ${opts.from} and created_at < ${opts.to} and currency is not null
     group by currency order by currency`;
-  // the amount concerned by each open discrepancy of the day: the PSP's amount, the order's, or the fee difference
+  // the amount concerned by each discrepancy of the day open at its end (its times, not its status now, as the
+  // rest of the report): the PSP's amount, the order's, or the fee difference
   const doubt = await sql<{ currency: string; without_order: number; in_doubt: bigint }[]>`
     select currency, count(*) filter (where type = 'payment_without_order')::int as without_order,
       coalesce(sum(case
@@ -71,11 +73,15 @@ export async function ordersReportData(
         when type in ('fee_above_contract', 'fee_below_contract') then abs(("values"->>'difference')::int8)
         else 0 end), 0)::int8 as in_doubt
     from recon.order_discrepancies
-    where status = 'open' and currency is not null and type <> 'order_not_at_psp'
+    where ${openAtSql(sql, opts.to)} and currency is not null and type <> 'order_not_at_psp'
       and occurred_at >= ${opts.from} and occurred_at < ${opts.to}
     group by currency`;
   const byCurrency = new Map(doubt.map((d) => [d.currency, d]));
   const currencies = [...new Set([...day.map((d) => d.currency), ...doubt.map((d) => d.currency)])].sort();
+  // not resolved at the day's end (accepted ones stay): arisen by then, and found by then unless still standing
+  const resolved = resolvedAsOfSql(sql, opts.to);
+  const standingAt = sql`coalesce(occurred_at, detected_at) < ${opts.to}
+    and ((${resolved}) is null or ((${resolved}) >= ${opts.to} and coalesce(detected_at, occurred_at) < ${opts.to}))`;
   const fees = await sql<
     { sub_merchant_id: string; month: string; currency: string; above: number; below: number; difference: bigint }[]
   >`
@@ -85,7 +91,7 @@ export async function ordersReportData(
       count(*) filter (where type = 'fee_above_contract')::int as above, count(*) filter (where type = 'fee_below_contract')::int as below,
       sum(("values"->>'difference')::int8)::int8 as difference
     from recon.order_discrepancies
-    where type in ('fee_above_contract', 'fee_below_contract') and status <> 'resolved'
+    where type in ('fee_above_contract', 'fee_below_contract') and ${standingAt}
     group by 1, 2, 3 order by 1, 2, 3`;
   return {
     day: currencies.map((currency) => {

@@ -8,7 +8,7 @@ import { amountInDoubt, moneyDifference, whatDiffers } from '../../reconciliatio
 import type { EventStore } from '../../store/types';
 import { cashSheetData } from './cash-sheet';
 import { ExportError } from '../errors';
-import { aroseWithinSql, openAtSql, openOnDayFrom } from './open';
+import { acceptedAsOfSql, aroseWithinSql, openAtSql, openOnDayFrom, resolvedAsOfSql } from './open';
 import { journalTotals, type JournalTotals, type Scope, sourceTotals, type SourceTotals } from './sources';
 import type { MatchingTotals, NightlyReportData, OpenDiscrepancy, SourceValue, SyncedWindow } from './types';
 import { quarantineFacts } from './quarantine';
@@ -125,6 +125,11 @@ async function discrepancyCounts(sql: Sql, { from, to }: { from: Date; to: Date 
   // when each difference arose (nightly-open.ts)
   const openAtEnd = openAtSql(sql, to);
   const opened = aroseWithinSql(sql, from, to);
+  // resolved and accepted as they stood at the day's end: one found again or revoked since still counts on the day
+  const resolved = resolvedAsOfSql(sql, to);
+  const resolvedWithin = sql`(${resolved}) >= ${from} and (${resolved}) < ${to}`;
+  const accepted = acceptedAsOfSql(sql, to);
+  const acceptedWithin = sql`(${accepted}) >= ${from} and (${accepted}) < ${to}`;
   return (
     await sql<
       {
@@ -140,12 +145,12 @@ async function discrepancyCounts(sql: Sql, { from, to }: { from: Date; to: Date 
     select type collate "C" as type,
       coalesce(nullif(array_to_string(sub_merchant_ids, ', '), ''), sub_merchant_id) collate "C" as sub_merchant_id,
       count(*) filter (where ${opened})::int as opened,
-      count(*) filter (where resolved_at >= ${from} and resolved_at < ${to})::int as resolved,
-      count(*) filter (where accepted_at >= ${from} and accepted_at < ${to})::int as accepted,
+      count(*) filter (where ${resolvedWithin})::int as resolved,
+      count(*) filter (where ${acceptedWithin})::int as accepted,
       count(*) filter (where ${openAtEnd})::int as open
     from ${sql.unsafe(await allDiscrepancies(sql))} group by 1, 2
-    having count(*) filter (where ${openAtEnd} or (${opened}) or (resolved_at >= ${from} and resolved_at < ${to})
-      or (accepted_at >= ${from} and accepted_at < ${to})) > 0
+    having count(*) filter (where ${openAtEnd} or (${opened}) or (${resolvedWithin})
+      or (${acceptedWithin})) > 0
     order by 1, 2 nulls first`
   ).map((r) => ({
     type: r.type,

@@ -38,6 +38,10 @@ export const DISCREPANCY_COLUMNS = [
   ['amount_in_doubt_now', 'numeric'],
   // after it, for the same reason
   ['past_resolutions', 'uuid[]'],
+  // after it, for the same reason
+  ['past_resolved_at', 'timestamptz[]'],
+  // after it, for the same reason
+  ['past_accepted_at', 'timestamptz[]'],
 ] as const;
 
 export type DiscrepancyColumn = (typeof DISCREPANCY_COLUMNS)[number][0];
@@ -129,6 +133,16 @@ export interface DiscrepancyRow extends DiscrepancyRecord {
    * keeps only its latest resolution
    */
   past_resolutions: string[];
+  /**
+   * the times of those events, in the same order ([resolved at, found again at, …]; an element null where the
+   * projection had no clock yet): a past day's report reads it resolved between them (src/export/nightly/open.ts)
+   */
+  past_resolved_at: (string | null)[];
+  /**
+   * each acceptance taken back since, when it was accepted and when revoked, oldest first ([accepted at, revoked
+   * at, …]): a past day's report reads it accepted between them (src/export/nightly/open.ts)
+   */
+  past_accepted_at: (string | null)[];
 }
 
 /** A row's cells in the order of DISCREPANCY_COLUMNS, for the bulk writer. */
@@ -162,5 +176,7 @@ export function discrepancyFromRow(r: Record<string, unknown>): DiscrepancyRow {
     amount_in_doubt: bigintOrNull(r.amount_in_doubt),
     amount_in_doubt_now: bigintOrNull(r.amount_in_doubt_now),
     past_resolutions: ((r.past_resolutions as string[] | null) ?? []).map(String),
+    past_resolved_at: ((r.past_resolved_at as unknown[] | null) ?? []).map(isoOf),
+    past_accepted_at: ((r.past_accepted_at as unknown[] | null) ?? []).map(isoOf),
   };
 }

@@ -122,6 +122,8 @@ export function opened(f: Finding, { now, eventId }: Stamp): DiscrepancyRow {
     updated_at: now,
     updated_by_event: eventId,
     past_resolutions: [],
+    past_resolved_at: [],
+    past_accepted_at: [],
   };
 }
 
@@ -175,6 +177,8 @@ export interface Revocation {
 /** Taken back: open again, the decision cleared, its values and evidence no longer frozen. */
 export function reopen(r: DiscrepancyRow, { now, eventId }: Stamp): void {
   Object.assign(r, {
+    // the acceptance taken back is kept with its end, so a past day it stood on still reads it accepted
+    past_accepted_at: [...r.past_accepted_at, r.accepted_at, now],
     status: 'open',
     accepted_at: null,
     accepted_by: null,
@@ -245,6 +249,10 @@ function update(r: DiscrepancyRow, f: Finding, { now, eventId }: Stamp): boolean
       r.status === 'resolved' && r.resolved_by_event !== null
         ? [...r.past_resolutions, r.resolved_by_event, eventId]
         : r.past_resolutions,
+    past_resolved_at:
+      r.status === 'resolved' && r.resolved_by_event !== null
+        ? [...r.past_resolved_at, r.resolved_at, now]
+        : r.past_resolved_at,
     status: 'open',
     resolved_at: null,
     resolved_by_event: null,
