@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { NormalizedRegisterRecord } from '../../src/events/ingest-events';
 import { registerObserved } from '../../src/ingest/observations';
-import { ledgerBalance, statementFigures } from '../../src/ledger/ledger-queries';
+import { ledgerBalance } from '../../src/ledger/balances';
+import { statementFigures } from '../../src/ledger/ledger-queries';
 import { runProjections } from '../../src/projector/runner';
 import type { Position } from '../../src/store/types';
 import { importCsv, registerRows, TZ, useJournalStore } from './journal-support';

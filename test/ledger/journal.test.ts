@@ -9,7 +9,8 @@ import {
 } from '../../src/events/ingest-events';
 import { SubMerchantRegistered, subMerchantStream } from '../../src/events/ledger-events';
 import { assertBalanced, entriesFor, rowFacts, UnbalancedEntryError } from '../../src/journal-rules';
-import { ledgerBalance, reserveSchedule, statementFigures, statementLines } from '../../src/ledger/ledger-queries';
+import { ledgerBalance } from '../../src/ledger/balances';
+import { reserveSchedule, statementFigures, statementLines } from '../../src/ledger/ledger-queries';
 import { runProjections } from '../../src/projector/runner';
 import type { Position } from '../../src/store/types';
 import { projection as journal } from '../../projections/journal';

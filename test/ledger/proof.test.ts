@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log';
-import { ledgerBalance, statementFigures, statementLines, trialBalance } from '../../src/ledger/ledger-queries';
+import { ledgerBalance, trialBalance } from '../../src/ledger/balances';
+import { statementFigures, statementLines } from '../../src/ledger/ledger-queries';
 import { loadProjections, rebuildProjection, runProjections, type RunnerDeps } from '../../src/projector/runner';
 import { createPostgresEventStore } from '../../src/store/postgres';
 import { parsePosition, type EventStore } from '../../src/store/types';

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sql } from '../../src/db/connect';
-import { statementFigures, trialBalance } from '../../src/ledger/ledger-queries';
+import { trialBalance } from '../../src/ledger/balances';
+import { statementFigures } from '../../src/ledger/ledger-queries';
 import { silentLogger } from '../../src/log';
 import { rebuildProjection, type RunnerDeps } from '../../src/projector/runner';
 import { createPostgresEventStore } from '../../src/store/postgres';

@@ -4,13 +4,8 @@ import { EMPTY_BANK_CONFIG, type BankConfig } from '../../config/bank';
 import { heldAt, type HeldItem } from '../../export/payouts/holds';
 import { cutDay, type PayoutStatusLine, payoutStatusesAt } from '../../export/payouts/paid-out';
 import { statementRuns } from '../../export/statements/runs';
-import {
-  type LedgerAccount,
-  ledgerBalance,
-  receiversOf,
-  type ReserveRow,
-  reserveSchedule,
-} from '../../ledger/ledger-queries';
+import { type LedgerAccount, receiversOf, type ReserveRow, reserveSchedule } from '../../ledger/ledger-queries';
+import { ledgerBalance } from '../../ledger/balances';
 import type { EventStore } from '../../store/types';
 import { type Html, html } from '../html';
 import { money, when } from '../i18n';

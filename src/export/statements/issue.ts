@@ -23,7 +23,7 @@ import { type StatementsConfig, statementsConfigFromEnv, statementWorkersFromEnv
 import { type StatementJob, type WrittenStatementFiles, writeStatementFiles } from './statement-job';
 import { writeInWorkers } from './statement-pool';
 import { claimNumber, directoryAt, headerOf, issuedAtOf, type NumberClaim } from './header';
-import { recordedHeld } from '../payouts/holds';
+import { recordedHeld } from '../payouts/recorded-holds';
 import { closingsPaidOut, paidLinesAt, paidSincePrevious, payoutFigures } from './payout-figures';
 import { issuedPayouts, statementPayouts, withPaidOut } from './payouts';
 import { ExportError } from '../errors';
