@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { holdPolicyFrom } from '../../src/config/hold-policy';
-import type { OperationMethod } from '../../src/events/ingest-events';
 import { useTestStore } from '../support/db';
-import { appendAll, at, periodRow, registerRows, subMerchant, syncCompleted, webhook } from '../discrepancies/fixtures';
+import { appendAll, at, subMerchant, syncCompleted } from '../discrepancies/fixtures';
 import { payholdSteps } from '../review15/payhold-support';
+import { paymentOperation } from './holds-support';
+
+type OperationArgs = Parameters<typeof paymentOperation> extends [string, ...infer R] ? R : never;
 
 /**
  * Review 16: an authorised payment's money is booked by its captures, and a discrepancy of its authorisation holds
@@ -18,38 +20,7 @@ const steps = payholdSteps(fx, policy);
 const APRIL_END = new Date('2024-05-01T00:00:00Z');
 const day = (d: string) => at(`${d}T00:00:00Z`);
 
-/** One operation of pay-a as the register and the period state it (1.00 fee on a capture), and its webhook. */
-function operation(
-  method: OperationMethod,
-  amount: bigint,
-  dateTime: string,
-  reportId: string,
-  seen: string,
-  webhookAmount = amount,
-) {
-  const fee = method === 'capture' ? 1_00n : 0n;
-  return [
-    registerRows({
-      paymentId: 'pay-a',
-      method,
-      dateTime,
-      amount,
-      receivers: [{ name: 'Alpha Shop', amount: amount - fee, fee }],
-      reportId,
-      observedAt: seen,
-    }),
-    periodRow({ paymentId: 'pay-a', method, dateTime, amount, merchantFee: fee, reportId, observedAt: seen }),
-    webhook({
-      paymentId: 'pay-a',
-      method,
-      processedAt: dateTime,
-      amount: webhookAmount,
-      fee,
-      receivedAt: seen,
-      ...(method === 'capture' ? { operationId: `op-${dateTime}` } : {}),
-    }),
-  ];
-}
+const operation = (...args: OperationArgs) => paymentOperation('pay-a', ...args);
 
 const completed = (from: string, reportId: string, done: string, announced: number) =>
   syncCompleted({ from: day(from), to: at(`${from}T23:59:59Z`), completedAt: day(done), reportId, announced });

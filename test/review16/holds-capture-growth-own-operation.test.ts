@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { holdPolicyFrom } from '../../src/config/hold-policy';
-import type { OperationMethod } from '../../src/events/ingest-events';
 import { useTestStore } from '../support/db';
-import { appendAll, at, periodRow, registerRows, subMerchant, syncCompleted, webhook } from '../discrepancies/fixtures';
+import { appendAll, at, subMerchant, syncCompleted } from '../discrepancies/fixtures';
 import { payholdSteps } from '../review15/payhold-support';
+import { paymentOperation } from './holds-support';
+
+type OperationArgs = Parameters<typeof paymentOperation> extends [string, ...infer R] ? R : never;
 
 /**
  * Review 16: a payment authorised once may be captured in parts, each capture an operation of its own. A pay of a
@@ -22,38 +24,7 @@ const AUTH = at('2024-03-10T09:00:00Z');
 const FIRST = at('2024-03-10T10:00:00Z');
 const SECOND = at('2024-03-10T12:00:00Z');
 
-/** One operation of pay-c as the register and the period state it (1.00 fee on a capture), and its webhook. */
-function operation(
-  method: OperationMethod,
-  amount: bigint,
-  dateTime: string,
-  reportId: string,
-  seen: string,
-  webhookAmount = amount,
-) {
-  const fee = method === 'capture' ? 1_00n : 0n;
-  return [
-    registerRows({
-      paymentId: 'pay-c',
-      method,
-      dateTime,
-      amount,
-      receivers: [{ name: 'Alpha Shop', amount: amount - fee, fee }],
-      reportId,
-      observedAt: seen,
-    }),
-    periodRow({ paymentId: 'pay-c', method, dateTime, amount, merchantFee: fee, reportId, observedAt: seen }),
-    webhook({
-      paymentId: 'pay-c',
-      method,
-      processedAt: dateTime,
-      amount: webhookAmount,
-      fee,
-      receivedAt: seen,
-      ...(method === 'capture' ? { operationId: `op-${dateTime}` } : {}),
-    }),
-  ];
-}
+const operation = (...args: OperationArgs) => paymentOperation('pay-c', ...args);
 
 const completed = (reportId: string, done: string, announced: number) =>
   syncCompleted({ from: day('2024-03-10'), to: day('2024-03-11'), completedAt: day(done), reportId, announced });
