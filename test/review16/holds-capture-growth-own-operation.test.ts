@@ -3,9 +3,7 @@ import { holdPolicyFrom } from '../../src/config/hold-policy';
 import { useTestStore } from '../support/db';
 import { appendAll, at, subMerchant, syncCompleted } from '../discrepancies/fixtures';
 import { payholdSteps } from '../review15/payhold-support';
-import { paymentOperation } from './holds-support';
-
-type OperationArgs = Parameters<typeof paymentOperation> extends [string, ...infer R] ? R : never;
+import { type OperationArgs, paymentOperation } from './holds-support';
 
 /**
  * Review 16: a payment authorised once may be captured in parts, each capture an operation of its own. A pay of a

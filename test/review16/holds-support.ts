@@ -37,3 +37,6 @@ export function paymentOperation(
     }),
   ];
 }
+
+/** paymentOperation's arguments after the payment id: a test's own `operation` of one payment. */
+export type OperationArgs = Parameters<typeof paymentOperation> extends [string, ...infer R] ? R : never;
